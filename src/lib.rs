@@ -7,3 +7,4 @@
 //! `verdict` derives decisions from persisted scores.
 
 pub mod model;
+pub mod agent;

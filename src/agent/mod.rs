@@ -1,0 +1,101 @@
+//! Agent providers behind one trait.
+//!
+//! A provider turns one [`CallRequest`] into a stream of [`StreamEvent`]s
+//! (sent as they arrive, for live display) and a final [`CallOutput`]. It does
+//! not retry at the protocol level, does not time out the whole call (the
+//! engine does), and never parses the answer: that is `parse`'s job, after the
+//! raw text is on disk.
+
+use std::fmt;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+/// One agent call as the provider sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallRequest {
+    /// Unique within a debate, e.g. `judge.analyst/evaluation/r2/a1`.
+    pub call_id: String,
+    /// The role slot: `proposer`, `critic`, `judge.analyst`, ...
+    pub role: String,
+    /// The protocol stage: `proposal`, `critique`, `revision`, `evaluation`, ...
+    pub stage: String,
+    /// 1-based round of this stage.
+    pub round: u32,
+    /// 1-based attempt; 2 is the retry with the identical prompt.
+    pub attempt: u32,
+    pub prompt: String,
+}
+
+/// Something a provider produced while a call is running.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// A piece of the answer.
+    Text(String),
+    /// Reasoning text: shown dimmed, never part of the answer.
+    Reasoning(String),
+}
+
+/// Token counts as the provider reported them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// Why a stream ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// The model finished its answer.
+    Stop,
+    /// The answer was cut at the output-token limit.
+    Length,
+}
+
+/// The finished answer of one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallOutput {
+    pub text: String,
+    pub usage: Option<Usage>,
+    pub finish: FinishReason,
+}
+
+/// A call that did not produce an answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    /// The provider reported an error (HTTP status, error frame, non-zero exit).
+    #[error("{0}")]
+    Provider(String),
+    /// A scripted agent has no reply for this call.
+    #[error("script: {0}")]
+    Script(String),
+}
+
+/// Which provider and model stand behind a role; shown in panes and recorded
+/// in `debate.yaml`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentInfo {
+    pub provider: String,
+    pub model: String,
+}
+
+impl fmt::Display for AgentInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.provider, self.model)
+    }
+}
+
+/// A source of agent answers.
+pub trait Agent: Send + Sync {
+    fn info(&self) -> AgentInfo;
+
+    /// Runs one call. Text is sent on `events` as it arrives; the returned
+    /// output carries the whole answer. Dropping the future cancels the call.
+    fn call<'a>(
+        &'a self,
+        request: CallRequest,
+        events: mpsc::UnboundedSender<StreamEvent>,
+    ) -> BoxFuture<'a, Result<CallOutput, AgentError>>;
+}
