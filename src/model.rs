@@ -285,7 +285,11 @@ pub fn architecture_panel(high_stakes: bool) -> Vec<JudgeConfig> {
             Weight::Binding,
             &[Correctness, Feasibility, Risk],
         ),
-        JudgeConfig::new(JudgeRole::Stylist, Weight::Advisory, &[Reversibility, Clarity]),
+        JudgeConfig::new(
+            JudgeRole::Stylist,
+            Weight::Advisory,
+            &[Reversibility, Clarity],
+        ),
         JudgeConfig::new(JudgeRole::Aesthete, Weight::Advisory, &[Simplicity]),
     ];
     if high_stakes {
