@@ -6,5 +6,7 @@
 //! printer (and later the TUI). `parse` turns agent text into `model` data and
 //! `verdict` derives decisions from persisted scores.
 
-pub mod model;
 pub mod agent;
+pub mod artifact;
+pub mod model;
+pub mod prompts;

@@ -1,0 +1,818 @@
+//! The scripted provider: replies read from a YAML script, streamed chunk by
+//! chunk at a configurable pace, with injected faults.
+//!
+//! It powers the demo and the tests, so it behaves like a real provider as
+//! the engine sees it: a delay before the first token, text arriving in
+//! pieces, calls that hang (`timeout`), fail part-way (`error`) or answer with
+//! something unparseable (`malformed`). All waiting goes through
+//! `tokio::time`, so tests run it under paused time without real sleeps.
+//!
+//! It does not decide what a reply means, enforce timeouts (the engine drops a
+//! hung call's future) or retry.
+//!
+//! A reply is chosen for a call by its role plus whichever of stage, round and
+//! attempt it names: the reply naming the most of them wins, and among equally
+//! specific replies the first one listed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use super::{
+    Agent, AgentError, AgentInfo, CallOutput, CallRequest, FinishReason, StreamEvent, Usage,
+};
+
+/// Default delay before the first chunk of a reply, in milliseconds.
+pub const DEFAULT_FIRST_TOKEN_MS: u64 = 800;
+/// Default streaming pace, in characters per second.
+pub const DEFAULT_CHARS_PER_SECOND: u32 = 300;
+/// Default chunk size, in characters (not bytes).
+pub const DEFAULT_CHUNK_CHARS: usize = 16;
+/// Rough characters per token for the usage a scripted call reports.
+const CHARS_PER_TOKEN: u64 = 4;
+
+/// What a `malformed` fault streams when its reply has no `text`: plausible
+/// prose with no YAML block in it.
+pub const MALFORMED_RAMBLE: &str = "Thanks for the detailed question. Before writing anything formal I want \
+to think out loud a little. The main option looks sound to me, although the migration path worries me, \
+and I suspect the evidence for the throughput claim is thinner than it looks. I would probably start \
+with the claim about operating cost, then move on to the rollout, and keep a fallback in mind in case \
+the vendor changes its terms. Let me come back to the exact structure once I have weighed the risks \
+properly; for now, my overall impression is cautiously positive.\n";
+
+/// Streaming defaults for every reply of a script.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Pace {
+    /// Delay before the first chunk, in milliseconds; 0 streams at once.
+    pub first_token_ms: u64,
+    /// Streaming pace, in characters per second.
+    pub chars_per_second: u32,
+    /// Characters per chunk; chunks split on char boundaries.
+    pub chunk_chars: usize,
+}
+
+impl Default for Pace {
+    fn default() -> Self {
+        Pace {
+            first_token_ms: DEFAULT_FIRST_TOKEN_MS,
+            chars_per_second: DEFAULT_CHARS_PER_SECOND,
+            chunk_chars: DEFAULT_CHUNK_CHARS,
+        }
+    }
+}
+
+/// A fault injected into one reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// Stream `stall_after_chars` of the text, then never finish.
+    Timeout,
+    /// Stream `stall_after_chars` of the text, then fail with `error`.
+    Error,
+    /// Finish normally with text that cannot be parsed.
+    Malformed,
+}
+
+/// One scripted reply and the calls it answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedReply {
+    /// The role slot it answers: `proposer`, `critic`, `judge.analyst`, ...
+    pub role: String,
+    /// Absent: any stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+    /// Absent: any round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// Absent: any attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_token_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chars_per_second: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_chars: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+    /// The provider message of `fault: error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// For `timeout` and `error`: characters of `text` streamed before the
+    /// fault; 0 when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_after_chars: Option<usize>,
+}
+
+impl ScriptedReply {
+    /// A plain reply for `role` in any stage, round and attempt.
+    pub fn new(role: impl Into<String>, text: impl Into<String>) -> Self {
+        ScriptedReply {
+            role: role.into(),
+            stage: None,
+            round: None,
+            attempt: None,
+            text: Some(text.into()),
+            first_token_ms: None,
+            chars_per_second: None,
+            chunk_chars: None,
+            fault: None,
+            error: None,
+            stall_after_chars: None,
+        }
+    }
+
+    fn matches(&self, request: &CallRequest) -> bool {
+        self.role == request.role
+            && self
+                .stage
+                .as_ref()
+                .is_none_or(|stage| *stage == request.stage)
+            && self.round.is_none_or(|round| round == request.round)
+            && self
+                .attempt
+                .is_none_or(|attempt| attempt == request.attempt)
+    }
+
+    /// How many of stage, round and attempt this reply names.
+    fn specificity(&self) -> usize {
+        [
+            self.stage.is_some(),
+            self.round.is_some(),
+            self.attempt.is_some(),
+        ]
+        .into_iter()
+        .filter(|present| *present)
+        .count()
+    }
+
+    fn selector(&self) -> (&str, Option<&str>, Option<u32>, Option<u32>) {
+        (&self.role, self.stage.as_deref(), self.round, self.attempt)
+    }
+
+    /// `judge.analyst at evaluation round 2 (any attempt)`.
+    fn describe(&self) -> String {
+        let stage = self.stage.as_deref().unwrap_or("any stage");
+        let round = self
+            .round
+            .map_or("any round".to_string(), |round| format!("round {round}"));
+        let attempt = self.attempt.map_or("any attempt".to_string(), |attempt| {
+            format!("attempt {attempt}")
+        });
+        format!("{} at {stage} {round} {attempt}", self.role)
+    }
+
+    fn validation_errors(&self) -> Vec<String> {
+        let mut errors = Vec::new();
+        if self.role.trim().is_empty() {
+            errors.push("`role` is empty".to_string());
+        }
+        if self
+            .stage
+            .as_deref()
+            .is_some_and(|stage| stage.trim().is_empty())
+        {
+            errors.push("`stage` is empty; leave it out to match any stage".to_string());
+        }
+        if self.round == Some(0) {
+            errors.push("`round` counts from 1".to_string());
+        }
+        if self.attempt == Some(0) {
+            errors.push("`attempt` counts from 1".to_string());
+        }
+        if self.chars_per_second == Some(0) {
+            errors.push("`chars_per_second` must be greater than 0".to_string());
+        }
+        if self.chunk_chars == Some(0) {
+            errors.push("`chunk_chars` must be greater than 0".to_string());
+        }
+        match self.fault {
+            None => {
+                if self.text.is_none() {
+                    errors.push("a reply without a fault needs `text`".to_string());
+                }
+            }
+            Some(Fault::Error) => {
+                if self
+                    .error
+                    .as_deref()
+                    .is_none_or(|error| error.trim().is_empty())
+                {
+                    errors.push("`fault: error` needs an `error` message".to_string());
+                }
+            }
+            Some(Fault::Timeout | Fault::Malformed) => {}
+        }
+        if self.error.is_some() && self.fault != Some(Fault::Error) {
+            errors.push("`error` is only used with `fault: error`".to_string());
+        }
+        if let Some(stall_after_chars) = self.stall_after_chars {
+            if !matches!(self.fault, Some(Fault::Timeout | Fault::Error)) {
+                errors.push(
+                    "`stall_after_chars` is only used with `fault: timeout` or `fault: error`"
+                        .to_string(),
+                );
+            }
+            let text_chars = self.text.as_deref().map_or(0, |text| text.chars().count());
+            if stall_after_chars > text_chars {
+                errors.push(format!(
+                    "`stall_after_chars` is {stall_after_chars} but `text` has only {text_chars} characters"
+                ));
+            }
+        }
+        errors
+    }
+}
+
+/// A whole script: pace defaults and the replies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    #[serde(default)]
+    pub pace: Pace,
+    pub replies: Vec<ScriptedReply>,
+}
+
+impl Script {
+    /// Parses and validates a script.
+    pub fn from_yaml(yaml: &str) -> Result<Script, String> {
+        let script: Script = yaml_serde::from_str(yaml).map_err(|error| error.to_string())?;
+        script.validate()?;
+        Ok(script)
+    }
+
+    /// Checks what the YAML schema cannot: faults and their fields, positive
+    /// pace values, and replies that could never be chosen. All problems are
+    /// reported, one per line.
+    pub fn validate(&self) -> Result<(), String> {
+        let mut errors = Vec::new();
+        if self.pace.chars_per_second == 0 {
+            errors.push("pace: `chars_per_second` must be greater than 0".to_string());
+        }
+        if self.pace.chunk_chars == 0 {
+            errors.push("pace: `chunk_chars` must be greater than 0".to_string());
+        }
+        for (index, reply) in self.replies.iter().enumerate() {
+            let number = index + 1;
+            for error in reply.validation_errors() {
+                errors.push(format!("reply {number} ({}): {error}", reply.describe()));
+            }
+            let shadowing = self.replies[..index]
+                .iter()
+                .position(|earlier| earlier.selector() == reply.selector());
+            if let Some(earlier) = shadowing {
+                errors.push(format!(
+                    "reply {number} ({}) can never be chosen: reply {} answers the same calls",
+                    reply.describe(),
+                    earlier + 1
+                ));
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("\n"))
+        }
+    }
+
+    /// The reply for `request`: the most specific match, the first listed on
+    /// a tie.
+    pub fn reply_for(&self, request: &CallRequest) -> Result<&ScriptedReply, AgentError> {
+        let mut best: Option<&ScriptedReply> = None;
+        for reply in self.replies.iter().filter(|reply| reply.matches(request)) {
+            if best.is_none_or(|best| reply.specificity() > best.specificity()) {
+                best = Some(reply);
+            }
+        }
+        best.ok_or_else(|| {
+            AgentError::Script(format!(
+                "no scripted reply for {} at {} round {} attempt {}",
+                request.role, request.stage, request.round, request.attempt
+            ))
+        })
+    }
+}
+
+/// An agent that answers from a [`Script`].
+pub struct ScriptAgent {
+    script: Arc<Script>,
+    speed: f64,
+}
+
+/// The delays of one reply, already divided by the agent's speed.
+struct ReplyPace {
+    first_token: Duration,
+    between_chunks: Duration,
+    chunk_chars: usize,
+}
+
+impl ScriptAgent {
+    /// `speed` divides every delay: 2.0 plays the script twice as fast.
+    ///
+    /// # Panics
+    ///
+    /// If `speed` is not a positive finite number.
+    pub fn new(script: Arc<Script>, speed: f64) -> Self {
+        assert!(
+            speed.is_finite() && speed > 0.0,
+            "script speed must be a positive number, got {speed}"
+        );
+        ScriptAgent { script, speed }
+    }
+
+    fn pace_for(&self, reply: &ScriptedReply) -> ReplyPace {
+        let defaults = &self.script.pace;
+        let first_token_ms = reply.first_token_ms.unwrap_or(defaults.first_token_ms);
+        let chars_per_second = reply
+            .chars_per_second
+            .unwrap_or(defaults.chars_per_second)
+            .max(1);
+        let chunk_chars = reply.chunk_chars.unwrap_or(defaults.chunk_chars).max(1);
+        ReplyPace {
+            first_token: Duration::from_secs_f64(first_token_ms as f64 / 1000.0 / self.speed),
+            between_chunks: Duration::from_secs_f64(
+                chunk_chars as f64 / f64::from(chars_per_second) / self.speed,
+            ),
+            chunk_chars,
+        }
+    }
+
+    async fn play(
+        &self,
+        request: CallRequest,
+        events: mpsc::UnboundedSender<StreamEvent>,
+    ) -> Result<CallOutput, AgentError> {
+        let reply = self.script.reply_for(&request)?;
+        let pace = self.pace_for(reply);
+        let text = reply.text.as_deref().unwrap_or_default();
+        sleep(pace.first_token).await;
+        match reply.fault {
+            None => {
+                stream_text(text, &pace, &events).await;
+                Ok(finished(&request, text))
+            }
+            Some(Fault::Malformed) => {
+                let text = reply.text.as_deref().unwrap_or(MALFORMED_RAMBLE);
+                stream_text(text, &pace, &events).await;
+                Ok(finished(&request, text))
+            }
+            Some(Fault::Timeout) => {
+                let partial = char_prefix(text, reply.stall_after_chars.unwrap_or(0));
+                stream_text(partial, &pace, &events).await;
+                std::future::pending().await
+            }
+            Some(Fault::Error) => {
+                let partial = char_prefix(text, reply.stall_after_chars.unwrap_or(0));
+                stream_text(partial, &pace, &events).await;
+                let message = reply
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| "scripted provider error".to_string());
+                Err(AgentError::Provider(message))
+            }
+        }
+    }
+}
+
+impl Agent for ScriptAgent {
+    fn info(&self) -> AgentInfo {
+        AgentInfo {
+            provider: "script".to_string(),
+            model: "scripted".to_string(),
+        }
+    }
+
+    fn call<'a>(
+        &'a self,
+        request: CallRequest,
+        events: mpsc::UnboundedSender<StreamEvent>,
+    ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
+        Box::pin(self.play(request, events))
+    }
+}
+
+fn finished(request: &CallRequest, text: &str) -> CallOutput {
+    CallOutput {
+        text: text.to_string(),
+        usage: Some(Usage {
+            input_tokens: request.prompt.chars().count() as u64 / CHARS_PER_TOKEN,
+            output_tokens: text.chars().count() as u64 / CHARS_PER_TOKEN,
+        }),
+        finish: FinishReason::Stop,
+    }
+}
+
+async fn sleep(duration: Duration) {
+    if !duration.is_zero() {
+        tokio::time::sleep(duration).await;
+    }
+}
+
+async fn stream_text(text: &str, pace: &ReplyPace, events: &mpsc::UnboundedSender<StreamEvent>) {
+    for (index, chunk) in split_chunks(text, pace.chunk_chars).into_iter().enumerate() {
+        if index > 0 {
+            sleep(pace.between_chunks).await;
+        }
+        // A closed receiver only means nobody is watching; the answer still counts.
+        let _ = events.send(StreamEvent::Text(chunk.to_string()));
+    }
+}
+
+/// Splits `text` into pieces of `chunk_chars` characters (the last may be
+/// shorter), never inside a character.
+fn split_chunks(text: &str, chunk_chars: usize) -> Vec<&str> {
+    let chunk_chars = chunk_chars.max(1);
+    let mut chunks = Vec::new();
+    let mut chunk_start = 0;
+    for (position, (byte_index, _)) in text.char_indices().enumerate() {
+        if position > 0 && position % chunk_chars == 0 {
+            chunks.push(&text[chunk_start..byte_index]);
+            chunk_start = byte_index;
+        }
+    }
+    if chunk_start < text.len() {
+        chunks.push(&text[chunk_start..]);
+    }
+    chunks
+}
+
+/// The first `chars` characters of `text`.
+fn char_prefix(text: &str, chars: usize) -> &str {
+    match text.char_indices().nth(chars) {
+        Some((byte_index, _)) => &text[..byte_index],
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::time::Instant;
+
+    use super::*;
+
+    fn request(role: &str, stage: &str, round: u32, attempt: u32) -> CallRequest {
+        CallRequest {
+            call_id: format!("{role}/{stage}/r{round}/a{attempt}"),
+            role: role.to_string(),
+            stage: stage.to_string(),
+            round,
+            attempt,
+            prompt: "p".repeat(400),
+        }
+    }
+
+    fn reply(role: &str, text: &str) -> ScriptedReply {
+        ScriptedReply::new(role, text)
+    }
+
+    fn script(pace: Pace, replies: Vec<ScriptedReply>) -> Arc<Script> {
+        let script = Script { pace, replies };
+        script.validate().expect("test scripts are valid");
+        Arc::new(script)
+    }
+
+    fn pace(first_token_ms: u64, chars_per_second: u32, chunk_chars: usize) -> Pace {
+        Pace {
+            first_token_ms,
+            chars_per_second,
+            chunk_chars,
+        }
+    }
+
+    fn texts(events: &mut mpsc::UnboundedReceiver<StreamEvent>) -> Vec<String> {
+        let mut texts = Vec::new();
+        while let Ok(event) = events.try_recv() {
+            match event {
+                StreamEvent::Text(text) => texts.push(text),
+                StreamEvent::Reasoning(text) => panic!("unexpected reasoning {text:?}"),
+            }
+        }
+        texts
+    }
+
+    async fn run(
+        agent: &ScriptAgent,
+        request: CallRequest,
+    ) -> (Result<CallOutput, AgentError>, Vec<String>) {
+        let (sender, mut receiver) = mpsc::unbounded_channel();
+        let result = agent.call(request, sender).await;
+        (result, texts(&mut receiver))
+    }
+
+    #[test]
+    fn the_most_specific_matching_reply_wins_and_ties_go_to_the_first() {
+        let any = reply("judge.analyst", "any");
+        let mut by_stage = reply("judge.analyst", "stage");
+        by_stage.stage = Some("evaluation".into());
+        let mut by_stage_round = reply("judge.analyst", "stage+round");
+        by_stage_round.stage = Some("evaluation".into());
+        by_stage_round.round = Some(2);
+        let mut by_round_attempt = reply("judge.analyst", "round+attempt");
+        by_round_attempt.round = Some(2);
+        by_round_attempt.attempt = Some(2);
+        let script = Script {
+            pace: Pace::default(),
+            replies: vec![
+                any,
+                by_stage,
+                by_stage_round,
+                by_round_attempt,
+                reply("judge.stylist", "stylist"),
+            ],
+        };
+        script.validate().unwrap();
+        let chosen = |role, stage, round, attempt| {
+            script
+                .reply_for(&request(role, stage, round, attempt))
+                .unwrap()
+                .text
+                .clone()
+                .unwrap()
+        };
+        assert_eq!(chosen("judge.analyst", "evaluation", 2, 1), "stage+round");
+        assert_eq!(chosen("judge.analyst", "evaluation", 2, 2), "stage+round");
+        assert_eq!(chosen("judge.analyst", "revision", 2, 2), "round+attempt");
+        assert_eq!(chosen("judge.analyst", "evaluation", 1, 1), "stage");
+        assert_eq!(chosen("judge.analyst", "critique", 1, 2), "any");
+        assert_eq!(chosen("judge.stylist", "evaluation", 3, 1), "stylist");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_matching_reply_is_an_error_naming_the_call() {
+        let mut critic = reply("critic", "ok");
+        critic.round = Some(1);
+        let agent = ScriptAgent::new(script(Pace::default(), vec![critic]), 1.0);
+        let (result, texts) = run(&agent, request("judge.analyst", "evaluation", 2, 1)).await;
+        assert_eq!(
+            result,
+            Err(AgentError::Script(
+                "no scripted reply for judge.analyst at evaluation round 2 attempt 1".into()
+            ))
+        );
+        assert!(texts.is_empty());
+        let (result, _) = run(&agent, request("critic", "critique", 2, 1)).await;
+        assert!(
+            result.is_err(),
+            "a reply for round 1 does not answer round 2"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn chunks_split_on_char_boundaries_and_preserve_the_text() {
+        let text = "Grüße — 日本語のテキスト ✓ 🦀🦀 done\nnext line";
+        let agent = ScriptAgent::new(script(pace(0, 1000, 3), vec![reply("proposer", text)]), 1.0);
+        let (result, chunks) = run(&agent, request("proposer", "proposal", 1, 1)).await;
+        assert_eq!(chunks.concat(), text);
+        assert!(
+            chunks
+                .iter()
+                .all(|chunk| chunk.chars().count() == 3 || chunk == chunks.last().unwrap())
+        );
+        assert_eq!(chunks.len(), text.chars().count().div_ceil(3));
+        let output = result.unwrap();
+        assert_eq!(output.text, text);
+        assert_eq!(output.finish, FinishReason::Stop);
+        assert_eq!(
+            output.usage,
+            Some(Usage {
+                input_tokens: 100,
+                output_tokens: text.chars().count() as u64 / 4,
+            })
+        );
+    }
+
+    #[test]
+    fn split_chunks_handles_edges() {
+        assert!(split_chunks("", 4).is_empty());
+        assert_eq!(split_chunks("abcd", 4), vec!["abcd"]);
+        assert_eq!(split_chunks("abcde", 4), vec!["abcd", "e"]);
+        assert_eq!(split_chunks("ééé", 1), vec!["é", "é", "é"]);
+        assert_eq!(char_prefix("日本語", 2), "日本");
+        assert_eq!(char_prefix("日本語", 9), "日本語");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn streaming_follows_the_pace_under_paused_time() {
+        // 64 characters in chunks of 16 at 320 chars/s: 800 ms, then 3 gaps of 50 ms.
+        let text = "x".repeat(64);
+        let agent = ScriptAgent::new(
+            script(pace(800, 320, 16), vec![reply("critic", &text)]),
+            1.0,
+        );
+        let started = Instant::now();
+        let (result, chunks) = run(&agent, request("critic", "critique", 1, 1)).await;
+        let elapsed = started.elapsed();
+        assert_eq!(result.unwrap().text, text);
+        assert_eq!(chunks.len(), 4);
+        assert!(
+            elapsed >= Duration::from_millis(950) && elapsed <= Duration::from_millis(955),
+            "{elapsed:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn per_reply_pace_overrides_the_defaults() {
+        let mut slow = reply("critic", &"y".repeat(20));
+        slow.first_token_ms = Some(1500);
+        slow.chars_per_second = Some(100);
+        slow.chunk_chars = Some(10);
+        let agent = ScriptAgent::new(script(pace(800, 320, 16), vec![slow]), 1.0);
+        let started = Instant::now();
+        let (_, chunks) = run(&agent, request("critic", "critique", 1, 1)).await;
+        let elapsed = started.elapsed();
+        assert_eq!(chunks.len(), 2);
+        assert!(
+            elapsed >= Duration::from_millis(1600) && elapsed <= Duration::from_millis(1605),
+            "1500 ms + one 100 ms gap, got {elapsed:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn speed_divides_every_delay() {
+        let text = "x".repeat(64);
+        let agent = ScriptAgent::new(
+            script(pace(800, 320, 16), vec![reply("critic", &text)]),
+            2.0,
+        );
+        let started = Instant::now();
+        let (result, _) = run(&agent, request("critic", "critique", 1, 1)).await;
+        let elapsed = started.elapsed();
+        assert!(result.is_ok());
+        assert!(
+            elapsed >= Duration::from_millis(475) && elapsed <= Duration::from_millis(480),
+            "half of 950 ms, got {elapsed:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn timeout_fault_streams_the_partial_text_and_never_completes() {
+        let mut hang = reply("judge.analyst", "block_scores:\n  - block_id: b1\n");
+        hang.fault = Some(Fault::Timeout);
+        hang.stall_after_chars = Some(13);
+        let agent = ScriptAgent::new(script(pace(100, 1000, 5), vec![hang]), 1.0);
+        let (sender, mut receiver) = mpsc::unbounded_channel();
+        let call = agent.call(request("judge.analyst", "evaluation", 1, 1), sender);
+        let outcome = tokio::time::timeout(Duration::from_secs(3600), call).await;
+        assert!(
+            outcome.is_err(),
+            "the call must still be pending after an hour"
+        );
+        assert_eq!(texts(&mut receiver).concat(), "block_scores:");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn error_fault_returns_the_message_after_the_partial_text() {
+        let mut failing = reply("proposer", "blocks:\n  - id: b1\n");
+        failing.fault = Some(Fault::Error);
+        failing.error = Some("503 overloaded".into());
+        failing.stall_after_chars = Some(7);
+        let agent = ScriptAgent::new(script(pace(0, 1000, 4), vec![failing]), 1.0);
+        let (result, chunks) = run(&agent, request("proposer", "proposal", 1, 1)).await;
+        assert_eq!(result, Err(AgentError::Provider("503 overloaded".into())));
+        assert_eq!(chunks.concat(), "blocks:");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn malformed_fault_finishes_with_unparseable_text() {
+        let mut ramble = ScriptedReply::new("judge.stylist", "");
+        ramble.text = None;
+        ramble.fault = Some(Fault::Malformed);
+        let mut given = reply("judge.aesthete", "scores: [oops");
+        given.fault = Some(Fault::Malformed);
+        let agent = ScriptAgent::new(script(pace(0, 1000, 16), vec![ramble, given]), 1.0);
+
+        let (result, chunks) = run(&agent, request("judge.stylist", "evaluation", 1, 1)).await;
+        let output = result.unwrap();
+        assert_eq!(output.text, MALFORMED_RAMBLE);
+        assert_eq!(chunks.concat(), MALFORMED_RAMBLE);
+        assert!(!output.text.contains("```"));
+        assert_eq!(output.finish, FinishReason::Stop);
+
+        let (result, _) = run(&agent, request("judge.aesthete", "evaluation", 1, 1)).await;
+        assert_eq!(result.unwrap().text, "scores: [oops");
+    }
+
+    #[test]
+    fn info_names_the_script_provider() {
+        let agent = ScriptAgent::new(script(Pace::default(), vec![]), 1.0);
+        assert_eq!(
+            agent.info(),
+            AgentInfo {
+                provider: "script".into(),
+                model: "scripted".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_script_round_trips_through_yaml() {
+        let yaml = r#"
+pace:
+  first_token_ms: 500
+  chars_per_second: 250
+  chunk_chars: 8
+replies:
+  - role: proposer
+    stage: proposal
+    text: |
+      ```yaml
+      blocks: []
+      ```
+  - role: judge.analyst
+    stage: evaluation
+    round: 2
+    attempt: 1
+    fault: error
+    error: "503 overloaded"
+    text: "block_scores:"
+    stall_after_chars: 5
+    first_token_ms: 1500
+    chars_per_second: 200
+    chunk_chars: 4
+  - role: judge.stylist
+    fault: timeout
+"#;
+        let script = Script::from_yaml(yaml).unwrap();
+        assert_eq!(script.replies.len(), 3);
+        assert_eq!(script.replies[1].fault, Some(Fault::Error));
+        assert_eq!(script.replies[1].round, Some(2));
+        let written = yaml_serde::to_string(&script).unwrap();
+        assert_eq!(Script::from_yaml(&written).unwrap(), script);
+    }
+
+    #[test]
+    fn pace_defaults_apply_when_absent() {
+        let script = Script::from_yaml("replies:\n  - role: critic\n    text: hi\n").unwrap();
+        assert_eq!(script.pace, Pace::default());
+        let script = Script::from_yaml(
+            "pace:\n  chunk_chars: 4\nreplies:\n  - role: critic\n    text: hi\n",
+        )
+        .unwrap();
+        assert_eq!(script.pace.chunk_chars, 4);
+        assert_eq!(script.pace.first_token_ms, DEFAULT_FIRST_TOKEN_MS);
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected() {
+        let error = Script::from_yaml("replies:\n  - role: critic\n    txt: hi\n").unwrap_err();
+        assert!(error.contains("txt"), "{error}");
+        let error = Script::from_yaml("pace:\n  speed: 2\nreplies: []\n").unwrap_err();
+        assert!(error.contains("speed"), "{error}");
+        let error =
+            Script::from_yaml("replies:\n  - role: critic\n    fault: crash\n").unwrap_err();
+        assert!(error.contains("crash"), "{error}");
+    }
+
+    #[test]
+    fn validate_reports_every_problem_with_the_reply_it_belongs_to() {
+        let yaml = r#"
+pace:
+  chars_per_second: 0
+replies:
+  - role: critic
+  - role: judge.analyst
+    stage: evaluation
+    fault: error
+  - role: proposer
+    text: "abc"
+    error: "boom"
+    stall_after_chars: 10
+  - role: proposer
+    text: "x"
+    round: 0
+    chunk_chars: 0
+  - role: critic
+    text: "again"
+"#;
+        let script: Script = yaml_serde::from_str(yaml).unwrap();
+        let errors = script.validate().unwrap_err();
+        let expected = [
+            "pace: `chars_per_second` must be greater than 0",
+            "reply 1 (critic at any stage any round any attempt): a reply without a fault needs `text`",
+            "reply 2 (judge.analyst at evaluation any round any attempt): `fault: error` needs an `error` message",
+            "reply 3 (proposer at any stage any round any attempt): `error` is only used with `fault: error`",
+            "reply 3 (proposer at any stage any round any attempt): `stall_after_chars` is only used with `fault: timeout` or `fault: error`",
+            "`stall_after_chars` is 10 but `text` has only 3 characters",
+            "reply 4 (proposer at any stage round 0 any attempt): `round` counts from 1",
+            "reply 4 (proposer at any stage round 0 any attempt): `chunk_chars` must be greater than 0",
+            "reply 5 (critic at any stage any round any attempt) can never be chosen: reply 1 answers the same calls",
+        ];
+        for line in expected {
+            assert!(errors.contains(line), "missing {line:?} in:\n{errors}");
+        }
+        assert!(Script::from_yaml(yaml).is_err());
+    }
+
+    #[test]
+    #[should_panic(expected = "script speed must be a positive number")]
+    fn a_zero_speed_is_refused() {
+        let _ = ScriptAgent::new(script(Pace::default(), vec![]), 0.0);
+    }
+}

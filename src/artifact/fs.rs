@@ -1,0 +1,567 @@
+//! Atomic files and the run folder.
+//!
+//! [`write_atomic`] replaces a file all at once (temp file in the same folder,
+//! fsync, rename, fsync the folder) through `atomic-write-file`. [`RunDir`] is
+//! the one folder a debate writes into: every relative path it is given is
+//! checked by [`RunDir::resolve`] first, so neither a topic slug nor model text
+//! can name a file outside it. Folders this module creates have their entry in
+//! the parent folder fsynced too, so a crash cannot make a finished file vanish
+//! together with a folder that was never made durable.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use atomic_write_file::AtomicWriteFile;
+use chrono::{DateTime, Local};
+
+/// How many names `RunDir::create` tries (`name`, `name-2`, ..., `name-100`)
+/// before giving up, when runs of the same topic start within the same second.
+pub const MAX_RUN_DIR_ATTEMPTS: u32 = 100;
+
+/// Longest accepted path component in bytes (the common file-system limit).
+const MAX_COMPONENT_BYTES: usize = 255;
+
+/// Names Windows maps to devices whatever the folder or extension.
+const WINDOWS_DEVICE_NAMES: &[&str] = &[
+    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+];
+
+/// A failure of the artifact layer; every variant names the path involved.
+#[derive(Debug, thiserror::Error)]
+pub enum ArtifactError {
+    /// A relative path (or slug) that could leave the run folder or is not
+    /// portable. `path` is the text as given.
+    #[error("refusing unsafe artifact path {path:?}: {reason}")]
+    UnsafePath { path: String, reason: &'static str },
+    /// The operating system refused an operation.
+    #[error("cannot {action} {}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// Something that must be a real folder is missing, a file, or a symbolic
+    /// link.
+    #[error("{} is not a folder", path.display())]
+    NotAFolder { path: PathBuf },
+    /// Every candidate name for a new run folder already exists.
+    #[error(
+        "cannot create a run folder: {} and {attempts} numbered variants already exist",
+        first.display()
+    )]
+    RunDirTaken { first: PathBuf, attempts: u32 },
+}
+
+impl ArtifactError {
+    fn io(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> ArtifactError {
+        let path = path.to_path_buf();
+        move |source| ArtifactError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}
+
+/// Replaces `path` with `contents` atomically: a reader sees the old file or
+/// the new one, never a mix, and after `Ok` the new contents survive a crash.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let mut file = AtomicWriteFile::open(path)?;
+    file.write_all(contents)?;
+    file.commit()
+}
+
+/// Flushes a folder's entries (files created, renamed or removed in it) to
+/// disk. A no-op where folders cannot be opened for syncing.
+pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        fs::File::open(non_empty(path))?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        Ok(())
+    }
+}
+
+/// `Path::parent` of a bare file name is `""`; the OS wants `.` for that.
+fn non_empty(path: &Path) -> &Path {
+    if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    }
+}
+
+/// `create_dir_all` that also fsyncs the parent of each folder it creates.
+fn create_dir_all_durable(path: &Path) -> Result<(), ArtifactError> {
+    let mut missing = Vec::new();
+    let mut cursor = Some(non_empty(path));
+    while let Some(dir) = cursor {
+        match fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => break,
+            Ok(_) => return Err(ArtifactError::NotAFolder { path: dir.into() }),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                missing.push(dir);
+                cursor = dir.parent().map(non_empty);
+            }
+            Err(err) => return Err(ArtifactError::io("inspect", dir)(err)),
+        }
+    }
+    for dir in missing.into_iter().rev() {
+        match fs::create_dir(dir) {
+            Ok(()) => {}
+            // Another process made it meanwhile: fine, as long as it is a folder.
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => continue,
+            Err(err) => return Err(ArtifactError::io("create folder", dir)(err)),
+        }
+        let parent = non_empty(dir.parent().unwrap_or(Path::new(".")));
+        sync_dir(parent).map_err(ArtifactError::io("sync folder", parent))?;
+    }
+    Ok(())
+}
+
+/// Checks one path component: a plain, portable file or folder name.
+fn check_component(whole: &str, component: &str) -> Result<(), ArtifactError> {
+    let unsafe_path = |reason| ArtifactError::UnsafePath {
+        path: whole.to_owned(),
+        reason,
+    };
+    if component.is_empty() {
+        return Err(unsafe_path(
+            "empty component (leading, trailing or doubled '/')",
+        ));
+    }
+    if component == ".." {
+        return Err(unsafe_path("parent-folder component '..'"));
+    }
+    if component.starts_with('.') {
+        return Err(unsafe_path("component starts with '.'"));
+    }
+    if component.len() > MAX_COMPONENT_BYTES {
+        return Err(unsafe_path("component longer than 255 bytes"));
+    }
+    if !component
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    {
+        return Err(unsafe_path("character outside [A-Za-z0-9._-]"));
+    }
+    let stem = component.split('.').next().unwrap_or(component);
+    if WINDOWS_DEVICE_NAMES
+        .iter()
+        .any(|device| stem.eq_ignore_ascii_case(device))
+    {
+        return Err(unsafe_path("reserved device name"));
+    }
+    Ok(())
+}
+
+/// The checked components of a relative artifact path.
+fn checked_components(relative: &str) -> Result<Vec<&str>, ArtifactError> {
+    let unsafe_path = |reason| ArtifactError::UnsafePath {
+        path: relative.to_owned(),
+        reason,
+    };
+    if relative.is_empty() {
+        return Err(unsafe_path("empty path"));
+    }
+    if relative.contains('\0') {
+        return Err(unsafe_path("contains NUL"));
+    }
+    if relative.contains('\\') {
+        return Err(unsafe_path("contains a backslash"));
+    }
+    if relative.starts_with('/') {
+        return Err(unsafe_path("absolute path"));
+    }
+    let components: Vec<&str> = relative.split('/').collect();
+    for component in &components {
+        check_component(relative, component)?;
+    }
+    Ok(components)
+}
+
+/// The folder of one debate run: `{out_root}/{slug}-{YYYYMMDD-HHMMSS}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunDir {
+    path: PathBuf,
+}
+
+impl RunDir {
+    /// Creates a new, empty run folder for `slug` started `at`.
+    ///
+    /// `out_root` is created if needed. The run folder itself is created with
+    /// `create_dir`, never reused: if the name is taken (two runs of one topic
+    /// in the same second), `-2`, `-3`, ... are tried, up to
+    /// [`MAX_RUN_DIR_ATTEMPTS`] names in all. `slug` must be a single safe path
+    /// component, as [`topic_slug`](super::topic_slug) produces.
+    pub fn create(
+        out_root: &Path,
+        slug: &str,
+        at: DateTime<Local>,
+    ) -> Result<RunDir, ArtifactError> {
+        if slug.is_empty() {
+            return Err(ArtifactError::UnsafePath {
+                path: String::new(),
+                reason: "empty slug",
+            });
+        }
+        let base = format!("{slug}-{}", at.format("%Y%m%d-%H%M%S"));
+        check_component(slug, &base)?;
+        create_dir_all_durable(out_root)?;
+        for attempt in 1..=MAX_RUN_DIR_ATTEMPTS {
+            let name = if attempt == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{attempt}")
+            };
+            let path = out_root.join(&name);
+            match fs::create_dir(&path) {
+                Ok(()) => {
+                    let root = non_empty(out_root);
+                    sync_dir(root).map_err(ArtifactError::io("sync folder", root))?;
+                    return Ok(RunDir { path });
+                }
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(err) => return Err(ArtifactError::io("create run folder", &path)(err)),
+            }
+        }
+        Err(ArtifactError::RunDirTaken {
+            first: out_root.join(base),
+            attempts: MAX_RUN_DIR_ATTEMPTS - 1,
+        })
+    }
+
+    /// Opens an existing run folder (for `resume`, `open`, `verdict`).
+    pub fn open(path: &Path) -> Result<RunDir, ArtifactError> {
+        match fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => Ok(RunDir { path: path.into() }),
+            Ok(_) => Err(ArtifactError::NotAFolder { path: path.into() }),
+            Err(err) => Err(ArtifactError::io("open run folder", path)(err)),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Joins `relative` to the run folder after checking it is a plain
+    /// relative path: `/`-separated components of `[A-Za-z0-9._-]`, none
+    /// empty, none starting with `.` (so no `..`, no hidden or temp files), no
+    /// backslash, NUL or absolute path, no Windows device name.
+    pub fn resolve(&self, relative: &str) -> Result<PathBuf, ArtifactError> {
+        let mut path = self.path.clone();
+        path.extend(checked_components(relative)?);
+        Ok(path)
+    }
+
+    /// Atomically writes `contents` to `relative`, creating its parent folders
+    /// inside the run folder.
+    pub fn write(&self, relative: &str, contents: &[u8]) -> Result<(), ArtifactError> {
+        let components = checked_components(relative)?;
+        let (file_name, folders) = components
+            .split_last()
+            .expect("checked_components never returns an empty list");
+        let folder = self.ensure_folders(folders, true)?;
+        let path = folder.join(file_name);
+        write_atomic(&path, contents).map_err(ArtifactError::io("write", &path))
+    }
+
+    /// Reads `relative` as UTF-8 text.
+    pub fn read_to_string(&self, relative: &str) -> Result<String, ArtifactError> {
+        let components = checked_components(relative)?;
+        let (file_name, folders) = components
+            .split_last()
+            .expect("checked_components never returns an empty list");
+        let path = self.ensure_folders(folders, false)?.join(file_name);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(ArtifactError::UnsafePath {
+                    path: relative.to_owned(),
+                    reason: "is a symbolic link",
+                });
+            }
+            _ => {}
+        }
+        fs::read_to_string(&path).map_err(ArtifactError::io("read", &path))
+    }
+
+    /// Walks `folders` below the run folder, refusing symbolic links (which
+    /// could point outside it) and, when `create` is set, creating what is
+    /// missing durably. Returns the innermost folder.
+    fn ensure_folders(&self, folders: &[&str], create: bool) -> Result<PathBuf, ArtifactError> {
+        let mut current = self.path.clone();
+        for folder in folders {
+            let parent = current.clone();
+            current.push(folder);
+            match fs::symlink_metadata(&current) {
+                Ok(meta) if meta.is_dir() => {}
+                Ok(_) => return Err(ArtifactError::NotAFolder { path: current }),
+                Err(err) if err.kind() == io::ErrorKind::NotFound && create => {
+                    fs::create_dir(&current)
+                        .or_else(|err| match err.kind() {
+                            io::ErrorKind::AlreadyExists
+                                if fs::symlink_metadata(&current).is_ok_and(|m| m.is_dir()) =>
+                            {
+                                Ok(())
+                            }
+                            _ => Err(err),
+                        })
+                        .map_err(ArtifactError::io("create folder", &current))?;
+                    sync_dir(&parent).map_err(ArtifactError::io("sync folder", &parent))?;
+                }
+                // Reading: let the read report the missing file with its path.
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                Err(err) => return Err(ArtifactError::io("inspect", &current)(err)),
+            }
+        }
+        Ok(current)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use proptest::prelude::*;
+    use std::path::Component;
+
+    /// Whether `path` lies strictly below `root` through normal components only.
+    fn is_strictly_below(root: &Path, path: &Path) -> bool {
+        match path.strip_prefix(root) {
+            Ok(rest) => {
+                rest.components().next().is_some()
+                    && rest.components().all(|c| matches!(c, Component::Normal(_)))
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn started_at() -> DateTime<Local> {
+        Local.with_ymd_and_hms(2026, 11, 30, 14, 25, 1).unwrap()
+    }
+
+    fn file_names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn write_atomic_replaces_contents_and_leaves_no_temp_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("summary.md");
+        write_atomic(&path, b"first").unwrap();
+        write_atomic(&path, b"second, longer").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"second, longer");
+        write_atomic(&path, b"3").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"3");
+        assert_eq!(file_names(tmp.path()), ["summary.md"]);
+    }
+
+    #[test]
+    fn run_dir_is_named_slug_and_timestamp_and_creates_out_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join(".sisyphus/debates");
+        let run = RunDir::create(&out, "billing-event-sourcing", started_at()).unwrap();
+        assert_eq!(
+            run.path(),
+            out.join("billing-event-sourcing-20261130-142501")
+        );
+        assert!(run.path().is_dir());
+        assert_eq!(file_names(run.path()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn run_dir_collision_gets_numbered_suffix() {
+        let tmp = tempfile::tempdir().unwrap();
+        let first = RunDir::create(tmp.path(), "topic", started_at()).unwrap();
+        let second = RunDir::create(tmp.path(), "topic", started_at()).unwrap();
+        let third = RunDir::create(tmp.path(), "topic", started_at()).unwrap();
+        assert_eq!(first.path(), tmp.path().join("topic-20261130-142501"));
+        assert_eq!(second.path(), tmp.path().join("topic-20261130-142501-2"));
+        assert_eq!(third.path(), tmp.path().join("topic-20261130-142501-3"));
+    }
+
+    #[test]
+    fn run_dir_gives_up_after_max_attempts() {
+        let tmp = tempfile::tempdir().unwrap();
+        for _ in 0..MAX_RUN_DIR_ATTEMPTS {
+            RunDir::create(tmp.path(), "topic", started_at()).unwrap();
+        }
+        let err = RunDir::create(tmp.path(), "topic", started_at()).unwrap_err();
+        assert!(matches!(err, ArtifactError::RunDirTaken { .. }), "{err}");
+        assert!(err.to_string().contains("topic-20261130-142501"), "{err}");
+    }
+
+    #[test]
+    fn run_dir_rejects_unsafe_slug() {
+        let tmp = tempfile::tempdir().unwrap();
+        for slug in ["../escape", "a/b", ".hidden", ""] {
+            let err = RunDir::create(tmp.path(), slug, started_at()).unwrap_err();
+            assert!(
+                matches!(err, ArtifactError::UnsafePath { .. }),
+                "{slug}: {err}"
+            );
+        }
+        assert_eq!(file_names(tmp.path()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn run_dir_accepts_a_slug_that_is_a_device_name_on_its_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::create(tmp.path(), "con", started_at()).unwrap();
+        assert_eq!(run.path(), tmp.path().join("con-20261130-142501"));
+    }
+
+    #[test]
+    fn open_requires_an_existing_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::open(tmp.path()).unwrap();
+        assert_eq!(run.path(), tmp.path());
+
+        let missing = tmp.path().join("missing");
+        let err = RunDir::open(&missing).unwrap_err();
+        assert!(matches!(err, ArtifactError::Io { .. }), "{err}");
+        assert!(err.to_string().contains("missing"), "{err}");
+
+        let file = tmp.path().join("file");
+        fs::write(&file, "x").unwrap();
+        let err = RunDir::open(&file).unwrap_err();
+        assert!(matches!(err, ArtifactError::NotAFolder { .. }), "{err}");
+    }
+
+    #[test]
+    fn resolve_rejects_paths_that_could_escape_or_hide() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::open(tmp.path()).unwrap();
+        for bad in [
+            "../x",
+            "/etc/passwd",
+            "a/../../b",
+            ".hidden",
+            "a\\b",
+            "",
+            "a//b",
+            "judges/../..",
+            "judges/",
+            "./a",
+            "a/.",
+            "a\0b",
+            "judges/judge analyst.md",
+            "C:evil",
+            "NUL.txt",
+            "résumé.md",
+        ] {
+            let err = run.resolve(bad).unwrap_err();
+            match &err {
+                ArtifactError::UnsafePath { path, .. } => assert_eq!(path, bad),
+                other => panic!("{bad:?}: unexpected {other}"),
+            }
+        }
+    }
+
+    #[test]
+    fn resolve_accepts_plain_relative_paths() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::open(tmp.path()).unwrap();
+        assert_eq!(
+            run.resolve("judges/judge-analyst.md").unwrap(),
+            tmp.path().join("judges").join("judge-analyst.md")
+        );
+        assert_eq!(
+            run.resolve("judges/judge-analyst-round-2.md").unwrap(),
+            tmp.path().join("judges/judge-analyst-round-2.md")
+        );
+        assert_eq!(
+            run.resolve("journal.jsonl").unwrap(),
+            tmp.path().join("journal.jsonl")
+        );
+    }
+
+    #[test]
+    fn write_creates_folders_and_reads_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::create(tmp.path(), "topic", started_at()).unwrap();
+        run.write("judges/judge-analyst.md", b"# Analyst\n")
+            .unwrap();
+        run.write("judges/judge-analyst.md", b"# Analyst, again\n")
+            .unwrap();
+        run.write("proposal.md", "thèse\n".as_bytes()).unwrap();
+        assert_eq!(
+            run.read_to_string("judges/judge-analyst.md").unwrap(),
+            "# Analyst, again\n"
+        );
+        assert_eq!(run.read_to_string("proposal.md").unwrap(), "thèse\n");
+        assert_eq!(file_names(run.path()), ["judges", "proposal.md"]);
+        assert_eq!(file_names(&run.path().join("judges")), ["judge-analyst.md"]);
+    }
+
+    #[test]
+    fn write_and_read_refuse_unsafe_paths_and_read_names_missing_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::create(&tmp.path().join("out"), "topic", started_at()).unwrap();
+        let err = run.write("../outside.md", b"x").unwrap_err();
+        assert!(matches!(err, ArtifactError::UnsafePath { .. }), "{err}");
+        assert!(!tmp.path().join("out/outside.md").exists());
+
+        let err = run.read_to_string("judges/missing.md").unwrap_err();
+        assert!(matches!(err, ArtifactError::Io { .. }), "{err}");
+        assert!(err.to_string().contains("missing.md"), "{err}");
+    }
+
+    #[test]
+    fn write_refuses_a_file_where_a_folder_is_needed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::open(tmp.path()).unwrap();
+        run.write("judges", b"not a folder").unwrap();
+        let err = run.write("judges/judge-analyst.md", b"x").unwrap_err();
+        assert!(matches!(err, ArtifactError::NotAFolder { .. }), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_and_read_refuse_symlinked_folders() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        fs::create_dir(&outside).unwrap();
+        fs::write(outside.join("secret.md"), "secret").unwrap();
+        let run = RunDir::create(&tmp.path().join("out"), "topic", started_at()).unwrap();
+        std::os::unix::fs::symlink(&outside, run.path().join("judges")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.md"), run.path().join("link.md")).unwrap();
+
+        let err = run.write("judges/judge-analyst.md", b"x").unwrap_err();
+        assert!(matches!(err, ArtifactError::NotAFolder { .. }), "{err}");
+        assert!(!outside.join("judge-analyst.md").exists());
+        assert!(run.read_to_string("judges/secret.md").is_err());
+        let err = run.read_to_string("link.md").unwrap_err();
+        assert!(matches!(err, ArtifactError::UnsafePath { .. }), "{err}");
+    }
+
+    proptest! {
+        #[test]
+        fn whatever_resolve_accepts_stays_under_the_run_folder(
+            relative in prop_oneof![
+                any::<String>(),
+                "[a./\\\\-]{0,12}",
+                "[a-z.]{1,4}(/[a-z.-]{0,4}){0,3}",
+                "(\\.\\.|\\.|judges|a-b\\.md|/|//|\\\\|\0)*",
+            ]
+        ) {
+            let root = Path::new("/srv/quorum/out/topic-20261130-142501");
+            let run = RunDir { path: root.to_path_buf() };
+            if let Ok(path) = run.resolve(&relative) {
+                prop_assert!(is_strictly_below(root, &path), "{relative:?} -> {path:?}");
+                prop_assert!(!relative.split('/').any(|c| c.starts_with('.')));
+            }
+        }
+    }
+}
