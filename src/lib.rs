@@ -6,5 +6,6 @@
 //! printer (and later the TUI). `parse` turns agent text into `model` data and
 //! `verdict` derives decisions from persisted scores.
 
-pub mod model;
 pub mod agent;
+pub mod model;
+pub mod verdict;
