@@ -10,3 +10,4 @@ pub mod agent;
 pub mod artifact;
 pub mod model;
 pub mod prompts;
+pub mod verdict;
