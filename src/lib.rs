@@ -8,3 +8,4 @@
 
 pub mod model;
 pub mod agent;
+pub mod parse;
