@@ -9,5 +9,6 @@
 pub mod agent;
 pub mod artifact;
 pub mod model;
+pub mod parse;
 pub mod prompts;
 pub mod verdict;

@@ -1,0 +1,363 @@
+//! The critic's critique of a thesis tree (DR-12, DR-13, DR-19, A10).
+//!
+//! Responsible for: reading `critiques:` (or a bare list), checking each item
+//! against the closed sets for `flaw_type` and `severity`, requiring the
+//! steelman in generous-steelman mode, dropping items aimed at blocks the tree
+//! does not have (A10: noted, not fatal) and numbering the kept items
+//! `c1..cN` in the critic's order.
+//!
+//! Not responsible for: the moderator's accept/reject/defer calls, writing
+//! the transcript note about dropped items (the caller gets them in
+//! [`ParsedCritique::dropped`]), or checking that every block was critiqued.
+
+use yaml_serde::Value;
+
+use super::{Document, FieldPath, Fields, ParseError, list_capped, quote};
+use crate::model::{CritiqueItem, CritiqueMode, FlawType, Severity, ThesisTree};
+
+/// The words accepted for `flaw_type` (DR-12).
+const FLAW_TYPES: [(&str, FlawType); 4] = [
+    ("assumption", FlawType::Assumption),
+    ("evidence", FlawType::Evidence),
+    ("risk", FlawType::Risk),
+    ("feasibility", FlawType::Feasibility),
+];
+
+/// The words accepted for `severity` (DR-12).
+const SEVERITIES: [(&str, Severity); 3] = [
+    ("major", Severity::Major),
+    ("minor", Severity::Minor),
+    ("note", Severity::Note),
+];
+
+const CRITIQUE_SHAPE: &str =
+    "a critique (a mapping with target_block, flaw_type, severity, description)";
+
+/// A critic's answer: the items kept, and those dropped for aiming at a block
+/// the tree does not have.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParsedCritique {
+    /// Kept items, in the critic's order, with ids `c1..cN` assigned by us.
+    pub items: Vec<CritiqueItem>,
+    /// Items left out under RULES.md A10; the caller notes them in the
+    /// transcript.
+    pub dropped: Vec<DroppedCritique>,
+}
+
+/// One critique item left out because its target block does not exist.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DroppedCritique {
+    /// 0-based position in the critic's list.
+    pub index: usize,
+    /// The block id the critic named.
+    pub target_block: String,
+    /// Why it was left out, for the transcript.
+    pub reason: String,
+}
+
+/// Parses the critic's answer against `tree`.
+///
+/// Accepts `critiques:` with a list, or a bare list. Each item needs
+/// `target_block`, `flaw_type` (assumption | evidence | risk | feasibility),
+/// `severity` (major | minor | note) and `description`, plus a non-empty
+/// `steelman` in [`CritiqueMode::GenerousSteelman`]. Items aimed at unknown
+/// blocks are dropped (A10); if every item is dropped the answer is an error,
+/// while an explicit empty list is a valid "nothing found".
+pub fn parse_critique(
+    text: &str,
+    tree: &ThesisTree,
+    mode: CritiqueMode,
+) -> Result<ParsedCritique, ParseError> {
+    let document = Document::load(text)?;
+    let (list, list_path) = match &document.root {
+        Value::Sequence(list) => (list, FieldPath::root()),
+        Value::Mapping(_) => {
+            Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?
+                .required_list("critiques")?
+        }
+        _ => return Err(document.root_mismatch("`critiques:` with a list of critiques")),
+    };
+    let mut parsed = ParsedCritique {
+        items: Vec::new(),
+        dropped: Vec::new(),
+    };
+    for (index, value) in list.iter().enumerate() {
+        let fields = Fields::new(&document, value, list_path.index(index), CRITIQUE_SHAPE)?;
+        let target_block = fields.required_text("target_block")?;
+        if tree.block(&target_block).is_none() {
+            parsed.dropped.push(DroppedCritique {
+                index,
+                reason: format!("no block {} in the thesis tree", quote(&target_block)),
+                target_block,
+            });
+            continue;
+        }
+        let steelman = fields.optional_text("steelman")?;
+        if mode == CritiqueMode::GenerousSteelman && steelman.is_none() {
+            return Err(fields.error(
+                "steelman",
+                "required in generous-steelman mode: state the strongest form of the block before its flaw",
+            ));
+        }
+        let flaw_type = fields.required_choice("flaw_type", &FLAW_TYPES)?;
+        let severity = fields.required_choice("severity", &SEVERITIES)?;
+        let description = fields.required_text("description")?;
+        parsed.items.push(CritiqueItem {
+            id: format!("c{}", parsed.items.len() + 1),
+            target_block,
+            flaw_type,
+            severity,
+            description,
+            steelman,
+        });
+    }
+    if parsed.items.is_empty() && !parsed.dropped.is_empty() {
+        let named: Vec<String> = parsed
+            .dropped
+            .iter()
+            .map(|dropped| dropped.target_block.clone())
+            .collect();
+        let known: Vec<String> = tree.block_ids().map(str::to_owned).collect();
+        return Err(document.error(
+            &list_path,
+            format!(
+                "no critique targets a block of the tree (named: {}; blocks are: {})",
+                list_capped(&named),
+                list_capped(&known)
+            ),
+        ));
+    }
+    Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Block, BlockType};
+
+    fn tree() -> ThesisTree {
+        let block = |id: &str| Block {
+            id: id.to_owned(),
+            block_type: BlockType::Claim,
+            text: format!("{id} text"),
+            evidence: "e".to_owned(),
+            tradeoffs: "t".to_owned(),
+            risks: "r".to_owned(),
+        };
+        ThesisTree {
+            blocks: vec![block("b1"), block("b2"), block("b3")],
+        }
+    }
+
+    /// A realistic critic answer in generous-steelman mode.
+    const CRITIQUE: &str = r#"CRITIQUE MODE acknowledged. Taking each block on its best reading:
+
+```yaml
+critiques:
+  - target_block: b1
+    steelman: "Postgres removes a moving part and the queue is small"
+    flaw_type: Assumption
+    severity: MAJOR
+    description: "Assumes depth stays under 10k; a backfill would break that"
+  - target_block: b2
+    steelman: A jobs table is well understood by the team
+    flaw_type: evidence
+    severity: Minor
+    description: The three services have a tenth of this traffic
+  - target_block: b3
+    steelman: The flag keeps a cheap way back
+    flaw_type: RISK
+    severity: note
+    description: Nobody owns removing the flag
+```
+
+Overall the proposal is sound but b1 needs numbers.
+"#;
+
+    fn steelman() -> CritiqueMode {
+        CritiqueMode::GenerousSteelman
+    }
+
+    #[test]
+    fn dr_12_parses_critiques_with_mixed_case_enums() {
+        let parsed = parse_critique(CRITIQUE, &tree(), steelman()).expect("valid");
+        assert!(parsed.dropped.is_empty());
+        let item = &parsed.items[0];
+        assert_eq!(item.target_block, "b1");
+        assert_eq!(item.flaw_type, FlawType::Assumption);
+        assert_eq!(item.severity, Severity::Major);
+        assert_eq!(
+            item.steelman.as_deref(),
+            Some("Postgres removes a moving part and the queue is small")
+        );
+        assert_eq!(parsed.items[2].flaw_type, FlawType::Risk);
+        assert_eq!(parsed.items[2].severity, Severity::Note);
+    }
+
+    #[test]
+    fn dr_12_crlf_and_a_bare_list_are_accepted() {
+        let text = "```yaml\r\n- target_block: b2\r\n  flaw_type: feasibility\r\n  severity: minor\r\n  description: Needs a DBA\r\n```\r\n";
+        let parsed = parse_critique(text, &tree(), CritiqueMode::Strict).expect("valid");
+        assert_eq!(parsed.items.len(), 1);
+        assert_eq!(parsed.items[0].flaw_type, FlawType::Feasibility);
+    }
+
+    #[test]
+    fn dr_12_flaw_type_is_a_closed_set() {
+        let text = CRITIQUE.replace("flaw_type: evidence", "flaw_type: style");
+        let error = parse_critique(&text, &tree(), steelman()).expect_err("style");
+        assert_eq!(
+            error.to_string(),
+            "line 12, critiques[1].flaw_type: expected one of assumption, evidence, risk, feasibility; found \"style\""
+        );
+    }
+
+    #[test]
+    fn dr_12_severity_is_a_closed_set() {
+        let text = CRITIQUE.replace("severity: note", "severity: critical");
+        let error = parse_critique(&text, &tree(), steelman()).expect_err("critical");
+        assert_eq!(error.field.as_deref(), Some("critiques[2].severity"));
+        assert_eq!(
+            error.message,
+            "expected one of major, minor, note; found \"critical\""
+        );
+    }
+
+    #[test]
+    fn dr_12_description_is_required() {
+        let text = CRITIQUE.replace("    description: Nobody owns removing the flag\n", "");
+        let error = parse_critique(&text, &tree(), steelman()).expect_err("no description");
+        assert_eq!(error.field.as_deref(), Some("critiques[2].description"));
+        assert_eq!(error.line, Some(15));
+    }
+
+    #[test]
+    fn dr_12_target_block_is_required() {
+        let text = CRITIQUE.replace("  - target_block: b2\n    steelman", "  - steelman");
+        let error = parse_critique(&text, &tree(), steelman()).expect_err("no target");
+        assert_eq!(error.field.as_deref(), Some("critiques[1].target_block"));
+        assert_eq!(error.message, "required field is missing");
+    }
+
+    #[test]
+    fn dr_12_each_critique_is_a_mapping() {
+        let text = "```yaml\ncritiques:\n  - b1 is weak\n```\n";
+        let error = parse_critique(text, &tree(), CritiqueMode::Neutral).expect_err("scalar");
+        assert_eq!(error.field.as_deref(), Some("critiques[0]"));
+        assert!(error.message.starts_with("expected a critique"), "{error}");
+    }
+
+    #[test]
+    fn dr_12_an_explicit_empty_list_means_nothing_was_found() {
+        for text in [
+            "```yaml\ncritiques: []\n```",
+            "No flaws found.\n```yaml\n[]\n```",
+        ] {
+            let parsed = parse_critique(text, &tree(), steelman()).expect("valid");
+            assert!(parsed.items.is_empty() && parsed.dropped.is_empty());
+        }
+    }
+
+    #[test]
+    fn dr_12_a_missing_critiques_key_is_an_error() {
+        let error = parse_critique("```yaml\nfindings: []\n```", &tree(), steelman())
+            .expect_err("wrong key");
+        assert_eq!(error.field.as_deref(), Some("critiques"));
+    }
+
+    #[test]
+    fn a10_unknown_target_block_is_dropped_not_fatal() {
+        let text = CRITIQUE.replace("target_block: b2", "target_block: b9");
+        let parsed = parse_critique(&text, &tree(), steelman()).expect("kept the rest");
+        assert_eq!(
+            parsed.dropped,
+            [DroppedCritique {
+                index: 1,
+                target_block: "b9".to_owned(),
+                reason: "no block \"b9\" in the thesis tree".to_owned(),
+            }]
+        );
+        let targets: Vec<&str> = parsed
+            .items
+            .iter()
+            .map(|i| i.target_block.as_str())
+            .collect();
+        assert_eq!(targets, ["b1", "b3"]);
+    }
+
+    #[test]
+    fn a10_a_dropped_item_is_not_checked_further() {
+        let text = CRITIQUE.replace(
+            "  - target_block: b3\n    steelman: The flag keeps a cheap way back\n    flaw_type: RISK",
+            "  - target_block: b4\n    flaw_type: vibes",
+        );
+        let parsed = parse_critique(&text, &tree(), steelman()).expect("dropped, not failed");
+        assert_eq!(parsed.dropped[0].index, 2);
+        assert_eq!(parsed.items.len(), 2);
+    }
+
+    #[test]
+    fn a10_every_item_dropped_is_an_error() {
+        let text = "```yaml\ncritiques:\n  - target_block: B1\n    flaw_type: risk\n    severity: major\n    description: d\n  - target_block: block-2\n    flaw_type: risk\n    severity: major\n    description: d\n```\n";
+        let error = parse_critique(text, &tree(), CritiqueMode::Strict).expect_err("all dropped");
+        assert_eq!(
+            error.to_string(),
+            "line 3, critiques: no critique targets a block of the tree (named: B1, block-2; blocks are: b1, b2, b3)"
+        );
+    }
+
+    #[test]
+    fn dr_13_critique_ids_are_assigned_in_order() {
+        let text = CRITIQUE
+            .replace(
+                "  - target_block: b1\n",
+                "  - id: x7\n    target_block: b1\n",
+            )
+            .replace("target_block: b2", "target_block: b8");
+        let parsed = parse_critique(&text, &tree(), steelman()).expect("valid");
+        let ids: Vec<(&str, &str)> = parsed
+            .items
+            .iter()
+            .map(|item| (item.id.as_str(), item.target_block.as_str()))
+            .collect();
+        assert_eq!(
+            ids,
+            [("c1", "b1"), ("c2", "b3")],
+            "numbered over kept items"
+        );
+    }
+
+    #[test]
+    fn dr_19_steelman_mode_requires_the_strongest_form() {
+        let text = CRITIQUE.replace(
+            "    steelman: A jobs table is well understood by the team\n",
+            "",
+        );
+        let error = parse_critique(&text, &tree(), steelman()).expect_err("no steelman");
+        assert_eq!(error.field.as_deref(), Some("critiques[1].steelman"));
+        assert_eq!(error.line, Some(10));
+        assert!(
+            error
+                .message
+                .starts_with("required in generous-steelman mode")
+        );
+        let blank = CRITIQUE.replace("A jobs table is well understood by the team", "\"\"");
+        assert!(parse_critique(&blank, &tree(), steelman()).is_err());
+    }
+
+    #[test]
+    fn dr_20_strict_and_neutral_modes_do_not_need_a_steelman() {
+        let text = CRITIQUE.replace(
+            "    steelman: A jobs table is well understood by the team\n",
+            "",
+        );
+        for mode in [CritiqueMode::Strict, CritiqueMode::Neutral] {
+            let parsed = parse_critique(&text, &tree(), mode).expect("valid");
+            assert_eq!(parsed.items[1].steelman, None);
+            assert!(
+                parsed.items[0].steelman.is_some(),
+                "a given steelman is kept"
+            );
+        }
+    }
+}

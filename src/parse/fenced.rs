@@ -1,0 +1,261 @@
+//! Finding the YAML in an agent's answer.
+//!
+//! Responsible for: locating the fenced block agents are asked to answer with
+//! (```` ```yaml ````, ```` ```yml ```` or a bare fence, prose allowed around
+//! it), choosing one when there are several, normalising line endings, and
+//! remembering where the block starts so later errors can name lines in the
+//! agent's whole text.
+//!
+//! Not responsible for: parsing the YAML or judging its content; that is the
+//! job of the per-format modules.
+
+use super::ParseError;
+
+/// Extra indentation a closing fence may have beyond its opener, in spaces
+/// (CommonMark allows up to 3). A more indented fence line belongs to the
+/// content, for example a code sample inside a YAML block scalar.
+const CLOSING_FENCE_SLACK_SPACES: usize = 3;
+
+/// Shortest run of backticks or tildes that opens a fence.
+const MIN_FENCE_LEN: usize = 3;
+
+/// The YAML part of an agent's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlDoc {
+    /// The YAML text, with `\n` line endings and a final newline.
+    pub yaml: String,
+    /// 1-based line of the agent's whole text where `yaml`'s first line is.
+    pub first_line: usize,
+}
+
+/// Finds the YAML in an agent's answer.
+///
+/// Takes the last fenced block tagged `yaml` or `yml`; failing that, the last
+/// fenced block of any kind; failing that (no fence at all), the whole text.
+/// A fence that is opened and never closed is an error naming its line.
+pub fn extract_yaml(text: &str) -> Result<YamlDoc, ParseError> {
+    find_yaml(text).map(|(doc, _fenced)| doc)
+}
+
+/// [`extract_yaml`], also saying whether a fenced block was found.
+pub(super) fn find_yaml(text: &str) -> Result<(YamlDoc, bool), ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut finished: Vec<FencedBlock> = Vec::new();
+    let mut open: Option<FencedBlock> = None;
+    for (index, line) in text.lines().enumerate() {
+        let line_number = index + 1;
+        match open.as_mut() {
+            None => open = FencedBlock::open(line, line_number),
+            Some(block) if block.is_closed_by(line) => finished.extend(open.take()),
+            Some(block) => block.push_content(line),
+        }
+    }
+    if let Some(block) = open {
+        return Err(ParseError {
+            line: Some(block.open_line),
+            field: None,
+            message: format!(
+                "the {} fence opened here is never closed",
+                block.opener_text()
+            ),
+        });
+    }
+    let chosen = finished
+        .iter()
+        .rev()
+        .find(|block| block.is_yaml)
+        .or(finished.last());
+    Ok(match chosen {
+        Some(block) => (
+            YamlDoc {
+                yaml: joined_lines(block.content.iter().map(String::as_str)),
+                first_line: block.open_line + 1,
+            },
+            true,
+        ),
+        None => (
+            YamlDoc {
+                yaml: joined_lines(text.lines()),
+                first_line: 1,
+            },
+            false,
+        ),
+    })
+}
+
+fn joined_lines<'a>(lines: impl Iterator<Item = &'a str>) -> String {
+    let mut joined = String::new();
+    for line in lines {
+        joined.push_str(line);
+        joined.push('\n');
+    }
+    joined
+}
+
+/// One fenced block, open or finished.
+struct FencedBlock {
+    open_line: usize,
+    /// Spaces before the opening fence; removed from content lines too.
+    indent: usize,
+    marker: char,
+    fence_len: usize,
+    info: String,
+    is_yaml: bool,
+    content: Vec<String>,
+}
+
+impl FencedBlock {
+    /// A new block if `line` opens a fence.
+    fn open(line: &str, line_number: usize) -> Option<FencedBlock> {
+        let (indent, rest) = split_indent(line);
+        let marker = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
+        let fence_len = rest.chars().take_while(|c| *c == marker).count();
+        if fence_len < MIN_FENCE_LEN {
+            return None;
+        }
+        let info = rest[fence_len * marker.len_utf8()..].trim();
+        if marker == '`' && info.contains('`') {
+            return None;
+        }
+        let language = info
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches('{')
+            .trim_start_matches('.')
+            .to_ascii_lowercase();
+        Some(FencedBlock {
+            open_line: line_number,
+            indent,
+            marker,
+            fence_len,
+            info: info.to_owned(),
+            is_yaml: language == "yaml" || language == "yml",
+            content: Vec::new(),
+        })
+    }
+
+    fn is_closed_by(&self, line: &str) -> bool {
+        let (indent, rest) = split_indent(line);
+        let run = rest.chars().take_while(|c| *c == self.marker).count();
+        indent <= self.indent + CLOSING_FENCE_SLACK_SPACES
+            && run >= self.fence_len
+            && rest[run * self.marker.len_utf8()..].trim().is_empty()
+    }
+
+    fn push_content(&mut self, line: &str) {
+        let removable = line
+            .chars()
+            .take(self.indent)
+            .take_while(|c| *c == ' ')
+            .count();
+        self.content.push(line[removable..].to_owned());
+    }
+
+    /// The opening fence as the agent wrote it, for messages.
+    fn opener_text(&self) -> String {
+        let fence: String = std::iter::repeat_n(self.marker, self.fence_len).collect();
+        format!("{fence}{}", self.info)
+    }
+}
+
+/// Leading spaces and tabs (a tab counts as one), and the rest of the line.
+fn split_indent(line: &str) -> (usize, &str) {
+    let rest = line.trim_start_matches([' ', '\t']);
+    (line.len() - rest.len(), rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn takes_the_yaml_block_out_of_surrounding_prose() {
+        let text =
+            "Sure! Here is the tree.\n\n```yaml\nblocks:\n  - id: b1\n```\n\nHope this helps.";
+        let doc = extract_yaml(text).expect("found");
+        assert_eq!(doc.yaml, "blocks:\n  - id: b1\n");
+        assert_eq!(doc.first_line, 4);
+    }
+
+    #[test]
+    fn accepts_yml_tags_any_case_and_bare_fences() {
+        let yml = extract_yaml("```YML\na: 1\n```").expect("yml");
+        assert_eq!(yml.yaml, "a: 1\n");
+        let bare = extract_yaml("Answer:\n```\na: 2\n```\n").expect("bare");
+        assert_eq!((bare.yaml.as_str(), bare.first_line), ("a: 2\n", 3));
+        let tildes = extract_yaml("~~~yaml\na: 3\n~~~\n").expect("tildes");
+        assert_eq!(tildes.yaml, "a: 3\n");
+    }
+
+    #[test]
+    fn the_last_yaml_tagged_block_wins_over_later_untagged_ones() {
+        let text = "Draft:\n```yaml\na: draft\n```\nFinal:\n```yaml\na: final\n```\nExample run:\n```bash\nls\n```\n";
+        let doc = extract_yaml(text).expect("found");
+        assert_eq!(doc.yaml, "a: final\n");
+        assert_eq!(doc.first_line, 7);
+    }
+
+    #[test]
+    fn without_a_yaml_tag_the_last_fenced_block_wins() {
+        let text = "```json\n{\"a\": 1}\n```\nthen\n```\na: 2\n```\n";
+        let doc = extract_yaml(text).expect("found");
+        assert_eq!(doc.yaml, "a: 2\n");
+        assert_eq!(doc.first_line, 6);
+    }
+
+    #[test]
+    fn without_any_fence_the_whole_text_is_the_yaml() {
+        let doc = extract_yaml("blocks:\r\n  - id: b1\r\n").expect("whole");
+        assert_eq!(doc.yaml, "blocks:\n  - id: b1\n");
+        assert_eq!(doc.first_line, 1);
+    }
+
+    #[test]
+    fn an_unclosed_fence_is_an_error_naming_the_line_it_opened() {
+        let text = "Here it is:\n\n```yaml\nblocks:\n  - id: b1\n";
+        let error = extract_yaml(text).expect_err("unclosed");
+        assert_eq!(error.line, Some(3));
+        assert_eq!(error.field, None);
+        assert_eq!(
+            error.to_string(),
+            "line 3: the ```yaml fence opened here is never closed"
+        );
+    }
+
+    #[test]
+    fn crlf_line_endings_become_lf() {
+        let text = "Intro\r\n```yaml\r\na: 1\r\nb: 2\r\n```\r\nOutro\r\n";
+        let doc = extract_yaml(text).expect("found");
+        assert_eq!(doc.yaml, "a: 1\nb: 2\n");
+        assert_eq!(doc.first_line, 3);
+    }
+
+    #[test]
+    fn an_indented_fence_has_its_indentation_removed() {
+        let text = "1. The tree:\n   ```yaml\n   blocks:\n     - id: b1\n   ```\n";
+        let doc = extract_yaml(text).expect("found");
+        assert_eq!(doc.yaml, "blocks:\n  - id: b1\n");
+    }
+
+    #[test]
+    fn a_deeply_indented_fence_inside_the_yaml_does_not_close_it() {
+        let text = "```yaml\ndescription: |\n      Example:\n      ```\n      code\n      ```\nseverity: minor\n```\n";
+        let doc = extract_yaml(text).expect("found");
+        assert!(doc.yaml.ends_with("severity: minor\n"), "{}", doc.yaml);
+    }
+
+    #[test]
+    fn a_longer_fence_needs_a_closer_at_least_as_long() {
+        let text = "````yaml\na: |\n  ```\n```\nb: 1\n````\n";
+        let doc = extract_yaml(text).expect("found");
+        assert_eq!(doc.yaml, "a: |\n  ```\n```\nb: 1\n");
+    }
+
+    #[test]
+    fn inline_triple_backticks_do_not_open_a_fence() {
+        let text = "```yaml``` is the tag I use:\n```yaml\na: 1\n```\n";
+        let doc = extract_yaml(text).expect("found");
+        assert_eq!(doc.yaml, "a: 1\n");
+    }
+}

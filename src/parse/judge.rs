@@ -1,0 +1,531 @@
+//! One judge's scores of the revised tree (DR-26, DR-27, A1, A14, INF-06).
+//!
+//! Responsible for: reading `block_scores:` (one integer 1..=5 and a
+//! rationale per block and assigned criterion, each exactly once),
+//! `synthesis:` (three integers 1..=5) and the optional
+//! `insufficient_information:` list, and returning them in a stable order.
+//! The judge's identity comes from its configuration, never from its text.
+//!
+//! Not responsible for: totals, means, thresholds or verdicts. Any the agent
+//! wrote are ignored (INF-06); `verdict` computes its own from these scores.
+
+use std::collections::HashMap;
+
+use yaml_serde::Value;
+
+use super::{Document, FieldPath, Fields, ParseError, describe, list_capped, quote};
+use crate::model::{BlockScore, Criterion, JudgeConfig, JudgeScores, SynthesisScore, ThesisTree};
+
+const SCORE_SHAPE: &str = "a score (a mapping with block_id, criterion, score, rationale)";
+
+const SYNTHESIS_SHAPE: &str = "a mapping with integration, risk_coverage, revision_quality";
+
+/// Parses one judge's answer about `tree` (the tree under review).
+///
+/// Every block of `tree` must be scored exactly once on every criterion in
+/// `judge.criteria`; entries for other criteria are ignored (A1), as are any
+/// `judge`, `total`, `average` or `verdict` keys (INF-06). A score is a YAML
+/// integer from 1 to 5; `4.5`, `"4"`, `0` and `6` are errors (A14). The
+/// result is ordered by block (tree order), then criterion (`judge.criteria`
+/// order), with [`BlockScore::judge`] set to `judge.role`.
+pub fn parse_judge(
+    text: &str,
+    judge: &JudgeConfig,
+    tree: &ThesisTree,
+) -> Result<JudgeScores, ParseError> {
+    let document = Document::load(text)?;
+    if !matches!(document.root, Value::Mapping(_)) {
+        return Err(document.root_mismatch("a mapping with `block_scores:` and `synthesis:`"));
+    }
+    let root = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let mut block_scores = block_scores(&document, &root, judge, tree)?;
+    let synthesis = synthesis(&document, &root, judge)?;
+    let insufficient_information = insufficient_information(&document, &root, tree)?;
+
+    let block_position = |id: &str| tree.block_ids().position(|known| known == id);
+    let criterion_position =
+        |criterion: Criterion| judge.criteria.iter().position(|c| *c == criterion);
+    block_scores.sort_by_key(|score| {
+        (
+            block_position(&score.block_id),
+            criterion_position(score.criterion),
+        )
+    });
+    Ok(JudgeScores {
+        block_scores,
+        synthesis,
+        insufficient_information,
+    })
+}
+
+fn block_scores(
+    document: &Document,
+    root: &Fields<'_>,
+    judge: &JudgeConfig,
+    tree: &ThesisTree,
+) -> Result<Vec<BlockScore>, ParseError> {
+    let (list, list_path) = root.required_list("block_scores")?;
+    let mut scores = Vec::with_capacity(list.len());
+    let mut first_entry_of: HashMap<(String, Criterion), usize> = HashMap::new();
+    for (index, value) in list.iter().enumerate() {
+        let entry_path = list_path.index(index);
+        let fields = Fields::new(document, value, entry_path.clone(), SCORE_SHAPE)?;
+        let criterion_name = fields.required_text("criterion")?;
+        let assigned = Criterion::parse(&criterion_name).filter(|c| judge.criteria.contains(c));
+        let Some(criterion) = assigned else {
+            continue;
+        };
+        let block_id = fields.required_text("block_id")?;
+        if tree.block(&block_id).is_none() {
+            let known: Vec<String> = tree.block_ids().map(str::to_owned).collect();
+            return Err(fields.error(
+                "block_id",
+                format!(
+                    "no block {} in the tree under review (blocks are: {})",
+                    quote(&block_id),
+                    list_capped(&known)
+                ),
+            ));
+        }
+        let score = fields.required_score("score")?;
+        let rationale = fields.required_text("rationale")?;
+        let key = (block_id.clone(), criterion);
+        if let Some(first) = first_entry_of.get(&key) {
+            return Err(document.error(
+                &entry_path,
+                format!(
+                    "{block_id}/{criterion} is scored twice (also at {}); score it once",
+                    list_path.index(*first)
+                ),
+            ));
+        }
+        first_entry_of.insert(key, index);
+        scores.push(BlockScore {
+            block_id,
+            criterion,
+            judge: judge.role,
+            score,
+            rationale,
+        });
+    }
+
+    let missing: Vec<String> = tree
+        .block_ids()
+        .flat_map(|block_id| {
+            judge
+                .criteria
+                .iter()
+                .filter(|criterion| {
+                    !first_entry_of.contains_key(&(block_id.to_owned(), **criterion))
+                })
+                .map(move |criterion| format!("{block_id}/{criterion}"))
+        })
+        .collect();
+    if !missing.is_empty() {
+        return Err(document.error(&list_path, format!("missing {}", list_capped(&missing))));
+    }
+    Ok(scores)
+}
+
+fn synthesis(
+    document: &Document,
+    root: &Fields<'_>,
+    judge: &JudgeConfig,
+) -> Result<SynthesisScore, ParseError> {
+    let value = root.required("synthesis")?;
+    let fields = Fields::new(document, value, root.path_of("synthesis"), SYNTHESIS_SHAPE)?;
+    Ok(SynthesisScore {
+        judge: judge.role,
+        integration: fields.required_score("integration")?,
+        risk_coverage: fields.required_score("risk_coverage")?,
+        revision_quality: fields.required_score("revision_quality")?,
+    })
+}
+
+/// Block ids the judge could not score with what it was given, in the
+/// judge's order without repeats; absent or null means none.
+fn insufficient_information(
+    document: &Document,
+    root: &Fields<'_>,
+    tree: &ThesisTree,
+) -> Result<Vec<String>, ParseError> {
+    let Some((_, value)) = root.get("insufficient_information") else {
+        return Ok(Vec::new());
+    };
+    let path = root.path_of("insufficient_information");
+    let list = match value {
+        Value::Null => return Ok(Vec::new()),
+        Value::Sequence(list) => list,
+        other => {
+            return Err(document.error(
+                &path,
+                format!("expected a list of block ids; found {}", describe(other)),
+            ));
+        }
+    };
+    let mut block_ids: Vec<String> = Vec::with_capacity(list.len());
+    for (index, value) in list.iter().enumerate() {
+        let block_id = match value {
+            Value::String(text) => text.trim().to_owned(),
+            Value::Number(number) => number.to_string(),
+            other => {
+                return Err(document.error(
+                    &path.index(index),
+                    format!("expected a block id; found {}", describe(other)),
+                ));
+            }
+        };
+        if tree.block(&block_id).is_none() {
+            return Err(document.error(
+                &path.index(index),
+                format!("no block {} in the tree under review", quote(&block_id)),
+            ));
+        }
+        if !block_ids.contains(&block_id) {
+            block_ids.push(block_id);
+        }
+    }
+    Ok(block_ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Block, BlockType, JudgeRole, Weight};
+
+    fn tree() -> ThesisTree {
+        let block = |id: &str| Block {
+            id: id.to_owned(),
+            block_type: BlockType::Claim,
+            text: format!("{id} text"),
+            evidence: "e".to_owned(),
+            tradeoffs: "t".to_owned(),
+            risks: "r".to_owned(),
+        };
+        ThesisTree {
+            blocks: vec![block("b1"), block("b2")],
+        }
+    }
+
+    fn analyst() -> JudgeConfig {
+        use Criterion::*;
+        JudgeConfig::new(
+            JudgeRole::Analyst,
+            Weight::Binding,
+            &[Correctness, Feasibility, Risk],
+        )
+    }
+
+    /// A realistic analyst answer, with the arithmetic and labels judges
+    /// like to add.
+    const SCORES: &str = r#"As the Analyst (binding), here are my scores.
+
+```yaml
+judge: analyst
+block_scores:
+  - block_id: b1
+    criterion: correctness
+    score: 4
+    rationale: Solves the stated problem at current load
+  - block_id: b1
+    criterion: Feasibility
+    score: 5
+    rationale: The team already runs Postgres
+  - block_id: b1
+    criterion: RISK
+    score: 3
+    rationale: The depth alarm is untested
+  - block_id: b2
+    criterion: correctness
+    score: 4
+    rationale: The status column covers every state
+  - block_id: b2
+    criterion: feasibility
+    score: 4
+    rationale: The benchmark supports it
+    judge: stylist
+  - block_id: b2
+    criterion: risk
+    score: 2
+    rationale: Nobody owns the vacuum schedule
+synthesis:
+  integration: 4
+  risk_coverage: 3
+  revision_quality: 4
+  total: 11
+total: 26
+average: 3.7
+verdict: ADOPT
+```
+
+Overall: ADOPT with minor reservations.
+"#;
+
+    fn summary(scores: &JudgeScores) -> Vec<(String, Criterion, u8)> {
+        scores
+            .block_scores
+            .iter()
+            .map(|s| (s.block_id.clone(), s.criterion, s.score))
+            .collect()
+    }
+
+    #[test]
+    fn dr_26_parses_block_scores_and_synthesis() {
+        use Criterion::*;
+        let scores = parse_judge(SCORES, &analyst(), &tree()).expect("valid");
+        let expected = [
+            ("b1", Correctness, 4),
+            ("b1", Feasibility, 5),
+            ("b1", Risk, 3),
+            ("b2", Correctness, 4),
+            ("b2", Feasibility, 4),
+            ("b2", Risk, 2),
+        ]
+        .map(|(id, criterion, score)| (id.to_owned(), criterion, score));
+        assert_eq!(summary(&scores), expected);
+        assert_eq!(
+            scores.block_scores[5].rationale,
+            "Nobody owns the vacuum schedule"
+        );
+        assert_eq!(scores.synthesis.values(), [4, 3, 4]);
+        assert!(scores.insufficient_information.is_empty());
+    }
+
+    #[test]
+    fn dr_26_the_judge_is_who_we_called_not_what_it_wrote() {
+        let scores = parse_judge(SCORES, &analyst(), &tree()).expect("valid");
+        assert!(
+            scores
+                .block_scores
+                .iter()
+                .all(|s| s.judge == JudgeRole::Analyst)
+        );
+        assert_eq!(scores.synthesis.judge, JudgeRole::Analyst);
+    }
+
+    #[test]
+    fn dr_26_score_must_be_an_integer_from_1_to_5() {
+        for bad in ["4.5", "\"4\"", "0", "6", "-1", "four", "", "3.0"] {
+            let text = SCORES.replace("    score: 3\n", &format!("    score: {bad}\n"));
+            let error = parse_judge(&text, &analyst(), &tree()).expect_err(bad);
+            assert_eq!(
+                error.field.as_deref(),
+                Some("block_scores[2].score"),
+                "{bad}"
+            );
+            assert_eq!(error.line, Some(16), "{bad}");
+            assert!(
+                error
+                    .message
+                    .starts_with("expected an integer from 1 to 5; found"),
+                "{error}"
+            );
+        }
+        let text = SCORES.replace("    score: 3\n", "    score: 4.5\n");
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("4.5");
+        assert_eq!(
+            error.to_string(),
+            "line 16, block_scores[2].score: expected an integer from 1 to 5; found 4.5"
+        );
+        let text = SCORES.replace("    score: 3\n", "    score: \"4\"\n");
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("quoted");
+        assert_eq!(
+            error.message,
+            "expected an integer from 1 to 5; found \"4\" (text, not a number)"
+        );
+    }
+
+    #[test]
+    fn dr_26_every_block_and_criterion_is_scored() {
+        let text = SCORES
+            .replace(
+                "  - block_id: b1\n    criterion: RISK\n    score: 3\n    rationale: The depth alarm is untested\n",
+                "",
+            )
+            .replace(
+                "  - block_id: b2\n    criterion: feasibility\n",
+                "  - block_id: b2\n    criterion: simplicity\n",
+            );
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("missing");
+        assert_eq!(
+            error.to_string(),
+            "line 6, block_scores: missing b1/risk, b2/feasibility"
+        );
+    }
+
+    #[test]
+    fn dr_26_a_score_given_twice_is_an_error() {
+        let text = SCORES.replace(
+            "  - block_id: b2\n    criterion: risk",
+            "  - block_id: b1\n    criterion: risk",
+        );
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("twice");
+        assert_eq!(
+            error.to_string(),
+            "line 27, block_scores[5]: b1/risk is scored twice (also at block_scores[2]); score it once"
+        );
+    }
+
+    #[test]
+    fn dr_26_unknown_block_id_is_an_error() {
+        let text = SCORES.replace(
+            "  - block_id: b2\n    criterion: risk",
+            "  - block_id: b7\n    criterion: risk",
+        );
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("b7");
+        assert_eq!(error.field.as_deref(), Some("block_scores[5].block_id"));
+        assert_eq!(
+            error.message,
+            "no block \"b7\" in the tree under review (blocks are: b1, b2)"
+        );
+    }
+
+    #[test]
+    fn dr_26_rationale_is_required() {
+        let text = SCORES.replace(
+            "    rationale: The benchmark supports it\n",
+            "    rationale: \"\"\n",
+        );
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("empty");
+        assert_eq!(error.field.as_deref(), Some("block_scores[4].rationale"));
+        assert_eq!(error.message, "must not be empty");
+    }
+
+    #[test]
+    fn dr_26_output_follows_tree_then_criteria_order() {
+        use Criterion::*;
+        let text = "```yaml\nblock_scores:\n\
+            - {block_id: b2, criterion: risk, score: 1, rationale: r}\n\
+            - {block_id: b1, criterion: risk, score: 2, rationale: r}\n\
+            - {block_id: b2, criterion: correctness, score: 3, rationale: r}\n\
+            - {block_id: b1, criterion: correctness, score: 4, rationale: r}\n\
+            synthesis: {integration: 1, risk_coverage: 2, revision_quality: 3}\n```\n";
+        let judge = JudgeConfig::new(JudgeRole::Strategist, Weight::Binding, &[Risk, Correctness]);
+        let scores = parse_judge(text, &judge, &tree()).expect("valid");
+        let order: Vec<(String, Criterion, u8)> = summary(&scores);
+        let expected = [
+            ("b1", Risk, 2),
+            ("b1", Correctness, 4),
+            ("b2", Risk, 1),
+            ("b2", Correctness, 3),
+        ]
+        .map(|(id, criterion, score)| (id.to_owned(), criterion, score));
+        assert_eq!(order, expected);
+    }
+
+    #[test]
+    fn dr_26_crlf_answers_parse_the_same() {
+        let crlf = SCORES.replace('\n', "\r\n");
+        assert_eq!(
+            parse_judge(&crlf, &analyst(), &tree()).expect("valid"),
+            parse_judge(SCORES, &analyst(), &tree()).expect("valid")
+        );
+    }
+
+    #[test]
+    fn dr_27_synthesis_scores_are_required() {
+        let text = SCORES.replace("  risk_coverage: 3\n", "");
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("missing");
+        assert_eq!(error.field.as_deref(), Some("synthesis.risk_coverage"));
+        assert_eq!(error.message, "required field is missing");
+        let cut = SCORES.find("synthesis:").expect("has synthesis");
+        let text = format!("{}```\n", &SCORES[..cut]);
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("no synthesis");
+        assert_eq!(error.field.as_deref(), Some("synthesis"));
+    }
+
+    #[test]
+    fn dr_27_synthesis_scores_are_integers_from_1_to_5() {
+        let text = SCORES.replace("  revision_quality: 4\n", "  revision_quality: 3.5\n");
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("3.5");
+        assert_eq!(
+            error.to_string(),
+            "line 34, synthesis.revision_quality: expected an integer from 1 to 5; found 3.5"
+        );
+        let text = SCORES.replace(
+            "synthesis:\n  integration: 4\n  risk_coverage: 3\n  revision_quality: 4\n  total: 11\n",
+            "synthesis: 4\n",
+        );
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("scalar");
+        assert_eq!(
+            error.message,
+            "expected a mapping with integration, risk_coverage, revision_quality; found 4"
+        );
+    }
+
+    #[test]
+    fn dr_27_upper_case_synthesis_keys_are_accepted() {
+        let text = SCORES
+            .replace("  integration: 4", "  INTEGRATION: 4")
+            .replace("  risk_coverage: 3", "  RISK_COVERAGE: 3");
+        let scores = parse_judge(&text, &analyst(), &tree()).expect("valid");
+        assert_eq!(scores.synthesis.values(), [4, 3, 4]);
+    }
+
+    #[test]
+    fn inf_06_agent_totals_are_ignored() {
+        let inflated = SCORES
+            .replace("total: 26", "total: 99")
+            .replace("verdict: ADOPT", "verdict: REJECT")
+            .replace("  total: 11", "  total: 15\n  average: 5")
+            .replace(
+                "    rationale: Solves the stated problem at current load\n",
+                "    rationale: Solves the stated problem at current load\n    total: 30\n",
+            );
+        let stripped: String = SCORES
+            .lines()
+            .filter(|line| {
+                !["total:", "average:", "verdict:"]
+                    .iter()
+                    .any(|key| line.trim_start().starts_with(key))
+            })
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let from_inflated = parse_judge(&inflated, &analyst(), &tree()).expect("valid");
+        let from_stripped = parse_judge(&stripped, &analyst(), &tree()).expect("valid");
+        assert_eq!(from_inflated, from_stripped);
+    }
+
+    #[test]
+    fn a1_unassigned_criteria_are_ignored() {
+        let extra = "  - block_id: b9\n    criterion: simplicity\n    score: 11\n  - block_id: b1\n    criterion: elegance\n    score: 5\n    rationale: Lovely\n";
+        let text = SCORES.replace("synthesis:\n", &format!("{extra}synthesis:\n"));
+        let scores = parse_judge(&text, &analyst(), &tree()).expect("ignored");
+        assert_eq!(scores.block_scores.len(), 6);
+        assert!(
+            scores
+                .block_scores
+                .iter()
+                .all(|s| analyst().criteria.contains(&s.criterion))
+        );
+    }
+
+    #[test]
+    fn a4_insufficient_information_names_known_blocks() {
+        let text = SCORES.replace("total: 26\n", "insufficient_information: [b2, b2]\n");
+        let scores = parse_judge(&text, &analyst(), &tree()).expect("valid");
+        assert_eq!(scores.insufficient_information, ["b2"]);
+        let text = SCORES.replace("total: 26\n", "insufficient_information:\n  - b1\n  - b5\n");
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("b5");
+        assert_eq!(
+            error.to_string(),
+            "line 38, insufficient_information[1]: no block \"b5\" in the tree under review"
+        );
+        let text = SCORES.replace("total: 26\n", "insufficient_information: yes\n");
+        let error = parse_judge(&text, &analyst(), &tree()).expect_err("yes");
+        assert_eq!(error.field.as_deref(), Some("insufficient_information"));
+        let text = SCORES.replace("total: 26\n", "insufficient_information:\n");
+        assert!(
+            parse_judge(&text, &analyst(), &tree())
+                .expect("null")
+                .insufficient_information
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn prose_only_judge_answer_is_an_error() {
+        let error = parse_judge("I would ADOPT this.", &analyst(), &tree()).expect_err("prose");
+        assert!(error.message.contains("found only prose"), "{error}");
+    }
+}

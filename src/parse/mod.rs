@@ -1,0 +1,641 @@
+//! Agent text in, typed decision-review data out.
+//!
+//! Responsible for: finding the YAML in an agent's answer ([`extract_yaml`]),
+//! checking it against the format the agent's prompt asked for, and building
+//! `model` values from it. When the text does not fit, the [`ParseError`] says
+//! exactly what is wrong (the line in the agent's whole text, the field path
+//! and a short message) so it can be quoted back in a repair prompt and shown
+//! to the moderator.
+//!
+//! Not responsible for: persisting raw output (that happens before any parse,
+//! INF-02), deciding whether bad output is retried or marked malformed
+//! (`protocol`), or any arithmetic on scores (`verdict`, INF-06). Nothing here
+//! does I/O.
+//!
+//! Leniency, decided once for every format: keys match exactly or, failing
+//! that, ignoring ASCII case; keys we do not know are ignored; enum values
+//! ignore case and treat `-` and spaces like `_`; numbers and booleans are
+//! accepted where text is expected; text is trimmed. Scores are the exception:
+//! they must be YAML integers (RULES.md A14).
+
+mod critique;
+mod fenced;
+mod judge;
+mod revision;
+mod thesis;
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use yaml_serde::{Mapping, Sequence, Value};
+
+pub use critique::{DroppedCritique, ParsedCritique, parse_critique};
+use fenced::find_yaml;
+pub use fenced::{YamlDoc, extract_yaml};
+pub use judge::parse_judge;
+pub use revision::parse_revision;
+pub use thesis::parse_thesis_tree;
+
+/// Longest stretch of an agent's own text quoted back in an error, in chars.
+const MAX_QUOTED_CHARS: usize = 40;
+
+/// How many missing items an error lists before summarising the rest.
+const MAX_LISTED_ITEMS: usize = 12;
+
+/// Added to errors about an answer that had no fenced block, since the
+/// likeliest fix is to add one.
+const NO_FENCE_HINT: &str = " (no ```yaml block was found, so the whole answer was read as YAML)";
+
+/// Why an agent's text could not be turned into the data its prompt asked for.
+///
+/// Displays as `line 14, blocks[2].type: expected one of claim, implementation,
+/// fallback; found "idea"`, leaving out whichever of line and field is unknown.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.render())]
+pub struct ParseError {
+    /// 1-based line in the agent's whole text (not just the fenced block).
+    pub line: Option<usize>,
+    /// Path of the offending field, like `critiques[3].severity`; list
+    /// positions are 0-based, as written by YAML tools.
+    pub field: Option<String>,
+    /// What is wrong, phrased so the agent can fix it.
+    pub message: String,
+}
+
+impl ParseError {
+    fn render(&self) -> String {
+        match (self.line, &self.field) {
+            (Some(line), Some(field)) => format!("line {line}, {field}: {}", self.message),
+            (Some(line), None) => format!("line {line}: {}", self.message),
+            (None, Some(field)) => format!("{field}: {}", self.message),
+            (None, None) => self.message.clone(),
+        }
+    }
+}
+
+/// One step of a [`FieldPath`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Where a value sits in the YAML document, as the agent wrote it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct FieldPath(Vec<Step>);
+
+impl FieldPath {
+    fn root() -> Self {
+        FieldPath::default()
+    }
+
+    fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn key(&self, key: &str) -> Self {
+        let mut steps = self.0.clone();
+        steps.push(Step::Key(key.to_owned()));
+        FieldPath(steps)
+    }
+
+    fn index(&self, index: usize) -> Self {
+        let mut steps = self.0.clone();
+        steps.push(Step::Index(index));
+        FieldPath(steps)
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (position, step) in self.0.iter().enumerate() {
+            match step {
+                Step::Key(key) if position == 0 => f.write_str(key)?,
+                Step::Key(key) => write!(f, ".{key}")?,
+                Step::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The YAML of one agent answer, parsed, with enough kept to point at lines.
+struct Document {
+    source: YamlDoc,
+    /// Whether the YAML came from a fenced block rather than the whole text.
+    fenced: bool,
+    root: Value,
+}
+
+impl Document {
+    /// Finds the YAML in `text` and parses it; a syntax error points at the
+    /// line in `text`.
+    fn load(text: &str) -> Result<Document, ParseError> {
+        let (source, fenced) = find_yaml(text)?;
+        if source.yaml.trim().is_empty() {
+            return Err(ParseError {
+                line: Some(source.first_line),
+                field: None,
+                message: if fenced {
+                    "the YAML block is empty".to_owned()
+                } else {
+                    "the answer is empty".to_owned()
+                },
+            });
+        }
+        match yaml_serde::from_str::<Value>(&source.yaml) {
+            Ok(root) => Ok(Document {
+                source,
+                fenced,
+                root,
+            }),
+            Err(error) => {
+                let mut parse_error = syntax_error(&source, &error);
+                if !fenced {
+                    parse_error.message.push_str(NO_FENCE_HINT);
+                }
+                Err(parse_error)
+            }
+        }
+    }
+
+    /// The error for a document whose top level is not what the format asks
+    /// for; `expected` describes the format (`"a mapping with `blocks:`"`).
+    fn root_mismatch(&self, expected: &str) -> ParseError {
+        let message = match &self.root {
+            Value::String(_) => format!("expected {expected} in a ```yaml block; found only prose"),
+            other => format!(
+                "expected {expected}; found {}{}",
+                describe(other),
+                self.hint()
+            ),
+        };
+        ParseError {
+            line: Some(self.source.first_line),
+            field: None,
+            message,
+        }
+    }
+
+    /// An error about the value at `path`, with its line in the whole text.
+    fn error(&self, path: &FieldPath, message: impl Into<String>) -> ParseError {
+        ParseError {
+            line: self.line_of(path),
+            field: (!path.is_root()).then(|| path.to_string()),
+            message: format!("{}{}", message.into(), self.hint()),
+        }
+    }
+
+    fn hint(&self) -> &'static str {
+        if self.fenced { "" } else { NO_FENCE_HINT }
+    }
+
+    /// 1-based line in the whole text where the value at `path` starts, or
+    /// where its nearest existing parent starts.
+    fn line_of(&self, path: &FieldPath) -> Option<usize> {
+        let probe = LineProbe { path: &path.0 };
+        let error = probe
+            .deserialize(yaml_serde::Deserializer::from_str(&self.source.yaml))
+            .err()?;
+        let yaml_line = error.location()?.line();
+        Some(self.source.first_line + yaml_line - 1)
+    }
+}
+
+/// Turns a YAML syntax error into one whose lines count in the whole text.
+fn syntax_error(source: &YamlDoc, error: &yaml_serde::Error) -> ParseError {
+    let location = error.location();
+    let problem_mark = location.as_ref().map(|at| (at.line(), at.column()));
+    let mut message = shift_marks(&error.to_string(), source.first_line - 1, problem_mark);
+    let problem_line = location
+        .as_ref()
+        .and_then(|at| source.yaml.lines().nth(at.line() - 1));
+    if problem_line.is_some_and(|line| line.trim_start_matches(' ').starts_with('\t')) {
+        message.push_str(" (indent with spaces; YAML does not allow tabs)");
+    }
+    ParseError {
+        line: location.map(|at| source.first_line + at.line() - 1),
+        field: None,
+        message: format!("invalid YAML: {message}"),
+    }
+}
+
+/// Rewrites the ` at line L column C` marks in a yaml_serde message: the
+/// problem's own mark is dropped (the error carries it as `line`), any other
+/// mark is shifted by `line_offset`; ` at position N` marks are dropped.
+fn shift_marks(message: &str, line_offset: usize, problem_mark: Option<(usize, usize)>) -> String {
+    let mut output = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find(" at ") {
+        output.push_str(&rest[..start]);
+        let after = &rest[start + " at ".len()..];
+        if let Some((line, column, consumed)) = line_column(after) {
+            if Some((line, column)) != problem_mark {
+                output.push_str(&format!(" at line {} column {column}", line + line_offset));
+            }
+            rest = &after[consumed..];
+        } else if let Some((_, consumed)) = after
+            .strip_prefix("position ")
+            .and_then(leading_number)
+            .map(|(number, digits)| (number, "position ".len() + digits))
+        {
+            rest = &after[consumed..];
+        } else {
+            output.push_str(" at ");
+            rest = after;
+        }
+    }
+    output.push_str(rest);
+    output
+}
+
+/// Parses `line L column C` at the start of `text`: (L, C, bytes consumed).
+fn line_column(text: &str) -> Option<(usize, usize, usize)> {
+    let after_line = text.strip_prefix("line ")?;
+    let (line, line_digits) = leading_number(after_line)?;
+    let after_digits = &after_line[line_digits..];
+    let after_column = after_digits.strip_prefix(" column ")?;
+    let (column, column_digits) = leading_number(after_column)?;
+    let consumed = "line ".len() + line_digits + " column ".len() + column_digits;
+    Some((line, column, consumed))
+}
+
+fn leading_number(text: &str) -> Option<(usize, usize)> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let number = text[..digits].parse().ok()?;
+    Some((number, digits))
+}
+
+/// Walks a YAML document along a path and fails on purpose at the value the
+/// path names (or at the nearest parent where the path stops existing): the
+/// deserializer stamps that failure with the value's position, which is how
+/// we learn lines without a second YAML parser.
+struct LineProbe<'a> {
+    path: &'a [Step],
+}
+
+const PROBE_STOP: &str = "probe stop";
+
+impl<'de> DeserializeSeed<'de> for LineProbe<'_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LineProbe<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if let Some((Step::Key(wanted), rest)) = self.path.split_first() {
+            while let Some(key) = map.next_key::<Value>()? {
+                if key.as_str() == Some(wanted.as_str()) {
+                    map.next_value_seed(LineProbe { path: rest })?;
+                    break;
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Err(de::Error::custom(PROBE_STOP))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if let Some((Step::Index(wanted), rest)) = self.path.split_first() {
+            for _ in 0..*wanted {
+                if seq.next_element::<IgnoredAny>()?.is_none() {
+                    return Err(de::Error::custom(PROBE_STOP));
+                }
+            }
+            seq.next_element_seed(LineProbe { path: rest })?;
+        }
+        Err(de::Error::custom(PROBE_STOP))
+    }
+}
+
+/// A YAML mapping being read field by field, for precise errors.
+struct Fields<'a> {
+    document: &'a Document,
+    map: &'a Mapping,
+    path: FieldPath,
+}
+
+impl<'a> Fields<'a> {
+    /// Reads `value` as a mapping; `what` names what was expected, for the
+    /// error (`"a block (a mapping with id, type, ...)"`).
+    fn new(
+        document: &'a Document,
+        value: &'a Value,
+        path: FieldPath,
+        what: &str,
+    ) -> Result<Fields<'a>, ParseError> {
+        match value {
+            Value::Mapping(map) => Ok(Fields {
+                document,
+                map,
+                path,
+            }),
+            other => {
+                Err(document.error(&path, format!("expected {what}; found {}", describe(other))))
+            }
+        }
+    }
+
+    /// The value under `key`: an exact match first, then one ignoring case.
+    fn get(&self, key: &str) -> Option<(&'a str, &'a Value)> {
+        let exact = self.map.iter().find_map(|(name, value)| {
+            name.as_str()
+                .filter(|name| *name == key)
+                .map(|name| (name, value))
+        });
+        exact.or_else(|| {
+            self.map.iter().find_map(|(name, value)| {
+                name.as_str()
+                    .filter(|name| name.eq_ignore_ascii_case(key))
+                    .map(|name| (name, value))
+            })
+        })
+    }
+
+    /// The path of `key`, spelled the way the agent spelled it if present.
+    fn path_of(&self, key: &str) -> FieldPath {
+        match self.get(key) {
+            Some((written, _)) => self.path.key(written),
+            None => self.path.key(key),
+        }
+    }
+
+    fn error(&self, key: &str, message: impl Into<String>) -> ParseError {
+        self.document.error(&self.path_of(key), message)
+    }
+
+    /// The value under `key`, or an error naming the missing field.
+    fn required(&self, key: &str) -> Result<&'a Value, ParseError> {
+        match self.get(key) {
+            Some((_, value)) => Ok(value),
+            None => Err(self
+                .document
+                .error(&self.path.key(key), "required field is missing")),
+        }
+    }
+
+    /// Non-empty text under `key`.
+    fn required_text(&self, key: &str) -> Result<String, ParseError> {
+        let value = self.required(key)?;
+        match scalar_text(value) {
+            Some(text) if !text.is_empty() => Ok(text),
+            Some(_) => Err(self.error(key, "must not be empty")),
+            None => Err(self.error(key, format!("expected text; found {}", describe(value)))),
+        }
+    }
+
+    /// Text under `key`; absent, null and empty all read as `None`.
+    fn optional_text(&self, key: &str) -> Result<Option<String>, ParseError> {
+        let Some((_, value)) = self.get(key) else {
+            return Ok(None);
+        };
+        match scalar_text(value) {
+            Some(text) if text.is_empty() => Ok(None),
+            Some(text) => Ok(Some(text)),
+            None => Err(self.error(key, format!("expected text; found {}", describe(value)))),
+        }
+    }
+
+    /// One of a closed set of words under `key`.
+    fn required_choice<T: Copy>(&self, key: &str, choices: &[(&str, T)]) -> Result<T, ParseError> {
+        let value = self.required(key)?;
+        let found =
+            scalar_text(value).map(|text| text.to_ascii_lowercase().replace(['-', ' '], "_"));
+        let chosen = found.and_then(|word| {
+            choices
+                .iter()
+                .find(|(name, _)| *name == word)
+                .map(|(_, choice)| *choice)
+        });
+        chosen.ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+            self.error(
+                key,
+                format!(
+                    "expected one of {}; found {}",
+                    names.join(", "),
+                    describe(value)
+                ),
+            )
+        })
+    }
+
+    /// An integer score from 1 to 5 under `key` (RULES.md A14).
+    fn required_score(&self, key: &str) -> Result<u8, ParseError> {
+        let value = self.required(key)?;
+        let score = match value {
+            Value::Number(number) => number.as_u64().filter(|score| (1..=5).contains(score)),
+            _ => None,
+        };
+        match (score, value) {
+            (Some(score), _) => Ok(score as u8),
+            (None, Value::String(_)) => Err(self.error(
+                key,
+                format!(
+                    "expected an integer from 1 to 5; found {} (text, not a number)",
+                    describe(value)
+                ),
+            )),
+            (None, _) => Err(self.error(
+                key,
+                format!("expected an integer from 1 to 5; found {}", describe(value)),
+            )),
+        }
+    }
+
+    /// A list under `key`, with its path.
+    fn required_list(&self, key: &str) -> Result<(&'a Sequence, FieldPath), ParseError> {
+        let value = self.required(key)?;
+        let path = self.path_of(key);
+        match value {
+            Value::Sequence(list) => Ok((list, path)),
+            other => Err(self
+                .document
+                .error(&path, format!("expected a list; found {}", describe(other)))),
+        }
+    }
+}
+
+/// Scalar text, trimmed; numbers and booleans as written; null as empty.
+/// `None` for lists, mappings and tagged values.
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.trim().to_owned()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        Value::Null => Some(String::new()),
+        Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => None,
+    }
+}
+
+/// A short description of what the agent wrote, for "found ..." messages.
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "nothing".to_owned(),
+        Value::Bool(flag) => flag.to_string(),
+        Value::Number(number) => number.to_string(),
+        Value::String(text) => quote(text),
+        Value::Sequence(_) => "a list".to_owned(),
+        Value::Mapping(_) => "a mapping".to_owned(),
+        Value::Tagged(tagged) => format!("a value tagged {}", tagged.tag),
+    }
+}
+
+/// `text` in double quotes, cut to [`MAX_QUOTED_CHARS`].
+fn quote(text: &str) -> String {
+    let text = text.trim();
+    if text.chars().count() <= MAX_QUOTED_CHARS {
+        format!("{text:?}")
+    } else {
+        let cut: String = text.chars().take(MAX_QUOTED_CHARS).collect();
+        format!("{:?}", format!("{cut}..."))
+    }
+}
+
+/// `a, b, c`, or `a, b, ... and 7 more` past [`MAX_LISTED_ITEMS`].
+fn list_capped(items: &[String]) -> String {
+    if items.len() <= MAX_LISTED_ITEMS {
+        return items.join(", ");
+    }
+    let shown = items[..MAX_LISTED_ITEMS].join(", ");
+    format!("{shown} and {} more", items.len() - MAX_LISTED_ITEMS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_leaves_out_unknown_parts() {
+        let full = ParseError {
+            line: Some(14),
+            field: Some("blocks[2].type".to_owned()),
+            message: "expected one of claim, implementation, fallback; found \"idea\"".to_owned(),
+        };
+        assert_eq!(
+            full.to_string(),
+            "line 14, blocks[2].type: expected one of claim, implementation, fallback; found \"idea\""
+        );
+        let line_only = ParseError {
+            field: None,
+            ..full.clone()
+        };
+        assert!(line_only.to_string().starts_with("line 14: expected"));
+        let field_only = ParseError {
+            line: None,
+            ..full.clone()
+        };
+        assert!(
+            field_only
+                .to_string()
+                .starts_with("blocks[2].type: expected")
+        );
+        let bare = ParseError {
+            line: None,
+            field: None,
+            ..full
+        };
+        assert!(bare.to_string().starts_with("expected one of"));
+    }
+
+    #[test]
+    fn field_paths_read_like_yaml_tools_write_them() {
+        let path = FieldPath::root().key("critiques").index(3).key("severity");
+        assert_eq!(path.to_string(), "critiques[3].severity");
+        assert_eq!(FieldPath::root().index(0).key("id").to_string(), "[0].id");
+    }
+
+    #[test]
+    fn yaml_syntax_error_line_counts_in_the_whole_text() {
+        let text = "I thought about it.\n\nHere you go:\n```yaml\nblocks:\n  - id: b1\n    text: \"unterminated\n    type: claim\n```\n";
+        let error = Document::load(text).err().expect("syntax error");
+        assert!(error.message.starts_with("invalid YAML: "), "{error}");
+        let line = error.line.expect("a line");
+        assert!(
+            (7..=9).contains(&line),
+            "line {line} should be inside the block: {error}"
+        );
+        assert!(!error.message.contains("column 1,"), "{error}");
+    }
+
+    #[test]
+    fn syntax_error_with_crlf_endings_points_at_the_right_line() {
+        let text = "Answer:\r\n```yaml\r\nblocks:\r\n  - id: b1\r\n   bad: [unclosed\r\n```\r\n";
+        let error = Document::load(text).err().expect("syntax error");
+        let line = error.line.expect("a line");
+        assert!((5..=6).contains(&line), "{error}");
+    }
+
+    #[test]
+    fn tab_indentation_gets_a_hint() {
+        let error = Document::load("```yaml\nblocks:\n\t- id: b1\n```\n")
+            .err()
+            .expect("tab");
+        assert_eq!(error.line, Some(3));
+        assert!(
+            error
+                .message
+                .ends_with("(indent with spaces; YAML does not allow tabs)"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn errors_in_an_answer_without_a_fence_say_so() {
+        let error = parse_thesis_tree("Note: I recommend Postgres.\nReason: it is simpler.")
+            .expect_err("no blocks");
+        assert_eq!(
+            error.to_string(),
+            format!("line 1, blocks: required field is missing{NO_FENCE_HINT}")
+        );
+        let fenced = parse_thesis_tree("```yaml\nNote: x\n```").expect_err("no blocks");
+        assert_eq!(fenced.message, "required field is missing");
+    }
+
+    #[test]
+    fn empty_yaml_block_is_an_error() {
+        let error = Document::load("Nothing to add.\n```yaml\n```\n")
+            .err()
+            .expect("error");
+        assert_eq!(error.line, Some(3));
+        assert_eq!(error.message, "the YAML block is empty");
+    }
+
+    #[test]
+    fn line_probe_finds_values_and_falls_back_to_the_parent() {
+        let text = "intro\n```yaml\nblocks:\n  - id: b1\n    type: claim\n  - id: b2\n    type: idea\n```\n";
+        let document = Document::load(text).expect("valid yaml");
+        let blocks = FieldPath::root().key("blocks");
+        assert_eq!(document.line_of(&blocks.index(1).key("type")), Some(7));
+        assert_eq!(document.line_of(&blocks.index(1)), Some(6));
+        assert_eq!(document.line_of(&blocks.index(1).key("evidence")), Some(6));
+        assert_eq!(document.line_of(&blocks.index(9)), Some(4));
+    }
+
+    #[test]
+    fn shift_marks_drops_the_problem_mark_and_shifts_the_others() {
+        let message = "did not find expected key at line 4 column 3, while parsing a block mapping at line 2 column 1";
+        assert_eq!(
+            shift_marks(message, 10, Some((4, 3))),
+            "did not find expected key, while parsing a block mapping at line 12 column 1"
+        );
+        assert_eq!(shift_marks("odd at position 7", 0, None), "odd");
+    }
+
+    #[test]
+    fn long_quotes_and_long_lists_are_cut() {
+        let long = "x".repeat(100);
+        assert!(quote(&long).len() < 50);
+        let items: Vec<String> = (1..=20).map(|n| format!("c{n}")).collect();
+        assert!(list_capped(&items).ends_with("c12 and 8 more"));
+    }
+}

@@ -1,0 +1,459 @@
+//! The proposer's thesis tree (DR-08, DR-09, DR-10).
+//!
+//! Responsible for: reading `blocks:` (or a bare list of blocks), checking
+//! that every block has its six fields, that `type` is one of the closed set
+//! (RULES.md A14) and that ids are unique and safe to use in file names and
+//! prompts. The revision parser reuses the block rules for its revised tree.
+//!
+//! Not responsible for: judging whether the blocks make a good argument, or
+//! comparing a revised tree with the original one.
+
+use std::collections::HashMap;
+
+use yaml_serde::{Sequence, Value};
+
+use super::{Document, FieldPath, Fields, ParseError, describe, quote};
+use crate::model::{Block, BlockType, ThesisTree};
+
+/// The words accepted for a block's `type`, a closed set (DR-10, A14).
+const BLOCK_TYPES: [(&str, BlockType); 3] = [
+    ("claim", BlockType::Claim),
+    ("implementation", BlockType::Implementation),
+    ("fallback", BlockType::Fallback),
+];
+
+/// Longest block id accepted, in chars. Ids end up in prompts, transcripts
+/// and YAML keys, so they stay short and plain.
+const MAX_BLOCK_ID_CHARS: usize = 32;
+
+const BLOCK_SHAPE: &str = "a block (a mapping with id, type, text, evidence, tradeoffs, risks)";
+
+/// Parses the proposer's answer into a thesis tree.
+///
+/// Accepts `blocks:` with a list of blocks, or a bare list. Every block needs
+/// `id`, `type`, `text`, `evidence`, `tradeoffs` and `risks`, all non-empty;
+/// ids are unique and made of 1 to 32 letters, digits, `_` or `-`.
+pub fn parse_thesis_tree(text: &str) -> Result<ThesisTree, ParseError> {
+    let document = Document::load(text)?;
+    tree_from_value(&document, &document.root, FieldPath::root())
+}
+
+/// Reads a tree at `path`: a list of blocks, or a mapping with `blocks:`.
+pub(super) fn tree_from_value(
+    document: &Document,
+    value: &Value,
+    path: FieldPath,
+) -> Result<ThesisTree, ParseError> {
+    let (list, list_path) = match value {
+        Value::Sequence(list) => (list, path),
+        Value::Mapping(_) => {
+            let fields = Fields::new(document, value, path, "a mapping")?;
+            fields.required_list("blocks")?
+        }
+        _ if path.is_root() => {
+            return Err(document.root_mismatch("`blocks:` with a list of blocks"));
+        }
+        other => {
+            return Err(document.error(
+                &path,
+                format!("expected a list of blocks; found {}", describe(other)),
+            ));
+        }
+    };
+    let blocks = blocks_from_list(document, list, &list_path)?;
+    Ok(ThesisTree { blocks })
+}
+
+/// Reads and checks every block of `list`; at least one, ids unique (DR-09).
+fn blocks_from_list(
+    document: &Document,
+    list: &Sequence,
+    path: &FieldPath,
+) -> Result<Vec<Block>, ParseError> {
+    if list.is_empty() {
+        return Err(document.error(path, "expected at least one block; found an empty list"));
+    }
+    let mut blocks = Vec::with_capacity(list.len());
+    let mut first_index_of_id: HashMap<String, usize> = HashMap::new();
+    for (index, value) in list.iter().enumerate() {
+        let block_path = path.index(index);
+        let block = block_from_value(document, value, block_path.clone())?;
+        if let Some(&first_index) = first_index_of_id.get(&block.id) {
+            let first_path = path.index(first_index);
+            let first_line = document
+                .line_of(&first_path)
+                .map(|line| format!(" on line {line}"))
+                .unwrap_or_default();
+            return Err(document.error(
+                &block_path.key("id"),
+                format!(
+                    "duplicate id {}: {first_path} already uses it{first_line}; ids must be unique",
+                    quote(&block.id)
+                ),
+            ));
+        }
+        first_index_of_id.insert(block.id.clone(), index);
+        blocks.push(block);
+    }
+    Ok(blocks)
+}
+
+fn block_from_value(
+    document: &Document,
+    value: &Value,
+    path: FieldPath,
+) -> Result<Block, ParseError> {
+    let fields = Fields::new(document, value, path, BLOCK_SHAPE)?;
+    let id = fields.required_text("id")?;
+    if !is_safe_block_id(&id) {
+        return Err(fields.error(
+            "id",
+            format!(
+                "{} is not a usable id; use 1 to {MAX_BLOCK_ID_CHARS} letters, digits, '_' or '-'",
+                quote(&id)
+            ),
+        ));
+    }
+    Ok(Block {
+        id,
+        block_type: fields.required_choice("type", &BLOCK_TYPES)?,
+        text: fields.required_text("text")?,
+        evidence: fields.required_text("evidence")?,
+        tradeoffs: fields.required_text("tradeoffs")?,
+        risks: fields.required_text("risks")?,
+    })
+}
+
+fn is_safe_block_id(id: &str) -> bool {
+    (1..=MAX_BLOCK_ID_CHARS).contains(&id.len())
+        && id
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A realistic proposer answer: prose, then the fenced tree, then prose.
+    const PROPOSAL: &str = r#"I'll decompose the recommendation into blocks.
+
+```yaml
+blocks:
+  - id: b1
+    type: claim
+    text: "Move the job queue from Redis to Postgres"
+    evidence: "Queue depth never exceeds 10k jobs; Postgres SKIP LOCKED handles that"
+    tradeoffs: "Slightly higher latency per dequeue"
+    risks: "Lock contention under bursts; watch p99 dequeue latency"
+  - id: b2
+    type: Implementation
+    text: Use a jobs table with a status column
+    evidence: Three internal services already do this
+    tradeoffs: Needs a vacuum schedule
+    risks: Table bloat; alert on dead tuples
+  - id: b3
+    type: FALLBACK
+    text: Keep the Redis consumer behind a flag for one release
+    evidence: The flag system exists
+    tradeoffs: Two code paths for a month
+    risks: Drift between paths; run both in CI
+```
+
+Let me know if you want more detail on b2.
+"#;
+
+    fn block(id: &str, block_type: BlockType) -> Block {
+        Block {
+            id: id.to_owned(),
+            block_type,
+            text: format!("{id} text"),
+            evidence: format!("{id} evidence"),
+            tradeoffs: format!("{id} tradeoffs"),
+            risks: format!("{id} risks"),
+        }
+    }
+
+    fn fenced(yaml: &str) -> String {
+        format!("Here is the tree.\n```yaml\n{yaml}```\nDone.\n")
+    }
+
+    #[test]
+    fn dr_08_parses_a_thesis_tree_between_prose() {
+        let tree = parse_thesis_tree(PROPOSAL).expect("valid");
+        let ids: Vec<&str> = tree.block_ids().collect();
+        assert_eq!(ids, ["b1", "b2", "b3"]);
+        let types: Vec<BlockType> = tree.blocks.iter().map(|b| b.block_type).collect();
+        assert_eq!(
+            types,
+            [
+                BlockType::Claim,
+                BlockType::Implementation,
+                BlockType::Fallback
+            ]
+        );
+        assert_eq!(
+            tree.blocks[0].text,
+            "Move the job queue from Redis to Postgres"
+        );
+        assert_eq!(tree.blocks[1].risks, "Table bloat; alert on dead tuples");
+    }
+
+    #[test]
+    fn dr_08_accepts_a_bare_list_of_blocks() {
+        let yaml =
+            "- id: b1\n  type: claim\n  text: t\n  evidence: e\n  tradeoffs: o\n  risks: r\n";
+        let tree = parse_thesis_tree(&fenced(yaml)).expect("valid");
+        assert_eq!(tree.blocks.len(), 1);
+        assert_eq!(tree.blocks[0].tradeoffs, "o");
+    }
+
+    #[test]
+    fn dr_08_crlf_answers_parse_the_same() {
+        let crlf = PROPOSAL.replace('\n', "\r\n");
+        assert_eq!(
+            parse_thesis_tree(&crlf).expect("valid"),
+            parse_thesis_tree(PROPOSAL).expect("valid")
+        );
+    }
+
+    #[test]
+    fn dr_08_every_field_is_required() {
+        let text = PROPOSAL.replace(
+            "    evidence: Three internal services already do this\n",
+            "",
+        );
+        let error = parse_thesis_tree(&text).expect_err("missing evidence");
+        assert_eq!(error.field.as_deref(), Some("blocks[1].evidence"));
+        assert_eq!(error.message, "required field is missing");
+        assert_eq!(error.line, Some(11), "the line of the block that lacks it");
+    }
+
+    #[test]
+    fn dr_08_empty_text_is_an_error() {
+        let text = PROPOSAL.replace(
+            "    tradeoffs: Needs a vacuum schedule",
+            "    tradeoffs: \"  \"",
+        );
+        let error = parse_thesis_tree(&text).expect_err("empty tradeoffs");
+        assert_eq!(
+            error.to_string(),
+            "line 15, blocks[1].tradeoffs: must not be empty"
+        );
+        let null = PROPOSAL.replace("    tradeoffs: Needs a vacuum schedule", "    tradeoffs:");
+        let error = parse_thesis_tree(&null).expect_err("null tradeoffs");
+        assert_eq!(error.message, "must not be empty");
+    }
+
+    #[test]
+    fn dr_08_fields_must_be_text_not_lists() {
+        let text = PROPOSAL.replace(
+            "    evidence: The flag system exists",
+            "    evidence:\n      - The flag system exists",
+        );
+        let error = parse_thesis_tree(&text).expect_err("list evidence");
+        assert_eq!(error.field.as_deref(), Some("blocks[2].evidence"));
+        assert_eq!(error.message, "expected text; found a list");
+    }
+
+    #[test]
+    fn dr_08_numbers_and_booleans_are_read_as_text() {
+        let yaml = "blocks:\n  - id: 7\n    type: claim\n    text: 42\n    evidence: true\n    tradeoffs: 1.5\n    risks: none\n";
+        let tree = parse_thesis_tree(&fenced(yaml)).expect("valid");
+        let block = &tree.blocks[0];
+        assert_eq!(
+            (
+                block.id.as_str(),
+                block.text.as_str(),
+                block.evidence.as_str(),
+                block.tradeoffs.as_str()
+            ),
+            ("7", "42", "true", "1.5")
+        );
+    }
+
+    #[test]
+    fn dr_08_keys_match_regardless_of_case() {
+        let yaml = "Blocks:\n  - ID: b1\n    Type: Claim\n    Text: t\n    Evidence: e\n    Tradeoffs: o\n    RISKS: r\n";
+        let tree = parse_thesis_tree(&fenced(yaml)).expect("valid");
+        assert_eq!(tree.blocks[0].id, "b1");
+    }
+
+    #[test]
+    fn dr_08_unknown_keys_are_ignored() {
+        let yaml = "title: Queue\nblocks:\n  - id: b1\n    type: claim\n    text: t\n    evidence: e\n    tradeoffs: o\n    risks: r\n    confidence: high\n";
+        assert!(parse_thesis_tree(&fenced(yaml)).is_ok());
+    }
+
+    #[test]
+    fn dr_08_a_tree_needs_at_least_one_block() {
+        let error = parse_thesis_tree(&fenced("blocks: []\n")).expect_err("empty");
+        assert_eq!(
+            error.to_string(),
+            "line 3, blocks: expected at least one block; found an empty list"
+        );
+    }
+
+    #[test]
+    fn dr_08_blocks_must_be_a_list() {
+        let error =
+            parse_thesis_tree(&fenced("blocks:\n  b1:\n    type: claim\n")).expect_err("map");
+        assert_eq!(error.field.as_deref(), Some("blocks"));
+        assert_eq!(error.message, "expected a list; found a mapping");
+        let error = parse_thesis_tree(&fenced("thesis:\n  - id: b1\n")).expect_err("no blocks");
+        assert_eq!(error.field.as_deref(), Some("blocks"));
+        assert_eq!(error.message, "required field is missing");
+    }
+
+    #[test]
+    fn dr_08_prose_without_yaml_is_an_error() {
+        let error =
+            parse_thesis_tree("I recommend Postgres because it is simpler.").expect_err("prose");
+        assert_eq!(
+            error.to_string(),
+            "line 1: expected `blocks:` with a list of blocks in a ```yaml block; found only prose"
+        );
+    }
+
+    #[test]
+    fn dr_08_a_block_must_be_a_mapping() {
+        let error =
+            parse_thesis_tree(&fenced("blocks:\n  - just a sentence\n")).expect_err("scalar");
+        assert_eq!(error.field.as_deref(), Some("blocks[0]"));
+        assert_eq!(error.line, Some(4));
+        assert!(
+            error.message.ends_with("found \"just a sentence\""),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn dr_09_duplicate_block_id_is_an_error() {
+        let text = PROPOSAL.replace("  - id: b3", "  - id: b1");
+        let error = parse_thesis_tree(&text).expect_err("duplicate");
+        assert_eq!(error.field.as_deref(), Some("blocks[2].id"));
+        assert_eq!(error.line, Some(17));
+        assert_eq!(
+            error.message,
+            "duplicate id \"b1\": blocks[0] already uses it on line 5; ids must be unique"
+        );
+    }
+
+    #[test]
+    fn dr_09_block_ids_must_be_safe() {
+        for bad in ["\"b 1\"", "\"../b1\"", "\"b1;rm\"", &"x".repeat(33), "\"\""] {
+            let text = PROPOSAL.replace("  - id: b2", &format!("  - id: {bad}"));
+            let error = parse_thesis_tree(&text).expect_err(bad);
+            assert_eq!(error.field.as_deref(), Some("blocks[1].id"), "{bad}");
+        }
+        let ok = PROPOSAL.replace("  - id: b2", "  - id: Block_2-a");
+        assert!(parse_thesis_tree(&ok).is_ok());
+    }
+
+    #[test]
+    fn dr_10_block_type_is_a_closed_set() {
+        let text = PROPOSAL.replace("    type: FALLBACK", "    type: idea");
+        let error = parse_thesis_tree(&text).expect_err("idea");
+        assert_eq!(
+            error.to_string(),
+            "line 18, blocks[2].type: expected one of claim, implementation, fallback; found \"idea\""
+        );
+    }
+
+    #[test]
+    fn dr_10_block_type_ignores_case_and_spacing() {
+        let text = PROPOSAL.replace("    type: claim", "    type: \" Claim \"");
+        assert_eq!(
+            parse_thesis_tree(&text).expect("valid").blocks[0].block_type,
+            BlockType::Claim
+        );
+    }
+
+    #[test]
+    fn tree_from_value_checks_a_nested_tree_like_a_thesis_tree() {
+        let document = Document::load("revised_tree:\n  - id: b1\n").expect("yaml");
+        let Value::Mapping(map) = &document.root else {
+            panic!("mapping")
+        };
+        let nested = map.get("revised_tree").expect("key");
+        let error = tree_from_value(&document, nested, FieldPath::root().key("revised_tree"))
+            .expect_err("missing type");
+        assert_eq!(error.field.as_deref(), Some("revised_tree[0].type"));
+        assert_eq!(error.line, Some(2));
+    }
+
+    #[test]
+    fn parses_a_hand_built_tree_rendered_by_yaml_serde() {
+        let tree = ThesisTree {
+            blocks: vec![
+                block("b1", BlockType::Claim),
+                block("b2", BlockType::Fallback),
+            ],
+        };
+        let yaml = yaml_serde::to_string(&tree).expect("render");
+        assert_eq!(parse_thesis_tree(&fenced(&yaml)).expect("parse"), tree);
+    }
+
+    fn block_text() -> impl Strategy<Value = String> {
+        "[A-Za-z0-9\u{e9}\u{2014}][A-Za-z0-9 ,.:;#'\"!?()/\u{e9}\u{2014}\n-]{0,60}[A-Za-z0-9.!?)\u{e9}]"
+            .prop_map(String::from)
+    }
+
+    fn block_type() -> impl Strategy<Value = BlockType> {
+        prop_oneof![
+            Just(BlockType::Claim),
+            Just(BlockType::Implementation),
+            Just(BlockType::Fallback),
+        ]
+    }
+
+    fn thesis_tree() -> impl Strategy<Value = ThesisTree> {
+        proptest::collection::btree_set("[A-Za-z0-9_-]{1,32}", 1..6).prop_flat_map(|ids| {
+            let count = ids.len();
+            (
+                Just(ids.into_iter().collect::<Vec<_>>()),
+                proptest::collection::vec(
+                    (
+                        block_type(),
+                        block_text(),
+                        block_text(),
+                        block_text(),
+                        block_text(),
+                    ),
+                    count,
+                ),
+            )
+                .prop_map(|(ids, contents)| ThesisTree {
+                    blocks: ids
+                        .into_iter()
+                        .zip(contents)
+                        .map(
+                            |(id, (block_type, text, evidence, tradeoffs, risks))| Block {
+                                id,
+                                block_type,
+                                text,
+                                evidence,
+                                tradeoffs,
+                                risks,
+                            },
+                        )
+                        .collect(),
+                })
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn dr_08_a_rendered_tree_wrapped_in_prose_parses_back_to_itself(
+            tree in thesis_tree(),
+            before in "[A-Za-z ,.]{0,80}",
+            after in "[A-Za-z ,.]{0,80}",
+        ) {
+            let yaml = yaml_serde::to_string(&tree).expect("render");
+            let answer = format!("{before}\n\n```yaml\n{yaml}```\n\n{after}\n");
+            prop_assert_eq!(parse_thesis_tree(&answer).expect("parses"), tree);
+        }
+    }
+}
