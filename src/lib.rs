@@ -8,7 +8,12 @@
 
 pub mod agent;
 pub mod artifact;
+pub mod cli;
+pub mod engine;
 pub mod model;
 pub mod parse;
 pub mod prompts;
+pub mod protocol;
+pub mod spec;
+pub mod text;
 pub mod verdict;

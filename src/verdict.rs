@@ -193,7 +193,7 @@ pub enum Check {
 }
 
 /// How many judges produced usable scores against how many are needed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuorumStatus {
     pub panel_size: usize,
     pub required: usize,

@@ -18,6 +18,7 @@
 
 mod fs;
 mod journal;
+pub mod render;
 mod slug;
 
 pub use fs::{ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, write_atomic};

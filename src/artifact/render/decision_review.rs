@@ -1,0 +1,781 @@
+//! The files of a decision review (DESIGN.md section 4; RULES.md DR-41..46):
+//! `proposal.md`, `critique.md`, `revision.md`, `judges/judge-{role}[-round-N].md`,
+//! `debate.yaml`, `transcript.md` and the reader-first `summary.md`.
+//!
+//! Audit files keep every process detail (RF-02); `summary.md` opens with the
+//! result in plain language and keeps judge names, block ids and scores out of
+//! its opening (RF-04..06). The end-of-run message printed by the CLI is the
+//! opening of `summary.md`, word for word (RF-07, RF-10).
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{
+    BlockScore, ChangeEntry, CritiqueItem, ItemDecision, JudgeConfig, JudgeResult, SynthesisScore,
+    ThesisTree, Verdict,
+};
+use crate::protocol::decision_record::main_claim;
+use crate::protocol::decision_review::{
+    CRITIC_ROLE, DecisionRecord, DecisionReview, PROPOSER_ROLE, ReviewConfig, judge_file,
+};
+use crate::protocol::{Document, Outcome, Protocol};
+use crate::verdict::{QuorumStatus, Thresholds};
+
+use super::{fenced, log_lines, one_line, timestamp};
+
+/// Every file of the tree that has content yet.
+pub fn documents(review: &DecisionReview) -> Vec<Document> {
+    let mut documents = Vec::new();
+    let mut push = |path: &str, contents: String| {
+        documents.push(Document {
+            path: path.to_string(),
+            contents,
+        })
+    };
+    if let Some(proposal) = proposal_md(review) {
+        push("proposal.md", proposal);
+    }
+    if let Some(critique) = critique_md(review) {
+        push("critique.md", critique);
+    }
+    if let Some(revision) = revision_md(review) {
+        push("revision.md", revision);
+    }
+    for evaluation in review.evaluations() {
+        for (role, record) in &evaluation.judges {
+            let Some(raw) = &record.raw else { continue };
+            let contents = match &record.result {
+                Some(JudgeResult::Malformed { reason }) => {
+                    format!(
+                        "<!-- MALFORMED: {} -->\n{raw}",
+                        one_line(reason).replace("--", "- -")
+                    )
+                }
+                _ => raw.clone(),
+            };
+            push(&judge_file(*role, evaluation.round), contents);
+        }
+    }
+    push(
+        "debate.yaml",
+        yaml_serde::to_string(&DebateYaml::of(review)).unwrap_or_default(),
+    );
+    push("transcript.md", transcript_md(review));
+    if let Some(summary) = summary_md(review) {
+        push("summary.md", summary);
+    }
+    documents
+}
+
+// ---- proposal, critique, revision ---------------------------------------
+
+fn tree_md(tree: &ThesisTree) -> String {
+    let mut out = String::new();
+    for block in &tree.blocks {
+        out.push_str(&format!(
+            "### {} ({})\n\n{}\n\n- **Evidence:** {}\n- **Tradeoffs:** {}\n- **Risks:** {}\n\n",
+            block.id,
+            yaml_word(&block.block_type),
+            block.text.trim(),
+            one_line(&block.evidence),
+            one_line(&block.tradeoffs),
+            one_line(&block.risks)
+        ));
+    }
+    out
+}
+
+fn malformed_sections(review: &DecisionReview, stage: &str) -> String {
+    let mut out = String::new();
+    for malformed in review.malformed().iter().filter(|m| m.stage == stage) {
+        out.push_str(&format!(
+            "## Unusable output `{}` ({})\n\n<!-- MALFORMED: {} -->\n\n{}\n",
+            malformed.call_id,
+            timestamp(malformed.at),
+            one_line(&malformed.reason).replace("--", "- -"),
+            fenced(&malformed.raw, "text")
+        ));
+    }
+    out
+}
+
+fn proposal_md(review: &DecisionReview) -> Option<String> {
+    let malformed = malformed_sections(review, "proposal");
+    let proposal = review.proposal();
+    if proposal.is_none() && malformed.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "# Proposal — stage 1\n\nTopic: {}\n\n",
+        one_line(&review.config().topic)
+    );
+    if let Some(proposal) = proposal {
+        out.push_str(&format!(
+            "## Raw output `{}` ({})\n\n{}\n## Thesis tree\n\n{}",
+            proposal.call_id,
+            timestamp(proposal.at),
+            fenced(&proposal.raw, "text"),
+            tree_md(&proposal.parsed)
+        ));
+    }
+    out.push_str(&malformed);
+    Some(out)
+}
+
+fn decision_label(review: &DecisionReview, item: &CritiqueItem) -> String {
+    match review.ruling(&item.id) {
+        Some(ruling) => {
+            let word = match ruling.decision {
+                ItemDecision::Accept => "ACCEPTED",
+                ItemDecision::Reject => "REJECTED",
+                ItemDecision::Defer => "DEFERRED",
+            };
+            match &ruling.note {
+                Some(note) => format!(
+                    "**{word}** ({}) — moderator's note: {}",
+                    timestamp(ruling.at),
+                    one_line(note)
+                ),
+                None => format!("**{word}** ({})", timestamp(ruling.at)),
+            }
+        }
+        None => "**undecided**".to_string(),
+    }
+}
+
+fn critique_md(review: &DecisionReview) -> Option<String> {
+    let malformed = malformed_sections(review, "critique");
+    let critique = review.critique();
+    if critique.is_none() && malformed.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "# Critique — stage 2\n\nCritique mode: {}\n\n",
+        review.config().critique_mode.as_str()
+    );
+    if let Some(critique) = critique {
+        out.push_str("## Items and the moderator's decisions\n\n");
+        if critique.parsed.items.is_empty() {
+            out.push_str("The critic raised no items.\n\n");
+        }
+        for item in &critique.parsed.items {
+            out.push_str(&format!(
+                "### {} → {} · {} · {}\n\nDecision: {}\n\n",
+                item.id,
+                item.target_block,
+                yaml_word(&item.flaw_type),
+                yaml_word(&item.severity),
+                decision_label(review, item)
+            ));
+            if let Some(steelman) = &item.steelman {
+                out.push_str(&format!("Strongest form: {}\n\n", one_line(steelman)));
+            }
+            out.push_str(&format!("{}\n\n", item.description.trim()));
+        }
+        for dropped in &critique.parsed.dropped {
+            out.push_str(&format!(
+                "- Dropped critique #{} (target `{}`): {}\n",
+                dropped.index + 1,
+                dropped.target_block,
+                dropped.reason
+            ));
+        }
+        out.push_str(&format!(
+            "\n## Raw output `{}` ({})\n\n{}",
+            critique.call_id,
+            timestamp(critique.at),
+            fenced(&critique.raw, "text")
+        ));
+    }
+    out.push_str(&malformed);
+    Some(out)
+}
+
+fn change_log_md(change_log: &[ChangeEntry]) -> String {
+    let mut out =
+        String::from("| addresses | block | change | after / rationale |\n|---|---|---|---|\n");
+    for entry in change_log {
+        let detail = match (&entry.rationale, entry.after.trim()) {
+            (Some(rationale), "") => rationale.clone(),
+            (Some(rationale), after) => format!("{after} — {rationale}"),
+            (None, after) => after.to_string(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            entry.addresses_critique,
+            entry.block_id,
+            yaml_word(&entry.change_type),
+            one_line(&detail).replace('|', "\\|")
+        ));
+    }
+    out
+}
+
+fn revision_md(review: &DecisionReview) -> Option<String> {
+    let malformed = malformed_sections(review, "revision");
+    if review.revisions().is_empty() && malformed.is_empty() {
+        return None;
+    }
+    let mut out = String::from("# Revision — stage 3\n\n");
+    let open: Vec<_> = review.items_decided(ItemDecision::Defer);
+    if !open.is_empty() {
+        out.push_str("Deferred items, still open: ");
+        out.push_str(
+            &open
+                .iter()
+                .map(|item| item.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        out.push_str("\n\n");
+    }
+    for revision in review.revisions() {
+        out.push_str(&format!("## Round {}\n\n", revision.round));
+        if !revision.must_address.is_empty() {
+            out.push_str(&format!(
+                "Had to address: {}\n\n",
+                revision.must_address.join(", ")
+            ));
+        }
+        for directive in &revision.directives {
+            out.push_str(&format!(
+                "- Directive {} ({}): {}\n",
+                directive.id,
+                directive.source,
+                one_line(&directive.text)
+            ));
+        }
+        if !revision.directives.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "### Change log\n\n{}\n### Revised tree\n\n{}### Raw output `{}` ({})\n\n{}\n",
+            change_log_md(&revision.output.change_log),
+            tree_md(&revision.output.revised_tree)
+                .replace("\n### ", "\n#### ")
+                .replacen("### ", "#### ", 1),
+            revision.call_id,
+            timestamp(revision.at),
+            fenced(&revision.raw, "text")
+        ));
+    }
+    out.push_str(&malformed);
+    Some(out)
+}
+
+// ---- debate.yaml ----------------------------------------------------------
+
+/// The structured record (DR-43..46): the seed's top-level schema, plus the
+/// decision record, deferred items, the panel's configuration and the rounds.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct DebateYaml {
+    pub meta: Meta,
+    pub participants: ParticipantsYaml,
+    pub stages: StagesYaml,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionRecord>,
+    #[serde(default)]
+    pub deferred_items: Vec<ItemYaml>,
+    pub thresholds: Thresholds,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Meta {
+    pub topic: String,
+    pub mode: String,
+    pub timestamp: String,
+    pub critique_mode: String,
+    pub protocol: String,
+    pub high_stakes: bool,
+    pub max_rounds: u32,
+    pub quorum_version: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct AgentYaml {
+    pub agent: String,
+    pub role: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct JudgeYaml {
+    pub role: crate::model::JudgeRole,
+    pub agent: String,
+    pub weight: crate::model::Weight,
+    pub criteria: Vec<crate::model::Criterion>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ParticipantsYaml {
+    pub proposer: AgentYaml,
+    pub critic: AgentYaml,
+    pub judges: Vec<JudgeYaml>,
+}
+
+impl ParticipantsYaml {
+    pub fn panel(&self) -> Vec<JudgeConfig> {
+        self.judges
+            .iter()
+            .map(|judge| JudgeConfig {
+                role: judge.role,
+                weight: judge.weight,
+                criteria: judge.criteria.clone(),
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct StagesYaml {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<ProposalYaml>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critique: Option<CritiqueYaml>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<RevisionYaml>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluation: Option<EvaluationYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ProposalYaml {
+    pub thesis_tree: Vec<crate::model::Block>,
+    pub raw_output: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ItemYaml {
+    #[serde(flatten)]
+    pub item: CritiqueItem,
+    pub decision: Option<ItemDecision>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CritiqueYaml {
+    pub critiques: Vec<ItemYaml>,
+    pub raw_output: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RevisionRoundYaml {
+    pub round: u32,
+    pub must_address: Vec<String>,
+    #[serde(default)]
+    pub directives: Vec<crate::protocol::decision_review::NumberedDirective>,
+    pub revised_tree: Vec<crate::model::Block>,
+    pub change_log: Vec<ChangeEntry>,
+    pub raw_output: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RevisionYaml {
+    /// The latest round's tree and change log, as the seed's schema has them.
+    pub revised_tree: Vec<crate::model::Block>,
+    pub change_log: Vec<ChangeEntry>,
+    pub raw_output: String,
+    pub rounds: Vec<RevisionRoundYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct JudgeStatusYaml {
+    pub role: crate::model::JudgeRole,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct EvaluationRoundYaml {
+    pub round: u32,
+    pub block_scores: Vec<BlockScore>,
+    pub synthesis_scores: Vec<SynthesisScore>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synthesis_mean: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quorum: Option<QuorumStatus>,
+    #[serde(default)]
+    pub uncertainty: Vec<String>,
+    pub judges: Vec<JudgeStatusYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct EvaluationYaml {
+    /// The final (latest) round, flattened as the seed's schema has it.
+    #[serde(flatten)]
+    pub latest: EvaluationRoundYaml,
+    pub rounds: Vec<EvaluationRoundYaml>,
+}
+
+fn item_yaml(review: &DecisionReview, item: &CritiqueItem) -> ItemYaml {
+    let ruling = review.ruling(&item.id);
+    ItemYaml {
+        item: item.clone(),
+        decision: ruling.map(|r| r.decision),
+        note: ruling.and_then(|r| r.note.clone()),
+        decided_at: ruling.map(|r| timestamp(r.at)),
+    }
+}
+
+fn evaluation_round_yaml(
+    review: &DecisionReview,
+    evaluation: &crate::protocol::decision_review::EvaluationRound,
+) -> EvaluationRoundYaml {
+    let mut block_scores = Vec::new();
+    let mut synthesis_scores = Vec::new();
+    let mut judges = Vec::new();
+    for judge in &review.config().panel {
+        let record = evaluation.judges.get(&judge.role);
+        let result = record.and_then(|record| record.result.as_ref());
+        let (status, reason) = match result {
+            None => ("pending".to_string(), None),
+            Some(JudgeResult::Scored(scores)) => {
+                block_scores.extend(scores.block_scores.iter().cloned());
+                synthesis_scores.push(scores.synthesis.clone());
+                ("scored".to_string(), None)
+            }
+            Some(JudgeResult::Malformed { reason }) => {
+                ("malformed".to_string(), Some(reason.clone()))
+            }
+            Some(JudgeResult::Skipped { reason }) => ("skipped".to_string(), Some(reason.clone())),
+        };
+        judges.push(JudgeStatusYaml {
+            role: judge.role,
+            status,
+            reason,
+            file: record
+                .and_then(|record| record.raw.as_ref())
+                .map(|_| judge_file(judge.role, evaluation.round)),
+            call_id: record.and_then(|record| record.call_id.clone()),
+        });
+    }
+    let assessment = evaluation.assessment.as_ref();
+    EvaluationRoundYaml {
+        round: evaluation.round,
+        block_scores,
+        synthesis_scores,
+        verdict: assessment.map(|a| a.verdict),
+        rule: assessment.map(|a| a.rule.clone()),
+        synthesis_mean: assessment.and_then(|a| a.synthesis_mean),
+        quorum: assessment.map(|a| a.quorum),
+        uncertainty: assessment
+            .map(|a| a.uncertainty.clone())
+            .unwrap_or_default(),
+        judges,
+    }
+}
+
+impl DebateYaml {
+    pub fn of(review: &DecisionReview) -> DebateYaml {
+        let config: &ReviewConfig = review.config();
+        let revision_rounds: Vec<RevisionRoundYaml> = review
+            .revisions()
+            .iter()
+            .map(|revision| RevisionRoundYaml {
+                round: revision.round,
+                must_address: revision.must_address.clone(),
+                directives: revision.directives.clone(),
+                revised_tree: revision.output.revised_tree.blocks.clone(),
+                change_log: revision.output.change_log.clone(),
+                raw_output: revision.raw.clone(),
+            })
+            .collect();
+        let evaluation_rounds: Vec<EvaluationRoundYaml> = review
+            .evaluations()
+            .iter()
+            .map(|evaluation| evaluation_round_yaml(review, evaluation))
+            .collect();
+        let stages = StagesYaml {
+            proposal: review.proposal().map(|proposal| ProposalYaml {
+                thesis_tree: proposal.parsed.blocks.clone(),
+                raw_output: proposal.raw.clone(),
+            }),
+            critique: review.critique().map(|critique| CritiqueYaml {
+                critiques: critique
+                    .parsed
+                    .items
+                    .iter()
+                    .map(|item| item_yaml(review, item))
+                    .collect(),
+                raw_output: critique.raw.clone(),
+            }),
+            revision: review.revisions().last().map(|latest| RevisionYaml {
+                revised_tree: latest.output.revised_tree.blocks.clone(),
+                change_log: latest.output.change_log.clone(),
+                raw_output: latest.raw.clone(),
+                rounds: revision_rounds,
+            }),
+            evaluation: review.evaluations().last().map(|latest| EvaluationYaml {
+                latest: evaluation_round_yaml(review, latest),
+                rounds: evaluation_rounds,
+            }),
+        };
+        DebateYaml {
+            meta: Meta {
+                topic: config.topic.clone(),
+                mode: config.mode.as_str().to_string(),
+                timestamp: config
+                    .started_at
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                critique_mode: config.critique_mode.as_str().to_string(),
+                protocol: "decision-review".to_string(),
+                high_stakes: config.high_stakes,
+                max_rounds: config.max_rounds,
+                quorum_version: env!("CARGO_PKG_VERSION").to_string(),
+            },
+            participants: ParticipantsYaml {
+                proposer: AgentYaml {
+                    agent: config.participants.proposer.clone(),
+                    role: PROPOSER_ROLE.to_string(),
+                },
+                critic: AgentYaml {
+                    agent: config.participants.critic.clone(),
+                    role: CRITIC_ROLE.to_string(),
+                },
+                judges: config
+                    .panel
+                    .iter()
+                    .map(|judge| JudgeYaml {
+                        role: judge.role,
+                        agent: config
+                            .participants
+                            .judges
+                            .get(&judge.role)
+                            .cloned()
+                            .unwrap_or_default(),
+                        weight: judge.weight,
+                        criteria: judge.criteria.clone(),
+                    })
+                    .collect(),
+            },
+            stages,
+            decision: review.decision_record(),
+            deferred_items: review
+                .items_decided(ItemDecision::Defer)
+                .into_iter()
+                .map(|item| item_yaml(review, item))
+                .collect(),
+            thresholds: config.thresholds.clone(),
+            outcome: review.outcome().cloned(),
+        }
+    }
+}
+
+// ---- transcript.md ----------------------------------------------------------
+
+fn transcript_md(review: &DecisionReview) -> String {
+    let config = review.config();
+    let mut out = format!(
+        "# Transcript — {}\n\nDecision review, {} mode, critique {}, started {}.\n\n\
+         Every event in order, timeouts, cancellations, retries and skips included, each with its call id.\n\n## Events\n\n",
+        one_line(&config.topic),
+        config.mode.as_str(),
+        config.critique_mode.as_str(),
+        timestamp(config.started_at)
+    );
+    out.push_str(&log_lines(review.log()));
+    out.push_str("\n## Agent outputs\n\n");
+    if let Some(proposal) = review.proposal() {
+        out.push_str(&format!(
+            "### `{}`\n\n{}\n",
+            proposal.call_id,
+            fenced(&proposal.raw, "text")
+        ));
+    }
+    if let Some(critique) = review.critique() {
+        out.push_str(&format!(
+            "### `{}`\n\n{}\n",
+            critique.call_id,
+            fenced(&critique.raw, "text")
+        ));
+    }
+    for revision in review.revisions() {
+        out.push_str(&format!(
+            "### `{}`\n\n{}\n",
+            revision.call_id,
+            fenced(&revision.raw, "text")
+        ));
+    }
+    for evaluation in review.evaluations() {
+        for record in evaluation.judges.values() {
+            if let (Some(call_id), Some(raw)) = (&record.call_id, &record.raw) {
+                out.push_str(&format!("### `{call_id}`\n\n{}\n", fenced(raw, "text")));
+            }
+        }
+    }
+    for malformed in review.malformed() {
+        out.push_str(&format!(
+            "### `{}` (unusable: {})\n\n{}\n",
+            malformed.call_id,
+            one_line(&malformed.reason),
+            fenced(&malformed.raw, "text")
+        ));
+    }
+    out
+}
+
+// ---- summary.md ---------------------------------------------------------------
+
+/// The opening of `summary.md`: the result in plain language, with no judge
+/// names, block ids or scores (RF-04, RF-06, RF-16). The CLI prints exactly
+/// this as its end-of-run message.
+pub fn summary_lead(review: &DecisionReview) -> Option<String> {
+    let record = review.decision_record();
+    let outcome = review.outcome()?;
+    let Some(record) = record else {
+        let Outcome::Failed { reason } = outcome else {
+            return None;
+        };
+        return Some(format!(
+            "**No decision.** The review stopped before the panel could decide: {}. \
+             Nothing was fabricated in its place; fix the cause and run the review again.",
+            reason.trim_end_matches('.')
+        ));
+    };
+    let claim = review
+        .current_tree()
+        .and_then(main_claim)
+        .map(|block| block.text.trim().trim_end_matches('.').to_string())
+        .unwrap_or_default();
+    let objection = record.strongest_objection.trim().trim_end_matches('.');
+    let opening = match record.decision {
+        Verdict::Adopt => format!(
+            "**Go ahead (ADOPT: the proposal is strong enough to act on).** {claim}. \
+             The hardest objection was that {}; the revised proposal answers it. \
+             Next: carry it out, and watch for the warning sign below.",
+            lowercase_first(objection)
+        ),
+        Verdict::Revise => format!(
+            "**Not yet — revise first (REVISE: the idea has merit but needs changes before it goes ahead).** \
+             {} The hardest objection was that {}. Next: make those changes and review the proposal again.",
+            record.recommendation.trim(),
+            lowercase_first(objection)
+        ),
+        Verdict::Reject => format!(
+            "**Do not proceed (REJECT: the proposal is flawed beyond revision).** {} \
+             The hardest objection was that {}. Next: start over or weigh another approach.",
+            record.recommendation.trim(),
+            lowercase_first(objection)
+        ),
+        Verdict::Escalate => format!(
+            "**Undecided — more information is needed (ESCALATE: the review could not settle the question with what it had).** \
+             The hardest objection was that {}. Next: gather the missing information listed below, then decide.",
+            lowercase_first(objection)
+        ),
+    };
+    Some(opening)
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) if chars.clone().next().is_some_and(char::is_lowercase) => {
+            first.to_lowercase().chain(chars).collect()
+        }
+        Some(first) => std::iter::once(first).chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn summary_md(review: &DecisionReview) -> Option<String> {
+    let lead = summary_lead(review)?;
+    let config = review.config();
+    let mut out = format!("# {}\n\n{lead}\n\n", one_line(&config.topic));
+    if let Some(record) = review.decision_record() {
+        out.push_str(&format!(
+            "## What to do\n\n{}\n\n## The strongest objection\n\n{}\n\n## What is still uncertain\n\n{}\n\n\
+             ## What would make us revisit this\n\n{}\n\n## What changed in revision\n\n{}\n\n",
+            record.recommendation.trim(),
+            record.strongest_objection.trim(),
+            bullet_lines(&record.remaining_uncertainty),
+            record.reversal_trigger.trim(),
+            bullet_lines(&record.what_changed),
+        ));
+        out.push_str(&format!(
+            "## How this was decided\n\nThe verdict is derived mechanically from the judges' scores, never taken from an agent. \
+             Deciding rule: `{}`. Blocks that held up: {}.\n\n",
+            record.deciding_rule,
+            if record.surviving_blocks.is_empty() {
+                "none".to_string()
+            } else {
+                record.surviving_blocks.join(", ")
+            }
+        ));
+        if let Some(evaluation) = review.evaluations().last() {
+            out.push_str(&scores_table(review, evaluation));
+        }
+    }
+    out.push_str(
+        "\nFull record: `debate.yaml` (structured), `transcript.md` (every event), `judges/` (raw judge output).\n",
+    );
+    Some(out)
+}
+
+fn bullet_lines(text: &str) -> String {
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| format!("- {}", line.trim()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn scores_table(
+    review: &DecisionReview,
+    evaluation: &crate::protocol::decision_review::EvaluationRound,
+) -> String {
+    let mut out = format!(
+        "Scores of the final round ({}):\n\n| judge | weight | block | criterion | score |\n|---|---|---|---|---|\n",
+        evaluation.round
+    );
+    for judge in &review.config().panel {
+        match evaluation
+            .judges
+            .get(&judge.role)
+            .and_then(|record| record.result.as_ref())
+        {
+            Some(JudgeResult::Scored(scores)) => {
+                for score in &scores.block_scores {
+                    out.push_str(&format!(
+                        "| {} | {} | {} | {} | {} |\n",
+                        judge.role,
+                        judge.weight.as_str(),
+                        score.block_id,
+                        score.criterion,
+                        score.score
+                    ));
+                }
+            }
+            Some(JudgeResult::Malformed { .. }) => out.push_str(&format!(
+                "| {} | {} | — | malformed, excluded | — |\n",
+                judge.role,
+                judge.weight.as_str()
+            )),
+            Some(JudgeResult::Skipped { .. }) | None => out.push_str(&format!(
+                "| {} | {} | — | skipped | — |\n",
+                judge.role,
+                judge.weight.as_str()
+            )),
+        }
+    }
+    out
+}
+
+/// A serde enum value as the YAML word (`add_fallback`, `major`).
+fn yaml_word<T: Serialize>(value: &T) -> String {
+    yaml_serde::to_string(value)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}

@@ -1,0 +1,148 @@
+//! Headless runs: progress lines on stderr, the result on stdout.
+//!
+//! The result is the opening of `summary.md`, word for word, and a pointer to
+//! the record (RF-07..10); `--json` prints it as one JSON object instead.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use chrono::Local;
+use tokio::sync::mpsc;
+
+use crate::artifact::render::decision_review::summary_lead;
+use crate::artifact::{Journal, RunDir, topic_slug};
+use crate::engine::{Engine, JournalEvent, Moderator, Update};
+use crate::protocol::decision_review::DecisionReview;
+use crate::protocol::{LogKind, Outcome, Protocol};
+use crate::text::sanitize;
+
+use super::prepare::{Prepared, Source, prepare};
+use super::{EXIT_FAILURE, EXIT_USAGE, RunFlags};
+
+/// Prepares and runs one debate; returns the exit code.
+pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
+    let prepared = match prepare(source, &flags) {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            eprintln!("quorum: {}", sanitize(&error.to_string()));
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    match drive(prepared, &flags).await {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("quorum: {}", sanitize(&format!("{error:#}")));
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
+async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
+    use color_eyre::eyre::WrapErr;
+    let Prepared {
+        config,
+        roster,
+        moderation,
+        prompts,
+    } = prepared;
+    let run_dir = RunDir::create(&flags.out, &topic_slug(&config.topic), Local::now())
+        .wrap_err("creating the debate folder")?;
+    let mut journal =
+        Journal::create(&run_dir.path().join("journal.jsonl")).wrap_err("creating the journal")?;
+    journal.append(
+        chrono::Utc::now(),
+        &JournalEvent::DebateStarted {
+            protocol: "decision-review".to_string(),
+            config: Box::new(config.clone()),
+        },
+    )?;
+    eprintln!(
+        "quorum: decision review of {:?}\nquorum: recording to {}",
+        sanitize(&config.topic),
+        run_dir.path().display()
+    );
+    let (updates_tx, updates_rx) = mpsc::unbounded_channel();
+    let printer = tokio::spawn(print_progress(updates_rx));
+    let protocol = DecisionReview::new(config, prompts);
+    let engine = Engine::new(
+        protocol,
+        run_dir.clone(),
+        journal,
+        roster,
+        Moderator::policy(moderation),
+        updates_tx,
+    );
+    let result = engine.run().await;
+    let _ = printer.await;
+    let (outcome, review) = result.wrap_err("running the debate")?;
+    print_result(&outcome, &review, run_dir.path(), flags.json)?;
+    Ok(ExitCode::from(outcome.exit_code() as u8))
+}
+
+/// Prints log entries as they come; chunks are for the TUI.
+async fn print_progress(mut updates: mpsc::UnboundedReceiver<Update>) {
+    let mut stderr = std::io::stderr();
+    while let Some(update) = updates.recv().await {
+        if let Update::Log(entry) = update {
+            let call = entry
+                .call_id
+                .as_deref()
+                .map(|id| format!(" {id}"))
+                .unwrap_or_default();
+            let marker = match entry.kind {
+                LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip => "!",
+                LogKind::Retry | LogKind::Cancel | LogKind::Override => "~",
+                LogKind::Verdict | LogKind::Stage => "#",
+                _ => " ",
+            };
+            let _ = writeln!(
+                stderr,
+                "{marker} {} {:<9}{call} — {}",
+                entry.at.with_timezone(&Local).format("%H:%M:%S"),
+                entry.kind.label(),
+                sanitize(&crate::artifact::render::one_line(&entry.message))
+            );
+        }
+    }
+}
+
+fn print_result(
+    outcome: &Outcome,
+    review: &DecisionReview,
+    dir: &Path,
+    json: bool,
+) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    let lead = summary_lead(review).unwrap_or_default();
+    if json {
+        let (verdict, rule, reason) = match outcome {
+            Outcome::Decided { verdict, rule } => {
+                (Some(verdict.as_str()), Some(rule.as_str()), None)
+            }
+            Outcome::Failed { reason } => (None, None, Some(reason.as_str())),
+        };
+        let value = serde_json::json!({
+            "verdict": verdict,
+            "rule": rule,
+            "failure": reason,
+            "exit_code": outcome.exit_code(),
+            "run_dir": dir.display().to_string(),
+            "summary": lead,
+            "decision": review.decision_record(),
+            "progress": review.progress(),
+        });
+        writeln!(
+            stdout,
+            "{}",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        )
+    } else {
+        writeln!(
+            stdout,
+            "{}\n\nFull record: {}",
+            sanitize(&lead),
+            dir.join("summary.md").display()
+        )
+    }
+}

@@ -1,0 +1,202 @@
+//! The command line: argument parsing, turning flags and spec files into a
+//! ready-to-run debate, and the headless printer.
+//!
+//! Every configuration problem is found here, before the run folder exists,
+//! and exits with code 2; nothing is written for a bad invocation.
+
+mod headless;
+mod prepare;
+mod verdict_cmd;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::engine::ModerationPolicy;
+use crate::model::CritiqueMode;
+
+pub use prepare::{DEMO_SPEC, DEMO_SPEC_NAME, Prepared, prepare};
+
+/// Exit codes, shown in `--help` and the README.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  ADOPT (or a command that succeeded)
+  1  the debate failed: a required agent gave no usable answer, or an I/O error
+  2  usage or configuration error (bad flag, spec, script or context file); nothing was written
+  3  REVISE
+  4  REJECT
+  5  ESCALATE";
+
+/// Exit code for usage and configuration errors.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code for a failed run.
+pub const EXIT_FAILURE: u8 = 1;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "quorum",
+    version,
+    about = "Run and moderate live debates between AI agents, with verdicts derived mechanically from the judges' scores",
+    after_help = EXIT_CODES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a full decision review on the built-in scripted agents (no key, no network)
+    Demo(DemoArgs),
+    /// Run a decision review on a topic
+    Review(ReviewArgs),
+    /// Run a debate from a spec file
+    Run(RunArgs),
+    /// Recompute the verdict of a debate from the files on disk
+    Verdict(VerdictArgs),
+}
+
+/// Flags shared by every command that runs a debate.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RunFlags {
+    /// No interactive interface: progress on stderr, the result on stdout
+    /// (this version always runs headless)
+    #[arg(long)]
+    pub headless: bool,
+    /// Print the result as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Artifact root; each debate gets its own folder inside
+    #[arg(long, value_name = "DIR", default_value = ".sisyphus/debates")]
+    pub out: PathBuf,
+    /// Deadline for each agent call, in seconds (default 600)
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// How critique items are decided without a moderator at the keyboard
+    #[arg(long, value_enum)]
+    pub moderation: Option<ModerationPolicy>,
+    /// Critique stance
+    #[arg(long, value_parser = parse_critique_mode)]
+    pub critique: Option<CritiqueMode>,
+    /// Five judges: adds the strategist (binding) and the empiricist (advisory)
+    #[arg(long)]
+    pub high_stakes: bool,
+    /// How many times a REVISE verdict may send the proposal back for revision
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<u32>,
+    /// Assign a role: ROLE=PROVIDER[:MODEL]; roles are proposer, critic,
+    /// judge.analyst, ..., judge.*, default (repeatable)
+    #[arg(long = "agent", value_name = "ROLE=PROVIDER[:MODEL]")]
+    pub agents: Vec<String>,
+    /// Pace multiplier for scripted agents (2 = twice as fast)
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub speed: f64,
+    /// Folder of prompt templates that replace the built-in ones
+    /// (default: $XDG_CONFIG_HOME/quorum/prompts)
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Write the demo's spec and script to FILE (to edit and run with `quorum run`) and exit
+    #[arg(long, value_name = "FILE")]
+    pub export_script: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: RunFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The decision to review, e.g. "Should we move billing to event sourcing?"
+    pub topic: String,
+    /// A file to give every agent as context (repeatable)
+    #[arg(long, value_name = "FILE")]
+    pub context: Vec<PathBuf>,
+    /// Scripted replies (YAML) for the roles played by the `script` provider
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: RunFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The debate spec (YAML)
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub run: RunFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct VerdictArgs {
+    /// A debate folder (the one holding debate.yaml)
+    pub dir: PathBuf,
+    /// Print the assessment as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_critique_mode(text: &str) -> Result<CritiqueMode, String> {
+    match text {
+        "strict" => Ok(CritiqueMode::Strict),
+        "steelman" | "generous-steelman" => Ok(CritiqueMode::GenerousSteelman),
+        "neutral" => Ok(CritiqueMode::Neutral),
+        other => Err(format!(
+            "unknown critique mode `{other}`; use strict, steelman (generous-steelman) or neutral"
+        )),
+    }
+}
+
+/// Runs the parsed command line; returns the process exit code.
+pub async fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Demo(args) => {
+            if let Some(path) = &args.export_script {
+                return export_demo(path);
+            }
+            headless::run_debate(prepare::Source::Demo, args.run).await
+        }
+        Command::Review(args) => {
+            headless::run_debate(
+                prepare::Source::Review {
+                    topic: args.topic,
+                    context: args.context,
+                    script: args.script,
+                },
+                args.run,
+            )
+            .await
+        }
+        Command::Run(args) => {
+            headless::run_debate(prepare::Source::Spec(args.spec), args.run).await
+        }
+        Command::Verdict(args) => verdict_cmd::run(&args.dir, args.json),
+    }
+}
+
+fn export_demo(path: &std::path::Path) -> ExitCode {
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut file| std::io::Write::write_all(&mut file, DEMO_SPEC.as_bytes()));
+    match written {
+        Ok(()) => {
+            eprintln!(
+                "quorum: wrote the demo spec to {}; edit it and run `quorum run {}`",
+                path.display(),
+                path.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!(
+                "quorum: cannot write {}: {error} (an existing file is never overwritten)",
+                path.display()
+            );
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! From a spec file, `quorum review` flags or the built-in demo to a debate
+//! that is ready to run: configuration, agents per role, prompts.
+//!
+//! Precedence: flags over the spec over defaults. All checks happen here.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+
+use crate::agent::script::{Script, ScriptAgent};
+use crate::engine::{ModerationPolicy, RoleAgent, Roster};
+use crate::model::{JudgeRole, architecture_panel};
+use crate::prompts::{PromptSet, default_override_dir};
+use crate::protocol::decision_review::{ContextDoc, Participants, ReviewConfig, judge_slot_role};
+use crate::spec::{self, AgentSpec, ContextSpec, DebateSpec, SpecError};
+
+use super::RunFlags;
+
+/// The built-in demo: a spec with its script, compiled into the binary.
+pub const DEMO_SPEC: &str = include_str!("../../demo/billing-event-sourcing.yaml");
+/// How errors and records name the built-in demo.
+pub const DEMO_SPEC_NAME: &str = "<built-in demo>";
+
+/// Where a debate's definition comes from.
+pub enum Source {
+    Demo,
+    Review {
+        topic: String,
+        context: Vec<PathBuf>,
+        script: Option<PathBuf>,
+    },
+    Spec(PathBuf),
+}
+
+/// A debate ready to run.
+pub struct Prepared {
+    pub config: ReviewConfig,
+    pub roster: Roster,
+    pub moderation: ModerationPolicy,
+    pub prompts: Arc<PromptSet>,
+}
+
+/// Builds the debate; every problem is a located [`SpecError`].
+pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> {
+    if !(flags.speed.is_finite() && flags.speed > 0.0) {
+        return Err(
+            SpecError::new(format!("must be a positive number, got {}", flags.speed))
+                .field("--speed"),
+        );
+    }
+    let (mut spec, spec_path, source_text) = match source {
+        Source::Demo => {
+            let path = PathBuf::from(DEMO_SPEC_NAME);
+            (
+                spec::parse(&path, DEMO_SPEC)?,
+                Some(path),
+                Some(DEMO_SPEC.to_string()),
+            )
+        }
+        Source::Spec(path) => {
+            let (spec, text) = spec::load(&path)?;
+            (spec, Some(path), Some(text))
+        }
+        Source::Review {
+            topic,
+            context,
+            script,
+        } => {
+            let mut spec = DebateSpec::for_topic(topic);
+            spec.context = context
+                .into_iter()
+                .map(|path| ContextSpec {
+                    name: None,
+                    text: None,
+                    path: Some(path),
+                })
+                .collect();
+            if let Some(path) = script {
+                let text = std::fs::read_to_string(&path).map_err(|error| {
+                    SpecError::new(format!("cannot read the script: {error}")).field("--script")
+                })?;
+                let script: Script =
+                    yaml_serde::from_str(&text).map_err(|error| spec::yaml_error(&path, &error))?;
+                script.validate().map_err(|message| {
+                    SpecError::new(message)
+                        .field("script")
+                        .in_file(&path, Some(&text))
+                })?;
+                spec.script = Some(script);
+                spec.agents
+                    .insert("default".into(), AgentSpec::Short("script".into()));
+            }
+            (spec, None, None)
+        }
+    };
+    apply_flags(&mut spec, flags)?;
+    let locate = |error: SpecError| match &spec_path {
+        Some(path) => error.in_file(path, source_text.as_deref()),
+        None => error,
+    };
+    spec::validate(&spec).map_err(locate)?;
+    let base = spec_path
+        .as_deref()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."));
+    let context = load_context(&spec, base, spec_path.is_some()).map_err(locate)?;
+    let panel = architecture_panel(spec.high_stakes);
+    let (roster, participants) = assign_agents(&spec, &panel, flags).map_err(locate)?;
+    let prompts = load_prompts(flags)?;
+    Ok(Prepared {
+        config: ReviewConfig {
+            topic: spec.topic.trim().to_string(),
+            context,
+            mode: spec.mode,
+            critique_mode: spec.critique,
+            high_stakes: spec.high_stakes,
+            panel,
+            max_rounds: spec.max_rounds,
+            thresholds: spec.thresholds.clone(),
+            participants,
+            started_at: Utc::now(),
+        },
+        roster,
+        moderation: flags
+            .moderation
+            .or(spec.moderation)
+            .unwrap_or(ModerationPolicy::Accept),
+        prompts: Arc::new(prompts),
+    })
+}
+
+fn apply_flags(spec: &mut DebateSpec, flags: &RunFlags) -> Result<(), SpecError> {
+    if let Some(critique) = flags.critique {
+        spec.critique = critique;
+    }
+    if flags.high_stakes {
+        spec.high_stakes = true;
+    }
+    if let Some(max_rounds) = flags.max_rounds {
+        spec.max_rounds = max_rounds;
+    }
+    if let Some(timeout) = flags.timeout {
+        if !(timeout.is_finite() && timeout > 0.0) {
+            return Err(SpecError::new(format!(
+                "must be a positive number of seconds, got {timeout}"
+            ))
+            .field("--timeout"));
+        }
+        spec.timeout_secs = timeout;
+    }
+    for assignment in &flags.agents {
+        let Some((role, agent)) = assignment.split_once('=') else {
+            return Err(
+                SpecError::new(format!("`{assignment}` is not ROLE=PROVIDER[:MODEL]"))
+                    .field("--agent"),
+            );
+        };
+        if !spec::known_role(role) {
+            return Err(SpecError::new(format!(
+                "unknown role `{role}`; roles are default, proposer, critic, judge.analyst, judge.stylist, \
+                 judge.aesthete, judge.strategist, judge.empiricist and judge.*"
+            ))
+            .field("--agent"));
+        }
+        spec.agents
+            .insert(role.to_string(), AgentSpec::Short(agent.to_string()));
+    }
+    Ok(())
+}
+
+fn load_context(
+    spec: &DebateSpec,
+    base: &Path,
+    relative_to_spec: bool,
+) -> Result<Vec<ContextDoc>, SpecError> {
+    spec.context
+        .iter()
+        .enumerate()
+        .map(|(index, context)| {
+            if let Some(text) = &context.text {
+                return Ok(ContextDoc {
+                    name: context.name.clone().unwrap_or_default(),
+                    text: text.clone(),
+                });
+            }
+            let path = context.path.as_ref().expect("validated: text or path");
+            let resolved = if relative_to_spec && path.is_relative() {
+                base.join(path)
+            } else {
+                path.clone()
+            };
+            let text = std::fs::read_to_string(&resolved).map_err(|error| {
+                SpecError::new(format!(
+                    "cannot read context file {}: {error}",
+                    resolved.display()
+                ))
+                .field(if relative_to_spec {
+                    format!("context[{index}]")
+                } else {
+                    "--context".to_string()
+                })
+            })?;
+            Ok(ContextDoc {
+                name: context.name.clone().unwrap_or_else(|| {
+                    path.file_name()
+                        .map(|name| name.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| path.display().to_string())
+                }),
+                text,
+            })
+        })
+        .collect()
+}
+
+/// Every role slot of a decision review with the given panel.
+fn role_slots(panel: &[crate::model::JudgeConfig]) -> Vec<String> {
+    ["proposer".to_string(), "critic".to_string()]
+        .into_iter()
+        .chain(panel.iter().map(|judge| judge_slot_role(judge.role)))
+        .collect()
+}
+
+fn assign_agents(
+    spec: &DebateSpec,
+    panel: &[crate::model::JudgeConfig],
+    flags: &RunFlags,
+) -> Result<(Roster, Participants), SpecError> {
+    let mut roster = Roster::default();
+    let mut participants = Participants::default();
+    let script = spec.script.clone().map(Arc::new);
+    for role in role_slots(panel) {
+        let Some(agent_spec) = spec::agent_for(spec, &role) else {
+            return Err(SpecError::new(format!(
+                "no agent plays `{role}`. This version of quorum runs scripted agents: give a spec with a \
+                 `script:` section and `agents: {{default: script}}`, or `quorum review TOPIC --script FILE`. \
+                 `quorum demo` shows a complete debate, and `quorum demo --export-script FILE` writes a spec to start from."
+            ))
+            .field(format!("agents.{role}")));
+        };
+        let timeout_secs = agent_spec.timeout_secs().unwrap_or(spec.timeout_secs);
+        let role_agent = match agent_spec.provider() {
+            "script" => {
+                let Some(script) = &script else {
+                    return Err(SpecError::new(format!(
+                        "`{role}` is played by the script provider, but there is no `script:` section \
+                         (or --script FILE) with its replies"
+                    ))
+                    .field(format!("agents.{role}")));
+                };
+                RoleAgent {
+                    agent: Arc::new(ScriptAgent::new(script.clone(), flags.speed)),
+                    // Scripted time runs `speed` times faster, deadlines included.
+                    timeout: Duration::from_secs_f64(timeout_secs / flags.speed),
+                }
+            }
+            other => {
+                return Err(SpecError::new(format!(
+                    "provider `{other}` is not available in this version of quorum; the providers are: script"
+                ))
+                .field(format!("agents.{role}")));
+            }
+        };
+        let id = role_agent.agent.info().to_string();
+        match role.strip_prefix("judge.").and_then(JudgeRole::parse) {
+            Some(judge) => {
+                participants.judges.insert(judge, id);
+            }
+            None if role == "proposer" => participants.proposer = id,
+            None => participants.critic = id,
+        }
+        roster.insert(role, role_agent);
+    }
+    Ok((roster, participants))
+}
+
+fn load_prompts(flags: &RunFlags) -> Result<PromptSet, SpecError> {
+    let (dir, field) = match &flags.prompts {
+        Some(dir) => {
+            if !dir.is_dir() {
+                return Err(
+                    SpecError::new(format!("{} is not a folder", dir.display())).field("--prompts")
+                );
+            }
+            (Some(dir.clone()), "--prompts")
+        }
+        None => (default_override_dir(), "prompt templates"),
+    };
+    PromptSet::load(dir.as_deref()).map_err(|error| SpecError::new(error.to_string()).field(field))
+}

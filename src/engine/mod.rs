@@ -1,0 +1,452 @@
+//! The async driver: runs a protocol's effects, supervises agent calls,
+//! journals every input before the protocol sees it, writes the artifact tree
+//! and publishes view updates.
+//!
+//! One loop owns the protocol. Agent calls run as their own tasks and report
+//! back on one channel (chunks, finished, failed); moderator decisions arrive
+//! on the same channel. For every input the order is fixed: persist the raw
+//! output (judges: their own file, verbatim, fsynced), read it back, append
+//! the input to the journal (fsynced), hand it to the protocol, then rewrite
+//! the artifact files that changed. A crash at any point loses no finished
+//! output and no moderator decision.
+//!
+//! Not responsible for protocol rules (retry counts, what a skip means: the
+//! protocol decides) or for presentation (the headless printer and the TUI
+//! subscribe to [`Update`]s).
+
+pub mod moderation;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::agent::{Agent, AgentError, AgentInfo, CallOutput, StreamEvent};
+use crate::artifact::{Journal, JournalError, RunDir};
+use crate::model::CritiqueItem;
+use crate::protocol::decision_review::ReviewConfig;
+use crate::protocol::{
+    CallFailure, CallSpec, Effect, Input, LogEntry, Outcome, Progress, Protocol, Timestamp,
+};
+
+pub use moderation::{ModerationPolicy, Moderator};
+
+/// An agent bound to a role, with that role's deadline.
+#[derive(Clone)]
+pub struct RoleAgent {
+    pub agent: Arc<dyn Agent>,
+    /// A call with no complete answer after this long is timed out (INF-12).
+    pub timeout: Duration,
+}
+
+/// Which agent plays each role slot (`proposer`, `critic`, `judge.analyst`).
+#[derive(Clone, Default)]
+pub struct Roster {
+    roles: HashMap<String, RoleAgent>,
+}
+
+impl Roster {
+    pub fn insert(&mut self, role: impl Into<String>, agent: RoleAgent) {
+        self.roles.insert(role.into(), agent);
+    }
+
+    pub fn get(&self, role: &str) -> Option<&RoleAgent> {
+        self.roles.get(role)
+    }
+
+    pub fn info(&self, role: &str) -> String {
+        self.get(role)
+            .map(|role_agent| role_agent.agent.info().to_string())
+            .unwrap_or_else(|| "unassigned".to_string())
+    }
+}
+
+/// A journal line's event: the debate's definition, then inputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum JournalEvent {
+    /// First line of every journal: enough to rebuild the protocol.
+    DebateStarted {
+        protocol: String,
+        config: Box<ReviewConfig>,
+    },
+    /// An engine-side fact, recorded for the reader and for resume.
+    CallStarted {
+        call_id: String,
+        role: String,
+        agent: String,
+        prompt_chars: usize,
+    },
+    Input {
+        input: Input,
+    },
+    Finished {
+        outcome: Outcome,
+    },
+}
+
+/// What the engine tells the user interfaces.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Update {
+    Progress(Progress),
+    CallStarted {
+        call_id: String,
+        role: String,
+        agent: AgentInfo,
+    },
+    Chunk {
+        call_id: String,
+        text: String,
+    },
+    Reasoning {
+        call_id: String,
+        text: String,
+    },
+    Log(LogEntry),
+    ModerationNeeded {
+        items: Vec<CritiqueItem>,
+    },
+    /// The judge's file is on disk and its input is about to be applied.
+    RawPersisted {
+        call_id: String,
+        path: String,
+    },
+    Finished(Outcome),
+}
+
+/// Why the engine itself could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Artifact(#[from] crate::artifact::ArtifactError),
+    #[error("no agent is assigned to the role `{0}`")]
+    NoAgent(String),
+    #[error("moderation: {0}")]
+    Moderation(String),
+}
+
+/// Messages into the engine loop.
+enum Inbox {
+    Stream {
+        call_id: String,
+        event: StreamEvent,
+    },
+    Ended {
+        call_id: String,
+        result: Result<CallOutput, CallFailure>,
+        partial_chars: usize,
+        elapsed: Duration,
+    },
+    Moderator(Input),
+    ModeratorGone(String),
+}
+
+/// A role timeout in whole milliseconds, as the journal records it.
+fn deadline_ms(timeout: Duration) -> u64 {
+    timeout.as_millis().min(u128::from(u64::MAX)) as u64
+}
+
+/// The engine of one debate.
+pub struct Engine<P: Protocol> {
+    protocol: P,
+    run_dir: RunDir,
+    journal: Journal,
+    roster: Roster,
+    moderator: Moderator,
+    updates: mpsc::UnboundedSender<Update>,
+    inbox_tx: mpsc::UnboundedSender<Inbox>,
+    inbox_rx: mpsc::UnboundedReceiver<Inbox>,
+    running: BTreeMap<String, JoinHandle<()>>,
+    /// Raw-output files of calls that persist on collect, by call id.
+    raw_paths: HashMap<String, String>,
+    /// Last contents written per artifact file, to skip unchanged rewrites.
+    written: HashMap<String, String>,
+    log_published: usize,
+    clock: Arc<dyn Fn() -> Timestamp + Send + Sync>,
+}
+
+impl<P: Protocol> Engine<P> {
+    pub fn new(
+        protocol: P,
+        run_dir: RunDir,
+        journal: Journal,
+        roster: Roster,
+        moderator: Moderator,
+        updates: mpsc::UnboundedSender<Update>,
+    ) -> Self {
+        let (inbox_tx, inbox_rx) = mpsc::unbounded_channel();
+        Engine {
+            protocol,
+            run_dir,
+            journal,
+            roster,
+            moderator,
+            updates,
+            inbox_tx,
+            inbox_rx,
+            running: BTreeMap::new(),
+            raw_paths: HashMap::new(),
+            written: HashMap::new(),
+            log_published: 0,
+            clock: Arc::new(Utc::now),
+        }
+    }
+
+    pub fn protocol(&self) -> &P {
+        &self.protocol
+    }
+
+    fn now(&self) -> Timestamp {
+        (self.clock)()
+    }
+
+    fn publish(&self, update: Update) {
+        // A closed receiver only means nobody is watching.
+        let _ = self.updates.send(update);
+    }
+
+    /// Runs the debate to its outcome.
+    pub async fn run(mut self) -> Result<(Outcome, P), EngineError> {
+        let now = self.now();
+        let effects = self.protocol.start(now);
+        self.after_step()?;
+        let mut queue = effects;
+        loop {
+            for effect in std::mem::take(&mut queue) {
+                if let Some(outcome) = self.apply(effect)? {
+                    self.journal.append(
+                        self.now(),
+                        &JournalEvent::Finished {
+                            outcome: outcome.clone(),
+                        },
+                    )?;
+                    self.shutdown();
+                    self.publish(Update::Finished(outcome.clone()));
+                    return Ok((outcome, self.protocol));
+                }
+            }
+            let Some(message) = self.inbox_rx.recv().await else {
+                unreachable!("the engine holds a sender of its own inbox");
+            };
+            queue = self.receive(message)?;
+        }
+    }
+
+    fn shutdown(&mut self) {
+        for (_, task) in std::mem::take(&mut self.running) {
+            task.abort();
+        }
+        self.moderator.stop();
+    }
+
+    /// Applies one effect; returns the outcome when the debate is over.
+    fn apply(&mut self, effect: Effect) -> Result<Option<Outcome>, EngineError> {
+        match effect {
+            Effect::StartCall(spec) => self.start_call(spec)?,
+            Effect::CancelCall { call_id } => {
+                if let Some(task) = self.running.remove(&call_id) {
+                    task.abort();
+                }
+            }
+            Effect::AwaitModeration { items } => {
+                self.publish(Update::ModerationNeeded {
+                    items: items.clone(),
+                });
+                let sender = self.inbox_tx.clone();
+                self.moderator.request(
+                    items,
+                    Box::new(move |input| sender.send(Inbox::Moderator(input)).is_ok()),
+                    {
+                        let sender = self.inbox_tx.clone();
+                        Box::new(move |reason| {
+                            let _ = sender.send(Inbox::ModeratorGone(reason));
+                        })
+                    },
+                );
+            }
+            Effect::Finished(outcome) => return Ok(Some(outcome)),
+        }
+        Ok(None)
+    }
+
+    fn start_call(&mut self, spec: CallSpec) -> Result<(), EngineError> {
+        let request = spec.request;
+        let role_agent = self
+            .roster
+            .get(&request.role)
+            .cloned()
+            .ok_or_else(|| EngineError::NoAgent(request.role.clone()))?;
+        let info = role_agent.agent.info();
+        self.journal.append(
+            self.now(),
+            &JournalEvent::CallStarted {
+                call_id: request.call_id.clone(),
+                role: request.role.clone(),
+                agent: info.to_string(),
+                prompt_chars: request.prompt.chars().count(),
+            },
+        )?;
+        self.publish(Update::CallStarted {
+            call_id: request.call_id.clone(),
+            role: request.role.clone(),
+            agent: info,
+        });
+        let inbox = self.inbox_tx.clone();
+        let call_id = request.call_id.clone();
+        let task_call_id = call_id.clone();
+        let task = tokio::spawn(async move {
+            let started = Instant::now();
+            let (events_tx, mut events_rx) = mpsc::unbounded_channel();
+            let call = role_agent.agent.call(request, events_tx);
+            tokio::pin!(call);
+            let deadline = tokio::time::sleep(role_agent.timeout);
+            tokio::pin!(deadline);
+            let mut streamed_chars = 0usize;
+            let forward = |event: StreamEvent, streamed_chars: &mut usize| {
+                if let StreamEvent::Text(text) = &event {
+                    *streamed_chars += text.chars().count();
+                }
+                let _ = inbox.send(Inbox::Stream {
+                    call_id: call_id.clone(),
+                    event,
+                });
+            };
+            let result = loop {
+                tokio::select! {
+                    biased;
+                    Some(event) = events_rx.recv() => forward(event, &mut streamed_chars),
+                    result = &mut call => {
+                        while let Ok(event) = events_rx.try_recv() {
+                            forward(event, &mut streamed_chars);
+                        }
+                        break result.map_err(|error| CallFailure::Error { message: agent_error_text(&error) });
+                    }
+                    () = &mut deadline => {
+                        break Err(CallFailure::TimedOut { after_ms: deadline_ms(role_agent.timeout) });
+                    }
+                }
+            };
+            let _ = inbox.send(Inbox::Ended {
+                call_id: call_id.clone(),
+                result,
+                partial_chars: streamed_chars,
+                elapsed: started.elapsed(),
+            });
+        });
+        if let Some(path) = spec.raw_output_path {
+            self.raw_paths.insert(task_call_id.clone(), path);
+        }
+        if let Some(previous) = self.running.insert(task_call_id, task) {
+            previous.abort();
+        }
+        Ok(())
+    }
+
+    /// Turns one inbox message into protocol effects.
+    fn receive(&mut self, message: Inbox) -> Result<Vec<Effect>, EngineError> {
+        match message {
+            Inbox::Stream { call_id, event } => {
+                match event {
+                    StreamEvent::Text(text) => self.publish(Update::Chunk { call_id, text }),
+                    StreamEvent::Reasoning(text) => {
+                        self.publish(Update::Reasoning { call_id, text })
+                    }
+                }
+                Ok(Vec::new())
+            }
+            Inbox::Ended {
+                call_id,
+                result,
+                partial_chars,
+                elapsed,
+            } => {
+                self.running.remove(&call_id);
+                let elapsed_ms = elapsed.as_millis() as u64;
+                let input = match result {
+                    Ok(output) => {
+                        let text = self.persist_raw_output(&call_id, output.text)?;
+                        Input::CallFinished {
+                            call_id,
+                            output: text,
+                            usage: output.usage,
+                            elapsed_ms,
+                        }
+                    }
+                    Err(failure) => Input::CallFailed {
+                        call_id,
+                        failure,
+                        partial_chars,
+                        elapsed_ms,
+                    },
+                };
+                self.step(input)
+            }
+            Inbox::Moderator(input) => self.step(input),
+            Inbox::ModeratorGone(reason) => Err(EngineError::Moderation(reason)),
+        }
+    }
+
+    /// Persist-on-collect (INF-02..04): a call with a raw-output file gets it
+    /// written verbatim and fsynced, and the protocol is handed the content
+    /// read back from disk, never the in-memory copy.
+    fn persist_raw_output(&mut self, call_id: &str, text: String) -> Result<String, EngineError> {
+        let Some(path) = self.raw_output_path(call_id) else {
+            return Ok(text);
+        };
+        self.run_dir.write(&path, text.as_bytes())?;
+        self.written.insert(path.clone(), text);
+        let persisted = self.run_dir.read_to_string(&path)?;
+        self.publish(Update::RawPersisted {
+            call_id: call_id.to_string(),
+            path,
+        });
+        Ok(persisted)
+    }
+
+    fn raw_output_path(&self, call_id: &str) -> Option<String> {
+        self.raw_paths.get(call_id).cloned()
+    }
+
+    /// Journal, apply, render: the one path every input takes.
+    fn step(&mut self, input: Input) -> Result<Vec<Effect>, EngineError> {
+        let now = self.now();
+        self.journal.append(
+            now,
+            &JournalEvent::Input {
+                input: input.clone(),
+            },
+        )?;
+        let effects = self.protocol.handle(&input, now);
+        self.after_step()?;
+        Ok(effects)
+    }
+
+    /// Publishes new log entries and progress, and rewrites changed files.
+    fn after_step(&mut self) -> Result<(), EngineError> {
+        let log = self.protocol.log();
+        for entry in &log[self.log_published.min(log.len())..] {
+            let _ = self.updates.send(Update::Log(entry.clone()));
+        }
+        self.log_published = log.len();
+        self.publish(Update::Progress(self.protocol.progress()));
+        for document in self.protocol.documents() {
+            if self.written.get(&document.path) == Some(&document.contents) {
+                continue;
+            }
+            self.run_dir
+                .write(&document.path, document.contents.as_bytes())?;
+            self.written.insert(document.path, document.contents);
+        }
+        Ok(())
+    }
+}
+
+fn agent_error_text(error: &AgentError) -> String {
+    error.to_string()
+}

@@ -1,0 +1,196 @@
+//! Who decides critique items when no TUI is attached: a fixed policy, a
+//! person answering on stdin, or a list of decisions (tests and scripts).
+//!
+//! A moderator only produces [`Input::ItemDecided`] and
+//! [`Input::ModerationSubmitted`] inputs; the engine journals them and the
+//! protocol enforces that every item is decided before the revision starts.
+
+use std::io::Write;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::task::JoinHandle;
+
+use crate::model::{CritiqueItem, ItemDecision};
+use crate::protocol::Input;
+
+/// The headless policy for critique items (`--moderation`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ModerationPolicy {
+    /// Accept every item.
+    Accept,
+    /// Reject every item (nothing is sent to the revision as a directive).
+    Reject,
+    /// Defer every item: all stay open for a later decision.
+    Defer,
+    /// Ask on stdin, one line per item: `accept`, `reject` or `defer`
+    /// (or `a` / `r` / `d`), optionally followed by `: note`.
+    Ask,
+}
+
+type Send = Box<dyn Fn(Input) -> bool + std::marker::Send>;
+type Gone = Box<dyn FnOnce(String) + std::marker::Send>;
+
+enum Kind {
+    Policy(ModerationPolicy),
+    Listed(Vec<(String, ItemDecision, Option<String>)>),
+}
+
+/// The moderator of a headless run.
+pub struct Moderator {
+    kind: Kind,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Moderator {
+    pub fn policy(policy: ModerationPolicy) -> Self {
+        Moderator {
+            kind: Kind::Policy(policy),
+            task: None,
+        }
+    }
+
+    /// Decides the listed items as given; items not listed are accepted.
+    pub fn listed(decisions: Vec<(String, ItemDecision, Option<String>)>) -> Self {
+        Moderator {
+            kind: Kind::Listed(decisions),
+            task: None,
+        }
+    }
+
+    /// Starts deciding `items`; decisions go through `send`, and `gone` is
+    /// called if no decision can be had (stdin closed).
+    pub(crate) fn request(&mut self, items: Vec<CritiqueItem>, send: Send, gone: Gone) {
+        let fixed = |decision: ItemDecision| -> Vec<Input> {
+            items
+                .iter()
+                .map(|item| Input::ItemDecided {
+                    item_id: item.id.clone(),
+                    decision,
+                    note: None,
+                })
+                .collect()
+        };
+        let inputs = match &self.kind {
+            Kind::Policy(ModerationPolicy::Accept) => fixed(ItemDecision::Accept),
+            Kind::Policy(ModerationPolicy::Reject) => fixed(ItemDecision::Reject),
+            Kind::Policy(ModerationPolicy::Defer) => fixed(ItemDecision::Defer),
+            Kind::Listed(listed) => items
+                .iter()
+                .map(|item| {
+                    let (decision, note) = listed
+                        .iter()
+                        .find(|(id, _, _)| *id == item.id)
+                        .map(|(_, decision, note)| (*decision, note.clone()))
+                        .unwrap_or((ItemDecision::Accept, None));
+                    Input::ItemDecided {
+                        item_id: item.id.clone(),
+                        decision,
+                        note,
+                    }
+                })
+                .collect(),
+            Kind::Policy(ModerationPolicy::Ask) => {
+                self.task = Some(tokio::spawn(ask_on_stdin(items, send, gone)));
+                return;
+            }
+        };
+        for input in inputs {
+            send(input);
+        }
+        send(Input::ModerationSubmitted);
+    }
+
+    pub(crate) fn stop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+/// Parses one answer line: `accept`, `r: the premise is wrong`, `defer ask finance`.
+pub fn parse_answer(line: &str) -> Option<(ItemDecision, Option<String>)> {
+    let line = line.trim();
+    let split = line
+        .find(|c: char| c == ':' || c.is_whitespace())
+        .unwrap_or(line.len());
+    let (word, rest) = line.split_at(split);
+    let decision = ItemDecision::parse(word)?;
+    let note = rest.trim_start_matches(':').trim();
+    Some((decision, (!note.is_empty()).then(|| note.to_string())))
+}
+
+async fn ask_on_stdin(items: Vec<CritiqueItem>, send: Send, gone: Gone) {
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut stderr = std::io::stderr();
+    let _ = writeln!(
+        stderr,
+        "quorum: moderation — answer each item with accept, reject or defer (a/r/d), optionally followed by `: note`"
+    );
+    for item in &items {
+        loop {
+            let _ = write!(
+                stderr,
+                "  {} → {} [{:?}, {:?}] {}\n  decision> ",
+                item.id,
+                item.target_block,
+                item.severity,
+                item.flaw_type,
+                crate::text::sanitize(&crate::artifact::render::one_line(&item.description))
+            );
+            let _ = stderr.flush();
+            match lines.next_line().await {
+                Ok(Some(line)) => match parse_answer(&line) {
+                    Some((decision, note)) => {
+                        if !send(Input::ItemDecided {
+                            item_id: item.id.clone(),
+                            decision,
+                            note,
+                        }) {
+                            return;
+                        }
+                        break;
+                    }
+                    None => {
+                        let _ = writeln!(stderr, "  please answer accept, reject or defer (a/r/d)");
+                    }
+                },
+                Ok(None) | Err(_) => {
+                    let undecided: Vec<_> = items
+                        .iter()
+                        .skip_while(|candidate| candidate.id != item.id)
+                        .map(|candidate| candidate.id.as_str())
+                        .collect();
+                    gone(format!(
+                        "stdin closed before every critique item was decided (undecided: {})",
+                        undecided.join(", ")
+                    ));
+                    return;
+                }
+            }
+        }
+    }
+    send(Input::ModerationSubmitted);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_parse_with_and_without_notes() {
+        assert_eq!(parse_answer("accept"), Some((ItemDecision::Accept, None)));
+        assert_eq!(
+            parse_answer("r: the premise is wrong"),
+            Some((ItemDecision::Reject, Some("the premise is wrong".into())))
+        );
+        assert_eq!(
+            parse_answer("  Defer ask finance  "),
+            Some((ItemDecision::Defer, Some("ask finance".into())))
+        );
+        assert_eq!(parse_answer("maybe"), None);
+        assert_eq!(parse_answer(""), None);
+    }
+}

@@ -1,0 +1,213 @@
+//! The decision record of a finished decision review (DR-50, RULES.md A13):
+//! quorum's own synthesis step, derived from the record rather than asked of
+//! an agent, so it can never disagree with the mechanical verdict.
+//!
+//! How each field is derived:
+//! - `decision` is the mechanical verdict of the last round.
+//! - `recommendation` follows from the verdict: go ahead with the revised
+//!   claim, rework the directives, stop on the dealbreaker, or gather the data
+//!   the panel lacked.
+//! - `strongest_objection` is the critique item that was hardest to answer:
+//!   among accepted items (all items if none was accepted), the most severe,
+//!   then the one whose block scored lowest in the final round.
+//! - `what_changed` lists every change-log entry of every revision round.
+//! - `remaining_uncertainty` gathers the deferred items, the uncertainty the
+//!   verdict found, and the judges that gave no usable output.
+//! - `reversal_trigger` is the risk statement (with its detection signal) of
+//!   the block the strongest objection targeted, else of the main claim.
+//! - `surviving_blocks` are the blocks whose binding scores all pass.
+
+use std::collections::BTreeMap;
+
+use crate::model::{ChangeType, CritiqueItem, ItemDecision, JudgeResult, ThesisTree, Verdict};
+use crate::verdict::{self, Assessment};
+
+use super::decision_review::{DecisionRecord, DecisionReview, EvaluationRound, block_ids};
+
+pub(super) fn derive(
+    review: &DecisionReview,
+    evaluation: &EvaluationRound,
+    assessment: &Assessment,
+    tree: &ThesisTree,
+) -> DecisionRecord {
+    let results = evaluation.results();
+    let block_means = block_means(&results);
+    let objection = strongest_objection(review, &block_means);
+    let surviving = verdict::surviving_blocks(
+        &review.config().panel,
+        &results,
+        &block_ids(tree),
+        &review.config().thresholds,
+    );
+    DecisionRecord {
+        decision: assessment.verdict,
+        recommendation: recommendation(assessment, tree, &results),
+        strongest_objection: match objection {
+            Some(item) => item.description.clone(),
+            None => "The critic raised no objection that survived parsing.".to_string(),
+        },
+        what_changed: what_changed(review),
+        remaining_uncertainty: remaining_uncertainty(review, assessment),
+        reversal_trigger: reversal_trigger(tree, objection),
+        surviving_blocks: surviving,
+        deciding_rule: assessment.rule.clone(),
+    }
+}
+
+/// The main claim of a tree: its first `claim` block, else its first block.
+pub fn main_claim(tree: &ThesisTree) -> Option<&crate::model::Block> {
+    tree.blocks
+        .iter()
+        .find(|block| block.block_type == crate::model::BlockType::Claim)
+        .or_else(|| tree.blocks.first())
+}
+
+fn recommendation(
+    assessment: &Assessment,
+    tree: &ThesisTree,
+    results: &BTreeMap<crate::model::JudgeRole, JudgeResult>,
+) -> String {
+    let claim = main_claim(tree)
+        .map(|block| block.text.trim().to_string())
+        .unwrap_or_else(|| "the revised proposal".to_string());
+    match assessment.verdict {
+        Verdict::Adopt => format!("Go ahead with the revised proposal: {claim}"),
+        Verdict::Revise => {
+            let work: Vec<_> = assessment
+                .directives
+                .iter()
+                .map(|directive| directive.text.trim().trim_end_matches('.').to_string())
+                .collect();
+            if work.is_empty() {
+                "Do not proceed yet: rework the proposal where it fell short, then review it again."
+                    .to_string()
+            } else {
+                format!(
+                    "Do not proceed yet. Rework the proposal first: {}.",
+                    work.join("; ")
+                )
+            }
+        }
+        Verdict::Reject => {
+            let dealbreaker = results
+                .values()
+                .filter_map(JudgeResult::scores)
+                .flat_map(|scores| scores.block_scores.iter())
+                .filter(|score| score.criterion == crate::model::Criterion::Risk)
+                .min_by_key(|score| score.score)
+                .map(|score| score.rationale.trim().to_string());
+            match dealbreaker {
+                Some(reason) => format!(
+                    "Do not proceed; look for another approach. The proposal carries a risk with no acceptable answer: {reason}"
+                ),
+                None => "Do not proceed; look for another approach.".to_string(),
+            }
+        }
+        Verdict::Escalate => {
+            "Do not decide yet: gather the missing information, or get the missing assessments, and run the review again."
+                .to_string()
+        }
+    }
+}
+
+/// Mean score of each block over every valid score in the round.
+fn block_means(results: &BTreeMap<crate::model::JudgeRole, JudgeResult>) -> BTreeMap<String, f64> {
+    let mut sums: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for scores in results.values().filter_map(JudgeResult::scores) {
+        for score in &scores.block_scores {
+            let entry = sums.entry(score.block_id.clone()).or_default();
+            entry.0 += f64::from(score.score);
+            entry.1 += 1.0;
+        }
+    }
+    sums.into_iter()
+        .map(|(block, (sum, count))| (block, sum / count))
+        .collect()
+}
+
+fn strongest_objection<'a>(
+    review: &'a DecisionReview,
+    block_means: &BTreeMap<String, f64>,
+) -> Option<&'a CritiqueItem> {
+    let accepted = review.items_decided(ItemDecision::Accept);
+    let candidates: Vec<&CritiqueItem> = if accepted.is_empty() {
+        review.critique_items().iter().collect()
+    } else {
+        accepted
+    };
+    candidates.into_iter().min_by(|a, b| {
+        let mean =
+            |item: &CritiqueItem| block_means.get(&item.target_block).copied().unwrap_or(6.0);
+        a.severity
+            .cmp(&b.severity)
+            .then(mean(a).total_cmp(&mean(b)))
+    })
+}
+
+fn what_changed(review: &DecisionReview) -> String {
+    let mut lines = Vec::new();
+    for revision in review.revisions() {
+        for entry in &revision.output.change_log {
+            let verb = match entry.change_type {
+                ChangeType::Strengthen => "strengthened",
+                ChangeType::Retract => "retracted",
+                ChangeType::Replace => "replaced",
+                ChangeType::AddFallback => "added a fallback to",
+                ChangeType::Decline => "declined to change",
+            };
+            let detail = match entry.change_type {
+                ChangeType::Decline => entry.rationale.clone().unwrap_or_default(),
+                _ => entry.after.clone(),
+            };
+            lines.push(format!(
+                "round {}: {verb} {} for {}: {}",
+                revision.round,
+                entry.block_id,
+                entry.addresses_critique,
+                detail.trim()
+            ));
+        }
+    }
+    if lines.is_empty() {
+        "Nothing changed in revision.".to_string()
+    } else {
+        lines.join("\n")
+    }
+}
+
+fn remaining_uncertainty(review: &DecisionReview, assessment: &Assessment) -> String {
+    let mut lines: Vec<String> = review
+        .items_decided(ItemDecision::Defer)
+        .into_iter()
+        .map(|item| {
+            let note = review
+                .ruling(&item.id)
+                .and_then(|ruling| ruling.note.as_deref())
+                .map(|note| format!(" (moderator: {note})"))
+                .unwrap_or_default();
+            format!("deferred {}: {}{note}", item.id, item.description.trim())
+        })
+        .collect();
+    lines.extend(assessment.uncertainty.iter().cloned());
+    for missing in &assessment.missing_judges {
+        lines.push(format!(
+            "no usable assessment from {}: {}",
+            missing.role, missing.absence
+        ));
+    }
+    if lines.is_empty() {
+        "Nothing was deferred, and the panel left no open question.".to_string()
+    } else {
+        lines.join("\n")
+    }
+}
+
+fn reversal_trigger(tree: &ThesisTree, objection: Option<&CritiqueItem>) -> String {
+    let block = objection
+        .and_then(|item| tree.block(&item.target_block))
+        .or_else(|| main_claim(tree));
+    match block {
+        Some(block) => format!("Revisit if this risk materialises: {}", block.risks.trim()),
+        None => "Revisit if the assumptions behind the proposal change.".to_string(),
+    }
+}

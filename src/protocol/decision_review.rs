@@ -1,0 +1,1272 @@
+//! The decision-review protocol: proposal → critique → moderation → revision
+//! → evaluation, with REVISE looping back to revision (debate skill,
+//! "Decision Review Protocol"; RULES.md DR-01..51).
+//!
+//! Responsible for the order of the stages, what every prompt carries, how
+//! each output is parsed and what a parse failure means, the moderator's
+//! decisions on critique items, the judge panel of each round and the verdict
+//! that ends (or loops) the run. Not responsible for I/O: the raw-output paths
+//! it names are written by the engine, and [`Protocol::documents`] only says
+//! what the files contain.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::model::{
+    CritiqueItem, CritiqueMode, ItemDecision, JudgeConfig, JudgeResult, JudgeRole, RevisionOutput,
+    ThesisTree, Verdict,
+};
+use crate::parse::{self, ParsedCritique};
+use crate::prompts::{PromptSet, Template};
+use crate::verdict::{self, Assessment, Thresholds};
+
+use super::supervision::{AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms};
+use super::{
+    Document, Effect, Input, LogEntry, LogKind, Outcome, OverrideAction, Progress, Protocol,
+    Timestamp,
+};
+
+/// The role the proposer plays in the record (DR-22).
+pub const PROPOSER_ROLE: &str = "oracle";
+/// The role the critic plays in the record (DR-22).
+pub const CRITIC_ROLE: &str = "mephistopheles";
+
+/// A document the user attached as context.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextDoc {
+    pub name: String,
+    pub text: String,
+}
+
+/// The decision-review modes (DR-43). Comparative and writing come later.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewMode {
+    #[default]
+    Architecture,
+}
+
+impl ReviewMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewMode::Architecture => "architecture",
+        }
+    }
+}
+
+/// Which agent stands behind each role, recorded as `provider:model`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Participants {
+    pub proposer: String,
+    pub critic: String,
+    pub judges: BTreeMap<JudgeRole, String>,
+}
+
+/// Everything that defines one decision review. Journaled as the first event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReviewConfig {
+    pub topic: String,
+    #[serde(default)]
+    pub context: Vec<ContextDoc>,
+    pub mode: ReviewMode,
+    pub critique_mode: CritiqueMode,
+    pub high_stakes: bool,
+    /// Judges with their weights and criteria, fixed for the run (INF-29).
+    pub panel: Vec<JudgeConfig>,
+    /// How many times a REVISE verdict may send the proposal back to the
+    /// revision stage; after that a REVISE is final (RULES.md A8).
+    pub max_rounds: u32,
+    pub thresholds: Thresholds,
+    pub participants: Participants,
+    pub started_at: Timestamp,
+}
+
+/// The protocol's stages, in order (DR-01), plus the moderator's turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    Proposal,
+    Critique,
+    Moderation,
+    Revision,
+    Evaluation,
+    Done,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Proposal => "proposal",
+            Stage::Critique => "critique",
+            Stage::Moderation => "moderation",
+            Stage::Revision => "revision",
+            Stage::Evaluation => "evaluation",
+            Stage::Done => "verdict",
+        }
+    }
+}
+
+/// A stage output that parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Collected<T> {
+    pub call_id: String,
+    pub raw: String,
+    pub parsed: T,
+    pub at: Timestamp,
+}
+
+/// An output that could not be parsed, kept for the record (INF-07, INF-09).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MalformedOutput {
+    pub call_id: String,
+    pub role: String,
+    pub stage: String,
+    pub round: u32,
+    pub raw: String,
+    pub reason: String,
+    pub at: Timestamp,
+}
+
+/// The moderator's decision on one critique item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ItemRuling {
+    pub decision: ItemDecision,
+    pub note: Option<String>,
+    pub at: Timestamp,
+}
+
+/// A requirement a REVISE verdict sends back to the proposer (RULES.md A8).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumberedDirective {
+    pub id: String,
+    pub text: String,
+    /// Where it came from, e.g. `analyst on b2 feasibility (2)`.
+    pub source: String,
+}
+
+/// One revision of the tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RevisionRound {
+    pub round: u32,
+    pub call_id: String,
+    pub raw: String,
+    pub output: RevisionOutput,
+    /// Ids the change log had to address: accepted items, then directives.
+    pub must_address: Vec<String>,
+    pub directives: Vec<NumberedDirective>,
+    pub at: Timestamp,
+}
+
+/// One judge in one round.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JudgeRecord {
+    pub call_id: Option<String>,
+    /// Verbatim output, as persisted in its judge file.
+    pub raw: Option<String>,
+    /// `None` while the judge is still working.
+    pub result: Option<JudgeResult>,
+}
+
+/// One evaluation round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvaluationRound {
+    pub round: u32,
+    pub judges: BTreeMap<JudgeRole, JudgeRecord>,
+    pub assessment: Option<Assessment>,
+}
+
+impl EvaluationRound {
+    /// Results of the judges that are done.
+    pub fn results(&self) -> BTreeMap<JudgeRole, JudgeResult> {
+        self.judges
+            .iter()
+            .filter_map(|(role, record)| Some((*role, record.result.clone()?)))
+            .collect()
+    }
+}
+
+/// The decision fields of an architecture review (DR-50, RULES.md A13),
+/// derived by quorum from the record, never written by an agent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecisionRecord {
+    pub decision: Verdict,
+    pub recommendation: String,
+    pub strongest_objection: String,
+    pub what_changed: String,
+    pub remaining_uncertainty: String,
+    pub reversal_trigger: String,
+    pub surviving_blocks: Vec<String>,
+    /// The rule that decided, in plain words.
+    pub deciding_rule: String,
+}
+
+/// The file a judge's raw output goes to (INF-05, RULES.md A8).
+pub fn judge_file(role: JudgeRole, round: u32) -> String {
+    if round <= 1 {
+        format!("judges/judge-{role}.md")
+    } else {
+        format!("judges/judge-{role}-round-{round}.md")
+    }
+}
+
+/// The slot name of a judge: `judge.analyst`.
+pub fn judge_slot_role(role: JudgeRole) -> String {
+    format!("judge.{role}")
+}
+
+/// A running decision review.
+pub struct DecisionReview {
+    config: ReviewConfig,
+    prompts: Arc<PromptSet>,
+    stage: Stage,
+    round: u32,
+    supervisor: Supervisor,
+    log: Vec<LogEntry>,
+    proposal: Option<Collected<ThesisTree>>,
+    critique: Option<Collected<ParsedCritique>>,
+    decisions: BTreeMap<String, ItemRuling>,
+    revisions: Vec<RevisionRound>,
+    evaluations: Vec<EvaluationRound>,
+    malformed: Vec<MalformedOutput>,
+    /// Directives of the last REVISE verdict, handed to the next revision.
+    pending_directives: Vec<NumberedDirective>,
+    /// Ids the running revision must address.
+    pending_must_address: Vec<String>,
+    outcome: Option<Outcome>,
+}
+
+impl DecisionReview {
+    pub fn new(config: ReviewConfig, prompts: Arc<PromptSet>) -> Self {
+        DecisionReview {
+            config,
+            prompts,
+            stage: Stage::Proposal,
+            round: 1,
+            supervisor: Supervisor::default(),
+            log: Vec::new(),
+            proposal: None,
+            critique: None,
+            decisions: BTreeMap::new(),
+            revisions: Vec::new(),
+            evaluations: Vec::new(),
+            malformed: Vec::new(),
+            pending_directives: Vec::new(),
+            pending_must_address: Vec::new(),
+            outcome: None,
+        }
+    }
+
+    pub fn config(&self) -> &ReviewConfig {
+        &self.config
+    }
+    pub fn stage(&self) -> Stage {
+        self.stage
+    }
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+    pub fn proposal(&self) -> Option<&Collected<ThesisTree>> {
+        self.proposal.as_ref()
+    }
+    pub fn critique(&self) -> Option<&Collected<ParsedCritique>> {
+        self.critique.as_ref()
+    }
+    pub fn critique_items(&self) -> &[CritiqueItem] {
+        self.critique
+            .as_ref()
+            .map(|critique| critique.parsed.items.as_slice())
+            .unwrap_or_default()
+    }
+    pub fn ruling(&self, item_id: &str) -> Option<&ItemRuling> {
+        self.decisions.get(item_id)
+    }
+    pub fn revisions(&self) -> &[RevisionRound] {
+        &self.revisions
+    }
+    pub fn evaluations(&self) -> &[EvaluationRound] {
+        &self.evaluations
+    }
+    pub fn malformed(&self) -> &[MalformedOutput] {
+        &self.malformed
+    }
+    pub fn live_call_ids(&self) -> Vec<String> {
+        self.supervisor
+            .live_calls()
+            .map(|(id, _)| id.to_string())
+            .collect()
+    }
+
+    /// Items with the given decision, in critique order.
+    pub fn items_decided(&self, decision: ItemDecision) -> Vec<&CritiqueItem> {
+        self.critique_items()
+            .iter()
+            .filter(|item| self.ruling(&item.id).map(|r| r.decision) == Some(decision))
+            .collect()
+    }
+
+    /// The tree the judges of the latest round score: the latest revision.
+    pub fn current_tree(&self) -> Option<&ThesisTree> {
+        match self.revisions.last() {
+            Some(revision) => Some(&revision.output.revised_tree),
+            None => self.proposal.as_ref().map(|proposal| &proposal.parsed),
+        }
+    }
+
+    /// The verdict the scores imply right now, judges still working counted
+    /// as missing. `None` before the first evaluation starts.
+    pub fn implied_assessment(&self) -> Option<Assessment> {
+        let evaluation = self.evaluations.last()?;
+        if let Some(assessment) = &evaluation.assessment {
+            return Some(assessment.clone());
+        }
+        let tree = &self
+            .revisions
+            .get(evaluation.round as usize - 1)?
+            .output
+            .revised_tree;
+        Some(verdict::derive_verdict(
+            &self.config.panel,
+            &evaluation.results(),
+            &block_ids(tree),
+            &self.config.thresholds,
+        ))
+    }
+
+    /// The final decision fields; `None` until a verdict exists.
+    pub fn decision_record(&self) -> Option<DecisionRecord> {
+        let evaluation = self.evaluations.last()?;
+        let assessment = evaluation.assessment.as_ref()?;
+        let tree = &self.revisions.last()?.output.revised_tree;
+        Some(super::decision_record::derive(
+            self, evaluation, assessment, tree,
+        ))
+    }
+
+    fn push_log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
+        self.log.push(LogEntry {
+            at: now,
+            kind,
+            call_id: call_id.map(str::to_string),
+            message,
+        });
+    }
+
+    fn enter(&mut self, stage: Stage, round: u32, now: Timestamp) {
+        self.stage = stage;
+        self.round = round;
+        let message = match stage {
+            Stage::Proposal | Stage::Critique | Stage::Moderation => {
+                format!("stage: {}", stage.as_str())
+            }
+            Stage::Revision | Stage::Evaluation => {
+                format!("stage: {} (round {round})", stage.as_str())
+            }
+            Stage::Done => "stage: verdict".to_string(),
+        };
+        self.push_log(now, LogKind::Stage, None, message);
+    }
+
+    fn render(
+        &mut self,
+        template: Template,
+        context: serde_json::Value,
+        now: Timestamp,
+    ) -> Option<String> {
+        match self.prompts.render(template, &context) {
+            Ok(prompt) => Some(prompt),
+            Err(error) => {
+                self.fail(now, format!("could not build the prompt: {error}"));
+                None
+            }
+        }
+    }
+
+    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
+        self.push_log(
+            now,
+            LogKind::Failure,
+            None,
+            format!("debate stopped: {reason}"),
+        );
+        let cancels = self
+            .live_call_ids()
+            .into_iter()
+            .map(|call_id| Effect::CancelCall { call_id })
+            .collect::<Vec<_>>();
+        self.supervisor = Supervisor::default();
+        self.stage = Stage::Done;
+        let outcome = Outcome::Failed { reason };
+        self.outcome = Some(outcome.clone());
+        cancels
+            .into_iter()
+            .chain([Effect::Finished(outcome)])
+            .collect()
+    }
+
+    fn failed_effects(&self) -> Vec<Effect> {
+        self.outcome
+            .clone()
+            .map(Effect::Finished)
+            .into_iter()
+            .collect()
+    }
+
+    fn context_json(&self) -> serde_json::Value {
+        json!(self.config.context)
+    }
+
+    fn start_call(
+        &mut self,
+        slot: Slot,
+        prompt: String,
+        raw: Option<String>,
+        now: Timestamp,
+    ) -> Effect {
+        Effect::StartCall(self.supervisor.start(slot, prompt, raw, now, &mut self.log))
+    }
+
+    // ---- stage 1 -------------------------------------------------------
+
+    fn start_proposal(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Stage::Proposal, 1, now);
+        let context = json!({
+            "topic": self.config.topic,
+            "context": self.context_json(),
+            "mode": self.config.mode.as_str(),
+        });
+        let Some(prompt) = self.render(Template::Proposer, context, now) else {
+            return self.failed_effects();
+        };
+        vec![self.start_call(Slot::new("proposer", "proposal", 1), prompt, None, now)]
+    }
+
+    fn on_proposal(
+        &mut self,
+        call: LiveCall,
+        call_id: &str,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        match parse::parse_thesis_tree(output) {
+            Ok(tree) => {
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    Some(call_id),
+                    format!(
+                        "thesis tree with {} blocks: {}",
+                        tree.blocks.len(),
+                        block_ids(&tree).join(", ")
+                    ),
+                );
+                self.proposal = Some(Collected {
+                    call_id: call_id.to_string(),
+                    raw: output.to_string(),
+                    parsed: tree,
+                    at: now,
+                });
+                self.start_critique(now)
+            }
+            Err(error) => self.repair_or_stop(call, call_id, output, error.to_string(), now),
+        }
+    }
+
+    // ---- stage 2 -------------------------------------------------------
+
+    fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Stage::Critique, 1, now);
+        let tree = &self
+            .proposal
+            .as_ref()
+            .expect("critique follows the proposal")
+            .parsed;
+        let context = json!({
+            "topic": self.config.topic,
+            "context": self.context_json(),
+            "proposal_yaml": tree_yaml(tree),
+            "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
+            "critique_mode": self.config.critique_mode.as_str(),
+        });
+        let Some(prompt) = self.render(Template::Critic(self.config.critique_mode), context, now)
+        else {
+            return self.failed_effects();
+        };
+        vec![self.start_call(Slot::new("critic", "critique", 1), prompt, None, now)]
+    }
+
+    fn on_critique(
+        &mut self,
+        call: LiveCall,
+        call_id: &str,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let tree = self
+            .proposal
+            .as_ref()
+            .expect("critique follows the proposal")
+            .parsed
+            .clone();
+        match parse::parse_critique(output, &tree, self.config.critique_mode) {
+            Ok(parsed) => {
+                for dropped in &parsed.dropped {
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        format!(
+                            "critique #{} dropped: it targets block `{}`, {}",
+                            dropped.index + 1,
+                            dropped.target_block,
+                            dropped.reason
+                        ),
+                    );
+                }
+                let items = parsed.items.clone();
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    Some(call_id),
+                    format!(
+                        "{} critique items: {}",
+                        items.len(),
+                        summarize_items(&items)
+                    ),
+                );
+                self.critique = Some(Collected {
+                    call_id: call_id.to_string(),
+                    raw: output.to_string(),
+                    parsed,
+                    at: now,
+                });
+                if items.is_empty() {
+                    self.push_log(
+                        now,
+                        LogKind::Moderation,
+                        None,
+                        "no critique items to moderate".into(),
+                    );
+                    return self.start_revision(1, Vec::new(), now);
+                }
+                self.enter(Stage::Moderation, 1, now);
+                self.push_log(
+                    now,
+                    LogKind::Moderation,
+                    None,
+                    format!(
+                        "needs moderator: {} items to accept, reject or defer",
+                        items.len()
+                    ),
+                );
+                vec![Effect::AwaitModeration { items }]
+            }
+            Err(error) => self.repair_or_stop(call, call_id, output, error.to_string(), now),
+        }
+    }
+
+    fn on_item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if self.stage != Stage::Moderation {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a decision on {item_id}: moderation is over"),
+            );
+            return Vec::new();
+        }
+        if !self.critique_items().iter().any(|item| item.id == item_id) {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a decision on unknown item {item_id}"),
+            );
+            return Vec::new();
+        }
+        let note = note
+            .map(str::trim)
+            .filter(|note| !note.is_empty())
+            .map(str::to_string);
+        let message = match &note {
+            Some(note) => format!("{item_id} {}: {note}", past_tense(decision)),
+            None => format!("{item_id} {}", past_tense(decision)),
+        };
+        self.push_log(now, LogKind::Moderation, None, message);
+        self.decisions.insert(
+            item_id.to_string(),
+            ItemRuling {
+                decision,
+                note,
+                at: now,
+            },
+        );
+        Vec::new()
+    }
+
+    fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.stage != Stage::Moderation {
+            return Vec::new();
+        }
+        let undecided: Vec<String> = self
+            .critique_items()
+            .iter()
+            .filter(|item| !self.decisions.contains_key(&item.id))
+            .map(|item| item.id.clone())
+            .collect();
+        if !undecided.is_empty() {
+            self.push_log(
+                now,
+                LogKind::Moderation,
+                None,
+                format!(
+                    "cannot submit yet: {} still undecided",
+                    undecided.join(", ")
+                ),
+            );
+            return Vec::new();
+        }
+        let accepted: Vec<String> = self
+            .items_decided(ItemDecision::Accept)
+            .into_iter()
+            .map(|item| item.id.clone())
+            .collect();
+        self.push_log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "moderation submitted: {} accepted, {} rejected, {} deferred",
+                accepted.len(),
+                self.items_decided(ItemDecision::Reject).len(),
+                self.items_decided(ItemDecision::Defer).len()
+            ),
+        );
+        self.start_revision(1, accepted, now)
+    }
+
+    // ---- stage 3 -------------------------------------------------------
+
+    fn item_json(&self, item: &CritiqueItem) -> serde_json::Value {
+        json!({
+            "id": item.id,
+            "target_block": item.target_block,
+            "flaw_type": item.flaw_type,
+            "severity": item.severity,
+            "description": item.description,
+            "note": self.ruling(&item.id).and_then(|r| r.note.clone()).unwrap_or_default(),
+        })
+    }
+
+    /// Starts revision `round`. Round 1 must address the accepted items;
+    /// later rounds the directives of the REVISE verdict (DR-39).
+    fn start_revision(
+        &mut self,
+        round: u32,
+        must_address: Vec<String>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.enter(Stage::Revision, round, now);
+        let tree = self
+            .current_tree()
+            .expect("a revision follows a tree")
+            .clone();
+        let directives = self.pending_directives.clone();
+        let accepted: Vec<_> = if round == 1 {
+            self.items_decided(ItemDecision::Accept)
+                .into_iter()
+                .map(|item| self.item_json(item))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let deferred: Vec<_> = self
+            .items_decided(ItemDecision::Defer)
+            .into_iter()
+            .map(|item| self.item_json(item))
+            .collect();
+        let context = json!({
+            "topic": self.config.topic,
+            "context": self.context_json(),
+            "round": round,
+            "tree_yaml": tree_yaml(&tree),
+            "accepted": accepted,
+            "deferred": deferred,
+            "rejected_count": self.items_decided(ItemDecision::Reject).len(),
+            "directives": directives,
+            "must_address": must_address,
+        });
+        self.pending_must_address = must_address;
+        let Some(prompt) = self.render(Template::Reviser, context, now) else {
+            return self.failed_effects();
+        };
+        vec![self.start_call(Slot::new("proposer", "revision", round), prompt, None, now)]
+    }
+
+    fn on_revision(
+        &mut self,
+        call: LiveCall,
+        call_id: &str,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let must_address = self.pending_must_address.clone();
+        match parse::parse_revision(output, &must_address) {
+            Ok(revision) => {
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    Some(call_id),
+                    format!(
+                        "revision round {}: {} changes, {} blocks in the revised tree",
+                        call.slot.round,
+                        revision.change_log.len(),
+                        revision.revised_tree.blocks.len()
+                    ),
+                );
+                self.revisions.push(RevisionRound {
+                    round: call.slot.round,
+                    call_id: call_id.to_string(),
+                    raw: output.to_string(),
+                    output: revision,
+                    must_address,
+                    directives: std::mem::take(&mut self.pending_directives),
+                    at: now,
+                });
+                self.start_evaluation(call.slot.round, now)
+            }
+            Err(error) => self.repair_or_stop(call, call_id, output, error.to_string(), now),
+        }
+    }
+
+    // ---- stage 4 -------------------------------------------------------
+
+    /// Starts every judge of the panel at once (DR-03).
+    fn start_evaluation(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
+        self.enter(Stage::Evaluation, round, now);
+        let revision = self
+            .revisions
+            .last()
+            .expect("evaluation follows a revision")
+            .clone();
+        let mut effects = Vec::new();
+        let mut judges = BTreeMap::new();
+        for judge in self.config.panel.clone() {
+            let criteria: Vec<_> = judge
+                .criteria
+                .iter()
+                .map(|criterion| json!({"name": criterion.as_str(), "question": criterion.question()}))
+                .collect();
+            let context = json!({
+                "topic": self.config.topic,
+                "context": self.context_json(),
+                "role": judge.role.as_str(),
+                "focus": judge.role.focus(),
+                "weight": judge.weight.as_str(),
+                "criteria": criteria,
+                "block_ids": block_ids(&revision.output.revised_tree),
+                "revised_yaml": tree_yaml(&revision.output.revised_tree),
+                "change_log_yaml": yaml_serde::to_string(&revision.output.change_log).unwrap_or_default(),
+                "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
+                "critic_label": format!("critic ({CRITIC_ROLE})"),
+                "round": round,
+            });
+            let Some(prompt) = self.render(Template::Judge, context, now) else {
+                return self.failed_effects();
+            };
+            let slot = Slot::new(judge_slot_role(judge.role), "evaluation", round);
+            let effect = self.start_call(slot, prompt, Some(judge_file(judge.role, round)), now);
+            if let Effect::StartCall(spec) = &effect {
+                judges.insert(
+                    judge.role,
+                    JudgeRecord {
+                        call_id: Some(spec.request.call_id.clone()),
+                        ..JudgeRecord::default()
+                    },
+                );
+            }
+            effects.push(effect);
+        }
+        self.evaluations.push(EvaluationRound {
+            round,
+            judges,
+            assessment: None,
+        });
+        effects
+    }
+
+    fn judge_config(&self, role: JudgeRole) -> Option<&JudgeConfig> {
+        self.config.panel.iter().find(|judge| judge.role == role)
+    }
+
+    fn on_judge(
+        &mut self,
+        role: JudgeRole,
+        call_id: &str,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let judge = self
+            .judge_config(role)
+            .expect("judge slots come from the panel")
+            .clone();
+        let tree = self
+            .revisions
+            .last()
+            .expect("judges follow a revision")
+            .output
+            .revised_tree
+            .clone();
+        let result = match parse::parse_judge(output, &judge, &tree) {
+            Ok(scores) => {
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    Some(call_id),
+                    format!(
+                        "{role}: {} block scores parsed from {}",
+                        scores.block_scores.len(),
+                        judge_file(role, self.round)
+                    ),
+                );
+                JudgeResult::Scored(scores)
+            }
+            Err(error) => {
+                // Persisted, excluded from scoring, never retried (INF-07..10).
+                self.push_log(
+                    now,
+                    LogKind::Malformed,
+                    Some(call_id),
+                    format!(
+                        "{role}: output unusable, excluded from scoring (not retried): {error}"
+                    ),
+                );
+                JudgeResult::Malformed {
+                    reason: error.to_string(),
+                }
+            }
+        };
+        let evaluation = self
+            .evaluations
+            .last_mut()
+            .expect("judges belong to a round");
+        let record = evaluation.judges.entry(role).or_default();
+        record.call_id = Some(call_id.to_string());
+        record.raw = Some(output.to_string());
+        record.result = Some(result);
+        self.conclude_round_if_complete(now)
+    }
+
+    fn on_judge_given_up(
+        &mut self,
+        role: JudgeRole,
+        call_id: &str,
+        reason: String,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let evaluation = self
+            .evaluations
+            .last_mut()
+            .expect("judges belong to a round");
+        let record = evaluation.judges.entry(role).or_default();
+        record.call_id = Some(call_id.to_string());
+        record.result = Some(JudgeResult::Skipped { reason });
+        self.conclude_round_if_complete(now)
+    }
+
+    fn conclude_round_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
+        let evaluation = self.evaluations.last().expect("a round is running");
+        if evaluation
+            .judges
+            .values()
+            .any(|record| record.result.is_none())
+        {
+            return Vec::new();
+        }
+        let round = evaluation.round;
+        let tree = &self
+            .revisions
+            .last()
+            .expect("judges follow a revision")
+            .output
+            .revised_tree;
+        let assessment = verdict::derive_verdict(
+            &self.config.panel,
+            &evaluation.results(),
+            &block_ids(tree),
+            &self.config.thresholds,
+        );
+        if !assessment.quorum.met {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "quorum shortfall: {} of {} judges gave usable output, {} needed; proceeding without blocking",
+                    assessment.quorum.present,
+                    self.config.panel.len(),
+                    assessment.quorum.required
+                ),
+            );
+        }
+        self.push_log(
+            now,
+            LogKind::Verdict,
+            None,
+            format!(
+                "round {round}: {} — {}",
+                assessment.verdict, assessment.rule
+            ),
+        );
+        let verdict = assessment.verdict;
+        let directives: Vec<NumberedDirective> = assessment
+            .directives
+            .iter()
+            .enumerate()
+            .map(|(index, directive)| NumberedDirective {
+                id: format!("d{}", index + 1),
+                text: directive.text.clone(),
+                source: directive_source(directive),
+            })
+            .collect();
+        let rule = assessment.rule.clone();
+        self.evaluations
+            .last_mut()
+            .expect("a round is running")
+            .assessment = Some(assessment);
+
+        let loops_used = round - 1;
+        if verdict == Verdict::Revise && loops_used < self.config.max_rounds {
+            for directive in &directives {
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    format!(
+                        "directive {} ({}): {}",
+                        directive.id, directive.source, directive.text
+                    ),
+                );
+            }
+            let ids = directives.iter().map(|d| d.id.clone()).collect();
+            self.pending_directives = directives;
+            return self.start_revision(round + 1, ids, now);
+        }
+        if verdict == Verdict::Revise {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "REVISE is final: {} revision loop(s) allowed and used",
+                    self.config.max_rounds
+                ),
+            );
+        }
+        self.enter(Stage::Done, round, now);
+        let outcome = Outcome::Decided { verdict, rule };
+        self.outcome = Some(outcome.clone());
+        vec![Effect::Finished(outcome)]
+    }
+
+    // ---- failures -------------------------------------------------------
+
+    /// A proposer, critic or reviser output that cannot be parsed gets one
+    /// repair call quoting the error; a second failure stops the debate.
+    fn repair_or_stop(
+        &mut self,
+        call: LiveCall,
+        call_id: &str,
+        output: &str,
+        error: String,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.malformed.push(MalformedOutput {
+            call_id: call_id.to_string(),
+            role: call.slot.role.clone(),
+            stage: call.slot.stage.clone(),
+            round: call.slot.round,
+            raw: output.to_string(),
+            reason: error.clone(),
+            at: now,
+        });
+        self.push_log(
+            now,
+            LogKind::Malformed,
+            Some(call_id),
+            format!(
+                "{} {} output could not be parsed: {error}",
+                call.slot.role, call.slot.stage
+            ),
+        );
+        let (role, stage) = (call.slot.role.clone(), call.slot.stage.clone());
+        let original_prompt = call.prompt.clone();
+        let context = json!({
+            "original_prompt": original_prompt,
+            "previous_output": output,
+            "error": error,
+        });
+        if call.repaired {
+            return self.fail(
+                now,
+                format!("the {role}'s {stage} answer could not be parsed, even after a repair attempt: {error}"),
+            );
+        }
+        let Some(prompt) = self.render(Template::Repair, context, now) else {
+            return self.failed_effects();
+        };
+        match self.supervisor.repair(call, prompt, now, &mut self.log) {
+            Some(spec) => vec![Effect::StartCall(spec)],
+            None => self.fail(
+                now,
+                format!("the {role}'s {stage} answer could not be parsed: {error}"),
+            ),
+        }
+    }
+
+    fn on_gave_up(
+        &mut self,
+        call: LiveCall,
+        call_id: &str,
+        reason: String,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if let Some(role) = call
+            .slot
+            .role
+            .strip_prefix("judge.")
+            .and_then(JudgeRole::parse)
+        {
+            return self.on_judge_given_up(role, call_id, reason, now);
+        }
+        // A required agent: no fabricated verdict (RULES.md A18).
+        self.fail(
+            now,
+            format!(
+                "the {} gave no answer in the {} stage, even after a retry ({reason})",
+                call.slot.role, call.slot.stage
+            ),
+        )
+    }
+
+    fn after_failure(
+        &mut self,
+        after: Option<AfterFailure>,
+        call_id: &str,
+        reason: String,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        match after {
+            None => Vec::new(),
+            Some(AfterFailure::Retry(spec)) => vec![Effect::StartCall(spec)],
+            Some(AfterFailure::GiveUp(call)) => self.on_gave_up(call, call_id, reason, now),
+        }
+    }
+}
+
+impl Protocol for DecisionReview {
+    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.push_log(
+            now,
+            LogKind::Note,
+            None,
+            format!(
+                "decision review ({} mode, critique {}, {} judges, up to {} revise loop(s)): {}",
+                self.config.mode.as_str(),
+                self.config.critique_mode.as_str(),
+                self.config.panel.len(),
+                self.config.max_rounds,
+                self.config.topic
+            ),
+        );
+        self.start_proposal(now)
+    }
+
+    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
+        match input {
+            Input::CallFinished {
+                call_id,
+                output,
+                usage,
+                elapsed_ms,
+            } => {
+                let Some(call) = self.supervisor.finish(call_id) else {
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        "late output from a call that is no longer live: ignored".into(),
+                    );
+                    return Vec::new();
+                };
+                let tokens = usage
+                    .map(|u| format!(", {} tokens in / {} out", u.input_tokens, u.output_tokens))
+                    .unwrap_or_default();
+                self.push_log(
+                    now,
+                    LogKind::CallFinished,
+                    Some(call_id),
+                    format!(
+                        "{} answered in {} ({} chars{tokens})",
+                        call.slot.role,
+                        format_duration_ms(*elapsed_ms),
+                        output.chars().count()
+                    ),
+                );
+                match call.slot.stage.as_str() {
+                    "proposal" => self.on_proposal(call, call_id, output, now),
+                    "critique" => self.on_critique(call, call_id, output, now),
+                    "revision" => self.on_revision(call, call_id, output, now),
+                    _ => {
+                        let role = call
+                            .slot
+                            .role
+                            .strip_prefix("judge.")
+                            .and_then(JudgeRole::parse)
+                            .expect("evaluation calls belong to judges");
+                        self.on_judge(role, call_id, output, now)
+                    }
+                }
+            }
+            Input::CallFailed {
+                call_id,
+                failure,
+                partial_chars,
+                ..
+            } => {
+                if *partial_chars > 0 && self.supervisor.is_live(call_id) {
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        format!("{partial_chars} chars had streamed before the failure; discarded"),
+                    );
+                }
+                let reason = match failure {
+                    super::CallFailure::TimedOut { after_ms } => {
+                        format!(
+                            "timed out twice; last after {}",
+                            format_duration_ms(*after_ms)
+                        )
+                    }
+                    super::CallFailure::Error { message } => {
+                        format!("failed twice; last: {message}")
+                    }
+                };
+                let after = self.supervisor.fail(call_id, failure, now, &mut self.log);
+                self.after_failure(after, call_id, reason, now)
+            }
+            Input::ItemDecided {
+                item_id,
+                decision,
+                note,
+            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
+            Input::ModerationSubmitted => self.on_moderation_submitted(now),
+            Input::Override { call_id, action } => {
+                let retry = *action == OverrideAction::RetryNow;
+                let after = self
+                    .supervisor
+                    .override_call(call_id, retry, now, &mut self.log);
+                if after.is_none() {
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        "override ignored: the call is not live".into(),
+                    );
+                    return Vec::new();
+                }
+                let mut effects = vec![Effect::CancelCall {
+                    call_id: call_id.clone(),
+                }];
+                effects.extend(self.after_failure(
+                    after,
+                    call_id,
+                    "skipped by the moderator".into(),
+                    now,
+                ));
+                effects
+            }
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            stage: self.stage.as_str().to_string(),
+            round: self.round,
+            finished: self.outcome.is_some(),
+        }
+    }
+
+    fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    fn documents(&self) -> Vec<Document> {
+        crate::artifact::render::decision_review::documents(self)
+    }
+
+    fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+}
+
+/// Block ids of a tree, in order.
+pub fn block_ids(tree: &ThesisTree) -> Vec<String> {
+    tree.block_ids().map(str::to_string).collect()
+}
+
+/// A tree as the YAML an agent reads.
+pub fn tree_yaml(tree: &ThesisTree) -> String {
+    yaml_serde::to_string(tree).unwrap_or_default()
+}
+
+fn summarize_items(items: &[CritiqueItem]) -> String {
+    items
+        .iter()
+        .map(|item| format!("{}→{} {}", item.id, item.target_block, severity_word(item)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn severity_word(item: &CritiqueItem) -> &'static str {
+    match item.severity {
+        crate::model::Severity::Major => "major",
+        crate::model::Severity::Minor => "minor",
+        crate::model::Severity::Note => "note",
+    }
+}
+
+fn past_tense(decision: ItemDecision) -> &'static str {
+    match decision {
+        ItemDecision::Accept => "accepted",
+        ItemDecision::Reject => "rejected",
+        ItemDecision::Defer => "deferred",
+    }
+}
+
+fn directive_source(directive: &verdict::Directive) -> String {
+    match (
+        &directive.judge,
+        &directive.block_id,
+        &directive.criterion,
+        directive.score,
+    ) {
+        (Some(judge), Some(block), Some(criterion), Some(score)) => {
+            format!("{judge} on {block} {criterion} ({score})")
+        }
+        (_, Some(block), _, _) => format!("panel on {block}"),
+        _ => "panel".to_string(),
+    }
+}

@@ -1,0 +1,224 @@
+//! Protocol state machines: every rule of a debate, and nothing else.
+//!
+//! A protocol is a deterministic, sans-IO state machine in the manner of
+//! quinn-proto: it is fed [`Input`]s (an agent finished with this text, a call
+//! failed, the moderator decided an item) together with the time they happened,
+//! and answers with [`Effect`]s (start this call, cancel that one, ask the
+//! moderator, the debate is over). It never touches a file, a socket, a clock
+//! or tokio; the engine does all of that and journals every input before the
+//! protocol sees it, so folding a journal back through a protocol rebuilds the
+//! exact state.
+//!
+//! What a protocol is not responsible for: timing calls out (the engine arms the
+//! timer and reports [`CallFailure::TimedOut`]), writing files (it only says what
+//! the documents contain, through [`Protocol::documents`]), or drawing anything.
+
+pub mod decision_record;
+pub mod decision_review;
+pub mod supervision;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::agent::{CallRequest, Usage};
+use crate::model::{CritiqueItem, ItemDecision, Verdict};
+
+/// Wall-clock time as the engine saw it; passed in, never read.
+pub type Timestamp = DateTime<Utc>;
+
+/// Everything that can change a debate. Journaled before it is applied.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Input {
+    /// A call finished. For calls with a raw-output file, `output` is the
+    /// content read back from that file after it was persisted.
+    CallFinished {
+        call_id: String,
+        output: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+        elapsed_ms: u64,
+    },
+    /// A call ended without an answer.
+    CallFailed {
+        call_id: String,
+        failure: CallFailure,
+        /// How much text had streamed before it failed.
+        partial_chars: usize,
+        elapsed_ms: u64,
+    },
+    /// The moderator decided one critique item (may be changed until submitted).
+    ItemDecided {
+        item_id: String,
+        decision: ItemDecision,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// The moderator is done with the items; the revision may start.
+    ModerationSubmitted,
+    /// The moderator overrides the automatic supervision of a call.
+    Override {
+        call_id: String,
+        action: OverrideAction,
+    },
+}
+
+/// Why a call produced no answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CallFailure {
+    /// No complete answer before the role's deadline.
+    TimedOut { after_ms: u64 },
+    /// The provider reported an error.
+    Error { message: String },
+}
+
+/// A moderator's override of a call (RULES.md preamble: overrides win over the
+/// automatic rule, and are journaled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OverrideAction {
+    /// Cancel the running attempt and start a fresh one with the same prompt.
+    RetryNow,
+    /// Cancel the call and go on without it.
+    Skip,
+}
+
+/// One call the engine must start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallSpec {
+    pub request: CallRequest,
+    /// Where the engine writes the raw answer, verbatim and fsynced, before
+    /// the protocol sees it (persist-on-collect). Relative to the run folder.
+    pub raw_output_path: Option<String>,
+}
+
+/// What the protocol asks the engine to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    StartCall(CallSpec),
+    CancelCall {
+        call_id: String,
+    },
+    /// Every item needs an accept / reject / defer before the run goes on.
+    AwaitModeration {
+        items: Vec<CritiqueItem>,
+    },
+    Finished(Outcome),
+}
+
+/// How a debate ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    /// A verdict was derived from the scores.
+    Decided { verdict: Verdict, rule: String },
+    /// A required agent could not produce usable output; no verdict exists.
+    Failed { reason: String },
+}
+
+impl Outcome {
+    /// The process exit code for this outcome (see the README).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Outcome::Decided { verdict, .. } => verdict_exit_code(*verdict),
+            Outcome::Failed { .. } => 1,
+        }
+    }
+}
+
+/// Exit codes: 0 ADOPT, 3 REVISE, 4 REJECT, 5 ESCALATE (1 failure, 2 usage).
+pub fn verdict_exit_code(verdict: Verdict) -> i32 {
+    match verdict {
+        Verdict::Adopt => 0,
+        Verdict::Revise => 3,
+        Verdict::Reject => 4,
+        Verdict::Escalate => 5,
+    }
+}
+
+/// One line of the human-readable record (`transcript.md`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogEntry {
+    pub at: Timestamp,
+    pub kind: LogKind,
+    /// The call this entry is about, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    pub message: String,
+}
+
+/// What a log entry records; supervision events are called out (INF-17).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogKind {
+    Stage,
+    CallStarted,
+    CallFinished,
+    Timeout,
+    Cancel,
+    Retry,
+    Skip,
+    Failure,
+    Malformed,
+    Moderation,
+    Override,
+    Verdict,
+    Note,
+}
+
+impl LogKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            LogKind::Stage => "stage",
+            LogKind::CallStarted => "call",
+            LogKind::CallFinished => "done",
+            LogKind::Timeout => "TIMEOUT",
+            LogKind::Cancel => "CANCEL",
+            LogKind::Retry => "RETRY",
+            LogKind::Skip => "SKIP",
+            LogKind::Failure => "FAILURE",
+            LogKind::Malformed => "MALFORMED",
+            LogKind::Moderation => "moderator",
+            LogKind::Override => "OVERRIDE",
+            LogKind::Verdict => "verdict",
+            LogKind::Note => "note",
+        }
+    }
+}
+
+/// A file of the artifact tree, as the protocol would have it now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    /// Relative to the run folder, e.g. `judges/judge-analyst-round-2.md`.
+    pub path: String,
+    pub contents: String,
+}
+
+/// Where a debate stands, for progress display.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    pub stage: String,
+    pub round: u32,
+    pub finished: bool,
+}
+
+/// The interface every protocol family shares with the engine, the journal
+/// and the user interfaces.
+pub trait Protocol: Send {
+    /// The first effects of a new debate.
+    fn start(&mut self, now: Timestamp) -> Vec<Effect>;
+
+    /// Applies one journaled input.
+    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect>;
+
+    fn progress(&self) -> Progress;
+
+    /// The human-readable record so far, oldest first.
+    fn log(&self) -> &[LogEntry];
+
+    /// The artifact files as they should read now.
+    fn documents(&self) -> Vec<Document>;
+
+    fn outcome(&self) -> Option<&Outcome>;
+}

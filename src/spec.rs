@@ -1,0 +1,436 @@
+//! Debate spec files (`quorum run SPEC.yaml`) and their validation.
+//!
+//! A spec says what to debate and who plays each role; the CLI builds the
+//! same structure from flags for `quorum review` and `quorum demo`. Every
+//! error names the file, the line and the field, and is raised before anything
+//! is written to disk.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::script::Script;
+use crate::engine::ModerationPolicy;
+use crate::model::CritiqueMode;
+use crate::protocol::decision_review::ReviewMode;
+use crate::verdict::Thresholds;
+
+/// The seed's default call deadline: 10 minutes (INF-12).
+pub const DEFAULT_TIMEOUT_SECS: f64 = 600.0;
+/// Default number of REVISE loops (RULES.md A8).
+pub const DEFAULT_MAX_ROUNDS: u32 = 2;
+
+/// The protocol a spec runs. Only decision review exists so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProtocolName {
+    #[default]
+    DecisionReview,
+}
+
+/// A context document: inline text, or a file relative to the spec.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+}
+
+/// Who plays a role: `script`, or `{provider: script, timeout_secs: 30}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AgentSpec {
+    /// `provider` or `provider:model`.
+    Short(String),
+    Full(AgentDetail),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentDetail {
+    pub provider: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<f64>,
+}
+
+impl AgentSpec {
+    pub fn provider(&self) -> &str {
+        match self {
+            AgentSpec::Short(text) => text.split(':').next().unwrap_or(text),
+            AgentSpec::Full(detail) => &detail.provider,
+        }
+    }
+
+    pub fn timeout_secs(&self) -> Option<f64> {
+        match self {
+            AgentSpec::Short(_) => None,
+            AgentSpec::Full(detail) => detail.timeout_secs,
+        }
+    }
+}
+
+/// A debate spec file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DebateSpec {
+    #[serde(default)]
+    pub protocol: ProtocolName,
+    pub topic: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<ContextSpec>,
+    #[serde(default)]
+    pub mode: ReviewMode,
+    #[serde(default)]
+    pub critique: CritiqueMode,
+    #[serde(default)]
+    pub high_stakes: bool,
+    #[serde(default = "default_max_rounds")]
+    pub max_rounds: u32,
+    #[serde(default = "default_timeout_secs")]
+    pub timeout_secs: f64,
+    #[serde(default)]
+    pub thresholds: Thresholds,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moderation: Option<ModerationPolicy>,
+    /// Role (`proposer`, `critic`, `judge.analyst`, `judge.*`, `default`) → agent.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub agents: BTreeMap<String, AgentSpec>,
+    /// Replies for roles played by the `script` provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<Script>,
+}
+
+fn default_max_rounds() -> u32 {
+    DEFAULT_MAX_ROUNDS
+}
+
+fn default_timeout_secs() -> f64 {
+    DEFAULT_TIMEOUT_SECS
+}
+
+impl DebateSpec {
+    /// A spec for `topic` with every default.
+    pub fn for_topic(topic: impl Into<String>) -> Self {
+        DebateSpec {
+            protocol: ProtocolName::DecisionReview,
+            topic: topic.into(),
+            context: Vec::new(),
+            mode: ReviewMode::Architecture,
+            critique: CritiqueMode::default(),
+            high_stakes: false,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            timeout_secs: DEFAULT_TIMEOUT_SECS,
+            thresholds: Thresholds::default(),
+            moderation: None,
+            agents: BTreeMap::new(),
+            script: None,
+        }
+    }
+}
+
+/// A bad spec, flag or input file, located as precisely as possible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError {
+    pub file: Option<PathBuf>,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl SpecError {
+    pub fn new(message: impl Into<String>) -> Self {
+        SpecError {
+            file: None,
+            line: None,
+            column: None,
+            field: None,
+            message: message.into(),
+        }
+    }
+
+    pub fn field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    pub fn in_file(mut self, file: &Path, source: Option<&str>) -> Self {
+        self.file = Some(file.to_path_buf());
+        if self.line.is_none()
+            && let (Some(source), Some(field)) = (source, &self.field)
+        {
+            self.line = find_field_line(source, field);
+        }
+        self
+    }
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}", file.display())?;
+            if let Some(line) = self.line {
+                write!(f, ":{line}")?;
+                if let Some(column) = self.column {
+                    write!(f, ":{column}")?;
+                }
+            }
+            write!(f, ": ")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, "{field}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// The line of the last path segment of `field` (`agents.judge.x` → the
+/// line that starts the `judge.x` key), for errors found after parsing.
+fn find_field_line(source: &str, field: &str) -> Option<usize> {
+    let mut best = None;
+    let segments: Vec<&str> = field.split('.').collect();
+    for start in 0..segments.len() {
+        let key = segments[start..].join(".");
+        let key = key.split('[').next().unwrap_or(&key).to_string();
+        for (index, line) in source.lines().enumerate() {
+            let trimmed = line.trim_start().trim_start_matches("- ");
+            if trimmed.starts_with(&format!("{key}:"))
+                || trimmed.starts_with(&format!("\"{key}\":"))
+            {
+                best = Some(index + 1);
+                break;
+            }
+        }
+        if best.is_some() {
+            break;
+        }
+    }
+    best
+}
+
+/// Turns a YAML deserialisation error into a located [`SpecError`].
+pub fn yaml_error(file: &Path, error: &yaml_serde::Error) -> SpecError {
+    let text = error.to_string();
+    let (line, column) = match error.location() {
+        Some(location) => (Some(location.line()), Some(location.column())),
+        None => (None, None),
+    };
+    // The message repeats the position at its end; keep it once, up front.
+    let message = match text.rfind(" at line ") {
+        Some(at) if line.is_some() => text[..at].to_string(),
+        _ => text,
+    };
+    let (field, message) = match message.split_once(": ") {
+        Some((path, rest)) if !path.contains(' ') && !path.is_empty() => {
+            (Some(path.to_string()), rest.to_string())
+        }
+        _ => (None, message),
+    };
+    SpecError {
+        file: Some(file.to_path_buf()),
+        line,
+        column,
+        field,
+        message,
+    }
+}
+
+/// Reads and parses a spec file (no semantic checks yet).
+pub fn load(path: &Path) -> Result<(DebateSpec, String), SpecError> {
+    let source = std::fs::read_to_string(path).map_err(|error| SpecError {
+        file: Some(path.to_path_buf()),
+        line: None,
+        column: None,
+        field: None,
+        message: format!("cannot read the spec: {error}"),
+    })?;
+    let spec = parse(path, &source)?;
+    Ok((spec, source))
+}
+
+/// Parses spec text that came from `path`.
+pub fn parse(path: &Path, source: &str) -> Result<DebateSpec, SpecError> {
+    yaml_serde::from_str::<DebateSpec>(source).map_err(|error| yaml_error(path, &error))
+}
+
+/// Role slots a spec may name.
+pub fn known_role(role: &str) -> bool {
+    matches!(role, "default" | "proposer" | "critic" | "judge.*")
+        || role
+            .strip_prefix("judge.")
+            .and_then(crate::model::JudgeRole::parse)
+            .is_some()
+}
+
+/// Checks what serde cannot: ranges, role names, context sources.
+pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
+    if spec.topic.trim().is_empty() {
+        return Err(SpecError::new("must not be empty").field("topic"));
+    }
+    if !(spec.timeout_secs.is_finite() && spec.timeout_secs > 0.0) {
+        return Err(SpecError::new(format!(
+            "must be a positive number of seconds, got {}",
+            spec.timeout_secs
+        ))
+        .field("timeout_secs"));
+    }
+    if spec.max_rounds > 10 {
+        return Err(SpecError::new(format!(
+            "at most 10 revise loops are allowed, got {}",
+            spec.max_rounds
+        ))
+        .field("max_rounds"));
+    }
+    spec.thresholds
+        .validate()
+        .map_err(|error| SpecError::new(error.to_string()).field("thresholds"))?;
+    for (index, context) in spec.context.iter().enumerate() {
+        let field = format!("context[{index}]");
+        match (&context.text, &context.path) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new("give either `text` or `path`, not both").field(field));
+            }
+            (None, None) => {
+                return Err(SpecError::new("needs `text` (inline) or `path` (a file)").field(field));
+            }
+            (Some(_), None) if context.name.is_none() => {
+                return Err(SpecError::new("inline context needs a `name`").field(field));
+            }
+            _ => {}
+        }
+    }
+    for (role, agent) in &spec.agents {
+        let field = format!("agents.{role}");
+        if !known_role(role) {
+            return Err(SpecError::new(format!(
+                "unknown role `{role}`; roles are default, proposer, critic, judge.analyst, judge.stylist, \
+                 judge.aesthete, judge.strategist, judge.empiricist and judge.*"
+            ))
+            .field(field));
+        }
+        if let Some(timeout) = agent.timeout_secs()
+            && !(timeout.is_finite() && timeout > 0.0)
+        {
+            return Err(SpecError::new(format!(
+                "timeout_secs must be a positive number of seconds, got {timeout}"
+            ))
+            .field(format!("{field}.timeout_secs")));
+        }
+    }
+    if let Some(script) = &spec.script {
+        script
+            .validate()
+            .map_err(|message| SpecError::new(message).field("script"))?;
+    }
+    Ok(())
+}
+
+/// The agent spec for a role slot: exact role, then `judge.*` for judges,
+/// then `default`.
+pub fn agent_for<'a>(spec: &'a DebateSpec, role: &str) -> Option<&'a AgentSpec> {
+    spec.agents
+        .get(role)
+        .or_else(|| {
+            role.starts_with("judge.")
+                .then(|| spec.agents.get("judge.*"))
+                .flatten()
+        })
+        .or_else(|| spec.agents.get("default"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_text(text: &str) -> Result<DebateSpec, SpecError> {
+        let spec = parse(Path::new("spec.yaml"), text)?;
+        validate(&spec).map_err(|error| error.in_file(Path::new("spec.yaml"), Some(text)))?;
+        Ok(spec)
+    }
+
+    #[test]
+    fn minimal_spec_takes_the_defaults() {
+        let spec = parse_text("topic: Should we?\n").unwrap();
+        assert_eq!(spec.critique, CritiqueMode::GenerousSteelman);
+        assert_eq!(spec.max_rounds, 2);
+        assert_eq!(spec.timeout_secs, 600.0);
+        assert!(!spec.high_stakes);
+    }
+
+    #[test]
+    fn unknown_field_names_file_line_and_field() {
+        let error = parse_text("topic: x\ncritique: strict\nrounds: 3\n").unwrap_err();
+        let text = error.to_string();
+        assert!(text.starts_with("spec.yaml:3:"), "{text}");
+        assert!(text.contains("rounds"), "{text}");
+    }
+
+    #[test]
+    fn bad_enum_value_is_located() {
+        let error = parse_text("topic: x\ncritique: harsh\n").unwrap_err();
+        assert_eq!(error.line, Some(2), "{error}");
+        assert!(
+            error.to_string().contains("harsh") || error.to_string().contains("critique"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn unknown_role_is_located_after_parsing() {
+        let error = parse_text("topic: x\nagents:\n  judge.poet: script\n").unwrap_err();
+        assert_eq!(error.line, Some(3), "{error}");
+        assert_eq!(error.field.as_deref(), Some("agents.judge.poet"));
+    }
+
+    #[test]
+    fn non_positive_timeout_is_rejected() {
+        let error = parse_text("topic: x\ntimeout_secs: 0\n").unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("timeout_secs"));
+        assert_eq!(error.line, Some(2));
+    }
+
+    #[test]
+    fn agents_resolve_exact_then_wildcard_then_default() {
+        let spec = parse_text(
+            "topic: x\nagents:\n  default: script\n  judge.*: {provider: script, timeout_secs: 5}\n  judge.analyst: script\n",
+        )
+        .unwrap();
+        assert_eq!(
+            agent_for(&spec, "judge.analyst"),
+            Some(&AgentSpec::Short("script".into()))
+        );
+        assert_eq!(
+            agent_for(&spec, "judge.stylist").unwrap().timeout_secs(),
+            Some(5.0)
+        );
+        assert_eq!(
+            agent_for(&spec, "proposer"),
+            Some(&AgentSpec::Short("script".into()))
+        );
+    }
+
+    /// DR-17: generous-steelman is the default stance; `steelman` is accepted as its short name.
+    #[test]
+    fn dr_17_default_stance_is_steelman_and_short_name_works() {
+        assert_eq!(
+            parse_text("topic: x\n").unwrap().critique,
+            CritiqueMode::GenerousSteelman
+        );
+        assert_eq!(
+            parse_text("topic: x\ncritique: steelman\n")
+                .unwrap()
+                .critique,
+            CritiqueMode::GenerousSteelman
+        );
+    }
+}
