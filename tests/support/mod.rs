@@ -1,0 +1,217 @@
+//! Shared fixtures for the integration tests: agent answers in the formats
+//! the prompts ask for, built from a few parameters, and a scripted spec
+//! builder for end-to-end runs.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use quorum::agent::script::{Script, ScriptedReply};
+use quorum::model::{Criterion, JudgeConfig, JudgeRole, architecture_panel};
+
+/// The block ids every fixture tree uses.
+pub const BLOCKS: [&str; 4] = ["b1", "b2", "b3", "b4"];
+
+/// A proposer answer with four blocks, prose around the fence.
+pub fn proposal_text() -> String {
+    let mut yaml = String::from("blocks:\n");
+    for (id, kind) in BLOCKS
+        .iter()
+        .zip(["claim", "implementation", "implementation", "fallback"])
+    {
+        yaml.push_str(&format!(
+            "  - id: {id}\n    type: {kind}\n    text: \"Claim of {id}.\"\n    evidence: \"Evidence for {id}.\"\n    \
+             tradeoffs: \"Tradeoffs of {id}.\"\n    risks: \"Risk of {id}; watch the {id} dashboard.\"\n"
+        ));
+    }
+    format!("Here is my thesis tree.\n\n```yaml\n{yaml}```\n")
+}
+
+/// A critic answer: one item per `(target, severity)`, steelman included.
+pub fn critique_text(items: &[(&str, &str)]) -> String {
+    let mut yaml = String::from("critiques:\n");
+    if items.is_empty() {
+        yaml = "critiques: []\n".to_string();
+    }
+    for (target, severity) in items {
+        yaml.push_str(&format!(
+            "  - target_block: {target}\n    steelman: \"At its strongest, {target} holds.\"\n    \
+             flaw_type: risk\n    severity: {severity}\n    description: \"Weakness of {target} ({severity}).\"\n"
+        ));
+    }
+    format!("My critique.\n\n```yaml\n{yaml}```\n")
+}
+
+/// The default critique: every severity, every block.
+pub fn default_critique() -> String {
+    critique_text(&[
+        ("b1", "major"),
+        ("b2", "minor"),
+        ("b3", "note"),
+        ("b4", "minor"),
+    ])
+}
+
+/// A reviser answer that keeps the four blocks and addresses `ids`.
+pub fn revision_text(ids: &[&str]) -> String {
+    let mut yaml = String::from("revised_tree:\n");
+    for (id, kind) in BLOCKS
+        .iter()
+        .zip(["claim", "implementation", "implementation", "fallback"])
+    {
+        yaml.push_str(&format!(
+            "  - id: {id}\n    type: {kind}\n    text: \"Revised claim of {id}.\"\n    evidence: \"Better evidence for {id}.\"\n    \
+             tradeoffs: \"Tradeoffs of {id}.\"\n    risks: \"Risk of {id}; watch the {id} dashboard.\"\n"
+        ));
+    }
+    if ids.is_empty() {
+        yaml.push_str("change_log: []\n");
+    } else {
+        yaml.push_str("change_log:\n");
+        for id in ids {
+            yaml.push_str(&format!(
+                "  - addresses_critique: {id}\n    block_id: b1\n    change_type: strengthen\n    \
+                 before: \"old\"\n    after: \"new for {id}\"\n"
+            ));
+        }
+    }
+    format!("Revised.\n\n```yaml\n{yaml}```\n")
+}
+
+/// Every id c1..cn.
+pub fn critique_ids(count: usize) -> Vec<String> {
+    (1..=count).map(|n| format!("c{n}")).collect()
+}
+
+/// A judge answer scoring every block on the judge's criteria with
+/// `score(block, criterion)`, and the given synthesis.
+pub fn judge_text(
+    judge: &JudgeConfig,
+    score: impl Fn(&str, Criterion) -> u8,
+    synthesis: [u8; 3],
+) -> String {
+    let mut yaml = String::from("block_scores:\n");
+    for block in BLOCKS {
+        for criterion in &judge.criteria {
+            yaml.push_str(&format!(
+                "  - block_id: {block}\n    criterion: {criterion}\n    score: {}\n    rationale: \"{} on {block} {criterion}.\"\n",
+                score(block, *criterion),
+                judge.role
+            ));
+        }
+    }
+    yaml.push_str(&format!(
+        "synthesis:\n  integration: {}\n  risk_coverage: {}\n  revision_quality: {}\n",
+        synthesis[0], synthesis[1], synthesis[2]
+    ));
+    format!("My scores.\n\n```yaml\n{yaml}```\n")
+}
+
+/// A judge answer with every score equal to `value`.
+pub fn flat_judge_text(role: JudgeRole, value: u8) -> String {
+    let judge = judge_config(role, true);
+    judge_text(&judge, |_, _| value, [value, value, value])
+}
+
+/// The configuration of `role` in the (high-stakes) architecture panel.
+pub fn judge_config(role: JudgeRole, high_stakes: bool) -> JudgeConfig {
+    architecture_panel(high_stakes)
+        .into_iter()
+        .find(|judge| judge.role == role)
+        .expect("role in panel")
+}
+
+/// Builds scripts reply by reply for end-to-end runs.
+#[derive(Default)]
+pub struct ScriptBuilder {
+    replies: Vec<ScriptedReply>,
+}
+
+impl ScriptBuilder {
+    /// A script with proposal, default critique, revision of c1..c4 and
+    /// judges that all score 4 in every round: an ADOPT path.
+    pub fn adopt_path() -> Self {
+        let mut builder = ScriptBuilder::default()
+            .reply("proposer", "proposal", None, None, &proposal_text())
+            .reply("critic", "critique", None, None, &default_critique())
+            .reply(
+                "proposer",
+                "revision",
+                Some(1),
+                None,
+                &revision_text(&["c1", "c2", "c3", "c4"]),
+            );
+        for role in JudgeRole::ALL {
+            builder = builder.reply(
+                &format!("judge.{role}"),
+                "evaluation",
+                None,
+                None,
+                &flat_judge_text(role, 4),
+            );
+        }
+        builder
+    }
+
+    pub fn reply(
+        mut self,
+        role: &str,
+        stage: &str,
+        round: Option<u32>,
+        attempt: Option<u32>,
+        text: &str,
+    ) -> Self {
+        let mut reply = ScriptedReply::new(role, text);
+        reply.stage = Some(stage.to_string());
+        reply.round = round;
+        reply.attempt = attempt;
+        self.replies.insert(0, reply);
+        self
+    }
+
+    /// A fault for one attempt (`timeout`, `error`, `malformed`).
+    pub fn fault(
+        mut self,
+        role: &str,
+        stage: &str,
+        round: Option<u32>,
+        attempt: Option<u32>,
+        fault: &str,
+    ) -> Self {
+        let mut reply: ScriptedReply = yaml_serde::from_str(&format!(
+            "role: {role}\nstage: {stage}\nfault: {fault}\n{}",
+            if fault == "error" {
+                "error: \"503 overloaded\"\n"
+            } else {
+                ""
+            }
+        ))
+        .expect("fault reply");
+        reply.round = round;
+        reply.attempt = attempt;
+        self.replies.insert(0, reply);
+        self
+    }
+
+    pub fn build(self) -> Script {
+        let mut script: Script = yaml_serde::from_str("replies: []\n").expect("empty script");
+        script.pace.first_token_ms = 10;
+        script.pace.chars_per_second = 100_000;
+        script.pace.chunk_chars = 64;
+        script.replies = self.replies;
+        script
+    }
+}
+
+/// Scores keyed by `(block, criterion)` with a default.
+pub fn scores(default: u8, overrides: &[(&str, Criterion, u8)]) -> impl Fn(&str, Criterion) -> u8 {
+    let table: BTreeMap<(String, Criterion), u8> = overrides
+        .iter()
+        .map(|(block, criterion, score)| ((block.to_string(), *criterion), *score))
+        .collect();
+    move |block, criterion| {
+        table
+            .get(&(block.to_string(), criterion))
+            .copied()
+            .unwrap_or(default)
+    }
+}
