@@ -632,9 +632,8 @@ fn transcript_md(review: &DecisionReview) -> String {
 /// names, block ids or scores (RF-04, RF-06, RF-16). The CLI prints exactly
 /// this as its end-of-run message.
 pub fn summary_lead(review: &DecisionReview) -> Option<String> {
-    let record = review.decision_record();
     let outcome = review.outcome()?;
-    let Some(record) = record else {
+    let Some(record) = review.decision_record() else {
         let Outcome::Failed { reason } = outcome else {
             return None;
         };
@@ -644,38 +643,80 @@ pub fn summary_lead(review: &DecisionReview) -> Option<String> {
             reason.trim_end_matches('.')
         ));
     };
-    let claim = review
-        .current_tree()
+    let tree = review.current_tree();
+    let plain = |text: &str| first_sentence(&plain_block_refs(text, tree));
+    let claim = tree
         .and_then(main_claim)
-        .map(|block| block.text.trim().trim_end_matches('.').to_string())
+        .map(|block| plain(&block.text))
         .unwrap_or_default();
-    let objection = record.strongest_objection.trim().trim_end_matches('.');
+    let objection = lowercase_first(&plain(&record.strongest_objection));
     let opening = match record.decision {
         Verdict::Adopt => format!(
             "**Go ahead (ADOPT: the proposal is strong enough to act on).** {claim}. \
-             The hardest objection was that {}; the revised proposal answers it. \
-             Next: carry it out, and watch for the warning sign below.",
-            lowercase_first(objection)
+             The hardest objection was that {objection}; the revised proposal answers it. \
+             Next: carry it out, and watch for the warning sign in \"What would make us revisit this\"."
         ),
         Verdict::Revise => format!(
-            "**Not yet — revise first (REVISE: the idea has merit but needs changes before it goes ahead).** \
-             {} The hardest objection was that {}. Next: make those changes and review the proposal again.",
-            record.recommendation.trim(),
-            lowercase_first(objection)
+            "**Not yet: revise first (REVISE: the idea has merit but needs changes before it goes ahead).** \
+             {} The hardest objection was that {objection}. \
+             Next: make the changes listed under \"What to do\" and review the proposal again.",
+            plain_block_refs(record.recommendation.trim(), tree)
         ),
         Verdict::Reject => format!(
             "**Do not proceed (REJECT: the proposal is flawed beyond revision).** {} \
-             The hardest objection was that {}. Next: start over or weigh another approach.",
-            record.recommendation.trim(),
-            lowercase_first(objection)
+             The hardest objection was that {objection}. Next: start over or weigh another approach.",
+            plain_block_refs(record.recommendation.trim(), tree)
         ),
         Verdict::Escalate => format!(
-            "**Undecided — more information is needed (ESCALATE: the review could not settle the question with what it had).** \
-             The hardest objection was that {}. Next: gather the missing information listed below, then decide.",
-            lowercase_first(objection)
+            "**Undecided: more information is needed (ESCALATE: the review could not settle the question with what it had).** \
+             The hardest objection was that {objection}. \
+             Next: gather what is listed under \"What is still uncertain\", then decide."
         ),
     };
     Some(opening)
+}
+
+/// Replaces block ids (`b2`) with what the block is, so a reader who never
+/// saw the thesis tree can follow (RF-05, RF-06).
+fn plain_block_refs(text: &str, tree: Option<&ThesisTree>) -> String {
+    let Some(tree) = tree else {
+        return text.to_string();
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let word_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(rest.len());
+        if word_end == 0 {
+            let c = rest.chars().next().expect("non-empty");
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let word = &rest[..word_end];
+        match tree.block(word) {
+            Some(block) => out.push_str(match block.block_type {
+                crate::model::BlockType::Claim => "the main claim",
+                crate::model::BlockType::Implementation => "the implementation plan",
+                crate::model::BlockType::Fallback => "the fallback plan",
+            }),
+            None => out.push_str(word),
+        }
+        rest = &rest[word_end..];
+    }
+    out
+}
+
+/// The first sentence of `text`, without its final period.
+fn first_sentence(text: &str) -> String {
+    let text = one_line(text);
+    let end = text
+        .match_indices(". ")
+        .map(|(index, _)| index)
+        .find(|&index| index > 20)
+        .unwrap_or(text.len());
+    text[..end].trim_end_matches('.').to_string()
 }
 
 fn lowercase_first(text: &str) -> String {
