@@ -307,6 +307,41 @@ pub fn architecture_panel(high_stakes: bool) -> Vec<JudgeConfig> {
     panel
 }
 
+/// The debate-skill modes that seat judges or reviewers, for the default
+/// panel sizes (INF-25..28).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PanelKind {
+    /// 1:1 direct challenge: a critic alone, no judges.
+    DirectChallenge,
+    /// Panel review: three independent reviewers.
+    PanelReview,
+    DecisionReview,
+    HighStakesDecisionReview,
+}
+
+/// The judges (or reviewers) a mode seats by default, in panel order.
+pub fn default_judges(kind: PanelKind) -> Vec<JudgeRole> {
+    match kind {
+        PanelKind::DirectChallenge => Vec::new(),
+        PanelKind::PanelReview => vec![JudgeRole::Aesthete, JudgeRole::Stylist, JudgeRole::Analyst],
+        PanelKind::DecisionReview => architecture_panel(false)
+            .iter()
+            .map(|judge| judge.role)
+            .collect(),
+        PanelKind::HighStakesDecisionReview => architecture_panel(true)
+            .iter()
+            .map(|judge| judge.role)
+            .collect(),
+    }
+}
+
+/// The analyst chairs the panel. The title carries no extra power: the
+/// specification gives the chair no duty (RULES.md A17).
+pub fn is_chair(role: JudgeRole) -> bool {
+    role == JudgeRole::Analyst
+}
+
 /// One judge's score of one block on one criterion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockScore {
@@ -438,5 +473,134 @@ impl ItemDecision {
             "d" | "defer" | "deferred" => Some(ItemDecision::Defer),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// INF-25: a 1:1 direct challenge seats no judges.
+    #[test]
+    fn inf_25_direct_challenge_has_no_judges() {
+        assert!(default_judges(PanelKind::DirectChallenge).is_empty());
+    }
+
+    /// INF-26: a panel review seats aesthete, stylist and analyst.
+    #[test]
+    fn inf_26_panel_review_has_three_reviewers() {
+        assert_eq!(
+            default_judges(PanelKind::PanelReview),
+            [JudgeRole::Aesthete, JudgeRole::Stylist, JudgeRole::Analyst]
+        );
+    }
+
+    /// INF-27, INF-28: three judges by default, five when the stakes are high,
+    /// with the analyst and strategist binding.
+    #[test]
+    fn inf_27_inf_28_decision_review_panels() {
+        let default = architecture_panel(false);
+        assert_eq!(default.len(), 3);
+        assert_eq!(
+            default
+                .iter()
+                .filter(|judge| judge.is_binding())
+                .map(|judge| judge.role)
+                .collect::<Vec<_>>(),
+            [JudgeRole::Analyst]
+        );
+        let high = architecture_panel(true);
+        assert_eq!(high.len(), 5);
+        assert_eq!(
+            high.iter()
+                .filter(|judge| judge.is_binding())
+                .map(|judge| judge.role)
+                .collect::<Vec<_>>(),
+            [JudgeRole::Analyst, JudgeRole::Strategist]
+        );
+        assert_eq!(default_judges(PanelKind::HighStakesDecisionReview).len(), 5);
+    }
+
+    /// INF-21: judge roles are a closed set; an unknown persona does not parse.
+    #[test]
+    fn inf_21_no_custom_judge_personas() {
+        assert_eq!(JudgeRole::parse("analyst"), Some(JudgeRole::Analyst));
+        assert_eq!(JudgeRole::parse("poet"), None);
+        assert!(yaml_serde::from_str::<JudgeRole>("poet").is_err());
+    }
+
+    /// INF-22: each judge's focus, as its prompt carries it.
+    #[test]
+    fn inf_22_judge_focus() {
+        assert!(JudgeRole::Aesthete.focus().contains("elegance"));
+        assert!(JudgeRole::Stylist.focus().contains("clarity"));
+        assert!(JudgeRole::Analyst.focus().contains("logical rigor"));
+    }
+
+    /// INF-23: the analyst is the chair, a label only.
+    #[test]
+    fn inf_23_analyst_is_the_chair() {
+        assert!(is_chair(JudgeRole::Analyst));
+        assert!(
+            JudgeRole::ALL
+                .iter()
+                .filter(|role| is_chair(**role))
+                .count()
+                == 1
+        );
+    }
+
+    /// INF-24, RULES.md A17: strategist and empiricist only in high-stakes
+    /// panels, with the default criteria quorum gives them.
+    #[test]
+    fn inf_24_high_stakes_judges_and_their_criteria() {
+        assert!(
+            architecture_panel(false)
+                .iter()
+                .all(|judge| !matches!(judge.role, JudgeRole::Strategist | JudgeRole::Empiricist))
+        );
+        let high = architecture_panel(true);
+        let criteria = |role| {
+            high.iter()
+                .find(|judge| judge.role == role)
+                .unwrap()
+                .criteria
+                .clone()
+        };
+        assert_eq!(
+            criteria(JudgeRole::Strategist),
+            [Criterion::Risk, Criterion::Reversibility]
+        );
+        assert_eq!(
+            criteria(JudgeRole::Empiricist),
+            [Criterion::Correctness, Criterion::Feasibility]
+        );
+    }
+
+    /// DR-47: the architecture criteria tree decides who scores what.
+    #[test]
+    fn dr_47_architecture_criteria_tree() {
+        let panel = architecture_panel(false);
+        let criteria = |role| {
+            panel
+                .iter()
+                .find(|judge| judge.role == role)
+                .unwrap()
+                .criteria
+                .clone()
+        };
+        assert_eq!(
+            criteria(JudgeRole::Analyst),
+            [
+                Criterion::Correctness,
+                Criterion::Feasibility,
+                Criterion::Risk
+            ]
+        );
+        assert_eq!(criteria(JudgeRole::Aesthete), [Criterion::Simplicity]);
+        assert_eq!(
+            criteria(JudgeRole::Stylist),
+            [Criterion::Reversibility, Criterion::Clarity]
+        );
     }
 }

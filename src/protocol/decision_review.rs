@@ -203,7 +203,9 @@ pub struct DecisionRecord {
     pub deciding_rule: String,
 }
 
-/// The file a judge's raw output goes to (INF-05, RULES.md A8).
+/// The file a judge's raw output goes to (INF-05, RULES.md A8). Non-scoring
+/// modes (panel review, writing) run one round, so their deliverables land at
+/// `judges/judge-{role}.md` with no suffix (INF-11).
 pub fn judge_file(role: JudgeRole, round: u32) -> String {
     if round <= 1 {
         format!("judges/judge-{role}.md")
@@ -1268,5 +1270,24 @@ fn directive_source(directive: &verdict::Directive) -> String {
         }
         (_, Some(block), _, _) => format!("panel on {block}"),
         _ => "panel".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// INF-05, INF-11, RULES.md A8: round 1 has no suffix, later rounds do.
+    #[test]
+    fn inf_05_inf_11_judge_file_names() {
+        assert_eq!(judge_file(JudgeRole::Analyst, 1), "judges/judge-analyst.md");
+        assert_eq!(
+            judge_file(JudgeRole::Stylist, 2),
+            "judges/judge-stylist-round-2.md"
+        );
+        assert_eq!(
+            judge_file(JudgeRole::Empiricist, 3),
+            "judges/judge-empiricist-round-3.md"
+        );
     }
 }

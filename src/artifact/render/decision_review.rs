@@ -301,6 +301,9 @@ pub struct AgentYaml {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct JudgeYaml {
     pub role: crate::model::JudgeRole,
+    /// The analyst chairs the panel: a label only (INF-23).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chair: bool,
     pub agent: String,
     pub weight: crate::model::Weight,
     pub criteria: Vec<crate::model::Criterion>,
@@ -549,6 +552,7 @@ impl DebateYaml {
                     .iter()
                     .map(|judge| JudgeYaml {
                         role: judge.role,
+                        chair: crate::model::is_chair(judge.role),
                         agent: config
                             .participants
                             .judges
