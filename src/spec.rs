@@ -197,25 +197,32 @@ impl std::error::Error for SpecError {}
 /// The line of the last path segment of `field` (`agents.judge.x` → the
 /// line that starts the `judge.x` key), for errors found after parsing.
 fn find_field_line(source: &str, field: &str) -> Option<usize> {
-    let mut best = None;
-    let segments: Vec<&str> = field.split('.').collect();
-    for start in 0..segments.len() {
+    let (path, index) = match field.rsplit_once('[') {
+        Some((path, rest)) => (path, rest.trim_end_matches(']').parse::<usize>().ok()),
+        None => (field, None),
+    };
+    let segments: Vec<&str> = path.split('.').collect();
+    let lines: Vec<&str> = source.lines().collect();
+    // Longest suffix of the path that names a key: `agents.judge.x` is the key `judge.x`.
+    let key_line = (0..segments.len()).find_map(|start| {
         let key = segments[start..].join(".");
-        let key = key.split('[').next().unwrap_or(&key).to_string();
-        for (index, line) in source.lines().enumerate() {
+        lines.iter().position(|line| {
             let trimmed = line.trim_start().trim_start_matches("- ");
-            if trimmed.starts_with(&format!("{key}:"))
-                || trimmed.starts_with(&format!("\"{key}\":"))
-            {
-                best = Some(index + 1);
-                break;
-            }
-        }
-        if best.is_some() {
-            break;
-        }
-    }
-    best
+            trimmed.starts_with(&format!("{key}:")) || trimmed.starts_with(&format!("\"{key}\":"))
+        })
+    })?;
+    let Some(index) = index else {
+        return Some(key_line + 1);
+    };
+    // The index-th list item under the key.
+    lines
+        .iter()
+        .enumerate()
+        .skip(key_line + 1)
+        .filter(|(_, line)| line.trim_start().starts_with("- "))
+        .nth(index)
+        .map(|(number, _)| number + 1)
+        .or(Some(key_line + 1))
 }
 
 /// Turns a YAML deserialisation error into a located [`SpecError`].
@@ -335,17 +342,15 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
     Ok(())
 }
 
-/// The agent spec for a role slot: exact role, then `judge.*` for judges,
-/// then `default`.
-pub fn agent_for<'a>(spec: &'a DebateSpec, role: &str) -> Option<&'a AgentSpec> {
-    spec.agents
-        .get(role)
-        .or_else(|| {
-            role.starts_with("judge.")
-                .then(|| spec.agents.get("judge.*"))
-                .flatten()
-        })
-        .or_else(|| spec.agents.get("default"))
+/// The agent spec for a role slot and the key it came from: the exact role,
+/// then `judge.*` for judges, then `default`.
+pub fn agent_for<'a>(spec: &'a DebateSpec, role: &str) -> Option<(&'a str, &'a AgentSpec)> {
+    let wildcard = role.starts_with("judge.").then_some("judge.*");
+    [Some(role), wildcard, Some("default")]
+        .into_iter()
+        .flatten()
+        .find_map(|key| spec.agents.get_key_value(key))
+        .map(|(key, agent)| (key.as_str(), agent))
 }
 
 #[cfg(test)]
@@ -390,6 +395,14 @@ mod tests {
         let error = parse_text("topic: x\nagents:\n  judge.poet: script\n").unwrap_err();
         assert_eq!(error.line, Some(3), "{error}");
         assert_eq!(error.field.as_deref(), Some("agents.judge.poet"));
+    }
+
+    #[test]
+    fn list_items_are_located_by_index() {
+        let error =
+            parse_text("topic: x\ncontext:\n  - name: a\n    text: t\n  - name: b\n").unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("context[1]"));
+        assert_eq!(error.line, Some(5), "{error}");
     }
 
     #[test]

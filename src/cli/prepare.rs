@@ -231,7 +231,7 @@ fn assign_agents(
     let mut participants = Participants::default();
     let script = spec.script.clone().map(Arc::new);
     for role in role_slots(panel) {
-        let Some(agent_spec) = spec::agent_for(spec, &role) else {
+        let Some((key, agent_spec)) = spec::agent_for(spec, &role) else {
             return Err(SpecError::new(format!(
                 "no agent plays `{role}`. This version of quorum runs scripted agents: give a spec with a \
                  `script:` section and `agents: {{default: script}}`, or `quorum review TOPIC --script FILE`. \
@@ -247,7 +247,7 @@ fn assign_agents(
                         "`{role}` is played by the script provider, but there is no `script:` section \
                          (or --script FILE) with its replies"
                     ))
-                    .field(format!("agents.{role}")));
+                    .field(format!("agents.{key}")));
                 };
                 RoleAgent {
                     agent: Arc::new(ScriptAgent::new(script.clone(), flags.speed)),
@@ -257,9 +257,10 @@ fn assign_agents(
             }
             other => {
                 return Err(SpecError::new(format!(
-                    "provider `{other}` is not available in this version of quorum; the providers are: script"
+                    "provider `{other}` (for `{role}`) is not available in this version of quorum; \
+                     the providers are: script"
                 ))
-                .field(format!("agents.{role}")));
+                .field(format!("agents.{key}")));
             }
         };
         let id = role_agent.agent.info().to_string();
