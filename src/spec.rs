@@ -418,18 +418,14 @@ mod tests {
             "topic: x\nagents:\n  default: script\n  judge.*: {provider: script, timeout_secs: 5}\n  judge.analyst: script\n",
         )
         .unwrap();
+        let script = AgentSpec::Short("script".into());
         assert_eq!(
             agent_for(&spec, "judge.analyst"),
-            Some(&AgentSpec::Short("script".into()))
+            Some(("judge.analyst", &script))
         );
-        assert_eq!(
-            agent_for(&spec, "judge.stylist").unwrap().timeout_secs(),
-            Some(5.0)
-        );
-        assert_eq!(
-            agent_for(&spec, "proposer"),
-            Some(&AgentSpec::Short("script".into()))
-        );
+        let (key, wildcard) = agent_for(&spec, "judge.stylist").unwrap();
+        assert_eq!((key, wildcard.timeout_secs()), ("judge.*", Some(5.0)));
+        assert_eq!(agent_for(&spec, "proposer"), Some(("default", &script)));
     }
 
     /// DR-17: generous-steelman is the default stance; `steelman` is accepted as its short name.
