@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use crate::artifact::render::decision_review::summary_lead;
 use crate::artifact::{Journal, RunDir, topic_slug};
-use crate::engine::{Engine, JournalEvent, Moderator, Update};
+use crate::engine::{DebateDefinition, Engine, JournalEvent, Moderator, Update};
 use crate::protocol::decision_review::DecisionReview;
 use crate::protocol::{LogKind, Outcome, Protocol};
 use crate::text::sanitize;
@@ -53,8 +53,7 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
     journal.append(
         chrono::Utc::now(),
         &JournalEvent::DebateStarted {
-            protocol: "decision-review".to_string(),
-            config: Box::new(config.clone()),
+            definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
         },
     )?;
     eprintln!(

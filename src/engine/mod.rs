@@ -65,14 +65,20 @@ impl Roster {
     }
 }
 
+/// What a debate is, for each protocol family; journaled first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "protocol", rename_all = "kebab-case")]
+pub enum DebateDefinition {
+    DecisionReview(ReviewConfig),
+}
+
 /// A journal line's event: the debate's definition, then inputs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum JournalEvent {
     /// First line of every journal: enough to rebuild the protocol.
     DebateStarted {
-        protocol: String,
-        config: Box<ReviewConfig>,
+        definition: Box<DebateDefinition>,
     },
     /// An engine-side fact, recorded for the reader and for resume.
     CallStarted {
@@ -168,7 +174,6 @@ pub struct Engine<P: Protocol> {
     /// Last contents written per artifact file, to skip unchanged rewrites.
     written: HashMap<String, String>,
     log_published: usize,
-    clock: Arc<dyn Fn() -> Timestamp + Send + Sync>,
 }
 
 impl<P: Protocol> Engine<P> {
@@ -194,7 +199,6 @@ impl<P: Protocol> Engine<P> {
             raw_paths: HashMap::new(),
             written: HashMap::new(),
             log_published: 0,
-            clock: Arc::new(Utc::now),
         }
     }
 
@@ -203,7 +207,7 @@ impl<P: Protocol> Engine<P> {
     }
 
     fn now(&self) -> Timestamp {
-        (self.clock)()
+        Utc::now()
     }
 
     fn publish(&self, update: Update) {
