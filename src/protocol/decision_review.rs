@@ -25,8 +25,8 @@ use crate::verdict::{self, Assessment, Thresholds};
 
 use super::supervision::{AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms};
 use super::{
-    Document, Effect, Input, LogEntry, LogKind, Outcome, OverrideAction, Progress, Protocol,
-    Timestamp,
+    CallSpec, Document, Effect, Input, LogEntry, LogKind, Outcome, OverrideAction, Progress,
+    Protocol, Timestamp,
 };
 
 /// The role the proposer plays in the record (DR-22).
@@ -371,18 +371,37 @@ impl DecisionReview {
         self.push_log(now, LogKind::Stage, None, message);
     }
 
-    fn render(
+    /// Renders `template` and registers a call with the result; a template
+    /// that cannot be rendered stops the debate, and the effects say so.
+    fn start_rendered(
         &mut self,
         template: Template,
         context: serde_json::Value,
+        slot: Slot,
+        raw_output_path: Option<String>,
         now: Timestamp,
-    ) -> Option<String> {
+    ) -> Result<CallSpec, Vec<Effect>> {
         match self.prompts.render(template, &context) {
-            Ok(prompt) => Some(prompt),
-            Err(error) => {
-                self.fail(now, format!("could not build the prompt: {error}"));
-                None
+            Ok(prompt) => {
+                Ok(self
+                    .supervisor
+                    .start(slot, prompt, raw_output_path, now, &mut self.log))
             }
+            Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
+        }
+    }
+
+    /// [`Self::start_rendered`] for a stage with a single call.
+    fn start_single(
+        &mut self,
+        template: Template,
+        context: serde_json::Value,
+        slot: Slot,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        match self.start_rendered(template, context, slot, None, now) {
+            Ok(spec) => vec![Effect::StartCall(spec)],
+            Err(effects) => effects,
         }
     }
 
@@ -408,26 +427,8 @@ impl DecisionReview {
             .collect()
     }
 
-    fn failed_effects(&self) -> Vec<Effect> {
-        self.outcome
-            .clone()
-            .map(Effect::Finished)
-            .into_iter()
-            .collect()
-    }
-
     fn context_json(&self) -> serde_json::Value {
         json!(self.config.context)
-    }
-
-    fn start_call(
-        &mut self,
-        slot: Slot,
-        prompt: String,
-        raw: Option<String>,
-        now: Timestamp,
-    ) -> Effect {
-        Effect::StartCall(self.supervisor.start(slot, prompt, raw, now, &mut self.log))
     }
 
     // ---- stage 1 -------------------------------------------------------
@@ -439,10 +440,12 @@ impl DecisionReview {
             "context": self.context_json(),
             "mode": self.config.mode.as_str(),
         });
-        let Some(prompt) = self.render(Template::Proposer, context, now) else {
-            return self.failed_effects();
-        };
-        vec![self.start_call(Slot::new("proposer", "proposal", 1), prompt, None, now)]
+        self.start_single(
+            Template::Proposer,
+            context,
+            Slot::new("proposer", "proposal", 1),
+            now,
+        )
     }
 
     fn on_proposal(
@@ -492,11 +495,8 @@ impl DecisionReview {
             "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
             "critique_mode": self.config.critique_mode.as_str(),
         });
-        let Some(prompt) = self.render(Template::Critic(self.config.critique_mode), context, now)
-        else {
-            return self.failed_effects();
-        };
-        vec![self.start_call(Slot::new("critic", "critique", 1), prompt, None, now)]
+        let template = Template::Critic(self.config.critique_mode);
+        self.start_single(template, context, Slot::new("critic", "critique", 1), now)
     }
 
     fn on_critique(
@@ -707,10 +707,12 @@ impl DecisionReview {
             "must_address": must_address,
         });
         self.pending_must_address = must_address;
-        let Some(prompt) = self.render(Template::Reviser, context, now) else {
-            return self.failed_effects();
-        };
-        vec![self.start_call(Slot::new("proposer", "revision", round), prompt, None, now)]
+        self.start_single(
+            Template::Reviser,
+            context,
+            Slot::new("proposer", "revision", round),
+            now,
+        )
     }
 
     fn on_revision(
@@ -781,21 +783,21 @@ impl DecisionReview {
                 "critic_label": format!("critic ({CRITIC_ROLE})"),
                 "round": round,
             });
-            let Some(prompt) = self.render(Template::Judge, context, now) else {
-                return self.failed_effects();
-            };
             let slot = Slot::new(judge_slot_role(judge.role), "evaluation", round);
-            let effect = self.start_call(slot, prompt, Some(judge_file(judge.role, round)), now);
-            if let Effect::StartCall(spec) = &effect {
-                judges.insert(
-                    judge.role,
-                    JudgeRecord {
-                        call_id: Some(spec.request.call_id.clone()),
-                        ..JudgeRecord::default()
-                    },
-                );
-            }
-            effects.push(effect);
+            let raw_output_path = Some(judge_file(judge.role, round));
+            let spec =
+                match self.start_rendered(Template::Judge, context, slot, raw_output_path, now) {
+                    Ok(spec) => spec,
+                    Err(effects) => return effects,
+                };
+            judges.insert(
+                judge.role,
+                JudgeRecord {
+                    call_id: Some(spec.request.call_id.clone()),
+                    ..JudgeRecord::default()
+                },
+            );
+            effects.push(Effect::StartCall(spec));
         }
         self.evaluations.push(EvaluationRound {
             round,
@@ -1022,8 +1024,9 @@ impl DecisionReview {
                 format!("the {role}'s {stage} answer could not be parsed, even after a repair attempt: {error}"),
             );
         }
-        let Some(prompt) = self.render(Template::Repair, context, now) else {
-            return self.failed_effects();
+        let prompt = match self.prompts.render(Template::Repair, &context) {
+            Ok(prompt) => prompt,
+            Err(error) => return self.fail(now, format!("could not build the prompt: {error}")),
         };
         match self.supervisor.repair(call, prompt, now, &mut self.log) {
             Some(spec) => vec![Effect::StartCall(spec)],
