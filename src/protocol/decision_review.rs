@@ -337,8 +337,12 @@ impl DecisionReview {
         ))
     }
 
-    /// The final decision fields; `None` until a verdict exists.
+    /// The final decision fields; `None` until the debate ends with a
+    /// verdict (a failed debate has none, whatever earlier rounds found).
     pub fn decision_record(&self) -> Option<DecisionRecord> {
+        if !matches!(self.outcome, Some(Outcome::Decided { .. })) {
+            return None;
+        }
         let evaluation = self.evaluations.last()?;
         let assessment = evaluation.assessment.as_ref()?;
         let tree = &self.revisions.last()?.output.revised_tree;

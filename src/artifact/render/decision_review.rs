@@ -18,7 +18,7 @@ use crate::protocol::decision_review::{
     CRITIC_ROLE, DecisionRecord, DecisionReview, PROPOSER_ROLE, ReviewConfig, judge_file,
 };
 use crate::protocol::{Document, Outcome, Protocol};
-use crate::verdict::{QuorumStatus, Thresholds};
+use crate::verdict::{Assessment, Check, QuorumStatus, Thresholds};
 
 use super::{fenced, log_lines, one_line, timestamp};
 
@@ -637,47 +637,124 @@ fn transcript_md(review: &DecisionReview) -> String {
 /// this as its end-of-run message.
 pub fn summary_lead(review: &DecisionReview) -> Option<String> {
     let outcome = review.outcome()?;
-    let Some(record) = review.decision_record() else {
-        let Outcome::Failed { reason } = outcome else {
-            return None;
-        };
+    let tree = review.current_tree();
+    let plain = |text: &str| first_sentence(&plain_block_refs(text, tree));
+    if let Outcome::Failed { reason } = outcome {
+        let earlier = review
+            .evaluations()
+            .iter()
+            .rev()
+            .find_map(|evaluation| evaluation.assessment.as_ref())
+            .map(|assessment| match assessment.verdict {
+                Verdict::Revise => {
+                    " An earlier round had asked for changes before the review stopped."
+                }
+                _ => "",
+            })
+            .unwrap_or_default();
         return Some(format!(
-            "**No decision.** The review stopped before the panel could decide: {}. \
+            "**No decision.** The review stopped before it could reach a verdict: {}.{earlier} \
              Nothing was fabricated in its place; fix the cause and run the review again.",
             reason.trim_end_matches('.')
         ));
+    }
+    let record = review.decision_record()?;
+    let assessment = review.evaluations().last()?.assessment.as_ref()?;
+    let objection = if review.critique_items().is_empty() {
+        "The critic found nothing to object to".to_string()
+    } else {
+        format!(
+            "The hardest objection was that {}",
+            lowercase_first(&plain(&record.strongest_objection))
+        )
     };
-    let tree = review.current_tree();
-    let plain = |text: &str| first_sentence(&plain_block_refs(text, tree));
-    let claim = tree
-        .and_then(main_claim)
-        .map(|block| plain(&block.text))
-        .unwrap_or_default();
-    let objection = lowercase_first(&plain(&record.strongest_objection));
     let opening = match record.decision {
-        Verdict::Adopt => format!(
-            "**Go ahead (ADOPT: the proposal is strong enough to act on).** {claim}. \
-             The hardest objection was that {objection}; the revised proposal answers it. \
-             Next: carry it out, and watch for the warning sign in \"What would make us revisit this\"."
-        ),
+        Verdict::Adopt => {
+            let claim = tree
+                .and_then(main_claim)
+                .map(|block| plain(&block.text))
+                .unwrap_or_default();
+            let answered = if review.critique_items().is_empty() {
+                ""
+            } else {
+                "; the revised proposal answers it"
+            };
+            format!(
+                "**Go ahead (ADOPT: the proposal is strong enough to act on).** {claim}. {objection}{answered}. \
+                 Next: carry it out, and watch for the warning sign in \"What would make us revisit this\"."
+            )
+        }
         Verdict::Revise => format!(
             "**Not yet: revise first (REVISE: the idea has merit but needs changes before it goes ahead).** \
-             {} The hardest objection was that {objection}. \
+             What still falls short: {}. {objection}. \
              Next: make the changes listed under \"What to do\" and review the proposal again.",
-            plain_block_refs(record.recommendation.trim(), tree)
+            lowercase_first(&revise_reason(assessment, &plain))
         ),
         Verdict::Reject => format!(
-            "**Do not proceed (REJECT: the proposal is flawed beyond revision).** {} \
-             The hardest objection was that {objection}. Next: start over or weigh another approach.",
-            plain_block_refs(record.recommendation.trim(), tree)
+            "**Do not proceed (REJECT: the proposal is flawed beyond revision).** {}. {objection}. \
+             Next: start over or weigh another approach.",
+            reject_reason(review, &plain)
         ),
         Verdict::Escalate => format!(
             "**Undecided: more information is needed (ESCALATE: the review could not settle the question with what it had).** \
-             The hardest objection was that {objection}. \
-             Next: gather what is listed under \"What is still uncertain\", then decide."
+             {}. {objection}. Next: gather what is listed under \"What is still uncertain\", then decide.",
+            escalate_reason(review, assessment)
         ),
     };
     Some(opening)
+}
+
+/// Why the panel asked for changes, in words a reader needs no scores for.
+fn revise_reason(assessment: &Assessment, plain: &dyn Fn(&str) -> String) -> String {
+    match assessment.check {
+        Check::BindingJudge => assessment
+            .directives
+            .iter()
+            .find(|directive| directive.judge.is_some())
+            .map(|directive| plain(&directive.text))
+            .unwrap_or_else(|| "a required assessment found a serious gap".to_string()),
+        Check::Guard => "part of the plan is more complex than what it achieves".to_string(),
+        _ => "the revised proposal does not yet hold together, cover its main risks and answer its critiques well enough"
+            .to_string(),
+    }
+}
+
+/// The risk the panel found unacceptable, in the judge's own words.
+fn reject_reason(review: &DecisionReview, plain: &dyn Fn(&str) -> String) -> String {
+    review
+        .evaluations()
+        .last()
+        .into_iter()
+        .flat_map(|evaluation| evaluation.judges.values())
+        .filter_map(|record| record.result.as_ref()?.scores())
+        .flat_map(|scores| scores.block_scores.iter())
+        .filter(|score| score.criterion == crate::model::Criterion::Risk)
+        .min_by_key(|score| score.score)
+        .map(|score| {
+            format!(
+                "It carries a risk with no acceptable answer: {}",
+                lowercase_first(&plain(&score.rationale))
+            )
+        })
+        .unwrap_or_else(|| "It carries a risk with no acceptable answer".to_string())
+}
+
+/// What kept the panel from deciding.
+fn escalate_reason(review: &DecisionReview, assessment: &Assessment) -> &'static str {
+    let lacked_information = review
+        .evaluations()
+        .last()
+        .into_iter()
+        .flat_map(|evaluation| evaluation.judges.values())
+        .filter_map(|record| record.result.as_ref()?.scores())
+        .any(|scores| !scores.insufficient_information.is_empty());
+    if !assessment.quorum.met || !assessment.missing_binding.is_empty() {
+        "Too few of the required assessments came back usable to decide"
+    } else if lacked_information {
+        "The reviewers lacked the information to assess part of the plan"
+    } else {
+        "The reviewers disagreed too sharply about part of the plan to call it"
+    }
 }
 
 /// Replaces block ids (`b2`) with what the block is, so a reader who never
