@@ -215,3 +215,34 @@ pub fn scores(default: u8, overrides: &[(&str, Criterion, u8)]) -> impl Fn(&str,
             .unwrap_or(default)
     }
 }
+
+/// A spec for `topic` with every default, whose every role is played by the
+/// `script` provider with `script`'s replies.
+pub fn scripted_spec(topic: &str, script: Script) -> quorum::spec::DebateSpec {
+    let mut spec = quorum::spec::DebateSpec::for_topic(topic);
+    spec.script = Some(script);
+    spec.agents.insert(
+        "default".to_string(),
+        quorum::spec::AgentSpec::Short("script".to_string()),
+    );
+    spec
+}
+
+/// `spec` as the YAML text of a spec file.
+pub fn spec_yaml(spec: &quorum::spec::DebateSpec) -> String {
+    yaml_serde::to_string(spec).expect("a spec serialises to YAML")
+}
+
+/// A judge answer like [`judge_text`] that also lists `blocks` under
+/// `insufficient_information`.
+pub fn with_insufficient_information(judge_answer: &str, blocks: &[&str]) -> String {
+    assert!(judge_answer.contains("synthesis:"), "not a judge answer");
+    judge_answer.replacen(
+        "synthesis:",
+        &format!(
+            "insufficient_information: [{}]\nsynthesis:",
+            blocks.join(", ")
+        ),
+        1,
+    )
+}

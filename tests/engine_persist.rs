@@ -1,0 +1,407 @@
+//! Persist-on-collect, proven on the library engine (INF-02, INF-03, INF-04).
+//!
+//! A [`Spy`] protocol wraps the real decision review and delegates every
+//! method to it. When the engine hands it a finished judge call, the spy first
+//! looks at the disk: the judge's raw file must already exist and hold exactly
+//! the text the protocol is about to parse, the journal must already end with
+//! that input, and the protocol must not know about the file yet. Only then is
+//! the input passed on, after which the protocol must hold that very text.
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{Local, Utc};
+use quorum::agent::script::{Script, ScriptAgent};
+use quorum::artifact::{Journal, RunDir, read_journal};
+use quorum::engine::{
+    DebateDefinition, Engine, JournalEvent, ModerationPolicy, Moderator, RoleAgent, Roster, Update,
+};
+use quorum::model::{Criterion, CritiqueMode, JudgeRole, Verdict, architecture_panel};
+use quorum::prompts::PromptSet;
+use quorum::protocol::decision_review::{
+    DecisionReview, Participants, ReviewConfig, ReviewMode, judge_slot_role,
+};
+use quorum::protocol::{
+    Document, Effect, Input, LogEntry, LogKind, Outcome, Progress, Protocol, Timestamp,
+};
+use quorum::verdict::Thresholds;
+use serde_json::Value as Json;
+use support::{ScriptBuilder, judge_config, judge_text, revision_text, scores};
+use tokio::sync::mpsc;
+
+/// The default deadline of every role in these tests.
+const TIMEOUT: Duration = Duration::from_secs(600);
+
+/// `judges/judge-{role}.md`, or `-round-{N}` from round 2 on, for a judge
+/// call id such as `judge.analyst/evaluation/r2/a1` (INF-05, A8).
+fn judge_file_of(call_id: &str) -> String {
+    let mut parts = call_id.split('/');
+    let slot = parts.next().expect("role slot");
+    let role = slot.strip_prefix("judge.").expect("a judge call");
+    assert_eq!(parts.next(), Some("evaluation"), "{call_id}");
+    let round: u32 = parts
+        .next()
+        .and_then(|round| round.strip_prefix('r'))
+        .and_then(|round| round.parse().ok())
+        .unwrap_or_else(|| panic!("no round in {call_id}"));
+    if round == 1 {
+        format!("judges/judge-{role}.md")
+    } else {
+        format!("judges/judge-{role}-round-{round}.md")
+    }
+}
+
+/// True when `contents` is `raw` as a judge file shows it: verbatim, or
+/// verbatim behind the MALFORMED marker line (INF-07).
+fn shows_verbatim(contents: &str, raw: &str) -> bool {
+    contents == raw
+        || contents.starts_with("<!-- MALFORMED: ")
+            && contents.split_once('\n').map(|(_, rest)| rest) == Some(raw)
+}
+
+/// Delegates everything to `inner`, checking persist-on-collect around
+/// every finished judge call.
+struct Spy<P: Protocol> {
+    inner: P,
+    run_dir: PathBuf,
+    /// Judge calls checked before the protocol saw them, in order.
+    checked: Vec<String>,
+}
+
+impl<P: Protocol> Spy<P> {
+    fn new(inner: P, run_dir: &Path) -> Self {
+        Spy {
+            inner,
+            run_dir: run_dir.to_path_buf(),
+            checked: Vec::new(),
+        }
+    }
+
+    fn document(&self, path: &str) -> Option<Document> {
+        self.inner
+            .documents()
+            .into_iter()
+            .find(|document| document.path == path)
+    }
+
+    /// The engine has collected a judge's answer and is about to apply it.
+    fn before_judge_input(&self, call_id: &str, output: &str) {
+        let relative = judge_file_of(call_id);
+        // INF-02: the raw file is on disk, verbatim, before anything else.
+        let on_disk =
+            std::fs::read_to_string(self.run_dir.join(&relative)).unwrap_or_else(|error| {
+                panic!("{relative} is not on disk when {call_id} is applied: {error}")
+            });
+        // INF-04: what the protocol gets is what the file holds.
+        assert_eq!(
+            on_disk, output,
+            "{relative} differs from the output handed to the protocol"
+        );
+        // The input is journaled (fsynced) before the protocol sees it.
+        let journal = read_journal::<Json>(&self.run_dir.join("journal.jsonl"))
+            .expect("the journal reads back");
+        let last = &journal.records.last().expect("journal records").event;
+        assert_eq!(last["event"], "input", "{call_id}: last journal record");
+        assert_eq!(last["input"]["type"], "call_finished");
+        assert_eq!(last["input"]["call_id"], call_id);
+        assert_eq!(last["input"]["output"], output);
+        // INF-03: the scores are not applied yet: the protocol does not know
+        // this judge's file.
+        assert!(
+            self.document(&relative).is_none(),
+            "the protocol already shows {relative} before {call_id} was applied"
+        );
+    }
+
+    /// The protocol has applied the judge's answer.
+    fn after_judge_input(&self, call_id: &str, output: &str) {
+        let relative = judge_file_of(call_id);
+        let document = self
+            .document(&relative)
+            .unwrap_or_else(|| panic!("the protocol took no file {relative} from {call_id}"));
+        assert!(
+            shows_verbatim(&document.contents, output),
+            "{relative} as the protocol renders it is not the persisted output:\n{}",
+            document.contents
+        );
+    }
+}
+
+impl<P: Protocol> Protocol for Spy<P> {
+    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.inner.start(now)
+    }
+
+    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        let judge_output = match input {
+            Input::CallFinished {
+                call_id, output, ..
+            } if call_id.starts_with("judge.") => Some((call_id.clone(), output.clone())),
+            _ => None,
+        };
+        if let Some((call_id, output)) = &judge_output {
+            self.before_judge_input(call_id, output);
+        }
+        let effects = self.inner.handle(input, now);
+        if let Some((call_id, output)) = judge_output {
+            self.after_judge_input(&call_id, &output);
+            self.checked.push(call_id);
+        }
+        effects
+    }
+
+    fn progress(&self) -> Progress {
+        self.inner.progress()
+    }
+
+    fn log(&self) -> &[LogEntry] {
+        self.inner.log()
+    }
+
+    fn documents(&self) -> Vec<Document> {
+        self.inner.documents()
+    }
+
+    fn outcome(&self) -> Option<&Outcome> {
+        self.inner.outcome()
+    }
+}
+
+/// What one engine run left behind.
+struct Finished {
+    _temp: tempfile::TempDir,
+    run_dir: PathBuf,
+    outcome: Outcome,
+    checked: Vec<String>,
+    updates: Vec<Update>,
+}
+
+/// Runs a decision review on `script` through the engine with a [`Spy`],
+/// as `quorum run` would (accept every critique item); `timeouts` sets the
+/// deadline of some roles.
+async fn run_spied(script: Script, timeouts: &[(&str, Duration)]) -> Finished {
+    let temp = tempfile::tempdir().expect("temporary folder");
+    let run_dir = RunDir::create(temp.path(), "persist-on-collect", Local::now()).expect("run dir");
+    let script = Arc::new(script);
+    let panel = architecture_panel(false);
+    let mut roster = Roster::default();
+    let mut participants = Participants::default();
+    let slots = ["proposer".to_string(), "critic".to_string()]
+        .into_iter()
+        .chain(panel.iter().map(|judge| judge_slot_role(judge.role)));
+    for slot in slots {
+        let agent = Arc::new(ScriptAgent::new(script.clone(), 1.0));
+        let id = quorum::agent::Agent::info(agent.as_ref()).to_string();
+        match slot.strip_prefix("judge.").and_then(JudgeRole::parse) {
+            Some(judge) => {
+                participants.judges.insert(judge, id);
+            }
+            None if slot == "proposer" => participants.proposer = id,
+            None => participants.critic = id,
+        }
+        let timeout = timeouts
+            .iter()
+            .find(|(role, _)| *role == slot)
+            .map_or(TIMEOUT, |(_, timeout)| *timeout);
+        roster.insert(slot, RoleAgent { agent, timeout });
+    }
+    let config = ReviewConfig {
+        topic: "Should the raw judge files be written first?".to_string(),
+        context: Vec::new(),
+        mode: ReviewMode::Architecture,
+        critique_mode: CritiqueMode::default(),
+        high_stakes: false,
+        panel,
+        max_rounds: 2,
+        thresholds: Thresholds::default(),
+        participants,
+        started_at: Utc::now(),
+    };
+    let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");
+    journal
+        .append(
+            Utc::now(),
+            &JournalEvent::DebateStarted {
+                definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
+            },
+        )
+        .expect("journal the definition");
+    let protocol = Spy::new(
+        DecisionReview::new(config, Arc::new(PromptSet::builtin())),
+        run_dir.path(),
+    );
+    let (updates_tx, mut updates_rx) = mpsc::unbounded_channel();
+    let engine = Engine::new(
+        protocol,
+        run_dir.clone(),
+        journal,
+        roster,
+        Moderator::policy(ModerationPolicy::Accept),
+        updates_tx,
+    );
+    let (outcome, spy) = engine.run().await.expect("the engine runs to an outcome");
+    let mut updates = Vec::new();
+    while let Ok(update) = updates_rx.try_recv() {
+        updates.push(update);
+    }
+    Finished {
+        _temp: temp,
+        run_dir: run_dir.path().to_path_buf(),
+        outcome,
+        checked: spy.checked,
+        updates,
+    }
+}
+
+/// The checks every run shares: the spy checked exactly the judge calls the
+/// journal records as finished; each judge file still holds the journaled
+/// output; and the engine announced each file before logging the answer.
+fn check_against_journal(finished: &Finished) -> Vec<String> {
+    let journal = read_journal::<Json>(&finished.run_dir.join("journal.jsonl"))
+        .expect("the journal reads back");
+    assert!(journal.torn_tail.is_none());
+    let judge_outputs: Vec<(String, String)> = journal
+        .records
+        .iter()
+        .map(|record| &record.event)
+        .filter(|event| {
+            event["event"] == "input"
+                && event["input"]["type"] == "call_finished"
+                && event["input"]["call_id"]
+                    .as_str()
+                    .is_some_and(|id| id.starts_with("judge."))
+        })
+        .map(|event| {
+            (
+                event["input"]["call_id"].as_str().unwrap().to_string(),
+                event["input"]["output"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let journaled: Vec<&String> = judge_outputs.iter().map(|(id, _)| id).collect();
+    let checked: Vec<&String> = finished.checked.iter().collect();
+    assert_eq!(
+        checked, journaled,
+        "every finished judge call was checked before it was applied, in journal order"
+    );
+
+    for (call_id, output) in &judge_outputs {
+        let relative = judge_file_of(call_id);
+        let contents = std::fs::read_to_string(finished.run_dir.join(&relative))
+            .unwrap_or_else(|error| panic!("{relative}: {error}"));
+        assert!(
+            shows_verbatim(&contents, output),
+            "{relative} does not hold the journaled output of {call_id}"
+        );
+
+        // The file was announced on disk before the answer was logged.
+        let persisted = finished
+            .updates
+            .iter()
+            .position(|update| {
+                matches!(update, Update::RawPersisted { call_id: id, path }
+                    if id == call_id && *path == relative)
+            })
+            .unwrap_or_else(|| panic!("no RawPersisted update for {call_id}"));
+        let answered = finished
+            .updates
+            .iter()
+            .position(|update| {
+                matches!(update, Update::Log(entry)
+                    if entry.kind == LogKind::CallFinished
+                        && entry.call_id.as_deref() == Some(call_id.as_str()))
+            })
+            .unwrap_or_else(|| panic!("no CallFinished log entry for {call_id}"));
+        assert!(
+            persisted < answered,
+            "{call_id}: the file must be on disk before the answer is applied"
+        );
+    }
+    journaled.into_iter().cloned().collect()
+}
+
+/// INF-02, INF-03, INF-04: on the ADOPT path every judge's raw file is on
+/// disk, verbatim, before the protocol applies its scores, and the protocol
+/// parses exactly what the file holds.
+#[tokio::test(start_paused = true)]
+async fn inf_02_03_04_judge_raw_files_are_on_disk_before_their_scores_are_applied() {
+    let finished = run_spied(ScriptBuilder::adopt_path().build(), &[]).await;
+    assert!(
+        matches!(&finished.outcome, Outcome::Decided { verdict, .. } if *verdict == Verdict::Adopt),
+        "{:?}",
+        finished.outcome
+    );
+    let judges = check_against_journal(&finished);
+    assert_eq!(
+        finished.checked.len(),
+        3,
+        "one check per judge call: {judges:?}"
+    );
+    let mut files: Vec<String> = judges.iter().map(|id| judge_file_of(id)).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "judges/judge-aesthete.md",
+            "judges/judge-analyst.md",
+            "judges/judge-stylist.md"
+        ]
+    );
+}
+
+/// INF-02..05, INF-07: the same holds in a second round (`-round-2` files),
+/// for a judge answering on its retry after a timeout, and for a malformed
+/// answer, which is on disk verbatim before the protocol marks it.
+#[tokio::test(start_paused = true)]
+async fn inf_03_round_two_retried_and_malformed_judges_are_persisted_first() {
+    let analyst = judge_config(JudgeRole::Analyst, false);
+    let script = ScriptBuilder::adopt_path()
+        .reply(
+            "judge.analyst",
+            "evaluation",
+            Some(1),
+            None,
+            &judge_text(
+                &analyst,
+                scores(4, &[("b2", Criterion::Feasibility, 2)]),
+                [4, 4, 4],
+            ),
+        )
+        .reply(
+            "proposer",
+            "revision",
+            Some(2),
+            None,
+            &revision_text(&["d1"]),
+        )
+        .fault("judge.stylist", "evaluation", Some(1), Some(1), "timeout")
+        .fault("judge.aesthete", "evaluation", Some(2), None, "malformed")
+        .build();
+    let finished = run_spied(script, &[("judge.stylist", Duration::from_secs(5))]).await;
+    assert!(
+        matches!(&finished.outcome, Outcome::Decided { .. }),
+        "{:?}",
+        finished.outcome
+    );
+    let judges = check_against_journal(&finished);
+    assert_eq!(
+        judges.len(),
+        6,
+        "three judges in each of two rounds: {judges:?}"
+    );
+    assert!(judges.contains(&"judge.stylist/evaluation/r1/a2".to_string()));
+    assert!(judges.contains(&"judge.aesthete/evaluation/r2/a1".to_string()));
+    let malformed =
+        std::fs::read_to_string(finished.run_dir.join("judges/judge-aesthete-round-2.md")).unwrap();
+    assert!(malformed.starts_with("<!-- MALFORMED: "), "{malformed}");
+    for round_two in ["analyst", "stylist", "aesthete"] {
+        assert!(
+            finished
+                .run_dir
+                .join(format!("judges/judge-{round_two}-round-2.md"))
+                .is_file()
+        );
+    }
+}
