@@ -1333,7 +1333,10 @@ fn a18_failing_proposer_stops_the_run_without_a_verdict() {
     let recomputed = sandbox.verdict(&tree, &[]);
     recomputed.assert_code(1);
     assert!(
-        recomputed.stderr.contains("no evaluation"),
+        recomputed
+            .stderr
+            .contains("failed before it reached a verdict")
+            && recomputed.stderr.contains("503 overloaded"),
         "{}",
         recomputed.stderr
     );
@@ -1523,7 +1526,7 @@ fn bad_agent_flags_are_named_and_nothing_is_written() {
     for (flag, needles) in [
         ("judge.poet=script", ["--agent", "judge.poet"]),
         ("no-equals-sign", ["--agent", "ROLE=PROVIDER"]),
-        ("proposer=openai", ["agents.proposer", "openai"]),
+        ("proposer=openai", ["--agent", "openai"]),
     ] {
         let ran = refused(&sandbox, &yaml, &["--agent", flag]);
         for needle in needles {
@@ -1577,11 +1580,6 @@ fn demo(sandbox: &Sandbox, speed: &str) -> (Ran, Tree) {
 
 /// Issue 2, "Done means": `quorum demo --headless --speed 50` finishes with
 /// exit 0 and a complete two-round tree that `quorum verdict` agrees with.
-///
-/// The aesthete's files are required unless the transcript shows it was
-/// skipped after timing out twice: at this speed its deadline is 120 ms and
-/// under load it misses it now and then (see the ignored
-/// `demo_speed_changes_nothing_but_the_pace`, which pins that bug down).
 #[test]
 fn demo_headless_writes_a_complete_two_round_tree() {
     let sandbox = Sandbox::new();
@@ -1597,20 +1595,8 @@ fn demo_headless_writes_a_complete_two_round_tree() {
     ] {
         assert!(!tree.file(file).trim().is_empty(), "{file}");
     }
-    let mut expected = judge_files(&PANEL, 2);
-    for round in [1, 2] {
-        let retry = format!("judge.aesthete/evaluation/r{round}/a2");
-        let skipped = !tree.transcript_events("SKIP", &retry).is_empty();
-        if skipped {
-            eprintln!("demo at --speed 50: the aesthete was skipped in round {round} (timing)");
-            expected.remove(&judge_file("aesthete", round));
-        }
-    }
-    assert_eq!(tree.judge_files(), expected);
-    assert!(
-        tree.judge_files().len() >= 4,
-        "analyst and stylist, both rounds"
-    );
+    assert_eq!(tree.judge_files(), judge_files(&PANEL, 2));
+    assert!(!tree.file("transcript.md").contains("**SKIP**"));
     let revision = tree.file("revision.md");
     assert!(revision.contains("## Round 1\n") && revision.contains("## Round 2\n"));
     assert!(tree.file("critique.md").contains("Decision: **ACCEPTED**"));
@@ -1650,10 +1636,6 @@ fn demo_headless_writes_a_complete_two_round_tree() {
 /// the debate. At `--speed 200` the demo still writes three judge files per
 /// round and skips nobody.
 #[test]
-#[ignore = "BUG: cli/prepare.rs divides every deadline by --speed, but scripted streaming cannot go \
-            faster than one chunk per tokio timer tick (1 ms): the demo aesthete's 68-chunk retry needs \
-            >= 68 ms against a 6 s / 200 = 30 ms deadline and is always skipped (at --speed 50: ~80 ms \
-            against 120 ms, lost under load in about 1 run in 10)"]
 fn demo_speed_changes_nothing_but_the_pace() {
     let sandbox = Sandbox::new();
     let (_ran, tree) = demo(&sandbox, "200");
@@ -1980,8 +1962,6 @@ fn a18_failure_in_round_two_is_not_reported_as_a_verdict() {
 /// INF-06: `quorum verdict` on the tree of a run that failed in round 2
 /// agrees with the live run (exit 1) instead of reviving round 1's REVISE.
 #[test]
-#[ignore = "BUG: cli/verdict_cmd.rs recompute() ignores debate.yaml `outcome: failed` and rescores the \
-            last evaluated round, so `quorum verdict` prints REVISE and exits 3 where the live run exited 1"]
 fn verdict_of_a_run_that_failed_in_round_two_agrees_with_the_live_run() {
     let sandbox = Sandbox::new();
     let (ran, tree) = sandbox.run(&failing_in_round_two(), &["--moderation", "accept"]);

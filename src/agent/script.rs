@@ -415,10 +415,17 @@ async fn sleep(duration: Duration) {
     }
 }
 
+/// Sends the chunks of `text` on a fixed schedule measured from the first
+/// one, so timer granularity never accumulates: a reply of N chunks takes its
+/// paced duration, not N timer ticks more.
 async fn stream_text(text: &str, pace: &ReplyPace, events: &mpsc::UnboundedSender<StreamEvent>) {
+    let started = tokio::time::Instant::now();
     for (index, chunk) in split_chunks(text, pace.chunk_chars).into_iter().enumerate() {
         if index > 0 {
-            sleep(pace.between_chunks).await;
+            let due = started + pace.between_chunks.mul_f64(index as f64);
+            if due > tokio::time::Instant::now() {
+                tokio::time::sleep_until(due).await;
+            }
         }
         // A closed receiver only means nobody is watching; the answer still counts.
         let _ = events.send(StreamEvent::Text(chunk.to_string()));

@@ -3,6 +3,7 @@
 //!
 //! Precedence: flags over the spec over defaults. All checks happen here.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -95,10 +96,18 @@ pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> 
             (spec, None, None)
         }
     };
-    apply_flags(&mut spec, flags)?;
+    let flag_roles = apply_flags(&mut spec, flags)?;
+    // Errors about flags name the flag, never the spec file.
     let locate = |error: SpecError| match &spec_path {
-        Some(path) => error.in_file(path, source_text.as_deref()),
-        None => error,
+        Some(path)
+            if !error
+                .field
+                .as_deref()
+                .is_some_and(|field| field.starts_with("--")) =>
+        {
+            error.in_file(path, source_text.as_deref())
+        }
+        _ => error,
     };
     spec::validate(&spec).map_err(locate)?;
     let base = spec_path
@@ -107,7 +116,8 @@ pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> 
         .unwrap_or(Path::new("."));
     let context = load_context(&spec, base, spec_path.is_some()).map_err(locate)?;
     let panel = architecture_panel(spec.high_stakes);
-    let (roster, participants) = assign_agents(&spec, &panel, flags).map_err(locate)?;
+    let (roster, participants) =
+        assign_agents(&spec, &panel, flags, &flag_roles).map_err(locate)?;
     let prompts = load_prompts(flags)?;
     Ok(Prepared {
         config: ReviewConfig {
@@ -131,7 +141,9 @@ pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> 
     })
 }
 
-fn apply_flags(spec: &mut DebateSpec, flags: &RunFlags) -> Result<(), SpecError> {
+/// Applies the flags over the spec; returns the roles `--agent` assigned.
+fn apply_flags(spec: &mut DebateSpec, flags: &RunFlags) -> Result<BTreeSet<String>, SpecError> {
+    let mut flag_roles = BTreeSet::new();
     if let Some(critique) = flags.critique {
         spec.critique = critique;
     }
@@ -166,8 +178,9 @@ fn apply_flags(spec: &mut DebateSpec, flags: &RunFlags) -> Result<(), SpecError>
         }
         spec.agents
             .insert(role.to_string(), AgentSpec::Short(agent.to_string()));
+        flag_roles.insert(role.to_string());
     }
-    Ok(())
+    Ok(flag_roles)
 }
 
 fn load_context(
@@ -226,6 +239,7 @@ fn assign_agents(
     spec: &DebateSpec,
     panel: &[crate::model::JudgeConfig],
     flags: &RunFlags,
+    flag_roles: &BTreeSet<String>,
 ) -> Result<(Roster, Participants), SpecError> {
     let mut roster = Roster::default();
     let mut participants = Participants::default();
@@ -240,6 +254,11 @@ fn assign_agents(
             .field(format!("agents.{role}")));
         };
         let timeout_secs = agent_spec.timeout_secs().unwrap_or(spec.timeout_secs);
+        let field = if flag_roles.contains(key) {
+            "--agent".to_string()
+        } else {
+            format!("agents.{key}")
+        };
         let role_agent = match agent_spec.provider() {
             "script" => {
                 let Some(script) = &script else {
@@ -247,12 +266,11 @@ fn assign_agents(
                         "`{role}` is played by the script provider, but there is no `script:` section \
                          (or --script FILE) with its replies"
                     ))
-                    .field(format!("agents.{key}")));
+                    .field(field));
                 };
                 RoleAgent {
                     agent: Arc::new(ScriptAgent::new(script.clone(), flags.speed)),
-                    // Scripted time runs `speed` times faster, deadlines included.
-                    timeout: Duration::from_secs_f64(timeout_secs / flags.speed),
+                    timeout: scripted_deadline(timeout_secs, flags.speed),
                 }
             }
             other => {
@@ -260,7 +278,7 @@ fn assign_agents(
                     "provider `{other}` (for `{role}`) is not available in this version of quorum; \
                      the providers are: script"
                 ))
-                .field(format!("agents.{key}")));
+                .field(field));
             }
         };
         let id = role_agent.agent.info().to_string();
@@ -276,6 +294,20 @@ fn assign_agents(
     Ok((roster, participants))
 }
 
+/// Shortest deadline that `--speed` may scale a scripted role's deadline
+/// down to, in seconds: real time keeps its own granularity (scheduling, the
+/// timer wheel), and a deadline of a few milliseconds would fail replies that
+/// the script paced well inside it.
+const MIN_SCALED_DEADLINE_SECS: f64 = 1.0;
+
+/// A scripted role's deadline: scripted time runs `speed` times faster,
+/// deadlines included, but scaling never takes a deadline below
+/// [`MIN_SCALED_DEADLINE_SECS`] (or below the configured value, if shorter).
+fn scripted_deadline(timeout_secs: f64, speed: f64) -> Duration {
+    let floor = timeout_secs.min(MIN_SCALED_DEADLINE_SECS);
+    Duration::from_secs_f64((timeout_secs / speed).max(floor))
+}
+
 fn load_prompts(flags: &RunFlags) -> Result<PromptSet, SpecError> {
     let (dir, field) = match &flags.prompts {
         Some(dir) => {
@@ -289,4 +321,17 @@ fn load_prompts(flags: &RunFlags) -> Result<PromptSet, SpecError> {
         None => (default_override_dir(), "prompt templates"),
     };
     PromptSet::load(dir.as_deref()).map_err(|error| SpecError::new(error.to_string()).field(field))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripted_deadlines_scale_with_speed_down_to_a_floor() {
+        assert_eq!(scripted_deadline(600.0, 1.0), Duration::from_secs(600));
+        assert_eq!(scripted_deadline(600.0, 10.0), Duration::from_secs(60));
+        assert_eq!(scripted_deadline(6.0, 200.0), Duration::from_secs(1));
+        assert_eq!(scripted_deadline(0.3, 50.0), Duration::from_secs_f64(0.3));
+    }
 }

@@ -13,7 +13,7 @@ use crate::artifact::render::decision_review::DebateYaml;
 use crate::model::{JudgeResult, ThesisTree};
 use crate::parse::parse_judge;
 use crate::protocol::decision_review::judge_file;
-use crate::protocol::verdict_exit_code;
+use crate::protocol::{Outcome, verdict_exit_code};
 use crate::text::sanitize;
 use crate::verdict::{Assessment, derive_verdict};
 
@@ -26,6 +26,8 @@ pub enum RecomputeError {
     Unreadable { path: String, message: String },
     #[error("{path}: this debate has no evaluation yet, so there is no verdict to recompute")]
     NoEvaluation { path: String },
+    #[error("{path}: this debate failed before it reached a verdict: {reason}")]
+    Failed { path: String, reason: String },
 }
 
 /// Recomputes the assessment of the final round of the debate in `dir`.
@@ -41,6 +43,12 @@ pub fn recompute(dir: &Path) -> Result<Assessment, RecomputeError> {
             path: shown.clone(),
             message: error.to_string(),
         })?;
+    if let Some(Outcome::Failed { reason }) = &record.outcome {
+        return Err(RecomputeError::Failed {
+            path: shown,
+            reason: reason.clone(),
+        });
+    }
     let (Some(evaluation), Some(revision)) = (&record.stages.evaluation, &record.stages.revision)
     else {
         return Err(RecomputeError::NoEvaluation { path: shown });
@@ -108,7 +116,7 @@ pub fn run(dir: &Path, json: bool) -> ExitCode {
             }
             ExitCode::from(verdict_exit_code(assessment.verdict) as u8)
         }
-        Err(error @ RecomputeError::NoEvaluation { .. }) => {
+        Err(error @ (RecomputeError::NoEvaluation { .. } | RecomputeError::Failed { .. })) => {
             eprintln!("quorum: {}", sanitize(&error.to_string()));
             ExitCode::from(EXIT_FAILURE)
         }
