@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::agent::{Agent, AgentError, AgentInfo, CallOutput, StreamEvent};
+use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent};
 use crate::artifact::{Journal, JournalError, RunDir};
 use crate::model::CritiqueItem;
 use crate::protocol::decision_review::ReviewConfig;
@@ -56,12 +56,6 @@ impl Roster {
 
     pub fn get(&self, role: &str) -> Option<&RoleAgent> {
         self.roles.get(role)
-    }
-
-    pub fn info(&self, role: &str) -> String {
-        self.get(role)
-            .map(|role_agent| role_agent.agent.info().to_string())
-            .unwrap_or_else(|| "unassigned".to_string())
     }
 }
 
@@ -329,7 +323,7 @@ impl<P: Protocol> Engine<P> {
                         while let Ok(event) = events_rx.try_recv() {
                             forward(event, &mut streamed_chars);
                         }
-                        break result.map_err(|error| CallFailure::Error { message: agent_error_text(&error) });
+                        break result.map_err(|error| CallFailure::Error { message: error.to_string() });
                     }
                     () = &mut deadline => {
                         break Err(CallFailure::TimedOut { after_ms: deadline_ms(role_agent.timeout) });
@@ -370,7 +364,10 @@ impl<P: Protocol> Engine<P> {
                 partial_chars,
                 elapsed,
             } => {
-                self.running.remove(&call_id);
+                if self.running.remove(&call_id).is_none() {
+                    // Cancelled while its result was in flight: not an input.
+                    return Ok(Vec::new());
+                }
                 let elapsed_ms = elapsed.as_millis() as u64;
                 let input = match result {
                     Ok(output) => {
@@ -449,8 +446,4 @@ impl<P: Protocol> Engine<P> {
         }
         Ok(())
     }
-}
-
-fn agent_error_text(error: &AgentError) -> String {
-    error.to_string()
 }

@@ -317,26 +317,6 @@ impl DecisionReview {
         }
     }
 
-    /// The verdict the scores imply right now, judges still working counted
-    /// as missing. `None` before the first evaluation starts.
-    pub fn implied_assessment(&self) -> Option<Assessment> {
-        let evaluation = self.evaluations.last()?;
-        if let Some(assessment) = &evaluation.assessment {
-            return Some(assessment.clone());
-        }
-        let tree = &self
-            .revisions
-            .get(evaluation.round as usize - 1)?
-            .output
-            .revised_tree;
-        Some(verdict::derive_verdict(
-            &self.config.panel,
-            &evaluation.results(),
-            &block_ids(tree),
-            &self.config.thresholds,
-        ))
-    }
-
     /// The final decision fields; `None` until the debate ends with a
     /// verdict (a failed debate has none, whatever earlier rounds found).
     pub fn decision_record(&self) -> Option<DecisionRecord> {
