@@ -973,16 +973,17 @@ fn inf_13_timed_out_judge_is_retried_then_skipped_and_quorum_holds() {
         "never a second retry (INF-14)"
     );
 
-    // The retry used the identical prompt (same length, as the journal records it).
+    // The retry used the byte-identical prompt, as the journal records it.
     let journal = tree.journal();
-    let prompt_chars = |call_id: &str| {
+    let prompt = |call_id: &str| {
         journal
             .iter()
             .find(|record| record["event"]["call_id"] == call_id)
-            .map(|record| record["event"]["prompt_chars"].as_u64().unwrap())
+            .map(|record| record["event"]["prompt"].as_str().unwrap().to_string())
             .unwrap()
     };
-    assert_eq!(prompt_chars(a1), prompt_chars(a2));
+    assert!(!prompt(a1).is_empty());
+    assert_eq!(prompt(a1), prompt(a2));
 
     let yaml = tree.yaml();
     let stylist = judge_status(&yaml, "stylist");
@@ -1972,4 +1973,79 @@ fn verdict_of_a_run_that_failed_in_round_two_agrees_with_the_live_run() {
         "quorum verdict disagrees with the live run:\n{}{}",
         recomputed.stdout, recomputed.stderr
     );
+}
+
+/// `quorum review TOPIC --context FILE --script FILE` with the debate flags:
+/// the context reaches every prompt, the flags shape the panel and the stance,
+/// and the tree records them.
+#[test]
+fn review_command_takes_context_script_and_debate_flags() {
+    let sandbox = Sandbox::new();
+    let script = yaml_serde::to_string(&ScriptBuilder::adopt_path().build()).unwrap();
+    let script_path = sandbox.write("replies.yaml", &script);
+    let context_path = sandbox.write(
+        "billing-notes.md",
+        "Invoices are rewritten in place by the proration job.",
+    );
+    let out = sandbox.out();
+    let ran = sandbox.quorum(&[
+        "review",
+        "Should we adopt the fixture plan?",
+        "--context",
+        context_path.to_str().unwrap(),
+        "--script",
+        script_path.to_str().unwrap(),
+        "--critique",
+        "strict",
+        "--high-stakes",
+        "--max-rounds",
+        "1",
+        "--headless",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    ran.assert_code(0);
+    let tree = Tree::only_run_in(&out, &ran);
+    let yaml = tree.yaml();
+    assert_eq!(text(&yaml["meta"]["critique_mode"]), "strict");
+    assert_eq!(yaml["meta"]["max_rounds"].as_u64(), Some(1));
+    assert_eq!(list(&yaml["participants"]["judges"]).len(), 5);
+    assert_eq!(
+        tree.judge_files(),
+        judge_files(
+            &["analyst", "stylist", "aesthete", "strategist", "empiricist"],
+            1
+        )
+    );
+    let prompts: Vec<String> = tree
+        .journal()
+        .iter()
+        .filter(|record| record["event"]["event"] == "call_started")
+        .map(|record| record["event"]["prompt"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        prompts.len(),
+        8,
+        "proposer, critic, reviser and five judges"
+    );
+    for prompt in &prompts {
+        assert!(prompt.contains("billing-notes.md"), "{prompt}");
+        assert!(
+            prompt.contains("rewritten in place by the proration job"),
+            "{prompt}"
+        );
+    }
+    assert!(prompts[1].contains("CRITIQUE MODE: strict"));
+}
+
+/// `quorum review` with no agent configured fails with a clear paragraph
+/// pointing at the demo, exit 2, and writes nothing.
+#[test]
+fn review_without_agents_points_at_the_demo() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(&["review", "Should we?", "--out", out.to_str().unwrap()]);
+    ran.assert_code(2);
+    assert!(ran.stderr.contains("quorum demo"), "{}", ran.stderr);
+    assert!(!out.exists());
 }

@@ -79,7 +79,8 @@ pub enum JournalEvent {
         call_id: String,
         role: String,
         agent: String,
-        prompt_chars: usize,
+        /// The exact prompt sent, so the record shows what every agent was asked.
+        prompt: String,
     },
     Input {
         input: Input,
@@ -287,7 +288,7 @@ impl<P: Protocol> Engine<P> {
                 call_id: request.call_id.clone(),
                 role: request.role.clone(),
                 agent: info.to_string(),
-                prompt_chars: request.prompt.chars().count(),
+                prompt: request.prompt.clone(),
             },
         )?;
         self.publish(Update::CallStarted {
