@@ -843,7 +843,7 @@ fn dr_13_a10_items_numbered_in_order_and_unknown_targets_dropped() {
     };
     let ids: Vec<(&str, &str)> = items
         .iter()
-        .map(|item| (item.id.as_str(), item.target_block.as_str()))
+        .map(|item| (item.id.as_str(), item.target.as_str()))
         .collect();
     assert_eq!(ids, [("c1", "b2"), ("c2", "b1")]);
     assert!(h.logged(LogKind::Note, "critique #2 dropped: it targets block `b9`"));

@@ -27,10 +27,10 @@ use tokio::task::JoinHandle;
 
 use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent};
 use crate::artifact::{Journal, JournalError, RunDir};
-use crate::model::CritiqueItem;
 use crate::protocol::decision_review::ReviewConfig;
 use crate::protocol::{
-    CallFailure, CallSpec, Effect, Input, LogEntry, Outcome, Progress, Protocol, Timestamp,
+    CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, Progress, Protocol,
+    Timestamp,
 };
 
 pub use moderation::{ModerationPolicy, Moderator};
@@ -109,7 +109,7 @@ pub enum Update {
     },
     Log(LogEntry),
     ModerationNeeded {
-        items: Vec<CritiqueItem>,
+        items: Vec<ModerationItem>,
     },
     /// The judge's file is on disk and its input is about to be applied.
     RawPersisted {

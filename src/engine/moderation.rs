@@ -10,8 +10,8 @@ use std::io::Write;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::task::JoinHandle;
 
-use crate::model::{CritiqueItem, ItemDecision};
-use crate::protocol::Input;
+use crate::model::ItemDecision;
+use crate::protocol::{Input, ModerationItem};
 
 /// The headless policy for critique items (`--moderation`).
 #[derive(
@@ -62,7 +62,7 @@ impl Moderator {
 
     /// Starts deciding `items`; decisions go through `send`, and `gone` is
     /// called if no decision can be had (stdin closed).
-    pub(crate) fn request(&mut self, items: Vec<CritiqueItem>, send: Send, gone: Gone) {
+    pub(crate) fn request(&mut self, items: Vec<ModerationItem>, send: Send, gone: Gone) {
         let fixed = |decision: ItemDecision| -> Vec<Input> {
             items
                 .iter()
@@ -122,7 +122,7 @@ pub fn parse_answer(line: &str) -> Option<(ItemDecision, Option<String>)> {
     Some((decision, (!note.is_empty()).then(|| note.to_string())))
 }
 
-async fn ask_on_stdin(items: Vec<CritiqueItem>, send: Send, gone: Gone) {
+async fn ask_on_stdin(items: Vec<ModerationItem>, send: Send, gone: Gone) {
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut stderr = std::io::stderr();
     let _ = writeln!(
@@ -133,12 +133,12 @@ async fn ask_on_stdin(items: Vec<CritiqueItem>, send: Send, gone: Gone) {
         loop {
             let _ = write!(
                 stderr,
-                "  {} → {} [{:?}, {:?}] {}\n  decision> ",
+                "  {} → {} [{}, {}] {}\n  decision> ",
                 item.id,
-                item.target_block,
+                crate::text::sanitize(&item.target),
                 item.severity,
-                item.flaw_type,
-                crate::text::sanitize(&crate::artifact::render::one_line(&item.description))
+                item.category,
+                crate::text::sanitize(&crate::artifact::render::one_line(&item.text))
             );
             let _ = stderr.flush();
             match lines.next_line().await {

@@ -25,8 +25,8 @@ use crate::verdict::{self, Assessment, Thresholds};
 
 use super::supervision::{AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms};
 use super::{
-    CallSpec, Document, Effect, Input, LogEntry, LogKind, Outcome, OverrideAction, Progress,
-    Protocol, Timestamp,
+    CallSpec, Document, Effect, Input, LogEntry, LogKind, ModerationItem, Outcome, OverrideAction,
+    Progress, Protocol, Timestamp,
 };
 
 /// The role the proposer plays in the record (DR-22).
@@ -547,6 +547,7 @@ impl DecisionReview {
                         items.len()
                     ),
                 );
+                let items = items.iter().map(moderation_item).collect();
                 vec![Effect::AwaitModeration { items }]
             }
             Err(error) => self.repair_or_stop(call, call_id, output, error.to_string(), now),
@@ -1219,6 +1220,27 @@ pub fn block_ids(tree: &ThesisTree) -> Vec<String> {
 /// A tree as the YAML an agent reads.
 pub fn tree_yaml(tree: &ThesisTree) -> String {
     yaml_serde::to_string(tree).unwrap_or_default()
+}
+
+/// A critique item as the moderator sees it.
+pub fn moderation_item(item: &CritiqueItem) -> ModerationItem {
+    ModerationItem {
+        id: item.id.clone(),
+        target: item.target_block.clone(),
+        severity: severity_word(item).to_string(),
+        category: flaw_word(item.flaw_type).to_string(),
+        text: item.description.clone(),
+        preface: item.steelman.clone().unwrap_or_default(),
+    }
+}
+
+fn flaw_word(flaw: crate::model::FlawType) -> &'static str {
+    match flaw {
+        crate::model::FlawType::Assumption => "assumption",
+        crate::model::FlawType::Evidence => "evidence",
+        crate::model::FlawType::Risk => "risk",
+        crate::model::FlawType::Feasibility => "feasibility",
+    }
 }
 
 fn summarize_items(items: &[CritiqueItem]) -> String {

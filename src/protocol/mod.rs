@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{CallRequest, Usage};
-use crate::model::{CritiqueItem, ItemDecision, Verdict};
+use crate::model::{ItemDecision, Verdict};
 
 /// Wall-clock time as the engine saw it; passed in, never read.
 pub type Timestamp = DateTime<Utc>;
@@ -102,9 +102,28 @@ pub enum Effect {
     },
     /// Every item needs an accept / reject / defer before the run goes on.
     AwaitModeration {
-        items: Vec<CritiqueItem>,
+        items: Vec<ModerationItem>,
     },
     Finished(Outcome),
+}
+
+/// Something the moderator accepts, rejects or defers: a critique item of a
+/// decision review, and in other protocols a planning challenge or a
+/// challenged finding. Protocol-neutral, so every interface shows it alike.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModerationItem {
+    pub id: String,
+    /// What the item is about: a block id, a finding id, a plan section.
+    pub target: String,
+    /// The protocol's own severity word (`major`, `HIGH`, ...).
+    pub severity: String,
+    /// The protocol's own kind of item (`assumption`, `security`, ...).
+    pub category: String,
+    /// The item itself.
+    pub text: String,
+    /// What the author conceded first, such as a steelman; may be empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub preface: String,
 }
 
 /// How a debate ended.
