@@ -85,7 +85,7 @@ pub struct RunFlags {
     /// How many times a REVISE verdict may send the proposal back for revision
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<u32>,
-    /// Assign a role: ROLE=PROVIDER[:MODEL]; roles are proposer, critic,
+    /// Assign a role as ROLE=PROVIDER or ROLE=PROVIDER:MODEL; roles are proposer, critic,
     /// judge.analyst, ..., judge.*, default (repeatable)
     #[arg(long = "agent", value_name = "ROLE=PROVIDER[:MODEL]")]
     pub agents: Vec<String>,
