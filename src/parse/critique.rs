@@ -133,20 +133,10 @@ pub fn parse_critique(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Block, BlockType};
+    use crate::model::ThesisTree;
 
     fn tree() -> ThesisTree {
-        let block = |id: &str| Block {
-            id: id.to_owned(),
-            block_type: BlockType::Claim,
-            text: format!("{id} text"),
-            evidence: "e".to_owned(),
-            tradeoffs: "t".to_owned(),
-            risks: "r".to_owned(),
-        };
-        ThesisTree {
-            blocks: vec![block("b1"), block("b2"), block("b3")],
-        }
+        super::super::test_tree(&["b1", "b2", "b3"])
     }
 
     /// A realistic critic answer in generous-steelman mode.

@@ -191,20 +191,10 @@ fn insufficient_information(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Block, BlockType, JudgeRole, Weight};
+    use crate::model::{JudgeRole, ThesisTree, Weight};
 
     fn tree() -> ThesisTree {
-        let block = |id: &str| Block {
-            id: id.to_owned(),
-            block_type: BlockType::Claim,
-            text: format!("{id} text"),
-            evidence: "e".to_owned(),
-            tradeoffs: "t".to_owned(),
-            risks: "r".to_owned(),
-        };
-        ThesisTree {
-            blocks: vec![block("b1"), block("b2")],
-        }
+        super::super::test_tree(&["b1", "b2"])
     }
 
     fn analyst() -> JudgeConfig {

@@ -510,6 +510,23 @@ fn list_capped(items: &[String]) -> String {
     format!("{shown} and {} more", items.len() - MAX_LISTED_ITEMS)
 }
 
+/// A tree of claim blocks with the given ids, for the format tests.
+#[cfg(test)]
+fn test_tree(ids: &[&str]) -> crate::model::ThesisTree {
+    let blocks = ids
+        .iter()
+        .map(|id| crate::model::Block {
+            id: (*id).to_owned(),
+            block_type: crate::model::BlockType::Claim,
+            text: format!("{id} text"),
+            evidence: "e".to_owned(),
+            tradeoffs: "t".to_owned(),
+            risks: "r".to_owned(),
+        })
+        .collect();
+    crate::model::ThesisTree { blocks }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
