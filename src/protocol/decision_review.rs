@@ -432,13 +432,8 @@ impl DecisionReview {
         )
     }
 
-    fn on_proposal(
-        &mut self,
-        call: LiveCall,
-        call_id: &str,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    fn on_proposal(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let call_id = &call.call_id();
         match parse::parse_thesis_tree(output) {
             Ok(tree) => {
                 self.push_log(
@@ -459,7 +454,7 @@ impl DecisionReview {
                 });
                 self.start_critique(now)
             }
-            Err(error) => self.repair_or_stop(call, call_id, output, error.to_string(), now),
+            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
         }
     }
 
@@ -483,13 +478,8 @@ impl DecisionReview {
         self.start_single(template, context, Slot::new("critic", "critique", 1), now)
     }
 
-    fn on_critique(
-        &mut self,
-        call: LiveCall,
-        call_id: &str,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    fn on_critique(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let call_id = &call.call_id();
         let tree = self
             .proposal
             .as_ref()
@@ -550,7 +540,7 @@ impl DecisionReview {
                 let items = items.iter().map(moderation_item).collect();
                 vec![Effect::AwaitModeration { items }]
             }
-            Err(error) => self.repair_or_stop(call, call_id, output, error.to_string(), now),
+            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
         }
     }
 
@@ -700,13 +690,8 @@ impl DecisionReview {
         )
     }
 
-    fn on_revision(
-        &mut self,
-        call: LiveCall,
-        call_id: &str,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    fn on_revision(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let call_id = &call.call_id();
         let must_address = self.pending_must_address.clone();
         match parse::parse_revision(output, &must_address) {
             Ok(revision) => {
@@ -732,7 +717,7 @@ impl DecisionReview {
                 });
                 self.start_evaluation(call.slot.round, now)
             }
-            Err(error) => self.repair_or_stop(call, call_id, output, error.to_string(), now),
+            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
         }
     }
 
@@ -973,11 +958,11 @@ impl DecisionReview {
     fn repair_or_stop(
         &mut self,
         call: LiveCall,
-        call_id: &str,
         output: &str,
         error: String,
         now: Timestamp,
     ) -> Vec<Effect> {
+        let call_id = &call.call_id();
         self.malformed.push(MalformedOutput {
             call_id: call_id.to_string(),
             role: call.slot.role.clone(),
@@ -1022,13 +1007,8 @@ impl DecisionReview {
         }
     }
 
-    fn on_gave_up(
-        &mut self,
-        call: LiveCall,
-        call_id: &str,
-        reason: String,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    fn on_gave_up(&mut self, call: LiveCall, reason: String, now: Timestamp) -> Vec<Effect> {
+        let call_id = &call.call_id();
         if let Some(role) = call
             .slot
             .role
@@ -1050,14 +1030,13 @@ impl DecisionReview {
     fn after_failure(
         &mut self,
         after: Option<AfterFailure>,
-        call_id: &str,
         reason: String,
         now: Timestamp,
     ) -> Vec<Effect> {
         match after {
             None => Vec::new(),
             Some(AfterFailure::Retry(spec)) => vec![Effect::StartCall(spec)],
-            Some(AfterFailure::GiveUp(call)) => self.on_gave_up(call, call_id, reason, now),
+            Some(AfterFailure::GiveUp(call)) => self.on_gave_up(call, reason, now),
         }
     }
 }
@@ -1115,9 +1094,9 @@ impl Protocol for DecisionReview {
                     ),
                 );
                 match call.slot.stage.as_str() {
-                    "proposal" => self.on_proposal(call, call_id, output, now),
-                    "critique" => self.on_critique(call, call_id, output, now),
-                    "revision" => self.on_revision(call, call_id, output, now),
+                    "proposal" => self.on_proposal(call, output, now),
+                    "critique" => self.on_critique(call, output, now),
+                    "revision" => self.on_revision(call, output, now),
                     _ => {
                         let role = call
                             .slot
@@ -1155,7 +1134,7 @@ impl Protocol for DecisionReview {
                     }
                 };
                 let after = self.supervisor.fail(call_id, failure, now, &mut self.log);
-                self.after_failure(after, call_id, reason, now)
+                self.after_failure(after, reason, now)
             }
             Input::ItemDecided {
                 item_id,
@@ -1180,12 +1159,7 @@ impl Protocol for DecisionReview {
                 let mut effects = vec![Effect::CancelCall {
                     call_id: call_id.clone(),
                 }];
-                effects.extend(self.after_failure(
-                    after,
-                    call_id,
-                    "skipped by the moderator".into(),
-                    now,
-                ));
+                effects.extend(self.after_failure(after, "skipped by the moderator".into(), now));
                 effects
             }
         }

@@ -53,6 +53,11 @@ pub struct LiveCall {
 }
 
 impl LiveCall {
+    /// The id of this attempt, e.g. `judge.analyst/evaluation/r1/a2`.
+    pub fn call_id(&self) -> String {
+        self.slot.call_id(self.attempt)
+    }
+
     fn spec(&self) -> CallSpec {
         CallSpec {
             request: CallRequest {
