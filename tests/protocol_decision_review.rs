@@ -53,6 +53,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
                 .iter()
                 .map(|judge| (judge.role, format!("script:{}-model", judge.role)))
                 .collect(),
+            prices: Default::default(),
         },
         panel,
         max_rounds: 2,
@@ -192,6 +193,8 @@ impl Harness {
             call_id: call_id.into(),
             output: text.into(),
             usage: None,
+            usage_estimated: false,
+            ttft_ms: None,
             elapsed_ms: 1_500,
         })
     }

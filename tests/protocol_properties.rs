@@ -179,12 +179,12 @@ proptest! {
                 Step::Valid { pick, score } => {
                     if let Some(spec) = run.take(pick) {
                         let output = valid_answer(&spec, score);
-                        run.input(Input::CallFinished { call_id: spec.request.call_id, output, usage: None, elapsed_ms: 5 });
+                        run.input(Input::CallFinished { call_id: spec.request.call_id, output, usage: None, usage_estimated: false, ttft_ms: None, elapsed_ms: 5 });
                     }
                 }
                 Step::Garbage { pick } => {
                     if let Some(spec) = run.take(pick) {
-                        run.input(Input::CallFinished { call_id: spec.request.call_id, output: "I think it is fine.".into(), usage: None, elapsed_ms: 5 });
+                        run.input(Input::CallFinished { call_id: spec.request.call_id, output: "I think it is fine.".into(), usage: None, usage_estimated: false, ttft_ms: None, elapsed_ms: 5 });
                     }
                 }
                 Step::TimeOut { pick } => {
@@ -214,7 +214,7 @@ proptest! {
                     }
                     run.input(Input::ModerationSubmitted);
                 }
-                Step::Stale => run.input(Input::CallFinished { call_id: "judge.analyst/evaluation/r9/a9".into(), output: String::new(), usage: None, elapsed_ms: 1 }),
+                Step::Stale => run.input(Input::CallFinished { call_id: "judge.analyst/evaluation/r9/a9".into(), output: String::new(), usage: None, usage_estimated: false, ttft_ms: None, elapsed_ms: 1 }),
             }
         }
         prop_assert!(run.finished.len() <= 1);

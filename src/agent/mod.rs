@@ -6,6 +6,7 @@
 //! engine does), and never parses the answer: that is `parse`'s job, after the
 //! raw text is on disk.
 
+pub mod command;
 pub mod script;
 
 use std::fmt;
@@ -37,6 +38,9 @@ pub enum StreamEvent {
     Text(String),
     /// Reasoning text: shown dimmed, never part of the answer.
     Reasoning(String),
+    /// What the provider itself says about the call, such as a local
+    /// program's stderr: never part of the answer, kept in the transcript.
+    Diagnostic(String),
 }
 
 /// Token counts as the provider reported them.
@@ -92,6 +96,12 @@ impl fmt::Display for AgentInfo {
 /// A source of agent answers.
 pub trait Agent: Send + Sync {
     fn info(&self) -> AgentInfo;
+
+    /// Whether the [`Usage`] this agent reports is its own estimate rather
+    /// than the provider's count (the record marks estimated figures).
+    fn usage_is_estimated(&self) -> bool {
+        false
+    }
 
     /// Runs one call. Text is sent on `events` as it arrives; the returned
     /// output carries the whole answer. Dropping the future cancels the call.

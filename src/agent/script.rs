@@ -389,6 +389,11 @@ impl Agent for ScriptAgent {
         }
     }
 
+    /// Scripted replies count tokens as characters / 4.
+    fn usage_is_estimated(&self) -> bool {
+        true
+    }
+
     fn call<'a>(
         &'a self,
         request: CallRequest,
@@ -498,7 +503,7 @@ mod tests {
         while let Ok(event) = events.try_recv() {
             match event {
                 StreamEvent::Text(text) => texts.push(text),
-                StreamEvent::Reasoning(text) => panic!("unexpected reasoning {text:?}"),
+                other => panic!("unexpected {other:?}"),
             }
         }
         texts

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use chrono::Local;
 use tokio::sync::mpsc;
 
-use crate::artifact::render::decision_review::summary_lead;
+use crate::artifact::render::decision_review::{UsageYaml, summary_lead, usage_line};
 use crate::artifact::{Journal, RunDir, topic_slug};
 use crate::engine::{DebateDefinition, Engine, JournalEvent, Moderator, Update};
 use crate::protocol::decision_review::DecisionReview;
@@ -75,6 +75,9 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
     let result = engine.run().await;
     let _ = printer.await;
     let (outcome, review) = result.wrap_err("running the debate")?;
+    if let Some(usage) = usage_line(&review) {
+        eprintln!("quorum: usage: {usage}");
+    }
     print_result(&outcome, &review, run_dir.path(), flags.json)?;
     Ok(ExitCode::from(outcome.exit_code() as u8))
 }
@@ -130,6 +133,7 @@ fn print_result(
             "summary": lead,
             "decision": review.decision_record(),
             "progress": review.progress(),
+            "usage": UsageYaml::of(review),
         });
         writeln!(
             stdout,

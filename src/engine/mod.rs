@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent};
+use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent, Usage};
 use crate::artifact::{Journal, JournalError, RunDir};
 use crate::protocol::decision_review::ReviewConfig;
 use crate::protocol::{
@@ -116,6 +116,16 @@ pub enum Update {
         call_id: String,
         path: String,
     },
+    /// A call finished: its tokens, latency and cost (where a price is known).
+    CallUsage {
+        call_id: String,
+        role: String,
+        usage: Option<Usage>,
+        /// Time from the start of the call to its first answer text.
+        ttft_ms: Option<u64>,
+        elapsed_ms: u64,
+        cost_usd: Option<f64>,
+    },
     Finished(Outcome),
 }
 
@@ -142,15 +152,54 @@ enum Inbox {
         call_id: String,
         result: Result<CallOutput, CallFailure>,
         partial_chars: usize,
+        /// From the start of the call to its first answer text.
+        first_text: Option<Duration>,
         elapsed: Duration,
     },
     Moderator(Input),
     ModeratorGone(String),
 }
 
-/// A role timeout in whole milliseconds, as the journal records it.
-fn deadline_ms(timeout: Duration) -> u64 {
-    timeout.as_millis().min(u128::from(u64::MAX)) as u64
+/// A duration in whole milliseconds, as the journal records it.
+fn whole_ms(duration: Duration) -> u64 {
+    duration.as_millis().min(u128::from(u64::MAX)) as u64
+}
+
+/// Most diagnostic text (a local program's stderr) kept per call, in bytes;
+/// beyond it the oldest part is dropped.
+pub const DIAGNOSTIC_TAIL_BYTES: usize = 64 * 1024;
+
+/// Characters per token for usage that quorum estimates itself, when a
+/// provider reports none.
+pub const ESTIMATED_CHARS_PER_TOKEN: u64 = 4;
+
+/// Token counts estimated from the text, for calls whose provider reported none.
+fn estimated_usage(prompt_chars: usize, output: &str) -> Usage {
+    Usage {
+        input_tokens: prompt_chars as u64 / ESTIMATED_CHARS_PER_TOKEN,
+        output_tokens: output.chars().count() as u64 / ESTIMATED_CHARS_PER_TOKEN,
+    }
+}
+
+/// What the engine keeps about a running call besides its task.
+struct CallBook {
+    role: String,
+    prompt_chars: usize,
+    usage_is_estimated: bool,
+    diagnostics: String,
+}
+
+impl CallBook {
+    fn add_diagnostic(&mut self, text: &str) {
+        self.diagnostics.push_str(text);
+        if self.diagnostics.len() > DIAGNOSTIC_TAIL_BYTES {
+            let mut cut = self.diagnostics.len() - DIAGNOSTIC_TAIL_BYTES;
+            while !self.diagnostics.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.diagnostics.drain(..cut);
+        }
+    }
 }
 
 /// The engine of one debate.
@@ -164,6 +213,8 @@ pub struct Engine<P: Protocol> {
     inbox_tx: mpsc::UnboundedSender<Inbox>,
     inbox_rx: mpsc::UnboundedReceiver<Inbox>,
     running: BTreeMap<String, JoinHandle<()>>,
+    /// Role, prompt size and diagnostics of each running call, by call id.
+    books: HashMap<String, CallBook>,
     /// Raw-output files of calls that persist on collect, by call id.
     raw_paths: HashMap<String, String>,
     /// Last contents written per artifact file, to skip unchanged rewrites.
@@ -191,6 +242,7 @@ impl<P: Protocol> Engine<P> {
             inbox_tx,
             inbox_rx,
             running: BTreeMap::new(),
+            books: HashMap::new(),
             raw_paths: HashMap::new(),
             written: HashMap::new(),
             log_published: 0,
@@ -241,6 +293,7 @@ impl<P: Protocol> Engine<P> {
         for (_, task) in std::mem::take(&mut self.running) {
             task.abort();
         }
+        self.books.clear();
         self.moderator.stop();
     }
 
@@ -252,6 +305,7 @@ impl<P: Protocol> Engine<P> {
                 if let Some(task) = self.running.remove(&call_id) {
                     task.abort();
                 }
+                self.books.remove(&call_id);
             }
             Effect::AwaitModeration { items } => {
                 self.publish(Update::ModerationNeeded {
@@ -282,6 +336,15 @@ impl<P: Protocol> Engine<P> {
             .cloned()
             .ok_or_else(|| EngineError::NoAgent(request.role.clone()))?;
         let info = role_agent.agent.info();
+        self.books.insert(
+            request.call_id.clone(),
+            CallBook {
+                role: request.role.clone(),
+                prompt_chars: request.prompt.chars().count(),
+                usage_is_estimated: role_agent.agent.usage_is_estimated(),
+                diagnostics: String::new(),
+            },
+        );
         self.journal.append(
             self.now(),
             &JournalEvent::CallStarted {
@@ -307,9 +370,13 @@ impl<P: Protocol> Engine<P> {
             let deadline = tokio::time::sleep(role_agent.timeout);
             tokio::pin!(deadline);
             let mut streamed_chars = 0usize;
-            let forward = |event: StreamEvent, streamed_chars: &mut usize| {
+            let mut first_text = None;
+            let mut forward = |event: StreamEvent, streamed_chars: &mut usize| {
                 if let StreamEvent::Text(text) = &event {
                     *streamed_chars += text.chars().count();
+                    if first_text.is_none() && !text.is_empty() {
+                        first_text = Some(started.elapsed());
+                    }
                 }
                 let _ = inbox.send(Inbox::Stream {
                     call_id: call_id.clone(),
@@ -327,7 +394,7 @@ impl<P: Protocol> Engine<P> {
                         break result.map_err(|error| CallFailure::Error { message: error.to_string() });
                     }
                     () = &mut deadline => {
-                        break Err(CallFailure::TimedOut { after_ms: deadline_ms(role_agent.timeout) });
+                        break Err(CallFailure::TimedOut { after_ms: whole_ms(role_agent.timeout) });
                     }
                 }
             };
@@ -335,6 +402,7 @@ impl<P: Protocol> Engine<P> {
                 call_id: call_id.clone(),
                 result,
                 partial_chars: streamed_chars,
+                first_text,
                 elapsed: started.elapsed(),
             });
         });
@@ -356,6 +424,11 @@ impl<P: Protocol> Engine<P> {
                     StreamEvent::Reasoning(text) => {
                         self.publish(Update::Reasoning { call_id, text })
                     }
+                    StreamEvent::Diagnostic(text) => {
+                        if let Some(book) = self.books.get_mut(&call_id) {
+                            book.add_diagnostic(&text);
+                        }
+                    }
                 }
                 Ok(Vec::new())
             }
@@ -363,31 +436,68 @@ impl<P: Protocol> Engine<P> {
                 call_id,
                 result,
                 partial_chars,
+                first_text,
                 elapsed,
             } => {
+                let book = self.books.remove(&call_id);
                 if self.running.remove(&call_id).is_none() {
                     // Cancelled while its result was in flight: not an input.
                     return Ok(Vec::new());
                 }
-                let elapsed_ms = elapsed.as_millis() as u64;
-                let input = match result {
+                let mut effects = Vec::new();
+                if let Some(book) = &book
+                    && !book.diagnostics.trim().is_empty()
+                {
+                    effects.extend(self.step(Input::CallDiagnostic {
+                        call_id: call_id.clone(),
+                        text: book.diagnostics.clone(),
+                    })?);
+                }
+                let elapsed_ms = whole_ms(elapsed);
+                let ttft_ms = first_text.map(whole_ms);
+                match result {
                     Ok(output) => {
                         let text = self.persist_raw_output(&call_id, output.text)?;
-                        Input::CallFinished {
-                            call_id,
+                        let (usage, usage_estimated) = match (output.usage, &book) {
+                            (Some(usage), book) => (
+                                Some(usage),
+                                book.as_ref().is_some_and(|book| book.usage_is_estimated),
+                            ),
+                            (None, Some(book)) => {
+                                (Some(estimated_usage(book.prompt_chars, &text)), true)
+                            }
+                            (None, None) => (None, false),
+                        };
+                        effects.extend(self.step(Input::CallFinished {
+                            call_id: call_id.clone(),
                             output: text,
-                            usage: output.usage,
+                            usage,
+                            usage_estimated,
+                            ttft_ms,
                             elapsed_ms,
-                        }
+                        })?);
+                        let cost_usd = self
+                            .protocol
+                            .usage()
+                            .and_then(|ledger| ledger.get(&call_id))
+                            .and_then(|figures| figures.cost_usd);
+                        self.publish(Update::CallUsage {
+                            call_id,
+                            role: book.map(|book| book.role).unwrap_or_default(),
+                            usage,
+                            ttft_ms,
+                            elapsed_ms,
+                            cost_usd,
+                        });
                     }
-                    Err(failure) => Input::CallFailed {
+                    Err(failure) => effects.extend(self.step(Input::CallFailed {
                         call_id,
                         failure,
                         partial_chars,
                         elapsed_ms,
-                    },
-                };
-                self.step(input)
+                    })?),
+                }
+                Ok(effects)
             }
             Inbox::Moderator(input) => self.step(input),
             Inbox::ModeratorGone(reason) => Err(EngineError::Moderation(reason)),

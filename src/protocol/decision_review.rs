@@ -24,6 +24,7 @@ use crate::prompts::{PromptSet, Template};
 use crate::verdict::{self, Assessment, Thresholds};
 
 use super::supervision::{AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms};
+use super::usage::{CallUsage, Measured, Price, UsageLedger};
 use super::{
     CallSpec, Document, Effect, Input, LogEntry, LogKind, ModerationItem, Outcome, OverrideAction,
     Progress, Protocol, Timestamp,
@@ -58,11 +59,30 @@ impl ReviewMode {
 }
 
 /// Which agent stands behind each role, recorded as `provider:model`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Participants {
     pub proposer: String,
     pub critic: String,
     pub judges: BTreeMap<JudgeRole, String>,
+    /// The configured price of each participating `provider:model` that has
+    /// one, recorded so that costs can be recomputed from the record alone.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, Price>,
+}
+
+impl Participants {
+    /// The `provider:model` that plays a role slot (`proposer`, `critic`,
+    /// `judge.analyst`).
+    pub fn agent_for_role(&self, role: &str) -> Option<&str> {
+        match role {
+            "proposer" => Some(&self.proposer),
+            "critic" => Some(&self.critic),
+            _ => self
+                .judges
+                .get(&role.strip_prefix("judge.").and_then(JudgeRole::parse)?)
+                .map(String::as_str),
+        }
+    }
 }
 
 /// Everything that defines one decision review. Journaled as the first event.
@@ -237,7 +257,18 @@ pub struct DecisionReview {
     pending_directives: Vec<NumberedDirective>,
     /// Ids the running revision must address.
     pending_must_address: Vec<String>,
+    usage: UsageLedger,
+    diagnostics: Vec<CallDiagnostic>,
     outcome: Option<Outcome>,
+}
+
+/// What a provider said about a call besides its answer (a local program's
+/// stderr), kept for the transcript.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallDiagnostic {
+    pub call_id: String,
+    pub text: String,
+    pub at: Timestamp,
 }
 
 impl DecisionReview {
@@ -257,6 +288,8 @@ impl DecisionReview {
             malformed: Vec::new(),
             pending_directives: Vec::new(),
             pending_must_address: Vec::new(),
+            usage: UsageLedger::default(),
+            diagnostics: Vec::new(),
             outcome: None,
         }
     }
@@ -293,6 +326,37 @@ impl DecisionReview {
     }
     pub fn malformed(&self) -> &[MalformedOutput] {
         &self.malformed
+    }
+    pub fn usage_ledger(&self) -> &UsageLedger {
+        &self.usage
+    }
+    pub fn diagnostics(&self) -> &[CallDiagnostic] {
+        &self.diagnostics
+    }
+    /// Wall time from the start of the debate to its latest event, in ms.
+    pub fn duration_ms(&self) -> u64 {
+        self.log
+            .last()
+            .map(|entry| {
+                (entry.at - self.config.started_at)
+                    .num_milliseconds()
+                    .max(0) as u64
+            })
+            .unwrap_or(0)
+    }
+    /// Records a finished call's figures, priced by the agent playing its role.
+    fn record_usage(&mut self, call_id: &str, role: &str, measured: Measured) -> CallUsage {
+        let participants = &self.config.participants;
+        let agent = participants.agent_for_role(role).unwrap_or_default();
+        let figures = CallUsage::new(
+            call_id,
+            role,
+            agent,
+            measured,
+            participants.prices.get(agent),
+        );
+        self.usage.record(figures.clone());
+        figures
     }
     pub fn live_call_ids(&self) -> Vec<String> {
         self.supervisor
@@ -1068,6 +1132,8 @@ impl Protocol for DecisionReview {
                 call_id,
                 output,
                 usage,
+                usage_estimated,
+                ttft_ms,
                 elapsed_ms,
             } => {
                 let Some(call) = self.supervisor.finish(call_id) else {
@@ -1079,18 +1145,26 @@ impl Protocol for DecisionReview {
                     );
                     return Vec::new();
                 };
-                let tokens = usage
-                    .map(|u| format!(", {} tokens in / {} out", u.input_tokens, u.output_tokens))
-                    .unwrap_or_default();
+                let figures = self.record_usage(
+                    call_id,
+                    &call.slot.role,
+                    Measured {
+                        usage: *usage,
+                        estimated: *usage_estimated,
+                        ttft_ms: *ttft_ms,
+                        elapsed_ms: *elapsed_ms,
+                    },
+                );
                 self.push_log(
                     now,
                     LogKind::CallFinished,
                     Some(call_id),
                     format!(
-                        "{} answered in {} ({} chars{tokens})",
+                        "{} answered in {} ({} chars{})",
                         call.slot.role,
                         format_duration_ms(*elapsed_ms),
-                        output.chars().count()
+                        output.chars().count(),
+                        call_figures(&figures)
                     ),
                 );
                 match call.slot.stage.as_str() {
@@ -1135,6 +1209,23 @@ impl Protocol for DecisionReview {
                 };
                 let after = self.supervisor.fail(call_id, failure, now, &mut self.log);
                 self.after_failure(after, reason, now)
+            }
+            Input::CallDiagnostic { call_id, text } => {
+                let lines = text.lines().filter(|line| !line.trim().is_empty()).count();
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    Some(call_id),
+                    format!(
+                        "the agent wrote {lines} line(s) of diagnostics (stderr); they are at the end of the transcript"
+                    ),
+                );
+                self.diagnostics.push(CallDiagnostic {
+                    call_id: call_id.clone(),
+                    text: text.clone(),
+                    at: now,
+                });
+                Vec::new()
             }
             Input::ItemDecided {
                 item_id,
@@ -1184,6 +1275,35 @@ impl Protocol for DecisionReview {
     fn outcome(&self) -> Option<&Outcome> {
         self.outcome.as_ref()
     }
+
+    fn usage(&self) -> Option<&UsageLedger> {
+        Some(&self.usage)
+    }
+}
+
+/// `, 1,200 tokens in / 340 out (estimated), first token after 1.2 s,
+/// 85 tok/s, $0.0042`: the figures a call's log line carries.
+fn call_figures(figures: &CallUsage) -> String {
+    let mut out = String::new();
+    if let (Some(input), Some(output)) = (figures.input_tokens, figures.output_tokens) {
+        out.push_str(&format!(", {input} tokens in / {output} out"));
+        if figures.estimated {
+            out.push_str(" (estimated)");
+        }
+    }
+    if let Some(ttft_ms) = figures.ttft_ms {
+        out.push_str(&format!(
+            ", first token after {}",
+            format_duration_ms(ttft_ms)
+        ));
+    }
+    if let Some(rate) = figures.output_tokens_per_second {
+        out.push_str(&format!(", {rate:.0} tok/s"));
+    }
+    if let Some(cost) = figures.cost_usd {
+        out.push_str(&format!(", ${cost:.4}"));
+    }
+    out
 }
 
 /// Block ids of a tree, in order.

@@ -16,6 +16,7 @@
 pub mod decision_record;
 pub mod decision_review;
 pub mod supervision;
+pub mod usage;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -37,8 +38,17 @@ pub enum Input {
         output: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,
+        /// `usage` is quorum's estimate, not the provider's count.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        usage_estimated: bool,
+        /// Time from the start of the call to its first answer text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ttft_ms: Option<u64>,
         elapsed_ms: u64,
     },
+    /// What a provider said about a call besides its answer (a local
+    /// program's stderr), journaled just before the call's result.
+    CallDiagnostic { call_id: String, text: String },
     /// A call ended without an answer.
     CallFailed {
         call_id: String,
@@ -240,4 +250,10 @@ pub trait Protocol: Send {
     fn documents(&self) -> Vec<Document>;
 
     fn outcome(&self) -> Option<&Outcome>;
+
+    /// Token, latency and cost figures of the finished calls, for protocols
+    /// that keep them.
+    fn usage(&self) -> Option<&usage::UsageLedger> {
+        None
+    }
 }

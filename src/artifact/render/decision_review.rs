@@ -17,6 +17,7 @@ use crate::protocol::decision_record::main_claim;
 use crate::protocol::decision_review::{
     CRITIC_ROLE, DecisionRecord, DecisionReview, PROPOSER_ROLE, ReviewConfig, judge_file,
 };
+use crate::protocol::usage::{Price, UsageReport, UsageTotals};
 use crate::protocol::{Document, Outcome, Protocol};
 use crate::verdict::{Assessment, Check, QuorumStatus, Thresholds};
 
@@ -278,6 +279,29 @@ pub struct DebateYaml {
     pub thresholds: Thresholds,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// Tokens, latency and cost; absent until a call has finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageYaml>,
+}
+
+/// The `usage:` section: totals, per agent, per call, and the prices used.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct UsageYaml {
+    #[serde(flatten)]
+    pub report: UsageReport,
+    /// USD per million tokens, per `provider:model`, as configured for this run.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub prices: std::collections::BTreeMap<String, Price>,
+}
+
+impl UsageYaml {
+    pub fn of(review: &DecisionReview) -> Option<UsageYaml> {
+        let ledger = review.usage_ledger();
+        (!ledger.calls().is_empty()).then(|| UsageYaml {
+            report: ledger.report(),
+            prices: review.config().participants.prices.clone(),
+        })
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -573,6 +597,7 @@ impl DebateYaml {
                 .collect(),
             thresholds: config.thresholds.clone(),
             outcome: review.outcome().cloned(),
+            usage: UsageYaml::of(review),
         }
     }
 }
@@ -627,7 +652,106 @@ fn transcript_md(review: &DecisionReview) -> String {
             fenced(&malformed.raw, "text")
         ));
     }
+    if !review.diagnostics().is_empty() {
+        out.push_str("\n## Diagnostics\n\nWhat agents wrote besides their answers (a local program's stderr).\n\n");
+        for diagnostic in review.diagnostics() {
+            out.push_str(&format!(
+                "### `{}` ({})\n\n{}\n",
+                diagnostic.call_id,
+                timestamp(diagnostic.at),
+                fenced(&diagnostic.text, "text")
+            ));
+        }
+    }
+    out.push_str(&usage_md(review));
     out
+}
+
+/// The usage section of the transcript: per agent and in total (the per-call
+/// figures are on each call's `done` line above).
+fn usage_md(review: &DecisionReview) -> String {
+    let ledger = review.usage_ledger();
+    if ledger.calls().is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n## Usage\n\n| agent | calls | tokens in | tokens out | cost | call time |\n|---|---|---|---|---|---|\n",
+    );
+    let row = |name: &str, totals: &UsageTotals| {
+        let marker = if totals.estimated { " (est.)" } else { "" };
+        format!(
+            "| {name} | {} | {}{marker} | {}{marker} | {} | {} |\n",
+            totals.calls,
+            thousands(totals.input_tokens),
+            thousands(totals.output_tokens),
+            totals.cost_usd.map_or("—".to_string(), dollars),
+            duration_words(totals.call_time_ms)
+        )
+    };
+    for (agent, totals) in ledger.by_agent() {
+        out.push_str(&row(&format!("`{agent}`"), &totals));
+    }
+    out.push_str(&row("**total**", &ledger.total()));
+    out
+}
+
+/// `12,345`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// `$0.08`, or more digits for small amounts: `$0.0042`.
+pub fn dollars(amount: f64) -> String {
+    if amount >= 0.01 || amount == 0.0 {
+        format!("${amount:.2}")
+    } else {
+        format!("${amount:.4}")
+    }
+}
+
+/// `4 min 12 s`, `42 s`, `1 h 3 min`.
+pub fn duration_words(ms: u64) -> String {
+    let seconds = (ms + 500) / 1000;
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{} min {} s", seconds / 60, seconds % 60),
+        _ => format!("{} h {} min", seconds / 3600, (seconds % 3600) / 60),
+    }
+}
+
+/// The one usage line at the end of `summary.md`: `12,345 tokens in, 6,789
+/// out · $0.08 · 4 min 12 s`.
+pub fn usage_line(review: &DecisionReview) -> Option<String> {
+    let ledger = review.usage_ledger();
+    if ledger.calls().is_empty() {
+        return None;
+    }
+    let total = ledger.total();
+    let mut parts = vec![format!(
+        "{}{} tokens in, {} out{}",
+        if total.estimated { "about " } else { "" },
+        thousands(total.input_tokens),
+        thousands(total.output_tokens),
+        if total.estimated { " (estimated)" } else { "" }
+    )];
+    if let Some(cost) = total.cost_usd {
+        let partial = if total.calls_without_price > 0 || total.calls_without_usage > 0 {
+            " for the priced calls"
+        } else {
+            ""
+        };
+        parts.push(format!("{}{partial}", dollars(cost)));
+    }
+    parts.push(duration_words(review.duration_ms()));
+    Some(parts.join(" · "))
 }
 
 // ---- summary.md ---------------------------------------------------------------
@@ -839,6 +963,9 @@ fn summary_md(review: &DecisionReview) -> Option<String> {
             out.push_str(&scores_table(review, evaluation));
         }
     }
+    if let Some(usage) = usage_line(review) {
+        out.push_str(&format!("\nUsage: {usage}.\n"));
+    }
     out.push_str(
         "\nFull record: `debate.yaml` (structured), `transcript.md` (every event), `judges/` (raw judge output).\n",
     );
@@ -900,4 +1027,24 @@ fn yaml_word<T: Serialize>(value: &T) -> String {
         .unwrap_or_default()
         .trim()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_read_naturally() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(12_345), "12,345");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(dollars(0.0), "$0.00");
+        assert_eq!(dollars(0.0842), "$0.08");
+        assert_eq!(dollars(0.00421), "$0.0042");
+        assert_eq!(dollars(12.5), "$12.50");
+        assert_eq!(duration_words(42_400), "42 s");
+        assert_eq!(duration_words(252_000), "4 min 12 s");
+        assert_eq!(duration_words(3_780_000), "1 h 3 min");
+    }
 }

@@ -1,0 +1,318 @@
+//! Token usage, latency and cost of the calls of a debate.
+//!
+//! Responsible for the arithmetic: one [`CallUsage`] per finished call, the
+//! totals per agent and for the whole debate, and the cost of a call where a
+//! price is known. Prices come from the debate's definition (they are recorded
+//! with the participants), so every figure is a pure function of the journal.
+//!
+//! Not responsible for measuring (the engine times each call and counts or
+//! estimates tokens) or for presentation (the artifact renderers and the
+//! interfaces format these figures).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::Usage;
+
+/// Tokens per unit a [`Price`] is quoted for.
+pub const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
+
+/// What a model costs, in US dollars per million tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// USD per million input (prompt) tokens.
+    pub input: f64,
+    /// USD per million output (answer) tokens.
+    pub output: f64,
+}
+
+impl Price {
+    /// The cost of `usage`, in US dollars.
+    pub fn cost_usd(&self, usage: &Usage) -> f64 {
+        (usage.input_tokens as f64 * self.input + usage.output_tokens as f64 * self.output)
+            / TOKENS_PER_PRICE_UNIT
+    }
+}
+
+/// One finished call's figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallUsage {
+    pub call_id: String,
+    pub role: String,
+    /// `provider:model` of the agent that answered.
+    pub agent: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// The token counts are quorum's estimate, not the provider's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+    /// Time from the start of the call to its first answer text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<u64>,
+    pub elapsed_ms: u64,
+    /// Output tokens per second of streaming (after the first token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens_per_second: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+/// What the engine measured of one call.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Measured {
+    pub usage: Option<Usage>,
+    /// `usage` is quorum's estimate.
+    pub estimated: bool,
+    pub ttft_ms: Option<u64>,
+    pub elapsed_ms: u64,
+}
+
+impl CallUsage {
+    /// The figures of one call; `price` is the answering agent's, if known.
+    pub fn new(
+        call_id: &str,
+        role: &str,
+        agent: &str,
+        measured: Measured,
+        price: Option<&Price>,
+    ) -> Self {
+        let Measured {
+            usage,
+            estimated,
+            ttft_ms,
+            elapsed_ms,
+        } = measured;
+        CallUsage {
+            call_id: call_id.to_string(),
+            role: role.to_string(),
+            agent: agent.to_string(),
+            input_tokens: usage.map(|usage| usage.input_tokens),
+            output_tokens: usage.map(|usage| usage.output_tokens),
+            estimated: estimated && usage.is_some(),
+            ttft_ms,
+            elapsed_ms,
+            output_tokens_per_second: usage
+                .and_then(|usage| tokens_per_second(usage.output_tokens, ttft_ms, elapsed_ms)),
+            cost_usd: usage
+                .zip(price)
+                .map(|(usage, price)| price.cost_usd(&usage)),
+        }
+    }
+}
+
+/// Output tokens over the streaming time (elapsed minus time to first
+/// token), to one decimal; `None` when there is no measurable streaming time.
+pub fn tokens_per_second(output_tokens: u64, ttft_ms: Option<u64>, elapsed_ms: u64) -> Option<f64> {
+    let streaming_ms = elapsed_ms.checked_sub(ttft_ms?)?;
+    (streaming_ms > 0 && output_tokens > 0)
+        .then(|| (output_tokens as f64 * 10_000.0 / streaming_ms as f64).round() / 10.0)
+}
+
+/// Sums over several calls.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UsageTotals {
+    pub calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Some of the counts are quorum's estimates.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
+    /// Calls whose provider reported no token counts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub calls_without_usage: u32,
+    /// Sum over the calls with a known price; `None` when none had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Calls with token counts but no price, so left out of `cost_usd`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub calls_without_price: u32,
+    /// Sum of the calls' durations (parallel calls overlap).
+    pub call_time_ms: u64,
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
+}
+
+impl UsageTotals {
+    fn add(&mut self, call: &CallUsage) {
+        self.calls += 1;
+        self.call_time_ms += call.elapsed_ms;
+        match (call.input_tokens, call.output_tokens) {
+            (Some(input), Some(output)) => {
+                self.input_tokens += input;
+                self.output_tokens += output;
+                self.estimated |= call.estimated;
+                match call.cost_usd {
+                    Some(cost) => *self.cost_usd.get_or_insert(0.0) += cost,
+                    None => self.calls_without_price += 1,
+                }
+            }
+            _ => self.calls_without_usage += 1,
+        }
+    }
+}
+
+/// Every finished call of a debate, in the order they finished.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UsageLedger {
+    calls: Vec<CallUsage>,
+}
+
+impl UsageLedger {
+    pub fn record(&mut self, call: CallUsage) {
+        self.calls.push(call);
+    }
+
+    pub fn calls(&self) -> &[CallUsage] {
+        &self.calls
+    }
+
+    pub fn get(&self, call_id: &str) -> Option<&CallUsage> {
+        self.calls.iter().rev().find(|call| call.call_id == call_id)
+    }
+
+    /// Totals per `provider:model`.
+    pub fn by_agent(&self) -> BTreeMap<String, UsageTotals> {
+        let mut totals: BTreeMap<String, UsageTotals> = BTreeMap::new();
+        for call in &self.calls {
+            totals.entry(call.agent.clone()).or_default().add(call);
+        }
+        totals
+    }
+
+    pub fn total(&self) -> UsageTotals {
+        let mut total = UsageTotals::default();
+        for call in &self.calls {
+            total.add(call);
+        }
+        total
+    }
+
+    /// The section `debate.yaml` and `--json` carry.
+    pub fn report(&self) -> UsageReport {
+        UsageReport {
+            total: self.total(),
+            agents: self.by_agent(),
+            calls: self.calls.clone(),
+        }
+    }
+}
+
+/// Usage as recorded: the total, per agent, and per call.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UsageReport {
+    pub total: UsageTotals,
+    #[serde(default)]
+    pub agents: BTreeMap<String, UsageTotals>,
+    #[serde(default)]
+    pub calls: Vec<CallUsage>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(input_tokens: u64, output_tokens: u64) -> Option<Usage> {
+        Some(Usage {
+            input_tokens,
+            output_tokens,
+        })
+    }
+
+    fn measured(
+        usage: Option<Usage>,
+        estimated: bool,
+        ttft_ms: Option<u64>,
+        elapsed_ms: u64,
+    ) -> Measured {
+        Measured {
+            usage,
+            estimated,
+            ttft_ms,
+            elapsed_ms,
+        }
+    }
+
+    #[test]
+    fn cost_is_per_million_tokens() {
+        let price = Price {
+            input: 2.0,
+            output: 8.0,
+        };
+        let cost = price.cost_usd(&Usage {
+            input_tokens: 500_000,
+            output_tokens: 250_000,
+        });
+        assert!((cost - 3.0).abs() < 1e-12, "{cost}");
+    }
+
+    #[test]
+    fn tokens_per_second_leaves_out_the_wait_for_the_first_token() {
+        assert_eq!(tokens_per_second(300, Some(1_000), 4_000), Some(100.0));
+        assert_eq!(tokens_per_second(300, None, 4_000), None);
+        assert_eq!(tokens_per_second(300, Some(4_000), 4_000), None);
+        assert_eq!(tokens_per_second(0, Some(1_000), 4_000), None);
+    }
+
+    #[test]
+    fn totals_sum_tokens_and_only_the_priced_costs() {
+        let price = Price {
+            input: 1.0,
+            output: 2.0,
+        };
+        let mut ledger = UsageLedger::default();
+        ledger.record(CallUsage::new(
+            "proposer/proposal/r1/a1",
+            "proposer",
+            "openai:m",
+            measured(usage(1_000_000, 500_000), false, Some(100), 1_100),
+            Some(&price),
+        ));
+        ledger.record(CallUsage::new(
+            "critic/critique/r1/a1",
+            "critic",
+            "script:scripted",
+            measured(usage(40, 10), true, Some(100), 200),
+            None,
+        ));
+        ledger.record(CallUsage::new(
+            "judge.analyst/evaluation/r1/a1",
+            "judge.analyst",
+            "command:judge",
+            measured(None, true, None, 50),
+            None,
+        ));
+        let total = ledger.total();
+        assert_eq!(total.calls, 3);
+        assert_eq!(total.input_tokens, 1_000_040);
+        assert_eq!(total.output_tokens, 500_010);
+        assert!(total.estimated);
+        assert_eq!(total.cost_usd, Some(2.0));
+        assert_eq!(total.calls_without_price, 1);
+        assert_eq!(total.calls_without_usage, 1);
+        assert_eq!(total.call_time_ms, 1_350);
+        let agents = ledger.by_agent();
+        assert_eq!(agents.len(), 3);
+        assert_eq!(agents["openai:m"].cost_usd, Some(2.0));
+        assert!(!agents["openai:m"].estimated);
+        assert_eq!(agents["script:scripted"].cost_usd, None);
+        assert_eq!(
+            ledger
+                .get("critic/critique/r1/a1")
+                .unwrap()
+                .output_tokens_per_second,
+            Some(100.0)
+        );
+        assert!(
+            !ledger
+                .get("judge.analyst/evaluation/r1/a1")
+                .unwrap()
+                .estimated
+        );
+    }
+}
