@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod artifact;
 pub mod cli;
+pub mod config;
 pub mod engine;
 pub mod model;
 pub mod parse;

@@ -42,7 +42,8 @@ pub struct ContextSpec {
     pub path: Option<PathBuf>,
 }
 
-/// Who plays a role: `script`, or `{provider: script, timeout_secs: 30}`.
+/// Who plays a role: `provider`, `provider:model`, or the full form
+/// `{provider: openai, model: gpt-4.1, timeout_secs: 300}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum AgentSpec {
@@ -57,8 +58,15 @@ pub struct AgentDetail {
     pub provider: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// This role's call deadline, in seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<f64>,
+    /// A stream that sends nothing for this long fails, in seconds (HTTP providers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_secs: Option<f64>,
+    /// Transport retries within one call (HTTP providers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retries: Option<u32>,
 }
 
 impl AgentSpec {
@@ -332,6 +340,15 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
                 "timeout_secs must be a positive number of seconds, got {timeout}"
             ))
             .field(format!("{field}.timeout_secs")));
+        }
+        if let AgentSpec::Full(detail) = agent
+            && let Some(idle) = detail.idle_timeout_secs
+            && !(idle.is_finite() && idle > 0.0)
+        {
+            return Err(SpecError::new(format!(
+                "idle_timeout_secs must be a positive number of seconds, got {idle}"
+            ))
+            .field(format!("{field}.idle_timeout_secs")));
         }
     }
     if let Some(script) = &spec.script {

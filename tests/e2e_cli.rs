@@ -51,7 +51,8 @@ impl Ran {
 }
 
 /// One test's private folder: specs, the artifact root and an empty config
-/// home, so no user prompt override can leak in.
+/// home, so no user prompt override or configuration can leak in; no key
+/// variable and no Ollama server are visible either.
 struct Sandbox {
     dir: tempfile::TempDir,
 }
@@ -94,6 +95,10 @@ impl Sandbox {
             .current_dir(self.path())
             .env("XDG_CONFIG_HOME", self.path().join("config"))
             .env("HOME", self.path().join("home"))
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env("OLLAMA_HOST", support::closed_address())
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -924,6 +929,8 @@ fn inf_13_timed_out_judge_is_retried_then_skipped_and_quorum_holds() {
             provider: "script".to_string(),
             model: None,
             timeout_secs: Some(0.3),
+            idle_timeout_secs: None,
+            max_retries: None,
         }),
     );
     let (ran, tree) = sandbox.run(&spec, &["--moderation", "accept"]);

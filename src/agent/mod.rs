@@ -7,6 +7,7 @@
 //! raw text is on disk.
 
 pub mod command;
+pub mod factory;
 pub mod script;
 
 use std::fmt;

@@ -96,6 +96,10 @@ pub struct RunFlags {
     /// (default: $XDG_CONFIG_HOME/quorum/prompts)
     #[arg(long, value_name = "DIR")]
     pub prompts: Option<PathBuf>,
+    /// Configuration file: providers, prices, role defaults
+    /// (default: $XDG_CONFIG_HOME/quorum/config.yaml, if it exists)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

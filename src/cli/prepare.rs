@@ -1,16 +1,22 @@
 //! From a spec file, `quorum review` flags or the built-in demo to a debate
 //! that is ready to run: configuration, agents per role, prompts.
 //!
-//! Precedence: flags over the spec over defaults. All checks happen here.
+//! Precedence: flags over the spec over the configuration file over defaults
+//! (and, for agents, over auto-detection; see `config::resolve`). All checks
+//! happen here, before anything is written.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
 
-use crate::agent::script::{Script, ScriptAgent};
+use crate::agent::factory::{self, BuildContext};
+use crate::agent::script::Script;
+use crate::config::detect::{Environment, SystemEnvironment};
+use crate::config::resolve::{Level, ResolvedAgent, Resolver, Sources, parse_agent_flags};
+use crate::config::{self, AgentChoice, LoadedConfig, ProviderKind};
 use crate::engine::{ModerationPolicy, RoleAgent, Roster};
 use crate::model::{JudgeRole, architecture_panel};
 use crate::prompts::{PromptSet, default_override_dir};
@@ -45,6 +51,15 @@ pub struct Prepared {
 
 /// Builds the debate; every problem is a located [`SpecError`].
 pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> {
+    prepare_in(source, flags, &SystemEnvironment)
+}
+
+/// [`prepare`] with the environment variables read from `env`.
+pub fn prepare_in(
+    source: Source,
+    flags: &RunFlags,
+    env: &dyn Environment,
+) -> Result<Prepared, SpecError> {
     if !(flags.speed.is_finite() && flags.speed > 0.0) {
         return Err(
             SpecError::new(format!("must be a positive number, got {}", flags.speed))
@@ -96,14 +111,18 @@ pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> 
             (spec, None, None)
         }
     };
-    let flag_roles = apply_flags(&mut spec, flags)?;
-    // Errors about flags name the flag, never the spec file.
+    let loaded_config = config::load(flags.config.as_deref())?;
+    apply_flags(&mut spec, flags)?;
+    let agent_flags = parse_agent_flags(&flags.agents)?;
+    // Errors about flags name the flag, never the spec file; errors about the
+    // configuration file already name it.
     let locate = |error: SpecError| match &spec_path {
         Some(path)
-            if !error
-                .field
-                .as_deref()
-                .is_some_and(|field| field.starts_with("--")) =>
+            if error.file.is_none()
+                && !error
+                    .field
+                    .as_deref()
+                    .is_some_and(|field| field.starts_with("--")) =>
         {
             error.in_file(path, source_text.as_deref())
         }
@@ -117,7 +136,7 @@ pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> 
     let context = load_context(&spec, base, spec_path.is_some()).map_err(locate)?;
     let panel = architecture_panel(spec.high_stakes);
     let (roster, participants) =
-        assign_agents(&spec, &panel, flags, &flag_roles).map_err(locate)?;
+        assign_agents(&spec, &panel, flags, &agent_flags, &loaded_config, env).map_err(locate)?;
     let prompts = load_prompts(flags)?;
     Ok(Prepared {
         config: ReviewConfig {
@@ -141,9 +160,9 @@ pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> 
     })
 }
 
-/// Applies the flags over the spec; returns the roles `--agent` assigned.
-fn apply_flags(spec: &mut DebateSpec, flags: &RunFlags) -> Result<BTreeSet<String>, SpecError> {
-    let mut flag_roles = BTreeSet::new();
+/// Applies the debate flags over the spec (`--agent` is resolved with the
+/// other agent sources, in `assign_agents`).
+fn apply_flags(spec: &mut DebateSpec, flags: &RunFlags) -> Result<(), SpecError> {
     if let Some(critique) = flags.critique {
         spec.critique = critique;
     }
@@ -162,25 +181,7 @@ fn apply_flags(spec: &mut DebateSpec, flags: &RunFlags) -> Result<BTreeSet<Strin
         }
         spec.timeout_secs = timeout;
     }
-    for assignment in &flags.agents {
-        let Some((role, agent)) = assignment.split_once('=') else {
-            return Err(
-                SpecError::new(format!("`{assignment}` is not ROLE=PROVIDER[:MODEL]"))
-                    .field("--agent"),
-            );
-        };
-        if !spec::known_role(role) {
-            return Err(SpecError::new(format!(
-                "unknown role `{role}`; roles are default, proposer, critic, judge.analyst, judge.stylist, \
-                 judge.aesthete, judge.strategist, judge.empiricist and judge.*"
-            ))
-            .field("--agent"));
-        }
-        spec.agents
-            .insert(role.to_string(), AgentSpec::Short(agent.to_string()));
-        flag_roles.insert(role.to_string());
-    }
-    Ok(flag_roles)
+    Ok(())
 }
 
 fn load_context(
@@ -239,49 +240,38 @@ fn assign_agents(
     spec: &DebateSpec,
     panel: &[crate::model::JudgeConfig],
     flags: &RunFlags,
-    flag_roles: &BTreeSet<String>,
+    agent_flags: &BTreeMap<String, AgentChoice>,
+    loaded_config: &LoadedConfig,
+    env: &dyn Environment,
 ) -> Result<(Roster, Participants), SpecError> {
     let mut roster = Roster::default();
     let mut participants = Participants::default();
-    let script = spec.script.clone().map(Arc::new);
+    let resolver = Resolver::new(Sources {
+        flags: agent_flags,
+        spec: &spec.agents,
+        config: loaded_config,
+        env,
+    });
+    let context = BuildContext {
+        script: spec.script.clone().map(Arc::new),
+        speed: flags.speed,
+        env,
+    };
     for role in role_slots(panel) {
-        let Some((key, agent_spec)) = spec::agent_for(spec, &role) else {
-            return Err(SpecError::new(format!(
-                "no agent plays `{role}`. This version of quorum runs scripted agents: give a spec with a \
-                 `script:` section and `agents: {{default: script}}`, or `quorum review TOPIC --script FILE`. \
-                 `quorum demo` shows a complete debate, and `quorum demo --export-script FILE` writes a spec to start from."
-            ))
-            .field(format!("agents.{role}")));
-        };
-        let timeout_secs = agent_spec.timeout_secs().unwrap_or(spec.timeout_secs);
-        let field = if flag_roles.contains(key) {
-            "--agent".to_string()
+        let resolved = resolver.resolve(&role)?;
+        let agent = factory::build(&resolved, &context)
+            .map_err(|error| choice_error(&resolved, loaded_config, error.to_string()))?;
+        let deadline_secs = resolved.deadline_secs(flags.timeout, spec.timeout_secs);
+        let timeout = if resolved.provider.kind == ProviderKind::Script {
+            scripted_deadline(deadline_secs, flags.speed)
         } else {
-            format!("agents.{key}")
+            Duration::from_secs_f64(deadline_secs)
         };
-        let role_agent = match agent_spec.provider() {
-            "script" => {
-                let Some(script) = &script else {
-                    return Err(SpecError::new(format!(
-                        "`{role}` is played by the script provider, but there is no `script:` section \
-                         (or --script FILE) with its replies"
-                    ))
-                    .field(field));
-                };
-                RoleAgent {
-                    agent: Arc::new(ScriptAgent::new(script.clone(), flags.speed)),
-                    timeout: scripted_deadline(timeout_secs, flags.speed),
-                }
-            }
-            other => {
-                return Err(SpecError::new(format!(
-                    "provider `{other}` (for `{role}`) is not available in this version of quorum; \
-                     the providers are: script"
-                ))
-                .field(field));
-            }
-        };
-        let id = role_agent.agent.info().to_string();
+        let info = agent.info();
+        let id = info.to_string();
+        if let Some(price) = loaded_config.config.price_of(&info.provider, &info.model) {
+            participants.prices.insert(id.clone(), price);
+        }
         match role.strip_prefix("judge.").and_then(JudgeRole::parse) {
             Some(judge) => {
                 participants.judges.insert(judge, id);
@@ -289,9 +279,26 @@ fn assign_agents(
             None if role == "proposer" => participants.proposer = id,
             None => participants.critic = id,
         }
-        roster.insert(role, role_agent);
+        roster.insert(role, RoleAgent { agent, timeout });
     }
     Ok((roster, participants))
+}
+
+/// An error about a resolved choice, naming the flag or key that made it.
+fn choice_error(resolved: &ResolvedAgent, loaded: &LoadedConfig, message: String) -> SpecError {
+    let message = match resolved.level {
+        Level::Auto => format!("{message} (chosen automatically: {})", resolved.origin),
+        _ => message,
+    };
+    let error = SpecError::new(message);
+    if resolved.field.is_empty() {
+        return error;
+    }
+    let error = error.field(&resolved.field);
+    match (resolved.level, resolved.field.split_once('.')) {
+        (Level::Config, Some((section, key))) => loaded.locate(error, section, key),
+        _ => error,
+    }
 }
 
 /// Shortest deadline that `--speed` may scale a scripted role's deadline

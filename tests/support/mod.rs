@@ -246,3 +246,10 @@ pub fn with_insufficient_information(judge_answer: &str, blocks: &[&str]) -> Str
         1,
     )
 }
+
+/// `127.0.0.1:PORT` where nothing listens (a port the system just handed out
+/// and that was closed again): for `OLLAMA_HOST` and unreachable endpoints.
+pub fn closed_address() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a local port");
+    listener.local_addr().expect("local address").to_string()
+}
