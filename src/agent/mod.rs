@@ -6,6 +6,7 @@
 //! engine does), and never parses the answer: that is `parse`'s job, after the
 //! raw text is on disk.
 
+pub mod human;
 pub mod script;
 
 use std::fmt;

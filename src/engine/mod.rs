@@ -25,12 +25,13 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::agent::human::{HUMAN_PROVIDER, HumanDesk};
 use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent};
 use crate::artifact::{Journal, JournalError, RunDir};
 use crate::protocol::decision_review::ReviewConfig;
 use crate::protocol::{
-    CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, Progress, Protocol,
-    Timestamp,
+    Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome,
+    OverrideAction, Progress, Protocol, Timestamp,
 };
 
 pub use moderation::{ModerationPolicy, Moderator};
@@ -116,7 +117,44 @@ pub enum Update {
         call_id: String,
         path: String,
     },
+    /// What the board shows changed (scores, items, decisions).
+    Board(Board),
+    /// A role played by a person needs an answer.
+    AnswerWanted {
+        call_id: String,
+        role: String,
+        prompt: String,
+        /// The shape of the expected answer, to start from.
+        template: Option<String>,
+    },
+    /// A typed answer did not pass the protocol's parser; the call still waits.
+    AnswerRejected {
+        call_id: String,
+        error: String,
+    },
     Finished(Outcome),
+}
+
+/// What an interface can ask of a running engine.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// A moderator input: an item decision, the submission, an override.
+    Moderator(Input),
+    /// The answer a person wrote for a call of a role they play.
+    HumanAnswer { call_id: String, answer: String },
+}
+
+/// A handle an interface keeps to steer the engine.
+#[derive(Clone)]
+pub struct Controller {
+    inbox: mpsc::UnboundedSender<Inbox>,
+}
+
+impl Controller {
+    /// Sends a command; false once the engine has stopped.
+    pub fn send(&self, command: Command) -> bool {
+        self.inbox.send(Inbox::Command(command)).is_ok()
+    }
 }
 
 /// Why the engine itself could not go on.
@@ -146,6 +184,13 @@ enum Inbox {
     },
     Moderator(Input),
     ModeratorGone(String),
+    Command(Command),
+}
+
+/// A call task, and how to push its deadline back.
+struct RunningCall {
+    task: JoinHandle<()>,
+    extend: mpsc::UnboundedSender<Duration>,
 }
 
 /// A role timeout in whole milliseconds, as the journal records it.
@@ -163,7 +208,10 @@ pub struct Engine<P: Protocol> {
     updates: mpsc::UnboundedSender<Update>,
     inbox_tx: mpsc::UnboundedSender<Inbox>,
     inbox_rx: mpsc::UnboundedReceiver<Inbox>,
-    running: BTreeMap<String, JoinHandle<()>>,
+    running: BTreeMap<String, RunningCall>,
+    human_desk: Option<Arc<HumanDesk>>,
+    /// The board as last published, to publish only changes.
+    board: Board,
     /// Raw-output files of calls that persist on collect, by call id.
     raw_paths: HashMap<String, String>,
     /// Last contents written per artifact file, to skip unchanged rewrites.
@@ -191,9 +239,25 @@ impl<P: Protocol> Engine<P> {
             inbox_tx,
             inbox_rx,
             running: BTreeMap::new(),
+            human_desk: None,
+            board: Board::default(),
             raw_paths: HashMap::new(),
             written: HashMap::new(),
             log_published: 0,
+        }
+    }
+
+    /// Roles played by a person get their answers through this desk.
+    pub fn with_human_desk(mut self, desk: Arc<HumanDesk>) -> Self {
+        self.human_desk = Some(desk);
+        self
+    }
+
+    /// A handle for an interface to send moderator decisions, overrides and
+    /// typed answers.
+    pub fn controller(&self) -> Controller {
+        Controller {
+            inbox: self.inbox_tx.clone(),
         }
     }
 
@@ -238,8 +302,8 @@ impl<P: Protocol> Engine<P> {
     }
 
     fn shutdown(&mut self) {
-        for (_, task) in std::mem::take(&mut self.running) {
-            task.abort();
+        for (_, call) in std::mem::take(&mut self.running) {
+            call.task.abort();
         }
         self.moderator.stop();
     }
@@ -249,8 +313,8 @@ impl<P: Protocol> Engine<P> {
         match effect {
             Effect::StartCall(spec) => self.start_call(spec)?,
             Effect::CancelCall { call_id } => {
-                if let Some(task) = self.running.remove(&call_id) {
-                    task.abort();
+                if let Some(call) = self.running.remove(&call_id) {
+                    call.task.abort();
                 }
             }
             Effect::AwaitModeration { items } => {
@@ -291,11 +355,21 @@ impl<P: Protocol> Engine<P> {
                 prompt: request.prompt.clone(),
             },
         )?;
+        let human = info.provider == HUMAN_PROVIDER;
         self.publish(Update::CallStarted {
             call_id: request.call_id.clone(),
             role: request.role.clone(),
             agent: info,
         });
+        if human {
+            self.publish(Update::AnswerWanted {
+                call_id: request.call_id.clone(),
+                role: request.role.clone(),
+                prompt: request.prompt.clone(),
+                template: self.protocol.answer_template(&request.call_id),
+            });
+        }
+        let (extend_tx, mut extend_rx) = mpsc::unbounded_channel::<Duration>();
         let inbox = self.inbox_tx.clone();
         let call_id = request.call_id.clone();
         let task_call_id = call_id.clone();
@@ -320,6 +394,10 @@ impl<P: Protocol> Engine<P> {
                 tokio::select! {
                     biased;
                     Some(event) = events_rx.recv() => forward(event, &mut streamed_chars),
+                    Some(extra) = extend_rx.recv() => {
+                        let later = deadline.deadline() + extra;
+                        deadline.as_mut().reset(later);
+                    }
                     result = &mut call => {
                         while let Ok(event) = events_rx.try_recv() {
                             forward(event, &mut streamed_chars);
@@ -341,8 +419,12 @@ impl<P: Protocol> Engine<P> {
         if let Some(path) = spec.raw_output_path {
             self.raw_paths.insert(task_call_id.clone(), path);
         }
-        if let Some(previous) = self.running.insert(task_call_id, task) {
-            previous.abort();
+        let running = RunningCall {
+            task,
+            extend: extend_tx,
+        };
+        if let Some(previous) = self.running.insert(task_call_id, running) {
+            previous.task.abort();
         }
         Ok(())
     }
@@ -389,7 +471,34 @@ impl<P: Protocol> Engine<P> {
                 };
                 self.step(input)
             }
-            Inbox::Moderator(input) => self.step(input),
+            Inbox::Moderator(input) | Inbox::Command(Command::Moderator(input)) => {
+                if let Input::Override {
+                    call_id,
+                    action: OverrideAction::WaitLonger { extra_ms },
+                } = &input
+                    && let Some(call) = self.running.get(call_id)
+                {
+                    let _ = call.extend.send(Duration::from_millis(*extra_ms));
+                }
+                self.step(input)
+            }
+            Inbox::Command(Command::HumanAnswer { call_id, answer }) => {
+                let accepted = self
+                    .protocol
+                    .check_answer(&call_id, &answer)
+                    .and_then(|()| {
+                        let desk = self.human_desk.as_ref().ok_or("no role is played by a person")?;
+                        if desk.deliver(&call_id, answer) {
+                            Ok(())
+                        } else {
+                            Err(format!("{call_id} is no longer waiting for an answer"))
+                        }
+                    });
+                if let Err(error) = accepted {
+                    self.publish(Update::AnswerRejected { call_id, error });
+                }
+                Ok(Vec::new())
+            }
             Inbox::ModeratorGone(reason) => Err(EngineError::Moderation(reason)),
         }
     }
@@ -437,6 +546,11 @@ impl<P: Protocol> Engine<P> {
         }
         self.log_published = log.len();
         self.publish(Update::Progress(self.protocol.progress()));
+        let board = self.protocol.board();
+        if board != self.board {
+            self.board = board.clone();
+            self.publish(Update::Board(board));
+        }
         for document in self.protocol.documents() {
             if self.written.get(&document.path) == Some(&document.contents) {
                 continue;
