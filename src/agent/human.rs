@@ -118,6 +118,9 @@ mod tests {
         assert!(desk.deliver("judge.analyst/evaluation/r1/a1", "answer".into()));
         let output = call.await.unwrap();
         assert_eq!(output.text, "answer");
-        assert_eq!(streamed.recv().await, Some(StreamEvent::Text("answer".into())));
+        assert_eq!(
+            streamed.recv().await,
+            Some(StreamEvent::Text("answer".into()))
+        );
     }
 }

@@ -30,8 +30,8 @@ use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent};
 use crate::artifact::{Journal, JournalError, RunDir};
 use crate::protocol::decision_review::ReviewConfig;
 use crate::protocol::{
-    Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome,
-    OverrideAction, Progress, Protocol, Timestamp,
+    Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, OverrideAction,
+    Progress, Protocol, Timestamp,
 };
 
 pub use moderation::{ModerationPolicy, Moderator};
@@ -487,7 +487,10 @@ impl<P: Protocol> Engine<P> {
                     .protocol
                     .check_answer(&call_id, &answer)
                     .and_then(|()| {
-                        let desk = self.human_desk.as_ref().ok_or("no role is played by a person")?;
+                        let desk = self
+                            .human_desk
+                            .as_ref()
+                            .ok_or("no role is played by a person")?;
                         if desk.deliver(&call_id, answer) {
                             Ok(())
                         } else {
