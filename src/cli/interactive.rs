@@ -70,7 +70,10 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
     let record = run_dir.path().display();
     Ok(match ending {
         Ending::Finished(outcome) => {
-            println!("{}\nFull record: {record}/summary.md", outcome_line(&outcome));
+            println!(
+                "{}\nFull record: {record}/summary.md",
+                outcome_line(&outcome)
+            );
             ExitCode::from(outcome.exit_code() as u8)
         }
         Ending::Interrupted => {

@@ -17,7 +17,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::engine::ModerationPolicy;
 use crate::model::CritiqueMode;
 
-pub use prepare::{DEMO_SPEC, DEMO_SPEC_NAME, Prepared, prepare};
+pub use prepare::{DEMO_SPEC, DEMO_SPEC_NAME, Prepared, Source, prepare};
 
 /// Exit codes, shown in `--help` and the README.
 pub const EXIT_CODES: &str = "\

@@ -202,12 +202,21 @@ pub struct OverridePrompt {
 
 /// Something on top of the main view that takes keys first.
 pub enum Layer {
-    Help { scroll: usize },
+    Help {
+        scroll: usize,
+    },
     ConfirmQuit,
     Override(OverridePrompt),
-    ItemDetail { item: usize },
-    NoteEditor { item: usize, editor: TextArea<'static> },
-    AnswerEditor { pane: usize },
+    ItemDetail {
+        item: usize,
+    },
+    NoteEditor {
+        item: usize,
+        editor: Box<TextArea<'static>>,
+    },
+    AnswerEditor {
+        pane: usize,
+    },
 }
 
 impl Layer {
@@ -494,9 +503,8 @@ impl App {
         if !self.running() {
             return;
         }
-        self.layers.retain(
-            |layer| !matches!(layer, Layer::Override(open) if open.pane == prompt.pane),
-        );
+        self.layers
+            .retain(|layer| !matches!(layer, Layer::Override(open) if open.pane == prompt.pane));
         // Under an open editor the modal waits its turn: a note being typed
         // keeps the keys.
         let position = self
@@ -507,7 +515,13 @@ impl App {
         self.layers.insert(position, Layer::Override(prompt));
     }
 
-    fn answer_wanted(&mut self, call_id: String, role: &str, prompt: &str, template: Option<String>) {
+    fn answer_wanted(
+        &mut self,
+        call_id: String,
+        role: &str,
+        prompt: &str,
+        template: Option<String>,
+    ) {
         let Some(index) = self.pane_index(role) else {
             return;
         };
@@ -524,10 +538,11 @@ impl App {
             editor,
             error: None,
         });
-        self.flash(
-            format!("{} needs your answer: focus its pane and press e", pane.role.title),
-            Instant::now(),
+        let message = format!(
+            "{} needs your answer: focus its pane and press e",
+            pane.role.title
         );
+        self.flash(message, Instant::now());
     }
 
     /// Shows the end of the debate: the outcome, `summary.md` and the files.
@@ -876,7 +891,10 @@ impl App {
 
     fn decide(&mut self, decision: ItemDecision, now: Instant) -> Vec<Command> {
         if !self.board.needs_moderator {
-            self.flash("the items can be decided once the critique is in".into(), now);
+            self.flash(
+                "the items can be decided once the critique is in".into(),
+                now,
+            );
             return Vec::new();
         }
         let Some(index) = self.current_item() else {
@@ -891,9 +909,10 @@ impl App {
         entry.decision = Some(decision);
         entry.note = note.clone();
         let item_id = entry.item.id.clone();
-        if !matches!(self.layers.last(), Some(Layer::ItemDetail { .. })) {
-            self.item_cursor = (index + 1).min(self.board.items.len() - 1);
+        if matches!(self.layers.last(), Some(Layer::ItemDetail { .. })) {
+            self.layers.pop();
         }
+        self.item_cursor = self.next_undecided(index).unwrap_or(index);
         vec![Command::Moderator(Input::ItemDecided {
             item_id,
             decision,
@@ -901,9 +920,20 @@ impl App {
         })]
     }
 
+    /// The first undecided item after `index`, wrapping around.
+    fn next_undecided(&self, index: usize) -> Option<usize> {
+        let count = self.board.items.len();
+        (1..count)
+            .map(|step| (index + step) % count)
+            .find(|candidate| self.board.items[*candidate].decision.is_none())
+    }
+
     fn open_note(&mut self, now: Instant) {
         if !self.board.needs_moderator {
-            self.flash("notes go with decisions, once the critique is in".into(), now);
+            self.flash(
+                "notes go with decisions, once the critique is in".into(),
+                now,
+            );
             return;
         }
         let Some(index) = self.current_item() else {
@@ -922,7 +952,7 @@ impl App {
         editor.move_cursor(ratatui_textarea::CursorMove::End);
         self.layers.push(Layer::NoteEditor {
             item: index,
-            editor,
+            editor: Box::new(editor),
         });
     }
 
@@ -954,11 +984,10 @@ impl App {
                     }
                     None => {
                         if let Some(note) = note {
-                            self.pending_notes.insert(entry.item.id.clone(), note);
-                            self.flash(
-                                format!("note kept; it goes with {}'s decision", entry.item.id),
-                                now,
-                            );
+                            let item_id = entry.item.id.clone();
+                            let message = format!("note kept; it goes with {item_id}'s decision");
+                            self.pending_notes.insert(item_id, note);
+                            self.flash(message, now);
                         }
                         Vec::new()
                     }
@@ -969,12 +998,12 @@ impl App {
                     return Vec::new();
                 };
                 human.error = None;
-                let answer = human.editor.lines().join("\n");
-                self.flash("answer sent; the parser checks it".into(), now);
-                vec![Command::HumanAnswer {
+                let command = Command::HumanAnswer {
                     call_id: human.call_id.clone(),
-                    answer,
-                }]
+                    answer: human.editor.lines().join("\n"),
+                };
+                self.flash("answer sent; the parser checks it".into(), now);
+                vec![command]
             }
             Some(other) => {
                 self.layers.push(other);
@@ -1131,6 +1160,9 @@ mod tests {
             parse_call_id("judge.analyst/evaluation/r2/a1"),
             ("evaluation".into(), 2, 1)
         );
-        assert_eq!(parse_call_id("proposer/proposal/r1/a2"), ("proposal".into(), 1, 2));
+        assert_eq!(
+            parse_call_id("proposer/proposal/r1/a2"),
+            ("proposal".into(), 1, 2)
+        );
     }
 }

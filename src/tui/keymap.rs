@@ -102,11 +102,7 @@ impl Key {
         // Shift is part of the character for letters (`R`), and terminals
         // disagree on whether they report it; compare without it.
         let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT;
-        let code = match event.code {
-            KeyCode::BackTab => KeyCode::BackTab,
-            other => other,
-        };
-        code == self.code && (event.modifiers & relevant) == (self.modifiers & relevant)
+        event.code == self.code && (event.modifiers & relevant) == (self.modifiers & relevant)
     }
 
     /// How the footer and help spell the key.
@@ -168,22 +164,70 @@ use Context as C;
 /// The key table, in the order the footer and help show it.
 pub const BINDINGS: &[Binding] = &[
     // Layers first: they take keys before anything else.
-    bind(C::ConfirmQuit, &[ch('y'), key(KeyCode::Enter)], A::ConfirmYes, "quit", true),
-    bind(C::ConfirmQuit, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "keep going", true),
-    bind(C::Help, &[key(KeyCode::Esc), ch('?'), ch('q')], A::Close, "close help", true),
-    bind(C::Help, &[ch('j'), key(KeyCode::Down)], A::ScrollDown, "scroll", false),
-    bind(C::Help, &[ch('k'), key(KeyCode::Up)], A::ScrollUp, "scroll", false),
+    bind(
+        C::ConfirmQuit,
+        &[ch('y'), key(KeyCode::Enter)],
+        A::ConfirmYes,
+        "quit",
+        true,
+    ),
+    bind(
+        C::ConfirmQuit,
+        &[ch('n'), key(KeyCode::Esc)],
+        A::ConfirmNo,
+        "keep going",
+        true,
+    ),
+    bind(
+        C::Help,
+        &[key(KeyCode::Esc), ch('?'), ch('q')],
+        A::Close,
+        "close help",
+        true,
+    ),
+    bind(
+        C::Help,
+        &[ch('j'), key(KeyCode::Down)],
+        A::ScrollDown,
+        "scroll",
+        false,
+    ),
+    bind(
+        C::Help,
+        &[ch('k'), key(KeyCode::Up)],
+        A::ScrollUp,
+        "scroll",
+        false,
+    ),
     bind(C::Editor, &[ctrl('s')], A::SaveText, "save", true),
-    bind(C::Editor, &[key(KeyCode::Esc)], A::CancelText, "cancel", true),
+    bind(
+        C::Editor,
+        &[key(KeyCode::Esc)],
+        A::CancelText,
+        "cancel",
+        true,
+    ),
     bind(C::Override, &[ch('r')], A::RetryCall, "retry now", true),
     bind(C::Override, &[ch('s')], A::SkipCall, "skip", true),
     bind(C::Override, &[ch('w')], A::WaitLonger, "wait longer", true),
-    bind(C::Override, &[key(KeyCode::Esc), ch('c')], A::Close, "let quorum decide", true),
+    bind(
+        C::Override,
+        &[key(KeyCode::Esc), ch('c')],
+        A::Close,
+        "let quorum decide",
+        true,
+    ),
     bind(C::ItemDetail, &[ch('a')], A::Accept, "accept", true),
     bind(C::ItemDetail, &[ch('r')], A::Reject, "reject", true),
     bind(C::ItemDetail, &[ch('d')], A::Defer, "defer", true),
     bind(C::ItemDetail, &[ch('n')], A::Note, "note", true),
-    bind(C::ItemDetail, &[key(KeyCode::Esc), key(KeyCode::Enter)], A::Close, "back", true),
+    bind(
+        C::ItemDetail,
+        &[key(KeyCode::Esc), key(KeyCode::Enter)],
+        A::Close,
+        "back",
+        true,
+    ),
     // The focused region.
     bind(C::Items, &[ch('a')], A::Accept, "accept", true),
     bind(C::Items, &[ch('r')], A::Reject, "reject", true),
@@ -191,22 +235,82 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Items, &[ch('n')], A::Note, "note", true),
     bind(C::Items, &[key(KeyCode::Enter)], A::OpenItem, "open", true),
     bind(C::Items, &[ch('s')], A::Submit, "submit decisions", true),
-    bind(C::Items, &[ch('j'), key(KeyCode::Down)], A::ItemDown, "next item", false),
-    bind(C::Items, &[ch('k'), key(KeyCode::Up)], A::ItemUp, "previous item", false),
+    bind(
+        C::Items,
+        &[ch('j'), key(KeyCode::Down)],
+        A::ItemDown,
+        "next item",
+        false,
+    ),
+    bind(
+        C::Items,
+        &[ch('k'), key(KeyCode::Up)],
+        A::ItemUp,
+        "previous item",
+        false,
+    ),
     bind(C::Pane, &[ch('e')], A::Answer, "write the answer", true),
     bind(C::Pane, &[ch('R')], A::RetryCall, "retry call", true),
     bind(C::Pane, &[ch('S')], A::SkipCall, "skip call", true),
     bind(C::Pane, &[ch('W')], A::WaitLonger, "wait longer", false),
-    bind(C::Pane, &[ch('j'), key(KeyCode::Down)], A::ScrollDown, "scroll down", false),
-    bind(C::Pane, &[ch('k'), key(KeyCode::Up)], A::ScrollUp, "scroll up", false),
-    bind(C::Pane, &[key(KeyCode::PageDown), ctrl('d')], A::PageDown, "page down", false),
-    bind(C::Pane, &[key(KeyCode::PageUp), ctrl('u')], A::PageUp, "page up", false),
-    bind(C::Pane, &[ch('g'), key(KeyCode::Home)], A::Top, "top", false),
-    bind(C::Pane, &[ch('G'), key(KeyCode::End)], A::Bottom, "bottom (follow)", false),
+    bind(
+        C::Pane,
+        &[ch('j'), key(KeyCode::Down)],
+        A::ScrollDown,
+        "scroll down",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[ch('k'), key(KeyCode::Up)],
+        A::ScrollUp,
+        "scroll up",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[key(KeyCode::PageDown), ctrl('d')],
+        A::PageDown,
+        "page down",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[key(KeyCode::PageUp), ctrl('u')],
+        A::PageUp,
+        "page up",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[ch('g'), key(KeyCode::Home)],
+        A::Top,
+        "top",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[ch('G'), key(KeyCode::End)],
+        A::Bottom,
+        "bottom (follow)",
+        false,
+    ),
     bind(C::Pane, &[ch('f')], A::ToggleFollow, "follow", true),
     // Everywhere.
-    bind(C::Global, &[key(KeyCode::Tab)], A::FocusNext, "next pane", true),
-    bind(C::Global, &[key(KeyCode::BackTab)], A::FocusPrev, "previous pane", false),
+    bind(
+        C::Global,
+        &[key(KeyCode::Tab)],
+        A::FocusNext,
+        "next pane",
+        true,
+    ),
+    bind(
+        C::Global,
+        &[key(KeyCode::BackTab)],
+        A::FocusPrev,
+        "previous pane",
+        false,
+    ),
     bind(C::Global, &[ch('z')], A::Zoom, "zoom", true),
     bind(C::Global, &[ch('v')], A::ToggleVerdict, "verdict", false),
     bind(C::Global, &[ch('?')], A::Help, "help", true),
@@ -318,7 +422,11 @@ mod tests {
     fn footer_and_help_come_from_the_table() {
         let hints = footer(&[Context::Items, Context::Global], &[]);
         assert_eq!(hints[0], ("a".to_string(), "accept"));
-        assert!(hints.iter().any(|(key, hint)| key == "q" && *hint == "quit"));
+        assert!(
+            hints
+                .iter()
+                .any(|(key, hint)| key == "q" && *hint == "quit")
+        );
         let help = help_sections();
         let total: usize = help.iter().map(|(_, rows)| rows.len()).sum();
         let listed = BINDINGS

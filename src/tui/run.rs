@@ -54,7 +54,6 @@ pub async fn run<T: Send + 'static>(
     let mut batch = Vec::with_capacity(UPDATE_BATCH);
     let mut updates_open = true;
     let mut engine_running = true;
-    let mut interrupted = false;
     loop {
         let now = Instant::now();
         if app.dirty && now >= last_draw + frame {
@@ -73,7 +72,6 @@ pub async fn run<T: Send + 'static>(
             last_draw = Instant::now();
         }
         if app.quit {
-            interrupted = app.running();
             break;
         }
         let next_frame = tokio::time::Instant::from_std(last_draw + frame);
@@ -107,10 +105,7 @@ pub async fn run<T: Send + 'static>(
             }
             _ = ticker.tick() => app.tick(Instant::now()),
             () = tokio::time::sleep_until(next_frame), if app.dirty => {}
-            _ = sigterm.recv() => {
-                interrupted = app.running();
-                break;
-            }
+            _ = sigterm.recv() => break,
             result = &mut engine, if engine_running => {
                 engine_running = false;
                 match result {
@@ -127,7 +122,6 @@ pub async fn run<T: Send + 'static>(
     Ok(match (&app.outcome, &app.engine_error) {
         (Some(outcome), _) => Ending::Finished(outcome.clone()),
         (None, Some(error)) => Ending::Failed(error.clone()),
-        (None, None) if interrupted => Ending::Interrupted,
         (None, None) => Ending::Interrupted,
     })
 }

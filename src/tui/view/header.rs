@@ -7,15 +7,22 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::app::App;
 
+/// Narrower than this, the stage strip names only the current stage, in
+/// columns.
+pub const COMPACT_BELOW_COLUMNS: u16 = 110;
+
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
+    // The topic comes first so that a narrow terminal cuts the protocol
+    // description, not the question being decided.
     let title = Line::from(vec![
         Span::styled(" quorum ", theme.title),
         Span::styled("│ ", theme.dim),
-        Span::styled(app.info.protocol.clone(), theme.header),
-        Span::styled(" │ ", theme.dim),
         Span::styled(app.info.topic.clone(), theme.text),
+        Span::styled(" │ ", theme.dim),
+        Span::styled(app.info.protocol.clone(), theme.header),
     ]);
+    let compact = area.width < COMPACT_BELOW_COLUMNS;
     let current = if app.outcome.is_some() {
         "verdict"
     } else {
@@ -29,18 +36,28 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let position = stages.iter().position(|stage| *stage == current);
     let mut strip = vec![Span::raw(" ")];
     for (index, stage) in stages.iter().enumerate() {
+        let (style, done, active) = match position {
+            Some(at) if index < at => (theme.stage_done, true, false),
+            Some(at) if index == at => (theme.stage_active, false, true),
+            _ => (theme.stage_pending, false, false),
+        };
+        if compact {
+            // ✓ ✓ Moderation · · ·
+            let text = match (done, active) {
+                (true, _) => "✓ ".to_string(),
+                (_, true) => format!("{} ", capitalise(stage)),
+                _ => "· ".to_string(),
+            };
+            strip.push(Span::styled(text, style));
+            continue;
+        }
         if index > 0 {
             strip.push(Span::styled(" ▸ ", theme.dim));
         }
-        let style = match position {
-            Some(at) if index < at => theme.stage_done,
-            Some(at) if index == at => theme.stage_active,
-            _ => theme.stage_pending,
-        };
         strip.push(Span::styled(capitalise(stage), style));
     }
     strip.push(Span::styled(
-        format!("  round {}", app.progress.round),
+        format!(" round {}", app.progress.round),
         theme.dim,
     ));
     strip.push(Span::styled(
@@ -53,7 +70,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
     if app.board.needs_moderator {
         strip.push(Span::raw("  "));
-        strip.push(Span::styled(" needs moderator ", theme.status_needs_moderator));
+        strip.push(Span::styled(
+            " needs moderator ",
+            theme.status_needs_moderator,
+        ));
     }
     if let Some(error) = &app.engine_error {
         strip.push(Span::raw("  "));

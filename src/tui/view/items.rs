@@ -44,7 +44,10 @@ fn item_line<'a>(theme: &Theme, entry: &'a BoardItem, selected: bool) -> Line<'a
         Span::styled(format!("{:<12}", entry.item.category), theme.dim),
         decision_span(theme, entry.decision),
         Span::raw(if entry.note.is_some() { " ✎ " } else { "   " }),
-        Span::styled(crate::artifact::render::one_line(&entry.item.text), theme.text),
+        Span::styled(
+            crate::artifact::render::one_line(&entry.item.text),
+            theme.text,
+        ),
     ];
     if selected {
         for span in &mut spans {

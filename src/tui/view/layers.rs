@@ -68,7 +68,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                         .wrap(Wrap { trim: true }),
                     about,
                 );
-                frame.render_widget(editor, text);
+                frame.render_widget(editor.as_ref(), text);
                 frame.render_widget(Paragraph::new(hints(app, Context::Editor)), keys);
             }
             Layer::AnswerEditor { .. } => {}
@@ -117,7 +117,10 @@ fn confirm_quit(app: &App, frame: &mut Frame, area: Rect) {
     let body = block.inner(rect);
     frame.render_widget(block, rect);
     let lines = vec![
-        Line::styled("The debate is still running. Quitting stops it;", app.theme.text),
+        Line::styled(
+            "The debate is still running. Quitting stops it;",
+            app.theme.text,
+        ),
         Line::styled(
             "everything finished so far is already on disk.",
             app.theme.text,
@@ -150,7 +153,10 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
         Line::styled(next, app.theme.dim),
         Line::from(vec![
             Span::styled("  r ", app.theme.key_hint),
-            Span::styled("retry now: cancel the running attempt and start it again", app.theme.text),
+            Span::styled(
+                "retry now: cancel the running attempt and start it again",
+                app.theme.text,
+            ),
         ]),
         Line::from(vec![
             Span::styled("  s ", app.theme.key_hint),
@@ -168,7 +174,10 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
         ]),
         Line::from(vec![
             Span::styled("  Esc ", app.theme.key_hint),
-            Span::styled("close, and let quorum's retry-once rule decide", app.theme.text),
+            Span::styled(
+                "close, and let quorum's retry-once rule decide",
+                app.theme.text,
+            ),
         ]),
     ];
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
@@ -190,8 +199,14 @@ fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     frame.render_widget(block, rect);
     let theme = &app.theme;
     let mut lines = vec![Line::from(vec![
-        Span::styled(entry.item.severity.clone(), severity_style(theme, &entry.item.severity)),
-        Span::styled(format!(" · {} · decision: ", entry.item.category), theme.dim),
+        Span::styled(
+            entry.item.severity.clone(),
+            severity_style(theme, &entry.item.severity),
+        ),
+        Span::styled(
+            format!(" · {} · decision: ", entry.item.category),
+            theme.dim,
+        ),
         decision_span(theme, entry.decision),
     ])];
     lines.push(Line::raw(""));

@@ -70,45 +70,62 @@ pub(super) fn is_focused(app: &App, region: Region) -> bool {
 
 fn draw_tabs(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
-    let mut spans = Vec::new();
-    let mut tab = |label: String, style: Style, active: bool| {
-        let style = if active {
-            theme.selection
-        } else {
-            style
-        };
-        spans.push(Span::styled(format!(" {label} "), style));
-        spans.push(Span::raw(" "));
-    };
+    let mut tabs: Vec<(String, Style, bool)> = Vec::new();
     for (index, pane) in app.panes.iter().enumerate() {
-        let badge = panes::status_mark(pane.status);
-        tab(
-            format!("{}{badge}", pane.role.title),
+        tabs.push((
+            format!("{}{}", pane.role.title, panes::status_mark(pane.status)),
             panes::role_style(theme, &pane.role.slot),
             app.focus == Focus::Pane(index) && !app.show_verdict,
-        );
+        ));
     }
     let items_label = if app.board.needs_moderator {
         format!("Items ({} open)", open_items(app))
     } else {
         "Items".to_string()
     };
-    tab(items_label, theme.text, app.focus == Focus::Items && !app.show_verdict);
-    tab(
+    tabs.push((
+        items_label,
+        theme.text,
+        app.focus == Focus::Items && !app.show_verdict,
+    ));
+    tabs.push((
         "Scores".into(),
         theme.text,
         app.focus == Focus::Scoreboard && !app.show_verdict,
-    );
-    tab(
+    ));
+    tabs.push((
         "Log".into(),
         theme.text,
         app.focus == Focus::Transcript && !app.show_verdict,
-    );
+    ));
     if app.report.is_some() {
-        tab("Verdict".into(), theme.title, app.show_verdict);
+        tabs.push(("Verdict".into(), theme.title, app.show_verdict));
+    }
+    let full: usize = tabs
+        .iter()
+        .map(|(label, ..)| label.chars().count() + 1)
+        .sum();
+    let shorten = full > usize::from(area.width);
+    let mut spans = Vec::new();
+    for (index, (label, style, active)) in tabs.into_iter().enumerate() {
+        if index > 0 {
+            spans.push(Span::styled("│", theme.dim));
+        }
+        let label = if shorten && !active {
+            label.chars().take(TAB_SHORT_CHARS).collect()
+        } else {
+            label
+        };
+        spans.push(Span::styled(
+            label,
+            if active { theme.selection } else { style },
+        ));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
+
+/// Tab labels shrink to this many characters when they do not all fit.
+const TAB_SHORT_CHARS: usize = 4;
 
 pub(super) fn open_items(app: &App) -> usize {
     app.board
@@ -122,7 +139,10 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     if let Some((message, _)) = &app.flash {
         frame.render_widget(
-            Paragraph::new(Line::styled(format!(" {message}"), theme.status_needs_moderator)),
+            Paragraph::new(Line::styled(
+                format!(" {message}"),
+                theme.status_needs_moderator,
+            )),
             area,
         );
         return;

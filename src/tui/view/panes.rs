@@ -36,7 +36,12 @@ pub fn status_mark(status: PaneStatus) -> &'static str {
     }
 }
 
-fn badge(theme: &Theme, status: PaneStatus, tokens_per_second: Option<f64>, attempt: u32) -> Span<'static> {
+fn badge(
+    theme: &Theme,
+    status: PaneStatus,
+    tokens_per_second: Option<f64>,
+    attempt: u32,
+) -> Span<'static> {
     let (text, style) = match status {
         PaneStatus::Waiting => ("waiting".to_string(), theme.status_waiting),
         PaneStatus::Streaming => (
@@ -48,7 +53,10 @@ fn badge(theme: &Theme, status: PaneStatus, tokens_per_second: Option<f64>, atte
         ),
         PaneStatus::Done => ("done".to_string(), theme.status_done),
         PaneStatus::TimedOut => ("timed out".to_string(), theme.status_timed_out),
-        PaneStatus::Retrying => (format!("retrying · attempt {attempt}"), theme.status_retrying),
+        PaneStatus::Retrying => (
+            format!("retrying · attempt {attempt}"),
+            theme.status_retrying,
+        ),
         PaneStatus::Skipped => ("skipped".to_string(), theme.status_skipped),
         PaneStatus::Malformed => ("malformed".to_string(), theme.status_malformed),
         PaneStatus::Failed => ("failed".to_string(), theme.status_malformed),
@@ -70,7 +78,13 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     }
     title.push(Span::styled(format!(" · {} ", pane.agent), theme.dim));
     let mut block = frame_block(app, Line::from(title), focused).title(
-        Line::from(badge(theme, pane.status, pane.tokens_per_second, pane.attempt)).right_aligned(),
+        Line::from(badge(
+            theme,
+            pane.status,
+            pane.tokens_per_second,
+            pane.attempt,
+        ))
+        .right_aligned(),
     );
     if !pane.scroll.follow && pane.doc.line_count() > pane.viewport {
         block = block.title_bottom(Line::styled(" paused · G follows ", theme.dim).right_aligned());
@@ -88,7 +102,8 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
         frame.render_widget(&human.editor, editor);
         if let Some(message) = &human.error {
             frame.render_widget(
-                Paragraph::new(Line::styled(message.clone(), theme.error)).wrap(Wrap { trim: false }),
+                Paragraph::new(Line::styled(message.clone(), theme.error))
+                    .wrap(Wrap { trim: false }),
                 error,
             );
         }

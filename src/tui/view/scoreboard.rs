@@ -58,7 +58,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Some(board) => format!(" Scores · round {} ", board.round),
         None => " Scores ".to_string(),
     };
-    frame.render_widget(frame_block(app, Line::styled(title, theme.title), focused), area);
+    frame.render_widget(
+        frame_block(app, Line::styled(title, theme.title), focused),
+        area,
+    );
     let body = inner(area);
     let lines = match &app.board.scoreboard {
         Some(board) => lines(theme, board),
@@ -127,12 +130,21 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
     out.push(Line::from(synthesis));
     for column in &board.judges {
         let note = match &column.state {
-            JudgeState::Malformed(reason) => Some((format!("{} malformed: {reason}", column.judge), theme.status_malformed)),
-            JudgeState::Skipped(reason) => Some((format!("{} skipped: {reason}", column.judge), theme.status_skipped)),
+            JudgeState::Malformed(reason) => Some((
+                format!("{} malformed: {reason}", column.judge),
+                theme.status_malformed,
+            )),
+            JudgeState::Skipped(reason) => Some((
+                format!("{} skipped: {reason}", column.judge),
+                theme.status_skipped,
+            )),
             _ => None,
         };
         if let Some((text, style)) = note {
-            out.push(Line::styled(crate::artifact::render::one_line(&text), style));
+            out.push(Line::styled(
+                crate::artifact::render::one_line(&text),
+                style,
+            ));
         }
     }
     if let Some(implied) = &board.implied {

@@ -25,13 +25,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let body = inner(area);
     let (headline, rule) = match &report.outcome {
         Outcome::Decided { verdict, rule } => (
-            Span::styled(format!(" {} ", verdict.as_str()), verdict_style(theme, *verdict)),
+            Span::styled(
+                format!(" {} ", verdict.as_str()),
+                verdict_style(theme, *verdict),
+            ),
             rule.clone(),
         ),
-        Outcome::Failed { reason } => (
-            Span::styled(" NO VERDICT ", theme.error),
-            reason.clone(),
-        ),
+        Outcome::Failed { reason } => (Span::styled(" NO VERDICT ", theme.error), reason.clone()),
     };
     let paths_rows = (report.paths.len() as u16 + 2).min(body.height / 3);
     let [top, summary, paths] = Layout::vertical([
@@ -42,7 +42,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     .areas(body);
     frame.render_widget(
         Paragraph::new(vec![
-            Line::from(vec![headline, Span::raw("  "), Span::styled(rule, theme.text)]),
+            Line::from(vec![
+                headline,
+                Span::raw("  "),
+                Span::styled(rule, theme.text),
+            ]),
             Line::styled(
                 "The decision follows mechanically from the judges' scores; the summary below is \
                  what quorum wrote to summary.md.",
