@@ -32,7 +32,30 @@ pub fn choose_theme(flags: &RunFlags) -> Result<Theme, String> {
     })
 }
 
+/// Where the interface's log goes: `$XDG_STATE_HOME/quorum/quorum.log`
+/// (never the screen). The guard flushes it when dropped.
+fn log_to_file() -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    use etcetera::BaseStrategy;
+    let dir = etcetera::choose_base_strategy()
+        .ok()?
+        .state_dir()?
+        .join("quorum");
+    std::fs::create_dir_all(&dir).ok()?;
+    let (writer, guard) =
+        tracing_appender::non_blocking(tracing_appender::rolling::never(&dir, "quorum.log"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("QUORUM_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init()
+        .ok()?;
+    Some(guard)
+}
+
 pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
+    let _log = log_to_file();
     let theme = match choose_theme(flags) {
         Ok(theme) => theme,
         Err(error) => {
@@ -62,12 +85,14 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
         updates_tx,
     );
     let controller = engine.controller();
+    tracing::info!(run_dir = %run_dir.path().display(), "interactive debate started");
     let task = tokio::spawn(engine.run());
     let app = crate::tui::App::new(info, theme, Instant::now());
     let ending = crate::tui::run::run(app, updates_rx, controller, task)
         .await
         .wrap_err("running the interface")?;
     let record = run_dir.path().display();
+    tracing::info!("interface closed");
     Ok(match ending {
         Ending::Finished(outcome) => {
             println!(

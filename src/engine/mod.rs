@@ -355,6 +355,7 @@ impl<P: Protocol> Engine<P> {
                 prompt: request.prompt.clone(),
             },
         )?;
+        tracing::info!(call_id = %request.call_id, agent = %info, "call started");
         let human = info.provider == HUMAN_PROVIDER;
         self.publish(Update::CallStarted {
             call_id: request.call_id.clone(),
@@ -452,6 +453,7 @@ impl<P: Protocol> Engine<P> {
                     return Ok(Vec::new());
                 }
                 let elapsed_ms = elapsed.as_millis() as u64;
+                tracing::info!(%call_id, elapsed_ms, ok = result.is_ok(), "call ended");
                 let input = match result {
                     Ok(output) => {
                         let text = self.persist_raw_output(&call_id, output.text)?;
