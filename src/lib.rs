@@ -17,4 +17,5 @@ pub mod prompts;
 pub mod protocol;
 pub mod spec;
 pub mod text;
+pub mod tui;
 pub mod verdict;

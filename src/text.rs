@@ -2,44 +2,35 @@
 //!
 //! Agent output may carry escape sequences that recolour, retitle, move the
 //! cursor, write the clipboard (OSC 52) or fake hyperlinks (OSC 8), and bidi
-//! controls that reorder what a reader sees. [`sanitize`] keeps printable text
-//! and newlines, expands tabs, and drops every other control character, every
-//! escape sequence (CSI, OSC, DCS, APC, PM, SOS, in 7-bit and C1 forms) and
-//! the bidi controls. Files on disk keep the raw text; only display is cleaned.
+//! controls that reorder what a reader sees. The cleaner keeps printable text
+//! (wide and combining characters included) and newlines, expands tabs, and
+//! drops every other control character, every escape sequence (CSI, OSC, DCS,
+//! APC, PM, SOS, single-character escapes, in 7-bit and 8-bit C1 forms) and
+//! the bidi controls.
+//!
+//! Recognising where a sequence ends is delegated to `vte`, the parser behind
+//! Alacritty, so we agree with a real terminal about what a sequence is.
+//! [`Sanitizer`] keeps the parser between chunks, so a sequence split across
+//! two chunks of a stream is still recognised; [`sanitize`] is the one-shot
+//! form. Neither decides how text is shown, and files on disk keep the raw
+//! text: only what is displayed is cleaned.
 
-use std::iter::Peekable;
-use std::str::Chars;
+use std::fmt;
 
-/// Columns a tab expands to.
+use unicode_width::UnicodeWidthChar;
+
+/// Columns between tab stops: a tab moves to the next multiple of this.
 pub const TAB_WIDTH_COLUMNS: usize = 4;
 
 /// Returns `input` with everything that could act on a terminal removed.
 pub fn sanitize(input: &str) -> String {
-    let mut out = String::with_capacity(input.len());
-    let mut column = 0usize;
-    let mut chars = input.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\n' => {
-                out.push('\n');
-                column = 0;
-            }
-            '\t' => {
-                let spaces = TAB_WIDTH_COLUMNS - column % TAB_WIDTH_COLUMNS;
-                out.extend(std::iter::repeat_n(' ', spaces));
-                column += spaces;
-            }
-            '\u{1b}' => skip_escape(&mut chars),
-            '\u{9b}' => skip_csi(&mut chars),
-            '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
-            c if c.is_control() || is_bidi_control(c) => {}
-            c => {
-                out.push(c);
-                column += 1;
-            }
-        }
-    }
-    out
+    Sanitizer::new().push(input)
+}
+
+/// Whether `c` may be written to a terminal as it is: not a control
+/// character (C0, DEL, C1) and not a bidi control.
+pub fn is_displayable(c: char) -> bool {
+    !c.is_control() && !is_bidi_control(c)
 }
 
 fn is_bidi_control(c: char) -> bool {
@@ -49,42 +40,87 @@ fn is_bidi_control(c: char) -> bool {
     )
 }
 
-fn skip_escape(chars: &mut Peekable<Chars<'_>>) {
-    match chars.next() {
-        Some('[') => skip_csi(chars),
-        Some(']' | 'P' | '_' | '^' | 'X') => skip_string(chars),
-        Some(c) if ('\u{20}'..='\u{2f}').contains(&c) => {
-            // nF escape: intermediates, then one final byte.
-            while let Some(&next) = chars.peek() {
-                chars.next();
-                if !('\u{20}'..='\u{2f}').contains(&next) {
-                    break;
-                }
-            }
-        }
-        _ => {}
+/// A streaming cleaner: feed it chunks in order and concatenate what it
+/// returns. The output equals [`sanitize`] of the whole input however the
+/// input was split, because the escape parser and the tab column carry over
+/// from one chunk to the next.
+#[derive(Default)]
+pub struct Sanitizer {
+    parser: vte::Parser,
+    column: usize,
+    /// The chunk being fed, with 8-bit C1 controls rewritten to their 7-bit
+    /// form; kept to reuse its allocation.
+    seven_bit: Vec<u8>,
+}
+
+impl fmt::Debug for Sanitizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sanitizer")
+            .field("column", &self.column)
+            .finish_non_exhaustive()
     }
 }
 
-fn skip_csi(chars: &mut Peekable<Chars<'_>>) {
-    for c in chars.by_ref() {
-        if ('\u{40}'..='\u{7e}').contains(&c) || !('\u{20}'..='\u{7e}').contains(&c) {
-            break;
+impl Sanitizer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Cleans the next chunk of a stream.
+    pub fn push(&mut self, chunk: &str) -> String {
+        // vte only knows the 7-bit forms of the C1 controls (ESC + 0x40..0x5F);
+        // a C1 character arrives here as UTF-8, so rewrite it as that pair.
+        self.seven_bit.clear();
+        for c in chunk.chars() {
+            match c {
+                '\u{80}'..='\u{9f}' => {
+                    self.seven_bit.push(0x1b);
+                    self.seven_bit.push(c as u8 - 0x40);
+                }
+                c => {
+                    let mut utf8 = [0u8; 4];
+                    self.seven_bit
+                        .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                }
+            }
         }
+        let mut printer = Printer {
+            out: String::with_capacity(chunk.len()),
+            column: self.column,
+        };
+        self.parser.advance(&mut printer, &self.seven_bit);
+        self.column = printer.column;
+        printer.out
     }
 }
 
-/// Skips an OSC / DCS / APC / PM / SOS body up to BEL, ST (`ESC \`) or C1 ST.
-fn skip_string(chars: &mut Peekable<Chars<'_>>) {
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{07}' | '\u{9c}' => break,
-            '\u{1b}' => {
-                if chars.peek() == Some(&'\\') {
-                    chars.next();
-                }
-                break;
+/// Receives what the parser recognised and keeps only what is inert.
+struct Printer {
+    out: String,
+    column: usize,
+}
+
+impl vte::Perform for Printer {
+    fn print(&mut self, c: char) {
+        if is_displayable(c) {
+            self.out.push(c);
+            self.column += c.width().unwrap_or(0);
+        }
+    }
+
+    fn execute(&mut self, byte: u8) {
+        match byte {
+            b'\n' => {
+                self.out.push('\n');
+                self.column = 0;
             }
+            b'\t' => {
+                let spaces = TAB_WIDTH_COLUMNS - self.column % TAB_WIDTH_COLUMNS;
+                self.out.extend(std::iter::repeat_n(' ', spaces));
+                self.column += spaces;
+            }
+            // `\r\n` becomes `\n` and a lone `\r` is dropped: dropping every
+            // `\r` does both. Every other control is dropped too.
             _ => {}
         }
     }
@@ -93,6 +129,7 @@ fn skip_string(chars: &mut Peekable<Chars<'_>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn keeps_printable_text_and_newlines() {
@@ -100,32 +137,116 @@ mod tests {
     }
 
     #[test]
-    fn expands_tabs_to_the_next_stop() {
-        assert_eq!(sanitize("a\tb"), "a   b");
-        assert_eq!(sanitize("\tx"), "    x");
+    fn keeps_wide_and_combining_characters() {
+        assert_eq!(sanitize("漢字 e\u{301} 👩‍💻"), "漢字 e\u{301} 👩‍💻");
     }
 
     #[test]
+    fn expands_tabs_to_the_next_stop() {
+        assert_eq!(sanitize("a\tb"), "a   b");
+        assert_eq!(sanitize("\tx"), "    x");
+        assert_eq!(sanitize("abcd\tx"), "abcd    x");
+        assert_eq!(sanitize("a\nb\tc"), "a\nb   c");
+    }
+
+    #[test]
+    fn tab_stops_count_display_width() {
+        // 漢 is two columns wide: the tab after it moves two more columns.
+        assert_eq!(sanitize("漢\tx"), "漢  x");
+        assert_eq!(sanitize("e\u{301}\tx"), "e\u{301}   x");
+    }
+
+    #[test]
+    fn tab_column_carries_across_chunks() {
+        let mut sanitizer = Sanitizer::new();
+        let mut out = sanitizer.push("ab");
+        out.push_str(&sanitizer.push("\tc"));
+        assert_eq!(out, "ab  c");
+    }
+
+    #[test]
+    fn carriage_returns_are_normalised() {
+        assert_eq!(sanitize("one\r\ntwo\rthree\r"), "one\ntwothree");
+    }
+
+    /// Hostile inputs and what must be left of them.
+    const HOSTILE_CORPUS: &[(&str, &str)] = &[
+        ("\u{1b}[31mred\u{1b}[0m", "red"),
+        ("\u{1b}[38;2;255;0;0mtrue colour\u{1b}[m", "true colour"),
+        ("\u{1b}[2J\u{1b}[Hhome", "home"),
+        ("\u{1b}[?1049hscreen\u{1b}[?1049l", "screen"),
+        ("\u{1b}[10;20Hmoved", "moved"),
+        ("\u{1b}[6n?", "?"),
+        ("\u{1b}]0;title\u{07}after", "after"),
+        ("\u{1b}]2;title\u{1b}\\after", "after"),
+        ("\u{1b}]52;c;ZXZpbA==\u{07}clip", "clip"),
+        ("\u{1b}]52;c;ZXZpbA==\u{1b}\\clip", "clip"),
+        (
+            "\u{1b}]8;;http://evil\u{1b}\\link\u{1b}]8;;\u{1b}\\",
+            "link",
+        ),
+        ("\u{1b}]8;;http://evil\u{07}link\u{1b}]8;;\u{07}", "link"),
+        ("\u{1b}P1;2qsixel\u{1b}\\x", "x"),
+        ("\u{1b}P$qm\u{1b}\\decrqss", "decrqss"),
+        ("\u{1b}_apc payload\u{1b}\\y", "y"),
+        ("\u{1b}^privacy message\u{1b}\\pm", "pm"),
+        ("\u{1b}Xstart of string\u{1b}\\sos", "sos"),
+        ("\u{9b}2Jcleared", "cleared"),
+        ("\u{9b}31mc1 red", "c1 red"),
+        ("\u{9d}0;t\u{9c}z", "z"),
+        ("\u{9d}52;c;ZXZpbA==\u{07}c1 clip", "c1 clip"),
+        ("\u{90}1qdcs\u{9c}after", "after"),
+        ("\u{9f}apc\u{9c}after", "after"),
+        ("\u{9e}pm\u{9c}after", "after"),
+        ("\u{98}sos\u{9c}after", "after"),
+        ("\u{85}nel\u{84}ind", "nelind"),
+        ("a\u{202e}b\u{2066}c\u{2069}d", "abcd"),
+        (
+            "\u{200e}l\u{200f}r\u{061c}a\u{202a}\u{202b}\u{202c}\u{202d}\u{2067}\u{2068}",
+            "lra",
+        ),
+        ("bell\u{07}\u{08}\r!", "bell!"),
+        ("nul\u{0}del\u{7f}vt\u{0b}ff\u{0c}", "nuldelvtff"),
+        ("\u{1b}(0line", "line"),
+        ("\u{1b}7saved\u{1b}8", "saved"),
+        ("\u{1b}cfull reset", "full reset"),
+        ("\u{1b}#8align", "align"),
+        ("\u{1b}[31\nmid", "\nid"),
+        ("ok\u{1b}[", "ok"),
+        ("ok\u{1b}]never ends", "ok"),
+        ("\u{1b}[1;31m漢字\u{1b}[0m\tx", "漢字    x"),
+        ("\u{1b}\u{1b}[31mdouble", "double"),
+        ("can\u{1b}[31\u{18}cel", "cancel"),
+    ];
+
+    #[test]
     fn drops_hostile_sequences() {
-        let corpus = [
-            ("\u{1b}[31mred\u{1b}[0m", "red"),
-            ("\u{1b}]0;title\u{07}after", "after"),
-            ("\u{1b}]52;c;ZXZpbA==\u{1b}\\clip", "clip"),
-            (
-                "\u{1b}]8;;http://evil\u{1b}\\link\u{1b}]8;;\u{1b}\\",
-                "link",
-            ),
-            ("\u{1b}P1;2qsixel\u{1b}\\x", "x"),
-            ("\u{1b}_apc\u{1b}\\y", "y"),
-            ("\u{9b}2Jcleared", "cleared"),
-            ("\u{9d}0;t\u{9c}z", "z"),
-            ("a\u{202e}b\u{2066}c", "abc"),
-            ("bell\u{07}\u{08}\r!", "bell!"),
-            ("\u{1b}(0line", "line"),
-            ("\u{1b}7saved\u{1b}8", "saved"),
-        ];
-        for (hostile, expected) in corpus {
-            assert_eq!(sanitize(hostile), expected, "input {hostile:?}");
+        for (hostile, expected) in HOSTILE_CORPUS {
+            assert_eq!(sanitize(hostile), *expected, "input {hostile:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_sequences_split_anywhere_give_the_one_shot_result() {
+        for (hostile, expected) in HOSTILE_CORPUS {
+            let boundaries: Vec<usize> = hostile
+                .char_indices()
+                .map(|(at, _)| at)
+                .chain([hostile.len()])
+                .collect();
+            for &split in &boundaries {
+                let mut sanitizer = Sanitizer::new();
+                let mut out = sanitizer.push(&hostile[..split]);
+                out.push_str(&sanitizer.push(&hostile[split..]));
+                assert_eq!(out, *expected, "input {hostile:?} split at byte {split}");
+            }
+            // One character per chunk: every boundary at once.
+            let mut sanitizer = Sanitizer::new();
+            let out: String = hostile
+                .chars()
+                .map(|c| sanitizer.push(c.encode_utf8(&mut [0; 4])))
+                .collect();
+            assert_eq!(out, *expected, "input {hostile:?} fed one char at a time");
         }
     }
 
@@ -133,5 +254,74 @@ mod tests {
     fn unterminated_sequences_swallow_only_themselves() {
         assert_eq!(sanitize("ok\u{1b}["), "ok");
         assert_eq!(sanitize("ok\u{1b}]never ends"), "ok");
+        assert_eq!(sanitize("ok\u{1b}[31"), "ok");
+    }
+
+    fn displayable_or_newline() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            any::<char>().prop_filter("displayable", |&c| c == '\n' || is_displayable(c)),
+            0..64,
+        )
+        .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    /// Plain text with escape-sequence fragments and controls mixed in.
+    fn hostile_text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("\u{1b}".to_string()),
+                Just("\u{1b}[".to_string()),
+                Just("\u{1b}]".to_string()),
+                Just("\u{1b}P".to_string()),
+                Just("\u{1b}\\".to_string()),
+                Just("\u{07}".to_string()),
+                Just("\u{9b}".to_string()),
+                Just("\u{9c}".to_string()),
+                Just("\u{9d}".to_string()),
+                Just("\r".to_string()),
+                Just("\t".to_string()),
+                "[\\x00-\\x7f]{0,4}",
+                ".{0,6}",
+            ],
+            0..24,
+        )
+        .prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn output_is_always_inert(hostile in hostile_text()) {
+            let out = sanitize(&hostile);
+            prop_assert!(!out.contains('\u{1b}'), "{out:?}");
+            prop_assert!(
+                out.chars().all(|c| c == '\n' || is_displayable(c)),
+                "{out:?}"
+            );
+        }
+
+        #[test]
+        fn printable_text_passes_unchanged(text in displayable_or_newline()) {
+            prop_assert_eq!(sanitize(&text), text);
+        }
+
+        #[test]
+        fn chunking_never_changes_the_result(input in hostile_text(), cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..6)) {
+            let boundaries: Vec<usize> = input.char_indices().map(|(at, _)| at).collect();
+            let mut splits: Vec<usize> = cuts
+                .iter()
+                .filter(|_| !boundaries.is_empty())
+                .map(|cut| boundaries[cut.index(boundaries.len())])
+                .collect();
+            splits.sort_unstable();
+            splits.dedup();
+            let mut sanitizer = Sanitizer::new();
+            let mut out = String::new();
+            let mut from = 0;
+            for split in splits.into_iter().chain([input.len()]) {
+                out.push_str(&sanitizer.push(&input[from..split]));
+                from = split;
+            }
+            prop_assert_eq!(out, sanitize(&input));
+        }
     }
 }

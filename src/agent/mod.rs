@@ -8,6 +8,7 @@
 
 pub mod command;
 pub mod factory;
+pub mod human;
 pub mod script;
 
 use std::fmt;

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use crate::artifact::render::decision_review::{UsageYaml, summary_lead, usage_line};
 use crate::artifact::{Journal, RunDir, topic_slug};
 use crate::engine::{DebateDefinition, Engine, JournalEvent, Moderator, Update};
-use crate::protocol::decision_review::DecisionReview;
+use crate::protocol::decision_review::{DecisionReview, ReviewConfig};
 use crate::protocol::{LogKind, Outcome, Protocol};
 use crate::text::sanitize;
 
@@ -29,7 +29,15 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    match drive(prepared, &flags).await {
+    let interactive = !flags.headless
+        && std::io::IsTerminal::is_terminal(&std::io::stdin())
+        && std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let result = if interactive {
+        super::interactive::drive(prepared, &flags).await
+    } else {
+        drive(prepared, &flags).await
+    };
+    match result {
         Ok(code) => code,
         Err(error) => {
             eprintln!("quorum: {}", sanitize(&format!("{error:#}")));
@@ -46,16 +54,7 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
         moderation,
         prompts,
     } = prepared;
-    let run_dir = RunDir::create(&flags.out, &topic_slug(&config.topic), Local::now())
-        .wrap_err("creating the debate folder")?;
-    let mut journal =
-        Journal::create(&run_dir.path().join("journal.jsonl")).wrap_err("creating the journal")?;
-    journal.append(
-        chrono::Utc::now(),
-        &JournalEvent::DebateStarted {
-            definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
-        },
-    )?;
+    let (run_dir, journal) = open_record(&config, flags)?;
     eprintln!(
         "quorum: decision review of {:?}\nquorum: recording to {}",
         sanitize(&config.topic),
@@ -80,6 +79,26 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
     }
     print_result(&outcome, &review, run_dir.path(), flags.json)?;
     Ok(ExitCode::from(outcome.exit_code() as u8))
+}
+
+/// Creates the debate's folder and its journal, whose first line defines
+/// the debate.
+pub(super) fn open_record(
+    config: &ReviewConfig,
+    flags: &RunFlags,
+) -> color_eyre::Result<(RunDir, Journal)> {
+    use color_eyre::eyre::WrapErr;
+    let run_dir = RunDir::create(&flags.out, &topic_slug(&config.topic), Local::now())
+        .wrap_err("creating the debate folder")?;
+    let mut journal =
+        Journal::create(&run_dir.path().join("journal.jsonl")).wrap_err("creating the journal")?;
+    journal.append(
+        chrono::Utc::now(),
+        &JournalEvent::DebateStarted {
+            definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
+        },
+    )?;
+    Ok((run_dir, journal))
 }
 
 /// Prints log entries as they come; chunks are for the TUI.

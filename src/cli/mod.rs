@@ -5,6 +5,7 @@
 //! and exits with code 2; nothing is written for a bad invocation.
 
 mod headless;
+mod interactive;
 mod prepare;
 mod verdict_cmd;
 
@@ -16,7 +17,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::engine::ModerationPolicy;
 use crate::model::CritiqueMode;
 
-pub use prepare::{DEMO_SPEC, DEMO_SPEC_NAME, Prepared, prepare};
+pub use prepare::{DEMO_SPEC, DEMO_SPEC_NAME, Prepared, Source, prepare};
 
 /// Exit codes, shown in `--help` and the README.
 pub const EXIT_CODES: &str = "\
@@ -61,9 +62,13 @@ pub enum Command {
 #[derive(Debug, Args, Clone, Default)]
 pub struct RunFlags {
     /// No interactive interface: progress on stderr, the result on stdout
-    /// (this version always runs headless)
+    /// (also what happens when stdin or stdout is not a terminal)
     #[arg(long)]
     pub headless: bool,
+    /// Colour theme of the interface: dark, light, high-contrast, a name from
+    /// $XDG_CONFIG_HOME/quorum/themes, or a path to a theme file
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
     /// Print the result as JSON on stdout
     #[arg(long)]
     pub json: bool,

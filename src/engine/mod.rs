@@ -25,12 +25,13 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::agent::human::{HUMAN_PROVIDER, HumanDesk};
 use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent, Usage};
 use crate::artifact::{Journal, JournalError, RunDir};
 use crate::protocol::decision_review::ReviewConfig;
 use crate::protocol::{
-    CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, Progress, Protocol,
-    Timestamp,
+    Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, OverrideAction,
+    Progress, Protocol, Timestamp,
 };
 
 pub use moderation::{ModerationPolicy, Moderator};
@@ -126,7 +127,44 @@ pub enum Update {
         elapsed_ms: u64,
         cost_usd: Option<f64>,
     },
+    /// What the board shows changed (scores, items, decisions).
+    Board(Board),
+    /// A role played by a person needs an answer.
+    AnswerWanted {
+        call_id: String,
+        role: String,
+        prompt: String,
+        /// The shape of the expected answer, to start from.
+        template: Option<String>,
+    },
+    /// A typed answer did not pass the protocol's parser; the call still waits.
+    AnswerRejected {
+        call_id: String,
+        error: String,
+    },
     Finished(Outcome),
+}
+
+/// What an interface can ask of a running engine.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// A moderator input: an item decision, the submission, an override.
+    Moderator(Input),
+    /// The answer a person wrote for a call of a role they play.
+    HumanAnswer { call_id: String, answer: String },
+}
+
+/// A handle an interface keeps to steer the engine.
+#[derive(Clone)]
+pub struct Controller {
+    inbox: mpsc::UnboundedSender<Inbox>,
+}
+
+impl Controller {
+    /// Sends a command; false once the engine has stopped.
+    pub fn send(&self, command: Command) -> bool {
+        self.inbox.send(Inbox::Command(command)).is_ok()
+    }
 }
 
 /// Why the engine itself could not go on.
@@ -158,6 +196,13 @@ enum Inbox {
     },
     Moderator(Input),
     ModeratorGone(String),
+    Command(Command),
+}
+
+/// A call task, and how to push its deadline back.
+struct RunningCall {
+    task: JoinHandle<()>,
+    extend: mpsc::UnboundedSender<Duration>,
 }
 
 /// A duration in whole milliseconds, as the journal records it.
@@ -186,6 +231,8 @@ struct CallBook {
     role: String,
     prompt_chars: usize,
     usage_is_estimated: bool,
+    /// Estimate tokens from the text when the provider reports none.
+    estimate_missing_usage: bool,
     diagnostics: String,
 }
 
@@ -212,7 +259,10 @@ pub struct Engine<P: Protocol> {
     updates: mpsc::UnboundedSender<Update>,
     inbox_tx: mpsc::UnboundedSender<Inbox>,
     inbox_rx: mpsc::UnboundedReceiver<Inbox>,
-    running: BTreeMap<String, JoinHandle<()>>,
+    running: BTreeMap<String, RunningCall>,
+    human_desk: Option<Arc<HumanDesk>>,
+    /// The board as last published, to publish only changes.
+    board: Board,
     /// Role, prompt size and diagnostics of each running call, by call id.
     books: HashMap<String, CallBook>,
     /// Raw-output files of calls that persist on collect, by call id.
@@ -242,10 +292,26 @@ impl<P: Protocol> Engine<P> {
             inbox_tx,
             inbox_rx,
             running: BTreeMap::new(),
+            human_desk: None,
+            board: Board::default(),
             books: HashMap::new(),
             raw_paths: HashMap::new(),
             written: HashMap::new(),
             log_published: 0,
+        }
+    }
+
+    /// Roles played by a person get their answers through this desk.
+    pub fn with_human_desk(mut self, desk: Arc<HumanDesk>) -> Self {
+        self.human_desk = Some(desk);
+        self
+    }
+
+    /// A handle for an interface to send moderator decisions, overrides and
+    /// typed answers.
+    pub fn controller(&self) -> Controller {
+        Controller {
+            inbox: self.inbox_tx.clone(),
         }
     }
 
@@ -290,8 +356,8 @@ impl<P: Protocol> Engine<P> {
     }
 
     fn shutdown(&mut self) {
-        for (_, task) in std::mem::take(&mut self.running) {
-            task.abort();
+        for (_, call) in std::mem::take(&mut self.running) {
+            call.task.abort();
         }
         self.books.clear();
         self.moderator.stop();
@@ -302,8 +368,8 @@ impl<P: Protocol> Engine<P> {
         match effect {
             Effect::StartCall(spec) => self.start_call(spec)?,
             Effect::CancelCall { call_id } => {
-                if let Some(task) = self.running.remove(&call_id) {
-                    task.abort();
+                if let Some(call) = self.running.remove(&call_id) {
+                    call.task.abort();
                 }
                 self.books.remove(&call_id);
             }
@@ -342,6 +408,8 @@ impl<P: Protocol> Engine<P> {
                 role: request.role.clone(),
                 prompt_chars: request.prompt.chars().count(),
                 usage_is_estimated: role_agent.agent.usage_is_estimated(),
+                // A typed answer costs no tokens.
+                estimate_missing_usage: info.provider != HUMAN_PROVIDER,
                 diagnostics: String::new(),
             },
         );
@@ -354,11 +422,22 @@ impl<P: Protocol> Engine<P> {
                 prompt: request.prompt.clone(),
             },
         )?;
+        tracing::info!(call_id = %request.call_id, agent = %info, "call started");
+        let human = info.provider == HUMAN_PROVIDER;
         self.publish(Update::CallStarted {
             call_id: request.call_id.clone(),
             role: request.role.clone(),
             agent: info,
         });
+        if human {
+            self.publish(Update::AnswerWanted {
+                call_id: request.call_id.clone(),
+                role: request.role.clone(),
+                prompt: request.prompt.clone(),
+                template: self.protocol.answer_template(&request.call_id),
+            });
+        }
+        let (extend_tx, mut extend_rx) = mpsc::unbounded_channel::<Duration>();
         let inbox = self.inbox_tx.clone();
         let call_id = request.call_id.clone();
         let task_call_id = call_id.clone();
@@ -387,6 +466,10 @@ impl<P: Protocol> Engine<P> {
                 tokio::select! {
                     biased;
                     Some(event) = events_rx.recv() => forward(event, &mut streamed_chars),
+                    Some(extra) = extend_rx.recv() => {
+                        let later = deadline.deadline() + extra;
+                        deadline.as_mut().reset(later);
+                    }
                     result = &mut call => {
                         while let Ok(event) = events_rx.try_recv() {
                             forward(event, &mut streamed_chars);
@@ -409,8 +492,12 @@ impl<P: Protocol> Engine<P> {
         if let Some(path) = spec.raw_output_path {
             self.raw_paths.insert(task_call_id.clone(), path);
         }
-        if let Some(previous) = self.running.insert(task_call_id, task) {
-            previous.abort();
+        let running = RunningCall {
+            task,
+            extend: extend_tx,
+        };
+        if let Some(previous) = self.running.insert(task_call_id, running) {
+            previous.task.abort();
         }
         Ok(())
     }
@@ -454,6 +541,7 @@ impl<P: Protocol> Engine<P> {
                     })?);
                 }
                 let elapsed_ms = whole_ms(elapsed);
+                tracing::info!(%call_id, elapsed_ms, ok = result.is_ok(), "call ended");
                 let ttft_ms = first_text.map(whole_ms);
                 match result {
                     Ok(output) => {
@@ -463,10 +551,10 @@ impl<P: Protocol> Engine<P> {
                                 Some(usage),
                                 book.as_ref().is_some_and(|book| book.usage_is_estimated),
                             ),
-                            (None, Some(book)) => {
+                            (None, Some(book)) if book.estimate_missing_usage => {
                                 (Some(estimated_usage(book.prompt_chars, &text)), true)
                             }
-                            (None, None) => (None, false),
+                            (None, _) => (None, false),
                         };
                         effects.extend(self.step(Input::CallFinished {
                             call_id: call_id.clone(),
@@ -499,7 +587,37 @@ impl<P: Protocol> Engine<P> {
                 }
                 Ok(effects)
             }
-            Inbox::Moderator(input) => self.step(input),
+            Inbox::Moderator(input) | Inbox::Command(Command::Moderator(input)) => {
+                if let Input::Override {
+                    call_id,
+                    action: OverrideAction::WaitLonger { extra_ms },
+                } = &input
+                    && let Some(call) = self.running.get(call_id)
+                {
+                    let _ = call.extend.send(Duration::from_millis(*extra_ms));
+                }
+                self.step(input)
+            }
+            Inbox::Command(Command::HumanAnswer { call_id, answer }) => {
+                let accepted = self
+                    .protocol
+                    .check_answer(&call_id, &answer)
+                    .and_then(|()| {
+                        let desk = self
+                            .human_desk
+                            .as_ref()
+                            .ok_or("no role is played by a person")?;
+                        if desk.deliver(&call_id, answer) {
+                            Ok(())
+                        } else {
+                            Err(format!("{call_id} is no longer waiting for an answer"))
+                        }
+                    });
+                if let Err(error) = accepted {
+                    self.publish(Update::AnswerRejected { call_id, error });
+                }
+                Ok(Vec::new())
+            }
             Inbox::ModeratorGone(reason) => Err(EngineError::Moderation(reason)),
         }
     }
@@ -547,6 +665,11 @@ impl<P: Protocol> Engine<P> {
         }
         self.log_published = log.len();
         self.publish(Update::Progress(self.protocol.progress()));
+        let board = self.protocol.board();
+        if board != self.board {
+            self.board = board.clone();
+            self.publish(Update::Board(board));
+        }
         for document in self.protocol.documents() {
             if self.written.get(&document.path) == Some(&document.contents) {
                 continue;

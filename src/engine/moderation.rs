@@ -36,6 +36,9 @@ type Gone = Box<dyn FnOnce(String) + std::marker::Send>;
 enum Kind {
     Policy(ModerationPolicy),
     Listed(Vec<(String, ItemDecision, Option<String>)>),
+    /// A person at an interface decides; their decisions arrive through the
+    /// engine's [`Controller`](super::Controller).
+    External,
 }
 
 /// The moderator of a headless run.
@@ -56,6 +59,14 @@ impl Moderator {
     pub fn listed(decisions: Vec<(String, ItemDecision, Option<String>)>) -> Self {
         Moderator {
             kind: Kind::Listed(decisions),
+            task: None,
+        }
+    }
+
+    /// Decisions come from an interface through the engine's controller.
+    pub fn external() -> Self {
+        Moderator {
+            kind: Kind::External,
             task: None,
         }
     }
@@ -92,6 +103,7 @@ impl Moderator {
                     }
                 })
                 .collect(),
+            Kind::External => return,
             Kind::Policy(ModerationPolicy::Ask) => {
                 self.task = Some(tokio::spawn(ask_on_stdin(items, send, gone)));
                 return;

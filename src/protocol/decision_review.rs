@@ -26,8 +26,9 @@ use crate::verdict::{self, Assessment, Thresholds};
 use super::supervision::{AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms};
 use super::usage::{CallUsage, Measured, Price, UsageLedger};
 use super::{
-    CallSpec, Document, Effect, Input, LogEntry, LogKind, ModerationItem, Outcome, OverrideAction,
-    Progress, Protocol, Timestamp,
+    Board, BoardItem, CallSpec, Document, Effect, ImpliedVerdict, Input, JudgeState, LogEntry,
+    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, ScoreColumn, Scoreboard,
+    Timestamp,
 };
 
 /// The role the proposer plays in the record (DR-22).
@@ -1233,6 +1234,26 @@ impl Protocol for DecisionReview {
                 note,
             } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
             Input::ModerationSubmitted => self.on_moderation_submitted(now),
+            Input::Override {
+                call_id,
+                action: OverrideAction::WaitLonger { extra_ms },
+            } => {
+                let message = match self.supervisor.live_call(call_id) {
+                    Some(call) => format!(
+                        "moderator: wait {} longer for {}",
+                        format_duration_ms(*extra_ms),
+                        call.slot.role
+                    ),
+                    None => "override ignored: the call is not live".into(),
+                };
+                let kind = if self.supervisor.is_live(call_id) {
+                    LogKind::Override
+                } else {
+                    LogKind::Note
+                };
+                self.push_log(now, kind, Some(call_id), message);
+                Vec::new()
+            }
             Input::Override { call_id, action } => {
                 let retry = *action == OverrideAction::RetryNow;
                 let after = self
@@ -1278,6 +1299,174 @@ impl Protocol for DecisionReview {
 
     fn usage(&self) -> Option<&UsageLedger> {
         Some(&self.usage)
+    }
+
+    fn board(&self) -> Board {
+        let items = self
+            .critique_items()
+            .iter()
+            .map(|item| {
+                let ruling = self.decisions.get(&item.id);
+                BoardItem {
+                    item: moderation_item(item),
+                    decision: ruling.map(|ruling| ruling.decision),
+                    note: ruling.and_then(|ruling| ruling.note.clone()),
+                }
+            })
+            .collect();
+        Board {
+            stages: [
+                Stage::Proposal,
+                Stage::Critique,
+                Stage::Moderation,
+                Stage::Revision,
+                Stage::Evaluation,
+                Stage::Done,
+            ]
+            .iter()
+            .map(|stage| stage.as_str().to_string())
+            .collect(),
+            scoreboard: self.scoreboard(),
+            items,
+            needs_moderator: self.stage == Stage::Moderation,
+        }
+    }
+
+    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
+        let call = self
+            .supervisor
+            .live_call(call_id)
+            .ok_or_else(|| format!("{call_id} is not waiting for an answer"))?;
+        let error = match call.slot.stage.as_str() {
+            "proposal" => parse::parse_thesis_tree(answer).err(),
+            "critique" => {
+                let tree = self
+                    .proposal
+                    .as_ref()
+                    .map(|p| &p.parsed)
+                    .ok_or("no proposal yet")?;
+                parse::parse_critique(answer, tree, self.config.critique_mode).err()
+            }
+            "revision" => parse::parse_revision(answer, &self.pending_must_address).err(),
+            "evaluation" => {
+                let judge = call
+                    .slot
+                    .role
+                    .strip_prefix("judge.")
+                    .and_then(JudgeRole::parse)
+                    .and_then(|role| self.judge_config(role))
+                    .ok_or("not a judge of this panel")?;
+                let tree = self.current_tree().ok_or("no revised tree yet")?;
+                parse::parse_judge(answer, judge, tree).err()
+            }
+            other => return Err(format!("no answer is expected in stage {other}")),
+        };
+        error.map_or(Ok(()), |error| Err(error.to_string()))
+    }
+
+    fn answer_template(&self, call_id: &str) -> Option<String> {
+        let call = self.supervisor.live_call(call_id)?;
+        last_yaml_fence(&call.prompt)
+    }
+}
+
+/// The last fenced YAML block of a prompt: every prompt ends with the shape
+/// of the answer it expects.
+fn last_yaml_fence(prompt: &str) -> Option<String> {
+    let start = prompt.rfind("```yaml\n")? + "```yaml\n".len();
+    let end = prompt[start..].find("```")? + start;
+    Some(prompt[start..end].to_string())
+}
+
+impl DecisionReview {
+    /// The scoreboard of the latest evaluation round.
+    fn scoreboard(&self) -> Option<Scoreboard> {
+        let evaluation = self.evaluations.last()?;
+        let tree = self.current_tree()?;
+        let blocks = block_ids(tree);
+        let judges = self
+            .config
+            .panel
+            .iter()
+            .map(|judge| {
+                let record = evaluation.judges.get(&judge.role);
+                let result = record.and_then(|record| record.result.as_ref());
+                let state = match result {
+                    None => JudgeState::Pending,
+                    Some(JudgeResult::Scored(_)) => JudgeState::Scored,
+                    Some(JudgeResult::Malformed { reason }) => {
+                        JudgeState::Malformed(reason.clone())
+                    }
+                    Some(JudgeResult::Skipped { reason }) => JudgeState::Skipped(reason.clone()),
+                };
+                let scored = result.and_then(JudgeResult::scores);
+                let scores = blocks
+                    .iter()
+                    .map(|block| {
+                        judge
+                            .criteria
+                            .iter()
+                            .map(|criterion| {
+                                scored.and_then(|scores| {
+                                    scores
+                                        .block_scores
+                                        .iter()
+                                        .find(|s| s.block_id == *block && s.criterion == *criterion)
+                                        .map(|s| s.score)
+                                })
+                            })
+                            .collect()
+                    })
+                    .collect();
+                ScoreColumn {
+                    judge: judge.role.as_str().to_string(),
+                    binding: judge.is_binding(),
+                    criteria: judge
+                        .criteria
+                        .iter()
+                        .map(|c| c.as_str().to_string())
+                        .collect(),
+                    state,
+                    scores,
+                    synthesis: scored.map(|scores| {
+                        let values = scores.synthesis.values();
+                        values.iter().map(|v| f64::from(*v)).sum::<f64>() / values.len() as f64
+                    }),
+                }
+            })
+            .collect::<Vec<_>>();
+        let pending = judges
+            .iter()
+            .filter(|column| column.state == JudgeState::Pending)
+            .count();
+        let implied = match &evaluation.assessment {
+            Some(assessment) => Some(ImpliedVerdict {
+                verdict: assessment.verdict,
+                rule: assessment.rule.clone(),
+                pending: 0,
+            }),
+            None if pending < judges.len() => {
+                let assessment = verdict::derive_verdict(
+                    &self.config.panel,
+                    &evaluation.results(),
+                    &blocks,
+                    &self.config.thresholds,
+                );
+                Some(ImpliedVerdict {
+                    verdict: assessment.verdict,
+                    rule: assessment.rule,
+                    pending,
+                })
+            }
+            None => None,
+        };
+        Some(Scoreboard {
+            round: evaluation.round,
+            blocks,
+            judges,
+            binding_threshold: self.config.thresholds.binding,
+            implied,
+        })
     }
 }
 

@@ -92,6 +92,9 @@ pub enum OverrideAction {
     RetryNow,
     /// Cancel the call and go on without it.
     Skip,
+    /// Keep the running attempt and push its deadline back by `extra_ms`
+    /// (the engine owns the timer; the protocol records the decision).
+    WaitLonger { extra_ms: u64 },
 }
 
 /// One call the engine must start.
@@ -232,6 +235,71 @@ pub struct Progress {
     pub finished: bool,
 }
 
+/// What the interfaces show of a debate right now, in protocol-neutral
+/// terms: the stage strip, the scoreboard of the current evaluation round and
+/// the moderation items with their decisions. Derived from the protocol's
+/// state, so a resumed or replayed debate shows the same board.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Board {
+    /// The protocol's stages in order, e.g. `proposal`, `critique`, ...
+    pub stages: Vec<String>,
+    pub scoreboard: Option<Scoreboard>,
+    pub items: Vec<BoardItem>,
+    /// The moderator's decisions are needed before the debate can go on.
+    pub needs_moderator: bool,
+}
+
+/// One moderation item and what the moderator made of it so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardItem {
+    pub item: ModerationItem,
+    pub decision: Option<ItemDecision>,
+    pub note: Option<String>,
+}
+
+/// Blocks × criteria × judges of one evaluation round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scoreboard {
+    pub round: u32,
+    pub blocks: Vec<String>,
+    pub judges: Vec<ScoreColumn>,
+    /// A binding judge's score below this fails the proposal.
+    pub binding_threshold: u8,
+    /// The verdict the scores so far imply, with the rule that decides it.
+    pub implied: Option<ImpliedVerdict>,
+}
+
+/// One judge's column group on the scoreboard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoreColumn {
+    pub judge: String,
+    pub binding: bool,
+    pub criteria: Vec<String>,
+    pub state: JudgeState,
+    /// `scores[block][criterion]`, in the order of `blocks` and `criteria`.
+    pub scores: Vec<Vec<Option<u8>>>,
+    /// Mean of the three synthesis values, once scored.
+    pub synthesis: Option<f64>,
+}
+
+/// Where a judge is in the current round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JudgeState {
+    Pending,
+    Scored,
+    Malformed(String),
+    Skipped(String),
+}
+
+/// The verdict the scores imply before every judge is in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImpliedVerdict {
+    pub verdict: Verdict,
+    pub rule: String,
+    /// Judges still working; the verdict can change until this is 0.
+    pub pending: usize,
+}
+
 /// The interface every protocol family shares with the engine, the journal
 /// and the user interfaces.
 pub trait Protocol: Send {
@@ -254,6 +322,25 @@ pub trait Protocol: Send {
     /// Token, latency and cost figures of the finished calls, for protocols
     /// that keep them.
     fn usage(&self) -> Option<&usage::UsageLedger> {
+        None
+    }
+
+    /// What the interfaces show; protocols without a scoreboard or items
+    /// keep the default.
+    fn board(&self) -> Board {
+        Board::default()
+    }
+
+    /// Checks an answer typed by a person playing `call_id`'s role before it
+    /// is accepted as that call's output; the error says what to fix.
+    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
+        let _ = (call_id, answer);
+        Ok(())
+    }
+
+    /// A skeleton of the answer `call_id` expects, for a person to fill in.
+    fn answer_template(&self, call_id: &str) -> Option<String> {
+        let _ = call_id;
         None
     }
 }

@@ -127,6 +127,10 @@ impl Supervisor {
         spec
     }
 
+    pub fn live_call(&self, call_id: &str) -> Option<&LiveCall> {
+        self.live.get(call_id)
+    }
+
     pub fn is_live(&self, call_id: &str) -> bool {
         self.live.contains_key(call_id)
     }

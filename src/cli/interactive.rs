@@ -1,0 +1,124 @@
+//! Interactive runs: the same engine as headless, with the TUI attached and
+//! the person at the keyboard as the moderator.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use color_eyre::eyre::WrapErr;
+use tokio::sync::mpsc;
+
+use crate::engine::{Engine, Moderator};
+use crate::protocol::decision_review::DecisionReview;
+use crate::tui::run::Ending;
+use crate::tui::theme::{Theme, no_color_requested};
+
+use super::headless::open_record;
+use super::prepare::Prepared;
+use super::{EXIT_FAILURE, EXIT_USAGE, RunFlags};
+
+/// Default theme name.
+pub const DEFAULT_THEME: &str = "dark";
+
+/// The theme `--theme` names (or the default), with `NO_COLOR` applied.
+pub fn choose_theme(flags: &RunFlags) -> Result<Theme, String> {
+    let name = flags.theme.as_deref().unwrap_or(DEFAULT_THEME);
+    let user_dir = crate::prompts::default_override_dir()
+        .and_then(|prompts| prompts.parent().map(|quorum| quorum.join("themes")));
+    let theme = Theme::load(name, user_dir.as_deref()).map_err(|error| error.to_string())?;
+    Ok(if no_color_requested() {
+        theme.no_color()
+    } else {
+        theme
+    })
+}
+
+/// Where the interface's log goes: `$XDG_STATE_HOME/quorum/quorum.log`
+/// (never the screen). The guard flushes it when dropped.
+fn log_to_file() -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    use etcetera::BaseStrategy;
+    let dir = etcetera::choose_base_strategy()
+        .ok()?
+        .state_dir()?
+        .join("quorum");
+    std::fs::create_dir_all(&dir).ok()?;
+    let (writer, guard) =
+        tracing_appender::non_blocking(tracing_appender::rolling::never(&dir, "quorum.log"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("QUORUM_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init()
+        .ok()?;
+    Some(guard)
+}
+
+pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
+    let _log = log_to_file();
+    let theme = match choose_theme(flags) {
+        Ok(theme) => theme,
+        Err(error) => {
+            eprintln!("quorum: --theme: {error}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let Prepared {
+        config,
+        roster,
+        moderation,
+        prompts,
+    } = prepared;
+    let (run_dir, journal) = open_record(&config, flags)?;
+    let info = crate::tui::review_info(&config, run_dir.path().to_path_buf());
+    let moderator = match flags.moderation {
+        Some(_) => Moderator::policy(moderation),
+        None => Moderator::external(),
+    };
+    let (updates_tx, updates_rx) = mpsc::unbounded_channel();
+    let engine = Engine::new(
+        DecisionReview::new(config, prompts),
+        run_dir.clone(),
+        journal,
+        roster,
+        moderator,
+        updates_tx,
+    );
+    let controller = engine.controller();
+    tracing::info!(run_dir = %run_dir.path().display(), "interactive debate started");
+    let task = tokio::spawn(engine.run());
+    let app = crate::tui::App::new(info, theme, Instant::now());
+    let ending = crate::tui::run::run(app, updates_rx, controller, task)
+        .await
+        .wrap_err("running the interface")?;
+    let record = run_dir.path().display();
+    tracing::info!("interface closed");
+    Ok(match ending {
+        Ending::Finished(outcome) => {
+            println!(
+                "{}\nFull record: {record}/summary.md",
+                outcome_line(&outcome)
+            );
+            ExitCode::from(outcome.exit_code() as u8)
+        }
+        Ending::Interrupted => {
+            eprintln!("quorum: stopped before the verdict; the record so far is in {record}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+        Ending::Failed(error) => {
+            eprintln!("quorum: {}", crate::text::sanitize(&error));
+            ExitCode::from(EXIT_FAILURE)
+        }
+    })
+}
+
+fn outcome_line(outcome: &crate::protocol::Outcome) -> String {
+    match outcome {
+        crate::protocol::Outcome::Decided { verdict, rule } => {
+            format!("{}: {}", verdict.as_str(), crate::text::sanitize(rule))
+        }
+        crate::protocol::Outcome::Failed { reason } => {
+            format!("no verdict: {}", crate::text::sanitize(reason))
+        }
+    }
+}

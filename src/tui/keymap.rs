@@ -1,0 +1,438 @@
+//! Keys are data: one table maps key presses to typed [`Action`]s per
+//! [`Context`], and the same table produces the footer hints and the `?`
+//! help overlay, so what the screen says and what the keys do cannot drift.
+//!
+//! Not responsible for what an action does: `app` applies actions to state.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Where a key press is interpreted. Layers (help, modals, editors) take
+/// keys before the focused region, which takes them before [`Context::Global`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Context {
+    Global,
+    /// An agent pane, the transcript or the verdict report.
+    Pane,
+    Items,
+    Override,
+    ItemDetail,
+    ConfirmQuit,
+    Help,
+    /// A text area has the keys: the note editor or a human agent's answer.
+    Editor,
+}
+
+impl Context {
+    pub fn title(self) -> &'static str {
+        match self {
+            Context::Global => "Everywhere",
+            Context::Pane => "Agent panes and the transcript",
+            Context::Items => "Critique items",
+            Context::Override => "A stuck or failed call",
+            Context::ItemDetail => "One item in full",
+            Context::ConfirmQuit => "Quit?",
+            Context::Help => "This help",
+            Context::Editor => "Writing a note or an answer",
+        }
+    }
+}
+
+/// Everything a key can ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    FocusNext,
+    FocusPrev,
+    Zoom,
+    ScrollUp,
+    ScrollDown,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    ToggleFollow,
+    Help,
+    Quit,
+    ToggleVerdict,
+    ItemUp,
+    ItemDown,
+    Accept,
+    Reject,
+    Defer,
+    Note,
+    OpenItem,
+    Submit,
+    RetryCall,
+    SkipCall,
+    WaitLonger,
+    Answer,
+    Close,
+    ConfirmYes,
+    ConfirmNo,
+    SaveText,
+    CancelText,
+}
+
+/// A key press as the table spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    pub code: KeyCode,
+    pub modifiers: KeyModifiers,
+}
+
+const fn key(code: KeyCode) -> Key {
+    Key {
+        code,
+        modifiers: KeyModifiers::NONE,
+    }
+}
+
+const fn ch(c: char) -> Key {
+    key(KeyCode::Char(c))
+}
+
+const fn ctrl(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        modifiers: KeyModifiers::CONTROL,
+    }
+}
+
+impl Key {
+    fn matches(&self, event: &KeyEvent) -> bool {
+        // Shift is part of the character for letters (`R`), and terminals
+        // disagree on whether they report it; compare without it.
+        let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT;
+        event.code == self.code && (event.modifiers & relevant) == (self.modifiers & relevant)
+    }
+
+    /// How the footer and help spell the key.
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::BackTab => "S-Tab".into(),
+            KeyCode::Up => "↑".into(),
+            KeyCode::Down => "↓".into(),
+            KeyCode::PageUp => "PgUp".into(),
+            KeyCode::PageDown => "PgDn".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            other => format!("{other:?}"),
+        };
+        if self.modifiers.contains(KeyModifiers::CONTROL) {
+            format!("C-{base}")
+        } else {
+            base
+        }
+    }
+}
+
+/// One row of the key table.
+#[derive(Clone, Copy, Debug)]
+pub struct Binding {
+    pub context: Context,
+    pub keys: &'static [Key],
+    pub action: Action,
+    /// What the key does, in a few words.
+    pub hint: &'static str,
+    /// Shown in the footer (every binding is in the help overlay).
+    pub footer: bool,
+}
+
+const fn bind(
+    context: Context,
+    keys: &'static [Key],
+    action: Action,
+    hint: &'static str,
+    footer: bool,
+) -> Binding {
+    Binding {
+        context,
+        keys,
+        action,
+        hint,
+        footer,
+    }
+}
+
+use Action as A;
+use Context as C;
+
+/// The key table, in the order the footer and help show it.
+pub const BINDINGS: &[Binding] = &[
+    // Layers first: they take keys before anything else.
+    bind(
+        C::ConfirmQuit,
+        &[ch('y'), key(KeyCode::Enter)],
+        A::ConfirmYes,
+        "quit",
+        true,
+    ),
+    bind(
+        C::ConfirmQuit,
+        &[ch('n'), key(KeyCode::Esc)],
+        A::ConfirmNo,
+        "keep going",
+        true,
+    ),
+    bind(
+        C::Help,
+        &[key(KeyCode::Esc), ch('?'), ch('q')],
+        A::Close,
+        "close help",
+        true,
+    ),
+    bind(
+        C::Help,
+        &[ch('j'), key(KeyCode::Down)],
+        A::ScrollDown,
+        "scroll",
+        false,
+    ),
+    bind(
+        C::Help,
+        &[ch('k'), key(KeyCode::Up)],
+        A::ScrollUp,
+        "scroll",
+        false,
+    ),
+    bind(C::Editor, &[ctrl('s')], A::SaveText, "save", true),
+    bind(
+        C::Editor,
+        &[key(KeyCode::Esc)],
+        A::CancelText,
+        "cancel",
+        true,
+    ),
+    bind(C::Override, &[ch('r')], A::RetryCall, "retry now", true),
+    bind(C::Override, &[ch('s')], A::SkipCall, "skip", true),
+    bind(C::Override, &[ch('w')], A::WaitLonger, "wait longer", true),
+    bind(
+        C::Override,
+        &[key(KeyCode::Esc), ch('c')],
+        A::Close,
+        "let quorum decide",
+        true,
+    ),
+    bind(C::ItemDetail, &[ch('a')], A::Accept, "accept", true),
+    bind(C::ItemDetail, &[ch('r')], A::Reject, "reject", true),
+    bind(C::ItemDetail, &[ch('d')], A::Defer, "defer", true),
+    bind(C::ItemDetail, &[ch('n')], A::Note, "note", true),
+    bind(
+        C::ItemDetail,
+        &[key(KeyCode::Esc), key(KeyCode::Enter)],
+        A::Close,
+        "back",
+        true,
+    ),
+    // The focused region.
+    bind(C::Items, &[ch('a')], A::Accept, "accept", true),
+    bind(C::Items, &[ch('r')], A::Reject, "reject", true),
+    bind(C::Items, &[ch('d')], A::Defer, "defer", true),
+    bind(C::Items, &[ch('n')], A::Note, "note", true),
+    bind(C::Items, &[key(KeyCode::Enter)], A::OpenItem, "open", true),
+    bind(C::Items, &[ch('s')], A::Submit, "submit decisions", true),
+    bind(
+        C::Items,
+        &[ch('j'), key(KeyCode::Down)],
+        A::ItemDown,
+        "next item",
+        false,
+    ),
+    bind(
+        C::Items,
+        &[ch('k'), key(KeyCode::Up)],
+        A::ItemUp,
+        "previous item",
+        false,
+    ),
+    bind(C::Pane, &[ch('e')], A::Answer, "write the answer", true),
+    bind(C::Pane, &[ch('R')], A::RetryCall, "retry call", true),
+    bind(C::Pane, &[ch('S')], A::SkipCall, "skip call", true),
+    bind(C::Pane, &[ch('W')], A::WaitLonger, "wait longer", false),
+    bind(
+        C::Pane,
+        &[ch('j'), key(KeyCode::Down)],
+        A::ScrollDown,
+        "scroll down",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[ch('k'), key(KeyCode::Up)],
+        A::ScrollUp,
+        "scroll up",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[key(KeyCode::PageDown), ctrl('d')],
+        A::PageDown,
+        "page down",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[key(KeyCode::PageUp), ctrl('u')],
+        A::PageUp,
+        "page up",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[ch('g'), key(KeyCode::Home)],
+        A::Top,
+        "top",
+        false,
+    ),
+    bind(
+        C::Pane,
+        &[ch('G'), key(KeyCode::End)],
+        A::Bottom,
+        "bottom (follow)",
+        false,
+    ),
+    bind(C::Pane, &[ch('f')], A::ToggleFollow, "follow", true),
+    // Everywhere.
+    bind(
+        C::Global,
+        &[key(KeyCode::Tab)],
+        A::FocusNext,
+        "next pane",
+        true,
+    ),
+    bind(
+        C::Global,
+        &[key(KeyCode::BackTab)],
+        A::FocusPrev,
+        "previous pane",
+        false,
+    ),
+    bind(C::Global, &[ch('z')], A::Zoom, "zoom", true),
+    bind(C::Global, &[ch('v')], A::ToggleVerdict, "verdict", false),
+    bind(C::Global, &[ch('?')], A::Help, "help", true),
+    bind(C::Global, &[ch('q'), ctrl('c')], A::Quit, "quit", true),
+];
+
+/// The action `event` means in `context`, if any.
+pub fn lookup(context: Context, event: &KeyEvent) -> Option<Action> {
+    BINDINGS
+        .iter()
+        .filter(|binding| binding.context == context)
+        .find(|binding| binding.keys.iter().any(|key| key.matches(event)))
+        .map(|binding| binding.action)
+}
+
+/// Footer hints for the given contexts, most specific first:
+/// `(keys, hint)` pairs, deduplicated by action.
+pub fn footer(contexts: &[Context], hidden: &[Action]) -> Vec<(String, &'static str)> {
+    let mut seen: Vec<Action> = Vec::new();
+    let mut hints = Vec::new();
+    for context in contexts {
+        for binding in BINDINGS
+            .iter()
+            .filter(|binding| binding.context == *context && binding.footer)
+        {
+            if seen.contains(&binding.action) || hidden.contains(&binding.action) {
+                continue;
+            }
+            seen.push(binding.action);
+            hints.push((binding.keys[0].label(), binding.hint));
+        }
+    }
+    hints
+}
+
+/// Every binding grouped by context, for the help overlay.
+pub fn help_sections() -> Vec<(Context, Vec<(String, &'static str)>)> {
+    let order = [
+        C::Global,
+        C::Pane,
+        C::Items,
+        C::ItemDetail,
+        C::Editor,
+        C::Override,
+        C::ConfirmQuit,
+    ];
+    order
+        .iter()
+        .map(|context| {
+            let rows = BINDINGS
+                .iter()
+                .filter(|binding| binding.context == *context)
+                .map(|binding| {
+                    let keys = binding
+                        .keys
+                        .iter()
+                        .map(Key::label)
+                        .collect::<Vec<_>>()
+                        .join(" / ");
+                    (keys, binding.hint)
+                })
+                .collect();
+            (*context, rows)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn press(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn keys_resolve_per_context() {
+        let a = press(KeyCode::Char('a'), KeyModifiers::NONE);
+        assert_eq!(lookup(Context::Items, &a), Some(Action::Accept));
+        assert_eq!(lookup(Context::Pane, &a), None);
+        let r = press(KeyCode::Char('R'), KeyModifiers::SHIFT);
+        assert_eq!(lookup(Context::Pane, &r), Some(Action::RetryCall));
+        let ctrl_c = press(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(lookup(Context::Global, &ctrl_c), Some(Action::Quit));
+        let plain_c = press(KeyCode::Char('c'), KeyModifiers::NONE);
+        assert_eq!(lookup(Context::Global, &plain_c), None);
+    }
+
+    #[test]
+    fn no_key_means_two_things_in_one_context() {
+        for (index, binding) in BINDINGS.iter().enumerate() {
+            for other in &BINDINGS[index + 1..] {
+                if binding.context != other.context {
+                    continue;
+                }
+                for key in binding.keys {
+                    assert!(
+                        !other.keys.contains(key),
+                        "{:?} is bound twice in {:?}",
+                        key,
+                        binding.context
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn footer_and_help_come_from_the_table() {
+        let hints = footer(&[Context::Items, Context::Global], &[]);
+        assert_eq!(hints[0], ("a".to_string(), "accept"));
+        assert!(
+            hints
+                .iter()
+                .any(|(key, hint)| key == "q" && *hint == "quit")
+        );
+        let help = help_sections();
+        let total: usize = help.iter().map(|(_, rows)| rows.len()).sum();
+        let listed = BINDINGS
+            .iter()
+            .filter(|binding| binding.context != Context::Help)
+            .count();
+        assert_eq!(total, listed, "every binding is in the help overlay");
+    }
+}

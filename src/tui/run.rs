@@ -1,0 +1,150 @@
+//! The event loop: one loop, three sources — engine updates, terminal
+//! events and a clock — drained in batches, applied to the state, and drawn
+//! at most once per frame interval behind a dirty flag. Render rate is not
+//! token rate: a burst of a thousand chunks costs one frame.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::engine::{Controller, EngineError, Update};
+use crate::protocol::Outcome;
+
+use super::app::App;
+use super::terminal::TerminalGuard;
+use super::view;
+
+/// Shortest time between two frames, in milliseconds (about 60 fps).
+pub const FRAME_INTERVAL_MS: u64 = 16;
+/// How often the clock-driven parts (elapsed time, tokens/s) refresh, in
+/// milliseconds.
+pub const TICK_INTERVAL_MS: u64 = 250;
+/// Most engine updates applied per batch before input is looked at again.
+pub const UPDATE_BATCH: usize = 1024;
+
+/// How the interactive session ended.
+pub enum Ending {
+    /// The debate reached its outcome (and the person then quit).
+    Finished(Outcome),
+    /// The person quit (or SIGTERM arrived) while the debate was running.
+    Interrupted,
+    /// The engine stopped with an error.
+    Failed(String),
+}
+
+/// Runs the TUI until the person quits. `engine` resolves when the debate
+/// ends; its updates arrive on `updates`.
+pub async fn run<T: Send + 'static>(
+    mut app: App,
+    mut updates: mpsc::UnboundedReceiver<Update>,
+    controller: Controller,
+    mut engine: JoinHandle<Result<T, EngineError>>,
+) -> std::io::Result<Ending> {
+    let mut guard = TerminalGuard::enter()?;
+    let mut events = EventStream::new();
+    let mut ticker = tokio::time::interval(Duration::from_millis(TICK_INTERVAL_MS));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let frame = Duration::from_millis(FRAME_INTERVAL_MS);
+    let mut last_draw = Instant::now() - frame;
+    let mut batch = Vec::with_capacity(UPDATE_BATCH);
+    let mut updates_open = true;
+    let mut engine_running = true;
+    loop {
+        let now = Instant::now();
+        if app.dirty && now >= last_draw + frame {
+            let area = guard.terminal.size()?;
+            app.prepare(area.into());
+            crossterm::execute!(
+                guard.terminal.backend_mut(),
+                crossterm::terminal::BeginSynchronizedUpdate
+            )?;
+            guard.terminal.draw(|frame| view::draw(&app, frame))?;
+            crossterm::execute!(
+                guard.terminal.backend_mut(),
+                crossterm::terminal::EndSynchronizedUpdate
+            )?;
+            app.dirty = false;
+            last_draw = Instant::now();
+        }
+        if app.quit {
+            break;
+        }
+        let next_frame = tokio::time::Instant::from_std(last_draw + frame);
+        tokio::select! {
+            received = updates.recv_many(&mut batch, UPDATE_BATCH), if updates_open => {
+                if received == 0 {
+                    updates_open = false;
+                }
+                let now = Instant::now();
+                for update in batch.drain(..) {
+                    let finished = matches!(update, Update::Finished(_));
+                    app.apply(update, now);
+                    if finished {
+                        let (summary, paths) = read_report(&app.info.run_dir);
+                        app.show_report(&summary, paths);
+                    }
+                }
+            }
+            Some(event) = events.next() => {
+                let now = Instant::now();
+                match event? {
+                    Event::Key(key) if key.kind != KeyEventKind::Release => {
+                        for command in app.handle_key(key, now) {
+                            controller.send(command);
+                        }
+                    }
+                    Event::Mouse(mouse) => app.handle_mouse(mouse),
+                    Event::Resize(..) => app.dirty = true,
+                    _ => {}
+                }
+            }
+            _ = ticker.tick() => app.tick(Instant::now()),
+            () = tokio::time::sleep_until(next_frame), if app.dirty => {}
+            _ = sigterm.recv() => break,
+            result = &mut engine, if engine_running => {
+                engine_running = false;
+                match result {
+                    Ok(Ok(_)) => {}
+                    Ok(Err(error)) => app.engine_error = Some(error.to_string()),
+                    Err(error) => app.engine_error = Some(error.to_string()),
+                }
+                app.dirty = true;
+            }
+        }
+    }
+    engine.abort();
+    drop(guard);
+    Ok(match (&app.outcome, &app.engine_error) {
+        (Some(outcome), _) => Ending::Finished(outcome.clone()),
+        (None, Some(error)) => Ending::Failed(error.clone()),
+        (None, None) => Ending::Interrupted,
+    })
+}
+
+/// `summary.md` and the files of a finished debate, for the verdict view.
+fn read_report(run_dir: &Path) -> (String, Vec<String>) {
+    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap_or_default();
+    let mut paths = Vec::new();
+    collect_files(run_dir, run_dir, &mut paths);
+    paths.sort();
+    (summary, paths)
+}
+
+fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_files(root, &path, out);
+        } else if let Ok(relative) = path.strip_prefix(root) {
+            out.push(relative.display().to_string());
+        }
+    }
+}

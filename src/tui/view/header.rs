@@ -1,0 +1,128 @@
+//! The header: what is being debated, where the debate is, what it costs.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::tui::app::App;
+
+/// Narrower than this, the stage strip names only the current stage, in
+/// columns.
+pub const COMPACT_BELOW_COLUMNS: u16 = 110;
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    // The topic comes first so that a narrow terminal cuts the protocol
+    // description, not the question being decided.
+    let title = Line::from(vec![
+        Span::styled(" quorum ", theme.title),
+        Span::styled("│ ", theme.dim),
+        Span::styled(app.info.topic.clone(), theme.text),
+        Span::styled(" │ ", theme.dim),
+        Span::styled(app.info.protocol.clone(), theme.header),
+    ]);
+    let compact = area.width < COMPACT_BELOW_COLUMNS;
+    let current = if app.outcome.is_some() {
+        "verdict"
+    } else {
+        app.progress.stage.as_str()
+    };
+    let stages: Vec<&str> = if app.board.stages.is_empty() {
+        vec![current]
+    } else {
+        app.board.stages.iter().map(String::as_str).collect()
+    };
+    let position = stages.iter().position(|stage| *stage == current);
+    let mut strip = vec![Span::raw(" ")];
+    for (index, stage) in stages.iter().enumerate() {
+        let (style, done, active) = match position {
+            Some(at) if index < at => (theme.stage_done, true, false),
+            Some(at) if index == at => (theme.stage_active, false, true),
+            _ => (theme.stage_pending, false, false),
+        };
+        if compact {
+            // ✓ ✓ Moderation · · ·
+            let text = match (done, active) {
+                (true, _) => "✓ ".to_string(),
+                (_, true) => format!("{} ", capitalise(stage)),
+                _ => "· ".to_string(),
+            };
+            strip.push(Span::styled(text, style));
+            continue;
+        }
+        if index > 0 {
+            strip.push(Span::styled(" ▸ ", theme.dim));
+        }
+        strip.push(Span::styled(capitalise(stage), style));
+    }
+    strip.push(Span::styled(
+        format!(" round {}", app.progress.round),
+        theme.dim,
+    ));
+    strip.push(Span::styled(
+        format!(" · {}", clock(app.elapsed.as_secs())),
+        theme.dim,
+    ));
+    strip.push(Span::styled(format!(" · {}", tokens(app)), theme.dim));
+    if let Some(cost) = app.totals.cost_usd {
+        strip.push(Span::styled(format!(" · ${cost:.2}"), theme.dim));
+    }
+    if app.board.needs_moderator {
+        strip.push(Span::raw("  "));
+        strip.push(Span::styled(
+            " needs moderator ",
+            theme.status_needs_moderator,
+        ));
+    }
+    if let Some(error) = &app.engine_error {
+        strip.push(Span::raw("  "));
+        strip.push(Span::styled(format!(" stopped: {error} "), theme.error));
+    }
+    frame.render_widget(Paragraph::new(vec![title, Line::from(strip)]), area);
+}
+
+fn capitalise(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// `mm:ss`, or `h:mm:ss` past an hour.
+pub fn clock(seconds: u64) -> String {
+    if seconds >= 3600 {
+        format!(
+            "{}:{:02}:{:02}",
+            seconds / 3600,
+            seconds / 60 % 60,
+            seconds % 60
+        )
+    } else {
+        format!("{:02}:{:02}", seconds / 60, seconds % 60)
+    }
+}
+
+fn tokens(app: &App) -> String {
+    let totals = &app.totals;
+    let reported = totals.input_tokens + totals.output_tokens;
+    if reported > 0 {
+        format!(
+            "{} in / {} out tok",
+            compact(totals.input_tokens),
+            compact(totals.output_tokens.max(totals.estimated_output))
+        )
+    } else {
+        format!("≈{} tok out", compact(totals.estimated_output))
+    }
+}
+
+/// `950`, `12.3k`, `4.1M`.
+pub fn compact(count: u64) -> String {
+    match count {
+        0..1000 => count.to_string(),
+        1000..1_000_000 => format!("{:.1}k", count as f64 / 1000.0),
+        _ => format!("{:.1}M", count as f64 / 1_000_000.0),
+    }
+}

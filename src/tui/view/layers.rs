@@ -1,0 +1,230 @@
+//! Everything drawn on top of the main view: help, the quit question, the
+//! override modal, an item in full and the note editor. Only the topmost
+//! layer takes keys; all are drawn, bottom first.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
+
+use super::items::{decision_span, severity_style};
+use crate::protocol::LogKind;
+use crate::tui::app::{App, Layer, OverridePrompt, WAIT_LONGER_MS};
+use crate::tui::keymap::{self, Context};
+
+/// A rectangle `width` × `height` (clamped to `area`) centred in `area`.
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    }
+}
+
+fn modal<'a>(app: &App, title: &'a str) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Double)
+        .border_style(app.theme.modal_border)
+        .title(Line::styled(format!(" {title} "), app.theme.title))
+}
+
+fn hints(app: &App, context: Context) -> Line<'static> {
+    let mut spans = Vec::new();
+    for (key, hint) in keymap::footer(&[context], &[]) {
+        spans.push(Span::styled(key, app.theme.key_hint));
+        spans.push(Span::styled(format!(" {hint}   "), app.theme.dim));
+    }
+    Line::from(spans)
+}
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    for layer in &app.layers {
+        match layer {
+            Layer::Help { scroll } => help(app, frame, area, *scroll),
+            Layer::ConfirmQuit => confirm_quit(app, frame, area),
+            Layer::Override(prompt) => override_modal(app, prompt, frame, area),
+            Layer::ItemDetail { item } => item_detail(app, *item, frame, area),
+            Layer::NoteEditor { item, editor } => {
+                let rect = centered(area, 72.min(area.width), 14.min(area.height));
+                frame.render_widget(Clear, rect);
+                let entry = &app.board.items[*item];
+                let title = format!("Note on {}", entry.item.id);
+                let block = modal(app, &title);
+                let body = block.inner(rect);
+                frame.render_widget(block, rect);
+                let [about, text, keys] = Layout::vertical([
+                    Constraint::Length(3),
+                    Constraint::Min(3),
+                    Constraint::Length(1),
+                ])
+                .areas(body);
+                frame.render_widget(
+                    Paragraph::new(crate::artifact::render::one_line(&entry.item.text))
+                        .style(app.theme.dim)
+                        .wrap(Wrap { trim: true }),
+                    about,
+                );
+                frame.render_widget(editor.as_ref(), text);
+                frame.render_widget(Paragraph::new(hints(app, Context::Editor)), keys);
+            }
+            Layer::AnswerEditor { .. } => {}
+        }
+    }
+}
+
+fn help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
+    let rect = centered(area, 76, area.height.saturating_sub(2));
+    frame.render_widget(Clear, rect);
+    let block = modal(app, "Keys — Esc closes");
+    let body = block.inner(rect);
+    frame.render_widget(block, rect);
+    let mut lines = vec![
+        Line::styled(
+            "quorum runs a debate: a proposer proposes, a critic criticises, you decide each \
+             critique item, the proposer revises, the judges score, and the verdict follows \
+             from the scores.",
+            app.theme.text,
+        ),
+        Line::raw(""),
+    ];
+    for (context, rows) in keymap::help_sections() {
+        lines.push(Line::styled(context.title(), app.theme.title));
+        for (keys, hint) in rows {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {keys:<22}"), app.theme.key_hint),
+                Span::styled(hint, app.theme.text),
+            ]));
+        }
+        lines.push(Line::raw(""));
+    }
+    let scroll = scroll.min(lines.len().saturating_sub(1)) as u16;
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0)),
+        body,
+    );
+}
+
+fn confirm_quit(app: &App, frame: &mut Frame, area: Rect) {
+    let rect = centered(area, 60, 7);
+    frame.render_widget(Clear, rect);
+    let block = modal(app, "Quit?");
+    let body = block.inner(rect);
+    frame.render_widget(block, rect);
+    let lines = vec![
+        Line::styled(
+            "The debate is still running. Quitting stops it;",
+            app.theme.text,
+        ),
+        Line::styled(
+            "everything finished so far is already on disk.",
+            app.theme.text,
+        ),
+        Line::raw(""),
+        hints(app, Context::ConfirmQuit),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}
+
+fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: Rect) {
+    let rect = centered(area, 70, 11);
+    frame.render_widget(Clear, rect);
+    let pane = &app.panes[prompt.pane];
+    let title = match prompt.kind {
+        LogKind::Timeout => format!("{} timed out", pane.role.title),
+        LogKind::Malformed => format!("{}: unusable answer", pane.role.title),
+        _ => format!("{} failed", pane.role.title),
+    };
+    let block = modal(app, &title);
+    let body = block.inner(rect);
+    frame.render_widget(block, rect);
+    let next = match pane.live_call() {
+        Some(call_id) => format!("quorum is running {call_id} now. You can:"),
+        None => "No call of this role is running now.".to_string(),
+    };
+    let lines = vec![
+        Line::styled(prompt.what.clone(), app.theme.text),
+        Line::raw(""),
+        Line::styled(next, app.theme.dim),
+        Line::from(vec![
+            Span::styled("  r ", app.theme.key_hint),
+            Span::styled(
+                "retry now: cancel the running attempt and start it again",
+                app.theme.text,
+            ),
+        ]),
+        Line::from(vec![
+            Span::styled("  s ", app.theme.key_hint),
+            Span::styled("skip this role for this round", app.theme.text),
+        ]),
+        Line::from(vec![
+            Span::styled("  w ", app.theme.key_hint),
+            Span::styled(
+                format!(
+                    "wait {} longer before timing out",
+                    crate::protocol::supervision::format_duration_ms(WAIT_LONGER_MS)
+                ),
+                app.theme.text,
+            ),
+        ]),
+        Line::from(vec![
+            Span::styled("  Esc ", app.theme.key_hint),
+            Span::styled(
+                "close, and let quorum's retry-once rule decide",
+                app.theme.text,
+            ),
+        ]),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}
+
+fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {
+    let Some(entry) = app.board.items.get(index) else {
+        return;
+    };
+    let rect = centered(
+        area,
+        area.width.saturating_sub(6).min(100),
+        area.height.saturating_sub(4),
+    );
+    frame.render_widget(Clear, rect);
+    let title = format!("{} on {}", entry.item.id, entry.item.target);
+    let block = modal(app, &title);
+    let body = block.inner(rect);
+    frame.render_widget(block, rect);
+    let theme = &app.theme;
+    let mut lines = vec![Line::from(vec![
+        Span::styled(
+            entry.item.severity.clone(),
+            severity_style(theme, &entry.item.severity),
+        ),
+        Span::styled(
+            format!(" · {} · decision: ", entry.item.category),
+            theme.dim,
+        ),
+        decision_span(theme, entry.decision),
+    ])];
+    lines.push(Line::raw(""));
+    for paragraph in entry.item.text.lines() {
+        lines.push(Line::styled(paragraph.to_string(), theme.text));
+    }
+    if !entry.item.preface.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("What the critic conceded first:", theme.dim));
+        for paragraph in entry.item.preface.lines() {
+            lines.push(Line::styled(paragraph.to_string(), theme.dim));
+        }
+    }
+    if let Some(note) = &entry.note {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(format!("Your note: {note}"), theme.text));
+    }
+    lines.push(Line::raw(""));
+    lines.push(hints(app, Context::ItemDetail));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}

@@ -1,0 +1,168 @@
+//! Drawing: the state in, a frame out. Every function here takes `&App`;
+//! nothing mutates during a draw, and nothing here lays out text that
+//! `App::prepare` has not already laid out and cached.
+
+mod header;
+mod items;
+mod layers;
+mod panes;
+mod scoreboard;
+mod verdict;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+
+use super::app::{App, Focus};
+use super::keymap::{self, Action};
+use super::layout::Region;
+
+/// Draws the whole screen from the layout `App::prepare` computed.
+pub fn draw(app: &App, frame: &mut Frame) {
+    let layout = &app.layout;
+    header::draw(app, frame, layout.header);
+    if let Some(tabs) = layout.tabs {
+        draw_tabs(app, frame, tabs);
+    }
+    for (region, rect) in &layout.regions {
+        match region {
+            Region::Pane(index) => panes::draw_agent(app, *index, frame, *rect),
+            Region::Items => items::draw(app, frame, *rect),
+            Region::Scoreboard => scoreboard::draw(app, frame, *rect),
+            Region::Transcript => panes::draw_transcript(app, frame, *rect),
+            Region::Verdict => verdict::draw(app, frame, *rect),
+        }
+    }
+    draw_footer(app, frame, layout.footer);
+    layers::draw(app, frame, layout.area);
+}
+
+/// A bordered block, highlighted when focused.
+pub(super) fn frame_block<'a>(app: &App, title: Line<'a>, focused: bool) -> Block<'a> {
+    let theme = &app.theme;
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(if focused {
+            BorderType::Thick
+        } else {
+            BorderType::Rounded
+        })
+        .border_style(if focused {
+            theme.border_focused
+        } else {
+            theme.border
+        })
+        .title(title)
+}
+
+pub(super) fn is_focused(app: &App, region: Region) -> bool {
+    app.layers.is_empty()
+        && match (region, app.focus) {
+            (Region::Pane(index), Focus::Pane(focused)) => index == focused,
+            (Region::Items, Focus::Items) => true,
+            (Region::Scoreboard, Focus::Scoreboard) => true,
+            (Region::Transcript, Focus::Transcript) => true,
+            _ => false,
+        }
+}
+
+fn draw_tabs(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let mut tabs: Vec<(String, Style, bool)> = Vec::new();
+    for (index, pane) in app.panes.iter().enumerate() {
+        tabs.push((
+            format!("{}{}", pane.role.title, panes::status_mark(pane.status)),
+            panes::role_style(theme, &pane.role.slot),
+            app.focus == Focus::Pane(index) && !app.show_verdict,
+        ));
+    }
+    let items_label = if app.board.needs_moderator {
+        format!("Items ({} open)", open_items(app))
+    } else {
+        "Items".to_string()
+    };
+    tabs.push((
+        items_label,
+        theme.text,
+        app.focus == Focus::Items && !app.show_verdict,
+    ));
+    tabs.push((
+        "Scores".into(),
+        theme.text,
+        app.focus == Focus::Scoreboard && !app.show_verdict,
+    ));
+    tabs.push((
+        "Log".into(),
+        theme.text,
+        app.focus == Focus::Transcript && !app.show_verdict,
+    ));
+    if app.report.is_some() {
+        tabs.push(("Verdict".into(), theme.title, app.show_verdict));
+    }
+    let full: usize = tabs
+        .iter()
+        .map(|(label, ..)| label.chars().count() + 1)
+        .sum();
+    let shorten = full > usize::from(area.width);
+    let mut spans = Vec::new();
+    for (index, (label, style, active)) in tabs.into_iter().enumerate() {
+        if index > 0 {
+            spans.push(Span::styled("│", theme.dim));
+        }
+        let label = if shorten && !active {
+            label.chars().take(TAB_SHORT_CHARS).collect()
+        } else {
+            label
+        };
+        spans.push(Span::styled(
+            label,
+            if active { theme.selection } else { style },
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Tab labels shrink to this many characters when they do not all fit.
+const TAB_SHORT_CHARS: usize = 4;
+
+pub(super) fn open_items(app: &App) -> usize {
+    app.board
+        .items
+        .iter()
+        .filter(|entry| entry.decision.is_none())
+        .count()
+}
+
+fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    if let Some((message, _)) = &app.flash {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!(" {message}"),
+                theme.status_needs_moderator,
+            )),
+            area,
+        );
+        return;
+    }
+    let mut hidden = Vec::new();
+    if app.report.is_none() {
+        hidden.push(Action::ToggleVerdict);
+    }
+    if !matches!(app.focus, Focus::Pane(index) if app.panes[index].human.is_some()) {
+        hidden.push(Action::Answer);
+    }
+    if let Focus::Pane(index) = app.focus
+        && app.panes[index].live_call().is_none()
+    {
+        hidden.extend([Action::RetryCall, Action::SkipCall]);
+    }
+    let mut spans = vec![Span::raw(" ")];
+    for (key, hint) in keymap::footer(&app.contexts(), &hidden) {
+        spans.push(Span::styled(key, theme.key_hint));
+        spans.push(Span::styled(format!(" {hint}  "), theme.dim));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

@@ -1,0 +1,137 @@
+//! Agent panes and the transcript: cached, wrapped text windows.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{frame_block, is_focused};
+use crate::tui::app::{App, PaneStatus, Scroll};
+use crate::tui::layout::{Region, inner};
+use crate::tui::markdown::StreamDoc;
+use crate::tui::theme::Theme;
+
+/// The colour of a role slot.
+pub fn role_style(theme: &Theme, slot: &str) -> Style {
+    match slot {
+        "proposer" => theme.role_proposer,
+        "critic" => theme.role_critic,
+        _ => theme.role_judge,
+    }
+}
+
+/// A one-character status mark for tabs.
+pub fn status_mark(status: PaneStatus) -> &'static str {
+    match status {
+        PaneStatus::Waiting => "",
+        PaneStatus::Streaming => " ●",
+        PaneStatus::Done => " ✓",
+        PaneStatus::TimedOut => " ⏱",
+        PaneStatus::Retrying => " ↻",
+        PaneStatus::Skipped => " ⤼",
+        PaneStatus::Malformed => " ?",
+        PaneStatus::Failed => " !",
+        PaneStatus::NeedsAnswer => " ✎",
+    }
+}
+
+fn badge(
+    theme: &Theme,
+    status: PaneStatus,
+    tokens_per_second: Option<f64>,
+    attempt: u32,
+) -> Span<'static> {
+    let (text, style) = match status {
+        PaneStatus::Waiting => ("waiting".to_string(), theme.status_waiting),
+        PaneStatus::Streaming => (
+            match tokens_per_second {
+                Some(rate) => format!("streaming {rate:.0} tok/s"),
+                None => "streaming".to_string(),
+            },
+            theme.status_streaming,
+        ),
+        PaneStatus::Done => ("done".to_string(), theme.status_done),
+        PaneStatus::TimedOut => ("timed out".to_string(), theme.status_timed_out),
+        PaneStatus::Retrying => (
+            format!("retrying · attempt {attempt}"),
+            theme.status_retrying,
+        ),
+        PaneStatus::Skipped => ("skipped".to_string(), theme.status_skipped),
+        PaneStatus::Malformed => ("malformed".to_string(), theme.status_malformed),
+        PaneStatus::Failed => ("failed".to_string(), theme.status_malformed),
+        PaneStatus::NeedsAnswer => ("your answer".to_string(), theme.status_needs_moderator),
+    };
+    Span::styled(format!(" {text} "), style)
+}
+
+pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let pane = &app.panes[index];
+    let focused = is_focused(app, Region::Pane(index));
+    let mut title = vec![
+        Span::raw(" "),
+        Span::styled(pane.role.title.clone(), role_style(theme, &pane.role.slot)),
+    ];
+    if pane.role.binding {
+        title.push(Span::styled(" ★", theme.binding));
+    }
+    title.push(Span::styled(format!(" · {} ", pane.agent), theme.dim));
+    let mut block = frame_block(app, Line::from(title), focused).title(
+        Line::from(badge(
+            theme,
+            pane.status,
+            pane.tokens_per_second,
+            pane.attempt,
+        ))
+        .right_aligned(),
+    );
+    if !pane.scroll.follow && pane.doc.line_count() > pane.viewport {
+        block = block.title_bottom(Line::styled(" paused · G follows ", theme.dim).right_aligned());
+    }
+    let body = inner(area);
+    frame.render_widget(block, area);
+    if let Some(human) = &pane.human {
+        let [prompt, editor, error] = Layout::vertical([
+            Constraint::Percentage(35),
+            Constraint::Min(3),
+            Constraint::Length(u16::from(human.error.is_some()) * 3),
+        ])
+        .areas(body);
+        draw_doc(&human.prompt, &Scroll::default(), frame, prompt);
+        frame.render_widget(&human.editor, editor);
+        if let Some(message) = &human.error {
+            frame.render_widget(
+                Paragraph::new(Line::styled(message.clone(), theme.error))
+                    .wrap(Wrap { trim: false }),
+                error,
+            );
+        }
+        return;
+    }
+    if pane.doc.line_count() == 0 {
+        let waiting = match pane.status {
+            PaneStatus::Waiting => "waiting for its turn",
+            _ => "…",
+        };
+        frame.render_widget(Paragraph::new(Line::styled(waiting, theme.dim)), body);
+        return;
+    }
+    draw_doc(&pane.doc, &pane.scroll, frame, body);
+}
+
+/// Draws the visible window of a laid-out document.
+pub fn draw_doc(doc: &StreamDoc, scroll: &Scroll, frame: &mut Frame, area: Rect) {
+    let height = usize::from(area.height);
+    let first = scroll.first_line(doc.line_count(), height);
+    let lines = doc.lines(first, height);
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+pub fn draw_transcript(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let focused = is_focused(app, Region::Transcript);
+    let block = frame_block(app, Line::styled(" Transcript ", theme.title), focused);
+    frame.render_widget(block, area);
+    draw_doc(&app.transcript, &app.transcript_scroll, frame, inner(area));
+}

@@ -1,0 +1,171 @@
+//! The scoreboard: blocks × criteria × judges of the current round, filling
+//! in as each judge's output is parsed, and the verdict the scores imply.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{frame_block, is_focused};
+use crate::model::Verdict;
+use crate::protocol::{JudgeState, ScoreColumn, Scoreboard};
+use crate::tui::app::App;
+use crate::tui::layout::{Region, inner};
+use crate::tui::theme::Theme;
+
+/// Width of the block-id column, in cells.
+const BLOCK_COLUMN_WIDTH: usize = 6;
+/// Width of one criterion column, in cells.
+const CRITERION_COLUMN_WIDTH: usize = 4;
+
+pub fn verdict_style(theme: &Theme, verdict: Verdict) -> Style {
+    match verdict {
+        Verdict::Adopt => theme.verdict_adopt,
+        Verdict::Revise => theme.verdict_revise,
+        Verdict::Reject => theme.verdict_reject,
+        Verdict::Escalate => theme.verdict_escalate,
+    }
+}
+
+/// Three letters for a criterion column.
+fn abbreviation(criterion: &str) -> String {
+    match criterion {
+        "correctness" => "cor".into(),
+        "feasibility" => "fea".into(),
+        "risk" => "rsk".into(),
+        "reversibility" => "rev".into(),
+        "clarity" => "clr".into(),
+        "simplicity" => "sim".into(),
+        other => other.chars().take(3).collect(),
+    }
+}
+
+fn group_width(column: &ScoreColumn) -> usize {
+    let name = column.judge.chars().count() + usize::from(column.binding) + 1;
+    (column.criteria.len() * CRITERION_COLUMN_WIDTH).max(name)
+}
+
+fn pad(text: &str, width: usize) -> String {
+    let length = text.chars().count();
+    format!("{text}{}", " ".repeat(width.saturating_sub(length)))
+}
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.theme;
+    let focused = is_focused(app, Region::Scoreboard);
+    let title = match &app.board.scoreboard {
+        Some(board) => format!(" Scores · round {} ", board.round),
+        None => " Scores ".to_string(),
+    };
+    frame.render_widget(
+        frame_block(app, Line::styled(title, theme.title), focused),
+        area,
+    );
+    let body = inner(area);
+    let lines = match &app.board.scoreboard {
+        Some(board) => lines(theme, board),
+        None => vec![Line::styled(
+            "Scores appear here as each judge's answer is parsed.",
+            theme.dim,
+        )],
+    };
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}
+
+/// The scoreboard as lines; public for tests and the verdict view.
+pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
+    let mut judges = vec![Span::raw(pad("", BLOCK_COLUMN_WIDTH))];
+    let mut criteria = vec![Span::styled(pad("block", BLOCK_COLUMN_WIDTH), theme.dim)];
+    for column in &board.judges {
+        let width = group_width(column);
+        let name = format!("{}{}", column.judge, if column.binding { "★" } else { "" });
+        let style = match column.state {
+            JudgeState::Scored | JudgeState::Pending => theme.role_judge,
+            JudgeState::Malformed(_) => theme.status_malformed,
+            JudgeState::Skipped(_) => theme.status_skipped,
+        };
+        judges.push(Span::styled(pad(&name, width), style));
+        let mut heads = String::new();
+        for criterion in &column.criteria {
+            heads.push_str(&pad(&abbreviation(criterion), CRITERION_COLUMN_WIDTH));
+        }
+        criteria.push(Span::styled(pad(&heads, width), theme.dim));
+    }
+    let mut out = vec![Line::from(judges), Line::from(criteria)];
+    for (row, block) in board.blocks.iter().enumerate() {
+        let mut spans = vec![Span::styled(pad(block, BLOCK_COLUMN_WIDTH), theme.text)];
+        for column in &board.judges {
+            let width = group_width(column);
+            let mut used = 0;
+            for (index, _) in column.criteria.iter().enumerate() {
+                let score = column.scores.get(row).and_then(|scores| scores[index]);
+                let (text, style) = match (&column.state, score) {
+                    (_, Some(score)) => {
+                        let low = column.binding && score < board.binding_threshold;
+                        (
+                            score.to_string(),
+                            if low { theme.score_low } else { theme.score_ok },
+                        )
+                    }
+                    (JudgeState::Pending, None) => ("·".into(), theme.dim),
+                    (JudgeState::Malformed(_), None) => ("?".into(), theme.status_malformed),
+                    (JudgeState::Skipped(_), None) => ("–".into(), theme.status_skipped),
+                    (JudgeState::Scored, None) => ("–".into(), theme.dim),
+                };
+                spans.push(Span::styled(pad(&text, CRITERION_COLUMN_WIDTH), style));
+                used += CRITERION_COLUMN_WIDTH;
+            }
+            spans.push(Span::raw(" ".repeat(width.saturating_sub(used))));
+        }
+        out.push(Line::from(spans));
+    }
+    let mut synthesis = vec![Span::styled(pad("synth", BLOCK_COLUMN_WIDTH), theme.dim)];
+    for column in &board.judges {
+        let text = column
+            .synthesis
+            .map_or_else(|| "·".to_string(), |mean| format!("{mean:.1}"));
+        synthesis.push(Span::styled(pad(&text, group_width(column)), theme.text));
+    }
+    out.push(Line::from(synthesis));
+    for column in &board.judges {
+        let note = match &column.state {
+            JudgeState::Malformed(reason) => Some((
+                format!("{} malformed: {reason}", column.judge),
+                theme.status_malformed,
+            )),
+            JudgeState::Skipped(reason) => Some((
+                format!("{} skipped: {reason}", column.judge),
+                theme.status_skipped,
+            )),
+            _ => None,
+        };
+        if let Some((text, style)) = note {
+            out.push(Line::styled(
+                crate::artifact::render::one_line(&text),
+                style,
+            ));
+        }
+    }
+    if let Some(implied) = &board.implied {
+        let label = if implied.pending > 0 {
+            format!(
+                "so far ({} judge{} pending): ",
+                implied.pending,
+                if implied.pending == 1 { "" } else { "s" }
+            )
+        } else {
+            "verdict: ".to_string()
+        };
+        out.push(Line::from(vec![
+            Span::styled(label, theme.dim),
+            Span::styled(
+                format!(" {} ", implied.verdict.as_str()),
+                verdict_style(theme, implied.verdict),
+            ),
+            Span::raw(" "),
+            Span::styled(implied.rule.clone(), theme.text),
+        ]));
+    }
+    out
+}

@@ -1,0 +1,70 @@
+//! The verdict view: the outcome, the reader-first summary (which carries
+//! the decision record) and every file written. It stays until the person
+//! quits; Tab goes back to the panes.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::frame_block;
+use super::scoreboard::verdict_style;
+use crate::protocol::Outcome;
+use crate::tui::app::App;
+use crate::tui::layout::inner;
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(report) = &app.report else {
+        return;
+    };
+    let theme = &app.theme;
+    frame.render_widget(
+        frame_block(app, Line::styled(" Verdict ", theme.title), true),
+        area,
+    );
+    let body = inner(area);
+    let (headline, rule) = match &report.outcome {
+        Outcome::Decided { verdict, rule } => (
+            Span::styled(
+                format!(" {} ", verdict.as_str()),
+                verdict_style(theme, *verdict),
+            ),
+            rule.clone(),
+        ),
+        Outcome::Failed { reason } => (Span::styled(" NO VERDICT ", theme.error), reason.clone()),
+    };
+    let paths_rows = (report.paths.len() as u16 + 2).min(body.height / 3);
+    let [top, summary, paths] = Layout::vertical([
+        Constraint::Length(3),
+        Constraint::Min(3),
+        Constraint::Length(paths_rows),
+    ])
+    .areas(body);
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(vec![
+                headline,
+                Span::raw("  "),
+                Span::styled(rule, theme.text),
+            ]),
+            Line::styled(
+                "The decision follows mechanically from the judges' scores; the summary below is \
+                 what quorum wrote to summary.md.",
+                theme.dim,
+            ),
+        ]),
+        top,
+    );
+    super::panes::draw_doc(&report.summary, &report.scroll, frame, summary);
+    let mut lines = vec![Line::styled(
+        format!("Written to {}", app.info.run_dir.display()),
+        theme.title,
+    )];
+    lines.extend(
+        report
+            .paths
+            .iter()
+            .map(|path| Line::styled(format!("  {path}"), theme.dim)),
+    );
+    frame.render_widget(Paragraph::new(lines), paths);
+}
