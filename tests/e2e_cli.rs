@@ -90,15 +90,8 @@ impl Sandbox {
     /// Runs the binary with `args`; `stdin` (if any) is written and closed.
     /// A process still running after [`PROCESS_DEADLINE`] is killed.
     fn quorum_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Ran {
-        let mut child = Command::new(QUORUM)
+        let mut child = support::isolate(&mut Command::new(QUORUM), self.path())
             .args(args)
-            .current_dir(self.path())
-            .env("XDG_CONFIG_HOME", self.path().join("config"))
-            .env("HOME", self.path().join("home"))
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("OPENAI_BASE_URL")
-            .env("OLLAMA_HOST", support::closed_address())
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {

@@ -4,6 +4,7 @@
 //! Every configuration problem is found here, before the run folder exists,
 //! and exits with code 2; nothing is written for a bad invocation.
 
+mod doctor;
 mod headless;
 mod interactive;
 mod prepare;
@@ -56,6 +57,9 @@ pub enum Command {
     Run(RunArgs),
     /// Recompute the verdict of a debate from the files on disk
     Verdict(VerdictArgs),
+    /// Show the configuration, the providers and whether they answer, the agent
+    /// each role would get, and the terminal (exit 2 when no provider is usable)
+    Doctor(DoctorArgs),
 }
 
 /// Flags shared by every command that runs a debate.
@@ -139,6 +143,19 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Configuration file (default: $XDG_CONFIG_HOME/quorum/config.yaml, if it exists)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Role assignments to take into account, as for a debate (repeatable)
+    #[arg(long = "agent", value_name = "ROLE=PROVIDER[:MODEL]")]
+    pub agents: Vec<String>,
+    /// A spec file whose `agents:` to take into account
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
 pub struct VerdictArgs {
     /// A debate folder (the one holding debate.yaml)
     pub dir: PathBuf,
@@ -182,6 +199,7 @@ pub async fn run(cli: Cli) -> ExitCode {
             headless::run_debate(prepare::Source::Spec(args.spec), args.run).await
         }
         Command::Verdict(args) => verdict_cmd::run(&args.dir, args.json),
+        Command::Doctor(args) => doctor::run(args).await,
     }
 }
 

@@ -253,3 +253,24 @@ pub fn closed_address() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a local port");
     listener.local_addr().expect("local address").to_string()
 }
+
+/// The variables that could make quorum pick an agent of the developer's.
+pub const AGENT_VARIABLES: [&str; 3] = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"];
+
+/// Runs `command` (the quorum binary) in `dir` with nothing of the
+/// developer's environment that could choose an agent or a prompt: an empty
+/// config home, no key variables, and an `OLLAMA_HOST` where nothing listens.
+pub fn isolate<'c>(
+    command: &'c mut std::process::Command,
+    dir: &std::path::Path,
+) -> &'c mut std::process::Command {
+    command
+        .current_dir(dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("HOME", dir.join("home"))
+        .env("OLLAMA_HOST", closed_address());
+    for variable in AGENT_VARIABLES {
+        command.env_remove(variable);
+    }
+    command
+}

@@ -1,0 +1,354 @@
+//! `quorum doctor`: which configuration is in effect, which providers exist
+//! and whether they answer, which agent each role slot would get and why,
+//! and what the terminal looks like.
+//!
+//! Responsible for checking and reporting, nothing else: it starts no agent
+//! and writes no file. It never prints any part of a key, only whether the
+//! variable that should hold it is set. A built-in provider that is neither
+//! configured nor has its key set is not contacted at all.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::config::detect::{self, Environment, SystemEnvironment};
+use crate::config::resolve::{
+    Level, ProviderSetup, Providers, Resolver, Sources, parse_agent_flags,
+};
+use crate::config::{self, LoadedConfig, ProviderKind};
+use crate::model::architecture_panel;
+use crate::protocol::decision_review::judge_slot_role;
+use crate::spec::{self, DebateSpec};
+use crate::text::sanitize;
+
+use super::{DoctorArgs, EXIT_USAGE};
+
+/// How long an endpoint has to accept a connection, in milliseconds.
+pub const ENDPOINT_PROBE_TIMEOUT_MS: u64 = 3_000;
+
+/// What a provider check found.
+struct Check {
+    lines: Vec<String>,
+    usable: bool,
+}
+
+/// Runs the checks and prints the report on stdout; exit 0 when at least one
+/// provider is usable, 2 otherwise (or for a bad configuration).
+pub async fn run(args: DoctorArgs) -> ExitCode {
+    match report(&args, &SystemEnvironment).await {
+        Ok((text, usable)) => {
+            print!("{}", sanitize(&text));
+            if usable {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_USAGE)
+            }
+        }
+        Err(error) => {
+            eprintln!("quorum: {}", sanitize(&error.to_string()));
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+/// The report and whether any provider is usable.
+async fn report(
+    args: &DoctorArgs,
+    env: &dyn Environment,
+) -> Result<(String, bool), spec::SpecError> {
+    let loaded = config::load(args.config.as_deref())?;
+    let agent_flags = parse_agent_flags(&args.agents)?;
+    let spec = match &args.spec {
+        Some(path) => {
+            let (spec, text) = spec::load(path)?;
+            spec::validate(&spec).map_err(|error| error.in_file(path, Some(&text)))?;
+            Some(spec)
+        }
+        None => None,
+    };
+    let mut out = String::from("quorum doctor\n\n");
+    out.push_str(&config_section(&loaded));
+
+    out.push_str("\nProviders\n");
+    let providers = Providers::new(&loaded.config, env);
+    let mut usable = 0usize;
+    for setup in providers.listed() {
+        let check = check_provider(&setup, &providers).await;
+        usable += usize::from(check.usable);
+        out.push_str(&format!("  {} ({})", setup.name, setup.kind));
+        match setup.kind {
+            ProviderKind::Command => out.push_str(&format!(" — {}", setup.command.join(" "))),
+            _ => out.push_str(&format!(
+                " — {}",
+                setup.base_url.as_deref().unwrap_or_default()
+            )),
+        }
+        out.push('\n');
+        for line in check.lines {
+            out.push_str(&format!("      {line}\n"));
+        }
+    }
+    let ollama = check_ollama(env);
+    usable += usize::from(ollama.usable);
+    out.push_str(&format!(
+        "  ollama (auto-detect) — {}\n",
+        detect::ollama_address(env)
+    ));
+    for line in ollama.lines {
+        out.push_str(&format!("      {line}\n"));
+    }
+
+    out.push_str(&roles_section(&agent_flags, spec.as_ref(), &loaded, env));
+    out.push_str(&terminal_section(env));
+    out.push_str(&format!(
+        "\n{}\n",
+        if usable == 0 {
+            "No provider is usable. Set a key variable, configure a provider, or try `quorum demo` (no key needed)."
+                .to_string()
+        } else {
+            format!("{usable} provider(s) usable.")
+        }
+    ));
+    Ok((out, usable > 0))
+}
+
+fn config_section(loaded: &LoadedConfig) -> String {
+    match &loaded.path {
+        Some(path) => format!(
+            "Configuration file\n  {} ({} provider(s), {} role default(s), {} price(s))\n",
+            path.display(),
+            loaded.config.providers.len(),
+            loaded.config.roles.len(),
+            loaded.config.prices.len()
+        ),
+        None => format!(
+            "Configuration file\n  none (quorum looks for {})\n",
+            config::default_path()
+                .map(|path| path.display().to_string())
+                .unwrap_or_else(|| "$XDG_CONFIG_HOME/quorum/config.yaml".into())
+        ),
+    }
+}
+
+async fn check_provider(setup: &ProviderSetup, providers: &Providers<'_>) -> Check {
+    if setup.kind == ProviderKind::Command {
+        return match find_program(setup.command.first().map(String::as_str).unwrap_or("")) {
+            Some(path) => Check {
+                lines: vec![format!("program: found at {}", path.display())],
+                usable: true,
+            },
+            None => Check {
+                lines: vec!["program: not found (not on PATH, or not executable)".into()],
+                usable: false,
+            },
+        };
+    }
+    let key_set = providers.key_is_set(setup);
+    let key_line = match &setup.api_key_env {
+        Some(variable) if key_set => format!("key: {variable} is set"),
+        Some(variable) if setup.key_required => format!("key: {variable} is NOT set"),
+        Some(variable) => format!("key: {variable} is not set (optional for this endpoint)"),
+        None => "key: none needed".to_string(),
+    };
+    if !setup.configured && !key_set {
+        return Check {
+            lines: vec![
+                key_line,
+                "endpoint: not checked (not configured and no key)".into(),
+            ],
+            usable: false,
+        };
+    }
+    let answers = match setup.base_url.as_deref() {
+        Some(url) => probe_endpoint(url).await,
+        None => Err("no base URL".to_string()),
+    };
+    let usable = answers.is_ok() && (key_set || !setup.key_required);
+    let endpoint_line = match answers {
+        Ok(detail) => format!("endpoint: answers ({detail})"),
+        Err(reason) => format!("endpoint: does not answer ({reason})"),
+    };
+    Check {
+        lines: vec![key_line, endpoint_line],
+        usable,
+    }
+}
+
+/// Whether something accepts connections at the URL's host and port.
+async fn probe_endpoint(url: &str) -> Result<String, String> {
+    let address = host_port(url).ok_or_else(|| format!("cannot read a host in {url}"))?;
+    let connect = tokio::net::TcpStream::connect(address.as_str());
+    match tokio::time::timeout(Duration::from_millis(ENDPOINT_PROBE_TIMEOUT_MS), connect).await {
+        Ok(Ok(_)) => Ok(format!("{address} accepts connections")),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(_) => Err(format!(
+            "no connection within {} s",
+            ENDPOINT_PROBE_TIMEOUT_MS / 1000
+        )),
+    }
+}
+
+/// `host:port` of an http(s) URL, with the scheme's port when none is given.
+fn host_port(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    if authority.is_empty() {
+        return None;
+    }
+    let port_of = |text: &str| {
+        text.rsplit_once(':')
+            .is_some_and(|(_, port)| port.parse::<u16>().is_ok())
+    };
+    let has_port = match authority.strip_prefix('[') {
+        Some(bracketed) => bracketed
+            .split_once(']')
+            .is_some_and(|(_, rest)| port_of(rest)),
+        None => port_of(authority),
+    };
+    if has_port {
+        return Some(authority.to_string());
+    }
+    let port = if scheme == "https" { 443 } else { 80 };
+    Some(format!("{authority}:{port}"))
+}
+
+fn check_ollama(env: &dyn Environment) -> Check {
+    let address = detect::ollama_address(env);
+    match detect::ollama_first_model(
+        &address,
+        Duration::from_millis(detect::OLLAMA_PROBE_TIMEOUT_MS),
+    ) {
+        Some(model) => Check {
+            lines: vec![format!("endpoint: answers; first model {model}")],
+            usable: true,
+        },
+        None => Check {
+            lines: vec!["endpoint: does not answer (or has no model)".into()],
+            usable: false,
+        },
+    }
+}
+
+/// The program's path: as given when it has a slash, else the first
+/// executable match on `PATH`.
+fn find_program(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |path: &Path| {
+        path.metadata()
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    };
+    if program.is_empty() {
+        return None;
+    }
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        return executable(&path).then_some(path);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|path| executable(path))
+}
+
+fn roles_section(
+    agent_flags: &std::collections::BTreeMap<String, config::AgentChoice>,
+    spec: Option<&DebateSpec>,
+    loaded: &LoadedConfig,
+    env: &dyn Environment,
+) -> String {
+    let no_agents = Default::default();
+    let resolver = Resolver::new(Sources {
+        flags: agent_flags,
+        spec: spec.map_or(&no_agents, |spec| &spec.agents),
+        config: loaded,
+        env,
+    });
+    let standard: Vec<String> = architecture_panel(false)
+        .iter()
+        .map(|judge| judge_slot_role(judge.role))
+        .collect();
+    let slots = ["proposer".to_string(), "critic".to_string()]
+        .into_iter()
+        .chain(
+            architecture_panel(true)
+                .into_iter()
+                .map(|judge| judge_slot_role(judge.role)),
+        );
+    let mut out =
+        String::from("\nRoles of a decision review (--agent flag > spec > config > auto-detect)\n");
+    for slot in slots {
+        let high_stakes_only = slot.starts_with("judge.") && !standard.contains(&slot);
+        let note = if high_stakes_only {
+            "  [high-stakes only]"
+        } else {
+            ""
+        };
+        let line = match resolver.resolve(&slot) {
+            Ok(resolved) => {
+                let origin = match resolved.level {
+                    Level::Auto => format!("auto: {}", resolved.origin),
+                    Level::Flag => resolved.origin.clone(),
+                    level => format!("{level}: {}", resolved.origin),
+                };
+                format!("{:<40} from {origin}", resolved.label())
+            }
+            Err(error) if error.message.starts_with("no agent plays") => {
+                "unassigned: nothing assigns it and auto-detection found nothing".into()
+            }
+            Err(error) => format!("error: {error}"),
+        };
+        out.push_str(&format!("  {slot:<18} {line}{note}\n"));
+    }
+    out
+}
+
+fn terminal_section(env: &dyn Environment) -> String {
+    format!(
+        "\nTerminal\n  stdout is a terminal: {}\n  TERM: {}\n  NO_COLOR: {}\n",
+        if std::io::stdout().is_terminal() {
+            "yes"
+        } else {
+            "no"
+        },
+        env.var("TERM").unwrap_or_else(|| "not set".into()),
+        if env.is_set("NO_COLOR") {
+            "set (no colours)"
+        } else {
+            "not set"
+        }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_and_port_come_from_the_url() {
+        assert_eq!(
+            host_port("https://api.openai.com/v1").as_deref(),
+            Some("api.openai.com:443")
+        );
+        assert_eq!(
+            host_port("http://127.0.0.1:11434/v1").as_deref(),
+            Some("127.0.0.1:11434")
+        );
+        assert_eq!(host_port("http://box/v1").as_deref(), Some("box:80"));
+        assert_eq!(
+            host_port("http://[::1]:8080/").as_deref(),
+            Some("[::1]:8080")
+        );
+        assert_eq!(host_port("nonsense"), None);
+    }
+
+    #[test]
+    fn programs_are_found_on_the_path_or_by_their_path() {
+        assert!(find_program("sh").is_some());
+        assert!(find_program("/bin/sh").is_some());
+        assert!(find_program("quorum-no-such-program").is_none());
+        assert!(find_program("").is_none());
+    }
+}

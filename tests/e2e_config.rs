@@ -1,0 +1,632 @@
+//! End-to-end runs of the real `quorum` binary about choosing models: the
+//! configuration file, the precedence of `--agent` over the spec over the
+//! file, the `command` provider inside a whole debate, usage and cost in the
+//! record, `quorum doctor`, and keys that never reach anything quorum writes.
+//!
+//! Every test works in its own temporary folder with an isolated environment
+//! ([`support::isolate`]): no key, no Ollama and no configuration of the
+//! developer's can leak in.
+mod support;
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use quorum::model::JudgeRole;
+use quorum::spec::AgentSpec;
+use serde_json::Value as Json;
+use support::{ScriptBuilder, flat_judge_text, scripted_spec, spec_yaml};
+use yaml_serde::Value;
+
+const QUORUM: &str = env!("CARGO_BIN_EXE_quorum");
+const TOPIC: &str = "Should we adopt the fixture plan?";
+/// Canary keys: if any byte of them shows up in a file or an output, a key leaked.
+const OPENAI_CANARY: &str = "sk-canary-openai-3f9d27c1e8b4a6";
+const ANTHROPIC_CANARY: &str = "sk-ant-canary-7b1e5c93d0a2f4";
+
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ran {
+    fn assert_code(&self, expected: i32) {
+        assert_eq!(
+            self.code, expected,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+    }
+}
+
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        Sandbox {
+            dir: tempfile::tempdir().expect("temporary folder"),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn out(&self) -> PathBuf {
+        self.path().join("out")
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.path().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a test folder");
+        }
+        std::fs::write(&path, text).expect("write a test file");
+        path
+    }
+
+    fn write_executable(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.write(name, text);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .expect("make it executable");
+        path
+    }
+
+    /// Runs quorum with `args` and extra environment variables.
+    fn quorum(&self, args: &[&str], env: &[(&str, &str)]) -> Ran {
+        let mut command = Command::new(QUORUM);
+        support::isolate(&mut command, self.path())
+            .args(args)
+            .stdin(Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let output = command.output().expect("run quorum");
+        Ran {
+            code: output.status.code().expect("quorum exited, not killed"),
+            stdout: String::from_utf8(output.stdout).expect("utf-8 stdout"),
+            stderr: String::from_utf8(output.stderr).expect("utf-8 stderr"),
+        }
+    }
+
+    /// The one debate folder under `out`.
+    fn run_dir(&self) -> PathBuf {
+        let runs: Vec<PathBuf> = std::fs::read_dir(self.out())
+            .expect("the artifact root exists")
+            .map(|entry| entry.expect("entry").path())
+            .collect();
+        assert_eq!(runs.len(), 1, "exactly one run folder: {runs:?}");
+        runs.into_iter().next().unwrap()
+    }
+
+    /// A judge program: answers with `answer-{ROLE}.md` (ROLE from its first
+    /// argument) and says on stderr what it did.
+    fn judge_program(&self) -> PathBuf {
+        for role in JudgeRole::ALL {
+            self.write(
+                &format!("judges/answer-{role}.md"),
+                &flat_judge_text(role, 4),
+            );
+        }
+        self.write_executable(
+            "judges/judge.sh",
+            "#!/bin/sh\ncat > /dev/null\necho \"judging as $1\" >&2\ncat \"$(dirname \"$0\")/answer-$1.md\"\n",
+        )
+    }
+}
+
+fn yaml_of(path: &Path) -> Value {
+    yaml_serde::from_str(&std::fs::read_to_string(path).expect("read yaml")).expect("parse yaml")
+}
+
+fn text(value: &Value) -> &str {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("not a string: {value:?}"))
+}
+
+/// Every file under `dir`, with its contents (lossy).
+fn all_files(dir: &Path) -> BTreeMap<PathBuf, String> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).expect("read folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).expect("read file");
+                files.insert(path, String::from_utf8_lossy(&bytes).into_owned());
+            }
+        }
+    }
+    files
+}
+
+/// A spec whose proposer and critic are scripted, and which leaves the
+/// judges to whoever else assigns them.
+fn spec_without_judges() -> String {
+    let mut spec = scripted_spec(TOPIC, ScriptBuilder::adopt_path().build());
+    spec.agents.clear();
+    spec.agents
+        .insert("proposer".into(), AgentSpec::Short("script".into()));
+    spec.agents
+        .insert("critic".into(), AgentSpec::Short("script".into()));
+    spec_yaml(&spec)
+}
+
+/// A configuration with the judge program as provider `judge-cli` (the
+/// judge's role is its model, passed as `{model}`), the stylist and the other
+/// judges assigned to it, and prices for the scripted agents.
+fn judge_config(sandbox: &Sandbox) -> String {
+    let program = sandbox.judge_program();
+    format!(
+        "providers:\n  judge-cli:\n    kind: command\n    command: [\"/bin/sh\", \"{}\", \"{{model}}\"]\n    timeout_secs: 60\n\
+         prices:\n  \"script:scripted\": {{ input: 1.5, output: 6.0 }}\n\
+         roles:\n  judge.*: judge-cli:aesthete\n  judge.stylist: judge-cli:stylist\n",
+        program.display()
+    )
+}
+
+/// `--agent` beats the spec, the spec beats the file, `judge.*` and exact
+/// roles in the file both apply; command judges answer a whole debate and
+/// their stderr lands in the transcript; usage and cost are recorded.
+#[test]
+fn the_configuration_file_and_command_judges_run_a_whole_debate() {
+    let sandbox = Sandbox::new();
+    let spec = sandbox.write("spec.yaml", &spec_without_judges());
+    let config = sandbox.write("quorum.yaml", &judge_config(&sandbox));
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--agent",
+            "judge.analyst=judge-cli:analyst",
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let dir = sandbox.run_dir();
+    let yaml = yaml_of(&dir.join("debate.yaml"));
+    let participants = &yaml["participants"];
+    assert_eq!(text(&participants["proposer"]["agent"]), "script:scripted");
+    assert_eq!(text(&participants["critic"]["agent"]), "script:scripted");
+    let judges: BTreeMap<&str, &str> = participants["judges"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|judge| (text(&judge["role"]), text(&judge["agent"])))
+        .collect();
+    assert_eq!(
+        judges,
+        BTreeMap::from([
+            ("analyst", "judge-cli:analyst"),
+            ("stylist", "judge-cli:stylist"),
+            ("aesthete", "judge-cli:aesthete"),
+        ])
+    );
+    assert_eq!(text(&yaml["outcome"]["verdict"]), "ADOPT");
+
+    // Usage: every call, estimated for scripted and command agents, priced
+    // only where a price is configured.
+    let usage = &yaml["usage"];
+    let calls = usage["calls"].as_sequence().unwrap();
+    assert_eq!(calls.len(), 6, "proposal, critique, revision, three judges");
+    for call in calls {
+        assert_eq!(call["estimated"].as_bool(), Some(true), "{call:?}");
+        assert!(call["input_tokens"].as_u64().unwrap() > 0, "{call:?}");
+        assert!(call["elapsed_ms"].as_u64().is_some(), "{call:?}");
+        let priced = text(&call["agent"]) == "script:scripted";
+        assert_eq!(call["cost_usd"].as_f64().is_some(), priced, "{call:?}");
+    }
+    let total = &usage["total"];
+    assert_eq!(total["calls"].as_u64(), Some(6));
+    assert_eq!(total["calls_without_price"].as_u64(), Some(3));
+    assert_eq!(
+        usage["prices"]["script:scripted"]["output"].as_f64(),
+        Some(6.0)
+    );
+    let scripted = &usage["agents"]["script:scripted"];
+    let expected_cost = (scripted["input_tokens"].as_u64().unwrap() as f64 * 1.5
+        + scripted["output_tokens"].as_u64().unwrap() as f64 * 6.0)
+        / 1_000_000.0;
+    let cost = total["cost_usd"].as_f64().unwrap();
+    assert!(
+        (cost - expected_cost).abs() < 1e-9,
+        "{cost} vs {expected_cost}"
+    );
+
+    // The judges' stderr is kept in the transcript, with their call ids.
+    let transcript = std::fs::read_to_string(dir.join("transcript.md")).unwrap();
+    let diagnostics = transcript
+        .split("\n## Diagnostics\n")
+        .nth(1)
+        .expect("a diagnostics section");
+    for role in ["analyst", "stylist", "aesthete"] {
+        assert!(
+            diagnostics.contains(&format!("judge.{role}/evaluation/r1/a1")),
+            "{diagnostics}"
+        );
+        assert!(
+            diagnostics.contains(&format!("judging as {role}")),
+            "{diagnostics}"
+        );
+    }
+    assert!(transcript.contains("\n## Usage\n"), "{transcript}");
+    assert!(
+        transcript.contains("tokens in /"),
+        "per-call figures: {transcript}"
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    let usage_line = summary
+        .lines()
+        .find(|line| line.starts_with("Usage: "))
+        .expect("a usage line in summary.md");
+    assert!(usage_line.contains("tokens in"), "{usage_line}");
+    assert!(usage_line.contains("(estimated)"), "{usage_line}");
+    assert!(usage_line.contains("for the priced calls"), "{usage_line}");
+    assert!(ran.stderr.contains("quorum: usage: "), "{}", ran.stderr);
+
+    // The prices are part of the debate's definition.
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let first: Json = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first["event"]["definition"]["participants"]["prices"]["script:scripted"]["input"],
+        1.5
+    );
+
+    // The verdict recomputed from disk agrees.
+    let verdict = sandbox.quorum(&["verdict", dir.to_str().unwrap()], &[]);
+    verdict.assert_code(0);
+}
+
+/// The file in `$XDG_CONFIG_HOME/quorum/config.yaml` is read without
+/// `--config`; its `roles:` yield to a spec's `agents:`.
+#[test]
+fn the_default_configuration_file_is_read_and_the_spec_beats_it() {
+    let sandbox = Sandbox::new();
+    let config = judge_config(&sandbox).replace(
+        "roles:\n",
+        "roles:\n  default: judge-cli:critic\n  judge.analyst: judge-cli:analyst\n",
+    );
+    sandbox.write("config/quorum/config.yaml", &config);
+    let spec = sandbox.write("spec.yaml", &spec_without_judges());
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let yaml = yaml_of(&sandbox.run_dir().join("debate.yaml"));
+    assert_eq!(
+        text(&yaml["participants"]["proposer"]["agent"]),
+        "script:scripted",
+        "agents.proposer in the spec beats roles.default in the file"
+    );
+    let judges = &yaml["participants"]["judges"];
+    assert_eq!(text(&judges[0]["role"]), "analyst");
+    assert_eq!(
+        text(&judges[0]["agent"]),
+        "judge-cli:analyst",
+        "roles.judge.analyst beats roles.judge.*"
+    );
+    assert_eq!(text(&judges[2]["role"]), "aesthete");
+    assert_eq!(
+        text(&judges[2]["agent"]),
+        "judge-cli:aesthete",
+        "roles.judge.* beats roles.default"
+    );
+    assert_eq!(text(&yaml["outcome"]["verdict"]), "ADOPT");
+}
+
+/// A bad configuration file is refused before anything is written, with
+/// its file, line and field.
+#[test]
+fn a_bad_configuration_is_located_and_nothing_is_written() {
+    let sandbox = Sandbox::new();
+    let spec = sandbox.write("spec.yaml", &spec_without_judges());
+    let out = sandbox.out();
+    for (yaml, line, needle) in [
+        ("providers:\n  openai:\n    model: x\n", 3, "model"),
+        (
+            "roles:\n  critic: nowhere\n",
+            2,
+            "unknown provider `nowhere`",
+        ),
+        (
+            "providers:\n  local: { base_url: \"http://h\" }\n",
+            2,
+            "kind",
+        ),
+    ] {
+        let config = sandbox.write("bad.yaml", yaml);
+        let ran = sandbox.quorum(
+            &[
+                "run",
+                spec.to_str().unwrap(),
+                "--headless",
+                "--out",
+                out.to_str().unwrap(),
+                "--config",
+                config.to_str().unwrap(),
+            ],
+            &[],
+        );
+        ran.assert_code(2);
+        assert!(
+            ran.stderr.contains(&format!("{}:{line}", config.display())),
+            "{yaml}: {}",
+            ran.stderr
+        );
+        assert!(ran.stderr.contains(needle), "{yaml}: {}", ran.stderr);
+        assert!(!out.exists(), "nothing is written for {yaml}");
+    }
+    let ran = sandbox.quorum(
+        &["run", spec.to_str().unwrap(), "--config", "missing.yaml"],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(ran.stderr.contains("missing.yaml"), "{}", ran.stderr);
+}
+
+/// With nothing configured and nothing detected, one paragraph says every
+/// way out; exit 2, nothing written.
+#[test]
+fn nothing_to_run_is_one_clear_paragraph() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "review",
+            TOPIC,
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(2);
+    let message = ran.stderr.trim_end();
+    assert_eq!(message.lines().count(), 1, "one paragraph: {message}");
+    for needle in [
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "Ollama",
+        "config/quorum/config.yaml",
+        "--agent",
+        "quorum doctor",
+        "quorum demo",
+    ] {
+        assert!(message.contains(needle), "{needle}: {message}");
+    }
+    assert!(!out.exists());
+}
+
+/// `human` is accepted by resolution but needs the interactive interface.
+#[test]
+fn a_human_role_needs_the_interactive_interface() {
+    let sandbox = Sandbox::new();
+    let spec = sandbox.write(
+        "spec.yaml",
+        &spec_yaml(&scripted_spec(TOPIC, ScriptBuilder::adopt_path().build())),
+    );
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+            "--agent",
+            "critic=human",
+        ],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(ran.stderr.contains("--agent"), "{}", ran.stderr);
+    assert!(ran.stderr.contains("drop --headless"), "{}", ran.stderr);
+    assert!(!out.exists());
+}
+
+/// `quorum doctor`: the file used, each provider with its key state and
+/// whether it answers, the role table with levels, the terminal; exit 0
+/// with a usable provider. No key is ever printed.
+#[test]
+fn doctor_reports_providers_roles_and_terminal() {
+    let sandbox = Sandbox::new();
+    let program = sandbox.judge_program();
+    let closed = support::closed_address();
+    let config = sandbox.write(
+        "doctor.yaml",
+        &format!(
+            "providers:\n  judge-cli: {{ kind: command, command: [\"{}\"] }}\n  \
+             missing-cli: {{ kind: command, command: [\"quorum-test-no-such-program\"] }}\n  \
+             openai: {{ base_url: \"http://{closed}/v1\", api_key_env: OPENAI_API_KEY }}\n\
+             roles:\n  judge.*: judge-cli:aesthete\n  default: openai:test-model\n",
+            program.display()
+        ),
+    );
+    let ran = sandbox.quorum(
+        &[
+            "doctor",
+            "--config",
+            config.to_str().unwrap(),
+            "--agent",
+            "critic=judge-cli:critic",
+        ],
+        &[("OPENAI_API_KEY", OPENAI_CANARY), ("NO_COLOR", "1")],
+    );
+    ran.assert_code(0);
+    let report = &ran.stdout;
+    assert!(report.contains(&config.display().to_string()), "{report}");
+    for needle in [
+        "openai (openai)",
+        &format!("http://{closed}/v1"),
+        "key: OPENAI_API_KEY is set",
+        "endpoint: does not answer",
+        "judge-cli (command)",
+        &format!("program: found at {}", program.display()),
+        "missing-cli (command)",
+        "program: not found",
+        "anthropic (anthropic)",
+        "ANTHROPIC_API_KEY is NOT set",
+        "not checked",
+        "ollama (auto-detect)",
+    ] {
+        assert!(report.contains(needle), "{needle}:\n{report}");
+    }
+    let role_line = |slot: &str| {
+        report
+            .lines()
+            .find(|line| line.trim_start().starts_with(&format!("{slot} ")))
+            .unwrap_or_else(|| panic!("no line for {slot}:\n{report}"))
+            .to_string()
+    };
+    assert!(
+        role_line("proposer").contains("openai:test-model"),
+        "{report}"
+    );
+    assert!(
+        role_line("proposer").contains("config: roles.default"),
+        "{report}"
+    );
+    assert!(role_line("critic").contains("judge-cli:critic"), "{report}");
+    assert!(role_line("critic").contains("--agent critic"), "{report}");
+    assert!(
+        role_line("judge.analyst").contains("roles.judge.*"),
+        "{report}"
+    );
+    assert!(
+        role_line("judge.strategist").contains("high-stakes only"),
+        "{report}"
+    );
+    assert!(report.contains("stdout is a terminal: no"), "{report}");
+    assert!(report.contains("NO_COLOR: set"), "{report}");
+    for output in [&ran.stdout, &ran.stderr] {
+        assert!(!output.contains("canary"), "a key leaked:\n{output}");
+    }
+}
+
+/// `quorum doctor` exits 2 when no provider is usable.
+#[test]
+fn doctor_without_a_usable_provider_exits_2() {
+    let sandbox = Sandbox::new();
+    let closed = support::closed_address();
+    let config = sandbox.write(
+        "doctor.yaml",
+        &format!("providers:\n  openai: {{ base_url: \"http://{closed}/v1\" }}\n"),
+    );
+    let ran = sandbox.quorum(&["doctor", "--config", config.to_str().unwrap()], &[]);
+    ran.assert_code(2);
+    assert!(ran.stdout.contains("does not answer"), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("No provider is usable"),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains("unassigned"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("Configuration file"), "{}", ran.stdout);
+}
+
+/// Canary keys in the environment while a whole debate runs (scripted and
+/// command agents, `--json`): no byte of them in any file of the run, on
+/// stdout or on stderr.
+#[test]
+fn keys_in_the_environment_never_reach_the_record() {
+    let sandbox = Sandbox::new();
+    let spec = sandbox.write("spec.yaml", &spec_without_judges());
+    let config = sandbox.write("quorum.yaml", &judge_config(&sandbox));
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--headless",
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--agent",
+            "judge.analyst=judge-cli:analyst",
+        ],
+        &[
+            ("OPENAI_API_KEY", OPENAI_CANARY),
+            ("ANTHROPIC_API_KEY", ANTHROPIC_CANARY),
+        ],
+    );
+    ran.assert_code(0);
+    let json: Json = serde_json::from_str(&ran.stdout).expect("--json prints one object");
+    assert_eq!(json["usage"]["total"]["calls"], 6);
+    let files = all_files(&out);
+    assert!(files.len() >= 9, "the whole tree: {:?}", files.keys());
+    for canary in [OPENAI_CANARY, ANTHROPIC_CANARY] {
+        let fragment = &canary[..12];
+        for (path, contents) in &files {
+            assert!(
+                !contents.contains(fragment),
+                "{} holds a key",
+                path.display()
+            );
+        }
+        assert!(!ran.stdout.contains(fragment), "stdout holds a key");
+        assert!(!ran.stderr.contains(fragment), "stderr holds a key");
+    }
+}
+
+/// The demo reports usage (estimated) with time to first token in every
+/// call, and in `--json`.
+#[test]
+fn the_demo_reports_usage_and_latency() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--headless",
+            "--json",
+            "--speed",
+            "50",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let json: Json = serde_json::from_str(&ran.stdout).unwrap();
+    let total = &json["usage"]["total"];
+    assert_eq!(total["estimated"], true);
+    assert!(total["output_tokens"].as_u64().unwrap() > 1_000, "{total}");
+    assert!(
+        total.get("cost_usd").is_none(),
+        "no price configured: {total}"
+    );
+    for call in json["usage"]["calls"].as_array().unwrap() {
+        let ttft = call["ttft_ms"].as_u64().expect("time to first token");
+        assert!(ttft <= call["elapsed_ms"].as_u64().unwrap(), "{call}");
+        assert_eq!(call["agent"], "script:scripted");
+    }
+    let yaml = yaml_of(&sandbox.run_dir().join("debate.yaml"));
+    assert_eq!(
+        yaml["usage"]["total"]["calls"].as_u64(),
+        json["usage"]["total"]["calls"].as_u64()
+    );
+}
