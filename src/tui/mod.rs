@@ -1,1 +1,2 @@
+pub mod markdown;
 pub mod theme;
