@@ -274,6 +274,8 @@ pub struct App {
     pub transcript_scroll: Scroll,
     pub transcript_viewport: usize,
     pub focus: Focus,
+    /// The person moved the focus during the current stage.
+    focus_moved: bool,
     pub zoomed: bool,
     pub show_verdict: bool,
     pub layers: Vec<Layer>,
@@ -312,6 +314,7 @@ impl App {
             transcript_scroll: Scroll::default(),
             transcript_viewport: 0,
             focus: Focus::Pane(0),
+            focus_moved: false,
             zoomed: false,
             show_verdict: false,
             layers: Vec::new(),
@@ -343,7 +346,12 @@ impl App {
     pub fn apply(&mut self, update: Update, now: Instant) {
         self.dirty = true;
         match update {
-            Update::Progress(progress) => self.progress = progress,
+            Update::Progress(progress) => {
+                if progress.stage != self.progress.stage {
+                    self.follow_stage(&progress.stage);
+                }
+                self.progress = progress;
+            }
             Update::Board(board) => self.set_board(board),
             Update::CallStarted {
                 call_id,
@@ -387,6 +395,25 @@ impl App {
                 self.layers
                     .retain(|layer| matches!(layer, Layer::Help { .. }));
             }
+        }
+    }
+
+    /// Focus follows the debate to the region where the new stage happens,
+    /// unless the person moved the focus themselves during this stage.
+    fn follow_stage(&mut self, stage: &str) {
+        let moved = std::mem::take(&mut self.focus_moved);
+        if moved || !self.layers.is_empty() {
+            return;
+        }
+        let target = match stage {
+            "proposal" | "revision" => self.pane_index("proposer").map(Focus::Pane),
+            "critique" => self.pane_index("critic").map(Focus::Pane),
+            "moderation" => Some(Focus::Items),
+            "evaluation" => Some(Focus::Scoreboard),
+            _ => None,
+        };
+        if let Some(target) = target {
+            self.focus = target;
         }
     }
 
@@ -780,6 +807,7 @@ impl App {
             .unwrap_or(0);
         let next = (current as isize + step).rem_euclid(ring.len() as isize) as usize;
         self.focus = ring[next];
+        self.focus_moved = true;
     }
 
     /// Focuses whatever is under the pointer and scrolls it.
@@ -802,6 +830,7 @@ impl App {
         };
         self.dirty = true;
         if self.layers.is_empty() {
+            self.focus_moved = true;
             match region {
                 Region::Pane(index) => self.focus = Focus::Pane(index),
                 Region::Items => self.focus = Focus::Items,
@@ -961,6 +990,7 @@ impl App {
             return;
         };
         if self.panes[index].human.is_some() {
+            self.zoomed = true;
             self.layers.push(Layer::AnswerEditor { pane: index });
         } else {
             self.flash("this role is not waiting for your answer".into(), now);

@@ -154,10 +154,10 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
     if !matches!(app.focus, Focus::Pane(index) if app.panes[index].human.is_some()) {
         hidden.push(Action::Answer);
     }
-    if let Focus::Pane(index) = app.focus
-        && app.panes[index].live_call().is_none()
-    {
-        hidden.extend([Action::RetryCall, Action::SkipCall]);
+    let live_pane =
+        matches!(app.focus, Focus::Pane(index) if app.panes[index].live_call().is_some());
+    if !live_pane || app.show_verdict {
+        hidden.extend([Action::RetryCall, Action::SkipCall, Action::WaitLonger]);
     }
     let mut spans = vec![Span::raw(" ")];
     for (key, hint) in keymap::footer(&app.contexts(), &hidden) {
