@@ -131,6 +131,7 @@ pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> 
             thresholds: spec.thresholds.clone(),
             participants,
             started_at: Utc::now(),
+            hold_for_moderator: false,
         },
         roster,
         moderation: flags

@@ -270,6 +270,8 @@ pub struct App {
     pub board: Board,
     pub panes: Vec<AgentPane>,
     pane_by_call: HashMap<String, usize>,
+    /// Calls the person overrode: their skips raise no modal.
+    overridden: std::collections::HashSet<String>,
     pub transcript: StreamDoc,
     pub transcript_scroll: Scroll,
     pub transcript_viewport: usize,
@@ -310,6 +312,7 @@ impl App {
             board: Board::default(),
             panes,
             pane_by_call: HashMap::new(),
+            overridden: std::collections::HashSet::new(),
             transcript: StreamDoc::new(),
             transcript_scroll: Scroll::default(),
             transcript_viewport: 0,
@@ -516,7 +519,9 @@ impl App {
         ) {
             let notice = Sanitizer::new().push(&crate::artifact::render::one_line(&entry.message));
             pane.doc.push_notice(&notice);
-            if entry.kind != LogKind::Skip {
+            let by_person = self.overridden.contains(call_id);
+            let judge = pane.role.slot.starts_with("judge.");
+            if entry.kind != LogKind::Skip || (judge && !by_person) {
                 self.raise_override(OverridePrompt {
                     pane: index,
                     what: notice,
@@ -780,6 +785,7 @@ impl App {
                     now,
                 );
             }
+            Action::RerunJudge => return self.override_call(OverrideAction::Rerun, now),
             Action::Answer => self.open_answer(now),
             Action::SaveText => return self.save_text(now),
             Action::CancelText => {
@@ -1078,19 +1084,32 @@ impl App {
         let Some(index) = self.override_target() else {
             return Vec::new();
         };
-        let from_modal = matches!(self.layers.last(), Some(Layer::Override(_)));
-        let pane = &self.panes[index];
-        let Some(call_id) = pane.live_call().map(str::to_string) else {
-            let message = format!("{} has no running call to override", pane.role.title);
-            self.flash(message, now);
-            if from_modal {
-                self.layers.pop();
-            }
-            return Vec::new();
-        };
-        if from_modal {
+        if matches!(self.layers.last(), Some(Layer::Override(_))) {
             self.layers.pop();
         }
+        let pane = &self.panes[index];
+        // A malformed or skipped judge of a held round has no live call:
+        // re-running it or going on without it names its last call.
+        let held = self.board.needs_moderator
+            && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
+        let call_id = match action {
+            OverrideAction::Rerun if held => pane.call_id.clone(),
+            OverrideAction::Rerun => None,
+            OverrideAction::Skip if held => pane.call_id.clone(),
+            _ => pane.live_call().map(str::to_string),
+        };
+        let Some(call_id) = call_id else {
+            let message = match action {
+                OverrideAction::Rerun => format!(
+                    "{}: only a malformed or skipped judge of a round still open can be re-run",
+                    pane.role.title
+                ),
+                _ => format!("{} has no running call to override", pane.role.title),
+            };
+            self.flash(message, now);
+            return Vec::new();
+        };
+        self.overridden.insert(call_id.clone());
         vec![Command::Moderator(Input::Override { call_id, action })]
     }
 }
