@@ -62,6 +62,7 @@ async fn one_debate(high_stakes: bool, root: &std::path::Path) -> (Duration, u64
         thresholds: Thresholds::default(),
         participants: Participants::default(),
         started_at: chrono::Utc::now(),
+        hold_for_moderator: false,
     };
     let run_dir = RunDir::create(root, "bench", chrono::Local::now()).expect("run dir");
     let journal_path = run_dir.path().join("journal.jsonl");

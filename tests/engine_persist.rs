@@ -218,6 +218,7 @@ async fn run_spied(script: Script, timeouts: &[(&str, Duration)]) -> Finished {
         thresholds: Thresholds::default(),
         participants,
         started_at: Utc::now(),
+        hold_for_moderator: false,
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");
     journal

@@ -59,6 +59,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
         max_rounds: 2,
         thresholds: Thresholds::default(),
         started_at: t0(),
+        hold_for_moderator: false,
     }
 }
 
@@ -1818,6 +1819,157 @@ fn override_skip_of_a_required_agent_stops_and_stale_overrides_are_ignored() {
     let effects = h.override_call("proposer", OverrideAction::Skip);
     assert!(matches!(effects.first(), Some(Effect::CancelCall { .. })));
     assert!(matches!(finished(&effects), Some(Outcome::Failed { .. })));
+}
+
+/// With a moderator present, a round whose judges are all in but one is
+/// malformed waits; the moderator re-runs that judge with the same prompt as
+/// a new attempt, and the round concludes on its answer.
+#[test]
+fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
+    let held = ReviewConfig {
+        hold_for_moderator: true,
+        ..config()
+    };
+    let mut h = Harness::at_evaluation(held);
+    let first = h.call("judge.stylist");
+    h.finish("judge.stylist", "No scores here, just prose: 4/5.\n");
+    let effects = h.finish_judges(all_fours);
+    assert!(effects.is_empty(), "the round waits: {effects:?}");
+    assert!(h.review.board().needs_moderator);
+    assert!(h.logged(LogKind::Moderation, "re-run stylist or go on without it"));
+    assert_eq!(h.verdict(), None);
+    let effects = h.send(Input::Override {
+        call_id: first.request.call_id.clone(),
+        action: OverrideAction::Rerun,
+    });
+    let [Effect::StartCall(again)] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(again.request.call_id, "judge.stylist/evaluation/r1/a2");
+    assert_eq!(again.request.prompt, first.request.prompt);
+    assert_eq!(again.raw_output_path, first.raw_output_path);
+    assert!(!h.review.board().needs_moderator);
+    assert!(h.logged(LogKind::Override, "moderator: re-run stylist"));
+    h.finish_judges(all_fours);
+    assert_eq!(h.verdict(), Some(Verdict::Adopt));
+}
+
+/// A held round goes on without the missing judge when the moderator skips
+/// it; a re-run of a judge that is not missing, or of a closed round, is
+/// ignored; headless runs (no hold) never wait.
+#[test]
+fn override_release_of_a_held_round_and_ignored_reruns() {
+    let held = ReviewConfig {
+        hold_for_moderator: true,
+        ..config()
+    };
+    let mut h = Harness::at_evaluation(held);
+    let stylist = h.call("judge.stylist").request.call_id;
+    let analyst = h.call("judge.analyst").request.call_id;
+    h.finish("judge.stylist", "prose only\n");
+    h.finish_judges(all_fours);
+    let ignored = h.send(Input::Override {
+        call_id: analyst,
+        action: OverrideAction::Rerun,
+    });
+    assert!(ignored.is_empty());
+    assert!(h.logged(LogKind::Note, "re-run ignored"));
+    h.send(Input::Override {
+        call_id: stylist.clone(),
+        action: OverrideAction::Skip,
+    });
+    assert!(h.logged(LogKind::Override, "go on without this judge"));
+    assert_eq!(h.verdict(), Some(Verdict::Adopt));
+    let late = h.send(Input::Override {
+        call_id: stylist,
+        action: OverrideAction::Rerun,
+    });
+    assert!(late.is_empty(), "the round is closed");
+
+    let (mut headless, _, _) = malformed_stylist();
+    headless.finish_judges(all_fours);
+    assert_eq!(
+        headless.verdict(),
+        Some(Verdict::Adopt),
+        "no hold without a moderator"
+    );
+}
+
+/// Wait longer is recorded for a live call and changes nothing else.
+#[test]
+fn override_wait_longer_is_logged_for_live_calls_only() {
+    let mut h = Harness::at_evaluation(config());
+    let effects = h.override_call(
+        "judge.aesthete",
+        OverrideAction::WaitLonger { extra_ms: 300_000 },
+    );
+    assert!(effects.is_empty());
+    assert!(h.logged(
+        LogKind::Override,
+        "moderator: wait 5 min longer for judge.aesthete"
+    ));
+    let stale = h.send(Input::Override {
+        call_id: "critic/critique/r1/a1".into(),
+        action: OverrideAction::WaitLonger { extra_ms: 1 },
+    });
+    assert!(stale.is_empty());
+    assert!(h.logged(LogKind::Note, "override ignored"));
+}
+
+/// A typed answer is checked with the parser of the live call's stage; the
+/// template is the answer shape the prompt ends with.
+#[test]
+fn typed_answers_are_checked_by_the_stage_parser() {
+    let h = Harness::new(config());
+    let call = h.call("proposer").request.call_id;
+    assert!(h.review.check_answer(&call, &proposal_text()).is_ok());
+    let error = h.review.check_answer(&call, "blocks: nope").unwrap_err();
+    assert!(!error.is_empty());
+    assert!(
+        h.review.check_answer("critic/critique/r1/a1", "x").is_err(),
+        "not live"
+    );
+    let template = h.review.answer_template(&call).unwrap();
+    assert!(template.contains("blocks:"), "{template}");
+    let mut h = Harness::at_evaluation(config());
+    let analyst = h.call("judge.analyst").request.call_id;
+    let template = h.review.answer_template(&analyst).unwrap();
+    assert!(template.contains("block_scores:"), "{template}");
+    assert!(
+        h.review.check_answer(&analyst, &template).is_err(),
+        "one score is not all"
+    );
+    let answer = all_fours(JudgeRole::Analyst);
+    assert!(h.review.check_answer(&analyst, &answer).is_ok());
+    h.finish_judges(all_fours);
+}
+
+/// The board: stages, items with decisions, and the scoreboard filling in
+/// with the verdict the scores imply so far.
+#[test]
+fn the_board_shows_items_decisions_and_live_scores() {
+    let mut h = Harness::at_moderation(config());
+    let board = h.review.board();
+    assert_eq!(board.stages.len(), 6);
+    assert!(board.needs_moderator);
+    assert!(board.items.iter().all(|item| item.decision.is_none()));
+    h.decide_noted("c1", ItemDecision::Reject, Some("out of scope"));
+    let board = h.review.board();
+    assert_eq!(board.items[0].decision, Some(ItemDecision::Reject));
+    assert_eq!(board.items[0].note.as_deref(), Some("out of scope"));
+    h.decide_all(Accept);
+    h.submit();
+    h.finish("proposer", &revision_text(&ALL_ITEMS));
+    let board = h.review.board().scoreboard.unwrap();
+    assert!(board.implied.is_none(), "no judge is in yet");
+    h.finish("judge.analyst", &all_fours(JudgeRole::Analyst));
+    let board = h.review.board().scoreboard.unwrap();
+    let implied = board.implied.unwrap();
+    assert_eq!(implied.pending, 2);
+    let analyst = &board.judges[0];
+    assert!(analyst.binding);
+    assert_eq!(analyst.state, quorum::protocol::JudgeState::Scored);
+    assert_eq!(analyst.scores[0], vec![Some(4); analyst.criteria.len()]);
 }
 
 // ---- reader-first delivery (RF) ------------------------------------------------------------

@@ -6,9 +6,12 @@
 //! engine does), and never parses the answer: that is `parse`'s job, after the
 //! raw text is on disk.
 
+pub mod anthropic;
 pub mod command;
 pub mod factory;
+pub mod http;
 pub mod human;
+pub mod openai;
 pub mod script;
 
 use std::fmt;
@@ -73,12 +76,18 @@ pub struct CallOutput {
 /// A call that did not produce an answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AgentError {
-    /// The provider reported an error (HTTP status, error frame, non-zero exit).
+    /// The provider reported an error in its own words (a non-zero exit, an
+    /// error frame of a non-HTTP provider).
     #[error("{0}")]
     Provider(String),
     /// A scripted agent has no reply for this call.
     #[error("script: {0}")]
     Script(String),
+    /// An HTTP provider refused the request, could not be reached, or sent a
+    /// broken stream; carries the status, the provider's message and its
+    /// request id when there are any.
+    #[error(transparent)]
+    Http(#[from] http::HttpFailure),
 }
 
 /// Which provider and model stand behind a role; shown in panes and recorded

@@ -64,11 +64,14 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
         }
     };
     let Prepared {
-        config,
+        mut config,
         roster,
         moderation,
         prompts,
     } = prepared;
+    // A person at the keyboard decides whether a malformed or skipped judge
+    // is re-run; with an automatic policy nobody would answer.
+    config.hold_for_moderator = flags.moderation.is_none();
     let (run_dir, journal) = open_record(&config, flags)?;
     let info = crate::tui::review_info(&config, run_dir.path().to_path_buf());
     let moderator = match flags.moderation {

@@ -150,6 +150,7 @@ pub fn prepare_in(
             thresholds: spec.thresholds.clone(),
             participants,
             started_at: Utc::now(),
+            hold_for_moderator: false,
         },
         roster,
         moderation: flags

@@ -103,6 +103,11 @@ pub struct ReviewConfig {
     pub thresholds: Thresholds,
     pub participants: Participants,
     pub started_at: Timestamp,
+    /// A person moderates live: a round whose judges are all in but one of
+    /// them is malformed or skipped waits for them to re-run that judge or
+    /// go on without it. Headless runs never wait.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hold_for_moderator: bool,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.
@@ -185,6 +190,8 @@ pub struct RevisionRound {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct JudgeRecord {
     pub call_id: Option<String>,
+    /// The prompt this judge was sent, for a moderator's re-run.
+    pub prompt: Option<String>,
     /// Verbatim output, as persisted in its judge file.
     pub raw: Option<String>,
     /// `None` while the judge is still working.
@@ -197,6 +204,11 @@ pub struct EvaluationRound {
     pub round: u32,
     pub judges: BTreeMap<JudgeRole, JudgeRecord>,
     pub assessment: Option<Assessment>,
+    /// Every judge is in, one is malformed or skipped, and the moderator
+    /// decides whether to re-run it (see [`ReviewConfig::hold_for_moderator`]).
+    pub held: bool,
+    /// The moderator chose to go on without the missing judges.
+    pub released: bool,
 }
 
 impl EvaluationRound {
@@ -829,6 +841,7 @@ impl DecisionReview {
                 judge.role,
                 JudgeRecord {
                     call_id: Some(spec.request.call_id.clone()),
+                    prompt: Some(spec.request.prompt.clone()),
                     ..JudgeRecord::default()
                 },
             );
@@ -838,8 +851,80 @@ impl DecisionReview {
             round,
             judges,
             assessment: None,
+            held: false,
+            released: false,
         });
         effects
+    }
+
+    /// The judge whose latest call is `call_id`, in a round still open,
+    /// whose answer was malformed or who was skipped.
+    fn held_judge(&self, call_id: &str) -> Option<JudgeRole> {
+        let evaluation = self.evaluations.last()?;
+        if evaluation.assessment.is_some() {
+            return None;
+        }
+        evaluation
+            .judges
+            .iter()
+            .find(|(_, record)| {
+                record.call_id.as_deref() == Some(call_id)
+                    && matches!(
+                        record.result,
+                        Some(JudgeResult::Malformed { .. } | JudgeResult::Skipped { .. })
+                    )
+            })
+            .map(|(role, _)| *role)
+    }
+
+    /// A moderator's re-run of a malformed or skipped judge while its round
+    /// is open: the same prompt, as a new attempt with its own retry.
+    fn on_rerun(&mut self, call_id: &str, now: Timestamp) -> Vec<Effect> {
+        let Some(role) = self.held_judge(call_id) else {
+            self.push_log(
+                now,
+                LogKind::Note,
+                Some(call_id),
+                "re-run ignored: only a malformed or skipped judge of the open round can be re-run"
+                    .into(),
+            );
+            return Vec::new();
+        };
+        let round = self.round;
+        let evaluation = self
+            .evaluations
+            .last_mut()
+            .expect("held_judge found a round");
+        evaluation.held = false;
+        let record = evaluation
+            .judges
+            .get_mut(&role)
+            .expect("held_judge found it");
+        let prompt = record.prompt.clone().unwrap_or_default();
+        let (_, _, attempt) = split_call_id(call_id);
+        record.result = None;
+        self.push_log(
+            now,
+            LogKind::Override,
+            Some(call_id),
+            format!("moderator: re-run {role} with the same prompt"),
+        );
+        let spec = self.supervisor.relaunch(
+            Slot::new(judge_slot_role(role), "evaluation", round),
+            attempt + 1,
+            prompt,
+            Some(judge_file(role, round)),
+            now,
+            &mut self.log,
+        );
+        self.evaluations
+            .last_mut()
+            .expect("a round is open")
+            .judges
+            .get_mut(&role)
+            .expect("held_judge found it")
+            .call_id = Some(spec.request.call_id.clone());
+        vec![Effect::StartCall(spec)]
     }
 
     fn judge_config(&self, role: JudgeRole) -> Option<&JudgeConfig> {
@@ -922,7 +1007,8 @@ impl DecisionReview {
     }
 
     fn conclude_round_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
-        let evaluation = self.evaluations.last().expect("a round is running");
+        let hold = self.config.hold_for_moderator;
+        let evaluation = self.evaluations.last_mut().expect("a round is running");
         if evaluation
             .judges
             .values()
@@ -930,6 +1016,23 @@ impl DecisionReview {
         {
             return Vec::new();
         }
+        let missing: Vec<String> = evaluation
+            .judges
+            .iter()
+            .filter(|(_, record)| !matches!(record.result, Some(JudgeResult::Scored(_))))
+            .map(|(role, _)| role.to_string())
+            .collect();
+        if hold && !evaluation.released && !missing.is_empty() {
+            evaluation.held = true;
+            let message = format!(
+                "waiting for the moderator: re-run {} or go on without {}",
+                missing.join(", "),
+                if missing.len() == 1 { "it" } else { "them" }
+            );
+            self.push_log(now, LogKind::Moderation, None, message);
+            return Vec::new();
+        }
+        evaluation.held = false;
         let round = evaluation.round;
         let tree = &self
             .revisions
@@ -1156,16 +1259,20 @@ impl Protocol for DecisionReview {
                         elapsed_ms: *elapsed_ms,
                     },
                 );
+                let tokens = figures
+                    .input_tokens
+                    .zip(figures.output_tokens)
+                    .map(|(input, output)| format!(", {input} tokens in / {output} out"))
+                    .unwrap_or_default();
                 self.push_log(
                     now,
                     LogKind::CallFinished,
                     Some(call_id),
                     format!(
-                        "{} answered in {} ({} chars{})",
+                        "{} answered in {} ({} chars{tokens})",
                         call.slot.role,
                         format_duration_ms(*elapsed_ms),
-                        output.chars().count(),
-                        call_figures(&figures)
+                        output.chars().count()
                     ),
                 );
                 match call.slot.stage.as_str() {
@@ -1254,6 +1361,25 @@ impl Protocol for DecisionReview {
                 self.push_log(now, kind, Some(call_id), message);
                 Vec::new()
             }
+            Input::Override {
+                call_id,
+                action: OverrideAction::Rerun,
+            } => self.on_rerun(call_id, now),
+            Input::Override {
+                call_id,
+                action: OverrideAction::Skip,
+            } if !self.supervisor.is_live(call_id) && self.held_judge(call_id).is_some() => {
+                self.push_log(
+                    now,
+                    LogKind::Override,
+                    Some(call_id),
+                    "moderator: go on without this judge".into(),
+                );
+                if let Some(evaluation) = self.evaluations.last_mut() {
+                    evaluation.released = true;
+                }
+                self.conclude_round_if_complete(now)
+            }
             Input::Override { call_id, action } => {
                 let retry = *action == OverrideAction::RetryNow;
                 let after = self
@@ -1267,6 +1393,13 @@ impl Protocol for DecisionReview {
                         "override ignored: the call is not live".into(),
                     );
                     return Vec::new();
+                }
+                if !retry && self.stage == Stage::Evaluation {
+                    // The moderator chose to go on without this judge; a
+                    // held round would only ask them again.
+                    if let Some(evaluation) = self.evaluations.last_mut() {
+                        evaluation.released = true;
+                    }
                 }
                 let mut effects = vec![Effect::CancelCall {
                     call_id: call_id.clone(),
@@ -1328,7 +1461,8 @@ impl Protocol for DecisionReview {
             .collect(),
             scoreboard: self.scoreboard(),
             items,
-            needs_moderator: self.stage == Stage::Moderation,
+            needs_moderator: self.stage == Stage::Moderation
+                || self.evaluations.last().is_some_and(|round| round.held),
         }
     }
 
@@ -1368,6 +1502,19 @@ impl Protocol for DecisionReview {
         let call = self.supervisor.live_call(call_id)?;
         last_yaml_fence(&call.prompt)
     }
+}
+
+/// `(role, stage, attempt)` of a call id `role/stage/rN/aN`.
+fn split_call_id(call_id: &str) -> (&str, &str, u32) {
+    let mut parts = call_id.split('/');
+    let role = parts.next().unwrap_or_default();
+    let stage = parts.next().unwrap_or_default();
+    let attempt = parts
+        .nth(1)
+        .and_then(|part| part.strip_prefix('a'))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    (role, stage, attempt)
 }
 
 /// The last fenced YAML block of a prompt: every prompt ends with the shape
@@ -1468,31 +1615,6 @@ impl DecisionReview {
             implied,
         })
     }
-}
-
-/// `, 1,200 tokens in / 340 out (estimated), first token after 1.2 s,
-/// 85 tok/s, $0.0042`: the figures a call's log line carries.
-fn call_figures(figures: &CallUsage) -> String {
-    let mut out = String::new();
-    if let (Some(input), Some(output)) = (figures.input_tokens, figures.output_tokens) {
-        out.push_str(&format!(", {input} tokens in / {output} out"));
-        if figures.estimated {
-            out.push_str(" (estimated)");
-        }
-    }
-    if let Some(ttft_ms) = figures.ttft_ms {
-        out.push_str(&format!(
-            ", first token after {}",
-            format_duration_ms(ttft_ms)
-        ));
-    }
-    if let Some(rate) = figures.output_tokens_per_second {
-        out.push_str(&format!(", {rate:.0} tok/s"));
-    }
-    if let Some(cost) = figures.cost_usd {
-        out.push_str(&format!(", ${cost:.4}"));
-    }
-    out
 }
 
 /// Block ids of a tree, in order.

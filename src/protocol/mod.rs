@@ -92,6 +92,9 @@ pub enum OverrideAction {
     RetryNow,
     /// Cancel the call and go on without it.
     Skip,
+    /// Run a malformed or skipped judge again, with the same prompt, while
+    /// its round is still open.
+    Rerun,
     /// Keep the running attempt and push its deadline back by `extra_ms`
     /// (the engine owns the timer; the protocol records the decision).
     WaitLonger { extra_ms: u64 },

@@ -112,6 +112,31 @@ impl Supervisor {
         )
     }
 
+    /// Starts `attempt` of a slot that had finished, on the moderator's
+    /// word: a fresh call with its own retry and repair.
+    pub fn relaunch(
+        &mut self,
+        slot: Slot,
+        attempt: u32,
+        prompt: String,
+        raw_output_path: Option<String>,
+        now: Timestamp,
+        log: &mut Vec<LogEntry>,
+    ) -> CallSpec {
+        self.launch(
+            LiveCall {
+                slot,
+                attempt,
+                prompt,
+                raw_output_path,
+                retried: false,
+                repaired: false,
+            },
+            now,
+            log,
+        )
+    }
+
     fn launch(&mut self, call: LiveCall, now: Timestamp, log: &mut Vec<LogEntry>) -> CallSpec {
         let spec = call.spec();
         log.push(LogEntry {

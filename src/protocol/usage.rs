@@ -104,11 +104,15 @@ impl CallUsage {
     }
 }
 
+/// Shortest streaming time a rate is computed over, in milliseconds; over
+/// less, the rate says more about timer granularity than about the model.
+pub const MIN_RATE_WINDOW_MS: u64 = 100;
+
 /// Output tokens over the streaming time (elapsed minus time to first
-/// token), to one decimal; `None` when there is no measurable streaming time.
+/// token), to one decimal; `None` when that time is too short to measure.
 pub fn tokens_per_second(output_tokens: u64, ttft_ms: Option<u64>, elapsed_ms: u64) -> Option<f64> {
     let streaming_ms = elapsed_ms.checked_sub(ttft_ms?)?;
-    (streaming_ms > 0 && output_tokens > 0)
+    (streaming_ms >= MIN_RATE_WINDOW_MS && output_tokens > 0)
         .then(|| (output_tokens as f64 * 10_000.0 / streaming_ms as f64).round() / 10.0)
 }
 
@@ -257,6 +261,11 @@ mod tests {
         assert_eq!(tokens_per_second(300, None, 4_000), None);
         assert_eq!(tokens_per_second(300, Some(4_000), 4_000), None);
         assert_eq!(tokens_per_second(0, Some(1_000), 4_000), None);
+        assert_eq!(
+            tokens_per_second(300, Some(1_000), 1_050),
+            None,
+            "50 ms is too short"
+        );
     }
 
     #[test]
@@ -277,7 +286,7 @@ mod tests {
             "critic/critique/r1/a1",
             "critic",
             "script:scripted",
-            measured(usage(40, 10), true, Some(100), 200),
+            measured(usage(40, 20), true, Some(100), 300),
             None,
         ));
         ledger.record(CallUsage::new(
@@ -290,12 +299,12 @@ mod tests {
         let total = ledger.total();
         assert_eq!(total.calls, 3);
         assert_eq!(total.input_tokens, 1_000_040);
-        assert_eq!(total.output_tokens, 500_010);
+        assert_eq!(total.output_tokens, 500_020);
         assert!(total.estimated);
         assert_eq!(total.cost_usd, Some(2.0));
         assert_eq!(total.calls_without_price, 1);
         assert_eq!(total.calls_without_usage, 1);
-        assert_eq!(total.call_time_ms, 1_350);
+        assert_eq!(total.call_time_ms, 1_450);
         let agents = ledger.by_agent();
         assert_eq!(agents.len(), 3);
         assert_eq!(agents["openai:m"].cost_usd, Some(2.0));

@@ -270,10 +270,14 @@ pub struct App {
     pub board: Board,
     pub panes: Vec<AgentPane>,
     pane_by_call: HashMap<String, usize>,
+    /// Calls the person overrode: their skips raise no modal.
+    overridden: std::collections::HashSet<String>,
     pub transcript: StreamDoc,
     pub transcript_scroll: Scroll,
     pub transcript_viewport: usize,
     pub focus: Focus,
+    /// The person moved the focus during the current stage.
+    focus_moved: bool,
     pub zoomed: bool,
     pub show_verdict: bool,
     pub layers: Vec<Layer>,
@@ -308,10 +312,12 @@ impl App {
             board: Board::default(),
             panes,
             pane_by_call: HashMap::new(),
+            overridden: std::collections::HashSet::new(),
             transcript: StreamDoc::new(),
             transcript_scroll: Scroll::default(),
             transcript_viewport: 0,
             focus: Focus::Pane(0),
+            focus_moved: false,
             zoomed: false,
             show_verdict: false,
             layers: Vec::new(),
@@ -343,7 +349,12 @@ impl App {
     pub fn apply(&mut self, update: Update, now: Instant) {
         self.dirty = true;
         match update {
-            Update::Progress(progress) => self.progress = progress,
+            Update::Progress(progress) => {
+                if progress.stage != self.progress.stage {
+                    self.follow_stage(&progress.stage);
+                }
+                self.progress = progress;
+            }
             Update::Board(board) => self.set_board(board),
             Update::CallStarted {
                 call_id,
@@ -359,18 +370,7 @@ impl App {
                 self.focus = Focus::Items;
                 self.item_cursor = 0;
             }
-            Update::RawPersisted { .. } => {}
-            Update::CallUsage {
-                usage, cost_usd, ..
-            } => {
-                if let Some(usage) = usage {
-                    self.totals.input_tokens += usage.input_tokens;
-                    self.totals.output_tokens += usage.output_tokens;
-                }
-                if let Some(cost) = cost_usd {
-                    *self.totals.cost_usd.get_or_insert(0.0) += cost;
-                }
-            }
+            Update::RawPersisted { .. } | Update::CallUsage { .. } => {}
             Update::AnswerWanted {
                 call_id,
                 role,
@@ -398,6 +398,25 @@ impl App {
                 self.layers
                     .retain(|layer| matches!(layer, Layer::Help { .. }));
             }
+        }
+    }
+
+    /// Focus follows the debate to the region where the new stage happens,
+    /// unless the person moved the focus themselves during this stage.
+    fn follow_stage(&mut self, stage: &str) {
+        let moved = std::mem::take(&mut self.focus_moved);
+        if moved || !self.layers.is_empty() {
+            return;
+        }
+        let target = match stage {
+            "proposal" | "revision" => self.pane_index("proposer").map(Focus::Pane),
+            "critique" => self.pane_index("critic").map(Focus::Pane),
+            "moderation" => Some(Focus::Items),
+            "evaluation" => Some(Focus::Scoreboard),
+            _ => None,
+        };
+        if let Some(target) = target {
+            self.focus = target;
         }
     }
 
@@ -500,7 +519,9 @@ impl App {
         ) {
             let notice = Sanitizer::new().push(&crate::artifact::render::one_line(&entry.message));
             pane.doc.push_notice(&notice);
-            if entry.kind != LogKind::Skip {
+            let by_person = self.overridden.contains(call_id);
+            let judge = pane.role.slot.starts_with("judge.");
+            if entry.kind != LogKind::Skip || (judge && !by_person) {
                 self.raise_override(OverridePrompt {
                     pane: index,
                     what: notice,
@@ -764,6 +785,7 @@ impl App {
                     now,
                 );
             }
+            Action::RerunJudge => return self.override_call(OverrideAction::Rerun, now),
             Action::Answer => self.open_answer(now),
             Action::SaveText => return self.save_text(now),
             Action::CancelText => {
@@ -791,6 +813,7 @@ impl App {
             .unwrap_or(0);
         let next = (current as isize + step).rem_euclid(ring.len() as isize) as usize;
         self.focus = ring[next];
+        self.focus_moved = true;
     }
 
     /// Focuses whatever is under the pointer and scrolls it.
@@ -813,6 +836,7 @@ impl App {
         };
         self.dirty = true;
         if self.layers.is_empty() {
+            self.focus_moved = true;
             match region {
                 Region::Pane(index) => self.focus = Focus::Pane(index),
                 Region::Items => self.focus = Focus::Items,
@@ -972,6 +996,7 @@ impl App {
             return;
         };
         if self.panes[index].human.is_some() {
+            self.zoomed = true;
             self.layers.push(Layer::AnswerEditor { pane: index });
         } else {
             self.flash("this role is not waiting for your answer".into(), now);
@@ -1059,19 +1084,32 @@ impl App {
         let Some(index) = self.override_target() else {
             return Vec::new();
         };
-        let from_modal = matches!(self.layers.last(), Some(Layer::Override(_)));
-        let pane = &self.panes[index];
-        let Some(call_id) = pane.live_call().map(str::to_string) else {
-            let message = format!("{} has no running call to override", pane.role.title);
-            self.flash(message, now);
-            if from_modal {
-                self.layers.pop();
-            }
-            return Vec::new();
-        };
-        if from_modal {
+        if matches!(self.layers.last(), Some(Layer::Override(_))) {
             self.layers.pop();
         }
+        let pane = &self.panes[index];
+        // A malformed or skipped judge of a held round has no live call:
+        // re-running it or going on without it names its last call.
+        let held = self.board.needs_moderator
+            && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
+        let call_id = match action {
+            OverrideAction::Rerun if held => pane.call_id.clone(),
+            OverrideAction::Rerun => None,
+            OverrideAction::Skip if held => pane.call_id.clone(),
+            _ => pane.live_call().map(str::to_string),
+        };
+        let Some(call_id) = call_id else {
+            let message = match action {
+                OverrideAction::Rerun => format!(
+                    "{}: only a malformed or skipped judge of a round still open can be re-run",
+                    pane.role.title
+                ),
+                _ => format!("{} has no running call to override", pane.role.title),
+            };
+            self.flash(message, now);
+            return Vec::new();
+        };
+        self.overridden.insert(call_id.clone());
         vec![Command::Moderator(Input::Override { call_id, action })]
     }
 }

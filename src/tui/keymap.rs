@@ -64,6 +64,7 @@ pub enum Action {
     RetryCall,
     SkipCall,
     WaitLonger,
+    RerunJudge,
     Answer,
     Close,
     ConfirmYes,
@@ -212,6 +213,13 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Override, &[ch('w')], A::WaitLonger, "wait longer", true),
     bind(
         C::Override,
+        &[ch('m')],
+        A::RerunJudge,
+        "re-run anyway",
+        true,
+    ),
+    bind(
+        C::Override,
         &[key(KeyCode::Esc), ch('c')],
         A::Close,
         "let quorum decide",
@@ -253,6 +261,13 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Pane, &[ch('R')], A::RetryCall, "retry call", true),
     bind(C::Pane, &[ch('S')], A::SkipCall, "skip call", true),
     bind(C::Pane, &[ch('W')], A::WaitLonger, "wait longer", false),
+    bind(
+        C::Pane,
+        &[ch('M')],
+        A::RerunJudge,
+        "re-run a malformed judge",
+        false,
+    ),
     bind(
         C::Pane,
         &[ch('j'), key(KeyCode::Down)],

@@ -667,15 +667,39 @@ fn transcript_md(review: &DecisionReview) -> String {
     out
 }
 
-/// The usage section of the transcript: per agent and in total (the per-call
-/// figures are on each call's `done` line above).
+/// The usage section of the transcript: one line per call, then per agent
+/// and in total. Estimated token counts are marked `(est.)`.
 fn usage_md(review: &DecisionReview) -> String {
     let ledger = review.usage_ledger();
     if ledger.calls().is_empty() {
         return String::new();
     }
     let mut out = String::from(
-        "\n## Usage\n\n| agent | calls | tokens in | tokens out | cost | call time |\n|---|---|---|---|---|---|\n",
+        "\n## Usage\n\n| call | agent | tokens in | tokens out | first token | tok/s | time | cost |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for call in ledger.calls() {
+        let marker = if call.estimated { " (est.)" } else { "" };
+        let tokens = |count: Option<u64>| {
+            count.map_or("—".to_string(), |count| {
+                format!("{}{marker}", thousands(count))
+            })
+        };
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",
+            call.call_id,
+            call.agent,
+            tokens(call.input_tokens),
+            tokens(call.output_tokens),
+            call.ttft_ms.map_or("—".to_string(), seconds),
+            call.output_tokens_per_second
+                .map_or("—".to_string(), |rate| format!("{rate:.0}")),
+            seconds(call.elapsed_ms),
+            call.cost_usd.map_or("—".to_string(), dollars)
+        ));
+    }
+    out.push_str(
+        "\n| agent | calls | tokens in | tokens out | cost | call time |\n|---|---|---|---|---|---|\n",
     );
     let row = |name: &str, totals: &UsageTotals| {
         let marker = if totals.estimated { " (est.)" } else { "" };
@@ -693,6 +717,11 @@ fn usage_md(review: &DecisionReview) -> String {
     }
     out.push_str(&row("**total**", &ledger.total()));
     out
+}
+
+/// `1.2 s`.
+fn seconds(ms: u64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
 }
 
 /// `12,345`.

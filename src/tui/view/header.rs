@@ -46,7 +46,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             let text = match (done, active) {
                 (true, _) => "✓ ".to_string(),
                 (_, true) => format!("{} ", capitalise(stage)),
-                _ => "· ".to_string(),
+                _ => "·".to_string() + if index + 1 < stages.len() { " " } else { "" },
             };
             strip.push(Span::styled(text, style));
             continue;

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::items::{decision_span, severity_style};
 use crate::protocol::LogKind;
-use crate::tui::app::{App, Layer, OverridePrompt, WAIT_LONGER_MS};
+use crate::tui::app::{App, Layer, OverridePrompt, PaneStatus, WAIT_LONGER_MS};
 use crate::tui::keymap::{self, Context};
 
 /// A rectangle `width` × `height` (clamped to `area`) centred in `area`.
@@ -143,6 +143,32 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
     let block = modal(app, &title);
     let body = block.inner(rect);
     frame.render_widget(block, rect);
+    let held = app.board.needs_moderator
+        && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
+    if held {
+        let lines = vec![
+            Line::styled(prompt.what.clone(), app.theme.text),
+            Line::raw(""),
+            Line::styled(
+                "The other judges are in; the round waits for you. You can:",
+                app.theme.dim,
+            ),
+            Line::from(vec![
+                Span::styled("  m ", app.theme.key_hint),
+                Span::styled("re-run this judge with the same prompt", app.theme.text),
+            ]),
+            Line::from(vec![
+                Span::styled("  s ", app.theme.key_hint),
+                Span::styled("go on without it (it counts as missing)", app.theme.text),
+            ]),
+            Line::from(vec![
+                Span::styled("  Esc ", app.theme.key_hint),
+                Span::styled("decide later (M or S from its pane)", app.theme.text),
+            ]),
+        ];
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+        return;
+    }
     let next = match pane.live_call() {
         Some(call_id) => format!("quorum is running {call_id} now. You can:"),
         None => "No call of this role is running now.".to_string(),

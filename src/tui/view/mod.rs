@@ -15,7 +15,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
-use super::app::{App, Focus};
+use super::app::{App, Focus, Layer, PaneStatus};
 use super::keymap::{self, Action};
 use super::layout::Region;
 
@@ -154,10 +154,24 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
     if !matches!(app.focus, Focus::Pane(index) if app.panes[index].human.is_some()) {
         hidden.push(Action::Answer);
     }
-    if let Focus::Pane(index) = app.focus
-        && app.panes[index].live_call().is_none()
-    {
-        hidden.extend([Action::RetryCall, Action::SkipCall]);
+    match app.layers.last() {
+        Some(Layer::Override(prompt)) => {
+            let pane = &app.panes[prompt.pane];
+            let held = app.board.needs_moderator
+                && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
+            if held {
+                hidden.extend([Action::RetryCall, Action::WaitLonger]);
+            } else {
+                hidden.push(Action::RerunJudge);
+            }
+        }
+        _ => {
+            let live_pane =
+                matches!(app.focus, Focus::Pane(index) if app.panes[index].live_call().is_some());
+            if !live_pane || app.show_verdict {
+                hidden.extend([Action::RetryCall, Action::SkipCall, Action::WaitLonger]);
+            }
+        }
     }
     let mut spans = vec![Span::raw(" ")];
     for (key, hint) in keymap::footer(&app.contexts(), &hidden) {

@@ -1,0 +1,1273 @@
+//! The transport shared by the HTTP providers (`openai`, `anthropic`).
+//!
+//! Responsible for: the secret [`ApiKey`], the [`Endpoint`] and its
+//! [`HttpLimits`], building the reqwest client, sending a streaming request
+//! and supervising it the way the official SDKs do (retrying 408, 409, 429
+//! and 5xx with jittered exponential backoff, honouring `retry-after-ms` and
+//! `retry-after`, retrying connection failures that happened before any byte
+//! of the body arrived), the idle timeout, the cap on one buffered SSE event,
+//! turning provider error bodies into [`HttpFailure`]s, and the `doctor`
+//! reachability [`probe`].
+//!
+//! Not responsible for: what the events of a stream mean (each provider's
+//! [`SseDecoder`] does that, as a pure state machine), timing out a whole call
+//! or retrying a call that failed part-way (the engine and protocol do that),
+//! or choosing models and keys (configuration does).
+//!
+//! A stream that broke after its first byte is never retried here: the text
+//! already sent to the pane belongs to a failed attempt, and only the engine
+//! may start a new one.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Once;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use eventsource_stream::{Event, EventStream, EventStreamError};
+use futures::{FutureExt, Stream, StreamExt};
+use reqwest::header::{HeaderMap, HeaderValue};
+use tokio::sync::mpsc;
+
+use super::{AgentError, CallOutput, StreamEvent};
+
+/// Default time allowed to open a TCP (and TLS) connection, in milliseconds.
+pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 10_000;
+/// Default longest silence, in milliseconds, before the response headers or
+/// between two pieces of the body.
+pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 120_000;
+/// Default number of transport retries after the first attempt.
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+/// Default wait before the first transport retry, in milliseconds.
+pub const DEFAULT_BACKOFF_INITIAL_MS: u64 = 500;
+/// Default longest wait between two transport retries, in milliseconds.
+pub const DEFAULT_BACKOFF_MAX_MS: u64 = 8_000;
+/// Default longest `retry-after` that is honoured, in milliseconds.
+pub const DEFAULT_RETRY_AFTER_CAP_MS: u64 = 60_000;
+
+/// Largest single SSE event accepted, in bytes (field names and values,
+/// line breaks not counted). A bigger one fails the call instead of growing
+/// a buffer without bound.
+pub const MAX_SSE_EVENT_BYTES: usize = 1024 * 1024;
+/// Most bytes of a non-streaming error body read to find its message.
+const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+/// Longest provider message kept in an error, in characters.
+const MAX_ERROR_MESSAGE_CHARS: usize = 400;
+/// Longest excerpt of a malformed chunk quoted in an error, in characters.
+pub(crate) const MAX_CHUNK_EXCERPT_CHARS: usize = 120;
+/// Share of a backoff delay that jitter may remove (0.25: the delay lands
+/// between 75 % and 100 % of the exponential value).
+const BACKOFF_JITTER_FRACTION: f64 = 0.25;
+
+/// What a secret looks like wherever it could be printed.
+const REDACTED: &str = "***";
+
+/// An API key. It never appears in `Debug`, `Display`, logs or error text,
+/// and it cannot be serialised.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(value: String) -> Self {
+        ApiKey(value)
+    }
+
+    /// The key in environment variable `var`, if it is set and not blank.
+    pub fn from_env(var: &str) -> Option<Self> {
+        std::env::var(var)
+            .ok()
+            .map(|value| value.trim().to_string())
+            .filter(|value| !value.is_empty())
+            .map(ApiKey)
+    }
+
+    /// The secret itself, for a request header and nothing else.
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// A header value holding `prefix` + the key, marked sensitive so that
+    /// the HTTP stack never prints it.
+    pub(crate) fn header_value(&self, prefix: &str) -> Result<HeaderValue, HttpFailure> {
+        let mut value =
+            HeaderValue::from_str(&format!("{prefix}{}", self.expose())).map_err(|_| {
+                HttpFailure::setup(
+                    "-",
+                    "the API key contains characters that cannot be sent in an HTTP header",
+                )
+            })?;
+        value.set_sensitive(true);
+        Ok(value)
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ApiKey({REDACTED})")
+    }
+}
+
+impl fmt::Display for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ApiKey({REDACTED})")
+    }
+}
+
+/// Timeouts and retry policy of one endpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpLimits {
+    /// Time allowed to open a connection.
+    pub connect_timeout: Duration,
+    /// Longest silence before the response headers or mid-stream; a longer
+    /// one fails the call with "no data for N s".
+    pub idle_timeout: Duration,
+    /// Transport retries after the first attempt.
+    pub max_retries: u32,
+    /// Wait before the first retry; doubled for each further retry, jittered.
+    pub backoff_initial: Duration,
+    /// Longest wait between two retries computed by backoff.
+    pub backoff_max: Duration,
+    /// Longest `retry-after` honoured; a longer one is cut to this.
+    pub retry_after_cap: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            connect_timeout: Duration::from_millis(DEFAULT_CONNECT_TIMEOUT_MS),
+            idle_timeout: Duration::from_millis(DEFAULT_IDLE_TIMEOUT_MS),
+            max_retries: DEFAULT_MAX_RETRIES,
+            backoff_initial: Duration::from_millis(DEFAULT_BACKOFF_INITIAL_MS),
+            backoff_max: Duration::from_millis(DEFAULT_BACKOFF_MAX_MS),
+            retry_after_cap: Duration::from_millis(DEFAULT_RETRY_AFTER_CAP_MS),
+        }
+    }
+}
+
+/// Where a provider lives and how to talk to it.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    /// e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    /// Absent for local servers that need none.
+    pub api_key: Option<ApiKey>,
+    pub limits: HttpLimits,
+}
+
+impl Endpoint {
+    /// `base_url` joined with `path` (which starts with `/`).
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url.trim_end_matches('/'))
+    }
+}
+
+/// Which API a [`probe`] speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeKind {
+    OpenAi,
+    Anthropic,
+}
+
+/// What went wrong in an HTTP provider call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HttpFailureKind {
+    /// The provider answered with a non-success status.
+    Status,
+    /// No connection could be made, or it broke before the response.
+    Connect,
+    /// Nothing arrived for longer than the idle timeout.
+    Idle,
+    /// The response stream broke, carried an error, or made no sense.
+    Stream,
+    /// The request could not even be built (bad URL, bad key characters).
+    Setup,
+}
+
+/// A failed HTTP provider call, with what the provider said about it.
+///
+/// The message never contains the API key: it is replaced by `***` even when
+/// a server echoes it back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpFailure {
+    /// `openai` or `anthropic`.
+    pub provider: String,
+    pub kind: HttpFailureKind,
+    /// The HTTP status, when the provider answered with a failure status.
+    pub status: Option<u16>,
+    /// The provider's own error code or type: `invalid_api_key`,
+    /// `overloaded_error`, ...
+    pub error_type: Option<String>,
+    pub message: String,
+    /// The provider's request id (`x-request-id` / `request-id`), for support.
+    pub request_id: Option<String>,
+    /// HTTP attempts made, retries included.
+    pub attempts: u32,
+}
+
+impl HttpFailure {
+    fn new(provider: &str, kind: HttpFailureKind, message: impl Into<String>) -> Self {
+        HttpFailure {
+            provider: provider.to_string(),
+            kind,
+            status: None,
+            error_type: None,
+            message: message.into(),
+            request_id: None,
+            attempts: 1,
+        }
+    }
+
+    fn setup(provider: &str, message: impl Into<String>) -> Self {
+        HttpFailure::new(provider, HttpFailureKind::Setup, message)
+    }
+
+    /// The same failure, attributed to `provider`.
+    pub(crate) fn for_provider(mut self, provider: &str) -> Self {
+        self.provider = provider.to_string();
+        self
+    }
+
+    /// Replaces every occurrence of `key` in the texts of this failure.
+    fn redacted(mut self, key: Option<&ApiKey>) -> Self {
+        if let Some(key) = key.map(ApiKey::expose).filter(|key| !key.is_empty()) {
+            self.message = self.message.replace(key, REDACTED);
+            self.error_type = self.error_type.map(|text| text.replace(key, REDACTED));
+            self.request_id = self.request_id.map(|text| text.replace(key, REDACTED));
+        }
+        self
+    }
+}
+
+impl fmt::Display for HttpFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.provider)?;
+        if let Some(status) = self.status {
+            write!(f, "HTTP {status} ")?;
+        }
+        if let Some(error_type) = &self.error_type {
+            write!(f, "{error_type}: ")?;
+        }
+        f.write_str(&self.message)?;
+        let mut notes = Vec::new();
+        if let Some(request_id) = &self.request_id {
+            notes.push(format!("request id {request_id}"));
+        }
+        if self.attempts > 1 {
+            notes.push(format!("{} attempts", self.attempts));
+        }
+        if !notes.is_empty() {
+            write!(f, " ({})", notes.join("; "))?;
+        }
+        Ok(())
+    }
+}
+
+impl StdError for HttpFailure {}
+
+/// Why a provider's stream state machine rejected its input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// The provider's error type when the stream carried an error event.
+    pub error_type: Option<String>,
+    pub message: String,
+}
+
+impl DecodeError {
+    pub fn new(message: impl Into<String>) -> Self {
+        DecodeError {
+            error_type: None,
+            message: message.into(),
+        }
+    }
+
+    /// A malformed JSON chunk: the parser's complaint and the start of the chunk.
+    pub(crate) fn malformed_json(error: &serde_json::Error, data: &str) -> Self {
+        DecodeError::new(format!(
+            "malformed JSON chunk ({error}): {}",
+            excerpt(data, MAX_CHUNK_EXCERPT_CHARS)
+        ))
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.error_type {
+            Some(error_type) => write!(f, "{error_type}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// One provider's streaming format as a pure, incremental state machine: SSE
+/// events in, display events out, the whole answer at the end. No I/O, no
+/// clock; the transport drives it.
+pub trait SseDecoder: Send {
+    /// Takes the next SSE event and returns what to show right away.
+    fn feed(&mut self, event: &Event) -> Result<Vec<StreamEvent>, DecodeError>;
+
+    /// True once the stream announced its end (`[DONE]`, `message_stop`);
+    /// nothing after that is read.
+    fn is_complete(&self) -> bool;
+
+    /// The answer, once the byte stream has ended (or [`Self::is_complete`]).
+    fn finish(self) -> Result<CallOutput, DecodeError>;
+}
+
+/// Whether a status is worth another attempt (the official SDKs' list: 408
+/// request timeout, 409 lock conflict, 429 rate limit, every 5xx including
+/// Anthropic's 529 "overloaded").
+pub fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || (500..=599).contains(&status)
+}
+
+/// The provider's own retry hint: `x-should-retry: true|false` overrides the
+/// status rule.
+fn should_retry(status: u16, headers: &HeaderMap) -> bool {
+    match header_text(headers, "x-should-retry") {
+        Some("true") => true,
+        Some("false") => false,
+        _ => is_retryable_status(status),
+    }
+}
+
+/// The wait a failed response asks for: `retry-after-ms` (milliseconds),
+/// else `retry-after` (seconds, or an HTTP date compared with `now`).
+/// Negative, unparseable or past values are ignored.
+pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    if let Some(millis) = header_text(headers, "retry-after-ms")
+        .and_then(|text| text.trim().parse::<f64>().ok())
+        .filter(|millis| millis.is_finite() && *millis >= 0.0)
+    {
+        return Some(Duration::from_secs_f64(millis / 1000.0));
+    }
+    let text = header_text(headers, "retry-after")?.trim();
+    if let Ok(seconds) = text.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+    }
+    let date = chrono::DateTime::parse_from_rfc2822(text).ok()?;
+    SystemTime::from(date).duration_since(now).ok()
+}
+
+/// How long to wait before retry number `retry` (1-based).
+///
+/// A provider's `retry_after` wins, cut to `limits.retry_after_cap`.
+/// Otherwise `backoff_initial` doubles per retry up to `backoff_max`, and
+/// `jitter_unit` (uniform in `[0, 1)`) removes up to a quarter of it so that
+/// many clients do not retry in step.
+pub fn retry_delay(
+    retry: u32,
+    limits: &HttpLimits,
+    retry_after: Option<Duration>,
+    jitter_unit: f64,
+) -> Duration {
+    if let Some(wait) = retry_after {
+        return wait.min(limits.retry_after_cap);
+    }
+    let doublings = retry.saturating_sub(1).min(31);
+    let exponential = limits
+        .backoff_initial
+        .saturating_mul(1u32 << doublings)
+        .min(limits.backoff_max);
+    let keep = 1.0 - BACKOFF_JITTER_FRACTION * jitter_unit.clamp(0.0, 1.0);
+    exponential.mul_f64(keep)
+}
+
+/// Counts the bytes of the SSE event being received, across chunk
+/// boundaries, so that one event cannot grow past a limit. An event ends at
+/// a blank line; `\n`, `\r\n` and `\r` all end a line.
+#[derive(Debug)]
+pub struct SseEventSizeGuard {
+    limit: usize,
+    event_bytes: usize,
+    at_line_start: bool,
+    after_cr: bool,
+}
+
+impl SseEventSizeGuard {
+    pub fn new(limit: usize) -> Self {
+        SseEventSizeGuard {
+            limit,
+            event_bytes: 0,
+            at_line_start: true,
+            after_cr: false,
+        }
+    }
+
+    /// Accounts for the next chunk; `Err` once the current event is too big.
+    pub fn check(&mut self, chunk: &[u8]) -> Result<(), EventTooLarge> {
+        for &byte in chunk {
+            match byte {
+                b'\n' if self.after_cr => self.after_cr = false,
+                b'\n' | b'\r' => {
+                    if self.at_line_start {
+                        self.event_bytes = 0;
+                    }
+                    self.at_line_start = true;
+                    self.after_cr = byte == b'\r';
+                }
+                _ => {
+                    self.at_line_start = false;
+                    self.after_cr = false;
+                    self.event_bytes += 1;
+                    if self.event_bytes > self.limit {
+                        return Err(EventTooLarge { limit: self.limit });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One SSE event grew past [`MAX_SSE_EVENT_BYTES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventTooLarge {
+    pub limit: usize,
+}
+
+/// A problem of the byte stream under the SSE decoder.
+#[derive(Debug)]
+enum ByteStreamError {
+    Transport {
+        message: String,
+        before_first_byte: bool,
+    },
+    Idle(Duration),
+    EventTooLarge(EventTooLarge),
+}
+
+impl fmt::Display for ByteStreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ByteStreamError::Transport { message, .. } => f.write_str(message),
+            ByteStreamError::Idle(limit) => write!(f, "no data for {}", seconds(*limit)),
+            ByteStreamError::EventTooLarge(EventTooLarge { limit }) => {
+                write!(f, "one stream event is larger than {limit} bytes")
+            }
+        }
+    }
+}
+
+/// Why reading a stream stopped early.
+#[derive(Debug)]
+enum StreamFailure {
+    Bytes(ByteStreamError),
+    Decode(DecodeError),
+}
+
+impl StreamFailure {
+    fn retryable(&self) -> bool {
+        matches!(
+            self,
+            StreamFailure::Bytes(ByteStreamError::Transport {
+                before_first_byte: true,
+                ..
+            })
+        )
+    }
+
+    fn into_http_failure(self, provider: &str) -> HttpFailure {
+        match self {
+            StreamFailure::Bytes(error @ ByteStreamError::Idle(_)) => {
+                HttpFailure::new(provider, HttpFailureKind::Idle, error.to_string())
+            }
+            StreamFailure::Bytes(ByteStreamError::Transport {
+                message,
+                before_first_byte: true,
+            }) => HttpFailure::new(
+                provider,
+                HttpFailureKind::Connect,
+                format!("the connection closed before the response body: {message}"),
+            ),
+            StreamFailure::Bytes(ByteStreamError::Transport { message, .. }) => HttpFailure::new(
+                provider,
+                HttpFailureKind::Stream,
+                format!("the stream broke part-way: {message}"),
+            ),
+            StreamFailure::Bytes(error) => {
+                HttpFailure::new(provider, HttpFailureKind::Stream, error.to_string())
+            }
+            StreamFailure::Decode(error) => {
+                let mut failure =
+                    HttpFailure::new(provider, HttpFailureKind::Stream, error.message);
+                failure.error_type = error.error_type;
+                failure
+            }
+        }
+    }
+}
+
+struct ByteSupervisor<S> {
+    inner: S,
+    guard: SseEventSizeGuard,
+    received_any: bool,
+    failed: bool,
+}
+
+/// `inner` with the idle timeout and the event-size cap applied; the first
+/// problem ends the stream.
+fn supervise_bytes<S, E>(
+    inner: S,
+    idle_timeout: Option<Duration>,
+) -> impl Stream<Item = Result<Bytes, ByteStreamError>>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: StdError,
+{
+    let start = ByteSupervisor {
+        inner,
+        guard: SseEventSizeGuard::new(MAX_SSE_EVENT_BYTES),
+        received_any: false,
+        failed: false,
+    };
+    futures::stream::unfold(start, move |mut state| async move {
+        if state.failed {
+            return None;
+        }
+        let next = match idle_timeout {
+            Some(limit) => match tokio::time::timeout(limit, state.inner.next()).await {
+                Ok(next) => next,
+                Err(_) => {
+                    state.failed = true;
+                    return Some((Err(ByteStreamError::Idle(limit)), state));
+                }
+            },
+            None => state.inner.next().await,
+        };
+        let item = match next? {
+            Err(error) => {
+                state.failed = true;
+                Err(ByteStreamError::Transport {
+                    message: error_chain(&error),
+                    before_first_byte: !state.received_any,
+                })
+            }
+            Ok(chunk) => {
+                state.received_any |= !chunk.is_empty();
+                match state.guard.check(&chunk) {
+                    Ok(()) => Ok(chunk),
+                    Err(too_large) => {
+                        state.failed = true;
+                        Err(ByteStreamError::EventTooLarge(too_large))
+                    }
+                }
+            }
+        };
+        Some((item, state))
+    })
+}
+
+/// Reads SSE events from `bytes` into `decoder` until the byte stream ends or
+/// the decoder is complete, sending display events as they come.
+async fn pump_events<S, E, D>(
+    bytes: S,
+    idle_timeout: Option<Duration>,
+    decoder: &mut D,
+    events: &mpsc::UnboundedSender<StreamEvent>,
+) -> Result<(), StreamFailure>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: StdError,
+    D: SseDecoder,
+{
+    let sse = EventStream::new(supervise_bytes(bytes, idle_timeout));
+    let mut sse = std::pin::pin!(sse);
+    while let Some(item) = sse.next().await {
+        let event = match item {
+            Ok(event) => event,
+            Err(EventStreamError::Transport(error)) => return Err(StreamFailure::Bytes(error)),
+            Err(EventStreamError::Utf8(_)) => {
+                return Err(StreamFailure::Decode(DecodeError::new(
+                    "the stream is not valid UTF-8",
+                )));
+            }
+            Err(EventStreamError::Parser(error)) => {
+                return Err(StreamFailure::Decode(DecodeError::new(format!(
+                    "malformed event stream: {error}"
+                ))));
+            }
+        };
+        for shown in decoder.feed(&event).map_err(StreamFailure::Decode)? {
+            let _ = events.send(shown);
+        }
+        if decoder.is_complete() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The result of decoding a recorded stream without any network.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedCall {
+    /// Everything sent for display, in order.
+    pub events: Vec<StreamEvent>,
+    pub outcome: Result<CallOutput, AgentError>,
+}
+
+/// Feeds recorded bytes, split into `chunks` exactly as given, through the
+/// same SSE framing, size cap and `decoder` that a live call uses.
+pub fn decode_recorded<D, C>(mut decoder: D, chunks: impl IntoIterator<Item = C>) -> RecordedCall
+where
+    D: SseDecoder,
+    C: Into<Bytes>,
+{
+    let provider = "recorded";
+    let chunks: Vec<Result<Bytes, std::convert::Infallible>> =
+        chunks.into_iter().map(|chunk| Ok(chunk.into())).collect();
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let pumped = pump_events(futures::stream::iter(chunks), None, &mut decoder, &sender)
+        .now_or_never()
+        .expect("a recorded stream never waits");
+    let outcome = match pumped {
+        Ok(()) => decoder
+            .finish()
+            .map_err(|error| StreamFailure::Decode(error).into_http_failure(provider)),
+        Err(failure) => Err(failure.into_http_failure(provider)),
+    }
+    .map_err(AgentError::Http);
+    let mut events = Vec::new();
+    while let Ok(event) = receiver.try_recv() {
+        events.push(event);
+    }
+    RecordedCall { events, outcome }
+}
+
+/// The HTTP side of one provider agent: its endpoint and its own client.
+#[derive(Debug)]
+pub(crate) struct Transport {
+    provider: &'static str,
+    endpoint: Endpoint,
+    client: Result<reqwest::Client, HttpFailure>,
+}
+
+impl Transport {
+    pub(crate) fn new(provider: &'static str, endpoint: Endpoint) -> Self {
+        let client = build_client(&endpoint.limits).map_err(|message| {
+            HttpFailure::setup(provider, format!("cannot build the HTTP client: {message}"))
+        });
+        Transport {
+            provider,
+            endpoint,
+            client,
+        }
+    }
+
+    pub(crate) fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    fn fail(&self, failure: HttpFailure) -> AgentError {
+        AgentError::Http(failure.redacted(self.endpoint.api_key.as_ref()))
+    }
+
+    /// POSTs `body` to `path` and decodes the streamed answer, retrying what
+    /// the transport may retry.
+    pub(crate) async fn stream_call<D: SseDecoder>(
+        &self,
+        path: &str,
+        headers: HeaderMap,
+        body: Vec<u8>,
+        new_decoder: impl Fn() -> D,
+        events: &mpsc::UnboundedSender<StreamEvent>,
+    ) -> Result<CallOutput, AgentError> {
+        let client = self
+            .client
+            .as_ref()
+            .map_err(|failure| self.fail(failure.clone()))?;
+        let limits = &self.endpoint.limits;
+        let url = self.endpoint.url(path);
+        let body = Bytes::from(body);
+        let provider = self.provider;
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let may_retry = attempts <= limits.max_retries;
+            let with_context = |mut failure: HttpFailure, request_id: Option<String>| {
+                failure.attempts = attempts;
+                failure.request_id = request_id;
+                self.fail(failure)
+            };
+            let request = client
+                .post(&url)
+                .headers(headers.clone())
+                .body(body.clone());
+            let sent = send_within(request, &url, limits).await;
+            let response = match sent.map_err(|failure| failure.for_provider(provider)) {
+                Ok(response) => response,
+                Err(failure) if may_retry && failure.kind == HttpFailureKind::Connect => {
+                    let failure = failure.redacted(self.endpoint.api_key.as_ref());
+                    tracing::warn!(attempts, %failure, "retrying after a connection failure");
+                    tokio::time::sleep(retry_delay(attempts, limits, None, fastrand::f64())).await;
+                    continue;
+                }
+                Err(failure) => return Err(with_context(failure, None)),
+            };
+            let request_id = request_id(response.headers());
+            let status = response.status().as_u16();
+            if !response.status().is_success() {
+                let retry = should_retry(status, response.headers());
+                let wait = retry_after(response.headers(), SystemTime::now());
+                let failure = failure_from_response(provider, response, limits).await;
+                if retry && may_retry {
+                    let failure = failure.redacted(self.endpoint.api_key.as_ref());
+                    tracing::warn!(attempts, %failure, "retrying after a failure status");
+                    let delay = retry_delay(attempts, limits, wait, fastrand::f64());
+                    tokio::time::sleep(delay).await;
+                    continue;
+                }
+                return Err(with_context(failure, request_id));
+            }
+            if is_json(response.headers()) {
+                let failure = failure_from_json_answer(provider, response, limits).await;
+                return Err(with_context(failure, request_id));
+            }
+            let mut decoder = new_decoder();
+            let pumped = pump_events(
+                response.bytes_stream().boxed(),
+                Some(limits.idle_timeout),
+                &mut decoder,
+                events,
+            )
+            .await;
+            match pumped {
+                Err(failure) if may_retry && failure.retryable() => {
+                    tracing::warn!(
+                        provider,
+                        attempts,
+                        "retrying: the body broke before its first byte"
+                    );
+                    tokio::time::sleep(retry_delay(attempts, limits, None, fastrand::f64())).await;
+                }
+                Err(failure) => {
+                    return Err(with_context(
+                        failure.into_http_failure(provider),
+                        request_id,
+                    ));
+                }
+                Ok(()) => {
+                    return decoder.finish().map_err(|error| {
+                        with_context(
+                            StreamFailure::Decode(error).into_http_failure(provider),
+                            request_id,
+                        )
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Sends `request`, allowing the connect timeout plus the idle timeout for
+/// the response headers.
+async fn send_within(
+    request: reqwest::RequestBuilder,
+    url: &str,
+    limits: &HttpLimits,
+) -> Result<reqwest::Response, HttpFailure> {
+    let headers_timeout = limits.connect_timeout + limits.idle_timeout;
+    match tokio::time::timeout(headers_timeout, request.send()).await {
+        Ok(Ok(response)) => Ok(response),
+        Ok(Err(error)) => Err(send_failure(error, url, limits)),
+        Err(_) => Err(HttpFailure::new(
+            "-",
+            HttpFailureKind::Idle,
+            format!("no response headers within {}", seconds(headers_timeout)),
+        )),
+    }
+}
+
+fn send_failure(error: reqwest::Error, url: &str, limits: &HttpLimits) -> HttpFailure {
+    let error = error.without_url();
+    if error.is_builder() {
+        return HttpFailure::setup("-", format!("invalid URL {url}: {}", error_chain(&error)));
+    }
+    if error.is_connect() && error.is_timeout() {
+        return HttpFailure::new(
+            "-",
+            HttpFailureKind::Connect,
+            format!(
+                "cannot connect to {url} within {}",
+                seconds(limits.connect_timeout)
+            ),
+        );
+    }
+    HttpFailure::new(
+        "-",
+        HttpFailureKind::Connect,
+        format!("cannot reach {url}: {}", error_chain(&error)),
+    )
+}
+
+/// A failure status turned into an error with the provider's own message.
+async fn failure_from_response(
+    provider: &str,
+    response: reqwest::Response,
+    limits: &HttpLimits,
+) -> HttpFailure {
+    let status = response.status();
+    let body = read_capped(response, limits.idle_timeout).await;
+    let (error_type, message) =
+        parse_error_body(&body).unwrap_or_else(|| (None, fallback_message(&body, status)));
+    HttpFailure {
+        status: Some(status.as_u16()),
+        error_type,
+        message,
+        ..HttpFailure::new(provider, HttpFailureKind::Status, "")
+    }
+}
+
+/// A success status whose body is JSON instead of an event stream: some
+/// servers report errors this way, others ignored `stream: true`.
+async fn failure_from_json_answer(
+    provider: &str,
+    response: reqwest::Response,
+    limits: &HttpLimits,
+) -> HttpFailure {
+    let body = read_capped(response, limits.idle_timeout).await;
+    let (error_type, message) = parse_error_body(&body).unwrap_or_else(|| {
+        (
+            None,
+            "the provider answered with JSON instead of an event stream".to_string(),
+        )
+    });
+    HttpFailure {
+        error_type,
+        message,
+        ..HttpFailure::new(provider, HttpFailureKind::Stream, "")
+    }
+}
+
+fn fallback_message(body: &[u8], status: reqwest::StatusCode) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = one_line(&text);
+    if text.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("no message")
+            .to_string()
+    } else {
+        excerpt(&text, MAX_ERROR_MESSAGE_CHARS)
+    }
+}
+
+/// Reads at most [`MAX_ERROR_BODY_BYTES`] of a body, giving up quietly on
+/// silence or a broken connection.
+async fn read_capped(response: reqwest::Response, idle_timeout: Duration) -> Vec<u8> {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while body.len() < MAX_ERROR_BODY_BYTES {
+        match tokio::time::timeout(idle_timeout, stream.next()).await {
+            Ok(Some(Ok(chunk))) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(MAX_ERROR_BODY_BYTES);
+    body
+}
+
+/// The error type and message of an error body in any of the shapes
+/// providers use: `{"error":{"message","type","code"}}` (OpenAI and most
+/// compatible servers), `{"type":"error","error":{"type","message"}}`
+/// (Anthropic), `{"error":"text"}`, `{"message":"text"}`, `{"detail":"text"}`.
+pub fn parse_error_body(body: &[u8]) -> Option<(Option<String>, String)> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    error_in_value(&value)
+}
+
+/// The error type and message inside a JSON value, if it is an error.
+pub(crate) fn error_in_value(value: &serde_json::Value) -> Option<(Option<String>, String)> {
+    let text = |value: Option<&serde_json::Value>| {
+        value
+            .and_then(serde_json::Value::as_str)
+            .map(|text| excerpt(&one_line(text), MAX_ERROR_MESSAGE_CHARS))
+            .filter(|text| !text.is_empty())
+    };
+    match value.get("error") {
+        Some(error @ serde_json::Value::Object(_)) => {
+            let error_type = text(error.get("code")).or_else(|| text(error.get("type")));
+            let message = text(error.get("message")).unwrap_or_else(|| "no message".to_string());
+            Some((error_type, message))
+        }
+        Some(serde_json::Value::String(message)) => Some((None, one_line(message))),
+        _ => {
+            let message = text(value.get("message")).or_else(|| text(value.get("detail")))?;
+            Some((
+                text(value.get("type")).filter(|kind| kind != "error"),
+                message,
+            ))
+        }
+    }
+}
+
+fn request_id(headers: &HeaderMap) -> Option<String> {
+    ["x-request-id", "request-id"]
+        .into_iter()
+        .find_map(|name| header_text(headers, name))
+        .map(|id| excerpt(id, MAX_CHUNK_EXCERPT_CHARS))
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    header_text(headers, "content-type").is_some_and(|kind| kind.contains("json"))
+}
+
+fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+/// Makes sure rustls has its crypto provider (ring) before any client exists.
+fn install_crypto_provider() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+fn build_client(limits: &HttpLimits) -> Result<reqwest::Client, String> {
+    install_crypto_provider();
+    reqwest::Client::builder()
+        .connect_timeout(limits.connect_timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("quorum/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|error| error_chain(&error))
+}
+
+/// Checks that an endpoint answers: lists its models with the same headers
+/// a call would send. Returns e.g. "answers (HTTP 200, 3 models)".
+pub async fn probe(endpoint: &Endpoint, kind: ProbeKind) -> Result<String, AgentError> {
+    let (provider, path, headers) = match kind {
+        ProbeKind::OpenAi => (
+            "openai",
+            "/models",
+            super::openai::request_headers(endpoint.api_key.as_ref()),
+        ),
+        ProbeKind::Anthropic => (
+            "anthropic",
+            "/v1/models",
+            super::anthropic::request_headers(endpoint.api_key.as_ref()),
+        ),
+    };
+    let fail = |failure: HttpFailure| {
+        AgentError::Http(
+            failure
+                .for_provider(provider)
+                .redacted(endpoint.api_key.as_ref()),
+        )
+    };
+    let headers = headers.map_err(fail)?;
+    let client = build_client(&endpoint.limits)
+        .map_err(|message| fail(HttpFailure::setup(provider, message)))?;
+    let url = endpoint.url(path);
+    let request = client.get(&url).headers(headers);
+    let response = send_within(request, &url, &endpoint.limits)
+        .await
+        .map_err(fail)?;
+    let request_id = request_id(response.headers());
+    let status = response.status();
+    if !status.is_success() {
+        let mut failure = failure_from_response(provider, response, &endpoint.limits).await;
+        failure.request_id = request_id;
+        return Err(fail(failure));
+    }
+    let body = read_capped(response, endpoint.limits.idle_timeout).await;
+    let models = serde_json::from_slice::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|value| value.get("data")?.as_array().map(Vec::len));
+    Ok(match models {
+        Some(1) => format!("answers (HTTP {}, 1 model)", status.as_u16()),
+        Some(count) => format!("answers (HTTP {}, {count} models)", status.as_u16()),
+        None => format!("answers (HTTP {})", status.as_u16()),
+    })
+}
+
+/// An error and its sources, joined with `: `, without repeats.
+fn error_chain(error: &dyn StdError) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current = Some(error);
+    while let Some(error) = current {
+        let text = error.to_string();
+        if !parts.iter().any(|part| part.contains(&text)) {
+            parts.push(text);
+        }
+        current = error.source();
+    }
+    parts.join(": ")
+}
+
+/// `text` with line breaks and runs of whitespace collapsed to single spaces.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max_chars` characters of `text`, with `…` when cut.
+pub(crate) fn excerpt(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// `120 s`, or `0.3 s` below ten seconds when not whole.
+fn seconds(duration: Duration) -> String {
+    let whole = duration.as_secs();
+    if duration.subsec_millis() == 0 || whole >= 10 {
+        format!("{whole} s")
+    } else {
+        format!("{:.1} s", duration.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> HttpLimits {
+        HttpLimits {
+            backoff_initial: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(8),
+            retry_after_cap: Duration::from_secs(60),
+            ..HttpLimits::default()
+        }
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn backoff_doubles_per_retry_without_jitter() {
+        let limits = limits();
+        let delays: Vec<_> = (1..=4)
+            .map(|retry| retry_delay(retry, &limits, None, 0.0))
+            .collect();
+        assert_eq!(
+            delays,
+            [500, 1000, 2000, 4000].map(Duration::from_millis).to_vec()
+        );
+    }
+
+    #[test]
+    fn backoff_stops_growing_at_its_maximum() {
+        let limits = limits();
+        assert_eq!(retry_delay(5, &limits, None, 0.0), Duration::from_secs(8));
+        assert_eq!(retry_delay(40, &limits, None, 0.0), Duration::from_secs(8));
+        assert_eq!(
+            retry_delay(u32::MAX, &limits, None, 0.0),
+            Duration::from_secs(8)
+        );
+    }
+
+    #[test]
+    fn jitter_removes_at_most_a_quarter() {
+        let limits = limits();
+        assert_eq!(
+            retry_delay(2, &limits, None, 1.0),
+            Duration::from_millis(750)
+        );
+        assert_eq!(
+            retry_delay(2, &limits, None, 0.5),
+            Duration::from_millis(875)
+        );
+        for step in 0..100 {
+            let delay = retry_delay(3, &limits, None, f64::from(step) / 100.0);
+            assert!(delay <= Duration::from_secs(2) && delay >= Duration::from_millis(1500));
+        }
+    }
+
+    #[test]
+    fn retry_after_wins_over_backoff_and_is_capped() {
+        let limits = limits();
+        let asked = Some(Duration::from_secs(3));
+        assert_eq!(retry_delay(1, &limits, asked, 0.9), Duration::from_secs(3));
+        let too_long = Some(Duration::from_secs(3600));
+        assert_eq!(
+            retry_delay(1, &limits, too_long, 0.0),
+            Duration::from_secs(60)
+        );
+        assert_eq!(
+            retry_delay(1, &limits, Some(Duration::ZERO), 0.0),
+            Duration::ZERO
+        );
+    }
+
+    #[test]
+    fn retry_after_reads_milliseconds_first() {
+        let now = SystemTime::UNIX_EPOCH;
+        let both = headers(&[("retry-after-ms", "250"), ("retry-after", "7")]);
+        assert_eq!(retry_after(&both, now), Some(Duration::from_millis(250)));
+        let seconds = headers(&[("retry-after", "7")]);
+        assert_eq!(retry_after(&seconds, now), Some(Duration::from_secs(7)));
+        let fractional = headers(&[("retry-after", "1.5")]);
+        assert_eq!(
+            retry_after(&fractional, now),
+            Some(Duration::from_millis(1500))
+        );
+    }
+
+    #[test]
+    fn retry_after_reads_an_http_date() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_470);
+        let date = headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")]);
+        assert_eq!(retry_after(&date, now), Some(Duration::from_secs(10)));
+        let later = now + Duration::from_secs(100);
+        assert_eq!(retry_after(&date, later), None);
+    }
+
+    #[test]
+    fn retry_after_ignores_nonsense() {
+        let now = SystemTime::UNIX_EPOCH;
+        for value in ["soon", "-5", "NaN", ""] {
+            let map = headers(&[("retry-after", value)]);
+            assert_eq!(retry_after(&map, now), None, "{value:?}");
+        }
+        assert_eq!(retry_after(&HeaderMap::new(), now), None);
+        let bad_ms = headers(&[("retry-after-ms", "-1"), ("retry-after", "2")]);
+        assert_eq!(retry_after(&bad_ms, now), Some(Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn retryable_statuses_follow_the_sdks() {
+        for status in [408, 409, 429, 500, 502, 503, 504, 529] {
+            assert!(is_retryable_status(status), "{status}");
+        }
+        for status in [200, 400, 401, 403, 404, 413, 422] {
+            assert!(!is_retryable_status(status), "{status}");
+        }
+    }
+
+    #[test]
+    fn should_retry_header_overrides_the_status() {
+        assert!(!should_retry(503, &headers(&[("x-should-retry", "false")])));
+        assert!(should_retry(400, &headers(&[("x-should-retry", "true")])));
+        assert!(should_retry(503, &headers(&[("x-should-retry", "maybe")])));
+    }
+
+    #[test]
+    fn size_guard_resets_at_each_blank_line() {
+        let mut guard = SseEventSizeGuard::new(10);
+        assert!(guard.check(b"data: 1234\n\n").is_ok());
+        assert!(guard.check(b"data: 1234\r\n\r\n").is_ok());
+        assert!(guard.check(b"data: 1234\r\r").is_ok());
+        assert!(guard.check(b"data: 1234\n").is_ok());
+        assert_eq!(
+            guard.check(b"x\n\n"),
+            Err(EventTooLarge { limit: 10 }),
+            "two lines of one event add up"
+        );
+    }
+
+    #[test]
+    fn size_guard_sees_terminators_split_across_chunks() {
+        let mut guard = SseEventSizeGuard::new(10);
+        assert!(guard.check(b"data: 1234\r").is_ok());
+        assert!(guard.check(b"\n").is_ok());
+        assert!(guard.check(b"\r").is_ok());
+        assert!(guard.check(b"\ndata: 1234").is_ok());
+        assert!(guard.check(b"\n\n").is_ok());
+        assert!(guard.check(b"data: 12345").is_err());
+    }
+
+    #[test]
+    fn error_bodies_of_every_known_shape() {
+        let openai = br#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
+        assert_eq!(
+            parse_error_body(openai),
+            Some((
+                Some("invalid_api_key".to_string()),
+                "Incorrect API key provided".to_string()
+            ))
+        );
+        let anthropic =
+            br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+        assert_eq!(
+            parse_error_body(anthropic),
+            Some((
+                Some("overloaded_error".to_string()),
+                "Overloaded".to_string()
+            ))
+        );
+        assert_eq!(
+            parse_error_body(br#"{"error":"model not found"}"#),
+            Some((None, "model not found".to_string()))
+        );
+        assert_eq!(
+            parse_error_body(br#"{"detail":"Not Found"}"#),
+            Some((None, "Not Found".to_string()))
+        );
+        assert_eq!(parse_error_body(b"<html>bad gateway</html>"), None);
+        assert_eq!(parse_error_body(br#"{"choices":[]}"#), None);
+    }
+
+    #[test]
+    fn api_key_never_prints() {
+        let key = ApiKey::new("sk-secret-123".to_string());
+        assert_eq!(format!("{key:?}"), "ApiKey(***)");
+        assert_eq!(key.to_string(), "ApiKey(***)");
+        let endpoint = Endpoint {
+            base_url: "http://127.0.0.1:1".to_string(),
+            api_key: Some(key),
+            limits: HttpLimits::default(),
+        };
+        assert!(!format!("{endpoint:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn failures_redact_an_echoed_key() {
+        let key = ApiKey::new("sk-secret-123".to_string());
+        let failure = HttpFailure {
+            status: Some(401),
+            ..HttpFailure::new(
+                "openai",
+                HttpFailureKind::Status,
+                "bad key sk-secret-123 given",
+            )
+        }
+        .redacted(Some(&key));
+        assert_eq!(failure.to_string(), "openai: HTTP 401 bad key *** given");
+    }
+
+    #[test]
+    fn failure_display_reads_like_a_sentence() {
+        let failure = HttpFailure {
+            status: Some(401),
+            error_type: Some("invalid_api_key".to_string()),
+            request_id: Some("req_123".to_string()),
+            ..HttpFailure::new(
+                "openai",
+                HttpFailureKind::Status,
+                "Incorrect API key provided",
+            )
+        };
+        assert_eq!(
+            failure.to_string(),
+            "openai: HTTP 401 invalid_api_key: Incorrect API key provided (request id req_123)"
+        );
+        let retried = HttpFailure {
+            attempts: 3,
+            ..HttpFailure::new("anthropic", HttpFailureKind::Connect, "cannot reach it")
+        };
+        assert_eq!(
+            retried.to_string(),
+            "anthropic: cannot reach it (3 attempts)"
+        );
+    }
+
+    #[test]
+    fn durations_print_in_seconds() {
+        assert_eq!(seconds(Duration::from_secs(120)), "120 s");
+        assert_eq!(seconds(Duration::from_millis(300)), "0.3 s");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(seconds(Duration::from_millis(12_500)), "12 s");
+    }
+
+    #[test]
+    fn excerpts_cut_on_characters() {
+        assert_eq!(excerpt("héllo wörld", 4), "héll…");
+        assert_eq!(excerpt("short", 10), "short");
+    }
+}

@@ -1,0 +1,367 @@
+//! Snapshots of every screen of the TUI, at 80×24 and 200×60, drawn with
+//! ratatui's TestBackend from the updates of a real demo debate.
+//!
+//! The debate runs in-process on the built-in scripted agents with tokio's
+//! clock paused, so chunk boundaries are the same on every run; timestamps
+//! are pinned before the updates reach the interface. Each screen is the
+//! state after a prefix of those updates, plus key presses.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use chrono::TimeZone;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use quorum::cli::{RunFlags, prepare};
+use quorum::engine::{Engine, ModerationPolicy, Moderator, Update};
+use quorum::protocol::decision_review::DecisionReview;
+use quorum::tui::App;
+use quorum::tui::theme::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use tokio::sync::mpsc;
+
+/// Where the interface says the record is.
+const RUN_DIR: &str = "/tmp/quorum/billing-event-sourcing-20261130-120000";
+
+/// Every update of one demo debate (moderation: accept all), timestamps pinned.
+fn demo_updates() -> &'static [Update] {
+    static UPDATES: OnceLock<Vec<Update>> = OnceLock::new();
+    UPDATES.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let out = tempfile::tempdir().unwrap();
+            let flags = RunFlags {
+                out: out.path().to_path_buf(),
+                speed: 1.0,
+                ..RunFlags::default()
+            };
+            let prepared = prepare(quorum::cli::Source::Demo, &flags).unwrap();
+            let run_dir =
+                quorum::artifact::RunDir::create(out.path(), "demo", chrono::Local::now()).unwrap();
+            let journal =
+                quorum::artifact::Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
+            let (tx, mut rx) = mpsc::unbounded_channel();
+            let engine = Engine::new(
+                DecisionReview::new(prepared.config, prepared.prompts),
+                run_dir,
+                journal,
+                prepared.roster,
+                Moderator::policy(ModerationPolicy::Accept),
+                tx,
+            );
+            engine.run().await.unwrap();
+            let mut updates = Vec::new();
+            while let Ok(update) = rx.try_recv() {
+                updates.push(pin_time(update));
+            }
+            updates
+        })
+    })
+}
+
+fn pin_time(update: Update) -> Update {
+    match update {
+        Update::Log(mut entry) => {
+            entry.at = chrono::Utc
+                .with_ymd_and_hms(2026, 11, 30, 12, 0, 0)
+                .unwrap();
+            entry.message = pin_duration(&entry.message);
+            Update::Log(entry)
+        }
+        other => other,
+    }
+}
+
+/// Call durations are wall-clock time even with tokio's clock paused:
+/// `answered in 0.1 s` becomes `answered in 0.0 s`.
+fn pin_duration(message: &str) -> String {
+    const MARK: &str = "answered in ";
+    let Some(start) = message.find(MARK).map(|at| at + MARK.len()) else {
+        return message.to_string();
+    };
+    let end = message[start..]
+        .find(" s")
+        .map_or(message.len(), |offset| start + offset);
+    format!("{}0.0{}", &message[..start], &message[end..])
+}
+
+fn info() -> quorum::tui::DebateInfo {
+    let flags = RunFlags {
+        speed: 1.0,
+        ..RunFlags::default()
+    };
+    let prepared = prepare(quorum::cli::Source::Demo, &flags).unwrap();
+    quorum::tui::review_info(&prepared.config, PathBuf::from(RUN_DIR))
+}
+
+fn theme(name: &str) -> Theme {
+    Theme::builtin(name).unwrap()
+}
+
+/// The app after the updates up to (not including) the first one `stop`
+/// matches, skipping `skip_matches - 1` earlier matches.
+fn app_until(theme_name: &str, stop: impl Fn(&Update) -> bool, nth: usize) -> App {
+    let now = Instant::now();
+    let mut app = App::new(info(), theme(theme_name), now);
+    let mut seen = 0;
+    for update in demo_updates() {
+        if stop(update) {
+            seen += 1;
+            if seen == nth {
+                break;
+            }
+        }
+        app.apply(update.clone(), now);
+    }
+    app
+}
+
+fn chunks_of(role: &'static str, count: usize) -> impl Fn(&Update) -> bool {
+    let seen = std::cell::Cell::new(0);
+    move |update| match update {
+        Update::Chunk { call_id, .. } if call_id.starts_with(role) => {
+            seen.set(seen.get() + 1);
+            seen.get() > count
+        }
+        _ => false,
+    }
+}
+
+fn render(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    app.prepare(Rect::new(0, 0, width, height));
+    terminal
+        .draw(|frame| quorum::tui::view::draw(app, frame))
+        .unwrap();
+    terminal
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE), Instant::now());
+}
+
+fn snap(name: &str, app: &mut App) {
+    for (width, height) in [(80, 24), (200, 60)] {
+        let terminal = render(app, width, height);
+        insta::assert_snapshot!(format!("{name}_{width}x{height}"), terminal.backend());
+    }
+}
+
+#[test]
+fn proposal_streaming() {
+    let mut app = app_until("dark", chunks_of("proposer/proposal", 40), 1);
+    snap("proposal_streaming", &mut app);
+}
+
+#[test]
+fn critique_streaming() {
+    let mut app = app_until("dark", chunks_of("critic/critique", 30), 1);
+    press(&mut app, KeyCode::Tab);
+    snap("critique_streaming", &mut app);
+}
+
+fn moderation() -> App {
+    app_until(
+        "dark",
+        |update| matches!(update, Update::Board(board) if board.items.iter().any(|i| i.decision.is_some())),
+        1,
+    )
+}
+
+#[test]
+fn moderation_items_take_focus() {
+    let mut app = moderation();
+    assert!(app.board.needs_moderator);
+    assert_eq!(app.focus, quorum::tui::app::Focus::Items);
+    snap("moderation", &mut app);
+}
+
+#[test]
+fn moderation_note_editor() {
+    let mut app = moderation();
+    press(&mut app, KeyCode::Char('a'));
+    press(&mut app, KeyCode::Char('n'));
+    for c in "Finance must sign off".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    snap("moderation_note", &mut app);
+}
+
+#[test]
+fn moderation_item_in_full() {
+    let mut app = moderation();
+    press(&mut app, KeyCode::Enter);
+    snap("moderation_item_detail", &mut app);
+}
+
+#[test]
+fn revision_streaming() {
+    let mut app = app_until("dark", chunks_of("proposer/revision", 60), 1);
+    snap("revision_streaming", &mut app);
+}
+
+#[test]
+fn evaluation_with_partial_scores_and_the_override_modal() {
+    // The aesthete timed out and its retry is running: the modal is open.
+    let mut app = app_until(
+        "dark",
+        |update| matches!(update, Update::Chunk { call_id, .. } if call_id.starts_with("judge.aesthete") && call_id.ends_with("/a2")),
+        1,
+    );
+    snap("evaluation_override_modal", &mut app);
+    press(&mut app, KeyCode::Esc);
+    snap("evaluation_scores", &mut app);
+}
+
+#[test]
+fn help_overlay() {
+    let mut app = app_until("dark", chunks_of("critic/critique", 10), 1);
+    press(&mut app, KeyCode::Char('?'));
+    snap("help", &mut app);
+}
+
+#[test]
+fn quit_asks_while_running() {
+    let mut app = app_until("dark", chunks_of("critic/critique", 10), 1);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.quit);
+    snap("confirm_quit", &mut app);
+}
+
+fn finished(theme_name: &str) -> App {
+    let mut app = app_until(theme_name, |_| false, 1);
+    let summary = "# Should we move billing to event sourcing?\n\n**Go ahead (ADOPT).** The summary \
+                   quorum wrote, rendered as markdown.\n\n- deferred c3: ask finance\n";
+    app.show_report(
+        summary,
+        vec![
+            "critique.md".into(),
+            "debate.yaml".into(),
+            "judges/judge-analyst.md".into(),
+            "journal.jsonl".into(),
+            "proposal.md".into(),
+            "revision.md".into(),
+            "summary.md".into(),
+            "transcript.md".into(),
+        ],
+    );
+    app
+}
+
+#[test]
+fn verdict_screen() {
+    let mut app = finished("dark");
+    assert!(app.outcome.is_some());
+    snap("verdict", &mut app);
+    // Tab goes back to the panes; the scoreboard shows the final round.
+    press(&mut app, KeyCode::Tab);
+    snap("after_verdict_panes", &mut app);
+}
+
+#[test]
+fn human_agent_pane() {
+    let mut app = app_until("dark", chunks_of("critic/critique", 5), 1);
+    let analyst = app.pane_index("judge.analyst").unwrap();
+    app.apply(
+        Update::CallStarted {
+            call_id: "judge.analyst/evaluation/r1/a1".into(),
+            role: "judge.analyst".into(),
+            agent: quorum::agent::AgentInfo {
+                provider: "human".into(),
+                model: "moderator".into(),
+            },
+        },
+        Instant::now(),
+    );
+    app.apply(
+        Update::AnswerWanted {
+            call_id: "judge.analyst/evaluation/r1/a1".into(),
+            role: "judge.analyst".into(),
+            prompt: "## Answer format\n\nReply with one fenced YAML block.".into(),
+            template: Some(
+                "block_scores:\n  - block_id: b1\n    criterion: correctness\n    score: 4\n    rationale: \"one sentence\"\n"
+                    .into(),
+            ),
+        },
+        Instant::now(),
+    );
+    app.apply(
+        Update::AnswerRejected {
+            call_id: "judge.analyst/evaluation/r1/a1".into(),
+            error: "line 3, field block_scores[0].score: 7 is not a score from 1 to 5".into(),
+        },
+        Instant::now(),
+    );
+    app.focus = quorum::tui::app::Focus::Pane(analyst);
+    app.flash = None;
+    press(&mut app, KeyCode::Char('e'));
+    snap("human_agent", &mut app);
+}
+
+/// Text plus one letter per cell for its foreground, so a theme's colours
+/// are part of the snapshot.
+fn styled_dump(terminal: &Terminal<TestBackend>) -> String {
+    let buffer = terminal.backend().buffer();
+    let mut colours: Vec<String> = Vec::new();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        let mut text = String::new();
+        let mut codes = String::new();
+        for x in 0..buffer.area.width {
+            let cell = &buffer[(x, y)];
+            text.push_str(cell.symbol());
+            let key = format!("{:?}/{:?}/{:?}", cell.fg, cell.bg, cell.modifier);
+            let index = colours.iter().position(|c| *c == key).unwrap_or_else(|| {
+                colours.push(key);
+                colours.len() - 1
+            });
+            codes.push(char::from_digit(index as u32 % 36, 36).unwrap());
+        }
+        out.push_str(&format!("{text}\n{codes}\n"));
+    }
+    out.push_str("\nstyles:\n");
+    for (index, key) in colours.iter().enumerate() {
+        out.push_str(&format!(
+            "{}: {key}\n",
+            char::from_digit(index as u32 % 36, 36).unwrap()
+        ));
+    }
+    out
+}
+
+#[test]
+fn each_theme_once() {
+    for name in Theme::names() {
+        let mut app = finished(name);
+        press(&mut app, KeyCode::Tab);
+        let terminal = render(&mut app, 120, 32);
+        insta::assert_snapshot!(format!("theme_{name}"), styled_dump(&terminal));
+    }
+}
+
+#[test]
+fn no_color_keeps_focus_visible_without_colour() {
+    let mut app = finished("dark");
+    app.theme = app.theme.clone().no_color();
+    press(&mut app, KeyCode::Tab);
+    let terminal = render(&mut app, 120, 32);
+    let buffer = terminal.backend().buffer();
+    for cell in buffer.content() {
+        assert_eq!(
+            cell.fg,
+            ratatui::style::Color::Reset,
+            "NO_COLOR: no foreground colour"
+        );
+        assert_eq!(
+            cell.bg,
+            ratatui::style::Color::Reset,
+            "NO_COLOR: no background colour"
+        );
+    }
+}
