@@ -8,14 +8,21 @@
 //! engine's.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use tokio::sync::mpsc;
 
 use crate::config::ProviderKind;
 use crate::config::detect::Environment;
-use crate::config::resolve::ResolvedAgent;
+use crate::config::resolve::{LimitOverrides, ProviderSetup, ResolvedAgent};
 
+use super::anthropic::AnthropicAgent;
 use super::command::{CommandAgent, CommandError};
+use super::http::{ApiKey, Endpoint, HttpLimits};
+use super::openai::OpenAiAgent;
 use super::script::{Script, ScriptAgent};
-use super::{Agent, AgentInfo};
+use super::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, StreamEvent};
 
 /// What agents are built with, besides their resolved choice.
 pub struct BuildContext<'a> {
@@ -45,8 +52,6 @@ pub enum BuildError {
         provider: String,
         source: CommandError,
     },
-    #[error("the {kind} provider is not part of this build of quorum yet")]
-    Unavailable { kind: ProviderKind },
 }
 
 /// Builds the agent for one resolved role slot.
@@ -80,24 +85,218 @@ pub fn build(
             Ok(Arc::new(agent))
         }
         ProviderKind::Openai | ProviderKind::Anthropic => {
-            require_key(resolved, context.env)?;
-            Err(BuildError::Unavailable {
-                kind: provider.kind,
-            })
+            let endpoint = endpoint(provider, http_limits(resolved.limits()), context.env);
+            if provider.key_required
+                && endpoint.api_key.is_none()
+                && let Some(variable) = &provider.api_key_env
+            {
+                return Err(BuildError::MissingKey {
+                    provider: provider.name.clone(),
+                    variable: variable.clone(),
+                });
+            }
+            let model = resolved.model.clone();
+            let inner: Arc<dyn Agent> = if provider.kind == ProviderKind::Openai {
+                Arc::new(OpenAiAgent::new(endpoint, model).with_max_tokens(provider.max_tokens))
+            } else {
+                let agent = AnthropicAgent::new(endpoint, model);
+                Arc::new(match provider.max_tokens {
+                    Some(max_tokens) => agent.with_max_tokens(max_tokens),
+                    None => agent,
+                })
+            };
+            Ok(Arc::new(Labelled { inner, info }))
         }
     }
 }
 
-/// Fails when the provider cannot work without a key that is not set.
-fn require_key(resolved: &ResolvedAgent, env: &dyn Environment) -> Result<(), BuildError> {
-    let provider = &resolved.provider;
-    match &provider.api_key_env {
-        Some(variable) if provider.key_required && !env.is_set(variable) => {
-            Err(BuildError::MissingKey {
-                provider: provider.name.clone(),
-                variable: variable.clone(),
-            })
+/// Where an HTTP provider lives: its base URL, its key (read from the
+/// variable it names, if set) and `limits`.
+pub fn endpoint(provider: &ProviderSetup, limits: HttpLimits, env: &dyn Environment) -> Endpoint {
+    let api_key = provider
+        .api_key_env
+        .as_deref()
+        .and_then(|variable| env.var(variable))
+        .map(|value| value.trim().to_string())
+        .filter(|value| !value.is_empty())
+        .map(ApiKey::new);
+    Endpoint {
+        base_url: provider.base_url.clone().unwrap_or_default(),
+        api_key,
+        limits,
+    }
+}
+
+/// The default HTTP limits with the configured ones applied.
+pub fn http_limits(overrides: LimitOverrides) -> HttpLimits {
+    let defaults = HttpLimits::default();
+    let seconds =
+        |value: Option<f64>, default: Duration| value.map_or(default, Duration::from_secs_f64);
+    HttpLimits {
+        connect_timeout: seconds(overrides.connect_timeout_secs, defaults.connect_timeout),
+        idle_timeout: seconds(overrides.idle_timeout_secs, defaults.idle_timeout),
+        max_retries: overrides.max_retries.unwrap_or(defaults.max_retries),
+        retry_after_cap: seconds(overrides.retry_after_cap_secs, defaults.retry_after_cap),
+        ..defaults
+    }
+}
+
+/// An agent shown under the name the configuration gives its provider
+/// (`ollama:llama3.1` rather than the transport's `openai:llama3.1`).
+struct Labelled {
+    inner: Arc<dyn Agent>,
+    info: AgentInfo,
+}
+
+impl Agent for Labelled {
+    fn info(&self) -> AgentInfo {
+        self.info.clone()
+    }
+
+    fn usage_is_estimated(&self) -> bool {
+        self.inner.usage_is_estimated()
+    }
+
+    fn call<'a>(
+        &'a self,
+        request: CallRequest,
+        events: mpsc::UnboundedSender<StreamEvent>,
+    ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
+        self.inner.call(request, events)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::config::resolve::{Level, RoleLimits};
+
+    fn resolved(provider: ProviderSetup, model: &str) -> ResolvedAgent {
+        ResolvedAgent {
+            role: "critic".into(),
+            level: Level::Flag,
+            origin: "--agent critic".into(),
+            field: "--agent".into(),
+            provider,
+            model: model.into(),
+            role_limits: RoleLimits::default(),
         }
-        _ => Ok(()),
+    }
+
+    fn http_provider(name: &str, kind: ProviderKind, key_required: bool) -> ProviderSetup {
+        ProviderSetup {
+            name: name.into(),
+            kind,
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            api_key_env: Some("TEST_KEY".into()),
+            key_required,
+            default_model: None,
+            max_tokens: None,
+            command: Vec::new(),
+            timeout_secs: None,
+            limits: LimitOverrides::default(),
+            configured: true,
+        }
+    }
+
+    fn context(env: &BTreeMap<String, String>) -> BuildContext<'_> {
+        BuildContext {
+            script: None,
+            speed: 1.0,
+            env,
+        }
+    }
+
+    #[test]
+    fn http_agents_carry_the_configured_name_and_model() {
+        let env = BTreeMap::from([("TEST_KEY".to_string(), " sk-test ".to_string())]);
+        for kind in [ProviderKind::Openai, ProviderKind::Anthropic] {
+            let agent = build(
+                &resolved(http_provider("local", kind, true), "m-1"),
+                &context(&env),
+            )
+            .unwrap();
+            assert_eq!(agent.info().to_string(), "local:m-1");
+            assert!(!agent.usage_is_estimated());
+        }
+    }
+
+    #[test]
+    fn a_required_key_that_is_not_set_is_named_and_never_shown() {
+        let env = BTreeMap::new();
+        let error = build(
+            &resolved(http_provider("openai", ProviderKind::Openai, true), "m"),
+            &context(&env),
+        )
+        .err()
+        .expect("a missing key");
+        assert_eq!(
+            error.to_string(),
+            "`openai` needs an API key in the environment variable TEST_KEY, which is not set"
+        );
+        let optional = build(
+            &resolved(http_provider("vllm", ProviderKind::Openai, false), "m"),
+            &context(&env),
+        );
+        assert!(optional.is_ok(), "a local server may need no key");
+    }
+
+    #[test]
+    fn the_endpoint_reads_the_key_and_applies_the_limits() {
+        let env = BTreeMap::from([("TEST_KEY".to_string(), "sk-secret-value".to_string())]);
+        let provider = http_provider("openai", ProviderKind::Openai, true);
+        let limits = http_limits(LimitOverrides {
+            connect_timeout_secs: Some(2.5),
+            idle_timeout_secs: None,
+            max_retries: Some(0),
+            retry_after_cap_secs: Some(10.0),
+        });
+        let endpoint = endpoint(&provider, limits, &env);
+        assert_eq!(endpoint.base_url, "http://127.0.0.1:9/v1");
+        assert_eq!(
+            endpoint.limits.connect_timeout,
+            Duration::from_millis(2_500)
+        );
+        assert_eq!(
+            endpoint.limits.idle_timeout,
+            HttpLimits::default().idle_timeout
+        );
+        assert_eq!(endpoint.limits.max_retries, 0);
+        assert_eq!(endpoint.limits.retry_after_cap, Duration::from_secs(10));
+        let shown = format!("{endpoint:?}");
+        assert!(!shown.contains("sk-secret-value"), "{shown}");
+        assert!(endpoint.api_key.is_some());
+    }
+
+    #[test]
+    fn human_and_scriptless_roles_say_what_they_need() {
+        let env = BTreeMap::new();
+        let mut human = http_provider("human", ProviderKind::Human, false);
+        human.base_url = None;
+        let error = build(&resolved(human, "human"), &context(&env))
+            .err()
+            .unwrap();
+        assert!(error.to_string().contains("drop --headless"), "{error}");
+        let mut script = http_provider("script", ProviderKind::Script, false);
+        script.base_url = None;
+        let error = build(&resolved(script, "scripted"), &context(&env))
+            .err()
+            .unwrap();
+        assert!(
+            error.to_string().contains("no `script:` section"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_command_gets_its_model_in_place_of_the_placeholder() {
+        let env = BTreeMap::new();
+        let mut command = http_provider("cli", ProviderKind::Command, false);
+        command.base_url = None;
+        command.command = vec!["my-agent".into(), "--model={model}".into()];
+        let agent = build(&resolved(command, "big"), &context(&env)).unwrap();
+        assert_eq!(agent.info().to_string(), "cli:big");
     }
 }

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::agent::AgentError;
+use crate::agent::factory;
+use crate::agent::http::{self, HttpFailureKind, HttpLimits, ProbeKind};
 use crate::config::detect::{self, Environment, SystemEnvironment};
 use crate::config::resolve::{
     Level, ProviderSetup, Providers, Resolver, Sources, parse_agent_flags,
@@ -25,7 +28,9 @@ use crate::text::sanitize;
 use super::{DoctorArgs, EXIT_USAGE};
 
 /// How long an endpoint has to accept a connection, in milliseconds.
-pub const ENDPOINT_PROBE_TIMEOUT_MS: u64 = 3_000;
+pub const PROBE_CONNECT_TIMEOUT_MS: u64 = 3_000;
+/// How long an endpoint has to answer once connected, in milliseconds.
+pub const PROBE_IDLE_TIMEOUT_MS: u64 = 5_000;
 
 /// What a provider check found.
 struct Check {
@@ -74,7 +79,7 @@ async fn report(
     let providers = Providers::new(&loaded.config, env);
     let mut usable = 0usize;
     for setup in providers.listed() {
-        let check = check_provider(&setup, &providers).await;
+        let check = check_provider(&setup, &providers, env).await;
         usable += usize::from(check.usable);
         out.push_str(&format!("  {} ({})", setup.name, setup.kind));
         match setup.kind {
@@ -131,7 +136,11 @@ fn config_section(loaded: &LoadedConfig) -> String {
     }
 }
 
-async fn check_provider(setup: &ProviderSetup, providers: &Providers<'_>) -> Check {
+async fn check_provider(
+    setup: &ProviderSetup,
+    providers: &Providers<'_>,
+    env: &dyn Environment,
+) -> Check {
     if setup.kind == ProviderKind::Command {
         return match find_program(setup.command.first().map(String::as_str).unwrap_or("")) {
             Some(path) => Check {
@@ -160,60 +169,30 @@ async fn check_provider(setup: &ProviderSetup, providers: &Providers<'_>) -> Che
             usable: false,
         };
     }
-    let answers = match setup.base_url.as_deref() {
-        Some(url) => probe_endpoint(url).await,
-        None => Err("no base URL".to_string()),
+    let limits = HttpLimits {
+        connect_timeout: Duration::from_millis(PROBE_CONNECT_TIMEOUT_MS),
+        idle_timeout: Duration::from_millis(PROBE_IDLE_TIMEOUT_MS),
+        max_retries: 0,
+        ..HttpLimits::default()
     };
-    let usable = answers.is_ok() && (key_set || !setup.key_required);
-    let endpoint_line = match answers {
-        Ok(detail) => format!("endpoint: answers ({detail})"),
-        Err(reason) => format!("endpoint: does not answer ({reason})"),
+    let endpoint = factory::endpoint(setup, limits, env);
+    let kind = if setup.kind == ProviderKind::Anthropic {
+        ProbeKind::Anthropic
+    } else {
+        ProbeKind::OpenAi
+    };
+    let (endpoint_line, answers) = match http::probe(&endpoint, kind).await {
+        Ok(detail) => (format!("endpoint: {detail}"), true),
+        Err(AgentError::Http(failure)) if failure.kind == HttpFailureKind::Status => (
+            format!("endpoint: answers, but refuses the request ({failure})"),
+            false,
+        ),
+        Err(error) => (format!("endpoint: does not answer ({error})"), false),
     };
     Check {
         lines: vec![key_line, endpoint_line],
-        usable,
+        usable: answers && (key_set || !setup.key_required),
     }
-}
-
-/// Whether something accepts connections at the URL's host and port.
-async fn probe_endpoint(url: &str) -> Result<String, String> {
-    let address = host_port(url).ok_or_else(|| format!("cannot read a host in {url}"))?;
-    let connect = tokio::net::TcpStream::connect(address.as_str());
-    match tokio::time::timeout(Duration::from_millis(ENDPOINT_PROBE_TIMEOUT_MS), connect).await {
-        Ok(Ok(_)) => Ok(format!("{address} accepts connections")),
-        Ok(Err(error)) => Err(error.to_string()),
-        Err(_) => Err(format!(
-            "no connection within {} s",
-            ENDPOINT_PROBE_TIMEOUT_MS / 1000
-        )),
-    }
-}
-
-/// `host:port` of an http(s) URL, with the scheme's port when none is given.
-fn host_port(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let authority = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    if authority.is_empty() {
-        return None;
-    }
-    let port_of = |text: &str| {
-        text.rsplit_once(':')
-            .is_some_and(|(_, port)| port.parse::<u16>().is_ok())
-    };
-    let has_port = match authority.strip_prefix('[') {
-        Some(bracketed) => bracketed
-            .split_once(']')
-            .is_some_and(|(_, rest)| port_of(rest)),
-        None => port_of(authority),
-    };
-    if has_port {
-        return Some(authority.to_string());
-    }
-    let port = if scheme == "https" { 443 } else { 80 };
-    Some(format!("{authority}:{port}"))
 }
 
 fn check_ollama(env: &dyn Environment) -> Check {
@@ -325,24 +304,6 @@ fn terminal_section(env: &dyn Environment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn host_and_port_come_from_the_url() {
-        assert_eq!(
-            host_port("https://api.openai.com/v1").as_deref(),
-            Some("api.openai.com:443")
-        );
-        assert_eq!(
-            host_port("http://127.0.0.1:11434/v1").as_deref(),
-            Some("127.0.0.1:11434")
-        );
-        assert_eq!(host_port("http://box/v1").as_deref(), Some("box:80"));
-        assert_eq!(
-            host_port("http://[::1]:8080/").as_deref(),
-            Some("[::1]:8080")
-        );
-        assert_eq!(host_port("nonsense"), None);
-    }
 
     #[test]
     fn programs_are_found_on_the_path_or_by_their_path() {

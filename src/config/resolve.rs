@@ -21,12 +21,10 @@ use super::detect::{
     self, ANTHROPIC_KEY_VAR, Detected, Environment, OPENAI_BASE_URL_VAR, OPENAI_KEY_VAR,
 };
 use super::{AgentChoice, Config, LoadedConfig, ProviderKind, unknown_provider};
+use crate::agent::anthropic::ANTHROPIC_DEFAULT_BASE_URL;
+use crate::agent::openai::OPENAI_DEFAULT_BASE_URL;
 use crate::spec::{AgentSpec, SpecError, known_role};
 
-/// The OpenAI API, for the `openai` provider without `base_url` or `OPENAI_BASE_URL`.
-pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-/// The Anthropic API, for the `anthropic` provider without `base_url`.
-pub const ANTHROPIC_DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The model of the built-in `openai` provider unless configured.
 pub const OPENAI_DEFAULT_MODEL: &str = "gpt-4.1";
 /// The model of the built-in `anthropic` provider unless configured.
