@@ -1188,6 +1188,276 @@ pub fn log_mark(kind: LogKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::AgentInfo;
+    use crate::protocol::{BoardItem, ModerationItem};
+    use crossterm::event::{KeyCode, KeyModifiers, MouseButton};
+
+    fn role(slot: &str, title: &str) -> RoleInfo {
+        RoleInfo {
+            slot: slot.into(),
+            title: title.into(),
+            agent: "script:test".into(),
+            binding: slot == "judge.analyst",
+        }
+    }
+
+    fn app() -> App {
+        let info = DebateInfo {
+            topic: "Should we?".into(),
+            protocol: "decision review".into(),
+            run_dir: PathBuf::from("/tmp/run"),
+            roles: vec![
+                role("proposer", "Proposer"),
+                role("critic", "Critic"),
+                role("judge.analyst", "Analyst"),
+            ],
+        };
+        let mut app = App::new(info, Theme::builtin("dark").unwrap(), Instant::now());
+        app.prepare(Rect::new(0, 0, 200, 60));
+        app
+    }
+
+    fn key(app: &mut App, code: KeyCode) -> Vec<Command> {
+        app.handle_key(KeyEvent::new(code, KeyModifiers::NONE), Instant::now())
+    }
+
+    fn items(count: usize) -> Board {
+        Board {
+            stages: vec!["proposal".into(), "moderation".into()],
+            scoreboard: None,
+            items: (1..=count)
+                .map(|n| BoardItem {
+                    item: ModerationItem {
+                        id: format!("c{n}"),
+                        target: "b1".into(),
+                        severity: "major".into(),
+                        category: "risk".into(),
+                        text: format!("item {n}"),
+                        preface: String::new(),
+                    },
+                    decision: None,
+                    note: None,
+                })
+                .collect(),
+            needs_moderator: true,
+        }
+    }
+
+    fn start(app: &mut App, call_id: &str, role: &str) {
+        let agent = AgentInfo {
+            provider: "script".into(),
+            model: "test".into(),
+        };
+        app.apply(
+            Update::CallStarted {
+                call_id: call_id.into(),
+                role: role.into(),
+                agent,
+            },
+            Instant::now(),
+        );
+    }
+
+    fn decided(command: &Command) -> (String, ItemDecision, Option<String>) {
+        match command {
+            Command::Moderator(Input::ItemDecided {
+                item_id,
+                decision,
+                note,
+            }) => (item_id.clone(), *decision, note.clone()),
+            other => panic!("not a decision: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn items_take_focus_and_each_decision_goes_out_at_once() {
+        let mut app = app();
+        app.apply(Update::Board(items(3)), Instant::now());
+        assert_eq!(app.focus, Focus::Items);
+        let sent = key(&mut app, KeyCode::Char('a'));
+        assert_eq!(decided(&sent[0]), ("c1".into(), ItemDecision::Accept, None));
+        assert_eq!(app.item_cursor, 1, "the cursor moves to the next open item");
+        let sent = key(&mut app, KeyCode::Char('r'));
+        assert_eq!(decided(&sent[0]).1, ItemDecision::Reject);
+        assert!(
+            key(&mut app, KeyCode::Char('s')).is_empty(),
+            "c3 is still open"
+        );
+        assert!(app.flash.as_ref().unwrap().0.contains("c3"));
+        key(&mut app, KeyCode::Char('d'));
+        let sent = key(&mut app, KeyCode::Char('s'));
+        assert!(matches!(
+            sent[..],
+            [Command::Moderator(Input::ModerationSubmitted)]
+        ));
+    }
+
+    #[test]
+    fn a_note_written_first_travels_with_the_decision() {
+        let mut app = app();
+        app.apply(Update::Board(items(2)), Instant::now());
+        key(&mut app, KeyCode::Char('n'));
+        assert_eq!(app.contexts(), vec![Context::Editor]);
+        for c in "ask finance".chars() {
+            assert!(
+                key(&mut app, KeyCode::Char(c)).is_empty(),
+                "typing sends nothing"
+            );
+        }
+        let saved = app.handle_key(
+            KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL),
+            Instant::now(),
+        );
+        assert!(saved.is_empty(), "no decision yet: the note waits");
+        let sent = key(&mut app, KeyCode::Char('d'));
+        assert_eq!(
+            decided(&sent[0]),
+            ("c1".into(), ItemDecision::Defer, Some("ask finance".into()))
+        );
+        // A note on a decided item re-sends the decision with it; Esc cancels.
+        app.item_cursor = 0;
+        key(&mut app, KeyCode::Char('n'));
+        key(&mut app, KeyCode::Esc);
+        assert!(app.layers.is_empty());
+    }
+
+    #[test]
+    fn decisions_wait_for_the_critique() {
+        let mut app = app();
+        let mut board = items(1);
+        board.needs_moderator = false;
+        app.apply(Update::Board(board), Instant::now());
+        app.focus = Focus::Items;
+        assert!(key(&mut app, KeyCode::Char('a')).is_empty());
+    }
+
+    #[test]
+    fn overrides_name_the_live_call_from_the_modal_or_the_pane() {
+        let mut app = app();
+        start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
+        app.apply(
+            Update::Log(LogEntry {
+                at: chrono::Utc::now(),
+                kind: LogKind::Timeout,
+                call_id: Some("judge.analyst/evaluation/r1/a1".into()),
+                message: "judge.analyst produced no answer within 6 s".into(),
+            }),
+            Instant::now(),
+        );
+        assert!(matches!(app.layers.last(), Some(Layer::Override(_))));
+        assert_eq!(app.panes[2].status, PaneStatus::TimedOut);
+        start(&mut app, "judge.analyst/evaluation/r1/a2", "judge.analyst");
+        let sent = key(&mut app, KeyCode::Char('r'));
+        assert!(app.layers.is_empty(), "the modal closes");
+        let [Command::Moderator(Input::Override { call_id, action })] = &sent[..] else {
+            panic!("{sent:?}")
+        };
+        assert_eq!(call_id, "judge.analyst/evaluation/r1/a2");
+        assert_eq!(*action, OverrideAction::RetryNow);
+        app.focus = Focus::Pane(2);
+        let sent = key(&mut app, KeyCode::Char('W'));
+        assert!(matches!(
+            &sent[..],
+            [Command::Moderator(Input::Override {
+                action: OverrideAction::WaitLonger {
+                    extra_ms: WAIT_LONGER_MS
+                },
+                ..
+            })]
+        ));
+        app.focus = Focus::Pane(0);
+        assert!(
+            key(&mut app, KeyCode::Char('S')).is_empty(),
+            "the proposer is not running"
+        );
+    }
+
+    #[test]
+    fn agent_text_is_made_inert_on_arrival() {
+        let mut app = app();
+        start(&mut app, "proposer/proposal/r1/a1", "proposer");
+        app.apply(
+            Update::Chunk {
+                call_id: "proposer/proposal/r1/a1".into(),
+                text: "safe \u{1b}]52;c;ZXZpbA==\u{7}text \u{1b}[2J\u{202e}end\n".into(),
+            },
+            Instant::now(),
+        );
+        app.prepare(Rect::new(0, 0, 200, 60));
+        let text: String = app.panes[0]
+            .doc
+            .lines(0, 10)
+            .iter()
+            .flat_map(|line| line.spans.iter().map(|span| span.content.to_string()))
+            .collect();
+        assert!(text.contains("safe text end"), "{text:?}");
+        assert!(!text.chars().any(|c| c.is_control() || c == '\u{202e}'));
+    }
+
+    #[test]
+    fn stale_chunks_of_a_replaced_attempt_are_dropped() {
+        let mut app = app();
+        start(&mut app, "critic/critique/r1/a1", "critic");
+        start(&mut app, "critic/critique/r1/a2", "critic");
+        app.apply(
+            Update::Chunk {
+                call_id: "critic/critique/r1/a1".into(),
+                text: "late".into(),
+            },
+            Instant::now(),
+        );
+        assert_eq!(app.panes[1].doc.source_len(), 0);
+    }
+
+    #[test]
+    fn quit_asks_while_running_and_not_after_the_verdict() {
+        let mut app = app();
+        key(&mut app, KeyCode::Char('q'));
+        assert!(!app.quit);
+        key(&mut app, KeyCode::Char('n'));
+        assert!(app.layers.is_empty() && !app.quit);
+        app.apply(
+            Update::Finished(Outcome::Decided {
+                verdict: crate::model::Verdict::Adopt,
+                rule: "all checks passed".into(),
+            }),
+            Instant::now(),
+        );
+        key(&mut app, KeyCode::Char('q'));
+        assert!(app.quit);
+    }
+
+    #[test]
+    fn the_wheel_scrolls_the_pane_under_the_pointer() {
+        let mut app = app();
+        start(&mut app, "proposer/proposal/r1/a1", "proposer");
+        let text: String = (0..200).map(|n| format!("line {n}\n")).collect();
+        app.apply(
+            Update::Chunk {
+                call_id: "proposer/proposal/r1/a1".into(),
+                text,
+            },
+            Instant::now(),
+        );
+        app.focus = Focus::Transcript;
+        app.prepare(Rect::new(0, 0, 200, 60));
+        let proposer = app.layout.rect(Region::Pane(0)).unwrap();
+        let wheel = |kind| MouseEvent {
+            kind,
+            column: proposer.x + 2,
+            row: proposer.y + 2,
+            modifiers: KeyModifiers::NONE,
+        };
+        app.handle_mouse(wheel(MouseEventKind::ScrollUp));
+        assert_eq!(app.focus, Focus::Pane(0));
+        assert!(!app.panes[0].scroll.follow, "scrolling up stops following");
+        app.handle_mouse(wheel(MouseEventKind::ScrollDown));
+        assert!(
+            app.panes[0].scroll.follow,
+            "back at the bottom it follows again"
+        );
+        app.handle_mouse(wheel(MouseEventKind::Down(MouseButton::Left)));
+    }
 
     #[test]
     fn scrolling_up_stops_following_and_the_bottom_resumes_it() {
