@@ -210,6 +210,11 @@ pub enum Layer {
     ItemDetail {
         item: usize,
     },
+    /// Picking the model a role switches to.
+    ChooseAgent {
+        pane: usize,
+        cursor: usize,
+    },
     NoteEditor {
         item: usize,
         editor: Box<TextArea<'static>>,
@@ -226,6 +231,7 @@ impl Layer {
             Layer::ConfirmQuit => Context::ConfirmQuit,
             Layer::Override(_) => Context::Override,
             Layer::ItemDetail { .. } => Context::ItemDetail,
+            Layer::ChooseAgent { .. } => Context::ChooseAgent,
             Layer::NoteEditor { .. } | Layer::AnswerEditor { .. } => Context::Editor,
         }
     }
@@ -269,6 +275,9 @@ pub struct App {
     pub progress: Progress,
     pub board: Board,
     pub panes: Vec<AgentPane>,
+    /// `provider:model` of every agent a role may be switched to, in the
+    /// engine's order.
+    pub alternatives: Vec<String>,
     pane_by_call: HashMap<String, usize>,
     /// Calls the person overrode: their skips raise no modal.
     overridden: std::collections::HashSet<String>,
@@ -311,6 +320,7 @@ impl App {
             },
             board: Board::default(),
             panes,
+            alternatives: Vec::new(),
             pane_by_call: HashMap::new(),
             overridden: std::collections::HashSet::new(),
             transcript: StreamDoc::new(),
@@ -751,17 +761,44 @@ impl App {
                     self.quit = true;
                 }
             }
-            Action::ConfirmYes => {
-                self.layers.pop();
-                self.quit = true;
+            Action::ConfirmYes => match self.layers.pop() {
+                Some(Layer::ChooseAgent { pane, cursor }) => {
+                    return self.switch_agent(pane, cursor, now);
+                }
+                _ => self.quit = true,
+            },
+            Action::SwitchAgent => {
+                if let Some(Layer::Override(prompt)) = self.layers.last() {
+                    if self.alternatives.is_empty() {
+                        self.flash(
+                            "no other model is configured; add providers to the config file".into(),
+                            now,
+                        );
+                    } else {
+                        let pane = prompt.pane;
+                        self.layers.pop();
+                        self.layers.push(Layer::ChooseAgent { pane, cursor: 0 });
+                    }
+                }
             }
             Action::ConfirmNo | Action::Close => {
                 self.layers.pop();
             }
-            Action::ItemUp => self.item_cursor = self.item_cursor.saturating_sub(1),
-            Action::ItemDown => {
-                self.item_cursor =
-                    (self.item_cursor + 1).min(self.board.items.len().saturating_sub(1))
+            Action::ItemUp | Action::ItemDown => {
+                let down = action == Action::ItemDown;
+                if let Some(Layer::ChooseAgent { cursor, .. }) = self.layers.last_mut() {
+                    let last = self.alternatives.len().saturating_sub(1);
+                    *cursor = if down {
+                        (*cursor + 1).min(last)
+                    } else {
+                        cursor.saturating_sub(1)
+                    };
+                } else if down {
+                    self.item_cursor =
+                        (self.item_cursor + 1).min(self.board.items.len().saturating_sub(1));
+                } else {
+                    self.item_cursor = self.item_cursor.saturating_sub(1);
+                }
             }
             Action::Accept => return self.decide(ItemDecision::Accept, now),
             Action::Reject => return self.decide(ItemDecision::Reject, now),
@@ -1080,6 +1117,37 @@ impl App {
         }
     }
 
+    /// Gives the pane's role to alternative `choice`, then retries its
+    /// running call (or re-runs it when its round waits on it).
+    fn switch_agent(&mut self, pane: usize, choice: usize, now: Instant) -> Vec<Command> {
+        let role = self.panes[pane].role.slot.clone();
+        let held = self.board.needs_moderator
+            && matches!(
+                self.panes[pane].status,
+                PaneStatus::Malformed | PaneStatus::Skipped
+            );
+        let then = if held {
+            self.panes[pane]
+                .call_id
+                .clone()
+                .map(|call_id| Input::Override {
+                    call_id,
+                    action: OverrideAction::Rerun,
+                })
+        } else {
+            self.panes[pane].live_call().map(|call_id| Input::Override {
+                call_id: call_id.to_string(),
+                action: OverrideAction::RetryNow,
+            })
+        };
+        if let Some(Input::Override { call_id, .. }) = &then {
+            self.overridden.insert(call_id.clone());
+        }
+        let label = self.alternatives.get(choice).cloned().unwrap_or_default();
+        self.flash(format!("{role} switches to {label}"), now);
+        vec![Command::SwitchAgent { role, choice, then }]
+    }
+
     fn override_call(&mut self, action: OverrideAction, now: Instant) -> Vec<Command> {
         let Some(index) = self.override_target() else {
             return Vec::new();
@@ -1370,6 +1438,34 @@ mod tests {
             key(&mut app, KeyCode::Char('S')).is_empty(),
             "the proposer is not running"
         );
+    }
+
+    #[test]
+    fn switching_a_stuck_role_to_another_model_retries_its_call() {
+        let mut app = app();
+        app.alternatives = vec!["openai:gpt-4.1".into(), "anthropic:claude".into()];
+        start(&mut app, "critic/critique/r1/a2", "critic");
+        app.layers.push(Layer::Override(OverridePrompt {
+            pane: 1,
+            what: "critic failed".into(),
+            kind: LogKind::Failure,
+        }));
+        key(&mut app, KeyCode::Char('c'));
+        assert_eq!(app.contexts(), vec![Context::ChooseAgent]);
+        key(&mut app, KeyCode::Char('j'));
+        let sent = key(&mut app, KeyCode::Enter);
+        let [Command::SwitchAgent { role, choice, then }] = &sent[..] else {
+            panic!("{sent:?}")
+        };
+        assert_eq!((role.as_str(), *choice), ("critic", 1));
+        assert_eq!(
+            then,
+            &Some(Input::Override {
+                call_id: "critic/critique/r1/a2".into(),
+                action: OverrideAction::RetryNow
+            })
+        );
+        assert!(app.layers.is_empty());
     }
 
     #[test]
