@@ -3,6 +3,8 @@
 //! builder for end-to-end runs.
 #![allow(dead_code)]
 
+pub mod pty;
+
 use std::collections::BTreeMap;
 
 use quorum::agent::script::{Script, ScriptedReply};
