@@ -293,6 +293,10 @@ pub struct App {
     pub item_cursor: usize,
     /// Notes written before the item had a decision, sent with it.
     pending_notes: HashMap<String, String>,
+    /// Decisions sent to the engine that its board has not shown yet, by
+    /// item id: a board published before the engine saw them must not undo
+    /// them on screen.
+    unconfirmed: HashMap<String, (ItemDecision, Option<String>)>,
     pub totals: Totals,
     pub outcome: Option<Outcome>,
     pub report: Option<VerdictReport>,
@@ -333,6 +337,7 @@ impl App {
             layers: Vec::new(),
             item_cursor: 0,
             pending_notes: HashMap::new(),
+            unconfirmed: HashMap::new(),
             totals: Totals::default(),
             outcome: None,
             report: None,
@@ -377,8 +382,13 @@ impl App {
             }
             Update::Log(entry) => self.log(entry),
             Update::ModerationNeeded { .. } => {
-                self.focus = Focus::Items;
-                self.item_cursor = 0;
+                // The board that asked for the moderator usually arrives
+                // first and has already moved focus; by now the person may
+                // be deciding, and the cursor stays where their keys left it.
+                if !self.board.needs_moderator {
+                    self.focus = Focus::Items;
+                    self.item_cursor = 0;
+                }
             }
             Update::RawPersisted { .. } => {}
             Update::AnswerWanted {
@@ -432,6 +442,21 @@ impl App {
 
     fn set_board(&mut self, mut board: Board) {
         sanitize_board(&mut board);
+        if board.needs_moderator {
+            for entry in &mut board.items {
+                let Some((decision, note)) = self.unconfirmed.get(&entry.item.id) else {
+                    continue;
+                };
+                if entry.decision == Some(*decision) {
+                    self.unconfirmed.remove(&entry.item.id);
+                } else {
+                    entry.decision = Some(*decision);
+                    entry.note = note.clone();
+                }
+            }
+        } else {
+            self.unconfirmed.clear();
+        }
         let newly_needed = board.needs_moderator && !self.board.needs_moderator;
         self.board = board;
         if newly_needed {
@@ -981,6 +1006,8 @@ impl App {
         entry.decision = Some(decision);
         entry.note = note.clone();
         let item_id = entry.item.id.clone();
+        self.unconfirmed
+            .insert(item_id.clone(), (decision, note.clone()));
         if matches!(self.layers.last(), Some(Layer::ItemDetail { .. })) {
             self.layers.pop();
         }
@@ -1049,6 +1076,8 @@ impl App {
                 match entry.decision {
                     Some(decision) => {
                         entry.note = note.clone();
+                        self.unconfirmed
+                            .insert(entry.item.id.clone(), (decision, note.clone()));
                         vec![Command::Moderator(Input::ItemDecided {
                             item_id: entry.item.id.clone(),
                             decision,
@@ -1567,6 +1596,99 @@ mod tests {
         scroll.scroll_by(100, 150, 10);
         assert!(scroll.follow);
         assert_eq!(scroll.first_line(200, 10), 190);
+    }
+
+    fn app_with_items(ids: &[&str]) -> App {
+        let info = DebateInfo {
+            topic: "topic".into(),
+            protocol: "decision review".into(),
+            run_dir: PathBuf::from("out"),
+            roles: Vec::new(),
+        };
+        let mut app = App::new(info, Theme::default(), Instant::now());
+        let items = ids
+            .iter()
+            .map(|id| crate::protocol::BoardItem {
+                item: crate::protocol::ModerationItem {
+                    id: id.to_string(),
+                    target: "b1".into(),
+                    severity: "major".into(),
+                    category: "risk".into(),
+                    text: format!("item {id}"),
+                    preface: String::new(),
+                },
+                decision: None,
+                note: None,
+            })
+            .collect();
+        app.apply(
+            Update::Board(Board {
+                items,
+                needs_moderator: true,
+                ..Board::default()
+            }),
+            Instant::now(),
+        );
+        app
+    }
+
+    fn press(app: &mut App, key: char) -> Vec<Command> {
+        let event = KeyEvent::new(
+            crossterm::event::KeyCode::Char(key),
+            crossterm::event::KeyModifiers::NONE,
+        );
+        app.handle_key(event, Instant::now())
+    }
+
+    #[test]
+    fn a_late_moderation_request_keeps_the_cursor_where_the_keys_left_it() {
+        let mut app = app_with_items(&["c1", "c2", "c3"]);
+        assert_eq!((app.focus, app.item_cursor), (Focus::Items, 0));
+        press(&mut app, 'a');
+        // The engine's request follows the board that already showed the
+        // items; the person has decided c1 in between.
+        app.apply(
+            Update::ModerationNeeded { items: Vec::new() },
+            Instant::now(),
+        );
+        let commands = press(&mut app, 'r');
+        let [
+            Command::Moderator(Input::ItemDecided {
+                item_id, decision, ..
+            }),
+        ] = commands.as_slice()
+        else {
+            panic!("one decision, got {commands:?}");
+        };
+        assert_eq!((item_id.as_str(), *decision), ("c2", ItemDecision::Reject));
+    }
+
+    #[test]
+    fn a_board_sent_before_a_decision_arrived_does_not_undo_it() {
+        let mut app = app_with_items(&["c1", "c2"]);
+        let stale = app.board.clone();
+        press(&mut app, 'a');
+        press(&mut app, 'r');
+        // The board the engine published before it saw either decision.
+        app.apply(Update::Board(stale.clone()), Instant::now());
+        let shown: Vec<_> = app.board.items.iter().map(|entry| entry.decision).collect();
+        assert_eq!(
+            shown,
+            [Some(ItemDecision::Accept), Some(ItemDecision::Reject)]
+        );
+        assert!(matches!(
+            press(&mut app, 's').as_slice(),
+            [Command::Moderator(Input::ModerationSubmitted)]
+        ));
+        // Once the engine's board shows a decision, the board is believed
+        // again: a later change made elsewhere is not masked.
+        let mut confirmed = stale;
+        confirmed.items[0].decision = Some(ItemDecision::Accept);
+        confirmed.items[1].decision = Some(ItemDecision::Reject);
+        app.apply(Update::Board(confirmed.clone()), Instant::now());
+        confirmed.items[0].decision = Some(ItemDecision::Defer);
+        app.apply(Update::Board(confirmed), Instant::now());
+        assert_eq!(app.board.items[0].decision, Some(ItemDecision::Defer));
     }
 
     #[test]
