@@ -1895,6 +1895,31 @@ fn override_release_of_a_held_round_and_ignored_reruns() {
     );
 }
 
+/// A role switched to another agent is recorded as played by it from then
+/// on; an unknown role is ignored.
+#[test]
+fn switching_a_role_to_another_agent_is_recorded() {
+    let mut h = Harness::at_evaluation(config());
+    let effects = h.send(Input::AgentSwitched {
+        role: "judge.stylist".into(),
+        agent: "openai:gpt-4.1".into(),
+    });
+    assert!(effects.is_empty());
+    assert!(h.logged(
+        LogKind::Override,
+        "moderator: judge.stylist is now played by openai:gpt-4.1 (was script:stylist-model)"
+    ));
+    assert_eq!(
+        h.review.config().participants.judges[&JudgeRole::Stylist],
+        "openai:gpt-4.1"
+    );
+    h.send(Input::AgentSwitched {
+        role: "judge.nobody".into(),
+        agent: "x:y".into(),
+    });
+    assert!(h.logged(LogKind::Override, "switch ignored"));
+}
+
 /// Wait longer is recorded for a live call and changes nothing else.
 #[test]
 fn override_wait_longer_is_logged_for_live_calls_only() {

@@ -152,6 +152,14 @@ pub enum Command {
     Moderator(Input),
     /// The answer a person wrote for a call of a role they play.
     HumanAnswer { call_id: String, answer: String },
+    /// Give `role` to alternative number `choice` (see
+    /// [`Engine::with_alternatives`]), then run `then` (a retry of the
+    /// role's running call, or a re-run of its malformed one).
+    SwitchAgent {
+        role: String,
+        choice: usize,
+        then: Option<Input>,
+    },
 }
 
 /// A handle an interface keeps to steer the engine.
@@ -261,6 +269,8 @@ pub struct Engine<P: Protocol> {
     inbox_rx: mpsc::UnboundedReceiver<Inbox>,
     running: BTreeMap<String, RunningCall>,
     human_desk: Option<Arc<HumanDesk>>,
+    /// Agents the moderator may switch a role to.
+    alternatives: Vec<Arc<dyn Agent>>,
     /// The board as last published, to publish only changes.
     board: Board,
     /// Role, prompt size and diagnostics of each running call, by call id.
@@ -293,6 +303,7 @@ impl<P: Protocol> Engine<P> {
             inbox_rx,
             running: BTreeMap::new(),
             human_desk: None,
+            alternatives: Vec::new(),
             board: Board::default(),
             books: HashMap::new(),
             raw_paths: HashMap::new(),
@@ -304,6 +315,13 @@ impl<P: Protocol> Engine<P> {
     /// Roles played by a person get their answers through this desk.
     pub fn with_human_desk(mut self, desk: Arc<HumanDesk>) -> Self {
         self.human_desk = Some(desk);
+        self
+    }
+
+    /// Agents a role may be switched to during the debate, in the order an
+    /// interface lists them.
+    pub fn with_alternatives(mut self, alternatives: Vec<Arc<dyn Agent>>) -> Self {
+        self.alternatives = alternatives;
         self
     }
 
@@ -617,6 +635,27 @@ impl<P: Protocol> Engine<P> {
                     self.publish(Update::AnswerRejected { call_id, error });
                 }
                 Ok(Vec::new())
+            }
+            Inbox::Command(Command::SwitchAgent { role, choice, then }) => {
+                let Some(agent) = self.alternatives.get(choice).cloned() else {
+                    return Ok(Vec::new());
+                };
+                let Some(current) = self.roster.get(&role).cloned() else {
+                    return Ok(Vec::new());
+                };
+                let label = agent.info().to_string();
+                self.roster.insert(
+                    role.clone(),
+                    RoleAgent {
+                        agent,
+                        timeout: current.timeout,
+                    },
+                );
+                let mut effects = self.step(Input::AgentSwitched { role, agent: label })?;
+                if let Some(input) = then {
+                    effects.extend(self.step(input)?);
+                }
+                Ok(effects)
             }
             Inbox::ModeratorGone(reason) => Err(EngineError::Moderation(reason)),
         }

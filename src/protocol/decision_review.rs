@@ -1341,6 +1341,24 @@ impl Protocol for DecisionReview {
                 note,
             } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
             Input::ModerationSubmitted => self.on_moderation_submitted(now),
+            Input::AgentSwitched { role, agent } => {
+                let participants = &mut self.config.participants;
+                let slot = match role.strip_prefix("judge.").and_then(JudgeRole::parse) {
+                    Some(judge) => participants.judges.get_mut(&judge),
+                    None if role == "proposer" => Some(&mut participants.proposer),
+                    None if role == "critic" => Some(&mut participants.critic),
+                    None => None,
+                };
+                let message = match slot {
+                    Some(slot) => {
+                        let before = std::mem::replace(slot, agent.clone());
+                        format!("moderator: {role} is now played by {agent} (was {before})")
+                    }
+                    None => format!("switch ignored: no role {role} in this debate"),
+                };
+                self.push_log(now, LogKind::Override, None, message);
+                Vec::new()
+            }
             Input::Override {
                 call_id,
                 action: OverrideAction::WaitLonger { extra_ms },

@@ -66,6 +66,9 @@ pub enum Input {
     },
     /// The moderator is done with the items; the revision may start.
     ModerationSubmitted,
+    /// The moderator gave a role to another agent (`provider:model`); the
+    /// role's next call goes to it.
+    AgentSwitched { role: String, agent: String },
     /// The moderator overrides the automatic supervision of a call.
     Override {
         call_id: String,

@@ -210,6 +210,11 @@ pub enum Layer {
     ItemDetail {
         item: usize,
     },
+    /// Picking the model a role switches to.
+    ChooseAgent {
+        pane: usize,
+        cursor: usize,
+    },
     NoteEditor {
         item: usize,
         editor: Box<TextArea<'static>>,
@@ -226,6 +231,7 @@ impl Layer {
             Layer::ConfirmQuit => Context::ConfirmQuit,
             Layer::Override(_) => Context::Override,
             Layer::ItemDetail { .. } => Context::ItemDetail,
+            Layer::ChooseAgent { .. } => Context::ChooseAgent,
             Layer::NoteEditor { .. } | Layer::AnswerEditor { .. } => Context::Editor,
         }
     }
@@ -269,6 +275,9 @@ pub struct App {
     pub progress: Progress,
     pub board: Board,
     pub panes: Vec<AgentPane>,
+    /// `provider:model` of every agent a role may be switched to, in the
+    /// engine's order.
+    pub alternatives: Vec<String>,
     pane_by_call: HashMap<String, usize>,
     /// Calls the person overrode: their skips raise no modal.
     overridden: std::collections::HashSet<String>,
@@ -284,6 +293,10 @@ pub struct App {
     pub item_cursor: usize,
     /// Notes written before the item had a decision, sent with it.
     pending_notes: HashMap<String, String>,
+    /// Decisions sent to the engine that its board has not shown yet, by
+    /// item id: a board published before the engine saw them must not undo
+    /// them on screen.
+    unconfirmed: HashMap<String, (ItemDecision, Option<String>)>,
     pub totals: Totals,
     pub outcome: Option<Outcome>,
     pub report: Option<VerdictReport>,
@@ -311,6 +324,7 @@ impl App {
             },
             board: Board::default(),
             panes,
+            alternatives: Vec::new(),
             pane_by_call: HashMap::new(),
             overridden: std::collections::HashSet::new(),
             transcript: StreamDoc::new(),
@@ -323,6 +337,7 @@ impl App {
             layers: Vec::new(),
             item_cursor: 0,
             pending_notes: HashMap::new(),
+            unconfirmed: HashMap::new(),
             totals: Totals::default(),
             outcome: None,
             report: None,
@@ -367,8 +382,13 @@ impl App {
             }
             Update::Log(entry) => self.log(entry),
             Update::ModerationNeeded { .. } => {
-                self.focus = Focus::Items;
-                self.item_cursor = 0;
+                // The board that asked for the moderator usually arrives
+                // first and has already moved focus; by now the person may
+                // be deciding, and the cursor stays where their keys left it.
+                if !self.board.needs_moderator {
+                    self.focus = Focus::Items;
+                    self.item_cursor = 0;
+                }
             }
             Update::RawPersisted { .. } | Update::CallUsage { .. } => {}
             Update::AnswerWanted {
@@ -422,6 +442,21 @@ impl App {
 
     fn set_board(&mut self, mut board: Board) {
         sanitize_board(&mut board);
+        if board.needs_moderator {
+            for entry in &mut board.items {
+                let Some((decision, note)) = self.unconfirmed.get(&entry.item.id) else {
+                    continue;
+                };
+                if entry.decision == Some(*decision) {
+                    self.unconfirmed.remove(&entry.item.id);
+                } else {
+                    entry.decision = Some(*decision);
+                    entry.note = note.clone();
+                }
+            }
+        } else {
+            self.unconfirmed.clear();
+        }
         let newly_needed = board.needs_moderator && !self.board.needs_moderator;
         self.board = board;
         if newly_needed {
@@ -751,17 +786,44 @@ impl App {
                     self.quit = true;
                 }
             }
-            Action::ConfirmYes => {
-                self.layers.pop();
-                self.quit = true;
+            Action::ConfirmYes => match self.layers.pop() {
+                Some(Layer::ChooseAgent { pane, cursor }) => {
+                    return self.switch_agent(pane, cursor, now);
+                }
+                _ => self.quit = true,
+            },
+            Action::SwitchAgent => {
+                if let Some(Layer::Override(prompt)) = self.layers.last() {
+                    if self.alternatives.is_empty() {
+                        self.flash(
+                            "no other model is configured; add providers to the config file".into(),
+                            now,
+                        );
+                    } else {
+                        let pane = prompt.pane;
+                        self.layers.pop();
+                        self.layers.push(Layer::ChooseAgent { pane, cursor: 0 });
+                    }
+                }
             }
             Action::ConfirmNo | Action::Close => {
                 self.layers.pop();
             }
-            Action::ItemUp => self.item_cursor = self.item_cursor.saturating_sub(1),
-            Action::ItemDown => {
-                self.item_cursor =
-                    (self.item_cursor + 1).min(self.board.items.len().saturating_sub(1))
+            Action::ItemUp | Action::ItemDown => {
+                let down = action == Action::ItemDown;
+                if let Some(Layer::ChooseAgent { cursor, .. }) = self.layers.last_mut() {
+                    let last = self.alternatives.len().saturating_sub(1);
+                    *cursor = if down {
+                        (*cursor + 1).min(last)
+                    } else {
+                        cursor.saturating_sub(1)
+                    };
+                } else if down {
+                    self.item_cursor =
+                        (self.item_cursor + 1).min(self.board.items.len().saturating_sub(1));
+                } else {
+                    self.item_cursor = self.item_cursor.saturating_sub(1);
+                }
             }
             Action::Accept => return self.decide(ItemDecision::Accept, now),
             Action::Reject => return self.decide(ItemDecision::Reject, now),
@@ -944,6 +1006,8 @@ impl App {
         entry.decision = Some(decision);
         entry.note = note.clone();
         let item_id = entry.item.id.clone();
+        self.unconfirmed
+            .insert(item_id.clone(), (decision, note.clone()));
         if matches!(self.layers.last(), Some(Layer::ItemDetail { .. })) {
             self.layers.pop();
         }
@@ -1012,6 +1076,8 @@ impl App {
                 match entry.decision {
                     Some(decision) => {
                         entry.note = note.clone();
+                        self.unconfirmed
+                            .insert(entry.item.id.clone(), (decision, note.clone()));
                         vec![Command::Moderator(Input::ItemDecided {
                             item_id: entry.item.id.clone(),
                             decision,
@@ -1078,6 +1144,37 @@ impl App {
                 _ => None,
             },
         }
+    }
+
+    /// Gives the pane's role to alternative `choice`, then retries its
+    /// running call (or re-runs it when its round waits on it).
+    fn switch_agent(&mut self, pane: usize, choice: usize, now: Instant) -> Vec<Command> {
+        let role = self.panes[pane].role.slot.clone();
+        let held = self.board.needs_moderator
+            && matches!(
+                self.panes[pane].status,
+                PaneStatus::Malformed | PaneStatus::Skipped
+            );
+        let then = if held {
+            self.panes[pane]
+                .call_id
+                .clone()
+                .map(|call_id| Input::Override {
+                    call_id,
+                    action: OverrideAction::Rerun,
+                })
+        } else {
+            self.panes[pane].live_call().map(|call_id| Input::Override {
+                call_id: call_id.to_string(),
+                action: OverrideAction::RetryNow,
+            })
+        };
+        if let Some(Input::Override { call_id, .. }) = &then {
+            self.overridden.insert(call_id.clone());
+        }
+        let label = self.alternatives.get(choice).cloned().unwrap_or_default();
+        self.flash(format!("{role} switches to {label}"), now);
+        vec![Command::SwitchAgent { role, choice, then }]
     }
 
     fn override_call(&mut self, action: OverrideAction, now: Instant) -> Vec<Command> {
@@ -1188,6 +1285,304 @@ pub fn log_mark(kind: LogKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::AgentInfo;
+    use crate::protocol::{BoardItem, ModerationItem};
+    use crossterm::event::{KeyCode, KeyModifiers, MouseButton};
+
+    fn role(slot: &str, title: &str) -> RoleInfo {
+        RoleInfo {
+            slot: slot.into(),
+            title: title.into(),
+            agent: "script:test".into(),
+            binding: slot == "judge.analyst",
+        }
+    }
+
+    fn app() -> App {
+        let info = DebateInfo {
+            topic: "Should we?".into(),
+            protocol: "decision review".into(),
+            run_dir: PathBuf::from("/tmp/run"),
+            roles: vec![
+                role("proposer", "Proposer"),
+                role("critic", "Critic"),
+                role("judge.analyst", "Analyst"),
+            ],
+        };
+        let mut app = App::new(info, Theme::builtin("dark").unwrap(), Instant::now());
+        app.prepare(Rect::new(0, 0, 200, 60));
+        app
+    }
+
+    fn key(app: &mut App, code: KeyCode) -> Vec<Command> {
+        app.handle_key(KeyEvent::new(code, KeyModifiers::NONE), Instant::now())
+    }
+
+    fn items(count: usize) -> Board {
+        Board {
+            stages: vec!["proposal".into(), "moderation".into()],
+            scoreboard: None,
+            items: (1..=count)
+                .map(|n| BoardItem {
+                    item: ModerationItem {
+                        id: format!("c{n}"),
+                        target: "b1".into(),
+                        severity: "major".into(),
+                        category: "risk".into(),
+                        text: format!("item {n}"),
+                        preface: String::new(),
+                    },
+                    decision: None,
+                    note: None,
+                })
+                .collect(),
+            needs_moderator: true,
+        }
+    }
+
+    fn start(app: &mut App, call_id: &str, role: &str) {
+        let agent = AgentInfo {
+            provider: "script".into(),
+            model: "test".into(),
+        };
+        app.apply(
+            Update::CallStarted {
+                call_id: call_id.into(),
+                role: role.into(),
+                agent,
+            },
+            Instant::now(),
+        );
+    }
+
+    fn decided(command: &Command) -> (String, ItemDecision, Option<String>) {
+        match command {
+            Command::Moderator(Input::ItemDecided {
+                item_id,
+                decision,
+                note,
+            }) => (item_id.clone(), *decision, note.clone()),
+            other => panic!("not a decision: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn items_take_focus_and_each_decision_goes_out_at_once() {
+        let mut app = app();
+        app.apply(Update::Board(items(3)), Instant::now());
+        assert_eq!(app.focus, Focus::Items);
+        let sent = key(&mut app, KeyCode::Char('a'));
+        assert_eq!(decided(&sent[0]), ("c1".into(), ItemDecision::Accept, None));
+        assert_eq!(app.item_cursor, 1, "the cursor moves to the next open item");
+        let sent = key(&mut app, KeyCode::Char('r'));
+        assert_eq!(decided(&sent[0]).1, ItemDecision::Reject);
+        assert!(
+            key(&mut app, KeyCode::Char('s')).is_empty(),
+            "c3 is still open"
+        );
+        assert!(app.flash.as_ref().unwrap().0.contains("c3"));
+        key(&mut app, KeyCode::Char('d'));
+        let sent = key(&mut app, KeyCode::Char('s'));
+        assert!(matches!(
+            sent[..],
+            [Command::Moderator(Input::ModerationSubmitted)]
+        ));
+    }
+
+    #[test]
+    fn a_note_written_first_travels_with_the_decision() {
+        let mut app = app();
+        app.apply(Update::Board(items(2)), Instant::now());
+        key(&mut app, KeyCode::Char('n'));
+        assert_eq!(app.contexts(), vec![Context::Editor]);
+        for c in "ask finance".chars() {
+            assert!(
+                key(&mut app, KeyCode::Char(c)).is_empty(),
+                "typing sends nothing"
+            );
+        }
+        let saved = app.handle_key(
+            KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL),
+            Instant::now(),
+        );
+        assert!(saved.is_empty(), "no decision yet: the note waits");
+        let sent = key(&mut app, KeyCode::Char('d'));
+        assert_eq!(
+            decided(&sent[0]),
+            ("c1".into(), ItemDecision::Defer, Some("ask finance".into()))
+        );
+        // A note on a decided item re-sends the decision with it; Esc cancels.
+        app.item_cursor = 0;
+        key(&mut app, KeyCode::Char('n'));
+        key(&mut app, KeyCode::Esc);
+        assert!(app.layers.is_empty());
+    }
+
+    #[test]
+    fn decisions_wait_for_the_critique() {
+        let mut app = app();
+        let mut board = items(1);
+        board.needs_moderator = false;
+        app.apply(Update::Board(board), Instant::now());
+        app.focus = Focus::Items;
+        assert!(key(&mut app, KeyCode::Char('a')).is_empty());
+    }
+
+    #[test]
+    fn overrides_name_the_live_call_from_the_modal_or_the_pane() {
+        let mut app = app();
+        start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
+        app.apply(
+            Update::Log(LogEntry {
+                at: chrono::Utc::now(),
+                kind: LogKind::Timeout,
+                call_id: Some("judge.analyst/evaluation/r1/a1".into()),
+                message: "judge.analyst produced no answer within 6 s".into(),
+            }),
+            Instant::now(),
+        );
+        assert!(matches!(app.layers.last(), Some(Layer::Override(_))));
+        assert_eq!(app.panes[2].status, PaneStatus::TimedOut);
+        start(&mut app, "judge.analyst/evaluation/r1/a2", "judge.analyst");
+        let sent = key(&mut app, KeyCode::Char('r'));
+        assert!(app.layers.is_empty(), "the modal closes");
+        let [Command::Moderator(Input::Override { call_id, action })] = &sent[..] else {
+            panic!("{sent:?}")
+        };
+        assert_eq!(call_id, "judge.analyst/evaluation/r1/a2");
+        assert_eq!(*action, OverrideAction::RetryNow);
+        app.focus = Focus::Pane(2);
+        let sent = key(&mut app, KeyCode::Char('W'));
+        assert!(matches!(
+            &sent[..],
+            [Command::Moderator(Input::Override {
+                action: OverrideAction::WaitLonger {
+                    extra_ms: WAIT_LONGER_MS
+                },
+                ..
+            })]
+        ));
+        app.focus = Focus::Pane(0);
+        assert!(
+            key(&mut app, KeyCode::Char('S')).is_empty(),
+            "the proposer is not running"
+        );
+    }
+
+    #[test]
+    fn switching_a_stuck_role_to_another_model_retries_its_call() {
+        let mut app = app();
+        app.alternatives = vec!["openai:gpt-4.1".into(), "anthropic:claude".into()];
+        start(&mut app, "critic/critique/r1/a2", "critic");
+        app.layers.push(Layer::Override(OverridePrompt {
+            pane: 1,
+            what: "critic failed".into(),
+            kind: LogKind::Failure,
+        }));
+        key(&mut app, KeyCode::Char('c'));
+        assert_eq!(app.contexts(), vec![Context::ChooseAgent]);
+        key(&mut app, KeyCode::Char('j'));
+        let sent = key(&mut app, KeyCode::Enter);
+        let [Command::SwitchAgent { role, choice, then }] = &sent[..] else {
+            panic!("{sent:?}")
+        };
+        assert_eq!((role.as_str(), *choice), ("critic", 1));
+        assert_eq!(
+            then,
+            &Some(Input::Override {
+                call_id: "critic/critique/r1/a2".into(),
+                action: OverrideAction::RetryNow
+            })
+        );
+        assert!(app.layers.is_empty());
+    }
+
+    #[test]
+    fn agent_text_is_made_inert_on_arrival() {
+        let mut app = app();
+        start(&mut app, "proposer/proposal/r1/a1", "proposer");
+        app.apply(
+            Update::Chunk {
+                call_id: "proposer/proposal/r1/a1".into(),
+                text: "safe \u{1b}]52;c;ZXZpbA==\u{7}text \u{1b}[2J\u{202e}end\n".into(),
+            },
+            Instant::now(),
+        );
+        app.prepare(Rect::new(0, 0, 200, 60));
+        let text: String = app.panes[0]
+            .doc
+            .lines(0, 10)
+            .iter()
+            .flat_map(|line| line.spans.iter().map(|span| span.content.to_string()))
+            .collect();
+        assert!(text.contains("safe text end"), "{text:?}");
+        assert!(!text.chars().any(|c| c.is_control() || c == '\u{202e}'));
+    }
+
+    #[test]
+    fn stale_chunks_of_a_replaced_attempt_are_dropped() {
+        let mut app = app();
+        start(&mut app, "critic/critique/r1/a1", "critic");
+        start(&mut app, "critic/critique/r1/a2", "critic");
+        app.apply(
+            Update::Chunk {
+                call_id: "critic/critique/r1/a1".into(),
+                text: "late".into(),
+            },
+            Instant::now(),
+        );
+        assert_eq!(app.panes[1].doc.source_len(), 0);
+    }
+
+    #[test]
+    fn quit_asks_while_running_and_not_after_the_verdict() {
+        let mut app = app();
+        key(&mut app, KeyCode::Char('q'));
+        assert!(!app.quit);
+        key(&mut app, KeyCode::Char('n'));
+        assert!(app.layers.is_empty() && !app.quit);
+        app.apply(
+            Update::Finished(Outcome::Decided {
+                verdict: crate::model::Verdict::Adopt,
+                rule: "all checks passed".into(),
+            }),
+            Instant::now(),
+        );
+        key(&mut app, KeyCode::Char('q'));
+        assert!(app.quit);
+    }
+
+    #[test]
+    fn the_wheel_scrolls_the_pane_under_the_pointer() {
+        let mut app = app();
+        start(&mut app, "proposer/proposal/r1/a1", "proposer");
+        let text: String = (0..200).map(|n| format!("line {n}\n")).collect();
+        app.apply(
+            Update::Chunk {
+                call_id: "proposer/proposal/r1/a1".into(),
+                text,
+            },
+            Instant::now(),
+        );
+        app.focus = Focus::Transcript;
+        app.prepare(Rect::new(0, 0, 200, 60));
+        let proposer = app.layout.rect(Region::Pane(0)).unwrap();
+        let wheel = |kind| MouseEvent {
+            kind,
+            column: proposer.x + 2,
+            row: proposer.y + 2,
+            modifiers: KeyModifiers::NONE,
+        };
+        app.handle_mouse(wheel(MouseEventKind::ScrollUp));
+        assert_eq!(app.focus, Focus::Pane(0));
+        assert!(!app.panes[0].scroll.follow, "scrolling up stops following");
+        app.handle_mouse(wheel(MouseEventKind::ScrollDown));
+        assert!(
+            app.panes[0].scroll.follow,
+            "back at the bottom it follows again"
+        );
+        app.handle_mouse(wheel(MouseEventKind::Down(MouseButton::Left)));
+    }
 
     #[test]
     fn scrolling_up_stops_following_and_the_bottom_resumes_it() {
@@ -1201,6 +1596,99 @@ mod tests {
         scroll.scroll_by(100, 150, 10);
         assert!(scroll.follow);
         assert_eq!(scroll.first_line(200, 10), 190);
+    }
+
+    fn app_with_items(ids: &[&str]) -> App {
+        let info = DebateInfo {
+            topic: "topic".into(),
+            protocol: "decision review".into(),
+            run_dir: PathBuf::from("out"),
+            roles: Vec::new(),
+        };
+        let mut app = App::new(info, Theme::default(), Instant::now());
+        let items = ids
+            .iter()
+            .map(|id| crate::protocol::BoardItem {
+                item: crate::protocol::ModerationItem {
+                    id: id.to_string(),
+                    target: "b1".into(),
+                    severity: "major".into(),
+                    category: "risk".into(),
+                    text: format!("item {id}"),
+                    preface: String::new(),
+                },
+                decision: None,
+                note: None,
+            })
+            .collect();
+        app.apply(
+            Update::Board(Board {
+                items,
+                needs_moderator: true,
+                ..Board::default()
+            }),
+            Instant::now(),
+        );
+        app
+    }
+
+    fn press(app: &mut App, key: char) -> Vec<Command> {
+        let event = KeyEvent::new(
+            crossterm::event::KeyCode::Char(key),
+            crossterm::event::KeyModifiers::NONE,
+        );
+        app.handle_key(event, Instant::now())
+    }
+
+    #[test]
+    fn a_late_moderation_request_keeps_the_cursor_where_the_keys_left_it() {
+        let mut app = app_with_items(&["c1", "c2", "c3"]);
+        assert_eq!((app.focus, app.item_cursor), (Focus::Items, 0));
+        press(&mut app, 'a');
+        // The engine's request follows the board that already showed the
+        // items; the person has decided c1 in between.
+        app.apply(
+            Update::ModerationNeeded { items: Vec::new() },
+            Instant::now(),
+        );
+        let commands = press(&mut app, 'r');
+        let [
+            Command::Moderator(Input::ItemDecided {
+                item_id, decision, ..
+            }),
+        ] = commands.as_slice()
+        else {
+            panic!("one decision, got {commands:?}");
+        };
+        assert_eq!((item_id.as_str(), *decision), ("c2", ItemDecision::Reject));
+    }
+
+    #[test]
+    fn a_board_sent_before_a_decision_arrived_does_not_undo_it() {
+        let mut app = app_with_items(&["c1", "c2"]);
+        let stale = app.board.clone();
+        press(&mut app, 'a');
+        press(&mut app, 'r');
+        // The board the engine published before it saw either decision.
+        app.apply(Update::Board(stale.clone()), Instant::now());
+        let shown: Vec<_> = app.board.items.iter().map(|entry| entry.decision).collect();
+        assert_eq!(
+            shown,
+            [Some(ItemDecision::Accept), Some(ItemDecision::Reject)]
+        );
+        assert!(matches!(
+            press(&mut app, 's').as_slice(),
+            [Command::Moderator(Input::ModerationSubmitted)]
+        ));
+        // Once the engine's board shows a decision, the board is believed
+        // again: a later change made elsewhere is not masked.
+        let mut confirmed = stale;
+        confirmed.items[0].decision = Some(ItemDecision::Accept);
+        confirmed.items[1].decision = Some(ItemDecision::Reject);
+        app.apply(Update::Board(confirmed.clone()), Instant::now());
+        confirmed.items[0].decision = Some(ItemDecision::Defer);
+        app.apply(Update::Board(confirmed), Instant::now());
+        assert_eq!(app.board.items[0].decision, Some(ItemDecision::Defer));
     }
 
     #[test]

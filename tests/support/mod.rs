@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod provider_server;
+pub mod pty;
 
 use std::collections::BTreeMap;
 

@@ -72,6 +72,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 frame.render_widget(Paragraph::new(hints(app, Context::Editor)), keys);
             }
             Layer::AnswerEditor { .. } => {}
+            Layer::ChooseAgent { pane, cursor } => choose_agent(app, *pane, *cursor, frame, area),
         }
     }
 }
@@ -132,7 +133,7 @@ fn confirm_quit(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: Rect) {
-    let rect = centered(area, 70, 11);
+    let rect = centered(area, 70, 12);
     frame.render_widget(Clear, rect);
     let pane = &app.panes[prompt.pane];
     let title = match prompt.kind {
@@ -160,6 +161,10 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
             Line::from(vec![
                 Span::styled("  s ", app.theme.key_hint),
                 Span::styled("go on without it (it counts as missing)", app.theme.text),
+            ]),
+            Line::from(vec![
+                Span::styled("  c ", app.theme.key_hint),
+                Span::styled("switch it to another model, then re-run", app.theme.text),
             ]),
             Line::from(vec![
                 Span::styled("  Esc ", app.theme.key_hint),
@@ -207,6 +212,32 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
         ]),
     ];
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}
+
+fn choose_agent(app: &App, pane: usize, cursor: usize, frame: &mut Frame, area: Rect) {
+    let height = (app.alternatives.len() as u16 + 5).min(area.height);
+    let rect = centered(area, 60, height);
+    frame.render_widget(Clear, rect);
+    let title = format!("{} → another model", app.panes[pane].role.title);
+    let block = modal(app, &title);
+    let body = block.inner(rect);
+    frame.render_widget(block, rect);
+    let mut lines: Vec<Line> = app
+        .alternatives
+        .iter()
+        .enumerate()
+        .map(|(index, label)| {
+            let style = if index == cursor {
+                app.theme.selection
+            } else {
+                app.theme.text
+            };
+            Line::styled(format!(" {label} "), style)
+        })
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(hints(app, Context::ChooseAgent));
+    frame.render_widget(Paragraph::new(lines), body);
 }
 
 fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {

@@ -154,6 +154,9 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
     if !matches!(app.focus, Focus::Pane(index) if app.panes[index].human.is_some()) {
         hidden.push(Action::Answer);
     }
+    if app.alternatives.is_empty() {
+        hidden.push(Action::SwitchAgent);
+    }
     match app.layers.last() {
         Some(Layer::Override(prompt)) => {
             let pane = &app.panes[prompt.pane];

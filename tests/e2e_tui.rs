@@ -1,0 +1,436 @@
+//! The real `quorum` binary in a pseudo-terminal, driven by key presses:
+//! a whole moderated demo to its verdict and its record on disk, resizing
+//! while agents stream, the override modal's retry, the quit question, and
+//! the terminal put back as it was on every way out (quit, verdict, SIGTERM).
+//!
+//! Every wait is for something the screen shows (or for the process to end),
+//! with limits far above what the runs need; nothing is timed.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use quorum::spec::{AgentDetail, AgentSpec};
+use serde_json::Value as Json;
+use support::pty::{PtyRun, rfind_bytes};
+use support::{ScriptBuilder, scripted_spec, spec_yaml};
+use yaml_serde::Value as Yaml;
+
+/// Limit on any one wait for the screen or for the process to exit.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Ends a synchronized update: the app wraps every frame in one.
+const FRAME_END: &[u8] = b"\x1b[?2026l";
+const LEAVE_ALTERNATE_SCREEN: &[u8] = b"\x1b[?1049l";
+const MOUSE_REPORTING_OFF: &[u8] = b"\x1b[?1000l";
+const CURSOR_SHOWN: &[u8] = b"\x1b[?25h";
+
+/// The demo's critique items in order: `(id, target block)`.
+const DEMO_ITEMS: [(&str, &str); 6] = [
+    ("c1", "b1"),
+    ("c2", "b2"),
+    ("c3", "b2"),
+    ("c4", "b3"),
+    ("c5", "b4"),
+    ("c6", "b2"),
+];
+
+fn demo_note(item_id: &str) -> String {
+    format!("ask the data team about {item_id} first")
+}
+
+/// The row of the items list that shows `item_id` (the transcript spells
+/// items `c1→b1`, never `c1  b1`).
+fn item_row<'a>(screen: &'a str, item_id: &str, target: &str) -> Option<&'a str> {
+    let cells = format!("{item_id}  {target}");
+    screen.lines().find(|line| line.contains(&cells))
+}
+
+fn wait_for_item(run: &PtyRun, item_id: &str, target: &str, shows: &[&str]) {
+    run.wait_until(
+        &format!("item {item_id} showing {shows:?}"),
+        WAIT,
+        |screen| {
+            let contents = screen.contents();
+            item_row(&contents, item_id, target)
+                .is_some_and(|row| shows.iter().all(|text| row.contains(text)))
+        },
+    );
+}
+
+/// The one run folder under `out`.
+fn run_folder(out: &Path) -> PathBuf {
+    let entries: Vec<PathBuf> = std::fs::read_dir(out)
+        .unwrap_or_else(|error| panic!("no artifact root {}: {error}", out.display()))
+        .map(|entry| entry.expect("folder entry").path())
+        .collect();
+    assert_eq!(entries.len(), 1, "one run folder in {}", out.display());
+    entries[0].clone()
+}
+
+fn read(folder: &Path, relative: &str) -> String {
+    std::fs::read_to_string(folder.join(relative))
+        .unwrap_or_else(|error| panic!("read {relative}: {error}"))
+}
+
+/// The `input` events of the journal, in order.
+fn journal_inputs(folder: &Path) -> Vec<Json> {
+    read(folder, "journal.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str::<Json>(line).expect("a journal line is JSON"))
+        .filter(|record| record["event"]["event"] == "input")
+        .map(|record| record["event"]["input"].clone())
+        .collect()
+}
+
+/// The terminal is as the program found it: main screen, no mouse
+/// reporting, cursor shown, canonical mode and echo back on, and the
+/// sequences that undo the TUI's modes written after the last frame.
+fn assert_terminal_restored(run: &PtyRun) {
+    let raw = run.raw_output();
+    let last_frame = rfind_bytes(&raw, FRAME_END).expect("at least one frame was drawn");
+    for (sequence, name) in [
+        (LEAVE_ALTERNATE_SCREEN, "leave the alternate screen"),
+        (MOUSE_REPORTING_OFF, "mouse reporting off"),
+        (CURSOR_SHOWN, "cursor shown"),
+    ] {
+        let at =
+            rfind_bytes(&raw, sequence).unwrap_or_else(|| panic!("the output never says: {name}"));
+        assert!(at > last_frame, "{name} comes after the last frame");
+    }
+    let (alternate, mouse) = run.screen_modes();
+    assert!(!alternate, "back on the main screen");
+    assert_eq!(mouse, vt100::MouseProtocolMode::None, "no mouse reporting");
+    let modes = run.local_modes();
+    assert!(
+        modes & libc::ICANON != 0 && modes & libc::ECHO != 0,
+        "raw mode is off again (line editing and echo): c_lflag {modes:#o}"
+    );
+}
+
+/// The artifact root, relative to the folder each test runs in.
+const OUT: &str = "out";
+
+/// `quorum demo` in `dir`, recording under `dir/out`.
+fn spawn_demo(dir: &Path, speed: &str, cols: u16, rows: u16) -> PtyRun {
+    PtyRun::spawn(&["demo", "--out", OUT, "--speed", speed], dir, cols, rows)
+}
+
+/// Expected exit code for a verdict word.
+fn exit_code_of(verdict: &str) -> u32 {
+    match verdict {
+        "ADOPT" => 0,
+        "REVISE" => 3,
+        "REJECT" => 4,
+        "ESCALATE" => 5,
+        other => panic!("not a verdict: {other}"),
+    }
+}
+
+#[test]
+fn moderates_the_demo_to_a_verdict() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join(OUT);
+    let mut run = spawn_demo(dir.path(), "6", 120, 40);
+
+    run.wait_for("needs moderator", WAIT);
+    run.wait_for("6 to decide", WAIT);
+
+    run.send("a");
+    wait_for_item(&run, "c1", "b1", &["accept"]);
+    run.send("r");
+    wait_for_item(&run, "c2", "b2", &["reject"]);
+    // A note written before the decision is kept and goes with it; the
+    // cursor then moves on to the next undecided item.
+    for (item_id, target) in &DEMO_ITEMS[2..] {
+        run.send("n");
+        run.wait_for(&format!("Note on {item_id}"), WAIT);
+        run.send(demo_note(item_id));
+        run.wait_for(&demo_note(item_id), WAIT);
+        run.send("\x13"); // Ctrl-S
+        run.wait_for(
+            &format!("note kept; it goes with {item_id}'s decision"),
+            WAIT,
+        );
+        run.send("d");
+        wait_for_item(&run, item_id, target, &["defer", "✎"]);
+    }
+    run.wait_for("0 to decide", WAIT);
+    run.send("s");
+    run.wait_until("moderation submitted", WAIT, |screen| {
+        !screen.contents().contains("needs moderator")
+    });
+
+    // The aesthete times out once in round 1 and is retried by quorum's own
+    // rule; its modal may be up when the verdict is near.
+    run.wait_until("the aesthete's modal or the verdict", WAIT, |screen| {
+        let contents = screen.contents();
+        contents.contains("Aesthete timed out") || contents.contains("Written to")
+    });
+    if run.screen_text().contains("Aesthete timed out") {
+        run.send_escape();
+    }
+    run.wait_for("Written to", WAIT);
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert_terminal_restored(&run);
+
+    // After the TUI, the main screen shows the verdict line and the record.
+    let after = run.screen_text();
+    let verdict = after
+        .lines()
+        .find_map(|line| line.split_once(':').map(|(word, _)| word.trim()))
+        .expect("a verdict line after the interface closed");
+    assert!(
+        matches!(verdict, "ADOPT" | "REVISE"),
+        "the demo ends in ADOPT or REVISE, not {verdict}:\n{after}"
+    );
+    assert!(after.contains("Full record:"), "{after}");
+    assert_eq!(status.signal(), None);
+    assert_eq!(status.exit_code(), exit_code_of(verdict), "{after}");
+
+    let folder = run_folder(&out);
+    let decisions: Vec<(String, String, Option<String>)> = journal_inputs(&folder)
+        .iter()
+        .filter(|input| input["type"] == "item_decided")
+        .map(|input| {
+            (
+                input["item_id"].as_str().expect("item id").to_string(),
+                input["decision"].as_str().expect("decision").to_string(),
+                input["note"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    let mut expected = vec![
+        ("c1".to_string(), "accept".to_string(), None),
+        ("c2".to_string(), "reject".to_string(), None),
+    ];
+    for (item_id, _) in &DEMO_ITEMS[2..] {
+        expected.push((
+            item_id.to_string(),
+            "defer".to_string(),
+            Some(demo_note(item_id)),
+        ));
+    }
+    assert_eq!(decisions, expected, "item_decided inputs in the journal");
+    assert!(
+        journal_inputs(&folder)
+            .iter()
+            .any(|input| input["type"] == "moderation_submitted"),
+        "the submission is journaled"
+    );
+
+    let critique = read(&folder, "critique.md");
+    for (item_id, _) in DEMO_ITEMS {
+        let section = critique
+            .split("### ")
+            .find(|section| section.starts_with(&format!("{item_id} ")))
+            .unwrap_or_else(|| panic!("critique.md has no section for {item_id}"));
+        let decision = section
+            .lines()
+            .find(|line| line.starts_with("Decision: "))
+            .unwrap_or_else(|| panic!("{item_id} has no decision line"));
+        match item_id {
+            "c1" => assert!(decision.contains("**ACCEPTED**"), "{decision}"),
+            "c2" => assert!(decision.contains("**REJECTED**"), "{decision}"),
+            _ => {
+                assert!(decision.contains("**DEFERRED**"), "{decision}");
+                assert!(
+                    decision.contains(&format!("moderator's note: {}", demo_note(item_id))),
+                    "{decision}"
+                );
+            }
+        }
+    }
+
+    let debate: Yaml = yaml_serde::from_str(&read(&folder, "debate.yaml")).expect("YAML");
+    let items = debate["stages"]["critique"]["critiques"]
+        .as_sequence()
+        .expect("critique items in debate.yaml");
+    let recorded: Vec<(&str, &str, Option<&str>)> = items
+        .iter()
+        .map(|item| {
+            (
+                item["id"].as_str().expect("id"),
+                item["decision"].as_str().expect("decision"),
+                item["note"].as_str(),
+            )
+        })
+        .collect();
+    let expected_recorded: Vec<(&str, &str, Option<&str>)> = expected
+        .iter()
+        .map(|(id, decision, note)| (id.as_str(), decision.as_str(), note.as_deref()))
+        .collect();
+    assert_eq!(recorded, expected_recorded, "decisions in debate.yaml");
+    let deferred: Vec<&str> = debate["deferred_items"]
+        .as_sequence()
+        .expect("deferred items")
+        .iter()
+        .map(|item| item["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(deferred, ["c3", "c4", "c5", "c6"]);
+}
+
+#[test]
+fn resize_during_streaming_keeps_drawing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join(OUT);
+    let mut run = spawn_demo(dir.path(), "3", 200, 60);
+
+    run.wait_until("the proposer streaming", WAIT, |screen| {
+        let contents = screen.contents();
+        contents.contains("Proposer") && contents.contains("streaming")
+    });
+    run.resize(80, 24);
+    // Narrow: a tab strip under the two header rows, one region at a time.
+    run.wait_until("the tab strip on row 3", WAIT, |screen| {
+        let tabs = screen.rows(0, 80).nth(2).unwrap_or_default();
+        tabs.contains("Items") && tabs.contains("Log") && !screen.contents().contains("Transcript")
+    });
+    run.resize(200, 60);
+    run.wait_until("the wide layout again", WAIT, |screen| {
+        let contents = screen.contents();
+        contents.contains("Transcript") && contents.contains("Critique items")
+    });
+    // And it goes on drawing as the debate moves: the critique arrives.
+    run.wait_for("to decide", WAIT);
+
+    run.send("q");
+    run.wait_for("Quit?", WAIT);
+    run.send("y");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.signal(), None);
+    assert_eq!(status.exit_code(), 1, "interrupted");
+    assert_terminal_restored(&run);
+    let folder = run_folder(&out);
+    assert!(
+        read(&folder, "journal.jsonl").lines().count() > 1,
+        "the run folder holds a journal"
+    );
+}
+
+/// Seconds the aesthete has per attempt in the retry test: long enough that
+/// its hung second attempt is still running when the modal's key arrives.
+const AESTHETE_DEADLINE_SECS: f64 = 4.0;
+
+#[test]
+fn timeout_modal_retry_now() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The aesthete's first two attempts hang; any later attempt answers.
+    let script = ScriptBuilder::adopt_path()
+        .fault("judge.aesthete", "evaluation", Some(1), Some(1), "timeout")
+        .fault("judge.aesthete", "evaluation", Some(1), Some(2), "timeout")
+        .build();
+    let mut spec = scripted_spec("Should the nightly batch move to streaming?", script);
+    spec.agents.insert(
+        "judge.aesthete".to_string(),
+        AgentSpec::Full(AgentDetail {
+            provider: "script".into(),
+            model: None,
+            timeout_secs: Some(AESTHETE_DEADLINE_SECS),
+            idle_timeout_secs: None,
+            max_retries: None,
+        }),
+    );
+    let spec_path = dir.path().join("spec.yaml");
+    std::fs::write(&spec_path, spec_yaml(&spec)).expect("write the spec");
+    let out = dir.path().join(OUT);
+    let mut run = PtyRun::spawn(
+        &["run", "spec.yaml", "--out", OUT, "--moderation", "accept"],
+        dir.path(),
+        120,
+        40,
+    );
+
+    // quorum has already started the second attempt when the modal shows.
+    let second_attempt = "judge.aesthete/evaluation/r1/a2";
+    run.wait_until("the timeout modal over the retry", WAIT, |screen| {
+        let contents = screen.contents();
+        contents.contains("Aesthete timed out")
+            && contents.contains(&format!("quorum is running {second_attempt} now"))
+    });
+    run.send("r");
+    run.wait_for("Written to", WAIT);
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.signal(), None);
+    assert_eq!(status.exit_code(), 0, "ADOPT:\n{}", run.screen_text());
+    assert_terminal_restored(&run);
+
+    let folder = run_folder(&out);
+    let overrides: Vec<Json> = journal_inputs(&folder)
+        .into_iter()
+        .filter(|input| input["type"] == "override")
+        .collect();
+    assert_eq!(overrides.len(), 1, "one override: {overrides:?}");
+    assert_eq!(overrides[0]["call_id"], second_attempt);
+    assert_eq!(overrides[0]["action"], "retry_now");
+    let transcript = read(&folder, "transcript.md");
+    assert!(
+        transcript.contains("moderator: retry judge.aesthete now"),
+        "the transcript records the moderator's retry:\n{transcript}"
+    );
+    assert!(
+        transcript.contains("judge.aesthete/evaluation/r1/a3"),
+        "a third attempt ran"
+    );
+}
+
+#[test]
+fn quit_asks_and_restores() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join(OUT);
+    let mut run = spawn_demo(dir.path(), "4", 120, 40);
+
+    run.wait_for("streaming", WAIT);
+    run.send("q");
+    run.wait_for("Quit?", WAIT);
+    run.send("n");
+    run.wait_until("the question gone", WAIT, |screen| {
+        !screen.contents().contains("Quit?")
+    });
+    // Still running: the debate reaches the moderation.
+    run.wait_for("to decide", WAIT);
+    run.send("q");
+    run.wait_for("Quit?", WAIT);
+    run.send("y");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.signal(), None);
+    assert_eq!(status.exit_code(), 1, "interrupted");
+    assert_terminal_restored(&run);
+
+    let folder = run_folder(&out);
+    let after = run.screen_text();
+    let relative = folder
+        .strip_prefix(dir.path())
+        .expect("the run folder is under the temp dir");
+    assert!(
+        after.contains("stopped before the verdict")
+            && after.contains(&relative.display().to_string()),
+        "the screen says where the record is:\n{after}"
+    );
+    assert!(folder.join("journal.jsonl").is_file());
+}
+
+#[test]
+fn sigterm_while_streaming_restores_the_terminal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut run = spawn_demo(dir.path(), "2", 120, 40);
+
+    // The rate shows once text has streamed for a while.
+    run.wait_for("tok/s", WAIT);
+    let pid = libc::pid_t::try_from(run.pid()).expect("a pid");
+    // SAFETY: plain kill(2) on our own child.
+    let sent = unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(sent, 0, "SIGTERM sent");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.signal(), None, "quorum handles SIGTERM itself");
+    assert_eq!(status.exit_code(), 1, "interrupted");
+    assert_terminal_restored(&run);
+    assert!(
+        run.screen_text().contains("stopped before the verdict"),
+        "{}",
+        run.screen_text()
+    );
+}
