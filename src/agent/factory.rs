@@ -20,6 +20,7 @@ use crate::config::resolve::{LimitOverrides, ProviderSetup, ResolvedAgent};
 use super::anthropic::AnthropicAgent;
 use super::command::{CommandAgent, CommandError};
 use super::http::{ApiKey, Endpoint, HttpLimits};
+use super::human::{HumanAgent, HumanDesk};
 use super::openai::OpenAiAgent;
 use super::script::{Script, ScriptAgent};
 use super::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, StreamEvent};
@@ -32,6 +33,9 @@ pub struct BuildContext<'a> {
     pub speed: f64,
     /// Where keys are read from.
     pub env: &'a dyn Environment,
+    /// Where answers typed for roles played by a person arrive; without
+    /// one, a `human` role cannot be built.
+    pub human_desk: Option<Arc<HumanDesk>>,
 }
 
 /// Why an agent could not be built.
@@ -71,7 +75,10 @@ pub fn build(
             })?;
             Ok(Arc::new(ScriptAgent::new(script, context.speed)))
         }
-        ProviderKind::Human => Err(BuildError::HumanNeedsInterface),
+        ProviderKind::Human => match &context.human_desk {
+            Some(desk) => Ok(Arc::new(HumanAgent::new(desk.clone()))),
+            None => Err(BuildError::HumanNeedsInterface),
+        },
         ProviderKind::Command => {
             let argv = provider
                 .command
@@ -206,6 +213,7 @@ mod tests {
             script: None,
             speed: 1.0,
             env,
+            human_desk: None,
         }
     }
 

@@ -32,6 +32,19 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
     let interactive = !flags.headless
         && std::io::IsTerminal::is_terminal(&std::io::stdin())
         && std::io::IsTerminal::is_terminal(&std::io::stdout());
+    if !interactive && !prepared.human_roles.is_empty() {
+        eprintln!(
+            "quorum: {} {} played by a person (`human`), which needs the interactive interface: \
+             drop --headless and run quorum in a terminal",
+            prepared.human_roles.join(", "),
+            if prepared.human_roles.len() == 1 {
+                "is"
+            } else {
+                "are"
+            }
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     let result = if interactive {
         super::interactive::drive(prepared, &flags).await
     } else {
@@ -53,6 +66,7 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
         roster,
         moderation,
         prompts,
+        ..
     } = prepared;
     let (run_dir, journal) = open_record(&config, flags)?;
     eprintln!(

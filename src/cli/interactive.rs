@@ -20,8 +20,12 @@ use super::{EXIT_FAILURE, EXIT_USAGE, RunFlags};
 pub const DEFAULT_THEME: &str = "dark";
 
 /// The theme `--theme` names (or the default), with `NO_COLOR` applied.
-pub fn choose_theme(flags: &RunFlags) -> Result<Theme, String> {
-    let name = flags.theme.as_deref().unwrap_or(DEFAULT_THEME);
+pub fn choose_theme(flags: &RunFlags, configured: Option<&str>) -> Result<Theme, String> {
+    let name = flags
+        .theme
+        .as_deref()
+        .or(configured)
+        .unwrap_or(DEFAULT_THEME);
     let user_dir = crate::prompts::default_override_dir()
         .and_then(|prompts| prompts.parent().map(|quorum| quorum.join("themes")));
     let theme = Theme::load(name, user_dir.as_deref()).map_err(|error| error.to_string())?;
@@ -56,10 +60,15 @@ fn log_to_file() -> Option<tracing_appender::non_blocking::WorkerGuard> {
 
 pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
     let _log = log_to_file();
-    let theme = match choose_theme(flags) {
+    let theme = match choose_theme(flags, prepared.theme.as_deref()) {
         Ok(theme) => theme,
         Err(error) => {
-            eprintln!("quorum: --theme: {error}");
+            let source = if flags.theme.is_some() {
+                "--theme"
+            } else {
+                "theme (configuration file)"
+            };
+            eprintln!("quorum: {source}: {error}");
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -68,6 +77,10 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
         roster,
         moderation,
         prompts,
+        human_desk,
+        alternatives,
+        theme: _,
+        human_roles: _,
     } = prepared;
     // A person at the keyboard decides whether a malformed or skipped judge
     // is re-run; with an automatic policy nobody would answer.
@@ -86,11 +99,17 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
         roster,
         moderator,
         updates_tx,
-    );
+    )
+    .with_human_desk(human_desk)
+    .with_alternatives(alternatives.clone());
     let controller = engine.controller();
     tracing::info!(run_dir = %run_dir.path().display(), "interactive debate started");
     let task = tokio::spawn(engine.run());
-    let app = crate::tui::App::new(info, theme, Instant::now());
+    let mut app = crate::tui::App::new(info, theme, Instant::now());
+    app.alternatives = alternatives
+        .iter()
+        .map(|agent| agent.info().to_string())
+        .collect();
     let ending = crate::tui::run::run(app, updates_rx, controller, task)
         .await
         .wrap_err("running the interface")?;

@@ -5,14 +5,16 @@
 //! (and, for agents, over auto-detection; see `config::resolve`). All checks
 //! happen here, before anything is written.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
 
+use crate::agent::Agent;
 use crate::agent::factory::{self, BuildContext};
+use crate::agent::human::HumanDesk;
 use crate::agent::script::Script;
 use crate::config::detect::{Environment, SystemEnvironment};
 use crate::config::resolve::{Level, ResolvedAgent, Resolver, Sources, parse_agent_flags};
@@ -47,6 +49,15 @@ pub struct Prepared {
     pub roster: Roster,
     pub moderation: ModerationPolicy,
     pub prompts: Arc<PromptSet>,
+    /// Where answers typed for roles played by a person arrive.
+    pub human_desk: Arc<HumanDesk>,
+    /// Roles played by a person (`--agent ROLE=human`).
+    pub human_roles: Vec<String>,
+    /// Agents the moderator may switch a stuck role to: every configured
+    /// model that can be built, and the models already in the debate.
+    pub alternatives: Vec<Arc<dyn Agent>>,
+    /// The configuration file's theme, if it names one.
+    pub theme: Option<String>,
 }
 
 /// Builds the debate; every problem is a located [`SpecError`].
@@ -135,8 +146,22 @@ pub fn prepare_in(
         .unwrap_or(Path::new("."));
     let context = load_context(&spec, base, spec_path.is_some()).map_err(locate)?;
     let panel = architecture_panel(spec.high_stakes);
-    let (roster, participants) =
-        assign_agents(&spec, &panel, flags, &agent_flags, &loaded_config, env).map_err(locate)?;
+    let human_desk = HumanDesk::new();
+    let Assigned {
+        roster,
+        participants,
+        human_roles,
+        alternatives,
+    } = assign_agents(
+        &spec,
+        &panel,
+        flags,
+        &agent_flags,
+        &loaded_config,
+        env,
+        &human_desk,
+    )
+    .map_err(locate)?;
     let prompts = load_prompts(flags)?;
     Ok(Prepared {
         config: ReviewConfig {
@@ -158,8 +183,24 @@ pub fn prepare_in(
             .or(spec.moderation)
             .unwrap_or(ModerationPolicy::Accept),
         prompts: Arc::new(prompts),
+        human_desk,
+        human_roles,
+        alternatives,
+        theme: loaded_config.config.theme.clone(),
     })
 }
+
+/// What [`assign_agents`] decided.
+struct Assigned {
+    roster: Roster,
+    participants: Participants,
+    human_roles: Vec<String>,
+    alternatives: Vec<Arc<dyn Agent>>,
+}
+
+/// A person has this long to write a role's answer, in seconds, unless the
+/// spec gives the role its own `timeout_secs`.
+const HUMAN_DEADLINE_SECS: u64 = 24 * 60 * 60;
 
 /// Applies the debate flags over the spec (`--agent` is resolved with the
 /// other agent sources, in `assign_agents`).
@@ -244,9 +285,12 @@ fn assign_agents(
     agent_flags: &BTreeMap<String, AgentChoice>,
     loaded_config: &LoadedConfig,
     env: &dyn Environment,
-) -> Result<(Roster, Participants), SpecError> {
+    human_desk: &Arc<HumanDesk>,
+) -> Result<Assigned, SpecError> {
     let mut roster = Roster::default();
     let mut participants = Participants::default();
+    let mut human_roles = Vec::new();
+    let mut alternatives: Vec<Arc<dyn Agent>> = Vec::new();
     let resolver = Resolver::new(Sources {
         flags: agent_flags,
         spec: &spec.agents,
@@ -257,17 +301,27 @@ fn assign_agents(
         script: spec.script.clone().map(Arc::new),
         speed: flags.speed,
         env,
+        human_desk: Some(human_desk.clone()),
     };
     for role in role_slots(panel) {
         let resolved = resolver.resolve(&role)?;
         let agent = factory::build(&resolved, &context)
             .map_err(|error| choice_error(&resolved, loaded_config, error.to_string()))?;
         let deadline_secs = resolved.deadline_secs(flags.timeout, spec.timeout_secs);
-        let timeout = if resolved.provider.kind == ProviderKind::Script {
-            scripted_deadline(deadline_secs, flags.speed)
-        } else {
-            Duration::from_secs_f64(deadline_secs)
+        let timeout = match resolved.provider.kind {
+            ProviderKind::Script => scripted_deadline(deadline_secs, flags.speed),
+            ProviderKind::Human => {
+                human_roles.push(role.clone());
+                resolved.role_limits.timeout_secs.map_or(
+                    Duration::from_secs(HUMAN_DEADLINE_SECS),
+                    Duration::from_secs_f64,
+                )
+            }
+            _ => Duration::from_secs_f64(deadline_secs),
         };
+        if switchable(resolved.provider.kind) {
+            alternatives.push(agent.clone());
+        }
         let info = agent.info();
         let id = info.to_string();
         if let Some(price) = loaded_config.config.price_of(&info.provider, &info.model) {
@@ -282,7 +336,43 @@ fn assign_agents(
         }
         roster.insert(role, RoleAgent { agent, timeout });
     }
-    Ok((roster, participants))
+    // Every configured model that can be built is an alternative too.
+    for setup in resolver.providers().listed() {
+        let Some(model) = setup.default_model.clone() else {
+            continue;
+        };
+        if !switchable(setup.kind)
+            || (setup.key_required && !resolver.providers().key_is_set(&setup))
+        {
+            continue;
+        }
+        let resolved = ResolvedAgent {
+            role: "alternative".into(),
+            level: Level::Config,
+            origin: format!("providers.{}", setup.name),
+            field: String::new(),
+            provider: setup,
+            model,
+            role_limits: Default::default(),
+        };
+        if let Ok(agent) = factory::build(&resolved, &context) {
+            alternatives.push(agent);
+        }
+    }
+    let mut seen = BTreeSet::new();
+    alternatives.retain(|agent| seen.insert(agent.info().to_string()));
+    Ok(Assigned {
+        roster,
+        participants,
+        human_roles,
+        alternatives,
+    })
+}
+
+/// Providers a stuck role may be switched to: real models, not scripts or
+/// a person.
+fn switchable(kind: ProviderKind) -> bool {
+    !matches!(kind, ProviderKind::Script | ProviderKind::Human)
 }
 
 /// An error about a resolved choice, naming the flag or key that made it.

@@ -263,7 +263,7 @@ pub struct Totals {
     pub input_tokens: u64,
     pub output_tokens: u64,
     /// Output tokens estimated from streamed text, for calls still running
-    /// or without reported usage.
+    /// or whose provider reported no usage.
     pub estimated_output: u64,
     pub cost_usd: Option<f64>,
 }
@@ -298,6 +298,9 @@ pub struct App {
     /// them on screen.
     unconfirmed: HashMap<String, (ItemDecision, Option<String>)>,
     pub totals: Totals,
+    /// Output tokens estimated per call from its streamed text, until the
+    /// provider reports the real count.
+    estimates: HashMap<String, u64>,
     pub outcome: Option<Outcome>,
     pub report: Option<VerdictReport>,
     pub flash: Option<(String, Instant)>,
@@ -339,6 +342,7 @@ impl App {
             pending_notes: HashMap::new(),
             unconfirmed: HashMap::new(),
             totals: Totals::default(),
+            estimates: HashMap::new(),
             outcome: None,
             report: None,
             flash: None,
@@ -390,7 +394,25 @@ impl App {
                     self.item_cursor = 0;
                 }
             }
-            Update::RawPersisted { .. } | Update::CallUsage { .. } => {}
+            Update::RawPersisted { .. } => {}
+            Update::CallUsage {
+                call_id,
+                usage,
+                cost_usd,
+                ..
+            } => {
+                // Reported figures replace the estimate streamed text gave.
+                let estimate = self.estimates.remove(&call_id).unwrap_or(0);
+                if let Some(usage) = usage {
+                    self.totals.estimated_output =
+                        self.totals.estimated_output.saturating_sub(estimate);
+                    self.totals.input_tokens += usage.input_tokens;
+                    self.totals.output_tokens += usage.output_tokens;
+                }
+                if let Some(cost) = cost_usd {
+                    *self.totals.cost_usd.get_or_insert(0.0) += cost;
+                }
+            }
             Update::AnswerWanted {
                 call_id,
                 role,
@@ -516,7 +538,9 @@ impl App {
         pane.first_chunk.get_or_insert(now);
         let chars = clean.chars().count();
         pane.streamed_chars += chars;
-        self.totals.estimated_output += (chars as f64 / CHARS_PER_TOKEN).round() as u64;
+        let estimate = (chars as f64 / CHARS_PER_TOKEN).round() as u64;
+        self.totals.estimated_output += estimate;
+        *self.estimates.entry(call_id.to_string()).or_default() += estimate;
     }
 
     fn log(&mut self, entry: LogEntry) {

@@ -111,7 +111,7 @@ fn tokens(app: &App) -> String {
         format!(
             "{} in / {} out tok",
             compact(totals.input_tokens),
-            compact(totals.output_tokens.max(totals.estimated_output))
+            compact(totals.output_tokens + totals.estimated_output)
         )
     } else {
         format!("≈{} tok out", compact(totals.estimated_output))
