@@ -441,7 +441,11 @@ fn a_human_role_needs_the_interactive_interface() {
         &[],
     );
     ran.assert_code(2);
-    assert!(ran.stderr.contains("critic is played by a person"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("critic is played by a person"),
+        "{}",
+        ran.stderr
+    );
     assert!(ran.stderr.contains("drop --headless"), "{}", ran.stderr);
     assert!(!out.exists());
 }
