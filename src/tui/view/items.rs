@@ -3,9 +3,10 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{frame_block, is_focused, open_items};
 use crate::model::ItemDecision;
@@ -13,6 +14,9 @@ use crate::protocol::BoardItem;
 use crate::tui::app::App;
 use crate::tui::layout::{Region, inner};
 use crate::tui::theme::Theme;
+
+/// Rows the items region needs beyond the list to preview the selected item.
+const PREVIEW_MIN_ROWS: u16 = 5;
 
 pub fn severity_style(theme: &Theme, severity: &str) -> Style {
     match severity.to_ascii_lowercase().as_str() {
@@ -82,6 +86,43 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             body,
         );
         return;
+    }
+    // With room to spare, the item under the cursor is shown in full below
+    // the list.
+    let list_rows = app.board.items.len() as u16;
+    let (body, preview) = if body.height >= list_rows + PREVIEW_MIN_ROWS {
+        let [list, preview] = Layout::vertical([
+            Constraint::Length(list_rows + 1),
+            Constraint::Min(PREVIEW_MIN_ROWS - 1),
+        ])
+        .areas(body);
+        (list, Some(preview))
+    } else {
+        (body, None)
+    };
+    if let (Some(preview), Some(entry)) = (preview, app.board.items.get(app.item_cursor)) {
+        let mut lines = vec![Line::from(vec![
+            Span::styled(
+                format!("{} on {} · ", entry.item.id, entry.item.target),
+                theme.title,
+            ),
+            Span::styled(
+                entry.item.severity.clone(),
+                severity_style(theme, &entry.item.severity),
+            ),
+            Span::styled(format!(" · {}", entry.item.category), theme.dim),
+        ])];
+        lines.push(Line::styled(entry.item.text.clone(), theme.text));
+        if !entry.item.preface.is_empty() {
+            lines.push(Line::styled(
+                format!("Conceded first: {}", entry.item.preface),
+                theme.dim,
+            ));
+        }
+        if let Some(note) = &entry.note {
+            lines.push(Line::styled(format!("Your note: {note}"), theme.text));
+        }
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), preview);
     }
     let height = usize::from(body.height).max(1);
     let first = app.item_cursor.saturating_sub(height.saturating_sub(1));

@@ -176,10 +176,50 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
             }
         }
     }
-    let mut spans = vec![Span::raw(" ")];
-    for (key, hint) in keymap::footer(&app.contexts(), &hidden) {
-        spans.push(Span::styled(key, theme.key_hint));
-        spans.push(Span::styled(format!(" {hint}  "), theme.dim));
+    // Help and quit always show, at the right; the hints of the focused
+    // region fill the rest, dropping from the end when the row is short.
+    let anchored = [Action::Help, Action::Quit];
+    let hints = keymap::footer(&app.contexts(), &hidden);
+    let (right, left): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(key, hint)| {
+        anchored.iter().any(|action| {
+            keymap::BINDINGS.iter().any(|binding| {
+                binding.action == *action
+                    && binding.hint == *hint
+                    && binding.keys[0].label() == *key
+            })
+        })
+    });
+    let width = |hints: &[(String, &str)]| -> usize {
+        hints
+            .iter()
+            .map(|(key, hint)| key.chars().count() + hint.chars().count() + 3)
+            .sum()
+    };
+    let room = usize::from(area.width).saturating_sub(width(&right) + 1);
+    let mut shown = Vec::new();
+    for hint in left {
+        if width(&shown) + width(std::slice::from_ref(&hint)) > room {
+            break;
+        }
+        shown.push(hint);
     }
+    let spans_of = |hints: &[(String, &str)]| -> Vec<Span<'static>> {
+        hints
+            .iter()
+            .flat_map(|(key, hint)| {
+                [
+                    Span::styled(key.clone(), theme.key_hint),
+                    Span::styled(format!(" {hint}  "), theme.dim),
+                ]
+            })
+            .collect()
+    };
+    let mut spans = vec![Span::raw(" ")];
+    spans.extend(spans_of(&shown));
+    let used = 1 + width(&shown);
+    spans.push(Span::raw(" ".repeat(
+        usize::from(area.width).saturating_sub(used + width(&right)),
+    )));
+    spans.extend(spans_of(&right));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
