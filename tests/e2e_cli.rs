@@ -9,131 +9,43 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use quorum::agent::script::MALFORMED_RAMBLE;
 use quorum::model::{Criterion, JudgeRole};
 use quorum::spec::{AgentDetail, AgentSpec, ContextSpec, DebateSpec};
 use serde_json::Value as Json;
+use support::run::{Ran, Sandbox, quorum_in};
 use support::{
     ScriptBuilder, critique_ids, default_critique, judge_config, judge_text, proposal_text,
     revision_text, scores, scripted_spec, spec_yaml, with_insufficient_information,
 };
 use yaml_serde::Value;
 
-const QUORUM: &str = env!("CARGO_BIN_EXE_quorum");
 const TOPIC: &str = "Should we adopt the fixture plan?";
 /// The panel of a default run, in panel order.
 const PANEL: [&str; 3] = ["analyst", "stylist", "aesthete"];
-/// How long one invocation may take before the test kills it.
-const PROCESS_DEADLINE: Duration = Duration::from_secs(120);
 
 // ---- running the binary ------------------------------------------------------
 
-/// What one invocation of the binary did.
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
+/// What these tests add to the shared sandbox: spec files and the usual
+/// `run` / `verdict` invocations.
+trait CliSandbox {
+    fn write_spec(&self, spec: &DebateSpec) -> PathBuf;
+    fn quorum_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Ran;
+    fn run(&self, spec: &DebateSpec, extra: &[&str]) -> (Ran, Tree);
+    fn run_with_stdin(&self, spec: &DebateSpec, extra: &[&str], stdin: Option<&str>)
+    -> (Ran, Tree);
+    fn verdict(&self, tree: &Tree, extra: &[&str]) -> Ran;
 }
 
-impl Ran {
-    fn assert_code(&self, expected: i32) {
-        assert_eq!(
-            self.code, expected,
-            "exit code\n--- stdout\n{}\n--- stderr\n{}",
-            self.stdout, self.stderr
-        );
-    }
-}
-
-/// One test's private folder: specs, the artifact root and an empty config
-/// home, so no user prompt override or configuration can leak in; no key
-/// variable and no Ollama server are visible either.
-struct Sandbox {
-    dir: tempfile::TempDir,
-}
-
-impl Sandbox {
-    fn new() -> Self {
-        Sandbox {
-            dir: tempfile::tempdir().expect("temporary folder"),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// The `--out` root of every run.
-    fn out(&self) -> PathBuf {
-        self.path().join("out")
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.path().join(name);
-        std::fs::write(&path, text).expect("write a test file");
-        path
-    }
-
+impl CliSandbox for Sandbox {
     fn write_spec(&self, spec: &DebateSpec) -> PathBuf {
         self.write("spec.yaml", &spec_yaml(spec))
     }
 
-    fn quorum(&self, args: &[&str]) -> Ran {
-        self.quorum_with_stdin(args, None)
-    }
-
-    /// Runs the binary with `args`; `stdin` (if any) is written and closed.
-    /// A process still running after [`PROCESS_DEADLINE`] is killed.
     fn quorum_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Ran {
-        let mut child = support::isolate(&mut Command::new(QUORUM), self.path())
-            .args(args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start quorum");
-        if let Some(text) = stdin {
-            let mut pipe = child.stdin.take().expect("piped stdin");
-            // quorum may stop reading early; a broken pipe is its business.
-            let _ = pipe.write_all(text.as_bytes());
-        }
-        let reader = |mut stream: Box<dyn Read + Send>| {
-            std::thread::spawn(move || {
-                let mut text = String::new();
-                stream.read_to_string(&mut text).expect("utf-8 output");
-                text
-            })
-        };
-        let stdout = reader(Box::new(child.stdout.take().expect("piped stdout")));
-        let stderr = reader(Box::new(child.stderr.take().expect("piped stderr")));
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("wait for quorum") {
-                break status;
-            }
-            if started.elapsed() > PROCESS_DEADLINE {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("quorum {args:?} still running after {PROCESS_DEADLINE:?}; killed");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        Ran {
-            code: status
-                .code()
-                .expect("quorum exited, not killed by a signal"),
-            stdout: stdout.join().expect("stdout reader"),
-            stderr: stderr.join().expect("stderr reader"),
-        }
+        quorum_in(self.path(), args, &[], stdin)
     }
 
     /// `quorum run SPEC --out OUT --headless [extra]` and the folder it wrote.
@@ -166,7 +78,7 @@ impl Sandbox {
     fn verdict(&self, tree: &Tree, extra: &[&str]) -> Ran {
         let mut args = vec!["verdict", tree.dir.to_str().expect("utf-8 path")];
         args.extend_from_slice(extra);
-        self.quorum(&args)
+        self.quorum(&args, &[])
     }
 }
 
@@ -1428,7 +1340,7 @@ fn refused(sandbox: &Sandbox, yaml: &str, extra: &[&str]) -> Ran {
         "--headless",
     ];
     args.extend_from_slice(extra);
-    let ran = sandbox.quorum(&args);
+    let ran = sandbox.quorum(&args, &[]);
     ran.assert_code(2);
     assert!(ran.stdout.is_empty(), "{}", ran.stdout);
     assert!(!out.exists(), "nothing is written for a bad invocation");
@@ -1549,14 +1461,17 @@ fn zero_speed_is_refused_and_nothing_is_written() {
     assert!(ran.stderr.contains("--speed"), "{}", ran.stderr);
     // The demo too.
     let out = sandbox.out();
-    let demo = sandbox.quorum(&[
-        "demo",
-        "--headless",
-        "--speed",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let demo = sandbox.quorum(
+        &[
+            "demo",
+            "--headless",
+            "--speed",
+            "0",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
     demo.assert_code(2);
     assert!(!out.exists());
 }
@@ -1566,14 +1481,17 @@ fn zero_speed_is_refused_and_nothing_is_written() {
 /// Runs `quorum demo --headless --speed SPEED` and returns the run and its tree.
 fn demo(sandbox: &Sandbox, speed: &str) -> (Ran, Tree) {
     let out = sandbox.out();
-    let ran = sandbox.quorum(&[
-        "demo",
-        "--headless",
-        "--speed",
-        speed,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--headless",
+            "--speed",
+            speed,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
     ran.assert_code(0);
     let tree = Tree::only_run_in(&out, &ran);
     (ran, tree)
@@ -1653,13 +1571,19 @@ fn demo_speed_changes_nothing_but_the_pace() {
 fn demo_export_script_writes_once_and_runs_to_the_same_verdict() {
     let sandbox = Sandbox::new();
     let exported = sandbox.path().join("demo.yaml");
-    let ran = sandbox.quorum(&["demo", "--export-script", exported.to_str().unwrap()]);
+    let ran = sandbox.quorum(
+        &["demo", "--export-script", exported.to_str().unwrap()],
+        &[],
+    );
     ran.assert_code(0);
     let text_written = std::fs::read_to_string(&exported).unwrap();
     assert_eq!(text_written, quorum::cli::DEMO_SPEC);
     quorum::spec::parse(&exported, &text_written).expect("the export is a valid spec");
 
-    let again = sandbox.quorum(&["demo", "--export-script", exported.to_str().unwrap()]);
+    let again = sandbox.quorum(
+        &["demo", "--export-script", exported.to_str().unwrap()],
+        &[],
+    );
     again.assert_code(2);
     assert!(
         again.stderr.contains("never overwritten"),
@@ -1668,20 +1592,23 @@ fn demo_export_script_writes_once_and_runs_to_the_same_verdict() {
     );
     let kept = sandbox.write("kept.yaml", "keep me\n");
     sandbox
-        .quorum(&["demo", "--export-script", kept.to_str().unwrap()])
+        .quorum(&["demo", "--export-script", kept.to_str().unwrap()], &[])
         .assert_code(2);
     assert_eq!(std::fs::read_to_string(&kept).unwrap(), "keep me\n");
 
     let out = sandbox.out();
-    let run = sandbox.quorum(&[
-        "run",
-        exported.to_str().unwrap(),
-        "--speed",
-        "50",
-        "--headless",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = sandbox.quorum(
+        &[
+            "run",
+            exported.to_str().unwrap(),
+            "--speed",
+            "50",
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
     run.assert_code(0);
     let tree = Tree::only_run_in(&out, &run);
     assert!(
@@ -1725,13 +1652,16 @@ fn a_topic_with_path_segments_stays_inside_out() {
     let nested_out = sandbox.path().join("a").join("b").join("out");
     let spec = scripted_spec("../../etc/passwd", ScriptBuilder::adopt_path().build());
     let spec_path = sandbox.write_spec(&spec);
-    let ran = sandbox.quorum(&[
-        "run",
-        spec_path.to_str().unwrap(),
-        "--out",
-        nested_out.to_str().unwrap(),
-        "--headless",
-    ]);
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            spec_path.to_str().unwrap(),
+            "--out",
+            nested_out.to_str().unwrap(),
+            "--headless",
+        ],
+        &[],
+    );
     ran.assert_code(0);
     let tree = Tree::only_run_in(&nested_out, &ran);
     assert_eq!(
@@ -1759,7 +1689,7 @@ fn a_topic_with_path_segments_stays_inside_out() {
 #[test]
 fn help_lists_the_exit_codes() {
     let sandbox = Sandbox::new();
-    let ran = sandbox.quorum(&["--help"]);
+    let ran = sandbox.quorum(&["--help"], &[]);
     ran.assert_code(0);
     assert!(ran.stdout.contains("Exit codes:"), "{}", ran.stdout);
     for (code, word) in [
@@ -1988,22 +1918,25 @@ fn review_command_takes_context_script_and_debate_flags() {
         "Invoices are rewritten in place by the proration job.",
     );
     let out = sandbox.out();
-    let ran = sandbox.quorum(&[
-        "review",
-        "Should we adopt the fixture plan?",
-        "--context",
-        context_path.to_str().unwrap(),
-        "--script",
-        script_path.to_str().unwrap(),
-        "--critique",
-        "strict",
-        "--high-stakes",
-        "--max-rounds",
-        "1",
-        "--headless",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let ran = sandbox.quorum(
+        &[
+            "review",
+            "Should we adopt the fixture plan?",
+            "--context",
+            context_path.to_str().unwrap(),
+            "--script",
+            script_path.to_str().unwrap(),
+            "--critique",
+            "strict",
+            "--high-stakes",
+            "--max-rounds",
+            "1",
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
     ran.assert_code(0);
     let tree = Tree::only_run_in(&out, &ran);
     let yaml = tree.yaml();
@@ -2044,7 +1977,10 @@ fn review_command_takes_context_script_and_debate_flags() {
 fn review_without_agents_points_at_the_demo() {
     let sandbox = Sandbox::new();
     let out = sandbox.out();
-    let ran = sandbox.quorum(&["review", "Should we?", "--out", out.to_str().unwrap()]);
+    let ran = sandbox.quorum(
+        &["review", "Should we?", "--out", out.to_str().unwrap()],
+        &[],
+    );
     ran.assert_code(2);
     assert!(ran.stderr.contains("quorum demo"), "{}", ran.stderr);
     assert!(!out.exists());

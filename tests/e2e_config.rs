@@ -9,100 +9,26 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use quorum::model::JudgeRole;
 use quorum::spec::AgentSpec;
 use serde_json::Value as Json;
+use support::run::Sandbox;
 use support::{ScriptBuilder, flat_judge_text, scripted_spec, spec_yaml};
 use yaml_serde::Value;
 
-const QUORUM: &str = env!("CARGO_BIN_EXE_quorum");
 const TOPIC: &str = "Should we adopt the fixture plan?";
 /// Canary keys: if any byte of them shows up in a file or an output, a key leaked.
 const OPENAI_CANARY: &str = "sk-canary-openai-3f9d27c1e8b4a6";
 const ANTHROPIC_CANARY: &str = "sk-ant-canary-7b1e5c93d0a2f4";
 
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
+/// What these tests add to the shared sandbox.
+trait ConfigSandbox {
+    fn judge_program(&self) -> PathBuf;
 }
 
-impl Ran {
-    fn assert_code(&self, expected: i32) {
-        assert_eq!(
-            self.code, expected,
-            "exit code\n--- stdout\n{}\n--- stderr\n{}",
-            self.stdout, self.stderr
-        );
-    }
-}
-
-struct Sandbox {
-    dir: tempfile::TempDir,
-}
-
-impl Sandbox {
-    fn new() -> Self {
-        Sandbox {
-            dir: tempfile::tempdir().expect("temporary folder"),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn out(&self) -> PathBuf {
-        self.path().join("out")
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.path().join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create a test folder");
-        }
-        std::fs::write(&path, text).expect("write a test file");
-        path
-    }
-
-    fn write_executable(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.write(name, text);
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-            .expect("make it executable");
-        path
-    }
-
-    /// Runs quorum with `args` and extra environment variables.
-    fn quorum(&self, args: &[&str], env: &[(&str, &str)]) -> Ran {
-        let mut command = Command::new(QUORUM);
-        support::isolate(&mut command, self.path())
-            .args(args)
-            .stdin(Stdio::null());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let output = command.output().expect("run quorum");
-        Ran {
-            code: output.status.code().expect("quorum exited, not killed"),
-            stdout: String::from_utf8(output.stdout).expect("utf-8 stdout"),
-            stderr: String::from_utf8(output.stderr).expect("utf-8 stderr"),
-        }
-    }
-
-    /// The one debate folder under `out`.
-    fn run_dir(&self) -> PathBuf {
-        let runs: Vec<PathBuf> = std::fs::read_dir(self.out())
-            .expect("the artifact root exists")
-            .map(|entry| entry.expect("entry").path())
-            .collect();
-        assert_eq!(runs.len(), 1, "exactly one run folder: {runs:?}");
-        runs.into_iter().next().unwrap()
-    }
-
+impl ConfigSandbox for Sandbox {
     /// A judge program: answers with `answer-{ROLE}.md` (ROLE from its first
     /// argument) and says on stderr what it did.
     fn judge_program(&self) -> PathBuf {

@@ -14,7 +14,6 @@ mod support;
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -26,10 +25,10 @@ use axum::routing::{get, post};
 use quorum::agent::CallRequest;
 use quorum::agent::script::Script;
 use serde_json::{Value as Json, json};
+use support::run::{only_run, quorum_in_async as quorum};
 use tokio::sync::oneshot;
 use yaml_serde::Value;
 
-const QUORUM: &str = env!("CARGO_BIN_EXE_quorum");
 const TOPIC: &str = "Should we move billing to event sourcing?";
 const OPENAI_CANARY: &str = "sk-canary-openai-9c41be07d2f3a8";
 const ANTHROPIC_CANARY: &str = "sk-ant-canary-51d8e2a7c0b96f";
@@ -334,51 +333,6 @@ async fn models(State(state): State<Arc<ServerState>>) -> Response {
 }
 
 // ---- running the binary --------------------------------------------------------------
-
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Ran {
-    fn assert_code(&self, expected: i32) {
-        assert_eq!(
-            self.code, expected,
-            "exit code\n--- stdout\n{}\n--- stderr\n{}",
-            self.stdout, self.stderr
-        );
-    }
-}
-
-/// Runs quorum in `dir`, isolated, with `env` added.
-async fn quorum(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
-    let mut command = std::process::Command::new(QUORUM);
-    support::isolate(&mut command, dir)
-        .args(args)
-        .stdin(Stdio::null());
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let output = tokio::process::Command::from(command)
-        .output()
-        .await
-        .expect("run quorum");
-    Ran {
-        code: output.status.code().expect("quorum exited, not killed"),
-        stdout: String::from_utf8(output.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(output.stderr).expect("utf-8 stderr"),
-    }
-}
-
-fn only_run(out: &Path) -> PathBuf {
-    let runs: Vec<PathBuf> = std::fs::read_dir(out)
-        .expect("the artifact root exists")
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    runs.into_iter().next().unwrap()
-}
 
 fn all_files(dir: &Path) -> BTreeMap<PathBuf, String> {
     let mut files = BTreeMap::new();

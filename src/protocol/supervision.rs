@@ -98,18 +98,7 @@ impl Supervisor {
         now: Timestamp,
         log: &mut Vec<LogEntry>,
     ) -> CallSpec {
-        self.launch(
-            LiveCall {
-                slot,
-                attempt: 1,
-                prompt,
-                raw_output_path,
-                retried: false,
-                repaired: false,
-            },
-            now,
-            log,
-        )
+        self.relaunch(slot, 1, prompt, raw_output_path, now, log)
     }
 
     /// Starts `attempt` of a slot that had finished, on the moderator's

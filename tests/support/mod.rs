@@ -5,6 +5,7 @@
 
 pub mod provider_server;
 pub mod pty;
+pub mod run;
 
 use std::collections::BTreeMap;
 
