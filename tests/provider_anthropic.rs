@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use quorum::agent::anthropic::{AnthropicAgent, AnthropicStream};
-use quorum::agent::http::{ApiKey, Endpoint, HttpLimits, RecordedCall, decode_recorded};
-use quorum::agent::{Agent, AgentError, CallOutput, FinishReason, Usage};
+use quorum::agent::http::{ApiKey, Endpoint, RecordedCall, decode_recorded};
+use quorum::agent::{Agent, FinishReason, Usage};
 use support::provider_server::{
-    Frame, ProviderServer, ScriptedResponse, anthropic_answer, anthropic_event, run_call,
-    shown_reasoning, shown_text, stream_fixture,
+    Frame, ProviderServer, ScriptedResponse, anthropic_answer, anthropic_event, failure_text,
+    run_call, shown_reasoning, shown_text, split_at, stream_fixture, test_limits,
 };
 
 const FIXTURES: [&str; 2] = ["anthropic-messages.sse", "anthropic-thinking.sse"];
@@ -20,31 +20,13 @@ const FIXTURES: [&str; 2] = ["anthropic-messages.sse", "anthropic-thinking.sse"]
 const OVERLOADED: &str =
     r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
 
-fn limits() -> HttpLimits {
-    HttpLimits {
-        connect_timeout: Duration::from_secs(2),
-        idle_timeout: Duration::from_secs(5),
-        max_retries: 2,
-        backoff_initial: Duration::from_millis(10),
-        backoff_max: Duration::from_millis(40),
-        retry_after_cap: Duration::from_secs(5),
-    }
-}
-
 fn agent(server: &ProviderServer, key: Option<&str>) -> AnthropicAgent {
     let endpoint = Endpoint {
         base_url: server.anthropic_base_url(),
         api_key: key.map(|key| ApiKey::new(key.to_string())),
-        limits: limits(),
+        limits: test_limits(),
     };
     AnthropicAgent::new(endpoint, "claude-test")
-}
-
-fn failure_text(outcome: Result<CallOutput, AgentError>) -> String {
-    match outcome {
-        Ok(output) => panic!("expected a failure, got {output:?}"),
-        Err(error) => error.to_string(),
-    }
 }
 
 #[tokio::test]
@@ -241,18 +223,6 @@ async fn a_retry_after_on_529_is_honoured() {
 
 fn decode(chunks: Vec<Vec<u8>>) -> RecordedCall {
     decode_recorded(AnthropicStream::new(), chunks)
-}
-
-fn split_at(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
-    let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut % (bytes.len() + 1)).collect();
-    cuts.sort_unstable();
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    for cut in cuts.into_iter().chain([bytes.len()]) {
-        chunks.push(bytes[start..cut].to_vec());
-        start = cut;
-    }
-    chunks
 }
 
 #[test]

@@ -7,12 +7,13 @@ mod support;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use quorum::agent::http::{ApiKey, Endpoint, HttpLimits, decode_recorded};
+use quorum::agent::http::{ApiKey, Endpoint, decode_recorded};
 use quorum::agent::openai::{OpenAiAgent, OpenAiStream};
-use quorum::agent::{Agent, AgentError, FinishReason, StreamEvent, Usage};
+use quorum::agent::{Agent, FinishReason, StreamEvent, Usage};
 use support::provider_server::{
-    Frame, ProviderServer, ScriptedResponse, openai_events, openai_finish_chunk, openai_text_chunk,
-    run_call, shown_reasoning, shown_text, stream_fixture,
+    Frame, ProviderServer, ScriptedResponse, failure_text, openai_events, openai_finish_chunk,
+    openai_text_chunk, run_call, shown_reasoning, shown_text, split_at, stream_fixture,
+    test_limits,
 };
 
 const FIXTURES: [&str; 4] = [
@@ -22,31 +23,13 @@ const FIXTURES: [&str; 4] = [
     "openai-reasoning-content-crlf.sse",
 ];
 
-fn limits() -> HttpLimits {
-    HttpLimits {
-        connect_timeout: Duration::from_secs(2),
-        idle_timeout: Duration::from_secs(5),
-        max_retries: 2,
-        backoff_initial: Duration::from_millis(10),
-        backoff_max: Duration::from_millis(40),
-        retry_after_cap: Duration::from_secs(5),
-    }
-}
-
 fn agent(server: &ProviderServer, key: Option<&str>) -> OpenAiAgent {
     let endpoint = Endpoint {
         base_url: server.openai_base_url(),
         api_key: key.map(|key| ApiKey::new(key.to_string())),
-        limits: limits(),
+        limits: test_limits(),
     };
     OpenAiAgent::new(endpoint, "gpt-test")
-}
-
-fn failure_text(outcome: Result<quorum::agent::CallOutput, AgentError>) -> String {
-    match outcome {
-        Ok(output) => panic!("expected a failure, got {output:?}"),
-        Err(error) => error.to_string(),
-    }
 }
 
 #[tokio::test]
@@ -282,18 +265,6 @@ async fn unauthorised_fails_at_once_with_the_provider_message_and_never_the_key(
 
 fn decode(chunks: Vec<Vec<u8>>) -> quorum::agent::http::RecordedCall {
     decode_recorded(OpenAiStream::new(), chunks)
-}
-
-fn split_at(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
-    let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut % (bytes.len() + 1)).collect();
-    cuts.sort_unstable();
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    for cut in cuts.into_iter().chain([bytes.len()]) {
-        chunks.push(bytes[start..cut].to_vec());
-        start = cut;
-    }
-    chunks
 }
 
 /// What a fixture says, as its provider documents it.

@@ -12,23 +12,12 @@ use quorum::agent::openai::OpenAiAgent;
 use quorum::agent::{Agent, AgentError, CallOutput, StreamEvent};
 use support::provider_server::{
     Blackhole, Frame, ProviderServer, ScriptedResponse, call_request, openai_events,
-    openai_finish_chunk, openai_text_chunk, refused_base_url, run_call, shown_text,
+    openai_finish_chunk, openai_text_chunk, refused_base_url, run_call, shown_text, test_limits,
 };
 use tokio::sync::mpsc;
 
 /// Generous bound for "the server noticed the client went away".
 const SERVER_NOTICE_LIMIT: Duration = Duration::from_secs(5);
-
-fn limits() -> HttpLimits {
-    HttpLimits {
-        connect_timeout: Duration::from_secs(2),
-        idle_timeout: Duration::from_secs(5),
-        max_retries: 2,
-        backoff_initial: Duration::from_millis(10),
-        backoff_max: Duration::from_millis(40),
-        retry_after_cap: Duration::from_secs(5),
-    }
-}
 
 fn agent_at(base_url: String, limits: HttpLimits) -> OpenAiAgent {
     let endpoint = Endpoint {
@@ -40,7 +29,7 @@ fn agent_at(base_url: String, limits: HttpLimits) -> OpenAiAgent {
 }
 
 fn agent(server: &ProviderServer) -> OpenAiAgent {
-    agent_at(server.openai_base_url(), limits())
+    agent_at(server.openai_base_url(), test_limits())
 }
 
 fn answer(text: &str) -> String {
@@ -121,7 +110,7 @@ async fn zero_retries_means_one_attempt() {
     server.push(ScriptedResponse::json(502, ""));
     let no_retries = HttpLimits {
         max_retries: 0,
-        ..limits()
+        ..test_limits()
     };
     let agent = agent_at(server.openai_base_url(), no_retries);
     let failure = failure(run_call(&agent, "q").await.1);
@@ -206,7 +195,7 @@ async fn a_stream_that_stalls_past_the_idle_timeout_fails() {
     ]));
     let short_idle = HttpLimits {
         idle_timeout: Duration::from_millis(300),
-        ..limits()
+        ..test_limits()
     };
     let agent = agent_at(server.openai_base_url(), short_idle);
     let started = Instant::now();
@@ -231,7 +220,7 @@ async fn keep_alive_comments_keep_a_slow_stream_alive() {
     server.push(ScriptedResponse::stream(frames));
     let short_idle = HttpLimits {
         idle_timeout: Duration::from_millis(400),
-        ..limits()
+        ..test_limits()
     };
     let agent = agent_at(server.openai_base_url(), short_idle);
     let (_, outcome) = run_call(&agent, "q").await;
@@ -245,7 +234,7 @@ async fn a_server_silent_before_its_headers_times_out() {
     let short = HttpLimits {
         connect_timeout: Duration::from_millis(200),
         idle_timeout: Duration::from_millis(300),
-        ..limits()
+        ..test_limits()
     };
     let agent = agent_at(server.openai_base_url(), short);
     let started = Instant::now();
@@ -261,7 +250,7 @@ async fn a_server_silent_before_its_headers_times_out() {
 #[tokio::test]
 async fn a_refused_connection_is_retried_then_reported() {
     let base_url = refused_base_url().await;
-    let agent = agent_at(base_url.clone(), limits());
+    let agent = agent_at(base_url.clone(), test_limits());
     let started = Instant::now();
     let failure = failure(run_call(&agent, "q").await.1);
     assert!(
@@ -287,7 +276,7 @@ async fn a_connection_that_never_opens_hits_the_connect_timeout() {
     let short_connect = HttpLimits {
         connect_timeout: Duration::from_millis(200),
         max_retries: 1,
-        ..limits()
+        ..test_limits()
     };
     let base_url = blackhole.openai_base_url();
     let agent = agent_at(base_url.clone(), short_connect);
@@ -339,7 +328,7 @@ async fn probe_lists_models_with_the_call_headers() {
     let endpoint = Endpoint {
         base_url: server.openai_base_url(),
         api_key: Some(ApiKey::new("sk-probe".to_string())),
-        limits: limits(),
+        limits: test_limits(),
     };
     let answer = probe(&endpoint, ProbeKind::OpenAi)
         .await
@@ -364,7 +353,7 @@ async fn probe_reports_a_refusal_with_the_provider_message() {
     let endpoint = Endpoint {
         base_url: server.anthropic_base_url(),
         api_key: Some(ApiKey::new("sk-ant-probe".to_string())),
-        limits: limits(),
+        limits: test_limits(),
     };
     let error = probe(&endpoint, ProbeKind::Anthropic)
         .await
@@ -384,7 +373,7 @@ async fn probe_reports_an_unreachable_endpoint() {
     let endpoint = Endpoint {
         base_url: refused_base_url().await,
         api_key: None,
-        limits: limits(),
+        limits: test_limits(),
     };
     let error = probe(&endpoint, ProbeKind::OpenAi)
         .await
@@ -401,7 +390,7 @@ async fn a_key_that_cannot_be_a_header_fails_before_any_request() {
     let endpoint = Endpoint {
         base_url: server.openai_base_url(),
         api_key: Some(ApiKey::new("sk-line\nbreak".to_string())),
-        limits: limits(),
+        limits: test_limits(),
     };
     let agent = OpenAiAgent::new(endpoint, "gpt-test");
     let failure = failure(run_call(&agent, "q").await.1);
@@ -415,7 +404,7 @@ async fn a_key_that_cannot_be_a_header_fails_before_any_request() {
 
 #[tokio::test]
 async fn a_base_url_without_a_scheme_is_named_in_the_error() {
-    let agent = agent_at("localhost:11434/v1".to_string(), limits());
+    let agent = agent_at("localhost:11434/v1".to_string(), test_limits());
     let failure = failure(run_call(&agent, "q").await.1);
     assert_eq!(failure.kind, HttpFailureKind::Setup);
     assert!(

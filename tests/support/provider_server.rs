@@ -297,6 +297,39 @@ fn body_of(frames: Vec<Frame>, abandoned: watch::Sender<usize>) -> Body {
 }
 
 /// A call request for `prompt`, attempt 1.
+/// Transport limits for tests: short backoffs, a few seconds of patience.
+pub fn test_limits() -> quorum::agent::http::HttpLimits {
+    quorum::agent::http::HttpLimits {
+        connect_timeout: Duration::from_secs(2),
+        idle_timeout: Duration::from_secs(5),
+        max_retries: 2,
+        backoff_initial: Duration::from_millis(10),
+        backoff_max: Duration::from_millis(40),
+        retry_after_cap: Duration::from_secs(5),
+    }
+}
+
+/// The error text of a call that had to fail.
+pub fn failure_text(outcome: Result<CallOutput, AgentError>) -> String {
+    match outcome {
+        Ok(output) => panic!("expected a failure, got {output:?}"),
+        Err(error) => error.to_string(),
+    }
+}
+
+/// `bytes` cut at `cuts` (taken modulo its length, in order) into chunks.
+pub fn split_at(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
+    let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut % (bytes.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    for cut in cuts.into_iter().chain([bytes.len()]) {
+        chunks.push(bytes[start..cut].to_vec());
+        start = cut;
+    }
+    chunks
+}
+
 pub fn call_request(prompt: &str) -> CallRequest {
     CallRequest {
         call_id: "proposer/proposal/r1/a1".to_string(),
