@@ -560,3 +560,58 @@ fn the_demo_reports_usage_and_latency() {
         json["usage"]["total"]["calls"].as_u64()
     );
 }
+
+/// A theme that does not load stops any run before anything is written:
+/// an unknown name lists the built-in ones, a bad file is located to the
+/// line, column and slot.
+#[test]
+fn a_bad_theme_is_a_configuration_error_in_either_mode() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--headless",
+            "--theme",
+            "nope",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(ran.stderr.contains("--theme"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("dark, light, high-contrast"),
+        "{}",
+        ran.stderr
+    );
+    let theme = sandbox.write(
+        "mine.yaml",
+        "name: mine\nslots:\n  title: { fg: \"#zz0000\" }\n",
+    );
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--headless",
+            "--theme",
+            theme.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(ran.stderr.contains("mine.yaml:3:"), "{}", ran.stderr);
+    assert!(ran.stderr.contains("slots.title.fg"), "{}", ran.stderr);
+    let config = sandbox.write("config/quorum/config.yaml", "theme: neon\n");
+    assert!(config.exists());
+    let ran = sandbox.quorum(&["demo", "--headless", "--out", out.to_str().unwrap()], &[]);
+    ran.assert_code(2);
+    assert!(
+        ran.stderr.contains("theme (configuration file)"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!out.exists(), "nothing is written");
+}

@@ -415,6 +415,18 @@ fn quit_asks_and_restores() {
 
 #[test]
 fn sigterm_while_streaming_restores_the_terminal() {
+    signal_while_streaming_restores_the_terminal(libc::SIGTERM, "SIGTERM");
+}
+
+/// The same for an interrupt sent from outside (in raw mode Ctrl-C is a
+/// key, so SIGINT only comes from `kill`) and for a closed terminal.
+#[test]
+fn sigint_and_sighup_restore_the_terminal_too() {
+    signal_while_streaming_restores_the_terminal(libc::SIGINT, "SIGINT");
+    signal_while_streaming_restores_the_terminal(libc::SIGHUP, "SIGHUP");
+}
+
+fn signal_while_streaming_restores_the_terminal(signal: libc::c_int, name: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut run = spawn_demo(dir.path(), "2", 120, 40);
 
@@ -422,10 +434,10 @@ fn sigterm_while_streaming_restores_the_terminal() {
     run.wait_for("tok/s", WAIT);
     let pid = libc::pid_t::try_from(run.pid()).expect("a pid");
     // SAFETY: plain kill(2) on our own child.
-    let sent = unsafe { libc::kill(pid, libc::SIGTERM) };
-    assert_eq!(sent, 0, "SIGTERM sent");
+    let sent = unsafe { libc::kill(pid, signal) };
+    assert_eq!(sent, 0, "{name} sent");
     let status = run.wait_exit(WAIT);
-    assert_eq!(status.signal(), None, "quorum handles SIGTERM itself");
+    assert_eq!(status.signal(), None, "quorum handles {name} itself");
     assert_eq!(status.exit_code(), 1, "interrupted");
     assert_terminal_restored(&run);
     assert!(

@@ -365,3 +365,25 @@ fn no_color_keeps_focus_visible_without_colour() {
         );
     }
 }
+
+/// Tiny and degenerate terminal sizes draw without panicking, on every
+/// screen state with layers open.
+#[test]
+fn tiny_terminals_do_not_panic() {
+    let mut app = moderation();
+    press(&mut app, KeyCode::Char('n'));
+    let mut finished_app = finished("dark");
+    press(&mut finished_app, KeyCode::Char('?'));
+    for (width, height) in [
+        (0, 0),
+        (1, 1),
+        (5, 3),
+        (20, 6),
+        (40, 10),
+        (79, 23),
+        (120, 29),
+    ] {
+        render(&mut app, width, height);
+        render(&mut finished_app, width, height);
+    }
+}

@@ -32,6 +32,18 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
     let interactive = !flags.headless
         && std::io::IsTerminal::is_terminal(&std::io::stdin())
         && std::io::IsTerminal::is_terminal(&std::io::stdout());
+    // A theme that does not load is a configuration error in either mode, so
+    // a typo is found before a long headless run, not the next time the
+    // interface opens.
+    if let Err(error) = super::interactive::choose_theme(&flags, prepared.theme.as_deref()) {
+        let source = if flags.theme.is_some() {
+            "--theme"
+        } else {
+            "theme (configuration file)"
+        };
+        eprintln!("quorum: {source}: {}", sanitize(&error));
+        return ExitCode::from(EXIT_USAGE);
+    }
     if !interactive && !prepared.human_roles.is_empty() {
         eprintln!(
             "quorum: {} {} played by a person (`human`), which needs the interactive interface: \

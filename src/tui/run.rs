@@ -48,7 +48,12 @@ pub async fn run<T: Send + 'static>(
     let mut events = EventStream::new();
     let mut ticker = tokio::time::interval(Duration::from_millis(TICK_INTERVAL_MS));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    use tokio::signal::unix::{SignalKind, signal};
+    // In raw mode Ctrl-C arrives as a key; these come from elsewhere (kill,
+    // a closed terminal) and end the session with the terminal restored.
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let mut sighup = signal(SignalKind::hangup())?;
     let frame = Duration::from_millis(FRAME_INTERVAL_MS);
     let mut last_draw = Instant::now() - frame;
     let mut batch = Vec::with_capacity(UPDATE_BATCH);
@@ -106,6 +111,8 @@ pub async fn run<T: Send + 'static>(
             _ = ticker.tick() => app.tick(Instant::now()),
             () = tokio::time::sleep_until(next_frame), if app.dirty => {}
             _ = sigterm.recv() => break,
+            _ = sigint.recv() => break,
+            _ = sighup.recv() => break,
             result = &mut engine, if engine_running => {
                 engine_running = false;
                 match result {
