@@ -146,7 +146,7 @@ pub enum Update {
 }
 
 /// What an interface can ask of a running engine.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Command {
     /// A moderator input: an item decision, the submission, an override.
     Moderator(Input),

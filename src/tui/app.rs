@@ -355,6 +355,12 @@ impl App {
         }
     }
 
+    /// The critique items wait for the person's decisions (as opposed to a
+    /// held evaluation round, which waits for a judge override).
+    pub fn moderating(&self) -> bool {
+        self.board.needs_moderator && self.progress.stage == "moderation"
+    }
+
     /// The debate is still running.
     pub fn running(&self) -> bool {
         self.outcome.is_none() && self.engine_error.is_none()
@@ -482,9 +488,18 @@ impl App {
         let newly_needed = board.needs_moderator && !self.board.needs_moderator;
         self.board = board;
         if newly_needed {
-            self.focus = Focus::Items;
-            self.item_cursor = 0;
             self.zoomed = false;
+            if self.moderating() {
+                self.focus = Focus::Items;
+                self.item_cursor = 0;
+            } else if let Some(held) = self
+                .panes
+                .iter()
+                .position(|pane| matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped))
+            {
+                // A held evaluation round: the judge it waits on.
+                self.focus = Focus::Pane(held);
+            }
         }
         self.item_cursor = self
             .item_cursor
@@ -1011,7 +1026,7 @@ impl App {
     }
 
     fn decide(&mut self, decision: ItemDecision, now: Instant) -> Vec<Command> {
-        if !self.board.needs_moderator {
+        if !self.moderating() {
             self.flash(
                 "the items can be decided once the critique is in".into(),
                 now,
@@ -1052,7 +1067,7 @@ impl App {
     }
 
     fn open_note(&mut self, now: Instant) {
-        if !self.board.needs_moderator {
+        if !self.moderating() {
             self.flash(
                 "notes go with decisions, once the critique is in".into(),
                 now,
@@ -1140,7 +1155,7 @@ impl App {
     }
 
     fn submit(&mut self, now: Instant) -> Vec<Command> {
-        if !self.board.needs_moderator {
+        if !self.moderating() {
             self.flash("nothing to submit".into(), now);
             return Vec::new();
         }
@@ -1393,6 +1408,7 @@ mod tests {
     #[test]
     fn items_take_focus_and_each_decision_goes_out_at_once() {
         let mut app = app();
+        app.progress.stage = "moderation".into();
         app.apply(Update::Board(items(3)), Instant::now());
         assert_eq!(app.focus, Focus::Items);
         let sent = key(&mut app, KeyCode::Char('a'));
@@ -1416,6 +1432,7 @@ mod tests {
     #[test]
     fn a_note_written_first_travels_with_the_decision() {
         let mut app = app();
+        app.progress.stage = "moderation".into();
         app.apply(Update::Board(items(2)), Instant::now());
         key(&mut app, KeyCode::Char('n'));
         assert_eq!(app.contexts(), vec![Context::Editor]);
@@ -1445,6 +1462,7 @@ mod tests {
     #[test]
     fn decisions_wait_for_the_critique() {
         let mut app = app();
+        app.progress.stage = "moderation".into();
         let mut board = items(1);
         board.needs_moderator = false;
         app.apply(Update::Board(board), Instant::now());
@@ -1519,6 +1537,54 @@ mod tests {
             })
         );
         assert!(app.layers.is_empty());
+    }
+
+    #[test]
+    fn a_held_round_focuses_its_judge_and_m_reruns_it() {
+        let mut app = app();
+        app.apply(
+            Update::Progress(Progress {
+                stage: "evaluation".into(),
+                round: 1,
+                finished: false,
+            }),
+            Instant::now(),
+        );
+        start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
+        app.apply(
+            Update::Log(LogEntry {
+                at: chrono::Utc::now(),
+                kind: LogKind::Malformed,
+                call_id: Some("judge.analyst/evaluation/r1/a1".into()),
+                message: "analyst: output unusable".into(),
+            }),
+            Instant::now(),
+        );
+        assert!(matches!(app.layers.last(), Some(Layer::Override(_))));
+        key(&mut app, KeyCode::Esc);
+        let mut held = items(1);
+        held.items[0].decision = Some(ItemDecision::Accept);
+        app.focus = Focus::Items;
+        app.apply(Update::Board(held), Instant::now());
+        assert!(!app.moderating(), "a held round is not the items' turn");
+        assert_eq!(
+            app.focus,
+            Focus::Pane(2),
+            "focus goes to the judge it waits on"
+        );
+        let sent = key(&mut app, KeyCode::Char('M'));
+        assert_eq!(
+            sent,
+            vec![Command::Moderator(Input::Override {
+                call_id: "judge.analyst/evaluation/r1/a1".into(),
+                action: OverrideAction::Rerun,
+            })]
+        );
+        app.focus = Focus::Items;
+        assert!(
+            key(&mut app, KeyCode::Char('a')).is_empty(),
+            "items are decided already"
+        );
     }
 
     #[test]
@@ -1630,6 +1696,7 @@ mod tests {
             roles: Vec::new(),
         };
         let mut app = App::new(info, Theme::default(), Instant::now());
+        app.progress.stage = "moderation".into();
         let items = ids
             .iter()
             .map(|id| crate::protocol::BoardItem {

@@ -204,7 +204,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Pane, &[ch('R')], A::RetryCall, "retry call", true),
     bind(C::Pane, &[ch('S')], A::SkipCall, "skip call", true),
     bind(C::Pane, &[ch('W')], A::WaitLonger, "wait longer", false),
-    bind(C::Pane, &[ch('M')], A::RerunJudge, "re-run a malformed judge", false),
+    bind(C::Pane, &[ch('M')], A::RerunJudge, "re-run this judge", true),
     bind(C::Pane, &[ch('j'), key(KeyCode::Down)], A::ScrollDown, "scroll down", false),
     bind(C::Pane, &[ch('k'), key(KeyCode::Up)], A::ScrollUp, "scroll up", false),
     bind(C::Pane, &[key(KeyCode::PageDown), ctrl('d')], A::PageDown, "page down", false),

@@ -64,7 +64,7 @@ fn item_line<'a>(theme: &Theme, entry: &'a BoardItem, selected: bool) -> Line<'a
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let focused = is_focused(app, Region::Items);
-    let title = if app.board.needs_moderator {
+    let title = if app.moderating() {
         Line::from(vec![
             Span::styled(" Critique items ", theme.title),
             Span::styled(

@@ -78,7 +78,7 @@ fn draw_tabs(app: &App, frame: &mut Frame, area: Rect) {
             app.focus == Focus::Pane(index) && !app.show_verdict,
         ));
     }
-    let items_label = if app.board.needs_moderator {
+    let items_label = if app.moderating() {
         format!("Items ({} open)", open_items(app))
     } else {
         "Items".to_string()
@@ -169,10 +169,23 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
             }
         }
         _ => {
-            let live_pane =
-                matches!(app.focus, Focus::Pane(index) if app.panes[index].live_call().is_some());
-            if !live_pane || app.show_verdict {
-                hidden.extend([Action::RetryCall, Action::SkipCall, Action::WaitLonger]);
+            let focused = match app.focus {
+                Focus::Pane(index) if !app.show_verdict => Some(&app.panes[index]),
+                _ => None,
+            };
+            let live = focused.is_some_and(|pane| pane.live_call().is_some());
+            let held = app.board.needs_moderator
+                && focused.is_some_and(|pane| {
+                    matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped)
+                });
+            if !live {
+                hidden.extend([Action::RetryCall, Action::WaitLonger]);
+            }
+            if !live && !held {
+                hidden.push(Action::SkipCall);
+            }
+            if !held {
+                hidden.push(Action::RerunJudge);
             }
         }
     }
