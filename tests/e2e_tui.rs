@@ -156,7 +156,7 @@ fn moderates_the_demo_to_a_verdict() {
         run.send("d");
         wait_for_item(&run, item_id, target, &["defer", "✎"]);
     }
-    run.wait_for("0 to decide", WAIT);
+    run.wait_for("all decided", WAIT);
     run.send("s");
     run.wait_until("moderation submitted", WAIT, |screen| {
         !screen.contents().contains("needs moderator")
@@ -374,6 +374,61 @@ fn timeout_modal_retry_now() {
     assert!(
         transcript.contains("judge.aesthete/evaluation/r1/a3"),
         "a third attempt ran"
+    );
+}
+
+/// With a person moderating, a round whose stylist answered something
+/// unparseable waits; `m` in the modal re-runs the stylist with the same
+/// prompt and the debate reaches its verdict on the new answer.
+#[test]
+fn a_held_round_reruns_a_malformed_judge_from_the_modal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = ScriptBuilder::adopt_path()
+        .fault("judge.stylist", "evaluation", Some(1), Some(1), "malformed")
+        .build();
+    let spec = scripted_spec("Should the nightly batch move to streaming?", script);
+    std::fs::write(dir.path().join("spec.yaml"), spec_yaml(&spec)).expect("write the spec");
+    let out = dir.path().join(OUT);
+    let mut run = PtyRun::spawn(&["run", "spec.yaml", "--out", OUT], dir.path(), 120, 40);
+
+    run.wait_for("to decide", WAIT);
+    // `a` accepts the item under the cursor and moves to the next open one.
+    for _ in 0..8 {
+        run.send("a");
+    }
+    run.wait_until("every item decided", WAIT, |screen| {
+        !screen.contents().contains("to decide")
+    });
+    run.send("s");
+    run.wait_for("the round waits for you", WAIT);
+    run.send("m");
+    run.wait_for("Written to", WAIT);
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.exit_code(), 0, "ADOPT:\n{}", run.screen_text());
+    assert_terminal_restored(&run);
+
+    let folder = run_folder(&out);
+    let overrides: Vec<Json> = journal_inputs(&folder)
+        .into_iter()
+        .filter(|input| input["type"] == "override")
+        .collect();
+    assert_eq!(overrides.len(), 1, "one override: {overrides:?}");
+    assert_eq!(overrides[0]["call_id"], "judge.stylist/evaluation/r1/a1");
+    assert_eq!(overrides[0]["action"], "rerun");
+    let transcript = read(&folder, "transcript.md");
+    assert!(
+        transcript.contains("re-run stylist or go on without it"),
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("moderator: re-run stylist"),
+        "{transcript}"
+    );
+    let stylist = read(&folder, "judges/judge-stylist.md");
+    assert!(
+        !stylist.starts_with("<!-- MALFORMED"),
+        "the re-run's answer replaced the malformed one:\n{stylist}"
     );
 }
 

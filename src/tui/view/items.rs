@@ -65,12 +65,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let focused = is_focused(app, Region::Items);
     let title = if app.moderating() {
+        let badge = match open_items(app) {
+            0 => " all decided · s submits ".to_string(),
+            open => format!(" {open} to decide "),
+        };
         Line::from(vec![
             Span::styled(" Critique items ", theme.title),
-            Span::styled(
-                format!(" {} to decide ", open_items(app)),
-                theme.status_needs_moderator,
-            ),
+            Span::styled(badge, theme.status_needs_moderator),
         ])
     } else {
         Line::styled(" Critique items ", theme.title)
