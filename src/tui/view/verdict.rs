@@ -5,13 +5,17 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::frame_block;
 use super::scoreboard::verdict_style;
 use crate::protocol::Outcome;
 use crate::tui::app::App;
 use crate::tui::layout::inner;
+
+/// Under the verdict: where it comes from and what follows.
+const EXPLANATION: &str = "The decision follows mechanically from the judges' scores; the \
+                           summary below is what quorum wrote to summary.md.";
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let Some(report) = &app.report else {
@@ -34,8 +38,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Outcome::Failed { reason } => (Span::styled(" NO VERDICT ", theme.error), reason.clone()),
     };
     let paths_rows = (report.paths.len() as u16 + 2).min(body.height / 3);
+    // The verdict with its rule, and the explanation, wrap; a blank row
+    // follows them.
+    let rows = |chars: usize| chars.div_ceil(usize::from(body.width.max(1))) as u16;
+    let headline_rows = rows(headline.content.chars().count() + 2 + rule.chars().count());
     let [top, summary, paths] = Layout::vertical([
-        Constraint::Length(3),
+        Constraint::Length(headline_rows + rows(EXPLANATION.chars().count()) + 1),
         Constraint::Min(3),
         Constraint::Length(paths_rows),
     ])
@@ -47,12 +55,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 Span::raw("  "),
                 Span::styled(rule, theme.text),
             ]),
-            Line::styled(
-                "The decision follows mechanically from the judges' scores; the summary below is \
-                 what quorum wrote to summary.md.",
-                theme.dim,
-            ),
-        ]),
+            Line::styled(EXPLANATION, theme.dim),
+        ])
+        .wrap(Wrap { trim: false }),
         top,
     );
     super::panes::draw_doc(&report.summary, &report.scroll, frame, summary);
