@@ -287,14 +287,27 @@ pub fn known_role(role: &str) -> bool {
             .is_some()
 }
 
+/// Longest deadline or timeout quorum accepts, in seconds (a year): beyond
+/// it a value is a typo, and it would not fit a timer.
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Whether `value` is a usable number of seconds: positive, finite and at
+/// most [`MAX_SECONDS`].
+pub fn valid_seconds(value: f64) -> bool {
+    value.is_finite() && value > 0.0 && value <= MAX_SECONDS
+}
+
+/// How the errors about seconds describe the valid range.
+pub const SECONDS_RANGE: &str = "a positive number of seconds, at most a year (31536000)";
+
 /// Checks what serde cannot: ranges, role names, context sources.
 pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
     if spec.topic.trim().is_empty() {
         return Err(SpecError::new("must not be empty").field("topic"));
     }
-    if !(spec.timeout_secs.is_finite() && spec.timeout_secs > 0.0) {
+    if !valid_seconds(spec.timeout_secs) {
         return Err(SpecError::new(format!(
-            "must be a positive number of seconds, got {}",
+            "must be {SECONDS_RANGE}, got {}",
             spec.timeout_secs
         ))
         .field("timeout_secs"));
@@ -334,19 +347,19 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
             .field(field));
         }
         if let Some(timeout) = agent.timeout_secs()
-            && !(timeout.is_finite() && timeout > 0.0)
+            && !valid_seconds(timeout)
         {
             return Err(SpecError::new(format!(
-                "timeout_secs must be a positive number of seconds, got {timeout}"
+                "timeout_secs must be {SECONDS_RANGE}, got {timeout}"
             ))
             .field(format!("{field}.timeout_secs")));
         }
         if let AgentSpec::Full(detail) = agent
             && let Some(idle) = detail.idle_timeout_secs
-            && !(idle.is_finite() && idle > 0.0)
+            && !valid_seconds(idle)
         {
             return Err(SpecError::new(format!(
-                "idle_timeout_secs must be a positive number of seconds, got {idle}"
+                "idle_timeout_secs must be {SECONDS_RANGE}, got {idle}"
             ))
             .field(format!("{field}.idle_timeout_secs")));
         }

@@ -338,11 +338,14 @@ pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
         .and_then(|text| text.trim().parse::<f64>().ok())
         .filter(|millis| millis.is_finite() && *millis >= 0.0)
     {
-        return Some(Duration::from_secs_f64(millis / 1000.0));
+        // A value too large for a Duration is as good as "very long": the
+        // caller caps it at retry_after_cap.
+        return Some(Duration::try_from_secs_f64(millis / 1000.0).unwrap_or(Duration::MAX));
     }
     let text = header_text(headers, "retry-after")?.trim();
     if let Ok(seconds) = text.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+        return (seconds.is_finite() && seconds >= 0.0)
+            .then(|| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX));
     }
     let date = chrono::DateTime::parse_from_rfc2822(text).ok()?;
     SystemTime::from(date).duration_since(now).ok()
@@ -1107,6 +1110,24 @@ mod tests {
             retry_after(&fractional, now),
             Some(Duration::from_millis(1500))
         );
+    }
+
+    /// A server cannot crash a call with an absurd wait: it is read as
+    /// "very long" and capped like any other.
+    #[test]
+    fn an_absurd_retry_after_is_capped_not_a_panic() {
+        let now = SystemTime::UNIX_EPOCH;
+        for (name, value) in [
+            ("retry-after", "99999999999999999999"),
+            ("retry-after-ms", "1e300"),
+        ] {
+            let wait = retry_after(&headers(&[(name, value)]), now);
+            assert_eq!(wait, Some(Duration::MAX), "{name}: {value}");
+            assert_eq!(
+                retry_delay(1, &limits(), wait, 0.5),
+                limits().retry_after_cap
+            );
+        }
     }
 
     #[test]

@@ -71,11 +71,12 @@ pub fn prepare_in(
     flags: &RunFlags,
     env: &dyn Environment,
 ) -> Result<Prepared, SpecError> {
-    if !(flags.speed.is_finite() && flags.speed > 0.0) {
-        return Err(
-            SpecError::new(format!("must be a positive number, got {}", flags.speed))
-                .field("--speed"),
-        );
+    if !(MIN_SPEED..=MAX_SPEED).contains(&flags.speed) {
+        return Err(SpecError::new(format!(
+            "must be a number from {MIN_SPEED} to {MAX_SPEED}, got {}",
+            flags.speed
+        ))
+        .field("--speed"));
     }
     let (mut spec, spec_path, source_text) = match source {
         Source::Demo => {
@@ -215,11 +216,11 @@ fn apply_flags(spec: &mut DebateSpec, flags: &RunFlags) -> Result<(), SpecError>
         spec.max_rounds = max_rounds;
     }
     if let Some(timeout) = flags.timeout {
-        if !(timeout.is_finite() && timeout > 0.0) {
-            return Err(SpecError::new(format!(
-                "must be a positive number of seconds, got {timeout}"
-            ))
-            .field("--timeout"));
+        if !spec::valid_seconds(timeout) {
+            return Err(
+                SpecError::new(format!("must be {}, got {timeout}", spec::SECONDS_RANGE))
+                    .field("--timeout"),
+            );
         }
         spec.timeout_secs = timeout;
     }
@@ -391,6 +392,11 @@ fn choice_error(resolved: &ResolvedAgent, loaded: &LoadedConfig, message: String
         _ => error,
     }
 }
+
+/// Slowest `--speed`: a hundred times slower than scripted.
+const MIN_SPEED: f64 = 0.01;
+/// Fastest `--speed`.
+const MAX_SPEED: f64 = 10_000.0;
 
 /// Shortest deadline that `--speed` may scale a scripted role's deadline
 /// down to, in seconds: real time keeps its own granularity (scheduling, the

@@ -348,8 +348,9 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
         ));
     }
     let positive = |value: Option<f64>, field: &str| match value {
-        Some(secs) if !(secs.is_finite() && secs > 0.0) => Err(format!(
-            "`{field}` must be a positive number of seconds, got {secs}"
+        Some(secs) if !crate::spec::valid_seconds(secs) => Err(format!(
+            "`{field}` must be {}, got {secs}",
+            crate::spec::SECONDS_RANGE
         )),
         _ => Ok(()),
     };

@@ -213,6 +213,15 @@ struct RunningCall {
     extend: mpsc::UnboundedSender<Duration>,
 }
 
+/// The message a panic carried, if it was a string.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|text| text.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
 /// A duration in whole milliseconds, as the journal records it.
 fn whole_ms(duration: Duration) -> u64 {
     duration.as_millis().min(u128::from(u64::MAX)) as u64
@@ -462,7 +471,11 @@ impl<P: Protocol> Engine<P> {
         let task = tokio::spawn(async move {
             let started = Instant::now();
             let (events_tx, mut events_rx) = mpsc::unbounded_channel();
-            let call = role_agent.agent.call(request, events_tx);
+            // A provider that panics fails its call like any error; it must
+            // not take the task down silently and leave the debate waiting.
+            let call = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(
+                role_agent.agent.call(request, events_tx),
+            ));
             tokio::pin!(call);
             let deadline = tokio::time::sleep(role_agent.timeout);
             tokio::pin!(deadline);
@@ -492,7 +505,10 @@ impl<P: Protocol> Engine<P> {
                         while let Ok(event) = events_rx.try_recv() {
                             forward(event, &mut streamed_chars);
                         }
-                        break result.map_err(|error| CallFailure::Error { message: error.to_string() });
+                        break match result {
+                            Ok(result) => result.map_err(|error| CallFailure::Error { message: error.to_string() }),
+                            Err(panic) => Err(CallFailure::Error { message: format!("the agent crashed: {}", panic_message(panic.as_ref())) }),
+                        };
                     }
                     () = &mut deadline => {
                         break Err(CallFailure::TimedOut { after_ms: whole_ms(role_agent.timeout) });

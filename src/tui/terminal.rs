@@ -34,13 +34,25 @@ pub fn restore() {
     let _ = stdout.flush();
 }
 
+/// A panic on the thread that draws ends the interface: the terminal is put
+/// back before the report prints. A panic elsewhere (an agent call, which
+/// the engine turns into a failed call; the engine, which the interface
+/// reports in its header) goes to the log file, not over the screen.
 fn install_panic_hook() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
+        let interface_thread = std::thread::current().id();
         std::panic::set_hook(Box::new(move |info| {
-            restore();
-            previous(info);
+            if std::thread::current().id() == interface_thread {
+                restore();
+                previous(info);
+            } else {
+                tracing::error!(
+                    thread = std::thread::current().name().unwrap_or("unnamed"),
+                    "panic: {info}"
+                );
+            }
         }));
     });
 }
