@@ -33,6 +33,21 @@ pub fn is_displayable(c: char) -> bool {
     !c.is_control() && !is_bidi_control(c)
 }
 
+/// JSON for a terminal: serde_json escapes only U+0000–U+001F, so DEL, the
+/// C1 controls (U+009B is CSI to many terminals) and the bidi controls are
+/// written as `\uXXXX` escapes too. The result is the same JSON value.
+pub fn terminal_safe_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) || is_bidi_control(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn is_bidi_control(c: char) -> bool {
     matches!(
         c,
@@ -129,6 +144,23 @@ impl vte::Perform for Printer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_for_a_terminal_escapes_c1_and_bidi_and_stays_the_same_value() {
+        let value = serde_json::json!({"rule": "b1\u{9b}2J \u{202e}evil\u{7f} ok"});
+        let raw = serde_json::to_string(&value).unwrap();
+        let safe = terminal_safe_json(&raw);
+        assert!(
+            !safe.chars().any(|c| c.is_control() || is_bidi_control(c)),
+            "{safe}"
+        );
+        assert!(
+            safe.contains("\\u009b") && safe.contains("\\u202e"),
+            "{safe}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, value);
+    }
     use proptest::prelude::*;
 
     #[test]

@@ -615,3 +615,78 @@ fn a_bad_theme_is_a_configuration_error_in_either_mode() {
     );
     assert!(!out.exists(), "nothing is written");
 }
+
+/// Ctrl-C (SIGINT) during a headless run whose proposer is a command that
+/// started a helper of its own: quorum says where the record is, exits 1,
+/// and the program's whole process group is gone.
+#[test]
+fn an_interrupted_headless_run_kills_its_command_agents() {
+    let sandbox = Sandbox::new();
+    let pids = sandbox.path().join("pids");
+    let program = sandbox.write_executable(
+        "slow.sh",
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\nsleep 1000 &\necho $$ $! > {}\nwait\n",
+            pids.display()
+        ),
+    );
+    let config = sandbox.write(
+        "quorum.yaml",
+        &format!(
+            "providers:\n  slow:\n    kind: command\n    command: [\"{}\"]\nroles:\n  default: script\n",
+            program.display()
+        ),
+    );
+    let spec = sandbox.write("spec.yaml", &spec_without_judges());
+    let out = sandbox.out();
+    let mut command = std::process::Command::new(support::run::QUORUM);
+    support::isolate(&mut command, sandbox.path())
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--agent",
+            "proposer=slow",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("start quorum");
+    let started = std::time::Instant::now();
+    let (program_pid, helper_pid) = loop {
+        if let Ok(text) = std::fs::read_to_string(&pids)
+            && let Some((a, b)) = text.trim().split_once(' ')
+        {
+            break (a.parse::<i32>().unwrap(), b.parse::<i32>().unwrap());
+        }
+        if started.elapsed().as_secs() > 30 || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "the program never started:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let output = child.wait_with_output().expect("quorum exits");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: stopped before the verdict"),
+        "{stderr}"
+    );
+    let alive = |pid: i32| unsafe { libc::kill(pid, 0) } == 0;
+    let gone = std::time::Instant::now();
+    while (alive(program_pid) || alive(helper_pid)) && gone.elapsed().as_secs() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!alive(program_pid), "the program was killed");
+    assert!(!alive(helper_pid), "its helper, in the same group, too");
+}

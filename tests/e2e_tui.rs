@@ -425,6 +425,11 @@ fn a_held_round_reruns_a_malformed_judge_from_the_modal() {
         transcript.contains("moderator: re-run stylist"),
         "{transcript}"
     );
+    let replaced = read(&folder, "judges/judge-stylist-attempt-1.md");
+    assert!(
+        replaced.starts_with("<!-- MALFORMED"),
+        "the malformed answer keeps its own file:\n{replaced}"
+    );
     let stylist = read(&folder, "judges/judge-stylist.md");
     assert!(
         !stylist.starts_with("<!-- MALFORMED"),

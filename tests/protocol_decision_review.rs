@@ -1850,8 +1850,24 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
     assert_eq!(again.raw_output_path, first.raw_output_path);
     assert!(!h.review.board().needs_moderator);
     assert!(h.logged(LogKind::Override, "moderator: re-run stylist"));
+    // The malformed answer keeps a file of its own; the re-run's answer
+    // takes the judge's usual file.
+    let kept = h.doc("judges/judge-stylist-attempt-1.md");
+    assert!(kept.starts_with("<!-- MALFORMED: "), "{kept}");
+    assert!(
+        kept.ends_with("No scores here, just prose: 4/5.\n"),
+        "{kept}"
+    );
     h.finish_judges(all_fours);
     assert_eq!(h.verdict(), Some(Verdict::Adopt));
+    assert_eq!(
+        h.doc("judges/judge-stylist.md"),
+        all_fours(JudgeRole::Stylist)
+    );
+    assert!(
+        h.doc("judges/judge-stylist-attempt-1.md")
+            .starts_with("<!-- MALFORMED")
+    );
 }
 
 /// A held round goes on without the missing judge when the moderator skips
@@ -1900,9 +1916,14 @@ fn override_release_of_a_held_round_and_ignored_reruns() {
 #[test]
 fn switching_a_role_to_another_agent_is_recorded() {
     let mut h = Harness::at_evaluation(config());
+    let price = quorum::protocol::usage::Price {
+        input: 2.0,
+        output: 8.0,
+    };
     let effects = h.send(Input::AgentSwitched {
         role: "judge.stylist".into(),
         agent: "openai:gpt-4.1".into(),
+        price: Some(price),
     });
     assert!(effects.is_empty());
     assert!(h.logged(
@@ -1913,9 +1934,15 @@ fn switching_a_role_to_another_agent_is_recorded() {
         h.review.config().participants.judges[&JudgeRole::Stylist],
         "openai:gpt-4.1"
     );
+    assert_eq!(
+        h.review.config().participants.prices.get("openai:gpt-4.1"),
+        Some(&price),
+        "the new agent's calls are costed"
+    );
     h.send(Input::AgentSwitched {
         role: "judge.nobody".into(),
         agent: "x:y".into(),
+        price: None,
     });
     assert!(h.logged(LogKind::Override, "switch ignored"));
 }

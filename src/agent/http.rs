@@ -330,6 +330,25 @@ fn should_retry(status: u16, headers: &HeaderMap) -> bool {
     }
 }
 
+/// A URL as errors show it: without `user:password@` and without the query,
+/// where a proxy or gateway may carry a credential.
+pub fn shown_url(url: &str) -> String {
+    let without_query = url.split(['?', '#']).next().unwrap_or(url);
+    match without_query.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit('@').next().unwrap_or(authority);
+            let hidden = if host.len() < authority.len() {
+                "***@"
+            } else {
+                ""
+            };
+            format!("{scheme}://{hidden}{host}{path}")
+        }
+        None => without_query.to_string(),
+    }
+}
+
 /// The wait a failed response asks for: `retry-after-ms` (milliseconds),
 /// else `retry-after` (seconds, or an HTTP date compared with `now`).
 /// Negative, unparseable or past values are ignored.
@@ -782,6 +801,7 @@ async fn send_within(
 
 fn send_failure(error: reqwest::Error, url: &str, limits: &HttpLimits) -> HttpFailure {
     let error = error.without_url();
+    let url = &shown_url(url);
     if error.is_builder() {
         return HttpFailure::setup("-", format!("invalid URL {url}: {}", error_chain(&error)));
     }
@@ -1110,6 +1130,19 @@ mod tests {
             retry_after(&fractional, now),
             Some(Duration::from_millis(1500))
         );
+    }
+
+    #[test]
+    fn urls_in_errors_hide_credentials_and_queries() {
+        assert_eq!(
+            shown_url("https://user:secret@gw.example/v1/chat/completions?key=abc"),
+            "https://***@gw.example/v1/chat/completions"
+        );
+        assert_eq!(
+            shown_url("http://127.0.0.1:11434/v1/chat/completions"),
+            "http://127.0.0.1:11434/v1/chat/completions"
+        );
+        assert_eq!(shown_url("localhost:11434/v1"), "localhost:11434/v1");
     }
 
     /// A server cannot crash a call with an absurd wait: it is read as

@@ -86,7 +86,7 @@ async fn report(
             ProviderKind::Command => out.push_str(&format!(" — {}", setup.command.join(" "))),
             _ => out.push_str(&format!(
                 " — {}",
-                setup.base_url.as_deref().unwrap_or_default()
+                crate::agent::http::shown_url(setup.base_url.as_deref().unwrap_or_default())
             )),
         }
         out.push('\n');

@@ -6,6 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use chrono::Local;
 use tokio::sync::mpsc;
@@ -97,7 +98,22 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
         Moderator::policy(moderation),
         updates_tx,
     );
-    let result = engine.run().await;
+    let mut run = tokio::spawn(engine.run());
+    let result = tokio::select! {
+        result = &mut run => result.wrap_err("the debate's task")?,
+        signal = interrupted() => {
+            // Dropping the engine cancels its calls; a command agent's
+            // process group gets SIGTERM and, after its grace, SIGKILL.
+            run.abort();
+            let _ = run.await;
+            tokio::time::sleep(Duration::from_millis(COMMAND_GRACE_MS)).await;
+            eprintln!(
+                "quorum: {signal}: stopped before the verdict; the record so far is in {}",
+                run_dir.path().display()
+            );
+            return Ok(ExitCode::from(EXIT_FAILURE));
+        }
+    };
     let _ = printer.await;
     let (outcome, review) = result.wrap_err("running the debate")?;
     if let Some(usage) = usage_line(&review) {
@@ -105,6 +121,28 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
     }
     print_result(&outcome, &review, run_dir.path(), flags.json)?;
     Ok(ExitCode::from(outcome.exit_code() as u8))
+}
+
+/// How long an interrupted run waits, in milliseconds, for the programs of
+/// cancelled `command` calls to be killed before it exits (their grace is
+/// [`crate::agent::command::KILL_GRACE_MS`]).
+const COMMAND_GRACE_MS: u64 = crate::agent::command::KILL_GRACE_MS + 100;
+
+/// Resolves when SIGINT, SIGTERM or SIGHUP arrives, with its name.
+async fn interrupted() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => "interrupted",
+        _ = term.recv() => "terminated",
+        _ = hup.recv() => "hung up",
+    }
 }
 
 /// Creates the debate's folder and its journal, whose first line defines
@@ -183,7 +221,9 @@ fn print_result(
         writeln!(
             stdout,
             "{}",
-            serde_json::to_string_pretty(&value).unwrap_or_default()
+            crate::text::terminal_safe_json(
+                &serde_json::to_string_pretty(&value).unwrap_or_default()
+            )
         )
     } else {
         writeln!(

@@ -7,7 +7,7 @@ use std::time::Instant;
 use color_eyre::eyre::WrapErr;
 use tokio::sync::mpsc;
 
-use crate::engine::{Engine, Moderator};
+use crate::engine::{Engine, ModerationPolicy, Moderator};
 use crate::protocol::decision_review::DecisionReview;
 use crate::tui::run::Ending;
 use crate::tui::theme::{Theme, no_color_requested};
@@ -84,12 +84,16 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
     } = prepared;
     // A person at the keyboard decides whether a malformed or skipped judge
     // is re-run; with an automatic policy nobody would answer.
-    config.hold_for_moderator = flags.moderation.is_none();
+    config.hold_for_moderator = matches!(flags.moderation, None | Some(ModerationPolicy::Ask));
     let (run_dir, journal) = open_record(&config, flags)?;
     let info = crate::tui::review_info(&config, run_dir.path().to_path_buf());
-    let moderator = match flags.moderation {
-        Some(_) => Moderator::policy(moderation),
-        None => Moderator::external(),
+    // `ask` means "a person decides": at the interface that is the items
+    // list, not stdin (which the interface reads as keys).
+    let person_moderates = matches!(flags.moderation, None | Some(ModerationPolicy::Ask));
+    let moderator = if person_moderates {
+        Moderator::external()
+    } else {
+        Moderator::policy(moderation)
     };
     let (updates_tx, updates_rx) = mpsc::unbounded_channel();
     let engine = Engine::new(
@@ -106,10 +110,11 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
     tracing::info!(run_dir = %run_dir.path().display(), "interactive debate started");
     let task = tokio::spawn(engine.run());
     let mut app = crate::tui::App::new(info, theme, Instant::now());
-    app.alternatives = alternatives
-        .iter()
-        .map(|agent| agent.info().to_string())
-        .collect();
+    app.set_alternatives(
+        alternatives
+            .iter()
+            .map(|alternative| alternative.agent.info().to_string()),
+    );
     let ending = crate::tui::run::run(app, updates_rx, controller, task)
         .await
         .wrap_err("running the interface")?;

@@ -19,7 +19,7 @@ use crate::agent::script::Script;
 use crate::config::detect::{Environment, SystemEnvironment};
 use crate::config::resolve::{Level, ResolvedAgent, Resolver, Sources, parse_agent_flags};
 use crate::config::{self, AgentChoice, LoadedConfig, ProviderKind};
-use crate::engine::{ModerationPolicy, RoleAgent, Roster};
+use crate::engine::{Alternative, ModerationPolicy, RoleAgent, Roster};
 use crate::model::{JudgeRole, architecture_panel};
 use crate::prompts::{PromptSet, default_override_dir};
 use crate::protocol::decision_review::{ContextDoc, Participants, ReviewConfig, judge_slot_role};
@@ -55,7 +55,7 @@ pub struct Prepared {
     pub human_roles: Vec<String>,
     /// Agents the moderator may switch a stuck role to: every configured
     /// model that can be built, and the models already in the debate.
-    pub alternatives: Vec<Arc<dyn Agent>>,
+    pub alternatives: Vec<Alternative>,
     /// The configuration file's theme, if it names one.
     pub theme: Option<String>,
 }
@@ -196,7 +196,7 @@ struct Assigned {
     roster: Roster,
     participants: Participants,
     human_roles: Vec<String>,
-    alternatives: Vec<Arc<dyn Agent>>,
+    alternatives: Vec<Alternative>,
 }
 
 /// A person has this long to write a role's answer, in seconds, unless the
@@ -291,7 +291,12 @@ fn assign_agents(
     let mut roster = Roster::default();
     let mut participants = Participants::default();
     let mut human_roles = Vec::new();
-    let mut alternatives: Vec<Arc<dyn Agent>> = Vec::new();
+    let mut alternatives: Vec<Alternative> = Vec::new();
+    let priced = |agent: Arc<dyn Agent>| {
+        let info = agent.info();
+        let price = loaded_config.config.price_of(&info.provider, &info.model);
+        Alternative { agent, price }
+    };
     let resolver = Resolver::new(Sources {
         flags: agent_flags,
         spec: &spec.agents,
@@ -321,7 +326,7 @@ fn assign_agents(
             _ => Duration::from_secs_f64(deadline_secs),
         };
         if switchable(resolved.provider.kind) {
-            alternatives.push(agent.clone());
+            alternatives.push(priced(agent.clone()));
         }
         let info = agent.info();
         let id = info.to_string();
@@ -357,11 +362,11 @@ fn assign_agents(
             role_limits: Default::default(),
         };
         if let Ok(agent) = factory::build(&resolved, &context) {
-            alternatives.push(agent);
+            alternatives.push(priced(agent));
         }
     }
     let mut seen = BTreeSet::new();
-    alternatives.retain(|agent| seen.insert(agent.info().to_string()));
+    alternatives.retain(|alternative| seen.insert(alternative.agent.info().to_string()));
     Ok(Assigned {
         roster,
         participants,

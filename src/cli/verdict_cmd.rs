@@ -109,7 +109,9 @@ pub fn run(dir: &Path, json: bool) -> ExitCode {
             if json {
                 println!(
                     "{}",
-                    serde_json::to_string_pretty(&assessment).unwrap_or_default()
+                    crate::text::terminal_safe_json(
+                        &serde_json::to_string_pretty(&assessment).unwrap_or_default()
+                    )
                 );
             } else {
                 println!("{}\n{}", assessment.verdict, sanitize(&assessment.rule));

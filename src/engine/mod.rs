@@ -145,6 +145,13 @@ pub enum Update {
     Finished(Outcome),
 }
 
+/// An agent a role may be switched to, with its configured price.
+#[derive(Clone)]
+pub struct Alternative {
+    pub agent: Arc<dyn Agent>,
+    pub price: Option<crate::protocol::usage::Price>,
+}
+
 /// What an interface can ask of a running engine.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
@@ -243,6 +250,34 @@ fn estimated_usage(prompt_chars: usize, output: &str) -> Usage {
     }
 }
 
+/// The call tasks in flight, by call id. Dropping the set aborts them all,
+/// so an engine that is dropped (its task aborted on quit or a signal)
+/// cancels its calls, and a `command` agent's process group is killed.
+#[derive(Default)]
+struct RunningCalls(BTreeMap<String, RunningCall>);
+
+impl std::ops::Deref for RunningCalls {
+    type Target = BTreeMap<String, RunningCall>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for RunningCalls {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Drop for RunningCalls {
+    fn drop(&mut self) {
+        for call in self.0.values() {
+            call.task.abort();
+        }
+    }
+}
+
 /// What the engine keeps about a running call besides its task.
 struct CallBook {
     role: String,
@@ -276,10 +311,10 @@ pub struct Engine<P: Protocol> {
     updates: mpsc::UnboundedSender<Update>,
     inbox_tx: mpsc::UnboundedSender<Inbox>,
     inbox_rx: mpsc::UnboundedReceiver<Inbox>,
-    running: BTreeMap<String, RunningCall>,
+    running: RunningCalls,
     human_desk: Option<Arc<HumanDesk>>,
     /// Agents the moderator may switch a role to.
-    alternatives: Vec<Arc<dyn Agent>>,
+    alternatives: Vec<Alternative>,
     /// The board as last published, to publish only changes.
     board: Board,
     /// Role, prompt size and diagnostics of each running call, by call id.
@@ -310,7 +345,7 @@ impl<P: Protocol> Engine<P> {
             updates,
             inbox_tx,
             inbox_rx,
-            running: BTreeMap::new(),
+            running: RunningCalls::default(),
             human_desk: None,
             alternatives: Vec::new(),
             board: Board::default(),
@@ -329,7 +364,7 @@ impl<P: Protocol> Engine<P> {
 
     /// Agents a role may be switched to during the debate, in the order an
     /// interface lists them.
-    pub fn with_alternatives(mut self, alternatives: Vec<Arc<dyn Agent>>) -> Self {
+    pub fn with_alternatives(mut self, alternatives: Vec<Alternative>) -> Self {
         self.alternatives = alternatives;
         self
     }
@@ -383,7 +418,7 @@ impl<P: Protocol> Engine<P> {
     }
 
     fn shutdown(&mut self) {
-        for (_, call) in std::mem::take(&mut self.running) {
+        for (_, call) in std::mem::take(&mut self.running.0) {
             call.task.abort();
         }
         self.books.clear();
@@ -653,7 +688,8 @@ impl<P: Protocol> Engine<P> {
                 Ok(Vec::new())
             }
             Inbox::Command(Command::SwitchAgent { role, choice, then }) => {
-                let Some(agent) = self.alternatives.get(choice).cloned() else {
+                let Some(Alternative { agent, price }) = self.alternatives.get(choice).cloned()
+                else {
                     return Ok(Vec::new());
                 };
                 let Some(current) = self.roster.get(&role).cloned() else {
@@ -667,7 +703,11 @@ impl<P: Protocol> Engine<P> {
                         timeout: current.timeout,
                     },
                 );
-                let mut effects = self.step(Input::AgentSwitched { role, agent: label })?;
+                let mut effects = self.step(Input::AgentSwitched {
+                    role,
+                    agent: label,
+                    price,
+                })?;
                 if let Some(input) = then {
                     effects.extend(self.step(input)?);
                 }

@@ -192,10 +192,24 @@ pub struct JudgeRecord {
     pub call_id: Option<String>,
     /// The prompt this judge was sent, for a moderator's re-run.
     pub prompt: Option<String>,
+    /// Answers a moderator's re-run replaced, oldest first; each keeps its
+    /// own file (see [`superseded_judge_file`]).
+    pub superseded: Vec<SupersededAnswer>,
     /// Verbatim output, as persisted in its judge file.
     pub raw: Option<String>,
     /// `None` while the judge is still working.
     pub result: Option<JudgeResult>,
+}
+
+/// A judge's answer that a re-run replaced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SupersededAnswer {
+    pub call_id: String,
+    pub attempt: u32,
+    /// Verbatim output; `None` for a judge that was skipped.
+    pub raw: Option<String>,
+    /// Why it did not count.
+    pub reason: String,
 }
 
 /// One evaluation round.
@@ -248,6 +262,14 @@ pub fn judge_file(role: JudgeRole, round: u32) -> String {
 }
 
 /// The slot name of a judge: `judge.analyst`.
+/// Where a judge's answer that a re-run replaced is kept:
+/// `judges/judge-stylist-attempt-1.md`, `judges/judge-stylist-round-2-attempt-1.md`.
+pub fn superseded_judge_file(role: JudgeRole, round: u32, attempt: u32) -> String {
+    let file = judge_file(role, round);
+    let stem = file.strip_suffix(".md").unwrap_or(&file);
+    format!("{stem}-attempt-{attempt}.md")
+}
+
 pub fn judge_slot_role(role: JudgeRole) -> String {
     format!("judge.{role}")
 }
@@ -902,7 +924,18 @@ impl DecisionReview {
             .expect("held_judge found it");
         let prompt = record.prompt.clone().unwrap_or_default();
         let (_, _, attempt) = split_call_id(call_id);
-        record.result = None;
+        let reason = match record.result.take() {
+            Some(JudgeResult::Malformed { reason } | JudgeResult::Skipped { reason }) => reason,
+            _ => String::new(),
+        };
+        // The replaced answer keeps a file of its own: the re-run writes
+        // the judge's usual file.
+        record.superseded.push(SupersededAnswer {
+            call_id: call_id.to_string(),
+            attempt,
+            raw: record.raw.take(),
+            reason,
+        });
         self.push_log(
             now,
             LogKind::Override,
@@ -1341,8 +1374,11 @@ impl Protocol for DecisionReview {
                 note,
             } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
             Input::ModerationSubmitted => self.on_moderation_submitted(now),
-            Input::AgentSwitched { role, agent } => {
+            Input::AgentSwitched { role, agent, price } => {
                 let participants = &mut self.config.participants;
+                if let Some(price) = price {
+                    participants.prices.insert(agent.clone(), *price);
+                }
                 let slot = match role.strip_prefix("judge.").and_then(JudgeRole::parse) {
                     Some(judge) => participants.judges.get_mut(&judge),
                     None if role == "proposer" => Some(&mut participants.proposer),

@@ -68,7 +68,13 @@ pub enum Input {
     ModerationSubmitted,
     /// The moderator gave a role to another agent (`provider:model`); the
     /// role's next call goes to it.
-    AgentSwitched { role: String, agent: String },
+    AgentSwitched {
+        role: String,
+        agent: String,
+        /// The new agent's configured price, so its calls are costed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        price: Option<usage::Price>,
+    },
     /// The moderator overrides the automatic supervision of a call.
     Override {
         call_id: String,

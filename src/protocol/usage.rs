@@ -148,8 +148,8 @@ impl UsageTotals {
         self.call_time_ms += call.elapsed_ms;
         match (call.input_tokens, call.output_tokens) {
             (Some(input), Some(output)) => {
-                self.input_tokens += input;
-                self.output_tokens += output;
+                self.input_tokens = self.input_tokens.saturating_add(input);
+                self.output_tokens = self.output_tokens.saturating_add(output);
                 self.estimated |= call.estimated;
                 match call.cost_usd {
                     Some(cost) => *self.cost_usd.get_or_insert(0.0) += cost,

@@ -19,7 +19,7 @@ use crate::agent::human::HUMAN_PROVIDER;
 use crate::engine::{Command, Update};
 use crate::model::ItemDecision;
 use crate::protocol::{Board, Input, LogEntry, LogKind, Outcome, OverrideAction, Progress};
-use crate::text::Sanitizer;
+use crate::text::{Sanitizer, sanitize};
 
 use super::keymap::{self, Action, Context};
 use super::layout::{self, Region, ScreenLayout};
@@ -276,7 +276,7 @@ pub struct App {
     pub board: Board,
     pub panes: Vec<AgentPane>,
     /// `provider:model` of every agent a role may be switched to, in the
-    /// engine's order.
+    /// engine's order (see [`App::set_alternatives`]).
     pub alternatives: Vec<String>,
     pane_by_call: HashMap<String, usize>,
     /// Calls the person overrode: their skips raise no modal.
@@ -315,7 +315,10 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(info: DebateInfo, theme: Theme, now: Instant) -> Self {
+    pub fn new(mut info: DebateInfo, theme: Theme, now: Instant) -> Self {
+        for role in &mut info.roles {
+            role.agent = sanitize(&role.agent);
+        }
         let panes = info.roles.iter().cloned().map(AgentPane::new).collect();
         App {
             info,
@@ -359,6 +362,11 @@ impl App {
     /// held evaluation round, which waits for a judge override).
     pub fn moderating(&self) -> bool {
         self.board.needs_moderator && self.progress.stage == "moderation"
+    }
+
+    /// The agents a stuck role may be switched to, by label.
+    pub fn set_alternatives(&mut self, labels: impl IntoIterator<Item = String>) {
+        self.alternatives = labels.into_iter().map(|label| sanitize(&label)).collect();
     }
 
     /// The debate is still running.
@@ -412,8 +420,12 @@ impl App {
                 if let Some(usage) = usage {
                     self.totals.estimated_output =
                         self.totals.estimated_output.saturating_sub(estimate);
-                    self.totals.input_tokens += usage.input_tokens;
-                    self.totals.output_tokens += usage.output_tokens;
+                    self.totals.input_tokens =
+                        self.totals.input_tokens.saturating_add(usage.input_tokens);
+                    self.totals.output_tokens = self
+                        .totals
+                        .output_tokens
+                        .saturating_add(usage.output_tokens);
                 }
                 if let Some(cost) = cost_usd {
                     *self.totals.cost_usd.get_or_insert(0.0) += cost;
@@ -436,6 +448,17 @@ impl App {
                 }
             }
             Update::Finished(outcome) => {
+                // The reason of a failed debate quotes provider errors and
+                // command output; the rule names block ids agents chose.
+                let outcome = match outcome {
+                    Outcome::Decided { verdict, rule } => Outcome::Decided {
+                        verdict,
+                        rule: sanitize(&rule),
+                    },
+                    Outcome::Failed { reason } => Outcome::Failed {
+                        reason: sanitize(&reason),
+                    },
+                };
                 self.outcome = Some(outcome);
                 for pane in &mut self.panes {
                     pane.human = None;
@@ -510,6 +533,8 @@ impl App {
         let Some(index) = self.pane_index(role) else {
             return;
         };
+        // Model names come from flags, files and servers.
+        let agent = sanitize(&agent);
         let (stage, round, attempt) = parse_call_id(&call_id);
         let pane = &mut self.panes[index];
         let heading = format!("{stage} · round {round} · attempt {attempt}");
@@ -523,6 +548,10 @@ impl App {
         };
         if agent.starts_with(HUMAN_PROVIDER) {
             pane.status = PaneStatus::NeedsAnswer;
+        } else {
+            // The role went to a model (a switch, a retry): no answer is
+            // wanted from the person any more.
+            pane.human = None;
         }
         pane.agent = agent;
         pane.attempt = attempt;
@@ -554,8 +583,9 @@ impl App {
         let chars = clean.chars().count();
         pane.streamed_chars += chars;
         let estimate = (chars as f64 / CHARS_PER_TOKEN).round() as u64;
-        self.totals.estimated_output += estimate;
-        *self.estimates.entry(call_id.to_string()).or_default() += estimate;
+        self.totals.estimated_output = self.totals.estimated_output.saturating_add(estimate);
+        let per_call = self.estimates.entry(call_id.to_string()).or_default();
+        *per_call = per_call.saturating_add(estimate);
     }
 
     fn log(&mut self, entry: LogEntry) {
@@ -633,7 +663,7 @@ impl App {
         };
         let mut prompt_doc = StreamDoc::new();
         prompt_doc.push(Segment::Answer, &Sanitizer::new().push(prompt));
-        let template = template.unwrap_or_default();
+        let template = sanitize(&template.unwrap_or_default());
         let mut editor = TextArea::from(template.lines().map(str::to_string));
         editor.set_placeholder_text("Write the answer here; Ctrl-S submits it.");
         let pane = &mut self.panes[index];
@@ -1224,6 +1254,14 @@ impl App {
             self.layers.pop();
         }
         let pane = &self.panes[index];
+        if action == OverrideAction::Skip && !pane.role.slot.starts_with("judge.") {
+            let message = format!(
+                "{} cannot be skipped: the debate needs it. Retry it, wait longer or switch its model",
+                pane.role.title
+            );
+            self.flash(message, now);
+            return Vec::new();
+        }
         // A malformed or skipped judge of a held round has no live call:
         // re-running it or going on without it names its last call.
         let held = self.board.needs_moderator

@@ -117,8 +117,10 @@ pub async fn run<T: Send + 'static>(
                 engine_running = false;
                 match result {
                     Ok(Ok(_)) => {}
-                    Ok(Err(error)) => app.engine_error = Some(error.to_string()),
-                    Err(error) => app.engine_error = Some(error.to_string()),
+                    Ok(Err(error)) => {
+                        app.engine_error = Some(crate::text::sanitize(&error.to_string()));
+                    }
+                    Err(error) => app.engine_error = Some(crate::text::sanitize(&error.to_string())),
                 }
                 app.dirty = true;
             }

@@ -16,6 +16,7 @@ use crate::model::{
 use crate::protocol::decision_record::main_claim;
 use crate::protocol::decision_review::{
     CRITIC_ROLE, DecisionRecord, DecisionReview, PROPOSER_ROLE, ReviewConfig, judge_file,
+    superseded_judge_file,
 };
 use crate::protocol::usage::{Price, UsageReport, UsageTotals};
 use crate::protocol::{Document, Outcome, Protocol};
@@ -43,6 +44,16 @@ pub fn documents(review: &DecisionReview) -> Vec<Document> {
     }
     for evaluation in review.evaluations() {
         for (role, record) in &evaluation.judges {
+            for old in &record.superseded {
+                let Some(raw) = &old.raw else { continue };
+                push(
+                    &superseded_judge_file(*role, evaluation.round, old.attempt),
+                    format!(
+                        "<!-- MALFORMED: {} (replaced by a re-run) -->\n{raw}",
+                        one_line(&old.reason).replace("--", "- -")
+                    ),
+                );
+            }
             let Some(raw) = &record.raw else { continue };
             let contents = match &record.result {
                 Some(JudgeResult::Malformed { reason }) => {

@@ -106,12 +106,12 @@ pub fn clock(seconds: u64) -> String {
 
 fn tokens(app: &App) -> String {
     let totals = &app.totals;
-    let reported = totals.input_tokens + totals.output_tokens;
+    let reported = totals.input_tokens.saturating_add(totals.output_tokens);
     if reported > 0 {
         format!(
             "{} in / {} out tok",
             compact(totals.input_tokens),
-            compact(totals.output_tokens + totals.estimated_output)
+            compact(totals.output_tokens.saturating_add(totals.estimated_output))
         )
     } else {
         format!("≈{} tok out", compact(totals.estimated_output))

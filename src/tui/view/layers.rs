@@ -189,10 +189,20 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
                 app.theme.text,
             ),
         ]),
-        Line::from(vec![
-            Span::styled("  s ", app.theme.key_hint),
-            Span::styled("skip this role for this round", app.theme.text),
-        ]),
+        if pane.role.slot.starts_with("judge.") {
+            Line::from(vec![
+                Span::styled("  s ", app.theme.key_hint),
+                Span::styled("skip this judge for this round", app.theme.text),
+            ])
+        } else {
+            Line::styled(
+                format!(
+                    "    (the {} cannot be skipped: the debate needs it)",
+                    pane.role.slot
+                ),
+                app.theme.dim,
+            )
+        },
         Line::from(vec![
             Span::styled("  w ", app.theme.key_hint),
             Span::styled(

@@ -160,6 +160,9 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
     match app.layers.last() {
         Some(Layer::Override(prompt)) => {
             let pane = &app.panes[prompt.pane];
+            if !pane.role.slot.starts_with("judge.") {
+                hidden.push(Action::SkipCall);
+            }
             let held = app.board.needs_moderator
                 && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
             if held {
@@ -181,7 +184,8 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
             if !live {
                 hidden.extend([Action::RetryCall, Action::WaitLonger]);
             }
-            if !live && !held {
+            let judge = focused.is_some_and(|pane| pane.role.slot.starts_with("judge."));
+            if (!live && !held) || !judge {
                 hidden.push(Action::SkipCall);
             }
             if !held {
