@@ -1626,6 +1626,28 @@ mod tests {
     }
 
     #[test]
+    fn a_role_given_to_a_model_drops_the_persons_editor() {
+        let mut app = app();
+        app.apply(
+            Update::AnswerWanted {
+                call_id: "critic/critique/r1/a1".into(),
+                role: "critic".into(),
+                prompt: "critique this".into(),
+                template: Some("critiques:\n  - target_block: b1\u{1b}[31m".into()),
+            },
+            Instant::now(),
+        );
+        let human = app.panes[1].human.as_ref().unwrap();
+        assert!(
+            !human.editor.lines().join("\n").contains('\u{1b}'),
+            "templates are sanitised too"
+        );
+        start(&mut app, "critic/critique/r1/a2", "critic");
+        assert!(app.panes[1].human.is_none());
+        assert_eq!(app.panes[1].status, PaneStatus::Retrying);
+    }
+
+    #[test]
     fn agent_text_is_made_inert_on_arrival() {
         let mut app = app();
         start(&mut app, "proposer/proposal/r1/a1", "proposer");
