@@ -1,0 +1,538 @@
+//! What keys and the mouse do to the interface's state: focus, scrolling,
+//! layers, decisions on items, overrides, typed answers. Every action comes
+//! from the key table in `keymap`; what goes to the engine is returned as
+//! [`Command`]s.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
+use ratatui::layout::Position;
+use ratatui_textarea::TextArea;
+
+use crate::engine::Command;
+use crate::model::ItemDecision;
+use crate::protocol::{Input, OverrideAction};
+
+use super::super::keymap::{self, Action, Context};
+use super::super::layout::Region;
+use super::{App, Focus, Layer, PaneStatus, Scroll, WAIT_LONGER_MS, WHEEL_LINES};
+
+impl App {
+    /// The contexts that interpret keys now, most specific first.
+    pub fn contexts(&self) -> Vec<Context> {
+        if let Some(layer) = self.layers.last() {
+            return vec![layer.context()];
+        }
+        let focused = match self.focus {
+            Focus::Items => Context::Items,
+            _ => Context::Pane,
+        };
+        vec![focused, Context::Global]
+    }
+
+    /// Handles a key press; returns the commands for the engine.
+    pub fn handle_key(&mut self, event: KeyEvent, now: Instant) -> Vec<Command> {
+        self.dirty = true;
+        let contexts = self.contexts();
+        let action = contexts
+            .iter()
+            .find_map(|context| keymap::lookup(*context, &event));
+        if contexts == [Context::Editor] && action.is_none() {
+            self.edit(event);
+            return Vec::new();
+        }
+        match action {
+            Some(action) => self.act(action, now),
+            None => Vec::new(),
+        }
+    }
+
+    fn edit(&mut self, event: KeyEvent) {
+        match self.layers.last_mut() {
+            Some(Layer::NoteEditor { editor, .. }) => {
+                editor.input(event);
+            }
+            Some(Layer::AnswerEditor { pane }) => {
+                if let Some(human) = &mut self.panes[*pane].human {
+                    human.editor.input(event);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Applies one action.
+    pub fn act(&mut self, action: Action, now: Instant) -> Vec<Command> {
+        match action {
+            Action::FocusNext => self.move_focus(1),
+            Action::FocusPrev => self.move_focus(-1),
+            Action::Zoom => self.zoomed = !self.zoomed,
+            Action::ToggleVerdict => {
+                if self.report.is_some() {
+                    self.show_verdict = !self.show_verdict;
+                }
+            }
+            Action::ScrollUp => self.scroll(-1),
+            Action::ScrollDown => self.scroll(1),
+            Action::PageUp => self.scroll(-(self.focused_viewport().max(2) as isize - 1)),
+            Action::PageDown => self.scroll(self.focused_viewport().max(2) as isize - 1),
+            Action::Top => {
+                if let Some((scroll, _, _)) = self.focused_scroll() {
+                    scroll.to_top();
+                }
+            }
+            Action::Bottom => {
+                if let Some((scroll, _, _)) = self.focused_scroll() {
+                    scroll.to_bottom();
+                }
+            }
+            Action::ToggleFollow => {
+                if let Some((scroll, total, height)) = self.focused_scroll() {
+                    if scroll.follow {
+                        scroll.top = total.saturating_sub(height);
+                        scroll.follow = false;
+                    } else {
+                        scroll.follow = true;
+                    }
+                }
+            }
+            Action::Help => self.layers.push(Layer::Help { scroll: 0 }),
+            Action::Quit => {
+                if self.running() {
+                    self.layers.push(Layer::ConfirmQuit);
+                } else {
+                    self.quit = true;
+                }
+            }
+            Action::ConfirmYes => match self.layers.pop() {
+                Some(Layer::ChooseAgent { pane, cursor }) => {
+                    return self.switch_agent(pane, cursor, now);
+                }
+                _ => self.quit = true,
+            },
+            Action::SwitchAgent => {
+                if let Some(Layer::Override(prompt)) = self.layers.last() {
+                    if self.alternatives.is_empty() {
+                        self.flash(
+                            "no other model is configured; add providers to the config file".into(),
+                            now,
+                        );
+                    } else {
+                        let pane = prompt.pane;
+                        self.layers.pop();
+                        self.layers.push(Layer::ChooseAgent { pane, cursor: 0 });
+                    }
+                }
+            }
+            Action::ConfirmNo | Action::Close => {
+                self.layers.pop();
+            }
+            Action::ItemUp | Action::ItemDown => {
+                let down = action == Action::ItemDown;
+                if let Some(Layer::ChooseAgent { cursor, .. }) = self.layers.last_mut() {
+                    let last = self.alternatives.len().saturating_sub(1);
+                    *cursor = if down {
+                        (*cursor + 1).min(last)
+                    } else {
+                        cursor.saturating_sub(1)
+                    };
+                } else if down {
+                    self.item_cursor =
+                        (self.item_cursor + 1).min(self.board.items.len().saturating_sub(1));
+                } else {
+                    self.item_cursor = self.item_cursor.saturating_sub(1);
+                }
+            }
+            Action::Accept => return self.decide(ItemDecision::Accept, now),
+            Action::Reject => return self.decide(ItemDecision::Reject, now),
+            Action::Defer => return self.decide(ItemDecision::Defer, now),
+            Action::Note => self.open_note(now),
+            Action::OpenItem => {
+                if !self.board.items.is_empty() {
+                    self.layers.push(Layer::ItemDetail {
+                        item: self.item_cursor,
+                    });
+                }
+            }
+            Action::Submit => return self.submit(now),
+            Action::RetryCall => return self.override_call(OverrideAction::RetryNow, now),
+            Action::SkipCall => return self.override_call(OverrideAction::Skip, now),
+            Action::WaitLonger => {
+                return self.override_call(
+                    OverrideAction::WaitLonger {
+                        extra_ms: WAIT_LONGER_MS,
+                    },
+                    now,
+                );
+            }
+            Action::RerunJudge => return self.override_call(OverrideAction::Rerun, now),
+            Action::Answer => self.open_answer(now),
+            Action::SaveText => return self.save_text(now),
+            Action::CancelText => {
+                self.layers.pop();
+            }
+        }
+        Vec::new()
+    }
+
+    /// Focus order: agent panes, items, scoreboard, transcript.
+    fn focus_ring(&self) -> Vec<Focus> {
+        let mut ring: Vec<Focus> = (0..self.panes.len()).map(Focus::Pane).collect();
+        ring.extend([Focus::Items, Focus::Scoreboard, Focus::Transcript]);
+        ring
+    }
+
+    fn move_focus(&mut self, step: isize) {
+        if self.show_verdict {
+            self.show_verdict = false;
+        }
+        let ring = self.focus_ring();
+        let current = ring
+            .iter()
+            .position(|focus| *focus == self.focus)
+            .unwrap_or(0);
+        let next = (current as isize + step).rem_euclid(ring.len() as isize) as usize;
+        self.focus = ring[next];
+        self.focus_moved = true;
+    }
+
+    /// Focuses whatever is under the pointer and scrolls it.
+    pub fn handle_mouse(&mut self, event: MouseEvent) {
+        let delta = match event.kind {
+            MouseEventKind::ScrollUp => -(WHEEL_LINES as isize),
+            MouseEventKind::ScrollDown => WHEEL_LINES as isize,
+            MouseEventKind::Down(_) => 0,
+            _ => return,
+        };
+        let position = Position::new(event.column, event.row);
+        let Some(region) = self
+            .layout
+            .regions
+            .iter()
+            .find(|(_, rect)| rect.contains(position))
+            .map(|(region, _)| *region)
+        else {
+            return;
+        };
+        self.dirty = true;
+        if self.layers.is_empty() {
+            self.focus_moved = true;
+            match region {
+                Region::Pane(index) => self.focus = Focus::Pane(index),
+                Region::Items => self.focus = Focus::Items,
+                Region::Scoreboard => self.focus = Focus::Scoreboard,
+                Region::Transcript => self.focus = Focus::Transcript,
+                Region::Verdict => {}
+            }
+        }
+        if delta != 0 {
+            if let Some((scroll, total, height)) = self.region_scroll(region) {
+                scroll.scroll_by(delta, total, height);
+            } else if region == Region::Items {
+                self.item_cursor = if delta < 0 {
+                    self.item_cursor.saturating_sub(1)
+                } else {
+                    (self.item_cursor + 1).min(self.board.items.len().saturating_sub(1))
+                };
+            }
+        }
+    }
+
+    fn focused_region(&self) -> Region {
+        if self.show_verdict && self.report.is_some() {
+            return Region::Verdict;
+        }
+        match self.focus {
+            Focus::Pane(index) => Region::Pane(index),
+            Focus::Items => Region::Items,
+            Focus::Scoreboard => Region::Scoreboard,
+            Focus::Transcript => Region::Transcript,
+        }
+    }
+
+    fn focused_viewport(&self) -> usize {
+        match self.focused_region() {
+            Region::Pane(index) => self.panes[index].viewport,
+            Region::Transcript => self.transcript_viewport,
+            Region::Verdict => self.report.as_ref().map_or(0, |r| r.viewport),
+            _ => 0,
+        }
+    }
+
+    fn focused_scroll(&mut self) -> Option<(&mut Scroll, usize, usize)> {
+        let region = self.focused_region();
+        self.region_scroll(region)
+    }
+
+    fn region_scroll(&mut self, region: Region) -> Option<(&mut Scroll, usize, usize)> {
+        match region {
+            Region::Pane(index) => {
+                let pane = &mut self.panes[index];
+                let total = pane.doc.line_count();
+                Some((&mut pane.scroll, total, pane.viewport))
+            }
+            Region::Transcript => Some((
+                &mut self.transcript_scroll,
+                self.transcript.line_count(),
+                self.transcript_viewport,
+            )),
+            Region::Verdict => {
+                let report = self.report.as_mut()?;
+                let total = report.summary.line_count() + report.paths.len() + 4;
+                Some((&mut report.scroll, total, report.viewport))
+            }
+            Region::Items | Region::Scoreboard => None,
+        }
+    }
+
+    fn scroll(&mut self, delta: isize) {
+        if let Some(Layer::Help { scroll }) = self.layers.last_mut() {
+            *scroll = scroll.saturating_add_signed(delta);
+            return;
+        }
+        if let Some((scroll, total, height)) = self.focused_scroll() {
+            scroll.scroll_by(delta, total, height);
+        }
+    }
+
+    /// The item the keys act on: the open detail's, else the cursor's.
+    fn current_item(&self) -> Option<usize> {
+        let index = match self.layers.last() {
+            Some(Layer::ItemDetail { item }) => *item,
+            _ => self.item_cursor,
+        };
+        (index < self.board.items.len()).then_some(index)
+    }
+
+    fn decide(&mut self, decision: ItemDecision, now: Instant) -> Vec<Command> {
+        if !self.moderating() {
+            self.flash(
+                "the items can be decided once the critique is in".into(),
+                now,
+            );
+            return Vec::new();
+        }
+        let Some(index) = self.current_item() else {
+            return Vec::new();
+        };
+        let entry = &mut self.board.items[index];
+        let note = self
+            .pending_notes
+            .remove(&entry.item.id)
+            .or_else(|| entry.note.clone());
+        // Shown at once; the protocol's board confirms it.
+        entry.decision = Some(decision);
+        entry.note = note.clone();
+        let item_id = entry.item.id.clone();
+        self.unconfirmed
+            .insert(item_id.clone(), (decision, note.clone()));
+        if matches!(self.layers.last(), Some(Layer::ItemDetail { .. })) {
+            self.layers.pop();
+        }
+        self.item_cursor = self.next_undecided(index).unwrap_or(index);
+        vec![Command::Moderator(Input::ItemDecided {
+            item_id,
+            decision,
+            note,
+        })]
+    }
+
+    /// The first undecided item after `index`, wrapping around.
+    fn next_undecided(&self, index: usize) -> Option<usize> {
+        let count = self.board.items.len();
+        (1..count)
+            .map(|step| (index + step) % count)
+            .find(|candidate| self.board.items[*candidate].decision.is_none())
+    }
+
+    fn open_note(&mut self, now: Instant) {
+        if !self.moderating() {
+            self.flash(
+                "notes go with decisions, once the critique is in".into(),
+                now,
+            );
+            return;
+        }
+        let Some(index) = self.current_item() else {
+            return;
+        };
+        let entry = &self.board.items[index];
+        let existing = self
+            .pending_notes
+            .get(&entry.item.id)
+            .cloned()
+            .or_else(|| entry.note.clone())
+            .unwrap_or_default();
+        let mut editor = TextArea::from(existing.lines().map(str::to_string));
+        editor.set_placeholder_text("Why? (Ctrl-S saves, Esc cancels)");
+        editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        editor.move_cursor(ratatui_textarea::CursorMove::End);
+        self.layers.push(Layer::NoteEditor {
+            item: index,
+            editor: Box::new(editor),
+        });
+    }
+
+    fn open_answer(&mut self, now: Instant) {
+        let Focus::Pane(index) = self.focus else {
+            return;
+        };
+        if self.panes[index].human.is_some() {
+            self.zoomed = true;
+            self.layers.push(Layer::AnswerEditor { pane: index });
+        } else {
+            self.flash("this role is not waiting for your answer".into(), now);
+        }
+    }
+
+    fn save_text(&mut self, now: Instant) -> Vec<Command> {
+        match self.layers.pop() {
+            Some(Layer::NoteEditor { item, editor }) => {
+                let note = editor.lines().join("\n").trim().to_string();
+                let entry = &mut self.board.items[item];
+                let note = (!note.is_empty()).then_some(note);
+                match entry.decision {
+                    Some(decision) => {
+                        entry.note = note.clone();
+                        self.unconfirmed
+                            .insert(entry.item.id.clone(), (decision, note.clone()));
+                        vec![Command::Moderator(Input::ItemDecided {
+                            item_id: entry.item.id.clone(),
+                            decision,
+                            note,
+                        })]
+                    }
+                    None => {
+                        if let Some(note) = note {
+                            let item_id = entry.item.id.clone();
+                            let message = format!("note kept; it goes with {item_id}'s decision");
+                            self.pending_notes.insert(item_id, note);
+                            self.flash(message, now);
+                        }
+                        Vec::new()
+                    }
+                }
+            }
+            Some(Layer::AnswerEditor { pane }) => {
+                let Some(human) = &mut self.panes[pane].human else {
+                    return Vec::new();
+                };
+                human.error = None;
+                let command = Command::HumanAnswer {
+                    call_id: human.call_id.clone(),
+                    answer: human.editor.lines().join("\n"),
+                };
+                self.flash("answer sent; the parser checks it".into(), now);
+                vec![command]
+            }
+            Some(other) => {
+                self.layers.push(other);
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
+    }
+
+    fn submit(&mut self, now: Instant) -> Vec<Command> {
+        if !self.moderating() {
+            self.flash("nothing to submit".into(), now);
+            return Vec::new();
+        }
+        let undecided: Vec<&str> = self
+            .board
+            .items
+            .iter()
+            .filter(|entry| entry.decision.is_none())
+            .map(|entry| entry.item.id.as_str())
+            .collect();
+        if !undecided.is_empty() {
+            let message = format!("decide every item first: {} open", undecided.join(", "));
+            self.flash(message, now);
+            return Vec::new();
+        }
+        vec![Command::Moderator(Input::ModerationSubmitted)]
+    }
+
+    /// The pane an override acts on: the modal's, else the focused pane.
+    fn override_target(&self) -> Option<usize> {
+        match self.layers.last() {
+            Some(Layer::Override(prompt)) => Some(prompt.pane),
+            _ => match self.focus {
+                Focus::Pane(index) => Some(index),
+                _ => None,
+            },
+        }
+    }
+
+    /// Gives the pane's role to alternative `choice`, then retries its
+    /// running call (or re-runs it when its round waits on it).
+    fn switch_agent(&mut self, pane: usize, choice: usize, now: Instant) -> Vec<Command> {
+        let role = self.panes[pane].role.slot.clone();
+        let held = self.board.needs_moderator
+            && matches!(
+                self.panes[pane].status,
+                PaneStatus::Malformed | PaneStatus::Skipped
+            );
+        let then = if held {
+            self.panes[pane]
+                .call_id
+                .clone()
+                .map(|call_id| Input::Override {
+                    call_id,
+                    action: OverrideAction::Rerun,
+                })
+        } else {
+            self.panes[pane].live_call().map(|call_id| Input::Override {
+                call_id: call_id.to_string(),
+                action: OverrideAction::RetryNow,
+            })
+        };
+        if let Some(Input::Override { call_id, .. }) = &then {
+            self.overridden.insert(call_id.clone());
+        }
+        let label = self.alternatives.get(choice).cloned().unwrap_or_default();
+        self.flash(format!("{role} switches to {label}"), now);
+        vec![Command::SwitchAgent { role, choice, then }]
+    }
+
+    fn override_call(&mut self, action: OverrideAction, now: Instant) -> Vec<Command> {
+        let Some(index) = self.override_target() else {
+            return Vec::new();
+        };
+        if matches!(self.layers.last(), Some(Layer::Override(_))) {
+            self.layers.pop();
+        }
+        let pane = &self.panes[index];
+        if action == OverrideAction::Skip && !pane.role.slot.starts_with("judge.") {
+            let message = format!(
+                "{} cannot be skipped: the debate needs it. Retry it, wait longer or switch its model",
+                pane.role.title
+            );
+            self.flash(message, now);
+            return Vec::new();
+        }
+        // A malformed or skipped judge of a held round has no live call:
+        // re-running it or going on without it names its last call.
+        let held = self.board.needs_moderator
+            && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
+        let call_id = match action {
+            OverrideAction::Rerun if held => pane.call_id.clone(),
+            OverrideAction::Rerun => None,
+            OverrideAction::Skip if held => pane.call_id.clone(),
+            _ => pane.live_call().map(str::to_string),
+        };
+        let Some(call_id) = call_id else {
+            let message = match action {
+                OverrideAction::Rerun => format!(
+                    "{}: only a malformed or skipped judge of a round still open can be re-run",
+                    pane.role.title
+                ),
+                _ => format!("{} has no running call to override", pane.role.title),
+            };
+            self.flash(message, now);
+            return Vec::new();
+        };
+        self.overridden.insert(call_id.clone());
+        vec![Command::Moderator(Input::Override { call_id, action })]
+    }
+}

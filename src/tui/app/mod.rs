@@ -1,0 +1,844 @@
+//! The TUI's state: a fold of the engine's [`Update`]s, plus what the person
+//! is doing — focus, scroll positions, open layers, a half-written note.
+//!
+//! Responsible for turning updates and key presses into state and into
+//! [`Command`]s for the engine. Not responsible for drawing (`view` reads
+//! this state through `&App`), for the terminal, or for any protocol rule:
+//! decisions and overrides go to the engine, and what the board shows comes
+//! back from the protocol. Key presses and mouse events are in [`input`].
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ratatui::layout::Rect;
+use ratatui_textarea::TextArea;
+
+use crate::agent::human::HUMAN_PROVIDER;
+use crate::engine::Update;
+use crate::model::ItemDecision;
+use crate::protocol::{Board, LogEntry, LogKind, Outcome, Progress};
+use crate::text::{Sanitizer, sanitize};
+
+use super::keymap::Context;
+use super::layout::{self, Region, ScreenLayout};
+use super::markdown::{Segment, StreamDoc};
+use super::theme::Theme;
+
+mod input;
+#[cfg(test)]
+mod tests;
+
+/// How much longer "wait longer" gives a call, in milliseconds.
+pub const WAIT_LONGER_MS: u64 = 5 * 60 * 1000;
+/// Lines one mouse-wheel notch scrolls.
+pub const WHEEL_LINES: usize = 3;
+/// How long a status message stays in the footer, in milliseconds.
+pub const FLASH_MS: u64 = 4000;
+/// Rough characters per token, for the live tokens-per-second badge before
+/// the provider reports real counts.
+const CHARS_PER_TOKEN: f64 = 4.0;
+
+/// One role slot of the debate as the interface introduces it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoleInfo {
+    /// The slot name the engine uses: `proposer`, `judge.analyst`.
+    pub slot: String,
+    /// How the pane is titled: `Proposer`, `Analyst`.
+    pub title: String,
+    /// `provider:model` assigned at the start.
+    pub agent: String,
+    /// A binding judge (its low scores decide).
+    pub binding: bool,
+}
+
+/// What the header says about the debate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DebateInfo {
+    pub topic: String,
+    /// `decision review · architecture · generous steelman`.
+    pub protocol: String,
+    pub run_dir: PathBuf,
+    pub roles: Vec<RoleInfo>,
+}
+
+/// An agent pane's badge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaneStatus {
+    Waiting,
+    Streaming,
+    Done,
+    TimedOut,
+    Retrying,
+    Skipped,
+    Malformed,
+    Failed,
+    /// A role played by the person: their answer is wanted.
+    NeedsAnswer,
+}
+
+/// A scroll position that follows the stream while it is at the bottom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scroll {
+    /// First visible line when not following.
+    pub top: usize,
+    pub follow: bool,
+}
+
+impl Default for Scroll {
+    fn default() -> Self {
+        Scroll {
+            top: 0,
+            follow: true,
+        }
+    }
+}
+
+impl Scroll {
+    /// The first visible line for `total` lines in a view `height` tall.
+    pub fn first_line(&self, total: usize, height: usize) -> usize {
+        let last_page = total.saturating_sub(height);
+        if self.follow {
+            last_page
+        } else {
+            self.top.min(last_page)
+        }
+    }
+
+    /// Moves by `delta` lines; reaching the bottom resumes following, leaving
+    /// it stops following.
+    pub fn scroll_by(&mut self, delta: isize, total: usize, height: usize) {
+        let last_page = total.saturating_sub(height);
+        let next = self
+            .first_line(total, height)
+            .saturating_add_signed(delta)
+            .min(last_page);
+        self.top = next;
+        self.follow = next >= last_page;
+    }
+
+    pub fn to_top(&mut self) {
+        self.top = 0;
+        self.follow = false;
+    }
+
+    pub fn to_bottom(&mut self) {
+        self.follow = true;
+    }
+}
+
+/// A role the person plays, while its answer is wanted.
+pub struct HumanAnswer {
+    pub call_id: String,
+    /// The prompt, to read while writing.
+    pub prompt: StreamDoc,
+    pub editor: TextArea<'static>,
+    /// Why the last submitted answer was not accepted.
+    pub error: Option<String>,
+}
+
+/// One agent's pane.
+pub struct AgentPane {
+    pub role: RoleInfo,
+    /// `provider:model` of the current call.
+    pub agent: String,
+    pub status: PaneStatus,
+    pub doc: StreamDoc,
+    pub scroll: Scroll,
+    /// The call whose text the pane shows now.
+    pub call_id: Option<String>,
+    pub attempt: u32,
+    pub stage: String,
+    call_started: Option<Instant>,
+    first_chunk: Option<Instant>,
+    streamed_chars: usize,
+    /// Output tokens per second of the live call, as last computed.
+    pub tokens_per_second: Option<f64>,
+    sanitizer: Sanitizer,
+    reasoning_sanitizer: Sanitizer,
+    pub human: Option<HumanAnswer>,
+    /// Lines visible at the last layout.
+    pub viewport: usize,
+}
+
+impl AgentPane {
+    fn new(role: RoleInfo) -> Self {
+        AgentPane {
+            agent: role.agent.clone(),
+            role,
+            status: PaneStatus::Waiting,
+            doc: StreamDoc::new(),
+            scroll: Scroll::default(),
+            call_id: None,
+            attempt: 0,
+            stage: String::new(),
+            call_started: None,
+            first_chunk: None,
+            streamed_chars: 0,
+            tokens_per_second: None,
+            sanitizer: Sanitizer::new(),
+            reasoning_sanitizer: Sanitizer::new(),
+            human: None,
+            viewport: 0,
+        }
+    }
+
+    /// Whether a call of this pane is running (and so can be overridden).
+    pub fn live_call(&self) -> Option<&str> {
+        matches!(
+            self.status,
+            PaneStatus::Streaming | PaneStatus::Retrying | PaneStatus::NeedsAnswer
+        )
+        .then_some(self.call_id.as_deref())
+        .flatten()
+    }
+}
+
+/// A call that needs the moderator's attention.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverridePrompt {
+    pub pane: usize,
+    /// What happened, in the protocol's words.
+    pub what: String,
+    pub kind: LogKind,
+}
+
+/// Something on top of the main view that takes keys first.
+pub enum Layer {
+    Help {
+        scroll: usize,
+    },
+    ConfirmQuit,
+    Override(OverridePrompt),
+    ItemDetail {
+        item: usize,
+    },
+    /// Picking the model a role switches to.
+    ChooseAgent {
+        pane: usize,
+        cursor: usize,
+    },
+    NoteEditor {
+        item: usize,
+        editor: Box<TextArea<'static>>,
+    },
+    AnswerEditor {
+        pane: usize,
+    },
+}
+
+impl Layer {
+    pub fn context(&self) -> Context {
+        match self {
+            Layer::Help { .. } => Context::Help,
+            Layer::ConfirmQuit => Context::ConfirmQuit,
+            Layer::Override(_) => Context::Override,
+            Layer::ItemDetail { .. } => Context::ItemDetail,
+            Layer::ChooseAgent { .. } => Context::ChooseAgent,
+            Layer::NoteEditor { .. } | Layer::AnswerEditor { .. } => Context::Editor,
+        }
+    }
+}
+
+/// What has focus in the main view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    Pane(usize),
+    Items,
+    Scoreboard,
+    Transcript,
+}
+
+/// The end of the debate, as the verdict view shows it.
+pub struct VerdictReport {
+    pub outcome: Outcome,
+    /// `summary.md`, rendered.
+    pub summary: StreamDoc,
+    /// Files written, relative to the run folder.
+    pub paths: Vec<String>,
+    pub scroll: Scroll,
+    pub viewport: usize,
+}
+
+/// Token and cost totals for the header.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Totals {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Output tokens estimated from streamed text, for calls still running
+    /// or whose provider reported no usage.
+    pub estimated_output: u64,
+    pub cost_usd: Option<f64>,
+}
+
+/// The whole interface state.
+pub struct App {
+    pub info: DebateInfo,
+    pub theme: Theme,
+    pub progress: Progress,
+    pub board: Board,
+    pub panes: Vec<AgentPane>,
+    /// `provider:model` of every agent a role may be switched to, in the
+    /// engine's order (see [`App::set_alternatives`]).
+    pub alternatives: Vec<String>,
+    pane_by_call: HashMap<String, usize>,
+    /// Calls the person overrode: their skips raise no modal.
+    overridden: std::collections::HashSet<String>,
+    pub transcript: StreamDoc,
+    pub transcript_scroll: Scroll,
+    pub transcript_viewport: usize,
+    pub focus: Focus,
+    /// The person moved the focus during the current stage.
+    focus_moved: bool,
+    pub zoomed: bool,
+    pub show_verdict: bool,
+    pub layers: Vec<Layer>,
+    pub item_cursor: usize,
+    /// Notes written before the item had a decision, sent with it.
+    pending_notes: HashMap<String, String>,
+    /// Decisions sent to the engine that its board has not shown yet, by
+    /// item id: a board published before the engine saw them must not undo
+    /// them on screen.
+    unconfirmed: HashMap<String, (ItemDecision, Option<String>)>,
+    pub totals: Totals,
+    /// Output tokens estimated per call from its streamed text, until the
+    /// provider reports the real count.
+    estimates: HashMap<String, u64>,
+    pub outcome: Option<Outcome>,
+    pub report: Option<VerdictReport>,
+    pub flash: Option<(String, Instant)>,
+    pub started: Instant,
+    pub elapsed: Duration,
+    pub layout: ScreenLayout,
+    pub quit: bool,
+    /// Something changed since the last frame.
+    pub dirty: bool,
+    /// The engine stopped with an error; shown instead of a verdict.
+    pub engine_error: Option<String>,
+}
+
+impl App {
+    pub fn new(mut info: DebateInfo, theme: Theme, now: Instant) -> Self {
+        for role in &mut info.roles {
+            role.agent = sanitize(&role.agent);
+        }
+        let panes = info.roles.iter().cloned().map(AgentPane::new).collect();
+        App {
+            info,
+            theme,
+            progress: Progress {
+                stage: "proposal".into(),
+                round: 1,
+                finished: false,
+            },
+            board: Board::default(),
+            panes,
+            alternatives: Vec::new(),
+            pane_by_call: HashMap::new(),
+            overridden: std::collections::HashSet::new(),
+            transcript: StreamDoc::new(),
+            transcript_scroll: Scroll::default(),
+            transcript_viewport: 0,
+            focus: Focus::Pane(0),
+            focus_moved: false,
+            zoomed: false,
+            show_verdict: false,
+            layers: Vec::new(),
+            item_cursor: 0,
+            pending_notes: HashMap::new(),
+            unconfirmed: HashMap::new(),
+            totals: Totals::default(),
+            estimates: HashMap::new(),
+            outcome: None,
+            report: None,
+            flash: None,
+            started: now,
+            elapsed: Duration::ZERO,
+            layout: ScreenLayout::default(),
+            quit: false,
+            dirty: true,
+            engine_error: None,
+        }
+    }
+
+    /// The critique items wait for the person's decisions (as opposed to a
+    /// held evaluation round, which waits for a judge override).
+    pub fn moderating(&self) -> bool {
+        self.board.needs_moderator && self.progress.stage == "moderation"
+    }
+
+    /// The agents a stuck role may be switched to, by label.
+    pub fn set_alternatives(&mut self, labels: impl IntoIterator<Item = String>) {
+        self.alternatives = labels.into_iter().map(|label| sanitize(&label)).collect();
+    }
+
+    /// The debate is still running.
+    pub fn running(&self) -> bool {
+        self.outcome.is_none() && self.engine_error.is_none()
+    }
+
+    pub fn pane_index(&self, slot: &str) -> Option<usize> {
+        self.panes.iter().position(|pane| pane.role.slot == slot)
+    }
+
+    /// Folds one engine update into the state.
+    pub fn apply(&mut self, update: Update, now: Instant) {
+        self.dirty = true;
+        match update {
+            Update::Progress(progress) => {
+                if progress.stage != self.progress.stage {
+                    self.follow_stage(&progress.stage);
+                }
+                self.progress = progress;
+            }
+            Update::Board(board) => self.set_board(board),
+            Update::CallStarted {
+                call_id,
+                role,
+                agent,
+            } => self.call_started(call_id, &role, agent.to_string(), now),
+            Update::Chunk { call_id, text } => self.chunk(&call_id, Segment::Answer, &text, now),
+            Update::Reasoning { call_id, text } => {
+                self.chunk(&call_id, Segment::Reasoning, &text, now)
+            }
+            Update::Log(entry) => self.log(entry),
+            Update::ModerationNeeded { .. } => {
+                // The board that asked for the moderator usually arrives
+                // first and has already moved focus; by now the person may
+                // be deciding, and the cursor stays where their keys left it.
+                if !self.board.needs_moderator {
+                    self.focus = Focus::Items;
+                    self.item_cursor = 0;
+                }
+            }
+            Update::RawPersisted { .. } => {}
+            Update::CallUsage {
+                call_id,
+                usage,
+                cost_usd,
+                ..
+            } => {
+                // Reported figures replace the estimate streamed text gave.
+                let estimate = self.estimates.remove(&call_id).unwrap_or(0);
+                if let Some(usage) = usage {
+                    self.totals.estimated_output =
+                        self.totals.estimated_output.saturating_sub(estimate);
+                    self.totals.input_tokens =
+                        self.totals.input_tokens.saturating_add(usage.input_tokens);
+                    self.totals.output_tokens = self
+                        .totals
+                        .output_tokens
+                        .saturating_add(usage.output_tokens);
+                }
+                if let Some(cost) = cost_usd {
+                    *self.totals.cost_usd.get_or_insert(0.0) += cost;
+                }
+            }
+            Update::AnswerWanted {
+                call_id,
+                role,
+                prompt,
+                template,
+            } => self.answer_wanted(call_id, &role, &prompt, template),
+            Update::AnswerRejected { call_id, error } => {
+                if let Some(human) = self
+                    .panes
+                    .iter_mut()
+                    .filter_map(|pane| pane.human.as_mut())
+                    .find(|human| human.call_id == call_id)
+                {
+                    human.error = Some(Sanitizer::new().push(&error));
+                }
+            }
+            Update::Finished(outcome) => {
+                // The reason of a failed debate quotes provider errors and
+                // command output; the rule names block ids agents chose.
+                let outcome = match outcome {
+                    Outcome::Decided { verdict, rule } => Outcome::Decided {
+                        verdict,
+                        rule: sanitize(&rule),
+                    },
+                    Outcome::Failed { reason } => Outcome::Failed {
+                        reason: sanitize(&reason),
+                    },
+                };
+                self.outcome = Some(outcome);
+                for pane in &mut self.panes {
+                    pane.human = None;
+                    if matches!(pane.status, PaneStatus::Streaming | PaneStatus::Retrying) {
+                        pane.status = PaneStatus::Done;
+                    }
+                }
+                self.layers
+                    .retain(|layer| matches!(layer, Layer::Help { .. }));
+            }
+        }
+    }
+
+    /// Focus follows the debate to the region where the new stage happens,
+    /// unless the person moved the focus themselves during this stage.
+    fn follow_stage(&mut self, stage: &str) {
+        let moved = std::mem::take(&mut self.focus_moved);
+        if moved || !self.layers.is_empty() {
+            return;
+        }
+        let target = match stage {
+            "proposal" | "revision" => self.pane_index("proposer").map(Focus::Pane),
+            "critique" => self.pane_index("critic").map(Focus::Pane),
+            "moderation" => Some(Focus::Items),
+            "evaluation" => Some(Focus::Scoreboard),
+            _ => None,
+        };
+        if let Some(target) = target {
+            self.focus = target;
+        }
+    }
+
+    fn set_board(&mut self, mut board: Board) {
+        sanitize_board(&mut board);
+        if board.needs_moderator {
+            for entry in &mut board.items {
+                let Some((decision, note)) = self.unconfirmed.get(&entry.item.id) else {
+                    continue;
+                };
+                if entry.decision == Some(*decision) {
+                    self.unconfirmed.remove(&entry.item.id);
+                } else {
+                    entry.decision = Some(*decision);
+                    entry.note = note.clone();
+                }
+            }
+        } else {
+            self.unconfirmed.clear();
+        }
+        let newly_needed = board.needs_moderator && !self.board.needs_moderator;
+        self.board = board;
+        if newly_needed {
+            self.zoomed = false;
+            if self.moderating() {
+                self.focus = Focus::Items;
+                self.item_cursor = 0;
+            } else if let Some(held) = self
+                .panes
+                .iter()
+                .position(|pane| matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped))
+            {
+                // A held evaluation round: the judge it waits on.
+                self.focus = Focus::Pane(held);
+            }
+        }
+        self.item_cursor = self
+            .item_cursor
+            .min(self.board.items.len().saturating_sub(1));
+    }
+
+    fn call_started(&mut self, call_id: String, role: &str, agent: String, now: Instant) {
+        let Some(index) = self.pane_index(role) else {
+            return;
+        };
+        // Model names come from flags, files and servers.
+        let agent = sanitize(&agent);
+        let (stage, round, attempt) = parse_call_id(&call_id);
+        let pane = &mut self.panes[index];
+        let heading = format!("{stage} · round {round} · attempt {attempt}");
+        if pane.doc.source_len() > 0 {
+            pane.doc.push_notice(&heading);
+        }
+        pane.status = if attempt > 1 {
+            PaneStatus::Retrying
+        } else {
+            PaneStatus::Streaming
+        };
+        if agent.starts_with(HUMAN_PROVIDER) {
+            pane.status = PaneStatus::NeedsAnswer;
+        } else {
+            // The role went to a model (a switch, a retry): no answer is
+            // wanted from the person any more.
+            pane.human = None;
+        }
+        pane.agent = agent;
+        pane.attempt = attempt;
+        pane.stage = stage;
+        pane.call_started = Some(now);
+        pane.first_chunk = None;
+        pane.streamed_chars = 0;
+        pane.tokens_per_second = None;
+        pane.sanitizer = Sanitizer::new();
+        pane.reasoning_sanitizer = Sanitizer::new();
+        pane.call_id = Some(call_id.clone());
+        self.pane_by_call.insert(call_id, index);
+    }
+
+    fn chunk(&mut self, call_id: &str, segment: Segment, text: &str, now: Instant) {
+        let Some(&index) = self.pane_by_call.get(call_id) else {
+            return;
+        };
+        let pane = &mut self.panes[index];
+        if pane.call_id.as_deref() != Some(call_id) {
+            return;
+        }
+        let clean = match segment {
+            Segment::Answer => pane.sanitizer.push(text),
+            Segment::Reasoning => pane.reasoning_sanitizer.push(text),
+        };
+        pane.doc.push(segment, &clean);
+        pane.first_chunk.get_or_insert(now);
+        let chars = clean.chars().count();
+        pane.streamed_chars += chars;
+        let estimate = (chars as f64 / CHARS_PER_TOKEN).round() as u64;
+        self.totals.estimated_output = self.totals.estimated_output.saturating_add(estimate);
+        let per_call = self.estimates.entry(call_id.to_string()).or_default();
+        *per_call = per_call.saturating_add(estimate);
+    }
+
+    fn log(&mut self, entry: LogEntry) {
+        let line = format!(
+            "{} {} {}",
+            entry.at.with_timezone(&chrono::Local).format("%H:%M:%S"),
+            log_mark(entry.kind),
+            Sanitizer::new().push(&entry.message)
+        );
+        self.transcript.push(Segment::Answer, &format!("{line}\n"));
+        let Some(call_id) = entry.call_id.as_deref() else {
+            return;
+        };
+        let Some(&index) = self.pane_by_call.get(call_id) else {
+            return;
+        };
+        let pane = &mut self.panes[index];
+        let current = pane.call_id.as_deref() == Some(call_id);
+        let status = match entry.kind {
+            LogKind::Timeout => Some(PaneStatus::TimedOut),
+            LogKind::Skip => Some(PaneStatus::Skipped),
+            LogKind::Malformed => Some(PaneStatus::Malformed),
+            LogKind::Failure => Some(PaneStatus::Failed),
+            LogKind::CallFinished => Some(PaneStatus::Done),
+            _ => None,
+        };
+        if let Some(status) = status
+            && current
+        {
+            pane.status = status;
+        }
+        if matches!(
+            entry.kind,
+            LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip
+        ) {
+            let notice = Sanitizer::new().push(&crate::artifact::render::one_line(&entry.message));
+            pane.doc.push_notice(&notice);
+            let by_person = self.overridden.contains(call_id);
+            let judge = pane.role.slot.starts_with("judge.");
+            if entry.kind != LogKind::Skip || (judge && !by_person) {
+                self.raise_override(OverridePrompt {
+                    pane: index,
+                    what: notice,
+                    kind: entry.kind,
+                });
+            }
+        }
+    }
+
+    fn raise_override(&mut self, prompt: OverridePrompt) {
+        if !self.running() {
+            return;
+        }
+        self.layers
+            .retain(|layer| !matches!(layer, Layer::Override(open) if open.pane == prompt.pane));
+        // Under an open editor the modal waits its turn: a note being typed
+        // keeps the keys.
+        let position = self
+            .layers
+            .iter()
+            .position(|layer| matches!(layer.context(), Context::Editor))
+            .unwrap_or(self.layers.len());
+        self.layers.insert(position, Layer::Override(prompt));
+    }
+
+    fn answer_wanted(
+        &mut self,
+        call_id: String,
+        role: &str,
+        prompt: &str,
+        template: Option<String>,
+    ) {
+        let Some(index) = self.pane_index(role) else {
+            return;
+        };
+        let mut prompt_doc = StreamDoc::new();
+        prompt_doc.push(Segment::Answer, &Sanitizer::new().push(prompt));
+        let template = sanitize(&template.unwrap_or_default());
+        let mut editor = TextArea::from(template.lines().map(str::to_string));
+        editor.set_placeholder_text("Write the answer here; Ctrl-S submits it.");
+        let pane = &mut self.panes[index];
+        pane.status = PaneStatus::NeedsAnswer;
+        pane.human = Some(HumanAnswer {
+            call_id,
+            prompt: prompt_doc,
+            editor,
+            error: None,
+        });
+        let message = format!(
+            "{} needs your answer: focus its pane and press e",
+            pane.role.title
+        );
+        self.flash(message, Instant::now());
+    }
+
+    /// Shows the end of the debate: the outcome, `summary.md` and the files.
+    pub fn show_report(&mut self, summary: &str, paths: Vec<String>) {
+        let Some(outcome) = self.outcome.clone() else {
+            return;
+        };
+        let mut doc = StreamDoc::new();
+        doc.push(Segment::Answer, &Sanitizer::new().push(summary));
+        self.report = Some(VerdictReport {
+            outcome,
+            summary: doc,
+            paths,
+            scroll: Scroll {
+                top: 0,
+                follow: false,
+            },
+            viewport: 0,
+        });
+        self.show_verdict = true;
+        self.zoomed = false;
+        self.dirty = true;
+    }
+
+    pub fn flash(&mut self, message: String, now: Instant) {
+        self.flash = Some((message, now));
+        self.dirty = true;
+    }
+
+    /// Advances the clock-driven parts: elapsed time, tokens per second,
+    /// expired flash messages. Returns whether anything visible changed.
+    pub fn tick(&mut self, now: Instant) {
+        if self.running() {
+            let elapsed = now.saturating_duration_since(self.started);
+            if elapsed.as_secs() != self.elapsed.as_secs() {
+                self.dirty = true;
+            }
+            self.elapsed = elapsed;
+        }
+        for pane in &mut self.panes {
+            if let (Some(first), PaneStatus::Streaming | PaneStatus::Retrying) =
+                (pane.first_chunk, pane.status)
+            {
+                let seconds = now.saturating_duration_since(first).as_secs_f64();
+                if seconds >= 0.5 {
+                    pane.tokens_per_second =
+                        Some(pane.streamed_chars as f64 / CHARS_PER_TOKEN / seconds);
+                }
+            }
+        }
+        if let Some((_, at)) = &self.flash
+            && now.saturating_duration_since(*at) > Duration::from_millis(FLASH_MS)
+        {
+            self.flash = None;
+            self.dirty = true;
+        }
+    }
+
+    /// Lays the screen out for `area` and brings every visible text cache up
+    /// to date, so that drawing is a read of finished layouts.
+    pub fn prepare(&mut self, area: Rect) {
+        self.layout = layout::compute(self, area);
+        let theme = self.theme.clone();
+        for (region, rect) in self.layout.regions.clone() {
+            let inner = layout::inner(rect);
+            match region {
+                Region::Pane(index) => {
+                    let pane = &mut self.panes[index];
+                    if let Some(human) = &mut pane.human {
+                        human.prompt.layout(inner.width, &theme);
+                    }
+                    pane.doc.layout(inner.width, &theme);
+                    pane.viewport = usize::from(inner.height);
+                }
+                Region::Transcript => {
+                    self.transcript.layout(inner.width, &theme);
+                    self.transcript_viewport = usize::from(inner.height);
+                }
+                Region::Verdict => {
+                    if let Some(report) = &mut self.report {
+                        report.summary.layout(inner.width.saturating_sub(1), &theme);
+                        report.viewport = usize::from(inner.height);
+                    }
+                }
+                Region::Items | Region::Scoreboard => {}
+            }
+        }
+    }
+}
+
+/// Agent text on the board (items, block ids, reasons) made inert once, on
+/// arrival.
+fn sanitize_board(board: &mut Board) {
+    let clean = |text: &mut String| *text = Sanitizer::new().push(text);
+    for entry in &mut board.items {
+        let item = &mut entry.item;
+        for field in [
+            &mut item.id,
+            &mut item.target,
+            &mut item.severity,
+            &mut item.category,
+            &mut item.text,
+            &mut item.preface,
+        ] {
+            clean(field);
+        }
+        if let Some(note) = &mut entry.note {
+            clean(note);
+        }
+    }
+    if let Some(scoreboard) = &mut board.scoreboard {
+        scoreboard.blocks.iter_mut().for_each(clean);
+        for column in &mut scoreboard.judges {
+            if let crate::protocol::JudgeState::Malformed(reason)
+            | crate::protocol::JudgeState::Skipped(reason) = &mut column.state
+            {
+                clean(reason);
+            }
+        }
+        if let Some(implied) = &mut scoreboard.implied {
+            clean(&mut implied.rule);
+        }
+    }
+}
+
+/// `(stage, round, attempt)` of a call id `role/stage/rN/aN`.
+pub fn parse_call_id(call_id: &str) -> (String, u32, u32) {
+    let mut parts = call_id.rsplit('/');
+    let attempt = parts
+        .next()
+        .and_then(|part| part.strip_prefix('a'))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let round = parts
+        .next()
+        .and_then(|part| part.strip_prefix('r'))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let stage = parts.next().unwrap_or("").to_string();
+    (stage, round, attempt)
+}
+
+/// A one-character mark per kind of transcript line.
+pub fn log_mark(kind: LogKind) -> &'static str {
+    match kind {
+        LogKind::Stage => "▸",
+        LogKind::CallStarted => "→",
+        LogKind::CallFinished => "✓",
+        LogKind::Timeout => "⏱",
+        LogKind::Cancel => "✗",
+        LogKind::Retry => "↻",
+        LogKind::Skip => "⤼",
+        LogKind::Failure => "!",
+        LogKind::Malformed => "?",
+        LogKind::Moderation => "⚖",
+        LogKind::Override => "☛",
+        LogKind::Verdict => "★",
+        LogKind::Note => "·",
+    }
+}
