@@ -220,6 +220,23 @@ fn evaluation_with_partial_scores_and_the_override_modal() {
 }
 
 #[test]
+fn switching_a_stuck_role_to_another_model() {
+    let mut app = app_until(
+        "dark",
+        |update| matches!(update, Update::Chunk { call_id, .. } if call_id.starts_with("judge.aesthete") && call_id.ends_with("/a2")),
+        1,
+    );
+    app.set_alternatives([
+        "openai:gpt-4.1".to_string(),
+        "anthropic:claude-sonnet-4-5".to_string(),
+    ]);
+    snap("override_modal_with_models", &mut app);
+    press(&mut app, KeyCode::Char('c'));
+    press(&mut app, KeyCode::Char('j'));
+    snap("switch_model_chooser", &mut app);
+}
+
+#[test]
 fn help_overlay() {
     let mut app = app_until("dark", chunks_of("critic/critique", 10), 1);
     press(&mut app, KeyCode::Char('?'));

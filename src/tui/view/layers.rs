@@ -146,81 +146,74 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
     frame.render_widget(block, rect);
     let held = app.board.needs_moderator
         && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
-    if held {
-        let lines = vec![
-            Line::styled(prompt.what.clone(), app.theme.text),
-            Line::raw(""),
-            Line::styled(
-                "The other judges are in; the round waits for you. You can:",
-                app.theme.dim,
-            ),
-            Line::from(vec![
-                Span::styled("  m ", app.theme.key_hint),
-                Span::styled("re-run this judge with the same prompt", app.theme.text),
-            ]),
-            Line::from(vec![
-                Span::styled("  s ", app.theme.key_hint),
-                Span::styled("go on without it (it counts as missing)", app.theme.text),
-            ]),
-            Line::from(vec![
-                Span::styled("  c ", app.theme.key_hint),
-                Span::styled("switch it to another model, then re-run", app.theme.text),
-            ]),
-            Line::from(vec![
-                Span::styled("  Esc ", app.theme.key_hint),
-                Span::styled("decide later (M or S from its pane)", app.theme.text),
-            ]),
-        ];
-        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
-        return;
-    }
-    let next = match pane.live_call() {
-        Some(call_id) => format!("quorum is running {call_id} now. You can:"),
-        None => "No call of this role is running now.".to_string(),
+    let choice = |key: &'static str, text: String| {
+        Line::from(vec![
+            Span::styled(format!("  {key} "), app.theme.key_hint),
+            Span::styled(text, app.theme.text),
+        ])
     };
-    let lines = vec![
+    let mut lines = vec![
         Line::styled(prompt.what.clone(), app.theme.text),
         Line::raw(""),
-        Line::styled(next, app.theme.dim),
-        Line::from(vec![
-            Span::styled("  r ", app.theme.key_hint),
-            Span::styled(
-                "retry now: cancel the running attempt and start it again",
-                app.theme.text,
-            ),
-        ]),
+    ];
+    if held {
+        lines.push(Line::styled(
+            "The other judges are in; the round waits for you. You can:",
+            app.theme.dim,
+        ));
+        lines.push(choice("m", "re-run this judge with the same prompt".into()));
+        lines.push(choice(
+            "s",
+            "go on without it (it counts as missing)".into(),
+        ));
+        if !app.alternatives.is_empty() {
+            lines.push(choice(
+                "c",
+                "switch it to another model, then re-run".into(),
+            ));
+        }
+        lines.push(choice("Esc", "decide later (M or S from its pane)".into()));
+    } else {
+        lines.push(Line::styled(
+            match pane.live_call() {
+                Some(call_id) => format!("quorum is running {call_id} now. You can:"),
+                None => "No call of this role is running now.".to_string(),
+            },
+            app.theme.dim,
+        ));
+        lines.push(choice(
+            "r",
+            "retry now: cancel the running attempt and start it again".into(),
+        ));
         if pane.role.slot.starts_with("judge.") {
-            Line::from(vec![
-                Span::styled("  s ", app.theme.key_hint),
-                Span::styled("skip this judge for this round", app.theme.text),
-            ])
+            lines.push(choice("s", "skip this judge for this round".into()));
         } else {
-            Line::styled(
+            lines.push(Line::styled(
                 format!(
                     "    (the {} cannot be skipped: the debate needs it)",
                     pane.role.slot
                 ),
                 app.theme.dim,
-            )
-        },
-        Line::from(vec![
-            Span::styled("  w ", app.theme.key_hint),
-            Span::styled(
-                format!(
-                    "wait {} longer before timing out",
-                    crate::protocol::supervision::format_duration_ms(WAIT_LONGER_MS)
-                ),
-                app.theme.text,
+            ));
+        }
+        lines.push(choice(
+            "w",
+            format!(
+                "wait {} longer before timing out",
+                crate::protocol::supervision::format_duration_ms(WAIT_LONGER_MS)
             ),
-        ]),
-        Line::from(vec![
-            Span::styled("  Esc ", app.theme.key_hint),
-            Span::styled(
-                "close, and let quorum's retry-once rule decide",
-                app.theme.text,
-            ),
-        ]),
-    ];
+        ));
+        if !app.alternatives.is_empty() {
+            lines.push(choice(
+                "c",
+                "switch this role to another model, then retry".into(),
+            ));
+        }
+        lines.push(choice(
+            "Esc",
+            "close, and let quorum's retry-once rule decide".into(),
+        ));
+    }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
 }
 
@@ -242,7 +235,8 @@ fn choose_agent(app: &App, pane: usize, cursor: usize, frame: &mut Frame, area: 
             } else {
                 app.theme.text
             };
-            Line::styled(format!(" {label} "), style)
+            let marker = if index == cursor { "▸" } else { " " };
+            Line::styled(format!("{marker} {label} "), style)
         })
         .collect();
     lines.push(Line::raw(""));
