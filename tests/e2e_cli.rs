@@ -1179,6 +1179,15 @@ fn moderation_ask_reads_decisions_and_notes_from_stdin() {
         "an unreadable answer is asked again: {}",
         ran.stderr
     );
+    // The moderation's own log lines wait until the last answer: none lands
+    // between two questions.
+    let last_question = ran.stderr.rfind("decision>").unwrap();
+    let first_decision_line = ran.stderr.find("c1 accepted").unwrap();
+    assert!(
+        first_decision_line > last_question,
+        "progress lines held while asking:\n{}",
+        ran.stderr
+    );
 }
 
 /// `--moderation ask` with stdin closed before every item is decided stops

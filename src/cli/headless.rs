@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use crate::artifact::render::decision_review::{UsageYaml, summary_lead, usage_line};
 use crate::artifact::{Journal, RunDir, topic_slug};
-use crate::engine::{DebateDefinition, Engine, JournalEvent, Moderator, Update};
+use crate::engine::{DebateDefinition, Engine, JournalEvent, ModerationPolicy, Moderator, Update};
 use crate::protocol::decision_review::{DecisionReview, ReviewConfig};
 use crate::protocol::{LogKind, Outcome, Protocol};
 use crate::text::sanitize;
@@ -88,7 +88,10 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
         run_dir.path().display()
     );
     let (updates_tx, updates_rx) = mpsc::unbounded_channel();
-    let printer = tokio::spawn(print_progress(updates_rx));
+    let printer = tokio::spawn(print_progress(
+        updates_rx,
+        moderation == ModerationPolicy::Ask,
+    ));
     let protocol = DecisionReview::new(config, prompts);
     let engine = Engine::new(
         protocol,
@@ -165,31 +168,61 @@ pub(super) fn open_record(
     Ok((run_dir, journal))
 }
 
-/// Prints log entries as they come; chunks are for the TUI.
-async fn print_progress(mut updates: mpsc::UnboundedReceiver<Update>) {
+/// Prints log entries as they come; chunks are for the TUI. With
+/// `--moderation ask` the lines of the moderation stage wait until the
+/// person has answered, so they never land in the middle of a question.
+async fn print_progress(
+    mut updates: mpsc::UnboundedReceiver<Update>,
+    hold_during_moderation: bool,
+) {
     let mut stderr = std::io::stderr();
+    let mut held: Vec<String> = Vec::new();
+    let mut moderating = false;
     while let Some(update) = updates.recv().await {
-        if let Update::Log(entry) = update {
-            let call = entry
-                .call_id
-                .as_deref()
-                .map(|id| format!(" {id}"))
-                .unwrap_or_default();
-            let marker = match entry.kind {
-                LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip => "!",
-                LogKind::Retry | LogKind::Cancel | LogKind::Override => "~",
-                LogKind::Verdict | LogKind::Stage => "#",
-                _ => " ",
-            };
-            let _ = writeln!(
-                stderr,
-                "{marker} {} {:<9}{call} — {}",
-                entry.at.with_timezone(&Local).format("%H:%M:%S"),
-                entry.kind.label(),
-                sanitize(&crate::artifact::render::one_line(&entry.message))
-            );
+        match update {
+            Update::Progress(progress) => {
+                moderating = hold_during_moderation && progress.stage == "moderation";
+                if !moderating {
+                    for line in held.drain(..) {
+                        let _ = writeln!(stderr, "{line}");
+                    }
+                }
+            }
+            Update::Log(entry) => {
+                let line = progress_line(&entry);
+                if moderating && entry.kind == LogKind::Moderation {
+                    held.push(line);
+                } else {
+                    let _ = writeln!(stderr, "{line}");
+                }
+            }
+            _ => {}
         }
     }
+    for line in held {
+        let _ = writeln!(stderr, "{line}");
+    }
+}
+
+/// One stderr line for a transcript entry.
+fn progress_line(entry: &crate::protocol::LogEntry) -> String {
+    let call = entry
+        .call_id
+        .as_deref()
+        .map(|id| format!(" {id}"))
+        .unwrap_or_default();
+    let marker = match entry.kind {
+        LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip => "!",
+        LogKind::Retry | LogKind::Cancel | LogKind::Override => "~",
+        LogKind::Verdict | LogKind::Stage => "#",
+        _ => " ",
+    };
+    format!(
+        "{marker} {} {:<9}{call} — {}",
+        entry.at.with_timezone(&Local).format("%H:%M:%S"),
+        entry.kind.label(),
+        sanitize(&crate::artifact::render::one_line(&entry.message))
+    )
 }
 
 fn print_result(
