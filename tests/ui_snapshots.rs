@@ -68,14 +68,28 @@ fn demo_updates() -> &'static [Update] {
 fn pin_time(update: Update) -> Update {
     match update {
         Update::Log(mut entry) => {
-            entry.at = chrono::Utc
-                .with_ymd_and_hms(2026, 11, 30, 12, 0, 0)
-                .unwrap();
+            entry.at = pinned_time();
             entry.message = pin_duration(&entry.message);
             Update::Log(entry)
         }
         other => other,
     }
+}
+
+/// The pinned log time as the interface shows it (local time), replaced by
+/// its UTC form, so the snapshots read the same in every time zone.
+fn in_utc(screen: &str) -> String {
+    let local = pinned_time()
+        .with_timezone(&chrono::Local)
+        .format("%H:%M:%S")
+        .to_string();
+    screen.replace(&local, "12:00:00")
+}
+
+fn pinned_time() -> chrono::DateTime<chrono::Utc> {
+    chrono::Utc
+        .with_ymd_and_hms(2026, 11, 30, 12, 0, 0)
+        .unwrap()
 }
 
 /// Call durations are wall-clock time even with tokio's clock paused:
@@ -149,7 +163,10 @@ fn press(app: &mut App, code: KeyCode) {
 fn snap(name: &str, app: &mut App) {
     for (width, height) in [(80, 24), (200, 60)] {
         let terminal = render(app, width, height);
-        insta::assert_snapshot!(format!("{name}_{width}x{height}"), terminal.backend());
+        insta::assert_snapshot!(
+            format!("{name}_{width}x{height}"),
+            in_utc(&terminal.backend().to_string())
+        );
     }
 }
 
@@ -358,7 +375,7 @@ fn each_theme_once() {
         let mut app = finished(name);
         press(&mut app, KeyCode::Tab);
         let terminal = render(&mut app, 120, 32);
-        insta::assert_snapshot!(format!("theme_{name}"), styled_dump(&terminal));
+        insta::assert_snapshot!(format!("theme_{name}"), in_utc(&styled_dump(&terminal)));
     }
 }
 
