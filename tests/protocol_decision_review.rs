@@ -1836,6 +1836,10 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
     let effects = h.finish_judges(all_fours);
     assert!(effects.is_empty(), "the round waits: {effects:?}");
     assert!(h.review.board().needs_moderator);
+    assert_eq!(
+        h.review.board().held_calls,
+        vec![first.request.call_id.clone()]
+    );
     assert!(h.logged(LogKind::Moderation, "re-run stylist or go on without it"));
     assert_eq!(h.verdict(), None);
     let effects = h.send(Input::Override {

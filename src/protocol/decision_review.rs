@@ -23,7 +23,9 @@ use crate::parse::{self, ParsedCritique};
 use crate::prompts::{PromptSet, Template};
 use crate::verdict::{self, Assessment, Thresholds};
 
-use super::supervision::{AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms};
+use super::supervision::{
+    AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms, split_call_id,
+};
 use super::usage::{CallUsage, Measured, Price, UsageLedger};
 use super::{
     Board, BoardItem, CallSpec, Document, Effect, ImpliedVerdict, Input, JudgeState, LogEntry,
@@ -923,7 +925,7 @@ impl DecisionReview {
             .get_mut(&role)
             .expect("held_judge found it");
         let prompt = record.prompt.clone().unwrap_or_default();
-        let (_, _, attempt) = split_call_id(call_id);
+        let attempt = split_call_id(call_id).map_or(1, |(_, _, _, attempt)| attempt);
         let reason = match record.result.take() {
             Some(JudgeResult::Malformed { reason } | JudgeResult::Skipped { reason }) => reason,
             _ => String::new(),
@@ -1517,6 +1519,25 @@ impl Protocol for DecisionReview {
             items,
             needs_moderator: self.stage == Stage::Moderation
                 || self.evaluations.last().is_some_and(|round| round.held),
+            held_calls: self
+                .evaluations
+                .last()
+                .filter(|round| round.held)
+                .map(|round| {
+                    round
+                        .judges
+                        .values()
+                        .filter(|record| {
+                            matches!(
+                                record.result,
+                                Some(JudgeResult::Malformed { .. } | JudgeResult::Skipped { .. })
+                            )
+                        })
+                        .filter_map(|record| record.call_id.clone())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            required_roles: vec!["proposer".into(), "critic".into()],
         }
     }
 
@@ -1556,19 +1577,6 @@ impl Protocol for DecisionReview {
         let call = self.supervisor.live_call(call_id)?;
         last_yaml_fence(&call.prompt)
     }
-}
-
-/// `(role, stage, attempt)` of a call id `role/stage/rN/aN`.
-fn split_call_id(call_id: &str) -> (&str, &str, u32) {
-    let mut parts = call_id.split('/');
-    let role = parts.next().unwrap_or_default();
-    let stage = parts.next().unwrap_or_default();
-    let attempt = parts
-        .nth(1)
-        .and_then(|part| part.strip_prefix('a'))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
-    (role, stage, attempt)
 }
 
 /// The last fenced YAML block of a prompt: every prompt ends with the shape

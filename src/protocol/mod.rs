@@ -259,6 +259,11 @@ pub struct Board {
     pub items: Vec<BoardItem>,
     /// The moderator's decisions are needed before the debate can go on.
     pub needs_moderator: bool,
+    /// Calls of judges a held round waits on: re-run them or go on
+    /// without them. Empty when the wait is for the items.
+    pub held_calls: Vec<String>,
+    /// Role slots the debate cannot go on without: skipping one ends it.
+    pub required_roles: Vec<String>,
 }
 
 /// One moderation item and what the moderator made of it so far.

@@ -62,7 +62,9 @@ pub fn is_wide(area: Rect) -> bool {
     area.width >= WIDE_MIN_COLUMNS && area.height >= WIDE_MIN_ROWS
 }
 
-fn focused_region(app: &App) -> Region {
+/// The region the keys act on: the verdict view when it shows, else the
+/// focused one.
+pub fn focused_region(app: &App) -> Region {
     if app.show_verdict && app.report.is_some() {
         return Region::Verdict;
     }

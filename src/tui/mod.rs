@@ -73,8 +73,12 @@ pub fn review_info(config: &ReviewConfig, run_dir: PathBuf) -> DebateInfo {
 }
 
 fn judge_title(role: JudgeRole) -> String {
-    let name = role.as_str();
-    let mut chars = name.chars();
+    capitalise(role.as_str())
+}
+
+/// `analyst` → `Analyst`.
+pub(crate) fn capitalise(word: &str) -> String {
+    let mut chars = word.chars();
     chars
         .next()
         .map(|first| first.to_uppercase().chain(chars).collect())

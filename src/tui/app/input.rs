@@ -14,8 +14,8 @@ use crate::model::ItemDecision;
 use crate::protocol::{Input, OverrideAction};
 
 use super::super::keymap::{self, Action, Context};
-use super::super::layout::Region;
-use super::{App, Focus, Layer, PaneStatus, Scroll, WAIT_LONGER_MS, WHEEL_LINES};
+use super::super::layout::{self, Region};
+use super::{App, Focus, Layer, Scroll, WAIT_LONGER_MS, WHEEL_LINES};
 
 impl App {
     /// The contexts that interpret keys now, most specific first.
@@ -238,20 +238,8 @@ impl App {
         }
     }
 
-    fn focused_region(&self) -> Region {
-        if self.show_verdict && self.report.is_some() {
-            return Region::Verdict;
-        }
-        match self.focus {
-            Focus::Pane(index) => Region::Pane(index),
-            Focus::Items => Region::Items,
-            Focus::Scoreboard => Region::Scoreboard,
-            Focus::Transcript => Region::Transcript,
-        }
-    }
-
     fn focused_viewport(&self) -> usize {
-        match self.focused_region() {
+        match layout::focused_region(self) {
             Region::Pane(index) => self.panes[index].viewport,
             Region::Transcript => self.transcript_viewport,
             Region::Verdict => self.report.as_ref().map_or(0, |r| r.viewport),
@@ -260,7 +248,7 @@ impl App {
     }
 
     fn focused_scroll(&mut self) -> Option<(&mut Scroll, usize, usize)> {
-        let region = self.focused_region();
+        let region = layout::focused_region(self);
         self.region_scroll(region)
     }
 
@@ -468,12 +456,7 @@ impl App {
     /// running call (or re-runs it when its round waits on it).
     fn switch_agent(&mut self, pane: usize, choice: usize, now: Instant) -> Vec<Command> {
         let role = self.panes[pane].role.slot.clone();
-        let held = self.board.needs_moderator
-            && matches!(
-                self.panes[pane].status,
-                PaneStatus::Malformed | PaneStatus::Skipped
-            );
-        let then = if held {
+        let then = if self.held(pane) {
             self.panes[pane]
                 .call_id
                 .clone()
@@ -502,8 +485,9 @@ impl App {
         if matches!(self.layers.last(), Some(Layer::Override(_))) {
             self.layers.pop();
         }
+        let held = self.held(index);
         let pane = &self.panes[index];
-        if action == OverrideAction::Skip && !pane.role.slot.starts_with("judge.") {
+        if action == OverrideAction::Skip && !self.skippable(index) {
             let message = format!(
                 "{} cannot be skipped: the debate needs it. Retry it, wait longer or switch its model",
                 pane.role.title
@@ -513,8 +497,6 @@ impl App {
         }
         // A malformed or skipped judge of a held round has no live call:
         // re-running it or going on without it names its last call.
-        let held = self.board.needs_moderator
-            && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
         let call_id = match action {
             OverrideAction::Rerun if held => pane.call_id.clone(),
             OverrideAction::Rerun => None,

@@ -364,7 +364,23 @@ impl App {
     /// The critique items wait for the person's decisions (as opposed to a
     /// held evaluation round, which waits for a judge override).
     pub fn moderating(&self) -> bool {
-        self.board.needs_moderator && self.progress.stage == "moderation"
+        self.board.needs_moderator && self.board.held_calls.is_empty()
+    }
+
+    /// The pane's judge is one a held round waits on.
+    pub fn held(&self, pane: usize) -> bool {
+        self.panes[pane]
+            .call_id
+            .as_ref()
+            .is_some_and(|call_id| self.board.held_calls.contains(call_id))
+    }
+
+    /// The pane's role may be skipped without ending the debate.
+    pub fn skippable(&self, pane: usize) -> bool {
+        !self
+            .board
+            .required_roles
+            .contains(&self.panes[pane].role.slot)
     }
 
     /// The agents a stuck role may be switched to, by label.
@@ -447,7 +463,7 @@ impl App {
                     .filter_map(|pane| pane.human.as_mut())
                     .find(|human| human.call_id == call_id)
                 {
-                    human.error = Some(Sanitizer::new().push(&error));
+                    human.error = Some(sanitize(&error));
                 }
             }
             Update::Finished(outcome) => {
@@ -518,11 +534,7 @@ impl App {
             if self.moderating() {
                 self.focus = Focus::Items;
                 self.item_cursor = 0;
-            } else if let Some(held) = self
-                .panes
-                .iter()
-                .position(|pane| matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped))
-            {
+            } else if let Some(held) = (0..self.panes.len()).find(|index| self.held(*index)) {
                 // A held evaluation round: the judge it waits on.
                 self.focus = Focus::Pane(held);
             }
@@ -596,7 +608,7 @@ impl App {
             "{} {} {}",
             entry.at.with_timezone(&chrono::Local).format("%H:%M:%S"),
             log_mark(entry.kind),
-            Sanitizer::new().push(&entry.message)
+            sanitize(&entry.message)
         );
         self.transcript.push(Segment::Answer, &format!("{line}\n"));
         let Some(call_id) = entry.call_id.as_deref() else {
@@ -624,11 +636,11 @@ impl App {
             entry.kind,
             LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip
         ) {
-            let notice = Sanitizer::new().push(&crate::artifact::render::one_line(&entry.message));
+            let notice = sanitize(&crate::artifact::render::one_line(&entry.message));
             pane.doc.push_notice(&notice);
             let by_person = self.overridden.contains(call_id);
-            let judge = pane.role.slot.starts_with("judge.");
-            if entry.kind != LogKind::Skip || (judge && !by_person) {
+            let skippable = !self.board.required_roles.contains(&pane.role.slot);
+            if entry.kind != LogKind::Skip || (skippable && !by_person) {
                 self.raise_override(OverridePrompt {
                     pane: index,
                     what: notice,
@@ -665,7 +677,7 @@ impl App {
             return;
         };
         let mut prompt_doc = StreamDoc::new();
-        prompt_doc.push(Segment::Answer, &Sanitizer::new().push(prompt));
+        prompt_doc.push(Segment::Answer, &sanitize(prompt));
         let template = sanitize(&template.unwrap_or_default());
         let mut editor = TextArea::from(template.lines().map(str::to_string));
         editor.set_placeholder_text("Write the answer here; Ctrl-S submits it.");
@@ -690,7 +702,7 @@ impl App {
             return;
         };
         let mut doc = StreamDoc::new();
-        doc.push(Segment::Answer, &Sanitizer::new().push(summary));
+        doc.push(Segment::Answer, &sanitize(summary));
         self.report = Some(VerdictReport {
             outcome,
             summary: doc,
@@ -744,25 +756,25 @@ impl App {
     /// to date, so that drawing is a read of finished layouts.
     pub fn prepare(&mut self, area: Rect) {
         self.layout = layout::compute(self, area);
-        let theme = self.theme.clone();
-        for (region, rect) in self.layout.regions.clone() {
+        let theme = &self.theme;
+        for &(region, rect) in &self.layout.regions {
             let inner = layout::inner(rect);
             match region {
                 Region::Pane(index) => {
                     let pane = &mut self.panes[index];
                     if let Some(human) = &mut pane.human {
-                        human.prompt.layout(inner.width, &theme);
+                        human.prompt.layout(inner.width, theme);
                     }
-                    pane.doc.layout(inner.width, &theme);
+                    pane.doc.layout(inner.width, theme);
                     pane.viewport = usize::from(inner.height);
                 }
                 Region::Transcript => {
-                    self.transcript.layout(inner.width, &theme);
+                    self.transcript.layout(inner.width, theme);
                     self.transcript_viewport = usize::from(inner.height);
                 }
                 Region::Verdict => {
                     if let Some(report) = &mut self.report {
-                        report.summary.layout(inner.width.saturating_sub(1), &theme);
+                        report.summary.layout(inner.width.saturating_sub(1), theme);
                         report.viewport = usize::from(inner.height);
                     }
                 }
@@ -775,7 +787,7 @@ impl App {
 /// Agent text on the board (items, block ids, reasons) made inert once, on
 /// arrival.
 fn sanitize_board(board: &mut Board) {
-    let clean = |text: &mut String| *text = Sanitizer::new().push(text);
+    let clean = |text: &mut String| *text = sanitize(text);
     for entry in &mut board.items {
         let item = &mut entry.item;
         for field in [
@@ -809,19 +821,10 @@ fn sanitize_board(board: &mut Board) {
 
 /// `(stage, round, attempt)` of a call id `role/stage/rN/aN`.
 pub fn parse_call_id(call_id: &str) -> (String, u32, u32) {
-    let mut parts = call_id.rsplit('/');
-    let attempt = parts
-        .next()
-        .and_then(|part| part.strip_prefix('a'))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
-    let round = parts
-        .next()
-        .and_then(|part| part.strip_prefix('r'))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
-    let stage = parts.next().unwrap_or("").to_string();
-    (stage, round, attempt)
+    crate::protocol::supervision::split_call_id(call_id).map_or_else(
+        || (String::new(), 1, 1),
+        |(_, stage, round, attempt)| (stage.to_string(), round, attempt),
+    )
 }
 
 /// A one-character mark per kind of transcript line.

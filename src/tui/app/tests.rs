@@ -54,6 +54,7 @@ fn items(count: usize) -> Board {
             })
             .collect(),
         needs_moderator: true,
+        ..Board::default()
     }
 }
 
@@ -242,6 +243,7 @@ fn a_held_round_focuses_its_judge_and_m_reruns_it() {
     key(&mut app, KeyCode::Esc);
     let mut held = items(1);
     held.items[0].decision = Some(ItemDecision::Accept);
+    held.held_calls = vec!["judge.analyst/evaluation/r1/a1".into()];
     app.focus = Focus::Items;
     app.apply(Update::Board(held), Instant::now());
     assert!(!app.moderating(), "a held round is not the items' turn");

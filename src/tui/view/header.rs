@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::tui::app::App;
+use crate::tui::capitalise;
 
 /// Narrower than this, the stage strip names only the current stage, in
 /// columns.
@@ -80,14 +81,6 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         strip.push(Span::styled(format!(" stopped: {error} "), theme.error));
     }
     frame.render_widget(Paragraph::new(vec![title, Line::from(strip)]), area);
-}
-
-fn capitalise(word: &str) -> String {
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// `mm:ss`, or `h:mm:ss` past an hour.

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::items::{decision_span, severity_style};
 use crate::protocol::LogKind;
-use crate::tui::app::{App, Layer, OverridePrompt, PaneStatus, WAIT_LONGER_MS};
+use crate::tui::app::{App, Layer, OverridePrompt, WAIT_LONGER_MS};
 use crate::tui::keymap::{self, Context};
 
 /// A rectangle `width` × `height` (clamped to `area`) centred in `area`.
@@ -144,8 +144,7 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
     let block = modal(app, &title);
     let body = block.inner(rect);
     frame.render_widget(block, rect);
-    let held = app.board.needs_moderator
-        && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
+    let held = app.held(prompt.pane);
     let choice = |key: &'static str, text: String| {
         Line::from(vec![
             Span::styled(format!("  {key} "), app.theme.key_hint),
@@ -185,7 +184,7 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
             "r",
             "retry now: cancel the running attempt and start it again".into(),
         ));
-        if pane.role.slot.starts_with("judge.") {
+        if app.skippable(prompt.pane) {
             lines.push(choice("s", "skip this judge for this round".into()));
         } else {
             lines.push(Line::styled(

@@ -15,7 +15,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
-use super::app::{App, Focus, Layer, PaneStatus};
+use super::app::{App, Focus, Layer};
 use super::keymap::{self, Action};
 use super::layout::Region;
 
@@ -159,13 +159,10 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
     }
     match app.layers.last() {
         Some(Layer::Override(prompt)) => {
-            let pane = &app.panes[prompt.pane];
-            if !pane.role.slot.starts_with("judge.") {
+            if !app.skippable(prompt.pane) {
                 hidden.push(Action::SkipCall);
             }
-            let held = app.board.needs_moderator
-                && matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped);
-            if held {
+            if app.held(prompt.pane) {
                 hidden.extend([Action::RetryCall, Action::WaitLonger]);
             } else {
                 hidden.push(Action::RerunJudge);
@@ -173,19 +170,15 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
         }
         _ => {
             let focused = match app.focus {
-                Focus::Pane(index) if !app.show_verdict => Some(&app.panes[index]),
+                Focus::Pane(index) if !app.show_verdict => Some(index),
                 _ => None,
             };
-            let live = focused.is_some_and(|pane| pane.live_call().is_some());
-            let held = app.board.needs_moderator
-                && focused.is_some_and(|pane| {
-                    matches!(pane.status, PaneStatus::Malformed | PaneStatus::Skipped)
-                });
+            let live = focused.is_some_and(|index| app.panes[index].live_call().is_some());
+            let held = focused.is_some_and(|index| app.held(index));
             if !live {
                 hidden.extend([Action::RetryCall, Action::WaitLonger]);
             }
-            let judge = focused.is_some_and(|pane| pane.role.slot.starts_with("judge."));
-            if (!live && !held) || !judge {
+            if (!live && !held) || !focused.is_some_and(|index| app.skippable(index)) {
                 hidden.push(Action::SkipCall);
             }
             if !held {
