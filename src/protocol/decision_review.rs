@@ -1436,6 +1436,7 @@ impl Protocol for DecisionReview {
                 }
                 self.conclude_round_if_complete(now)
             }
+            Input::ItemResolved { .. } | Input::Reopened => Vec::new(),
             Input::Override { call_id, action } => {
                 let retry = *action == OverrideAction::RetryNow;
                 let after = self

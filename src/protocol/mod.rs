@@ -80,6 +80,17 @@ pub enum Input {
         call_id: String,
         action: OverrideAction,
     },
+    /// After the verdict, someone settled an item that was deferred during
+    /// moderation: accepted (the proposal must now address it) or rejected.
+    ItemResolved {
+        item_id: String,
+        decision: ItemDecision,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// A finished debate goes back to revision for the items accepted after
+    /// its verdict, then is judged again (`quorum resume --reopen`).
+    Reopened,
 }
 
 /// Why a call produced no answer.
