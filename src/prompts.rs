@@ -11,7 +11,7 @@
 //! never an empty string. This module does not decide what goes into a prompt
 //! (the protocol builds the context) and does not parse answers (`parse` does).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -169,6 +169,9 @@ pub enum PromptError {
 #[derive(Clone, Debug)]
 pub struct PromptSet {
     env: Environment<'static>,
+    /// Sources that replaced built-in templates, by file name: recorded in
+    /// the journal so a resumed debate asks its agents the same way.
+    overrides: BTreeMap<String, String>,
 }
 
 impl PromptSet {
@@ -184,7 +187,10 @@ impl PromptSet {
                     )
                 });
         }
-        PromptSet { env }
+        PromptSet {
+            env,
+            overrides: BTreeMap::new(),
+        }
     }
 
     /// The built-in templates, with any file of `override_dir` named like one
@@ -240,6 +246,42 @@ impl PromptSet {
             path: path.to_path_buf(),
             source,
         })?;
+        self.add_source(template, source, path)
+    }
+
+    /// The templates that replaced built-in ones, by file name.
+    pub fn overrides(&self) -> &BTreeMap<String, String> {
+        &self.overrides
+    }
+
+    /// The built-in templates with `overrides` (file name → source, as
+    /// [`overrides`](Self::overrides) gave them) in their place; errors name
+    /// `origin` as the file.
+    pub fn with_overrides(
+        overrides: &BTreeMap<String, String>,
+        origin: &Path,
+    ) -> Result<PromptSet, PromptError> {
+        let mut prompts = PromptSet::builtin();
+        for (file_name, source) in overrides {
+            let Some(template) = Template::from_file_name(file_name) else {
+                return Err(PromptError::UnknownTemplate {
+                    path: origin.join(file_name),
+                    expected: Template::ALL.map(Template::file_name).join(", "),
+                });
+            };
+            prompts.add_source(template, source.clone(), origin)?;
+        }
+        Ok(prompts)
+    }
+
+    fn add_source(
+        &mut self,
+        template: Template,
+        source: String,
+        path: &Path,
+    ) -> Result<(), PromptError> {
+        self.overrides
+            .insert(template.file_name().to_string(), source.clone());
         self.env
             .add_template_owned(template.file_name(), source)
             .map_err(|error| PromptError::Syntax {

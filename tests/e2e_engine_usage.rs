@@ -113,6 +113,7 @@ async fn every_finished_call_publishes_its_usage_and_command_stderr_is_journaled
             Utc::now(),
             &JournalEvent::DebateStarted {
                 definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
+                setup: None,
             },
         )
         .unwrap();

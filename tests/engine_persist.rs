@@ -226,6 +226,7 @@ async fn run_spied(script: Script, timeouts: &[(&str, Duration)]) -> Finished {
             Utc::now(),
             &JournalEvent::DebateStarted {
                 definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
+                setup: None,
             },
         )
         .expect("journal the definition");

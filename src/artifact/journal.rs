@@ -171,6 +171,30 @@ pub struct Journal {
     fsync_count: u64,
     /// Set when an append failed part-way; further appends are refused.
     broken: bool,
+    /// See [`STOP_AFTER_RECORD_ENV`].
+    stop_after: Option<u64>,
+}
+
+/// Crash-test hook: when this environment variable holds a seq, the process
+/// stops itself (SIGSTOP) right after that record is written, so a test
+/// harness can `kill -9` it at an exact point of a debate. Unset in normal
+/// use.
+pub const STOP_AFTER_RECORD_ENV: &str = "QUORUM_TEST_STOP_AFTER_RECORD";
+
+fn stop_after_from_env() -> Option<u64> {
+    std::env::var(STOP_AFTER_RECORD_ENV)
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Stops this process until it is killed or continued.
+fn crash_test_stop() {
+    // SAFETY: raise only sends a signal to the calling process.
+    unsafe {
+        libc::raise(libc::SIGSTOP);
+    }
 }
 
 impl Journal {
@@ -188,6 +212,7 @@ impl Journal {
             path: path.to_path_buf(),
             fsync_count: 0,
             broken: false,
+            stop_after: stop_after_from_env(),
         };
         journal.file.sync_all().map_err(io_error("sync", path))?;
         journal.fsync_count += 1;
@@ -219,6 +244,7 @@ impl Journal {
             path: path.to_path_buf(),
             fsync_count: 0,
             broken: false,
+            stop_after: stop_after_from_env(),
         };
 
         let terminated_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -279,6 +305,26 @@ impl Journal {
         at: DateTime<Utc>,
         event: &E,
     ) -> Result<u64, JournalError> {
+        self.write_record(at, event, true)
+    }
+
+    /// Appends `event` without waiting for the disk: for records whose loss
+    /// in a crash costs nothing (streamed text kept for replay). The next
+    /// [`append`](Self::append) makes it durable along with its own record.
+    pub fn append_unsynced<E: Serialize>(
+        &mut self,
+        at: DateTime<Utc>,
+        event: &E,
+    ) -> Result<u64, JournalError> {
+        self.write_record(at, event, false)
+    }
+
+    fn write_record<E: Serialize>(
+        &mut self,
+        at: DateTime<Utc>,
+        event: &E,
+        durable: bool,
+    ) -> Result<u64, JournalError> {
         if self.broken {
             return Err(JournalError::Broken {
                 path: self.path.clone(),
@@ -304,16 +350,24 @@ impl Journal {
             });
         }
         line.push('\n');
-        if let Err(source) = self
-            .file
-            .write_all(line.as_bytes())
-            .and_then(|()| self.file.sync_data())
-        {
+        let written = self.file.write_all(line.as_bytes()).and_then(|()| {
+            if durable {
+                self.file.sync_data()
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(source) = written {
             self.broken = true;
             return Err(io_error("append to", &self.path)(source));
         }
-        self.fsync_count += 1;
+        if durable {
+            self.fsync_count += 1;
+        }
         self.next_seq += 1;
+        if self.stop_after == Some(seq) {
+            crash_test_stop();
+        }
         Ok(seq)
     }
 

@@ -12,10 +12,13 @@ use chrono::Local;
 use tokio::sync::mpsc;
 
 use crate::artifact::render::decision_review::{UsageYaml, summary_lead, usage_line};
-use crate::artifact::{Journal, RunDir, topic_slug};
-use crate::engine::{DebateDefinition, Engine, JournalEvent, ModerationPolicy, Moderator, Update};
+use crate::artifact::{DebateLock, Journal, RunDir, topic_slug};
+use crate::engine::{
+    Command, Controller, DebateDefinition, Engine, EngineError, JournalEvent, ModerationPolicy,
+    Moderator, RunSetup, Update,
+};
 use crate::protocol::decision_review::{DecisionReview, ReviewConfig};
-use crate::protocol::{LogKind, Outcome, Protocol};
+use crate::protocol::{Input, LogKind, Outcome, OverrideAction, Protocol};
 use crate::text::sanitize;
 
 use super::prepare::{Prepared, Source, prepare};
@@ -73,25 +76,21 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
 }
 
 async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
-    use color_eyre::eyre::WrapErr;
     let Prepared {
         config,
         roster,
         moderation,
         prompts,
+        setup,
         ..
     } = prepared;
-    let (run_dir, journal) = open_record(&config, flags)?;
+    let (run_dir, journal, _lock) = open_record(&config, &setup, flags)?;
     eprintln!(
         "quorum: decision review of {:?}\nquorum: recording to {}",
         sanitize(&config.topic),
         run_dir.path().display()
     );
     let (updates_tx, updates_rx) = mpsc::unbounded_channel();
-    let printer = tokio::spawn(print_progress(
-        updates_rx,
-        moderation == ModerationPolicy::Ask,
-    ));
     let protocol = DecisionReview::new(config, prompts);
     let engine = Engine::new(
         protocol,
@@ -101,7 +100,45 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
         Moderator::policy(moderation),
         updates_tx,
     );
-    let mut run = tokio::spawn(engine.run());
+    let controller = engine.controller();
+    watch(
+        engine.run(),
+        Watch {
+            updates: updates_rx,
+            controller,
+            run_dir: &run_dir,
+            hold_moderation_lines: moderation == ModerationPolicy::Ask,
+            json: flags.json,
+        },
+    )
+    .await
+}
+
+/// What a headless run shows and steers while the engine runs.
+pub(super) struct Watch<'a> {
+    pub updates: mpsc::UnboundedReceiver<Update>,
+    pub controller: Controller,
+    pub run_dir: &'a RunDir,
+    /// `--moderation ask`: hold moderation lines until the questions are done.
+    pub hold_moderation_lines: bool,
+    pub json: bool,
+}
+
+/// Runs `debate` with progress on stderr until its outcome, then prints the
+/// result; on SIGINT, SIGTERM or SIGHUP it stops, leaving a resumable record,
+/// and says how to continue.
+pub(super) async fn watch<F>(debate: F, watch: Watch<'_>) -> color_eyre::Result<ExitCode>
+where
+    F: Future<Output = Result<(Outcome, DecisionReview), EngineError>> + Send + 'static,
+{
+    use color_eyre::eyre::WrapErr;
+    let printer = tokio::spawn(print_progress(
+        watch.updates,
+        watch.hold_moderation_lines,
+        watch.controller,
+    ));
+    let run_dir = watch.run_dir;
+    let mut run = tokio::spawn(debate);
     let result = tokio::select! {
         result = &mut run => result.wrap_err("the debate's task")?,
         signal = interrupted() => {
@@ -111,8 +148,9 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
             let _ = run.await;
             tokio::time::sleep(Duration::from_millis(COMMAND_GRACE_MS)).await;
             eprintln!(
-                "quorum: {signal}: stopped before the verdict; the record so far is in {}",
-                run_dir.path().display()
+                "quorum: {signal}: stopped before the verdict; the record so far is in {}\n{}",
+                run_dir.path().display(),
+                resume_hint(run_dir.path())
             );
             return Ok(ExitCode::from(EXIT_FAILURE));
         }
@@ -122,7 +160,7 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
     if let Some(usage) = usage_line(&review) {
         eprintln!("quorum: usage: {usage}");
     }
-    print_result(&outcome, &review, run_dir.path(), flags.json)?;
+    print_result(&outcome, &review, run_dir.path(), watch.json)?;
     Ok(ExitCode::from(outcome.exit_code() as u8))
 }
 
@@ -130,6 +168,27 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
 /// cancelled `command` calls to be killed before it exits (their grace is
 /// [`crate::agent::command::KILL_GRACE_MS`]).
 const COMMAND_GRACE_MS: u64 = crate::agent::command::KILL_GRACE_MS + 100;
+
+/// The line that tells a person how to pick an interrupted debate up again.
+pub(super) fn resume_hint(dir: &Path) -> String {
+    format!(
+        "quorum: continue it with: quorum resume {}",
+        shell_word(&dir.display().to_string())
+    )
+}
+
+/// `text` as one shell word: as is when it is plainly safe, else quoted.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
 
 /// Resolves when SIGINT, SIGTERM or SIGHUP arrives, with its name.
 async fn interrupted() -> &'static str {
@@ -152,28 +211,36 @@ async fn interrupted() -> &'static str {
 /// the debate.
 pub(super) fn open_record(
     config: &ReviewConfig,
+    setup: &RunSetup,
     flags: &RunFlags,
-) -> color_eyre::Result<(RunDir, Journal)> {
+) -> color_eyre::Result<(RunDir, Journal, DebateLock)> {
     use color_eyre::eyre::WrapErr;
     let run_dir = RunDir::create(&flags.out, &topic_slug(&config.topic), Local::now())
         .wrap_err("creating the debate folder")?;
+    let lock = DebateLock::acquire(run_dir.path(), "a new debate")?;
     let mut journal =
         Journal::create(&run_dir.path().join("journal.jsonl")).wrap_err("creating the journal")?;
     journal.append(
         chrono::Utc::now(),
         &JournalEvent::DebateStarted {
             definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
+            setup: Some(Box::new(setup.clone())),
         },
     )?;
-    Ok((run_dir, journal))
+    Ok((run_dir, journal, lock))
 }
 
 /// Prints log entries as they come; chunks are for the TUI. With
 /// `--moderation ask` the lines of the moderation stage wait until the
 /// person has answered, so they never land in the middle of a question.
+///
+/// Nobody is at a keyboard to decide about a held evaluation round (one
+/// recorded by an interactive run and resumed here), so its missing judges
+/// are let go, as a headless run would have done from the start.
 async fn print_progress(
     mut updates: mpsc::UnboundedReceiver<Update>,
     hold_during_moderation: bool,
+    controller: Controller,
 ) {
     let mut stderr = std::io::stderr();
     let mut held: Vec<String> = Vec::new();
@@ -186,6 +253,14 @@ async fn print_progress(
                     for line in held.drain(..) {
                         let _ = writeln!(stderr, "{line}");
                     }
+                }
+            }
+            Update::Board(board) => {
+                for call_id in board.held_calls {
+                    controller.send(Command::Moderator(Input::Override {
+                        call_id,
+                        action: OverrideAction::Skip,
+                    }));
                 }
             }
             Update::Log(entry) => {

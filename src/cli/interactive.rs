@@ -7,7 +7,9 @@ use std::time::Instant;
 use color_eyre::eyre::WrapErr;
 use tokio::sync::mpsc;
 
-use crate::engine::{Engine, ModerationPolicy, Moderator};
+use crate::artifact::RunDir;
+use crate::engine::{Alternative, Engine, EngineError, ModerationPolicy, Moderator, Update};
+use crate::protocol::Outcome;
 use crate::protocol::decision_review::DecisionReview;
 use crate::tui::run::Ending;
 use crate::tui::theme::{Theme, no_color_requested};
@@ -79,14 +81,14 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
         prompts,
         human_desk,
         alternatives,
+        setup,
         theme: _,
         human_roles: _,
     } = prepared;
     // A person at the keyboard decides whether a malformed or skipped judge
     // is re-run; with an automatic policy nobody would answer.
     config.hold_for_moderator = matches!(flags.moderation, None | Some(ModerationPolicy::Ask));
-    let (run_dir, journal) = open_record(&config, flags)?;
-    let info = crate::tui::review_info(&config, run_dir.path().to_path_buf());
+    let (run_dir, journal, _lock) = open_record(&config, &setup, flags)?;
     // `ask` means "a person decides": at the interface that is the items
     // list, not stdin (which the interface reads as keys).
     let person_moderates = matches!(flags.moderation, None | Some(ModerationPolicy::Ask));
@@ -106,16 +108,80 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
     )
     .with_human_desk(human_desk)
     .with_alternatives(alternatives.clone());
+    attach_with_theme(
+        engine,
+        Engine::run,
+        Session {
+            run_dir: &run_dir,
+            alternatives: &alternatives,
+            updates: updates_rx,
+        },
+        theme,
+    )
+    .await
+}
+
+/// What the interface needs besides the engine.
+pub(super) struct Session<'a> {
+    pub run_dir: &'a RunDir,
+    pub alternatives: &'a [Alternative],
+    pub updates: mpsc::UnboundedReceiver<Update>,
+}
+
+/// Runs `engine` (through `start`: a new debate or a resumed one) with the
+/// interface attached, in the theme `--theme` names (or the default), until
+/// the person quits; prints how it ended.
+pub(super) async fn attach<F, Fut>(
+    engine: Engine<DecisionReview>,
+    start: F,
+    session: Session<'_>,
+    theme: Option<&str>,
+) -> color_eyre::Result<ExitCode>
+where
+    F: FnOnce(Engine<DecisionReview>) -> Fut,
+    Fut: Future<Output = Result<(Outcome, DecisionReview), EngineError>> + Send + 'static,
+{
+    let flags = RunFlags {
+        theme: theme.map(str::to_string),
+        ..RunFlags::default()
+    };
+    let theme = match choose_theme(&flags, None) {
+        Ok(theme) => theme,
+        Err(error) => {
+            eprintln!("quorum: --theme: {error}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let _log = log_to_file();
+    attach_with_theme(engine, start, session, theme).await
+}
+
+async fn attach_with_theme<F, Fut>(
+    engine: Engine<DecisionReview>,
+    start: F,
+    session: Session<'_>,
+    theme: Theme,
+) -> color_eyre::Result<ExitCode>
+where
+    F: FnOnce(Engine<DecisionReview>) -> Fut,
+    Fut: Future<Output = Result<(Outcome, DecisionReview), EngineError>> + Send + 'static,
+{
+    let Session {
+        run_dir,
+        alternatives,
+        updates,
+    } = session;
+    let info = crate::tui::review_info(engine.protocol().config(), run_dir.path().to_path_buf());
     let controller = engine.controller();
     tracing::info!(run_dir = %run_dir.path().display(), "interactive debate started");
-    let task = tokio::spawn(engine.run());
+    let task = tokio::spawn(start(engine));
     let mut app = crate::tui::App::new(info, theme, Instant::now());
     app.set_alternatives(
         alternatives
             .iter()
             .map(|alternative| alternative.agent.info().to_string()),
     );
-    let ending = crate::tui::run::run(app, updates_rx, controller, task)
+    let ending = crate::tui::run::run(app, updates, controller, task)
         .await
         .wrap_err("running the interface")?;
     let record = run_dir.path().display();
@@ -129,7 +195,10 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
             ExitCode::from(outcome.exit_code() as u8)
         }
         Ending::Interrupted => {
-            eprintln!("quorum: stopped before the verdict; the record so far is in {record}");
+            eprintln!(
+                "quorum: stopped before the verdict; the record so far is in {record}\n{}",
+                super::headless::resume_hint(run_dir.path())
+            );
             ExitCode::from(EXIT_FAILURE)
         }
         Ending::Failed(error) => {

@@ -8,6 +8,7 @@ mod doctor;
 mod headless;
 mod interactive;
 mod prepare;
+mod resume;
 mod verdict_cmd;
 
 use std::path::PathBuf;
@@ -55,6 +56,8 @@ pub enum Command {
     Review(ReviewArgs),
     /// Run a debate from a spec file
     Run(RunArgs),
+    /// Continue an interrupted debate from its journal
+    Resume(ResumeArgs),
     /// Recompute the verdict of a debate from the files on disk
     Verdict(VerdictArgs),
     /// Show the configuration, the providers and whether they answer, the agent
@@ -156,6 +159,29 @@ pub struct DoctorArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// A debate folder (the one holding journal.jsonl)
+    pub dir: PathBuf,
+    /// Run another revision and evaluation round for the deferred items
+    /// accepted after the verdict (see `quorum open --resolve`)
+    #[arg(long)]
+    pub reopen: bool,
+    /// No interactive interface: progress on stderr, the result on stdout
+    #[arg(long)]
+    pub headless: bool,
+    /// Print the result as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// How the critique items still undecided are decided (default: as the
+    /// debate was started; at the interface, the person decides)
+    #[arg(long, value_enum)]
+    pub moderation: Option<ModerationPolicy>,
+    /// Colour theme of the interface
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct VerdictArgs {
     /// A debate folder (the one holding debate.yaml)
     pub dir: PathBuf,
@@ -198,6 +224,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => {
             headless::run_debate(prepare::Source::Spec(args.spec), args.run).await
         }
+        Command::Resume(args) => resume::run(args).await,
         Command::Verdict(args) => verdict_cmd::run(&args.dir, args.json),
         Command::Doctor(args) => doctor::run(args).await,
     }

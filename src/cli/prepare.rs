@@ -19,7 +19,9 @@ use crate::agent::script::Script;
 use crate::config::detect::{Environment, SystemEnvironment};
 use crate::config::resolve::{Level, ResolvedAgent, Resolver, Sources, parse_agent_flags};
 use crate::config::{self, AgentChoice, LoadedConfig, ProviderKind};
-use crate::engine::{Alternative, ModerationPolicy, RoleAgent, Roster};
+use crate::engine::{
+    Alternative, AlternativeSetup, ModerationPolicy, RoleAgent, RoleSetup, Roster, RunSetup,
+};
 use crate::model::{JudgeRole, architecture_panel};
 use crate::prompts::{PromptSet, default_override_dir};
 use crate::protocol::decision_review::{ContextDoc, Participants, ReviewConfig, judge_slot_role};
@@ -58,6 +60,8 @@ pub struct Prepared {
     pub alternatives: Vec<Alternative>,
     /// The configuration file's theme, if it names one.
     pub theme: Option<String>,
+    /// How the agents were put together, for the journal (resume).
+    pub setup: RunSetup,
 }
 
 /// Builds the debate; every problem is a located [`SpecError`].
@@ -153,6 +157,8 @@ pub fn prepare_in(
         participants,
         human_roles,
         alternatives,
+        roles: role_setups,
+        alternative_setups,
     } = assign_agents(
         &spec,
         &panel,
@@ -164,6 +170,18 @@ pub fn prepare_in(
     )
     .map_err(locate)?;
     let prompts = load_prompts(flags)?;
+    let moderation = flags
+        .moderation
+        .or(spec.moderation)
+        .unwrap_or(ModerationPolicy::Accept);
+    let setup = RunSetup {
+        roles: role_setups,
+        alternatives: alternative_setups,
+        script: spec.script.clone(),
+        speed: flags.speed,
+        moderation,
+        prompt_overrides: prompts.overrides().clone(),
+    };
     Ok(Prepared {
         config: ReviewConfig {
             topic: spec.topic.trim().to_string(),
@@ -179,15 +197,13 @@ pub fn prepare_in(
             hold_for_moderator: false,
         },
         roster,
-        moderation: flags
-            .moderation
-            .or(spec.moderation)
-            .unwrap_or(ModerationPolicy::Accept),
+        moderation,
         prompts: Arc::new(prompts),
         human_desk,
         human_roles,
         alternatives,
         theme: loaded_config.config.theme.clone(),
+        setup,
     })
 }
 
@@ -197,6 +213,8 @@ struct Assigned {
     participants: Participants,
     human_roles: Vec<String>,
     alternatives: Vec<Alternative>,
+    roles: BTreeMap<String, RoleSetup>,
+    alternative_setups: Vec<AlternativeSetup>,
 }
 
 /// A person has this long to write a role's answer, in seconds, unless the
@@ -291,11 +309,16 @@ fn assign_agents(
     let mut roster = Roster::default();
     let mut participants = Participants::default();
     let mut human_roles = Vec::new();
-    let mut alternatives: Vec<Alternative> = Vec::new();
-    let priced = |agent: Arc<dyn Agent>| {
+    let mut alternatives: Vec<(Alternative, AlternativeSetup)> = Vec::new();
+    let mut roles = BTreeMap::new();
+    let priced = |agent: Arc<dyn Agent>, resolved: &ResolvedAgent| {
         let info = agent.info();
         let price = loaded_config.config.price_of(&info.provider, &info.model);
-        Alternative { agent, price }
+        let setup = AlternativeSetup {
+            agent: resolved.clone(),
+            price,
+        };
+        (Alternative { agent, price }, setup)
     };
     let resolver = Resolver::new(Sources {
         flags: agent_flags,
@@ -326,8 +349,15 @@ fn assign_agents(
             _ => Duration::from_secs_f64(deadline_secs),
         };
         if switchable(resolved.provider.kind) {
-            alternatives.push(priced(agent.clone()));
+            alternatives.push(priced(agent.clone(), &resolved));
         }
+        roles.insert(
+            role.clone(),
+            RoleSetup {
+                agent: resolved.clone(),
+                timeout_ms: whole_ms(timeout),
+            },
+        );
         let info = agent.info();
         let id = info.to_string();
         if let Some(price) = loaded_config.config.price_of(&info.provider, &info.model) {
@@ -362,16 +392,83 @@ fn assign_agents(
             role_limits: Default::default(),
         };
         if let Ok(agent) = factory::build(&resolved, &context) {
-            alternatives.push(priced(agent));
+            alternatives.push(priced(agent, &resolved));
         }
     }
     let mut seen = BTreeSet::new();
-    alternatives.retain(|alternative| seen.insert(alternative.agent.info().to_string()));
+    alternatives.retain(|(alternative, _)| seen.insert(alternative.agent.info().to_string()));
+    let (alternatives, alternative_setups) = alternatives.into_iter().unzip();
     Ok(Assigned {
         roster,
         participants,
         human_roles,
         alternatives,
+        roles,
+        alternative_setups,
+    })
+}
+
+/// A duration in whole milliseconds, as the journal records deadlines.
+fn whole_ms(duration: Duration) -> u64 {
+    duration.as_millis().min(u128::from(u64::MAX)) as u64
+}
+
+/// The agents of a recorded debate, built again from its [`RunSetup`]
+/// (keys are read from `env` now, as they were then).
+pub struct Rebuilt {
+    pub roster: Roster,
+    pub alternatives: Vec<Alternative>,
+    /// Roles played by a person.
+    pub human_roles: Vec<String>,
+    pub human_desk: Arc<HumanDesk>,
+}
+
+/// Builds the roster and the alternatives a journal's [`RunSetup`] describes.
+pub fn rebuild(setup: &RunSetup, env: &dyn Environment) -> Result<Rebuilt, SpecError> {
+    let human_desk = HumanDesk::new();
+    let context = BuildContext {
+        script: setup.script.clone().map(Arc::new),
+        speed: setup.speed,
+        env,
+        human_desk: Some(human_desk.clone()),
+    };
+    let build = |resolved: &ResolvedAgent| {
+        factory::build(resolved, &context).map_err(|error| {
+            SpecError::new(format!("cannot rebuild {}: {error}", resolved.label()))
+                .field(format!("agents.{}", resolved.role))
+        })
+    };
+    let mut roster = Roster::default();
+    let mut human_roles = Vec::new();
+    for (role, recorded) in &setup.roles {
+        if recorded.agent.provider.kind == ProviderKind::Human {
+            human_roles.push(role.clone());
+        }
+        roster.insert(
+            role.clone(),
+            RoleAgent {
+                agent: build(&recorded.agent)?,
+                timeout: Duration::from_millis(recorded.timeout_ms),
+            },
+        );
+    }
+    // An alternative that cannot be built today (its key is gone) is simply
+    // not offered.
+    let alternatives = setup
+        .alternatives
+        .iter()
+        .filter_map(|recorded| {
+            Some(Alternative {
+                agent: build(&recorded.agent).ok()?,
+                price: recorded.price,
+            })
+        })
+        .collect();
+    Ok(Rebuilt {
+        roster,
+        alternatives,
+        human_roles,
+        human_desk,
     })
 }
 

@@ -35,7 +35,9 @@ pub const SCRIPT_MODEL: &str = "scripted";
 pub const HUMAN_MODEL: &str = "human";
 
 /// Where a role's agent was chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Level {
     Flag,
     Spec,
@@ -61,7 +63,7 @@ impl fmt::Display for Level {
 }
 
 /// HTTP limits a provider or a role overrides; the rest keep their defaults.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LimitOverrides {
     pub connect_timeout_secs: Option<f64>,
     pub idle_timeout_secs: Option<f64>,
@@ -70,7 +72,7 @@ pub struct LimitOverrides {
 }
 
 /// A provider with its settings merged: configuration over built-in defaults.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProviderSetup {
     /// As `--agent` and the records name it: `openai`, `ollama`, `claude-cli`.
     pub name: String,
@@ -93,7 +95,7 @@ pub struct ProviderSetup {
 }
 
 /// Limits a spec gives one role (`agents.ROLE` in its full form).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RoleLimits {
     pub timeout_secs: Option<f64>,
     pub idle_timeout_secs: Option<f64>,
@@ -101,7 +103,7 @@ pub struct RoleLimits {
 }
 
 /// The agent chosen for one role slot.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ResolvedAgent {
     pub role: String,
     pub level: Level,

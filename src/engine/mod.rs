@@ -15,6 +15,8 @@
 //! subscribe to [`Update`]s).
 
 pub mod moderation;
+pub mod resume;
+pub mod setup;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -35,6 +37,7 @@ use crate::protocol::{
 };
 
 pub use moderation::{ModerationPolicy, Moderator};
+pub use setup::{AlternativeSetup, RoleSetup, RunSetup};
 
 /// An agent bound to a role, with that role's deadline.
 #[derive(Clone)]
@@ -71,9 +74,14 @@ pub enum DebateDefinition {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum JournalEvent {
-    /// First line of every journal: enough to rebuild the protocol.
+    /// First line of every journal: enough to rebuild the protocol and,
+    /// with `setup`, its agents.
     DebateStarted {
         definition: Box<DebateDefinition>,
+        /// Absent in journals written before resume existed; such a debate
+        /// can be read but not resumed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        setup: Option<Box<RunSetup>>,
     },
     /// An engine-side fact, recorded for the reader and for resume.
     CallStarted {
@@ -85,6 +93,21 @@ pub enum JournalEvent {
     },
     Input {
         input: Input,
+    },
+    /// Text a call streamed since the previous batch, for replay. Written
+    /// without its own fsync (the next input's fsync carries it); never
+    /// treated as output: an unfinished call is started again on resume.
+    Streamed {
+        call_id: String,
+        text: String,
+        /// Reasoning text, shown dimmed, not part of the answer.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        reasoning: bool,
+    },
+    /// The debate was picked up again after an interruption.
+    Resumed {
+        /// Calls that had not finished and were started again.
+        restarted: Vec<String>,
     },
     Finished {
         outcome: Outcome,
@@ -143,6 +166,23 @@ pub enum Update {
         error: String,
     },
     Finished(Outcome),
+}
+
+/// What is left of an interrupted debate, from [`resume::fold`].
+pub struct ResumePoint {
+    pub unfinished: Vec<CallSpec>,
+    pub moderation: Option<Vec<ModerationItem>>,
+    pub extended: std::collections::BTreeMap<String, Duration>,
+}
+
+impl<P> From<&resume::Folded<P>> for ResumePoint {
+    fn from(folded: &resume::Folded<P>) -> Self {
+        ResumePoint {
+            unfinished: folded.unfinished.clone(),
+            moderation: folded.moderation.clone(),
+            extended: folded.extended.clone(),
+        }
+    }
 }
 
 /// An agent a role may be switched to, with its configured price.
@@ -324,7 +364,24 @@ pub struct Engine<P: Protocol> {
     /// Last contents written per artifact file, to skip unchanged rewrites.
     written: HashMap<String, String>,
     log_published: usize,
+    /// Streamed text not yet journaled, per call.
+    batches: BTreeMap<String, StreamBatch>,
+    /// Extra time granted to calls before an interruption, added to their
+    /// deadline when they are started again.
+    extra_time: HashMap<String, Duration>,
 }
+
+/// Text a call streamed since its last journaled batch.
+struct StreamBatch {
+    text: String,
+    reasoning: bool,
+    since: Instant,
+}
+
+/// How long streamed text gathers before it is journaled as one batch, in
+/// milliseconds: fine enough for a replay to look live, coarse enough that a
+/// fast stream costs a handful of writes a second.
+pub const STREAM_BATCH_MS: u64 = 100;
 
 impl<P: Protocol> Engine<P> {
     pub fn new(
@@ -353,6 +410,8 @@ impl<P: Protocol> Engine<P> {
             raw_paths: HashMap::new(),
             written: HashMap::new(),
             log_published: 0,
+            batches: BTreeMap::new(),
+            extra_time: HashMap::new(),
         }
     }
 
@@ -395,10 +454,59 @@ impl<P: Protocol> Engine<P> {
         let now = self.now();
         let effects = self.protocol.start(now);
         self.after_step()?;
+        self.drive(effects).await
+    }
+
+    /// Carries on a debate whose journal was folded into this engine's
+    /// protocol ([`resume::fold`]): rewrites every document, starts the
+    /// unfinished calls again (with any extra time granted to them), asks
+    /// the moderator about the items still undecided, and runs to the
+    /// outcome. With `reopen`, a finished debate goes back to revision first.
+    /// The log entries already in the protocol are taken as shown.
+    pub async fn resume(
+        mut self,
+        folded: ResumePoint,
+        reopen: bool,
+    ) -> Result<(Outcome, P), EngineError> {
+        let restarted = folded
+            .unfinished
+            .iter()
+            .map(|call| call.request.call_id.clone())
+            .collect();
+        self.journal
+            .append(self.now(), &JournalEvent::Resumed { restarted })?;
+        self.log_published = self.protocol.log().len();
+        self.extra_time = folded.extended.into_iter().collect();
+        self.after_step()?;
+        let mut queue = Vec::new();
+        if reopen {
+            queue = self.step(Input::Reopened)?;
+        } else if let Some(outcome) = self.protocol.outcome().cloned() {
+            // Decided, but the process stopped before recording the end.
+            queue.push(Effect::Finished(outcome));
+        } else {
+            queue.extend(folded.unfinished.into_iter().map(Effect::StartCall));
+            if folded.moderation.is_some() {
+                let undecided: Vec<ModerationItem> = self
+                    .protocol
+                    .board()
+                    .items
+                    .into_iter()
+                    .filter(|item| item.decision.is_none())
+                    .map(|item| item.item)
+                    .collect();
+                queue.push(Effect::AwaitModeration { items: undecided });
+            }
+        }
+        self.drive(queue).await
+    }
+
+    async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, P), EngineError> {
         let mut queue = effects;
         loop {
             for effect in std::mem::take(&mut queue) {
                 if let Some(outcome) = self.apply(effect)? {
+                    self.flush_streams()?;
                     self.journal.append(
                         self.now(),
                         &JournalEvent::Finished {
@@ -464,6 +572,10 @@ impl<P: Protocol> Engine<P> {
             .cloned()
             .ok_or_else(|| EngineError::NoAgent(request.role.clone()))?;
         let info = role_agent.agent.info();
+        let mut role_agent = role_agent;
+        if let Some(extra) = self.extra_time.remove(&request.call_id) {
+            role_agent.timeout += extra;
+        }
         self.books.insert(
             request.call_id.clone(),
             CallBook {
@@ -475,6 +587,7 @@ impl<P: Protocol> Engine<P> {
                 diagnostics: String::new(),
             },
         );
+        self.flush_streams()?;
         self.journal.append(
             self.now(),
             &JournalEvent::CallStarted {
@@ -576,8 +689,12 @@ impl<P: Protocol> Engine<P> {
         match message {
             Inbox::Stream { call_id, event } => {
                 match event {
-                    StreamEvent::Text(text) => self.publish(Update::Chunk { call_id, text }),
+                    StreamEvent::Text(text) => {
+                        self.batch(&call_id, &text, false)?;
+                        self.publish(Update::Chunk { call_id, text })
+                    }
                     StreamEvent::Reasoning(text) => {
+                        self.batch(&call_id, &text, true)?;
                         self.publish(Update::Reasoning { call_id, text })
                     }
                     StreamEvent::Diagnostic(text) => {
@@ -738,8 +855,55 @@ impl<P: Protocol> Engine<P> {
         self.raw_paths.get(call_id).cloned()
     }
 
+    /// Adds streamed text to its call's batch, journaling the batch first
+    /// when it is older than [`STREAM_BATCH_MS`] or of the other kind.
+    fn batch(&mut self, call_id: &str, text: &str, reasoning: bool) -> Result<(), EngineError> {
+        let due = self.batches.get(call_id).is_some_and(|batch| {
+            batch.reasoning != reasoning
+                || batch.since.elapsed() >= Duration::from_millis(STREAM_BATCH_MS)
+        });
+        if due {
+            self.flush_stream(call_id)?;
+        }
+        let batch = self
+            .batches
+            .entry(call_id.to_string())
+            .or_insert_with(|| StreamBatch {
+                text: String::new(),
+                reasoning,
+                since: Instant::now(),
+            });
+        batch.text.push_str(text);
+        Ok(())
+    }
+
+    fn flush_stream(&mut self, call_id: &str) -> Result<(), EngineError> {
+        if let Some(batch) = self.batches.remove(call_id) {
+            self.journal.append_unsynced(
+                self.now(),
+                &JournalEvent::Streamed {
+                    call_id: call_id.to_string(),
+                    text: batch.text,
+                    reasoning: batch.reasoning,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Journals every pending batch, so streamed text precedes the input or
+    /// call that follows it.
+    fn flush_streams(&mut self) -> Result<(), EngineError> {
+        let call_ids: Vec<String> = self.batches.keys().cloned().collect();
+        for call_id in call_ids {
+            self.flush_stream(&call_id)?;
+        }
+        Ok(())
+    }
+
     /// Journal, apply, render: the one path every input takes.
     fn step(&mut self, input: Input) -> Result<Vec<Effect>, EngineError> {
+        self.flush_streams()?;
         let now = self.now();
         self.journal.append(
             now,

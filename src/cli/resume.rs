@@ -1,0 +1,329 @@
+//! `quorum resume DIR`: picks an interrupted debate up from its journal.
+//!
+//! The journal is folded back into a fresh protocol (see
+//! `engine::resume`), the agents are rebuilt from the setup it recorded, and
+//! the engine carries on: the calls that had not finished are started again,
+//! the moderator is asked about the items still undecided, and the artifacts
+//! end up as an uninterrupted run would have left them. With `--reopen`, a
+//! finished debate whose deferred items were accepted afterwards goes through
+//! another revision and evaluation round.
+//!
+//! Not responsible for the fold itself or for how a debate is shown.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use crate::artifact::{DebateLock, Journal, RunDir, truncate_torn_tail};
+use crate::config::detect::SystemEnvironment;
+use crate::engine::resume::{Folded, Recorded, fold};
+use crate::engine::{
+    DebateDefinition, Engine, ModerationPolicy, Moderator, ResumePoint, RoleAgent, Update,
+};
+use crate::prompts::PromptSet;
+use crate::protocol::decision_review::DecisionReview;
+use crate::protocol::{Outcome, Protocol, Timestamp};
+use crate::text::sanitize;
+
+use super::headless::{Watch, watch};
+use super::prepare::{Rebuilt, rebuild};
+use super::{EXIT_FAILURE, EXIT_USAGE, ResumeArgs};
+
+/// A debate read back and folded, ready to carry on.
+pub(super) struct Reloaded {
+    pub recorded: Recorded,
+    pub folded: Folded<DecisionReview>,
+    /// What an interface would have shown, with the times it happened.
+    pub history: Vec<(Timestamp, Update)>,
+}
+
+/// Why a folder cannot be reloaded.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ReloadError {
+    #[error(transparent)]
+    Record(#[from] crate::engine::resume::RecordError),
+    #[error("{}: the recorded prompt templates no longer compile: {0}", path.display())]
+    Prompts {
+        path: std::path::PathBuf,
+        #[source]
+        source: crate::prompts::PromptError,
+    },
+}
+
+/// Reads `dir`'s journal and folds it through a fresh protocol.
+pub(super) fn reload(dir: &Path) -> Result<Reloaded, ReloadError> {
+    let recorded = Recorded::read(dir)?;
+    let overrides = recorded
+        .setup
+        .as_ref()
+        .map(|setup| setup.prompt_overrides.clone())
+        .unwrap_or_default();
+    let prompts =
+        PromptSet::with_overrides(&overrides, &recorded.journal_path).map_err(|source| {
+            ReloadError::Prompts {
+                path: recorded.journal_path.clone(),
+                source,
+            }
+        })?;
+    let DebateDefinition::DecisionReview(config) = recorded.definition.clone();
+    let mut history = Vec::new();
+    let folded = fold(
+        DecisionReview::new(config, Arc::new(prompts)),
+        &recorded.records,
+        &mut |at, update| history.push((at, update)),
+    );
+    Ok(Reloaded {
+        recorded,
+        folded,
+        history,
+    })
+}
+
+pub async fn run(args: ResumeArgs) -> ExitCode {
+    match resume(args).await {
+        Ok(code) => code,
+        Err(Failure::Usage(message)) => {
+            eprintln!("quorum: {}", sanitize(&message));
+            ExitCode::from(EXIT_USAGE)
+        }
+        Err(Failure::Run(error)) => {
+            eprintln!("quorum: {}", sanitize(&format!("{error:#}")));
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
+enum Failure {
+    /// Nothing was changed: the folder, the flags or the lock said no.
+    Usage(String),
+    Run(color_eyre::Report),
+}
+
+impl<E: Into<color_eyre::Report>> From<E> for Failure {
+    fn from(error: E) -> Self {
+        Failure::Run(error.into())
+    }
+}
+
+fn usage(message: impl Into<String>) -> Failure {
+    Failure::Usage(message.into())
+}
+
+async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
+    let dir = args.dir.as_path();
+    // Reading is harmless; the lock comes before anything is written.
+    let probe = reload(dir).map_err(|error| usage(error.to_string()))?;
+    let lock =
+        DebateLock::acquire(dir, "quorum resume").map_err(|error| usage(error.to_string()))?;
+    if let Some(stale) = lock.recovered_stale() {
+        eprintln!("quorum: recovered a stale lock: {stale} had stopped without letting go");
+    }
+    // Read again under the lock: the journal may have grown meanwhile.
+    drop(probe);
+    let Reloaded {
+        recorded,
+        folded,
+        history,
+    } = reload(dir).map_err(|error| usage(error.to_string()))?;
+    let topic = folded.protocol.config().topic.clone();
+
+    if args.reopen {
+        if folded.protocol.outcome().is_none() {
+            return Err(usage(format!(
+                "{} has no verdict yet: resume it without --reopen",
+                dir.display()
+            )));
+        }
+        if !folded.protocol.reopen_pending() {
+            return Err(usage(format!(
+                "nothing to reopen in {}: no deferred item was accepted after the verdict \
+                 (accept one with `quorum open {} --resolve ID=accept`)",
+                dir.display(),
+                dir.display()
+            )));
+        }
+    } else if folded.is_finished() {
+        println!(
+            "{} is finished: {}; nothing to resume",
+            dir.display(),
+            outcome_words(folded.protocol.outcome())
+        );
+        if folded.protocol.reopen_pending() {
+            println!(
+                "deferred items were accepted after the verdict: `quorum resume {} --reopen` runs another round",
+                dir.display()
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(setup) = recorded.setup.as_ref() else {
+        return Err(usage(format!(
+            "{} was recorded by a quorum that did not keep its agents in the journal; it can be read (quorum open) but not resumed",
+            recorded.journal_path.display()
+        )));
+    };
+    let Rebuilt {
+        mut roster,
+        alternatives,
+        human_roles,
+        human_desk,
+    } = rebuild(setup, &SystemEnvironment).map_err(|error| usage(error.to_string()))?;
+    for (role, label, _) in &folded.switches {
+        let Some(alternative) = alternatives
+            .iter()
+            .find(|alternative| alternative.agent.info().to_string() == *label)
+        else {
+            return Err(usage(format!(
+                "the moderator had switched {role} to {label}, which cannot be built now (is its key set?)"
+            )));
+        };
+        let timeout = roster
+            .get(role)
+            .map(|current| current.timeout)
+            .unwrap_or_default();
+        roster.insert(
+            role.clone(),
+            RoleAgent {
+                agent: alternative.agent.clone(),
+                timeout,
+            },
+        );
+    }
+    let interactive = !args.headless
+        && std::io::IsTerminal::is_terminal(&std::io::stdin())
+        && std::io::IsTerminal::is_terminal(&std::io::stdout());
+    if !interactive && !human_roles.is_empty() {
+        return Err(usage(format!(
+            "{} played by a person (`human`): resume it in a terminal, without --headless",
+            human_roles.join(", ")
+        )));
+    }
+
+    if let Some(tail) = &recorded.torn_tail {
+        eprintln!(
+            "quorum: {} line {} was cut short by the interruption ({} bytes): dropped",
+            recorded.journal_path.display(),
+            tail.line,
+            tail.bytes
+        );
+        truncate_torn_tail(&recorded.journal_path, tail)?;
+    }
+    let journal = Journal::open_append(&recorded.journal_path, recorded.next_seq())?;
+    let run_dir = RunDir::open(dir)?;
+    let point = ResumePoint::from(&folded);
+    let moderation = args.moderation.unwrap_or(setup.moderation);
+
+    if interactive {
+        let person_moderates = matches!(args.moderation, None | Some(ModerationPolicy::Ask));
+        let moderator = if person_moderates {
+            Moderator::external()
+        } else {
+            Moderator::policy(moderation)
+        };
+        let (updates_tx, updates_rx) = mpsc::unbounded_channel();
+        for (_, update) in history {
+            let _ = updates_tx.send(update);
+        }
+        let engine = Engine::new(
+            folded.protocol,
+            run_dir.clone(),
+            journal,
+            roster,
+            moderator,
+            updates_tx,
+        )
+        .with_human_desk(human_desk)
+        .with_alternatives(alternatives.clone());
+        let reopen = args.reopen;
+        let code = super::interactive::attach(
+            engine,
+            move |engine| engine.resume(point, reopen),
+            super::interactive::Session {
+                run_dir: &run_dir,
+                alternatives: &alternatives,
+                updates: updates_rx,
+            },
+            args.theme.as_deref(),
+        )
+        .await?;
+        drop(lock);
+        return Ok(code);
+    }
+
+    eprintln!(
+        "quorum: resuming the decision review of {:?} from {}",
+        sanitize(&topic),
+        run_dir.path().display()
+    );
+    eprintln!("quorum: {}", resume_summary(&point, &folded, args.reopen));
+    let (updates_tx, updates_rx) = mpsc::unbounded_channel();
+    let engine = Engine::new(
+        folded.protocol,
+        run_dir.clone(),
+        journal,
+        roster,
+        Moderator::policy(moderation),
+        updates_tx,
+    )
+    .with_alternatives(alternatives);
+    let controller = engine.controller();
+    let code = watch(
+        engine.resume(point, args.reopen),
+        Watch {
+            updates: updates_rx,
+            controller,
+            run_dir: &run_dir,
+            hold_moderation_lines: moderation == ModerationPolicy::Ask,
+            json: args.json,
+        },
+    )
+    .await?;
+    drop(lock);
+    Ok(code)
+}
+
+/// One line on what the journal held and what happens next.
+fn resume_summary(point: &ResumePoint, folded: &Folded<DecisionReview>, reopen: bool) -> String {
+    let finished = folded
+        .protocol
+        .usage()
+        .map_or(0, |ledger| ledger.calls().len());
+    let mut line = format!(
+        "{} inputs on record, {finished} calls finished, at {}",
+        folded.inputs,
+        folded.protocol.progress().stage
+    );
+    if reopen {
+        line.push_str("; reopening for the items accepted after the verdict");
+        return line;
+    }
+    if !point.unfinished.is_empty() {
+        let ids: Vec<&str> = point
+            .unfinished
+            .iter()
+            .map(|call| call.request.call_id.as_str())
+            .collect();
+        line.push_str(&format!("; starting again: {}", ids.join(", ")));
+    }
+    if point.moderation.is_some() {
+        let undecided = folded
+            .protocol
+            .board()
+            .items
+            .iter()
+            .filter(|item| item.decision.is_none())
+            .count();
+        line.push_str(&format!("; {undecided} critique item(s) still to decide"));
+    }
+    line
+}
+
+fn outcome_words(outcome: Option<&Outcome>) -> String {
+    match outcome {
+        Some(Outcome::Decided { verdict, rule }) => format!("{} ({rule})", verdict.as_str()),
+        Some(Outcome::Failed { reason }) => format!("no verdict ({reason})"),
+        None => "no verdict".into(),
+    }
+}

@@ -1,0 +1,55 @@
+//! How a debate's agents were put together, recorded in the journal's first
+//! line so that `quorum resume` can rebuild the same roster without the spec,
+//! the script file or the flags of the original run.
+//!
+//! Only descriptions are recorded: provider, model, base URL, the *name* of
+//! the environment variable holding a key, limits and deadlines. Keys are read
+//! from the environment again when the agents are rebuilt.
+//!
+//! Not responsible for building agents (the CLI does, through
+//! `agent::factory`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::script::Script;
+use crate::config::resolve::ResolvedAgent;
+use crate::protocol::usage::Price;
+
+use super::ModerationPolicy;
+
+/// One role slot's agent and deadline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoleSetup {
+    pub agent: ResolvedAgent,
+    /// The call deadline, in milliseconds.
+    pub timeout_ms: u64,
+}
+
+/// An agent the moderator may switch a role to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AlternativeSetup {
+    pub agent: ResolvedAgent,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Price>,
+}
+
+/// Everything besides the debate's definition that a resumed run needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSetup {
+    /// By role slot: `proposer`, `critic`, `judge.analyst`, ...
+    pub roles: BTreeMap<String, RoleSetup>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<AlternativeSetup>,
+    /// The scripted replies, for roles played by `script`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<Script>,
+    /// Pace multiplier of scripted agents.
+    pub speed: f64,
+    /// How critique items were decided without a person at the interface.
+    pub moderation: ModerationPolicy,
+    /// Prompt templates that replaced built-in ones, by file name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prompt_overrides: BTreeMap<String, String>,
+}
