@@ -81,6 +81,7 @@ impl Template {
                 "topic",
                 "context",
                 "round",
+                "reopened",
                 "tree_yaml",
                 "accepted",
                 "deferred",
@@ -395,6 +396,7 @@ mod tests {
             "topic": "Which database should the ledger use?",
             "context": attached_documents(),
             "round": 2,
+            "reopened": false,
             "tree_yaml": PROPOSAL_YAML,
             "accepted": [
                 {"id": "c1", "target_block": "b1", "flaw_type": "risk", "severity": "major",
@@ -851,6 +853,23 @@ mod tests {
         assert!(!prompt.contains("binding judges"));
         assert!(!prompt.contains("## Open questions"));
         assert!(prompt.contains("each of these ids: c1, c3."));
+        assert!(!prompt.contains("already reached a verdict"));
+    }
+
+    /// A round reopened after the verdict says why the tree is revised again.
+    #[test]
+    fn reviser_prompt_explains_a_round_reopened_after_the_verdict() {
+        let mut context = reviser_context();
+        context["reopened"] = json!(true);
+        context["directives"] = json!([]);
+        context["must_address"] = json!(["c1", "c3"]);
+        let prompt = PromptSet::builtin()
+            .render(Template::Reviser, &context)
+            .unwrap();
+        let answer = prompt.split("## Critique items to answer").nth(1).unwrap();
+        assert!(answer.contains("already reached a verdict on your tree"));
+        assert!(answer.contains("accepted critique items they had deferred earlier"));
+        assert!(answer.contains("### c1: on block b1"));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeZone, Utc};
 use quorum::artifact::render::decision_review::summary_lead;
+use quorum::artifact::render::timestamp;
 use quorum::model::{
     Criterion, CritiqueMode, ItemDecision, JudgeRole, Verdict, Weight, architecture_panel,
 };
@@ -2242,4 +2243,532 @@ fn rf_06_process_detail_only_after_the_opening() {
         rest.contains("| analyst | binding |"),
         "the scores table stays in the supporting sections"
     );
+}
+
+// ---- deferred items after the verdict, and reopening ------------------------------------
+
+const DEFER_NOTE: &str = "Needs the load-test numbers.";
+
+impl Harness {
+    fn resolve(&mut self, item: &str, decision: ItemDecision, note: Option<&str>) -> Vec<Effect> {
+        self.send(Input::ItemResolved {
+            item_id: item.into(),
+            decision,
+            note: note.map(str::to_string),
+        })
+    }
+
+    fn reopen(&mut self) -> Vec<Effect> {
+        self.send(Input::Reopened)
+    }
+
+    /// The time of the latest input, as the record writes it.
+    fn stamp(&self) -> String {
+        timestamp(self.now)
+    }
+
+    fn notes_since(&self, from: usize) -> Vec<String> {
+        self.review.log()[from..]
+            .iter()
+            .map(|entry| format!("{:?}: {}", entry.kind, entry.message))
+            .collect()
+    }
+}
+
+/// A round-1 ADOPT in which `deferred` were deferred (with [`DEFER_NOTE`])
+/// and every other item accepted and answered.
+fn adopted_with_deferred(config: ReviewConfig, deferred: &[&str]) -> Harness {
+    let mut h = Harness::at_moderation(config);
+    for id in ALL_ITEMS {
+        if deferred.contains(&id) {
+            h.decide_noted(id, Defer, Some(DEFER_NOTE));
+        } else {
+            h.decide(id, Accept);
+        }
+    }
+    h.submit();
+    let answered: Vec<&str> = ALL_ITEMS
+        .into_iter()
+        .filter(|id| !deferred.contains(id))
+        .collect();
+    h.finish("proposer", &revision_text(&answered));
+    h.finish_judges(all_fours);
+    assert_eq!(h.verdict(), Some(Verdict::Adopt), "{}", h.rule());
+    h
+}
+
+/// Accepted after the verdict: the debate is reopened, `Reopened` starts
+/// revision round 2 with the item in full, its judges write the round-2
+/// files, and a new verdict ends the debate again; every document follows.
+#[test]
+fn reopen_after_an_item_accepted_after_the_verdict_runs_another_round() {
+    let mut h = adopted_with_deferred(config(), &["c3"]);
+    let board = h.review.board();
+    assert!(board.resolvable);
+    assert_eq!(h.review.open_items().len(), 1);
+    assert_eq!(h.review.open_items()[0].id, "c3");
+    assert!(!h.review.reopen_pending());
+
+    let note = "The load test came back; answer it.";
+    assert!(h.resolve("c3", Accept, Some(note)).is_empty());
+    let resolved_at = h.stamp();
+    assert!(h.logged(
+        LogKind::Moderation,
+        &format!("c3 deferred → accepted after the verdict: {note}")
+    ));
+    assert!(h.logged(LogKind::Note, "debate reopened: c3 must be answered"));
+    assert!(h.review.reopen_pending());
+    assert!(h.review.open_items().is_empty(), "c3 is settled");
+    assert!(h.review.progress().finished, "pending, not yet running");
+    let board = h.review.board();
+    assert!(board.resolvable, "c3 may still be changed to a rejection");
+    let resolution = board.items[2].resolution.as_ref().expect("c3 resolved");
+    assert_eq!(resolution.decision, Accept);
+    assert_eq!(resolution.note.as_deref(), Some(note));
+    assert!(board.items[0].resolution.is_none());
+
+    let debate = h.debate();
+    assert_eq!(debate["meta"]["reopened"], true);
+    assert_eq!(debate["meta"]["reopen_items"][0], "c3");
+    let entry = &debate["deferred_items"][0];
+    assert_eq!(entry["id"], "c3");
+    assert_eq!(entry["decision"], "defer");
+    assert_eq!(entry["resolution"]["decision"], "accept");
+    assert_eq!(entry["resolution"]["note"], note);
+    assert_eq!(entry["resolution"]["at"], resolved_at.as_str());
+    assert!(entry["resolution"].get("addressed_in_round").is_none());
+    let critique = h.doc("critique.md");
+    assert!(
+        critique.contains(&format!(
+            "→ **ACCEPTED** after the verdict ({resolved_at}) — note: {note}; waits for another revision round"
+        )),
+        "{critique}"
+    );
+    assert!(critique.contains("**Reopened.**") && critique.contains("`quorum resume --reopen`"));
+    let summary = h.doc("summary.md");
+    assert!(
+        summary.contains("## Reopened after the verdict"),
+        "{summary}"
+    );
+    assert!(summary.contains("accepted deferred item c3"));
+    assert!(summary.contains("Run `quorum resume --reopen` on this folder"));
+    assert!(!summary.contains("deferred c3"), "c3 is no longer open");
+    assert!(summary.contains("c3, accepted after the verdict, not yet answered by a revision:"));
+    assert!(
+        summary.contains(&format!("- c3 accepted ({resolved_at})")),
+        "{summary}"
+    );
+
+    let effects = h.reopen();
+    assert!(h.logged(
+        LogKind::Note,
+        "debate reopened for c3 (accepted after the verdict): revision and evaluation round 2"
+    ));
+    assert!(h.logged(LogKind::Stage, "stage: revision (round 2)"));
+    let spec = the_start(&effects);
+    assert_eq!(
+        (spec.request.role.as_str(), spec.request.stage.as_str()),
+        ("proposer", "revision")
+    );
+    assert_eq!(spec.request.round, 2);
+    assert!(h.review.outcome().is_none());
+    assert!(!h.review.progress().finished);
+    assert!(!h.review.reopen_pending(), "the round is running");
+    assert!(!h.review.board().resolvable);
+    let prompt = &spec.request.prompt;
+    assert!(prompt.contains("### c3: on block b3"), "{prompt}");
+    assert!(prompt.contains("Weakness of b3 (note)."));
+    assert!(prompt.contains(&format!("Moderator's note: {note}")));
+    assert!(prompt.contains("The judges had already reached a verdict"));
+    assert!(prompt.contains("each of these ids: c3."));
+    assert!(
+        !prompt.contains("Weakness of b1"),
+        "round 1's items are done"
+    );
+    assert!(!prompt.contains("## Open questions"));
+    assert!(!prompt.contains("binding judges"));
+
+    let judges = h.finish("proposer", &revision_text(&["c3"]));
+    assert_eq!(starts(&judges).len(), 3);
+    for spec in starts(&judges) {
+        let role = JudgeRole::parse(spec.request.role.trim_start_matches("judge.")).unwrap();
+        assert_eq!(
+            spec.raw_output_path.as_deref(),
+            Some(judge_file(role, 2).as_str())
+        );
+    }
+    let effects = h.finish_judges(all_fours);
+    assert!(matches!(
+        finished(&effects),
+        Some(Outcome::Decided {
+            verdict: Verdict::Adopt,
+            ..
+        })
+    ));
+    assert_eq!(h.review.evaluations().len(), 2);
+    assert_eq!(h.review.revisions()[1].must_address, ["c3"]);
+    assert_eq!(h.review.addressed_in_round("c3"), Some(2));
+    assert!(!h.review.reopen_pending());
+    assert!(!h.review.board().resolvable, "c3 is answered");
+    for role in [Analyst, Stylist, Aesthete] {
+        assert!(h.has_doc(&judge_file(role, 2)));
+    }
+
+    let debate = h.debate();
+    assert!(debate["meta"].get("reopened").is_none());
+    assert_eq!(
+        debate["deferred_items"][0]["resolution"]["addressed_in_round"],
+        2
+    );
+    assert_eq!(debate["stages"]["evaluation"]["round"], 2);
+    assert_eq!(debate["decision"]["decision"], "ADOPT");
+    let critique = h.doc("critique.md");
+    assert!(critique.contains("; answered in revision round 2"));
+    assert!(!critique.contains("**Reopened.**"));
+    assert!(
+        h.doc("revision.md")
+            .contains("Reopened after the verdict for c3")
+    );
+    let summary = h.doc("summary.md");
+    assert!(!summary.contains("## Reopened after the verdict"));
+    assert!(summary.contains("; answered in revision round 2"));
+    assert!(summary.contains("Scores of the final round (2)"));
+    assert!(
+        h.doc("transcript.md")
+            .contains(&format!("c3 deferred → accepted after the verdict: {note}"))
+    );
+}
+
+/// Rejected after the verdict: recorded with its note and time, the item is
+/// no longer open, and nothing reopens.
+#[test]
+fn deferred_item_rejected_after_the_verdict_is_recorded_without_reopening() {
+    let mut h = adopted_with_deferred(config(), &["c3"]);
+    let note = "Out of scope for this release.";
+    assert!(h.resolve("c3", Reject, Some(note)).is_empty());
+    let resolved_at = h.stamp();
+    assert!(h.logged(
+        LogKind::Moderation,
+        &format!("c3 deferred → rejected after the verdict: {note}")
+    ));
+    assert!(!h.review.reopen_pending());
+    assert!(h.review.open_items().is_empty());
+    assert!(h.review.progress().finished);
+    assert_eq!(h.review.resolution("c3").unwrap().decision, Reject);
+
+    let debate = h.debate();
+    assert!(debate["meta"].get("reopened").is_none());
+    assert_eq!(
+        debate["deferred_items"][0]["resolution"]["decision"],
+        "reject"
+    );
+    assert_eq!(
+        debate["deferred_items"][0]["resolution"]["at"],
+        resolved_at.as_str()
+    );
+    let critique = h.doc("critique.md");
+    assert!(critique.contains(&format!(
+        "→ **REJECTED** after the verdict ({resolved_at}) — note: {note}"
+    )));
+    assert!(!critique.contains("**Reopened.**"));
+    let summary = h.doc("summary.md");
+    assert!(!summary.contains("deferred c3"));
+    assert!(!summary.contains("quorum resume"));
+    assert!(summary.contains(&format!("- c3 rejected ({resolved_at})")));
+
+    let before = h.review.log().len();
+    assert!(h.reopen().is_empty());
+    assert!(h.review.outcome().is_some());
+    assert_eq!(
+        h.notes_since(before),
+        ["Note: reopen ignored: no item accepted after the verdict waits for a revision"]
+    );
+}
+
+/// Resolutions that cannot apply are logged with the reason and change
+/// nothing: debate still running, ended without a verdict, unknown item,
+/// item not deferred, deferring again.
+#[test]
+fn deferred_invalid_resolutions_are_ignored_with_reasons() {
+    let mut running = Harness::at_moderation(config());
+    running.decide("c3", Defer);
+    let before = running.review.log().len();
+    assert!(running.resolve("c3", Accept, None).is_empty());
+    assert_eq!(
+        running.notes_since(before),
+        ["Note: ignored a resolution of c3: the debate is still running"]
+    );
+
+    let mut failed = Harness::new(config());
+    failed.give_up("proposer");
+    assert!(failed.resolve("c1", Accept, None).is_empty());
+    assert!(failed.logged(
+        LogKind::Note,
+        "ignored a resolution of c1: the debate ended without a verdict"
+    ));
+
+    let mut h = adopted_with_deferred(config(), &["c3"]);
+    for (item, decision, reason) in [
+        (
+            "c9",
+            Accept,
+            "ignored a resolution of c9: there is no such item",
+        ),
+        (
+            "c1",
+            Reject,
+            "ignored a resolution of c1: it was accepted in moderation, not deferred",
+        ),
+        (
+            "c3",
+            Defer,
+            "ignored a resolution of c3: a deferred item is settled by accepting or rejecting it",
+        ),
+    ] {
+        let before = h.review.log().len();
+        assert!(h.resolve(item, decision, Some("note")).is_empty());
+        assert_eq!(h.notes_since(before), [format!("Note: {reason}")]);
+        assert!(h.review.resolution(item).is_none(), "{item}");
+    }
+    assert!(!h.review.reopen_pending());
+    assert_eq!(h.review.open_items().len(), 1);
+    assert!(h.debate()["deferred_items"][0].get("resolution").is_none());
+}
+
+/// An item a reopened round has answered cannot be resolved again.
+#[test]
+fn deferred_item_answered_by_a_reopened_round_cannot_be_resolved_again() {
+    let mut h = adopted_with_deferred(config(), &["c3"]);
+    h.resolve("c3", Accept, None);
+    h.reopen();
+    h.finish("proposer", &revision_text(&["c3"]));
+    h.finish_judges(all_fours);
+    let kept = h.review.resolution("c3").cloned();
+    let before = h.review.log().len();
+    assert!(h.resolve("c3", Reject, None).is_empty());
+    assert_eq!(
+        h.notes_since(before),
+        [
+            "Note: ignored a resolution of c3: it was accepted after the verdict and revision round 2 has answered it"
+        ]
+    );
+    assert_eq!(h.review.resolution("c3").cloned(), kept);
+    assert!(!h.review.reopen_pending());
+}
+
+/// A later resolution replaces the earlier one; both stay in the record,
+/// and a rejection withdraws a pending reopen.
+#[test]
+fn deferred_resolution_is_replaced_by_a_later_one() {
+    let mut h = adopted_with_deferred(config(), &["c3"]);
+    h.resolve("c3", Accept, Some("first thought"));
+    assert!(h.review.reopen_pending());
+    h.resolve("c3", Reject, Some("second thought"));
+    let replaced_at = h.stamp();
+    assert!(h.logged(
+        LogKind::Moderation,
+        "c3 deferred → rejected after the verdict, replacing the earlier resolution (accepted): second thought"
+    ));
+    assert!(h.logged(
+        LogKind::Note,
+        "no longer reopened: no item accepted after the verdict waits for a revision"
+    ));
+    assert!(!h.review.reopen_pending());
+    let resolution = h.review.resolution("c3").unwrap();
+    assert_eq!(resolution.decision, Reject);
+    assert_eq!(resolution.note.as_deref(), Some("second thought"));
+    assert_eq!(timestamp(resolution.at), replaced_at);
+    let transcript = h.doc("transcript.md");
+    assert!(transcript.contains("c3 deferred → accepted after the verdict: first thought"));
+    assert!(transcript.contains("c3 deferred → rejected after the verdict"));
+    assert_eq!(
+        h.debate()["deferred_items"][0]["resolution"]["note"],
+        "second thought"
+    );
+
+    h.resolve("c3", Accept, None);
+    assert!(h.review.reopen_pending(), "accepting again reopens it");
+    assert_eq!(h.review.resolution("c3").unwrap().note, None);
+}
+
+/// `Reopened` does nothing but log why when nothing waits: while the debate
+/// runs, after a verdict with no resolution, after a failure.
+#[test]
+fn reopen_when_not_pending_is_ignored() {
+    let mut running = Harness::at_evaluation(config());
+    let live = running.live.len();
+    assert!(running.reopen().is_empty());
+    assert!(running.logged(LogKind::Note, "reopen ignored: the debate is still running"));
+    assert_eq!(running.live.len(), live);
+
+    let mut finished_review = adopted_with_deferred(config(), &["c3"]);
+    assert!(finished_review.reopen().is_empty());
+    assert!(finished_review.logged(
+        LogKind::Note,
+        "reopen ignored: no item accepted after the verdict waits for a revision"
+    ));
+    assert_eq!(finished_review.verdict(), Some(Verdict::Adopt));
+
+    let mut failed = Harness::new(config());
+    failed.give_up("proposer");
+    assert!(failed.reopen().is_empty());
+    assert!(failed.review.outcome().is_some());
+    assert!(!failed.review.board().resolvable);
+}
+
+/// The documents carry every resolution with its time: debate.yaml,
+/// critique.md (next to the DEFERRED decision), summary.md and the
+/// transcript; an unresolved deferred item stays open everywhere.
+#[test]
+fn deferred_resolution_documents_carry_the_decision_and_time() {
+    let mut h = adopted_with_deferred(config(), &["c2", "c3", "c4"]);
+    h.resolve("c2", Reject, Some("not ours"));
+    let c2_at = h.stamp();
+    h.resolve("c3", Accept, None);
+    let c3_at = h.stamp();
+
+    let debate = h.debate();
+    let deferred = debate["deferred_items"].as_sequence().unwrap();
+    assert_eq!(deferred.len(), 3, "every deferred item stays listed");
+    assert_eq!(deferred[0]["resolution"]["decision"], "reject");
+    assert_eq!(deferred[0]["resolution"]["at"], c2_at.as_str());
+    assert_eq!(deferred[1]["resolution"]["decision"], "accept");
+    assert_eq!(deferred[1]["resolution"]["at"], c3_at.as_str());
+    assert!(deferred[1]["resolution"].get("note").is_none());
+    assert!(deferred[2].get("resolution").is_none(), "c4 is still open");
+    assert_eq!(
+        debate["meta"]["reopen_items"].as_sequence().unwrap().len(),
+        1
+    );
+
+    let critique = h.doc("critique.md");
+    let c2 = critique.split("### c2 ").nth(1).unwrap();
+    let c2_decision = c2.lines().find(|l| l.starts_with("Decision:")).unwrap();
+    assert!(
+        c2_decision.starts_with("Decision: **DEFERRED** (")
+            && c2_decision.contains(&format!("moderator's note: {DEFER_NOTE}"))
+            && c2_decision.ends_with(&format!(
+                "→ **REJECTED** after the verdict ({c2_at}) — note: not ours"
+            )),
+        "{c2_decision}"
+    );
+    let c4 = critique.split("### c4 ").nth(1).unwrap();
+    assert!(
+        !c4.lines()
+            .find(|l| l.starts_with("Decision:"))
+            .unwrap()
+            .contains("after the verdict")
+    );
+
+    let summary = h.doc("summary.md");
+    assert!(summary.contains("deferred c4"), "c4 is still uncertain");
+    assert!(!summary.contains("deferred c2") && !summary.contains("deferred c3"));
+    assert!(summary.contains("## Deferred items settled after the verdict"));
+    assert!(summary.contains(&format!(
+        "- c2 rejected ({c2_at}): Weakness of b2 (minor). — not ours"
+    )));
+    assert!(summary.contains(&format!(
+        "- c3 accepted ({c3_at}): Weakness of b3 (note).; not answered by a revision yet"
+    )));
+
+    let transcript = h.doc("transcript.md");
+    assert!(transcript.contains(&format!(
+        "- `{c2_at}` **moderator** — c2 deferred → rejected after the verdict: not ours"
+    )));
+    assert!(transcript.contains(&format!(
+        "- `{c3_at}` **moderator** — c3 deferred → accepted after the verdict"
+    )));
+    assert!(
+        h.doc("revision.md")
+            .contains("Deferred items, still open: c4\n")
+    );
+}
+
+/// The reopened round is the moderator's decision: it runs even when the
+/// REVISE loops are used up, and a REVISE after it is final under the usual
+/// rule (loops used = round − 1). With loops left, a REVISE after it loops.
+#[test]
+fn reopen_runs_after_a_final_revise_and_then_follows_the_loop_rule() {
+    let failing = one_judge(Analyst, &[("b2", Feasibility, 2)]);
+    let mut h = Harness::at_moderation(final_round_config());
+    h.decide_all(Accept);
+    h.decide("c3", Defer);
+    h.submit();
+    h.finish("proposer", &revision_text(&["c1", "c2", "c4"]));
+    h.finish_judges(&failing);
+    assert_eq!(h.verdict(), Some(Verdict::Revise));
+    assert!(h.logged(LogKind::Note, "REVISE is final"));
+
+    h.resolve("c3", Accept, None);
+    let effects = h.reopen();
+    let prompt = &the_start(&effects).request.prompt;
+    assert!(prompt.contains("each of these ids: c3."));
+    assert!(
+        !prompt.contains("binding judges"),
+        "the final REVISE's directives are not the reopened round's work"
+    );
+    h.finish("proposer", &revision_text(&["c3"]));
+    let effects = h.finish_judges(&failing);
+    assert!(matches!(
+        finished(&effects),
+        Some(Outcome::Decided {
+            verdict: Verdict::Revise,
+            ..
+        })
+    ));
+    assert_eq!(h.review.revisions().len(), 2);
+
+    // Two loops allowed: a REVISE after the reopened round 2 loops once.
+    let mut h = adopted_with_deferred(config(), &["c3"]);
+    h.resolve("c3", Accept, None);
+    h.reopen();
+    h.finish("proposer", &revision_text(&["c3"]));
+    let effects = h.finish_judges(&failing);
+    let spec = the_start(&effects);
+    assert_eq!(
+        (spec.request.stage.as_str(), spec.request.round),
+        ("revision", 3)
+    );
+    assert!(spec.request.prompt.contains("each of these ids: d1."));
+    h.finish("proposer", &revision_text(&["d1"]));
+    let effects = h.finish_judges(&failing);
+    assert!(finished(&effects).is_some(), "round 3 used both loops");
+    assert_eq!(h.verdict(), Some(Verdict::Revise));
+}
+
+/// A debate can be reopened again for another item settled after the new
+/// verdict; rounds keep counting and the still-open item stays in the
+/// reviser's open questions.
+#[test]
+fn reopen_twice_numbers_the_rounds_on() {
+    let mut h = adopted_with_deferred(config(), &["c3", "c4"]);
+    h.resolve("c3", Accept, None);
+    let prompt = the_start(&h.reopen()).request.prompt.clone();
+    let open = prompt
+        .split("## Open questions")
+        .nth(1)
+        .expect("c4 is open");
+    assert!(open.contains("### c4: on block b4"));
+    assert!(!open.contains("### c3"));
+    h.finish("proposer", &revision_text(&["c3"]));
+    h.finish_judges(all_fours);
+    assert!(h.review.board().resolvable, "c4 is still deferred");
+
+    h.resolve("c4", Accept, Some("now"));
+    assert_eq!(h.debate()["meta"]["reopen_items"][0], "c4");
+    let effects = h.reopen();
+    let spec = the_start(&effects);
+    assert_eq!(spec.request.round, 3);
+    assert!(spec.request.prompt.contains("each of these ids: c4."));
+    assert!(!spec.request.prompt.contains("### c3"));
+    let judges = h.finish("proposer", &revision_text(&["c4"]));
+    assert_eq!(
+        starts(&judges)[0].raw_output_path.as_deref(),
+        Some(judge_file(Analyst, 3).as_str())
+    );
+    h.finish_judges(all_fours);
+    assert_eq!(h.verdict(), Some(Verdict::Adopt));
+    assert!(!h.review.board().resolvable);
+    assert_eq!(h.review.addressed_in_round("c3"), Some(2));
+    assert_eq!(h.review.addressed_in_round("c4"), Some(3));
 }

@@ -11,8 +11,9 @@
 //!   among accepted items (all items if none was accepted), the most severe,
 //!   then the one whose block scored lowest in the final round.
 //! - `what_changed` lists every change-log entry of every revision round.
-//! - `remaining_uncertainty` gathers the deferred items, the uncertainty the
-//!   verdict found, and the judges that gave no usable output.
+//! - `remaining_uncertainty` gathers the deferred items nobody has settled,
+//!   those accepted after the verdict that no revision has answered yet, the
+//!   uncertainty the verdict found, and the judges that gave no usable output.
 //! - `reversal_trigger` is the risk statement (with its detection signal) of
 //!   the block the strongest objection targeted, else of the main claim.
 //! - `surviving_blocks` are the blocks whose binding scores all pass.
@@ -177,7 +178,7 @@ fn what_changed(review: &DecisionReview) -> String {
 
 fn remaining_uncertainty(review: &DecisionReview, assessment: &Assessment) -> String {
     let mut lines: Vec<String> = review
-        .items_decided(ItemDecision::Defer)
+        .open_deferred_items()
         .into_iter()
         .map(|item| {
             let note = review
@@ -188,6 +189,18 @@ fn remaining_uncertainty(review: &DecisionReview, assessment: &Assessment) -> St
             format!("deferred {}: {}{note}", item.id, item.description.trim())
         })
         .collect();
+    lines.extend(review.awaiting_reopen().into_iter().map(|item| {
+        let note = review
+            .resolution(&item.id)
+            .and_then(|resolution| resolution.note.as_deref())
+            .map(|note| format!(" (moderator: {note})"))
+            .unwrap_or_default();
+        format!(
+            "{}, accepted after the verdict, not yet answered by a revision: {}{note}",
+            item.id,
+            item.description.trim()
+        )
+    }));
     lines.extend(assessment.uncertainty.iter().cloned());
     for missing in &assessment.missing_judges {
         lines.push(format!(

@@ -5,7 +5,9 @@
 //! Responsible for the order of the stages, what every prompt carries, how
 //! each output is parsed and what a parse failure means, the moderator's
 //! decisions on critique items, the judge panel of each round and the verdict
-//! that ends (or loops) the run. Not responsible for I/O: the raw-output paths
+//! that ends (or loops) the run; after a verdict, how deferred items are
+//! settled and when the settlement reopens the debate for one more revision
+//! and evaluation round. Not responsible for I/O: the raw-output paths
 //! it names are written by the engine, and [`Protocol::documents`] only says
 //! what the files contain.
 
@@ -28,9 +30,9 @@ use super::supervision::{
 };
 use super::usage::{CallUsage, Measured, Price, UsageLedger};
 use super::{
-    Board, BoardItem, CallSpec, Document, Effect, ImpliedVerdict, Input, JudgeState, LogEntry,
-    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, ScoreColumn, Scoreboard,
-    Timestamp,
+    Board, BoardItem, CallSpec, Document, Effect, ImpliedVerdict, Input, ItemResolution,
+    JudgeState, LogEntry, LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol,
+    ScoreColumn, Scoreboard, Timestamp,
 };
 
 /// The role the proposer plays in the record (DR-22).
@@ -287,6 +289,8 @@ pub struct DecisionReview {
     proposal: Option<Collected<ThesisTree>>,
     critique: Option<Collected<ParsedCritique>>,
     decisions: BTreeMap<String, ItemRuling>,
+    /// Deferred items settled after a verdict, by item id.
+    resolutions: BTreeMap<String, ItemResolution>,
     revisions: Vec<RevisionRound>,
     evaluations: Vec<EvaluationRound>,
     malformed: Vec<MalformedOutput>,
@@ -320,6 +324,7 @@ impl DecisionReview {
             proposal: None,
             critique: None,
             decisions: BTreeMap::new(),
+            resolutions: BTreeMap::new(),
             revisions: Vec::new(),
             evaluations: Vec::new(),
             malformed: Vec::new(),
@@ -354,6 +359,42 @@ impl DecisionReview {
     }
     pub fn ruling(&self, item_id: &str) -> Option<&ItemRuling> {
         self.decisions.get(item_id)
+    }
+    /// How a deferred item was settled after a verdict; a later resolution
+    /// replaces an earlier one.
+    pub fn resolution(&self, item_id: &str) -> Option<&ItemResolution> {
+        self.resolutions.get(item_id)
+    }
+    /// The revision round whose change log answered `item_id`: round 1 for
+    /// an item accepted in moderation, a reopened round for a deferred item
+    /// accepted after a verdict. `None` while no revision has answered it.
+    pub fn addressed_in_round(&self, item_id: &str) -> Option<u32> {
+        self.revisions
+            .iter()
+            .find(|revision| revision.must_address.iter().any(|id| id == item_id))
+            .map(|revision| revision.round)
+    }
+    /// Deferred items nobody has settled since, in critique order.
+    pub fn open_deferred_items(&self) -> Vec<&CritiqueItem> {
+        self.items_decided(ItemDecision::Defer)
+            .into_iter()
+            .filter(|item| !self.resolutions.contains_key(&item.id))
+            .collect()
+    }
+    /// Deferred items accepted after a verdict that no revision has answered
+    /// yet: what a reopened round must address, in critique order.
+    pub fn awaiting_reopen(&self) -> Vec<&CritiqueItem> {
+        self.items_decided(ItemDecision::Defer)
+            .into_iter()
+            .filter(|item| {
+                self.resolution(&item.id)
+                    .is_some_and(|resolution| resolution.decision == ItemDecision::Accept)
+                    && self.addressed_in_round(&item.id).is_none()
+            })
+            .collect()
+    }
+    fn has_verdict(&self) -> bool {
+        matches!(self.outcome, Some(Outcome::Decided { .. }))
     }
     pub fn revisions(&self) -> &[RevisionRound] {
         &self.revisions
@@ -670,10 +711,7 @@ impl DecisionReview {
             );
             return Vec::new();
         }
-        let note = note
-            .map(str::trim)
-            .filter(|note| !note.is_empty())
-            .map(str::to_string);
+        let note = clean_note(note);
         let message = match &note {
             Some(note) => format!("{item_id} {}: {note}", past_tense(decision)),
             None => format!("{item_id} {}", past_tense(decision)),
@@ -733,19 +771,27 @@ impl DecisionReview {
 
     // ---- stage 3 -------------------------------------------------------
 
+    /// An item as the reviser reads it; the note is the latest word on it:
+    /// the resolution's note after a verdict, else the moderation note.
     fn item_json(&self, item: &CritiqueItem) -> serde_json::Value {
+        let note = self
+            .resolution(&item.id)
+            .and_then(|resolution| resolution.note.clone())
+            .or_else(|| self.ruling(&item.id).and_then(|ruling| ruling.note.clone()));
         json!({
             "id": item.id,
             "target_block": item.target_block,
             "flaw_type": item.flaw_type,
             "severity": item.severity,
             "description": item.description,
-            "note": self.ruling(&item.id).and_then(|r| r.note.clone()).unwrap_or_default(),
+            "note": note.unwrap_or_default(),
         })
     }
 
     /// Starts revision `round`. Round 1 must address the accepted items;
-    /// later rounds the directives of the REVISE verdict (DR-39).
+    /// later rounds the directives of the REVISE verdict (DR-39), and a
+    /// reopened round the items accepted after the verdict. The critique
+    /// items among `must_address` are shown to the reviser in full.
     fn start_revision(
         &mut self,
         round: u32,
@@ -758,27 +804,37 @@ impl DecisionReview {
             .expect("a revision follows a tree")
             .clone();
         let directives = self.pending_directives.clone();
-        let accepted: Vec<_> = if round == 1 {
-            self.items_decided(ItemDecision::Accept)
-                .into_iter()
-                .map(|item| self.item_json(item))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let deferred: Vec<_> = self
-            .items_decided(ItemDecision::Defer)
+        let to_answer: Vec<&CritiqueItem> = self
+            .critique_items()
+            .iter()
+            .filter(|item| must_address.contains(&item.id))
+            .collect();
+        let reopened = to_answer
+            .iter()
+            .any(|item| self.resolutions.contains_key(&item.id));
+        let accepted: Vec<_> = to_answer
             .into_iter()
             .map(|item| self.item_json(item))
             .collect();
+        let deferred: Vec<_> = self
+            .open_deferred_items()
+            .into_iter()
+            .map(|item| self.item_json(item))
+            .collect();
+        let rejected_after_verdict = self
+            .resolutions
+            .values()
+            .filter(|resolution| resolution.decision == ItemDecision::Reject)
+            .count();
         let context = json!({
             "topic": self.config.topic,
             "context": self.context_json(),
             "round": round,
+            "reopened": reopened,
             "tree_yaml": tree_yaml(&tree),
             "accepted": accepted,
             "deferred": deferred,
-            "rejected_count": self.items_decided(ItemDecision::Reject).len(),
+            "rejected_count": self.items_decided(ItemDecision::Reject).len() + rejected_after_verdict,
             "directives": directives,
             "must_address": must_address,
         });
@@ -820,6 +876,141 @@ impl DecisionReview {
             }
             Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
         }
+    }
+
+    // ---- after the verdict ----------------------------------------------
+
+    /// Why a resolution cannot be applied, or `None` when it can.
+    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+        match &self.outcome {
+            None => return Some("the debate is still running".into()),
+            Some(Outcome::Failed { .. }) => {
+                return Some("the debate ended without a verdict".into());
+            }
+            Some(Outcome::Decided { .. }) => {}
+        }
+        if !self.critique_items().iter().any(|item| item.id == item_id) {
+            return Some("there is no such item".into());
+        }
+        match self.ruling(item_id).map(|ruling| ruling.decision) {
+            Some(ItemDecision::Defer) => {}
+            Some(other) => {
+                return Some(format!(
+                    "it was {} in moderation, not deferred",
+                    past_tense(other)
+                ));
+            }
+            None => return Some("it was not deferred in moderation".into()),
+        }
+        if decision == ItemDecision::Defer {
+            return Some("a deferred item is settled by accepting or rejecting it".into());
+        }
+        self.addressed_in_round(item_id).map(|round| {
+            format!("it was accepted after the verdict and revision round {round} has answered it")
+        })
+    }
+
+    fn on_item_resolved(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if let Some(reason) = self.resolution_refusal(item_id, decision) {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a resolution of {item_id}: {reason}"),
+            );
+            return Vec::new();
+        }
+        let note = clean_note(note);
+        let was_pending = self.reopen_pending();
+        let mut message = format!(
+            "{item_id} deferred → {} after the verdict",
+            past_tense(decision)
+        );
+        if let Some(earlier) = self.resolution(item_id) {
+            message.push_str(&format!(
+                ", replacing the earlier resolution ({})",
+                past_tense(earlier.decision)
+            ));
+        }
+        if let Some(note) = &note {
+            message.push_str(&format!(": {note}"));
+        }
+        self.push_log(now, LogKind::Moderation, None, message);
+        self.resolutions.insert(
+            item_id.to_string(),
+            ItemResolution {
+                decision,
+                note,
+                at: now,
+            },
+        );
+        match (was_pending, self.reopen_pending()) {
+            (false, true) => {
+                let ids = item_ids(&self.awaiting_reopen());
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    format!(
+                        "debate reopened: {ids} must be answered in another revision and evaluation round (`quorum resume --reopen`)"
+                    ),
+                );
+            }
+            (true, false) => self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                "no longer reopened: no item accepted after the verdict waits for a revision"
+                    .into(),
+            ),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Sends a debate with items accepted after its verdict back to revision.
+    /// The reopened round is the moderator's call, so it runs even when the
+    /// automatic REVISE loops are used up; a REVISE verdict after it loops
+    /// only while `round - 1 < max_rounds`, as for any round.
+    fn on_reopened(&mut self, now: Timestamp) -> Vec<Effect> {
+        if !self.reopen_pending() {
+            let reason = if self.outcome.is_none() {
+                "the debate is still running"
+            } else {
+                "no item accepted after the verdict waits for a revision"
+            };
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("reopen ignored: {reason}"),
+            );
+            return Vec::new();
+        }
+        let ids: Vec<String> = self
+            .awaiting_reopen()
+            .into_iter()
+            .map(|item| item.id.clone())
+            .collect();
+        let round = self.round + 1;
+        self.push_log(
+            now,
+            LogKind::Note,
+            None,
+            format!(
+                "debate reopened for {} (accepted after the verdict): revision and evaluation round {round}",
+                ids.join(", ")
+            ),
+        );
+        self.outcome = None;
+        self.pending_directives.clear();
+        self.start_revision(round, ids, now)
     }
 
     // ---- stage 4 -------------------------------------------------------
@@ -1263,7 +1454,8 @@ impl Protocol for DecisionReview {
     }
 
     fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        if self.outcome.is_some() {
+        let after_verdict = matches!(input, Input::ItemResolved { .. } | Input::Reopened);
+        if self.outcome.is_some() && !after_verdict {
             return Vec::new();
         }
         match input {
@@ -1436,7 +1628,12 @@ impl Protocol for DecisionReview {
                 }
                 self.conclude_round_if_complete(now)
             }
-            Input::ItemResolved { .. } | Input::Reopened => Vec::new(),
+            Input::ItemResolved {
+                item_id,
+                decision,
+                note,
+            } => self.on_item_resolved(item_id, *decision, note.as_deref(), now),
+            Input::Reopened => self.on_reopened(now),
             Input::Override { call_id, action } => {
                 let retry = *action == OverrideAction::RetryNow;
                 let after = self
@@ -1501,6 +1698,7 @@ impl Protocol for DecisionReview {
                     item: moderation_item(item),
                     decision: ruling.map(|ruling| ruling.decision),
                     note: ruling.and_then(|ruling| ruling.note.clone()),
+                    resolution: self.resolution(&item.id).cloned(),
                 }
             })
             .collect();
@@ -1539,7 +1737,26 @@ impl Protocol for DecisionReview {
                 })
                 .unwrap_or_default(),
             required_roles: vec!["proposer".into(), "critic".into()],
+            resolvable: self.has_verdict()
+                && self
+                    .items_decided(ItemDecision::Defer)
+                    .iter()
+                    .any(|item| self.addressed_in_round(&item.id).is_none()),
         }
+    }
+
+    fn open_items(&self) -> Vec<ModerationItem> {
+        self.open_deferred_items()
+            .into_iter()
+            .map(moderation_item)
+            .collect()
+    }
+
+    /// Once a debate has ended (with a verdict, or failed in a reopened
+    /// round), items accepted after its verdict that no revision has
+    /// answered reopen it.
+    fn reopen_pending(&self) -> bool {
+        self.outcome.is_some() && !self.awaiting_reopen().is_empty()
     }
 
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
@@ -1709,6 +1926,22 @@ fn flaw_word(flaw: crate::model::FlawType) -> &'static str {
         crate::model::FlawType::Risk => "risk",
         crate::model::FlawType::Feasibility => "feasibility",
     }
+}
+
+/// A moderator's note, trimmed; an empty one is no note.
+fn clean_note(note: Option<&str>) -> Option<String> {
+    note.map(str::trim)
+        .filter(|note| !note.is_empty())
+        .map(str::to_string)
+}
+
+/// `c1, c3`.
+pub fn item_ids(items: &[&CritiqueItem]) -> String {
+    items
+        .iter()
+        .map(|item| item.id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn summarize_items(items: &[CritiqueItem]) -> String {

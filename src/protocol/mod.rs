@@ -275,6 +275,9 @@ pub struct Board {
     pub held_calls: Vec<String>,
     /// Role slots the debate cannot go on without: skipping one ends it.
     pub required_roles: Vec<String>,
+    /// The debate has a verdict and deferred items that can still be
+    /// accepted or rejected ([`Input::ItemResolved`]).
+    pub resolvable: bool,
 }
 
 /// One moderation item and what the moderator made of it so far.
@@ -283,6 +286,18 @@ pub struct BoardItem {
     pub item: ModerationItem,
     pub decision: Option<ItemDecision>,
     pub note: Option<String>,
+    /// How a deferred item was settled after the verdict, if it was.
+    pub resolution: Option<ItemResolution>,
+}
+
+/// How a deferred item was settled after the verdict ([`Input::ItemResolved`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemResolution {
+    /// Accept or reject; a resolution never defers again.
+    pub decision: ItemDecision,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub at: Timestamp,
 }
 
 /// Blocks × criteria × judges of one evaluation round.
@@ -357,6 +372,18 @@ pub trait Protocol: Send {
     /// keep the default.
     fn board(&self) -> Board {
         Board::default()
+    }
+
+    /// Items the moderator deferred that nobody has settled since, in the
+    /// order they were raised.
+    fn open_items(&self) -> Vec<ModerationItem> {
+        Vec::new()
+    }
+
+    /// Items accepted after the verdict wait for another revision and
+    /// evaluation round, which [`Input::Reopened`] starts.
+    fn reopen_pending(&self) -> bool {
+        false
     }
 
     /// Checks an answer typed by a person playing `call_id`'s role before it

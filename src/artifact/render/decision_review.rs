@@ -15,7 +15,7 @@ use crate::model::{
 };
 use crate::protocol::decision_record::main_claim;
 use crate::protocol::decision_review::{
-    CRITIC_ROLE, DecisionRecord, DecisionReview, PROPOSER_ROLE, ReviewConfig, judge_file,
+    CRITIC_ROLE, DecisionRecord, DecisionReview, PROPOSER_ROLE, ReviewConfig, item_ids, judge_file,
     superseded_judge_file,
 };
 use crate::protocol::usage::{Price, UsageReport, UsageTotals};
@@ -133,25 +133,62 @@ fn proposal_md(review: &DecisionReview) -> Option<String> {
     Some(out)
 }
 
+fn decision_word(decision: ItemDecision) -> &'static str {
+    match decision {
+        ItemDecision::Accept => "ACCEPTED",
+        ItemDecision::Reject => "REJECTED",
+        ItemDecision::Defer => "DEFERRED",
+    }
+}
+
 fn decision_label(review: &DecisionReview, item: &CritiqueItem) -> String {
-    match review.ruling(&item.id) {
-        Some(ruling) => {
-            let word = match ruling.decision {
-                ItemDecision::Accept => "ACCEPTED",
-                ItemDecision::Reject => "REJECTED",
-                ItemDecision::Defer => "DEFERRED",
-            };
-            match &ruling.note {
-                Some(note) => format!(
-                    "**{word}** ({}) — moderator's note: {}",
-                    timestamp(ruling.at),
-                    one_line(note)
-                ),
-                None => format!("**{word}** ({})", timestamp(ruling.at)),
+    let Some(ruling) = review.ruling(&item.id) else {
+        return "**undecided**".to_string();
+    };
+    let word = decision_word(ruling.decision);
+    let mut label = match &ruling.note {
+        Some(note) => format!(
+            "**{word}** ({}) — moderator's note: {}",
+            timestamp(ruling.at),
+            one_line(note)
+        ),
+        None => format!("**{word}** ({})", timestamp(ruling.at)),
+    };
+    if let Some(resolution) = review.resolution(&item.id) {
+        label.push_str(&format!(
+            " → **{}** after the verdict ({})",
+            decision_word(resolution.decision),
+            timestamp(resolution.at)
+        ));
+        if let Some(note) = &resolution.note {
+            label.push_str(&format!(" — note: {}", one_line(note)));
+        }
+        if resolution.decision == ItemDecision::Accept {
+            match review.addressed_in_round(&item.id) {
+                Some(round) => label.push_str(&format!("; answered in revision round {round}")),
+                None => label.push_str("; waits for another revision round"),
             }
         }
-        None => "**undecided**".to_string(),
     }
+    label
+}
+
+/// What a reader must do about a reopened debate, or `None` if it is not.
+fn reopen_notice(review: &DecisionReview) -> Option<String> {
+    if !review.reopen_pending() {
+        return None;
+    }
+    let waiting = review.awaiting_reopen();
+    let (items, them) = if waiting.len() == 1 {
+        ("item", "it")
+    } else {
+        ("items", "them")
+    };
+    Some(format!(
+        "After the verdict the moderator accepted deferred {items} {}, which no revision has answered yet, \
+         so the verdict does not take {them} into account. Run `quorum resume --reopen` on this folder for another revision and evaluation round.",
+        item_ids(&waiting)
+    ))
 }
 
 fn critique_md(review: &DecisionReview) -> Option<String> {
@@ -164,6 +201,9 @@ fn critique_md(review: &DecisionReview) -> Option<String> {
         "# Critique — stage 2\n\nCritique mode: {}\n\n",
         review.config().critique_mode.as_str()
     );
+    if let Some(notice) = reopen_notice(review) {
+        out.push_str(&format!("**Reopened.** {notice}\n\n"));
+    }
     if let Some(critique) = critique {
         out.push_str("## Items and the moderator's decisions\n\n");
         if critique.parsed.items.is_empty() {
@@ -228,20 +268,27 @@ fn revision_md(review: &DecisionReview) -> Option<String> {
         return None;
     }
     let mut out = String::from("# Revision — stage 3\n\n");
-    let open: Vec<_> = review.items_decided(ItemDecision::Defer);
+    let open = review.open_deferred_items();
     if !open.is_empty() {
-        out.push_str("Deferred items, still open: ");
-        out.push_str(
-            &open
-                .iter()
-                .map(|item| item.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        );
-        out.push_str("\n\n");
+        out.push_str(&format!(
+            "Deferred items, still open: {}\n\n",
+            item_ids(&open)
+        ));
     }
     for revision in review.revisions() {
         out.push_str(&format!("## Round {}\n\n", revision.round));
+        let reopened_for: Vec<&str> = revision
+            .must_address
+            .iter()
+            .filter(|id| review.resolution(id).is_some())
+            .map(String::as_str)
+            .collect();
+        if !reopened_for.is_empty() {
+            out.push_str(&format!(
+                "Reopened after the verdict for {}, accepted by the moderator after first deferring them.\n\n",
+                reopened_for.join(", ")
+            ));
+        }
         if !revision.must_address.is_empty() {
             out.push_str(&format!(
                 "Had to address: {}\n\n",
@@ -325,6 +372,13 @@ pub struct Meta {
     pub high_stakes: bool,
     pub max_rounds: u32,
     pub quorum_version: String,
+    /// Items accepted after the verdict wait for another revision and
+    /// evaluation round (`quorum resume --reopen`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reopened: bool,
+    /// The ids of those items.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reopen_items: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -391,6 +445,20 @@ pub struct ItemYaml {
     pub note: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided_at: Option<String>,
+    /// How a deferred item was settled after the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<ResolutionYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ResolutionYaml {
+    pub decision: ItemDecision,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub at: String,
+    /// The reopened revision round that answered an accepted item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addressed_in_round: Option<u32>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -464,6 +532,16 @@ fn item_yaml(review: &DecisionReview, item: &CritiqueItem) -> ItemYaml {
         decision: ruling.map(|r| r.decision),
         note: ruling.and_then(|r| r.note.clone()),
         decided_at: ruling.map(|r| timestamp(r.at)),
+        resolution: review
+            .resolution(&item.id)
+            .map(|resolution| ResolutionYaml {
+                decision: resolution.decision,
+                note: resolution.note.clone(),
+                at: timestamp(resolution.at),
+                addressed_in_round: (resolution.decision == ItemDecision::Accept)
+                    .then(|| review.addressed_in_round(&item.id))
+                    .flatten(),
+            }),
     }
 }
 
@@ -572,6 +650,16 @@ impl DebateYaml {
                 high_stakes: config.high_stakes,
                 max_rounds: config.max_rounds,
                 quorum_version: env!("CARGO_PKG_VERSION").to_string(),
+                reopened: review.reopen_pending(),
+                reopen_items: if review.reopen_pending() {
+                    review
+                        .awaiting_reopen()
+                        .into_iter()
+                        .map(|item| item.id.clone())
+                        .collect()
+                } else {
+                    Vec::new()
+                },
             },
             participants: ParticipantsYaml {
                 proposer: AgentYaml {
@@ -979,6 +1067,9 @@ fn summary_md(review: &DecisionReview) -> Option<String> {
     let lead = summary_lead(review)?;
     let config = review.config();
     let mut out = format!("# {}\n\n{lead}\n\n", one_line(&config.topic));
+    if let Some(notice) = reopen_notice(review) {
+        out.push_str(&format!("## Reopened after the verdict\n\n{notice}\n\n"));
+    }
     if let Some(record) = review.decision_record() {
         out.push_str(&format!(
             "## What to do\n\n{}\n\n## The strongest objection\n\n{}\n\n## What is still uncertain\n\n{}\n\n\
@@ -989,6 +1080,7 @@ fn summary_md(review: &DecisionReview) -> Option<String> {
             record.reversal_trigger.trim(),
             bullet_lines(&record.what_changed),
         ));
+        out.push_str(&settled_after_verdict(review));
         out.push_str(&format!(
             "## How this was decided\n\nThe verdict is derived mechanically from the judges' scores, never taken from an agent. \
              Deciding rule: `{}`. Blocks that held up: {}.\n\n",
@@ -1010,6 +1102,47 @@ fn summary_md(review: &DecisionReview) -> Option<String> {
         "\nFull record: `debate.yaml` (structured), `transcript.md` (every event), `judges/` (raw judge output).\n",
     );
     Some(out)
+}
+
+/// The deferred items settled after the verdict, with their times.
+fn settled_after_verdict(review: &DecisionReview) -> String {
+    let lines: Vec<String> = review
+        .items_decided(ItemDecision::Defer)
+        .into_iter()
+        .filter_map(|item| {
+            let resolution = review.resolution(&item.id)?;
+            let verb = match resolution.decision {
+                ItemDecision::Accept => "accepted",
+                ItemDecision::Reject => "rejected",
+                ItemDecision::Defer => "deferred",
+            };
+            let note = resolution
+                .note
+                .as_deref()
+                .map(|note| format!(" — {}", one_line(note)))
+                .unwrap_or_default();
+            let answered = match (resolution.decision, review.addressed_in_round(&item.id)) {
+                (ItemDecision::Accept, Some(round)) => {
+                    format!("; answered in revision round {round}")
+                }
+                (ItemDecision::Accept, None) => "; not answered by a revision yet".to_string(),
+                _ => String::new(),
+            };
+            Some(format!(
+                "- {} {verb} ({}): {}{note}{answered}",
+                item.id,
+                timestamp(resolution.at),
+                one_line(&item.description)
+            ))
+        })
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "## Deferred items settled after the verdict\n\n{}\n\n",
+        lines.join("\n")
+    )
 }
 
 fn bullet_lines(text: &str) -> String {

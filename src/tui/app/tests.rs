@@ -51,6 +51,7 @@ fn items(count: usize) -> Board {
                 },
                 decision: None,
                 note: None,
+                resolution: None,
             })
             .collect(),
         needs_moderator: true,
@@ -412,6 +413,7 @@ fn app_with_items(ids: &[&str]) -> App {
             },
             decision: None,
             note: None,
+            resolution: None,
         })
         .collect();
     app.apply(
