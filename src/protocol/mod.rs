@@ -393,17 +393,6 @@ pub trait Protocol: Send {
         Ok(())
     }
 
-    /// Items the moderator deferred that nobody has settled since.
-    fn open_items(&self) -> Vec<ModerationItem> {
-        Vec::new()
-    }
-
-    /// Items accepted after the verdict wait for another revision round
-    /// ([`Input::Reopened`]).
-    fn reopen_pending(&self) -> bool {
-        false
-    }
-
     /// A skeleton of the answer `call_id` expects, for a person to fill in.
     fn answer_template(&self, call_id: &str) -> Option<String> {
         let _ = call_id;
