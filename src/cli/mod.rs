@@ -7,7 +7,9 @@
 mod doctor;
 mod headless;
 mod interactive;
+mod open;
 mod prepare;
+mod replay;
 mod resume;
 mod verdict_cmd;
 
@@ -58,6 +60,11 @@ pub enum Command {
     Run(RunArgs),
     /// Continue an interrupted debate from its journal
     Resume(ResumeArgs),
+    /// List debates with their verdicts and open deferred items; open one to
+    /// browse it and settle its deferred items
+    Open(OpenArgs),
+    /// Play a recorded debate back as it happened
+    Replay(ReplayArgs),
     /// Recompute the verdict of a debate from the files on disk
     Verdict(VerdictArgs),
     /// Show the configuration, the providers and whether they answer, the agent
@@ -182,6 +189,46 @@ pub struct ResumeArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct OpenArgs {
+    /// A debate folder; without one, every debate under --out is listed
+    pub dir: Option<PathBuf>,
+    /// Artifact root to list
+    #[arg(long, value_name = "DIR", default_value = ".sisyphus/debates")]
+    pub out: PathBuf,
+    /// Settle a deferred item after the verdict: ID=accept or ID=reject
+    /// (repeatable; needs DIR)
+    #[arg(long = "resolve", value_name = "ID=accept|reject")]
+    pub resolve: Vec<String>,
+    /// Note recorded with the items settled by --resolve
+    #[arg(long, value_name = "TEXT", requires = "resolve")]
+    pub note: Option<String>,
+    /// No interactive interface: print instead
+    #[arg(long)]
+    pub headless: bool,
+    /// Print as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// Colour theme of the interface
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A debate folder (the one holding journal.jsonl)
+    pub dir: PathBuf,
+    /// Playback speed (2 = twice as fast as it happened)
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub speed: f64,
+    /// No interactive interface: print the transcript lines at their pace
+    #[arg(long)]
+    pub headless: bool,
+    /// Colour theme of the interface
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct VerdictArgs {
     /// A debate folder (the one holding debate.yaml)
     pub dir: PathBuf,
@@ -225,6 +272,8 @@ pub async fn run(cli: Cli) -> ExitCode {
             headless::run_debate(prepare::Source::Spec(args.spec), args.run).await
         }
         Command::Resume(args) => resume::run(args).await,
+        Command::Open(args) => open::run(args).await,
+        Command::Replay(args) => replay::run(args).await,
         Command::Verdict(args) => verdict_cmd::run(&args.dir, args.json),
         Command::Doctor(args) => doctor::run(args).await,
     }

@@ -216,6 +216,13 @@ pub struct Controller {
 }
 
 impl Controller {
+    /// A controller with no engine behind it, for interfaces that only
+    /// show a debate (a replay): every command is refused.
+    pub fn detached() -> Controller {
+        let (inbox, _) = mpsc::unbounded_channel();
+        Controller { inbox }
+    }
+
     /// Sends a command; false once the engine has stopped.
     pub fn send(&self, command: Command) -> bool {
         self.inbox.send(Inbox::Command(command)).is_ok()
@@ -499,6 +506,31 @@ impl<P: Protocol> Engine<P> {
             }
         }
         self.drive(queue).await
+    }
+
+    /// Applies one input to a debate that is not running (a finished one
+    /// whose deferred items are being settled): journaled, handled and
+    /// written like any other.
+    pub fn settle(&mut self, input: Input) -> Result<(), EngineError> {
+        self.step(input)?;
+        Ok(())
+    }
+
+    /// Serves an interface that settles deferred items of a finished
+    /// debate: each [`Input::ItemResolved`] it sends is applied with
+    /// [`settle`](Self::settle); other commands are ignored. Runs until
+    /// aborted.
+    pub async fn serve_settlements(mut self) -> Result<(Outcome, P), EngineError> {
+        self.after_step()?;
+        loop {
+            let Some(message) = self.inbox_rx.recv().await else {
+                unreachable!("the engine holds a sender of its own inbox");
+            };
+            if let Inbox::Command(Command::Moderator(input @ Input::ItemResolved { .. })) = message
+            {
+                self.settle(input)?;
+            }
+        }
     }
 
     async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, P), EngineError> {

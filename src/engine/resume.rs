@@ -249,7 +249,7 @@ pub fn fold<P: Protocol>(
             }
             JournalEvent::Input { input } => {
                 inputs += 1;
-                finish_journaled = false;
+                let decided_before = protocol.outcome().is_some();
                 match input {
                     Input::CallFinished {
                         call_id, output, ..
@@ -283,6 +283,10 @@ pub fn fold<P: Protocol>(
                     _ => {}
                 }
                 let effects = protocol.handle(input, at);
+                if protocol.outcome().is_some() != decided_before {
+                    // Decided (its `finished` record follows) or reopened.
+                    finish_journaled = false;
+                }
                 observer.after_step(&protocol, at);
                 if let Input::CallFinished {
                     call_id,
