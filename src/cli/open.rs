@@ -1,11 +1,462 @@
-//! `quorum open`: lists debates; opens one to settle its deferred items.
+//! `quorum open`: the debates under an artifact root with their verdicts and
+//! the deferred items still open; one debate shown, or its deferred items
+//! settled after the verdict (`--resolve ID=accept|reject [--note TEXT]`).
+//!
+//! A settlement is an input like any other: taken under the debate's lock,
+//! journaled, handed to the protocol and written into debate.yaml,
+//! critique.md, transcript.md and summary.md. Every check happens before
+//! anything is written. The interactive view of one debate is
+//! `browse::open_interactive`.
+//!
+//! Not responsible for the rules of settling (the protocol's) or for running
+//! the reopened round (`quorum resume --reopen`).
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::{EXIT_USAGE, OpenArgs};
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use crate::artifact::{DebateLock, Journal, RunDir, truncate_torn_tail};
+use crate::engine::{Engine, Moderator, Roster};
+use crate::model::ItemDecision;
+use crate::protocol::decision_review::DecisionReview;
+use crate::protocol::{Input, ModerationItem, Outcome, Protocol};
+use crate::text::{sanitize, terminal_safe_json};
+
+use super::resume::{Reloaded, reload};
+use super::{EXIT_FAILURE, EXIT_USAGE, OpenArgs};
 
 pub async fn run(args: OpenArgs) -> ExitCode {
-    let _ = args;
-    eprintln!("quorum: open is not built yet");
-    ExitCode::from(EXIT_USAGE)
+    let result = match &args.dir {
+        None if !args.resolve.is_empty() => Err(Failure::Usage(
+            "--resolve needs the debate's folder: quorum open DIR --resolve ID=accept".into(),
+        )),
+        None => list(&args.out, args.json),
+        Some(dir) if !args.resolve.is_empty() => {
+            settle(dir, &args.resolve, args.note.as_deref(), args.json)
+        }
+        Some(dir) => {
+            let interactive = !args.headless
+                && !args.json
+                && std::io::IsTerminal::is_terminal(&std::io::stdin())
+                && std::io::IsTerminal::is_terminal(&std::io::stdout());
+            if interactive {
+                super::browse::open_interactive(dir, args.theme.as_deref())
+                    .await
+                    .map_err(Failure::Run)
+            } else {
+                show(dir, args.json)
+            }
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure::Usage(message)) => {
+            eprintln!("quorum: {}", sanitize(&message));
+            ExitCode::from(EXIT_USAGE)
+        }
+        // A reader that stopped early (`| head`) is not a failure.
+        Err(Failure::Run(error))
+            if error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|error| error.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Run(error)) => {
+            eprintln!("quorum: {}", sanitize(&format!("{error:#}")));
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
+/// Characters of an item's text shown per line of a listing.
+const LISTED_ITEM_CHARS: usize = 100;
+
+/// `text` on one line, cut to `max` characters with an ellipsis.
+fn shortened(text: &str, max: usize) -> String {
+    let line = crate::artifact::render::one_line(text);
+    if line.chars().count() <= max {
+        return line;
+    }
+    let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
+}
+
+enum Failure {
+    /// Nothing was written: the folder, the flags or the lock said no.
+    Usage(String),
+    Run(color_eyre::Report),
+}
+
+fn usage(message: impl Into<String>) -> Failure {
+    Failure::Usage(message.into())
+}
+
+fn run_error(error: impl Into<color_eyre::Report>) -> Failure {
+    Failure::Run(error.into())
+}
+
+/// Where a debate stands, as `quorum open` lists it.
+#[derive(Debug, Serialize)]
+struct Listing {
+    dir: PathBuf,
+    topic: String,
+    /// `ADOPT`, `REVISE`, ... or `no verdict`, `interrupted`, `running`.
+    state: String,
+    /// What to do next, if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next: Option<String>,
+    reopen_pending: bool,
+    open_items: Vec<ModerationItem>,
+}
+
+impl Listing {
+    fn of(dir: &Path, reloaded: &Reloaded) -> Listing {
+        let review = &reloaded.folded.protocol;
+        let dir_text = dir.display().to_string();
+        let holder = DebateLock::holder(dir);
+        let (state, next) = match (review.outcome(), holder) {
+            (_, Some(holder)) => (format!("running ({holder})"), None),
+            (None, None) => (
+                format!("interrupted at {}", review.progress().stage),
+                Some(format!("quorum resume {dir_text}")),
+            ),
+            (Some(outcome), None) => {
+                let state = match outcome {
+                    Outcome::Decided { verdict, .. } => verdict.as_str().to_string(),
+                    Outcome::Failed { .. } => "no verdict".to_string(),
+                };
+                let next = if review.reopen_pending() {
+                    Some(format!("quorum resume {dir_text} --reopen"))
+                } else if !reloaded.folded.finish_journaled {
+                    Some(format!("quorum resume {dir_text}"))
+                } else if review.open_items().is_empty() {
+                    None
+                } else {
+                    Some(format!(
+                        "quorum open {dir_text} --resolve ID=accept|reject [--note TEXT]"
+                    ))
+                };
+                (state, next)
+            }
+        };
+        Listing {
+            dir: dir.to_path_buf(),
+            topic: review.config().topic.clone(),
+            state,
+            next,
+            reopen_pending: review.reopen_pending(),
+            open_items: review.open_items(),
+        }
+    }
+
+    fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let items = match self.open_items.len() {
+            0 => "no open deferred items".to_string(),
+            1 => "1 open deferred item".to_string(),
+            n => format!("{n} open deferred items"),
+        };
+        let reopened = if self.reopen_pending {
+            " · reopened"
+        } else {
+            ""
+        };
+        writeln!(out, "{}", self.dir.display())?;
+        writeln!(out, "  {}", sanitize(&self.topic))?;
+        writeln!(out, "  {}{reopened} · {items}", self.state)?;
+        for item in &self.open_items {
+            writeln!(
+                out,
+                "    {}  {} · {} · {}  {}",
+                item.id,
+                sanitize(&item.target),
+                item.severity,
+                item.category,
+                sanitize(&shortened(&item.text, LISTED_ITEM_CHARS))
+            )?;
+        }
+        if let Some(next) = &self.next {
+            writeln!(out, "  next: {next}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every debate folder directly under `out`, oldest first (their names end
+/// in the start time).
+fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
+    let entries = match std::fs::read_dir(out) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(usage(format!(
+                "{} does not exist: no debate has been recorded there (see --out)",
+                out.display()
+            )));
+        }
+        Err(error) => return Err(run_error(error)),
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.join(crate::engine::resume::JOURNAL_FILE).is_file())
+        .collect();
+    dirs.sort_by_key(|dir| {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy();
+        // `<slug>-YYYYMMDD-HHMMSS[-N]`: sort by the time, then the name.
+        let stamp: String = name
+            .rsplit('-')
+            .filter(|part| part.len() >= 6 && part.bytes().all(|b| b.is_ascii_digit()))
+            .take(2)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        (stamp, name.into_owned())
+    });
+    let mut listings = Vec::new();
+    let mut unreadable = Vec::new();
+    for dir in &dirs {
+        match reload(dir) {
+            Ok(reloaded) => listings.push(Listing::of(dir, &reloaded)),
+            Err(error) => unreadable.push((dir.clone(), error.to_string())),
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let value = serde_json::json!({
+            "debates": listings,
+            "unreadable": unreadable
+                .iter()
+                .map(|(dir, error)| serde_json::json!({ "dir": dir, "error": error }))
+                .collect::<Vec<_>>(),
+        });
+        writeln!(
+            stdout,
+            "{}",
+            terminal_safe_json(&serde_json::to_string_pretty(&value).unwrap_or_default())
+        )
+        .map_err(run_error)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let open: usize = listings.iter().map(|l| l.open_items.len()).sum();
+    writeln!(
+        stdout,
+        "{} under {}, {open} open deferred item{}\n",
+        match listings.len() {
+            1 => "1 debate".to_string(),
+            n => format!("{n} debates"),
+        },
+        out.display(),
+        if open == 1 { "" } else { "s" }
+    )
+    .map_err(run_error)?;
+    for listing in &listings {
+        listing.print(&mut stdout).map_err(run_error)?;
+        writeln!(stdout).map_err(run_error)?;
+    }
+    for (dir, error) in &unreadable {
+        writeln!(
+            stdout,
+            "{}\n  unreadable: {}\n",
+            dir.display(),
+            sanitize(error)
+        )
+        .map_err(run_error)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One debate, without the interface.
+fn show(dir: &Path, json: bool) -> Result<ExitCode, Failure> {
+    let reloaded = reload(dir).map_err(|error| usage(error.to_string()))?;
+    let listing = Listing::of(dir, &reloaded);
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let text = serde_json::to_string_pretty(&listing).unwrap_or_default();
+        writeln!(stdout, "{}", terminal_safe_json(&text)).map_err(run_error)?;
+    } else {
+        listing.print(&mut stdout).map_err(run_error)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `c3=accept` → (`c3`, Accept).
+fn parse_resolution(text: &str) -> Result<(String, ItemDecision), String> {
+    let (id, word) = text
+        .split_once('=')
+        .ok_or_else(|| format!("--resolve {text}: expected ID=accept or ID=reject"))?;
+    let decision = match ItemDecision::parse(word.trim()) {
+        Some(decision @ (ItemDecision::Accept | ItemDecision::Reject)) => decision,
+        Some(ItemDecision::Defer) => {
+            return Err(format!(
+                "--resolve {text}: the item is already deferred; settle it with accept or reject"
+            ));
+        }
+        None => {
+            return Err(format!(
+                "--resolve {text}: `{}` is not accept or reject",
+                word.trim()
+            ));
+        }
+    };
+    Ok((id.trim().to_string(), decision))
+}
+
+/// Why `id` cannot be settled now, if it cannot.
+fn refusal(review: &DecisionReview, id: &str) -> Option<String> {
+    if !review.critique_items().iter().any(|item| item.id == id) {
+        let known: Vec<&str> = review
+            .critique_items()
+            .iter()
+            .map(|item| item.id.as_str())
+            .collect();
+        return Some(format!(
+            "there is no critique item {id} (items: {})",
+            known.join(", ")
+        ));
+    }
+    match review.ruling(id).map(|ruling| ruling.decision) {
+        Some(ItemDecision::Defer) => {}
+        Some(decision) => {
+            return Some(format!(
+                "{id} was not deferred: the moderator chose {} during the debate",
+                decision.as_str()
+            ));
+        }
+        None => return Some(format!("{id} was never decided")),
+    }
+    review.addressed_in_round(id).map(|round| {
+        format!("{id} was already answered by revision round {round} after it was reopened")
+    })
+}
+
+fn settle(
+    dir: &Path,
+    resolutions: &[String],
+    note: Option<&str>,
+    json: bool,
+) -> Result<ExitCode, Failure> {
+    let parsed = resolutions
+        .iter()
+        .map(|text| parse_resolution(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(usage)?;
+    let lock =
+        DebateLock::acquire(dir, "quorum open --resolve").map_err(|e| usage(e.to_string()))?;
+    if let Some(stale) = lock.recovered_stale() {
+        eprintln!("quorum: recovered a stale lock: {stale} had stopped without letting go");
+    }
+    let Reloaded {
+        recorded, folded, ..
+    } = reload(dir).map_err(|error| usage(error.to_string()))?;
+    let review = &folded.protocol;
+    match review.outcome() {
+        Some(Outcome::Decided { .. }) if folded.finish_journaled => {}
+        Some(Outcome::Decided { .. }) | None => {
+            return Err(usage(format!(
+                "{} has no recorded verdict yet: finish it first with `quorum resume {}`",
+                dir.display(),
+                dir.display()
+            )));
+        }
+        Some(Outcome::Failed { .. }) => {
+            return Err(usage(format!(
+                "{} ended without a verdict; there is nothing to settle its deferred items against",
+                dir.display()
+            )));
+        }
+    }
+    let refusals: Vec<String> = parsed
+        .iter()
+        .filter_map(|(id, _)| refusal(review, id))
+        .collect();
+    if !refusals.is_empty() {
+        return Err(usage(refusals.join("; ")));
+    }
+
+    if let Some(tail) = &recorded.torn_tail {
+        eprintln!(
+            "quorum: {} line {} was cut short by an interruption ({} bytes): dropped",
+            recorded.journal_path.display(),
+            tail.line,
+            tail.bytes
+        );
+        truncate_torn_tail(&recorded.journal_path, tail).map_err(run_error)?;
+    }
+    let journal =
+        Journal::open_append(&recorded.journal_path, recorded.next_seq()).map_err(run_error)?;
+    let run_dir = RunDir::open(dir).map_err(run_error)?;
+    let (updates, _) = mpsc::unbounded_channel();
+    let mut engine = Engine::new(
+        folded.protocol,
+        run_dir,
+        journal,
+        Roster::default(),
+        Moderator::external(),
+        updates,
+    );
+    let note = note.map(str::trim).filter(|note| !note.is_empty());
+    for (id, decision) in &parsed {
+        engine
+            .settle(Input::ItemResolved {
+                item_id: id.clone(),
+                decision: *decision,
+                note: note.map(str::to_string),
+            })
+            .map_err(run_error)?;
+    }
+    let review = engine.protocol();
+    let reopen = review.reopen_pending();
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let value = serde_json::json!({
+            "dir": dir,
+            "resolved": parsed
+                .iter()
+                .map(|(id, decision)| serde_json::json!({ "id": id, "decision": decision.as_str(), "note": note }))
+                .collect::<Vec<_>>(),
+            "reopen_pending": reopen,
+            "open_items": review.open_items(),
+        });
+        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        writeln!(stdout, "{}", terminal_safe_json(&text)).map_err(run_error)?;
+    } else {
+        for (id, decision) in &parsed {
+            writeln!(
+                stdout,
+                "{id}: {} after the verdict{}",
+                match decision {
+                    ItemDecision::Accept => "accepted",
+                    _ => "rejected",
+                },
+                note.map(|note| format!(" ({})", sanitize(note)))
+                    .unwrap_or_default()
+            )
+            .map_err(run_error)?;
+        }
+        if reopen {
+            writeln!(
+                stdout,
+                "The debate is reopened: `quorum resume {} --reopen` runs another revision and evaluation round for the accepted items.",
+                dir.display()
+            )
+            .map_err(run_error)?;
+        }
+        let left = review.open_items().len();
+        if left > 0 {
+            writeln!(
+                stdout,
+                "{left} deferred item{} still open.",
+                if left == 1 { "" } else { "s" }
+            )
+            .map_err(run_error)?;
+        }
+    }
+    drop(lock);
+    Ok(ExitCode::SUCCESS)
 }
