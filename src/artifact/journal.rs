@@ -173,6 +173,8 @@ pub struct Journal {
     broken: bool,
     /// See [`STOP_AFTER_RECORD_ENV`].
     stop_after: Option<u64>,
+    /// Time of the last record this handle appended.
+    last_at: Option<DateTime<Utc>>,
 }
 
 /// Crash-test hook: when this environment variable holds a seq, the process
@@ -213,6 +215,7 @@ impl Journal {
             fsync_count: 0,
             broken: false,
             stop_after: stop_after_from_env(),
+            last_at: None,
         };
         journal.file.sync_all().map_err(io_error("sync", path))?;
         journal.fsync_count += 1;
@@ -245,6 +248,7 @@ impl Journal {
             fsync_count: 0,
             broken: false,
             stop_after: stop_after_from_env(),
+            last_at: None,
         };
 
         let terminated_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -365,10 +369,16 @@ impl Journal {
             self.fsync_count += 1;
         }
         self.next_seq += 1;
+        self.last_at = Some(at);
         if self.stop_after == Some(seq) {
             crash_test_stop();
         }
         Ok(seq)
+    }
+
+    /// When the last record this handle appended was stamped.
+    pub fn last_at(&self) -> Option<DateTime<Utc>> {
+        self.last_at
     }
 
     /// The seq the next [`append`](Self::append) will use.

@@ -22,7 +22,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::engine::ModerationPolicy;
 use crate::model::CritiqueMode;
 
-pub use prepare::{DEMO_SPEC, DEMO_SPEC_NAME, Prepared, Source, prepare};
+pub use prepare::{DEMO_SPEC, DEMO_SPEC_NAME, Prepared, Rebuilt, Source, prepare, rebuild};
 
 /// Exit codes, shown in `--help` and the README.
 pub const EXIT_CODES: &str = "\

@@ -4,11 +4,14 @@
 //!
 //! One loop owns the protocol. Agent calls run as their own tasks and report
 //! back on one channel (chunks, finished, failed); moderator decisions arrive
-//! on the same channel. For every input the order is fixed: persist the raw
-//! output (judges: their own file, verbatim, fsynced), read it back, append
-//! the input to the journal (fsynced), hand it to the protocol, then rewrite
-//! the artifact files that changed. A crash at any point loses no finished
-//! output and no moderator decision.
+//! on the same channel. For every input the order is fixed: append it to the
+//! journal (fsynced; a finished call's answer travels in it), write a
+//! finished judge's raw output to its own file (verbatim, fsynced) and check
+//! it reads back the same, hand the input to the protocol, then rewrite the
+//! artifact files that changed. A crash at any point loses no finished
+//! output and no moderator decision: `quorum resume` folds the journal back
+//! ([`resume`]) and rewrites every file from it. Streamed text is journaled
+//! in batches too, for replay, without a fsync of its own.
 //!
 //! Not responsible for protocol rules (retry counts, what a skip means: the
 //! protocol decides) or for presentation (the headless printer and the TUI
@@ -240,6 +243,8 @@ pub enum EngineError {
     NoAgent(String),
     #[error("moderation: {0}")]
     Moderation(String),
+    #[error("{path} does not read back as it was written; the disk may be failing")]
+    ReadBack { path: String },
 }
 
 /// Messages into the engine loop.
@@ -458,7 +463,9 @@ impl<P: Protocol> Engine<P> {
 
     /// Runs the debate to its outcome.
     pub async fn run(mut self) -> Result<(Outcome, P), EngineError> {
-        let now = self.now();
+        // The protocol starts when its definition was journaled, as a fold
+        // of the journal will start it.
+        let now = self.journal.last_at().unwrap_or_else(|| self.now());
         let effects = self.protocol.start(now);
         self.after_step()?;
         self.drive(effects).await
@@ -763,7 +770,7 @@ impl<P: Protocol> Engine<P> {
                 let ttft_ms = first_text.map(whole_ms);
                 match result {
                     Ok(output) => {
-                        let text = self.persist_raw_output(&call_id, output.text)?;
+                        let text = output.text;
                         let (usage, usage_estimated) = match (output.usage, &book) {
                             (Some(usage), book) => (
                                 Some(usage),
@@ -774,7 +781,7 @@ impl<P: Protocol> Engine<P> {
                             }
                             (None, _) => (None, false),
                         };
-                        effects.extend(self.step(Input::CallFinished {
+                        effects.extend(self.step_collecting(Input::CallFinished {
                             call_id: call_id.clone(),
                             output: text,
                             usage,
@@ -866,21 +873,30 @@ impl<P: Protocol> Engine<P> {
         }
     }
 
-    /// Persist-on-collect (INF-02..04): a call with a raw-output file gets it
-    /// written verbatim and fsynced, and the protocol is handed the content
-    /// read back from disk, never the in-memory copy.
-    fn persist_raw_output(&mut self, call_id: &str, text: String) -> Result<String, EngineError> {
-        let Some(path) = self.raw_output_path(call_id) else {
-            return Ok(text);
+    /// Persist-on-collect (INF-02..04) for a finished call: the answer is
+    /// journaled (fsynced) first, so no crash can lose it; a call with a
+    /// raw-output file then gets it written verbatim and fsynced, read back
+    /// and checked; only then does the protocol parse it.
+    fn step_collecting(&mut self, input: Input) -> Result<Vec<Effect>, EngineError> {
+        let Input::CallFinished {
+            call_id, output, ..
+        } = &input
+        else {
+            return self.step(input);
         };
-        self.run_dir.write(&path, text.as_bytes())?;
-        self.written.insert(path.clone(), text);
-        let persisted = self.run_dir.read_to_string(&path)?;
-        self.publish(Update::RawPersisted {
-            call_id: call_id.to_string(),
-            path,
-        });
-        Ok(persisted)
+        let now = self.journal_input(&input)?;
+        if let Some(path) = self.raw_output_path(call_id) {
+            self.run_dir.write(&path, output.as_bytes())?;
+            self.written.insert(path.clone(), output.clone());
+            if self.run_dir.read_to_string(&path)? != *output {
+                return Err(EngineError::ReadBack { path });
+            }
+            self.publish(Update::RawPersisted {
+                call_id: call_id.clone(),
+                path,
+            });
+        }
+        self.apply_input(&input, now)
     }
 
     fn raw_output_path(&self, call_id: &str) -> Option<String> {
@@ -935,6 +951,13 @@ impl<P: Protocol> Engine<P> {
 
     /// Journal, apply, render: the one path every input takes.
     fn step(&mut self, input: Input) -> Result<Vec<Effect>, EngineError> {
+        let now = self.journal_input(&input)?;
+        self.apply_input(&input, now)
+    }
+
+    /// Makes `input` durable (after any streamed text before it); returns
+    /// the time it was journaled with, which the protocol is given too.
+    fn journal_input(&mut self, input: &Input) -> Result<Timestamp, EngineError> {
         self.flush_streams()?;
         let now = self.now();
         self.journal.append(
@@ -943,7 +966,11 @@ impl<P: Protocol> Engine<P> {
                 input: input.clone(),
             },
         )?;
-        let effects = self.protocol.handle(&input, now);
+        Ok(now)
+    }
+
+    fn apply_input(&mut self, input: &Input, now: Timestamp) -> Result<Vec<Effect>, EngineError> {
+        let effects = self.protocol.handle(input, now);
         self.after_step()?;
         Ok(effects)
     }
