@@ -1,0 +1,362 @@
+//! `quorum open` and `quorum resume --reopen` on the real binary: listing
+//! debates with their open deferred items, settling deferred items after the
+//! verdict (journaled, written into debate.yaml, critique.md, transcript.md
+//! and summary.md with their time), refusing bad settlements before anything
+//! is written, and a reopened debate running another round.
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use support::run::Sandbox;
+
+/// Every file of a folder, by path, to prove nothing changed.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                files.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// A finished demo whose critique items were all deferred.
+fn deferred_demo(sandbox: &Sandbox) -> std::path::PathBuf {
+    let out = sandbox.out();
+    sandbox
+        .quorum(
+            &[
+                "demo",
+                "--headless",
+                "--speed",
+                "50",
+                "--moderation",
+                "defer",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        )
+        .assert_code(0);
+    sandbox.run_dir()
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap()
+}
+
+#[test]
+fn open_lists_debates_with_their_verdict_and_open_deferred_items() {
+    let sandbox = Sandbox::new();
+    let dir = deferred_demo(&sandbox);
+    let out = sandbox.out();
+    let listed = sandbox.quorum(&["open", "--out", out.to_str().unwrap()], &[]);
+    listed.assert_code(0);
+    assert!(
+        listed.stdout.starts_with("1 debate under "),
+        "{}",
+        listed.stdout
+    );
+    assert!(
+        listed.stdout.contains("6 open deferred items"),
+        "{}",
+        listed.stdout
+    );
+    assert!(
+        listed.stdout.contains("ADOPT · 6 open deferred items"),
+        "{}",
+        listed.stdout
+    );
+    for id in ["c1", "c2", "c3", "c4", "c5", "c6"] {
+        assert!(
+            listed.stdout.contains(&format!("\n    {id}  ")),
+            "{id}: {}",
+            listed.stdout
+        );
+    }
+    assert!(
+        listed.stdout.contains("--resolve ID=accept|reject"),
+        "{}",
+        listed.stdout
+    );
+
+    let json = sandbox.quorum(&["open", "--out", out.to_str().unwrap(), "--json"], &[]);
+    json.assert_code(0);
+    let value: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let debate = &value["debates"][0];
+    assert_eq!(debate["state"], "ADOPT");
+    assert_eq!(debate["dir"], dir.display().to_string());
+    assert_eq!(debate["open_items"].as_array().unwrap().len(), 6);
+    assert_eq!(debate["reopen_pending"], false);
+}
+
+#[test]
+fn open_lists_an_interrupted_debate_with_the_resume_command() {
+    let sandbox = Sandbox::new();
+    let dir = deferred_demo(&sandbox);
+    // Cut the journal back to before the verdict, as a crash would have.
+    let journal = read(&dir, "journal.jsonl");
+    let kept: String = journal
+        .lines()
+        .take_while(|line| !line.contains(r#""type":"moderation_submitted""#))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    std::fs::write(dir.join("journal.jsonl"), kept).unwrap();
+    let out = sandbox.out();
+    let listed = sandbox.quorum(&["open", "--out", out.to_str().unwrap()], &[]);
+    listed.assert_code(0);
+    assert!(
+        listed.stdout.contains("interrupted at moderation"),
+        "{}",
+        listed.stdout
+    );
+    assert!(
+        listed
+            .stdout
+            .contains(&format!("next: quorum resume {}", dir.display())),
+        "{}",
+        listed.stdout
+    );
+}
+
+#[test]
+fn a_deferred_item_accepted_after_the_verdict_is_recorded_and_reopens_the_debate() {
+    let sandbox = Sandbox::new();
+    let dir = deferred_demo(&sandbox);
+    let settled = sandbox.quorum(
+        &[
+            "open",
+            dir.to_str().unwrap(),
+            "--resolve",
+            "c2=accept",
+            "--note",
+            "replay must never call Avalara",
+        ],
+        &[],
+    );
+    settled.assert_code(0);
+    assert!(
+        settled
+            .stdout
+            .contains("c2: accepted after the verdict (replay must never call Avalara)"),
+        "{}",
+        settled.stdout
+    );
+    assert!(settled.stdout.contains("--reopen"), "{}", settled.stdout);
+
+    let journal = read(&dir, "journal.jsonl");
+    let last = journal.lines().last().unwrap();
+    assert!(last.contains(r#""type":"item_resolved""#), "{last}");
+    assert!(last.contains(r#""item_id":"c2""#), "{last}");
+    let yaml = read(&dir, "debate.yaml");
+    assert!(yaml.contains("reopened: true"), "{yaml}");
+    assert!(
+        yaml.contains("note: replay must never call Avalara"),
+        "{yaml}"
+    );
+    assert!(read(&dir, "critique.md").contains("**ACCEPTED** after the verdict"));
+    assert!(read(&dir, "transcript.md").contains("c2 deferred → accepted after the verdict"));
+    assert!(read(&dir, "summary.md").contains("Reopened after the verdict"));
+    assert!(!dir.join("quorum.lock").exists(), "the lock is let go");
+
+    // Plain resume says what to do; --reopen runs revision and judges again.
+    let plain = sandbox.quorum(&["resume", dir.to_str().unwrap(), "--headless"], &[]);
+    plain.assert_code(0);
+    assert!(
+        plain.stdout.contains("nothing to resume"),
+        "{}",
+        plain.stdout
+    );
+    assert!(plain.stdout.contains("--reopen"), "{}", plain.stdout);
+
+    let reopened = sandbox.quorum(
+        &["resume", dir.to_str().unwrap(), "--headless", "--reopen"],
+        &[],
+    );
+    reopened.assert_code(0);
+    assert!(
+        reopened.stderr.contains("stage: revision (round 3)"),
+        "{}",
+        reopened.stderr
+    );
+    for judge in ["analyst", "stylist", "aesthete"] {
+        assert!(
+            dir.join(format!("judges/judge-{judge}-round-3.md"))
+                .is_file()
+        );
+    }
+    let revision = read(&dir, "revision.md");
+    assert!(
+        revision.contains("Reopened after the verdict for c2"),
+        "{revision}"
+    );
+    let yaml = read(&dir, "debate.yaml");
+    assert!(!yaml.contains("reopened: true"), "the reopen is done");
+    assert!(yaml.contains("addressed_in_round: 3"), "{yaml}");
+    let listed = sandbox.quorum(&["open", dir.to_str().unwrap(), "--headless"], &[]);
+    assert!(
+        listed.stdout.contains("ADOPT · 5 open deferred items"),
+        "{}",
+        listed.stdout
+    );
+}
+
+#[test]
+fn a_deferred_item_rejected_after_the_verdict_does_not_reopen() {
+    let sandbox = Sandbox::new();
+    let dir = deferred_demo(&sandbox);
+    let settled = sandbox.quorum(
+        &[
+            "open",
+            dir.to_str().unwrap(),
+            "--resolve",
+            "c6=reject",
+            "--resolve",
+            "c4=reject",
+        ],
+        &[],
+    );
+    settled.assert_code(0);
+    assert!(!settled.stdout.contains("--reopen"), "{}", settled.stdout);
+    assert!(
+        settled.stdout.contains("4 deferred items still open."),
+        "{}",
+        settled.stdout
+    );
+    assert!(!read(&dir, "debate.yaml").contains("reopened: true"));
+    let again = sandbox.quorum(
+        &["resume", dir.to_str().unwrap(), "--reopen", "--headless"],
+        &[],
+    );
+    again.assert_code(2);
+    assert!(
+        again.stderr.contains("nothing to reopen"),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
+fn bad_settlements_are_refused_before_anything_is_written() {
+    let sandbox = Sandbox::new();
+    let dir = deferred_demo(&sandbox);
+    let before = snapshot(&dir);
+    let cases: [(&[&str], &str); 5] = [
+        (&["--resolve", "c9=accept"], "there is no critique item c9"),
+        (&["--resolve", "c1=defer"], "already deferred"),
+        (
+            &["--resolve", "c1=maybe"],
+            "`maybe` is not accept or reject",
+        ),
+        (&["--resolve", "c1"], "expected ID=accept or ID=reject"),
+        (
+            &["--resolve", "c1=accept", "--resolve", "c7=reject"],
+            "no critique item c7",
+        ),
+    ];
+    for (flags, expected) in cases {
+        let mut args = vec!["open", dir.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        let ran = sandbox.quorum(&args, &[]);
+        ran.assert_code(2);
+        assert!(ran.stderr.contains(expected), "{flags:?}: {}", ran.stderr);
+        assert_eq!(snapshot(&dir), before, "{flags:?} changed the debate");
+    }
+    let no_dir = sandbox.quorum(&["open", "--resolve", "c1=accept"], &[]);
+    no_dir.assert_code(2);
+    assert!(
+        no_dir.stderr.contains("needs the debate's folder"),
+        "{}",
+        no_dir.stderr
+    );
+}
+
+#[test]
+fn an_item_the_moderator_decided_cannot_be_settled_again() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    sandbox
+        .quorum(
+            &[
+                "demo",
+                "--headless",
+                "--speed",
+                "50",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        )
+        .assert_code(0);
+    let dir = sandbox.run_dir();
+    let ran = sandbox.quorum(
+        &["open", dir.to_str().unwrap(), "--resolve", "c1=reject"],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(ran.stderr.contains("c1 was not deferred"), "{}", ran.stderr);
+}
+
+#[test]
+fn settling_is_refused_while_another_quorum_writes_the_debate() {
+    let sandbox = Sandbox::new();
+    let dir = deferred_demo(&sandbox);
+    let held = quorum::artifact::DebateLock::acquire(&dir, "a test").unwrap();
+    let before = snapshot(&dir);
+    let ran = sandbox.quorum(
+        &["open", dir.to_str().unwrap(), "--resolve", "c1=accept"],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(
+        ran.stderr.contains("another quorum is writing this debate"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains(&format!("pid {}", std::process::id())),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(snapshot(&dir), before);
+    let listed = sandbox.quorum(&["open", dir.to_str().unwrap(), "--headless"], &[]);
+    assert!(listed.stdout.contains("running (pid"), "{}", listed.stdout);
+    drop(held);
+    sandbox
+        .quorum(
+            &["open", dir.to_str().unwrap(), "--resolve", "c1=accept"],
+            &[],
+        )
+        .assert_code(0);
+}
+
+#[test]
+fn open_and_resume_refuse_a_folder_that_is_not_a_debate() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.path().join("notes")).unwrap();
+    for command in ["open", "resume"] {
+        let ran = sandbox.quorum(&[command, "notes", "--headless"], &[]);
+        ran.assert_code(2);
+        assert!(
+            ran.stderr
+                .contains("notes is not a debate folder: it has no journal.jsonl"),
+            "{command}: {}",
+            ran.stderr
+        );
+    }
+    let missing = sandbox.quorum(&["open", "--out", "nowhere"], &[]);
+    missing.assert_code(2);
+    assert!(
+        missing.stderr.contains("nowhere does not exist"),
+        "{}",
+        missing.stderr
+    );
+}
