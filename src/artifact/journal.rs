@@ -628,6 +628,29 @@ mod tests {
     }
 
     #[test]
+    fn unsynced_records_take_a_seq_but_no_fsync_of_their_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("journal.jsonl");
+        let mut journal = Journal::create(&path).unwrap();
+        assert_eq!(journal.last_at(), None);
+        assert_eq!(
+            journal.append_unsynced(at(1), &started("chunk")).unwrap(),
+            1
+        );
+        assert_eq!(
+            journal.append_unsynced(at(2), &started("chunk")).unwrap(),
+            2
+        );
+        assert_eq!(journal.fsync_count(), 2, "only create's two");
+        assert_eq!(journal.append(at(3), &started("input")).unwrap(), 3);
+        assert_eq!(journal.fsync_count(), 3);
+        assert_eq!(journal.last_at(), Some(at(3)));
+        let contents: JournalContents<TestEvent> = read_journal(&path).unwrap();
+        let seqs: Vec<u64> = contents.records.iter().map(|r| r.seq).collect();
+        assert_eq!(seqs, [1, 2, 3]);
+    }
+
+    #[test]
     fn torn_tail_is_reported_truncated_and_appending_resumes() {
         let (_tmp, path) = journal_with_three_records();
         let intact = fs::read(&path).unwrap();

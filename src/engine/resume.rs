@@ -179,7 +179,11 @@ fn take_effects(
                 );
                 *moderation = Some(items);
             }
-            Effect::Finished(_) => {}
+            // The engine stops every call when the debate ends.
+            Effect::Finished(_) => {
+                unfinished.clear();
+                *moderation = None;
+            }
         }
     }
 }
@@ -339,5 +343,374 @@ pub fn fold<P: Protocol>(
         extended,
         finish_journaled,
         inputs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+
+    use super::*;
+    use crate::agent::CallRequest;
+    use crate::artifact::JOURNAL_VERSION;
+    use crate::protocol::{Document, LogEntry, Outcome, Progress};
+    use crate::verdict::Thresholds;
+
+    /// A protocol whose every step is fixed, to watch the fold's bookkeeping:
+    /// start → proposer; its answer → moderation; submission → two judges;
+    /// a retry of one; both answers → a verdict; a reopen → one more call.
+    #[derive(Default)]
+    struct Fixed {
+        outcome: Option<Outcome>,
+        needs_moderator: bool,
+        log: Vec<LogEntry>,
+        handled: Vec<Input>,
+    }
+
+    fn call(call_id: &str) -> Effect {
+        Effect::StartCall(CallSpec {
+            request: CallRequest {
+                call_id: call_id.into(),
+                role: call_id.split('/').next().unwrap().into(),
+                stage: "stage".into(),
+                round: 1,
+                attempt: 1,
+                prompt: format!("prompt of {call_id}"),
+            },
+            raw_output_path: None,
+        })
+    }
+
+    impl Protocol for Fixed {
+        fn start(&mut self, _: Timestamp) -> Vec<Effect> {
+            vec![call("proposer/a1")]
+        }
+
+        fn handle(&mut self, input: &Input, _: Timestamp) -> Vec<Effect> {
+            self.handled.push(input.clone());
+            match input {
+                Input::CallFinished { call_id, .. } if call_id == "proposer/a1" => {
+                    self.needs_moderator = true;
+                    vec![Effect::AwaitModeration {
+                        items: vec![ModerationItem {
+                            id: "c1".into(),
+                            target: "b1".into(),
+                            severity: "major".into(),
+                            category: "risk".into(),
+                            text: "a flaw".into(),
+                            preface: String::new(),
+                        }],
+                    }]
+                }
+                Input::ModerationSubmitted => {
+                    self.needs_moderator = false;
+                    vec![call("judge.a/a1"), call("judge.b/a1")]
+                }
+                Input::Override {
+                    call_id,
+                    action: OverrideAction::RetryNow,
+                } => vec![
+                    Effect::CancelCall {
+                        call_id: call_id.clone(),
+                    },
+                    call("judge.a/a2"),
+                ],
+                Input::CallFinished { call_id, .. } if call_id == "judge.a/a2" => {
+                    let outcome = Outcome::Failed {
+                        reason: "fixed".into(),
+                    };
+                    self.outcome = Some(outcome.clone());
+                    vec![Effect::Finished(outcome)]
+                }
+                Input::Reopened => {
+                    self.outcome = None;
+                    vec![call("proposer/a9")]
+                }
+                _ => Vec::new(),
+            }
+        }
+
+        fn progress(&self) -> Progress {
+            Progress {
+                stage: "stage".into(),
+                round: 1,
+                finished: self.outcome.is_some(),
+            }
+        }
+
+        fn log(&self) -> &[LogEntry] {
+            &self.log
+        }
+
+        fn documents(&self) -> Vec<Document> {
+            Vec::new()
+        }
+
+        fn outcome(&self) -> Option<&Outcome> {
+            self.outcome.as_ref()
+        }
+
+        fn board(&self) -> Board {
+            Board {
+                needs_moderator: self.needs_moderator,
+                ..Board::default()
+            }
+        }
+    }
+
+    fn at(second: u32) -> Timestamp {
+        Utc.with_ymd_and_hms(2026, 11, 30, 9, 0, second).unwrap()
+    }
+
+    fn finished(call_id: &str) -> JournalEvent {
+        JournalEvent::Input {
+            input: Input::CallFinished {
+                call_id: call_id.into(),
+                output: format!("answer of {call_id}"),
+                usage: None,
+                usage_estimated: false,
+                ttft_ms: None,
+                elapsed_ms: 5,
+            },
+        }
+    }
+
+    fn input(input: Input) -> JournalEvent {
+        JournalEvent::Input { input }
+    }
+
+    fn started() -> JournalEvent {
+        let config = crate::protocol::decision_review::ReviewConfig {
+            topic: "t".into(),
+            context: Vec::new(),
+            mode: Default::default(),
+            critique_mode: crate::model::CritiqueMode::Strict,
+            high_stakes: false,
+            panel: Vec::new(),
+            max_rounds: 1,
+            thresholds: Thresholds::default(),
+            participants: Default::default(),
+            started_at: at(0),
+            hold_for_moderator: false,
+        };
+        JournalEvent::DebateStarted {
+            definition: Box::new(DebateDefinition::DecisionReview(config)),
+            setup: None,
+        }
+    }
+
+    fn records(events: Vec<JournalEvent>) -> Vec<Record<JournalEvent>> {
+        events
+            .into_iter()
+            .zip(1..)
+            .map(|(event, seq)| Record {
+                v: JOURNAL_VERSION,
+                seq,
+                at: at(seq as u32),
+                event,
+            })
+            .collect()
+    }
+
+    fn fold_events(events: Vec<JournalEvent>) -> (Folded<Fixed>, Vec<(Timestamp, Update)>) {
+        let mut seen = Vec::new();
+        let folded = fold(Fixed::default(), &records(events), &mut |at, update| {
+            seen.push((at, update))
+        });
+        (folded, seen)
+    }
+
+    fn unfinished(folded: &Folded<Fixed>) -> Vec<&str> {
+        folded
+            .unfinished
+            .iter()
+            .map(|call| call.request.call_id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn a_call_started_but_never_ended_is_left_to_do_even_before_its_record() {
+        // The protocol asked for the proposer; the crash came before the
+        // engine journaled the call's start.
+        let (folded, _) = fold_events(vec![started()]);
+        assert_eq!(unfinished(&folded), ["proposer/a1"]);
+        assert_eq!(
+            folded.unfinished[0].request.prompt, "prompt of proposer/a1",
+            "restarted with the same prompt"
+        );
+        assert!(!folded.is_finished());
+    }
+
+    #[test]
+    fn moderation_is_pending_until_submitted_and_decisions_are_inputs() {
+        let decided = input(Input::ItemDecided {
+            item_id: "c1".into(),
+            decision: crate::model::ItemDecision::Reject,
+            note: Some("no".into()),
+        });
+        let (folded, updates) = fold_events(vec![started(), finished("proposer/a1"), decided]);
+        assert!(unfinished(&folded).is_empty());
+        assert_eq!(folded.moderation.as_ref().map(Vec::len), Some(1));
+        assert!(
+            updates
+                .iter()
+                .any(|(_, update)| matches!(update, Update::ModerationNeeded { .. }))
+        );
+        assert!(matches!(
+            folded.protocol.handled.last(),
+            Some(Input::ItemDecided { .. })
+        ));
+
+        let (folded, _) = fold_events(vec![
+            started(),
+            finished("proposer/a1"),
+            input(Input::ModerationSubmitted),
+        ]);
+        assert_eq!(folded.moderation, None);
+        assert_eq!(unfinished(&folded), ["judge.a/a1", "judge.b/a1"]);
+    }
+
+    #[test]
+    fn a_retried_call_replaces_its_cancelled_attempt_and_keeps_extra_time() {
+        let (folded, _) = fold_events(vec![
+            started(),
+            finished("proposer/a1"),
+            input(Input::ModerationSubmitted),
+            input(Input::Override {
+                call_id: "judge.b/a1".into(),
+                action: OverrideAction::WaitLonger { extra_ms: 300_000 },
+            }),
+            input(Input::Override {
+                call_id: "judge.b/a1".into(),
+                action: OverrideAction::WaitLonger { extra_ms: 60_000 },
+            }),
+            input(Input::Override {
+                call_id: "judge.a/a1".into(),
+                action: OverrideAction::RetryNow,
+            }),
+            input(Input::AgentSwitched {
+                role: "judge.a".into(),
+                agent: "openai:gpt-x".into(),
+                price: None,
+            }),
+        ]);
+        assert_eq!(unfinished(&folded), ["judge.b/a1", "judge.a/a2"]);
+        assert_eq!(
+            folded.extended,
+            BTreeMap::from([("judge.b/a1".to_string(), Duration::from_secs(360))])
+        );
+        assert_eq!(
+            folded.switches,
+            [("judge.a".to_string(), "openai:gpt-x".to_string(), None)]
+        );
+    }
+
+    #[test]
+    fn a_verdict_is_finished_only_once_its_record_is_journaled_and_settling_keeps_it_so() {
+        let to_verdict = vec![
+            started(),
+            finished("proposer/a1"),
+            input(Input::ModerationSubmitted),
+            input(Input::Override {
+                call_id: "judge.a/a1".into(),
+                action: OverrideAction::RetryNow,
+            }),
+            finished("judge.a/a2"),
+        ];
+        let (folded, _) = fold_events(to_verdict.clone());
+        assert!(folded.protocol.outcome().is_some());
+        assert!(!folded.is_finished(), "the crash came before `finished`");
+        assert!(
+            unfinished(&folded).is_empty(),
+            "a decided debate runs nothing"
+        );
+
+        let outcome = folded.protocol.outcome().cloned().unwrap();
+        let mut whole = to_verdict;
+        whole.push(JournalEvent::Finished { outcome });
+        whole.push(input(Input::ItemResolved {
+            item_id: "c1".into(),
+            decision: crate::model::ItemDecision::Accept,
+            note: None,
+        }));
+        let (folded, _) = fold_events(whole.clone());
+        assert!(folded.is_finished(), "settling an item keeps it finished");
+
+        whole.push(input(Input::Reopened));
+        let (folded, _) = fold_events(whole);
+        assert!(!folded.is_finished());
+        assert_eq!(unfinished(&folded), ["proposer/a9"]);
+    }
+
+    #[test]
+    fn the_fold_shows_each_answer_once_streamed_or_not() {
+        let (_, updates) = fold_events(vec![
+            started(),
+            JournalEvent::CallStarted {
+                call_id: "proposer/a1".into(),
+                role: "proposer".into(),
+                agent: "openai:gpt-x".into(),
+                prompt: "p".into(),
+            },
+            JournalEvent::Streamed {
+                call_id: "proposer/a1".into(),
+                text: "answer of ".into(),
+                reasoning: false,
+            },
+            JournalEvent::Streamed {
+                call_id: "proposer/a1".into(),
+                text: "thinking".into(),
+                reasoning: true,
+            },
+            finished("proposer/a1"),
+            input(Input::ModerationSubmitted),
+            finished("judge.b/a1"),
+        ]);
+        let texts: Vec<(u32, String)> = updates
+            .iter()
+            .filter_map(|(at, update)| match update {
+                Update::Chunk { call_id, text } => {
+                    Some((chrono::Timelike::second(at), format!("{call_id}: {text}")))
+                }
+                Update::Reasoning { call_id, text } => Some((
+                    chrono::Timelike::second(at),
+                    format!("{call_id} reasoning: {text}"),
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                (3, "proposer/a1: answer of ".to_string()),
+                (4, "proposer/a1 reasoning: thinking".to_string()),
+                (7, "judge.b/a1: answer of judge.b/a1".to_string()),
+            ]
+        );
+        let started = updates.iter().find_map(|(_, update)| match update {
+            Update::CallStarted { agent, .. } => Some(agent.clone()),
+            _ => None,
+        });
+        assert_eq!(started, Some(agent_info("openai:gpt-x")));
+    }
+
+    #[test]
+    fn a_folder_without_a_journal_or_definition_is_not_a_debate() {
+        let tmp = tempfile::tempdir().unwrap();
+        let error = Recorded::read(tmp.path()).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with("is not a debate folder: it has no journal.jsonl"),
+            "{error}"
+        );
+        let path = tmp.path().join(JOURNAL_FILE);
+        let mut journal = crate::artifact::Journal::create(&path).unwrap();
+        journal.append(at(1), &finished("x")).unwrap();
+        let error = Recorded::read(tmp.path()).unwrap_err();
+        assert!(
+            error.to_string().contains("line 1: a journal must start"),
+            "{error}"
+        );
     }
 }
