@@ -245,6 +245,7 @@ async fn print_progress(
     let mut stderr = std::io::stderr();
     let mut held: Vec<String> = Vec::new();
     let mut moderating = false;
+    let mut released = std::collections::BTreeSet::new();
     while let Some(update) = updates.recv().await {
         match update {
             Update::Progress(progress) => {
@@ -257,10 +258,12 @@ async fn print_progress(
             }
             Update::Board(board) => {
                 for call_id in board.held_calls {
-                    controller.send(Command::Moderator(Input::Override {
-                        call_id,
-                        action: OverrideAction::Skip,
-                    }));
+                    if released.insert(call_id.clone()) {
+                        controller.send(Command::Moderator(Input::Override {
+                            call_id,
+                            action: OverrideAction::Skip,
+                        }));
+                    }
                 }
             }
             Update::Log(entry) => {

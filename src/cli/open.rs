@@ -346,6 +346,8 @@ fn settle(
         .map(|text| parse_resolution(text))
         .collect::<Result<Vec<_>, _>>()
         .map_err(usage)?;
+    // Only a debate folder gets a lock file.
+    crate::engine::resume::Recorded::read(dir).map_err(|error| usage(error.to_string()))?;
     let lock =
         DebateLock::acquire(dir, "quorum open --resolve").map_err(|e| usage(e.to_string()))?;
     if let Some(stale) = lock.recovered_stale() {
