@@ -4,6 +4,7 @@
 //! Every configuration problem is found here, before the run folder exists,
 //! and exits with code 2; nothing is written for a bad invocation.
 
+mod browse;
 mod doctor;
 mod headless;
 mod interactive;
