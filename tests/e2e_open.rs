@@ -342,7 +342,7 @@ fn settling_is_refused_while_another_quorum_writes_the_debate() {
 fn open_and_resume_refuse_a_folder_that_is_not_a_debate() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.path().join("notes")).unwrap();
-    for command in ["open", "resume"] {
+    for command in ["open", "resume", "replay"] {
         let ran = sandbox.quorum(&[command, "notes", "--headless"], &[]);
         ran.assert_code(2);
         assert!(

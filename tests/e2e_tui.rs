@@ -1,7 +1,9 @@
 //! The real `quorum` binary in a pseudo-terminal, driven by key presses:
 //! a whole moderated demo to its verdict and its record on disk, resizing
-//! while agents stream, the override modal's retry, the quit question, and
-//! the terminal put back as it was on every way out (quit, verdict, SIGTERM).
+//! while agents stream, the override modal's retry, the quit question, the
+//! terminal put back as it was on every way out (quit, verdict, SIGTERM), a
+//! recorded debate replayed (paused, sped up) without a byte written, and a
+//! finished debate opened to accept a deferred item with a note.
 //!
 //! Every wait is for something the screen shows (or for the process to end),
 //! with limits far above what the runs need; nothing is timed.
@@ -505,4 +507,188 @@ fn signal_while_streaming_restores_the_terminal(signal: libc::c_int, name: &str)
         "{}",
         run.screen_text()
     );
+}
+
+/// A finished demo whose critique items were all deferred, recorded
+/// headless under `dir/out`: its folder.
+fn deferred_demo_record(dir: &Path) -> PathBuf {
+    let ran = support::run::quorum_in(
+        dir,
+        &[
+            "demo",
+            "--headless",
+            "--speed",
+            "20",
+            "--moderation",
+            "defer",
+            "--out",
+            OUT,
+        ],
+        &[],
+        None,
+    );
+    assert!(
+        matches!(ran.code, 0 | 3),
+        "the demo reaches a verdict:\n{}",
+        ran.stderr
+    );
+    run_folder(&dir.join(OUT))
+}
+
+/// `folder` relative to `dir`, as an argument for a run in `dir`.
+fn relative(folder: &Path, dir: &Path) -> String {
+    folder
+        .strip_prefix(dir)
+        .expect("the record is under the test's folder")
+        .display()
+        .to_string()
+}
+
+/// Every file of `folder` with its bytes.
+fn snapshot_files(folder: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        for entry in std::fs::read_dir(&next).expect("read the record") {
+            let path = entry.expect("folder entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let bytes = std::fs::read(&path).expect("read a record file");
+                files.push((path, bytes));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn replays_a_recorded_debate_to_its_verdict_without_writing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = deferred_demo_record(dir.path());
+    let before = snapshot_files(&folder);
+    let record = relative(&folder, dir.path());
+    let mut run = PtyRun::spawn(&["replay", &record, "--speed", "50"], dir.path(), 120, 40);
+
+    run.wait_for("replay ×50", WAIT);
+    // The verdict view, as at the end of a live run.
+    run.wait_for("Written to", WAIT);
+    // Keys that would moderate a live debate do nothing here.
+    run.send("as");
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.signal(), None);
+    assert_eq!(status.exit_code(), 0, "{}", run.screen_text());
+    assert_terminal_restored(&run);
+    let after = run.screen_text();
+    assert!(
+        after.contains("ADOPT:") || after.contains("REVISE:"),
+        "the verdict line after the interface:\n{after}"
+    );
+    assert_eq!(
+        snapshot_files(&folder),
+        before,
+        "a replay writes nothing, not even a lock"
+    );
+}
+
+#[test]
+fn a_replay_pauses_and_changes_its_speed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = deferred_demo_record(dir.path());
+    let record = relative(&folder, dir.path());
+    // A tenth of the recorded pace: it only ends in time once sped up.
+    let mut run = PtyRun::spawn(&["replay", &record, "--speed", "0.1"], dir.path(), 120, 40);
+
+    run.wait_for("replay ×0.1 ", WAIT);
+    run.send(" ");
+    run.wait_for(" paused ", WAIT);
+    run.send("+");
+    run.wait_for("replay ×0.2 ", WAIT);
+    run.send("--");
+    run.wait_for("replay ×0.05 ", WAIT);
+    run.send(" ");
+    run.wait_until("the replay going on", WAIT, |screen| {
+        !screen.contents().contains(" paused ")
+    });
+    // ×0.05 doubled ten times is ×51.2.
+    run.send("++++++++++");
+    run.wait_for("replay ×51.2 ", WAIT);
+    run.wait_for("Written to", WAIT);
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.exit_code(), 0, "{}", run.screen_text());
+    assert_terminal_restored(&run);
+}
+
+#[test]
+fn open_accepts_a_deferred_item_with_a_note() {
+    const NOTE: &str = "finance agreed to compare the ledger first";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = deferred_demo_record(dir.path());
+    let record = relative(&folder, dir.path());
+    let mut run = PtyRun::spawn(&["open", &record], dir.path(), 120, 40);
+
+    run.wait_for("archive", WAIT);
+    run.wait_for("6 to settle", WAIT);
+    run.send("n");
+    run.wait_for("Note on c1, for its settlement", WAIT);
+    run.send(NOTE);
+    run.wait_for(NOTE, WAIT);
+    run.send("\x13"); // Ctrl-S
+    run.wait_for("note kept; a accepts c1", WAIT);
+    run.send("a");
+    wait_for_item(&run, "c1", "b1", &["defer", "→accept"]);
+    run.wait_for("5 to settle", WAIT);
+    run.wait_for("--reopen", WAIT);
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.signal(), None);
+    assert_eq!(status.exit_code(), 0, "{}", run.screen_text());
+    assert_terminal_restored(&run);
+    let after = run.screen_text();
+    assert!(
+        after.contains(&format!("c1 accepted after the verdict: {NOTE}")),
+        "{after}"
+    );
+    assert!(after.contains("--reopen"), "{after}");
+    assert!(
+        !folder.join("quorum.lock").exists(),
+        "the lock is let go on the way out"
+    );
+
+    let resolved: Vec<Json> = journal_inputs(&folder)
+        .into_iter()
+        .filter(|input| input["type"] == "item_resolved")
+        .collect();
+    assert_eq!(resolved.len(), 1, "one settlement: {resolved:?}");
+    assert_eq!(resolved[0]["item_id"], "c1");
+    assert_eq!(resolved[0]["decision"], "accept");
+    assert_eq!(resolved[0]["note"], NOTE);
+
+    let critique = read(&folder, "critique.md");
+    let section = critique
+        .split("### ")
+        .find(|section| section.starts_with("c1 "))
+        .expect("critique.md has a section for c1");
+    assert!(
+        section.contains("→ **ACCEPTED** after the verdict") && section.contains(NOTE),
+        "{section}"
+    );
+    let debate: Yaml = yaml_serde::from_str(&read(&folder, "debate.yaml")).expect("YAML");
+    let c1 = debate["stages"]["critique"]["critiques"]
+        .as_sequence()
+        .expect("critique items in debate.yaml")
+        .iter()
+        .find(|item| item["id"].as_str() == Some("c1"))
+        .expect("c1 in debate.yaml");
+    assert_eq!(c1["decision"].as_str(), Some("defer"));
+    assert_eq!(
+        c1["resolution"]["decision"].as_str(),
+        Some("accept"),
+        "{c1:?}"
+    );
+    assert_eq!(c1["resolution"]["note"].as_str(), Some(NOTE));
+    assert!(c1["resolution"]["at"].as_str().is_some(), "with its time");
 }

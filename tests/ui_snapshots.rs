@@ -4,7 +4,10 @@
 //! The debate runs in-process on the built-in scripted agents with tokio's
 //! clock paused, so chunk boundaries are the same on every run; timestamps
 //! are pinned before the updates reach the interface. Each screen is the
-//! state after a prefix of those updates, plus key presses.
+//! state after a prefix of those updates, plus key presses. The replay
+//! screens feed the same updates to an interface in replay mode; the
+//! archive screens feed those of a demo whose items were all deferred, then
+//! the board after one of them was accepted after the verdict.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -15,6 +18,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use quorum::cli::{RunFlags, prepare};
 use quorum::engine::{Engine, ModerationPolicy, Moderator, Update};
 use quorum::protocol::decision_review::DecisionReview;
+use quorum::protocol::{Board, Input, Protocol};
 use quorum::tui::App;
 use quorum::tui::theme::Theme;
 use ratatui::Terminal;
@@ -28,7 +32,34 @@ const RUN_DIR: &str = "/tmp/quorum/billing-event-sourcing-20261130-120000";
 /// Every update of one demo debate (moderation: accept all), timestamps pinned.
 fn demo_updates() -> &'static [Update] {
     static UPDATES: OnceLock<Vec<Update>> = OnceLock::new();
-    UPDATES.get_or_init(|| {
+    UPDATES.get_or_init(|| record_demo(ModerationPolicy::Accept, |_| {}).0)
+}
+
+/// Every update of a demo whose items were all deferred, and the board once
+/// c1 was accepted after the verdict, with a note, at the pinned time.
+fn deferred_demo() -> &'static (Vec<Update>, Board) {
+    static RECORD: OnceLock<(Vec<Update>, Board)> = OnceLock::new();
+    RECORD.get_or_init(|| {
+        record_demo(ModerationPolicy::Defer, |review| {
+            review.handle(
+                &Input::ItemResolved {
+                    item_id: "c1".into(),
+                    decision: quorum::model::ItemDecision::Accept,
+                    note: Some("finance signed off on the ledger comparison".into()),
+                },
+                pinned_time(),
+            );
+        })
+    })
+}
+
+/// Runs the demo with `policy`; `after` acts on the finished protocol,
+/// whose board is returned with the updates.
+fn record_demo(
+    policy: ModerationPolicy,
+    after: impl FnOnce(&mut DecisionReview),
+) -> (Vec<Update>, Board) {
+    {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .start_paused(true)
@@ -52,17 +83,18 @@ fn demo_updates() -> &'static [Update] {
                 run_dir,
                 journal,
                 prepared.roster,
-                Moderator::policy(ModerationPolicy::Accept),
+                Moderator::policy(policy),
                 tx,
             );
-            engine.run().await.unwrap();
+            let (_, mut review) = engine.run().await.unwrap();
+            after(&mut review);
             let mut updates = Vec::new();
             while let Ok(update) = rx.try_recv() {
                 updates.push(pin_time(update));
             }
-            updates
+            (updates, review.board())
         })
-    })
+    }
 }
 
 fn pin_time(update: Update) -> Update {
@@ -79,11 +111,16 @@ fn pin_time(update: Update) -> Update {
 /// The pinned log time as the interface shows it (local time), replaced by
 /// its UTC form, so the snapshots read the same in every time zone.
 fn in_utc(screen: &str) -> String {
-    let local = pinned_time()
-        .with_timezone(&chrono::Local)
-        .format("%H:%M:%S")
-        .to_string();
-    screen.replace(&local, "12:00:00")
+    let mut screen = screen.to_string();
+    for format in ["%Y-%m-%d %H:%M", "%d %b %H:%M", "%H:%M:%S"] {
+        let local = pinned_time()
+            .with_timezone(&chrono::Local)
+            .format(format)
+            .to_string();
+        let utc = pinned_time().format(format).to_string();
+        screen = screen.replace(&local, &utc);
+    }
+    screen
 }
 
 fn pinned_time() -> chrono::DateTime<chrono::Utc> {
@@ -420,4 +457,74 @@ fn tiny_terminals_do_not_panic() {
         render(&mut app, width, height);
         render(&mut finished_app, width, height);
     }
+}
+
+/// The demo played back at ×50, the critic streaming.
+fn replay_until(stop: impl Fn(&Update) -> bool) -> App {
+    let now = Instant::now();
+    let mut app = App::new(info(), theme("dark"), now).replaying(50.0, now);
+    for update in demo_updates() {
+        if stop(update) {
+            break;
+        }
+        app.apply(update.clone(), now);
+    }
+    app
+}
+
+#[test]
+fn replay_header_and_footer() {
+    let mut app = replay_until(chunks_of("critic/critique", 30));
+    snap("replay_streaming", &mut app);
+}
+
+#[test]
+fn replay_paused_in_the_moderation() {
+    let mut app = replay_until(
+        |update| matches!(update, Update::Board(board) if board.items.iter().any(|i| i.decision.is_some())),
+    );
+    assert_eq!(app.focus, quorum::tui::app::Focus::Items);
+    press(&mut app, KeyCode::Char(' '));
+    press(&mut app, KeyCode::Char('a'));
+    assert!(
+        app.board.items.iter().all(|item| item.decision.is_none()),
+        "a replay decides nothing"
+    );
+    snap("replay_moderation_paused", &mut app);
+}
+
+/// The deferred demo opened again, c1 settled after the verdict.
+fn archive() -> App {
+    let (updates, settled) = deferred_demo();
+    let mut app = App::new(info(), theme("dark"), Instant::now()).archived(Vec::<String>::new());
+    for update in updates {
+        let finished = matches!(update, Update::Finished(_));
+        app.apply(update.clone(), Instant::now());
+        if finished {
+            app.show_report(
+                "# Summary\n\nThe summary quorum wrote.\n",
+                vec!["summary.md".into()],
+            );
+        }
+    }
+    app.apply(Update::Board(settled.clone()), Instant::now());
+    app.elapsed = std::time::Duration::from_secs(125);
+    app
+}
+
+#[test]
+fn archive_items_with_a_settlement() {
+    let mut app = archive();
+    assert!(!app.show_verdict, "an archive opens on its items");
+    assert!(app.reopen_pending());
+    assert_eq!(app.unsettled(), 5);
+    assert_eq!(app.item_cursor, 0, "on the first item that was open");
+    snap("archive_items", &mut app);
+}
+
+#[test]
+fn archive_item_in_full() {
+    let mut app = archive();
+    press(&mut app, KeyCode::Enter);
+    snap("archive_item_detail", &mut app);
 }

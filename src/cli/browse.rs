@@ -1,12 +1,169 @@
-//! Placeholder until the interactive archive view lands (replaced by the TUI change).
+//! `quorum open DIR` at a terminal: a finished debate in the interface, to
+//! read and to settle its deferred items.
+//!
+//! The journal is folded and everything it recorded is shown at once: every
+//! agent's final text in its pane (read-only), the scoreboard and the items
+//! as they ended, each deferred item with how it was settled after the
+//! verdict. An engine serving settlements runs behind the interface: `a` or
+//! `r` on a deferred item still open sends [`Input::ItemResolved`], which
+//! the engine journals, applies and writes into the debate's documents
+//! before its new board shows it. The debate's lock is held for the whole
+//! session, so no other quorum writes the folder meanwhile.
+//!
+//! Not responsible for listing debates or for `--resolve` (see `open`), nor
+//! for the rules of settling (the protocol's).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Instant;
 
+use color_eyre::eyre::WrapErr;
+use tokio::sync::mpsc;
+
+use crate::artifact::{DebateLock, Journal, RunDir, truncate_torn_tail};
+use crate::engine::{Engine, Moderator, Roster};
+use crate::model::ItemDecision;
+use crate::protocol::decision_review::DecisionReview;
+use crate::protocol::{ItemResolution, Protocol};
+use crate::text::sanitize;
+use crate::tui::app::archive::past_tense;
+use crate::tui::run::Ending;
+
+use super::resume::{Reloaded, reload};
+use super::{EXIT_FAILURE, EXIT_USAGE, RunFlags};
+
+/// Opens the finished debate in `dir` in the interface until the person
+/// quits; 0 then, 2 when the folder cannot be opened (not a debate, not
+/// finished, another quorum holds it, a theme that does not load).
 pub(super) async fn open_interactive(
     dir: &Path,
     theme: Option<&str>,
 ) -> color_eyre::Result<ExitCode> {
-    let _ = (dir, theme);
-    color_eyre::eyre::bail!("the interactive view is not built yet; use --headless")
+    let usage = |message: String| {
+        eprintln!("quorum: {}", sanitize(&message));
+        Ok(ExitCode::from(EXIT_USAGE))
+    };
+    let flags = RunFlags {
+        theme: theme.map(str::to_string),
+        ..RunFlags::default()
+    };
+    let theme = match super::interactive::choose_theme(&flags, None) {
+        Ok(theme) => theme,
+        Err(error) => return usage(format!("--theme: {error}")),
+    };
+    if let Err(error) = crate::engine::resume::Recorded::read(dir) {
+        return usage(error.to_string());
+    }
+    let lock = match DebateLock::acquire(dir, "quorum open") {
+        Ok(lock) => lock,
+        Err(error) => return usage(error.to_string()),
+    };
+    if let Some(stale) = lock.recovered_stale() {
+        eprintln!("quorum: recovered a stale lock: {stale} had stopped without letting go");
+    }
+    let Reloaded {
+        recorded,
+        folded,
+        history,
+    } = match reload(dir) {
+        Ok(reloaded) => reloaded,
+        Err(error) => return usage(error.to_string()),
+    };
+    if !folded.is_finished() {
+        return usage(format!(
+            "{} has no verdict yet: `quorum resume {}` carries it on",
+            dir.display(),
+            dir.display()
+        ));
+    }
+    if let Some(tail) = &recorded.torn_tail {
+        eprintln!(
+            "quorum: {} line {} was cut short ({} bytes): dropped",
+            recorded.journal_path.display(),
+            tail.line,
+            tail.bytes
+        );
+        truncate_torn_tail(&recorded.journal_path, tail)?;
+    }
+    let review = &folded.protocol;
+    let before = resolutions(review);
+    let answered: Vec<String> = review
+        .items_decided(ItemDecision::Defer)
+        .into_iter()
+        .filter(|item| review.addressed_in_round(&item.id).is_some())
+        .map(|item| item.id.clone())
+        .collect();
+    let info = crate::tui::review_info(review.config(), dir.to_path_buf());
+    let recorded_duration = recorded
+        .records
+        .last()
+        .map(|record| record.at - recorded.started_at())
+        .and_then(|duration| duration.to_std().ok())
+        .unwrap_or_default();
+
+    let journal = Journal::open_append(&recorded.journal_path, recorded.next_seq())
+        .wrap_err("opening the journal")?;
+    let run_dir = RunDir::open(dir)?;
+    // What was recorded first; the engine then publishes only what changes.
+    let (updates_tx, updates_rx) = mpsc::unbounded_channel();
+    for (_, update) in history {
+        let _ = updates_tx.send(update);
+    }
+    let engine = Engine::new(
+        folded.protocol,
+        run_dir,
+        journal,
+        Roster::default(),
+        Moderator::external(),
+        updates_tx,
+    );
+    let controller = engine.controller();
+    let task = tokio::spawn(engine.serve_settlements());
+
+    let _log = super::interactive::log_to_file();
+    tracing::info!(dir = %dir.display(), "opened a finished debate");
+    let mut app = crate::tui::App::new(info, theme, Instant::now()).archived(answered);
+    app.elapsed = recorded_duration;
+    let ending = crate::tui::run::run(app, updates_rx, controller, task)
+        .await
+        .wrap_err("running the interface")?;
+
+    // What the session settled, read back from the journal under the lock.
+    let after = reload(dir).map_err(|error| color_eyre::eyre::eyre!("{error}"))?;
+    drop(lock);
+    for (item_id, resolution) in resolutions(&after.folded.protocol) {
+        if before.get(&item_id) != Some(&resolution) {
+            println!(
+                "{item_id} {} after the verdict{}",
+                past_tense(resolution.decision),
+                resolution
+                    .note
+                    .as_deref()
+                    .map(|note| format!(": {}", sanitize(note)))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    if after.folded.protocol.reopen_pending() {
+        println!(
+            "deferred items were accepted after the verdict: `quorum resume {} --reopen` runs another round",
+            dir.display()
+        );
+    }
+    if let Ending::Failed(error) = ending {
+        eprintln!("quorum: {}", sanitize(&error));
+        return Ok(ExitCode::from(EXIT_FAILURE));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every settlement on record, by item.
+fn resolutions(review: &DecisionReview) -> BTreeMap<String, ItemResolution> {
+    review
+        .board()
+        .items
+        .into_iter()
+        .filter_map(|entry| Some((entry.item.id, entry.resolution?)))
+        .collect()
 }

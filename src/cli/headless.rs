@@ -283,7 +283,7 @@ async fn print_progress(
 }
 
 /// One stderr line for a transcript entry.
-fn progress_line(entry: &crate::protocol::LogEntry) -> String {
+pub(super) fn progress_line(entry: &crate::protocol::LogEntry) -> String {
     let call = entry
         .call_id
         .as_deref()

@@ -40,7 +40,7 @@ pub fn choose_theme(flags: &RunFlags, configured: Option<&str>) -> Result<Theme,
 
 /// Where the interface's log goes: `$XDG_STATE_HOME/quorum/quorum.log`
 /// (never the screen). The guard flushes it when dropped.
-fn log_to_file() -> Option<tracing_appender::non_blocking::WorkerGuard> {
+pub(super) fn log_to_file() -> Option<tracing_appender::non_blocking::WorkerGuard> {
     use etcetera::BaseStrategy;
     let dir = etcetera::choose_base_strategy()
         .ok()?
@@ -208,7 +208,7 @@ where
     })
 }
 
-fn outcome_line(outcome: &crate::protocol::Outcome) -> String {
+pub(super) fn outcome_line(outcome: &crate::protocol::Outcome) -> String {
     match outcome {
         crate::protocol::Outcome::Decided { verdict, rule } => {
             format!("{}: {}", verdict.as_str(), crate::text::sanitize(rule))

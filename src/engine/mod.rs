@@ -528,6 +528,7 @@ impl<P: Protocol> Engine<P> {
     /// [`settle`](Self::settle); other commands are ignored. Runs until
     /// aborted.
     pub async fn serve_settlements(mut self) -> Result<(Outcome, P), EngineError> {
+        self.log_published = self.protocol.log().len();
         self.after_step()?;
         loop {
             let Some(message) = self.inbox_rx.recv().await else {
@@ -989,6 +990,12 @@ impl<P: Protocol> Engine<P> {
             self.publish(Update::Board(board));
         }
         for document in self.protocol.documents() {
+            if !self.written.contains_key(&document.path) {
+                // A resumed or reopened debate: what is on disk may be current.
+                if let Ok(on_disk) = self.run_dir.read_to_string(&document.path) {
+                    self.written.insert(document.path.clone(), on_disk);
+                }
+            }
             if self.written.get(&document.path) == Some(&document.contents) {
                 continue;
             }

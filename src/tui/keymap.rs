@@ -1,6 +1,8 @@
 //! Keys are data: one table maps key presses to typed [`Action`]s per
-//! [`Context`], and the same table produces the footer hints and the `?`
-//! help overlay, so what the screen says and what the keys do cannot drift.
+//! [`Context`] and per [`Mode`], and the same table produces the footer hints
+//! and the `?` help overlay, so what the screen says and what the keys do
+//! cannot drift. A replay offers no key that would change a debate; an
+//! archived debate offers only the keys that settle its deferred items.
 //!
 //! Not responsible for what an action does: `app` applies actions to state.
 
@@ -39,6 +41,48 @@ impl Context {
     }
 }
 
+/// What the interface is attached to; each binding says in which of these
+/// it applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// A debate running now, with the person as its moderator.
+    Live,
+    /// A recorded debate played back (`quorum replay`): read-only.
+    Replay,
+    /// A finished debate opened to browse and settle its deferred items
+    /// (`quorum open DIR`).
+    Archive,
+}
+
+/// A set of [`Mode`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Modes(u8);
+
+impl Modes {
+    pub const LIVE: Modes = Modes(1);
+    pub const REPLAY: Modes = Modes(2);
+    pub const ARCHIVE: Modes = Modes(4);
+    pub const ALL: Modes = Modes(7);
+
+    pub const fn and(self, other: Modes) -> Modes {
+        Modes(self.0 | other.0)
+    }
+
+    pub const fn contains(self, mode: Mode) -> bool {
+        let bit = match mode {
+            Mode::Live => Modes::LIVE.0,
+            Mode::Replay => Modes::REPLAY.0,
+            Mode::Archive => Modes::ARCHIVE.0,
+        };
+        self.0 & bit != 0
+    }
+
+    #[cfg(test)]
+    const fn overlaps(self, other: Modes) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
 /// Everything a key can ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -74,6 +118,12 @@ pub enum Action {
     ConfirmNo,
     SaveText,
     CancelText,
+    /// A replay stops or goes on.
+    TogglePause,
+    /// A replay plays twice as fast.
+    Faster,
+    /// A replay plays half as fast.
+    Slower,
 }
 
 /// A key press as the table spells it.
@@ -144,6 +194,15 @@ pub struct Binding {
     pub hint: &'static str,
     /// Shown in the footer (every binding is in the help overlay).
     pub footer: bool,
+    /// Where the binding applies.
+    pub modes: Modes,
+}
+
+impl Binding {
+    /// The binding, applying only in `modes`.
+    const fn only(self, modes: Modes) -> Binding {
+        Binding { modes, ..self }
+    }
 }
 
 const fn bind(
@@ -159,52 +218,60 @@ const fn bind(
         action,
         hint,
         footer,
+        modes: Modes::ALL,
     }
 }
 
 use Action as A;
 use Context as C;
 
+/// Keys that change a debate: a running one only.
+const LIVE: Modes = Modes::LIVE;
+/// Keys for the items and the note editor: a running debate's moderation,
+/// and settling deferred items after the verdict.
+const DECIDING: Modes = Modes::LIVE.and(Modes::ARCHIVE);
+const REPLAY: Modes = Modes::REPLAY;
+
 /// The key table, in the order the footer and help show it.
 #[rustfmt::skip]
 pub const BINDINGS: &[Binding] = &[
     // Layers first: they take keys before anything else.
-    bind(C::ConfirmQuit, &[ch('y'), key(KeyCode::Enter)], A::ConfirmYes, "quit", true),
-    bind(C::ConfirmQuit, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "keep going", true),
+    bind(C::ConfirmQuit, &[ch('y'), key(KeyCode::Enter)], A::ConfirmYes, "quit", true).only(LIVE),
+    bind(C::ConfirmQuit, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "keep going", true).only(LIVE),
     bind(C::Help, &[key(KeyCode::Esc), ch('?'), ch('q')], A::Close, "close help", true),
     bind(C::Help, &[ch('j'), key(KeyCode::Down)], A::ScrollDown, "scroll", false),
     bind(C::Help, &[ch('k'), key(KeyCode::Up)], A::ScrollUp, "scroll", false),
-    bind(C::Editor, &[ctrl('s')], A::SaveText, "save", true),
-    bind(C::Editor, &[key(KeyCode::Esc)], A::CancelText, "cancel", true),
-    bind(C::Override, &[ch('r')], A::RetryCall, "retry now", true),
-    bind(C::Override, &[ch('s')], A::SkipCall, "skip", true),
-    bind(C::Override, &[ch('w')], A::WaitLonger, "wait longer", true),
-    bind(C::Override, &[ch('m')], A::RerunJudge, "re-run anyway", true),
-    bind(C::Override, &[ch('c')], A::SwitchAgent, "switch model", true),
-    bind(C::Override, &[key(KeyCode::Esc)], A::Close, "let quorum decide", true),
-    bind(C::ChooseAgent, &[ch('j'), key(KeyCode::Down)], A::ItemDown, "next", false),
-    bind(C::ChooseAgent, &[ch('k'), key(KeyCode::Up)], A::ItemUp, "previous", false),
-    bind(C::ChooseAgent, &[key(KeyCode::Enter)], A::ConfirmYes, "switch and retry", true),
-    bind(C::ChooseAgent, &[key(KeyCode::Esc)], A::Close, "cancel", true),
-    bind(C::ItemDetail, &[ch('a')], A::Accept, "accept", true),
-    bind(C::ItemDetail, &[ch('r')], A::Reject, "reject", true),
-    bind(C::ItemDetail, &[ch('d')], A::Defer, "defer", true),
-    bind(C::ItemDetail, &[ch('n')], A::Note, "note", true),
+    bind(C::Editor, &[ctrl('s')], A::SaveText, "save", true).only(DECIDING),
+    bind(C::Editor, &[key(KeyCode::Esc)], A::CancelText, "cancel", true).only(DECIDING),
+    bind(C::Override, &[ch('r')], A::RetryCall, "retry now", true).only(LIVE),
+    bind(C::Override, &[ch('s')], A::SkipCall, "skip", true).only(LIVE),
+    bind(C::Override, &[ch('w')], A::WaitLonger, "wait longer", true).only(LIVE),
+    bind(C::Override, &[ch('m')], A::RerunJudge, "re-run anyway", true).only(LIVE),
+    bind(C::Override, &[ch('c')], A::SwitchAgent, "switch model", true).only(LIVE),
+    bind(C::Override, &[key(KeyCode::Esc)], A::Close, "let quorum decide", true).only(LIVE),
+    bind(C::ChooseAgent, &[ch('j'), key(KeyCode::Down)], A::ItemDown, "next", false).only(LIVE),
+    bind(C::ChooseAgent, &[ch('k'), key(KeyCode::Up)], A::ItemUp, "previous", false).only(LIVE),
+    bind(C::ChooseAgent, &[key(KeyCode::Enter)], A::ConfirmYes, "switch and retry", true).only(LIVE),
+    bind(C::ChooseAgent, &[key(KeyCode::Esc)], A::Close, "cancel", true).only(LIVE),
+    bind(C::ItemDetail, &[ch('a')], A::Accept, "accept", true).only(DECIDING),
+    bind(C::ItemDetail, &[ch('r')], A::Reject, "reject", true).only(DECIDING),
+    bind(C::ItemDetail, &[ch('d')], A::Defer, "defer", true).only(LIVE),
+    bind(C::ItemDetail, &[ch('n')], A::Note, "note", true).only(DECIDING),
     bind(C::ItemDetail, &[key(KeyCode::Esc), key(KeyCode::Enter)], A::Close, "back", true),
     // The focused region.
-    bind(C::Items, &[ch('a')], A::Accept, "accept", true),
-    bind(C::Items, &[ch('r')], A::Reject, "reject", true),
-    bind(C::Items, &[ch('d')], A::Defer, "defer", true),
-    bind(C::Items, &[ch('n')], A::Note, "note", true),
+    bind(C::Items, &[ch('a')], A::Accept, "accept", true).only(DECIDING),
+    bind(C::Items, &[ch('r')], A::Reject, "reject", true).only(DECIDING),
+    bind(C::Items, &[ch('d')], A::Defer, "defer", true).only(LIVE),
+    bind(C::Items, &[ch('n')], A::Note, "note", true).only(DECIDING),
     bind(C::Items, &[key(KeyCode::Enter)], A::OpenItem, "open", true),
-    bind(C::Items, &[ch('s')], A::Submit, "submit decisions", true),
+    bind(C::Items, &[ch('s')], A::Submit, "submit decisions", true).only(LIVE),
     bind(C::Items, &[ch('j'), key(KeyCode::Down)], A::ItemDown, "next item", false),
     bind(C::Items, &[ch('k'), key(KeyCode::Up)], A::ItemUp, "previous item", false),
-    bind(C::Pane, &[ch('e')], A::Answer, "write the answer", true),
-    bind(C::Pane, &[ch('R')], A::RetryCall, "retry call", true),
-    bind(C::Pane, &[ch('S')], A::SkipCall, "skip call", true),
-    bind(C::Pane, &[ch('W')], A::WaitLonger, "wait longer", false),
-    bind(C::Pane, &[ch('M')], A::RerunJudge, "re-run this judge", true),
+    bind(C::Pane, &[ch('e')], A::Answer, "write the answer", true).only(LIVE),
+    bind(C::Pane, &[ch('R')], A::RetryCall, "retry call", true).only(LIVE),
+    bind(C::Pane, &[ch('S')], A::SkipCall, "skip call", true).only(LIVE),
+    bind(C::Pane, &[ch('W')], A::WaitLonger, "wait longer", false).only(LIVE),
+    bind(C::Pane, &[ch('M')], A::RerunJudge, "re-run this judge", true).only(LIVE),
     bind(C::Pane, &[ch('j'), key(KeyCode::Down)], A::ScrollDown, "scroll down", false),
     bind(C::Pane, &[ch('k'), key(KeyCode::Up)], A::ScrollUp, "scroll up", false),
     bind(C::Pane, &[key(KeyCode::PageDown), ctrl('d')], A::PageDown, "page down", false),
@@ -213,6 +280,9 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Pane, &[ch('G'), key(KeyCode::End)], A::Bottom, "bottom (follow)", false),
     bind(C::Pane, &[ch('f')], A::ToggleFollow, "follow", true),
     // Everywhere.
+    bind(C::Global, &[ch(' ')], A::TogglePause, "pause / go on", true).only(REPLAY),
+    bind(C::Global, &[ch('+'), ch('=')], A::Faster, "faster", true).only(REPLAY),
+    bind(C::Global, &[ch('-')], A::Slower, "slower", true).only(REPLAY),
     bind(C::Global, &[key(KeyCode::Tab)], A::FocusNext, "next pane", true),
     bind(C::Global, &[key(KeyCode::BackTab)], A::FocusPrev, "previous pane", false),
     bind(C::Global, &[ch('z')], A::Zoom, "zoom", true),
@@ -221,25 +291,32 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Global, &[ch('q'), ctrl('c')], A::Quit, "quit", true),
 ];
 
-/// The action `event` means in `context`, if any.
-pub fn lookup(context: Context, event: &KeyEvent) -> Option<Action> {
+/// The action `event` means in `context` in `mode`, if any.
+pub fn lookup(context: Context, mode: Mode, event: &KeyEvent) -> Option<Action> {
     BINDINGS
         .iter()
-        .filter(|binding| binding.context == context)
+        .filter(|binding| binding.context == context && binding.modes.contains(mode))
         .find(|binding| binding.keys.iter().any(|key| key.matches(event)))
         .map(|binding| binding.action)
 }
 
-/// Footer hints for the given contexts, most specific first:
+/// Whether some key asks for `action` in `mode`: what no key offers, the
+/// interface does not do.
+pub fn allowed(action: Action, mode: Mode) -> bool {
+    BINDINGS
+        .iter()
+        .any(|binding| binding.action == action && binding.modes.contains(mode))
+}
+
+/// Footer hints for the given contexts in `mode`, most specific first:
 /// `(keys, hint)` pairs, deduplicated by action.
-pub fn footer(contexts: &[Context], hidden: &[Action]) -> Vec<(String, &'static str)> {
+pub fn footer(contexts: &[Context], mode: Mode, hidden: &[Action]) -> Vec<(String, &'static str)> {
     let mut seen: Vec<Action> = Vec::new();
     let mut hints = Vec::new();
     for context in contexts {
-        for binding in BINDINGS
-            .iter()
-            .filter(|binding| binding.context == *context && binding.footer)
-        {
+        for binding in BINDINGS.iter().filter(|binding| {
+            binding.context == *context && binding.footer && binding.modes.contains(mode)
+        }) {
             if seen.contains(&binding.action) || hidden.contains(&binding.action) {
                 continue;
             }
@@ -250,8 +327,9 @@ pub fn footer(contexts: &[Context], hidden: &[Action]) -> Vec<(String, &'static 
     hints
 }
 
-/// Every binding grouped by context, for the help overlay.
-pub fn help_sections() -> Vec<(Context, Vec<(String, &'static str)>)> {
+/// Every binding of `mode` grouped by context, for the help overlay;
+/// contexts without a key in `mode` are left out.
+pub fn help_sections(mode: Mode) -> Vec<(Context, Vec<(String, &'static str)>)> {
     let order = [
         C::Global,
         C::Pane,
@@ -265,9 +343,9 @@ pub fn help_sections() -> Vec<(Context, Vec<(String, &'static str)>)> {
     order
         .iter()
         .map(|context| {
-            let rows = BINDINGS
+            let rows: Vec<(String, &'static str)> = BINDINGS
                 .iter()
-                .filter(|binding| binding.context == *context)
+                .filter(|binding| binding.context == *context && binding.modes.contains(mode))
                 .map(|binding| {
                     let keys = binding
                         .keys
@@ -280,6 +358,7 @@ pub fn help_sections() -> Vec<(Context, Vec<(String, &'static str)>)> {
                 .collect();
             (*context, rows)
         })
+        .filter(|(_, rows)| !rows.is_empty())
         .collect()
 }
 
@@ -294,21 +373,73 @@ mod tests {
     #[test]
     fn keys_resolve_per_context() {
         let a = press(KeyCode::Char('a'), KeyModifiers::NONE);
-        assert_eq!(lookup(Context::Items, &a), Some(Action::Accept));
-        assert_eq!(lookup(Context::Pane, &a), None);
+        assert_eq!(lookup(Context::Items, Mode::Live, &a), Some(Action::Accept));
+        assert_eq!(lookup(Context::Pane, Mode::Live, &a), None);
         let r = press(KeyCode::Char('R'), KeyModifiers::SHIFT);
-        assert_eq!(lookup(Context::Pane, &r), Some(Action::RetryCall));
+        assert_eq!(
+            lookup(Context::Pane, Mode::Live, &r),
+            Some(Action::RetryCall)
+        );
         let ctrl_c = press(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(lookup(Context::Global, &ctrl_c), Some(Action::Quit));
+        assert_eq!(
+            lookup(Context::Global, Mode::Live, &ctrl_c),
+            Some(Action::Quit)
+        );
         let plain_c = press(KeyCode::Char('c'), KeyModifiers::NONE);
-        assert_eq!(lookup(Context::Global, &plain_c), None);
+        assert_eq!(lookup(Context::Global, Mode::Live, &plain_c), None);
+    }
+
+    #[test]
+    fn a_replay_offers_no_key_that_changes_the_debate() {
+        let changing = [
+            Action::Accept,
+            Action::Reject,
+            Action::Defer,
+            Action::Note,
+            Action::Submit,
+            Action::RetryCall,
+            Action::SkipCall,
+            Action::WaitLonger,
+            Action::RerunJudge,
+            Action::SwitchAgent,
+            Action::Answer,
+            Action::SaveText,
+        ];
+        for action in changing {
+            assert!(!allowed(action, Mode::Replay), "{action:?} in a replay");
+        }
+        for action in [Action::Accept, Action::Reject, Action::Note] {
+            assert!(allowed(action, Mode::Archive), "{action:?} settles an item");
+        }
+        for action in [Action::Defer, Action::Submit, Action::RetryCall] {
+            assert!(
+                !allowed(action, Mode::Archive),
+                "{action:?} after the verdict"
+            );
+        }
+        for action in [Action::TogglePause, Action::Faster, Action::Slower] {
+            assert!(allowed(action, Mode::Replay));
+            assert!(!allowed(action, Mode::Live));
+        }
+        let a = press(KeyCode::Char('a'), KeyModifiers::NONE);
+        assert_eq!(lookup(Context::Items, Mode::Replay, &a), None);
+        let space = press(KeyCode::Char(' '), KeyModifiers::NONE);
+        assert_eq!(
+            lookup(Context::Global, Mode::Replay, &space),
+            Some(Action::TogglePause)
+        );
+        let plus = press(KeyCode::Char('+'), KeyModifiers::SHIFT);
+        assert_eq!(
+            lookup(Context::Global, Mode::Replay, &plus),
+            Some(Action::Faster)
+        );
     }
 
     #[test]
     fn no_key_means_two_things_in_one_context() {
         for (index, binding) in BINDINGS.iter().enumerate() {
             for other in &BINDINGS[index + 1..] {
-                if binding.context != other.context {
+                if binding.context != other.context || !binding.modes.overlaps(other.modes) {
                     continue;
                 }
                 for key in binding.keys {
@@ -325,19 +456,28 @@ mod tests {
 
     #[test]
     fn footer_and_help_come_from_the_table() {
-        let hints = footer(&[Context::Items, Context::Global], &[]);
+        let hints = footer(&[Context::Items, Context::Global], Mode::Live, &[]);
         assert_eq!(hints[0], ("a".to_string(), "accept"));
         assert!(
             hints
                 .iter()
                 .any(|(key, hint)| key == "q" && *hint == "quit")
         );
-        let help = help_sections();
-        let total: usize = help.iter().map(|(_, rows)| rows.len()).sum();
-        let listed = BINDINGS
-            .iter()
-            .filter(|binding| binding.context != Context::Help)
-            .count();
-        assert_eq!(total, listed, "every binding is in the help overlay");
+        for mode in [Mode::Live, Mode::Replay, Mode::Archive] {
+            let help = help_sections(mode);
+            let total: usize = help.iter().map(|(_, rows)| rows.len()).sum();
+            let listed = BINDINGS
+                .iter()
+                .filter(|binding| binding.context != Context::Help && binding.modes.contains(mode))
+                .count();
+            assert_eq!(total, listed, "every binding of {mode:?} is in its help");
+        }
+        let replay = footer(&[Context::Items, Context::Global], Mode::Replay, &[]);
+        assert!(replay.iter().all(|(_, hint)| *hint != "accept"));
+        assert!(
+            replay
+                .iter()
+                .any(|(key, hint)| key == "Space" && *hint == "pause / go on")
+        );
     }
 }

@@ -8,7 +8,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::app::{App, Focus};
+use super::app::{App, Focus, Mode};
 
 /// Narrower than this, regions collapse into tabs (columns).
 pub const WIDE_MIN_COLUMNS: u16 = 120;
@@ -124,7 +124,11 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
         .scoreboard
         .as_ref()
         .map_or(6, |board| board.blocks.len() as u16 + 8);
-    let item_rows = (app.board.items.len() as u16 + 2).clamp(4, side.height / 3);
+    let status_rows = match app.mode {
+        Mode::Archive(_) => super::view::ARCHIVE_STATUS_ROWS,
+        _ => 0,
+    };
+    let item_rows = (app.board.items.len() as u16 + 2 + status_rows).clamp(4, side.height / 3);
     let [scoreboard, items, transcript] = Layout::vertical([
         Constraint::Length(board_rows.min(side.height / 3)),
         Constraint::Length(item_rows),

@@ -1,8 +1,10 @@
-//! The event loop: one loop, three sources — engine updates, terminal
-//! events and a clock — drained in batches, applied to the state, and drawn
-//! at most once per frame interval behind a dirty flag. Render rate is not
-//! token rate: a burst of a thousand chunks costs one frame.
+//! The event loop: one loop, three sources — engine updates (or, in a
+//! replay, recorded moments as they fall due), terminal events and a clock —
+//! drained in batches, applied to the state, and drawn at most once per
+//! frame interval behind a dirty flag. Render rate is not token rate: a
+//! burst of a thousand chunks costs one frame.
 
+use std::collections::VecDeque;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -14,7 +16,7 @@ use tokio::task::JoinHandle;
 use crate::engine::{Controller, EngineError, Update};
 use crate::protocol::Outcome;
 
-use super::app::App;
+use super::app::{App, Moment};
 use super::terminal::TerminalGuard;
 use super::view;
 
@@ -39,10 +41,60 @@ pub enum Ending {
 /// Runs the TUI until the person quits. `engine` resolves when the debate
 /// ends; its updates arrive on `updates`.
 pub async fn run<T: Send + 'static>(
+    app: App,
+    updates: mpsc::UnboundedReceiver<Update>,
+    controller: Controller,
+    engine: JoinHandle<Result<T, EngineError>>,
+) -> std::io::Result<Ending> {
+    drive(app, updates, controller, engine, VecDeque::new()).await
+}
+
+/// Plays `timeline` back in `app` (made with [`App::replaying`]) at the
+/// pace its clock sets, until the person quits.
+pub async fn replay(app: App, timeline: Vec<Moment>) -> std::io::Result<Ending> {
+    // Nothing runs behind a replay: no updates, no engine, no commands.
+    let (_, updates) = mpsc::unbounded_channel();
+    let engine = tokio::spawn(std::future::pending::<Result<(), EngineError>>());
+    drive(
+        app,
+        updates,
+        Controller::detached(),
+        engine,
+        timeline.into(),
+    )
+    .await
+}
+
+/// Shows the moments of `timeline` whose time has come, at most
+/// [`UPDATE_BATCH`] at once; returns when the next one falls due.
+fn play_due(app: &mut App, timeline: &mut VecDeque<Moment>, now: Instant) -> Option<Instant> {
+    let position = app.playback()?.position(now);
+    let mut shown = 0;
+    while shown < UPDATE_BATCH && timeline.front().is_some_and(|moment| moment.at <= position) {
+        let Some(moment) = timeline.pop_front() else {
+            break;
+        };
+        shown += 1;
+        let finished = matches!(moment.update, Update::Finished(_));
+        app.play(moment, now);
+        if finished {
+            let (summary, paths) = read_report(&app.info.run_dir);
+            app.show_report(&summary, paths);
+        }
+    }
+    let Some(next) = timeline.front() else {
+        app.end_of_recording(now);
+        return None;
+    };
+    app.playback()?.due(next.at, now)
+}
+
+async fn drive<T: Send + 'static>(
     mut app: App,
     mut updates: mpsc::UnboundedReceiver<Update>,
     controller: Controller,
     mut engine: JoinHandle<Result<T, EngineError>>,
+    mut timeline: VecDeque<Moment>,
 ) -> std::io::Result<Ending> {
     let mut guard = TerminalGuard::enter()?;
     let mut events = EventStream::new();
@@ -61,6 +113,7 @@ pub async fn run<T: Send + 'static>(
     let mut engine_running = true;
     loop {
         let now = Instant::now();
+        let next_moment = play_due(&mut app, &mut timeline, now);
         if app.dirty && now >= last_draw + frame {
             let area = guard.terminal.size()?;
             app.prepare(area.into());
@@ -110,6 +163,9 @@ pub async fn run<T: Send + 'static>(
             }
             _ = ticker.tick() => app.tick(Instant::now()),
             () = tokio::time::sleep_until(next_frame), if app.dirty => {}
+            () = tokio::time::sleep_until(
+                tokio::time::Instant::from_std(next_moment.unwrap_or(now))
+            ), if next_moment.is_some() => {}
             _ = sigterm.recv() => break,
             _ = sigint.recv() => break,
             _ = sighup.recv() => break,

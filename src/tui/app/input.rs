@@ -1,7 +1,8 @@
 //! What keys and the mouse do to the interface's state: focus, scrolling,
-//! layers, decisions on items, overrides, typed answers. Every action comes
-//! from the key table in `keymap`; what goes to the engine is returned as
-//! [`Command`]s.
+//! layers, decisions on items, overrides, typed answers, the pace of a
+//! replay. Every action comes from the key table in `keymap`, and an action
+//! the table does not offer in the interface's mode is not done; what goes to
+//! the engine is returned as [`Command`]s.
 
 use std::time::Instant;
 
@@ -15,7 +16,7 @@ use crate::protocol::{Input, OverrideAction};
 
 use super::super::keymap::{self, Action, Context};
 use super::super::layout::{self, Region};
-use super::{App, Focus, Layer, Scroll, WAIT_LONGER_MS, WHEEL_LINES};
+use super::{App, Focus, Layer, Mode, Scroll, WAIT_LONGER_MS, WHEEL_LINES};
 
 impl App {
     /// The contexts that interpret keys now, most specific first.
@@ -34,9 +35,10 @@ impl App {
     pub fn handle_key(&mut self, event: KeyEvent, now: Instant) -> Vec<Command> {
         self.dirty = true;
         let contexts = self.contexts();
+        let mode = self.key_mode();
         let action = contexts
             .iter()
-            .find_map(|context| keymap::lookup(*context, &event));
+            .find_map(|context| keymap::lookup(*context, mode, &event));
         if contexts == [Context::Editor] && action.is_none() {
             self.edit(event);
             return Vec::new();
@@ -61,8 +63,12 @@ impl App {
         }
     }
 
-    /// Applies one action.
+    /// Applies one action, unless no key offers it in this mode.
     pub fn act(&mut self, action: Action, now: Instant) -> Vec<Command> {
+        if !keymap::allowed(action, self.key_mode()) {
+            return Vec::new();
+        }
+        let archive = matches!(self.mode, Mode::Archive(_));
         match action {
             Action::FocusNext => self.move_focus(1),
             Action::FocusPrev => self.move_focus(-1),
@@ -98,7 +104,8 @@ impl App {
             }
             Action::Help => self.layers.push(Layer::Help { scroll: 0 }),
             Action::Quit => {
-                if self.running() {
+                // Only a running debate is stopped by quitting.
+                if self.running() && matches!(self.mode, Mode::Live) {
                     self.layers.push(Layer::ConfirmQuit);
                 } else {
                     self.quit = true;
@@ -143,6 +150,9 @@ impl App {
                     self.item_cursor = self.item_cursor.saturating_sub(1);
                 }
             }
+            Action::Accept if archive => return self.settle(ItemDecision::Accept, now),
+            Action::Reject if archive => return self.settle(ItemDecision::Reject, now),
+            Action::Note if archive => self.open_settlement_note(now),
             Action::Accept => return self.decide(ItemDecision::Accept, now),
             Action::Reject => return self.decide(ItemDecision::Reject, now),
             Action::Defer => return self.decide(ItemDecision::Defer, now),
@@ -170,6 +180,15 @@ impl App {
             Action::SaveText => return self.save_text(now),
             Action::CancelText => {
                 self.layers.pop();
+            }
+            Action::TogglePause | Action::Faster | Action::Slower => {
+                if let Mode::Replay(playback) = &mut self.mode {
+                    match action {
+                        Action::TogglePause => playback.toggle_pause(now),
+                        Action::Faster => playback.set_speed(playback.speed * 2.0, now),
+                        _ => playback.set_speed(playback.speed / 2.0, now),
+                    }
+                }
             }
         }
         Vec::new()
@@ -284,7 +303,7 @@ impl App {
     }
 
     /// The item the keys act on: the open detail's, else the cursor's.
-    fn current_item(&self) -> Option<usize> {
+    pub(super) fn current_item(&self) -> Option<usize> {
         let index = match self.layers.last() {
             Some(Layer::ItemDetail { item }) => *item,
             _ => self.item_cursor,
@@ -377,8 +396,12 @@ impl App {
         match self.layers.pop() {
             Some(Layer::NoteEditor { item, editor }) => {
                 let note = editor.lines().join("\n").trim().to_string();
-                let entry = &mut self.board.items[item];
                 let note = (!note.is_empty()).then_some(note);
+                if matches!(self.mode, Mode::Archive(_)) {
+                    self.keep_settlement_note(item, note, now);
+                    return Vec::new();
+                }
+                let entry = &mut self.board.items[item];
                 match entry.decision {
                     Some(decision) => {
                         entry.note = note.clone();

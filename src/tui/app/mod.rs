@@ -6,6 +6,10 @@
 //! this state through `&App`), for the terminal, or for any protocol rule:
 //! decisions and overrides go to the engine, and what the board shows comes
 //! back from the protocol. Key presses and mouse events are in [`input`].
+//!
+//! The same state serves three [`Mode`]s: a debate running now, a recording
+//! played back ([`playback`] keeps its clock), and a finished debate opened
+//! to settle its deferred items ([`archive`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -20,14 +24,19 @@ use crate::model::ItemDecision;
 use crate::protocol::{Board, LogEntry, LogKind, Outcome, Progress};
 use crate::text::{Sanitizer, sanitize};
 
-use super::keymap::Context;
+use super::keymap::{self, Context};
 use super::layout::{self, Region, ScreenLayout};
 use super::markdown::{Segment, StreamDoc};
 use super::theme::Theme;
 
+pub mod archive;
 mod input;
+pub mod playback;
 #[cfg(test)]
 mod tests;
+
+pub use archive::Archive;
+pub use playback::{MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, Moment, Playback};
 
 /// How much longer "wait longer" gives a call, in milliseconds.
 pub const WAIT_LONGER_MS: u64 = 5 * 60 * 1000;
@@ -260,6 +269,16 @@ pub struct VerdictReport {
     pub viewport: usize,
 }
 
+/// What the interface is attached to.
+pub enum Mode {
+    /// A debate running now, with the person as its moderator.
+    Live,
+    /// A recorded debate played back: nothing can change it.
+    Replay(Playback),
+    /// A finished debate, opened to read it and settle its deferred items.
+    Archive(Archive),
+}
+
 /// Token and cost totals for the header.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Totals {
@@ -315,6 +334,7 @@ pub struct App {
     pub dirty: bool,
     /// The engine stopped with an error; shown instead of a verdict.
     pub engine_error: Option<String>,
+    pub mode: Mode,
 }
 
 impl App {
@@ -358,6 +378,72 @@ impl App {
             quit: false,
             dirty: true,
             engine_error: None,
+            mode: Mode::Live,
+        }
+    }
+
+    /// The interface as a replay at `speed`, starting at `now`.
+    pub fn replaying(mut self, speed: f64, now: Instant) -> Self {
+        self.mode = Mode::Replay(Playback::new(speed, now));
+        self.started = now;
+        self
+    }
+
+    /// The interface over a finished debate, on its items. `answered`: the
+    /// items accepted after the verdict that a later revision round has
+    /// answered, which cannot be settled again.
+    pub fn archived(mut self, answered: impl IntoIterator<Item = String>) -> Self {
+        self.mode = Mode::Archive(Archive::new(answered));
+        self.focus = Focus::Items;
+        self
+    }
+
+    /// Which keys apply.
+    pub fn key_mode(&self) -> keymap::Mode {
+        match self.mode {
+            Mode::Live => keymap::Mode::Live,
+            Mode::Replay(_) => keymap::Mode::Replay,
+            Mode::Archive(_) => keymap::Mode::Archive,
+        }
+    }
+
+    /// The replay's clock, in a replay.
+    pub fn playback(&self) -> Option<&Playback> {
+        match &self.mode {
+            Mode::Replay(playback) => Some(playback),
+            _ => None,
+        }
+    }
+
+    /// Every moment of the replay has been shown: the debate's clock stops
+    /// (a recording of an interrupted debate ends without a verdict).
+    pub fn end_of_recording(&mut self, now: Instant) {
+        if let Mode::Replay(playback) = &mut self.mode
+            && !playback.ended
+        {
+            playback.ended = true;
+            self.elapsed = playback.recorded_elapsed(now);
+            self.dirty = true;
+        }
+    }
+
+    /// Shows one recorded moment of a replay.
+    pub fn play(&mut self, moment: Moment, now: Instant) {
+        if let Mode::Replay(playback) = &mut self.mode {
+            playback.showing(&moment);
+        }
+        self.apply(moment.update, now);
+    }
+
+    /// The time in the debate at wall-clock `now`: the same in a live run,
+    /// the playback's position in a replay (so rates read as recorded).
+    fn debate_now(&self, now: Instant) -> Instant {
+        match &self.mode {
+            Mode::Replay(playback) => self
+                .started
+                .checked_add(playback.position(now))
+                .unwrap_or(now),
+            _ => now,
         }
     }
 
@@ -400,6 +486,7 @@ impl App {
     /// Folds one engine update into the state.
     pub fn apply(&mut self, update: Update, now: Instant) {
         self.dirty = true;
+        let now = self.debate_now(now);
         match update {
             Update::Progress(progress) => {
                 if progress.stage != self.progress.stage {
@@ -495,7 +582,7 @@ impl App {
     /// unless the person moved the focus themselves during this stage.
     fn follow_stage(&mut self, stage: &str) {
         let moved = std::mem::take(&mut self.focus_moved);
-        if moved || !self.layers.is_empty() {
+        if moved || !self.layers.is_empty() || matches!(self.mode, Mode::Archive(_)) {
             return;
         }
         let target = match stage {
@@ -528,7 +615,14 @@ impl App {
             self.unconfirmed.clear();
         }
         let newly_needed = board.needs_moderator && !self.board.needs_moderator;
+        let newly_resolvable = board.resolvable && !self.board.resolvable;
+        if let Mode::Archive(archive) = &mut self.mode {
+            archive.confirm(&board);
+        }
         self.board = board;
+        if newly_resolvable && let Some(first) = self.next_settleable(None) {
+            self.item_cursor = first;
+        }
         if newly_needed {
             self.zoomed = false;
             if self.moderating() {
@@ -651,7 +745,7 @@ impl App {
     }
 
     fn raise_override(&mut self, prompt: OverridePrompt) {
-        if !self.running() {
+        if !self.running() || !matches!(self.mode, Mode::Live) {
             return;
         }
         self.layers
@@ -713,7 +807,8 @@ impl App {
             },
             viewport: 0,
         });
-        self.show_verdict = true;
+        // An archive opens on its items; the verdict is a key away.
+        self.show_verdict = !matches!(self.mode, Mode::Archive(_));
         self.zoomed = false;
         self.dirty = true;
     }
@@ -726,18 +821,24 @@ impl App {
     /// Advances the clock-driven parts: elapsed time, tokens per second,
     /// expired flash messages. Returns whether anything visible changed.
     pub fn tick(&mut self, now: Instant) {
-        if self.running() {
-            let elapsed = now.saturating_duration_since(self.started);
+        let elapsed = match &self.mode {
+            _ if !self.running() => None,
+            Mode::Live => Some(now.saturating_duration_since(self.started)),
+            Mode::Replay(playback) => Some(playback.recorded_elapsed(now)),
+            Mode::Archive(_) => None,
+        };
+        if let Some(elapsed) = elapsed {
             if elapsed.as_secs() != self.elapsed.as_secs() {
                 self.dirty = true;
             }
             self.elapsed = elapsed;
         }
+        let debate_now = self.debate_now(now);
         for pane in &mut self.panes {
             if let (Some(first), PaneStatus::Streaming | PaneStatus::Retrying) =
                 (pane.first_chunk, pane.status)
             {
-                let seconds = now.saturating_duration_since(first).as_secs_f64();
+                let seconds = debate_now.saturating_duration_since(first).as_secs_f64();
                 if seconds >= 0.5 {
                     pane.tokens_per_second =
                         Some(pane.streamed_chars as f64 / CHARS_PER_TOKEN / seconds);

@@ -5,7 +5,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::tui::app::App;
+use crate::tui::app::playback::speed_label;
+use crate::tui::app::{App, Mode};
 use crate::tui::capitalise;
 
 /// Narrower than this, the stage strip names only the current stage, in
@@ -57,6 +58,32 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         }
         strip.push(Span::styled(capitalise(stage), style));
     }
+    // What the screen is comes before the figures, so a narrow terminal
+    // cuts the figures.
+    match &app.mode {
+        Mode::Live => {}
+        Mode::Replay(playback) => {
+            strip.push(Span::raw(" "));
+            strip.push(Span::styled(
+                format!(" replay {} ", speed_label(playback.speed)),
+                theme.selection,
+            ));
+            if playback.ended && app.running() {
+                strip.push(Span::raw(" "));
+                strip.push(Span::styled(
+                    " the recording stops here ",
+                    theme.status_needs_moderator,
+                ));
+            } else if playback.paused && app.running() {
+                strip.push(Span::raw(" "));
+                strip.push(Span::styled(" paused ", theme.status_needs_moderator));
+            }
+        }
+        Mode::Archive(_) => {
+            strip.push(Span::raw(" "));
+            strip.push(Span::styled(" archive ", theme.selection));
+        }
+    }
     strip.push(Span::styled(
         format!(" round {}", app.progress.round),
         theme.dim,
@@ -69,7 +96,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(cost) = app.totals.cost_usd {
         strip.push(Span::styled(format!(" · ${cost:.2}"), theme.dim));
     }
-    if app.board.needs_moderator {
+    // In a replay the moderator's turn is history, not a call to act.
+    if app.board.needs_moderator && matches!(app.mode, Mode::Live) {
         strip.push(Span::raw("  "));
         strip.push(Span::styled(
             " needs moderator ",

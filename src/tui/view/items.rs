@@ -1,5 +1,6 @@
 //! The items list: every critique item with its block, severity, kind and
-//! the moderator's decision.
+//! the moderator's decision; for a finished debate opened again, how each
+//! deferred item was settled after the verdict, and what is left to do.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,13 +11,19 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{frame_block, is_focused, open_items};
 use crate::model::ItemDecision;
-use crate::protocol::BoardItem;
-use crate::tui::app::App;
+use crate::protocol::{BoardItem, Outcome};
+use crate::tui::app::archive::{past_tense, resolution_time};
+use crate::tui::app::{App, Mode};
 use crate::tui::layout::{Region, inner};
 use crate::tui::theme::Theme;
 
 /// Rows the items region needs beyond the list to preview the selected item.
 const PREVIEW_MIN_ROWS: u16 = 5;
+/// Rows kept at the bottom of an archived debate's items for what is left
+/// to settle.
+pub const ARCHIVE_STATUS_ROWS: u16 = 2;
+/// Width of the settlement column of an archived debate's items, in cells.
+const SETTLEMENT_COLUMN_WIDTH: usize = 21;
 
 pub fn severity_style(theme: &Theme, severity: &str) -> Style {
     match severity.to_ascii_lowercase().as_str() {
@@ -35,7 +42,50 @@ pub fn decision_span(theme: &Theme, decision: Option<ItemDecision>) -> Span<'sta
     }
 }
 
-fn item_line<'a>(theme: &Theme, entry: &'a BoardItem, selected: bool) -> Line<'a> {
+/// How a deferred item was settled after the verdict, as one short cell:
+/// `→accept 30 Nov 12:00`, `→ ?` while it can still be settled.
+fn settlement_span(app: &App, index: usize, entry: &BoardItem) -> Span<'static> {
+    let theme = &app.theme;
+    let cell = |text: String, style: Style| {
+        let width = text.chars().count();
+        let padding = SETTLEMENT_COLUMN_WIDTH.saturating_sub(width);
+        Span::styled(format!("{text}{}", " ".repeat(padding)), style)
+    };
+    let Mode::Archive(archive) = &app.mode else {
+        return Span::raw("");
+    };
+    if let Some(resolution) = &entry.resolution {
+        let time = resolution
+            .at
+            .with_timezone(&chrono::Local)
+            .format("%d %b %H:%M");
+        let style = match resolution.decision {
+            ItemDecision::Accept => theme.decision_accept,
+            _ => theme.decision_reject,
+        };
+        let word = decision_word(resolution.decision);
+        return cell(format!("→{word} {time}"), style);
+    }
+    if let Some(decision) = archive.sending(&entry.item.id) {
+        let word = decision_word(decision);
+        return cell(format!("→{word} …"), theme.dim);
+    }
+    if app.settle_refusal(index).is_none() {
+        return cell("→ ?".into(), theme.status_needs_moderator);
+    }
+    cell(String::new(), theme.dim)
+}
+
+fn decision_word(decision: ItemDecision) -> &'static str {
+    match decision {
+        ItemDecision::Accept => "accept",
+        ItemDecision::Reject => "reject",
+        ItemDecision::Defer => "defer",
+    }
+}
+
+fn item_line<'a>(app: &App, index: usize, entry: &'a BoardItem, selected: bool) -> Line<'a> {
+    let theme = &app.theme;
     let marker = if selected { "▸ " } else { "  " };
     let mut spans = vec![
         Span::styled(marker, theme.key_hint),
@@ -47,6 +97,7 @@ fn item_line<'a>(theme: &Theme, entry: &'a BoardItem, selected: bool) -> Line<'a
         ),
         Span::styled(format!("{:<12}", entry.item.category), theme.dim),
         decision_span(theme, entry.decision),
+        settlement_span(app, index, entry),
         Span::raw(if entry.note.is_some() { " ✎ " } else { "   " }),
         Span::styled(
             crate::artifact::render::one_line(&entry.item.text),
@@ -64,20 +115,38 @@ fn item_line<'a>(theme: &Theme, entry: &'a BoardItem, selected: bool) -> Line<'a
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let focused = is_focused(app, Region::Items);
-    let title = if app.moderating() {
-        let badge = match open_items(app) {
-            0 => " all decided · s submits ".to_string(),
-            open => format!(" {open} to decide "),
-        };
-        Line::from(vec![
-            Span::styled(" Critique items ", theme.title),
-            Span::styled(badge, theme.status_needs_moderator),
-        ])
-    } else {
-        Line::styled(" Critique items ", theme.title)
+    let badge = match &app.mode {
+        Mode::Archive(_) => match app.unsettled() {
+            0 => None,
+            open => Some(format!(" {open} to settle ")),
+        },
+        _ if !app.moderating() => None,
+        // A replay shows the moderation as it went; nobody submits here.
+        Mode::Replay(_) => match open_items(app) {
+            0 => Some(" all decided ".to_string()),
+            open => Some(format!(" {open} to decide ")),
+        },
+        Mode::Live => match open_items(app) {
+            0 => Some(" all decided · s submits ".to_string()),
+            open => Some(format!(" {open} to decide ")),
+        },
     };
-    frame.render_widget(frame_block(app, title, focused), area);
-    let body = inner(area);
+    let mut title = vec![Span::styled(" Critique items ", theme.title)];
+    if let Some(badge) = badge {
+        title.push(Span::styled(badge, theme.status_needs_moderator));
+    }
+    frame.render_widget(frame_block(app, Line::from(title), focused), area);
+    let mut body = inner(area);
+    if matches!(app.mode, Mode::Archive(_)) && body.height > ARCHIVE_STATUS_ROWS {
+        let [list, status] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(ARCHIVE_STATUS_ROWS)])
+                .areas(body);
+        body = list;
+        frame.render_widget(
+            Paragraph::new(archive_status(app)).wrap(Wrap { trim: true }),
+            status,
+        );
+    }
     if app.board.items.is_empty() {
         frame.render_widget(
             Paragraph::new(Line::styled(
@@ -113,6 +182,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             ),
             Span::styled(format!(" · {}", entry.item.category), theme.dim),
         ])];
+        lines.extend(settlement_lines(app, entry));
         lines.push(Line::styled(entry.item.text.clone(), theme.text));
         if !entry.item.preface.is_empty() {
             lines.push(Line::styled(
@@ -134,7 +204,54 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .enumerate()
         .skip(first)
         .take(height)
-        .map(|(index, entry)| item_line(theme, entry, focused && index == app.item_cursor))
+        .map(|(index, entry)| item_line(app, index, entry, focused && index == app.item_cursor))
         .collect();
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// How `entry` was settled after the verdict, in full, and a note written
+/// for a settlement not made yet.
+pub fn settlement_lines(app: &App, entry: &BoardItem) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let mut lines = Vec::new();
+    if let Some(resolution) = &entry.resolution {
+        let mut text = format!(
+            "Settled after the verdict: {} on {}",
+            past_tense(resolution.decision),
+            resolution_time(resolution.at)
+        );
+        if let Some(note) = &resolution.note {
+            text.push_str(&format!(" — {note}"));
+        }
+        lines.push(Line::styled(text, theme.text));
+    } else if let Some(note) = app.pending_note(&entry.item.id) {
+        lines.push(Line::styled(
+            format!("Your note, for its settlement: {note}"),
+            theme.text,
+        ));
+    }
+    lines
+}
+
+/// What is left to do with an archived debate's items (the title counts
+/// the items still open).
+fn archive_status(app: &App) -> Line<'static> {
+    let theme = &app.theme;
+    if app.reopen_pending() {
+        return Line::styled(
+            format!(
+                "Accepted items wait for another round: `quorum resume {} --reopen`",
+                app.info.run_dir.display()
+            ),
+            theme.status_needs_moderator,
+        );
+    }
+    let text = match (&app.outcome, app.unsettled()) {
+        (Some(Outcome::Failed { .. }), _) => {
+            "The debate ended without a verdict: its items cannot be settled."
+        }
+        (_, 0) => "Nothing is left to settle.",
+        _ => "A deferred item can still be accepted or rejected, with a note written first.",
+    };
+    Line::styled(text, theme.dim)
 }

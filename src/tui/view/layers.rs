@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::items::{decision_span, severity_style};
 use crate::protocol::LogKind;
-use crate::tui::app::{App, Layer, OverridePrompt, WAIT_LONGER_MS};
+use crate::tui::app::{App, Layer, Mode, OverridePrompt, WAIT_LONGER_MS};
 use crate::tui::keymap::{self, Context};
 
 /// A rectangle `width` × `height` (clamped to `area`) centred in `area`.
@@ -33,8 +33,12 @@ fn modal<'a>(app: &App, title: &'a str) -> Block<'a> {
 }
 
 fn hints(app: &App, context: Context) -> Line<'static> {
+    hints_without(app, context, &[])
+}
+
+fn hints_without(app: &App, context: Context, hidden: &[keymap::Action]) -> Line<'static> {
     let mut spans = Vec::new();
-    for (key, hint) in keymap::footer(&[context], &[]) {
+    for (key, hint) in keymap::footer(&[context], app.key_mode(), hidden) {
         spans.push(Span::styled(key, app.theme.key_hint));
         spans.push(Span::styled(format!(" {hint}   "), app.theme.dim));
     }
@@ -52,7 +56,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 let rect = centered(area, 72.min(area.width), 14.min(area.height));
                 frame.render_widget(Clear, rect);
                 let entry = &app.board.items[*item];
-                let title = format!("Note on {}", entry.item.id);
+                let title = match app.mode {
+                    Mode::Archive(_) => format!("Note on {}, for its settlement", entry.item.id),
+                    _ => format!("Note on {}", entry.item.id),
+                };
                 let block = modal(app, &title);
                 let body = block.inner(rect);
                 frame.render_widget(block, rect);
@@ -83,16 +90,23 @@ fn help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
     let block = modal(app, "Keys — Esc closes");
     let body = block.inner(rect);
     frame.render_widget(block, rect);
-    let mut lines = vec![
-        Line::styled(
+    let about = match app.mode {
+        Mode::Live => {
             "quorum runs a debate: a proposer proposes, a critic criticises, you decide each \
              critique item, the proposer revises, the judges score, and the verdict follows \
-             from the scores.",
-            app.theme.text,
-        ),
-        Line::raw(""),
-    ];
-    for (context, rows) in keymap::help_sections() {
+             from the scores."
+        }
+        Mode::Replay(_) => {
+            "A replay of a recorded debate, at the pace it happened (long pauses shortened). \
+             Nothing you press here changes the debate or its record."
+        }
+        Mode::Archive(_) => {
+            "A finished debate, as it ended. The items the moderator deferred can still be \
+             accepted or rejected, with a note; each settlement is recorded with its time."
+        }
+    };
+    let mut lines = vec![Line::styled(about, app.theme.text), Line::raw("")];
+    for (context, rows) in keymap::help_sections(app.key_mode()) {
         lines.push(Line::styled(context.title(), app.theme.title));
         for (keys, hint) in rows {
             lines.push(Line::from(vec![
@@ -284,7 +298,22 @@ fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {
         lines.push(Line::raw(""));
         lines.push(Line::styled(format!("Your note: {note}"), theme.text));
     }
+    let settlement = super::items::settlement_lines(app, entry);
+    if !settlement.is_empty() {
+        lines.push(Line::raw(""));
+        lines.extend(settlement);
+    }
     lines.push(Line::raw(""));
-    lines.push(hints(app, Context::ItemDetail));
+    let hidden: &[keymap::Action] =
+        if matches!(app.mode, Mode::Archive(_)) && app.settle_refusal(index).is_some() {
+            &[
+                keymap::Action::Accept,
+                keymap::Action::Reject,
+                keymap::Action::Note,
+            ]
+        } else {
+            &[]
+        };
+    lines.push(hints_without(app, Context::ItemDetail, hidden));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
 }

@@ -9,13 +9,15 @@ mod panes;
 mod scoreboard;
 mod verdict;
 
+pub use items::ARCHIVE_STATUS_ROWS;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
-use super::app::{App, Focus, Layer};
+use super::app::{App, Focus, Layer, Mode};
 use super::keymap::{self, Action};
 use super::layout::Region;
 
@@ -78,10 +80,14 @@ fn draw_tabs(app: &App, frame: &mut Frame, area: Rect) {
             app.focus == Focus::Pane(index) && !app.show_verdict,
         ));
     }
-    let items_label = if app.moderating() {
-        format!("Items ({} open)", open_items(app))
-    } else {
-        "Items".to_string()
+    let items_label = match app.mode {
+        Mode::Archive(_) if app.unsettled() > 0 => {
+            format!("Items ({} to settle)", app.unsettled())
+        }
+        Mode::Live | Mode::Replay(_) if app.moderating() => {
+            format!("Items ({} open)", open_items(app))
+        }
+        _ => "Items".to_string(),
     };
     tabs.push((
         items_label,
@@ -157,6 +163,12 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
     if app.alternatives.is_empty() {
         hidden.push(Action::SwitchAgent);
     }
+    if matches!(app.mode, Mode::Archive(_))
+        && app.focus == Focus::Items
+        && app.settle_refusal(app.item_cursor).is_some()
+    {
+        hidden.extend([Action::Accept, Action::Reject, Action::Note]);
+    }
     match app.layers.last() {
         Some(Layer::Override(prompt)) => {
             if !app.skippable(prompt.pane) {
@@ -189,7 +201,7 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
     // Help and quit always show, at the right; the hints of the focused
     // region fill the rest, dropping from the end when the row is short.
     let anchored = [Action::Help, Action::Quit];
-    let hints = keymap::footer(&app.contexts(), &hidden);
+    let hints = keymap::footer(&app.contexts(), app.key_mode(), &hidden);
     let (right, left): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(key, hint)| {
         anchored.iter().any(|action| {
             keymap::BINDINGS.iter().any(|binding| {
