@@ -472,7 +472,25 @@ fn quit_asks_and_restores() {
             && after.contains(&relative.display().to_string()),
         "the screen says where the record is:\n{after}"
     );
+    assert!(
+        after.contains(&format!(
+            "continue it with: quorum resume {}",
+            relative.display()
+        )),
+        "the screen says how to go on:\n{after}"
+    );
     assert!(folder.join("journal.jsonl").is_file());
+    assert!(!folder.join("quorum.lock").exists(), "the lock is let go");
+
+    // The command it printed finishes the debate.
+    let resumed = support::run::quorum_in(
+        dir.path(),
+        &["resume", &relative.display().to_string(), "--headless"],
+        &[],
+        None,
+    );
+    resumed.assert_code(0);
+    assert!(folder.join("summary.md").is_file());
 }
 
 #[test]
@@ -503,7 +521,10 @@ fn signal_while_streaming_restores_the_terminal(signal: libc::c_int, name: &str)
     assert_eq!(status.exit_code(), 1, "interrupted");
     assert_terminal_restored(&run);
     assert!(
-        run.screen_text().contains("stopped before the verdict"),
+        run.screen_text().contains("stopped before the verdict")
+            && run
+                .screen_text()
+                .contains("continue it with: quorum resume "),
         "{}",
         run.screen_text()
     );
@@ -691,4 +712,55 @@ fn open_accepts_a_deferred_item_with_a_note() {
     );
     assert_eq!(c1["resolution"]["note"].as_str(), Some(NOTE));
     assert!(c1["resolution"]["at"].as_str().is_some(), "with its time");
+}
+
+#[test]
+fn resume_in_the_interface_shows_what_was_finished_and_asks_for_the_rest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ran = support::run::quorum_in(
+        dir.path(),
+        &["demo", "--headless", "--speed", "50", "--out", OUT],
+        &[],
+        None,
+    );
+    ran.assert_code(0);
+    let folder = run_folder(&dir.path().join(OUT));
+    // Cut the journal where a crash during moderation would have: the
+    // critique is in, no item is decided.
+    let journal = read(&folder, "journal.jsonl");
+    let kept: String = journal
+        .lines()
+        .take_while(|line| !line.contains(r#""type":"item_decided""#))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    std::fs::write(folder.join("journal.jsonl"), kept).expect("cut the journal");
+
+    let relative = relative(&folder, dir.path());
+    let mut run = PtyRun::spawn(&["resume", &relative], dir.path(), 120, 40);
+    // What was finished is on screen at once, and the person decides the rest.
+    run.wait_for("6 to decide", WAIT);
+    run.wait_until("the proposer's and the critic's answers", WAIT, |screen| {
+        let text = screen.contents();
+        text.contains("needs moderator")
+            && text.matches("script:scripted ─").count() >= 2
+            && text.matches(" done ╮").count() >= 2
+    });
+    for _ in 0..6 {
+        run.send("a");
+    }
+    run.wait_for("all decided", WAIT);
+    run.send("s");
+    run.wait_for("Written to", WAIT);
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.exit_code(), 0, "{}", run.screen_text());
+    assert_terminal_restored(&run);
+    let inputs = journal_inputs(&folder);
+    let decided = inputs
+        .iter()
+        .filter(|input| input["type"] == "item_decided")
+        .count();
+    assert_eq!(decided, 6);
+    assert!(read(&folder, "journal.jsonl").contains(r#""event":"resumed""#));
+    assert!(read(&folder, "summary.md").contains("ADOPT"));
 }

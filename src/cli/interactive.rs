@@ -189,8 +189,9 @@ where
     Ok(match ending {
         Ending::Finished(outcome) => {
             println!(
-                "{}\nFull record: {record}/summary.md",
-                outcome_line(&outcome)
+                "{}\nFull record: {}",
+                outcome_line(&outcome),
+                run_dir.path().join("summary.md").display()
             );
             ExitCode::from(outcome.exit_code() as u8)
         }
