@@ -21,6 +21,7 @@ use crate::config::resolve::{Level, ResolvedAgent, Resolver, Sources, parse_agen
 use crate::config::{self, AgentChoice, LoadedConfig, ProviderKind};
 use crate::engine::{
     Alternative, AlternativeSetup, ModerationPolicy, RoleAgent, RoleSetup, Roster, RunSetup,
+    recordable,
 };
 use crate::model::{JudgeRole, architecture_panel};
 use crate::prompts::{PromptSet, default_override_dir};
@@ -181,6 +182,10 @@ pub fn prepare_in(
         speed: flags.speed,
         moderation,
         prompt_overrides: prompts.overrides().clone(),
+        config_path: flags
+            .config
+            .as_ref()
+            .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.clone())),
     };
     Ok(Prepared {
         config: ReviewConfig {
@@ -314,9 +319,11 @@ fn assign_agents(
     let priced = |agent: Arc<dyn Agent>, resolved: &ResolvedAgent| {
         let info = agent.info();
         let price = loaded_config.config.price_of(&info.provider, &info.model);
+        let (agent_record, base_url_withheld) = recordable(resolved);
         let setup = AlternativeSetup {
-            agent: resolved.clone(),
+            agent: agent_record,
             price,
+            base_url_withheld,
         };
         (Alternative { agent, price }, setup)
     };
@@ -351,11 +358,13 @@ fn assign_agents(
         if switchable(resolved.provider.kind) {
             alternatives.push(priced(agent.clone(), &resolved));
         }
+        let (agent_record, base_url_withheld) = recordable(&resolved);
         roles.insert(
             role.clone(),
             RoleSetup {
-                agent: resolved.clone(),
+                agent: agent_record,
                 timeout_ms: whole_ms(timeout),
+                base_url_withheld,
             },
         );
         let info = agent.info();
@@ -432,8 +441,48 @@ pub fn rebuild(setup: &RunSetup, env: &dyn Environment) -> Result<Rebuilt, SpecE
         env,
         human_desk: Some(human_desk.clone()),
     };
-    let build = |resolved: &ResolvedAgent| {
-        factory::build(resolved, &context).map_err(|error| {
+    // Base URLs whose credential was not recorded come from where they came
+    // from the first time: the configuration file or the environment.
+    let loaded = if setup.roles.values().any(|role| role.base_url_withheld)
+        || setup.alternatives.iter().any(|alt| alt.base_url_withheld)
+    {
+        Some(config::load(setup.config_path.as_deref())?)
+    } else {
+        None
+    };
+    let restore = |recorded: &ResolvedAgent, withheld: bool| -> Result<ResolvedAgent, SpecError> {
+        let mut resolved = recorded.clone();
+        let Some(loaded) = loaded.as_ref().filter(|_| withheld) else {
+            return Ok(resolved);
+        };
+        let (no_flags, no_spec) = (BTreeMap::new(), BTreeMap::new());
+        let resolver = Resolver::new(Sources {
+            flags: &no_flags,
+            spec: &no_spec,
+            config: loaded,
+            env,
+        });
+        let current = resolver
+            .providers()
+            .get(&recorded.provider.name)
+            .and_then(|provider| provider.base_url)
+            .filter(|url| Some(crate::agent::http::shown_url(url)) == recorded.provider.base_url);
+        match current {
+            Some(url) => {
+                resolved.provider.base_url = Some(url);
+                Ok(resolved)
+            }
+            None => Err(SpecError::new(format!(
+                "the base URL of provider `{}` carried a credential, which the journal does not keep,                  and the configuration and environment no longer give {}",
+                recorded.provider.name,
+                recorded.provider.base_url.as_deref().unwrap_or_default()
+            ))
+            .field(format!("providers.{}.base_url", recorded.provider.name))),
+        }
+    };
+    let build = |recorded: &ResolvedAgent, withheld: bool| {
+        let resolved = restore(recorded, withheld)?;
+        factory::build(&resolved, &context).map_err(|error| {
             SpecError::new(format!("cannot rebuild {}: {error}", resolved.label()))
                 .field(format!("agents.{}", resolved.role))
         })
@@ -447,7 +496,7 @@ pub fn rebuild(setup: &RunSetup, env: &dyn Environment) -> Result<Rebuilt, SpecE
         roster.insert(
             role.clone(),
             RoleAgent {
-                agent: build(&recorded.agent)?,
+                agent: build(&recorded.agent, recorded.base_url_withheld)?,
                 timeout: Duration::from_millis(recorded.timeout_ms),
             },
         );
@@ -459,7 +508,7 @@ pub fn rebuild(setup: &RunSetup, env: &dyn Environment) -> Result<Rebuilt, SpecE
         .iter()
         .filter_map(|recorded| {
             Some(Alternative {
-                agent: build(&recorded.agent).ok()?,
+                agent: build(&recorded.agent, recorded.base_url_withheld).ok()?,
                 price: recorded.price,
             })
         })
@@ -532,6 +581,51 @@ fn load_prompts(flags: &RunFlags) -> Result<PromptSet, SpecError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_credential_in_a_base_url_is_not_recorded_and_comes_back_from_the_environment() {
+        let secret_url = "http://ops:hunter2@127.0.0.1:9/v1?token=abc123";
+        let env: BTreeMap<String, String> = BTreeMap::from([
+            ("OPENAI_BASE_URL".to_string(), secret_url.to_string()),
+            ("HOME".to_string(), "/nonexistent".to_string()),
+        ]);
+        let flags = RunFlags {
+            agents: vec!["default=openai:local-model".into()],
+            speed: 1.0,
+            ..RunFlags::default()
+        };
+        let prepared = prepare_in(
+            Source::Review {
+                topic: "t".into(),
+                context: Vec::new(),
+                script: None,
+            },
+            &flags,
+            &env,
+        )
+        .unwrap();
+        let journaled = serde_json::to_string(&prepared.setup).unwrap();
+        assert!(!journaled.contains("hunter2"), "{journaled}");
+        assert!(!journaled.contains("abc123"), "{journaled}");
+        assert!(
+            journaled.contains("http://***@127.0.0.1:9/v1"),
+            "{journaled}"
+        );
+        assert!(
+            prepared
+                .setup
+                .roles
+                .values()
+                .all(|role| role.base_url_withheld)
+        );
+
+        let rebuilt = rebuild(&prepared.setup, &env).unwrap();
+        assert!(rebuilt.roster.get("proposer").is_some());
+        let gone = BTreeMap::from([("HOME".to_string(), "/nonexistent".to_string())]);
+        let error = rebuild(&prepared.setup, &gone).err().unwrap().to_string();
+        assert!(error.contains("carried a credential"), "{error}");
+        assert!(!error.contains("hunter2"), "{error}");
+    }
 
     #[test]
     fn scripted_deadlines_scale_with_speed_down_to_a_floor() {

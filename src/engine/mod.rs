@@ -40,7 +40,7 @@ use crate::protocol::{
 };
 
 pub use moderation::{ModerationPolicy, Moderator};
-pub use setup::{AlternativeSetup, RoleSetup, RunSetup};
+pub use setup::{AlternativeSetup, RoleSetup, RunSetup, recordable};
 
 /// An agent bound to a role, with that role's deadline.
 #[derive(Clone)]
