@@ -88,6 +88,25 @@ pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Characters of the random suffix `atomic-write-file` gives its temporary
+/// files: `.summary.md.Q7xK2p`.
+const TEMP_SUFFIX_CHARS: usize = 6;
+
+/// `.NAME.XXXXXX` where NAME is an artifact's name (`.md`, `.yaml`) and
+/// XXXXXX the random suffix of an atomic write's temporary file.
+fn is_interrupted_write(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else {
+        return false;
+    };
+    let Some((artifact, suffix)) = rest.rsplit_once('.') else {
+        return false;
+    };
+    suffix.len() == TEMP_SUFFIX_CHARS
+        && suffix.bytes().all(|b| b.is_ascii_alphanumeric())
+        && !artifact.starts_with('.')
+        && [".md", ".yaml"].iter().any(|ext| artifact.ends_with(ext))
+}
+
 /// `Path::parent` of a bare file name is `""`; the OS wants `.` for that.
 fn non_empty(path: &Path) -> &Path {
     if path.as_os_str().is_empty() {
@@ -272,6 +291,35 @@ impl RunDir {
         write_atomic(&path, contents).map_err(ArtifactError::io("write", &path))
     }
 
+    /// Removes what atomic writes cut short by a crash left behind: the
+    /// temporary `.NAME.XXXXXX` files beside the run folder's artifacts
+    /// (the artifact itself is whole, old or new). For the one process that
+    /// holds the debate's lock; returns the removed paths, relative.
+    pub fn remove_interrupted_writes(&self) -> Result<Vec<String>, ArtifactError> {
+        let mut removed = Vec::new();
+        let mut folders = vec![(self.path.clone(), String::new())];
+        while let Some((folder, prefix)) = folders.pop() {
+            let entries = fs::read_dir(&folder).map_err(ArtifactError::io("read", &folder))?;
+            for entry in entries {
+                let entry = entry.map_err(ArtifactError::io("read", &folder))?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let kind = entry
+                    .file_type()
+                    .map_err(ArtifactError::io("inspect", &entry.path()))?;
+                if kind.is_dir() && !name.starts_with('.') {
+                    folders.push((entry.path(), format!("{prefix}{name}/")));
+                } else if kind.is_file() && is_interrupted_write(&name) {
+                    let path = entry.path();
+                    fs::remove_file(&path).map_err(ArtifactError::io("remove", &path))?;
+                    sync_dir(&folder).map_err(ArtifactError::io("sync folder", &folder))?;
+                    removed.push(format!("{prefix}{name}"));
+                }
+            }
+        }
+        removed.sort();
+        Ok(removed)
+    }
+
     /// Reads `relative` as UTF-8 text.
     pub fn read_to_string(&self, relative: &str) -> Result<String, ArtifactError> {
         let components = checked_components(relative)?;
@@ -353,6 +401,43 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn writes_cut_short_are_swept_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::open(tmp.path()).unwrap();
+        run.write("summary.md", b"whole").unwrap();
+        run.write("judges/judge-analyst.md", b"whole").unwrap();
+        for name in [
+            ".summary.md.Q7xK2p",
+            "judges/.judge-analyst.md.a1B2c3",
+            ".debate.yaml.ZZZZZZ",
+            ".journal.jsonl.abcdef",
+            ".notes.md.toolongsuffix",
+            ".hidden",
+            "keep.md.Q7xK2p",
+        ] {
+            fs::write(tmp.path().join(name), b"half").unwrap();
+        }
+        let removed = run.remove_interrupted_writes().unwrap();
+        assert_eq!(
+            removed,
+            [
+                ".debate.yaml.ZZZZZZ",
+                ".summary.md.Q7xK2p",
+                "judges/.judge-analyst.md.a1B2c3"
+            ]
+        );
+        for kept in [
+            ".journal.jsonl.abcdef",
+            ".notes.md.toolongsuffix",
+            ".hidden",
+            "keep.md.Q7xK2p",
+            "summary.md",
+        ] {
+            assert!(tmp.path().join(kept).exists(), "{kept}");
+        }
     }
 
     #[test]

@@ -105,6 +105,7 @@ pub(super) async fn open_interactive(
     let journal = Journal::open_append(&recorded.journal_path, recorded.next_seq())
         .wrap_err("opening the journal")?;
     let run_dir = RunDir::open(dir)?;
+    super::resume::report_swept(&run_dir)?;
     // What was recorded first; the engine then publishes only what changes.
     let (updates_tx, updates_rx) = mpsc::unbounded_channel();
     for (_, update) in history {

@@ -393,6 +393,7 @@ fn settle(
     let journal =
         Journal::open_append(&recorded.journal_path, recorded.next_seq()).map_err(run_error)?;
     let run_dir = RunDir::open(dir).map_err(run_error)?;
+    super::resume::report_swept(&run_dir).map_err(run_error)?;
     let (updates, _) = mpsc::unbounded_channel();
     let mut engine = Engine::new(
         folded.protocol,

@@ -212,6 +212,7 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     }
     let journal = Journal::open_append(&recorded.journal_path, recorded.next_seq())?;
     let run_dir = RunDir::open(dir)?;
+    report_swept(&run_dir)?;
     let point = ResumePoint::from(&folded);
     let moderation = args.moderation.unwrap_or(setup.moderation);
 
@@ -282,6 +283,14 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     .await?;
     drop(lock);
     Ok(code)
+}
+
+/// Removes what writes cut short by the interruption left, and says so.
+pub(super) fn report_swept(run_dir: &RunDir) -> Result<(), crate::artifact::ArtifactError> {
+    for name in run_dir.remove_interrupted_writes()? {
+        eprintln!("quorum: removed {name}, the remains of a write the interruption cut short");
+    }
+    Ok(())
 }
 
 /// One line on what the journal held and what happens next.
