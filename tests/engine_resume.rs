@@ -285,6 +285,7 @@ fn cut_kind(line: &str) -> String {
 #[tokio::test(start_paused = true)]
 async fn a_debate_cut_after_any_journal_record_resumes_to_the_same_end() {
     let cuts = resume_every_cut(|| Moderator::policy(ModerationPolicy::Accept)).await;
+    println!("{cuts} cuts resumed");
     assert!(cuts >= 40, "only {cuts} cuts");
 }
 
@@ -307,5 +308,6 @@ async fn moderator_decisions_made_before_a_cut_survive_it() {
         ])
     };
     let cuts = resume_every_cut(decisions).await;
+    println!("{cuts} cuts resumed");
     assert!(cuts >= 40, "only {cuts} cuts");
 }
