@@ -147,6 +147,8 @@ async fn print_paced(timeline: &[Moment], speed: f64) -> std::io::Result<()> {
                 writeln!(stdout, "{}", super::headless::progress_line(entry))?;
             }
             Update::Finished(finished) => outcome = Some(finished),
+            // Reopened after that verdict: it no longer ends the recording.
+            Update::Progress(progress) if !progress.finished => outcome = None,
             _ => {}
         }
     }

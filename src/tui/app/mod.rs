@@ -492,6 +492,13 @@ impl App {
                 if progress.stage != self.progress.stage {
                     self.follow_stage(&progress.stage);
                 }
+                if !progress.finished && self.outcome.is_some() {
+                    // Reopened after its verdict: the debate runs again, and
+                    // the old verdict is history, not the ending.
+                    self.outcome = None;
+                    self.report = None;
+                    self.show_verdict = false;
+                }
                 self.progress = progress;
             }
             Update::Board(board) => self.set_board(board),

@@ -792,3 +792,31 @@ fn quitting_an_archive_asks_nothing() {
     press(&mut app, 'q');
     assert!(app.quit && app.layers.is_empty());
 }
+
+#[test]
+fn a_debate_reopened_after_its_verdict_is_running_again() {
+    let mut app = app();
+    let progress = |finished| {
+        Update::Progress(crate::protocol::Progress {
+            stage: if finished { "verdict" } else { "revision" }.into(),
+            round: 3,
+            finished,
+        })
+    };
+    app.apply(progress(true), Instant::now());
+    app.apply(
+        Update::Finished(Outcome::Decided {
+            verdict: crate::model::Verdict::Adopt,
+            rule: "all checks passed".into(),
+        }),
+        Instant::now(),
+    );
+    app.show_report("summary", Vec::new());
+    assert!(!app.running());
+    assert!(app.show_verdict);
+
+    app.apply(progress(false), Instant::now());
+    assert!(app.running(), "the reopened round runs");
+    assert_eq!(app.outcome, None);
+    assert!(app.report.is_none() && !app.show_verdict);
+}
