@@ -360,3 +360,58 @@ fn open_and_resume_refuse_a_folder_that_is_not_a_debate() {
         missing.stderr
     );
 }
+
+#[test]
+fn a_crash_between_a_settlement_and_its_files_is_repaired_by_resume() {
+    let sandbox = Sandbox::new();
+    let dir = deferred_demo(&sandbox);
+    let records = read(&dir, "journal.jsonl").lines().count();
+    // Stop the settling process right after its journal line, and kill it.
+    let mut command = std::process::Command::new(support::run::QUORUM);
+    support::isolate(&mut command, sandbox.path())
+        .args(["open", dir.to_str().unwrap(), "--resolve", "c5=reject"])
+        .env("QUORUM_TEST_STOP_AFTER_RECORD", (records + 1).to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = command.spawn().unwrap();
+    let stat = format!("/proc/{}/stat", child.id());
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&stat).is_ok_and(|text| text.contains(") T ")) {
+        assert!(
+            started.elapsed() < support::run::PROCESS_DEADLINE,
+            "never stopped"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        read(&dir, "journal.jsonl")
+            .lines()
+            .last()
+            .unwrap()
+            .contains("item_resolved")
+    );
+    assert!(
+        !read(&dir, "debate.yaml").contains("resolution:"),
+        "the files lag"
+    );
+
+    let resumed = sandbox.quorum(&["resume", dir.to_str().unwrap(), "--headless"], &[]);
+    resumed.assert_code(0);
+    assert!(
+        resumed.stderr.contains("up to date with the journal"),
+        "{}",
+        resumed.stderr
+    );
+    assert!(
+        resumed.stdout.contains("nothing to resume"),
+        "{}",
+        resumed.stdout
+    );
+    assert!(read(&dir, "debate.yaml").contains("decision: reject"));
+    assert!(read(&dir, "transcript.md").contains("c5 deferred → rejected after the verdict"));
+    assert!(!dir.join("quorum.lock").exists());
+    let again = sandbox.quorum(&["resume", dir.to_str().unwrap(), "--headless"], &[]);
+    assert!(!again.stderr.contains("up to date"), "{}", again.stderr);
+}

@@ -145,6 +145,17 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
             )));
         }
     } else if folded.is_finished() {
+        // A crash may have come between a settlement's journal line and
+        // the files it changes.
+        let run_dir = RunDir::open(dir)?;
+        report_swept(&run_dir)?;
+        let rewritten = crate::engine::resume::rewrite_stale_documents(&folded.protocol, &run_dir)?;
+        if !rewritten.is_empty() {
+            eprintln!(
+                "quorum: brought {} up to date with the journal",
+                rewritten.join(", ")
+            );
+        }
         println!(
             "{} is finished: {}; nothing to resume",
             dir.display(),

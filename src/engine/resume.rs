@@ -118,6 +118,24 @@ impl<P: Protocol> Folded<P> {
     }
 }
 
+/// Rewrites every document of `protocol` whose file on disk says something
+/// else (a crash came between journaling an input and rewriting the files);
+/// returns the paths rewritten.
+pub fn rewrite_stale_documents<P: Protocol>(
+    protocol: &P,
+    run_dir: &crate::artifact::RunDir,
+) -> Result<Vec<String>, crate::artifact::ArtifactError> {
+    let mut rewritten = Vec::new();
+    for document in protocol.documents() {
+        if run_dir.read_to_string(&document.path).ok().as_deref() == Some(&document.contents) {
+            continue;
+        }
+        run_dir.write(&document.path, document.contents.as_bytes())?;
+        rewritten.push(document.path);
+    }
+    Ok(rewritten)
+}
+
 /// `provider:model` back into its parts.
 pub fn agent_info(label: &str) -> AgentInfo {
     let (provider, model) = label.split_once(':').unwrap_or((label, ""));
