@@ -134,7 +134,7 @@ async fn resume(dir: &Path, moderator: Moderator) -> Option<Outcome> {
     if folded.is_finished() {
         return None;
     }
-    let rebuilt = rebuild(&setup, &SystemEnvironment).unwrap();
+    let rebuilt = rebuild(&setup, &recorded.journal_path, None, &SystemEnvironment).unwrap();
     let (tx, _rx) = mpsc::unbounded_channel();
     let engine = Engine::new(
         folded.protocol,

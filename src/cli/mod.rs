@@ -187,6 +187,10 @@ pub struct ResumeArgs {
     /// Colour theme of the interface
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
+    /// Configuration file whose providers the debate's agents are checked
+    /// against and built from (default: $XDG_CONFIG_HOME/quorum/config.yaml)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

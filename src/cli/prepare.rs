@@ -17,7 +17,9 @@ use crate::agent::factory::{self, BuildContext};
 use crate::agent::human::HumanDesk;
 use crate::agent::script::Script;
 use crate::config::detect::{Environment, SystemEnvironment};
-use crate::config::resolve::{Level, ResolvedAgent, Resolver, Sources, parse_agent_flags};
+use crate::config::resolve::{
+    Level, ProviderSetup, ResolvedAgent, Resolver, Sources, parse_agent_flags,
+};
 use crate::config::{self, AgentChoice, LoadedConfig, ProviderKind};
 use crate::engine::{
     Alternative, AlternativeSetup, ModerationPolicy, RoleAgent, RoleSetup, Roster, RunSetup,
@@ -182,10 +184,6 @@ pub fn prepare_in(
         speed: flags.speed,
         moderation,
         prompt_overrides: prompts.overrides().clone(),
-        config_path: flags
-            .config
-            .as_ref()
-            .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.clone())),
     };
     Ok(Prepared {
         config: ReviewConfig {
@@ -319,11 +317,9 @@ fn assign_agents(
     let priced = |agent: Arc<dyn Agent>, resolved: &ResolvedAgent| {
         let info = agent.info();
         let price = loaded_config.config.price_of(&info.provider, &info.model);
-        let (agent_record, base_url_withheld) = recordable(resolved);
         let setup = AlternativeSetup {
-            agent: agent_record,
+            agent: recordable(resolved),
             price,
-            base_url_withheld,
         };
         (Alternative { agent, price }, setup)
     };
@@ -358,13 +354,11 @@ fn assign_agents(
         if switchable(resolved.provider.kind) {
             alternatives.push(priced(agent.clone(), &resolved));
         }
-        let (agent_record, base_url_withheld) = recordable(&resolved);
         roles.insert(
             role.clone(),
             RoleSetup {
-                agent: agent_record,
+                agent: recordable(&resolved),
                 timeout_ms: whole_ms(timeout),
-                base_url_withheld,
             },
         );
         let info = agent.info();
@@ -433,7 +427,28 @@ pub struct Rebuilt {
 }
 
 /// Builds the roster and the alternatives a journal's [`RunSetup`] describes.
-pub fn rebuild(setup: &RunSetup, env: &dyn Environment) -> Result<Rebuilt, SpecError> {
+///
+/// A journal is a file anyone could have handed over, so it chooses only
+/// providers by name, models and limits: where a provider's calls go, which
+/// environment variable holds its key and which program it runs come from
+/// today's configuration (`config`, else the default file) and environment,
+/// and must match what the journal recorded, or the debate is not resumed.
+/// `journal` names the file in errors.
+pub fn rebuild(
+    setup: &RunSetup,
+    journal: &Path,
+    config: Option<&Path>,
+    env: &dyn Environment,
+) -> Result<Rebuilt, SpecError> {
+    let loaded = config::load(config)?;
+    let (no_flags, no_spec) = (BTreeMap::new(), BTreeMap::new());
+    let resolver = Resolver::new(Sources {
+        flags: &no_flags,
+        spec: &no_spec,
+        config: &loaded,
+        env,
+    });
+    let providers = resolver.providers();
     let human_desk = HumanDesk::new();
     let context = BuildContext {
         script: setup.script.clone().map(Arc::new),
@@ -441,50 +456,19 @@ pub fn rebuild(setup: &RunSetup, env: &dyn Environment) -> Result<Rebuilt, SpecE
         env,
         human_desk: Some(human_desk.clone()),
     };
-    // Base URLs whose credential was not recorded come from where they came
-    // from the first time: the configuration file or the environment.
-    let loaded = if setup.roles.values().any(|role| role.base_url_withheld)
-        || setup.alternatives.iter().any(|alt| alt.base_url_withheld)
-    {
-        Some(config::load(setup.config_path.as_deref())?)
-    } else {
-        None
+    let located = |error: SpecError, field: String| {
+        let mut error = error.field(format!("setup.{field}")).in_file(journal, None);
+        error.line = Some(1);
+        error
     };
-    let restore = |recorded: &ResolvedAgent, withheld: bool| -> Result<ResolvedAgent, SpecError> {
-        let mut resolved = recorded.clone();
-        let Some(loaded) = loaded.as_ref().filter(|_| withheld) else {
-            return Ok(resolved);
-        };
-        let (no_flags, no_spec) = (BTreeMap::new(), BTreeMap::new());
-        let resolver = Resolver::new(Sources {
-            flags: &no_flags,
-            spec: &no_spec,
-            config: loaded,
-            env,
-        });
-        let current = resolver
-            .providers()
-            .get(&recorded.provider.name)
-            .and_then(|provider| provider.base_url)
-            .filter(|url| Some(crate::agent::http::shown_url(url)) == recorded.provider.base_url);
-        match current {
-            Some(url) => {
-                resolved.provider.base_url = Some(url);
-                Ok(resolved)
-            }
-            None => Err(SpecError::new(format!(
-                "the base URL of provider `{}` carried a credential, which the journal does not keep,                  and the configuration and environment no longer give {}",
-                recorded.provider.name,
-                recorded.provider.base_url.as_deref().unwrap_or_default()
-            ))
-            .field(format!("providers.{}.base_url", recorded.provider.name))),
-        }
-    };
-    let build = |recorded: &ResolvedAgent, withheld: bool| {
-        let resolved = restore(recorded, withheld)?;
+    let build = |recorded: &ResolvedAgent, field: String| {
+        let resolved = with_todays_provider(recorded, &providers)
+            .map_err(|error| located(error, field.clone()))?;
         factory::build(&resolved, &context).map_err(|error| {
-            SpecError::new(format!("cannot rebuild {}: {error}", resolved.label()))
-                .field(format!("agents.{}", resolved.role))
+            located(
+                SpecError::new(format!("cannot rebuild {}: {error}", resolved.label())),
+                field,
+            )
         })
     };
     let mut roster = Roster::default();
@@ -496,19 +480,19 @@ pub fn rebuild(setup: &RunSetup, env: &dyn Environment) -> Result<Rebuilt, SpecE
         roster.insert(
             role.clone(),
             RoleAgent {
-                agent: build(&recorded.agent, recorded.base_url_withheld)?,
+                agent: build(&recorded.agent, format!("roles.{role}"))?,
                 timeout: Duration::from_millis(recorded.timeout_ms),
             },
         );
     }
-    // An alternative that cannot be built today (its key is gone) is simply
-    // not offered.
+    // An alternative that cannot be built today (its key is gone, its
+    // provider changed) is simply not offered.
     let alternatives = setup
         .alternatives
         .iter()
         .filter_map(|recorded| {
             Some(Alternative {
-                agent: build(&recorded.agent, recorded.base_url_withheld).ok()?,
+                agent: build(&recorded.agent, String::new()).ok()?,
                 price: recorded.price,
             })
         })
@@ -518,6 +502,57 @@ pub fn rebuild(setup: &RunSetup, env: &dyn Environment) -> Result<Rebuilt, SpecE
         alternatives,
         human_roles,
         human_desk,
+    })
+}
+
+/// `recorded` with its provider as configured today, which must send calls
+/// where the journal says they went: same kind, same base URL (credentials
+/// aside), same key variable, same program.
+fn with_todays_provider(
+    recorded: &ResolvedAgent,
+    providers: &crate::config::resolve::Providers<'_>,
+) -> Result<ResolvedAgent, SpecError> {
+    let was = &recorded.provider;
+    if matches!(was.kind, ProviderKind::Script | ProviderKind::Human) {
+        return Ok(recorded.clone());
+    }
+    let Some(now) = providers.get(&was.name) else {
+        return Err(SpecError::new(format!(
+            "the debate ran provider `{}`, which the configuration no longer defines; \
+             define it again (or pass the debate's --config) to resume",
+            was.name
+        )));
+    };
+    let describe = |setup: &ProviderSetup| {
+        let mut parts = vec![format!("kind {:?}", setup.kind).to_lowercase()];
+        if let Some(url) = &setup.base_url {
+            parts.push(format!("at {}", crate::agent::http::shown_url(url)));
+        }
+        if let Some(variable) = &setup.api_key_env {
+            parts.push(format!("key from ${variable}"));
+        }
+        if let Some(program) = setup.command.first() {
+            parts.push(format!("running {program}"));
+        }
+        parts.join(", ")
+    };
+    let same = now.kind == was.kind
+        && now.base_url.as_deref().map(crate::agent::http::shown_url) == was.base_url
+        && now.api_key_env == was.api_key_env
+        && now.command.first() == was.command.first();
+    if !same {
+        return Err(SpecError::new(format!(
+            "the debate ran provider `{}` as {}; the configuration now says {}. \
+             quorum resumes only against the provider the debate used: restore it, \
+             or start a new debate",
+            was.name,
+            describe(was),
+            describe(&now)
+        )));
+    }
+    Ok(ResolvedAgent {
+        provider: now,
+        ..recorded.clone()
     })
 }
 
@@ -582,28 +617,35 @@ fn load_prompts(flags: &RunFlags) -> Result<PromptSet, SpecError> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_credential_in_a_base_url_is_not_recorded_and_comes_back_from_the_environment() {
-        let secret_url = "http://ops:hunter2@127.0.0.1:9/v1?token=abc123";
-        let env: BTreeMap<String, String> = BTreeMap::from([
-            ("OPENAI_BASE_URL".to_string(), secret_url.to_string()),
-            ("HOME".to_string(), "/nonexistent".to_string()),
-        ]);
+    /// An OpenAI-compatible debate prepared in `env`.
+    fn openai_debate(env: &BTreeMap<String, String>) -> Prepared {
         let flags = RunFlags {
             agents: vec!["default=openai:local-model".into()],
             speed: 1.0,
             ..RunFlags::default()
         };
-        let prepared = prepare_in(
-            Source::Review {
-                topic: "t".into(),
-                context: Vec::new(),
-                script: None,
-            },
-            &flags,
-            &env,
-        )
-        .unwrap();
+        let source = Source::Review {
+            topic: "t".into(),
+            context: Vec::new(),
+            script: None,
+        };
+        prepare_in(source, &flags, env).unwrap()
+    }
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .collect()
+    }
+
+    const JOURNAL: &str = "/debates/x/journal.jsonl";
+
+    #[test]
+    fn a_credential_in_a_base_url_is_not_recorded_and_comes_back_from_the_environment() {
+        let secret_url = "http://ops:hunter2@127.0.0.1:9/v1?token=abc123";
+        let env = env(&[("OPENAI_BASE_URL", secret_url)]);
+        let prepared = openai_debate(&env);
         let journaled = serde_json::to_string(&prepared.setup).unwrap();
         assert!(!journaled.contains("hunter2"), "{journaled}");
         assert!(!journaled.contains("abc123"), "{journaled}");
@@ -611,20 +653,67 @@ mod tests {
             journaled.contains("http://***@127.0.0.1:9/v1"),
             "{journaled}"
         );
-        assert!(
-            prepared
-                .setup
-                .roles
-                .values()
-                .all(|role| role.base_url_withheld)
-        );
 
-        let rebuilt = rebuild(&prepared.setup, &env).unwrap();
+        let rebuilt = rebuild(&prepared.setup, Path::new(JOURNAL), None, &env).unwrap();
         assert!(rebuilt.roster.get("proposer").is_some());
-        let gone = BTreeMap::from([("HOME".to_string(), "/nonexistent".to_string())]);
-        let error = rebuild(&prepared.setup, &gone).err().unwrap().to_string();
-        assert!(error.contains("carried a credential"), "{error}");
+
+        // Without it, today's `openai` goes elsewhere: refused, located.
+        let error = rebuild(&prepared.setup, Path::new(JOURNAL), None, &BTreeMap::new())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            error.starts_with(&format!(
+                "{JOURNAL}:1: setup.roles.critic: the debate ran provider `openai`"
+            )),
+            "{error}"
+        );
+        assert!(error.contains("at http://***@127.0.0.1:9/v1"), "{error}");
+        assert!(error.contains("at https://api.openai.com/v1"), "{error}");
         assert!(!error.contains("hunter2"), "{error}");
+    }
+
+    #[test]
+    fn a_journal_cannot_send_calls_or_keys_anywhere_the_configuration_does_not() {
+        let env = env(&[("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")]);
+        let honest = openai_debate(&env).setup;
+        let tamper = |change: &dyn Fn(&mut ProviderSetup)| {
+            let mut setup = honest.clone();
+            for role in setup.roles.values_mut() {
+                change(&mut role.agent.provider);
+            }
+            rebuild(&setup, Path::new(JOURNAL), None, &env)
+                .err()
+                .map(|error| error.to_string())
+        };
+        assert_eq!(tamper(&|_| {}), None, "the record as written resumes");
+        let elsewhere =
+            tamper(&|provider| provider.base_url = Some("http://evil.example/v1".into()));
+        assert!(elsewhere.unwrap().contains("at http://evil.example/v1"));
+        let other_key =
+            tamper(&|provider| provider.api_key_env = Some("AWS_SECRET_ACCESS_KEY".into()));
+        assert!(
+            other_key
+                .unwrap()
+                .contains("key from $AWS_SECRET_ACCESS_KEY")
+        );
+        let program = tamper(&|provider| {
+            provider.kind = ProviderKind::Command;
+            provider.command = vec!["/bin/sh".into()];
+        });
+        assert!(program.unwrap().contains("running /bin/sh"));
+        let unknown = tamper(&|provider| provider.name = "mine".into());
+        assert!(unknown.unwrap().contains("no longer defines"));
+    }
+
+    #[test]
+    fn a_command_is_recorded_without_its_arguments() {
+        let local = env(&[("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")]);
+        let mut resolved = openai_debate(&local).setup.roles["critic"].agent.clone();
+        resolved.provider.kind = ProviderKind::Command;
+        resolved.provider.command = vec!["claude".into(), "--token".into(), "s3cret".into()];
+        let recorded = recordable(&resolved);
+        assert_eq!(recorded.provider.command, ["claude"]);
     }
 
     #[test]

@@ -180,7 +180,13 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         alternatives,
         human_roles,
         human_desk,
-    } = rebuild(setup, &SystemEnvironment).map_err(|error| usage(error.to_string()))?;
+    } = rebuild(
+        setup,
+        &recorded.journal_path,
+        args.config.as_deref(),
+        &SystemEnvironment,
+    )
+    .map_err(|error| usage(error.to_string()))?;
     for (role, label, _) in &folded.switches {
         let Some(alternative) = alternatives
             .iter()

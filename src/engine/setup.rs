@@ -3,10 +3,11 @@
 //! the script file or the flags of the original run.
 //!
 //! Only descriptions are recorded: provider, model, base URL, the *name* of
-//! the environment variable holding a key, limits and deadlines. Keys are read
-//! from the environment again when the agents are rebuilt. A base URL that
-//! carries a credential (`user:password@`, a query) is recorded without it,
-//! and taken again from the configuration or the environment on rebuild.
+//! the environment variable holding a key, the program a `command` provider
+//! runs (not its arguments), limits and deadlines. A base URL is recorded
+//! without any credential in it (`user:password@`, a query). A resumed
+//! debate takes its providers from the configuration and environment of the
+//! day, checked against this record; keys are never recorded.
 //!
 //! Not responsible for building agents (the CLI does, through
 //! `agent::factory`).
@@ -27,9 +28,6 @@ pub struct RoleSetup {
     pub agent: ResolvedAgent,
     /// The call deadline, in milliseconds.
     pub timeout_ms: u64,
-    /// The base URL had a credential, which was left out of the record.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub base_url_withheld: bool,
 }
 
 /// An agent the moderator may switch a role to.
@@ -38,9 +36,6 @@ pub struct AlternativeSetup {
     pub agent: ResolvedAgent,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Price>,
-    /// See [`RoleSetup::base_url_withheld`].
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub base_url_withheld: bool,
 }
 
 /// Everything besides the debate's definition that a resumed run needs.
@@ -60,22 +55,18 @@ pub struct RunSetup {
     /// Prompt templates that replaced built-in ones, by file name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub prompt_overrides: BTreeMap<String, String>,
-    /// The configuration file given with `--config`, where a withheld base
-    /// URL is looked up again.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config_path: Option<std::path::PathBuf>,
 }
 
-/// `resolved` as the journal may keep it: a base URL with a credential in
-/// it loses the credential (see [`crate::agent::http::shown_url`]); true
-/// when something was left out.
-pub fn recordable(resolved: &ResolvedAgent) -> (ResolvedAgent, bool) {
+/// `resolved` as the journal may keep it: the base URL without a credential
+/// (see [`crate::agent::http::shown_url`]) and a command's program without
+/// its arguments, which may carry a token.
+pub fn recordable(resolved: &ResolvedAgent) -> ResolvedAgent {
     let mut recorded = resolved.clone();
-    let Some(url) = &resolved.provider.base_url else {
-        return (recorded, false);
-    };
-    let shown = crate::agent::http::shown_url(url);
-    let withheld = shown != *url;
-    recorded.provider.base_url = Some(shown);
-    (recorded, withheld)
+    recorded.provider.base_url = resolved
+        .provider
+        .base_url
+        .as_deref()
+        .map(crate::agent::http::shown_url);
+    recorded.provider.command.truncate(1);
+    recorded
 }
