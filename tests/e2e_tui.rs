@@ -482,10 +482,33 @@ fn quit_asks_and_restores() {
     assert!(folder.join("journal.jsonl").is_file());
     assert!(!folder.join("quorum.lock").exists(), "the lock is let go");
 
-    // The command it printed finishes the debate.
+    // The command it printed finishes the debate. A person was moderating,
+    // so without the interface the items left are asked on stdin; here a
+    // policy decides them.
+    let folder_arg = relative.display().to_string();
+    let asked = support::run::quorum_in(
+        dir.path(),
+        &["resume", &folder_arg, "--headless"],
+        &[],
+        None,
+    );
+    asked.assert_code(1);
+    assert!(
+        asked
+            .stderr
+            .contains("stdin closed before every critique item was decided"),
+        "{}",
+        asked.stderr
+    );
     let resumed = support::run::quorum_in(
         dir.path(),
-        &["resume", &relative.display().to_string(), "--headless"],
+        &[
+            "resume",
+            &folder_arg,
+            "--headless",
+            "--moderation",
+            "accept",
+        ],
         &[],
         None,
     );

@@ -87,11 +87,17 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
     } = prepared;
     // A person at the keyboard decides whether a malformed or skipped judge
     // is re-run; with an automatic policy nobody would answer.
-    config.hold_for_moderator = matches!(flags.moderation, None | Some(ModerationPolicy::Ask));
-    let (run_dir, journal, _lock) = open_record(&config, &setup, flags)?;
     // `ask` means "a person decides": at the interface that is the items
     // list, not stdin (which the interface reads as keys).
     let person_moderates = matches!(flags.moderation, None | Some(ModerationPolicy::Ask));
+    config.hold_for_moderator = person_moderates;
+    let mut setup = setup;
+    if person_moderates {
+        // Resumed without the interface, the items left are asked on stdin,
+        // never decided by a default the person did not choose.
+        setup.moderation = ModerationPolicy::Ask;
+    }
+    let (run_dir, journal, _lock) = open_record(&config, &setup, flags)?;
     let moderator = if person_moderates {
         Moderator::external()
     } else {
