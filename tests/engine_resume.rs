@@ -86,7 +86,7 @@ fn normalised(files: &BTreeMap<String, String>) -> BTreeMap<String, String> {
 async fn record_whole(out: &Path, moderator: Moderator) -> (RunDir, Outcome) {
     let flags = RunFlags {
         out: out.to_path_buf(),
-        speed: 1.0,
+        speed: 10.0,
         ..RunFlags::default()
     };
     let Prepared {

@@ -18,8 +18,13 @@ use std::path::{Path, PathBuf};
 pub const LOCK_FILE: &str = "quorum.lock";
 
 /// Attempts at taking the lock when the file is replaced under us (its
-/// holder let go and removed it between our open and our lock).
+/// holder let go and removed it between our open and our lock), or when a
+/// reader is looking at it ([`DebateLock::holder`]).
 const LOCK_ATTEMPTS: usize = 5;
+
+/// Pause between attempts, in milliseconds: a reader's look lasts
+/// microseconds, a writer's hold the whole debate.
+const LOCK_RETRY_MS: u64 = 20;
 
 /// Why the lock could not be taken.
 #[derive(Debug, thiserror::Error)]
@@ -56,7 +61,7 @@ impl DebateLock {
             path: path.clone(),
             source,
         };
-        for _ in 0..LOCK_ATTEMPTS {
+        for attempt in 0..LOCK_ATTEMPTS {
             let mut file = OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -67,6 +72,10 @@ impl DebateLock {
             let mut previous = String::new();
             match file.try_lock() {
                 Ok(()) => {}
+                Err(fs::TryLockError::WouldBlock) if attempt + 1 < LOCK_ATTEMPTS => {
+                    std::thread::sleep(std::time::Duration::from_millis(LOCK_RETRY_MS));
+                    continue;
+                }
                 Err(fs::TryLockError::WouldBlock) => {
                     let _ = file.read_to_string(&mut previous);
                     return Err(LockError::Held {
@@ -113,7 +122,9 @@ impl DebateLock {
         &self.path
     }
 
-    /// Who holds the lock of the debate in `dir` right now, if anyone.
+    /// Who holds the lock of the debate in `dir` right now, if anyone. The
+    /// look takes a shared lock for an instant; a writer starting at that
+    /// very moment tries again ([`LOCK_RETRY_MS`]).
     pub fn holder(dir: &Path) -> Option<String> {
         let path = dir.join(LOCK_FILE);
         let mut file = File::open(&path).ok()?;
@@ -201,6 +212,21 @@ mod tests {
         assert!(!tmp.path().join(LOCK_FILE).exists());
         assert!(DebateLock::holder(tmp.path()).is_none());
         DebateLock::acquire(tmp.path(), "quorum open").unwrap();
+    }
+
+    #[test]
+    fn a_reader_looking_at_the_lock_does_not_turn_a_writer_away() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(LOCK_FILE);
+        fs::write(&path, "").unwrap();
+        let reader = File::open(&path).unwrap();
+        reader.try_lock_shared().unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(LOCK_RETRY_MS));
+            reader.unlock().unwrap();
+        });
+        DebateLock::acquire(tmp.path(), "quorum resume").unwrap();
+        release.join().unwrap();
     }
 
     #[test]

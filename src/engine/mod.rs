@@ -387,7 +387,10 @@ pub struct Engine<P: Protocol> {
 struct StreamBatch {
     text: String,
     reasoning: bool,
-    since: Instant,
+    /// When its first chunk arrived, on tokio's clock (which tests pause).
+    since: tokio::time::Instant,
+    /// When its last chunk arrived: the time the batch is journaled with.
+    last_at: Timestamp,
 }
 
 /// How long streamed text gathers before it is journaled as one batch, in
@@ -558,7 +561,23 @@ impl<P: Protocol> Engine<P> {
                     return Ok((outcome, self.protocol));
                 }
             }
-            let Some(message) = self.inbox_rx.recv().await else {
+            // Streamed text waits at most STREAM_BATCH_MS for its batch to
+            // be journaled, even when nothing else happens meanwhile.
+            let due = self.batches.values().map(|batch| batch.since).min();
+            let message = match due {
+                Some(since) => {
+                    let at = since + Duration::from_millis(STREAM_BATCH_MS);
+                    tokio::select! {
+                        message = self.inbox_rx.recv() => message,
+                        () = tokio::time::sleep_until(at) => {
+                            self.flush_due_streams()?;
+                            continue;
+                        }
+                    }
+                }
+                None => self.inbox_rx.recv().await,
+            };
+            let Some(message) = message else {
                 unreachable!("the engine holds a sender of its own inbox");
             };
             queue = self.receive(message)?;
@@ -920,16 +939,33 @@ impl<P: Protocol> Engine<P> {
             .or_insert_with(|| StreamBatch {
                 text: String::new(),
                 reasoning,
-                since: Instant::now(),
+                since: tokio::time::Instant::now(),
+                last_at: Utc::now(),
             });
         batch.text.push_str(text);
+        batch.last_at = Utc::now();
+        Ok(())
+    }
+
+    /// Journals the batches that have waited [`STREAM_BATCH_MS`].
+    fn flush_due_streams(&mut self) -> Result<(), EngineError> {
+        let age = Duration::from_millis(STREAM_BATCH_MS);
+        let due: Vec<String> = self
+            .batches
+            .iter()
+            .filter(|(_, batch)| batch.since.elapsed() >= age)
+            .map(|(call_id, _)| call_id.clone())
+            .collect();
+        for call_id in due {
+            self.flush_stream(&call_id)?;
+        }
         Ok(())
     }
 
     fn flush_stream(&mut self, call_id: &str) -> Result<(), EngineError> {
         if let Some(batch) = self.batches.remove(call_id) {
             self.journal.append_unsynced(
-                self.now(),
+                batch.last_at,
                 &JournalEvent::Streamed {
                     call_id: call_id.to_string(),
                     text: batch.text,
