@@ -250,7 +250,10 @@ fn bad_settlements_are_refused_before_anything_is_written() {
     let dir = deferred_demo(&sandbox);
     let before = snapshot(&dir);
     let cases: [(&[&str], &str); 5] = [
-        (&["--resolve", "c9=accept"], "there is no critique item c9"),
+        (
+            &["--resolve", "c9=accept"],
+            "cannot settle c9: there is no such item (items: c1, c2, c3, c4, c5, c6)",
+        ),
         (&["--resolve", "c1=defer"], "already deferred"),
         (
             &["--resolve", "c1=maybe"],
@@ -259,7 +262,7 @@ fn bad_settlements_are_refused_before_anything_is_written() {
         (&["--resolve", "c1"], "expected ID=accept or ID=reject"),
         (
             &["--resolve", "c1=accept", "--resolve", "c7=reject"],
-            "no critique item c7",
+            "cannot settle c7: there is no such item",
         ),
     ];
     for (flags, expected) in cases {
@@ -302,7 +305,12 @@ fn an_item_the_moderator_decided_cannot_be_settled_again() {
         &[],
     );
     ran.assert_code(2);
-    assert!(ran.stderr.contains("c1 was not deferred"), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("cannot settle c1: it was accepted in moderation, not deferred"),
+        "{}",
+        ran.stderr
+    );
 }
 
 #[test]

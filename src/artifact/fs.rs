@@ -92,19 +92,15 @@ pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {
 /// files: `.summary.md.Q7xK2p`.
 const TEMP_SUFFIX_CHARS: usize = 6;
 
-/// `.NAME.XXXXXX` where NAME is an artifact's name (`.md`, `.yaml`) and
-/// XXXXXX the random suffix of an atomic write's temporary file.
-fn is_interrupted_write(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix('.') else {
-        return false;
-    };
-    let Some((artifact, suffix)) = rest.rsplit_once('.') else {
-        return false;
-    };
-    suffix.len() == TEMP_SUFFIX_CHARS
-        && suffix.bytes().all(|b| b.is_ascii_alphanumeric())
-        && !artifact.starts_with('.')
-        && [".md", ".yaml"].iter().any(|ext| artifact.ends_with(ext))
+/// `name` is `.ARTIFACT.XXXXXX`: the temporary file of an atomic write of
+/// `artifact`, XXXXXX its random suffix.
+fn is_temporary_of(name: &str, artifact: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|rest| rest.strip_prefix(artifact))
+        .and_then(|rest| rest.strip_prefix('.'))
+        .is_some_and(|suffix| {
+            suffix.len() == TEMP_SUFFIX_CHARS && suffix.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
 }
 
 /// `Path::parent` of a bare file name is `""`; the OS wants `.` for that.
@@ -292,28 +288,58 @@ impl RunDir {
     }
 
     /// Removes what atomic writes cut short by a crash left behind: the
-    /// temporary `.NAME.XXXXXX` files beside the run folder's artifacts
-    /// (the artifact itself is whole, old or new). For the one process that
-    /// holds the debate's lock; returns the removed paths, relative.
-    pub fn remove_interrupted_writes(&self) -> Result<Vec<String>, ArtifactError> {
+    /// temporary `.NAME.XXXXXX` file beside each of `artifacts` (paths
+    /// relative to the run folder; the artifact itself is whole, old or
+    /// new). Nothing else is touched. For the one process that holds the
+    /// debate's lock; returns the removed paths, relative.
+    pub fn remove_interrupted_writes(
+        &self,
+        artifacts: &[String],
+    ) -> Result<Vec<String>, ArtifactError> {
         let mut removed = Vec::new();
-        let mut folders = vec![(self.path.clone(), String::new())];
-        while let Some((folder, prefix)) = folders.pop() {
-            let entries = fs::read_dir(&folder).map_err(ArtifactError::io("read", &folder))?;
+        let mut folders: Vec<&str> = artifacts
+            .iter()
+            .map(|path| path.rsplit_once('/').map_or("", |(folder, _)| folder))
+            .collect();
+        folders.sort_unstable();
+        folders.dedup();
+        for folder in folders {
+            let names: Vec<&str> = artifacts
+                .iter()
+                .filter_map(|path| match path.rsplit_once('/') {
+                    Some((parent, name)) if parent == folder => Some(name),
+                    None if folder.is_empty() => Some(path.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let directory = if folder.is_empty() {
+                self.path.clone()
+            } else {
+                self.resolve(folder)?
+            };
+            let Ok(entries) = fs::read_dir(&directory) else {
+                continue;
+            };
             for entry in entries {
-                let entry = entry.map_err(ArtifactError::io("read", &folder))?;
+                let entry = entry.map_err(ArtifactError::io("read", &directory))?;
                 let name = entry.file_name().to_string_lossy().into_owned();
-                let kind = entry
-                    .file_type()
-                    .map_err(ArtifactError::io("inspect", &entry.path()))?;
-                if kind.is_dir() && !name.starts_with('.') {
-                    folders.push((entry.path(), format!("{prefix}{name}/")));
-                } else if kind.is_file() && is_interrupted_write(&name) {
-                    let path = entry.path();
-                    fs::remove_file(&path).map_err(ArtifactError::io("remove", &path))?;
-                    sync_dir(&folder).map_err(ArtifactError::io("sync folder", &folder))?;
-                    removed.push(format!("{prefix}{name}"));
+                if !names
+                    .iter()
+                    .any(|artifact| is_temporary_of(&name, artifact))
+                {
+                    continue;
                 }
+                let path = entry.path();
+                if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
+                    continue;
+                }
+                fs::remove_file(&path).map_err(ArtifactError::io("remove", &path))?;
+                sync_dir(&directory).map_err(ArtifactError::io("sync folder", &directory))?;
+                removed.push(if folder.is_empty() {
+                    name
+                } else {
+                    format!("{folder}/{name}")
+                });
             }
         }
         removed.sort();
@@ -413,14 +439,15 @@ mod tests {
             ".summary.md.Q7xK2p",
             "judges/.judge-analyst.md.a1B2c3",
             ".debate.yaml.ZZZZZZ",
-            ".journal.jsonl.abcdef",
-            ".notes.md.toolongsuffix",
+            ".notes.md.backup",
+            ".summary.md.toolong",
             ".hidden",
             "keep.md.Q7xK2p",
         ] {
             fs::write(tmp.path().join(name), b"half").unwrap();
         }
-        let removed = run.remove_interrupted_writes().unwrap();
+        let artifacts = ["summary.md", "judges/judge-analyst.md", "debate.yaml"].map(String::from);
+        let removed = run.remove_interrupted_writes(&artifacts).unwrap();
         assert_eq!(
             removed,
             [
@@ -430,8 +457,8 @@ mod tests {
             ]
         );
         for kept in [
-            ".journal.jsonl.abcdef",
-            ".notes.md.toolongsuffix",
+            ".notes.md.backup",
+            ".summary.md.toolong",
             ".hidden",
             "keep.md.Q7xK2p",
             "summary.md",

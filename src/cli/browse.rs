@@ -21,7 +21,7 @@ use std::time::Instant;
 use color_eyre::eyre::WrapErr;
 use tokio::sync::mpsc;
 
-use crate::artifact::{DebateLock, Journal, RunDir, truncate_torn_tail};
+use crate::artifact::DebateLock;
 use crate::engine::{Engine, Moderator, Roster};
 use crate::model::ItemDecision;
 use crate::protocol::decision_review::DecisionReview;
@@ -74,17 +74,8 @@ pub(super) async fn open_interactive(
         return usage(format!(
             "{} has no verdict yet: `quorum resume {}` carries it on",
             dir.display(),
-            dir.display()
+            super::shell_path(dir)
         ));
-    }
-    if let Some(tail) = &recorded.torn_tail {
-        eprintln!(
-            "quorum: {} line {} was cut short ({} bytes): dropped",
-            recorded.journal_path.display(),
-            tail.line,
-            tail.bytes
-        );
-        truncate_torn_tail(&recorded.journal_path, tail)?;
     }
     let review = &folded.protocol;
     let before = resolutions(review);
@@ -102,10 +93,7 @@ pub(super) async fn open_interactive(
         .and_then(|duration| duration.to_std().ok())
         .unwrap_or_default();
 
-    let journal = Journal::open_append(&recorded.journal_path, recorded.next_seq())
-        .wrap_err("opening the journal")?;
-    let run_dir = RunDir::open(dir)?;
-    super::resume::report_swept(&run_dir)?;
+    let (journal, run_dir) = super::resume::take_over(&recorded, dir, &folded.protocol)?;
     // What was recorded first; the engine then publishes only what changes.
     let (updates_tx, updates_rx) = mpsc::unbounded_channel();
     for (_, update) in history {
@@ -149,7 +137,7 @@ pub(super) async fn open_interactive(
     if after.folded.protocol.reopen_pending() {
         println!(
             "deferred items were accepted after the verdict: `quorum resume {} --reopen` runs another round",
-            dir.display()
+            super::shell_path(dir)
         );
     }
     if let Ending::Failed(error) = ending {

@@ -173,21 +173,8 @@ const COMMAND_GRACE_MS: u64 = crate::agent::command::KILL_GRACE_MS + 100;
 pub(super) fn resume_hint(dir: &Path) -> String {
     format!(
         "quorum: continue it with: quorum resume {}",
-        shell_word(&dir.display().to_string())
+        super::shell_path(dir)
     )
-}
-
-/// `text` as one shell word: as is when it is plainly safe, else quoted.
-fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
-    if plain {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
 }
 
 /// Resolves when SIGINT, SIGTERM or SIGHUP arrives, with its name.

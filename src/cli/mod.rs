@@ -242,6 +242,24 @@ pub struct VerdictArgs {
     pub json: bool,
 }
 
+/// `text` as one shell word: as is when it is plainly safe, else quoted.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// A folder as a command to copy and paste names it.
+pub(crate) fn shell_path(dir: &std::path::Path) -> String {
+    shell_word(&dir.display().to_string())
+}
+
 fn parse_critique_mode(text: &str) -> Result<CritiqueMode, String> {
     match text {
         "strict" => Ok(CritiqueMode::Strict),

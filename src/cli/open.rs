@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use crate::artifact::{DebateLock, Journal, RunDir, truncate_torn_tail};
+use crate::artifact::DebateLock;
 use crate::engine::{Engine, Moderator, Roster};
 use crate::model::ItemDecision;
 use crate::protocol::decision_review::DecisionReview;
@@ -112,13 +112,15 @@ struct Listing {
     #[serde(skip_serializing_if = "Option::is_none")]
     next: Option<String>,
     reopen_pending: bool,
+    /// Deferred items can be settled now (the debate has its verdict).
+    settleable: bool,
     open_items: Vec<ModerationItem>,
 }
 
 impl Listing {
     fn of(dir: &Path, reloaded: &Reloaded) -> Listing {
         let review = &reloaded.folded.protocol;
-        let dir_text = dir.display().to_string();
+        let dir_text = super::shell_path(dir);
         let holder = DebateLock::holder(dir);
         let (state, next) = match (review.outcome(), holder) {
             (_, Some(holder)) => (format!("running ({holder})"), None),
@@ -151,15 +153,18 @@ impl Listing {
             state,
             next,
             reopen_pending: review.reopen_pending(),
+            settleable: reloaded.folded.finish_journaled
+                && matches!(review.outcome(), Some(Outcome::Decided { .. })),
             open_items: review.open_items(),
         }
     }
 
     fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let items = match self.open_items.len() {
-            0 => "no open deferred items".to_string(),
-            1 => "1 open deferred item".to_string(),
-            n => format!("{n} open deferred items"),
+        let items = match (self.open_items.len(), self.settleable) {
+            (0, _) => "no open deferred items".to_string(),
+            (1, true) => "1 open deferred item".to_string(),
+            (n, true) => format!("{n} open deferred items"),
+            (n, false) => format!("{n} deferred so far, to settle after the verdict"),
         };
         let reopened = if self.reopen_pending {
             " · reopened"
@@ -243,7 +248,11 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
         .map_err(run_error)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let open: usize = listings.iter().map(|l| l.open_items.len()).sum();
+    let open: usize = listings
+        .iter()
+        .filter(|listing| listing.settleable)
+        .map(|listing| listing.open_items.len())
+        .sum();
     writeln!(
         stdout,
         "{} under {}, {open} open deferred item{}\n",
@@ -307,32 +316,22 @@ fn parse_resolution(text: &str) -> Result<(String, ItemDecision), String> {
     Ok((id.trim().to_string(), decision))
 }
 
-/// Why `id` cannot be settled now, if it cannot.
-fn refusal(review: &DecisionReview, id: &str) -> Option<String> {
-    if !review.critique_items().iter().any(|item| item.id == id) {
-        let known: Vec<&str> = review
+/// Why `id` cannot be settled with `decision` now, if it cannot: the
+/// protocol's rule, with the items there are when the id is unknown.
+fn refusal(review: &DecisionReview, id: &str, decision: ItemDecision) -> Option<String> {
+    let reason = review.resolution_refusal(id, decision)?;
+    let known = review.critique_items().iter().any(|item| item.id == id);
+    let items = if known {
+        String::new()
+    } else {
+        let ids: Vec<&str> = review
             .critique_items()
             .iter()
             .map(|item| item.id.as_str())
             .collect();
-        return Some(format!(
-            "there is no critique item {id} (items: {})",
-            known.join(", ")
-        ));
-    }
-    match review.ruling(id).map(|ruling| ruling.decision) {
-        Some(ItemDecision::Defer) => {}
-        Some(decision) => {
-            return Some(format!(
-                "{id} was not deferred: the moderator chose {} during the debate",
-                decision.as_str()
-            ));
-        }
-        None => return Some(format!("{id} was never decided")),
-    }
-    review.addressed_in_round(id).map(|round| {
-        format!("{id} was already answered by revision round {round} after it was reopened")
-    })
+        format!(" (items: {})", ids.join(", "))
+    };
+    Some(format!("cannot settle {id}: {reason}{items}"))
 }
 
 fn settle(
@@ -363,7 +362,7 @@ fn settle(
             return Err(usage(format!(
                 "{} has no recorded verdict yet: finish it first with `quorum resume {}`",
                 dir.display(),
-                dir.display()
+                super::shell_path(dir)
             )));
         }
         Some(Outcome::Failed { .. }) => {
@@ -375,25 +374,14 @@ fn settle(
     }
     let refusals: Vec<String> = parsed
         .iter()
-        .filter_map(|(id, _)| refusal(review, id))
+        .filter_map(|(id, decision)| refusal(review, id, *decision))
         .collect();
     if !refusals.is_empty() {
         return Err(usage(refusals.join("; ")));
     }
 
-    if let Some(tail) = &recorded.torn_tail {
-        eprintln!(
-            "quorum: {} line {} was cut short by an interruption ({} bytes): dropped",
-            recorded.journal_path.display(),
-            tail.line,
-            tail.bytes
-        );
-        truncate_torn_tail(&recorded.journal_path, tail).map_err(run_error)?;
-    }
-    let journal =
-        Journal::open_append(&recorded.journal_path, recorded.next_seq()).map_err(run_error)?;
-    let run_dir = RunDir::open(dir).map_err(run_error)?;
-    super::resume::report_swept(&run_dir).map_err(run_error)?;
+    let (journal, run_dir) =
+        super::resume::take_over(&recorded, dir, &folded.protocol).map_err(Failure::Run)?;
     let (updates, _) = mpsc::unbounded_channel();
     let mut engine = Engine::new(
         folded.protocol,
@@ -446,7 +434,7 @@ fn settle(
             writeln!(
                 stdout,
                 "The debate is reopened: `quorum resume {} --reopen` runs another revision and evaluation round for the accepted items.",
-                dir.display()
+                super::shell_path(dir)
             )
             .map_err(run_error)?;
         }

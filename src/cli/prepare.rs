@@ -358,7 +358,7 @@ fn assign_agents(
             role.clone(),
             RoleSetup {
                 agent: recordable(&resolved),
-                timeout_ms: whole_ms(timeout),
+                timeout_ms: crate::engine::whole_ms(timeout),
             },
         );
         let info = agent.info();
@@ -409,11 +409,6 @@ fn assign_agents(
         roles,
         alternative_setups,
     })
-}
-
-/// A duration in whole milliseconds, as the journal records deadlines.
-fn whole_ms(duration: Duration) -> u64 {
-    duration.as_millis().min(u128::from(u64::MAX)) as u64
 }
 
 /// The agents of a recorded debate, built again from its [`RunSetup`]

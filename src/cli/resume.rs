@@ -141,14 +141,14 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
                 "nothing to reopen in {}: no deferred item was accepted after the verdict \
                  (accept one with `quorum open {} --resolve ID=accept`)",
                 dir.display(),
-                dir.display()
+                super::shell_path(dir)
             )));
         }
     } else if folded.is_finished() {
         // A crash may have come between a settlement's journal line and
         // the files it changes.
         let run_dir = RunDir::open(dir)?;
-        report_swept(&run_dir)?;
+        report_swept(&run_dir, &folded.protocol)?;
         let rewritten = crate::engine::resume::rewrite_stale_documents(&folded.protocol, &run_dir)?;
         if !rewritten.is_empty() {
             eprintln!(
@@ -164,7 +164,7 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         if folded.protocol.reopen_pending() {
             println!(
                 "deferred items were accepted after the verdict: `quorum resume {} --reopen` runs another round",
-                dir.display()
+                super::shell_path(dir)
             );
         }
         return Ok(ExitCode::SUCCESS);
@@ -218,18 +218,7 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         )));
     }
 
-    if let Some(tail) = &recorded.torn_tail {
-        eprintln!(
-            "quorum: {} line {} was cut short by the interruption ({} bytes): dropped",
-            recorded.journal_path.display(),
-            tail.line,
-            tail.bytes
-        );
-        truncate_torn_tail(&recorded.journal_path, tail)?;
-    }
-    let journal = Journal::open_append(&recorded.journal_path, recorded.next_seq())?;
-    let run_dir = RunDir::open(dir)?;
-    report_swept(&run_dir)?;
+    let (journal, run_dir) = take_over(&recorded, dir, &folded.protocol)?;
     let point = ResumePoint::from(&folded);
     let moderation = args.moderation.unwrap_or(setup.moderation);
 
@@ -302,9 +291,40 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     Ok(code)
 }
 
+/// Takes a debate's folder over for writing, under its lock: a last journal
+/// line a crash cut short is dropped, the journal is opened to append, and
+/// the remains of cut writes are removed; each repair is reported.
+pub(super) fn take_over(
+    recorded: &Recorded,
+    dir: &Path,
+    protocol: &impl Protocol,
+) -> color_eyre::Result<(Journal, RunDir)> {
+    if let Some(tail) = &recorded.torn_tail {
+        eprintln!(
+            "quorum: {} line {} was cut short by the interruption ({} bytes): dropped",
+            recorded.journal_path.display(),
+            tail.line,
+            tail.bytes
+        );
+        truncate_torn_tail(&recorded.journal_path, tail)?;
+    }
+    let journal = Journal::open_append(&recorded.journal_path, recorded.next_seq())?;
+    let run_dir = RunDir::open(dir)?;
+    report_swept(&run_dir, protocol)?;
+    Ok((journal, run_dir))
+}
+
 /// Removes what writes cut short by the interruption left, and says so.
-pub(super) fn report_swept(run_dir: &RunDir) -> Result<(), crate::artifact::ArtifactError> {
-    for name in run_dir.remove_interrupted_writes()? {
+pub(super) fn report_swept(
+    run_dir: &RunDir,
+    protocol: &impl Protocol,
+) -> Result<(), crate::artifact::ArtifactError> {
+    let artifacts: Vec<String> = protocol
+        .documents()
+        .into_iter()
+        .map(|document| document.path)
+        .collect();
+    for name in run_dir.remove_interrupted_writes(&artifacts)? {
         eprintln!("quorum: removed {name}, the remains of a write the interruption cut short");
     }
     Ok(())

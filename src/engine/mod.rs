@@ -282,7 +282,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// A duration in whole milliseconds, as the journal records it.
-fn whole_ms(duration: Duration) -> u64 {
+pub(crate) fn whole_ms(duration: Duration) -> u64 {
     duration.as_millis().min(u128::from(u64::MAX)) as u64
 }
 

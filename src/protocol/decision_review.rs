@@ -880,8 +880,9 @@ impl DecisionReview {
 
     // ---- after the verdict ----------------------------------------------
 
-    /// Why a resolution cannot be applied, or `None` when it can.
-    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+    /// Why settling `item_id` with `decision` after the verdict would be
+    /// refused, or `None` when it would be applied.
+    pub fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         match &self.outcome {
             None => return Some("the debate is still running".into()),
             Some(Outcome::Failed { .. }) => {

@@ -31,8 +31,9 @@ pub type Timestamp = DateTime<Utc>;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Input {
-    /// A call finished. For calls with a raw-output file, `output` is the
-    /// content read back from that file after it was persisted.
+    /// A call finished with `output`, its answer verbatim: journaled first,
+    /// then (for calls with a raw-output file) written to that file and read
+    /// back unchanged, and only then parsed.
     CallFinished {
         call_id: String,
         output: String,

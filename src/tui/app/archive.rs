@@ -104,7 +104,7 @@ impl App {
         }
         if let Some(resolution) = &entry.resolution {
             return Some(format!(
-                "{id} was already {} after the verdict, on {}",
+                "{id} was already {} after the verdict, on {}; `quorum open DIR --resolve {id}=…` changes it",
                 past_tense(resolution.decision),
                 resolution_time(resolution.at)
             ));

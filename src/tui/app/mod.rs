@@ -911,6 +911,9 @@ fn sanitize_board(board: &mut Board) {
         if let Some(note) = &mut entry.note {
             clean(note);
         }
+        if let Some(note) = entry.resolution.as_mut().and_then(|r| r.note.as_mut()) {
+            clean(note);
+        }
     }
     if let Some(scoreboard) = &mut board.scoreboard {
         scoreboard.blocks.iter_mut().for_each(clean);
