@@ -2374,6 +2374,11 @@ fn reopen_after_an_item_accepted_after_the_verdict_runs_another_round() {
     assert!(h.review.outcome().is_none());
     assert!(!h.review.progress().finished);
     assert!(!h.review.reopen_pending(), "the round is running");
+    let summary = h.doc("summary.md");
+    assert!(
+        summary.contains("**No decision yet: reopened.** The debate had reached a verdict (ADOPT)"),
+        "the earlier verdict no longer stands as the result:\n{summary}"
+    );
     assert!(!h.review.board().resolvable);
     let prompt = &spec.request.prompt;
     assert!(prompt.contains("### c3: on block b3"), "{prompt}");

@@ -887,6 +887,25 @@ pub fn usage_line(review: &DecisionReview) -> Option<String> {
 /// The opening of `summary.md`: the result in plain language, with no judge
 /// names, block ids or scores (RF-04, RF-06, RF-16). The CLI prints exactly
 /// this as its end-of-run message.
+/// While a round reopened after a verdict runs, the summary says so, and
+/// the earlier verdict no longer stands as the result. `None` for a debate
+/// that has never had a verdict (it has no summary yet).
+fn reopened_summary(review: &DecisionReview) -> Option<String> {
+    let previous = review
+        .evaluations()
+        .iter()
+        .rev()
+        .find_map(|evaluation| evaluation.assessment.as_ref())?;
+    Some(format!(
+        "# {}\n\n**No decision yet: reopened.** The debate had reached a verdict ({}), then \
+         items deferred during moderation were accepted afterwards. Another revision answers \
+         them and the proposal is judged again; the new verdict replaces this page. If that \
+         was interrupted, `quorum resume` on this folder carries it on.\n",
+        one_line(&review.config().topic),
+        previous.verdict.as_str(),
+    ))
+}
+
 pub fn summary_lead(review: &DecisionReview) -> Option<String> {
     let outcome = review.outcome()?;
     let tree = review.current_tree();
@@ -1064,6 +1083,9 @@ fn lowercase_first(text: &str) -> String {
 }
 
 fn summary_md(review: &DecisionReview) -> Option<String> {
+    if review.outcome().is_none() {
+        return reopened_summary(review);
+    }
     let lead = summary_lead(review)?;
     let config = review.config();
     let mut out = format!("# {}\n\n{lead}\n\n", one_line(&config.topic));
