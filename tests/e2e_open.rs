@@ -12,20 +12,7 @@ use support::run::Sandbox;
 
 /// Every file of a folder, by path, to prove nothing changed.
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let name = path.strip_prefix(dir).unwrap().display().to_string();
-                files.insert(name, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
+    support::files_under(dir)
 }
 
 /// A finished demo whose critique items were all deferred.

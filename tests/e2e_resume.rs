@@ -224,21 +224,7 @@ fn blank_number_between(line: &str, before: &str, after: &str) -> String {
 
 /// Every file under `dir`, by its `/`-separated path inside `dir`.
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
-        for entry in fs::read_dir(dir).expect("read a debate folder") {
-            let path = entry.expect("a folder entry").path();
-            if path.is_dir() {
-                walk(root, &path, files);
-            } else {
-                let name = path.strip_prefix(root).expect("inside the root");
-                let name = name.to_str().expect("a UTF-8 file name").replace('\\', "/");
-                files.insert(name, fs::read(&path).expect("read an artifact"));
-            }
-        }
-    }
-    let mut files = BTreeMap::new();
-    walk(dir, dir, &mut files);
-    files
+    support::files_under(dir)
 }
 
 /// The debate's artifacts (not its journal or lock), normalised.

@@ -589,22 +589,8 @@ fn relative(folder: &Path, dir: &Path) -> String {
 }
 
 /// Every file of `folder` with its bytes.
-fn snapshot_files(folder: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut pending = vec![folder.to_path_buf()];
-    while let Some(next) = pending.pop() {
-        for entry in std::fs::read_dir(&next).expect("read the record") {
-            let path = entry.expect("folder entry").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let bytes = std::fs::read(&path).expect("read a record file");
-                files.push((path, bytes));
-            }
-        }
-    }
-    files.sort();
-    files
+fn snapshot_files(folder: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    support::files_under(folder)
 }
 
 #[test]

@@ -9,6 +9,8 @@
 //! Tokio's clock is paused, so the scripted agents pace in virtual time and
 //! the durations they report are the same in every run.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -28,23 +30,11 @@ use tokio::sync::mpsc;
 
 /// Every file of a debate folder but the journal and the lock, by path.
 fn tree(dir: &Path) -> BTreeMap<String, String> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let name = path.strip_prefix(dir).unwrap().display().to_string();
-            if name == "journal.jsonl" || name == "quorum.lock" {
-                continue;
-            }
-            files.insert(name, std::fs::read_to_string(&path).unwrap());
-        }
-    }
-    files
+    support::files_under(dir)
+        .into_iter()
+        .filter(|(name, _)| name != "journal.jsonl" && name != "quorum.lock")
+        .map(|(name, bytes)| (name, String::from_utf8(bytes).unwrap()))
+        .collect()
 }
 
 /// `text` with times blanked: ISO stamps, clock times, and measured

@@ -12,6 +12,26 @@ use std::collections::BTreeMap;
 use quorum::agent::script::{Script, ScriptedReply};
 use quorum::model::{Criterion, JudgeConfig, JudgeRole, architecture_panel};
 
+/// Every file under `dir`, by its `/`-separated path relative to `dir`:
+/// to compare a debate folder with itself or with another run.
+pub fn files_under(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).expect("read a folder") {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let name = path.strip_prefix(dir).expect("inside the folder");
+            let name = name.to_str().expect("a UTF-8 file name").replace('\\', "/");
+            files.insert(name, std::fs::read(&path).expect("read a file"));
+        }
+    }
+    files
+}
+
 /// The block ids every fixture tree uses.
 pub const BLOCKS: [&str; 4] = ["b1", "b2", "b3", "b4"];
 
