@@ -496,7 +496,7 @@ fn replay_paused_in_the_moderation() {
 /// The deferred demo opened again, c1 settled after the verdict.
 fn archive() -> App {
     let (updates, settled) = deferred_demo();
-    let mut app = App::new(info(), theme("dark"), Instant::now()).archived(Vec::<String>::new());
+    let mut app = App::new(info(), theme("dark"), Instant::now()).archived();
     for update in updates {
         let finished = matches!(update, Update::Finished(_));
         app.apply(update.clone(), Instant::now());

@@ -23,7 +23,6 @@ use tokio::sync::mpsc;
 
 use crate::artifact::DebateLock;
 use crate::engine::{Engine, Moderator, Roster};
-use crate::model::ItemDecision;
 use crate::protocol::decision_review::DecisionReview;
 use crate::protocol::{ItemResolution, Protocol};
 use crate::text::sanitize;
@@ -79,12 +78,6 @@ pub(super) async fn open_interactive(
     }
     let review = &folded.protocol;
     let before = resolutions(review);
-    let answered: Vec<String> = review
-        .items_decided(ItemDecision::Defer)
-        .into_iter()
-        .filter(|item| review.addressed_in_round(&item.id).is_some())
-        .map(|item| item.id.clone())
-        .collect();
     let info = crate::tui::review_info(review.config(), dir.to_path_buf());
     let recorded_duration = recorded
         .records
@@ -112,7 +105,7 @@ pub(super) async fn open_interactive(
 
     let _log = super::interactive::log_to_file();
     tracing::info!(dir = %dir.display(), "opened a finished debate");
-    let mut app = crate::tui::App::new(info, theme, Instant::now()).archived(answered);
+    let mut app = crate::tui::App::new(info, theme, Instant::now()).archived();
     app.elapsed = recorded_duration;
     let ending = crate::tui::run::run(app, updates_rx, controller, task)
         .await

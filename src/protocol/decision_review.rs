@@ -1743,6 +1743,7 @@ impl Protocol for DecisionReview {
                     .items_decided(ItemDecision::Defer)
                     .iter()
                     .any(|item| self.addressed_in_round(&item.id).is_none()),
+            reopen_pending: self.reopen_pending(),
         }
     }
 

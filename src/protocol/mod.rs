@@ -279,6 +279,9 @@ pub struct Board {
     /// The debate has a verdict and deferred items that can still be
     /// accepted or rejected ([`Input::ItemResolved`]).
     pub resolvable: bool,
+    /// Items accepted after the verdict wait for another round
+    /// ([`Protocol::reopen_pending`]).
+    pub reopen_pending: bool,
 }
 
 /// One moderation item and what the moderator made of it so far.

@@ -7,7 +7,7 @@
 //! [`Input::ItemResolved`]. Not responsible for applying a settlement: the
 //! engine journals it and its next board shows it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::time::Instant;
 
 use ratatui_textarea::TextArea;
@@ -21,21 +21,11 @@ use super::{App, Layer, Mode};
 /// What the interface knows about settling a finished debate's items.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Archive {
-    /// Items accepted after the verdict that a later revision round has
-    /// answered: settled for good.
-    answered: HashSet<String>,
     /// Settlements sent to the engine that its board does not show yet.
     sending: HashMap<String, ItemDecision>,
 }
 
 impl Archive {
-    pub fn new(answered: impl IntoIterator<Item = String>) -> Archive {
-        Archive {
-            answered: answered.into_iter().collect(),
-            sending: HashMap::new(),
-        }
-    }
-
     /// A settlement is on its way to the engine for `item_id`.
     pub fn sending(&self, item_id: &str) -> Option<ItemDecision> {
         self.sending.get(item_id).copied()
@@ -70,18 +60,9 @@ impl App {
     }
 
     /// Items accepted after the verdict wait for another revision round
-    /// (`quorum resume DIR --reopen`).
+    /// (`quorum resume DIR --reopen`), as the board says.
     pub fn reopen_pending(&self) -> bool {
-        let Some(archive) = self.archive() else {
-            return false;
-        };
-        self.board.items.iter().any(|entry| {
-            entry
-                .resolution
-                .as_ref()
-                .is_some_and(|resolution| resolution.decision == ItemDecision::Accept)
-                && !archive.answered.contains(&entry.item.id)
-        })
+        self.archive().is_some() && self.board.reopen_pending
     }
 
     /// Why item `index` cannot be settled now; `None` when it can.

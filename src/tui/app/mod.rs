@@ -389,11 +389,9 @@ impl App {
         self
     }
 
-    /// The interface over a finished debate, on its items. `answered`: the
-    /// items accepted after the verdict that a later revision round has
-    /// answered, which cannot be settled again.
-    pub fn archived(mut self, answered: impl IntoIterator<Item = String>) -> Self {
-        self.mode = Mode::Archive(Archive::new(answered));
+    /// The interface over a finished debate, on its items.
+    pub fn archived(mut self) -> Self {
+        self.mode = Mode::Archive(Archive::default());
         self.focus = Focus::Items;
         self
     }

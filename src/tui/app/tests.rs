@@ -633,10 +633,11 @@ fn a_replay_plays_its_moments_and_its_clock_stops_at_the_end() {
 /// A finished debate opened again: c1 accepted in moderation, c2 and c3
 /// deferred, c4 deferred and accepted after the verdict.
 fn archive_app(resolvable: bool) -> App {
-    let mut app = app().archived(Vec::<String>::new());
+    let mut app = app().archived();
     let mut board = items(4);
     board.needs_moderator = false;
     board.resolvable = resolvable;
+    board.reopen_pending = true;
     let decisions = [
         ItemDecision::Accept,
         ItemDecision::Defer,
@@ -768,8 +769,8 @@ fn an_archive_refuses_items_that_cannot_be_settled() {
     // Accepted after the verdict and answered since: nothing reopens.
     let mut board = answered.board.clone();
     board.items[3].item.id = "c9".into();
-    let answered = answered.archived(["c9".to_string()]);
-    let mut answered = answered;
+    board.reopen_pending = false;
+    let mut answered = answered.archived();
     answered.apply(Update::Board(board), Instant::now());
     assert!(!answered.reopen_pending());
 
