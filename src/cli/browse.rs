@@ -21,7 +21,6 @@ use std::time::Instant;
 use color_eyre::eyre::WrapErr;
 use tokio::sync::mpsc;
 
-use crate::artifact::DebateLock;
 use crate::engine::{Engine, Moderator, Roster};
 use crate::protocol::decision_review::DecisionReview;
 use crate::protocol::{ItemResolution, Protocol};
@@ -51,23 +50,16 @@ pub(super) async fn open_interactive(
         Ok(theme) => theme,
         Err(error) => return usage(format!("--theme: {error}")),
     };
-    if let Err(error) = crate::engine::resume::Recorded::read(dir) {
-        return usage(error.to_string());
-    }
-    let lock = match DebateLock::acquire(dir, "quorum open") {
-        Ok(lock) => lock,
-        Err(error) => return usage(error.to_string()),
-    };
-    if let Some(stale) = lock.recovered_stale() {
-        eprintln!("quorum: recovered a stale lock: {stale} had stopped without letting go");
-    }
-    let Reloaded {
-        recorded,
-        folded,
-        history,
-    } = match reload(dir) {
-        Ok(reloaded) => reloaded,
-        Err(error) => return usage(error.to_string()),
+    let (
+        lock,
+        Reloaded {
+            recorded,
+            folded,
+            history,
+        },
+    ) = match super::resume::lock_and_reload(dir, "quorum open") {
+        Ok(locked) => locked,
+        Err(error) => return usage(error),
     };
     if !folded.is_finished() {
         return usage(format!(

@@ -345,16 +345,12 @@ fn settle(
         .map(|text| parse_resolution(text))
         .collect::<Result<Vec<_>, _>>()
         .map_err(usage)?;
-    // Only a debate folder gets a lock file.
-    crate::engine::resume::Recorded::read(dir).map_err(|error| usage(error.to_string()))?;
-    let lock =
-        DebateLock::acquire(dir, "quorum open --resolve").map_err(|e| usage(e.to_string()))?;
-    if let Some(stale) = lock.recovered_stale() {
-        eprintln!("quorum: recovered a stale lock: {stale} had stopped without letting go");
-    }
-    let Reloaded {
-        recorded, folded, ..
-    } = reload(dir).map_err(|error| usage(error.to_string()))?;
+    let (
+        lock,
+        Reloaded {
+            recorded, folded, ..
+        },
+    ) = super::resume::lock_and_reload(dir, "quorum open --resolve").map_err(usage)?;
     let review = &folded.protocol;
     match review.outcome() {
         Some(Outcome::Decided { .. }) if folded.finish_journaled => {}

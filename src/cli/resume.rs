@@ -113,20 +113,14 @@ fn usage(message: impl Into<String>) -> Failure {
 
 async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     let dir = args.dir.as_path();
-    // Reading is harmless; the lock comes before anything is written.
-    let probe = reload(dir).map_err(|error| usage(error.to_string()))?;
-    let lock =
-        DebateLock::acquire(dir, "quorum resume").map_err(|error| usage(error.to_string()))?;
-    if let Some(stale) = lock.recovered_stale() {
-        eprintln!("quorum: recovered a stale lock: {stale} had stopped without letting go");
-    }
-    // Read again under the lock: the journal may have grown meanwhile.
-    drop(probe);
-    let Reloaded {
-        recorded,
-        folded,
-        history,
-    } = reload(dir).map_err(|error| usage(error.to_string()))?;
+    let (
+        lock,
+        Reloaded {
+            recorded,
+            folded,
+            history,
+        },
+    ) = lock_and_reload(dir, "quorum resume").map_err(usage)?;
     let topic = folded.protocol.config().topic.clone();
 
     if args.reopen {
@@ -289,6 +283,20 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     .await?;
     drop(lock);
     Ok(code)
+}
+
+/// Takes the lock of the debate in `dir` for `purpose`, then reads the
+/// debate under it (the journal may have grown until then). A folder that
+/// is not a debate is refused before any lock file is made there. Errors
+/// are messages for the person.
+pub(super) fn lock_and_reload(dir: &Path, purpose: &str) -> Result<(DebateLock, Reloaded), String> {
+    Recorded::read(dir).map_err(|error| error.to_string())?;
+    let lock = DebateLock::acquire(dir, purpose).map_err(|error| error.to_string())?;
+    if let Some(stale) = lock.recovered_stale() {
+        eprintln!("quorum: recovered a stale lock: {stale} had stopped without letting go");
+    }
+    let reloaded = reload(dir).map_err(|error| error.to_string())?;
+    Ok((lock, reloaded))
 }
 
 /// Takes a debate's folder over for writing, under its lock: a last journal
