@@ -29,7 +29,7 @@ use crate::tui::app::archive::past_tense;
 use crate::tui::run::Ending;
 
 use super::resume::{Reloaded, reload};
-use super::{EXIT_FAILURE, EXIT_USAGE, RunFlags};
+use super::{EXIT_FAILURE, EXIT_USAGE};
 
 /// Opens the finished debate in `dir` in the interface until the person
 /// quits; 0 then, 2 when the folder cannot be opened (not a debate, not
@@ -42,11 +42,7 @@ pub(super) async fn open_interactive(
         eprintln!("quorum: {}", sanitize(&message));
         Ok(ExitCode::from(EXIT_USAGE))
     };
-    let flags = RunFlags {
-        theme: theme.map(str::to_string),
-        ..RunFlags::default()
-    };
-    let theme = match super::interactive::choose_theme(&flags, None) {
+    let theme = match super::interactive::choose_theme(theme, None) {
         Ok(theme) => theme,
         Err(error) => return usage(format!("--theme: {error}")),
     };

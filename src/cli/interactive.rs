@@ -21,13 +21,10 @@ use super::{EXIT_FAILURE, EXIT_USAGE, RunFlags};
 /// Default theme name.
 pub const DEFAULT_THEME: &str = "dark";
 
-/// The theme `--theme` names (or the default), with `NO_COLOR` applied.
-pub fn choose_theme(flags: &RunFlags, configured: Option<&str>) -> Result<Theme, String> {
-    let name = flags
-        .theme
-        .as_deref()
-        .or(configured)
-        .unwrap_or(DEFAULT_THEME);
+/// The theme `--theme` names, else the configuration's, else the default,
+/// with `NO_COLOR` applied.
+pub fn choose_theme(flag: Option<&str>, configured: Option<&str>) -> Result<Theme, String> {
+    let name = flag.or(configured).unwrap_or(DEFAULT_THEME);
     let user_dir = crate::prompts::default_override_dir()
         .and_then(|prompts| prompts.parent().map(|quorum| quorum.join("themes")));
     let theme = Theme::load(name, user_dir.as_deref()).map_err(|error| error.to_string())?;
@@ -62,7 +59,7 @@ pub(super) fn log_to_file() -> Option<tracing_appender::non_blocking::WorkerGuar
 
 pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
     let _log = log_to_file();
-    let theme = match choose_theme(flags, prepared.theme.as_deref()) {
+    let theme = match choose_theme(flags.theme.as_deref(), prepared.theme.as_deref()) {
         Ok(theme) => theme,
         Err(error) => {
             let source = if flags.theme.is_some() {
@@ -147,11 +144,7 @@ where
     F: FnOnce(Engine<DecisionReview>) -> Fut,
     Fut: Future<Output = Result<(Outcome, DecisionReview), EngineError>> + Send + 'static,
 {
-    let flags = RunFlags {
-        theme: theme.map(str::to_string),
-        ..RunFlags::default()
-    };
-    let theme = match choose_theme(&flags, None) {
+    let theme = match choose_theme(theme, None) {
         Ok(theme) => theme,
         Err(error) => {
             eprintln!("quorum: --theme: {error}");

@@ -242,6 +242,46 @@ pub struct VerdictArgs {
     pub json: bool,
 }
 
+/// Why a command on a recorded debate stopped.
+enum Failure {
+    /// Nothing was written: the folder, the flags or the lock said no.
+    Usage(String),
+    Run(color_eyre::Report),
+}
+
+impl<E: Into<color_eyre::Report>> From<E> for Failure {
+    fn from(error: E) -> Self {
+        Failure::Run(error.into())
+    }
+}
+
+fn usage(message: impl Into<String>) -> Failure {
+    Failure::Usage(message.into())
+}
+
+/// The exit code of a command's result, its failure said on stderr. A
+/// reader that stopped early (`| head`) is not a failure.
+fn exit_code(result: Result<ExitCode, Failure>) -> ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(Failure::Usage(message)) => {
+            eprintln!("quorum: {}", crate::text::sanitize(&message));
+            ExitCode::from(EXIT_USAGE)
+        }
+        Err(Failure::Run(error))
+            if error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|error| error.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Run(error)) => {
+            eprintln!("quorum: {}", crate::text::sanitize(&format!("{error:#}")));
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
 /// `text` as one shell word: as is when it is plainly safe, else quoted.
 fn shell_word(text: &str) -> String {
     let plain = !text.is_empty()

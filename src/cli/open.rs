@@ -26,12 +26,12 @@ use crate::protocol::{Input, ModerationItem, Outcome, Protocol};
 use crate::text::{sanitize, terminal_safe_json};
 
 use super::resume::{Reloaded, reload};
-use super::{EXIT_FAILURE, EXIT_USAGE, OpenArgs};
+use super::{Failure, OpenArgs, usage};
 
 pub async fn run(args: OpenArgs) -> ExitCode {
     let result = match &args.dir {
-        None if !args.resolve.is_empty() => Err(Failure::Usage(
-            "--resolve needs the debate's folder: quorum open DIR --resolve ID=accept".into(),
+        None if !args.resolve.is_empty() => Err(usage(
+            "--resolve needs the debate's folder: quorum open DIR --resolve ID=accept",
         )),
         None => list(&args.out, args.json),
         Some(dir) if !args.resolve.is_empty() => {
@@ -51,25 +51,7 @@ pub async fn run(args: OpenArgs) -> ExitCode {
             }
         }
     };
-    match result {
-        Ok(code) => code,
-        Err(Failure::Usage(message)) => {
-            eprintln!("quorum: {}", sanitize(&message));
-            ExitCode::from(EXIT_USAGE)
-        }
-        // A reader that stopped early (`| head`) is not a failure.
-        Err(Failure::Run(error))
-            if error
-                .downcast_ref::<std::io::Error>()
-                .is_some_and(|error| error.kind() == std::io::ErrorKind::BrokenPipe) =>
-        {
-            ExitCode::SUCCESS
-        }
-        Err(Failure::Run(error)) => {
-            eprintln!("quorum: {}", sanitize(&format!("{error:#}")));
-            ExitCode::from(EXIT_FAILURE)
-        }
-    }
+    super::exit_code(result)
 }
 
 /// Characters of an item's text shown per line of a listing.
@@ -85,20 +67,6 @@ fn shortened(text: &str, max: usize) -> String {
     cut.truncate(cut.trim_end().len());
     cut.push('…');
     cut
-}
-
-enum Failure {
-    /// Nothing was written: the folder, the flags or the lock said no.
-    Usage(String),
-    Run(color_eyre::Report),
-}
-
-fn usage(message: impl Into<String>) -> Failure {
-    Failure::Usage(message.into())
-}
-
-fn run_error(error: impl Into<color_eyre::Report>) -> Failure {
-    Failure::Run(error.into())
 }
 
 /// Where a debate stands, as `quorum open` lists it.
@@ -203,7 +171,7 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
                 out.display()
             )));
         }
-        Err(error) => return Err(run_error(error)),
+        Err(error) => return Err(error.into()),
     };
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(Result::ok)
@@ -244,8 +212,7 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
             stdout,
             "{}",
             terminal_safe_json(&serde_json::to_string_pretty(&value).unwrap_or_default())
-        )
-        .map_err(run_error)?;
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let open: usize = listings
@@ -262,11 +229,10 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
         },
         out.display(),
         if open == 1 { "" } else { "s" }
-    )
-    .map_err(run_error)?;
+    )?;
     for listing in &listings {
-        listing.print(&mut stdout).map_err(run_error)?;
-        writeln!(stdout).map_err(run_error)?;
+        listing.print(&mut stdout)?;
+        writeln!(stdout)?;
     }
     for (dir, error) in &unreadable {
         writeln!(
@@ -274,8 +240,7 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
             "{}\n  unreadable: {}\n",
             dir.display(),
             sanitize(error)
-        )
-        .map_err(run_error)?;
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -287,9 +252,9 @@ fn show(dir: &Path, json: bool) -> Result<ExitCode, Failure> {
     let mut stdout = std::io::stdout().lock();
     if json {
         let text = serde_json::to_string_pretty(&listing).unwrap_or_default();
-        writeln!(stdout, "{}", terminal_safe_json(&text)).map_err(run_error)?;
+        writeln!(stdout, "{}", terminal_safe_json(&text))?;
     } else {
-        listing.print(&mut stdout).map_err(run_error)?;
+        listing.print(&mut stdout)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -389,13 +354,11 @@ fn settle(
     );
     let note = note.map(str::trim).filter(|note| !note.is_empty());
     for (id, decision) in &parsed {
-        engine
-            .settle(Input::ItemResolved {
-                item_id: id.clone(),
-                decision: *decision,
-                note: note.map(str::to_string),
-            })
-            .map_err(run_error)?;
+        engine.settle(Input::ItemResolved {
+            item_id: id.clone(),
+            decision: *decision,
+            note: note.map(str::to_string),
+        })?;
     }
     let review = engine.protocol();
     let reopen = review.reopen_pending();
@@ -411,7 +374,7 @@ fn settle(
             "open_items": review.open_items(),
         });
         let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-        writeln!(stdout, "{}", terminal_safe_json(&text)).map_err(run_error)?;
+        writeln!(stdout, "{}", terminal_safe_json(&text))?;
     } else {
         for (id, decision) in &parsed {
             writeln!(
@@ -423,16 +386,14 @@ fn settle(
                 },
                 note.map(|note| format!(" ({})", sanitize(note)))
                     .unwrap_or_default()
-            )
-            .map_err(run_error)?;
+            )?;
         }
         if reopen {
             writeln!(
                 stdout,
                 "The debate is reopened: `quorum resume {} --reopen` runs another revision and evaluation round for the accepted items.",
                 super::shell_path(dir)
-            )
-            .map_err(run_error)?;
+            )?;
         }
         let left = review.open_items().len();
         if left > 0 {
@@ -440,8 +401,7 @@ fn settle(
                 stdout,
                 "{left} deferred item{} still open.",
                 if left == 1 { "" } else { "s" }
-            )
-            .map_err(run_error)?;
+            )?;
         }
     }
     drop(lock);

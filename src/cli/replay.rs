@@ -29,7 +29,7 @@ use crate::text::sanitize;
 use crate::tui::app::{MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, Moment};
 
 use super::resume::{Reloaded, reload};
-use super::{EXIT_FAILURE, EXIT_USAGE, ReplayArgs, RunFlags};
+use super::{EXIT_FAILURE, EXIT_USAGE, ReplayArgs};
 
 /// Longest pause a replay keeps, in milliseconds of recorded time: a person
 /// who thought for ten minutes before deciding an item should not stall the
@@ -54,11 +54,7 @@ async fn replay(args: ReplayArgs) -> color_eyre::Result<ExitCode> {
         );
         return Ok(ExitCode::from(EXIT_USAGE));
     }
-    let flags = RunFlags {
-        theme: args.theme.clone(),
-        ..RunFlags::default()
-    };
-    let theme = match super::interactive::choose_theme(&flags, None) {
+    let theme = match super::interactive::choose_theme(args.theme.as_deref(), None) {
         Ok(theme) => theme,
         Err(error) => {
             eprintln!("quorum: --theme: {}", sanitize(&error));

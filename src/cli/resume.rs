@@ -29,7 +29,7 @@ use crate::text::sanitize;
 
 use super::headless::{Watch, watch};
 use super::prepare::{Rebuilt, rebuild};
-use super::{EXIT_FAILURE, EXIT_USAGE, ResumeArgs};
+use super::{Failure, ResumeArgs, usage};
 
 /// A debate read back and folded, ready to carry on.
 pub(super) struct Reloaded {
@@ -82,33 +82,7 @@ pub(super) fn reload(dir: &Path) -> Result<Reloaded, ReloadError> {
 }
 
 pub async fn run(args: ResumeArgs) -> ExitCode {
-    match resume(args).await {
-        Ok(code) => code,
-        Err(Failure::Usage(message)) => {
-            eprintln!("quorum: {}", sanitize(&message));
-            ExitCode::from(EXIT_USAGE)
-        }
-        Err(Failure::Run(error)) => {
-            eprintln!("quorum: {}", sanitize(&format!("{error:#}")));
-            ExitCode::from(EXIT_FAILURE)
-        }
-    }
-}
-
-enum Failure {
-    /// Nothing was changed: the folder, the flags or the lock said no.
-    Usage(String),
-    Run(color_eyre::Report),
-}
-
-impl<E: Into<color_eyre::Report>> From<E> for Failure {
-    fn from(error: E) -> Self {
-        Failure::Run(error.into())
-    }
-}
-
-fn usage(message: impl Into<String>) -> Failure {
-    Failure::Usage(message.into())
+    super::exit_code(resume(args).await)
 }
 
 async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
