@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use quorum::artifact::{Journal, read_journal};
 use quorum::cli::{RunFlags, Source, prepare};
-use quorum::engine::{DebateDefinition, Engine, JournalEvent, ModerationPolicy, Moderator};
+use quorum::engine::{Engine, JournalEvent, ModerationPolicy, Moderator};
 use quorum::protocol::Input;
 use tokio::sync::mpsc;
 
@@ -87,7 +87,7 @@ async fn demo_records(root: &std::path::Path) -> (Duration, BTreeMap<String, usi
         .append(
             Utc::now(),
             &JournalEvent::DebateStarted {
-                definition: Box::new(DebateDefinition::DecisionReview(prepared.config.clone())),
+                definition: Box::new(prepared.definition.clone()),
                 setup: Some(Box::new(prepared.setup.clone())),
             },
         )
@@ -95,7 +95,11 @@ async fn demo_records(root: &std::path::Path) -> (Duration, BTreeMap<String, usi
     let (tx, _rx) = mpsc::unbounded_channel();
     let started = Instant::now();
     Engine::new(
-        quorum::protocol::decision_review::DecisionReview::new(prepared.config, prepared.prompts),
+        quorum::protocol::decision_review::DecisionReview::from_definition(
+            &prepared.definition,
+            prepared.prompts,
+        )
+        .unwrap(),
         run_dir,
         journal,
         prepared.roster,

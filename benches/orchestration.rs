@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 use quorum::agent::script::{Script, ScriptAgent};
 use quorum::artifact::{Journal, RunDir, read_journal};
 use quorum::engine::{Engine, ModerationPolicy, Moderator, RoleAgent, Roster};
-use quorum::model::{CritiqueMode, architecture_panel};
 use quorum::prompts::PromptSet;
+use quorum::protocol::decision_review::model::{CritiqueMode, architecture_panel};
+use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, judge_slot_role,
 };
-use quorum::verdict::Thresholds;
 
 /// Latency of every scripted call before its (instant) answer, in ms.
 const CALL_LATENCY_MS: u64 = 150;

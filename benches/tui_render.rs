@@ -22,12 +22,12 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use quorum::agent::AgentInfo;
 use quorum::engine::Update;
-use quorum::model::{CritiqueMode, JudgeRole, architecture_panel};
+use quorum::protocol::decision_review::model::{CritiqueMode, JudgeRole, architecture_panel};
+use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{Participants, ReviewConfig, ReviewMode, judge_slot_role};
 use quorum::protocol::{LogEntry, LogKind};
 use quorum::tui::theme::Theme;
 use quorum::tui::{App, DebateInfo, view};
-use quorum::verdict::Thresholds;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
@@ -123,7 +123,14 @@ fn high_stakes_info() -> DebateInfo {
         started_at: chrono::Utc::now(),
         hold_for_moderator: false,
     };
-    quorum::tui::review_info(&config, "bench-run".into())
+    let review = quorum::protocol::decision_review::DecisionReview::new(
+        config,
+        std::sync::Arc::new(quorum::prompts::PromptSet::builtin()),
+    );
+    DebateInfo::of(
+        &quorum::protocol::Protocol::describe(&review),
+        "bench-run".into(),
+    )
 }
 
 /// One App with its judges streaming, drawn on a TestBackend.

@@ -2,11 +2,9 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
     let _ = color_eyre::install();
-    let cli = quorum::cli::Cli::parse();
+    let invocation = quorum::cli::parse_from(std::env::args_os());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -17,5 +15,5 @@ fn main() -> ExitCode {
             return ExitCode::from(quorum::cli::EXIT_FAILURE);
         }
     };
-    runtime.block_on(quorum::cli::run(cli))
+    runtime.block_on(quorum::cli::run(invocation))
 }

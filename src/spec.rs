@@ -13,22 +13,24 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::script::Script;
 use crate::engine::ModerationPolicy;
-use crate::model::CritiqueMode;
-use crate::protocol::decision_review::ReviewMode;
-use crate::verdict::Thresholds;
 
 /// The seed's default call deadline: 10 minutes (INF-12).
 pub const DEFAULT_TIMEOUT_SECS: f64 = 600.0;
-/// Default number of REVISE loops (RULES.md A8).
-pub const DEFAULT_MAX_ROUNDS: u32 = 2;
 
-/// The protocol a spec runs. Only decision review exists so far.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProtocolName {
-    #[default]
-    DecisionReview,
-}
+/// The protocol a spec runs when it names none.
+pub const DEFAULT_PROTOCOL: &str = "decision-review";
+
+/// The keys every spec may have, whatever its protocol; each protocol adds
+/// its own ([`crate::protocol::registry::ProtocolKind::options`]).
+pub const COMMON_KEYS: &[&str] = &[
+    "protocol",
+    "topic",
+    "context",
+    "timeout_secs",
+    "moderation",
+    "agents",
+    "script",
+];
 
 /// A context document: inline text, or a file relative to the spec.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,27 +87,20 @@ impl AgentSpec {
     }
 }
 
-/// A debate spec file.
+/// What every debate spec says, whatever its protocol: the protocol, the
+/// topic and its context, deadlines, moderation, who plays each role and the
+/// script of scripted roles. The protocol's own keys (a decision review's
+/// `critique`, a quick mode's `mode`) are read by the protocol, from the same
+/// text; they are kept in [`DebateSpec::options`] only to write a spec out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct DebateSpec {
-    #[serde(default)]
-    pub protocol: ProtocolName,
+    #[serde(default = "default_protocol")]
+    pub protocol: String,
     pub topic: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context: Vec<ContextSpec>,
-    #[serde(default)]
-    pub mode: ReviewMode,
-    #[serde(default)]
-    pub critique: CritiqueMode,
-    #[serde(default)]
-    pub high_stakes: bool,
-    #[serde(default = "default_max_rounds")]
-    pub max_rounds: u32,
     #[serde(default = "default_timeout_secs")]
     pub timeout_secs: f64,
-    #[serde(default)]
-    pub thresholds: Thresholds,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moderation: Option<ModerationPolicy>,
     /// Role (`proposer`, `critic`, `judge.analyst`, `judge.*`, `default`) → agent.
@@ -114,10 +109,13 @@ pub struct DebateSpec {
     /// Replies for roles played by the `script` provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<Script>,
+    /// The protocol's own keys, for [`DebateSpec::to_yaml`]; never read.
+    #[serde(skip)]
+    pub options: yaml_serde::Mapping,
 }
 
-fn default_max_rounds() -> u32 {
-    DEFAULT_MAX_ROUNDS
+fn default_protocol() -> String {
+    DEFAULT_PROTOCOL.to_string()
 }
 
 fn default_timeout_secs() -> f64 {
@@ -125,22 +123,36 @@ fn default_timeout_secs() -> f64 {
 }
 
 impl DebateSpec {
-    /// A spec for `topic` with every default.
+    /// A decision-review spec for `topic` with every default.
     pub fn for_topic(topic: impl Into<String>) -> Self {
         DebateSpec {
-            protocol: ProtocolName::DecisionReview,
+            protocol: DEFAULT_PROTOCOL.to_string(),
             topic: topic.into(),
             context: Vec::new(),
-            mode: ReviewMode::Architecture,
-            critique: CritiqueMode::default(),
-            high_stakes: false,
-            max_rounds: DEFAULT_MAX_ROUNDS,
             timeout_secs: DEFAULT_TIMEOUT_SECS,
-            thresholds: Thresholds::default(),
             moderation: None,
             agents: BTreeMap::new(),
             script: None,
+            options: yaml_serde::Mapping::new(),
         }
+    }
+
+    /// Sets one of the protocol's own keys (`critique: strict`).
+    pub fn with_option(mut self, key: &str, value: impl Into<yaml_serde::Value>) -> Self {
+        self.options
+            .insert(yaml_serde::Value::from(key), value.into());
+        self
+    }
+
+    /// The spec as the text of a spec file, the protocol's keys included.
+    pub fn to_yaml(&self) -> String {
+        let mut value = yaml_serde::to_value(self).expect("a spec serialises");
+        if let yaml_serde::Value::Mapping(mapping) = &mut value {
+            for (key, option) in &self.options {
+                mapping.insert(key.clone(), option.clone());
+            }
+        }
+        yaml_serde::to_string(&value).expect("a spec serialises to YAML")
     }
 }
 
@@ -260,7 +272,7 @@ pub fn yaml_error(file: &Path, error: &yaml_serde::Error) -> SpecError {
     }
 }
 
-/// Reads and parses a spec file (no semantic checks yet).
+/// Reads and parses a spec file (its common part; no semantic checks yet).
 pub fn load(path: &Path) -> Result<(DebateSpec, String), SpecError> {
     let source = std::fs::read_to_string(path).map_err(|error| SpecError {
         file: Some(path.to_path_buf()),
@@ -273,18 +285,70 @@ pub fn load(path: &Path) -> Result<(DebateSpec, String), SpecError> {
     Ok((spec, source))
 }
 
-/// Parses spec text that came from `path`.
+/// Parses the common part of spec text that came from `path`. Keys it does
+/// not know are left for the protocol ([`check_keys`] refuses the ones no
+/// one knows).
 pub fn parse(path: &Path, source: &str) -> Result<DebateSpec, SpecError> {
+    if let Ok(value) = yaml_serde::from_str::<yaml_serde::Value>(source)
+        && !matches!(value, yaml_serde::Value::Mapping(_))
+    {
+        return Err(SpecError::new(
+            "a spec is a mapping of keys (`topic:`, `protocol:`, `agents:` …)",
+        )
+        .in_file(path, Some(source)));
+    }
     yaml_serde::from_str::<DebateSpec>(source).map_err(|error| yaml_error(path, &error))
 }
 
-/// Role slots a spec may name.
+/// Refuses a top-level key of spec text that is neither common nor one of
+/// `protocol_keys`, naming the file, the line and the keys there are.
+pub fn check_keys(
+    path: &Path,
+    source: &str,
+    protocol: &str,
+    protocol_keys: &[&str],
+) -> Result<(), SpecError> {
+    let Ok(yaml_serde::Value::Mapping(mapping)) = yaml_serde::from_str(source) else {
+        return Ok(());
+    };
+    for key in mapping.keys() {
+        let name = match key {
+            yaml_serde::Value::String(name) => name.clone(),
+            other => yaml_serde::to_string(other)
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+        };
+        if COMMON_KEYS.contains(&name.as_str()) || protocol_keys.contains(&name.as_str()) {
+            continue;
+        }
+        let expected: Vec<&str> = COMMON_KEYS
+            .iter()
+            .chain(protocol_keys.iter())
+            .copied()
+            .collect();
+        return Err(SpecError::new(format!(
+            "unknown field `{name}` for protocol {protocol}; a spec may have {}",
+            expected.join(", ")
+        ))
+        .field(name)
+        .in_file(path, Some(source)));
+    }
+    Ok(())
+}
+
+/// Role slots a spec, a flag or the configuration file may name: `default`
+/// and every slot of every registered protocol (with its `group.*`).
 pub fn known_role(role: &str) -> bool {
-    matches!(role, "default" | "proposer" | "critic" | "judge.*")
-        || role
-            .strip_prefix("judge.")
-            .and_then(crate::model::JudgeRole::parse)
-            .is_some()
+    role == "default" || crate::protocol::registry::known_slot(role)
+}
+
+/// The error about a role nobody knows, listing the ones there are.
+pub fn unknown_role(role: &str) -> String {
+    format!(
+        "unknown role `{role}`; roles are default, {}",
+        crate::protocol::registry::slot_names().join(", ")
+    )
 }
 
 /// Longest deadline or timeout quorum accepts, in seconds (a year): beyond
@@ -300,7 +364,8 @@ pub fn valid_seconds(value: f64) -> bool {
 /// How the errors about seconds describe the valid range.
 pub const SECONDS_RANGE: &str = "a positive number of seconds, at most a year (31536000)";
 
-/// Checks what serde cannot: ranges, role names, context sources.
+/// Checks what serde cannot in the common part: ranges, role names, context
+/// sources.
 pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
     if spec.topic.trim().is_empty() {
         return Err(SpecError::new("must not be empty").field("topic"));
@@ -312,16 +377,6 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
         ))
         .field("timeout_secs"));
     }
-    if spec.max_rounds > 10 {
-        return Err(SpecError::new(format!(
-            "at most 10 revise loops are allowed, got {}",
-            spec.max_rounds
-        ))
-        .field("max_rounds"));
-    }
-    spec.thresholds
-        .validate()
-        .map_err(|error| SpecError::new(error.to_string()).field("thresholds"))?;
     for (index, context) in spec.context.iter().enumerate() {
         let field = format!("context[{index}]");
         match (&context.text, &context.path) {
@@ -340,11 +395,7 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
     for (role, agent) in &spec.agents {
         let field = format!("agents.{role}");
         if !known_role(role) {
-            return Err(SpecError::new(format!(
-                "unknown role `{role}`; roles are default, proposer, critic, judge.analyst, judge.stylist, \
-                 judge.aesthete, judge.strategist, judge.empiricist and judge.*"
-            ))
-            .field(field));
+            return Err(SpecError::new(unknown_role(role)).field(field));
         }
         if let Some(timeout) = agent.timeout_secs()
             && !valid_seconds(timeout)
@@ -372,13 +423,23 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
     Ok(())
 }
 
-/// The agent spec for a role slot and the key it came from: the exact role,
-/// then `judge.*` for judges, then `default`.
+/// The keys a role slot's agent is looked up by, most specific first: the
+/// exact slot, its group's wildcard (`judge.*` for `judge.analyst`), then
+/// `default`.
+pub fn role_keys(role: &str) -> Vec<String> {
+    let mut keys = vec![role.to_string()];
+    if let Some((group, _)) = role.split_once('.') {
+        keys.push(format!("{group}.*"));
+    }
+    keys.push("default".to_string());
+    keys
+}
+
+/// The agent spec for a role slot and the key it came from (see
+/// [`role_keys`]).
 pub fn agent_for<'a>(spec: &'a DebateSpec, role: &str) -> Option<(&'a str, &'a AgentSpec)> {
-    let wildcard = role.starts_with("judge.").then_some("judge.*");
-    [Some(role), wildcard, Some("default")]
-        .into_iter()
-        .flatten()
+    role_keys(role)
+        .iter()
         .find_map(|key| spec.agents.get_key_value(key))
         .map(|(key, agent)| (key.as_str(), agent))
 }
@@ -396,28 +457,35 @@ mod tests {
     #[test]
     fn minimal_spec_takes_the_defaults() {
         let spec = parse_text("topic: Should we?\n").unwrap();
-        assert_eq!(spec.critique, CritiqueMode::GenerousSteelman);
-        assert_eq!(spec.max_rounds, 2);
+        assert_eq!(spec.protocol, "decision-review");
         assert_eq!(spec.timeout_secs, 600.0);
-        assert!(!spec.high_stakes);
+        assert!(spec.agents.is_empty());
     }
 
     #[test]
     fn unknown_field_names_file_line_and_field() {
-        let error = parse_text("topic: x\ncritique: strict\nrounds: 3\n").unwrap_err();
-        let text = error.to_string();
-        assert!(text.starts_with("spec.yaml:3:"), "{text}");
-        assert!(text.contains("rounds"), "{text}");
+        let text = "topic: x\ncritique: strict\nrounds: 3\n";
+        let error = check_keys(
+            Path::new("spec.yaml"),
+            text,
+            "decision-review",
+            &["critique", "max_rounds"],
+        )
+        .unwrap_err();
+        let message = error.to_string();
+        assert!(message.starts_with("spec.yaml:3:"), "{message}");
+        assert!(message.contains("unknown field `rounds`"), "{message}");
+        assert!(
+            message.contains("max_rounds"),
+            "lists the keys there are: {message}"
+        );
+        assert!(check_keys(Path::new("spec.yaml"), text, "x", &["critique", "rounds"]).is_ok());
     }
 
     #[test]
-    fn bad_enum_value_is_located() {
-        let error = parse_text("topic: x\ncritique: harsh\n").unwrap_err();
-        assert_eq!(error.line, Some(2), "{error}");
-        assert!(
-            error.to_string().contains("harsh") || error.to_string().contains("critique"),
-            "{error}"
-        );
+    fn a_spec_that_is_not_a_mapping_is_refused() {
+        let error = parse_text("- topic: x\n").unwrap_err();
+        assert!(error.to_string().contains("a spec is a mapping"), "{error}");
     }
 
     #[test]
@@ -425,6 +493,7 @@ mod tests {
         let error = parse_text("topic: x\nagents:\n  judge.poet: script\n").unwrap_err();
         assert_eq!(error.line, Some(3), "{error}");
         assert_eq!(error.field.as_deref(), Some("agents.judge.poet"));
+        assert!(error.message.contains("judge.analyst"), "{error}");
     }
 
     #[test]
@@ -458,18 +527,11 @@ mod tests {
         assert_eq!(agent_for(&spec, "proposer"), Some(("default", &script)));
     }
 
-    /// DR-17: generous-steelman is the default stance; `steelman` is accepted as its short name.
     #[test]
-    fn dr_17_default_stance_is_steelman_and_short_name_works() {
-        assert_eq!(
-            parse_text("topic: x\n").unwrap().critique,
-            CritiqueMode::GenerousSteelman
-        );
-        assert_eq!(
-            parse_text("topic: x\ncritique: steelman\n")
-                .unwrap()
-                .critique,
-            CritiqueMode::GenerousSteelman
-        );
+    fn a_spec_writes_out_with_its_protocol_keys() {
+        let spec = DebateSpec::for_topic("Should we?").with_option("critique", "strict");
+        let text = spec.to_yaml();
+        assert!(text.contains("critique: strict"), "{text}");
+        assert_eq!(parse_text(&text).unwrap().topic, "Should we?");
     }
 }

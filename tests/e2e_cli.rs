@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use quorum::agent::script::MALFORMED_RAMBLE;
-use quorum::model::{Criterion, JudgeRole};
+use quorum::protocol::decision_review::model::{Criterion, JudgeRole};
 use quorum::spec::{AgentDetail, AgentSpec, ContextSpec, DebateSpec};
 use serde_json::Value as Json;
 use support::run::{Ran, Sandbox, quorum_in};
@@ -231,7 +231,7 @@ fn line_of(yaml: &str, key: &str) -> usize {
 
 // ---- specs -----------------------------------------------------------------------
 
-fn analyst_config() -> quorum::model::JudgeConfig {
+fn analyst_config() -> quorum::protocol::decision_review::model::JudgeConfig {
     judge_config(JudgeRole::Analyst, false)
 }
 
@@ -556,7 +556,7 @@ fn judge_status<'a>(yaml: &'a Value, role: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no status for {role}"))
 }
 
-fn stylist_config() -> quorum::model::JudgeConfig {
+fn stylist_config() -> quorum::protocol::decision_review::model::JudgeConfig {
     judge_config(JudgeRole::Stylist, false)
 }
 
@@ -1202,9 +1202,8 @@ fn moderation_ask_with_stdin_closed_early_fails_clearly() {
     );
     ran.assert_code(1);
     assert!(
-        ran.stderr.contains(
-            "stdin closed before every critique item was decided (undecided: c2, c3, c4)"
-        ),
+        ran.stderr
+            .contains("stdin closed before every item was decided (undecided: c2, c3, c4)"),
         "{}",
         ran.stderr
     );
@@ -1380,11 +1379,7 @@ fn bad_spec_unknown_field_is_located_and_nothing_is_written() {
 #[test]
 fn bad_spec_enum_value_is_located_and_nothing_is_written() {
     let sandbox = Sandbox::new();
-    let yaml = spec_yaml(&spec(ScriptBuilder::adopt_path())).replacen(
-        "critique: generous-steelman",
-        "critique: harsh",
-        1,
-    );
+    let yaml = spec_yaml(&spec(ScriptBuilder::adopt_path()).with_option("critique", "harsh"));
     let line = line_of(&yaml, "critique: harsh");
     let ran = refused(&sandbox, &yaml, &[]);
     assert!(

@@ -11,7 +11,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use quorum::model::JudgeRole;
+use quorum::protocol::decision_review::model::JudgeRole;
 use quorum::spec::AgentSpec;
 use serde_json::Value as Json;
 use support::run::Sandbox;
@@ -679,7 +679,7 @@ fn an_interrupted_headless_run_kills_its_command_agents() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("interrupted: stopped before the verdict"),
+        stderr.contains("interrupted: stopped before it finished"),
         "{stderr}"
     );
     let alive = |pid: i32| unsafe { libc::kill(pid, 0) } == 0;

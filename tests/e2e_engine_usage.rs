@@ -18,13 +18,13 @@ use quorum::artifact::{Journal, RunDir, read_journal};
 use quorum::engine::{
     DebateDefinition, Engine, JournalEvent, ModerationPolicy, Moderator, RoleAgent, Roster, Update,
 };
-use quorum::model::{CritiqueMode, JudgeRole, architecture_panel};
 use quorum::prompts::PromptSet;
+use quorum::protocol::decision_review::model::{CritiqueMode, JudgeRole, architecture_panel};
+use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, judge_slot_role,
 };
 use quorum::protocol::usage::Price;
-use quorum::verdict::Thresholds;
 use serde_json::Value as Json;
 use support::{ScriptBuilder, flat_judge_text};
 use tokio::sync::mpsc;
@@ -112,7 +112,7 @@ async fn every_finished_call_publishes_its_usage_and_command_stderr_is_journaled
         .append(
             Utc::now(),
             &JournalEvent::DebateStarted {
-                definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
+                definition: Box::new(DebateDefinition::from(config.clone())),
                 setup: None,
             },
         )

@@ -1294,7 +1294,10 @@ fn kill_and_resume(point: &KillPoint) -> Row {
         .map(|line| line.trim_start_matches("quorum: ").to_string())
         .unwrap_or_else(|| ran.stdout.lines().next().unwrap_or("").to_string());
     if point.undecided > 0 {
-        let undecided = format!("; {} critique item(s) still to decide", point.undecided);
+        let undecided = format!(
+            "; {} of the critique items still to decide",
+            point.undecided
+        );
         assert!(
             resume_said.ends_with(&undecided),
             "{context}: the resume names the items still to decide: {resume_said}"
@@ -1700,7 +1703,7 @@ fn sigterm_stops_a_headless_run_with_exit_1_and_the_printed_resume_command_finis
         .unwrap_or_else(|| panic!("no resume command in\n{stderr}"));
     assert_eq!(command, format!("quorum resume {}", dir.display()));
     assert!(
-        stderr.contains("terminated: stopped before the verdict"),
+        stderr.contains("terminated: stopped before it finished"),
         "{stderr}"
     );
     assert!(

@@ -468,7 +468,7 @@ fn quit_asks_and_restores() {
         .strip_prefix(dir.path())
         .expect("the run folder is under the temp dir");
     assert!(
-        after.contains("stopped before the verdict")
+        after.contains("stopped before it finished")
             && after.contains(&relative.display().to_string()),
         "the screen says where the record is:\n{after}"
     );
@@ -496,7 +496,7 @@ fn quit_asks_and_restores() {
     assert!(
         asked
             .stderr
-            .contains("stdin closed before every critique item was decided"),
+            .contains("stdin closed before every item was decided"),
         "{}",
         asked.stderr
     );
@@ -544,7 +544,7 @@ fn signal_while_streaming_restores_the_terminal(signal: libc::c_int, name: &str)
     assert_eq!(status.exit_code(), 1, "interrupted");
     assert_terminal_restored(&run);
     assert!(
-        run.screen_text().contains("stopped before the verdict")
+        run.screen_text().contains("stopped before it finished")
             && run
                 .screen_text()
                 .contains("continue it with: quorum resume "),

@@ -53,7 +53,7 @@ async fn a_panicking_provider_fails_its_call_and_the_debate_ends() {
     let journal = quorum::artifact::Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
     let (tx, _updates) = mpsc::unbounded_channel();
     let engine = Engine::new(
-        DecisionReview::new(prepared.config, prepared.prompts),
+        DecisionReview::from_definition(&prepared.definition, prepared.prompts).unwrap(),
         run_dir.clone(),
         journal,
         prepared.roster,

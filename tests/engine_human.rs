@@ -37,7 +37,12 @@ async fn a_typed_judge_answer_is_checked_then_scored_like_any_other() {
     let prepared = prepare(Source::Demo, &flags).unwrap();
     assert_eq!(prepared.human_roles, vec!["judge.analyst".to_string()]);
     assert_eq!(
-        prepared.config.participants.judges[&quorum::model::JudgeRole::Analyst],
+        prepared
+            .definition
+            .config::<quorum::protocol::decision_review::ReviewConfig>()
+            .unwrap()
+            .participants
+            .judges[&quorum::protocol::decision_review::model::JudgeRole::Analyst],
         "human:moderator"
     );
     let run_dir =
@@ -45,7 +50,7 @@ async fn a_typed_judge_answer_is_checked_then_scored_like_any_other() {
     let journal = quorum::artifact::Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
     let (tx, mut updates) = mpsc::unbounded_channel();
     let engine = Engine::new(
-        DecisionReview::new(prepared.config, prepared.prompts),
+        DecisionReview::from_definition(&prepared.definition, prepared.prompts).unwrap(),
         run_dir.clone(),
         journal,
         prepared.roster,
@@ -110,9 +115,12 @@ async fn a_typed_judge_answer_is_checked_then_scored_like_any_other() {
         "the typed answer, verbatim"
     );
     let round = &review.evaluations()[0];
-    let analyst = &round.judges[&quorum::model::JudgeRole::Analyst];
+    let analyst = &round.judges[&quorum::protocol::decision_review::model::JudgeRole::Analyst];
     assert!(
-        matches!(analyst.result, Some(quorum::model::JudgeResult::Scored(_))),
+        matches!(
+            analyst.result,
+            Some(quorum::protocol::decision_review::model::JudgeResult::Scored(_))
+        ),
         "scored like any judge: {:?}",
         analyst.result
     );

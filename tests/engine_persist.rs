@@ -18,15 +18,17 @@ use quorum::artifact::{Journal, RunDir, read_journal};
 use quorum::engine::{
     DebateDefinition, Engine, JournalEvent, ModerationPolicy, Moderator, RoleAgent, Roster, Update,
 };
-use quorum::model::{Criterion, CritiqueMode, JudgeRole, Verdict, architecture_panel};
 use quorum::prompts::PromptSet;
+use quorum::protocol::decision_review::model::{
+    Criterion, CritiqueMode, JudgeRole, Verdict, architecture_panel,
+};
+use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, judge_slot_role,
 };
 use quorum::protocol::{
     Document, Effect, Input, LogEntry, LogKind, Outcome, Progress, Protocol, Timestamp,
 };
-use quorum::verdict::Thresholds;
 use serde_json::Value as Json;
 use support::{ScriptBuilder, judge_config, judge_text, revision_text, scores};
 use tokio::sync::mpsc;
@@ -167,6 +169,14 @@ impl<P: Protocol> Protocol for Spy<P> {
     fn outcome(&self) -> Option<&Outcome> {
         self.inner.outcome()
     }
+
+    fn describe(&self) -> quorum::protocol::Description {
+        self.inner.describe()
+    }
+
+    fn summary_lead(&self) -> Option<String> {
+        self.inner.summary_lead()
+    }
 }
 
 /// What one engine run left behind.
@@ -225,7 +235,7 @@ async fn run_spied(script: Script, timeouts: &[(&str, Duration)]) -> Finished {
         .append(
             Utc::now(),
             &JournalEvent::DebateStarted {
-                definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
+                definition: Box::new(DebateDefinition::from(config.clone())),
                 setup: None,
             },
         )

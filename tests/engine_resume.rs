@@ -20,9 +20,7 @@ use quorum::artifact::{Journal, RunDir};
 use quorum::cli::{Prepared, RunFlags, Source, prepare, rebuild};
 use quorum::config::detect::SystemEnvironment;
 use quorum::engine::resume::{Recorded, fold};
-use quorum::engine::{
-    DebateDefinition, Engine, JournalEvent, ModerationPolicy, Moderator, ResumePoint,
-};
+use quorum::engine::{Engine, JournalEvent, ModerationPolicy, Moderator, ResumePoint};
 use quorum::prompts::PromptSet;
 use quorum::protocol::decision_review::DecisionReview;
 use quorum::protocol::{Input, Outcome};
@@ -80,7 +78,7 @@ async fn record_whole(out: &Path, moderator: Moderator) -> (RunDir, Outcome) {
         ..RunFlags::default()
     };
     let Prepared {
-        config,
+        definition,
         roster,
         prompts,
         setup,
@@ -92,14 +90,14 @@ async fn record_whole(out: &Path, moderator: Moderator) -> (RunDir, Outcome) {
         .append(
             Utc::now(),
             &JournalEvent::DebateStarted {
-                definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
+                definition: Box::new(definition.clone()),
                 setup: Some(Box::new(setup)),
             },
         )
         .unwrap();
     let (tx, _rx) = mpsc::unbounded_channel();
     let engine = Engine::new(
-        DecisionReview::new(config, prompts),
+        DecisionReview::from_definition(&definition, prompts).unwrap(),
         run_dir.clone(),
         journal,
         roster,
@@ -115,9 +113,9 @@ async fn record_whole(out: &Path, moderator: Moderator) -> (RunDir, Outcome) {
 async fn resume(dir: &Path, moderator: Moderator) -> Option<Outcome> {
     let recorded = Recorded::read(dir).unwrap();
     let setup = recorded.setup.clone().expect("the setup is journaled");
-    let DebateDefinition::DecisionReview(config) = recorded.definition.clone();
     let folded = fold(
-        DecisionReview::new(config, Arc::new(PromptSet::builtin())),
+        DecisionReview::from_definition(&recorded.definition, Arc::new(PromptSet::builtin()))
+            .unwrap(),
         &recorded.records,
         &mut |_, _| {},
     );
@@ -281,7 +279,7 @@ async fn a_debate_cut_after_any_journal_record_resumes_to_the_same_end() {
 
 #[tokio::test(start_paused = true)]
 async fn moderator_decisions_made_before_a_cut_survive_it() {
-    use quorum::model::ItemDecision;
+    use quorum::protocol::decision_review::model::ItemDecision;
     let decisions = || {
         Moderator::listed(vec![
             (

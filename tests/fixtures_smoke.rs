@@ -1,8 +1,10 @@
 //! The shared fixtures parse as the protocol expects.
 mod support;
 
-use quorum::model::{CritiqueMode, JudgeRole, ThesisTree};
-use quorum::parse::{parse_critique, parse_judge, parse_revision, parse_thesis_tree};
+use quorum::protocol::decision_review::model::{CritiqueMode, JudgeRole, ThesisTree};
+use quorum::protocol::decision_review::parse::{
+    parse_critique, parse_judge, parse_revision, parse_thesis_tree,
+};
 
 #[test]
 fn fixtures_parse() {

@@ -7,19 +7,19 @@ mod support;
 use std::sync::Arc;
 
 use chrono::{DateTime, TimeZone, Utc};
-use quorum::artifact::render::decision_review::summary_lead;
-use quorum::artifact::render::timestamp;
-use quorum::model::{
+use quorum::prompts::PromptSet;
+use quorum::protocol::decision_review::documents::summary_lead;
+use quorum::protocol::decision_review::model::{
     Criterion, CritiqueMode, ItemDecision, JudgeRole, Verdict, Weight, architecture_panel,
 };
-use quorum::prompts::PromptSet;
+use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{
     ContextDoc, DecisionReview, Participants, ReviewConfig, ReviewMode, judge_file,
 };
 use quorum::protocol::{
     CallFailure, CallSpec, Effect, Input, LogKind, Outcome, OverrideAction, Protocol,
 };
-use quorum::verdict::Thresholds;
+use quorum::report::timestamp;
 use support::*;
 use yaml_serde::Value;
 
@@ -296,10 +296,7 @@ impl Harness {
     }
 
     fn verdict(&self) -> Option<Verdict> {
-        match self.review.outcome()? {
-            Outcome::Decided { verdict, .. } => Some(*verdict),
-            Outcome::Failed { .. } => None,
-        }
+        self.review.outcome()?.verdict()
     }
 
     fn rule(&self) -> String {
@@ -2017,10 +2014,10 @@ fn the_board_shows_items_decisions_and_live_scores() {
     h.decide_all(Accept);
     h.submit();
     h.finish("proposer", &revision_text(&ALL_ITEMS));
-    let board = h.review.board().scoreboard.unwrap();
+    let board = h.review.board().view.scoreboard().cloned().unwrap();
     assert!(board.implied.is_none(), "no judge is in yet");
     h.finish("judge.analyst", &all_fours(JudgeRole::Analyst));
-    let board = h.review.board().scoreboard.unwrap();
+    let board = h.review.board().view.scoreboard().cloned().unwrap();
     let implied = board.implied.unwrap();
     assert_eq!(implied.pending, 2);
     let analyst = &board.judges[0];

@@ -10,13 +10,13 @@ use std::sync::Arc;
 
 use chrono::{TimeZone, Utc};
 use proptest::prelude::*;
-use quorum::model::{
+use quorum::prompts::PromptSet;
+use quorum::protocol::decision_review::model::{
     CritiqueMode, ItemDecision, JudgeResult, JudgeRole, Verdict, architecture_panel,
 };
-use quorum::prompts::PromptSet;
+use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{DecisionReview, Participants, ReviewConfig, ReviewMode};
 use quorum::protocol::{CallFailure, CallSpec, Effect, Input, Outcome, OverrideAction, Protocol};
-use quorum::verdict::Thresholds;
 
 /// What happens to the next live call (or to moderation).
 #[derive(Clone, Debug)]

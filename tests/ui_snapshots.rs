@@ -44,7 +44,7 @@ fn deferred_demo() -> &'static (Vec<Update>, Board) {
             review.handle(
                 &Input::ItemResolved {
                     item_id: "c1".into(),
-                    decision: quorum::model::ItemDecision::Accept,
+                    decision: quorum::protocol::decision_review::model::ItemDecision::Accept,
                     note: Some("finance signed off on the ledger comparison".into()),
                 },
                 pinned_time(),
@@ -79,7 +79,7 @@ fn record_demo(
                 quorum::artifact::Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
             let (tx, mut rx) = mpsc::unbounded_channel();
             let engine = Engine::new(
-                DecisionReview::new(prepared.config, prepared.prompts),
+                DecisionReview::from_definition(&prepared.definition, prepared.prompts).unwrap(),
                 run_dir,
                 journal,
                 prepared.roster,
@@ -148,7 +148,10 @@ fn info() -> quorum::tui::DebateInfo {
         ..RunFlags::default()
     };
     let prepared = prepare(quorum::cli::Source::Demo, &flags).unwrap();
-    quorum::tui::review_info(&prepared.config, PathBuf::from(RUN_DIR))
+    {
+        use quorum::protocol::Protocol;
+        quorum::tui::DebateInfo::of(&prepared.protocol().describe(), PathBuf::from(RUN_DIR))
+    }
 }
 
 fn theme(name: &str) -> Theme {

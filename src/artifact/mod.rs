@@ -19,7 +19,6 @@
 mod fs;
 mod journal;
 mod lock;
-pub mod render;
 mod slug;
 
 pub use fs::{ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, write_atomic};

@@ -22,7 +22,6 @@ use color_eyre::eyre::WrapErr;
 use tokio::sync::mpsc;
 
 use crate::engine::{Engine, Moderator, Roster};
-use crate::protocol::decision_review::DecisionReview;
 use crate::protocol::{ItemResolution, Protocol};
 use crate::text::sanitize;
 use crate::tui::app::archive::past_tense;
@@ -59,14 +58,14 @@ pub(super) async fn open_interactive(
     };
     if !folded.is_finished() {
         return usage(format!(
-            "{} has no verdict yet: `quorum resume {}` carries it on",
+            "{} has not finished yet: `quorum resume {}` carries it on",
             dir.display(),
             super::shell_path(dir)
         ));
     }
     let review = &folded.protocol;
-    let before = resolutions(review);
-    let info = crate::tui::review_info(review.config(), dir.to_path_buf());
+    let before = resolutions(review.as_ref());
+    let info = crate::tui::DebateInfo::of(&review.describe(), dir.to_path_buf());
     let recorded_duration = recorded
         .records
         .last()
@@ -102,7 +101,7 @@ pub(super) async fn open_interactive(
     // What the session settled, read back from the journal under the lock.
     let after = reload(dir).map_err(|error| color_eyre::eyre::eyre!("{error}"))?;
     drop(lock);
-    for (item_id, resolution) in resolutions(&after.folded.protocol) {
+    for (item_id, resolution) in resolutions(after.folded.protocol.as_ref()) {
         if before.get(&item_id) != Some(&resolution) {
             println!(
                 "{item_id} {} after the verdict{}",
@@ -129,7 +128,7 @@ pub(super) async fn open_interactive(
 }
 
 /// Every settlement on record, by item.
-fn resolutions(review: &DecisionReview) -> BTreeMap<String, ItemResolution> {
+fn resolutions(review: &dyn Protocol) -> BTreeMap<String, ItemResolution> {
     review
         .board()
         .items

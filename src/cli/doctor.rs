@@ -20,8 +20,7 @@ use crate::config::resolve::{
     Level, ProviderSetup, Providers, Resolver, Sources, parse_agent_flags,
 };
 use crate::config::{self, LoadedConfig, ProviderKind};
-use crate::model::architecture_panel;
-use crate::protocol::decision_review::judge_slot_role;
+use crate::protocol::registry;
 use crate::spec::{self, DebateSpec};
 use crate::text::sanitize;
 
@@ -245,27 +244,22 @@ fn roles_section(
         config: loaded,
         env,
     });
-    let standard: Vec<String> = architecture_panel(false)
-        .iter()
-        .map(|judge| judge_slot_role(judge.role))
-        .collect();
-    let slots = ["proposer".to_string(), "critic".to_string()]
-        .into_iter()
-        .chain(
-            architecture_panel(true)
-                .into_iter()
-                .map(|judge| judge_slot_role(judge.role)),
-        );
     let mut out =
-        String::from("\nRoles of a decision review (--agent flag > spec > config > auto-detect)\n");
-    for slot in slots {
-        let high_stakes_only = slot.starts_with("judge.") && !standard.contains(&slot);
-        let note = if high_stakes_only {
-            "  [high-stakes only]"
-        } else {
-            ""
-        };
-        let line = match resolver.resolve(&slot) {
+        String::from("\nRoles of every protocol (--agent flag > spec > config > auto-detect)\n");
+    for slot in registry::slot_names()
+        .into_iter()
+        .filter(|slot| !slot.ends_with(".*"))
+    {
+        let used_by: Vec<String> = registry::KINDS
+            .iter()
+            .filter(|kind| kind.slots().contains(&slot))
+            .map(|kind| match kind.slot_note(slot) {
+                Some(note) => format!("{} ({note})", kind.title()),
+                None => kind.title().to_string(),
+            })
+            .collect();
+        let note = format!("  [{}]", used_by.join(", "));
+        let line = match resolver.resolve(slot) {
             Ok(resolved) => {
                 let origin = match resolved.level {
                     Level::Auto => format!("auto: {}", resolved.origin),

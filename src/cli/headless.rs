@@ -11,14 +11,13 @@ use std::time::Duration;
 use chrono::Local;
 use tokio::sync::mpsc;
 
-use crate::artifact::render::decision_review::{UsageYaml, summary_lead, usage_line};
 use crate::artifact::{DebateLock, Journal, RunDir, topic_slug};
 use crate::engine::{
     Command, Controller, DebateDefinition, Engine, EngineError, JournalEvent, ModerationPolicy,
     Moderator, RunSetup, Update,
 };
-use crate::protocol::decision_review::{DecisionReview, ReviewConfig};
 use crate::protocol::{Input, LogKind, Outcome, OverrideAction, Protocol};
+use crate::report::UsageYaml;
 use crate::text::sanitize;
 
 use super::prepare::{Prepared, Source, prepare};
@@ -78,22 +77,22 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
 }
 
 async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
+    let protocol = prepared.protocol();
     let Prepared {
-        config,
+        definition,
+        label,
         roster,
         moderation,
-        prompts,
         setup,
         ..
     } = prepared;
-    let (run_dir, journal, _lock) = open_record(&config, &setup, flags)?;
+    let (run_dir, journal, _lock) = open_record(&definition, &setup, flags)?;
     eprintln!(
-        "quorum: decision review of {:?}\nquorum: recording to {}",
-        sanitize(&config.topic),
+        "quorum: {label} of {:?}\nquorum: recording to {}",
+        sanitize(definition.topic()),
         run_dir.path().display()
     );
     let (updates_tx, updates_rx) = mpsc::unbounded_channel();
-    let protocol = DecisionReview::new(config, prompts);
     let engine = Engine::new(
         protocol,
         run_dir.clone(),
@@ -131,7 +130,7 @@ pub(super) struct Watch<'a> {
 /// and says how to continue.
 pub(super) async fn watch<F>(debate: F, watch: Watch<'_>) -> color_eyre::Result<ExitCode>
 where
-    F: Future<Output = Result<(Outcome, DecisionReview), EngineError>> + Send + 'static,
+    F: Future<Output = Result<(Outcome, Box<dyn Protocol>), EngineError>> + Send + 'static,
 {
     use color_eyre::eyre::WrapErr;
     let printer = tokio::spawn(print_progress(
@@ -150,7 +149,7 @@ where
             let _ = run.await;
             tokio::time::sleep(Duration::from_millis(COMMAND_GRACE_MS)).await;
             eprintln!(
-                "quorum: {signal}: stopped before the verdict; the record so far is in {}\n{}",
+                "quorum: {signal}: stopped before it finished; the record so far is in {}\n{}",
                 run_dir.path().display(),
                 resume_hint(run_dir.path())
             );
@@ -158,11 +157,11 @@ where
         }
     };
     let _ = printer.await;
-    let (outcome, review) = result.wrap_err("running the debate")?;
-    if let Some(usage) = usage_line(&review) {
+    let (outcome, protocol) = result.wrap_err("running the debate")?;
+    if let Some(usage) = protocol.usage_line() {
         eprintln!("quorum: usage: {usage}");
     }
-    print_result(&outcome, &review, run_dir.path(), watch.json)?;
+    print_result(&outcome, protocol.as_ref(), run_dir.path(), watch.json)?;
     Ok(ExitCode::from(outcome.exit_code() as u8))
 }
 
@@ -199,12 +198,12 @@ async fn interrupted() -> &'static str {
 /// Creates the debate's folder and its journal, whose first line defines
 /// the debate.
 pub(super) fn open_record(
-    config: &ReviewConfig,
+    definition: &DebateDefinition,
     setup: &RunSetup,
     flags: &RunFlags,
 ) -> color_eyre::Result<(RunDir, Journal, DebateLock)> {
     use color_eyre::eyre::WrapErr;
-    let run_dir = RunDir::create(&flags.out, &topic_slug(&config.topic), Local::now())
+    let run_dir = RunDir::create(&flags.out, &topic_slug(definition.topic()), Local::now())
         .wrap_err("creating the debate folder")?;
     let lock = DebateLock::acquire(run_dir.path(), "a new debate")?;
     let mut journal =
@@ -212,7 +211,7 @@ pub(super) fn open_record(
     journal.append(
         chrono::Utc::now(),
         &JournalEvent::DebateStarted {
-            definition: Box::new(DebateDefinition::DecisionReview(config.clone())),
+            definition: Box::new(definition.clone()),
             setup: Some(Box::new(setup.clone())),
         },
     )?;
@@ -288,36 +287,43 @@ pub(super) fn progress_line(entry: &crate::protocol::LogEntry) -> String {
         "{marker} {} {:<9}{call} — {}",
         entry.at.with_timezone(&Local).format("%H:%M:%S"),
         entry.kind.label(),
-        sanitize(&crate::artifact::render::one_line(&entry.message))
+        sanitize(&crate::report::one_line(&entry.message))
     )
 }
 
 fn print_result(
     outcome: &Outcome,
-    review: &DecisionReview,
+    protocol: &dyn Protocol,
     dir: &Path,
     json: bool,
 ) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    let lead = summary_lead(review).unwrap_or_default();
+    let lead = protocol.summary_lead().unwrap_or_default();
+    let description = protocol.describe();
+    let deliverable = dir.join(&description.deliverable);
     if json {
         let (verdict, rule, reason) = match outcome {
             Outcome::Decided { verdict, rule } => {
                 (Some(verdict.as_str()), Some(rule.as_str()), None)
             }
+            Outcome::Completed { .. } => (None, None, None),
             Outcome::Failed { reason } => (None, None, Some(reason.as_str())),
         };
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
+            "protocol": description.label,
             "verdict": verdict,
             "rule": rule,
             "failure": reason,
             "exit_code": outcome.exit_code(),
             "run_dir": dir.display().to_string(),
+            "deliverable": deliverable.display().to_string(),
             "summary": lead,
-            "decision": review.decision_record(),
-            "progress": review.progress(),
-            "usage": UsageYaml::of(review),
+            "progress": protocol.progress(),
+            "usage": protocol.usage().and_then(UsageYaml::of),
         });
+        if let serde_json::Value::Object(map) = &mut value {
+            map.extend(protocol.result_fields());
+        }
         writeln!(
             stdout,
             "{}",
@@ -330,7 +336,7 @@ fn print_result(
             stdout,
             "{}\n\nFull record: {}",
             sanitize(&lead),
-            dir.join("summary.md").display()
+            deliverable.display()
         )
     }
 }

@@ -9,8 +9,7 @@ use tokio::sync::mpsc;
 
 use crate::artifact::RunDir;
 use crate::engine::{Alternative, Engine, EngineError, ModerationPolicy, Moderator, Update};
-use crate::protocol::Outcome;
-use crate::protocol::decision_review::DecisionReview;
+use crate::protocol::{Outcome, Protocol};
 use crate::tui::run::Ending;
 use crate::tui::theme::{Theme, no_color_requested};
 
@@ -72,29 +71,30 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
         }
     };
     let Prepared {
-        mut config,
+        mut definition,
         roster,
         moderation,
         prompts,
         human_desk,
         alternatives,
         setup,
-        theme: _,
-        human_roles: _,
+        ..
     } = prepared;
     // A person at the keyboard decides whether a malformed or skipped judge
     // is re-run; with an automatic policy nobody would answer.
     // `ask` means "a person decides": at the interface that is the items
     // list, not stdin (which the interface reads as keys).
     let person_moderates = matches!(flags.moderation, None | Some(ModerationPolicy::Ask));
-    config.hold_for_moderator = person_moderates;
+    definition.set_moderated(person_moderates);
+    let protocol = crate::protocol::registry::build(&definition, prompts)
+        .map_err(|error| color_eyre::eyre::eyre!(error))?;
     let mut setup = setup;
     if person_moderates {
         // Resumed without the interface, the items left are asked on stdin,
         // never decided by a default the person did not choose.
         setup.moderation = ModerationPolicy::Ask;
     }
-    let (run_dir, journal, _lock) = open_record(&config, &setup, flags)?;
+    let (run_dir, journal, _lock) = open_record(&definition, &setup, flags)?;
     let moderator = if person_moderates {
         Moderator::external()
     } else {
@@ -102,7 +102,7 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
     };
     let (updates_tx, updates_rx) = mpsc::unbounded_channel();
     let engine = Engine::new(
-        DecisionReview::new(config, prompts),
+        protocol,
         run_dir.clone(),
         journal,
         roster,
@@ -135,14 +135,14 @@ pub(super) struct Session<'a> {
 /// interface attached, in the theme `--theme` names (or the default), until
 /// the person quits; prints how it ended.
 pub(super) async fn attach<F, Fut>(
-    engine: Engine<DecisionReview>,
+    engine: Engine<Box<dyn Protocol>>,
     start: F,
     session: Session<'_>,
     theme: Option<&str>,
 ) -> color_eyre::Result<ExitCode>
 where
-    F: FnOnce(Engine<DecisionReview>) -> Fut,
-    Fut: Future<Output = Result<(Outcome, DecisionReview), EngineError>> + Send + 'static,
+    F: FnOnce(Engine<Box<dyn Protocol>>) -> Fut,
+    Fut: Future<Output = Result<(Outcome, Box<dyn Protocol>), EngineError>> + Send + 'static,
 {
     let theme = match choose_theme(theme, None) {
         Ok(theme) => theme,
@@ -156,21 +156,23 @@ where
 }
 
 async fn attach_with_theme<F, Fut>(
-    engine: Engine<DecisionReview>,
+    engine: Engine<Box<dyn Protocol>>,
     start: F,
     session: Session<'_>,
     theme: Theme,
 ) -> color_eyre::Result<ExitCode>
 where
-    F: FnOnce(Engine<DecisionReview>) -> Fut,
-    Fut: Future<Output = Result<(Outcome, DecisionReview), EngineError>> + Send + 'static,
+    F: FnOnce(Engine<Box<dyn Protocol>>) -> Fut,
+    Fut: Future<Output = Result<(Outcome, Box<dyn Protocol>), EngineError>> + Send + 'static,
 {
     let Session {
         run_dir,
         alternatives,
         updates,
     } = session;
-    let info = crate::tui::review_info(engine.protocol().config(), run_dir.path().to_path_buf());
+    let info =
+        crate::tui::DebateInfo::of(&engine.protocol().describe(), run_dir.path().to_path_buf());
+    let deliverable = info.deliverable.clone();
     let controller = engine.controller();
     tracing::info!(run_dir = %run_dir.path().display(), "interactive debate started");
     let task = tokio::spawn(start(engine));
@@ -190,13 +192,13 @@ where
             println!(
                 "{}\nFull record: {}",
                 outcome_line(&outcome),
-                run_dir.path().join("summary.md").display()
+                run_dir.path().join(&deliverable).display()
             );
             ExitCode::from(outcome.exit_code() as u8)
         }
         Ending::Interrupted => {
             eprintln!(
-                "quorum: stopped before the verdict; the record so far is in {record}\n{}",
+                "quorum: stopped before it finished; the record so far is in {record}\n{}",
                 super::headless::resume_hint(run_dir.path())
             );
             ExitCode::from(EXIT_FAILURE)
@@ -209,12 +211,5 @@ where
 }
 
 pub(super) fn outcome_line(outcome: &crate::protocol::Outcome) -> String {
-    match outcome {
-        crate::protocol::Outcome::Decided { verdict, rule } => {
-            format!("{}: {}", verdict.as_str(), crate::text::sanitize(rule))
-        }
-        crate::protocol::Outcome::Failed { reason } => {
-            format!("no verdict: {}", crate::text::sanitize(reason))
-        }
-    }
+    crate::text::sanitize(&outcome.headline())
 }

@@ -1,10 +1,13 @@
-//! The command line: argument parsing, turning flags and spec files into a
-//! ready-to-run debate, and the headless printer.
+//! The command line: argument parsing (each protocol's commands come from
+//! the registry), turning flags and spec files into a ready-to-run debate
+//! of any protocol, and the drivers that run, resume, open, replay and
+//! recompute one, headless or in the interface.
 //!
 //! Every configuration problem is found here, before the run folder exists,
 //! and exits with code 2; nothing is written for a bad invocation.
 
 mod browse;
+mod commands;
 mod doctor;
 mod headless;
 mod interactive;
@@ -20,30 +23,26 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::engine::ModerationPolicy;
-use crate::model::CritiqueMode;
+use crate::protocol::registry::FlagValue;
 
+pub use commands::{Invocation, command, parse_from};
 pub use prepare::{DEMO_SPEC, DEMO_SPEC_NAME, Prepared, Rebuilt, Source, prepare, rebuild};
 
 /// Exit codes, shown in `--help` and the README.
-pub const EXIT_CODES: &str = "\
-Exit codes:
-  0  ADOPT (or a command that succeeded)
-  1  the debate failed: a required agent gave no usable answer, or an I/O error
-  2  usage or configuration error (bad flag, spec, script or context file); nothing was written
-  3  REVISE
-  4  REJECT
-  5  ESCALATE";
+pub const EXIT_CODES: &str = crate::protocol::EXIT_CODE_TABLE;
 
 /// Exit code for usage and configuration errors.
-pub const EXIT_USAGE: u8 = 2;
+pub const EXIT_USAGE: u8 = crate::protocol::EXIT_USAGE as u8;
 /// Exit code for a failed run.
-pub const EXIT_FAILURE: u8 = 1;
+pub const EXIT_FAILURE: u8 = crate::protocol::EXIT_FAILED as u8;
 
+/// The commands that are not a protocol's; each protocol's commands
+/// (`review`, `panel`, …) are added from the registry ([`command`]).
 #[derive(Debug, Parser)]
 #[command(
     name = "quorum",
     version,
-    about = "Run and moderate live debates between AI agents, with verdicts derived mechanically from the judges' scores",
+    about = "Run and moderate live debates between AI agents, with verdicts derived mechanically from the record",
     after_help = EXIT_CODES
 )]
 pub struct Cli {
@@ -53,24 +52,36 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a full decision review on the built-in scripted agents (no key, no network)
+    /// Run a debate on built-in scripted agents (no key, no network): a
+    /// decision review, or any protocol with --protocol
+    #[command(display_order = 1)]
     Demo(DemoArgs),
-    /// Run a decision review on a topic
-    Review(ReviewArgs),
-    /// Run a debate from a spec file
+    /// Run a debate from a spec file, any protocol
+    #[command(display_order = 20)]
     Run(RunArgs),
     /// Continue an interrupted debate from its journal
+    #[command(display_order = 21)]
     Resume(ResumeArgs),
     /// List debates with their verdicts and open deferred items; open one to
     /// browse it and settle its deferred items
+    #[command(display_order = 22)]
     Open(OpenArgs),
     /// Play a recorded debate back as it happened
+    #[command(display_order = 23)]
     Replay(ReplayArgs),
     /// Recompute the verdict of a debate from the files on disk
+    #[command(display_order = 24)]
     Verdict(VerdictArgs),
     /// Show the configuration, the providers and whether they answer, the agent
     /// each role would get, and the terminal (exit 2 when no provider is usable)
+    #[command(display_order = 25)]
     Doctor(DoctorArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) on stdout
+    #[command(display_order = 26)]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on stdout
+    #[command(display_order = 27)]
+    Man,
 }
 
 /// Flags shared by every command that runs a debate.
@@ -93,20 +104,11 @@ pub struct RunFlags {
     /// Deadline for each agent call, in seconds (default 600)
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// How critique items are decided without a moderator at the keyboard
-    #[arg(long, value_enum)]
+    /// How the moderator's items are decided without a person at the keyboard
+    #[arg(long, value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
-    /// Critique stance
-    #[arg(long, value_parser = parse_critique_mode)]
-    pub critique: Option<CritiqueMode>,
-    /// Five judges: adds the strategist (binding) and the empiricist (advisory)
-    #[arg(long)]
-    pub high_stakes: bool,
-    /// How many times a REVISE verdict may send the proposal back for revision
-    #[arg(long, value_name = "N")]
-    pub max_rounds: Option<u32>,
     /// Assign a role as ROLE=PROVIDER or ROLE=PROVIDER:MODEL; roles are proposer, critic,
-    /// judge.analyst, ..., judge.*, default (repeatable)
+    /// judge.analyst, ..., judge.*, synthesizer, default (repeatable)
     #[arg(long = "agent", value_name = "ROLE=PROVIDER[:MODEL]")]
     pub agents: Vec<String>,
     /// Pace multiplier for scripted agents (2 = twice as fast)
@@ -120,27 +122,21 @@ pub struct RunFlags {
     /// (default: $XDG_CONFIG_HOME/quorum/config.yaml, if it exists)
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The protocol's own options given as flags (`--critique strict`),
+    /// by spec key; they win over the spec.
+    #[arg(skip)]
+    pub options: Vec<FlagValue>,
 }
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
+    /// The protocol to show: decision-review (the default), quick, or a
+    /// command's name: challenge, panel, premortem, redteam, adversary
+    #[arg(long, value_name = "NAME")]
+    pub protocol: Option<String>,
     /// Write the demo's spec and script to FILE (to edit and run with `quorum run`) and exit
     #[arg(long, value_name = "FILE")]
     pub export_script: Option<PathBuf>,
-    #[command(flatten)]
-    pub run: RunFlags,
-}
-
-#[derive(Debug, Args)]
-pub struct ReviewArgs {
-    /// The decision to review, e.g. "Should we move billing to event sourcing?"
-    pub topic: String,
-    /// A file to give every agent as context (repeatable)
-    #[arg(long, value_name = "FILE")]
-    pub context: Vec<PathBuf>,
-    /// Scripted replies (YAML) for the roles played by the `script` provider
-    #[arg(long, value_name = "FILE")]
-    pub script: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunFlags,
 }
@@ -150,6 +146,24 @@ pub struct RunArgs {
     /// The debate spec (YAML)
     pub spec: PathBuf,
     #[command(flatten)]
+    pub run: RunFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell
+    pub shell: clap_complete::Shell,
+}
+
+/// A command that starts a debate of a protocol (`quorum panel TOPIC`),
+/// as parsed from the registry-built command line.
+#[derive(Debug)]
+pub struct ProtocolArgs {
+    /// The command's name: `review`, `panel`.
+    pub command: String,
+    pub subject: String,
+    pub context: Vec<PathBuf>,
+    pub script: Option<PathBuf>,
     pub run: RunFlags,
 }
 
@@ -180,9 +194,9 @@ pub struct ResumeArgs {
     /// Print the result as JSON on stdout
     #[arg(long)]
     pub json: bool,
-    /// How the critique items still undecided are decided (default: as the
-    /// debate was started; at the interface, the person decides)
-    #[arg(long, value_enum)]
+    /// How the items still undecided are decided (default: as the debate
+    /// was started; at the interface, the person decides)
+    #[arg(long, value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
     /// Colour theme of the interface
     #[arg(long, value_name = "NAME")]
@@ -300,54 +314,68 @@ pub(crate) fn shell_path(dir: &std::path::Path) -> String {
     shell_word(&dir.display().to_string())
 }
 
-fn parse_critique_mode(text: &str) -> Result<CritiqueMode, String> {
-    match text {
-        "strict" => Ok(CritiqueMode::Strict),
-        "steelman" | "generous-steelman" => Ok(CritiqueMode::GenerousSteelman),
-        "neutral" => Ok(CritiqueMode::Neutral),
-        other => Err(format!(
-            "unknown critique mode `{other}`; use strict, steelman (generous-steelman) or neutral"
-        )),
-    }
+fn parse_moderation(text: &str) -> Result<ModerationPolicy, String> {
+    text.parse()
 }
 
 /// Runs the parsed command line; returns the process exit code.
-pub async fn run(cli: Cli) -> ExitCode {
-    match cli.command {
-        Command::Demo(args) => {
+pub async fn run(invocation: Invocation) -> ExitCode {
+    match invocation {
+        Invocation::Protocol(args) => {
+            let source = Source::Command {
+                command: args.command,
+                subject: args.subject,
+                context: args.context,
+                script: args.script,
+            };
+            headless::run_debate(source, args.run).await
+        }
+        Invocation::Builtin(Command::Demo(args)) => {
+            let source = match &args.protocol {
+                None => Source::Demo,
+                Some(name) => Source::DemoOf(name.clone()),
+            };
             if let Some(path) = &args.export_script {
-                return export_demo(path);
+                return export_demo(&source, &args.run, path);
             }
-            headless::run_debate(prepare::Source::Demo, args.run).await
+            headless::run_debate(source, args.run).await
         }
-        Command::Review(args) => {
-            headless::run_debate(
-                prepare::Source::Review {
-                    topic: args.topic,
-                    context: args.context,
-                    script: args.script,
-                },
-                args.run,
-            )
-            .await
+        Invocation::Builtin(Command::Run(args)) => {
+            headless::run_debate(Source::Spec(args.spec), args.run).await
         }
-        Command::Run(args) => {
-            headless::run_debate(prepare::Source::Spec(args.spec), args.run).await
+        Invocation::Builtin(Command::Resume(args)) => resume::run(args).await,
+        Invocation::Builtin(Command::Open(args)) => open::run(args).await,
+        Invocation::Builtin(Command::Replay(args)) => replay::run(args).await,
+        Invocation::Builtin(Command::Verdict(args)) => verdict_cmd::run(&args.dir, args.json),
+        Invocation::Builtin(Command::Doctor(args)) => doctor::run(args).await,
+        Invocation::Builtin(Command::Completions(args)) => {
+            commands::print_completions(args.shell);
+            ExitCode::SUCCESS
         }
-        Command::Resume(args) => resume::run(args).await,
-        Command::Open(args) => open::run(args).await,
-        Command::Replay(args) => replay::run(args).await,
-        Command::Verdict(args) => verdict_cmd::run(&args.dir, args.json),
-        Command::Doctor(args) => doctor::run(args).await,
+        Invocation::Builtin(Command::Man) => match commands::print_man_page() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("quorum: cannot write the manual page: {error}");
+                ExitCode::from(EXIT_FAILURE)
+            }
+        },
     }
 }
 
-fn export_demo(path: &std::path::Path) -> ExitCode {
+/// `quorum demo --export-script FILE`: the demo's spec, to edit and run.
+fn export_demo(source: &Source, flags: &RunFlags, path: &std::path::Path) -> ExitCode {
+    let text = match prepare::demo_text(source, flags) {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("quorum: {}", crate::text::sanitize(&error.to_string()));
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
-        .and_then(|mut file| std::io::Write::write_all(&mut file, DEMO_SPEC.as_bytes()));
+        .and_then(|mut file| std::io::Write::write_all(&mut file, text.as_bytes()));
     match written {
         Ok(()) => {
             eprintln!(

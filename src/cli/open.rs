@@ -20,9 +20,7 @@ use tokio::sync::mpsc;
 
 use crate::artifact::DebateLock;
 use crate::engine::{Engine, Moderator, Roster};
-use crate::model::ItemDecision;
-use crate::protocol::decision_review::DecisionReview;
-use crate::protocol::{Input, ModerationItem, Outcome, Protocol};
+use crate::protocol::{Input, ItemDecision, ModerationItem, Outcome, Protocol};
 use crate::text::{sanitize, terminal_safe_json};
 
 use super::resume::{Reloaded, reload};
@@ -59,7 +57,7 @@ const LISTED_ITEM_CHARS: usize = 100;
 
 /// `text` on one line, cut to `max` characters with an ellipsis.
 fn shortened(text: &str, max: usize) -> String {
-    let line = crate::artifact::render::one_line(text);
+    let line = crate::report::one_line(text);
     if line.chars().count() <= max {
         return line;
     }
@@ -99,6 +97,7 @@ impl Listing {
             (Some(outcome), None) => {
                 let state = match outcome {
                     Outcome::Decided { verdict, .. } => verdict.as_str().to_string(),
+                    Outcome::Completed { deliverable, .. } => format!("completed: {deliverable}"),
                     Outcome::Failed { .. } => "no verdict".to_string(),
                 };
                 let next = if review.reopen_pending() {
@@ -117,7 +116,7 @@ impl Listing {
         };
         Listing {
             dir: dir.to_path_buf(),
-            topic: review.config().topic.clone(),
+            topic: review.describe().topic,
             state,
             next,
             reopen_pending: review.reopen_pending(),
@@ -283,17 +282,17 @@ fn parse_resolution(text: &str) -> Result<(String, ItemDecision), String> {
 
 /// Why `id` cannot be settled with `decision` now, if it cannot: the
 /// protocol's rule, with the items there are when the id is unknown.
-fn refusal(review: &DecisionReview, id: &str, decision: ItemDecision) -> Option<String> {
-    let reason = review.resolution_refusal(id, decision)?;
-    let known = review.critique_items().iter().any(|item| item.id == id);
-    let items = if known {
+fn refusal(protocol: &dyn Protocol, id: &str, decision: ItemDecision) -> Option<String> {
+    let reason = protocol.resolution_refusal(id, decision)?;
+    let ids: Vec<String> = protocol
+        .board()
+        .items
+        .into_iter()
+        .map(|entry| entry.item.id)
+        .collect();
+    let items = if ids.iter().any(|known| known == id) || ids.is_empty() {
         String::new()
     } else {
-        let ids: Vec<&str> = review
-            .critique_items()
-            .iter()
-            .map(|item| item.id.as_str())
-            .collect();
         format!(" (items: {})", ids.join(", "))
     };
     Some(format!("cannot settle {id}: {reason}{items}"))
@@ -332,10 +331,16 @@ fn settle(
                 dir.display()
             )));
         }
+        Some(Outcome::Completed { deliverable, .. }) => {
+            return Err(usage(format!(
+                "{} delivered {deliverable} without a verdict; it has no deferred items to settle",
+                dir.display()
+            )));
+        }
     }
     let refusals: Vec<String> = parsed
         .iter()
-        .filter_map(|(id, decision)| refusal(review, id, *decision))
+        .filter_map(|(id, decision)| refusal(review.as_ref(), id, *decision))
         .collect();
     if !refusals.is_empty() {
         return Err(usage(refusals.join("; ")));

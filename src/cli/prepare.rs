@@ -1,9 +1,12 @@
-//! From a spec file, `quorum review` flags or the built-in demo to a debate
-//! that is ready to run: configuration, agents per role, prompts.
+//! From a spec file, a protocol's command (`quorum review`, `quorum panel`)
+//! or a built-in demo to a debate that is ready to run, whatever its
+//! protocol: configuration, the protocol's options, agents per role, prompts.
 //!
 //! Precedence: flags over the spec over the configuration file over defaults
 //! (and, for agents, over auto-detection; see `config::resolve`). All checks
-//! happen here, before anything is written.
+//! happen here, before anything is written. The protocol is met only through
+//! its registry entry: it reads its own options and says which role slots it
+//! seats and how its debate is defined.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -25,32 +28,45 @@ use crate::engine::{
     Alternative, AlternativeSetup, ModerationPolicy, RoleAgent, RoleSetup, Roster, RunSetup,
     recordable,
 };
-use crate::model::{JudgeRole, architecture_panel};
 use crate::prompts::{PromptSet, default_override_dir};
-use crate::protocol::decision_review::{ContextDoc, Participants, ReviewConfig, judge_slot_role};
+use crate::protocol::ContextDoc;
+use crate::protocol::registry::{
+    self, Configure, DebateDefinition, ProtocolKind, RoleSlot, Setting,
+};
+use crate::protocol::usage::Price;
 use crate::spec::{self, AgentSpec, ContextSpec, DebateSpec, SpecError};
 
 use super::RunFlags;
 
-/// The built-in demo: a spec with its script, compiled into the binary.
-pub const DEMO_SPEC: &str = include_str!("../../demo/billing-event-sourcing.yaml");
-/// How errors and records name the built-in demo.
+/// The built-in demo of the decision review, as spec text.
+pub const DEMO_SPEC: &str = crate::protocol::decision_review::kind::DEMO_SPEC;
+/// How errors and records name a built-in demo.
 pub const DEMO_SPEC_NAME: &str = "<built-in demo>";
 
 /// Where a debate's definition comes from.
 pub enum Source {
+    /// The decision review's built-in demo (`quorum demo`).
     Demo,
-    Review {
-        topic: String,
+    /// A protocol's built-in demo, by the protocol's name (`quick`) or a
+    /// command's (`panel`): `quorum demo --protocol NAME`.
+    DemoOf(String),
+    /// A protocol's command: `quorum review TOPIC --context FILE`.
+    Command {
+        command: String,
+        subject: String,
         context: Vec<PathBuf>,
         script: Option<PathBuf>,
     },
+    /// `quorum run SPEC`.
     Spec(PathBuf),
 }
 
 /// A debate ready to run.
 pub struct Prepared {
-    pub config: ReviewConfig,
+    /// What the journal's first line records; the protocol is built from it.
+    pub definition: DebateDefinition,
+    /// `decision review (architecture)`, for the first line of a run.
+    pub label: String,
     pub roster: Roster,
     pub moderation: ModerationPolicy,
     pub prompts: Arc<PromptSet>,
@@ -67,9 +83,49 @@ pub struct Prepared {
     pub setup: RunSetup,
 }
 
+impl Prepared {
+    /// The protocol of the prepared debate, ready to run.
+    pub fn protocol(&self) -> Box<dyn crate::protocol::Protocol> {
+        registry::build(&self.definition, self.prompts.clone())
+            .expect("a definition prepare made builds its protocol")
+    }
+}
+
 /// Builds the debate; every problem is a located [`SpecError`].
 pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> {
     prepare_in(source, flags, &SystemEnvironment)
+}
+
+/// The protocol and the demo spec text a demo source names.
+fn demo_of(name: Option<&str>) -> Result<&'static str, SpecError> {
+    let Some(name) = name else {
+        return Ok(DEMO_SPEC);
+    };
+    let text = match registry::find(name) {
+        Some(kind) => kind.demo(None),
+        None => registry::find_command(name).and_then(|(kind, command)| kind.demo(command.mode)),
+    };
+    text.ok_or_else(|| {
+        let commands: Vec<&str> = registry::KINDS
+            .iter()
+            .flat_map(|kind| kind.commands().iter().map(|command| command.name))
+            .collect();
+        SpecError::new(format!(
+            "no demo called `{name}`; there is one for each protocol ({}) and each command ({})",
+            registry::names().join(", "),
+            commands.join(", ")
+        ))
+        .field("--protocol")
+    })
+}
+
+/// The spec text of a demo source, for `--export-script`.
+pub fn demo_text(source: &Source, _flags: &RunFlags) -> Result<&'static str, SpecError> {
+    match source {
+        Source::Demo => Ok(DEMO_SPEC),
+        Source::DemoOf(name) => demo_of(Some(name)),
+        _ => Err(SpecError::new("only a demo can be exported").field("--export-script")),
+    }
 }
 
 /// [`prepare`] with the environment variables read from `env`.
@@ -86,24 +142,33 @@ pub fn prepare_in(
         .field("--speed"));
     }
     let (mut spec, spec_path, source_text) = match source {
-        Source::Demo => {
+        Source::Demo | Source::DemoOf(_) => {
+            let text = match &source {
+                Source::DemoOf(name) => demo_of(Some(name))?,
+                _ => demo_of(None)?,
+            };
             let path = PathBuf::from(DEMO_SPEC_NAME);
             (
-                spec::parse(&path, DEMO_SPEC)?,
+                spec::parse(&path, text)?,
                 Some(path),
-                Some(DEMO_SPEC.to_string()),
+                Some(text.to_string()),
             )
         }
         Source::Spec(path) => {
             let (spec, text) = spec::load(&path)?;
             (spec, Some(path), Some(text))
         }
-        Source::Review {
-            topic,
+        Source::Command {
+            command,
+            subject,
             context,
             script,
         } => {
-            let mut spec = DebateSpec::for_topic(topic);
+            let (kind, _) = registry::find_command(&command).ok_or_else(|| {
+                SpecError::new(format!("`{command}` is not a protocol's command"))
+            })?;
+            let mut spec = DebateSpec::for_topic(subject);
+            spec.protocol = kind.name().to_string();
             spec.context = context
                 .into_iter()
                 .map(|path| ContextSpec {
@@ -130,41 +195,61 @@ pub fn prepare_in(
             (spec, None, None)
         }
     };
-    let loaded_config = config::load(flags.config.as_deref())?;
-    apply_flags(&mut spec, flags)?;
-    let agent_flags = parse_agent_flags(&flags.agents)?;
     // Errors about flags name the flag, never the spec file; errors about the
     // configuration file already name it.
     let locate = |error: SpecError| match &spec_path {
         Some(path)
             if error.file.is_none()
-                && !error
-                    .field
-                    .as_deref()
-                    .is_some_and(|field| field.starts_with("--")) =>
+                && !error.field.as_deref().is_some_and(|field| {
+                    field.starts_with("--") || field.starts_with("quorum ")
+                }) =>
         {
             error.in_file(path, source_text.as_deref())
         }
         _ => error,
     };
+    let kind = protocol_of(&spec).map_err(locate)?;
+    if let (Some(path), Some(text)) = (&spec_path, &source_text) {
+        let keys: Vec<&str> = kind.options().iter().map(|option| option.key).collect();
+        spec::check_keys(path, text, kind.name(), &keys)?;
+    }
+    for flag in &flags.options {
+        if !kind.options().iter().any(|option| option.key == flag.key) {
+            return Err(SpecError::new(format!(
+                "this debate runs the {} ({}), which has no such option",
+                kind.title(),
+                kind.name()
+            ))
+            .field(flag.flag.clone()));
+        }
+    }
+    let loaded_config = config::load(flags.config.as_deref())?;
+    apply_timeout(&mut spec, flags)?;
+    let agent_flags = parse_agent_flags(&flags.agents)?;
     spec::validate(&spec).map_err(locate)?;
+    let configured = kind
+        .configure(&Configure {
+            spec: spec_path.as_deref().zip(source_text.as_deref()),
+            flags: &flags.options,
+        })
+        .map_err(locate)?;
     let base = spec_path
         .as_deref()
         .and_then(Path::parent)
         .unwrap_or(Path::new("."));
     let context = load_context(&spec, base, spec_path.is_some()).map_err(locate)?;
-    let panel = architecture_panel(spec.high_stakes);
     let human_desk = HumanDesk::new();
     let Assigned {
         roster,
-        participants,
+        agents,
+        prices,
         human_roles,
         alternatives,
         roles: role_setups,
         alternative_setups,
     } = assign_agents(
         &spec,
-        &panel,
+        &configured.roles(),
         flags,
         &agent_flags,
         &loaded_config,
@@ -185,20 +270,16 @@ pub fn prepare_in(
         moderation,
         prompt_overrides: prompts.overrides().clone(),
     };
+    let definition = configured.define(Setting {
+        topic: spec.topic.trim().to_string(),
+        context,
+        agents,
+        prices,
+        started_at: Utc::now(),
+    });
     Ok(Prepared {
-        config: ReviewConfig {
-            topic: spec.topic.trim().to_string(),
-            context,
-            mode: spec.mode,
-            critique_mode: spec.critique,
-            high_stakes: spec.high_stakes,
-            panel,
-            max_rounds: spec.max_rounds,
-            thresholds: spec.thresholds.clone(),
-            participants,
-            started_at: Utc::now(),
-            hold_for_moderator: false,
-        },
+        definition,
+        label: configured.label(),
         roster,
         moderation,
         prompts: Arc::new(prompts),
@@ -210,10 +291,25 @@ pub fn prepare_in(
     })
 }
 
+/// The registry's entry for the spec's `protocol:`.
+fn protocol_of(spec: &DebateSpec) -> Result<&'static dyn ProtocolKind, SpecError> {
+    registry::find(&spec.protocol).ok_or_else(|| {
+        SpecError::new(format!(
+            "unknown protocol `{}`; quorum runs {}",
+            spec.protocol,
+            registry::names().join(", ")
+        ))
+        .field("protocol")
+    })
+}
+
 /// What [`assign_agents`] decided.
 struct Assigned {
     roster: Roster,
-    participants: Participants,
+    /// Who plays each slot, as `provider:model`.
+    agents: BTreeMap<String, String>,
+    /// The configured prices of those agents.
+    prices: BTreeMap<String, Price>,
     human_roles: Vec<String>,
     alternatives: Vec<Alternative>,
     roles: BTreeMap<String, RoleSetup>,
@@ -224,18 +320,10 @@ struct Assigned {
 /// spec gives the role its own `timeout_secs`.
 const HUMAN_DEADLINE_SECS: u64 = 24 * 60 * 60;
 
-/// Applies the debate flags over the spec (`--agent` is resolved with the
-/// other agent sources, in `assign_agents`).
-fn apply_flags(spec: &mut DebateSpec, flags: &RunFlags) -> Result<(), SpecError> {
-    if let Some(critique) = flags.critique {
-        spec.critique = critique;
-    }
-    if flags.high_stakes {
-        spec.high_stakes = true;
-    }
-    if let Some(max_rounds) = flags.max_rounds {
-        spec.max_rounds = max_rounds;
-    }
+/// Applies `--timeout` over the spec (`--agent` is resolved with the other
+/// agent sources, in `assign_agents`; the protocol's flags are the
+/// protocol's to read).
+fn apply_timeout(spec: &mut DebateSpec, flags: &RunFlags) -> Result<(), SpecError> {
     if let Some(timeout) = flags.timeout {
         if !spec::valid_seconds(timeout) {
             return Err(
@@ -292,17 +380,9 @@ fn load_context(
         .collect()
 }
 
-/// Every role slot of a decision review with the given panel.
-fn role_slots(panel: &[crate::model::JudgeConfig]) -> Vec<String> {
-    ["proposer".to_string(), "critic".to_string()]
-        .into_iter()
-        .chain(panel.iter().map(|judge| judge_slot_role(judge.role)))
-        .collect()
-}
-
 fn assign_agents(
     spec: &DebateSpec,
-    panel: &[crate::model::JudgeConfig],
+    slots: &[RoleSlot],
     flags: &RunFlags,
     agent_flags: &BTreeMap<String, AgentChoice>,
     loaded_config: &LoadedConfig,
@@ -310,7 +390,8 @@ fn assign_agents(
     human_desk: &Arc<HumanDesk>,
 ) -> Result<Assigned, SpecError> {
     let mut roster = Roster::default();
-    let mut participants = Participants::default();
+    let mut agents = BTreeMap::new();
+    let mut prices = BTreeMap::new();
     let mut human_roles = Vec::new();
     let mut alternatives: Vec<(Alternative, AlternativeSetup)> = Vec::new();
     let mut roles = BTreeMap::new();
@@ -335,7 +416,8 @@ fn assign_agents(
         env,
         human_desk: Some(human_desk.clone()),
     };
-    for role in role_slots(panel) {
+    for RoleSlot { slot: role, .. } in slots {
+        let role = role.clone();
         let resolved = resolver.resolve(&role)?;
         let agent = factory::build(&resolved, &context)
             .map_err(|error| choice_error(&resolved, loaded_config, error.to_string()))?;
@@ -364,15 +446,9 @@ fn assign_agents(
         let info = agent.info();
         let id = info.to_string();
         if let Some(price) = loaded_config.config.price_of(&info.provider, &info.model) {
-            participants.prices.insert(id.clone(), price);
+            prices.insert(id.clone(), price);
         }
-        match role.strip_prefix("judge.").and_then(JudgeRole::parse) {
-            Some(judge) => {
-                participants.judges.insert(judge, id);
-            }
-            None if role == "proposer" => participants.proposer = id,
-            None => participants.critic = id,
-        }
+        agents.insert(role.clone(), id);
         roster.insert(role, RoleAgent { agent, timeout });
     }
     // Every configured model that can be built is an alternative too.
@@ -403,7 +479,8 @@ fn assign_agents(
     let (alternatives, alternative_setups) = alternatives.into_iter().unzip();
     Ok(Assigned {
         roster,
-        participants,
+        agents,
+        prices,
         human_roles,
         alternatives,
         roles,
@@ -619,8 +696,9 @@ mod tests {
             speed: 1.0,
             ..RunFlags::default()
         };
-        let source = Source::Review {
-            topic: "t".into(),
+        let source = Source::Command {
+            command: "review".into(),
+            subject: "t".into(),
             context: Vec::new(),
             script: None,
         };

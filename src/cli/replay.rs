@@ -17,7 +17,6 @@
 //! nothing to the debate's folder.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -84,7 +83,8 @@ async fn replay(args: ReplayArgs) -> color_eyre::Result<ExitCode> {
         };
     }
     let _log = super::interactive::log_to_file();
-    let info = crate::tui::review_info(folded.protocol.config(), args.dir.clone());
+    let info = crate::tui::DebateInfo::of(&folded.protocol.describe(), args.dir.clone());
+    let deliverable = info.deliverable.clone();
     let now = Instant::now();
     let app = crate::tui::App::new(info, theme, now).replaying(args.speed, now);
     tracing::info!(dir = %args.dir.display(), speed = args.speed, "replay started");
@@ -95,14 +95,10 @@ async fn replay(args: ReplayArgs) -> color_eyre::Result<ExitCode> {
         println!(
             "{}\nFull record: {}",
             super::interactive::outcome_line(&outcome),
-            record_of(&args.dir)
+            args.dir.join(&deliverable).display()
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn record_of(dir: &Path) -> String {
-    dir.join("summary.md").display().to_string()
 }
 
 /// The recorded updates with their playback times: the recorded time since
@@ -155,7 +151,7 @@ async fn print_paced(timeline: &[Moment], speed: f64) -> std::io::Result<()> {
         Some(outcome) => writeln!(stdout, "{}", super::interactive::outcome_line(outcome)),
         None => writeln!(
             stdout,
-            "no verdict: the recording ends before the debate did (`quorum resume` carries it on)"
+            "no ending: the recording stops before the debate did (`quorum resume` carries it on)"
         ),
     }
 }

@@ -19,11 +19,8 @@ use tokio::sync::mpsc;
 use crate::artifact::{DebateLock, Journal, RunDir, truncate_torn_tail};
 use crate::config::detect::SystemEnvironment;
 use crate::engine::resume::{Folded, Recorded, fold};
-use crate::engine::{
-    DebateDefinition, Engine, ModerationPolicy, Moderator, ResumePoint, RoleAgent, Update,
-};
+use crate::engine::{Engine, ModerationPolicy, Moderator, ResumePoint, RoleAgent, Update};
 use crate::prompts::PromptSet;
-use crate::protocol::decision_review::DecisionReview;
 use crate::protocol::{Outcome, Protocol, Timestamp};
 use crate::text::sanitize;
 
@@ -34,7 +31,7 @@ use super::{Failure, ResumeArgs, usage};
 /// A debate read back and folded, ready to carry on.
 pub(super) struct Reloaded {
     pub recorded: Recorded,
-    pub folded: Folded<DecisionReview>,
+    pub folded: Folded<Box<dyn Protocol>>,
     /// What an interface would have shown, with the times it happened.
     pub history: Vec<(Timestamp, Update)>,
 }
@@ -44,11 +41,16 @@ pub(super) struct Reloaded {
 pub(super) enum ReloadError {
     #[error(transparent)]
     Record(#[from] crate::engine::resume::RecordError),
-    #[error("{}: the recorded prompt templates no longer compile: {0}", path.display())]
+    #[error("{}: the recorded prompt templates no longer compile: {source}", path.display())]
     Prompts {
         path: std::path::PathBuf,
         #[source]
         source: crate::prompts::PromptError,
+    },
+    #[error("{}:1: {message}", path.display())]
+    Protocol {
+        path: std::path::PathBuf,
+        message: String,
     },
 }
 
@@ -67,13 +69,15 @@ pub(super) fn reload(dir: &Path) -> Result<Reloaded, ReloadError> {
                 source,
             }
         })?;
-    let DebateDefinition::DecisionReview(config) = recorded.definition.clone();
+    let protocol = crate::protocol::registry::build(&recorded.definition, Arc::new(prompts))
+        .map_err(|message| ReloadError::Protocol {
+            path: recorded.journal_path.clone(),
+            message,
+        })?;
     let mut history = Vec::new();
-    let folded = fold(
-        DecisionReview::new(config, Arc::new(prompts)),
-        &recorded.records,
-        &mut |at, update| history.push((at, update)),
-    );
+    let folded = fold(protocol, &recorded.records, &mut |at, update| {
+        history.push((at, update))
+    });
     Ok(Reloaded {
         recorded,
         folded,
@@ -95,7 +99,7 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
             history,
         },
     ) = lock_and_reload(dir, "quorum resume").map_err(usage)?;
-    let topic = folded.protocol.config().topic.clone();
+    let description = folded.protocol.describe();
 
     if args.reopen {
         if folded.protocol.outcome().is_none() {
@@ -228,8 +232,9 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     }
 
     eprintln!(
-        "quorum: resuming the decision review of {:?} from {}",
-        sanitize(&topic),
+        "quorum: resuming the {} of {:?} from {}",
+        description.label,
+        sanitize(&description.topic),
         run_dir.path().display()
     );
     eprintln!("quorum: {}", resume_summary(&point, &folded, args.reopen));
@@ -313,7 +318,7 @@ pub(super) fn report_swept(
 }
 
 /// One line on what the journal held and what happens next.
-fn resume_summary(point: &ResumePoint, folded: &Folded<DecisionReview>, reopen: bool) -> String {
+fn resume_summary(point: &ResumePoint, folded: &Folded<Box<dyn Protocol>>, reopen: bool) -> String {
     let finished = folded
         .protocol
         .usage()
@@ -343,7 +348,12 @@ fn resume_summary(point: &ResumePoint, folded: &Folded<DecisionReview>, reopen: 
             .iter()
             .filter(|item| item.decision.is_none())
             .count();
-        line.push_str(&format!("; {undecided} critique item(s) still to decide"));
+        let items = folded
+            .protocol
+            .describe()
+            .items
+            .map_or_else(|| "items".into(), |items| items.title.to_lowercase());
+        line.push_str(&format!("; {undecided} of the {items} still to decide"));
     }
     line
 }
@@ -351,6 +361,7 @@ fn resume_summary(point: &ResumePoint, folded: &Folded<DecisionReview>, reopen: 
 fn outcome_words(outcome: Option<&Outcome>) -> String {
     match outcome {
         Some(Outcome::Decided { verdict, rule }) => format!("{} ({rule})", verdict.as_str()),
+        Some(Outcome::Completed { deliverable, .. }) => format!("completed ({deliverable})"),
         Some(Outcome::Failed { reason }) => format!("no verdict ({reason})"),
         None => "no verdict".into(),
     }

@@ -273,10 +273,7 @@ fn validate(loaded: &LoadedConfig) -> Result<(), SpecError> {
             )
         };
         if !known_role(role) {
-            return Err(located(format!(
-                "unknown role `{role}`; roles are default, proposer, critic, judge.analyst, judge.stylist, \
-                 judge.aesthete, judge.strategist, judge.empiricist and judge.*"
-            )));
+            return Err(located(crate::spec::unknown_role(role)));
         }
         let choice = AgentChoice::parse(choice).map_err(located)?;
         if !config.providers.contains_key(&choice.provider)

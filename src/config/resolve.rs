@@ -267,11 +267,7 @@ pub fn parse_agent_flags(flags: &[String]) -> Result<BTreeMap<String, AgentChoic
             );
         };
         if !known_role(role) {
-            return Err(SpecError::new(format!(
-                "unknown role `{role}`; roles are default, proposer, critic, judge.analyst, judge.stylist, \
-                 judge.aesthete, judge.strategist, judge.empiricist and judge.*"
-            ))
-            .field("--agent"));
+            return Err(SpecError::new(crate::spec::unknown_role(role)).field("--agent"));
         }
         let choice = AgentChoice::parse(agent)
             .map_err(|message| SpecError::new(message).field("--agent"))?;
@@ -297,12 +293,10 @@ pub struct Resolver<'a> {
     detected: OnceCell<Option<Detected>>,
 }
 
-/// The exact role, then `judge.*` for judges, then `default`.
+/// The exact role, then its group's wildcard (`judge.*`), then `default`.
 fn lookup<'m, V>(map: &'m BTreeMap<String, V>, role: &str) -> Option<(&'m str, &'m V)> {
-    let wildcard = role.starts_with("judge.").then_some("judge.*");
-    [Some(role), wildcard, Some("default")]
-        .into_iter()
-        .flatten()
+    crate::spec::role_keys(role)
+        .iter()
         .find_map(|key| map.get_key_value(key))
         .map(|(key, value)| (key.as_str(), value))
 }

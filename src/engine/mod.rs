@@ -33,7 +33,6 @@ use tokio::task::JoinHandle;
 use crate::agent::human::{HUMAN_PROVIDER, HumanDesk};
 use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent, Usage};
 use crate::artifact::{Journal, JournalError, RunDir};
-use crate::protocol::decision_review::ReviewConfig;
 use crate::protocol::{
     Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, OverrideAction,
     Progress, Protocol, Timestamp,
@@ -66,12 +65,7 @@ impl Roster {
     }
 }
 
-/// What a debate is, for each protocol family; journaled first.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "protocol", rename_all = "kebab-case")]
-pub enum DebateDefinition {
-    DecisionReview(ReviewConfig),
-}
+pub use crate::protocol::registry::DebateDefinition;
 
 /// A journal line's event: the debate's definition, then inputs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

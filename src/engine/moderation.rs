@@ -10,13 +10,12 @@ use std::io::Write;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::task::JoinHandle;
 
-use crate::model::ItemDecision;
+use crate::protocol::decision_review::model::ItemDecision;
 use crate::protocol::{Input, ModerationItem};
 
-/// The headless policy for critique items (`--moderation`).
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
-)]
+/// Who decides the moderator's items without a person at an interface
+/// (`--moderation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModerationPolicy {
     /// Accept every item.
@@ -28,6 +27,42 @@ pub enum ModerationPolicy {
     /// Ask on stdin, one line per item: `accept`, `reject` or `defer`
     /// (or `a` / `r` / `d`), optionally followed by `: note`.
     Ask,
+}
+
+impl ModerationPolicy {
+    pub const ALL: [ModerationPolicy; 4] = [
+        ModerationPolicy::Accept,
+        ModerationPolicy::Reject,
+        ModerationPolicy::Defer,
+        ModerationPolicy::Ask,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModerationPolicy::Accept => "accept",
+            ModerationPolicy::Reject => "reject",
+            ModerationPolicy::Defer => "defer",
+            ModerationPolicy::Ask => "ask",
+        }
+    }
+}
+
+impl std::str::FromStr for ModerationPolicy {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        ModerationPolicy::ALL
+            .into_iter()
+            .find(|policy| policy.as_str() == text.trim())
+            .ok_or_else(|| {
+                format!(
+                    "`{text}` is not a moderation policy; use {}",
+                    ModerationPolicy::ALL
+                        .map(ModerationPolicy::as_str)
+                        .join(", ")
+                )
+            })
+    }
 }
 
 type Send = Box<dyn Fn(Input) -> bool + std::marker::Send>;
@@ -150,7 +185,7 @@ async fn ask_on_stdin(items: Vec<ModerationItem>, send: Send, gone: Gone) {
                 crate::text::sanitize(&item.target),
                 item.severity,
                 item.category,
-                crate::text::sanitize(&crate::artifact::render::one_line(&item.text))
+                crate::text::sanitize(&crate::report::one_line(&item.text))
             );
             let _ = stderr.flush();
             match lines.next_line().await {
@@ -176,7 +211,7 @@ async fn ask_on_stdin(items: Vec<ModerationItem>, send: Send, gone: Gone) {
                         .map(|candidate| candidate.id.as_str())
                         .collect();
                     gone(format!(
-                        "stdin closed before every critique item was decided (undecided: {})",
+                        "stdin closed before every item was decided (undecided: {})",
                         undecided.join(", ")
                     ));
                     return;

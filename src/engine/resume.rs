@@ -371,8 +371,8 @@ mod tests {
     use super::*;
     use crate::agent::CallRequest;
     use crate::artifact::JOURNAL_VERSION;
+    use crate::protocol::decision_review::verdict::Thresholds;
     use crate::protocol::{Document, LogEntry, Outcome, Progress};
-    use crate::verdict::Thresholds;
 
     /// A protocol whose every step is fixed, to watch the fold's bookkeeping:
     /// start → proposer; its answer → moderation; submission → two judges;
@@ -464,6 +464,23 @@ mod tests {
             Vec::new()
         }
 
+        fn describe(&self) -> crate::protocol::Description {
+            crate::protocol::Description {
+                topic: "fixed".into(),
+                label: "fixed".into(),
+                roles: Vec::new(),
+                deliverable: "summary.md".into(),
+                items: None,
+                board: None,
+                about: String::new(),
+                ending_note: String::new(),
+            }
+        }
+
+        fn summary_lead(&self) -> Option<String> {
+            None
+        }
+
         fn outcome(&self) -> Option<&Outcome> {
             self.outcome.as_ref()
         }
@@ -502,7 +519,7 @@ mod tests {
             topic: "t".into(),
             context: Vec::new(),
             mode: Default::default(),
-            critique_mode: crate::model::CritiqueMode::Strict,
+            critique_mode: crate::protocol::decision_review::model::CritiqueMode::Strict,
             high_stakes: false,
             panel: Vec::new(),
             max_rounds: 1,
@@ -512,7 +529,10 @@ mod tests {
             hold_for_moderator: false,
         };
         JournalEvent::DebateStarted {
-            definition: Box::new(DebateDefinition::DecisionReview(config)),
+            definition: Box::new(DebateDefinition::new(
+                crate::protocol::decision_review::NAME,
+                &config,
+            )),
             setup: None,
         }
     }
@@ -563,7 +583,7 @@ mod tests {
     fn moderation_is_pending_until_submitted_and_decisions_are_inputs() {
         let decided = input(Input::ItemDecided {
             item_id: "c1".into(),
-            decision: crate::model::ItemDecision::Reject,
+            decision: crate::protocol::decision_review::model::ItemDecision::Reject,
             note: Some("no".into()),
         });
         let (folded, updates) = fold_events(vec![started(), finished("proposer/a1"), decided]);
@@ -648,7 +668,7 @@ mod tests {
         whole.push(JournalEvent::Finished { outcome });
         whole.push(input(Input::ItemResolved {
             item_id: "c1".into(),
-            decision: crate::model::ItemDecision::Accept,
+            decision: crate::protocol::decision_review::model::ItemDecision::Accept,
             note: None,
         }));
         let (folded, _) = fold_events(whole.clone());

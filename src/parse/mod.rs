@@ -1,4 +1,4 @@
-//! Agent text in, typed decision-review data out.
+//! Agent text in, typed data out: the reader every protocol's parsers share.
 //!
 //! Responsible for: finding the YAML in an agent's answer ([`extract_yaml`]),
 //! checking it against the format the agent's prompt asked for, and building
@@ -18,23 +18,15 @@
 //! accepted where text is expected; text is trimmed. Scores are the exception:
 //! they must be YAML integers (RULES.md A14).
 
-mod critique;
 mod fenced;
-mod judge;
-mod revision;
-mod thesis;
 
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use yaml_serde::{Mapping, Sequence, Value};
 
-pub use critique::{DroppedCritique, ParsedCritique, parse_critique};
 use fenced::find_yaml;
 pub use fenced::{YamlDoc, extract_yaml};
-pub use judge::parse_judge;
-pub use revision::parse_revision;
-pub use thesis::parse_thesis_tree;
 
 /// Longest stretch of an agent's own text quoted back in an error, in chars.
 const MAX_QUOTED_CHARS: usize = 40;
@@ -44,7 +36,8 @@ const MAX_LISTED_ITEMS: usize = 12;
 
 /// Added to errors about an answer that had no fenced block, since the
 /// likeliest fix is to add one.
-const NO_FENCE_HINT: &str = " (no ```yaml block was found, so the whole answer was read as YAML)";
+pub(crate) const NO_FENCE_HINT: &str =
+    " (no ```yaml block was found, so the whole answer was read as YAML)";
 
 /// Why an agent's text could not be turned into the data its prompt asked for.
 ///
@@ -82,24 +75,24 @@ enum Step {
 
 /// Where a value sits in the YAML document, as the agent wrote it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct FieldPath(Vec<Step>);
+pub(crate) struct FieldPath(Vec<Step>);
 
 impl FieldPath {
-    fn root() -> Self {
+    pub(crate) fn root() -> Self {
         FieldPath::default()
     }
 
-    fn is_root(&self) -> bool {
+    pub(crate) fn is_root(&self) -> bool {
         self.0.is_empty()
     }
 
-    fn key(&self, key: &str) -> Self {
+    pub(crate) fn key(&self, key: &str) -> Self {
         let mut steps = self.0.clone();
         steps.push(Step::Key(key.to_owned()));
         FieldPath(steps)
     }
 
-    fn index(&self, index: usize) -> Self {
+    pub(crate) fn index(&self, index: usize) -> Self {
         let mut steps = self.0.clone();
         steps.push(Step::Index(index));
         FieldPath(steps)
@@ -120,17 +113,17 @@ impl fmt::Display for FieldPath {
 }
 
 /// The YAML of one agent answer, parsed, with enough kept to point at lines.
-struct Document {
-    source: YamlDoc,
+pub(crate) struct Document {
+    pub(crate) source: YamlDoc,
     /// Whether the YAML came from a fenced block rather than the whole text.
-    fenced: bool,
-    root: Value,
+    pub(crate) fenced: bool,
+    pub(crate) root: Value,
 }
 
 impl Document {
     /// Finds the YAML in `text` and parses it; a syntax error points at the
     /// line in `text`.
-    fn load(text: &str) -> Result<Document, ParseError> {
+    pub(crate) fn load(text: &str) -> Result<Document, ParseError> {
         let (source, fenced) = find_yaml(text)?;
         if source.yaml.trim().is_empty() {
             return Err(ParseError {
@@ -161,7 +154,7 @@ impl Document {
 
     /// The error for a document whose top level is not what the format asks
     /// for; `expected` describes the format (`"a mapping with `blocks:`"`).
-    fn root_mismatch(&self, expected: &str) -> ParseError {
+    pub(crate) fn root_mismatch(&self, expected: &str) -> ParseError {
         let message = match &self.root {
             Value::String(_) => format!("expected {expected} in a ```yaml block; found only prose"),
             other => format!(
@@ -178,7 +171,7 @@ impl Document {
     }
 
     /// An error about the value at `path`, with its line in the whole text.
-    fn error(&self, path: &FieldPath, message: impl Into<String>) -> ParseError {
+    pub(crate) fn error(&self, path: &FieldPath, message: impl Into<String>) -> ParseError {
         ParseError {
             line: self.line_of(path),
             field: (!path.is_root()).then(|| path.to_string()),
@@ -186,13 +179,13 @@ impl Document {
         }
     }
 
-    fn hint(&self) -> &'static str {
+    pub(crate) fn hint(&self) -> &'static str {
         if self.fenced { "" } else { NO_FENCE_HINT }
     }
 
     /// 1-based line in the whole text where the value at `path` starts, or
     /// where its nearest existing parent starts.
-    fn line_of(&self, path: &FieldPath) -> Option<usize> {
+    pub(crate) fn line_of(&self, path: &FieldPath) -> Option<usize> {
         let probe = LineProbe { path: &path.0 };
         let error = probe
             .deserialize(yaml_serde::Deserializer::from_str(&self.source.yaml))
@@ -318,16 +311,16 @@ impl<'de> Visitor<'de> for LineProbe<'_> {
 }
 
 /// A YAML mapping being read field by field, for precise errors.
-struct Fields<'a> {
-    document: &'a Document,
-    map: &'a Mapping,
-    path: FieldPath,
+pub(crate) struct Fields<'a> {
+    pub(crate) document: &'a Document,
+    pub(crate) map: &'a Mapping,
+    pub(crate) path: FieldPath,
 }
 
 impl<'a> Fields<'a> {
     /// Reads `value` as a mapping; `what` names what was expected, for the
     /// error (`"a block (a mapping with id, type, ...)"`).
-    fn new(
+    pub(crate) fn new(
         document: &'a Document,
         value: &'a Value,
         path: FieldPath,
@@ -346,7 +339,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The value under `key`: an exact match first, then one ignoring case.
-    fn get(&self, key: &str) -> Option<(&'a str, &'a Value)> {
+    pub(crate) fn get(&self, key: &str) -> Option<(&'a str, &'a Value)> {
         let exact = self.map.iter().find_map(|(name, value)| {
             name.as_str()
                 .filter(|name| *name == key)
@@ -362,19 +355,19 @@ impl<'a> Fields<'a> {
     }
 
     /// The path of `key`, spelled the way the agent spelled it if present.
-    fn path_of(&self, key: &str) -> FieldPath {
+    pub(crate) fn path_of(&self, key: &str) -> FieldPath {
         match self.get(key) {
             Some((written, _)) => self.path.key(written),
             None => self.path.key(key),
         }
     }
 
-    fn error(&self, key: &str, message: impl Into<String>) -> ParseError {
+    pub(crate) fn error(&self, key: &str, message: impl Into<String>) -> ParseError {
         self.document.error(&self.path_of(key), message)
     }
 
     /// The value under `key`, or an error naming the missing field.
-    fn required(&self, key: &str) -> Result<&'a Value, ParseError> {
+    pub(crate) fn required(&self, key: &str) -> Result<&'a Value, ParseError> {
         match self.get(key) {
             Some((_, value)) => Ok(value),
             None => Err(self
@@ -384,7 +377,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Non-empty text under `key`.
-    fn required_text(&self, key: &str) -> Result<String, ParseError> {
+    pub(crate) fn required_text(&self, key: &str) -> Result<String, ParseError> {
         let value = self.required(key)?;
         match scalar_text(value) {
             Some(text) if !text.is_empty() => Ok(text),
@@ -394,7 +387,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Text under `key`; absent, null and empty all read as `None`.
-    fn optional_text(&self, key: &str) -> Result<Option<String>, ParseError> {
+    pub(crate) fn optional_text(&self, key: &str) -> Result<Option<String>, ParseError> {
         let Some((_, value)) = self.get(key) else {
             return Ok(None);
         };
@@ -406,7 +399,11 @@ impl<'a> Fields<'a> {
     }
 
     /// One of a closed set of words under `key`.
-    fn required_choice<T: Copy>(&self, key: &str, choices: &[(&str, T)]) -> Result<T, ParseError> {
+    pub(crate) fn required_choice<T: Copy>(
+        &self,
+        key: &str,
+        choices: &[(&str, T)],
+    ) -> Result<T, ParseError> {
         let value = self.required(key)?;
         let found =
             scalar_text(value).map(|text| text.to_ascii_lowercase().replace(['-', ' '], "_"));
@@ -430,7 +427,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An integer score from 1 to 5 under `key` (RULES.md A14).
-    fn required_score(&self, key: &str) -> Result<u8, ParseError> {
+    pub(crate) fn required_score(&self, key: &str) -> Result<u8, ParseError> {
         let value = self.required(key)?;
         let score = match value {
             Value::Number(number) => number.as_u64().filter(|score| (1..=5).contains(score)),
@@ -453,7 +450,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A list under `key`, with its path.
-    fn required_list(&self, key: &str) -> Result<(&'a Sequence, FieldPath), ParseError> {
+    pub(crate) fn required_list(&self, key: &str) -> Result<(&'a Sequence, FieldPath), ParseError> {
         let value = self.required(key)?;
         let path = self.path_of(key);
         match value {
@@ -467,7 +464,7 @@ impl<'a> Fields<'a> {
 
 /// Scalar text, trimmed; numbers and booleans as written; null as empty.
 /// `None` for lists, mappings and tagged values.
-fn scalar_text(value: &Value) -> Option<String> {
+pub(crate) fn scalar_text(value: &Value) -> Option<String> {
     match value {
         Value::String(text) => Some(text.trim().to_owned()),
         Value::Number(number) => Some(number.to_string()),
@@ -478,7 +475,7 @@ fn scalar_text(value: &Value) -> Option<String> {
 }
 
 /// A short description of what the agent wrote, for "found ..." messages.
-fn describe(value: &Value) -> String {
+pub(crate) fn describe(value: &Value) -> String {
     match value {
         Value::Null => "nothing".to_owned(),
         Value::Bool(flag) => flag.to_string(),
@@ -491,7 +488,7 @@ fn describe(value: &Value) -> String {
 }
 
 /// `text` in double quotes, cut to [`MAX_QUOTED_CHARS`].
-fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     let text = text.trim();
     if text.chars().count() <= MAX_QUOTED_CHARS {
         format!("{text:?}")
@@ -502,29 +499,12 @@ fn quote(text: &str) -> String {
 }
 
 /// `a, b, c`, or `a, b, ... and 7 more` past [`MAX_LISTED_ITEMS`].
-fn list_capped(items: &[String]) -> String {
+pub(crate) fn list_capped(items: &[String]) -> String {
     if items.len() <= MAX_LISTED_ITEMS {
         return items.join(", ");
     }
     let shown = items[..MAX_LISTED_ITEMS].join(", ");
     format!("{shown} and {} more", items.len() - MAX_LISTED_ITEMS)
-}
-
-/// A tree of claim blocks with the given ids, for the format tests.
-#[cfg(test)]
-fn test_tree(ids: &[&str]) -> crate::model::ThesisTree {
-    let blocks = ids
-        .iter()
-        .map(|id| crate::model::Block {
-            id: (*id).to_owned(),
-            block_type: crate::model::BlockType::Claim,
-            text: format!("{id} text"),
-            evidence: "e".to_owned(),
-            tradeoffs: "t".to_owned(),
-            risks: "r".to_owned(),
-        })
-        .collect();
-    crate::model::ThesisTree { blocks }
 }
 
 #[cfg(test)]
@@ -604,18 +584,6 @@ mod tests {
                 .ends_with("(indent with spaces; YAML does not allow tabs)"),
             "{error}"
         );
-    }
-
-    #[test]
-    fn errors_in_an_answer_without_a_fence_say_so() {
-        let error = parse_thesis_tree("Note: I recommend Postgres.\nReason: it is simpler.")
-            .expect_err("no blocks");
-        assert_eq!(
-            error.to_string(),
-            format!("line 1, blocks: required field is missing{NO_FENCE_HINT}")
-        );
-        let fenced = parse_thesis_tree("```yaml\nNote: x\n```").expect_err("no blocks");
-        assert_eq!(fenced.message, "required field is missing");
     }
 
     #[test]

@@ -9,12 +9,25 @@
 //! protocol sees it, so folding a journal back through a protocol rebuilds the
 //! exact state.
 //!
+//! This module is the core every protocol family shares and the rest of the
+//! program meets protocols through: the [`Protocol`] trait, its inputs and
+//! effects, the roles and stages a protocol describes ([`Description`],
+//! [`StageInfo`]), the board the interfaces draw ([`Board`], [`BoardView`]),
+//! and how a debate ends ([`Outcome`], one verdict vocabulary with one
+//! exit-code table). The call plumbing every protocol needs (finished and
+//! failed calls, usage, retries, overrides, agent switches) is shared in
+//! [`calls`]; the [`registry`] maps a spec's `protocol:` to its
+//! implementation. Each protocol lives in its own folder.
+//!
 //! What a protocol is not responsible for: timing calls out (the engine arms the
 //! timer and reports [`CallFailure::TimedOut`]), writing files (it only says what
 //! the documents contain, through [`Protocol::documents`]), or drawing anything.
 
-pub mod decision_record;
+pub mod calls;
 pub mod decision_review;
+pub mod judges;
+pub mod outcome;
+pub mod registry;
 pub mod supervision;
 pub mod usage;
 
@@ -22,7 +35,16 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{CallRequest, Usage};
-use crate::model::{ItemDecision, Verdict};
+
+pub use outcome::{EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, Outcome, Tone, Verdict};
+
+/// A document the user attached as context, given to the agents whose
+/// prompts take context.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextDoc {
+    pub name: String,
+    pub text: String,
+}
 
 /// Wall-clock time as the engine saw it; passed in, never read.
 pub type Timestamp = DateTime<Utc>;
@@ -163,36 +185,6 @@ pub struct ModerationItem {
     pub preface: String,
 }
 
-/// How a debate ended.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Outcome {
-    /// A verdict was derived from the scores.
-    Decided { verdict: Verdict, rule: String },
-    /// A required agent could not produce usable output; no verdict exists.
-    Failed { reason: String },
-}
-
-impl Outcome {
-    /// The process exit code for this outcome (see the README).
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Outcome::Decided { verdict, .. } => verdict_exit_code(*verdict),
-            Outcome::Failed { .. } => 1,
-        }
-    }
-}
-
-/// Exit codes: 0 ADOPT, 3 REVISE, 4 REJECT, 5 ESCALATE (1 failure, 2 usage).
-pub fn verdict_exit_code(verdict: Verdict) -> i32 {
-    match verdict {
-        Verdict::Adopt => 0,
-        Verdict::Revise => 3,
-        Verdict::Reject => 4,
-        Verdict::Escalate => 5,
-    }
-}
-
 /// One line of the human-readable record (`transcript.md`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogEntry {
@@ -259,22 +251,123 @@ pub struct Progress {
     pub finished: bool,
 }
 
+/// Where a role sits in a debate: the interfaces lay panes out and colour
+/// them by group, never by a role's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleGroup {
+    /// Puts the case forward: a proposer, a planner, a debugger.
+    Lead,
+    /// Attacks it: a critic, a devil's advocate.
+    Challenger,
+    /// Weighs it independently: judges, reviewers, domain experts.
+    Panel,
+    /// Turns the raw answers into the reader's deliverable.
+    Synthesizer,
+}
+
+/// One role slot of a debate, as the interfaces introduce it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoleInfo {
+    /// The slot name calls and `--agent` use: `proposer`, `judge.analyst`.
+    pub slot: String,
+    /// How a pane is titled: `Proposer`, `Analyst`.
+    pub title: String,
+    pub group: RoleGroup,
+    /// `provider:model` playing it now.
+    pub agent: String,
+    /// Its judgement decides on its own (a binding judge).
+    pub binding: bool,
+}
+
+/// What a protocol tells the outside about one debate: enough for a header,
+/// panes, a listing and the end-of-run message, in protocol-neutral terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Description {
+    /// The question, position, target or goal under debate.
+    pub topic: String,
+    /// `decision review · architecture · generous-steelman critique`.
+    pub label: String,
+    /// Every role slot, in the order panes are laid out within a group.
+    pub roles: Vec<RoleInfo>,
+    /// The reader-first deliverable, relative to the run folder
+    /// (`summary.md`, `panel-review.md`): the end-of-run message is its
+    /// opening (RF-07).
+    pub deliverable: String,
+    /// The moderator's items: what they are called (`Critique items`,
+    /// `Vulnerabilities`) and what the region says before there are any;
+    /// `None` when the protocol raises none.
+    pub items: Option<RegionInfo>,
+    /// The board region, when the protocol has a board view: its name and
+    /// what it says before the view has anything (`None`: no board region).
+    pub board: Option<RegionInfo>,
+    /// One paragraph on how this protocol runs, for the help overlay.
+    pub about: String,
+    /// One sentence under the result: where it comes from.
+    pub ending_note: String,
+}
+
+/// A region the protocol names: its title, and what it says before it has
+/// anything to show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionInfo {
+    /// `Scores`, `Critique items`.
+    pub title: String,
+    /// `Scores appear here as each judge's answer is parsed.`
+    pub placeholder: String,
+}
+
+/// What a stage wants in front of the person while it runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StageFocus {
+    /// The pane of this role slot.
+    Role(String),
+    /// The moderator's items.
+    Items,
+    /// The board view.
+    Board,
+    /// Leave the focus where it is.
+    Stay,
+}
+
+/// One stage of a protocol, for the stage strip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageInfo {
+    /// What [`Progress::stage`] says while it runs: `critique`.
+    pub id: String,
+    /// How the strip shows it: `Critique`.
+    pub title: String,
+    pub focus: StageFocus,
+}
+
+impl StageInfo {
+    pub fn new(id: &str, title: &str, focus: StageFocus) -> Self {
+        StageInfo {
+            id: id.to_string(),
+            title: title.to_string(),
+            focus,
+        }
+    }
+}
+
 /// What the interfaces show of a debate right now, in protocol-neutral
-/// terms: the stage strip, the scoreboard of the current evaluation round and
-/// the moderation items with their decisions. Derived from the protocol's
-/// state, so a resumed or replayed debate shows the same board.
+/// terms: the stage strip, the protocol's board view and the moderation
+/// items with their decisions. Derived from the protocol's state, so a
+/// resumed or replayed debate shows the same board.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Board {
-    /// The protocol's stages in order, e.g. `proposal`, `critique`, ...
-    pub stages: Vec<String>,
-    pub scoreboard: Option<Scoreboard>,
+    /// The protocol's stages in order; the last is where a finished debate
+    /// stands.
+    pub stages: Vec<StageInfo>,
+    pub view: BoardView,
     pub items: Vec<BoardItem>,
     /// The moderator's decisions are needed before the debate can go on.
     pub needs_moderator: bool,
     /// Calls of judges a held round waits on: re-run them or go on
     /// without them. Empty when the wait is for the items.
     pub held_calls: Vec<String>,
-    /// Role slots the debate cannot go on without: skipping one ends it.
+    /// Role slots the debate cannot go on without right now: skipping one
+    /// ends it.
     pub required_roles: Vec<String>,
     /// The debate has a verdict and deferred items that can still be
     /// accepted or rejected ([`Input::ItemResolved`]).
@@ -282,6 +375,32 @@ pub struct Board {
     /// Items accepted after the verdict wait for another round
     /// ([`Protocol::reopen_pending`]).
     pub reopen_pending: bool,
+}
+
+/// The kinds of board the interfaces know how to draw. A protocol picks one;
+/// new kinds (findings, hypotheses, a critique log) join as their protocols
+/// arrive.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum BoardView {
+    /// No board: the panes and the items say everything.
+    #[default]
+    None,
+    /// Blocks × criteria × judges of one evaluation round (decision review).
+    Scores(Scoreboard),
+}
+
+impl BoardView {
+    /// The score matrix, if this board is one.
+    pub fn scoreboard(&self) -> Option<&Scoreboard> {
+        match self {
+            BoardView::Scores(scoreboard) => Some(scoreboard),
+            BoardView::None => None,
+        }
+    }
+
+    pub fn is_none(&self) -> bool {
+        matches!(self, BoardView::None)
+    }
 }
 
 /// One moderation item and what the moderator made of it so far.
@@ -366,13 +485,36 @@ pub trait Protocol: Send {
 
     fn outcome(&self) -> Option<&Outcome>;
 
-    /// Token, latency and cost figures of the finished calls, for protocols
-    /// that keep them.
+    /// The topic, the roles with who plays them now, the deliverable.
+    fn describe(&self) -> Description;
+
+    /// The opening of the reader deliverable, word for word: what the end of
+    /// a run prints (RF-07..RF-09). `None` until the debate has ended.
+    fn summary_lead(&self) -> Option<String>;
+
+    /// Token, latency and cost figures of the finished calls.
     fn usage(&self) -> Option<&usage::UsageLedger> {
         None
     }
 
-    /// What the interfaces show; protocols without a scoreboard or items
+    /// One line on what the debate cost (tokens, money, time), as the end of
+    /// a run prints it; `None` before any call finished.
+    fn usage_line(&self) -> Option<String> {
+        let log = self.log();
+        let span = match (log.first(), log.last()) {
+            (Some(first), Some(last)) => (last.at - first.at).num_milliseconds().max(0) as u64,
+            _ => 0,
+        };
+        crate::report::usage_line(self.usage()?, span)
+    }
+
+    /// Protocol-specific fields of a run's `--json` result (the decision
+    /// record of a decision review, say), merged into the common ones.
+    fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
+    }
+
+    /// What the interfaces show; protocols without a board view or items
     /// keep the default.
     fn board(&self) -> Board {
         Board::default()
@@ -382,6 +524,13 @@ pub trait Protocol: Send {
     /// order they were raised.
     fn open_items(&self) -> Vec<ModerationItem> {
         Vec::new()
+    }
+
+    /// Why settling `item_id` with `decision` after the verdict would be
+    /// refused, or `None` when [`Input::ItemResolved`] would apply it.
+    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+        let _ = (item_id, decision);
+        Some("this debate has no deferred items to settle".into())
     }
 
     /// Items accepted after the verdict wait for another revision and
@@ -401,5 +550,61 @@ pub trait Protocol: Send {
     fn answer_template(&self, call_id: &str) -> Option<String> {
         let _ = call_id;
         None
+    }
+}
+
+/// A protocol behind a box is a protocol: the command line, the engine and
+/// the interfaces run any protocol from the registry through one code path.
+impl<P: Protocol + ?Sized> Protocol for Box<P> {
+    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+        (**self).start(now)
+    }
+    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        (**self).handle(input, now)
+    }
+    fn progress(&self) -> Progress {
+        (**self).progress()
+    }
+    fn log(&self) -> &[LogEntry] {
+        (**self).log()
+    }
+    fn documents(&self) -> Vec<Document> {
+        (**self).documents()
+    }
+    fn outcome(&self) -> Option<&Outcome> {
+        (**self).outcome()
+    }
+    fn describe(&self) -> Description {
+        (**self).describe()
+    }
+    fn summary_lead(&self) -> Option<String> {
+        (**self).summary_lead()
+    }
+    fn usage(&self) -> Option<&usage::UsageLedger> {
+        (**self).usage()
+    }
+    fn usage_line(&self) -> Option<String> {
+        (**self).usage_line()
+    }
+    fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        (**self).result_fields()
+    }
+    fn board(&self) -> Board {
+        (**self).board()
+    }
+    fn open_items(&self) -> Vec<ModerationItem> {
+        (**self).open_items()
+    }
+    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+        (**self).resolution_refusal(item_id, decision)
+    }
+    fn reopen_pending(&self) -> bool {
+        (**self).reopen_pending()
+    }
+    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
+        (**self).check_answer(call_id, answer)
+    }
+    fn answer_template(&self, call_id: &str) -> Option<String> {
+        (**self).answer_template(call_id)
     }
 }

@@ -161,15 +161,41 @@ impl UsageTotals {
     }
 }
 
-/// Every finished call of a debate, in the order they finished.
+/// Every finished call of a debate, in the order they finished, and the
+/// prices they were costed with.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UsageLedger {
     calls: Vec<CallUsage>,
+    /// USD per million tokens, per `provider:model`, as configured for this
+    /// run (switches included).
+    prices: BTreeMap<String, Price>,
 }
 
 impl UsageLedger {
+    /// An empty ledger that costs calls with `prices`.
+    pub fn priced(prices: BTreeMap<String, Price>) -> Self {
+        UsageLedger {
+            calls: Vec::new(),
+            prices,
+        }
+    }
+
     pub fn record(&mut self, call: CallUsage) {
         self.calls.push(call);
+    }
+
+    pub fn prices(&self) -> &BTreeMap<String, Price> {
+        &self.prices
+    }
+
+    /// The price of `agent` (`provider:model`), if one is configured.
+    pub fn price_of(&self, agent: &str) -> Option<&Price> {
+        self.prices.get(agent)
+    }
+
+    /// Records the configured price of `agent` (a role switched to it).
+    pub fn set_price(&mut self, agent: &str, price: Price) {
+        self.prices.insert(agent.to_string(), price);
     }
 
     pub fn calls(&self) -> &[CallUsage] {

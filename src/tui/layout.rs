@@ -1,14 +1,19 @@
 //! Where each region of the screen goes, for a given terminal size.
 //!
-//! Wide terminals get every agent pane at once beside the scoreboard, the
-//! items and the transcript; small ones get a tab strip and one region at a
-//! time; `z` gives the focused region the whole body at any size. The layout
-//! is computed before drawing and kept, so mouse events can find the region
+//! Panes are laid out by role group, never by role name: the roles that put
+//! the case and attack it share the top row, the panel (judges, reviewers)
+//! the next, the synthesizer the last; a row a protocol does not have is not
+//! drawn, so a one-agent mode gets one wide pane. Beside them go the board
+//! (if the protocol has one), the items (if it raises any) and the
+//! transcript. Small terminals get a tab strip and one region at a time; `z`
+//! gives the focused region the whole body at any size. The layout is
+//! computed before drawing and kept, so mouse events can find the region
 //! under the pointer and drawing only reads it.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use super::app::{App, Focus, Mode};
+use crate::protocol::RoleGroup;
 
 /// Narrower than this, regions collapse into tabs (columns).
 pub const WIDE_MIN_COLUMNS: u16 = 120;
@@ -22,7 +27,7 @@ pub const HEADER_ROWS: u16 = 2;
 pub enum Region {
     Pane(usize),
     Items,
-    Scoreboard,
+    Board,
     Transcript,
     Verdict,
 }
@@ -71,7 +76,7 @@ pub fn focused_region(app: &App) -> Region {
     match app.focus {
         Focus::Pane(index) => Region::Pane(index),
         Focus::Items => Region::Items,
-        Focus::Scoreboard => Region::Scoreboard,
+        Focus::Board => Region::Board,
         Focus::Transcript => Region::Transcript,
     }
 }
@@ -105,38 +110,77 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     }
     let [agents, side] =
         Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(body);
-    let judges = app.panes.len().saturating_sub(2);
-    let [debaters, bench] =
-        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(agents);
-    let pair = Layout::horizontal([Constraint::Ratio(1, 2); 2]).split(debaters);
-    for (index, rect) in pair.iter().enumerate().take(app.panes.len().min(2)) {
-        layout.regions.push((Region::Pane(index), *rect));
-    }
-    if judges > 0 {
-        let columns =
-            Layout::horizontal(vec![Constraint::Ratio(1, judges as u32); judges]).split(bench);
-        for (offset, rect) in columns.iter().enumerate() {
-            layout.regions.push((Region::Pane(2 + offset), *rect));
+    let rows = pane_rows(app);
+    let row_rects = Layout::vertical(vec![
+        Constraint::Ratio(1, rows.len().max(1) as u32);
+        rows.len()
+    ])
+    .split(agents);
+    for (row, rect) in rows.iter().zip(row_rects.iter()) {
+        let columns = Layout::horizontal(vec![Constraint::Ratio(1, row.len() as u32); row.len()])
+            .split(*rect);
+        for (index, column) in row.iter().zip(columns.iter()) {
+            layout.regions.push((Region::Pane(*index), *column));
         }
     }
-    let board_rows = app
-        .board
-        .scoreboard
-        .as_ref()
-        .map_or(6, |board| board.blocks.len() as u16 + 8);
-    let status_rows = match app.mode {
-        Mode::Archive(_) => super::view::ARCHIVE_STATUS_ROWS,
-        _ => 0,
-    };
-    let item_rows = (app.board.items.len() as u16 + 2 + status_rows).clamp(4, side.height / 3);
-    let [scoreboard, items, transcript] = Layout::vertical([
-        Constraint::Length(board_rows.min(side.height / 3)),
-        Constraint::Length(item_rows),
-        Constraint::Min(3),
-    ])
-    .areas(side);
-    layout.regions.push((Region::Scoreboard, scoreboard));
-    layout.regions.push((Region::Items, items));
-    layout.regions.push((Region::Transcript, transcript));
+    let mut side_regions = Vec::new();
+    if app.info.board.is_some() {
+        let board_rows = app
+            .board
+            .view
+            .scoreboard()
+            .map_or(6, |board| board.blocks.len() as u16 + 8);
+        side_regions.push((
+            Region::Board,
+            Constraint::Length(board_rows.min(side.height / 3)),
+        ));
+    }
+    if app.has_items() {
+        let status_rows = match app.mode {
+            Mode::Archive(_) => super::view::ARCHIVE_STATUS_ROWS,
+            _ => 0,
+        };
+        let item_rows = (app.board.items.len() as u16 + 2 + status_rows).clamp(4, side.height / 3);
+        side_regions.push((Region::Items, Constraint::Length(item_rows)));
+    }
+    side_regions.push((Region::Transcript, Constraint::Min(3)));
+    let rects = Layout::vertical(
+        side_regions
+            .iter()
+            .map(|(_, constraint)| *constraint)
+            .collect::<Vec<_>>(),
+    )
+    .split(side);
+    for ((region, _), rect) in side_regions.iter().zip(rects.iter()) {
+        layout.regions.push((*region, *rect));
+    }
     layout
+}
+
+/// The panes by row, top to bottom (see [`group_rows`]).
+pub fn pane_rows(app: &App) -> Vec<Vec<usize>> {
+    let groups: Vec<RoleGroup> = app.panes.iter().map(|pane| pane.role.group).collect();
+    group_rows(&groups)
+}
+
+/// Role indices by row, top to bottom: the lead and the challenger side by
+/// side, then the panel, then the synthesizer; empty rows left out. Within
+/// a row, roles keep the order the protocol listed them in.
+pub fn group_rows(groups: &[RoleGroup]) -> Vec<Vec<usize>> {
+    const ROWS: [&[RoleGroup]; 3] = [
+        &[RoleGroup::Lead, RoleGroup::Challenger],
+        &[RoleGroup::Panel],
+        &[RoleGroup::Synthesizer],
+    ];
+    ROWS.iter()
+        .map(|row| {
+            groups
+                .iter()
+                .enumerate()
+                .filter(|(_, group)| row.contains(group))
+                .map(|(index, _)| index)
+                .collect::<Vec<_>>()
+        })
+        .filter(|row| !row.is_empty())
+        .collect()
 }

@@ -22,58 +22,25 @@ pub mod view;
 
 use std::path::PathBuf;
 
-use crate::model::{JudgeRole, Weight};
-use crate::protocol::decision_review::{ReviewConfig, judge_slot_role};
+pub use crate::protocol::{RoleGroup, RoleInfo};
+pub use app::{App, DebateInfo};
 
-pub use app::{App, DebateInfo, RoleInfo};
-
-/// What the header and the panes need to know about a decision review.
-pub fn review_info(config: &ReviewConfig, run_dir: PathBuf) -> DebateInfo {
-    let mut roles = vec![
-        RoleInfo {
-            slot: "proposer".into(),
-            title: "Proposer".into(),
-            agent: config.participants.proposer.clone(),
-            binding: false,
-        },
-        RoleInfo {
-            slot: "critic".into(),
-            title: "Critic".into(),
-            agent: config.participants.critic.clone(),
-            binding: false,
-        },
-    ];
-    for judge in &config.panel {
-        roles.push(RoleInfo {
-            slot: judge_slot_role(judge.role),
-            title: judge_title(judge.role),
-            agent: config
-                .participants
-                .judges
-                .get(&judge.role)
-                .cloned()
-                .unwrap_or_default(),
-            binding: judge.weight == Weight::Binding,
-        });
+impl DebateInfo {
+    /// What the header and the panes need, from a protocol's description;
+    /// agent text in it (the topic, model names) is made inert here.
+    pub fn of(description: &crate::protocol::Description, run_dir: PathBuf) -> DebateInfo {
+        DebateInfo {
+            topic: crate::text::sanitize(&crate::report::one_line(&description.topic)),
+            protocol: description.label.clone(),
+            run_dir,
+            roles: description.roles.clone(),
+            deliverable: description.deliverable.clone(),
+            items: description.items.clone(),
+            board: description.board.clone(),
+            about: description.about.clone(),
+            ending_note: description.ending_note.clone(),
+        }
     }
-    let mut protocol = format!(
-        "decision review · {} · {} critique",
-        config.mode.as_str(),
-        config.critique_mode.as_str()
-    );
-    if config.high_stakes {
-        protocol.push_str(" · high stakes");
-    }
-    DebateInfo {
-        topic: crate::text::sanitize(&crate::artifact::render::one_line(&config.topic)),
-        protocol,
-        run_dir,
-        roles,
-    }
-}
-
-fn judge_title(role: JudgeRole) -> String {
-    capitalise(role.as_str())
 }
 
 /// `analyst` → `Analyst`.

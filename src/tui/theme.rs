@@ -32,6 +32,25 @@ const BUILTIN_THEMES: &[(&str, &str)] = &[
 
 const BUILTIN_NAMES: &[&str] = &["dark", "light", "high-contrast"];
 
+/// Slot names of quorum 0.1, named by role and verdict, read as the semantic
+/// slots that replaced them, so a theme written then still loads.
+const LEGACY_SLOTS: &[(&str, &str)] = &[
+    ("role_proposer", "role_lead"),
+    ("role_critic", "role_challenger"),
+    ("role_judge", "role_panel"),
+    ("verdict_adopt", "tone_positive"),
+    ("verdict_revise", "tone_caution"),
+    ("verdict_reject", "tone_negative"),
+    ("verdict_escalate", "tone_uncertain"),
+    ("severity_major", "severity_high"),
+    ("severity_minor", "severity_medium"),
+    ("severity_note", "severity_low"),
+];
+
+/// Slots added since quorum 0.1, with the slot whose style a theme that
+/// does not set them takes.
+const LATER_SLOTS: &[(&str, &str)] = &[("role_synthesizer", "role_lead")];
+
 macro_rules! theme_slots {
     ($( $(#[$doc:meta])+ $slot:ident, )+) => {
         /// Every style the TUI draws with, by meaning rather than by colour.
@@ -95,12 +114,15 @@ theme_slots! {
     stage_active,
     /// A stage not reached yet.
     stage_pending,
-    /// The proposer's name and pane accents.
-    role_proposer,
-    /// The critic's name and pane accents.
-    role_critic,
-    /// A judge's name and pane accents.
-    role_judge,
+    /// Roles that put the case forward (a proposer, a planner): names and
+    /// pane accents.
+    role_lead,
+    /// Roles that attack it (a critic, a devil's advocate).
+    role_challenger,
+    /// Roles that weigh it independently (judges, reviewers, experts).
+    role_panel,
+    /// The role that writes the reader's deliverable.
+    role_synthesizer,
     /// The moderator (the person at the keyboard).
     role_moderator,
     /// Status badge: the call has not started.
@@ -119,20 +141,21 @@ theme_slots! {
     status_malformed,
     /// Status badge: waiting for the moderator to decide.
     status_needs_moderator,
-    /// Verdict ADOPT (and PASS, SURVIVED).
-    verdict_adopt,
-    /// Verdict REVISE (and CONCERNS, WEAKENED).
-    verdict_revise,
-    /// Verdict REJECT (and FAIL, ELIMINATED).
-    verdict_reject,
-    /// Verdict ESCALATE.
-    verdict_escalate,
-    /// A major critique item or finding.
-    severity_major,
-    /// A minor critique item or finding.
-    severity_minor,
-    /// A note-level critique item or finding.
-    severity_note,
+    /// An ending or ruling that clears the way: ADOPT, PASS, SURVIVED, a
+    /// delivered document.
+    tone_positive,
+    /// One that asks for care: REVISE, CONCERNS, WEAKENED.
+    tone_caution,
+    /// One that stops: REJECT, FAIL, ELIMINATED.
+    tone_negative,
+    /// One that leaves the question open: ESCALATE.
+    tone_uncertain,
+    /// A severe item or finding (major, critical, high).
+    severity_high,
+    /// A middling one (minor, medium).
+    severity_medium,
+    /// A slight one (note, low, info).
+    severity_low,
     /// The moderator accepted an item.
     decision_accept,
     /// The moderator rejected an item.
@@ -287,8 +310,16 @@ impl Theme {
             yaml_serde::from_str(yaml).map_err(|error| located(source_name, &error))?;
         let mut theme = Theme::with_every_slot_unstyled(file.name);
         let mut missing = Vec::new();
-        for (index, name) in Theme::SLOT_NAMES.iter().enumerate() {
-            match file.slots.styles[index] {
+        let style_of = |name: &str| {
+            let index = Theme::SLOT_NAMES.iter().position(|slot| *slot == name)?;
+            file.slots.styles[index]
+        };
+        for name in Theme::SLOT_NAMES {
+            let later = LATER_SLOTS
+                .iter()
+                .find(|(slot, _)| slot == name)
+                .and_then(|(_, fallback)| style_of(fallback));
+            match style_of(name).or(later) {
                 Some(style) => *theme.slot_mut(name).expect("a listed slot") = style,
                 None => missing.push(*name),
             }
@@ -421,6 +452,11 @@ impl<'de> Visitor<'de> for SlotTableVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SlotTable, A::Error> {
         let mut styles = vec![None; Theme::SLOT_NAMES.len()];
         while let Some(key) = map.next_key::<String>()? {
+            let key = LEGACY_SLOTS
+                .iter()
+                .find(|(legacy, _)| *legacy == key)
+                .map_or(key.as_str(), |(_, slot)| *slot)
+                .to_string();
             let Some(index) = Theme::SLOT_NAMES.iter().position(|name| *name == key) else {
                 // Failing while reading the value puts the slot's name in the
                 // error's path and its position in the error's location.

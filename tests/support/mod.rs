@@ -10,7 +10,9 @@ pub mod run;
 use std::collections::BTreeMap;
 
 use quorum::agent::script::{Script, ScriptedReply};
-use quorum::model::{Criterion, JudgeConfig, JudgeRole, architecture_panel};
+use quorum::protocol::decision_review::model::{
+    Criterion, JudgeConfig, JudgeRole, architecture_panel,
+};
 
 /// Every file under `dir`, by its `/`-separated path relative to `dir`:
 /// to compare a debate folder with itself or with another run.
@@ -254,7 +256,7 @@ pub fn scripted_spec(topic: &str, script: Script) -> quorum::spec::DebateSpec {
 
 /// `spec` as the YAML text of a spec file.
 pub fn spec_yaml(spec: &quorum::spec::DebateSpec) -> String {
-    yaml_serde::to_string(spec).expect("a spec serialises to YAML")
+    spec.to_yaml()
 }
 
 /// A judge answer like [`judge_text`] that also lists `blocks` under

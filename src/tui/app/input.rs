@@ -11,7 +11,7 @@ use ratatui::layout::Position;
 use ratatui_textarea::TextArea;
 
 use crate::engine::Command;
-use crate::model::ItemDecision;
+use crate::protocol::decision_review::model::ItemDecision;
 use crate::protocol::{Input, OverrideAction};
 
 use super::super::keymap::{self, Action, Context};
@@ -194,10 +194,21 @@ impl App {
         Vec::new()
     }
 
-    /// Focus order: agent panes, items, scoreboard, transcript.
+    /// Focus order: agent panes as laid out (row by row), then the items
+    /// and the board when the protocol has them, then the transcript.
     fn focus_ring(&self) -> Vec<Focus> {
-        let mut ring: Vec<Focus> = (0..self.panes.len()).map(Focus::Pane).collect();
-        ring.extend([Focus::Items, Focus::Scoreboard, Focus::Transcript]);
+        let mut ring: Vec<Focus> = layout::pane_rows(self)
+            .into_iter()
+            .flatten()
+            .map(Focus::Pane)
+            .collect();
+        if self.has_items() {
+            ring.push(Focus::Items);
+        }
+        if self.info.board.is_some() {
+            ring.push(Focus::Board);
+        }
+        ring.push(Focus::Transcript);
         ring
     }
 
@@ -239,7 +250,7 @@ impl App {
             match region {
                 Region::Pane(index) => self.focus = Focus::Pane(index),
                 Region::Items => self.focus = Focus::Items,
-                Region::Scoreboard => self.focus = Focus::Scoreboard,
+                Region::Board => self.focus = Focus::Board,
                 Region::Transcript => self.focus = Focus::Transcript,
                 Region::Verdict => {}
             }
@@ -288,7 +299,7 @@ impl App {
                 let total = report.summary.line_count() + report.paths.len() + 4;
                 Some((&mut report.scroll, total, report.viewport))
             }
-            Region::Items | Region::Scoreboard => None,
+            Region::Items | Region::Board => None,
         }
     }
 

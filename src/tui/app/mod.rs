@@ -20,8 +20,8 @@ use ratatui_textarea::TextArea;
 
 use crate::agent::human::HUMAN_PROVIDER;
 use crate::engine::Update;
-use crate::model::ItemDecision;
-use crate::protocol::{Board, LogEntry, LogKind, Outcome, Progress};
+use crate::protocol::decision_review::model::ItemDecision;
+use crate::protocol::{Board, BoardView, LogEntry, LogKind, Outcome, Progress, StageFocus};
 use crate::text::{Sanitizer, sanitize};
 
 use super::keymap::{self, Context};
@@ -48,27 +48,28 @@ pub const FLASH_MS: u64 = 4000;
 /// the provider reports real counts.
 const CHARS_PER_TOKEN: f64 = 4.0;
 
-/// One role slot of the debate as the interface introduces it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RoleInfo {
-    /// The slot name the engine uses: `proposer`, `judge.analyst`.
-    pub slot: String,
-    /// How the pane is titled: `Proposer`, `Analyst`.
-    pub title: String,
-    /// `provider:model` assigned at the start.
-    pub agent: String,
-    /// A binding judge (its low scores decide).
-    pub binding: bool,
-}
+pub use crate::protocol::RoleInfo;
 
-/// What the header says about the debate.
+/// What the header, the panes and the result view say about the debate
+/// (built from the protocol's description: [`DebateInfo::of`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DebateInfo {
     pub topic: String,
-    /// `decision review · architecture · generous steelman`.
+    /// `decision review · architecture · generous-steelman critique`.
     pub protocol: String,
     pub run_dir: PathBuf,
+    /// Every role slot, grouped for the layout by [`RoleInfo::group`].
     pub roles: Vec<RoleInfo>,
+    /// The reader deliverable the result view shows (`summary.md`).
+    pub deliverable: String,
+    /// The moderator's items region; `None`: the protocol raises none.
+    pub items: Option<crate::protocol::RegionInfo>,
+    /// The board region, if the protocol has one.
+    pub board: Option<crate::protocol::RegionInfo>,
+    /// How the protocol runs, for the help overlay.
+    pub about: String,
+    /// One sentence under the result: where it comes from.
+    pub ending_note: String,
 }
 
 /// An agent pane's badge.
@@ -254,7 +255,7 @@ impl Layer {
 pub enum Focus {
     Pane(usize),
     Items,
-    Scoreboard,
+    Board,
     Transcript,
 }
 
@@ -342,12 +343,18 @@ impl App {
         for role in &mut info.roles {
             role.agent = sanitize(&role.agent);
         }
+        // The focus starts on the first pane as laid out.
+        let groups: Vec<_> = info.roles.iter().map(|role| role.group).collect();
+        let first_pane = layout::group_rows(&groups)
+            .first()
+            .and_then(|row| row.first().copied())
+            .unwrap_or(0);
         let panes = info.roles.iter().cloned().map(AgentPane::new).collect();
         App {
             info,
             theme,
             progress: Progress {
-                stage: "proposal".into(),
+                stage: String::new(),
                 round: 1,
                 finished: false,
             },
@@ -359,7 +366,7 @@ impl App {
             transcript: StreamDoc::new(),
             transcript_scroll: Scroll::default(),
             transcript_viewport: 0,
-            focus: Focus::Pane(0),
+            focus: Focus::Pane(first_pane),
             focus_moved: false,
             zoomed: false,
             show_verdict: false,
@@ -472,6 +479,12 @@ impl App {
         self.alternatives = labels.into_iter().map(|label| sanitize(&label)).collect();
     }
 
+    /// The protocol raises items for the moderator (or some are on the
+    /// board already): the items region is shown.
+    pub fn has_items(&self) -> bool {
+        self.info.items.is_some() || !self.board.items.is_empty()
+    }
+
     /// The debate is still running.
     pub fn running(&self) -> bool {
         self.outcome.is_none() && self.engine_error.is_none()
@@ -561,15 +574,7 @@ impl App {
             Update::Finished(outcome) => {
                 // The reason of a failed debate quotes provider errors and
                 // command output; the rule names block ids agents chose.
-                let outcome = match outcome {
-                    Outcome::Decided { verdict, rule } => Outcome::Decided {
-                        verdict,
-                        rule: sanitize(&rule),
-                    },
-                    Outcome::Failed { reason } => Outcome::Failed {
-                        reason: sanitize(&reason),
-                    },
-                };
+                let outcome = outcome.map_text(sanitize);
                 self.outcome = Some(outcome);
                 for pane in &mut self.panes {
                     pane.human = None;
@@ -590,12 +595,17 @@ impl App {
         if moved || !self.layers.is_empty() || matches!(self.mode, Mode::Archive(_)) {
             return;
         }
-        let target = match stage {
-            "proposal" | "revision" => self.pane_index("proposer").map(Focus::Pane),
-            "critique" => self.pane_index("critic").map(Focus::Pane),
-            "moderation" => Some(Focus::Items),
-            "evaluation" => Some(Focus::Scoreboard),
-            _ => None,
+        let focus = self
+            .board
+            .stages
+            .iter()
+            .find(|info| info.id == stage)
+            .map(|info| info.focus.clone());
+        let target = match focus {
+            Some(StageFocus::Role(slot)) => self.pane_index(&slot).map(Focus::Pane),
+            Some(StageFocus::Items) => Some(Focus::Items),
+            Some(StageFocus::Board) => Some(Focus::Board),
+            Some(StageFocus::Stay) | None => None,
         };
         if let Some(target) = target {
             self.focus = target;
@@ -735,7 +745,7 @@ impl App {
             entry.kind,
             LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip
         ) {
-            let notice = sanitize(&crate::artifact::render::one_line(&entry.message));
+            let notice = sanitize(&crate::report::one_line(&entry.message));
             pane.doc.push_notice(&notice);
             let by_person = self.overridden.contains(call_id);
             let skippable = !self.board.required_roles.contains(&pane.role.slot);
@@ -884,7 +894,7 @@ impl App {
                         report.viewport = usize::from(inner.height);
                     }
                 }
-                Region::Items | Region::Scoreboard => {}
+                Region::Items | Region::Board => {}
             }
         }
     }
@@ -913,18 +923,24 @@ fn sanitize_board(board: &mut Board) {
             clean(note);
         }
     }
-    if let Some(scoreboard) = &mut board.scoreboard {
-        scoreboard.blocks.iter_mut().for_each(clean);
-        for column in &mut scoreboard.judges {
-            if let crate::protocol::JudgeState::Malformed(reason)
-            | crate::protocol::JudgeState::Skipped(reason) = &mut column.state
-            {
-                clean(reason);
+    for stage in &mut board.stages {
+        clean(&mut stage.title);
+    }
+    match &mut board.view {
+        BoardView::Scores(scoreboard) => {
+            scoreboard.blocks.iter_mut().for_each(clean);
+            for column in &mut scoreboard.judges {
+                if let crate::protocol::JudgeState::Malformed(reason)
+                | crate::protocol::JudgeState::Skipped(reason) = &mut column.state
+                {
+                    clean(reason);
+                }
+            }
+            if let Some(implied) = &mut scoreboard.implied {
+                clean(&mut implied.rule);
             }
         }
-        if let Some(implied) = &mut scoreboard.implied {
-            clean(&mut implied.rule);
-        }
+        BoardView::None => {}
     }
 }
 

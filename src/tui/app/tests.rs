@@ -8,25 +8,64 @@ use crate::tui::keymap::Action;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 fn role(slot: &str, title: &str) -> RoleInfo {
+    let group = match slot {
+        "proposer" => crate::protocol::RoleGroup::Lead,
+        "critic" => crate::protocol::RoleGroup::Challenger,
+        _ => crate::protocol::RoleGroup::Panel,
+    };
     RoleInfo {
         slot: slot.into(),
         title: title.into(),
+        group,
         agent: "script:test".into(),
         binding: slot == "judge.analyst",
     }
 }
 
-fn app() -> App {
-    let info = DebateInfo {
+/// A decision review's description, as the interface gets it.
+fn info(roles: Vec<RoleInfo>) -> DebateInfo {
+    DebateInfo {
         topic: "Should we?".into(),
         protocol: "decision review".into(),
         run_dir: PathBuf::from("/tmp/run"),
-        roles: vec![
-            role("proposer", "Proposer"),
-            role("critic", "Critic"),
-            role("judge.analyst", "Analyst"),
-        ],
-    };
+        roles,
+        deliverable: "summary.md".into(),
+        items: Some(crate::protocol::RegionInfo {
+            title: "Critique items".into(),
+            placeholder: "The critic's items appear here for your decision.".into(),
+        }),
+        board: Some(crate::protocol::RegionInfo {
+            title: "Scores".into(),
+            placeholder: "Scores appear here as each judge's answer is parsed.".into(),
+        }),
+        about: "quorum runs a debate.".into(),
+        ending_note: "The decision follows from the scores.".into(),
+    }
+}
+
+/// Stages by id, focused as a decision review focuses them.
+fn stages(ids: &[&str]) -> Vec<crate::protocol::StageInfo> {
+    use crate::protocol::{StageFocus, StageInfo};
+    ids.iter()
+        .map(|id| {
+            let focus = match *id {
+                "proposal" | "revision" => StageFocus::Role("proposer".into()),
+                "critique" => StageFocus::Role("critic".into()),
+                "moderation" => StageFocus::Items,
+                "evaluation" => StageFocus::Board,
+                _ => StageFocus::Stay,
+            };
+            StageInfo::new(id, &crate::tui::capitalise(id), focus)
+        })
+        .collect()
+}
+
+fn app() -> App {
+    let info = info(vec![
+        role("proposer", "Proposer"),
+        role("critic", "Critic"),
+        role("judge.analyst", "Analyst"),
+    ]);
     let mut app = App::new(info, Theme::builtin("dark").unwrap(), Instant::now());
     app.prepare(Rect::new(0, 0, 200, 60));
     app
@@ -38,8 +77,7 @@ fn key(app: &mut App, code: KeyCode) -> Vec<Command> {
 
 fn items(count: usize) -> Board {
     Board {
-        stages: vec!["proposal".into(), "moderation".into()],
-        scoreboard: None,
+        stages: stages(&["proposal", "moderation"]),
         items: (1..=count)
             .map(|n| BoardItem {
                 item: ModerationItem {
@@ -337,7 +375,7 @@ fn quit_asks_while_running_and_not_after_the_verdict() {
     assert!(app.layers.is_empty() && !app.quit);
     app.apply(
         Update::Finished(Outcome::Decided {
-            verdict: crate::model::Verdict::Adopt,
+            verdict: crate::protocol::decision_review::model::Verdict::Adopt,
             rule: "all checks passed".into(),
         }),
         Instant::now(),
@@ -393,12 +431,7 @@ fn scrolling_up_stops_following_and_the_bottom_resumes_it() {
 }
 
 fn app_with_items(ids: &[&str]) -> App {
-    let info = DebateInfo {
-        topic: "topic".into(),
-        protocol: "decision review".into(),
-        run_dir: PathBuf::from("out"),
-        roles: Vec::new(),
-    };
+    let info = info(Vec::new());
     let mut app = App::new(info, Theme::default(), Instant::now());
     app.progress.stage = "moderation".into();
     let items = ids
@@ -509,7 +542,7 @@ fn replay_app(speed: f64) -> App {
 
 fn adopted() -> Update {
     Update::Finished(Outcome::Decided {
-        verdict: crate::model::Verdict::Adopt,
+        verdict: crate::protocol::decision_review::model::Verdict::Adopt,
         rule: "all checks passed".into(),
     })
 }
@@ -807,7 +840,7 @@ fn a_debate_reopened_after_its_verdict_is_running_again() {
     app.apply(progress(true), Instant::now());
     app.apply(
         Update::Finished(Outcome::Decided {
-            verdict: crate::model::Verdict::Adopt,
+            verdict: crate::protocol::decision_review::model::Verdict::Adopt,
             rule: "all checks passed".into(),
         }),
         Instant::now(),

@@ -25,19 +25,25 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Span::styled(app.info.protocol.clone(), theme.header),
     ]);
     let compact = area.width < COMPACT_BELOW_COLUMNS;
+    let stages = &app.board.stages;
+    // A finished debate stands at the protocol's last stage.
     let current = if app.outcome.is_some() {
-        "verdict"
+        stages.last().map_or("", |stage| stage.id.as_str())
     } else {
         app.progress.stage.as_str()
     };
-    let stages: Vec<&str> = if app.board.stages.is_empty() {
-        vec![current]
+    let titles: Vec<String> = if stages.is_empty() {
+        vec![capitalise(current)]
     } else {
-        app.board.stages.iter().map(String::as_str).collect()
+        stages.iter().map(|stage| stage.title.clone()).collect()
     };
-    let position = stages.iter().position(|stage| *stage == current);
+    let position = if stages.is_empty() {
+        Some(0)
+    } else {
+        stages.iter().position(|stage| stage.id == current)
+    };
     let mut strip = vec![Span::raw(" ")];
-    for (index, stage) in stages.iter().enumerate() {
+    for (index, title) in titles.iter().enumerate() {
         let (style, done, active) = match position {
             Some(at) if index < at => (theme.stage_done, true, false),
             Some(at) if index == at => (theme.stage_active, false, true),
@@ -47,8 +53,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             // ✓ ✓ Moderation · · ·
             let text = match (done, active) {
                 (true, _) => "✓ ".to_string(),
-                (_, true) => format!("{} ", capitalise(stage)),
-                _ => "·".to_string() + if index + 1 < stages.len() { " " } else { "" },
+                (_, true) => format!("{title} "),
+                _ => "·".to_string() + if index + 1 < titles.len() { " " } else { "" },
             };
             strip.push(Span::styled(text, style));
             continue;
@@ -56,7 +62,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         if index > 0 {
             strip.push(Span::styled(" ▸ ", theme.dim));
         }
-        strip.push(Span::styled(capitalise(stage), style));
+        strip.push(Span::styled(title.clone(), style));
     }
     // What the screen is comes before the figures, so a narrow terminal
     // cuts the figures.

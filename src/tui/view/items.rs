@@ -1,4 +1,5 @@
-//! The items list: every critique item with its block, severity, kind and
+//! The items list: every item the moderator decides (a critique item, a
+//! vulnerability) with its target, severity, kind and
 //! the moderator's decision; for a finished debate opened again, how each
 //! deferred item was settled after the verdict, and what is left to do.
 
@@ -10,8 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{frame_block, is_focused, open_items};
-use crate::model::ItemDecision;
-use crate::protocol::{BoardItem, Outcome};
+use crate::protocol::{BoardItem, ItemDecision, Outcome};
 use crate::tui::app::archive::{past_tense, resolution_time};
 use crate::tui::app::{App, Mode};
 use crate::tui::layout::{Region, inner};
@@ -27,9 +27,9 @@ const SETTLEMENT_COLUMN_WIDTH: usize = 21;
 
 pub fn severity_style(theme: &Theme, severity: &str) -> Style {
     match severity.to_ascii_lowercase().as_str() {
-        "major" | "critical" | "high" => theme.severity_major,
-        "minor" | "medium" => theme.severity_minor,
-        _ => theme.severity_note,
+        "major" | "critical" | "high" => theme.severity_high,
+        "minor" | "medium" => theme.severity_medium,
+        _ => theme.severity_low,
     }
 }
 
@@ -99,10 +99,7 @@ fn item_line<'a>(app: &App, index: usize, entry: &'a BoardItem, selected: bool) 
         decision_span(theme, entry.decision),
         settlement_span(app, index, entry),
         Span::raw(if entry.note.is_some() { " ✎ " } else { "   " }),
-        Span::styled(
-            crate::artifact::render::one_line(&entry.item.text),
-            theme.text,
-        ),
+        Span::styled(crate::report::one_line(&entry.item.text), theme.text),
     ];
     if selected {
         for span in &mut spans {
@@ -131,7 +128,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             open => Some(format!(" {open} to decide ")),
         },
     };
-    let mut title = vec![Span::styled(" Critique items ", theme.title)];
+    let name = app
+        .info
+        .items
+        .as_ref()
+        .map_or("Items", |items| items.title.as_str());
+    let mut title = vec![Span::styled(format!(" {name} "), theme.title)];
     if let Some(badge) = badge {
         title.push(Span::styled(badge, theme.status_needs_moderator));
     }
@@ -150,7 +152,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if app.board.items.is_empty() {
         frame.render_widget(
             Paragraph::new(Line::styled(
-                "The critic's items appear here for your decision.",
+                app.info
+                    .items
+                    .as_ref()
+                    .map(|items| items.placeholder.clone())
+                    .unwrap_or_default(),
                 theme.dim,
             )),
             body,

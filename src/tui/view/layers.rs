@@ -70,7 +70,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 ])
                 .areas(body);
                 frame.render_widget(
-                    Paragraph::new(crate::artifact::render::one_line(&entry.item.text))
+                    Paragraph::new(crate::report::one_line(&entry.item.text))
                         .style(app.theme.dim)
                         .wrap(Wrap { trim: true }),
                     about,
@@ -91,11 +91,7 @@ fn help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
     let body = block.inner(rect);
     frame.render_widget(block, rect);
     let about = match app.mode {
-        Mode::Live => {
-            "quorum runs a debate: a proposer proposes, a critic criticises, you decide each \
-             critique item, the proposer revises, the judges score, and the verdict follows \
-             from the scores."
-        }
+        Mode::Live => app.info.about.as_str(),
         Mode::Replay(_) => {
             "A replay of a recorded debate, at the pace it happened (long pauses shortened). \
              Nothing you press here changes the debate or its record."
@@ -123,6 +119,14 @@ fn help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
             .scroll((scroll, 0)),
         body,
     );
+}
+
+/// What a modal calls a pane's role: `judge` for the panel, else its title.
+fn role_noun(pane: &crate::tui::app::AgentPane) -> String {
+    match pane.role.group {
+        crate::protocol::RoleGroup::Panel => "judge".to_string(),
+        _ => pane.role.title.to_lowercase(),
+    }
 }
 
 fn confirm_quit(app: &App, frame: &mut Frame, area: Rect) {
@@ -170,11 +174,15 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
         Line::raw(""),
     ];
     if held {
+        let noun = role_noun(pane);
         lines.push(Line::styled(
-            "The other judges are in; the round waits for you. You can:",
+            format!("The other {noun}s are in; the round waits for you. You can:"),
             app.theme.dim,
         ));
-        lines.push(choice("m", "re-run this judge with the same prompt".into()));
+        lines.push(choice(
+            "m",
+            format!("re-run this {noun} with the same prompt"),
+        ));
         lines.push(choice(
             "s",
             "go on without it (it counts as missing)".into(),
@@ -199,7 +207,10 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
             "retry now: cancel the running attempt and start it again".into(),
         ));
         if app.skippable(prompt.pane) {
-            lines.push(choice("s", "skip this judge for this round".into()));
+            lines.push(choice(
+                "s",
+                format!("skip this {} for this round", role_noun(pane)),
+            ));
         } else {
             lines.push(Line::styled(
                 format!(

@@ -2,11 +2,11 @@
 //! nothing mutates during a draw, and nothing here lays out text that
 //! `App::prepare` has not already laid out and cached.
 
+mod board;
 mod header;
 mod items;
 mod layers;
 mod panes;
-mod scoreboard;
 mod verdict;
 
 pub use items::ARCHIVE_STATUS_ROWS;
@@ -32,7 +32,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
         match region {
             Region::Pane(index) => panes::draw_agent(app, *index, frame, *rect),
             Region::Items => items::draw(app, frame, *rect),
-            Region::Scoreboard => scoreboard::draw(app, frame, *rect),
+            Region::Board => board::draw(app, frame, *rect),
             Region::Transcript => panes::draw_transcript(app, frame, *rect),
             Region::Verdict => verdict::draw(app, frame, *rect),
         }
@@ -64,7 +64,7 @@ pub(super) fn is_focused(app: &App, region: Region) -> bool {
         && match (region, app.focus) {
             (Region::Pane(index), Focus::Pane(focused)) => index == focused,
             (Region::Items, Focus::Items) => true,
-            (Region::Scoreboard, Focus::Scoreboard) => true,
+            (Region::Board, Focus::Board) => true,
             (Region::Transcript, Focus::Transcript) => true,
             _ => false,
         }
@@ -76,7 +76,7 @@ fn draw_tabs(app: &App, frame: &mut Frame, area: Rect) {
     for (index, pane) in app.panes.iter().enumerate() {
         tabs.push((
             format!("{}{}", pane.role.title, panes::status_mark(pane.status)),
-            panes::role_style(theme, &pane.role.slot),
+            panes::role_style(theme, pane.role.group),
             app.focus == Focus::Pane(index) && !app.show_verdict,
         ));
     }
@@ -89,23 +89,31 @@ fn draw_tabs(app: &App, frame: &mut Frame, area: Rect) {
         }
         _ => "Items".to_string(),
     };
-    tabs.push((
-        items_label,
-        theme.text,
-        app.focus == Focus::Items && !app.show_verdict,
-    ));
-    tabs.push((
-        "Scores".into(),
-        theme.text,
-        app.focus == Focus::Scoreboard && !app.show_verdict,
-    ));
+    if app.has_items() {
+        tabs.push((
+            items_label,
+            theme.text,
+            app.focus == Focus::Items && !app.show_verdict,
+        ));
+    }
+    if let Some(board) = &app.info.board {
+        tabs.push((
+            board.title.clone(),
+            theme.text,
+            app.focus == Focus::Board && !app.show_verdict,
+        ));
+    }
     tabs.push((
         "Log".into(),
         theme.text,
         app.focus == Focus::Transcript && !app.show_verdict,
     ));
-    if app.report.is_some() {
-        tabs.push(("Verdict".into(), theme.title, app.show_verdict));
+    if let Some(report) = &app.report {
+        tabs.push((
+            verdict::title(&report.outcome).into(),
+            theme.title,
+            app.show_verdict,
+        ));
     }
     let full: usize = tabs
         .iter()

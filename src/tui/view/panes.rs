@@ -7,17 +7,20 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{frame_block, is_focused};
+use crate::protocol::RoleGroup;
 use crate::tui::app::{App, PaneStatus, Scroll};
 use crate::tui::layout::{Region, inner};
 use crate::tui::markdown::StreamDoc;
 use crate::tui::theme::Theme;
 
-/// The colour of a role slot.
-pub fn role_style(theme: &Theme, slot: &str) -> Style {
-    match slot {
-        "proposer" => theme.role_proposer,
-        "critic" => theme.role_critic,
-        _ => theme.role_judge,
+/// The colour of a role: by its group, so every protocol's roles are
+/// coloured alike.
+pub fn role_style(theme: &Theme, group: RoleGroup) -> Style {
+    match group {
+        RoleGroup::Lead => theme.role_lead,
+        RoleGroup::Challenger => theme.role_challenger,
+        RoleGroup::Panel => theme.role_panel,
+        RoleGroup::Synthesizer => theme.role_synthesizer,
     }
 }
 
@@ -71,7 +74,7 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     let focused = is_focused(app, Region::Pane(index));
     let mut title = vec![
         Span::raw(" "),
-        Span::styled(pane.role.title.clone(), role_style(theme, &pane.role.slot)),
+        Span::styled(pane.role.title.clone(), role_style(theme, pane.role.group)),
     ];
     if pane.role.binding {
         title.push(Span::styled(" ★", theme.binding));

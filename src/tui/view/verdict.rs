@@ -1,21 +1,27 @@
-//! The verdict view: the outcome, the reader-first summary (which carries
-//! the decision record) and every file written. It stays until the person
-//! quits; Tab goes back to the panes.
+//! The result view: the outcome (a verdict with its rule, a delivered
+//! document, or a failure), the reader-first deliverable the protocol wrote
+//! and every file written. It stays until the person quits; Tab goes back
+//! to the panes.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use super::board::{tone_style, verdict_style};
 use super::frame_block;
-use super::scoreboard::verdict_style;
-use crate::protocol::Outcome;
+use crate::protocol::{Outcome, Tone};
 use crate::tui::app::App;
 use crate::tui::layout::inner;
 
-/// Under the verdict: where it comes from and what follows.
-const EXPLANATION: &str = "The decision follows mechanically from the judges' scores; the \
-                           summary below is what quorum wrote to summary.md.";
+/// The view's title for an ending: a verdict, or the result of a protocol
+/// that delivers a document.
+pub fn title(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Completed { .. } => "Result",
+        Outcome::Decided { .. } | Outcome::Failed { .. } => "Verdict",
+    }
+}
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let Some(report) = &app.report else {
@@ -23,9 +29,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     };
     let theme = &app.theme;
     frame.render_widget(
-        frame_block(app, Line::styled(" Verdict ", theme.title), true),
+        frame_block(
+            app,
+            Line::styled(format!(" {} ", title(&report.outcome)), theme.title),
+            true,
+        ),
         area,
     );
+    let explanation = app.info.ending_note.as_str();
     let body = inner(area);
     let (headline, rule) = match &report.outcome {
         Outcome::Decided { verdict, rule } => (
@@ -35,6 +46,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             ),
             rule.clone(),
         ),
+        Outcome::Completed { note, .. } => (
+            Span::styled(" DONE ", tone_style(theme, Tone::Positive)),
+            note.clone(),
+        ),
         Outcome::Failed { reason } => (Span::styled(" NO VERDICT ", theme.error), reason.clone()),
     };
     let paths_rows = (report.paths.len() as u16 + 2).min(body.height / 3);
@@ -43,7 +58,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let rows = |chars: usize| chars.div_ceil(usize::from(body.width.max(1))) as u16;
     let headline_rows = rows(headline.content.chars().count() + 2 + rule.chars().count());
     let [top, summary, paths] = Layout::vertical([
-        Constraint::Length(headline_rows + rows(EXPLANATION.chars().count()) + 1),
+        Constraint::Length(headline_rows + rows(explanation.chars().count()) + 1),
         Constraint::Min(3),
         Constraint::Length(paths_rows),
     ])
@@ -55,7 +70,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 Span::raw("  "),
                 Span::styled(rule, theme.text),
             ]),
-            Line::styled(EXPLANATION, theme.dim),
+            Line::styled(explanation, theme.dim),
         ])
         .wrap(Wrap { trim: false }),
         top,

@@ -20,10 +20,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{ChangeType, CritiqueItem, ItemDecision, JudgeResult, ThesisTree, Verdict};
-use crate::verdict::{self, Assessment};
+use crate::protocol::decision_review::model::{
+    ChangeType, CritiqueItem, ItemDecision, JudgeResult, ThesisTree, Verdict,
+};
+use crate::protocol::decision_review::verdict::{self, Assessment};
 
-use super::decision_review::{DecisionRecord, DecisionReview, EvaluationRound, block_ids};
+use super::{DecisionRecord, DecisionReview, EvaluationRound, block_ids};
 
 pub(super) fn derive(
     review: &DecisionReview,
@@ -56,17 +58,17 @@ pub(super) fn derive(
 }
 
 /// The main claim of a tree: its first `claim` block, else its first block.
-pub fn main_claim(tree: &ThesisTree) -> Option<&crate::model::Block> {
+pub fn main_claim(tree: &ThesisTree) -> Option<&crate::protocol::decision_review::model::Block> {
     tree.blocks
         .iter()
-        .find(|block| block.block_type == crate::model::BlockType::Claim)
+        .find(|block| block.block_type == crate::protocol::decision_review::model::BlockType::Claim)
         .or_else(|| tree.blocks.first())
 }
 
 fn recommendation(
     assessment: &Assessment,
     tree: &ThesisTree,
-    results: &BTreeMap<crate::model::JudgeRole, JudgeResult>,
+    results: &BTreeMap<crate::protocol::decision_review::model::JudgeRole, JudgeResult>,
 ) -> String {
     let claim = main_claim(tree)
         .map(|block| block.text.trim().to_string())
@@ -94,7 +96,7 @@ fn recommendation(
                 .values()
                 .filter_map(JudgeResult::scores)
                 .flat_map(|scores| scores.block_scores.iter())
-                .filter(|score| score.criterion == crate::model::Criterion::Risk)
+                .filter(|score| score.criterion == crate::protocol::decision_review::model::Criterion::Risk)
                 .min_by_key(|score| score.score)
                 .map(|score| score.rationale.trim().to_string());
             match dealbreaker {
@@ -108,11 +110,16 @@ fn recommendation(
             "Do not decide yet: gather the missing information, or get the missing assessments, and run the review again."
                 .to_string()
         }
+        Verdict::Pass | Verdict::Concerns | Verdict::Fail => {
+            unreachable!("a decision review derives only ADOPT, REVISE, REJECT or ESCALATE")
+        }
     }
 }
 
 /// Mean score of each block over every valid score in the round.
-fn block_means(results: &BTreeMap<crate::model::JudgeRole, JudgeResult>) -> BTreeMap<String, f64> {
+fn block_means(
+    results: &BTreeMap<crate::protocol::decision_review::model::JudgeRole, JudgeResult>,
+) -> BTreeMap<String, f64> {
     let mut sums: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     for scores in results.values().filter_map(JudgeResult::scores) {
         for score in &scores.block_scores {

@@ -9,6 +9,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::protocol::judges::{JudgeRole, is_chair};
+pub use crate::protocol::{ItemDecision, Verdict};
+
 /// The kind of a thesis block. A closed set (RULES.md A14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -114,66 +117,6 @@ pub struct ChangeEntry {
 pub struct RevisionOutput {
     pub revised_tree: ThesisTree,
     pub change_log: Vec<ChangeEntry>,
-}
-
-/// The judge roles of the debate skill. A fixed set (INF-21): there are no
-/// custom personas.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JudgeRole {
-    Analyst,
-    Stylist,
-    Aesthete,
-    Strategist,
-    Empiricist,
-}
-
-impl JudgeRole {
-    pub const ALL: [JudgeRole; 5] = [
-        JudgeRole::Analyst,
-        JudgeRole::Stylist,
-        JudgeRole::Aesthete,
-        JudgeRole::Strategist,
-        JudgeRole::Empiricist,
-    ];
-
-    /// Lower-case name used in file names and YAML (`judge-analyst.md`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JudgeRole::Analyst => "analyst",
-            JudgeRole::Stylist => "stylist",
-            JudgeRole::Aesthete => "aesthete",
-            JudgeRole::Strategist => "strategist",
-            JudgeRole::Empiricist => "empiricist",
-        }
-    }
-
-    /// What this judge pays attention to; goes into its prompt (INF-22).
-    pub fn focus(self) -> &'static str {
-        match self {
-            JudgeRole::Aesthete => "argument elegance, creative reasoning, intellectual beauty",
-            JudgeRole::Stylist => "clarity, persuasiveness, rhetorical skill, accessibility",
-            JudgeRole::Analyst => "logical rigor, evidence quality, internal consistency",
-            JudgeRole::Strategist => {
-                "long-term consequences, what fails and how far it spreads, the cost of undoing"
-            }
-            JudgeRole::Empiricist => {
-                "whether each claim rests on data, measurements or precedent that can be checked"
-            }
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<JudgeRole> {
-        JudgeRole::ALL
-            .into_iter()
-            .find(|role| role.as_str().eq_ignore_ascii_case(name))
-    }
-}
-
-impl fmt::Display for JudgeRole {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// Whether a judge can block ADOPT.
@@ -307,41 +250,6 @@ pub fn architecture_panel(high_stakes: bool) -> Vec<JudgeConfig> {
     panel
 }
 
-/// The debate-skill modes that seat judges or reviewers, for the default
-/// panel sizes (INF-25..28).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PanelKind {
-    /// 1:1 direct challenge: a critic alone, no judges.
-    DirectChallenge,
-    /// Panel review: three independent reviewers.
-    PanelReview,
-    DecisionReview,
-    HighStakesDecisionReview,
-}
-
-/// The judges (or reviewers) a mode seats by default, in panel order.
-pub fn default_judges(kind: PanelKind) -> Vec<JudgeRole> {
-    match kind {
-        PanelKind::DirectChallenge => Vec::new(),
-        PanelKind::PanelReview => vec![JudgeRole::Aesthete, JudgeRole::Stylist, JudgeRole::Analyst],
-        PanelKind::DecisionReview => architecture_panel(false)
-            .iter()
-            .map(|judge| judge.role)
-            .collect(),
-        PanelKind::HighStakesDecisionReview => architecture_panel(true)
-            .iter()
-            .map(|judge| judge.role)
-            .collect(),
-    }
-}
-
-/// The analyst chairs the panel. The title carries no extra power: the
-/// specification gives the chair no duty (RULES.md A17).
-pub fn is_chair(role: JudgeRole) -> bool {
-    role == JudgeRole::Analyst
-}
-
 /// One judge's score of one block on one criterion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockScore {
@@ -399,33 +307,6 @@ impl JudgeResult {
     }
 }
 
-/// The decision actions of a decision review (DR-28).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Verdict {
-    Adopt,
-    Revise,
-    Reject,
-    Escalate,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Adopt => "ADOPT",
-            Verdict::Revise => "REVISE",
-            Verdict::Reject => "REJECT",
-            Verdict::Escalate => "ESCALATE",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 /// The critic's stance for one run (DR-16).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -447,53 +328,9 @@ impl CritiqueMode {
     }
 }
 
-/// The moderator's call on one critique item.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ItemDecision {
-    Accept,
-    Reject,
-    Defer,
-}
-
-impl ItemDecision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ItemDecision::Accept => "accept",
-            ItemDecision::Reject => "reject",
-            ItemDecision::Defer => "defer",
-        }
-    }
-
-    /// Accepts `accept|a`, `reject|r`, `defer|d`, any case.
-    pub fn parse(word: &str) -> Option<ItemDecision> {
-        match word.trim().to_ascii_lowercase().as_str() {
-            "a" | "accept" | "accepted" => Some(ItemDecision::Accept),
-            "r" | "reject" | "rejected" => Some(ItemDecision::Reject),
-            "d" | "defer" | "deferred" => Some(ItemDecision::Defer),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// INF-25: a 1:1 direct challenge seats no judges.
-    #[test]
-    fn inf_25_direct_challenge_has_no_judges() {
-        assert!(default_judges(PanelKind::DirectChallenge).is_empty());
-    }
-
-    /// INF-26: a panel review seats aesthete, stylist and analyst.
-    #[test]
-    fn inf_26_panel_review_has_three_reviewers() {
-        assert_eq!(
-            default_judges(PanelKind::PanelReview),
-            [JudgeRole::Aesthete, JudgeRole::Stylist, JudgeRole::Analyst]
-        );
-    }
 
     /// INF-27, INF-28: three judges by default, five when the stakes are high,
     /// with the analyst and strategist binding.
@@ -517,36 +354,6 @@ mod tests {
                 .map(|judge| judge.role)
                 .collect::<Vec<_>>(),
             [JudgeRole::Analyst, JudgeRole::Strategist]
-        );
-        assert_eq!(default_judges(PanelKind::HighStakesDecisionReview).len(), 5);
-    }
-
-    /// INF-21: judge roles are a closed set; an unknown persona does not parse.
-    #[test]
-    fn inf_21_no_custom_judge_personas() {
-        assert_eq!(JudgeRole::parse("analyst"), Some(JudgeRole::Analyst));
-        assert_eq!(JudgeRole::parse("poet"), None);
-        assert!(yaml_serde::from_str::<JudgeRole>("poet").is_err());
-    }
-
-    /// INF-22: each judge's focus, as its prompt carries it.
-    #[test]
-    fn inf_22_judge_focus() {
-        assert!(JudgeRole::Aesthete.focus().contains("elegance"));
-        assert!(JudgeRole::Stylist.focus().contains("clarity"));
-        assert!(JudgeRole::Analyst.focus().contains("logical rigor"));
-    }
-
-    /// INF-23: the analyst is the chair, a label only.
-    #[test]
-    fn inf_23_analyst_is_the_chair() {
-        assert!(is_chair(JudgeRole::Analyst));
-        assert!(
-            JudgeRole::ALL
-                .iter()
-                .filter(|role| is_chair(**role))
-                .count()
-                == 1
         );
     }
 

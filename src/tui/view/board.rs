@@ -1,5 +1,8 @@
-//! The scoreboard: blocks × criteria × judges of the current round, filling
-//! in as each judge's output is parsed, and the verdict the scores imply.
+//! The board: the protocol's own view of the debate, in one of the kinds
+//! the interface knows ([`BoardView`]). The score matrix — blocks ×
+//! criteria × judges of the current round, filling in as each judge's
+//! output is parsed, and the verdict the scores imply — is the first; a
+//! protocol without a board gets no region at all.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,8 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{frame_block, is_focused};
-use crate::model::Verdict;
-use crate::protocol::{JudgeState, ScoreColumn, Scoreboard};
+use crate::protocol::{BoardView, JudgeState, ScoreColumn, Scoreboard, Tone, Verdict};
 use crate::tui::app::App;
 use crate::tui::layout::{Region, inner};
 use crate::tui::theme::Theme;
@@ -19,12 +21,30 @@ const BLOCK_COLUMN_WIDTH: usize = 6;
 /// Width of one criterion column, in cells.
 const CRITERION_COLUMN_WIDTH: usize = 4;
 
+pub fn tone_style(theme: &Theme, tone: Tone) -> Style {
+    match tone {
+        Tone::Positive => theme.tone_positive,
+        Tone::Caution => theme.tone_caution,
+        Tone::Negative => theme.tone_negative,
+        Tone::Uncertain => theme.tone_uncertain,
+    }
+}
+
 pub fn verdict_style(theme: &Theme, verdict: Verdict) -> Style {
-    match verdict {
-        Verdict::Adopt => theme.verdict_adopt,
-        Verdict::Revise => theme.verdict_revise,
-        Verdict::Reject => theme.verdict_reject,
-        Verdict::Escalate => theme.verdict_escalate,
+    tone_style(theme, verdict.tone())
+}
+
+/// The board region's title: the protocol's name for it, and the round of
+/// a score matrix.
+pub fn title(app: &App) -> String {
+    let name = app
+        .info
+        .board
+        .as_ref()
+        .map_or("Board", |board| board.title.as_str());
+    match &app.board.view {
+        BoardView::Scores(board) => format!("{name} · round {}", board.round),
+        BoardView::None => name.to_string(),
     }
 }
 
@@ -53,20 +73,21 @@ fn pad(text: &str, width: usize) -> String {
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
-    let focused = is_focused(app, Region::Scoreboard);
-    let title = match &app.board.scoreboard {
-        Some(board) => format!(" Scores · round {} ", board.round),
-        None => " Scores ".to_string(),
-    };
+    let focused = is_focused(app, Region::Board);
+    let title = format!(" {} ", title(app));
     frame.render_widget(
         frame_block(app, Line::styled(title, theme.title), focused),
         area,
     );
     let body = inner(area);
-    let lines = match &app.board.scoreboard {
+    let lines = match app.board.view.scoreboard() {
         Some(board) => lines(theme, board),
         None => vec![Line::styled(
-            "Scores appear here as each judge's answer is parsed.",
+            app.info
+                .board
+                .as_ref()
+                .map(|board| board.placeholder.clone())
+                .unwrap_or_default(),
             theme.dim,
         )],
     };
@@ -81,7 +102,7 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
         let width = group_width(column);
         let name = format!("{}{}", column.judge, if column.binding { "★" } else { "" });
         let style = match column.state {
-            JudgeState::Scored | JudgeState::Pending => theme.role_judge,
+            JudgeState::Scored | JudgeState::Pending => theme.role_panel,
             JudgeState::Malformed(_) => theme.status_malformed,
             JudgeState::Skipped(_) => theme.status_skipped,
         };
@@ -141,10 +162,7 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
             _ => None,
         };
         if let Some((text, style)) = note {
-            out.push(Line::styled(
-                crate::artifact::render::one_line(&text),
-                style,
-            ));
+            out.push(Line::styled(crate::report::one_line(&text), style));
         }
     }
     if let Some(implied) = &board.implied {

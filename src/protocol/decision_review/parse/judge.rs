@@ -14,7 +14,9 @@ use std::collections::HashMap;
 use yaml_serde::Value;
 
 use super::{Document, FieldPath, Fields, ParseError, describe, list_capped, quote};
-use crate::model::{BlockScore, Criterion, JudgeConfig, JudgeScores, SynthesisScore, ThesisTree};
+use crate::protocol::decision_review::model::{
+    BlockScore, Criterion, JudgeConfig, JudgeScores, SynthesisScore, ThesisTree,
+};
 
 const SCORE_SHAPE: &str = "a score (a mapping with block_id, criterion, score, rationale)";
 
@@ -191,7 +193,7 @@ fn insufficient_information(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{JudgeRole, ThesisTree, Weight};
+    use crate::protocol::decision_review::model::{JudgeRole, ThesisTree, Weight};
 
     fn tree() -> ThesisTree {
         super::super::test_tree(&["b1", "b2"])

@@ -9,20 +9,21 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{
+use super::model::{
     BlockScore, ChangeEntry, CritiqueItem, ItemDecision, JudgeConfig, JudgeResult, SynthesisScore,
     ThesisTree, Verdict,
 };
-use crate::protocol::decision_record::main_claim;
-use crate::protocol::decision_review::{
+use super::record::main_claim;
+use super::verdict::{Assessment, Check, QuorumStatus, Thresholds};
+use super::{
     CRITIC_ROLE, DecisionRecord, DecisionReview, PROPOSER_ROLE, ReviewConfig, item_ids, judge_file,
     superseded_judge_file,
 };
-use crate::protocol::usage::{Price, UsageReport, UsageTotals};
 use crate::protocol::{Document, Outcome, Protocol};
-use crate::verdict::{Assessment, Check, QuorumStatus, Thresholds};
+use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp, usage_line, usage_md};
 
-use super::{fenced, log_lines, one_line, timestamp};
+/// The decision review's reader-first deliverable (RF-19, RULES.md A19).
+pub const SUMMARY_FILE: &str = "summary.md";
 
 /// Every file of the tree that has content yet.
 pub fn documents(review: &DecisionReview) -> Vec<Document> {
@@ -342,26 +343,6 @@ pub struct DebateYaml {
     pub usage: Option<UsageYaml>,
 }
 
-/// The `usage:` section: totals, per agent, per call, and the prices used.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct UsageYaml {
-    #[serde(flatten)]
-    pub report: UsageReport,
-    /// USD per million tokens, per `provider:model`, as configured for this run.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub prices: std::collections::BTreeMap<String, Price>,
-}
-
-impl UsageYaml {
-    pub fn of(review: &DecisionReview) -> Option<UsageYaml> {
-        let ledger = review.usage_ledger();
-        (!ledger.calls().is_empty()).then(|| UsageYaml {
-            report: ledger.report(),
-            prices: review.config().participants.prices.clone(),
-        })
-    }
-}
-
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Meta {
     pub topic: String,
@@ -389,13 +370,13 @@ pub struct AgentYaml {
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct JudgeYaml {
-    pub role: crate::model::JudgeRole,
+    pub role: crate::protocol::decision_review::model::JudgeRole,
     /// The analyst chairs the panel: a label only (INF-23).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chair: bool,
     pub agent: String,
-    pub weight: crate::model::Weight,
-    pub criteria: Vec<crate::model::Criterion>,
+    pub weight: crate::protocol::decision_review::model::Weight,
+    pub criteria: Vec<crate::protocol::decision_review::model::Criterion>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -432,7 +413,7 @@ pub struct StagesYaml {
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ProposalYaml {
-    pub thesis_tree: Vec<crate::model::Block>,
+    pub thesis_tree: Vec<crate::protocol::decision_review::model::Block>,
     pub raw_output: String,
 }
 
@@ -473,7 +454,7 @@ pub struct RevisionRoundYaml {
     pub must_address: Vec<String>,
     #[serde(default)]
     pub directives: Vec<crate::protocol::decision_review::NumberedDirective>,
-    pub revised_tree: Vec<crate::model::Block>,
+    pub revised_tree: Vec<crate::protocol::decision_review::model::Block>,
     pub change_log: Vec<ChangeEntry>,
     pub raw_output: String,
 }
@@ -481,7 +462,7 @@ pub struct RevisionRoundYaml {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RevisionYaml {
     /// The latest round's tree and change log, as the seed's schema has them.
-    pub revised_tree: Vec<crate::model::Block>,
+    pub revised_tree: Vec<crate::protocol::decision_review::model::Block>,
     pub change_log: Vec<ChangeEntry>,
     pub raw_output: String,
     pub rounds: Vec<RevisionRoundYaml>,
@@ -489,7 +470,7 @@ pub struct RevisionYaml {
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct JudgeStatusYaml {
-    pub role: crate::model::JudgeRole,
+    pub role: crate::protocol::decision_review::model::JudgeRole,
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -675,7 +656,7 @@ impl DebateYaml {
                     .iter()
                     .map(|judge| JudgeYaml {
                         role: judge.role,
-                        chair: crate::model::is_chair(judge.role),
+                        chair: crate::protocol::decision_review::model::is_chair(judge.role),
                         agent: config
                             .participants
                             .judges
@@ -696,7 +677,7 @@ impl DebateYaml {
                 .collect(),
             thresholds: config.thresholds.clone(),
             outcome: review.outcome().cloned(),
-            usage: UsageYaml::of(review),
+            usage: UsageYaml::of(review.usage_ledger()),
         }
     }
 }
@@ -762,124 +743,8 @@ fn transcript_md(review: &DecisionReview) -> String {
             ));
         }
     }
-    out.push_str(&usage_md(review));
+    out.push_str(&usage_md(review.usage_ledger()));
     out
-}
-
-/// The usage section of the transcript: one line per call, then per agent
-/// and in total. Estimated token counts are marked `(est.)`.
-fn usage_md(review: &DecisionReview) -> String {
-    let ledger = review.usage_ledger();
-    if ledger.calls().is_empty() {
-        return String::new();
-    }
-    let mut out = String::from(
-        "\n## Usage\n\n| call | agent | tokens in | tokens out | first token | tok/s | time | cost |\n\
-         |---|---|---|---|---|---|---|---|\n",
-    );
-    for call in ledger.calls() {
-        let marker = if call.estimated { " (est.)" } else { "" };
-        let tokens = |count: Option<u64>| {
-            count.map_or("—".to_string(), |count| {
-                format!("{}{marker}", thousands(count))
-            })
-        };
-        out.push_str(&format!(
-            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",
-            call.call_id,
-            call.agent,
-            tokens(call.input_tokens),
-            tokens(call.output_tokens),
-            call.ttft_ms.map_or("—".to_string(), seconds),
-            call.output_tokens_per_second
-                .map_or("—".to_string(), |rate| format!("{rate:.0}")),
-            seconds(call.elapsed_ms),
-            call.cost_usd.map_or("—".to_string(), dollars)
-        ));
-    }
-    out.push_str(
-        "\n| agent | calls | tokens in | tokens out | cost | call time |\n|---|---|---|---|---|---|\n",
-    );
-    let row = |name: &str, totals: &UsageTotals| {
-        let marker = if totals.estimated { " (est.)" } else { "" };
-        format!(
-            "| {name} | {} | {}{marker} | {}{marker} | {} | {} |\n",
-            totals.calls,
-            thousands(totals.input_tokens),
-            thousands(totals.output_tokens),
-            totals.cost_usd.map_or("—".to_string(), dollars),
-            duration_words(totals.call_time_ms)
-        )
-    };
-    for (agent, totals) in ledger.by_agent() {
-        out.push_str(&row(&format!("`{agent}`"), &totals));
-    }
-    out.push_str(&row("**total**", &ledger.total()));
-    out
-}
-
-/// `1.2 s`.
-fn seconds(ms: u64) -> String {
-    format!("{:.1} s", ms as f64 / 1000.0)
-}
-
-/// `12,345`.
-pub fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
-/// `$0.08`, or more digits for small amounts: `$0.0042`.
-pub fn dollars(amount: f64) -> String {
-    if amount >= 0.01 || amount == 0.0 {
-        format!("${amount:.2}")
-    } else {
-        format!("${amount:.4}")
-    }
-}
-
-/// `4 min 12 s`, `42 s`, `1 h 3 min`.
-pub fn duration_words(ms: u64) -> String {
-    let seconds = (ms + 500) / 1000;
-    match seconds {
-        0..60 => format!("{seconds} s"),
-        60..3600 => format!("{} min {} s", seconds / 60, seconds % 60),
-        _ => format!("{} h {} min", seconds / 3600, (seconds % 3600) / 60),
-    }
-}
-
-/// The one usage line at the end of `summary.md`: `12,345 tokens in, 6,789
-/// out · $0.08 · 4 min 12 s`.
-pub fn usage_line(review: &DecisionReview) -> Option<String> {
-    let ledger = review.usage_ledger();
-    if ledger.calls().is_empty() {
-        return None;
-    }
-    let total = ledger.total();
-    let mut parts = vec![format!(
-        "{}{} tokens in, {} out{}",
-        if total.estimated { "about " } else { "" },
-        thousands(total.input_tokens),
-        thousands(total.output_tokens),
-        if total.estimated { " (estimated)" } else { "" }
-    )];
-    if let Some(cost) = total.cost_usd {
-        let partial = if total.calls_without_price > 0 || total.calls_without_usage > 0 {
-            " for the priced calls"
-        } else {
-            ""
-        };
-        parts.push(format!("{}{partial}", dollars(cost)));
-    }
-    parts.push(duration_words(review.duration_ms()));
-    Some(parts.join(" · "))
 }
 
 // ---- summary.md ---------------------------------------------------------------
@@ -971,6 +836,9 @@ pub fn summary_lead(review: &DecisionReview) -> Option<String> {
              {}. {objection}. Next: gather what is listed under \"What is still uncertain\", then decide.",
             escalate_reason(review, assessment)
         ),
+        Verdict::Pass | Verdict::Concerns | Verdict::Fail => {
+            unreachable!("a decision review derives only ADOPT, REVISE, REJECT or ESCALATE")
+        }
     };
     Some(opening)
 }
@@ -999,7 +867,7 @@ fn reject_reason(review: &DecisionReview, plain: &dyn Fn(&str) -> String) -> Str
         .flat_map(|evaluation| evaluation.judges.values())
         .filter_map(|record| record.result.as_ref()?.scores())
         .flat_map(|scores| scores.block_scores.iter())
-        .filter(|score| score.criterion == crate::model::Criterion::Risk)
+        .filter(|score| score.criterion == crate::protocol::decision_review::model::Criterion::Risk)
         .min_by_key(|score| score.score)
         .map(|score| {
             format!(
@@ -1049,9 +917,11 @@ fn plain_block_refs(text: &str, tree: Option<&ThesisTree>) -> String {
         let word = &rest[..word_end];
         match tree.block(word) {
             Some(block) => out.push_str(match block.block_type {
-                crate::model::BlockType::Claim => "the main claim",
-                crate::model::BlockType::Implementation => "the implementation plan",
-                crate::model::BlockType::Fallback => "the fallback plan",
+                crate::protocol::decision_review::model::BlockType::Claim => "the main claim",
+                crate::protocol::decision_review::model::BlockType::Implementation => {
+                    "the implementation plan"
+                }
+                crate::protocol::decision_review::model::BlockType::Fallback => "the fallback plan",
             }),
             None => out.push_str(word),
         }
@@ -1117,7 +987,7 @@ fn summary_md(review: &DecisionReview) -> Option<String> {
             out.push_str(&scores_table(review, evaluation));
         }
     }
-    if let Some(usage) = usage_line(review) {
+    if let Some(usage) = usage_line(review.usage_ledger(), review.duration_ms()) {
         out.push_str(&format!("\nUsage: {usage}.\n"));
     }
     out.push_str(
@@ -1222,24 +1092,4 @@ fn yaml_word<T: Serialize>(value: &T) -> String {
         .unwrap_or_default()
         .trim()
         .to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn figures_read_naturally() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(12_345), "12,345");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-        assert_eq!(dollars(0.0), "$0.00");
-        assert_eq!(dollars(0.0842), "$0.08");
-        assert_eq!(dollars(0.00421), "$0.0042");
-        assert_eq!(dollars(12.5), "$12.50");
-        assert_eq!(duration_words(42_400), "42 s");
-        assert_eq!(duration_words(252_000), "4 min 12 s");
-        assert_eq!(duration_words(3_780_000), "1 h 3 min");
-    }
 }

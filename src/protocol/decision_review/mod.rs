@@ -11,41 +11,48 @@
 //! it names are written by the engine, and [`Protocol::documents`] only says
 //! what the files contain.
 
+pub mod documents;
+pub mod kind;
+pub mod model;
+pub mod parse;
+pub mod prompts;
+pub mod record;
+pub mod verdict;
+
+pub use kind::{KIND, NAME};
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::model::{
+use self::model::{
     CritiqueItem, CritiqueMode, ItemDecision, JudgeConfig, JudgeResult, JudgeRole, RevisionOutput,
-    ThesisTree, Verdict,
+    ThesisTree, Verdict, Weight,
 };
-use crate::parse::{self, ParsedCritique};
-use crate::prompts::{PromptSet, Template};
-use crate::verdict::{self, Assessment, Thresholds};
+use self::parse::ParsedCritique;
+use self::prompts::Template;
+use self::verdict::{Assessment, Thresholds};
+use crate::prompts::PromptSet;
 
-use super::supervision::{
-    AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms, split_call_id,
-};
-use super::usage::{CallUsage, Measured, Price, UsageLedger};
+use super::calls::{Calls, Routed};
+use super::supervision::{LiveCall, Slot, split_call_id};
+use super::usage::{Price, UsageLedger};
 use super::{
-    Board, BoardItem, CallSpec, Document, Effect, ImpliedVerdict, Input, ItemResolution,
-    JudgeState, LogEntry, LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol,
-    ScoreColumn, Scoreboard, Timestamp,
+    Board, BoardItem, BoardView, CallSpec, Description, Document, Effect, ImpliedVerdict, Input,
+    ItemResolution, JudgeState, LogEntry, LogKind, ModerationItem, Outcome, OverrideAction,
+    Progress, Protocol, RegionInfo, RoleGroup, RoleInfo, ScoreColumn, Scoreboard, StageFocus,
+    StageInfo, Timestamp,
 };
+
+pub use super::ContextDoc;
+pub use super::calls::CallDiagnostic;
 
 /// The role the proposer plays in the record (DR-22).
 pub const PROPOSER_ROLE: &str = "oracle";
 /// The role the critic plays in the record (DR-22).
 pub const CRITIC_ROLE: &str = "mephistopheles";
-
-/// A document the user attached as context.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ContextDoc {
-    pub name: String,
-    pub text: String,
-}
 
 /// The decision-review modes (DR-43). Comparative and writing come later.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +83,21 @@ pub struct Participants {
 }
 
 impl Participants {
+    /// Every role slot with the `provider:model` playing it.
+    pub fn by_slot(&self) -> BTreeMap<String, String> {
+        [
+            ("proposer".to_string(), self.proposer.clone()),
+            ("critic".to_string(), self.critic.clone()),
+        ]
+        .into_iter()
+        .chain(
+            self.judges
+                .iter()
+                .map(|(role, agent)| (judge_slot_role(*role), agent.clone())),
+        )
+        .collect()
+    }
+
     /// The `provider:model` that plays a role slot (`proposer`, `critic`,
     /// `judge.analyst`).
     pub fn agent_for_role(&self, role: &str) -> Option<&str> {
@@ -284,8 +306,7 @@ pub struct DecisionReview {
     prompts: Arc<PromptSet>,
     stage: Stage,
     round: u32,
-    supervisor: Supervisor,
-    log: Vec<LogEntry>,
+    calls: Calls,
     proposal: Option<Collected<ThesisTree>>,
     critique: Option<Collected<ParsedCritique>>,
     decisions: BTreeMap<String, ItemRuling>,
@@ -298,29 +319,21 @@ pub struct DecisionReview {
     pending_directives: Vec<NumberedDirective>,
     /// Ids the running revision must address.
     pending_must_address: Vec<String>,
-    usage: UsageLedger,
-    diagnostics: Vec<CallDiagnostic>,
     outcome: Option<Outcome>,
-}
-
-/// What a provider said about a call besides its answer (a local program's
-/// stderr), kept for the transcript.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CallDiagnostic {
-    pub call_id: String,
-    pub text: String,
-    pub at: Timestamp,
 }
 
 impl DecisionReview {
     pub fn new(config: ReviewConfig, prompts: Arc<PromptSet>) -> Self {
+        let calls = Calls::new(
+            config.participants.by_slot(),
+            config.participants.prices.clone(),
+        );
         DecisionReview {
             config,
             prompts,
             stage: Stage::Proposal,
             round: 1,
-            supervisor: Supervisor::default(),
-            log: Vec::new(),
+            calls,
             proposal: None,
             critique: None,
             decisions: BTreeMap::new(),
@@ -330,8 +343,6 @@ impl DecisionReview {
             malformed: Vec::new(),
             pending_directives: Vec::new(),
             pending_must_address: Vec::new(),
-            usage: UsageLedger::default(),
-            diagnostics: Vec::new(),
             outcome: None,
         }
     }
@@ -406,41 +417,17 @@ impl DecisionReview {
         &self.malformed
     }
     pub fn usage_ledger(&self) -> &UsageLedger {
-        &self.usage
+        self.calls.usage()
     }
     pub fn diagnostics(&self) -> &[CallDiagnostic] {
-        &self.diagnostics
+        self.calls.diagnostics()
     }
     /// Wall time from the start of the debate to its latest event, in ms.
     pub fn duration_ms(&self) -> u64 {
-        self.log
-            .last()
-            .map(|entry| {
-                (entry.at - self.config.started_at)
-                    .num_milliseconds()
-                    .max(0) as u64
-            })
-            .unwrap_or(0)
-    }
-    /// Records a finished call's figures, priced by the agent playing its role.
-    fn record_usage(&mut self, call_id: &str, role: &str, measured: Measured) -> CallUsage {
-        let participants = &self.config.participants;
-        let agent = participants.agent_for_role(role).unwrap_or_default();
-        let figures = CallUsage::new(
-            call_id,
-            role,
-            agent,
-            measured,
-            participants.prices.get(agent),
-        );
-        self.usage.record(figures.clone());
-        figures
+        self.calls.duration_ms(self.config.started_at)
     }
     pub fn live_call_ids(&self) -> Vec<String> {
-        self.supervisor
-            .live_calls()
-            .map(|(id, _)| id.to_string())
-            .collect()
+        self.calls.live_call_ids()
     }
 
     /// Items with the given decision, in critique order.
@@ -468,18 +455,30 @@ impl DecisionReview {
         let evaluation = self.evaluations.last()?;
         let assessment = evaluation.assessment.as_ref()?;
         let tree = &self.revisions.last()?.output.revised_tree;
-        Some(super::decision_record::derive(
-            self, evaluation, assessment, tree,
-        ))
+        Some(record::derive(self, evaluation, assessment, tree))
     }
 
     fn push_log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
-        self.log.push(LogEntry {
-            at: now,
-            kind,
-            call_id: call_id.map(str::to_string),
-            message,
-        });
+        self.calls.push_log(now, kind, call_id, message);
+    }
+
+    /// Keeps the recorded participants in step with the roster after a
+    /// moderator's switch, so debate.yaml names who plays each role now.
+    fn sync_participants(&mut self) {
+        let agents = self.calls.agents();
+        let participants = &mut self.config.participants;
+        if let Some(agent) = agents.get("proposer") {
+            participants.proposer = agent.clone();
+        }
+        if let Some(agent) = agents.get("critic") {
+            participants.critic = agent.clone();
+        }
+        for (role, agent) in participants.judges.iter_mut() {
+            if let Some(now) = agents.get(&judge_slot_role(*role)) {
+                *agent = now.clone();
+            }
+        }
+        participants.prices = self.calls.prices().clone();
     }
 
     fn enter(&mut self, stage: Stage, round: u32, now: Timestamp) {
@@ -507,12 +506,8 @@ impl DecisionReview {
         raw_output_path: Option<String>,
         now: Timestamp,
     ) -> Result<CallSpec, Vec<Effect>> {
-        match self.prompts.render(template, &context) {
-            Ok(prompt) => {
-                Ok(self
-                    .supervisor
-                    .start(slot, prompt, raw_output_path, now, &mut self.log))
-            }
+        match self.prompts.render(template.spec(), &context) {
+            Ok(prompt) => Ok(self.calls.start(slot, prompt, raw_output_path, now)),
             Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
         }
     }
@@ -532,18 +527,7 @@ impl DecisionReview {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        self.push_log(
-            now,
-            LogKind::Failure,
-            None,
-            format!("debate stopped: {reason}"),
-        );
-        let cancels = self
-            .live_call_ids()
-            .into_iter()
-            .map(|call_id| Effect::CancelCall { call_id })
-            .collect::<Vec<_>>();
-        self.supervisor = Supervisor::default();
+        let cancels = self.calls.stop(now, Some(&reason));
         self.stage = Stage::Done;
         let outcome = Outcome::Failed { reason };
         self.outcome = Some(outcome.clone());
@@ -882,10 +866,10 @@ impl DecisionReview {
 
     /// Why settling `item_id` with `decision` after the verdict would be
     /// refused, or `None` when it would be applied.
-    pub fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+    pub fn settle_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         match &self.outcome {
             None => return Some("the debate is still running".into()),
-            Some(Outcome::Failed { .. }) => {
+            Some(Outcome::Failed { .. } | Outcome::Completed { .. }) => {
                 return Some("the debate ended without a verdict".into());
             }
             Some(Outcome::Decided { .. }) => {}
@@ -918,7 +902,7 @@ impl DecisionReview {
         note: Option<&str>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        if let Some(reason) = self.resolution_refusal(item_id, decision) {
+        if let Some(reason) = self.settle_refusal(item_id, decision) {
             self.push_log(
                 now,
                 LogKind::Note,
@@ -1136,13 +1120,12 @@ impl DecisionReview {
             Some(call_id),
             format!("moderator: re-run {role} with the same prompt"),
         );
-        let spec = self.supervisor.relaunch(
+        let spec = self.calls.relaunch(
             Slot::new(judge_slot_role(role), "evaluation", round),
             attempt + 1,
             prompt,
             Some(judge_file(role, round)),
             now,
-            &mut self.log,
         );
         self.evaluations
             .last_mut()
@@ -1376,29 +1359,9 @@ impl DecisionReview {
                 call.slot.role, call.slot.stage
             ),
         );
-        let (role, stage) = (call.slot.role.clone(), call.slot.stage.clone());
-        let original_prompt = call.prompt.clone();
-        let context = json!({
-            "original_prompt": original_prompt,
-            "previous_output": output,
-            "error": error,
-        });
-        if call.repaired {
-            return self.fail(
-                now,
-                format!("the {role}'s {stage} answer could not be parsed, even after a repair attempt: {error}"),
-            );
-        }
-        let prompt = match self.prompts.render(Template::Repair, &context) {
-            Ok(prompt) => prompt,
-            Err(error) => return self.fail(now, format!("could not build the prompt: {error}")),
-        };
-        match self.supervisor.repair(call, prompt, now, &mut self.log) {
-            Some(spec) => vec![Effect::StartCall(spec)],
-            None => self.fail(
-                now,
-                format!("the {role}'s {stage} answer could not be parsed: {error}"),
-            ),
+        match self.calls.repair(call, output, &error, &self.prompts, now) {
+            Ok(spec) => vec![Effect::StartCall(spec)],
+            Err(reason) => self.fail(now, reason),
         }
     }
 
@@ -1421,17 +1384,54 @@ impl DecisionReview {
             ),
         )
     }
+}
 
-    fn after_failure(
-        &mut self,
-        after: Option<AfterFailure>,
-        reason: String,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        match after {
-            None => Vec::new(),
-            Some(AfterFailure::Retry(spec)) => vec![Effect::StartCall(spec)],
-            Some(AfterFailure::GiveUp(call)) => self.on_gave_up(call, reason, now),
+impl DecisionReview {
+    /// The inputs that are the decision review's own, not call plumbing.
+    fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        match input {
+            Input::ItemDecided {
+                item_id,
+                decision,
+                note,
+            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
+            Input::ModerationSubmitted => self.on_moderation_submitted(now),
+            Input::Override {
+                call_id,
+                action: OverrideAction::Rerun,
+            } => self.on_rerun(call_id, now),
+            Input::Override {
+                call_id,
+                action: OverrideAction::Skip,
+            } => {
+                if self.held_judge(call_id).is_none() {
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        "override ignored: the call is not live".into(),
+                    );
+                    return Vec::new();
+                }
+                self.push_log(
+                    now,
+                    LogKind::Override,
+                    Some(call_id),
+                    "moderator: go on without this judge".into(),
+                );
+                if let Some(evaluation) = self.evaluations.last_mut() {
+                    evaluation.released = true;
+                }
+                self.conclude_round_if_complete(now)
+            }
+            Input::ItemResolved {
+                item_id,
+                decision,
+                note,
+            } => self.on_item_resolved(item_id, *decision, note.as_deref(), now),
+            Input::Reopened => self.on_reopened(now),
+            // Everything else is call plumbing, routed before it gets here.
+            _ => Vec::new(),
         }
     }
 }
@@ -1459,209 +1459,45 @@ impl Protocol for DecisionReview {
         if self.outcome.is_some() && !after_verdict {
             return Vec::new();
         }
-        match input {
-            Input::CallFinished {
-                call_id,
-                output,
-                usage,
-                usage_estimated,
-                ttft_ms,
-                elapsed_ms,
+        match self.calls.route(input, now) {
+            Routed::Handled(effects) => {
+                if matches!(input, Input::AgentSwitched { .. }) {
+                    self.sync_participants();
+                }
+                effects
+            }
+            Routed::Answered { call, output } => match call.slot.stage.as_str() {
+                "proposal" => self.on_proposal(call, output, now),
+                "critique" => self.on_critique(call, output, now),
+                "revision" => self.on_revision(call, output, now),
+                _ => {
+                    let role = call
+                        .slot
+                        .role
+                        .strip_prefix("judge.")
+                        .and_then(JudgeRole::parse)
+                        .expect("evaluation calls belong to judges");
+                    let call_id = call.call_id();
+                    self.on_judge(role, &call_id, output, now)
+                }
+            },
+            Routed::GaveUp {
+                call,
+                reason,
+                by_moderator,
+                mut effects,
             } => {
-                let Some(call) = self.supervisor.finish(call_id) else {
-                    self.push_log(
-                        now,
-                        LogKind::Note,
-                        Some(call_id),
-                        "late output from a call that is no longer live: ignored".into(),
-                    );
-                    return Vec::new();
-                };
-                let figures = self.record_usage(
-                    call_id,
-                    &call.slot.role,
-                    Measured {
-                        usage: *usage,
-                        estimated: *usage_estimated,
-                        ttft_ms: *ttft_ms,
-                        elapsed_ms: *elapsed_ms,
-                    },
-                );
-                let tokens = figures
-                    .input_tokens
-                    .zip(figures.output_tokens)
-                    .map(|(input, output)| format!(", {input} tokens in / {output} out"))
-                    .unwrap_or_default();
-                self.push_log(
-                    now,
-                    LogKind::CallFinished,
-                    Some(call_id),
-                    format!(
-                        "{} answered in {} ({} chars{tokens})",
-                        call.slot.role,
-                        format_duration_ms(*elapsed_ms),
-                        output.chars().count()
-                    ),
-                );
-                match call.slot.stage.as_str() {
-                    "proposal" => self.on_proposal(call, output, now),
-                    "critique" => self.on_critique(call, output, now),
-                    "revision" => self.on_revision(call, output, now),
-                    _ => {
-                        let role = call
-                            .slot
-                            .role
-                            .strip_prefix("judge.")
-                            .and_then(JudgeRole::parse)
-                            .expect("evaluation calls belong to judges");
-                        self.on_judge(role, call_id, output, now)
-                    }
-                }
-            }
-            Input::CallFailed {
-                call_id,
-                failure,
-                partial_chars,
-                ..
-            } => {
-                if *partial_chars > 0 && self.supervisor.is_live(call_id) {
-                    self.push_log(
-                        now,
-                        LogKind::Note,
-                        Some(call_id),
-                        format!("{partial_chars} chars had streamed before the failure; discarded"),
-                    );
-                }
-                let reason = match failure {
-                    super::CallFailure::TimedOut { after_ms } => {
-                        format!(
-                            "timed out twice; last after {}",
-                            format_duration_ms(*after_ms)
-                        )
-                    }
-                    super::CallFailure::Error { message } => {
-                        format!("failed twice; last: {message}")
-                    }
-                };
-                let after = self.supervisor.fail(call_id, failure, now, &mut self.log);
-                self.after_failure(after, reason, now)
-            }
-            Input::CallDiagnostic { call_id, text } => {
-                let lines = text.lines().filter(|line| !line.trim().is_empty()).count();
-                self.push_log(
-                    now,
-                    LogKind::Note,
-                    Some(call_id),
-                    format!(
-                        "the agent wrote {lines} line(s) of diagnostics (stderr); they are at the end of the transcript"
-                    ),
-                );
-                self.diagnostics.push(CallDiagnostic {
-                    call_id: call_id.clone(),
-                    text: text.clone(),
-                    at: now,
-                });
-                Vec::new()
-            }
-            Input::ItemDecided {
-                item_id,
-                decision,
-                note,
-            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
-            Input::ModerationSubmitted => self.on_moderation_submitted(now),
-            Input::AgentSwitched { role, agent, price } => {
-                let participants = &mut self.config.participants;
-                if let Some(price) = price {
-                    participants.prices.insert(agent.clone(), *price);
-                }
-                let slot = match role.strip_prefix("judge.").and_then(JudgeRole::parse) {
-                    Some(judge) => participants.judges.get_mut(&judge),
-                    None if role == "proposer" => Some(&mut participants.proposer),
-                    None if role == "critic" => Some(&mut participants.critic),
-                    None => None,
-                };
-                let message = match slot {
-                    Some(slot) => {
-                        let before = std::mem::replace(slot, agent.clone());
-                        format!("moderator: {role} is now played by {agent} (was {before})")
-                    }
-                    None => format!("switch ignored: no role {role} in this debate"),
-                };
-                self.push_log(now, LogKind::Override, None, message);
-                Vec::new()
-            }
-            Input::Override {
-                call_id,
-                action: OverrideAction::WaitLonger { extra_ms },
-            } => {
-                let message = match self.supervisor.live_call(call_id) {
-                    Some(call) => format!(
-                        "moderator: wait {} longer for {}",
-                        format_duration_ms(*extra_ms),
-                        call.slot.role
-                    ),
-                    None => "override ignored: the call is not live".into(),
-                };
-                let kind = if self.supervisor.is_live(call_id) {
-                    LogKind::Override
-                } else {
-                    LogKind::Note
-                };
-                self.push_log(now, kind, Some(call_id), message);
-                Vec::new()
-            }
-            Input::Override {
-                call_id,
-                action: OverrideAction::Rerun,
-            } => self.on_rerun(call_id, now),
-            Input::Override {
-                call_id,
-                action: OverrideAction::Skip,
-            } if !self.supervisor.is_live(call_id) && self.held_judge(call_id).is_some() => {
-                self.push_log(
-                    now,
-                    LogKind::Override,
-                    Some(call_id),
-                    "moderator: go on without this judge".into(),
-                );
-                if let Some(evaluation) = self.evaluations.last_mut() {
-                    evaluation.released = true;
-                }
-                self.conclude_round_if_complete(now)
-            }
-            Input::ItemResolved {
-                item_id,
-                decision,
-                note,
-            } => self.on_item_resolved(item_id, *decision, note.as_deref(), now),
-            Input::Reopened => self.on_reopened(now),
-            Input::Override { call_id, action } => {
-                let retry = *action == OverrideAction::RetryNow;
-                let after = self
-                    .supervisor
-                    .override_call(call_id, retry, now, &mut self.log);
-                if after.is_none() {
-                    self.push_log(
-                        now,
-                        LogKind::Note,
-                        Some(call_id),
-                        "override ignored: the call is not live".into(),
-                    );
-                    return Vec::new();
-                }
-                if !retry && self.stage == Stage::Evaluation {
+                if by_moderator && self.stage == Stage::Evaluation {
                     // The moderator chose to go on without this judge; a
                     // held round would only ask them again.
                     if let Some(evaluation) = self.evaluations.last_mut() {
                         evaluation.released = true;
                     }
                 }
-                let mut effects = vec![Effect::CancelCall {
-                    call_id: call_id.clone(),
-                }];
-                effects.extend(self.after_failure(after, "skipped by the moderator".into(), now));
+                effects.extend(self.on_gave_up(call, reason, now));
                 effects
             }
+            Routed::Protocol(input) => self.handle_own(input, now),
         }
     }
 
@@ -1674,19 +1510,112 @@ impl Protocol for DecisionReview {
     }
 
     fn log(&self) -> &[LogEntry] {
-        &self.log
+        self.calls.log()
     }
 
     fn documents(&self) -> Vec<Document> {
-        crate::artifact::render::decision_review::documents(self)
+        documents::documents(self)
     }
 
     fn outcome(&self) -> Option<&Outcome> {
         self.outcome.as_ref()
     }
 
+    fn describe(&self) -> Description {
+        let config = &self.config;
+        let participants = &config.participants;
+        let role =
+            |slot: &str, title: &str, group: RoleGroup, agent: &str, binding: bool| RoleInfo {
+                slot: slot.to_string(),
+                title: title.to_string(),
+                group,
+                agent: agent.to_string(),
+                binding,
+            };
+        let mut roles = vec![
+            role(
+                "proposer",
+                "Proposer",
+                RoleGroup::Lead,
+                &participants.proposer,
+                false,
+            ),
+            role(
+                "critic",
+                "Critic",
+                RoleGroup::Challenger,
+                &participants.critic,
+                false,
+            ),
+        ];
+        for judge in &config.panel {
+            roles.push(role(
+                &judge_slot_role(judge.role),
+                &capitalised(judge.role.as_str()),
+                RoleGroup::Panel,
+                participants
+                    .judges
+                    .get(&judge.role)
+                    .map(String::as_str)
+                    .unwrap_or_default(),
+                judge.weight == Weight::Binding,
+            ));
+        }
+        let mut label = format!(
+            "decision review · {} · {} critique",
+            config.mode.as_str(),
+            config.critique_mode.as_str()
+        );
+        if config.high_stakes {
+            label.push_str(" · high stakes");
+        }
+        Description {
+            topic: config.topic.clone(),
+            label,
+            roles,
+            deliverable: documents::SUMMARY_FILE.to_string(),
+            items: Some(RegionInfo {
+                title: "Critique items".into(),
+                placeholder: "The critic's items appear here for your decision.".into(),
+            }),
+            board: Some(RegionInfo {
+                title: "Scores".into(),
+                placeholder: "Scores appear here as each judge's answer is parsed.".into(),
+            }),
+            about:
+                "quorum runs a debate: a proposer proposes, a critic criticises, you decide each \
+                    critique item, the proposer revises, the judges score, and the verdict follows \
+                    from the scores."
+                    .to_string(),
+            ending_note: "The decision follows mechanically from the judges' scores; the \
+                          summary below is what quorum wrote to summary.md."
+                .to_string(),
+        }
+    }
+
+    fn summary_lead(&self) -> Option<String> {
+        documents::summary_lead(self)
+    }
+
     fn usage(&self) -> Option<&UsageLedger> {
-        Some(&self.usage)
+        Some(self.calls.usage())
+    }
+
+    fn usage_line(&self) -> Option<String> {
+        crate::report::usage_line(self.calls.usage(), self.duration_ms())
+    }
+
+    fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut fields = serde_json::Map::new();
+        fields.insert(
+            "decision".into(),
+            serde_json::to_value(self.decision_record()).unwrap_or_default(),
+        );
+        fields
+    }
+
+    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+        self.settle_refusal(item_id, decision)
     }
 
     fn board(&self) -> Board {
@@ -1704,18 +1633,8 @@ impl Protocol for DecisionReview {
             })
             .collect();
         Board {
-            stages: [
-                Stage::Proposal,
-                Stage::Critique,
-                Stage::Moderation,
-                Stage::Revision,
-                Stage::Evaluation,
-                Stage::Done,
-            ]
-            .iter()
-            .map(|stage| stage.as_str().to_string())
-            .collect(),
-            scoreboard: self.scoreboard(),
+            stages: stages(),
+            view: self.scoreboard().map_or(BoardView::None, BoardView::Scores),
             items,
             needs_moderator: self.stage == Stage::Moderation
                 || self.evaluations.last().is_some_and(|round| round.held),
@@ -1763,7 +1682,7 @@ impl Protocol for DecisionReview {
 
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
         let call = self
-            .supervisor
+            .calls
             .live_call(call_id)
             .ok_or_else(|| format!("{call_id} is not waiting for an answer"))?;
         let error = match call.slot.stage.as_str() {
@@ -1794,9 +1713,34 @@ impl Protocol for DecisionReview {
     }
 
     fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.supervisor.live_call(call_id)?;
+        let call = self.calls.live_call(call_id)?;
         last_yaml_fence(&call.prompt)
     }
+}
+
+/// The stage strip of a decision review (DR-01), the moderator's turn and
+/// the verdict included.
+fn stages() -> Vec<StageInfo> {
+    [
+        (Stage::Proposal, StageFocus::Role("proposer".into())),
+        (Stage::Critique, StageFocus::Role("critic".into())),
+        (Stage::Moderation, StageFocus::Items),
+        (Stage::Revision, StageFocus::Role("proposer".into())),
+        (Stage::Evaluation, StageFocus::Board),
+        (Stage::Done, StageFocus::Stay),
+    ]
+    .into_iter()
+    .map(|(stage, focus)| StageInfo::new(stage.as_str(), &capitalised(stage.as_str()), focus))
+    .collect()
+}
+
+/// `analyst` → `Analyst`.
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The last fenced YAML block of a prompt: every prompt ends with the shape
@@ -1921,12 +1865,12 @@ pub fn moderation_item(item: &CritiqueItem) -> ModerationItem {
     }
 }
 
-fn flaw_word(flaw: crate::model::FlawType) -> &'static str {
+fn flaw_word(flaw: crate::protocol::decision_review::model::FlawType) -> &'static str {
     match flaw {
-        crate::model::FlawType::Assumption => "assumption",
-        crate::model::FlawType::Evidence => "evidence",
-        crate::model::FlawType::Risk => "risk",
-        crate::model::FlawType::Feasibility => "feasibility",
+        crate::protocol::decision_review::model::FlawType::Assumption => "assumption",
+        crate::protocol::decision_review::model::FlawType::Evidence => "evidence",
+        crate::protocol::decision_review::model::FlawType::Risk => "risk",
+        crate::protocol::decision_review::model::FlawType::Feasibility => "feasibility",
     }
 }
 
@@ -1956,9 +1900,9 @@ fn summarize_items(items: &[CritiqueItem]) -> String {
 
 fn severity_word(item: &CritiqueItem) -> &'static str {
     match item.severity {
-        crate::model::Severity::Major => "major",
-        crate::model::Severity::Minor => "minor",
-        crate::model::Severity::Note => "note",
+        crate::protocol::decision_review::model::Severity::Major => "major",
+        crate::protocol::decision_review::model::Severity::Minor => "minor",
+        crate::protocol::decision_review::model::Severity::Note => "note",
     }
 }
 

@@ -70,7 +70,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Criterion, JudgeConfig, JudgeResult, JudgeRole, JudgeScores, Verdict};
+use crate::protocol::decision_review::model::{
+    Criterion, JudgeConfig, JudgeResult, JudgeRole, JudgeScores, Verdict,
+};
 
 /// Lowest score a judge can give, on the 1–5 scale (A14).
 const SCORE_MIN: u8 = 1;
@@ -936,7 +938,9 @@ fn number(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{BlockScore, SynthesisScore, Weight, architecture_panel};
+    use crate::protocol::decision_review::model::{
+        BlockScore, SynthesisScore, Weight, architecture_panel,
+    };
 
     use Criterion::*;
     use JudgeRole::*;

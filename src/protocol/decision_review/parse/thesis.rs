@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use yaml_serde::{Sequence, Value};
 
 use super::{Document, FieldPath, Fields, ParseError, describe, quote};
-use crate::model::{Block, BlockType, ThesisTree};
+use crate::protocol::decision_review::model::{Block, BlockType, ThesisTree};
 
 /// The words accepted for a block's `type`, a closed set (DR-10, A14).
 const BLOCK_TYPES: [(&str, BlockType); 3] = [

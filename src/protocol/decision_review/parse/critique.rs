@@ -13,7 +13,9 @@
 use yaml_serde::Value;
 
 use super::{Document, FieldPath, Fields, ParseError, list_capped, quote};
-use crate::model::{CritiqueItem, CritiqueMode, FlawType, Severity, ThesisTree};
+use crate::protocol::decision_review::model::{
+    CritiqueItem, CritiqueMode, FlawType, Severity, ThesisTree,
+};
 
 /// The words accepted for `flaw_type` (DR-12).
 const FLAW_TYPES: [(&str, FlawType); 4] = [
@@ -133,7 +135,7 @@ pub fn parse_critique(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ThesisTree;
+    use crate::protocol::decision_review::model::ThesisTree;
 
     fn tree() -> ThesisTree {
         super::super::test_tree(&["b1", "b2", "b3"])

@@ -13,7 +13,7 @@ use yaml_serde::Value;
 
 use super::thesis::tree_from_value;
 use super::{Document, FieldPath, Fields, ParseError, describe, list_capped, quote};
-use crate::model::{ChangeEntry, ChangeType, RevisionOutput};
+use crate::protocol::decision_review::model::{ChangeEntry, ChangeType, RevisionOutput};
 
 /// The words accepted for `change_type`; `decline` is ours (A11).
 const CHANGE_TYPES: [(&str, ChangeType); 5] = [
@@ -123,7 +123,7 @@ fn addressed_id(fields: &Fields<'_>) -> Result<String, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::BlockType;
+    use crate::protocol::decision_review::model::BlockType;
 
     fn ids(names: &[&str]) -> Vec<String> {
         names.iter().map(|name| (*name).to_owned()).collect()

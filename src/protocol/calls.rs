@@ -1,0 +1,554 @@
+//! The call plumbing every protocol shares: which calls are live, who plays
+//! each role slot now, what each finished call cost, what agents wrote on
+//! the side, and the human-readable log — and the handling of every input
+//! that is about calls rather than about the debate.
+//!
+//! A protocol owns one [`Calls`] and hands each input to [`Calls::route`]
+//! first. Plumbing is dealt with there, the same way for every protocol: a
+//! finished call's usage is recorded and logged, a failure goes through the
+//! retry-once rule ([`Supervisor`]), a moderator's retry or wait is applied,
+//! a role switched to another agent is recorded, a late answer from a call
+//! that is no longer live is ignored. What is left for the protocol comes
+//! back as a [`Routed`]: an answer to parse, a slot given up, or an input of
+//! the protocol's own (an item decision, a re-run of a held judge).
+//!
+//! Not responsible for what an answer means, what giving a slot up means
+//! (skip a judge, stop the debate), or which calls to start: the protocol
+//! decides all three.
+
+use std::collections::BTreeMap;
+
+use super::supervision::{AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms};
+use super::usage::{CallUsage, Measured, Price, UsageLedger};
+use super::{CallFailure, CallSpec, Effect, Input, LogEntry, LogKind, OverrideAction, Timestamp};
+use crate::prompts::{PromptSet, REPAIR_TEMPLATE};
+
+/// What a provider said about a call besides its answer (a local program's
+/// stderr), kept for the transcript.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallDiagnostic {
+    pub call_id: String,
+    pub text: String,
+    pub at: Timestamp,
+}
+
+/// What is left for the protocol after [`Calls::route`].
+#[derive(Debug)]
+pub enum Routed<'a> {
+    /// The plumbing dealt with the input; these are its effects (often none).
+    Handled(Vec<Effect>),
+    /// A live call answered. Its usage is recorded and logged; the protocol
+    /// parses `output`.
+    Answered { call: LiveCall, output: &'a str },
+    /// A slot is given up: its retry failed too, or the moderator skipped
+    /// its running call (`effects` then cancels it). The protocol says what
+    /// that means; its effects come after `effects`.
+    GaveUp {
+        call: LiveCall,
+        reason: String,
+        by_moderator: bool,
+        effects: Vec<Effect>,
+    },
+    /// Not about calls, or about a call that is not live (a re-run of a held
+    /// judge): the protocol's own.
+    Protocol(&'a Input),
+}
+
+/// Live calls, the role roster, usage, diagnostics and the log of one debate.
+#[derive(Clone, Debug, Default)]
+pub struct Calls {
+    supervisor: Supervisor,
+    log: Vec<LogEntry>,
+    usage: UsageLedger,
+    diagnostics: Vec<CallDiagnostic>,
+    /// Who plays each role slot now, as `provider:model`.
+    agents: BTreeMap<String, String>,
+}
+
+impl Calls {
+    /// The plumbing of a debate whose roles start with these agents.
+    pub fn new(agents: BTreeMap<String, String>, prices: BTreeMap<String, Price>) -> Self {
+        Calls {
+            agents,
+            usage: UsageLedger::priced(prices),
+            ..Calls::default()
+        }
+    }
+
+    pub fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    pub fn usage(&self) -> &UsageLedger {
+        &self.usage
+    }
+
+    pub fn diagnostics(&self) -> &[CallDiagnostic] {
+        &self.diagnostics
+    }
+
+    /// Who plays `slot` now (after any switch).
+    pub fn agent(&self, slot: &str) -> Option<&str> {
+        self.agents.get(slot).map(String::as_str)
+    }
+
+    /// Every role slot with who plays it now.
+    pub fn agents(&self) -> &BTreeMap<String, String> {
+        &self.agents
+    }
+
+    /// Configured prices by `provider:model`, switches included.
+    pub fn prices(&self) -> &BTreeMap<String, Price> {
+        self.usage.prices()
+    }
+
+    pub fn live_call(&self, call_id: &str) -> Option<&LiveCall> {
+        self.supervisor.live_call(call_id)
+    }
+
+    pub fn is_live(&self, call_id: &str) -> bool {
+        self.supervisor.is_live(call_id)
+    }
+
+    pub fn live_call_ids(&self) -> Vec<String> {
+        self.supervisor
+            .live_calls()
+            .map(|(id, _)| id.to_string())
+            .collect()
+    }
+
+    pub fn live_calls(&self) -> impl Iterator<Item = &LiveCall> {
+        self.supervisor.live_calls().map(|(_, call)| call)
+    }
+
+    pub fn push_log(
+        &mut self,
+        now: Timestamp,
+        kind: LogKind,
+        call_id: Option<&str>,
+        message: String,
+    ) {
+        self.log.push(LogEntry {
+            at: now,
+            kind,
+            call_id: call_id.map(str::to_string),
+            message,
+        });
+    }
+
+    /// Wall time from `started_at` to the latest event, in ms.
+    pub fn duration_ms(&self, started_at: Timestamp) -> u64 {
+        self.log
+            .last()
+            .map(|entry| (entry.at - started_at).num_milliseconds().max(0) as u64)
+            .unwrap_or(0)
+    }
+
+    /// Registers the first attempt of a slot; returns the call to start.
+    pub fn start(
+        &mut self,
+        slot: Slot,
+        prompt: String,
+        raw_output_path: Option<String>,
+        now: Timestamp,
+    ) -> CallSpec {
+        self.supervisor
+            .start(slot, prompt, raw_output_path, now, &mut self.log)
+    }
+
+    /// Starts `attempt` of a slot that had finished, on the moderator's word.
+    pub fn relaunch(
+        &mut self,
+        slot: Slot,
+        attempt: u32,
+        prompt: String,
+        raw_output_path: Option<String>,
+        now: Timestamp,
+    ) -> CallSpec {
+        self.supervisor
+            .relaunch(slot, attempt, prompt, raw_output_path, now, &mut self.log)
+    }
+
+    /// Stops every live call: the debate is over. Logs `reason` as a
+    /// failure when there is one; returns the cancellations.
+    pub fn stop(&mut self, now: Timestamp, failure: Option<&str>) -> Vec<Effect> {
+        if let Some(reason) = failure {
+            self.push_log(
+                now,
+                LogKind::Failure,
+                None,
+                format!("debate stopped: {reason}"),
+            );
+        }
+        let cancels = self
+            .live_call_ids()
+            .into_iter()
+            .map(|call_id| Effect::CancelCall { call_id })
+            .collect();
+        self.supervisor = Supervisor::default();
+        cancels
+    }
+
+    /// One repair call for a finished slot whose answer could not be used,
+    /// quoting `error` (a slot gets one). `Err` carries why the debate
+    /// cannot go on: the repair was used already, or its prompt cannot be
+    /// built.
+    pub fn repair(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        error: &str,
+        prompts: &PromptSet,
+        now: Timestamp,
+    ) -> Result<CallSpec, String> {
+        let (role, stage) = (call.slot.role.clone(), call.slot.stage.clone());
+        if call.repaired {
+            return Err(format!(
+                "the {role}'s {stage} answer could not be parsed, even after a repair attempt: {error}"
+            ));
+        }
+        let context = serde_json::json!({
+            "original_prompt": call.prompt,
+            "previous_output": output,
+            "error": error,
+        });
+        let prompt = prompts
+            .render(&REPAIR_TEMPLATE, &context)
+            .map_err(|error| format!("could not build the prompt: {error}"))?;
+        self.supervisor
+            .repair(call, prompt, now, &mut self.log)
+            .ok_or_else(|| format!("the {role}'s {stage} answer could not be parsed: {error}"))
+    }
+
+    /// Deals with the plumbing of `input`; what is left comes back.
+    pub fn route<'a>(&mut self, input: &'a Input, now: Timestamp) -> Routed<'a> {
+        match input {
+            Input::CallFinished {
+                call_id,
+                output,
+                usage,
+                usage_estimated,
+                ttft_ms,
+                elapsed_ms,
+            } => {
+                let Some(call) = self.supervisor.finish(call_id) else {
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        "late output from a call that is no longer live: ignored".into(),
+                    );
+                    return Routed::Handled(Vec::new());
+                };
+                let figures = self.record_usage(
+                    call_id,
+                    &call.slot.role,
+                    Measured {
+                        usage: *usage,
+                        estimated: *usage_estimated,
+                        ttft_ms: *ttft_ms,
+                        elapsed_ms: *elapsed_ms,
+                    },
+                );
+                let tokens = figures
+                    .input_tokens
+                    .zip(figures.output_tokens)
+                    .map(|(input, output)| format!(", {input} tokens in / {output} out"))
+                    .unwrap_or_default();
+                self.push_log(
+                    now,
+                    LogKind::CallFinished,
+                    Some(call_id),
+                    format!(
+                        "{} answered in {} ({} chars{tokens})",
+                        call.slot.role,
+                        format_duration_ms(*elapsed_ms),
+                        output.chars().count()
+                    ),
+                );
+                Routed::Answered { call, output }
+            }
+            Input::CallFailed {
+                call_id,
+                failure,
+                partial_chars,
+                ..
+            } => {
+                if *partial_chars > 0 && self.supervisor.is_live(call_id) {
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        format!("{partial_chars} chars had streamed before the failure; discarded"),
+                    );
+                }
+                let reason = match failure {
+                    CallFailure::TimedOut { after_ms } => {
+                        format!(
+                            "timed out twice; last after {}",
+                            format_duration_ms(*after_ms)
+                        )
+                    }
+                    CallFailure::Error { message } => format!("failed twice; last: {message}"),
+                };
+                match self.supervisor.fail(call_id, failure, now, &mut self.log) {
+                    None => Routed::Handled(Vec::new()),
+                    Some(AfterFailure::Retry(spec)) => {
+                        Routed::Handled(vec![Effect::StartCall(spec)])
+                    }
+                    Some(AfterFailure::GiveUp(call)) => Routed::GaveUp {
+                        call,
+                        reason,
+                        by_moderator: false,
+                        effects: Vec::new(),
+                    },
+                }
+            }
+            Input::CallDiagnostic { call_id, text } => {
+                let lines = text.lines().filter(|line| !line.trim().is_empty()).count();
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    Some(call_id),
+                    format!(
+                        "the agent wrote {lines} line(s) of diagnostics (stderr); they are at the end of the transcript"
+                    ),
+                );
+                self.diagnostics.push(CallDiagnostic {
+                    call_id: call_id.clone(),
+                    text: text.clone(),
+                    at: now,
+                });
+                Routed::Handled(Vec::new())
+            }
+            Input::AgentSwitched { role, agent, price } => {
+                if let Some(price) = price {
+                    self.usage.set_price(agent, *price);
+                }
+                let message = match self.agents.get_mut(role) {
+                    Some(slot) => {
+                        let before = std::mem::replace(slot, agent.clone());
+                        format!("moderator: {role} is now played by {agent} (was {before})")
+                    }
+                    None => format!("switch ignored: no role {role} in this debate"),
+                };
+                self.push_log(now, LogKind::Override, None, message);
+                Routed::Handled(Vec::new())
+            }
+            Input::Override {
+                call_id,
+                action: OverrideAction::WaitLonger { extra_ms },
+            } => {
+                let (kind, message) = match self.supervisor.live_call(call_id) {
+                    Some(call) => (
+                        LogKind::Override,
+                        format!(
+                            "moderator: wait {} longer for {}",
+                            format_duration_ms(*extra_ms),
+                            call.slot.role
+                        ),
+                    ),
+                    None => (
+                        LogKind::Note,
+                        "override ignored: the call is not live".to_string(),
+                    ),
+                };
+                self.push_log(now, kind, Some(call_id), message);
+                Routed::Handled(Vec::new())
+            }
+            Input::Override {
+                call_id,
+                action: action @ (OverrideAction::RetryNow | OverrideAction::Skip),
+            } => {
+                let retry = *action == OverrideAction::RetryNow;
+                if !self.supervisor.is_live(call_id) {
+                    if !retry {
+                        // A skip of a call that is not running is about a
+                        // finished slot (a held judge): the protocol's.
+                        return Routed::Protocol(input);
+                    }
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        "override ignored: the call is not live".into(),
+                    );
+                    return Routed::Handled(Vec::new());
+                }
+                let cancel = Effect::CancelCall {
+                    call_id: call_id.clone(),
+                };
+                match self
+                    .supervisor
+                    .override_call(call_id, retry, now, &mut self.log)
+                {
+                    Some(AfterFailure::Retry(spec)) => {
+                        Routed::Handled(vec![cancel, Effect::StartCall(spec)])
+                    }
+                    Some(AfterFailure::GiveUp(call)) => Routed::GaveUp {
+                        call,
+                        reason: "skipped by the moderator".into(),
+                        by_moderator: true,
+                        effects: vec![cancel],
+                    },
+                    None => Routed::Handled(Vec::new()),
+                }
+            }
+            Input::Override {
+                action: OverrideAction::Rerun,
+                ..
+            }
+            | Input::ItemDecided { .. }
+            | Input::ModerationSubmitted
+            | Input::ItemResolved { .. }
+            | Input::Reopened => Routed::Protocol(input),
+        }
+    }
+
+    /// Records a finished call's figures, priced by the agent playing its role.
+    fn record_usage(&mut self, call_id: &str, role: &str, measured: Measured) -> CallUsage {
+        let agent = self.agents.get(role).cloned().unwrap_or_default();
+        let figures = CallUsage::new(call_id, role, &agent, measured, self.usage.price_of(&agent));
+        self.usage.record(figures.clone());
+        figures
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    fn now() -> Timestamp {
+        chrono::Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap()
+    }
+
+    fn calls() -> Calls {
+        Calls::new(
+            BTreeMap::from([("critic".to_string(), "script:demo".to_string())]),
+            BTreeMap::new(),
+        )
+    }
+
+    fn finished(call_id: &str) -> Input {
+        Input::CallFinished {
+            call_id: call_id.into(),
+            output: "answer".into(),
+            usage: None,
+            usage_estimated: false,
+            ttft_ms: None,
+            elapsed_ms: 1500,
+        }
+    }
+
+    #[test]
+    fn an_answer_of_a_live_call_is_recorded_and_handed_over() {
+        let mut calls = calls();
+        let spec = calls.start(Slot::new("critic", "challenge", 1), "p".into(), None, now());
+        let input = finished(&spec.request.call_id);
+        let Routed::Answered { call, output } = calls.route(&input, now()) else {
+            panic!("expected an answer");
+        };
+        assert_eq!(call.slot.role, "critic");
+        assert_eq!(output, "answer");
+        assert_eq!(calls.usage().calls().len(), 1);
+        assert_eq!(calls.log().last().unwrap().kind, LogKind::CallFinished);
+    }
+
+    /// INF-15: an answer from a call that is no longer live is ignored.
+    #[test]
+    fn inf_15_late_answers_are_ignored() {
+        let mut calls = calls();
+        assert!(matches!(
+            calls.route(&finished("critic/challenge/r1/a1"), now()),
+            Routed::Handled(effects) if effects.is_empty()
+        ));
+        assert!(calls.log().last().unwrap().message.contains("late output"));
+    }
+
+    /// INF-12, INF-13: a failure retries once, the second gives the slot up.
+    #[test]
+    fn inf_12_inf_13_failures_retry_once_then_give_up() {
+        let mut calls = calls();
+        let spec = calls.start(Slot::new("critic", "challenge", 1), "p".into(), None, now());
+        let failed = |call_id: &str| Input::CallFailed {
+            call_id: call_id.into(),
+            failure: CallFailure::TimedOut { after_ms: 600_000 },
+            partial_chars: 0,
+            elapsed_ms: 600_000,
+        };
+        let Routed::Handled(effects) = calls.route(&failed(&spec.request.call_id), now()) else {
+            panic!("expected a retry");
+        };
+        let [Effect::StartCall(retry)] = effects.as_slice() else {
+            panic!("expected one retry, got {effects:?}");
+        };
+        assert_eq!(retry.request.prompt, "p");
+        let Routed::GaveUp {
+            reason,
+            by_moderator,
+            ..
+        } = calls.route(&failed(&retry.request.call_id), now())
+        else {
+            panic!("expected the slot given up");
+        };
+        assert!(!by_moderator);
+        assert!(reason.contains("timed out twice"), "{reason}");
+    }
+
+    #[test]
+    fn a_moderator_skip_cancels_and_gives_up_a_live_call() {
+        let mut calls = calls();
+        let spec = calls.start(Slot::new("critic", "challenge", 1), "p".into(), None, now());
+        let skip = Input::Override {
+            call_id: spec.request.call_id.clone(),
+            action: OverrideAction::Skip,
+        };
+        let Routed::GaveUp {
+            by_moderator,
+            effects,
+            ..
+        } = calls.route(&skip, now())
+        else {
+            panic!("expected a skip");
+        };
+        assert!(by_moderator);
+        assert_eq!(
+            effects,
+            [Effect::CancelCall {
+                call_id: spec.request.call_id
+            }]
+        );
+        // A skip of a call that is not running is the protocol's to judge.
+        assert!(matches!(calls.route(&skip, now()), Routed::Protocol(_)));
+    }
+
+    #[test]
+    fn a_switched_role_prices_its_next_calls_with_the_new_agent() {
+        let mut calls = calls();
+        let price = Price {
+            input: 1.0,
+            output: 2.0,
+        };
+        calls.route(
+            &Input::AgentSwitched {
+                role: "critic".into(),
+                agent: "openai:gpt".into(),
+                price: Some(price),
+            },
+            now(),
+        );
+        assert_eq!(calls.agent("critic"), Some("openai:gpt"));
+        assert_eq!(calls.prices().get("openai:gpt"), Some(&price));
+        calls.route(
+            &Input::AgentSwitched {
+                role: "nobody".into(),
+                agent: "openai:gpt".into(),
+                price: None,
+            },
+            now(),
+        );
+        assert!(calls.log().last().unwrap().message.contains("ignored"));
+    }
+}

@@ -1,0 +1,493 @@
+//! The decision review's entry in the registry: its command and flags, its
+//! spec keys, its role slots, its demo, how a debate is defined from them,
+//! and how its verdict is recomputed from the files on disk.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::documents::DebateYaml;
+use super::model::{CritiqueMode, JudgeResult, JudgeRole, ThesisTree, architecture_panel};
+use super::parse::parse_judge;
+use super::verdict::{Thresholds, derive_verdict};
+use super::{DecisionReview, Participants, ReviewConfig, ReviewMode, block_ids, judge_file};
+use crate::prompts::{PromptSet, TemplateSpec};
+use crate::protocol::registry::{
+    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
+    Recomputed, RoleSlot, Setting, ValueKind, read_options,
+};
+use crate::protocol::{Outcome, Protocol, RoleGroup};
+use crate::spec::SpecError;
+
+/// What a spec's `protocol:` says for a decision review.
+pub const NAME: &str = "decision-review";
+
+/// Default number of REVISE loops (RULES.md A8).
+pub const DEFAULT_MAX_ROUNDS: u32 = 2;
+
+/// Most REVISE loops a spec may ask for.
+pub const MAX_MAX_ROUNDS: u32 = 10;
+
+/// The built-in demo: a scripted decision review on event-sourced billing.
+pub const DEMO_SPEC: &str = include_str!("../../../demo/billing-event-sourcing.yaml");
+
+/// The registry's entry for the decision review.
+pub struct DecisionReviewKind;
+
+/// The one instance the registry lists.
+pub static KIND: DecisionReviewKind = DecisionReviewKind;
+
+/// A decision review's own spec keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct ReviewOptions {
+    #[serde(default)]
+    mode: ReviewMode,
+    #[serde(default)]
+    critique: CritiqueMode,
+    #[serde(default)]
+    high_stakes: bool,
+    #[serde(default = "default_max_rounds")]
+    max_rounds: u32,
+    #[serde(default)]
+    thresholds: Thresholds,
+}
+
+fn default_max_rounds() -> u32 {
+    DEFAULT_MAX_ROUNDS
+}
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        key: "mode",
+        flag: "mode",
+        value_name: "MODE",
+        help: "What kind of decision: architecture",
+        kind: ValueKind::Text,
+        values: &["architecture"],
+    },
+    OptionSpec {
+        key: "critique",
+        flag: "critique",
+        value_name: "STANCE",
+        help: "The critic's stance (default steelman, that is generous-steelman)",
+        kind: ValueKind::Text,
+        values: &["strict", "steelman", "generous-steelman", "neutral"],
+    },
+    OptionSpec {
+        key: "high_stakes",
+        flag: "high-stakes",
+        value_name: "",
+        help: "Five judges: adds the strategist (binding) and the empiricist (advisory)",
+        kind: ValueKind::Switch(true),
+        values: &[],
+    },
+    OptionSpec {
+        key: "max_rounds",
+        flag: "max-rounds",
+        value_name: "N",
+        help: "How many times a REVISE verdict may send the proposal back for revision (default 2)",
+        kind: ValueKind::Integer,
+        values: &[],
+    },
+    OptionSpec {
+        key: "thresholds",
+        flag: "",
+        value_name: "",
+        help: "The verdict's thresholds (spec only)",
+        kind: ValueKind::Text,
+        values: &[],
+    },
+];
+
+const COMMANDS: &[CommandSpec] = &[CommandSpec {
+    name: "review",
+    about: "Run a decision review: proposal, critique, your moderation, revision, a judge panel and a mechanical verdict",
+    subject: "TOPIC",
+    subject_help: "The decision to review, e.g. \"Should we move billing to event sourcing?\"",
+    mode: None,
+    options: &["mode", "critique", "high_stakes", "max_rounds"],
+}];
+
+const SLOTS: &[&str] = &[
+    "proposer",
+    "critic",
+    "judge.analyst",
+    "judge.stylist",
+    "judge.aesthete",
+    "judge.strategist",
+    "judge.empiricist",
+    "judge.*",
+];
+
+impl ProtocolKind for DecisionReviewKind {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "decision review"
+    }
+
+    fn modes(&self) -> &'static [&'static str] {
+        &["architecture"]
+    }
+
+    fn commands(&self) -> &'static [CommandSpec] {
+        COMMANDS
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        OPTIONS
+    }
+
+    fn templates(&self) -> &'static [TemplateSpec] {
+        super::prompts::TEMPLATES
+    }
+
+    fn slots(&self) -> &'static [&'static str] {
+        SLOTS
+    }
+
+    fn slot_note(&self, slot: &str) -> Option<&'static str> {
+        matches!(slot, "judge.strategist" | "judge.empiricist").then_some("high-stakes only")
+    }
+
+    fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
+        let options: ReviewOptions = read_options(input)?;
+        // An error about a value names the flag that set it, else the key.
+        let field = |key: &str| {
+            input
+                .flags
+                .iter()
+                .rev()
+                .find(|flag| flag.key == key)
+                .map_or_else(|| key.to_string(), |flag| flag.flag.clone())
+        };
+        if options.max_rounds > MAX_MAX_ROUNDS {
+            return Err(SpecError::new(format!(
+                "at most {MAX_MAX_ROUNDS} revise loops are allowed, got {}",
+                options.max_rounds
+            ))
+            .field(field("max_rounds")));
+        }
+        options
+            .thresholds
+            .validate()
+            .map_err(|error| SpecError::new(error.to_string()).field("thresholds"))?;
+        Ok(Box::new(options))
+    }
+
+    fn build(
+        &self,
+        definition: &DebateDefinition,
+        prompts: Arc<PromptSet>,
+    ) -> Result<Box<dyn Protocol>, String> {
+        Ok(Box::new(DecisionReview::from_definition(
+            definition, prompts,
+        )?))
+    }
+
+    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
+        matches!(mode, None | Some("architecture")).then_some(DEMO_SPEC)
+    }
+
+    fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
+        let assessment = recompute(dir)?;
+        Ok(Recomputed {
+            verdict: assessment.verdict,
+            rule: assessment.rule.clone(),
+            detail: serde_json::to_value(&assessment).unwrap_or_default(),
+        })
+    }
+}
+
+impl Configured for ReviewOptions {
+    fn label(&self) -> String {
+        format!("decision review ({})", self.mode.as_str())
+    }
+
+    fn roles(&self) -> Vec<RoleSlot> {
+        let slot = |slot: String, group| RoleSlot { slot, group };
+        [
+            slot("proposer".into(), RoleGroup::Lead),
+            slot("critic".into(), RoleGroup::Challenger),
+        ]
+        .into_iter()
+        .chain(
+            architecture_panel(self.high_stakes)
+                .iter()
+                .map(|judge| slot(super::judge_slot_role(judge.role), RoleGroup::Panel)),
+        )
+        .collect()
+    }
+
+    fn define(&self, setting: Setting) -> DebateDefinition {
+        let agent = |slot: &str| setting.agents.get(slot).cloned().unwrap_or_default();
+        let panel = architecture_panel(self.high_stakes);
+        let judges: BTreeMap<JudgeRole, String> = panel
+            .iter()
+            .map(|judge| (judge.role, agent(&super::judge_slot_role(judge.role))))
+            .collect();
+        let config = ReviewConfig {
+            topic: setting.topic,
+            context: setting.context,
+            mode: self.mode,
+            critique_mode: self.critique,
+            high_stakes: self.high_stakes,
+            panel,
+            max_rounds: self.max_rounds,
+            thresholds: self.thresholds.clone(),
+            participants: Participants {
+                proposer: agent("proposer"),
+                critic: agent("critic"),
+                judges,
+                prices: setting.prices,
+            },
+            started_at: setting.started_at,
+            hold_for_moderator: false,
+        };
+        DebateDefinition::new(NAME, &config)
+    }
+}
+
+impl DecisionReview {
+    /// The decision review a journaled definition describes.
+    pub fn from_definition(
+        definition: &DebateDefinition,
+        prompts: Arc<PromptSet>,
+    ) -> Result<DecisionReview, String> {
+        if definition.protocol() != NAME {
+            return Err(format!(
+                "a {} debate is not a decision review",
+                definition.protocol()
+            ));
+        }
+        let config: ReviewConfig = definition
+            .config()
+            .map_err(|error| format!("the decision review's definition does not read: {error}"))?;
+        Ok(DecisionReview::new(config, prompts))
+    }
+}
+
+impl From<ReviewConfig> for DebateDefinition {
+    fn from(config: ReviewConfig) -> Self {
+        DebateDefinition::new(NAME, &config)
+    }
+}
+
+/// Recomputes the assessment of the final round of the debate in `dir`:
+/// the panel, thresholds and final tree come from `debate.yaml`, the scores
+/// from the judge files themselves, parsed again, so editing a judge file
+/// changes the verdict (INF-04, INF-06). A file that starts with the
+/// MALFORMED marker, or no longer parses, is excluded as malformed.
+pub fn recompute(dir: &Path) -> Result<super::verdict::Assessment, RecomputeError> {
+    let yaml_path = dir.join("debate.yaml");
+    let shown = yaml_path.display().to_string();
+    let text = std::fs::read_to_string(&yaml_path).map_err(|error| RecomputeError::Unreadable {
+        path: shown.clone(),
+        message: format!("{error} (is this a quorum debate folder?)"),
+    })?;
+    let record: DebateYaml =
+        yaml_serde::from_str(&text).map_err(|error| RecomputeError::Unreadable {
+            path: shown.clone(),
+            message: error.to_string(),
+        })?;
+    if let Some(Outcome::Failed { reason }) = &record.outcome {
+        return Err(RecomputeError::NoVerdict {
+            path: shown,
+            reason: format!("this debate failed before it reached a verdict: {reason}"),
+        });
+    }
+    let (Some(evaluation), Some(revision)) = (&record.stages.evaluation, &record.stages.revision)
+    else {
+        return Err(RecomputeError::NoVerdict {
+            path: shown,
+            reason: "this debate has no evaluation yet, so there is no verdict to recompute".into(),
+        });
+    };
+    let round = evaluation.latest.round;
+    let tree = ThesisTree {
+        blocks: revision.revised_tree.clone(),
+    };
+    let panel = record.participants.panel();
+    let mut results = BTreeMap::new();
+    for judge in &panel {
+        let path = dir.join(judge_file(judge.role, round));
+        match std::fs::read_to_string(&path) {
+            Ok(raw) => {
+                let result = if raw.starts_with("<!-- MALFORMED") {
+                    let reason = raw
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .trim_start_matches("<!-- MALFORMED:")
+                        .trim_end_matches("-->")
+                        .trim()
+                        .to_string();
+                    JudgeResult::Malformed { reason }
+                } else {
+                    match parse_judge(&raw, judge, &tree) {
+                        Ok(scores) => JudgeResult::Scored(scores),
+                        Err(error) => JudgeResult::Malformed {
+                            reason: error.to_string(),
+                        },
+                    }
+                };
+                results.insert(judge.role, result);
+            }
+            Err(_) => {
+                let reason = evaluation
+                    .latest
+                    .judges
+                    .iter()
+                    .find(|status| status.role == judge.role)
+                    .and_then(|status| status.reason.clone())
+                    .unwrap_or_else(|| "no judge file".to_string());
+                results.insert(judge.role, JudgeResult::Skipped { reason });
+            }
+        }
+    }
+    Ok(derive_verdict(
+        &panel,
+        &results,
+        &block_ids(&tree),
+        &record.thresholds,
+    ))
+}
+
+/// The time a fresh definition starts at, for tests of the entry alone.
+#[cfg(test)]
+fn setting(agents: &[(&str, &str)]) -> Setting {
+    Setting {
+        topic: "Should we?".into(),
+        context: Vec::new(),
+        agents: agents
+            .iter()
+            .map(|(slot, agent)| (slot.to_string(), agent.to_string()))
+            .collect(),
+        prices: BTreeMap::new(),
+        started_at: chrono::Utc::now(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::registry::FlagValue;
+
+    fn configure(spec: &str, flags: &[FlagValue]) -> Result<Box<dyn Configured>, SpecError> {
+        KIND.configure(&Configure {
+            spec: Some((Path::new("spec.yaml"), spec)),
+            flags,
+        })
+    }
+
+    fn flag(flag: &str, key: &str, value: yaml_serde::Value) -> FlagValue {
+        FlagValue {
+            flag: flag.into(),
+            key: key.into(),
+            value,
+        }
+    }
+
+    fn config_of(configured: &dyn Configured) -> ReviewConfig {
+        let agents: Vec<(String, &str)> = configured
+            .roles()
+            .into_iter()
+            .map(|role| (role.slot, "script:scripted"))
+            .collect();
+        let agents: Vec<(&str, &str)> = agents
+            .iter()
+            .map(|(slot, agent)| (slot.as_str(), *agent))
+            .collect();
+        configured.define(setting(&agents)).config().unwrap()
+    }
+
+    #[test]
+    fn minimal_spec_takes_the_defaults() {
+        let config = config_of(configure("topic: Should we?\n", &[]).unwrap().as_ref());
+        assert_eq!(config.critique_mode, CritiqueMode::GenerousSteelman);
+        assert_eq!(config.max_rounds, 2);
+        assert!(!config.high_stakes);
+        assert_eq!(config.panel.len(), 3);
+        assert_eq!(config.participants.proposer, "script:scripted");
+    }
+
+    #[test]
+    fn bad_enum_value_is_located() {
+        let error = configure("topic: x\ncritique: harsh\n", &[]).err().unwrap();
+        assert_eq!(error.line, Some(2), "{error}");
+        assert!(error.to_string().contains("harsh"), "{error}");
+    }
+
+    /// DR-17: generous-steelman is the default stance; `steelman` is accepted as its short name.
+    #[test]
+    fn dr_17_default_stance_is_steelman_and_short_name_works() {
+        let stance = |spec: &str| config_of(configure(spec, &[]).unwrap().as_ref()).critique_mode;
+        assert_eq!(stance("topic: x\n"), CritiqueMode::GenerousSteelman);
+        assert_eq!(
+            stance("topic: x\ncritique: steelman\n"),
+            CritiqueMode::GenerousSteelman
+        );
+    }
+
+    #[test]
+    fn flags_win_over_the_spec_and_name_themselves_in_errors() {
+        let configured = configure(
+            "topic: x\ncritique: neutral\nmax_rounds: 1\n",
+            &[
+                flag("--critique", "critique", "strict".into()),
+                flag("--high-stakes", "high_stakes", true.into()),
+            ],
+        )
+        .unwrap();
+        let config = config_of(configured.as_ref());
+        assert_eq!(config.critique_mode, CritiqueMode::Strict);
+        assert_eq!(config.max_rounds, 1);
+        assert_eq!(config.panel.len(), 5, "INF-28");
+        let error = configure(
+            "topic: x\n",
+            &[flag("--max-rounds", "max_rounds", 11.into())],
+        )
+        .err()
+        .unwrap();
+        assert_eq!(error.field.as_deref(), Some("--max-rounds"));
+        let error = configure(
+            "topic: x\n",
+            &[flag("--critique", "critique", "harsh".into())],
+        )
+        .err()
+        .unwrap();
+        assert_eq!(error.field.as_deref(), Some("--critique"));
+        assert!(error.message.contains("harsh"), "{error}");
+    }
+
+    #[test]
+    fn too_many_rounds_and_bad_thresholds_are_refused() {
+        let error = configure("topic: x\nmax_rounds: 11\n", &[]).err().unwrap();
+        assert_eq!(error.field.as_deref(), Some("max_rounds"));
+        let error = configure("topic: x\nthresholds: {binding: 9}\n", &[])
+            .err()
+            .unwrap();
+        assert_eq!(error.field.as_deref(), Some("thresholds"));
+        let error = configure("topic: x\nthresholds: {bindng: 3}\n", &[])
+            .err()
+            .unwrap();
+        assert!(error.to_string().contains("bindng"), "{error}");
+        assert_eq!(error.line, Some(2), "{error}");
+    }
+
+    /// The definition a decision review journals builds the protocol back.
+    #[test]
+    fn a_definition_builds_its_protocol() {
+        let configured = configure("topic: Should we?\n", &[]).unwrap();
+        let definition = configured.define(setting(&[("proposer", "script:scripted")]));
+        assert_eq!(definition.protocol(), NAME);
+        let protocol = KIND
+            .build(&definition, Arc::new(PromptSet::builtin()))
+            .unwrap();
+        assert_eq!(protocol.describe().topic, "Should we?");
+    }
+}

@@ -1,0 +1,540 @@
+//! The registry: every protocol family quorum runs, and how the rest of the
+//! program reaches each one without knowing it.
+//!
+//! A [`ProtocolKind`] is a protocol's entry: the name a spec's `protocol:`
+//! uses, the commands that start it (`quorum review`, `quorum panel`), its
+//! own spec keys and the flags that set them ([`OptionSpec`]), its prompt
+//! templates, its role slots, its built-in demo, how it turns options into a
+//! journaled [`DebateDefinition`] and a definition back into a running
+//! [`Protocol`], and how its verdict is recomputed from the files on disk.
+//! The command line, the engine, resume, replay, `open` and `verdict` go
+//! through this entry only, so adding a protocol is its folder plus one line
+//! in [`KINDS`].
+//!
+//! Not responsible for reading files, building agents or parsing the common
+//! part of a spec (the command line does), nor for any protocol rule.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::usage::Price;
+use super::{ContextDoc, Protocol, RoleGroup, Timestamp, Verdict};
+use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
+use crate::spec::SpecError;
+
+/// Every protocol family, in the order `--help` lists their commands.
+pub static KINDS: &[&dyn ProtocolKind] = &[&super::decision_review::KIND];
+
+/// The journal's first line says what a debate is: its protocol's name under
+/// `protocol`, and the protocol's own configuration beside it, flat (as the
+/// journals of quorum 0.1 wrote a decision review). The core reads only the
+/// protocol's name, the topic and whether a person moderates; the rest is
+/// the protocol's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "serde_json::Map<String, serde_json::Value>")]
+#[serde(into = "serde_json::Map<String, serde_json::Value>")]
+pub struct DebateDefinition {
+    protocol: String,
+    config: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The definition's key that says a person moderates live (a held round
+/// waits for them); absent when nobody does.
+pub const MODERATED_KEY: &str = "hold_for_moderator";
+
+impl DebateDefinition {
+    /// `config` (a serialisable protocol configuration, a JSON object) as
+    /// the definition of a debate of `protocol`.
+    pub fn new(protocol: &str, config: &impl Serialize) -> DebateDefinition {
+        let config = match serde_json::to_value(config) {
+            Ok(serde_json::Value::Object(map)) => map,
+            other => panic!("a protocol configuration is an object, got {other:?}"),
+        };
+        DebateDefinition {
+            protocol: protocol.to_string(),
+            config,
+        }
+    }
+
+    /// The protocol's name, as the registry knows it.
+    pub fn protocol(&self) -> &str {
+        &self.protocol
+    }
+
+    /// The protocol's configuration, read back.
+    pub fn config<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_value(serde_json::Value::Object(self.config.clone()))
+    }
+
+    /// What is debated.
+    pub fn topic(&self) -> &str {
+        self.config
+            .get("topic")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// A person moderates live: rounds that need a decision wait for them.
+    pub fn moderated(&self) -> bool {
+        self.config
+            .get(MODERATED_KEY)
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    pub fn set_moderated(&mut self, moderated: bool) {
+        if moderated {
+            self.config
+                .insert(MODERATED_KEY.to_string(), serde_json::Value::Bool(true));
+        } else {
+            self.config.remove(MODERATED_KEY);
+        }
+    }
+}
+
+impl TryFrom<serde_json::Map<String, serde_json::Value>> for DebateDefinition {
+    type Error = String;
+
+    fn try_from(
+        mut config: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<DebateDefinition, String> {
+        match config.remove("protocol") {
+            Some(serde_json::Value::String(protocol)) => Ok(DebateDefinition { protocol, config }),
+            Some(other) => Err(format!("`protocol` must be a name, found {other}")),
+            None => Err("the definition names no `protocol`".into()),
+        }
+    }
+}
+
+impl From<DebateDefinition> for serde_json::Map<String, serde_json::Value> {
+    fn from(definition: DebateDefinition) -> Self {
+        let mut map = serde_json::Map::new();
+        map.insert(
+            "protocol".into(),
+            serde_json::Value::String(definition.protocol),
+        );
+        map.extend(definition.config);
+        map
+    }
+}
+
+/// A command that starts a debate of a protocol: `quorum review TOPIC`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// `review`, `panel`.
+    pub name: &'static str,
+    /// One line for `--help`.
+    pub about: &'static str,
+    /// The positional's name: `TOPIC`, `POSITION`, `TARGET`.
+    pub subject: &'static str,
+    /// What the positional is.
+    pub subject_help: &'static str,
+    /// The value of the protocol's `mode` the command fixes, if any.
+    pub mode: Option<&'static str>,
+    /// The spec keys this command offers as flags (see [`OptionSpec`]).
+    pub options: &'static [&'static str],
+}
+
+/// How a flag's text becomes a spec value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueKind {
+    /// Text, as given.
+    Text,
+    /// A whole number.
+    Integer,
+    /// A number.
+    Number,
+    /// A switch: present sets the key to this value.
+    Switch(bool),
+    /// Repeatable text: every occurrence, as a list.
+    List,
+}
+
+/// One of a protocol's spec keys, with the flag that sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    /// The spec key: `max_rounds`.
+    pub key: &'static str,
+    /// The long flag without dashes: `max-rounds`.
+    pub flag: &'static str,
+    /// Placeholder in `--help`: `N`.
+    pub value_name: &'static str,
+    pub help: &'static str,
+    pub kind: ValueKind,
+    /// The values it takes, for `--help` and completions (empty: any).
+    pub values: &'static [&'static str],
+}
+
+impl OptionSpec {
+    /// The YAML value of the flag's text, or why it is not one.
+    pub fn value_of(&self, texts: &[String]) -> Result<yaml_serde::Value, String> {
+        use yaml_serde::Value;
+        let last = || texts.last().cloned().unwrap_or_default();
+        Ok(match self.kind {
+            ValueKind::Text => Value::String(last()),
+            ValueKind::Integer => {
+                let text = last();
+                let number: i64 = text
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("expected a whole number, got `{text}`"))?;
+                Value::from(number)
+            }
+            ValueKind::Number => {
+                let text = last();
+                let number: f64 = text
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("expected a number, got `{text}`"))?;
+                Value::from(number)
+            }
+            ValueKind::Switch(value) => Value::Bool(value),
+            ValueKind::List => Value::Sequence(texts.iter().cloned().map(Value::String).collect()),
+        })
+    }
+}
+
+/// A protocol option given on the command line: the flag as typed, the spec
+/// key it sets and the value. Flags win over the spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlagValue {
+    /// `--max-rounds`.
+    pub flag: String,
+    pub key: String,
+    pub value: yaml_serde::Value,
+}
+
+/// What a protocol is configured from.
+pub struct Configure<'a> {
+    /// The spec's file and text, when the debate comes from a spec (or the
+    /// demo): the protocol reads its own keys from the text, so an error
+    /// names the line.
+    pub spec: Option<(&'a Path, &'a str)>,
+    /// Options given as flags or fixed by the command.
+    pub flags: &'a [FlagValue],
+}
+
+/// A role slot a configured debate seats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoleSlot {
+    /// `proposer`, `judge.analyst`, `synthesizer`.
+    pub slot: String,
+    pub group: RoleGroup,
+}
+
+/// Everything besides the protocol's options that defines a debate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    pub topic: String,
+    pub context: Vec<ContextDoc>,
+    /// Who plays each role slot, as `provider:model`.
+    pub agents: BTreeMap<String, String>,
+    /// The configured price of each participating `provider:model` that has one.
+    pub prices: BTreeMap<String, Price>,
+    pub started_at: Timestamp,
+}
+
+/// A protocol's options, read and checked: what it seats, and the
+/// definition of a debate once its agents are chosen.
+pub trait Configured {
+    /// `decision review · architecture`, for the first line of a run.
+    fn label(&self) -> String;
+    /// Every role slot, in the order the agents are resolved.
+    fn roles(&self) -> Vec<RoleSlot>;
+    /// The definition the journal's first line records.
+    fn define(&self, setting: Setting) -> DebateDefinition;
+}
+
+/// A verdict recomputed from the files on disk (`quorum verdict DIR`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recomputed {
+    pub verdict: Verdict,
+    pub rule: String,
+    /// The whole assessment, for `--json`.
+    pub detail: serde_json::Value,
+}
+
+/// Why a verdict could not be recomputed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecomputeError {
+    /// A file is missing or does not read (a usage error).
+    #[error("{path}: {message}")]
+    Unreadable { path: String, message: String },
+    /// The debate has no verdict (yet, or ever: it failed).
+    #[error("{path}: {reason}")]
+    NoVerdict { path: String, reason: String },
+    /// The protocol ends with a deliverable, never a verdict.
+    #[error("{0}")]
+    NotApplicable(String),
+}
+
+/// A protocol's entry in the registry.
+pub trait ProtocolKind: Sync {
+    /// What a spec's `protocol:` says: `decision-review`, `quick`.
+    fn name(&self) -> &'static str;
+
+    /// How people call it: `decision review`.
+    fn title(&self) -> &'static str;
+
+    /// Its `mode` values, the first the default (empty: no modes).
+    fn modes(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The commands that start it.
+    fn commands(&self) -> &'static [CommandSpec];
+
+    /// Its own spec keys, with their flags.
+    fn options(&self) -> &'static [OptionSpec];
+
+    /// Its prompt templates (the shared repair template aside).
+    fn templates(&self) -> &'static [TemplateSpec];
+
+    /// Role slots `--agent`, a spec's `agents:` and the configuration's
+    /// `roles:` may name for it, `group.*` wildcards included.
+    fn slots(&self) -> &'static [&'static str];
+
+    /// When it seats `slot` only in some debates (`high-stakes only`).
+    fn slot_note(&self, slot: &str) -> Option<&'static str> {
+        let _ = slot;
+        None
+    }
+
+    /// Reads and checks its options.
+    fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError>;
+
+    /// The running protocol of a journaled definition.
+    fn build(
+        &self,
+        definition: &DebateDefinition,
+        prompts: Arc<PromptSet>,
+    ) -> Result<Box<dyn Protocol>, String>;
+
+    /// The built-in demo of a mode (`None`: the default mode), as spec text.
+    fn demo(&self, mode: Option<&str>) -> Option<&'static str>;
+
+    /// The verdict recomputed from the files of the debate in `dir`.
+    fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
+        let _ = dir;
+        Err(RecomputeError::NotApplicable(format!(
+            "a {} ends with a deliverable, not a verdict: there is no verdict to recompute",
+            self.title()
+        )))
+    }
+}
+
+/// The protocol a spec's `protocol:` names.
+pub fn find(name: &str) -> Option<&'static dyn ProtocolKind> {
+    KINDS.iter().copied().find(|kind| kind.name() == name)
+}
+
+/// The protocol and mode a command (or `quorum demo --protocol NAME`) starts.
+pub fn find_command(name: &str) -> Option<(&'static dyn ProtocolKind, &'static CommandSpec)> {
+    KINDS.iter().copied().find_map(|kind| {
+        kind.commands()
+            .iter()
+            .find(|command| command.name == name)
+            .map(|command| (kind, command))
+    })
+}
+
+/// Every protocol's name, for errors.
+pub fn names() -> Vec<&'static str> {
+    KINDS.iter().map(|kind| kind.name()).collect()
+}
+
+/// Every template of every protocol, the shared repair template first.
+pub fn templates() -> Vec<TemplateSpec> {
+    std::iter::once(REPAIR_TEMPLATE)
+        .chain(
+            KINDS
+                .iter()
+                .flat_map(|kind| kind.templates().iter().copied()),
+        )
+        .collect()
+}
+
+/// Whether some protocol seats `slot` (or `slot` is a `group.*` wildcard
+/// one does).
+pub fn known_slot(slot: &str) -> bool {
+    KINDS.iter().any(|kind| kind.slots().contains(&slot))
+}
+
+/// Every slot any protocol seats, each once, in registry order.
+pub fn slot_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for kind in KINDS {
+        for slot in kind.slots() {
+            if !names.contains(slot) {
+                names.push(slot);
+            }
+        }
+    }
+    names
+}
+
+/// Builds the protocol a journaled definition describes.
+pub fn build(
+    definition: &DebateDefinition,
+    prompts: Arc<PromptSet>,
+) -> Result<Box<dyn Protocol>, String> {
+    let Some(kind) = find(definition.protocol()) else {
+        return Err(format!(
+            "the debate runs protocol `{}`, which this quorum does not know (it knows {}); a newer quorum wrote it",
+            definition.protocol(),
+            names().join(", ")
+        ));
+    };
+    kind.build(definition, prompts)
+}
+
+/// Reads a protocol's options of type `O` from the spec text (so errors keep
+/// their line and field), or from its defaults when there is no spec, then
+/// applies `flags` over them, each error naming its flag.
+pub fn read_options<O>(input: &Configure<'_>) -> Result<O, SpecError>
+where
+    O: DeserializeOwned + Serialize,
+{
+    let mut options: O = match input.spec {
+        Some((path, text)) => {
+            yaml_serde::from_str(text).map_err(|error| crate::spec::yaml_error(path, &error))?
+        }
+        None => yaml_serde::from_value(yaml_serde::Value::Mapping(Default::default()))
+            .expect("every protocol option has a default"),
+    };
+    for flag in input.flags {
+        let mut mapping = match yaml_serde::to_value(&options) {
+            Ok(yaml_serde::Value::Mapping(mapping)) => mapping,
+            _ => yaml_serde::Mapping::new(),
+        };
+        mapping.insert(
+            yaml_serde::Value::String(flag.key.clone()),
+            flag.value.clone(),
+        );
+        options = yaml_serde::from_value(yaml_serde::Value::Mapping(mapping)).map_err(|error| {
+            SpecError::new(strip_position(&error.to_string())).field(flag.flag.clone())
+        })?;
+    }
+    Ok(options)
+}
+
+/// A serde message without the position it appends (a flag has none).
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Journals of quorum 0.1 defined a debate as a tagged enum; the same
+    /// line reads as a definition, and writes back with the same keys.
+    #[test]
+    fn a_definition_reads_the_flat_tagged_shape() {
+        let line = r#"{"protocol":"decision-review","topic":"T","max_rounds":2,"hold_for_moderator":true}"#;
+        let definition: DebateDefinition = serde_json::from_str(line).unwrap();
+        assert_eq!(definition.protocol(), "decision-review");
+        assert_eq!(definition.topic(), "T");
+        assert!(definition.moderated());
+        let back: serde_json::Value = serde_json::to_value(&definition).unwrap();
+        assert_eq!(
+            back,
+            serde_json::from_str::<serde_json::Value>(line).unwrap()
+        );
+        assert!(serde_json::from_str::<DebateDefinition>(r#"{"topic":"T"}"#).is_err());
+    }
+
+    #[test]
+    fn moderation_is_set_and_cleared() {
+        let mut definition = DebateDefinition::new("quick", &serde_json::json!({"topic": "T"}));
+        assert!(!definition.moderated());
+        definition.set_moderated(true);
+        assert!(definition.moderated());
+        definition.set_moderated(false);
+        assert!(
+            !serde_json::to_string(&definition)
+                .unwrap()
+                .contains(MODERATED_KEY)
+        );
+    }
+
+    #[test]
+    fn an_unknown_protocol_is_refused_by_name() {
+        let definition = DebateDefinition::new("astrology", &serde_json::json!({"topic": "T"}));
+        let error = build(&definition, Arc::new(PromptSet::builtin()))
+            .err()
+            .unwrap();
+        assert!(error.contains("astrology"), "{error}");
+        assert!(error.contains("decision-review"), "{error}");
+    }
+
+    #[test]
+    fn names_commands_and_slots_are_unique() {
+        let mut commands = std::collections::BTreeSet::new();
+        for kind in KINDS {
+            assert!(find(kind.name()).is_some());
+            for command in kind.commands() {
+                assert!(commands.insert(command.name), "{} twice", command.name);
+                for key in command.options {
+                    assert!(
+                        kind.options().iter().any(|option| option.key == *key),
+                        "{} offers {key}, which {} does not have",
+                        command.name,
+                        kind.name()
+                    );
+                }
+                if let Some(mode) = command.mode {
+                    assert!(kind.modes().contains(&mode), "{mode}");
+                }
+            }
+            for mode in kind.modes() {
+                assert!(
+                    kind.demo(Some(mode)).is_some(),
+                    "{} {mode} has a demo",
+                    kind.name()
+                );
+            }
+            assert!(kind.demo(None).is_some(), "{} has a demo", kind.name());
+        }
+        assert!(known_slot("judge.analyst") && known_slot("judge.*"));
+        assert!(!known_slot("judge.poet"));
+    }
+
+    #[test]
+    fn flags_become_typed_values() {
+        let option = |kind| OptionSpec {
+            key: "k",
+            flag: "k",
+            value_name: "V",
+            help: "",
+            kind,
+            values: &[],
+        };
+        let texts = |values: &[&str]| values.iter().map(|v| v.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            option(ValueKind::Integer).value_of(&texts(&["2"])),
+            Ok(yaml_serde::Value::from(2))
+        );
+        assert!(
+            option(ValueKind::Integer)
+                .value_of(&texts(&["two"]))
+                .unwrap_err()
+                .contains("whole number")
+        );
+        assert_eq!(
+            option(ValueKind::Text).value_of(&texts(&["a: b"])),
+            Ok(yaml_serde::Value::String("a: b".into()))
+        );
+        assert_eq!(
+            option(ValueKind::Switch(false)).value_of(&[]),
+            Ok(yaml_serde::Value::Bool(false))
+        );
+    }
+}

@@ -1,0 +1,218 @@
+//! Report helpers every protocol's documents share: timestamps, fenced
+//! blocks for untrusted text, the event list of a transcript, usage tables
+//! and lines, and the reader-first opening of a deliverable.
+//!
+//! Each protocol renders its own files in its own folder with these; nothing
+//! here knows a protocol. Not responsible for writing files (the engine
+//! writes what [`crate::protocol::Protocol::documents`] returns, atomically)
+//! or for deciding anything.
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::usage::{Price, UsageLedger, UsageReport, UsageTotals};
+use crate::protocol::{LogEntry, Timestamp};
+
+/// `2026-11-30T12:00:01.234Z`: timestamps in the record.
+pub fn timestamp(at: Timestamp) -> String {
+    at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// Wraps untrusted text in a fence longer than any backtick run inside it,
+/// so agent output cannot break out of its block in a markdown file.
+pub fn fenced(text: &str, info: &str) -> String {
+    let longest_run = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat((longest_run + 1).max(3));
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    format!("{fence}{info}\n{body}\n{fence}\n")
+}
+
+/// The timestamped list of log entries, one line each.
+pub fn log_lines(log: &[LogEntry]) -> String {
+    let mut out = String::new();
+    for entry in log {
+        let call = entry
+            .call_id
+            .as_deref()
+            .map(|id| format!(" `{id}`"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "- `{}` **{}**{call} — {}\n",
+            timestamp(entry.at),
+            entry.kind.label(),
+            one_line(&entry.message)
+        ));
+    }
+    out
+}
+
+/// Collapses line breaks so a message stays one list item.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The `usage:` section: totals, per agent, per call, and the prices used.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct UsageYaml {
+    #[serde(flatten)]
+    pub report: UsageReport,
+    /// USD per million tokens, per `provider:model`, as configured for this run.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub prices: std::collections::BTreeMap<String, Price>,
+}
+
+impl UsageYaml {
+    /// `None` until a call has finished.
+    pub fn of(ledger: &UsageLedger) -> Option<UsageYaml> {
+        (!ledger.calls().is_empty()).then(|| UsageYaml {
+            report: ledger.report(),
+            prices: ledger.prices().clone(),
+        })
+    }
+}
+
+/// The usage section of the transcript: one line per call, then per agent
+/// and in total. Estimated token counts are marked `(est.)`.
+pub fn usage_md(ledger: &UsageLedger) -> String {
+    if ledger.calls().is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n## Usage\n\n| call | agent | tokens in | tokens out | first token | tok/s | time | cost |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for call in ledger.calls() {
+        let marker = if call.estimated { " (est.)" } else { "" };
+        let tokens = |count: Option<u64>| {
+            count.map_or("—".to_string(), |count| {
+                format!("{}{marker}", thousands(count))
+            })
+        };
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",
+            call.call_id,
+            call.agent,
+            tokens(call.input_tokens),
+            tokens(call.output_tokens),
+            call.ttft_ms.map_or("—".to_string(), seconds),
+            call.output_tokens_per_second
+                .map_or("—".to_string(), |rate| format!("{rate:.0}")),
+            seconds(call.elapsed_ms),
+            call.cost_usd.map_or("—".to_string(), dollars)
+        ));
+    }
+    out.push_str(
+        "\n| agent | calls | tokens in | tokens out | cost | call time |\n|---|---|---|---|---|---|\n",
+    );
+    let row = |name: &str, totals: &UsageTotals| {
+        let marker = if totals.estimated { " (est.)" } else { "" };
+        format!(
+            "| {name} | {} | {}{marker} | {}{marker} | {} | {} |\n",
+            totals.calls,
+            thousands(totals.input_tokens),
+            thousands(totals.output_tokens),
+            totals.cost_usd.map_or("—".to_string(), dollars),
+            duration_words(totals.call_time_ms)
+        )
+    };
+    for (agent, totals) in ledger.by_agent() {
+        out.push_str(&row(&format!("`{agent}`"), &totals));
+    }
+    out.push_str(&row("**total**", &ledger.total()));
+    out
+}
+
+/// `1.2 s`.
+pub fn seconds(ms: u64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// `12,345`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// `$0.08`, or more digits for small amounts: `$0.0042`.
+pub fn dollars(amount: f64) -> String {
+    if amount >= 0.01 || amount == 0.0 {
+        format!("${amount:.2}")
+    } else {
+        format!("${amount:.4}")
+    }
+}
+
+/// `4 min 12 s`, `42 s`, `1 h 3 min`.
+pub fn duration_words(ms: u64) -> String {
+    let seconds = (ms + 500) / 1000;
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3600 => format!("{} min {} s", seconds / 60, seconds % 60),
+        _ => format!("{} h {} min", seconds / 3600, (seconds % 3600) / 60),
+    }
+}
+
+/// The one usage line at the end of `summary.md`: `12,345 tokens in, 6,789
+/// out · $0.08 · 4 min 12 s`.
+pub fn usage_line(ledger: &UsageLedger, duration_ms: u64) -> Option<String> {
+    if ledger.calls().is_empty() {
+        return None;
+    }
+    let total = ledger.total();
+    let mut parts = vec![format!(
+        "{}{} tokens in, {} out{}",
+        if total.estimated { "about " } else { "" },
+        thousands(total.input_tokens),
+        thousands(total.output_tokens),
+        if total.estimated { " (estimated)" } else { "" }
+    )];
+    if let Some(cost) = total.cost_usd {
+        let partial = if total.calls_without_price > 0 || total.calls_without_usage > 0 {
+            " for the priced calls"
+        } else {
+            ""
+        };
+        parts.push(format!("{}{partial}", dollars(cost)));
+    }
+    parts.push(duration_words(duration_ms));
+    Some(parts.join(" · "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_outgrow_backtick_runs_in_untrusted_text() {
+        let hostile = "before\n````\n# injected heading\n````\nafter";
+        let block = fenced(hostile, "text");
+        assert!(block.starts_with("`````text\n"));
+        assert!(block.ends_with("\n`````\n"));
+    }
+
+    #[test]
+    fn one_line_collapses_breaks() {
+        assert_eq!(one_line("a\n b\r\n\tc"), "a b c");
+    }
+
+    #[test]
+    fn figures_read_naturally() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(12_345), "12,345");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(dollars(0.0), "$0.00");
+        assert_eq!(dollars(0.0842), "$0.08");
+        assert_eq!(dollars(0.00421), "$0.0042");
+        assert_eq!(dollars(12.5), "$12.50");
+        assert_eq!(duration_words(42_400), "42 s");
+        assert_eq!(duration_words(252_000), "4 min 12 s");
+        assert_eq!(duration_words(3_780_000), "1 h 3 min");
+    }
+}
