@@ -416,9 +416,23 @@ fn assign_agents(
         env,
         human_desk: Some(human_desk.clone()),
     };
-    for RoleSlot { slot: role, .. } in slots {
+    for RoleSlot {
+        slot: role,
+        defaults_to,
+        ..
+    } in slots
+    {
         let role = role.clone();
-        let resolved = resolver.resolve(&role)?;
+        let resolved = match defaults_to {
+            // A slot nothing names itself is played by its default's agent
+            // (a synthesizer by the lead's), not by `default` or a wildcard.
+            Some(lead) if !resolver.names(&role) => ResolvedAgent {
+                role: role.clone(),
+                origin: format!("as {lead}: nothing names {role} itself"),
+                ..resolver.resolve(lead)?
+            },
+            _ => resolver.resolve(&role)?,
+        };
         let agent = factory::build(&resolved, &context)
             .map_err(|error| choice_error(&resolved, loaded_config, error.to_string()))?;
         let deadline_secs = resolved.deadline_secs(flags.timeout, spec.timeout_secs);

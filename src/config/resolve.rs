@@ -379,6 +379,14 @@ impl<'a> Resolver<'a> {
         })
     }
 
+    /// Whether a flag, the spec or the configuration names `role` itself
+    /// (not through a wildcard or `default`).
+    pub fn names(&self, role: &str) -> bool {
+        self.sources.flags.contains_key(role)
+            || self.sources.spec.contains_key(role)
+            || self.sources.config.config.roles.contains_key(role)
+    }
+
     /// The agent for one role slot.
     pub fn resolve(&self, role: &str) -> Result<ResolvedAgent, SpecError> {
         for level in [Level::Flag, Level::Spec, Level::Config] {

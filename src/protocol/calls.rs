@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use super::supervision::{AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms};
 use super::usage::{CallUsage, Measured, Price, UsageLedger};
 use super::{CallFailure, CallSpec, Effect, Input, LogEntry, LogKind, OverrideAction, Timestamp};
-use crate::prompts::{PromptSet, REPAIR_TEMPLATE};
+use crate::prompts::{PromptSet, TemplateSpec};
 
 /// What a provider said about a call besides its answer (a local program's
 /// stderr), kept for the transcript.
@@ -190,15 +190,16 @@ impl Calls {
     }
 
     /// One repair call for a finished slot whose answer could not be used,
-    /// quoting `error` (a slot gets one). `Err` carries why the debate
-    /// cannot go on: the repair was used already, or its prompt cannot be
-    /// built.
+    /// quoting `error` (a slot gets one), asked with `template` (given
+    /// `original_prompt`, `previous_output` and `error`). `Err` carries why
+    /// the debate cannot go on: the repair was used already, or its prompt
+    /// cannot be built.
     pub fn repair(
         &mut self,
         call: LiveCall,
         output: &str,
         error: &str,
-        prompts: &PromptSet,
+        (prompts, template): (&PromptSet, &TemplateSpec),
         now: Timestamp,
     ) -> Result<CallSpec, String> {
         let (role, stage) = (call.slot.role.clone(), call.slot.stage.clone());
@@ -213,7 +214,7 @@ impl Calls {
             "error": error,
         });
         let prompt = prompts
-            .render(&REPAIR_TEMPLATE, &context)
+            .render(template, &context)
             .map_err(|error| format!("could not build the prompt: {error}"))?;
         self.supervisor
             .repair(call, prompt, now, &mut self.log)

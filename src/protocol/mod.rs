@@ -27,6 +27,7 @@ pub mod calls;
 pub mod decision_review;
 pub mod judges;
 pub mod outcome;
+pub mod quick;
 pub mod registry;
 pub mod supervision;
 pub mod usage;
@@ -247,6 +248,8 @@ pub struct Document {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Progress {
     pub stage: String,
+    /// The round of a protocol that loops (a decision review's REVISE);
+    /// 0 for one that runs no rounds.
     pub round: u32,
     pub finished: bool,
 }
@@ -387,6 +390,26 @@ pub enum BoardView {
     None,
     /// Blocks × criteria × judges of one evaluation round (decision review).
     Scores(Scoreboard),
+    /// One ruling per subject, each derived by a stated rule (a hypothesis
+    /// SURVIVED, WEAKENED or ELIMINATED; a finding confirmed or disputed).
+    Rulings(Vec<Ruling>),
+}
+
+/// What quorum derived about one subject of a debate (a hypothesis, a
+/// finding), in the protocol's own word, with the rule that decided it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ruling {
+    /// What it is about: `H2`, `F007`.
+    pub subject: String,
+    /// One line on the subject itself.
+    pub title: String,
+    /// The protocol's word: `SURVIVED`, `confirmed`; `None` while open.
+    pub word: Option<String>,
+    /// How the word reads, for its colour.
+    #[serde(skip)]
+    pub tone: Option<Tone>,
+    /// The rule that decided it, in plain words.
+    pub rule: String,
 }
 
 impl BoardView {
@@ -394,7 +417,7 @@ impl BoardView {
     pub fn scoreboard(&self) -> Option<&Scoreboard> {
         match self {
             BoardView::Scores(scoreboard) => Some(scoreboard),
-            BoardView::None => None,
+            BoardView::Rulings(_) | BoardView::None => None,
         }
     }
 

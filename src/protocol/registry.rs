@@ -27,7 +27,7 @@ use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
 use crate::spec::SpecError;
 
 /// Every protocol family, in the order `--help` lists their commands.
-pub static KINDS: &[&dyn ProtocolKind] = &[&super::decision_review::KIND];
+pub static KINDS: &[&dyn ProtocolKind] = &[&super::decision_review::KIND, &super::quick::KIND];
 
 /// The journal's first line says what a debate is: its protocol's name under
 /// `protocol`, and the protocol's own configuration beside it, flat (as the
@@ -224,6 +224,25 @@ pub struct RoleSlot {
     /// `proposer`, `judge.analyst`, `synthesizer`.
     pub slot: String,
     pub group: RoleGroup,
+    /// Unless something names this slot itself, it is played by the agent
+    /// of this one (a synthesizer by the lead's agent).
+    pub defaults_to: Option<String>,
+}
+
+impl RoleSlot {
+    pub fn new(slot: impl Into<String>, group: RoleGroup) -> Self {
+        RoleSlot {
+            slot: slot.into(),
+            group,
+            defaults_to: None,
+        }
+    }
+
+    /// This slot, played by `slot`'s agent unless it is named itself.
+    pub fn defaulting_to(mut self, slot: impl Into<String>) -> Self {
+        self.defaults_to = Some(slot.into());
+        self
+    }
 }
 
 /// Everything besides the protocol's options that defines a debate.

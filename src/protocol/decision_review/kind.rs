@@ -209,7 +209,7 @@ impl Configured for ReviewOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        let slot = |slot: String, group| RoleSlot { slot, group };
+        let slot = RoleSlot::new;
         [
             slot("proposer".into(), RoleGroup::Lead),
             slot("critic".into(), RoleGroup::Challenger),

@@ -1359,7 +1359,8 @@ impl DecisionReview {
                 call.slot.role, call.slot.stage
             ),
         );
-        match self.calls.repair(call, output, &error, &self.prompts, now) {
+        let repair = (self.prompts.as_ref(), Template::Repair.spec());
+        match self.calls.repair(call, output, &error, repair, now) {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(now, reason),
         }

@@ -1,0 +1,450 @@
+//! The files of a quick debate: `transcript.md` (every event and every raw
+//! answer, the audit record), the mode's reader deliverable
+//! (`panel-review.md`, `pre-mortem.md`, `red-team-report.md`,
+//! `architecture-challenge.md`; a challenge's result line heads its
+//! transcript), a reviewer's raw answer in `judges/judge-{role}.md`, and
+//! `debate.yaml` for machines.
+//!
+//! A deliverable opens with the synthesizer's reader-first paragraph (RF-04)
+//! and keeps process detail to its closing section (RF-06); the end-of-run
+//! message is that opening, word for word (RF-07).
+
+use serde::Serialize;
+
+use super::{Quick, QuickMode, ReviewState};
+use crate::protocol::judges::JudgeRole;
+use crate::protocol::{Document, Outcome, Protocol};
+use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp, usage_md};
+
+/// The audit record every quick mode writes.
+pub const TRANSCRIPT: &str = "transcript.md";
+
+/// Where a reviewer's raw answer goes: `judges/judge-{role}.md`, no round
+/// suffix, as in every non-scoring mode (INF-11, QM-06).
+pub fn review_file(role: JudgeRole) -> String {
+    format!("judges/judge-{role}.md")
+}
+
+/// Every file of the tree that has content yet.
+pub fn documents(quick: &Quick) -> Vec<Document> {
+    let mut documents = Vec::new();
+    for review in quick.reviews() {
+        let Some(raw) = &review.raw else { continue };
+        let contents = match &review.state {
+            ReviewState::Malformed(reason) => format!(
+                "<!-- MALFORMED: {} -->\n{raw}",
+                one_line(reason).replace("--", "- -")
+            ),
+            _ => raw.clone(),
+        };
+        documents.push(Document {
+            path: review_file(review.role),
+            contents,
+        });
+    }
+    documents.push(Document {
+        path: TRANSCRIPT.into(),
+        contents: transcript_md(quick),
+    });
+    if quick.mode() != QuickMode::Challenge
+        && let Some(deliverable) = deliverable_md(quick)
+    {
+        documents.push(Document {
+            path: quick.mode().deliverable().into(),
+            contents: deliverable,
+        });
+    }
+    documents.push(Document {
+        path: "debate.yaml".into(),
+        contents: yaml_serde::to_string(&DebateYaml::of(quick)).unwrap_or_default(),
+    });
+    documents
+}
+
+/// The opening of the deliverable, word for word: what the end of a run
+/// prints (RF-07). `None` while the debate runs.
+pub fn summary_lead(quick: &Quick) -> Option<String> {
+    match quick.outcome()? {
+        Outcome::Failed { reason } => Some(format!(
+            "**No result.** The {} stopped before it finished: {}. What was collected is in {TRANSCRIPT}; \
+             fix the cause and run it again.",
+            quick.mode().title(),
+            reason.trim_end_matches('.')
+        )),
+        _ if quick.mode() == QuickMode::Challenge => Some(challenge_result(quick)),
+        _ => quick.synthesis().map(|synthesis| synthesis.opening.clone()),
+    }
+}
+
+/// A challenge's result in a sentence or two: the critic's bottom line
+/// (RF-11).
+fn challenge_result(quick: &Quick) -> String {
+    match quick.bottom_line() {
+        Some(line) => format!("**Bottom line:** {line}"),
+        None => "**No bottom line.** The critic challenged the position (below) but did not say \
+                 whether it holds."
+            .to_string(),
+    }
+}
+
+/// `Panel review`, the deliverable's title word.
+fn document_title(mode: QuickMode) -> &'static str {
+    match mode {
+        QuickMode::Challenge => "Challenge",
+        QuickMode::Panel => "Panel review",
+        QuickMode::Premortem => "Pre-mortem",
+        QuickMode::Redteam => "Red-team report",
+        QuickMode::Adversary => "Architecture challenge",
+    }
+}
+
+fn deliverable_md(quick: &Quick) -> Option<String> {
+    let lead = summary_lead(quick)?;
+    let mut out = format!(
+        "# {} — {}\n\n{}\n\n",
+        document_title(quick.mode()),
+        one_line(&quick.config().topic),
+        lead.trim()
+    );
+    if let Some(synthesis) = quick.synthesis()
+        && !synthesis.body.is_empty()
+    {
+        out.push_str(synthesis.body.trim());
+        out.push_str("\n\n");
+    }
+    if quick.mode() == QuickMode::Redteam {
+        let set_aside = quick.set_aside();
+        if !set_aside.is_empty() {
+            out.push_str(
+                "## Findings set aside\n\nThe moderator judged these not to be real weaknesses \
+                 of the target; they are left out above.\n\n",
+            );
+            for (finding, note) in set_aside {
+                out.push_str(&format!(
+                    "- **{}** ({}){}\n",
+                    one_line(&finding.title),
+                    finding.severity.as_str(),
+                    note.map(|note| format!(": {}", one_line(&note)))
+                        .unwrap_or_default()
+                ));
+            }
+            out.push('\n');
+        }
+    }
+    out.push_str("## How this was made\n\n");
+    out.push_str(&provenance_md(quick));
+    Some(out)
+}
+
+/// The closing section: where the result came from, for whoever wants the
+/// process (RF-02, RF-06: process detail after the result, never before).
+fn provenance_md(quick: &Quick) -> String {
+    let mut out = match quick.mode() {
+        QuickMode::Panel => {
+            let mut lines = String::from(
+                "Three reviewers looked at the work independently, each from one angle, without \
+                 seeing each other's review; a synthesizer then wrote this document from their \
+                 reviews.\n\n",
+            );
+            for review in quick.reviews() {
+                let status = match &review.state {
+                    ReviewState::Answered => format!("`{}`", review_file(review.role)),
+                    ReviewState::Malformed(reason) => format!(
+                        "`{}` (unusable, left out: {})",
+                        review_file(review.role),
+                        one_line(reason)
+                    ),
+                    ReviewState::Skipped(reason) => {
+                        format!("no review (skipped: {})", one_line(reason))
+                    }
+                    ReviewState::Pending => "still working".to_string(),
+                };
+                lines.push_str(&format!(
+                    "- {} ({}): {status}\n",
+                    capitalised(review.role.as_str()),
+                    review.role.focus()
+                ));
+            }
+            lines
+        }
+        QuickMode::Premortem => "A critic imagined the plan had failed six months from now and \
+                                 explained the failure; a synthesizer wrote this document from \
+                                 that analysis.\n"
+            .to_string(),
+        QuickMode::Redteam => {
+            let mut text = String::from(
+                "A critic attacked the target as an adversary would; the moderator accepted, \
+                 rejected or deferred each finding; a synthesizer wrote this document from the \
+                 report and the findings that stood (deferred ones as unconfirmed).\n",
+            );
+            if let Some(error) = quick.vulnerability_error() {
+                text.push_str(&format!(
+                    "\nThe report's list of findings could not be read ({}), so nothing was \
+                     triaged and the report was used as written.\n",
+                    one_line(error)
+                ));
+            }
+            text
+        }
+        QuickMode::Adversary => {
+            let mut text =
+                String::from("A proposer designed the architecture, a critic attacked it");
+            match quick.revision_skipped() {
+                None if quick.revision().is_some() => {
+                    text.push_str(", and the proposer answered the attack");
+                }
+                None => {}
+                Some(reason) => text.push_str(&format!(
+                    "; the proposer's answer to it is missing ({})",
+                    reason.trim_end_matches('.')
+                )),
+            }
+            text.push_str("; a synthesizer wrote this document from their texts.\n");
+            text
+        }
+        QuickMode::Challenge => String::new(),
+    };
+    out.push_str(&format!(
+        "\nEvery raw answer, every event and what the calls cost are in `{TRANSCRIPT}`.\n"
+    ));
+    out
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+fn transcript_md(quick: &Quick) -> String {
+    let config = quick.config();
+    let mut out = format!("# Transcript — {}\n\n", one_line(&config.topic));
+    if quick.mode() == QuickMode::Challenge
+        && let Some(lead) = summary_lead(quick)
+    {
+        out.push_str(&format!("{lead}\n\n"));
+    }
+    out.push_str(&format!(
+        "A quick {} (`{}` mode), started {}. Every event in order, timeouts, cancellations, \
+         retries and skips included, each with its call id.\n\n## Events\n\n",
+        quick.mode().title(),
+        quick.mode().as_str(),
+        timestamp(config.started_at)
+    ));
+    out.push_str(&log_lines(quick.log()));
+    out.push_str("\n## Agent outputs\n\n");
+    let mut answer = |call_id: &str, what: &str, raw: &str| {
+        out.push_str(&format!(
+            "### `{call_id}` ({what})\n\n{}\n",
+            fenced(raw, "text")
+        ));
+    };
+    if let Some(proposal) = quick.proposal() {
+        answer(&proposal.call_id, "the proposal", &proposal.raw);
+    }
+    if let Some(attack) = quick.attack() {
+        answer(&attack.call_id, "the critic", &attack.raw);
+    }
+    for review in quick.reviews() {
+        if let (Some(call_id), Some(raw)) = (&review.call_id, &review.raw) {
+            answer(call_id, &format!("the {} review", review.role), raw);
+        }
+    }
+    if let Some(revision) = quick.revision() {
+        answer(&revision.call_id, "the revision", &revision.raw);
+    }
+    if let Some(synthesis) = quick.synthesis() {
+        answer(&synthesis.call_id, "the synthesis", &synthesis.raw);
+    }
+    for unusable in quick.unusable() {
+        answer(
+            &unusable.call_id,
+            &format!("unusable: {}", one_line(&unusable.reason)),
+            &unusable.raw,
+        );
+    }
+    let diagnostics = quick.calls().diagnostics();
+    if !diagnostics.is_empty() {
+        out.push_str(
+            "\n## Diagnostics\n\nWhat agents wrote besides their answers (a local program's stderr).\n\n",
+        );
+        for diagnostic in diagnostics {
+            out.push_str(&format!(
+                "### `{}` ({})\n\n{}\n",
+                diagnostic.call_id,
+                timestamp(diagnostic.at),
+                fenced(&diagnostic.text, "text")
+            ));
+        }
+    }
+    out.push_str(&usage_md(quick.calls().usage()));
+    out
+}
+
+/// `debate.yaml` of a quick debate: what ran, who played what, every raw
+/// answer, the triage, how it ended and what it cost.
+#[derive(Debug, Serialize)]
+struct DebateYaml {
+    meta: Meta,
+    participants: Vec<Participant>,
+    stages: Stages,
+    outcome: Option<Outcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<UsageYaml>,
+}
+
+#[derive(Debug, Serialize)]
+struct Meta {
+    protocol: &'static str,
+    mode: &'static str,
+    topic: String,
+    timestamp: String,
+    deliverable: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    constraints: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Participant {
+    slot: String,
+    /// The role in the record: `oracle`, `mephistopheles`, a judge role,
+    /// `synthesizer`.
+    role: String,
+    agent: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct Stages {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proposal: Option<Raw>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    critic: Option<Raw>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    reviews: Vec<ReviewYaml>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    findings: Vec<FindingYaml>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    revision: Option<Raw>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    revision_skipped: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    synthesis: Option<Raw>,
+}
+
+#[derive(Debug, Serialize)]
+struct Raw {
+    call_id: String,
+    at: String,
+    raw_output: String,
+}
+
+#[derive(Debug, Serialize)]
+struct ReviewYaml {
+    role: String,
+    file: String,
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct FindingYaml {
+    id: String,
+    title: String,
+    severity: &'static str,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    description: String,
+    exploit: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+impl DebateYaml {
+    fn of(quick: &Quick) -> DebateYaml {
+        let config = quick.config();
+        let raw = |collected: &super::Collected| Raw {
+            call_id: collected.call_id.clone(),
+            at: timestamp(collected.at),
+            raw_output: collected.raw.clone(),
+        };
+        let participants = config
+            .slots()
+            .into_iter()
+            .map(|(slot, _)| {
+                let role = match slot.as_str() {
+                    "proposer" => super::PROPOSER_ROLE.to_string(),
+                    "critic" => super::CRITIC_ROLE.to_string(),
+                    other => other.strip_prefix("judge.").unwrap_or(other).to_string(),
+                };
+                Participant {
+                    agent: quick.calls().agent(&slot).unwrap_or_default().to_string(),
+                    slot,
+                    role,
+                }
+            })
+            .collect();
+        let stages = Stages {
+            proposal: quick.proposal().map(raw),
+            critic: quick.attack().map(raw),
+            reviews: quick
+                .reviews()
+                .iter()
+                .map(|review| {
+                    let (status, reason) = match &review.state {
+                        ReviewState::Pending => ("pending", None),
+                        ReviewState::Answered => ("answered", None),
+                        ReviewState::Malformed(reason) => ("malformed", Some(reason.clone())),
+                        ReviewState::Skipped(reason) => ("skipped", Some(reason.clone())),
+                    };
+                    ReviewYaml {
+                        role: review.role.to_string(),
+                        file: review_file(review.role),
+                        status,
+                        reason,
+                    }
+                })
+                .collect(),
+            findings: quick
+                .vulnerabilities()
+                .iter()
+                .map(|finding| {
+                    let ruling = quick.ruling(&finding.id);
+                    FindingYaml {
+                        id: finding.id.clone(),
+                        title: finding.title.clone(),
+                        severity: finding.severity.as_str(),
+                        description: finding.description.clone(),
+                        exploit: finding.exploit.clone(),
+                        decision: ruling.map(|ruling| ruling.decision.as_str()),
+                        note: ruling.and_then(|ruling| ruling.note.clone()),
+                    }
+                })
+                .collect(),
+            revision: quick.revision().map(raw),
+            revision_skipped: quick.revision_skipped().map(str::to_string),
+            synthesis: quick.synthesis().map(|synthesis| Raw {
+                call_id: synthesis.call_id.clone(),
+                at: timestamp(synthesis.at),
+                raw_output: synthesis.raw.clone(),
+            }),
+        };
+        DebateYaml {
+            meta: Meta {
+                protocol: super::NAME,
+                mode: config.mode.as_str(),
+                topic: config.topic.clone(),
+                timestamp: timestamp(config.started_at),
+                deliverable: config.mode.deliverable(),
+                constraints: config.constraints.clone(),
+            },
+            participants,
+            stages,
+            outcome: quick.outcome().cloned(),
+            usage: UsageYaml::of(quick.calls().usage()),
+        }
+    }
+}

@@ -1,0 +1,422 @@
+//! The quick modes' entry in the registry: one command per mode
+//! (`quorum challenge`, `panel`, `premortem`, `redteam`, `adversary`), the
+//! spec keys (`mode`, and the adversary's `constraints` and `revision`),
+//! the role slots, the demos, and how a debate is defined from them.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Quick, QuickConfig, QuickMode};
+use crate::prompts::{PromptSet, TemplateSpec};
+use crate::protocol::registry::{
+    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RoleSlot,
+    Setting, ValueKind, read_options,
+};
+use crate::protocol::{Protocol, RoleGroup};
+use crate::spec::SpecError;
+
+/// What a spec's `protocol:` says for a quick mode.
+pub const NAME: &str = "quick";
+
+/// The registry's entry for the quick modes.
+pub struct QuickKind;
+
+/// The one instance the registry lists.
+pub static KIND: QuickKind = QuickKind;
+
+/// The built-in demos, one per mode.
+const DEMOS: [(QuickMode, &str); 5] = [
+    (
+        QuickMode::Challenge,
+        include_str!("../../../demo/quick-challenge.yaml"),
+    ),
+    (
+        QuickMode::Panel,
+        include_str!("../../../demo/quick-panel.yaml"),
+    ),
+    (
+        QuickMode::Premortem,
+        include_str!("../../../demo/quick-premortem.yaml"),
+    ),
+    (
+        QuickMode::Redteam,
+        include_str!("../../../demo/quick-redteam.yaml"),
+    ),
+    (
+        QuickMode::Adversary,
+        include_str!("../../../demo/quick-adversary.yaml"),
+    ),
+];
+
+/// A quick debate's own spec keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct QuickOptions {
+    #[serde(default = "default_mode")]
+    mode: QuickMode,
+    /// The architecture adversary's constraints.
+    #[serde(default)]
+    constraints: Vec<String>,
+    /// The architecture adversary runs its revision step.
+    #[serde(default = "yes")]
+    revision: bool,
+}
+
+fn default_mode() -> QuickMode {
+    QuickMode::Challenge
+}
+
+fn yes() -> bool {
+    true
+}
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        key: "mode",
+        flag: "mode",
+        value_name: "MODE",
+        help: "Which quick mode: challenge, panel, premortem, redteam or adversary",
+        kind: ValueKind::Text,
+        values: &["challenge", "panel", "premortem", "redteam", "adversary"],
+    },
+    OptionSpec {
+        key: "constraints",
+        flag: "constraint",
+        value_name: "TEXT",
+        help: "A constraint the architecture must meet (repeatable)",
+        kind: ValueKind::List,
+        values: &[],
+    },
+    OptionSpec {
+        key: "revision",
+        flag: "no-revision",
+        value_name: "",
+        help: "Leave out the proposer's answer to the challenge (it runs by default)",
+        kind: ValueKind::Switch(false),
+        values: &[],
+    },
+];
+
+const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "challenge",
+        about: "A 1:1 challenge: one critic pushes on a position and says whether it holds",
+        subject: "POSITION",
+        subject_help: "The position to challenge, e.g. \"We should rewrite the billing service in Go\"",
+        mode: Some("challenge"),
+        options: &[],
+    },
+    CommandSpec {
+        name: "panel",
+        about: "A panel review: three independent reviewers, then one document for a reader",
+        subject: "TOPIC",
+        subject_help: "What to review, e.g. \"The on-call handbook draft\" (attach it with --context)",
+        mode: Some("panel"),
+        options: &[],
+    },
+    CommandSpec {
+        name: "premortem",
+        about: "A pre-mortem: imagine the plan failed six months from now, and learn why",
+        subject: "PLAN",
+        subject_help: "The project or plan about to start",
+        mode: Some("premortem"),
+        options: &[],
+    },
+    CommandSpec {
+        name: "redteam",
+        about: "A red team: attack a target as an adversary would; triage the findings",
+        subject: "TARGET",
+        subject_help: "What to attack, e.g. \"The password-reset flow\" (attach its code or design with --context)",
+        mode: Some("redteam"),
+        options: &[],
+    },
+    CommandSpec {
+        name: "adversary",
+        about: "An architecture challenge: propose, attack, revise, with no judges",
+        subject: "QUESTION",
+        subject_help: "The architecture question, e.g. \"How should we fan out notifications?\"",
+        mode: Some("adversary"),
+        options: &["constraints", "revision"],
+    },
+];
+
+const SLOTS: &[&str] = &[
+    "critic",
+    "proposer",
+    "judge.aesthete",
+    "judge.stylist",
+    "judge.analyst",
+    "judge.*",
+    "synthesizer",
+];
+
+impl ProtocolKind for QuickKind {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "quick mode"
+    }
+
+    fn modes(&self) -> &'static [&'static str] {
+        &["challenge", "panel", "premortem", "redteam", "adversary"]
+    }
+
+    fn commands(&self) -> &'static [CommandSpec] {
+        COMMANDS
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        OPTIONS
+    }
+
+    fn templates(&self) -> &'static [TemplateSpec] {
+        super::prompts::TEMPLATES
+    }
+
+    fn slots(&self) -> &'static [&'static str] {
+        SLOTS
+    }
+
+    fn slot_note(&self, slot: &str) -> Option<&'static str> {
+        match slot {
+            "proposer" => Some("adversary"),
+            "synthesizer" => Some("all but challenge"),
+            _ if slot.starts_with("judge.") => Some("panel"),
+            _ => None,
+        }
+    }
+
+    fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
+        let options: QuickOptions = read_options(input)?;
+        let field = |key: &str| {
+            input
+                .flags
+                .iter()
+                .rev()
+                .find(|flag| flag.key == key)
+                .map_or_else(|| key.to_string(), |flag| flag.flag.clone())
+        };
+        if options.mode != QuickMode::Adversary {
+            if !options.constraints.is_empty() {
+                return Err(SpecError::new(format!(
+                    "constraints belong to the adversary mode; {} has none",
+                    options.mode.a_title()
+                ))
+                .field(field("constraints")));
+            }
+            if !options.revision {
+                return Err(SpecError::new(format!(
+                    "only the adversary mode has a revision to leave out; {} has none",
+                    options.mode.a_title()
+                ))
+                .field(field("revision")));
+            }
+        }
+        if let Some(index) = options
+            .constraints
+            .iter()
+            .position(|constraint| constraint.trim().is_empty())
+        {
+            return Err(SpecError::new("a constraint must not be empty")
+                .field(format!("{}[{index}]", field("constraints"))));
+        }
+        Ok(Box::new(options))
+    }
+
+    fn build(
+        &self,
+        definition: &DebateDefinition,
+        prompts: Arc<PromptSet>,
+    ) -> Result<Box<dyn Protocol>, String> {
+        let config: QuickConfig = definition
+            .config()
+            .map_err(|error| format!("the quick debate's definition does not read: {error}"))?;
+        Ok(Box::new(Quick::new(config, prompts)))
+    }
+
+    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
+        let mode = match mode {
+            None => QuickMode::Challenge,
+            Some(word) => *QuickMode::ALL.iter().find(|mode| mode.as_str() == word)?,
+        };
+        DEMOS
+            .iter()
+            .find(|(demo, _)| *demo == mode)
+            .map(|(_, text)| *text)
+    }
+}
+
+impl QuickOptions {
+    /// The configuration these options give, before its agents are known.
+    fn config(&self, setting: Setting) -> QuickConfig {
+        QuickConfig {
+            mode: self.mode,
+            topic: setting.topic,
+            context: setting.context,
+            constraints: self
+                .constraints
+                .iter()
+                .map(|constraint| constraint.trim().to_string())
+                .collect(),
+            revision: self.revision,
+            agents: setting.agents,
+            prices: setting.prices,
+            started_at: setting.started_at,
+            hold_for_moderator: false,
+        }
+    }
+}
+
+impl Configured for QuickOptions {
+    fn label(&self) -> String {
+        format!("quick {}", self.mode.title())
+    }
+
+    fn roles(&self) -> Vec<RoleSlot> {
+        let config = self.config(Setting {
+            topic: String::new(),
+            context: Vec::new(),
+            agents: Default::default(),
+            prices: Default::default(),
+            started_at: chrono::DateTime::UNIX_EPOCH,
+        });
+        // The synthesizer defaults to the lead's agent: the proposer, the
+        // critic, or the panel's chair.
+        let lead = match self.mode {
+            QuickMode::Adversary => "proposer",
+            QuickMode::Panel => "judge.analyst",
+            _ => "critic",
+        };
+        config
+            .slots()
+            .into_iter()
+            .map(|(slot, group)| match group {
+                RoleGroup::Synthesizer => RoleSlot::new(slot, group).defaulting_to(lead),
+                _ => RoleSlot::new(slot, group),
+            })
+            .collect()
+    }
+
+    fn define(&self, setting: Setting) -> DebateDefinition {
+        DebateDefinition::new(NAME, &self.config(setting))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::protocol::registry::FlagValue;
+
+    fn configure(spec: &str, flags: &[FlagValue]) -> Result<Box<dyn Configured>, SpecError> {
+        KIND.configure(&Configure {
+            spec: Some((Path::new("spec.yaml"), spec)),
+            flags,
+        })
+    }
+
+    fn slots(configured: &dyn Configured) -> Vec<String> {
+        configured
+            .roles()
+            .into_iter()
+            .map(|role| role.slot)
+            .collect()
+    }
+
+    /// QM-01, QM-04, QM-10, QM-13, QM-16: each mode seats exactly its roles;
+    /// INF-25: the challenge seats no judge, INF-26: the panel three.
+    #[test]
+    fn qm_01_inf_25_inf_26_each_mode_seats_its_roles() {
+        let seats = |mode: &str| {
+            slots(
+                configure(&format!("topic: x\nmode: {mode}\n"), &[])
+                    .unwrap()
+                    .as_ref(),
+            )
+        };
+        assert_eq!(seats("challenge"), ["critic"]);
+        assert_eq!(
+            seats("panel"),
+            [
+                "judge.aesthete",
+                "judge.stylist",
+                "judge.analyst",
+                "synthesizer"
+            ]
+        );
+        assert_eq!(seats("premortem"), ["critic", "synthesizer"]);
+        assert_eq!(seats("redteam"), ["critic", "synthesizer"]);
+        assert_eq!(seats("adversary"), ["proposer", "critic", "synthesizer"]);
+    }
+
+    #[test]
+    fn the_synthesizer_defaults_to_the_leads_agent() {
+        let roles = configure("topic: x\nmode: adversary\n", &[])
+            .unwrap()
+            .roles();
+        let synthesizer = roles
+            .iter()
+            .find(|role| role.slot == "synthesizer")
+            .unwrap();
+        assert_eq!(synthesizer.defaults_to.as_deref(), Some("proposer"));
+        let roles = configure("topic: x\nmode: panel\n", &[]).unwrap().roles();
+        let synthesizer = roles
+            .iter()
+            .find(|role| role.slot == "synthesizer")
+            .unwrap();
+        assert_eq!(synthesizer.defaults_to.as_deref(), Some("judge.analyst"));
+    }
+
+    #[test]
+    fn adversary_options_belong_to_the_adversary() {
+        let error = configure("topic: x\nmode: panel\nconstraints: [a]\n", &[])
+            .err()
+            .unwrap();
+        assert_eq!(error.field.as_deref(), Some("constraints"));
+        let error = configure(
+            "topic: x\nmode: challenge\n",
+            &[FlagValue {
+                flag: "--no-revision".into(),
+                key: "revision".into(),
+                value: yaml_serde::Value::Bool(false),
+            }],
+        )
+        .err()
+        .unwrap();
+        assert_eq!(error.field.as_deref(), Some("--no-revision"));
+        let error = configure("topic: x\nmode: adversary\nconstraints: [\"  \"]\n", &[])
+            .err()
+            .unwrap();
+        assert_eq!(error.field.as_deref(), Some("constraints[0]"));
+        let error = configure("topic: x\nmode: sideways\n", &[]).err().unwrap();
+        assert_eq!(error.line, Some(2), "{error}");
+    }
+
+    /// The definition a quick debate journals builds the protocol back.
+    #[test]
+    fn a_definition_builds_its_protocol() {
+        let configured = configure(
+            "topic: How should we fan out notifications?\nmode: adversary\nconstraints: [one region]\nrevision: false\n",
+            &[],
+        )
+        .unwrap();
+        let definition = configured.define(Setting {
+            topic: "How should we fan out notifications?".into(),
+            context: Vec::new(),
+            agents: Default::default(),
+            prices: Default::default(),
+            started_at: chrono::Utc::now(),
+        });
+        assert_eq!(definition.protocol(), NAME);
+        let config: QuickConfig = definition.config().unwrap();
+        assert_eq!(config.constraints, ["one region"]);
+        assert!(!config.revision);
+        let protocol = KIND
+            .build(&definition, Arc::new(PromptSet::builtin()))
+            .unwrap();
+        assert_eq!(protocol.describe().deliverable, "architecture-challenge.md");
+    }
+}

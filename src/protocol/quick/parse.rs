@@ -1,0 +1,307 @@
+//! What quorum reads out of the quick modes' answers, which are prose: the
+//! red team's vulnerability list (the one YAML block the prompt asks for),
+//! the challenge's bottom line, the opening of a synthesizer's document, and
+//! whether that opening names the debate's machinery (RF-06, RF-08).
+//!
+//! Not responsible for deciding what a parse failure means (the protocol
+//! does) or for rewriting anything: a synthesizer's text is kept as written.
+
+use yaml_serde::Value;
+
+use crate::parse::{Document, FieldPath, Fields, ParseError, describe};
+
+/// How severe a vulnerability is, most severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Critical,
+    High,
+    Medium,
+    Low,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Critical => "critical",
+            Severity::High => "high",
+            Severity::Medium => "medium",
+            Severity::Low => "low",
+        }
+    }
+}
+
+const SEVERITIES: [(&str, Severity); 4] = [
+    ("critical", Severity::Critical),
+    ("high", Severity::High),
+    ("medium", Severity::Medium),
+    ("low", Severity::Low),
+];
+
+/// One finding of a red team, numbered by quorum (`v1`, `v2`, …) in the
+/// order the critic listed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Vulnerability {
+    pub id: String,
+    pub title: String,
+    pub severity: Severity,
+    pub description: String,
+    pub exploit: String,
+}
+
+/// Reads the `vulnerabilities:` list of a red-team report (a mapping with
+/// that key, or a bare list). Each needs a `title`, a `severity` from the
+/// closed set and an `exploit` scenario; `description` may be left out.
+pub fn parse_vulnerabilities(text: &str) -> Result<Vec<Vulnerability>, ParseError> {
+    let document = Document::load(text)?;
+    let (list, path) = match &document.root {
+        Value::Sequence(list) => (list, FieldPath::root()),
+        Value::Mapping(_) => {
+            let fields = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+            fields.required_list("vulnerabilities")?
+        }
+        _ => return Err(document.root_mismatch("`vulnerabilities:` with a list of findings")),
+    };
+    let mut found = Vec::with_capacity(list.len());
+    for (index, value) in list.iter().enumerate() {
+        let fields = Fields::new(
+            &document,
+            value,
+            path.index(index),
+            "a finding (a mapping with title, severity, description, exploit)",
+        )?;
+        found.push(Vulnerability {
+            id: format!("v{}", index + 1),
+            title: fields.required_text("title")?,
+            severity: fields.required_choice("severity", &SEVERITIES)?,
+            description: fields.optional_text("description")?.unwrap_or_default(),
+            exploit: fields.required_text("exploit")?,
+        });
+    }
+    if found.is_empty() {
+        return Err(document.error(
+            &path,
+            format!(
+                "expected at least one finding; found {}",
+                describe(&Value::Sequence(Vec::new()))
+            ),
+        ));
+    }
+    Ok(found)
+}
+
+/// The text after the last `Bottom line:` of a challenge (markdown bold
+/// around the label allowed), up to the next blank line.
+pub fn bottom_line(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().rposition(|line| label_rest(line).is_some())?;
+    let mut found = vec![label_rest(lines[start])?.to_string()];
+    for line in &lines[start + 1..] {
+        if line.trim().is_empty() {
+            break;
+        }
+        found.push(line.trim().to_string());
+    }
+    let joined = found.join(" ").trim().to_string();
+    (!joined.is_empty()).then_some(joined)
+}
+
+/// What follows `Bottom line:` on `line`, if the line starts with it.
+fn label_rest(line: &str) -> Option<&str> {
+    let trimmed = line.trim().trim_start_matches(['*', '_', '>', ' ']);
+    let lower = trimmed.to_ascii_lowercase();
+    let label = "bottom line";
+    if !lower.starts_with(label) {
+        return None;
+    }
+    let rest = trimmed[label.len()..].trim_start_matches(['*', '_']);
+    let rest = rest.strip_prefix(':')?;
+    Some(rest.trim_start_matches(['*', '_']).trim())
+}
+
+/// A synthesizer's document split into its opening paragraph(s) — the text
+/// before its first `## ` heading — and the rest. A title line it wrote
+/// anyway (`# …`) is dropped: quorum adds its own.
+pub fn split_opening(text: &str) -> (String, String) {
+    let mut lines = text.trim().lines().peekable();
+    if lines
+        .peek()
+        .is_some_and(|line| line.starts_with("# ") || line.trim() == "#")
+    {
+        lines.next();
+    }
+    let body: Vec<&str> = lines.collect();
+    let heading = body
+        .iter()
+        .position(|line| line.starts_with("## "))
+        .unwrap_or(body.len());
+    let opening = body[..heading].join("\n").trim().to_string();
+    let rest = body[heading..].join("\n").trim().to_string();
+    (opening, rest)
+}
+
+/// Words that narrate the debate instead of its result: the roles, the
+/// panel's judges, scores. A reader-first opening carries none (RF-06,
+/// RF-08).
+const PROVENANCE_WORDS: &[&str] = &[
+    "aesthete",
+    "stylist",
+    "analyst",
+    "strategist",
+    "empiricist",
+    "judge",
+    "judges",
+    "reviewer",
+    "reviewers",
+    "critic",
+    "critics",
+    "proposer",
+    "oracle",
+    "mephistopheles",
+    "synthesizer",
+    "score",
+    "scores",
+    "scored",
+];
+
+/// Phrases that report one option discarded for another (RF-08).
+const DISCARDED_PHRASES: &[&str] = &[
+    "discarded in favour of",
+    "discarded in favor of",
+    "was discarded",
+];
+
+/// What in `opening` narrates the debate rather than its result: role
+/// words (whole words, any case; a word the topic itself uses is allowed),
+/// block ids such as `b2`, scores such as `4/5`, and discarded-in-favour
+/// phrasing. Empty when the opening is reader-first.
+pub fn provenance(opening: &str, topic: &str) -> Vec<String> {
+    let topic_words: Vec<String> = words(topic).map(str::to_ascii_lowercase).collect();
+    let mut found: Vec<String> = Vec::new();
+    let mut note = |what: String| {
+        if !found.contains(&what) {
+            found.push(what);
+        }
+    };
+    for word in words(opening) {
+        let lower = word.to_ascii_lowercase();
+        if PROVENANCE_WORDS.contains(&lower.as_str()) && !topic_words.contains(&lower) {
+            note(format!("`{word}`"));
+        }
+        let is_block_id = lower.len() >= 2
+            && lower.starts_with('b')
+            && lower[1..].bytes().all(|byte| byte.is_ascii_digit());
+        if is_block_id && !topic_words.contains(&lower) {
+            note(format!("the block id `{word}`"));
+        }
+    }
+    for (index, _) in opening.match_indices("/5") {
+        let before = opening[..index].chars().next_back();
+        let after = opening[index + 2..].chars().next();
+        if before.is_some_and(|c| c.is_ascii_digit()) && !after.is_some_and(|c| c.is_ascii_digit())
+        {
+            note("a score out of 5".to_string());
+        }
+    }
+    let lower = opening.to_ascii_lowercase();
+    if let Some(phrase) = DISCARDED_PHRASES
+        .iter()
+        .find(|phrase| lower.contains(*phrase))
+    {
+        note(format!("\"{phrase}\""));
+    }
+    found
+}
+
+/// The words of `text`: runs of letters, digits, `'` and `-`.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+        .map(|word| word.trim_matches(['\'', '-']))
+        .filter(|word| !word.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPORT: &str = "Here is what I found.\n\n```yaml\nvulnerabilities:\n  - title: Replayable webhooks\n    severity: High\n    description: Signatures do not cover the timestamp.\n    exploit: Capture one delivery and send it again a day later.\n  - title: \"Admin: no rate limit\"\n    severity: critical\n    exploit: Guess the PIN in an afternoon.\n```\n\n## Abuse vectors\n\n...";
+
+    #[test]
+    fn vulnerabilities_are_read_and_numbered_by_quorum() {
+        let found = parse_vulnerabilities(REPORT).unwrap();
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].id, "v1");
+        assert_eq!(found[0].severity, Severity::High, "case does not matter");
+        assert_eq!(found[1].title, "Admin: no rate limit");
+        assert_eq!(found[1].description, "", "a description may be left out");
+    }
+
+    #[test]
+    fn a_bad_severity_or_a_missing_exploit_is_located() {
+        let error = parse_vulnerabilities(
+            "```yaml\nvulnerabilities:\n  - title: x\n    severity: dire\n    exploit: y\n```",
+        )
+        .unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("vulnerabilities[0].severity"));
+        assert!(
+            error.message.contains("critical, high, medium, low"),
+            "{error}"
+        );
+        let error = parse_vulnerabilities(
+            "```yaml\nvulnerabilities:\n  - title: x\n    severity: low\n```",
+        )
+        .unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("vulnerabilities[0].exploit"));
+        assert!(parse_vulnerabilities("No YAML at all, just prose.").is_err());
+    }
+
+    #[test]
+    fn the_last_bottom_line_is_read_with_its_continuation() {
+        let text = "Points...\n\nBottom line: an early draft.\n\nMore points.\n\n**Bottom line:** the position holds only with a rollback plan;\nwithout one it does not.\n";
+        assert_eq!(
+            bottom_line(text).as_deref(),
+            Some("the position holds only with a rollback plan; without one it does not.")
+        );
+        assert_eq!(bottom_line("No verdict here."), None);
+        assert_eq!(bottom_line("Bottom line:\n"), None);
+    }
+
+    #[test]
+    fn an_opening_runs_to_the_first_section_and_a_title_is_dropped() {
+        let (opening, rest) = split_opening(
+            "# My title\n\nThe plan holds.\nIt needs a rollback.\n\n## Details\n\nMore.",
+        );
+        assert_eq!(opening, "The plan holds.\nIt needs a rollback.");
+        assert_eq!(rest, "## Details\n\nMore.");
+        let (opening, rest) = split_opening("Only an opening.");
+        assert_eq!((opening.as_str(), rest.as_str()), ("Only an opening.", ""));
+    }
+
+    /// RF-06, RF-08: the opening of a reader deliverable names no role,
+    /// block id or score, and no option "discarded in favour of" another.
+    #[test]
+    fn rf_06_rf_08_process_words_in_an_opening_are_found() {
+        assert!(provenance("The design holds if the queue is bounded.", "Queue?").is_empty());
+        let found = provenance(
+            "All three reviewers agree; the Analyst gave b2 a 2/5 and REST was discarded in favour of gRPC.",
+            "API style",
+        );
+        assert_eq!(
+            found,
+            [
+                "`reviewers`",
+                "`Analyst`",
+                "the block id `b2`",
+                "a score out of 5",
+                "\"discarded in favour of\""
+            ]
+        );
+        assert!(
+            provenance(
+                "Critical: the analyst dashboard leaks data.",
+                "The analyst dashboard"
+            )
+            .is_empty(),
+            "a word of the topic and a word that only contains a role are fine"
+        );
+    }
+}
