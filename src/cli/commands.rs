@@ -122,7 +122,9 @@ fn protocol_command(options: &[OptionSpec], spec: &CommandSpec, order: usize) ->
                 .help("Scripted replies (YAML) for the roles played by the `script` provider")
                 .value_parser(clap::value_parser!(PathBuf)),
         );
-    let command = RunFlags::augment_args(command);
+    // `augment_args` sets the command's about from `RunFlags`' doc comment;
+    // the protocol's own line goes back on top of it.
+    let command = RunFlags::augment_args(command).about(spec.about);
     let own: Vec<OptionSpec> = options
         .iter()
         .filter(|option| spec.options.contains(&option.key))

@@ -13,7 +13,7 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use super::app::{App, Focus, Mode};
-use crate::protocol::RoleGroup;
+use crate::protocol::{BoardView, RoleGroup};
 
 /// Narrower than this, regions collapse into tabs (columns).
 pub const WIDE_MIN_COLUMNS: u16 = 120;
@@ -125,11 +125,11 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     }
     let mut side_regions = Vec::new();
     if app.info.board.is_some() {
-        let board_rows = app
-            .board
-            .view
-            .scoreboard()
-            .map_or(6, |board| board.blocks.len() as u16 + 8);
+        let board_rows = match &app.board.view {
+            BoardView::Scores(board) => board.blocks.len() as u16 + 8,
+            BoardView::Rulings(rulings) => rulings.len() as u16 * 2 + 2,
+            BoardView::None => 6,
+        };
         side_regions.push((
             Region::Board,
             Constraint::Length(board_rows.min(side.height / 3)),

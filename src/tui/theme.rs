@@ -729,6 +729,28 @@ mod tests {
         (error, text)
     }
 
+    /// A theme written for quorum 0.1, whose slots were named by role and
+    /// verdict and had no synthesizer, still loads: the old names read as
+    /// the semantic slots, and the synthesizer takes the lead's style.
+    #[test]
+    fn a_theme_with_the_old_slot_names_still_loads() {
+        let mut old = DARK_YAML.to_string();
+        for (legacy, slot) in LEGACY_SLOTS {
+            old = old.replace(&format!("  {slot}: "), &format!("  {legacy}: "));
+        }
+        let old: String = old
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("role_synthesizer:"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let theme = Theme::parse("old.yaml", &old).unwrap();
+        let dark = Theme::builtin("dark").unwrap();
+        assert_eq!(theme.role_lead, dark.role_lead);
+        assert_eq!(theme.tone_negative, dark.tone_negative);
+        assert_eq!(theme.severity_high, dark.severity_high);
+        assert_eq!(theme.role_synthesizer, dark.role_lead);
+    }
+
     #[test]
     fn every_builtin_parses_and_carries_its_own_name() {
         for name in Theme::names() {

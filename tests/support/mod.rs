@@ -3,6 +3,7 @@
 //! builder for end-to-end runs.
 #![allow(dead_code)]
 
+pub mod cuts;
 pub mod provider_server;
 pub mod pty;
 pub mod run;

@@ -940,6 +940,16 @@ fn sanitize_board(board: &mut Board) {
                 clean(&mut implied.rule);
             }
         }
+        BoardView::Rulings(rulings) => {
+            for ruling in rulings {
+                clean(&mut ruling.subject);
+                clean(&mut ruling.title);
+                clean(&mut ruling.rule);
+                if let Some(word) = &mut ruling.word {
+                    clean(word);
+                }
+            }
+        }
         BoardView::None => {}
     }
 }

@@ -854,3 +854,51 @@ fn a_debate_reopened_after_its_verdict_is_running_again() {
     assert_eq!(app.outcome, None);
     assert!(app.report.is_none() && !app.show_verdict);
 }
+
+/// A board of rulings (a root-cause analysis's hypotheses, say) is drawn in
+/// the board region with each word in its tone and its rule under it; agent
+/// text in it is made inert first.
+#[test]
+fn a_board_of_rulings_is_drawn_with_its_rules() {
+    use crate::protocol::{BoardView, Ruling, Tone};
+    let mut app = app();
+    let ruling = |subject: &str, word: Option<&str>, tone, title: &str, rule: &str| Ruling {
+        subject: subject.into(),
+        title: title.into(),
+        word: word.map(str::to_string),
+        tone,
+        rule: rule.into(),
+    };
+    app.apply(
+        Update::Board(Board {
+            view: BoardView::Rulings(vec![
+                ruling(
+                    "H1",
+                    Some("SURVIVED"),
+                    Some(Tone::Positive),
+                    "the cache\u{1b}[2J evicts under load",
+                    "every challenge answered",
+                ),
+                ruling("H2", None, None, "a slow disk", ""),
+            ]),
+            ..Board::default()
+        }),
+        Instant::now(),
+    );
+    app.focus = Focus::Board;
+    app.zoomed = true;
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+    app.prepare(Rect::new(0, 0, 80, 24));
+    terminal
+        .draw(|frame| crate::tui::view::draw(&app, frame))
+        .unwrap();
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("Scores · 1 open"), "{screen}");
+    assert!(
+        screen.contains("H1    SURVIVED the cache evicts under load"),
+        "{screen}"
+    );
+    assert!(screen.contains("every challenge answered"), "{screen}");
+    assert!(screen.contains("H2    open"), "{screen}");
+    assert!(!screen.contains('\u{1b}'));
+}

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{frame_block, is_focused};
-use crate::protocol::{BoardView, JudgeState, ScoreColumn, Scoreboard, Tone, Verdict};
+use crate::protocol::{BoardView, JudgeState, Ruling, ScoreColumn, Scoreboard, Tone, Verdict};
 use crate::tui::app::App;
 use crate::tui::layout::{Region, inner};
 use crate::tui::theme::Theme;
@@ -44,6 +44,16 @@ pub fn title(app: &App) -> String {
         .map_or("Board", |board| board.title.as_str());
     match &app.board.view {
         BoardView::Scores(board) => format!("{name} · round {}", board.round),
+        BoardView::Rulings(rulings) => {
+            let open = rulings
+                .iter()
+                .filter(|ruling| ruling.word.is_none())
+                .count();
+            match open {
+                0 => name.to_string(),
+                open => format!("{name} · {open} open"),
+            }
+        }
         BoardView::None => name.to_string(),
     }
 }
@@ -80,9 +90,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         area,
     );
     let body = inner(area);
-    let lines = match app.board.view.scoreboard() {
-        Some(board) => lines(theme, board),
-        None => vec![Line::styled(
+    let lines = match &app.board.view {
+        BoardView::Scores(board) => lines(theme, board),
+        BoardView::Rulings(rulings) if !rulings.is_empty() => ruling_lines(theme, rulings),
+        _ => vec![Line::styled(
             app.info
                 .board
                 .as_ref()
@@ -92,6 +103,40 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         )],
     };
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}
+
+/// One line per ruling: the subject, its word in its tone, the title; the
+/// rule that decided it dimmed on the next line.
+pub fn ruling_lines<'a>(theme: &Theme, rulings: &'a [Ruling]) -> Vec<Line<'a>> {
+    let width = rulings
+        .iter()
+        .map(|ruling| {
+            ruling
+                .word
+                .as_deref()
+                .map_or(4, |word| word.chars().count())
+        })
+        .max()
+        .unwrap_or(4);
+    let mut out = Vec::new();
+    for ruling in rulings {
+        let word = ruling.word.as_deref().unwrap_or("open");
+        let style = ruling
+            .tone
+            .map_or(theme.status_waiting, |tone| tone_style(theme, tone));
+        out.push(Line::from(vec![
+            Span::styled(pad(&ruling.subject, BLOCK_COLUMN_WIDTH), theme.text),
+            Span::styled(pad(word, width + 1), style),
+            Span::styled(ruling.title.as_str(), theme.text),
+        ]));
+        if !ruling.rule.is_empty() {
+            out.push(Line::styled(
+                format!("{}{}", " ".repeat(BLOCK_COLUMN_WIDTH), ruling.rule),
+                theme.dim,
+            ));
+        }
+    }
+    out
 }
 
 /// The scoreboard as lines; public for tests and the verdict view.

@@ -90,12 +90,15 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             strip.push(Span::styled(" archive ", theme.selection));
         }
     }
+    // Round 0: the protocol runs no rounds.
+    if app.progress.round > 0 {
+        strip.push(Span::styled(
+            format!(" round {} ·", app.progress.round),
+            theme.dim,
+        ));
+    }
     strip.push(Span::styled(
-        format!(" round {}", app.progress.round),
-        theme.dim,
-    ));
-    strip.push(Span::styled(
-        format!(" · {}", clock(app.elapsed.as_secs())),
+        format!(" {}", clock(app.elapsed.as_secs())),
         theme.dim,
     ));
     strip.push(Span::styled(format!(" · {}", tokens(app)), theme.dim));

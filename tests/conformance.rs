@@ -1,0 +1,468 @@
+//! The conformance suite every protocol passes: the decision review and
+//! each quick mode, each on its built-in demo, through the same code paths.
+//!
+//! For every protocol:
+//! - **persist before parse**: when the protocol is handed an answer, it is
+//!   already the journal's last record, and a call with a raw-output file
+//!   has that file on disk, verbatim (INF-02, INF-03);
+//! - **the fold equals the live state after every record**: folding any
+//!   prefix of the journal gives the documents, board and progress the live
+//!   protocol had at that point;
+//! - **resume after a cut at any record gives the same files**: the journal
+//!   cut after each record and resumed ends as the uninterrupted run did;
+//! - **replay plays it**: the recorded moments, fed to the interface in
+//!   replay mode, end where the debate ended;
+//! - **the interface draws it** at 80×24 and 200×60 (insta snapshots), mid
+//!   debate and at the end;
+//! - **no secret is written**: run by the real binary with canary keys in
+//!   the environment, no byte of them lands in any file.
+//!
+//! Tokio's clock is paused, so the scripted agents pace in virtual time.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{Local, TimeZone, Utc};
+use quorum::artifact::{Journal, Record, RunDir};
+use quorum::cli::{RunFlags, Source, prepare, rebuild};
+use quorum::config::detect::SystemEnvironment;
+use quorum::engine::resume::{Recorded, fold};
+use quorum::engine::{Engine, JournalEvent, ModerationPolicy, Moderator, ResumePoint, Update};
+use quorum::prompts::PromptSet;
+use quorum::protocol::registry::build;
+use quorum::protocol::{
+    Board, Description, Document, Effect, Input, LogEntry, Outcome, Progress, Protocol, Timestamp,
+};
+use quorum::tui::app::Moment;
+use quorum::tui::{App, DebateInfo};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use support::cuts::{assert_same_tree, normalised, settled_inputs, tree};
+use tokio::sync::mpsc;
+
+/// Every protocol's demo, by the name `quorum demo --protocol` takes.
+const PROTOCOLS: [&str; 6] = [
+    "decision-review",
+    "challenge",
+    "panel",
+    "premortem",
+    "redteam",
+    "adversary",
+];
+
+fn source(name: &str) -> Source {
+    match name {
+        "decision-review" => Source::Demo,
+        other => Source::DemoOf(other.to_string()),
+    }
+}
+
+/// What the live protocol was after one input: the journal's length then,
+/// and its documents, board and progress.
+#[derive(Clone, Debug, PartialEq)]
+struct Snapshot {
+    records: usize,
+    documents: Vec<Document>,
+    board: Board,
+    progress: Progress,
+}
+
+fn snapshot(protocol: &dyn Protocol, records: usize) -> Snapshot {
+    Snapshot {
+        records,
+        documents: protocol.documents(),
+        board: protocol.board(),
+        progress: protocol.progress(),
+    }
+}
+
+/// Wraps a protocol to check persist-before-parse on every answer it is
+/// handed, and to keep a snapshot after every input.
+struct Spy {
+    inner: Box<dyn Protocol>,
+    run_dir: PathBuf,
+    /// Raw-output files of the calls started, by call id.
+    raw_paths: BTreeMap<String, String>,
+    snapshots: Vec<Snapshot>,
+    checked: usize,
+}
+
+impl Spy {
+    fn journal_lines(&self) -> Vec<String> {
+        std::fs::read_to_string(self.run_dir.join("journal.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn note_calls(&mut self, effects: &[Effect]) {
+        for effect in effects {
+            if let Effect::StartCall(spec) = effect
+                && let Some(path) = &spec.raw_output_path
+            {
+                self.raw_paths
+                    .insert(spec.request.call_id.clone(), path.clone());
+            }
+        }
+    }
+}
+
+impl Protocol for Spy {
+    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+        let effects = self.inner.start(now);
+        self.note_calls(&effects);
+        let records = self.journal_lines().len();
+        self.snapshots.push(snapshot(self.inner.as_ref(), records));
+        effects
+    }
+
+    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        let lines = self.journal_lines();
+        let last: Record<JournalEvent> =
+            serde_json::from_str(lines.last().expect("a journal")).unwrap();
+        assert_eq!(
+            last.event,
+            JournalEvent::Input {
+                input: input.clone()
+            },
+            "every input is journaled before the protocol sees it"
+        );
+        if let Input::CallFinished {
+            call_id, output, ..
+        } = input
+        {
+            if let Some(path) = self.raw_paths.get(call_id) {
+                let on_disk = std::fs::read_to_string(self.run_dir.join(path))
+                    .unwrap_or_else(|_| panic!("{path} is on disk before {call_id} is parsed"));
+                assert_eq!(&on_disk, output, "{path} holds the answer verbatim");
+            }
+            self.checked += 1;
+        }
+        let effects = self.inner.handle(input, now);
+        self.note_calls(&effects);
+        self.snapshots
+            .push(snapshot(self.inner.as_ref(), lines.len()));
+        effects
+    }
+
+    fn progress(&self) -> Progress {
+        self.inner.progress()
+    }
+    fn log(&self) -> &[LogEntry] {
+        self.inner.log()
+    }
+    fn documents(&self) -> Vec<Document> {
+        self.inner.documents()
+    }
+    fn outcome(&self) -> Option<&Outcome> {
+        self.inner.outcome()
+    }
+    fn describe(&self) -> Description {
+        self.inner.describe()
+    }
+    fn summary_lead(&self) -> Option<String> {
+        self.inner.summary_lead()
+    }
+    fn board(&self) -> Board {
+        self.inner.board()
+    }
+}
+
+/// One demo debate recorded whole.
+struct Whole {
+    _out: tempfile::TempDir,
+    dir: PathBuf,
+    outcome: Outcome,
+    spy: Spy,
+    updates: Vec<Update>,
+}
+
+/// Runs `name`'s demo in-process, every item accepted, with the spy.
+async fn record_whole(name: &str) -> Whole {
+    let out = tempfile::tempdir().unwrap();
+    let flags = RunFlags {
+        out: out.path().to_path_buf(),
+        speed: 10.0,
+        ..RunFlags::default()
+    };
+    let prepared = prepare(source(name), &flags).unwrap();
+    let protocol = prepared.protocol();
+    let run_dir = RunDir::create(out.path(), name, Local::now()).unwrap();
+    let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
+    journal
+        .append(
+            Utc::now(),
+            &JournalEvent::DebateStarted {
+                definition: Box::new(prepared.definition.clone()),
+                setup: Some(Box::new(prepared.setup.clone())),
+            },
+        )
+        .unwrap();
+    let spy = Spy {
+        inner: protocol,
+        run_dir: run_dir.path().to_path_buf(),
+        raw_paths: BTreeMap::new(),
+        snapshots: Vec::new(),
+        checked: 0,
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let engine = Engine::new(
+        spy,
+        run_dir.clone(),
+        journal,
+        prepared.roster,
+        Moderator::policy(ModerationPolicy::Accept),
+        tx,
+    );
+    let (outcome, spy) = engine.run().await.unwrap();
+    let mut updates = Vec::new();
+    while let Ok(update) = rx.try_recv() {
+        updates.push(update);
+    }
+    Whole {
+        dir: run_dir.path().to_path_buf(),
+        _out: out,
+        outcome,
+        spy,
+        updates,
+    }
+}
+
+fn records_of(dir: &Path) -> Vec<Record<JournalEvent>> {
+    std::fs::read_to_string(dir.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn fresh_protocol(dir: &Path) -> Box<dyn Protocol> {
+    let recorded = Recorded::read(dir).unwrap();
+    build(&recorded.definition, Arc::new(PromptSet::builtin())).unwrap()
+}
+
+/// Persist before parse (INF-02, INF-03), for every protocol.
+#[tokio::test(start_paused = true)]
+async fn every_protocol_persists_before_it_parses() {
+    for name in PROTOCOLS {
+        let whole = record_whole(name).await;
+        assert!(
+            matches!(
+                whole.outcome,
+                Outcome::Decided { .. } | Outcome::Completed { .. }
+            ),
+            "{name}: the demo ends well: {:?}",
+            whole.outcome
+        );
+        assert!(whole.spy.checked >= 1, "{name}: answers were checked");
+        let with_files = whole.spy.raw_paths.len();
+        if name == "decision-review" || name == "panel" {
+            assert!(with_files >= 3, "{name}: its judges or reviewers persist");
+        }
+    }
+}
+
+/// The fold of any journal prefix is the state the live protocol had then.
+#[tokio::test(start_paused = true)]
+async fn every_protocols_fold_equals_its_live_state_after_every_record() {
+    for name in PROTOCOLS {
+        let whole = record_whole(name).await;
+        let records = records_of(&whole.dir);
+        let snapshots = &whole.spy.snapshots;
+        for cut in 1..=records.len() {
+            let live = snapshots
+                .iter()
+                .rev()
+                .find(|snapshot| snapshot.records <= cut)
+                .unwrap_or_else(|| panic!("{name}: no live state at record {cut}"));
+            let folded = fold(fresh_protocol(&whole.dir), &records[..cut], &mut |_, _| {});
+            let again = snapshot(folded.protocol.as_ref(), live.records);
+            assert!(
+                again == *live,
+                "{name}: the fold of {cut} records differs from the live state"
+            );
+        }
+    }
+}
+
+/// Cut after any record and resumed, every protocol ends with the files of
+/// the uninterrupted run, and loses no answer or decision.
+#[tokio::test(start_paused = true)]
+async fn every_protocol_resumes_from_any_cut_to_the_same_files() {
+    for name in PROTOCOLS {
+        let whole = record_whole(name).await;
+        let expected = normalised(&tree(&whole.dir));
+        let journal = std::fs::read_to_string(whole.dir.join("journal.jsonl")).unwrap();
+        let lines: Vec<&str> = journal.lines().collect();
+        let scratch = tempfile::tempdir().unwrap();
+        let mut resumed = 0;
+        for cut in 1..lines.len() {
+            let dir = scratch.path().join(format!("{name}-{cut:03}"));
+            std::fs::create_dir(&dir).unwrap();
+            let prefix: String = lines[..cut]
+                .iter()
+                .map(|line| format!("{line}\n"))
+                .collect();
+            std::fs::write(dir.join("journal.jsonl"), &prefix).unwrap();
+            let Some(outcome) = resume(&dir).await else {
+                continue;
+            };
+            assert_eq!(outcome, whole.outcome, "{name}, cut after record {cut}");
+            let after = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+            let before = settled_inputs(&prefix);
+            assert_eq!(
+                settled_inputs(&after)[..before.len()],
+                before[..],
+                "{name}, cut {cut}: an answer or decision on record was lost"
+            );
+            assert_same_tree(&expected, &normalised(&tree(&dir)), cut);
+            resumed += 1;
+        }
+        assert!(resumed >= 5, "{name}: only {resumed} cuts resumed");
+    }
+}
+
+/// Folds `dir`'s journal and resumes it to the end; `None` when finished.
+async fn resume(dir: &Path) -> Option<Outcome> {
+    let recorded = Recorded::read(dir).unwrap();
+    let folded = fold(fresh_protocol(dir), &recorded.records, &mut |_, _| {});
+    if folded.is_finished() {
+        return None;
+    }
+    let setup = recorded.setup.clone().expect("the setup is journaled");
+    let rebuilt = rebuild(&setup, &recorded.journal_path, None, &SystemEnvironment).unwrap();
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let engine = Engine::new(
+        folded.protocol,
+        RunDir::open(dir).unwrap(),
+        Journal::open_append(&recorded.journal_path, recorded.next_seq()).unwrap(),
+        rebuilt.roster,
+        Moderator::policy(ModerationPolicy::Accept),
+        tx,
+    );
+    let point = ResumePoint {
+        unfinished: folded.unfinished,
+        moderation: folded.moderation,
+        extended: folded.extended,
+    };
+    Some(engine.resume(point, false).await.unwrap().0)
+}
+
+/// The recorded moments of a debate played back in the interface end where
+/// the debate ended, and the interface draws every protocol at both sizes.
+#[tokio::test(start_paused = true)]
+async fn every_protocol_replays_and_draws() {
+    for name in PROTOCOLS {
+        let whole = record_whole(name).await;
+        let mut history = Vec::new();
+        let folded = fold(
+            fresh_protocol(&whole.dir),
+            &records_of(&whole.dir),
+            &mut |at, update| history.push((at, update)),
+        );
+        let info = DebateInfo::of(&folded.protocol.describe(), PathBuf::from("/tmp/run"));
+        let now = Instant::now();
+        let mut app = App::new(info.clone(), Default::default(), now).replaying(1000.0, now);
+        let start = history.first().map(|(at, _)| *at).unwrap();
+        for (at, update) in history {
+            let moment = Moment {
+                at: (at - start).to_std().unwrap_or_default(),
+                recorded: (at - start).to_std().unwrap_or_default(),
+                update: pinned(update),
+            };
+            app.play(moment, now);
+        }
+        assert_eq!(app.outcome.as_ref(), Some(&whole.outcome), "{name}");
+
+        // Live: mid-debate, then at the end with the result view.
+        let mut live = App::new(info, Default::default(), now);
+        let halfway = whole.updates.len() / 3;
+        for update in whole.updates.iter().take(halfway) {
+            live.apply(pinned(update.clone()), now);
+        }
+        snap(&format!("{name}_running"), &mut live);
+        for update in whole.updates.iter().skip(halfway) {
+            live.apply(pinned(update.clone()), now);
+        }
+        let lead = folded.protocol.summary_lead().unwrap();
+        live.show_report(&lead, vec![folded.protocol.describe().deliverable]);
+        snap(&format!("{name}_ended"), &mut live);
+    }
+}
+
+/// Log times and measured durations, pinned so screens read the same on
+/// every run.
+fn pinned(update: Update) -> Update {
+    match update {
+        Update::Log(mut entry) => {
+            entry.at = Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap();
+            entry.message = regex::Regex::new(r"answered in [\d.]+ s")
+                .unwrap()
+                .replace_all(&entry.message, "answered in 0.0 s")
+                .into_owned();
+            Update::Log(entry)
+        }
+        other => other,
+    }
+}
+
+fn snap(name: &str, app: &mut App) {
+    for (width, height) in [(80u16, 24u16), (200, 60)] {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        app.prepare(Rect::new(0, 0, width, height));
+        terminal
+            .draw(|frame| quorum::tui::view::draw(app, frame))
+            .unwrap();
+        let local = Utc
+            .with_ymd_and_hms(2026, 12, 1, 12, 0, 0)
+            .unwrap()
+            .with_timezone(&Local)
+            .format("%H:%M:%S")
+            .to_string();
+        let screen = terminal.backend().to_string().replace(&local, "12:00:00");
+        insta::assert_snapshot!(format!("conformance_{name}_{width}x{height}"), screen);
+    }
+}
+
+/// Canary keys in the environment never reach a file of any protocol's
+/// debate, run by the real binary.
+#[test]
+fn no_protocol_writes_a_secret() {
+    const CANARY: &str = "sk-canary-0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+    for name in PROTOCOLS {
+        let sandbox = support::run::Sandbox::new();
+        let out = sandbox.out();
+        let mut args = vec!["demo", "--headless", "--speed", "50", "--json"];
+        if name != "decision-review" {
+            args.extend(["--protocol", name]);
+        }
+        args.extend(["--out", out.to_str().unwrap()]);
+        let ran = sandbox.quorum(
+            &args,
+            &[
+                ("OPENAI_API_KEY", CANARY),
+                ("ANTHROPIC_API_KEY", CANARY),
+                ("QUORUM_TEST_SECRET", CANARY),
+            ],
+        );
+        assert!(
+            ran.code == 0 || ran.code == 3 || ran.code == 5,
+            "{name}: {}\n{}",
+            ran.stdout,
+            ran.stderr
+        );
+        for (path, bytes) in support::files_under(&out) {
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(CANARY),
+                "{name}: {path} holds the canary"
+            );
+        }
+        assert!(!ran.stdout.contains(CANARY) && !ran.stderr.contains(CANARY));
+    }
+}

@@ -1,0 +1,113 @@
+//! Comparing debate folders across interruptions: every file but the
+//! journal, times blanked, and the answers and decisions a journal holds.
+//! Shared by the resume tests and the conformance suite.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use quorum::engine::JournalEvent;
+use quorum::protocol::Input;
+
+/// Every file of a debate folder but the journal and the lock, by path.
+pub fn tree(dir: &Path) -> BTreeMap<String, String> {
+    super::files_under(dir)
+        .into_iter()
+        .filter(|(name, _)| name != "journal.jsonl" && name != "quorum.lock")
+        .map(|(name, bytes)| (name, String::from_utf8(bytes).unwrap()))
+        .collect()
+}
+
+/// `text` with times blanked: ISO stamps, clock times, and measured
+/// durations (a call's latency is timed on the real clock, which the paused
+/// test clock does not stop).
+pub fn without_times(text: &str) -> String {
+    let iso =
+        regex::Regex::new(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?")
+            .unwrap();
+    let clock = regex::Regex::new(r"\b\d{2}:\d{2}:\d{2}\b").unwrap();
+    let measured = regex::Regex::new(
+        r"(elapsed_ms|ttft_ms|call_time_ms|duration_ms|output_tokens_per_second): [\d.]+",
+    )
+    .unwrap();
+    let seconds = regex::Regex::new(r"\b\d+(\.\d+)? s\b").unwrap();
+    // Tokens per second exist only when streaming took measurable time.
+    let rate_line = regex::Regex::new(r"(?m)^ *output_tokens_per_second: .*\n").unwrap();
+    // The per-call table's first token, tok/s and time columns.
+    let call_row =
+        regex::Regex::new(r"(?m)^(\| `[^`]+` \| `[^`]+` \| [^|]+\| [^|]+\|)[^|]+\|[^|]+\|[^|]+\|")
+            .unwrap();
+    let text = rate_line.replace_all(text, "");
+    let text = call_row.replace_all(&text, "$1 <measured> |");
+    let text = iso.replace_all(&text, "<time>");
+    let text = clock.replace_all(&text, "<clock>");
+    let text = measured.replace_all(&text, "$1: <measured>");
+    seconds.replace_all(&text, "<seconds>").into_owned()
+}
+
+pub fn normalised(files: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    files
+        .iter()
+        .map(|(path, text)| (path.clone(), without_times(text)))
+        .collect()
+}
+
+/// Fails naming the first file and line that differ.
+pub fn assert_same_tree(
+    expected: &BTreeMap<String, String>,
+    actual: &BTreeMap<String, String>,
+    cut: usize,
+) {
+    let paths = |tree: &BTreeMap<String, String>| tree.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        paths(actual),
+        paths(expected),
+        "cut after record {cut}: the files"
+    );
+    for (path, want) in expected {
+        let got = &actual[path];
+        if got == want {
+            continue;
+        }
+        let (line, (want_line, got_line)) = want
+            .lines()
+            .zip(got.lines())
+            .enumerate()
+            .find(|(_, (want, got))| want != got)
+            .map(|(index, pair)| (index + 1, pair))
+            .unwrap_or((0, ("<end>", "<end>")));
+        panic!(
+            "cut after record {cut}: {path} differs at line {line}:\n  uninterrupted: {want_line}\n  resumed:       {got_line}"
+        );
+    }
+}
+
+/// The answers and moderator decisions of a journal, in order.
+pub fn settled_inputs(journal: &str) -> Vec<Input> {
+    journal
+        .lines()
+        .filter_map(|line| {
+            serde_json::from_str::<quorum::artifact::Record<JournalEvent>>(line).ok()
+        })
+        .filter_map(|record| match record.event {
+            JournalEvent::Input { input } => Some(input),
+            _ => None,
+        })
+        .filter(|input| {
+            matches!(
+                input,
+                Input::CallFinished { .. } | Input::ItemDecided { .. } | Input::ModerationSubmitted
+            )
+        })
+        .collect()
+}
+
+/// The kind of a journal line: its event, or its input's type.
+pub fn cut_kind(line: &str) -> String {
+    let record: serde_json::Value = serde_json::from_str(line).unwrap();
+    let event = &record["event"];
+    match event["event"].as_str() {
+        Some("input") => event["input"]["type"].as_str().unwrap().to_string(),
+        Some(other) => other.to_string(),
+        None => panic!("no event in {line}"),
+    }
+}
