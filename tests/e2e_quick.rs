@@ -47,7 +47,7 @@ fn read(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap_or_else(|_| panic!("{name} is written"))
 }
 
-/// QM-03, QM-07, QM-12, QM-15, QM-22, A9, RF-07, RF-09: every quick mode's
+/// QS-02, QM-03, QM-07, QM-12, QM-15, QM-22, A9, RF-07, RF-09: every quick mode's
 /// demo finishes headless with exit 0 and writes its files into a
 /// `{topic-slug}-{YYYYMMDD-HHMMSS}` folder; stdout is the deliverable's
 /// opening, word for word, then a pointer to it.

@@ -773,3 +773,70 @@ fn resume_in_the_interface_shows_what_was_finished_and_asks_for_the_rest() {
     assert!(read(&folder, "journal.jsonl").contains(r#""event":"resumed""#));
     assert!(read(&folder, "summary.md").contains("ADOPT"));
 }
+
+/// A quick mode in the real interface: the red team's findings are triaged
+/// with single keys (a reject with a note), the layout has no score board,
+/// and the result view shows the protocol's own deliverable, opening first.
+#[test]
+fn a_red_team_is_triaged_at_the_keyboard_and_ends_on_its_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join(OUT);
+    let mut run = PtyRun::spawn(
+        &[
+            "demo",
+            "--protocol",
+            "redteam",
+            "--out",
+            OUT,
+            "--speed",
+            "20",
+        ],
+        dir.path(),
+        200,
+        60,
+    );
+    run.wait_until("the findings wait for the moderator", WAIT, |screen| {
+        screen.contents().contains("6 to decide")
+    });
+    let screen = run.screen_text();
+    assert!(!screen.contains("Scores"), "no score board for a red team");
+    assert!(screen.contains("Red team ▸ Triage ▸ Synthesis ▸ Done"));
+    for _ in 0..5 {
+        run.send("a");
+    }
+    run.send("r");
+    run.send("n");
+    run.send("the compare runs on a hash");
+    run.send("\x13"); // Ctrl-S keeps the note
+    run.wait_until("every finding decided", WAIT, |screen| {
+        screen.contents().contains("all decided · s submits")
+    });
+    run.send("s");
+    run.wait_until("the result view", WAIT, |screen| {
+        let contents = screen.contents();
+        contents.contains("DONE") && contents.contains("Anyone on the internet can take over")
+    });
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert!(status.success(), "{status:?}");
+    let folder = run_folder(&out);
+    let report = read(&folder, "red-team-report.md");
+    assert!(report.contains("## Findings set aside"), "{report}");
+    assert!(report.contains("the compare runs on a hash"), "{report}");
+    let inputs = journal_inputs(&folder);
+    // The note goes with the decision again, the latest word on v6.
+    let v6 = inputs
+        .iter()
+        .filter(|input| input["type"] == "item_decided" && input["item_id"] == "v6")
+        .next_back()
+        .expect("v6 was decided");
+    assert_eq!(v6["decision"], "reject");
+    assert_eq!(v6["note"], "the compare runs on a hash");
+    assert!(
+        inputs
+            .iter()
+            .filter(|input| input["decision"] == "reject")
+            .all(|input| input["item_id"] == "v6")
+    );
+    assert_terminal_restored(&run);
+}

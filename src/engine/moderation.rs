@@ -178,11 +178,15 @@ async fn ask_on_stdin(items: Vec<ModerationItem>, send: Send, gone: Gone) {
     );
     for item in &items {
         loop {
+            let target = if item.target.is_empty() {
+                String::new()
+            } else {
+                format!(" → {}", crate::text::sanitize(&item.target))
+            };
             let _ = write!(
                 stderr,
-                "  {} → {} [{}, {}] {}\n  decision> ",
+                "  {}{target} [{}, {}] {}\n  decision> ",
                 item.id,
-                crate::text::sanitize(&item.target),
                 item.severity,
                 item.category,
                 crate::text::sanitize(&crate::report::one_line(&item.text))

@@ -186,6 +186,17 @@ pub struct ModerationItem {
     pub preface: String,
 }
 
+impl ModerationItem {
+    /// `c3 on b2`, or just `v1` for an item with no target.
+    pub fn heading(&self) -> String {
+        if self.target.is_empty() {
+            self.id.clone()
+        } else {
+            format!("{} on {}", self.id, self.target)
+        }
+    }
+}
+
 /// One line of the human-readable record (`transcript.md`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogEntry {

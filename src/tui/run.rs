@@ -78,7 +78,7 @@ fn play_due(app: &mut App, timeline: &mut VecDeque<Moment>, now: Instant) -> Opt
         let finished = matches!(moment.update, Update::Finished(_));
         app.play(moment, now);
         if finished {
-            let (summary, paths) = read_report(&app.info.run_dir);
+            let (summary, paths) = read_report(&app.info.run_dir, &app.info.deliverable);
             app.show_report(&summary, paths);
         }
     }
@@ -143,7 +143,8 @@ async fn drive<T: Send + 'static>(
                     let finished = matches!(update, Update::Finished(_));
                     app.apply(update, now);
                     if finished {
-                        let (summary, paths) = read_report(&app.info.run_dir);
+                        let (summary, paths) =
+                            read_report(&app.info.run_dir, &app.info.deliverable);
                         app.show_report(&summary, paths);
                     }
                 }
@@ -191,9 +192,10 @@ async fn drive<T: Send + 'static>(
     })
 }
 
-/// `summary.md` and the files of a finished debate, for the verdict view.
-fn read_report(run_dir: &Path) -> (String, Vec<String>) {
-    let summary = std::fs::read_to_string(run_dir.join("summary.md")).unwrap_or_default();
+/// The protocol's deliverable (`summary.md`, `panel-review.md`, …) and
+/// the files of a finished debate, for the result view.
+fn read_report(run_dir: &Path, deliverable: &str) -> (String, Vec<String>) {
+    let summary = std::fs::read_to_string(run_dir.join(deliverable)).unwrap_or_default();
     let mut paths = Vec::new();
     collect_files(run_dir, run_dir, &mut paths);
     paths.sort();

@@ -1203,18 +1203,19 @@ impl Quick {
     }
 }
 
-/// A red team's finding as the moderator sees it.
+/// A red team's finding as the moderator sees it: no target (the whole
+/// target is under attack), its title leading the text.
 fn moderation_item(finding: &Vulnerability) -> ModerationItem {
-    let text = if finding.description.is_empty() {
-        format!("Exploit: {}", finding.exploit)
-    } else {
-        format!("{}\n\nExploit: {}", finding.description, finding.exploit)
-    };
+    let mut text = finding.title.clone();
+    if !finding.description.is_empty() {
+        text.push_str(&format!("\n\n{}", finding.description));
+    }
+    text.push_str(&format!("\n\nExploit: {}", finding.exploit));
     ModerationItem {
         id: finding.id.clone(),
-        target: finding.title.clone(),
+        target: String::new(),
         severity: finding.severity.as_str().to_string(),
-        category: "vulnerability".to_string(),
+        category: "weakness".to_string(),
         text,
         preface: String::new(),
     }

@@ -84,18 +84,50 @@ fn decision_word(decision: ItemDecision) -> &'static str {
     }
 }
 
+/// The widths of the item list's id, target, severity and kind columns:
+/// wide enough for every item on the board (a decision review's `major`, a
+/// red team's `critical`), at least as wide as they always were; a target
+/// no item has takes no room.
+fn column_widths(app: &App) -> [usize; 4] {
+    let widest = |field: fn(&BoardItem) -> &str, least: usize| {
+        app.board
+            .items
+            .iter()
+            .map(|entry| field(entry).chars().count() + 1)
+            .max()
+            .unwrap_or(least)
+            .max(least)
+    };
+    let has_targets = app
+        .board
+        .items
+        .iter()
+        .any(|entry| !entry.item.target.is_empty());
+    [
+        widest(|entry| &entry.item.id, 4),
+        if has_targets {
+            widest(|entry| &entry.item.target, 4)
+        } else {
+            0
+        },
+        widest(|entry| &entry.item.severity, 6),
+        widest(|entry| &entry.item.category, 12),
+    ]
+}
+
 fn item_line<'a>(app: &App, index: usize, entry: &'a BoardItem, selected: bool) -> Line<'a> {
     let theme = &app.theme;
     let marker = if selected { "▸ " } else { "  " };
+    let [id, target, severity, category] = column_widths(app);
     let mut spans = vec![
         Span::styled(marker, theme.key_hint),
-        Span::styled(format!("{:<4}", entry.item.id), theme.text),
-        Span::styled(format!("{:<4}", entry.item.target), theme.dim),
+        Span::styled(format!("{:<id$}", entry.item.id), theme.text),
+        Span::styled(format!("{:<target$}", entry.item.target), theme.dim),
         Span::styled(
-            format!("{:<6}", entry.item.severity),
+            format!("{:<severity$}", entry.item.severity),
             severity_style(theme, &entry.item.severity),
         ),
-        Span::styled(format!("{:<12}", entry.item.category), theme.dim),
+        Span::styled(format!("{:<category$}", entry.item.category), theme.dim),
         decision_span(theme, entry.decision),
         settlement_span(app, index, entry),
         Span::raw(if entry.note.is_some() { " ✎ " } else { "   " }),
@@ -178,10 +210,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     };
     if let (Some(preview), Some(entry)) = (preview, app.board.items.get(app.item_cursor)) {
         let mut lines = vec![Line::from(vec![
-            Span::styled(
-                format!("{} on {} · ", entry.item.id, entry.item.target),
-                theme.title,
-            ),
+            Span::styled(format!("{} · ", entry.item.heading()), theme.title),
             Span::styled(
                 entry.item.severity.clone(),
                 severity_style(theme, &entry.item.severity),

@@ -278,7 +278,7 @@ fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {
         area.height.saturating_sub(4),
     );
     frame.render_widget(Clear, rect);
-    let title = format!("{} on {}", entry.item.id, entry.item.target);
+    let title = entry.item.heading();
     let block = modal(app, &title);
     let body = block.inner(rect);
     frame.render_widget(block, rect);
