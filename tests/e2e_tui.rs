@@ -827,8 +827,7 @@ fn a_red_team_is_triaged_at_the_keyboard_and_ends_on_its_report() {
     // The note goes with the decision again, the latest word on v6.
     let v6 = inputs
         .iter()
-        .filter(|input| input["type"] == "item_decided" && input["item_id"] == "v6")
-        .next_back()
+        .rfind(|input| input["type"] == "item_decided" && input["item_id"] == "v6")
         .expect("v6 was decided");
     assert_eq!(v6["decision"], "reject");
     assert_eq!(v6["note"], "the compare runs on a hash");
