@@ -45,6 +45,15 @@ pub fn log_lines(log: &[LogEntry]) -> String {
     out
 }
 
+/// `analyst` → `Analyst`: a role or stage name as a title.
+pub fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 /// Collapses line breaks so a message stays one list item.
 pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

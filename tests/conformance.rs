@@ -28,10 +28,9 @@ use std::time::Instant;
 
 use chrono::{Local, TimeZone, Utc};
 use quorum::artifact::{Journal, Record, RunDir};
-use quorum::cli::{RunFlags, Source, prepare, rebuild};
-use quorum::config::detect::SystemEnvironment;
+use quorum::cli::{RunFlags, Source, prepare};
 use quorum::engine::resume::{Recorded, fold};
-use quorum::engine::{Engine, JournalEvent, ModerationPolicy, Moderator, ResumePoint, Update};
+use quorum::engine::{Engine, JournalEvent, ModerationPolicy, Moderator, Update};
 use quorum::prompts::PromptSet;
 use quorum::protocol::registry::build;
 use quorum::protocol::{
@@ -42,7 +41,7 @@ use quorum::tui::{App, DebateInfo};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
-use support::cuts::{assert_same_tree, normalised, settled_inputs, tree};
+use support::cuts::{assert_same_tree, normalised, resume, settled_inputs, tree};
 use tokio::sync::mpsc;
 
 /// Every protocol's demo, by the name `quorum demo --protocol` takes.
@@ -310,7 +309,8 @@ async fn every_protocol_resumes_from_any_cut_to_the_same_files() {
                 .map(|line| format!("{line}\n"))
                 .collect();
             std::fs::write(dir.join("journal.jsonl"), &prefix).unwrap();
-            let Some(outcome) = resume(&dir).await else {
+            let Some(outcome) = resume(&dir, Moderator::policy(ModerationPolicy::Accept)).await
+            else {
                 continue;
             };
             assert_eq!(outcome, whole.outcome, "{name}, cut after record {cut}");
@@ -326,32 +326,6 @@ async fn every_protocol_resumes_from_any_cut_to_the_same_files() {
         }
         assert!(resumed >= 5, "{name}: only {resumed} cuts resumed");
     }
-}
-
-/// Folds `dir`'s journal and resumes it to the end; `None` when finished.
-async fn resume(dir: &Path) -> Option<Outcome> {
-    let recorded = Recorded::read(dir).unwrap();
-    let folded = fold(fresh_protocol(dir), &recorded.records, &mut |_, _| {});
-    if folded.is_finished() {
-        return None;
-    }
-    let setup = recorded.setup.clone().expect("the setup is journaled");
-    let rebuilt = rebuild(&setup, &recorded.journal_path, None, &SystemEnvironment).unwrap();
-    let (tx, _rx) = mpsc::unbounded_channel();
-    let engine = Engine::new(
-        folded.protocol,
-        RunDir::open(dir).unwrap(),
-        Journal::open_append(&recorded.journal_path, recorded.next_seq()).unwrap(),
-        rebuilt.roster,
-        Moderator::policy(ModerationPolicy::Accept),
-        tx,
-    );
-    let point = ResumePoint {
-        unfinished: folded.unfinished,
-        moderation: folded.moderation,
-        extended: folded.extended,
-    };
-    Some(engine.resume(point, false).await.unwrap().0)
 }
 
 /// The recorded moments of a debate played back in the interface end where

@@ -11,18 +11,14 @@
 
 mod support;
 
-use support::cuts::{assert_same_tree, cut_kind, normalised, settled_inputs, tree};
+use support::cuts::{assert_same_tree, cut_kind, normalised, resume, settled_inputs, tree};
 
 use std::path::Path;
-use std::sync::Arc;
 
 use chrono::{Local, Utc};
 use quorum::artifact::{Journal, RunDir};
-use quorum::cli::{Prepared, RunFlags, Source, prepare, rebuild};
-use quorum::config::detect::SystemEnvironment;
-use quorum::engine::resume::{Recorded, fold};
-use quorum::engine::{Engine, JournalEvent, ModerationPolicy, Moderator, ResumePoint};
-use quorum::prompts::PromptSet;
+use quorum::cli::{Prepared, RunFlags, Source, prepare};
+use quorum::engine::{Engine, JournalEvent, ModerationPolicy, Moderator};
 use quorum::protocol::Outcome;
 use quorum::protocol::decision_review::DecisionReview;
 use tokio::sync::mpsc;
@@ -64,38 +60,6 @@ async fn record_whole(out: &Path, moderator: Moderator) -> (RunDir, Outcome) {
     );
     let (outcome, _) = engine.run().await.unwrap();
     (run_dir, outcome)
-}
-
-/// Folds `dir`'s journal and, unless it is finished, resumes it to the end
-/// with `moderator` deciding the items still undecided.
-async fn resume(dir: &Path, moderator: Moderator) -> Option<Outcome> {
-    let recorded = Recorded::read(dir).unwrap();
-    let setup = recorded.setup.clone().expect("the setup is journaled");
-    let folded = fold(
-        DecisionReview::from_definition(&recorded.definition, Arc::new(PromptSet::builtin()))
-            .unwrap(),
-        &recorded.records,
-        &mut |_, _| {},
-    );
-    if folded.is_finished() {
-        return None;
-    }
-    let rebuilt = rebuild(&setup, &recorded.journal_path, None, &SystemEnvironment).unwrap();
-    let (tx, _rx) = mpsc::unbounded_channel();
-    let engine = Engine::new(
-        folded.protocol,
-        RunDir::open(dir).unwrap(),
-        Journal::open_append(&recorded.journal_path, recorded.next_seq()).unwrap(),
-        rebuilt.roster,
-        moderator,
-        tx,
-    );
-    let point = ResumePoint {
-        unfinished: folded.unfinished,
-        moderation: folded.moderation,
-        extended: folded.extended,
-    };
-    Some(engine.resume(point, false).await.unwrap().0)
 }
 
 /// Cuts the debate `moderator` decides after every journal record, resumes

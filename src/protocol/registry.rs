@@ -218,6 +218,18 @@ pub struct Configure<'a> {
     pub flags: &'a [FlagValue],
 }
 
+impl Configure<'_> {
+    /// How an error about the option `key` names it: the flag that set it
+    /// (`--max-rounds`), else the spec key.
+    pub fn field(&self, key: &str) -> String {
+        self.flags
+            .iter()
+            .rev()
+            .find(|flag| flag.key == key)
+            .map_or_else(|| key.to_string(), |flag| flag.flag.clone())
+    }
+}
+
 /// A role slot a configured debate seats.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoleSlot {

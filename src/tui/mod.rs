@@ -43,11 +43,4 @@ impl DebateInfo {
     }
 }
 
-/// `analyst` → `Analyst`.
-pub(crate) fn capitalise(word: &str) -> String {
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
-}
+pub(crate) use crate::report::capitalised as capitalise;

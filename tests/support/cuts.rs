@@ -5,8 +5,17 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use quorum::engine::JournalEvent;
-use quorum::protocol::Input;
+use std::sync::Arc;
+
+use quorum::artifact::{Journal, RunDir};
+use quorum::cli::rebuild;
+use quorum::config::detect::SystemEnvironment;
+use quorum::engine::resume::{Recorded, fold};
+use quorum::engine::{Engine, JournalEvent, Moderator, ResumePoint};
+use quorum::prompts::PromptSet;
+use quorum::protocol::registry::build;
+use quorum::protocol::{Input, Outcome};
+use tokio::sync::mpsc;
 
 /// Every file of a debate folder but the journal and the lock, by path.
 pub fn tree(dir: &Path) -> BTreeMap<String, String> {
@@ -110,4 +119,33 @@ pub fn cut_kind(line: &str) -> String {
         Some(other) => other.to_string(),
         None => panic!("no event in {line}"),
     }
+}
+
+/// Folds `dir`'s journal through its protocol, from the registry, and,
+/// unless it is finished, resumes it to the end with the agents its setup
+/// recorded and `moderator` deciding the items still undecided.
+pub async fn resume(dir: &Path, moderator: Moderator) -> Option<Outcome> {
+    let recorded = Recorded::read(dir).unwrap();
+    let setup = recorded.setup.clone().expect("the setup is journaled");
+    let protocol = build(&recorded.definition, Arc::new(PromptSet::builtin())).unwrap();
+    let folded = fold(protocol, &recorded.records, &mut |_, _| {});
+    if folded.is_finished() {
+        return None;
+    }
+    let rebuilt = rebuild(&setup, &recorded.journal_path, None, &SystemEnvironment).unwrap();
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let engine = Engine::new(
+        folded.protocol,
+        RunDir::open(dir).unwrap(),
+        Journal::open_append(&recorded.journal_path, recorded.next_seq()).unwrap(),
+        rebuilt.roster,
+        moderator,
+        tx,
+    );
+    let point = ResumePoint {
+        unfinished: folded.unfinished,
+        moderation: folded.moderation,
+        extended: folded.extended,
+    };
+    Some(engine.resume(point, false).await.unwrap().0)
 }

@@ -157,14 +157,7 @@ impl ProtocolKind for DecisionReviewKind {
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
         let options: ReviewOptions = read_options(input)?;
         // An error about a value names the flag that set it, else the key.
-        let field = |key: &str| {
-            input
-                .flags
-                .iter()
-                .rev()
-                .find(|flag| flag.key == key)
-                .map_or_else(|| key.to_string(), |flag| flag.flag.clone())
-        };
+        let field = |key: &str| input.field(key);
         if options.max_rounds > MAX_MAX_ROUNDS {
             return Err(SpecError::new(format!(
                 "at most {MAX_MAX_ROUNDS} revise loops are allowed, got {}",

@@ -1552,7 +1552,7 @@ impl Protocol for DecisionReview {
         for judge in &config.panel {
             roles.push(role(
                 &judge_slot_role(judge.role),
-                &capitalised(judge.role.as_str()),
+                &crate::report::capitalised(judge.role.as_str()),
                 RoleGroup::Panel,
                 participants
                     .judges
@@ -1731,17 +1731,14 @@ fn stages() -> Vec<StageInfo> {
         (Stage::Done, StageFocus::Stay),
     ]
     .into_iter()
-    .map(|(stage, focus)| StageInfo::new(stage.as_str(), &capitalised(stage.as_str()), focus))
+    .map(|(stage, focus)| {
+        StageInfo::new(
+            stage.as_str(),
+            &crate::report::capitalised(stage.as_str()),
+            focus,
+        )
+    })
     .collect()
-}
-
-/// `analyst` → `Analyst`.
-fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// The last fenced YAML block of a prompt: every prompt ends with the shape

@@ -161,7 +161,7 @@ fn provenance_md(quick: &Quick) -> String {
                 };
                 lines.push_str(&format!(
                     "- {} ({}): {status}\n",
-                    capitalised(review.role.as_str()),
+                    crate::report::capitalised(review.role.as_str()),
                     review.role.focus()
                 ));
             }
@@ -208,14 +208,6 @@ fn provenance_md(quick: &Quick) -> String {
         "\nEvery raw answer, every event and what the calls cost are in `{TRANSCRIPT}`.\n"
     ));
     out
-}
-
-fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 fn transcript_md(quick: &Quick) -> String {

@@ -190,14 +190,7 @@ impl ProtocolKind for QuickKind {
 
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
         let options: QuickOptions = read_options(input)?;
-        let field = |key: &str| {
-            input
-                .flags
-                .iter()
-                .rev()
-                .find(|flag| flag.key == key)
-                .map_or_else(|| key.to_string(), |flag| flag.flag.clone())
-        };
+        let field = |key: &str| input.field(key);
         if options.mode != QuickMode::Adversary {
             if !options.constraints.is_empty() {
                 return Err(SpecError::new(format!(

@@ -1221,15 +1221,6 @@ fn moderation_item(finding: &Vulnerability) -> ModerationItem {
     }
 }
 
-/// `analyst` → `Analyst`.
-fn capitalised(word: &str) -> String {
-    let mut chars = word.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
-}
-
 impl Protocol for Quick {
     fn start(&mut self, now: Timestamp) -> Vec<Effect> {
         let message = format!("{}: {}", self.config.mode.title(), self.config.topic);
@@ -1289,8 +1280,8 @@ impl Protocol for Quick {
             .into_iter()
             .map(|(slot, group)| {
                 let title = match slot.strip_prefix("judge.") {
-                    Some(role) => capitalised(role),
-                    None => capitalised(&slot),
+                    Some(role) => crate::report::capitalised(role),
+                    None => crate::report::capitalised(&slot),
                 };
                 RoleInfo {
                     agent: self.calls.agent(&slot).unwrap_or_default().to_string(),
