@@ -396,10 +396,13 @@ impl App {
         self
     }
 
-    /// The interface over a finished debate, on its items.
+    /// The interface over a finished debate, on its items (a protocol
+    /// without items opens on its first pane).
     pub fn archived(mut self) -> Self {
         self.mode = Mode::Archive(Archive::default());
-        self.focus = Focus::Items;
+        if self.has_items() {
+            self.focus = Focus::Items;
+        }
         self
     }
 

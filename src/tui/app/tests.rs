@@ -902,3 +902,24 @@ fn a_board_of_rulings_is_drawn_with_its_rules() {
     assert!(screen.contains("H2    open"), "{screen}");
     assert!(!screen.contains('\u{1b}'));
 }
+
+/// A finished debate opens on its items, or on its first pane when its
+/// protocol raises none (a panel review): never on a region not drawn.
+#[test]
+fn an_archive_opens_where_there_is_something_to_see() {
+    let with_items = App::new(
+        info(vec![role("critic", "Critic")]),
+        Theme::default(),
+        Instant::now(),
+    )
+    .archived();
+    assert_eq!(with_items.focus, Focus::Items);
+    let mut without = info(vec![
+        role("judge.aesthete", "Aesthete"),
+        role("synthesizer", "Synthesizer"),
+    ]);
+    without.items = None;
+    without.board = None;
+    let app = App::new(without, Theme::default(), Instant::now()).archived();
+    assert_eq!(app.focus, Focus::Pane(0));
+}
