@@ -35,6 +35,9 @@ pub fn run(dir: &Path, json: bool) -> ExitCode {
     };
     match kind.recompute(dir) {
         Ok(recomputed) => {
+            for reading in &recomputed.readings {
+                eprintln!("quorum: {}", sanitize(reading));
+            }
             if json {
                 println!(
                     "{}",

@@ -12,14 +12,20 @@
 //! (`protocol`), or any arithmetic on scores (`verdict`, INF-06). Nothing here
 //! does I/O.
 //!
-//! Leniency, decided once for every format: keys match exactly or, failing
-//! that, ignoring ASCII case; keys we do not know are ignored; enum values
-//! ignore case and treat `-` and spaces like `_`; numbers and booleans are
-//! accepted where text is expected; text is trimmed. Scores are the exception:
-//! they must be YAML integers (RULES.md A14).
+//! Leniency, decided once for every format and every protocol: keys match
+//! exactly or, failing that, ignoring ASCII case; keys we do not know are
+//! ignored; enum values ignore case and treat `-` and spaces like `_`;
+//! numbers and booleans are accepted where text is expected; text is
+//! trimmed. Beyond that, what a model writes instead of the exact format is
+//! read where its meaning is unambiguous ([`normalise`]: tabs, emphasised
+//! keys, scores as text or `4/5`, ids in another case or decorated), and
+//! every such reading is noted ([`Read::notes`]) for the record. A score
+//! that is not a whole number from 1 to 5 stays an error (RULES.md A14).
 
 mod fenced;
+pub mod normalise;
 
+use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -112,12 +118,28 @@ impl fmt::Display for FieldPath {
     }
 }
 
+/// A value read from an agent's answer, and what the reader took other
+/// than as written to get it (`read score "4" as 4 (b2 feasibility)`),
+/// in the order it met them. No notes: the answer was exactly the format.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Read<T> {
+    pub value: T,
+    pub notes: Vec<String>,
+}
+
+/// One line for the log saying what was read other than as written.
+pub fn readings_line(notes: &[String]) -> String {
+    format!("answer read leniently: {}", notes.join("; "))
+}
+
 /// The YAML of one agent answer, parsed, with enough kept to point at lines.
 pub(crate) struct Document {
     pub(crate) source: YamlDoc,
     /// Whether the YAML came from a fenced block rather than the whole text.
     pub(crate) fenced: bool,
     pub(crate) root: Value,
+    /// What was read other than as written, so far.
+    notes: RefCell<Vec<String>>,
 }
 
 impl Document {
@@ -136,11 +158,14 @@ impl Document {
                 },
             });
         }
+        let (yaml, notes) = normalise::tidy_source(&source.yaml);
+        let source = YamlDoc { yaml, ..source };
         match yaml_serde::from_str::<Value>(&source.yaml) {
             Ok(root) => Ok(Document {
                 source,
                 fenced,
                 root,
+                notes: RefCell::new(notes),
             }),
             Err(error) => {
                 let mut parse_error = syntax_error(&source, &error);
@@ -149,6 +174,19 @@ impl Document {
                 }
                 Err(parse_error)
             }
+        }
+    }
+
+    /// Notes that something was read other than as written.
+    pub(crate) fn note(&self, note: String) {
+        self.notes.borrow_mut().push(note);
+    }
+
+    /// `value`, with every note made while reading it.
+    pub(crate) fn read<T>(&self, value: T) -> Read<T> {
+        Read {
+            value,
+            notes: self.notes.borrow().clone(),
         }
     }
 
@@ -315,6 +353,8 @@ pub(crate) struct Fields<'a> {
     pub(crate) document: &'a Document,
     pub(crate) map: &'a Mapping,
     pub(crate) path: FieldPath,
+    /// What this mapping is about, for notes (`b2 feasibility`).
+    about: Option<String>,
 }
 
 impl<'a> Fields<'a> {
@@ -331,11 +371,29 @@ impl<'a> Fields<'a> {
                 document,
                 map,
                 path,
+                about: None,
             }),
             other => {
                 Err(document.error(&path, format!("expected {what}; found {}", describe(other))))
             }
         }
+    }
+
+    /// Says what this mapping is about, for the notes of what is read in
+    /// it: `read score "4" as 4 (b2 feasibility)`.
+    pub(crate) fn about(mut self, about: impl Into<String>) -> Self {
+        self.about = Some(about.into());
+        self
+    }
+
+    /// Notes a reading, with what the mapping is about, else its path.
+    pub(crate) fn note(&self, note: String) {
+        let note = match &self.about {
+            Some(about) => format!("{note} ({about})"),
+            None if self.path.is_root() => note,
+            None => format!("{note} ({})", self.path),
+        };
+        self.document.note(note);
     }
 
     /// The value under `key`: an exact match first, then one ignoring case.
@@ -426,27 +484,41 @@ impl<'a> Fields<'a> {
         })
     }
 
-    /// An integer score from 1 to 5 under `key` (RULES.md A14).
+    /// A whole score from 1 to 5 under `key` (RULES.md A14): a YAML
+    /// integer, or, noted, `"4"`, `4.0`, `4/5` or `4 out of 5`.
     pub(crate) fn required_score(&self, key: &str) -> Result<u8, ParseError> {
         let value = self.required(key)?;
-        let score = match value {
-            Value::Number(number) => number.as_u64().filter(|score| (1..=5).contains(score)),
-            _ => None,
-        };
-        match (score, value) {
-            (Some(score), _) => Ok(score as u8),
-            (None, Value::String(_)) => Err(self.error(
+        match normalise::read_score(value) {
+            Some((score, None)) => Ok(score),
+            Some((score, Some(written))) => {
+                self.note(format!("read {key} {written} as {score}"));
+                Ok(score)
+            }
+            None => Err(self.error(
                 key,
                 format!(
-                    "expected an integer from 1 to 5; found {} (text, not a number)",
+                    "expected a whole number from 1 to 5; found {}",
                     describe(value)
                 ),
             )),
-            (None, _) => Err(self.error(
-                key,
-                format!("expected an integer from 1 to 5; found {}", describe(value)),
-            )),
         }
+    }
+
+    /// The id under `key`, one of `known`: as written, or, noted, in another
+    /// case or with decoration after it when exactly one fits. `Ok(None)`
+    /// when none does (the caller says what that means); an id that fits
+    /// several is an error.
+    pub(crate) fn known_id(&self, key: &str, known: &[&str]) -> Result<Option<String>, ParseError> {
+        let written = self.required_text(key)?;
+        let found = self
+            .document
+            .match_id(&written, known, &self.path_of(key), key)?;
+        Ok(found.map(|(id, note)| {
+            if let Some(note) = note {
+                self.note(note);
+            }
+            id
+        }))
     }
 
     /// A list under `key`, with its path.
@@ -458,6 +530,36 @@ impl<'a> Fields<'a> {
             other => Err(self
                 .document
                 .error(&path, format!("expected a list; found {}", describe(other)))),
+        }
+    }
+}
+
+impl Document {
+    /// `written`, one of `known` (see [`normalise::match_id`]), with the note
+    /// to make when it was not written exactly; `None` when no id fits. An
+    /// id that fits several is an error at `path`.
+    pub(crate) fn match_id(
+        &self,
+        written: &str,
+        known: &[&str],
+        path: &FieldPath,
+        what: &str,
+    ) -> Result<Option<(String, Option<String>)>, ParseError> {
+        match normalise::match_id(written, known) {
+            normalise::IdMatch::Exact(id) => Ok(Some((id, None))),
+            normalise::IdMatch::Read(id) => {
+                let note = format!("read {what} {} as {id}", quote(written));
+                Ok(Some((id, Some(note))))
+            }
+            normalise::IdMatch::Ambiguous(ids) => Err(self.error(
+                path,
+                format!(
+                    "{} could be any of {}; write the id exactly",
+                    quote(written),
+                    ids.join(", ")
+                ),
+            )),
+            normalise::IdMatch::Unknown => Ok(None),
         }
     }
 }
@@ -573,11 +675,13 @@ mod tests {
     }
 
     #[test]
-    fn tab_indentation_gets_a_hint() {
-        let error = Document::load("```yaml\nblocks:\n\t- id: b1\n```\n")
+    fn tab_indentation_that_cannot_be_read_gets_a_hint() {
+        // Tabs alone are read as levels; tabs among space-indented lines
+        // have no one meaning.
+        let error = Document::load("```yaml\nblocks:\n  - id: b1\n\t  type: claim\n```\n")
             .err()
             .expect("tab");
-        assert_eq!(error.line, Some(3));
+        assert_eq!(error.line, Some(4));
         assert!(
             error
                 .message

@@ -287,6 +287,10 @@ pub struct Recomputed {
     pub rule: String,
     /// The whole assessment, for `--json`.
     pub detail: serde_json::Value,
+    /// What the reader took other than as written, each after the file it
+    /// read it in (`judges/judge-analyst.md: read score "4" as 4 (b1 risk)`):
+    /// the same readings the live run made, so the verdicts match.
+    pub readings: Vec<String>,
 }
 
 /// Why a verdict could not be recomputed.

@@ -415,6 +415,10 @@ pub struct StagesYaml {
 pub struct ProposalYaml {
     pub thesis_tree: Vec<crate::protocol::decision_review::model::Block>,
     pub raw_output: String,
+    /// What quorum read other than as written, when the answer was not in
+    /// the exact format (`read target_block "B2" as b2 (critiques[0])`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -446,6 +450,10 @@ pub struct ResolutionYaml {
 pub struct CritiqueYaml {
     pub critiques: Vec<ItemYaml>,
     pub raw_output: String,
+    /// What quorum read other than as written, when the answer was not in
+    /// the exact format (`read target_block "B2" as b2 (critiques[0])`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -457,6 +465,10 @@ pub struct RevisionRoundYaml {
     pub revised_tree: Vec<crate::protocol::decision_review::model::Block>,
     pub change_log: Vec<ChangeEntry>,
     pub raw_output: String,
+    /// What quorum read other than as written, when the answer was not in
+    /// the exact format (`read target_block "B2" as b2 (critiques[0])`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -478,6 +490,10 @@ pub struct JudgeStatusYaml {
     pub file: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    /// What quorum read other than as written, when the answer was not in
+    /// the exact format (`read score "4" as 4 (b2 feasibility)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -556,6 +572,9 @@ fn evaluation_round_yaml(
                 .and_then(|record| record.raw.as_ref())
                 .map(|_| judge_file(judge.role, evaluation.round)),
             call_id: record.and_then(|record| record.call_id.clone()),
+            normalised: record
+                .map(|record| record.normalised.clone())
+                .unwrap_or_default(),
         });
     }
     let assessment = evaluation.assessment.as_ref();
@@ -587,6 +606,7 @@ impl DebateYaml {
                 revised_tree: revision.output.revised_tree.blocks.clone(),
                 change_log: revision.output.change_log.clone(),
                 raw_output: revision.raw.clone(),
+                normalised: revision.normalised.clone(),
             })
             .collect();
         let evaluation_rounds: Vec<EvaluationRoundYaml> = review
@@ -598,6 +618,7 @@ impl DebateYaml {
             proposal: review.proposal().map(|proposal| ProposalYaml {
                 thesis_tree: proposal.parsed.blocks.clone(),
                 raw_output: proposal.raw.clone(),
+                normalised: proposal.normalised.clone(),
             }),
             critique: review.critique().map(|critique| CritiqueYaml {
                 critiques: critique
@@ -607,6 +628,7 @@ impl DebateYaml {
                     .map(|item| item_yaml(review, item))
                     .collect(),
                 raw_output: critique.raw.clone(),
+                normalised: critique.normalised.clone(),
             }),
             revision: review.revisions().last().map(|latest| RevisionYaml {
                 revised_tree: latest.output.revised_tree.blocks.clone(),

@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use super::documents::DebateYaml;
 use super::model::{CritiqueMode, JudgeResult, JudgeRole, ThesisTree, architecture_panel};
-use super::parse::parse_judge;
+use super::parse::read_judge;
 use super::verdict::{Thresholds, derive_verdict};
 use super::{DecisionReview, Participants, ReviewConfig, ReviewMode, block_ids, judge_file};
+use crate::parse::Read;
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::registry::{
     CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
@@ -187,11 +188,15 @@ impl ProtocolKind for DecisionReviewKind {
     }
 
     fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
-        let assessment = recompute(dir)?;
+        let Read {
+            value: assessment,
+            notes: readings,
+        } = recompute(dir)?;
         Ok(Recomputed {
             verdict: assessment.verdict,
             rule: assessment.rule.clone(),
             detail: serde_json::to_value(&assessment).unwrap_or_default(),
+            readings,
         })
     }
 }
@@ -274,8 +279,10 @@ impl From<ReviewConfig> for DebateDefinition {
 /// the panel, thresholds and final tree come from `debate.yaml`, the scores
 /// from the judge files themselves, parsed again, so editing a judge file
 /// changes the verdict (INF-04, INF-06). A file that starts with the
-/// MALFORMED marker, or no longer parses, is excluded as malformed.
-pub fn recompute(dir: &Path) -> Result<super::verdict::Assessment, RecomputeError> {
+/// MALFORMED marker, or no longer parses, is excluded as malformed. The
+/// judge files are read as the live run read them; the notes say what was
+/// read other than as written, file by file.
+pub fn recompute(dir: &Path) -> Result<Read<super::verdict::Assessment>, RecomputeError> {
     let yaml_path = dir.join("debate.yaml");
     let shown = yaml_path.display().to_string();
     let text = std::fs::read_to_string(&yaml_path).map_err(|error| RecomputeError::Unreadable {
@@ -306,6 +313,7 @@ pub fn recompute(dir: &Path) -> Result<super::verdict::Assessment, RecomputeErro
     };
     let panel = record.participants.panel();
     let mut results = BTreeMap::new();
+    let mut readings = Vec::new();
     for judge in &panel {
         let path = dir.join(judge_file(judge.role, round));
         match std::fs::read_to_string(&path) {
@@ -321,8 +329,13 @@ pub fn recompute(dir: &Path) -> Result<super::verdict::Assessment, RecomputeErro
                         .to_string();
                     JudgeResult::Malformed { reason }
                 } else {
-                    match parse_judge(&raw, judge, &tree) {
-                        Ok(scores) => JudgeResult::Scored(scores),
+                    match read_judge(&raw, judge, &tree) {
+                        Ok(read) => {
+                            let file = judge_file(judge.role, round);
+                            readings
+                                .extend(read.notes.iter().map(|note| format!("{file}: {note}")));
+                            JudgeResult::Scored(read.value)
+                        }
                         Err(error) => JudgeResult::Malformed {
                             reason: error.to_string(),
                         },
@@ -342,12 +355,10 @@ pub fn recompute(dir: &Path) -> Result<super::verdict::Assessment, RecomputeErro
             }
         }
     }
-    Ok(derive_verdict(
-        &panel,
-        &results,
-        &block_ids(&tree),
-        &record.thresholds,
-    ))
+    Ok(Read {
+        value: derive_verdict(&panel, &results, &block_ids(&tree), &record.thresholds),
+        notes: readings,
+    })
 }
 
 /// The time a fresh definition starts at, for tests of the entry alone.

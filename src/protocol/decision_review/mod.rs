@@ -34,6 +34,7 @@ use self::model::{
 use self::parse::ParsedCritique;
 use self::prompts::Template;
 use self::verdict::{Assessment, Thresholds};
+use crate::parse::{Read, readings_line};
 use crate::prompts::PromptSet;
 
 use super::calls::{Calls, Routed};
@@ -167,6 +168,9 @@ pub struct Collected<T> {
     pub call_id: String,
     pub raw: String,
     pub parsed: T,
+    /// What the reader took other than as written (`read target_block
+    /// "B2" as b2 (critiques[0])`); empty for an answer in the exact format.
+    pub normalised: Vec<String>,
     pub at: Timestamp,
 }
 
@@ -209,6 +213,8 @@ pub struct RevisionRound {
     /// Ids the change log had to address: accepted items, then directives.
     pub must_address: Vec<String>,
     pub directives: Vec<NumberedDirective>,
+    /// What the reader took other than as written.
+    pub normalised: Vec<String>,
     pub at: Timestamp,
 }
 
@@ -225,6 +231,9 @@ pub struct JudgeRecord {
     pub raw: Option<String>,
     /// `None` while the judge is still working.
     pub result: Option<JudgeResult>,
+    /// What the reader took other than as written in the latest answer
+    /// (`read score "4" as 4 (b2 feasibility)`).
+    pub normalised: Vec<String>,
 }
 
 /// A judge's answer that a re-run replaced.
@@ -462,6 +471,14 @@ impl DecisionReview {
         self.calls.push_log(now, kind, call_id, message);
     }
 
+    /// Notes, in one line of the log, what the reader took other than as
+    /// written in `call_id`'s answer; nothing for an exact answer.
+    fn note_readings(&mut self, now: Timestamp, call_id: &str, notes: &[String]) {
+        if !notes.is_empty() {
+            self.push_log(now, LogKind::Note, Some(call_id), readings_line(notes));
+        }
+    }
+
     /// Keeps the recorded participants in step with the roster after a
     /// moderator's switch, so debate.yaml names who plays each role now.
     fn sync_participants(&mut self) {
@@ -560,8 +577,12 @@ impl DecisionReview {
 
     fn on_proposal(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         let call_id = &call.call_id();
-        match parse::parse_thesis_tree(output) {
-            Ok(tree) => {
+        match parse::read_thesis_tree(output) {
+            Ok(Read {
+                value: tree,
+                notes: normalised,
+            }) => {
+                self.note_readings(now, call_id, &normalised);
                 self.push_log(
                     now,
                     LogKind::Note,
@@ -576,6 +597,7 @@ impl DecisionReview {
                     call_id: call_id.to_string(),
                     raw: output.to_string(),
                     parsed: tree,
+                    normalised,
                     at: now,
                 });
                 self.start_critique(now)
@@ -612,8 +634,12 @@ impl DecisionReview {
             .expect("critique follows the proposal")
             .parsed
             .clone();
-        match parse::parse_critique(output, &tree, self.config.critique_mode) {
-            Ok(parsed) => {
+        match parse::read_critique(output, &tree, self.config.critique_mode) {
+            Ok(Read {
+                value: parsed,
+                notes: normalised,
+            }) => {
+                self.note_readings(now, call_id, &normalised);
                 for dropped in &parsed.dropped {
                     self.push_log(
                         now,
@@ -642,6 +668,7 @@ impl DecisionReview {
                     call_id: call_id.to_string(),
                     raw: output.to_string(),
                     parsed,
+                    normalised,
                     at: now,
                 });
                 if items.is_empty() {
@@ -834,8 +861,12 @@ impl DecisionReview {
     fn on_revision(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         let call_id = &call.call_id();
         let must_address = self.pending_must_address.clone();
-        match parse::parse_revision(output, &must_address) {
-            Ok(revision) => {
+        match parse::read_revision(output, &must_address) {
+            Ok(Read {
+                value: revision,
+                notes: normalised,
+            }) => {
+                self.note_readings(now, call_id, &normalised);
                 self.push_log(
                     now,
                     LogKind::Note,
@@ -854,6 +885,7 @@ impl DecisionReview {
                     output: revision,
                     must_address,
                     directives: std::mem::take(&mut self.pending_directives),
+                    normalised,
                     at: now,
                 });
                 self.start_evaluation(call.slot.round, now)
@@ -1114,6 +1146,7 @@ impl DecisionReview {
             raw: record.raw.take(),
             reason,
         });
+        record.normalised.clear();
         self.push_log(
             now,
             LogKind::Override,
@@ -1159,8 +1192,14 @@ impl DecisionReview {
             .output
             .revised_tree
             .clone();
-        let result = match parse::parse_judge(output, &judge, &tree) {
-            Ok(scores) => {
+        let mut normalised = Vec::new();
+        let result = match parse::read_judge(output, &judge, &tree) {
+            Ok(Read {
+                value: scores,
+                notes,
+            }) => {
+                self.note_readings(now, call_id, &notes);
+                normalised = notes;
                 self.push_log(
                     now,
                     LogKind::Note,
@@ -1196,6 +1235,7 @@ impl DecisionReview {
         record.call_id = Some(call_id.to_string());
         record.raw = Some(output.to_string());
         record.result = Some(result);
+        record.normalised = normalised;
         self.conclude_round_if_complete(now)
     }
 

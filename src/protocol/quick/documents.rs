@@ -330,6 +330,9 @@ struct Raw {
     call_id: String,
     at: String,
     raw_output: String,
+    /// What quorum read other than as written in it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    normalised: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -362,6 +365,7 @@ impl DebateYaml {
             call_id: collected.call_id.clone(),
             at: timestamp(collected.at),
             raw_output: collected.raw.clone(),
+            normalised: collected.normalised.clone(),
         };
         let participants = config
             .slots()
@@ -422,6 +426,7 @@ impl DebateYaml {
                 call_id: synthesis.call_id.clone(),
                 at: timestamp(synthesis.at),
                 raw_output: synthesis.raw.clone(),
+                normalised: Vec::new(),
             }),
         };
         DebateYaml {

@@ -46,6 +46,7 @@ use super::{
     LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo, RoleGroup,
     RoleInfo, StageFocus, StageInfo, Timestamp,
 };
+use crate::parse::{Read, readings_line};
 use crate::prompts::{PromptSet, TemplateSpec};
 
 /// The role the proposer plays in the record.
@@ -291,6 +292,9 @@ pub struct Collected {
     pub call_id: String,
     pub raw: String,
     pub at: Timestamp,
+    /// What the reader took other than as written in the YAML it read out
+    /// of this answer (a red team's findings); empty otherwise.
+    pub normalised: Vec<String>,
 }
 
 /// Where one reviewer of a panel is.
@@ -774,6 +778,7 @@ impl Quick {
                     call_id,
                     raw: output.to_string(),
                     at: now,
+                    normalised: Vec::new(),
                 });
                 self.start_attack(now)
             }
@@ -785,6 +790,7 @@ impl Quick {
                     call_id: call_id.clone(),
                     raw: output.to_string(),
                     at: now,
+                    normalised: Vec::new(),
                 });
                 self.after_attack(&call_id, output, now)
             }
@@ -810,6 +816,7 @@ impl Quick {
                     call_id,
                     raw: output.to_string(),
                     at: now,
+                    normalised: Vec::new(),
                 });
                 self.start_synthesis(now)
             }
@@ -845,7 +852,16 @@ impl Quick {
             }
             QuickMode::Premortem => self.start_synthesis(now),
             QuickMode::Redteam => match parse_vulnerabilities(output) {
-                Ok(found) => {
+                Ok(Read {
+                    value: found,
+                    notes,
+                }) => {
+                    if !notes.is_empty() {
+                        self.log(now, LogKind::Note, Some(call_id), readings_line(&notes));
+                    }
+                    if let Some(attack) = &mut self.attack {
+                        attack.normalised = notes;
+                    }
                     self.log(
                         now,
                         LogKind::Note,

@@ -8,7 +8,7 @@
 
 use yaml_serde::Value;
 
-use crate::parse::{Document, FieldPath, Fields, ParseError, describe};
+use crate::parse::{Document, FieldPath, Fields, ParseError, Read, describe};
 
 /// How severe a vulnerability is, most severe first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -51,7 +51,8 @@ pub struct Vulnerability {
 /// Reads the `vulnerabilities:` list of a red-team report (a mapping with
 /// that key, or a bare list). Each needs a `title`, a `severity` from the
 /// closed set and an `exploit` scenario; `description` may be left out.
-pub fn parse_vulnerabilities(text: &str) -> Result<Vec<Vulnerability>, ParseError> {
+/// The notes say what was read other than as written (tabs, emphasised keys).
+pub fn parse_vulnerabilities(text: &str) -> Result<Read<Vec<Vulnerability>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = match &document.root {
         Value::Sequence(list) => (list, FieldPath::root()),
@@ -86,7 +87,7 @@ pub fn parse_vulnerabilities(text: &str) -> Result<Vec<Vulnerability>, ParseErro
             ),
         ));
     }
-    Ok(found)
+    Ok(document.read(found))
 }
 
 /// The text after the last `Bottom line:` of a challenge (markdown bold
@@ -227,7 +228,9 @@ mod tests {
 
     #[test]
     fn vulnerabilities_are_read_and_numbered_by_quorum() {
-        let found = parse_vulnerabilities(REPORT).unwrap();
+        let read = parse_vulnerabilities(REPORT).unwrap();
+        assert!(read.notes.is_empty(), "{:?}", read.notes);
+        let found = read.value;
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].id, "v1");
         assert_eq!(found[0].severity, Severity::High, "case does not matter");

@@ -12,7 +12,8 @@
 
 use yaml_serde::Value;
 
-use super::{Document, FieldPath, Fields, ParseError, list_capped, quote};
+use super::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
+use crate::parse::normalise::{self, IdMatch};
 use crate::protocol::decision_review::model::{
     CritiqueItem, CritiqueMode, FlawType, Severity, ThesisTree,
 };
@@ -70,6 +71,17 @@ pub fn parse_critique(
     tree: &ThesisTree,
     mode: CritiqueMode,
 ) -> Result<ParsedCritique, ParseError> {
+    read_critique(text, tree, mode).map(|read| read.value)
+}
+
+/// [`parse_critique`], with a note for everything read other than as
+/// written (`read target_block "B2" as b2 (critiques[0])`).
+pub fn read_critique(
+    text: &str,
+    tree: &ThesisTree,
+    mode: CritiqueMode,
+) -> Result<Read<ParsedCritique>, ParseError> {
+    let known: Vec<&str> = tree.block_ids().collect();
     let document = Document::load(text)?;
     let (list, list_path) = match &document.root {
         Value::Sequence(list) => (list, FieldPath::root()),
@@ -85,15 +97,34 @@ pub fn parse_critique(
     };
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, list_path.index(index), CRITIQUE_SHAPE)?;
-        let target_block = fields.required_text("target_block")?;
-        if tree.block(&target_block).is_none() {
-            parsed.dropped.push(DroppedCritique {
-                index,
-                reason: format!("no block {} in the thesis tree", quote(&target_block)),
-                target_block,
-            });
-            continue;
-        }
+        let written = fields.required_text("target_block")?;
+        let target_block = match normalise::match_id(&written, &known) {
+            IdMatch::Exact(id) => id,
+            IdMatch::Read(id) => {
+                document.note(format!(
+                    "read target_block {} as {id} ({})",
+                    quote(&written),
+                    fields.path
+                ));
+                id
+            }
+            IdMatch::Ambiguous(ids) => {
+                parsed.dropped.push(DroppedCritique {
+                    index,
+                    reason: format!("it names several blocks ({})", ids.join(", ")),
+                    target_block: written,
+                });
+                continue;
+            }
+            IdMatch::Unknown => {
+                parsed.dropped.push(DroppedCritique {
+                    index,
+                    reason: format!("no block {} in the thesis tree", quote(&written)),
+                    target_block: written,
+                });
+                continue;
+            }
+        };
         let steelman = fields.optional_text("steelman")?;
         if mode == CritiqueMode::GenerousSteelman && steelman.is_none() {
             return Err(fields.error(
@@ -129,7 +160,7 @@ pub fn parse_critique(
             ),
         ));
     }
-    Ok(parsed)
+    Ok(document.read(parsed))
 }
 
 #[cfg(test)]
@@ -290,11 +321,11 @@ Overall the proposal is sound but b1 needs numbers.
 
     #[test]
     fn a10_every_item_dropped_is_an_error() {
-        let text = "```yaml\ncritiques:\n  - target_block: B1\n    flaw_type: risk\n    severity: major\n    description: d\n  - target_block: block-2\n    flaw_type: risk\n    severity: major\n    description: d\n```\n";
+        let text = "```yaml\ncritiques:\n  - target_block: b9\n    flaw_type: risk\n    severity: major\n    description: d\n  - target_block: block-2\n    flaw_type: risk\n    severity: major\n    description: d\n```\n";
         let error = parse_critique(text, &tree(), CritiqueMode::Strict).expect_err("all dropped");
         assert_eq!(
             error.to_string(),
-            "line 3, critiques: no critique targets a block of the tree (named: B1, block-2; blocks are: b1, b2, b3)"
+            "line 3, critiques: no critique targets a block of the tree (named: b9, block-2; blocks are: b1, b2, b3)"
         );
     }
 

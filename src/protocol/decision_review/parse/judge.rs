@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use yaml_serde::Value;
 
-use super::{Document, FieldPath, Fields, ParseError, describe, list_capped, quote};
+use super::{Document, FieldPath, Fields, ParseError, Read, describe, list_capped, quote};
 use crate::protocol::decision_review::model::{
     BlockScore, Criterion, JudgeConfig, JudgeScores, SynthesisScore, ThesisTree,
 };
@@ -26,15 +26,26 @@ const SYNTHESIS_SHAPE: &str = "a mapping with integration, risk_coverage, revisi
 ///
 /// Every block of `tree` must be scored exactly once on every criterion in
 /// `judge.criteria`; entries for other criteria are ignored (A1), as are any
-/// `judge`, `total`, `average` or `verdict` keys (INF-06). A score is a YAML
-/// integer from 1 to 5; `4.5`, `"4"`, `0` and `6` are errors (A14). The
-/// result is ordered by block (tree order), then criterion (`judge.criteria`
-/// order), with [`BlockScore::judge`] set to `judge.role`.
+/// `judge`, `total`, `average` or `verdict` keys (INF-06). A score is a
+/// whole number from 1 to 5: a YAML integer, or one written as `"4"`,
+/// `4.0`, `4/5` or `4 out of 5`; `4.5`, `4/10`, `0` and `6` are errors
+/// (A14). The result is ordered by block (tree order), then criterion
+/// (`judge.criteria` order), with [`BlockScore::judge`] set to `judge.role`.
 pub fn parse_judge(
     text: &str,
     judge: &JudgeConfig,
     tree: &ThesisTree,
 ) -> Result<JudgeScores, ParseError> {
+    read_judge(text, judge, tree).map(|read| read.value)
+}
+
+/// [`parse_judge`], with a note for everything read other than as written
+/// (`read score "4" as 4 (b2 feasibility)`).
+pub fn read_judge(
+    text: &str,
+    judge: &JudgeConfig,
+    tree: &ThesisTree,
+) -> Result<Read<JudgeScores>, ParseError> {
     let document = Document::load(text)?;
     if !matches!(document.root, Value::Mapping(_)) {
         return Err(document.root_mismatch("a mapping with `block_scores:` and `synthesis:`"));
@@ -53,11 +64,11 @@ pub fn parse_judge(
             criterion_position(score.criterion),
         )
     });
-    Ok(JudgeScores {
+    Ok(document.read(JudgeScores {
         block_scores,
         synthesis,
         insufficient_information,
-    })
+    }))
 }
 
 fn block_scores(
@@ -67,6 +78,7 @@ fn block_scores(
     tree: &ThesisTree,
 ) -> Result<Vec<BlockScore>, ParseError> {
     let (list, list_path) = root.required_list("block_scores")?;
+    let known: Vec<&str> = tree.block_ids().collect();
     let mut scores = Vec::with_capacity(list.len());
     let mut first_entry_of: HashMap<(String, Criterion), usize> = HashMap::new();
     for (index, value) in list.iter().enumerate() {
@@ -77,17 +89,21 @@ fn block_scores(
         let Some(criterion) = assigned else {
             continue;
         };
-        let block_id = fields.required_text("block_id")?;
-        if tree.block(&block_id).is_none() {
-            let known: Vec<String> = tree.block_ids().map(str::to_owned).collect();
+        let written = fields.required_text("block_id")?;
+        let path = fields.path_of("block_id");
+        let Some((block_id, note)) = document.match_id(&written, &known, &path, "block_id")? else {
             return Err(fields.error(
                 "block_id",
                 format!(
                     "no block {} in the tree under review (blocks are: {})",
-                    quote(&block_id),
-                    list_capped(&known)
+                    quote(&written),
+                    list_capped(&known.iter().map(|id| id.to_string()).collect::<Vec<_>>())
                 ),
             ));
+        };
+        let fields = fields.about(format!("{block_id} {criterion}"));
+        if let Some(note) = note {
+            fields.note(note);
         }
         let score = fields.required_score("score")?;
         let rationale = fields.required_text("rationale")?;
@@ -135,7 +151,8 @@ fn synthesis(
     judge: &JudgeConfig,
 ) -> Result<SynthesisScore, ParseError> {
     let value = root.required("synthesis")?;
-    let fields = Fields::new(document, value, root.path_of("synthesis"), SYNTHESIS_SHAPE)?;
+    let fields = Fields::new(document, value, root.path_of("synthesis"), SYNTHESIS_SHAPE)?
+        .about("synthesis");
     Ok(SynthesisScore {
         judge: judge.role,
         integration: fields.required_score("integration")?,
@@ -165,6 +182,7 @@ fn insufficient_information(
             ));
         }
     };
+    let known: Vec<&str> = tree.block_ids().collect();
     let mut block_ids: Vec<String> = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let block_id = match value {
@@ -177,11 +195,17 @@ fn insufficient_information(
                 ));
             }
         };
-        if tree.block(&block_id).is_none() {
+        let entry_path = path.index(index);
+        let what = format!("{entry_path}");
+        let Some((block_id, note)) = document.match_id(&block_id, &known, &entry_path, &what)?
+        else {
             return Err(document.error(
-                &path.index(index),
+                &entry_path,
                 format!("no block {} in the tree under review", quote(&block_id)),
             ));
+        };
+        if let Some(note) = note {
+            document.note(note);
         }
         if !block_ids.contains(&block_id) {
             block_ids.push(block_id);
@@ -296,8 +320,10 @@ Overall: ADOPT with minor reservations.
     }
 
     #[test]
-    fn dr_26_score_must_be_an_integer_from_1_to_5() {
-        for bad in ["4.5", "\"4\"", "0", "6", "-1", "four", "", "3.0"] {
+    fn dr_26_a14_score_must_be_a_whole_number_from_1_to_5() {
+        for bad in [
+            "4.5", "\"4.5\"", "0", "6", "-1", "four", "", "\"4/10\"", "\"6/5\"",
+        ] {
             let text = SCORES.replace("    score: 3\n", &format!("    score: {bad}\n"));
             let error = parse_judge(&text, &analyst(), &tree()).expect_err(bad);
             assert_eq!(
@@ -309,7 +335,7 @@ Overall: ADOPT with minor reservations.
             assert!(
                 error
                     .message
-                    .starts_with("expected an integer from 1 to 5; found"),
+                    .starts_with("expected a whole number from 1 to 5; found"),
                 "{error}"
             );
         }
@@ -317,14 +343,26 @@ Overall: ADOPT with minor reservations.
         let error = parse_judge(&text, &analyst(), &tree()).expect_err("4.5");
         assert_eq!(
             error.to_string(),
-            "line 16, block_scores[2].score: expected an integer from 1 to 5; found 4.5"
+            "line 16, block_scores[2].score: expected a whole number from 1 to 5; found 4.5"
         );
-        let text = SCORES.replace("    score: 3\n", "    score: \"4\"\n");
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("quoted");
-        assert_eq!(
-            error.message,
-            "expected an integer from 1 to 5; found \"4\" (text, not a number)"
-        );
+    }
+
+    #[test]
+    fn dr_26_a_whole_score_written_otherwise_is_read_and_noted() {
+        for (written, note) in [
+            ("\"3\"", "read score \"3\" as 3 (b1 risk)"),
+            ("3.0", "read score 3.0 as 3 (b1 risk)"),
+            ("3/5", "read score \"3/5\" as 3 (b1 risk)"),
+            ("3 out of 5", "read score \"3 out of 5\" as 3 (b1 risk)"),
+        ] {
+            let text = SCORES.replace("    score: 3\n", &format!("    score: {written}\n"));
+            let read = read_judge(&text, &analyst(), &tree()).expect(written);
+            assert_eq!(read.notes, [note]);
+            assert_eq!(
+                read.value,
+                parse_judge(SCORES, &analyst(), &tree()).unwrap()
+            );
+        }
     }
 
     #[test]
@@ -432,7 +470,7 @@ Overall: ADOPT with minor reservations.
         let error = parse_judge(&text, &analyst(), &tree()).expect_err("3.5");
         assert_eq!(
             error.to_string(),
-            "line 34, synthesis.revision_quality: expected an integer from 1 to 5; found 3.5"
+            "line 34, synthesis.revision_quality: expected a whole number from 1 to 5; found 3.5"
         );
         let text = SCORES.replace(
             "synthesis:\n  integration: 4\n  risk_coverage: 3\n  revision_quality: 4\n  total: 11\n",

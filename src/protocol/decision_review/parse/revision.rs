@@ -12,7 +12,8 @@
 use yaml_serde::Value;
 
 use super::thesis::tree_from_value;
-use super::{Document, FieldPath, Fields, ParseError, describe, list_capped, quote};
+use super::{Document, FieldPath, Fields, ParseError, Read, describe, list_capped, quote};
+use crate::parse::normalise::{self, IdMatch};
 use crate::protocol::decision_review::model::{ChangeEntry, ChangeType, RevisionOutput};
 
 /// The words accepted for `change_type`; `decline` is ours (A11).
@@ -36,6 +37,15 @@ const CHANGE_SHAPE: &str =
 /// `decline` entry needs a `rationale`; an entry's `block_id` must be in the
 /// revised tree unless its change is `retract`.
 pub fn parse_revision(text: &str, must_address: &[String]) -> Result<RevisionOutput, ParseError> {
+    read_revision(text, must_address).map(|read| read.value)
+}
+
+/// [`parse_revision`], with a note for everything read other than as
+/// written (`read addresses_critique "C1" as c1 (change_log[0])`).
+pub fn read_revision(
+    text: &str,
+    must_address: &[String],
+) -> Result<Read<RevisionOutput>, ParseError> {
     let document = Document::load(text)?;
     if !matches!(document.root, Value::Mapping(_)) {
         return Err(document.root_mismatch("a mapping with `revised_tree:` and `change_log:`"));
@@ -44,13 +54,18 @@ pub fn parse_revision(text: &str, must_address: &[String]) -> Result<RevisionOut
     let tree_value = root.required("revised_tree")?;
     let revised_tree = tree_from_value(&document, tree_value, root.path_of("revised_tree"))?;
     let (log, log_path) = root.required_list("change_log")?;
+    let block_ids: Vec<&str> = revised_tree.block_ids().collect();
+    let addressable: Vec<&str> = must_address.iter().map(String::as_str).collect();
 
     let mut change_log = Vec::with_capacity(log.len());
     for (index, value) in log.iter().enumerate() {
         let fields = Fields::new(&document, value, log_path.index(index), CHANGE_SHAPE)?;
-        let addresses_critique = addressed_id(&fields)?;
-        let block_id = fields.required_text("block_id")?;
+        let addresses_critique = addressed_id(&fields, &addressable)?;
         let change_type = fields.required_choice("change_type", &CHANGE_TYPES)?;
+        let block_id = match fields.known_id("block_id", &block_ids)? {
+            Some(id) => id,
+            None => fields.required_text("block_id")?,
+        };
         let before = fields.optional_text("before")?.unwrap_or_default();
         let after = fields.optional_text("after")?.unwrap_or_default();
         let rationale = fields.optional_text("rationale")?;
@@ -94,14 +109,16 @@ pub fn parse_revision(text: &str, must_address: &[String]) -> Result<RevisionOut
             format!("no entry addresses {}", list_capped(&unaddressed)),
         ));
     }
-    Ok(RevisionOutput {
+    Ok(document.read(RevisionOutput {
         revised_tree,
         change_log,
-    })
+    }))
 }
 
-/// The one critique or directive id an entry addresses.
-fn addressed_id(fields: &Fields<'_>) -> Result<String, ParseError> {
+/// The one critique or directive id an entry addresses: one of
+/// `addressable` (read in another case or decorated, when only one fits),
+/// or another id as written.
+fn addressed_id(fields: &Fields<'_>, addressable: &[&str]) -> Result<String, ParseError> {
     const ONE_ID: &str = "name one critique id per entry (repeat the entry for each id)";
     let value = fields.required("addresses_critique")?;
     if let Value::Sequence(_) = value {
@@ -110,7 +127,17 @@ fn addressed_id(fields: &Fields<'_>) -> Result<String, ParseError> {
             format!("{ONE_ID}; found {}", describe(value)),
         ));
     }
-    let id = fields.required_text("addresses_critique")?;
+    let written = fields.required_text("addresses_critique")?;
+    if let IdMatch::Ambiguous(_) = normalise::match_id(&written, addressable) {
+        return Err(fields.error(
+            "addresses_critique",
+            format!("{ONE_ID}; found {}", quote(&written)),
+        ));
+    }
+    if let Some(id) = fields.known_id("addresses_critique", addressable)? {
+        return Ok(id);
+    }
+    let id = written;
     if id.contains(|c: char| c == ',' || c.is_whitespace()) {
         return Err(fields.error(
             "addresses_critique",

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use yaml_serde::{Sequence, Value};
 
-use super::{Document, FieldPath, Fields, ParseError, describe, quote};
+use super::{Document, FieldPath, Fields, ParseError, Read, describe, quote};
 use crate::protocol::decision_review::model::{Block, BlockType, ThesisTree};
 
 /// The words accepted for a block's `type`, a closed set (DR-10, A14).
@@ -34,8 +34,15 @@ const BLOCK_SHAPE: &str = "a block (a mapping with id, type, text, evidence, tra
 /// `id`, `type`, `text`, `evidence`, `tradeoffs` and `risks`, all non-empty;
 /// ids are unique and made of 1 to 32 letters, digits, `_` or `-`.
 pub fn parse_thesis_tree(text: &str) -> Result<ThesisTree, ParseError> {
+    read_thesis_tree(text).map(|read| read.value)
+}
+
+/// [`parse_thesis_tree`], with a note for everything read other than as
+/// written (tabs, emphasised keys).
+pub fn read_thesis_tree(text: &str) -> Result<Read<ThesisTree>, ParseError> {
     let document = Document::load(text)?;
-    tree_from_value(&document, &document.root, FieldPath::root())
+    let tree = tree_from_value(&document, &document.root, FieldPath::root())?;
+    Ok(document.read(tree))
 }
 
 /// Reads a tree at `path`: a list of blocks, or a mapping with `blocks:`.

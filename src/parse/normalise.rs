@@ -1,0 +1,379 @@
+//! The reader's leniency: what a real model writes instead of the exact
+//! format it was asked for, read wherever its meaning is unambiguous, and
+//! nowhere else.
+//!
+//! Read, with a note saying how:
+//! - leading tabs in the YAML, expanded to two spaces a tab (one level of the
+//!   indentation every prompt shows);
+//! - markdown emphasis around a key (`**block_id**: b1`, `` `score`: 4 ``,
+//!   `**score:** 4`);
+//! - a score written as text (`"4"`), as an integral float (`4.0`), as `4/5`
+//!   or as `4 out of 5`, on the 1–5 scale;
+//! - an id in another case (`B1`) or with decoration after it (`b1 (claim)`,
+//!   `B1: claim`), when exactly one id matches.
+//!
+//! Refused, as before: a score of `4.5`, `4/10` or `four`; an id that matches
+//! two; a missing field. JSON needs no leniency: YAML reads it as written.
+//!
+//! Not responsible for asking for less: every prompt still shows the exact
+//! format. The raw answer on disk is never touched; notes say what was read.
+
+use yaml_serde::Value;
+
+/// Spaces a leading tab stands for.
+pub const TAB_SPACES: usize = 2;
+
+/// The YAML with leading tabs expanded and markdown emphasis around keys
+/// removed, line for line (so lines still count in the agent's text), and a
+/// note for each kind of change made.
+pub fn tidy_source(yaml: &str) -> (String, Vec<String>) {
+    let expand_tabs = tabs_are_levels(yaml);
+    let mut tabbed_lines = 0usize;
+    let mut emphasised: Vec<String> = Vec::new();
+    // The indentation of the line that opened a `|` or `>` block scalar
+    // whose text we are in: its lines are text, never keys.
+    let mut block_scalar_indent: Option<usize> = None;
+    let mut out = String::with_capacity(yaml.len());
+    for line in yaml.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        let indent_len = body.len() - body.trim_start_matches([' ', '\t']).len();
+        let (indent, rest) = body.split_at(indent_len);
+        let line_tabs = if expand_tabs {
+            indent.matches('\t').count()
+        } else {
+            0
+        };
+        tabbed_lines += usize::from(line_tabs > 0);
+        let indent = if line_tabs > 0 {
+            indent.replace('\t', &" ".repeat(TAB_SPACES))
+        } else {
+            indent.to_string()
+        };
+        let in_block_scalar = block_scalar_indent
+            .is_some_and(|header| rest.trim().is_empty() || indent.len() > header);
+        if !in_block_scalar {
+            block_scalar_indent = opens_block_scalar(rest).then_some(indent.len());
+        }
+        let unemphasised = if in_block_scalar {
+            None
+        } else {
+            unemphasised_key(rest)
+        };
+        let rest = match unemphasised {
+            Some((key, plain)) => {
+                if !emphasised.contains(&key) {
+                    emphasised.push(key);
+                }
+                plain
+            }
+            None => rest.to_string(),
+        };
+        out.push_str(&indent);
+        out.push_str(&rest);
+        out.push_str(end);
+    }
+    let mut notes = Vec::new();
+    if tabbed_lines > 0 {
+        notes.push(format!(
+            "read tab indentation as one level a tab ({tabbed_lines} line{})",
+            if tabbed_lines == 1 { "" } else { "s" }
+        ));
+    }
+    if !emphasised.is_empty() {
+        notes.push(format!(
+            "read markdown emphasis around {} as plain key{}",
+            emphasised
+                .iter()
+                .map(|key| format!("`{key}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if emphasised.len() == 1 { "" } else { "s" }
+        ));
+    }
+    (out, notes)
+}
+
+/// Whether `line` (without its indentation) ends by opening a block scalar:
+/// `key: |`, `- >-`, `text: |2`, maybe with a comment after it.
+fn opens_block_scalar(line: &str) -> bool {
+    let code = match line.find(" #") {
+        Some(comment) => &line[..comment],
+        None => line,
+    };
+    let Some(last) = code.trim_end().rsplit([' ', '\t']).next() else {
+        return false;
+    };
+    let mut chars = last.chars();
+    matches!(chars.next(), Some('|' | '>'))
+        && chars.all(|c| matches!(c, '-' | '+') || c.is_ascii_digit())
+        && (code.trim_end().len() == last.len() || code.contains(": ") || code.starts_with("- "))
+}
+
+/// Whether the YAML's leading tabs can only mean one level each: every
+/// indented line starts with its tabs (no space before a tab), and no line
+/// is indented with spaces alone, which would need a tab width to compare.
+/// A YAML without tabs needs nothing expanded.
+fn tabs_are_levels(yaml: &str) -> bool {
+    let indents = yaml
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]);
+    let mut tabbed = false;
+    for indent in indents {
+        if indent.starts_with(' ') || indent.contains(" \t") {
+            return false;
+        }
+        tabbed |= indent.starts_with('\t');
+    }
+    tabbed
+}
+
+/// Markdown marks a model puts around a key.
+const EMPHASIS: [&str; 5] = ["**", "__", "*", "_", "`"];
+
+/// `rest` (a line without its indentation) with the emphasis around its key
+/// removed, and the key, when the line starts with an emphasised key: an
+/// optional `- `, then `**key**:` or `**key:**`.
+fn unemphasised_key(rest: &str) -> Option<(String, String)> {
+    let (dash, body) = match rest.strip_prefix("- ") {
+        Some(body) => ("- ", body.trim_start()),
+        None => ("", rest),
+    };
+    for mark in EMPHASIS {
+        let Some(inner) = body.strip_prefix(mark) else {
+            continue;
+        };
+        let key_len = inner
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(inner.len());
+        let key = &inner[..key_len];
+        if key.is_empty() || !key.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        let after = &inner[key_len..];
+        // `**key**: value` or `**key:** value`
+        let value = if let Some(tail) = after.strip_prefix(mark) {
+            tail.trim_start_matches(' ').strip_prefix(':')?
+        } else if let Some(tail) = after.strip_prefix(':') {
+            tail.strip_prefix(mark)?
+        } else {
+            continue;
+        };
+        return Some((key.to_string(), format!("{dash}{key}:{value}")));
+    }
+    None
+}
+
+/// A score on the 1–5 scale as the answer wrote it: the score, and the text
+/// it was read from when that was not a plain integer. `None` when the
+/// meaning is not a whole number from 1 to 5.
+pub fn read_score(value: &Value) -> Option<(u8, Option<String>)> {
+    let whole = |number: f64| {
+        (number.fract() == 0.0 && (1.0..=5.0).contains(&number)).then_some(number as u8)
+    };
+    match value {
+        Value::Number(number) => match number.as_u64() {
+            Some(score) => (1..=5).contains(&score).then_some((score as u8, None)),
+            None => {
+                let float = number.as_f64()?;
+                whole(float).map(|score| (score, Some(number.to_string())))
+            }
+        },
+        Value::String(text) => {
+            let compact: String = text
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_ascii_lowercase();
+            let number = compact
+                .strip_suffix("/5")
+                .or_else(|| compact.strip_suffix("outof5"))
+                .unwrap_or(&compact);
+            if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+                return None;
+            }
+            let parsed: f64 = number.parse().ok()?;
+            whole(parsed).map(|score| (score, Some(format!("{text:?}"))))
+        }
+        _ => None,
+    }
+}
+
+/// What an id written in an answer refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IdMatch {
+    /// Written exactly as it exists.
+    Exact(String),
+    /// Written in another case or with decoration; unambiguous.
+    Read(String),
+    /// It could be any of these.
+    Ambiguous(Vec<String>),
+    /// No id matches.
+    Unknown,
+}
+
+/// Matches `written` against `known`: exactly; else ignoring case; else its
+/// leading id-like token (`b1` of `b1 (claim)` or `B1: claim`), ignoring
+/// case. A form that fits more than one known id, or whose decoration names
+/// another known id (`b1, b2`, `B1 and b3`), is ambiguous.
+pub fn match_id(written: &str, known: &[&str]) -> IdMatch {
+    let written = written.trim();
+    if known.contains(&written) {
+        return IdMatch::Exact(written.to_string());
+    }
+    let is_id_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    // Every known id a word of `written` names: the word's exact id if it
+    // has one, else every id it matches ignoring case.
+    let mut named: Vec<&str> = Vec::new();
+    for word in written.split(|c: char| !is_id_char(c)) {
+        let exact = known.iter().filter(|id| **id == word);
+        let loose = known.iter().filter(|id| id.eq_ignore_ascii_case(word));
+        let ids: Vec<&str> = if known.contains(&word) {
+            exact.copied().collect()
+        } else {
+            loose.copied().collect()
+        };
+        for id in ids {
+            if !named.contains(&id) {
+                named.push(id);
+            }
+        }
+    }
+    let named: Vec<String> = known
+        .iter()
+        .filter(|id| named.contains(id))
+        .map(|id| id.to_string())
+        .collect();
+    if named.len() > 1 {
+        return IdMatch::Ambiguous(named);
+    }
+    let token_len = written
+        .find(|c: char| !is_id_char(c))
+        .unwrap_or(written.len());
+    let token = written[..token_len].trim_end_matches('-');
+    for candidate in [written, token] {
+        if candidate.is_empty() {
+            continue;
+        }
+        if known.contains(&candidate) {
+            return IdMatch::Read(candidate.to_string());
+        }
+        let matches: Vec<String> = known
+            .iter()
+            .filter(|id| id.eq_ignore_ascii_case(candidate))
+            .map(|id| id.to_string())
+            .collect();
+        match matches.len() {
+            0 => continue,
+            1 => return IdMatch::Read(matches.into_iter().next().unwrap_or_default()),
+            _ => return IdMatch::Ambiguous(matches),
+        }
+    }
+    IdMatch::Unknown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn score(yaml: &str) -> Option<(u8, Option<String>)> {
+        read_score(&yaml_serde::from_str::<Value>(yaml).unwrap())
+    }
+
+    #[test]
+    fn scores_are_read_where_their_meaning_is_whole_and_on_the_scale() {
+        assert_eq!(score("4"), Some((4, None)));
+        assert_eq!(score("\"4\""), Some((4, Some("\"4\"".into()))));
+        assert_eq!(score("4.0"), Some((4, Some("4.0".into()))));
+        assert_eq!(score("\"4/5\""), Some((4, Some("\"4/5\"".into()))));
+        assert_eq!(score("\"4 / 5\""), Some((4, Some("\"4 / 5\"".into()))));
+        assert_eq!(
+            score("\"4 out of 5\""),
+            Some((4, Some("\"4 out of 5\"".into())))
+        );
+        assert_eq!(score("4/5"), Some((4, Some("\"4/5\"".into()))));
+        for refused in [
+            "4.5",
+            "\"4.5\"",
+            "\"4/10\"",
+            "\"four\"",
+            "0",
+            "6",
+            "\"6/5\"",
+            "-3",
+            "\"4 points\"",
+            "[4]",
+            "\"+4\"",
+        ] {
+            assert_eq!(score(refused), None, "{refused}");
+        }
+    }
+
+    #[test]
+    fn ids_match_in_another_case_or_with_decoration_when_one_fits() {
+        let known = ["b1", "b2", "b10"];
+        assert_eq!(match_id("b1", &known), IdMatch::Exact("b1".into()));
+        assert_eq!(match_id("B1", &known), IdMatch::Read("b1".into()));
+        assert_eq!(match_id("b1 (claim)", &known), IdMatch::Read("b1".into()));
+        assert_eq!(match_id("B1: claim", &known), IdMatch::Read("b1".into()));
+        assert_eq!(match_id("b10", &known), IdMatch::Exact("b10".into()));
+        assert_eq!(match_id("b3", &known), IdMatch::Unknown);
+        assert_eq!(match_id("block one", &known), IdMatch::Unknown);
+        // Decoration that names another id makes the reading ambiguous.
+        assert_eq!(
+            match_id("b1, b2", &known),
+            IdMatch::Ambiguous(vec!["b1".into(), "b2".into()])
+        );
+        assert_eq!(
+            match_id("B1 (builds on B10)", &known),
+            IdMatch::Ambiguous(vec!["b1".into(), "b10".into()])
+        );
+        // Two ids that differ only in case: an exact token wins, a form
+        // that fits both is refused.
+        let twins = ["ab", "AB"];
+        assert_eq!(match_id("AB (claim)", &twins), IdMatch::Read("AB".into()));
+        assert_eq!(
+            match_id("Ab", &twins),
+            IdMatch::Ambiguous(vec!["ab".into(), "AB".into()])
+        );
+    }
+
+    #[test]
+    fn tabs_and_emphasis_are_tidied_line_for_line() {
+        let (tidy, notes) = tidy_source(
+            "block_scores:\n\t- **block_id**: b1\n\t  `score`: 4\n\t  **rationale:** fine\n",
+        );
+        assert_eq!(
+            tidy,
+            "block_scores:\n  - block_id: b1\n    score: 4\n    rationale: fine\n"
+        );
+        assert_eq!(
+            notes,
+            [
+                "read tab indentation as one level a tab (3 lines)",
+                "read markdown emphasis around `block_id`, `score`, `rationale` as plain keys"
+            ]
+        );
+        // The text of a block scalar is text, emphasis and all.
+        let scalar = "description: |\n  **Risk:** the queue backs up\n**score**: 4\n";
+        assert_eq!(
+            tidy_source(scalar).0,
+            "description: |\n  **Risk:** the queue backs up\nscore: 4\n"
+        );
+        // Tabs mixed with space-indented lines have no one meaning: left
+        // for the YAML parser to refuse.
+        let mixed = "block_scores:\n  - block_id: b1\n\t  score: 4\n";
+        assert_eq!(tidy_source(mixed), (mixed.to_string(), Vec::new()));
+        let space_then_tab = "block_scores:\n \t- block_id: b1\n";
+        assert_eq!(tidy_source(space_then_tab).1, Vec::<String>::new());
+        let clean = "blocks:\n  - id: b1\n    text: \"**bold** in a value stays\"\n";
+        assert_eq!(tidy_source(clean), (clean.to_string(), Vec::new()));
+        assert_eq!(
+            tidy_source("- *not a key* at all\n").0,
+            "- *not a key* at all\n"
+        );
+    }
+}
