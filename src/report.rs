@@ -193,6 +193,26 @@ pub fn usage_line(ledger: &UsageLedger, duration_ms: u64) -> Option<String> {
     Some(parts.join(" · "))
 }
 
+/// The transcript's section of what agents wrote besides their answers (a
+/// local program's stderr); empty when there is none.
+pub fn diagnostics_md(diagnostics: &[crate::protocol::calls::CallDiagnostic]) -> String {
+    if diagnostics.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n## Diagnostics\n\nWhat agents wrote besides their answers (a local program's stderr).\n\n",
+    );
+    for diagnostic in diagnostics {
+        out.push_str(&format!(
+            "### `{}` ({})\n\n{}\n",
+            diagnostic.call_id,
+            timestamp(diagnostic.at),
+            fenced(&diagnostic.text, "text")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -172,6 +172,7 @@ mod tests {
         Update::Progress(crate::protocol::Progress {
             stage: stage.into(),
             round: 1,
+            max_round: 0,
             finished: false,
         })
     }

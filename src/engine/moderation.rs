@@ -7,7 +7,10 @@
 
 use std::io::Write;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
+use std::sync::Arc;
+
+use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
+use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
 use crate::protocol::decision_review::model::ItemDecision;
@@ -76,10 +79,16 @@ enum Kind {
     External,
 }
 
+/// Lines of stdin, read through one buffer for the whole run: a protocol
+/// that asks the moderator more than once (a root-cause analysis, every
+/// round) must not lose what the first request read ahead.
+type StdinLines = Arc<Mutex<Lines<BufReader<Stdin>>>>;
+
 /// The moderator of a headless run.
 pub struct Moderator {
     kind: Kind,
     task: Option<JoinHandle<()>>,
+    stdin: Option<StdinLines>,
 }
 
 impl Moderator {
@@ -87,6 +96,7 @@ impl Moderator {
         Moderator {
             kind: Kind::Policy(policy),
             task: None,
+            stdin: None,
         }
     }
 
@@ -95,6 +105,7 @@ impl Moderator {
         Moderator {
             kind: Kind::Listed(decisions),
             task: None,
+            stdin: None,
         }
     }
 
@@ -103,6 +114,7 @@ impl Moderator {
         Moderator {
             kind: Kind::External,
             task: None,
+            stdin: None,
         }
     }
 
@@ -140,7 +152,13 @@ impl Moderator {
                 .collect(),
             Kind::External => return,
             Kind::Policy(ModerationPolicy::Ask) => {
-                self.task = Some(tokio::spawn(ask_on_stdin(items, send, gone)));
+                let lines = self
+                    .stdin
+                    .get_or_insert_with(|| {
+                        Arc::new(Mutex::new(BufReader::new(tokio::io::stdin()).lines()))
+                    })
+                    .clone();
+                self.task = Some(tokio::spawn(ask_on_stdin(lines, items, send, gone)));
                 return;
             }
         };
@@ -169,8 +187,8 @@ pub fn parse_answer(line: &str) -> Option<(ItemDecision, Option<String>)> {
     Some((decision, (!note.is_empty()).then(|| note.to_string())))
 }
 
-async fn ask_on_stdin(items: Vec<ModerationItem>, send: Send, gone: Gone) {
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+async fn ask_on_stdin(lines: StdinLines, items: Vec<ModerationItem>, send: Send, gone: Gone) {
+    let mut lines = lines.lock().await;
     let mut stderr = std::io::stderr();
     let _ = writeln!(
         stderr,

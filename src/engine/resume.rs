@@ -452,6 +452,7 @@ mod tests {
             Progress {
                 stage: "stage".into(),
                 round: 1,
+                max_round: 0,
                 finished: self.outcome.is_some(),
             }
         }

@@ -521,6 +521,58 @@ impl<'a> Fields<'a> {
         }))
     }
 
+    /// A yes/no under `key`: a YAML boolean, or `yes`, `no`, `true`,
+    /// `false` in any case; absent or null is `default`.
+    pub(crate) fn optional_flag(&self, key: &str, default: bool) -> Result<bool, ParseError> {
+        let Some((_, value)) = self.get(key) else {
+            return Ok(default);
+        };
+        let word = match value {
+            Value::Null => return Ok(default),
+            Value::Bool(flag) => return Ok(*flag),
+            Value::String(text) => text.trim().to_ascii_lowercase(),
+            _ => String::new(),
+        };
+        match word.as_str() {
+            "yes" | "true" => Ok(true),
+            "no" | "false" => Ok(false),
+            _ => Err(self.error(
+                key,
+                format!("expected true or false; found {}", describe(value)),
+            )),
+        }
+    }
+
+    /// Texts under `key`: a list of them, or one text standing for a list
+    /// of one; absent or null is none. Empty entries are left out.
+    pub(crate) fn optional_texts(&self, key: &str) -> Result<Vec<String>, ParseError> {
+        let Some((_, value)) = self.get(key) else {
+            return Ok(Vec::new());
+        };
+        let path = self.path_of(key);
+        let items: Vec<(FieldPath, &Value)> = match value {
+            Value::Sequence(list) => list
+                .iter()
+                .enumerate()
+                .map(|(index, item)| (path.index(index), item))
+                .collect(),
+            other => vec![(path, other)],
+        };
+        let mut texts = Vec::with_capacity(items.len());
+        for (path, item) in items {
+            match scalar_text(item) {
+                Some(text) if text.is_empty() => {}
+                Some(text) => texts.push(text),
+                None => {
+                    return Err(self
+                        .document
+                        .error(&path, format!("expected text; found {}", describe(item))));
+                }
+            }
+        }
+        Ok(texts)
+    }
+
     /// A list under `key`, with its path.
     pub(crate) fn required_list(&self, key: &str) -> Result<(&'a Sequence, FieldPath), ParseError> {
         let value = self.required(key)?;

@@ -224,11 +224,16 @@ pub fn match_id(written: &str, known: &[&str]) -> IdMatch {
     if known.contains(&written) {
         return IdMatch::Exact(written.to_string());
     }
-    let is_id_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    // Ids may hold dots (`X2.1`); a dot or dash that ends a word is
+    // punctuation (`b1.`).
+    let is_id_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    let trim = |word: &'_ str| -> String { word.trim_end_matches(['-', '.']).to_string() };
     // Every known id a word of `written` names: the word's exact id if it
     // has one, else every id it matches ignoring case.
     let mut named: Vec<&str> = Vec::new();
     for word in written.split(|c: char| !is_id_char(c)) {
+        let word = trim(word);
+        let word = word.as_str();
         let exact = known.iter().filter(|id| **id == word);
         let loose = known.iter().filter(|id| id.eq_ignore_ascii_case(word));
         let ids: Vec<&str> = if known.contains(&word) {
@@ -253,7 +258,8 @@ pub fn match_id(written: &str, known: &[&str]) -> IdMatch {
     let token_len = written
         .find(|c: char| !is_id_char(c))
         .unwrap_or(written.len());
-    let token = written[..token_len].trim_end_matches('-');
+    let token = trim(&written[..token_len]);
+    let token = token.as_str();
     for candidate in [written, token] {
         if candidate.is_empty() {
             continue;
@@ -321,6 +327,13 @@ mod tests {
         assert_eq!(match_id("B1: claim", &known), IdMatch::Read("b1".into()));
         assert_eq!(match_id("b10", &known), IdMatch::Exact("b10".into()));
         assert_eq!(match_id("b3", &known), IdMatch::Unknown);
+        assert_eq!(match_id("b2.", &known), IdMatch::Read("b2".into()));
+        let dotted = ["X1.1", "X1.2", "X2.1"];
+        assert_eq!(
+            match_id("x2.1 (pool)", &dotted),
+            IdMatch::Read("X2.1".into())
+        );
+        assert_eq!(match_id("X1", &dotted), IdMatch::Unknown);
         assert_eq!(match_id("block one", &known), IdMatch::Unknown);
         // Decoration that names another id makes the reading ambiguous.
         assert_eq!(

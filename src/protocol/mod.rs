@@ -28,6 +28,7 @@ pub mod decision_review;
 pub mod judges;
 pub mod outcome;
 pub mod quick;
+pub mod rca;
 pub mod registry;
 pub mod supervision;
 pub mod usage;
@@ -262,6 +263,10 @@ pub struct Progress {
     /// The round of a protocol that loops (a decision review's REVISE);
     /// 0 for one that runs no rounds.
     pub round: u32,
+    /// The last round it may run, when it has a fixed limit (a root-cause
+    /// analysis's five); 0 when it has none to show.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_round: u32,
     pub finished: bool,
 }
 
@@ -421,6 +426,42 @@ pub struct Ruling {
     pub tone: Option<Tone>,
     /// The rule that decided it, in plain words.
     pub rule: String,
+    /// Short facts about the subject, in the order shown: its owner, how
+    /// many challenges are open, the hedge words flagged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<Fact>,
+}
+
+/// One labelled fact on a board row: `owner alpha`, `open 2`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fact {
+    pub label: String,
+    pub value: String,
+    /// Something the moderator should look at (a hedge word).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub warn: bool,
+}
+
+impl Fact {
+    pub fn new(label: &str, value: &str) -> Self {
+        Fact {
+            label: label.to_string(),
+            value: value.to_string(),
+            warn: false,
+        }
+    }
+
+    /// A fact that calls for attention.
+    pub fn warning(label: &str, value: &str) -> Self {
+        Fact {
+            warn: true,
+            ..Fact::new(label, value)
+        }
+    }
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 impl BoardView {

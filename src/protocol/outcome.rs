@@ -2,8 +2,9 @@
 //!
 //! A debate ends with a [`Verdict`] derived by quorum from the record (the
 //! decision review's ADOPT / REVISE / REJECT / ESCALATE, the five-phase
-//! analysis's PASS / CONCERNS / FAIL), with a deliverable that carries no
-//! verdict (the quick modes, the planning debate), or with a failure. Each
+//! analysis's PASS / CONCERNS / FAIL, the root-cause analysis's PROVEN /
+//! UNPROVEN), with a deliverable that carries no verdict (the quick modes,
+//! the planning debate), or with a failure. Each
 //! ending has one process exit code ([`Outcome::exit_code`]), documented in
 //! `--help` and the README, so a script can act on any protocol alike.
 //!
@@ -33,10 +34,16 @@ pub enum Verdict {
     Concerns,
     /// Five-phase analysis: a confirmed critical finding, or too many high ones (FP-39).
     Fail,
+    /// Root-cause analysis: exactly one hypothesis SURVIVED; it is the root
+    /// cause (RC-15, A28).
+    Proven,
+    /// Root-cause analysis: no hypothesis SURVIVED, or several did; no root
+    /// cause is proven.
+    Unproven,
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 7] = [
+    pub const ALL: [Verdict; 9] = [
         Verdict::Adopt,
         Verdict::Revise,
         Verdict::Reject,
@@ -44,6 +51,8 @@ impl Verdict {
         Verdict::Pass,
         Verdict::Concerns,
         Verdict::Fail,
+        Verdict::Proven,
+        Verdict::Unproven,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -55,6 +64,8 @@ impl Verdict {
             Verdict::Pass => "PASS",
             Verdict::Concerns => "CONCERNS",
             Verdict::Fail => "FAIL",
+            Verdict::Proven => "PROVEN",
+            Verdict::Unproven => "UNPROVEN",
         }
     }
 
@@ -62,22 +73,23 @@ impl Verdict {
     /// the verdicts that clear the way, a distinct code for every other one.
     pub fn exit_code(self) -> i32 {
         match self {
-            Verdict::Adopt | Verdict::Pass => 0,
+            Verdict::Adopt | Verdict::Pass | Verdict::Proven => 0,
             Verdict::Revise => 3,
             Verdict::Reject => 4,
             Verdict::Escalate => 5,
             Verdict::Concerns => 6,
             Verdict::Fail => 7,
+            Verdict::Unproven => 8,
         }
     }
 
     /// How the verdict reads: go, careful, stop, or undecided.
     pub fn tone(self) -> Tone {
         match self {
-            Verdict::Adopt | Verdict::Pass => Tone::Positive,
+            Verdict::Adopt | Verdict::Pass | Verdict::Proven => Tone::Positive,
             Verdict::Revise | Verdict::Concerns => Tone::Caution,
             Verdict::Reject | Verdict::Fail => Tone::Negative,
-            Verdict::Escalate => Tone::Uncertain,
+            Verdict::Escalate | Verdict::Unproven => Tone::Uncertain,
         }
     }
 }
@@ -106,14 +118,15 @@ pub const EXIT_USAGE: i32 = 2;
 /// The exit-code table, as `--help` and the README show it.
 pub const EXIT_CODE_TABLE: &str = "\
 Exit codes:
-  0  ADOPT or PASS, a protocol that delivered its document (no verdict), or a command that succeeded
+  0  ADOPT, PASS or PROVEN, a protocol that delivered its document (no verdict), or a command that succeeded
   1  the debate failed: a required agent gave no usable answer, or an I/O error
   2  usage or configuration error (bad flag, spec, script or context file); nothing was written
   3  REVISE
   4  REJECT
   5  ESCALATE
   6  CONCERNS
-  7  FAIL";
+  7  FAIL
+  8  UNPROVEN (a root-cause analysis that proved no single root cause)";
 
 /// How a debate ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -27,7 +27,11 @@ use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
 use crate::spec::SpecError;
 
 /// Every protocol family, in the order `--help` lists their commands.
-pub static KINDS: &[&dyn ProtocolKind] = &[&super::decision_review::KIND, &super::quick::KIND];
+pub static KINDS: &[&dyn ProtocolKind] = &[
+    &super::decision_review::KIND,
+    &super::quick::KIND,
+    &super::rca::KIND,
+];
 
 /// The journal's first line says what a debate is: its protocol's name under
 /// `protocol`, and the protocol's own configuration beside it, flat (as the
@@ -333,6 +337,12 @@ pub trait ProtocolKind: Sync {
     /// `roles:` may name for it, `group.*` wildcards included.
     fn slots(&self) -> &'static [&'static str];
 
+    /// Whether `slot` is one it can seat: one of [`ProtocolKind::slots`],
+    /// or a slot of a family it names freely (`debugger.alpha`).
+    fn seats(&self, slot: &str) -> bool {
+        self.slots().contains(&slot)
+    }
+
     /// When it seats `slot` only in some debates (`high-stakes only`).
     fn slot_note(&self, slot: &str) -> Option<&'static str> {
         let _ = slot;
@@ -396,7 +406,7 @@ pub fn templates() -> Vec<TemplateSpec> {
 /// Whether some protocol seats `slot` (or `slot` is a `group.*` wildcard
 /// one does).
 pub fn known_slot(slot: &str) -> bool {
-    KINDS.iter().any(|kind| kind.slots().contains(&slot))
+    KINDS.iter().any(|kind| kind.seats(slot))
 }
 
 /// Every slot any protocol seats, each once, in registry order.

@@ -127,7 +127,13 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     if app.info.board.is_some() {
         let board_rows = match &app.board.view {
             BoardView::Scores(board) => board.blocks.len() as u16 + 8,
-            BoardView::Rulings(rulings) => rulings.len() as u16 * 2 + 2,
+            BoardView::Rulings(rulings) => {
+                rulings
+                    .iter()
+                    .map(|ruling| 2 + u16::from(!ruling.facts.is_empty()))
+                    .sum::<u16>()
+                    + 2
+            }
             BoardView::None => 6,
         };
         side_regions.push((

@@ -6,6 +6,7 @@
 pub mod cuts;
 pub mod provider_server;
 pub mod pty;
+pub mod rca;
 pub mod run;
 
 use std::collections::BTreeMap;

@@ -754,17 +754,7 @@ fn transcript_md(review: &DecisionReview) -> String {
             fenced(&malformed.raw, "text")
         ));
     }
-    if !review.diagnostics().is_empty() {
-        out.push_str("\n## Diagnostics\n\nWhat agents wrote besides their answers (a local program's stderr).\n\n");
-        for diagnostic in review.diagnostics() {
-            out.push_str(&format!(
-                "### `{}` ({})\n\n{}\n",
-                diagnostic.call_id,
-                timestamp(diagnostic.at),
-                fenced(&diagnostic.text, "text")
-            ));
-        }
-    }
+    out.push_str(&crate::report::diagnostics_md(review.diagnostics()));
     out.push_str(&usage_md(review.usage_ledger()));
     out
 }
@@ -858,7 +848,7 @@ pub fn summary_lead(review: &DecisionReview) -> Option<String> {
              {}. {objection}. Next: gather what is listed under \"What is still uncertain\", then decide.",
             escalate_reason(review, assessment)
         ),
-        Verdict::Pass | Verdict::Concerns | Verdict::Fail => {
+        Verdict::Pass | Verdict::Concerns | Verdict::Fail | Verdict::Proven | Verdict::Unproven => {
             unreachable!("a decision review derives only ADOPT, REVISE, REJECT or ESCALATE")
         }
     };

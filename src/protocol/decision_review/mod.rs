@@ -1546,6 +1546,7 @@ impl Protocol for DecisionReview {
         Progress {
             stage: self.stage.as_str().to_string(),
             round: self.round,
+            max_round: 0,
             finished: self.outcome.is_some(),
         }
     }

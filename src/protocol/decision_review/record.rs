@@ -110,7 +110,11 @@ fn recommendation(
             "Do not decide yet: gather the missing information, or get the missing assessments, and run the review again."
                 .to_string()
         }
-        Verdict::Pass | Verdict::Concerns | Verdict::Fail => {
+        Verdict::Pass
+        | Verdict::Concerns
+        | Verdict::Fail
+        | Verdict::Proven
+        | Verdict::Unproven => {
             unreachable!("a decision review derives only ADOPT, REVISE, REJECT or ESCALATE")
         }
     }

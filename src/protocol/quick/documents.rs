@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::{Quick, QuickMode, ReviewState};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, Outcome, Protocol};
-use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp, usage_md};
+use crate::report::{UsageYaml, diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
 
 /// The audit record every quick mode writes.
 pub const TRANSCRIPT: &str = "transcript.md";
@@ -257,20 +257,7 @@ fn transcript_md(quick: &Quick) -> String {
             &unusable.raw,
         );
     }
-    let diagnostics = quick.calls().diagnostics();
-    if !diagnostics.is_empty() {
-        out.push_str(
-            "\n## Diagnostics\n\nWhat agents wrote besides their answers (a local program's stderr).\n\n",
-        );
-        for diagnostic in diagnostics {
-            out.push_str(&format!(
-                "### `{}` ({})\n\n{}\n",
-                diagnostic.call_id,
-                timestamp(diagnostic.at),
-                fenced(&diagnostic.text, "text")
-            ));
-        }
-    }
+    out.push_str(&diagnostics_md(quick.calls().diagnostics()));
     out.push_str(&usage_md(quick.calls().usage()));
     out
 }

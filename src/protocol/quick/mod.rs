@@ -1272,6 +1272,7 @@ impl Protocol for Quick {
         Progress {
             stage: self.step.id(self.config.mode).to_string(),
             round: 0,
+            max_round: 0,
             finished: self.outcome.is_some(),
         }
     }

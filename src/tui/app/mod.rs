@@ -356,6 +356,7 @@ impl App {
             progress: Progress {
                 stage: String::new(),
                 round: 1,
+                max_round: 0,
                 finished: false,
             },
             board: Board::default(),
@@ -532,7 +533,12 @@ impl App {
                 // be deciding, and the cursor stays where their keys left it.
                 if !self.board.needs_moderator {
                     self.focus = Focus::Items;
-                    self.item_cursor = 0;
+                    self.item_cursor = self
+                        .board
+                        .items
+                        .iter()
+                        .position(|entry| entry.decision.is_none())
+                        .unwrap_or(0);
                 }
             }
             Update::RawPersisted { .. } => {}
@@ -645,7 +651,14 @@ impl App {
             self.zoomed = false;
             if self.moderating() {
                 self.focus = Focus::Items;
-                self.item_cursor = 0;
+                // The first item to decide: a protocol that moderates every
+                // round lists the earlier rounds' decided items first.
+                self.item_cursor = self
+                    .board
+                    .items
+                    .iter()
+                    .position(|entry| entry.decision.is_none())
+                    .unwrap_or(0);
             } else if let Some(held) = (0..self.panes.len()).find(|index| self.held(*index)) {
                 // A held evaluation round: the judge it waits on.
                 self.focus = Focus::Pane(held);
@@ -950,6 +963,10 @@ fn sanitize_board(board: &mut Board) {
                 clean(&mut ruling.rule);
                 if let Some(word) = &mut ruling.word {
                     clean(word);
+                }
+                for fact in &mut ruling.facts {
+                    clean(&mut fact.label);
+                    clean(&mut fact.value);
                 }
             }
         }

@@ -265,6 +265,7 @@ fn a_held_round_focuses_its_judge_and_m_reruns_it() {
         Update::Progress(Progress {
             stage: "evaluation".into(),
             round: 1,
+            max_round: 0,
             finished: false,
         }),
         Instant::now(),
@@ -650,6 +651,7 @@ fn a_replay_plays_its_moments_and_its_clock_stops_at_the_end() {
             update: Update::Progress(Progress {
                 stage: "critique".into(),
                 round: 1,
+                max_round: 0,
                 finished: false,
             }),
         },
@@ -834,6 +836,7 @@ fn a_debate_reopened_after_its_verdict_is_running_again() {
         Update::Progress(crate::protocol::Progress {
             stage: if finished { "verdict" } else { "revision" }.into(),
             round: 3,
+            max_round: 0,
             finished,
         })
     };
@@ -860,7 +863,7 @@ fn a_debate_reopened_after_its_verdict_is_running_again() {
 /// text in it is made inert first.
 #[test]
 fn a_board_of_rulings_is_drawn_with_its_rules() {
-    use crate::protocol::{BoardView, Ruling, Tone};
+    use crate::protocol::{BoardView, Fact, Ruling, Tone};
     let mut app = app();
     let ruling = |subject: &str, word: Option<&str>, tone, title: &str, rule: &str| Ruling {
         subject: subject.into(),
@@ -868,6 +871,10 @@ fn a_board_of_rulings_is_drawn_with_its_rules() {
         word: word.map(str::to_string),
         tone,
         rule: rule.into(),
+        facts: vec![
+            Fact::new("owner", "alpha"),
+            Fact::warning("hedges", "likely\u{1b}[31m"),
+        ],
     };
     app.apply(
         Update::Board(Board {
@@ -899,6 +906,7 @@ fn a_board_of_rulings_is_drawn_with_its_rules() {
         "{screen}"
     );
     assert!(screen.contains("every challenge answered"), "{screen}");
+    assert!(screen.contains("owner alpha · hedges likely"), "{screen}");
     assert!(screen.contains("H2    open"), "{screen}");
     assert!(!screen.contains('\u{1b}'));
 }
@@ -922,4 +930,19 @@ fn an_archive_opens_where_there_is_something_to_see() {
     without.board = None;
     let app = App::new(without, Theme::default(), Instant::now()).archived();
     assert_eq!(app.focus, Focus::Pane(0));
+}
+
+/// A protocol that moderates every round (a root-cause analysis) lists the
+/// earlier rounds' decided items first: a new moderation puts the cursor on
+/// the first item still to decide.
+#[test]
+fn a_new_moderation_starts_at_the_first_item_to_decide() {
+    let mut app = app();
+    let mut board = items(4);
+    for entry in &mut board.items[..2] {
+        entry.decision = Some(ItemDecision::Accept);
+    }
+    app.apply(Update::Board(board), Instant::now());
+    assert_eq!(app.focus, Focus::Items);
+    assert_eq!(app.item_cursor, 2);
 }

@@ -105,8 +105,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
 }
 
-/// One line per ruling: the subject, its word in its tone, the title; the
-/// rule that decided it dimmed on the next line.
+/// One line per ruling: the subject, its word in its tone, the title; its
+/// facts (a warning in the high-severity colour) and the rule that decided
+/// it dimmed on the lines under it.
 pub fn ruling_lines<'a>(theme: &Theme, rulings: &'a [Ruling]) -> Vec<Line<'a>> {
     let width = rulings
         .iter()
@@ -129,6 +130,24 @@ pub fn ruling_lines<'a>(theme: &Theme, rulings: &'a [Ruling]) -> Vec<Line<'a>> {
             Span::styled(pad(word, width + 1), style),
             Span::styled(ruling.title.as_str(), theme.text),
         ]));
+        if !ruling.facts.is_empty() {
+            let mut spans = vec![Span::raw(" ".repeat(BLOCK_COLUMN_WIDTH))];
+            for (index, fact) in ruling.facts.iter().enumerate() {
+                if index > 0 {
+                    spans.push(Span::styled(" · ", theme.dim));
+                }
+                let style = if fact.warn {
+                    theme.severity_high
+                } else {
+                    theme.dim
+                };
+                spans.push(Span::styled(
+                    format!("{} {}", fact.label, fact.value),
+                    style,
+                ));
+            }
+            out.push(Line::from(spans));
+        }
         if !ruling.rule.is_empty() {
             out.push(Line::styled(
                 format!("{}{}", " ".repeat(BLOCK_COLUMN_WIDTH), ruling.rule),

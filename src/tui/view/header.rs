@@ -92,10 +92,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
     // Round 0: the protocol runs no rounds.
     if app.progress.round > 0 {
-        strip.push(Span::styled(
-            format!(" round {} ·", app.progress.round),
-            theme.dim,
-        ));
+        let round = match app.progress.max_round {
+            0 => format!(" round {} ·", app.progress.round),
+            max => format!(" round {}/{max} ·", app.progress.round),
+        };
+        strip.push(Span::styled(round, theme.dim));
     }
     strip.push(Span::styled(
         format!(" {}", clock(app.elapsed.as_secs())),

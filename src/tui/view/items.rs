@@ -218,7 +218,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(format!(" · {}", entry.item.category), theme.dim),
         ])];
         lines.extend(settlement_lines(app, entry));
-        lines.push(Line::styled(entry.item.text.clone(), theme.text));
+        lines.extend(
+            entry
+                .item
+                .text
+                .lines()
+                .map(|line| Line::styled(line.to_string(), theme.text)),
+        );
         if !entry.item.preface.is_empty() {
             lines.push(Line::styled(
                 format!("Conceded first: {}", entry.item.preface),

@@ -1,0 +1,635 @@
+//! The files of a root-cause analysis (RULES.md A30): a raw file per call
+//! and round under `rounds/` (written before it is read), `rca.yaml` for
+//! machines and for `quorum verdict` (hypotheses, challenges, rulings,
+//! statuses, the root cause, open questions), `transcript.md` (every event
+//! and every raw answer) and the reader's `summary.md`, which leads with the
+//! proven root cause or says plainly that none is proven and what evidence
+//! would settle it (RC-14, RF-04).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{Challenge, ChallengeState, Status};
+use super::status::{Conclusion, Derived};
+use super::{MAX_ROUNDS, Rca};
+use crate::protocol::registry::{RecomputeError, Recomputed};
+use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
+use crate::report::{UsageYaml, diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
+
+/// The reader's document.
+pub const SUMMARY: &str = "summary.md";
+/// The structured record.
+pub const RCA_YAML: &str = "rca.yaml";
+/// Every event and every raw answer.
+pub const TRANSCRIPT: &str = "transcript.md";
+
+/// What a person playing a debugger fills in for its findings.
+pub const FINDINGS_TEMPLATE: &str = "```yaml\nhypotheses:\n  - claim: \"\"\n    evidence:\n      - \"\"\n    reasoning: \"\"\n```\n";
+
+/// Where a call's answer is written before it is read:
+/// `rounds/round-2/debugger-alpha-answers.md`, `rounds/round-1/critic-challenge.md`.
+pub fn round_file(round: u32, slot: &str, stage: &str) -> String {
+    format!("rounds/round-{round}/{}-{stage}.md", slot.replace('.', "-"))
+}
+
+/// Every file of the tree that has content yet.
+pub fn documents(rca: &Rca) -> Vec<Document> {
+    let mut documents: Vec<Document> = rca
+        .raw_files()
+        .iter()
+        .map(|(path, raw)| Document {
+            path: path.clone(),
+            contents: raw.clone(),
+        })
+        .collect();
+    documents.push(Document {
+        path: RCA_YAML.into(),
+        contents: yaml_serde::to_string(&RcaYaml::of(rca)).unwrap_or_default(),
+    });
+    documents.push(Document {
+        path: TRANSCRIPT.into(),
+        contents: transcript_md(rca),
+    });
+    if let Some(summary) = summary_md(rca) {
+        documents.push(Document {
+            path: SUMMARY.into(),
+            contents: summary,
+        });
+    }
+    documents
+}
+
+// ---- summary.md --------------------------------------------------------------
+
+/// The opening of `summary.md`, word for word: what the end of a run
+/// prints. `None` while the analysis runs.
+pub fn summary_lead(rca: &Rca) -> Option<String> {
+    match rca.outcome()? {
+        Outcome::Failed { reason } => Some(format!(
+            "**No result.** The analysis stopped before it finished: {}. What was collected is in \
+             {TRANSCRIPT} and {RCA_YAML}; fix the cause and run it again.",
+            reason.trim_end_matches('.')
+        )),
+        _ => {
+            let conclusion = rca.conclusion()?;
+            Some(match &conclusion.root_cause {
+                Some(id) => proven_lead(rca, id),
+                None => unproven_lead(rca),
+            })
+        }
+    }
+}
+
+fn proven_lead(rca: &Rca, id: &str) -> String {
+    let Some(hypothesis) = rca.hypothesis(id) else {
+        return format!("**Root cause: {id}.**");
+    };
+    let resolved = rca
+        .challenges()
+        .iter()
+        .filter(|c| c.hypothesis == id && c.state == ChallengeState::Resolved)
+        .count();
+    let others = rca.hypotheses().len() - 1;
+    let rest = match others {
+        0 => String::new(),
+        1 => " The other hypothesis did not survive.".to_string(),
+        n => format!(" The other {n} hypotheses did not survive."),
+    };
+    format!(
+        "**Root cause: {}** It is the only hypothesis that survived cross-examination: {} {} \
+         put to it, every one answered with evidence and resolved.{rest}",
+        sentence(&hypothesis.finding.claim),
+        resolved,
+        if resolved == 1 {
+            "challenge"
+        } else {
+            "challenges"
+        }
+    )
+}
+
+fn unproven_lead(rca: &Rca) -> String {
+    let survivors: Vec<&str> = rca
+        .statuses()
+        .iter()
+        .filter(|(_, derived)| derived.status == Status::Survived)
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let why = if rca.hypotheses().is_empty() {
+        "No debugger presented a hypothesis.".to_string()
+    } else if survivors.len() > 1 {
+        format!(
+            "{} all survived cross-examination, and the evidence does not single one of them out.",
+            survivors.join(" and ")
+        )
+    } else {
+        "No hypothesis survived cross-examination.".to_string()
+    };
+    let needed = evidence_needed(rca);
+    let settle = if needed.is_empty() {
+        String::new()
+    } else {
+        format!(" What would settle it: {}.", needed.join("; "))
+    };
+    format!("**No root cause is proven.** {why}{settle}")
+}
+
+/// What the critic still asks for on hypotheses that are not eliminated:
+/// the evidence each unresolved challenge names.
+fn evidence_needed(rca: &Rca) -> Vec<String> {
+    let eliminated = |id: &str| {
+        rca.statuses()
+            .iter()
+            .any(|(hypothesis, derived)| hypothesis == id && derived.status == Status::Eliminated)
+    };
+    rca.challenges()
+        .iter()
+        .filter(|c| c.state.delivered() && c.state != ChallengeState::Resolved)
+        .filter(|c| !eliminated(&c.hypothesis))
+        .map(|c| {
+            let wanted = c
+                .rulings
+                .last()
+                .map(|r| r.text.evidence_needed.trim())
+                .filter(|text| !text.is_empty())
+                .unwrap_or(c.text.evidence_needed.trim());
+            format!(
+                "for {}, {}",
+                c.hypothesis,
+                lower_first(wanted.trim_end_matches('.'))
+            )
+        })
+        .collect()
+}
+
+/// `text` as a sentence ending in a full stop.
+fn sentence(text: &str) -> String {
+    let text = one_line(text);
+    if text.ends_with(['.', '!', '?']) {
+        text
+    } else {
+        format!("{text}.")
+    }
+}
+
+/// `text` with its first word lowercased when it is an ordinary
+/// capitalised word (`A`, `Connection`); acronyms and ids (`P99`, `PR`)
+/// stay as written.
+fn lower_first(text: &str) -> String {
+    let first_word = text.split_whitespace().next().unwrap_or_default();
+    let mut chars = first_word.chars();
+    let ordinary = chars.next().is_some_and(char::is_uppercase) && chars.all(char::is_lowercase);
+    if !ordinary {
+        return text.to_string();
+    }
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+fn summary_md(rca: &Rca) -> Option<String> {
+    let lead = summary_lead(rca)?;
+    let mut out = format!(
+        "# Root-cause analysis — {}\n\n{lead}\n\n",
+        one_line(&rca.config().topic)
+    );
+    if let Some(id) = rca.conclusion().and_then(|c| c.root_cause.clone())
+        && let Some(hypothesis) = rca.hypothesis(&id)
+    {
+        out.push_str(&format!(
+            "## The evidence\n\n{}\n\n",
+            hypothesis
+                .finding
+                .evidence
+                .iter()
+                .map(|item| format!("- {}", one_line(item)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ));
+        if !hypothesis.finding.reasoning.trim().is_empty() {
+            out.push_str(&format!("{}\n\n", hypothesis.finding.reasoning.trim()));
+        }
+    }
+    if !rca.hypotheses().is_empty() {
+        out.push_str("## Every hypothesis\n\n| | status | claim | from |\n|---|---|---|---|\n");
+        for hypothesis in rca.hypotheses() {
+            let status = rca
+                .status_of(&hypothesis.id)
+                .map_or("active", |derived| derived.status.as_str());
+            out.push_str(&format!(
+                "| {} | {status} | {} | {} |\n",
+                hypothesis.id,
+                one_line(&hypothesis.finding.claim).replace('|', "\\|"),
+                hypothesis.owner
+            ));
+        }
+        out.push('\n');
+        for hypothesis in rca.hypotheses() {
+            out.push_str(&hypothesis_md(rca, &hypothesis.id));
+        }
+    }
+    let open = open_questions(rca);
+    if !open.is_empty() {
+        out.push_str("## Open questions\n\n");
+        for question in open {
+            out.push_str(&format!("- {question}\n"));
+        }
+        out.push('\n');
+    }
+    if let Some(assessment) = rca.assessment() {
+        out.push_str(&format!(
+            "## The critic's recommendation\n\n{}\n\n",
+            assessment.recommendation.trim()
+        ));
+    } else if let Some(refused) = rca.assessment_refused() {
+        out.push_str(&format!(
+            "## The critic's recommendation\n\nNone: {refused}.\n\n"
+        ));
+    }
+    out.push_str("## How this was made\n\n");
+    out.push_str(&provenance_md(rca));
+    Some(out)
+}
+
+/// One hypothesis: its status with the rule, its claim and evidence, and
+/// every challenge with what became of it (RC-14).
+fn hypothesis_md(rca: &Rca, id: &str) -> String {
+    let Some(hypothesis) = rca.hypothesis(id) else {
+        return String::new();
+    };
+    let derived = rca.status_of(id);
+    let mut out = format!(
+        "### {id} — {}\n\n{}\n\n",
+        derived.as_ref().map_or("active", |d| d.status.as_str()),
+        sentence(&hypothesis.finding.claim)
+    );
+    if let Some(derived) = &derived {
+        out.push_str(&format!("Rule: {}.\n\n", derived.rule));
+    }
+    out.push_str(&format!(
+        "From {} ({}).",
+        hypothesis.owner, hypothesis.source
+    ));
+    if !hypothesis.hedges.is_empty() {
+        out.push_str(&format!(
+            " Hedge words flagged in it: {}.",
+            hypothesis.hedges.join(", ")
+        ));
+    }
+    out.push_str("\n\n");
+    for challenge in rca.challenges().iter().filter(|c| c.hypothesis == id) {
+        out.push_str(&challenge_md(challenge));
+    }
+    out.push('\n');
+    out
+}
+
+fn challenge_md(challenge: &Challenge) -> String {
+    let critical = if challenge.text.critical {
+        ", critical"
+    } else {
+        ""
+    };
+    let fate = match challenge.state {
+        ChallengeState::Resolved => {
+            let round = challenge.rulings.last().map_or(0, |r| r.round);
+            format!("resolved in round {round}")
+        }
+        ChallengeState::Contradicted => "the answer contradicted the hypothesis".to_string(),
+        ChallengeState::Conceded => "conceded by its owner".to_string(),
+        ChallengeState::Withdrawn => "dropped by the moderator, never delivered".to_string(),
+        ChallengeState::Held | ChallengeState::Proposed => {
+            "held back by the moderator, never delivered".to_string()
+        }
+        ChallengeState::Answered => "answered, never ruled".to_string(),
+        ChallengeState::Open if challenge.answers.is_empty() => "never answered".to_string(),
+        ChallengeState::Open => "not resolved".to_string(),
+    };
+    let mut out = format!(
+        "- **{}** ({}{critical}): {} — *{fate}*\n",
+        challenge.id,
+        challenge.text.test.as_str().replace('_', " "),
+        one_line(&challenge.text.why)
+    );
+    if let Some(answer) = challenge.answers.last()
+        && !answer.text.answer.trim().is_empty()
+    {
+        out.push_str(&format!(
+            "  - answer (round {}): {}\n",
+            answer.round,
+            one_line(&answer.text.answer)
+        ));
+    }
+    if let Some(ruling) = challenge.rulings.last() {
+        let moderator = match ruling.moderation.as_ref().map(|m| m.decision) {
+            Some(ItemDecision::Reject) => " — overturned by the moderator",
+            Some(ItemDecision::Defer) => " — sent back by the moderator",
+            _ => "",
+        };
+        out.push_str(&format!(
+            "  - ruling (round {}): {} — {}{moderator}\n",
+            ruling.round,
+            ruling.text.ruling.as_str(),
+            one_line(&ruling.text.reason)
+        ));
+    }
+    out
+}
+
+/// What the analysis leaves open: the critic's own list, challenges held
+/// back, and what unresolved challenges still ask for.
+fn open_questions(rca: &Rca) -> Vec<String> {
+    let mut questions: Vec<String> = rca
+        .assessment()
+        .map(|a| a.open_questions.iter().map(|q| one_line(q)).collect())
+        .unwrap_or_default();
+    for challenge in rca.challenges() {
+        if matches!(
+            challenge.state,
+            ChallengeState::Held | ChallengeState::Proposed
+        ) {
+            questions.push(format!(
+                "{} on {} was held back and never put to its owner: {}",
+                challenge.id,
+                challenge.hypothesis,
+                one_line(&challenge.text.evidence_needed)
+            ));
+        }
+    }
+    for line in evidence_needed(rca) {
+        if !questions.contains(&line) {
+            questions.push(line);
+        }
+    }
+    questions
+}
+
+fn provenance_md(rca: &Rca) -> String {
+    let config = rca.config();
+    let stopped = rca.stopped().unwrap_or("it did not finish");
+    let moderated = rca.items().iter().filter(|r| r.settled).count();
+    let overturned = rca
+        .items()
+        .iter()
+        .filter(|r| r.settled && r.decision == Some(ItemDecision::Reject))
+        .count();
+    let mut out = format!(
+        "{} debuggers ({}) presented hypotheses with their evidence; a critic who saw only \
+         their findings and answers challenged each one, and ruled each answer. The analysis \
+         ran {} of at most {MAX_ROUNDS} rounds and stopped because {stopped}. The moderator \
+         decided {moderated} challenges and rulings ({overturned} dropped or overturned). Each \
+         status was derived by quorum from what happened to its challenges, not taken from the \
+         critic.\n\n",
+        config.debuggers.len(),
+        config.debuggers.join(", "),
+        rca.round()
+    );
+    out.push_str(&format!(
+        "Every raw answer is under `rounds/`; every event and what the calls cost are in \
+         `{TRANSCRIPT}`; the structured record is `{RCA_YAML}` (`quorum verdict` recomputes the \
+         statuses from it).\n"
+    ));
+    out
+}
+
+// ---- transcript.md -----------------------------------------------------------
+
+fn transcript_md(rca: &Rca) -> String {
+    let config = rca.config();
+    let mut out = format!(
+        "# Transcript — {}\n\nRoot-cause analysis, started {}: debuggers {}, a critic, up to \
+         {MAX_ROUNDS} rounds. Every event in order, timeouts, cancellations, retries and skips \
+         included, each with its call id.\n\n## Events\n\n",
+        one_line(&config.topic),
+        timestamp(config.started_at),
+        config.debuggers.join(", ")
+    );
+    out.push_str(&log_lines(rca.log()));
+    out.push_str("\n## Agent outputs\n\n");
+    for submission in rca.submissions() {
+        out.push_str(&format!(
+            "### `{}` ({}, `{}`)\n\n{}\n",
+            submission.call_id,
+            submission.stage,
+            submission.file,
+            fenced(&submission.raw, "text")
+        ));
+    }
+    for unusable in rca.unusable() {
+        out.push_str(&format!(
+            "### `{}` (unusable: {})\n\n{}\n",
+            unusable.call_id,
+            one_line(&unusable.reason),
+            fenced(&unusable.raw, "text")
+        ));
+    }
+    out.push_str(&diagnostics_md(rca.calls().diagnostics()));
+    out.push_str(&usage_md(rca.calls().usage()));
+    out
+}
+
+// ---- rca.yaml ------------------------------------------------------------------
+
+/// The structured record of an analysis; `quorum verdict` reads the
+/// hypotheses and challenges back and derives the statuses again.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RcaYaml {
+    pub meta: Meta,
+    #[serde(default)]
+    pub participants: Vec<Participant>,
+    pub hypotheses: Vec<HypothesisYaml>,
+    #[serde(default)]
+    pub challenges: Vec<Challenge>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_cause: Option<RootCause>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conclusion: Option<Conclusion>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_questions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommendation: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommendation_refused: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Meta {
+    pub protocol: String,
+    pub topic: String,
+    pub timestamp: String,
+    pub debuggers: Vec<String>,
+    pub rounds_run: u32,
+    pub max_rounds: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    pub quorum_version: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Participant {
+    pub slot: String,
+    pub agent: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct HypothesisYaml {
+    pub id: String,
+    pub owner: String,
+    pub source: String,
+    pub claim: String,
+    #[serde(default)]
+    pub evidence: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hedges: Vec<String>,
+    /// The final status; absent while the hypothesis is active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RootCause {
+    pub hypothesis: String,
+    pub claim: String,
+    pub owner: String,
+}
+
+impl RcaYaml {
+    fn of(rca: &Rca) -> RcaYaml {
+        let config = rca.config();
+        let mut participants: Vec<Participant> = config
+            .debuggers
+            .iter()
+            .map(|name| {
+                let slot = super::debugger_slot(name);
+                Participant {
+                    agent: rca.calls().agent(&slot).unwrap_or_default().to_string(),
+                    slot,
+                }
+            })
+            .collect();
+        participants.push(Participant {
+            slot: super::CRITIC.into(),
+            agent: rca
+                .calls()
+                .agent(super::CRITIC)
+                .unwrap_or_default()
+                .to_string(),
+        });
+        let hypotheses = rca
+            .hypotheses()
+            .iter()
+            .map(|h| {
+                let derived: Option<Derived> = rca.status_of(&h.id);
+                HypothesisYaml {
+                    id: h.id.clone(),
+                    owner: h.owner.clone(),
+                    source: h.source.clone(),
+                    claim: h.finding.claim.clone(),
+                    evidence: h.finding.evidence.clone(),
+                    reasoning: h.finding.reasoning.clone(),
+                    hedges: h.hedges.iter().map(|w| w.to_string()).collect(),
+                    status: derived.as_ref().map(|d| d.status),
+                    rule: derived.map(|d| d.rule),
+                }
+            })
+            .collect();
+        let root_cause = rca
+            .conclusion()
+            .and_then(|c| c.root_cause.as_deref())
+            .and_then(|id| rca.hypothesis(id))
+            .map(|h| RootCause {
+                hypothesis: h.id.clone(),
+                claim: h.finding.claim.clone(),
+                owner: h.owner.clone(),
+            });
+        RcaYaml {
+            meta: Meta {
+                protocol: super::NAME.into(),
+                topic: config.topic.clone(),
+                timestamp: timestamp(config.started_at),
+                debuggers: config.debuggers.clone(),
+                rounds_run: rca.round(),
+                max_rounds: MAX_ROUNDS,
+                stopped: rca.stopped().map(str::to_string),
+                quorum_version: env!("CARGO_PKG_VERSION").into(),
+            },
+            participants,
+            hypotheses,
+            challenges: rca.challenges().to_vec(),
+            root_cause,
+            conclusion: rca.conclusion().cloned(),
+            open_questions: if rca.outcome().is_some() {
+                open_questions(rca)
+            } else {
+                Vec::new()
+            },
+            recommendation: rca.assessment().map(|a| a.recommendation.clone()),
+            recommendation_refused: rca.assessment_refused().map(str::to_string),
+            outcome: rca.outcome().cloned(),
+            usage: UsageYaml::of(rca.calls().usage()),
+        }
+    }
+}
+
+/// The verdict of the analysis in `dir`, derived again from the
+/// challenges `rca.yaml` records (A28): editing a challenge's outcome there
+/// changes it.
+pub fn recompute(dir: &Path) -> Result<Recomputed, RecomputeError> {
+    let path = dir.join(RCA_YAML);
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|error| RecomputeError::Unreadable {
+        path: shown.clone(),
+        message: format!("{error} (is this a quorum root-cause analysis folder?)"),
+    })?;
+    let record: RcaYaml =
+        yaml_serde::from_str(&text).map_err(|error| RecomputeError::Unreadable {
+            path: shown.clone(),
+            message: error.to_string(),
+        })?;
+    match &record.outcome {
+        Some(Outcome::Failed { reason }) => {
+            return Err(RecomputeError::NoVerdict {
+                path: shown,
+                reason: format!("this analysis failed before it reached a verdict: {reason}"),
+            });
+        }
+        None => {
+            return Err(RecomputeError::NoVerdict {
+                path: shown,
+                reason: "this analysis has not finished, so there is no verdict to recompute yet"
+                    .into(),
+            });
+        }
+        Some(_) => {}
+    }
+    let ids: Vec<String> = record.hypotheses.iter().map(|h| h.id.clone()).collect();
+    let (statuses, conclusion) = super::assess(&ids, &record.challenges);
+    let mut rule = conclusion.rule.clone();
+    for (_, derived) in &statuses {
+        rule.push_str(&format!("\n{}", derived.rule));
+    }
+    Ok(Recomputed {
+        verdict: conclusion.verdict,
+        rule,
+        detail: serde_json::json!({
+            "verdict": conclusion.verdict,
+            "rule": conclusion.rule,
+            "root_cause": conclusion.root_cause,
+            "hypotheses": statuses.iter().map(|(id, d)| serde_json::json!({
+                "id": id, "status": d.status, "rule": d.rule,
+            })).collect::<Vec<_>>(),
+        }),
+        readings: Vec::new(),
+    })
+}

@@ -1,0 +1,513 @@
+//! The root-cause analysis's answer formats, read with the shared lenient
+//! reader of [`crate::parse`]: a debugger's findings, the critic's rulings
+//! and challenges, a debugger's answers to its challenges, and a team's
+//! hypotheses file.
+//!
+//! Each format is a mapping with one list (`hypotheses:`, `answers:`) or
+//! that bare list; the critic's has `rulings:`, `challenges:` and an
+//! optional `assessment:`. Ids (`H2`, `X2.1`) are matched like every id
+//! quorum reads: in any case, with words after them, when only one fits.
+//!
+//! Not responsible for what an answer means for the analysis (the protocol
+//! decides), for hedge words (flagged by [`super::hedge`], never refused
+//! here) or for numbering: quorum numbers hypotheses and challenges itself.
+
+use yaml_serde::Value;
+
+use super::model::{AnswerText, ChallengeText, Finding, RulingText, RulingWord, Test};
+use crate::parse::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
+use yaml_serde::Sequence;
+
+/// The words accepted for `test` (RC-08), with the forms models use.
+const TESTS: [(&str, Test); 19] = [
+    ("causation", Test::Causation),
+    ("causation_vs_correlation", Test::Causation),
+    ("correlation", Test::Causation),
+    ("alternatives", Test::Alternatives),
+    ("alternative", Test::Alternatives),
+    ("alternative_explanations", Test::Alternatives),
+    ("confounders", Test::Confounders),
+    ("confounder", Test::Confounders),
+    ("contradictions", Test::Contradictions),
+    ("contradiction", Test::Contradictions),
+    ("timeline", Test::Timeline),
+    ("reachability", Test::Reachability),
+    ("sufficiency", Test::Sufficiency),
+    ("culprit_change", Test::CulpritChange),
+    ("culprit", Test::CulpritChange),
+    ("release_timing", Test::ReleaseTiming),
+    ("release", Test::ReleaseTiming),
+    ("deploy_timing", Test::ReleaseTiming),
+    ("timing", Test::Timeline),
+];
+
+const RULINGS: [(&str, RulingWord); 3] = [
+    ("resolved", RulingWord::Resolved),
+    ("unresolved", RulingWord::Unresolved),
+    ("contradicted", RulingWord::Contradicted),
+];
+
+const FINDING_SHAPE: &str = "a hypothesis (a mapping with claim, evidence, reasoning)";
+const CHALLENGE_SHAPE: &str = "a challenge (a mapping with hypothesis, test, critical, quote, why, evidence_needed, alternative)";
+const RULING_SHAPE: &str = "a ruling (a mapping with challenge, ruling, reason)";
+const ANSWER_SHAPE: &str = "an answer (a mapping with challenge, answer, evidence)";
+
+/// The list under `key` of a mapping answer, or the bare list.
+fn list_of<'a>(document: &'a Document, key: &str) -> Result<(&'a Sequence, FieldPath), ParseError> {
+    match &document.root {
+        Value::Sequence(list) => Ok((list, FieldPath::root())),
+        Value::Mapping(_) => Fields::new(document, &document.root, FieldPath::root(), "a mapping")?
+            .required_list(key),
+        _ => Err(document.root_mismatch(&format!("`{key}:` with a list"))),
+    }
+}
+
+fn finding(fields: &Fields<'_>) -> Result<Finding, ParseError> {
+    Ok(Finding {
+        claim: fields.required_text("claim")?,
+        evidence: fields.optional_texts("evidence")?,
+        reasoning: fields.optional_text("reasoning")?.unwrap_or_default(),
+    })
+}
+
+/// A debugger's findings: its hypotheses, each a claim with the evidence it
+/// rests on and the reasoning from one to the other. An empty list is a
+/// valid "nothing found".
+pub fn read_findings(text: &str) -> Result<Read<Vec<Finding>>, ParseError> {
+    let document = Document::load(text)?;
+    let (list, path) = list_of(&document, "hypotheses")?;
+    let mut findings = Vec::with_capacity(list.len());
+    for (index, value) in list.iter().enumerate() {
+        let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
+        findings.push(finding(&fields)?);
+    }
+    Ok(document.read(findings))
+}
+
+/// A hypothesis a team brings in a hypotheses file, with the debugger that
+/// owns it when the file says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seeded {
+    pub owner: Option<String>,
+    pub finding: Finding,
+    /// 1-based line of the entry in the file, for errors about it.
+    pub line: Option<usize>,
+}
+
+/// A hypotheses file: `hypotheses:` (or a bare list) of findings, each with
+/// an optional `owner`.
+pub fn read_hypotheses_file(text: &str) -> Result<Vec<Seeded>, ParseError> {
+    let document = Document::load(text)?;
+    let (list, path) = list_of(&document, "hypotheses")?;
+    let mut seeded = Vec::with_capacity(list.len());
+    for (index, value) in list.iter().enumerate() {
+        let entry = path.index(index);
+        let fields = Fields::new(&document, value, entry.clone(), FINDING_SHAPE)?;
+        seeded.push(Seeded {
+            owner: fields.optional_text("owner")?,
+            finding: finding(&fields)?,
+            line: document.line_of(&entry),
+        });
+    }
+    Ok(seeded)
+}
+
+/// What the critic's answer is read against.
+pub struct CriticContext<'a> {
+    /// Every hypothesis id, for matching.
+    pub hypotheses: &'a [&'a str],
+    /// Hypotheses that are settled: a challenge to one is left out.
+    pub settled: &'a [&'a str],
+    /// Hypotheses never challenged yet: each needs one now (RC-03).
+    pub unchallenged: &'a [&'a str],
+    /// Challenges whose answers wait for a ruling: each needs one.
+    pub to_rule: &'a [&'a str],
+    /// The closing ruling: no new challenges are asked for.
+    pub closing: bool,
+}
+
+/// The critic's final word: what it recommends, and what is still open.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CriticAssessment {
+    pub recommendation: String,
+    pub open_questions: Vec<String>,
+}
+
+/// The critic's answer, read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CriticAnswer {
+    /// One per challenge in `to_rule`, in the critic's order.
+    pub rulings: Vec<(String, RulingText)>,
+    /// New challenges, with the hypothesis each is addressed to.
+    pub challenges: Vec<(String, ChallengeText)>,
+    /// Challenges left out, and why: to a settled hypothesis, or raised in
+    /// the closing ruling.
+    pub left_out: Vec<String>,
+    pub assessment: Option<CriticAssessment>,
+}
+
+/// The critic's rulings on the answers in `context.to_rule`, its new
+/// challenges (every part of RC-09 required, and at least one for each
+/// hypothesis never challenged), and its optional assessment.
+pub fn read_critic(
+    text: &str,
+    context: &CriticContext<'_>,
+) -> Result<Read<CriticAnswer>, ParseError> {
+    let document = Document::load(text)?;
+    let root = match &document.root {
+        Value::Mapping(_) => {
+            Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?
+        }
+        _ => {
+            return Err(document
+                .root_mismatch("a mapping with `rulings:`, `challenges:` and `assessment:`"));
+        }
+    };
+    let mut answer = CriticAnswer {
+        rulings: Vec::new(),
+        challenges: Vec::new(),
+        left_out: Vec::new(),
+        assessment: None,
+    };
+
+    let rulings = optional_list(&root, "rulings")?;
+    for (index, value) in rulings.iter().enumerate() {
+        let path = root.path_of("rulings").index(index);
+        let fields = Fields::new(&document, value, path.clone(), RULING_SHAPE)?;
+        let Some(id) = fields.known_id("challenge", context.to_rule)? else {
+            let written = fields.required_text("challenge")?;
+            let waiting = if context.to_rule.is_empty() {
+                "no answer waits for a ruling".to_string()
+            } else {
+                format!(
+                    "answers waiting for a ruling: {}",
+                    context.to_rule.join(", ")
+                )
+            };
+            return Err(fields.error(
+                "challenge",
+                format!("no answer to rule for {} ({waiting})", quote(&written)),
+            ));
+        };
+        if answer.rulings.iter().any(|(ruled, _)| *ruled == id) {
+            return Err(document.error(&path, format!("{id} is ruled twice; rule it once")));
+        }
+        let fields = fields.about(id.clone());
+        let ruling = fields.required_choice("ruling", &RULINGS)?;
+        let mut text = RulingText {
+            ruling,
+            reason: fields.required_text("reason")?,
+            missing: fields.optional_text("missing")?.unwrap_or_default(),
+            evidence_needed: fields.optional_text("evidence_needed")?.unwrap_or_default(),
+            alternative: fields.optional_text("alternative")?.unwrap_or_default(),
+        };
+        if ruling == RulingWord::Unresolved {
+            // RC-12: a rejection says what is missing, what would satisfy,
+            // and which alternative must be disproved.
+            for key in ["missing", "evidence_needed", "alternative"] {
+                fields.required_text(key).map_err(|error| ParseError {
+                    message: format!("{} (an unresolved ruling says what is missing, what evidence would settle it and which alternative to rule out)", error.message),
+                    ..error
+                })?;
+            }
+        }
+        text.reason = text.reason.trim().to_string();
+        answer.rulings.push((id, text));
+    }
+    let unruled: Vec<String> = context
+        .to_rule
+        .iter()
+        .filter(|id| !answer.rulings.iter().any(|(ruled, _)| ruled == *id))
+        .map(|id| id.to_string())
+        .collect();
+    if !unruled.is_empty() {
+        return Err(document.error(
+            &root.path_of("rulings"),
+            format!("no ruling on the answer to {}", list_capped(&unruled)),
+        ));
+    }
+
+    let challenges = optional_list(&root, "challenges")?;
+    for (index, value) in challenges.iter().enumerate() {
+        let path = root.path_of("challenges").index(index);
+        let fields = Fields::new(&document, value, path, CHALLENGE_SHAPE)?;
+        let Some(hypothesis) = fields.known_id("hypothesis", context.hypotheses)? else {
+            let written = fields.required_text("hypothesis")?;
+            return Err(fields.error(
+                "hypothesis",
+                format!(
+                    "no hypothesis {} (hypotheses are: {})",
+                    quote(&written),
+                    context.hypotheses.join(", ")
+                ),
+            ));
+        };
+        let fields = fields.about(format!("challenge to {hypothesis}"));
+        let challenge = ChallengeText {
+            test: fields.required_choice("test", &TESTS)?,
+            critical: fields.optional_flag("critical", false)?,
+            quote: fields.required_text("quote")?,
+            why: fields.required_text("why")?,
+            evidence_needed: fields.required_text("evidence_needed")?,
+            alternative: fields.required_text("alternative")?,
+        };
+        if context.closing {
+            answer.left_out.push(format!(
+                "a challenge to {hypothesis} was raised in the closing ruling, when no more are asked for"
+            ));
+        } else if context.settled.contains(&hypothesis.as_str()) {
+            answer.left_out.push(format!(
+                "a challenge to {hypothesis}, which is already settled"
+            ));
+        } else {
+            answer.challenges.push((hypothesis, challenge));
+        }
+    }
+    if !context.closing {
+        let missing: Vec<String> = context
+            .unchallenged
+            .iter()
+            .filter(|id| !answer.challenges.iter().any(|(target, _)| target == *id))
+            .map(|id| id.to_string())
+            .collect();
+        if !missing.is_empty() {
+            return Err(document.error(
+                &root.path_of("challenges"),
+                format!(
+                    "every hypothesis needs at least one challenge; none for {}",
+                    list_capped(&missing)
+                ),
+            ));
+        }
+    }
+
+    if let Some((_, value)) = root.get("assessment")
+        && !value.is_null()
+    {
+        let fields = Fields::new(
+            &document,
+            value,
+            root.path_of("assessment"),
+            "a mapping with recommendation and open_questions",
+        )?;
+        answer.assessment = Some(CriticAssessment {
+            recommendation: fields.required_text("recommendation")?,
+            open_questions: fields.optional_texts("open_questions")?,
+        });
+    }
+    Ok(document.read(answer))
+}
+
+/// The list under `key`, or none when it is absent or null.
+fn optional_list<'a>(fields: &Fields<'a>, key: &str) -> Result<Vec<&'a Value>, ParseError> {
+    match fields.get(key) {
+        None | Some((_, Value::Null)) => Ok(Vec::new()),
+        Some(_) => Ok(fields.required_list(key)?.0.iter().collect()),
+    }
+}
+
+/// A debugger's answers to the challenges in `delivered`: each answers one
+/// challenge with text and evidence, or concedes it. A challenge left out
+/// is the protocol's to note; one answered twice is an error.
+pub fn read_answers(
+    text: &str,
+    delivered: &[&str],
+) -> Result<Read<Vec<(String, AnswerText)>>, ParseError> {
+    let document = Document::load(text)?;
+    let (list, path) = list_of(&document, "answers")?;
+    let mut answers: Vec<(String, AnswerText)> = Vec::with_capacity(list.len());
+    for (index, value) in list.iter().enumerate() {
+        let entry = path.index(index);
+        let fields = Fields::new(&document, value, entry.clone(), ANSWER_SHAPE)?;
+        let Some(id) = fields.known_id("challenge", delivered)? else {
+            let written = fields.required_text("challenge")?;
+            return Err(fields.error(
+                "challenge",
+                format!(
+                    "no challenge {} was put to you (yours are: {})",
+                    quote(&written),
+                    delivered.join(", ")
+                ),
+            ));
+        };
+        if answers.iter().any(|(answered, _)| *answered == id) {
+            return Err(document.error(&entry, format!("{id} is answered twice; answer it once")));
+        }
+        let concede = fields.optional_flag("concede", false)?;
+        let answer = if concede {
+            fields.optional_text("answer")?.unwrap_or_default()
+        } else {
+            fields.required_text("answer").map_err(|error| ParseError {
+                message: format!("{} (answer it, or set `concede: true`)", error.message),
+                ..error
+            })?
+        };
+        answers.push((
+            id,
+            AnswerText {
+                concede,
+                answer,
+                evidence: fields.optional_texts("evidence")?,
+            },
+        ));
+    }
+    Ok(document.read(answers))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FINDINGS: &str = "I looked at the traces.\n\n```yaml\nhypotheses:\n  - claim: The 14:02 deploy added a blocking fraud call.\n    evidence:\n      - \"deploy log: v2.31.0 live at 14:02:10Z\"\n      - src/checkout/submit.rs:212\n    reasoning: The call has no timeout.\n  - claim: The pool ran dry.\n    evidence: pg_stat_activity at 14:05 shows 100 of 100 busy\n```\n";
+
+    #[test]
+    fn findings_are_read_with_their_evidence() {
+        let read = read_findings(FINDINGS).unwrap();
+        assert!(read.notes.is_empty());
+        assert_eq!(read.value.len(), 2);
+        assert_eq!(read.value[0].evidence.len(), 2);
+        assert_eq!(
+            read.value[1].evidence,
+            ["pg_stat_activity at 14:05 shows 100 of 100 busy"]
+        );
+        assert_eq!(read.value[1].reasoning, "");
+        assert!(
+            read_findings("```yaml\nhypotheses: []\n```")
+                .unwrap()
+                .value
+                .is_empty()
+        );
+        let error = read_findings("```yaml\nhypotheses:\n  - evidence: [x]\n```").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "line 3, hypotheses[0].claim: required field is missing"
+        );
+    }
+
+    fn context<'a>(to_rule: &'a [&'a str], unchallenged: &'a [&'a str]) -> CriticContext<'a> {
+        CriticContext {
+            hypotheses: &["H1", "H2", "H3"],
+            settled: &["H3"],
+            unchallenged,
+            to_rule,
+            closing: false,
+        }
+    }
+
+    const CHALLENGE: &str = "  - hypothesis: H1\n    test: timeline\n    critical: true\n    quote: \"The 14:02 deploy added a blocking fraud call.\"\n    why: The deploy and the spike are minutes apart, not ordered.\n    evidence_needed: The first slow trace and the deploy's completion time.\n    alternative: The spike began before the deploy finished.\n";
+
+    /// RC-09, A28: every challenge has its four parts and `critical`.
+    #[test]
+    fn rc_09_a28_a_challenge_has_four_parts() {
+        let text = format!("```yaml\nchallenges:\n{CHALLENGE}```\n");
+        let read = read_critic(&text, &context(&[], &["H1"])).unwrap();
+        let (target, challenge) = &read.value.challenges[0];
+        assert_eq!(target, "H1");
+        assert_eq!(challenge.test, Test::Timeline);
+        assert!(challenge.critical);
+        for part in ["quote", "why", "evidence_needed", "alternative"] {
+            let cut: String = text
+                .lines()
+                .filter(|line| !line.trim_start().starts_with(&format!("{part}:")))
+                .map(|line| format!("{line}\n"))
+                .collect();
+            let error = read_critic(&cut, &context(&[], &["H1"])).unwrap_err();
+            assert_eq!(
+                error.field.as_deref(),
+                Some(format!("challenges[0].{part}").as_str())
+            );
+            assert_eq!(error.message, "required field is missing");
+        }
+        let bad = text.replace("test: timeline", "test: vibes");
+        let error = read_critic(&bad, &context(&[], &["H1"])).unwrap_err();
+        assert!(
+            error.message.starts_with("expected one of causation"),
+            "{error}"
+        );
+        let spaced = text.replace("test: timeline", "test: Culprit Change");
+        let read = read_critic(&spaced, &context(&[], &["H1"])).unwrap();
+        assert_eq!(read.value.challenges[0].1.test, Test::CulpritChange);
+    }
+
+    /// RC-03: every hypothesis never challenged gets a challenge.
+    #[test]
+    fn rc_03_every_finding_is_challenged() {
+        let text = format!("```yaml\nchallenges:\n{CHALLENGE}```\n");
+        let error = read_critic(&text, &context(&[], &["H1", "H2"])).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "line 3, challenges: every hypothesis needs at least one challenge; none for H2"
+        );
+        // A challenge to a settled hypothesis is left out, noted.
+        let settled = text.replace("hypothesis: H1", "hypothesis: h3");
+        let read = read_critic(&settled, &context(&[], &[])).unwrap();
+        assert!(read.value.challenges.is_empty());
+        assert_eq!(
+            read.value.left_out,
+            ["a challenge to H3, which is already settled"]
+        );
+        assert_eq!(read.notes, ["read hypothesis \"h3\" as H3 (challenges[0])"]);
+    }
+
+    /// RC-12: an unresolved ruling says what is missing, what would satisfy
+    /// and which alternative to rule out; every answer gets a ruling.
+    #[test]
+    fn rc_12_an_unresolved_ruling_states_what_is_missing() {
+        let ruled = "```yaml\nrulings:\n  - challenge: X1.1\n    ruling: unresolved\n    reason: The trace is from another region.\n    missing: A trace from eu-west.\n    evidence_needed: Three eu-west traces after 14:02.\n    alternative: A regional network fault.\n  - challenge: x2.1 (pool)\n    ruling: resolved\n    reason: The pool graph settles it.\n```\n";
+        let read = read_critic(ruled, &context(&["X1.1", "X2.1"], &[])).unwrap();
+        assert_eq!(read.value.rulings.len(), 2);
+        assert_eq!(read.value.rulings[1].0, "X2.1");
+        let cut = ruled.replace("    missing: A trace from eu-west.\n", "");
+        let error = read_critic(&cut, &context(&["X1.1", "X2.1"], &[])).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("rulings[0].missing"));
+        assert!(error.message.contains("what is missing"), "{error}");
+        let error = read_critic(ruled, &context(&["X1.1", "X2.1", "X3.1"], &[])).unwrap_err();
+        assert_eq!(error.message, "no ruling on the answer to X3.1");
+        let error = read_critic(ruled, &context(&["X1.1"], &[])).unwrap_err();
+        assert_eq!(
+            error.message,
+            "no answer to rule for \"x2.1 (pool)\" (answers waiting for a ruling: X1.1)"
+        );
+    }
+
+    #[test]
+    fn the_closing_ruling_leaves_new_challenges_out() {
+        let text = format!(
+            "```yaml\nrulings: []\nchallenges:\n{CHALLENGE}assessment:\n  recommendation: Roll back v2.31.0.\n  open_questions: [Why no timeout?]\n```\n"
+        );
+        let mut closing = context(&[], &["H1"]);
+        closing.closing = true;
+        let read = read_critic(&text, &closing).unwrap();
+        assert!(read.value.challenges.is_empty());
+        assert_eq!(read.value.left_out.len(), 1);
+        let assessment = read.value.assessment.unwrap();
+        assert_eq!(assessment.recommendation, "Roll back v2.31.0.");
+        assert_eq!(assessment.open_questions, ["Why no timeout?"]);
+    }
+
+    /// RC-04: a debugger answers only the challenges put to it.
+    #[test]
+    fn rc_04_answers_name_the_challenges_put_to_the_debugger() {
+        let text = "```yaml\nanswers:\n  - challenge: X1.1\n    answer: The first slow trace is 14:02:31Z.\n    evidence: [trace 7f3a]\n  - challenge: X1.2\n    concede: true\n```\n";
+        let read = read_answers(text, &["X1.1", "X1.2"]).unwrap();
+        assert_eq!(read.value.len(), 2);
+        assert!(read.value[1].1.concede);
+        let error = read_answers(text, &["X1.1"]).unwrap_err();
+        assert_eq!(
+            error.message,
+            "no challenge \"X1.2\" was put to you (yours are: X1.1)"
+        );
+        let unanswered = text.replace("    concede: true\n", "    evidence: []\n");
+        let error = read_answers(&unanswered, &["X1.1", "X1.2"]).unwrap_err();
+        assert!(error.message.contains("set `concede: true`"), "{error}");
+    }
+
+    #[test]
+    fn a_hypotheses_file_names_owners_and_lines() {
+        let text = "hypotheses:\n  - owner: alpha\n    claim: The deploy.\n  - claim: The pool.\n    evidence: [graph]\n";
+        let seeded = read_hypotheses_file(text).unwrap();
+        assert_eq!(seeded[0].owner.as_deref(), Some("alpha"));
+        assert_eq!(seeded[1].owner, None);
+        assert_eq!(seeded[1].line, Some(4));
+    }
+}

@@ -1,0 +1,467 @@
+//! Statuses and the root cause, derived mechanically from what happened to
+//! each challenge (RC-13, RC-15, RULES.md A28), never taken from the
+//! critic's own summary. The same functions run live, in a resumed run and
+//! in `quorum verdict DIR`, which reads the challenges back from `rca.yaml`.
+//!
+//! A hypothesis is ELIMINATED when a ruling found it contradicted by its
+//! owner's own evidence, or when a critical challenge went unanswered (its
+//! owner conceded it, or answered the round and left it out, and never
+//! answered it later). It SURVIVED when at least one challenge reached it
+//! and every challenge that did was resolved. Anything else is WEAKENED: a
+//! challenge unresolved, unanswered (a missed answer for a call that failed
+//! counts here, not against the hypothesis), conceded though not critical,
+//! or no challenge at all. While the loop runs, ELIMINATED is final at once
+//! and SURVIVED once nothing is pending; WEAKENED is only ever an end state
+//! (RC-07). The root cause is proven only when exactly one hypothesis
+//! SURVIVED.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{Challenge, ChallengeState, MissKind, Status};
+use crate::protocol::Verdict;
+
+/// What quorum derived about one hypothesis, with the rule that decided it:
+/// `H2: critical challenge X2.1 conceded in round 3 → ELIMINATED`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Derived {
+    pub status: Status,
+    pub rule: String,
+}
+
+/// The end of an analysis: the verdict (root cause proven or not), its
+/// rule, and the hypothesis that is the root cause.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conclusion {
+    pub verdict: Verdict,
+    pub rule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_cause: Option<String>,
+}
+
+/// `id`'s challenges that count: the withdrawn ones never reached anyone.
+fn counted<'a>(id: &str, challenges: &'a [Challenge]) -> Vec<&'a Challenge> {
+    challenges
+        .iter()
+        .filter(|challenge| challenge.hypothesis == id)
+        .filter(|challenge| challenge.state != ChallengeState::Withdrawn)
+        .collect()
+}
+
+/// The ELIMINATED that is final at once: a contradiction, or a critical
+/// challenge conceded.
+fn eliminated_now(id: &str, challenges: &[&Challenge]) -> Option<Derived> {
+    if let Some(challenge) = challenges
+        .iter()
+        .find(|challenge| challenge.state == ChallengeState::Contradicted)
+    {
+        let round = challenge
+            .rulings
+            .last()
+            .map_or(challenge.round, |r| r.round);
+        return Some(Derived {
+            status: Status::Eliminated,
+            rule: format!(
+                "{id}: {} ruled contradicted by its owner's own evidence in round {round} → ELIMINATED",
+                challenge.id
+            ),
+        });
+    }
+    challenges
+        .iter()
+        .find(|challenge| challenge.text.critical && challenge.state == ChallengeState::Conceded)
+        .map(|challenge| {
+            let round = challenge
+                .answers
+                .last()
+                .map_or(challenge.round, |a| a.round);
+            Derived {
+                status: Status::Eliminated,
+                rule: format!(
+                    "{id}: critical challenge {} conceded in round {round} → ELIMINATED",
+                    challenge.id
+                ),
+            }
+        })
+}
+
+/// The status of `id` while the loop runs: `Some` once it is final
+/// (ELIMINATED, or SURVIVED with nothing pending), `None` while active.
+pub fn settled(id: &str, challenges: &[Challenge]) -> Option<Derived> {
+    let mine = counted(id, challenges);
+    if let Some(derived) = eliminated_now(id, &mine) {
+        return Some(derived);
+    }
+    let delivered = mine.iter().filter(|c| c.state.delivered()).count();
+    let all_resolved = mine
+        .iter()
+        .all(|challenge| challenge.state == ChallengeState::Resolved);
+    (delivered > 0 && all_resolved).then(|| survived(id, delivered))
+}
+
+fn survived(id: &str, count: usize) -> Derived {
+    let what = match count {
+        1 => "its one challenge".to_string(),
+        2 => "both its challenges".to_string(),
+        n => format!("all {n} of its challenges"),
+    };
+    Derived {
+        status: Status::Survived,
+        rule: format!("{id}: {what} resolved → SURVIVED"),
+    }
+}
+
+/// The status of `id` at the end of the analysis.
+pub fn final_status(id: &str, challenges: &[Challenge]) -> Derived {
+    let mine = counted(id, challenges);
+    if let Some(derived) = eliminated_now(id, &mine) {
+        return derived;
+    }
+    let delivered: Vec<&&Challenge> = mine.iter().filter(|c| c.state.delivered()).collect();
+    if let Some(challenge) = delivered.iter().find(|challenge| {
+        challenge.text.critical
+            && challenge.answers.is_empty()
+            && challenge
+                .misses
+                .iter()
+                .any(|miss| miss.kind == MissKind::Omitted)
+    }) {
+        let rounds: Vec<String> = challenge
+            .misses
+            .iter()
+            .filter(|miss| miss.kind == MissKind::Omitted)
+            .map(|miss| miss.round.to_string())
+            .collect();
+        return Derived {
+            status: Status::Eliminated,
+            rule: format!(
+                "{id}: critical challenge {} never answered (left out in round {}) → ELIMINATED",
+                challenge.id,
+                rounds.join(", ")
+            ),
+        };
+    }
+    if delivered.is_empty() {
+        return Derived {
+            status: Status::Weakened,
+            rule: format!("{id}: no challenge reached it, so nothing was shown → WEAKENED"),
+        };
+    }
+    if delivered
+        .iter()
+        .all(|challenge| challenge.state == ChallengeState::Resolved)
+    {
+        return survived(id, delivered.len());
+    }
+    let gaps: Vec<String> = delivered
+        .iter()
+        .filter(|challenge| challenge.state != ChallengeState::Resolved)
+        .map(|challenge| gap(challenge))
+        .collect();
+    Derived {
+        status: Status::Weakened,
+        rule: format!("{id}: {} → WEAKENED", gaps.join("; ")),
+    }
+}
+
+/// Why a delivered challenge is not resolved, in a few words.
+fn gap(challenge: &Challenge) -> String {
+    let id = &challenge.id;
+    let critical = if challenge.text.critical {
+        "critical "
+    } else {
+        ""
+    };
+    match challenge.state {
+        ChallengeState::Conceded => format!("{critical}challenge {id} conceded"),
+        ChallengeState::Answered => format!("{critical}challenge {id} answered but never ruled"),
+        ChallengeState::Open if !challenge.rulings.is_empty() => {
+            let round = challenge.rulings.last().map_or(0, |ruling| ruling.round);
+            format!("{critical}challenge {id} still unresolved after the ruling of round {round}")
+        }
+        ChallengeState::Open => match challenge.misses.last() {
+            Some(miss) if miss.kind == MissKind::Failed => format!(
+                "{critical}challenge {id} unanswered: its owner gave no answer in round {}",
+                miss.round
+            ),
+            _ => format!("{critical}challenge {id} unanswered"),
+        },
+        other => format!("{critical}challenge {id} {}", other.as_str()),
+    }
+}
+
+/// The root cause (RC-15, A28): proven only when exactly one hypothesis
+/// SURVIVED. `statuses` pairs each hypothesis with its final status.
+pub fn conclude(statuses: &[(String, Derived)]) -> Conclusion {
+    let survivors: Vec<&str> = statuses
+        .iter()
+        .filter(|(_, derived)| derived.status == Status::Survived)
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let others = |except: &[&str]| -> String {
+        let rest: Vec<String> = statuses
+            .iter()
+            .filter(|(id, _)| !except.contains(&id.as_str()))
+            .map(|(id, derived)| format!("{id} {}", derived.status.as_str()))
+            .collect();
+        if rest.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", rest.join(", "))
+        }
+    };
+    match survivors.as_slice() {
+        [] if statuses.is_empty() => Conclusion {
+            verdict: Verdict::Unproven,
+            rule: "no hypothesis was presented → no root cause proven".into(),
+            root_cause: None,
+        },
+        [] => Conclusion {
+            verdict: Verdict::Unproven,
+            rule: format!(
+                "no hypothesis SURVIVED{} → no root cause proven",
+                others(&[])
+            ),
+            root_cause: None,
+        },
+        [one] => Conclusion {
+            verdict: Verdict::Proven,
+            rule: format!(
+                "{one} is the only hypothesis that SURVIVED{} → root cause proven",
+                others(&[one])
+            ),
+            root_cause: Some(one.to_string()),
+        },
+        several => Conclusion {
+            verdict: Verdict::Unproven,
+            rule: format!(
+                "{} all SURVIVED: the evidence does not single one out{} → no root cause proven",
+                several.join(", "),
+                others(several)
+            ),
+            root_cause: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ItemDecision;
+    use crate::protocol::rca::model::{
+        Answer, AnswerText, ChallengeText, Miss, Moderated, Ruling, RulingText, RulingWord, Test,
+    };
+
+    fn challenge(id: &str, hypothesis: &str, critical: bool, state: ChallengeState) -> Challenge {
+        Challenge {
+            id: id.into(),
+            hypothesis: hypothesis.into(),
+            round: 1,
+            text: ChallengeText {
+                test: Test::Timeline,
+                critical,
+                quote: "q".into(),
+                why: "w".into(),
+                evidence_needed: "e".into(),
+                alternative: "a".into(),
+            },
+            state,
+            moderation: vec![Moderated {
+                round: 1,
+                decision: ItemDecision::Accept,
+                note: None,
+            }],
+            delivered_in: if state.delivered() { vec![1] } else { vec![] },
+            answers: Vec::new(),
+            misses: Vec::new(),
+            rulings: Vec::new(),
+        }
+    }
+
+    fn answered(mut challenge: Challenge, round: u32) -> Challenge {
+        challenge.answers.push(Answer {
+            round,
+            text: AnswerText {
+                concede: false,
+                answer: "a".into(),
+                evidence: vec![],
+            },
+            hedges: vec![],
+        });
+        challenge
+    }
+
+    fn ruled(mut challenge: Challenge, round: u32, word: RulingWord) -> Challenge {
+        challenge.rulings.push(Ruling {
+            round,
+            closing: false,
+            text: RulingText {
+                ruling: word,
+                reason: "r".into(),
+                missing: String::new(),
+                evidence_needed: String::new(),
+                alternative: String::new(),
+            },
+            moderation: None,
+        });
+        challenge
+    }
+
+    /// RC-13, A28: a contradiction eliminates, at once and at the end.
+    #[test]
+    fn rc_13_a28_a_contradiction_eliminates() {
+        let challenges = vec![
+            ruled(
+                answered(
+                    challenge("X3.1", "H3", false, ChallengeState::Contradicted),
+                    1,
+                ),
+                2,
+                RulingWord::Contradicted,
+            ),
+            challenge("X3.2", "H3", true, ChallengeState::Open),
+        ];
+        let derived = settled("H3", &challenges).expect("final");
+        assert_eq!(derived.status, Status::Eliminated);
+        assert_eq!(
+            derived.rule,
+            "H3: X3.1 ruled contradicted by its owner's own evidence in round 2 → ELIMINATED"
+        );
+        assert_eq!(final_status("H3", &challenges), derived);
+    }
+
+    /// RC-13, A28: a critical challenge conceded eliminates at once; one left
+    /// out by an owner who answered the round eliminates at the end; one its
+    /// owner never got to answer (the call failed) only weakens.
+    #[test]
+    fn rc_13_a28_an_unanswered_critical_challenge_eliminates() {
+        let mut conceded = challenge("X2.1", "H2", true, ChallengeState::Conceded);
+        conceded.answers.push(Answer {
+            round: 3,
+            text: AnswerText {
+                concede: true,
+                answer: String::new(),
+                evidence: vec![],
+            },
+            hedges: vec![],
+        });
+        let derived = settled("H2", &[conceded]).expect("final");
+        assert_eq!(
+            derived.rule,
+            "H2: critical challenge X2.1 conceded in round 3 → ELIMINATED"
+        );
+
+        let mut omitted = challenge("X2.1", "H2", true, ChallengeState::Open);
+        omitted.misses.push(Miss {
+            round: 2,
+            kind: MissKind::Omitted,
+            reason: String::new(),
+        });
+        assert_eq!(
+            settled("H2", std::slice::from_ref(&omitted)),
+            None,
+            "still active"
+        );
+        let derived = final_status("H2", &[omitted]);
+        assert_eq!(derived.status, Status::Eliminated);
+        assert_eq!(
+            derived.rule,
+            "H2: critical challenge X2.1 never answered (left out in round 2) → ELIMINATED"
+        );
+
+        let mut failed = challenge("X2.1", "H2", true, ChallengeState::Open);
+        failed.misses.push(Miss {
+            round: 4,
+            kind: MissKind::Failed,
+            reason: "timed out twice".into(),
+        });
+        let derived = final_status("H2", &[failed]);
+        assert_eq!(derived.status, Status::Weakened);
+        assert_eq!(
+            derived.rule,
+            "H2: critical challenge X2.1 unanswered: its owner gave no answer in round 4 → WEAKENED"
+        );
+    }
+
+    /// RC-13, RC-07: SURVIVED once every delivered challenge is resolved and
+    /// nothing is pending; WEAKENED is never final while the loop runs.
+    #[test]
+    fn rc_07_rc_13_survived_needs_every_challenge_resolved() {
+        let resolved = |id: &str| {
+            ruled(
+                answered(challenge(id, "H1", true, ChallengeState::Resolved), 1),
+                2,
+                RulingWord::Resolved,
+            )
+        };
+        let challenges = vec![
+            resolved("X1.1"),
+            resolved("X1.2"),
+            challenge("X1.3", "H1", false, ChallengeState::Withdrawn),
+        ];
+        let derived = settled("H1", &challenges).expect("final");
+        assert_eq!(derived.rule, "H1: both its challenges resolved → SURVIVED");
+        let mut pending = challenges.clone();
+        pending.push(challenge("X1.4", "H1", false, ChallengeState::Proposed));
+        assert_eq!(settled("H1", &pending), None);
+        pending.last_mut().unwrap().state = ChallengeState::Held;
+        assert_eq!(settled("H1", &pending), None);
+
+        let unresolved = ruled(
+            answered(challenge("X1.5", "H1", false, ChallengeState::Open), 2),
+            3,
+            RulingWord::Unresolved,
+        );
+        let mut weakened = challenges.clone();
+        weakened.push(unresolved);
+        assert_eq!(settled("H1", &weakened), None, "WEAKENED is not final");
+        let derived = final_status("H1", &weakened);
+        assert_eq!(derived.status, Status::Weakened);
+        assert_eq!(
+            derived.rule,
+            "H1: challenge X1.5 still unresolved after the ruling of round 3 → WEAKENED"
+        );
+        assert_eq!(final_status("H9", &[]).status, Status::Weakened);
+    }
+
+    /// RC-15, A28: only a single SURVIVED hypothesis is the root cause.
+    #[test]
+    fn rc_15_a28_one_survivor_is_the_root_cause() {
+        let status = |id: &str, status: Status| {
+            (
+                id.to_string(),
+                Derived {
+                    status,
+                    rule: String::new(),
+                },
+            )
+        };
+        let one = conclude(&[
+            status("H1", Status::Survived),
+            status("H2", Status::Weakened),
+            status("H3", Status::Eliminated),
+        ]);
+        assert_eq!(one.verdict, Verdict::Proven);
+        assert_eq!(one.root_cause.as_deref(), Some("H1"));
+        assert_eq!(
+            one.rule,
+            "H1 is the only hypothesis that SURVIVED (H2 WEAKENED, H3 ELIMINATED) → root cause proven"
+        );
+        let two = conclude(&[
+            status("H1", Status::Survived),
+            status("H2", Status::Survived),
+        ]);
+        assert_eq!(two.verdict, Verdict::Unproven);
+        assert_eq!(two.root_cause, None);
+        assert_eq!(
+            two.rule,
+            "H1, H2 all SURVIVED: the evidence does not single one out → no root cause proven"
+        );
+        let none = conclude(&[status("H1", Status::Weakened)]);
+        assert_eq!(none.verdict, Verdict::Unproven);
+        assert_eq!(
+            none.rule,
+            "no hypothesis SURVIVED (H1 WEAKENED) → no root cause proven"
+        );
+        assert_eq!(conclude(&[]).verdict, Verdict::Unproven);
+    }
+}

@@ -1,0 +1,871 @@
+//! The root-cause critic's rules (RULES.md section 11b, RC-01..RC-18,
+//! A28-A30), checked against the pure state machine: inputs in, effects
+//! and documents out, no I/O, no clock, no tokio. Each test names the rules
+//! it checks.
+
+mod support;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, TimeZone, Utc};
+use quorum::prompts::PromptSet;
+use quorum::protocol::rca::model::{ChallengeState, Finding, Status};
+use quorum::protocol::rca::{Rca, RcaConfig, SeededHypothesis};
+use quorum::protocol::{
+    BoardView, CallFailure, CallSpec, ContextDoc, Effect, Input, ItemDecision, ModerationItem,
+    Outcome, Protocol, Verdict,
+};
+use support::rca::{answers, critic, findings};
+
+const PROBLEM: &str = "Checkout p99 rose from 180 ms to 2.4 s at 14:03 UTC";
+const CONTEXT_TEXT: &str = "SECRET-CONTEXT: deploy log says v2.31.0 finished 14:02:10.";
+
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 12, 1, 9, 0, 0).unwrap()
+}
+
+fn config(debuggers: &[&str]) -> RcaConfig {
+    let mut agents: std::collections::BTreeMap<String, String> = debuggers
+        .iter()
+        .map(|name| (format!("debugger.{name}"), "script:scripted".to_string()))
+        .collect();
+    agents.insert("critic".into(), "script:scripted".into());
+    RcaConfig {
+        topic: PROBLEM.into(),
+        context: vec![ContextDoc {
+            name: "incident.md".into(),
+            text: CONTEXT_TEXT.into(),
+        }],
+        debuggers: debuggers.iter().map(|name| name.to_string()).collect(),
+        seeded: Vec::new(),
+        agents,
+        prices: Default::default(),
+        started_at: t0(),
+        hold_for_moderator: false,
+    }
+}
+
+/// Feeds an analysis inputs one second apart and keeps its calls.
+struct Harness {
+    rca: Rca,
+    now: DateTime<Utc>,
+    live: Vec<CallSpec>,
+    started: Vec<CallSpec>,
+    moderation: Option<Vec<ModerationItem>>,
+    finished: Option<Outcome>,
+}
+
+impl Harness {
+    fn new(config: RcaConfig) -> Harness {
+        let mut rca = Rca::new(config, Arc::new(PromptSet::builtin()));
+        let effects = rca.start(t0());
+        let mut harness = Harness {
+            rca,
+            now: t0(),
+            live: Vec::new(),
+            started: Vec::new(),
+            moderation: None,
+            finished: None,
+        };
+        harness.record(effects);
+        harness
+    }
+
+    fn of(debuggers: &[&str]) -> Harness {
+        Harness::new(config(debuggers))
+    }
+
+    fn record(&mut self, effects: Vec<Effect>) {
+        for effect in effects {
+            match effect {
+                Effect::StartCall(spec) => {
+                    self.live.push(spec.clone());
+                    self.started.push(spec);
+                }
+                Effect::CancelCall { call_id } => {
+                    self.live.retain(|spec| spec.request.call_id != call_id)
+                }
+                Effect::AwaitModeration { items } => self.moderation = Some(items),
+                Effect::Finished(outcome) => self.finished = Some(outcome),
+            }
+        }
+    }
+
+    fn send(&mut self, input: Input) {
+        self.now += chrono::Duration::seconds(1);
+        if let Input::CallFinished { call_id, .. } | Input::CallFailed { call_id, .. } = &input {
+            self.live.retain(|spec| &spec.request.call_id != call_id);
+        }
+        let effects = self.rca.handle(&input, self.now);
+        self.record(effects);
+    }
+
+    /// The live call whose id starts with `prefix` (`critic/challenge/r2`).
+    fn call(&self, prefix: &str) -> CallSpec {
+        self.live
+            .iter()
+            .find(|spec| spec.request.call_id.starts_with(prefix))
+            .unwrap_or_else(|| {
+                let live: Vec<_> = self.live.iter().map(|s| &s.request.call_id).collect();
+                panic!("no live call {prefix}; live: {live:?}")
+            })
+            .clone()
+    }
+
+    fn is_live(&self, prefix: &str) -> bool {
+        self.live
+            .iter()
+            .any(|spec| spec.request.call_id.starts_with(prefix))
+    }
+
+    fn was_started(&self, prefix: &str) -> bool {
+        self.started
+            .iter()
+            .any(|spec| spec.request.call_id.starts_with(prefix))
+    }
+
+    fn answer(&mut self, prefix: &str, text: &str) {
+        let call_id = self.call(prefix).request.call_id;
+        self.send(Input::CallFinished {
+            call_id,
+            output: text.to_string(),
+            usage: None,
+            usage_estimated: false,
+            ttft_ms: None,
+            elapsed_ms: 900,
+        });
+    }
+
+    /// Times the call out twice: its slot is given up.
+    fn time_out(&mut self, prefix: &str) {
+        for _ in 0..2 {
+            let call_id = self.call(prefix).request.call_id;
+            self.send(Input::CallFailed {
+                call_id,
+                failure: CallFailure::TimedOut { after_ms: 600_000 },
+                partial_chars: 0,
+                elapsed_ms: 600_000,
+            });
+        }
+    }
+
+    /// Decides the open moderation: the listed items as given, every other
+    /// one accepted; then submits.
+    fn moderate(&mut self, decisions: &[(&str, ItemDecision, Option<&str>)]) {
+        let items = self.moderation.take().expect("a moderation is open");
+        for item in items {
+            let (decision, note) = decisions
+                .iter()
+                .find(|(id, _, _)| *id == item.id)
+                .map(|(_, decision, note)| (*decision, note.map(str::to_string)))
+                .unwrap_or((ItemDecision::Accept, None));
+            self.send(Input::ItemDecided {
+                item_id: item.id,
+                decision,
+                note,
+            });
+        }
+        self.send(Input::ModerationSubmitted);
+    }
+
+    fn accept_all(&mut self) {
+        self.moderate(&[]);
+    }
+
+    fn verdict(&self) -> Verdict {
+        match self.finished.as_ref().expect("finished") {
+            Outcome::Decided { verdict, .. } => *verdict,
+            other => panic!("no verdict: {other:?}"),
+        }
+    }
+
+    fn status(&self, id: &str) -> Status {
+        self.rca
+            .statuses()
+            .iter()
+            .find(|(hypothesis, _)| hypothesis == id)
+            .map(|(_, derived)| derived.status)
+            .unwrap_or_else(|| panic!("no status for {id}"))
+    }
+
+    fn rule(&self, id: &str) -> String {
+        self.rca
+            .statuses()
+            .iter()
+            .find(|(hypothesis, _)| hypothesis == id)
+            .map(|(_, derived)| derived.rule.clone())
+            .unwrap()
+    }
+
+    fn document(&self, path: &str) -> String {
+        self.rca
+            .documents()
+            .into_iter()
+            .find(|document| document.path == path)
+            .unwrap_or_else(|| panic!("no {path}"))
+            .contents
+    }
+
+    fn log_text(&self) -> String {
+        self.rca
+            .log()
+            .iter()
+            .map(|entry| entry.message.clone())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Alpha presents H1, beta H2; the critic challenges each once, critically.
+fn two_hypotheses() -> Harness {
+    let mut harness = Harness::of(&["alpha", "beta"]);
+    harness.answer(
+        "debugger.alpha/findings/r1",
+        &findings(&["The v2.31.0 deploy added a blocking call."]),
+    );
+    harness.answer(
+        "debugger.beta/findings/r1",
+        &findings(&["The pool was exhausted."]),
+    );
+    harness.answer(
+        "critic/challenge/r1",
+        &critic(&[], &[("H1", true), ("H2", true)], None),
+    );
+    harness.accept_all();
+    harness
+}
+
+/// [`two_hypotheses`] run to its end: H1's challenge resolved, H2's
+/// answer contradicting it, every ruling upheld, in round 2.
+fn settled_in_round_two() -> Harness {
+    let mut harness = two_hypotheses();
+    harness.answer(
+        "debugger.alpha/answers/r1",
+        &answers(&[("X1.1", Some("First slow trace 14:02:31."))]),
+    );
+    harness.answer(
+        "debugger.beta/answers/r1",
+        &answers(&[("X2.1", Some("Pool wait rose at 14:04."))]),
+    );
+    harness.answer(
+        "critic/challenge/r2",
+        &critic(
+            &[("X1.1", "resolved"), ("X2.1", "contradicted")],
+            &[],
+            Some("Roll back v2.31.0."),
+        ),
+    );
+    harness.accept_all();
+    harness
+}
+
+// ---- the role of the critic ---------------------------------------------------------
+
+/// RC-01, RC-02, RC-08, RC-11: the critic's prompt names the debuggers,
+/// carries their findings and nothing they did not present (no context
+/// file), lists the nine tests and the grounds for rejection.
+#[test]
+fn rc_01_rc_02_rc_08_rc_11_the_critic_sees_only_the_findings() {
+    let mut harness = Harness::of(&["alpha", "beta"]);
+    harness.answer(
+        "debugger.alpha/findings/r1",
+        &findings(&["The deploy added a blocking call."]),
+    );
+    harness.answer(
+        "debugger.beta/findings/r1",
+        &findings(&["The pool was exhausted."]),
+    );
+    let prompt = harness.call("critic/challenge/r1").request.prompt;
+    assert!(prompt.contains("alpha, beta"), "RC-02: names the debuggers");
+    assert!(prompt.contains("The deploy added a blocking call."));
+    assert!(
+        prompt.contains("src/checkout/submit.rs:212"),
+        "with their evidence"
+    );
+    assert!(!prompt.contains("SECRET-CONTEXT"), "RC-01: no context file");
+    assert!(prompt.contains("You run no queries, read no code and fetch no logs"));
+    for test in [
+        "causation",
+        "alternatives",
+        "confounders",
+        "contradictions",
+        "timeline",
+        "reachability",
+        "sufficiency",
+        "culprit_change",
+        "release_timing",
+    ] {
+        assert!(prompt.contains(&format!("`{test}`")), "RC-08: {test}");
+    }
+    for ground in [
+        "takes correlation for causation",
+        "without a log entry, trace or stack trace",
+        "without a file and line",
+        "timing, ordering or concurrency",
+        "\"common knowledge\" or \"best practice\"",
+        "one data point as proof",
+        "leaps a step",
+    ] {
+        assert!(prompt.contains(ground), "RC-11: {ground}");
+    }
+    // The debuggers investigate the context; the critic never does.
+    let findings_prompt = &harness.started[0].request.prompt;
+    assert!(findings_prompt.contains("SECRET-CONTEXT"));
+}
+
+/// RC-03: the critic starts only once every debugger's findings are in,
+/// and must challenge every hypothesis; an answer that leaves one out is
+/// repaired.
+#[test]
+fn rc_03_the_critic_starts_after_all_findings_and_challenges_each() {
+    let mut harness = Harness::of(&["alpha", "beta"]);
+    harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
+    assert!(
+        !harness.was_started("critic/"),
+        "beta is still investigating"
+    );
+    harness.answer("debugger.beta/findings/r1", &findings(&["B.", "C."]));
+    let ids: Vec<&str> = harness
+        .rca
+        .hypotheses()
+        .iter()
+        .map(|h| h.id.as_str())
+        .collect();
+    assert_eq!(ids, ["H1", "H2", "H3"], "numbered in debugger order");
+    assert_eq!(harness.rca.hypotheses()[2].owner, "beta");
+    harness.answer(
+        "critic/challenge/r1",
+        &critic(&[], &[("H1", true), ("H2", true)], None),
+    );
+    let repair = harness.call("critic/challenge/r1/a2");
+    assert!(
+        repair.request.prompt.contains("none for H3"),
+        "the repair quotes the error"
+    );
+}
+
+/// RC-04, RC-05: each challenge goes to the owner of its hypothesis and to
+/// no one else; the board tracks each hypothesis as active or settled.
+#[test]
+fn rc_04_rc_05_challenges_go_only_to_their_owner() {
+    let mut harness = Harness::of(&["alpha", "beta", "gamma"]);
+    harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
+    harness.answer("debugger.beta/findings/r1", &findings(&["B."]));
+    harness.answer("debugger.gamma/findings/r1", &findings(&[]));
+    harness.answer(
+        "critic/challenge/r1",
+        &critic(&[], &[("H1", true), ("H2", false)], None),
+    );
+    harness.accept_all();
+    let alpha = harness.call("debugger.alpha/answers/r1").request.prompt;
+    let beta = harness.call("debugger.beta/answers/r1").request.prompt;
+    assert!(alpha.contains("X1.1") && !alpha.contains("X2.1"), "{alpha}");
+    assert!(beta.contains("X2.1") && !beta.contains("X1.1"));
+    assert!(
+        !harness.was_started("debugger.gamma/answers"),
+        "gamma owns nothing"
+    );
+    let BoardView::Rulings(rows) = harness.rca.board().view else {
+        panic!("a hypotheses board");
+    };
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|row| row.word.is_none()), "both active");
+    assert!(
+        rows[0].rule.starts_with("active: X1.1 open"),
+        "{}",
+        rows[0].rule
+    );
+    assert!(
+        rows[0]
+            .facts
+            .iter()
+            .any(|f| f.label == "owner" && f.value == "alpha")
+    );
+}
+
+// ---- rounds and convergence ---------------------------------------------------------
+
+/// RC-06: once every hypothesis SURVIVED or was ELIMINATED the loop stops,
+/// here after the ruling of round 2; A28: the one survivor is the root cause.
+#[test]
+fn rc_06_the_loop_stops_when_every_hypothesis_is_settled() {
+    let harness = settled_in_round_two();
+    assert_eq!(harness.verdict(), Verdict::Proven);
+    assert!(!harness.was_started("critic/challenge/r3"));
+    assert_eq!(harness.status("H1"), Status::Survived);
+    assert_eq!(harness.status("H2"), Status::Eliminated);
+    assert_eq!(
+        harness.rca.stopped(),
+        Some("every hypothesis SURVIVED or was ELIMINATED by round 2 of 5")
+    );
+    assert_eq!(harness.rca.progress().round, 2);
+}
+
+/// RC-06, RC-07: a hypothesis that stays unresolved keeps the loop going;
+/// it stops unconditionally after round 5, with a closing ruling of the
+/// last answers, and WEAKENED is an end state only.
+#[test]
+fn rc_06_rc_07_the_loop_stops_after_round_five() {
+    let mut harness = Harness::of(&["alpha"]);
+    harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
+    harness.answer("critic/challenge/r1", &critic(&[], &[("H1", true)], None));
+    harness.accept_all();
+    for round in 1..=5 {
+        harness.answer(
+            &format!("debugger.alpha/answers/r{round}"),
+            &answers(&[("X1.1", Some("Another sample."))]),
+        );
+        if round < 5 {
+            harness.answer(
+                &format!("critic/challenge/r{}", round + 1),
+                &critic(&[("X1.1", "unresolved")], &[], None),
+            );
+            assert!(
+                harness.finished.is_none(),
+                "RC-07: round {round} is not the end"
+            );
+            harness.accept_all();
+        }
+    }
+    harness.answer(
+        "critic/ruling/r5",
+        &critic(&[("X1.1", "unresolved")], &[], None),
+    );
+    harness.accept_all();
+    assert_eq!(harness.verdict(), Verdict::Unproven);
+    assert_eq!(harness.status("H1"), Status::Weakened);
+    assert!(!harness.was_started("critic/challenge/r6"));
+    assert_eq!(
+        harness.rca.stopped(),
+        Some("round 5 ended with H1 still unsettled")
+    );
+    assert_eq!(
+        harness.rule("H1"),
+        "H1: critical challenge X1.1 still unresolved after the ruling of round 5 → WEAKENED"
+    );
+    let ids: Vec<String> = harness
+        .rca
+        .items()
+        .iter()
+        .map(|r| r.item.id.clone())
+        .collect();
+    assert!(ids.contains(&"X1.1-r5".to_string()) && ids.contains(&"X1.1-final".to_string()));
+}
+
+/// RC-13, RC-15, A28: two survivors prove no root cause.
+#[test]
+fn rc_15_a28_two_survivors_prove_nothing() {
+    let mut harness = two_hypotheses();
+    harness.answer(
+        "debugger.alpha/answers/r1",
+        &answers(&[("X1.1", Some("Shown."))]),
+    );
+    harness.answer(
+        "debugger.beta/answers/r1",
+        &answers(&[("X2.1", Some("Shown too."))]),
+    );
+    harness.answer(
+        "critic/challenge/r2",
+        &critic(&[("X1.1", "resolved"), ("X2.1", "resolved")], &[], None),
+    );
+    harness.accept_all();
+    assert_eq!(harness.verdict(), Verdict::Unproven);
+    assert_eq!(harness.status("H1"), Status::Survived);
+    assert_eq!(harness.status("H2"), Status::Survived);
+    let summary = harness.document("summary.md");
+    assert!(
+        summary.starts_with("# Root-cause analysis — ")
+            && summary.contains("**No root cause is proven.** H1 and H2 all survived"),
+        "{summary}"
+    );
+}
+
+/// RC-13, A28: a critical challenge conceded eliminates at once; one left
+/// out of an answer and never answered eliminates at the end.
+#[test]
+fn rc_13_a28_unanswered_critical_challenges_eliminate() {
+    let mut harness = two_hypotheses();
+    harness.answer("debugger.alpha/answers/r1", &answers(&[("X1.1", None)]));
+    harness.answer("debugger.beta/answers/r1", &answers(&[]));
+    assert_eq!(
+        harness.rca.status_of("H1").map(|d| d.status),
+        Some(Status::Eliminated),
+        "conceded: final at once"
+    );
+    // Beta left X2.1 out: still open, and the loop runs to the end.
+    assert_eq!(harness.rca.challenges()[1].state, ChallengeState::Open);
+    for round in 2..=5 {
+        harness.answer(
+            &format!("critic/challenge/r{round}"),
+            &critic(&[], &[], None),
+        );
+        harness.answer(&format!("debugger.beta/answers/r{round}"), &answers(&[]));
+    }
+    assert_eq!(harness.status("H1"), Status::Eliminated);
+    assert_eq!(
+        harness.rule("H2"),
+        "H2: critical challenge X2.1 never answered (left out in round 1, 2, 3, 4, 5) → ELIMINATED"
+    );
+    assert_eq!(harness.verdict(), Verdict::Unproven);
+}
+
+/// A debugger whose call fails keeps its hypotheses active, and the report
+/// says why they are not settled: a failed call is not a concession.
+#[test]
+fn a_debugger_that_times_out_keeps_its_hypotheses_active() {
+    let mut harness = two_hypotheses();
+    harness.answer(
+        "debugger.alpha/answers/r1",
+        &answers(&[("X1.1", Some("Shown."))]),
+    );
+    harness.time_out("debugger.beta/answers/r1");
+    assert!(
+        harness
+            .log_text()
+            .contains("beta gave no usable answer in round 1")
+    );
+    harness.answer(
+        "critic/challenge/r2",
+        &critic(&[("X1.1", "resolved")], &[], None),
+    );
+    harness.accept_all();
+    assert!(harness.finished.is_none(), "H2 is still active");
+    // Round 2: beta is asked again, and fails again; every round after too.
+    for round in 2..=5 {
+        harness.time_out(&format!("debugger.beta/answers/r{round}"));
+        if round < 5 {
+            harness.answer(
+                &format!("critic/challenge/r{}", round + 1),
+                &critic(&[], &[], None),
+            );
+        }
+    }
+    assert_eq!(harness.status("H2"), Status::Weakened);
+    assert_eq!(
+        harness.rule("H2"),
+        "H2: critical challenge X2.1 unanswered: its owner gave no answer in round 5 → WEAKENED"
+    );
+    assert_eq!(harness.verdict(), Verdict::Proven, "H1 alone survived");
+    let summary = harness.document("summary.md");
+    assert!(summary.contains("its owner gave no answer"), "{summary}");
+}
+
+/// A debugger that gives no findings at all is left out; the others go on.
+#[test]
+fn a_debugger_without_findings_is_left_out() {
+    let mut harness = Harness::of(&["alpha", "beta"]);
+    harness.time_out("debugger.beta/findings/r1");
+    harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
+    assert_eq!(harness.rca.hypotheses().len(), 1);
+    assert!(harness.is_live("critic/challenge/r1"));
+    assert!(harness.log_text().contains("beta presents no hypotheses"));
+}
+
+/// A29, RC-10: hedge words in a claim are flagged for the critic and on the
+/// board; "could not reproduce" is not one.
+#[test]
+fn a29_hedges_are_shown_to_the_critic_and_the_moderator() {
+    let mut harness = Harness::of(&["alpha", "beta"]);
+    harness.answer(
+        "debugger.alpha/findings/r1",
+        &findings(&["The pool was probably exhausted."]),
+    );
+    harness.answer(
+        "debugger.beta/findings/r1",
+        &findings(&["We could not reproduce it without the deploy."]),
+    );
+    let prompt = harness.call("critic/challenge/r1").request.prompt;
+    assert!(
+        prompt.contains("Hedge words quorum flagged in it: probably."),
+        "{prompt}"
+    );
+    assert_eq!(prompt.matches("Hedge words quorum flagged").count(), 1);
+    let BoardView::Rulings(rows) = harness.rca.board().view else {
+        panic!("a board");
+    };
+    let hedges: Vec<_> = rows[0].facts.iter().filter(|fact| fact.warn).collect();
+    assert_eq!(hedges.len(), 1);
+    assert_eq!(hedges[0].value, "probably");
+    assert!(rows[1].facts.iter().all(|fact| !fact.warn));
+    assert!(
+        harness
+            .log_text()
+            .contains("hedge words flagged: H1 (probably)")
+    );
+}
+
+/// RC-16: a recommendation that hedges is sent back once, then refused.
+#[test]
+fn rc_16_a_hedged_recommendation_is_refused() {
+    let mut harness = two_hypotheses();
+    harness.answer(
+        "debugger.alpha/answers/r1",
+        &answers(&[("X1.1", Some("Shown."))]),
+    );
+    harness.answer(
+        "debugger.beta/answers/r1",
+        &answers(&[("X2.1", Some("Shown."))]),
+    );
+    let hedged = critic(
+        &[("X1.1", "resolved"), ("X2.1", "contradicted")],
+        &[],
+        Some("H1 is likely the cause."),
+    );
+    harness.answer("critic/challenge/r2", &hedged);
+    let repair = harness.call("critic/challenge/r2/a2");
+    assert!(repair.request.prompt.contains("uses hedge words (likely)"));
+    harness.answer("critic/challenge/r2/a2", &hedged);
+    harness.accept_all();
+    assert_eq!(harness.verdict(), Verdict::Proven);
+    assert!(harness.rca.assessment().is_none());
+    let summary = harness.document("summary.md");
+    assert!(
+        summary.contains(
+            "None: the critic's recommendation used hedge words (likely) and was refused."
+        ),
+        "{summary}"
+    );
+}
+
+// ---- moderation -----------------------------------------------------------------
+
+/// The moderator drops a challenge (never delivered), holds one back
+/// (offered again at the next moderation) and overturns a ruling, each
+/// with a note, journaled through the items.
+#[test]
+fn the_moderator_decides_challenges_and_overrides_rulings() {
+    let mut harness = Harness::of(&["alpha"]);
+    harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
+    harness.answer(
+        "critic/challenge/r1",
+        &critic(&[], &[("H1", true), ("H1", false), ("H1", false)], None),
+    );
+    harness.moderate(&[
+        ("X1.2", ItemDecision::Reject, Some("irrelevant here")),
+        ("X1.3", ItemDecision::Defer, None),
+    ]);
+    let prompt = harness.call("debugger.alpha/answers/r1").request.prompt;
+    assert!(prompt.contains("X1.1") && !prompt.contains("X1.2") && !prompt.contains("X1.3"));
+    harness.answer(
+        "debugger.alpha/answers/r1",
+        &answers(&[("X1.1", Some("Shown."))]),
+    );
+    // The critic resolves X1.1; the moderator overturns that.
+    harness.answer(
+        "critic/challenge/r2",
+        &critic(&[("X1.1", "resolved")], &[], None),
+    );
+    let offered: Vec<String> = harness
+        .moderation
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|item| item.id.clone())
+        .collect();
+    assert_eq!(
+        offered,
+        ["X1.3", "X1.1-r2"],
+        "the held challenge is offered again"
+    );
+    harness.moderate(&[(
+        "X1.1-r2",
+        ItemDecision::Reject,
+        Some("the trace is from staging"),
+    )]);
+    let challenge = |id: &str| {
+        harness
+            .rca
+            .challenges()
+            .iter()
+            .find(|c| c.id == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        challenge("X1.1").state,
+        ChallengeState::Open,
+        "overturned: unresolved"
+    );
+    assert_eq!(challenge("X1.2").state, ChallengeState::Withdrawn);
+    assert_eq!(challenge("X1.3").state, ChallengeState::Open);
+    let prompt = harness.call("debugger.alpha/answers/r2").request.prompt;
+    assert!(prompt.contains("X1.1") && prompt.contains("X1.3"));
+    let yaml = harness.document("rca.yaml");
+    assert!(yaml.contains("the trace is from staging") && yaml.contains("irrelevant here"));
+    assert!(
+        harness
+            .log_text()
+            .contains("X1.1-r2 ruling overturned: the trace is from staging")
+    );
+}
+
+/// A ruling sent back (deferred) is ruled again by the critic next round.
+#[test]
+fn a_ruling_sent_back_is_ruled_again() {
+    let mut harness = Harness::of(&["alpha"]);
+    harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
+    harness.answer("critic/challenge/r1", &critic(&[], &[("H1", true)], None));
+    harness.accept_all();
+    harness.answer(
+        "debugger.alpha/answers/r1",
+        &answers(&[("X1.1", Some("Shown."))]),
+    );
+    harness.answer(
+        "critic/challenge/r2",
+        &critic(&[("X1.1", "contradicted")], &[], None),
+    );
+    harness.moderate(&[("X1.1-r2", ItemDecision::Defer, None)]);
+    assert!(
+        !harness.was_started("debugger.alpha/answers/r2"),
+        "nothing to answer"
+    );
+    let prompt = harness.call("critic/challenge/r3").request.prompt;
+    assert!(
+        prompt.contains("Answers waiting for your ruling"),
+        "{prompt}"
+    );
+    assert_eq!(harness.rca.status_of("H1"), None, "not eliminated");
+}
+
+// ---- the record -------------------------------------------------------------------
+
+/// RC-14, RC-17, RC-18, A30: the final assessment names every hypothesis
+/// with its status and the challenges raised and whether each was
+/// resolved, the root cause and the open questions; the files are the
+/// run's raw answers per round, rca.yaml, transcript.md and summary.md.
+#[test]
+fn rc_14_rc_17_rc_18_a30_the_final_assessment_and_its_files() {
+    let harness = settled_in_round_two();
+    let paths: Vec<String> = harness
+        .rca
+        .documents()
+        .into_iter()
+        .map(|d| d.path)
+        .collect();
+    for path in [
+        "rounds/round-1/debugger-alpha-findings.md",
+        "rounds/round-1/debugger-beta-findings.md",
+        "rounds/round-1/critic-challenge.md",
+        "rounds/round-1/debugger-alpha-answers.md",
+        "rounds/round-2/critic-challenge.md",
+        "rca.yaml",
+        "transcript.md",
+        "summary.md",
+    ] {
+        assert!(paths.contains(&path.to_string()), "{path} in {paths:?}");
+    }
+    let summary = harness.document("summary.md");
+    let lead = harness.rca.summary_lead().unwrap();
+    assert!(summary.contains(&lead));
+    assert!(
+        lead.starts_with("**Root cause: The v2.31.0 deploy added a blocking call.**"),
+        "{lead}"
+    );
+    for expected in [
+        "| H1 | SURVIVED |",
+        "| H2 | ELIMINATED |",
+        "Rule: H1: its one challenge resolved → SURVIVED.",
+        "**X1.1** (timeline, critical)",
+        "*resolved in round 2*",
+        "## Open questions",
+        "Why no timeout?",
+        "## The critic's recommendation\n\nRoll back v2.31.0.",
+    ] {
+        assert!(summary.contains(expected), "{expected}\n{summary}");
+    }
+    let yaml: yaml_serde::Value = yaml_serde::from_str(&harness.document("rca.yaml")).unwrap();
+    assert_eq!(yaml["root_cause"]["hypothesis"].as_str(), Some("H1"));
+    assert_eq!(yaml["hypotheses"][1]["status"].as_str(), Some("ELIMINATED"));
+    assert_eq!(yaml["challenges"][0]["state"].as_str(), Some("resolved"));
+    assert!(
+        harness
+            .log_text()
+            .contains("critic: final assessment delivered; task completed")
+    );
+    // Every answer is in the transcript, raw.
+    let transcript = harness.document("transcript.md");
+    assert!(transcript.contains("First slow trace 14:02:31."));
+}
+
+/// Hypotheses a team brings are on the board from the start; a debugger
+/// that owns one is not asked for findings.
+#[test]
+fn seeded_hypotheses_skip_their_owners_findings() {
+    let mut config = config(&["alpha", "beta"]);
+    config.seeded = vec![SeededHypothesis {
+        owner: "alpha".into(),
+        finding: Finding {
+            claim: "The deploy.".into(),
+            evidence: vec!["deploy log".into()],
+            reasoning: String::new(),
+        },
+    }];
+    let mut harness = Harness::new(config);
+    assert!(!harness.was_started("debugger.alpha/findings"));
+    let prompt = harness.call("debugger.beta/findings/r1").request.prompt;
+    assert!(prompt.contains("H1 (alpha): The deploy."), "{prompt}");
+    harness.answer("debugger.beta/findings/r1", &findings(&["The pool."]));
+    let ids: Vec<(String, String)> = harness
+        .rca
+        .hypotheses()
+        .iter()
+        .map(|h| (h.id.clone(), h.source.clone()))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("H1".to_string(), "hypotheses file".to_string()),
+            ("H2".to_string(), "round 1 findings".to_string())
+        ]
+    );
+}
+
+/// A18: the critic is required; a critic that gives no answer ends the
+/// analysis with a failure, never a fabricated verdict.
+#[test]
+fn a_critic_that_fails_ends_the_analysis() {
+    let mut harness = Harness::of(&["alpha"]);
+    harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
+    harness.time_out("critic/challenge/r1");
+    assert!(matches!(harness.finished, Some(Outcome::Failed { .. })));
+    assert!(
+        harness
+            .rca
+            .summary_lead()
+            .unwrap()
+            .starts_with("**No result.**")
+    );
+}
+
+/// No hypothesis at all: nothing to prove.
+#[test]
+fn no_hypothesis_means_no_root_cause() {
+    let mut harness = Harness::of(&["alpha"]);
+    harness.answer("debugger.alpha/findings/r1", &findings(&[]));
+    assert_eq!(harness.verdict(), Verdict::Unproven);
+    assert!(!harness.was_started("critic/"));
+    assert!(
+        harness
+            .rca
+            .summary_lead()
+            .unwrap()
+            .starts_with("**No root cause is proven.** No debugger presented a hypothesis.")
+    );
+}
+
+/// A person playing a role gets a skeleton to fill and has it checked.
+#[test]
+fn a_person_playing_a_debugger_gets_a_template_and_a_check() {
+    let harness = two_hypotheses();
+    let call = harness.call("debugger.alpha/answers/r1").request.call_id;
+    let template = harness.rca.answer_template(&call).unwrap();
+    assert!(template.contains("challenge: X1.1"), "{template}");
+    let error = harness
+        .rca
+        .check_answer(&call, &answers(&[("X2.1", Some("not mine"))]))
+        .unwrap_err();
+    assert!(
+        error.contains("no challenge \"X2.1\" was put to you"),
+        "{error}"
+    );
+}

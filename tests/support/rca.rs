@@ -1,0 +1,74 @@
+//! Answers in the root-cause analysis's formats, for the state-machine and
+//! end-to-end tests: a debugger's findings and answers, the critic's
+//! rulings and challenges.
+
+/// A debugger's findings: one hypothesis per claim, with two pieces of
+/// evidence and a line of reasoning.
+pub fn findings(claims: &[&str]) -> String {
+    let mut yaml = String::from("hypotheses:\n");
+    if claims.is_empty() {
+        yaml = "hypotheses: []\n".into();
+    }
+    for claim in claims {
+        yaml.push_str(&format!(
+            "  - claim: \"{claim}\"\n    evidence:\n      - \"trace 7f3a at 14:02:31\"\n      - \"src/checkout/submit.rs:212\"\n    reasoning: \"The call blocks the request.\"\n"
+        ));
+    }
+    format!("My findings.\n\n```yaml\n{yaml}```\n")
+}
+
+/// A critic answer: rulings `(challenge, word)`, challenges
+/// `(hypothesis, critical)`, and an assessment when `recommendation` is set.
+pub fn critic(
+    rulings: &[(&str, &str)],
+    challenges: &[(&str, bool)],
+    recommendation: Option<&str>,
+) -> String {
+    let mut yaml = String::new();
+    if !rulings.is_empty() {
+        yaml.push_str("rulings:\n");
+        for (id, word) in rulings {
+            yaml.push_str(&format!(
+                "  - challenge: {id}\n    ruling: {word}\n    reason: \"Reason for {id}.\"\n"
+            ));
+            if *word == "unresolved" {
+                yaml.push_str("    missing: \"A timestamp.\"\n    evidence_needed: \"The first slow trace.\"\n    alternative: \"A regional network fault.\"\n");
+            }
+        }
+    }
+    if !challenges.is_empty() {
+        yaml.push_str("challenges:\n");
+        for (hypothesis, critical) in challenges {
+            yaml.push_str(&format!(
+                "  - hypothesis: {hypothesis}\n    test: timeline\n    critical: {critical}\n    quote: \"the claim of {hypothesis}\"\n    why: \"Minutes apart is not an order.\"\n    evidence_needed: \"Timestamps for {hypothesis}.\"\n    alternative: \"It began before.\"\n"
+            ));
+        }
+    }
+    if let Some(recommendation) = recommendation {
+        yaml.push_str(&format!(
+            "assessment:\n  recommendation: \"{recommendation}\"\n  open_questions: [\"Why no timeout?\"]\n"
+        ));
+    }
+    if yaml.is_empty() {
+        yaml = "rulings: []\n".into();
+    }
+    format!("```yaml\n{yaml}```\n")
+}
+
+/// A debugger's answers: `(challenge, None)` concedes it.
+pub fn answers(entries: &[(&str, Option<&str>)]) -> String {
+    let mut yaml = String::from(if entries.is_empty() {
+        "answers: []\n"
+    } else {
+        "answers:\n"
+    });
+    for (id, answer) in entries {
+        match answer {
+            Some(text) => yaml.push_str(&format!(
+                "  - challenge: {id}\n    answer: \"{text}\"\n    evidence: [\"trace 1c07e2\"]\n"
+            )),
+            None => yaml.push_str(&format!("  - challenge: {id}\n    concede: true\n")),
+        }
+    }
+    format!("```yaml\n{yaml}```\n")
+}
