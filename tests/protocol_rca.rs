@@ -564,7 +564,7 @@ fn a_debugger_without_findings_is_left_out() {
 /// A29, RC-10: hedge words in a claim are flagged for the critic and on the
 /// board; "could not reproduce" is not one.
 #[test]
-fn a29_hedges_are_shown_to_the_critic_and_the_moderator() {
+fn rc_10_a29_hedges_are_shown_to_the_critic_and_the_moderator() {
     let mut harness = Harness::of(&["alpha", "beta"]);
     harness.answer(
         "debugger.alpha/findings/r1",

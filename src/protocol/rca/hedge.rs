@@ -146,7 +146,7 @@ mod tests {
 
     /// A29: whole words, any case, each reported once.
     #[test]
-    fn a29_hedges_are_whole_words_in_any_case() {
+    fn rc_10_a29_hedges_are_whole_words_in_any_case() {
         assert_eq!(hedges("The pool was LIKELY exhausted."), ["likely"]);
         assert_eq!(
             hedges("It probably, possibly, maybe happened; it might again."),
@@ -164,7 +164,7 @@ mod tests {
 
     /// A29: quoted text and code are what was observed, not the claim.
     #[test]
-    fn a29_quotes_and_code_are_not_the_claim() {
+    fn rc_10_a29_quotes_and_code_are_not_the_claim() {
         assert!(hedges("The log says \"retry might succeed\" at 14:02.").is_empty());
         assert!(hedges("The alert read “possibly degraded” and ‘maybe later’.").is_empty());
         assert!(hedges("The handler returns `maybe_retry()` on timeout.").is_empty());
@@ -183,7 +183,7 @@ mod tests {
 
     /// A29: "could not reproduce" reports a failed attempt.
     #[test]
-    fn a29_could_not_is_a_result_not_a_guess() {
+    fn rc_10_a29_could_not_is_a_result_not_a_guess() {
         assert!(hedges("We could not reproduce it on staging.").is_empty());
         assert!(hedges("We couldn't reproduce it; it could never fire twice.").is_empty());
         assert_eq!(hedges("It could be the pool."), ["could"]);
