@@ -1,6 +1,6 @@
 //! The conformance suite every protocol passes: the decision review, each
-//! quick mode and the root-cause analysis, each on its built-in demo,
-//! through the same code paths.
+//! quick mode, the planning debate and the root-cause analysis, each on its
+//! built-in demo, through the same code paths.
 //!
 //! For every protocol:
 //! - **persist before parse**: when the protocol is handed an answer, it is
@@ -46,13 +46,14 @@ use support::cuts::{assert_same_tree, normalised, resume, settled_inputs, tree};
 use tokio::sync::mpsc;
 
 /// Every protocol's demo, by the name `quorum demo --protocol` takes.
-const PROTOCOLS: [&str; 7] = [
+const PROTOCOLS: [&str; 8] = [
     "decision-review",
     "challenge",
     "panel",
     "premortem",
     "redteam",
     "adversary",
+    "plan",
     "rca",
 ];
 

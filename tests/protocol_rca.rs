@@ -7,22 +7,15 @@ mod support;
 
 use std::sync::Arc;
 
-use chrono::{DateTime, TimeZone, Utc};
 use quorum::prompts::PromptSet;
 use quorum::protocol::rca::model::{ChallengeState, Finding, Status};
 use quorum::protocol::rca::{Rca, RcaConfig, SeededHypothesis};
-use quorum::protocol::{
-    BoardView, CallFailure, CallSpec, ContextDoc, Effect, Input, ItemDecision, ModerationItem,
-    Outcome, Protocol, Verdict,
-};
+use quorum::protocol::{BoardView, ContextDoc, ItemDecision, Outcome, Protocol, Verdict};
+use support::harness::t0;
 use support::rca::{answers, critic, findings};
 
 const PROBLEM: &str = "Checkout p99 rose from 180 ms to 2.4 s at 14:03 UTC";
 const CONTEXT_TEXT: &str = "SECRET-CONTEXT: deploy log says v2.31.0 finished 14:02:10.";
-
-fn t0() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 12, 1, 9, 0, 0).unwrap()
-}
 
 fn config(debuggers: &[&str]) -> RcaConfig {
     let mut agents: std::collections::BTreeMap<String, String> = debuggers
@@ -45,180 +38,41 @@ fn config(debuggers: &[&str]) -> RcaConfig {
     }
 }
 
-/// Feeds an analysis inputs one second apart and keeps its calls.
-struct Harness {
-    rca: Rca,
-    now: DateTime<Utc>,
-    live: Vec<CallSpec>,
-    started: Vec<CallSpec>,
-    moderation: Option<Vec<ModerationItem>>,
-    finished: Option<Outcome>,
+type Harness = support::harness::Harness<Rca>;
+
+fn harness(config: RcaConfig) -> Harness {
+    Harness::start(Rca::new(config, Arc::new(PromptSet::builtin())))
 }
 
-impl Harness {
-    fn new(config: RcaConfig) -> Harness {
-        let mut rca = Rca::new(config, Arc::new(PromptSet::builtin()));
-        let effects = rca.start(t0());
-        let mut harness = Harness {
-            rca,
-            now: t0(),
-            live: Vec::new(),
-            started: Vec::new(),
-            moderation: None,
-            finished: None,
-        };
-        harness.record(effects);
-        harness
-    }
+fn of(debuggers: &[&str]) -> Harness {
+    harness(config(debuggers))
+}
 
-    fn of(debuggers: &[&str]) -> Harness {
-        Harness::new(config(debuggers))
-    }
+/// The final status of `id`.
+fn status(harness: &Harness, id: &str) -> Status {
+    harness
+        .protocol
+        .statuses()
+        .iter()
+        .find(|(hypothesis, _)| hypothesis == id)
+        .map(|(_, derived)| derived.status)
+        .unwrap_or_else(|| panic!("no status for {id}"))
+}
 
-    fn record(&mut self, effects: Vec<Effect>) {
-        for effect in effects {
-            match effect {
-                Effect::StartCall(spec) => {
-                    self.live.push(spec.clone());
-                    self.started.push(spec);
-                }
-                Effect::CancelCall { call_id } => {
-                    self.live.retain(|spec| spec.request.call_id != call_id)
-                }
-                Effect::AwaitModeration { items } => self.moderation = Some(items),
-                Effect::Finished(outcome) => self.finished = Some(outcome),
-            }
-        }
-    }
-
-    fn send(&mut self, input: Input) {
-        self.now += chrono::Duration::seconds(1);
-        if let Input::CallFinished { call_id, .. } | Input::CallFailed { call_id, .. } = &input {
-            self.live.retain(|spec| &spec.request.call_id != call_id);
-        }
-        let effects = self.rca.handle(&input, self.now);
-        self.record(effects);
-    }
-
-    /// The live call whose id starts with `prefix` (`critic/challenge/r2`).
-    fn call(&self, prefix: &str) -> CallSpec {
-        self.live
-            .iter()
-            .find(|spec| spec.request.call_id.starts_with(prefix))
-            .unwrap_or_else(|| {
-                let live: Vec<_> = self.live.iter().map(|s| &s.request.call_id).collect();
-                panic!("no live call {prefix}; live: {live:?}")
-            })
-            .clone()
-    }
-
-    fn is_live(&self, prefix: &str) -> bool {
-        self.live
-            .iter()
-            .any(|spec| spec.request.call_id.starts_with(prefix))
-    }
-
-    fn was_started(&self, prefix: &str) -> bool {
-        self.started
-            .iter()
-            .any(|spec| spec.request.call_id.starts_with(prefix))
-    }
-
-    fn answer(&mut self, prefix: &str, text: &str) {
-        let call_id = self.call(prefix).request.call_id;
-        self.send(Input::CallFinished {
-            call_id,
-            output: text.to_string(),
-            usage: None,
-            usage_estimated: false,
-            ttft_ms: None,
-            elapsed_ms: 900,
-        });
-    }
-
-    /// Times the call out twice: its slot is given up.
-    fn time_out(&mut self, prefix: &str) {
-        for _ in 0..2 {
-            let call_id = self.call(prefix).request.call_id;
-            self.send(Input::CallFailed {
-                call_id,
-                failure: CallFailure::TimedOut { after_ms: 600_000 },
-                partial_chars: 0,
-                elapsed_ms: 600_000,
-            });
-        }
-    }
-
-    /// Decides the open moderation: the listed items as given, every other
-    /// one accepted; then submits.
-    fn moderate(&mut self, decisions: &[(&str, ItemDecision, Option<&str>)]) {
-        let items = self.moderation.take().expect("a moderation is open");
-        for item in items {
-            let (decision, note) = decisions
-                .iter()
-                .find(|(id, _, _)| *id == item.id)
-                .map(|(_, decision, note)| (*decision, note.map(str::to_string)))
-                .unwrap_or((ItemDecision::Accept, None));
-            self.send(Input::ItemDecided {
-                item_id: item.id,
-                decision,
-                note,
-            });
-        }
-        self.send(Input::ModerationSubmitted);
-    }
-
-    fn accept_all(&mut self) {
-        self.moderate(&[]);
-    }
-
-    fn verdict(&self) -> Verdict {
-        match self.finished.as_ref().expect("finished") {
-            Outcome::Decided { verdict, .. } => *verdict,
-            other => panic!("no verdict: {other:?}"),
-        }
-    }
-
-    fn status(&self, id: &str) -> Status {
-        self.rca
-            .statuses()
-            .iter()
-            .find(|(hypothesis, _)| hypothesis == id)
-            .map(|(_, derived)| derived.status)
-            .unwrap_or_else(|| panic!("no status for {id}"))
-    }
-
-    fn rule(&self, id: &str) -> String {
-        self.rca
-            .statuses()
-            .iter()
-            .find(|(hypothesis, _)| hypothesis == id)
-            .map(|(_, derived)| derived.rule.clone())
-            .unwrap()
-    }
-
-    fn document(&self, path: &str) -> String {
-        self.rca
-            .documents()
-            .into_iter()
-            .find(|document| document.path == path)
-            .unwrap_or_else(|| panic!("no {path}"))
-            .contents
-    }
-
-    fn log_text(&self) -> String {
-        self.rca
-            .log()
-            .iter()
-            .map(|entry| entry.message.clone())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+/// The rule that decided `id`'s final status.
+fn rule(harness: &Harness, id: &str) -> String {
+    harness
+        .protocol
+        .statuses()
+        .iter()
+        .find(|(hypothesis, _)| hypothesis == id)
+        .map(|(_, derived)| derived.rule.clone())
+        .unwrap()
 }
 
 /// Alpha presents H1, beta H2; the critic challenges each once, critically.
 fn two_hypotheses() -> Harness {
-    let mut harness = Harness::of(&["alpha", "beta"]);
+    let mut harness = of(&["alpha", "beta"]);
     harness.answer(
         "debugger.alpha/findings/r1",
         &findings(&["The v2.31.0 deploy added a blocking call."]),
@@ -266,7 +120,7 @@ fn settled_in_round_two() -> Harness {
 /// file), lists the nine tests and the grounds for rejection.
 #[test]
 fn rc_01_rc_02_rc_08_rc_11_the_critic_sees_only_the_findings() {
-    let mut harness = Harness::of(&["alpha", "beta"]);
+    let mut harness = of(&["alpha", "beta"]);
     harness.answer(
         "debugger.alpha/findings/r1",
         &findings(&["The deploy added a blocking call."]),
@@ -318,7 +172,7 @@ fn rc_01_rc_02_rc_08_rc_11_the_critic_sees_only_the_findings() {
 /// repaired.
 #[test]
 fn rc_03_the_critic_starts_after_all_findings_and_challenges_each() {
-    let mut harness = Harness::of(&["alpha", "beta"]);
+    let mut harness = of(&["alpha", "beta"]);
     harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
     assert!(
         !harness.was_started("critic/"),
@@ -326,13 +180,13 @@ fn rc_03_the_critic_starts_after_all_findings_and_challenges_each() {
     );
     harness.answer("debugger.beta/findings/r1", &findings(&["B.", "C."]));
     let ids: Vec<&str> = harness
-        .rca
+        .protocol
         .hypotheses()
         .iter()
         .map(|h| h.id.as_str())
         .collect();
     assert_eq!(ids, ["H1", "H2", "H3"], "numbered in debugger order");
-    assert_eq!(harness.rca.hypotheses()[2].owner, "beta");
+    assert_eq!(harness.protocol.hypotheses()[2].owner, "beta");
     harness.answer(
         "critic/challenge/r1",
         &critic(&[], &[("H1", true), ("H2", true)], None),
@@ -348,7 +202,7 @@ fn rc_03_the_critic_starts_after_all_findings_and_challenges_each() {
 /// no one else; the board tracks each hypothesis as active or settled.
 #[test]
 fn rc_04_rc_05_challenges_go_only_to_their_owner() {
-    let mut harness = Harness::of(&["alpha", "beta", "gamma"]);
+    let mut harness = of(&["alpha", "beta", "gamma"]);
     harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
     harness.answer("debugger.beta/findings/r1", &findings(&["B."]));
     harness.answer("debugger.gamma/findings/r1", &findings(&[]));
@@ -365,7 +219,7 @@ fn rc_04_rc_05_challenges_go_only_to_their_owner() {
         !harness.was_started("debugger.gamma/answers"),
         "gamma owns nothing"
     );
-    let BoardView::Rulings(rows) = harness.rca.board().view else {
+    let BoardView::Rulings(rows) = harness.protocol.board().view else {
         panic!("a hypotheses board");
     };
     assert_eq!(rows.len(), 2);
@@ -392,13 +246,13 @@ fn rc_06_the_loop_stops_when_every_hypothesis_is_settled() {
     let harness = settled_in_round_two();
     assert_eq!(harness.verdict(), Verdict::Proven);
     assert!(!harness.was_started("critic/challenge/r3"));
-    assert_eq!(harness.status("H1"), Status::Survived);
-    assert_eq!(harness.status("H2"), Status::Eliminated);
+    assert_eq!(status(&harness, "H1"), Status::Survived);
+    assert_eq!(status(&harness, "H2"), Status::Eliminated);
     assert_eq!(
-        harness.rca.stopped(),
+        harness.protocol.stopped(),
         Some("every hypothesis SURVIVED or was ELIMINATED by round 2 of 5")
     );
-    assert_eq!(harness.rca.progress().round, 2);
+    assert_eq!(harness.protocol.progress().round, 2);
 }
 
 /// RC-06, RC-07: a hypothesis that stays unresolved keeps the loop going;
@@ -406,7 +260,7 @@ fn rc_06_the_loop_stops_when_every_hypothesis_is_settled() {
 /// last answers, and WEAKENED is an end state only.
 #[test]
 fn rc_06_rc_07_the_loop_stops_after_round_five() {
-    let mut harness = Harness::of(&["alpha"]);
+    let mut harness = of(&["alpha"]);
     harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
     harness.answer("critic/challenge/r1", &critic(&[], &[("H1", true)], None));
     harness.accept_all();
@@ -433,18 +287,18 @@ fn rc_06_rc_07_the_loop_stops_after_round_five() {
     );
     harness.accept_all();
     assert_eq!(harness.verdict(), Verdict::Unproven);
-    assert_eq!(harness.status("H1"), Status::Weakened);
+    assert_eq!(status(&harness, "H1"), Status::Weakened);
     assert!(!harness.was_started("critic/challenge/r6"));
     assert_eq!(
-        harness.rca.stopped(),
+        harness.protocol.stopped(),
         Some("round 5 ended with H1 still unsettled")
     );
     assert_eq!(
-        harness.rule("H1"),
+        rule(&harness, "H1"),
         "H1: critical challenge X1.1 still unresolved after the ruling of round 5 → WEAKENED"
     );
     let ids: Vec<String> = harness
-        .rca
+        .protocol
         .items()
         .iter()
         .map(|r| r.item.id.clone())
@@ -470,8 +324,8 @@ fn rc_15_a28_two_survivors_prove_nothing() {
     );
     harness.accept_all();
     assert_eq!(harness.verdict(), Verdict::Unproven);
-    assert_eq!(harness.status("H1"), Status::Survived);
-    assert_eq!(harness.status("H2"), Status::Survived);
+    assert_eq!(status(&harness, "H1"), Status::Survived);
+    assert_eq!(status(&harness, "H2"), Status::Survived);
     let summary = harness.document("summary.md");
     assert!(
         summary.starts_with("# Root-cause analysis — ")
@@ -488,12 +342,12 @@ fn rc_13_a28_unanswered_critical_challenges_eliminate() {
     harness.answer("debugger.alpha/answers/r1", &answers(&[("X1.1", None)]));
     harness.answer("debugger.beta/answers/r1", &answers(&[]));
     assert_eq!(
-        harness.rca.status_of("H1").map(|d| d.status),
+        harness.protocol.status_of("H1").map(|d| d.status),
         Some(Status::Eliminated),
         "conceded: final at once"
     );
     // Beta left X2.1 out: still open, and the loop runs to the end.
-    assert_eq!(harness.rca.challenges()[1].state, ChallengeState::Open);
+    assert_eq!(harness.protocol.challenges()[1].state, ChallengeState::Open);
     for round in 2..=5 {
         harness.answer(
             &format!("critic/challenge/r{round}"),
@@ -501,9 +355,9 @@ fn rc_13_a28_unanswered_critical_challenges_eliminate() {
         );
         harness.answer(&format!("debugger.beta/answers/r{round}"), &answers(&[]));
     }
-    assert_eq!(harness.status("H1"), Status::Eliminated);
+    assert_eq!(status(&harness, "H1"), Status::Eliminated);
     assert_eq!(
-        harness.rule("H2"),
+        rule(&harness, "H2"),
         "H2: critical challenge X2.1 never answered (left out in round 1, 2, 3, 4, 5) → ELIMINATED"
     );
     assert_eq!(harness.verdict(), Verdict::Unproven);
@@ -540,9 +394,9 @@ fn a_debugger_that_times_out_keeps_its_hypotheses_active() {
             );
         }
     }
-    assert_eq!(harness.status("H2"), Status::Weakened);
+    assert_eq!(status(&harness, "H2"), Status::Weakened);
     assert_eq!(
-        harness.rule("H2"),
+        rule(&harness, "H2"),
         "H2: critical challenge X2.1 unanswered: its owner gave no answer in round 5 → WEAKENED"
     );
     assert_eq!(harness.verdict(), Verdict::Proven, "H1 alone survived");
@@ -553,10 +407,10 @@ fn a_debugger_that_times_out_keeps_its_hypotheses_active() {
 /// A debugger that gives no findings at all is left out; the others go on.
 #[test]
 fn a_debugger_without_findings_is_left_out() {
-    let mut harness = Harness::of(&["alpha", "beta"]);
+    let mut harness = of(&["alpha", "beta"]);
     harness.time_out("debugger.beta/findings/r1");
     harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
-    assert_eq!(harness.rca.hypotheses().len(), 1);
+    assert_eq!(harness.protocol.hypotheses().len(), 1);
     assert!(harness.is_live("critic/challenge/r1"));
     assert!(harness.log_text().contains("beta presents no hypotheses"));
 }
@@ -565,7 +419,7 @@ fn a_debugger_without_findings_is_left_out() {
 /// board; "could not reproduce" is not one.
 #[test]
 fn rc_10_a29_hedges_are_shown_to_the_critic_and_the_moderator() {
-    let mut harness = Harness::of(&["alpha", "beta"]);
+    let mut harness = of(&["alpha", "beta"]);
     harness.answer(
         "debugger.alpha/findings/r1",
         &findings(&["The pool was probably exhausted."]),
@@ -580,7 +434,7 @@ fn rc_10_a29_hedges_are_shown_to_the_critic_and_the_moderator() {
         "{prompt}"
     );
     assert_eq!(prompt.matches("Hedge words quorum flagged").count(), 1);
-    let BoardView::Rulings(rows) = harness.rca.board().view else {
+    let BoardView::Rulings(rows) = harness.protocol.board().view else {
         panic!("a board");
     };
     let hedges: Vec<_> = rows[0].facts.iter().filter(|fact| fact.warn).collect();
@@ -617,7 +471,7 @@ fn rc_16_a_hedged_recommendation_is_refused() {
     harness.answer("critic/challenge/r2/a2", &hedged);
     harness.accept_all();
     assert_eq!(harness.verdict(), Verdict::Proven);
-    assert!(harness.rca.assessment().is_none());
+    assert!(harness.protocol.assessment().is_none());
     let summary = harness.document("summary.md");
     assert!(
         summary.contains(
@@ -634,7 +488,7 @@ fn rc_16_a_hedged_recommendation_is_refused() {
 /// with a note, journaled through the items.
 #[test]
 fn the_moderator_decides_challenges_and_overrides_rulings() {
-    let mut harness = Harness::of(&["alpha"]);
+    let mut harness = of(&["alpha"]);
     harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
     harness.answer(
         "critic/challenge/r1",
@@ -674,7 +528,7 @@ fn the_moderator_decides_challenges_and_overrides_rulings() {
     )]);
     let challenge = |id: &str| {
         harness
-            .rca
+            .protocol
             .challenges()
             .iter()
             .find(|c| c.id == id)
@@ -702,7 +556,7 @@ fn the_moderator_decides_challenges_and_overrides_rulings() {
 /// A ruling sent back (deferred) is ruled again by the critic next round.
 #[test]
 fn a_ruling_sent_back_is_ruled_again() {
-    let mut harness = Harness::of(&["alpha"]);
+    let mut harness = of(&["alpha"]);
     harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
     harness.answer("critic/challenge/r1", &critic(&[], &[("H1", true)], None));
     harness.accept_all();
@@ -724,7 +578,7 @@ fn a_ruling_sent_back_is_ruled_again() {
         prompt.contains("Answers waiting for your ruling"),
         "{prompt}"
     );
-    assert_eq!(harness.rca.status_of("H1"), None, "not eliminated");
+    assert_eq!(harness.protocol.status_of("H1"), None, "not eliminated");
 }
 
 // ---- the record -------------------------------------------------------------------
@@ -737,7 +591,7 @@ fn a_ruling_sent_back_is_ruled_again() {
 fn rc_14_rc_17_rc_18_a30_the_final_assessment_and_its_files() {
     let harness = settled_in_round_two();
     let paths: Vec<String> = harness
-        .rca
+        .protocol
         .documents()
         .into_iter()
         .map(|d| d.path)
@@ -755,7 +609,7 @@ fn rc_14_rc_17_rc_18_a30_the_final_assessment_and_its_files() {
         assert!(paths.contains(&path.to_string()), "{path} in {paths:?}");
     }
     let summary = harness.document("summary.md");
-    let lead = harness.rca.summary_lead().unwrap();
+    let lead = harness.protocol.summary_lead().unwrap();
     assert!(summary.contains(&lead));
     assert!(
         lead.starts_with("**Root cause: The v2.31.0 deploy added a blocking call.**"),
@@ -800,13 +654,13 @@ fn seeded_hypotheses_skip_their_owners_findings() {
             reasoning: String::new(),
         },
     }];
-    let mut harness = Harness::new(config);
+    let mut harness = harness(config);
     assert!(!harness.was_started("debugger.alpha/findings"));
     let prompt = harness.call("debugger.beta/findings/r1").request.prompt;
     assert!(prompt.contains("H1 (alpha): The deploy."), "{prompt}");
     harness.answer("debugger.beta/findings/r1", &findings(&["The pool."]));
     let ids: Vec<(String, String)> = harness
-        .rca
+        .protocol
         .hypotheses()
         .iter()
         .map(|h| (h.id.clone(), h.source.clone()))
@@ -824,13 +678,13 @@ fn seeded_hypotheses_skip_their_owners_findings() {
 /// analysis with a failure, never a fabricated verdict.
 #[test]
 fn a_critic_that_fails_ends_the_analysis() {
-    let mut harness = Harness::of(&["alpha"]);
+    let mut harness = of(&["alpha"]);
     harness.answer("debugger.alpha/findings/r1", &findings(&["A."]));
     harness.time_out("critic/challenge/r1");
     assert!(matches!(harness.finished, Some(Outcome::Failed { .. })));
     assert!(
         harness
-            .rca
+            .protocol
             .summary_lead()
             .unwrap()
             .starts_with("**No result.**")
@@ -840,13 +694,13 @@ fn a_critic_that_fails_ends_the_analysis() {
 /// No hypothesis at all: nothing to prove.
 #[test]
 fn no_hypothesis_means_no_root_cause() {
-    let mut harness = Harness::of(&["alpha"]);
+    let mut harness = of(&["alpha"]);
     harness.answer("debugger.alpha/findings/r1", &findings(&[]));
     assert_eq!(harness.verdict(), Verdict::Unproven);
     assert!(!harness.was_started("critic/"));
     assert!(
         harness
-            .rca
+            .protocol
             .summary_lead()
             .unwrap()
             .starts_with("**No root cause is proven.** No debugger presented a hypothesis.")
@@ -858,10 +712,10 @@ fn no_hypothesis_means_no_root_cause() {
 fn a_person_playing_a_debugger_gets_a_template_and_a_check() {
     let harness = two_hypotheses();
     let call = harness.call("debugger.alpha/answers/r1").request.call_id;
-    let template = harness.rca.answer_template(&call).unwrap();
+    let template = harness.protocol.answer_template(&call).unwrap();
     assert!(template.contains("challenge: X1.1"), "{template}");
     let error = harness
-        .rca
+        .protocol
         .check_answer(&call, &answers(&[("X2.1", Some("not mine"))]))
         .unwrap_err();
     assert!(

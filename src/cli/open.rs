@@ -78,9 +78,14 @@ struct Listing {
     #[serde(skip_serializing_if = "Option::is_none")]
     next: Option<String>,
     reopen_pending: bool,
-    /// Deferred items can be settled now (the debate has its verdict).
+    /// Deferred items can be settled now (the debate has its verdict, or
+    /// its deliverable).
     settleable: bool,
     open_items: Vec<ModerationItem>,
+    /// What the debate leaves to find out (a plan's unverified
+    /// assumptions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    open_questions: Vec<String>,
 }
 
 impl Listing {
@@ -121,8 +126,12 @@ impl Listing {
             next,
             reopen_pending: review.reopen_pending(),
             settleable: reloaded.folded.finish_journaled
-                && matches!(review.outcome(), Some(Outcome::Decided { .. })),
+                && matches!(
+                    review.outcome(),
+                    Some(Outcome::Decided { .. } | Outcome::Completed { .. })
+                ),
             open_items: review.open_items(),
+            open_questions: review.open_questions(),
         }
     }
 
@@ -151,6 +160,16 @@ impl Listing {
                 item.category,
                 sanitize(&shortened(&item.text, LISTED_ITEM_CHARS))
             )?;
+        }
+        if !self.open_questions.is_empty() {
+            writeln!(out, "  to investigate:")?;
+            for question in &self.open_questions {
+                writeln!(
+                    out,
+                    "    {}",
+                    sanitize(&shortened(question, LISTED_ITEM_CHARS))
+                )?;
+            }
         }
         if let Some(next) = &self.next {
             writeln!(out, "  next: {next}")?;
@@ -331,10 +350,18 @@ fn settle(
                 dir.display()
             )));
         }
-        Some(Outcome::Completed { deliverable, .. }) => {
+        Some(Outcome::Completed { deliverable, .. }) if review.open_items().is_empty() => {
             return Err(usage(format!(
-                "{} delivered {deliverable} without a verdict; it has no deferred items to settle",
+                "{} delivered {deliverable} and has no deferred items to settle",
                 dir.display()
+            )));
+        }
+        Some(Outcome::Completed { .. }) if folded.finish_journaled => {}
+        Some(Outcome::Completed { .. }) => {
+            return Err(usage(format!(
+                "{} has not recorded its end yet: finish it first with `quorum resume {}`",
+                dir.display(),
+                super::shell_path(dir)
             )));
         }
     }

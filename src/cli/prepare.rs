@@ -258,10 +258,15 @@ pub fn prepare_in(
     )
     .map_err(locate)?;
     let prompts = load_prompts(flags)?;
-    let moderation = flags
-        .moderation
-        .or(spec.moderation)
-        .unwrap_or(ModerationPolicy::Accept);
+    let moderation =
+        flags
+            .moderation
+            .or(spec.moderation)
+            .unwrap_or(if kind.follows_suggestions() {
+                ModerationPolicy::Planner
+            } else {
+                ModerationPolicy::Accept
+            });
     let setup = RunSetup {
         roles: role_setups,
         alternatives: alternative_setups,

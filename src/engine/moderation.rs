@@ -30,14 +30,18 @@ pub enum ModerationPolicy {
     /// Ask on stdin, one line per item: `accept`, `reject` or `defer`
     /// (or `a` / `r` / `d`), optionally followed by `: note`.
     Ask,
+    /// Take what a participant proposed for each item (the planning
+    /// debate's planner); accept an item nobody proposed anything for.
+    Planner,
 }
 
 impl ModerationPolicy {
-    pub const ALL: [ModerationPolicy; 4] = [
+    pub const ALL: [ModerationPolicy; 5] = [
         ModerationPolicy::Accept,
         ModerationPolicy::Reject,
         ModerationPolicy::Defer,
         ModerationPolicy::Ask,
+        ModerationPolicy::Planner,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -46,6 +50,7 @@ impl ModerationPolicy {
             ModerationPolicy::Reject => "reject",
             ModerationPolicy::Defer => "defer",
             ModerationPolicy::Ask => "ask",
+            ModerationPolicy::Planner => "planner",
         }
     }
 }
@@ -135,6 +140,17 @@ impl Moderator {
             Kind::Policy(ModerationPolicy::Accept) => fixed(ItemDecision::Accept),
             Kind::Policy(ModerationPolicy::Reject) => fixed(ItemDecision::Reject),
             Kind::Policy(ModerationPolicy::Defer) => fixed(ItemDecision::Defer),
+            Kind::Policy(ModerationPolicy::Planner) => items
+                .iter()
+                .map(|item| Input::ItemDecided {
+                    item_id: item.id.clone(),
+                    decision: item
+                        .suggestion
+                        .as_ref()
+                        .map_or(ItemDecision::Accept, |suggestion| suggestion.decision),
+                    note: None,
+                })
+                .collect(),
             Kind::Listed(listed) => items
                 .iter()
                 .map(|item| {

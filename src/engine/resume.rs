@@ -417,6 +417,7 @@ mod tests {
                             category: "risk".into(),
                             text: "a flaw".into(),
                             preface: String::new(),
+                            suggestion: None,
                         }],
                     }]
                 }

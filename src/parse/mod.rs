@@ -22,6 +22,7 @@
 //! every such reading is noted ([`Read::notes`]) for the record. A score
 //! that is not a whole number from 1 to 5 stays an error (RULES.md A14).
 
+pub mod blocks;
 mod fenced;
 pub mod normalise;
 

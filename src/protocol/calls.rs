@@ -32,6 +32,14 @@ pub struct CallDiagnostic {
     pub at: Timestamp,
 }
 
+/// An answer that could not be used, kept for the transcript.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unusable {
+    pub call_id: String,
+    pub raw: String,
+    pub reason: String,
+}
+
 /// What is left for the protocol after [`Calls::route`].
 #[derive(Debug)]
 pub enum Routed<'a> {
@@ -219,6 +227,38 @@ impl Calls {
         self.supervisor
             .repair(call, prompt, now, &mut self.log)
             .ok_or_else(|| format!("the {role}'s {stage} answer could not be parsed: {error}"))
+    }
+
+    /// Notes that `call`'s answer could not be used (`error` says why) and
+    /// asks for its one repair with `template`. The unusable answer comes
+    /// back for the record with the repair, or with why there is none.
+    pub fn refuse_answer(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        error: &str,
+        (prompts, template): (&PromptSet, &TemplateSpec),
+        now: Timestamp,
+    ) -> (Unusable, Result<CallSpec, String>) {
+        let call_id = call.call_id();
+        self.push_log(
+            now,
+            LogKind::Malformed,
+            Some(&call_id),
+            format!(
+                "{} {} answer could not be read: {error}",
+                call.slot.role, call.slot.stage
+            ),
+        );
+        let unusable = Unusable {
+            call_id,
+            raw: output.to_string(),
+            reason: error.to_string(),
+        };
+        (
+            unusable,
+            self.repair(call, output, error, (prompts, template), now),
+        )
     }
 
     /// Deals with the plumbing of `input`; what is left comes back.

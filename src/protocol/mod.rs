@@ -27,6 +27,7 @@ pub mod calls;
 pub mod decision_review;
 pub mod judges;
 pub mod outcome;
+pub mod plan;
 pub mod quick;
 pub mod rca;
 pub mod registry;
@@ -185,6 +186,21 @@ pub struct ModerationItem {
     /// What the author conceded first, such as a steelman; may be empty.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub preface: String,
+    /// What a participant proposes the moderator decide (a planner's
+    /// response), shown beside the item; the moderator confirms or
+    /// overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<Suggestion>,
+}
+
+/// A participant's proposed decision on a moderation item.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suggestion {
+    pub decision: ItemDecision,
+    /// Who proposes it: `planner`.
+    pub by: String,
+    /// Why: the change it makes, its reasoning, what the user must decide.
+    pub reason: String,
 }
 
 impl ModerationItem {
@@ -601,6 +617,13 @@ pub trait Protocol: Send {
         Vec::new()
     }
 
+    /// What the debate leaves to find out, one line each (a planning
+    /// debate's unverified assumptions): shown at the end and by
+    /// `quorum open`.
+    fn open_questions(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Why settling `item_id` with `decision` after the verdict would be
     /// refused, or `None` when [`Input::ItemResolved`] would apply it.
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
@@ -669,6 +692,9 @@ impl<P: Protocol + ?Sized> Protocol for Box<P> {
     }
     fn open_items(&self) -> Vec<ModerationItem> {
         (**self).open_items()
+    }
+    fn open_questions(&self) -> Vec<String> {
+        (**self).open_questions()
     }
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         (**self).resolution_refusal(item_id, decision)

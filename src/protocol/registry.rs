@@ -30,6 +30,7 @@ use crate::spec::SpecError;
 pub static KINDS: &[&dyn ProtocolKind] = &[
     &super::decision_review::KIND,
     &super::quick::KIND,
+    &super::plan::KIND,
     &super::rca::KIND,
 ];
 
@@ -341,6 +342,13 @@ pub trait ProtocolKind: Sync {
     /// or a slot of a family it names freely (`debugger.alpha`).
     fn seats(&self, slot: &str) -> bool {
         self.slots().contains(&slot)
+    }
+
+    /// Its moderation items carry a participant's proposed decision, which a
+    /// headless run takes unless `--moderation` says otherwise (a planning
+    /// debate's planner).
+    fn follows_suggestions(&self) -> bool {
+        false
     }
 
     /// When it seats `slot` only in some debates (`high-stakes only`).

@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod cuts;
+pub mod harness;
+pub mod plan;
 pub mod provider_server;
 pub mod pty;
 pub mod rca;

@@ -1901,6 +1901,7 @@ pub fn moderation_item(item: &CritiqueItem) -> ModerationItem {
         category: flaw_word(item.flaw_type).to_string(),
         text: item.description.clone(),
         preface: item.steelman.clone().unwrap_or_default(),
+        suggestion: None,
     }
 }
 

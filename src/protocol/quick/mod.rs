@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use self::parse::{Vulnerability, bottom_line, parse_vulnerabilities, provenance, split_opening};
-use super::calls::{Calls, Routed};
+use super::calls::{Calls, Routed, Unusable};
 use super::judges::JudgeRole;
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
@@ -338,14 +338,6 @@ pub struct Synthesis {
     pub at: Timestamp,
 }
 
-/// An answer that could not be used, kept for the transcript.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unusable {
-    pub call_id: String,
-    pub raw: String,
-    pub reason: String,
-}
-
 /// A running quick debate.
 pub struct Quick {
     config: QuickConfig,
@@ -533,23 +525,10 @@ impl Quick {
         problem: String,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let call_id = call.call_id();
-        self.unusable.push(Unusable {
-            call_id: call_id.clone(),
-            raw: output.to_string(),
-            reason: problem.clone(),
-        });
-        self.log(
-            now,
-            LogKind::Malformed,
-            Some(&call_id),
-            format!(
-                "{} {} answer could not be used: {problem}",
-                call.slot.role, call.slot.stage
-            ),
-        );
         let redo = (self.prompts.as_ref(), &prompts::REDO);
-        match self.calls.repair(call, output, &problem, redo, now) {
+        let (unusable, spec) = self.calls.refuse_answer(call, output, &problem, redo, now);
+        self.unusable.push(unusable);
+        match spec {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(now, reason),
         }
@@ -1234,6 +1213,7 @@ fn moderation_item(finding: &Vulnerability) -> ModerationItem {
         category: "weakness".to_string(),
         text,
         preface: String::new(),
+        suggestion: None,
     }
 }
 

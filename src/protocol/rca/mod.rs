@@ -53,7 +53,7 @@ use self::model::{
 };
 use self::parse::{CriticAnswer, CriticAssessment, CriticContext};
 use self::status::{Conclusion, Derived};
-use super::calls::{Calls, Routed};
+use super::calls::{Calls, Routed, Unusable};
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
 use super::{
@@ -175,14 +175,6 @@ pub struct Submission {
     /// What the reader took other than as written.
     pub normalised: Vec<String>,
     pub at: Timestamp,
-}
-
-/// An answer that could not be used, kept for the transcript.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unusable {
-    pub call_id: String,
-    pub raw: String,
-    pub reason: String,
 }
 
 /// What a moderation item is about.
@@ -433,25 +425,10 @@ impl Rca {
         error: String,
         now: Timestamp,
     ) -> Result<Vec<Effect>, String> {
-        let call_id = call.call_id();
-        self.unusable.push(Unusable {
-            call_id: call_id.clone(),
-            raw: output.to_string(),
-            reason: error.clone(),
-        });
-        self.log(
-            now,
-            LogKind::Malformed,
-            Some(&call_id),
-            format!(
-                "{} {} answer could not be read: {error}",
-                call.slot.role, call.slot.stage
-            ),
-        );
         let repair = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
-        self.calls
-            .repair(call, output, &error, repair, now)
-            .map(|spec| vec![Effect::StartCall(spec)])
+        let (unusable, spec) = self.calls.refuse_answer(call, output, &error, repair, now);
+        self.unusable.push(unusable);
+        spec.map(|spec| vec![Effect::StartCall(spec)])
     }
 
     // ---- findings ------------------------------------------------------
@@ -1621,6 +1598,7 @@ fn challenge_item(challenge: &Challenge) -> ModerationItem {
             challenge.text.alternative.trim()
         ),
         preface: String::new(),
+        suggestion: None,
     }
 }
 
@@ -1660,6 +1638,7 @@ fn ruling_item(challenge: &Challenge, owner: &str) -> ModerationItem {
         category: "ruling".into(),
         text,
         preface: String::new(),
+        suggestion: None,
     }
 }
 

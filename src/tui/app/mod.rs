@@ -932,6 +932,10 @@ fn sanitize_board(board: &mut Board) {
         ] {
             clean(field);
         }
+        if let Some(suggestion) = &mut item.suggestion {
+            clean(&mut suggestion.by);
+            clean(&mut suggestion.reason);
+        }
         if let Some(note) = &mut entry.note {
             clean(note);
         }

@@ -42,6 +42,35 @@ pub fn decision_span(theme: &Theme, decision: Option<ItemDecision>) -> Span<'sta
     }
 }
 
+/// What a participant proposed for the item (a planner's response), as a
+/// cell before the decision: `planner: reject → `; no cell when no item on
+/// the board carries a proposal.
+fn suggestion_span(app: &App, entry: &BoardItem) -> Span<'static> {
+    let Some(by) = app
+        .board
+        .items
+        .iter()
+        .find_map(|entry| entry.item.suggestion.as_ref().map(|s| s.by.clone()))
+    else {
+        return Span::raw("");
+    };
+    let width = by.chars().count() + ": reject → ".chars().count();
+    let text = match &entry.item.suggestion {
+        Some(suggestion) => format!("{}: {} → ", suggestion.by, suggestion.decision.as_str()),
+        None => String::new(),
+    };
+    let overridden = entry
+        .decision
+        .zip(entry.item.suggestion.as_ref())
+        .is_some_and(|(decision, suggestion)| decision != suggestion.decision);
+    let style = if overridden {
+        app.theme.severity_high
+    } else {
+        app.theme.dim
+    };
+    Span::styled(format!("{text:<width$}"), style)
+}
+
 /// How a deferred item was settled after the verdict, as one short cell:
 /// `→accept 30 Nov 12:00`, `→ ?` while it can still be settled.
 fn settlement_span(app: &App, index: usize, entry: &BoardItem) -> Span<'static> {
@@ -128,6 +157,7 @@ fn item_line<'a>(app: &App, index: usize, entry: &'a BoardItem, selected: bool) 
             severity_style(theme, &entry.item.severity),
         ),
         Span::styled(format!("{:<category$}", entry.item.category), theme.dim),
+        suggestion_span(app, entry),
         decision_span(theme, entry.decision),
         settlement_span(app, index, entry),
         Span::raw(if entry.note.is_some() { " ✎ " } else { "   " }),
@@ -218,6 +248,19 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(format!(" · {}", entry.item.category), theme.dim),
         ])];
         lines.extend(settlement_lines(app, entry));
+        if let Some(suggestion) = &entry.item.suggestion {
+            lines.push(Line::from(vec![
+                Span::styled(
+                    format!(
+                        "The {} proposes to {}: ",
+                        suggestion.by,
+                        suggestion.decision.as_str()
+                    ),
+                    theme.dim,
+                ),
+                Span::styled(suggestion.reason.clone(), theme.text),
+            ]));
+        }
         lines.extend(
             entry
                 .item

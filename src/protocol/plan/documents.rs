@@ -1,0 +1,664 @@
+//! The files of a planning debate: `plan.md`, the synthesizer's document
+//! and the only deliverable (PC-21, A27), with its `## Critique Log` and
+//! Progress Tracking checked against the record; `transcript.md` (every
+//! event and every raw answer); `debate.yaml` for machines.
+//!
+//! quorum never trusts the synthesizer's arithmetic (PC-33, A27): the log's
+//! rows and counts are recomputed from the recorded decisions; when the
+//! synthesizer's differ, or are missing, quorum's replace them, with a line
+//! saying so. Every assumption still `[UNVERIFIED]` gets a row and an
+//! `Investigate:` task (PC-26, PC-27).
+
+use serde::Serialize;
+
+use super::model::{DecidedBy, Source, Verification};
+use super::parse::critique_log;
+use super::{PLANNER, Plan};
+use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
+use crate::report::{UsageYaml, diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
+
+/// The deliverable (A27).
+pub const PLAN: &str = "plan.md";
+/// Every event and every raw answer.
+pub const TRANSCRIPT: &str = "transcript.md";
+/// The structured record.
+pub const DEBATE_YAML: &str = "debate.yaml";
+
+/// Every file of the tree that has content yet.
+pub fn documents(plan: &Plan) -> Vec<Document> {
+    let mut documents = Vec::new();
+    if let Some(contents) = plan_md(plan) {
+        documents.push(Document {
+            path: PLAN.into(),
+            contents,
+        });
+    }
+    documents.push(Document {
+        path: TRANSCRIPT.into(),
+        contents: transcript_md(plan),
+    });
+    documents.push(Document {
+        path: DEBATE_YAML.into(),
+        contents: yaml_serde::to_string(&DebateYaml::of(plan)).unwrap_or_default(),
+    });
+    documents
+}
+
+// ---- the critique log ------------------------------------------------------------
+
+/// One row of the critique log (PC-31), with `Unverified` as a fourth
+/// resolution (A27).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LogRow {
+    pub id: String,
+    pub source: String,
+    pub summary: String,
+    pub category: String,
+    pub resolution: String,
+    pub detail: String,
+}
+
+/// The rows, challenges first, then proposals, then the assumptions still
+/// unverified; deferred items settled after the debate as settled.
+pub fn log_rows(plan: &Plan) -> Vec<LogRow> {
+    rows_as(plan, true)
+}
+
+/// The rows as of the debate's end (`settled` false) or now.
+fn rows_as(plan: &Plan, settled: bool) -> Vec<LogRow> {
+    let mut items: Vec<_> = plan.items().iter().collect();
+    items.sort_by_key(|item| (item.source == Source::Optimizer, item_number(&item.id)));
+    let mut rows: Vec<LogRow> = items
+        .into_iter()
+        .map(|item| {
+            let decision = plan.decision(&item.id);
+            let resolution_after = plan.resolution(&item.id).filter(|_| settled);
+            let resolution = match (decision, resolution_after) {
+                (_, Some(settled)) => format!("{} (after the debate)", capital(settled.decision)),
+                (Some(decision), None) => capital(decision.decision),
+                (None, None) => "Undecided".to_string(),
+            };
+            let mut detail = plan
+                .response(&item.id)
+                .map(|response| one_line(&response.reason))
+                .unwrap_or_default();
+            if let Some(decision) = decision {
+                if decision.by == DecidedBy::Moderator {
+                    let proposed = plan
+                        .response(&item.id)
+                        .map(|response| response.decision.as_str())
+                        .unwrap_or("nothing");
+                    detail.push_str(&format!(
+                        " — decided by the moderator (the planner proposed to {proposed})"
+                    ));
+                }
+                if let Some(note) = &decision.note {
+                    detail.push_str(&format!(" — note: {}", one_line(note)));
+                }
+            }
+            if let Some(settled) = resolution_after
+                && let Some(note) = &settled.note
+            {
+                detail.push_str(&format!(" — settled: {}", one_line(note)));
+            }
+            if let (Source::Optimizer, Some(other)) = (item.source, &item.refers_to) {
+                detail.push_str(&format!(" — third option for {other}"));
+            }
+            LogRow {
+                id: item.id.clone(),
+                source: item.source.as_str().to_string(),
+                summary: one_line(&item.summary),
+                category: one_line(&item.category),
+                resolution,
+                detail,
+            }
+        })
+        .collect();
+    rows.extend(plan.open_assumptions().into_iter().map(|assumption| {
+        let note = assumption
+            .checks
+            .last()
+            .map(|check| format!("{}: {}", check.by, one_line(&check.note)))
+            .unwrap_or_else(|| "nobody could check it during the debate".into());
+        LogRow {
+            id: assumption.id.clone(),
+            source: "Planner".into(),
+            summary: one_line(&assumption.text),
+            category: "Unverified assumption".into(),
+            resolution: "Unverified".into(),
+            detail: note,
+        }
+    }));
+    rows
+}
+
+fn item_number(id: &str) -> u32 {
+    id[1..].parse().unwrap_or(0)
+}
+
+fn capital(decision: ItemDecision) -> String {
+    crate::report::capitalised(decision.past_tense())
+}
+
+/// The counts under the table (PC-32), recomputed from the decisions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counts {
+    pub rounds: u32,
+    /// Accepted, rejected, deferred.
+    pub critic: [usize; 3],
+    pub optimizer: [usize; 3],
+    pub deadlocks: usize,
+    pub unverified: usize,
+}
+
+impl Counts {
+    /// The lines as the log shows them.
+    pub fn lines(&self) -> Vec<String> {
+        let tally = |label: &str, [accepted, rejected, deferred]: [usize; 3]| {
+            format!(
+                "**{label}**: {} (Accepted: {accepted} | Rejected: {rejected} | Deferred: {deferred})",
+                accepted + rejected + deferred
+            )
+        };
+        vec![
+            format!("**Debate rounds**: {}", self.rounds),
+            tally("Critic challenges", self.critic),
+            tally("Optimizer proposals", self.optimizer),
+            format!("**Deadlocks resolved by Optimizer**: {}", self.deadlocks),
+            format!("**Unverified assumptions**: {}", self.unverified),
+        ]
+    }
+}
+
+pub fn counts(plan: &Plan) -> Counts {
+    counts_as(plan, true)
+}
+
+/// The counts as of the debate's end (`settled` false) or now.
+fn counts_as(plan: &Plan, settled: bool) -> Counts {
+    let decision = |id: &str| {
+        if settled {
+            plan.final_decision(id)
+        } else {
+            plan.decision(id).map(|decision| decision.decision)
+        }
+    };
+    let tally = |source: Source| {
+        let mut counts = [0usize; 3];
+        for item in plan.items().iter().filter(|item| item.source == source) {
+            match decision(&item.id) {
+                Some(ItemDecision::Accept) => counts[0] += 1,
+                Some(ItemDecision::Reject) => counts[1] += 1,
+                Some(ItemDecision::Defer) => counts[2] += 1,
+                None => {}
+            }
+        }
+        counts
+    };
+    Counts {
+        rounds: plan.rounds_run(),
+        critic: tally(Source::Critic),
+        optimizer: tally(Source::Optimizer),
+        deadlocks: plan
+            .items()
+            .iter()
+            .filter(|item| item.breaks_deadlock())
+            .filter(|item| decision(&item.id) == Some(ItemDecision::Accept))
+            .count(),
+        unverified: plan.open_assumptions().len(),
+    }
+}
+
+/// The `## Critique Log` section quorum computes.
+pub fn log_md(plan: &Plan) -> String {
+    let mut out = String::from(
+        "## Critique Log\n\n| # | Source | Challenge/Proposal | Category | Resolution | Detail |\n|---|--------|-------------------|----------|------------|--------|\n",
+    );
+    for row in log_rows(plan) {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            row.id,
+            row.source,
+            cell(&row.summary),
+            cell(&row.category),
+            row.resolution,
+            cell(&row.detail)
+        ));
+    }
+    out.push('\n');
+    out.push_str(&counts(plan).lines().join("\n\n"));
+    out.push('\n');
+    out
+}
+
+fn cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|")
+}
+
+/// Lowercase, without spaces or emphasis: for comparing count lines.
+fn squeezed(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '*' | '_'))
+        .collect::<String>()
+        .to_lowercase()
+}
+
+/// What in the synthesizer's document differs from the record, each as a
+/// sentence; empty when it matches.
+pub fn corrections(plan: &Plan) -> Vec<String> {
+    let Some(document) = plan.synthesis().map(|kept| kept.raw.as_str()) else {
+        return Vec::new();
+    };
+    let mut found = log_corrections(plan, document);
+    found.extend(tracking_corrections(plan, document));
+    found
+}
+
+fn log_corrections(plan: &Plan, document: &str) -> Vec<String> {
+    let Some(written) = critique_log(document) else {
+        return vec![
+            "the plan had no Critique Log; quorum added it from the recorded decisions".into(),
+        ];
+    };
+    let mut found = Vec::new();
+    let rows = rows_as(plan, false);
+    if written.rows.len() != rows.len() {
+        found.push(format!(
+            "the Critique Log had {} rows where the debate has {}",
+            written.rows.len(),
+            rows.len()
+        ));
+    } else {
+        let key = |source: &str, resolution: &str| {
+            (
+                source.to_lowercase(),
+                resolution
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_lowercase(),
+            )
+        };
+        let mut theirs: Vec<_> = written.rows.iter().map(|(s, r)| key(s, r)).collect();
+        let mut ours: Vec<_> = rows
+            .iter()
+            .map(|row| key(&row.source, &row.resolution))
+            .collect();
+        theirs.sort();
+        ours.sort();
+        if theirs != ours {
+            found.push("the Critique Log's resolutions differ from the recorded decisions".into());
+        }
+    }
+    let theirs: Vec<String> = written.counts.iter().map(|line| squeezed(line)).collect();
+    for line in counts_as(plan, false).lines() {
+        let label = line.split("**:").next().unwrap_or_default().to_string() + "**:";
+        let label_key = squeezed(&label);
+        match theirs
+            .iter()
+            .find(|written| written.starts_with(&label_key))
+        {
+            Some(written) if *written == squeezed(&line) => {}
+            Some(_) => {
+                let shown = written
+                    .counts
+                    .iter()
+                    .find(|written| squeezed(written).starts_with(&label_key))
+                    .cloned()
+                    .unwrap_or_default();
+                found.push(format!(
+                    "the log said `{shown}`; the decisions give `{line}`"
+                ));
+            }
+            None => found.push(format!("the log left out `{line}`")),
+        }
+    }
+    found
+}
+
+/// Assumptions still unverified whose `Investigate:` task the plan lacks.
+fn missing_tasks<'a>(plan: &'a Plan, document: &str) -> Vec<&'a super::model::Assumption> {
+    let section = tracking_section(document)
+        .unwrap_or_default()
+        .to_lowercase();
+    plan.open_assumptions()
+        .into_iter()
+        .filter(|assumption| {
+            let probe: String = assumption.text.to_lowercase().chars().take(40).collect();
+            !(section.contains("investigate") && section.contains(probe.trim()))
+        })
+        .collect()
+}
+
+fn tracking_corrections(plan: &Plan, document: &str) -> Vec<String> {
+    let missing = missing_tasks(plan, document);
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    let ids: Vec<&str> = missing.iter().map(|a| a.id.as_str()).collect();
+    if tracking_section(document).is_none() {
+        vec![format!(
+            "the plan had no Progress Tracking section; quorum added one with the investigation tasks for {}",
+            ids.join(", ")
+        )]
+    } else {
+        vec![format!(
+            "Progress Tracking lacked the investigation tasks for {}; quorum added them",
+            ids.join(", ")
+        )]
+    }
+}
+
+/// The Progress Tracking section's text, heading to the next `## `.
+fn tracking_section(document: &str) -> Option<&str> {
+    let (start, end) = tracking_span(document)?;
+    Some(&document[start..end])
+}
+
+fn tracking_span(document: &str) -> Option<(usize, usize)> {
+    let lower = document.to_ascii_lowercase();
+    let start = lower.find("## progress tracking")?;
+    let after = start + "## progress tracking".len();
+    let end = lower[after..]
+        .find("\n## ")
+        .map_or(document.len(), |offset| after + offset + 1);
+    Some((start, end))
+}
+
+/// `plan.md`: the synthesizer's document, its Critique Log replaced by
+/// quorum's when it differs from the record (with a line saying so), and
+/// every open assumption an `Investigate:` task. `None` until written.
+pub fn plan_md(plan: &Plan) -> Option<String> {
+    if let Some(Outcome::Failed { .. }) = plan.outcome() {
+        return Some(format!(
+            "# No plan — {}
+
+{}
+",
+            one_line(&plan.config().topic),
+            summary_lead(plan)?
+        ));
+    }
+    let written = plan.synthesis()?.raw.trim_end().to_string();
+    let mut document = format!("{written}\n");
+    let log_fixes = log_corrections(plan, &document);
+    let settled = settled_lines(plan);
+    if !log_fixes.is_empty() || !settled.is_empty() {
+        let mut log = log_md(plan);
+        if !log_fixes.is_empty() {
+            log.push_str(&format!(
+                "\n*quorum recomputed this log from the recorded decisions: {}.*\n",
+                log_fixes.join("; ")
+            ));
+        }
+        if !settled.is_empty() {
+            log.push_str(&format!(
+                "\n*Settled after the debate, so the plan above does not reflect them yet: {}.*\n",
+                settled.join("; ")
+            ));
+        }
+        document = match critique_log(&document) {
+            Some(written) => {
+                let (start, end) = written.span;
+                let tail = &document[end..];
+                let separator = if tail.is_empty() { "" } else { "\n" };
+                format!("{}{log}{separator}{tail}", &document[..start])
+            }
+            None => format!("{}\n\n{log}", document.trim_end()),
+        };
+    }
+    let missing = missing_tasks(plan, &document);
+    if !missing.is_empty() {
+        let tasks: String = missing
+            .iter()
+            .map(|assumption| {
+                format!(
+                    "- [ ] Investigate: {} ({})\n",
+                    one_line(&assumption.text),
+                    assumption.id
+                )
+            })
+            .collect();
+        document = match tracking_span(&document) {
+            Some((_, end)) => {
+                let (head, tail) = document.split_at(end);
+                let separator = if tail.is_empty() { "" } else { "\n" };
+                format!("{}\n{tasks}{separator}{tail}", head.trim_end())
+            }
+            None => format!("{}\n\n## Progress Tracking\n\n{tasks}", document.trim_end()),
+        };
+    }
+    Some(document)
+}
+
+/// `I2 accepted on 2026-12-01 (note)` for each deferred item settled after
+/// the debate.
+fn settled_lines(plan: &Plan) -> Vec<String> {
+    plan.items()
+        .iter()
+        .filter_map(|item| {
+            let settled = plan.resolution(&item.id)?;
+            let note = settled
+                .note
+                .as_deref()
+                .map(|note| format!(" ({})", one_line(note)))
+                .unwrap_or_default();
+            Some(format!(
+                "{} {} on {}{note}",
+                item.id,
+                settled.decision.past_tense(),
+                settled.at.format("%Y-%m-%d")
+            ))
+        })
+        .collect()
+}
+
+/// The opening of `plan.md`, word for word: what the end of a run prints.
+pub fn summary_lead(plan: &Plan) -> Option<String> {
+    match plan.outcome()? {
+        Outcome::Failed { reason } => Some(format!(
+            "**No plan.** The planning debate stopped before it finished: {}. What was collected is in {TRANSCRIPT}; fix the cause and run it again.",
+            reason.trim_end_matches('.')
+        )),
+        _ => {
+            let document = plan_md(plan)?;
+            let (opening, _) = crate::protocol::quick::parse::split_opening(&document);
+            let first = opening
+                .split("\n\n")
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            let open = plan.open_assumptions().len();
+            let tail = match open {
+                0 => String::new(),
+                1 => " One assumption is still unverified: investigate it before implementing (see Progress Tracking).".to_string(),
+                n => format!(" {n} assumptions are still unverified: investigate them before implementing (see Progress Tracking)."),
+            };
+            Some(format!("{first}{tail}"))
+        }
+    }
+}
+
+// ---- transcript.md -----------------------------------------------------------------
+
+fn transcript_md(plan: &Plan) -> String {
+    let config = plan.config();
+    let mut out = format!(
+        "# Transcript — {}\n\nPlanning debate{}, started {}. Every event in order, timeouts, cancellations, retries and skips included, each with its call id.\n\n## Events\n\n",
+        one_line(&config.topic),
+        if config.simple { " (simple mode)" } else { "" },
+        timestamp(config.started_at)
+    );
+    out.push_str(&log_lines(plan.log()));
+    out.push_str("\n## Agent outputs\n\nOnly the synthesizer writes a file; every other answer is kept here, raw.\n\n");
+    for kept in plan.kept() {
+        out.push_str(&format!(
+            "### `{}` ({} {}, round {})\n\n{}\n",
+            kept.call_id,
+            kept.role,
+            kept.stage,
+            kept.round,
+            fenced(&kept.raw, "text")
+        ));
+    }
+    for unusable in plan.unusable() {
+        out.push_str(&format!(
+            "### `{}` (unusable: {})\n\n{}\n",
+            unusable.call_id,
+            one_line(&unusable.reason),
+            fenced(&unusable.raw, "text")
+        ));
+    }
+    out.push_str(&diagnostics_md(plan.calls().diagnostics()));
+    out.push_str(&usage_md(plan.calls().usage()));
+    out
+}
+
+// ---- debate.yaml -------------------------------------------------------------------
+
+#[derive(Debug, Serialize)]
+struct DebateYaml {
+    meta: Meta,
+    participants: Vec<Participant>,
+    answers: Vec<Answer>,
+    items: Vec<ItemYaml>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unverified: Vec<AssumptionYaml>,
+    critique_log: LogYaml,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    corrections: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    missing: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outcome: Option<Outcome>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<UsageYaml>,
+}
+
+#[derive(Debug, Serialize)]
+struct Meta {
+    protocol: &'static str,
+    topic: String,
+    timestamp: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    simple: bool,
+    rounds_run: u32,
+    deliverable: &'static str,
+    quorum_version: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct Participant {
+    slot: String,
+    agent: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Answer {
+    call_id: String,
+    role: String,
+    stage: String,
+    round: u32,
+    at: String,
+    raw_output: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    normalised: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct ItemYaml {
+    #[serde(flatten)]
+    item: super::model::Item,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proposed: Option<super::model::Response>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<super::model::Decision>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    settled: Option<crate::protocol::ItemResolution>,
+}
+
+#[derive(Debug, Serialize)]
+struct AssumptionYaml {
+    #[serde(flatten)]
+    assumption: super::model::Assumption,
+    status: Verification,
+}
+
+#[derive(Debug, Serialize)]
+struct LogYaml {
+    rows: Vec<LogRow>,
+    counts: Vec<String>,
+}
+
+impl DebateYaml {
+    fn of(plan: &Plan) -> DebateYaml {
+        let config = plan.config();
+        DebateYaml {
+            meta: Meta {
+                protocol: super::NAME,
+                topic: config.topic.clone(),
+                timestamp: timestamp(config.started_at),
+                simple: config.simple,
+                rounds_run: plan.rounds_run(),
+                deliverable: PLAN,
+                quorum_version: env!("CARGO_PKG_VERSION"),
+            },
+            participants: config
+                .slots()
+                .into_iter()
+                .map(|(slot, _)| Participant {
+                    slot: slot.to_string(),
+                    agent: plan.calls().agent(slot).unwrap_or_default().to_string(),
+                })
+                .collect(),
+            answers: plan
+                .kept()
+                .iter()
+                .map(|kept| Answer {
+                    call_id: kept.call_id.clone(),
+                    role: kept.role.clone(),
+                    stage: kept.stage.clone(),
+                    round: kept.round,
+                    at: timestamp(kept.at),
+                    raw_output: kept.raw.clone(),
+                    normalised: kept.normalised.clone(),
+                })
+                .collect(),
+            items: plan
+                .items()
+                .iter()
+                .map(|item| ItemYaml {
+                    item: item.clone(),
+                    proposed: plan.response(&item.id).cloned(),
+                    decision: plan.decision(&item.id).cloned(),
+                    settled: plan.resolution(&item.id).cloned(),
+                })
+                .collect(),
+            unverified: plan
+                .assumptions()
+                .iter()
+                .map(|assumption| AssumptionYaml {
+                    assumption: assumption.clone(),
+                    status: assumption.status(),
+                })
+                .collect(),
+            critique_log: LogYaml {
+                rows: log_rows(plan),
+                counts: counts(plan).lines(),
+            },
+            corrections: corrections(plan),
+            missing: plan.missing().to_vec(),
+            outcome: plan.outcome().cloned(),
+            usage: UsageYaml::of(plan.calls().usage()),
+        }
+    }
+}
+
+/// Who a row's decision came from, for the interface.
+pub fn decided_by(by: DecidedBy) -> &'static str {
+    match by {
+        DecidedBy::Planner => PLANNER,
+        DecidedBy::Moderator => "moderator",
+    }
+}

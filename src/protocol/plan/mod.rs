@@ -1,0 +1,1601 @@
+//! The planning debate (RULES.md section 11a, PC-01..PC-33, A25-A27): a
+//! planner drafts, a critic raises problems, an optimizer proposes
+//! improvements and third options, the planner proposes a response to
+//! every item and the moderator confirms or overrides it, and a synthesizer
+//! writes the plan with its critique log.
+//!
+//! The order, as the seed gives it and A26 defines a round:
+//!
+//! 1. **Draft.** The planner writes the plan, marking every technical
+//!    assumption it is not sure of `[UNVERIFIED]` (PC-24).
+//! 2. **Round 1.** The critic gets the whole draft and answers with
+//!    challenges, most severe first (PC-08, PC-09, PC-29); only then the
+//!    optimizer gets the draft and the challenges and proposes improvements
+//!    and third options (PC-10, PC-11, PC-13, PC-30); the planner proposes
+//!    a response to each challenge, then each proposal (PC-12, PC-14); the
+//!    moderator confirms or overrides each one (A26); the planner revises
+//!    the plan to the final decisions (PC-15). Critic and optimizer also
+//!    try to verify each `[UNVERIFIED]` assumption (PC-25).
+//! 3. **Round 2, if the critic disputes.** The critic reviews the
+//!    planner's responses (PC-16): what it finds unsound it challenges
+//!    again, and the optimizer gets those disputed items to break; the
+//!    planner responds, the moderator decides, the planner revises. Two
+//!    rounds at most (PC-17).
+//! 4. **Final words.** The critic's final assessment and the optimizer's
+//!    final proposals (PC-18, PC-19), then the synthesizer, with all three
+//!    (PC-20), writes `plan.md`; quorum checks its critique log against the
+//!    recorded decisions, corrects it when it differs, and makes sure every
+//!    assumption still unverified is a task in Progress Tracking (PC-26,
+//!    PC-31..PC-33, A27).
+//!
+//! Simple mode is the planner and the synthesizer only (PC-28).
+//!
+//! Not responsible for I/O, timers or retries: every answer was journaled
+//! before it is read, and only the synthesizer's becomes a file (PC-21).
+
+pub mod documents;
+pub mod kind;
+pub mod model;
+pub mod parse;
+pub mod prompts;
+
+pub use kind::{KIND, NAME};
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use self::model::{Assumption, Check, DecidedBy, Decision, Item, Response, Source, Verification};
+use self::parse::Written;
+use super::calls::{Calls, Routed, Unusable};
+use super::supervision::{LiveCall, Slot};
+use super::usage::{Price, UsageLedger};
+use super::{
+    Board, BoardItem, BoardView, ContextDoc, Description, Document, Effect, Fact, Input,
+    ItemDecision, ItemResolution, LogEntry, LogKind, ModerationItem, Outcome, OverrideAction,
+    Progress, Protocol, RegionInfo, RoleGroup, RoleInfo, Ruling, StageFocus, StageInfo, Suggestion,
+    Timestamp, Tone,
+};
+use crate::parse::{Read, readings_line};
+use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
+use crate::report::one_line;
+
+/// At most this many rounds of critic–planner exchange (PC-17).
+pub const MAX_ROUNDS: u32 = 2;
+
+pub const PLANNER: &str = "planner";
+pub const CRITIC: &str = "critic";
+pub const OPTIMIZER: &str = "optimizer";
+pub const SYNTHESIZER: &str = "synthesizer";
+
+/// Everything that defines one planning debate. Journaled as the first
+/// event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanConfig {
+    /// The goal to plan for.
+    pub topic: String,
+    #[serde(default)]
+    pub context: Vec<ContextDoc>,
+    /// Planner and synthesizer only (PC-28).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub simple: bool,
+    pub agents: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, Price>,
+    pub started_at: Timestamp,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hold_for_moderator: bool,
+}
+
+impl PlanConfig {
+    /// The role slots it seats, with their groups.
+    pub fn slots(&self) -> Vec<(&'static str, RoleGroup)> {
+        if self.simple {
+            vec![
+                (PLANNER, RoleGroup::Lead),
+                (SYNTHESIZER, RoleGroup::Synthesizer),
+            ]
+        } else {
+            vec![
+                (PLANNER, RoleGroup::Lead),
+                (CRITIC, RoleGroup::Challenger),
+                (OPTIMIZER, RoleGroup::Panel),
+                (SYNTHESIZER, RoleGroup::Synthesizer),
+            ]
+        }
+    }
+}
+
+/// Where a planning debate is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Draft,
+    Critique,
+    Optimize,
+    Respond,
+    Moderation,
+    Revise,
+    Review,
+    Final,
+    Synthesis,
+    Done,
+}
+
+impl Step {
+    const COMPLEX: [Step; 10] = [
+        Step::Draft,
+        Step::Critique,
+        Step::Optimize,
+        Step::Respond,
+        Step::Moderation,
+        Step::Revise,
+        Step::Review,
+        Step::Final,
+        Step::Synthesis,
+        Step::Done,
+    ];
+
+    fn id(self) -> &'static str {
+        match self {
+            Step::Draft => "draft",
+            Step::Critique => "critique",
+            Step::Optimize => "optimize",
+            Step::Respond => "respond",
+            Step::Moderation => "moderation",
+            Step::Revise => "revise",
+            Step::Review => "review",
+            Step::Final => "final",
+            Step::Synthesis => "synthesis",
+            Step::Done => "done",
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Step::Draft => "Draft",
+            Step::Critique => "Critique",
+            Step::Optimize => "Optimize",
+            Step::Respond => "Responses",
+            Step::Moderation => "Moderation",
+            Step::Revise => "Revision",
+            Step::Review => "Review",
+            Step::Final => "Final words",
+            Step::Synthesis => "Synthesis",
+            Step::Done => "Plan",
+        }
+    }
+
+    fn focus(self) -> StageFocus {
+        match self {
+            Step::Draft | Step::Respond | Step::Revise => StageFocus::Role(PLANNER.into()),
+            Step::Critique | Step::Review => StageFocus::Role(CRITIC.into()),
+            Step::Optimize => StageFocus::Role(OPTIMIZER.into()),
+            Step::Moderation => StageFocus::Items,
+            Step::Synthesis => StageFocus::Role(SYNTHESIZER.into()),
+            Step::Final | Step::Done => StageFocus::Stay,
+        }
+    }
+}
+
+/// One answer quorum kept, raw, for the record (PC-21: only the
+/// synthesizer's becomes a file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    pub call_id: String,
+    pub role: String,
+    pub stage: String,
+    pub round: u32,
+    pub raw: String,
+    pub normalised: Vec<String>,
+    pub at: Timestamp,
+}
+
+/// A running planning debate.
+pub struct Plan {
+    config: PlanConfig,
+    prompts: Arc<PromptSet>,
+    calls: Calls,
+    step: Step,
+    round: u32,
+    /// Rounds of exchange that ran to a revision.
+    rounds_run: u32,
+    /// The plan as it stands: the draft, then each revision.
+    plan: String,
+    items: Vec<Item>,
+    responses: BTreeMap<String, Response>,
+    /// The moderator's decisions on the open moderation, until submitted.
+    pending: BTreeMap<String, (ItemDecision, Option<String>)>,
+    decisions: BTreeMap<String, Decision>,
+    /// Deferred items settled after the debate.
+    resolutions: BTreeMap<String, ItemResolution>,
+    assumptions: Vec<Assumption>,
+    kept: Vec<Kept>,
+    unusable: Vec<Unusable>,
+    /// The critic's final assessment (PC-18).
+    assessment: Option<String>,
+    /// The optimizer's final proposals (PC-19).
+    final_proposals: Option<String>,
+    /// Roles whose call of the current step has not ended.
+    awaiting: BTreeSet<String>,
+    /// Why a role's part is missing, for the record.
+    missing: Vec<String>,
+    /// The synthesizer's document, as written.
+    synthesis: Option<Kept>,
+    outcome: Option<Outcome>,
+}
+
+impl Plan {
+    pub fn new(config: PlanConfig, prompts: Arc<PromptSet>) -> Self {
+        let calls = Calls::new(config.agents.clone(), config.prices.clone());
+        Plan {
+            config,
+            prompts,
+            calls,
+            step: Step::Draft,
+            round: 1,
+            rounds_run: 0,
+            plan: String::new(),
+            items: Vec::new(),
+            responses: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            decisions: BTreeMap::new(),
+            resolutions: BTreeMap::new(),
+            assumptions: Vec::new(),
+            kept: Vec::new(),
+            unusable: Vec::new(),
+            assessment: None,
+            final_proposals: None,
+            awaiting: BTreeSet::new(),
+            missing: Vec::new(),
+            synthesis: None,
+            outcome: None,
+        }
+    }
+
+    pub fn config(&self) -> &PlanConfig {
+        &self.config
+    }
+    pub fn items(&self) -> &[Item] {
+        &self.items
+    }
+    pub fn response(&self, id: &str) -> Option<&Response> {
+        self.responses.get(id)
+    }
+    pub fn decision(&self, id: &str) -> Option<&Decision> {
+        self.decisions.get(id)
+    }
+    pub fn resolution(&self, id: &str) -> Option<&ItemResolution> {
+        self.resolutions.get(id)
+    }
+    pub fn assumptions(&self) -> &[Assumption] {
+        &self.assumptions
+    }
+    pub fn kept(&self) -> &[Kept] {
+        &self.kept
+    }
+    pub fn unusable(&self) -> &[Unusable] {
+        &self.unusable
+    }
+    pub fn assessment(&self) -> Option<&str> {
+        self.assessment.as_deref()
+    }
+    pub fn final_proposals(&self) -> Option<&str> {
+        self.final_proposals.as_deref()
+    }
+    pub fn synthesis(&self) -> Option<&Kept> {
+        self.synthesis.as_ref()
+    }
+    pub fn missing(&self) -> &[String] {
+        &self.missing
+    }
+    pub fn rounds_run(&self) -> u32 {
+        self.rounds_run
+    }
+    pub fn current_plan(&self) -> &str {
+        &self.plan
+    }
+    pub fn calls(&self) -> &Calls {
+        &self.calls
+    }
+
+    /// The assumptions still unverified.
+    pub fn open_assumptions(&self) -> Vec<&Assumption> {
+        self.assumptions
+            .iter()
+            .filter(|assumption| assumption.status() == Verification::Unverified)
+            .collect()
+    }
+
+    fn item(&self, id: &str) -> Option<&Item> {
+        self.items.iter().find(|item| item.id == id)
+    }
+
+    fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
+        self.calls.push_log(now, kind, call_id, message);
+    }
+
+    fn enter(&mut self, step: Step, now: Timestamp) {
+        self.step = step;
+        let message = match step {
+            Step::Draft | Step::Final | Step::Synthesis | Step::Done => {
+                format!("stage: {}", step.id())
+            }
+            _ => format!(
+                "stage: {} (round {} of {MAX_ROUNDS})",
+                step.id(),
+                self.round
+            ),
+        };
+        self.log(now, LogKind::Stage, None, message);
+    }
+
+    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
+        let mut effects = self.calls.stop(now, Some(&reason));
+        self.step = Step::Done;
+        let outcome = Outcome::Failed { reason };
+        self.outcome = Some(outcome.clone());
+        effects.push(Effect::Finished(outcome));
+        effects
+    }
+
+    fn start_call(
+        &mut self,
+        template: &TemplateSpec,
+        context: serde_json::Value,
+        role: &str,
+        now: Timestamp,
+    ) -> Result<Effect, Vec<Effect>> {
+        match self.prompts.render(template, &context) {
+            Ok(prompt) => Ok(Effect::StartCall(self.calls.start(
+                Slot::new(role, self.step.id(), self.round),
+                prompt,
+                None,
+                now,
+            ))),
+            Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
+        }
+    }
+
+    fn start_one(
+        &mut self,
+        template: &TemplateSpec,
+        context: serde_json::Value,
+        role: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        match self.start_call(template, context, role, now) {
+            Ok(effect) => vec![effect],
+            Err(failed) => failed,
+        }
+    }
+
+    fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {
+        let call_id = call.call_id();
+        if !normalised.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                readings_line(&normalised),
+            );
+        }
+        self.kept.push(Kept {
+            call_id,
+            role: call.slot.role.clone(),
+            stage: call.slot.stage.clone(),
+            round: call.slot.round,
+            raw: raw.to_string(),
+            normalised,
+            at: now,
+        });
+    }
+
+    /// Asks for one repair, quoting `error`; `Err` carries why there is
+    /// none (the repair was used, or its prompt cannot be built).
+    fn repair(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        error: String,
+        now: Timestamp,
+    ) -> Result<Vec<Effect>, String> {
+        let repair = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
+        let (unusable, spec) = self.calls.refuse_answer(call, output, &error, repair, now);
+        self.unusable.push(unusable);
+        spec.map(|spec| vec![Effect::StartCall(spec)])
+    }
+
+    /// A required role's unusable answer: repaired once, then the debate
+    /// stops with the reason (A18).
+    fn repair_or_stop(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        error: String,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        match self.repair(call, output, error, now) {
+            Ok(effects) => effects,
+            Err(reason) => self.fail(now, reason),
+        }
+    }
+
+    fn unverified_json(&self) -> Vec<serde_json::Value> {
+        self.assumptions
+            .iter()
+            .map(|assumption| {
+                json!({
+                    "id": assumption.id,
+                    "text": assumption.text,
+                    "status": assumption.status().as_str(),
+                    "checks": assumption.checks.iter().map(|check| json!({
+                        "by": check.by, "round": check.round, "result": check.result.as_str(), "note": check.note,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect()
+    }
+
+    fn item_json(&self, item: &Item) -> serde_json::Value {
+        let response = self.responses.get(&item.id);
+        let decision = self.decisions.get(&item.id);
+        json!({
+            "id": item.id,
+            "source": item.source.as_str(),
+            "round": item.round,
+            "category": item.category,
+            "summary": item.summary,
+            "level": item.level.as_str(),
+            "fields": item.fields.iter().map(|(key, value)| json!({"key": key, "value": value})).collect::<Vec<_>>(),
+            "refers_to": item.refers_to,
+            "response": response.map(|r| r.decision.as_str()),
+            "reason": response.map(|r| r.reason.clone()),
+            "decision": decision.map(|d| d.decision.past_tense()),
+            "by": decision.map(|d| match d.by { DecidedBy::Planner => "planner", DecidedBy::Moderator => "moderator" }),
+            "note": decision.and_then(|d| d.note.clone()),
+        })
+    }
+
+    /// Adds the `[UNVERIFIED]` markers of `plan` not tracked yet.
+    fn track_markers(&mut self, plan: &str, from: &str, now: Timestamp) {
+        let mut added = Vec::new();
+        for text in parse::unverified_markers(plan) {
+            if self
+                .assumptions
+                .iter()
+                .any(|assumption| assumption.text == text)
+            {
+                continue;
+            }
+            let id = format!("U{}", self.assumptions.len() + 1);
+            added.push(id.clone());
+            self.assumptions.push(Assumption {
+                id,
+                text,
+                from: from.to_string(),
+                checks: Vec::new(),
+            });
+        }
+        if !added.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("[UNVERIFIED] in the {from}: {}", added.join(", ")),
+            );
+        }
+    }
+
+    /// Records what `by` reported about the tracked assumptions.
+    fn take_checks(&mut self, text: &str, by: &str, now: Timestamp, call_id: &str) {
+        let known: Vec<String> = self.assumptions.iter().map(|a| a.id.clone()).collect();
+        let refs: Vec<&str> = known.iter().map(String::as_str).collect();
+        let round = self.round;
+        let mut seen = Vec::new();
+        for (id, result, note) in parse::read_verifications(text, &refs) {
+            if let Some(assumption) = self.assumptions.iter_mut().find(|a| a.id == id) {
+                assumption.checks.push(Check {
+                    by: by.to_string(),
+                    round,
+                    result,
+                    note,
+                });
+                seen.push(format!("{id} {}", result.as_str()));
+            }
+        }
+        if !seen.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(call_id),
+                format!("{by} checked {}", seen.join(", ")),
+            );
+        }
+    }
+
+    /// Numbers `written` items of `source` raised in this round.
+    fn take_items(&mut self, written: Vec<Written>, source: Source) -> Vec<String> {
+        let prefix = match source {
+            Source::Critic => "C",
+            Source::Optimizer => "I",
+        };
+        let mut ids = Vec::new();
+        for item in written {
+            let number = self.items.iter().filter(|i| i.source == source).count() + 1;
+            let id = format!("{prefix}{number}");
+            ids.push(id.clone());
+            self.items.push(Item {
+                id,
+                source,
+                round: self.round,
+                category: item.category,
+                summary: item.summary,
+                level: item.level,
+                fields: item.fields,
+                refers_to: item.refers_to,
+            });
+        }
+        ids
+    }
+
+    fn round_items(&self, source: Source) -> Vec<&Item> {
+        self.items
+            .iter()
+            .filter(|item| item.round == self.round && item.source == source)
+            .collect()
+    }
+
+    // ---- draft -------------------------------------------------------------
+
+    fn start_draft(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Draft, now);
+        let context = json!({
+            "goal": self.config.topic,
+            "context": self.config.context,
+            "simple": self.config.simple,
+        });
+        self.start_one(&prompts::DRAFT, context, PLANNER, now)
+    }
+
+    fn on_draft(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        if output.trim().is_empty() {
+            return self.repair_or_stop(call, output, "the plan is empty".into(), now);
+        }
+        self.keep(&call, output, Vec::new(), now);
+        self.plan = output.to_string();
+        self.track_markers(output, "draft", now);
+        if self.config.simple {
+            return self.start_synthesis(now);
+        }
+        self.start_critique(now)
+    }
+
+    // ---- the critic ----------------------------------------------------------
+
+    fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Critique, now);
+        let context = self.critic_prompt("critique");
+        self.start_one(&prompts::CRITIC, context, CRITIC, now)
+    }
+
+    fn critic_prompt(&self, stage: &str) -> serde_json::Value {
+        let items: Vec<serde_json::Value> =
+            self.items.iter().map(|item| self.item_json(item)).collect();
+        json!({
+            "goal": self.config.topic,
+            "context": self.config.context,
+            "plan": self.plan,
+            "round": self.round,
+            "max_rounds": MAX_ROUNDS,
+            "stage": stage,
+            "unverified": self.unverified_json(),
+            "items": items,
+        })
+    }
+
+    fn on_critique(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        match parse::read_challenges(output) {
+            Ok(Read { value, notes }) => {
+                let call_id = call.call_id();
+                self.keep(&call, output, notes, now);
+                self.take_checks(output, CRITIC, now, &call_id);
+                let ids = self.take_items(value, Source::Critic);
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("critic: {}", listed(&ids, "challenge", "challenges")),
+                );
+                self.start_optimize(now)
+            }
+            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+        }
+    }
+
+    /// Round 2: the critic checks the planner's responses (PC-16). What it
+    /// challenges again starts round 2; nothing, and its answer is its
+    /// final assessment.
+    fn start_review(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.round = 2;
+        self.enter(Step::Review, now);
+        let context = self.critic_prompt("review");
+        self.start_one(&prompts::CRITIC, context, CRITIC, now)
+    }
+
+    fn on_review(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        match parse::read_challenges(output) {
+            Ok(Read { value, notes }) => {
+                let call_id = call.call_id();
+                self.keep(&call, output, notes, now);
+                self.take_checks(output, CRITIC, now, &call_id);
+                if value.is_empty() {
+                    self.log(
+                        now,
+                        LogKind::Note,
+                        Some(&call_id),
+                        "critic: the responses hold; no second round, and this is its final assessment"
+                            .into(),
+                    );
+                    self.assessment = Some(output.to_string());
+                    self.round = 1;
+                    return self.start_final(false, now);
+                }
+                let ids = self.take_items(value, Source::Critic);
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!(
+                        "critic disputes the responses: {}; round 2",
+                        listed(&ids, "challenge", "challenges")
+                    ),
+                );
+                self.start_optimize(now)
+            }
+            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+        }
+    }
+
+    // ---- the optimizer -------------------------------------------------------
+
+    /// The optimizer starts only with the plan and the critic's challenges
+    /// in hand (PC-10, PC-11); in round 2 it gets the disputed items.
+    fn start_optimize(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Optimize, now);
+        let challenges: Vec<serde_json::Value> = self
+            .round_items(Source::Critic)
+            .into_iter()
+            .map(|item| self.item_json(item))
+            .collect();
+        let earlier: Vec<serde_json::Value> = self
+            .items
+            .iter()
+            .filter(|item| item.round < self.round)
+            .map(|item| self.item_json(item))
+            .collect();
+        let context = json!({
+            "goal": self.config.topic,
+            "context": self.config.context,
+            "plan": self.plan,
+            "round": self.round,
+            "stage": "optimize",
+            "challenges": challenges,
+            "earlier": earlier,
+            "unverified": self.unverified_json(),
+        });
+        self.start_one(&prompts::OPTIMIZER, context, OPTIMIZER, now)
+    }
+
+    fn on_optimize(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        match parse::read_proposals(output) {
+            Ok(Read { value, notes }) => {
+                let call_id = call.call_id();
+                self.keep(&call, output, notes, now);
+                self.take_checks(output, OPTIMIZER, now, &call_id);
+                let ids = self.take_items(value, Source::Optimizer);
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("optimizer: {}", listed(&ids, "proposal", "proposals")),
+                );
+                self.start_respond(now)
+            }
+            Err(error) => match self.repair(call, output, error.to_string(), now) {
+                Ok(effects) => effects,
+                Err(reason) => self.optimizer_missing(reason, now),
+            },
+        }
+    }
+
+    /// The optimizer gave nothing usable: the round goes on without its
+    /// proposals, and the record says so.
+    fn optimizer_missing(&mut self, reason: String, now: Timestamp) -> Vec<Effect> {
+        let message = format!(
+            "round {}: no proposals from the optimizer ({reason})",
+            self.round
+        );
+        self.log(now, LogKind::Skip, None, message.clone());
+        self.missing.push(message);
+        self.start_respond(now)
+    }
+
+    // ---- the planner's responses and the moderator ---------------------------------
+
+    fn start_respond(&mut self, now: Timestamp) -> Vec<Effect> {
+        let challenges: Vec<serde_json::Value> = self
+            .round_items(Source::Critic)
+            .into_iter()
+            .map(|item| self.item_json(item))
+            .collect();
+        let proposals: Vec<serde_json::Value> = self
+            .round_items(Source::Optimizer)
+            .into_iter()
+            .map(|item| self.item_json(item))
+            .collect();
+        if challenges.is_empty() && proposals.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("round {}: nothing to respond to", self.round),
+            );
+            self.rounds_run = self.rounds_run.max(self.round);
+            return self.after_round(now);
+        }
+        self.enter(Step::Respond, now);
+        let context = json!({
+            "goal": self.config.topic,
+            "plan": self.plan,
+            "round": self.round,
+            "challenges": challenges,
+            "proposals": proposals,
+        });
+        self.start_one(&prompts::RESPOND, context, PLANNER, now)
+    }
+
+    fn round_ids(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .filter(|item| item.round == self.round)
+            .map(|item| item.id.clone())
+            .collect()
+    }
+
+    fn on_respond(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let ids = self.round_ids();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        match parse::read_responses(output, &refs) {
+            Ok(Read { value, notes }) => {
+                self.keep(&call, output, notes, now);
+                for (id, response) in value {
+                    self.responses.insert(id, response);
+                }
+                self.open_moderation(now)
+            }
+            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+        }
+    }
+
+    fn moderation_item(&self, item: &Item) -> ModerationItem {
+        let mut text = item.summary.clone();
+        for (key, value) in &item.fields {
+            text.push_str(&format!("\n{key}: {value}"));
+        }
+        if let Some(other) = &item.refers_to {
+            let verb = match item.source {
+                Source::Critic => "Reopens",
+                Source::Optimizer => "Third option for",
+            };
+            text.push_str(&format!("\n{verb}: {other}"));
+        }
+        ModerationItem {
+            id: item.id.clone(),
+            target: item.source.as_str().to_lowercase(),
+            severity: item.level.as_str().to_string(),
+            category: item.category.clone(),
+            text,
+            preface: String::new(),
+            suggestion: self.responses.get(&item.id).map(|response| Suggestion {
+                decision: response.decision,
+                by: PLANNER.into(),
+                reason: response.reason.clone(),
+            }),
+        }
+    }
+
+    fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Moderation, now);
+        self.pending.clear();
+        let items: Vec<ModerationItem> = self
+            .items
+            .iter()
+            .filter(|item| item.round == self.round)
+            .map(|item| self.moderation_item(item))
+            .collect();
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "needs moderator: confirm or override the planner's response to {}",
+                listed(
+                    &items.iter().map(|i| i.id.clone()).collect::<Vec<_>>(),
+                    "item",
+                    "items"
+                )
+            ),
+        );
+        vec![Effect::AwaitModeration { items }]
+    }
+
+    fn on_item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if self.step != Step::Moderation || !self.round_ids().iter().any(|id| id == item_id) {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a decision on {item_id}: it is not open"),
+            );
+            return Vec::new();
+        }
+        let note = note
+            .map(str::trim)
+            .filter(|note| !note.is_empty())
+            .map(str::to_string);
+        let proposed = self.responses.get(item_id).map(|r| r.decision);
+        let how = match proposed {
+            Some(proposed) if proposed == decision => {
+                format!("{} as the planner proposed", decision.past_tense())
+            }
+            Some(proposed) => format!(
+                "{} (the planner proposed to {})",
+                decision.past_tense(),
+                proposed.as_str()
+            ),
+            None => decision.past_tense().to_string(),
+        };
+        let message = match &note {
+            Some(note) => format!("{item_id} {how}: {note}"),
+            None => format!("{item_id} {how}"),
+        };
+        self.log(now, LogKind::Moderation, None, message);
+        self.pending.insert(item_id.to_string(), (decision, note));
+        Vec::new()
+    }
+
+    fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.step != Step::Moderation {
+            return Vec::new();
+        }
+        let ids = self.round_ids();
+        let undecided: Vec<&str> = ids
+            .iter()
+            .filter(|id| !self.pending.contains_key(*id))
+            .map(String::as_str)
+            .collect();
+        if !undecided.is_empty() {
+            let message = format!(
+                "cannot submit yet: {} still undecided",
+                undecided.join(", ")
+            );
+            self.log(now, LogKind::Moderation, None, message);
+            return Vec::new();
+        }
+        let mut overridden = 0;
+        for id in &ids {
+            let (decision, note) = self
+                .pending
+                .remove(id)
+                .unwrap_or((ItemDecision::Accept, None));
+            let by = match self.responses.get(id) {
+                Some(response) if response.decision == decision => DecidedBy::Planner,
+                _ => {
+                    overridden += 1;
+                    DecidedBy::Moderator
+                }
+            };
+            self.decisions.insert(
+                id.clone(),
+                Decision {
+                    decision,
+                    by,
+                    note,
+                    round: self.round,
+                },
+            );
+        }
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "moderation submitted: {} decided, {overridden} against the planner's proposal",
+                ids.len()
+            ),
+        );
+        self.start_revise(now)
+    }
+
+    // ---- the revision ----------------------------------------------------------
+
+    /// The planner revises the plan to the final decisions (PC-15).
+    fn start_revise(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Revise, now);
+        let decided: Vec<serde_json::Value> = self
+            .items
+            .iter()
+            .filter(|item| item.round == self.round)
+            .map(|item| self.item_json(item))
+            .collect();
+        let context = json!({
+            "goal": self.config.topic,
+            "plan": self.plan,
+            "round": self.round,
+            "decisions": decided,
+            "unverified": self.unverified_json(),
+        });
+        self.start_one(&prompts::REVISE, context, PLANNER, now)
+    }
+
+    fn on_revise(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        if output.trim().is_empty() {
+            return self.repair_or_stop(call, output, "the revised plan is empty".into(), now);
+        }
+        self.keep(&call, output, Vec::new(), now);
+        self.plan = output.to_string();
+        let from = format!("revision {}", self.round);
+        self.track_markers(output, &from, now);
+        self.rounds_run = self.round;
+        self.after_round(now)
+    }
+
+    /// After round 1 the critic reviews the responses; after round 2 the
+    /// final words.
+    fn after_round(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.round < MAX_ROUNDS {
+            return self.start_review(now);
+        }
+        self.start_final(true, now)
+    }
+
+    // ---- final words and the synthesis -----------------------------------------------
+
+    /// The critic's final assessment (unless its review was one) and the
+    /// optimizer's final proposals, at once (PC-18, PC-19).
+    fn start_final(&mut self, with_critic: bool, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Final, now);
+        let items: Vec<serde_json::Value> =
+            self.items.iter().map(|item| self.item_json(item)).collect();
+        let mut effects = Vec::new();
+        if with_critic {
+            let context = self.critic_prompt("assessment");
+            match self.start_call(&prompts::CRITIC, context, CRITIC, now) {
+                Ok(effect) => {
+                    self.awaiting.insert(CRITIC.into());
+                    effects.push(effect);
+                }
+                Err(failed) => return failed,
+            }
+        }
+        let context = json!({
+            "goal": self.config.topic,
+            "context": self.config.context,
+            "plan": self.plan,
+            "round": self.round,
+            "stage": "final",
+            "challenges": Vec::<serde_json::Value>::new(),
+            "earlier": items,
+            "unverified": self.unverified_json(),
+        });
+        match self.start_call(&prompts::OPTIMIZER, context, OPTIMIZER, now) {
+            Ok(effect) => {
+                self.awaiting.insert(OPTIMIZER.into());
+                effects.push(effect);
+            }
+            Err(failed) => return failed,
+        }
+        effects
+    }
+
+    fn on_final(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let role = call.slot.role.clone();
+        if output.trim().is_empty() {
+            return if role == CRITIC {
+                self.repair_or_stop(call, output, "the final assessment is empty".into(), now)
+            } else {
+                match self.repair(call, output, "the final proposals are empty".into(), now) {
+                    Ok(effects) => effects,
+                    Err(reason) => {
+                        self.missing
+                            .push(format!("no final proposals from the optimizer ({reason})"));
+                        self.awaiting.remove(OPTIMIZER);
+                        self.conclude_final(now)
+                    }
+                }
+            };
+        }
+        let call_id = call.call_id();
+        self.keep(&call, output, Vec::new(), now);
+        self.take_checks(output, &role, now, &call_id);
+        if role == CRITIC {
+            self.assessment = Some(output.to_string());
+        } else {
+            self.final_proposals = Some(output.to_string());
+        }
+        self.awaiting.remove(&role);
+        self.conclude_final(now)
+    }
+
+    fn conclude_final(&mut self, now: Timestamp) -> Vec<Effect> {
+        if !self.awaiting.is_empty() {
+            return Vec::new();
+        }
+        self.start_synthesis(now)
+    }
+
+    /// The synthesizer starts only with the final plan, the critic's final
+    /// assessment and the optimizer's final proposals (PC-20).
+    fn start_synthesis(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Synthesis, now);
+        let log = documents::log_rows(self);
+        let counts = documents::counts(self);
+        let context = json!({
+            "goal": self.config.topic,
+            "simple": self.config.simple,
+            "plan": self.plan,
+            "assessment": self.assessment.clone().unwrap_or_default(),
+            "final_proposals": self.final_proposals.clone().unwrap_or_default(),
+            "log": log.iter().map(|row| json!({
+                "id": row.id, "source": row.source, "summary": row.summary,
+                "category": row.category, "resolution": row.resolution, "detail": row.detail,
+            })).collect::<Vec<_>>(),
+            "counts": counts.lines(),
+            "unverified": self.unverified_json(),
+        });
+        self.start_one(&prompts::SYNTHESIS, context, SYNTHESIZER, now)
+    }
+
+    fn on_synthesis(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        if output.trim().is_empty() {
+            return self.repair_or_stop(call, output, "the plan document is empty".into(), now);
+        }
+        let call_id = call.call_id();
+        self.keep(&call, output, Vec::new(), now);
+        self.synthesis = self.kept.last().cloned();
+        for correction in documents::corrections(self) {
+            self.log(now, LogKind::Note, Some(&call_id), correction);
+        }
+        self.finish(now)
+    }
+
+    fn finish(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Done, now);
+        let open = self.open_assumptions().len();
+        let deferred = self
+            .decisions
+            .values()
+            .filter(|d| d.decision == ItemDecision::Defer)
+            .count();
+        let note = if self.config.simple {
+            format!(
+                "simple mode: the planner's plan, {open} unverified assumption(s) to investigate"
+            )
+        } else {
+            format!(
+                "{} round(s), {} item(s) decided ({deferred} deferred), {open} unverified assumption(s) to investigate",
+                self.rounds_run,
+                self.decisions.len()
+            )
+        };
+        self.log(
+            now,
+            LogKind::Verdict,
+            None,
+            format!(
+                "no verdict (a planning debate delivers a plan): {} — {note}",
+                documents::PLAN
+            ),
+        );
+        let outcome = Outcome::Completed {
+            deliverable: documents::PLAN.into(),
+            note,
+        };
+        self.outcome = Some(outcome.clone());
+        vec![Effect::Finished(outcome)]
+    }
+
+    // ---- routing ---------------------------------------------------------------
+
+    fn on_answer(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        match self.step {
+            Step::Draft => self.on_draft(call, output, now),
+            Step::Critique => self.on_critique(call, output, now),
+            Step::Review => self.on_review(call, output, now),
+            Step::Optimize => self.on_optimize(call, output, now),
+            Step::Respond => self.on_respond(call, output, now),
+            Step::Revise => self.on_revise(call, output, now),
+            Step::Final => self.on_final(call, output, now),
+            Step::Synthesis => self.on_synthesis(call, output, now),
+            Step::Moderation | Step::Done => Vec::new(),
+        }
+    }
+
+    fn on_gave_up(&mut self, call: LiveCall, reason: String, now: Timestamp) -> Vec<Effect> {
+        let role = call.slot.role.clone();
+        if role == OPTIMIZER {
+            if self.step == Step::Final {
+                self.missing
+                    .push(format!("no final proposals from the optimizer ({reason})"));
+                self.awaiting.remove(OPTIMIZER);
+                return self.conclude_final(now);
+            }
+            return self.optimizer_missing(reason, now);
+        }
+        // The planner, the critic and the synthesizer are required (A18).
+        self.fail(
+            now,
+            format!(
+                "the {role} gave no answer in the {} stage, even after a retry ({reason})",
+                call.slot.stage
+            ),
+        )
+    }
+
+    fn on_item_resolved(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if let Some(refusal) = self.resolution_refusal(item_id, decision) {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a resolution of {item_id}: {refusal}"),
+            );
+            return Vec::new();
+        }
+        let note = note
+            .map(str::trim)
+            .filter(|note| !note.is_empty())
+            .map(str::to_string);
+        let message = match &note {
+            Some(note) => format!(
+                "{item_id} {} after the debate: {note}",
+                decision.past_tense()
+            ),
+            None => format!("{item_id} {} after the debate", decision.past_tense()),
+        };
+        self.log(now, LogKind::Moderation, None, message);
+        self.resolutions.insert(
+            item_id.to_string(),
+            ItemResolution {
+                decision,
+                note,
+                at: now,
+            },
+        );
+        Vec::new()
+    }
+
+    fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        match input {
+            Input::ItemDecided {
+                item_id,
+                decision,
+                note,
+            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
+            Input::ModerationSubmitted => self.on_moderation_submitted(now),
+            Input::ItemResolved {
+                item_id,
+                decision,
+                note,
+            } => self.on_item_resolved(item_id, *decision, note.as_deref(), now),
+            Input::Override { call_id, action } => {
+                let what = match action {
+                    OverrideAction::Rerun => {
+                        "re-run ignored: a planning debate holds no round of judges"
+                    }
+                    _ => "override ignored: the call is not live",
+                };
+                self.log(now, LogKind::Note, Some(call_id), what.into());
+                Vec::new()
+            }
+            Input::Reopened => {
+                self.log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    "reopen ignored: a planning debate is not reopened".into(),
+                );
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn stages(&self) -> Vec<StageInfo> {
+        let steps: Vec<Step> = if self.config.simple {
+            vec![Step::Draft, Step::Synthesis, Step::Done]
+        } else {
+            Step::COMPLEX.to_vec()
+        };
+        steps
+            .into_iter()
+            .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
+            .collect()
+    }
+
+    /// The final decision on `id`, a deferred one settled afterwards
+    /// included.
+    pub fn final_decision(&self, id: &str) -> Option<ItemDecision> {
+        match (self.decisions.get(id), self.resolutions.get(id)) {
+            (_, Some(resolution)) => Some(resolution.decision),
+            (Some(decision), None) => Some(decision.decision),
+            (None, None) => None,
+        }
+    }
+
+    fn board_rows(&self) -> Vec<Ruling> {
+        let mut rows: Vec<Ruling> = self
+            .items
+            .iter()
+            .map(|item| {
+                let decision = self.decisions.get(&item.id);
+                let settled = self.resolutions.get(&item.id);
+                let word = match (decision, settled) {
+                    (Some(_), Some(resolution)) => Some(format!(
+                        "DEFERRED→{}",
+                        resolution.decision.past_tense().to_uppercase()
+                    )),
+                    (Some(decision), None) => Some(decision.decision.past_tense().to_uppercase()),
+                    _ => None,
+                };
+                let tone = self
+                    .final_decision(&item.id)
+                    .map(|decision| match decision {
+                        ItemDecision::Accept => Tone::Positive,
+                        ItemDecision::Reject => Tone::Negative,
+                        ItemDecision::Defer => Tone::Caution,
+                    });
+                let mut facts = vec![
+                    Fact::new(&item.source.as_str().to_lowercase(), &item.category),
+                    Fact::new(
+                        match item.source {
+                            Source::Critic => "severity",
+                            Source::Optimizer => "priority",
+                        },
+                        item.level.as_str(),
+                    ),
+                ];
+                if let Some(response) = self.responses.get(&item.id) {
+                    facts.push(Fact::new("planner", response.decision.as_str()));
+                }
+                if let Some(decision) = decision {
+                    if decision.by == DecidedBy::Moderator {
+                        facts.push(Fact::warning("decided by", "moderator"));
+                    }
+                    if decision.note.is_some() {
+                        facts.push(Fact::new("✎", "note"));
+                    }
+                }
+                if let Some(other) = &item.refers_to {
+                    facts.push(Fact::new(
+                        match item.source {
+                            Source::Critic => "reopens",
+                            Source::Optimizer => "third option for",
+                        },
+                        other,
+                    ));
+                }
+                Ruling {
+                    subject: item.id.clone(),
+                    title: one_line(&item.summary),
+                    word,
+                    tone,
+                    rule: self
+                        .responses
+                        .get(&item.id)
+                        .map(|response| one_line(&response.reason))
+                        .unwrap_or_default(),
+                    facts,
+                }
+            })
+            .collect();
+        rows.extend(self.assumptions.iter().map(|assumption| {
+            let status = assumption.status();
+            let last = assumption
+                .checks
+                .iter()
+                .rev()
+                .find(|check| check.result == status)
+                .or(assumption.checks.last());
+            Ruling {
+                subject: assumption.id.clone(),
+                title: one_line(&assumption.text),
+                word: Some(status.as_str().to_string()),
+                tone: Some(match status {
+                    Verification::Verified => Tone::Positive,
+                    Verification::Refuted => Tone::Negative,
+                    Verification::Unverified => Tone::Caution,
+                }),
+                rule: last
+                    .map(|check| {
+                        format!(
+                            "{} (round {}): {}",
+                            check.by,
+                            check.round,
+                            one_line(&check.note)
+                        )
+                    })
+                    .unwrap_or_else(|| "nobody has checked it yet".into()),
+                facts: vec![Fact::new("from", &assumption.from)],
+            }
+        }));
+        rows
+    }
+}
+
+/// `2 challenges: C1, C2`, `no proposals`.
+fn listed(ids: &[String], one: &str, many: &str) -> String {
+    match ids.len() {
+        0 => format!("no {many}"),
+        1 => format!("1 {one}: {}", ids[0]),
+        n => format!("{n} {many}: {}", ids.join(", ")),
+    }
+}
+
+impl Protocol for Plan {
+    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+        let mode = if self.config.simple {
+            "simple mode: planner and synthesizer"
+        } else {
+            "planner, critic, optimizer and synthesizer, up to 2 rounds"
+        };
+        let message = format!("planning debate ({mode}): {}", self.config.topic);
+        self.log(now, LogKind::Note, None, message);
+        self.start_draft(now)
+    }
+
+    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        if self.outcome.is_some() {
+            return self.handle_own(input, now);
+        }
+        match self.calls.route(input, now) {
+            Routed::Handled(effects) => effects,
+            Routed::Answered { call, output } => self.on_answer(call, output, now),
+            Routed::GaveUp {
+                call,
+                reason,
+                mut effects,
+                ..
+            } => {
+                effects.extend(self.on_gave_up(call, reason, now));
+                effects
+            }
+            Routed::Protocol(input) => self.handle_own(input, now),
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            stage: self.step.id().to_string(),
+            round: if self.config.simple { 0 } else { self.round },
+            max_round: if self.config.simple { 0 } else { MAX_ROUNDS },
+            finished: self.outcome.is_some(),
+        }
+    }
+
+    fn log(&self) -> &[LogEntry] {
+        self.calls.log()
+    }
+
+    fn documents(&self) -> Vec<Document> {
+        documents::documents(self)
+    }
+
+    fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn describe(&self) -> Description {
+        let roles = self
+            .config
+            .slots()
+            .into_iter()
+            .map(|(slot, group)| RoleInfo {
+                slot: slot.to_string(),
+                title: crate::report::capitalised(slot),
+                group,
+                agent: self.calls.agent(slot).unwrap_or_default().to_string(),
+                binding: false,
+            })
+            .collect();
+        let complex = !self.config.simple;
+        Description {
+            topic: self.config.topic.clone(),
+            label: if complex {
+                "planning debate".into()
+            } else {
+                "planning debate · simple".into()
+            },
+            roles,
+            deliverable: documents::PLAN.into(),
+            items: complex.then(|| RegionInfo {
+                title: "Critique items".into(),
+                placeholder: "The critic's challenges and the optimizer's proposals appear here, with the planner's proposed response, for your decision.".into(),
+            }),
+            board: Some(RegionInfo {
+                title: "Critique log".into(),
+                placeholder: "Challenges, proposals and [UNVERIFIED] assumptions appear here as the debate raises them.".into(),
+            }),
+            about: if complex {
+                "A planning debate: the planner drafts (marking unsure assumptions [UNVERIFIED]), the \
+                 critic raises problems, then the optimizer proposes improvements and third options; \
+                 the planner proposes a response to each item and you confirm or override it (a / r / d, \
+                 n for a note) before the planner revises. Up to two rounds; then the critic's final \
+                 assessment, the optimizer's final proposals, and the synthesizer writes plan.md with \
+                 its critique log, which quorum checks against your decisions."
+                    .into()
+            } else {
+                "A simple planning debate: the planner drafts and the synthesizer writes plan.md; every \
+                 [UNVERIFIED] assumption becomes a task to investigate."
+                    .into()
+            },
+            ending_note: "No verdict: a planning debate delivers a plan. Below is the opening of plan.md."
+                .into(),
+        }
+    }
+
+    fn summary_lead(&self) -> Option<String> {
+        documents::summary_lead(self)
+    }
+
+    fn usage(&self) -> Option<&UsageLedger> {
+        Some(self.calls.usage())
+    }
+
+    fn board(&self) -> Board {
+        let items = self
+            .items
+            .iter()
+            .map(|item| {
+                let (decision, note) = match self.decisions.get(&item.id) {
+                    Some(decision) => (Some(decision.decision), decision.note.clone()),
+                    None => match self.pending.get(&item.id) {
+                        Some((decision, note)) => (Some(*decision), note.clone()),
+                        None => (None, None),
+                    },
+                };
+                BoardItem {
+                    item: self.moderation_item(item),
+                    decision,
+                    note,
+                    resolution: self.resolutions.get(&item.id).cloned(),
+                }
+            })
+            .collect();
+        let mut required_roles = vec![PLANNER.to_string(), SYNTHESIZER.to_string()];
+        if !self.config.simple {
+            required_roles.push(CRITIC.to_string());
+        }
+        Board {
+            stages: self.stages(),
+            view: BoardView::Rulings(self.board_rows()),
+            items,
+            needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
+            required_roles,
+            resolvable: matches!(self.outcome, Some(Outcome::Completed { .. }))
+                && !self.open_items().is_empty(),
+            ..Board::default()
+        }
+    }
+
+    fn open_items(&self) -> Vec<ModerationItem> {
+        self.items
+            .iter()
+            .filter(|item| {
+                self.decisions
+                    .get(&item.id)
+                    .is_some_and(|d| d.decision == ItemDecision::Defer)
+                    && !self.resolutions.contains_key(&item.id)
+            })
+            .map(|item| self.moderation_item(item))
+            .collect()
+    }
+
+    fn open_questions(&self) -> Vec<String> {
+        self.open_assumptions()
+            .iter()
+            .map(|assumption| {
+                format!(
+                    "{} [UNVERIFIED] {}",
+                    assumption.id,
+                    one_line(&assumption.text)
+                )
+            })
+            .collect()
+    }
+
+    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+        match &self.outcome {
+            None => return Some("the debate is still running".into()),
+            Some(Outcome::Failed { .. }) => {
+                return Some("the debate stopped without a plan".into());
+            }
+            _ => {}
+        }
+        if self.item(item_id).is_none() {
+            return Some("there is no such item".into());
+        }
+        if decision == ItemDecision::Defer {
+            return Some("it is deferred already; settle it with accept or reject".into());
+        }
+        match self.decisions.get(item_id).map(|d| d.decision) {
+            Some(ItemDecision::Defer) if self.resolutions.contains_key(item_id) => {
+                Some("it was settled already".into())
+            }
+            Some(ItemDecision::Defer) => None,
+            Some(other) => Some(format!(
+                "it was {} in the debate, not deferred",
+                other.past_tense()
+            )),
+            None => Some("it was never decided".into()),
+        }
+    }
+
+    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
+        let Some(call) = self.calls.live_call(call_id) else {
+            return Err(format!("{call_id} is not waiting for an answer"));
+        };
+        if answer.trim().is_empty() {
+            return Err("the answer is empty".into());
+        }
+        match call.slot.stage.as_str() {
+            "critique" | "review" => parse::read_challenges(answer)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            "optimize" => parse::read_proposals(answer)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            "respond" => {
+                let ids = self.round_ids();
+                let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+                parse::read_responses(answer, &refs)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn answer_template(&self, call_id: &str) -> Option<String> {
+        let call = self.calls.live_call(call_id)?;
+        match call.slot.stage.as_str() {
+            "respond" => Some(
+                self.round_ids()
+                    .iter()
+                    .map(|id| format!("- {id}: accept — \n"))
+                    .collect(),
+            ),
+            "critique" | "review" => Some(
+                "**Challenge 1**: Category - One-line summary\nProblem: \nAssumes: \nEvidence: \nSuggestion: \nSeverity: HIGH\n".into(),
+            ),
+            "optimize" => Some(
+                "**Improvement 1**: Category - One-line summary\nCurrent: \nProposed: \nBenefit: \nPriority: MEDIUM\n".into(),
+            ),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,456 @@
+//! End-to-end runs of the planning debate on the real binary (issue 13,
+//! "Tests that must exist"): the demo in order (the journal proves the
+//! optimizer started after the critic finished), a moderator overriding
+//! the planner and the synthesizer's wrong counts corrected, two rounds
+//! then stop, simple mode, a deferred item settled with `quorum open
+//! --resolve`, resume after a kill during moderation, and malformed
+//! challenges repaired once and then a clear stop.
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value as Json;
+use support::plan::draft;
+use support::run::{QUORUM, Ran, Sandbox, only_run, quorum_in};
+use support::{ScriptBuilder, scripted_spec, spec_yaml};
+use yaml_serde::Value;
+
+const GOAL: &str = "Let tenants export their data as CSV";
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|_| panic!("{name} is written"))
+}
+
+fn yaml(dir: &Path) -> Value {
+    yaml_serde::from_str(&read(dir, "debate.yaml")).unwrap()
+}
+
+/// The demo's spec, exported.
+fn export_demo(sandbox: &Sandbox) -> PathBuf {
+    let path = sandbox.path().join("demo.yaml");
+    sandbox
+        .quorum(
+            &[
+                "demo",
+                "--protocol",
+                "plan",
+                "--export-script",
+                path.to_str().unwrap(),
+            ],
+            &[],
+        )
+        .assert_code(0);
+    path
+}
+
+fn run_spec(
+    sandbox: &Sandbox,
+    spec: &Path,
+    out: &str,
+    extra: &[&str],
+    stdin: Option<&str>,
+) -> (Ran, PathBuf) {
+    let out = sandbox.path().join(out);
+    let mut args = vec![
+        "run",
+        spec.to_str().unwrap(),
+        "--headless",
+        "--speed",
+        "50",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let ran = quorum_in(sandbox.path(), &args, &[], stdin);
+    let dir = only_run(&out);
+    (ran, dir)
+}
+
+/// The journal's records, in order.
+fn journal(dir: &Path) -> Vec<Json> {
+    read(dir, "journal.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// The seq of the first record matching `event` and `call_id`.
+fn seq_of(records: &[Json], event: &str, call_id: &str) -> u64 {
+    records
+        .iter()
+        .find(|record| {
+            let body = &record["event"];
+            match event {
+                "call_started" => body["event"] == "call_started" && body["call_id"] == call_id,
+                _ => {
+                    body["event"] == "input"
+                        && body["input"]["type"] == event
+                        && body["input"]["call_id"] == call_id
+                }
+            }
+        })
+        .and_then(|record| record["seq"].as_u64())
+        .unwrap_or_else(|| panic!("no {event} of {call_id}"))
+}
+
+/// The demo runs in the seed's order, two rounds, and writes plan.md with
+/// the synthesizer's log, which matches the decisions.
+#[test]
+fn pc_11_pc_17_the_demo_runs_in_order_and_writes_a_correct_log() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--protocol",
+            "plan",
+            "--headless",
+            "--speed",
+            "50",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let dir = only_run(&out);
+    let records = journal(&dir);
+    let critic_done = seq_of(&records, "call_finished", "critic/critique/r1/a1");
+    let optimizer_started = seq_of(&records, "call_started", "optimizer/optimize/r1/a1");
+    assert!(
+        optimizer_started > critic_done,
+        "PC-11: the optimizer starts after the critic finished"
+    );
+    assert!(
+        seq_of(&records, "call_started", "planner/respond/r1/a1")
+            > seq_of(&records, "call_finished", "optimizer/optimize/r1/a1")
+    );
+    assert!(
+        seq_of(&records, "call_started", "critic/review/r2/a1")
+            > seq_of(&records, "call_finished", "planner/revise/r1/a1")
+    );
+    let synthesis_started = seq_of(&records, "call_started", "synthesizer/synthesis/r2/a1");
+    for call in [
+        "critic/final/r2/a1",
+        "optimizer/final/r2/a1",
+        "planner/revise/r2/a1",
+    ] {
+        assert!(
+            synthesis_started > seq_of(&records, "call_finished", call),
+            "PC-20: after {call}"
+        );
+    }
+    let started: Vec<String> = records
+        .iter()
+        .filter(|record| record["event"]["event"] == "call_started")
+        .map(|record| record["event"]["call_id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        started.iter().all(|id| !id.contains("/r3/")),
+        "PC-17: {started:?}"
+    );
+
+    let plan = read(&dir, "plan.md");
+    assert!(plan.contains("**Critic challenges**: 4 (Accepted: 2 | Rejected: 2 | Deferred: 0)"));
+    assert!(plan.contains("**Deadlocks resolved by Optimizer**: 1"));
+    assert!(
+        !plan.contains("quorum recomputed"),
+        "the demo's log is right"
+    );
+    assert!(plan.contains("- [ ] Investigate: The exports bucket's policy"));
+    let entries: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for name in ["plan.md", "transcript.md", "debate.yaml", "journal.jsonl"] {
+        assert!(entries.contains(&name.to_string()), "{name} in {entries:?}");
+    }
+    assert_eq!(entries.len(), 4, "PC-21: no other file: {entries:?}");
+    let record = yaml(&dir);
+    let u1 = &record["unverified"][0];
+    assert_eq!(u1["status"].as_str(), Some("verified"));
+    assert_eq!(
+        record["unverified"][1]["status"].as_str(),
+        Some("unverified")
+    );
+    // The end-of-run message is plan.md's opening, and names what to investigate.
+    assert!(
+        ran.stdout
+            .starts_with("Admins will export all of their tenant's data"),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains("One assumption is still unverified"));
+}
+
+/// The moderator overrides the planner on stdin; the critique log records
+/// it, and the synthesizer's log (scripted before the override) is
+/// corrected from the decisions, with a line saying so.
+#[test]
+fn a26_pc_33_a_moderator_overrides_the_planner_and_the_log_is_corrected() {
+    let sandbox = Sandbox::new();
+    let spec = export_demo(&sandbox);
+    let stdin = "a\na: the 60 s timeout is real\na\na\nd\nr\na\n";
+    let (ran, dir) = run_spec(
+        &sandbox,
+        &spec,
+        "out",
+        &["--moderation", "ask"],
+        Some(stdin),
+    );
+    ran.assert_code(0);
+    let record = yaml(&dir);
+    let c2 = record["items"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|item| item["id"].as_str() == Some("C2"))
+        .unwrap();
+    assert_eq!(c2["proposed"]["decision"].as_str(), Some("reject"));
+    assert_eq!(c2["decision"]["decision"].as_str(), Some("accept"));
+    assert_eq!(c2["decision"]["by"].as_str(), Some("moderator"));
+    assert_eq!(
+        c2["decision"]["note"].as_str(),
+        Some("the 60 s timeout is real")
+    );
+    let plan = read(&dir, "plan.md");
+    assert!(
+        plan.contains("decided by the moderator (the planner proposed to reject)"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("**Critic challenges**: 4 (Accepted: 3 | Rejected: 1 | Deferred: 0)"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("*quorum recomputed this log from the recorded decisions"),
+        "{plan}"
+    );
+    assert_eq!(plan.matches("## Critique Log").count(), 1);
+    assert!(
+        read(&dir, "transcript.md")
+            .contains("C2 accepted (the planner proposed to reject): the 60 s timeout is real")
+    );
+}
+
+/// PC-28: `quorum plan --simple` runs the planner and the synthesizer only.
+#[test]
+fn pc_28_simple_mode_on_the_command_line() {
+    let sandbox = Sandbox::new();
+    let script = ScriptBuilder::default()
+        .reply(
+            "planner",
+            "draft",
+            None,
+            None,
+            &draft("Export", &["COPY streams 5 GB in 1 GiB."]),
+        )
+        .reply(
+            "synthesizer",
+            "synthesis",
+            None,
+            None,
+            "# Export\n\nShip a CSV export.\n\n## Steps\n1. Go.\n",
+        )
+        .build();
+    let script_path = sandbox.write("script.yaml", &yaml_serde::to_string(&script).unwrap());
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "plan",
+            GOAL,
+            "--simple",
+            "--script",
+            script_path.to_str().unwrap(),
+            "--agent",
+            "default=script",
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let dir = only_run(&out);
+    let record = yaml(&dir);
+    let roles: Vec<&str> = record["answers"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|answer| answer["role"].as_str())
+        .collect();
+    assert_eq!(roles, ["planner", "synthesizer"]);
+    let plan = read(&dir, "plan.md");
+    assert!(
+        plan.contains("- [ ] Investigate: COPY streams 5 GB in 1 GiB. (U1)"),
+        "{plan}"
+    );
+    let listed = sandbox.quorum(&["open", "--out", out.to_str().unwrap(), "--headless"], &[]);
+    assert!(
+        listed
+            .stdout
+            .contains("to investigate:\n    U1 [UNVERIFIED] COPY streams 5 GB in 1 GiB."),
+        "{}",
+        listed.stdout
+    );
+}
+
+/// A deferred item is settled after the debate with `quorum open --resolve`.
+#[test]
+fn a_deferred_item_is_settled_with_quorum_open() {
+    let sandbox = Sandbox::new();
+    let spec = export_demo(&sandbox);
+    let (ran, dir) = run_spec(&sandbox, &spec, "out", &[], None);
+    ran.assert_code(0);
+    let listed = sandbox.quorum(&["open", dir.to_str().unwrap(), "--headless"], &[]);
+    assert!(
+        listed.stdout.contains("1 open deferred item"),
+        "{}",
+        listed.stdout
+    );
+    assert!(listed.stdout.contains("I2  optimizer"), "{}", listed.stdout);
+    let refused = sandbox.quorum(
+        &["open", dir.to_str().unwrap(), "--resolve", "C1=accept"],
+        &[],
+    );
+    refused.assert_code(2);
+    assert!(
+        refused
+            .stderr
+            .contains("cannot settle C1: it was accepted in the debate, not deferred"),
+        "{}",
+        refused.stderr
+    );
+    let settled = sandbox.quorum(
+        &[
+            "open",
+            dir.to_str().unwrap(),
+            "--resolve",
+            "I2=accept",
+            "--note",
+            "product says yes",
+        ],
+        &[],
+    );
+    settled.assert_code(0);
+    let plan = read(&dir, "plan.md");
+    assert!(plan.contains("| I2 | Optimizer | Email the admin when the export is ready | Product | Accepted (after the debate) |"), "{plan}");
+    assert!(plan.contains("I2 accepted on"), "{plan}");
+    let again = sandbox.quorum(
+        &["open", dir.to_str().unwrap(), "--resolve", "I2=reject"],
+        &[],
+    );
+    again.assert_code(2);
+    assert!(
+        again.stderr.contains("has no deferred items to settle"),
+        "{}",
+        again.stderr
+    );
+}
+
+/// Killed with kill -9 during the first moderation and resumed, the debate
+/// ends as the uninterrupted run did.
+#[test]
+fn resume_after_a_kill_during_moderation() {
+    let sandbox = Sandbox::new();
+    let spec = export_demo(&sandbox);
+    let (ran, reference) = run_spec(&sandbox, &spec, "reference", &[], None);
+    ran.assert_code(0);
+    let records = journal(&reference);
+    let decided = records
+        .iter()
+        .find(|record| record["event"]["input"]["type"] == "item_decided")
+        .and_then(|record| record["seq"].as_u64())
+        .expect("a decision");
+
+    let out = sandbox.path().join("killed");
+    let mut command = Command::new(QUORUM);
+    support::isolate(&mut command, sandbox.path())
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--headless",
+            "--speed",
+            "50",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("QUORUM_TEST_STOP_AFTER_RECORD", decided.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = command.spawn().unwrap();
+    let started = Instant::now();
+    loop {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap_or_default();
+        if stat
+            .rsplit_once(')')
+            .and_then(|(_, after)| after.trim_start().chars().next())
+            == Some('T')
+        {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "quorum ended before the hook stopped it"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "quorum never stopped"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let dir = only_run(&out);
+    assert!(!dir.join("plan.md").exists(), "killed during moderation");
+    let resumed = sandbox.quorum(&["resume", dir.to_str().unwrap(), "--headless"], &[]);
+    resumed.assert_code(0);
+    assert_eq!(read(&dir, "plan.md"), read(&reference, "plan.md"));
+    let decisions = |dir: &Path| -> Vec<(String, String)> {
+        yaml(dir)["items"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|item| {
+                (
+                    item["id"].as_str().unwrap().to_string(),
+                    item["decision"]["decision"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(decisions(&dir), decisions(&reference));
+}
+
+/// Malformed challenges: one repair quoting the error, then a clear stop
+/// (exit 1) with no plan invented.
+#[test]
+fn malformed_challenges_are_repaired_then_stop() {
+    let sandbox = Sandbox::new();
+    let script = ScriptBuilder::default()
+        .reply("planner", "draft", None, None, &draft("Export", &[]))
+        .fault("critic", "critique", None, None, "malformed")
+        .build();
+    let mut spec = scripted_spec(GOAL, script);
+    spec.protocol = "plan".into();
+    let path = sandbox.write("spec.yaml", &spec_yaml(&spec));
+    let (ran, dir) = run_spec(&sandbox, &path, "out", &[], None);
+    ran.assert_code(1);
+    let transcript = read(&dir, "transcript.md");
+    assert!(
+        transcript.contains("**RETRY** `critic/critique/r1/a2`"),
+        "one repair"
+    );
+    assert!(
+        ran.stdout.contains(
+            "the critic's critique answer could not be parsed, even after a repair attempt"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(read(&dir, "plan.md").starts_with("# No plan — "));
+}

@@ -1,0 +1,653 @@
+//! The planning debate's rules (RULES.md section 11a, PC-01..PC-33,
+//! A25-A27), checked against the pure state machine. Each test names the
+//! rules it checks.
+
+mod support;
+
+use std::sync::Arc;
+
+use quorum::prompts::PromptSet;
+use quorum::protocol::plan::model::{Source, Verification};
+use quorum::protocol::plan::{Plan, PlanConfig};
+use quorum::protocol::{BoardView, ContextDoc, ItemDecision, Outcome, Protocol, RoleGroup};
+use support::harness::t0;
+use support::plan::{challenges, draft, proposals, reopening, responses, synthesis};
+
+const GOAL: &str = "Let tenants export their data as CSV";
+const CONTEXT_TEXT: &str = "The API pods have 1 GiB of memory.";
+
+type Harness = support::harness::Harness<Plan>;
+
+fn config(simple: bool) -> PlanConfig {
+    let agents = ["planner", "critic", "optimizer", "synthesizer"]
+        .iter()
+        .map(|slot| (slot.to_string(), "script:scripted".to_string()))
+        .collect();
+    PlanConfig {
+        topic: GOAL.into(),
+        context: vec![ContextDoc {
+            name: "notes.md".into(),
+            text: CONTEXT_TEXT.into(),
+        }],
+        simple,
+        agents,
+        prices: Default::default(),
+        started_at: t0(),
+        hold_for_moderator: false,
+    }
+}
+
+fn start(simple: bool) -> Harness {
+    Harness::start(Plan::new(config(simple), Arc::new(PromptSet::builtin())))
+}
+
+/// The draft (U1, U2), the critic's C1 (HIGH) and C2 (CRITICAL) with U1
+/// verified, the optimizer's I1 and a third option I2 for C2, the
+/// planner's responses (C2 rejected, I2 accepted, I1 deferred).
+fn round_one() -> Harness {
+    let mut harness = start(false);
+    harness.answer(
+        "planner/draft/r1",
+        &draft(
+            "Export",
+            &["COPY streams 5 GB in 1 GiB.", "Presigned URLs live 24 h."],
+        ),
+    );
+    harness.answer(
+        "critic/critique/r1",
+        &challenges(
+            &[
+                ("Operations", "No timeout plan", "HIGH"),
+                ("Security", "Tenant leak", "CRITICAL"),
+            ],
+            &["U1: [VERIFIED] the COPY docs say rows stream"],
+        ),
+    );
+    harness.answer(
+        "optimizer/optimize/r1",
+        &proposals(
+            &[
+                ("Delivery", "One transaction", "HIGH", None),
+                ("Operations", "Queue large exports", "MEDIUM", Some("C2")),
+            ],
+            &["U2: [UNVERIFIED] no access to the bucket"],
+        ),
+    );
+    harness.answer(
+        "planner/respond/r1",
+        &responses(&[
+            ("C1", "accept"),
+            ("C2", "reject"),
+            ("I1", "defer"),
+            ("I2", "accept"),
+        ]),
+    );
+    harness
+}
+
+/// Round one through a moderation that takes the planner's responses, the
+/// revision, and a critic's review that raises nothing: one round.
+fn one_round_to_the_end() -> Harness {
+    let mut harness = round_one();
+    take_planner(&mut harness);
+    harness.answer(
+        "planner/revise/r1",
+        &draft("Export, revised", &["Presigned URLs live 24 h."]),
+    );
+    harness.answer("critic/review/r2", &challenges(&[], &[]));
+    harness.answer(
+        "optimizer/final",
+        "Final proposals: I1 deferred, I2 accepted.",
+    );
+    harness
+}
+
+/// Confirms every open item as the planner proposed.
+fn take_planner(harness: &mut Harness) {
+    let items = harness.moderation.clone().expect("a moderation");
+    let decisions: Vec<(String, ItemDecision)> = items
+        .iter()
+        .map(|item| (item.id.clone(), item.suggestion.as_ref().unwrap().decision))
+        .collect();
+    let refs: Vec<(&str, ItemDecision, Option<&str>)> = decisions
+        .iter()
+        .map(|(id, decision)| (id.as_str(), *decision, None))
+        .collect();
+    harness.moderate(&refs);
+}
+
+fn log_of(rows: &[(&str, &str, &str)], counts: &[&str]) -> String {
+    let mut text = String::from(
+        "## Critique Log\n\n| # | Source | Challenge/Proposal | Category | Resolution | Detail |\n|---|---|---|---|---|---|\n",
+    );
+    for (id, source, resolution) in rows {
+        text.push_str(&format!("| {id} | {source} | x | y | {resolution} | z |\n"));
+    }
+    text.push('\n');
+    for line in counts {
+        text.push_str(&format!("{line}\n"));
+    }
+    text
+}
+
+/// The log a correct synthesizer writes for [`one_round_to_the_end`].
+fn correct_log() -> String {
+    log_of(
+        &[
+            ("C1", "Critic", "Accepted"),
+            ("C2", "Critic", "Rejected"),
+            ("I1", "Optimizer", "Deferred"),
+            ("I2", "Optimizer", "Accepted"),
+            ("U2", "Planner", "Unverified"),
+        ],
+        &[
+            "**Debate rounds**: 1",
+            "**Critic challenges**: 2 (Accepted: 1 | Rejected: 1 | Deferred: 0)",
+            "**Optimizer proposals**: 2 (Accepted: 1 | Rejected: 0 | Deferred: 1)",
+            "**Deadlocks resolved by Optimizer**: 1",
+            "**Unverified assumptions**: 1",
+        ],
+    )
+}
+
+// ---- roles, stances and order --------------------------------------------------
+
+/// PC-01, PC-28: four roles, or the planner and the synthesizer in simple
+/// mode, laid out by group.
+#[test]
+fn pc_01_pc_28_the_roles() {
+    let roles: Vec<(String, RoleGroup)> = start(false)
+        .protocol
+        .describe()
+        .roles
+        .into_iter()
+        .map(|role| (role.slot, role.group))
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            ("planner".to_string(), RoleGroup::Lead),
+            ("critic".to_string(), RoleGroup::Challenger),
+            ("optimizer".to_string(), RoleGroup::Panel),
+            ("synthesizer".to_string(), RoleGroup::Synthesizer)
+        ]
+    );
+    let simple: Vec<String> = start(true)
+        .protocol
+        .describe()
+        .roles
+        .into_iter()
+        .map(|role| role.slot)
+        .collect();
+    assert_eq!(simple, ["planner", "synthesizer"]);
+}
+
+/// PC-02, PC-03, PC-04, PC-05, PC-22, PC-24, A25: each role's stance in
+/// its prompt.
+#[test]
+fn pc_02_to_pc_05_pc_22_pc_24_each_prompt_states_its_stance() {
+    let mut harness = round_one();
+    let draft_prompt = harness.prompt_of("planner/draft/r1");
+    assert!(
+        draft_prompt.contains("[UNVERIFIED]") && draft_prompt.contains("Do not stop to verify")
+    );
+    assert!(draft_prompt.contains("Do not ask the user questions"));
+    assert!(draft_prompt.contains("docs/plans/"));
+    let critic = harness.prompt_of("critic/critique/r1");
+    assert!(critic.contains("You look for problems only"));
+    assert!(critic.contains("the one exception is the concrete fix for a problem you raise"));
+    assert!(critic.contains("Do not ask the user questions") && critic.contains("docs/plans/"));
+    let optimizer = harness.prompt_of("optimizer/optimize/r1");
+    assert!(optimizer.contains("You look for improvements only"));
+    assert!(optimizer.contains("third option"));
+    take_planner(&mut harness);
+    harness.answer("planner/revise/r1", &draft("Export", &[]));
+    harness.answer("critic/review/r2", &challenges(&[], &[]));
+    harness.answer("optimizer/final", "Final.");
+    let synthesizer = harness.prompt_of("synthesizer/synthesis");
+    assert!(synthesizer.contains("Be neutral: favour none of the participants"));
+    assert!(synthesizer.contains("make the final call on the evidence"));
+}
+
+/// PC-07, PC-08, PC-10, PC-11, PC-12: the planner drafts first; the
+/// critic gets the whole draft; the optimizer starts only after the
+/// critic finished, with the draft and the challenges; the planner gets
+/// the challenges, most severe first, then the proposals.
+#[test]
+fn pc_07_to_pc_12_the_order() {
+    let mut harness = start(false);
+    let first: Vec<&str> = harness
+        .started
+        .iter()
+        .map(|s| s.request.call_id.as_str())
+        .collect();
+    assert_eq!(first, ["planner/draft/r1/a1"], "PC-07");
+    let plan = draft("Export", &["COPY streams 5 GB in 1 GiB."]);
+    harness.answer("planner/draft/r1", &plan);
+    assert!(harness.is_live("critic/critique/r1"));
+    assert!(
+        !harness.was_started("optimizer/"),
+        "PC-11: not before the critic"
+    );
+    assert!(
+        harness
+            .prompt_of("critic/critique/r1")
+            .contains(plan.trim()),
+        "PC-08"
+    );
+    harness.answer(
+        "critic/critique/r1",
+        &challenges(
+            &[
+                ("Data", "Quoting", "MEDIUM"),
+                ("Security", "Tenant leak", "CRITICAL"),
+            ],
+            &[],
+        ),
+    );
+    let optimizer = harness.prompt_of("optimizer/optimize/r1");
+    assert!(optimizer.contains(plan.trim()), "PC-08");
+    assert!(
+        optimizer.contains("Tenant leak") && optimizer.contains("Quoting"),
+        "PC-10"
+    );
+    harness.answer(
+        "optimizer/optimize/r1",
+        &proposals(&[("Delivery", "One transaction", "HIGH", None)], &[]),
+    );
+    let respond = harness.prompt_of("planner/respond/r1");
+    let at = |text: &str| {
+        respond
+            .find(text)
+            .unwrap_or_else(|| panic!("{text} in the prompt"))
+    };
+    assert!(
+        at("C1 (CRITICAL)") < at("C2 (MEDIUM)"),
+        "PC-09: most severe first"
+    );
+    assert!(
+        at("C2 (MEDIUM)") < at("I1 (HIGH)"),
+        "PC-12: challenges, then proposals"
+    );
+    let ids: Vec<&str> = harness
+        .protocol
+        .items()
+        .iter()
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(ids, ["C1", "C2", "I1"]);
+    assert_eq!(harness.protocol.items()[0].summary, "Tenant leak");
+}
+
+/// PC-14, A26: the planner proposes a response to each item, shown to the
+/// moderator, who confirms or overrides it; the log records who decided.
+#[test]
+fn pc_14_a26_the_moderator_confirms_or_overrides_the_planner() {
+    let mut harness = round_one();
+    let items = harness.moderation.clone().expect("a moderation");
+    let proposed: Vec<(String, ItemDecision)> = items
+        .iter()
+        .map(|item| {
+            let suggestion = item.suggestion.as_ref().expect("the planner's proposal");
+            assert_eq!(suggestion.by, "planner");
+            (item.id.clone(), suggestion.decision)
+        })
+        .collect();
+    assert_eq!(proposed[1], ("C2".to_string(), ItemDecision::Reject));
+    harness.moderate(&[
+        ("C2", ItemDecision::Accept, Some("the 60 s timeout is real")),
+        ("I1", ItemDecision::Defer, None),
+        ("I2", ItemDecision::Accept, None),
+    ]);
+    let c2 = harness.protocol.decision("C2").unwrap();
+    assert_eq!(c2.decision, ItemDecision::Accept);
+    assert_eq!(c2.by, quorum::protocol::plan::model::DecidedBy::Moderator);
+    assert_eq!(
+        harness.protocol.decision("C1").unwrap().by,
+        quorum::protocol::plan::model::DecidedBy::Planner
+    );
+    assert!(
+        harness
+            .log_text()
+            .contains("C2 accepted (the planner proposed to reject): the 60 s timeout is real")
+    );
+    // PC-15: the planner revises to the final decisions, overrides included.
+    let revise = harness.prompt_of("planner/revise/r1");
+    assert!(
+        revise.contains("**accepted** by the moderator, where you proposed to reject"),
+        "{revise}"
+    );
+    assert!(revise.contains("the 60 s timeout is real"));
+}
+
+/// PC-13, PC-15, PC-16, PC-17, A26: the critic reviews the responses;
+/// what it disputes starts round 2, where the optimizer gets the disputed
+/// items to break; after round 2 the debate stops.
+#[test]
+fn pc_13_pc_16_pc_17_a26_two_rounds_then_stop() {
+    let mut harness = round_one();
+    take_planner(&mut harness);
+    let revised = draft("Export, revised", &["Presigned URLs live 24 h."]);
+    harness.answer("planner/revise/r1", &revised);
+    let review = harness.prompt_of("critic/review/r2");
+    assert!(
+        review.contains(revised.trim()),
+        "PC-15: the revised plan goes to the critic"
+    );
+    assert!(
+        review.contains("C2 (Critic, HIGH) Operations: No timeout plan. The planner proposed to reject (because of C2); final decision: rejected."),
+        "PC-16: {review}"
+    );
+    harness.answer("critic/review/r2", &reopening("Tenants still leak", "C2"));
+    let optimizer = harness.prompt_of("optimizer/optimize/r2");
+    assert!(
+        optimizer.contains("C3 (HIGH) Operations: Tenants still leak")
+            && optimizer.contains("Reopens: C2"),
+        "PC-13: {optimizer}"
+    );
+    assert!(optimizer.contains(revised.trim()), "PC-15");
+    harness.answer(
+        "optimizer/optimize/r2",
+        &proposals(&[("Security", "Scoped views", "HIGH", Some("C3"))], &[]),
+    );
+    harness.answer(
+        "planner/respond/r2",
+        &responses(&[("C3", "reject"), ("I3", "accept")]),
+    );
+    take_planner(&mut harness);
+    harness.answer("planner/revise/r2", &draft("Export, final", &[]));
+    // PC-17: no third round; the final words instead.
+    assert!(!harness.was_started("critic/review/r3"));
+    assert!(harness.is_live("critic/final/r2") && harness.is_live("optimizer/final/r2"));
+    assert_eq!(harness.protocol.rounds_run(), 2);
+    assert_eq!(harness.protocol.progress().round, 2);
+}
+
+/// PC-18, PC-19, PC-20: the synthesizer starts only once the critic's
+/// final assessment and the optimizer's final proposals are in, and gets
+/// both with the final plan.
+#[test]
+fn pc_18_pc_19_pc_20_the_synthesizer_waits_for_all_three() {
+    let mut harness = round_one();
+    take_planner(&mut harness);
+    harness.answer("planner/revise/r1", &draft("Export, revised", &[]));
+    harness.answer("critic/review/r2", &reopening("Still leaks", "C2"));
+    harness.answer("optimizer/optimize/r2", &proposals(&[], &[]));
+    harness.answer("planner/respond/r2", &responses(&[("C3", "accept")]));
+    take_planner(&mut harness);
+    harness.answer("planner/revise/r2", &draft("Export, final", &[]));
+    harness.answer("critic/final/r2", "Resolved: C1, C3. Open: none.");
+    assert!(
+        !harness.was_started("synthesizer/"),
+        "the optimizer is still writing"
+    );
+    harness.answer("optimizer/final/r2", "I1 deferred, I2 accepted.");
+    let prompt = harness.prompt_of("synthesizer/synthesis");
+    assert!(prompt.contains("Resolved: C1, C3. Open: none."), "PC-18");
+    assert!(prompt.contains("I1 deferred, I2 accepted."), "PC-19");
+    assert!(prompt.contains("# Export, final"), "PC-20: the final plan");
+}
+
+/// A critic review that disputes nothing is its final assessment: one
+/// round, and the optimizer's final proposals only.
+#[test]
+fn a_review_without_disputes_ends_after_one_round() {
+    let harness = one_round_to_the_end();
+    assert_eq!(harness.protocol.rounds_run(), 1);
+    assert!(!harness.was_started("critic/final"));
+    assert!(harness.is_live("synthesizer/synthesis"));
+    assert!(
+        harness
+            .protocol
+            .assessment()
+            .unwrap()
+            .contains("No challenges.")
+    );
+}
+
+// ---- unverified assumptions, files and the log -----------------------------------------
+
+/// PC-24, PC-25, PC-26, PC-27: every marker is tracked; the critic's and
+/// optimizer's checks are recorded; what stays unverified is a log row,
+/// an investigation task and an open question.
+#[test]
+fn pc_24_to_pc_27_unverified_assumptions_are_tracked_to_the_end() {
+    let mut harness = one_round_to_the_end();
+    let statuses: Vec<(String, Verification)> = harness
+        .protocol
+        .assumptions()
+        .iter()
+        .map(|a| (a.id.clone(), a.status()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("U1".to_string(), Verification::Verified),
+            ("U2".to_string(), Verification::Unverified)
+        ]
+    );
+    // The synthesizer forgets the investigation task: quorum adds it.
+    harness.answer("synthesizer/synthesis", &synthesis(&correct_log()));
+    let plan = harness.document("plan.md");
+    assert!(
+        plan.contains("- [ ] Investigate: Presigned URLs live 24 h. (U2)"),
+        "{plan}"
+    );
+    assert_eq!(
+        harness.protocol.open_questions(),
+        ["U2 [UNVERIFIED] Presigned URLs live 24 h."]
+    );
+    assert!(
+        harness
+            .protocol
+            .summary_lead()
+            .unwrap()
+            .ends_with("One assumption is still unverified: investigate it before implementing (see Progress Tracking).")
+    );
+    let BoardView::Rulings(rows) = harness.protocol.board().view else {
+        panic!("a critique-log board");
+    };
+    let u1 = rows.iter().find(|row| row.subject == "U1").unwrap();
+    assert_eq!(u1.word.as_deref(), Some("VERIFIED"));
+    assert!(
+        u1.rule
+            .contains("critic (round 1): the COPY docs say rows stream")
+    );
+}
+
+/// PC-21, PC-23, PC-31, PC-32, A27: only the synthesizer's answer becomes a
+/// file, `plan.md`; a log that matches the decisions is kept as written.
+#[test]
+fn pc_21_pc_23_pc_31_pc_32_a27_the_plan_keeps_a_correct_log() {
+    let mut harness = one_round_to_the_end();
+    let written = synthesis(&correct_log()).replace(
+        "- [ ] Export\n",
+        "- [ ] Export\n- [ ] Investigate: Presigned URLs live 24 h. (U2)\n",
+    );
+    harness.answer("synthesizer/synthesis", &written);
+    assert!(
+        matches!(harness.finished, Some(Outcome::Completed { ref deliverable, .. }) if deliverable == "plan.md")
+    );
+    let paths: Vec<String> = harness
+        .protocol
+        .documents()
+        .into_iter()
+        .map(|d| d.path)
+        .collect();
+    assert_eq!(paths, ["plan.md", "transcript.md", "debate.yaml"], "PC-21");
+    assert_eq!(
+        harness.document("plan.md"),
+        written.trim_end().to_string() + "\n"
+    );
+    let transcript = harness.document("transcript.md");
+    assert!(
+        transcript.contains("Final proposals: I1 deferred, I2 accepted."),
+        "every answer is kept raw"
+    );
+}
+
+/// PC-33, A27: counts the synthesizer got wrong are recomputed from the
+/// decisions, corrected in plan.md and noted; never trusted.
+#[test]
+fn pc_33_a27_a_wrong_log_is_corrected_and_noted() {
+    let mut harness = one_round_to_the_end();
+    let wrong = correct_log()
+        .replace(
+            "| C2 | Critic | x | y | Rejected |",
+            "| C2 | Critic | x | y | Accepted |",
+        )
+        .replace(
+            "(Accepted: 1 | Rejected: 1 | Deferred: 0)",
+            "(Accepted: 2 | Rejected: 0 | Deferred: 0)",
+        )
+        .replace(
+            "**Deadlocks resolved by Optimizer**: 1",
+            "**Deadlocks resolved by Optimizer**: 0",
+        );
+    harness.answer("synthesizer/synthesis", &synthesis(&wrong));
+    let plan = harness.document("plan.md");
+    for expected in [
+        "| C2 | Critic | No timeout plan | Operations | Rejected |",
+        "**Critic challenges**: 2 (Accepted: 1 | Rejected: 1 | Deferred: 0)",
+        "**Deadlocks resolved by Optimizer**: 1",
+        "*quorum recomputed this log from the recorded decisions: the Critique Log's resolutions differ from the recorded decisions; the log said `**Critic challenges**: 2 (Accepted: 2 | Rejected: 0 | Deferred: 0)`",
+    ] {
+        assert!(plan.contains(expected), "{expected}\n{plan}");
+    }
+    assert_eq!(plan.matches("## Critique Log").count(), 1);
+    assert!(
+        harness
+            .log_text()
+            .contains("the Critique Log's resolutions differ")
+    );
+    // A plan with no log at all gets quorum's.
+    let mut harness = one_round_to_the_end();
+    harness.answer("synthesizer/synthesis", &synthesis(""));
+    let plan = harness.document("plan.md");
+    assert!(plan.contains("## Critique Log") && plan.contains("no Critique Log; quorum added it"));
+}
+
+/// PC-28, A27: simple mode is the planner and the synthesizer; every
+/// marker is listed for investigation.
+#[test]
+fn pc_28_simple_mode() {
+    let mut harness = start(true);
+    harness.answer(
+        "planner/draft/r1",
+        &draft("Export", &["COPY streams 5 GB in 1 GiB."]),
+    );
+    assert!(harness.is_live("synthesizer/synthesis"));
+    assert!(!harness.was_started("critic/"));
+    let prompt = harness.prompt_of("synthesizer/synthesis");
+    assert!(
+        !prompt.contains("The critic's final assessment"),
+        "{prompt}"
+    );
+    harness.answer(
+        "synthesizer/synthesis",
+        "# Export\n\nShip it.\n\n## Steps\n1. Go.\n",
+    );
+    let plan = harness.document("plan.md");
+    assert!(
+        plan.contains(
+            "## Progress Tracking\n\n- [ ] Investigate: COPY streams 5 GB in 1 GiB. (U1)"
+        ),
+        "{plan}"
+    );
+    assert!(plan.contains("**Unverified assumptions**: 1"));
+    assert_eq!(harness.protocol.progress().max_round, 0);
+}
+
+/// A deferred item is settled after the debate; plan.md says so.
+#[test]
+fn a_deferred_item_is_settled_after_the_debate() {
+    let mut harness = one_round_to_the_end();
+    harness.answer("synthesizer/synthesis", &synthesis(&correct_log()));
+    assert_eq!(harness.protocol.open_items().len(), 1);
+    assert!(
+        harness
+            .protocol
+            .resolution_refusal("C1", ItemDecision::Accept)
+            .is_some()
+    );
+    assert!(
+        harness
+            .protocol
+            .resolution_refusal("I1", ItemDecision::Defer)
+            .is_some()
+    );
+    assert_eq!(
+        harness
+            .protocol
+            .resolution_refusal("I1", ItemDecision::Accept),
+        None
+    );
+    harness.send(quorum::protocol::Input::ItemResolved {
+        item_id: "I1".into(),
+        decision: ItemDecision::Accept,
+        note: Some("product agreed".into()),
+    });
+    assert!(harness.protocol.open_items().is_empty());
+    let plan = harness.document("plan.md");
+    assert!(
+        plan.contains(
+            "| I1 | Optimizer | One transaction | Delivery | Accepted (after the debate) |"
+        )
+    );
+    assert!(plan.contains("Settled after the debate, so the plan above does not reflect them yet: I1 accepted on 2026-12-01 (product agreed)"));
+    assert!(
+        !plan.contains("quorum recomputed"),
+        "the synthesizer was right at the time"
+    );
+}
+
+/// Malformed challenges get one repair quoting the error, then a clear
+/// stop with no plan invented.
+#[test]
+fn malformed_challenges_are_repaired_once_then_stop() {
+    let mut harness = start(false);
+    harness.answer("planner/draft/r1", &draft("Export", &[]));
+    harness.answer("critic/critique/r1", "```yaml\nchallenges: [leak]\n```");
+    let repair = harness.call("critic/critique/r1/a2");
+    assert!(
+        repair
+            .request
+            .prompt
+            .contains("no `**Challenge N**: Category - summary` block was found")
+    );
+    harness.answer(
+        "critic/critique/r1/a2",
+        "**Challenge 1**: Security - Leak\nProblem: x\nEvidence: y\nSuggestion: z\nSeverity: LOW\n",
+    );
+    let Some(Outcome::Failed { reason }) = &harness.finished else {
+        panic!("a clear stop: {:?}", harness.finished);
+    };
+    assert!(
+        reason.contains("LOW is not a challenge severity"),
+        "{reason}"
+    );
+    assert!(harness.document("plan.md").starts_with("# No plan — "));
+}
+
+/// The optimizer is not required: without its proposals the round goes on.
+#[test]
+fn a_missing_optimizer_costs_only_its_proposals() {
+    let mut harness = start(false);
+    harness.answer("planner/draft/r1", &draft("Export", &[]));
+    harness.answer(
+        "critic/critique/r1",
+        &challenges(&[("Security", "Leak", "HIGH")], &[]),
+    );
+    harness.time_out("optimizer/optimize/r1");
+    assert!(harness.is_live("planner/respond/r1"));
+    assert_eq!(
+        harness
+            .protocol
+            .items()
+            .iter()
+            .filter(|i| i.source == Source::Optimizer)
+            .count(),
+        0
+    );
+    assert!(harness.protocol.missing()[0].starts_with("round 1: no proposals from the optimizer"));
+}
