@@ -185,7 +185,7 @@ fn pc_01_pc_28_the_roles() {
 /// PC-02, PC-03, PC-04, PC-05, PC-22, PC-24, A25: each role's stance in
 /// its prompt.
 #[test]
-fn pc_02_to_pc_05_pc_22_pc_24_each_prompt_states_its_stance() {
+fn pc_02_pc_03_pc_04_pc_05_pc_22_pc_24_each_prompt_states_its_stance() {
     let mut harness = round_one();
     let draft_prompt = harness.prompt_of("planner/draft/r1");
     assert!(
@@ -214,7 +214,7 @@ fn pc_02_to_pc_05_pc_22_pc_24_each_prompt_states_its_stance() {
 /// critic finished, with the draft and the challenges; the planner gets
 /// the challenges, most severe first, then the proposals.
 #[test]
-fn pc_07_to_pc_12_the_order() {
+fn pc_07_pc_08_pc_09_pc_10_pc_11_pc_12_the_order() {
     let mut harness = start(false);
     let first: Vec<&str> = harness
         .started
@@ -282,7 +282,7 @@ fn pc_07_to_pc_12_the_order() {
 /// PC-14, A26: the planner proposes a response to each item, shown to the
 /// moderator, who confirms or overrides it; the log records who decided.
 #[test]
-fn pc_14_a26_the_moderator_confirms_or_overrides_the_planner() {
+fn pc_14_pc_15_a26_the_moderator_confirms_or_overrides_the_planner() {
     let mut harness = round_one();
     let items = harness.moderation.clone().expect("a moderation");
     let proposed: Vec<(String, ItemDecision)> = items
@@ -324,7 +324,7 @@ fn pc_14_a26_the_moderator_confirms_or_overrides_the_planner() {
 /// what it disputes starts round 2, where the optimizer gets the disputed
 /// items to break; after round 2 the debate stops.
 #[test]
-fn pc_13_pc_16_pc_17_a26_two_rounds_then_stop() {
+fn pc_13_pc_15_pc_16_pc_17_a26_two_rounds_then_stop() {
     let mut harness = round_one();
     take_planner(&mut harness);
     let revised = draft("Export, revised", &["Presigned URLs live 24 h."]);
@@ -411,7 +411,7 @@ fn a_review_without_disputes_ends_after_one_round() {
 /// optimizer's checks are recorded; what stays unverified is a log row,
 /// an investigation task and an open question.
 #[test]
-fn pc_24_to_pc_27_unverified_assumptions_are_tracked_to_the_end() {
+fn pc_24_pc_25_pc_26_pc_27_unverified_assumptions_are_tracked_to_the_end() {
     let mut harness = one_round_to_the_end();
     let statuses: Vec<(String, Verification)> = harness
         .protocol
