@@ -247,7 +247,7 @@ fn find_field_line(source: &str, field: &str) -> Option<usize> {
 
 /// Turns a YAML deserialisation error into a located [`SpecError`].
 pub fn yaml_error(file: &Path, error: &yaml_serde::Error) -> SpecError {
-    let text = error.to_string();
+    let text = crate::text::short_quotes(&error.to_string());
     let (line, column) = match error.location() {
         Some(location) => (Some(location.line()), Some(location.column())),
         None => (None, None),
@@ -272,14 +272,27 @@ pub fn yaml_error(file: &Path, error: &yaml_serde::Error) -> SpecError {
     }
 }
 
+/// Refuses YAML too deep, too alias-heavy or too broken to hand to the
+/// parser (see [`crate::yaml_guard`]), naming the file and the line.
+pub fn guard(file: &Path, source: &str) -> Result<(), SpecError> {
+    crate::yaml_guard::check(source).map_err(|refused| SpecError {
+        file: Some(file.to_path_buf()),
+        line: Some(refused.line),
+        column: None,
+        field: None,
+        message: refused.message,
+    })
+}
+
 /// Reads and parses a spec file (its common part; no semantic checks yet).
 pub fn load(path: &Path) -> Result<(DebateSpec, String), SpecError> {
-    let source = std::fs::read_to_string(path).map_err(|error| SpecError {
-        file: Some(path.to_path_buf()),
+    let kind = crate::input::Kind::new("spec", crate::input::SPEC_LIMIT);
+    let source = crate::input::read_text(path, kind).map_err(|error| SpecError {
+        file: None,
         line: None,
         column: None,
         field: None,
-        message: format!("cannot read the spec: {error}"),
+        message: error.to_string(),
     })?;
     let spec = parse(path, &source)?;
     Ok((spec, source))
@@ -289,6 +302,7 @@ pub fn load(path: &Path) -> Result<(DebateSpec, String), SpecError> {
 /// not know are left for the protocol ([`check_keys`] refuses the ones no
 /// one knows).
 pub fn parse(path: &Path, source: &str) -> Result<DebateSpec, SpecError> {
+    guard(path, source)?;
     if let Ok(value) = yaml_serde::from_str::<yaml_serde::Value>(source)
         && !matches!(value, yaml_serde::Value::Mapping(_))
     {

@@ -48,6 +48,155 @@ pub fn terminal_safe_json(json: &str) -> String {
     out
 }
 
+/// Longest stretch of quoted text an error message keeps.
+const QUOTED_CHARS: usize = 40;
+
+/// `message` with every double-quoted stretch longer than a few words cut
+/// short: an error about a file quotes what it refuses, never the file.
+pub fn short_quotes(message: &str) -> String {
+    static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""((?:[^"\\]|\\.)*)""#).expect("a valid pattern")
+    });
+    QUOTED
+        .replace_all(message, |caps: &regex::Captures| {
+            let inner = &caps[1];
+            if inner.chars().count() <= QUOTED_CHARS {
+                caps[0].to_string()
+            } else {
+                let cut: String = inner.chars().take(QUOTED_CHARS).collect();
+                format!("\"{cut}…\"")
+            }
+        })
+        .into_owned()
+}
+
+/// What stands in for a secret.
+pub const REDACTED: &str = "[redacted]";
+
+/// `text` with everything shaped like a secret masked: API keys (`sk-…`,
+/// `sk-ant-…`, `ghp_…`, `AKIA…`, `AIza…`, `xox?-…`), a bearer token, the
+/// value of a `*_KEY=`, `*_TOKEN=`, `*_SECRET=` or `*PASSWORD=` setting or
+/// of an `api_key:`/`token:`/`password:` field, and the password of a URL
+/// (`https://user:[redacted]@host`). Every error quorum prints goes through
+/// it ([`for_stderr`]).
+pub fn redact(text: &str) -> String {
+    static PATTERNS: std::sync::LazyLock<Vec<(regex::Regex, &'static str)>> =
+        std::sync::LazyLock::new(|| {
+            [
+                // URL credentials: keep the user, mask the password.
+                (r"([A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s]*):[^@/\s]*@", "$1:[redacted]@"),
+                // KEY=value lines, as in a .env file.
+                (
+                    r"(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*\s*=\s*)[^\s,;]{4,}",
+                    "$1[redacted]",
+                ),
+                // key: value fields.
+                (
+                    r#"(?i)\b((?:api[_-]?key|token|secret|password|passwd)\s*:\s*)["']?[^\s,;"'}]{8,}"#,
+                    "$1[redacted]",
+                ),
+                (r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}", "$1[redacted]"),
+                (r"\bsk-[A-Za-z0-9_-]{8,}", "[redacted]"),
+                (r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{16,}", "[redacted]"),
+                (r"\bxox[abprs]-[A-Za-z0-9-]{10,}", "[redacted]"),
+                (r"\bAKIA[0-9A-Z]{16}\b", "[redacted]"),
+                (r"\bAIza[0-9A-Za-z_-]{30,}", "[redacted]"),
+            ]
+            .into_iter()
+            .map(|(pattern, replacement)| {
+                (regex::Regex::new(pattern).expect("a valid pattern"), replacement)
+            })
+            .collect()
+        });
+    let mut out = text.to_string();
+    for (pattern, replacement) in PATTERNS.iter() {
+        out = pattern.replace_all(&out, *replacement).into_owned();
+    }
+    out
+}
+
+/// An error message as quorum prints it: secrets masked, long quotes cut,
+/// and nothing that could act on a terminal.
+pub fn for_stderr(message: &str) -> String {
+    sanitize(&redact(&short_quotes(message)))
+}
+
+/// Text quorum writes into a Markdown file for people: everything that
+/// could act on a terminal removed (so `cat summary.md` is safe), tabs
+/// and newlines kept. Inside fenced code blocks (the raw answers quoted in
+/// a transcript) nothing is removed: a control character is shown as its
+/// picture (`␛`, `<U+202E>`), so the quote stays complete and inert. The
+/// raw answers themselves are in the journal and the raw files, byte for
+/// byte.
+pub fn for_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<(char, usize)> = None;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let marker = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'));
+        let run = marker.map_or(0, |c| trimmed.chars().take_while(|x| *x == c).count());
+        match (fence, marker) {
+            (None, Some(c)) if run >= 3 => {
+                fence = Some((c, run));
+                out.push_str(&clean_line(line));
+                continue;
+            }
+            (Some((c, length)), Some(m))
+                if m == c && run >= length && trimmed[run..].trim().is_empty() =>
+            {
+                fence = None;
+                out.push_str(&clean_line(line));
+                continue;
+            }
+            _ => {}
+        }
+        if fence.is_some() {
+            out.push_str(&pictured(line));
+        } else {
+            out.push_str(&clean_line(line));
+        }
+    }
+    out
+}
+
+/// `line` with each control character but tab, line feed and carriage
+/// return shown as a visible picture, and each bidi control by its code.
+fn pictured(line: &str) -> String {
+    let (body, end) = match line.strip_suffix('\n') {
+        Some(body) => match body.strip_suffix('\r') {
+            Some(body) => (body, "\r\n"),
+            None => (body, "\n"),
+        },
+        None => (line, ""),
+    };
+    let shown: String = body
+        .chars()
+        .map(|c| match c {
+            '\t' => c.to_string(),
+            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('?').to_string(),
+            '\u{7f}' => "\u{2421}".to_string(),
+            _ if !is_displayable(c) => format!("<U+{:04X}>", c as u32),
+            _ => c.to_string(),
+        })
+        .collect();
+    format!("{shown}{end}")
+}
+
+/// One line without escape sequences, control or bidi characters; tabs and
+/// the line end kept.
+fn clean_line(line: &str) -> String {
+    let (body, end) = match line.strip_suffix('\n') {
+        Some(body) => (body.strip_suffix('\r').unwrap_or(body), "\n"),
+        None => (line, ""),
+    };
+    let cleaned: String = body
+        .split('\t')
+        .map(sanitize)
+        .collect::<Vec<_>>()
+        .join("\t");
+    format!("{cleaned}{end}")
+}
+
 fn is_bidi_control(c: char) -> bool {
     matches!(
         c,
@@ -162,6 +311,52 @@ mod tests {
         assert_eq!(back, value);
     }
     use proptest::prelude::*;
+
+    #[test]
+    fn secrets_are_masked_wherever_they_stand() {
+        const CANARY: &str = "sk-canary-0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+        for text in [
+            format!("OPENAI_API_KEY={CANARY}"),
+            format!("unknown provider `{CANARY}`"),
+            format!("roles: {{default: {CANARY}}}"),
+            format!("api_key: \"{CANARY}\""),
+            format!("Authorization: Bearer {CANARY}"),
+            format!("https://user:{CANARY}@example.com/v1"),
+            format!("ftp://me:{CANARY}@host"),
+        ] {
+            let masked = redact(&text);
+            assert!(!masked.contains("0f1e2d3c4b5a"), "{text} → {masked}");
+            assert!(masked.contains(REDACTED), "{masked}");
+        }
+        assert_eq!(redact("https://user:pw@h/x"), "https://user:[redacted]@h/x");
+        assert_eq!(redact("nothing secret: a topic"), "nothing secret: a topic");
+        assert_eq!(
+            redact("ANTHROPIC_API_KEY is not set"),
+            "ANTHROPIC_API_KEY is not set"
+        );
+    }
+
+    #[test]
+    fn long_quotes_are_cut_in_messages() {
+        let message = format!(
+            "invalid type: string \"{}\", expected a map",
+            "root:x:0:0".repeat(20)
+        );
+        let short = short_quotes(&message);
+        assert!(short.len() < 100, "{short}");
+        assert!(short.ends_with("…\", expected a map"), "{short}");
+        assert_eq!(short_quotes("found \"idea\""), "found \"idea\"");
+    }
+
+    #[test]
+    fn markdown_for_people_is_made_inert_but_fences_are_kept() {
+        let text = "# Topic \u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J\nNote\twith a tab\u{7}\n```text\nraw \u{1b}[31mred\n```\nafter \u{202e}x\n";
+        let clean = for_markdown(text);
+        assert_eq!(
+            clean,
+            "# Topic \nNote\twith a tab\n```text\nraw \u{241b}[31mred\n```\nafter x\n"
+        );
+    }
 
     #[test]
     fn keeps_printable_text_and_newlines() {

@@ -403,6 +403,14 @@ impl Journal {
 /// [`JournalContents::torn_tail`] and left out; one that parses is a record.
 pub fn read_journal<E: DeserializeOwned>(path: &Path) -> Result<JournalContents<E>, JournalError> {
     let bytes = fs::read(path).map_err(io_error("read", path))?;
+    parse_journal(&bytes, path)
+}
+
+/// [`read_journal`] of `bytes` already read from `path` (named in errors).
+pub fn parse_journal<E: DeserializeOwned>(
+    bytes: &[u8],
+    path: &Path,
+) -> Result<JournalContents<E>, JournalError> {
     let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
     let mut contents = JournalContents {
         records: Vec::new(),

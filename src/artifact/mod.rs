@@ -24,7 +24,7 @@ mod slug;
 pub use fs::{ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, write_atomic};
 pub use journal::{
     FIRST_SEQ, JOURNAL_VERSION, Journal, JournalContents, JournalError, Record,
-    STOP_AFTER_RECORD_ENV, TornTail, read_journal, truncate_torn_tail,
+    STOP_AFTER_RECORD_ENV, TornTail, parse_journal, read_journal, truncate_torn_tail,
 };
 pub use lock::{DebateLock, LOCK_FILE, LockError};
 pub use slug::{FALLBACK_SLUG, MAX_SLUG_CHARS, topic_slug};

@@ -38,7 +38,7 @@ pub(super) async fn open_interactive(
     theme: Option<&str>,
 ) -> color_eyre::Result<ExitCode> {
     let usage = |message: String| {
-        eprintln!("quorum: {}", sanitize(&message));
+        eprintln!("quorum: {}", crate::text::for_stderr(&message));
         Ok(ExitCode::from(EXIT_USAGE))
     };
     let theme = match super::interactive::choose_theme(theme, None) {
@@ -121,7 +121,7 @@ pub(super) async fn open_interactive(
         );
     }
     if let Ending::Failed(error) = ending {
-        eprintln!("quorum: {}", sanitize(&error));
+        eprintln!("quorum: {}", crate::text::for_stderr(&error));
         return Ok(ExitCode::from(EXIT_FAILURE));
     }
     Ok(ExitCode::SUCCESS)

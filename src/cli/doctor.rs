@@ -50,7 +50,7 @@ pub async fn run(args: DoctorArgs) -> ExitCode {
             }
         }
         Err(error) => {
-            eprintln!("quorum: {}", sanitize(&error.to_string()));
+            eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
             ExitCode::from(EXIT_USAGE)
         }
     }

@@ -28,7 +28,7 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
     let prepared = match prepare(source, &flags) {
         Ok(prepared) => prepared,
         Err(error) => {
-            eprintln!("quorum: {}", sanitize(&error.to_string()));
+            eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -46,7 +46,7 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
         } else {
             "theme (configuration file)"
         };
-        eprintln!("quorum: {source}: {}", sanitize(&error));
+        eprintln!("quorum: {source}: {}", crate::text::for_stderr(&error));
         return ExitCode::from(EXIT_USAGE);
     }
     if !interactive && !prepared.human_roles.is_empty() {
@@ -70,7 +70,7 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("quorum: {}", sanitize(&format!("{error:#}")));
+            eprintln!("quorum: {}", crate::text::for_stderr(&format!("{error:#}")));
             ExitCode::from(EXIT_FAILURE)
         }
     }

@@ -66,7 +66,10 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
             } else {
                 "theme (configuration file)"
             };
-            eprintln!("quorum: {source}: {error}");
+            eprintln!(
+                "quorum: {source}: {}",
+                crate::text::for_stderr(&error.to_string())
+            );
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -147,7 +150,10 @@ where
     let theme = match choose_theme(theme, None) {
         Ok(theme) => theme,
         Err(error) => {
-            eprintln!("quorum: --theme: {error}");
+            eprintln!(
+                "quorum: --theme: {}",
+                crate::text::for_stderr(&error.to_string())
+            );
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -204,7 +210,7 @@ where
             ExitCode::from(EXIT_FAILURE)
         }
         Ending::Failed(error) => {
-            eprintln!("quorum: {}", crate::text::sanitize(&error));
+            eprintln!("quorum: {}", crate::text::for_stderr(&error));
             ExitCode::from(EXIT_FAILURE)
         }
     })

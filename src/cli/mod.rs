@@ -279,7 +279,7 @@ fn exit_code(result: Result<ExitCode, Failure>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(Failure::Usage(message)) => {
-            eprintln!("quorum: {}", crate::text::sanitize(&message));
+            eprintln!("quorum: {}", crate::text::for_stderr(&message));
             ExitCode::from(EXIT_USAGE)
         }
         Err(Failure::Run(error))
@@ -290,7 +290,7 @@ fn exit_code(result: Result<ExitCode, Failure>) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(Failure::Run(error)) => {
-            eprintln!("quorum: {}", crate::text::sanitize(&format!("{error:#}")));
+            eprintln!("quorum: {}", crate::text::for_stderr(&format!("{error:#}")));
             ExitCode::from(EXIT_FAILURE)
         }
     }
@@ -367,7 +367,7 @@ fn export_demo(source: &Source, flags: &RunFlags, path: &std::path::Path) -> Exi
     let text = match prepare::demo_text(source, flags) {
         Ok(text) => text,
         Err(error) => {
-            eprintln!("quorum: {}", crate::text::sanitize(&error.to_string()));
+            eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };

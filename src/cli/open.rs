@@ -257,7 +257,7 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
             stdout,
             "{}\n  unreadable: {}\n",
             dir.display(),
-            sanitize(error)
+            crate::text::for_stderr(error)
         )?;
     }
     Ok(ExitCode::SUCCESS)

@@ -24,7 +24,6 @@ use color_eyre::eyre::WrapErr;
 
 use crate::engine::Update;
 use crate::protocol::{Outcome, Timestamp};
-use crate::text::sanitize;
 use crate::tui::app::{MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, Moment};
 
 use super::resume::{Reloaded, reload};
@@ -39,7 +38,7 @@ pub async fn run(args: ReplayArgs) -> ExitCode {
     match replay(args).await {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("quorum: {}", sanitize(&format!("{error:#}")));
+            eprintln!("quorum: {}", crate::text::for_stderr(&format!("{error:#}")));
             ExitCode::from(EXIT_FAILURE)
         }
     }
@@ -56,7 +55,7 @@ async fn replay(args: ReplayArgs) -> color_eyre::Result<ExitCode> {
     let theme = match super::interactive::choose_theme(args.theme.as_deref(), None) {
         Ok(theme) => theme,
         Err(error) => {
-            eprintln!("quorum: --theme: {}", sanitize(&error));
+            eprintln!("quorum: --theme: {}", crate::text::for_stderr(&error));
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -65,7 +64,7 @@ async fn replay(args: ReplayArgs) -> color_eyre::Result<ExitCode> {
     } = match reload(&args.dir) {
         Ok(reloaded) => reloaded,
         Err(error) => {
-            eprintln!("quorum: {}", sanitize(&error.to_string()));
+            eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };

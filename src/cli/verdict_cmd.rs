@@ -22,7 +22,7 @@ pub fn run(dir: &Path, json: bool) -> ExitCode {
         // is a decision review's, the only protocol that wrote one then.
         Err(RecordError::NotADebate { .. }) => crate::spec::DEFAULT_PROTOCOL.to_string(),
         Err(error) => {
-            eprintln!("quorum: {}", sanitize(&error.to_string()));
+            eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -51,11 +51,11 @@ pub fn run(dir: &Path, json: bool) -> ExitCode {
             ExitCode::from(recomputed.verdict.exit_code() as u8)
         }
         Err(error @ RecomputeError::NoVerdict { .. }) => {
-            eprintln!("quorum: {}", sanitize(&error.to_string()));
+            eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
             ExitCode::from(EXIT_FAILURE)
         }
         Err(error) => {
-            eprintln!("quorum: {}", sanitize(&error.to_string()));
+            eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
             ExitCode::from(EXIT_USAGE)
         }
     }

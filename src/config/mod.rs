@@ -214,13 +214,9 @@ pub fn load(explicit: Option<&Path>) -> Result<LoadedConfig, SpecError> {
             _ => return Ok(LoadedConfig::default()),
         },
     };
-    let source = std::fs::read_to_string(&path).map_err(|error| {
-        let error = SpecError::new(format!("cannot read the configuration file: {error}"));
-        SpecError {
-            file: Some(path.clone()),
-            ..error
-        }
-    })?;
+    let kind = crate::input::Kind::new("configuration file", crate::input::CONFIG_LIMIT);
+    let source =
+        crate::input::read_text(&path, kind).map_err(|error| SpecError::new(error.to_string()))?;
     parse(&path, &source)
 }
 
@@ -229,6 +225,7 @@ pub fn parse(path: &Path, source: &str) -> Result<LoadedConfig, SpecError> {
     let config: Config = if source.trim().is_empty() {
         Config::default()
     } else {
+        crate::spec::guard(path, source)?;
         yaml_serde::from_str(source).map_err(|error| yaml_error(path, &error))?
     };
     let loaded = LoadedConfig {

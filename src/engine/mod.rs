@@ -1026,12 +1026,13 @@ impl<P: Protocol> Engine<P> {
                     self.written.insert(document.path.clone(), on_disk);
                 }
             }
-            if self.written.get(&document.path) == Some(&document.contents) {
+            let contents = document.for_disk();
+            if self.written.get(&document.path).map(String::as_str) == Some(contents.as_ref()) {
                 continue;
             }
-            self.run_dir
-                .write(&document.path, document.contents.as_bytes())?;
-            self.written.insert(document.path, document.contents);
+            self.run_dir.write(&document.path, contents.as_bytes())?;
+            self.written
+                .insert(document.path.clone(), contents.into_owned());
         }
         Ok(())
     }

@@ -127,11 +127,12 @@ pub fn rewrite_stale_documents<P: Protocol>(
 ) -> Result<Vec<String>, crate::artifact::ArtifactError> {
     let mut rewritten = Vec::new();
     for document in protocol.documents() {
-        if run_dir.read_to_string(&document.path).ok().as_deref() == Some(&document.contents) {
+        let contents = document.for_disk();
+        if run_dir.read_to_string(&document.path).ok().as_deref() == Some(contents.as_ref()) {
             continue;
         }
-        run_dir.write(&document.path, document.contents.as_bytes())?;
-        rewritten.push(document.path);
+        run_dir.write(&document.path, contents.as_bytes())?;
+        rewritten.push(document.path.clone());
     }
     Ok(rewritten)
 }

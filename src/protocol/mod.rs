@@ -270,6 +270,40 @@ pub struct Document {
     /// Relative to the run folder, e.g. `judges/judge-analyst-round-2.md`.
     pub path: String,
     pub contents: String,
+    /// An agent's answer kept as it came (a judge file, a round file):
+    /// written byte for byte. Anything else quorum writes for people, and a
+    /// Markdown one is made inert on the way to disk ([`Document::for_disk`]).
+    pub raw: bool,
+}
+
+impl Document {
+    /// A document quorum writes for people.
+    pub fn new(path: impl Into<String>, contents: impl Into<String>) -> Self {
+        Document {
+            path: path.into(),
+            contents: contents.into(),
+            raw: false,
+        }
+    }
+
+    /// An agent's answer, kept as it came.
+    pub fn raw(path: impl Into<String>, contents: impl Into<String>) -> Self {
+        Document {
+            raw: true,
+            ..Document::new(path, contents)
+        }
+    }
+
+    /// What goes to disk: a raw answer as it came; a Markdown document for
+    /// people without anything that could act on a terminal (so `cat
+    /// summary.md` is safe), its fenced raw sections left as they are.
+    pub fn for_disk(&self) -> std::borrow::Cow<'_, str> {
+        if self.raw || !self.path.ends_with(".md") {
+            std::borrow::Cow::Borrowed(&self.contents)
+        } else {
+            std::borrow::Cow::Owned(crate::text::for_markdown(&self.contents))
+        }
+    }
 }
 
 /// Where a debate stands, for progress display.

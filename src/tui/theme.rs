@@ -203,10 +203,10 @@ pub enum ThemeError {
         name: String,
         user_dir: Option<PathBuf>,
     },
-    #[error("cannot read the theme {}: {source}", path.display())]
+    #[error("cannot read the theme: {source}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        source: crate::input::InputError,
     },
     #[error("{}", Located { source_name, line: *line, column: *column, field, message })]
     Invalid {
@@ -297,7 +297,8 @@ impl Theme {
     }
 
     fn load_file(path: &Path) -> Result<Theme, ThemeError> {
-        let yaml = std::fs::read_to_string(path).map_err(|source| ThemeError::Read {
+        let kind = crate::input::Kind::new("theme", crate::input::THEME_LIMIT);
+        let yaml = crate::input::read_text(path, kind).map_err(|source| ThemeError::Read {
             path: path.to_path_buf(),
             source,
         })?;
@@ -306,6 +307,15 @@ impl Theme {
 
     /// Parses theme YAML; `source_name` names it in errors.
     pub fn parse(source_name: &str, yaml: &str) -> Result<Theme, ThemeError> {
+        if let Err(refused) = crate::yaml_guard::check(yaml) {
+            return Err(ThemeError::Invalid {
+                source_name: source_name.to_string(),
+                line: Some(refused.line),
+                column: None,
+                field: None,
+                message: refused.message,
+            });
+        }
         let file: ThemeFile =
             yaml_serde::from_str(yaml).map_err(|error| located(source_name, &error))?;
         let mut theme = Theme::with_every_slot_unstyled(file.name);
@@ -397,7 +407,7 @@ fn line_of_top_level_key(yaml: &str, key: &str) -> Option<usize> {
 }
 
 fn located(source_name: &str, error: &yaml_serde::Error) -> ThemeError {
-    let text = error.to_string();
+    let text = crate::text::short_quotes(&error.to_string());
     let (line, column) = match error.location() {
         Some(location) => (Some(location.line()), Some(location.column())),
         None => (None, None),

@@ -28,53 +28,51 @@ pub const SUMMARY_FILE: &str = "summary.md";
 /// Every file of the tree that has content yet.
 pub fn documents(review: &DecisionReview) -> Vec<Document> {
     let mut documents = Vec::new();
-    let mut push = |path: &str, contents: String| {
-        documents.push(Document {
-            path: path.to_string(),
-            contents,
-        })
+    let push = |documents: &mut Vec<Document>, path: &str, contents: String| {
+        documents.push(Document::new(path.to_string(), contents))
     };
     if let Some(proposal) = proposal_md(review) {
-        push("proposal.md", proposal);
+        push(&mut documents, "proposal.md", proposal);
     }
     if let Some(critique) = critique_md(review) {
-        push("critique.md", critique);
+        push(&mut documents, "critique.md", critique);
     }
     if let Some(revision) = revision_md(review) {
-        push("revision.md", revision);
+        push(&mut documents, "revision.md", revision);
     }
     for evaluation in review.evaluations() {
         for (role, record) in &evaluation.judges {
             for old in &record.superseded {
                 let Some(raw) = &old.raw else { continue };
-                push(
-                    &superseded_judge_file(*role, evaluation.round, old.attempt),
+                documents.push(Document::raw(
+                    superseded_judge_file(*role, evaluation.round, old.attempt),
                     format!(
                         "<!-- MALFORMED: {} (replaced by a re-run) -->\n{raw}",
-                        one_line(&old.reason).replace("--", "- -")
+                        crate::text::sanitize(&one_line(&old.reason)).replace("--", "- -")
                     ),
-                );
+                ));
             }
             let Some(raw) = &record.raw else { continue };
             let contents = match &record.result {
                 Some(JudgeResult::Malformed { reason }) => {
                     format!(
                         "<!-- MALFORMED: {} -->\n{raw}",
-                        one_line(reason).replace("--", "- -")
+                        crate::text::sanitize(&one_line(reason)).replace("--", "- -")
                     )
                 }
                 _ => raw.clone(),
             };
-            push(&judge_file(*role, evaluation.round), contents);
+            documents.push(Document::raw(judge_file(*role, evaluation.round), contents));
         }
     }
     push(
+        &mut documents,
         "debate.yaml",
         yaml_serde::to_string(&DebateYaml::of(review)).unwrap_or_default(),
     );
-    push("transcript.md", transcript_md(review));
+    push(&mut documents, "transcript.md", transcript_md(review));
     if let Some(summary) = summary_md(review) {
-        push("summary.md", summary);
+        push(&mut documents, "summary.md", summary);
     }
     documents
 }

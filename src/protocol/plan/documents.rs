@@ -28,19 +28,13 @@ pub const DEBATE_YAML: &str = "debate.yaml";
 pub fn documents(plan: &Plan) -> Vec<Document> {
     let mut documents = Vec::new();
     if let Some(contents) = plan_md(plan) {
-        documents.push(Document {
-            path: PLAN.into(),
-            contents,
-        });
+        documents.push(Document::new(PLAN, contents));
     }
-    documents.push(Document {
-        path: TRANSCRIPT.into(),
-        contents: transcript_md(plan),
-    });
-    documents.push(Document {
-        path: DEBATE_YAML.into(),
-        contents: yaml_serde::to_string(&DebateYaml::of(plan)).unwrap_or_default(),
-    });
+    documents.push(Document::new(TRANSCRIPT, transcript_md(plan)));
+    documents.push(Document::new(
+        DEBATE_YAML,
+        yaml_serde::to_string(&DebateYaml::of(plan)).unwrap_or_default(),
+    ));
     documents
 }
 

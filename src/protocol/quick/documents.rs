@@ -37,27 +37,18 @@ pub fn documents(quick: &Quick) -> Vec<Document> {
             ),
             _ => raw.clone(),
         };
-        documents.push(Document {
-            path: review_file(review.role),
-            contents,
-        });
+        documents.push(Document::raw(review_file(review.role), contents));
     }
-    documents.push(Document {
-        path: TRANSCRIPT.into(),
-        contents: transcript_md(quick),
-    });
+    documents.push(Document::new(TRANSCRIPT, transcript_md(quick)));
     if quick.mode() != QuickMode::Challenge
         && let Some(deliverable) = deliverable_md(quick)
     {
-        documents.push(Document {
-            path: quick.mode().deliverable().into(),
-            contents: deliverable,
-        });
+        documents.push(Document::new(quick.mode().deliverable(), deliverable));
     }
-    documents.push(Document {
-        path: "debate.yaml".into(),
-        contents: yaml_serde::to_string(&DebateYaml::of(quick)).unwrap_or_default(),
-    });
+    documents.push(Document::new(
+        "debate.yaml",
+        yaml_serde::to_string(&DebateYaml::of(quick)).unwrap_or_default(),
+    ));
     documents
 }
 

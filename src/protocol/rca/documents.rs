@@ -38,24 +38,15 @@ pub fn documents(rca: &Rca) -> Vec<Document> {
     let mut documents: Vec<Document> = rca
         .raw_files()
         .iter()
-        .map(|(path, raw)| Document {
-            path: path.clone(),
-            contents: raw.clone(),
-        })
+        .map(|(path, raw)| Document::raw(path.clone(), raw.clone()))
         .collect();
-    documents.push(Document {
-        path: RCA_YAML.into(),
-        contents: yaml_serde::to_string(&RcaYaml::of(rca)).unwrap_or_default(),
-    });
-    documents.push(Document {
-        path: TRANSCRIPT.into(),
-        contents: transcript_md(rca),
-    });
+    documents.push(Document::new(
+        RCA_YAML,
+        yaml_serde::to_string(&RcaYaml::of(rca)).unwrap_or_default(),
+    ));
+    documents.push(Document::new(TRANSCRIPT, transcript_md(rca)));
     if let Some(summary) = summary_md(rca) {
-        documents.push(Document {
-            path: SUMMARY.into(),
-            contents: summary,
-        });
+        documents.push(Document::new(SUMMARY, summary));
     }
     documents
 }

@@ -1,0 +1,270 @@
+//! Reading what a person hands quorum (a spec, a configuration, a theme, a
+//! script, a prompt, a context file): bounded, typed and located.
+//!
+//! Every file is read through [`read_text`] with a limit of its kind: a
+//! regular file larger than the limit is refused before it is read; a pipe
+//! (`--context <(git diff)`) is read up to the limit and refused beyond it;
+//! anything else (a directory, `/dev/zero`, a socket) is refused at once.
+//! Each error names the file, and for size what the limit is and how to
+//! raise it where it can be raised.
+//!
+//! Not responsible for what the text means (the readers of each kind), nor
+//! for the journal, which quorum writes itself.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// A spec file.
+pub const SPEC_LIMIT: u64 = 1 << 20;
+/// A configuration file.
+pub const CONFIG_LIMIT: u64 = 1 << 20;
+/// A theme file.
+pub const THEME_LIMIT: u64 = 256 << 10;
+/// A script of scripted replies.
+pub const SCRIPT_LIMIT: u64 = 16 << 20;
+/// A prompt template.
+pub const PROMPT_LIMIT: u64 = 1 << 20;
+/// A root-cause analysis's hypotheses file.
+pub const HYPOTHESES_LIMIT: u64 = 4 << 20;
+/// One context file, unless `--context-limit` says otherwise.
+pub const CONTEXT_LIMIT: u64 = 4 << 20;
+/// All the context of one debate together: a multiple of the per-file
+/// limit, so raising one raises both.
+pub const CONTEXT_FILES_PER_DEBATE: u64 = 4;
+
+/// What a file is for, in errors: `spec`, `context file`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kind {
+    pub name: &'static str,
+    pub limit: u64,
+    /// How to allow more, when one can: `--context-limit BYTES`.
+    pub raise: Option<&'static str>,
+}
+
+impl Kind {
+    pub const fn new(name: &'static str, limit: u64) -> Self {
+        Kind {
+            name,
+            limit,
+            raise: None,
+        }
+    }
+}
+
+/// Why a file could not be read.
+#[derive(Debug)]
+pub enum InputError {
+    /// Not a regular file or a pipe.
+    NotAFile { path: PathBuf, what: &'static str },
+    /// Larger than its kind allows.
+    TooLarge {
+        path: PathBuf,
+        size: Option<u64>,
+        kind: Kind,
+    },
+    /// Not UTF-8 text.
+    NotText { path: PathBuf },
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::NotAFile { path, what } => {
+                write!(f, "{} is {what}, not a file", path.display())
+            }
+            InputError::TooLarge { path, size, kind } => {
+                match size {
+                    Some(size) => write!(
+                        f,
+                        "{} is {}, more than a {} may be ({})",
+                        path.display(),
+                        bytes(*size),
+                        kind.name,
+                        bytes(kind.limit)
+                    )?,
+                    None => write!(
+                        f,
+                        "{} gave more than a {} may be ({}); stopped reading",
+                        path.display(),
+                        kind.name,
+                        bytes(kind.limit)
+                    )?,
+                }
+                if let Some(raise) = kind.raise {
+                    write!(f, "; {raise} allows more")?;
+                }
+                Ok(())
+            }
+            InputError::NotText { path } => write!(f, "{} is not UTF-8 text", path.display()),
+            InputError::Io { path, error } => write!(f, "cannot read {}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// `1.5 MiB`, `300 KiB`, `12 bytes`.
+pub fn bytes(size: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let value = size as f64;
+    if value >= KIB * KIB * KIB {
+        format!("{:.1} GiB", value / (KIB * KIB * KIB))
+    } else if value >= KIB * KIB {
+        let mib = value / (KIB * KIB);
+        if mib.fract() == 0.0 {
+            format!("{mib:.0} MiB")
+        } else {
+            format!("{mib:.1} MiB")
+        }
+    } else if value >= KIB {
+        format!("{:.0} KiB", value / KIB)
+    } else {
+        format!("{size} bytes")
+    }
+}
+
+/// The text of `path`, if it is a regular file or a pipe within `kind`'s
+/// limit.
+pub fn read_text(path: &Path, kind: Kind) -> Result<String, InputError> {
+    use std::os::unix::fs::FileTypeExt;
+    let io = |error| InputError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    let file_type = metadata.file_type();
+    let what = if file_type.is_dir() {
+        Some("a directory")
+    } else if file_type.is_char_device() {
+        Some("a character device")
+    } else if file_type.is_block_device() {
+        Some("a block device")
+    } else if file_type.is_socket() {
+        Some("a socket")
+    } else {
+        None
+    };
+    if let Some(what) = what {
+        return Err(InputError::NotAFile {
+            path: path.to_path_buf(),
+            what,
+        });
+    }
+    if file_type.is_file() && metadata.len() > kind.limit {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            size: Some(metadata.len()),
+            kind,
+        });
+    }
+    if file_type.is_fifo() {
+        eprintln!(
+            "quorum: reading {} from a pipe; waiting for whoever writes to it",
+            path.display()
+        );
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut raw = Vec::new();
+    file.take(kind.limit + 1)
+        .read_to_end(&mut raw)
+        .map_err(io)?;
+    if raw.len() as u64 > kind.limit {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            size: file_type.is_file().then_some(raw.len() as u64),
+            kind,
+        });
+    }
+    String::from_utf8(raw).map_err(|_| InputError::NotText {
+        path: path.to_path_buf(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: Kind = Kind::new("spec", 16);
+
+    #[test]
+    fn a_regular_file_within_its_limit_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.yaml");
+        std::fs::write(&path, "topic: x\n").unwrap();
+        assert_eq!(read_text(&path, SMALL).unwrap(), "topic: x\n");
+    }
+
+    #[test]
+    fn a_larger_file_is_refused_before_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.yaml");
+        std::fs::write(&path, "x".repeat(2048)).unwrap();
+        let error = read_text(&path, SMALL).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with("big.yaml is 2 KiB, more than a spec may be (16 bytes)"),
+            "{error}"
+        );
+        let kind = Kind {
+            raise: Some("--context-limit BYTES"),
+            ..Kind::new("context file", 16)
+        };
+        let error = read_text(&path, kind).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with("; --context-limit BYTES allows more"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn devices_and_directories_are_refused_at_once() {
+        let error = read_text(Path::new("/dev/zero"), SMALL).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/dev/zero is a character device, not a file"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let error = read_text(dir.path(), SMALL).unwrap_err();
+        assert!(
+            error.to_string().ends_with("is a directory, not a file"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_pipe_is_read_up_to_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pipe");
+        let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo only creates a file system entry at a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let writer_path = path.clone();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let mut pipe = std::fs::OpenOptions::new()
+                .write(true)
+                .open(writer_path)
+                .unwrap();
+            let _ = pipe.write_all(&[b'y'; 100]);
+        });
+        let error = read_text(&path, SMALL).unwrap_err();
+        writer.join().unwrap();
+        assert!(error.to_string().contains("stopped reading"), "{error}");
+    }
+
+    #[test]
+    fn sizes_read_like_people_write_them() {
+        assert_eq!(bytes(12), "12 bytes");
+        assert_eq!(bytes(256 << 10), "256 KiB");
+        assert_eq!(bytes(4 << 20), "4 MiB");
+        assert_eq!(bytes(75 * 1024 * 1024 + 300_000), "75.3 MiB");
+    }
+}
