@@ -185,6 +185,81 @@ pub fn read_text(path: &Path, kind: Kind) -> Result<String, InputError> {
     })
 }
 
+/// How to let a spec read files outside its folder.
+pub const ALLOW_OUTSIDE: &str = "--allow-outside-context";
+
+/// Where `path`, written in a spec in `spec_dir`, points: the spec's folder
+/// joined with it, refused when it would leave that folder (an absolute
+/// path, `~`, `..`, or a symbolic link leading out), so that someone else's
+/// spec cannot send `~/.ssh/id_rsa` to the agents. The error says why, for
+/// the caller to name the field.
+pub fn in_spec_folder(spec_dir: &Path, path: &Path) -> Result<PathBuf, String> {
+    use std::path::Component;
+    let refuse = |why: &str| {
+        Err(format!(
+            "`{}` {why}; a spec reads only files in its own folder (give the file with \
+             --context, or run with {ALLOW_OUTSIDE})",
+            path.display()
+        ))
+    };
+    if path.is_absolute() || path.has_root() {
+        return refuse("is an absolute path");
+    }
+    if path.starts_with("~") {
+        return refuse("starts at a home folder");
+    }
+    if path
+        .components()
+        .any(|component| matches!(component, Component::ParentDir | Component::Prefix(_)))
+    {
+        return refuse("climbs out with `..`");
+    }
+    let joined = spec_dir.join(path);
+    // A link inside the folder may still lead out of it.
+    if let (Ok(target), Ok(folder)) = (joined.canonicalize(), spec_dir.canonicalize())
+        && !target.starts_with(&folder)
+    {
+        return refuse("is a link that leads outside the spec's folder");
+    }
+    Ok(joined)
+}
+
+/// `--context-limit`'s value: bytes, or a number with K, M or G (powers of
+/// 1024, an optional `iB` or `B` after it): `4M`, `512KiB`, `1048576`.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let digits = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => {
+            return Err(format!(
+                "`{}` is not a size: write bytes, or a number with K, M or G",
+                crate::text::excerpt(trimmed)
+            ));
+        }
+    };
+    let value: u64 = number.parse().map_err(|_| {
+        format!(
+            "`{}` is not a size: write bytes, or a number with K, M or G",
+            crate::text::excerpt(trimmed)
+        )
+    })?;
+    match value.checked_mul(1 << shift) {
+        Some(0) => Err("a size of 0 would refuse every context file".to_string()),
+        Some(size) if size <= 1 << 40 => Ok(size),
+        _ => Err(format!(
+            "`{}` is more than 1 TiB",
+            crate::text::excerpt(trimmed)
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,5 +341,44 @@ mod tests {
         assert_eq!(bytes(256 << 10), "256 KiB");
         assert_eq!(bytes(4 << 20), "4 MiB");
         assert_eq!(bytes(75 * 1024 * 1024 + 300_000), "75.3 MiB");
+    }
+
+    #[test]
+    fn a_spec_reads_only_its_own_folder() {
+        let root = tempfile::tempdir().unwrap();
+        let folder = root.path().join("specs");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("notes.md"), "n").unwrap();
+        std::fs::write(root.path().join("secret"), "s").unwrap();
+        assert_eq!(
+            in_spec_folder(&folder, Path::new("notes.md")).unwrap(),
+            folder.join("notes.md")
+        );
+        for (path, why) in [
+            ("/etc/shadow", "absolute"),
+            ("~/.ssh/id_rsa", "home folder"),
+            ("../secret", "`..`"),
+            ("sub/../../secret", "`..`"),
+        ] {
+            let error = in_spec_folder(&folder, Path::new(path)).unwrap_err();
+            assert!(
+                error.contains(why) && error.contains(ALLOW_OUTSIDE),
+                "{path}: {error}"
+            );
+        }
+        std::os::unix::fs::symlink(root.path().join("secret"), folder.join("link")).unwrap();
+        let error = in_spec_folder(&folder, Path::new("link")).unwrap_err();
+        assert!(error.contains("link that leads outside"), "{error}");
+    }
+
+    #[test]
+    fn sizes_are_bytes_or_binary_multiples() {
+        assert_eq!(parse_size("1048576").unwrap(), 1 << 20);
+        assert_eq!(parse_size("4M").unwrap(), 4 << 20);
+        assert_eq!(parse_size("512KiB").unwrap(), 512 << 10);
+        assert_eq!(parse_size("2g").unwrap(), 2 << 30);
+        for bad in ["", "4X", "-1", "1.5M", "0", "99999999999T", "2000G"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -49,8 +49,8 @@ pub const REPAIR_TEMPLATE: TemplateSpec = TemplateSpec {
 pub enum PromptError {
     #[error("cannot read the prompt override directory {}: {source}", path.display())]
     ReadDir { path: PathBuf, source: io::Error },
-    #[error("cannot read the prompt template {}: {source}", path.display())]
-    ReadFile { path: PathBuf, source: io::Error },
+    #[error("{0}")]
+    Input(#[from] crate::input::InputError),
     #[error(
         "{}: no built-in prompt template has this name; an override must be named one of: {expected}",
         path.display()
@@ -178,10 +178,8 @@ impl PromptSet {
                 expected: self.names(),
             });
         };
-        let source = std::fs::read_to_string(path).map_err(|source| PromptError::ReadFile {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let kind = crate::input::Kind::new("prompt template", crate::input::PROMPT_LIMIT);
+        let source = crate::input::read_text(path, kind)?;
         self.add_source(template, source, path)
     }
 

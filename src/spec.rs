@@ -217,32 +217,60 @@ impl std::error::Error for SpecError {}
 /// The line of the last path segment of `field` (`agents.judge.x` → the
 /// line that starts the `judge.x` key), for errors found after parsing.
 fn find_field_line(source: &str, field: &str) -> Option<usize> {
-    let (path, index) = match field.rsplit_once('[') {
-        Some((path, rest)) => (path, rest.trim_end_matches(']').parse::<usize>().ok()),
-        None => (field, None),
+    // `context[1].path`: the key `context`, its item 1, that item's `path`.
+    let (path, index, within) = match field.split_once('[') {
+        Some((path, rest)) => {
+            let (index, within) = rest.split_once(']').unwrap_or((rest, ""));
+            (
+                path,
+                index.parse::<usize>().ok(),
+                within.strip_prefix('.').filter(|key| !key.is_empty()),
+            )
+        }
+        None => (field, None, None),
     };
     let segments: Vec<&str> = path.split('.').collect();
     let lines: Vec<&str> = source.lines().collect();
+    let starts_key = |line: &str, key: &str| {
+        let trimmed = line.trim_start().trim_start_matches("- ");
+        trimmed.starts_with(&format!("{key}:")) || trimmed.starts_with(&format!("\"{key}\":"))
+    };
     // Longest suffix of the path that names a key: `agents.judge.x` is the key `judge.x`.
     let key_line = (0..segments.len()).find_map(|start| {
         let key = segments[start..].join(".");
-        lines.iter().position(|line| {
-            let trimmed = line.trim_start().trim_start_matches("- ");
-            trimmed.starts_with(&format!("{key}:")) || trimmed.starts_with(&format!("\"{key}\":"))
-        })
+        lines.iter().position(|line| starts_key(line, &key))
     })?;
     let Some(index) = index else {
         return Some(key_line + 1);
     };
     // The index-th list item under the key.
-    lines
+    // Items are the `- ` lines at the first item's indentation: a `- ` in
+    // a block of text deeper down is not one.
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let is_item = |line: &str| line.trim_start().starts_with("- ");
+    let Some(item_indent) = lines
+        .iter()
+        .skip(key_line + 1)
+        .find(|line| is_item(line))
+        .map(|line| indent(line))
+    else {
+        return Some(key_line + 1);
+    };
+    let items: Vec<usize> = lines
         .iter()
         .enumerate()
         .skip(key_line + 1)
-        .filter(|(_, line)| line.trim_start().starts_with("- "))
-        .nth(index)
-        .map(|(number, _)| number + 1)
-        .or(Some(key_line + 1))
+        .filter(|(_, line)| is_item(line) && indent(line) == item_indent)
+        .map(|(number, _)| number)
+        .collect();
+    let Some(&item) = items.get(index) else {
+        return Some(key_line + 1);
+    };
+    let end = items.get(index + 1).copied().unwrap_or(lines.len());
+    let line = within
+        .and_then(|key| (item..end).find(|&number| starts_key(lines[number], key)))
+        .unwrap_or(item);
+    Some(line + 1)
 }
 
 /// Turns a YAML deserialisation error into a located [`SpecError`].
@@ -270,6 +298,45 @@ pub fn yaml_error(file: &Path, error: &yaml_serde::Error) -> SpecError {
         field,
         message,
     }
+}
+
+/// [`yaml_error`] for text at hand: a duplicate key, which the parser
+/// reports at the mapping that holds it, is pointed at the key's second
+/// appearance, the line a person must change.
+pub fn yaml_error_in(file: &Path, source: &str, error: &yaml_serde::Error) -> SpecError {
+    if let Some(open) = crate::yaml_guard::unclosed(source) {
+        return SpecError {
+            file: Some(file.to_path_buf()),
+            line: Some(open.line),
+            column: None,
+            field: None,
+            message: open.message,
+        };
+    }
+    let mut located = yaml_error(file, error);
+    let duplicate = located
+        .message
+        .strip_prefix("duplicate field `")
+        .or_else(|| located.message.strip_prefix("duplicate entry with key \""))
+        .and_then(|key| key.split(['`', '"']).next())
+        .map(str::to_string);
+    if let (Some(key), Some(line)) = (duplicate, located.line) {
+        let second = source
+            .lines()
+            .enumerate()
+            .skip(line - 1)
+            .filter(|(_, text)| {
+                let trimmed = text.trim_start().trim_start_matches("- ");
+                trimmed.starts_with(&format!("{key}:"))
+                    || trimmed.starts_with(&format!("\"{key}\":"))
+            })
+            .nth(1);
+        if let Some((number, _)) = second {
+            located.line = Some(number + 1);
+            located.column = None;
+        }
+    }
+    located
 }
 
 /// Refuses YAML too deep, too alias-heavy or too broken to hand to the
@@ -306,12 +373,17 @@ pub fn parse(path: &Path, source: &str) -> Result<DebateSpec, SpecError> {
     if let Ok(value) = yaml_serde::from_str::<yaml_serde::Value>(source)
         && !matches!(value, yaml_serde::Value::Mapping(_))
     {
-        return Err(SpecError::new(
-            "a spec is a mapping of keys (`topic:`, `protocol:`, `agents:` …)",
-        )
-        .in_file(path, Some(source)));
+        let mut error =
+            SpecError::new("a spec is a mapping of keys (`topic:`, `protocol:`, `agents:` …)")
+                .in_file(path, Some(source));
+        // The first line that says something.
+        error.line = source
+            .lines()
+            .position(|line| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+            .map(|line| line + 1);
+        return Err(error);
     }
-    yaml_serde::from_str::<DebateSpec>(source).map_err(|error| yaml_error(path, &error))
+    yaml_serde::from_str::<DebateSpec>(source).map_err(|error| yaml_error_in(path, source, &error))
 }
 
 /// Refuses a top-level key of spec text that is neither common nor one of

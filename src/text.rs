@@ -70,6 +70,16 @@ pub fn short_quotes(message: &str) -> String {
         .into_owned()
 }
 
+/// `text` as an error message quotes it: at most a few words, cut with `…`.
+pub fn excerpt(text: &str) -> String {
+    if text.chars().count() <= QUOTED_CHARS {
+        text.to_string()
+    } else {
+        let cut: String = text.chars().take(QUOTED_CHARS).collect();
+        format!("{cut}…")
+    }
+}
+
 /// What stands in for a secret.
 pub const REDACTED: &str = "[redacted]";
 
@@ -87,7 +97,7 @@ pub fn redact(text: &str) -> String {
                 (r"([A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s]*):[^@/\s]*@", "$1:[redacted]@"),
                 // KEY=value lines, as in a .env file.
                 (
-                    r"(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*\s*=\s*)[^\s,;]{4,}",
+                    r#"(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*\s*=\s*)[^\s,;"'…]{4,}"#,
                     "$1[redacted]",
                 ),
                 // key: value fields.
@@ -118,7 +128,8 @@ pub fn redact(text: &str) -> String {
 /// An error message as quorum prints it: secrets masked, long quotes cut,
 /// and nothing that could act on a terminal.
 pub fn for_stderr(message: &str) -> String {
-    sanitize(&redact(&short_quotes(message)))
+    // Masked before it is cut, so a cut cannot hide a key from the mask.
+    sanitize(&short_quotes(&redact(message)))
 }
 
 /// Text quorum writes into a Markdown file for people: everything that

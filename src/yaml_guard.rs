@@ -11,12 +11,17 @@
 //! - aliases that would expand the document beyond [`MAX_EXPANDED_BYTES`]
 //!   (each alias counts as a copy of its anchor's text, nested aliases
 //!   included);
-//! - a flow collection (`[`, `{`) or a quoted scalar never closed, named by
-//!   the line that opened it (the parser's own message for it misleads).
 //!
 //! Every spec, configuration, theme, script and agent answer goes through
 //! it. The scan is conservative: it estimates from the text, so what it
 //! lets through the parser still checks.
+//!
+//! When the parser refuses a text, [`unclosed`] says whether a flow
+//! collection (`[`, `{`) or a quoted scalar was never closed, named by the
+//! line that opened it: the parser's own message for that misleads
+//! ("expected a YAML tag starting with '!'"). It is only a better message
+//! for an error the parser found, never a refusal of its own, since a
+//! scan of the text cannot tell every plain scalar from a quote.
 
 /// Deepest nesting accepted, block and flow levels together. quorum's own
 /// formats need fewer than ten.
@@ -58,7 +63,6 @@ fn at_node_start(line: &str, at: usize, in_flow: bool) -> bool {
     match last {
         ':' | '-' | '?' => spaced || in_flow,
         '[' | '{' | ',' => in_flow,
-        '!' => true,
         _ => {
             // After an anchor or a tag: `&a [`, `!!str "`.
             let word_start = before.rfind(' ').map_or(0, |i| i + 1);
@@ -69,6 +73,17 @@ fn at_node_start(line: &str, at: usize, in_flow: bool) -> bool {
 
 /// Scans `text`; `Ok` when it may be parsed.
 pub fn check(text: &str) -> Result<(), Refused> {
+    scan(text).map(|_| ())
+}
+
+/// The flow collection or quoted scalar `text` leaves open, if it seems to
+/// leave one: what to tell a person whose YAML the parser refused.
+pub fn unclosed(text: &str) -> Option<Refused> {
+    scan(text).ok().flatten()
+}
+
+/// Refuses what costs too much; otherwise says what seems left open.
+fn scan(text: &str) -> Result<Option<Refused>, Refused> {
     let mut anchors: Vec<Anchor> = Vec::new();
     let mut aliases: Vec<Alias> = Vec::new();
     // Indentation of each open block level.
@@ -214,20 +229,21 @@ pub fn check(text: &str) -> Result<(), Refused> {
             }
         }
     }
-    if let Some((open, line)) = quote {
-        return Err(Refused {
+    let unclosed = if let Some((open, line)) = quote {
+        Some(Refused {
             line,
             message: format!("the quoted text opened here with {open} is never closed"),
-        });
-    }
-    if let Some(&(open, line)) = flow.last() {
-        let close = if open == '[' { ']' } else { '}' };
-        return Err(Refused {
-            line,
-            message: format!("the `{open}` opened here is never closed with `{close}`"),
-        });
-    }
-    expansion(text, &anchors, &aliases)
+        })
+    } else {
+        flow.last().map(|&(open, line)| {
+            let close = if open == '[' { ']' } else { '}' };
+            Refused {
+                line,
+                message: format!("the `{open}` opened here is never closed with `{close}`"),
+            }
+        })
+    };
+    expansion(text, &anchors, &aliases).map(|()| unclosed)
 }
 
 /// Refuses aliases whose expansion would pass [`MAX_EXPANDED_BYTES`].
@@ -334,7 +350,7 @@ mod tests {
 
     #[test]
     fn unclosed_flow_and_quotes_are_named_by_their_line() {
-        let refused = check("topic: x\ncontext: [a, b\nagents: {}\n").unwrap_err();
+        let refused = unclosed("topic: x\ncontext: [a, b\nagents: {}\n").unwrap();
         assert_eq!(
             refused,
             Refused {
@@ -342,8 +358,24 @@ mod tests {
                 message: "the `[` opened here is never closed with `]`".into()
             }
         );
-        let refused = check("topic: \"x\nmode: y\n").unwrap_err();
+        let refused = unclosed("topic: \"x\nmode: y\n").unwrap();
         assert_eq!(refused.line, 1);
         assert!(refused.message.contains("never closed"));
+    }
+
+    #[test]
+    fn a_quote_inside_a_plain_scalar_opens_nothing() {
+        // Found by the thesis tree's property test: `A!".` is plain text.
+        for text in [
+            "tradeoffs: A!\".\nrisks: b\n",
+            "a: it's fine\nb: 2\n",
+            "a: x \"y\nb: 2\n",
+            "- a!'b\n",
+        ] {
+            assert_eq!(unclosed(text), None, "{text:?}");
+        }
+        assert!(unclosed("a: !!str \"open\n").is_some());
+        // Only a message for the parser's error: never a refusal.
+        assert!(check("a: !!str \"open\n").is_ok());
     }
 }

@@ -609,7 +609,7 @@ fn a_bad_theme_is_a_configuration_error_in_either_mode() {
     let ran = sandbox.quorum(&["demo", "--headless", "--out", out.to_str().unwrap()], &[]);
     ran.assert_code(2);
     assert!(
-        ran.stderr.contains("theme (configuration file)"),
+        ran.stderr.contains("config/quorum/config.yaml:1: theme: "),
         "{}",
         ran.stderr
     );

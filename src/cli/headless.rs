@@ -38,15 +38,8 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
     // A theme that does not load is a configuration error in either mode, so
     // a typo is found before a long headless run, not the next time the
     // interface opens.
-    if let Err(error) =
-        super::interactive::choose_theme(flags.theme.as_deref(), prepared.theme.as_deref())
-    {
-        let source = if flags.theme.is_some() {
-            "--theme"
-        } else {
-            "theme (configuration file)"
-        };
-        eprintln!("quorum: {source}: {}", crate::text::for_stderr(&error));
+    if let Err(error) = super::interactive::theme_of(&flags, &prepared) {
+        eprintln!("quorum: {error}");
         return ExitCode::from(EXIT_USAGE);
     }
     if !interactive && !prepared.human_roles.is_empty() {

@@ -17,6 +17,20 @@ use super::headless::open_record;
 use super::prepare::Prepared;
 use super::{EXIT_FAILURE, EXIT_USAGE, RunFlags};
 
+/// The theme of a prepared debate: `--theme`, else the configuration's;
+/// an error names which of the two, with the file and line, ready for
+/// stderr.
+pub fn theme_of(flags: &RunFlags, prepared: &Prepared) -> Result<Theme, String> {
+    choose_theme(flags.theme.as_deref(), prepared.theme.as_deref()).map_err(|error| {
+        let source = if flags.theme.is_some() {
+            "--theme"
+        } else {
+            &prepared.theme_source
+        };
+        format!("{source}: {}", crate::text::for_stderr(&error))
+    })
+}
+
 /// Default theme name.
 pub const DEFAULT_THEME: &str = "dark";
 
@@ -58,18 +72,10 @@ pub(super) fn log_to_file() -> Option<tracing_appender::non_blocking::WorkerGuar
 
 pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
     let _log = log_to_file();
-    let theme = match choose_theme(flags.theme.as_deref(), prepared.theme.as_deref()) {
+    let theme = match theme_of(flags, &prepared) {
         Ok(theme) => theme,
         Err(error) => {
-            let source = if flags.theme.is_some() {
-                "--theme"
-            } else {
-                "theme (configuration file)"
-            };
-            eprintln!(
-                "quorum: {source}: {}",
-                crate::text::for_stderr(&error.to_string())
-            );
+            eprintln!("quorum: {error}");
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };

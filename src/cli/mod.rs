@@ -122,6 +122,14 @@ pub struct RunFlags {
     /// (default: $XDG_CONFIG_HOME/quorum/config.yaml, if it exists)
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Largest context file quorum reads, in bytes or with K, M or G (default
+    /// 4M); all the context of one debate may be four times that
+    #[arg(long, value_name = "BYTES", value_parser = crate::input::parse_size)]
+    pub context_limit: Option<u64>,
+    /// Let a spec's context (and hypotheses) files lie outside the spec's
+    /// folder: absolute paths, `..`, links leading out
+    #[arg(long)]
+    pub allow_outside_context: bool,
     /// The protocol's own options given as flags (`--critique strict`),
     /// by spec key; they win over the spec.
     #[arg(skip)]

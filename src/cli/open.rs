@@ -240,12 +240,16 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
         .sum();
     writeln!(
         stdout,
-        "{} under {}, {open} open deferred item{}\n",
-        match listings.len() {
+        "{} under {}{}, {open} open deferred item{}\n",
+        match listings.len() + unreadable.len() {
             1 => "1 debate".to_string(),
             n => format!("{n} debates"),
         },
         out.display(),
+        match unreadable.len() {
+            0 => String::new(),
+            n => format!(" ({n} unreadable)"),
+        },
         if open == 1 { "" } else { "s" }
     )?;
     for listing in &listings {
@@ -317,23 +321,14 @@ fn refusal(protocol: &dyn Protocol, id: &str, decision: ItemDecision) -> Option<
     Some(format!("cannot settle {id}: {reason}{items}"))
 }
 
-fn settle(
+/// Why the debate in `dir` cannot take these settlements now, if it
+/// cannot: no recorded end, nothing deferred, or an item the protocol
+/// refuses.
+fn settleable(
     dir: &Path,
-    resolutions: &[String],
-    note: Option<&str>,
-    json: bool,
-) -> Result<ExitCode, Failure> {
-    let parsed = resolutions
-        .iter()
-        .map(|text| parse_resolution(text))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(usage)?;
-    let (
-        lock,
-        Reloaded {
-            recorded, folded, ..
-        },
-    ) = super::resume::lock_and_reload(dir, "quorum open --resolve").map_err(usage)?;
+    folded: &crate::engine::resume::Folded<Box<dyn Protocol>>,
+    parsed: &[(String, ItemDecision)],
+) -> Result<(), Failure> {
     let review = &folded.protocol;
     match review.outcome() {
         Some(Outcome::Decided { .. }) if folded.finish_journaled => {}
@@ -372,6 +367,48 @@ fn settle(
     if !refusals.is_empty() {
         return Err(usage(refusals.join("; ")));
     }
+    Ok(())
+}
+
+fn settle(
+    dir: &Path,
+    resolutions: &[String],
+    note: Option<&str>,
+    json: bool,
+) -> Result<ExitCode, Failure> {
+    let parsed = resolutions
+        .iter()
+        .map(|text| parse_resolution(text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(usage)?;
+    let mut seen: Vec<&(String, ItemDecision)> = Vec::new();
+    for resolution in &parsed {
+        match seen.iter().find(|(id, _)| *id == resolution.0) {
+            Some((id, earlier)) if *earlier != resolution.1 => {
+                return Err(usage(format!(
+                    "--resolve names {id} twice, as {} and as {}: settle each item once",
+                    earlier.as_str(),
+                    resolution.1.as_str()
+                )));
+            }
+            Some(_) => {}
+            None => seen.push(resolution),
+        }
+    }
+    let parsed: Vec<(String, ItemDecision)> = seen.into_iter().cloned().collect();
+    // Checked before the lock is taken, so a refusal leaves the folder as
+    // it was (a stale lock included); checked again under the lock, in
+    // case the debate moved in between.
+    let unlocked = reload(dir).map_err(|error| usage(error.to_string()))?;
+    settleable(dir, &unlocked.folded, &parsed)?;
+    drop(unlocked);
+    let (
+        lock,
+        Reloaded {
+            recorded, folded, ..
+        },
+    ) = super::resume::lock_and_reload(dir, "quorum open --resolve").map_err(usage)?;
+    settleable(dir, &folded, &parsed)?;
 
     let (journal, run_dir) =
         super::resume::take_over(&recorded, dir, &folded.protocol).map_err(Failure::Run)?;

@@ -28,6 +28,7 @@ use crate::engine::{
     Alternative, AlternativeSetup, ModerationPolicy, RoleAgent, RoleSetup, Roster, RunSetup,
     recordable,
 };
+use crate::input;
 use crate::prompts::{PromptSet, default_override_dir};
 use crate::protocol::ContextDoc;
 use crate::protocol::registry::{
@@ -79,6 +80,8 @@ pub struct Prepared {
     pub alternatives: Vec<Alternative>,
     /// The configuration file's theme, if it names one.
     pub theme: Option<String>,
+    /// Where that theme is named (`config.yaml:3: theme`), for errors.
+    pub theme_source: String,
     /// How the agents were put together, for the journal (resume).
     pub setup: RunSetup,
 }
@@ -137,10 +140,17 @@ pub fn prepare_in(
     if !(MIN_SPEED..=MAX_SPEED).contains(&flags.speed) {
         return Err(SpecError::new(format!(
             "must be a number from {MIN_SPEED} to {MAX_SPEED}, got {}",
-            flags.speed
+            // 1e-300 as written, not as three hundred digits.
+            if (1e-4..1e15).contains(&flags.speed.abs()) {
+                flags.speed.to_string()
+            } else {
+                format!("{:e}", flags.speed)
+            }
         ))
         .field("--speed"));
     }
+    // The file a `--script` came from, and its text, to locate its errors.
+    let mut script_file: Option<(PathBuf, String)> = None;
     let (mut spec, spec_path, source_text) = match source {
         Source::Demo | Source::DemoOf(_) => {
             let text = match &source {
@@ -178,17 +188,18 @@ pub fn prepare_in(
                 })
                 .collect();
             if let Some(path) = script {
-                let text = std::fs::read_to_string(&path).map_err(|error| {
-                    SpecError::new(format!("cannot read the script: {error}")).field("--script")
-                })?;
-                let script: Script =
-                    yaml_serde::from_str(&text).map_err(|error| spec::yaml_error(&path, &error))?;
+                let text = input::read_text(&path, input::Kind::new("script", input::SCRIPT_LIMIT))
+                    .map_err(|error| SpecError::new(error.to_string()).field("--script"))?;
+                spec::guard(&path, &text)?;
+                let script: Script = yaml_serde::from_str(&text)
+                    .map_err(|error| spec::yaml_error_in(&path, &text, &error))?;
                 script.validate().map_err(|message| {
                     SpecError::new(message)
                         .field("script")
                         .in_file(&path, Some(&text))
                 })?;
                 spec.script = Some(script);
+                script_file = Some((path, text));
                 spec.agents
                     .insert("default".into(), AgentSpec::Short("script".into()));
             }
@@ -231,13 +242,14 @@ pub fn prepare_in(
         .configure(&Configure {
             spec: spec_path.as_deref().zip(source_text.as_deref()),
             flags: &flags.options,
+            allow_outside: flags.allow_outside_context,
         })
         .map_err(locate)?;
     let base = spec_path
         .as_deref()
         .and_then(Path::parent)
         .unwrap_or(Path::new("."));
-    let context = load_context(&spec, base, spec_path.is_some()).map_err(locate)?;
+    let context = load_context(&spec, base, spec_path.is_some(), flags).map_err(locate)?;
     let human_desk = HumanDesk::new();
     let Assigned {
         roster,
@@ -282,18 +294,95 @@ pub fn prepare_in(
         prices,
         started_at: Utc::now(),
     });
+    let prompts = Arc::new(prompts);
+    if let Some(script) = &spec.script {
+        // The stages a reply may name: the debate's own as configured, and
+        // any its protocol can have in another variant.
+        let mut stages: Vec<String> = kind
+            .build(&definition, prompts.clone())
+            .map(|protocol| {
+                protocol
+                    .board()
+                    .stages
+                    .into_iter()
+                    .map(|stage| stage.id)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for stage in kind.every_stage() {
+            if !stages.iter().any(|known| known == stage) {
+                stages.push(stage.to_string());
+            }
+        }
+        let seated: Vec<String> = configured
+            .roles()
+            .into_iter()
+            .map(|role| role.slot)
+            .collect();
+        check_script(script, kind, &seated, &stages).map_err(|(field, message)| {
+            let error = SpecError::new(message);
+            match (&script_file, &spec_path) {
+                (Some((path, text)), _) => error.field(field).in_file(path, Some(text)),
+                (None, Some(_)) => locate(error.field(format!("script.{field}"))),
+                (None, None) => error.field(field),
+            }
+        })?;
+    }
     Ok(Prepared {
         definition,
         label: configured.label(),
         roster,
         moderation,
-        prompts: Arc::new(prompts),
+        prompts,
         human_desk,
         human_roles,
         alternatives,
         theme: loaded_config.config.theme.clone(),
+        theme_source: loaded_config.key_location("theme"),
         setup,
     })
+}
+
+/// Whether every reply of `script` can ever be chosen in this debate: its
+/// role one the debate seats (or one the protocol can seat, so one script
+/// serves a protocol's variants: a high-stakes judge), its stage one of
+/// the protocol's. A reply that names neither would be silently unused
+/// and its role left to fail; the error is `(field, message)`.
+fn check_script(
+    script: &Script,
+    kind: &dyn ProtocolKind,
+    seated: &[String],
+    stages: &[String],
+) -> Result<(), (String, String)> {
+    for (index, reply) in script.replies.iter().enumerate() {
+        let role = reply.role.as_str();
+        if !seated.iter().any(|slot| slot == role) && !kind.slots().contains(&role) {
+            return Err((
+                format!("replies[{index}].role"),
+                format!(
+                    "`{}` is not a role of this {}; its roles are {}",
+                    crate::text::excerpt(role),
+                    kind.title(),
+                    seated.join(", ")
+                ),
+            ));
+        }
+        if let Some(stage) = &reply.stage
+            && !stages.is_empty()
+            && !stages.iter().any(|known| known == stage)
+        {
+            return Err((
+                format!("replies[{index}].stage"),
+                format!(
+                    "`{}` is not a stage of this {}; its stages are {}",
+                    crate::text::excerpt(stage),
+                    kind.title(),
+                    stages.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The registry's entry for the spec's `protocol:`.
@@ -341,48 +430,71 @@ fn apply_timeout(spec: &mut DebateSpec, flags: &RunFlags) -> Result<(), SpecErro
     Ok(())
 }
 
+/// The debate's context documents. A file a spec names resolves against
+/// the spec's folder and may not leave it unless the person allows it;
+/// each file is bounded by `--context-limit`, and all of them together by
+/// four times that, checked before anything is written.
 fn load_context(
     spec: &DebateSpec,
     base: &Path,
-    relative_to_spec: bool,
+    from_spec: bool,
+    flags: &RunFlags,
 ) -> Result<Vec<ContextDoc>, SpecError> {
-    spec.context
-        .iter()
-        .enumerate()
-        .map(|(index, context)| {
-            if let Some(text) = &context.text {
-                return Ok(ContextDoc {
-                    name: context.name.clone().unwrap_or_default(),
-                    text: text.clone(),
-                });
+    let kind = input::Kind {
+        name: "context file",
+        limit: flags.context_limit.unwrap_or(input::CONTEXT_LIMIT),
+        raise: Some("--context-limit BYTES"),
+    };
+    let mut total: u64 = 0;
+    let mut documents = Vec::with_capacity(spec.context.len());
+    for (index, context) in spec.context.iter().enumerate() {
+        let field = |key: &str| {
+            if from_spec {
+                format!("context[{index}]{key}")
+            } else {
+                "--context".to_string()
             }
+        };
+        let document = if let Some(text) = &context.text {
+            ContextDoc {
+                name: context.name.clone().unwrap_or_default(),
+                text: text.clone(),
+            }
+        } else {
             let path = context.path.as_ref().expect("validated: text or path");
-            let resolved = if relative_to_spec && path.is_relative() {
+            let resolved = if from_spec && !flags.allow_outside_context {
+                input::in_spec_folder(base, path)
+                    .map_err(|message| SpecError::new(message).field(field(".path")))?
+            } else if from_spec && path.is_relative() {
                 base.join(path)
             } else {
                 path.clone()
             };
-            let text = std::fs::read_to_string(&resolved).map_err(|error| {
-                SpecError::new(format!(
-                    "cannot read context file {}: {error}",
-                    resolved.display()
-                ))
-                .field(if relative_to_spec {
-                    format!("context[{index}]")
-                } else {
-                    "--context".to_string()
-                })
-            })?;
-            Ok(ContextDoc {
+            let text = input::read_text(&resolved, kind)
+                .map_err(|error| SpecError::new(error.to_string()).field(field(".path")))?;
+            ContextDoc {
                 name: context.name.clone().unwrap_or_else(|| {
                     path.file_name()
                         .map(|name| name.to_string_lossy().into_owned())
                         .unwrap_or_else(|| path.display().to_string())
                 }),
                 text,
-            })
-        })
-        .collect()
+            }
+        };
+        total += document.text.len() as u64;
+        let budget = kind.limit.saturating_mul(input::CONTEXT_FILES_PER_DEBATE);
+        if total > budget {
+            return Err(SpecError::new(format!(
+                "the context of this debate comes to more than {} in all ({} per file, four \
+                 files' worth together); --context-limit BYTES allows more",
+                input::bytes(budget),
+                input::bytes(kind.limit)
+            ))
+            .field(field("")));
+        }
+        documents.push(document);
+    }
+    Ok(documents)
 }
 
 fn assign_agents(
@@ -421,6 +533,11 @@ fn assign_agents(
         env,
         human_desk: Some(human_desk.clone()),
     };
+    // A mistake in what names an agent (a provider typo on the critic) is
+    // what to report, before "no agent found" for a role nothing names.
+    for slot in slots.iter().filter(|slot| resolver.names(&slot.slot)) {
+        resolver.resolve(&slot.slot)?;
+    }
     for RoleSlot {
         slot: role,
         defaults_to,

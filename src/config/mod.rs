@@ -22,7 +22,7 @@ use etcetera::BaseStrategy;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::usage::Price;
-use crate::spec::{SpecError, known_role, yaml_error};
+use crate::spec::{SpecError, known_role};
 
 /// Provider names that need no `kind:`.
 pub const BUILT_IN_PROVIDERS: [&str; 5] = ["openai", "anthropic", "command", "script", "human"];
@@ -183,6 +183,23 @@ pub struct LoadedConfig {
 }
 
 impl LoadedConfig {
+    /// Where a top-level `key` of the file stands, as errors name it:
+    /// `~/.config/quorum/config.yaml:3: theme`.
+    pub fn key_location(&self, key: &str) -> String {
+        let Some(path) = &self.path else {
+            return key.to_string();
+        };
+        let line = self.source.as_deref().and_then(|source| {
+            source.lines().position(|line| {
+                line.starts_with(&format!("{key}:")) || line.starts_with(&format!("\"{key}\":"))
+            })
+        });
+        match line {
+            Some(line) => format!("{}:{}: {key}", path.display(), line + 1),
+            None => format!("{}: {key}", path.display()),
+        }
+    }
+
     /// Points an error about `section.key` at its line in the file.
     pub fn locate(&self, mut error: SpecError, section: &str, key: &str) -> SpecError {
         if let Some(path) = &self.path {
@@ -226,7 +243,8 @@ pub fn parse(path: &Path, source: &str) -> Result<LoadedConfig, SpecError> {
         Config::default()
     } else {
         crate::spec::guard(path, source)?;
-        yaml_serde::from_str(source).map_err(|error| yaml_error(path, &error))?
+        yaml_serde::from_str(source)
+            .map_err(|error| crate::spec::yaml_error_in(path, source, &error))?
     };
     let loaded = LoadedConfig {
         config,

@@ -161,6 +161,15 @@ impl Document {
         }
         let (yaml, notes) = normalise::tidy_source(&source.yaml);
         let source = YamlDoc { yaml, ..source };
+        // Nesting too deep or aliases that multiply text are refused before
+        // the parser spends time or memory on them.
+        if let Err(refused) = crate::yaml_guard::check(&source.yaml) {
+            return Err(ParseError {
+                line: Some(source.first_line + refused.line - 1),
+                field: None,
+                message: format!("invalid YAML: {}", refused.message),
+            });
+        }
         match yaml_serde::from_str::<Value>(&source.yaml) {
             Ok(root) => Ok(Document {
                 source,
@@ -169,7 +178,16 @@ impl Document {
                 notes: RefCell::new(notes),
             }),
             Err(error) => {
-                let mut parse_error = syntax_error(&source, &error);
+                let mut parse_error = match crate::yaml_guard::unclosed(&source.yaml) {
+                    // The parser's message for an unclosed `[` or quote
+                    // misleads; the line that opened it does not.
+                    Some(open) => ParseError {
+                        line: Some(source.first_line + open.line - 1),
+                        field: None,
+                        message: format!("invalid YAML: {}", open.message),
+                    },
+                    None => syntax_error(&source, &error),
+                };
                 if !fenced {
                     parse_error.message.push_str(NO_FENCE_HINT);
                 }

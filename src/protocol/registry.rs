@@ -221,6 +221,9 @@ pub struct Configure<'a> {
     pub spec: Option<(&'a Path, &'a str)>,
     /// Options given as flags or fixed by the command.
     pub flags: &'a [FlagValue],
+    /// Files a spec names may lie outside its folder
+    /// (`--allow-outside-context`).
+    pub allow_outside: bool,
 }
 
 impl Configure<'_> {
@@ -294,7 +297,8 @@ pub struct Recomputed {
     pub detail: serde_json::Value,
     /// What the reader took other than as written, each after the file it
     /// read it in (`judges/judge-analyst.md: read score "4" as 4 (b1 risk)`):
-    /// the same readings the live run made, so the verdicts match.
+    /// the same readings the live run made, so the verdicts match; then
+    /// every judge or record left out of the verdict, and why.
     pub readings: Vec<String>,
 }
 
@@ -310,6 +314,60 @@ pub enum RecomputeError {
     /// The protocol ends with a deliverable, never a verdict.
     #[error("{0}")]
     NotApplicable(String),
+}
+
+/// The largest record `quorum verdict` reads back: far above what any
+/// debate writes, and a bound on what an edited file can cost.
+pub const RECORD_LIMIT: u64 = 256 << 20;
+
+/// The YAML record of the debate in `path`, bounded and checked for
+/// nesting and aliases before it is parsed; `what` names the folder it
+/// belongs in when it is missing (`a quorum debate folder`).
+pub fn read_record<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &str,
+) -> Result<T, RecomputeError> {
+    let shown = path.display().to_string();
+    let kind = crate::input::Kind::new("record", RECORD_LIMIT);
+    let text = crate::input::read_text(path, kind).map_err(|error| {
+        let message = match &error {
+            crate::input::InputError::Io { error, .. } => format!("{error} (is this {what}?)"),
+            other => other.to_string(),
+        };
+        RecomputeError::Unreadable {
+            path: shown.clone(),
+            message,
+        }
+    })?;
+    if let Err(refused) = crate::yaml_guard::check(&text) {
+        return Err(RecomputeError::Unreadable {
+            path: format!("{shown}:{}", refused.line),
+            message: refused.message,
+        });
+    }
+    yaml_serde::from_str(&text).map_err(|error| RecomputeError::yaml(path, &error))
+}
+
+impl RecomputeError {
+    /// A record that does not read: located by line, column and field like
+    /// any error in a file a person may have edited.
+    pub fn yaml(path: &Path, error: &yaml_serde::Error) -> Self {
+        let located = crate::spec::yaml_error(path, error);
+        let mut shown = path.display().to_string();
+        if let Some(line) = located.line {
+            shown.push_str(&format!(":{line}"));
+            if let Some(column) = located.column {
+                shown.push_str(&format!(":{column}"));
+            }
+        }
+        RecomputeError::Unreadable {
+            path: shown,
+            message: match &located.field {
+                Some(field) => format!("{field}: {}", located.message),
+                None => located.message,
+            },
+        }
+    }
 }
 
 /// A protocol's entry in the registry.
@@ -337,6 +395,14 @@ pub trait ProtocolKind: Sync {
     /// Role slots `--agent`, a spec's `agents:` and the configuration's
     /// `roles:` may name for it, `group.*` wildcards included.
     fn slots(&self) -> &'static [&'static str];
+
+    /// Every stage a debate of this protocol can be in, whatever its mode
+    /// or options (a quick mode's challenge or red team, a planning
+    /// debate's rounds): what a script may name, so one script serves
+    /// every variant. Empty: the stages of the debate as configured.
+    fn every_stage(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
 
     /// Whether `slot` is one it can seat: one of [`ProtocolKind::slots`],
     /// or a slot of a family it names freely (`debugger.alpha`).
@@ -453,9 +519,8 @@ where
     O: DeserializeOwned + Serialize,
 {
     let mut options: O = match input.spec {
-        Some((path, text)) => {
-            yaml_serde::from_str(text).map_err(|error| crate::spec::yaml_error(path, &error))?
-        }
+        Some((path, text)) => yaml_serde::from_str(text)
+            .map_err(|error| crate::spec::yaml_error_in(path, text, &error))?,
         None => yaml_serde::from_value(yaml_serde::Value::Mapping(Default::default()))
             .expect("every protocol option has a default"),
     };

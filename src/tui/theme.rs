@@ -316,8 +316,18 @@ impl Theme {
                 message: refused.message,
             });
         }
-        let file: ThemeFile =
-            yaml_serde::from_str(yaml).map_err(|error| located(source_name, &error))?;
+        let file: ThemeFile = yaml_serde::from_str(yaml).map_err(|error| {
+            match crate::yaml_guard::unclosed(yaml) {
+                Some(open) => ThemeError::Invalid {
+                    source_name: source_name.to_string(),
+                    line: Some(open.line),
+                    column: None,
+                    field: None,
+                    message: open.message,
+                },
+                None => located(source_name, &error),
+            }
+        })?;
         let mut theme = Theme::with_every_slot_unstyled(file.name);
         let mut missing = Vec::new();
         let style_of = |name: &str| {

@@ -513,11 +513,53 @@ pub struct EvaluationRoundYaml {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
+#[serde(from = "FlatEvaluationYaml")]
 pub struct EvaluationYaml {
     /// The final (latest) round, flattened as the seed's schema has it.
     #[serde(flatten)]
     pub latest: EvaluationRoundYaml,
     pub rounds: Vec<EvaluationRoundYaml>,
+}
+
+/// [`EvaluationYaml`] as it is read: the latest round's fields spelled
+/// out, because a flattened field loses its line (an edited score would be
+/// blamed on `evaluation:`, not on the score).
+#[derive(Deserialize)]
+struct FlatEvaluationYaml {
+    round: u32,
+    block_scores: Vec<BlockScore>,
+    synthesis_scores: Vec<SynthesisScore>,
+    #[serde(default)]
+    verdict: Option<Verdict>,
+    #[serde(default)]
+    rule: Option<String>,
+    #[serde(default)]
+    synthesis_mean: Option<f64>,
+    #[serde(default)]
+    quorum: Option<QuorumStatus>,
+    #[serde(default)]
+    uncertainty: Vec<String>,
+    judges: Vec<JudgeStatusYaml>,
+    rounds: Vec<EvaluationRoundYaml>,
+}
+
+impl From<FlatEvaluationYaml> for EvaluationYaml {
+    fn from(flat: FlatEvaluationYaml) -> Self {
+        EvaluationYaml {
+            latest: EvaluationRoundYaml {
+                round: flat.round,
+                block_scores: flat.block_scores,
+                synthesis_scores: flat.synthesis_scores,
+                verdict: flat.verdict,
+                rule: flat.rule,
+                synthesis_mean: flat.synthesis_mean,
+                quorum: flat.quorum,
+                uncertainty: flat.uncertainty,
+                judges: flat.judges,
+            },
+            rounds: flat.rounds,
+        }
+    }
 }
 
 fn item_yaml(review: &DecisionReview, item: &CritiqueItem) -> ItemYaml {

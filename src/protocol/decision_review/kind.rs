@@ -17,7 +17,7 @@ use crate::parse::Read;
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::registry::{
     CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
-    Recomputed, RoleSlot, Setting, ValueKind, read_options,
+    Recomputed, RoleSlot, Setting, ValueKind, read_options, read_record,
 };
 use crate::protocol::{Outcome, Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -285,15 +285,7 @@ impl From<ReviewConfig> for DebateDefinition {
 pub fn recompute(dir: &Path) -> Result<Read<super::verdict::Assessment>, RecomputeError> {
     let yaml_path = dir.join("debate.yaml");
     let shown = yaml_path.display().to_string();
-    let text = std::fs::read_to_string(&yaml_path).map_err(|error| RecomputeError::Unreadable {
-        path: shown.clone(),
-        message: format!("{error} (is this a quorum debate folder?)"),
-    })?;
-    let record: DebateYaml =
-        yaml_serde::from_str(&text).map_err(|error| RecomputeError::Unreadable {
-            path: shown.clone(),
-            message: error.to_string(),
-        })?;
+    let record: DebateYaml = read_record(&yaml_path, "a quorum debate folder")?;
     if let Some(Outcome::Failed { reason }) = &record.outcome {
         return Err(RecomputeError::NoVerdict {
             path: shown,
@@ -314,47 +306,71 @@ pub fn recompute(dir: &Path) -> Result<Read<super::verdict::Assessment>, Recompu
     let panel = record.participants.panel();
     let mut results = BTreeMap::new();
     let mut readings = Vec::new();
+    let mut excluded = Vec::new();
     for judge in &panel {
-        let path = dir.join(judge_file(judge.role, round));
-        match std::fs::read_to_string(&path) {
-            Ok(raw) => {
-                let result = if raw.starts_with("<!-- MALFORMED") {
-                    let reason = raw
-                        .lines()
-                        .next()
-                        .unwrap_or_default()
-                        .trim_start_matches("<!-- MALFORMED:")
-                        .trim_end_matches("-->")
-                        .trim()
-                        .to_string();
-                    JudgeResult::Malformed { reason }
-                } else {
-                    match read_judge(&raw, judge, &tree) {
-                        Ok(read) => {
-                            let file = judge_file(judge.role, round);
-                            readings
-                                .extend(read.notes.iter().map(|note| format!("{file}: {note}")));
-                            JudgeResult::Scored(read.value)
-                        }
-                        Err(error) => JudgeResult::Malformed {
-                            reason: error.to_string(),
-                        },
-                    }
-                };
-                results.insert(judge.role, result);
+        let file = judge_file(judge.role, round);
+        let path = dir.join(&file);
+        let live = evaluation
+            .latest
+            .judges
+            .iter()
+            .find(|status| status.role == judge.role);
+        let kind = crate::input::Kind::new("judge file", crate::protocol::registry::RECORD_LIMIT);
+        let result = match crate::input::read_text(&path, kind) {
+            Ok(raw) if raw.starts_with("<!-- MALFORMED") => {
+                let reason = raw
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim_start_matches("<!-- MALFORMED:")
+                    .trim_end_matches("-->")
+                    .trim()
+                    .to_string();
+                excluded.push(format!(
+                    "{file}: excluded, as in the live run: its answer was malformed ({reason})"
+                ));
+                JudgeResult::Malformed { reason }
             }
-            Err(_) => {
-                let reason = evaluation
-                    .latest
-                    .judges
-                    .iter()
-                    .find(|status| status.role == judge.role)
+            Ok(raw) => match read_judge(&raw, judge, &tree) {
+                Ok(read) => {
+                    readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
+                    JudgeResult::Scored(read.value)
+                }
+                Err(error) => {
+                    excluded.push(format!(
+                        "{file}: excluded: its answer does not read: {error}"
+                    ));
+                    JudgeResult::Malformed {
+                        reason: error.to_string(),
+                    }
+                }
+            },
+            Err(error) => {
+                let reason = live
                     .and_then(|status| status.reason.clone())
                     .unwrap_or_else(|| "no judge file".to_string());
-                results.insert(judge.role, JudgeResult::Skipped { reason });
+                let scored_live = live.is_some_and(|status| status.status == "scored");
+                excluded.push(match &error {
+                    crate::input::InputError::Io { error, .. }
+                        if error.kind() == std::io::ErrorKind::NotFound && !scored_live =>
+                    {
+                        format!("{file}: excluded, as in the live run: {reason}")
+                    }
+                    _ => format!(
+                        "{file}: excluded: {error}{}",
+                        if scored_live {
+                            " (the live run had its scores; the verdict may differ)"
+                        } else {
+                            ""
+                        }
+                    ),
+                });
+                JudgeResult::Skipped { reason }
             }
-        }
+        };
+        results.insert(judge.role, result);
     }
+    readings.extend(excluded);
     Ok(Read {
         value: derive_verdict(&panel, &results, &block_ids(&tree), &record.thresholds),
         notes: readings,
@@ -385,6 +401,7 @@ mod tests {
         KIND.configure(&Configure {
             spec: Some((Path::new("spec.yaml"), spec)),
             flags,
+            allow_outside: false,
         })
     }
 

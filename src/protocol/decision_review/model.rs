@@ -257,6 +257,7 @@ pub struct BlockScore {
     pub criterion: Criterion,
     pub judge: JudgeRole,
     /// An integer from 1 to 5; anything else makes the judge's output malformed.
+    #[serde(deserialize_with = "one_to_five")]
     pub score: u8,
     pub rationale: String,
 }
@@ -265,9 +266,44 @@ pub struct BlockScore {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SynthesisScore {
     pub judge: JudgeRole,
+    #[serde(deserialize_with = "one_to_five")]
     pub integration: u8,
+    #[serde(deserialize_with = "one_to_five")]
     pub risk_coverage: u8,
+    #[serde(deserialize_with = "one_to_five")]
     pub revision_quality: u8,
+}
+
+/// A score read back from a record (`debate.yaml`, the journal): an
+/// integer from 1 to 5, so an edited 7 is refused where it stands.
+fn one_to_five<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u8, D::Error> {
+    // Checked in the visitor, so the error points at the number itself.
+    struct OneToFive;
+    impl serde::de::Visitor<'_> for OneToFive {
+        type Value = u8;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a score from 1 to 5")
+        }
+        fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<u8, E> {
+            match u8::try_from(value) {
+                Ok(score @ 1..=5) => Ok(score),
+                _ => Err(E::invalid_value(
+                    serde::de::Unexpected::Unsigned(value),
+                    &self,
+                )),
+            }
+        }
+        fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<u8, E> {
+            match u64::try_from(value) {
+                Ok(value) => self.visit_u64(value),
+                Err(_) => Err(E::invalid_value(
+                    serde::de::Unexpected::Signed(value),
+                    &self,
+                )),
+            }
+        }
+    }
+    deserializer.deserialize_u64(OneToFive)
 }
 
 impl SynthesisScore {

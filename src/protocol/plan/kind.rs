@@ -81,6 +81,10 @@ impl ProtocolKind for PlanKind {
         SLOTS
     }
 
+    fn every_stage(&self) -> Vec<&'static str> {
+        super::every_stage()
+    }
+
     fn slot_note(&self, slot: &str) -> Option<&'static str> {
         matches!(slot, CRITIC | OPTIMIZER).then_some("not in --simple")
     }

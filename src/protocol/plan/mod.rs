@@ -123,6 +123,11 @@ enum Step {
     Done,
 }
 
+/// Every stage a planning debate can be in, simple or not.
+pub fn every_stage() -> Vec<&'static str> {
+    Step::COMPLEX.iter().map(|step| step.id()).collect()
+}
+
 impl Step {
     const COMPLEX: [Step; 10] = [
         Step::Draft,

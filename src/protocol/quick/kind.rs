@@ -179,6 +179,10 @@ impl ProtocolKind for QuickKind {
         SLOTS
     }
 
+    fn every_stage(&self) -> Vec<&'static str> {
+        super::every_stage()
+    }
+
     fn slot_note(&self, slot: &str) -> Option<&'static str> {
         match slot {
             "proposer" => Some("adversary"),
@@ -308,6 +312,7 @@ mod tests {
         KIND.configure(&Configure {
             spec: Some((Path::new("spec.yaml"), spec)),
             flags,
+            allow_outside: false,
         })
     }
 

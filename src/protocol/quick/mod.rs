@@ -246,6 +246,27 @@ enum Step {
     Done,
 }
 
+/// Every stage a quick debate can be in, in any mode.
+pub fn every_stage() -> Vec<&'static str> {
+    let mut stages: Vec<&'static str> = Vec::new();
+    for mode in QuickMode::ALL {
+        for step in [
+            Step::Proposal,
+            Step::Attack,
+            Step::Reviews,
+            Step::Moderation,
+            Step::Revision,
+            Step::Synthesis,
+            Step::Done,
+        ] {
+            if !stages.contains(&step.id(mode)) {
+                stages.push(step.id(mode));
+            }
+        }
+    }
+    stages
+}
+
 impl Step {
     fn id(self, mode: QuickMode) -> &'static str {
         match self {

@@ -579,15 +579,8 @@ impl RcaYaml {
 pub fn recompute(dir: &Path) -> Result<Recomputed, RecomputeError> {
     let path = dir.join(RCA_YAML);
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|error| RecomputeError::Unreadable {
-        path: shown.clone(),
-        message: format!("{error} (is this a quorum root-cause analysis folder?)"),
-    })?;
     let record: RcaYaml =
-        yaml_serde::from_str(&text).map_err(|error| RecomputeError::Unreadable {
-            path: shown.clone(),
-            message: error.to_string(),
-        })?;
+        crate::protocol::registry::read_record(&path, "a quorum root-cause analysis folder")?;
     match &record.outcome {
         Some(Outcome::Failed { reason }) => {
             return Err(RecomputeError::NoVerdict {

@@ -205,19 +205,23 @@ fn read_seeded(
     let (file, text) = match source {
         HypothesesSource::File(path) => {
             let path = PathBuf::from(path);
+            let refused = |message: String| SpecError::new(message).field(field.to_string());
+            // A spec reads only beside itself; a flag is the person's own.
             let path = match input.spec {
-                Some((spec, _)) if path.is_relative() && !field.starts_with("--") => {
-                    spec.parent().unwrap_or(Path::new(".")).join(&path)
+                Some((spec, _)) if !field.starts_with("--") => {
+                    let folder = spec.parent().unwrap_or(Path::new("."));
+                    if input.allow_outside {
+                        folder.join(&path)
+                    } else {
+                        crate::input::in_spec_folder(folder, &path).map_err(refused)?
+                    }
                 }
                 _ => path,
             };
-            let text = std::fs::read_to_string(&path).map_err(|error| {
-                SpecError::new(format!(
-                    "cannot read the hypotheses file {}: {error}",
-                    path.display()
-                ))
-                .field(field.to_string())
-            })?;
+            let kind = crate::input::Kind::new("hypotheses file", crate::input::HYPOTHESES_LIMIT);
+            let text =
+                crate::input::read_text(&path, kind).map_err(|error| refused(error.to_string()))?;
+            crate::spec::guard(&path, &text)?;
             (Some(path), text)
         }
         HypothesesSource::Inline(value) => (
