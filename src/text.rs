@@ -14,6 +14,12 @@
 //! two chunks of a stream is still recognised; [`sanitize`] is the one-shot
 //! form. Neither decides how text is shown, and files on disk keep the raw
 //! text: only what is displayed is cleaned.
+//!
+//! One departure from a terminal: a string sequence (OSC, DCS, SOS, PM,
+//! APC) that is never terminated would swallow everything after it, so the
+//! rest of an agent's answer would vanish from its pane. Here such a string
+//! ends at a newline, or after [`MAX_STRING_SEQUENCE_BYTES`] bytes, and the
+//! text after it shows again.
 
 use std::fmt;
 
@@ -21,6 +27,15 @@ use unicode_width::UnicodeWidthChar;
 
 /// Columns between tab stops: a tab moves to the next multiple of this.
 pub const TAB_WIDTH_COLUMNS: usize = 4;
+
+/// Bytes a string sequence (OSC, DCS, SOS, PM, APC) may hold after its
+/// introducer before it is ended by force and the text after it shows: room
+/// for a window title or a hyperlink's address, not for a hidden answer.
+/// A newline ends such a string at once.
+pub const MAX_STRING_SEQUENCE_BYTES: usize = 512;
+
+/// CAN: to `vte`, from any state, the end of the sequence being read.
+const CANCEL: u8 = 0x18;
 
 /// Returns `input` with everything that could act on a terminal removed.
 pub fn sanitize(input: &str) -> String {
@@ -223,9 +238,92 @@ fn is_bidi_control(c: char) -> bool {
 pub struct Sanitizer {
     parser: vte::Parser,
     column: usize,
+    /// Where the parser stands with respect to string sequences.
+    strings: StringTracker,
     /// The chunk being fed, with 8-bit C1 controls rewritten to their 7-bit
-    /// form; kept to reuse its allocation.
+    /// form and string sequences cut where they overstay; kept to reuse its
+    /// allocation.
     seven_bit: Vec<u8>,
+}
+
+/// Follows, byte by byte, whether `vte` is inside a string sequence, by the
+/// same transitions `vte` makes (VT500 state machine): every ESC enters the
+/// escape state; from there `]` opens an OSC, `P` a DCS, `X`, `^` and `_` an
+/// SOS, PM or APC; CAN, SUB and ESC end any string, BEL ends an OSC.
+/// `vte` also ends a DCS payload at a lone 0x9C byte (here, inside a UTF-8
+/// character); that is not followed, and does no harm: the tracker then
+/// stays in its string a while longer, and a CAN it adds reaches `vte`
+/// outside any sequence, where it is dropped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum StringTracker {
+    /// Printing text, or inside a sequence that is not a string.
+    #[default]
+    Outside,
+    /// Just after ESC (or an ESC followed by controls it executes).
+    Escape,
+    /// Inside a string sequence, with `bytes` of it read so far.
+    InString { osc: bool, bytes: usize },
+}
+
+impl StringTracker {
+    /// Takes `byte` into account; returns true when a string sequence must
+    /// be ended before it (by a newline, or by its length).
+    fn cuts_before(&mut self, byte: u8) -> bool {
+        match *self {
+            StringTracker::Outside => {
+                if byte == 0x1b {
+                    *self = StringTracker::Escape;
+                }
+                false
+            }
+            StringTracker::Escape => {
+                *self = match byte {
+                    b']' => StringTracker::InString {
+                        osc: true,
+                        bytes: 0,
+                    },
+                    b'P' | b'X' | b'^' | b'_' => StringTracker::InString {
+                        osc: false,
+                        bytes: 0,
+                    },
+                    // Executed or ignored without leaving the escape state.
+                    0x00..=0x17 | 0x19 | 0x1b..=0x1f | 0x7f..=0xff => StringTracker::Escape,
+                    _ => StringTracker::Outside,
+                };
+                false
+            }
+            StringTracker::InString { osc, bytes } => {
+                match byte {
+                    0x1b => *self = StringTracker::Escape,
+                    0x18 | 0x1a => *self = StringTracker::Outside,
+                    0x07 if osc => *self = StringTracker::Outside,
+                    b'\n' => {
+                        *self = StringTracker::Outside;
+                        return true;
+                    }
+                    // Never cut inside a character: a UTF-8 continuation
+                    // byte stays with the bytes before it.
+                    0x80..=0xbf => {
+                        *self = StringTracker::InString {
+                            osc,
+                            bytes: bytes + 1,
+                        }
+                    }
+                    _ if bytes >= MAX_STRING_SEQUENCE_BYTES => {
+                        *self = StringTracker::Outside;
+                        return true;
+                    }
+                    _ => {
+                        *self = StringTracker::InString {
+                            osc,
+                            bytes: bytes + 1,
+                        }
+                    }
+                }
+                false
+            }
+        }
+    }
 }
 
 impl fmt::Debug for Sanitizer {
@@ -245,18 +343,25 @@ impl Sanitizer {
     pub fn push(&mut self, chunk: &str) -> String {
         // vte only knows the 7-bit forms of the C1 controls (ESC + 0x40..0x5F);
         // a C1 character arrives here as UTF-8, so rewrite it as that pair.
+        // A string sequence that overstays is ended with CAN, which `vte`
+        // takes from any state as the end of the sequence and then executes
+        // (the printer drops it), so the byte after it is printed as text.
         self.seven_bit.clear();
         for c in chunk.chars() {
-            match c {
+            let mut utf8 = [0u8; 4];
+            let bytes: &[u8] = match c {
                 '\u{80}'..='\u{9f}' => {
-                    self.seven_bit.push(0x1b);
-                    self.seven_bit.push(c as u8 - 0x40);
+                    utf8[0] = 0x1b;
+                    utf8[1] = c as u8 - 0x40;
+                    &utf8[..2]
                 }
-                c => {
-                    let mut utf8 = [0u8; 4];
-                    self.seven_bit
-                        .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                c => c.encode_utf8(&mut utf8).as_bytes(),
+            };
+            for &byte in bytes {
+                if self.strings.cuts_before(byte) {
+                    self.seven_bit.push(CANCEL);
                 }
+                self.seven_bit.push(byte);
             }
         }
         let mut printer = Printer {
@@ -455,6 +560,14 @@ mod tests {
         ("\u{1b}[1;31m漢字\u{1b}[0m\tx", "漢字    x"),
         ("\u{1b}\u{1b}[31mdouble", "double"),
         ("can\u{1b}[31\u{18}cel", "cancel"),
+        // String sequences never terminated end at a newline.
+        ("\u{1b}]0;title\nnext", "\nnext"),
+        ("\u{1b}]8;;http://evil\nlink", "\nlink"),
+        ("\u{1b}P1;2qsixel\nnext", "\nnext"),
+        ("\u{1b}_apc\nnext", "\nnext"),
+        ("\u{9d}52;c;ZXZpbA==\nc1 osc", "\nc1 osc"),
+        ("\u{90}1qdcs\nc1 dcs", "\nc1 dcs"),
+        ("\u{98}sos\r\nafter", "\nafter"),
     ];
 
     #[test]
@@ -495,6 +608,61 @@ mod tests {
         assert_eq!(sanitize("ok\u{1b}[31"), "ok");
     }
 
+    #[test]
+    fn an_unterminated_string_sequence_ends_at_a_newline() {
+        let answer = "Intro\u{1b}]8;;http://evil/never-closed\nblocks:\n  - id: b1\n";
+        assert_eq!(sanitize(answer), "Intro\nblocks:\n  - id: b1\n");
+        assert_eq!(sanitize("a\u{1b}P$q never closed\nb\u{90}q\nc"), "a\nb\nc");
+        // A string terminated on its own line is swallowed as before.
+        assert_eq!(sanitize("a\u{1b}]0;title\u{7}b\nc"), "ab\nc");
+    }
+
+    #[test]
+    fn an_unterminated_string_sequence_ends_after_the_length_limit() {
+        let payload = "x".repeat(MAX_STRING_SEQUENCE_BYTES);
+        for introducer in ["\u{1b}]", "\u{1b}P", "\u{1b}_", "\u{9d}", "\u{90}"] {
+            let text = format!("before {introducer}{payload}after");
+            assert_eq!(sanitize(&text), "before after", "{introducer:?}");
+        }
+        // A terminated string of any length stays hidden up to the limit,
+        // and what overstays it is shown rather than lost.
+        let long = "y".repeat(MAX_STRING_SEQUENCE_BYTES + 3);
+        assert_eq!(sanitize(&format!("\u{1b}]{long}\u{7}z")), "yyyz");
+    }
+
+    #[test]
+    fn the_length_limit_never_cuts_a_character_in_two() {
+        let payload = "x".repeat(MAX_STRING_SEQUENCE_BYTES - 1);
+        let text = format!("\u{1b}]{payload}é漢after");
+        assert_eq!(sanitize(&text), "漢after");
+    }
+
+    #[test]
+    fn an_unterminated_string_split_across_pushes_ends_where_it_would_in_one() {
+        let mut sanitizer = Sanitizer::new();
+        let pieces = ["pre\u{1b}", "]52;c;ZXZp", "bA==", "\nafter \u{9d}0;", "t"];
+        let out: String = pieces.iter().map(|piece| sanitizer.push(piece)).collect();
+        assert_eq!(out, "pre\nafter ");
+        assert_eq!(out, sanitize(&pieces.concat()));
+
+        let text = format!(
+            "a\u{1b}P{}b\u{1b}]{}\nc",
+            "q".repeat(3 * MAX_STRING_SEQUENCE_BYTES),
+            "z".repeat(100)
+        );
+        for piece_len in [1, 7, 100, MAX_STRING_SEQUENCE_BYTES, 1000] {
+            let mut sanitizer = Sanitizer::new();
+            let chars: Vec<char> = text.chars().collect();
+            let out: String = chars
+                .chunks(piece_len)
+                .map(|piece| sanitizer.push(&piece.iter().collect::<String>()))
+                .collect();
+            assert_eq!(out, sanitize(&text), "pieces of {piece_len}");
+        }
+        let shown = "q".repeat(2 * MAX_STRING_SEQUENCE_BYTES);
+        assert_eq!(sanitize(&text), format!("a{shown}b\nc"));
+    }
+
     fn displayable_or_newline() -> impl Strategy<Value = String> {
         proptest::collection::vec(
             any::<char>().prop_filter("displayable", |&c| c == '\n' || is_displayable(c)),
@@ -518,6 +686,8 @@ mod tests {
                 Just("\u{9d}".to_string()),
                 Just("\r".to_string()),
                 Just("\t".to_string()),
+                // Near the length limit of a string sequence.
+                Just("x".repeat(MAX_STRING_SEQUENCE_BYTES - 1)),
                 "[\\x00-\\x7f]{0,4}",
                 ".{0,6}",
             ],

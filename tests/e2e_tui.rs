@@ -165,7 +165,8 @@ fn moderates_the_demo_to_a_verdict() {
     });
 
     // The aesthete times out once in round 1 and is retried by quorum's own
-    // rule; its modal may be up when the verdict is near.
+    // rule; its modal stays up while the retry runs and closes by itself
+    // once the retry answers, so it may or may not be seen here.
     run.wait_until("the aesthete's modal or the verdict", WAIT, |screen| {
         let contents = screen.contents();
         contents.contains("Aesthete timed out") || contents.contains("Written to")

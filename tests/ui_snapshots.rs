@@ -239,6 +239,52 @@ fn moderation_items_take_focus() {
     snap("moderation", &mut app);
 }
 
+fn snap_at(name: &str, app: &mut App, width: u16, height: u16) {
+    let terminal = render(app, width, height);
+    insta::assert_snapshot!(
+        format!("{name}_{width}x{height}"),
+        in_utc(&terminal.backend().to_string())
+    );
+}
+
+/// The moderation layout as a moderator sees it at 160×48: the judges,
+/// which have not started, leave their room to the items; the selected
+/// item shows in full beside the block it attacks.
+#[test]
+fn moderation_layout_gives_the_items_the_room() {
+    let mut app = moderation();
+    snap_at("moderation_layout", &mut app, 160, 48);
+    // The next item, on another block.
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.item_cursor, 1);
+    snap_at("moderation_layout_second_item", &mut app, 160, 48);
+}
+
+/// A judge that starts during the moderation gets its pane back at once.
+#[test]
+fn moderation_layout_brings_a_judge_back_when_it_starts() {
+    let mut app = moderation();
+    app.apply(
+        Update::CallStarted {
+            call_id: "judge.analyst/evaluation/r1/a1".into(),
+            role: "judge.analyst".into(),
+            agent: quorum::agent::AgentInfo {
+                provider: "script".into(),
+                model: "scripted".into(),
+            },
+        },
+        Instant::now(),
+    );
+    app.apply(
+        Update::Chunk {
+            call_id: "judge.analyst/evaluation/r1/a1".into(),
+            text: "block_scores:\n  - block_id: b1\n".into(),
+        },
+        Instant::now(),
+    );
+    snap_at("moderation_layout_judge_started", &mut app, 160, 48);
+}
+
 #[test]
 fn moderation_note_editor() {
     let mut app = moderation();

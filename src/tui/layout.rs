@@ -9,10 +9,16 @@
 //! gives the focused region the whole body at any size. The layout is
 //! computed before drawing and kept, so mouse events can find the region
 //! under the pointer and drawing only reads it.
+//!
+//! While the items wait for the moderator's decisions, the items take the
+//! place of the panes whose roles have not started yet (their panes would
+//! only say so) and the lower part of the agents' column, so the list reads
+//! unclipped and the selected item shows in full, beside the text it
+//! attacks. A pane comes back as soon as its role starts.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::app::{App, Focus, Mode};
+use super::app::{App, Focus, Mode, PaneStatus};
 use crate::protocol::{BoardView, RoleGroup};
 
 /// Narrower than this, regions collapse into tabs (columns).
@@ -21,6 +27,20 @@ pub const WIDE_MIN_COLUMNS: u16 = 120;
 pub const WIDE_MIN_ROWS: u16 = 30;
 /// Header height, in rows.
 pub const HEADER_ROWS: u16 = 2;
+/// In the moderation layout, the share of the agents' column the panes
+/// that have started keep, in percent; the items take the rest.
+pub const MODERATION_PANES_PERCENT: u16 = 40;
+/// In the moderation layout, the height of a board with nothing on it yet
+/// (its one-line placeholder and borders), in rows.
+const EMPTY_BOARD_ROWS: u16 = 3;
+/// Rows the items region needs beyond the list to show the selected item.
+const PREVIEW_MIN_ROWS: u16 = 5;
+/// Rows kept at the bottom of an archived debate's items for what is left
+/// to settle.
+pub const ARCHIVE_STATUS_ROWS: u16 = 2;
+/// Columns the selected item's area needs to show, beside the item, the
+/// text it attacks (each side gets half).
+pub const TARGET_BESIDE_MIN_COLUMNS: u16 = 80;
 
 /// A part of the body that shows one thing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,7 +130,31 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     }
     let [agents, side] =
         Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(body);
-    let rows = pane_rows(app);
+    let moderation = moderation_layout(app);
+    let rows: Vec<Vec<usize>> = pane_rows(app)
+        .into_iter()
+        .map(|row| {
+            row.into_iter()
+                .filter(|index| !set_aside(app, *index))
+                .collect::<Vec<_>>()
+        })
+        .filter(|row| !row.is_empty())
+        .collect();
+    let agents = if moderation {
+        let [panes, items] = if rows.is_empty() {
+            [Rect::ZERO, agents]
+        } else {
+            Layout::vertical([
+                Constraint::Percentage(MODERATION_PANES_PERCENT),
+                Constraint::Fill(1),
+            ])
+            .areas(agents)
+        };
+        layout.regions.push((Region::Items, items));
+        panes
+    } else {
+        agents
+    };
     let row_rects = Layout::vertical(vec![
         Constraint::Ratio(1, rows.len().max(1) as u32);
         rows.len()
@@ -134,6 +178,7 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
                     .sum::<u16>()
                     + 2
             }
+            BoardView::None if moderation => EMPTY_BOARD_ROWS,
             BoardView::None => 6,
         };
         side_regions.push((
@@ -141,9 +186,9 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
             Constraint::Length(board_rows.min(side.height / 3)),
         ));
     }
-    if app.has_items() {
+    if app.has_items() && !moderation {
         let status_rows = match app.mode {
-            Mode::Archive(_) => super::view::ARCHIVE_STATUS_ROWS,
+            Mode::Archive(_) => ARCHIVE_STATUS_ROWS,
             _ => 0,
         };
         let item_rows = (app.board.items.len() as u16 + 2 + status_rows).clamp(4, side.height / 3);
@@ -161,6 +206,92 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
         layout.regions.push((*region, *rect));
     }
     layout
+}
+
+/// The moderator's decisions are what the debate waits for (in a live
+/// debate or a replay of one): the wide screen gives the items the room.
+pub fn moderation_layout(app: &App) -> bool {
+    app.moderating() && app.has_items() && !matches!(app.mode, Mode::Archive(_))
+}
+
+/// A pane the moderation layout leaves out: its role has not started, so
+/// it would show nothing but that it waits (a focused pane always shows).
+pub fn set_aside(app: &App, index: usize) -> bool {
+    let pane = &app.panes[index];
+    moderation_layout(app)
+        && pane.status == PaneStatus::Waiting
+        && pane.doc.source_len() == 0
+        && pane.human.is_none()
+        && app.focus != Focus::Pane(index)
+}
+
+/// The parts of the items region (borders excluded).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ItemsAreas {
+    /// The list, one row per item.
+    pub list: Rect,
+    /// What is left to settle, in an archive.
+    pub status: Option<Rect>,
+    /// The item under the cursor in full, when there is room.
+    pub item: Option<Rect>,
+    /// Beside it, the text it attacks, when that was found and there is
+    /// room (see [`target_areas`]).
+    pub target: Option<Rect>,
+}
+
+/// Splits the items region `rect`. While moderating, the list takes at
+/// most half the rows so the selected item always has room below it.
+pub fn items_areas(app: &App, rect: Rect) -> ItemsAreas {
+    let mut body = inner(rect);
+    let mut areas = ItemsAreas::default();
+    if matches!(app.mode, Mode::Archive(_)) && body.height > ARCHIVE_STATUS_ROWS {
+        let [list, status] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(ARCHIVE_STATUS_ROWS)])
+                .areas(body);
+        body = list;
+        areas.status = Some(status);
+    }
+    areas.list = body;
+    if app.board.items.is_empty() {
+        return areas;
+    }
+    let mut list_rows = app.board.items.len() as u16;
+    if app.moderating() {
+        list_rows = list_rows.min(body.height / 2).max(1);
+    }
+    if body.height < list_rows.saturating_add(PREVIEW_MIN_ROWS) {
+        return areas;
+    }
+    // A blank row between the list and the item.
+    let [list, _, preview] = Layout::vertical([
+        Constraint::Length(list_rows),
+        Constraint::Length(1),
+        Constraint::Min(PREVIEW_MIN_ROWS - 1),
+    ])
+    .areas(body);
+    areas.list = list;
+    areas.item = Some(preview);
+    if app.item_target.is_some() && preview.width >= TARGET_BESIDE_MIN_COLUMNS {
+        let [item, target] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(preview);
+        areas.item = Some(item);
+        areas.target = Some(target);
+    }
+    areas
+}
+
+/// The target's area without the rule and space on its left, split into
+/// `(heading, text)`: the heading is one row, the text the rest.
+pub fn target_areas(target: Rect) -> (Rect, Rect) {
+    let right = Rect {
+        x: target.x.saturating_add(2),
+        width: target.width.saturating_sub(2),
+        ..target
+    };
+    let [heading, text] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(right);
+    (heading, text)
 }
 
 /// The panes by row, top to bottom (see [`group_rows`]).

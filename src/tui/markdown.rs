@@ -195,6 +195,42 @@ impl StreamDoc {
         self.source_len
     }
 
+    /// A document read as the inside of a YAML code block, laid out as a
+    /// pane lays the YAML an agent fenced: for an excerpt of that YAML.
+    pub fn yaml_excerpt(text: &str) -> StreamDoc {
+        let mut doc = StreamDoc {
+            blocks: BlockState {
+                fence: Some(Fence {
+                    marker: '`',
+                    len: 3,
+                    yaml: true,
+                }),
+                carry: None,
+            },
+            ..StreamDoc::default()
+        };
+        doc.push(Segment::Answer, text);
+        doc
+    }
+
+    /// The answer's source lines, oldest first, the live tail last
+    /// (reasoning left out); `None` stands for a notice, the boundary
+    /// between two attempts. A line longer than [`LONG_LINE_SPLIT_BYTES`]
+    /// comes in pieces.
+    pub fn answer_lines(&self) -> Vec<Option<&str>> {
+        let tail = (self.tail_segment == Segment::Answer && !self.tail.is_empty())
+            .then_some(Some(self.tail.as_str()));
+        self.finished
+            .iter()
+            .filter_map(|line| match line.kind {
+                LineKind::Reasoning => None,
+                LineKind::Notice => Some(None),
+                _ => Some(Some(line.text.as_str())),
+            })
+            .chain(tail)
+            .collect()
+    }
+
     /// Source lines (finished lines and the live tail) the last
     /// [`layout`](Self::layout) laid out: the measure of its work.
     pub fn lines_laid_last_layout(&self) -> usize {

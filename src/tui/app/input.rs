@@ -194,12 +194,14 @@ impl App {
         Vec::new()
     }
 
-    /// Focus order: agent panes as laid out (row by row), then the items
-    /// and the board when the protocol has them, then the transcript.
+    /// Focus order: agent panes as laid out (row by row; not those the
+    /// moderation layout sets aside), then the items and the board when the
+    /// protocol has them, then the transcript.
     fn focus_ring(&self) -> Vec<Focus> {
         let mut ring: Vec<Focus> = layout::pane_rows(self)
             .into_iter()
             .flatten()
+            .filter(|index| !layout::set_aside(self, *index))
             .map(Focus::Pane)
             .collect();
         if self.has_items() {

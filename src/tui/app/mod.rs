@@ -21,7 +21,9 @@ use ratatui_textarea::TextArea;
 use crate::agent::human::HUMAN_PROVIDER;
 use crate::engine::Update;
 use crate::protocol::decision_review::model::ItemDecision;
-use crate::protocol::{Board, BoardView, LogEntry, LogKind, Outcome, Progress, StageFocus};
+use crate::protocol::{
+    Board, BoardView, LogEntry, LogKind, Outcome, Progress, StageFocus, Timestamp,
+};
 use crate::text::{Sanitizer, sanitize};
 
 use super::keymap::{self, Context};
@@ -32,11 +34,13 @@ use super::theme::Theme;
 pub mod archive;
 mod input;
 pub mod playback;
+pub mod target;
 #[cfg(test)]
 mod tests;
 
 pub use archive::Archive;
 pub use playback::{MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, Moment, Playback};
+pub use target::ItemTarget;
 
 /// How much longer "wait longer" gives a call, in milliseconds.
 pub const WAIT_LONGER_MS: u64 = 5 * 60 * 1000;
@@ -204,13 +208,26 @@ impl AgentPane {
     }
 }
 
-/// A call that needs the moderator's attention.
+/// A call that needs the moderator's attention. It closes by itself once
+/// its situation has passed: the role answered, or the debate moved on with
+/// nothing of the role running or waited for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OverridePrompt {
     pub pane: usize,
     /// What happened, in the protocol's words.
     pub what: String,
     pub kind: LogKind,
+}
+
+impl OverridePrompt {
+    /// The prompt's title, for a role titled `role`: `Aesthete timed out`.
+    pub fn title(&self, role: &str) -> String {
+        match self.kind {
+            LogKind::Timeout => format!("{role} timed out"),
+            LogKind::Malformed => format!("{role}: unusable answer"),
+            _ => format!("{role} failed"),
+        }
+    }
 }
 
 /// Something on top of the main view that takes keys first.
@@ -314,6 +331,12 @@ pub struct App {
     pub show_verdict: bool,
     pub layers: Vec<Layer>,
     pub item_cursor: usize,
+    /// While moderating, the text the item under the cursor attacks, when
+    /// a lead pane has it (brought up to date by [`App::prepare`]).
+    pub item_target: Option<ItemTarget>,
+    /// What `item_target` was last looked up for: the target, and how much
+    /// text the lead panes had then.
+    item_target_key: Option<(String, usize)>,
     /// Notes written before the item had a decision, sent with it.
     pending_notes: HashMap<String, String>,
     /// Decisions sent to the engine that its board has not shown yet, by
@@ -373,6 +396,8 @@ impl App {
             show_verdict: false,
             layers: Vec::new(),
             item_cursor: 0,
+            item_target: None,
+            item_target_key: None,
             pending_notes: HashMap::new(),
             unconfirmed: HashMap::new(),
             totals: Totals::default(),
@@ -728,14 +753,30 @@ impl App {
         *per_call = per_call.saturating_add(estimate);
     }
 
-    fn log(&mut self, entry: LogEntry) {
+    /// One line in the transcript: the time, a mark for its kind, the text.
+    fn transcript_line(&mut self, at: Timestamp, kind: LogKind, message: &str) {
         let line = format!(
-            "{} {} {}",
-            entry.at.with_timezone(&chrono::Local).format("%H:%M:%S"),
-            log_mark(entry.kind),
-            sanitize(&entry.message)
+            "{} {} {}\n",
+            at.with_timezone(&chrono::Local).format("%H:%M:%S"),
+            log_mark(kind),
+            sanitize(message)
         );
-        self.transcript.push(Segment::Answer, &format!("{line}\n"));
+        self.transcript.push(Segment::Answer, &line);
+    }
+
+    fn log(&mut self, entry: LogEntry) {
+        self.transcript_line(entry.at, entry.kind, &entry.message);
+        if entry.kind == LogKind::Stage {
+            // A new stage: a prompt about a role with nothing running and no
+            // round held for it offers choices that act on nothing now.
+            self.close_passed_prompts(
+                |app, prompt| {
+                    app.panes[prompt.pane].live_call().is_none() && !app.held(prompt.pane)
+                },
+                "the debate moved on",
+                entry.at,
+            );
+        }
         let Some(call_id) = entry.call_id.as_deref() else {
             return;
         };
@@ -757,6 +798,17 @@ impl App {
         {
             pane.status = status;
         }
+        if entry.kind == LogKind::CallFinished && current {
+            // The role answered (an automatic retry succeeded, say): a prompt
+            // about its failed or stuck call has nothing left to decide.
+            self.close_passed_prompts(
+                |_, prompt| prompt.pane == index,
+                &format!("{call_id} answered"),
+                entry.at,
+            );
+            return;
+        }
+        let pane = &mut self.panes[index];
         if matches!(
             entry.kind,
             LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip
@@ -772,6 +824,31 @@ impl App {
                     kind: entry.kind,
                 });
             }
+        }
+    }
+
+    /// Closes every override prompt `passed` says is out of date, leaving a
+    /// line in the transcript for each that says why.
+    fn close_passed_prompts(
+        &mut self,
+        passed: impl Fn(&App, &OverridePrompt) -> bool,
+        why: &str,
+        at: Timestamp,
+    ) {
+        let mut closed = Vec::new();
+        let mut index = 0;
+        while index < self.layers.len() {
+            match &self.layers[index] {
+                Layer::Override(prompt) if passed(self, prompt) => {
+                    closed.push(prompt.title(&self.panes[prompt.pane].role.title));
+                    self.layers.remove(index);
+                }
+                _ => index += 1,
+            }
+        }
+        for title in closed {
+            let message = format!("\"{title}\" closed by itself: {why}");
+            self.transcript_line(at, LogKind::Note, &message);
         }
     }
 
@@ -888,10 +965,17 @@ impl App {
     /// to date, so that drawing is a read of finished layouts.
     pub fn prepare(&mut self, area: Rect) {
         self.layout = layout::compute(self, area);
+        self.look_up_item_target();
         let theme = &self.theme;
         for &(region, rect) in &self.layout.regions {
             let inner = layout::inner(rect);
             match region {
+                Region::Items => {
+                    let areas = layout::items_areas(self, rect);
+                    if let (Some(target), Some(rect)) = (&mut self.item_target, areas.target) {
+                        target.doc.layout(layout::target_areas(rect).1.width, theme);
+                    }
+                }
                 Region::Pane(index) => {
                     let pane = &mut self.panes[index];
                     if let Some(human) = &mut pane.human {
@@ -910,8 +994,36 @@ impl App {
                         report.viewport = usize::from(inner.height);
                     }
                 }
-                Region::Items | Region::Board => {}
+                Region::Board => {}
             }
+        }
+    }
+
+    /// Finds the text the item under the cursor attacks, while moderating,
+    /// unless it was looked up already for the same target and text.
+    fn look_up_item_target(&mut self) {
+        let target = self
+            .board
+            .items
+            .get(self.item_cursor)
+            .filter(|_| self.moderating())
+            .map(|entry| entry.item.target.clone())
+            .filter(|target| !target.is_empty());
+        let Some(target) = target else {
+            self.item_target = None;
+            self.item_target_key = None;
+            return;
+        };
+        let lead_text: usize = self
+            .panes
+            .iter()
+            .filter(|pane| pane.role.group == crate::protocol::RoleGroup::Lead)
+            .map(|pane| pane.doc.source_len())
+            .sum();
+        let key = (target, lead_text);
+        if self.item_target_key.as_ref() != Some(&key) {
+            self.item_target = target::find(&self.panes, &key.0);
+            self.item_target_key = Some(key);
         }
     }
 }

@@ -948,3 +948,192 @@ fn a_new_moderation_starts_at_the_first_item_to_decide() {
     assert_eq!(app.focus, Focus::Items);
     assert_eq!(app.item_cursor, 2);
 }
+
+fn log(app: &mut App, kind: LogKind, call_id: &str, message: &str) {
+    app.apply(
+        Update::Log(LogEntry {
+            at: chrono::Utc::now(),
+            kind,
+            call_id: (!call_id.is_empty()).then(|| call_id.to_string()),
+            message: message.into(),
+        }),
+        Instant::now(),
+    );
+}
+
+/// The transcript's rows, laid out wide enough that no line wraps.
+fn transcript_rows(app: &mut App) -> Vec<String> {
+    app.prepare(Rect::new(0, 0, 600, 60));
+    let doc = &app.transcript;
+    doc.lines(0, doc.line_count())
+        .iter()
+        .map(|line| {
+            line.spans
+                .iter()
+                .map(|span| span.content.as_ref())
+                .collect()
+        })
+        .collect()
+}
+
+fn override_open(app: &App) -> bool {
+    app.layers
+        .iter()
+        .any(|layer| matches!(layer, Layer::Override(_)))
+}
+
+#[test]
+fn a_timeout_prompt_closes_itself_once_the_automatic_retry_answers() {
+    let mut app = app();
+    start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
+    log(
+        &mut app,
+        LogKind::Timeout,
+        "judge.analyst/evaluation/r1/a1",
+        "judge.analyst produced no answer within 6 s",
+    );
+    log(
+        &mut app,
+        LogKind::Retry,
+        "judge.analyst/evaluation/r1/a1",
+        "retrying judge.analyst once",
+    );
+    start(&mut app, "judge.analyst/evaluation/r1/a2", "judge.analyst");
+    assert!(override_open(&app), "the retry runs: r, w and c act on it");
+    // Another role answering changes nothing for this prompt.
+    start(&mut app, "critic/critique/r1/a1", "critic");
+    log(
+        &mut app,
+        LogKind::CallFinished,
+        "critic/critique/r1/a1",
+        "critic answered",
+    );
+    assert!(override_open(&app));
+
+    log(
+        &mut app,
+        LogKind::CallFinished,
+        "judge.analyst/evaluation/r1/a2",
+        "judge.analyst answered in 2 s",
+    );
+    assert!(
+        !override_open(&app),
+        "the retry answered: nothing is left to decide"
+    );
+    assert_eq!(app.panes[2].status, PaneStatus::Done);
+    let rows = transcript_rows(&mut app);
+    let closed = rows
+        .iter()
+        .find(|row| row.contains("closed by itself"))
+        .expect("a line says the prompt closed");
+    assert!(
+        closed.ends_with(
+            "· \"Analyst timed out\" closed by itself: judge.analyst/evaluation/r1/a2 answered"
+        ),
+        "{closed}"
+    );
+}
+
+#[test]
+fn a_prompt_about_a_role_with_nothing_running_closes_when_the_debate_moves_on() {
+    let mut app = app();
+    start(&mut app, "critic/critique/r1/a1", "critic");
+    start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
+    log(
+        &mut app,
+        LogKind::Timeout,
+        "judge.analyst/evaluation/r1/a1",
+        "judge.analyst produced no answer within 6 s",
+    );
+    start(&mut app, "judge.analyst/evaluation/r1/a2", "judge.analyst");
+    log(
+        &mut app,
+        LogKind::CallFinished,
+        "critic/critique/r1/a1",
+        "critic answered",
+    );
+    log(
+        &mut app,
+        LogKind::Malformed,
+        "critic/critique/r1/a1",
+        "critic: output unusable",
+    );
+    // Under the critic's prompt, the analyst's: its retry is still running.
+    assert_eq!(app.layers.len(), 2);
+    log(&mut app, LogKind::Stage, "", "stage: moderation");
+    let [Layer::Override(prompt)] = app.layers.as_slice() else {
+        panic!("only the analyst's prompt is left")
+    };
+    assert_eq!(prompt.pane, 2);
+    assert!(transcript_rows(&mut app).iter().any(|row| {
+        row.ends_with("\"Critic: unusable answer\" closed by itself: the debate moved on")
+    }),);
+}
+
+#[test]
+fn the_moderation_layout_sets_idle_panes_aside_until_their_roles_start() {
+    let mut app = app();
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    app.apply(
+        Update::Chunk {
+            call_id: "proposer/proposal/r1/a1".into(),
+            text: "blocks:\n  - id: b1\n    text: one table\n  - id: b2\n".into(),
+        },
+        Instant::now(),
+    );
+    start(&mut app, "critic/critique/r1/a1", "critic");
+    let wide = Rect::new(0, 0, 160, 48);
+    app.prepare(wide);
+    assert!(
+        app.layout.rect(Region::Pane(2)).is_some(),
+        "not moderating yet"
+    );
+
+    app.apply(Update::Board(items(3)), Instant::now());
+    app.prepare(wide);
+    assert_eq!(app.focus, Focus::Items);
+    assert_eq!(app.layout.rect(Region::Pane(2)), None, "the analyst waits");
+    let items_rect = app.layout.rect(Region::Items).unwrap();
+    let proposer = app.layout.rect(Region::Pane(0)).unwrap();
+    assert_eq!(
+        items_rect.x, proposer.x,
+        "the items take the agents' column"
+    );
+    assert!(items_rect.height > proposer.height);
+    let target = app
+        .item_target
+        .as_ref()
+        .expect("b1 is in the proposer's answer");
+    assert_eq!(
+        (target.target.as_str(), target.source.as_str()),
+        ("b1", "Proposer")
+    );
+    assert!(layout::items_areas(&app, items_rect).target.is_some());
+    // Tab skips the pane set aside.
+    let ring: Vec<Focus> = (0..5)
+        .map(|_| {
+            key(&mut app, KeyCode::Tab);
+            app.focus
+        })
+        .collect();
+    assert_eq!(
+        ring,
+        [
+            Focus::Board,
+            Focus::Transcript,
+            Focus::Pane(0),
+            Focus::Pane(1),
+            Focus::Items
+        ]
+    );
+
+    start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
+    app.prepare(wide);
+    assert!(
+        app.layout.rect(Region::Pane(2)).is_some(),
+        "back once it starts"
+    );
+    // Narrow screens keep their tabs.
+    app.prepare(Rect::new(0, 0, 80, 24));
+    assert!(app.layout.tabs.is_some());
+}

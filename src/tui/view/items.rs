@@ -2,26 +2,23 @@
 //! vulnerability) with its target, severity, kind and
 //! the moderator's decision; for a finished debate opened again, how each
 //! deferred item was settled after the verdict, and what is left to do.
+//! With room below the list, the item under the cursor in full; while
+//! moderating, with room beside it, the text it attacks (found by
+//! [`crate::tui::app::target`]).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::layout::{Constraint, Layout};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::{frame_block, is_focused, open_items};
 use crate::protocol::{BoardItem, ItemDecision, Outcome};
 use crate::tui::app::archive::{past_tense, resolution_time};
-use crate::tui::app::{App, Mode};
-use crate::tui::layout::{Region, inner};
+use crate::tui::app::{App, ItemTarget, Mode, Scroll};
+use crate::tui::layout::{self, Region};
 use crate::tui::theme::Theme;
 
-/// Rows the items region needs beyond the list to preview the selected item.
-const PREVIEW_MIN_ROWS: u16 = 5;
-/// Rows kept at the bottom of an archived debate's items for what is left
-/// to settle.
-pub const ARCHIVE_STATUS_ROWS: u16 = 2;
 /// Width of the settlement column of an archived debate's items, in cells.
 const SETTLEMENT_COLUMN_WIDTH: usize = 21;
 
@@ -200,12 +197,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         title.push(Span::styled(badge, theme.status_needs_moderator));
     }
     frame.render_widget(frame_block(app, Line::from(title), focused), area);
-    let mut body = inner(area);
-    if matches!(app.mode, Mode::Archive(_)) && body.height > ARCHIVE_STATUS_ROWS {
-        let [list, status] =
-            Layout::vertical([Constraint::Min(1), Constraint::Length(ARCHIVE_STATUS_ROWS)])
-                .areas(body);
-        body = list;
+    let areas = layout::items_areas(app, area);
+    if let Some(status) = areas.status {
         frame.render_widget(
             Paragraph::new(archive_status(app)).wrap(Wrap { trim: true }),
             status,
@@ -221,64 +214,22 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                     .unwrap_or_default(),
                 theme.dim,
             )),
-            body,
+            areas.list,
         );
         return;
     }
     // With room to spare, the item under the cursor is shown in full below
-    // the list.
-    let list_rows = app.board.items.len() as u16;
-    let (body, preview) = if body.height >= list_rows + PREVIEW_MIN_ROWS {
-        let [list, preview] = Layout::vertical([
-            Constraint::Length(list_rows + 1),
-            Constraint::Min(PREVIEW_MIN_ROWS - 1),
-        ])
-        .areas(body);
-        (list, Some(preview))
-    } else {
-        (body, None)
-    };
-    if let (Some(preview), Some(entry)) = (preview, app.board.items.get(app.item_cursor)) {
-        let mut lines = vec![Line::from(vec![
-            Span::styled(format!("{} · ", entry.item.heading()), theme.title),
-            Span::styled(
-                entry.item.severity.clone(),
-                severity_style(theme, &entry.item.severity),
-            ),
-            Span::styled(format!(" · {}", entry.item.category), theme.dim),
-        ])];
-        lines.extend(settlement_lines(app, entry));
-        if let Some(suggestion) = &entry.item.suggestion {
-            lines.push(Line::from(vec![
-                Span::styled(
-                    format!(
-                        "The {} proposes to {}: ",
-                        suggestion.by,
-                        suggestion.decision.as_str()
-                    ),
-                    theme.dim,
-                ),
-                Span::styled(suggestion.reason.clone(), theme.text),
-            ]));
-        }
-        lines.extend(
-            entry
-                .item
-                .text
-                .lines()
-                .map(|line| Line::styled(line.to_string(), theme.text)),
+    // the list, and beside it the text it attacks.
+    if let (Some(preview), Some(entry)) = (areas.item, app.board.items.get(app.item_cursor)) {
+        frame.render_widget(
+            Paragraph::new(item_in_full(app, entry)).wrap(Wrap { trim: true }),
+            preview,
         );
-        if !entry.item.preface.is_empty() {
-            lines.push(Line::styled(
-                format!("Conceded first: {}", entry.item.preface),
-                theme.dim,
-            ));
-        }
-        if let Some(note) = &entry.note {
-            lines.push(Line::styled(format!("Your note: {note}"), theme.text));
-        }
-        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), preview);
     }
+    if let (Some(rect), Some(target)) = (areas.target, &app.item_target) {
+        draw_target(app, target, frame, rect);
+    }
+    let body = areas.list;
     let height = usize::from(body.height).max(1);
     let first = app.item_cursor.saturating_sub(height.saturating_sub(1));
     let lines: Vec<Line> = app
@@ -291,6 +242,76 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .map(|(index, entry)| item_line(app, index, entry, focused && index == app.item_cursor))
         .collect();
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// The selected item in full: its heading, settlement, proposal, text,
+/// preface and note.
+fn item_in_full<'a>(app: &App, entry: &'a BoardItem) -> Vec<Line<'a>> {
+    let theme = &app.theme;
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{} · ", entry.item.heading()), theme.title),
+        Span::styled(
+            entry.item.severity.clone(),
+            severity_style(theme, &entry.item.severity),
+        ),
+        Span::styled(format!(" · {}", entry.item.category), theme.dim),
+    ])];
+    lines.extend(settlement_lines(app, entry));
+    if let Some(suggestion) = &entry.item.suggestion {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!(
+                    "The {} proposes to {}: ",
+                    suggestion.by,
+                    suggestion.decision.as_str()
+                ),
+                theme.dim,
+            ),
+            Span::styled(suggestion.reason.clone(), theme.text),
+        ]));
+    }
+    lines.extend(
+        entry
+            .item
+            .text
+            .lines()
+            .map(|line| Line::styled(line.to_string(), theme.text)),
+    );
+    if !entry.item.preface.is_empty() {
+        lines.push(Line::styled(
+            format!("Conceded first: {}", entry.item.preface),
+            theme.dim,
+        ));
+    }
+    if let Some(note) = &entry.note {
+        lines.push(Line::styled(format!("Your note: {note}"), theme.text));
+    }
+    lines
+}
+
+/// The text the selected item attacks, right of a rule, under a heading
+/// that says where it comes from; laid out by `App::prepare`.
+fn draw_target(app: &App, target: &ItemTarget, frame: &mut Frame, rect: Rect) {
+    let theme = &app.theme;
+    frame.render_widget(
+        Block::default()
+            .borders(Borders::LEFT)
+            .border_style(theme.border),
+        rect,
+    );
+    let (heading, text) = layout::target_areas(rect);
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(target.target.clone(), theme.title),
+            Span::styled(format!(", as the {} wrote it", target.source), theme.dim),
+        ])),
+        heading,
+    );
+    let from_top = Scroll {
+        top: 0,
+        follow: false,
+    };
+    super::panes::draw_doc(&target.doc, &from_top, frame, text);
 }
 
 /// How `entry` was settled after the verdict, in full, and a note written

@@ -8,7 +8,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::items::{decision_span, severity_style};
-use crate::protocol::LogKind;
 use crate::tui::app::{App, Layer, Mode, OverridePrompt, WAIT_LONGER_MS};
 use crate::tui::keymap::{self, Context};
 
@@ -154,11 +153,7 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
     let rect = centered(area, 70, 12);
     frame.render_widget(Clear, rect);
     let pane = &app.panes[prompt.pane];
-    let title = match prompt.kind {
-        LogKind::Timeout => format!("{} timed out", pane.role.title),
-        LogKind::Malformed => format!("{}: unusable answer", pane.role.title),
-        _ => format!("{} failed", pane.role.title),
-    };
+    let title = prompt.title(&pane.role.title);
     let block = modal(app, &title);
     let body = block.inner(rect);
     frame.render_widget(block, rect);

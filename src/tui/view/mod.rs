@@ -9,8 +9,6 @@ mod layers;
 mod panes;
 mod verdict;
 
-pub use items::ARCHIVE_STATUS_ROWS;
-
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
