@@ -213,6 +213,88 @@ pub fn diagnostics_md(diagnostics: &[crate::protocol::calls::CallDiagnostic]) ->
     out
 }
 
+// ---- reader-first openings ------------------------------------------------------
+
+/// Words that narrate the debate instead of its result: the roles, the
+/// panel's judges, scores. A reader-first opening carries none (RF-06,
+/// RF-08).
+const PROVENANCE_WORDS: &[&str] = &[
+    "aesthete",
+    "stylist",
+    "analyst",
+    "strategist",
+    "empiricist",
+    "judge",
+    "judges",
+    "reviewer",
+    "reviewers",
+    "critic",
+    "critics",
+    "proposer",
+    "oracle",
+    "mephistopheles",
+    "synthesizer",
+    "score",
+    "scores",
+    "scored",
+];
+
+/// Phrases that report one option discarded for another (RF-08).
+const DISCARDED_PHRASES: &[&str] = &[
+    "discarded in favour of",
+    "discarded in favor of",
+    "was discarded",
+];
+
+/// What in `opening` narrates the debate rather than its result: role
+/// words (whole words, any case; a word the topic itself uses is allowed),
+/// block ids such as `b2`, scores such as `4/5`, and discarded-in-favour
+/// phrasing. Empty when the opening is reader-first.
+pub fn provenance(opening: &str, topic: &str) -> Vec<String> {
+    let topic_words: Vec<String> = words(topic).map(str::to_ascii_lowercase).collect();
+    let mut found: Vec<String> = Vec::new();
+    let mut note = |what: String| {
+        if !found.contains(&what) {
+            found.push(what);
+        }
+    };
+    for word in words(opening) {
+        let lower = word.to_ascii_lowercase();
+        if PROVENANCE_WORDS.contains(&lower.as_str()) && !topic_words.contains(&lower) {
+            note(format!("`{word}`"));
+        }
+        let is_block_id = lower.len() >= 2
+            && lower.starts_with('b')
+            && lower[1..].bytes().all(|byte| byte.is_ascii_digit());
+        if is_block_id && !topic_words.contains(&lower) {
+            note(format!("the block id `{word}`"));
+        }
+    }
+    for (index, _) in opening.match_indices("/5") {
+        let before = opening[..index].chars().next_back();
+        let after = opening[index + 2..].chars().next();
+        if before.is_some_and(|c| c.is_ascii_digit()) && !after.is_some_and(|c| c.is_ascii_digit())
+        {
+            note("a score out of 5".to_string());
+        }
+    }
+    let lower = opening.to_ascii_lowercase();
+    if let Some(phrase) = DISCARDED_PHRASES
+        .iter()
+        .find(|phrase| lower.contains(*phrase))
+    {
+        note(format!("\"{phrase}\""));
+    }
+    found
+}
+
+/// The words of `text`: runs of letters, digits, `'` and `-`.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+        .map(|word| word.trim_matches(['\'', '-']))
+        .filter(|word| !word.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -177,3 +177,49 @@ fn inf_10_a_binding_judge_answering_carelessly_reaches_the_same_verdict() {
         careless_verdict.stderr
     );
 }
+
+/// README rule 5 and DR-34 (A4): an advisory judge that leaves one of its
+/// criteria unscored is read, not thrown out as malformed, and the gap is
+/// major uncertainty: the demo that adopts escalates, naming the gap.
+#[test]
+fn dr_34_an_advisory_judge_leaving_a_criterion_unscored_escalates() {
+    let sandbox = Sandbox::new();
+    let exported = sandbox.path().join("demo.yaml");
+    sandbox
+        .quorum(
+            &["demo", "--export-script", exported.to_str().unwrap()],
+            &[],
+        )
+        .assert_code(0);
+    let spec = std::fs::read_to_string(&exported).unwrap();
+    // The aesthete's last answer scores b1 on a criterion it does not
+    // judge, which is ignored (A1): its own, simplicity, is left unscored.
+    let last = spec.rfind("- role: judge.aesthete").unwrap();
+    let at = last + spec[last..].find("criterion: simplicity").unwrap();
+    let edited = format!(
+        "{}criterion: correctness{}",
+        &spec[..at],
+        &spec[at + "criterion: simplicity".len()..]
+    );
+    let path = sandbox.write("gap.yaml", &edited);
+    let (ran, dir) = run(&sandbox, &path, "gap");
+    ran.assert_code(5);
+    let record = yaml(&dir);
+    let rounds = record["stages"]["evaluation"]["rounds"]
+        .as_sequence()
+        .unwrap();
+    let last_round = rounds.last().unwrap();
+    let aesthete = last_round["judges"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|judge| judge["role"].as_str() == Some("aesthete"))
+        .unwrap();
+    assert_eq!(aesthete["status"].as_str(), Some("scored"), "{aesthete:?}");
+    assert_eq!(last_round["verdict"].as_str(), Some("ESCALATE"));
+    let rule = last_round["rule"].as_str().unwrap();
+    assert!(
+        rule.contains("aesthete left unscored: b1 (simplicity)"),
+        "{rule}"
+    );
+}

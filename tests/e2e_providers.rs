@@ -58,6 +58,9 @@ enum Behaviour {
     Answer,
     /// 401 with an OpenAI-style error that echoes the key, as some servers do.
     RefuseKey,
+    /// The critic's first request gets a 429 asking to wait 20 ms; every
+    /// other request is answered.
+    RateLimitCriticOnce,
 }
 
 struct ServerState {
@@ -287,6 +290,27 @@ async fn complete(State(state): State<Arc<ServerState>>, request: Request) -> Re
             .status(StatusCode::UNAUTHORIZED)
             .header("content-type", "application/json")
             .body(Body::from(error.to_string()))
+            .unwrap();
+    }
+    if state.behaviour == Behaviour::RateLimitCriticOnce
+        && call.as_ref().is_some_and(|(role, _, _)| role == "critic")
+        && state
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|seen| seen.call.starts_with("critic/"))
+            .count()
+            == 1
+    {
+        return Response::builder()
+            .status(StatusCode::TOO_MANY_REQUESTS)
+            .header("content-type", "application/json")
+            .header("retry-after-ms", "20")
+            .body(Body::from(
+                json!({"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded"}})
+                    .to_string(),
+            ))
             .unwrap();
     }
     let Some(text) = text else {
@@ -758,4 +782,48 @@ async fn doctor_probes_http_providers() {
         ran.stdout
     );
     assert_no_key(dir.path(), &[&ran.stdout, &ran.stderr]);
+}
+
+/// INF-17: a request the transport sends again is an event in the
+/// transcript, with its reason and its wait, not only a line in a log file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inf_17_a_transport_retry_is_in_the_transcript() {
+    let server = ModelServer::start(Behaviour::RateLimitCriticOnce).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let ran = quorum(
+        dir.path(),
+        &[
+            "review",
+            TOPIC,
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+            "--agent",
+            "default=openai:test-model",
+        ],
+        &[
+            ("OPENAI_BASE_URL", &server.openai_base_url()),
+            ("OPENAI_API_KEY", OPENAI_CANARY),
+        ],
+    )
+    .await;
+    ran.assert_code(0);
+    let critic_requests = server
+        .seen()
+        .iter()
+        .filter(|seen| seen.call.starts_with("critic/"))
+        .count();
+    assert_eq!(critic_requests, 2);
+    let run = only_run(&out);
+    let transcript = std::fs::read_to_string(run.join("transcript.md")).unwrap();
+    let line = transcript
+        .lines()
+        .find(|line| line.contains("transport retry 1 of 2"))
+        .unwrap_or_else(|| panic!("no retry in the transcript:\n{transcript}"));
+    assert!(line.contains("critic/critique/r1/a1"), "{line}");
+    assert!(line.contains("in 0.0 s"), "{line}");
+    assert!(line.contains("HTTP 429"), "{line}");
+    assert!(line.contains("Rate limit reached"), "{line}");
+    assert_no_key(&out, &[&ran.stdout, &ran.stderr]);
 }

@@ -194,7 +194,7 @@ async fn a_stream_that_stalls_past_the_idle_timeout_fails() {
         Frame::text(&answer(" it")),
     ]));
     let short_idle = HttpLimits {
-        idle_timeout: Duration::from_millis(300),
+        idle_timeout: Some(Duration::from_millis(300)),
         ..test_limits()
     };
     let agent = agent_at(server.openai_base_url(), short_idle);
@@ -208,6 +208,28 @@ async fn a_stream_that_stalls_past_the_idle_timeout_fails() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// A reasoning model may stream nothing for minutes: by default there is
+/// no idle limit, only the call's deadline (kept by the engine).
+#[tokio::test]
+async fn by_default_a_long_silence_before_the_first_token_is_waited_out() {
+    assert_eq!(HttpLimits::default().idle_timeout, None);
+    let server = ProviderServer::start().await;
+    server.push(
+        ScriptedResponse::stream(vec![
+            Frame::Delay(Duration::from_millis(600)),
+            Frame::text(&answer("considered")),
+        ])
+        .headers_delay(Duration::from_millis(600)),
+    );
+    let no_idle_limit = HttpLimits {
+        idle_timeout: None,
+        ..test_limits()
+    };
+    let agent = agent_at(server.openai_base_url(), no_idle_limit);
+    let (_, outcome) = run_call(&agent, "q").await;
+    assert_eq!(outcome.expect("answer").text, "considered");
+}
+
 #[tokio::test]
 async fn keep_alive_comments_keep_a_slow_stream_alive() {
     let server = ProviderServer::start().await;
@@ -219,7 +241,7 @@ async fn keep_alive_comments_keep_a_slow_stream_alive() {
     frames.push(Frame::text(&answer(" but steady")));
     server.push(ScriptedResponse::stream(frames));
     let short_idle = HttpLimits {
-        idle_timeout: Duration::from_millis(400),
+        idle_timeout: Some(Duration::from_millis(400)),
         ..test_limits()
     };
     let agent = agent_at(server.openai_base_url(), short_idle);
@@ -233,7 +255,7 @@ async fn a_server_silent_before_its_headers_times_out() {
     server.push(ScriptedResponse::sse(answer("late")).headers_delay(Duration::from_secs(30)));
     let short = HttpLimits {
         connect_timeout: Duration::from_millis(200),
-        idle_timeout: Duration::from_millis(300),
+        idle_timeout: Some(Duration::from_millis(300)),
         ..test_limits()
     };
     let agent = agent_at(server.openai_base_url(), short);

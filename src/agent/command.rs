@@ -432,7 +432,7 @@ mod tests {
             match event {
                 StreamEvent::Text(piece) => text.push_str(&piece),
                 StreamEvent::Diagnostic(piece) => diagnostics.push_str(&piece),
-                StreamEvent::Reasoning(piece) => panic!("unexpected reasoning {piece:?}"),
+                other => panic!("unexpected {other:?}"),
             }
         }
         (text, diagnostics)

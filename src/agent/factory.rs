@@ -141,7 +141,10 @@ pub fn http_limits(overrides: LimitOverrides) -> HttpLimits {
         |value: Option<f64>, default: Duration| value.map_or(default, Duration::from_secs_f64);
     HttpLimits {
         connect_timeout: seconds(overrides.connect_timeout_secs, defaults.connect_timeout),
-        idle_timeout: seconds(overrides.idle_timeout_secs, defaults.idle_timeout),
+        idle_timeout: overrides
+            .idle_timeout_secs
+            .map(Duration::from_secs_f64)
+            .or(defaults.idle_timeout),
         max_retries: overrides.max_retries.unwrap_or(defaults.max_retries),
         retry_after_cap: seconds(overrides.retry_after_cap_secs, defaults.retry_after_cap),
         ..defaults

@@ -33,9 +33,9 @@ use super::{AgentError, CallOutput, StreamEvent};
 
 /// Default time allowed to open a TCP (and TLS) connection, in milliseconds.
 pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 10_000;
-/// Default longest silence, in milliseconds, before the response headers or
-/// between two pieces of the body.
-pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 120_000;
+/// Longest wait for the rest of a failure's body (a small JSON error), when
+/// no idle limit is configured.
+pub const ERROR_BODY_WAIT_MS: u64 = 30_000;
 /// Default number of transport retries after the first attempt.
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
 /// Default wait before the first transport retry, in milliseconds.
@@ -120,7 +120,7 @@ pub struct HttpLimits {
     pub connect_timeout: Duration,
     /// Longest silence before the response headers or mid-stream; a longer
     /// one fails the call with "no data for N s".
-    pub idle_timeout: Duration,
+    pub idle_timeout: Option<Duration>,
     /// Transport retries after the first attempt.
     pub max_retries: u32,
     /// Wait before the first retry; doubled for each further retry, jittered.
@@ -135,7 +135,9 @@ impl Default for HttpLimits {
     fn default() -> Self {
         HttpLimits {
             connect_timeout: Duration::from_millis(DEFAULT_CONNECT_TIMEOUT_MS),
-            idle_timeout: Duration::from_millis(DEFAULT_IDLE_TIMEOUT_MS),
+            // None: a reasoning model may think for minutes before its first
+            // token; the call's deadline bounds the wait.
+            idle_timeout: None,
             max_retries: DEFAULT_MAX_RETRIES,
             backoff_initial: Duration::from_millis(DEFAULT_BACKOFF_INITIAL_MS),
             backoff_max: Duration::from_millis(DEFAULT_BACKOFF_MAX_MS),
@@ -720,7 +722,9 @@ impl Transport {
                 Err(failure) if may_retry && failure.kind == HttpFailureKind::Connect => {
                     let failure = failure.redacted(self.endpoint.api_key.as_ref());
                     tracing::warn!(attempts, %failure, "retrying after a connection failure");
-                    tokio::time::sleep(retry_delay(attempts, limits, None, fastrand::f64())).await;
+                    let delay = retry_delay(attempts, limits, None, fastrand::f64());
+                    announce_retry(events, attempts, limits, failure.to_string(), delay);
+                    tokio::time::sleep(delay).await;
                     continue;
                 }
                 Err(failure) => return Err(with_context(failure, None)),
@@ -735,6 +739,7 @@ impl Transport {
                     let failure = failure.redacted(self.endpoint.api_key.as_ref());
                     tracing::warn!(attempts, %failure, "retrying after a failure status");
                     let delay = retry_delay(attempts, limits, wait, fastrand::f64());
+                    announce_retry(events, attempts, limits, failure.to_string(), delay);
                     tokio::time::sleep(delay).await;
                     continue;
                 }
@@ -747,7 +752,7 @@ impl Transport {
             let mut decoder = new_decoder();
             let pumped = pump_events(
                 response.bytes_stream().boxed(),
-                Some(limits.idle_timeout),
+                limits.idle_timeout,
                 &mut decoder,
                 events,
             )
@@ -759,7 +764,10 @@ impl Transport {
                         attempts,
                         "retrying: the body broke before its first byte"
                     );
-                    tokio::time::sleep(retry_delay(attempts, limits, None, fastrand::f64())).await;
+                    let delay = retry_delay(attempts, limits, None, fastrand::f64());
+                    let reason = failure.into_http_failure(provider).to_string();
+                    announce_retry(events, attempts, limits, reason, delay);
+                    tokio::time::sleep(delay).await;
                 }
                 Err(failure) => {
                     return Err(with_context(
@@ -780,6 +788,23 @@ impl Transport {
     }
 }
 
+/// Tells the engine, for the transcript, that attempt `attempts` failed
+/// with `reason` and the request goes again after `wait`.
+fn announce_retry(
+    events: &mpsc::UnboundedSender<StreamEvent>,
+    attempts: u32,
+    limits: &HttpLimits,
+    reason: String,
+    wait: Duration,
+) {
+    let _ = events.send(StreamEvent::Retrying {
+        retry: attempts,
+        of: limits.max_retries,
+        reason,
+        wait,
+    });
+}
+
 /// Sends `request`, allowing the connect timeout plus the idle timeout for
 /// the response headers.
 async fn send_within(
@@ -787,7 +812,14 @@ async fn send_within(
     url: &str,
     limits: &HttpLimits,
 ) -> Result<reqwest::Response, HttpFailure> {
-    let headers_timeout = limits.connect_timeout + limits.idle_timeout;
+    let Some(idle) = limits.idle_timeout else {
+        // No idle limit: the call's deadline is the bound.
+        return request
+            .send()
+            .await
+            .map_err(|error| send_failure(error, url, limits));
+    };
+    let headers_timeout = limits.connect_timeout.saturating_add(idle);
     match tokio::time::timeout(headers_timeout, request.send()).await {
         Ok(Ok(response)) => Ok(response),
         Ok(Err(error)) => Err(send_failure(error, url, limits)),
@@ -829,7 +861,7 @@ async fn failure_from_response(
     limits: &HttpLimits,
 ) -> HttpFailure {
     let status = response.status();
-    let body = read_capped(response, limits.idle_timeout).await;
+    let body = read_capped(response, error_body_wait(limits)).await;
     let (error_type, message) =
         parse_error_body(&body).unwrap_or_else(|| (None, fallback_message(&body, status)));
     HttpFailure {
@@ -847,7 +879,7 @@ async fn failure_from_json_answer(
     response: reqwest::Response,
     limits: &HttpLimits,
 ) -> HttpFailure {
-    let body = read_capped(response, limits.idle_timeout).await;
+    let body = read_capped(response, error_body_wait(limits)).await;
     let (error_type, message) = parse_error_body(&body).unwrap_or_else(|| {
         (
             None,
@@ -876,6 +908,13 @@ fn fallback_message(body: &[u8], status: reqwest::StatusCode) -> String {
 
 /// Reads at most [`MAX_ERROR_BODY_BYTES`] of a body, giving up quietly on
 /// silence or a broken connection.
+/// How long a failure's body may take between two pieces.
+fn error_body_wait(limits: &HttpLimits) -> Duration {
+    limits
+        .idle_timeout
+        .unwrap_or(Duration::from_millis(ERROR_BODY_WAIT_MS))
+}
+
 async fn read_capped(response: reqwest::Response, idle_timeout: Duration) -> Vec<u8> {
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
@@ -993,7 +1032,7 @@ pub async fn probe(endpoint: &Endpoint, kind: ProbeKind) -> Result<String, Agent
         failure.request_id = request_id;
         return Err(fail(failure));
     }
-    let body = read_capped(response, endpoint.limits.idle_timeout).await;
+    let body = read_capped(response, error_body_wait(&endpoint.limits)).await;
     let models = serde_json::from_slice::<serde_json::Value>(&body)
         .ok()
         .and_then(|value| value.get("data")?.as_array().map(Vec::len));

@@ -46,6 +46,16 @@ pub enum StreamEvent {
     /// What the provider itself says about the call, such as a local
     /// program's stderr: never part of the answer, kept in the transcript.
     Diagnostic(String),
+    /// The transport is trying the request again after a failure that is
+    /// worth another attempt (a 429, a 5xx, a connection refused): retry
+    /// `retry` of `of`, after `reason`, once `wait` has passed. Logged in
+    /// the transcript as it happens (INF-17).
+    Retrying {
+        retry: u32,
+        of: u32,
+        reason: String,
+        wait: std::time::Duration,
+    },
 }
 
 /// Token counts as the provider reported them.

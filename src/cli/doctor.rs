@@ -170,7 +170,7 @@ async fn check_provider(
     }
     let limits = HttpLimits {
         connect_timeout: Duration::from_millis(PROBE_CONNECT_TIMEOUT_MS),
-        idle_timeout: Duration::from_millis(PROBE_IDLE_TIMEOUT_MS),
+        idle_timeout: Some(Duration::from_millis(PROBE_IDLE_TIMEOUT_MS)),
         max_retries: 0,
         ..HttpLimits::default()
     };

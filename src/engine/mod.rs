@@ -755,6 +755,20 @@ impl<P: Protocol> Engine<P> {
                             book.add_diagnostic(&text);
                         }
                     }
+                    StreamEvent::Retrying {
+                        retry,
+                        of,
+                        reason,
+                        wait,
+                    } => {
+                        return self.step(Input::CallRetrying {
+                            call_id,
+                            retry,
+                            of,
+                            reason: crate::text::redact(&reason),
+                            wait_ms: whole_ms(wait),
+                        });
+                    }
                 }
                 Ok(Vec::new())
             }

@@ -362,6 +362,24 @@ impl Calls {
                 });
                 Routed::Handled(Vec::new())
             }
+            Input::CallRetrying {
+                call_id,
+                retry,
+                of,
+                reason,
+                wait_ms,
+            } => {
+                self.push_log(
+                    now,
+                    LogKind::Retry,
+                    Some(call_id),
+                    format!(
+                        "transport retry {retry} of {of} in {}: {reason}",
+                        crate::report::seconds(*wait_ms)
+                    ),
+                );
+                Routed::Handled(Vec::new())
+            }
             Input::AgentSwitched { role, agent, price } => {
                 if let Some(price) = price {
                     self.usage.set_price(agent, *price);

@@ -75,6 +75,16 @@ pub enum Input {
     /// What a provider said about a call besides its answer (a local
     /// program's stderr), journaled just before the call's result.
     CallDiagnostic { call_id: String, text: String },
+    /// The transport of a live call is sending its request again after a
+    /// failure worth another attempt: retry `retry` of `of`, after
+    /// `reason`, in `wait_ms`.
+    CallRetrying {
+        call_id: String,
+        retry: u32,
+        of: u32,
+        reason: String,
+        wait_ms: u64,
+    },
     /// A call ended without an answer.
     CallFailed {
         call_id: String,

@@ -301,7 +301,7 @@ fn body_of(frames: Vec<Frame>, abandoned: watch::Sender<usize>) -> Body {
 pub fn test_limits() -> quorum::agent::http::HttpLimits {
     quorum::agent::http::HttpLimits {
         connect_timeout: Duration::from_secs(2),
-        idle_timeout: Duration::from_secs(5),
+        idle_timeout: Some(Duration::from_secs(5)),
         max_retries: 2,
         backoff_initial: Duration::from_millis(10),
         backoff_max: Duration::from_millis(40),

@@ -903,6 +903,7 @@ fn revise_reason(assessment: &Assessment, plain: &dyn Fn(&str) -> String) -> Str
             .iter()
             .find(|directive| directive.judge.is_some())
             .map(|directive| plain(&directive.text))
+            .filter(|text| reader_first(text))
             .unwrap_or_else(|| "a required assessment found a serious gap".to_string()),
         Check::Guard => "part of the plan is more complex than what it achieves".to_string(),
         _ => "the revised proposal does not yet hold together, cover its main risks and answer its critiques well enough"
@@ -921,13 +922,26 @@ fn reject_reason(review: &DecisionReview, plain: &dyn Fn(&str) -> String) -> Str
         .flat_map(|scores| scores.block_scores.iter())
         .filter(|score| score.criterion == crate::protocol::decision_review::model::Criterion::Risk)
         .min_by_key(|score| score.score)
-        .map(|score| {
+        .map(|score| plain(&score.rationale))
+        .filter(|reason| reader_first(reason))
+        .map(|reason| {
             format!(
                 "It carries a risk with no acceptable answer: {}",
-                lowercase_first(&plain(&score.rationale))
+                lowercase_first(&reason)
             )
         })
         .unwrap_or_else(|| "It carries a risk with no acceptable answer".to_string())
+}
+
+/// Whether a judge's sentence may stand in the opening as it is: it names
+/// no judge, role, block id or score (RF-06). One that does is left to the
+/// sections below, and the opening says the same thing in general words.
+fn reader_first(text: &str) -> bool {
+    crate::report::provenance(text, "").is_empty()
+        && !text
+            .to_ascii_lowercase()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|word| matches!(word, "panel" | "rated" | "rate" | "rating"))
 }
 
 /// What kept the panel from deciding.
@@ -1144,4 +1158,28 @@ fn yaml_word<T: Serialize>(value: &T) -> String {
         .unwrap_or_default()
         .trim()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RF-06: a judge's sentence that names a judge, a block or a score
+    /// never stands in the opening; a plain one may.
+    #[test]
+    fn rf_06_a_rationale_with_process_detail_is_not_quoted_in_the_opening() {
+        for leaky in [
+            "As the analyst, I find the rollback untested",
+            "b2 has no rollback",
+            "Risk 1/5: the rollback is untested",
+            "I scored this low because the rollback is untested",
+            "The panel agrees the rollback is untested",
+            "The critic was right that the rollback is untested",
+        ] {
+            assert!(!reader_first(leaky), "{leaky}");
+        }
+        assert!(reader_first(
+            "A failed migration cannot be rolled back without losing a day of invoices"
+        ));
+    }
 }

@@ -9,7 +9,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::documents::DebateYaml;
-use super::model::{CritiqueMode, JudgeResult, JudgeRole, ThesisTree, architecture_panel};
+use super::model::{
+    Criterion, CritiqueMode, JudgeConfig, JudgeResult, JudgeRole, ThesisTree, Weight,
+    architecture_panel,
+};
 use super::parse::read_judge;
 use super::verdict::{Thresholds, derive_verdict};
 use super::{DecisionReview, Participants, ReviewConfig, ReviewMode, block_ids, judge_file};
@@ -53,6 +56,77 @@ struct ReviewOptions {
     max_rounds: u32,
     #[serde(default)]
     thresholds: Thresholds,
+    /// The judges of this run, each with its weight and criteria; absent:
+    /// the architecture panel (three judges, five with `high_stakes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    panel: Option<Vec<PanelSeat>>,
+}
+
+/// One judge of a spec's `panel:`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PanelSeat {
+    role: JudgeRole,
+    weight: Weight,
+    criteria: Vec<Criterion>,
+}
+
+impl ReviewOptions {
+    /// The judges of this run: the spec's `panel:`, else the built-in one.
+    fn panel(&self) -> Vec<JudgeConfig> {
+        match &self.panel {
+            Some(seats) => seats
+                .iter()
+                .map(|seat| JudgeConfig::new(seat.role, seat.weight, &seat.criteria))
+                .collect(),
+            None => architecture_panel(self.high_stakes),
+        }
+    }
+}
+
+/// Why a spec's `panel:` cannot seat a panel: `(field, problem)`.
+fn check_panel(seats: &[PanelSeat], high_stakes: bool) -> Result<(), (String, String)> {
+    if high_stakes {
+        return Err((
+            "panel".into(),
+            "`high_stakes` picks the built-in five-judge panel; with `panel:` name the judges \
+             yourself and leave `high_stakes` out"
+                .into(),
+        ));
+    }
+    if seats.is_empty() {
+        return Err(("panel".into(), "a panel needs at least one judge".into()));
+    }
+    if !seats.iter().any(|seat| seat.weight == Weight::Binding) {
+        return Err((
+            "panel".into(),
+            "a panel needs a binding judge: without one no verdict could ever be ADOPT (DR-37)"
+                .into(),
+        ));
+    }
+    for (index, seat) in seats.iter().enumerate() {
+        if seats[..index].iter().any(|other| other.role == seat.role) {
+            return Err((
+                format!("panel[{index}].role"),
+                format!("the {} sits on the panel twice", seat.role),
+            ));
+        }
+        if seat.criteria.is_empty() {
+            return Err((
+                format!("panel[{index}].criteria"),
+                format!("the {} needs at least one criterion to score", seat.role),
+            ));
+        }
+        for (at, criterion) in seat.criteria.iter().enumerate() {
+            if seat.criteria[..at].contains(criterion) {
+                return Err((
+                    format!("panel[{index}].criteria"),
+                    format!("{criterion} is listed twice"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn default_max_rounds() -> u32 {
@@ -90,6 +164,14 @@ const OPTIONS: &[OptionSpec] = &[
         value_name: "N",
         help: "How many times a REVISE verdict may send the proposal back for revision (default 2)",
         kind: ValueKind::Integer,
+        values: &[],
+    },
+    OptionSpec {
+        key: "panel",
+        flag: "",
+        value_name: "",
+        help: "The judges of this run: role, weight (binding or advisory) and criteria (spec only)",
+        kind: ValueKind::Text,
         values: &[],
     },
     OptionSpec {
@@ -170,6 +252,16 @@ impl ProtocolKind for DecisionReviewKind {
             .thresholds
             .validate()
             .map_err(|error| SpecError::new(error.to_string()).field("thresholds"))?;
+        if let Some(seats) = &options.panel {
+            check_panel(seats, options.high_stakes).map_err(|(at, problem)| {
+                let at = if at == "panel" && options.high_stakes {
+                    field("high_stakes")
+                } else {
+                    at
+                };
+                SpecError::new(problem).field(at)
+            })?;
+        }
         Ok(Box::new(options))
     }
 
@@ -214,7 +306,7 @@ impl Configured for ReviewOptions {
         ]
         .into_iter()
         .chain(
-            architecture_panel(self.high_stakes)
+            self.panel()
                 .iter()
                 .map(|judge| slot(super::judge_slot_role(judge.role), RoleGroup::Panel)),
         )
@@ -223,7 +315,7 @@ impl Configured for ReviewOptions {
 
     fn define(&self, setting: Setting) -> DebateDefinition {
         let agent = |slot: &str| setting.agents.get(slot).cloned().unwrap_or_default();
-        let panel = architecture_panel(self.high_stakes);
+        let panel = self.panel();
         let judges: BTreeMap<JudgeRole, String> = panel
             .iter()
             .map(|judge| (judge.role, agent(&super::judge_slot_role(judge.role))))

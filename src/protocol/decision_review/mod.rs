@@ -326,6 +326,11 @@ pub struct DecisionReview {
     malformed: Vec<MalformedOutput>,
     /// Directives of the last REVISE verdict, handed to the next revision.
     pending_directives: Vec<NumberedDirective>,
+    /// What sent the proposal back, for the reviser (`the binding judges`,
+    /// `the over-engineering guard`, `the synthesis scores`).
+    pending_sent_back_by: Vec<&'static str>,
+    /// Advisory judges' low scores, passed to the reviser as notes (A6).
+    pending_advisory: Vec<String>,
     /// Ids the running revision must address.
     pending_must_address: Vec<String>,
     outcome: Option<Outcome>,
@@ -351,6 +356,8 @@ impl DecisionReview {
             evaluations: Vec::new(),
             malformed: Vec::new(),
             pending_directives: Vec::new(),
+            pending_sent_back_by: Vec::new(),
+            pending_advisory: Vec::new(),
             pending_must_address: Vec::new(),
             outcome: None,
         }
@@ -847,6 +854,8 @@ impl DecisionReview {
             "deferred": deferred,
             "rejected_count": self.items_decided(ItemDecision::Reject).len() + rejected_after_verdict,
             "directives": directives,
+            "sent_back_by": std::mem::take(&mut self.pending_sent_back_by),
+            "advisory_notes": std::mem::take(&mut self.pending_advisory),
             "must_address": must_address,
         });
         self.pending_must_address = must_address;
@@ -1330,6 +1339,22 @@ impl DecisionReview {
             })
             .collect();
         let rule = assessment.rule.clone();
+        let mut sent_back_by: Vec<&'static str> = Vec::new();
+        for directive in &assessment.directives {
+            let by = match (&directive.judge, directive.criterion) {
+                (Some(_), _) => "the binding judges",
+                (None, Some(_)) => "the over-engineering guard",
+                (None, None) => "the synthesis scores",
+            };
+            if !sent_back_by.contains(&by) {
+                sent_back_by.push(by);
+            }
+        }
+        let advisory: Vec<String> = assessment
+            .advisory_notes
+            .iter()
+            .map(|note| format!("{} (advisory): {}", directive_source(note), note.text))
+            .collect();
         self.evaluations
             .last_mut()
             .expect("a round is running")
@@ -1350,6 +1375,8 @@ impl DecisionReview {
             }
             let ids = directives.iter().map(|d| d.id.clone()).collect();
             self.pending_directives = directives;
+            self.pending_sent_back_by = sent_back_by;
+            self.pending_advisory = advisory;
             return self.start_revision(round + 1, ids, now);
         }
         if verdict == Verdict::Revise {

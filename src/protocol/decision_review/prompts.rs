@@ -66,6 +66,8 @@ const REVISER: TemplateSpec = TemplateSpec {
         "deferred",
         "rejected_count",
         "directives",
+        "sent_back_by",
+        "advisory_notes",
         "must_address",
     ],
     source: include_str!("../../../prompts/reviser.md.j2"),
@@ -202,6 +204,8 @@ mod tests {
             "directives": [
                 {"id": "d1", "text": "Show how a restore is tested.", "source": "analyst: risk on b1"},
             ],
+            "sent_back_by": ["the binding judges"],
+            "advisory_notes": ["aesthete on b2 simplicity (2) (advisory): two queues where one would do"],
             "must_address": ["c1", "c3", "d1"],
         })
     }
@@ -632,6 +636,8 @@ mod tests {
         let mut context = reviser_context();
         context["rejected_count"] = json!(0);
         context["directives"] = json!([]);
+        context["sent_back_by"] = json!([]);
+        context["advisory_notes"] = json!([]);
         context["deferred"] = json!([]);
         context["round"] = json!(1);
         context["must_address"] = json!(["c1", "c3"]);
@@ -645,12 +651,34 @@ mod tests {
         assert!(!prompt.contains("already reached a verdict"));
     }
 
+    /// The reviser is told what sent the proposal back (the guard is not
+    /// "the binding judges"), and the advisory judges' low scores come as
+    /// notes that need no answer (A6).
+    #[test]
+    fn a6_reviser_prompt_names_what_sent_the_proposal_back_and_advisory_notes() {
+        let prompt = render(Template::Reviser);
+        assert!(prompt.contains("the binding judges also sent the proposal back"));
+        assert!(prompt.contains("## Advisory notes"));
+        assert!(prompt.contains("- aesthete on b2 simplicity (2) (advisory): two queues"));
+        let mut context = reviser_context();
+        context["sent_back_by"] = json!(["the over-engineering guard"]);
+        context["advisory_notes"] = json!([]);
+        let prompt = PromptSet::builtin()
+            .render(Template::Reviser.spec(), &context)
+            .unwrap();
+        assert!(prompt.contains("the over-engineering guard also sent the proposal back"));
+        assert!(!prompt.contains("binding judges"), "{prompt}");
+        assert!(!prompt.contains("## Advisory notes"));
+    }
+
     /// A round reopened after the verdict says why the tree is revised again.
     #[test]
     fn reviser_prompt_explains_a_round_reopened_after_the_verdict() {
         let mut context = reviser_context();
         context["reopened"] = json!(true);
         context["directives"] = json!([]);
+        context["sent_back_by"] = json!([]);
+        context["advisory_notes"] = json!([]);
         context["must_address"] = json!(["c1", "c3"]);
         let prompt = PromptSet::builtin()
             .render(Template::Reviser.spec(), &context)

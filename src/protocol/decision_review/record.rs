@@ -213,6 +213,13 @@ fn remaining_uncertainty(review: &DecisionReview, assessment: &Assessment) -> St
         )
     }));
     lines.extend(assessment.uncertainty.iter().cloned());
+    // Advisory lows: not a reason to revise (A6), but worth knowing.
+    lines.extend(
+        assessment
+            .advisory_notes
+            .iter()
+            .map(|note| format!("advisory note, {note}")),
+    );
     for missing in &assessment.missing_judges {
         lines.push(format!(
             "no usable assessment from {}: {}",

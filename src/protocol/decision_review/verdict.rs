@@ -42,8 +42,9 @@
 //!    * (b) a binding judge is missing (pending, skipped or malformed), or the
 //!      panel has no binding judge at all (INF-20, DR-37);
 //!    * (c) a judge lists a block in `insufficient_information`;
-//!    * (d) on some block, the per-judge means (each present judge's mean over
-//!      its own criteria on that block) span `≥ disagreement_span`;
+//!    * (d) on some block, two judges' raw scores on the same criterion span
+//!      `≥ disagreement_span`, or the per-judge means (each present judge's
+//!      mean over its own criteria on that block) do;
 //!    * (e) a present judge left one of its own criteria unscored on a block it
 //!      did not list as insufficient information, or there are no blocks.
 //!
@@ -308,6 +309,11 @@ pub struct Assessment {
     pub uncertainty: Vec<String>,
     /// What a revision should address, whatever decided (A8).
     pub directives: Vec<Directive>,
+    /// An advisory judge's scores below the binding threshold on its own
+    /// criteria: never a directive or a veto (A6), but notes for the
+    /// decision record and the reviser's next prompt, most severe first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advisory_notes: Vec<Directive>,
 }
 
 /// Derives the verdict the scores imply right now. Judges of `panel` not in
@@ -335,6 +341,7 @@ pub fn derive_verdict(
     let guard_failures = sheet.guard_failures();
     let uncertainty = sheet.uncertainty(&quorum);
     let directives = sheet.directives(&guard_failures, synthesis.as_ref());
+    let advisory_notes = sheet.advisory_notes();
 
     let (verdict, check, rule) =
         sheet.decide(&guard_failures, synthesis.as_ref(), &uncertainty, &quorum);
@@ -348,6 +355,7 @@ pub fn derive_verdict(
         synthesis_mean: synthesis.map(|means| means.overall),
         uncertainty,
         directives,
+        advisory_notes,
     }
 }
 
@@ -716,8 +724,36 @@ impl<'a> Scoresheet<'a> {
             .any(|block_id| *block_id == self.blocks[block])
     }
 
-    /// The span of per-judge means on `block`, if it reaches the threshold.
+    /// Disagreement on `block`, if it reaches the threshold: first the raw
+    /// scores two judges gave the same criterion (a 5 against a 2 on risk is
+    /// a split whatever else they scored), then the span of per-judge means,
+    /// which is what compares judges whose criteria do not overlap (the
+    /// three-judge panel shares none).
     fn disagreement(&self, block: usize) -> Option<String> {
+        for criterion in Criterion::ALL {
+            let on_it: Vec<&Mark<'_>> = self
+                .marks
+                .iter()
+                .filter(|mark| mark.block == block && mark.criterion == criterion)
+                .collect();
+            let low = on_it.iter().min_by_key(|mark| mark.score);
+            let high = on_it.iter().max_by_key(|mark| mark.score);
+            if let (Some(low), Some(high)) = (low, high) {
+                let span = f64::from(high.score - low.score);
+                if low.seat != high.seat && at_least(span, self.thresholds.disagreement_span) {
+                    return Some(format!(
+                        "{} {criterion}: {} scored {}, {} scored {}, a span of {} ≥ {}",
+                        self.blocks[block],
+                        self.role(low),
+                        low.score,
+                        self.role(high),
+                        high.score,
+                        number(span),
+                        number(self.thresholds.disagreement_span)
+                    ));
+                }
+            }
+        }
         let judge_means: Vec<(JudgeRole, f64)> = self
             .present()
             .filter_map(|(seat_index, _)| {
@@ -749,6 +785,31 @@ impl<'a> Scoresheet<'a> {
                 number(self.thresholds.disagreement_span)
             )
         })
+    }
+
+    /// Low scores of advisory judges on their own criteria, as notes (A6).
+    fn advisory_notes(&self) -> Vec<Directive> {
+        let mut marks: Vec<&Mark<'_>> = self
+            .marks
+            .iter()
+            .filter(|mark| {
+                !self.seats[mark.seat].config.is_binding() && mark.score < self.thresholds.binding
+            })
+            .collect();
+        marks.sort_by_key(|mark| mark.severity_key());
+        marks
+            .into_iter()
+            .map(|mark| Directive {
+                judge: Some(self.role(mark)),
+                block_id: Some(self.blocks[mark.block].clone()),
+                criterion: Some(mark.criterion),
+                score: Some(mark.score),
+                text: match mark.rationale.trim() {
+                    "" => "no rationale given".to_string(),
+                    rationale => rationale.to_string(),
+                },
+            })
+            .collect()
     }
 
     /// Directives for every REVISE condition that holds (A8).
@@ -1158,6 +1219,17 @@ mod tests {
             assessment.directives.is_empty(),
             "advisory lows are not binding directives"
         );
+        // They do not vanish: notes, most severe first, 3 is not low.
+        let notes: Vec<String> = assessment
+            .advisory_notes
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].contains("b1") && notes[0].contains("hard to follow"),
+            "{notes:?}"
+        );
     }
 
     #[test]
@@ -1368,6 +1440,27 @@ mod tests {
             Verdict::Adopt,
             "a span of 2.5 is not major: {}",
             assessment.rule
+        );
+    }
+
+    /// A4: a 5 against a 2 on the same block and criterion is a split even
+    /// when each judge's mean over its criteria hides it.
+    #[test]
+    fn a4_a_raw_split_on_one_criterion_escalates_though_the_means_agree() {
+        let panel = architecture_panel(true);
+        let blocks = block_ids(2);
+        let mut results = all_fours(&panel, &blocks);
+        rescore(&mut results, Analyst, "b1", Risk, 5, "well contained");
+        rescore(&mut results, Strategist, "b1", Risk, 2, "one region only");
+        rescore(&mut results, Strategist, "b1", Reversibility, 5, "flag off");
+        let assessment = assess(&panel, &results, &blocks);
+        // Means: analyst 4.33, strategist 3.5: no span of 3 there.
+        assert_eq!(assessment.verdict, Verdict::Revise, "{}", assessment.rule);
+        assert!(
+            assessment.uncertainty.iter().any(|reason| reason
+                == "b1 risk: strategist scored 2, analyst scored 5, a span of 3 ≥ 3"),
+            "{:?}",
+            assessment.uncertainty
         );
     }
 
@@ -1950,7 +2043,7 @@ mod tests {
             Empiricist,
             "b1",
             Feasibility,
-            1,
+            2,
             "no benchmark supports it",
         );
         let assessment = assess(&panel, &results, &blocks);
@@ -1958,6 +2051,25 @@ mod tests {
             assessment.verdict,
             Verdict::Adopt,
             "the empiricist is advisory: {}",
+            assessment.rule
+        );
+        // A 1 against the analyst's 4 is no veto either, but a split the
+        // panel must resolve (A4).
+        rescore(
+            &mut results,
+            Empiricist,
+            "b1",
+            Feasibility,
+            1,
+            "no benchmark supports it",
+        );
+        let assessment = assess(&panel, &results, &blocks);
+        assert_eq!(assessment.verdict, Verdict::Escalate, "{}", assessment.rule);
+        assert!(
+            assessment
+                .rule
+                .starts_with("b1 feasibility: empiricist scored 1"),
+            "{}",
             assessment.rule
         );
     }

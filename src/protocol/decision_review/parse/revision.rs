@@ -66,8 +66,33 @@ pub fn read_revision(
             Some(id) => id,
             None => fields.required_text("block_id")?,
         };
-        let before = fields.optional_text("before")?.unwrap_or_default();
-        let after = fields.optional_text("after")?.unwrap_or_default();
+        // `before` and `after` say what changed: both for a strengthen or
+        // a replace; a retract has only `before` (the block is gone), an
+        // added fallback only `after` (it is new), a decline neither.
+        let (needs_before, needs_after) = match change_type {
+            ChangeType::Strengthen | ChangeType::Replace => (true, true),
+            ChangeType::Retract => (true, false),
+            ChangeType::AddFallback => (false, true),
+            ChangeType::Decline => (false, false),
+        };
+        let text_of = |key: &str, needed: bool, what: &str| -> Result<String, ParseError> {
+            match fields.optional_text(key)? {
+                Some(text) => Ok(text),
+                None if needed => Err(fields.error(
+                    key,
+                    format!(
+                        "required for change_type {}: {what}",
+                        CHANGE_TYPES
+                            .iter()
+                            .find(|(_, kind)| *kind == change_type)
+                            .map_or("", |(word, _)| *word)
+                    ),
+                )),
+                None => Ok(String::new()),
+            }
+        };
+        let before = text_of("before", needs_before, "the block's text before the change")?;
+        let after = text_of("after", needs_after, "the block's text after the change")?;
         let rationale = fields.optional_text("rationale")?;
         if change_type == ChangeType::Decline && rationale.is_none() {
             return Err(fields.error(
@@ -226,12 +251,48 @@ change_log:
     }
 
     #[test]
-    fn dr_14_before_and_after_default_to_empty() {
+    fn dr_14_before_and_after_are_left_out_only_where_there_is_nothing() {
         let revision = parse_revision(REVISION, &[]).expect("valid");
+        // A decline changes nothing, a retract leaves nothing after, an
+        // added fallback had nothing before.
         assert_eq!(revision.change_log[1].before, "");
         assert_eq!(revision.change_log[1].after, "");
         assert_eq!(revision.change_log[2].after, "");
         assert_eq!(revision.change_log[3].before, "");
+    }
+
+    #[test]
+    fn dr_14_a_change_without_its_before_or_after_is_refused() {
+        let text = REVISION.replace(
+            "    before: Move the job queue from Redis to Postgres\n",
+            "",
+        );
+        let error = parse_revision(&text, &[]).expect_err("no before");
+        assert_eq!(
+            error.field.as_deref(),
+            Some("change_log[0].before"),
+            "{error}"
+        );
+        assert!(
+            error
+                .message
+                .starts_with("required for change_type strengthen"),
+            "{error}"
+        );
+        let text = REVISION.replace("    after: Keep Redis warm for one release\n", "");
+        let error = parse_revision(&text, &[]).expect_err("no after");
+        assert_eq!(
+            error.field.as_deref(),
+            Some("change_log[3].after"),
+            "{error}"
+        );
+        let text = REVISION.replace("    before: Keep the Redis consumer behind a flag\n", "");
+        let error = parse_revision(&text, &[]).expect_err("a retract names what it removes");
+        assert_eq!(
+            error.field.as_deref(),
+            Some("change_log[2].before"),
+            "{error}"
+        );
     }
 
     #[test]
