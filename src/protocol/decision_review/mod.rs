@@ -16,6 +16,7 @@ pub mod kind;
 pub mod model;
 pub mod parse;
 pub mod prompts;
+pub mod ranking;
 pub mod record;
 pub mod verdict;
 
