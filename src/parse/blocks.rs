@@ -134,7 +134,12 @@ pub fn blocks(text: &str, kind: &str, keys: &[&str]) -> Vec<Block> {
 fn heading_of(line: &str, kind: &str) -> Option<(Option<u32>, String)> {
     let line = line.trim_start_matches(['#', '-', '*', ' ']);
     let line = line.trim_start_matches('_');
-    if line.len() < kind.len() || !line[..kind.len()].eq_ignore_ascii_case(kind) {
+    // `get`, not indexing: the line may hold a multi-byte character where
+    // the kind's name would end (found by the fuzzer).
+    if !line
+        .get(..kind.len())
+        .is_some_and(|start| start.eq_ignore_ascii_case(kind))
+    {
         return None;
     }
     let rest = &line[kind.len()..];
@@ -165,7 +170,10 @@ fn field_of<'k>(line: &str, keys: &[&'k str]) -> Option<(&'k str, String)> {
     let body = line.trim_start_matches(['-', '*', '+', ' ']);
     let body = body.trim_start_matches(['*', '_']);
     keys.iter().find_map(|key| {
-        if body.len() < key.len() || !body[..key.len()].eq_ignore_ascii_case(key) {
+        if !body
+            .get(..key.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(key))
+        {
             return None;
         }
         let rest = body[key.len()..].trim_start_matches(['*', '_']);
@@ -221,5 +229,20 @@ mod tests {
         let found = blocks(text, "Challenge", &KEYS);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].field("Severity"), Some("HIGH"));
+    }
+
+    /// Found by the fuzzer (`fuzz/artifacts/agent_answers/crash-0dd919d6…`):
+    /// a multi-byte character where a heading's or a key's name would end
+    /// is text, not a panic.
+    #[test]
+    fn a_multi_byte_character_where_a_name_would_end_is_only_text() {
+        let crash = "%\0\0\0\u{8}\0\0-\u{531}";
+        assert!(blocks(crash, "Challenge", &["Severity"]).is_empty());
+        for line in ["ChallengԱ 1: x", "Challeng\u{e9}", "- Ch\u{e9}"] {
+            assert_eq!(heading_of(line, "Challenge"), None, "{line}");
+        }
+        for line in ["**SeveritԱ: high", "Sev\u{e9}rity: x", "- Severit\u{e9}"] {
+            assert_eq!(field_of(line, &["Severity"]), None, "{line}");
+        }
     }
 }
