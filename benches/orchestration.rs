@@ -55,6 +55,7 @@ async fn one_debate(high_stakes: bool, root: &std::path::Path) -> (Duration, u64
         topic: "Should we benchmark the orchestrator?".into(),
         context: Vec::new(),
         mode: ReviewMode::Architecture,
+        options: Vec::new(),
         critique_mode: CritiqueMode::GenerousSteelman,
         high_stakes,
         panel,

@@ -106,6 +106,7 @@ fn high_stakes_info() -> DebateInfo {
         topic: "Should we move billing to event sourcing?".into(),
         context: Vec::new(),
         mode: ReviewMode::Architecture,
+        options: Vec::new(),
         critique_mode: CritiqueMode::GenerousSteelman,
         high_stakes: true,
         panel,

@@ -46,8 +46,9 @@ use support::cuts::{assert_same_tree, normalised, resume, settled_inputs, tree};
 use tokio::sync::mpsc;
 
 /// Every protocol's demo, by the name `quorum demo --protocol` takes.
-const PROTOCOLS: [&str; 8] = [
+const PROTOCOLS: [&str; 9] = [
     "decision-review",
+    "comparative",
     "challenge",
     "panel",
     "premortem",
@@ -59,7 +60,7 @@ const PROTOCOLS: [&str; 8] = [
 
 fn source(name: &str) -> Source {
     match name {
-        "decision-review" => Source::Demo,
+        "decision-review" | "comparative" => Source::Demo,
         other => Source::DemoOf(other.to_string()),
     }
 }
@@ -191,6 +192,15 @@ async fn record_whole(name: &str) -> Whole {
     let flags = RunFlags {
         out: out.path().to_path_buf(),
         speed: 10.0,
+        // A mode's own demo: `quorum demo --mode comparative`.
+        options: (name == "comparative")
+            .then(|| quorum::protocol::registry::FlagValue {
+                flag: "--mode".into(),
+                key: "mode".into(),
+                value: yaml_serde::Value::String("comparative".into()),
+            })
+            .into_iter()
+            .collect(),
         ..RunFlags::default()
     };
     let prepared = prepare(source(name), &flags).unwrap();
@@ -416,8 +426,10 @@ fn no_protocol_writes_a_secret() {
         let sandbox = support::run::Sandbox::new();
         let out = sandbox.out();
         let mut args = vec!["demo", "--headless", "--speed", "50", "--json"];
-        if name != "decision-review" {
-            args.extend(["--protocol", name]);
+        match name {
+            "decision-review" => {}
+            "comparative" => args.extend(["--mode", "comparative"]),
+            _ => args.extend(["--protocol", name]),
         }
         args.extend(["--out", out.to_str().unwrap()]);
         let ran = sandbox.quorum(

@@ -98,6 +98,7 @@ async fn every_finished_call_publishes_its_usage_and_command_stderr_is_journaled
         topic: "Are usage figures published?".into(),
         context: Vec::new(),
         mode: ReviewMode::Architecture,
+        options: Vec::new(),
         critique_mode: CritiqueMode::default(),
         high_stakes: false,
         panel,

@@ -221,6 +221,7 @@ async fn run_spied(script: Script, timeouts: &[(&str, Duration)]) -> Finished {
         topic: "Should the raw judge files be written first?".to_string(),
         context: Vec::new(),
         mode: ReviewMode::Architecture,
+        options: Vec::new(),
         critique_mode: CritiqueMode::default(),
         high_stakes: false,
         panel,

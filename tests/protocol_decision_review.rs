@@ -14,7 +14,7 @@ use quorum::protocol::decision_review::model::{
 };
 use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{
-    ContextDoc, DecisionReview, Participants, ReviewConfig, ReviewMode, judge_file,
+    ContextDoc, DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption, judge_file,
 };
 use quorum::protocol::{
     CallFailure, CallSpec, Effect, Input, LogKind, Outcome, OverrideAction, Protocol,
@@ -45,6 +45,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
             text: CONTEXT_TEXT.into(),
         }],
         mode: ReviewMode::Architecture,
+        options: Vec::new(),
         critique_mode: CritiqueMode::GenerousSteelman,
         high_stakes,
         participants: Participants {
@@ -2772,4 +2773,146 @@ fn reopen_twice_numbers_the_rounds_on() {
     assert!(!h.review.board().resolvable);
     assert_eq!(h.review.addressed_in_round("c3"), Some(2));
     assert_eq!(h.review.addressed_in_round("c4"), Some(3));
+}
+
+// ---- the comparative mode ------------------------------------------------------
+
+/// Two options: b1 and b2 argue A, b3 and b4 argue B.
+fn comparative_config() -> ReviewConfig {
+    ReviewConfig {
+        mode: ReviewMode::Comparative,
+        options: vec![
+            ReviewOption {
+                id: "A".into(),
+                text: "Postgres as the queue".into(),
+            },
+            ReviewOption {
+                id: "B".into(),
+                text: "Redis streams".into(),
+            },
+        ],
+        ..config()
+    }
+}
+
+/// `text` with `option:` added to each block, as `tags` says.
+fn tagged(text: &str, tags: &[(&str, &str)]) -> String {
+    let mut out = text.to_string();
+    for (block, option) in tags {
+        let at = out.find(&format!("  - id: {block}\n")).expect("the block");
+        let line_end = at + out[at..].find("    type: ").unwrap();
+        let after_type = line_end + out[line_end..].find('\n').unwrap() + 1;
+        out.insert_str(after_type, &format!("    option: {option}\n"));
+    }
+    out
+}
+
+const TAGS: [(&str, &str); 4] = [("b1", "A"), ("b2", "A"), ("b3", "B"), ("b4", "B")];
+
+fn comparative_at_evaluation() -> Harness {
+    let mut h = Harness::new(comparative_config());
+    h.finish("proposer", &tagged(&proposal_text(), &TAGS));
+    h.finish("critic", &default_critique());
+    h.decide_all(Accept);
+    h.submit();
+    h.finish("proposer", &tagged(&revision_text(&ALL_ITEMS), &TAGS));
+    h
+}
+
+/// DR-52: every block argues one of the options and every option has a
+/// block; otherwise the answer is unusable and repaired, and an option
+/// written in another case is read as the option (and noted).
+#[test]
+fn dr_52_every_block_argues_a_known_option_and_every_option_is_argued() {
+    let mut h = Harness::new(comparative_config());
+    h.finish("proposer", &proposal_text());
+    assert!(
+        h.logged(LogKind::Malformed, "block b1 names no option"),
+        "{:?}",
+        h.review.log()
+    );
+    let repair = h.call("proposer");
+    assert_eq!(repair.request.attempt, 2);
+    let only_a = tagged(
+        &proposal_text(),
+        &[("b1", "a"), ("b2", "A"), ("b3", "A"), ("b4", "A")],
+    );
+    h.finish("proposer", &only_a);
+    assert!(
+        h.review.outcome().is_some(),
+        "a second unusable answer stops the review"
+    );
+
+    let mut h = Harness::new(comparative_config());
+    let lower = tagged(
+        &proposal_text(),
+        &[("b1", "a"), ("b2", "A"), ("b3", "b"), ("b4", "B")],
+    );
+    h.finish("proposer", &lower);
+    assert!(
+        h.logged(LogKind::Note, "read option \"a\" as A (b1)"),
+        "{:?}",
+        h.review.log()
+    );
+    assert!(h.call("critic").request.prompt.contains("option: A"));
+}
+
+/// DR-53: the critic of a comparison looks for hidden assumptions, lock-in,
+/// migration cost and operational burden; DR-54: judges score every option
+/// on its merits per criterion and leave the ranking to quorum.
+#[test]
+fn dr_53_dr_54_the_comparison_is_in_the_critic_and_judge_prompts() {
+    let mut h = Harness::new(comparative_config());
+    assert!(h.prompt("proposer").contains("choosing is not your job"));
+    h.finish("proposer", &tagged(&proposal_text(), &TAGS));
+    let critic = h.prompt("critic");
+    for focus in [
+        "assumptions nobody stated",
+        "lock-in",
+        "cost of migrating",
+        "running it day to day",
+    ] {
+        assert!(critic.contains(focus), "{focus}");
+    }
+    assert!(critic.contains("- **A**: Postgres as the queue"));
+    let h = comparative_at_evaluation();
+    let judge = h.prompt("judge.analyst");
+    assert!(judge.contains("not by how well it is argued"));
+    assert!(judge.contains("criterion by criterion"));
+    let architecture = Harness::at_evaluation(config());
+    assert!(
+        !architecture
+            .prompt("judge.analyst")
+            .contains("criterion by criterion")
+    );
+}
+
+/// A15: a comparison ends after one evaluation with a ranking and no
+/// verdict, even when a binding score would have sent an architecture
+/// review back for revision; the board's rows are the options.
+#[test]
+fn a15_a_comparison_ranks_once_and_never_loops_back() {
+    let mut h = comparative_at_evaluation();
+    let board = h.review.board();
+    let quorum::protocol::BoardView::Scores(scoreboard) = board.view else {
+        panic!("a scoreboard");
+    };
+    assert_eq!(scoreboard.blocks, ["A", "B"]);
+    assert!(scoreboard.implied.is_none(), "no verdict in a comparison");
+    h.finish_judges(one_judge(
+        Analyst,
+        &[("b1", Feasibility, 2), ("b3", Risk, 1)],
+    ));
+    let Some(Outcome::Completed { note, .. }) = h.review.outcome() else {
+        panic!("completed, not decided: {:?}", h.review.outcome());
+    };
+    assert_eq!(note, "recommendation: A");
+    assert!(h.live.is_empty(), "no revision round");
+    let quorum::protocol::BoardView::Scores(scoreboard) = h.review.board().view else {
+        panic!("a scoreboard");
+    };
+    assert_eq!(
+        scoreboard.leader.as_deref(),
+        Some("A > B · Choose A: every other option has a dealbreaker.")
+    );
 }

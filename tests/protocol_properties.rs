@@ -65,6 +65,7 @@ fn config(high_stakes: bool, max_rounds: u32) -> ReviewConfig {
         topic: "Should we?".into(),
         context: Vec::new(),
         mode: ReviewMode::Architecture,
+        options: Vec::new(),
         critique_mode: CritiqueMode::GenerousSteelman,
         high_stakes,
         panel: architecture_panel(high_stakes),

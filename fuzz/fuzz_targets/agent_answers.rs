@@ -20,6 +20,7 @@ fn tree() -> ThesisTree {
         evidence: "e".into(),
         tradeoffs: "t".into(),
         risks: "r".into(),
+        option: None,
     };
     ThesisTree {
         blocks: vec![block("b1"), block("b2"), block("B2")],

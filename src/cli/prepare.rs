@@ -99,8 +99,24 @@ pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> 
     prepare_in(source, flags, &SystemEnvironment)
 }
 
-/// The protocol and the demo spec text a demo source names.
-fn demo_of(name: Option<&str>) -> Result<&'static str, SpecError> {
+/// The demo spec text a demo source names; `--mode X` picks a mode's own
+/// demo where the protocol has one (`quorum demo --mode comparative`).
+fn demo_of(name: Option<&str>, flags: &RunFlags) -> Result<&'static str, SpecError> {
+    let mode = flags
+        .options
+        .iter()
+        .rev()
+        .find(|flag| flag.key == "mode")
+        .and_then(|flag| flag.value.as_str());
+    if let Some(mode) = mode {
+        let kind = match name {
+            Some(name) => registry::find(name),
+            None => registry::find(crate::spec::DEFAULT_PROTOCOL),
+        };
+        if let Some(text) = kind.and_then(|kind| kind.demo(Some(mode))) {
+            return Ok(text);
+        }
+    }
     let Some(name) = name else {
         return Ok(DEMO_SPEC);
     };
@@ -123,10 +139,10 @@ fn demo_of(name: Option<&str>) -> Result<&'static str, SpecError> {
 }
 
 /// The spec text of a demo source, for `--export-script`.
-pub fn demo_text(source: &Source, _flags: &RunFlags) -> Result<&'static str, SpecError> {
+pub fn demo_text(source: &Source, flags: &RunFlags) -> Result<&'static str, SpecError> {
     match source {
-        Source::Demo => Ok(DEMO_SPEC),
-        Source::DemoOf(name) => demo_of(Some(name)),
+        Source::Demo => demo_of(None, flags),
+        Source::DemoOf(name) => demo_of(Some(name), flags),
         _ => Err(SpecError::new("only a demo can be exported").field("--export-script")),
     }
 }
@@ -154,8 +170,8 @@ pub fn prepare_in(
     let (mut spec, spec_path, source_text) = match source {
         Source::Demo | Source::DemoOf(_) => {
             let text = match &source {
-                Source::DemoOf(name) => demo_of(Some(name))?,
-                _ => demo_of(None)?,
+                Source::DemoOf(name) => demo_of(Some(name), flags)?,
+                _ => demo_of(None, flags)?,
             };
             let path = PathBuf::from(DEMO_SPEC_NAME);
             (

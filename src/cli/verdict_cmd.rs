@@ -46,9 +46,13 @@ pub fn run(dir: &Path, json: bool) -> ExitCode {
                     )
                 );
             } else {
-                println!("{}\n{}", recomputed.verdict, sanitize(&recomputed.rule));
+                match recomputed.verdict {
+                    Some(verdict) => println!("{verdict}\n{}", sanitize(&recomputed.rule)),
+                    // A comparison ranks; it has no verdict to print.
+                    None => println!("{}", sanitize(&recomputed.rule)),
+                }
             }
-            ExitCode::from(recomputed.verdict.exit_code() as u8)
+            ExitCode::from(recomputed.verdict.map_or(0, |verdict| verdict.exit_code()) as u8)
         }
         Err(error @ RecomputeError::NoVerdict { .. }) => {
             eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));

@@ -522,6 +522,7 @@ mod tests {
             topic: "t".into(),
             context: Vec::new(),
             mode: Default::default(),
+            options: Vec::new(),
             critique_mode: crate::protocol::decision_review::model::CritiqueMode::Strict,
             high_stakes: false,
             panel: Vec::new(),

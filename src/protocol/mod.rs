@@ -568,6 +568,10 @@ pub struct Scoreboard {
     pub binding_threshold: u8,
     /// The verdict the scores so far imply, with the rule that decides it.
     pub implied: Option<ImpliedVerdict>,
+    /// A comparison's standing instead of a verdict: the options ranked so
+    /// far and what would change the leader (rows are then options, each
+    /// score a judge's mean over the option's blocks, rounded).
+    pub leader: Option<String>,
 }
 
 /// One judge's column group on the scoreboard.

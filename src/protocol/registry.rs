@@ -291,7 +291,9 @@ pub trait Configured {
 /// A verdict recomputed from the files on disk (`quorum verdict DIR`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recomputed {
-    pub verdict: Verdict,
+    /// None for what ends without a verdict but can still be recomputed:
+    /// a comparison's ranking.
+    pub verdict: Option<Verdict>,
     pub rule: String,
     /// The whole assessment, for `--json`.
     pub detail: serde_json::Value,

@@ -83,9 +83,14 @@ fn tree_md(tree: &ThesisTree) -> String {
     let mut out = String::new();
     for block in &tree.blocks {
         out.push_str(&format!(
-            "### {} ({})\n\n{}\n\n- **Evidence:** {}\n- **Tradeoffs:** {}\n- **Risks:** {}\n\n",
+            "### {} ({}{})\n\n{}\n\n- **Evidence:** {}\n- **Tradeoffs:** {}\n- **Risks:** {}\n\n",
             block.id,
             yaml_word(&block.block_type),
+            block
+                .option
+                .as_deref()
+                .map(|option| format!(", option {option}"))
+                .unwrap_or_default(),
             block.text.trim(),
             one_line(&block.evidence),
             one_line(&block.tradeoffs),
@@ -331,6 +336,12 @@ pub struct DebateYaml {
     pub stages: StagesYaml,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionRecord>,
+    /// A comparative review's options, as given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<crate::protocol::decision_review::ReviewOption>,
+    /// A comparative review's result in place of a verdict (DR-55).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<crate::protocol::decision_review::ranking::Ranking>,
     #[serde(default)]
     pub deferred_items: Vec<ItemYaml>,
     pub thresholds: Thresholds,
@@ -704,6 +715,11 @@ impl DebateYaml {
                     Vec::new()
                 },
             },
+            options: config.options.clone(),
+            comparison: review
+                .evaluations()
+                .last()
+                .and_then(|evaluation| evaluation.ranking.clone()),
             participants: ParticipantsYaml {
                 proposer: AgentYaml {
                     agent: config.participants.proposer.clone(),
@@ -824,6 +840,9 @@ fn reopened_summary(review: &DecisionReview) -> Option<String> {
 }
 
 pub fn summary_lead(review: &DecisionReview) -> Option<String> {
+    if let Some(lead) = comparison_lead(review) {
+        return Some(lead);
+    }
     let outcome = review.outcome()?;
     let tree = review.current_tree();
     let plain = |text: &str| first_sentence(&plain_block_refs(text, tree));
@@ -893,6 +912,118 @@ pub fn summary_lead(review: &DecisionReview) -> Option<String> {
         }
     };
     Some(opening)
+}
+
+/// The opening of a finished comparison: the recommendation, the
+/// condition that would change it, and every dealbreaker, in plain words.
+fn comparison_lead(review: &DecisionReview) -> Option<String> {
+    let config = review.config();
+    if config.mode != crate::protocol::decision_review::ReviewMode::Comparative {
+        return None;
+    }
+    let Some(Outcome::Completed { .. }) = review.outcome() else {
+        return None;
+    };
+    let ranking = review.evaluations().last()?.ranking.as_ref()?;
+    let text_of = |id: &str| {
+        config
+            .options
+            .iter()
+            .find(|option| option.id == id)
+            .map(|option| first_sentence(&option.text))
+            .unwrap_or_default()
+    };
+    let mut lead = match &ranking.recommendation {
+        Some(id) => format!(
+            "**Recommendation: option {id}, {}.** ",
+            text_of(id).trim_end_matches('.')
+        ),
+        None => "**No option can be recommended.** ".to_string(),
+    };
+    lead.push_str(&ranking.conditional_recommendation);
+    let tree = review.current_tree();
+    for option in ranking.ranking.iter().filter(|o| o.dealbreaker.is_some()) {
+        let reason = option
+            .dealbreaker
+            .as_deref()
+            .and_then(|reason| reason.split_once("): "))
+            .map(|(_, rationale)| first_sentence(&plain_block_refs(rationale, tree)))
+            .filter(|rationale| reader_first(rationale));
+        lead.push_str(&match reason {
+            Some(reason) => format!(
+                " {} is ruled out by a risk with no acceptable answer: {}.",
+                option.option,
+                lowercase_first(reason.trim_end_matches('.'))
+            ),
+            None => format!(
+                " {} is ruled out by a risk with no acceptable answer.",
+                option.option
+            ),
+        });
+    }
+    Some(lead)
+}
+
+/// The summary of a finished comparison (RF-17): the recommendation, the
+/// condition that would change it and any dealbreaker first, in words a
+/// reader needs no scores for (RF-06, RF-08); the ranking and its numbers
+/// after.
+fn comparison_summary(review: &DecisionReview) -> Option<String> {
+    let lead = comparison_lead(review)?;
+    let config = review.config();
+    let ranking = review.evaluations().last()?.ranking.as_ref()?;
+    let mut out = format!("# {}\n\n{lead}\n\n", one_line(&config.topic));
+    out.push_str("## The options\n\n");
+    for option in &config.options {
+        out.push_str(&format!(
+            "- **{}**: {}\n",
+            option.id,
+            one_line(&option.text)
+        ));
+    }
+    let criteria: Vec<_> = ranking.per_criterion.keys().copied().collect();
+    out.push_str("\n## The ranking\n\n| Rank | Option |");
+    for criterion in &criteria {
+        out.push_str(&format!(" {criterion} |"));
+    }
+    out.push_str(" Dealbreaker |\n|---|---|");
+    out.push_str(&"---|".repeat(criteria.len() + 1));
+    out.push('\n');
+    for (rank, option) in ranking.ranking.iter().enumerate() {
+        out.push_str(&format!("| {} | {} |", rank + 1, option.option));
+        for criterion in &criteria {
+            out.push_str(&match option.scores.get(criterion) {
+                Some(score) => format!(" {score:.2} |"),
+                None => " – |".to_string(),
+            });
+        }
+        out.push_str(&format!(
+            " {} |\n",
+            option
+                .dealbreaker
+                .as_deref()
+                .map(|reason| one_line(reason).replace('|', "\\|"))
+                .unwrap_or_else(|| "none".to_string())
+        ));
+    }
+    out.push_str("\n## Where each option is strongest\n\n");
+    for (criterion, order) in &ranking.per_criterion {
+        out.push_str(&format!("- {criterion}: {}\n", order.join(", ")));
+    }
+    out.push_str(
+        "\n## How this was ranked\n\nEvery option was argued as blocks of one thesis tree, critiqued, revised \
+         and scored by every judge on the same criteria. An option's score on a criterion is the mean of \
+         every judge's scores on its blocks; an option with a dealbreaker (a risk scored at the lowest \
+         level) ranks last; the rest are ordered by their scores on the binding judges' criteria. The \
+         ranking is derived mechanically from the judges' scores, never taken from an agent.\n",
+    );
+    if let Some(usage) = usage_line(review.usage_ledger(), review.duration_ms()) {
+        out.push_str(&format!("\nUsage: {usage}.\n"));
+    }
+    out.push_str(
+        "\nFull record: `debate.yaml` (structured), `transcript.md` (every event), `judges/` (raw judge output).\n",
+    );
+    Some(crate::text::for_markdown(&out))
 }
 
 /// Why the panel asked for changes, in words a reader needs no scores for.
@@ -1010,7 +1141,12 @@ fn first_sentence(text: &str) -> String {
 fn lowercase_first(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
-        Some(first) if chars.clone().next().is_some_and(char::is_lowercase) => {
+        // `Replay` → `replay`, and the article `A failover` → `a failover`,
+        // but `SOC 2` and `I` stay.
+        Some(first)
+            if chars.clone().next().is_some_and(char::is_lowercase)
+                || (first == 'A' && chars.clone().next() == Some(' ')) =>
+        {
             first.to_lowercase().chain(chars).collect()
         }
         Some(first) => std::iter::once(first).chain(chars).collect(),
@@ -1021,6 +1157,9 @@ fn lowercase_first(text: &str) -> String {
 fn summary_md(review: &DecisionReview) -> Option<String> {
     if review.outcome().is_none() {
         return reopened_summary(review);
+    }
+    if let Some(comparison) = comparison_summary(review) {
+        return Some(comparison);
     }
     let lead = summary_lead(review)?;
     let config = review.config();

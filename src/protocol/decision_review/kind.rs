@@ -15,7 +15,9 @@ use super::model::{
 };
 use super::parse::read_judge;
 use super::verdict::{Thresholds, derive_verdict};
-use super::{DecisionReview, Participants, ReviewConfig, ReviewMode, block_ids, judge_file};
+use super::{
+    DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption, block_ids, judge_file,
+};
 use crate::parse::Read;
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::registry::{
@@ -36,6 +38,9 @@ pub const MAX_MAX_ROUNDS: u32 = 10;
 
 /// The built-in demo: a scripted decision review on event-sourced billing.
 pub const DEMO_SPEC: &str = include_str!("../../../demo/billing-event-sourcing.yaml");
+
+/// The comparative mode's demo: three job queues ranked, one ruled out.
+pub const COMPARATIVE_DEMO: &str = include_str!("../../../demo/review-comparative.yaml");
 
 /// The registry's entry for the decision review.
 pub struct DecisionReviewKind;
@@ -60,6 +65,76 @@ struct ReviewOptions {
     /// the architecture panel (three judges, five with `high_stakes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     panel: Option<Vec<PanelSeat>>,
+    /// The options a comparative review ranks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    options: Vec<OptionInput>,
+}
+
+/// An option as a spec or `--option` gives it: `"A: Postgres as the
+/// queue"`, or `{ id: A, text: "Postgres as the queue" }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+enum OptionInput {
+    Line(String),
+    Full {
+        #[serde(default)]
+        id: Option<String>,
+        text: String,
+    },
+}
+
+/// Fewest and most options a comparison takes.
+pub const OPTIONS_RANGE: std::ops::RangeInclusive<usize> = 2..=6;
+
+/// Most characters of an option's id.
+const MAX_OPTION_ID_CHARS: usize = 12;
+
+/// The options of `inputs`, ids given or lettered `A`, `B`, … in order;
+/// the error is `(index, problem)`.
+fn read_review_options(inputs: &[OptionInput]) -> Result<Vec<ReviewOption>, (usize, String)> {
+    let mut options: Vec<ReviewOption> = Vec::with_capacity(inputs.len());
+    for (index, input) in inputs.iter().enumerate() {
+        let lettered = || char::from(b'A' + index as u8).to_string();
+        let (id, text) = match input {
+            OptionInput::Full { id, text } => (id.clone(), text.clone()),
+            OptionInput::Line(line) => match line.split_once(':') {
+                Some((id, text))
+                    if !id.trim().is_empty()
+                        && id.trim().chars().count() <= MAX_OPTION_ID_CHARS
+                        && !id.trim().contains(' ') =>
+                {
+                    (Some(id.trim().to_string()), text.to_string())
+                }
+                _ => (None, line.clone()),
+            },
+        };
+        let id = id.map(|id| id.trim().to_string()).unwrap_or_else(lettered);
+        let text = text.trim().to_string();
+        if text.is_empty() {
+            return Err((index, "an option needs its text".into()));
+        }
+        let usable = (1..=MAX_OPTION_ID_CHARS).contains(&id.chars().count())
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !usable {
+            return Err((
+                index,
+                format!(
+                    "`{}` cannot name an option: use 1 to {MAX_OPTION_ID_CHARS} letters, digits, '-' or '_'",
+                    crate::text::excerpt(&id)
+                ),
+            ));
+        }
+        if options
+            .iter()
+            .any(|other| other.id.eq_ignore_ascii_case(&id))
+        {
+            return Err((index, format!("option `{id}` is named twice")));
+        }
+        options.push(ReviewOption { id, text });
+    }
+    Ok(options)
 }
 
 /// One judge of a spec's `panel:`.
@@ -138,9 +213,9 @@ const OPTIONS: &[OptionSpec] = &[
         key: "mode",
         flag: "mode",
         value_name: "MODE",
-        help: "What kind of decision: architecture",
+        help: "What kind of decision: architecture (one proposal, a verdict) or comparative (options ranked)",
         kind: ValueKind::Text,
-        values: &["architecture"],
+        values: &["architecture", "comparative"],
     },
     OptionSpec {
         key: "critique",
@@ -167,6 +242,14 @@ const OPTIONS: &[OptionSpec] = &[
         values: &[],
     },
     OptionSpec {
+        key: "options",
+        flag: "option",
+        value_name: "ID: TEXT",
+        help: "An option to compare (comparative mode; repeatable, 2 to 6): \"A: Postgres as the queue\"",
+        kind: ValueKind::List,
+        values: &[],
+    },
+    OptionSpec {
         key: "panel",
         flag: "",
         value_name: "",
@@ -190,7 +273,7 @@ const COMMANDS: &[CommandSpec] = &[CommandSpec {
     subject: "TOPIC",
     subject_help: "The decision to review, e.g. \"Should we move billing to event sourcing?\"",
     mode: None,
-    options: &["mode", "critique", "high_stakes", "max_rounds"],
+    options: &["mode", "critique", "high_stakes", "max_rounds", "options"],
 }];
 
 const SLOTS: &[&str] = &[
@@ -214,7 +297,7 @@ impl ProtocolKind for DecisionReviewKind {
     }
 
     fn modes(&self) -> &'static [&'static str] {
-        &["architecture"]
+        &["architecture", "comparative"]
     }
 
     fn commands(&self) -> &'static [CommandSpec] {
@@ -252,6 +335,30 @@ impl ProtocolKind for DecisionReviewKind {
             .thresholds
             .validate()
             .map_err(|error| SpecError::new(error.to_string()).field("thresholds"))?;
+        match options.mode {
+            ReviewMode::Comparative => {
+                let read = read_review_options(&options.options).map_err(|(index, problem)| {
+                    SpecError::new(problem).field(format!("{}[{index}]", field("options")))
+                })?;
+                if !OPTIONS_RANGE.contains(&read.len()) {
+                    return Err(SpecError::new(format!(
+                        "a comparison needs {} to {} options, got {}",
+                        OPTIONS_RANGE.start(),
+                        OPTIONS_RANGE.end(),
+                        read.len()
+                    ))
+                    .field(field("options")));
+                }
+            }
+            ReviewMode::Architecture if !options.options.is_empty() => {
+                return Err(SpecError::new(
+                    "options are compared in the comparative mode (`mode: comparative`, \
+                     `--mode comparative`); an architecture review judges one proposal",
+                )
+                .field(field("options")));
+            }
+            ReviewMode::Architecture => {}
+        }
         if let Some(seats) = &options.panel {
             check_panel(seats, options.high_stakes).map_err(|(at, problem)| {
                 let at = if at == "panel" && options.high_stakes {
@@ -276,19 +383,40 @@ impl ProtocolKind for DecisionReviewKind {
     }
 
     fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
-        matches!(mode, None | Some("architecture")).then_some(DEMO_SPEC)
+        match mode {
+            None | Some("architecture") => Some(DEMO_SPEC),
+            Some("comparative") => Some(COMPARATIVE_DEMO),
+            Some(_) => None,
+        }
     }
 
     fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
         let Read {
-            value: assessment,
+            value,
             notes: readings,
         } = recompute(dir)?;
-        Ok(Recomputed {
-            verdict: assessment.verdict,
-            rule: assessment.rule.clone(),
-            detail: serde_json::to_value(&assessment).unwrap_or_default(),
-            readings,
+        Ok(match value {
+            Recomputation::Verdict(assessment) => Recomputed {
+                verdict: Some(assessment.verdict),
+                rule: assessment.rule.clone(),
+                detail: serde_json::to_value(&assessment).unwrap_or_default(),
+                readings,
+            },
+            Recomputation::Ranking(ranking) => Recomputed {
+                verdict: None,
+                rule: format!(
+                    "ranking {}; {}",
+                    ranking
+                        .ranking
+                        .iter()
+                        .map(|option| option.option.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" > "),
+                    ranking.conditional_recommendation
+                ),
+                detail: serde_json::to_value(&ranking).unwrap_or_default(),
+                readings,
+            },
         })
     }
 }
@@ -324,6 +452,7 @@ impl Configured for ReviewOptions {
             topic: setting.topic,
             context: setting.context,
             mode: self.mode,
+            options: read_review_options(&self.options).unwrap_or_default(),
             critique_mode: self.critique,
             high_stakes: self.high_stakes,
             panel,
@@ -374,7 +503,7 @@ impl From<ReviewConfig> for DebateDefinition {
 /// MALFORMED marker, or no longer parses, is excluded as malformed. The
 /// judge files are read as the live run read them; the notes say what was
 /// read other than as written, file by file.
-pub fn recompute(dir: &Path) -> Result<Read<super::verdict::Assessment>, RecomputeError> {
+pub fn recompute(dir: &Path) -> Result<Read<Recomputation>, RecomputeError> {
     let yaml_path = dir.join("debate.yaml");
     let shown = yaml_path.display().to_string();
     let record: DebateYaml = read_record(&yaml_path, "a quorum debate folder")?;
@@ -463,10 +592,40 @@ pub fn recompute(dir: &Path) -> Result<Read<super::verdict::Assessment>, Recompu
         results.insert(judge.role, result);
     }
     readings.extend(excluded);
+    let value = if record.meta.mode == ReviewMode::Comparative.as_str() {
+        let block_option: BTreeMap<String, String> = tree
+            .blocks
+            .iter()
+            .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
+            .collect();
+        let ids: Vec<String> = record.options.iter().map(|o| o.id.clone()).collect();
+        Recomputation::Ranking(super::ranking::rank(
+            &ids,
+            &block_option,
+            &panel,
+            &results,
+            &record.thresholds,
+        ))
+    } else {
+        Recomputation::Verdict(derive_verdict(
+            &panel,
+            &results,
+            &block_ids(&tree),
+            &record.thresholds,
+        ))
+    };
     Ok(Read {
-        value: derive_verdict(&panel, &results, &block_ids(&tree), &record.thresholds),
+        value,
         notes: readings,
     })
+}
+
+/// What the files of a decision review imply again: a verdict, or a
+/// comparison's ranking (which has none, A15).
+#[derive(Debug)]
+pub enum Recomputation {
+    Verdict(super::verdict::Assessment),
+    Ranking(super::ranking::Ranking),
 }
 
 /// The time a fresh definition starts at, for tests of the entry alone.

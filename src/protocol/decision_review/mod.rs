@@ -56,20 +56,32 @@ pub const PROPOSER_ROLE: &str = "oracle";
 /// The role the critic plays in the record (DR-22).
 pub const CRITIC_ROLE: &str = "mephistopheles";
 
-/// The decision-review modes (DR-43). Comparative and writing come later.
+/// The decision-review modes (DR-43): one proposal judged for a verdict,
+/// or several options compared and ranked (DR-52..DR-57).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReviewMode {
     #[default]
     Architecture,
+    Comparative,
 }
 
 impl ReviewMode {
     pub fn as_str(self) -> &'static str {
         match self {
             ReviewMode::Architecture => "architecture",
+            ReviewMode::Comparative => "comparative",
         }
     }
+}
+
+/// One option of a comparative review.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewOption {
+    /// `A`: what blocks name in `option:`.
+    pub id: String,
+    /// The option as given.
+    pub text: String,
 }
 
 /// Which agent stands behind each role, recorded as `provider:model`.
@@ -121,6 +133,9 @@ pub struct ReviewConfig {
     #[serde(default)]
     pub context: Vec<ContextDoc>,
     pub mode: ReviewMode,
+    /// The options a comparative review ranks; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<ReviewOption>,
     pub critique_mode: CritiqueMode,
     pub high_stakes: bool,
     /// Judges with their weights and criteria, fixed for the run (INF-29).
@@ -254,6 +269,8 @@ pub struct EvaluationRound {
     pub round: u32,
     pub judges: BTreeMap<JudgeRole, JudgeRecord>,
     pub assessment: Option<Assessment>,
+    /// A comparative review's ranking, in place of a verdict (A15).
+    pub ranking: Option<ranking::Ranking>,
     /// Every judge is in, one is malformed or skipped, and the moderator
     /// decides whether to re-run it (see [`ReviewConfig::hold_for_moderator`]).
     pub held: bool,
@@ -572,6 +589,7 @@ impl DecisionReview {
         self.enter(Stage::Proposal, 1, now);
         let context = json!({
             "topic": self.config.topic,
+            "options": self.config.options,
             "context": self.context_json(),
             "mode": self.config.mode.as_str(),
         });
@@ -585,7 +603,11 @@ impl DecisionReview {
 
     fn on_proposal(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         let call_id = &call.call_id();
-        match parse::read_thesis_tree(output) {
+        let read = parse::read_thesis_tree(output).and_then(|mut read| {
+            self.tag_options(&mut read.value, &mut read.notes)?;
+            Ok(read)
+        });
+        match read {
             Ok(Read {
                 value: tree,
                 notes: normalised,
@@ -614,6 +636,61 @@ impl DecisionReview {
         }
     }
 
+    /// In a comparative review every block argues one of the options and
+    /// every option has a block (DR-52): an `option:` in another case is
+    /// read as the option it names (and noted), one naming no option or an
+    /// option left without a block makes the answer unusable.
+    fn tag_options(
+        &self,
+        tree: &mut ThesisTree,
+        notes: &mut Vec<String>,
+    ) -> Result<(), parse::ParseError> {
+        if self.config.mode != ReviewMode::Comparative {
+            return Ok(());
+        }
+        let ids: Vec<&str> = self.config.options.iter().map(|o| o.id.as_str()).collect();
+        let refused = |message: String| parse::ParseError {
+            line: None,
+            field: None,
+            message,
+        };
+        for block in &mut tree.blocks {
+            let Some(given) = block.option.clone() else {
+                return Err(refused(format!(
+                    "block {} names no option; give each block `option:` with one of {}",
+                    block.id,
+                    ids.join(", ")
+                )));
+            };
+            let Some(id) = ids.iter().find(|id| id.eq_ignore_ascii_case(given.trim())) else {
+                return Err(refused(format!(
+                    "block {} argues option \"{}\", which is not one of {}",
+                    block.id,
+                    crate::text::excerpt(&given),
+                    ids.join(", ")
+                )));
+            };
+            if given != *id {
+                notes.push(format!("read option {given:?} as {id} ({})", block.id));
+                block.option = Some(id.to_string());
+            }
+        }
+        let bare: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| !tree.blocks.iter().any(|b| b.option.as_deref() == Some(*id)))
+            .collect();
+        if !bare.is_empty() {
+            return Err(refused(format!(
+                "option{} {} {} no block: argue every option",
+                if bare.len() == 1 { "" } else { "s" },
+                bare.join(", "),
+                if bare.len() == 1 { "has" } else { "have" }
+            )));
+        }
+        Ok(())
+    }
+
     // ---- stage 2 -------------------------------------------------------
 
     fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -625,6 +702,7 @@ impl DecisionReview {
             .parsed;
         let context = json!({
             "topic": self.config.topic,
+            "options": self.config.options,
             "context": self.context_json(),
             "proposal_yaml": tree_yaml(tree),
             "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
@@ -847,6 +925,7 @@ impl DecisionReview {
             .count();
         let context = json!({
             "topic": self.config.topic,
+            "options": self.config.options,
             "context": self.context_json(),
             "round": round,
             "reopened": reopened,
@@ -871,7 +950,11 @@ impl DecisionReview {
     fn on_revision(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         let call_id = &call.call_id();
         let must_address = self.pending_must_address.clone();
-        match parse::read_revision(output, &must_address) {
+        let read = parse::read_revision(output, &must_address).and_then(|mut read| {
+            self.tag_options(&mut read.value.revised_tree, &mut read.notes)?;
+            Ok(read)
+        });
+        match read {
             Ok(Read {
                 value: revision,
                 notes: normalised,
@@ -1060,6 +1143,7 @@ impl DecisionReview {
                 .collect();
             let context = json!({
                 "topic": self.config.topic,
+                "options": self.config.options,
                 "context": self.context_json(),
                 "role": judge.role.as_str(),
                 "focus": judge.role.focus(),
@@ -1093,6 +1177,7 @@ impl DecisionReview {
             round,
             judges,
             assessment: None,
+            ranking: None,
             held: false,
             released: false,
         });
@@ -1294,6 +1379,9 @@ impl DecisionReview {
         }
         evaluation.held = false;
         let round = evaluation.round;
+        if self.config.mode == ReviewMode::Comparative {
+            return self.conclude_comparison(round, now);
+        }
         let tree = &self
             .revisions
             .last()
@@ -1393,6 +1481,75 @@ impl DecisionReview {
         }
         self.enter(Stage::Done, round, now);
         let outcome = Outcome::Decided { verdict, rule };
+        self.outcome = Some(outcome.clone());
+        vec![Effect::Finished(outcome)]
+    }
+
+    /// A comparison ends after one evaluation, with the ranking the judges'
+    /// scores imply and no verdict (A15); it never loops back to revise.
+    fn conclude_comparison(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
+        let tree = &self
+            .revisions
+            .last()
+            .expect("judges follow a revision")
+            .output
+            .revised_tree;
+        let block_option: BTreeMap<String, String> = tree
+            .blocks
+            .iter()
+            .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
+            .collect();
+        let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
+        let evaluation = self.evaluations.last_mut().expect("a round is running");
+        let results = evaluation.results();
+        let ranked = ranking::rank(
+            &ids,
+            &block_option,
+            &self.config.panel,
+            &results,
+            &self.config.thresholds,
+        );
+        let scored = results.values().filter(|r| r.scores().is_some()).count();
+        let needed = verdict::quorum_required(self.config.panel.len());
+        evaluation.ranking = Some(ranked.clone());
+        let order: Vec<&str> = ranked.ranking.iter().map(|o| o.option.as_str()).collect();
+        self.push_log(
+            now,
+            LogKind::Verdict,
+            None,
+            format!(
+                "round {round}: ranking {} — {}",
+                order.join(" > "),
+                ranked.conditional_recommendation
+            ),
+        );
+        for option in ranked.ranking.iter().filter(|o| o.dealbreaker.is_some()) {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "option {} has a dealbreaker: {}",
+                    option.option,
+                    option.dealbreaker.as_deref().unwrap_or_default()
+                ),
+            );
+        }
+        let mut note = match &ranked.recommendation {
+            Some(id) => format!("recommendation: {id}"),
+            None => "no option can be recommended".to_string(),
+        };
+        if scored < needed {
+            note.push_str(&format!(
+                "; only {scored} of {} judges scored, below the quorum of {needed}",
+                self.config.panel.len()
+            ));
+        }
+        self.enter(Stage::Done, round, now);
+        let outcome = Outcome::Completed {
+            deliverable: documents::SUMMARY_FILE.to_string(),
+            note,
+        };
         self.outcome = Some(outcome.clone());
         vec![Effect::Finished(outcome)]
     }
@@ -1823,6 +1980,28 @@ impl DecisionReview {
     fn scoreboard(&self) -> Option<Scoreboard> {
         let evaluation = self.evaluations.last()?;
         let tree = self.current_tree()?;
+        let comparative = self.config.mode == ReviewMode::Comparative;
+        // A comparison's rows are its options, each the blocks arguing it.
+        let rows: Vec<(String, Vec<String>)> = if comparative {
+            self.config
+                .options
+                .iter()
+                .map(|option| {
+                    let blocks = tree
+                        .blocks
+                        .iter()
+                        .filter(|block| block.option.as_deref() == Some(option.id.as_str()))
+                        .map(|block| block.id.clone())
+                        .collect();
+                    (option.id.clone(), blocks)
+                })
+                .collect()
+        } else {
+            block_ids(tree)
+                .into_iter()
+                .map(|block| (block.clone(), vec![block]))
+                .collect()
+        };
         let blocks = block_ids(tree);
         let judges = self
             .config
@@ -1840,20 +2019,30 @@ impl DecisionReview {
                     Some(JudgeResult::Skipped { reason }) => JudgeState::Skipped(reason.clone()),
                 };
                 let scored = result.and_then(JudgeResult::scores);
-                let scores = blocks
+                let scores = rows
                     .iter()
-                    .map(|block| {
+                    .map(|(_, row_blocks)| {
                         judge
                             .criteria
                             .iter()
                             .map(|criterion| {
-                                scored.and_then(|scores| {
-                                    scores
-                                        .block_scores
-                                        .iter()
-                                        .find(|s| s.block_id == *block && s.criterion == *criterion)
-                                        .map(|s| s.score)
-                                })
+                                let given: Vec<u8> = scored
+                                    .map(|scores| {
+                                        scores
+                                            .block_scores
+                                            .iter()
+                                            .filter(|s| {
+                                                row_blocks.contains(&s.block_id)
+                                                    && s.criterion == *criterion
+                                            })
+                                            .map(|s| s.score)
+                                            .collect()
+                                    })
+                                    .unwrap_or_default();
+                                let sum: u32 = given.iter().map(|&v| u32::from(v)).sum();
+                                // One block's score, or the rounded mean of an option's.
+                                (!given.is_empty())
+                                    .then(|| ((f64::from(sum) / given.len() as f64).round()) as u8)
                             })
                             .collect()
                     })
@@ -1879,7 +2068,39 @@ impl DecisionReview {
             .iter()
             .filter(|column| column.state == JudgeState::Pending)
             .count();
+        let leader = comparative.then(|| {
+            let ranked = evaluation.ranking.clone().unwrap_or_else(|| {
+                let block_option: BTreeMap<String, String> = tree
+                    .blocks
+                    .iter()
+                    .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
+                    .collect();
+                let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
+                ranking::rank(
+                    &ids,
+                    &block_option,
+                    &self.config.panel,
+                    &evaluation.results(),
+                    &self.config.thresholds,
+                )
+            });
+            let order: Vec<&str> = ranked.ranking.iter().map(|o| o.option.as_str()).collect();
+            let so_far = if pending > 0 {
+                format!(
+                    "so far ({pending} judge{} pending): ",
+                    if pending == 1 { "" } else { "s" }
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{so_far}{} · {}",
+                order.join(" > "),
+                ranked.conditional_recommendation
+            )
+        });
         let implied = match &evaluation.assessment {
+            _ if comparative => None,
             Some(assessment) => Some(ImpliedVerdict {
                 verdict: assessment.verdict,
                 rule: assessment.rule.clone(),
@@ -1902,10 +2123,11 @@ impl DecisionReview {
         };
         Some(Scoreboard {
             round: evaluation.round,
-            blocks,
+            blocks: rows.into_iter().map(|(label, _)| label).collect(),
             judges,
             binding_threshold: self.config.thresholds.binding,
             implied,
+            leader,
         })
     }
 }

@@ -33,6 +33,9 @@ pub struct Block {
     pub tradeoffs: String,
     /// What could go wrong and how it would be noticed.
     pub risks: String,
+    /// In a comparative review, the option this block argues (`A`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option: Option<String>,
 }
 
 /// A proposal decomposed into blocks with unique ids.

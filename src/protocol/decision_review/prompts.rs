@@ -24,12 +24,13 @@ pub enum Template {
 
 const PROPOSER: TemplateSpec = TemplateSpec {
     file_name: "proposer.md.j2",
-    variables: &["topic", "context", "mode"],
+    variables: &["topic", "context", "mode", "options"],
     source: include_str!("../../../prompts/proposer.md.j2"),
 };
 
 const CRITIC_VARIABLES: &[&str] = &[
     "topic",
+    "options",
     "context",
     "proposal_yaml",
     "proposer_label",
@@ -58,6 +59,7 @@ const REVISER: TemplateSpec = TemplateSpec {
     file_name: "reviser.md.j2",
     variables: &[
         "topic",
+        "options",
         "context",
         "round",
         "reopened",
@@ -77,6 +79,7 @@ const JUDGE: TemplateSpec = TemplateSpec {
     file_name: "judge.md.j2",
     variables: &[
         "topic",
+        "options",
         "context",
         "role",
         "focus",
@@ -168,6 +171,7 @@ mod tests {
     fn proposer_context() -> Json {
         json!({
             "topic": "Which database should the ledger use?",
+            "options": [],
             "context": attached_documents(),
             "mode": "architecture",
         })
@@ -176,6 +180,7 @@ mod tests {
     fn critic_context(mode: CritiqueMode) -> Json {
         json!({
             "topic": "Which database should the ledger use?",
+            "options": [],
             "context": attached_documents(),
             "proposal_yaml": PROPOSAL_YAML,
             "proposer_label": "proposer (openai:gpt-test)",
@@ -186,6 +191,7 @@ mod tests {
     fn reviser_context() -> Json {
         json!({
             "topic": "Which database should the ledger use?",
+            "options": [],
             "context": attached_documents(),
             "round": 2,
             "reopened": false,
@@ -217,6 +223,7 @@ mod tests {
             .collect();
         json!({
             "topic": "Which database should the ledger use?",
+            "options": [],
             "context": attached_documents(),
             "role": role.as_str(),
             "focus": role.focus(),

@@ -26,13 +26,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::model::{Criterion, JudgeConfig, JudgeResult, JudgeRole};
 use super::verdict::{SCORE_EPSILON, Thresholds};
 
 /// One option's place in the ranking.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RankedOption {
     /// The option's id: `A`.
     pub option: String,
@@ -42,12 +42,12 @@ pub struct RankedOption {
     pub binding_mean: Option<f64>,
     /// Why the option cannot be recommended, when it cannot:
     /// `b4 risk 1 (analyst): the migration has no way back`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dealbreaker: Option<String>,
 }
 
 /// The result of a comparison (DR-55).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ranking {
     /// The first option without a dealbreaker; none when all have one.
     pub recommendation: Option<String>,
@@ -210,13 +210,12 @@ fn condition(ranking: &[RankedOption], recommendation: Option<&str>) -> String {
             (theirs - ours > SCORE_EPSILON).then_some((*criterion, theirs - ours, *theirs, *ours))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1));
+    // In words a reader needs no scores for (RF-06): the numbers are in
+    // the ranking itself.
     match widest {
-        Some((criterion, _, theirs, ours)) => format!(
-            "Choose {} unless {criterion} matters most: there {} leads ({} against {}).",
-            chosen.option,
-            runner_up.option,
-            number(theirs),
-            number(ours)
+        Some((criterion, _, _, _)) => format!(
+            "Choose {} unless {criterion} matters most: there {} is stronger.",
+            chosen.option, runner_up.option
         ),
         None => format!(
             "Choose {}: {} leads it on no criterion.",
@@ -228,16 +227,6 @@ fn condition(ranking: &[RankedOption], recommendation: Option<&str>) -> String {
 fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
     let (sum, count) = values.fold((0.0, 0u32), |(sum, count), value| (sum + value, count + 1));
     (count > 0).then(|| sum / f64::from(count))
-}
-
-/// `3.5`, `4`.
-fn number(value: f64) -> String {
-    let rounded = (value * 100.0).round() / 100.0;
-    if rounded.fract().abs() < SCORE_EPSILON {
-        format!("{rounded:.0}")
-    } else {
-        format!("{rounded}")
-    }
 }
 
 #[cfg(test)]
@@ -378,7 +367,7 @@ mod tests {
         assert_eq!(ranking.recommendation.as_deref(), Some("C"));
         assert_eq!(
             ranking.conditional_recommendation,
-            "Choose C unless clarity matters most: there B leads (5 against 3)."
+            "Choose C unless clarity matters most: there B is stronger."
         );
     }
 

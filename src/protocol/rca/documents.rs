@@ -604,7 +604,7 @@ pub fn recompute(dir: &Path) -> Result<Recomputed, RecomputeError> {
         rule.push_str(&format!("\n{}", derived.rule));
     }
     Ok(Recomputed {
-        verdict: conclusion.verdict,
+        verdict: Some(conclusion.verdict),
         rule,
         detail: serde_json::json!({
             "verdict": conclusion.verdict,

@@ -1071,6 +1071,12 @@ fn sanitize_board(board: &mut Board) {
             if let Some(implied) = &mut scoreboard.implied {
                 clean(&mut implied.rule);
             }
+            if let Some(leader) = &mut scoreboard.leader {
+                clean(leader);
+            }
+            for label in &mut scoreboard.blocks {
+                clean(label);
+            }
         }
         BoardView::Rulings(rulings) => {
             for ruling in rulings {

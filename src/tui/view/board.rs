@@ -161,7 +161,13 @@ pub fn ruling_lines<'a>(theme: &Theme, rulings: &'a [Ruling]) -> Vec<Line<'a>> {
 /// The scoreboard as lines; public for tests and the verdict view.
 pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
     let mut judges = vec![Span::raw(pad("", BLOCK_COLUMN_WIDTH))];
-    let mut criteria = vec![Span::styled(pad("block", BLOCK_COLUMN_WIDTH), theme.dim)];
+    // A comparison's rows are its options.
+    let rows = if board.leader.is_some() {
+        "opt"
+    } else {
+        "block"
+    };
+    let mut criteria = vec![Span::styled(pad(rows, BLOCK_COLUMN_WIDTH), theme.dim)];
     for column in &board.judges {
         let width = group_width(column);
         let name = format!("{}{}", column.judge, if column.binding { "★" } else { "" });
@@ -229,6 +235,12 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
             out.push(Line::styled(crate::report::one_line(&text), style));
         }
     }
+    if let Some(leader) = &board.leader {
+        out.push(Line::from(vec![
+            Span::styled("ranking: ", theme.dim),
+            Span::styled(leader.clone(), theme.text),
+        ]));
+    }
     if let Some(implied) = &board.implied {
         let label = if implied.pending > 0 {
             format!(
@@ -250,4 +262,72 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
         ]));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ScoreColumn, Scoreboard};
+
+    fn text(lines: &[Line<'_>]) -> String {
+        lines
+            .iter()
+            .map(|line| {
+                line.spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// A comparison's scoreboard (issue 11): options × criteria, each cell a
+    /// judge's mean over the option's blocks, and the current leader with
+    /// what would change it, while a judge is still working.
+    #[test]
+    fn a_comparative_scoreboard_shows_options_and_the_leader() {
+        let column =
+            |judge: &str, binding: bool, criteria: &[&str], scores: Vec<Vec<Option<u8>>>| {
+                ScoreColumn {
+                    judge: judge.into(),
+                    binding,
+                    criteria: criteria.iter().map(|c| c.to_string()).collect(),
+                    state: if scores.iter().flatten().any(Option::is_some) {
+                        JudgeState::Scored
+                    } else {
+                        JudgeState::Pending
+                    },
+                    scores,
+                    synthesis: None,
+                }
+            };
+        let board = Scoreboard {
+            round: 1,
+            blocks: vec!["A".into(), "B".into(), "C".into()],
+            judges: vec![
+                column(
+                    "analyst",
+                    true,
+                    &["correctness", "feasibility", "risk"],
+                    vec![
+                        vec![Some(4), Some(5), Some(4)],
+                        vec![Some(3), Some(4), Some(2)],
+                        vec![Some(5), Some(3), Some(4)],
+                    ],
+                ),
+                column("stylist", false, &["reversibility", "clarity"], vec![vec![None, None]; 3]),
+            ],
+            binding_threshold: 3,
+            implied: None,
+            leader: Some(
+                "so far (1 judge pending): A > C > B · Choose A unless risk matters most: there C is stronger."
+                    .into(),
+            ),
+        };
+        let theme = crate::tui::theme::Theme::builtin("dark").unwrap();
+        insta::assert_snapshot!(text(&lines(&theme, &board)));
+    }
 }

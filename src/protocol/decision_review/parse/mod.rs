@@ -28,6 +28,7 @@ fn test_tree(ids: &[&str]) -> crate::protocol::decision_review::model::ThesisTre
             evidence: "e".to_owned(),
             tradeoffs: "t".to_owned(),
             risks: "r".to_owned(),
+            option: None,
         })
         .collect();
     crate::protocol::decision_review::model::ThesisTree { blocks }

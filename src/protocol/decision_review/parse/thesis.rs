@@ -128,6 +128,7 @@ fn block_from_value(
         evidence: fields.required_text("evidence")?,
         tradeoffs: fields.required_text("tradeoffs")?,
         risks: fields.required_text("risks")?,
+        option: fields.optional_text("option")?,
     })
 }
 
@@ -180,6 +181,7 @@ Let me know if you want more detail on b2.
             evidence: format!("{id} evidence"),
             tradeoffs: format!("{id} tradeoffs"),
             risks: format!("{id} risks"),
+            option: None,
         }
     }
 
@@ -444,6 +446,7 @@ Let me know if you want more detail on b2.
                                 evidence,
                                 tradeoffs,
                                 risks,
+                                option: None,
                             },
                         )
                         .collect(),
