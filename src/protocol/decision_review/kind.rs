@@ -677,6 +677,37 @@ mod tests {
         configured.define(setting(&agents)).config().unwrap()
     }
 
+    /// DR-57, A15: a comparison takes the global default stance,
+    /// generous-steelman, unless the spec or a flag says otherwise; its
+    /// options are lettered when they come without ids.
+    #[test]
+    fn dr_57_a_comparison_defaults_to_the_generous_steelman() {
+        let config = config_of(
+            configure(
+                "topic: Which queue?\nmode: comparative\noptions: [Postgres, \"R: Redis\", {text: Kafka}]\n",
+                &[],
+            )
+            .unwrap()
+            .as_ref(),
+        );
+        assert_eq!(config.mode, ReviewMode::Comparative);
+        assert_eq!(config.critique_mode, CritiqueMode::GenerousSteelman);
+        let ids: Vec<&str> = config.options.iter().map(|o| o.id.as_str()).collect();
+        assert_eq!(ids, ["A", "R", "C"]);
+        assert_eq!(config.options[1].text, "Redis");
+        // `two words: y` is no id: the whole line is the option, lettered.
+        let config = config_of(
+            configure(
+                "topic: Which queue?\nmode: comparative\noptions: [\"A: x\", \"two words: y\"]\n",
+                &[],
+            )
+            .unwrap()
+            .as_ref(),
+        );
+        assert_eq!(config.options[1].id, "B");
+        assert_eq!(config.options[1].text, "two words: y");
+    }
+
     #[test]
     fn minimal_spec_takes_the_defaults() {
         let config = config_of(configure("topic: Should we?\n", &[]).unwrap().as_ref());
