@@ -146,3 +146,41 @@ fn a_panel_that_cannot_decide_is_refused_where_it_stands() {
         ran.stderr
     );
 }
+
+/// The same answers, a different panel, a different verdict: without
+/// feasibility among the binding judge's criteria, the low feasibility
+/// score that sent the demo back no longer binds, and it adopts.
+#[test]
+fn inf_29_a_spec_panel_changes_the_verdict() {
+    let sandbox = Sandbox::new();
+    let narrower = "panel:\n  - { role: analyst, weight: binding, criteria: [correctness, risk] }\n  - { role: stylist, weight: advisory, criteria: [reversibility, clarity] }\n  - { role: aesthete, weight: advisory, criteria: [simplicity] }\n";
+    let mut verdicts = Vec::new();
+    for (name, panel) in [("built-in", ""), ("narrower", narrower)] {
+        let path = sandbox.write(&format!("{name}.yaml"), &spec(&sandbox, panel));
+        let out = sandbox.path().join(name);
+        let ran = sandbox.quorum(
+            &[
+                "run",
+                path.to_str().unwrap(),
+                "--headless",
+                "--speed",
+                "200",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        );
+        let dir = only_run(&out);
+        let record: Value =
+            yaml_serde::from_str(&std::fs::read_to_string(dir.join("debate.yaml")).unwrap())
+                .unwrap();
+        verdicts.push((
+            ran.code,
+            record["outcome"]["verdict"].as_str().unwrap().to_string(),
+        ));
+    }
+    assert_eq!(
+        verdicts,
+        [(3, "REVISE".to_string()), (0, "ADOPT".to_string())]
+    );
+}
