@@ -18,6 +18,7 @@ pub mod parse;
 pub mod prompts;
 pub mod record;
 pub mod verdict;
+pub mod writing;
 
 pub use kind::{KIND, NAME};
 
@@ -55,18 +56,22 @@ pub const PROPOSER_ROLE: &str = "oracle";
 /// The role the critic plays in the record (DR-22).
 pub const CRITIC_ROLE: &str = "mephistopheles";
 
-/// The decision-review modes (DR-43). Comparative and writing come later.
+/// The decision-review modes (DR-43). Architecture runs the proposal,
+/// critique, revision and judged verdict of this module; writing runs the
+/// rewrite-and-merge state machine of [`writing`]. Comparative comes later.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReviewMode {
     #[default]
     Architecture,
+    Writing,
 }
 
 impl ReviewMode {
     pub fn as_str(self) -> &'static str {
         match self {
             ReviewMode::Architecture => "architecture",
+            ReviewMode::Writing => "writing",
         }
     }
 }
