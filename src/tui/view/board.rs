@@ -356,3 +356,33 @@ pub fn marked_lines<'a>(
     }
     out
 }
+
+#[cfg(test)]
+mod revision_tests {
+    use super::*;
+
+    /// The wording a change replaced is marked wherever it stands, across
+    /// lines; the rest keeps the plain style.
+    #[test]
+    fn marked_lines_mark_each_change_and_nothing_else() {
+        let plain = Style::default();
+        let marked = Style::default().fg(ratatui::style::Color::Red);
+        let lines = marked_lines(
+            "Read it all.\nIt is very important.",
+            &["very important", "", "absent"],
+            plain,
+            marked,
+        );
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].spans.iter().all(|span| span.style == plain));
+        let spans: Vec<(&str, bool)> = lines[1]
+            .spans
+            .iter()
+            .map(|span| (span.content.as_ref(), span.style == marked))
+            .collect();
+        assert_eq!(
+            spans,
+            [("It is ", false), ("very important", true), (".", false)]
+        );
+    }
+}
