@@ -46,8 +46,9 @@ use support::cuts::{assert_same_tree, normalised, resume, settled_inputs, tree};
 use tokio::sync::mpsc;
 
 /// Every protocol's demo, by the name `quorum demo --protocol` takes.
-const PROTOCOLS: [&str; 8] = [
+const PROTOCOLS: [&str; 9] = [
     "decision-review",
+    "writing",
     "challenge",
     "panel",
     "premortem",
@@ -59,8 +60,21 @@ const PROTOCOLS: [&str; 8] = [
 
 fn source(name: &str) -> Source {
     match name {
-        "decision-review" => Source::Demo,
+        "decision-review" | "writing" => Source::Demo,
         other => Source::DemoOf(other.to_string()),
+    }
+}
+
+/// The flags that pick `name`'s demo besides its source: the decision
+/// review's writing mode is `quorum demo --mode writing`.
+fn demo_flags(name: &str) -> Vec<quorum::protocol::registry::FlagValue> {
+    match name {
+        "writing" => vec![quorum::protocol::registry::FlagValue {
+            flag: "--mode".into(),
+            key: "mode".into(),
+            value: "writing".into(),
+        }],
+        _ => Vec::new(),
     }
 }
 
@@ -189,6 +203,7 @@ struct Whole {
 async fn record_whole(name: &str) -> Whole {
     let out = tempfile::tempdir().unwrap();
     let flags = RunFlags {
+        options: demo_flags(name),
         out: out.path().to_path_buf(),
         speed: 10.0,
         ..RunFlags::default()
@@ -416,7 +431,9 @@ fn no_protocol_writes_a_secret() {
         let sandbox = support::run::Sandbox::new();
         let out = sandbox.out();
         let mut args = vec!["demo", "--headless", "--speed", "50", "--json"];
-        if name != "decision-review" {
+        if name == "writing" {
+            args.extend(["--mode", "writing"]);
+        } else if name != "decision-review" {
             args.extend(["--protocol", name]);
         }
         args.extend(["--out", out.to_str().unwrap()]);
