@@ -1223,6 +1223,51 @@ mod tests {
         );
     }
 
+    /// Agent text is untrusted: a terminal escape in a rewrite and in the
+    /// merge stays verbatim in the judge file (an agent's answer, kept as
+    /// it came) but never reaches the Markdown written for people.
+    #[test]
+    fn escapes_in_agent_text_stay_out_of_the_documents_for_people() {
+        let (mut review, calls) = started();
+        let mut effects = Vec::new();
+        for spec in &calls {
+            // YAML refuses a raw escape, so this rewrite is malformed: kept
+            // as it came, marked, left out.
+            let answer = if spec.request.call_id.starts_with("judge.analyst/") {
+                rewrite("x").replace("On-call,", "On-call,\u{1b}]0;pwned\u{7}")
+            } else {
+                rewrite("x")
+            };
+            effects = review.handle(&finished(&spec.request.call_id, &answer), now());
+        }
+        // A bidi override is valid YAML and reaches the merge's text.
+        let hostile = MERGE.replace("Read the first-hour", "Read the \u{202e}first-hour");
+        review.handle(
+            &finished(&merge_call(&effects).request.call_id, &hostile),
+            now(),
+        );
+        assert!(
+            review
+                .merged()
+                .unwrap()
+                .merge
+                .revised_draft
+                .contains('\u{202e}')
+        );
+        for document in review.documents() {
+            let disk = document.for_disk();
+            if document.path == "judges/judge-analyst.md" {
+                assert!(document.raw && disk.contains('\u{1b}'), "kept verbatim");
+            } else if document.path.ends_with(".md") {
+                assert!(
+                    !disk.contains('\u{1b}') && !disk.contains('\u{202e}'),
+                    "{} holds a terminal control",
+                    document.path
+                );
+            }
+        }
+    }
+
     /// The board shows the draft, then the revision beside it with the
     /// changes to mark.
     #[test]
