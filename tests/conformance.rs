@@ -46,9 +46,10 @@ use support::cuts::{assert_same_tree, normalised, resume, settled_inputs, tree};
 use tokio::sync::mpsc;
 
 /// Every protocol's demo, by the name `quorum demo --protocol` takes.
-const PROTOCOLS: [&str; 9] = [
+const PROTOCOLS: [&str; 10] = [
     "decision-review",
     "comparative",
+    "writing",
     "challenge",
     "panel",
     "premortem",
@@ -60,8 +61,21 @@ const PROTOCOLS: [&str; 9] = [
 
 fn source(name: &str) -> Source {
     match name {
-        "decision-review" | "comparative" => Source::Demo,
+        "decision-review" | "comparative" | "writing" => Source::Demo,
         other => Source::DemoOf(other.to_string()),
+    }
+}
+
+/// The flags that pick `name`'s demo besides its source: the decision
+/// review's writing mode is `quorum demo --mode writing`.
+fn demo_flags(name: &str) -> Vec<quorum::protocol::registry::FlagValue> {
+    match name {
+        "writing" | "comparative" => vec![quorum::protocol::registry::FlagValue {
+            flag: "--mode".into(),
+            key: "mode".into(),
+            value: name.into(),
+        }],
+        _ => Vec::new(),
     }
 }
 
@@ -190,17 +204,9 @@ struct Whole {
 async fn record_whole(name: &str) -> Whole {
     let out = tempfile::tempdir().unwrap();
     let flags = RunFlags {
+        options: demo_flags(name),
         out: out.path().to_path_buf(),
         speed: 10.0,
-        // A mode's own demo: `quorum demo --mode comparative`.
-        options: (name == "comparative")
-            .then(|| quorum::protocol::registry::FlagValue {
-                flag: "--mode".into(),
-                key: "mode".into(),
-                value: yaml_serde::Value::String("comparative".into()),
-            })
-            .into_iter()
-            .collect(),
         ..RunFlags::default()
     };
     let prepared = prepare(source(name), &flags).unwrap();
@@ -429,6 +435,7 @@ fn no_protocol_writes_a_secret() {
         match name {
             "decision-review" => {}
             "comparative" => args.extend(["--mode", "comparative"]),
+            "writing" => args.extend(["--mode", "writing"]),
             _ => args.extend(["--protocol", name]),
         }
         args.extend(["--out", out.to_str().unwrap()]);

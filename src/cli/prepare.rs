@@ -99,28 +99,35 @@ pub fn prepare(source: Source, flags: &RunFlags) -> Result<Prepared, SpecError> 
     prepare_in(source, flags, &SystemEnvironment)
 }
 
-/// The demo spec text a demo source names; `--mode X` picks a mode's own
-/// demo where the protocol has one (`quorum demo --mode comparative`).
-fn demo_of(name: Option<&str>, flags: &RunFlags) -> Result<&'static str, SpecError> {
-    let mode = flags
+/// The mode a demo's `--mode` flag asks for, if any.
+fn mode_flag(flags: &RunFlags) -> Option<String> {
+    flags
         .options
         .iter()
         .rev()
         .find(|flag| flag.key == "mode")
-        .and_then(|flag| flag.value.as_str());
-    if let Some(mode) = mode {
-        let kind = match name {
-            Some(name) => registry::find(name),
-            None => registry::find(crate::spec::DEFAULT_PROTOCOL),
-        };
-        if let Some(text) = kind.and_then(|kind| kind.demo(Some(mode))) {
-            return Ok(text);
-        }
-    }
+        .and_then(|flag| flag.value.as_str().map(str::to_string))
+}
+
+/// The protocol and the demo spec text a demo source names; `mode` (from
+/// `--mode`) picks one of the protocol's demos.
+fn demo_of(name: Option<&str>, mode: Option<&str>) -> Result<&'static str, SpecError> {
     let Some(name) = name else {
-        return Ok(DEMO_SPEC);
+        let kind = registry::KINDS[0];
+        return match mode {
+            None => Ok(DEMO_SPEC),
+            Some(mode) => kind.demo(Some(mode)).ok_or_else(|| {
+                SpecError::new(format!(
+                    "the {} has no demo of a `{mode}` mode; its modes are {}",
+                    kind.title(),
+                    kind.modes().join(", ")
+                ))
+                .field("--mode")
+            }),
+        };
     };
     let text = match registry::find(name) {
+        Some(kind) if mode.is_some() => kind.demo(mode),
         Some(kind) => kind.demo(None),
         None => registry::find_command(name).and_then(|(kind, command)| kind.demo(command.mode)),
     };
@@ -140,9 +147,10 @@ fn demo_of(name: Option<&str>, flags: &RunFlags) -> Result<&'static str, SpecErr
 
 /// The spec text of a demo source, for `--export-script`.
 pub fn demo_text(source: &Source, flags: &RunFlags) -> Result<&'static str, SpecError> {
+    let mode = mode_flag(flags);
     match source {
-        Source::Demo => demo_of(None, flags),
-        Source::DemoOf(name) => demo_of(Some(name), flags),
+        Source::Demo => demo_of(None, mode.as_deref()),
+        Source::DemoOf(name) => demo_of(Some(name), mode.as_deref()),
         _ => Err(SpecError::new("only a demo can be exported").field("--export-script")),
     }
 }
@@ -169,9 +177,10 @@ pub fn prepare_in(
     let mut script_file: Option<(PathBuf, String)> = None;
     let (mut spec, spec_path, source_text) = match source {
         Source::Demo | Source::DemoOf(_) => {
+            let mode = mode_flag(flags);
             let text = match &source {
-                Source::DemoOf(name) => demo_of(Some(name), flags)?,
-                _ => demo_of(None, flags)?,
+                Source::DemoOf(name) => demo_of(Some(name), mode.as_deref())?,
+                _ => demo_of(None, mode.as_deref())?,
             };
             let path = PathBuf::from(DEMO_SPEC_NAME);
             (

@@ -469,6 +469,28 @@ pub enum BoardView {
     /// One ruling per subject, each derived by a stated rule (a hypothesis
     /// SURVIVED, WEAKENED or ELIMINATED; a finding confirmed or disputed).
     Rulings(Vec<Ruling>),
+    /// A text and its revision side by side, the changes marked in both
+    /// (a decision review in writing mode).
+    Revision(RevisionView),
+}
+
+/// A draft and, once there is one, its revised text with what changed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RevisionView {
+    pub original: String,
+    pub revised: Option<String>,
+    pub changes: Vec<MarkedChange>,
+}
+
+/// One change to mark: its wording before (in the draft) and after (in
+/// the revision); either may be empty.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkedChange {
+    pub location: String,
+    /// `clarity`, `structure`, `tone`, `evidence`.
+    pub kind: String,
+    pub before: String,
+    pub after: String,
 }
 
 /// What quorum derived about one subject of a debate (a hypothesis, a
@@ -529,7 +551,7 @@ impl BoardView {
     pub fn scoreboard(&self) -> Option<&Scoreboard> {
         match self {
             BoardView::Scores(scoreboard) => Some(scoreboard),
-            BoardView::Rulings(_) | BoardView::None => None,
+            BoardView::Rulings(_) | BoardView::Revision(_) | BoardView::None => None,
         }
     }
 

@@ -178,12 +178,17 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
                     .sum::<u16>()
                     + 2
             }
+            // Two texts side by side need the room; the panes keep the rest.
+            BoardView::Revision(_) => side.height / 2,
             BoardView::None if moderation => EMPTY_BOARD_ROWS,
             BoardView::None => 6,
         };
         side_regions.push((
             Region::Board,
-            Constraint::Length(board_rows.min(side.height / 3)),
+            Constraint::Length(board_rows.min(match app.board.view {
+                BoardView::Revision(_) => side.height / 2,
+                _ => side.height / 3,
+            })),
         ));
     }
     if app.has_items() && !moderation {

@@ -15,6 +15,9 @@ use super::model::{
 };
 use super::parse::read_judge;
 use super::verdict::{Thresholds, derive_verdict};
+use super::writing::{
+    Draft, SYNTHESIZER as WRITING_SYNTHESIZER, WritingConfig, WritingReview, writing_panel,
+};
 use super::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption, block_ids, judge_file,
 };
@@ -42,6 +45,13 @@ pub const DEMO_SPEC: &str = include_str!("../../../demo/billing-event-sourcing.y
 /// The comparative mode's demo: three job queues ranked, one ruled out.
 pub const COMPARATIVE_DEMO: &str = include_str!("../../../demo/review-comparative.yaml");
 
+/// The built-in demo of the writing mode: a scripted rewrite of a draft.
+pub const WRITING_DEMO_SPEC: &str = include_str!("../../../demo/review-writing.yaml");
+
+/// The largest draft a writing review reads: a long document, far below
+/// what would crowd a model's context once it is quoted in every prompt.
+pub const DRAFT_LIMIT: u64 = 256 << 10;
+
 /// The registry's entry for the decision review.
 pub struct DecisionReviewKind;
 
@@ -68,6 +78,30 @@ struct ReviewOptions {
     /// The options a comparative review ranks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     options: Vec<OptionInput>,
+    /// The writing mode's draft: a path beside the spec, or `{text: ...}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    draft: Option<DraftSource>,
+}
+
+/// Where a writing review's draft comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+enum DraftSource {
+    /// A file: relative to the spec (and inside its folder), or as given
+    /// to `--draft`.
+    File(String),
+    /// The draft itself, in the spec.
+    Inline {
+        text: String,
+        #[serde(default)]
+        name: Option<String>,
+    },
+}
+
+/// A writing review's options, checked, with its draft read.
+#[derive(Clone, Debug, PartialEq)]
+struct WritingOptions {
+    draft: Draft,
 }
 
 /// An option as a spec or `--option` gives it: `"A: Postgres as the
@@ -213,9 +247,17 @@ const OPTIONS: &[OptionSpec] = &[
         key: "mode",
         flag: "mode",
         value_name: "MODE",
-        help: "What kind of decision: architecture (one proposal, a verdict) or comparative (options ranked)",
+        help: "What kind of review: architecture (one proposal, a verdict), comparative (options ranked) or writing (judges rewrite a --draft and one merge revises it)",
         kind: ValueKind::Text,
-        values: &["architecture", "comparative"],
+        values: &["architecture", "comparative", "writing"],
+    },
+    OptionSpec {
+        key: "draft",
+        flag: "draft",
+        value_name: "FILE",
+        help: "The text a writing review revises (with --mode writing)",
+        kind: ValueKind::Text,
+        values: &[],
     },
     OptionSpec {
         key: "critique",
@@ -273,7 +315,14 @@ const COMMANDS: &[CommandSpec] = &[CommandSpec {
     subject: "TOPIC",
     subject_help: "The decision to review, e.g. \"Should we move billing to event sourcing?\"",
     mode: None,
-    options: &["mode", "critique", "high_stakes", "max_rounds", "options"],
+    options: &[
+        "mode",
+        "draft",
+        "critique",
+        "high_stakes",
+        "max_rounds",
+        "options",
+    ],
 }];
 
 const SLOTS: &[&str] = &[
@@ -285,6 +334,7 @@ const SLOTS: &[&str] = &[
     "judge.strategist",
     "judge.empiricist",
     "judge.*",
+    "synthesizer",
 ];
 
 impl ProtocolKind for DecisionReviewKind {
@@ -297,7 +347,7 @@ impl ProtocolKind for DecisionReviewKind {
     }
 
     fn modes(&self) -> &'static [&'static str] {
-        &["architecture", "comparative"]
+        &["architecture", "comparative", "writing"]
     }
 
     fn commands(&self) -> &'static [CommandSpec] {
@@ -317,13 +367,27 @@ impl ProtocolKind for DecisionReviewKind {
     }
 
     fn slot_note(&self, slot: &str) -> Option<&'static str> {
-        matches!(slot, "judge.strategist" | "judge.empiricist").then_some("high-stakes only")
+        match slot {
+            "judge.strategist" | "judge.empiricist" => Some("high-stakes only"),
+            "proposer" | "critic" => Some("architecture only"),
+            "synthesizer" => Some("writing only"),
+            _ => None,
+        }
     }
 
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
         let options: ReviewOptions = read_options(input)?;
         // An error about a value names the flag that set it, else the key.
         let field = |key: &str| input.field(key);
+        if options.mode == ReviewMode::Writing {
+            return configure_writing(&options, input);
+        }
+        if options.draft.is_some() {
+            return Err(SpecError::new(
+                "a draft belongs to the writing mode; add `mode: writing` (or --mode writing)",
+            )
+            .field(field("draft")));
+        }
         if options.max_rounds > MAX_MAX_ROUNDS {
             return Err(SpecError::new(format!(
                 "at most {MAX_MAX_ROUNDS} revise loops are allowed, got {}",
@@ -357,7 +421,8 @@ impl ProtocolKind for DecisionReviewKind {
                 )
                 .field(field("options")));
             }
-            ReviewMode::Architecture => {}
+            // Configured above, before the architecture's checks.
+            ReviewMode::Architecture | ReviewMode::Writing => {}
         }
         if let Some(seats) = &options.panel {
             check_panel(seats, options.high_stakes).map_err(|(at, problem)| {
@@ -377,6 +442,21 @@ impl ProtocolKind for DecisionReviewKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
+        #[derive(Deserialize)]
+        struct ModeOnly {
+            #[serde(default)]
+            mode: ReviewMode,
+        }
+        let mode = definition
+            .config::<ModeOnly>()
+            .map(|only| only.mode)
+            .unwrap_or_default();
+        if mode == ReviewMode::Writing {
+            let config: WritingConfig = definition.config().map_err(|error| {
+                format!("the writing review's definition does not read: {error}")
+            })?;
+            return Ok(Box::new(WritingReview::new(config, prompts)));
+        }
         Ok(Box::new(DecisionReview::from_definition(
             definition, prompts,
         )?))
@@ -386,11 +466,31 @@ impl ProtocolKind for DecisionReviewKind {
         match mode {
             None | Some("architecture") => Some(DEMO_SPEC),
             Some("comparative") => Some(COMPARATIVE_DEMO),
+            Some("writing") => Some(WRITING_DEMO_SPEC),
             Some(_) => None,
         }
     }
 
     fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
+        #[derive(Deserialize)]
+        struct MetaOnly {
+            #[serde(default)]
+            mode: Option<String>,
+        }
+        #[derive(Deserialize)]
+        struct RecordMeta {
+            meta: MetaOnly,
+        }
+        if let Ok(record) =
+            read_record::<RecordMeta>(&dir.join("debate.yaml"), "a quorum debate folder")
+            && record.meta.mode.as_deref() == Some("writing")
+        {
+            return Err(RecomputeError::NotApplicable(
+                "a writing review has no verdict to recompute: it ends with a revised draft \
+                 (summary.md and revised-draft.md), and its judges' scores decide nothing"
+                    .into(),
+            ));
+        }
         let Read {
             value,
             notes: readings,
@@ -418,6 +518,116 @@ impl ProtocolKind for DecisionReviewKind {
                 readings,
             },
         })
+    }
+}
+
+/// A writing review's options: nothing of the architecture mode's verdict
+/// machinery applies, and the draft is read here, bounded, from inside the
+/// spec's folder unless `--allow-outside-context` (or as `--draft` names it).
+fn configure_writing(
+    options: &ReviewOptions,
+    input: &Configure<'_>,
+) -> Result<Box<dyn Configured>, SpecError> {
+    let field = |key: &str| input.field(key);
+    let refuse = |key: &str, what: &str| {
+        Err(SpecError::new(format!(
+            "{what} belongs to the architecture mode; a writing review has no verdict to tune"
+        ))
+        .field(field(key)))
+    };
+    if options.high_stakes {
+        return refuse("high_stakes", "`high_stakes`");
+    }
+    if options.panel.is_some() {
+        return refuse("panel", "a `panel:`");
+    }
+    if options.max_rounds != DEFAULT_MAX_ROUNDS {
+        return refuse("max_rounds", "`max_rounds`");
+    }
+    if options.thresholds != Thresholds::default() {
+        return refuse("thresholds", "`thresholds`");
+    }
+    if options.critique != CritiqueMode::default() {
+        return refuse("critique", "a critique stance");
+    }
+    if !options.options.is_empty() {
+        return Err(SpecError::new(
+            "options are compared in the comparative mode; a writing review revises one draft",
+        )
+        .field(field("options")));
+    }
+    let at = field("draft");
+    let draft = match &options.draft {
+        None => {
+            return Err(SpecError::new(
+                "a writing review needs the text to revise: give it with --draft FILE or a spec's `draft:`",
+            )
+            .field(at));
+        }
+        Some(DraftSource::Inline { text, name }) => Draft {
+            name: name.clone().unwrap_or_else(|| "draft".to_string()),
+            text: text.clone(),
+        },
+        Some(DraftSource::File(path)) => {
+            let path = std::path::PathBuf::from(path);
+            let refused = |message: String| SpecError::new(message).field(at.clone());
+            // A spec reads only beside itself; a flag is the person's own.
+            let full = match input.spec {
+                Some((spec, _)) if !at.starts_with("--") => {
+                    let folder = spec.parent().unwrap_or(Path::new("."));
+                    if input.allow_outside {
+                        folder.join(&path)
+                    } else {
+                        crate::input::in_spec_folder(folder, &path).map_err(refused)?
+                    }
+                }
+                _ => path.clone(),
+            };
+            let kind = crate::input::Kind::new("draft", DRAFT_LIMIT);
+            let text =
+                crate::input::read_text(&full, kind).map_err(|error| refused(error.to_string()))?;
+            Draft {
+                name: path.display().to_string(),
+                text,
+            }
+        }
+    };
+    if draft.text.trim().is_empty() {
+        return Err(SpecError::new("the draft is empty: there is nothing to revise").field(at));
+    }
+    Ok(Box::new(WritingOptions { draft }))
+}
+
+impl Configured for WritingOptions {
+    fn label(&self) -> String {
+        format!("decision review (writing, {})", self.draft.name)
+    }
+
+    /// The panel's judges, then the synthesizer who merges their rewrites.
+    /// The merge is played by the analyst's agent unless it is named: the
+    /// analyst chairs the panel (A17), as in a panel review.
+    fn roles(&self) -> Vec<RoleSlot> {
+        writing_panel()
+            .iter()
+            .map(|seat| RoleSlot::new(super::judge_slot_role(seat.role), RoleGroup::Panel))
+            .chain([RoleSlot::new(WRITING_SYNTHESIZER, RoleGroup::Synthesizer)
+                .defaulting_to(super::judge_slot_role(JudgeRole::Analyst))])
+            .collect()
+    }
+
+    fn define(&self, setting: Setting) -> DebateDefinition {
+        let config = WritingConfig {
+            topic: setting.topic,
+            mode: ReviewMode::Writing,
+            draft: self.draft.clone(),
+            context: setting.context,
+            panel: writing_panel(),
+            agents: setting.agents,
+            prices: setting.prices,
+            started_at: setting.started_at,
+            hold_for_moderator: false,
+        };
+        DebateDefinition::new(NAME, &config)
     }
 }
 
@@ -780,6 +990,91 @@ mod tests {
             .unwrap();
         assert!(error.to_string().contains("bindng"), "{error}");
         assert_eq!(error.line, Some(2), "{error}");
+    }
+
+    /// `--mode writing` needs a draft; the architecture mode's options are
+    /// refused by name; a spec's `draft:` stays in the spec's folder.
+    #[test]
+    fn the_writing_mode_reads_its_draft_and_refuses_verdict_options() {
+        let error = configure("topic: x\nmode: writing\n", &[]).err().unwrap();
+        assert_eq!(error.field.as_deref(), Some("draft"));
+        let error = configure(
+            "topic: x\nmode: writing\ndraft: {text: hello}\n",
+            &[flag("--high-stakes", "high_stakes", true.into())],
+        )
+        .err()
+        .unwrap();
+        assert_eq!(error.field.as_deref(), Some("--high-stakes"));
+        let error = configure(
+            "topic: x\nmode: writing\ncritique: strict\ndraft: {text: hi}\n",
+            &[],
+        )
+        .err()
+        .unwrap();
+        assert_eq!(error.field.as_deref(), Some("critique"));
+        let error = configure("topic: x\ndraft: {text: hello}\n", &[])
+            .err()
+            .unwrap();
+        assert!(error.message.contains("writing mode"), "{error}");
+        let error = configure("topic: x\nmode: writing\ndraft: ../secret.md\n", &[])
+            .err()
+            .unwrap();
+        assert_eq!(error.field.as_deref(), Some("draft"));
+        assert!(error.message.contains("climbs out"), "{error}");
+        let error = configure("topic: x\nmode: writing\ndraft: {text: \"  \"}\n", &[])
+            .err()
+            .unwrap();
+        assert!(error.message.contains("empty"), "{error}");
+
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::write(folder.path().join("draft.md"), "The draft.\n").unwrap();
+        let spec = folder.path().join("spec.yaml");
+        let configured = KIND
+            .configure(&Configure {
+                spec: Some((&spec, "topic: x\nmode: writing\ndraft: draft.md\n")),
+                flags: &[],
+                allow_outside: false,
+            })
+            .unwrap();
+        let slots: Vec<_> = configured
+            .roles()
+            .into_iter()
+            .map(|role| role.slot)
+            .collect();
+        assert_eq!(
+            slots,
+            [
+                "judge.aesthete",
+                "judge.stylist",
+                "judge.analyst",
+                "synthesizer"
+            ]
+        );
+        let synthesizer = configured.roles().pop().unwrap();
+        assert_eq!(synthesizer.defaults_to.as_deref(), Some("judge.analyst"));
+        let definition = configured.define(setting(&[]));
+        let config: WritingConfig = definition.config().unwrap();
+        assert_eq!(config.draft.text, "The draft.\n");
+        assert_eq!(config.draft.name, "draft.md");
+        let protocol = KIND
+            .build(&definition, Arc::new(PromptSet::builtin()))
+            .unwrap();
+        assert_eq!(protocol.describe().deliverable, "summary.md");
+        assert!(protocol.describe().label.contains("writing"));
+    }
+
+    /// A writing review has no verdict to recompute.
+    #[test]
+    fn a_writing_review_has_no_verdict_to_recompute() {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::write(
+            folder.path().join("debate.yaml"),
+            "meta:\n  protocol: decision-review\n  mode: writing\n",
+        )
+        .unwrap();
+        let error = KIND.recompute(folder.path()).err().unwrap();
+        assert!(matches!(error, RecomputeError::NotApplicable(_)), "{error}");
+        assert!(error.to_string().contains("revised draft"), "{error}");
     }
 
     /// The definition a decision review journals builds the protocol back.

@@ -19,6 +19,7 @@ pub mod prompts;
 pub mod ranking;
 pub mod record;
 pub mod verdict;
+pub mod writing;
 
 pub use kind::{KIND, NAME};
 
@@ -56,14 +57,17 @@ pub const PROPOSER_ROLE: &str = "oracle";
 /// The role the critic plays in the record (DR-22).
 pub const CRITIC_ROLE: &str = "mephistopheles";
 
-/// The decision-review modes (DR-43): one proposal judged for a verdict,
-/// or several options compared and ranked (DR-52..DR-57).
+/// The decision-review modes (DR-43): one proposal judged for a verdict
+/// (architecture), several options compared and ranked (comparative,
+/// DR-52..DR-57), or a draft rewritten by the judges and merged (writing,
+/// the rewrite-and-merge state machine of [`writing`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReviewMode {
     #[default]
     Architecture,
     Comparative,
+    Writing,
 }
 
 impl ReviewMode {
@@ -71,6 +75,7 @@ impl ReviewMode {
         match self {
             ReviewMode::Architecture => "architecture",
             ReviewMode::Comparative => "comparative",
+            ReviewMode::Writing => "writing",
         }
     }
 }

@@ -104,6 +104,8 @@ pub const TEMPLATES: &[TemplateSpec] = &[
     CRITIC_NEUTRAL,
     REVISER,
     JUDGE,
+    super::writing::prompts::REWRITE,
+    super::writing::prompts::MERGE,
 ];
 
 impl Template {

@@ -1092,6 +1092,22 @@ fn sanitize_board(board: &mut Board) {
                 }
             }
         }
+        BoardView::Revision(revision) => {
+            // Texts keep their lines; each line is made inert.
+            let clean_lines = |text: &mut String| {
+                *text = text.lines().map(sanitize).collect::<Vec<_>>().join("\n");
+            };
+            clean_lines(&mut revision.original);
+            if let Some(revised) = &mut revision.revised {
+                clean_lines(revised);
+            }
+            for change in &mut revision.changes {
+                clean(&mut change.location);
+                clean(&mut change.kind);
+                clean(&mut change.before);
+                clean(&mut change.after);
+            }
+        }
         BoardView::None => {}
     }
 }

@@ -11,7 +11,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{frame_block, is_focused};
-use crate::protocol::{BoardView, JudgeState, Ruling, ScoreColumn, Scoreboard, Tone, Verdict};
+use crate::protocol::{
+    BoardView, JudgeState, RevisionView, Ruling, ScoreColumn, Scoreboard, Tone, Verdict,
+};
 use crate::tui::app::App;
 use crate::tui::layout::{Region, inner};
 use crate::tui::theme::Theme;
@@ -54,6 +56,10 @@ pub fn title(app: &App) -> String {
                 open => format!("{name} · {open} open"),
             }
         }
+        BoardView::Revision(revision) => match &revision.revised {
+            Some(_) => format!("{name} · {} change(s) marked", revision.changes.len()),
+            None => format!("{name} · waiting for the merge"),
+        },
         BoardView::None => name.to_string(),
     }
 }
@@ -90,6 +96,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         area,
     );
     let body = inner(area);
+    if let BoardView::Revision(revision) = &app.board.view {
+        draw_revision(theme, frame, body, revision);
+        return;
+    }
     let lines = match &app.board.view {
         BoardView::Scores(board) => lines(theme, board),
         BoardView::Rulings(rulings) if !rulings.is_empty() => ruling_lines(theme, rulings),
@@ -262,6 +272,131 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
         ]));
     }
     out
+}
+
+/// The draft on the left, the revision on the right; in the draft the
+/// wording a change replaced is marked in the negative tone, in the
+/// revision the new wording in the positive one.
+fn draw_revision(theme: &Theme, frame: &mut Frame, body: Rect, revision: &RevisionView) {
+    let columns = ratatui::layout::Layout::horizontal([
+        ratatui::layout::Constraint::Ratio(1, 2),
+        ratatui::layout::Constraint::Ratio(1, 2),
+    ])
+    .spacing(1)
+    .split(body);
+    let befores: Vec<&str> = revision.changes.iter().map(|c| c.before.as_str()).collect();
+    let afters: Vec<&str> = revision.changes.iter().map(|c| c.after.as_str()).collect();
+    let mut left = vec![Line::styled("Draft", theme.title)];
+    left.extend(marked_lines(
+        &revision.original,
+        &befores,
+        theme.text,
+        theme.tone_negative,
+    ));
+    let mut right = vec![Line::styled("Revised", theme.title)];
+    match &revision.revised {
+        Some(revised) => {
+            right.extend(marked_lines(
+                revised,
+                &afters,
+                theme.text,
+                theme.tone_positive,
+            ));
+        }
+        None => right.push(Line::styled(
+            "The revised draft appears here once the rewrites are merged.",
+            theme.dim,
+        )),
+    }
+    frame.render_widget(Paragraph::new(left).wrap(Wrap { trim: false }), columns[0]);
+    frame.render_widget(Paragraph::new(right).wrap(Wrap { trim: false }), columns[1]);
+}
+
+/// `text` line by line, every occurrence of a non-empty `marks` entry in
+/// `marked` style (a mark that runs over several lines is marked on each).
+pub fn marked_lines<'a>(
+    text: &'a str,
+    marks: &[&str],
+    plain: Style,
+    marked: Style,
+) -> Vec<Line<'a>> {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for mark in marks
+        .iter()
+        .map(|mark| mark.trim())
+        .filter(|mark| !mark.is_empty())
+    {
+        for (start, found) in text.match_indices(mark) {
+            ranges.push((start, start + found.len()));
+        }
+    }
+    ranges.sort_unstable();
+    let inside = |at: usize| {
+        ranges
+            .iter()
+            .any(|(start, end)| (*start..*end).contains(&at))
+    };
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for line in text.split('\n') {
+        let mut spans: Vec<Span<'a>> = Vec::new();
+        let mut run_start = 0;
+        let mut run_marked = None;
+        for (index, _) in line.char_indices() {
+            let is_marked = inside(offset + index);
+            if run_marked != Some(is_marked) {
+                if let Some(was) = run_marked
+                    && index > run_start
+                {
+                    spans.push(Span::styled(
+                        &line[run_start..index],
+                        if was { marked } else { plain },
+                    ));
+                }
+                run_start = index;
+                run_marked = Some(is_marked);
+            }
+        }
+        if let Some(was) = run_marked {
+            spans.push(Span::styled(
+                &line[run_start..],
+                if was { marked } else { plain },
+            ));
+        }
+        out.push(Line::from(spans));
+        offset += line.len() + 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod revision_tests {
+    use super::*;
+
+    /// The wording a change replaced is marked wherever it stands, across
+    /// lines; the rest keeps the plain style.
+    #[test]
+    fn marked_lines_mark_each_change_and_nothing_else() {
+        let plain = Style::default();
+        let marked = Style::default().fg(ratatui::style::Color::Red);
+        let lines = marked_lines(
+            "Read it all.\nIt is very important.",
+            &["very important", "", "absent"],
+            plain,
+            marked,
+        );
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].spans.iter().all(|span| span.style == plain));
+        let spans: Vec<(&str, bool)> = lines[1]
+            .spans
+            .iter()
+            .map(|span| (span.content.as_ref(), span.style == marked))
+            .collect();
+        assert_eq!(
+            spans,
+            [("It is ", false), ("very important", true), (".", false)]
+        );
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,1298 @@
+//! The decision review's writing mode (RULES.md DR-58..DR-61, A16, RF-18):
+//! the judges each rewrite a draft, and one merge step turns their
+//! rewrites into a revised draft with a list of changes. There is no
+//! proposer, no critic, no moderation and no verdict; the run completes
+//! with a document (`summary.md`) and exits 0.
+//!
+//! | stage | calls | what is kept |
+//! |---|---|---|
+//! | rewrites | every judge at once, blind to each other | `judges/judge-{role}.md`, verbatim, before it is read (INF-11, DR-61) |
+//! | merge | the synthesizer | `revised_draft`, `changes` and a change summary (DR-60) |
+//!
+//! A judge's answer that cannot be read is kept with a MALFORMED marker and
+//! left out of the merge, never retried (INF-07..10); a judge that times
+//! out twice is skipped and the merge goes on with the others. The merge is
+//! required: an unreadable merge is asked once more with the problem
+//! quoted, and a second failure (or no answer at all) ends the run failed.
+//! The aesthete and the stylist stay advisory, yet their aspects lead the
+//! directives the merge gets (DR-58).
+//!
+//! Responsible for the order of the calls, what each prompt carries and
+//! what each answer means. Not responsible for I/O, timers or retries (the
+//! engine and the shared call plumbing), nor for drawing.
+
+pub mod documents;
+pub mod parse;
+pub mod prompts;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use self::parse::{Aspect, Merge, Rewrite, parse_merge, parse_rewrite};
+use super::ReviewMode;
+use super::model::Weight;
+use crate::parse::{Read, readings_line};
+use crate::prompts::{PromptSet, TemplateSpec};
+use crate::protocol::calls::{Calls, Routed, Unusable};
+use crate::protocol::judges::JudgeRole;
+use crate::protocol::supervision::{LiveCall, Slot};
+use crate::protocol::usage::{Price, UsageLedger};
+use crate::protocol::{
+    Board, BoardView, ContextDoc, Description, Document, Effect, Input, LogEntry, LogKind, Outcome,
+    OverrideAction, Progress, Protocol, RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo,
+    Timestamp,
+};
+
+/// The slot of the role that merges the rewrites.
+pub const SYNTHESIZER: &str = "synthesizer";
+
+/// The document a writing review delivers.
+pub const DELIVERABLE: &str = "summary.md";
+
+/// The draft under review, as the user gave it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Draft {
+    /// The file it came from, or `draft` when the spec carried it inline.
+    pub name: String,
+    pub text: String,
+}
+
+/// One judge of a writing panel: its weight and the aspects it reads for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WritingSeat {
+    pub role: JudgeRole,
+    /// Kept from the panel's defaults; a writing review derives no
+    /// verdict, so a weight never decides anything here. What gives the
+    /// aesthete and the stylist their pull is [`directives`] (DR-58).
+    pub weight: Weight,
+    pub aspects: Vec<Aspect>,
+}
+
+/// The writing panel: the aesthete and the stylist advisory, as in every
+/// decision review, the analyst binding (DR-58). The two writers' judges
+/// read for clarity, structure and tone; the analyst for evidence.
+pub fn writing_panel() -> Vec<WritingSeat> {
+    vec![
+        WritingSeat {
+            role: JudgeRole::Aesthete,
+            weight: Weight::Advisory,
+            aspects: vec![Aspect::Structure, Aspect::Tone],
+        },
+        WritingSeat {
+            role: JudgeRole::Stylist,
+            weight: Weight::Advisory,
+            aspects: vec![Aspect::Clarity, Aspect::Tone],
+        },
+        WritingSeat {
+            role: JudgeRole::Analyst,
+            weight: Weight::Binding,
+            aspects: vec![Aspect::Evidence],
+        },
+    ]
+}
+
+/// Whether `role`'s aspects lead the merge's directives (DR-58).
+pub fn leads_the_merge(role: JudgeRole) -> bool {
+    matches!(role, JudgeRole::Aesthete | JudgeRole::Stylist)
+}
+
+/// One directive the merge follows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Directive {
+    /// It wins when rewrites pull in different directions (DR-58).
+    pub leading: bool,
+    pub text: String,
+}
+
+/// The merge's directives, strongest first: the aesthete's and the
+/// stylist's aspects lead whatever their weight; the other judges' aspects
+/// follow as corrections the merge keeps unless they undo a leading one.
+pub fn directives(panel: &[WritingSeat]) -> Vec<Directive> {
+    let mut leading: Vec<&WritingSeat> = panel.iter().filter(|s| leads_the_merge(s.role)).collect();
+    let following: Vec<&WritingSeat> = panel.iter().filter(|s| !leads_the_merge(s.role)).collect();
+    leading.sort_by_key(|seat| seat.role != JudgeRole::Stylist);
+    let mut out = Vec::new();
+    let mut said: Vec<Aspect> = Vec::new();
+    for (seats, lead) in [(leading, true), (following, false)] {
+        for seat in seats {
+            for aspect in &seat.aspects {
+                if lead && said.contains(aspect) {
+                    continue;
+                }
+                said.push(*aspect);
+                let text = if lead {
+                    format!(
+                        "{} (follow the {}'s rewrite): {}",
+                        crate::report::capitalised(aspect.as_str()),
+                        seat.role,
+                        aspect.question()
+                    )
+                } else {
+                    format!(
+                        "{} (keep the {}'s corrections): {}",
+                        crate::report::capitalised(aspect.as_str()),
+                        seat.role,
+                        aspect.question()
+                    )
+                };
+                out.push(Directive {
+                    leading: lead,
+                    text,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Everything that defines one writing review. Journaled as the first
+/// event, under the decision review's name with `mode: writing`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WritingConfig {
+    pub topic: String,
+    /// Always [`ReviewMode::Writing`]: the key the decision review's entry
+    /// reads to build this state machine rather than the architecture one.
+    pub mode: ReviewMode,
+    pub draft: Draft,
+    #[serde(default)]
+    pub context: Vec<ContextDoc>,
+    pub panel: Vec<WritingSeat>,
+    /// Who plays each role slot, as `provider:model`.
+    pub agents: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, Price>,
+    pub started_at: Timestamp,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hold_for_moderator: bool,
+}
+
+impl WritingConfig {
+    /// The role slots, in the order panes are laid out.
+    pub fn slots(&self) -> Vec<(String, RoleGroup)> {
+        self.panel
+            .iter()
+            .map(|seat| (format!("judge.{}", seat.role), RoleGroup::Panel))
+            .chain([(SYNTHESIZER.to_string(), RoleGroup::Synthesizer)])
+            .collect()
+    }
+}
+
+/// Where a writing review is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Rewrites,
+    Merge,
+    Done,
+}
+
+impl Step {
+    pub fn id(self) -> &'static str {
+        match self {
+            Step::Rewrites => "rewrites",
+            Step::Merge => "merge",
+            Step::Done => "done",
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Step::Rewrites => "Rewrites",
+            Step::Merge => "Merge",
+            Step::Done => "Done",
+        }
+    }
+
+    fn focus(self) -> StageFocus {
+        match self {
+            Step::Rewrites | Step::Done => StageFocus::Stay,
+            Step::Merge => StageFocus::Role(SYNTHESIZER.into()),
+        }
+    }
+}
+
+/// Where one judge's rewrite is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RewriteState {
+    Pending,
+    /// Read; what the reader took other than as written is in `readings`.
+    Rewritten {
+        rewrite: Rewrite,
+        readings: Vec<String>,
+    },
+    /// Persisted but unreadable: left out of the merge (INF-07, INF-08).
+    Malformed(String),
+    /// No answer after the retry.
+    Skipped(String),
+}
+
+/// One judge of the panel and its rewrite.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JudgeRewrite {
+    pub seat: WritingSeat,
+    pub call_id: Option<String>,
+    /// Verbatim, as persisted in its judge file.
+    pub raw: Option<String>,
+    pub at: Option<Timestamp>,
+    pub state: RewriteState,
+}
+
+/// The merge as quorum took it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Merged {
+    pub call_id: String,
+    pub raw: String,
+    pub merge: Merge,
+    /// The change summary the reader gets: the merge's own, or one quorum
+    /// wrote from the changes when the merge's named the process.
+    pub summary: String,
+    pub readings: Vec<String>,
+    pub at: Timestamp,
+}
+
+/// A running writing review.
+pub struct WritingReview {
+    config: WritingConfig,
+    prompts: Arc<PromptSet>,
+    calls: Calls,
+    step: Step,
+    judges: Vec<JudgeRewrite>,
+    merged: Option<Merged>,
+    unusable: Vec<Unusable>,
+    outcome: Option<Outcome>,
+}
+
+impl WritingReview {
+    pub fn new(config: WritingConfig, prompts: Arc<PromptSet>) -> Self {
+        let calls = Calls::new(config.agents.clone(), config.prices.clone());
+        let judges = config
+            .panel
+            .iter()
+            .map(|seat| JudgeRewrite {
+                seat: seat.clone(),
+                call_id: None,
+                raw: None,
+                at: None,
+                state: RewriteState::Pending,
+            })
+            .collect();
+        WritingReview {
+            config,
+            prompts,
+            calls,
+            step: Step::Rewrites,
+            judges,
+            merged: None,
+            unusable: Vec::new(),
+            outcome: None,
+        }
+    }
+
+    pub fn config(&self) -> &WritingConfig {
+        &self.config
+    }
+    pub fn judges(&self) -> &[JudgeRewrite] {
+        &self.judges
+    }
+    pub fn merged(&self) -> Option<&Merged> {
+        self.merged.as_ref()
+    }
+    pub fn unusable(&self) -> &[Unusable] {
+        &self.unusable
+    }
+    pub fn calls(&self) -> &Calls {
+        &self.calls
+    }
+    pub fn step(&self) -> Step {
+        self.step
+    }
+
+    fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
+        self.calls.push_log(now, kind, call_id, message);
+    }
+
+    fn enter(&mut self, step: Step, now: Timestamp) {
+        self.step = step;
+        self.log(now, LogKind::Stage, None, format!("stage: {}", step.id()));
+    }
+
+    fn render(
+        &self,
+        template: &TemplateSpec,
+        context: &serde_json::Value,
+    ) -> Result<String, String> {
+        self.prompts
+            .render(template, context)
+            .map_err(|error| format!("could not build the prompt: {error}"))
+    }
+
+    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
+        let mut effects = self.calls.stop(now, Some(&reason));
+        self.step = Step::Done;
+        let outcome = Outcome::Failed { reason };
+        self.outcome = Some(outcome.clone());
+        effects.push(Effect::Finished(outcome));
+        effects
+    }
+
+    /// Every judge at once, each blind to the others; each answer goes to
+    /// its judge file before it is read (INF-11, DR-61).
+    fn start_rewrites(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Rewrites, now);
+        let mut effects = Vec::new();
+        for index in 0..self.judges.len() {
+            let seat = self.judges[index].seat.clone();
+            let criteria: Vec<_> = seat
+                .aspects
+                .iter()
+                .map(|aspect| json!({"name": aspect.as_str(), "question": aspect.question()}))
+                .collect();
+            let context = json!({
+                "topic": self.config.topic,
+                "draft": self.config.draft.text,
+                "context": self.config.context,
+                "role": seat.role.as_str(),
+                "focus": seat.role.focus(),
+                "criteria": criteria,
+            });
+            let prompt = match self.render(&prompts::REWRITE, &context) {
+                Ok(prompt) => prompt,
+                Err(reason) => return self.fail(now, reason),
+            };
+            let spec = self.calls.start(
+                Slot::new(format!("judge.{}", seat.role), Step::Rewrites.id(), 1),
+                prompt,
+                Some(documents::judge_file(seat.role)),
+                now,
+            );
+            self.judges[index].call_id = Some(spec.request.call_id.clone());
+            effects.push(Effect::StartCall(spec));
+        }
+        effects
+    }
+
+    /// The merge of the rewrites there are, under the directives (A16, DR-58).
+    fn start_merge(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Merge, now);
+        let prompt = match self.render(&prompts::MERGE, &self.merge_context()) {
+            Ok(prompt) => prompt,
+            Err(reason) => return self.fail(now, reason),
+        };
+        let spec = self.calls.start(
+            Slot::new(SYNTHESIZER, Step::Merge.id(), 1),
+            prompt,
+            None,
+            now,
+        );
+        vec![Effect::StartCall(spec)]
+    }
+
+    /// What the merge's prompt is rendered from.
+    pub fn merge_context(&self) -> serde_json::Value {
+        let rewrites: Vec<_> = self
+            .judges
+            .iter()
+            .filter_map(|judge| match &judge.state {
+                RewriteState::Rewritten { rewrite, .. } => Some(json!({
+                    "role": judge.seat.role.as_str(),
+                    "focus": judge.seat.role.focus(),
+                    "text": rewrite.text,
+                    "notes": rewrite.notes,
+                })),
+                _ => None,
+            })
+            .collect();
+        let missing: Vec<_> = self
+            .judges
+            .iter()
+            .filter_map(|judge| match &judge.state {
+                RewriteState::Malformed(reason) | RewriteState::Skipped(reason) => {
+                    Some(json!({"role": judge.seat.role.as_str(), "reason": reason}))
+                }
+                _ => None,
+            })
+            .collect();
+        json!({
+            "topic": self.config.topic,
+            "draft": self.config.draft.text,
+            "rewrites": rewrites,
+            "missing": missing,
+            "directives": directives(&self.config.panel),
+        })
+    }
+
+    fn judge_index(&self, slot: &str) -> Option<usize> {
+        let role = slot.strip_prefix("judge.").and_then(JudgeRole::parse)?;
+        self.judges.iter().position(|judge| judge.seat.role == role)
+    }
+
+    /// A judge's answer, already on disk in its judge file.
+    fn on_rewrite(&mut self, call: &LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let call_id = call.call_id();
+        let Some(index) = self.judge_index(&call.slot.role) else {
+            return Vec::new();
+        };
+        let role = self.judges[index].seat.role;
+        let file = documents::judge_file(role);
+        let state = match parse_rewrite(output) {
+            Ok(Read {
+                value: rewrite,
+                notes,
+            }) => {
+                if !notes.is_empty() {
+                    self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
+                }
+                let scored = if rewrite.scores.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} score(s) of the draft", rewrite.scores.len())
+                };
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("{role}: rewrite read from {file}{scored}"),
+                );
+                RewriteState::Rewritten {
+                    rewrite,
+                    readings: notes,
+                }
+            }
+            Err(error) => {
+                self.log(
+                    now,
+                    LogKind::Malformed,
+                    Some(&call_id),
+                    format!("{role}: the rewrite in {file} could not be read ({error}); left out of the merge, not retried"),
+                );
+                RewriteState::Malformed(error.to_string())
+            }
+        };
+        let judge = &mut self.judges[index];
+        judge.call_id = Some(call_id);
+        judge.raw = Some(output.to_string());
+        judge.at = Some(now);
+        judge.state = state;
+        self.conclude_rewrites_if_complete(now)
+    }
+
+    /// Once every judge rewrote or was left out, the merge starts with the
+    /// rewrites there are; with none there is nothing to merge.
+    fn conclude_rewrites_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.step != Step::Rewrites
+            || self
+                .judges
+                .iter()
+                .any(|judge| judge.state == RewriteState::Pending)
+        {
+            return Vec::new();
+        }
+        let usable = self
+            .judges
+            .iter()
+            .filter(|judge| matches!(judge.state, RewriteState::Rewritten { .. }))
+            .count();
+        if usable == 0 {
+            return self.fail(now, "no judge gave a usable rewrite".into());
+        }
+        if usable < self.judges.len() {
+            let message = format!(
+                "{usable} of {} rewrites in; the merge goes on without the rest",
+                self.judges.len()
+            );
+            self.log(now, LogKind::Note, None, message);
+        }
+        self.start_merge(now)
+    }
+
+    /// The merge: usable when it reads and its summary names none of the
+    /// process; otherwise asked once more with the problem quoted. A
+    /// summary that still narrates after that is replaced by one quorum
+    /// writes from the changes.
+    fn on_merge(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let call_id = call.call_id();
+        let Read {
+            value: merge,
+            notes,
+        } = match parse_merge(output) {
+            Ok(read) => read,
+            Err(error) => return self.redo_or_stop(call, output, error.to_string(), now),
+        };
+        if !notes.is_empty() {
+            self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
+        }
+        let allowed = format!("{} {}", self.config.topic, self.config.draft.text);
+        let narrated = merge
+            .summary
+            .as_deref()
+            .map(|summary| crate::report::provenance(summary, &allowed))
+            .unwrap_or_default();
+        let summary = match &merge.summary {
+            Some(summary) if narrated.is_empty() => summary.clone(),
+            Some(_) if !call.repaired => {
+                let problem = format!(
+                    "the summary names how the text was revised ({}); say what changed in the \
+                     text and why, without naming judges, roles, rewrites or scores",
+                    narrated.join(", ")
+                );
+                return self.redo_or_stop(call, output, problem, now);
+            }
+            Some(_) => {
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!(
+                        "reader-first check: the summary still names {} after one redo; quorum wrote one from the changes instead",
+                        narrated.join(", ")
+                    ),
+                );
+                documents::composed_summary(&merge.changes, &allowed)
+            }
+            None => documents::composed_summary(&merge.changes, &allowed),
+        };
+        self.log(
+            now,
+            LogKind::Note,
+            Some(&call_id),
+            format!(
+                "merge read: revised draft of {} chars, {} change(s)",
+                merge.revised_draft.chars().count(),
+                merge.changes.len()
+            ),
+        );
+        self.merged = Some(Merged {
+            call_id,
+            raw: output.to_string(),
+            merge,
+            summary,
+            readings: notes,
+            at: now,
+        });
+        self.finish(now)
+    }
+
+    fn redo_or_stop(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        problem: String,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let redo = (
+            self.prompts.as_ref(),
+            &crate::protocol::quick::prompts::REDO,
+        );
+        let (unusable, spec) = self.calls.refuse_answer(call, output, &problem, redo, now);
+        self.unusable.push(unusable);
+        match spec {
+            Ok(spec) => vec![Effect::StartCall(spec)],
+            Err(reason) => self.fail(now, reason),
+        }
+    }
+
+    fn finish(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Done, now);
+        let rewritten = self
+            .judges
+            .iter()
+            .filter(|judge| matches!(judge.state, RewriteState::Rewritten { .. }))
+            .count();
+        let changes = self.merged.as_ref().map_or(0, |m| m.merge.changes.len());
+        let note = format!(
+            "{rewritten} of {} rewrites merged, {changes} change(s)",
+            self.judges.len()
+        );
+        self.log(
+            now,
+            LogKind::Verdict,
+            None,
+            format!(
+                "no verdict (a writing review delivers a revised draft): {DELIVERABLE} — {note}"
+            ),
+        );
+        let outcome = Outcome::Completed {
+            deliverable: DELIVERABLE.to_string(),
+            note,
+        };
+        self.outcome = Some(outcome.clone());
+        vec![Effect::Finished(outcome)]
+    }
+
+    fn on_gave_up(&mut self, call: LiveCall, reason: String, now: Timestamp) -> Vec<Effect> {
+        match self.step {
+            Step::Rewrites => {
+                if let Some(index) = self.judge_index(&call.slot.role) {
+                    let judge = &mut self.judges[index];
+                    judge.call_id = Some(call.call_id());
+                    judge.state = RewriteState::Skipped(reason);
+                }
+                self.conclude_rewrites_if_complete(now)
+            }
+            // The merge is required: no fabricated result (RULES.md A18).
+            _ => self.fail(
+                now,
+                format!(
+                    "the {} gave no answer in the {} stage, even after a retry ({reason})",
+                    call.slot.role, call.slot.stage
+                ),
+            ),
+        }
+    }
+
+    /// The inputs that are not call plumbing: a writing review has no items,
+    /// no held round and no verdict, so each is noted and ignored.
+    fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        let (call_id, message) = match input {
+            Input::ItemDecided { item_id, .. } | Input::ItemResolved { item_id, .. } => (
+                None,
+                format!("ignored a decision on {item_id}: a writing review has no items"),
+            ),
+            Input::ModerationSubmitted => (
+                None,
+                "ignored a submission: a writing review has no items".to_string(),
+            ),
+            Input::Override { call_id, action } => (
+                Some(call_id.as_str()),
+                match action {
+                    OverrideAction::Rerun => "re-run ignored: a writing review holds no round",
+                    _ => "override ignored: the call is not live",
+                }
+                .to_string(),
+            ),
+            Input::Reopened => (
+                None,
+                "reopen ignored: a writing review has no verdict".to_string(),
+            ),
+            _ => return Vec::new(),
+        };
+        self.log(now, LogKind::Note, call_id, message);
+        Vec::new()
+    }
+
+    fn stages(&self) -> Vec<StageInfo> {
+        [Step::Rewrites, Step::Merge, Step::Done]
+            .into_iter()
+            .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
+            .collect()
+    }
+}
+
+impl Protocol for WritingReview {
+    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+        let message = format!(
+            "writing review of {} ({} chars): {}",
+            self.config.draft.name,
+            self.config.draft.text.chars().count(),
+            self.config.topic
+        );
+        self.log(now, LogKind::Note, None, message);
+        self.start_rewrites(now)
+    }
+
+    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        if self.outcome.is_some() {
+            return self.handle_own(input, now);
+        }
+        match self.calls.route(input, now) {
+            Routed::Handled(effects) => effects,
+            Routed::Answered { call, output } => match self.step {
+                Step::Rewrites => self.on_rewrite(&call, output, now),
+                Step::Merge => self.on_merge(call, output, now),
+                Step::Done => Vec::new(),
+            },
+            Routed::GaveUp {
+                call,
+                reason,
+                mut effects,
+                ..
+            } => {
+                effects.extend(self.on_gave_up(call, reason, now));
+                effects
+            }
+            Routed::Protocol(input) => self.handle_own(input, now),
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            stage: self.step.id().to_string(),
+            round: 0,
+            max_round: 0,
+            finished: self.outcome.is_some(),
+        }
+    }
+
+    fn log(&self) -> &[LogEntry] {
+        self.calls.log()
+    }
+
+    fn documents(&self) -> Vec<Document> {
+        documents::documents(self)
+    }
+
+    fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn describe(&self) -> Description {
+        let roles = self
+            .config
+            .slots()
+            .into_iter()
+            .map(|(slot, group)| {
+                let seat = self
+                    .config
+                    .panel
+                    .iter()
+                    .find(|seat| format!("judge.{}", seat.role) == slot);
+                RoleInfo {
+                    agent: self.calls.agent(&slot).unwrap_or_default().to_string(),
+                    title: crate::report::capitalised(slot.strip_prefix("judge.").unwrap_or(&slot)),
+                    binding: seat.is_some_and(|seat| seat.weight == Weight::Binding),
+                    slot,
+                    group,
+                }
+            })
+            .collect();
+        Description {
+            topic: self.config.topic.clone(),
+            label: format!("decision review · writing · {}", self.config.draft.name),
+            roles,
+            deliverable: DELIVERABLE.to_string(),
+            items: None,
+            board: Some(RegionInfo {
+                title: "Draft and revision".into(),
+                placeholder: "The draft shows here; the revised draft appears beside it once the rewrites are merged.".into(),
+            }),
+            about: "A writing review: each judge rewrites the draft on their own (the aesthete \
+                    and the stylist for structure, tone and clarity, the analyst for evidence); \
+                    then one merge step turns the rewrites into a revised draft with a list of \
+                    what changed and why. The aesthete's and stylist's aspects lead the merge. \
+                    No scores decide anything and there is no verdict."
+                .into(),
+            ending_note: format!(
+                "No verdict: a writing review delivers a revised draft. Below is the opening of {DELIVERABLE}."
+            ),
+        }
+    }
+
+    fn summary_lead(&self) -> Option<String> {
+        documents::summary_lead(self)
+    }
+
+    fn usage(&self) -> Option<&UsageLedger> {
+        Some(self.calls.usage())
+    }
+
+    fn board(&self) -> Board {
+        Board {
+            stages: self.stages(),
+            view: BoardView::Revision(documents::revision_view(self)),
+            required_roles: vec![SYNTHESIZER.to_string()],
+            ..Board::default()
+        }
+    }
+
+    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
+        let Some(call) = self.calls.live_call(call_id) else {
+            return Err(format!("{call_id} is not waiting for an answer"));
+        };
+        if call.slot.role == SYNTHESIZER {
+            parse_merge(answer)
+                .map(|_| ())
+                .map_err(|error| error.to_string())
+        } else {
+            parse_rewrite(answer)
+                .map(|_| ())
+                .map_err(|error| error.to_string())
+        }
+    }
+
+    fn answer_template(&self, call_id: &str) -> Option<String> {
+        let call = self.calls.live_call(call_id)?;
+        Some(if call.slot.role == SYNTHESIZER {
+            "```yaml\nsummary: \nrevised_draft: |\n  \nchanges:\n  - location: \n    type: clarity\n    before: \n    after: \n    rationale: \n```\n".to_string()
+        } else {
+            "```yaml\nrewrite: |\n  \nnotes:\n  - \n```\n".to_string()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::protocol::{CallFailure, CallSpec};
+
+    fn now() -> Timestamp {
+        chrono::Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap()
+    }
+
+    fn config() -> WritingConfig {
+        let agents = [
+            "judge.aesthete",
+            "judge.stylist",
+            "judge.analyst",
+            SYNTHESIZER,
+        ]
+        .into_iter()
+        .map(|slot| (slot.to_string(), "script:scripted".to_string()))
+        .collect();
+        WritingConfig {
+            topic: "The on-call handbook's first page".into(),
+            mode: ReviewMode::Writing,
+            draft: Draft {
+                name: "handbook.md".into(),
+                text: "Welcome to on-call. It is very important that you read everything.".into(),
+            },
+            context: Vec::new(),
+            panel: writing_panel(),
+            agents,
+            prices: BTreeMap::new(),
+            started_at: now(),
+            hold_for_moderator: false,
+        }
+    }
+
+    fn started() -> (WritingReview, Vec<CallSpec>) {
+        let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
+        let calls = review
+            .start(now())
+            .into_iter()
+            .map(|effect| match effect {
+                Effect::StartCall(spec) => spec,
+                other => panic!("expected calls, got {other:?}"),
+            })
+            .collect();
+        (review, calls)
+    }
+
+    fn finished(call_id: &str, output: &str) -> Input {
+        Input::CallFinished {
+            call_id: call_id.into(),
+            output: output.into(),
+            usage: None,
+            usage_estimated: false,
+            ttft_ms: None,
+            elapsed_ms: 1000,
+        }
+    }
+
+    fn rewrite(role: &str) -> String {
+        format!(
+            "```yaml\nrewrite: |\n  On-call, rewritten by the {role}.\nscores:\n  clarity: 2\n```\n"
+        )
+    }
+
+    const MERGE: &str = "```yaml\nsummary: The first page now says what to do in the first hour.\nrevised_draft: |\n  Welcome to on-call. Read the first-hour list first.\nchanges:\n  - location: first paragraph\n    type: clarity\n    before: It is very important that you read everything.\n    after: Read the first-hour list first.\n    rationale: One task beats a plea to read it all.\n```\n";
+
+    fn call_of<'a>(calls: &'a [CallSpec], slot: &str) -> &'a CallSpec {
+        calls
+            .iter()
+            .find(|spec| spec.request.call_id.starts_with(&format!("{slot}/")))
+            .unwrap()
+    }
+
+    fn merge_call(effects: &[Effect]) -> CallSpec {
+        effects
+            .iter()
+            .find_map(|effect| match effect {
+                Effect::StartCall(spec) if spec.request.call_id.starts_with("synthesizer/") => {
+                    Some(spec.clone())
+                }
+                _ => None,
+            })
+            .expect("the merge starts")
+    }
+
+    /// DR-61, INF-11: every judge's answer goes to `judges/judge-{role}.md`,
+    /// with no round suffix, and the engine writes it before the protocol
+    /// reads it (the call carries the path).
+    #[test]
+    fn dr_61_judge_files_have_no_round_suffix() {
+        let (_, calls) = started();
+        let mut paths: Vec<_> = calls
+            .iter()
+            .map(|spec| spec.raw_output_path.clone().unwrap())
+            .collect();
+        paths.sort();
+        assert_eq!(
+            paths,
+            [
+                "judges/judge-aesthete.md",
+                "judges/judge-analyst.md",
+                "judges/judge-stylist.md"
+            ]
+        );
+        assert!(paths.iter().all(|path| !path.contains("round")));
+        assert_eq!(
+            documents::judge_file(JudgeRole::Stylist),
+            "judges/judge-stylist.md"
+        );
+    }
+
+    /// DR-59, A16: each judge is asked for a rewrite of the whole draft,
+    /// scores optional; the rewrites are what the merge gets.
+    #[test]
+    fn dr_59_judges_return_rewrites_and_the_merge_gets_them() {
+        let (mut review, calls) = started();
+        for spec in &calls {
+            assert!(spec.request.prompt.contains("Rewrite the whole draft"));
+            assert!(
+                spec.request
+                    .prompt
+                    .contains("It is very important that you read everything.")
+            );
+        }
+        let mut effects = Vec::new();
+        for role in ["aesthete", "stylist", "analyst"] {
+            let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
+            effects = review.handle(&finished(id, &rewrite(role)), now());
+        }
+        let merge = merge_call(&effects);
+        for role in ["aesthete", "stylist", "analyst"] {
+            assert!(
+                merge
+                    .request
+                    .prompt
+                    .contains(&format!("rewritten by the {role}")),
+                "{role}"
+            );
+        }
+        assert!(merge.raw_output_path.is_none());
+    }
+
+    /// DR-58: the aesthete and the stylist stay advisory, but their aspects
+    /// lead the merge's directives, ahead of the binding analyst's.
+    #[test]
+    fn dr_58_aesthete_and_stylist_advisory_but_lead_the_directives() {
+        let panel = writing_panel();
+        for role in [JudgeRole::Aesthete, JudgeRole::Stylist] {
+            let seat = panel.iter().find(|seat| seat.role == role).unwrap();
+            assert_eq!(seat.weight, Weight::Advisory, "{role}");
+        }
+        let directives = directives(&panel);
+        let first_following = directives
+            .iter()
+            .position(|directive| !directive.leading)
+            .unwrap();
+        assert!(first_following > 0);
+        assert!(directives[first_following..].iter().all(|d| !d.leading));
+        for directive in &directives[..first_following] {
+            assert!(
+                directive.text.contains("stylist") || directive.text.contains("aesthete"),
+                "{}",
+                directive.text
+            );
+        }
+        assert!(directives[first_following].text.contains("analyst"));
+        // The merge's prompt carries them in that order, the leading marked.
+        let (review, _) = started();
+        let prompt = PromptSet::builtin()
+            .render(&prompts::MERGE, &review.merge_context())
+            .unwrap();
+        let leading = prompt
+            .find("**Leading.** Clarity (follow the stylist")
+            .unwrap();
+        let evidence = prompt.find("Evidence (keep the analyst").unwrap();
+        assert!(leading < evidence);
+        assert!(prompt.contains("the leading directives decide"));
+    }
+
+    /// DR-60, A16: the merge's `revised_draft` and `changes` are the result;
+    /// the run completes with a document and no verdict (exit 0).
+    #[test]
+    fn dr_60_the_merge_gives_the_revised_draft_and_changes_and_no_verdict() {
+        let (mut review, calls) = started();
+        let mut effects = Vec::new();
+        for role in ["aesthete", "stylist", "analyst"] {
+            let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
+            effects = review.handle(&finished(id, &rewrite(role)), now());
+        }
+        let merge = merge_call(&effects);
+        let effects = review.handle(&finished(&merge.request.call_id, MERGE), now());
+        let Some(Effect::Finished(outcome)) = effects.last() else {
+            panic!("expected the end, got {effects:?}");
+        };
+        assert!(
+            matches!(outcome, Outcome::Completed { deliverable, .. } if deliverable == "summary.md")
+        );
+        assert_eq!(outcome.exit_code(), 0);
+        assert_eq!(outcome.verdict(), None);
+        let merged = review.merged().unwrap();
+        assert_eq!(merged.merge.changes[0].kind, Aspect::Clarity);
+        let yaml = review
+            .documents()
+            .into_iter()
+            .find(|doc| doc.path == "debate.yaml")
+            .unwrap()
+            .contents;
+        for needle in [
+            "mode: writing",
+            "revised_draft:",
+            "changes:",
+            "type: clarity",
+            "file: judges/judge-stylist.md",
+        ] {
+            assert!(yaml.contains(needle), "{needle}:\n{yaml}");
+        }
+    }
+
+    /// RF-18: the summary delivers the revised text and a concise change
+    /// summary, and its opening names no judge and no score (RF-06); the
+    /// scores are in the closing section only.
+    #[test]
+    fn rf_18_summary_leads_with_the_change_summary_and_revised_text() {
+        let (mut review, calls) = started();
+        let mut effects = Vec::new();
+        for role in ["aesthete", "stylist", "analyst"] {
+            let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
+            effects = review.handle(&finished(id, &rewrite(role)), now());
+        }
+        let merge = merge_call(&effects);
+        // A summary that names the process is sent back once.
+        let narrated = MERGE.replace(
+            "summary: The first page",
+            "summary: The stylist and the analyst agreed that the first page",
+        );
+        let effects = review.handle(&finished(&merge.request.call_id, &narrated), now());
+        let redo = merge_call(&effects);
+        assert!(
+            redo.request.prompt.contains("`stylist`"),
+            "{}",
+            redo.request.prompt
+        );
+        review.handle(&finished(&redo.request.call_id, MERGE), now());
+        let lead = review.summary_lead().unwrap();
+        assert!(lead.starts_with(
+            "**What changed:** The first page now says what to do in the first hour.\n\n## Revised text\n\nWelcome to on-call. Read the first-hour list first."
+        ), "{lead}");
+        assert!(crate::report::provenance(&lead, "").is_empty(), "{lead}");
+        let summary = review
+            .documents()
+            .into_iter()
+            .find(|doc| doc.path == "summary.md")
+            .unwrap()
+            .contents;
+        assert!(summary.starts_with(
+            "# Revised draft — The on-call handbook's first page\n\n**What changed:**"
+        ));
+        let closing = summary.find("## How this was made").unwrap();
+        let changes = summary.find("## What changed and why").unwrap();
+        assert!(changes < closing);
+        assert!(
+            summary[changes..]
+                .contains("**first paragraph** (clarity): One task beats a plea to read it all.")
+        );
+        assert!(!summary[..closing].contains("2/5"));
+        assert!(summary[closing..].contains("clarity 2/5"));
+    }
+
+    /// A judge that times out twice is skipped, and the merge goes on with
+    /// the others' rewrites; the timeouts are in the log.
+    #[test]
+    fn a_judge_timing_out_twice_is_skipped_and_the_merge_goes_on() {
+        let (mut review, calls) = started();
+        let stylist = call_of(&calls, "judge.stylist").request.call_id.clone();
+        let timed_out = |call_id: &str| Input::CallFailed {
+            call_id: call_id.into(),
+            failure: CallFailure::TimedOut { after_ms: 1000 },
+            partial_chars: 0,
+            elapsed_ms: 1000,
+        };
+        let effects = review.handle(&timed_out(&stylist), now());
+        let [Effect::StartCall(retry)] = effects.as_slice() else {
+            panic!("expected a retry, got {effects:?}");
+        };
+        assert_eq!(
+            retry.raw_output_path.as_deref(),
+            Some("judges/judge-stylist.md")
+        );
+        review.handle(&timed_out(&retry.request.call_id), now());
+        let mut effects = Vec::new();
+        for role in ["aesthete", "analyst"] {
+            let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
+            effects = review.handle(&finished(id, &rewrite(role)), now());
+        }
+        let merge = merge_call(&effects);
+        assert!(!merge.request.prompt.contains("rewritten by the stylist"));
+        assert!(
+            merge
+                .request
+                .prompt
+                .contains("The stylist's rewrite is missing: timed out twice")
+        );
+        let log: Vec<_> = review.log().iter().map(|entry| entry.kind).collect();
+        assert!(
+            log.contains(&LogKind::Timeout) && log.contains(&LogKind::Skip),
+            "{log:?}"
+        );
+        assert!(
+            review
+                .log()
+                .iter()
+                .any(|entry| entry.message
+                    == "2 of 3 rewrites in; the merge goes on without the rest")
+        );
+        review.handle(&finished(&merge.request.call_id, MERGE), now());
+        assert!(matches!(review.outcome(), Some(Outcome::Completed { .. })));
+    }
+
+    /// INF-07, INF-08, INF-10: an unreadable rewrite is kept with the
+    /// MALFORMED marker, left out of the merge and never retried; with no
+    /// usable rewrite at all, the review fails.
+    #[test]
+    fn an_unreadable_rewrite_is_marked_left_out_and_not_retried() {
+        let (mut review, calls) = started();
+        let mut effects = Vec::new();
+        for role in ["aesthete", "stylist", "analyst"] {
+            let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
+            let answer = if role == "analyst" {
+                "I liked it.".to_string()
+            } else {
+                rewrite(role)
+            };
+            effects = review.handle(&finished(id, &answer), now());
+            if role == "analyst" {
+                assert!(
+                    effects
+                        .iter()
+                        .all(|effect| !matches!(effect, Effect::StartCall(spec) if spec.request.call_id.starts_with("judge."))),
+                    "not retried"
+                );
+            }
+        }
+        let merge = merge_call(&effects);
+        assert!(!merge.request.prompt.contains("rewritten by the analyst"));
+        let file = review
+            .documents()
+            .into_iter()
+            .find(|doc| doc.path == "judges/judge-analyst.md")
+            .unwrap();
+        assert!(file.raw);
+        assert!(
+            file.contents.starts_with("<!-- MALFORMED: "),
+            "{}",
+            file.contents
+        );
+        assert!(file.contents.ends_with("\nI liked it."));
+
+        let (mut failing, calls) = started();
+        let mut effects = Vec::new();
+        for spec in &calls {
+            effects = failing.handle(&finished(&spec.request.call_id, "no yaml here"), now());
+        }
+        assert!(matches!(
+            effects.last(),
+            Some(Effect::Finished(Outcome::Failed { reason })) if reason.contains("no judge gave a usable rewrite")
+        ));
+    }
+
+    /// A merge that cannot be read is asked once more; a second failure
+    /// ends the review failed, with no invented result.
+    #[test]
+    fn an_unreadable_merge_is_repaired_once_then_fails() {
+        let (mut review, calls) = started();
+        let mut effects = Vec::new();
+        for spec in &calls {
+            effects = review.handle(&finished(&spec.request.call_id, &rewrite("x")), now());
+        }
+        let merge = merge_call(&effects);
+        let bad = MERGE.replace("type: clarity", "type: grammar");
+        let effects = review.handle(&finished(&merge.request.call_id, &bad), now());
+        let repair = merge_call(&effects);
+        assert!(
+            repair.request.prompt.contains("changes[0].type"),
+            "{}",
+            repair.request.prompt
+        );
+        let effects = review.handle(&finished(&repair.request.call_id, &bad), now());
+        assert!(matches!(
+            effects.last(),
+            Some(Effect::Finished(Outcome::Failed { .. }))
+        ));
+        assert!(
+            review
+                .summary_lead()
+                .unwrap()
+                .starts_with("**No revised draft.**")
+        );
+    }
+
+    /// Agent text is untrusted: a terminal escape in a rewrite and in the
+    /// merge stays verbatim in the judge file (an agent's answer, kept as
+    /// it came) but never reaches the Markdown written for people.
+    #[test]
+    fn escapes_in_agent_text_stay_out_of_the_documents_for_people() {
+        let (mut review, calls) = started();
+        let mut effects = Vec::new();
+        for spec in &calls {
+            // YAML refuses a raw escape, so this rewrite is malformed: kept
+            // as it came, marked, left out.
+            let answer = if spec.request.call_id.starts_with("judge.analyst/") {
+                rewrite("x").replace("On-call,", "On-call,\u{1b}]0;pwned\u{7}")
+            } else {
+                rewrite("x")
+            };
+            effects = review.handle(&finished(&spec.request.call_id, &answer), now());
+        }
+        // A bidi override is valid YAML and reaches the merge's text.
+        let hostile = MERGE.replace("Read the first-hour", "Read the \u{202e}first-hour");
+        review.handle(
+            &finished(&merge_call(&effects).request.call_id, &hostile),
+            now(),
+        );
+        assert!(
+            review
+                .merged()
+                .unwrap()
+                .merge
+                .revised_draft
+                .contains('\u{202e}')
+        );
+        for document in review.documents() {
+            let disk = document.for_disk();
+            if document.path == "judges/judge-analyst.md" {
+                assert!(document.raw && disk.contains('\u{1b}'), "kept verbatim");
+            } else if document.path.ends_with(".md") {
+                assert!(
+                    !disk.contains('\u{1b}') && !disk.contains('\u{202e}'),
+                    "{} holds a terminal control",
+                    document.path
+                );
+            }
+        }
+    }
+
+    /// The board shows the draft, then the revision beside it with the
+    /// changes to mark.
+    #[test]
+    fn the_board_shows_the_draft_and_then_the_revision() {
+        let (mut review, calls) = started();
+        let BoardView::Revision(view) = review.board().view else {
+            panic!("a revision board");
+        };
+        assert!(view.original.contains("very important"));
+        assert!(view.revised.is_none());
+        let mut effects = Vec::new();
+        for spec in &calls {
+            effects = review.handle(&finished(&spec.request.call_id, &rewrite("x")), now());
+        }
+        review.handle(
+            &finished(&merge_call(&effects).request.call_id, MERGE),
+            now(),
+        );
+        let BoardView::Revision(view) = review.board().view else {
+            panic!("a revision board");
+        };
+        assert!(view.revised.unwrap().contains("first-hour list"));
+        assert_eq!(
+            view.changes[0].before,
+            "It is very important that you read everything."
+        );
+    }
+}

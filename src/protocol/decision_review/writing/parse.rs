@@ -1,0 +1,295 @@
+//! What quorum reads out of a writing review's answers: a judge's rewrite
+//! (its full revised text, optional notes and optional scores of the
+//! draft) and the merge (`revised_draft` and `changes`, DR-60), both with
+//! the shared lenient reader, so an error names the line and the field.
+//!
+//! Not responsible for what a parse failure means (the state machine
+//! decides: a judge's bad answer is malformed and left out, the merge gets
+//! one repair) or for rewriting what an agent wrote.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use yaml_serde::Value;
+
+use crate::parse::{Document, FieldPath, Fields, ParseError, Read, describe};
+
+/// What a change in the merged text is about (DR-60), and the aspects a
+/// writing judge may score the draft on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aspect {
+    Clarity,
+    Structure,
+    Tone,
+    Evidence,
+}
+
+impl Aspect {
+    pub const ALL: [Aspect; 4] = [
+        Aspect::Clarity,
+        Aspect::Structure,
+        Aspect::Tone,
+        Aspect::Evidence,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Aspect::Clarity => "clarity",
+            Aspect::Structure => "structure",
+            Aspect::Tone => "tone",
+            Aspect::Evidence => "evidence",
+        }
+    }
+
+    /// What a judge looks for under this aspect, for prompts.
+    pub fn question(self) -> &'static str {
+        match self {
+            Aspect::Clarity => "Can a first-time reader follow every sentence without rereading?",
+            Aspect::Structure => {
+                "Does the order of the parts carry the argument, with nothing out of place?"
+            }
+            Aspect::Tone => {
+                "Does the voice suit the readers and the purpose, without hype or hedging?"
+            }
+            Aspect::Evidence => {
+                "Is every claim backed, and is nothing stated that the draft cannot support?"
+            }
+        }
+    }
+
+    fn choices() -> [(&'static str, Aspect); 4] {
+        Aspect::ALL.map(|aspect| (aspect.as_str(), aspect))
+    }
+}
+
+impl std::fmt::Display for Aspect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A judge's answer: its own full rewrite of the draft (DR-59), what it
+/// changed, and, if it gave any, its scores of the original draft.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rewrite {
+    pub text: String,
+    pub notes: Vec<String>,
+    /// Scores from 1 to 5 of the draft as it was, by aspect; optional (A16).
+    pub scores: BTreeMap<Aspect, u8>,
+}
+
+/// One entry of the merge's change list (DR-60).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// Where in the text: a paragraph, a section, a heading.
+    pub location: String,
+    #[serde(rename = "type")]
+    pub kind: Aspect,
+    pub before: String,
+    pub after: String,
+    pub rationale: String,
+}
+
+/// The merge of the rewrites: the whole revised text, the changes, and a
+/// sentence or two on what changed and why for the reader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Merge {
+    pub revised_draft: String,
+    pub changes: Vec<Change>,
+    /// The merge's own summary of the changes; quorum writes one from the
+    /// changes when it gave none.
+    pub summary: Option<String>,
+}
+
+/// Reads a judge's rewrite: `rewrite:` (the full text, required), `notes:`
+/// (text or a list of texts) and `scores:` (a mapping from an aspect to a
+/// whole number from 1 to 5; optional).
+pub fn parse_rewrite(text: &str) -> Result<Read<Rewrite>, ParseError> {
+    let document = Document::load(text)?;
+    if !matches!(document.root, Value::Mapping(_)) {
+        return Err(document.root_mismatch("a mapping with `rewrite:`"));
+    }
+    let fields = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let rewrite = fields.required_text("rewrite")?;
+    let notes = fields.optional_texts("notes")?;
+    let mut scores = BTreeMap::new();
+    if let Some((_, value)) = fields.get("scores")
+        && !matches!(value, Value::Null)
+    {
+        let path = fields.path_of("scores");
+        let scored = Fields::new(
+            &document,
+            value,
+            path.clone(),
+            "a mapping from clarity, structure, tone or evidence to a score",
+        )?
+        .about("scores");
+        for (key, _) in scored.map.iter() {
+            let Some(name) = key.as_str() else {
+                return Err(document.error(
+                    &path,
+                    format!("expected an aspect's name; found {}", describe(key)),
+                ));
+            };
+            let word = name.trim().to_ascii_lowercase();
+            let Some(aspect) = Aspect::ALL.into_iter().find(|a| a.as_str() == word) else {
+                let names: Vec<&str> = Aspect::choices().iter().map(|(n, _)| *n).collect();
+                return Err(scored.error(
+                    name,
+                    format!(
+                        "expected one of {}; found {}",
+                        names.join(", "),
+                        describe(key)
+                    ),
+                ));
+            };
+            scores.insert(aspect, scored.required_score(name)?);
+        }
+    }
+    Ok(document.read(Rewrite {
+        text: rewrite,
+        notes,
+        scores,
+    }))
+}
+
+/// Reads the merge: `revised_draft:` (the full text), `changes:` (a list,
+/// each with location, type, before, after and rationale; an empty list is
+/// allowed when nothing needed changing) and an optional `summary:`.
+pub fn parse_merge(text: &str) -> Result<Read<Merge>, ParseError> {
+    let document = Document::load(text)?;
+    if !matches!(document.root, Value::Mapping(_)) {
+        return Err(document.root_mismatch("a mapping with `revised_draft:` and `changes:`"));
+    }
+    let fields = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let revised_draft = fields.required_text("revised_draft")?;
+    let (list, path) = fields.required_list("changes")?;
+    let mut changes = Vec::with_capacity(list.len());
+    for (index, value) in list.iter().enumerate() {
+        let change = Fields::new(
+            &document,
+            value,
+            path.index(index),
+            "a change (a mapping with location, type, before, after, rationale)",
+        )?;
+        changes.push(Change {
+            location: change.required_text("location")?,
+            kind: change.required_choice("type", &Aspect::choices())?,
+            // An addition has no before and a cut no after.
+            before: change.optional_text("before")?.unwrap_or_default(),
+            after: change.optional_text("after")?.unwrap_or_default(),
+            rationale: change.required_text("rationale")?,
+        });
+        let last = changes.last().expect("just pushed");
+        if last.before.is_empty() && last.after.is_empty() {
+            return Err(change.error(
+                "before",
+                "a change needs the text before it, the text after it, or both",
+            ));
+        }
+    }
+    let summary = fields.optional_text("summary")?;
+    Ok(document.read(Merge {
+        revised_draft,
+        changes,
+        summary,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REWRITE: &str = "My rewrite follows.\n\n```yaml\nrewrite: |\n  Failover takes five steps.\n\n  First, fence the old primary.\nnotes:\n  - Cut the preamble.\nscores:\n  clarity: 2\n  Tone: \"3/5\"\n```\n";
+
+    #[test]
+    fn a_rewrite_is_read_with_its_notes_and_scores() {
+        let read = parse_rewrite(REWRITE).unwrap();
+        assert_eq!(
+            read.value.text,
+            "Failover takes five steps.\n\nFirst, fence the old primary."
+        );
+        assert_eq!(read.value.notes, ["Cut the preamble."]);
+        assert_eq!(read.value.scores.get(&Aspect::Clarity), Some(&2));
+        assert_eq!(read.value.scores.get(&Aspect::Tone), Some(&3));
+        assert!(
+            read.notes.iter().any(|note| note.contains("3/5")),
+            "{:?}",
+            read.notes
+        );
+    }
+
+    /// A16: scores are optional; the rewrite is not.
+    #[test]
+    fn scores_are_optional_and_the_rewrite_is_required() {
+        let read = parse_rewrite("```yaml\nrewrite: Shorter text.\n```").unwrap();
+        assert!(read.value.scores.is_empty());
+        let error = parse_rewrite("```yaml\nnotes: [x]\nscores: {clarity: 3}\n```").unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("rewrite"));
+        assert_eq!(error.line, Some(2));
+    }
+
+    #[test]
+    fn a_bad_score_or_aspect_is_located() {
+        let error = parse_rewrite("```yaml\nrewrite: x\nscores:\n  clarity: 7\n```").unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("scores.clarity"));
+        assert_eq!(error.line, Some(4));
+        let error = parse_rewrite("```yaml\nrewrite: x\nscores:\n  beauty: 4\n```").unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("scores.beauty"));
+        assert!(
+            error.message.contains("clarity, structure, tone, evidence"),
+            "{error}"
+        );
+    }
+
+    const MERGE: &str = "```yaml\nsummary: The steps now come first.\nrevised_draft: |\n  Five steps.\nchanges:\n  - location: opening paragraph\n    type: Structure\n    before: Background first.\n    after: Five steps.\n    rationale: A reader at 3 a.m. needs the steps.\n```\n";
+
+    #[test]
+    fn a_merge_is_read() {
+        let merge = parse_merge(MERGE).unwrap().value;
+        assert_eq!(merge.revised_draft, "Five steps.");
+        assert_eq!(merge.changes.len(), 1);
+        assert_eq!(merge.changes[0].kind, Aspect::Structure);
+        assert_eq!(merge.summary.as_deref(), Some("The steps now come first."));
+    }
+
+    /// DR-60: each change is `{location, type ∈ {clarity, structure, tone,
+    /// evidence}, before, after, rationale}`; anything else is refused
+    /// where it stands.
+    #[test]
+    fn dr_60_changes_have_location_type_before_after_rationale() {
+        let bad_type = MERGE.replace("type: Structure", "type: grammar");
+        let error = parse_merge(&bad_type).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("changes[0].type"));
+        assert_eq!(error.line, Some(7));
+        assert!(
+            error.message.contains("clarity, structure, tone, evidence"),
+            "{error}"
+        );
+        let no_rationale =
+            MERGE.replace("    rationale: A reader at 3 a.m. needs the steps.\n", "");
+        let error = parse_merge(&no_rationale).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("changes[0].rationale"));
+        let no_location = MERGE.replace("  - location: opening paragraph\n    type", "  - type");
+        let error = parse_merge(&no_location).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("changes[0].location"));
+        let neither = MERGE
+            .replace("    before: Background first.\n", "")
+            .replace("    after: Five steps.\n", "");
+        let error = parse_merge(&neither).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("changes[0].before"));
+        let error = parse_merge("```yaml\nchanges: []\n```").unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("revised_draft"));
+        let serialised = yaml_serde::to_string(&parse_merge(MERGE).unwrap().value.changes).unwrap();
+        for key in [
+            "location:",
+            "type: structure",
+            "before:",
+            "after:",
+            "rationale:",
+        ] {
+            assert!(serialised.contains(key), "{key}: {serialised}");
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The decision review's writing mode on the real binary: the built-in
+//! demo headless, file by file; a run from a spec in which one judge times
+//! out twice and the others' rewrites are merged; `quorum review --mode
+//! writing --draft FILE` with a script of its own; and what `verdict` says
+//! of a writing review.
+
+mod support;
+
+use std::path::Path;
+
+use support::run::Sandbox;
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|_| panic!("{name} is written"))
+}
+
+/// A pace fast enough for tests.
+const PACE: &str = "pace: { first_token_ms: 5, chars_per_second: 20000, chunk_chars: 40 }\n";
+
+fn rewrite(role: &str) -> String {
+    format!(
+        "    - role: judge.{role}\n      text: |\n        ```yaml\n        rewrite: |\n          The {role} says: deploys stop at 16:00 on Fridays.\n        notes: [Shorter.]\n        ```\n"
+    )
+}
+
+const MERGE: &str = "    - role: synthesizer\n      text: |\n        ```yaml\n        summary: The rule now fits in one sentence with its time.\n        revised_draft: |\n          Deploys stop at 16:00 on Fridays.\n        changes:\n          - location: first sentence\n            type: clarity\n            before: We would prefer that deploys do not happen late on Fridays.\n            after: Deploys stop at 16:00 on Fridays.\n            rationale: A time is a rule; a preference is not.\n        ```\n";
+
+const DRAFT: &str = "We would prefer that deploys do not happen late on Fridays.\n";
+
+/// RF-18, DR-60, DR-61, RF-07: the writing demo finishes headless with
+/// exit 0 and no verdict; stdout is the summary's opening (the change
+/// summary, then the revised text); the judges' files carry no round
+/// suffix; debate.yaml records the mode, the draft and the merge.
+#[test]
+fn rf_18_the_writing_demo_delivers_the_revised_text_and_its_changes() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--mode",
+            "writing",
+            "--headless",
+            "--speed",
+            "50",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let dir = sandbox.run_dir();
+    assert!(
+        ran.stdout
+            .starts_with("**What changed:** The announcement now opens"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("## Revised text\n\nSubject: Incident reviews are blameless from 1 March")
+    );
+    assert!(!ran.stdout.contains("ADOPT") && !ran.stdout.contains("verdict:"));
+    for role in ["aesthete", "stylist", "analyst"] {
+        let file = read(&dir, &format!("judges/judge-{role}.md"));
+        assert!(file.starts_with("```yaml\nrewrite: |"), "{role}: {file}");
+    }
+    let summary = read(&dir, "summary.md");
+    let opening = &summary[..summary.find("## How this was made").unwrap()];
+    for word in ["aesthete", "stylist", "analyst", "judge ", "judges", "/5"] {
+        assert!(
+            !opening.to_lowercase().contains(word),
+            "{word} in the opening:\n{opening}"
+        );
+    }
+    let yaml = read(&dir, "debate.yaml");
+    for needle in [
+        "mode: writing",
+        "name: incident-review-announcement.md",
+        "file: judges/judge-analyst.md",
+        "revised_draft: |",
+        "type: evidence",
+        "rationale:",
+    ] {
+        assert!(yaml.contains(needle), "{needle}:\n{yaml}");
+    }
+    assert!(read(&dir, "revised-draft.md").starts_with("Subject: Incident reviews are blameless"));
+    assert!(dir.join("journal.jsonl").is_file());
+
+    let verdict = sandbox.quorum(&["verdict", dir.to_str().unwrap()], &[]);
+    assert_ne!(verdict.code, 0);
+    assert!(
+        verdict.stderr.contains("a writing review has no verdict"),
+        "{}",
+        verdict.stderr
+    );
+}
+
+/// DR-59, A16, INF-17: one judge times out twice; the others' rewrites are
+/// merged, the timeout and the skip are in the transcript with their call
+/// ids, and its judge file is never written. The spec's `draft:` is read
+/// from beside the spec.
+#[test]
+fn a_judge_timing_out_leaves_the_others_rewrites_to_merge() {
+    let sandbox = Sandbox::new();
+    sandbox.write("friday.md", DRAFT);
+    let spec = format!(
+        "protocol: decision-review\nmode: writing\ntopic: The Friday deploy rule\ndraft: friday.md\nagents:\n  default: script\n  judge.stylist: {{ provider: script, timeout_secs: 1 }}\nscript:\n  {PACE}  replies:\n{}{}    - role: judge.stylist\n      fault: timeout\n{MERGE}",
+        rewrite("aesthete"),
+        rewrite("analyst"),
+    );
+    let path = sandbox.write("writing.yaml", &spec);
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            path.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let dir = sandbox.run_dir();
+    assert!(dir.join("judges/judge-aesthete.md").is_file());
+    assert!(dir.join("judges/judge-analyst.md").is_file());
+    assert!(!dir.join("judges/judge-stylist.md").exists());
+    let transcript = read(&dir, "transcript.md");
+    for needle in [
+        "**TIMEOUT** `judge.stylist/rewrites/r1/a1`",
+        "**call** `judge.stylist/rewrites/r1/a2`",
+        "**SKIP** `judge.stylist/rewrites/r1/a2`",
+        "2 of 3 rewrites in; the merge goes on without the rest",
+    ] {
+        assert!(transcript.contains(needle), "{needle}:\n{transcript}");
+    }
+    let journal = read(&dir, "journal.jsonl");
+    let merge = journal
+        .lines()
+        .find(|line| {
+            line.contains(r#""call_id":"synthesizer/merge/r1/a1""#) && line.contains("call_started")
+        })
+        .expect("the merge started");
+    assert!(merge.contains("The aesthete says"));
+    assert!(merge.contains("The analyst says"));
+    assert!(!merge.contains("The stylist says"));
+    assert!(merge.contains("The stylist's rewrite is missing"));
+    let summary = read(&dir, "summary.md");
+    assert!(summary.contains("Deploys stop at 16:00 on Fridays."));
+    assert!(
+        summary.contains(
+            "- Stylist (advisory, reads for clarity, tone): no rewrite (skipped: timed out twice"
+        ),
+        "{summary}"
+    );
+}
+
+/// `quorum review --mode writing --draft FILE`: the flag's file is read as
+/// given; a spec's draft outside its folder is refused with the field.
+#[test]
+fn review_mode_writing_with_a_draft_flag() {
+    let sandbox = Sandbox::new();
+    let draft = sandbox.write("friday.md", DRAFT);
+    let script = sandbox.write(
+        "script.yaml",
+        &format!(
+            "{PACE}replies:\n{}{}{}{MERGE}",
+            rewrite("aesthete"),
+            rewrite("stylist"),
+            rewrite("analyst")
+        ),
+    );
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "review",
+            "The Friday deploy rule",
+            "--mode",
+            "writing",
+            "--draft",
+            draft.to_str().unwrap(),
+            "--script",
+            script.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let dir = sandbox.run_dir();
+    assert_eq!(
+        read(&dir, "revised-draft.md"),
+        "Deploys stop at 16:00 on Fridays.\n"
+    );
+
+    let outside = sandbox.write(
+        "spec.yaml",
+        "protocol: decision-review\nmode: writing\ntopic: x\ndraft: ../elsewhere.md\nagents:\n  default: script\n",
+    );
+    let ran = sandbox.quorum(&["run", outside.to_str().unwrap(), "--headless"], &[]);
+    assert_ne!(ran.code, 0);
+    assert!(ran.stderr.contains("draft"), "{}", ran.stderr);
+    assert!(ran.stderr.contains("climbs out"), "{}", ran.stderr);
+}
