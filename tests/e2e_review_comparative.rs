@@ -192,3 +192,79 @@ fn dr_56_options_are_checked_before_anything_is_written() {
     }
     assert!(!sandbox.out().exists());
 }
+
+/// An option may be a file beside the spec (`{name, path}`), read like a
+/// context file: inside the spec's folder unless allowed, with its limit.
+#[test]
+fn an_option_may_be_a_file_beside_the_spec() {
+    let sandbox = Sandbox::new();
+    let exported = sandbox.path().join("specs/compare.yaml");
+    std::fs::create_dir_all(exported.parent().unwrap()).unwrap();
+    sandbox
+        .quorum(
+            &[
+                "demo",
+                "--mode",
+                "comparative",
+                "--export-script",
+                exported.to_str().unwrap(),
+            ],
+            &[],
+        )
+        .assert_code(0);
+    let spec = std::fs::read_to_string(&exported).unwrap();
+    sandbox.write(
+        "specs/options/postgres.md",
+        "A jobs table in the Postgres we already run\n",
+    );
+    sandbox.write("outside.md", "Redis Streams\n");
+    let with_files = spec.replacen(
+        "  - \"A: A jobs table in the Postgres we already run (SKIP LOCKED)\"\n",
+        "  - { name: A, path: options/postgres.md }\n",
+        1,
+    );
+    assert_ne!(with_files, spec);
+    std::fs::write(&exported, &with_files).unwrap();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            exported.to_str().unwrap(),
+            "--headless",
+            "--speed",
+            "200",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let record = record(&only_run(&out));
+    assert_eq!(
+        record["options"][0]["text"].as_str(),
+        Some("A jobs table in the Postgres we already run")
+    );
+    let outside = with_files.replacen(
+        "  - \"B: Redis Streams on the cache team's cluster\"\n",
+        "  - { name: B, path: ../outside.md }\n",
+        1,
+    );
+    std::fs::write(&exported, &outside).unwrap();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            exported.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(
+        ran.stderr
+            .contains("options[1]: `../outside.md` climbs out with `..`"),
+        "{}",
+        ran.stderr
+    );
+}

@@ -105,16 +105,57 @@ struct WritingOptions {
 }
 
 /// An option as a spec or `--option` gives it: `"A: Postgres as the
-/// queue"`, or `{ id: A, text: "Postgres as the queue" }`.
+/// queue"`, `{ id: A, text: "Postgres as the queue" }`, or a file beside
+/// the spec: `{ name: A, path: options/postgres.md }` (`name` is `id`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 enum OptionInput {
     Line(String),
     Full {
-        #[serde(default)]
+        #[serde(default, alias = "name", skip_serializing_if = "Option::is_none")]
         id: Option<String>,
-        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
     },
+}
+
+/// Reads the options given as files (`path:`) into their text: relative to
+/// the spec and inside its folder unless the person allows otherwise,
+/// bounded like a context file. The error is `(index, problem)`.
+fn read_option_files(
+    inputs: &mut [OptionInput],
+    input: &Configure<'_>,
+) -> Result<(), (usize, String)> {
+    for (index, option) in inputs.iter_mut().enumerate() {
+        let OptionInput::Full { text, path, .. } = option else {
+            continue;
+        };
+        let Some(given) = path.take() else {
+            continue;
+        };
+        if text.is_some() {
+            return Err((index, "give an option `text` or a `path`, not both".into()));
+        }
+        let given = std::path::PathBuf::from(given);
+        let file = match input.spec {
+            Some((spec, _)) => {
+                let folder = spec.parent().unwrap_or(Path::new("."));
+                if input.allow_outside {
+                    folder.join(&given)
+                } else {
+                    crate::input::in_spec_folder(folder, &given).map_err(|why| (index, why))?
+                }
+            }
+            None => given,
+        };
+        let kind = crate::input::Kind::new("option file", crate::input::CONTEXT_LIMIT);
+        let read =
+            crate::input::read_text(&file, kind).map_err(|error| (index, error.to_string()))?;
+        *text = Some(read);
+    }
+    Ok(())
 }
 
 /// Fewest and most options a comparison takes.
@@ -130,7 +171,7 @@ fn read_review_options(inputs: &[OptionInput]) -> Result<Vec<ReviewOption>, (usi
     for (index, input) in inputs.iter().enumerate() {
         let lettered = || char::from(b'A' + index as u8).to_string();
         let (id, text) = match input {
-            OptionInput::Full { id, text } => (id.clone(), text.clone()),
+            OptionInput::Full { id, text, .. } => (id.clone(), text.clone().unwrap_or_default()),
             OptionInput::Line(line) => match line.split_once(':') {
                 Some((id, text))
                     if !id.trim().is_empty()
@@ -376,7 +417,7 @@ impl ProtocolKind for DecisionReviewKind {
     }
 
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
-        let options: ReviewOptions = read_options(input)?;
+        let mut options: ReviewOptions = read_options(input)?;
         // An error about a value names the flag that set it, else the key.
         let field = |key: &str| input.field(key);
         if options.mode == ReviewMode::Writing {
@@ -401,9 +442,13 @@ impl ProtocolKind for DecisionReviewKind {
             .map_err(|error| SpecError::new(error.to_string()).field("thresholds"))?;
         match options.mode {
             ReviewMode::Comparative => {
-                let read = read_review_options(&options.options).map_err(|(index, problem)| {
+                let at = |index: usize, problem: String| {
                     SpecError::new(problem).field(format!("{}[{index}]", field("options")))
-                })?;
+                };
+                read_option_files(&mut options.options, input)
+                    .map_err(|(index, problem)| at(index, problem))?;
+                let read = read_review_options(&options.options)
+                    .map_err(|(index, problem)| at(index, problem))?;
                 if !OPTIONS_RANGE.contains(&read.len()) {
                     return Err(SpecError::new(format!(
                         "a comparison needs {} to {} options, got {}",

@@ -55,6 +55,9 @@ pub struct Ranking {
     pub ranking: Vec<RankedOption>,
     /// Each criterion's own order of the options, best first.
     pub per_criterion: BTreeMap<Criterion, Vec<String>>,
+    /// Every option ruled out, with why: `B: b2 risk 1 (analyst): …`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dealbreaker: Vec<String>,
     /// "Choose A unless …": what would change the recommendation.
     pub conditional_recommendation: String,
 }
@@ -179,10 +182,21 @@ pub fn rank(
         .find(|option| option.dealbreaker.is_none())
         .map(|option| option.option.clone());
     let conditional_recommendation = condition(&ranking, recommendation.as_deref());
+    let dealbreaker = ranking
+        .iter()
+        .filter_map(|option| {
+            Some(format!(
+                "{}: {}",
+                option.option,
+                option.dealbreaker.as_deref()?
+            ))
+        })
+        .collect();
     Ranking {
         recommendation,
         ranking,
         per_criterion,
+        dealbreaker,
         conditional_recommendation,
     }
 }
