@@ -211,7 +211,10 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
         if path.is_dir() {
             collect_files(root, &path, out);
         } else if let Ok(relative) = path.strip_prefix(root) {
-            out.push(relative.display().to_string());
+            // The lock this session holds is not part of the record.
+            if relative != Path::new(crate::artifact::LOCK_FILE) {
+                out.push(relative.display().to_string());
+            }
         }
     }
 }
