@@ -195,6 +195,13 @@ pub const ALLOW_OUTSIDE: &str = "--allow-outside-context";
 /// the caller to name the field.
 pub fn in_spec_folder(spec_dir: &Path, path: &Path) -> Result<PathBuf, String> {
     use std::path::Component;
+    // `spec.yaml` given bare has the empty path as its parent: the current
+    // folder, which must still be resolved for the link check below.
+    let spec_dir = if spec_dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        spec_dir
+    };
     let refuse = |why: &str| {
         Err(format!(
             "`{}` {why}; a spec reads only files in its own folder (give the file with \
@@ -369,6 +376,14 @@ mod tests {
         std::os::unix::fs::symlink(root.path().join("secret"), folder.join("link")).unwrap();
         let error = in_spec_folder(&folder, Path::new("link")).unwrap_err();
         assert!(error.contains("link that leads outside"), "{error}");
+        // A spec named bare (`spec.yaml`) has the empty path for its folder:
+        // the current one, where a link leading out is caught the same.
+        let here = std::env::current_dir().unwrap();
+        let link = here.join(format!("quorum-test-link-{}", std::process::id()));
+        std::os::unix::fs::symlink(root.path().join("secret"), &link).unwrap();
+        let refused = in_spec_folder(Path::new(""), Path::new(link.file_name().unwrap()));
+        std::fs::remove_file(&link).unwrap();
+        assert!(refused.unwrap_err().contains("link that leads outside"));
     }
 
     #[test]
