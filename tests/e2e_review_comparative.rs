@@ -151,7 +151,7 @@ fn dr_56_options_are_checked_before_anything_is_written() {
                 "--option",
                 "A: only one",
             ],
-            "--option: a comparison needs 2 to 6 options, got 1",
+            "--option: a comparison needs 2 to 6 options (--option \"A: …\", or `options:` in a spec), got 1",
         ),
         (
             vec!["review", "T", "--option", "A: x", "--option", "B: y"],

@@ -451,7 +451,7 @@ impl ProtocolKind for DecisionReviewKind {
                     .map_err(|(index, problem)| at(index, problem))?;
                 if !OPTIONS_RANGE.contains(&read.len()) {
                     return Err(SpecError::new(format!(
-                        "a comparison needs {} to {} options, got {}",
+                        "a comparison needs {} to {} options (--option \"A: …\", or `options:` in a spec), got {}",
                         OPTIONS_RANGE.start(),
                         OPTIONS_RANGE.end(),
                         read.len()
