@@ -268,3 +268,47 @@ fn an_option_may_be_a_file_beside_the_spec() {
         ran.stderr
     );
 }
+
+/// A deferred item accepted after the ranking reopens the comparison like
+/// a verdict: one more revision and evaluation, and a new ranking.
+#[test]
+fn an_item_accepted_after_the_ranking_reopens_the_comparison() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    sandbox
+        .quorum(
+            &[
+                "demo",
+                "--mode",
+                "comparative",
+                "--moderation",
+                "defer",
+                "--headless",
+                "--speed",
+                "200",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        )
+        .assert_code(0);
+    let dir = only_run(&out);
+    let dir_text = dir.to_str().unwrap();
+    let settled = sandbox.quorum(&["open", dir_text, "--resolve", "c2=accept"], &[]);
+    settled.assert_code(0);
+    assert!(
+        settled.stdout.contains("The debate is reopened"),
+        "{}",
+        settled.stdout
+    );
+    sandbox
+        .quorum(&["resume", dir_text, "--reopen", "--headless"], &[])
+        .assert_code(0);
+    let record = record(&dir);
+    let rounds = record["stages"]["evaluation"]["rounds"]
+        .as_sequence()
+        .unwrap();
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(record["comparison"]["recommendation"].as_str(), Some("A"));
+    assert_eq!(record["outcome"]["kind"].as_str(), Some("completed"));
+}

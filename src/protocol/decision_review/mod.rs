@@ -999,6 +999,9 @@ impl DecisionReview {
     pub fn settle_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         match &self.outcome {
             None => return Some("the debate is still running".into()),
+            // A comparison's ranking stands where a verdict would: an item
+            // accepted after it reopens the comparison like a verdict.
+            Some(Outcome::Completed { .. }) if self.config.mode == ReviewMode::Comparative => {}
             Some(Outcome::Failed { .. } | Outcome::Completed { .. }) => {
                 return Some("the debate ended without a verdict".into());
             }
