@@ -185,7 +185,17 @@ fn case_1_a_pipe_is_read_with_the_same_cap() {
     );
     assert!(ran.stderr.contains("from a pipe"), "{}", ran.stderr);
     assert!(!sandbox.out().exists());
-    writer.join().unwrap();
+    // Should quorum ever stop before opening the pipe, the writer would
+    // wait for a reader forever: open the read end (without blocking) so
+    // it can finish either way.
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let _reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(0o4000) // O_NONBLOCK
+            .open(&fifo);
+        writer.join().unwrap();
+    }
 }
 
 // 2. and 3. YAML that costs time or memory.
