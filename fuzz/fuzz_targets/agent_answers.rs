@@ -1,5 +1,5 @@
 //! Every reader of agent text, fed the same bytes: the decision review's
-//! four formats, a red team's findings, the root-cause analysis's three,
+//! four formats and its writing mode's two, a red team's findings, the root-cause analysis's three,
 //! the planning debate's markdown formats, and the YAML guard beneath them.
 //! Invariant: no panic, and the guard's verdict holds (what it refuses
 //! never reaches the YAML parser through the readers).
@@ -65,4 +65,6 @@ fuzz_target!(|data: &[u8]| {
     let _ = plan::parse::unverified_markers(text);
     let _ = plan::parse::critique_log(text);
     let _ = quorum::parse::blocks::blocks(text, "Challenge", &plan::parse::CHALLENGE_KEYS);
+    let _ = quorum::protocol::decision_review::writing::parse::parse_rewrite(text);
+    let _ = quorum::protocol::decision_review::writing::parse::parse_merge(text);
 });

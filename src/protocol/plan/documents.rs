@@ -126,8 +126,12 @@ fn rows_as(plan: &Plan, settled: bool) -> Vec<LogRow> {
     rows
 }
 
+/// `C3` → 3; anything else (ids are quorum's own, but never trust a slice
+/// of text to fall on a character boundary) → 0.
 fn item_number(id: &str) -> u32 {
-    id[1..].parse().unwrap_or(0)
+    id.get(1..)
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or(0)
 }
 
 fn capital(decision: ItemDecision) -> String {

@@ -294,7 +294,9 @@ pub fn read_responses(
                     &id,
                     format!(
                         "expected accept, reject or defer after {id}; found {}",
-                        quote(&rest[..word_len.max(rest.len().min(20))])
+                        // The word, or its first 20 characters: never a
+                        // byte cut inside a character (found by the fuzzer).
+                        quote(&rest.chars().take(word_len.max(20)).collect::<String>())
                     ),
                 ));
             }
@@ -552,5 +554,21 @@ mod tests {
         );
         assert_eq!(log.counts.len(), 2);
         assert!(document[log.span.1..].starts_with("## Progress Tracking"));
+    }
+
+    /// Found by the agent_answers fuzz target
+    /// (`fuzz/artifacts/agent_answers/crash-f1823ce9…`): a response whose
+    /// word is not a decision, with a multi-byte character within its first
+    /// 20 bytes, is refused with an excerpt, not a panic.
+    #[test]
+    fn a_bad_decision_word_is_quoted_without_cutting_a_character() {
+        let crash = "C1::VV\0\u{c}-0otno wuuusdu\u{84284})\nimprovement8!";
+        let error = read_responses(crash, &["C1"]).unwrap_err();
+        assert!(
+            error.message.contains("expected accept, reject or defer"),
+            "{error}"
+        );
+        let error = read_responses("C1: ééééééééééééééééééééé\n", &["C1"]).unwrap_err();
+        assert!(error.message.contains("ééé"), "{error}");
     }
 }
