@@ -344,6 +344,36 @@ fn middle_streamed(records: &[Json], call_id: &str) -> Option<u64> {
     streamed.get(streamed.len() / 2).copied()
 }
 
+/// Calls the journal shows started and never ended (finished, failed,
+/// skipped or cancelled for a fresh attempt by the moderator), in the order
+/// they were started.
+fn unfinished_calls(records: &[Json]) -> Vec<&str> {
+    let mut open: Vec<&str> = Vec::new();
+    for record in records {
+        let event = &record["event"];
+        match event["event"].as_str() {
+            Some("call_started") => {
+                if let Some(call) = event["call_id"].as_str() {
+                    open.push(call);
+                }
+            }
+            Some("input") => {
+                let input = &event["input"];
+                let ends = matches!(
+                    input["type"].as_str(),
+                    Some("call_finished" | "call_failed")
+                ) || (input["type"] == "override"
+                    && (input["action"] == "skip" || input["action"] == "retry_now"));
+                if ends && let Some(call) = input["call_id"].as_str() {
+                    open.retain(|started| *started != call);
+                }
+            }
+            _ => {}
+        }
+    }
+    open
+}
+
 /// Finished calls: call id and output, in journal order.
 fn finished_calls(records: &[Json]) -> Vec<(String, String)> {
     records
@@ -1218,10 +1248,29 @@ fn kill_and_resume(point: &KillPoint) -> Row {
             .iter()
             .map(|call| call.as_str().expect("a call id"))
             .collect();
-        assert_eq!(
-            restarted, point.restarts,
-            "{context}: the resume starts again exactly the calls that had not finished"
-        );
+        if restarted != point.restarts && matches!(point.stop, Stop::MidStream(_)) {
+            // Under load a round's calls can finish in another order than
+            // in the run a mid-stream kill point was planned on (a judge
+            // still streaming where it had finished). What must hold then
+            // is the property itself: exactly the calls the journal shows
+            // started and not ended, the planned ones among them.
+            assert_eq!(
+                restarted,
+                unfinished_calls(&before),
+                "{context}: the resume starts again exactly the calls that had not finished"
+            );
+            for call in point.restarts {
+                assert!(
+                    restarted.contains(call),
+                    "{context}: {call} had not finished, yet was not restarted"
+                );
+            }
+        } else {
+            assert_eq!(
+                restarted, point.restarts,
+                "{context}: the resume starts again exactly the calls that had not finished"
+            );
+        }
         if restarted.is_empty() {
             "—".to_string()
         } else {
