@@ -1581,7 +1581,10 @@ fn demo_export_script_writes_once_and_runs_to_the_same_verdict() {
     );
     ran.assert_code(0);
     let text_written = std::fs::read_to_string(&exported).unwrap();
-    assert_eq!(text_written, quorum::cli::DEMO_SPEC);
+    assert_eq!(
+        text_written,
+        quorum::protocol::decision_review::kind::DEMO_SPEC
+    );
     quorum::spec::parse(&exported, &text_written).expect("the export is a valid spec");
 
     let again = sandbox.quorum(

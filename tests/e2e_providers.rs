@@ -78,8 +78,11 @@ struct ModelServer {
 
 impl ModelServer {
     async fn start(behaviour: Behaviour) -> Self {
-        let spec = quorum::spec::parse(Path::new("demo.yaml"), quorum::cli::DEMO_SPEC)
-            .expect("the demo spec parses");
+        let spec = quorum::spec::parse(
+            Path::new("demo.yaml"),
+            quorum::protocol::decision_review::kind::DEMO_SPEC,
+        )
+        .expect("the demo spec parses");
         let state = Arc::new(ServerState {
             script: spec.script.expect("the demo has a script"),
             behaviour,
@@ -531,7 +534,11 @@ fn thousands(value: u64) -> String {
 async fn judges_split_across_openai_anthropic_and_a_command() {
     let server = ModelServer::start(Behaviour::Answer).await;
     let dir = tempfile::tempdir().unwrap();
-    let spec = quorum::spec::parse(Path::new("demo.yaml"), quorum::cli::DEMO_SPEC).unwrap();
+    let spec = quorum::spec::parse(
+        Path::new("demo.yaml"),
+        quorum::protocol::decision_review::kind::DEMO_SPEC,
+    )
+    .unwrap();
     let script = spec.script.unwrap();
     for round in [1, 2] {
         let key = ("judge.stylist".to_string(), "evaluation".to_string(), round);

@@ -7,10 +7,11 @@
 
 use std::time::Duration;
 
-use quorum::cli::{DEMO_SPEC, RunFlags, Source, prepare};
+use quorum::cli::{RunFlags, Source, prepare};
 use quorum::engine::{Command, Engine, ModerationPolicy, Moderator, Update};
 use quorum::protocol::Outcome;
 use quorum::protocol::decision_review::DecisionReview;
+use quorum::protocol::decision_review::kind::DEMO_SPEC;
 use tokio::sync::mpsc;
 
 /// The demo's scripted analyst answer for `round`: a valid judge answer.

@@ -26,7 +26,7 @@ use crate::engine::ModerationPolicy;
 use crate::protocol::registry::FlagValue;
 
 pub use commands::{Invocation, command, parse_from};
-pub use prepare::{DEMO_SPEC, DEMO_SPEC_NAME, Prepared, Rebuilt, Source, prepare, rebuild};
+pub use prepare::{DEMO_SPEC_NAME, Prepared, Rebuilt, Source, prepare, rebuild};
 
 /// Exit codes, shown in `--help` and the README.
 pub const EXIT_CODES: &str = crate::protocol::EXIT_CODE_TABLE;

@@ -39,14 +39,12 @@ use crate::spec::{self, AgentSpec, ContextSpec, DebateSpec, SpecError};
 
 use super::RunFlags;
 
-/// The built-in demo of the decision review, as spec text.
-pub const DEMO_SPEC: &str = crate::protocol::decision_review::kind::DEMO_SPEC;
 /// How errors and records name a built-in demo.
 pub const DEMO_SPEC_NAME: &str = "<built-in demo>";
 
 /// Where a debate's definition comes from.
 pub enum Source {
-    /// The decision review's built-in demo (`quorum demo`).
+    /// The default protocol's built-in demo (`quorum demo`).
     Demo,
     /// A protocol's built-in demo, by the protocol's name (`quick`) or a
     /// command's (`panel`): `quorum demo --protocol NAME`.
@@ -113,9 +111,13 @@ fn mode_flag(flags: &RunFlags) -> Option<String> {
 /// `--mode`) picks one of the protocol's demos.
 fn demo_of(name: Option<&str>, mode: Option<&str>) -> Result<&'static str, SpecError> {
     let Some(name) = name else {
-        let kind = registry::KINDS[0];
+        // `quorum demo` alone runs the default protocol's demo.
+        let kind = registry::find(crate::spec::DEFAULT_PROTOCOL).unwrap_or(registry::KINDS[0]);
         return match mode {
-            None => Ok(DEMO_SPEC),
+            None => kind.demo(None).ok_or_else(|| {
+                SpecError::new(format!("the {} has no built-in demo", kind.title()))
+                    .field("--protocol")
+            }),
             Some(mode) => kind.demo(Some(mode)).ok_or_else(|| {
                 SpecError::new(format!(
                     "the {} has no demo of a `{mode}` mode; its modes are {}",

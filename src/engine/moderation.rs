@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
-use crate::protocol::decision_review::model::ItemDecision;
+use crate::protocol::ItemDecision;
 use crate::protocol::{Input, ModerationItem};
 
 /// Who decides the moderator's items without a person at an interface

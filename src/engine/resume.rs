@@ -587,7 +587,7 @@ mod tests {
     fn moderation_is_pending_until_submitted_and_decisions_are_inputs() {
         let decided = input(Input::ItemDecided {
             item_id: "c1".into(),
-            decision: crate::protocol::decision_review::model::ItemDecision::Reject,
+            decision: crate::protocol::ItemDecision::Reject,
             note: Some("no".into()),
         });
         let (folded, updates) = fold_events(vec![started(), finished("proposer/a1"), decided]);
@@ -672,7 +672,7 @@ mod tests {
         whole.push(JournalEvent::Finished { outcome });
         whole.push(input(Input::ItemResolved {
             item_id: "c1".into(),
-            decision: crate::protocol::decision_review::model::ItemDecision::Accept,
+            decision: crate::protocol::ItemDecision::Accept,
             note: None,
         }));
         let (folded, _) = fold_events(whole.clone());

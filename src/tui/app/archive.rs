@@ -13,7 +13,7 @@ use std::time::Instant;
 use ratatui_textarea::TextArea;
 
 use crate::engine::Command;
-use crate::protocol::decision_review::model::ItemDecision;
+use crate::protocol::ItemDecision;
 use crate::protocol::{Board, Input, Outcome};
 
 use super::{App, Layer, Mode};

@@ -11,7 +11,7 @@ use ratatui::layout::Position;
 use ratatui_textarea::TextArea;
 
 use crate::engine::Command;
-use crate::protocol::decision_review::model::ItemDecision;
+use crate::protocol::ItemDecision;
 use crate::protocol::{Input, OverrideAction};
 
 use super::super::keymap::{self, Action, Context};

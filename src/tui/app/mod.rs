@@ -20,7 +20,7 @@ use ratatui_textarea::TextArea;
 
 use crate::agent::human::HUMAN_PROVIDER;
 use crate::engine::Update;
-use crate::protocol::decision_review::model::ItemDecision;
+use crate::protocol::ItemDecision;
 use crate::protocol::{
     Board, BoardView, LogEntry, LogKind, Outcome, Progress, StageFocus, Timestamp,
 };

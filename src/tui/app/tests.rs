@@ -377,7 +377,7 @@ fn quit_asks_while_running_and_not_after_the_verdict() {
     assert!(app.layers.is_empty() && !app.quit);
     app.apply(
         Update::Finished(Outcome::Decided {
-            verdict: crate::protocol::decision_review::model::Verdict::Adopt,
+            verdict: crate::protocol::Verdict::Adopt,
             rule: "all checks passed".into(),
         }),
         Instant::now(),
@@ -545,7 +545,7 @@ fn replay_app(speed: f64) -> App {
 
 fn adopted() -> Update {
     Update::Finished(Outcome::Decided {
-        verdict: crate::protocol::decision_review::model::Verdict::Adopt,
+        verdict: crate::protocol::Verdict::Adopt,
         rule: "all checks passed".into(),
     })
 }
@@ -845,7 +845,7 @@ fn a_debate_reopened_after_its_verdict_is_running_again() {
     app.apply(progress(true), Instant::now());
     app.apply(
         Update::Finished(Outcome::Decided {
-            verdict: crate::protocol::decision_review::model::Verdict::Adopt,
+            verdict: crate::protocol::Verdict::Adopt,
             rule: "all checks passed".into(),
         }),
         Instant::now(),
