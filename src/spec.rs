@@ -243,30 +243,42 @@ fn find_field_line(source: &str, field: &str) -> Option<usize> {
     let Some(index) = index else {
         return Some(key_line + 1);
     };
-    // The index-th list item under the key.
+    // A list written on the key's own line (`domains: [a, b]`): its items
+    // are on that line.
+    let after_key = lines[key_line]
+        .split_once(':')
+        .map(|(_, rest)| rest.trim())
+        .unwrap_or_default();
+    if after_key.starts_with('[') {
+        return Some(key_line + 1);
+    }
+    // The index-th list item under the key, within the key's block.
     // Items are the `- ` lines at the first item's indentation: a `- ` in
     // a block of text deeper down is not one.
     let indent = |line: &str| line.len() - line.trim_start().len();
     let is_item = |line: &str| line.trim_start().starts_with("- ");
-    let Some(item_indent) = lines
+    let key_indent = indent(lines[key_line]);
+    let block_end = (key_line + 1..lines.len())
+        .find(|&number| {
+            let line = lines[number];
+            let blank = line.trim().is_empty() || line.trim_start().starts_with('#');
+            !blank && (indent(line) < key_indent || (indent(line) == key_indent && !is_item(line)))
+        })
+        .unwrap_or(lines.len());
+    let Some(item_indent) = lines[key_line + 1..block_end]
         .iter()
-        .skip(key_line + 1)
         .find(|line| is_item(line))
         .map(|line| indent(line))
     else {
         return Some(key_line + 1);
     };
-    let items: Vec<usize> = lines
-        .iter()
-        .enumerate()
-        .skip(key_line + 1)
-        .filter(|(_, line)| is_item(line) && indent(line) == item_indent)
-        .map(|(number, _)| number)
+    let items: Vec<usize> = (key_line + 1..block_end)
+        .filter(|&number| is_item(lines[number]) && indent(lines[number]) == item_indent)
         .collect();
     let Some(&item) = items.get(index) else {
         return Some(key_line + 1);
     };
-    let end = items.get(index + 1).copied().unwrap_or(lines.len());
+    let end = items.get(index + 1).copied().unwrap_or(block_end);
     let line = within
         .and_then(|key| (item..end).find(|&number| starts_key(lines[number], key)))
         .unwrap_or(item);
@@ -532,6 +544,18 @@ pub fn agent_for<'a>(spec: &'a DebateSpec, role: &str) -> Option<(&'a str, &'a A
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_item_of_a_flow_list_is_on_its_key_line_and_block_lists_end_with_their_block() {
+        let source = "protocol: council\ndomains: [security, astrology]\nscript:\n  replies:\n    - role: a\n    - role: b\n";
+        assert_eq!(find_field_line(source, "domains[1]"), Some(2));
+        let source = "domains:\n  - security\n  - astrology\nother:\n  - x\n  - y\n  - z\n";
+        assert_eq!(find_field_line(source, "domains[1]"), Some(3));
+        // Past the list's end: the key, not an item of a later list.
+        assert_eq!(find_field_line(source, "domains[2]"), Some(1));
+        let source = "domains:\n- security\n- astrology\nother: 1\n";
+        assert_eq!(find_field_line(source, "domains[1]"), Some(3));
+    }
     use super::*;
 
     fn parse_text(text: &str) -> Result<DebateSpec, SpecError> {
