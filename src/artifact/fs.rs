@@ -74,6 +74,24 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     file.commit()
 }
 
+/// Atomically writes a file a protocol delivers outside its run folder
+/// ([`crate::protocol::Publication`]), creating its folder. A symbolic link
+/// where the file or its folder should be is refused, not followed: the
+/// deliverable lands where its path says or nowhere.
+pub fn publish(path: &Path, contents: &[u8]) -> Result<(), ArtifactError> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(non_empty(folder)).map_err(ArtifactError::io("create", folder))?;
+    for existing in [folder, path] {
+        if fs::symlink_metadata(non_empty(existing)).is_ok_and(|meta| meta.file_type().is_symlink())
+        {
+            return Err(ArtifactError::NotAFolder {
+                path: existing.to_path_buf(),
+            });
+        }
+    }
+    write_atomic(path, contents).map_err(ArtifactError::io("write", path))
+}
+
 /// Flushes a folder's entries (files created, renamed or removed in it) to
 /// disk. A no-op where folders cannot be opened for syncing.
 pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {

@@ -21,7 +21,7 @@ mod journal;
 mod lock;
 mod slug;
 
-pub use fs::{ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, write_atomic};
+pub use fs::{ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, publish, write_atomic};
 pub use journal::{
     FIRST_SEQ, JOURNAL_VERSION, Journal, JournalContents, JournalError, Record,
     STOP_AFTER_RECORD_ENV, TornTail, parse_journal, read_journal, truncate_torn_tail,

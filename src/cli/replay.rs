@@ -172,6 +172,7 @@ mod tests {
             stage: stage.into(),
             round: 1,
             max_round: 0,
+            budget: None,
             finished: false,
         })
     }

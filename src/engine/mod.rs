@@ -1048,6 +1048,14 @@ impl<P: Protocol> Engine<P> {
             self.written
                 .insert(document.path.clone(), contents.into_owned());
         }
+        for publication in self.protocol.publications() {
+            let key = publication.path.display().to_string();
+            if self.written.get(&key) == Some(&publication.contents) {
+                continue;
+            }
+            crate::artifact::publish(&publication.path, publication.contents.as_bytes())?;
+            self.written.insert(key, publication.contents);
+        }
         Ok(())
     }
 }

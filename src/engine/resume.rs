@@ -134,6 +134,15 @@ pub fn rewrite_stale_documents<P: Protocol>(
         run_dir.write(&document.path, contents.as_bytes())?;
         rewritten.push(document.path.clone());
     }
+    for publication in protocol.publications() {
+        if std::fs::read_to_string(&publication.path).ok().as_deref()
+            == Some(publication.contents.as_str())
+        {
+            continue;
+        }
+        crate::artifact::publish(&publication.path, publication.contents.as_bytes())?;
+        rewritten.push(publication.path.display().to_string());
+    }
     Ok(rewritten)
 }
 
@@ -455,6 +464,7 @@ mod tests {
                 stage: "stage".into(),
                 round: 1,
                 max_round: 0,
+                budget: None,
                 finished: self.outcome.is_some(),
             }
         }

@@ -24,6 +24,7 @@
 //! the documents contain, through [`Protocol::documents`]), or drawing anything.
 
 pub mod calls;
+pub mod council;
 pub mod decision_review;
 pub mod judges;
 pub mod outcome;
@@ -316,6 +317,16 @@ impl Document {
     }
 }
 
+/// A file a protocol delivers outside its run folder once it has ended
+/// (a council's deliverable pair under `.outputs/debate/`): an absolute
+/// path the protocol derived from its journaled definition, never from an
+/// agent's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Publication {
+    pub path: std::path::PathBuf,
+    pub contents: String,
+}
+
 /// Where a debate stands, for progress display.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Progress {
@@ -327,6 +338,10 @@ pub struct Progress {
     /// analysis's five); 0 when it has none to show.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub max_round: u32,
+    /// Calls made so far and the most it may make, for a protocol that
+    /// runs on a budget (a council).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<(u32, u32)>,
     pub finished: bool,
 }
 
@@ -644,6 +659,11 @@ pub trait Protocol: Send {
     /// The artifact files as they should read now.
     fn documents(&self) -> Vec<Document>;
 
+    /// Files delivered outside the run folder once the debate has ended.
+    fn publications(&self) -> Vec<Publication> {
+        Vec::new()
+    }
+
     fn outcome(&self) -> Option<&Outcome>;
 
     /// The topic, the roles with who plays them now, the deliverable.
@@ -738,6 +758,9 @@ impl<P: Protocol + ?Sized> Protocol for Box<P> {
     }
     fn documents(&self) -> Vec<Document> {
         (**self).documents()
+    }
+    fn publications(&self) -> Vec<Publication> {
+        (**self).publications()
     }
     fn outcome(&self) -> Option<&Outcome> {
         (**self).outcome()

@@ -155,6 +155,7 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     } else {
         agents
     };
+    let rows = wrap_rows(rows, agents.width);
     let row_rects = Layout::vertical(vec![
         Constraint::Ratio(1, rows.len().max(1) as u32);
         rows.len()
@@ -299,6 +300,28 @@ pub fn target_areas(target: Rect) -> (Rect, Rect) {
     (heading, text)
 }
 
+/// Narrowest a pane may be before its row wraps, in columns.
+pub const MIN_PANE_COLUMNS: u16 = 24;
+
+/// Splits every row that would make its panes narrower than
+/// [`MIN_PANE_COLUMNS`] in `width` into rows of equal length (six experts
+/// in 74 columns: two rows of three), so a council of up to eight stays
+/// readable; the order is kept.
+pub fn wrap_rows(rows: Vec<Vec<usize>>, width: u16) -> Vec<Vec<usize>> {
+    let fits = usize::from((width / MIN_PANE_COLUMNS).max(1));
+    let mut wrapped = Vec::new();
+    for row in rows {
+        if row.len() <= fits {
+            wrapped.push(row);
+            continue;
+        }
+        let lines = row.len().div_ceil(fits);
+        let per_line = row.len().div_ceil(lines);
+        wrapped.extend(row.chunks(per_line).map(<[usize]>::to_vec));
+    }
+    wrapped
+}
+
 /// The panes by row, top to bottom (see [`group_rows`]).
 pub fn pane_rows(app: &App) -> Vec<Vec<usize>> {
     let groups: Vec<RoleGroup> = app.panes.iter().map(|pane| pane.role.group).collect();
@@ -325,4 +348,24 @@ pub fn group_rows(groups: &[RoleGroup]) -> Vec<Vec<usize>> {
         })
         .filter(|row| !row.is_empty())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_too_narrow_for_their_panes_wrap_evenly() {
+        let row = |n: usize| (0..n).collect::<Vec<_>>();
+        // 74 columns hold three panes of 24: six wrap into two rows of three.
+        assert_eq!(
+            wrap_rows(vec![vec![9, 10], row(6)], 74),
+            vec![vec![9, 10], vec![0, 1, 2], vec![3, 4, 5]]
+        );
+        // Four in a room for three: two rows of two, not three and one.
+        assert_eq!(wrap_rows(vec![row(4)], 74), vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(wrap_rows(vec![row(6)], 150), vec![row(6)]);
+        // Narrower than one pane: one per row.
+        assert_eq!(wrap_rows(vec![row(2)], 20), vec![vec![0], vec![1]]);
+    }
 }

@@ -1740,6 +1740,7 @@ impl Protocol for DecisionReview {
             stage: self.stage.as_str().to_string(),
             round: self.round,
             max_round: 0,
+            budget: None,
             finished: self.outcome.is_some(),
         }
     }

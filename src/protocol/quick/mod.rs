@@ -1274,6 +1274,7 @@ impl Protocol for Quick {
             stage: self.step.id(self.config.mode).to_string(),
             round: 0,
             max_round: 0,
+            budget: None,
             finished: self.outcome.is_some(),
         }
     }

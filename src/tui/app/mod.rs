@@ -380,6 +380,7 @@ impl App {
                 stage: String::new(),
                 round: 1,
                 max_round: 0,
+                budget: None,
                 finished: false,
             },
             board: Board::default(),

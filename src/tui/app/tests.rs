@@ -267,6 +267,7 @@ fn a_held_round_focuses_its_judge_and_m_reruns_it() {
             stage: "evaluation".into(),
             round: 1,
             max_round: 0,
+            budget: None,
             finished: false,
         }),
         Instant::now(),
@@ -654,6 +655,7 @@ fn a_replay_plays_its_moments_and_its_clock_stops_at_the_end() {
                 stage: "critique".into(),
                 round: 1,
                 max_round: 0,
+                budget: None,
                 finished: false,
             }),
         },
@@ -839,6 +841,7 @@ fn a_debate_reopened_after_its_verdict_is_running_again() {
             stage: if finished { "verdict" } else { "revision" }.into(),
             round: 3,
             max_round: 0,
+            budget: None,
             finished,
         })
     };

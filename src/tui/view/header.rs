@@ -98,6 +98,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         };
         strip.push(Span::styled(round, theme.dim));
     }
+    if let Some((used, limit)) = app.progress.budget {
+        let style = if used >= limit {
+            theme.error
+        } else {
+            theme.dim
+        };
+        strip.push(Span::styled(format!(" budget {used}/{limit} ·"), style));
+    }
     strip.push(Span::styled(
         format!(" {}", clock(app.elapsed.as_secs())),
         theme.dim,

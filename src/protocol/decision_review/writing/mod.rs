@@ -721,6 +721,7 @@ impl Protocol for WritingReview {
             stage: self.step.id().to_string(),
             round: 0,
             max_round: 0,
+            budget: None,
             finished: self.outcome.is_some(),
         }
     }
