@@ -32,6 +32,7 @@ pub static KINDS: &[&dyn ProtocolKind] = &[
     &super::quick::KIND,
     &super::plan::KIND,
     &super::rca::KIND,
+    &super::council::KIND,
 ];
 
 /// The journal's first line says what a debate is: its protocol's name under

@@ -1,0 +1,409 @@
+//! The council's entry in the registry: `quorum council SCOPE`, the spec
+//! keys (`domains`, `mode`, `intensity`, `preset`, `review_id`,
+//! `fallback`, `context_summary`, `outputs`), the role slots
+//! (`expert.<domain>`, `devil-advocate`, `integration-checker`, and a
+//! brainstorm's `synthesizer`), the demos and the verdict recomputed from
+//! the files on disk.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{CHECKER, CouncilMode, DEVIL, Intensity, Preset, SYNTHESIZER, expert_slot};
+use super::{Council, CouncilConfig, Step, domains};
+use crate::prompts::{PromptSet, TemplateSpec};
+use crate::protocol::registry::{
+    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
+    Recomputed, RoleSlot, Setting, ValueKind, read_options,
+};
+use crate::protocol::{Protocol, RoleGroup};
+use crate::spec::SpecError;
+
+/// What a spec's `protocol:` says for a council.
+pub const NAME: &str = "council";
+
+/// The registry's entry for the council.
+pub struct CouncilKind;
+
+/// The one instance the registry lists.
+pub static KIND: CouncilKind = CouncilKind;
+
+/// The built-in demo: a payment webhook reviewed by four experts.
+const DEMO: &str = include_str!("../../../demo/council-webhooks.yaml");
+/// The built-in brainstorm demo.
+const BRAINSTORM_DEMO: &str = include_str!("../../../demo/council-brainstorm.yaml");
+
+/// At most this many experts: with the devil's advocate and the
+/// integration checker, eight panes stay readable.
+pub const MAX_EXPERTS: usize = 6;
+
+/// Longest review id, in chars: it names the deliverable's files.
+const MAX_REVIEW_ID_CHARS: usize = 64;
+
+/// Where the deliverable pair goes when nothing says (FP-52).
+pub const DEFAULT_OUTPUTS: &str = ".outputs";
+
+/// The council's own spec keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct CouncilOptions {
+    #[serde(default)]
+    mode: CouncilMode,
+    #[serde(default)]
+    domains: Vec<String>,
+    #[serde(default)]
+    intensity: Intensity,
+    #[serde(default)]
+    preset: Preset,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    review_id: Option<String>,
+    #[serde(default)]
+    fallback: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    context_summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    outputs: Option<String>,
+}
+
+/// `--domain`'s help, with every domain of the registry (a test keeps
+/// the two together).
+const DOMAIN_HELP: &str = "A domain to seat an expert for (repeatable, at most 6; default by mode): accessibility, api, architecture, compliance, correctness, cost, data, documentation, evidence, maintainability, operations, performance, privacy, product, reliability, scalability, security, testing, ux";
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        key: "mode",
+        flag: "mode",
+        value_name: "MODE",
+        help: "What the council does: review, audit, research, synthesis (findings and a verdict), brainstorm or design (proposals and a handoff)",
+        kind: ValueKind::Text,
+        values: &[
+            "review",
+            "audit",
+            "brainstorm",
+            "design",
+            "research",
+            "synthesis",
+        ],
+    },
+    OptionSpec {
+        key: "domains",
+        flag: "domain",
+        value_name: "DOMAIN",
+        help: DOMAIN_HELP,
+        kind: ValueKind::List,
+        values: &[],
+    },
+    OptionSpec {
+        key: "intensity",
+        flag: "intensity",
+        value_name: "LEVEL",
+        help: "quick (no challenge rounds), standard (up to 3) or thorough (up to 5)",
+        kind: ValueKind::Text,
+        values: &["quick", "standard", "thorough"],
+    },
+    OptionSpec {
+        key: "preset",
+        flag: "preset",
+        value_name: "PRESET",
+        help: "default, or security-elevated (higher bars; any confirmed security finding fails)",
+        kind: ValueKind::Text,
+        values: &["default", "security-elevated"],
+    },
+    OptionSpec {
+        key: "review_id",
+        flag: "review-id",
+        value_name: "ID",
+        help: "The council's id, in the deliverable's file name (default: a new UUID)",
+        kind: ValueKind::Text,
+        values: &[],
+    },
+    OptionSpec {
+        key: "fallback",
+        flag: "fallback",
+        value_name: "",
+        help: "Independent answers only: skip the challenge rounds and the merges, and mark the result",
+        kind: ValueKind::Switch(true),
+        values: &[],
+    },
+    OptionSpec {
+        key: "context_summary",
+        flag: "summary",
+        value_name: "TEXT",
+        help: "A neutral statement of the task every participant gets (default: the scope)",
+        kind: ValueKind::Text,
+        values: &[],
+    },
+    OptionSpec {
+        key: "outputs",
+        flag: "outputs",
+        value_name: "DIR",
+        help: "Where the deliverable pair goes: DIR/debate/ (default: .outputs)",
+        kind: ValueKind::Text,
+        values: &[],
+    },
+];
+
+const COMMANDS: &[CommandSpec] = &[CommandSpec {
+    name: "council",
+    about: "A five-phase council: independent experts, a devil's advocate, challenge rounds, PASS / CONCERNS / FAIL",
+    subject: "SCOPE",
+    subject_help: "What the council reviews, audits, researches or designs, e.g. \"The payment webhook handler\" (attach the material with --context)",
+    mode: None,
+    options: &[
+        "mode",
+        "domains",
+        "intensity",
+        "preset",
+        "review_id",
+        "fallback",
+        "context_summary",
+        "outputs",
+    ],
+}];
+
+const SLOTS: &[&str] = &["expert.*", DEVIL, CHECKER, SYNTHESIZER];
+
+/// Whether `id` can name a review: letters, digits, `.`, `_` and `-`, not
+/// starting with `.` or `-`; it becomes part of a file name.
+pub fn valid_review_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.chars().count() <= MAX_REVIEW_ID_CHARS
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !id.starts_with(['.', '-'])
+}
+
+impl ProtocolKind for CouncilKind {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "council"
+    }
+
+    fn modes(&self) -> &'static [&'static str] {
+        &[
+            "review",
+            "audit",
+            "brainstorm",
+            "design",
+            "research",
+            "synthesis",
+        ]
+    }
+
+    fn commands(&self) -> &'static [CommandSpec] {
+        COMMANDS
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        OPTIONS
+    }
+
+    fn templates(&self) -> &'static [TemplateSpec] {
+        super::prompts::TEMPLATES
+    }
+
+    fn slots(&self) -> &'static [&'static str] {
+        SLOTS
+    }
+
+    fn seats(&self, slot: &str) -> bool {
+        SLOTS.contains(&slot)
+            || slot
+                .strip_prefix("expert.")
+                .is_some_and(|domain| domains::find(domain).is_some())
+    }
+
+    fn every_stage(&self) -> Vec<&'static str> {
+        Step::IDS.to_vec()
+    }
+
+    fn slot_note(&self, slot: &str) -> Option<&'static str> {
+        (slot == SYNTHESIZER).then_some("brainstorm and design")
+    }
+
+    fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
+        let mut options: CouncilOptions = read_options(input)?;
+        let field = |key: &str| input.field(key);
+        let entry = |key: &str, index: usize| {
+            let named = field(key);
+            if named.starts_with("--") {
+                named
+            } else {
+                format!("{key}[{index}]")
+            }
+        };
+        for (index, domain) in options.domains.iter_mut().enumerate() {
+            *domain = domain.trim().to_ascii_lowercase();
+            if domains::find(domain).is_none() {
+                return Err(SpecError::new(format!(
+                    "`{domain}` is not a domain quorum knows; the domains are {}",
+                    domains::names().join(", ")
+                ))
+                .field(entry("domains", index)));
+            }
+        }
+        for (index, domain) in options.domains.iter().enumerate() {
+            if options.domains[..index].contains(domain) {
+                return Err(SpecError::new(format!(
+                    "domain `{domain}` is named twice; a council seats one expert per domain"
+                ))
+                .field(entry("domains", index)));
+            }
+        }
+        if options.domains.len() > MAX_EXPERTS {
+            return Err(SpecError::new(format!(
+                "{} domains is more than a council seats ({MAX_EXPERTS} experts, with the devil's advocate and the integration checker)",
+                options.domains.len()
+            ))
+            .field(field("domains")));
+        }
+        if options.domains.is_empty() {
+            options.domains = domains::defaults(options.mode)
+                .iter()
+                .map(|d| d.to_string())
+                .collect();
+        }
+        match &options.review_id {
+            Some(id) if !valid_review_id(id) => {
+                return Err(SpecError::new(format!(
+                    "`{id}` cannot be a review id: use 1 to {MAX_REVIEW_ID_CHARS} letters, digits, `.`, `_` or `-`, not starting with `.` or `-` (it names the deliverable's files)"
+                ))
+                .field(field("review_id")));
+            }
+            Some(_) => {}
+            None => options.review_id = Some(new_review_id()),
+        }
+        if let Some(summary) = &options.context_summary
+            && summary.trim().is_empty()
+        {
+            options.context_summary = None;
+        }
+        let outputs = options
+            .outputs
+            .clone()
+            .unwrap_or_else(|| DEFAULT_OUTPUTS.to_string());
+        if outputs.trim().is_empty() {
+            return Err(SpecError::new("the outputs folder is empty").field(field("outputs")));
+        }
+        let outputs = PathBuf::from(outputs);
+        let outputs = if outputs.is_absolute() {
+            outputs
+        } else {
+            std::env::current_dir()
+                .map(|dir| dir.join(&outputs))
+                .unwrap_or(outputs)
+        };
+        options.outputs = Some(outputs.display().to_string());
+        Ok(Box::new(options))
+    }
+
+    fn build(
+        &self,
+        definition: &DebateDefinition,
+        prompts: Arc<PromptSet>,
+    ) -> Result<Box<dyn Protocol>, String> {
+        let config: CouncilConfig = definition
+            .config()
+            .map_err(|error| format!("the council's definition does not read: {error}"))?;
+        Ok(Box::new(Council::new(config, prompts)))
+    }
+
+    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
+        // One scripted council serves every findings mode and one every
+        // proposing mode: `--mode` sets the mode over the demo's own.
+        match mode.map(CouncilMode::parse) {
+            None => Some(DEMO),
+            Some(Some(mode)) if mode.proposes() => Some(BRAINSTORM_DEMO),
+            Some(Some(_)) => Some(DEMO),
+            Some(None) => None,
+        }
+    }
+
+    fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
+        super::documents::recompute(dir)
+    }
+}
+
+/// A fresh review id: a random (version 4) UUID (FP-02).
+pub fn new_review_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+impl CouncilOptions {
+    fn config(&self, setting: Setting) -> CouncilConfig {
+        CouncilConfig {
+            context_summary: self
+                .context_summary
+                .clone()
+                .unwrap_or_else(|| setting.topic.clone()),
+            topic: setting.topic,
+            context: setting.context,
+            review_id: self.review_id.clone().unwrap_or_default(),
+            mode: self.mode,
+            domains: self.domains.clone(),
+            intensity: self.intensity,
+            preset: self.preset,
+            fallback: self.fallback,
+            context_policy: "minimal-non-leading".into(),
+            outputs: self.outputs.clone().unwrap_or_default(),
+            agents: setting.agents,
+            prices: setting.prices,
+            started_at: setting.started_at,
+            hold_for_moderator: false,
+        }
+    }
+}
+
+impl Configured for CouncilOptions {
+    fn label(&self) -> String {
+        format!(
+            "council ({}, {}, {})",
+            self.mode.as_str(),
+            self.intensity.as_str(),
+            self.domains.join(", ")
+        )
+    }
+
+    fn roles(&self) -> Vec<RoleSlot> {
+        let mut roles: Vec<RoleSlot> = self
+            .domains
+            .iter()
+            .map(|domain| RoleSlot::new(expert_slot(domain), RoleGroup::Panel))
+            .collect();
+        roles.push(RoleSlot::new(CHECKER, RoleGroup::Lead));
+        roles.push(RoleSlot::new(DEVIL, RoleGroup::Challenger));
+        if self.mode.proposes() {
+            roles.push(RoleSlot::new(SYNTHESIZER, RoleGroup::Synthesizer).defaulting_to(CHECKER));
+        }
+        roles
+    }
+
+    fn define(&self, setting: Setting) -> DebateDefinition {
+        DebateDefinition::new(NAME, &self.config(setting))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_domain_help_lists_the_registry() {
+        let listed = DOMAIN_HELP.rsplit_once(": ").unwrap().1;
+        assert_eq!(listed, domains::names().join(", "));
+    }
+
+    #[test]
+    fn review_ids_name_files_safely() {
+        for good in ["demo-webhooks", "2026.q4_audit", "a"] {
+            assert!(valid_review_id(good), "{good}");
+        }
+        for bad in ["", "../x", "a/b", ".hidden", "-x", "a b", &"x".repeat(65)] {
+            assert!(!valid_review_id(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The council's prompt templates, in quorum's own words: Phase 1 for
+//! findings (FP-15, FP-17, FP-19) or proposals (FP-45), the brainstorm's
+//! Expand, the devil's advocate's round (FP-24, FP-28), a participant's
+//! responses (FP-27), the final position (FP-37) and the handoff (FP-44).
+//! Structured parts (the inventory, the challenges, the packet) are given
+//! as JSON text, as the seed exchanges them.
+
+use crate::prompts::TemplateSpec;
+
+/// Phase 1: independent findings.
+pub const INDEPENDENT: TemplateSpec = TemplateSpec {
+    file_name: "council-independent.md.j2",
+    variables: &[
+        "title",
+        "role",
+        "task",
+        "scope",
+        "domains",
+        "devil",
+        "checker",
+        "domain",
+        "focus",
+        "standards",
+        "structural",
+        "task_context",
+        "context",
+        "packet",
+    ],
+    source: include_str!("../../../prompts/council-independent.md.j2"),
+};
+
+/// Brainstorm's Diverge: independent proposals.
+pub const DIVERGE: TemplateSpec = TemplateSpec {
+    file_name: "council-diverge.md.j2",
+    variables: &[
+        "title", "role", "mode", "task", "scope", "domains", "devil", "checker", "domain", "focus",
+        "context", "packet",
+    ],
+    source: include_str!("../../../prompts/council-diverge.md.j2"),
+};
+
+/// Brainstorm's Expand: improve, combine, add.
+pub const EXPAND: TemplateSpec = TemplateSpec {
+    file_name: "council-expand.md.j2",
+    variables: &[
+        "title",
+        "role",
+        "mode",
+        "task",
+        "scope",
+        "inventory",
+        "packet",
+    ],
+    source: include_str!("../../../prompts/council-expand.md.j2"),
+};
+
+/// The devil's advocate's challenge round.
+pub const DEVIL_ROUND: TemplateSpec = TemplateSpec {
+    file_name: "council-devil.md.j2",
+    variables: &[
+        "round",
+        "max_rounds",
+        "task",
+        "scope",
+        "proposes",
+        "inventory",
+        "history",
+        "task_context",
+        "mandatory",
+        "participants",
+        "packet",
+    ],
+    source: include_str!("../../../prompts/council-devil.md.j2"),
+};
+
+/// A participant answers the challenges put to it, and only those.
+pub const RESPOND: TemplateSpec = TemplateSpec {
+    file_name: "council-respond.md.j2",
+    variables: &[
+        "title",
+        "role",
+        "round",
+        "max_rounds",
+        "task",
+        "scope",
+        "proposes",
+        "inventory",
+        "own",
+        "challenges",
+        "packet",
+    ],
+    source: include_str!("../../../prompts/council-respond.md.j2"),
+};
+
+/// Phase 5: the final position.
+pub const FINAL: TemplateSpec = TemplateSpec {
+    file_name: "council-final.md.j2",
+    variables: &[
+        "title",
+        "role",
+        "proposes",
+        "fallback",
+        "task",
+        "scope",
+        "inventory",
+        "history",
+        "open",
+        "own",
+        "merges",
+        "packet",
+    ],
+    source: include_str!("../../../prompts/council-final.md.j2"),
+};
+
+/// The brainstorm's handoff.
+pub const HANDOFF: TemplateSpec = TemplateSpec {
+    file_name: "council-handoff.md.j2",
+    variables: &[
+        "mode",
+        "task",
+        "scope",
+        "inventory",
+        "outcomes",
+        "summaries",
+        "packet",
+    ],
+    source: include_str!("../../../prompts/council-handoff.md.j2"),
+};
+
+/// Every template of the council.
+pub const TEMPLATES: &[TemplateSpec] = &[
+    INDEPENDENT,
+    DIVERGE,
+    EXPAND,
+    DEVIL_ROUND,
+    RESPOND,
+    FINAL,
+    HANDOFF,
+];

@@ -1,0 +1,754 @@
+//! What a council's record adds up to, derived mechanically and the same
+//! way live and from disk (`quorum verdict DIR`): which findings merge
+//! (FP-34, FP-35, A22), which are confirmed, withdrawn, disputed, merged or
+//! unconfirmed (FP-36, A21), who dissents (FP-38), and PASS / CONCERNS /
+//! FAIL with the rule that decided it (FP-39..FP-41, A23). A brainstorm's
+//! proposals end accepted, rejected or parked by the same weighted count.
+//!
+//! The confirmation rule, in full (A21): a finding's support is its
+//! origins, every participant whose final position endorses it, and every
+//! participant who corroborated it during the rounds and said nothing of it
+//! at the end; the devil's advocate weighs `da_weight`, everyone else 1.
+//! The share is support ÷ the weight of every participant with a usable
+//! final position (origins always counted), and it confirms the finding at
+//! `consensus_threshold`, or `security_threshold` for a finding tagged
+//! `security` (A20). The same count is made for challenged and unchallenged
+//! findings alike.
+//!
+//! Not responsible for reading answers or files: it takes the record.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{
+    Challenge, ChallengeState, DEVIL, FinalPosition, Finding, FindingState, MergeCandidate, Params,
+    Positions, Preset, Proposal, ProposalStatus, Response, ResponseKind, Severity, SeverityChange,
+    Stance,
+};
+use crate::protocol::Verdict;
+
+/// Word overlap above which two findings are proposed for a merge (A22).
+pub const MERGE_OVERLAP: f64 = 0.70;
+
+/// Confirmed MEDIUM findings that make "multiple" (A23).
+pub const MULTIPLE_MEDIUM: usize = 2;
+
+/// Confirmed HIGH findings that FAIL a council (FP-39).
+pub const FAILING_HIGHS: usize = 3;
+
+/// The lowercase words of `text`: runs of letters and digits.
+pub fn tokens(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The Jaccard similarity of the words of two descriptions (A22): shared
+/// words ÷ words in either, from 0 to 1.
+pub fn overlap(a: &str, b: &str) -> f64 {
+    let (a, b) = (tokens(a), tokens(b));
+    let union = a.union(&b).count();
+    if union == 0 {
+        return 0.0;
+    }
+    a.intersection(&b).count() as f64 / union as f64
+}
+
+/// Pairs of active findings whose descriptions overlap by more than
+/// [`MERGE_OVERLAP`], in inventory order.
+pub fn overlapping(findings: &[Finding]) -> Vec<MergeCandidate> {
+    let active: Vec<&Finding> = findings.iter().filter(|f| f.active()).collect();
+    let mut pairs = Vec::new();
+    for (index, a) in active.iter().enumerate() {
+        for b in &active[index + 1..] {
+            let share = overlap(&a.text.description, &b.text.description);
+            if share > MERGE_OVERLAP {
+                pairs.push(MergeCandidate {
+                    findings: [a.id.clone(), b.id.clone()],
+                    proposed_by: "quorum".into(),
+                    overlap: round2(share),
+                });
+            }
+        }
+    }
+    pairs
+}
+
+fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+/// Everything the assessment reads.
+pub struct Record<'a> {
+    /// Every participant slot, in roster order.
+    pub participants: &'a [String],
+    pub findings: &'a [Finding],
+    pub challenges: &'a [Challenge],
+    pub responses: &'a [Response],
+    /// Merges proposed in Phase 4; empty when it did not run.
+    pub merges: &'a [MergeCandidate],
+    /// The usable final positions, by participant.
+    pub positions: &'a Positions,
+    pub preset: Preset,
+    pub params: Params,
+}
+
+/// How one finding ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FindingOutcome {
+    pub id: String,
+    pub state: FindingState,
+    pub severity: Severity,
+    /// Weighted support ÷ weighted participants (0 for withdrawn and merged).
+    pub share: f64,
+    /// The share that confirms it.
+    pub threshold: f64,
+    /// The rule that decided the state, in plain words.
+    pub rule: String,
+}
+
+/// A finding some participant disputed at the end (FP-38).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dissent {
+    pub id: String,
+    pub state: FindingState,
+    pub severity: Severity,
+    pub dissenters: Vec<Dissenter>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dissenter {
+    pub participant: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+/// A merge that happened, or why a proposed one did not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MergeResult {
+    pub findings: [String; 2],
+    /// The new finding, when both origins agreed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub into: Option<String>,
+    /// Why not, when they did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+/// What the record adds up to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Assessment {
+    /// The inventory after withdrawals at the end and merges.
+    pub findings: Vec<Finding>,
+    pub outcomes: Vec<FindingOutcome>,
+    pub merges: Vec<MergeResult>,
+    pub disputed_findings: Vec<Dissent>,
+    pub verdict: Verdict,
+    pub rule: String,
+}
+
+impl Assessment {
+    pub fn outcome(&self, id: &str) -> Option<&FindingOutcome> {
+        self.outcomes.iter().find(|outcome| outcome.id == id)
+    }
+}
+
+fn weight(participant: &str, params: &Params) -> f64 {
+    if participant == DEVIL {
+        params.da_weight
+    } else {
+        1.0
+    }
+}
+
+/// The stance `position` takes on `finding` or, for a merged finding, on
+/// one of its parts (the first it names).
+fn stance_on<'a>(
+    position: &'a FinalPosition,
+    finding: &Finding,
+) -> Option<&'a super::model::Position> {
+    position
+        .positions
+        .iter()
+        .find(|p| p.id == finding.id || finding.merged_from.contains(&p.id))
+}
+
+/// Derives states, merges, dissent and the verdict from `record`.
+pub fn assess(record: &Record<'_>) -> Assessment {
+    let mut findings: Vec<Finding> = record.findings.to_vec();
+    // An origin that withdraws in its final position withdraws the finding.
+    for finding in findings.iter_mut().filter(|f| f.active()) {
+        let withdrawn_by: Vec<&String> = finding
+            .origins
+            .iter()
+            .filter(|origin| {
+                record.positions.get(*origin).is_some_and(|position| {
+                    position
+                        .positions
+                        .iter()
+                        .any(|p| p.id == finding.id && p.stance == Stance::Withdraw)
+                })
+            })
+            .collect();
+        if !withdrawn_by.is_empty() && withdrawn_by.len() == finding.origins.len() {
+            finding.withdrawn = Some(format!(
+                "withdrawn by {} in its final position",
+                withdrawn_by
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    let merges = apply_merges(&mut findings, record);
+    let mut outcomes = Vec::new();
+    let mut dissent = Vec::new();
+    for finding in &findings {
+        let outcome = outcome_of(finding, record);
+        if finding.active() {
+            let dissenters: Vec<Dissenter> = record
+                .participants
+                .iter()
+                .filter(|p| !finding.from_origin(p))
+                .filter_map(|p| {
+                    let position = record.positions.get(p)?;
+                    let stance = stance_on(position, finding)?;
+                    (stance.stance == Stance::Dispute).then(|| Dissenter {
+                        participant: p.clone(),
+                        note: stance.note.clone(),
+                    })
+                })
+                .collect();
+            if !dissenters.is_empty() {
+                dissent.push(Dissent {
+                    id: finding.id.clone(),
+                    state: outcome.state,
+                    severity: finding.severity,
+                    dissenters,
+                });
+            }
+        }
+        outcomes.push(outcome);
+    }
+    let (verdict, rule) = verdict_of(&outcomes, record.preset, &findings);
+    Assessment {
+        findings,
+        outcomes,
+        merges,
+        disputed_findings: dissent,
+        verdict,
+        rule,
+    }
+}
+
+/// Applies every proposed merge both origins agreed to (FP-35): the merged
+/// finding takes the next id and the gravest severity, its parts become
+/// `merged`.
+fn apply_merges(findings: &mut Vec<Finding>, record: &Record<'_>) -> Vec<MergeResult> {
+    let mut results = Vec::new();
+    for candidate in record.merges {
+        let [a, b] = &candidate.findings;
+        let parts: Vec<Finding> = [a, b]
+            .iter()
+            .filter_map(|id| findings.iter().find(|f| &f.id == *id).cloned())
+            .collect();
+        let refused = |why: String| MergeResult {
+            findings: candidate.findings.clone(),
+            into: None,
+            refused: Some(why),
+        };
+        if parts.len() != 2 {
+            results.push(refused(
+                "a finding of the pair is not in the inventory".into(),
+            ));
+            continue;
+        }
+        if let Some(gone) = parts.iter().find(|f| !f.active()) {
+            results.push(refused(format!(
+                "{} was {} first",
+                gone.id,
+                if gone.withdrawn.is_some() {
+                    "withdrawn"
+                } else {
+                    "merged"
+                }
+            )));
+            continue;
+        }
+        let mut origins: Vec<String> = Vec::new();
+        for part in &parts {
+            for origin in &part.origins {
+                if !origins.contains(origin) {
+                    origins.push(origin.clone());
+                }
+            }
+        }
+        let not_agreeing: Vec<&String> = origins
+            .iter()
+            .filter(|origin| {
+                !record.positions.get(*origin).is_some_and(|position| {
+                    position.merges.iter().any(|vote| {
+                        vote.agree
+                            && ((vote.findings[0] == *a && vote.findings[1] == *b)
+                                || (vote.findings[0] == *b && vote.findings[1] == *a))
+                    })
+                })
+            })
+            .collect();
+        if !not_agreeing.is_empty() {
+            results.push(refused(format!(
+                "{} did not agree",
+                not_agreeing
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )));
+            continue;
+        }
+        let id = next_id(findings, 'F');
+        let gravest = parts
+            .iter()
+            .min_by_key(|part| part.severity)
+            .expect("two parts");
+        let mut domains: Vec<String> = Vec::new();
+        for part in &parts {
+            for domain in &part.text.domains {
+                if !domains.contains(domain) {
+                    domains.push(domain.clone());
+                }
+            }
+        }
+        let join = |field: fn(&Finding) -> &str| {
+            parts
+                .iter()
+                .map(|part| field(part).trim())
+                .filter(|text| !text.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        };
+        let mut merged = Finding {
+            id: id.clone(),
+            origins,
+            severity: gravest.severity,
+            reported_severity: gravest.severity,
+            text: super::model::FindingText {
+                title: gravest.text.title.clone(),
+                description: join(|f| &f.text.description),
+                evidence: join(|f| &f.text.evidence),
+                recommendation: join(|f| &f.text.recommendation),
+                domains,
+            },
+            discovered: parts.iter().any(|part| part.discovered),
+            round: parts.iter().map(|part| part.round).max().unwrap_or(0),
+            severity_changes: Vec::new(),
+            withdrawn: None,
+            merged_from: vec![a.clone(), b.clone()],
+            merged_into: None,
+        };
+        for part in &parts {
+            if part.severity != merged.severity {
+                merged.severity_changes.push(SeverityChange {
+                    from: part.severity,
+                    to: merged.severity,
+                    round: 0,
+                    why: format!("{} merged with {}", part.id, gravest.id),
+                });
+            }
+        }
+        for finding in findings.iter_mut() {
+            if finding.id == *a || finding.id == *b {
+                finding.merged_into = Some(id.clone());
+            }
+        }
+        findings.push(merged);
+        results.push(MergeResult {
+            findings: candidate.findings.clone(),
+            into: Some(id),
+            refused: None,
+        });
+    }
+    results
+}
+
+/// The next id of a sequence: `F007` after `F006`.
+pub fn next_id<T: HasId>(items: &[T], prefix: char) -> String {
+    let highest = items
+        .iter()
+        .filter_map(|item| item.id().strip_prefix(prefix)?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    format!("{prefix}{:03}", highest + 1)
+}
+
+/// Something with an id of a sequence.
+pub trait HasId {
+    fn id(&self) -> &str;
+}
+
+impl HasId for Finding {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl HasId for Proposal {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// `a, b and c`.
+fn listed(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+fn outcome_of(finding: &Finding, record: &Record<'_>) -> FindingOutcome {
+    let params = &record.params;
+    let threshold = if finding.is_security() {
+        params.security_threshold
+    } else {
+        params.consensus_threshold
+    };
+    let base = |state: FindingState, rule: String| FindingOutcome {
+        id: finding.id.clone(),
+        state,
+        severity: finding.severity,
+        share: 0.0,
+        threshold,
+        rule,
+    };
+    if let Some(why) = &finding.withdrawn {
+        return base(FindingState::Withdrawn, why.clone());
+    }
+    if let Some(into) = &finding.merged_into {
+        return base(FindingState::Merged, format!("merged into {into}"));
+    }
+    let ids: Vec<&str> = std::iter::once(finding.id.as_str())
+        .chain(finding.merged_from.iter().map(String::as_str))
+        .collect();
+    let mut endorsers: Vec<String> = Vec::new();
+    let mut corroborators: Vec<String> = Vec::new();
+    let mut disputers: Vec<String> = Vec::new();
+    let mut counted = 0.0;
+    for participant in record.participants {
+        let origin = finding.from_origin(participant);
+        let position = record.positions.get(participant);
+        if position.is_some() || origin {
+            counted += weight(participant, params);
+        }
+        if origin {
+            continue;
+        }
+        match position.and_then(|position| stance_on(position, finding)) {
+            Some(stance) if stance.stance == Stance::Endorse => endorsers.push(participant.clone()),
+            Some(stance) if stance.stance == Stance::Dispute => disputers.push(participant.clone()),
+            Some(_) => {}
+            None => {
+                let corroborated = record.responses.iter().any(|response| {
+                    response.by == *participant
+                        && response.kind == ResponseKind::Corroboration
+                        && ids.contains(&response.finding_id.as_str())
+                });
+                if corroborated {
+                    corroborators.push(participant.clone());
+                }
+            }
+        }
+    }
+    let support: f64 = finding
+        .origins
+        .iter()
+        .chain(&endorsers)
+        .chain(&corroborators)
+        .map(|p| weight(p, params))
+        .sum();
+    let share = if counted > 0.0 {
+        support / counted
+    } else {
+        0.0
+    };
+    let mut backers = vec![format!("origin {}", listed(&finding.origins))];
+    if !endorsers.is_empty() {
+        backers.push(format!("endorsed by {}", listed(&endorsers)));
+    }
+    if !corroborators.is_empty() {
+        backers.push(format!("corroborated by {}", listed(&corroborators)));
+    }
+    let which = if finding.is_security() {
+        "security threshold"
+    } else {
+        "consensus threshold"
+    };
+    let tally = format!(
+        "{support:.1} of {counted:.1} weighted positions ({share:.2} {} {threshold:.2}, the {which}): {}",
+        if share + 1e-9 >= threshold {
+            "≥"
+        } else {
+            "<"
+        },
+        backers.join("; ")
+    );
+    let challenged = record.challenges.iter().any(|challenge| {
+        ids.contains(&challenge.finding_id.as_str()) && challenge.state.delivered()
+    });
+    let (state, rule) = if share + 1e-9 >= threshold {
+        (FindingState::Confirmed, format!("confirmed: {tally}"))
+    } else if !disputers.is_empty() {
+        (
+            FindingState::Disputed,
+            format!("disputed by {}: {tally}", listed(&disputers)),
+        )
+    } else if challenged {
+        (
+            FindingState::Disputed,
+            format!("challenged and not confirmed: {tally}"),
+        )
+    } else {
+        (FindingState::Unconfirmed, format!("unconfirmed: {tally}"))
+    };
+    FindingOutcome {
+        share: round2(share),
+        ..base(state, rule)
+    }
+}
+
+fn ids_of(outcomes: &[&FindingOutcome]) -> String {
+    outcomes
+        .iter()
+        .map(|o| o.id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn count(n: usize, severity: Severity, state: &str) -> String {
+    format!(
+        "{n} {state} {severity} finding{}",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// FAIL > CONCERNS > PASS (FP-39..FP-41, A23), with every reason at the
+/// deciding level.
+pub fn verdict_of(
+    outcomes: &[FindingOutcome],
+    preset: Preset,
+    findings: &[Finding],
+) -> (Verdict, String) {
+    let with = |state: FindingState, severity: Severity| -> Vec<&FindingOutcome> {
+        outcomes
+            .iter()
+            .filter(|o| o.state == state && o.severity == severity)
+            .collect()
+    };
+    let critical = with(FindingState::Confirmed, Severity::Critical);
+    let high = with(FindingState::Confirmed, Severity::High);
+    let medium = with(FindingState::Confirmed, Severity::Medium);
+    let mut fail = Vec::new();
+    if !critical.is_empty() {
+        fail.push(format!(
+            "{} ({})",
+            count(critical.len(), Severity::Critical, "confirmed"),
+            ids_of(&critical)
+        ));
+    }
+    if high.len() >= FAILING_HIGHS {
+        fail.push(format!(
+            "{} ({})",
+            count(high.len(), Severity::High, "confirmed"),
+            ids_of(&high)
+        ));
+    }
+    if preset == Preset::SecurityElevated {
+        let security: Vec<&FindingOutcome> = outcomes
+            .iter()
+            .filter(|o| o.state == FindingState::Confirmed && o.severity <= Severity::Low)
+            .filter(|o| findings.iter().any(|f| f.id == o.id && f.is_security()))
+            .collect();
+        if !security.is_empty() {
+            fail.push(format!(
+                "{} confirmed security finding{} at LOW or above under the security-elevated preset ({})",
+                security.len(),
+                if security.len() == 1 { "" } else { "s" },
+                ids_of(&security)
+            ));
+        }
+    }
+    if !fail.is_empty() {
+        return (Verdict::Fail, format!("{} → FAIL", fail.join("; ")));
+    }
+    let mut concerns = Vec::new();
+    if !high.is_empty() {
+        concerns.push(format!(
+            "{} ({})",
+            count(high.len(), Severity::High, "confirmed"),
+            ids_of(&high)
+        ));
+    }
+    if medium.len() >= MULTIPLE_MEDIUM {
+        concerns.push(format!(
+            "{} ({})",
+            count(medium.len(), Severity::Medium, "confirmed"),
+            ids_of(&medium)
+        ));
+    }
+    let disputed: Vec<&FindingOutcome> = outcomes
+        .iter()
+        .filter(|o| o.state == FindingState::Disputed && o.severity.is_grave())
+        .collect();
+    if !disputed.is_empty() {
+        concerns.push(format!(
+            "{} disputed CRITICAL or HIGH finding{} ({})",
+            disputed.len(),
+            if disputed.len() == 1 { "" } else { "s" },
+            ids_of(&disputed)
+        ));
+    }
+    if !concerns.is_empty() {
+        return (
+            Verdict::Concerns,
+            format!("{} → CONCERNS", concerns.join("; ")),
+        );
+    }
+    let confirmed = outcomes
+        .iter()
+        .filter(|o| o.state == FindingState::Confirmed)
+        .count();
+    let rule = if confirmed == 0 {
+        "no confirmed finding and nothing grave disputed → PASS".to_string()
+    } else {
+        format!(
+            "no confirmed CRITICAL or HIGH finding, {} confirmed MEDIUM, LOW or INFO, nothing grave disputed → PASS",
+            confirmed
+        )
+    };
+    (Verdict::Pass, rule)
+}
+
+// ---- brainstorm -----------------------------------------------------------
+
+/// How one proposal ended, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProposalOutcome {
+    pub id: String,
+    pub status: ProposalStatus,
+    pub accept_share: f64,
+    pub reject_share: f64,
+    pub rule: String,
+}
+
+/// Converges a brainstorm: each proposal still in the running is accepted
+/// when its weighted accept share reaches the consensus threshold,
+/// rejected when its reject share does, and parked otherwise; its origin
+/// counts as accepting unless it says otherwise. Retired proposals
+/// (merged, split, superseded) keep their status.
+pub fn converge(
+    participants: &[String],
+    proposals: &[Proposal],
+    positions: &Positions,
+    params: &Params,
+) -> Vec<ProposalOutcome> {
+    let mut outcomes = Vec::new();
+    for proposal in proposals {
+        if proposal.status.retired() {
+            outcomes.push(ProposalOutcome {
+                id: proposal.id.clone(),
+                status: proposal.status,
+                accept_share: 0.0,
+                reject_share: 0.0,
+                rule: format!("{} before the convergence", proposal.status.as_str()),
+            });
+            continue;
+        }
+        let (mut accept, mut reject, mut counted) = (0.0, 0.0, 0.0);
+        let mut for_it = Vec::new();
+        let mut against = Vec::new();
+        for participant in participants {
+            let position = positions.get(participant);
+            let origin = proposal.origin == *participant;
+            if position.is_none() && !origin {
+                continue;
+            }
+            let w = weight(participant, params);
+            counted += w;
+            let stance = position
+                .and_then(|p| p.positions.iter().find(|s| s.id == proposal.id))
+                .map(|s| s.stance);
+            let withdrawn = origin && proposal.withdrawn.is_some();
+            match (stance, origin) {
+                _ if withdrawn && stance != Some(Stance::Endorse) => {
+                    reject += w;
+                    against.push(participant.clone());
+                }
+                (Some(Stance::Endorse), _) | (None, true) => {
+                    accept += w;
+                    for_it.push(participant.clone());
+                }
+                (Some(Stance::Dispute | Stance::Withdraw), _) => {
+                    reject += w;
+                    against.push(participant.clone());
+                }
+                _ => {}
+            }
+        }
+        let (accept_share, reject_share) = if counted > 0.0 {
+            (accept / counted, reject / counted)
+        } else {
+            (0.0, 0.0)
+        };
+        let threshold = params.consensus_threshold;
+        let status = if accept_share + 1e-9 >= threshold {
+            ProposalStatus::Accepted
+        } else if reject_share + 1e-9 >= threshold {
+            ProposalStatus::Rejected
+        } else {
+            ProposalStatus::Parked
+        };
+        let rule = format!(
+            "{}: accept {accept:.1} of {counted:.1} ({:.2}), reject {reject:.1} ({:.2}), threshold {threshold:.2}{}{}",
+            status.as_str(),
+            accept_share,
+            reject_share,
+            if for_it.is_empty() {
+                String::new()
+            } else {
+                format!("; for: {}", listed(&for_it))
+            },
+            if against.is_empty() {
+                String::new()
+            } else {
+                format!("; against: {}", listed(&against))
+            },
+        );
+        outcomes.push(ProposalOutcome {
+            id: proposal.id.clone(),
+            status,
+            accept_share: round2(accept_share),
+            reject_share: round2(reject_share),
+            rule,
+        });
+    }
+    outcomes
+}
+
+/// Whether `challenge` was answered by a defense that accepted its
+/// severity: the only way a severity moves in the rounds (A21).
+pub fn accepted_severity(challenge: &Challenge, responses: &[Response]) -> Option<Severity> {
+    let proposed = challenge.proposed_severity?;
+    responses
+        .iter()
+        .any(|r| {
+            r.answers.contains(&challenge.id)
+                && r.kind == ResponseKind::Defense
+                && r.accepts_severity
+        })
+        .then_some(proposed)
+        .filter(|_| challenge.state == ChallengeState::Answered)
+}

@@ -1,0 +1,1519 @@
+//! The five-phase council's rules (RULES.md section 10, FP-01..FP-55,
+//! A20-A24), checked against the pure state machine: inputs in, effects
+//! and documents out, no I/O, no clock, no tokio. Each test names the rules
+//! it checks.
+
+mod support;
+
+use std::sync::Arc;
+
+use quorum::prompts::PromptSet;
+use quorum::protocol::council::model::{
+    CHECKER, ChallengeState, CouncilMode, DEVIL, FindingState, Intensity, Preset, ProposalStatus,
+    Severity,
+};
+use quorum::protocol::council::verdict::{self, overlap};
+use quorum::protocol::council::{Council, CouncilConfig, Step};
+use quorum::protocol::{ContextDoc, ItemDecision, Outcome, Protocol, Verdict};
+use serde_json::{Value, json};
+use support::harness::t0;
+
+const SCOPE: &str = "The payment webhook handler";
+const MATERIAL: &str = "UNIQUE-MATERIAL-LINE: hmac.Equal on line 14";
+
+type Harness = support::harness::Harness<Council>;
+
+fn config(
+    domains: &[&str],
+    intensity: Intensity,
+    preset: Preset,
+    mode: CouncilMode,
+) -> CouncilConfig {
+    let mut config = CouncilConfig {
+        topic: SCOPE.into(),
+        context: vec![ContextDoc {
+            name: "webhooks.go".into(),
+            text: MATERIAL.into(),
+        }],
+        review_id: "r-test".into(),
+        mode,
+        domains: domains.iter().map(|d| d.to_string()).collect(),
+        intensity,
+        preset,
+        fallback: false,
+        context_summary: "Review the handler that credits balances.".into(),
+        context_policy: "minimal-non-leading".into(),
+        outputs: "/tmp/quorum-council-tests/.outputs".into(),
+        agents: Default::default(),
+        prices: Default::default(),
+        started_at: t0(),
+        hold_for_moderator: false,
+    };
+    for slot in config.participants() {
+        config.agents.insert(slot, "script:scripted".into());
+    }
+    config
+}
+
+fn harness(config: CouncilConfig) -> Harness {
+    Harness::start(Council::new(config, Arc::new(PromptSet::builtin())))
+}
+
+fn standard() -> Harness {
+    harness(config(
+        &["security", "performance"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Review,
+    ))
+}
+
+/// A finding as a participant writes it.
+fn finding(severity: &str, title: &str, description: &str, domains: &[&str]) -> Value {
+    json!({
+        "id": "F001",
+        "severity": severity,
+        "title": title,
+        "description": description,
+        "evidence": "line 14",
+        "recommendation": "fix it",
+        "domains": domains,
+    })
+}
+
+fn findings(participant: &str, list: &[Value]) -> String {
+    format!(
+        "```json\n{}\n```\n",
+        json!({"participant": participant, "phase": 1, "findings": list})
+    )
+}
+
+fn json_block(value: Value) -> String {
+    format!("```json\n{value}\n```\n")
+}
+
+fn challenge(to: &str, finding: &str, text: &str, severity: &str) -> Value {
+    json!({
+        "type": "challenge", "from": DEVIL, "to": to, "finding_id": finding,
+        "basis": "missing-assumption", "challenge": text, "severity_challenge": severity,
+    })
+}
+
+fn devil(challenges: &[Value]) -> String {
+    json_block(json!({"challenges": challenges, "discoveries": []}))
+}
+
+fn responses(list: &[Value]) -> String {
+    json_block(json!({"responses": list}))
+}
+
+fn position(participant: &str, stances: &[(&str, &str)], merges: &[(&str, &str)]) -> String {
+    json_block(json!({
+        "participant": participant,
+        "positions": stances.iter().map(|(id, stance)| json!({"id": id, "stance": stance, "note": "because"})).collect::<Vec<_>>(),
+        "merges": merges.iter().map(|(a, b)| json!({"findings": [a, b], "agree": true})).collect::<Vec<_>>(),
+        "summary": "done",
+    }))
+}
+
+/// Phase 1 of [`standard`]: security brings a HIGH (F001) and a MEDIUM
+/// (F002), performance a HIGH (F003), the checker a LOW (F004), the
+/// devil's advocate nothing.
+fn published() -> Harness {
+    let mut h = standard();
+    h.answer(
+        "expert.security/independent/r0",
+        &findings(
+            "expert.security",
+            &[
+                finding(
+                    "HIGH",
+                    "Timing attack",
+                    "The signature comparison leaks timing.",
+                    &["security"],
+                ),
+                finding(
+                    "MEDIUM",
+                    "Replays accepted",
+                    "Old deliveries are processed again.",
+                    &["security"],
+                ),
+            ],
+        ),
+    );
+    h.answer(
+        "expert.performance/independent/r0",
+        &findings(
+            "expert.performance",
+            &[finding(
+                "HIGH",
+                "Slow ledger call",
+                "The ledger call blocks the answer.",
+                &[],
+            )],
+        ),
+    );
+    h.answer(
+        "integration-checker/independent/r0",
+        &findings(
+            CHECKER,
+            &[finding(
+                "LOW",
+                "Shared pool",
+                "Retries hold checkout connections.",
+                &["reliability"],
+            )],
+        ),
+    );
+    h.answer("devil-advocate/independent/r0", &findings(DEVIL, &[]));
+    h
+}
+
+/// Every present participant gives `stances` (the same for all) and the
+/// council ends.
+fn finish_with(h: &mut Harness, stances: &[(&str, &str)]) {
+    for role in h.protocol.present() {
+        let prefix = format!("{role}/final/");
+        if h.is_live(&prefix) {
+            h.answer(&prefix, &position(&role, stances, &[]));
+        }
+    }
+}
+
+fn outcome_state(h: &Harness, id: &str) -> FindingState {
+    h.protocol
+        .assessment()
+        .expect("assessed")
+        .outcome(id)
+        .unwrap_or_else(|| panic!("no outcome for {id}"))
+        .state
+}
+
+// ---- input and parameters -----------------------------------------------------
+
+/// FP-01, FP-02, FP-03, FP-04, FP-05: a council configured with nothing but
+/// a scope reviews (`review`) at `standard` intensity under the
+/// minimal-non-leading policy, with a generated UUID as its review id, and
+/// records every input field in its definition.
+#[test]
+fn fp_01_02_03_04_05_defaults_and_input_fields() {
+    use quorum::protocol::registry::{Configure, ProtocolKind, Setting};
+    let configured = quorum::protocol::council::KIND
+        .configure(&Configure {
+            spec: None,
+            flags: &[],
+            allow_outside: false,
+        })
+        .unwrap();
+    let definition = configured.define(Setting {
+        topic: SCOPE.into(),
+        context: Vec::new(),
+        agents: Default::default(),
+        prices: Default::default(),
+        started_at: t0(),
+    });
+    let config: CouncilConfig = definition.config().unwrap();
+    assert_eq!(config.mode, CouncilMode::Review);
+    assert_eq!(config.intensity, Intensity::Standard);
+    assert_eq!(config.context_policy, "minimal-non-leading");
+    assert_eq!(
+        config.context_summary, SCOPE,
+        "the task defaults to the scope"
+    );
+    let id = &config.review_id;
+    assert_eq!(id.len(), 36, "{id}");
+    assert_eq!(id.matches('-').count(), 4, "{id}");
+    assert_eq!(&id[14..15], "4", "a version-4 UUID: {id}");
+    let fields: Value = serde_json::to_value(&definition).unwrap();
+    for field in [
+        "review_id",
+        "topic",
+        "mode",
+        "domains",
+        "intensity",
+        "context_summary",
+        "context_policy",
+    ] {
+        assert!(fields.get(field).is_some(), "{field} is recorded");
+    }
+    for mode in [
+        "review",
+        "audit",
+        "brainstorm",
+        "design",
+        "research",
+        "synthesis",
+    ] {
+        assert!(CouncilMode::parse(mode).is_some(), "{mode}");
+    }
+    assert!(CouncilMode::parse("architecture").is_none());
+}
+
+/// FP-06, FP-07, FP-08, FP-09: the intensities' phases, rounds and
+/// budgets, with the devil's advocate and the integration checker counted
+/// as reviewers (A20).
+#[test]
+fn fp_06_07_08_09_intensities() {
+    assert_eq!(Intensity::Quick.phases(), &[1, 2, 5]);
+    assert_eq!(Intensity::Quick.max_rounds(), 0);
+    assert_eq!(Intensity::Standard.phases(), &[1, 2, 3, 4, 5]);
+    assert_eq!(Intensity::Standard.max_rounds(), 3);
+    assert_eq!(Intensity::Thorough.phases(), &[1, 2, 3, 4, 5]);
+    assert_eq!(Intensity::Thorough.max_rounds(), 5);
+    let c = config(
+        &["security", "performance"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Review,
+    );
+    assert_eq!(
+        c.budget(),
+        3 * 4 + 10,
+        "two experts + DA + IC = 4 reviewers"
+    );
+    assert_eq!(Intensity::Quick.budget(4), 9);
+    assert_eq!(Intensity::Thorough.budget(4), 30);
+}
+
+/// FP-10, FP-11, FP-12: the presets' numbers, and both "unused" numbers
+/// used as A20 resolves: the devil's advocate's vote weighs da_weight, and
+/// a finding tagged `security` needs security_threshold.
+#[test]
+fn fp_10_11_12_presets_and_what_their_numbers_do() {
+    let d = Preset::Default.params();
+    assert_eq!(
+        (d.da_weight, d.consensus_threshold, d.security_threshold),
+        (0.40, 0.50, 0.67)
+    );
+    let e = Preset::SecurityElevated.params();
+    assert_eq!(
+        (e.da_weight, e.consensus_threshold, e.security_threshold),
+        (0.50, 0.67, 0.75)
+    );
+
+    // Two experts, the checker (1 each) and the devil's advocate (0.4):
+    // 3.4 weighted positions in all.
+    let mut h = published();
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    finish_with(&mut h, &[("F002", "endorse"), ("F004", "endorse")]);
+    // Every participant endorsed F002 (security) and F004 (not).
+    let a = h.protocol.assessment().unwrap();
+    let f002 = a.outcome("F002").unwrap();
+    assert_eq!(
+        f002.threshold, 0.67,
+        "security-tagged: the security threshold"
+    );
+    assert_eq!(a.outcome("F004").unwrap().threshold, 0.50);
+    assert!(
+        f002.rule.contains("3.4 of 3.4"),
+        "DA weighs 0.4: {}",
+        f002.rule
+    );
+}
+
+// ---- roster and phase 1 -------------------------------------------------------------
+
+/// FP-13, FP-14: the roster is the experts plus the devil's advocate and
+/// the integration checker, and all of them are called at once, each with
+/// the same scope and task.
+#[test]
+fn fp_13_14_roster_and_parallel_independent_phase() {
+    let h = standard();
+    let roles: Vec<String> = h
+        .protocol
+        .describe()
+        .roles
+        .into_iter()
+        .map(|r| r.slot)
+        .collect();
+    assert_eq!(
+        roles,
+        ["expert.security", "expert.performance", CHECKER, DEVIL]
+    );
+    for role in &roles {
+        let prompt = h.prompt_of(&format!("{role}/independent/r0"));
+        assert!(prompt.contains(SCOPE), "{role}");
+        assert!(
+            prompt.contains("Review the handler that credits balances."),
+            "{role}"
+        );
+        assert!(prompt.contains(MATERIAL), "{role}");
+    }
+    assert_eq!(h.live.len(), 4, "all four at once");
+}
+
+/// FP-15, FP-17, FP-19, A22: the Phase 1 prompt gives the role, task,
+/// scope and domains, says to work alone, gives the expert's focus and
+/// standards and the JSON format; the devil's advocate and the checker get
+/// their own instructions and the challenge guidance of the mode's task
+/// context (review → code, audit → security, design → architecture,
+/// research → research).
+#[test]
+fn fp_15_17_19_phase_one_prompts() {
+    let h = standard();
+    let security = h.prompt_of("expert.security/independent/r0");
+    for needed in [
+        "Security expert",
+        "Task",
+        "Scope",
+        "security, performance",
+        "must not try to guess or coordinate",
+        "OWASP ASVS",
+        "attack surface",
+        "\"severity\": \"CRITICAL | HIGH | MEDIUM | LOW | INFO\"",
+        "\"recommendation\"",
+    ] {
+        assert!(security.contains(needed), "{needed}");
+    }
+    let da = h.prompt_of("devil-advocate/independent/r0");
+    assert!(
+        da.contains("devil's advocate") && da.contains("real defect or a preference"),
+        "{da}"
+    );
+    let ic = h.prompt_of("integration-checker/independent/r0");
+    assert!(ic.contains("integration checker") && ic.contains("seams"));
+    for (mode, words) in [
+        (CouncilMode::Audit, "exploitable in practice"),
+        (CouncilMode::Research, "follows from its sources"),
+        (CouncilMode::Synthesis, "follows from its sources"),
+    ] {
+        let h = harness(config(
+            &["security"],
+            Intensity::Standard,
+            Preset::Default,
+            mode,
+        ));
+        assert!(
+            h.prompt_of("devil-advocate/independent/r0").contains(words),
+            "{mode:?}"
+        );
+    }
+}
+
+/// FP-16: Phase 1 answers are JSON findings with the seed's fields; a
+/// finding missing its severity makes the answer unusable: kept with a
+/// MALFORMED marker, excluded and not retried.
+#[test]
+fn fp_16_malformed_findings_are_kept_marked_and_not_retried() {
+    let mut h = standard();
+    let bad = "```json\n{\"findings\": [{\"title\": \"x\", \"description\": \"y\"}]}\n```\n";
+    h.answer("expert.security/independent/r0", bad);
+    assert!(!h.is_live("expert.security/independent/r0"), "not retried");
+    let file = h.document("phase-1/expert.security.md");
+    assert!(file.starts_with("<!-- MALFORMED: "), "{file}");
+    assert!(file.contains("severity"), "names the field: {file}");
+    assert!(file.ends_with(bad));
+    assert!(h.log_text().contains("excluded, not retried"));
+}
+
+/// FP-18, FP-49: round 1 carries a discovery packet that is minimal and
+/// non-leading: no prior findings or proposals, independent discovery and
+/// no leading context demanded; no Phase 1 prompt carries another
+/// participant's output.
+#[test]
+fn fp_18_49_phase_one_is_minimal_and_non_leading() {
+    let h = standard();
+    let prompt = h.prompt_of("expert.performance/independent/r0");
+    assert!(prompt.contains("\"packet_type\": \"discovery\""));
+    assert!(prompt.contains("\"prior_findings\": []"));
+    assert!(prompt.contains("\"avoid_leading_context\": true"));
+    assert!(prompt.contains("\"independent_discovery\": true"));
+    for field in [
+        "schema_version",
+        "review_id",
+        "artifact",
+        "objective",
+        "constraints",
+        "output_contract",
+        "proposal-v1",
+        "finding-v1",
+        "\"mutation\": \"forbidden\"",
+    ] {
+        assert!(prompt.contains(field), "{field}");
+    }
+    let mut h = standard();
+    h.answer(
+        "expert.security/independent/r0",
+        &findings(
+            "expert.security",
+            &[finding("HIGH", "LEAKED-TITLE", "x", &[])],
+        ),
+    );
+    assert!(
+        !h.prompt_of("expert.performance/independent/r0")
+            .contains("LEAKED-TITLE")
+    );
+}
+
+// ---- phase 2 -------------------------------------------------------------------
+
+/// FP-20, FP-21: quorum numbers every finding F001… in roster order with
+/// its origin, and the whole list goes into every later prompt at once.
+#[test]
+fn fp_20_21_numbering_and_publication() {
+    let h = published();
+    let ids: Vec<(String, String)> = h
+        .protocol
+        .findings()
+        .iter()
+        .map(|f| (f.id.clone(), f.origins.join(",")))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("F001".into(), "expert.security".into()),
+            ("F002".into(), "expert.security".into()),
+            ("F003".into(), "expert.performance".into()),
+            ("F004".into(), CHECKER.to_string()),
+        ]
+    );
+    let prompt = h.prompt_of("devil-advocate/challenge/r1");
+    for id in ["F001", "F002", "F003", "F004"] {
+        assert!(prompt.contains(id), "{id}");
+    }
+    assert!(
+        h.log_text()
+            .contains("published 4 findings to every participant")
+    );
+}
+
+// ---- phase 3 -------------------------------------------------------------------
+
+/// FP-22, FP-06, FP-33: a quick council calls no one between Phase 1 and
+/// the final positions, and proposes no merge even of identical findings.
+#[test]
+fn fp_22_06_33_quick_runs_no_challenge_and_no_synthesis() {
+    let mut h = harness(config(
+        &["security", "performance"],
+        Intensity::Quick,
+        Preset::Default,
+        CouncilMode::Review,
+    ));
+    let same = "The ledger call blocks the answer for seconds.";
+    h.answer(
+        "expert.security/independent/r0",
+        &findings("s", &[finding("HIGH", "a", same, &[])]),
+    );
+    h.answer(
+        "expert.performance/independent/r0",
+        &findings("p", &[finding("HIGH", "b", same, &[])]),
+    );
+    h.answer("integration-checker/independent/r0", &findings("i", &[]));
+    h.answer("devil-advocate/independent/r0", &findings("d", &[]));
+    assert!(!h.was_started("devil-advocate/challenge"));
+    assert!(h.is_live("expert.security/final/r0"));
+    assert!(h.protocol.merge_candidates().is_empty());
+    finish_with(&mut h, &[]);
+    assert!(h.protocol.rounds().is_empty());
+}
+
+/// FP-23, FP-26: each round calls the devil's advocate first; a participant
+/// is called only after its answer, and only with the challenges addressed
+/// to it; a participant with none is not called.
+#[test]
+fn fp_23_26_devil_first_then_each_target_alone() {
+    let mut h = published();
+    assert!(h.is_live("devil-advocate/challenge/r1"));
+    assert!(!h.was_started("expert.security/responses"));
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[
+            challenge(
+                "expert.security",
+                "F001",
+                "SECRET-FOR-SECURITY: hmac.Equal is constant-time",
+                "",
+            ),
+            challenge(
+                "expert.performance",
+                "F003",
+                "SECRET-FOR-PERFORMANCE: it is fast",
+                "",
+            ),
+        ]),
+    );
+    h.accept_all();
+    let security = h.prompt_of("expert.security/responses/r1");
+    assert!(security.contains("SECRET-FOR-SECURITY"));
+    assert!(!security.contains("SECRET-FOR-PERFORMANCE"));
+    let performance = h.prompt_of("expert.performance/responses/r1");
+    assert!(performance.contains("SECRET-FOR-PERFORMANCE"));
+    assert!(!performance.contains("SECRET-FOR-SECURITY"));
+    assert!(!h.was_started("integration-checker/responses"));
+}
+
+/// FP-24, A22: the devil's advocate must challenge every CRITICAL or HIGH
+/// finding it did not bring; one it leaves out is logged and recorded, not
+/// asked for again.
+#[test]
+fn fp_24_omitted_mandatory_challenges_are_logged_not_retried() {
+    let mut h = published();
+    let prompt = h.prompt_of("devil-advocate/challenge/r1");
+    assert!(prompt.contains("You must challenge each of these CRITICAL or HIGH findings, which you did not bring: F001, F003"));
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[challenge(
+            "expert.security",
+            "F001",
+            "constant-time compare",
+            "",
+        )]),
+    );
+    assert!(h.log_text().contains("left F003 (HIGH) unchallenged"));
+    assert_eq!(h.protocol.rounds()[0].omitted, ["F003"]);
+    assert!(!h.is_live("devil-advocate/challenge/r1"), "not retried");
+}
+
+/// FP-25, FP-50: a delivered challenge travels in an envelope whose
+/// payload is the seed's challenge message.
+#[test]
+fn fp_25_50_challenge_message_and_envelope() {
+    let mut h = published();
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[challenge(
+            "expert.security",
+            "F001",
+            "constant-time compare",
+            "MEDIUM not HIGH because",
+        )]),
+    );
+    h.accept_all();
+    let envelope = h
+        .protocol
+        .exchange()
+        .records()
+        .iter()
+        .find(|r| r["message_kind"] == "challenge")
+        .expect("an envelope for the challenge")
+        .clone();
+    assert_eq!(envelope["packet_type"], "exchange_envelope");
+    assert_eq!(envelope["schema_version"], "1.0");
+    assert_eq!(envelope["exchange_mode"], "coordinator-mediated");
+    assert_eq!(envelope["session_id"], "r-test");
+    assert_eq!(envelope["round"], 1);
+    assert!(envelope["message_id"].as_str().unwrap().starts_with("MSG"));
+    let payload = &envelope["payload"];
+    assert_eq!(payload["type"], "challenge");
+    assert_eq!(payload["from"], DEVIL);
+    assert_eq!(payload["to"], "expert.security");
+    assert_eq!(payload["finding_id"], "F001");
+    assert_eq!(payload["challenge"], "constant-time compare");
+    assert_eq!(payload["severity_challenge"], "MEDIUM not HIGH because");
+    assert_eq!(envelope["to"]["participant_id"], "expert.security");
+    for field in ["references", "delivery"] {
+        assert!(envelope.get(field).is_some(), "{field}");
+    }
+}
+
+/// FP-27, FP-31: each of the six response types is read; a discovery gets
+/// the next id, is marked discovered, and a HIGH one must be challenged in
+/// the next round.
+#[test]
+fn fp_27_31_response_types_and_discoveries() {
+    let mut h = published();
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[
+            challenge("expert.security", "F001", "constant-time", ""),
+            challenge("expert.performance", "F003", "fast enough", ""),
+        ]),
+    );
+    h.accept_all();
+    h.answer(
+        "expert.security/responses/r1",
+        &responses(&[
+            json!({"type": "withdrawal", "finding_id": "F001", "response": "right"}),
+            json!({"type": "corroboration", "finding_id": "F003", "response": "seen it"}),
+            json!({"type": "merge-proposal", "finding_id": "F002", "merge_with": "F004", "response": "same"}),
+        ]),
+    );
+    h.answer(
+        "expert.performance/responses/r1",
+        &responses(&[
+            json!({"type": "defense", "finding_id": "F003", "response": "trace shows 9.8 s", "evidence": "trace"}),
+            json!({"type": "cross-challenge", "finding_id": "F002", "challenge": "replays are blocked by the provider's nonce"}),
+            json!({"type": "discovery", "response": "new", "finding": finding("HIGH", "Crash loses events", "no transaction", &[])}),
+        ]),
+    );
+    let kinds: Vec<&str> = h
+        .protocol
+        .responses()
+        .iter()
+        .map(|r| r.kind.as_str())
+        .collect();
+    for kind in [
+        "withdrawal",
+        "corroboration",
+        "merge-proposal",
+        "defense",
+        "cross-challenge",
+        "discovery",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
+    }
+    let discovered = h.protocol.finding("F005").expect("the next id");
+    assert!(discovered.discovered);
+    assert_eq!(discovered.origins, ["expert.performance"]);
+    assert_eq!(discovered.round, 1);
+    // Round 2: F005 is HIGH and not the DA's: mandatory now.
+    assert!(h.is_live("devil-advocate/challenge/r2"));
+    assert!(h.protocol.mandatory().contains(&"F005".to_string()));
+    // The cross-challenge waits for the moderator of round 2.
+    let cross = h
+        .protocol
+        .challenges()
+        .iter()
+        .find(|c| c.from == "expert.performance")
+        .unwrap();
+    assert_eq!(cross.to, "expert.security");
+    assert_eq!(cross.state, ChallengeState::Proposed);
+}
+
+/// FP-28: the devil's advocate's prompt defines a valid challenge by its
+/// three forms and lists the invalid kinds.
+#[test]
+fn fp_28_the_devil_is_told_what_a_challenge_is() {
+    let h = published();
+    let prompt = h.prompt_of("devil-advocate/challenge/r1");
+    for needed in [
+        "missing-assumption",
+        "alternative-explanation",
+        "non-applicability",
+        "no mechanism",
+        "no reason",
+        "a comparison that does not apply here",
+        "the same claim in other words",
+        "you have an opinion, not a challenge",
+    ] {
+        assert!(prompt.contains(needed), "{needed}");
+    }
+}
+
+/// FP-29, A22: the moderator drops a challenge that gives no reason; it is
+/// never delivered. One that states no basis is flagged in its item.
+#[test]
+fn fp_29_the_moderator_drops_invalid_challenges() {
+    let mut h = published();
+    let mut opinion = challenge(
+        "expert.security",
+        "F001",
+        "I don't think this is a big deal",
+        "",
+    );
+    opinion.as_object_mut().unwrap().remove("basis");
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[
+            opinion,
+            challenge("expert.performance", "F003", "cached", ""),
+        ]),
+    );
+    let items = h.moderation.clone().unwrap();
+    let c1 = items.iter().find(|i| i.id == "C1").unwrap();
+    assert_eq!(c1.category, "no basis stated");
+    assert!(c1.text.contains("Reject it if it gives no reason"));
+    h.moderate(&[("C1", ItemDecision::Reject, Some("no mechanism"))]);
+    assert!(!h.was_started("expert.security/responses"));
+    let c1 = &h.protocol.challenges()[0];
+    assert_eq!(c1.state, ChallengeState::Dropped);
+    assert_eq!(c1.moderation[0].note.as_deref(), Some("no mechanism"));
+    assert!(
+        h.log_text()
+            .contains("C1 dropped as no challenge: no mechanism")
+    );
+}
+
+/// FP-30, A22: the rounds stop early after a round that delivered no
+/// challenge, and at max_rounds otherwise.
+#[test]
+fn fp_30_rounds_stop_early_or_at_the_limit() {
+    let mut h = published();
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    assert!(
+        h.protocol
+            .stopped()
+            .unwrap()
+            .contains("round 1 delivered no challenge")
+    );
+    assert_eq!(h.protocol.step(), Step::Final);
+
+    // Thorough: keeps going while challenges are delivered, up to 5.
+    let mut h = harness(config(
+        &["security"],
+        Intensity::Thorough,
+        Preset::Default,
+        CouncilMode::Review,
+    ));
+    h.answer(
+        "expert.security/independent/r0",
+        &findings("s", &[finding("MEDIUM", "a", "x", &[])]),
+    );
+    h.answer("integration-checker/independent/r0", &findings("i", &[]));
+    h.answer("devil-advocate/independent/r0", &findings("d", &[]));
+    for round in 1..=5 {
+        h.answer(
+            &format!("devil-advocate/challenge/r{round}"),
+            &devil(&[challenge("expert.security", "F001", "again", "")]),
+        );
+        h.accept_all();
+        h.answer(
+            &format!("expert.security/responses/r{round}"),
+            &responses(&[json!({"type": "defense", "finding_id": "F001", "response": "still"})]),
+        );
+    }
+    assert!(!h.was_started("devil-advocate/challenge/r6"));
+    assert!(
+        h.protocol
+            .stopped()
+            .unwrap()
+            .contains("round 5 was the last")
+    );
+}
+
+/// FP-32, A21: a severity changes only when the origin accepts the
+/// severity challenge; a defense that does not accept it keeps it.
+#[test]
+fn fp_32_severity_moves_only_when_the_origin_accepts() {
+    let mut h = published();
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[
+            challenge(
+                "expert.security",
+                "F001",
+                "constant-time",
+                "MEDIUM not HIGH because it needs local access",
+            ),
+            challenge(
+                "expert.performance",
+                "F003",
+                "fast",
+                "LOW not HIGH because cached",
+            ),
+        ]),
+    );
+    h.accept_all();
+    h.answer(
+        "expert.security/responses/r1",
+        &responses(&[json!({"type": "defense", "finding_id": "F001", "response": "yes, local only", "accept_severity": true})]),
+    );
+    h.answer(
+        "expert.performance/responses/r1",
+        &responses(&[
+            json!({"type": "defense", "finding_id": "F003", "response": "no, trace shows 9 s"}),
+        ]),
+    );
+    let f1 = h.protocol.finding("F001").unwrap();
+    assert_eq!(f1.severity, Severity::Medium);
+    assert_eq!(f1.reported_severity, Severity::High);
+    assert!(
+        f1.severity_changes[0]
+            .why
+            .contains("C1 accepted by expert.security")
+    );
+    assert_eq!(h.protocol.finding("F003").unwrap().severity, Severity::High);
+}
+
+// ---- phase 4 -------------------------------------------------------------------
+
+/// FP-34, A22: overlap is the Jaccard similarity of the lowercase words of
+/// two descriptions; above 0.70 a merge is proposed, at or below it none.
+#[test]
+fn fp_34_overlap_is_word_jaccard_above_seventy_percent() {
+    assert_eq!(overlap("a b c", "a b c"), 1.0);
+    assert_eq!(
+        overlap("A, b; C!", "c B a"),
+        1.0,
+        "case and punctuation aside"
+    );
+    assert!((overlap("a b c d", "a b c e") - 0.6).abs() < 1e-9);
+    assert_eq!(overlap("", ""), 0.0);
+    let eight = "one two three four five six seven eight";
+    // 8 shared of 9 words: 0.89 > 0.70.
+    assert!(overlap(eight, &format!("{eight} nine")) > verdict::MERGE_OVERLAP);
+    // 7 shared of 10 words: exactly 0.70 is not above it.
+    let seven_of_ten = overlap("a b c d e f g h i", "a b c d e f g j");
+    assert!((seven_of_ten - 0.7).abs() < 1e-9, "{seven_of_ten}");
+    assert!(seven_of_ten <= verdict::MERGE_OVERLAP);
+}
+
+/// A finished council where security's F001 and performance's F003 say
+/// the same thing; `merges` are the votes given by each origin.
+fn overlapping(merge_votes: &[(&str, bool)]) -> Harness {
+    let mut h = standard();
+    let same = "The handler waits for the ledger before it answers the provider, so slow ledger calls cause retries.";
+    h.answer(
+        "expert.security/independent/r0",
+        &findings(
+            "s",
+            &[finding("MEDIUM", "Waits for ledger", same, &["security"])],
+        ),
+    );
+    h.answer(
+        "expert.performance/independent/r0",
+        &findings(
+            "p",
+            &[finding(
+                "HIGH",
+                "Ledger on the request path",
+                &format!("{same} Badly."),
+                &[],
+            )],
+        ),
+    );
+    h.answer("integration-checker/independent/r0", &findings("i", &[]));
+    h.answer("devil-advocate/independent/r0", &findings("d", &[]));
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    assert_eq!(
+        h.protocol.merge_candidates().len(),
+        1,
+        "proposed by overlap"
+    );
+    for role in h.protocol.present() {
+        let prefix = format!("{role}/final/");
+        let agree = merge_votes
+            .iter()
+            .find(|(r, _)| *r == role)
+            .map(|(_, a)| *a);
+        let text = json_block(json!({
+            "participant": role,
+            "positions": [{"id": "F001", "stance": "endorse"}, {"id": "F002", "stance": "endorse"}],
+            "merges": agree.map(|a| vec![json!({"findings": ["F001", "F002"], "agree": a})]).unwrap_or_default(),
+        }));
+        h.answer(&prefix, &text);
+    }
+    h
+}
+
+/// FP-35, FP-36: a merge happens only when both origins agree; the merged
+/// finding takes the next id and the higher severity, the parts become
+/// `merged`.
+#[test]
+fn fp_35_36_merges_need_both_origins() {
+    let h = overlapping(&[("expert.security", true), ("expert.performance", true)]);
+    let a = h.protocol.assessment().unwrap();
+    let merged = a
+        .findings
+        .iter()
+        .find(|f| f.id == "F003")
+        .expect("merged finding");
+    assert_eq!(merged.merged_from, ["F001", "F002"]);
+    assert_eq!(merged.severity, Severity::High);
+    assert_eq!(merged.text.domains, ["security", "performance"]);
+    assert_eq!(outcome_state(&h, "F001"), FindingState::Merged);
+    assert_eq!(outcome_state(&h, "F002"), FindingState::Merged);
+    assert_eq!(outcome_state(&h, "F003"), FindingState::Confirmed);
+
+    let h = overlapping(&[("expert.security", true), ("expert.performance", false)]);
+    let a = h.protocol.assessment().unwrap();
+    assert_eq!(
+        a.merges[0].refused.as_deref(),
+        Some("expert.performance did not agree")
+    );
+    assert!(a.findings.iter().all(|f| f.merged_into.is_none()));
+}
+
+/// FP-36, A21: confirmed by weighted share (challenged and unchallenged
+/// alike), withdrawn by the origin, disputed when challenged or disputed
+/// and short of the threshold, unconfirmed otherwise; `discovered` is a
+/// flag, not a state.
+#[test]
+fn fp_36_finding_states() {
+    let mut h = published();
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[
+            challenge("expert.security", "F001", "constant-time", ""),
+            challenge("expert.performance", "F003", "fast", ""),
+        ]),
+    );
+    h.accept_all();
+    h.answer(
+        "expert.security/responses/r1",
+        &responses(&[json!({"type": "withdrawal", "finding_id": "F001", "response": "right"})]),
+    );
+    h.answer(
+        "expert.performance/responses/r1",
+        &responses(&[json!({"type": "defense", "finding_id": "F003", "response": "no"})]),
+    );
+    h.answer("devil-advocate/challenge/r2", &devil(&[]));
+    // F002 (security MEDIUM): only its origin, 1 of 3.4. F003 challenged
+    // and backed by its origin alone, nobody disputing: disputed all the
+    // same. F004 (LOW): endorsed by both experts, 3 of 3.4.
+    h.answer(
+        "expert.security/final/",
+        &position("expert.security", &[("F004", "endorse")], &[]),
+    );
+    h.answer(
+        "expert.performance/final/",
+        &position("expert.performance", &[("F004", "endorse")], &[]),
+    );
+    h.answer(
+        "integration-checker/final/",
+        &position(CHECKER, &[("F003", "abstain")], &[]),
+    );
+    h.answer("devil-advocate/final/", &position(DEVIL, &[], &[]));
+    assert_eq!(outcome_state(&h, "F001"), FindingState::Withdrawn);
+    assert_eq!(outcome_state(&h, "F002"), FindingState::Unconfirmed);
+    assert_eq!(outcome_state(&h, "F003"), FindingState::Disputed);
+    assert_eq!(outcome_state(&h, "F004"), FindingState::Confirmed);
+    let a = h.protocol.assessment().unwrap();
+    assert!(
+        a.outcome("F003")
+            .unwrap()
+            .rule
+            .starts_with("challenged and not confirmed")
+    );
+}
+
+// ---- phase 5 and the verdict ---------------------------------------------------------
+
+/// FP-37, FP-38: every participant is asked for a final position, and
+/// dissent is kept as `disputed_findings`, even on a confirmed finding.
+#[test]
+fn fp_37_38_final_positions_and_dissent() {
+    let mut h = published();
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    for role in ["expert.security", "expert.performance", CHECKER, DEVIL] {
+        assert!(h.is_live(&format!("{role}/final/")), "{role}");
+    }
+    h.answer(
+        "expert.security/final/",
+        &position("expert.security", &[("F003", "endorse")], &[]),
+    );
+    h.answer(
+        "expert.performance/final/",
+        &position("expert.performance", &[], &[]),
+    );
+    h.answer(
+        "integration-checker/final/",
+        &position(CHECKER, &[("F003", "endorse")], &[]),
+    );
+    h.answer(
+        "devil-advocate/final/",
+        &position(DEVIL, &[("F003", "dispute")], &[]),
+    );
+    let a = h.protocol.assessment().unwrap();
+    assert_eq!(outcome_state(&h, "F003"), FindingState::Confirmed);
+    let dissent = a.disputed_findings.iter().find(|d| d.id == "F003").unwrap();
+    assert_eq!(dissent.dissenters[0].participant, DEVIL);
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    assert_eq!(record["disputed_findings"][0]["id"], "F003");
+}
+
+fn outcomes(
+    list: &[(&str, FindingState, Severity)],
+) -> (
+    Vec<verdict::FindingOutcome>,
+    Vec<quorum::protocol::council::model::Finding>,
+) {
+    let outcomes = list
+        .iter()
+        .map(|(id, state, severity)| verdict::FindingOutcome {
+            id: id.to_string(),
+            state: *state,
+            severity: *severity,
+            share: 1.0,
+            threshold: 0.5,
+            rule: String::new(),
+        })
+        .collect();
+    let findings = list
+        .iter()
+        .map(
+            |(id, _, severity)| quorum::protocol::council::model::Finding {
+                id: id.to_string(),
+                origins: vec!["expert.security".into()],
+                severity: *severity,
+                reported_severity: *severity,
+                text: quorum::protocol::council::model::FindingText {
+                    title: "t".into(),
+                    description: "d".into(),
+                    domains: if id.ends_with('S') {
+                        vec!["security".into()]
+                    } else {
+                        Vec::new()
+                    },
+                    ..Default::default()
+                },
+                discovered: false,
+                round: 0,
+                severity_changes: Vec::new(),
+                withdrawn: None,
+                merged_from: Vec::new(),
+                merged_into: None,
+            },
+        )
+        .collect();
+    (outcomes, findings)
+}
+
+fn decide(list: &[(&str, FindingState, Severity)], preset: Preset) -> (Verdict, String) {
+    let (o, f) = outcomes(list);
+    verdict::verdict_of(&o, preset, &f)
+}
+
+/// FP-39, FP-40, FP-41, A23: FAIL > CONCERNS > PASS; "multiple" MEDIUM is
+/// two or more; under security-elevated any confirmed security finding at
+/// LOW or above fails, INFO does not. The rule names the findings.
+#[test]
+fn fp_39_40_41_verdict_logic() {
+    use FindingState::{Confirmed as C, Disputed as D, Unconfirmed as U};
+    use Severity::*;
+    let (v, rule) = decide(&[("F001", C, Critical)], Preset::Default);
+    assert_eq!(
+        (v, rule.as_str()),
+        (Verdict::Fail, "1 confirmed CRITICAL finding (F001) → FAIL")
+    );
+    let (v, rule) = decide(
+        &[("F001", C, High), ("F002", C, High), ("F003", C, High)],
+        Preset::Default,
+    );
+    assert_eq!(
+        (v, rule.as_str()),
+        (
+            Verdict::Fail,
+            "3 confirmed HIGH findings (F001, F002, F003) → FAIL"
+        )
+    );
+    let (v, rule) = decide(&[("F003", C, High), ("F007", C, High)], Preset::Default);
+    assert_eq!(
+        (v, rule.as_str()),
+        (
+            Verdict::Concerns,
+            "2 confirmed HIGH findings (F003, F007) → CONCERNS"
+        )
+    );
+    let (v, _) = decide(&[("F001", C, Medium), ("F002", C, Medium)], Preset::Default);
+    assert_eq!(v, Verdict::Concerns);
+    let (v, _) = decide(&[("F001", C, Medium), ("F002", C, Low)], Preset::Default);
+    assert_eq!(v, Verdict::Pass, "one MEDIUM is not multiple");
+    let (v, rule) = decide(&[("F001", D, High), ("F002", U, Critical)], Preset::Default);
+    assert_eq!(
+        (v, rule.as_str()),
+        (
+            Verdict::Concerns,
+            "1 disputed CRITICAL or HIGH finding (F001) → CONCERNS"
+        )
+    );
+    let (v, _) = decide(&[("F001", D, Medium), ("F002", U, High)], Preset::Default);
+    assert_eq!(
+        v,
+        Verdict::Pass,
+        "unconfirmed and disputed MEDIUM do not count"
+    );
+    // Security-elevated: a confirmed LOW security finding fails; INFO not.
+    let (v, rule) = decide(&[("F001S", C, Low)], Preset::SecurityElevated);
+    assert_eq!(v, Verdict::Fail, "{rule}");
+    assert!(rule.contains("F001S") && rule.contains("security-elevated"));
+    assert_eq!(
+        decide(&[("F001S", C, Info)], Preset::SecurityElevated).0,
+        Verdict::Pass
+    );
+    assert_eq!(
+        decide(&[("F001S", C, Low)], Preset::Default).0,
+        Verdict::Pass
+    );
+    // Precedence: FAIL reasons win over CONCERNS ones.
+    let (v, rule) = decide(&[("F001", C, Critical), ("F002", D, High)], Preset::Default);
+    assert_eq!(v, Verdict::Fail);
+    assert!(!rule.contains("disputed"));
+    assert_eq!(decide(&[], Preset::Default).0, Verdict::Pass);
+}
+
+/// FP-39 end to end: the council's outcome is the verdict, with its rule,
+/// and the exit code of the one table.
+#[test]
+fn fp_39_a_council_decides_with_exit_codes() {
+    let mut h = published();
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    finish_with(&mut h, &[("F001", "endorse"), ("F003", "endorse")]);
+    let Some(Outcome::Decided { verdict, rule }) = h.finished.clone() else {
+        panic!("{:?}", h.finished)
+    };
+    assert_eq!(verdict, Verdict::Concerns);
+    assert_eq!(rule, "2 confirmed HIGH findings (F001, F003) → CONCERNS");
+    assert_eq!(Verdict::Pass.exit_code(), 0);
+    assert_eq!(Verdict::Concerns.exit_code(), 6);
+    assert_eq!(Verdict::Fail.exit_code(), 7);
+}
+
+// ---- budget, fallback ------------------------------------------------------------------
+
+/// FP-09, A20: every call counts, retries included; a round starts only if
+/// it leaves room for one final position per participant; when it does
+/// not, the rounds end, `budget_exhausted` is recorded and the final
+/// positions still run.
+#[test]
+fn fp_09_budget_counts_retries_and_ends_the_rounds() {
+    // One expert: a retry of its Phase 1 call counts.
+    let mut h = harness(config(
+        &["security"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Review,
+    ));
+    let call_id = h.call("expert.security/independent/r0").request.call_id;
+    h.send(quorum::protocol::Input::CallFailed {
+        call_id,
+        failure: quorum::protocol::CallFailure::TimedOut { after_ms: 1 },
+        partial_chars: 0,
+        elapsed_ms: 1,
+    });
+    assert_eq!(h.protocol.budget_used(), 4, "three calls and one retry");
+
+    // Four experts: 6 reviewers, 3 × 6 + 10 = 28 calls. Phase 1 takes 6,
+    // and every round the devil and five targets take 6 more: round 3
+    // runs out before its fourth target, leaving 6 for the final positions.
+    let domains = ["security", "performance", "reliability", "data"];
+    let mut h = harness(config(
+        &domains,
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Review,
+    ));
+    assert_eq!(h.protocol.config().budget(), 28);
+    let targets: Vec<String> = domains
+        .iter()
+        .map(|d| format!("expert.{d}"))
+        .chain([CHECKER.to_string()])
+        .collect();
+    for role in &targets {
+        h.answer(
+            &format!("{role}/independent/r0"),
+            &findings(role, &[finding("MEDIUM", role, role, &[])]),
+        );
+    }
+    h.answer("devil-advocate/independent/r0", &findings(DEVIL, &[]));
+    for round in 1..=3 {
+        let list: Vec<Value> = targets
+            .iter()
+            .enumerate()
+            .map(|(i, role)| challenge(role, &format!("F{:03}", i + 1), "again", ""))
+            .collect();
+        h.answer(&format!("devil-advocate/challenge/r{round}"), &devil(&list));
+        h.accept_all();
+        for (i, role) in targets.iter().enumerate() {
+            let prefix = format!("{role}/responses/r{round}");
+            if h.is_live(&prefix) {
+                h.answer(&prefix, &responses(&[json!({"type": "defense", "finding_id": format!("F{:03}", i + 1), "response": "still"})]));
+            }
+        }
+    }
+    let exhausted = h.protocol.budget_exhausted().expect("exhausted");
+    assert!(
+        exhausted.contains("budget exhausted in round 3 before expert.data could answer"),
+        "{exhausted}"
+    );
+    assert_eq!(
+        h.protocol.budget_used(),
+        28,
+        "22 before, and the six final positions"
+    );
+    let undelivered: Vec<&str> = h
+        .protocol
+        .challenges()
+        .iter()
+        .filter(|c| c.state == ChallengeState::Undelivered)
+        .map(|c| c.to.as_str())
+        .collect();
+    assert_eq!(undelivered, ["expert.data", CHECKER]);
+    assert_eq!(
+        h.protocol.step(),
+        Step::Final,
+        "the final positions still run"
+    );
+    finish_with(&mut h, &[]);
+    assert_eq!(h.protocol.budget_used(), 28, "never over the budget");
+    assert!(h.finished.is_some());
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    assert_eq!(record["budget"]["exhausted"], true);
+    assert_eq!(record["budget"]["limit"], 28);
+    let md = &h.protocol.publications()[0].contents;
+    assert!(md.contains("\nbudget_exhausted: true\n"));
+}
+
+/// FP-42, A24: fallback on the flag skips phases 3 and 4 and is marked in
+/// the JSON; a devil's advocate given up in Phase 1 makes a council fall
+/// back on its own.
+#[test]
+fn fp_42_fallback() {
+    let mut c = config(
+        &["security"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Review,
+    );
+    c.fallback = true;
+    let mut h = harness(c);
+    h.answer(
+        "expert.security/independent/r0",
+        &findings("s", &[finding("HIGH", "a", "x", &[])]),
+    );
+    h.answer("integration-checker/independent/r0", &findings("i", &[]));
+    h.answer("devil-advocate/independent/r0", &findings("d", &[]));
+    assert!(!h.was_started("devil-advocate/challenge"));
+    finish_with(&mut h, &[]);
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    assert_eq!(record["type"], "debate-protocol-fallback");
+
+    let mut h = harness(config(
+        &["security"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Review,
+    ));
+    h.answer(
+        "expert.security/independent/r0",
+        &findings("s", &[finding("HIGH", "a", "x", &[])]),
+    );
+    h.answer("integration-checker/independent/r0", &findings("i", &[]));
+    h.time_out("devil-advocate/independent/r0");
+    assert!(h.protocol.fallback().unwrap().contains("devil's advocate"));
+    assert!(!h.was_started("devil-advocate/challenge"));
+    assert!(!h.is_live("devil-advocate/final/"), "out of the council");
+    assert!(h.is_live("expert.security/final/"));
+}
+
+// ---- brainstorm ----------------------------------------------------------------------
+
+fn proposal(title: &str, lineage: Value) -> Value {
+    json!({
+        "title": title, "summary": format!("{title} summary"), "rationale": "why",
+        "proposal_type": "implementation", "maturity": "sketched",
+        "tradeoffs": ["cost"], "dependencies": [], "open_questions": ["how big?"], "risks": ["drift"],
+        "lineage": lineage,
+    })
+}
+
+/// FP-43, FP-44, FP-45, FP-46, FP-47, FP-48, A24: a brainstorm runs
+/// Diverge → Expand → Challenge → Converge → Handoff over proposal objects
+/// P001…, a combination retires what it merges, the weighted vote accepts,
+/// rejects or parks, and it ends with a handoff and no verdict.
+#[test]
+fn fp_43_to_48_brainstorm() {
+    let mut h = harness(config(
+        &["architecture"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Brainstorm,
+    ));
+    let roles: Vec<String> = h
+        .protocol
+        .describe()
+        .roles
+        .into_iter()
+        .map(|r| r.slot)
+        .collect();
+    assert!(roles.contains(&"synthesizer".to_string()));
+    assert!(
+        h.prompt_of("expert.architecture/independent/r0")
+            .contains("\"proposals\"")
+    );
+    let one = |t: &str| json_block(json!({"proposals": [proposal(t, json!({}))]}));
+    h.answer("expert.architecture/independent/r0", &one("Nightly dump"));
+    h.answer("integration-checker/independent/r0", &one("Change feed"));
+    h.answer("devil-advocate/independent/r0", &one("Do nothing"));
+    assert_eq!(h.protocol.proposals().len(), 3);
+    assert_eq!(h.protocol.proposals()[0].id, "P001");
+    assert_eq!(h.protocol.proposals()[0].status, ProposalStatus::Proposed);
+    // Expand: the expert combines P001 and P002 into P004.
+    assert!(h.is_live("expert.architecture/expand/"));
+    h.answer(
+        "expert.architecture/expand/",
+        &json_block(json!({"expansions": [{"proposal_id": "P003", "note": "cheapest"}], "proposals": [proposal("Dump plus feed", json!({"merged_from": ["P001", "P002"]}))]})),
+    );
+    h.answer(
+        "integration-checker/expand/",
+        &json_block(json!({"expansions": [], "proposals": []})),
+    );
+    h.answer(
+        "devil-advocate/expand/",
+        &json_block(json!({"expansions": [], "proposals": []})),
+    );
+    let status = |h: &Harness, id: &str| h.protocol.proposal(id).unwrap().status;
+    assert_eq!(status(&h, "P001"), ProposalStatus::Merged);
+    assert_eq!(status(&h, "P003"), ProposalStatus::Expanded);
+    // Challenge: the devil questions P004; the expert revises it.
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &json_block(json!({"challenges": [{"to": "expert.architecture", "finding_id": "P004", "basis": "missing-assumption", "challenge": "assumes the feed is ordered"}], "discoveries": []})),
+    );
+    h.accept_all();
+    h.answer(
+        "expert.architecture/responses/r1",
+        &json_block(json!({"responses": [{"type": "defense", "finding_id": "P004", "response": "ordered per tenant", "revision": "Dump plus a per-tenant ordered feed"}]})),
+    );
+    assert_eq!(status(&h, "P004"), ProposalStatus::Revised);
+    h.answer(
+        "devil-advocate/challenge/r2",
+        &json_block(json!({"challenges": [], "discoveries": []})),
+    );
+    // Converge.
+    h.answer(
+        "expert.architecture/final/",
+        &position("expert.architecture", &[("P003", "dispute")], &[]),
+    );
+    h.answer(
+        "integration-checker/final/",
+        &position(CHECKER, &[("P004", "endorse"), ("P003", "park")], &[]),
+    );
+    h.answer(
+        "devil-advocate/final/",
+        &position(DEVIL, &[("P004", "endorse"), ("P003", "endorse")], &[]),
+    );
+    assert_eq!(status(&h, "P004"), ProposalStatus::Accepted);
+    assert_eq!(status(&h, "P003"), ProposalStatus::Parked);
+    // Handoff.
+    h.answer(
+        "synthesizer/handoff/",
+        &json_block(json!({"accepted_direction": "Ship the dump with an ordered feed.", "open_questions": ["Retention?"], "next_step": "Prototype the feed."})),
+    );
+    assert!(matches!(h.finished, Some(Outcome::Completed { .. })));
+    let summary = h.document("summary.md");
+    assert!(summary.contains("**Direction:** Ship the dump with an ordered feed."));
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    assert!(record.get("verdict").is_none());
+    assert_eq!(record["handoff"]["next_step"], "Prototype the feed.");
+    assert_eq!(
+        record["proposals"][3]["lineage"]["merged_from"],
+        json!(["P001", "P002"])
+    );
+    assert_eq!(
+        record["proposals"][3]["maturity"], "sketched",
+        "status and maturity apart"
+    );
+    let md = &h.protocol.publications()[0].contents;
+    assert!(!md.contains("\nverdict:"), "{md}");
+}
+
+// ---- packets and artifacts ----------------------------------------------------------
+
+/// FP-51, A24: packets and envelopes are issued once: everything issued
+/// before an input is unchanged after it.
+#[test]
+fn fp_51_packets_are_immutable() {
+    let mut h = standard();
+    let mut before = h.document("packets.jsonl");
+    let steps: Vec<(&str, String)> = vec![
+        (
+            "expert.security/independent/r0",
+            findings("s", &[finding("HIGH", "a", "x", &[])]),
+        ),
+        ("expert.performance/independent/r0", findings("p", &[])),
+        ("integration-checker/independent/r0", findings("i", &[])),
+        ("devil-advocate/independent/r0", findings("d", &[])),
+        (
+            "devil-advocate/challenge/r1",
+            devil(&[challenge("expert.security", "F001", "c", "")]),
+        ),
+    ];
+    for (prefix, text) in steps {
+        h.answer(prefix, &text);
+        let after = h.document("packets.jsonl");
+        assert!(
+            after.starts_with(&before),
+            "{prefix} rewrote an issued packet"
+        );
+        assert!(after.len() > before.len(), "{prefix} issued nothing");
+        before = after;
+    }
+    for line in before.lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(record["schema_version"], "1.0");
+    }
+}
+
+/// FP-52, FP-53, FP-55, A24: once ended, the deliverable pair is
+/// `{outputs}/debate/{YYYYMMDD-HHMMSS}-debate-{review_id}` .md with the
+/// seed's front matter and .json carrying the inventory, rounds, positions
+/// and disputed findings; before the end there is none.
+#[test]
+fn fp_52_53_55_the_deliverable_pair() {
+    let mut h = published();
+    assert!(
+        h.protocol.publications().is_empty(),
+        "nothing before the end"
+    );
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    finish_with(&mut h, &[("F001", "endorse")]);
+    let pair = h.protocol.publications();
+    let stem = format!(
+        "/tmp/quorum-council-tests/.outputs/debate/{}-debate-r-test",
+        t0().format("%Y%m%d-%H%M%S")
+    );
+    assert_eq!(pair[0].path.display().to_string(), format!("{stem}.md"));
+    assert_eq!(pair[1].path.display().to_string(), format!("{stem}.json"));
+    let md = &pair[0].contents;
+    assert!(
+        md.starts_with("---\nskill: debate-protocol\ntimestamp: "),
+        "{md}"
+    );
+    for line in [
+        "artifact_type: debate",
+        "domains: [security, performance]",
+        "verdict: CONCERNS",
+        "intensity: standard",
+        "review_id: \"r-test\"",
+        "context_summary: \"Review the handler that credits balances.\"",
+    ] {
+        assert!(md.contains(&format!("\n{line}\n")), "{line}");
+    }
+    let json: Value = serde_json::from_str(&pair[1].contents).unwrap();
+    for field in [
+        "inventory",
+        "findings",
+        "rounds",
+        "challenges",
+        "responses",
+        "merges",
+        "positions",
+        "disputed_findings",
+        "budget",
+        "participants",
+    ] {
+        assert!(json.get(field).is_some(), "{field}");
+    }
+    assert_eq!(json["verdict"], "CONCERNS");
+    assert_eq!(json["type"], "debate-protocol");
+}
+
+/// FP-54: the deliverable is written where its path says, never through a
+/// symbolic link, and no link is created.
+#[test]
+fn fp_54_no_symlinks() {
+    let dir = std::env::temp_dir().join(format!("quorum-fp54-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("real")).unwrap();
+    std::os::unix::fs::symlink(dir.join("real"), dir.join("debate")).unwrap();
+    let refused = quorum::artifact::publish(&dir.join("debate/x.md"), b"x");
+    assert!(refused.is_err(), "a linked folder is refused");
+    assert!(!dir.join("real/x.md").exists());
+    quorum::artifact::publish(&dir.join("fine/x.md"), b"x").unwrap();
+    let meta = std::fs::symlink_metadata(dir.join("fine/x.md")).unwrap();
+    assert!(meta.file_type().is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// RF-04, RF-06, RF-07: the summary opens with the verdict in plain words
+/// and no process provenance (no ids, role names or shares); the end-of-run
+/// message is that opening.
+#[test]
+fn rf_04_06_07_reader_first_summary() {
+    let mut h = published();
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    finish_with(&mut h, &[("F001", "endorse"), ("F003", "endorse")]);
+    let lead = h.protocol.summary_lead().unwrap();
+    assert!(lead.starts_with("**CONCERNS.**"), "{lead}");
+    assert!(
+        quorum::report::provenance(&lead, SCOPE).is_empty(),
+        "{lead}"
+    );
+    for word in ["F001", "F003", "expert", "devil", "checker", "0.5"] {
+        assert!(!lead.contains(word), "{word} in {lead}");
+    }
+    let summary = h.document("summary.md");
+    assert!(summary.contains(&lead));
+    assert!(summary.contains("## How this was decided"));
+}
