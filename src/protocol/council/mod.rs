@@ -1244,7 +1244,13 @@ impl Council {
                 challenge.severity_challenge.trim()
             ));
         }
-        text.push_str(&format!("\n\nFrom {} to {}.", challenge.from, challenge.to));
+        text.push_str(&format!(
+            "\n\nOn {} ({severity}): {}\nFrom {} to {}.",
+            challenge.finding_id,
+            one_line(&title),
+            challenge.from,
+            challenge.to
+        ));
         if challenge.basis.is_none() {
             text.push_str(
                 "\nNo basis stated: a valid challenge names a missing assumption, an alternative explanation or a case where the finding does not apply. Reject it if it gives no reason.",
@@ -1259,7 +1265,7 @@ impl Council {
                 .map_or("no basis stated", |basis| basis.as_str())
                 .to_string(),
             text,
-            preface: title,
+            preface: String::new(),
             suggestion: None,
         }
     }
