@@ -172,6 +172,8 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     if app.info.board.is_some() {
         let board_rows = match &app.board.view {
             BoardView::Scores(board) => board.blocks.len() as u16 + 8,
+            // Room for the placeholder while there is nothing to rule on.
+            BoardView::Rulings(rulings) if rulings.is_empty() => EMPTY_BOARD_ROWS,
             BoardView::Rulings(rulings) => {
                 rulings
                     .iter()
