@@ -108,7 +108,8 @@ pub struct RunFlags {
     #[arg(long, value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
     /// Assign a role as ROLE=PROVIDER or ROLE=PROVIDER:MODEL; roles are proposer, critic,
-    /// judge.analyst, ..., judge.*, synthesizer, debugger.NAME, debugger.*, default (repeatable)
+    /// judge.analyst, ..., judge.*, synthesizer, debugger.NAME, debugger.*,
+    /// expert.DOMAIN, expert.*, devil-advocate, integration-checker, default (repeatable)
     #[arg(long = "agent", value_name = "ROLE=PROVIDER[:MODEL]")]
     pub agents: Vec<String>,
     /// Pace multiplier for scripted agents (2 = twice as fast)
