@@ -1,6 +1,7 @@
 //! Every reader of agent text, fed the same bytes: the decision review's
 //! four formats and its writing mode's two, a red team's findings, the root-cause analysis's three,
-//! the planning debate's markdown formats, and the YAML guard beneath them.
+//! the planning debate's markdown formats, the council's seven, and the YAML guard beneath
+//! them.
 //! Invariant: no panic, and the guard's verdict holds (what it refuses
 //! never reaches the YAML parser through the readers).
 #![no_main]
@@ -10,7 +11,7 @@ use quorum::protocol::decision_review::model::{
     Block, BlockType, CritiqueMode, Criterion, JudgeConfig, JudgeRole, ThesisTree, Weight,
 };
 use quorum::protocol::decision_review::parse;
-use quorum::protocol::{plan, quick, rca};
+use quorum::protocol::{council, plan, quick, rca};
 
 fn tree() -> ThesisTree {
     let block = |id: &str| Block {
@@ -67,4 +68,15 @@ fuzz_target!(|data: &[u8]| {
     let _ = quorum::parse::blocks::blocks(text, "Challenge", &plan::parse::CHALLENGE_KEYS);
     let _ = quorum::protocol::decision_review::writing::parse::parse_rewrite(text);
     let _ = quorum::protocol::decision_review::writing::parse::parse_merge(text);
+    let ids = ["F001", "F002", "f010"];
+    let _ = council::parse::read_findings(text, "security");
+    let _ = council::parse::read_proposals(text);
+    let _ = council::parse::read_devil(text, &ids, false);
+    let _ = council::parse::read_devil(text, &["P001"], true);
+    let _ = council::parse::read_responses(text, &ids, "data", false);
+    let _ = council::parse::read_responses(text, &["P001", "P002"], "", true);
+    let _ = council::parse::read_expansions(text, "expert.data", &["P001"]);
+    let _ = council::parse::read_final(text, "expert.data", &ids);
+    let _ = council::parse::read_handoff(text);
+    let _ = council::verdict::overlap(text, "a b c");
 });
