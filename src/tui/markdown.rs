@@ -52,7 +52,7 @@ pub enum Segment {
 /// The text of one pane and its rows, laid out for the last width and theme.
 #[derive(Debug, Default)]
 pub struct StreamDoc {
-    finished: Vec<SourceLine>,
+    finished: SourceLines,
     /// Block state after the last finished answer line.
     blocks: BlockState,
     tail: String,
@@ -115,10 +115,8 @@ impl StreamDoc {
             .map(|c| if c == '\n' { ' ' } else { c })
             .filter(|&c| is_displayable(c))
             .collect();
-        self.finished.push(SourceLine {
-            text,
-            kind: LineKind::Notice,
-        });
+        let text: String = text;
+        self.finished.push(&text, LineKind::Notice);
         self.blocks = BlockState::default();
         self.tail_changed = true;
     }
@@ -153,8 +151,8 @@ impl StreamDoc {
         }
         let mut layouter = Layouter::new(width, theme);
         let mut laid = 0;
-        for line in &self.finished[self.laid_finished..] {
-            layouter.lay_out(&line.text, &line.kind, &mut self.finished_rows);
+        for (text, kind) in self.finished.from(self.laid_finished) {
+            layouter.lay_out(text, kind, &mut self.finished_rows);
             laid += 1;
         }
         self.laid_finished = self.finished.len();
@@ -221,11 +219,11 @@ impl StreamDoc {
         let tail = (self.tail_segment == Segment::Answer && !self.tail.is_empty())
             .then_some(Some(self.tail.as_str()));
         self.finished
-            .iter()
-            .filter_map(|line| match line.kind {
+            .from(0)
+            .filter_map(|(text, kind)| match kind {
                 LineKind::Reasoning => None,
                 LineKind::Notice => Some(None),
-                _ => Some(Some(line.text.as_str())),
+                _ => Some(Some(text)),
             })
             .chain(tail)
             .collect()
@@ -240,7 +238,10 @@ impl StreamDoc {
     fn finish_tail(&mut self) {
         let text = std::mem::take(&mut self.tail);
         let kind = self.classify_and_advance(&text);
-        self.finished.push(SourceLine { text, kind });
+        self.finished.push(&text, kind);
+        // The tail's allocation is reused for the next line.
+        self.tail = text;
+        self.tail.clear();
     }
 
     fn commit_head_of_long_tail(&mut self) {
@@ -251,7 +252,7 @@ impl StreamDoc {
         if self.tail_segment == Segment::Answer {
             self.blocks.carry = Some(kind.continuation());
         }
-        self.finished.push(SourceLine { text: head, kind });
+        self.finished.push(&head, kind);
     }
 
     fn classify_and_advance(&mut self, line: &str) -> LineKind {
@@ -286,10 +287,42 @@ fn long_line_cut(tail: &str) -> usize {
     }
 }
 
-#[derive(Clone, Debug)]
-struct SourceLine {
+/// Finished source lines stored flat: one string and, per line, where it
+/// ends and what it is. A line costs its text and a few words, not an
+/// allocation of its own.
+#[derive(Debug, Default)]
+struct SourceLines {
     text: String,
-    kind: LineKind,
+    lines: Vec<(usize, LineKind)>,
+}
+
+impl SourceLines {
+    fn push(&mut self, text: &str, kind: LineKind) {
+        self.text.push_str(text);
+        self.lines.push((self.text.len(), kind));
+    }
+
+    fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Lines from number `first` on: their text and kind.
+    fn from(&self, first: usize) -> impl Iterator<Item = (&str, &LineKind)> {
+        let start = |index: usize| {
+            if index == 0 {
+                0
+            } else {
+                self.lines[index - 1].0
+            }
+        };
+        let first = first.min(self.lines.len());
+        let mut at = start(first);
+        self.lines[first..].iter().map(move |(end, kind)| {
+            let text = &self.text[at..*end];
+            at = *end;
+            (text, kind)
+        })
+    }
 }
 
 /// What one source line is, decided when it is read. Offsets are bytes into
@@ -533,22 +566,32 @@ fn char_width(c: char) -> usize {
 struct Rows {
     text: String,
     spans: Vec<StoredSpan>,
+    /// The styles the spans use, each once; a span names one by index.
+    styles: Vec<Style>,
     /// For each row, the end of its spans in `spans`.
-    row_ends: Vec<usize>,
+    row_ends: Vec<u32>,
     /// The first span of the row being written.
     open_row_first_span: usize,
 }
 
+/// A span: where its text ends in [`Rows::text`] and its style's index in
+/// [`Rows::styles`]. Eight bytes, for rows that are mostly spans.
 #[derive(Debug)]
 struct StoredSpan {
-    text_end: usize,
-    style: Style,
+    text_end: u32,
+    style: u16,
+}
+
+/// A row offset as stored: text beyond 4 GiB in one pane is not held.
+fn stored_offset(offset: usize) -> u32 {
+    u32::try_from(offset).unwrap_or(u32::MAX)
 }
 
 impl Rows {
     fn clear(&mut self) {
         self.text.clear();
         self.spans.clear();
+        self.styles.clear();
         self.row_ends.clear();
         self.open_row_first_span = 0;
     }
@@ -563,23 +606,44 @@ impl Rows {
 
     fn push_char(&mut self, c: char, style: Style) {
         self.text.push(c);
-        let text_end = self.text.len();
+        let text_end = stored_offset(self.text.len());
         let row_has_spans = self.spans.len() > self.open_row_first_span;
         match self.spans.last_mut() {
-            Some(last) if row_has_spans && last.style == style => {
+            Some(last) if row_has_spans && self.styles[usize::from(last.style)] == style => {
                 last.text_end = text_end;
             }
-            _ => self.spans.push(StoredSpan { text_end, style }),
+            _ => {
+                let style = self.style_index(style);
+                self.spans.push(StoredSpan { text_end, style });
+            }
         }
     }
 
+    /// The index of `style` in the palette, added when new.
+    fn style_index(&mut self, style: Style) -> u16 {
+        if let Some(index) = self.styles.iter().rposition(|known| *known == style) {
+            return u16::try_from(index).unwrap_or(u16::MAX);
+        }
+        if self.styles.len() > usize::from(u16::MAX) {
+            // A theme has a few dozen styles; this cannot be reached, and
+            // would only show a later style as the last one kept.
+            return u16::MAX;
+        }
+        self.styles.push(style);
+        u16::try_from(self.styles.len() - 1).unwrap_or(u16::MAX)
+    }
+
     fn end_row(&mut self) {
-        self.row_ends.push(self.spans.len());
+        self.row_ends.push(stored_offset(self.spans.len()));
     }
 
     fn span_range(&self, row: usize) -> Range<usize> {
-        let start = if row == 0 { 0 } else { self.row_ends[row - 1] };
-        start..self.row_ends[row]
+        let start = if row == 0 {
+            0
+        } else {
+            self.row_ends[row - 1] as usize
+        };
+        start..self.row_ends[row] as usize
     }
 
     fn line(&self, row: usize) -> Line<'_> {
@@ -589,10 +653,13 @@ impl Rows {
                 let start = if index == 0 {
                     0
                 } else {
-                    self.spans[index - 1].text_end
+                    self.spans[index - 1].text_end as usize
                 };
                 let span = &self.spans[index];
-                Span::styled(&self.text[start..span.text_end], span.style)
+                Span::styled(
+                    &self.text[start..span.text_end as usize],
+                    self.styles[usize::from(span.style)],
+                )
             })
             .collect();
         Line::from(spans)
