@@ -9,9 +9,11 @@
 //! rewrite of the artifact files, `quorum_stream_flush` around journaling
 //! streamed batches that fell due); a layer here times them. The debate's
 //! events are cut into [`SEGMENTS`] equal runs in order, and each run shows
-//! the mean time per event of each kind and the text held so far. Flat means
-//! the late runs cost what the early ones did; a rewrite of a growing file
-//! shows up as a mean that climbs with the text held.
+//! the text streamed by its end, the time per KB of streamed text the
+//! engine took (journal batches, updates), the mean time per input (journal
+//! fsync, raw file, the protocol) and per rewrite of the artifact files.
+//! Flat means the late runs cost what the early ones did; a rewrite of a
+//! growing file shows up as a mean that climbs with the text held.
 //!
 //! Numbers, not assertions. Run with `cargo bench --bench growth`.
 
@@ -39,7 +41,7 @@ const ANSWER_BYTES: usize = 1 << 20;
 /// Characters per streamed chunk.
 const CHUNK_CHARS: usize = 64;
 /// Streaming pace of every agent, in characters per second.
-const CHARS_PER_SECOND: u32 = 20_000_000;
+const CHARS_PER_SECOND: u32 = 2_000_000;
 /// Evaluation rounds: the first ones end in REVISE, the last in ADOPT.
 const ROUNDS: u32 = 3;
 /// Dissent items a REVISE round of flat 2s leaves (four blocks, five judges).
@@ -47,17 +49,38 @@ const DISSENT_ITEMS: usize = 21;
 /// Runs of the debate's events shown.
 const SEGMENTS: usize = 10;
 
-/// What the layer saw: `(span name, busy time, when it closed)`.
-type Spans = Arc<Mutex<Vec<(&'static str, Duration, Instant)>>>;
+/// What the layer saw: `(span name, busy time, its `bytes` field)`.
+type Spans = Arc<Mutex<Vec<(&'static str, Duration, u64)>>>;
 
 struct Timing(Spans);
 
 struct Entered(Instant, Duration);
 
+/// A span's `bytes` field: the streamed text a message carried.
+struct Bytes(u64);
+
+impl tracing::field::Visit for Bytes {
+    fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+        if field.name() == "bytes" {
+            self.0 = value;
+        }
+    }
+
+    fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+}
+
 impl<S> tracing_subscriber::Layer<S> for Timing
 where
     S: tracing::Subscriber + for<'a> LookupSpan<'a>,
 {
+    fn on_new_span(&self, attrs: &span::Attributes<'_>, id: &span::Id, ctx: Context<'_, S>) {
+        let mut bytes = Bytes(0);
+        attrs.record(&mut bytes);
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(bytes);
+        }
+    }
+
     fn on_enter(&self, id: &span::Id, ctx: Context<'_, S>) {
         if let Some(span) = ctx.span(id) {
             let mut extensions = span.extensions_mut();
@@ -78,14 +101,12 @@ where
 
     fn on_close(&self, id: span::Id, ctx: Context<'_, S>) {
         if let Some(span) = ctx.span(&id) {
-            let busy = span
-                .extensions()
+            let extensions = span.extensions();
+            let busy = extensions
                 .get::<Entered>()
                 .map_or(Duration::ZERO, |entered| entered.1);
-            self.0
-                .lock()
-                .unwrap()
-                .push((span.name(), busy, Instant::now()));
+            let bytes = extensions.get::<Bytes>().map_or(0, |bytes| bytes.0);
+            self.0.lock().unwrap().push((span.name(), busy, bytes));
         }
     }
 }
@@ -252,9 +273,10 @@ fn main() {
         wall.as_secs_f64()
     );
     println!(
-        "  segment  events   mean µs: per stream message   per input   per documents rewrite   per flush"
+        "  segment  MB held  events   µs per KB streamed (messages)   mean µs: per input   per documents rewrite   per flush"
     );
     let per_segment = events.len().div_ceil(SEGMENTS);
+    let mut held = 0u64;
     for (index, segment) in events.chunks(per_segment).enumerate() {
         let of = |name: &str| -> Vec<Duration> {
             segment
@@ -263,6 +285,12 @@ fn main() {
                 .map(|(_, busy, _)| *busy)
                 .collect()
         };
+        let stream_bytes: u64 = segment
+            .iter()
+            .filter(|(span, ..)| *span == "quorum_stream")
+            .map(|(_, _, bytes)| *bytes)
+            .sum();
+        held += stream_bytes;
         let (streams, inputs, documents, flushes) = (
             of("quorum_stream"),
             of("quorum_input"),
@@ -270,10 +298,12 @@ fn main() {
             of("quorum_stream_flush"),
         );
         println!(
-            "  {:>7}  {:>6}   {:>8.1} ({:>5})   {:>8.0} ({:>3})   {:>8.0} ({:>3})   {:>8.1} ({:>4})",
+            "  {:>7}  {:>7.1}  {:>6}   {:>8.2} ({:>5})   {:>8.0} ({:>3})   {:>8.0} ({:>3})   {:>8.1} ({:>4})",
             index + 1,
+            held as f64 / (1u64 << 20) as f64,
             segment.len(),
-            mean_us(&streams),
+            streams.iter().map(Duration::as_secs_f64).sum::<f64>() * 1e6
+                / (stream_bytes as f64 / 1024.0).max(f64::MIN_POSITIVE),
             streams.len(),
             mean_us(&inputs),
             inputs.len(),

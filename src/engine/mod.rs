@@ -385,6 +385,8 @@ pub struct Engine<P: Protocol> {
     /// the step's effects have been applied (new calls already running), so
     /// the rewrite is off the path from one call to the next.
     documents_due: Option<tokio::time::Instant>,
+    /// When the artifact files were last rewritten.
+    documents_written: Option<tokio::time::Instant>,
     log_published: usize,
     /// Streamed text not yet journaled, per call.
     batches: BTreeMap<String, StreamBatch>,
@@ -407,6 +409,13 @@ struct StreamBatch {
 /// keep arriving, in milliseconds (they are rewritten as soon as the inbox
 /// is empty, normally at once).
 pub const DOCUMENTS_WAIT_MAX_MS: u64 = 100;
+
+/// While agent calls are running, the artifact files are rewritten at most
+/// once per this many milliseconds (every one of them is rebuilt from the
+/// whole debate, and the answers they embed grow with it); when none is
+/// running (the moderator's turn, the end) they are rewritten at once. The
+/// journal is the record: resume rebuilds every file from it.
+pub const DOCUMENTS_INTERVAL_MS: u64 = 1000;
 
 /// Most provider events a call task takes at once and merges into as few
 /// engine messages as it can (consecutive text, consecutive reasoning).
@@ -460,6 +469,7 @@ impl<P: Protocol> Engine<P> {
             raw_paths: HashMap::new(),
             written: HashMap::new(),
             documents_due: None,
+            documents_written: None,
             log_published: 0,
             batches: BTreeMap::new(),
             extra_time: HashMap::new(),
@@ -604,7 +614,9 @@ impl<P: Protocol> Engine<P> {
                     return Ok((outcome, self.protocol));
                 }
             }
-            if starts_calls && self.documents_due.is_some() {
+            let now = tokio::time::Instant::now();
+            let documents_at = self.documents_at();
+            if starts_calls && documents_at.is_some_and(|at| at <= now) {
                 // Let the calls just spawned begin (on this thread they
                 // would wait for this task) before the documents are written.
                 tokio::task::yield_now().await;
@@ -612,18 +624,24 @@ impl<P: Protocol> Engine<P> {
             // Inputs already waiting (the other judges of a round finishing
             // together) are taken first and the documents written once for
             // all of them, unless they have waited DOCUMENTS_WAIT_MAX_MS.
-            let waited_long = self.documents_due.is_some_and(|since| {
-                since.elapsed() >= Duration::from_millis(DOCUMENTS_WAIT_MAX_MS)
-            });
-            if self.inbox_rx.is_empty() || waited_long {
+            if let Some(at) = documents_at
+                && at <= now
+                && (self.inbox_rx.is_empty()
+                    || now >= at + Duration::from_millis(DOCUMENTS_WAIT_MAX_MS))
+            {
                 self.write_documents()?;
             }
             // Streamed text waits at most STREAM_BATCH_MS for its batch to
-            // be journaled, even when nothing else happens meanwhile.
-            let due = self.batches.values().map(|batch| batch.since).min();
-            let message = match due {
-                Some(since) => {
-                    let at = since + Duration::from_millis(STREAM_BATCH_MS);
+            // be journaled, even when nothing else happens meanwhile; the
+            // documents wait for their interval.
+            let batch_at = self
+                .batches
+                .values()
+                .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
+                .min();
+            let wake = [batch_at, self.documents_at()].into_iter().flatten().min();
+            let message = match wake {
+                Some(at) => {
                     tokio::select! {
                         message = self.inbox_rx.recv() => message,
                         () = tokio::time::sleep_until(at) => {
@@ -639,10 +657,13 @@ impl<P: Protocol> Engine<P> {
                 unreachable!("the engine holds a sender of its own inbox");
             };
             // Spans for benches/growth (debug level: off in normal use).
-            let span = if matches!(message, Inbox::Stream { .. }) {
-                tracing::debug_span!("quorum_stream")
-            } else {
-                tracing::debug_span!("quorum_input")
+            let span = match &message {
+                Inbox::Stream {
+                    event: StreamEvent::Text(text) | StreamEvent::Reasoning(text),
+                    ..
+                } => tracing::debug_span!("quorum_stream", bytes = text.len()),
+                Inbox::Stream { .. } => tracing::debug_span!("quorum_stream", bytes = 0),
+                _ => tracing::debug_span!("quorum_input"),
             };
             queue = span.in_scope(|| self.receive(message))?;
         }
@@ -1123,12 +1144,27 @@ impl<P: Protocol> Engine<P> {
         Ok(())
     }
 
+    /// When the documents are to be rewritten, if a step changed them: at
+    /// once when no call is running, else [`DOCUMENTS_INTERVAL_MS`] after
+    /// the last rewrite.
+    fn documents_at(&self) -> Option<tokio::time::Instant> {
+        let since = self.documents_due?;
+        if self.running.is_empty() {
+            return Some(since);
+        }
+        Some(match self.documents_written {
+            Some(last) => since.max(last + Duration::from_millis(DOCUMENTS_INTERVAL_MS)),
+            None => since,
+        })
+    }
+
     /// Rewrites the artifact files whose documents changed since they were
     /// last written, when a step has happened since the last call.
     fn write_documents(&mut self) -> Result<(), EngineError> {
         if self.documents_due.take().is_none() {
             return Ok(());
         }
+        self.documents_written = Some(tokio::time::Instant::now());
         let _span = tracing::debug_span!("quorum_documents").entered();
         for document in self.protocol.documents() {
             if self.written.get(&document.path) == Some(&document.contents) {
