@@ -1099,6 +1099,16 @@ impl<'r> RowCursor<'r> {
 /// Inline markdown (code, strong, emphasis, strikethrough, links) over
 /// `base`.
 fn push_inline(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme: &Theme) {
+    if is_plain_prose(content) {
+        // Read as markdown, it would be one paragraph of this very text.
+        push_plain(glyphs, content, base);
+    } else {
+        push_inline_parsed(glyphs, content, base, theme);
+    }
+}
+
+/// [`push_inline`] through the markdown parser.
+fn push_inline_parsed(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme: &Theme) {
     let source = neutralize_block_syntax(content);
     let mut styles = vec![base];
     let mut open_links: Vec<(usize, pulldown_cmark::CowStr<'_>)> = Vec::new();
@@ -1144,6 +1154,35 @@ fn push_inline(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme: &Them
             _ => {}
         }
     }
+}
+
+/// Whether `content` holds no markdown at all: it starts with a letter,
+/// neither starts nor ends with a space, and has none of the characters that
+/// open an inline span, an escape, an entity, HTML or a link. Such a line
+/// reads as a paragraph of exactly its text, without the parser.
+fn is_plain_prose(content: &str) -> bool {
+    let bytes = content.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes.last().is_some_and(|byte| !byte.is_ascii_whitespace())
+        && bytes.iter().all(|byte| {
+            !matches!(
+                byte,
+                b'\\'
+                    | b'`'
+                    | b'*'
+                    | b'_'
+                    | b'~'
+                    | b'['
+                    | b']'
+                    | b'!'
+                    | b'<'
+                    | b'>'
+                    | b'&'
+                    | b'\t'
+                    | b'\n'
+                    | b'\r'
+            )
+        })
 }
 
 /// Escapes what would make pulldown-cmark read `content` as a block (a list,
@@ -1240,6 +1279,61 @@ fn yaml_key_end(body: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_prose_reads_the_same_without_the_parser() {
+        let theme = theme();
+        let pieces = [
+            "a",
+            "Word",
+            " ",
+            "  ",
+            "é",
+            "中文",
+            "1",
+            "12.",
+            ":",
+            ",",
+            ".",
+            "-",
+            "+",
+            "#",
+            "|",
+            "(x)",
+            "'q'",
+            "\"",
+            "?",
+            "/",
+            "=",
+            "%",
+            "$",
+            "@",
+            "^",
+            "{",
+            "}",
+            "👍",
+            "http://x.y",
+        ];
+        let mut random = fastrand::Rng::with_seed(15);
+        let mut plain = 0;
+        for _ in 0..5000 {
+            let content: String = (0..random.usize(1..12))
+                .map(|_| pieces[random.usize(0..pieces.len())])
+                .collect();
+            if !is_plain_prose(&content) {
+                continue;
+            }
+            plain += 1;
+            let (mut fast, mut parsed) = (Vec::new(), Vec::new());
+            push_plain(&mut fast, &content, theme.text);
+            push_inline_parsed(&mut parsed, &content, theme.text, &theme);
+            let shown = |glyphs: &[Glyph]| -> Vec<(char, Style)> {
+                glyphs.iter().map(|glyph| (glyph.c, glyph.style)).collect()
+            };
+            assert_eq!(shown(&fast), shown(&parsed), "{content:?}");
+        }
+        assert!(plain > 500, "the sample holds plain lines ({plain})");
+    }
 
     #[test]
     fn every_kind_packs_and_unpacks_to_itself() {
