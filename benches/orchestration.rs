@@ -88,7 +88,8 @@ async fn one_debate(high_stakes: bool, root: &std::path::Path) -> (Duration, u64
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // The binary's runtime shape (src/main.rs).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");

@@ -1,14 +1,17 @@
 //! The TUI's own cost (DESIGN.md section 8), measured in-process on a
-//! 200×60 `TestBackend` with a high-stakes panel (seven panes) whose five
-//! judges stream markdown at once in ~40-byte chunks:
+//! 200×60 `TestBackend` with a high-stakes panel (seven panes) whose
+//! proposer and five judges stream markdown at once, each at about 2,000
+//! tokens/s (issue 15), in ~44-byte chunks:
 //!
 //! - frame time (fold a batch of chunks, `App::prepare`, draw) at the start,
 //!   and with 1 MB and 10 MB of text already held, plus the late/early ratio
 //!   that shows whether drawing grows with the transcript;
 //! - CPU time per megabyte streamed and drawn, in each of those phases;
-//! - key press to the end of the next frame while the judges stream (the
-//!   event loop's frame cap can add up to one `FRAME_INTERVAL_MS` on top);
-//! - resident memory against the text held, up to 50 MB;
+//! - key press to the end of the next frame while the panes stream (the
+//!   event loop draws a key's frame at once, without the frame cap);
+//! - resident memory against the text held, up to 50 MB, and the peak
+//!   resident set (`VmHWM`) with 10 MB held against issue 15's budget of
+//!   20 MB + 3× the text held;
 //! - start-up: `App::new` to the first frame.
 //!
 //! Numbers, not assertions: a TestBackend frame skips the terminal write, so
@@ -36,11 +39,13 @@ use ratatui::layout::Rect;
 const COLUMNS: u16 = 200;
 const ROWS: u16 = 60;
 /// Size of one streamed chunk, in bytes (cut on a char boundary).
-const CHUNK_BYTES: usize = 40;
+const CHUNK_BYTES: usize = 44;
 /// Chunks each streaming pane receives between two frames. At 60 fps this is
-/// 4.8 KB/s (about 1200 tokens/s) per judge: several times a fast provider,
-/// so every frame has new text in every streaming pane.
-const CHUNKS_PER_PANE_PER_FRAME: usize = 2;
+/// 7.9 KB/s (about 2,000 tokens/s of 4 characters) per pane: many times a
+/// fast provider, so every frame has new text in every streaming pane.
+const CHUNKS_PER_PANE_PER_FRAME: usize = 3;
+/// Issue 15's memory budget: this much, in MB, plus 3× the text held.
+const MEMORY_BUDGET_BASE_MB: f64 = 20.0;
 /// One transcript line is logged per this many streamed bytes.
 const LOG_LINE_EVERY_BYTES: usize = 4096;
 /// Upper bounds of one measured phase: frames, and wall time in ms.
@@ -153,8 +158,9 @@ impl Scenario {
         let mut app = App::new(high_stakes_info(), Theme::default(), Instant::now());
         let chunks = corpus_chunks();
         let mut streams = Vec::new();
-        for (index, role) in JudgeRole::ALL.into_iter().enumerate() {
-            let slot = judge_slot_role(role);
+        let slots = std::iter::once("proposer".to_string())
+            .chain(JudgeRole::ALL.into_iter().map(judge_slot_role));
+        for (index, slot) in slots.enumerate() {
             let call_id = format!("{slot}/evaluation/r1/a1");
             app.apply(
                 Update::CallStarted {
@@ -333,6 +339,24 @@ fn resident_bytes() -> usize {
     pages * usize::try_from(page_size).expect("a positive page size")
 }
 
+/// The process's peak resident set so far (`VmHWM`), in bytes.
+fn peak_resident_bytes() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| {
+            value
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<usize>()
+                .ok()
+        })
+        .expect("VmHWM in /proc/self/status")
+        * 1024
+}
+
 fn megabytes(bytes: usize) -> f64 {
     bytes as f64 / MB as f64
 }
@@ -340,8 +364,8 @@ fn megabytes(bytes: usize) -> f64 {
 fn main() {
     let resident_at_start = resident_bytes();
     println!(
-        "tui_render: {COLUMNS}×{ROWS} TestBackend, 7 panes, 5 judges streaming, \
-         {CHUNKS_PER_PANE_PER_FRAME} × {CHUNK_BYTES} B per judge per frame"
+        "tui_render: {COLUMNS}×{ROWS} TestBackend, 7 panes, the proposer and 5 judges streaming, \
+         {CHUNKS_PER_PANE_PER_FRAME} × {CHUNK_BYTES} B per pane per frame"
     );
 
     // Start-up: App::new to the end of the first frame.
@@ -402,6 +426,7 @@ fn main() {
         // The next phase measures the usual layout, whatever key came last.
         scenario.app.zoomed = false;
     }
+    let (held_at_10, peak_at_10) = (scenario.text_held(), peak_resident_bytes());
     scenario.fill_to(50 * MB);
     scenario.draw();
     memory.push((scenario.text_held(), resident_bytes()));
@@ -436,6 +461,14 @@ fn main() {
             streamed as f64 / 1024.0
         );
     }
+    let budget = MEMORY_BUDGET_BASE_MB + 3.0 * megabytes(held_at_10);
+    println!(
+        "  peak resident set (VmHWM) with {:.1} MB held: {:.1} MB = {:.1}× the text held; \
+         budget 20 MB + 3× = {budget:.1} MB",
+        megabytes(held_at_10),
+        megabytes(peak_at_10),
+        peak_at_10 as f64 / held_at_10 as f64,
+    );
     println!("  memory: text held → resident set");
     for (held, resident) in memory {
         println!(

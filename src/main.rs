@@ -5,7 +5,11 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let _ = color_eyre::install();
     let invocation = quorum::cli::parse_from(std::env::args_os());
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    // One thread: the engine, the interface and the agent calls are all
+    // waiting on I/O, and passing a chunk between tasks on one thread costs
+    // no cross-thread wake-up. Blocking work (the journal's fsyncs, drawing a
+    // frame) is short and bounded.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

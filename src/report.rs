@@ -20,7 +20,16 @@ pub fn timestamp(at: Timestamp) -> String {
 /// Wraps untrusted text in a fence longer than any backtick run inside it,
 /// so agent output cannot break out of its block in a markdown file.
 pub fn fenced(text: &str, info: &str) -> String {
-    let longest_run = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let mut longest_run = 0;
+    let mut run = 0;
+    for &byte in text.as_bytes() {
+        if byte == b'`' {
+            run += 1;
+            longest_run = longest_run.max(run);
+        } else {
+            run = 0;
+        }
+    }
     let fence = "`".repeat((longest_run + 1).max(3));
     let body = text.strip_suffix('\n').unwrap_or(text);
     format!("{fence}{info}\n{body}\n{fence}\n")

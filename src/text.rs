@@ -164,30 +164,40 @@ pub fn for_markdown(text: &str) -> String {
         match (fence, marker) {
             (None, Some(c)) if run >= 3 => {
                 fence = Some((c, run));
-                out.push_str(&clean_line(line));
+                push_clean_line(&mut out, line);
                 continue;
             }
             (Some((c, length)), Some(m))
                 if m == c && run >= length && trimmed[run..].trim().is_empty() =>
             {
                 fence = None;
-                out.push_str(&clean_line(line));
+                push_clean_line(&mut out, line);
                 continue;
             }
             _ => {}
         }
         if fence.is_some() {
-            out.push_str(&pictured(line));
+            push_pictured(&mut out, line);
         } else {
-            out.push_str(&clean_line(line));
+            push_clean_line(&mut out, line);
         }
     }
     out
 }
 
-/// `line` with each control character but tab, line feed and carriage
-/// return shown as a visible picture, and each bidi control by its code.
-fn pictured(line: &str) -> String {
+/// Whether `body` (a line without its end) holds nothing but tabs and
+/// displayable characters: then cleaning and picturing both leave it as it
+/// is, and it is copied whole (most lines of most answers).
+fn is_plain(body: &str) -> bool {
+    body.bytes()
+        .all(|byte| (0x20..0x7f).contains(&byte) || byte == b'\t')
+        || body.chars().all(|c| c == '\t' || is_displayable(c))
+}
+
+/// Appends `line` with each control character but tab, line feed and
+/// carriage return shown as a visible picture, and each bidi control by its
+/// code.
+fn push_pictured(out: &mut String, line: &str) {
     let (body, end) = match line.strip_suffix('\n') {
         Some(body) => match body.strip_suffix('\r') {
             Some(body) => (body, "\r\n"),
@@ -195,32 +205,40 @@ fn pictured(line: &str) -> String {
         },
         None => (line, ""),
     };
-    let shown: String = body
-        .chars()
-        .map(|c| match c {
-            '\t' => c.to_string(),
-            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('?').to_string(),
-            '\u{7f}' => "\u{2421}".to_string(),
-            _ if !is_displayable(c) => format!("<U+{:04X}>", c as u32),
-            _ => c.to_string(),
-        })
-        .collect();
-    format!("{shown}{end}")
+    if is_plain(body) {
+        out.push_str(body);
+    } else {
+        for c in body.chars() {
+            match c {
+                '\t' => out.push(c),
+                '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?')),
+                '\u{7f}' => out.push('\u{2421}'),
+                _ if !is_displayable(c) => out.push_str(&format!("<U+{:04X}>", c as u32)),
+                _ => out.push(c),
+            }
+        }
+    }
+    out.push_str(end);
 }
 
-/// One line without escape sequences, control or bidi characters; tabs and
-/// the line end kept.
-fn clean_line(line: &str) -> String {
+/// Appends one line without escape sequences, control or bidi characters;
+/// tabs and the line end kept.
+fn push_clean_line(out: &mut String, line: &str) {
     let (body, end) = match line.strip_suffix('\n') {
         Some(body) => (body.strip_suffix('\r').unwrap_or(body), "\n"),
         None => (line, ""),
     };
-    let cleaned: String = body
-        .split('\t')
-        .map(sanitize)
-        .collect::<Vec<_>>()
-        .join("\t");
-    format!("{cleaned}{end}")
+    if is_plain(body) {
+        out.push_str(body);
+    } else {
+        for (index, piece) in body.split('\t').enumerate() {
+            if index > 0 {
+                out.push('\t');
+            }
+            out.push_str(&sanitize(piece));
+        }
+    }
+    out.push_str(end);
 }
 
 fn is_bidi_control(c: char) -> bool {
@@ -730,6 +748,102 @@ mod tests {
                 from = split;
             }
             prop_assert_eq!(out, sanitize(&input));
+        }
+    }
+
+    /// `for_markdown` as it was before lines without controls were copied
+    /// whole: every line cleaned or pictured character by character.
+    fn for_markdown_by_character(text: &str) -> String {
+        fn pictured(line: &str) -> String {
+            let (body, end) = match line.strip_suffix('\n') {
+                Some(body) => match body.strip_suffix('\r') {
+                    Some(body) => (body, "\r\n"),
+                    None => (body, "\n"),
+                },
+                None => (line, ""),
+            };
+            let shown: String = body
+                .chars()
+                .map(|c| match c {
+                    '\t' => c.to_string(),
+                    '\u{0}'..='\u{1f}' => {
+                        char::from_u32(0x2400 + c as u32).unwrap_or('?').to_string()
+                    }
+                    '\u{7f}' => "\u{2421}".to_string(),
+                    _ if !is_displayable(c) => format!("<U+{:04X}>", c as u32),
+                    _ => c.to_string(),
+                })
+                .collect();
+            format!("{shown}{end}")
+        }
+        fn clean_line(line: &str) -> String {
+            let (body, end) = match line.strip_suffix('\n') {
+                Some(body) => (body.strip_suffix('\r').unwrap_or(body), "\n"),
+                None => (line, ""),
+            };
+            let cleaned: String = body
+                .split('\t')
+                .map(sanitize)
+                .collect::<Vec<_>>()
+                .join("\t");
+            format!("{cleaned}{end}")
+        }
+        let mut out = String::new();
+        let mut fence: Option<(char, usize)> = None;
+        for line in text.split_inclusive('\n') {
+            let trimmed = line.trim_start();
+            let marker = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'));
+            let run = marker.map_or(0, |c| trimmed.chars().take_while(|x| *x == c).count());
+            match (fence, marker) {
+                (None, Some(c)) if run >= 3 => {
+                    fence = Some((c, run));
+                    out.push_str(&clean_line(line));
+                    continue;
+                }
+                (Some((c, length)), Some(m))
+                    if m == c && run >= length && trimmed[run..].trim().is_empty() =>
+                {
+                    fence = None;
+                    out.push_str(&clean_line(line));
+                    continue;
+                }
+                _ => {}
+            }
+            if fence.is_some() {
+                out.push_str(&pictured(line));
+            } else {
+                out.push_str(&clean_line(line));
+            }
+        }
+        out
+    }
+
+    fn markdown_with_fences_and_controls() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("```text\n".to_string()),
+                Just("~~~~\n".to_string()),
+                Just("```\n".to_string()),
+                Just("\n".to_string()),
+                Just("\r\n".to_string()),
+                Just("\t".to_string()),
+                Just("\u{1b}[31m".to_string()),
+                Just("\u{202e}".to_string()),
+                Just("\u{9b}".to_string()),
+                Just("\u{7f}".to_string()),
+                Just("## heading **bold** `code` é 中".to_string()),
+                "[\\x00-\\x7f]{0,6}",
+                ".{0,6}",
+            ],
+            0..32,
+        )
+        .prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn plain_lines_copied_whole_change_nothing(text in markdown_with_fences_and_controls()) {
+            prop_assert_eq!(for_markdown(&text), for_markdown_by_character(&text));
         }
     }
 }

@@ -419,7 +419,25 @@ impl SseEventSizeGuard {
 
     /// Accounts for the next chunk; `Err` once the current event is too big.
     pub fn check(&mut self, chunk: &[u8]) -> Result<(), EventTooLarge> {
-        for &byte in chunk {
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            // Bytes up to the next line break count as a run, not one by one.
+            let run = rest
+                .iter()
+                .position(|&byte| byte == b'\n' || byte == b'\r')
+                .unwrap_or(rest.len());
+            if run > 0 {
+                self.at_line_start = false;
+                self.after_cr = false;
+                self.event_bytes += run;
+                if self.event_bytes > self.limit {
+                    return Err(EventTooLarge { limit: self.limit });
+                }
+                rest = &rest[run..];
+                continue;
+            }
+            let byte = rest[0];
+            rest = &rest[1..];
             match byte {
                 b'\n' if self.after_cr => self.after_cr = false,
                 b'\n' | b'\r' => {
@@ -1252,6 +1270,72 @@ mod tests {
             Err(EventTooLarge { limit: 10 }),
             "two lines of one event add up"
         );
+    }
+
+    #[test]
+    fn size_guard_counts_runs_as_it_counted_bytes() {
+        /// The guard as it was, one byte at a time: the result per chunk.
+        fn by_byte(limit: usize, chunks: &[&[u8]]) -> Vec<bool> {
+            let (mut bytes, mut at_line_start, mut after_cr) = (0, true, false);
+            let mut failed = false;
+            chunks
+                .iter()
+                .map(|chunk| {
+                    for &byte in *chunk {
+                        match byte {
+                            b'\n' if after_cr => after_cr = false,
+                            b'\n' | b'\r' => {
+                                if at_line_start {
+                                    bytes = 0;
+                                }
+                                at_line_start = true;
+                                after_cr = byte == b'\r';
+                            }
+                            _ => {
+                                at_line_start = false;
+                                after_cr = false;
+                                bytes += 1;
+                                if bytes > limit {
+                                    failed = true;
+                                }
+                            }
+                        }
+                        if failed {
+                            break;
+                        }
+                    }
+                    !failed
+                })
+                .collect()
+        }
+        let mut random = fastrand::Rng::with_seed(15);
+        for _ in 0..2000 {
+            let text: Vec<u8> = (0..random.usize(0..60))
+                .map(|_| [b'a', b'b', b'\n', b'\r'][random.usize(0..4)])
+                .collect();
+            let mut chunks: Vec<&[u8]> = Vec::new();
+            let mut rest = &text[..];
+            while !rest.is_empty() {
+                let (chunk, after) = rest.split_at(random.usize(1..=rest.len()));
+                chunks.push(chunk);
+                rest = after;
+            }
+            let mut guard = SseEventSizeGuard::new(5);
+            let mut failed = false;
+            let runs: Vec<bool> = chunks
+                .iter()
+                .map(|chunk| {
+                    failed = failed || guard.check(chunk).is_err();
+                    !failed
+                })
+                .collect();
+            assert_eq!(
+                runs,
+                by_byte(5, &chunks),
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+        }
     }
 
     #[test]

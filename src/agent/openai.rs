@@ -117,6 +117,20 @@ struct Chunk {
     usage: Option<WireUsage>,
 }
 
+/// A chunk read straight from its text, with what tells an error apart; an
+/// ordinary chunk (no error, not an error object) needs nothing more.
+#[derive(Debug, Deserialize)]
+struct PlainChunk {
+    #[serde(default)]
+    choices: Option<Vec<Choice>>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    object: Option<String>,
+}
+
 #[derive(Debug, Deserialize)]
 struct Choice {
     #[serde(default)]
@@ -159,6 +173,22 @@ impl OpenAiStream {
         OpenAiStream::default()
     }
 
+    fn read_chunk(&mut self, chunk: Chunk) -> Vec<StreamEvent> {
+        if let Some(usage) = chunk.usage {
+            self.usage = Some(Usage {
+                input_tokens: usage.prompt_tokens,
+                output_tokens: usage.completion_tokens,
+            });
+        }
+        let mut shown = Vec::new();
+        for choice in chunk.choices.unwrap_or_default() {
+            if choice.index == 0 {
+                self.read_choice(choice, &mut shown);
+            }
+        }
+        shown
+    }
+
     fn read_choice(&mut self, choice: Choice, shown: &mut Vec<StreamEvent>) {
         if let Some(delta) = choice.delta {
             let reasoning = delta
@@ -192,6 +222,18 @@ impl SseDecoder for OpenAiStream {
             self.done = true;
             return Ok(Vec::new());
         }
+        // The common case in one pass; anything unusual (an error, a chunk
+        // that does not read) takes the general path below, which decides.
+        if event.event != "error"
+            && let Ok(plain) = serde_json::from_str::<PlainChunk>(data)
+            && plain.error.is_none()
+            && plain.object.as_deref() != Some("error")
+        {
+            return Ok(self.read_chunk(Chunk {
+                choices: plain.choices,
+                usage: plain.usage,
+            }));
+        }
         let value: serde_json::Value = serde_json::from_str(data)
             .map_err(|error| DecodeError::malformed_json(&error, data))?;
         let is_error = event.event == "error"
@@ -211,19 +253,7 @@ impl SseDecoder for OpenAiStream {
                 excerpt(data, MAX_CHUNK_EXCERPT_CHARS)
             ))
         })?;
-        if let Some(usage) = chunk.usage {
-            self.usage = Some(Usage {
-                input_tokens: usage.prompt_tokens,
-                output_tokens: usage.completion_tokens,
-            });
-        }
-        let mut shown = Vec::new();
-        for choice in chunk.choices.unwrap_or_default() {
-            if choice.index == 0 {
-                self.read_choice(choice, &mut shown);
-            }
-        }
-        Ok(shown)
+        Ok(self.read_chunk(chunk))
     }
 
     fn is_complete(&self) -> bool {

@@ -7,11 +7,19 @@
 //! on the same channel. For every input the order is fixed: append it to the
 //! journal (fsynced; a finished call's answer travels in it), write a
 //! finished judge's raw output to its own file (verbatim, fsynced) and check
-//! it reads back the same, hand the input to the protocol, then rewrite the
-//! artifact files that changed. A crash at any point loses no finished
-//! output and no moderator decision: `quorum resume` folds the journal back
-//! ([`resume`]) and rewrites every file from it. Streamed text is journaled
-//! in batches too, for replay, without a fsync of its own.
+//! it reads back the same, hand the input to the protocol, start the calls
+//! it asks for, then rewrite the artifact files that changed (after the new
+//! calls are under way, so the rewrite is not on the path from one call to
+//! the next). A crash at any point loses no finished output and no moderator
+//! decision: `quorum resume` folds the journal back ([`resume`]) and
+//! rewrites every file from it. Streamed text is journaled in batches too,
+//! for replay, and calls started are journaled, both without a fsync of
+//! their own (the next input's fsync carries them).
+//!
+//! Streamed chunks cross from a call's task to this loop in batches: what a
+//! provider produced since the loop last heard from that call travels as
+//! one message per run of text, so a fast stream costs one wake per batch,
+//! not one per chunk.
 //!
 //! Not responsible for protocol rules (retry counts, what a skip means: the
 //! protocol decides) or for presentation (the headless printer and the TUI
@@ -367,8 +375,18 @@ pub struct Engine<P: Protocol> {
     books: HashMap<String, CallBook>,
     /// Raw-output files of calls that persist on collect, by call id.
     raw_paths: HashMap<String, String>,
-    /// Last contents written per artifact file, to skip unchanged rewrites.
+    /// Per artifact file, the document contents (before [`Document::for_disk`])
+    /// that its file on disk was last written from, to skip unchanged
+    /// documents without rendering them again.
+    ///
+    /// [`Document::for_disk`]: crate::protocol::Document::for_disk
     written: HashMap<String, String>,
+    /// A step changed what the documents may say; they are rewritten once
+    /// the step's effects have been applied (new calls already running), so
+    /// the rewrite is off the path from one call to the next.
+    documents_due: Option<tokio::time::Instant>,
+    /// When the artifact files were last rewritten.
+    documents_written: Option<tokio::time::Instant>,
     log_published: usize,
     /// Streamed text not yet journaled, per call.
     batches: BTreeMap<String, StreamBatch>,
@@ -385,6 +403,38 @@ struct StreamBatch {
     since: tokio::time::Instant,
     /// When its last chunk arrived: the time the batch is journaled with.
     last_at: Timestamp,
+}
+
+/// Longest time the artifact files may lag behind the journal while inputs
+/// keep arriving, in milliseconds (they are rewritten as soon as the inbox
+/// is empty, normally at once).
+pub const DOCUMENTS_WAIT_MAX_MS: u64 = 100;
+
+/// While agent calls are running, the artifact files are rewritten at most
+/// once per this many milliseconds (every one of them is rebuilt from the
+/// whole debate, and the answers they embed grow with it); when none is
+/// running (the moderator's turn, the end) they are rewritten at once. The
+/// journal is the record: resume rebuilds every file from it.
+pub const DOCUMENTS_INTERVAL_MS: u64 = 1000;
+
+/// Most provider events a call task takes at once and merges into as few
+/// engine messages as it can (consecutive text, consecutive reasoning).
+pub const STREAM_COALESCE_EVENTS: usize = 1024;
+
+/// `events` with each run of consecutive text pieces joined into one, and
+/// each run of reasoning pieces too; anything else stays where it was.
+fn coalesce(events: impl Iterator<Item = StreamEvent>) -> Vec<StreamEvent> {
+    let mut merged: Vec<StreamEvent> = Vec::new();
+    for event in events {
+        match (merged.last_mut(), event) {
+            (Some(StreamEvent::Text(text)), StreamEvent::Text(more)) => text.push_str(&more),
+            (Some(StreamEvent::Reasoning(text)), StreamEvent::Reasoning(more)) => {
+                text.push_str(&more)
+            }
+            (_, event) => merged.push(event),
+        }
+    }
+    merged
 }
 
 /// How long streamed text gathers before it is journaled as one batch, in
@@ -418,6 +468,8 @@ impl<P: Protocol> Engine<P> {
             books: HashMap::new(),
             raw_paths: HashMap::new(),
             written: HashMap::new(),
+            documents_due: None,
+            documents_written: None,
             log_published: 0,
             batches: BTreeMap::new(),
             extra_time: HashMap::new(),
@@ -465,6 +517,7 @@ impl<P: Protocol> Engine<P> {
         let now = self.journal.last_at().unwrap_or_else(|| self.now());
         let effects = self.protocol.start(now);
         self.after_step()?;
+        self.write_documents()?;
         self.drive(effects).await
     }
 
@@ -489,6 +542,7 @@ impl<P: Protocol> Engine<P> {
         self.log_published = self.protocol.log().len();
         self.extra_time = folded.extended.into_iter().collect();
         self.after_step()?;
+        self.write_documents()?;
         let mut queue = Vec::new();
         if reopen {
             queue = self.step(Input::Reopened)?;
@@ -517,7 +571,7 @@ impl<P: Protocol> Engine<P> {
     /// written like any other.
     pub fn settle(&mut self, input: Input) -> Result<(), EngineError> {
         self.step(input)?;
-        Ok(())
+        self.write_documents()
     }
 
     /// Serves an interface that settles deferred items of a finished
@@ -527,6 +581,7 @@ impl<P: Protocol> Engine<P> {
     pub async fn serve_settlements(mut self) -> Result<(Outcome, P), EngineError> {
         self.log_published = self.protocol.log().len();
         self.after_step()?;
+        self.write_documents()?;
         loop {
             let Some(message) = self.inbox_rx.recv().await else {
                 unreachable!("the engine holds a sender of its own inbox");
@@ -541,8 +596,12 @@ impl<P: Protocol> Engine<P> {
     async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, P), EngineError> {
         let mut queue = effects;
         loop {
+            let starts_calls = queue
+                .iter()
+                .any(|effect| matches!(effect, Effect::StartCall(_)));
             for effect in std::mem::take(&mut queue) {
                 if let Some(outcome) = self.apply(effect)? {
+                    self.write_documents()?;
                     self.flush_streams()?;
                     self.journal.append(
                         self.now(),
@@ -555,16 +614,39 @@ impl<P: Protocol> Engine<P> {
                     return Ok((outcome, self.protocol));
                 }
             }
+            let now = tokio::time::Instant::now();
+            let documents_at = self.documents_at();
+            if starts_calls && documents_at.is_some_and(|at| at <= now) {
+                // Let the calls just spawned begin (on this thread they
+                // would wait for this task) before the documents are written.
+                tokio::task::yield_now().await;
+            }
+            // Inputs already waiting (the other judges of a round finishing
+            // together) are taken first and the documents written once for
+            // all of them, unless they have waited DOCUMENTS_WAIT_MAX_MS.
+            if let Some(at) = documents_at
+                && at <= now
+                && (self.inbox_rx.is_empty()
+                    || now >= at + Duration::from_millis(DOCUMENTS_WAIT_MAX_MS))
+            {
+                self.write_documents()?;
+            }
             // Streamed text waits at most STREAM_BATCH_MS for its batch to
-            // be journaled, even when nothing else happens meanwhile.
-            let due = self.batches.values().map(|batch| batch.since).min();
-            let message = match due {
-                Some(since) => {
-                    let at = since + Duration::from_millis(STREAM_BATCH_MS);
+            // be journaled, even when nothing else happens meanwhile; the
+            // documents wait for their interval.
+            let batch_at = self
+                .batches
+                .values()
+                .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
+                .min();
+            let wake = [batch_at, self.documents_at()].into_iter().flatten().min();
+            let message = match wake {
+                Some(at) => {
                     tokio::select! {
                         message = self.inbox_rx.recv() => message,
                         () = tokio::time::sleep_until(at) => {
-                            self.flush_due_streams()?;
+                            tracing::debug_span!("quorum_stream_flush")
+                                .in_scope(|| self.flush_due_streams())?;
                             continue;
                         }
                     }
@@ -574,7 +656,16 @@ impl<P: Protocol> Engine<P> {
             let Some(message) = message else {
                 unreachable!("the engine holds a sender of its own inbox");
             };
-            queue = self.receive(message)?;
+            // Spans for benches/growth (debug level: off in normal use).
+            let span = match &message {
+                Inbox::Stream {
+                    event: StreamEvent::Text(text) | StreamEvent::Reasoning(text),
+                    ..
+                } => tracing::debug_span!("quorum_stream", bytes = text.len()),
+                Inbox::Stream { .. } => tracing::debug_span!("quorum_stream", bytes = 0),
+                _ => tracing::debug_span!("quorum_input"),
+            };
+            queue = span.in_scope(|| self.receive(message))?;
         }
     }
 
@@ -641,7 +732,10 @@ impl<P: Protocol> Engine<P> {
             },
         );
         self.flush_streams()?;
-        self.journal.append(
+        // Without a fsync of its own: the next input's fsync carries it. A
+        // crash that loses it loses everything after it too, which leaves
+        // the journal as a crash just before this call started would have.
+        self.journal.append_unsynced(
             self.now(),
             &JournalEvent::CallStarted {
                 call_id: request.call_id.clone(),
@@ -682,30 +776,41 @@ impl<P: Protocol> Engine<P> {
             tokio::pin!(deadline);
             let mut streamed_chars = 0usize;
             let mut first_text = None;
-            let mut forward = |event: StreamEvent, streamed_chars: &mut usize| {
-                if let StreamEvent::Text(text) = &event {
-                    *streamed_chars += text.chars().count();
-                    if first_text.is_none() && !text.is_empty() {
-                        first_text = Some(started.elapsed());
+            // Everything the provider sent since the engine last heard from
+            // this call crosses to the engine loop as one message per run of
+            // text (or reasoning): one wake per batch, not per chunk.
+            let mut arrived = Vec::with_capacity(STREAM_COALESCE_EVENTS);
+            let mut forward = |events: &mut Vec<StreamEvent>, streamed_chars: &mut usize| {
+                for event in coalesce(events.drain(..)) {
+                    if let StreamEvent::Text(text) = &event {
+                        *streamed_chars += text.chars().count();
+                        if first_text.is_none() && !text.is_empty() {
+                            first_text = Some(started.elapsed());
+                        }
                     }
+                    let _ = inbox.send(Inbox::Stream {
+                        call_id: call_id.clone(),
+                        event,
+                    });
                 }
-                let _ = inbox.send(Inbox::Stream {
-                    call_id: call_id.clone(),
-                    event,
-                });
             };
             let result = loop {
                 tokio::select! {
                     biased;
-                    Some(event) = events_rx.recv() => forward(event, &mut streamed_chars),
+                    received = events_rx.recv_many(&mut arrived, STREAM_COALESCE_EVENTS), if !events_rx.is_closed() || !events_rx.is_empty() => {
+                        if received > 0 {
+                            forward(&mut arrived, &mut streamed_chars);
+                        }
+                    }
                     Some(extra) = extend_rx.recv() => {
                         let later = deadline.deadline() + extra;
                         deadline.as_mut().reset(later);
                     }
                     result = &mut call => {
                         while let Ok(event) = events_rx.try_recv() {
-                            forward(event, &mut streamed_chars);
+                            arrived.push(event);
                         }
+                        forward(&mut arrived, &mut streamed_chars);
                         break match result {
                             Ok(result) => result.map_err(|error| CallFailure::Error { message: error.to_string() }),
                             Err(panic) => Err(CallFailure::Error { message: format!("the agent crashed: {}", panic_message(panic.as_ref())) }),
@@ -1020,7 +1125,8 @@ impl<P: Protocol> Engine<P> {
         Ok(effects)
     }
 
-    /// Publishes new log entries and progress, and rewrites changed files.
+    /// Publishes new log entries and progress; the files are rewritten by
+    /// [`write_documents`](Self::write_documents).
     fn after_step(&mut self) -> Result<(), EngineError> {
         let log = self.protocol.log();
         for entry in &log[self.log_published.min(log.len())..] {
@@ -1033,20 +1139,49 @@ impl<P: Protocol> Engine<P> {
             self.board = board.clone();
             self.publish(Update::Board(board));
         }
+        self.documents_due
+            .get_or_insert_with(tokio::time::Instant::now);
+        Ok(())
+    }
+
+    /// When the documents are to be rewritten, if a step changed them: at
+    /// once when no call is running, else [`DOCUMENTS_INTERVAL_MS`] after
+    /// the last rewrite.
+    fn documents_at(&self) -> Option<tokio::time::Instant> {
+        let since = self.documents_due?;
+        if self.running.is_empty() {
+            return Some(since);
+        }
+        Some(match self.documents_written {
+            Some(last) => since.max(last + Duration::from_millis(DOCUMENTS_INTERVAL_MS)),
+            None => since,
+        })
+    }
+
+    /// Rewrites the artifact files whose documents changed since they were
+    /// last written, when a step has happened since the last call.
+    fn write_documents(&mut self) -> Result<(), EngineError> {
+        if self.documents_due.take().is_none() {
+            return Ok(());
+        }
+        self.documents_written = Some(tokio::time::Instant::now());
+        let _span = tracing::debug_span!("quorum_documents").entered();
         for document in self.protocol.documents() {
-            if !self.written.contains_key(&document.path) {
-                // A resumed or reopened debate: what is on disk may be current.
-                if let Ok(on_disk) = self.run_dir.read_to_string(&document.path) {
-                    self.written.insert(document.path.clone(), on_disk);
-                }
-            }
-            let contents = document.for_disk();
-            if self.written.get(&document.path).map(String::as_str) == Some(contents.as_ref()) {
+            if self.written.get(&document.path) == Some(&document.contents) {
                 continue;
             }
-            self.run_dir.write(&document.path, contents.as_bytes())?;
-            self.written
-                .insert(document.path.clone(), contents.into_owned());
+            let contents = document.for_disk();
+            if !self.written.contains_key(&document.path)
+                && self
+                    .run_dir
+                    .read_to_string(&document.path)
+                    .is_ok_and(|on_disk| on_disk == contents)
+            {
+                // A resumed or reopened debate: what is on disk is current.
+            } else {
+                self.run_dir.write(&document.path, contents.as_bytes())?;
+            }
+            self.written.insert(document.path, document.contents);
         }
         for publication in self.protocol.publications() {
             let key = publication.path.display().to_string();

@@ -52,7 +52,7 @@ pub enum Segment {
 /// The text of one pane and its rows, laid out for the last width and theme.
 #[derive(Debug, Default)]
 pub struct StreamDoc {
-    finished: Vec<SourceLine>,
+    finished: SourceLines,
     /// Block state after the last finished answer line.
     blocks: BlockState,
     tail: String,
@@ -115,10 +115,8 @@ impl StreamDoc {
             .map(|c| if c == '\n' { ' ' } else { c })
             .filter(|&c| is_displayable(c))
             .collect();
-        self.finished.push(SourceLine {
-            text,
-            kind: LineKind::Notice,
-        });
+        let text: String = text;
+        self.finished.push(&text, LineKind::Notice);
         self.blocks = BlockState::default();
         self.tail_changed = true;
     }
@@ -153,8 +151,8 @@ impl StreamDoc {
         }
         let mut layouter = Layouter::new(width, theme);
         let mut laid = 0;
-        for line in &self.finished[self.laid_finished..] {
-            layouter.lay_out(&line.text, &line.kind, &mut self.finished_rows);
+        for (text, kind) in self.finished.from(self.laid_finished) {
+            layouter.lay_out(text, &kind, &mut self.finished_rows);
             laid += 1;
         }
         self.laid_finished = self.finished.len();
@@ -221,11 +219,11 @@ impl StreamDoc {
         let tail = (self.tail_segment == Segment::Answer && !self.tail.is_empty())
             .then_some(Some(self.tail.as_str()));
         self.finished
-            .iter()
-            .filter_map(|line| match line.kind {
+            .from(0)
+            .filter_map(|(text, kind)| match kind {
                 LineKind::Reasoning => None,
                 LineKind::Notice => Some(None),
-                _ => Some(Some(line.text.as_str())),
+                _ => Some(Some(text)),
             })
             .chain(tail)
             .collect()
@@ -240,7 +238,10 @@ impl StreamDoc {
     fn finish_tail(&mut self) {
         let text = std::mem::take(&mut self.tail);
         let kind = self.classify_and_advance(&text);
-        self.finished.push(SourceLine { text, kind });
+        self.finished.push(&text, kind);
+        // The tail's allocation is reused for the next line.
+        self.tail = text;
+        self.tail.clear();
     }
 
     fn commit_head_of_long_tail(&mut self) {
@@ -251,7 +252,7 @@ impl StreamDoc {
         if self.tail_segment == Segment::Answer {
             self.blocks.carry = Some(kind.continuation());
         }
-        self.finished.push(SourceLine { text: head, kind });
+        self.finished.push(&head, kind);
     }
 
     fn classify_and_advance(&mut self, line: &str) -> LineKind {
@@ -286,10 +287,168 @@ fn long_line_cut(tail: &str) -> usize {
     }
 }
 
-#[derive(Clone, Debug)]
-struct SourceLine {
+/// Finished source lines stored flat: one string and, per line, where it
+/// ends and what it is, packed in 16 bytes. A line costs its text and those
+/// bytes, not an allocation of its own.
+#[derive(Debug, Default)]
+struct SourceLines {
     text: String,
-    kind: LineKind,
+    lines: Vec<PackedLine>,
+    /// The kinds that do not pack (none in practice), by line number.
+    unpacked: std::collections::HashMap<usize, LineKind>,
+}
+
+/// Where a line ends in [`SourceLines::text`], and its kind.
+#[derive(Clone, Copy, Debug)]
+struct PackedLine {
+    end: u32,
+    kind: PackedKind,
+}
+
+/// A [`LineKind`] in fixed fields: `tag` names the variant; `first` and
+/// `second` are its numbers in declaration order (indent or depth, then
+/// content start); an ordered list marker is the line's own text at
+/// `marker_at`, `marker_len` bytes long, and a bullet is told by `flag`.
+#[derive(Clone, Copy, Debug, Default)]
+struct PackedKind {
+    tag: u8,
+    flag: u8,
+    marker_len: u8,
+    marker_at: u16,
+    first: u16,
+    second: u16,
+}
+
+const BULLET: &str = "•";
+const HOLLOW_BULLET: &str = "◦";
+
+impl PackedKind {
+    /// `kind` of `line` packed, or `None` when a field does not fit.
+    fn pack(kind: &LineKind, line: &str) -> Option<PackedKind> {
+        let number = |value: usize| u16::try_from(value).ok();
+        let packed = |tag, first, second| PackedKind {
+            tag,
+            first,
+            second,
+            ..PackedKind::default()
+        };
+        Some(match kind {
+            LineKind::Reasoning => packed(0, 0, 0),
+            LineKind::Notice => packed(1, 0, 0),
+            LineKind::Blank => packed(2, 0, 0),
+            LineKind::Heading { content_start } => packed(3, number(*content_start)?, 0),
+            LineKind::ListItem {
+                indent,
+                marker,
+                content_start,
+            } => {
+                let mut item = packed(4, number(*indent)?, number(*content_start)?);
+                match marker.as_ref() {
+                    BULLET => item.flag = 0,
+                    HOLLOW_BULLET => item.flag = 1,
+                    ordered => {
+                        let at = line.len() - line.trim_start().len();
+                        if !line[at..].starts_with(ordered) {
+                            return None;
+                        }
+                        item.flag = 2;
+                        item.marker_at = u16::try_from(at).ok()?;
+                        item.marker_len = u8::try_from(ordered.len()).ok()?;
+                    }
+                }
+                item
+            }
+            LineKind::Quote {
+                depth,
+                content_start,
+            } => packed(5, number(*depth)?, number(*content_start)?),
+            LineKind::Rule => packed(6, 0, 0),
+            LineKind::Fence => packed(7, 0, 0),
+            LineKind::Code { yaml } => PackedKind {
+                flag: u8::from(*yaml),
+                ..packed(8, 0, 0)
+            },
+            LineKind::Paragraph {
+                indent,
+                content_start,
+            } => packed(9, number(*indent)?, number(*content_start)?),
+        })
+    }
+
+    fn unpack(self, line: &str) -> LineKind {
+        let (first, second) = (usize::from(self.first), usize::from(self.second));
+        match self.tag {
+            0 => LineKind::Reasoning,
+            1 => LineKind::Notice,
+            2 => LineKind::Blank,
+            3 => LineKind::Heading {
+                content_start: first,
+            },
+            4 => LineKind::ListItem {
+                indent: first,
+                marker: match self.flag {
+                    0 => Cow::Borrowed(BULLET),
+                    1 => Cow::Borrowed(HOLLOW_BULLET),
+                    _ => {
+                        let at = usize::from(self.marker_at);
+                        Cow::Owned(line[at..at + usize::from(self.marker_len)].to_string())
+                    }
+                },
+                content_start: second,
+            },
+            5 => LineKind::Quote {
+                depth: first,
+                content_start: second,
+            },
+            6 => LineKind::Rule,
+            7 => LineKind::Fence,
+            8 => LineKind::Code {
+                yaml: self.flag == 1,
+            },
+            _ => LineKind::Paragraph {
+                indent: first,
+                content_start: second,
+            },
+        }
+    }
+}
+
+impl SourceLines {
+    fn push(&mut self, text: &str, kind: LineKind) {
+        self.text.push_str(text);
+        let end = stored_offset(self.text.len());
+        let packed = PackedKind::pack(&kind, text).unwrap_or_else(|| {
+            self.unpacked.insert(self.lines.len(), kind);
+            PackedKind::default()
+        });
+        self.lines.push(PackedLine { end, kind: packed });
+    }
+
+    fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Lines from number `first` on: their text and kind.
+    fn from(&self, first: usize) -> impl Iterator<Item = (&str, LineKind)> {
+        let first = first.min(self.lines.len());
+        let mut at = if first == 0 {
+            0
+        } else {
+            self.lines[first - 1].end as usize
+        };
+        self.lines[first..]
+            .iter()
+            .enumerate()
+            .map(move |(offset, line)| {
+                let text = &self.text[at..line.end as usize];
+                at = line.end as usize;
+                let kind = match self.unpacked.get(&(first + offset)) {
+                    Some(kind) => kind.clone(),
+                    None => line.kind.unpack(text),
+                };
+                (text, kind)
+            })
+    }
 }
 
 /// What one source line is, decided when it is read. Offsets are bytes into
@@ -421,9 +580,9 @@ fn classify_prose(line: &str) -> LineKind {
         let marker = if marker.len() == 1 {
             // Bullets alternate with nesting (two columns per level).
             Cow::Borrowed(if (indent / 2).is_multiple_of(2) {
-                "•"
+                BULLET
             } else {
-                "◦"
+                HOLLOW_BULLET
             })
         } else {
             Cow::Owned(marker.to_string())
@@ -533,22 +692,32 @@ fn char_width(c: char) -> usize {
 struct Rows {
     text: String,
     spans: Vec<StoredSpan>,
+    /// The styles the spans use, each once; a span names one by index.
+    styles: Vec<Style>,
     /// For each row, the end of its spans in `spans`.
-    row_ends: Vec<usize>,
+    row_ends: Vec<u32>,
     /// The first span of the row being written.
     open_row_first_span: usize,
 }
 
+/// A span: where its text ends in [`Rows::text`] and its style's index in
+/// [`Rows::styles`]. Eight bytes, for rows that are mostly spans.
 #[derive(Debug)]
 struct StoredSpan {
-    text_end: usize,
-    style: Style,
+    text_end: u32,
+    style: u16,
+}
+
+/// A row offset as stored: text beyond 4 GiB in one pane is not held.
+fn stored_offset(offset: usize) -> u32 {
+    u32::try_from(offset).unwrap_or(u32::MAX)
 }
 
 impl Rows {
     fn clear(&mut self) {
         self.text.clear();
         self.spans.clear();
+        self.styles.clear();
         self.row_ends.clear();
         self.open_row_first_span = 0;
     }
@@ -563,23 +732,44 @@ impl Rows {
 
     fn push_char(&mut self, c: char, style: Style) {
         self.text.push(c);
-        let text_end = self.text.len();
+        let text_end = stored_offset(self.text.len());
         let row_has_spans = self.spans.len() > self.open_row_first_span;
         match self.spans.last_mut() {
-            Some(last) if row_has_spans && last.style == style => {
+            Some(last) if row_has_spans && self.styles[usize::from(last.style)] == style => {
                 last.text_end = text_end;
             }
-            _ => self.spans.push(StoredSpan { text_end, style }),
+            _ => {
+                let style = self.style_index(style);
+                self.spans.push(StoredSpan { text_end, style });
+            }
         }
     }
 
+    /// The index of `style` in the palette, added when new.
+    fn style_index(&mut self, style: Style) -> u16 {
+        if let Some(index) = self.styles.iter().rposition(|known| *known == style) {
+            return u16::try_from(index).unwrap_or(u16::MAX);
+        }
+        if self.styles.len() > usize::from(u16::MAX) {
+            // A theme has a few dozen styles; this cannot be reached, and
+            // would only show a later style as the last one kept.
+            return u16::MAX;
+        }
+        self.styles.push(style);
+        u16::try_from(self.styles.len() - 1).unwrap_or(u16::MAX)
+    }
+
     fn end_row(&mut self) {
-        self.row_ends.push(self.spans.len());
+        self.row_ends.push(stored_offset(self.spans.len()));
     }
 
     fn span_range(&self, row: usize) -> Range<usize> {
-        let start = if row == 0 { 0 } else { self.row_ends[row - 1] };
-        start..self.row_ends[row]
+        let start = if row == 0 {
+            0
+        } else {
+            self.row_ends[row - 1] as usize
+        };
+        start..self.row_ends[row] as usize
     }
 
     fn line(&self, row: usize) -> Line<'_> {
@@ -589,10 +779,13 @@ impl Rows {
                 let start = if index == 0 {
                     0
                 } else {
-                    self.spans[index - 1].text_end
+                    self.spans[index - 1].text_end as usize
                 };
                 let span = &self.spans[index];
-                Span::styled(&self.text[start..span.text_end], span.style)
+                Span::styled(
+                    &self.text[start..span.text_end as usize],
+                    self.styles[usize::from(span.style)],
+                )
             })
             .collect();
         Line::from(spans)
@@ -906,6 +1099,16 @@ impl<'r> RowCursor<'r> {
 /// Inline markdown (code, strong, emphasis, strikethrough, links) over
 /// `base`.
 fn push_inline(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme: &Theme) {
+    if is_plain_prose(content) {
+        // Read as markdown, it would be one paragraph of this very text.
+        push_plain(glyphs, content, base);
+    } else {
+        push_inline_parsed(glyphs, content, base, theme);
+    }
+}
+
+/// [`push_inline`] through the markdown parser.
+fn push_inline_parsed(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme: &Theme) {
     let source = neutralize_block_syntax(content);
     let mut styles = vec![base];
     let mut open_links: Vec<(usize, pulldown_cmark::CowStr<'_>)> = Vec::new();
@@ -951,6 +1154,35 @@ fn push_inline(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme: &Them
             _ => {}
         }
     }
+}
+
+/// Whether `content` holds no markdown at all: it starts with a letter,
+/// neither starts nor ends with a space, and has none of the characters that
+/// open an inline span, an escape, an entity, HTML or a link. Such a line
+/// reads as a paragraph of exactly its text, without the parser.
+fn is_plain_prose(content: &str) -> bool {
+    let bytes = content.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes.last().is_some_and(|byte| !byte.is_ascii_whitespace())
+        && bytes.iter().all(|byte| {
+            !matches!(
+                byte,
+                b'\\'
+                    | b'`'
+                    | b'*'
+                    | b'_'
+                    | b'~'
+                    | b'['
+                    | b']'
+                    | b'!'
+                    | b'<'
+                    | b'>'
+                    | b'&'
+                    | b'\t'
+                    | b'\n'
+                    | b'\r'
+            )
+        })
 }
 
 /// Escapes what would make pulldown-cmark read `content` as a block (a list,
@@ -1047,6 +1279,115 @@ fn yaml_key_end(body: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_prose_reads_the_same_without_the_parser() {
+        let theme = theme();
+        let pieces = [
+            "a",
+            "Word",
+            " ",
+            "  ",
+            "é",
+            "中文",
+            "1",
+            "12.",
+            ":",
+            ",",
+            ".",
+            "-",
+            "+",
+            "#",
+            "|",
+            "(x)",
+            "'q'",
+            "\"",
+            "?",
+            "/",
+            "=",
+            "%",
+            "$",
+            "@",
+            "^",
+            "{",
+            "}",
+            "👍",
+            "http://x.y",
+        ];
+        let mut random = fastrand::Rng::with_seed(15);
+        let mut plain = 0;
+        for _ in 0..5000 {
+            let content: String = (0..random.usize(1..12))
+                .map(|_| pieces[random.usize(0..pieces.len())])
+                .collect();
+            if !is_plain_prose(&content) {
+                continue;
+            }
+            plain += 1;
+            let (mut fast, mut parsed) = (Vec::new(), Vec::new());
+            push_plain(&mut fast, &content, theme.text);
+            push_inline_parsed(&mut parsed, &content, theme.text, &theme);
+            let shown = |glyphs: &[Glyph]| -> Vec<(char, Style)> {
+                glyphs.iter().map(|glyph| (glyph.c, glyph.style)).collect()
+            };
+            assert_eq!(shown(&fast), shown(&parsed), "{content:?}");
+        }
+        assert!(plain > 500, "the sample holds plain lines ({plain})");
+    }
+
+    #[test]
+    fn every_kind_packs_and_unpacks_to_itself() {
+        let lines = [
+            "",
+            "# Title #",
+            "  - nested",
+            "- top",
+            "12. twelve",
+            "   3) three",
+            "> quoted",
+            ">> > deep",
+            "---",
+            "```yaml",
+            "key: value",
+            "plain text",
+            "    indented",
+            "* star",
+            "+ plus",
+            "1.",
+            "\t- tabbed",
+        ];
+        let mut state = BlockState::default();
+        for line in lines {
+            let (kind, next) = classify(&state, line);
+            state = next;
+            let packed = PackedKind::pack(&kind, line).expect("packs");
+            assert_eq!(packed.unpack(line), kind, "{line:?}");
+            let continued = kind.continuation();
+            assert_eq!(
+                PackedKind::pack(&continued, line)
+                    .expect("packs")
+                    .unpack(line),
+                continued
+            );
+        }
+        for kind in [LineKind::Reasoning, LineKind::Notice] {
+            assert_eq!(PackedKind::pack(&kind, "x").unwrap().unpack("x"), kind);
+        }
+        let mut lines = SourceLines::default();
+        let odd = LineKind::ListItem {
+            indent: 0,
+            marker: Cow::Owned("9.".to_string()),
+            content_start: 0,
+        };
+        lines.push("not a marker here", odd.clone());
+        lines.push("- next", LineKind::Blank);
+        let kinds: Vec<LineKind> = lines.from(0).map(|(_, kind)| kind).collect();
+        assert_eq!(
+            kinds,
+            [odd, LineKind::Blank],
+            "what does not pack is kept as it is"
+        );
+    }
 
     fn theme() -> Theme {
         Theme::builtin("dark").unwrap()

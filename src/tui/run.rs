@@ -2,7 +2,10 @@
 //! replay, recorded moments as they fall due), terminal events and a clock —
 //! drained in batches, applied to the state, and drawn at most once per
 //! frame interval behind a dirty flag. Render rate is not token rate: a
-//! burst of a thousand chunks costs one frame.
+//! burst of a thousand chunks costs one frame. What the person does (a key,
+//! the mouse, a resize) is drawn at once, without waiting for the interval:
+//! people type far slower than the frame rate, and their answer should not
+//! wait behind the stream.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -111,10 +114,11 @@ async fn drive<T: Send + 'static>(
     let mut batch = Vec::with_capacity(UPDATE_BATCH);
     let mut updates_open = true;
     let mut engine_running = true;
+    let mut person_acted = false;
     loop {
         let now = Instant::now();
         let next_moment = play_due(&mut app, &mut timeline, now);
-        if app.dirty && now >= last_draw + frame {
+        if app.dirty && (person_acted || now >= last_draw + frame) {
             let area = guard.terminal.size()?;
             app.prepare(area.into());
             crossterm::execute!(
@@ -127,6 +131,7 @@ async fn drive<T: Send + 'static>(
                 crossterm::terminal::EndSynchronizedUpdate
             )?;
             app.dirty = false;
+            person_acted = false;
             last_draw = Instant::now();
         }
         if app.quit {
@@ -151,6 +156,7 @@ async fn drive<T: Send + 'static>(
             }
             Some(event) = events.next() => {
                 let now = Instant::now();
+                person_acted = true;
                 match event? {
                     Event::Key(key) if key.kind != KeyEventKind::Release => {
                         for command in app.handle_key(key, now) {

@@ -56,6 +56,17 @@ impl PtyRun {
     /// Starts `quorum args…` in `cwd` in a `cols` × `rows` terminal with
     /// TERM=xterm-256color and NO_COLOR unset.
     pub fn spawn(args: &[&str], cwd: &Path, cols: u16, rows: u16) -> PtyRun {
+        PtyRun::spawn_with_env(args, cwd, cols, rows, &[])
+    }
+
+    /// [`PtyRun::spawn`] with these variables added to the environment.
+    pub fn spawn_with_env(
+        args: &[&str],
+        cwd: &Path,
+        cols: u16,
+        rows: u16,
+        env: &[(&str, &str)],
+    ) -> PtyRun {
         let home = tempfile::tempdir().expect("a temporary home");
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -82,6 +93,9 @@ impl PtyRun {
             ("XDG_CACHE_HOME", ".cache"),
         ] {
             command.env(variable, home.path().join(folder));
+        }
+        for (name, value) in env {
+            command.env(name, value);
         }
         let child = pair.slave.spawn_command(command).expect("quorum starts");
         // Our copy of the terminal's far side must close, or the reader never

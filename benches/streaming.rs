@@ -1,0 +1,653 @@
+//! Streaming cost and start-up of the real binary (issue 15, DESIGN.md
+//! section 8), against a model server on 127.0.0.1 in this process.
+//!
+//! The server answers `/v1/chat/completions` like a model that plays every
+//! role of the built-in demo: it reads the role from the prompt and streams
+//! that role's demo reply, preceded by generated markdown so that the
+//! proposal carries [`LEAD_TEXT_BYTES`] and every other call
+//! [`OTHER_TEXT_BYTES`], in SSE events of [`CHUNK_CHARS`] characters each, as
+//! fast as the client reads. Three clients read the same streams in one run,
+//! interleaved, [`REPS`] times:
+//!
+//! - **bare**: this bench binary again (`--bare`), the same HTTP and SSE stack
+//!   (reqwest, eventsource-stream, serde_json into a typed chunk) on a
+//!   current-thread runtime, sending requests of the same sizes for the same
+//!   calls and dropping the text;
+//! - **headless**: `quorum review --headless`, with the automatic moderation;
+//! - **interface**: `quorum review` in a 200×60 pseudo-terminal (the screen
+//!   kept by a vt100 parser here), with `--moderation accept`, measured when
+//!   the verdict view is up.
+//!
+//! CPU is the child's user + system time (wait4 for the first two,
+//! `/proc/PID/stat` for the interface), never wall time; the figure is CPU
+//! seconds per MB (2^20 bytes) of streamed answer text, medians of the runs,
+//! and the ratios to the bare client. The interface's peak resident set
+//! (`VmHWM`) is reported beside it.
+//!
+//! Start-up: `quorum demo` in a 200×60 pseudo-terminal, from just before the
+//! exec to the end of the first frame on the terminal (the synchronized
+//! update that closes it), [`STARTUP_RUNS`] times.
+//!
+//! Numbers, not assertions. Run with `cargo bench --bench streaming`.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::response::Response;
+use axum::routing::post;
+use futures::StreamExt;
+use quorum::agent::CallRequest;
+use quorum::agent::script::Script;
+use serde_json::{Value as Json, json};
+use support::pty::PtyRun;
+
+/// Answer text of the proposal call, in bytes.
+const LEAD_TEXT_BYTES: usize = 1 << 20;
+/// Answer text of every other call, in bytes.
+const OTHER_TEXT_BYTES: usize = 32 << 10;
+/// Characters of answer text per SSE event.
+const CHUNK_CHARS: usize = 8;
+/// Runs of each client; medians are reported.
+const REPS: usize = 3;
+/// Start-ups measured; the median is reported.
+const STARTUP_RUNS: usize = 15;
+/// Terminal size of the interface runs, in cells.
+const COLUMNS: u16 = 200;
+const ROWS: u16 = 60;
+/// Limit on one run of the binary.
+const RUN_LIMIT: Duration = Duration::from_secs(300);
+const MB: f64 = (1u64 << 20) as f64;
+const TOPIC: &str = "Should we move billing to event sourcing?";
+/// The request header a bare client names its call with.
+const CALL_HEADER: &str = "x-bench-call";
+/// Ends a synchronized update: the interface wraps every frame in one.
+const FRAME_END: &[u8] = b"\x1b[?2026l";
+
+// ---- the model server ---------------------------------------------------------------
+
+struct ServerState {
+    script: Script,
+    /// Answer text bytes served since the last reset.
+    text_bytes: AtomicU64,
+    /// `(call, request body bytes)` of each request since the last reset.
+    calls: Mutex<Vec<(String, usize)>>,
+}
+
+fn classify(prompt: &str) -> Option<(String, String, u32)> {
+    let number_after = |marker: &str| -> Option<u32> {
+        let rest = &prompt[prompt.find(marker)? + marker.len()..];
+        rest.split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    if prompt.starts_with("You are a judge") {
+        let rest = &prompt[prompt.find("Your role: ")? + "Your role: ".len()..];
+        let role = rest.split([' ', '\n']).next()?;
+        return Some((
+            format!("judge.{role}"),
+            "evaluation".into(),
+            number_after("(evaluation round ")?,
+        ));
+    }
+    if prompt.starts_with("You are the proposer") {
+        return Some(match number_after("(revision round ") {
+            Some(round) => ("proposer".into(), "revision".into(), round),
+            None => ("proposer".into(), "proposal".into(), 1),
+        });
+    }
+    if prompt.starts_with("You are the critic") {
+        return Some(("critic".into(), "critique".into(), 1));
+    }
+    None
+}
+
+fn label((role, stage, round): &(String, String, u32)) -> String {
+    format!("{role}/{stage}/{round}")
+}
+
+fn parse_label(label: &str) -> Option<(String, String, u32)> {
+    let mut parts = label.split('/');
+    Some((
+        parts.next()?.to_string(),
+        parts.next()?.to_string(),
+        parts.next()?.parse().ok()?,
+    ))
+}
+
+/// The demo's reply for a call: the first attempt that is not a fault.
+fn reply_for(script: &Script, (role, stage, round): &(String, String, u32)) -> Option<String> {
+    (1..=3).find_map(|attempt| {
+        let request = CallRequest {
+            call_id: format!("{role}/{stage}/r{round}/a{attempt}"),
+            role: role.clone(),
+            stage: stage.clone(),
+            round: *round,
+            attempt,
+            prompt: String::new(),
+        };
+        let reply = script.reply_for(&request).ok()?;
+        reply.fault.is_none().then(|| reply.text.clone())?
+    })
+}
+
+/// About `bytes` of markdown prose (headings, lists, emphasis, inline code;
+/// no fenced block, which the parsers look for), ending in a blank line.
+fn markdown_padding(bytes: usize) -> String {
+    const WORDS: [&str; 16] = [
+        "projection",
+        "ledger",
+        "**invoice**",
+        "replay",
+        "`event_id`",
+        "consistency",
+        "backfill",
+        "*shadow*",
+        "snapshot",
+        "upcaster",
+        "tenant",
+        "proration",
+        "schema",
+        "outbox",
+        "idempotent",
+        "rollback",
+    ];
+    let mut text = String::with_capacity(bytes + 256);
+    let mut word = 0usize;
+    let mut section = 0usize;
+    while text.len() < bytes {
+        section += 1;
+        text.push_str(&format!("## Consideration {section}\n\n"));
+        for sentence in 0..6 {
+            for position in 0..12 {
+                if position > 0 {
+                    text.push(' ');
+                }
+                text.push_str(WORDS[(word * 7 + sentence) % WORDS.len()]);
+                word += 1;
+            }
+            text.push_str(". ");
+        }
+        text.push_str("\n\n");
+        for item in 0..4 {
+            text.push_str(&format!(
+                "- point {item}: the {} keeps the {} honest\n",
+                WORDS[word % WORDS.len()],
+                WORDS[(word + 3) % WORDS.len()]
+            ));
+            word += 1;
+        }
+        text.push('\n');
+    }
+    text
+}
+
+fn sse_event(content: &str) -> Bytes {
+    let value = json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk",
+        "model": "test-model",
+        "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]});
+    Bytes::from(format!("data: {value}\n\n"))
+}
+
+fn answer_text(state: &ServerState, call: &(String, String, u32)) -> Option<String> {
+    let reply = reply_for(&state.script, call)?;
+    let size = if call.1 == "proposal" {
+        LEAD_TEXT_BYTES
+    } else {
+        OTHER_TEXT_BYTES
+    };
+    let mut text = markdown_padding(size.saturating_sub(reply.len()));
+    text.push_str(&reply);
+    Some(text)
+}
+
+async fn complete(State(state): State<Arc<ServerState>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let body_bytes = body.len();
+    let body: Json = serde_json::from_slice(&body).unwrap_or(Json::Null);
+    let named = parts
+        .headers
+        .get(CALL_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .and_then(parse_label);
+    let call = named.or_else(|| classify(body["messages"][0]["content"].as_str().unwrap_or("")));
+    let Some((call, text)) =
+        call.and_then(|call| Some((call.clone(), answer_text(&state, &call)?)))
+    else {
+        return Response::builder()
+            .status(400)
+            .header("content-type", "application/json")
+            .body(Body::from(
+                r#"{"error": {"message": "bench server: no reply for this prompt"}}"#,
+            ))
+            .unwrap();
+    };
+    state.calls.lock().unwrap().push((label(&call), body_bytes));
+    state
+        .text_bytes
+        .fetch_add(text.len() as u64, Ordering::Relaxed);
+    let chars: Vec<char> = text.chars().collect();
+    let pieces: Vec<String> = chars
+        .chunks(CHUNK_CHARS)
+        .map(|piece| piece.iter().collect())
+        .collect();
+    let output_tokens = (text.len() / 4) as u64;
+    let tail = format!(
+        "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+        json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": "test-model",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": "test-model",
+            "choices": [], "usage": {"prompt_tokens": body_bytes / 4, "completion_tokens": output_tokens}}),
+    );
+    let frames = futures::stream::iter(pieces)
+        .map(|piece| sse_event(&piece))
+        .chain(futures::stream::once(async move { Bytes::from(tail) }))
+        .map(Ok::<_, std::convert::Infallible>);
+    Response::builder()
+        .status(200)
+        .header("content-type", "text/event-stream")
+        .body(Body::from_stream(frames))
+        .unwrap()
+}
+
+struct Server {
+    state: Arc<ServerState>,
+    base_url: String,
+}
+
+impl Server {
+    fn take(&self) -> (u64, Vec<(String, usize)>) {
+        let bytes = self.state.text_bytes.swap(0, Ordering::Relaxed);
+        let calls = std::mem::take(&mut *self.state.calls.lock().unwrap());
+        (bytes, calls)
+    }
+}
+
+async fn start_server() -> Server {
+    let spec = quorum::spec::parse(
+        Path::new("demo.yaml"),
+        quorum::protocol::decision_review::kind::DEMO_SPEC,
+    )
+    .expect("the demo spec parses");
+    let state = Arc::new(ServerState {
+        script: spec.script.expect("the demo has a script"),
+        text_bytes: AtomicU64::new(0),
+        calls: Mutex::new(Vec::new()),
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
+    let port = listener.local_addr().unwrap().port();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(complete))
+        .with_state(state.clone());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Server {
+        state,
+        base_url: format!("http://127.0.0.1:{port}/v1"),
+    }
+}
+
+// ---- the bare client ----------------------------------------------------------------
+
+#[derive(serde::Deserialize)]
+struct WireChunk {
+    #[serde(default)]
+    choices: Option<Vec<WireChoice>>,
+}
+
+#[derive(serde::Deserialize)]
+struct WireChoice {
+    #[serde(default)]
+    delta: Option<WireDelta>,
+}
+
+#[derive(serde::Deserialize)]
+struct WireDelta {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+/// Requests each call of `calls` (`role/stage/round=body bytes`) in turn
+/// with a body of that size and reads its stream to the end, dropping the
+/// text. Returns the answer bytes read.
+fn bare_client(base_url: &str, calls: &[String]) -> u64 {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        let mut read = 0u64;
+        for call in calls {
+            let (name, body_bytes) = call.split_once('=').expect("call=bytes");
+            let body_bytes: usize = body_bytes.parse().expect("bytes");
+            let mut body = serde_json::to_vec(&json!({"model": "test-model", "stream": true,
+                "messages": [{"role": "user", "content": ""}]}))
+            .expect("json");
+            // The same request size as quorum's: pad the prompt.
+            let pad = body_bytes.saturating_sub(body.len());
+            body = serde_json::to_vec(&json!({"model": "test-model", "stream": true,
+                "messages": [{"role": "user", "content": "p".repeat(pad)}]}))
+            .expect("json");
+            let response = client
+                .post(format!("{base_url}/chat/completions"))
+                .header(CALL_HEADER, name)
+                .header("authorization", "Bearer sk-bench")
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .expect("send");
+            let mut events = eventsource_stream::EventStream::new(response.bytes_stream()).boxed();
+            while let Some(event) = events.next().await {
+                let event = event.expect("event");
+                if event.data == "[DONE]" {
+                    break;
+                }
+                let chunk: WireChunk = serde_json::from_str(&event.data).expect("chunk");
+                for choice in chunk.choices.unwrap_or_default() {
+                    if let Some(content) = choice.delta.and_then(|delta| delta.content) {
+                        read += content.len() as u64;
+                    }
+                }
+            }
+        }
+        read
+    })
+}
+
+// ---- running the clients ------------------------------------------------------------
+
+/// CPU time and peak resident set of a process.
+#[derive(Clone, Copy, Debug)]
+struct Cost {
+    cpu: Duration,
+    peak_rss_kb: u64,
+}
+
+fn timeval(time: libc::timeval) -> Duration {
+    Duration::from_secs(time.tv_sec as u64) + Duration::from_micros(time.tv_usec as u64)
+}
+
+/// Waits for `child` with `wait4`, for its resource usage.
+fn wait_cost(child: std::process::Child) -> (i32, Cost) {
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet reaped; the pointers are valid.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4");
+    std::mem::forget(child);
+    (
+        libc::WEXITSTATUS(status),
+        Cost {
+            cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
+            peak_rss_kb: usage.ru_maxrss as u64,
+        },
+    )
+}
+
+/// User + system time of a running process, from `/proc/PID/stat`.
+fn proc_cpu(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("proc stat");
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("comm") + 2..]
+        .split_whitespace()
+        .collect();
+    // Fields 14 and 15 of stat(5), counted after the command name.
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
+    Duration::from_secs_f64(ticks as f64 / per_second as f64)
+}
+
+fn proc_peak_rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn isolated(command: &mut Command, dir: &Path, base_url: &str) {
+    support::isolate(command, dir)
+        .env("OPENAI_BASE_URL", base_url)
+        .env("OPENAI_API_KEY", "sk-bench")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+}
+
+fn run_bare(base_url: &str, calls: &[(String, usize)]) -> Cost {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut command = Command::new(std::env::current_exe().expect("this bench"));
+    isolated(&mut command, dir.path(), base_url);
+    command.arg("--bare").arg(base_url);
+    for (call, bytes) in calls {
+        command.arg(format!("{call}={bytes}"));
+    }
+    let (code, cost) = wait_cost(command.spawn().expect("bare client starts"));
+    assert_eq!(code, 0, "the bare client failed");
+    cost
+}
+
+fn run_headless(base_url: &str) -> Cost {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_quorum"));
+    isolated(&mut command, dir.path(), base_url);
+    command.args([
+        "review",
+        TOPIC,
+        "--headless",
+        "--out",
+        out.to_str().unwrap(),
+        "--agent",
+        "default=openai:test-model",
+    ]);
+    let (code, cost) = wait_cost(command.spawn().expect("quorum starts"));
+    assert_eq!(code, 0, "the headless debate should end in ADOPT");
+    cost
+}
+
+fn run_interface(base_url: &str) -> Cost {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut run = PtyRun::spawn_with_env(
+        &[
+            "review",
+            TOPIC,
+            "--out",
+            "out",
+            "--agent",
+            "default=openai:test-model",
+            "--moderation",
+            "accept",
+        ],
+        dir.path(),
+        COLUMNS,
+        ROWS,
+        &[
+            ("OPENAI_BASE_URL", base_url),
+            ("OPENAI_API_KEY", "sk-bench"),
+        ],
+    );
+    run.wait_for("Written to", RUN_LIMIT);
+    let pid = run.pid();
+    let cost = Cost {
+        cpu: proc_cpu(pid),
+        peak_rss_kb: proc_peak_rss_kb(pid),
+    };
+    run.send("q");
+    run.wait_exit(RUN_LIMIT);
+    cost
+}
+
+// ---- start-up -----------------------------------------------------------------------
+
+/// From just before the exec of `quorum demo` in a pty to the end of its
+/// first frame.
+fn startup_once() -> Duration {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLUMNS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("pty");
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_quorum"));
+    command.args(["demo", "--out", "out"]);
+    command.cwd(dir.path());
+    command.env_clear();
+    command.env("TERM", "xterm-256color");
+    command.env("LANG", "C.UTF-8");
+    command.env("HOME", dir.path());
+    command.env("XDG_CONFIG_HOME", dir.path().join(".config"));
+    command.env("XDG_STATE_HOME", dir.path().join(".state"));
+    let mut reader = pair.master.try_clone_reader().expect("reader");
+    let started = Instant::now();
+    let mut child = pair.slave.spawn_command(command).expect("quorum starts");
+    drop(pair.slave);
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 8192];
+    let elapsed = loop {
+        let read = reader.read(&mut buffer).unwrap_or(0);
+        assert!(read > 0, "quorum closed the terminal before drawing");
+        seen.extend_from_slice(&buffer[..read]);
+        if seen
+            .windows(FRAME_END.len())
+            .any(|window| window == FRAME_END)
+        {
+            break started.elapsed();
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    elapsed
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|arg| arg == "--bare") {
+        bare_client(&args[at + 1], &args[at + 2..]);
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = runtime.block_on(start_server());
+    // `-- headless` or `-- interface`: one run of that client alone, to profile.
+    if let Some(only) = args
+        .iter()
+        .skip(1)
+        .find(|arg| *arg == "headless" || *arg == "interface")
+    {
+        let cost = if only == "headless" {
+            run_headless(&server.base_url)
+        } else {
+            run_interface(&server.base_url)
+        };
+        let (bytes, _) = server.take();
+        println!(
+            "{only}: {:.3} CPU s/MB",
+            cost.cpu.as_secs_f64() / (bytes as f64 / MB)
+        );
+        return;
+    }
+    println!(
+        "streaming: the review demo over OpenAI SSE on 127.0.0.1, {} KB to the proposal and \
+         {} KB to each other call, {CHUNK_CHARS}-char events; {REPS} runs of each client",
+        LEAD_TEXT_BYTES >> 10,
+        OTHER_TEXT_BYTES >> 10
+    );
+    let mut per_mb = [Vec::new(), Vec::new(), Vec::new()];
+    let mut interface_peak = Vec::new();
+    let mut calls = Vec::new();
+    for rep in 0..REPS {
+        let headless = run_headless(&server.base_url);
+        let (headless_bytes, headless_calls) = server.take();
+        if rep == 0 {
+            calls = headless_calls;
+        }
+        let bare = run_bare(&server.base_url, &calls);
+        let (bare_bytes, _) = server.take();
+        let interface = run_interface(&server.base_url);
+        let (interface_bytes, _) = server.take();
+        for (slot, (cost, bytes)) in [
+            (bare, bare_bytes),
+            (headless, headless_bytes),
+            (interface, interface_bytes),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            per_mb[slot].push(cost.cpu.as_secs_f64() / (bytes as f64 / MB));
+        }
+        interface_peak.push(interface.peak_rss_kb as f64 / 1024.0);
+        println!(
+            "  run {}: CPU s/MB bare {:.3}, headless {:.3}, interface {:.3} \
+             ({:.2} MB streamed per run, {} calls)",
+            rep + 1,
+            per_mb[0][rep],
+            per_mb[1][rep],
+            per_mb[2][rep],
+            headless_bytes as f64 / MB,
+            calls.len(),
+        );
+    }
+    let [bare, headless, interface] = per_mb.map(|mut values| median(&mut values));
+    println!(
+        "  CPU s/MB (medians)   bare {bare:.3}   headless {headless:.3}   interface {interface:.3}"
+    );
+    println!(
+        "  headless / bare = {:.2} (target ≤ 1.3)   interface / bare = {:.2} (target ≤ 2)",
+        headless / bare,
+        interface / bare
+    );
+    println!(
+        "  interface peak resident set (VmHWM): {:.1} MB",
+        median(&mut interface_peak)
+    );
+
+    let mut startups: Vec<f64> = (0..STARTUP_RUNS)
+        .map(|_| startup_once().as_secs_f64() * 1000.0)
+        .collect();
+    startups.sort_by(f64::total_cmp);
+    println!(
+        "  start-up, exec to first frame in a {COLUMNS}×{ROWS} pty: median {:.1} ms, \
+         p90 {:.1} ms, min {:.1} ms (target ≤ 30 ms)",
+        startups[STARTUP_RUNS / 2],
+        startups[STARTUP_RUNS * 9 / 10],
+        startups[0],
+    );
+    drop(runtime);
+}
