@@ -260,10 +260,13 @@ impl Severity {
         Severity::ALL.into_iter().find(|s| s.as_str() == word)
     }
 
-    /// The first severity word in `text` other than `current`: what a
-    /// `severity_challenge` such as "MEDIUM not HIGH because…" argues for.
+    /// The first severity word in `text`, written in capitals as the
+    /// format writes them, other than `current`: what a `severity_challenge`
+    /// such as "MEDIUM not HIGH because…" argues for. A lowercase word
+    /// ("nothing critical happens") is prose, not a severity.
     pub fn argued_in(text: &str, current: Severity) -> Option<Severity> {
         text.split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|word| word.chars().all(|c| c.is_ascii_uppercase()))
             .filter_map(Severity::parse)
             .find(|severity| *severity != current)
     }
@@ -809,3 +812,24 @@ pub struct Handoff {
 
 /// Participants' stances on every id, by participant: what Phase 5 brings.
 pub type Positions = BTreeMap<String, FinalPosition>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_severity_challenge_argues_for_its_first_other_capitalised_severity() {
+        let high = Severity::High;
+        assert_eq!(
+            Severity::argued_in("MEDIUM not HIGH because", high),
+            Some(Severity::Medium)
+        );
+        assert_eq!(
+            Severity::argued_in("HIGH is overstated: LOW", high),
+            Some(Severity::Low)
+        );
+        assert_eq!(Severity::argued_in("nothing critical happens", high), None);
+        assert_eq!(Severity::argued_in("", high), None);
+        assert_eq!(Severity::argued_in("HIGH stays", high), None);
+    }
+}
