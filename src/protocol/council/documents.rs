@@ -37,9 +37,9 @@ pub const HANDOFF_FILE: &str = "handoff/synthesizer.md";
 /// The deliverable's folder under the outputs root (FP-52).
 pub const DEBATE_FOLDER: &str = "debate";
 
-/// `phase-1/expert.security.md`.
-pub fn phase_file(phase: u8, _round: u32, role: &str) -> String {
-    format!("phase-{phase}/{role}.md")
+/// `phase-1/expert.security.md`: a participant's Phase 1 answer.
+pub fn independent_file(role: &str) -> String {
+    format!("phase-1/{role}.md")
 }
 
 /// `expand/expert.security.md`.
@@ -526,7 +526,7 @@ fn summary_md(council: &Council) -> Option<String> {
     if council.config().mode.proposes() {
         out.push_str(&brainstorm_body(council));
     } else if let Some(assessment) = council.assessment() {
-        out.push_str(&findings_body(council, assessment));
+        out.push_str(&findings_body(assessment));
     }
     out.push_str(&process_md(council));
     Some(out)
@@ -549,7 +549,7 @@ fn finding_md(finding: &Finding) -> String {
     out
 }
 
-fn findings_body(council: &Council, assessment: &Assessment) -> String {
+fn findings_body(assessment: &Assessment) -> String {
     let mut out = String::new();
     let in_state = |state: FindingState| -> Vec<&Finding> {
         let mut list: Vec<&Finding> = assessment
@@ -612,7 +612,6 @@ fn findings_body(council: &Council, assessment: &Assessment) -> String {
         }
         out.push('\n');
     }
-    let _ = council;
     out
 }
 

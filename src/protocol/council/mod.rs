@@ -635,7 +635,7 @@ impl Council {
         let mut effects = Vec::new();
         for role in self.participants.clone() {
             let context = self.base_context(&role);
-            let file = documents::phase_file(1, 0, &role);
+            let file = documents::independent_file(&role);
             let template = if self.proposes() {
                 &prompts::DIVERGE
             } else {
