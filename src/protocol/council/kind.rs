@@ -309,6 +309,14 @@ impl ProtocolKind for CouncilKind {
         let config: CouncilConfig = definition
             .config()
             .map_err(|error| format!("the council's definition does not read: {error}"))?;
+        // The review id names the deliverable's files: one from an edited
+        // journal must not lead them out of the outputs folder.
+        if !valid_review_id(&config.review_id) {
+            return Err(format!(
+                "the council's review id `{}` cannot name a file; the journal was edited",
+                crate::text::sanitize(&config.review_id)
+            ));
+        }
         Ok(Box::new(Council::new(config, prompts)))
     }
 
@@ -395,6 +403,32 @@ mod tests {
     fn the_domain_help_lists_the_registry() {
         let listed = DOMAIN_HELP.rsplit_once(": ").unwrap().1;
         assert_eq!(listed, domains::names().join(", "));
+    }
+
+    #[test]
+    fn a_definition_with_an_unsafe_review_id_does_not_build() {
+        use crate::protocol::registry::{Configure, Setting};
+        let configured = KIND
+            .configure(&Configure {
+                spec: None,
+                flags: &[],
+                allow_outside: false,
+            })
+            .unwrap();
+        let definition = configured.define(Setting {
+            topic: "t".into(),
+            context: Vec::new(),
+            agents: Default::default(),
+            prices: Default::default(),
+            started_at: chrono::DateTime::UNIX_EPOCH,
+        });
+        let mut map: serde_json::Map<String, serde_json::Value> = definition.into();
+        map.insert("review_id".into(), "../../escape".into());
+        let edited: DebateDefinition =
+            serde_json::from_value(serde_json::Value::Object(map)).unwrap();
+        let prompts = Arc::new(PromptSet::builtin());
+        let error = KIND.build(&edited, prompts).err().expect("refused");
+        assert!(error.contains("cannot name a file"), "{error}");
     }
 
     #[test]
