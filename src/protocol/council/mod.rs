@@ -41,6 +41,8 @@
 //! Not responsible for I/O, timers or retries: every answer here was
 //! journaled and written to its file before it was read.
 
+mod board;
+mod brainstorm;
 pub mod documents;
 pub mod domains;
 pub mod kind;
@@ -71,9 +73,9 @@ use super::calls::{Calls, Routed};
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
 use super::{
-    Board, BoardItem, ContextDoc, Description, Document, Effect, Fact, Input, ItemDecision,
-    LogEntry, LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, Publication,
-    RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo, Timestamp,
+    Board, BoardItem, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry,
+    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, Publication, RegionInfo,
+    RoleGroup, RoleInfo, Timestamp,
 };
 use crate::parse::readings_line;
 use crate::prompts::{PromptSet, TemplateSpec};
@@ -829,106 +831,6 @@ impl Council {
             withdrawn: None,
         });
         id
-    }
-
-    // ---- Expand (brainstorm) ---------------------------------------------
-
-    fn start_expand(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Expand, now);
-        let mut effects = Vec::new();
-        for role in self.present() {
-            if !self.affords(1) {
-                self.exhaust(now, "before every participant could expand");
-                break;
-            }
-            let mut context = self.base_context(&role);
-            context["inventory"] = pretty(self.inventory());
-            let file = documents::expand_file(&role);
-            match self.start_call(
-                &prompts::EXPAND,
-                context,
-                &role,
-                PacketKind::Reconciliation,
-                file,
-                now,
-            ) {
-                Ok(effect) => {
-                    self.awaiting.insert(role);
-                    effects.push(effect);
-                }
-                Err(failed) => return failed,
-            }
-        }
-        if effects.is_empty() {
-            return self.after_expand(now);
-        }
-        effects
-    }
-
-    fn on_expand(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        let role = call.slot.role.clone();
-        let known = self.open_ids();
-        let refs: Vec<&str> = known.iter().map(String::as_str).collect();
-        match parse::read_expansions(output, &role, &refs) {
-            Ok(read) => {
-                self.keep(&call, output, read.notes, now);
-                let answer = read.value;
-                for left in &answer.left_out {
-                    self.log(
-                        now,
-                        LogKind::Note,
-                        Some(&call.call_id()),
-                        format!("left out {left}"),
-                    );
-                }
-                let mut added = Vec::new();
-                for (id, expansion) in answer.expansions {
-                    if let Some(p) = self.proposal_mut(&id) {
-                        p.expansions.push(expansion);
-                        if p.status == ProposalStatus::Proposed {
-                            p.status = ProposalStatus::Expanded;
-                        }
-                        added.push(id);
-                    }
-                }
-                let mut new = Vec::new();
-                for text in answer.proposals {
-                    new.push(self.add_proposal(&role, text, "expand"));
-                }
-                self.log(
-                    now,
-                    LogKind::Note,
-                    Some(&call.call_id()),
-                    format!(
-                        "{role}: expanded {}; new {}",
-                        if added.is_empty() {
-                            "none".into()
-                        } else {
-                            added.join(", ")
-                        },
-                        if new.is_empty() {
-                            "none".into()
-                        } else {
-                            new.join(", ")
-                        }
-                    ),
-                );
-            }
-            Err(error) => self.malformed(&call, output, error.to_string(), now),
-        }
-        self.awaiting.remove(&role);
-        self.after_expand(now)
-    }
-
-    fn after_expand(&mut self, now: Timestamp) -> Vec<Effect> {
-        if !self.awaiting.is_empty() {
-            return Vec::new();
-        }
-        if self.budget_exhausted.is_some() {
-            return self.start_final(now);
-        }
-        self.round = 1;
-        self.start_round(now)
     }
 
     // ---- Phase 3 ---------------------------------------------------------
@@ -2094,77 +1996,6 @@ impl Council {
         vec![Effect::Finished(outcome)]
     }
 
-    // ---- Handoff (brainstorm) ---------------------------------------------
-
-    fn start_handoff(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Handoff, now);
-        let mut context = self.base_context(SYNTHESIZER);
-        context["inventory"] = pretty(self.inventory());
-        context["outcomes"] = pretty(json!(self.proposal_outcomes));
-        context["summaries"] = pretty(json!(
-            self.positions
-                .values()
-                .filter(|p| !p.summary.is_empty())
-                .map(|p| json!({"participant": p.participant, "summary": p.summary}))
-                .collect::<Vec<_>>()
-        ));
-        let file = documents::HANDOFF_FILE.to_string();
-        match self.start_call(
-            &prompts::HANDOFF,
-            context,
-            SYNTHESIZER,
-            PacketKind::Reconciliation,
-            file,
-            now,
-        ) {
-            Ok(effect) => vec![effect],
-            Err(failed) => failed,
-        }
-    }
-
-    fn on_handoff(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        match parse::read_handoff(output) {
-            Ok(read) => {
-                self.keep(&call, output, read.notes, now);
-                self.handoff = Some(read.value);
-            }
-            Err(error) => self.malformed(&call, output, error.to_string(), now),
-        }
-        self.complete(now)
-    }
-
-    fn complete(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Done, now);
-        let accepted: Vec<String> = self
-            .proposals
-            .iter()
-            .filter(|p| p.status == ProposalStatus::Accepted)
-            .map(|p| p.id.clone())
-            .collect();
-        let note = format!(
-            "{} accepted ({}); handoff {}",
-            accepted.len(),
-            if accepted.is_empty() {
-                "none".into()
-            } else {
-                accepted.join(", ")
-            },
-            if self.handoff.is_some() {
-                "written by the synthesizer"
-            } else {
-                "missing: quorum lists the accepted proposals instead"
-            }
-        );
-        self.log(now, LogKind::Verdict, None, format!("completed: {note}"));
-        self.exchange.final_summary(&self.present());
-        let outcome = Outcome::Completed {
-            deliverable: documents::SUMMARY.into(),
-            note,
-        };
-        self.outcome = Some(outcome.clone());
-        vec![Effect::Finished(outcome)]
-    }
-
     // ---- routing -----------------------------------------------------------
 
     fn on_answer(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
@@ -2293,188 +2124,6 @@ impl Council {
                 Vec::new()
             }
             _ => Vec::new(),
-        }
-    }
-
-    fn stages(&self) -> Vec<StageInfo> {
-        let board = StageFocus::Board;
-        let mut stages = vec![StageInfo::new(
-            "independent",
-            if self.proposes() {
-                "Diverge"
-            } else {
-                "Independent"
-            },
-            StageFocus::Stay,
-        )];
-        let debating = self.debating();
-        if self.proposes() && debating {
-            stages.push(StageInfo::new("expand", "Expand", board.clone()));
-        }
-        if debating {
-            stages.push(StageInfo::new(
-                "challenge",
-                "Challenge",
-                StageFocus::Role(DEVIL.into()),
-            ));
-            stages.push(StageInfo::new(
-                "moderation",
-                "Moderation",
-                StageFocus::Items,
-            ));
-            stages.push(StageInfo::new("responses", "Responses", StageFocus::Stay));
-        }
-        stages.push(StageInfo::new(
-            "final",
-            if self.proposes() {
-                "Converge"
-            } else {
-                "Final positions"
-            },
-            StageFocus::Stay,
-        ));
-        if self.proposes() {
-            stages.push(StageInfo::new(
-                "handoff",
-                "Handoff",
-                StageFocus::Role(SYNTHESIZER.into()),
-            ));
-            stages.push(StageInfo::new("done", "Handoff ready", board));
-        } else {
-            stages.push(StageInfo::new("done", "Verdict", board));
-        }
-        stages
-    }
-
-    /// One row of the findings board.
-    fn finding_row(&self, finding: &Finding) -> super::Ruling {
-        let outcome = self
-            .assessment
-            .as_ref()
-            .and_then(|a| a.outcome(&finding.id));
-        let mine: Vec<&Challenge> = self
-            .challenges
-            .iter()
-            .filter(|c| c.finding_id == finding.id)
-            .collect();
-        let answers: Vec<String> = self
-            .responses
-            .iter()
-            .filter(|r| r.finding_id == finding.id && r.kind != ResponseKind::Discovery)
-            .map(|r| r.kind.as_str().to_string())
-            .collect();
-        let mut facts = vec![
-            Fact::new("severity", finding.severity.as_str()),
-            Fact::new("origin", &finding.origins.join("+")),
-            Fact::new("domain", &finding.text.domains.join(",")),
-        ];
-        if finding.discovered {
-            facts.push(Fact::new("discovered", &format!("round {}", finding.round)));
-        }
-        if !mine.is_empty() {
-            let ids: Vec<String> = mine
-                .iter()
-                .map(|c| format!("{} {}", c.id, c.state.as_str()))
-                .collect();
-            facts.push(Fact::new("challenges", &ids.join(", ")));
-        }
-        if !answers.is_empty() {
-            facts.push(Fact::new("responses", &answers.join(", ")));
-        }
-        if finding.severity != finding.reported_severity {
-            facts.push(Fact::warning("was", finding.reported_severity.as_str()));
-        }
-        if let Some(into) = &finding.merged_into {
-            facts.push(Fact::new("merged into", into));
-        }
-        if !finding.merged_from.is_empty() {
-            facts.push(Fact::new("merges", &finding.merged_from.join("+")));
-        }
-        let (word, tone, rule) = match outcome {
-            Some(outcome) => (
-                Some(outcome.state.as_str().to_string()),
-                Some(outcome.state.tone()),
-                outcome.rule.clone(),
-            ),
-            None if finding.withdrawn.is_some() => (
-                Some("withdrawn".to_string()),
-                Some(model::FindingState::Withdrawn.tone()),
-                finding.withdrawn.clone().unwrap_or_default(),
-            ),
-            None => {
-                let open: Vec<String> = mine
-                    .iter()
-                    .filter(|c| {
-                        matches!(
-                            c.state,
-                            ChallengeState::Proposed
-                                | ChallengeState::Held
-                                | ChallengeState::Delivered
-                        )
-                    })
-                    .map(|c| c.id.clone())
-                    .collect();
-                let rule = if open.is_empty() {
-                    "open until the final positions".to_string()
-                } else {
-                    format!("open: {} pending", open.join(", "))
-                };
-                (None, None, rule)
-            }
-        };
-        super::Ruling {
-            subject: finding.id.clone(),
-            title: one_line(&finding.text.title),
-            word,
-            tone,
-            rule,
-            facts,
-        }
-    }
-
-    fn proposal_row(&self, proposal: &Proposal) -> super::Ruling {
-        let outcome = self.proposal_outcomes.iter().find(|o| o.id == proposal.id);
-        let mut facts = vec![
-            Fact::new("type", proposal.text.proposal_type.as_str()),
-            Fact::new("maturity", proposal.text.maturity.as_str()),
-            Fact::new("origin", &proposal.origin),
-        ];
-        if !proposal.expansions.is_empty() {
-            facts.push(Fact::new(
-                "expansions",
-                &proposal.expansions.len().to_string(),
-            ));
-        }
-        let lineage = &proposal.text.lineage;
-        if !lineage.is_empty() {
-            let mut parts = Vec::new();
-            if !lineage.merged_from.is_empty() {
-                parts.push(format!("merges {}", lineage.merged_from.join("+")));
-            }
-            if !lineage.supersedes.is_empty() {
-                parts.push(format!("supersedes {}", lineage.supersedes.join("+")));
-            }
-            if !lineage.derived_from.is_empty() {
-                parts.push(format!("from {}", lineage.derived_from.join("+")));
-            }
-            facts.push(Fact::new("lineage", &parts.join("; ")));
-        }
-        let challenged: Vec<String> = self
-            .challenges
-            .iter()
-            .filter(|c| c.finding_id == proposal.id)
-            .map(|c| format!("{} {}", c.id, c.state.as_str()))
-            .collect();
-        if !challenged.is_empty() {
-            facts.push(Fact::new("challenges", &challenged.join(", ")));
-        }
-        super::Ruling {
-            subject: proposal.id.clone(),
-            title: one_line(&proposal.text.title),
-            word: Some(proposal.status.as_str().to_string()),
-            tone: proposal.status.tone(),
-            rule: outcome.map_or_else(|| format!("from {}", proposal.stage), |o| o.rule.clone()),
-            facts,
         }
     }
 }

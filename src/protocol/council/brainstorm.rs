@@ -1,0 +1,203 @@
+//! A brainstorm's own stages (FP-43, FP-44): Expand, where every
+//! participant improves, combines or adds to the published proposals, and
+//! the Handoff a synthesizer writes once the council has converged. The
+//! Diverge, Challenge and Converge stages are the council's Phase 1, 3
+//! and 5 over proposals instead of findings.
+
+use serde_json::json;
+
+use super::model::{ProposalStatus, SYNTHESIZER};
+use super::packets::PacketKind;
+use super::{Council, Step, documents, parse, pretty, prompts};
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
+
+impl Council {
+    /// Expand: every participant still in the council gets the inventory,
+    /// as far as the budget allows.
+    pub(super) fn start_expand(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Expand, now);
+        let mut effects = Vec::new();
+        for role in self.present() {
+            if !self.affords(1) {
+                self.exhaust(now, "before every participant could expand");
+                break;
+            }
+            let mut context = self.base_context(&role);
+            context["inventory"] = pretty(self.inventory());
+            let file = documents::expand_file(&role);
+            match self.start_call(
+                &prompts::EXPAND,
+                context,
+                &role,
+                PacketKind::Reconciliation,
+                file,
+                now,
+            ) {
+                Ok(effect) => {
+                    self.awaiting.insert(role);
+                    effects.push(effect);
+                }
+                Err(failed) => return failed,
+            }
+        }
+        if effects.is_empty() {
+            return self.after_expand(now);
+        }
+        effects
+    }
+
+    /// Takes one participant's expansions and new proposals; a new proposal
+    /// built from others retires them.
+    pub(super) fn on_expand(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let role = call.slot.role.clone();
+        let known = self.open_ids();
+        let refs: Vec<&str> = known.iter().map(String::as_str).collect();
+        match parse::read_expansions(output, &role, &refs) {
+            Ok(read) => {
+                self.keep(&call, output, read.notes, now);
+                let answer = read.value;
+                for left in &answer.left_out {
+                    self.log(
+                        now,
+                        LogKind::Note,
+                        Some(&call.call_id()),
+                        format!("left out {left}"),
+                    );
+                }
+                let mut added = Vec::new();
+                for (id, expansion) in answer.expansions {
+                    if let Some(p) = self.proposal_mut(&id) {
+                        p.expansions.push(expansion);
+                        if p.status == ProposalStatus::Proposed {
+                            p.status = ProposalStatus::Expanded;
+                        }
+                        added.push(id);
+                    }
+                }
+                let mut new = Vec::new();
+                for text in answer.proposals {
+                    new.push(self.add_proposal(&role, text, "expand"));
+                }
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call.call_id()),
+                    format!(
+                        "{role}: expanded {}; new {}",
+                        if added.is_empty() {
+                            "none".into()
+                        } else {
+                            added.join(", ")
+                        },
+                        if new.is_empty() {
+                            "none".into()
+                        } else {
+                            new.join(", ")
+                        }
+                    ),
+                );
+            }
+            Err(error) => self.malformed(&call, output, error.to_string(), now),
+        }
+        self.awaiting.remove(&role);
+        self.after_expand(now)
+    }
+
+    /// Once every expansion is in: the challenge rounds, or the convergence
+    /// when the budget ran out.
+    pub(super) fn after_expand(&mut self, now: Timestamp) -> Vec<Effect> {
+        if !self.awaiting.is_empty() {
+            return Vec::new();
+        }
+        if self.budget_exhausted.is_some() {
+            return self.start_final(now);
+        }
+        self.round = 1;
+        self.start_round(now)
+    }
+
+    /// Handoff: the synthesizer gets the proposals with how each ended and
+    /// the participants' closing summaries.
+    pub(super) fn start_handoff(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Handoff, now);
+        let mut context = self.base_context(SYNTHESIZER);
+        context["inventory"] = pretty(self.inventory());
+        context["outcomes"] = pretty(json!(self.proposal_outcomes));
+        context["summaries"] = pretty(json!(
+            self.positions
+                .values()
+                .filter(|p| !p.summary.is_empty())
+                .map(|p| json!({"participant": p.participant, "summary": p.summary}))
+                .collect::<Vec<_>>()
+        ));
+        let file = documents::HANDOFF_FILE.to_string();
+        match self.start_call(
+            &prompts::HANDOFF,
+            context,
+            SYNTHESIZER,
+            PacketKind::Reconciliation,
+            file,
+            now,
+        ) {
+            Ok(effect) => vec![effect],
+            Err(failed) => failed,
+        }
+    }
+
+    /// Keeps the handoff when it reads; without one the summary lists what
+    /// was accepted.
+    pub(super) fn on_handoff(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        match parse::read_handoff(output) {
+            Ok(read) => {
+                self.keep(&call, output, read.notes, now);
+                self.handoff = Some(read.value);
+            }
+            Err(error) => self.malformed(&call, output, error.to_string(), now),
+        }
+        self.complete(now)
+    }
+
+    /// Ends a brainstorm: a deliverable, no verdict.
+    pub(super) fn complete(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Done, now);
+        let accepted: Vec<String> = self
+            .proposals
+            .iter()
+            .filter(|p| p.status == ProposalStatus::Accepted)
+            .map(|p| p.id.clone())
+            .collect();
+        let note = format!(
+            "{} accepted ({}); handoff {}",
+            accepted.len(),
+            if accepted.is_empty() {
+                "none".into()
+            } else {
+                accepted.join(", ")
+            },
+            if self.handoff.is_some() {
+                "written by the synthesizer"
+            } else {
+                "missing: quorum lists the accepted proposals instead"
+            }
+        );
+        self.log(now, LogKind::Verdict, None, format!("completed: {note}"));
+        self.exchange.final_summary(&self.present());
+        let outcome = Outcome::Completed {
+            deliverable: documents::SUMMARY.into(),
+            note,
+        };
+        self.outcome = Some(outcome.clone());
+        vec![Effect::Finished(outcome)]
+    }
+}
