@@ -232,6 +232,11 @@ fn fp_52_fp_53_fp_54_the_demo_writes_its_folder_and_the_deliverable_pair() {
         .collect();
     assert_eq!(stems[0], stems[1], "one stem for the pair: {names:?}");
     assert!(names[0].ends_with(".json") && names[1].ends_with(".md"));
+    // The end of the run says where the pair went.
+    for name in &names {
+        let line = format!("Delivered: {}", folder.join(name).display());
+        assert!(ran.stdout.contains(&line), "{line} in\n{}", ran.stdout);
+    }
     // The stamp is the council's start.
     let started = council["started_at"].as_str().unwrap();
     let started = chrono::DateTime::parse_from_rfc3339(started).expect("started_at is ISO 8601");

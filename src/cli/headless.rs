@@ -330,6 +330,12 @@ fn print_result(
             "{}\n\nFull record: {}",
             sanitize(&lead),
             deliverable.display()
-        )
+        )?;
+        // What the protocol delivered outside the run folder (a council's
+        // deliverable pair).
+        for publication in protocol.publications() {
+            writeln!(stdout, "Delivered: {}", publication.path.display())?;
+        }
+        Ok(())
     }
 }
