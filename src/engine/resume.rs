@@ -381,7 +381,6 @@ mod tests {
     use super::*;
     use crate::agent::CallRequest;
     use crate::artifact::JOURNAL_VERSION;
-    use crate::protocol::decision_review::verdict::Thresholds;
     use crate::protocol::{Document, LogEntry, Outcome, Progress};
 
     /// A protocol whose every step is fixed, to watch the fold's bookkeeping:
@@ -527,25 +526,13 @@ mod tests {
         JournalEvent::Input { input }
     }
 
+    /// The first record: a definition the fold only carries (the fixed
+    /// protocol above is what runs), so it names no real protocol.
     fn started() -> JournalEvent {
-        let config = crate::protocol::decision_review::ReviewConfig {
-            topic: "t".into(),
-            context: Vec::new(),
-            mode: Default::default(),
-            options: Vec::new(),
-            critique_mode: crate::protocol::decision_review::model::CritiqueMode::Strict,
-            high_stakes: false,
-            panel: Vec::new(),
-            max_rounds: 1,
-            thresholds: Thresholds::default(),
-            participants: Default::default(),
-            started_at: at(0),
-            hold_for_moderator: false,
-        };
         JournalEvent::DebateStarted {
             definition: Box::new(DebateDefinition::new(
-                crate::protocol::decision_review::NAME,
-                &config,
+                "fixed",
+                &serde_json::json!({ "topic": "t" }),
             )),
             setup: None,
         }
