@@ -540,13 +540,17 @@ mod tests {
         let agent = agent(&[spawner.to_str().unwrap()]);
         let (sender, mut events) = mpsc::unbounded_channel();
         let mut call = agent.call(request(""), sender);
-        let line = tokio::select! {
-            event = events.recv() => match event {
-                Some(StreamEvent::Text(line)) => line,
-                other => panic!("expected the pids, got {other:?}"),
-            },
-            result = &mut call => panic!("the program ended early: {result:?}"),
-        };
+        // The line may arrive in more than one read of the pipe.
+        let mut line = String::new();
+        while !line.contains('\n') {
+            tokio::select! {
+                event = events.recv() => match event {
+                    Some(StreamEvent::Text(text)) => line.push_str(&text),
+                    other => panic!("expected the pids, got {other:?} after {line:?}"),
+                },
+                result = &mut call => panic!("the program ended early: {result:?}"),
+            }
+        }
         let pids: Vec<i32> = line
             .split_whitespace()
             .map(|pid| pid.parse().unwrap())
