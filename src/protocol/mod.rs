@@ -26,6 +26,7 @@
 pub mod calls;
 pub mod council;
 pub mod decision_review;
+pub mod items;
 pub mod judges;
 pub mod outcome;
 pub mod plan;

@@ -70,11 +70,12 @@ use self::packets::{Exchange, PacketKind};
 use self::parse::ChallengeText;
 use self::verdict::{Assessment, ProposalOutcome};
 use super::calls::{Calls, Routed};
+use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
 use super::{
-    Board, BoardItem, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry,
-    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, Publication, RegionInfo,
+    Board, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry, LogKind,
+    ModerationItem, Outcome, OverrideAction, Progress, Protocol, Publication, RegionInfo,
     RoleGroup, RoleInfo, Timestamp,
 };
 use crate::parse::readings_line;
@@ -207,15 +208,9 @@ pub struct RoundRecord {
     pub withdrawn: Vec<String>,
 }
 
-/// One moderation item (a challenge before delivery) and its decision.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ItemRecord {
-    pub item: ModerationItem,
-    pub round: u32,
-    pub decision: Option<ItemDecision>,
-    pub note: Option<String>,
-    pub settled: bool,
-}
+/// One moderation item (a challenge before delivery, by its id) and its
+/// decision.
+pub type ItemRecord = super::items::ItemRecord<String>;
 
 /// A running council.
 pub struct Council {
@@ -240,7 +235,7 @@ pub struct Council {
     handoff: Option<Handoff>,
     submissions: Vec<Submission>,
     rounds: Vec<RoundRecord>,
-    items: Vec<ItemRecord>,
+    items: ItemBook<String>,
     /// Why the council runs without phases 3 and 4, when it does.
     fallback: Option<String>,
     budget_exhausted: Option<String>,
@@ -280,7 +275,7 @@ impl Council {
             handoff: None,
             submissions: Vec::new(),
             rounds: Vec::new(),
-            items: Vec::new(),
+            items: ItemBook::default(),
             fallback,
             budget_exhausted: None,
             stopped: None,
@@ -342,7 +337,7 @@ impl Council {
         &self.rounds
     }
     pub fn items(&self) -> &[ItemRecord] {
-        &self.items
+        self.items.records()
     }
     pub fn fallback(&self) -> Option<&str> {
         self.fallback.as_deref()
@@ -1099,13 +1094,8 @@ impl Council {
             delivered_in: None,
             undelivered: None,
         };
-        self.items.push(ItemRecord {
-            item: self.challenge_item(&challenge),
-            round,
-            decision: None,
-            note: None,
-            settled: false,
-        });
+        self.items
+            .push(self.challenge_item(&challenge), id.clone(), round);
         self.challenges.push(challenge);
         Some(id)
     }
@@ -1174,10 +1164,6 @@ impl Council {
 
     // ---- moderation --------------------------------------------------------
 
-    fn pending(&self) -> Vec<&ItemRecord> {
-        self.items.iter().filter(|r| !r.settled).collect()
-    }
-
     fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
         // Challenges held back earlier are offered again.
         let round = self.round;
@@ -1191,14 +1177,9 @@ impl Council {
             if let Some(challenge) = self.challenges.iter_mut().find(|c| c.id == id) {
                 challenge.state = ChallengeState::Proposed;
             }
-            if let Some(record) = self.items.iter_mut().find(|r| r.item.id == id) {
-                record.round = round;
-                record.decision = None;
-                record.note = None;
-                record.settled = false;
-            }
+            self.items.reoffer(|held| *held == id, round);
         }
-        let pending: Vec<ModerationItem> = self.pending().iter().map(|r| r.item.clone()).collect();
+        let pending = self.items.pending_items();
         if pending.is_empty() {
             return self.deliver(now);
         }
@@ -1222,44 +1203,18 @@ impl Council {
         note: Option<&str>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        if self.step != Step::Moderation {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on {item_id}: no moderation is open"),
-            );
-            return Vec::new();
-        }
-        let note = note
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .map(str::to_string);
-        let Some(record) = self
-            .items
-            .iter_mut()
-            .find(|r| !r.settled && r.item.id == item_id)
-        else {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on {item_id}: it is not open"),
-            );
-            return Vec::new();
-        };
-        record.decision = Some(decision);
-        record.note = note.clone();
-        let verb = match decision {
-            ItemDecision::Accept => "to be delivered",
-            ItemDecision::Reject => "dropped as no challenge",
-            ItemDecision::Defer => "held back",
-        };
-        let message = match &note {
-            Some(note) => format!("{item_id} {verb}: {note}"),
-            None => format!("{item_id} {verb}"),
-        };
-        self.log(now, LogKind::Moderation, None, message);
+        let open = self.step == Step::Moderation;
+        self.items.decide(
+            &mut self.calls,
+            now,
+            open,
+            (item_id, decision, note),
+            |_, decision| match decision {
+                ItemDecision::Accept => "to be delivered",
+                ItemDecision::Reject => "dropped as no challenge",
+                ItemDecision::Defer => "held back",
+            },
+        );
         Vec::new()
     }
 
@@ -1267,41 +1222,12 @@ impl Council {
         if self.step != Step::Moderation {
             return Vec::new();
         }
-        let undecided: Vec<String> = self
-            .pending()
-            .iter()
-            .filter(|r| r.decision.is_none())
-            .map(|r| r.item.id.clone())
-            .collect();
-        if !undecided.is_empty() {
-            let message = format!(
-                "cannot submit yet: {} still undecided",
-                undecided.join(", ")
-            );
-            self.log(now, LogKind::Moderation, None, message);
+        let Some(decided) = self.items.submit(&mut self.calls, now) else {
             return Vec::new();
-        }
+        };
         let round = self.round;
-        let decided: Vec<(String, ItemDecision, Option<String>)> = self
-            .items
-            .iter_mut()
-            .filter(|r| !r.settled)
-            .map(|r| {
-                r.settled = true;
-                (
-                    r.item.id.clone(),
-                    r.decision.unwrap_or(ItemDecision::Accept),
-                    r.note.clone(),
-                )
-            })
-            .collect();
-        let mut counts = [0usize; 3];
+        let counts = super::items::tally(&decided);
         for (id, decision, note) in decided {
-            counts[match decision {
-                ItemDecision::Accept => 0,
-                ItemDecision::Reject => 1,
-                ItemDecision::Defer => 2,
-            }] += 1;
             if let Some(challenge) = self.challenges.iter_mut().find(|c| c.id == id) {
                 challenge.moderation.push(Moderated {
                     round,
@@ -1758,9 +1684,7 @@ impl Council {
                 c.undelivered = Some(why.clone());
             }
         }
-        for r in self.items.iter_mut() {
-            r.settled = true;
-        }
+        self.items.close_all();
         self.log(
             now,
             LogKind::Note,
@@ -2324,16 +2248,7 @@ impl Protocol for Council {
             };
             findings.iter().map(|f| self.finding_row(f)).collect()
         };
-        let items = self
-            .items
-            .iter()
-            .map(|r| BoardItem {
-                item: r.item.clone(),
-                decision: r.decision,
-                note: r.note.clone(),
-                resolution: None,
-            })
-            .collect();
+        let items = self.items.board_items();
         Board {
             stages: self.stages(),
             view: super::BoardView::Rulings(rows),

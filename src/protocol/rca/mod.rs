@@ -54,12 +54,13 @@ use self::model::{
 use self::parse::{CriticAnswer, CriticAssessment, CriticContext};
 use self::status::{Conclusion, Derived};
 use super::calls::{Calls, Routed, Unusable};
+use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
 use super::{
-    Board, BoardItem, ContextDoc, Description, Document, Effect, Fact, Input, ItemDecision,
-    LogEntry, LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo,
-    RoleGroup, RoleInfo, StageFocus, StageInfo, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, Fact, Input, ItemDecision, LogEntry, LogKind,
+    ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo, RoleGroup, RoleInfo,
+    StageFocus, StageInfo, Timestamp,
 };
 use crate::parse::{Read, readings_line};
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
@@ -188,17 +189,7 @@ pub enum ItemSubject {
 }
 
 /// One item the moderator was asked about, with the decision.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ItemRecord {
-    pub item: ModerationItem,
-    pub subject: ItemSubject,
-    /// The round whose moderation asked.
-    pub round: u32,
-    pub decision: Option<ItemDecision>,
-    pub note: Option<String>,
-    /// The moderation it belongs to was submitted.
-    pub settled: bool,
-}
+pub type ItemRecord = super::items::ItemRecord<ItemSubject>;
 
 /// A running root-cause analysis.
 pub struct Rca {
@@ -217,7 +208,7 @@ pub struct Rca {
     unusable: Vec<Unusable>,
     /// Every round file as the engine last wrote it, by path.
     raw_files: BTreeMap<String, String>,
-    items: Vec<ItemRecord>,
+    items: ItemBook<ItemSubject>,
     assessment: Option<CriticAssessment>,
     /// Why the critic's recommendation was left out, when it was.
     assessment_refused: Option<String>,
@@ -254,7 +245,7 @@ impl Rca {
             submissions: Vec::new(),
             unusable: Vec::new(),
             raw_files: BTreeMap::new(),
-            items: Vec::new(),
+            items: ItemBook::default(),
             assessment: None,
             assessment_refused: None,
             closing: false,
@@ -285,7 +276,7 @@ impl Rca {
         &self.raw_files
     }
     pub fn items(&self) -> &[ItemRecord] {
-        &self.items
+        self.items.records()
     }
     pub fn assessment(&self) -> Option<&CriticAssessment> {
         self.assessment.as_ref()
@@ -798,17 +789,14 @@ impl Rca {
             let index = challenge.rulings.len() - 1;
             let challenge = challenge.clone();
             let owner = self.owner_of(&challenge);
-            self.items.push(ItemRecord {
-                item: ruling_item(&challenge, &owner),
-                subject: ItemSubject::Ruling {
+            self.items.push(
+                ruling_item(&challenge, &owner),
+                ItemSubject::Ruling {
                     challenge: id.clone(),
                     index,
                 },
                 round,
-                decision: None,
-                note: None,
-                settled: false,
-            });
+            );
         }
     }
 
@@ -829,53 +817,34 @@ impl Rca {
                 misses: Vec::new(),
                 rulings: Vec::new(),
             };
-            self.items.push(ItemRecord {
-                item: challenge_item(&challenge),
-                subject: ItemSubject::Challenge(challenge.id.clone()),
+            self.items.push(
+                challenge_item(&challenge),
+                ItemSubject::Challenge(challenge.id.clone()),
                 round,
-                decision: None,
-                note: None,
-                settled: false,
-            });
+            );
             self.challenges.push(challenge);
         }
         // Challenges held back at an earlier moderation are offered again.
         for challenge in &mut self.challenges {
             if challenge.state == ChallengeState::Held {
                 challenge.state = ChallengeState::Proposed;
-                if let Some(record) = self
-                    .items
-                    .iter_mut()
-                    .find(|record| record.subject == ItemSubject::Challenge(challenge.id.clone()))
-                {
-                    record.round = round;
-                    record.decision = None;
-                    record.note = None;
-                    record.settled = false;
-                }
+                let subject = ItemSubject::Challenge(challenge.id.clone());
+                self.items.reoffer(|held| *held == subject, round);
             }
         }
     }
 
     // ---- moderation ----------------------------------------------------
 
-    fn pending_items(&self) -> Vec<&ItemRecord> {
-        self.items.iter().filter(|record| !record.settled).collect()
-    }
-
     fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
-        let pending: Vec<ModerationItem> = self
-            .pending_items()
-            .into_iter()
-            .map(|record| record.item.clone())
-            .collect();
+        let pending = self.items.pending_items();
         if pending.is_empty() {
             return self.after_moderation(now);
         }
         self.enter(Step::Moderation, now);
         let challenges = self
-            .pending_items()
-            .iter()
+            .items
+            .pending()
             .filter(|record| matches!(record.subject, ItemSubject::Challenge(_)))
             .count();
         let rulings = pending.len() - challenges;
@@ -899,47 +868,23 @@ impl Rca {
         note: Option<&str>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        if self.step != Step::Moderation {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on {item_id}: no moderation is open"),
-            );
-            return Vec::new();
-        }
-        let note = note
-            .map(str::trim)
-            .filter(|note| !note.is_empty())
-            .map(str::to_string);
-        let Some(record) = self
-            .items
-            .iter_mut()
-            .find(|record| !record.settled && record.item.id == item_id)
-        else {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on {item_id}: it is not open"),
-            );
-            return Vec::new();
-        };
-        record.decision = Some(decision);
-        record.note = note.clone();
-        let verb = match (&record.subject, decision) {
-            (ItemSubject::Challenge(_), ItemDecision::Accept) => "to be delivered",
-            (ItemSubject::Challenge(_), ItemDecision::Reject) => "dropped",
-            (ItemSubject::Challenge(_), ItemDecision::Defer) => "held back",
-            (ItemSubject::Ruling { .. }, ItemDecision::Accept) => "ruling upheld",
-            (ItemSubject::Ruling { .. }, ItemDecision::Reject) => "ruling overturned",
-            (ItemSubject::Ruling { .. }, ItemDecision::Defer) => "ruling sent back to the critic",
-        };
-        let message = match &note {
-            Some(note) => format!("{item_id} {verb}: {note}"),
-            None => format!("{item_id} {verb}"),
-        };
-        self.log(now, LogKind::Moderation, None, message);
+        let open = self.step == Step::Moderation;
+        self.items.decide(
+            &mut self.calls,
+            now,
+            open,
+            (item_id, decision, note),
+            |subject, decision| match (subject, decision) {
+                (ItemSubject::Challenge(_), ItemDecision::Accept) => "to be delivered",
+                (ItemSubject::Challenge(_), ItemDecision::Reject) => "dropped",
+                (ItemSubject::Challenge(_), ItemDecision::Defer) => "held back",
+                (ItemSubject::Ruling { .. }, ItemDecision::Accept) => "ruling upheld",
+                (ItemSubject::Ruling { .. }, ItemDecision::Reject) => "ruling overturned",
+                (ItemSubject::Ruling { .. }, ItemDecision::Defer) => {
+                    "ruling sent back to the critic"
+                }
+            },
+        );
         Vec::new()
     }
 
@@ -947,41 +892,12 @@ impl Rca {
         if self.step != Step::Moderation {
             return Vec::new();
         }
-        let undecided: Vec<String> = self
-            .pending_items()
-            .iter()
-            .filter(|record| record.decision.is_none())
-            .map(|record| record.item.id.clone())
-            .collect();
-        if !undecided.is_empty() {
-            let message = format!(
-                "cannot submit yet: {} still undecided",
-                undecided.join(", ")
-            );
-            self.log(now, LogKind::Moderation, None, message);
+        let Some(decided) = self.items.submit(&mut self.calls, now) else {
             return Vec::new();
-        }
+        };
         let round = self.round;
-        let decided: Vec<(ItemSubject, ItemDecision, Option<String>)> = self
-            .items
-            .iter_mut()
-            .filter(|record| !record.settled)
-            .map(|record| {
-                record.settled = true;
-                (
-                    record.subject.clone(),
-                    record.decision.unwrap_or(ItemDecision::Accept),
-                    record.note.clone(),
-                )
-            })
-            .collect();
-        let mut counts = [0usize; 3];
+        let counts = super::items::tally(&decided);
         for (subject, decision, note) in decided {
-            counts[match decision {
-                ItemDecision::Accept => 0,
-                ItemDecision::Reject => 1,
-                ItemDecision::Defer => 2,
-            }] += 1;
             let moderated = Moderated {
                 round,
                 decision,
@@ -1790,20 +1706,10 @@ impl Protocol for Rca {
             .iter()
             .map(|hypothesis| self.board_row(hypothesis))
             .collect();
-        let items = self
-            .items
-            .iter()
-            .map(|record| BoardItem {
-                item: record.item.clone(),
-                decision: record.decision,
-                note: record.note.clone(),
-                resolution: None,
-            })
-            .collect();
         Board {
             stages: self.stages(),
             view: super::BoardView::Rulings(rows),
-            items,
+            items: self.items.board_items(),
             needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
             required_roles: vec![CRITIC.to_string()],
             ..Board::default()
