@@ -49,6 +49,7 @@ use futures::StreamExt;
 use quorum::agent::CallRequest;
 use quorum::agent::script::Script;
 use serde_json::{Value as Json, json};
+use support::provider_server::classify;
 use support::pty::PtyRun;
 
 /// Answer text of the proposal call, in bytes.
@@ -81,35 +82,6 @@ struct ServerState {
     text_bytes: AtomicU64,
     /// `(call, request body bytes)` of each request since the last reset.
     calls: Mutex<Vec<(String, usize)>>,
-}
-
-fn classify(prompt: &str) -> Option<(String, String, u32)> {
-    let number_after = |marker: &str| -> Option<u32> {
-        let rest = &prompt[prompt.find(marker)? + marker.len()..];
-        rest.split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
-    };
-    if prompt.starts_with("You are a judge") {
-        let rest = &prompt[prompt.find("Your role: ")? + "Your role: ".len()..];
-        let role = rest.split([' ', '\n']).next()?;
-        return Some((
-            format!("judge.{role}"),
-            "evaluation".into(),
-            number_after("(evaluation round ")?,
-        ));
-    }
-    if prompt.starts_with("You are the proposer") {
-        return Some(match number_after("(revision round ") {
-            Some(round) => ("proposer".into(), "revision".into(), round),
-            None => ("proposer".into(), "proposal".into(), 1),
-        });
-    }
-    if prompt.starts_with("You are the critic") {
-        return Some(("critic".into(), "critique".into(), 1));
-    }
-    None
 }
 
 fn label((role, stage, round): &(String, String, u32)) -> String {

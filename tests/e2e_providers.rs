@@ -25,6 +25,7 @@ use axum::routing::{get, post};
 use quorum::agent::CallRequest;
 use quorum::agent::script::Script;
 use serde_json::{Value as Json, json};
+use support::provider_server::classify;
 use support::run::{only_run, quorum_in_async as quorum};
 use tokio::sync::oneshot;
 use yaml_serde::Value;
@@ -133,37 +134,6 @@ impl Drop for ModelServer {
         }
         self.task.abort();
     }
-}
-
-/// `(role, stage, round)` of a prompt, read from the prompt templates'
-/// opening lines.
-fn classify(prompt: &str) -> Option<(String, String, u32)> {
-    let number_after = |marker: &str| -> Option<u32> {
-        let rest = &prompt[prompt.find(marker)? + marker.len()..];
-        rest.split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
-    };
-    if prompt.starts_with("You are a judge") {
-        let rest = &prompt[prompt.find("Your role: ")? + "Your role: ".len()..];
-        let role = rest.split([' ', '\n']).next()?;
-        return Some((
-            format!("judge.{role}"),
-            "evaluation".into(),
-            number_after("(evaluation round ")?,
-        ));
-    }
-    if prompt.starts_with("You are the proposer") {
-        return Some(match number_after("(revision round ") {
-            Some(round) => ("proposer".into(), "revision".into(), round),
-            None => ("proposer".into(), "proposal".into(), 1),
-        });
-    }
-    if prompt.starts_with("You are the critic") {
-        return Some(("critic".into(), "critique".into(), 1));
-    }
-    None
 }
 
 /// The demo's reply for a call: the first attempt that is not a fault.

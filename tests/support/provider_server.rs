@@ -494,3 +494,35 @@ impl Blackhole {
         format!("http://127.0.0.1:{}/v1", self.port)
     }
 }
+
+/// `(role, stage, round)` of a prompt, read from the prompt templates'
+/// opening lines (a decision review's): what a server answering a real
+/// debate over the wire needs to know to pick the reply.
+pub fn classify(prompt: &str) -> Option<(String, String, u32)> {
+    let number_after = |marker: &str| -> Option<u32> {
+        let rest = &prompt[prompt.find(marker)? + marker.len()..];
+        rest.split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    if prompt.starts_with("You are a judge") {
+        let rest = &prompt[prompt.find("Your role: ")? + "Your role: ".len()..];
+        let role = rest.split([' ', '\n']).next()?;
+        return Some((
+            format!("judge.{role}"),
+            "evaluation".into(),
+            number_after("(evaluation round ")?,
+        ));
+    }
+    if prompt.starts_with("You are the proposer") {
+        return Some(match number_after("(revision round ") {
+            Some(round) => ("proposer".into(), "revision".into(), round),
+            None => ("proposer".into(), "proposal".into(), 1),
+        });
+    }
+    if prompt.starts_with("You are the critic") {
+        return Some(("critic".into(), "critique".into(), 1));
+    }
+    None
+}
