@@ -2,9 +2,20 @@
 //! decision review against scripted agents with fixed latencies, divided by
 //! its critical path (the sequential stages plus the slowest judge of each
 //! round). A ratio of 1.00 means quorum itself costs nothing measurable; the
-//! machine is noisy, so only the ratio is reported, never a bare time.
+//! machine is noisy, so the ratio is the figure, and the milliseconds over
+//! the critical path are split by the journal's timestamps into time with no
+//! call in flight (before the first call, between calls, after the last
+//! answer: quorum's alone) and time with a call in flight beyond its latency
+//! (answers that end together wait their turn to be journaled).
 //!
-//! Run with `cargo bench --bench orchestration`.
+//! The agents wait out their latency two ways: as I/O (a thread sleeps and
+//! wakes the call, as a socket would: the figure the target is about), and
+//! on the scripted agent's tokio timer, whose millisecond tick adds about a
+//! millisecond per call that is the agent's, not quorum's.
+//!
+//! Run with `cargo bench --bench orchestration`; with `ORCHESTRATION_TIMELINE=1`
+//! it also prints the median debate's journal, record by record, in
+//! milliseconds from the start.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -12,8 +23,11 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
+use futures::future::BoxFuture;
 use quorum::agent::script::{Script, ScriptAgent};
-use quorum::artifact::{Journal, RunDir, read_journal};
+use quorum::agent::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, StreamEvent};
+use quorum::artifact::{Journal, Record, RunDir, read_journal};
 use quorum::engine::{Engine, ModerationPolicy, Moderator, RoleAgent, Roster};
 use quorum::prompts::PromptSet;
 use quorum::protocol::decision_review::model::{CritiqueMode, architecture_panel};
@@ -21,23 +35,134 @@ use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, judge_slot_role,
 };
+use tokio::sync::mpsc;
 
 /// Latency of every scripted call before its (instant) answer, in ms.
 const CALL_LATENCY_MS: u64 = 150;
 /// Runs per panel size; the median ratio is reported.
 const RUNS: usize = 7;
 
-fn script() -> Script {
+/// How the agents wait out their latency.
+#[derive(Clone, Copy)]
+enum Wait {
+    /// As an HTTP agent does: the answer arrives as I/O (here a thread that
+    /// sleeps the latency away wakes the call), so the only time over the
+    /// latency is quorum's.
+    Io,
+    /// The scripted agent's own pace: a tokio timer, which rounds up to its
+    /// millisecond tick and so adds about a millisecond to every call.
+    Timer,
+}
+
+/// The adopt path's scripted answers, each after `wait` and at once in full.
+fn script(wait: Wait) -> Script {
     let mut script = support::ScriptBuilder::adopt_path().build();
-    script.pace.first_token_ms = CALL_LATENCY_MS;
+    script.pace.first_token_ms = match wait {
+        Wait::Io => 0,
+        Wait::Timer => CALL_LATENCY_MS,
+    };
     script.pace.chars_per_second = u32::MAX;
     script.pace.chunk_chars = 1 << 20;
     script
 }
 
-async fn one_debate(high_stakes: bool, root: &std::path::Path) -> (Duration, u64) {
+/// A scripted agent whose answer arrives [`CALL_LATENCY_MS`] after the call
+/// as if read from a socket: a thread sleeps (to within tens of
+/// microseconds) and wakes the call.
+struct IoLatency(ScriptAgent);
+
+impl Agent for IoLatency {
+    fn info(&self) -> AgentInfo {
+        self.0.info()
+    }
+
+    fn call<'a>(
+        &'a self,
+        request: CallRequest,
+        events: mpsc::UnboundedSender<StreamEvent>,
+    ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
+        let (arrived, arrival) = tokio::sync::oneshot::channel();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(CALL_LATENCY_MS));
+            let _ = arrived.send(());
+        });
+        Box::pin(async move {
+            let _ = arrival.await;
+            self.0.call(request, events).await
+        })
+    }
+}
+
+/// One debate's wall time, taken apart with the journal's timestamps.
+struct Run {
+    wall: Duration,
+    events: u64,
+    /// From the engine's start to the first call started.
+    before_first: Duration,
+    /// Between the first call started and the last answer, with no call in flight.
+    between: Duration,
+    /// From the last answer to the engine's return.
+    after_last: Duration,
+    /// Each record's time since the start and what it was.
+    timeline: Vec<(f64, String)>,
+}
+
+/// Splits `wall` (which began at `t0`) by the calls in the journal: the time
+/// no call was in flight is quorum's own, the rest is the agents'.
+fn breakdown(journal: &[Record<serde_json::Value>], t0: DateTime<Utc>, wall: Duration) -> Run {
+    let call_id = |event: &serde_json::Value| event["call_id"].as_str().map(str::to_owned);
+    let mut in_flight = std::collections::HashSet::new();
+    let (mut first, mut last, mut idle_since) = (None, None, None);
+    let mut between = chrono::TimeDelta::zero();
+    let mut timeline = Vec::new();
+    for record in journal {
+        let event = &record.event;
+        let what = [
+            &event["event"],
+            &event["input"]["type"],
+            &event["call_id"],
+            &event["input"]["call_id"],
+        ]
+        .into_iter()
+        .filter_map(|part| part.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+        timeline.push((
+            (record.at - t0).num_microseconds().unwrap_or(0) as f64 / 1000.0,
+            what,
+        ));
+        if event["event"] == "call_started" {
+            if let (Some(since), true) = (idle_since.take(), in_flight.is_empty()) {
+                between += record.at - since;
+            }
+            first.get_or_insert(record.at);
+            in_flight.extend(call_id(event));
+        } else if event["event"] == "input"
+            && ["call_finished", "call_failed"]
+                .contains(&event["input"]["type"].as_str().unwrap_or(""))
+            && call_id(&event["input"]).is_some_and(|id| in_flight.remove(&id))
+            && in_flight.is_empty()
+        {
+            idle_since = Some(record.at);
+            last = Some(record.at);
+        }
+    }
+    let std = |delta: chrono::TimeDelta| delta.to_std().unwrap_or_default();
+    let before_first = std(first.expect("a call") - t0);
+    let after_last = wall.saturating_sub(std(last.expect("an answer") - t0));
+    Run {
+        wall,
+        events: journal.len() as u64,
+        before_first,
+        between: std(between),
+        after_last,
+        timeline,
+    }
+}
+
+async fn one_debate(high_stakes: bool, wait: Wait, root: &std::path::Path) -> Run {
     let panel = architecture_panel(high_stakes);
-    let script = Arc::new(script());
+    let script = Arc::new(script(wait));
     let mut roster = Roster::default();
     let roles = ["proposer".to_string(), "critic".to_string()]
         .into_iter()
@@ -46,7 +171,10 @@ async fn one_debate(high_stakes: bool, root: &std::path::Path) -> (Duration, u64
         roster.insert(
             role,
             RoleAgent {
-                agent: Arc::new(ScriptAgent::new(script.clone(), 1.0)),
+                agent: match wait {
+                    Wait::Io => Arc::new(IoLatency(ScriptAgent::new(script.clone(), 1.0))),
+                    Wait::Timer => Arc::new(ScriptAgent::new(script.clone(), 1.0)),
+                },
                 timeout: Duration::from_secs(60),
             },
         );
@@ -77,14 +205,11 @@ async fn one_debate(high_stakes: bool, root: &std::path::Path) -> (Duration, u64
         Moderator::policy(ModerationPolicy::Accept),
         updates,
     );
-    let started = Instant::now();
+    let (t0, started) = (Utc::now(), Instant::now());
     engine.run().await.expect("debate");
-    let elapsed = started.elapsed();
-    let events = read_journal::<serde_json::Value>(&journal_path)
-        .expect("journal")
-        .records
-        .len() as u64;
-    (elapsed, events)
+    let wall = started.elapsed();
+    let journal = read_journal::<serde_json::Value>(&journal_path).expect("journal");
+    breakdown(&journal.records, t0, wall)
 }
 
 fn main() {
@@ -96,23 +221,46 @@ fn main() {
     let root = tempfile::tempdir().expect("tempdir");
     // Proposal, critique, revision, then the judges in parallel: four call latencies.
     let critical_path = Duration::from_millis(4 * CALL_LATENCY_MS);
-    for high_stakes in [false, true] {
-        let mut ratios = Vec::new();
-        let mut events = 0;
-        for _ in 0..RUNS {
-            let (elapsed, journal_events) = runtime.block_on(one_debate(high_stakes, root.path()));
-            ratios.push(elapsed.as_secs_f64() / critical_path.as_secs_f64());
-            events = journal_events;
-        }
-        ratios.sort_by(f64::total_cmp);
-        let median = ratios[RUNS / 2];
-        let overhead_ms = (median - 1.0) * critical_path.as_secs_f64() * 1000.0;
+    for (high_stakes, wait) in [
+        (false, Wait::Io),
+        (true, Wait::Io),
+        (false, Wait::Timer),
+        (true, Wait::Timer),
+    ] {
+        let mut runs: Vec<Run> = (0..RUNS)
+            .map(|_| runtime.block_on(one_debate(high_stakes, wait, root.path())))
+            .collect();
+        runs.sort_by_key(|run| run.wall);
+        let ratio = |run: &Run| run.wall.as_secs_f64() / critical_path.as_secs_f64();
+        let median = &runs[RUNS / 2];
+        let ms = |duration: Duration| duration.as_secs_f64() * 1000.0;
+        let quorum = median.before_first + median.between + median.after_last;
         println!(
-            "orchestration/{}-judges: wall / critical path = {median:.3} (min {:.3}, max {:.3}); \
-             ≈ {overhead_ms:.1} ms of quorum time over {events} journaled events",
+            "orchestration/{}-judges/{}: wall / critical path = {:.3} (min {:.3}, max {:.3}); \
+             {:.1} ms over the critical path in {} journaled events: {:.1} ms with no call in \
+             flight (before the first {:.1}, between calls {:.1}, after the last {:.1}), \
+             {:.1} ms with a call in flight beyond its latency",
             if high_stakes { 5 } else { 3 },
-            ratios[0],
-            ratios[RUNS - 1],
+            match wait {
+                Wait::Io => "io-latency",
+                Wait::Timer => "timer-latency",
+            },
+            ratio(median),
+            ratio(&runs[0]),
+            ratio(&runs[RUNS - 1]),
+            ms(median.wall.saturating_sub(critical_path)),
+            median.events,
+            ms(quorum),
+            ms(median.before_first),
+            ms(median.between),
+            ms(median.after_last),
+            ms(median.wall.saturating_sub(critical_path + quorum)),
         );
+        if std::env::var_os("ORCHESTRATION_TIMELINE").is_some() {
+            for (at, what) in &median.timeline {
+                println!("  {at:8.2} ms  {what}");
+            }
+            println!("  {:8.2} ms  returned", ms(median.wall));
+        }
     }
 }

@@ -169,6 +169,8 @@ pub struct Journal {
     next_seq: u64,
     path: PathBuf,
     fsync_count: u64,
+    /// Records written since the last sync.
+    unsynced: bool,
     /// Set when an append failed part-way; further appends are refused.
     broken: bool,
     /// See [`STOP_AFTER_RECORD_ENV`].
@@ -213,6 +215,7 @@ impl Journal {
             next_seq: FIRST_SEQ,
             path: path.to_path_buf(),
             fsync_count: 0,
+            unsynced: false,
             broken: false,
             stop_after: stop_after_from_env(),
             last_at: None,
@@ -246,6 +249,7 @@ impl Journal {
             next_seq,
             path: path.to_path_buf(),
             fsync_count: 0,
+            unsynced: false,
             broken: false,
             stop_after: stop_after_from_env(),
             last_at: None,
@@ -323,6 +327,26 @@ impl Journal {
         self.write_record(at, event, false)
     }
 
+    /// Makes every record appended so far durable; nothing to do when the
+    /// last append was durable already.
+    pub fn sync(&mut self) -> Result<(), JournalError> {
+        if !self.unsynced {
+            return Ok(());
+        }
+        if self.broken {
+            return Err(JournalError::Broken {
+                path: self.path.clone(),
+            });
+        }
+        if let Err(source) = self.file.sync_data() {
+            self.broken = true;
+            return Err(io_error("sync", &self.path)(source));
+        }
+        self.fsync_count += 1;
+        self.unsynced = false;
+        Ok(())
+    }
+
     fn write_record<E: Serialize>(
         &mut self,
         at: DateTime<Utc>,
@@ -368,6 +392,7 @@ impl Journal {
         if durable {
             self.fsync_count += 1;
         }
+        self.unsynced = !durable;
         self.next_seq += 1;
         self.last_at = Some(at);
         if self.stop_after == Some(seq) {
@@ -656,6 +681,27 @@ mod tests {
         let contents: JournalContents<TestEvent> = read_journal(&path).unwrap();
         let seqs: Vec<u64> = contents.records.iter().map(|r| r.seq).collect();
         assert_eq!(seqs, [1, 2, 3]);
+    }
+
+    #[test]
+    fn sync_makes_unsynced_records_durable_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("journal.jsonl");
+        let mut journal = Journal::create(&path).unwrap();
+        journal.sync().unwrap();
+        assert_eq!(journal.fsync_count(), 2, "nothing to sync after create");
+        journal.append_unsynced(at(1), &started("a")).unwrap();
+        journal.append_unsynced(at(2), &started("b")).unwrap();
+        journal.sync().unwrap();
+        journal.sync().unwrap();
+        assert_eq!(journal.fsync_count(), 3, "one sync for both records");
+        journal.append(at(3), &started("c")).unwrap();
+        journal.sync().unwrap();
+        assert_eq!(
+            journal.fsync_count(),
+            4,
+            "a durable append leaves nothing to sync"
+        );
     }
 
     #[test]

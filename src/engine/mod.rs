@@ -385,8 +385,14 @@ pub struct Engine<P: Protocol> {
     /// the step's effects have been applied (new calls already running), so
     /// the rewrite is off the path from one call to the next.
     documents_due: Option<tokio::time::Instant>,
-    /// When the artifact files were last rewritten.
-    documents_written: Option<tokio::time::Instant>,
+    /// Inputs were journaled without an fsync of their own (group commit,
+    /// see `journal_input`).
+    inputs_unsynced: bool,
+    /// When the artifact files were last rewritten, and how long it took.
+    documents_written: Option<(tokio::time::Instant, Duration)>,
+    /// Since when a rewrite that was due has waited for the inputs already
+    /// in the inbox (at most [`DOCUMENTS_WAIT_MAX_MS`]).
+    documents_held: Option<tokio::time::Instant>,
     log_published: usize,
     /// Streamed text not yet journaled, per call.
     batches: BTreeMap<String, StreamBatch>,
@@ -405,17 +411,25 @@ struct StreamBatch {
     last_at: Timestamp,
 }
 
-/// Longest time the artifact files may lag behind the journal while inputs
+/// Longest time a due rewrite of the artifact files waits for inputs that
 /// keep arriving, in milliseconds (they are rewritten as soon as the inbox
 /// is empty, normally at once).
 pub const DOCUMENTS_WAIT_MAX_MS: u64 = 100;
 
 /// While agent calls are running, the artifact files are rewritten at most
 /// once per this many milliseconds (every one of them is rebuilt from the
-/// whole debate, and the answers they embed grow with it); when none is
-/// running (the moderator's turn, the end) they are rewritten at once. The
-/// journal is the record: resume rebuilds every file from it.
+/// whole debate, and the answers they embed grow with it), and sooner only
+/// when the last rewrite took less than 1/[`DOCUMENTS_COST_SHARE`] of the
+/// time since it; when no call is running (the moderator's turn, the end)
+/// they are rewritten at once. The journal is the record: resume rebuilds
+/// every file from it.
 pub const DOCUMENTS_INTERVAL_MS: u64 = 1000;
+
+/// While calls run, rewriting the artifact files takes at most one part in
+/// this many of the engine's time: a debate whose files take 2 ms to write
+/// has them rewritten after every step (40 ms apart at most), one whose
+/// files take 100 ms once a second.
+pub const DOCUMENTS_COST_SHARE: u32 = 20;
 
 /// Most provider events a call task takes at once and merges into as few
 /// engine messages as it can (consecutive text, consecutive reasoning).
@@ -470,6 +484,8 @@ impl<P: Protocol> Engine<P> {
             written: HashMap::new(),
             documents_due: None,
             documents_written: None,
+            documents_held: None,
+            inputs_unsynced: false,
             log_published: 0,
             batches: BTreeMap::new(),
             extra_time: HashMap::new(),
@@ -516,8 +532,8 @@ impl<P: Protocol> Engine<P> {
         // of the journal will start it.
         let now = self.journal.last_at().unwrap_or_else(|| self.now());
         let effects = self.protocol.start(now);
+        // The documents are written once the first calls are under way.
         self.after_step()?;
-        self.write_documents()?;
         self.drive(effects).await
     }
 
@@ -596,9 +612,6 @@ impl<P: Protocol> Engine<P> {
     async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, P), EngineError> {
         let mut queue = effects;
         loop {
-            let starts_calls = queue
-                .iter()
-                .any(|effect| matches!(effect, Effect::StartCall(_)));
             for effect in std::mem::take(&mut queue) {
                 if let Some(outcome) = self.apply(effect)? {
                     self.write_documents()?;
@@ -616,20 +629,25 @@ impl<P: Protocol> Engine<P> {
             }
             let now = tokio::time::Instant::now();
             let documents_at = self.documents_at();
-            if starts_calls && documents_at.is_some_and(|at| at <= now) {
-                // Let the calls just spawned begin (on this thread they
-                // would wait for this task) before the documents are written.
+            if !self.running.is_empty() && documents_at.is_some_and(|at| at <= now) {
+                // Let the calls just spawned begin, and answers that are in
+                // (the other judges of a round) reach the inbox, before the
+                // documents are written: on this thread they would wait.
                 tokio::task::yield_now().await;
             }
             // Inputs already waiting (the other judges of a round finishing
-            // together) are taken first and the documents written once for
-            // all of them, unless they have waited DOCUMENTS_WAIT_MAX_MS.
+            // together, a policy's decisions) are taken first and the
+            // documents written once for all of them, unless the documents
+            // have been held back for DOCUMENTS_WAIT_MAX_MS.
             if let Some(at) = documents_at
                 && at <= now
-                && (self.inbox_rx.is_empty()
-                    || now >= at + Duration::from_millis(DOCUMENTS_WAIT_MAX_MS))
             {
-                self.write_documents()?;
+                let held = *self.documents_held.get_or_insert(now);
+                if self.inbox_rx.is_empty()
+                    || now >= held + Duration::from_millis(DOCUMENTS_WAIT_MAX_MS)
+                {
+                    self.write_documents()?;
+                }
             }
             // Streamed text waits at most STREAM_BATCH_MS for its batch to
             // be journaled, even when nothing else happens meanwhile; the
@@ -640,6 +658,7 @@ impl<P: Protocol> Engine<P> {
                 .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
                 .min();
             let wake = [batch_at, self.documents_at()].into_iter().flatten().min();
+            self.sync_inputs()?;
             let message = match wake {
                 Some(at) => {
                     tokio::select! {
@@ -1019,7 +1038,7 @@ impl<P: Protocol> Engine<P> {
         };
         let now = self.journal_input(&input)?;
         if let Some(path) = self.raw_output_path(call_id) {
-            self.run_dir.write(&path, output.as_bytes())?;
+            self.run_dir.write_unsynced(&path, output.as_bytes())?;
             self.written.insert(path.clone(), output.clone());
             if self.run_dir.read_to_string(&path)? != *output {
                 return Err(EngineError::ReadBack { path });
@@ -1107,16 +1126,36 @@ impl<P: Protocol> Engine<P> {
 
     /// Makes `input` durable (after any streamed text before it); returns
     /// the time it was journaled with, which the protocol is given too.
+    ///
+    /// Group commit: while more messages wait in the inbox (a policy's
+    /// decisions, answers that ended together), an input other than an
+    /// answer is appended without its own fsync, and the one that empties
+    /// the inbox, or the engine before it waits or writes a file, makes them
+    /// all durable at once. A crash can only lose a suffix of the journal,
+    /// and every file is rebuilt from what remains; an answer is always
+    /// durable before it is parsed (persist-before-parse).
     fn journal_input(&mut self, input: &Input) -> Result<Timestamp, EngineError> {
         self.flush_streams()?;
         let now = self.now();
-        self.journal.append(
-            now,
-            &JournalEvent::Input {
-                input: input.clone(),
-            },
-        )?;
+        let event = JournalEvent::Input {
+            input: input.clone(),
+        };
+        if self.inbox_rx.is_empty() || matches!(input, Input::CallFinished { .. }) {
+            self.journal.append(now, &event)?;
+            self.inputs_unsynced = false;
+        } else {
+            self.journal.append_unsynced(now, &event)?;
+            self.inputs_unsynced = true;
+        }
         Ok(now)
+    }
+
+    /// Makes the inputs journaled without their own fsync durable.
+    fn sync_inputs(&mut self) -> Result<(), EngineError> {
+        if std::mem::take(&mut self.inputs_unsynced) {
+            self.journal.sync()?;
+        }
+        Ok(())
     }
 
     fn apply_input(&mut self, input: &Input, now: Timestamp) -> Result<Vec<Effect>, EngineError> {
@@ -1153,7 +1192,10 @@ impl<P: Protocol> Engine<P> {
             return Some(since);
         }
         Some(match self.documents_written {
-            Some(last) => since.max(last + Duration::from_millis(DOCUMENTS_INTERVAL_MS)),
+            Some((last, took)) => since.max(
+                last + (took * DOCUMENTS_COST_SHARE)
+                    .min(Duration::from_millis(DOCUMENTS_INTERVAL_MS)),
+            ),
             None => since,
         })
     }
@@ -1161,26 +1203,42 @@ impl<P: Protocol> Engine<P> {
     /// Rewrites the artifact files whose documents changed since they were
     /// last written, when a step has happened since the last call.
     fn write_documents(&mut self) -> Result<(), EngineError> {
+        self.documents_held = None;
         if self.documents_due.take().is_none() {
             return Ok(());
         }
-        self.documents_written = Some(tokio::time::Instant::now());
+        // The cost is real time; the interval is on tokio's clock (which tests pause).
+        let (at, started) = (tokio::time::Instant::now(), Instant::now());
         let _span = tracing::debug_span!("quorum_documents").entered();
+        // No file shows an input the journal could still lose.
+        self.sync_inputs()?;
+        let mut changed = Vec::new();
         for document in self.protocol.documents() {
             if self.written.get(&document.path) == Some(&document.contents) {
                 continue;
             }
-            let contents = document.for_disk();
             if !self.written.contains_key(&document.path)
                 && self
                     .run_dir
                     .read_to_string(&document.path)
-                    .is_ok_and(|on_disk| on_disk == contents)
+                    .is_ok_and(|on_disk| on_disk == document.for_disk())
             {
                 // A resumed or reopened debate: what is on disk is current.
+                self.written.insert(document.path, document.contents);
             } else {
-                self.run_dir.write(&document.path, contents.as_bytes())?;
+                changed.push(document);
             }
+        }
+        let contents: Vec<_> = changed.iter().map(|document| document.for_disk()).collect();
+        let files: Vec<(&str, &[u8])> = changed
+            .iter()
+            .zip(&contents)
+            .map(|(document, contents)| (document.path.as_str(), contents.as_bytes()))
+            .collect();
+        self.run_dir.write_all(&files)?;
+        drop(files);
+        drop(contents);
+        for document in changed {
             self.written.insert(document.path, document.contents);
         }
         for publication in self.protocol.publications() {
@@ -1191,6 +1249,7 @@ impl<P: Protocol> Engine<P> {
             crate::artifact::publish(&publication.path, publication.contents.as_bytes())?;
             self.written.insert(key, publication.contents);
         }
+        self.documents_written = Some((at, started.elapsed()));
         Ok(())
     }
 }
