@@ -93,7 +93,8 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
         roster,
         Moderator::policy(moderation),
         updates_tx,
-    );
+    )
+    .without_stream_updates();
     let controller = engine.controller();
     watch(
         engine.run(),

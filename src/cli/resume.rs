@@ -247,7 +247,8 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         Moderator::policy(moderation),
         updates_tx,
     )
-    .with_alternatives(alternatives);
+    .with_alternatives(alternatives)
+    .without_stream_updates();
     let controller = engine.controller();
     let code = watch(
         engine.resume(point, args.reopen),

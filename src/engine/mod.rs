@@ -363,6 +363,9 @@ pub struct Engine<P: Protocol> {
     roster: Roster,
     moderator: Moderator,
     updates: mpsc::UnboundedSender<Update>,
+    /// Whether streamed text is published as [`Update::Chunk`] and
+    /// [`Update::Reasoning`] (not when nobody shows it: a headless run).
+    stream_updates: bool,
     inbox_tx: mpsc::UnboundedSender<Inbox>,
     inbox_rx: mpsc::UnboundedReceiver<Inbox>,
     running: RunningCalls,
@@ -427,9 +430,9 @@ pub const DOCUMENTS_INTERVAL_MS: u64 = 1000;
 
 /// While calls run, rewriting the artifact files takes at most one part in
 /// this many of the engine's time: a debate whose files take 2 ms to write
-/// has them rewritten after every step (40 ms apart at most), one whose
-/// files take 100 ms once a second.
-pub const DOCUMENTS_COST_SHARE: u32 = 20;
+/// has them rewritten after every step (100 ms apart at most), one whose
+/// files take 20 ms or more once a second.
+pub const DOCUMENTS_COST_SHARE: u32 = 50;
 
 /// Most provider events a call task takes at once and merges into as few
 /// engine messages as it can (consecutive text, consecutive reasoning).
@@ -473,6 +476,7 @@ impl<P: Protocol> Engine<P> {
             roster,
             moderator,
             updates,
+            stream_updates: true,
             inbox_tx,
             inbox_rx,
             running: RunningCalls::default(),
@@ -490,6 +494,13 @@ impl<P: Protocol> Engine<P> {
             batches: BTreeMap::new(),
             extra_time: HashMap::new(),
         }
+    }
+
+    /// Publishes no streamed text: for a watcher that shows none (a headless
+    /// run), which would otherwise be woken for every batch of it.
+    pub fn without_stream_updates(mut self) -> Self {
+        self.stream_updates = false;
+        self
     }
 
     /// Roles played by a person get their answers through this desk.
@@ -611,6 +622,8 @@ impl<P: Protocol> Engine<P> {
 
     async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, P), EngineError> {
         let mut queue = effects;
+        let timer = tokio::time::sleep_until(tokio::time::Instant::now());
+        tokio::pin!(timer);
         loop {
             for effect in std::mem::take(&mut queue) {
                 if let Some(outcome) = self.apply(effect)? {
@@ -658,19 +671,30 @@ impl<P: Protocol> Engine<P> {
                 .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
                 .min();
             let wake = [batch_at, self.documents_at()].into_iter().flatten().min();
-            self.sync_inputs()?;
-            let message = match wake {
-                Some(at) => {
-                    tokio::select! {
-                        message = self.inbox_rx.recv() => message,
-                        () = tokio::time::sleep_until(at) => {
-                            tracing::debug_span!("quorum_stream_flush")
-                                .in_scope(|| self.flush_due_streams())?;
-                            continue;
+            // A message already waiting is taken without arming a timer;
+            // otherwise the one timer is moved only when its deadline changes.
+            let message = match self.inbox_rx.try_recv() {
+                Ok(message) => Some(message),
+                Err(mpsc::error::TryRecvError::Disconnected) => None,
+                Err(mpsc::error::TryRecvError::Empty) => {
+                    self.sync_inputs()?;
+                    match wake {
+                        Some(at) => {
+                            if timer.deadline() != at {
+                                timer.as_mut().reset(at);
+                            }
+                            tokio::select! {
+                                message = self.inbox_rx.recv() => message,
+                                () = &mut timer => {
+                                    tracing::debug_span!("quorum_stream_flush")
+                                        .in_scope(|| self.flush_due_streams())?;
+                                    continue;
+                                }
+                            }
                         }
+                        None => self.inbox_rx.recv().await,
                     }
                 }
-                None => self.inbox_rx.recv().await,
             };
             let Some(message) = message else {
                 unreachable!("the engine holds a sender of its own inbox");
@@ -868,11 +892,15 @@ impl<P: Protocol> Engine<P> {
                 match event {
                     StreamEvent::Text(text) => {
                         self.batch(&call_id, &text, false)?;
-                        self.publish(Update::Chunk { call_id, text })
+                        if self.stream_updates {
+                            self.publish(Update::Chunk { call_id, text })
+                        }
                     }
                     StreamEvent::Reasoning(text) => {
                         self.batch(&call_id, &text, true)?;
-                        self.publish(Update::Reasoning { call_id, text })
+                        if self.stream_updates {
+                            self.publish(Update::Reasoning { call_id, text })
+                        }
                     }
                     StreamEvent::Diagnostic(text) => {
                         if let Some(book) = self.books.get_mut(&call_id) {
