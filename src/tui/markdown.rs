@@ -34,6 +34,14 @@ use crate::tui::theme::Theme;
 /// when an agent writes one very long line; the rest continues the same block.
 pub const LONG_LINE_SPLIT_BYTES: usize = 4096;
 
+/// Finished source lines whose rows are kept together: the unit in which a
+/// pane's text is laid out again after a change of width.
+const CHUNK_LINES: usize = 256;
+
+/// Source lines [`StreamDoc::layout_from_end`] lays out in one call beyond
+/// the rows it was asked for (about 2 ms of work at 80-column lines).
+pub const LAYOUT_BUDGET_LINES: usize = 2048;
+
 /// Columns of text a row keeps when an indent, a list marker or a quote bar
 /// would leave less; the prefix is cut short instead.
 const MIN_TEXT_COLUMNS: usize = 8;
@@ -60,9 +68,18 @@ pub struct StreamDoc {
     source_len: usize,
     /// Width and theme of the rows below.
     laid_for: Option<(usize, Theme)>,
-    finished_rows: Rows,
-    /// How many of `finished` are in `finished_rows`.
+    /// The rows of the finished lines, [`CHUNK_LINES`] source lines to a
+    /// chunk (the last may hold fewer). After a change of width only the
+    /// chunks from `first_laid` on are laid out: the end of the text, which
+    /// is what a following pane shows, comes first.
+    chunks: Vec<RowChunk>,
+    /// Chunks before this one have no rows at the current width yet.
+    first_laid: usize,
+    /// How many of `finished` belong to a chunk.
     laid_finished: usize,
+    /// Rows laid out before the first row a reader could have seen, since
+    /// [`take_rows_added_above`](Self::take_rows_added_above) was last called.
+    rows_added_above: usize,
     tail_rows: Rows,
     tail_changed: bool,
     lines_laid_last_layout: usize,
@@ -134,6 +151,28 @@ impl StreamDoc {
     /// when the width or the theme changed. A width of 0 keeps the rows as
     /// they are.
     pub fn layout(&mut self, width: u16, theme: &Theme) {
+        self.lay_out_rows(width, theme, None);
+    }
+
+    /// Like [`layout`](Self::layout), but after a change of width or theme
+    /// lays out the text from its end back only until the last `rows` rows
+    /// exist and about [`LAYOUT_BUDGET_LINES`] source lines have been laid
+    /// out: a pane's frame after a zoom costs what it shows, not all it
+    /// holds. Later calls carry on towards the beginning; returns whether
+    /// every row exists. Rows laid out above those already there are counted
+    /// for [`take_rows_added_above`](Self::take_rows_added_above).
+    pub fn layout_from_end(&mut self, width: u16, theme: &Theme, rows: usize) -> bool {
+        self.lay_out_rows(width, theme, Some(rows));
+        self.first_laid == 0
+    }
+
+    /// Rows the last layout put above rows that were there before it (at
+    /// the same width): what a reader's absolute position moves by.
+    pub fn take_rows_added_above(&mut self) -> usize {
+        std::mem::take(&mut self.rows_added_above)
+    }
+
+    fn lay_out_rows(&mut self, width: u16, theme: &Theme, wanted: Option<usize>) {
         let width = usize::from(width);
         if width == 0 {
             self.lines_laid_last_layout = 0;
@@ -145,17 +184,47 @@ impl StreamDoc {
             .is_some_and(|(laid_width, laid_theme)| *laid_width == width && laid_theme == theme);
         if !unchanged {
             self.laid_for = Some((width, theme.clone()));
-            self.finished_rows.clear();
-            self.laid_finished = 0;
+            for chunk in &mut self.chunks {
+                chunk.rows = Rows::default();
+            }
+            self.first_laid = self.chunks.len();
             self.tail_changed = true;
         }
+        // Rows added above others count only if those were there before,
+        // at this width.
+        let counted = unchanged;
+        self.rows_added_above = 0;
         let mut layouter = Layouter::new(width, theme);
         let mut laid = 0;
-        for (text, kind) in self.finished.from(self.laid_finished) {
-            layouter.lay_out(text, &kind, &mut self.finished_rows);
-            laid += 1;
+        // Lines finished since the last call go to the last chunk, which
+        // must be laid out itself first, or to a new one.
+        while self.laid_finished < self.finished.len() {
+            let open = self
+                .chunks
+                .last()
+                .is_some_and(|chunk| chunk.lines < CHUNK_LINES);
+            if !open {
+                if let Some(full) = self.chunks.last_mut() {
+                    full.rows.shrink_to_fit();
+                }
+                self.chunks.push(RowChunk::default());
+            } else if self.first_laid == self.chunks.len() {
+                laid += self.lay_out_chunk(self.chunks.len() - 1, &mut layouter);
+            }
+            if self.first_laid == self.chunks.len() {
+                self.first_laid -= 1;
+            }
+            let last = self.chunks.len() - 1;
+            let room = CHUNK_LINES - self.chunks[last].lines;
+            let new = (self.finished.len() - self.laid_finished).min(room);
+            let chunk = &mut self.chunks[last];
+            for (text, kind) in self.finished.from(self.laid_finished).take(new) {
+                layouter.lay_out(text, &kind, &mut chunk.rows);
+            }
+            chunk.lines += new;
+            self.laid_finished += new;
+            laid += new;
         }
-        self.laid_finished = self.finished.len();
         if self.tail_changed {
             self.tail_rows.clear();
             if !self.tail.is_empty() {
@@ -165,27 +234,76 @@ impl StreamDoc {
             }
             self.tail_changed = false;
         }
+        // Chunks without rows at this width, from the end back: all of them,
+        // or those the wanted rows need and then about a budget's worth.
+        let mut budget_laid = 0;
+        while self.first_laid > 0 {
+            if let Some(rows) = wanted
+                && self.line_count() >= rows
+                && budget_laid >= LAYOUT_BUDGET_LINES
+            {
+                break;
+            }
+            let before = self.line_count();
+            let lines = self.lay_out_chunk(self.first_laid - 1, &mut layouter);
+            self.first_laid -= 1;
+            if counted {
+                self.rows_added_above += self.line_count() - before;
+            }
+            budget_laid += lines;
+            laid += lines;
+        }
         self.lines_laid_last_layout = laid;
     }
 
-    /// Rows at the last layout width.
+    /// Lays out the lines of chunk `index` into its (empty) rows; returns
+    /// how many.
+    fn lay_out_chunk(&mut self, index: usize, layouter: &mut Layouter<'_>) -> usize {
+        let first = index * CHUNK_LINES;
+        let chunk = &mut self.chunks[index];
+        for (text, kind) in self.finished.from(first).take(chunk.lines) {
+            layouter.lay_out(text, &kind, &mut chunk.rows);
+        }
+        if chunk.lines == CHUNK_LINES {
+            chunk.rows.shrink_to_fit();
+        }
+        chunk.lines
+    }
+
+    /// Rows at the last layout width (after a budgeted layout, those that
+    /// exist so far: the end of the text).
     pub fn line_count(&self) -> usize {
-        self.finished_rows.len() + self.tail_rows.len()
+        self.laid_chunks()
+            .map(|chunk| chunk.rows.len())
+            .sum::<usize>()
+            + self.tail_rows.len()
+    }
+
+    fn laid_chunks(&self) -> std::slice::Iter<'_, RowChunk> {
+        self.chunks[self.first_laid.min(self.chunks.len())..].iter()
     }
 
     /// Up to `count` rows from row `start`, as of the last layout.
     pub fn lines(&self, start: usize, count: usize) -> Vec<Line<'_>> {
-        let finished = self.finished_rows.len();
-        let end = start.saturating_add(count).min(self.line_count());
-        (start.min(end)..end)
-            .map(|row| {
-                if row < finished {
-                    self.finished_rows.line(row)
-                } else {
-                    self.tail_rows.line(row - finished)
-                }
-            })
-            .collect()
+        let mut lines = Vec::with_capacity(count.min(self.line_count()));
+        let mut skip = start;
+        for rows in self
+            .laid_chunks()
+            .map(|chunk| &chunk.rows)
+            .chain(std::iter::once(&self.tail_rows))
+        {
+            if lines.len() == count {
+                break;
+            }
+            if skip >= rows.len() {
+                skip -= rows.len();
+                continue;
+            }
+            let take = (rows.len() - skip).min(count - lines.len());
+            lines.extend((skip..skip + take).map(|row| rows.line(row)));
+            skip = 0;
+        }
+        lines
     }
 
     /// Bytes of agent text pushed so far (notices not counted).
@@ -686,8 +804,17 @@ fn char_width(c: char) -> usize {
     c.width().unwrap_or(0)
 }
 
+/// The rows of up to [`CHUNK_LINES`] finished source lines.
+#[derive(Debug, Default)]
+struct RowChunk {
+    /// Source lines in the chunk.
+    lines: usize,
+    /// Their rows at the current width; empty until laid out.
+    rows: Rows,
+}
+
 /// Styled rows stored flat: one string, span ends into it, row ends into the
-/// spans. Keeps a long transcript to a few allocations.
+/// spans. Keeps a chunk of a long transcript to a few allocations.
 #[derive(Debug, Default)]
 struct Rows {
     text: String,
@@ -720,6 +847,14 @@ impl Rows {
         self.styles.clear();
         self.row_ends.clear();
         self.open_row_first_span = 0;
+    }
+
+    /// Gives back what a finished chunk's rows will never use.
+    fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.spans.shrink_to_fit();
+        self.styles.shrink_to_fit();
+        self.row_ends.shrink_to_fit();
     }
 
     fn len(&self) -> usize {
@@ -1708,6 +1843,118 @@ mod tests {
         assert_eq!(narrow, laid_out(&mut doc_of(text), 12));
         doc.layout(12, &Theme::builtin("light").unwrap());
         assert_eq!(doc.lines_laid_last_layout(), 3);
+    }
+
+    fn rows_text(doc: &StreamDoc) -> Vec<String> {
+        doc.lines(0, doc.line_count())
+            .iter()
+            .map(|line| {
+                line.spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Many short markdown lines (a code block among them), each wrapping
+    /// differently at 30 and 90 columns.
+    fn long_document(lines: usize) -> String {
+        (0..lines)
+            .map(|n| match n % 50 {
+                10 => "```rust".to_string(),
+                20 => "```".to_string(),
+                0 => format!("## Part {n}"),
+                _ => format!("- line {n} says **something** long enough to wrap at thirty"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn after_a_width_change_the_end_is_laid_out_first_and_the_rest_on_later_calls() {
+        let lines = 20 * CHUNK_LINES + 17;
+        let text = long_document(lines);
+        let mut doc = doc_of(&text);
+        doc.layout(90, &theme());
+        assert_eq!(doc.lines_laid_last_layout(), lines);
+
+        // Zoomed: the last 40 rows are wanted; only about a budget is done.
+        assert!(!doc.layout_from_end(30, &theme(), 40));
+        let first = doc.lines_laid_last_layout();
+        assert!(
+            (LAYOUT_BUDGET_LINES..=LAYOUT_BUDGET_LINES + 2 * CHUNK_LINES).contains(&first),
+            "{first} lines laid out"
+        );
+        let mut whole = doc_of(&text);
+        let expected = laid_out(&mut whole, 30);
+        let partial = rows_text(&doc);
+        assert!(partial.len() >= 40 && partial.len() < expected.len());
+        assert_eq!(
+            partial[..],
+            expected[expected.len() - partial.len()..],
+            "the end, exactly"
+        );
+        assert_eq!(
+            doc.take_rows_added_above(),
+            0,
+            "nothing was there before at 30 columns"
+        );
+
+        // Later calls carry on towards the beginning, counting what they add above.
+        let (mut calls, mut added, mut complete) = (1, 0, false);
+        while !complete {
+            complete = doc.layout_from_end(30, &theme(), 40);
+            added += doc.take_rows_added_above();
+            calls += 1;
+            assert!(doc.lines_laid_last_layout() <= LAYOUT_BUDGET_LINES + CHUNK_LINES);
+        }
+        assert_eq!(added, expected.len() - partial.len());
+        assert_eq!(calls, lines.div_ceil(LAYOUT_BUDGET_LINES), "{calls} calls");
+        assert_eq!(rows_text(&doc), expected);
+    }
+
+    #[test]
+    fn text_streamed_while_a_layout_is_unfinished_lands_at_the_end() {
+        let text = long_document(12 * CHUNK_LINES);
+        let mut doc = doc_of(&text);
+        doc.layout(90, &theme());
+        assert!(!doc.layout_from_end(30, &theme(), 10));
+        let more = "\nlate line one\nlate line two, still streaming";
+        for piece in more.as_bytes().chunks(7) {
+            doc.push(Segment::Answer, std::str::from_utf8(piece).unwrap());
+            doc.layout_from_end(30, &theme(), 10);
+        }
+        while !doc.layout_from_end(30, &theme(), 10) {}
+        assert_eq!(rows_text(&doc), laid_out(&mut doc_of(&(text + more)), 30));
+        // A complete layout after an unfinished one gives the same rows.
+        doc.layout_from_end(50, &theme(), 10);
+        assert_eq!(
+            laid_out(&mut doc, 50),
+            laid_out(&mut doc_of(&(long_document(12 * CHUNK_LINES) + more)), 50)
+        );
+    }
+
+    #[test]
+    fn a_window_of_rows_spans_chunks_and_the_tail() {
+        let text = long_document(3 * CHUNK_LINES) + "\nthe unfinished tail";
+        let mut doc = doc_of(&text);
+        let all = laid_out(&mut doc, 30);
+        for start in [0, 5, all.len() / 2, all.len() - 3] {
+            let window: Vec<String> = doc
+                .lines(start, 7)
+                .iter()
+                .map(|line| {
+                    line.spans
+                        .iter()
+                        .map(|span| span.content.as_ref())
+                        .collect()
+                })
+                .collect();
+            let end = (start + 7).min(all.len());
+            assert_eq!(window[..], all[start..end]);
+        }
+        assert!(doc.lines(all.len(), 5).is_empty());
     }
 
     #[test]

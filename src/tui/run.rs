@@ -130,7 +130,9 @@ async fn drive<T: Send + 'static>(
                 guard.terminal.backend_mut(),
                 crossterm::terminal::EndSynchronizedUpdate
             )?;
-            app.dirty = false;
+            // A pane still laying out its text after a zoom or a resize
+            // draws again at the next frame interval.
+            app.dirty = app.layout_pending;
             person_acted = false;
             last_draw = Instant::now();
         }

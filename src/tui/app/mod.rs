@@ -356,6 +356,9 @@ pub struct App {
     pub quit: bool,
     /// Something changed since the last frame.
     pub dirty: bool,
+    /// A pane's text is still being laid out again after a change of width
+    /// (a budget at a time, from the end back): the next frame carries on.
+    pub layout_pending: bool,
     /// The engine stopped with an error; shown instead of a verdict.
     pub engine_error: Option<String>,
     pub mode: Mode,
@@ -411,6 +414,7 @@ impl App {
             layout: ScreenLayout::default(),
             quit: false,
             dirty: true,
+            layout_pending: false,
             engine_error: None,
             mode: Mode::Live,
         }
@@ -968,6 +972,7 @@ impl App {
         self.layout = layout::compute(self, area);
         self.look_up_item_target();
         let theme = &self.theme;
+        let mut pending = false;
         for &(region, rect) in &self.layout.regions {
             let inner = layout::inner(rect);
             match region {
@@ -982,12 +987,24 @@ impl App {
                     if let Some(human) = &mut pane.human {
                         human.prompt.layout(inner.width, theme);
                     }
-                    pane.doc.layout(inner.width, theme);
                     pane.viewport = usize::from(inner.height);
+                    pending |= lay_out_from_end(
+                        &mut pane.doc,
+                        &mut pane.scroll,
+                        inner.width,
+                        pane.viewport,
+                        theme,
+                    );
                 }
                 Region::Transcript => {
-                    self.transcript.layout(inner.width, theme);
                     self.transcript_viewport = usize::from(inner.height);
+                    pending |= lay_out_from_end(
+                        &mut self.transcript,
+                        &mut self.transcript_scroll,
+                        inner.width,
+                        self.transcript_viewport,
+                        theme,
+                    );
                 }
                 Region::Verdict => {
                     if let Some(report) = &mut self.report {
@@ -998,6 +1015,7 @@ impl App {
                 Region::Board => {}
             }
         }
+        self.layout_pending = pending;
     }
 
     /// Finds the text the item under the cursor attacks, while moderating,
@@ -1138,4 +1156,27 @@ pub fn log_mark(kind: LogKind) -> &'static str {
         LogKind::Verdict => "★",
         LogKind::Note => "·",
     }
+}
+
+/// Lays out a scrolled document for a view `viewport` rows tall: from the
+/// end back, as far as the view and a page above it need and a budget more
+/// (the rest on later frames), keeping a paused reader's place when rows
+/// appear above it. Returns whether rows are still to be laid out.
+fn lay_out_from_end(
+    doc: &mut StreamDoc,
+    scroll: &mut Scroll,
+    width: u16,
+    viewport: usize,
+    theme: &Theme,
+) -> bool {
+    let below_top = if scroll.follow {
+        0
+    } else {
+        doc.line_count().saturating_sub(scroll.top)
+    };
+    let complete = doc.layout_from_end(width, theme, below_top + 2 * viewport);
+    if !scroll.follow {
+        scroll.top += doc.take_rows_added_above();
+    }
+    !complete
 }

@@ -1140,3 +1140,63 @@ fn the_moderation_layout_sets_idle_panes_aside_until_their_roles_start() {
     app.prepare(Rect::new(0, 0, 80, 24));
     assert!(app.layout.tabs.is_some());
 }
+
+/// The text a pane shows in its view, as plain rows.
+fn visible_rows(app: &App, index: usize) -> Vec<String> {
+    let pane = &app.panes[index];
+    let first = pane.scroll.first_line(pane.doc.line_count(), pane.viewport);
+    pane.doc
+        .lines(first, pane.viewport)
+        .iter()
+        .map(|line| {
+            line.spans
+                .iter()
+                .map(|span| span.content.as_ref())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
+    let mut app = app();
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    let text: String = (0..40_000)
+        .map(|n| format!("line {n}: a sentence long enough to wrap in a narrow pane\n"))
+        .collect();
+    app.apply(
+        Update::Chunk {
+            call_id: "proposer/proposal/r1/a1".into(),
+            text,
+        },
+        Instant::now(),
+    );
+    let screen = Rect::new(0, 0, 200, 60);
+    app.prepare(screen);
+    assert!(!app.layout_pending, "a first layout is whole");
+    app.focus = Focus::Pane(0);
+    key(&mut app, KeyCode::Char('z'));
+    app.prepare(screen);
+    assert!(app.layout_pending, "the zoomed frame lays out only the end");
+    assert!(app.panes[0].doc.lines_laid_last_layout() < 10_000);
+    let bottom = visible_rows(&app, 0);
+    assert!(
+        bottom.last().unwrap().starts_with("line 39999"),
+        "{bottom:?}"
+    );
+
+    // Paused a page up while the rest is laid out: the view keeps its text.
+    key(&mut app, KeyCode::PageUp);
+    app.prepare(screen);
+    let paused = visible_rows(&app, 0);
+    let mut frames = 0;
+    while app.layout_pending {
+        app.prepare(screen);
+        frames += 1;
+        assert_eq!(visible_rows(&app, 0), paused, "after {frames} frames");
+    }
+    assert!(frames > 1);
+    key(&mut app, KeyCode::Char('g'));
+    app.prepare(screen);
+    assert!(visible_rows(&app, 0)[0].starts_with("line 0:"));
+}
