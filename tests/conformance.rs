@@ -388,7 +388,18 @@ async fn every_protocol_replays_and_draws() {
 
         // Live: mid-debate, then at the end with the result view.
         let mut live = App::new(info, Default::default(), now);
-        let halfway = whole.updates.len() / 3;
+        // A third of the way by the updates that are not streamed text, so
+        // that how text is batched on its way does not move the moment.
+        let events = |updates: &[Update]| {
+            updates
+                .iter()
+                .filter(|update| !matches!(update, Update::Chunk { .. } | Update::Reasoning { .. }))
+                .count()
+        };
+        let third = events(&whole.updates) / 3;
+        let halfway = (0..=whole.updates.len())
+            .find(|&taken| events(&whole.updates[..taken]) >= third)
+            .unwrap_or(whole.updates.len());
         for update in whole.updates.iter().take(halfway) {
             live.apply(pinned(update.clone()), now);
         }

@@ -20,7 +20,7 @@
 
 use std::error::Error as StdError;
 use std::fmt;
-use std::sync::Once;
+use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
@@ -1003,9 +1003,33 @@ fn install_crypto_provider() {
     });
 }
 
+/// The TLS set-up every HTTP client of this process shares: the platform's
+/// certificate verifier (which reads the system's root certificates, so it
+/// is built once, not once per agent) with HTTP/2 and HTTP/1.1 offered, as
+/// reqwest would configure it itself.
+fn tls_config() -> Result<rustls::ClientConfig, String> {
+    static CONFIG: OnceLock<Result<rustls::ClientConfig, String>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| {
+            let provider = Arc::new(rustls::crypto::ring::default_provider());
+            let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
+                .map_err(|error| format!("cannot read the system's certificates: {error}"))?;
+            let mut config = rustls::ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .map_err(|error| error.to_string())?
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(verifier))
+                .with_no_client_auth();
+            config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+            Ok(config)
+        })
+        .clone()
+}
+
 fn build_client(limits: &HttpLimits) -> Result<reqwest::Client, String> {
     install_crypto_provider();
     reqwest::Client::builder()
+        .tls_backend_preconfigured(tls_config()?)
         .connect_timeout(limits.connect_timeout)
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("quorum/", env!("CARGO_PKG_VERSION")))
@@ -1101,6 +1125,24 @@ fn seconds(duration: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_client_shares_one_tls_set_up_offering_http2_and_http1() {
+        let config = tls_config().expect("the platform's verifier builds");
+        assert_eq!(
+            config.alpn_protocols,
+            [b"h2".to_vec(), b"http/1.1".to_vec()]
+        );
+        let again = tls_config().unwrap();
+        assert!(
+            Arc::ptr_eq(
+                &config.crypto_provider().clone(),
+                &again.crypto_provider().clone()
+            ),
+            "built once"
+        );
+        build_client(&limits()).expect("a client builds on it");
+    }
 
     fn limits() -> HttpLimits {
         HttpLimits {

@@ -391,8 +391,11 @@ pub struct Engine<P: Protocol> {
     /// Inputs were journaled without an fsync of their own (group commit,
     /// see `journal_input`).
     inputs_unsynced: bool,
-    /// When the artifact files were last rewritten, and how long it took.
-    documents_written: Option<(tokio::time::Instant, Duration)>,
+    /// When the artifact files were last rewritten, how long it took and
+    /// how many bytes they held.
+    documents_written: Option<(tokio::time::Instant, Duration, usize)>,
+    /// Bytes streamed since then: the files will hold them too.
+    streamed_since_documents: usize,
     /// Since when a rewrite that was due has waited for the inputs already
     /// in the inbox (at most [`DOCUMENTS_WAIT_MAX_MS`]).
     documents_held: Option<tokio::time::Instant>,
@@ -429,14 +432,39 @@ pub const DOCUMENTS_WAIT_MAX_MS: u64 = 100;
 pub const DOCUMENTS_INTERVAL_MS: u64 = 1000;
 
 /// While calls run, rewriting the artifact files takes at most one part in
-/// this many of the engine's time: a debate whose files take 2 ms to write
-/// has them rewritten after every step (100 ms apart at most), one whose
-/// files take 20 ms or more once a second.
+/// this many of the engine's time, counting the next rewrite at the last
+/// one's cost per byte for what has streamed since: a debate whose files
+/// take 2 ms to write has them rewritten after every step (100 ms apart at
+/// most), one whose files take 20 ms or more, or have grown twentyfold,
+/// once a second.
 pub const DOCUMENTS_COST_SHARE: u32 = 50;
 
 /// Most provider events a call task takes at once and merges into as few
 /// engine messages as it can (consecutive text, consecutive reasoning).
 pub const STREAM_COALESCE_EVENTS: usize = 1024;
+
+/// How long a call task gathers what its provider sends before handing it
+/// to the engine, in milliseconds: a provider that sends a few characters
+/// per event would otherwise wake the engine for each. Well under a frame
+/// (16 ms), so nobody sees it.
+pub const STREAM_FORWARD_MS: u64 = 4;
+
+/// Bytes of gathered text that are handed to the engine at once, without
+/// waiting for [`STREAM_FORWARD_MS`].
+pub const STREAM_FORWARD_BYTES: usize = 16 * 1024;
+
+/// Bytes of answer or reasoning text an event carries.
+fn text_bytes(event: &StreamEvent) -> usize {
+    match event {
+        StreamEvent::Text(text) | StreamEvent::Reasoning(text) => text.len(),
+        _ => 0,
+    }
+}
+
+/// Whether an event carries answer text (what time to first text measures).
+fn is_text(event: &StreamEvent) -> bool {
+    matches!(event, StreamEvent::Text(text) if !text.is_empty())
+}
 
 /// `events` with each run of consecutive text pieces joined into one, and
 /// each run of reasoning pieces too; anything else stays where it was.
@@ -488,6 +516,7 @@ impl<P: Protocol> Engine<P> {
             written: HashMap::new(),
             documents_due: None,
             documents_written: None,
+            streamed_since_documents: 0,
             documents_held: None,
             inputs_unsynced: false,
             log_published: 0,
@@ -819,17 +848,19 @@ impl<P: Protocol> Engine<P> {
             tokio::pin!(deadline);
             let mut streamed_chars = 0usize;
             let mut first_text = None;
-            // Everything the provider sent since the engine last heard from
-            // this call crosses to the engine loop as one message per run of
-            // text (or reasoning): one wake per batch, not per chunk.
+            // What the provider sent gathers here for up to
+            // STREAM_FORWARD_MS (or STREAM_FORWARD_BYTES) and crosses to the
+            // engine loop as one message per run of text (or reasoning):
+            // one wake of the engine per batch, not per chunk.
             let mut arrived = Vec::with_capacity(STREAM_COALESCE_EVENTS);
-            let mut forward = |events: &mut Vec<StreamEvent>, streamed_chars: &mut usize| {
+            let mut gathered_bytes = 0usize;
+            let forward_timer = tokio::time::sleep(Duration::ZERO);
+            tokio::pin!(forward_timer);
+            let mut gathering = false;
+            let forward = |events: &mut Vec<StreamEvent>, streamed_chars: &mut usize| {
                 for event in coalesce(events.drain(..)) {
                     if let StreamEvent::Text(text) = &event {
                         *streamed_chars += text.chars().count();
-                        if first_text.is_none() && !text.is_empty() {
-                            first_text = Some(started.elapsed());
-                        }
                     }
                     let _ = inbox.send(Inbox::Stream {
                         call_id: call_id.clone(),
@@ -841,16 +872,28 @@ impl<P: Protocol> Engine<P> {
                 tokio::select! {
                     biased;
                     received = events_rx.recv_many(&mut arrived, STREAM_COALESCE_EVENTS), if !events_rx.is_closed() || !events_rx.is_empty() => {
-                        if received > 0 {
+                        let new = &arrived[arrived.len() - received..];
+                        gathered_bytes += new.iter().map(text_bytes).sum::<usize>();
+                        if first_text.is_none() && new.iter().any(is_text) {
+                            first_text = Some(started.elapsed());
+                        }
+                        if gathered_bytes >= STREAM_FORWARD_BYTES {
                             forward(&mut arrived, &mut streamed_chars);
+                            (gathered_bytes, gathering) = (0, false);
+                        } else if received > 0 && !gathering {
+                            forward_timer.as_mut().reset(tokio::time::Instant::now() + Duration::from_millis(STREAM_FORWARD_MS));
+                            gathering = true;
                         }
                     }
-                    Some(extra) = extend_rx.recv() => {
-                        let later = deadline.deadline() + extra;
-                        deadline.as_mut().reset(later);
+                    () = &mut forward_timer, if gathering => {
+                        forward(&mut arrived, &mut streamed_chars);
+                        (gathered_bytes, gathering) = (0, false);
                     }
                     result = &mut call => {
                         while let Ok(event) = events_rx.try_recv() {
+                            if first_text.is_none() && is_text(&event) {
+                                first_text = Some(started.elapsed());
+                            }
                             arrived.push(event);
                         }
                         forward(&mut arrived, &mut streamed_chars);
@@ -860,6 +903,18 @@ impl<P: Protocol> Engine<P> {
                         };
                     }
                     () = &mut deadline => {
+                        // Extra time granted meanwhile moves the deadline
+                        // now, rather than being listened for on every wake.
+                        let mut extra = Duration::ZERO;
+                        while let Ok(more) = extend_rx.try_recv() {
+                            extra += more;
+                        }
+                        if !extra.is_zero() {
+                            let later = deadline.deadline() + extra;
+                            deadline.as_mut().reset(later);
+                            continue;
+                        }
+                        forward(&mut arrived, &mut streamed_chars);
                         break Err(CallFailure::TimedOut { after_ms: whole_ms(role_agent.timeout) });
                     }
                 }
@@ -1104,6 +1159,7 @@ impl<P: Protocol> Engine<P> {
             });
         batch.text.push_str(text);
         batch.last_at = Utc::now();
+        self.streamed_since_documents += text.len();
         Ok(())
     }
 
@@ -1212,18 +1268,21 @@ impl<P: Protocol> Engine<P> {
     }
 
     /// When the documents are to be rewritten, if a step changed them: at
-    /// once when no call is running, else [`DOCUMENTS_INTERVAL_MS`] after
-    /// the last rewrite.
+    /// once when no call is running, else when [`DOCUMENTS_COST_SHARE`]
+    /// allows, and [`DOCUMENTS_INTERVAL_MS`] after the last rewrite at most.
     fn documents_at(&self) -> Option<tokio::time::Instant> {
         let since = self.documents_due?;
         if self.running.is_empty() {
             return Some(since);
         }
         Some(match self.documents_written {
-            Some((last, took)) => since.max(
-                last + (took * DOCUMENTS_COST_SHARE)
-                    .min(Duration::from_millis(DOCUMENTS_INTERVAL_MS)),
-            ),
+            Some((last, took, bytes)) => {
+                // The next rewrite costs what the last did per byte, for
+                // what they held and what has streamed since.
+                let grown = (bytes + self.streamed_since_documents) as f64 / bytes.max(1) as f64;
+                let interval = took.mul_f64(f64::from(DOCUMENTS_COST_SHARE) * grown);
+                since.max(last + interval.min(Duration::from_millis(DOCUMENTS_INTERVAL_MS)))
+            }
             None => since,
         })
     }
@@ -1241,7 +1300,9 @@ impl<P: Protocol> Engine<P> {
         // No file shows an input the journal could still lose.
         self.sync_inputs()?;
         let mut changed = Vec::new();
+        let mut bytes = 0;
         for document in self.protocol.documents() {
+            bytes += document.contents.len();
             if self.written.get(&document.path) == Some(&document.contents) {
                 continue;
             }
@@ -1277,7 +1338,8 @@ impl<P: Protocol> Engine<P> {
             crate::artifact::publish(&publication.path, publication.contents.as_bytes())?;
             self.written.insert(key, publication.contents);
         }
-        self.documents_written = Some((at, started.elapsed()));
+        self.documents_written = Some((at, started.elapsed(), bytes));
+        self.streamed_since_documents = 0;
         Ok(())
     }
 }
