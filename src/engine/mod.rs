@@ -422,21 +422,21 @@ struct StreamBatch {
 /// is empty, normally at once).
 pub const DOCUMENTS_WAIT_MAX_MS: u64 = 100;
 
-/// While agent calls are running, the artifact files are rewritten at most
-/// once per this many milliseconds (every one of them is rebuilt from the
-/// whole debate, and the answers they embed grow with it), and sooner only
-/// when the last rewrite took less than 1/[`DOCUMENTS_COST_SHARE`] of the
-/// time since it; when no call is running (the moderator's turn, the end)
-/// they are rewritten at once. The journal is the record: resume rebuilds
-/// every file from it.
-pub const DOCUMENTS_INTERVAL_MS: u64 = 1000;
+/// Longest the artifact files lag behind a running debate, in milliseconds:
+/// every one of them is rebuilt from the whole debate, and the answers they
+/// embed grow with it, so they are rewritten only as often as
+/// [`DOCUMENTS_COST_SHARE`] allows, but at least this often; when the
+/// debate ends they are written at once. The journal is the record: resume
+/// rebuilds every file from it.
+pub const DOCUMENTS_LAG_MAX_MS: u64 = 10_000;
 
-/// While calls run, rewriting the artifact files takes at most one part in
-/// this many of the engine's time, counting the next rewrite at the last
-/// one's cost per byte for what has streamed since: a debate whose files
-/// take 2 ms to write has them rewritten after every step (100 ms apart at
-/// most), one whose files take 20 ms or more, or have grown twentyfold,
-/// once a second.
+/// Rewriting the artifact files takes at most one part in this many of a
+/// running debate's time, counting the next rewrite at the last one's cost
+/// per byte for what has streamed since: files that take 2 ms to write are
+/// rewritten after every step (100 ms apart at most), files that take
+/// 100 ms every 5 s. So rewriting files that grow with the debate costs a
+/// bounded share of its time, however long it runs, never a sum that grows
+/// quadratically.
 pub const DOCUMENTS_COST_SHARE: u32 = 50;
 
 /// Most provider events a call task takes at once and merges into as few
@@ -1267,21 +1267,18 @@ impl<P: Protocol> Engine<P> {
         Ok(())
     }
 
-    /// When the documents are to be rewritten, if a step changed them: at
-    /// once when no call is running, else when [`DOCUMENTS_COST_SHARE`]
-    /// allows, and [`DOCUMENTS_INTERVAL_MS`] after the last rewrite at most.
+    /// When the documents are to be rewritten, if a step changed them: when
+    /// [`DOCUMENTS_COST_SHARE`] allows, [`DOCUMENTS_LAG_MAX_MS`] after the
+    /// last rewrite at the latest (and at once when the debate ends).
     fn documents_at(&self) -> Option<tokio::time::Instant> {
         let since = self.documents_due?;
-        if self.running.is_empty() {
-            return Some(since);
-        }
         Some(match self.documents_written {
             Some((last, took, bytes)) => {
                 // The next rewrite costs what the last did per byte, for
                 // what they held and what has streamed since.
                 let grown = (bytes + self.streamed_since_documents) as f64 / bytes.max(1) as f64;
                 let interval = took.mul_f64(f64::from(DOCUMENTS_COST_SHARE) * grown);
-                since.max(last + interval.min(Duration::from_millis(DOCUMENTS_INTERVAL_MS)))
+                since.max(last + interval.min(Duration::from_millis(DOCUMENTS_LAG_MAX_MS)))
             }
             None => since,
         })
