@@ -40,7 +40,7 @@ use tokio::sync::mpsc;
 /// Latency of every scripted call before its (instant) answer, in ms.
 const CALL_LATENCY_MS: u64 = 150;
 /// Runs per panel size; the median ratio is reported.
-const RUNS: usize = 7;
+const RUNS: usize = 11;
 
 /// How the agents wait out their latency.
 #[derive(Clone, Copy)]

@@ -397,6 +397,7 @@ fn main() {
     let mut frames = Vec::new();
     let mut cpu_per_mb = Vec::new();
     let mut key_frames = Vec::new();
+    let mut key_medians = String::new();
     let mut memory = vec![(0usize, resident_at_start)];
     for (label, held) in [("start", 0), ("1 MB held", MB), ("10 MB held", 10 * MB)] {
         scenario.fill_to(held);
@@ -415,14 +416,35 @@ fn main() {
             streamed,
         ));
         let mut next_key = 0;
+        let mut by_key: Vec<Vec<Duration>> = vec![Vec::new(); keys.len()];
         key_frames.push((
             label,
             phase(|| {
                 let key = keys[next_key % keys.len()];
+                let took = scenario.key_to_frame(key);
+                by_key[next_key % keys.len()].push(took);
                 next_key += 1;
-                scenario.key_to_frame(key)
+                took
             }),
         ));
+        let (key_prepare, key_draw) = scenario.take_split();
+        if held == 10 * MB {
+            println!(
+                "  of a key's frame, 10 MB held: prepare (layout) {:.0} µs, draw {:.0} µs (medians)",
+                micros(key_prepare),
+                micros(key_draw)
+            );
+            let names = ["Tab", "z", "z again", "k", "G"];
+            let medians: Vec<String> = by_key
+                .iter_mut()
+                .zip(names)
+                .map(|(samples, name)| {
+                    samples.sort();
+                    format!("{name} {:.0}", micros(median(samples)))
+                })
+                .collect();
+            key_medians = medians.join(", ");
+        }
         // The next phase measures the usual layout, whatever key came last.
         scenario.app.zoomed = false;
     }
@@ -441,6 +463,7 @@ fn main() {
     for (label, sorted) in &key_frames {
         print_row(&format!("key → frame, {label}"), sorted);
     }
+    println!("  key → frame medians by key, 10 MB held (µs): {key_medians}");
     print_row("start-up to first frame", &startups);
     let early = micros(median(&frames[0].1));
     let late = micros(median(&frames[frames.len() - 1].1));

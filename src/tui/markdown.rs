@@ -36,11 +36,13 @@ pub const LONG_LINE_SPLIT_BYTES: usize = 4096;
 
 /// Finished source lines whose rows are kept together: the unit in which a
 /// pane's text is laid out again after a change of width.
-const CHUNK_LINES: usize = 256;
+const CHUNK_LINES: usize = 128;
 
-/// Source lines [`StreamDoc::layout_from_end`] lays out in one call beyond
-/// the rows it was asked for (about 2 ms of work at 80-column lines).
-pub const LAYOUT_BUDGET_LINES: usize = 2048;
+/// Bytes of source text the panes of one frame lay out again beyond the rows
+/// they show, after a change of width ([`StreamDoc::layout_from_end`]):
+/// well under a millisecond of work, so several panes catching up at once
+/// still leave a frame quick.
+pub const LAYOUT_BUDGET_BYTES: usize = 32 * 1024;
 
 /// Columns of text a row keeps when an indent, a list marker or a quote bar
 /// would leave less; the prefix is cut short instead.
@@ -156,13 +158,19 @@ impl StreamDoc {
 
     /// Like [`layout`](Self::layout), but after a change of width or theme
     /// lays out the text from its end back only until the last `rows` rows
-    /// exist and about [`LAYOUT_BUDGET_LINES`] source lines have been laid
-    /// out: a pane's frame after a zoom costs what it shows, not all it
+    /// exist and then as long as `budget` (bytes of source text, shared by
+    /// the documents of one frame, normally [`LAYOUT_BUDGET_BYTES`]) lasts: a pane's frame after a zoom costs what it shows, not all it
     /// holds. Later calls carry on towards the beginning; returns whether
     /// every row exists. Rows laid out above those already there are counted
     /// for [`take_rows_added_above`](Self::take_rows_added_above).
-    pub fn layout_from_end(&mut self, width: u16, theme: &Theme, rows: usize) -> bool {
-        self.lay_out_rows(width, theme, Some(rows));
+    pub fn layout_from_end(
+        &mut self,
+        width: u16,
+        theme: &Theme,
+        rows: usize,
+        budget: &mut usize,
+    ) -> bool {
+        self.lay_out_rows(width, theme, Some((rows, budget)));
         self.first_laid == 0
     }
 
@@ -172,7 +180,7 @@ impl StreamDoc {
         std::mem::take(&mut self.rows_added_above)
     }
 
-    fn lay_out_rows(&mut self, width: u16, theme: &Theme, wanted: Option<usize>) {
+    fn lay_out_rows(&mut self, width: u16, theme: &Theme, mut wanted: Option<(usize, &mut usize)>) {
         let width = usize::from(width);
         if width == 0 {
             self.lines_laid_last_layout = 0;
@@ -209,7 +217,7 @@ impl StreamDoc {
                 }
                 self.chunks.push(RowChunk::default());
             } else if self.first_laid == self.chunks.len() {
-                laid += self.lay_out_chunk(self.chunks.len() - 1, &mut layouter);
+                laid += self.lay_out_chunk(self.chunks.len() - 1, &mut layouter).0;
             }
             if self.first_laid == self.chunks.len() {
                 self.first_laid -= 1;
@@ -236,38 +244,41 @@ impl StreamDoc {
         }
         // Chunks without rows at this width, from the end back: all of them,
         // or those the wanted rows need and then about a budget's worth.
-        let mut budget_laid = 0;
         while self.first_laid > 0 {
-            if let Some(rows) = wanted
-                && self.line_count() >= rows
-                && budget_laid >= LAYOUT_BUDGET_LINES
-            {
+            let view_filled = wanted
+                .as_ref()
+                .is_some_and(|(rows, _)| self.line_count() >= *rows);
+            if view_filled && wanted.as_ref().is_some_and(|(_, budget)| **budget == 0) {
                 break;
             }
             let before = self.line_count();
-            let lines = self.lay_out_chunk(self.first_laid - 1, &mut layouter);
+            let (lines, bytes) = self.lay_out_chunk(self.first_laid - 1, &mut layouter);
             self.first_laid -= 1;
             if counted {
                 self.rows_added_above += self.line_count() - before;
             }
-            budget_laid += lines;
+            if view_filled && let Some((_, budget)) = wanted.as_mut() {
+                **budget = budget.saturating_sub(bytes);
+            }
             laid += lines;
         }
         self.lines_laid_last_layout = laid;
     }
 
     /// Lays out the lines of chunk `index` into its (empty) rows; returns
-    /// how many.
-    fn lay_out_chunk(&mut self, index: usize, layouter: &mut Layouter<'_>) -> usize {
+    /// how many lines and bytes of text.
+    fn lay_out_chunk(&mut self, index: usize, layouter: &mut Layouter<'_>) -> (usize, usize) {
         let first = index * CHUNK_LINES;
         let chunk = &mut self.chunks[index];
+        let mut bytes = 0;
         for (text, kind) in self.finished.from(first).take(chunk.lines) {
             layouter.lay_out(text, &kind, &mut chunk.rows);
+            bytes += text.len();
         }
         if chunk.lines == CHUNK_LINES {
             chunk.rows.shrink_to_fit();
         }
-        chunk.lines
+        (chunk.lines, bytes)
     }
 
     /// Rows at the last layout width (after a budgeted layout, those that
@@ -1873,17 +1884,19 @@ mod tests {
 
     #[test]
     fn after_a_width_change_the_end_is_laid_out_first_and_the_rest_on_later_calls() {
-        let lines = 20 * CHUNK_LINES + 17;
+        let lines = 40 * CHUNK_LINES + 17;
         let text = long_document(lines);
         let mut doc = doc_of(&text);
         doc.layout(90, &theme());
         assert_eq!(doc.lines_laid_last_layout(), lines);
 
         // Zoomed: the last 40 rows are wanted; only about a budget is done.
-        assert!(!doc.layout_from_end(30, &theme(), 40));
+        assert!(!doc.layout_from_end(30, &theme(), 40, &mut LAYOUT_BUDGET_BYTES.clone()));
         let first = doc.lines_laid_last_layout();
+        // Every line of the document is 7 to 60 bytes long.
+        let most_per_call = LAYOUT_BUDGET_BYTES / 7 + 2 * CHUNK_LINES;
         assert!(
-            (LAYOUT_BUDGET_LINES..=LAYOUT_BUDGET_LINES + 2 * CHUNK_LINES).contains(&first),
+            first <= most_per_call && first < lines / 4,
             "{first} lines laid out"
         );
         let mut whole = doc_of(&text);
@@ -1904,13 +1917,13 @@ mod tests {
         // Later calls carry on towards the beginning, counting what they add above.
         let (mut calls, mut added, mut complete) = (1, 0, false);
         while !complete {
-            complete = doc.layout_from_end(30, &theme(), 40);
+            complete = doc.layout_from_end(30, &theme(), 40, &mut LAYOUT_BUDGET_BYTES.clone());
             added += doc.take_rows_added_above();
             calls += 1;
-            assert!(doc.lines_laid_last_layout() <= LAYOUT_BUDGET_LINES + CHUNK_LINES);
+            assert!(doc.lines_laid_last_layout() <= most_per_call);
         }
         assert_eq!(added, expected.len() - partial.len());
-        assert_eq!(calls, lines.div_ceil(LAYOUT_BUDGET_LINES), "{calls} calls");
+        assert!(calls > 3, "{calls} calls");
         assert_eq!(rows_text(&doc), expected);
     }
 
@@ -1919,16 +1932,16 @@ mod tests {
         let text = long_document(12 * CHUNK_LINES);
         let mut doc = doc_of(&text);
         doc.layout(90, &theme());
-        assert!(!doc.layout_from_end(30, &theme(), 10));
+        assert!(!doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone()));
         let more = "\nlate line one\nlate line two, still streaming";
         for piece in more.as_bytes().chunks(7) {
             doc.push(Segment::Answer, std::str::from_utf8(piece).unwrap());
-            doc.layout_from_end(30, &theme(), 10);
+            doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone());
         }
-        while !doc.layout_from_end(30, &theme(), 10) {}
+        while !doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone()) {}
         assert_eq!(rows_text(&doc), laid_out(&mut doc_of(&(text + more)), 30));
         // A complete layout after an unfinished one gives the same rows.
-        doc.layout_from_end(50, &theme(), 10);
+        doc.layout_from_end(50, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone());
         assert_eq!(
             laid_out(&mut doc, 50),
             laid_out(&mut doc_of(&(long_document(12 * CHUNK_LINES) + more)), 50)

@@ -973,6 +973,7 @@ impl App {
         self.look_up_item_target();
         let theme = &self.theme;
         let mut pending = false;
+        let mut budget = super::markdown::LAYOUT_BUDGET_BYTES;
         for &(region, rect) in &self.layout.regions {
             let inner = layout::inner(rect);
             match region {
@@ -991,9 +992,9 @@ impl App {
                     pending |= lay_out_from_end(
                         &mut pane.doc,
                         &mut pane.scroll,
-                        inner.width,
-                        pane.viewport,
+                        (inner.width, pane.viewport),
                         theme,
+                        &mut budget,
                     );
                 }
                 Region::Transcript => {
@@ -1001,9 +1002,9 @@ impl App {
                     pending |= lay_out_from_end(
                         &mut self.transcript,
                         &mut self.transcript_scroll,
-                        inner.width,
-                        self.transcript_viewport,
+                        (inner.width, self.transcript_viewport),
                         theme,
+                        &mut budget,
                     );
                 }
                 Region::Verdict => {
@@ -1159,22 +1160,22 @@ pub fn log_mark(kind: LogKind) -> &'static str {
 }
 
 /// Lays out a scrolled document for a view `viewport` rows tall: from the
-/// end back, as far as the view and a page above it need and a budget more
-/// (the rest on later frames), keeping a paused reader's place when rows
+/// end back, as far as the view and a page above it need and as far as the
+/// frame's `budget` goes (the rest on later frames), keeping a paused reader's place when rows
 /// appear above it. Returns whether rows are still to be laid out.
 fn lay_out_from_end(
     doc: &mut StreamDoc,
     scroll: &mut Scroll,
-    width: u16,
-    viewport: usize,
+    (width, viewport): (u16, usize),
     theme: &Theme,
+    budget: &mut usize,
 ) -> bool {
     let below_top = if scroll.follow {
         0
     } else {
         doc.line_count().saturating_sub(scroll.top)
     };
-    let complete = doc.layout_from_end(width, theme, below_top + 2 * viewport);
+    let complete = doc.layout_from_end(width, theme, below_top + 2 * viewport, budget);
     if !scroll.follow {
         scroll.top += doc.take_rows_added_above();
     }
