@@ -1170,6 +1170,14 @@ fn lay_out_from_end(
     theme: &Theme,
     budget: &mut usize,
 ) -> bool {
+    if !scroll.follow && scroll.top == 0 {
+        // Sent to the top (scrolling up always finds two pages laid out
+        // above the view, so only `g` gets here early): the beginning is
+        // wanted, all of it laid out now.
+        doc.layout(width, theme);
+        doc.take_rows_added_above();
+        return false;
+    }
     let below_top = if scroll.follow {
         0
     } else {

@@ -1199,4 +1199,14 @@ fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
     key(&mut app, KeyCode::Char('g'));
     app.prepare(screen);
     assert!(visible_rows(&app, 0)[0].starts_with("line 0:"));
+
+    // Sent to the top while the text is still being laid out: the top.
+    key(&mut app, KeyCode::Char('G'));
+    key(&mut app, KeyCode::Char('z'));
+    app.prepare(screen);
+    assert!(app.layout_pending);
+    key(&mut app, KeyCode::Char('g'));
+    app.prepare(screen);
+    assert!(!app.layout_pending);
+    assert!(visible_rows(&app, 0)[0].starts_with("line 0:"));
 }
