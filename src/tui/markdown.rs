@@ -79,8 +79,8 @@ pub struct StreamDoc {
     first_laid: usize,
     /// How many of `finished` belong to a chunk.
     laid_finished: usize,
-    /// Rows laid out before the first row a reader could have seen, since
-    /// [`take_rows_added_above`](Self::take_rows_added_above) was last called.
+    /// Rows the last layout put above rows that existed before it, at the
+    /// same width (see [`take_rows_added_above`](Self::take_rows_added_above)).
     rows_added_above: usize,
     tail_rows: Rows,
     tail_changed: bool,
@@ -158,11 +158,13 @@ impl StreamDoc {
 
     /// Like [`layout`](Self::layout), but after a change of width or theme
     /// lays out the text from its end back only until the last `rows` rows
-    /// exist and then as long as `budget` (bytes of source text, shared by
-    /// the documents of one frame, normally [`LAYOUT_BUDGET_BYTES`]) lasts: a pane's frame after a zoom costs what it shows, not all it
-    /// holds. Later calls carry on towards the beginning; returns whether
-    /// every row exists. Rows laid out above those already there are counted
-    /// for [`take_rows_added_above`](Self::take_rows_added_above).
+    /// exist, and then as long as `budget` lasts (bytes of source text,
+    /// shared by the documents of one frame, normally
+    /// [`LAYOUT_BUDGET_BYTES`]): a pane's frame after a zoom costs what it
+    /// shows, not all it holds. Later calls carry on towards the beginning;
+    /// returns whether every row exists. Rows laid out above those already
+    /// there are counted for
+    /// [`take_rows_added_above`](Self::take_rows_added_above).
     pub fn layout_from_end(
         &mut self,
         width: u16,
@@ -244,18 +246,18 @@ impl StreamDoc {
         }
         // Chunks without rows at this width, from the end back: all of them,
         // or those the wanted rows need and then about a budget's worth.
+        let mut rows_now = self.line_count();
         while self.first_laid > 0 {
-            let view_filled = wanted
-                .as_ref()
-                .is_some_and(|(rows, _)| self.line_count() >= *rows);
+            let view_filled = wanted.as_ref().is_some_and(|(rows, _)| rows_now >= *rows);
             if view_filled && wanted.as_ref().is_some_and(|(_, budget)| **budget == 0) {
                 break;
             }
-            let before = self.line_count();
             let (lines, bytes) = self.lay_out_chunk(self.first_laid - 1, &mut layouter);
             self.first_laid -= 1;
+            let added = self.chunks[self.first_laid].rows.len();
+            rows_now += added;
             if counted {
-                self.rows_added_above += self.line_count() - before;
+                self.rows_added_above += added;
             }
             if view_filled && let Some((_, budget)) = wanted.as_mut() {
                 **budget = budget.saturating_sub(bytes);
