@@ -4,8 +4,10 @@
 //! reasoning apart), reading it as markdown line by line with the block state
 //! (code fences, …) carried from one line to the next, and wrapping it to a
 //! pane's width as styled rows. Finished lines are laid out once per width and
-//! theme and kept; only the live tail (the text after the last newline) is
-//! laid out again when more text arrives. Handing out a window of rows takes
+//! theme and kept, in chunks of lines; only the live tail (the text after the
+//! last newline) is laid out again when more text arrives. After a change of
+//! width a pane may lay out the end of its text first and the rest over later
+//! frames ([`StreamDoc::layout_from_end`]). Handing out a window of rows takes
 //! `&self` and costs only the size of the window.
 //!
 //! Not responsible for: cleaning the text (it arrives already sanitised, see
