@@ -323,13 +323,18 @@ impl RunDir {
     /// Atomically writes `contents` to `relative`, creating its parent folders
     /// inside the run folder.
     pub fn write(&self, relative: &str, contents: &[u8]) -> Result<(), ArtifactError> {
+        let path = self.place_for(relative)?;
+        write_atomic(&path, contents).map_err(ArtifactError::io("write", &path))
+    }
+
+    /// Where `relative` is written: a checked path inside the run folder,
+    /// its parent folders created.
+    fn place_for(&self, relative: &str) -> Result<PathBuf, ArtifactError> {
         let components = checked_components(relative)?;
         let (file_name, folders) = components
             .split_last()
             .expect("checked_components never returns an empty list");
-        let folder = self.ensure_folders(folders, true)?;
-        let path = folder.join(file_name);
-        write_atomic(&path, contents).map_err(ArtifactError::io("write", &path))
+        Ok(self.ensure_folders(folders, true)?.join(file_name))
     }
 
     /// Writes several files, each as [`write`](Self::write) does, side by
@@ -361,12 +366,7 @@ impl RunDir {
     /// without an fsync ([`write_atomic_unsynced`]): for a raw answer the
     /// journal has already made durable.
     pub fn write_unsynced(&self, relative: &str, contents: &[u8]) -> Result<(), ArtifactError> {
-        let components = checked_components(relative)?;
-        let (file_name, folders) = components
-            .split_last()
-            .expect("checked_components never returns an empty list");
-        let folder = self.ensure_folders(folders, true)?;
-        let path = folder.join(file_name);
+        let path = self.place_for(relative)?;
         write_atomic_unsynced(&path, contents).map_err(ArtifactError::io("write", &path))
     }
 
