@@ -1135,10 +1135,7 @@ mod tests {
         );
         let again = tls_config().unwrap();
         assert!(
-            Arc::ptr_eq(
-                &config.crypto_provider().clone(),
-                &again.crypto_provider().clone()
-            ),
+            Arc::ptr_eq(config.crypto_provider(), again.crypto_provider()),
             "built once"
         );
         build_client(&limits()).expect("a client builds on it");

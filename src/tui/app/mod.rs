@@ -1161,8 +1161,9 @@ pub fn log_mark(kind: LogKind) -> &'static str {
 
 /// Lays out a scrolled document for a view `viewport` rows tall: from the
 /// end back, as far as the view and a page above it need and as far as the
-/// frame's `budget` goes (the rest on later frames), keeping a paused reader's place when rows
-/// appear above it. Returns whether rows are still to be laid out.
+/// frame's `budget` goes (the rest on later frames), keeping a paused
+/// reader's place when rows appear above it. Returns whether rows are still
+/// to be laid out.
 fn lay_out_from_end(
     doc: &mut StreamDoc,
     scroll: &mut Scroll,
