@@ -67,8 +67,12 @@ fn script(wait: Wait) -> Script {
 }
 
 /// A scripted agent whose answer arrives [`CALL_LATENCY_MS`] after the call
-/// as if read from a socket: a thread sleeps (to within tens of
-/// microseconds) and wakes the call.
+/// as if read from a socket: a thread waits until then and wakes the call.
+/// The wait is measured from the call, not from the thread's start, and the
+/// thread asks the kernel for no timer slack (Linux lets a sleep end up to
+/// 50 µs late by default), so a thread's late start or a sleep's slack is
+/// not counted as quorum's time. What follows, waking the runtime and
+/// everything after, is.
 struct IoLatency(ScriptAgent);
 
 impl Agent for IoLatency {
@@ -81,9 +85,12 @@ impl Agent for IoLatency {
         request: CallRequest,
         events: mpsc::UnboundedSender<StreamEvent>,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
+        let due = Instant::now() + Duration::from_millis(CALL_LATENCY_MS);
         let (arrived, arrival) = tokio::sync::oneshot::channel();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(CALL_LATENCY_MS));
+            // SAFETY: sets this thread's timer slack to 1 ns; no pointers.
+            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1) };
+            std::thread::sleep(due.saturating_duration_since(Instant::now()));
             let _ = arrived.send(());
         });
         Box::pin(async move {
