@@ -120,6 +120,8 @@ struct Spy {
     raw_paths: BTreeMap<String, String>,
     snapshots: Vec<Snapshot>,
     checked: usize,
+    /// How many records the journal held up to the last input handled.
+    handled_at: usize,
 }
 
 impl Spy {
@@ -153,16 +155,37 @@ impl Protocol for Spy {
     }
 
     fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        // The input is on record, after the last one handled; only the
+        // answers journaled together with it (and their streamed text) may
+        // follow it, each to be handled in turn.
         let lines = self.journal_lines();
-        let last: Record<JournalEvent> =
-            serde_json::from_str(lines.last().expect("a journal")).unwrap();
-        assert_eq!(
-            last.event,
-            JournalEvent::Input {
-                input: input.clone()
-            },
-            "every input is journaled before the protocol sees it"
-        );
+        let journaled = JournalEvent::Input {
+            input: input.clone(),
+        };
+        let mut position = lines.len();
+        loop {
+            assert!(
+                position > self.handled_at,
+                "every input is journaled before the protocol sees it: {input:?}"
+            );
+            let record: Record<JournalEvent> = serde_json::from_str(&lines[position - 1]).unwrap();
+            if record.event == journaled {
+                break;
+            }
+            assert!(
+                matches!(
+                    record.event,
+                    JournalEvent::Streamed { .. }
+                        | JournalEvent::Input {
+                            input: Input::CallFinished { .. }
+                        }
+                ),
+                "only answers collected together follow an input its protocol has not seen: {:?}",
+                record.event
+            );
+            position -= 1;
+        }
+        self.handled_at = position;
         if let Input::CallFinished {
             call_id, output, ..
         } = input
@@ -176,8 +199,7 @@ impl Protocol for Spy {
         }
         let effects = self.inner.handle(input, now);
         self.note_calls(&effects);
-        self.snapshots
-            .push(snapshot(self.inner.as_ref(), lines.len()));
+        self.snapshots.push(snapshot(self.inner.as_ref(), position));
         effects
     }
 
@@ -241,6 +263,7 @@ async fn record_whole(name: &str) -> Whole {
         raw_paths: BTreeMap::new(),
         snapshots: Vec::new(),
         checked: 0,
+        handled_at: 0,
     };
     let (tx, mut rx) = mpsc::unbounded_channel();
     let engine = Engine::new(

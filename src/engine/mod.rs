@@ -6,15 +6,18 @@
 //! back on one channel (chunks, finished, failed); moderator decisions arrive
 //! on the same channel. For every input the order is fixed: append it to the
 //! journal (fsynced; a finished call's answer travels in it), write a
-//! finished judge's raw output to its own file (verbatim, fsynced) and check
-//! it reads back the same, hand the input to the protocol, start the calls
-//! it asks for, then rewrite the artifact files that changed (after the new
-//! calls are under way, so the rewrite is not on the path from one call to
-//! the next). A crash at any point loses no finished output and no moderator
-//! decision: `quorum resume` folds the journal back ([`resume`]) and
-//! rewrites every file from it. Streamed text is journaled in batches too,
-//! for replay, and calls started are journaled, both without a fsync of
-//! their own (the next input's fsync carries them).
+//! finished judge's raw output to its own file (verbatim) and check it reads
+//! back the same, hand the input to the protocol, start the calls it asks
+//! for, then rewrite the artifact files that changed (after the new calls
+//! are under way, and on tokio's blocking pool, so the rewrite is neither on
+//! the path from one call to the next nor in the way of answers and text
+//! arriving meanwhile). Answers that end together (the judges of a round)
+//! are journaled under one fsync and then parsed one by one. A crash at any
+//! point loses no finished output and no moderator decision: `quorum
+//! resume` folds the journal back ([`resume`]) and rewrites every file from
+//! it. Streamed text is journaled in batches too, for replay, and calls
+//! started are journaled, both without a fsync of their own (the next
+//! input's fsync carries them).
 //!
 //! Streamed chunks cross from a call's task to this loop in batches: what a
 //! provider produced since the loop last heard from that call travels as
@@ -40,10 +43,10 @@ use tokio::task::JoinHandle;
 
 use crate::agent::human::{HUMAN_PROVIDER, HumanDesk};
 use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent, Usage};
-use crate::artifact::{Journal, JournalError, RunDir};
+use crate::artifact::{ArtifactError, Journal, JournalError, RunDir};
 use crate::protocol::{
     Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, OverrideAction,
-    Progress, Protocol, Timestamp,
+    Progress, Protocol, Publication, Timestamp,
 };
 
 pub use moderation::{ModerationPolicy, Moderator};
@@ -247,6 +250,8 @@ pub enum EngineError {
     Moderation(String),
     #[error("{path} does not read back as it was written; the disk may be failing")]
     ReadBack { path: String },
+    #[error("the artifact files could not be rewritten: {0}")]
+    Rewrite(String),
 }
 
 /// Messages into the engine loop.
@@ -266,6 +271,43 @@ enum Inbox {
     Moderator(Input),
     ModeratorGone(String),
     Command(Command),
+}
+
+/// A call's answer as it reached the engine, before it is journaled.
+struct Answer {
+    call_id: String,
+    output: CallOutput,
+    book: Option<CallBook>,
+    first_text: Option<Duration>,
+    elapsed: Duration,
+}
+
+/// Files to write after a step: the run folder's documents that changed,
+/// as they go to disk, and the protocol's publications.
+struct ChangedFiles {
+    files: Vec<(String, String)>,
+    publications: Vec<Publication>,
+    /// What every document holds, changed or not (the cost of the next
+    /// rewrite is estimated per byte).
+    bytes: usize,
+    /// When the rewrite began, on tokio's clock and on the wall clock.
+    at: tokio::time::Instant,
+    started: Instant,
+}
+
+impl ChangedFiles {
+    fn write(&self, run_dir: &RunDir) -> Result<(), ArtifactError> {
+        let files: Vec<(&str, &[u8])> = self
+            .files
+            .iter()
+            .map(|(path, contents)| (path.as_str(), contents.as_bytes()))
+            .collect();
+        run_dir.write_all(&files)?;
+        for publication in &self.publications {
+            crate::artifact::publish(&publication.path, publication.contents.as_bytes())?;
+        }
+        Ok(())
+    }
 }
 
 /// A call task, and how to push its deadline back.
@@ -405,6 +447,11 @@ pub struct Engine<P: Protocol> {
     /// Extra time granted to calls before an interruption, added to their
     /// deadline when they are started again.
     extra_time: HashMap<String, Duration>,
+    /// A message taken from the inbox while gathering answers that ended
+    /// together, handled next.
+    pending: Option<Inbox>,
+    /// The rewrite of the artifact files under way, if any.
+    rewrite: Option<JoinHandle<(ChangedFiles, Result<(), ArtifactError>)>>,
 }
 
 /// Text a call streamed since its last journaled batch.
@@ -519,6 +566,8 @@ impl<P: Protocol> Engine<P> {
             streamed_since_documents: 0,
             documents_held: None,
             inputs_unsynced: false,
+            pending: None,
+            rewrite: None,
             log_published: 0,
             batches: BTreeMap::new(),
             extra_time: HashMap::new(),
@@ -656,21 +705,41 @@ impl<P: Protocol> Engine<P> {
         loop {
             for effect in std::mem::take(&mut queue) {
                 if let Some(outcome) = self.apply(effect)? {
-                    self.write_documents()?;
+                    if let Some(rewrite) = self.rewrite.as_mut() {
+                        let ended = rewrite.await;
+                        self.rewrite_done(ended)?;
+                    }
+                    // The end record's fsync runs beside the last writes of
+                    // the files: a crash between the two leaves a finished
+                    // journal, and `quorum resume` brings the files up to
+                    // date with it.
                     self.flush_streams()?;
-                    self.journal.append(
+                    self.journal.append_unsynced(
                         self.now(),
                         &JournalEvent::Finished {
                             outcome: outcome.clone(),
                         },
                     )?;
+                    self.write_documents_beside_sync(true)?;
                     self.shutdown();
                     self.publish(Update::Finished(outcome.clone()));
                     return Ok((outcome, self.protocol));
                 }
             }
+            if let Some(rewrite) = self.rewrite.as_mut()
+                && rewrite.is_finished()
+            {
+                let ended = futures::FutureExt::now_or_never(rewrite)
+                    .expect("a finished task has its output");
+                self.rewrite_done(ended)?;
+            }
             let now = tokio::time::Instant::now();
-            let documents_at = self.documents_at();
+            // One rewrite at a time: the next waits for the one under way.
+            let documents_at = self
+                .rewrite
+                .is_none()
+                .then(|| self.documents_at())
+                .flatten();
             if !self.running.is_empty() && documents_at.is_some_and(|at| at <= now) {
                 // Let the calls just spawned begin, and answers that are in
                 // (the other judges of a round) reach the inbox, before the
@@ -685,10 +754,10 @@ impl<P: Protocol> Engine<P> {
                 && at <= now
             {
                 let held = *self.documents_held.get_or_insert(now);
-                if self.inbox_rx.is_empty()
+                if self.inbox_is_empty()
                     || now >= held + Duration::from_millis(DOCUMENTS_WAIT_MAX_MS)
                 {
-                    self.write_documents()?;
+                    self.start_rewrite()?;
                 }
             }
             // Streamed text waits at most STREAM_BATCH_MS for its batch to
@@ -699,35 +768,52 @@ impl<P: Protocol> Engine<P> {
                 .values()
                 .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
                 .min();
-            let wake = [batch_at, self.documents_at()].into_iter().flatten().min();
+            let documents_at = self
+                .rewrite
+                .is_none()
+                .then(|| self.documents_at())
+                .flatten();
+            let wake = [batch_at, documents_at].into_iter().flatten().min();
             // A message already waiting is taken without arming a timer;
             // otherwise the one timer is moved only when its deadline changes.
-            let message = match self.inbox_rx.try_recv() {
+            let message = match self
+                .pending
+                .take()
+                .map_or_else(|| self.inbox_rx.try_recv(), Ok)
+            {
                 Ok(message) => Some(message),
                 Err(mpsc::error::TryRecvError::Disconnected) => None,
                 Err(mpsc::error::TryRecvError::Empty) => {
                     self.sync_inputs()?;
-                    match wake {
-                        Some(at) => {
-                            if timer.deadline() != at {
-                                timer.as_mut().reset(at);
-                            }
-                            tokio::select! {
-                                message = self.inbox_rx.recv() => message,
-                                () = &mut timer => {
-                                    tracing::debug_span!("quorum_stream_flush")
-                                        .in_scope(|| self.flush_due_streams())?;
-                                    continue;
-                                }
-                            }
+                    if let Some(at) = wake
+                        && timer.deadline() != at
+                    {
+                        timer.as_mut().reset(at);
+                    }
+                    let rewrite = self.rewrite.as_mut();
+                    let rewriting = rewrite.is_some();
+                    tokio::select! {
+                        message = self.inbox_rx.recv() => message,
+                        () = &mut timer, if wake.is_some() => {
+                            tracing::debug_span!("quorum_stream_flush")
+                                .in_scope(|| self.flush_due_streams())?;
+                            continue;
                         }
-                        None => self.inbox_rx.recv().await,
+                        ended = async { rewrite.expect("a rewrite is under way").await }, if rewriting => {
+                            self.rewrite_done(ended)?;
+                            continue;
+                        }
                     }
                 }
             };
             let Some(message) = message else {
                 unreachable!("the engine holds a sender of its own inbox");
             };
+            if self.is_plain_answer(&message) {
+                let answers = self.answers_together(message).await?;
+                queue = tracing::debug_span!("quorum_input").in_scope(|| self.collect(answers))?;
+                continue;
+            }
             // Spans for benches/growth (debug level: off in normal use).
             let span = match &message {
                 Inbox::Stream {
@@ -739,6 +825,75 @@ impl<P: Protocol> Engine<P> {
             };
             queue = span.in_scope(|| self.receive(message))?;
         }
+    }
+
+    /// Whether no message waits to be handled.
+    fn inbox_is_empty(&self) -> bool {
+        self.pending.is_none() && self.inbox_rx.is_empty()
+    }
+
+    /// Whether `message` is an answer that can be collected with others:
+    /// a running call's, with no diagnostics to journal before it.
+    fn is_plain_answer(&self, message: &Inbox) -> bool {
+        matches!(message, Inbox::Ended { call_id, result: Ok(_), .. }
+            if self.running.contains_key(call_id)
+                && self
+                    .books
+                    .get(call_id)
+                    .is_none_or(|book| book.diagnostics.trim().is_empty()))
+    }
+
+    /// `first` (a plain answer) and the plain answers that ended with it:
+    /// the other calls get one turn to hand theirs in (on this thread they
+    /// would otherwise wait until the engine next waits), and whatever is
+    /// already in the inbox is taken up to the first message that is
+    /// neither an answer nor streamed text, which is kept for next.
+    async fn answers_together(&mut self, first: Inbox) -> Result<Vec<Answer>, EngineError> {
+        let mut messages = vec![first];
+        if self.running.len() > 1 {
+            tokio::task::yield_now().await;
+            while let Ok(next) = self.inbox_rx.try_recv() {
+                if self.is_plain_answer(&next) {
+                    messages.push(next);
+                } else if let Inbox::Stream {
+                    event:
+                        StreamEvent::Text(_) | StreamEvent::Reasoning(_) | StreamEvent::Diagnostic(_),
+                    ..
+                } = &next
+                {
+                    // No input: text joins its batch, a diagnostic its call.
+                    self.receive(next)?;
+                } else {
+                    self.pending = Some(next);
+                    break;
+                }
+            }
+        }
+        Ok(messages
+            .into_iter()
+            .map(|message| {
+                let Inbox::Ended {
+                    call_id,
+                    result: Ok(output),
+                    first_text,
+                    elapsed,
+                    ..
+                } = message
+                else {
+                    unreachable!("only plain answers are gathered");
+                };
+                let book = self.books.remove(&call_id);
+                self.running.remove(&call_id);
+                tracing::info!(%call_id, elapsed_ms = whole_ms(elapsed), ok = true, "call ended");
+                Answer {
+                    call_id,
+                    output,
+                    book,
+                    first_text,
+                    elapsed,
+                }
+            })
+            .collect())
     }
 
     fn shutdown(&mut self) {
@@ -1000,49 +1155,20 @@ impl<P: Protocol> Engine<P> {
                         text: book.diagnostics.clone(),
                     })?);
                 }
-                let elapsed_ms = whole_ms(elapsed);
-                tracing::info!(%call_id, elapsed_ms, ok = result.is_ok(), "call ended");
-                let ttft_ms = first_text.map(whole_ms);
+                tracing::info!(%call_id, elapsed_ms = whole_ms(elapsed), ok = result.is_ok(), "call ended");
                 match result {
-                    Ok(output) => {
-                        let text = output.text;
-                        let (usage, usage_estimated) = match (output.usage, &book) {
-                            (Some(usage), book) => (
-                                Some(usage),
-                                book.as_ref().is_some_and(|book| book.usage_is_estimated),
-                            ),
-                            (None, Some(book)) if book.estimate_missing_usage => {
-                                (Some(estimated_usage(book.prompt_chars, &text)), true)
-                            }
-                            (None, _) => (None, false),
-                        };
-                        effects.extend(self.step_collecting(Input::CallFinished {
-                            call_id: call_id.clone(),
-                            output: text,
-                            usage,
-                            usage_estimated,
-                            ttft_ms,
-                            elapsed_ms,
-                        })?);
-                        let cost_usd = self
-                            .protocol
-                            .usage()
-                            .and_then(|ledger| ledger.get(&call_id))
-                            .and_then(|figures| figures.cost_usd);
-                        self.publish(Update::CallUsage {
-                            call_id,
-                            role: book.map(|book| book.role).unwrap_or_default(),
-                            usage,
-                            ttft_ms,
-                            elapsed_ms,
-                            cost_usd,
-                        });
-                    }
+                    Ok(output) => effects.extend(self.collect(vec![Answer {
+                        call_id,
+                        output,
+                        book,
+                        first_text,
+                        elapsed,
+                    }])?),
                     Err(failure) => effects.extend(self.step(Input::CallFailed {
                         call_id,
                         failure,
                         partial_chars,
-                        elapsed_ms,
+                        elapsed_ms: whole_ms(elapsed),
                     })?),
                 }
                 Ok(effects)
@@ -1108,19 +1234,62 @@ impl<P: Protocol> Engine<P> {
         }
     }
 
-    /// Persist-on-collect (INF-02..04) for a finished call: the answer is
-    /// journaled (fsynced) first, so no crash can lose it; a call with a
-    /// raw-output file then gets it written verbatim and fsynced, read back
-    /// and checked; only then does the protocol parse it.
-    fn step_collecting(&mut self, input: Input) -> Result<Vec<Effect>, EngineError> {
-        let Input::CallFinished {
-            call_id, output, ..
-        } = &input
-        else {
-            return self.step(input);
-        };
-        let now = self.journal_input(&input)?;
-        if let Some(path) = self.raw_output_path(call_id) {
+    /// Persist-on-collect (INF-02..04) for answers that arrived together
+    /// (one, or the judges of a round finishing at once): every answer is
+    /// journaled and one fsync makes them all durable, so no crash can lose
+    /// one; each raw-output file is then written verbatim, read back and
+    /// checked; only then does the protocol parse them, one by one in the
+    /// journal's order.
+    fn collect(&mut self, answers: Vec<Answer>) -> Result<Vec<Effect>, EngineError> {
+        let mut journaled = Vec::with_capacity(answers.len());
+        for answer in answers {
+            let Answer {
+                call_id,
+                output,
+                book,
+                first_text,
+                elapsed,
+            } = answer;
+            let (usage, usage_estimated) = match (output.usage, &book) {
+                (Some(usage), book) => (
+                    Some(usage),
+                    book.as_ref().is_some_and(|book| book.usage_is_estimated),
+                ),
+                (None, Some(book)) if book.estimate_missing_usage => {
+                    (Some(estimated_usage(book.prompt_chars, &output.text)), true)
+                }
+                (None, _) => (None, false),
+            };
+            let input = Input::CallFinished {
+                call_id,
+                output: output.text,
+                usage,
+                usage_estimated,
+                ttft_ms: first_text.map(whole_ms),
+                elapsed_ms: whole_ms(elapsed),
+            };
+            self.flush_streams()?;
+            let now = self.now();
+            self.journal.append_unsynced(
+                now,
+                &JournalEvent::Input {
+                    input: input.clone(),
+                },
+            )?;
+            journaled.push((input, now, book.map(|book| book.role)));
+        }
+        self.journal.sync()?;
+        self.inputs_unsynced = false;
+        for (input, ..) in &journaled {
+            let Input::CallFinished {
+                call_id, output, ..
+            } = input
+            else {
+                unreachable!("only answers are collected");
+            };
+            let Some(path) = self.raw_output_path(call_id) else {
+                continue;
+            };
             self.run_dir.write_unsynced(&path, output.as_bytes())?;
             self.written.insert(path.clone(), output.clone());
             if self.run_dir.read_to_string(&path)? != *output {
@@ -1131,7 +1300,34 @@ impl<P: Protocol> Engine<P> {
                 path,
             });
         }
-        self.apply_input(&input, now)
+        let mut effects = Vec::new();
+        for (input, now, role) in journaled {
+            effects.extend(self.apply_input(&input, now)?);
+            let Input::CallFinished {
+                call_id,
+                usage,
+                ttft_ms,
+                elapsed_ms,
+                ..
+            } = input
+            else {
+                unreachable!("only answers are collected");
+            };
+            let cost_usd = self
+                .protocol
+                .usage()
+                .and_then(|ledger| ledger.get(&call_id))
+                .and_then(|figures| figures.cost_usd);
+            self.publish(Update::CallUsage {
+                call_id,
+                role: role.unwrap_or_default(),
+                usage,
+                ttft_ms,
+                elapsed_ms,
+                cost_usd,
+            });
+        }
+        Ok(effects)
     }
 
     fn raw_output_path(&self, call_id: &str) -> Option<String> {
@@ -1212,19 +1408,19 @@ impl<P: Protocol> Engine<P> {
     /// the time it was journaled with, which the protocol is given too.
     ///
     /// Group commit: while more messages wait in the inbox (a policy's
-    /// decisions, answers that ended together), an input other than an
-    /// answer is appended without its own fsync, and the one that empties
-    /// the inbox, or the engine before it waits or writes a file, makes them
-    /// all durable at once. A crash can only lose a suffix of the journal,
-    /// and every file is rebuilt from what remains; an answer is always
-    /// durable before it is parsed (persist-before-parse).
+    /// decisions, say), an input is appended without its own fsync, and the
+    /// one that empties the inbox, or the engine before it waits or writes
+    /// a file, makes them all durable at once. A crash can only lose a
+    /// suffix of the journal, and every file is rebuilt from what remains.
+    /// Answers take [`collect`](Self::collect), which makes them durable
+    /// before they are parsed (persist-before-parse).
     fn journal_input(&mut self, input: &Input) -> Result<Timestamp, EngineError> {
         self.flush_streams()?;
         let now = self.now();
         let event = JournalEvent::Input {
             input: input.clone(),
         };
-        if self.inbox_rx.is_empty() || matches!(input, Input::CallFinished { .. }) {
+        if self.inbox_is_empty() {
             self.journal.append(now, &event)?;
             self.inputs_unsynced = false;
         } else {
@@ -1285,58 +1481,123 @@ impl<P: Protocol> Engine<P> {
     }
 
     /// Rewrites the artifact files whose documents changed since they were
-    /// last written, when a step has happened since the last call.
+    /// last written, when a step has happened since the last call, and
+    /// returns when they are on disk.
     fn write_documents(&mut self) -> Result<(), EngineError> {
+        self.write_documents_beside_sync(false)
+    }
+
+    /// [`write_documents`](Self::write_documents), and with `sync_journal`
+    /// the journal's records made durable while the files are written.
+    fn write_documents_beside_sync(&mut self, sync_journal: bool) -> Result<(), EngineError> {
+        debug_assert!(self.rewrite.is_none(), "a rewrite is still under way");
+        let Some(changed) = self.changed_files()? else {
+            if sync_journal {
+                self.journal.sync()?;
+            }
+            return Ok(());
+        };
+        let (journal, run_dir) = (&mut self.journal, &self.run_dir);
+        let (written, synced) = std::thread::scope(|scope| {
+            let synced = sync_journal.then(|| scope.spawn(|| journal.sync()));
+            let written = changed.write(run_dir);
+            (written, synced.map(|sync| sync.join()))
+        });
+        match synced {
+            Some(Ok(synced)) => synced?,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => {}
+        }
+        written?;
+        self.documents_written = Some((changed.at, changed.started.elapsed(), changed.bytes));
+        Ok(())
+    }
+
+    /// Starts rewriting the artifact files like
+    /// [`write_documents`](Self::write_documents), on tokio's blocking pool:
+    /// the debate carries on while the disk works (an answer that arrives
+    /// meanwhile is journaled and parsed at once, and streamed text keeps
+    /// flowing however large the files have grown).
+    /// [`rewrite_done`](Self::rewrite_done) takes the result.
+    fn start_rewrite(&mut self) -> Result<(), EngineError> {
+        let Some(changed) = self.changed_files()? else {
+            return Ok(());
+        };
+        let run_dir = self.run_dir.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            let written = changed.write(&run_dir);
+            (changed, written)
+        });
+        self.rewrite = Some(task);
+        Ok(())
+    }
+
+    /// Takes the result of the rewrite [`start_rewrite`](Self::start_rewrite)
+    /// began, once its task has ended.
+    fn rewrite_done(
+        &mut self,
+        ended: Result<(ChangedFiles, Result<(), ArtifactError>), tokio::task::JoinError>,
+    ) -> Result<(), EngineError> {
+        self.rewrite = None;
+        let (changed, written) = match ended {
+            Ok(ended) => ended,
+            Err(error) => match error.try_into_panic() {
+                Ok(panic) => std::panic::resume_unwind(panic),
+                Err(error) => return Err(EngineError::Rewrite(error.to_string())),
+            },
+        };
+        written?;
+        self.documents_written = Some((changed.at, changed.started.elapsed(), changed.bytes));
+        Ok(())
+    }
+
+    /// The documents and publications that changed since they were last
+    /// written, as they go to disk, when a step has happened since; from
+    /// here on they count as written. The journal is made durable first: no
+    /// file shows an input it could still lose.
+    fn changed_files(&mut self) -> Result<Option<ChangedFiles>, EngineError> {
         self.documents_held = None;
         if self.documents_due.take().is_none() {
-            return Ok(());
+            return Ok(None);
         }
         // The cost is real time; the interval is on tokio's clock (which tests pause).
         let (at, started) = (tokio::time::Instant::now(), Instant::now());
         let _span = tracing::debug_span!("quorum_documents").entered();
-        // No file shows an input the journal could still lose.
         self.sync_inputs()?;
-        let mut changed = Vec::new();
+        let mut files = Vec::new();
         let mut bytes = 0;
         for document in self.protocol.documents() {
             bytes += document.contents.len();
             if self.written.get(&document.path) == Some(&document.contents) {
                 continue;
             }
-            if !self.written.contains_key(&document.path)
+            let for_disk = document.for_disk().into_owned();
+            let current = !self.written.contains_key(&document.path)
                 && self
                     .run_dir
                     .read_to_string(&document.path)
-                    .is_ok_and(|on_disk| on_disk == document.for_disk())
-            {
-                // A resumed or reopened debate: what is on disk is current.
-                self.written.insert(document.path, document.contents);
-            } else {
-                changed.push(document);
+                    .is_ok_and(|on_disk| on_disk == for_disk);
+            if !current {
+                // (When current: a resumed or reopened debate, its file up to date.)
+                files.push((document.path.clone(), for_disk));
             }
-        }
-        let contents: Vec<_> = changed.iter().map(|document| document.for_disk()).collect();
-        let files: Vec<(&str, &[u8])> = changed
-            .iter()
-            .zip(&contents)
-            .map(|(document, contents)| (document.path.as_str(), contents.as_bytes()))
-            .collect();
-        self.run_dir.write_all(&files)?;
-        drop(files);
-        drop(contents);
-        for document in changed {
             self.written.insert(document.path, document.contents);
         }
+        let mut publications = Vec::new();
         for publication in self.protocol.publications() {
             let key = publication.path.display().to_string();
-            if self.written.get(&key) == Some(&publication.contents) {
-                continue;
+            if self.written.get(&key) != Some(&publication.contents) {
+                self.written.insert(key, publication.contents.clone());
+                publications.push(publication);
             }
-            crate::artifact::publish(&publication.path, publication.contents.as_bytes())?;
-            self.written.insert(key, publication.contents);
         }
-        self.documents_written = Some((at, started.elapsed(), bytes));
         self.streamed_since_documents = 0;
-        Ok(())
+        Ok(Some(ChangedFiles {
+            files,
+            publications,
+            bytes,
+            at,
+            started,
+        }))
     }
 }
