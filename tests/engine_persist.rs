@@ -70,6 +70,8 @@ struct Spy<P: Protocol> {
     run_dir: PathBuf,
     /// Judge calls checked before the protocol saw them, in order.
     checked: Vec<String>,
+    /// For each, how many answers journaled with it waited to be parsed.
+    waiting: Vec<usize>,
 }
 
 impl<P: Protocol> Spy<P> {
@@ -78,6 +80,7 @@ impl<P: Protocol> Spy<P> {
             inner,
             run_dir: run_dir.to_path_buf(),
             checked: Vec::new(),
+            waiting: Vec::new(),
         }
     }
 
@@ -88,8 +91,9 @@ impl<P: Protocol> Spy<P> {
             .find(|document| document.path == path)
     }
 
-    /// The engine has collected a judge's answer and is about to apply it.
-    fn before_judge_input(&self, call_id: &str, output: &str) {
+    /// The engine has collected a judge's answer and is about to apply it;
+    /// returns how many answers journaled after it wait to be parsed.
+    fn before_judge_input(&self, call_id: &str, output: &str) -> usize {
         let relative = judge_file_of(call_id);
         // INF-02: the raw file is on disk, verbatim, before anything else.
         let on_disk =
@@ -101,20 +105,53 @@ impl<P: Protocol> Spy<P> {
             on_disk, output,
             "{relative} differs from the output handed to the protocol"
         );
-        // The input is journaled (fsynced) before the protocol sees it.
+        // The input is journaled (fsynced) before the protocol sees it; only
+        // answers collected together with it (and their streamed text) may
+        // follow it, each to be parsed in turn.
         let journal = read_journal::<Json>(&self.run_dir.join("journal.jsonl"))
             .expect("the journal reads back");
-        let last = &journal.records.last().expect("journal records").event;
-        assert_eq!(last["event"], "input", "{call_id}: last journal record");
-        assert_eq!(last["input"]["type"], "call_finished");
-        assert_eq!(last["input"]["call_id"], call_id);
-        assert_eq!(last["input"]["output"], output);
+        let is_answer =
+            |event: &Json| event["event"] == "input" && event["input"]["type"] == "call_finished";
+        let position = journal
+            .records
+            .iter()
+            .rposition(|record| {
+                is_answer(&record.event) && record.event["input"]["call_id"] == call_id
+            })
+            .unwrap_or_else(|| panic!("{call_id} is not journaled before it is parsed"));
+        assert_eq!(journal.records[position].event["input"]["output"], output);
+        let after = &journal.records[position + 1..];
+        for record in after {
+            assert!(
+                is_answer(&record.event) || record.event["event"] == "streamed",
+                "{call_id}: only answers collected with it follow it: {}",
+                record.event
+            );
+        }
+        let waiting: Vec<String> = after
+            .iter()
+            .filter(|record| is_answer(&record.event))
+            .map(|record| {
+                record.event["input"]["call_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        for other in &waiting {
+            let relative = judge_file_of(other);
+            assert!(
+                self.run_dir.join(&relative).is_file(),
+                "{relative}, collected with {call_id}, is on disk before either is parsed"
+            );
+        }
         // INF-03: the scores are not applied yet: the protocol does not know
         // this judge's file.
         assert!(
             self.document(&relative).is_none(),
             "the protocol already shows {relative} before {call_id} was applied"
         );
+        waiting.len()
     }
 
     /// The protocol has applied the judge's answer.
@@ -144,7 +181,8 @@ impl<P: Protocol> Protocol for Spy<P> {
             _ => None,
         };
         if let Some((call_id, output)) = &judge_output {
-            self.before_judge_input(call_id, output);
+            let waiting = self.before_judge_input(call_id, output);
+            self.waiting.push(waiting);
         }
         let effects = self.inner.handle(input, now);
         if let Some((call_id, output)) = judge_output {
@@ -185,6 +223,7 @@ struct Finished {
     run_dir: PathBuf,
     outcome: Outcome,
     checked: Vec<String>,
+    waiting: Vec<usize>,
     updates: Vec<Update>,
 }
 
@@ -192,8 +231,38 @@ struct Finished {
 /// as `quorum run` would (accept every critique item); `timeouts` sets the
 /// deadline of some roles.
 async fn run_spied(script: Script, timeouts: &[(&str, Duration)]) -> Finished {
+    let (ran, left) = run_spied_in(script, timeouts, |_| {}).await;
+    let (outcome, checked, waiting) = ran.expect("the engine runs to an outcome");
+    Finished {
+        _temp: left.temp,
+        run_dir: left.run_dir,
+        outcome,
+        checked,
+        waiting,
+        updates: left.updates,
+    }
+}
+
+/// What a run left whether or not the engine returned an outcome.
+struct Left {
+    temp: tempfile::TempDir,
+    run_dir: PathBuf,
+    updates: Vec<Update>,
+}
+
+/// What an engine run returned: the outcome and the spy's findings.
+type Ran = Result<(Outcome, Vec<String>, Vec<usize>), quorum::engine::EngineError>;
+
+/// [`run_spied`], with `prepare` given the run folder before the engine
+/// starts, and whatever the engine returned.
+async fn run_spied_in(
+    script: Script,
+    timeouts: &[(&str, Duration)],
+    prepare: impl FnOnce(&Path),
+) -> (Ran, Left) {
     let temp = tempfile::tempdir().expect("temporary folder");
     let run_dir = RunDir::create(temp.path(), "persist-on-collect", Local::now()).expect("run dir");
+    prepare(run_dir.path());
     let script = Arc::new(script);
     let panel = architecture_panel(false);
     let mut roster = Roster::default();
@@ -254,18 +323,20 @@ async fn run_spied(script: Script, timeouts: &[(&str, Duration)]) -> Finished {
         Moderator::policy(ModerationPolicy::Accept),
         updates_tx,
     );
-    let (outcome, spy) = engine.run().await.expect("the engine runs to an outcome");
+    let ran = engine
+        .run()
+        .await
+        .map(|(outcome, spy)| (outcome, spy.checked, spy.waiting));
     let mut updates = Vec::new();
     while let Ok(update) = updates_rx.try_recv() {
         updates.push(update);
     }
-    Finished {
-        _temp: temp,
+    let left = Left {
+        temp,
         run_dir: run_dir.path().to_path_buf(),
-        outcome,
-        checked: spy.checked,
         updates,
-    }
+    };
+    (ran, left)
 }
 
 /// The checks every run shares: the spy checked exactly the judge calls the
@@ -364,6 +435,30 @@ async fn inf_02_03_04_judge_raw_files_are_on_disk_before_their_scores_are_applie
     );
 }
 
+/// INF-02, INF-03: judges that answer at the same moment are journaled
+/// together (one fsync) and every raw file is on disk before the first of
+/// them is parsed; then each is parsed in the journal's order.
+#[tokio::test(start_paused = true)]
+async fn inf_02_03_judges_answering_together_are_all_persisted_before_the_first_is_parsed() {
+    let mut script = ScriptBuilder::adopt_path().build();
+    script.pace.first_token_ms = 100;
+    script.pace.chars_per_second = u32::MAX;
+    script.pace.chunk_chars = 1 << 20;
+    let finished = run_spied(script, &[]).await;
+    assert!(
+        matches!(&finished.outcome, Outcome::Decided { .. }),
+        "{:?}",
+        finished.outcome
+    );
+    let judges = check_against_journal(&finished);
+    assert_eq!(judges.len(), 3, "{judges:?}");
+    assert_eq!(
+        finished.waiting,
+        [2, 1, 0],
+        "all three were on record and on disk before the first was parsed"
+    );
+}
+
 /// INF-02..05, INF-07: the same holds in a second round (`-round-2` files),
 /// for a judge answering on its retry after a timeout, and for a malformed
 /// answer, which is on disk verbatim before the protocol marks it.
@@ -417,4 +512,30 @@ async fn inf_03_round_two_retried_and_malformed_judges_are_persisted_first() {
                 .is_file()
         );
     }
+}
+
+/// A rewrite of the artifact files that fails while the debate goes on (it
+/// runs off the engine's thread) ends the debate with an error naming the
+/// file, leaves no temporary file behind, and loses nothing journaled.
+#[tokio::test(start_paused = true)]
+async fn a_rewrite_that_fails_in_the_background_stops_the_debate_and_names_the_file() {
+    let (ran, finished) = run_spied_in(ScriptBuilder::adopt_path().build(), &[], |dir| {
+        std::fs::create_dir(dir.join("transcript.md")).unwrap();
+    })
+    .await;
+    let error = ran
+        .expect_err("a folder stands where transcript.md goes")
+        .to_string();
+    assert!(error.contains("transcript.md"), "{error}");
+    let names: Vec<String> = std::fs::read_dir(&finished.run_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|name| name.starts_with(".transcript.md.")),
+        "{names:?}"
+    );
+    let journal = read_journal::<Json>(&finished.run_dir.join("journal.jsonl")).unwrap();
+    assert!(journal.torn_tail.is_none());
+    assert!(journal.records.len() >= 2, "the debate got under way");
 }
