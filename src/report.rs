@@ -20,15 +20,17 @@ pub fn timestamp(at: Timestamp) -> String {
 /// Wraps untrusted text in a fence longer than any backtick run inside it,
 /// so agent output cannot break out of its block in a markdown file.
 pub fn fenced(text: &str, info: &str) -> String {
+    // From one backtick to the next (`find` skips ahead with memchr), not
+    // byte by byte: answers are megabytes with few backticks.
     let mut longest_run = 0;
-    let mut run = 0;
-    for &byte in text.as_bytes() {
-        if byte == b'`' {
-            run += 1;
-            longest_run = longest_run.max(run);
-        } else {
-            run = 0;
-        }
+    let mut rest = text;
+    while let Some(start) = rest.find('`') {
+        let run = rest[start..]
+            .bytes()
+            .take_while(|&byte| byte == b'`')
+            .count();
+        longest_run = longest_run.max(run);
+        rest = &rest[start + run..];
     }
     let fence = "`".repeat((longest_run + 1).max(3));
     let body = text.strip_suffix('\n').unwrap_or(text);
@@ -314,6 +316,17 @@ mod tests {
         let block = fenced(hostile, "text");
         assert!(block.starts_with("`````text\n"));
         assert!(block.ends_with("\n`````\n"));
+        for (text, fence) in [
+            ("no backticks at all", "```"),
+            ("é`ü``ß`", "```"),
+            ("`x` then ``````", "```````"),
+            ("ends in a run `````", "``````"),
+            ("``````` first, then ``", "````````"),
+        ] {
+            let block = fenced(text, "");
+            assert!(block.starts_with(&format!("{fence}\n")), "{text}: {block}");
+            assert!(!block.starts_with(&format!("{fence}`")), "{text}: {block}");
+        }
     }
 
     #[test]

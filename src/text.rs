@@ -189,9 +189,14 @@ pub fn for_markdown(text: &str) -> String {
 /// displayable characters: then cleaning and picturing both leave it as it
 /// is, and it is copied whole (most lines of most answers).
 fn is_plain(body: &str) -> bool {
-    body.bytes()
-        .all(|byte| (0x20..0x7f).contains(&byte) || byte == b'\t')
-        || body.chars().all(|c| c == '\t' || is_displayable(c))
+    // Printable ASCII or tab, checked 64 bytes at a time without a branch
+    // per byte (so the compiler can use vector instructions).
+    let printable = |byte: u8| (0x20..0x7f).contains(&byte) | (byte == b'\t');
+    body.as_bytes().chunks(64).all(|chunk| {
+        chunk
+            .iter()
+            .fold(true, |plain, &byte| plain & printable(byte))
+    }) || body.chars().all(|c| c == '\t' || is_displayable(c))
 }
 
 /// Appends `line` with each control character but tab, line feed and
