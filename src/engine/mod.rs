@@ -496,6 +496,10 @@ pub const STREAM_COALESCE_EVENTS: usize = 1024;
 /// (16 ms), so nobody sees it.
 pub const STREAM_FORWARD_MS: u64 = 4;
 
+/// A call task polls its deadline at least on every this-many wakes (and
+/// whenever it may have passed).
+const DEADLINE_POLL_EVERY: u32 = 64;
+
 /// Bytes of gathered text that are handed to the engine at once, without
 /// waiting for [`STREAM_FORWARD_MS`].
 pub const STREAM_FORWARD_BYTES: usize = 16 * 1024;
@@ -1001,6 +1005,13 @@ impl<P: Protocol> Engine<P> {
             tokio::pin!(call);
             let deadline = tokio::time::sleep(role_agent.timeout);
             tokio::pin!(deadline);
+            // The deadline is polled when it may have passed, and on every
+            // DEADLINE_POLL_EVERY-th wake otherwise, not on each of the
+            // thousands of wakes a stream makes: a poll re-registers the
+            // task's waker with the timer, and the waker from the last poll
+            // still wakes the task when the deadline comes. (The first wake
+            // polls it, which registers it with the timer.)
+            let mut wakes_since_deadline_poll = DEADLINE_POLL_EVERY - 1;
             let mut streamed_chars = 0usize;
             let mut first_text = None;
             // What the provider sent gathers here for up to
@@ -1024,6 +1035,12 @@ impl<P: Protocol> Engine<P> {
                 }
             };
             let result = loop {
+                wakes_since_deadline_poll += 1;
+                let poll_deadline = wakes_since_deadline_poll >= DEADLINE_POLL_EVERY
+                    || tokio::time::Instant::now() >= deadline.deadline();
+                if poll_deadline {
+                    wakes_since_deadline_poll = 0;
+                }
                 tokio::select! {
                     biased;
                     received = events_rx.recv_many(&mut arrived, STREAM_COALESCE_EVENTS), if !events_rx.is_closed() || !events_rx.is_empty() => {
@@ -1057,7 +1074,7 @@ impl<P: Protocol> Engine<P> {
                             Err(panic) => Err(CallFailure::Error { message: format!("the agent crashed: {}", panic_message(panic.as_ref())) }),
                         };
                     }
-                    () = &mut deadline => {
+                    () = &mut deadline, if poll_deadline => {
                         // Extra time granted meanwhile moves the deadline
                         // now, rather than being listened for on every wake.
                         let mut extra = Duration::ZERO;
