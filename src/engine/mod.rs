@@ -702,7 +702,18 @@ impl<P: Protocol> Engine<P> {
         }
     }
 
+    /// Runs the debate to its outcome ([`drive_loop`](Self::drive_loop));
+    /// however it ended, a rewrite under way finishes before this returns,
+    /// so no file changes after the engine has given up the run folder.
     async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, P), EngineError> {
+        let ended = self.drive_loop(effects).await;
+        if let Some(rewrite) = self.rewrite.take() {
+            let _ = rewrite.await;
+        }
+        ended.map(|outcome| (outcome, self.protocol))
+    }
+
+    async fn drive_loop(&mut self, effects: Vec<Effect>) -> Result<Outcome, EngineError> {
         let mut queue = effects;
         let timer = tokio::time::sleep_until(tokio::time::Instant::now());
         tokio::pin!(timer);
@@ -727,7 +738,7 @@ impl<P: Protocol> Engine<P> {
                     self.write_documents_beside_sync(true)?;
                     self.shutdown();
                     self.publish(Update::Finished(outcome.clone()));
-                    return Ok((outcome, self.protocol));
+                    return Ok(outcome);
                 }
             }
             if let Some(rewrite) = self.rewrite.as_mut()
@@ -1254,9 +1265,9 @@ impl<P: Protocol> Engine<P> {
     /// Persist-on-collect (INF-02..04) for answers that arrived together
     /// (one, or the judges of a round finishing at once): every answer is
     /// journaled and one fsync makes them all durable, so no crash can lose
-    /// one; each raw-output file is then written verbatim, read back and
-    /// checked; only then does the protocol parse them, one by one in the
-    /// journal's order.
+    /// one; meanwhile each raw-output file is written verbatim, read back
+    /// and checked; only then does the protocol parse them, one by one in
+    /// the journal's order.
     fn collect(&mut self, answers: Vec<Answer>) -> Result<Vec<Effect>, EngineError> {
         let mut journaled = Vec::with_capacity(answers.len());
         for answer in answers {
@@ -1295,25 +1306,45 @@ impl<P: Protocol> Engine<P> {
             )?;
             journaled.push((input, now, book.map(|book| book.role)));
         }
-        self.journal.sync()?;
+        // The raw files are written while the journal's fsync runs: both
+        // are done before anything is parsed, and a raw file the journal
+        // then failed to keep is written again by resume.
+        let raw: Vec<(&str, String, &str)> = journaled
+            .iter()
+            .filter_map(|(input, ..)| match input {
+                Input::CallFinished {
+                    call_id, output, ..
+                } => Some((
+                    call_id.as_str(),
+                    self.raw_output_path(call_id)?,
+                    output.as_str(),
+                )),
+                _ => unreachable!("only answers are collected"),
+            })
+            .collect();
+        let (journal, run_dir) = (&mut self.journal, &self.run_dir);
+        let (synced, written) = std::thread::scope(|scope| {
+            let synced = (!raw.is_empty()).then(|| scope.spawn(|| journal.sync()));
+            let written = raw.iter().try_for_each(|(_, path, output)| {
+                run_dir.write_unsynced(path, output.as_bytes())?;
+                if run_dir.read_to_string(path)? != *output {
+                    return Err(EngineError::ReadBack { path: path.clone() });
+                }
+                Ok(())
+            });
+            (synced.map(|sync| sync.join()), written)
+        });
+        match synced {
+            Some(Ok(synced)) => synced?,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => self.journal.sync()?,
+        }
+        written?;
         self.inputs_unsynced = false;
-        for (input, ..) in &journaled {
-            let Input::CallFinished {
-                call_id, output, ..
-            } = input
-            else {
-                unreachable!("only answers are collected");
-            };
-            let Some(path) = self.raw_output_path(call_id) else {
-                continue;
-            };
-            self.run_dir.write_unsynced(&path, output.as_bytes())?;
-            self.written.insert(path.clone(), output.clone());
-            if self.run_dir.read_to_string(&path)? != *output {
-                return Err(EngineError::ReadBack { path });
-            }
+        for (call_id, path, output) in raw {
+            self.written.insert(path.clone(), output.to_string());
             self.publish(Update::RawPersisted {
-                call_id: call_id.clone(),
+                call_id: call_id.to_string(),
                 path,
             });
         }
