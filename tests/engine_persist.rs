@@ -260,6 +260,17 @@ async fn run_spied_in(
     timeouts: &[(&str, Duration)],
     prepare: impl FnOnce(&Path),
 ) -> (Ran, Left) {
+    run_controlled(script, timeouts, prepare, |_| {}).await
+}
+
+/// [`run_spied_in`], with `control` given the engine's controller before
+/// it starts.
+async fn run_controlled(
+    script: Script,
+    timeouts: &[(&str, Duration)],
+    prepare: impl FnOnce(&Path),
+    control: impl FnOnce(quorum::engine::Controller),
+) -> (Ran, Left) {
     let temp = tempfile::tempdir().expect("temporary folder");
     let run_dir = RunDir::create(temp.path(), "persist-on-collect", Local::now()).expect("run dir");
     prepare(run_dir.path());
@@ -323,6 +334,7 @@ async fn run_spied_in(
         Moderator::policy(ModerationPolicy::Accept),
         updates_tx,
     );
+    control(engine.controller());
     let ran = engine
         .run()
         .await
@@ -538,4 +550,53 @@ async fn a_rewrite_that_fails_in_the_background_stops_the_debate_and_names_the_f
     let journal = read_journal::<Json>(&finished.run_dir.join("journal.jsonl")).unwrap();
     assert!(journal.torn_tail.is_none());
     assert!(journal.records.len() >= 2, "the debate got under way");
+}
+
+/// A stalled call given more time still times out, at the later deadline:
+/// the call task polls its deadline only now and then, and after the first
+/// deadline fired it must poll it again to be woken by the second.
+#[tokio::test(start_paused = true)]
+async fn a_stalled_call_given_more_time_times_out_at_the_later_deadline() {
+    let script = ScriptBuilder::adopt_path()
+        .fault("critic", "critique", Some(1), Some(1), "timeout")
+        .build();
+    let started = tokio::time::Instant::now();
+    let timeouts = [("critic", Duration::from_secs(5))];
+    let run = run_controlled(
+        script,
+        &timeouts,
+        |_| {},
+        |controller| {
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_secs(4)).await;
+                controller.send(quorum::engine::Command::Moderator(Input::Override {
+                    call_id: "critic/critique/r1/a1".to_string(),
+                    action: quorum::protocol::OverrideAction::WaitLonger { extra_ms: 5_000 },
+                }));
+            });
+        },
+    );
+    let (ran, left) = tokio::time::timeout(Duration::from_secs(3_600), run)
+        .await
+        .expect("the stalled call timed out and the debate went on");
+    ran.expect("the debate ends");
+    let journal = read_journal::<Json>(&left.run_dir.join("journal.jsonl")).unwrap();
+    let failed = journal
+        .records
+        .iter()
+        .find(|record| {
+            record.event["input"]["type"] == "call_failed"
+                && record.event["input"]["call_id"] == "critic/critique/r1/a1"
+        })
+        .expect("the first critique timed out");
+    assert_eq!(
+        failed.event["input"]["failure"]["kind"], "timed_out",
+        "{}",
+        failed.event
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(10),
+        "not before the later deadline: {:?}",
+        started.elapsed()
+    );
 }

@@ -1095,6 +1095,10 @@ impl<P: Protocol> Engine<P> {
                         if !extra.is_zero() {
                             let later = deadline.deadline() + extra;
                             deadline.as_mut().reset(later);
+                            // The timer gave its waker up when it fired:
+                            // poll the deadline on the next wake to give
+                            // it one again.
+                            wakes_since_deadline_poll = DEADLINE_POLL_EVERY - 1;
                             continue;
                         }
                         forward(&mut arrived, &mut streamed_chars);
