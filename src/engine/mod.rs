@@ -859,13 +859,19 @@ impl<P: Protocol> Engine<P> {
     }
 
     /// `first` (a plain answer) and the plain answers that ended with it:
-    /// the other calls get one turn to hand theirs in (on this thread they
-    /// would otherwise wait until the engine next waits), and whatever is
+    /// the other calls get a turn to hand theirs in (on this thread they
+    /// would otherwise wait until the engine next waits), another as long
+    /// as the last brought one in and calls are still out, and whatever is
     /// already in the inbox is taken up to the first message that is
     /// neither an answer nor streamed text, which is kept for next.
     async fn answers_together(&mut self, first: Inbox) -> Result<Vec<Answer>, EngineError> {
         let mut messages = vec![first];
-        if self.running.len() > 1 {
+        let mut gathered = 0;
+        while self.pending.is_none()
+            && messages.len() < self.running.len()
+            && gathered < messages.len()
+        {
+            gathered = messages.len();
             tokio::task::yield_now().await;
             while let Ok(next) = self.inbox_rx.try_recv() {
                 if self.is_plain_answer(&next) {
