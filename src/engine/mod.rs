@@ -749,12 +749,7 @@ impl<P: Protocol> Engine<P> {
                 self.rewrite_done(ended)?;
             }
             let now = tokio::time::Instant::now();
-            // One rewrite at a time: the next waits for the one under way.
-            let documents_at = self
-                .rewrite
-                .is_none()
-                .then(|| self.documents_at())
-                .flatten();
+            let documents_at = self.documents_at();
             if !self.running.is_empty() && documents_at.is_some_and(|at| at <= now) {
                 // Let the calls just spawned begin, and answers that are in
                 // (the other judges of a round) reach the inbox, before the
@@ -783,12 +778,7 @@ impl<P: Protocol> Engine<P> {
                 .values()
                 .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
                 .min();
-            let documents_at = self
-                .rewrite
-                .is_none()
-                .then(|| self.documents_at())
-                .flatten();
-            let wake = [batch_at, documents_at].into_iter().flatten().min();
+            let wake = [batch_at, self.documents_at()].into_iter().flatten().min();
             // A message already waiting is taken without arming a timer;
             // otherwise the one timer is moved only when its deadline changes.
             let message = match self
@@ -1523,8 +1513,12 @@ impl<P: Protocol> Engine<P> {
 
     /// When the documents are to be rewritten, if a step changed them: when
     /// [`DOCUMENTS_COST_SHARE`] allows, [`DOCUMENTS_LAG_MAX_MS`] after the
-    /// last rewrite at the latest (and at once when the debate ends).
+    /// last rewrite at the latest (and at once when the debate ends). Never
+    /// while a rewrite is under way: the next waits for it.
     fn documents_at(&self) -> Option<tokio::time::Instant> {
+        if self.rewrite.is_some() {
+            return None;
+        }
         let since = self.documents_due?;
         Some(match self.documents_written {
             Some((last, took, bytes)) => {
