@@ -344,9 +344,11 @@ pub struct App {
     /// them on screen.
     unconfirmed: HashMap<String, (ItemDecision, Option<String>)>,
     pub totals: Totals,
-    /// Output tokens estimated per call from its streamed text, until the
-    /// provider reports the real count.
-    estimates: HashMap<String, u64>,
+    /// Characters streamed per call and the output tokens estimated from
+    /// them, until the provider reports the real count. Estimated from the
+    /// call's whole text, not chunk by chunk, so that how the text was split
+    /// on its way does not move the figure.
+    estimates: HashMap<String, (usize, u64)>,
     pub outcome: Option<Outcome>,
     pub report: Option<VerdictReport>,
     pub flash: Option<(String, Instant)>,
@@ -579,7 +581,7 @@ impl App {
                 ..
             } => {
                 // Reported figures replace the estimate streamed text gave.
-                let estimate = self.estimates.remove(&call_id).unwrap_or(0);
+                let (_, estimate) = self.estimates.remove(&call_id).unwrap_or_default();
                 if let Some(usage) = usage {
                     self.totals.estimated_output =
                         self.totals.estimated_output.saturating_sub(estimate);
@@ -752,10 +754,12 @@ impl App {
         pane.first_chunk.get_or_insert(now);
         let chars = clean.chars().count();
         pane.streamed_chars += chars;
-        let estimate = (chars as f64 / CHARS_PER_TOKEN).round() as u64;
-        self.totals.estimated_output = self.totals.estimated_output.saturating_add(estimate);
-        let per_call = self.estimates.entry(call_id.to_string()).or_default();
-        *per_call = per_call.saturating_add(estimate);
+        let (call_chars, estimate) = self.estimates.entry(call_id.to_string()).or_default();
+        *call_chars += chars;
+        let now_estimated = (*call_chars as f64 / CHARS_PER_TOKEN).round() as u64;
+        self.totals.estimated_output =
+            (self.totals.estimated_output + now_estimated).saturating_sub(*estimate);
+        *estimate = now_estimated;
     }
 
     /// One line in the transcript: the time, a mark for its kind, the text.

@@ -370,6 +370,27 @@ fn stale_chunks_of_a_replaced_attempt_are_dropped() {
 }
 
 #[test]
+fn the_token_estimate_does_not_depend_on_how_the_text_was_split() {
+    let call_id = "proposer/proposal/r1/a1";
+    let estimate = |pieces: &[&str]| {
+        let mut app = app();
+        start(&mut app, call_id, "proposer");
+        for piece in pieces {
+            let text = piece.to_string();
+            let call_id = call_id.into();
+            app.apply(Update::Chunk { call_id, text }, Instant::now());
+        }
+        app.totals.estimated_output
+    };
+    // 40 characters are 10 tokens, however they arrive: rounding each
+    // 2-character piece on its own would make them 20.
+    let whole = "ab".repeat(20);
+    let pairs: Vec<&str> = (0..20).map(|_| "ab").collect();
+    assert_eq!(estimate(&[&whole]), 10);
+    assert_eq!(estimate(&pairs), 10);
+}
+
+#[test]
 fn quit_asks_while_running_and_not_after_the_verdict() {
     let mut app = app();
     key(&mut app, KeyCode::Char('q'));
