@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use quorum::agent::script::{Script, ScriptAgent};
-use quorum::agent::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, StreamEvent};
+use quorum::agent::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender};
 use quorum::artifact::{Journal, Record, RunDir, read_journal};
 use quorum::engine::{Engine, ModerationPolicy, Moderator, RoleAgent, Roster};
 use quorum::prompts::PromptSet;
@@ -35,7 +35,6 @@ use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, judge_slot_role,
 };
-use tokio::sync::mpsc;
 
 /// Latency of every scripted call before its (instant) answer, in ms.
 const CALL_LATENCY_MS: u64 = 150;
@@ -83,7 +82,7 @@ impl Agent for IoLatency {
     fn call<'a>(
         &'a self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
         let due = Instant::now() + Duration::from_millis(CALL_LATENCY_MS);
         let (arrived, arrival) = tokio::sync::oneshot::channel();

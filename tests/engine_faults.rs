@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use quorum::agent::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, StreamEvent};
+use quorum::agent::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender};
 use quorum::cli::{RunFlags, Source, prepare};
 use quorum::engine::{Engine, ModerationPolicy, Moderator, RoleAgent};
 use quorum::protocol::Outcome;
@@ -26,7 +26,7 @@ impl Agent for Panicking {
     fn call<'a>(
         &'a self,
         _request: CallRequest,
-        _events: mpsc::UnboundedSender<StreamEvent>,
+        _events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
         Box::pin(async { panic!("provider bug") })
     }

@@ -14,7 +14,6 @@ use support::provider_server::{
     Blackhole, Frame, ProviderServer, ScriptedResponse, call_request, openai_events,
     openai_finish_chunk, openai_text_chunk, refused_base_url, run_call, shown_text, test_limits,
 };
-use tokio::sync::mpsc;
 
 /// Generous bound for "the server noticed the client went away".
 const SERVER_NOTICE_LIMIT: Duration = Duration::from_secs(5);
@@ -322,7 +321,7 @@ async fn dropping_the_call_closes_the_connection() {
         Frame::KeepAliveForever(Duration::from_millis(20)),
     ]));
     let agent = agent(&server);
-    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let (sender, mut receiver) = quorum::agent::events::channel();
     let mut call = agent.call(call_request("q"), sender);
     tokio::select! {
         outcome = &mut call => panic!("the call should still be running: {outcome:?}"),

@@ -15,11 +15,11 @@
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde::Deserialize;
-use tokio::sync::mpsc;
 
 use super::http::{ApiKey, DecodeError, Endpoint, HttpFailure, SseDecoder, Transport};
 use super::{
-    Agent, AgentError, AgentInfo, CallOutput, CallRequest, FinishReason, StreamEvent, Usage,
+    Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
+    Usage,
 };
 
 /// Anthropic's own API; a proxy or gateway uses its own base URL.
@@ -77,7 +77,7 @@ impl Agent for AnthropicAgent {
     fn call<'a>(
         &'a self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
         Box::pin(async move {
             let headers = request_headers(self.transport.endpoint().api_key.as_ref())

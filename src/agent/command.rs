@@ -24,9 +24,10 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
-use tokio::sync::mpsc;
 
-use super::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, FinishReason, StreamEvent};
+use super::{
+    Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
+};
 
 /// How much of a program's stderr is kept for its error message, in bytes
 /// (the last part; the transcript gets all of it through the engine).
@@ -74,7 +75,7 @@ impl CommandAgent {
     async fn run(
         &self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> Result<CallOutput, AgentError> {
         let mut child = Command::new(self.program())
             .args(&self.argv[1..])
@@ -98,10 +99,10 @@ impl CommandAgent {
             let _ = stdin.shutdown().await;
         };
         let read_answer = read_stream(stdout, MAX_ANSWER_BYTES, |text| {
-            let _ = events.send(StreamEvent::Text(text));
+            events.send(StreamEvent::Text(text));
         });
         let read_stderr = read_tail(stderr, STDERR_TAIL_BYTES, |text| {
-            let _ = events.send(StreamEvent::Diagnostic(text));
+            events.send(StreamEvent::Diagnostic(text));
         });
         let ((), answer, stderr_tail) = tokio::join!(write_prompt, read_answer, read_stderr);
         let answer = answer.map_err(|error| self.read_failed("stdout", error))?;
@@ -156,7 +157,7 @@ impl Agent for CommandAgent {
     fn call<'a>(
         &'a self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
         Box::pin(self.run(request, events))
     }
@@ -426,9 +427,9 @@ mod tests {
         }
     }
 
-    fn drain(events: &mut mpsc::UnboundedReceiver<StreamEvent>) -> (String, String) {
+    fn drain(events: &mut crate::agent::events::EventReceiver) -> (String, String) {
         let (mut text, mut diagnostics) = (String::new(), String::new());
-        while let Ok(event) = events.try_recv() {
+        while let Some(event) = events.try_recv() {
             match event {
                 StreamEvent::Text(piece) => text.push_str(&piece),
                 StreamEvent::Diagnostic(piece) => diagnostics.push_str(&piece),
@@ -459,7 +460,7 @@ mod tests {
         let echo = script(dir.path(), "echo.sh", "echo \"args: $*\"\ncat\n");
         let agent = agent(&[echo.to_str().unwrap(), "--flag", "two words"]);
         let prompt = "Judge this: 日本語 ✓\n".repeat(20_000);
-        let (sender, mut events) = mpsc::unbounded_channel();
+        let (sender, mut events) = crate::agent::events::channel();
         let output = agent.call(request(&prompt), sender).await.unwrap();
         let expected = format!("args: --flag two words\n{prompt}");
         assert_eq!(output.text, expected);
@@ -480,7 +481,7 @@ mod tests {
             "echo first\nwhile [ ! -e \"$1\" ]; do sleep 0.01; done\necho second\n",
         );
         let agent = std::sync::Arc::new(agent(&[slow.to_str().unwrap(), go.to_str().unwrap()]));
-        let (sender, mut events) = mpsc::unbounded_channel();
+        let (sender, mut events) = crate::agent::events::channel();
         let call = tokio::spawn({
             let agent = agent.clone();
             async move { agent.call(request(""), sender).await }
@@ -504,7 +505,7 @@ mod tests {
             "echo partial answer\necho 'warming up' >&2\necho 'quota exhausted for today' >&2\nexit 3\n",
         );
         let agent = agent(&[failing.to_str().unwrap()]);
-        let (sender, mut events) = mpsc::unbounded_channel();
+        let (sender, mut events) = crate::agent::events::channel();
         let error = agent.call(request("x"), sender).await.unwrap_err();
         let AgentError::Provider(message) = error else {
             panic!("expected a provider error, got {error:?}");
@@ -519,7 +520,7 @@ mod tests {
     #[tokio::test]
     async fn a_missing_program_is_an_error_naming_it() {
         let agent = agent(&["/nonexistent/quorum-test-agent"]);
-        let (sender, _events) = mpsc::unbounded_channel();
+        let (sender, _events) = crate::agent::events::channel();
         let error = agent.call(request("x"), sender).await.unwrap_err();
         assert!(
             error
@@ -538,7 +539,7 @@ mod tests {
             "sleep 1000 &\necho \"$$ $!\"\nsleep 1000\n",
         );
         let agent = agent(&[spawner.to_str().unwrap()]);
-        let (sender, mut events) = mpsc::unbounded_channel();
+        let (sender, mut events) = crate::agent::events::channel();
         let mut call = agent.call(request(""), sender);
         // The line may arrive in more than one read of the pipe.
         let mut line = String::new();

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use tokio::sync::mpsc;
 
 use crate::config::ProviderKind;
 use crate::config::detect::Environment;
@@ -23,7 +22,7 @@ use super::http::{ApiKey, Endpoint, HttpLimits};
 use super::human::{HumanAgent, HumanDesk};
 use super::openai::OpenAiAgent;
 use super::script::{Script, ScriptAgent};
-use super::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, StreamEvent};
+use super::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender};
 
 /// What agents are built with, besides their resolved choice.
 pub struct BuildContext<'a> {
@@ -170,7 +169,7 @@ impl Agent for Labelled {
     fn call<'a>(
         &'a self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
         self.inner.call(request, events)
     }

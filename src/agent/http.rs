@@ -27,9 +27,8 @@ use bytes::Bytes;
 use eventsource_stream::{Event, EventStream, EventStreamError};
 use futures::{FutureExt, Stream, StreamExt};
 use reqwest::header::{HeaderMap, HeaderValue};
-use tokio::sync::mpsc;
 
-use super::{AgentError, CallOutput, StreamEvent};
+use super::{AgentError, CallOutput, EventSender, StreamEvent};
 
 /// Default time allowed to open a TCP (and TLS) connection, in milliseconds.
 pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 10_000;
@@ -605,7 +604,7 @@ async fn pump_events<S, E, D>(
     bytes: S,
     idle_timeout: Option<Duration>,
     decoder: &mut D,
-    events: &mpsc::UnboundedSender<StreamEvent>,
+    events: &EventSender,
 ) -> Result<(), StreamFailure>
 where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
@@ -630,7 +629,7 @@ where
             }
         };
         for shown in decoder.feed(&event).map_err(StreamFailure::Decode)? {
-            let _ = events.send(shown);
+            events.send(shown);
         }
         if decoder.is_complete() {
             break;
@@ -657,7 +656,7 @@ where
     let provider = "recorded";
     let chunks: Vec<Result<Bytes, std::convert::Infallible>> =
         chunks.into_iter().map(|chunk| Ok(chunk.into())).collect();
-    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let (sender, mut receiver) = crate::agent::events::channel();
     let pumped = pump_events(futures::stream::iter(chunks), None, &mut decoder, &sender)
         .now_or_never()
         .expect("a recorded stream never waits");
@@ -669,7 +668,7 @@ where
     }
     .map_err(AgentError::Http);
     let mut events = Vec::new();
-    while let Ok(event) = receiver.try_recv() {
+    while let Some(event) = receiver.try_recv() {
         events.push(event);
     }
     RecordedCall { events, outcome }
@@ -711,7 +710,7 @@ impl Transport {
         headers: HeaderMap,
         body: Vec<u8>,
         new_decoder: impl Fn() -> D,
-        events: &mpsc::UnboundedSender<StreamEvent>,
+        events: &EventSender,
     ) -> Result<CallOutput, AgentError> {
         let client = self
             .client
@@ -809,13 +808,13 @@ impl Transport {
 /// Tells the engine, for the transcript, that attempt `attempts` failed
 /// with `reason` and the request goes again after `wait`.
 fn announce_retry(
-    events: &mpsc::UnboundedSender<StreamEvent>,
+    events: &EventSender,
     attempts: u32,
     limits: &HttpLimits,
     reason: String,
     wait: Duration,
 ) {
-    let _ = events.send(StreamEvent::Retrying {
+    events.send(StreamEvent::Retrying {
         retry: attempts,
         of: limits.max_retries,
         reason,

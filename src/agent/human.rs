@@ -14,9 +14,11 @@ use std::sync::{Arc, Mutex};
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use super::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, FinishReason, StreamEvent};
+use super::{
+    Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
+};
 
 /// Where waiting human calls meet the answers typed for them.
 #[derive(Default)]
@@ -75,14 +77,14 @@ impl Agent for HumanAgent {
     fn call<'a>(
         &'a self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
         let answer = self.desk.register(&request.call_id);
         async move {
             let text = answer.await.map_err(|_| {
                 AgentError::Provider("the interface closed before an answer was written".into())
             })?;
-            let _ = events.send(StreamEvent::Text(text.clone()));
+            events.send(StreamEvent::Text(text.clone()));
             Ok(CallOutput {
                 text,
                 usage: None,
@@ -112,7 +114,7 @@ mod tests {
     async fn a_delivered_answer_completes_the_waiting_call() {
         let desk = HumanDesk::new();
         let agent = HumanAgent::new(desk.clone());
-        let (events, mut streamed) = mpsc::unbounded_channel();
+        let (events, mut streamed) = crate::agent::events::channel();
         let call = agent.call(request("judge.analyst/evaluation/r1/a1"), events);
         assert!(!desk.deliver("judge.analyst/evaluation/r1/a2", "no".into()));
         assert!(desk.deliver("judge.analyst/evaluation/r1/a1", "answer".into()));

@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub mod command;
+pub mod events;
 pub mod factory;
 pub mod http;
 pub mod human;
@@ -18,7 +19,8 @@ use std::fmt;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
+
+pub use events::EventSender;
 
 /// One agent call as the provider sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,11 +126,12 @@ pub trait Agent: Send + Sync {
         false
     }
 
-    /// Runs one call. Text is sent on `events` as it arrives; the returned
-    /// output carries the whole answer. Dropping the future cancels the call.
+    /// Runs one call. Text is sent on `events` as it arrives, preferably
+    /// from inside the returned future (see [`events`] for why); the output
+    /// carries the whole answer. Dropping the future cancels the call.
     fn call<'a>(
         &'a self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>>;
 }

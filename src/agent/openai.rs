@@ -13,14 +13,14 @@
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde::Deserialize;
-use tokio::sync::mpsc;
 
 use super::http::{
     ApiKey, DecodeError, Endpoint, HttpFailure, MAX_CHUNK_EXCERPT_CHARS, SseDecoder, Transport,
     error_in_value, excerpt,
 };
 use super::{
-    Agent, AgentError, AgentInfo, CallOutput, CallRequest, FinishReason, StreamEvent, Usage,
+    Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
+    Usage,
 };
 
 /// OpenAI's own API; local servers and gateways use their own base URL.
@@ -79,7 +79,7 @@ impl Agent for OpenAiAgent {
     fn call<'a>(
         &'a self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
         Box::pin(async move {
             let headers = request_headers(self.transport.endpoint().api_key.as_ref())

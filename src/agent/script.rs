@@ -19,10 +19,10 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
 
 use super::{
-    Agent, AgentError, AgentInfo, CallOutput, CallRequest, FinishReason, StreamEvent, Usage,
+    Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
+    Usage,
 };
 
 /// Default delay before the first chunk of a reply, in milliseconds.
@@ -347,7 +347,7 @@ impl ScriptAgent {
     async fn play(
         &self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> Result<CallOutput, AgentError> {
         let reply = self.script.reply_for(&request)?;
         let pace = self.pace_for(reply);
@@ -397,7 +397,7 @@ impl Agent for ScriptAgent {
     fn call<'a>(
         &'a self,
         request: CallRequest,
-        events: mpsc::UnboundedSender<StreamEvent>,
+        events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
         Box::pin(self.play(request, events))
     }
@@ -423,7 +423,7 @@ async fn sleep(duration: Duration) {
 /// Sends the chunks of `text` on a fixed schedule measured from the first
 /// one, so timer granularity never accumulates: a reply of N chunks takes its
 /// paced duration, not N timer ticks more.
-async fn stream_text(text: &str, pace: &ReplyPace, events: &mpsc::UnboundedSender<StreamEvent>) {
+async fn stream_text(text: &str, pace: &ReplyPace, events: &EventSender) {
     let started = tokio::time::Instant::now();
     for (index, chunk) in split_chunks(text, pace.chunk_chars).into_iter().enumerate() {
         if index > 0 {
@@ -433,7 +433,7 @@ async fn stream_text(text: &str, pace: &ReplyPace, events: &mpsc::UnboundedSende
             }
         }
         // A closed receiver only means nobody is watching; the answer still counts.
-        let _ = events.send(StreamEvent::Text(chunk.to_string()));
+        events.send(StreamEvent::Text(chunk.to_string()));
     }
 }
 
@@ -498,9 +498,9 @@ mod tests {
         }
     }
 
-    fn texts(events: &mut mpsc::UnboundedReceiver<StreamEvent>) -> Vec<String> {
+    fn texts(events: &mut crate::agent::events::EventReceiver) -> Vec<String> {
         let mut texts = Vec::new();
-        while let Ok(event) = events.try_recv() {
+        while let Some(event) = events.try_recv() {
             match event {
                 StreamEvent::Text(text) => texts.push(text),
                 other => panic!("unexpected {other:?}"),
@@ -513,7 +513,7 @@ mod tests {
         agent: &ScriptAgent,
         request: CallRequest,
     ) -> (Result<CallOutput, AgentError>, Vec<String>) {
-        let (sender, mut receiver) = mpsc::unbounded_channel();
+        let (sender, mut receiver) = crate::agent::events::channel();
         let result = agent.call(request, sender).await;
         (result, texts(&mut receiver))
     }
@@ -669,7 +669,7 @@ mod tests {
         hang.fault = Some(Fault::Timeout);
         hang.stall_after_chars = Some(13);
         let agent = ScriptAgent::new(script(pace(100, 1000, 5), vec![hang]), 1.0);
-        let (sender, mut receiver) = mpsc::unbounded_channel();
+        let (sender, mut receiver) = crate::agent::events::channel();
         let call = agent.call(request("judge.analyst", "evaluation", 1, 1), sender);
         let outcome = tokio::time::timeout(Duration::from_secs(3600), call).await;
         assert!(

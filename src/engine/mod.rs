@@ -34,6 +34,7 @@ pub mod setup;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
@@ -42,7 +43,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::agent::human::{HUMAN_PROVIDER, HumanDesk};
-use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent, Usage};
+use crate::agent::{Agent, AgentInfo, CallOutput, CallRequest, StreamEvent, Usage};
 use crate::artifact::{ArtifactError, Journal, JournalError, RunDir};
 use crate::protocol::{
     Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, OverrideAction,
@@ -330,6 +331,131 @@ pub(crate) fn whole_ms(duration: Duration) -> u64 {
     duration.as_millis().min(u128::from(u64::MAX)) as u64
 }
 
+/// Runs one call on its own task until it ends: with the provider's result,
+/// a failure, or a timeout once its deadline (moved by any extra time
+/// granted) has passed. What the provider streams meanwhile gathers for up
+/// to [`STREAM_FORWARD_MS`] (or [`STREAM_FORWARD_BYTES`]) and crosses to the
+/// engine loop as one message per run of text or reasoning: one wake of the
+/// engine per batch, not per chunk.
+///
+/// One poll does everything a wake needs: the provider is polled with its
+/// sends held (they wake nobody, see [`crate::agent::events`]), what it sent
+/// is taken at once, and each timer is polled only when it may have fired or
+/// has not yet been given this task's waker. So a stream costs this task one
+/// poll per socket read, not one for the read and one for what it sent.
+async fn run_call(
+    role_agent: RoleAgent,
+    request: CallRequest,
+    mut extend: mpsc::UnboundedReceiver<Duration>,
+    inbox: mpsc::UnboundedSender<Inbox>,
+) {
+    let started = Instant::now();
+    let call_id = request.call_id.clone();
+    let (events, mut received) = crate::agent::events::channel();
+    // A provider that panics fails its call like any error; it must not take
+    // the task down silently and leave the debate waiting.
+    let mut call = std::pin::pin!(futures::FutureExt::catch_unwind(
+        std::panic::AssertUnwindSafe(role_agent.agent.call(request, events))
+    ));
+    let mut deadline = std::pin::pin!(tokio::time::sleep(role_agent.timeout));
+    let mut forward_timer = std::pin::pin!(tokio::time::sleep(Duration::ZERO));
+    let mut deadline_listens = false;
+    let mut forward_listens = false;
+    let mut gathering = false;
+    let mut gathered_bytes = 0usize;
+    let mut streamed_chars = 0usize;
+    let mut first_text = None;
+    let mut arrived = Vec::new();
+    let forward = |arrived: &mut Vec<StreamEvent>, streamed_chars: &mut usize| {
+        for event in coalesce(arrived.drain(..)) {
+            if let StreamEvent::Text(text) = &event {
+                *streamed_chars += text.chars().count();
+            }
+            let _ = inbox.send(Inbox::Stream {
+                call_id: call_id.clone(),
+                event,
+            });
+        }
+    };
+    let result = std::future::poll_fn(|cx| {
+        received.hold_wakes();
+        let done = call.as_mut().poll(cx);
+        let before = arrived.len();
+        if received.poll_recv_many(cx, &mut arrived).is_ready() {
+            let new = &arrived[before..];
+            gathered_bytes += new.iter().map(text_bytes).sum::<usize>();
+            if first_text.is_none() && new.iter().any(is_text) {
+                first_text = Some(started.elapsed());
+            }
+        }
+        if let Poll::Ready(result) = done {
+            forward(&mut arrived, &mut streamed_chars);
+            return Poll::Ready(match result {
+                Ok(result) => result.map_err(|error| CallFailure::Error {
+                    message: error.to_string(),
+                }),
+                Err(panic) => Err(CallFailure::Error {
+                    message: format!("the agent crashed: {}", panic_message(panic.as_ref())),
+                }),
+            });
+        }
+        if gathered_bytes >= STREAM_FORWARD_BYTES {
+            forward(&mut arrived, &mut streamed_chars);
+            (gathered_bytes, gathering) = (0, false);
+        } else if !gathering && arrived.len() > before {
+            let due = tokio::time::Instant::now() + Duration::from_millis(STREAM_FORWARD_MS);
+            forward_timer.as_mut().reset(due);
+            (gathering, forward_listens) = (true, false);
+        }
+        if gathering
+            && may_have_fired(&forward_timer, &mut forward_listens)
+            && forward_timer.as_mut().poll(cx).is_ready()
+        {
+            forward(&mut arrived, &mut streamed_chars);
+            (gathered_bytes, gathering) = (0, false);
+        }
+        while may_have_fired(&deadline, &mut deadline_listens)
+            && deadline.as_mut().poll(cx).is_ready()
+        {
+            // Extra time granted meanwhile moves the deadline now, rather
+            // than being listened for on every wake.
+            let mut extra = Duration::ZERO;
+            while let Ok(more) = extend.try_recv() {
+                extra += more;
+            }
+            if extra.is_zero() {
+                forward(&mut arrived, &mut streamed_chars);
+                return Poll::Ready(Err(CallFailure::TimedOut {
+                    after_ms: whole_ms(role_agent.timeout),
+                }));
+            }
+            let later = deadline.deadline() + extra;
+            deadline.as_mut().reset(later);
+            // A timer that fired gave its waker up: poll the moved one.
+            deadline_listens = false;
+        }
+        Poll::Pending
+    })
+    .await;
+    let _ = inbox.send(Inbox::Ended {
+        call_id: call_id.clone(),
+        result,
+        partial_chars: streamed_chars,
+        first_text,
+        elapsed: started.elapsed(),
+    });
+}
+
+/// Whether `timer` needs a poll: when it has no waker of this task yet (it
+/// was just made or moved) or it has fired. Polling a timer on every wake of
+/// a stream would hand it the task's waker thousands of times over, and
+/// reading the clock to see whether it is due costs about as much; polled
+/// only here, it keeps the waker of its first poll and wakes the task when
+/// it fires, and whether it has is one atomic load.
+fn may_have_fired(timer: &tokio::time::Sleep, listens: &mut bool) -> bool {
+    !std::mem::replace(listens, true) || timer.is_elapsed()
+}
+
 /// Most diagnostic text (a local program's stderr) kept per call, in bytes;
 /// beyond it the oldest part is dropped.
 pub const DIAGNOSTIC_TAIL_BYTES: usize = 64 * 1024;
@@ -486,19 +612,11 @@ pub const DOCUMENTS_LAG_MAX_MS: u64 = 10_000;
 /// quadratically.
 pub const DOCUMENTS_COST_SHARE: u32 = 50;
 
-/// Most provider events a call task takes at once and merges into as few
-/// engine messages as it can (consecutive text, consecutive reasoning).
-pub const STREAM_COALESCE_EVENTS: usize = 1024;
-
 /// How long a call task gathers what its provider sends before handing it
 /// to the engine, in milliseconds: a provider that sends a few characters
 /// per event would otherwise wake the engine for each. Well under a frame
 /// (16 ms), so nobody sees it.
 pub const STREAM_FORWARD_MS: u64 = 4;
-
-/// A call task polls its deadline at least on every this-many wakes (and
-/// whenever it may have passed).
-const DEADLINE_POLL_EVERY: u32 = 64;
 
 /// Bytes of gathered text that are handed to the engine at once, without
 /// waiting for [`STREAM_FORWARD_MS`].
@@ -997,119 +1115,14 @@ impl<P: Protocol> Engine<P> {
                 template: self.protocol.answer_template(&request.call_id),
             });
         }
-        let (extend_tx, mut extend_rx) = mpsc::unbounded_channel::<Duration>();
-        let inbox = self.inbox_tx.clone();
-        let call_id = request.call_id.clone();
-        let task_call_id = call_id.clone();
-        let task = tokio::spawn(async move {
-            let started = Instant::now();
-            let (events_tx, mut events_rx) = mpsc::unbounded_channel();
-            // A provider that panics fails its call like any error; it must
-            // not take the task down silently and leave the debate waiting.
-            let call = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(
-                role_agent.agent.call(request, events_tx),
-            ));
-            tokio::pin!(call);
-            let deadline = tokio::time::sleep(role_agent.timeout);
-            tokio::pin!(deadline);
-            // The deadline is polled when it may have passed, and on every
-            // DEADLINE_POLL_EVERY-th wake otherwise, not on each of the
-            // thousands of wakes a stream makes: a poll re-registers the
-            // task's waker with the timer, and the waker from the last poll
-            // still wakes the task when the deadline comes. (The first wake
-            // polls it, which registers it with the timer.)
-            let mut wakes_since_deadline_poll = DEADLINE_POLL_EVERY - 1;
-            let mut streamed_chars = 0usize;
-            let mut first_text = None;
-            // What the provider sent gathers here for up to
-            // STREAM_FORWARD_MS (or STREAM_FORWARD_BYTES) and crosses to the
-            // engine loop as one message per run of text (or reasoning):
-            // one wake of the engine per batch, not per chunk.
-            let mut arrived = Vec::with_capacity(STREAM_COALESCE_EVENTS);
-            let mut gathered_bytes = 0usize;
-            let forward_timer = tokio::time::sleep(Duration::ZERO);
-            tokio::pin!(forward_timer);
-            let mut gathering = false;
-            let forward = |events: &mut Vec<StreamEvent>, streamed_chars: &mut usize| {
-                for event in coalesce(events.drain(..)) {
-                    if let StreamEvent::Text(text) = &event {
-                        *streamed_chars += text.chars().count();
-                    }
-                    let _ = inbox.send(Inbox::Stream {
-                        call_id: call_id.clone(),
-                        event,
-                    });
-                }
-            };
-            let result = loop {
-                wakes_since_deadline_poll += 1;
-                let poll_deadline = wakes_since_deadline_poll >= DEADLINE_POLL_EVERY
-                    || tokio::time::Instant::now() >= deadline.deadline();
-                if poll_deadline {
-                    wakes_since_deadline_poll = 0;
-                }
-                tokio::select! {
-                    biased;
-                    received = events_rx.recv_many(&mut arrived, STREAM_COALESCE_EVENTS), if !events_rx.is_closed() || !events_rx.is_empty() => {
-                        let new = &arrived[arrived.len() - received..];
-                        gathered_bytes += new.iter().map(text_bytes).sum::<usize>();
-                        if first_text.is_none() && new.iter().any(is_text) {
-                            first_text = Some(started.elapsed());
-                        }
-                        if gathered_bytes >= STREAM_FORWARD_BYTES {
-                            forward(&mut arrived, &mut streamed_chars);
-                            (gathered_bytes, gathering) = (0, false);
-                        } else if received > 0 && !gathering {
-                            forward_timer.as_mut().reset(tokio::time::Instant::now() + Duration::from_millis(STREAM_FORWARD_MS));
-                            gathering = true;
-                        }
-                    }
-                    () = &mut forward_timer, if gathering => {
-                        forward(&mut arrived, &mut streamed_chars);
-                        (gathered_bytes, gathering) = (0, false);
-                    }
-                    result = &mut call => {
-                        while let Ok(event) = events_rx.try_recv() {
-                            if first_text.is_none() && is_text(&event) {
-                                first_text = Some(started.elapsed());
-                            }
-                            arrived.push(event);
-                        }
-                        forward(&mut arrived, &mut streamed_chars);
-                        break match result {
-                            Ok(result) => result.map_err(|error| CallFailure::Error { message: error.to_string() }),
-                            Err(panic) => Err(CallFailure::Error { message: format!("the agent crashed: {}", panic_message(panic.as_ref())) }),
-                        };
-                    }
-                    () = &mut deadline, if poll_deadline => {
-                        // Extra time granted meanwhile moves the deadline
-                        // now, rather than being listened for on every wake.
-                        let mut extra = Duration::ZERO;
-                        while let Ok(more) = extend_rx.try_recv() {
-                            extra += more;
-                        }
-                        if !extra.is_zero() {
-                            let later = deadline.deadline() + extra;
-                            deadline.as_mut().reset(later);
-                            // The timer gave its waker up when it fired:
-                            // poll the deadline on the next wake to give
-                            // it one again.
-                            wakes_since_deadline_poll = DEADLINE_POLL_EVERY - 1;
-                            continue;
-                        }
-                        forward(&mut arrived, &mut streamed_chars);
-                        break Err(CallFailure::TimedOut { after_ms: whole_ms(role_agent.timeout) });
-                    }
-                }
-            };
-            let _ = inbox.send(Inbox::Ended {
-                call_id: call_id.clone(),
-                result,
-                partial_chars: streamed_chars,
-                first_text,
-                elapsed: started.elapsed(),
-            });
-        });
+        let (extend_tx, extend_rx) = mpsc::unbounded_channel::<Duration>();
+        let task_call_id = request.call_id.clone();
+        let task = tokio::spawn(run_call(
+            role_agent,
+            request,
+            extend_rx,
+            self.inbox_tx.clone(),
+        ));
         if let Some(path) = spec.raw_output_path {
             self.raw_paths.insert(task_call_id.clone(), path);
         }

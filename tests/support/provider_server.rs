@@ -19,7 +19,7 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use futures::StreamExt;
 use quorum::agent::{Agent, AgentError, CallOutput, CallRequest, StreamEvent};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{oneshot, watch};
 
 /// One piece of a scripted response body.
 #[derive(Clone, Debug)]
@@ -346,10 +346,10 @@ pub async fn run_call(
     agent: &dyn Agent,
     prompt: &str,
 ) -> (Vec<StreamEvent>, Result<CallOutput, AgentError>) {
-    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let (sender, mut receiver) = quorum::agent::events::channel();
     let outcome = agent.call(call_request(prompt), sender).await;
     let mut shown = Vec::new();
-    while let Ok(event) = receiver.try_recv() {
+    while let Some(event) = receiver.try_recv() {
         shown.push(event);
     }
     (shown, outcome)
