@@ -538,13 +538,6 @@ impl StreamFailure {
     }
 }
 
-struct ByteSupervisor<S> {
-    inner: S,
-    guard: SseEventSizeGuard,
-    received_any: bool,
-    failed: bool,
-}
-
 /// `inner` with the idle timeout and the event-size cap applied; the first
 /// problem ends the stream.
 fn supervise_bytes<S, E>(
@@ -555,27 +548,89 @@ where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
     E: StdError,
 {
-    let start = ByteSupervisor {
+    ByteSupervisor {
         inner,
         guard: SseEventSizeGuard::new(MAX_SSE_EVENT_BYTES),
         received_any: false,
         failed: false,
-    };
-    futures::stream::unfold(start, move |mut state| async move {
-        if state.failed {
-            return None;
+        idle: idle_timeout.map(|limit| IdleTimer {
+            limit,
+            timer: Box::pin(tokio::time::sleep(limit)),
+            last_bytes: tokio::time::Instant::now(),
+        }),
+    }
+}
+
+struct ByteSupervisor<S> {
+    inner: S,
+    guard: SseEventSizeGuard,
+    received_any: bool,
+    failed: bool,
+    idle: Option<IdleTimer>,
+}
+
+/// One timer for the whole stream, not one per read: it is set for a limit
+/// after the bytes it last saw, and when it fires early (bytes came since),
+/// it is moved to a limit after the latest of them. A timer set and
+/// cancelled around every read took the timer driver's lock twice per
+/// read.
+struct IdleTimer {
+    limit: Duration,
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    last_bytes: tokio::time::Instant,
+}
+
+impl IdleTimer {
+    /// Ready once `limit` has passed without bytes.
+    fn poll_idle(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        while self.timer.as_mut().poll(cx).is_ready() {
+            let due = self.last_bytes + self.limit;
+            if due <= tokio::time::Instant::now() {
+                return std::task::Poll::Ready(());
+            }
+            self.timer.as_mut().reset(due);
         }
-        let next = match idle_timeout {
-            Some(limit) => match tokio::time::timeout(limit, state.inner.next()).await {
-                Ok(next) => next,
-                Err(_) => {
-                    state.failed = true;
-                    return Some((Err(ByteStreamError::Idle(limit)), state));
-                }
-            },
-            None => state.inner.next().await,
+        std::task::Poll::Pending
+    }
+}
+
+impl<S, E> Stream for ByteSupervisor<S>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: StdError,
+{
+    type Item = Result<Bytes, ByteStreamError>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let state = &mut *self;
+        if state.failed {
+            return Poll::Ready(None);
+        }
+        let item = match state.inner.poll_next_unpin(cx) {
+            Poll::Ready(Some(item)) => item,
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => {
+                return match state.idle.as_mut().map(|idle| idle.poll_idle(cx)) {
+                    Some(Poll::Ready(())) => {
+                        state.failed = true;
+                        let limit = state
+                            .idle
+                            .as_ref()
+                            .map_or(Duration::ZERO, |idle| idle.limit);
+                        Poll::Ready(Some(Err(ByteStreamError::Idle(limit))))
+                    }
+                    _ => Poll::Pending,
+                };
+            }
         };
-        let item = match next? {
+        if let Some(idle) = &mut state.idle {
+            idle.last_bytes = tokio::time::Instant::now();
+        }
+        Poll::Ready(Some(match item {
             Err(error) => {
                 state.failed = true;
                 Err(ByteStreamError::Transport {
@@ -585,17 +640,17 @@ where
             }
             Ok(chunk) => {
                 state.received_any |= !chunk.is_empty();
-                match state.guard.check(&chunk) {
-                    Ok(()) => Ok(chunk),
-                    Err(too_large) => {
+                state
+                    .guard
+                    .check(&chunk)
+                    .map(|()| chunk)
+                    .map_err(|too_large| {
                         state.failed = true;
-                        Err(ByteStreamError::EventTooLarge(too_large))
-                    }
-                }
+                        ByteStreamError::EventTooLarge(too_large)
+                    })
             }
-        };
-        Some((item, state))
-    })
+        }))
+    }
 }
 
 /// Reads SSE events from `bytes` into `decoder` until the byte stream ends or
