@@ -421,10 +421,7 @@ impl SseEventSizeGuard {
         let mut rest = chunk;
         while !rest.is_empty() {
             // Bytes up to the next line break count as a run, not one by one.
-            let run = rest
-                .iter()
-                .position(|&byte| byte == b'\n' || byte == b'\r')
-                .unwrap_or(rest.len());
+            let run = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
             if run > 0 {
                 self.at_line_start = false;
                 self.after_cr = false;

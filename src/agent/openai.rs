@@ -120,15 +120,16 @@ struct Chunk {
 /// A chunk read straight from its text, with what tells an error apart; an
 /// ordinary chunk (no error, not an error object) needs nothing more.
 #[derive(Debug, Deserialize)]
-struct PlainChunk {
+struct PlainChunk<'a> {
     #[serde(default)]
     choices: Option<Vec<Choice>>,
     #[serde(default)]
     usage: Option<WireUsage>,
     #[serde(default)]
     error: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    object: Option<String>,
+    /// Borrowed from the event's text when it can be (no escapes in it).
+    #[serde(default, borrow)]
+    object: Option<std::borrow::Cow<'a, str>>,
 }
 
 #[derive(Debug, Deserialize)]
