@@ -1136,11 +1136,16 @@ impl DecisionReview {
     /// Starts every judge of the panel at once (DR-03).
     fn start_evaluation(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
         self.enter(Stage::Evaluation, round, now);
-        let revision = self
+        // What every judge reads alike is rendered once for the panel.
+        let revision = &self
             .revisions
             .last()
             .expect("evaluation follows a revision")
-            .clone();
+            .output;
+        let block_ids = block_ids(&revision.revised_tree);
+        let revised_yaml = tree_yaml(&revision.revised_tree);
+        let change_log_yaml = yaml_serde::to_string(&revision.change_log).unwrap_or_default();
+        let context = self.context_json();
         let mut effects = Vec::new();
         let mut judges = BTreeMap::new();
         for judge in self.config.panel.clone() {
@@ -1152,14 +1157,14 @@ impl DecisionReview {
             let context = json!({
                 "topic": self.config.topic,
                 "options": self.config.options,
-                "context": self.context_json(),
+                "context": context,
                 "role": judge.role.as_str(),
                 "focus": judge.role.focus(),
                 "weight": judge.weight.as_str(),
                 "criteria": criteria,
-                "block_ids": block_ids(&revision.output.revised_tree),
-                "revised_yaml": tree_yaml(&revision.output.revised_tree),
-                "change_log_yaml": yaml_serde::to_string(&revision.output.change_log).unwrap_or_default(),
+                "block_ids": block_ids,
+                "revised_yaml": revised_yaml,
+                "change_log_yaml": change_log_yaml,
                 "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
                 "critic_label": format!("critic ({CRITIC_ROLE})"),
                 "round": round,
