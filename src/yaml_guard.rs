@@ -97,6 +97,8 @@ fn scan(text: &str) -> Result<Option<Refused>, Refused> {
     // Anchors of block nodes waiting for their end: (index, indentation).
     let mut open_block_anchors: Vec<(usize, usize)> = Vec::new();
     let mut offset = 0usize;
+    // The characters of the line being read, kept from line to line.
+    let mut bytes: Vec<(usize, char)> = Vec::new();
     for (index, raw) in text.split_inclusive('\n').enumerate() {
         let number = index + 1;
         let line_start = offset;
@@ -136,7 +138,8 @@ fn scan(text: &str) -> Result<Option<Refused>, Refused> {
                 });
             }
         }
-        let bytes: Vec<(usize, char)> = line.char_indices().collect();
+        bytes.clear();
+        bytes.extend(line.char_indices());
         let mut position = 0;
         let mut last_significant = None;
         while position < bytes.len() {
