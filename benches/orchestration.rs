@@ -8,8 +8,9 @@
 //! answer: quorum's alone) and time with a call in flight beyond its latency
 //! (answers that end together wait their turn to be journaled).
 //!
-//! The agents wait out their latency two ways: as I/O (a thread sleeps and
-//! wakes the call, as a socket would: the figure the target is about), and
+//! The agents wait out their latency two ways: as I/O (the answer arrives on
+//! a socket, written by one "network" thread when it is due: the figure the
+//! target is about), and
 //! on the scripted agent's tokio timer, whose millisecond tick adds about a
 //! millisecond per call that is the agent's, not quorum's.
 //!
@@ -20,7 +21,10 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::sync::Arc;
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -44,9 +48,9 @@ const RUNS: usize = 11;
 /// How the agents wait out their latency.
 #[derive(Clone, Copy)]
 enum Wait {
-    /// As an HTTP agent does: the answer arrives as I/O (here a thread that
-    /// sleeps the latency away wakes the call), so the only time over the
-    /// latency is quorum's.
+    /// As an HTTP agent does: the answer arrives as I/O (here on a socket
+    /// that one thread writes to when the latency is up), so the only time
+    /// over the latency is quorum's.
     Io,
     /// The scripted agent's own pace: a tokio timer, which rounds up to its
     /// millisecond tick and so adds about a millisecond to every call.
@@ -66,12 +70,10 @@ fn script(wait: Wait) -> Script {
 }
 
 /// A scripted agent whose answer arrives [`CALL_LATENCY_MS`] after the call
-/// as if read from a socket: a thread waits until then and wakes the call.
-/// The wait is measured from the call, not from the thread's start, and the
-/// thread asks the kernel for no timer slack (Linux lets a sleep end up to
-/// 50 µs late by default), so a thread's late start or a sleep's slack is
-/// not counted as quorum's time. What follows, waking the runtime and
-/// everything after, is.
+/// over a socket, as an HTTP agent's does: the call waits for its socket to
+/// become readable in quorum's runtime, and one thread (the "network", see
+/// [`network`]) writes to each socket when its time comes. What follows,
+/// waking the runtime and everything after, is quorum's time.
 struct IoLatency(ScriptAgent);
 
 impl Agent for IoLatency {
@@ -85,18 +87,63 @@ impl Agent for IoLatency {
         events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
         let due = Instant::now() + Duration::from_millis(CALL_LATENCY_MS);
-        let (arrived, arrival) = tokio::sync::oneshot::channel();
-        std::thread::spawn(move || {
-            // SAFETY: sets this thread's timer slack to 1 ns; no pointers.
-            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1) };
-            std::thread::sleep(due.saturating_duration_since(Instant::now()));
-            let _ = arrived.send(());
-        });
+        let (ours, theirs) = UnixStream::pair().expect("socket pair");
+        ours.set_nonblocking(true).expect("non-blocking socket");
+        network().send((due, theirs)).expect("the network thread");
         Box::pin(async move {
-            let _ = arrival.await;
+            let socket = tokio::net::UnixStream::from_std(ours).expect("socket");
+            let mut byte = [0u8; 1];
+            loop {
+                socket.readable().await.expect("readable");
+                match socket.try_read(&mut byte) {
+                    Ok(_) => break,
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => continue,
+                    Err(error) => panic!("reading the socket: {error}"),
+                }
+            }
             self.0.call(request, events).await
         })
     }
+}
+
+/// The one thread that answers every [`IoLatency`] call: it writes a byte to
+/// each call's socket once its due time has come. The wait is measured from
+/// the call, the thread asks the kernel for no timer slack (Linux lets a
+/// sleep end up to 50 µs late by default), and calls due together are
+/// answered together by one wake of this thread, as a network card's
+/// packets are by one interrupt. (A thread per call, as this bench used to
+/// have, counted its spawn against quorum, and five of them waking at once
+/// on a 2-core machine queued for the cores.)
+fn network() -> &'static std::sync::mpsc::Sender<(Instant, UnixStream)> {
+    static NETWORK: OnceLock<std::sync::mpsc::Sender<(Instant, UnixStream)>> = OnceLock::new();
+    NETWORK.get_or_init(|| {
+        let (calls, incoming) = std::sync::mpsc::channel::<(Instant, UnixStream)>();
+        std::thread::spawn(move || {
+            // SAFETY: sets this thread's timer slack to 1 ns; no pointers.
+            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1) };
+            let mut waiting: Vec<(Instant, UnixStream)> = Vec::new();
+            loop {
+                let next = waiting.iter().map(|(due, _)| *due).min();
+                let received = match next {
+                    None => incoming.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                    Some(due) => {
+                        incoming.recv_timeout(due.saturating_duration_since(Instant::now()))
+                    }
+                };
+                match received {
+                    Ok(call) => waiting.push(call),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+                let now = Instant::now();
+                for (_, mut socket) in waiting.extract_if(.., |(due, _)| *due <= now) {
+                    // The call may be gone (cancelled): nobody reads then.
+                    let _ = socket.write_all(b"!");
+                }
+            }
+        });
+        calls
+    })
 }
 
 /// One debate's wall time, taken apart with the journal's timestamps.
