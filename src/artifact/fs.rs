@@ -116,6 +116,31 @@ fn write_temporary(path: &Path, contents: &[u8], sync: bool) -> io::Result<PathB
     }
 }
 
+/// `work` done on each of `items` at once: the first on this thread, each
+/// other on a scoped thread of its own. The results come back in the
+/// items' order; a panic in any is raised again here. For work that waits
+/// on the disk (creating, writing, fsyncing files), which overlaps where
+/// one thread would wait for each in turn.
+pub(crate) fn side_by_side<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let Some((first, rest)) = items.split_first() else {
+        return Vec::new();
+    };
+    let work = &work;
+    std::thread::scope(|scope| {
+        let others: Vec<_> = rest
+            .iter()
+            .map(|item| scope.spawn(move || work(item)))
+            .collect();
+        std::iter::once(work(first))
+            .chain(others.into_iter().map(|other| {
+                other
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }))
+            .collect()
+    })
+}
+
 /// Renames a temporary file over `path`, removing it if that fails.
 fn rename_into_place(temporary: &Path, path: &Path) -> io::Result<()> {
     fs::rename(temporary, path).inspect_err(|_| {
@@ -377,22 +402,7 @@ impl RunDir {
                 .map_err(ArtifactError::io("write", &path))?;
             Ok((temporary, path))
         };
-        let temporaries: Vec<Result<_, ArtifactError>> = match files {
-            [] => return Ok(()),
-            [(relative, contents)] => vec![write(relative, contents)],
-            [(relative, contents), rest @ ..] => std::thread::scope(|scope| {
-                let writes: Vec<_> = rest
-                    .iter()
-                    .map(|(relative, contents)| scope.spawn(move || write(relative, contents)))
-                    .collect();
-                std::iter::once(write(relative, contents))
-                    .chain(writes.into_iter().map(|write| match write.join() {
-                        Ok(result) => result,
-                        Err(panic) => std::panic::resume_unwind(panic),
-                    }))
-                    .collect()
-            }),
-        };
+        let temporaries = side_by_side(files, |(relative, contents)| write(relative, contents));
         let mut folders = Vec::new();
         let mut outcome = Ok(());
         for temporary in temporaries {
@@ -542,6 +552,27 @@ mod tests {
     use chrono::TimeZone;
     use proptest::prelude::*;
     use std::path::Component;
+
+    #[test]
+    fn work_side_by_side_comes_back_in_order_each_on_its_own_thread() {
+        let items: Vec<u32> = (0..5).collect();
+        let here = std::thread::current().id();
+        let done = side_by_side(&items, |item| (item * 10, std::thread::current().id()));
+        let values: Vec<u32> = done.iter().map(|(value, _)| *value).collect();
+        assert_eq!(values, [0, 10, 20, 30, 40]);
+        assert_eq!(done[0].1, here, "the first runs on the calling thread");
+        let mut threads: Vec<_> = done.iter().map(|(_, thread)| *thread).collect();
+        threads.dedup();
+        assert_eq!(threads.len(), 5);
+        assert!(side_by_side(&[] as &[u32], |item| *item).is_empty());
+        let panicked = std::panic::catch_unwind(|| {
+            side_by_side(&items, |item| assert_ne!(*item, 3, "a panic in one"))
+        });
+        assert!(
+            panicked.is_err(),
+            "a panic on another thread is raised here"
+        );
+    }
 
     /// Whether `path` lies strictly below `root` through normal components only.
     fn is_strictly_below(root: &Path, path: &Path) -> bool {

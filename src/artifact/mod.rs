@@ -21,6 +21,7 @@ mod journal;
 mod lock;
 mod slug;
 
+pub(crate) use fs::side_by_side;
 pub use fs::{ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, publish, write_atomic};
 pub use journal::{
     FIRST_SEQ, JOURNAL_VERSION, Journal, JournalContents, JournalError, Record,

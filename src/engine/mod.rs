@@ -1319,9 +1319,9 @@ impl<P: Protocol> Engine<P> {
             )?;
             journaled.push((input, now, book.map(|book| book.role)));
         }
-        // The raw files are written while the journal's fsync runs: both
-        // are done before anything is parsed, and a raw file the journal
-        // then failed to keep is written again by resume.
+        // The raw files are written, side by side, while the journal's
+        // fsync runs: all of it is done before anything is parsed, and a raw
+        // file the journal then failed to keep is written again by resume.
         let raw: Vec<(&str, String, &str)> = journaled
             .iter()
             .filter_map(|(input, ..)| match input {
@@ -1338,13 +1338,15 @@ impl<P: Protocol> Engine<P> {
         let (journal, run_dir) = (&mut self.journal, &self.run_dir);
         let (synced, written) = std::thread::scope(|scope| {
             let synced = (!raw.is_empty()).then(|| scope.spawn(|| journal.sync()));
-            let written = raw.iter().try_for_each(|(_, path, output)| {
+            let written = crate::artifact::side_by_side(&raw, |(_, path, output)| {
                 run_dir.write_unsynced(path, output.as_bytes())?;
                 if run_dir.read_to_string(path)? != *output {
                     return Err(EngineError::ReadBack { path: path.clone() });
                 }
                 Ok(())
-            });
+            })
+            .into_iter()
+            .collect::<Result<(), EngineError>>();
             (synced.map(|sync| sync.join()), written)
         });
         match synced {
