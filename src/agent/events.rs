@@ -26,6 +26,7 @@ pub fn channel() -> (EventSender, EventReceiver) {
         waker: None,
         held: false,
         senders: 1,
+        receiver_gone: false,
     }));
     (
         EventSender {
@@ -43,6 +44,8 @@ struct Shared {
     /// The receiver is polling the provider itself: a send needs no wake.
     held: bool,
     senders: usize,
+    /// Nobody will read what is sent any more.
+    receiver_gone: bool,
 }
 
 fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
@@ -65,6 +68,9 @@ impl EventSender {
     pub fn send(&self, event: StreamEvent) {
         let waker = {
             let mut shared = lock(&self.shared);
+            if shared.receiver_gone {
+                return;
+            }
             shared.queue.push_back(event);
             if shared.held {
                 None
@@ -164,6 +170,15 @@ impl EventReceiver {
     }
 }
 
+impl Drop for EventReceiver {
+    fn drop(&mut self) {
+        let mut shared = lock(&self.shared);
+        shared.receiver_gone = true;
+        shared.queue.clear();
+        shared.waker = None;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -225,6 +240,15 @@ mod tests {
         assert_eq!(counter.0.load(Ordering::SeqCst), 2);
         assert_eq!(receiver.poll_recv_many(&cx, &mut into), Poll::Ready(0));
         assert_eq!(receiver.try_recv(), None);
+    }
+
+    #[test]
+    fn what_is_sent_after_the_receiver_is_gone_is_dropped() {
+        let (sender, receiver) = channel();
+        sender.send(text("read by nobody"));
+        drop(receiver);
+        sender.send(text("nor this"));
+        assert!(lock(&sender.shared).queue.is_empty());
     }
 
     #[tokio::test]
