@@ -62,17 +62,19 @@ pub(super) fn find_yaml(text: &str) -> Result<(YamlDoc, bool), ParseError> {
     }
     let chosen = finished
         .iter()
-        .rev()
-        .find(|block| block.is_yaml)
-        .or(finished.last());
+        .rposition(|block| block.is_yaml)
+        .or(finished.len().checked_sub(1));
     Ok(match chosen {
-        Some(block) => (
-            YamlDoc {
-                yaml: joined_lines(block.content.iter().map(String::as_str)),
-                first_line: block.open_line + 1,
-            },
-            true,
-        ),
+        Some(index) => {
+            let block = finished.swap_remove(index);
+            (
+                YamlDoc {
+                    yaml: block.content,
+                    first_line: block.open_line + 1,
+                },
+                true,
+            )
+        }
         None => (
             YamlDoc {
                 yaml: joined_lines(text.lines()),
@@ -101,7 +103,8 @@ struct FencedBlock {
     fence_len: usize,
     info: String,
     is_yaml: bool,
-    content: Vec<String>,
+    /// The lines inside the fences, each ended by a line feed.
+    content: String,
 }
 
 impl FencedBlock {
@@ -131,7 +134,7 @@ impl FencedBlock {
             fence_len,
             info: info.to_owned(),
             is_yaml: language == "yaml" || language == "yml",
-            content: Vec::new(),
+            content: String::new(),
         })
     }
 
@@ -149,7 +152,8 @@ impl FencedBlock {
             .take(self.indent)
             .take_while(|c| *c == ' ')
             .count();
-        self.content.push(line[removable..].to_owned());
+        self.content.push_str(&line[removable..]);
+        self.content.push('\n');
     }
 
     /// The opening fence as the agent wrote it, for messages.

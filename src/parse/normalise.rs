@@ -47,10 +47,10 @@ pub fn tidy_source(yaml: &str) -> (String, Vec<String>) {
             0
         };
         tabbed_lines += usize::from(line_tabs > 0);
-        let indent = if line_tabs > 0 {
-            indent.replace('\t', &" ".repeat(TAB_SPACES))
+        let indent: std::borrow::Cow<str> = if line_tabs > 0 {
+            indent.replace('\t', &" ".repeat(TAB_SPACES)).into()
         } else {
-            indent.to_string()
+            indent.into()
         };
         let in_block_scalar = block_scalar_indent
             .is_some_and(|header| rest.trim().is_empty() || indent.len() > header);
@@ -67,9 +67,9 @@ pub fn tidy_source(yaml: &str) -> (String, Vec<String>) {
                 if !emphasised.contains(&key) {
                     emphasised.push(key);
                 }
-                plain
+                plain.into()
             }
-            None => rest.to_string(),
+            None => std::borrow::Cow::Borrowed(rest),
         };
         out.push_str(&indent);
         out.push_str(&rest);
