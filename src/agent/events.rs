@@ -196,48 +196,59 @@ mod tests {
         }
     }
 
+    impl Counter {
+        fn wakes(&self) -> usize {
+            self.0.load(Ordering::SeqCst)
+        }
+    }
+
+    /// A counting waker, and a receiver that has polled once with it and
+    /// found nothing (so it waits for a send).
+    fn waiting() -> (Arc<Counter>, Waker, EventSender, EventReceiver) {
+        let counter = Arc::new(Counter::default());
+        let waker = Waker::from(counter.clone());
+        let (sender, mut receiver) = channel();
+        let cx = Context::from_waker(&waker);
+        assert_eq!(receiver.poll_recv_many(&cx, &mut Vec::new()), Poll::Pending);
+        (counter, waker, sender, receiver)
+    }
+
     fn text(text: &str) -> StreamEvent {
         StreamEvent::Text(text.into())
     }
 
     #[test]
     fn sends_while_the_receiver_polls_the_provider_wake_nobody() {
-        let counter = Arc::new(Counter::default());
-        let waker = Waker::from(counter.clone());
+        let (counter, waker, sender, mut receiver) = waiting();
         let cx = Context::from_waker(&waker);
-        let (sender, mut receiver) = channel();
         let mut into = Vec::new();
-        assert_eq!(receiver.poll_recv_many(&cx, &mut into), Poll::Pending);
         receiver.hold_wakes();
         sender.send(text("a"));
         sender.send(text("b"));
-        assert_eq!(counter.0.load(Ordering::SeqCst), 0);
+        assert_eq!(counter.wakes(), 0);
         assert_eq!(receiver.poll_recv_many(&cx, &mut into), Poll::Ready(2));
         assert_eq!(into, [text("a"), text("b")]);
         // Not held any more: the next send wakes the receiver, once.
         sender.send(text("c"));
         sender.send(text("d"));
-        assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+        assert_eq!(counter.wakes(), 1);
         assert_eq!(receiver.poll_recv_many(&cx, &mut into), Poll::Ready(2));
         assert_eq!(into.len(), 4);
     }
 
     #[test]
     fn the_last_sender_gone_ends_the_stream_and_wakes_the_receiver() {
-        let counter = Arc::new(Counter::default());
-        let waker = Waker::from(counter.clone());
+        let (counter, waker, sender, mut receiver) = waiting();
         let cx = Context::from_waker(&waker);
-        let (sender, mut receiver) = channel();
         let other = sender.clone();
         let mut into = Vec::new();
-        assert_eq!(receiver.poll_recv_many(&cx, &mut into), Poll::Pending);
         drop(sender);
-        assert_eq!(counter.0.load(Ordering::SeqCst), 0);
+        assert_eq!(counter.wakes(), 0);
         other.send(text("last"));
-        assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+        assert_eq!(counter.wakes(), 1);
         assert_eq!(receiver.poll_recv_many(&cx, &mut into), Poll::Ready(1));
         drop(other);
-        assert_eq!(counter.0.load(Ordering::SeqCst), 2);
+        assert_eq!(counter.wakes(), 2);
         assert_eq!(receiver.poll_recv_many(&cx, &mut into), Poll::Ready(0));
         assert_eq!(receiver.try_recv(), None);
     }
