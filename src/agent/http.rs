@@ -611,17 +611,13 @@ where
             Poll::Ready(Some(item)) => item,
             Poll::Ready(None) => return Poll::Ready(None),
             Poll::Pending => {
-                return match state.idle.as_mut().map(|idle| idle.poll_idle(cx)) {
-                    Some(Poll::Ready(())) => {
-                        state.failed = true;
-                        let limit = state
-                            .idle
-                            .as_ref()
-                            .map_or(Duration::ZERO, |idle| idle.limit);
-                        Poll::Ready(Some(Err(ByteStreamError::Idle(limit))))
-                    }
-                    _ => Poll::Pending,
-                };
+                if let Some(idle) = &mut state.idle
+                    && idle.poll_idle(cx).is_ready()
+                {
+                    state.failed = true;
+                    return Poll::Ready(Some(Err(ByteStreamError::Idle(idle.limit))));
+                }
+                return Poll::Pending;
             }
         };
         if let Some(idle) = &mut state.idle {
