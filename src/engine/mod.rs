@@ -446,6 +446,23 @@ async fn run_call(
     });
 }
 
+/// `work` done on this thread while the journal's records are made durable
+/// on a scoped thread of its own: the fsync waits on the disk, and `work`
+/// (writing files, which waits on it too) need not wait for it first.
+fn sync_journal_beside<R>(
+    journal: &mut Journal,
+    work: impl FnOnce() -> R,
+) -> (Result<(), JournalError>, R) {
+    std::thread::scope(|scope| {
+        let synced = scope.spawn(|| journal.sync());
+        let done = work();
+        let synced = synced
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (synced, done)
+    })
+}
+
 /// Whether `timer` needs a poll: when it has no waker of this task yet (it
 /// was just made or moved) or it has fired. Polling a timer on every wake of
 /// a stream would hand it the task's waker thousands of times over, and
@@ -1335,26 +1352,24 @@ impl<P: Protocol> Engine<P> {
                 _ => unreachable!("only answers are collected"),
             })
             .collect();
-        let (journal, run_dir) = (&mut self.journal, &self.run_dir);
-        let (synced, written) = std::thread::scope(|scope| {
-            let synced = (!raw.is_empty()).then(|| scope.spawn(|| journal.sync()));
-            let written = crate::artifact::side_by_side(&raw, |(_, path, output)| {
-                run_dir.write_unsynced(path, output.as_bytes())?;
-                if run_dir.read_to_string(path)? != *output {
-                    return Err(EngineError::ReadBack { path: path.clone() });
-                }
-                Ok(())
-            })
-            .into_iter()
-            .collect::<Result<(), EngineError>>();
-            (synced.map(|sync| sync.join()), written)
-        });
-        match synced {
-            Some(Ok(synced)) => synced?,
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => self.journal.sync()?,
+        if raw.is_empty() {
+            self.journal.sync()?;
+        } else {
+            let run_dir = &self.run_dir;
+            let (synced, written) = sync_journal_beside(&mut self.journal, || {
+                crate::artifact::side_by_side(&raw, |(_, path, output)| {
+                    run_dir.write_unsynced(path, output.as_bytes())?;
+                    if run_dir.read_to_string(path)? != *output {
+                        return Err(EngineError::ReadBack { path: path.clone() });
+                    }
+                    Ok(())
+                })
+                .into_iter()
+                .collect::<Result<(), EngineError>>()
+            });
+            synced?;
+            written?;
         }
-        written?;
         self.inputs_unsynced = false;
         for (call_id, path, output) in raw {
             self.written.insert(path.clone(), output.to_string());
@@ -1564,17 +1579,15 @@ impl<P: Protocol> Engine<P> {
             }
             return Ok(());
         };
-        let (journal, run_dir) = (&mut self.journal, &self.run_dir);
-        let (written, synced) = std::thread::scope(|scope| {
-            let synced = sync_journal.then(|| scope.spawn(|| journal.sync()));
-            let written = changed.write(run_dir);
-            (written, synced.map(|sync| sync.join()))
-        });
-        match synced {
-            Some(Ok(synced)) => synced?,
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => {}
-        }
+        let written = if sync_journal {
+            let run_dir = &self.run_dir;
+            let (synced, written) =
+                sync_journal_beside(&mut self.journal, || changed.write(run_dir));
+            synced?;
+            written
+        } else {
+            changed.write(&self.run_dir)
+        };
         written?;
         self.documents_written = Some((changed.at, changed.started.elapsed(), changed.bytes));
         Ok(())
