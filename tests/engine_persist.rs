@@ -600,3 +600,79 @@ async fn a_stalled_call_given_more_time_times_out_at_the_later_deadline() {
         started.elapsed()
     );
 }
+
+/// A judge's agent that notes, once the engine has gone back to waiting
+/// (the paused clock moves only then), whether the judges' folder is made.
+struct Watching {
+    inner: Arc<dyn quorum::agent::Agent>,
+    folder: PathBuf,
+    seen: Arc<std::sync::Mutex<Vec<bool>>>,
+}
+
+impl quorum::agent::Agent for Watching {
+    fn info(&self) -> quorum::agent::AgentInfo {
+        self.inner.info()
+    }
+
+    fn call<'a>(
+        &'a self,
+        request: quorum::agent::CallRequest,
+        events: quorum::agent::EventSender,
+    ) -> futures::future::BoxFuture<'a, Result<quorum::agent::CallOutput, quorum::agent::AgentError>>
+    {
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            self.seen.lock().unwrap().push(self.folder.is_dir());
+            self.inner.call(request, events).await
+        })
+    }
+}
+
+/// INF-03, INF-05: the folder the judges' raw files go to is made while the
+/// judges are out, so writing the files when their answers land (before
+/// anything is parsed) costs no new folder and no fsync of its parent.
+#[tokio::test(start_paused = true)]
+async fn inf_03_the_judges_folder_is_made_while_they_are_out_not_when_they_answer() {
+    let out = tempfile::tempdir().unwrap();
+    let flags = quorum::cli::RunFlags {
+        out: out.path().to_path_buf(),
+        speed: 1.0,
+        ..quorum::cli::RunFlags::default()
+    };
+    let mut prepared = quorum::cli::prepare(quorum::cli::Source::Demo, &flags).unwrap();
+    let run_dir = RunDir::create(out.path(), "folders", Local::now()).unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    for judge in architecture_panel(false) {
+        let role = judge_slot_role(judge.role);
+        let judge = prepared.roster.get(&role).expect("a judge slot").clone();
+        let watching = Watching {
+            inner: judge.agent,
+            folder: run_dir.path().join("judges"),
+            seen: seen.clone(),
+        };
+        prepared.roster.insert(
+            role,
+            RoleAgent {
+                agent: Arc::new(watching),
+                timeout: judge.timeout,
+            },
+        );
+    }
+    let journal = Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
+    let (updates, _keep) = mpsc::unbounded_channel();
+    let engine = Engine::new(
+        DecisionReview::from_definition(&prepared.definition, prepared.prompts).unwrap(),
+        run_dir.clone(),
+        journal,
+        prepared.roster,
+        Moderator::policy(ModerationPolicy::Accept),
+        updates,
+    );
+    engine.run().await.expect("the demo debate ends");
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty(), "the judges were called");
+    assert!(
+        seen.iter().all(|made| *made),
+        "made before any judge answered: {seen:?}"
+    );
+}

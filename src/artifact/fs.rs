@@ -435,6 +435,14 @@ impl RunDir {
         write_atomic_unsynced(&path, contents).map_err(ArtifactError::io("write", &path))
     }
 
+    /// Makes the folders a file at `relative` goes in, as a write to it
+    /// would, and writes nothing: a write that comes when it matters how
+    /// long it takes (an answer's raw file) then finds them made, each
+    /// already durable in its parent.
+    pub fn make_folders_for(&self, relative: &str) -> Result<(), ArtifactError> {
+        self.place_for(relative).map(drop)
+    }
+
     /// Removes what atomic writes cut short by a crash left behind: the
     /// temporary `.NAME.XXXXXX` file beside each of `artifacts` (paths
     /// relative to the run folder; the artifact itself is whole, old or
@@ -834,6 +842,22 @@ mod tests {
         let err = run.read_to_string("judges/missing.md").unwrap_err();
         assert!(matches!(err, ArtifactError::Io { .. }), "{err}");
         assert!(err.to_string().contains("missing.md"), "{err}");
+    }
+
+    #[test]
+    fn folders_are_made_for_a_file_without_writing_it_and_only_inside_the_run() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::open(tmp.path()).unwrap();
+        run.make_folders_for("judges/round/judge-analyst.md")
+            .unwrap();
+        assert!(tmp.path().join("judges/round").is_dir());
+        assert!(!tmp.path().join("judges/round/judge-analyst.md").exists());
+        run.make_folders_for("judges/judge-analyst.md").unwrap();
+        let err = run.make_folders_for("../outside/x.md").unwrap_err();
+        assert!(matches!(err, ArtifactError::UnsafePath { .. }), "{err}");
+        run.write("notes", b"a file").unwrap();
+        let err = run.make_folders_for("notes/x.md").unwrap_err();
+        assert!(matches!(err, ArtifactError::NotAFolder { .. }), "{err}");
     }
 
     #[test]

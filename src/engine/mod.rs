@@ -563,6 +563,10 @@ pub struct Engine<P: Protocol> {
     books: HashMap<String, CallBook>,
     /// Raw-output files of calls that persist on collect, by call id.
     raw_paths: HashMap<String, String>,
+    /// Raw-output files of calls just started, whose folders are made
+    /// before the engine next waits: while the calls are out, not when
+    /// their answers land (a new folder costs its parent an fsync).
+    raw_folders_due: Vec<String>,
     /// Per artifact file, the document contents (before [`Document::for_disk`])
     /// that its file on disk was last written from, to skip unchanged
     /// documents without rendering them again.
@@ -699,6 +703,7 @@ impl<P: Protocol> Engine<P> {
             board: Board::default(),
             books: HashMap::new(),
             raw_paths: HashMap::new(),
+            raw_folders_due: Vec::new(),
             written: HashMap::new(),
             documents_due: None,
             documents_written: None,
@@ -925,6 +930,7 @@ impl<P: Protocol> Engine<P> {
                 Err(mpsc::error::TryRecvError::Disconnected) => None,
                 Err(mpsc::error::TryRecvError::Empty) => {
                     self.sync_inputs()?;
+                    self.make_raw_folders();
                     if let Some(at) = wake
                         && timer.deadline() != at
                     {
@@ -1141,6 +1147,7 @@ impl<P: Protocol> Engine<P> {
             self.inbox_tx.clone(),
         ));
         if let Some(path) = spec.raw_output_path {
+            self.raw_folders_due.push(path.clone());
             self.raw_paths.insert(task_call_id.clone(), path);
         }
         let running = RunningCall {
@@ -1406,6 +1413,15 @@ impl<P: Protocol> Engine<P> {
             });
         }
         Ok(effects)
+    }
+
+    /// Makes the folders of the raw files due ([`raw_folders_due`](Self::raw_folders_due)).
+    /// A folder that cannot be made is left to the raw file's own write,
+    /// which reports it with the file's path.
+    fn make_raw_folders(&mut self) {
+        for path in std::mem::take(&mut self.raw_folders_due) {
+            let _ = self.run_dir.make_folders_for(&path);
+        }
     }
 
     fn raw_output_path(&self, call_id: &str) -> Option<String> {
