@@ -2,16 +2,16 @@
 //! call like any error (retried once, then the slot is given up) instead of
 //! leaving the debate waiting for an answer that can never come.
 
+mod support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use quorum::agent::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender};
 use quorum::cli::{RunFlags, Source, prepare};
-use quorum::engine::{Engine, ModerationPolicy, Moderator, RoleAgent};
+use quorum::engine::RoleAgent;
 use quorum::protocol::Outcome;
-use quorum::protocol::decision_review::DecisionReview;
-use tokio::sync::mpsc;
 
 struct Panicking;
 
@@ -48,18 +48,7 @@ async fn a_panicking_provider_fails_its_call_and_the_debate_ends() {
             timeout: Duration::from_secs(600),
         },
     );
-    let run_dir =
-        quorum::artifact::RunDir::create(out.path(), "panic", chrono::Local::now()).unwrap();
-    let journal = quorum::artifact::Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
-    let (tx, _updates) = mpsc::unbounded_channel();
-    let engine = Engine::new(
-        DecisionReview::from_definition(&prepared.definition, prepared.prompts).unwrap(),
-        run_dir.clone(),
-        journal,
-        prepared.roster,
-        Moderator::policy(ModerationPolicy::Accept),
-        tx,
-    );
+    let (engine, run_dir, _updates) = support::review_engine(prepared, out.path(), "panic");
     let (outcome, _) = tokio::time::timeout(Duration::from_secs(60), engine.run())
         .await
         .expect("the debate ends instead of waiting forever")

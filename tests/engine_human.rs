@@ -5,14 +5,14 @@
 //! takes the path of any agent's — persisted to the judge's file, journaled,
 //! scored.
 
+mod support;
+
 use std::time::Duration;
 
 use quorum::cli::{RunFlags, Source, prepare};
-use quorum::engine::{Command, Engine, ModerationPolicy, Moderator, Update};
+use quorum::engine::{Command, Update};
 use quorum::protocol::Outcome;
-use quorum::protocol::decision_review::DecisionReview;
 use quorum::protocol::decision_review::kind::DEMO_SPEC;
-use tokio::sync::mpsc;
 
 /// The demo's scripted analyst answer for `round`: a valid judge answer.
 fn demo_analyst_answer(round: u32) -> String {
@@ -46,19 +46,7 @@ async fn a_typed_judge_answer_is_checked_then_scored_like_any_other() {
             .judges[&quorum::protocol::decision_review::model::JudgeRole::Analyst],
         "human:moderator"
     );
-    let run_dir =
-        quorum::artifact::RunDir::create(out.path(), "human", chrono::Local::now()).unwrap();
-    let journal = quorum::artifact::Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
-    let (tx, mut updates) = mpsc::unbounded_channel();
-    let engine = Engine::new(
-        DecisionReview::from_definition(&prepared.definition, prepared.prompts).unwrap(),
-        run_dir.clone(),
-        journal,
-        prepared.roster,
-        Moderator::policy(ModerationPolicy::Accept),
-        tx,
-    )
-    .with_human_desk(prepared.human_desk);
+    let (engine, run_dir, mut updates) = support::review_engine(prepared, out.path(), "human");
     let controller = engine.controller();
     let run = tokio::spawn(engine.run());
 

@@ -605,7 +605,8 @@ async fn a_stalled_call_given_more_time_times_out_at_the_later_deadline() {
 /// (the paused clock moves only then), whether the judges' folder is made.
 struct Watching {
     inner: Arc<dyn quorum::agent::Agent>,
-    folder: PathBuf,
+    /// The judges' folder, known once the run folder is made.
+    folder: Arc<std::sync::OnceLock<PathBuf>>,
     seen: Arc<std::sync::Mutex<Vec<bool>>>,
 }
 
@@ -622,7 +623,8 @@ impl quorum::agent::Agent for Watching {
     {
         Box::pin(async move {
             tokio::time::sleep(Duration::from_millis(1)).await;
-            self.seen.lock().unwrap().push(self.folder.is_dir());
+            let folder = self.folder.get().expect("the run folder is made");
+            self.seen.lock().unwrap().push(folder.is_dir());
             self.inner.call(request, events).await
         })
     }
@@ -640,14 +642,14 @@ async fn inf_03_the_judges_folder_is_made_while_they_are_out_not_when_they_answe
         ..quorum::cli::RunFlags::default()
     };
     let mut prepared = quorum::cli::prepare(quorum::cli::Source::Demo, &flags).unwrap();
-    let run_dir = RunDir::create(out.path(), "folders", Local::now()).unwrap();
+    let folder = Arc::new(std::sync::OnceLock::new());
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     for judge in architecture_panel(false) {
         let role = judge_slot_role(judge.role);
         let judge = prepared.roster.get(&role).expect("a judge slot").clone();
         let watching = Watching {
             inner: judge.agent,
-            folder: run_dir.path().join("judges"),
+            folder: folder.clone(),
             seen: seen.clone(),
         };
         prepared.roster.insert(
@@ -658,16 +660,8 @@ async fn inf_03_the_judges_folder_is_made_while_they_are_out_not_when_they_answe
             },
         );
     }
-    let journal = Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
-    let (updates, _keep) = mpsc::unbounded_channel();
-    let engine = Engine::new(
-        DecisionReview::from_definition(&prepared.definition, prepared.prompts).unwrap(),
-        run_dir.clone(),
-        journal,
-        prepared.roster,
-        Moderator::policy(ModerationPolicy::Accept),
-        updates,
-    );
+    let (engine, run_dir, _updates) = support::review_engine(prepared, out.path(), "folders");
+    folder.set(run_dir.path().join("judges")).unwrap();
     engine.run().await.expect("the demo debate ends");
     let seen = seen.lock().unwrap().clone();
     assert!(!seen.is_empty(), "the judges were called");

@@ -305,3 +305,37 @@ pub fn isolate<'c>(
     }
     command
 }
+
+/// An engine over the decision review `prepared` describes, as `quorum run`
+/// builds one, in a new run folder under `out` named for `slug`, with the
+/// moderator accepting every item; with the run folder and the engine's
+/// updates.
+pub fn review_engine(
+    prepared: quorum::cli::Prepared,
+    out: &std::path::Path,
+    slug: &str,
+) -> (
+    quorum::engine::Engine<quorum::protocol::decision_review::DecisionReview>,
+    quorum::artifact::RunDir,
+    tokio::sync::mpsc::UnboundedReceiver<quorum::engine::Update>,
+) {
+    use quorum::engine::{Engine, ModerationPolicy, Moderator};
+    let run_dir = quorum::artifact::RunDir::create(out, slug, chrono::Local::now()).unwrap();
+    let journal = quorum::artifact::Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
+    let (updates_tx, updates) = tokio::sync::mpsc::unbounded_channel();
+    let review = quorum::protocol::decision_review::DecisionReview::from_definition(
+        &prepared.definition,
+        prepared.prompts,
+    )
+    .unwrap();
+    let engine = Engine::new(
+        review,
+        run_dir.clone(),
+        journal,
+        prepared.roster,
+        Moderator::policy(ModerationPolicy::Accept),
+        updates_tx,
+    )
+    .with_human_desk(prepared.human_desk);
+    (engine, run_dir, updates)
+}
