@@ -14,6 +14,14 @@
 //! on the scripted agent's tokio timer, whose millisecond tick adds about a
 //! millisecond per call that is the agent's, not quorum's.
 //!
+//! A debate creates about thirty files, so the ratio moves with what a file
+//! costs to create: the bench first prints the median creation time of a
+//! file in its folder, before and after the debates. (On an ext4 without a
+//! journal, as on the machine this was written on, that time grows from
+//! ~15 µs to hundreds of µs for minutes after many files are deleted, by a
+//! test run, a build or this bench's own runs: the inode allocator skips
+//! recently freed inodes there.)
+//!
 //! Run with `cargo bench --bench orchestration`; with `ORCHESTRATION_TIMELINE=1`
 //! it also prints the median debate's journal, record by record, in
 //! milliseconds from the start.
@@ -265,6 +273,21 @@ async fn one_debate(high_stakes: bool, wait: Wait, root: &std::path::Path) -> Ru
     breakdown(&journal.records, t0, wall)
 }
 
+/// The median time to create an empty file in `folder`, over 50 files
+/// (removed again).
+fn file_create_median(folder: &std::path::Path) -> Duration {
+    let probe = tempfile::tempdir_in(folder).expect("a probe folder");
+    let mut times: Vec<Duration> = (0..50)
+        .map(|index| {
+            let started = Instant::now();
+            std::fs::File::create_new(probe.path().join(format!("f{index}"))).expect("a file");
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
 fn main() {
     // The binary's runtime shape (src/main.rs).
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -274,6 +297,14 @@ fn main() {
     let root = tempfile::tempdir().expect("tempdir");
     // Proposal, critique, revision, then the judges in parallel: four call latencies.
     let critical_path = Duration::from_millis(4 * CALL_LATENCY_MS);
+    let create_us = |at: &str| {
+        let median = file_create_median(root.path());
+        println!(
+            "orchestration: creating a file takes {:.0} µs (median of 50, {at})",
+            median.as_secs_f64() * 1e6
+        );
+    };
+    create_us("before the debates");
     for (high_stakes, wait) in [
         (false, Wait::Io),
         (true, Wait::Io),
@@ -316,4 +347,5 @@ fn main() {
             println!("  {:8.2} ms  returned", ms(median.wall));
         }
     }
+    create_us("after them");
 }
