@@ -185,6 +185,67 @@ pub fn read_text(path: &Path, kind: Kind) -> Result<String, InputError> {
     })
 }
 
+/// The text of `path`, a file someone else named: one a spec names
+/// (`context[].path`, `hypotheses:`, `draft:`, an option's `path`) or one
+/// in a debate's folder (`quorum verdict`): like [`read_text`], but only a
+/// regular file will do. A FIFO, socket or device shipped in someone
+/// else's spec folder is refused at once, without waiting on it: the file
+/// is opened without blocking and checked once open, so it cannot be
+/// swapped for a pipe between a look and the read. A pipe the person gives
+/// on the command line (`--context <(git diff)`) goes through [`read_text`].
+pub fn read_regular_file(path: &Path, kind: Kind) -> Result<String, InputError> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let io = |error| InputError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io)?;
+    let metadata = file.metadata().map_err(io)?;
+    let file_type = metadata.file_type();
+    let what = if file_type.is_file() {
+        None
+    } else if file_type.is_dir() {
+        Some("a directory")
+    } else if file_type.is_fifo() {
+        Some("a named pipe (a spec names only regular files)")
+    } else if file_type.is_socket() {
+        Some("a socket")
+    } else {
+        Some("a device")
+    };
+    if let Some(what) = what {
+        return Err(InputError::NotAFile {
+            path: path.to_path_buf(),
+            what,
+        });
+    }
+    if metadata.len() > kind.limit {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            size: Some(metadata.len()),
+            kind,
+        });
+    }
+    let mut raw = Vec::new();
+    file.take(kind.limit + 1)
+        .read_to_end(&mut raw)
+        .map_err(io)?;
+    if raw.len() as u64 > kind.limit {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            size: Some(raw.len() as u64),
+            kind,
+        });
+    }
+    String::from_utf8(raw).map_err(|_| InputError::NotText {
+        path: path.to_path_buf(),
+    })
+}
+
 /// How to let a spec read files outside its folder.
 pub const ALLOW_OUTSIDE: &str = "--allow-outside-context";
 
@@ -222,8 +283,12 @@ pub fn in_spec_folder(spec_dir: &Path, path: &Path) -> Result<PathBuf, String> {
         return refuse("climbs out with `..`");
     }
     let joined = spec_dir.join(path);
-    // A link inside the folder may still lead out of it.
-    if let (Ok(target), Ok(folder)) = (joined.canonicalize(), spec_dir.canonicalize())
+    // A link inside the folder may still lead out of it, and so may a link
+    // to a folder on the way to a file not made yet (an outputs folder):
+    // the nearest part of the path that exists is where it really goes.
+    let existing = joined.ancestors().find(|part| part.exists());
+    if let (Some(Ok(target)), Ok(folder)) =
+        (existing.map(Path::canonicalize), spec_dir.canonicalize())
         && !target.starts_with(&folder)
     {
         return refuse("is a link that leads outside the spec's folder");

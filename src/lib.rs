@@ -17,6 +17,7 @@ pub mod parse;
 pub mod prompts;
 pub mod protocol;
 pub mod report;
+pub mod secrets;
 pub mod spec;
 pub mod text;
 pub mod tui;

@@ -4,6 +4,14 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let _ = color_eyre::install();
+    // Over a file-size limit (`ulimit -f`) a write fails with EFBIG and
+    // quorum reports it with the file's path; by default SIGXFSZ would end
+    // the process mid-write without a word.
+    // SAFETY: setting a signal's disposition to "ignore" before any thread
+    // starts has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let invocation = quorum::cli::parse_from(std::env::args_os());
     // One thread: the engine, the interface and the agent calls are all
     // waiting on I/O, and passing a chunk between tasks on one thread costs

@@ -278,9 +278,18 @@ pub fn default_override_dir() -> Option<PathBuf> {
     Some(strategy.config_dir().join("quorum").join("prompts"))
 }
 
+/// How much work one prompt may take to render, in minijinja's fuel units
+/// (about one per instruction, plus the bytes an operation allocates). A
+/// built-in prompt of the largest debate quorum accepts uses a small part of
+/// it; a template that loops without end (`--prompts`, or one recorded in
+/// someone else's journal) is stopped within about a second with an error
+/// naming it, instead of spinning until it is killed.
+pub const RENDER_FUEL: u64 = 50_000_000;
+
 fn new_environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_fuel(Some(RENDER_FUEL));
     env.set_syntax(
         SyntaxConfig::builder()
             .trim_blocks(true)
@@ -325,5 +334,44 @@ mod tests {
         if let Some(dir) = default_override_dir() {
             assert!(dir.ends_with("quorum/prompts"));
         }
+    }
+}
+
+#[cfg(test)]
+mod fuel_tests {
+    use super::*;
+
+    fn with_repair(source: &str) -> PromptSet {
+        let overrides =
+            BTreeMap::from([(REPAIR_TEMPLATE.file_name.to_string(), source.to_string())]);
+        PromptSet::with_overrides(&overrides, Path::new("journal.jsonl")).unwrap()
+    }
+
+    fn context(previous_output: &str) -> serde_json::Value {
+        serde_json::json!({
+            "original_prompt": "Review it.",
+            "previous_output": previous_output,
+            "error": "unclosed [",
+        })
+    }
+
+    #[test]
+    fn a_template_that_loops_without_end_runs_out_of_fuel() {
+        let prompts = with_repair(
+            "{% for a in range(100000) %}{% for b in range(100000) %}{{ error }}{% endfor %}{% endfor %}{{ original_prompt }}{{ previous_output }}",
+        );
+        let error = prompts.render(&REPAIR_TEMPLATE, &context("x")).unwrap_err();
+        assert!(error.to_string().contains("repair.md.j2"), "{error}");
+        assert!(error.to_string().contains("fuel"), "{error}");
+    }
+
+    #[test]
+    fn a_built_in_prompt_of_the_largest_answer_renders_within_its_fuel() {
+        // An answer at the largest size a provider accepts, quoted whole.
+        let answer = "word ".repeat(16 * 1024 * 1024 / 5);
+        let prompt = PromptSet::builtin()
+            .render(&REPAIR_TEMPLATE, &context(&answer))
+            .unwrap();
+        assert!(prompt.len() > answer.len());
     }
 }

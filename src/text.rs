@@ -67,13 +67,20 @@ pub fn terminal_safe_json(json: &str) -> String {
 const QUOTED_CHARS: usize = 40;
 
 /// `message` with every double-quoted stretch longer than a few words cut
-/// short: an error about a file quotes what it refuses, never the file.
+/// short, and a string value a YAML reader quotes (`invalid type: string
+/// "…"`) left out altogether: an error about a file names what it refuses,
+/// never what the file holds. A theme or configuration named by mistake
+/// may be a key file or a password file, whose first words are the secret.
 pub fn short_quotes(message: &str) -> String {
     static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#""((?:[^"\\]|\\.)*)""#).expect("a valid pattern")
     });
+    static STRING_VALUE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"\bstring "(?:[^"\\]|\\.)*""#).expect("a valid pattern")
+    });
+    let message = STRING_VALUE.replace_all(message, "a string");
     QUOTED
-        .replace_all(message, |caps: &regex::Captures| {
+        .replace_all(&message, |caps: &regex::Captures| {
             let inner = &caps[1];
             if inner.chars().count() <= QUOTED_CHARS {
                 caps[0].to_string()
@@ -481,9 +488,15 @@ mod tests {
             "invalid type: string \"{}\", expected a map",
             "root:x:0:0".repeat(20)
         );
-        let short = short_quotes(&message);
-        assert!(short.len() < 100, "{short}");
-        assert!(short.ends_with("…\", expected a map"), "{short}");
+        // A string value is the file's own text: it is not quoted at all.
+        assert_eq!(
+            short_quotes(&message),
+            "invalid type: a string, expected a map"
+        );
+        let long = format!("unknown key \"{}\"", "word".repeat(20));
+        let short = short_quotes(&long);
+        assert!(short.len() < 60, "{short}");
+        assert!(short.ends_with("…\""), "{short}");
         assert_eq!(short_quotes("found \"idea\""), "found \"idea\"");
     }
 

@@ -12,7 +12,6 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use atomic_write_file::AtomicWriteFile;
 use chrono::{DateTime, Local};
 
 /// How many names `RunDir::create` tries (`name`, `name-2`, ..., `name-100`)
@@ -47,6 +46,13 @@ pub enum ArtifactError {
     /// link.
     #[error("{} is not a folder", path.display())]
     NotAFolder { path: PathBuf },
+    /// A debate's folder given as a symbolic link: whoever made the link
+    /// chose where quorum would write.
+    #[error(
+        "{} is a symbolic link; quorum works in a debate's own folder, not through a link to one (name the folder it leads to, if you trust it)",
+        path.display()
+    )]
+    LinkedFolder { path: PathBuf },
     /// Every candidate name for a new run folder already exists.
     #[error(
         "cannot create a run folder: {} and {attempts} numbered variants already exist",
@@ -68,10 +74,61 @@ impl ArtifactError {
 
 /// Replaces `path` with `contents` atomically: a reader sees the old file or
 /// the new one, never a mix, and after `Ok` the new contents survive a crash.
+///
+/// The new file is the writer's own: created with mode 0666 less the
+/// umask, whatever the file it replaces had (a file or link left in a
+/// shared folder with mode 0777 or another owner does not pass either on),
+/// and a symbolic link at `path` is replaced, never followed.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let mut file = AtomicWriteFile::open(path)?;
-    file.write_all(contents)?;
+    use atomic_write_file::unix::OpenOptionsExt as _;
+    let contents = crate::secrets::mask_bytes(contents);
+    let mut file = atomic_write_file::OpenOptions::new()
+        .preserve_mode(false)
+        .preserve_owner(false)
+        .open(path)?;
+    file.write_all(&contents)?;
     file.commit()
+}
+
+/// Opens `path` with `options` only if it is a regular file: a symbolic
+/// link in its last component is refused, not followed (`O_NOFOLLOW`), and a
+/// FIFO, device or socket is refused once open without blocking on it
+/// (`O_NONBLOCK`, which a regular file ignores). A file created here gets
+/// mode 0666 less the umask. For every file quorum opens in a debate's
+/// folder, which may come from someone else.
+pub fn open_regular(path: &Path, options: &mut fs::OpenOptions) -> io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = options
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .mode(0o666)
+        .open(path)
+        .map_err(|error| {
+            if error.raw_os_error() == Some(libc::ELOOP) {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "it is a symbolic link, which quorum does not follow in a debate's folder",
+                )
+            } else {
+                error
+            }
+        })?;
+    if !file.metadata()?.file_type().is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "it is not a regular file",
+        ));
+    }
+    Ok(file)
+}
+
+/// The text of `path` when it is a regular file ([`open_regular`]).
+pub fn read_regular(path: &Path) -> io::Result<String> {
+    let mut text = String::new();
+    io::Read::read_to_string(
+        &mut open_regular(path, fs::OpenOptions::new().read(true))?,
+        &mut text,
+    )?;
+    Ok(text)
 }
 
 /// Replaces `path` with `contents` atomically like [`write_atomic`], without
@@ -90,6 +147,7 @@ pub fn write_atomic_unsynced(path: &Path, contents: &[u8]) -> io::Result<()> {
 /// fsyncs it when `sync` is set. Returns the temporary file's path; on an
 /// error it is removed.
 fn write_temporary(path: &Path, contents: &[u8], sync: bool) -> io::Result<PathBuf> {
+    let contents = crate::secrets::mask_bytes(contents);
     let name = path
         .file_name()
         .and_then(|name| name.to_str())
@@ -99,14 +157,14 @@ fn write_temporary(path: &Path, contents: &[u8], sync: bool) -> io::Result<PathB
         .take(TEMP_SUFFIX_CHARS)
         .collect();
     let temporary = folder.join(format!(".{name}.{suffix}"));
-    let written = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temporary)
-        .and_then(|mut file| {
-            file.write_all(contents)?;
-            if sync { file.sync_all() } else { Ok(()) }
-        });
+    let written = open_regular(
+        &temporary,
+        fs::OpenOptions::new().write(true).create_new(true),
+    )
+    .and_then(|mut file| {
+        file.write_all(&contents)?;
+        if sync { file.sync_all() } else { Ok(()) }
+    });
     match written {
         Ok(()) => Ok(temporary),
         Err(error) => {
@@ -344,9 +402,14 @@ impl RunDir {
         })
     }
 
-    /// Opens an existing run folder (for `resume`, `open`, `verdict`).
+    /// Opens an existing run folder (for `resume`, `open`, `verdict`). The
+    /// folder itself must be a real folder, not a symbolic link to one: a
+    /// link shipped inside a shared folder could send every write elsewhere.
     pub fn open(path: &Path) -> Result<RunDir, ArtifactError> {
-        match fs::metadata(path) {
+        match fs::symlink_metadata(non_empty(path)) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                Err(ArtifactError::LinkedFolder { path: path.into() })
+            }
             Ok(meta) if meta.is_dir() => Ok(RunDir { path: path.into() }),
             Ok(_) => Err(ArtifactError::NotAFolder { path: path.into() }),
             Err(err) => Err(ArtifactError::io("open run folder", path)(err)),
@@ -518,7 +581,7 @@ impl RunDir {
             }
             _ => {}
         }
-        fs::read_to_string(&path).map_err(ArtifactError::io("read", &path))
+        read_regular(&path).map_err(ArtifactError::io("read", &path))
     }
 
     /// Walks `folders` below the run folder, refusing symbolic links (which
@@ -886,6 +949,72 @@ mod tests {
         assert!(run.read_to_string("judges/secret.md").is_err());
         let err = run.read_to_string("link.md").unwrap_err();
         assert!(matches!(err, ArtifactError::UnsafePath { .. }), "{err}");
+    }
+
+    #[test]
+    fn open_regular_follows_no_link_and_waits_on_no_pipe() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("target.txt");
+        fs::write(&target, "kept").unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let error =
+            open_regular(&link, fs::OpenOptions::new().write(true).create(true)).unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "kept");
+
+        let fifo = tmp.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Without a writer, a blocking open would never return.
+        let error = read_regular(&fifo).unwrap_err();
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+
+        let fresh = tmp.path().join("fresh");
+        open_regular(&fresh, fs::OpenOptions::new().write(true).create_new(true)).unwrap();
+        assert!(fs::metadata(&fresh).unwrap().is_file());
+    }
+
+    #[test]
+    fn a_replaced_file_takes_neither_the_old_mode_nor_a_links_target() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let wide_open = tmp.path().join("summary.md");
+        fs::write(&wide_open, "old").unwrap();
+        fs::set_permissions(&wide_open, fs::Permissions::from_mode(0o777)).unwrap();
+        write_atomic(&wide_open, b"new").unwrap();
+        let probe = tmp.path().join("probe");
+        fs::write(&probe, "").unwrap();
+        let umask_mode = fs::metadata(&probe).unwrap().permissions().mode() & 0o777;
+        assert_eq!(
+            fs::metadata(&wide_open).unwrap().permissions().mode() & 0o777,
+            umask_mode
+        );
+
+        let victim = tmp.path().join("victim");
+        fs::write(&victim, "precious").unwrap();
+        let link = tmp.path().join("transcript.md");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(fs::symlink_metadata(&link).unwrap().is_file());
+    }
+
+    #[test]
+    fn a_run_folder_given_as_a_link_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::create(&tmp.path().join("out"), "topic", started_at()).unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(run.path(), &link).unwrap();
+        let error = RunDir::open(&link).unwrap_err();
+        assert!(
+            matches!(error, ArtifactError::LinkedFolder { .. }),
+            "{error}"
+        );
+        RunDir::open(run.path()).unwrap();
     }
 
     proptest! {

@@ -11,7 +11,7 @@
 //!
 //! The event type is the caller's; this module knows nothing of protocols.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,7 @@ use chrono::{DateTime, Utc};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 
-use super::fs::sync_dir;
+use super::fs::{open_regular, sync_dir};
 
 /// Format version written into every record. Readers refuse records with a
 /// higher version instead of misreading them.
@@ -174,30 +174,52 @@ pub struct Journal {
     /// Set when an append failed part-way; further appends are refused.
     broken: bool,
     /// See [`STOP_AFTER_RECORD_ENV`].
-    stop_after: Option<u64>,
+    stop_after: Option<TestStop>,
     /// Time of the last record this handle appended.
     last_at: Option<DateTime<Utc>>,
 }
 
 /// Crash-test hook: when this environment variable holds a seq, the process
 /// stops itself (SIGSTOP) right after that record is written, so a test
-/// harness can `kill -9` it at an exact point of a debate. Unset in normal
-/// use.
+/// harness can `kill -9` it at an exact point of a debate; `busy:SEQ`
+/// instead keeps the thread busy there for good, as an engine stuck in
+/// endless work would (the signal backstop's test). Unset in normal use.
 pub const STOP_AFTER_RECORD_ENV: &str = "QUORUM_TEST_STOP_AFTER_RECORD";
 
-fn stop_after_from_env() -> Option<u64> {
-    std::env::var(STOP_AFTER_RECORD_ENV)
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
+/// What the crash-test hook does at its record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TestStop {
+    Stop(u64),
+    Busy(u64),
 }
 
-/// Stops this process until it is killed or continued.
-fn crash_test_stop() {
-    // SAFETY: raise only sends a signal to the calling process.
-    unsafe {
-        libc::raise(libc::SIGSTOP);
+impl TestStop {
+    fn seq(self) -> u64 {
+        match self {
+            TestStop::Stop(seq) | TestStop::Busy(seq) => seq,
+        }
+    }
+}
+
+fn stop_after_from_env() -> Option<TestStop> {
+    let value = std::env::var(STOP_AFTER_RECORD_ENV).ok()?;
+    match value.trim().strip_prefix("busy:") {
+        Some(seq) => seq.parse().ok().map(TestStop::Busy),
+        None => value.trim().parse().ok().map(TestStop::Stop),
+    }
+}
+
+/// Stops this process until it is killed or continued, or keeps its
+/// thread busy for good.
+fn crash_test_stop(how: TestStop) {
+    match how {
+        // SAFETY: raise only sends a signal to the calling process.
+        TestStop::Stop(_) => unsafe {
+            libc::raise(libc::SIGSTOP);
+        },
+        TestStop::Busy(_) => loop {
+            std::hint::spin_loop();
+        },
     }
 }
 
@@ -205,10 +227,7 @@ impl Journal {
     /// Creates a new, empty journal; fails if the file exists. The file and
     /// its folder entry are fsynced, so the journal's existence is durable.
     pub fn create(path: &Path) -> Result<Journal, JournalError> {
-        let file = OpenOptions::new()
-            .append(true)
-            .create_new(true)
-            .open(path)
+        let file = open_regular(path, OpenOptions::new().append(true).create_new(true))
             .map_err(io_error("create", path))?;
         let mut journal = Journal {
             file,
@@ -236,10 +255,7 @@ impl Journal {
     /// `next_seq` not above the last record's seq. A last record that is
     /// complete but lacks its `\n` (a crash between the two) gets the `\n`.
     pub fn open_append(path: &Path, next_seq: u64) -> Result<Journal, JournalError> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .open(path)
+        let mut file = open_regular(path, OpenOptions::new().read(true).append(true))
             .map_err(io_error("open", path))?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
@@ -378,7 +394,9 @@ impl Journal {
             });
         }
         line.push('\n');
-        let written = self.file.write_all(line.as_bytes()).and_then(|()| {
+        // A key an agent echoed is masked here too, whatever road it took.
+        let line = crate::secrets::mask_bytes(line.as_bytes());
+        let written = self.file.write_all(&line).and_then(|()| {
             if durable {
                 self.file.sync_data()
             } else {
@@ -395,8 +413,10 @@ impl Journal {
         self.unsynced = !durable;
         self.next_seq += 1;
         self.last_at = Some(at);
-        if self.stop_after == Some(seq) {
-            crash_test_stop();
+        if let Some(how) = self.stop_after
+            && how.seq() == seq
+        {
+            crash_test_stop(how);
         }
         Ok(seq)
     }
@@ -427,7 +447,10 @@ impl Journal {
 /// A last line without `\n` that does not parse is reported as
 /// [`JournalContents::torn_tail`] and left out; one that parses is a record.
 pub fn read_journal<E: DeserializeOwned>(path: &Path) -> Result<JournalContents<E>, JournalError> {
-    let bytes = fs::read(path).map_err(io_error("read", path))?;
+    let mut bytes = Vec::new();
+    open_regular(path, OpenOptions::new().read(true))
+        .and_then(|mut file| file.read_to_end(&mut bytes))
+        .map_err(io_error("read", path))?;
     parse_journal(&bytes, path)
 }
 
@@ -502,10 +525,7 @@ pub fn truncate_torn_tail(path: &Path, tail: &TornTail) -> Result<(), JournalErr
         path: path.to_path_buf(),
         line: tail.line,
     };
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
+    let mut file = open_regular(path, OpenOptions::new().read(true).write(true))
         .map_err(io_error("open", path))?;
     let len = file.metadata().map_err(io_error("inspect", path))?.len();
     let cut = u64::try_from(tail.bytes)
@@ -537,6 +557,7 @@ pub fn truncate_torn_tail(path: &Path, tail: &TornTail) -> Result<(), JournalErr
 mod tests {
     use super::*;
     use chrono::TimeZone;
+    use std::fs;
 
     #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
     #[serde(tag = "type", rename_all = "snake_case")]

@@ -26,6 +26,10 @@ const LOCK_ATTEMPTS: usize = 5;
 /// microseconds, a writer's hold the whole debate.
 const LOCK_RETRY_MS: u64 = 20;
 
+/// How much of a lock file is read to say who holds it, in bytes: the
+/// four lines a holder writes fit many times over.
+const HOLDER_TEXT_BYTES: u64 = 4096;
+
 /// Why the lock could not be taken.
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
@@ -62,14 +66,15 @@ impl DebateLock {
             source,
         };
         for attempt in 0..LOCK_ATTEMPTS {
-            let mut file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(io_error)?;
-            let mut previous = String::new();
+            let mut file = super::fs::open_regular(
+                &path,
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(false),
+            )
+            .map_err(io_error)?;
             match file.try_lock() {
                 Ok(()) => {}
                 Err(fs::TryLockError::WouldBlock) if attempt + 1 < LOCK_ATTEMPTS => {
@@ -77,10 +82,9 @@ impl DebateLock {
                     continue;
                 }
                 Err(fs::TryLockError::WouldBlock) => {
-                    let _ = file.read_to_string(&mut previous);
                     return Err(LockError::Held {
                         path,
-                        holder: describe(&previous),
+                        holder: describe(&read_holder(&mut file)),
                     });
                 }
                 Err(fs::TryLockError::Error(source)) => return Err(io_error(source)),
@@ -89,7 +93,7 @@ impl DebateLock {
                 // The holder removed the file between our open and our lock.
                 continue;
             }
-            file.read_to_string(&mut previous).map_err(io_error)?;
+            let previous = read_holder(&mut file);
             let holder = format!(
                 "pid {}\nhost {}\nsince {}\nfor {purpose}\n",
                 std::process::id(),
@@ -127,14 +131,10 @@ impl DebateLock {
     /// very moment tries again ([`LOCK_RETRY_MS`]).
     pub fn holder(dir: &Path) -> Option<String> {
         let path = dir.join(LOCK_FILE);
-        let mut file = File::open(&path).ok()?;
+        let mut file = super::fs::open_regular(&path, OpenOptions::new().read(true)).ok()?;
         match file.try_lock_shared() {
             Ok(()) => None,
-            Err(_) => {
-                let mut text = String::new();
-                let _ = file.read_to_string(&mut text);
-                Some(describe(&text))
-            }
+            Err(_) => Some(describe(&read_holder(&mut file))),
         }
     }
 }
@@ -145,6 +145,19 @@ impl Drop for DebateLock {
         let _ = fs::remove_file(&self.path);
         let _ = self.file.unlock();
     }
+}
+
+/// What a lock file says about its holder: its first
+/// [`HOLDER_TEXT_BYTES`], which is all a holder writes (a file left by
+/// someone else may be any size).
+fn read_holder(file: &mut File) -> String {
+    use std::io::Seek;
+    let mut bytes = Vec::new();
+    let _ = file.seek(io::SeekFrom::Start(0));
+    let _ = Read::by_ref(file)
+        .take(HOLDER_TEXT_BYTES)
+        .read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// `pid 4242 on build-1 since 2026-11-30 10:42:03 (quorum resume)` from the

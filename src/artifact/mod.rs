@@ -22,7 +22,9 @@ mod lock;
 mod slug;
 
 pub(crate) use fs::side_by_side;
-pub use fs::{ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, publish, write_atomic};
+pub use fs::{
+    ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, open_regular, publish, read_regular, write_atomic,
+};
 pub use journal::{
     FIRST_SEQ, JOURNAL_VERSION, Journal, JournalContents, JournalError, Record,
     STOP_AFTER_RECORD_ENV, TornTail, parse_journal, read_journal, truncate_torn_tail,

@@ -133,6 +133,7 @@ where
         watch.controller,
     ));
     let run_dir = watch.run_dir;
+    let _backstop = super::signals::Backstop::install(false);
     let mut run = tokio::spawn(debate);
     let result = tokio::select! {
         result = &mut run => result.wrap_err("the debate's task")?,
@@ -182,11 +183,13 @@ async fn interrupted() -> &'static str {
     ) else {
         return std::future::pending().await;
     };
-    tokio::select! {
+    let name = tokio::select! {
         _ = int.recv() => "interrupted",
         _ = term.recv() => "terminated",
         _ = hup.recv() => "hung up",
-    }
+    };
+    super::signals::acknowledge();
+    name
 }
 
 /// Creates the debate's folder and its journal, whose first line defines

@@ -15,6 +15,7 @@ mod open;
 mod prepare;
 mod replay;
 mod resume;
+pub(crate) mod signals;
 mod verdict_cmd;
 
 use std::path::PathBuf;
@@ -266,6 +267,23 @@ pub struct VerdictArgs {
 }
 
 /// Why a command on a recorded debate stopped.
+/// `error` with the causes it wraps, as a person reads it: `cannot lock
+/// X: it is a symbolic link, …`. A cause the message already quotes is
+/// not repeated.
+pub(super) fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    while let Some(source) = cause {
+        let text = source.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = source.source();
+    }
+    message
+}
+
 enum Failure {
     /// Nothing was written: the folder, the flags or the lock said no.
     Usage(String),

@@ -214,7 +214,7 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
     for dir in &dirs {
         match reload(dir) {
             Ok(reloaded) => listings.push(Listing::of(dir, &reloaded)),
-            Err(error) => unreadable.push((dir.clone(), error.to_string())),
+            Err(error) => unreadable.push((dir.clone(), super::with_causes(&error))),
         }
     }
     let mut stdout = std::io::stdout().lock();
@@ -269,7 +269,7 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
 
 /// One debate, without the interface.
 fn show(dir: &Path, json: bool) -> Result<ExitCode, Failure> {
-    let reloaded = reload(dir).map_err(|error| usage(error.to_string()))?;
+    let reloaded = reload(dir).map_err(|error| usage(super::with_causes(&error)))?;
     let listing = Listing::of(dir, &reloaded);
     let mut stdout = std::io::stdout().lock();
     if json {
@@ -399,7 +399,7 @@ fn settle(
     // Checked before the lock is taken, so a refusal leaves the folder as
     // it was (a stale lock included); checked again under the lock, in
     // case the debate moved in between.
-    let unlocked = reload(dir).map_err(|error| usage(error.to_string()))?;
+    let unlocked = reload(dir).map_err(|error| usage(super::with_causes(&error)))?;
     settleable(dir, &unlocked.folded, &parsed)?;
     drop(unlocked);
     let (

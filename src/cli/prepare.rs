@@ -262,6 +262,7 @@ pub fn prepare_in(
         }
     }
     let loaded_config = config::load(flags.config.as_deref())?;
+    watch_keys(&loaded_config);
     apply_timeout(&mut spec, flags)?;
     let agent_flags = parse_agent_flags(&flags.agents)?;
     spec::validate(&spec).map_err(locate)?;
@@ -497,8 +498,12 @@ fn load_context(
             } else {
                 path.clone()
             };
-            let text = input::read_text(&resolved, kind)
-                .map_err(|error| SpecError::new(error.to_string()).field(field(".path")))?;
+            let text = if from_spec {
+                input::read_regular_file(&resolved, kind)
+            } else {
+                input::read_text(&resolved, kind)
+            }
+            .map_err(|error| SpecError::new(error.to_string()).field(field(".path")))?;
             ContextDoc {
                 name: context.name.clone().unwrap_or_else(|| {
                     path.file_name()
@@ -663,6 +668,23 @@ pub struct Rebuilt {
 
 /// Builds the roster and the alternatives a journal's [`RunSetup`] describes.
 ///
+/// Masks the values of every key variable quorum knows in everything a
+/// debate writes and shows ([`crate::secrets`]): the usual providers'
+/// variables and each configured `api_key_env`.
+fn watch_keys(loaded: &config::LoadedConfig) {
+    let configured = loaded
+        .config
+        .providers
+        .values()
+        .filter_map(|provider| provider.api_key_env.as_deref());
+    crate::secrets::install(
+        crate::secrets::WELL_KNOWN_KEY_VARIABLES
+            .iter()
+            .copied()
+            .chain(configured),
+    );
+}
+
 /// A journal is a file anyone could have handed over, so it chooses only
 /// providers by name, models and limits: where a provider's calls go, which
 /// environment variable holds its key and which program it runs come from
@@ -676,6 +698,7 @@ pub fn rebuild(
     env: &dyn Environment,
 ) -> Result<Rebuilt, SpecError> {
     let loaded = config::load(config)?;
+    watch_keys(&loaded);
     let (no_flags, no_spec) = (BTreeMap::new(), BTreeMap::new());
     let resolver = Resolver::new(Sources {
         flags: &no_flags,

@@ -158,7 +158,7 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         args.config.as_deref(),
         &SystemEnvironment,
     )
-    .map_err(|error| usage(error.to_string()))?;
+    .map_err(|error| usage(super::with_causes(&error)))?;
     for (role, label, _) in &folded.switches {
         let Some(alternative) = alternatives
             .iter()
@@ -270,12 +270,14 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
 /// is not a debate is refused before any lock file is made there. Errors
 /// are messages for the person.
 pub(super) fn lock_and_reload(dir: &Path, purpose: &str) -> Result<(DebateLock, Reloaded), String> {
-    Recorded::read(dir).map_err(|error| error.to_string())?;
-    let lock = DebateLock::acquire(dir, purpose).map_err(|error| error.to_string())?;
+    Recorded::read(dir).map_err(|error| super::with_causes(&error))?;
+    // The folder itself is checked before anything is written in it.
+    RunDir::open(dir).map_err(|error| super::with_causes(&error))?;
+    let lock = DebateLock::acquire(dir, purpose).map_err(|error| super::with_causes(&error))?;
     if let Some(stale) = lock.recovered_stale() {
         eprintln!("quorum: recovered a stale lock: {stale} had stopped without letting go");
     }
-    let reloaded = reload(dir).map_err(|error| error.to_string())?;
+    let reloaded = reload(dir).map_err(|error| super::with_causes(&error))?;
     Ok((lock, reloaded))
 }
 

@@ -110,6 +110,9 @@ pub fn ollama_address(env: &dyn Environment) -> String {
         .split('/')
         .next()
         .unwrap_or_default();
+    // `user:password@host`: credentials are neither used for the check nor
+    // shown by `quorum doctor`.
+    let host = host.rsplit_once('@').map_or(host, |(_, host)| host);
     let (name, port) = match host.rsplit_once(':') {
         Some((name, port)) if !name.is_empty() && port.parse::<u16>().is_ok() => (name, port),
         _ => (host, "11434"),

@@ -366,8 +366,13 @@ async fn run_call(
     let mut streamed_chars = 0usize;
     let mut first_text = None;
     let mut arrived = Vec::new();
-    let forward = |arrived: &mut Vec<StreamEvent>, streamed_chars: &mut usize| {
-        for event in coalesce(arrived.drain(..)) {
+    let mut masks = StreamMasks::new(crate::secrets::current());
+    let mut forward = |arrived: &mut Vec<StreamEvent>, streamed_chars: &mut usize, last: bool| {
+        let mut events = masks.mask(coalesce(arrived.drain(..)));
+        if last {
+            events.extend(masks.finish());
+        }
+        for event in events {
             if let StreamEvent::Text(text) = &event {
                 *streamed_chars += text.chars().count();
             }
@@ -389,10 +394,17 @@ async fn run_call(
             }
         }
         if let Poll::Ready(result) = done {
-            forward(&mut arrived, &mut streamed_chars);
+            forward(&mut arrived, &mut streamed_chars, true);
+            let masker = crate::secrets::current();
             return Poll::Ready(match result {
-                Ok(result) => result.map_err(|error| CallFailure::Error {
-                    message: error.to_string(),
+                Ok(Ok(mut output)) => {
+                    if let std::borrow::Cow::Owned(masked) = masker.mask(&output.text) {
+                        output.text = masked;
+                    }
+                    Ok(output)
+                }
+                Ok(Err(error)) => Err(CallFailure::Error {
+                    message: masker.mask(&error.to_string()).into_owned(),
                 }),
                 Err(panic) => Err(CallFailure::Error {
                     message: format!("the agent crashed: {}", panic_message(panic.as_ref())),
@@ -400,7 +412,7 @@ async fn run_call(
             });
         }
         if gathered_bytes >= STREAM_FORWARD_BYTES {
-            forward(&mut arrived, &mut streamed_chars);
+            forward(&mut arrived, &mut streamed_chars, false);
             (gathered_bytes, gathering) = (0, false);
         } else if !gathering && arrived.len() > before {
             let due = tokio::time::Instant::now() + Duration::from_millis(STREAM_FORWARD_MS);
@@ -411,7 +423,7 @@ async fn run_call(
             && may_have_fired(&forward_timer, &mut forward_listens)
             && forward_timer.as_mut().poll(cx).is_ready()
         {
-            forward(&mut arrived, &mut streamed_chars);
+            forward(&mut arrived, &mut streamed_chars, false);
             (gathered_bytes, gathering) = (0, false);
         }
         while may_have_fired(&deadline, &mut deadline_listens)
@@ -424,7 +436,7 @@ async fn run_call(
                 extra += more;
             }
             if extra.is_zero() {
-                forward(&mut arrived, &mut streamed_chars);
+                forward(&mut arrived, &mut streamed_chars, true);
                 return Poll::Ready(Err(CallFailure::TimedOut {
                     after_ms: whole_ms(role_agent.timeout),
                 }));
@@ -654,6 +666,80 @@ fn text_bytes(event: &StreamEvent) -> usize {
 /// Whether an event carries answer text (what time to first text measures).
 fn is_text(event: &StreamEvent) -> bool {
     matches!(event, StreamEvent::Text(text) if !text.is_empty())
+}
+
+/// A call's streams as they leave its task: the values of API keys masked
+/// ([`crate::secrets`]) in its text, its reasoning, what its program says
+/// on stderr and its retry reasons, each stream holding back what could be
+/// the start of a key until the next piece shows whether it is one.
+struct StreamMasks {
+    text: crate::secrets::StreamMasker,
+    reasoning: crate::secrets::StreamMasker,
+    diagnostic: crate::secrets::StreamMasker,
+    masker: std::sync::Arc<crate::secrets::Masker>,
+}
+
+impl StreamMasks {
+    fn new(masker: std::sync::Arc<crate::secrets::Masker>) -> Self {
+        use crate::secrets::StreamMasker;
+        StreamMasks {
+            text: StreamMasker::new(masker.clone()),
+            reasoning: StreamMasker::new(masker.clone()),
+            diagnostic: StreamMasker::new(masker.clone()),
+            masker,
+        }
+    }
+
+    fn mask(&mut self, events: Vec<StreamEvent>) -> Vec<StreamEvent> {
+        if self.masker.is_empty() {
+            return events;
+        }
+        events
+            .into_iter()
+            .filter_map(|event| {
+                let event = match event {
+                    StreamEvent::Text(text) => StreamEvent::Text(self.text.push(text)),
+                    StreamEvent::Reasoning(text) => {
+                        StreamEvent::Reasoning(self.reasoning.push(text))
+                    }
+                    StreamEvent::Diagnostic(text) => {
+                        StreamEvent::Diagnostic(self.diagnostic.push(text))
+                    }
+                    StreamEvent::Retrying {
+                        retry,
+                        of,
+                        reason,
+                        wait,
+                    } => StreamEvent::Retrying {
+                        retry,
+                        of,
+                        reason: self.masker.mask(&reason).into_owned(),
+                        wait,
+                    },
+                };
+                let empty = matches!(
+                    &event,
+                    StreamEvent::Text(text) | StreamEvent::Reasoning(text) | StreamEvent::Diagnostic(text)
+                        if text.is_empty()
+                );
+                (!empty).then_some(event)
+            })
+            .collect()
+    }
+
+    /// What the streams still hold, at the call's end.
+    fn finish(&mut self) -> Vec<StreamEvent> {
+        [
+            StreamEvent::Text(self.text.finish()),
+            StreamEvent::Reasoning(self.reasoning.finish()),
+            StreamEvent::Diagnostic(self.diagnostic.finish()),
+        ]
+        .into_iter()
+        .filter(|event| {
+            !matches!(event, StreamEvent::Text(text) | StreamEvent::Reasoning(text) | StreamEvent::Diagnostic(text) if text.is_empty())
+        })
+        .collect()
+    }
 }
 
 /// `events` with each run of consecutive text pieces joined into one, and

@@ -135,7 +135,9 @@ pub fn rewrite_stale_documents<P: Protocol>(
         rewritten.push(document.path.clone());
     }
     for publication in protocol.publications() {
-        if std::fs::read_to_string(&publication.path).ok().as_deref()
+        if crate::artifact::read_regular(&publication.path)
+            .ok()
+            .as_deref()
             == Some(publication.contents.as_str())
         {
             continue;

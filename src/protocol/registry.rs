@@ -332,7 +332,7 @@ pub fn read_record<T: serde::de::DeserializeOwned>(
 ) -> Result<T, RecomputeError> {
     let shown = path.display().to_string();
     let kind = crate::input::Kind::new("record", RECORD_LIMIT);
-    let text = crate::input::read_text(path, kind).map_err(|error| {
+    let text = crate::input::read_regular_file(path, kind).map_err(|error| {
         let message = match &error {
             crate::input::InputError::Io { error, .. } => format!("{error} (is this {what}?)"),
             other => other.to_string(),

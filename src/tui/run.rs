@@ -109,6 +109,7 @@ async fn drive<T: Send + 'static>(
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sighup = signal(SignalKind::hangup())?;
+    let _backstop = crate::cli::signals::Backstop::install(true);
     let frame = Duration::from_millis(FRAME_INTERVAL_MS);
     let mut last_draw = Instant::now() - frame;
     let mut batch = Vec::with_capacity(UPDATE_BATCH);
@@ -175,9 +176,18 @@ async fn drive<T: Send + 'static>(
             () = tokio::time::sleep_until(
                 tokio::time::Instant::from_std(next_moment.unwrap_or(now))
             ), if next_moment.is_some() => {}
-            _ = sigterm.recv() => break,
-            _ = sigint.recv() => break,
-            _ = sighup.recv() => break,
+            _ = sigterm.recv() => {
+                crate::cli::signals::acknowledge();
+                break;
+            }
+            _ = sigint.recv() => {
+                crate::cli::signals::acknowledge();
+                break;
+            }
+            _ = sighup.recv() => {
+                crate::cli::signals::acknowledge();
+                break;
+            }
             result = &mut engine, if engine_running => {
                 engine_running = false;
                 match result {
@@ -203,7 +213,7 @@ async fn drive<T: Send + 'static>(
 /// The protocol's deliverable (`summary.md`, `panel-review.md`, …) and
 /// the files of a finished debate, for the result view.
 fn read_report(run_dir: &Path, deliverable: &str) -> (String, Vec<String>) {
-    let summary = std::fs::read_to_string(run_dir.join(deliverable)).unwrap_or_default();
+    let summary = crate::artifact::read_regular(&run_dir.join(deliverable)).unwrap_or_default();
     let mut paths = Vec::new();
     collect_files(run_dir, run_dir, &mut paths);
     paths.sort();
@@ -216,7 +226,8 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.is_dir() {
+        // A link is listed, never followed: one to `/` would list the disk.
+        if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
             collect_files(root, &path, out);
         } else if let Ok(relative) = path.strip_prefix(root) {
             // The lock this session holds is not part of the record.

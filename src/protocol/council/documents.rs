@@ -342,7 +342,7 @@ pub fn recompute(dir: &Path) -> Result<Recomputed, RecomputeError> {
         })?;
         let kind =
             crate::input::Kind::new("final position", crate::protocol::registry::RECORD_LIMIT);
-        let text = crate::input::read_text(&file_path, kind).map_err(|error| {
+        let text = crate::input::read_regular_file(&file_path, kind).map_err(|error| {
             RecomputeError::Unreadable {
                 path: file_path.display().to_string(),
                 message: error.to_string(),

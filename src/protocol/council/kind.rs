@@ -282,6 +282,7 @@ impl ProtocolKind for CouncilKind {
         {
             options.context_summary = None;
         }
+        let options_named_outputs = options.outputs.is_some();
         let outputs = options
             .outputs
             .clone()
@@ -290,12 +291,23 @@ impl ProtocolKind for CouncilKind {
             return Err(SpecError::new("the outputs folder is empty").field(field("outputs")));
         }
         let outputs = PathBuf::from(outputs);
-        let outputs = if outputs.is_absolute() {
-            outputs
-        } else {
-            std::env::current_dir()
-                .map(|dir| dir.join(&outputs))
-                .unwrap_or(outputs)
+        let from_flag = input.flags.iter().any(|flag| flag.key == "outputs");
+        // A spec's outputs folder is confined like the files it reads: it
+        // lies in the spec's own folder. Only `--outputs`, the person's
+        // own word, may send the deliverable anywhere.
+        let outputs = match input.spec {
+            Some((spec, _)) if !from_flag && options_named_outputs => {
+                let folder = spec.parent().unwrap_or(Path::new("."));
+                crate::input::in_spec_folder(folder, &outputs)
+                    .map_err(|why| {
+                        SpecError::new(format!(
+                            "{why}; the deliverable of a spec's council lands in the spec's folder unless --outputs says otherwise"
+                        ))
+                        .field(field("outputs"))
+                    })
+                    .map(|inside| absolute(&inside))?
+            }
+            _ => absolute(&outputs),
         };
         options.outputs = Some(outputs.display().to_string());
         Ok(Box::new(options))
@@ -392,6 +404,18 @@ impl Configured for CouncilOptions {
 
     fn define(&self, setting: Setting) -> DebateDefinition {
         DebateDefinition::new(NAME, &self.config(setting))
+    }
+}
+
+/// `path` made absolute against the current folder, so the deliverable
+/// lands in the same place when the debate is resumed from elsewhere.
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|dir| dir.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
     }
 }
 

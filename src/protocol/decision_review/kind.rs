@@ -151,8 +151,12 @@ fn read_option_files(
             None => given,
         };
         let kind = crate::input::Kind::new("option file", crate::input::CONTEXT_LIMIT);
-        let read =
-            crate::input::read_text(&file, kind).map_err(|error| (index, error.to_string()))?;
+        let read = if input.spec.is_some() {
+            crate::input::read_regular_file(&file, kind)
+        } else {
+            crate::input::read_text(&file, kind)
+        }
+        .map_err(|error| (index, error.to_string()))?;
         *text = Some(read);
     }
     Ok(())
@@ -617,20 +621,26 @@ fn configure_writing(
             let path = std::path::PathBuf::from(path);
             let refused = |message: String| SpecError::new(message).field(at.clone());
             // A spec reads only beside itself; a flag is the person's own.
-            let full = match input.spec {
+            let (full, from_spec) = match input.spec {
                 Some((spec, _)) if !at.starts_with("--") => {
                     let folder = spec.parent().unwrap_or(Path::new("."));
                     if input.allow_outside {
-                        folder.join(&path)
+                        (folder.join(&path), true)
                     } else {
-                        crate::input::in_spec_folder(folder, &path).map_err(refused)?
+                        let inside =
+                            crate::input::in_spec_folder(folder, &path).map_err(refused)?;
+                        (inside, true)
                     }
                 }
-                _ => path.clone(),
+                _ => (path.clone(), false),
             };
             let kind = crate::input::Kind::new("draft", DRAFT_LIMIT);
-            let text =
-                crate::input::read_text(&full, kind).map_err(|error| refused(error.to_string()))?;
+            let text = if from_spec {
+                crate::input::read_regular_file(&full, kind)
+            } else {
+                crate::input::read_text(&full, kind)
+            }
+            .map_err(|error| refused(error.to_string()))?;
             Draft {
                 name: path.display().to_string(),
                 text,
@@ -792,7 +802,7 @@ pub fn recompute(dir: &Path) -> Result<Read<Recomputation>, RecomputeError> {
             .iter()
             .find(|status| status.role == judge.role);
         let kind = crate::input::Kind::new("judge file", crate::protocol::registry::RECORD_LIMIT);
-        let result = match crate::input::read_text(&path, kind) {
+        let result = match crate::input::read_regular_file(&path, kind) {
             Ok(raw) if raw.starts_with("<!-- MALFORMED") => {
                 let reason = raw
                     .lines()

@@ -207,20 +207,26 @@ fn read_seeded(
             let path = PathBuf::from(path);
             let refused = |message: String| SpecError::new(message).field(field.to_string());
             // A spec reads only beside itself; a flag is the person's own.
-            let path = match input.spec {
+            let (path, from_spec) = match input.spec {
                 Some((spec, _)) if !field.starts_with("--") => {
                     let folder = spec.parent().unwrap_or(Path::new("."));
                     if input.allow_outside {
-                        folder.join(&path)
+                        (folder.join(&path), true)
                     } else {
-                        crate::input::in_spec_folder(folder, &path).map_err(refused)?
+                        let inside =
+                            crate::input::in_spec_folder(folder, &path).map_err(refused)?;
+                        (inside, true)
                     }
                 }
-                _ => path,
+                _ => (path, false),
             };
             let kind = crate::input::Kind::new("hypotheses file", crate::input::HYPOTHESES_LIMIT);
-            let text =
-                crate::input::read_text(&path, kind).map_err(|error| refused(error.to_string()))?;
+            let text = if from_spec {
+                crate::input::read_regular_file(&path, kind)
+            } else {
+                crate::input::read_text(&path, kind)
+            }
+            .map_err(|error| refused(error.to_string()))?;
             crate::spec::guard(&path, &text)?;
             (Some(path), text)
         }
