@@ -131,58 +131,23 @@ pub fn bytes(size: u64) -> String {
 /// The text of `path`, if it is a regular file or a pipe within `kind`'s
 /// limit.
 pub fn read_text(path: &Path, kind: Kind) -> Result<String, InputError> {
-    use std::os::unix::fs::FileTypeExt;
-    let io = |error| InputError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let metadata = std::fs::metadata(path).map_err(io)?;
-    let file_type = metadata.file_type();
-    let what = if file_type.is_dir() {
-        Some("a directory")
-    } else if file_type.is_char_device() {
-        Some("a character device")
-    } else if file_type.is_block_device() {
-        Some("a block device")
-    } else if file_type.is_socket() {
-        Some("a socket")
-    } else {
-        None
-    };
-    if let Some(what) = what {
-        return Err(InputError::NotAFile {
-            path: path.to_path_buf(),
-            what,
-        });
-    }
-    if file_type.is_file() && metadata.len() > kind.limit {
+    let metadata = std::fs::metadata(path).map_err(io_error(path))?;
+    refuse_unreadable(path, &metadata, false)?;
+    if metadata.file_type().is_file() && metadata.len() > kind.limit {
         return Err(InputError::TooLarge {
             path: path.to_path_buf(),
             size: Some(metadata.len()),
             kind,
         });
     }
-    if file_type.is_fifo() {
+    if !metadata.file_type().is_file() {
         eprintln!(
             "quorum: reading {} from a pipe; waiting for whoever writes to it",
             path.display()
         );
     }
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut raw = Vec::new();
-    file.take(kind.limit + 1)
-        .read_to_end(&mut raw)
-        .map_err(io)?;
-    if raw.len() as u64 > kind.limit {
-        return Err(InputError::TooLarge {
-            path: path.to_path_buf(),
-            size: file_type.is_file().then_some(raw.len() as u64),
-            kind,
-        });
-    }
-    String::from_utf8(raw).map_err(|_| InputError::NotText {
-        path: path.to_path_buf(),
-    })
+    let file = std::fs::File::open(path).map_err(io_error(path))?;
+    read_within(file, path, kind, metadata.file_type().is_file())
 }
 
 /// The text of `path`, a file someone else named: one a spec names
@@ -194,35 +159,14 @@ pub fn read_text(path: &Path, kind: Kind) -> Result<String, InputError> {
 /// swapped for a pipe between a look and the read. A pipe the person gives
 /// on the command line (`--context <(git diff)`) goes through [`read_text`].
 pub fn read_regular_file(path: &Path, kind: Kind) -> Result<String, InputError> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let io = |error| InputError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
+    use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
-        .map_err(io)?;
-    let metadata = file.metadata().map_err(io)?;
-    let file_type = metadata.file_type();
-    let what = if file_type.is_file() {
-        None
-    } else if file_type.is_dir() {
-        Some("a directory")
-    } else if file_type.is_fifo() {
-        Some("a named pipe (a spec names only regular files)")
-    } else if file_type.is_socket() {
-        Some("a socket")
-    } else {
-        Some("a device")
-    };
-    if let Some(what) = what {
-        return Err(InputError::NotAFile {
-            path: path.to_path_buf(),
-            what,
-        });
-    }
+        .map_err(io_error(path))?;
+    let metadata = file.metadata().map_err(io_error(path))?;
+    refuse_unreadable(path, &metadata, true)?;
     if metadata.len() > kind.limit {
         return Err(InputError::TooLarge {
             path: path.to_path_buf(),
@@ -230,14 +174,65 @@ pub fn read_regular_file(path: &Path, kind: Kind) -> Result<String, InputError> 
             kind,
         });
     }
+    read_within(file, path, kind, true)
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> InputError + '_ {
+    move |error| InputError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// Refuses what is neither a regular file nor, unless `regular_only`, a
+/// pipe: a directory, a device, a socket.
+fn refuse_unreadable(
+    path: &Path,
+    metadata: &std::fs::Metadata,
+    regular_only: bool,
+) -> Result<(), InputError> {
+    use std::os::unix::fs::FileTypeExt;
+    let file_type = metadata.file_type();
+    let what = if file_type.is_file() {
+        return Ok(());
+    } else if file_type.is_fifo() {
+        if !regular_only {
+            return Ok(());
+        }
+        "a named pipe (a spec names only regular files)"
+    } else if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(InputError::NotAFile {
+        path: path.to_path_buf(),
+        what,
+    })
+}
+
+/// Reads `file` up to `kind`'s limit; more than that is refused (with its
+/// size when `sized`, a regular file's).
+fn read_within(
+    file: std::fs::File,
+    path: &Path,
+    kind: Kind,
+    sized: bool,
+) -> Result<String, InputError> {
     let mut raw = Vec::new();
     file.take(kind.limit + 1)
         .read_to_end(&mut raw)
-        .map_err(io)?;
+        .map_err(io_error(path))?;
     if raw.len() as u64 > kind.limit {
         return Err(InputError::TooLarge {
             path: path.to_path_buf(),
-            size: Some(raw.len() as u64),
+            size: sized.then_some(raw.len() as u64),
             kind,
         });
     }

@@ -309,8 +309,8 @@ fn defect_8_a_prompt_template_that_loops_is_stopped_with_an_error() {
     );
 }
 
-/// Starts quorum with `args` in `dir`, isolated, without waiting.
-fn spawn(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+/// quorum with `args` in `dir`, isolated, its output piped.
+fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut command = Command::new(support::run::QUORUM);
     support::isolate(&mut command, dir)
         .args(args)
@@ -320,7 +320,12 @@ fn spawn(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Child
     for (name, value) in env {
         command.env(name, value);
     }
-    command.spawn().unwrap()
+    command
+}
+
+/// Starts quorum with `args` in `dir`, isolated, without waiting.
+fn spawn(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+    command(dir, args, env).spawn().unwrap()
 }
 
 /// Waits for `child` up to `limit`; its exit code and stderr.
@@ -448,19 +453,12 @@ fn defect_11_doctor_masks_a_password_in_ollama_host() {
 fn defect_11_a_file_size_limit_fails_a_write_with_its_path() {
     use std::os::unix::process::CommandExt;
     let sandbox = Sandbox::new();
-    let mut command = Command::new(support::run::QUORUM);
-    support::isolate(&mut command, sandbox.path())
-        .args([
-            "demo",
-            "--headless",
-            "--speed",
-            "200",
-            "--out",
-            &out(&sandbox),
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let out = out(&sandbox);
+    let mut command = command(
+        sandbox.path(),
+        &["demo", "--headless", "--speed", "200", "--out", &out],
+        &[],
+    );
     // SAFETY: setrlimit is async-signal-safe and touches only the child.
     unsafe {
         command.pre_exec(|| {
@@ -482,7 +480,7 @@ fn defect_11_a_file_size_limit_fails_a_write_with_its_path() {
     };
     assert_ne!(ran.code, 0, "{}", ran.stderr);
     assert!(
-        ran.stderr.contains(&out(&sandbox)),
+        ran.stderr.contains(&out),
         "the error names the file:\n{}",
         ran.stderr
     );
