@@ -55,6 +55,8 @@ pub enum BuildError {
         provider: String,
         source: CommandError,
     },
+    #[error("`{provider}`: {message}; it is not put in the program's arguments")]
+    UnsafeModel { provider: String, message: String },
 }
 
 /// Builds the agent for one resolved role slot.
@@ -79,6 +81,16 @@ pub fn build(
             None => Err(BuildError::HumanNeedsInterface),
         },
         ProviderKind::Command => {
+            // Checked where the model was named, and again here, where it
+            // becomes part of a program's arguments (a journal handed over
+            // for `resume` names models too): what passes holds nothing a
+            // shell would read as syntax.
+            crate::config::check_model_name(&resolved.model).map_err(|message| {
+                BuildError::UnsafeModel {
+                    provider: provider.name.clone(),
+                    message,
+                }
+            })?;
             let argv = provider
                 .command
                 .iter()
@@ -306,7 +318,14 @@ mod tests {
         let mut command = http_provider("cli", ProviderKind::Command, false);
         command.base_url = None;
         command.command = vec!["my-agent".into(), "--model={model}".into()];
-        let agent = build(&resolved(command, "big"), &context(&env)).unwrap();
+        let agent = build(&resolved(command.clone(), "big"), &context(&env)).unwrap();
         assert_eq!(agent.info().to_string(), "cli:big");
+        // A model that slipped past the checks where it was named (a
+        // journal handed over for resume) never reaches the arguments.
+        let error = build(&resolved(command, "x; touch pwned"), &context(&env))
+            .err()
+            .expect("refused");
+        assert!(matches!(error, BuildError::UnsafeModel { .. }), "{error}");
+        assert!(error.to_string().contains("`;`"), "{error}");
     }
 }

@@ -430,6 +430,17 @@ impl<'a> Resolver<'a> {
         })?;
         let model =
             model_for(&provider, choice.model.as_deref(), self.sources.config).map_err(located)?;
+        // A named model was checked where it was read; a command provider's
+        // label taken from its program's name is checked here.
+        super::check_model_name(&model).map_err(|message| {
+            located(match choice.model {
+                Some(_) => message,
+                None => format!(
+                    "{message} (the `{}` provider has no default_model, so its program's name is the model; set default_model under providers.{})",
+                    provider.name, provider.name
+                ),
+            })
+        })?;
         Ok(ResolvedAgent {
             role: role.to_string(),
             level,
