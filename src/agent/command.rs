@@ -13,9 +13,14 @@
 //! group is sent SIGTERM and, after [`KILL_GRACE_MS`], SIGKILL, so a program
 //! that started helpers of its own leaves nothing running.
 //!
+//! The program does not inherit the variables that hold keys
+//! ([`crate::config::keys`]) unless its provider's `env:` lists them; every
+//! other variable it inherits as it is.
+//!
 //! Not responsible for deadlines (the engine drops the future), token counts
 //! (a program reports none; the engine estimates them) or parsing the answer.
 
+use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
@@ -56,16 +61,51 @@ pub enum CommandError {
 pub struct CommandAgent {
     argv: Vec<String>,
     info: AgentInfo,
+    /// Variables that hold keys ([`crate::config::keys::key_variables`]).
+    key_variables: Vec<String>,
+    /// The key variables the program is given all the same (`env:`).
+    given_variables: Vec<String>,
 }
 
 impl CommandAgent {
     /// `argv[0]` is the program (looked up on `PATH` when it has no slash),
-    /// the rest its arguments. `info` is how panes and records name it.
+    /// the rest its arguments. `info` is how panes and records name it. The
+    /// program gets no well-known key variable; see [`Self::with_variables`].
     pub fn new(argv: Vec<String>, info: AgentInfo) -> Result<Self, CommandError> {
         if argv.first().is_none_or(|program| program.is_empty()) {
             return Err(CommandError::EmptyArgv);
         }
-        Ok(CommandAgent { argv, info })
+        Ok(CommandAgent {
+            argv,
+            info,
+            key_variables: crate::config::keys::KNOWN_KEY_VARIABLES
+                .iter()
+                .map(|name| name.to_string())
+                .collect(),
+            given_variables: Vec::new(),
+        })
+    }
+
+    /// Withholds `key_variables` (and every variable
+    /// [`crate::config::keys::is_key_variable`] recognises) from the
+    /// program, except those in `given`.
+    pub fn with_variables(mut self, key_variables: Vec<String>, given: Vec<String>) -> Self {
+        self.key_variables = key_variables;
+        self.given_variables = given;
+        self
+    }
+
+    /// The variables among `names` (quorum's environment) the program does
+    /// not get.
+    fn withheld_among(&self, names: impl Iterator<Item = OsString>) -> Vec<OsString> {
+        names
+            .filter(|name| {
+                // A name that is not UTF-8 is judged by its readable part.
+                let text = name.to_string_lossy();
+                crate::config::keys::is_key_variable(&text, &self.key_variables)
+                    && !self.given_variables.iter().any(|given| *given == text)
+            })
+            .collect()
     }
 
     fn program(&self) -> &str {
@@ -77,16 +117,19 @@ impl CommandAgent {
         request: CallRequest,
         events: EventSender,
     ) -> Result<CallOutput, AgentError> {
-        let mut child = Command::new(self.program())
+        let mut command = Command::new(self.program());
+        command
             .args(&self.argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|error| {
-                AgentError::Provider(format!("cannot start `{}`: {error}", self.program()))
-            })?;
+            .process_group(0);
+        for name in self.withheld_among(std::env::vars_os().map(|(name, _)| name)) {
+            command.env_remove(name);
+        }
+        let mut child = command.spawn().map_err(|error| {
+            AgentError::Provider(format!("cannot start `{}`: {error}", self.program()))
+        })?;
         let mut group = child.id().map(ProcessGroupGuard::new);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
@@ -527,6 +570,41 @@ mod tests {
                 .to_string()
                 .contains("cannot start `/nonexistent/quorum-test-agent`"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn key_variables_are_withheld_unless_given() {
+        let agent = agent(&["x"]).with_variables(
+            vec!["OPENAI_API_KEY".into(), "LOCAL_SECRET".into()],
+            vec!["OPENAI_API_KEY".into()],
+        );
+        let names = [
+            "PATH",
+            "HOME",
+            "OPENAI_API_KEY",
+            "LOCAL_SECRET",
+            "VENDOR_API_KEY",
+        ]
+        .map(OsString::from);
+        assert_eq!(
+            agent.withheld_among(names.into_iter()),
+            [
+                OsString::from("LOCAL_SECRET"),
+                OsString::from("VENDOR_API_KEY")
+            ]
+        );
+        let by_default = self::agent(&["x"]).withheld_among(
+            ["ANTHROPIC_API_KEY", "HF_TOKEN", "TERM"]
+                .map(OsString::from)
+                .into_iter(),
+        );
+        assert_eq!(
+            by_default,
+            [
+                OsString::from("ANTHROPIC_API_KEY"),
+                OsString::from("HF_TOKEN")
+            ]
         );
     }
 

@@ -35,6 +35,9 @@ pub struct BuildContext<'a> {
     /// Where answers typed for roles played by a person arrive; without
     /// one, a `human` role cannot be built.
     pub human_desk: Option<Arc<HumanDesk>>,
+    /// The variables that hold keys ([`crate::config::keys::key_variables`]):
+    /// a `command` program gets only those its provider's `env:` lists.
+    pub key_variables: Vec<String>,
 }
 
 /// Why an agent could not be built.
@@ -96,10 +99,12 @@ pub fn build(
                 .iter()
                 .map(|arg| arg.replace("{model}", &resolved.model))
                 .collect();
-            let agent = CommandAgent::new(argv, info).map_err(|source| BuildError::Command {
-                provider: provider.name.clone(),
-                source,
-            })?;
+            let agent = CommandAgent::new(argv, info)
+                .map_err(|source| BuildError::Command {
+                    provider: provider.name.clone(),
+                    source,
+                })?
+                .with_variables(context.key_variables.clone(), provider.env.clone());
             Ok(Arc::new(agent))
         }
         ProviderKind::Openai | ProviderKind::Anthropic => {
@@ -216,6 +221,7 @@ mod tests {
             default_model: None,
             max_tokens: None,
             command: Vec::new(),
+            env: Vec::new(),
             timeout_secs: None,
             limits: LimitOverrides::default(),
             configured: true,
@@ -228,6 +234,7 @@ mod tests {
             speed: 1.0,
             env,
             human_desk: None,
+            key_variables: crate::config::keys::key_variables(&Default::default()),
         }
     }
 

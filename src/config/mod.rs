@@ -12,6 +12,7 @@
 //! value.
 
 pub mod detect;
+pub mod keys;
 pub mod resolve;
 
 use std::collections::BTreeMap;
@@ -98,6 +99,10 @@ pub struct ProviderConfig {
     /// `command` providers: the program and its arguments, as a list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
+    /// `command` providers: the key variables (see [`keys`]) the program is
+    /// given; it gets no other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<Vec<String>>,
     /// Deadline of each call to this provider, in seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<f64>,
@@ -245,6 +250,11 @@ pub struct LoadedConfig {
 }
 
 impl LoadedConfig {
+    /// Every key variable name in effect: see [`keys::key_variables`].
+    pub fn key_variables(&self) -> Vec<String> {
+        keys::key_variables(&self.config)
+    }
+
     /// Where a top-level `key` of the file stands, as errors name it:
     /// `~/.config/quorum/config.yaml:3: theme`.
     pub fn key_location(&self, key: &str) -> String {
@@ -463,8 +473,18 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
         ];
         if let Some((field, _)) = http_only.iter().find(|(_, given)| *given) {
             return Err(format!(
-                "`{field}` is for HTTP providers; a command provider takes `command`, `default_model` and `timeout_secs`"
+                "`{field}` is for HTTP providers; a command provider takes `command`, `env`, `default_model` and `timeout_secs`"
             ));
+        }
+        if let Some(names) = &provider.env
+            && names.iter().any(|name| !is_variable_name(name))
+        {
+            // The value may be a pasted key: never echo it.
+            return Err(
+                "`env` lists the NAMES of environment variables the program is given \
+                 (such as [ANTHROPIC_API_KEY]), never their values"
+                    .into(),
+            );
         }
         match &provider.command {
             Some(argv)
@@ -480,9 +500,15 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
         }
         return Ok(());
     }
-    if provider.command.is_some() {
+    if let Some(field) = [
+        ("command", provider.command.is_some()),
+        ("env", provider.env.is_some()),
+    ]
+    .iter()
+    .find_map(|(field, given)| given.then_some(field))
+    {
         return Err(format!(
-            "`command` is only for command providers; this one is {kind}"
+            "`{field}` is only for command providers; this one is {kind}"
         ));
     }
     if let Some(url) = &provider.base_url
@@ -667,6 +693,39 @@ theme: dark
             assert!(error.message.contains(needle), "{yaml}: {error}");
             assert_eq!(error.line, Some(2), "{yaml}: {error}");
         }
+    }
+
+    #[test]
+    fn env_names_the_variables_a_command_provider_is_given() {
+        let config = parse_text(
+            "providers:\n  cli: { kind: command, command: [claude], env: [ANTHROPIC_API_KEY, MY_TOKEN] }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.providers["cli"].env.as_deref(),
+            Some(&["ANTHROPIC_API_KEY".to_string(), "MY_TOKEN".to_string()][..])
+        );
+        let error = parse_text("providers:\n  openai: { env: [OPENAI_API_KEY] }\n").unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("`env` is only for command providers"),
+            "{error}"
+        );
+        assert_eq!(error.line, Some(2));
+        let error = parse_text(
+            "providers:\n  cli: { kind: command, command: [x], env: [sk-proj-SECRET123] }\n",
+        )
+        .unwrap_err();
+        assert!(
+            error.message.contains("NAMES of environment variables"),
+            "{error}"
+        );
+        assert!(!error.to_string().contains("SECRET123"), "{error}");
+        let error =
+            parse_text("providers:\n  cli: { kind: command, command: [x], base_url: http://h }\n")
+                .unwrap_err();
+        assert!(error.message.contains("takes `command`, `env`"), "{error}");
     }
 
     #[test]

@@ -87,6 +87,10 @@ pub struct ProviderSetup {
     pub max_tokens: Option<u32>,
     /// `command` providers: the program and its arguments.
     pub command: Vec<String>,
+    /// `command` providers: the key variables the program is given (its
+    /// configuration's `env:`); it gets no other.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
     /// This provider's call deadline, in seconds.
     pub timeout_secs: Option<f64>,
     pub limits: LimitOverrides,
@@ -212,6 +216,7 @@ impl<'a> Providers<'a> {
                 .or(default_model.map(str::to_string)),
             max_tokens: settings.max_tokens,
             command: settings.command.clone().unwrap_or_default(),
+            env: settings.env.clone().unwrap_or_default(),
             timeout_secs: settings.timeout_secs,
             limits: LimitOverrides {
                 connect_timeout_secs: settings.connect_timeout_secs,
@@ -484,6 +489,7 @@ impl<'a> Resolver<'a> {
                     default_model: Some(model.clone()),
                     max_tokens: None,
                     command: Vec::new(),
+                    env: Vec::new(),
                     timeout_secs: None,
                     limits: LimitOverrides::default(),
                     configured: false,
