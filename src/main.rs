@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     let invocation = quorum::cli::parse_from(std::env::args_os());
+    let _end_agent_groups = EndAgentGroups;
     // One thread: the engine, the interface and the agent calls are all
     // waiting on I/O, and passing a chunk between tasks on one thread costs
     // no cross-thread wake-up. Blocking work (the journal's fsyncs, drawing a
@@ -28,4 +29,17 @@ fn main() -> ExitCode {
         }
     };
     runtime.block_on(quorum::cli::run(invocation))
+}
+
+/// Finishes ending the process groups of `command` agents when dropped,
+/// after the runtime (declare it first): calls still out are dropped with
+/// the runtime, which sends their groups SIGTERM, and the SIGKILL after the
+/// grace must come before quorum exits, or a program that ignores SIGTERM
+/// outlives it. A panic unwinds through it too.
+struct EndAgentGroups;
+
+impl Drop for EndAgentGroups {
+    fn drop(&mut self) {
+        quorum::agent::command::wait_for_ending_groups();
+    }
 }

@@ -495,6 +495,19 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
         if !known_role(role) {
             return Err(SpecError::new(unknown_role(role)).field(field));
         }
+        match agent {
+            AgentSpec::Short(text) => {
+                crate::config::AgentChoice::parse(text)
+                    .map_err(|message| SpecError::new(message).field(&field))?;
+            }
+            AgentSpec::Full(detail) => {
+                if let Some(model) = &detail.model {
+                    crate::config::check_model_name(model).map_err(|message| {
+                        SpecError::new(message).field(format!("{field}.model"))
+                    })?;
+                }
+            }
+        }
         if let Some(timeout) = agent.timeout_secs()
             && !valid_seconds(timeout)
         {
@@ -604,6 +617,20 @@ mod tests {
         assert_eq!(error.line, Some(3), "{error}");
         assert_eq!(error.field.as_deref(), Some("agents.judge.poet"));
         assert!(error.message.contains("judge.analyst"), "{error}");
+    }
+
+    #[test]
+    fn a_model_name_with_shell_syntax_is_refused_with_its_line() {
+        let error = parse_text("topic: x\nagents:\n  default: \"mycli:x; touch pwned; echo\"\n")
+            .unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("agents.default"));
+        assert_eq!(error.line, Some(3), "{error}");
+        assert!(error.message.contains("`;`"), "{error}");
+        let error =
+            parse_text("topic: x\nagents:\n  critic:\n    provider: mycli\n    model: \"$(id)\"\n")
+                .unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("agents.critic.model"));
+        assert_eq!(error.line, Some(5), "{error}");
     }
 
     #[test]

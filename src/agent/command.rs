@@ -8,22 +8,36 @@
 //! for the error message when the program fails. Exit code 0 is an answer;
 //! anything else is an [`AgentError`].
 //!
-//! The program runs in a process group of its own. When the call future is
-//! dropped (the engine cancelled the call or its deadline passed), the whole
-//! group is sent SIGTERM and, after [`KILL_GRACE_MS`], SIGKILL, so a program
-//! that started helpers of its own leaves nothing running.
+//! The program does not inherit the variables that hold keys
+//! ([`crate::config::keys`]) unless its provider's `env:` lists them; every
+//! other variable it inherits as it is.
+//!
+//! The program runs in a process group of its own, and the group is ended in
+//! every path: SIGTERM to the whole group and, after [`KILL_GRACE_MS`],
+//! SIGKILL to whatever is left of it. When the program exits, the call takes
+//! what its pipes hold and, once they close or [`PIPE_DRAIN_GRACE_MS`] has
+//! passed (a helper it left behind may hold them open for ever), returns the
+//! answer and ends the group. When the call future is dropped (the engine
+//! cancelled the call or its deadline passed), the group is ended too. The
+//! program is not reaped before its group has been sent SIGTERM, so the
+//! group's id cannot meanwhile name someone else's; a reaper thread sends the
+//! SIGKILL and reaps it, and [`wait_for_ending_groups`] finishes that work
+//! before quorum exits, which would otherwise end the thread first.
 //!
 //! Not responsible for deadlines (the engine drops the future), token counts
 //! (a program reports none; the engine estimates them) or parsing the answer.
 
+use std::ffi::OsString;
 use std::io::ErrorKind;
-use std::os::unix::process::ExitStatusExt;
+use std::os::fd::OwnedFd;
+use std::os::unix::process::CommandExt;
 use std::process::Stdio;
+use std::sync::{Condvar, Mutex, Once};
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::Command;
+use tokio::net::unix::pipe;
 
 use super::{
     Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
@@ -37,11 +51,21 @@ pub const ERROR_STDERR_CHARS: usize = 2_000;
 /// Largest answer accepted on stdout, in bytes; a program that writes more
 /// fails the call instead of filling memory.
 pub const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
-/// After SIGTERM, how long a cancelled program's group has to exit before
-/// SIGKILL, in milliseconds.
+/// After SIGTERM, how long a program's group has to exit before SIGKILL, in
+/// milliseconds.
 pub const KILL_GRACE_MS: u64 = 300;
-/// How often a terminating group is checked for survivors, in milliseconds.
+/// Once the program has exited, how long its pipes may stay open before the
+/// answer is taken as it stands, in milliseconds: whatever the program wrote
+/// is already in them, and only something it left running keeps them open.
+pub const PIPE_DRAIN_GRACE_MS: u64 = 200;
+/// How often a group being ended is checked for survivors, in milliseconds.
 const GROUP_POLL_MS: u64 = 20;
+/// How often a running program is checked for having exited when no SIGCHLD
+/// says so, in milliseconds (a safety net: SIGCHLD normally wakes the check).
+const EXIT_POLL_MS: u64 = 250;
+/// Longest wait, after a group's SIGKILL, for its program to be reaped before
+/// quorum exits anyway, in milliseconds.
+const REAP_AFTER_KILL_MS: u64 = 1_000;
 /// Size of one read from the program's pipes, in bytes.
 const READ_CHUNK_BYTES: usize = 8 * 1024;
 
@@ -56,20 +80,55 @@ pub enum CommandError {
 pub struct CommandAgent {
     argv: Vec<String>,
     info: AgentInfo,
+    /// Variables that hold keys ([`crate::config::keys::key_variables`]).
+    key_variables: Vec<String>,
+    /// The key variables the program is given all the same (`env:`).
+    given_variables: Vec<String>,
 }
 
 impl CommandAgent {
     /// `argv[0]` is the program (looked up on `PATH` when it has no slash),
-    /// the rest its arguments. `info` is how panes and records name it.
+    /// the rest its arguments. `info` is how panes and records name it. The
+    /// program gets no well-known key variable; see [`Self::with_variables`].
     pub fn new(argv: Vec<String>, info: AgentInfo) -> Result<Self, CommandError> {
         if argv.first().is_none_or(|program| program.is_empty()) {
             return Err(CommandError::EmptyArgv);
         }
-        Ok(CommandAgent { argv, info })
+        Ok(CommandAgent {
+            argv,
+            info,
+            key_variables: crate::config::keys::KNOWN_KEY_VARIABLES
+                .iter()
+                .map(|name| name.to_string())
+                .collect(),
+            given_variables: Vec::new(),
+        })
+    }
+
+    /// Withholds `key_variables` (and every variable
+    /// [`crate::config::keys::is_key_variable`] recognises) from the
+    /// program, except those in `given`.
+    pub fn with_variables(mut self, key_variables: Vec<String>, given: Vec<String>) -> Self {
+        self.key_variables = key_variables;
+        self.given_variables = given;
+        self
     }
 
     fn program(&self) -> &str {
         &self.argv[0]
+    }
+
+    /// The variables among `names` (quorum's environment) the program does
+    /// not get.
+    fn withheld_among(&self, names: impl Iterator<Item = OsString>) -> Vec<OsString> {
+        names
+            .filter(|name| {
+                // A name that is not UTF-8 is judged by its readable part.
+                let text = name.to_string_lossy();
+                crate::config::keys::is_key_variable(&text, &self.key_variables)
+                    && !self.given_variables.iter().any(|given| *given == text)
+            })
+            .collect()
     }
 
     async fn run(
@@ -77,56 +136,117 @@ impl CommandAgent {
         request: CallRequest,
         events: EventSender,
     ) -> Result<CallOutput, AgentError> {
-        let mut child = Command::new(self.program())
+        let mut command = std::process::Command::new(self.program());
+        command
             .args(&self.argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|error| {
-                AgentError::Provider(format!("cannot start `{}`: {error}", self.program()))
-            })?;
-        let mut group = child.id().map(ProcessGroupGuard::new);
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
-
-        let write_prompt = async {
-            let Some(mut stdin) = stdin else { return };
-            // A program may answer without reading all of its input.
-            let _ = stdin.write_all(request.prompt.as_bytes()).await;
-            let _ = stdin.shutdown().await;
+            .process_group(0);
+        for name in self.withheld_among(std::env::vars_os().map(|(name, _)| name)) {
+            command.env_remove(name);
+        }
+        let mut child = command.spawn().map_err(|error| {
+            AgentError::Provider(format!("cannot start `{}`: {error}", self.program()))
+        })?;
+        // From here on, dropping `group` ends the program and its group.
+        let group = ProcessGroup::new(child.id());
+        let pipe_failed = |error: std::io::Error| {
+            AgentError::Provider(format!("`{}`: its pipes: {error}", self.program()))
         };
-        let read_answer = read_stream(stdout, MAX_ANSWER_BYTES, |text| {
-            events.send(StreamEvent::Text(text));
-        });
-        let read_stderr = read_tail(stderr, STDERR_TAIL_BYTES, |text| {
-            events.send(StreamEvent::Diagnostic(text));
-        });
-        let ((), answer, stderr_tail) = tokio::join!(write_prompt, read_answer, read_stderr);
-        let answer = answer.map_err(|error| self.read_failed("stdout", error))?;
-        let stderr_tail = stderr_tail.map_err(|error| self.read_failed("stderr", error))?;
-        let status = child.wait().await.map_err(|error| {
+        let stdin = child
+            .stdin
+            .take()
+            .map(|stdin| pipe::Sender::from_owned_fd(OwnedFd::from(stdin)))
+            .transpose()
+            .map_err(pipe_failed)?;
+        let stdout = child
+            .stdout
+            .take()
+            .map(|stdout| pipe::Receiver::from_owned_fd(OwnedFd::from(stdout)))
+            .transpose()
+            .map_err(pipe_failed)?;
+        let stderr = child
+            .stderr
+            .take()
+            .map(|stderr| pipe::Receiver::from_owned_fd(OwnedFd::from(stderr)))
+            .transpose()
+            .map_err(pipe_failed)?;
+        // The program is reaped by the group's ending, not by `child`.
+        drop(child);
+
+        let mut answer = PipeText::whole(MAX_ANSWER_BYTES);
+        let mut stderr_tail = PipeText::tail(STDERR_TAIL_BYTES);
+        let ended = {
+            let write_prompt = async move {
+                if let Some(mut stdin) = stdin {
+                    // A program may answer without reading all of its
+                    // input; dropping the pipe closes its stdin.
+                    let _ = stdin.write_all(request.prompt.as_bytes()).await;
+                }
+                Ok::<(), (&str, ReadError)>(())
+            };
+            let read_answer = pump(stdout, &mut answer, |text| {
+                events.send(StreamEvent::Text(text));
+            });
+            let read_stderr = pump(stderr, &mut stderr_tail, |text| {
+                events.send(StreamEvent::Diagnostic(text));
+            });
+            let pipes = async {
+                tokio::try_join!(
+                    write_prompt,
+                    async { read_answer.await.map_err(|error| ("stdout", error)) },
+                    async { read_stderr.await.map_err(|error| ("stderr", error)) },
+                )
+                .map(|_| PipesEnded::Closed)
+            };
+            let mut pipes = std::pin::pin!(pipes);
+            // Too much output fails the call whatever the program does next.
+            tokio::select! {
+                pipes = &mut pipes => match pipes {
+                    Ok(ended) => Ok((ended, group.exited().await)),
+                    Err(failed) => Err(failed),
+                },
+                exit = group.exited() => {
+                    let grace = Duration::from_millis(PIPE_DRAIN_GRACE_MS);
+                    match tokio::time::timeout(grace, &mut pipes).await {
+                        Ok(pipes) => pipes.map(|ended| (ended, exit)),
+                        Err(_) => Ok((PipesEnded::HeldOpen, exit)),
+                    }
+                },
+            }
+        };
+        if let Some(rest) = answer.finish() {
+            events.send(StreamEvent::Text(rest));
+        }
+        if let Some(rest) = stderr_tail.finish() {
+            events.send(StreamEvent::Diagnostic(rest));
+        }
+        // Whatever happened, the group is ended now: SIGTERM, then SIGKILL.
+        drop(group);
+        let (pipes, exit) = ended.map_err(|(stream, error)| self.read_failed(stream, error))?;
+        if let PipesEnded::HeldOpen = pipes {
+            events.send(StreamEvent::Diagnostic(format!(
+                "quorum: `{}` exited, but something it started kept its pipes open; \
+                 its answer was taken {PIPE_DRAIN_GRACE_MS} ms later and its process group ended\n",
+                self.program()
+            )));
+        }
+        let exit = exit.map_err(|error| {
             AgentError::Provider(format!("waiting for `{}`: {error}", self.program()))
         })?;
-        // The leader has been reaped: its group id may be reused from now on.
-        if let Some(group) = group.as_mut() {
-            group.disarm();
-        }
-        if status.success() {
-            return Ok(CallOutput {
-                text: answer,
-                usage: None,
-                finish: FinishReason::Stop,
-            });
-        }
-        let how = match (status.code(), status.signal()) {
-            (Some(code), _) => format!("exited with code {code}"),
-            (None, Some(signal)) => format!("was killed by signal {signal}"),
-            (None, None) => "ended abnormally".to_string(),
+        let how = match exit {
+            ProgramExit::Code(0) => {
+                return Ok(CallOutput {
+                    text: answer.text,
+                    usage: None,
+                    finish: FinishReason::Stop,
+                });
+            }
+            ProgramExit::Code(code) => format!("exited with code {code}"),
+            ProgramExit::Signal(signal) => format!("was killed by signal {signal}"),
         };
-        let quoted = last_chars(stderr_tail.trim_end(), ERROR_STDERR_CHARS);
+        let quoted = last_chars(stderr_tail.text.trim_end(), ERROR_STDERR_CHARS);
         let message = if quoted.is_empty() {
             format!("`{}` {how} and wrote nothing on stderr", self.program())
         } else {
@@ -163,71 +283,117 @@ impl Agent for CommandAgent {
     }
 }
 
+/// How the program's pipes ended.
+enum PipesEnded {
+    /// Both reached their end.
+    Closed,
+    /// The program exited, but they stayed open past [`PIPE_DRAIN_GRACE_MS`].
+    HeldOpen,
+}
+
+/// How the program ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ProgramExit {
+    Code(i32),
+    Signal(i32),
+}
+
 enum ReadError {
     TooLarge,
     Io(std::io::Error),
 }
 
-/// Reads `stream` to its end, handing each decoded piece to `on_text` as it
-/// arrives; returns the whole text.
-async fn read_stream(
+/// What came through one pipe: all of it (stdout) or its last part
+/// (stderr), decoded as UTF-8 across reads. It lives outside the reading
+/// future, so what arrived is kept when reading stops early.
+struct PipeText {
+    text: String,
+    decoder: Utf8Decoder,
+    bytes: usize,
+    /// Stdout: the most bytes accepted.
+    max_bytes: Option<usize>,
+    /// Stderr: how many bytes of the end are kept.
+    tail_bytes: Option<usize>,
+}
+
+impl PipeText {
+    fn whole(max_bytes: usize) -> Self {
+        PipeText {
+            text: String::new(),
+            decoder: Utf8Decoder::default(),
+            bytes: 0,
+            max_bytes: Some(max_bytes),
+            tail_bytes: None,
+        }
+    }
+
+    fn tail(tail_bytes: usize) -> Self {
+        PipeText {
+            max_bytes: None,
+            tail_bytes: Some(tail_bytes),
+            ..PipeText::whole(0)
+        }
+    }
+
+    /// Takes the next bytes; returns the text they complete.
+    fn push(&mut self, bytes: &[u8]) -> Result<String, ReadError> {
+        self.bytes += bytes.len();
+        if self.max_bytes.is_some_and(|max| self.bytes > max) {
+            return Err(ReadError::TooLarge);
+        }
+        let text = self.decoder.push(bytes);
+        self.keep(&text);
+        Ok(text)
+    }
+
+    fn keep(&mut self, text: &str) {
+        self.text.push_str(text);
+        if let Some(tail_bytes) = self.tail_bytes
+            && self.text.len() > tail_bytes
+        {
+            let mut cut = self.text.len() - tail_bytes;
+            while !self.text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.text.drain(..cut);
+        }
+    }
+
+    /// The last incomplete character, lossily; `None` when nothing was
+    /// pending.
+    fn finish(&mut self) -> Option<String> {
+        let rest = std::mem::take(&mut self.decoder).finish();
+        if rest.is_empty() {
+            return None;
+        }
+        self.keep(&rest);
+        Some(rest)
+    }
+}
+
+/// Reads `stream` to its end into `into`, handing each decoded piece to
+/// `on_text` as it arrives.
+async fn pump(
     stream: Option<impl AsyncRead + Unpin>,
-    max_bytes: usize,
+    into: &mut PipeText,
     mut on_text: impl FnMut(String),
-) -> Result<String, ReadError> {
-    let mut whole = String::new();
+) -> Result<(), ReadError> {
     let Some(mut stream) = stream else {
-        return Ok(whole);
+        return Ok(());
     };
-    let mut decoder = Utf8Decoder::default();
     let mut buffer = vec![0u8; READ_CHUNK_BYTES];
-    let mut total_bytes = 0usize;
     loop {
         let read = match stream.read(&mut buffer).await {
-            Ok(0) => break,
+            Ok(0) => return Ok(()),
             Ok(read) => read,
             Err(error) if error.kind() == ErrorKind::Interrupted => continue,
             Err(error) => return Err(ReadError::Io(error)),
         };
-        total_bytes += read;
-        if total_bytes > max_bytes {
-            return Err(ReadError::TooLarge);
-        }
-        let text = decoder.push(&buffer[..read]);
+        let text = into.push(&buffer[..read])?;
         if !text.is_empty() {
-            whole.push_str(&text);
             on_text(text);
         }
     }
-    let rest = decoder.finish();
-    if !rest.is_empty() {
-        whole.push_str(&rest);
-        on_text(rest);
-    }
-    Ok(whole)
-}
-
-/// Like [`read_stream`], but keeps only the last `tail_bytes` (roughly: cut
-/// on a character boundary) and never fails for size.
-async fn read_tail(
-    stream: Option<impl AsyncRead + Unpin>,
-    tail_bytes: usize,
-    mut on_text: impl FnMut(String),
-) -> Result<String, ReadError> {
-    let mut tail = String::new();
-    read_stream(stream, usize::MAX, |text| {
-        tail.push_str(&text);
-        if tail.len() > tail_bytes {
-            let mut cut = tail.len() - tail_bytes;
-            while !tail.is_char_boundary(cut) {
-                cut += 1;
-            }
-            tail.drain(..cut);
-        }
-        on_text(text);
-    })
-    .await?;
-    Ok(tail)
 }
 
 /// The last `count` characters of `text`.
@@ -286,54 +452,195 @@ impl Utf8Decoder {
     }
 }
 
-/// Terminates a program's whole process group when dropped, unless disarmed
-/// after the program was waited for.
-struct ProcessGroupGuard {
+/// A running program's process group, whose id is the program's. Dropping
+/// it ends the group ([`end_group`]); until then the program is never
+/// reaped, so the id stays the program's even after it exits.
+struct ProcessGroup {
     group_id: libc::pid_t,
-    armed: bool,
 }
 
-impl ProcessGroupGuard {
+impl ProcessGroup {
     /// The group of a child started with `process_group(0)` has the child's id.
     fn new(child_id: u32) -> Self {
-        ProcessGroupGuard {
+        ProcessGroup {
             group_id: child_id as libc::pid_t,
-            armed: true,
         }
     }
 
-    fn disarm(&mut self) {
-        self.armed = false;
+    /// How the program ended, if it has, leaving it unreaped.
+    fn peek_exit(&self) -> std::io::Result<Option<ProgramExit>> {
+        loop {
+            // SAFETY: a zeroed siginfo_t is a valid value to be filled in.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            // SAFETY: waitid writes only into `info`; WNOWAIT leaves the
+            // child waitable, WNOHANG returns at once.
+            let result = unsafe {
+                libc::waitid(
+                    libc::P_PID,
+                    self.group_id as libc::id_t,
+                    &mut info,
+                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                )
+            };
+            if result != 0 {
+                let error = std::io::Error::last_os_error();
+                if error.kind() == ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(error);
+            }
+            // SAFETY: waitid succeeded, so `info` holds a SIGCHLD's fields
+            // (all zero when the child has not exited yet).
+            let (pid, status) = unsafe { (info.si_pid(), info.si_status()) };
+            if pid == 0 {
+                return Ok(None);
+            }
+            return Ok(Some(match info.si_code {
+                libc::CLD_EXITED => ProgramExit::Code(status),
+                _ => ProgramExit::Signal(status),
+            }));
+        }
+    }
+
+    /// Resolves once the program has exited (it stays unreaped). SIGCHLD
+    /// wakes the check; a slow poll stands in if it cannot be listened to.
+    async fn exited(&self) -> std::io::Result<ProgramExit> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut sigchld = signal(SignalKind::child()).ok();
+        loop {
+            if let Some(exit) = self.peek_exit()? {
+                return Ok(exit);
+            }
+            let poll = tokio::time::sleep(Duration::from_millis(EXIT_POLL_MS));
+            match &mut sigchld {
+                Some(listener) => tokio::select! {
+                    received = listener.recv() => if received.is_none() {
+                        sigchld = None;
+                    },
+                    () = poll => {}
+                },
+                None => poll.await,
+            }
+        }
     }
 }
 
-impl Drop for ProcessGroupGuard {
+impl Drop for ProcessGroup {
     fn drop(&mut self) {
-        if !self.armed || self.group_id <= 1 {
-            return;
+        end_group(self.group_id);
+    }
+}
+
+/// A process group being ended: SIGTERM sent, SIGKILL due at `kill_at`.
+struct Ending {
+    group_id: libc::pid_t,
+    kill_at: Instant,
+    killed: bool,
+    leader_reaped: bool,
+}
+
+impl Ending {
+    /// Reaps the program once it has exited, sends SIGKILL when due;
+    /// returns whether nothing is left to do.
+    fn step(&mut self, now: Instant) -> bool {
+        if !self.leader_reaped {
+            let mut status = 0;
+            // SAFETY: waits for our own child, without blocking.
+            let reaped = unsafe { libc::waitpid(self.group_id, &mut status, libc::WNOHANG) };
+            // 0: still running; -1 with ECHILD: nothing left to reap.
+            self.leader_reaped = reaped > 0
+                || (reaped < 0 && std::io::Error::last_os_error().kind() != ErrorKind::Interrupted);
         }
-        let group_id = self.group_id;
-        // SAFETY: killpg only sends a signal; the group leader has not been
-        // waited for, so the id still names this program's group.
-        if unsafe { libc::killpg(group_id, libc::SIGTERM) } != 0 {
-            return;
+        // SAFETY: signal 0 only checks whether the group still exists.
+        if self.leader_reaped && unsafe { libc::killpg(self.group_id, 0) } != 0 {
+            return true;
         }
-        // A drop cannot wait: a short-lived thread gives the group its grace
-        // period and then kills what is left.
+        if !self.killed && now >= self.kill_at {
+            // SAFETY: killpg only sends a signal; the group still exists.
+            unsafe { libc::killpg(self.group_id, libc::SIGKILL) };
+            self.killed = true;
+        }
+        self.killed && self.leader_reaped
+    }
+}
+
+/// The groups being ended, and a wake-up for the reaper thread.
+struct Reaper {
+    endings: Mutex<Vec<Ending>>,
+    added: Condvar,
+}
+
+static REAPER: Reaper = Reaper {
+    endings: Mutex::new(Vec::new()),
+    added: Condvar::new(),
+};
+static REAPER_THREAD: Once = Once::new();
+
+/// Ends a program's process group: SIGTERM now, SIGKILL after
+/// [`KILL_GRACE_MS`] to whatever is left, and the program reaped, by the
+/// reaper thread (or by [`wait_for_ending_groups`] at exit).
+fn end_group(group_id: libc::pid_t) {
+    if group_id <= 1 {
+        return;
+    }
+    // SAFETY: killpg only sends a signal; the program has not been reaped,
+    // so the id still names its group.
+    unsafe { libc::killpg(group_id, libc::SIGTERM) };
+    let ending = Ending {
+        group_id,
+        kill_at: Instant::now() + Duration::from_millis(KILL_GRACE_MS),
+        killed: false,
+        leader_reaped: false,
+    };
+    lock_endings().push(ending);
+    REAPER.added.notify_one();
+    REAPER_THREAD.call_once(|| {
+        // Without the thread, the work waits for wait_for_ending_groups.
         let _ = std::thread::Builder::new()
-            .name("quorum-command-reaper".into())
-            .spawn(move || {
-                let deadline = Instant::now() + Duration::from_millis(KILL_GRACE_MS);
-                while Instant::now() < deadline {
-                    // SAFETY: signal 0 only checks that the group still exists.
-                    if unsafe { libc::killpg(group_id, 0) } != 0 {
-                        return;
-                    }
-                    std::thread::sleep(Duration::from_millis(GROUP_POLL_MS));
-                }
-                // SAFETY: as above; the group still exists.
-                unsafe { libc::killpg(group_id, libc::SIGKILL) };
-            });
+            .name("quorum-group-reaper".into())
+            .spawn(reap_forever);
+    });
+}
+
+fn lock_endings() -> std::sync::MutexGuard<'static, Vec<Ending>> {
+    REAPER
+        .endings
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn reap_forever() {
+    loop {
+        let mut endings = lock_endings();
+        while endings.is_empty() {
+            endings = REAPER
+                .added
+                .wait(endings)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        let now = Instant::now();
+        endings.retain_mut(|ending| !ending.step(now));
+        drop(endings);
+        std::thread::sleep(Duration::from_millis(GROUP_POLL_MS));
+    }
+}
+
+/// Finishes ending every program group still being ended: blocks until each
+/// is gone or killed and reaped, at most [`KILL_GRACE_MS`] and a little more.
+/// Call it before the process exits (and after the runtime, whose dropped
+/// calls end their groups, is gone): the reaper thread dies with the
+/// process, and a program that ignores SIGTERM would outlive quorum.
+pub fn wait_for_ending_groups() {
+    let give_up = Instant::now() + Duration::from_millis(KILL_GRACE_MS + REAP_AFTER_KILL_MS);
+    loop {
+        let mut endings = lock_endings();
+        let now = Instant::now();
+        endings.retain_mut(|ending| !ending.step(now));
+        if endings.is_empty() || now >= give_up {
+            return;
+        }
+        drop(endings);
+        std::thread::sleep(Duration::from_millis(GROUP_POLL_MS));
     }
 }
 
@@ -527,6 +834,173 @@ mod tests {
                 .to_string()
                 .contains("cannot start `/nonexistent/quorum-test-agent`"),
             "{error}"
+        );
+    }
+
+    /// Waits (generously: 10 s) until none of `pids` runs.
+    async fn until_gone(pids: &[i32], what: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while pids.iter().any(|pid| is_running(*pid)) {
+            assert!(
+                Instant::now() < deadline,
+                "{what}: still running after 10 s: {pids:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The pids a script wrote into `file`, once it has.
+    async fn pids_in(file: &Path) -> Vec<i32> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(text) = std::fs::read_to_string(file)
+                && text.ends_with('\n')
+            {
+                return text
+                    .split_whitespace()
+                    .map(|pid| pid.parse().unwrap())
+                    .collect();
+            }
+            assert!(Instant::now() < deadline, "no pids in {}", file.display());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn an_exited_program_gives_its_answer_though_a_helper_holds_its_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let leaver = script(
+            dir.path(),
+            "leaver.sh",
+            &format!(
+                "echo 'the answer'\nsleep 1000 &\necho $! > {}\nexit 0\n",
+                pids.display()
+            ),
+        );
+        let agent = agent(&[leaver.to_str().unwrap()]);
+        let (sender, mut events) = crate::agent::events::channel();
+        let started = Instant::now();
+        let output = tokio::time::timeout(Duration::from_secs(30), agent.call(request(""), sender))
+            .await
+            .expect("the call ends once the program has exited")
+            .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(output.text, "the answer\n");
+        let (_, diagnostics) = drain(&mut events);
+        assert!(diagnostics.contains("kept its pipes open"), "{diagnostics}");
+        until_gone(&pids_in(&pids).await, "the helper holding stdout").await;
+    }
+
+    #[tokio::test]
+    async fn a_helper_left_behind_by_a_finished_program_is_ended() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let daemoniser = script(
+            dir.path(),
+            "daemon.sh",
+            &format!(
+                "sleep 1000 </dev/null >/dev/null 2>&1 &\necho $! > {}\necho done\n",
+                pids.display()
+            ),
+        );
+        let agent = agent(&[daemoniser.to_str().unwrap()]);
+        let (sender, mut events) = crate::agent::events::channel();
+        let output = agent.call(request(""), sender).await.unwrap();
+        assert_eq!(output.text, "done\n");
+        let (_, diagnostics) = drain(&mut events);
+        assert_eq!(diagnostics, "", "its pipes closed with it");
+        until_gone(&pids_in(&pids).await, "the helper").await;
+    }
+
+    #[tokio::test]
+    async fn a_program_that_ignores_sigterm_is_killed_after_the_grace() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let stubborn = script(
+            dir.path(),
+            "stubborn.sh",
+            &format!(
+                "trap '' TERM\nsleep 1000 &\necho $$ $! > {}\nwait\n",
+                pids.display()
+            ),
+        );
+        let agent = agent(&[stubborn.to_str().unwrap()]);
+        let (sender, _events) = crate::agent::events::channel();
+        let mut call = agent.call(request(""), sender);
+        let pids = tokio::select! {
+            pids = pids_in(&pids) => pids,
+            result = &mut call => panic!("the program ended early: {result:?}"),
+        };
+        assert!(pids.iter().all(|pid| is_running(*pid)));
+        drop(call);
+        // SIGTERM is ignored; the survivors get SIGKILL after the grace.
+        until_gone(&pids, "after SIGKILL").await;
+    }
+
+    #[tokio::test]
+    async fn waiting_for_ending_groups_kills_what_ignores_sigterm_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let stubborn = script(
+            dir.path(),
+            "stubborn.sh",
+            &format!(
+                "trap '' TERM\necho $$ > {}\nwhile :; do sleep 1; done\n",
+                pids.display()
+            ),
+        );
+        let agent = agent(&[stubborn.to_str().unwrap()]);
+        let (sender, _events) = crate::agent::events::channel();
+        let mut call = agent.call(request(""), sender);
+        let pids = tokio::select! {
+            pids = pids_in(&pids) => pids,
+            result = &mut call => panic!("the program ended early: {result:?}"),
+        };
+        drop(call);
+        // What quorum does before it exits: blocks until the group is gone.
+        let started = Instant::now();
+        wait_for_ending_groups();
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(!is_running(pids[0]), "killed before the wait returned");
+    }
+
+    #[test]
+    fn key_variables_are_withheld_unless_given() {
+        let agent = agent(&["x"]).with_variables(
+            vec!["OPENAI_API_KEY".into(), "LOCAL_SECRET".into()],
+            vec!["OPENAI_API_KEY".into()],
+        );
+        let names = [
+            "PATH",
+            "HOME",
+            "OPENAI_API_KEY",
+            "LOCAL_SECRET",
+            "VENDOR_API_KEY",
+        ]
+        .map(OsString::from);
+        assert_eq!(
+            agent.withheld_among(names.into_iter()),
+            [
+                OsString::from("LOCAL_SECRET"),
+                OsString::from("VENDOR_API_KEY")
+            ]
+        );
+        let by_default = self::agent(&["x"]).withheld_among(
+            ["ANTHROPIC_API_KEY", "HF_TOKEN", "TERM"]
+                .map(OsString::from)
+                .into_iter(),
+        );
+        assert_eq!(
+            by_default,
+            [
+                OsString::from("ANTHROPIC_API_KEY"),
+                OsString::from("HF_TOKEN")
+            ]
         );
     }
 

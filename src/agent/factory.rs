@@ -35,6 +35,9 @@ pub struct BuildContext<'a> {
     /// Where answers typed for roles played by a person arrive; without
     /// one, a `human` role cannot be built.
     pub human_desk: Option<Arc<HumanDesk>>,
+    /// The variables that hold keys ([`crate::config::keys::key_variables`]):
+    /// a `command` program gets only those its provider's `env:` lists.
+    pub key_variables: Vec<String>,
 }
 
 /// Why an agent could not be built.
@@ -55,6 +58,8 @@ pub enum BuildError {
         provider: String,
         source: CommandError,
     },
+    #[error("`{provider}`: {message}; it is not put in the program's arguments")]
+    UnsafeModel { provider: String, message: String },
 }
 
 /// Builds the agent for one resolved role slot.
@@ -79,15 +84,27 @@ pub fn build(
             None => Err(BuildError::HumanNeedsInterface),
         },
         ProviderKind::Command => {
+            // Checked where the model was named, and again here, where it
+            // becomes part of a program's arguments (a journal handed over
+            // for `resume` names models too): what passes holds nothing a
+            // shell would read as syntax.
+            crate::config::check_model_name(&resolved.model).map_err(|message| {
+                BuildError::UnsafeModel {
+                    provider: provider.name.clone(),
+                    message,
+                }
+            })?;
             let argv = provider
                 .command
                 .iter()
                 .map(|arg| arg.replace("{model}", &resolved.model))
                 .collect();
-            let agent = CommandAgent::new(argv, info).map_err(|source| BuildError::Command {
-                provider: provider.name.clone(),
-                source,
-            })?;
+            let agent = CommandAgent::new(argv, info)
+                .map_err(|source| BuildError::Command {
+                    provider: provider.name.clone(),
+                    source,
+                })?
+                .with_variables(context.key_variables.clone(), provider.env.clone());
             Ok(Arc::new(agent))
         }
         ProviderKind::Openai | ProviderKind::Anthropic => {
@@ -204,6 +221,7 @@ mod tests {
             default_model: None,
             max_tokens: None,
             command: Vec::new(),
+            env: Vec::new(),
             timeout_secs: None,
             limits: LimitOverrides::default(),
             configured: true,
@@ -216,6 +234,7 @@ mod tests {
             speed: 1.0,
             env,
             human_desk: None,
+            key_variables: crate::config::keys::key_variables(&Default::default()),
         }
     }
 
@@ -306,7 +325,14 @@ mod tests {
         let mut command = http_provider("cli", ProviderKind::Command, false);
         command.base_url = None;
         command.command = vec!["my-agent".into(), "--model={model}".into()];
-        let agent = build(&resolved(command, "big"), &context(&env)).unwrap();
+        let agent = build(&resolved(command.clone(), "big"), &context(&env)).unwrap();
         assert_eq!(agent.info().to_string(), "cli:big");
+        // A model that slipped past the checks where it was named (a
+        // journal handed over for resume) never reaches the arguments.
+        let error = build(&resolved(command, "x; touch pwned"), &context(&env))
+            .err()
+            .expect("refused");
+        assert!(matches!(error, BuildError::UnsafeModel { .. }), "{error}");
+        assert!(error.to_string().contains("`;`"), "{error}");
     }
 }

@@ -5,7 +5,8 @@
 //! and supervising it the way the official SDKs do (retrying 408, 409, 429
 //! and 5xx with jittered exponential backoff, honouring `retry-after-ms` and
 //! `retry-after`, retrying connection failures that happened before any byte
-//! of the body arrived), the idle timeout, the cap on one buffered SSE event,
+//! of the body arrived), the idle timeout, the cap on one buffered SSE event
+//! and on the bytes of one answer's stream ([`MAX_ANSWER_STREAM_BYTES`]),
 //! turning provider error bodies into [`HttpFailure`]s, and the `doctor`
 //! reachability [`probe`].
 //!
@@ -48,6 +49,14 @@ pub const DEFAULT_RETRY_AFTER_CAP_MS: u64 = 60_000;
 /// line breaks not counted). A bigger one fails the call instead of growing
 /// a buffer without bound.
 pub const MAX_SSE_EVENT_BYTES: usize = 1024 * 1024;
+/// Most bytes of one answer's stream, in bytes: everything received on the
+/// wire (SSE framing, JSON, keep-alive comments, reasoning), not only the
+/// answer's text. A stream that goes on past it fails the call instead of
+/// filling the journal and memory. At the 200 to 300 bytes an OpenAI-style
+/// chunk takes per token, it leaves room for well over 200,000 tokens; the
+/// `command` provider's cap, on text alone, is
+/// [`super::command::MAX_ANSWER_BYTES`].
+pub const MAX_ANSWER_STREAM_BYTES: usize = 64 * 1024 * 1024;
 /// Most bytes of a non-streaming error body read to find its message.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 /// Longest provider message kept in an error, in characters.
@@ -472,6 +481,8 @@ enum ByteStreamError {
     },
     Idle(Duration),
     EventTooLarge(EventTooLarge),
+    /// The stream passed its cap, in bytes ([`MAX_ANSWER_STREAM_BYTES`]).
+    AnswerTooLarge(usize),
 }
 
 impl fmt::Display for ByteStreamError {
@@ -482,6 +493,12 @@ impl fmt::Display for ByteStreamError {
             ByteStreamError::EventTooLarge(EventTooLarge { limit }) => {
                 write!(f, "one stream event is larger than {limit} bytes")
             }
+            ByteStreamError::AnswerTooLarge(limit) => write!(
+                f,
+                "the answer's stream passed {}, the most quorum reads for one answer \
+                 (MAX_ANSWER_STREAM_BYTES); the call was stopped",
+                crate::input::bytes(*limit as u64)
+            ),
         }
     }
 }
@@ -535,11 +552,13 @@ impl StreamFailure {
     }
 }
 
-/// `inner` with the idle timeout and the event-size cap applied; the first
-/// problem ends the stream.
+/// `inner` with the idle timeout, the event-size cap and the cap of
+/// `max_bytes` on the whole stream applied; the first problem ends the
+/// stream.
 fn supervise_bytes<S, E>(
     inner: S,
     idle_timeout: Option<Duration>,
+    max_bytes: usize,
 ) -> impl Stream<Item = Result<Bytes, ByteStreamError>>
 where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
@@ -548,6 +567,8 @@ where
     ByteSupervisor {
         inner,
         guard: SseEventSizeGuard::new(MAX_SSE_EVENT_BYTES),
+        received_bytes: 0,
+        max_bytes,
         received_any: false,
         failed: false,
         idle: idle_timeout.map(|limit| IdleTimer {
@@ -561,6 +582,8 @@ where
 struct ByteSupervisor<S> {
     inner: S,
     guard: SseEventSizeGuard,
+    received_bytes: usize,
+    max_bytes: usize,
     received_any: bool,
     failed: bool,
     idle: Option<IdleTimer>,
@@ -633,6 +656,13 @@ where
             }
             Ok(chunk) => {
                 state.received_any |= !chunk.is_empty();
+                state.received_bytes = state.received_bytes.saturating_add(chunk.len());
+                if state.received_bytes > state.max_bytes {
+                    state.failed = true;
+                    return Poll::Ready(Some(Err(ByteStreamError::AnswerTooLarge(
+                        state.max_bytes,
+                    ))));
+                }
                 state
                     .guard
                     .check(&chunk)
@@ -646,11 +676,13 @@ where
     }
 }
 
-/// Reads SSE events from `bytes` into `decoder` until the byte stream ends or
-/// the decoder is complete, sending display events as they come.
+/// Reads SSE events from `bytes` (at most `max_bytes` of them) into
+/// `decoder` until the byte stream ends or the decoder is complete, sending
+/// display events as they come.
 async fn pump_events<S, E, D>(
     bytes: S,
     idle_timeout: Option<Duration>,
+    max_bytes: usize,
     decoder: &mut D,
     events: &EventSender,
 ) -> Result<(), StreamFailure>
@@ -659,7 +691,7 @@ where
     E: StdError,
     D: SseDecoder,
 {
-    let sse = EventStream::new(supervise_bytes(bytes, idle_timeout));
+    let sse = EventStream::new(supervise_bytes(bytes, idle_timeout, max_bytes));
     let mut sse = std::pin::pin!(sse);
     while let Some(item) = sse.next().await {
         let event = match item {
@@ -695,8 +727,21 @@ pub struct RecordedCall {
 }
 
 /// Feeds recorded bytes, split into `chunks` exactly as given, through the
-/// same SSE framing, size cap and `decoder` that a live call uses.
-pub fn decode_recorded<D, C>(mut decoder: D, chunks: impl IntoIterator<Item = C>) -> RecordedCall
+/// same SSE framing, size caps and `decoder` that a live call uses.
+pub fn decode_recorded<D, C>(decoder: D, chunks: impl IntoIterator<Item = C>) -> RecordedCall
+where
+    D: SseDecoder,
+    C: Into<Bytes>,
+{
+    decode_recorded_within(decoder, chunks, MAX_ANSWER_STREAM_BYTES)
+}
+
+/// [`decode_recorded`] with a cap of `max_bytes` on the whole stream.
+pub fn decode_recorded_within<D, C>(
+    mut decoder: D,
+    chunks: impl IntoIterator<Item = C>,
+    max_bytes: usize,
+) -> RecordedCall
 where
     D: SseDecoder,
     C: Into<Bytes>,
@@ -705,9 +750,15 @@ where
     let chunks: Vec<Result<Bytes, std::convert::Infallible>> =
         chunks.into_iter().map(|chunk| Ok(chunk.into())).collect();
     let (sender, mut receiver) = crate::agent::events::channel();
-    let pumped = pump_events(futures::stream::iter(chunks), None, &mut decoder, &sender)
-        .now_or_never()
-        .expect("a recorded stream never waits");
+    let pumped = pump_events(
+        futures::stream::iter(chunks),
+        None,
+        max_bytes,
+        &mut decoder,
+        &sender,
+    )
+    .now_or_never()
+    .expect("a recorded stream never waits");
     let outcome = match pumped {
         Ok(()) => decoder
             .finish()
@@ -818,6 +869,7 @@ impl Transport {
             let pumped = pump_events(
                 response.bytes_stream().boxed(),
                 limits.idle_timeout,
+                MAX_ANSWER_STREAM_BYTES,
                 &mut decoder,
                 events,
             )
@@ -1342,6 +1394,43 @@ mod tests {
         assert!(!should_retry(503, &headers(&[("x-should-retry", "false")])));
         assert!(should_retry(400, &headers(&[("x-should-retry", "true")])));
         assert!(should_retry(503, &headers(&[("x-should-retry", "maybe")])));
+    }
+
+    #[test]
+    fn a_stream_past_its_byte_cap_fails_naming_the_cap() {
+        let chunk = |text: &str| {
+            format!(
+                "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n"
+            )
+        };
+        let one = chunk("word ");
+        // Bytes count, text or not: keep-alive comments too.
+        let endless =
+            std::iter::repeat_n([one.clone(), ": keep-alive\n\n".to_string()], 10_000).flatten();
+        let cap = 4 * 1024;
+        let recorded =
+            decode_recorded_within(super::super::openai::OpenAiStream::new(), endless, cap);
+        let error = recorded.outcome.unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "recorded: the answer's stream passed 4 KiB, the most quorum reads for one answer \
+             (MAX_ANSWER_STREAM_BYTES); the call was stopped"
+        );
+        let shown: usize = recorded
+            .events
+            .iter()
+            .map(|event| match event {
+                StreamEvent::Text(text) => text.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(shown > 0 && shown < cap, "{shown} bytes of text shown");
+        // Up to the cap itself, a stream is read to its end.
+        let whole = [chunk("all of it"), "data: [DONE]\n\n".to_string()];
+        let exact: usize = whole.iter().map(String::len).sum();
+        let recorded =
+            decode_recorded_within(super::super::openai::OpenAiStream::new(), whole, exact);
+        assert_eq!(recorded.outcome.unwrap().text, "all of it");
     }
 
     #[test]

@@ -564,6 +564,7 @@ fn assign_agents(
         speed: flags.speed,
         env,
         human_desk: Some(human_desk.clone()),
+        key_variables: loaded_config.key_variables(),
     };
     // A mistake in what names an agent (a provider typo on the critic) is
     // what to report, before "no agent found" for a role nothing names.
@@ -713,6 +714,7 @@ pub fn rebuild(
         speed: setup.speed,
         env,
         human_desk: Some(human_desk.clone()),
+        key_variables: loaded.key_variables(),
     };
     let located = |error: SpecError, field: String| {
         let mut error = error.field(format!("setup.{field}")).in_file(journal, None);

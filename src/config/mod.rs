@@ -12,6 +12,7 @@
 //! value.
 
 pub mod detect;
+pub mod keys;
 pub mod resolve;
 
 use std::collections::BTreeMap;
@@ -98,6 +99,10 @@ pub struct ProviderConfig {
     /// `command` providers: the program and its arguments, as a list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
+    /// `command` providers: the key variables (see [`keys`]) the program is
+    /// given; it gets no other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<Vec<String>>,
     /// Deadline of each call to this provider, in seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<f64>,
@@ -142,8 +147,67 @@ impl Config {
     }
 }
 
+/// Longest model name accepted, in characters.
+pub const MAX_MODEL_NAME_CHARS: usize = 256;
+
+/// The characters a model name may hold besides ASCII letters and digits.
+/// None of them means anything to a shell, unquoted: a model name reaches a
+/// `command` provider's arguments (`{model}`), and its program may well be
+/// `sh -c "… {model}"`.
+pub const MODEL_NAME_PUNCTUATION: &str = "._:/@+-";
+
+/// Whether `c` may appear in a model name.
+pub fn is_model_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || MODEL_NAME_PUNCTUATION.contains(c)
+}
+
+/// Checks a model name wherever one is named (`--agent`, a spec's
+/// `agents:`, the configuration's `roles:` and `default_model`): ASCII
+/// letters, digits, `_` and [`MODEL_NAME_PUNCTUATION`], starting with a
+/// letter or a digit (a leading `-` would read as an option to a program),
+/// at most [`MAX_MODEL_NAME_CHARS`]. Real names fit: `llama3.1:8b`,
+/// `accounts/fireworks/models/x`, `gpt-4.1-mini`,
+/// `claude-sonnet-4-5@20250929`, `qwen2.5:7b-instruct-q4_K_M`.
+///
+/// The message names the first character refused, never the whole name.
+pub fn check_model_name(model: &str) -> Result<(), String> {
+    const RULE: &str = "a model name has ASCII letters, digits, `_` and `._:/@+-`, \
+                        starts with a letter or a digit";
+    if model.is_empty() {
+        return Err("the model name is empty".into());
+    }
+    if let Some(refused) = model.chars().find(|c| !is_model_name_char(*c)) {
+        let shown = if refused == ' ' {
+            "a space".to_string()
+        } else if refused == '`' {
+            "a backtick".to_string()
+        } else if refused.is_ascii_graphic() {
+            format!("`{refused}`")
+        } else {
+            format!("U+{:04X}", u32::from(refused))
+        };
+        return Err(format!(
+            "the model name holds {shown}; {RULE} and is at most {MAX_MODEL_NAME_CHARS} characters"
+        ));
+    }
+    if !model.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Err(format!(
+            "the model name starts with `{}`; {RULE}",
+            &model[..1]
+        ));
+    }
+    if model.len() > MAX_MODEL_NAME_CHARS {
+        return Err(format!(
+            "the model name is {} characters long; it may have at most {MAX_MODEL_NAME_CHARS}",
+            model.len()
+        ));
+    }
+    Ok(())
+}
+
 /// `PROVIDER` or `PROVIDER:MODEL`, as `--agent`, `roles:` and spec agents
-/// write it. The model may itself contain colons (`llama3.1:8b`).
+/// write it. The model may itself contain colons (`llama3.1:8b`); it must
+/// pass [`check_model_name`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentChoice {
     pub provider: String,
@@ -166,6 +230,9 @@ impl AgentChoice {
                 "`{text}` has an empty model; write PROVIDER or PROVIDER:MODEL"
             ));
         }
+        if let Some(model) = model {
+            check_model_name(model)?;
+        }
         Ok(AgentChoice {
             provider: provider.to_string(),
             model: model.map(str::to_string),
@@ -183,6 +250,11 @@ pub struct LoadedConfig {
 }
 
 impl LoadedConfig {
+    /// Every key variable name in effect: see [`keys::key_variables`].
+    pub fn key_variables(&self) -> Vec<String> {
+        keys::key_variables(&self.config)
+    }
+
     /// Where a top-level `key` of the file stands, as errors name it:
     /// `~/.config/quorum/config.yaml:3: theme`.
     pub fn key_location(&self, key: &str) -> String {
@@ -380,6 +452,9 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
     {
         return Err("`default_model` is empty".into());
     }
+    if let Some(model) = &provider.default_model {
+        check_model_name(model).map_err(|message| format!("`default_model`: {message}"))?;
+    }
     if kind == ProviderKind::Command {
         let http_only = [
             ("base_url", provider.base_url.is_some()),
@@ -398,8 +473,18 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
         ];
         if let Some((field, _)) = http_only.iter().find(|(_, given)| *given) {
             return Err(format!(
-                "`{field}` is for HTTP providers; a command provider takes `command`, `default_model` and `timeout_secs`"
+                "`{field}` is for HTTP providers; a command provider takes `command`, `env`, `default_model` and `timeout_secs`"
             ));
+        }
+        if let Some(names) = &provider.env
+            && names.iter().any(|name| !is_variable_name(name))
+        {
+            // The value may be a pasted key: never echo it.
+            return Err(
+                "`env` lists the NAMES of environment variables the program is given \
+                 (such as [ANTHROPIC_API_KEY]), never their values"
+                    .into(),
+            );
         }
         match &provider.command {
             Some(argv)
@@ -415,9 +500,15 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
         }
         return Ok(());
     }
-    if provider.command.is_some() {
+    if let Some(field) = [
+        ("command", provider.command.is_some()),
+        ("env", provider.env.is_some()),
+    ]
+    .iter()
+    .find_map(|(field, given)| given.then_some(field))
+    {
         return Err(format!(
-            "`command` is only for command providers; this one is {kind}"
+            "`{field}` is only for command providers; this one is {kind}"
         ));
     }
     if let Some(url) = &provider.base_url
@@ -605,6 +696,39 @@ theme: dark
     }
 
     #[test]
+    fn env_names_the_variables_a_command_provider_is_given() {
+        let config = parse_text(
+            "providers:\n  cli: { kind: command, command: [claude], env: [ANTHROPIC_API_KEY, MY_TOKEN] }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.providers["cli"].env.as_deref(),
+            Some(&["ANTHROPIC_API_KEY".to_string(), "MY_TOKEN".to_string()][..])
+        );
+        let error = parse_text("providers:\n  openai: { env: [OPENAI_API_KEY] }\n").unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("`env` is only for command providers"),
+            "{error}"
+        );
+        assert_eq!(error.line, Some(2));
+        let error = parse_text(
+            "providers:\n  cli: { kind: command, command: [x], env: [sk-proj-SECRET123] }\n",
+        )
+        .unwrap_err();
+        assert!(
+            error.message.contains("NAMES of environment variables"),
+            "{error}"
+        );
+        assert!(!error.to_string().contains("SECRET123"), "{error}");
+        let error =
+            parse_text("providers:\n  cli: { kind: command, command: [x], base_url: http://h }\n")
+                .unwrap_err();
+        assert!(error.message.contains("takes `command`, `env`"), "{error}");
+    }
+
+    #[test]
     fn a_key_pasted_into_api_key_env_is_refused_without_being_echoed() {
         let error =
             parse_text("providers:\n  openai:\n    api_key_env: sk-proj-SECRET123\n").unwrap_err();
@@ -654,6 +778,84 @@ theme: dark
         assert_eq!(AgentChoice::parse("script").unwrap().model, None);
         assert!(AgentChoice::parse(":m").is_err());
         assert!(AgentChoice::parse("openai:").is_err());
+    }
+
+    #[test]
+    fn real_model_names_pass() {
+        for model in [
+            "llama3.1:8b",
+            "accounts/fireworks/models/llama-v3p1-405b-instruct",
+            "gpt-4.1-mini",
+            "claude-sonnet-4-5@20250929",
+            "qwen2.5:7b-instruct-q4_K_M",
+            "anthropic.claude-3-5-sonnet-20240620-v1:0",
+            "meta-llama/llama-3.1-8b-instruct:free",
+            "o3",
+            "hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M",
+        ] {
+            assert_eq!(check_model_name(model), Ok(()), "{model}");
+        }
+    }
+
+    #[test]
+    fn model_names_with_anything_else_are_refused_naming_the_character() {
+        for (model, needle) in [
+            ("x; touch pwned; echo", "`;`"),
+            ("x y", "a space"),
+            ("$(id)", "`$`"),
+            ("a`id`", "a backtick"),
+            ("x\u{1b}[2J", "U+001B"),
+            ("x\ny", "U+000A"),
+            ("日本", "U+65E5"),
+            ("-rf", "starts with `-`"),
+            ("--dangerously-skip-permissions", "starts with `-`"),
+            (".hidden", "starts with `.`"),
+            ("", "empty"),
+        ] {
+            let message = check_model_name(model).unwrap_err();
+            assert!(message.contains(needle), "{model:?}: {message}");
+            assert!(!message.contains("touch pwned"), "{message}");
+        }
+        assert!(check_model_name(&"m".repeat(MAX_MODEL_NAME_CHARS)).is_ok());
+        let long = check_model_name(&"m".repeat(MAX_MODEL_NAME_CHARS + 1)).unwrap_err();
+        assert!(long.contains("at most 256"), "{long}");
+    }
+
+    /// What a model name may hold is substituted into a command provider's
+    /// arguments, which may be `sh -c "… {model}"`: nothing of it may mean
+    /// anything to a shell (sh, bash or zsh), unquoted, after the first
+    /// character (a letter or a digit). Keep it that way.
+    #[test]
+    fn no_character_of_a_model_name_means_anything_to_a_shell() {
+        const SHELL_SYNTAX: &str = " \t\n\r|&;<>()$`\\\"'*?[]#~=%!{}^,";
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            if !is_model_name_char(c) {
+                continue;
+            }
+            assert!(c.is_ascii_graphic(), "{c:?} is not plain ASCII");
+            assert!(!SHELL_SYNTAX.contains(c), "{c:?} is shell syntax");
+        }
+        for c in SHELL_SYNTAX.chars() {
+            let model = format!("model{c}name");
+            assert!(check_model_name(&model).is_err(), "{model:?}");
+        }
+    }
+
+    #[test]
+    fn bad_model_names_are_refused_with_line_and_field() {
+        let error = parse_text(
+            "providers:\n  cli: { kind: command, command: [sh], default_model: \"a;b\" }\n",
+        )
+        .unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("providers.cli"));
+        assert_eq!(error.line, Some(2), "{error}");
+        assert!(error.message.contains("`default_model`"), "{error}");
+        assert!(error.message.contains("`;`"), "{error}");
+        let error =
+            parse_text("roles:\n  default: anthropic\n  critic: \"openai:x$(id)\"\n").unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("roles.critic"));
+        assert_eq!(error.line, Some(3), "{error}");
+        assert!(error.message.contains("`$`"), "{error}");
     }
 
     #[test]

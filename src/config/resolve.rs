@@ -87,6 +87,10 @@ pub struct ProviderSetup {
     pub max_tokens: Option<u32>,
     /// `command` providers: the program and its arguments.
     pub command: Vec<String>,
+    /// `command` providers: the key variables the program is given (its
+    /// configuration's `env:`); it gets no other.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
     /// This provider's call deadline, in seconds.
     pub timeout_secs: Option<f64>,
     pub limits: LimitOverrides,
@@ -212,6 +216,7 @@ impl<'a> Providers<'a> {
                 .or(default_model.map(str::to_string)),
             max_tokens: settings.max_tokens,
             command: settings.command.clone().unwrap_or_default(),
+            env: settings.env.clone().unwrap_or_default(),
             timeout_secs: settings.timeout_secs,
             limits: LimitOverrides {
                 connect_timeout_secs: settings.connect_timeout_secs,
@@ -430,6 +435,17 @@ impl<'a> Resolver<'a> {
         })?;
         let model =
             model_for(&provider, choice.model.as_deref(), self.sources.config).map_err(located)?;
+        // A named model was checked where it was read; a command provider's
+        // label taken from its program's name is checked here.
+        super::check_model_name(&model).map_err(|message| {
+            located(match choice.model {
+                Some(_) => message,
+                None => format!(
+                    "{message} (the `{}` provider has no default_model, so its program's name is the model; set default_model under providers.{})",
+                    provider.name, provider.name
+                ),
+            })
+        })?;
         Ok(ResolvedAgent {
             role: role.to_string(),
             level,
@@ -473,6 +489,7 @@ impl<'a> Resolver<'a> {
                     default_model: Some(model.clone()),
                     max_tokens: None,
                     command: Vec::new(),
+                    env: Vec::new(),
                     timeout_secs: None,
                     limits: LimitOverrides::default(),
                     configured: false,

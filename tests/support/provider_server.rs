@@ -32,6 +32,9 @@ pub enum Frame {
     Cut,
     /// A `: keep-alive` comment every period, until the client goes away.
     KeepAliveForever(Duration),
+    /// These bytes, sent `times` times over as fast as the client reads
+    /// them: a stream that looks endless up to a bound a test chooses.
+    Repeat { bytes: Vec<u8>, times: usize },
 }
 
 impl Frame {
@@ -284,6 +287,17 @@ fn body_of(frames: Vec<Frame>, abandoned: watch::Sender<usize>) -> Body {
                     state.frames.clear();
                     let cut = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut");
                     return Some((Err(cut), state));
+                }
+                Frame::Repeat { bytes, times } => {
+                    if times > 1 {
+                        state.frames.push_front(Frame::Repeat {
+                            bytes: bytes.clone(),
+                            times: times - 1,
+                        });
+                    }
+                    if times > 0 {
+                        return Some((Ok(Bytes::from(bytes)), state));
+                    }
                 }
                 Frame::KeepAliveForever(period) => {
                     tokio::time::sleep(period).await;
