@@ -2,8 +2,8 @@
 //!
 //! A key lives in the environment only, but an agent can still echo it: a
 //! command agent that prints `$OPENAI_API_KEY`, a proxy that repeats its
-//! request headers. quorum knows which variables hold keys (every
-//! configured provider's `api_key_env` and the usual provider variables),
+//! request headers. quorum knows which variables hold keys
+//! ([`crate::config::keys`]),
 //! so it knows their values, and replaces each occurrence with a marker
 //! naming the variable, `[masked: OPENAI_API_KEY]`: the record says that
 //! something was masked and what, never the value. Text is masked where it
@@ -23,24 +23,6 @@
 
 use std::borrow::Cow;
 use std::sync::{Arc, RwLock};
-
-/// The variables the usual providers and their tools read keys from,
-/// watched whether or not a provider of quorum's uses them.
-pub const WELL_KNOWN_KEY_VARIABLES: &[&str] = &[
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "MISTRAL_API_KEY",
-    "GROQ_API_KEY",
-    "OPENROUTER_API_KEY",
-    "XAI_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "TOGETHER_API_KEY",
-    "AZURE_OPENAI_API_KEY",
-    "COHERE_API_KEY",
-    "HF_TOKEN",
-];
 
 /// Shortest value that is masked, in characters.
 pub const MIN_SECRET_CHARS: usize = 8;

@@ -462,9 +462,9 @@ struct ProcessGroup {
 impl ProcessGroup {
     /// The group of a child started with `process_group(0)` has the child's id.
     fn new(child_id: u32) -> Self {
-        ProcessGroup {
-            group_id: child_id as libc::pid_t,
-        }
+        let group_id = child_id as libc::pid_t;
+        lock_running().push(group_id);
+        ProcessGroup { group_id }
     }
 
     /// How the program ended, if it has, leaving it unreaped.
@@ -527,7 +527,36 @@ impl ProcessGroup {
 
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
+        lock_running().retain(|group_id| *group_id != self.group_id);
         end_group(self.group_id);
+    }
+}
+
+/// The groups of programs whose calls are still out.
+static RUNNING: Mutex<Vec<libc::pid_t>> = Mutex::new(Vec::new());
+
+fn lock_running() -> std::sync::MutexGuard<'static, Vec<libc::pid_t>> {
+    RUNNING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Sends SIGKILL to every program group quorum started that may still be
+/// running, at once: for a process about to exit without its calls being
+/// dropped (the signal backstop, `crate::cli::signals`), which would
+/// otherwise leave them behind.
+pub fn kill_every_group_now() {
+    let running: Vec<libc::pid_t> = lock_running().clone();
+    let ending: Vec<libc::pid_t> = lock_endings()
+        .iter()
+        .map(|ending| ending.group_id)
+        .collect();
+    for group_id in running.into_iter().chain(ending) {
+        if group_id > 1 {
+            // SAFETY: killpg only sends a signal; none of these programs
+            // has been reaped, so each id still names its group.
+            unsafe { libc::killpg(group_id, libc::SIGKILL) };
+        }
     }
 }
 

@@ -670,20 +670,15 @@ pub struct Rebuilt {
 /// Builds the roster and the alternatives a journal's [`RunSetup`] describes.
 ///
 /// Masks the values of every key variable quorum knows in everything a
-/// debate writes and shows ([`crate::secrets`]): the usual providers'
-/// variables and each configured `api_key_env`.
+/// debate writes and shows ([`crate::secrets`]): the same variables a
+/// command agent is not given ([`config::keys`]).
 fn watch_keys(loaded: &config::LoadedConfig) {
-    let configured = loaded
-        .config
-        .providers
-        .values()
-        .filter_map(|provider| provider.api_key_env.as_deref());
-    crate::secrets::install(
-        crate::secrets::WELL_KNOWN_KEY_VARIABLES
-            .iter()
-            .copied()
-            .chain(configured),
-    );
+    let in_effect = config::keys::key_variables(&loaded.config);
+    let by_suffix: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| config::keys::is_key_variable(name, &in_effect))
+        .collect();
+    crate::secrets::install(in_effect.iter().chain(&by_suffix).map(String::as_str));
 }
 
 /// A journal is a file anyone could have handed over, so it chooses only

@@ -11,10 +11,10 @@
 //! had it. The journal is written before anything else, so what was
 //! recorded up to that moment is whole and `quorum resume` continues it.
 //!
-//! Not responsible for the clean stop itself (the event loops), nor for
-//! agents' process groups (the command provider ends them when a call is
-//! dropped; an abrupt exit leaves that to the kernel's SIGHUP of the
-//! session, as a kill -9 would).
+//! Before it ends the process it kills the process group of every
+//! `command` agent still running, whose calls will never be dropped.
+//!
+//! Not responsible for the clean stop itself (the event loops).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -92,6 +92,7 @@ fn wait_for_the_event_loop(signal: i32, interface: bool) {
     if TAKEN.load(Ordering::SeqCst) {
         return;
     }
+    crate::agent::command::kill_every_group_now();
     if interface {
         crate::tui::terminal::restore();
     }
