@@ -121,19 +121,25 @@ impl Masker {
     }
 
     /// How many bytes at the end of `text` could be the start of a watched
-    /// value, and must wait for the next piece of a stream.
+    /// value, and must wait for the next piece of a stream. Only the last
+    /// `len - 1` bytes can, and only from a byte equal to the value's first:
+    /// those few places are found with `memchr` and checked, so a piece
+    /// costs about its length, whatever the length of a key.
     fn undecided_tail(&self, text: &str) -> usize {
+        let bytes = text.as_bytes();
         let mut longest = 0;
         for secret in &self.secrets {
             let value = secret.value.as_bytes();
-            let most = (value.len() - 1).min(text.len());
-            for len in (longest + 1..=most).rev() {
-                if text.as_bytes().ends_with(&value[..len])
-                    && text.is_char_boundary(text.len() - len)
-                {
-                    longest = len;
-                    break;
-                }
+            let window = bytes.len().saturating_sub(value.len() - 1);
+            // The first place that fits gives the longest tail.
+            let tail = memchr::memchr_iter(value[0], &bytes[window..])
+                .map(|at| &bytes[window + at..])
+                .find(|tail| value.starts_with(tail));
+            if let Some(tail) = tail
+                && tail.len() > longest
+                && text.is_char_boundary(bytes.len() - tail.len())
+            {
+                longest = tail.len();
             }
         }
         longest
