@@ -527,7 +527,11 @@ impl<'a> Fields<'a> {
     /// case or with decoration after it when exactly one fits. `Ok(None)`
     /// when none does (the caller says what that means); an id that fits
     /// several is an error.
-    pub(crate) fn known_id(&self, key: &str, known: &[&str]) -> Result<Option<String>, ParseError> {
+    pub(crate) fn known_id(
+        &self,
+        key: &str,
+        known: &normalise::KnownIds<'_>,
+    ) -> Result<Option<String>, ParseError> {
         let written = self.required_text(key)?;
         let found = self
             .document
@@ -612,11 +616,11 @@ impl Document {
     pub(crate) fn match_id(
         &self,
         written: &str,
-        known: &[&str],
+        known: &normalise::KnownIds<'_>,
         path: &FieldPath,
         what: &str,
     ) -> Result<Option<(String, Option<String>)>, ParseError> {
-        match normalise::match_id(written, known) {
+        match known.match_id(written) {
             normalise::IdMatch::Exact(id) => Ok(Some((id, None))),
             normalise::IdMatch::Read(id) => {
                 let note = format!("read {what} {} as {id}", quote(written));

@@ -19,13 +19,16 @@
 //! malformed-output rule), so an answer is refused only when nothing in it
 //! can be trusted.
 
+use std::collections::HashSet;
+
 use yaml_serde::{Sequence, Value};
 
 use super::model::{
     Basis, Expansion, FinalPosition, FindingText, Handoff, Lineage, Maturity, MergeVote, Position,
     ProposalText, ProposalType, ResponseKind, Severity, Stance,
 };
-use crate::parse::{Document, FieldPath, Fields, ParseError, Read, quote};
+use crate::parse::normalise::{IdMatch, KnownIds};
+use crate::parse::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
 
 const SEVERITIES: [(&str, Severity); 5] = [
     ("critical", Severity::Critical),
@@ -255,15 +258,16 @@ pub struct DevilAnswer {
 
 fn challenge_text(
     fields: &Fields<'_>,
-    known: &[&str],
+    known: &KnownIds<'_>,
     left_out: &mut Vec<String>,
 ) -> Result<Option<ChallengeText>, ParseError> {
     let Some(finding_id) = fields.known_id("finding_id", known)? else {
         let written = fields.required_text("finding_id")?;
+        let open: Vec<String> = known.ids().iter().map(|id| id.to_string()).collect();
         left_out.push(format!(
             "a challenge of {}, which is not an open id ({})",
             quote(&written),
-            known.join(", ")
+            list_capped(&open)
         ));
         return Ok(None);
     };
@@ -307,10 +311,11 @@ pub fn read_devil(
     let document = Document::load(text)?;
     let root = root(&document, "a mapping with `challenges:` and `discoveries:`")?;
     let mut answer = DevilAnswer::default();
+    let open = KnownIds::new(open.iter().copied());
     let (list, path) = optional_list(&root, "challenges")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), CHALLENGE_SHAPE)?;
-        if let Some(challenge) = challenge_text(&fields, open, &mut answer.left_out)? {
+        if let Some(challenge) = challenge_text(&fields, &open, &mut answer.left_out)? {
             answer.challenges.push(challenge);
         }
     }
@@ -360,6 +365,7 @@ pub fn read_responses(
 ) -> Result<Read<Responses>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "responses")?;
+    let known = KnownIds::new(known.iter().copied());
     let mut responses = Vec::with_capacity(list.len());
     let mut left_out = Vec::new();
     for (index, value) in list.iter().enumerate() {
@@ -394,7 +400,7 @@ pub fn read_responses(
             responses.push(response);
             continue;
         }
-        let Some(id) = fields.known_id("finding_id", known)? else {
+        let Some(id) = fields.known_id("finding_id", &known)? else {
             let written = fields.required_text("finding_id")?;
             left_out.push(format!(
                 "a {} of {}, which is not an id of the inventory",
@@ -406,7 +412,7 @@ pub fn read_responses(
         response.finding_id = id;
         match kind {
             ResponseKind::MergeProposal => {
-                let Some(other) = fields.known_id("merge_with", known)? else {
+                let Some(other) = fields.known_id("merge_with", &known)? else {
                     left_out.push(format!(
                         "a merge proposal of {} with an unknown finding",
                         response.finding_id
@@ -469,6 +475,7 @@ pub fn read_expansions(
     let document = Document::load(text)?;
     let root = root(&document, "a mapping with `expansions:` and `proposals:`")?;
     let mut answer = ExpandAnswer::default();
+    let known = KnownIds::new(known.iter().copied());
     let (list, path) = optional_list(&root, "expansions")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(
@@ -477,7 +484,7 @@ pub fn read_expansions(
             path.index(index),
             "an expansion (a mapping with proposal_id and note)",
         )?;
-        let Some(id) = fields.known_id("proposal_id", known)? else {
+        let Some(id) = fields.known_id("proposal_id", &known)? else {
             let written = fields.required_text("proposal_id")?;
             answer
                 .left_out
@@ -517,15 +524,17 @@ pub fn read_final(
         ..FinalPosition::default()
     };
     let mut left_out = Vec::new();
+    let known = KnownIds::new(known.iter().copied());
+    let mut stances_on: HashSet<String> = HashSet::new();
     let (list, path) = root.required_list("positions")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), POSITION_SHAPE)?;
-        let Some(id) = fields.known_id("id", known)? else {
+        let Some(id) = fields.known_id("id", &known)? else {
             let written = fields.required_text("id")?;
             left_out.push(format!("a stance on unknown {}", quote(&written)));
             continue;
         };
-        if position.positions.iter().any(|p| p.id == id) {
+        if !stances_on.insert(id.clone()) {
             left_out.push(format!("a second stance on {id}"));
             continue;
         }
@@ -546,9 +555,8 @@ pub fn read_final(
         let ids = fields.optional_texts("findings")?;
         let matched: Vec<String> = ids
             .iter()
-            .filter_map(|id| match crate::parse::normalise::match_id(id, known) {
-                crate::parse::normalise::IdMatch::Exact(id)
-                | crate::parse::normalise::IdMatch::Read(id) => Some(id),
+            .filter_map(|id| match known.match_id(id) {
+                IdMatch::Exact(id) | IdMatch::Read(id) => Some(id),
                 _ => None,
             })
             .collect();

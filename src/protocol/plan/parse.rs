@@ -10,8 +10,10 @@
 //! them. What a block cannot do without (a severity, a category) is an error
 //! that names its line, for the repair prompt.
 
+use std::collections::HashSet;
+
 use crate::parse::blocks::{self, Block, strip_emphasis};
-use crate::parse::normalise::{IdMatch, match_id};
+use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::parse::{ParseError, Read, quote};
 use crate::protocol::ItemDecision;
 
@@ -215,6 +217,7 @@ pub fn read_proposals(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
 /// `U1: [REFUTED] see Challenge 2`. Lines for ids not in `known` are
 /// ignored.
 pub fn read_verifications(text: &str, known: &[&str]) -> Vec<(String, Verification, String)> {
+    let known = KnownIds::new(known.iter().copied());
     let mut found = Vec::new();
     for line in text.lines() {
         let body = line.trim().trim_start_matches(['-', '*', '+', ' ']);
@@ -226,7 +229,7 @@ pub fn read_verifications(text: &str, known: &[&str]) -> Vec<(String, Verificati
         if !id.to_ascii_uppercase().starts_with('U') {
             continue;
         }
-        let (IdMatch::Exact(id) | IdMatch::Read(id)) = match_id(id, known) else {
+        let (IdMatch::Exact(id) | IdMatch::Read(id)) = known.match_id(id) else {
             continue;
         };
         let rest = rest.trim_start_matches(['*', '_', ':', ' ', '-', '—']);
@@ -258,6 +261,8 @@ pub fn read_responses(
     text: &str,
     items: &[&str],
 ) -> Result<Read<Vec<(String, Response)>>, ParseError> {
+    let known = KnownIds::new(items.iter().copied());
+    let mut answered: HashSet<String> = HashSet::new();
     let mut responses: Vec<(String, Response)> = Vec::new();
     let mut notes = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -271,7 +276,7 @@ pub fn read_responses(
             continue;
         }
         let (written_id, rest) = body.split_at(id_len);
-        let id = match match_id(written_id, items) {
+        let id = match known.match_id(written_id) {
             IdMatch::Exact(id) => id,
             IdMatch::Read(id) => {
                 notes.push(format!("read {} as {id}", quote(written_id)));
@@ -317,7 +322,7 @@ pub fn read_responses(
                 format!("{what} after `{}`", decision.as_str()),
             ));
         }
-        if responses.iter().any(|(answered, _)| *answered == id) {
+        if !answered.insert(id.clone()) {
             return Err(error(
                 line_number,
                 &id,
@@ -329,7 +334,7 @@ pub fn read_responses(
     let missing: Vec<&str> = items
         .iter()
         .copied()
-        .filter(|id| !responses.iter().any(|(answered, _)| answered == id))
+        .filter(|id| !answered.contains(*id))
         .collect();
     if !missing.is_empty() {
         return Err(error(
@@ -351,6 +356,7 @@ pub fn read_responses(
 /// text without the marker and list bullets, in order, without repeats.
 pub fn unverified_markers(plan: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for line in plan.lines() {
         let upper = line.to_ascii_uppercase();
         let Some(at) = upper.find("[UNVERIFIED]") else {
@@ -365,7 +371,7 @@ pub fn unverified_markers(plan: &str) -> Vec<String> {
             .trim_matches(['*', '_', ':'])
             .trim()
             .to_string();
-        if !text.is_empty() && !found.contains(&text) {
+        if !text.is_empty() && seen.insert(text.clone()) {
             found.push(text);
         }
     }

@@ -13,7 +13,7 @@
 use yaml_serde::Value;
 
 use super::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
-use crate::parse::normalise::{self, IdMatch};
+use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::protocol::decision_review::model::{
     CritiqueItem, CritiqueMode, FlawType, Severity, ThesisTree,
 };
@@ -81,7 +81,7 @@ pub fn read_critique(
     tree: &ThesisTree,
     mode: CritiqueMode,
 ) -> Result<Read<ParsedCritique>, ParseError> {
-    let known: Vec<&str> = tree.block_ids().collect();
+    let known = KnownIds::new(tree.block_ids());
     let document = Document::load(text)?;
     let (list, list_path) = match &document.root {
         Value::Sequence(list) => (list, FieldPath::root()),
@@ -98,7 +98,7 @@ pub fn read_critique(
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, list_path.index(index), CRITIQUE_SHAPE)?;
         let written = fields.required_text("target_block")?;
-        let target_block = match normalise::match_id(&written, &known) {
+        let target_block = match known.match_id(&written) {
             IdMatch::Exact(id) => id,
             IdMatch::Read(id) => {
                 document.note(format!(
