@@ -1177,7 +1177,7 @@ impl Council {
             if let Some(challenge) = self.challenges.iter_mut().find(|c| c.id == id) {
                 challenge.state = ChallengeState::Proposed;
             }
-            self.items.reoffer(|held| *held == id, round);
+            self.items.reoffer(&id, round);
         }
         let pending = self.items.pending_items();
         if pending.is_empty() {

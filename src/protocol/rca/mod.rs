@@ -828,8 +828,7 @@ impl Rca {
         for challenge in &mut self.challenges {
             if challenge.state == ChallengeState::Held {
                 challenge.state = ChallengeState::Proposed;
-                let subject = ItemSubject::Challenge(challenge.id.clone());
-                self.items.reoffer(|held| *held == subject, round);
+                self.items.reoffer(&challenge.id, round);
             }
         }
     }
