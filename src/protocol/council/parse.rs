@@ -171,6 +171,7 @@ pub fn read_findings(
 ) -> Result<Read<Vec<(Severity, FindingText)>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "findings")?;
+    document.within_item_limit(&path, list.len(), "findings")?;
     let mut findings = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
@@ -225,6 +226,7 @@ fn proposal_text(fields: &Fields<'_>) -> Result<ProposalText, ParseError> {
 pub fn read_proposals(text: &str) -> Result<Read<Vec<ProposalText>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "proposals")?;
+    document.within_item_limit(&path, list.len(), "proposals")?;
     let mut proposals = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), PROPOSAL_SHAPE)?;
@@ -313,6 +315,7 @@ pub fn read_devil(
     let mut answer = DevilAnswer::default();
     let open = KnownIds::new(open.iter().copied());
     let (list, path) = optional_list(&root, "challenges")?;
+    document.within_item_limit(&path, list.len(), "challenges")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), CHALLENGE_SHAPE)?;
         if let Some(challenge) = challenge_text(&fields, &open, &mut answer.left_out)? {
@@ -320,6 +323,7 @@ pub fn read_devil(
         }
     }
     let (list, path) = optional_list(&root, "discoveries")?;
+    document.within_item_limit(&path, list.len(), "discoveries")?;
     for (index, value) in list.iter().enumerate() {
         if proposes {
             let fields = Fields::new(&document, value, path.index(index), PROPOSAL_SHAPE)?;
@@ -365,6 +369,7 @@ pub fn read_responses(
 ) -> Result<Read<Responses>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "responses")?;
+    document.within_item_limit(&path, list.len(), "responses")?;
     let known = KnownIds::new(known.iter().copied());
     let mut responses = Vec::with_capacity(list.len());
     let mut left_out = Vec::new();
@@ -477,6 +482,7 @@ pub fn read_expansions(
     let mut answer = ExpandAnswer::default();
     let known = KnownIds::new(known.iter().copied());
     let (list, path) = optional_list(&root, "expansions")?;
+    document.within_item_limit(&path, list.len(), "expansions")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(
             &document,
@@ -500,6 +506,7 @@ pub fn read_expansions(
         ));
     }
     let (list, path) = optional_list(&root, "proposals")?;
+    document.within_item_limit(&path, list.len(), "proposals")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), PROPOSAL_SHAPE)?;
         answer.proposals.push(proposal_text(&fields)?);

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 
 use crate::parse::blocks::{self, Block, strip_emphasis};
 use crate::parse::normalise::{IdMatch, KnownIds};
-use crate::parse::{ParseError, Read, quote};
+use crate::parse::{ParseError, Read, over_item_limit, quote};
 use crate::protocol::ItemDecision;
 
 use super::model::{Level, Response, Verification};
@@ -49,6 +49,20 @@ fn error(line: usize, field: &str, message: impl Into<String>) -> ParseError {
         line: Some(line),
         field: (!field.is_empty()).then(|| field.to_string()),
         message: message.into(),
+    }
+}
+
+/// Refuses an answer with more blocks than
+/// [`ITEMS_PER_ANSWER_MAX`](crate::parse::ITEMS_PER_ANSWER_MAX) before any
+/// is read, at the line of the first one too many; `what` names them.
+fn within_item_limit(found: &[Block], what: &str) -> Result<(), ParseError> {
+    match over_item_limit(found.len(), what) {
+        Some(message) => Err(error(
+            found[crate::parse::ITEMS_PER_ANSWER_MAX].line,
+            "",
+            message,
+        )),
+        None => Ok(()),
     }
 }
 
@@ -163,6 +177,7 @@ pub fn read_challenges(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
             "no `**Challenge N**: Category - summary` block was found; write each challenge in that format, or say `No challenges.`",
         ));
     }
+    within_item_limit(&found, "challenges")?;
     let mut items = Vec::with_capacity(found.len());
     for block in &found {
         items.push(written(
@@ -195,6 +210,7 @@ pub fn read_proposals(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
             "no `**Improvement N**: Category - summary` block was found; write each proposal in that format, or say `No improvements.`",
         ));
     }
+    within_item_limit(&found, "proposals")?;
     let mut items = Vec::with_capacity(found.len());
     for block in &found {
         items.push(written(

@@ -18,7 +18,10 @@ use yaml_serde::{Sequence, Value};
 
 use super::model::{AnswerText, ChallengeText, Finding, RulingText, RulingWord, Test};
 use crate::parse::normalise::KnownIds;
-use crate::parse::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
+use crate::parse::{
+    Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, list_capped, quote,
+    thousands,
+};
 
 /// The words accepted for `test` (RC-08), with the forms models use.
 const TESTS: [(&str, Test); 19] = [
@@ -78,6 +81,7 @@ fn finding(fields: &Fields<'_>) -> Result<Finding, ParseError> {
 pub fn read_findings(text: &str) -> Result<Read<Vec<Finding>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = list_of(&document, "hypotheses")?;
+    document.within_item_limit(&path, list.len(), "hypotheses")?;
     let mut findings = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
@@ -95,10 +99,20 @@ pub struct Seeded {
 }
 
 /// A hypotheses file: `hypotheses:` (or a bare list) of findings, each with
-/// an optional `owner`.
+/// an optional `owner`; at most [`ITEMS_PER_ANSWER_MAX`] of them.
 pub fn read_hypotheses_file(text: &str) -> Result<Vec<Seeded>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = list_of(&document, "hypotheses")?;
+    if list.len() > ITEMS_PER_ANSWER_MAX {
+        return Err(document.error(
+            &path,
+            format!(
+                "{} hypotheses, more than a hypotheses file may hold ({}); keep the ones worth a cross-examination",
+                thousands(list.len()),
+                thousands(ITEMS_PER_ANSWER_MAX)
+            ),
+        ));
+    }
     let mut seeded = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
@@ -239,6 +253,7 @@ pub fn read_critic(
     }
 
     let challenges = optional_list(&root, "challenges")?;
+    document.within_item_limit(&root.path_of("challenges"), challenges.len(), "challenges")?;
     for (index, value) in challenges.iter().enumerate() {
         let path = root.path_of("challenges").index(index);
         let fields = Fields::new(&document, value, path, CHALLENGE_SHAPE)?;
@@ -527,5 +542,33 @@ mod tests {
         assert_eq!(seeded[0].owner.as_deref(), Some("alpha"));
         assert_eq!(seeded[1].owner, None);
         assert_eq!(hypotheses_entry_line(text, 1), Some(4));
+    }
+
+    #[test]
+    fn a_hypotheses_file_holds_as_many_hypotheses_as_an_answer_may() {
+        let file =
+            |count: usize| format!("hypotheses:\n{}", "  - claim: The pool.\n".repeat(count));
+        assert_eq!(
+            read_hypotheses_file(&file(ITEMS_PER_ANSWER_MAX))
+                .unwrap()
+                .len(),
+            ITEMS_PER_ANSWER_MAX
+        );
+        let error = read_hypotheses_file(&file(ITEMS_PER_ANSWER_MAX + 1)).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("hypotheses"));
+        assert!(
+            error
+                .message
+                .starts_with("1,001 hypotheses, more than a hypotheses file may hold (1,000)"),
+            "{error}"
+        );
+        let answer = format!("```yaml\n{}```\n", file(ITEMS_PER_ANSWER_MAX + 1));
+        let error = read_findings(&answer).unwrap_err();
+        assert!(
+            error
+                .message
+                .starts_with("1,001 hypotheses, more than one answer may hold"),
+            "{error}"
+        );
     }
 }

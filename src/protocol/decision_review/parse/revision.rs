@@ -56,6 +56,7 @@ pub fn read_revision(
     let tree_value = root.required("revised_tree")?;
     let revised_tree = tree_from_value(&document, tree_value, root.path_of("revised_tree"))?;
     let (log, log_path) = root.required_list("change_log")?;
+    document.within_item_limit(&log_path, log.len(), "changes")?;
     let block_ids = KnownIds::new(revised_tree.block_ids());
     let blocks: HashSet<&str> = revised_tree.block_ids().collect();
     let addressable = KnownIds::new(must_address.iter().map(String::as_str));
