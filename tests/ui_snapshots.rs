@@ -18,7 +18,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use quorum::cli::{RunFlags, prepare};
 use quorum::engine::{Engine, ModerationPolicy, Moderator, Update};
 use quorum::protocol::decision_review::DecisionReview;
-use quorum::protocol::{Board, Input, Protocol};
+use quorum::protocol::{Board, Input, LogKind, Protocol};
 use quorum::tui::App;
 use quorum::tui::theme::Theme;
 use ratatui::Terminal;
@@ -223,12 +223,16 @@ fn critique_streaming() {
     snap("critique_streaming", &mut app);
 }
 
+/// The moderation after the first decision: the engine takes a policy's
+/// decisions as one burst and publishes the board once, after all of them,
+/// so the app stops before the log line of the second decision (the third
+/// moderation line, after `needs moderator` and `c1 accepted`).
 fn moderation() -> App {
-    app_until(
-        "dark",
-        |update| matches!(update, Update::Board(board) if board.items.iter().any(|i| i.decision.is_some())),
-        1,
-    )
+    app_until("dark", is_moderation_line, 3)
+}
+
+fn is_moderation_line(update: &Update) -> bool {
+    matches!(update, Update::Log(entry) if entry.kind == LogKind::Moderation)
 }
 
 #[test]
@@ -529,9 +533,14 @@ fn replay_header_and_footer() {
 
 #[test]
 fn replay_paused_in_the_moderation() {
-    let mut app = replay_until(
-        |update| matches!(update, Update::Board(board) if board.items.iter().any(|i| i.decision.is_some())),
-    );
+    // Stopped where `moderation()` stops: after the first decision.
+    let seen = std::cell::Cell::new(0);
+    let mut app = replay_until(|update| {
+        if is_moderation_line(update) {
+            seen.set(seen.get() + 1);
+        }
+        seen.get() == 3
+    });
     assert_eq!(app.focus, quorum::tui::app::Focus::Items);
     press(&mut app, KeyCode::Char(' '));
     press(&mut app, KeyCode::Char('a'));

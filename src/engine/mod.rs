@@ -571,6 +571,11 @@ pub struct Engine<P: Protocol> {
     alternatives: Vec<Alternative>,
     /// The board as last published, to publish only changes.
     board: Board,
+    /// A step may have changed the board since it was last published: it
+    /// is built and published once the inbox is empty (or before the
+    /// moderator is asked, or the debate ends), so a burst of inputs (a
+    /// policy's decision on every item) builds it once, not once per input.
+    board_due: bool,
     /// Role, prompt size and diagnostics of each running call, by call id.
     books: HashMap<String, CallBook>,
     /// Raw-output files of calls that persist on collect, by call id.
@@ -787,6 +792,7 @@ impl<P: Protocol> Engine<P> {
             human_desk: None,
             alternatives: Vec::new(),
             board: Board::default(),
+            board_due: false,
             books: HashMap::new(),
             raw_paths: HashMap::new(),
             raw_folders_due: Vec::new(),
@@ -906,6 +912,7 @@ impl<P: Protocol> Engine<P> {
     /// written like any other.
     pub fn settle(&mut self, input: Input) -> Result<(), EngineError> {
         self.step(input)?;
+        self.publish_board();
         self.write_documents()
     }
 
@@ -916,6 +923,7 @@ impl<P: Protocol> Engine<P> {
     pub async fn serve_settlements(mut self) -> Result<(Outcome, P), EngineError> {
         self.log_published = self.protocol.log().len();
         self.after_step()?;
+        self.publish_board();
         self.write_documents()?;
         loop {
             let Some(message) = self.inbox_rx.recv().await else {
@@ -963,6 +971,7 @@ impl<P: Protocol> Engine<P> {
                     )?;
                     self.write_documents_beside_sync(true)?;
                     self.shutdown();
+                    self.publish_board();
                     self.publish(Update::Finished(outcome.clone()));
                     return Ok(outcome);
                 }
@@ -1015,6 +1024,7 @@ impl<P: Protocol> Engine<P> {
                 Ok(message) => Some(message),
                 Err(mpsc::error::TryRecvError::Disconnected) => None,
                 Err(mpsc::error::TryRecvError::Empty) => {
+                    self.publish_board();
                     self.sync_inputs()?;
                     self.make_raw_folders();
                     if let Some(at) = wake
@@ -1153,6 +1163,7 @@ impl<P: Protocol> Engine<P> {
                 self.books.remove(&call_id);
             }
             Effect::AwaitModeration { items } => {
+                self.publish_board();
                 self.publish(Update::ModerationNeeded {
                     items: items.clone(),
                 });
@@ -1624,7 +1635,8 @@ impl<P: Protocol> Engine<P> {
         Ok(effects)
     }
 
-    /// Publishes new log entries and progress; the files are rewritten by
+    /// Publishes new log entries and progress; the board is published by
+    /// [`publish_board`](Self::publish_board), the files are rewritten by
     /// [`write_documents`](Self::write_documents).
     fn after_step(&mut self) -> Result<(), EngineError> {
         let log = self.protocol.log();
@@ -1633,14 +1645,25 @@ impl<P: Protocol> Engine<P> {
         }
         self.log_published = log.len();
         self.publish(Update::Progress(self.protocol.progress()));
+        self.board_due = true;
+        self.documents_due
+            .get_or_insert_with(tokio::time::Instant::now);
+        Ok(())
+    }
+
+    /// Publishes the board if a step may have changed it since it was
+    /// last published and it did change. Building it costs every item of
+    /// the debate, so it is done when the engine is about to wait, not
+    /// after every input.
+    fn publish_board(&mut self) {
+        if !std::mem::take(&mut self.board_due) {
+            return;
+        }
         let board = self.protocol.board();
         if board != self.board {
             self.board = board.clone();
             self.publish(Update::Board(board));
         }
-        self.documents_due
-            .get_or_insert_with(tokio::time::Instant::now);
-        Ok(())
     }
 
     /// When the documents are to be rewritten, if a step changed them: when

@@ -4,12 +4,14 @@
 //! A moderator only produces [`Input::ItemDecided`] and
 //! [`Input::ModerationSubmitted`] inputs; the engine journals them and the
 //! protocol enforces that every item is decided before the revision starts.
+//! What it reads from stdin is bounded: one answer line holds at most
+//! [`ANSWER_LINE_MAX_BYTES`].
 
 use std::io::Write;
 
 use std::sync::Arc;
 
-use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader, Stdin};
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
@@ -84,10 +86,70 @@ enum Kind {
     External,
 }
 
-/// Lines of stdin, read through one buffer for the whole run: a protocol
-/// that asks the moderator more than once (a root-cause analysis, every
-/// round) must not lose what the first request read ahead.
-type StdinLines = Arc<Mutex<Lines<BufReader<Stdin>>>>;
+/// Longest answer line `--moderation ask` reads from stdin, in bytes, not
+/// counting the line break: a decision and a note fit many times over. A
+/// longer line is refused and ends the moderation (the debate stops and can
+/// be resumed), so stdin that never sends a line break (`/dev/zero`) costs
+/// at most this much memory, not all of it.
+pub const ANSWER_LINE_MAX_BYTES: usize = 4 * 1024;
+
+/// Stdin, read through one buffer for the whole run: a protocol that asks
+/// the moderator more than once (a root-cause analysis, every round) must
+/// not lose what the first request read ahead.
+type StdinLines = Arc<Mutex<BufReader<Stdin>>>;
+
+/// One line of answers, as [`read_answer_line`] found it.
+#[derive(Debug, PartialEq, Eq)]
+enum AnswerLine {
+    /// The line, without its line break; bytes that are not UTF-8 read as
+    /// U+FFFD.
+    Line(String),
+    /// The line ran past `max` bytes; it was not kept.
+    TooLong,
+    /// Nothing more will come.
+    Closed,
+}
+
+/// Reads the next line of `reader`, keeping at most `max` bytes of it: a
+/// line that runs past `max` is [`AnswerLine::TooLong`], however long it
+/// goes on. The line break (`\n` or `\r\n`) is left out; a last line
+/// without one still counts.
+async fn read_answer_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> std::io::Result<AnswerLine> {
+    let mut line: Vec<u8> = Vec::new();
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if line.is_empty() {
+                AnswerLine::Closed
+            } else {
+                AnswerLine::Line(text_of(line))
+            });
+        }
+        let (taken, ends) = match memchr::memchr(b'\n', available) {
+            Some(at) => (at, true),
+            None => (available.len(), false),
+        };
+        if line.len() + taken > max {
+            return Ok(AnswerLine::TooLong);
+        }
+        line.extend_from_slice(&available[..taken]);
+        reader.consume(taken + usize::from(ends));
+        if ends {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return Ok(AnswerLine::Line(text_of(line)));
+        }
+    }
+}
+
+fn text_of(line: Vec<u8>) -> String {
+    String::from_utf8(line)
+        .unwrap_or_else(|not_utf8| String::from_utf8_lossy(not_utf8.as_bytes()).into_owned())
+}
 
 /// The moderator of a headless run.
 pub struct Moderator {
@@ -170,9 +232,7 @@ impl Moderator {
             Kind::Policy(ModerationPolicy::Ask) => {
                 let lines = self
                     .stdin
-                    .get_or_insert_with(|| {
-                        Arc::new(Mutex::new(BufReader::new(tokio::io::stdin()).lines()))
-                    })
+                    .get_or_insert_with(|| Arc::new(Mutex::new(BufReader::new(tokio::io::stdin()))))
                     .clone();
                 self.task = Some(tokio::spawn(ask_on_stdin(lines, items, send, gone)));
                 return;
@@ -205,6 +265,14 @@ pub fn parse_answer(line: &str) -> Option<(ItemDecision, Option<String>)> {
 
 async fn ask_on_stdin(lines: StdinLines, items: Vec<ModerationItem>, send: Send, gone: Gone) {
     let mut lines = lines.lock().await;
+    let undecided_from = |id: &str| -> String {
+        items
+            .iter()
+            .skip_while(|candidate| candidate.id != id)
+            .map(|candidate| candidate.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut stderr = std::io::stderr();
     let _ = writeln!(
         stderr,
@@ -226,8 +294,8 @@ async fn ask_on_stdin(lines: StdinLines, items: Vec<ModerationItem>, send: Send,
                 crate::text::sanitize(&crate::report::one_line(&item.text))
             );
             let _ = stderr.flush();
-            match lines.next_line().await {
-                Ok(Some(line)) => match parse_answer(&line) {
+            match read_answer_line(&mut *lines, ANSWER_LINE_MAX_BYTES).await {
+                Ok(AnswerLine::Line(line)) => match parse_answer(&line) {
                     Some((decision, note)) => {
                         if !send(Input::ItemDecided {
                             item_id: item.id.clone(),
@@ -242,15 +310,22 @@ async fn ask_on_stdin(lines: StdinLines, items: Vec<ModerationItem>, send: Send,
                         let _ = writeln!(stderr, "  please answer accept, reject or defer (a/r/d)");
                     }
                 },
-                Ok(None) | Err(_) => {
-                    let undecided: Vec<_> = items
-                        .iter()
-                        .skip_while(|candidate| candidate.id != item.id)
-                        .map(|candidate| candidate.id.as_str())
-                        .collect();
+                Ok(AnswerLine::TooLong) => {
+                    let limit = crate::input::bytes(ANSWER_LINE_MAX_BYTES as u64);
+                    let _ = writeln!(
+                        stderr,
+                        "\n  that line is longer than {limit}, the most one answer may be"
+                    );
+                    gone(format!(
+                        "stdin sent an answer line longer than {limit} (a decision and a note fit in far less), so no answer can be read from it (undecided: {})",
+                        undecided_from(&item.id)
+                    ));
+                    return;
+                }
+                Ok(AnswerLine::Closed) | Err(_) => {
                     gone(format!(
                         "stdin closed before every item was decided (undecided: {})",
-                        undecided.join(", ")
+                        undecided_from(&item.id)
                     ));
                     return;
                 }
@@ -277,5 +352,68 @@ mod tests {
         );
         assert_eq!(parse_answer("maybe"), None);
         assert_eq!(parse_answer(""), None);
+    }
+
+    /// Every line of `input`, read through a buffer of `capacity` bytes
+    /// with lines of at most `max` bytes, up to the end or a refusal.
+    async fn answer_lines(input: &[u8], capacity: usize, max: usize) -> Vec<AnswerLine> {
+        let mut reader = BufReader::with_capacity(capacity, input);
+        let mut lines = Vec::new();
+        loop {
+            let line = read_answer_line(&mut reader, max).await.unwrap();
+            let last = !matches!(line, AnswerLine::Line(_));
+            lines.push(line);
+            if last {
+                return lines;
+            }
+        }
+    }
+
+    fn line(text: &str) -> AnswerLine {
+        AnswerLine::Line(text.to_string())
+    }
+
+    #[tokio::test]
+    async fn answer_lines_end_at_a_line_break_with_or_without_a_carriage_return() {
+        for capacity in [1, 3, 8192] {
+            assert_eq!(
+                answer_lines(b"accept\r\nr: wrong\n\ndefer", capacity, 64).await,
+                [
+                    line("accept"),
+                    line("r: wrong"),
+                    line(""),
+                    line("defer"),
+                    AnswerLine::Closed
+                ]
+            );
+        }
+        assert_eq!(
+            answer_lines(b"a\xffb\n", 8, 64).await,
+            [line("a\u{fffd}b"), AnswerLine::Closed],
+            "bytes that are not UTF-8 read as the replacement character"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_line_longer_than_the_limit_is_refused_without_reading_it_all() {
+        assert_eq!(
+            answer_lines(&[b'a'; 64], 7, 64).await,
+            [line(&"a".repeat(64)), AnswerLine::Closed],
+            "a line of exactly the limit is read"
+        );
+        let mut endless = BufReader::with_capacity(16, tokio::io::repeat(0));
+        assert_eq!(
+            read_answer_line(&mut endless, ANSWER_LINE_MAX_BYTES)
+                .await
+                .unwrap(),
+            AnswerLine::TooLong,
+            "stdin that never sends a line break (/dev/zero) is refused"
+        );
+        for capacity in [5, 8192] {
+            assert_eq!(
+                answer_lines(b"accept\nrejectrejectreject\ndefer\n", capacity, 8).await,
+                [line("accept"), AnswerLine::TooLong]
+            );
+        }
     }
 }

@@ -9,6 +9,9 @@
 //! decide. Along the way the fold produces the [`Update`]s the engine would
 //! have published, with their times, so an interface can show what was
 //! finished (`quorum resume`, `quorum open`) or play it back (`quorum replay`).
+//! Like the engine, it shows a run of moderator decisions (a policy's
+//! decision on every item) as one board after the last of them, so folding
+//! thousands of decisions builds and keeps one board, not one per decision.
 //!
 //! Not responsible for running anything: [`Engine::resume`](super::Engine::resume)
 //! picks up from a [`Folded`] debate.
@@ -174,12 +177,26 @@ impl Observer<'_> {
         }
         self.log_published = log.len();
         (self.observe)(at, Update::Progress(protocol.progress()));
+    }
+
+    /// Shows the board, if it changed since it was last shown.
+    fn show_board<P: Protocol>(&mut self, protocol: &P, at: Timestamp) {
         let board = protocol.board();
         if board != self.board {
             self.board = board.clone();
             (self.observe)(at, Update::Board(board));
         }
     }
+}
+
+/// Whether `event` is a moderator's decision on one item.
+fn is_decision(event: &JournalEvent) -> bool {
+    matches!(
+        event,
+        JournalEvent::Input {
+            input: Input::ItemDecided { .. }
+        }
+    )
 }
 
 /// Applies the effects the fold produced: which calls are running, whether
@@ -240,7 +257,7 @@ pub fn fold<P: Protocol>(
     let mut inputs = 0;
 
     let mut started = false;
-    for record in records {
+    for (place, record) in records.iter().enumerate() {
         let at = record.at;
         match &record.event {
             JournalEvent::DebateStarted { .. } => {
@@ -250,6 +267,7 @@ pub fn fold<P: Protocol>(
                 started = true;
                 let effects = protocol.start(at);
                 observer.after_step(&protocol, at);
+                observer.show_board(&protocol, at);
                 take_effects(effects, at, &mut unfinished, &mut moderation, &mut observer);
             }
             JournalEvent::CallStarted {
@@ -322,6 +340,15 @@ pub fn fold<P: Protocol>(
                     finish_journaled = false;
                 }
                 observer.after_step(&protocol, at);
+                // A decision another decision follows changes no more than
+                // its item: the board waits for the last of the run.
+                let run_goes_on = is_decision(&record.event)
+                    && records
+                        .get(place + 1)
+                        .is_some_and(|next| is_decision(&next.event));
+                if !run_goes_on {
+                    observer.show_board(&protocol, at);
+                }
                 if let Input::CallFinished {
                     call_id,
                     usage,
@@ -344,7 +371,9 @@ pub fn fold<P: Protocol>(
                     );
                 }
                 take_effects(effects, at, &mut unfinished, &mut moderation, &mut observer);
-                if moderation.is_some() && !protocol.board().needs_moderator {
+                // The board just shown is the protocol's now: a decision
+                // never ends a moderation, its submission does.
+                if !run_goes_on && moderation.is_some() && !observer.board.needs_moderator {
                     moderation = None;
                 }
             }

@@ -41,6 +41,17 @@ const MAX_QUOTED_CHARS: usize = 40;
 /// How many missing items an error lists before summarising the rest.
 const MAX_LISTED_ITEMS: usize = 12;
 
+/// Most items one answer may raise in one list: critique items, blocks of
+/// a thesis tree, changes of a revision or a rewrite, a red team's
+/// findings, a root cause's hypotheses and challenges, council findings,
+/// challenges, discoveries, responses, expansions and proposals, a plan's
+/// challenges and proposals. A list over it makes the answer unusable, like
+/// any other malformed answer (kept on disk, then repaired or marked
+/// malformed as its protocol does), before a single item of it is read: no
+/// moderator can weigh more, and every later prompt, board and document
+/// carries them all. A hypotheses file may hold as many hypotheses.
+pub const ITEMS_PER_ANSWER_MAX: usize = 1_000;
+
 /// Added to errors about an answer that had no fenced block, since the
 /// likeliest fix is to add one.
 pub(crate) const NO_FENCE_HINT: &str =
@@ -224,6 +235,20 @@ impl Document {
             line: Some(self.source.first_line),
             field: None,
             message,
+        }
+    }
+
+    /// Refuses a list of `count` items at `path` when it holds more than
+    /// [`ITEMS_PER_ANSWER_MAX`]; `what` names them (`critiques`).
+    pub(crate) fn within_item_limit(
+        &self,
+        path: &FieldPath,
+        count: usize,
+        what: &str,
+    ) -> Result<(), ParseError> {
+        match over_item_limit(count, what) {
+            Some(message) => Err(self.error(path, message)),
+            None => Ok(()),
         }
     }
 
@@ -527,7 +552,11 @@ impl<'a> Fields<'a> {
     /// case or with decoration after it when exactly one fits. `Ok(None)`
     /// when none does (the caller says what that means); an id that fits
     /// several is an error.
-    pub(crate) fn known_id(&self, key: &str, known: &[&str]) -> Result<Option<String>, ParseError> {
+    pub(crate) fn known_id(
+        &self,
+        key: &str,
+        known: &normalise::KnownIds<'_>,
+    ) -> Result<Option<String>, ParseError> {
         let written = self.required_text(key)?;
         let found = self
             .document
@@ -612,11 +641,11 @@ impl Document {
     pub(crate) fn match_id(
         &self,
         written: &str,
-        known: &[&str],
+        known: &normalise::KnownIds<'_>,
         path: &FieldPath,
         what: &str,
     ) -> Result<Option<(String, Option<String>)>, ParseError> {
-        match normalise::match_id(written, known) {
+        match known.match_id(written) {
             normalise::IdMatch::Exact(id) => Ok(Some((id, None))),
             normalise::IdMatch::Read(id) => {
                 let note = format!("read {what} {} as {id}", quote(written));
@@ -671,6 +700,33 @@ pub(crate) fn quote(text: &str) -> String {
     }
 }
 
+/// Why an answer raising `count` items (`what`: `critiques`) is unusable,
+/// when they are more than [`ITEMS_PER_ANSWER_MAX`]: said so the repair
+/// prompt can quote it.
+pub(crate) fn over_item_limit(count: usize, what: &str) -> Option<String> {
+    (count > ITEMS_PER_ANSWER_MAX).then(|| {
+        format!(
+            "{} {what}, more than one answer may hold ({}); give the {} that matter most",
+            thousands(count),
+            thousands(ITEMS_PER_ANSWER_MAX),
+            thousands(ITEMS_PER_ANSWER_MAX)
+        )
+    })
+}
+
+/// `20000` as `20,000`.
+pub(crate) fn thousands(count: usize) -> String {
+    let digits = count.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
 /// `a, b, c`, or `a, b, ... and 7 more` past [`MAX_LISTED_ITEMS`].
 pub(crate) fn list_capped(items: &[String]) -> String {
     if items.len() <= MAX_LISTED_ITEMS {
@@ -683,6 +739,21 @@ pub(crate) fn list_capped(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(20_000), "20,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(over_item_limit(ITEMS_PER_ANSWER_MAX, "critiques"), None);
+        assert_eq!(
+            over_item_limit(ITEMS_PER_ANSWER_MAX + 1, "critiques").as_deref(),
+            Some(
+                "1,001 critiques, more than one answer may hold (1,000); give the 1,000 that matter most"
+            )
+        );
+    }
 
     #[test]
     fn display_leaves_out_unknown_parts() {

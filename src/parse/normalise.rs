@@ -18,6 +18,8 @@
 //! Not responsible for asking for less: every prompt still shows the exact
 //! format. The raw answer on disk is never touched; notes say what was read.
 
+use std::collections::{HashMap, HashSet};
+
 use yaml_serde::Value;
 
 /// Spaces a leading tab stands for.
@@ -219,66 +221,117 @@ pub enum IdMatch {
 /// leading id-like token (`b1` of `b1 (claim)` or `B1: claim`), ignoring
 /// case. A form that fits more than one known id, or whose decoration names
 /// another known id (`b1, b2`, `B1 and b3`), is ambiguous.
+///
+/// Indexes `known` for this one match: a reader that matches many ids
+/// against the same list builds a [`KnownIds`] once instead.
 pub fn match_id(written: &str, known: &[&str]) -> IdMatch {
-    let written = written.trim();
-    if known.contains(&written) {
-        return IdMatch::Exact(written.to_string());
+    KnownIds::new(known.iter().copied()).match_id(written)
+}
+
+/// The ids an answer may name, indexed once, so that matching a written id
+/// ([`KnownIds::match_id`]) costs the length of what was written, not the
+/// number of ids: an answer with thousands of entries, each naming one of
+/// thousands of ids, is read in time that grows with its size.
+#[derive(Clone, Debug, Default)]
+pub struct KnownIds<'a> {
+    /// Every id, in the order given (ambiguous readings list them so).
+    ids: Vec<&'a str>,
+    /// Where each id stands in `ids` (an id given twice, at both places).
+    exact: HashMap<&'a str, Vec<usize>>,
+    /// Where the ids of each lowercase spelling stand in `ids`.
+    loose: HashMap<String, Vec<usize>>,
+}
+
+impl<'a> KnownIds<'a> {
+    pub fn new(ids: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut known = KnownIds::default();
+        for (index, id) in ids.into_iter().enumerate() {
+            known.ids.push(id);
+            known.exact.entry(id).or_default().push(index);
+            known
+                .loose
+                .entry(id.to_ascii_lowercase())
+                .or_default()
+                .push(index);
+        }
+        known
     }
-    // Ids may hold dots (`X2.1`); a dot or dash that ends a word is
-    // punctuation (`b1.`).
-    let is_id_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-    let trim = |word: &'_ str| -> String { word.trim_end_matches(['-', '.']).to_string() };
-    // Every known id a word of `written` names: the word's exact id if it
-    // has one, else every id it matches ignoring case.
-    let mut named: Vec<&str> = Vec::new();
-    for word in written.split(|c: char| !is_id_char(c)) {
-        let word = trim(word);
-        let word = word.as_str();
-        let exact = known.iter().filter(|id| **id == word);
-        let loose = known.iter().filter(|id| id.eq_ignore_ascii_case(word));
-        let ids: Vec<&str> = if known.contains(&word) {
-            exact.copied().collect()
-        } else {
-            loose.copied().collect()
-        };
-        for id in ids {
-            if !named.contains(&id) {
-                named.push(id);
+
+    /// Every id, in the order given.
+    pub fn ids(&self) -> &[&'a str] {
+        &self.ids
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.exact.contains_key(id)
+    }
+
+    /// Where the ids equal to `word` ignoring case stand, in order.
+    fn loose(&self, word: &str) -> &[usize] {
+        self.loose
+            .get(&word.to_ascii_lowercase())
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The ids at `places`, in the order given.
+    fn at(&self, places: impl IntoIterator<Item = usize>) -> Vec<String> {
+        let mut places: Vec<usize> = places.into_iter().collect();
+        places.sort_unstable();
+        places.dedup();
+        places
+            .into_iter()
+            .map(|place| self.ids[place].to_string())
+            .collect()
+    }
+
+    /// [`match_id`] against these ids.
+    pub fn match_id(&self, written: &str) -> IdMatch {
+        let written = written.trim();
+        if self.contains(written) {
+            return IdMatch::Exact(written.to_string());
+        }
+        // Ids may hold dots (`X2.1`); a dot or dash that ends a word is
+        // punctuation (`b1.`).
+        let is_id_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+        let trim = |word: &'_ str| -> String { word.trim_end_matches(['-', '.']).to_string() };
+        // Every known id a word of `written` names: the word's exact id if it
+        // has one, else every id it matches ignoring case.
+        let mut named: HashSet<&str> = HashSet::new();
+        for word in written.split(|c: char| !is_id_char(c)) {
+            let word = trim(word);
+            match self.exact.get_key_value(word.as_str()) {
+                Some((id, _)) => {
+                    named.insert(id);
+                }
+                None => named.extend(self.loose(&word).iter().map(|place| self.ids[*place])),
             }
         }
-    }
-    let named: Vec<String> = known
-        .iter()
-        .filter(|id| named.contains(id))
-        .map(|id| id.to_string())
-        .collect();
-    if named.len() > 1 {
-        return IdMatch::Ambiguous(named);
-    }
-    let token_len = written
-        .find(|c: char| !is_id_char(c))
-        .unwrap_or(written.len());
-    let token = trim(&written[..token_len]);
-    let token = token.as_str();
-    for candidate in [written, token] {
-        if candidate.is_empty() {
-            continue;
+        // Every place of every id named, so an id given twice is named twice.
+        let named = self.at(named.iter().flat_map(|id| self.exact[id].iter().copied()));
+        if named.len() > 1 {
+            return IdMatch::Ambiguous(named);
         }
-        if known.contains(&candidate) {
-            return IdMatch::Read(candidate.to_string());
+        let token_len = written
+            .find(|c: char| !is_id_char(c))
+            .unwrap_or(written.len());
+        let token = trim(&written[..token_len]);
+        let token = token.as_str();
+        for candidate in [written, token] {
+            if candidate.is_empty() {
+                continue;
+            }
+            if self.contains(candidate) {
+                return IdMatch::Read(candidate.to_string());
+            }
+            let matches = self.loose(candidate);
+            match matches.len() {
+                0 => continue,
+                1 => return IdMatch::Read(self.ids[matches[0]].to_string()),
+                _ => return IdMatch::Ambiguous(self.at(matches.iter().copied())),
+            }
         }
-        let matches: Vec<String> = known
-            .iter()
-            .filter(|id| id.eq_ignore_ascii_case(candidate))
-            .map(|id| id.to_string())
-            .collect();
-        match matches.len() {
-            0 => continue,
-            1 => return IdMatch::Read(matches.into_iter().next().unwrap_or_default()),
-            _ => return IdMatch::Ambiguous(matches),
-        }
+        IdMatch::Unknown
     }
-    IdMatch::Unknown
 }
 
 #[cfg(test)]
@@ -388,5 +441,80 @@ mod tests {
             tidy_source("- *not a key* at all\n").0,
             "- *not a key* at all\n"
         );
+    }
+
+    /// The matching as it was before [`KnownIds`]: a scan of `known` for
+    /// every word, kept here to check the index reads ids the same way.
+    fn match_id_by_scan(written: &str, known: &[&str]) -> IdMatch {
+        let written = written.trim();
+        if known.contains(&written) {
+            return IdMatch::Exact(written.to_string());
+        }
+        let is_id_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+        let trim = |word: &'_ str| -> String { word.trim_end_matches(['-', '.']).to_string() };
+        let mut named: Vec<&str> = Vec::new();
+        for word in written.split(|c: char| !is_id_char(c)) {
+            let word = trim(word);
+            let word = word.as_str();
+            let ids: Vec<&str> = if known.contains(&word) {
+                known.iter().filter(|id| **id == word).copied().collect()
+            } else {
+                known
+                    .iter()
+                    .filter(|id| id.eq_ignore_ascii_case(word))
+                    .copied()
+                    .collect()
+            };
+            for id in ids {
+                if !named.contains(&id) {
+                    named.push(id);
+                }
+            }
+        }
+        let named: Vec<String> = known
+            .iter()
+            .filter(|id| named.contains(id))
+            .map(|id| id.to_string())
+            .collect();
+        if named.len() > 1 {
+            return IdMatch::Ambiguous(named);
+        }
+        let token_len = written
+            .find(|c: char| !is_id_char(c))
+            .unwrap_or(written.len());
+        let token = trim(&written[..token_len]);
+        for candidate in [written, token.as_str()] {
+            if candidate.is_empty() {
+                continue;
+            }
+            if known.contains(&candidate) {
+                return IdMatch::Read(candidate.to_string());
+            }
+            let matches: Vec<String> = known
+                .iter()
+                .filter(|id| id.eq_ignore_ascii_case(candidate))
+                .map(|id| id.to_string())
+                .collect();
+            match matches.len() {
+                0 => continue,
+                1 => return IdMatch::Read(matches.into_iter().next().unwrap_or_default()),
+                _ => return IdMatch::Ambiguous(matches),
+            }
+        }
+        IdMatch::Unknown
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_index_reads_ids_as_the_scan_did(
+            known in proptest::collection::vec("[aAbBxX]{0,2}[0-9]{0,2}(\\.[0-9])?", 0..8),
+            written in "[ aAbBxX0-9.,:()-]{0,12}",
+        ) {
+            let known: Vec<&str> = known.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(
+                KnownIds::new(known.iter().copied()).match_id(&written),
+                match_id_by_scan(&written, &known)
+            );
+        }
     }
 }

@@ -6,6 +6,8 @@
 //! such protocol and are logged the same way; what a settled decision does
 //! is the protocol's.
 
+use std::collections::HashMap;
+
 use super::calls::Calls;
 use super::{BoardItem, ItemDecision, LogKind, ModerationItem, Timestamp};
 
@@ -27,12 +29,17 @@ pub struct ItemRecord<S> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ItemBook<S> {
     records: Vec<ItemRecord<S>>,
+    /// Where the records of each item id stand in `records`, in order: a
+    /// decision or a re-offer finds its item without a scan of every item
+    /// of the debate.
+    by_id: HashMap<String, Vec<usize>>,
 }
 
 impl<S> Default for ItemBook<S> {
     fn default() -> Self {
         ItemBook {
             records: Vec::new(),
+            by_id: HashMap::new(),
         }
     }
 }
@@ -44,6 +51,10 @@ impl<S: Clone> ItemBook<S> {
 
     /// Asks about `item` at the next moderation.
     pub fn push(&mut self, item: ModerationItem, subject: S, round: u32) {
+        self.by_id
+            .entry(item.id.clone())
+            .or_default()
+            .push(self.records.len());
         self.records.push(ItemRecord {
             item,
             subject,
@@ -63,10 +74,16 @@ impl<S: Clone> ItemBook<S> {
         self.pending().map(|record| record.item.clone()).collect()
     }
 
-    /// Offers the settled item whose subject `is` picks again, in `round`,
-    /// undecided (a challenge held back at an earlier moderation).
-    pub fn reoffer(&mut self, is: impl Fn(&S) -> bool, round: u32) {
-        if let Some(record) = self.records.iter_mut().find(|record| is(&record.subject)) {
+    /// The places in `records` of the item `item_id`, first raised first.
+    fn places_of(&self, item_id: &str) -> &[usize] {
+        self.by_id.get(item_id).map_or(&[], Vec::as_slice)
+    }
+
+    /// Offers the item `item_id` again, in `round`, undecided (a challenge
+    /// held back at an earlier moderation).
+    pub fn reoffer(&mut self, item_id: &str, round: u32) {
+        if let Some(&place) = self.places_of(item_id).first() {
+            let record = &mut self.records[place];
             record.round = round;
             record.decision = None;
             record.note = None;
@@ -101,11 +118,12 @@ impl<S: Clone> ItemBook<S> {
         if !open {
             return ignored(calls, "no moderation is open");
         }
-        let Some(record) = self
-            .records
-            .iter_mut()
-            .find(|record| !record.settled && record.item.id == item_id)
-        else {
+        let open_place = self
+            .places_of(item_id)
+            .iter()
+            .copied()
+            .find(|&place| !self.records[place].settled);
+        let Some(record) = open_place.map(|place| &mut self.records[place]) else {
             return ignored(calls, "it is not open");
         };
         let note = note

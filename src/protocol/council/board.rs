@@ -3,14 +3,62 @@
 //! proposal with the facts a moderator looks at and, once decided, its
 //! state and the rule that decided it.
 
+use std::collections::HashMap;
+
 use super::Council;
 use super::model::{
-    self, Challenge, ChallengeState, DEVIL, Finding, Proposal, ResponseKind, SYNTHESIZER,
+    self, Challenge, ChallengeState, DEVIL, Finding, Proposal, Response, ResponseKind, SYNTHESIZER,
 };
+use super::verdict::{FindingOutcome, ProposalOutcome};
 use crate::protocol::{Fact, Ruling, StageFocus, StageInfo};
 use crate::report::one_line;
 
+/// What the rows of one board look up, indexed once for all of them: a
+/// row costs what its own finding has, not a scan of every challenge,
+/// response and outcome of the council.
+pub(super) struct RowIndex<'a> {
+    /// Each finding's or proposal's challenges, in the order raised.
+    challenges: HashMap<&'a str, Vec<&'a Challenge>>,
+    /// The responses about each finding, in the order given.
+    responses: HashMap<&'a str, Vec<&'a Response>>,
+    outcomes: HashMap<&'a str, &'a FindingOutcome>,
+    proposal_outcomes: HashMap<&'a str, &'a ProposalOutcome>,
+}
+
 impl Council {
+    pub(super) fn row_index(&self) -> RowIndex<'_> {
+        let mut challenges: HashMap<&str, Vec<&Challenge>> = HashMap::new();
+        for challenge in &self.challenges {
+            challenges
+                .entry(challenge.finding_id.as_str())
+                .or_default()
+                .push(challenge);
+        }
+        let mut responses: HashMap<&str, Vec<&Response>> = HashMap::new();
+        for response in &self.responses {
+            responses
+                .entry(response.finding_id.as_str())
+                .or_default()
+                .push(response);
+        }
+        let mut proposal_outcomes = HashMap::new();
+        for outcome in &self.proposal_outcomes {
+            proposal_outcomes
+                .entry(outcome.id.as_str())
+                .or_insert(outcome);
+        }
+        RowIndex {
+            challenges,
+            responses,
+            outcomes: self
+                .assessment
+                .as_ref()
+                .map(|assessment| assessment.outcomes_by_id())
+                .unwrap_or_default(),
+            proposal_outcomes,
+        }
+    }
+
     pub(super) fn stages(&self) -> Vec<StageInfo> {
         let board = StageFocus::Board;
         let mut stages = vec![StageInfo::new(
@@ -62,20 +110,18 @@ impl Council {
     }
 
     /// One row of the findings board.
-    pub(super) fn finding_row(&self, finding: &Finding) -> Ruling {
-        let outcome = self
-            .assessment
-            .as_ref()
-            .and_then(|a| a.outcome(&finding.id));
-        let mine: Vec<&Challenge> = self
+    pub(super) fn finding_row(&self, finding: &Finding, index: &RowIndex<'_>) -> Ruling {
+        let outcome = index.outcomes.get(finding.id.as_str()).copied();
+        let mine: &[&Challenge] = index
             .challenges
-            .iter()
-            .filter(|c| c.finding_id == finding.id)
-            .collect();
-        let answers: Vec<String> = self
+            .get(finding.id.as_str())
+            .map_or(&[], Vec::as_slice);
+        let answers: Vec<String> = index
             .responses
-            .iter()
-            .filter(|r| r.finding_id == finding.id && r.kind != ResponseKind::Discovery)
+            .get(finding.id.as_str())
+            .into_iter()
+            .flatten()
+            .filter(|r| r.kind != ResponseKind::Discovery)
             .map(|r| r.kind.as_str().to_string())
             .collect();
         let mut facts = vec![
@@ -148,8 +194,8 @@ impl Council {
     }
 
     /// One row of a brainstorm's proposals board.
-    pub(super) fn proposal_row(&self, proposal: &Proposal) -> Ruling {
-        let outcome = self.proposal_outcomes.iter().find(|o| o.id == proposal.id);
+    pub(super) fn proposal_row(&self, proposal: &Proposal, index: &RowIndex<'_>) -> Ruling {
+        let outcome = index.proposal_outcomes.get(proposal.id.as_str()).copied();
         let mut facts = vec![
             Fact::new("type", proposal.text.proposal_type.as_str()),
             Fact::new("maturity", proposal.text.maturity.as_str()),
@@ -175,10 +221,11 @@ impl Council {
             }
             facts.push(Fact::new("lineage", &parts.join("; ")));
         }
-        let challenged: Vec<String> = self
+        let challenged: Vec<String> = index
             .challenges
-            .iter()
-            .filter(|c| c.finding_id == proposal.id)
+            .get(proposal.id.as_str())
+            .into_iter()
+            .flatten()
             .map(|c| format!("{} {}", c.id, c.state.as_str()))
             .collect();
         if !challenged.is_empty() {

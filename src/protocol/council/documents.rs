@@ -233,21 +233,24 @@ pub fn companion(council: &Council) -> Value {
         _ => (None, None, None),
     };
     let findings: Vec<Value> = match assessment {
-        Some(assessment) => assessment
-            .findings
-            .iter()
-            .map(|finding| {
-                let outcome = assessment.outcome(&finding.id);
-                let mut value = serde_json::to_value(finding).unwrap_or_default();
-                if let (Some(outcome), Some(map)) = (outcome, value.as_object_mut()) {
-                    map.insert("state".into(), json!(outcome.state));
-                    map.insert("share".into(), json!(outcome.share));
-                    map.insert("threshold".into(), json!(outcome.threshold));
-                    map.insert("rule".into(), json!(outcome.rule));
-                }
-                value
-            })
-            .collect(),
+        Some(assessment) => {
+            let outcomes = assessment.outcomes_by_id();
+            assessment
+                .findings
+                .iter()
+                .map(|finding| {
+                    let outcome = outcomes.get(finding.id.as_str());
+                    let mut value = serde_json::to_value(finding).unwrap_or_default();
+                    if let (Some(outcome), Some(map)) = (outcome, value.as_object_mut()) {
+                        map.insert("state".into(), json!(outcome.state));
+                        map.insert("share".into(), json!(outcome.share));
+                        map.insert("threshold".into(), json!(outcome.threshold));
+                        map.insert("rule".into(), json!(outcome.rule));
+                    }
+                    value
+                })
+                .collect()
+        }
         None => Vec::new(),
     };
     let mut record = json!({
@@ -419,13 +422,14 @@ fn sentence(text: &str) -> String {
 }
 
 fn confirmed(assessment: &Assessment, severity: Severity) -> Vec<&Finding> {
+    let outcomes = assessment.outcomes_by_id();
     assessment
         .findings
         .iter()
         .filter(|f| {
             f.severity == severity
-                && assessment
-                    .outcome(&f.id)
+                && outcomes
+                    .get(f.id.as_str())
                     .is_some_and(|o| o.state == FindingState::Confirmed)
         })
         .collect()
@@ -436,13 +440,14 @@ fn verdict_lead(verdict: crate::protocol::Verdict, assessment: &Assessment) -> S
         .into_iter()
         .chain(confirmed(assessment, Severity::High))
         .collect();
+    let outcomes = assessment.outcomes_by_id();
     let disputed: Vec<&Finding> = assessment
         .findings
         .iter()
         .filter(|f| {
             f.severity.is_grave()
-                && assessment
-                    .outcome(&f.id)
+                && outcomes
+                    .get(f.id.as_str())
                     .is_some_and(|o| o.state == FindingState::Disputed)
         })
         .collect();
@@ -551,11 +556,16 @@ fn finding_md(finding: &Finding) -> String {
 
 fn findings_body(assessment: &Assessment) -> String {
     let mut out = String::new();
+    let outcomes = assessment.outcomes_by_id();
     let in_state = |state: FindingState| -> Vec<&Finding> {
         let mut list: Vec<&Finding> = assessment
             .findings
             .iter()
-            .filter(|f| assessment.outcome(&f.id).is_some_and(|o| o.state == state))
+            .filter(|f| {
+                outcomes
+                    .get(f.id.as_str())
+                    .is_some_and(|o| o.state == state)
+            })
             .collect();
         list.sort_by_key(|f| f.severity);
         list
@@ -707,8 +717,9 @@ fn process_md(council: &Council) -> String {
     }
     if let Some(assessment) = council.assessment() {
         out.push_str("| Finding | Severity | Origin | State | Why |\n|---|---|---|---|---|\n");
+        let outcomes = assessment.outcomes_by_id();
         for finding in &assessment.findings {
-            let outcome = assessment.outcome(&finding.id);
+            let outcome = outcomes.get(finding.id.as_str());
             out.push_str(&format!(
                 "| {} | {} | {}{} | {} | {} |\n",
                 finding.id,

@@ -54,7 +54,7 @@ pub mod verdict;
 
 pub use kind::{KIND, NAME};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -245,6 +245,30 @@ pub struct Council {
     proposal_outcomes: Vec<ProposalOutcome>,
     exchange: Exchange,
     outcome: Option<Outcome>,
+    places: Places,
+}
+
+/// Where each finding, proposal and challenge stands in its list, and the
+/// highest number each sequence of ids has reached: a lookup by id, and
+/// the next id, cost the same however large the inventory has grown.
+#[derive(Default)]
+struct Places {
+    findings: HashMap<String, usize>,
+    proposals: HashMap<String, usize>,
+    challenges: HashMap<String, usize>,
+    last_finding: u32,
+    last_proposal: u32,
+    /// Every pair of findings proposed for a merge, the lesser id first.
+    merge_pairs: HashSet<(String, String)>,
+}
+
+/// A pair of ids in one order whichever way it was written.
+fn unordered(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
+    }
 }
 
 impl Council {
@@ -283,6 +307,7 @@ impl Council {
             proposal_outcomes: Vec::new(),
             exchange,
             outcome: None,
+            places: Places::default(),
         }
     }
 
@@ -390,19 +415,87 @@ impl Council {
     }
 
     pub fn finding(&self, id: &str) -> Option<&Finding> {
-        self.findings.iter().find(|f| f.id == id)
+        self.places
+            .findings
+            .get(id)
+            .map(|&place| &self.findings[place])
     }
 
     fn finding_mut(&mut self, id: &str) -> Option<&mut Finding> {
-        self.findings.iter_mut().find(|f| f.id == id)
+        let place = *self.places.findings.get(id)?;
+        self.findings.get_mut(place)
     }
 
     pub fn proposal(&self, id: &str) -> Option<&Proposal> {
-        self.proposals.iter().find(|p| p.id == id)
+        self.places
+            .proposals
+            .get(id)
+            .map(|&place| &self.proposals[place])
     }
 
     fn proposal_mut(&mut self, id: &str) -> Option<&mut Proposal> {
-        self.proposals.iter_mut().find(|p| p.id == id)
+        let place = *self.places.proposals.get(id)?;
+        self.proposals.get_mut(place)
+    }
+
+    fn challenge(&self, id: &str) -> Option<&Challenge> {
+        self.places
+            .challenges
+            .get(id)
+            .map(|&place| &self.challenges[place])
+    }
+
+    fn challenge_mut(&mut self, id: &str) -> Option<&mut Challenge> {
+        let place = *self.places.challenges.get(id)?;
+        self.challenges.get_mut(place)
+    }
+
+    /// The id the next finding takes: `F007` after `F006`.
+    fn next_finding_id(&self) -> String {
+        verdict::id_after(self.places.last_finding, 'F')
+    }
+
+    /// The id the next proposal takes: `P004` after `P003`.
+    fn next_proposal_id(&self) -> String {
+        verdict::id_after(self.places.last_proposal, 'P')
+    }
+
+    fn push_finding(&mut self, finding: Finding) {
+        if let Some(number) = verdict::id_number(&finding.id, 'F') {
+            self.places.last_finding = self.places.last_finding.max(number);
+        }
+        self.places
+            .findings
+            .entry(finding.id.clone())
+            .or_insert(self.findings.len());
+        self.findings.push(finding);
+    }
+
+    fn push_proposal(&mut self, proposal: Proposal) {
+        if let Some(number) = verdict::id_number(&proposal.id, 'P') {
+            self.places.last_proposal = self.places.last_proposal.max(number);
+        }
+        self.places
+            .proposals
+            .entry(proposal.id.clone())
+            .or_insert(self.proposals.len());
+        self.proposals.push(proposal);
+    }
+
+    /// Proposes `candidate` for a merge unless its pair already is.
+    fn propose_merge(&mut self, candidate: MergeCandidate) {
+        let [a, b] = &candidate.findings;
+        if self.places.merge_pairs.insert(unordered(a, b)) {
+            self.merge_candidates.push(candidate);
+        }
+    }
+
+    fn push_challenge(&mut self, challenge: Challenge) {
+        self.places
+            .challenges
+            .entry(challenge.id.clone())
+            .or_insert(self.challenges.len());
+        self.challenges.push(challenge);
     }
 
     /// The ids still in the debate: active findings, or proposals not
@@ -701,8 +794,8 @@ impl Council {
         for role in self.participants.clone() {
             if self.proposes() {
                 for text in self.proposals_in.remove(&role).unwrap_or_default() {
-                    let id = verdict::next_id(&self.proposals, 'P');
-                    self.proposals.push(Proposal {
+                    let id = self.next_proposal_id();
+                    self.push_proposal(Proposal {
                         id,
                         origin: role.clone(),
                         text,
@@ -785,8 +878,8 @@ impl Council {
         text: FindingText,
         discovered: bool,
     ) -> String {
-        let id = verdict::next_id(&self.findings, 'F');
-        self.findings.push(Finding {
+        let id = self.next_finding_id();
+        self.push_finding(Finding {
             id: id.clone(),
             origins: vec![origin.to_string()],
             severity,
@@ -803,7 +896,7 @@ impl Council {
     }
 
     fn add_proposal(&mut self, origin: &str, text: ProposalText, stage: &str) -> String {
-        let id = verdict::next_id(&self.proposals, 'P');
+        let id = self.next_proposal_id();
         // A proposal built from others retires them (FP-47).
         let lineage = text.lineage.clone();
         for merged in &lineage.merged_from {
@@ -816,7 +909,7 @@ impl Council {
                 p.status = ProposalStatus::Superseded;
             }
         }
-        self.proposals.push(Proposal {
+        self.push_proposal(Proposal {
             id: id.clone(),
             origin: origin.to_string(),
             text,
@@ -836,19 +929,22 @@ impl Council {
         if self.proposes() {
             return Vec::new();
         }
+        let challenged: HashSet<&str> = self
+            .challenges
+            .iter()
+            .filter(|c| {
+                c.from == DEVIL
+                    && !matches!(
+                        c.state,
+                        ChallengeState::Dropped | ChallengeState::Undelivered
+                    )
+            })
+            .map(|c| c.finding_id.as_str())
+            .collect();
         self.findings
             .iter()
             .filter(|f| f.active() && f.severity.is_grave() && !f.from_origin(DEVIL))
-            .filter(|f| {
-                !self.challenges.iter().any(|c| {
-                    c.finding_id == f.id
-                        && c.from == DEVIL
-                        && !matches!(
-                            c.state,
-                            ChallengeState::Dropped | ChallengeState::Undelivered
-                        )
-                })
-            })
+            .filter(|f| !challenged.contains(f.id.as_str()))
             .map(|f| f.id.clone())
             .collect()
     }
@@ -902,15 +998,24 @@ impl Council {
 
     /// The challenges and responses so far, for later prompts.
     fn history(&self) -> serde_json::Value {
+        let mut answers_to: HashMap<&str, Vec<&Response>> = HashMap::new();
+        for response in &self.responses {
+            let mut answered: HashSet<&str> = HashSet::new();
+            for id in &response.answers {
+                if answered.insert(id.as_str()) {
+                    answers_to.entry(id.as_str()).or_default().push(response);
+                }
+            }
+        }
         let challenges: Vec<serde_json::Value> = self
             .challenges
             .iter()
             .filter(|c| c.state.delivered())
             .map(|c| {
-                let answers: Vec<serde_json::Value> = self
-                    .responses
-                    .iter()
-                    .filter(|r| r.answers.contains(&c.id))
+                let answers: Vec<serde_json::Value> = answers_to
+                    .get(c.id.as_str())
+                    .into_iter()
+                    .flatten()
                     .map(|r| json!({"by": r.by, "type": r.kind.as_str(), "response": r.text, "evidence": r.evidence}))
                     .collect();
                 json!({
@@ -975,14 +1080,15 @@ impl Council {
             .last()
             .map(|r| r.mandatory.clone())
             .unwrap_or_default();
+        let challenged_now: HashSet<&str> = self
+            .challenges
+            .iter()
+            .filter(|c| c.round == round && c.from == DEVIL)
+            .map(|c| c.finding_id.as_str())
+            .collect();
         let omitted: Vec<String> = mandatory
             .iter()
-            .filter(|id| {
-                !self
-                    .challenges
-                    .iter()
-                    .any(|c| c.round == round && c.from == DEVIL && &c.finding_id == *id)
-            })
+            .filter(|id| !challenged_now.contains(id.as_str()))
             .cloned()
             .collect();
         for id in &omitted {
@@ -1096,7 +1202,7 @@ impl Council {
         };
         self.items
             .push(self.challenge_item(&challenge), id.clone(), round);
-        self.challenges.push(challenge);
+        self.push_challenge(challenge);
         Some(id)
     }
 
@@ -1174,10 +1280,10 @@ impl Council {
             .map(|c| c.id.clone())
             .collect();
         for id in held {
-            if let Some(challenge) = self.challenges.iter_mut().find(|c| c.id == id) {
+            if let Some(challenge) = self.challenge_mut(&id) {
                 challenge.state = ChallengeState::Proposed;
             }
-            self.items.reoffer(|held| *held == id, round);
+            self.items.reoffer(&id, round);
         }
         let pending = self.items.pending_items();
         if pending.is_empty() {
@@ -1228,7 +1334,7 @@ impl Council {
         let round = self.round;
         let counts = super::items::tally(&decided);
         for (id, decision, note) in decided {
-            if let Some(challenge) = self.challenges.iter_mut().find(|c| c.id == id) {
+            if let Some(challenge) = self.challenge_mut(&id) {
                 challenge.moderation.push(Moderated {
                     round,
                     decision,
@@ -1270,16 +1376,14 @@ impl Council {
             .map(|c| c.id.clone())
             .collect();
         let mut targets: Vec<String> = Vec::new();
+        let mut ready_for: HashMap<String, Vec<String>> = HashMap::new();
         for id in &ready {
-            let to = self
-                .challenges
-                .iter()
-                .find(|c| &c.id == id)
-                .map(|c| c.to.clone())
-                .unwrap_or_default();
-            if !targets.contains(&to) {
+            let to = self.challenge(id).map(|c| c.to.clone()).unwrap_or_default();
+            let mine = ready_for.entry(to.clone()).or_default();
+            if mine.is_empty() {
                 targets.push(to);
             }
+            mine.push(id.clone());
         }
         targets.sort_by_key(|t| self.participants.iter().position(|p| p == t));
         if !targets.is_empty() {
@@ -1287,19 +1391,11 @@ impl Council {
         }
         let mut effects = Vec::new();
         for target in targets {
-            let mine: Vec<String> = ready
-                .iter()
-                .filter(|id| {
-                    self.challenges
-                        .iter()
-                        .any(|c| &c.id == *id && c.to == target)
-                })
-                .cloned()
-                .collect();
+            let mine: Vec<String> = ready_for.remove(&target).unwrap_or_default();
             if !self.affords(1) {
                 self.exhaust(now, &format!("before {target} could answer"));
                 for id in &mine {
-                    if let Some(c) = self.challenges.iter_mut().find(|c| &c.id == id) {
+                    if let Some(c) = self.challenge_mut(id) {
                         c.state = ChallengeState::Undelivered;
                         c.undelivered = Some("the budget ran out".into());
                     }
@@ -1307,7 +1403,7 @@ impl Council {
                 continue;
             }
             for id in &mine {
-                let envelope = if let Some(c) = self.challenges.iter_mut().find(|c| &c.id == id) {
+                let envelope = if let Some(c) = self.challenge_mut(id) {
                     c.state = ChallengeState::Delivered;
                     c.delivered_in = Some(round);
                     Some(c.clone())
@@ -1325,10 +1421,11 @@ impl Council {
             context["round"] = json!(round);
             context["max_rounds"] = json!(self.config.intensity.max_rounds());
             context["inventory"] = pretty(self.inventory());
+            let mine_set: HashSet<&str> = mine.iter().map(String::as_str).collect();
             context["challenges"] = pretty(json!(
                 self.challenges
                     .iter()
-                    .filter(|c| mine.contains(&c.id))
+                    .filter(|c| mine_set.contains(c.id.as_str()))
                     .map(|c| json!({
                         "type": "challenge",
                         "id": c.id,
@@ -1399,8 +1496,23 @@ impl Council {
                         format!("left out {left}"),
                     );
                 }
+                // The challenges delivered to this participant, by the
+                // finding they are about, in the order delivered.
+                let mut delivered_on: HashMap<String, Vec<String>> = HashMap::new();
+                for id in &delivered {
+                    if let Some(c) = self.challenge(id) {
+                        delivered_on
+                            .entry(c.finding_id.clone())
+                            .or_default()
+                            .push(id.clone());
+                    }
+                }
                 for response in responses {
-                    self.take_response(&role, response, &delivered, &call.call_id(), now);
+                    let answering = delivered_on
+                        .get(&response.finding_id)
+                        .cloned()
+                        .unwrap_or_default();
+                    self.take_response(&role, response, answering, &call.call_id(), now);
                 }
             }
             Err(error) => self.malformed(&call, output, error.to_string(), now),
@@ -1408,14 +1520,13 @@ impl Council {
         let unanswered: Vec<String> = delivered
             .iter()
             .filter(|id| {
-                self.challenges
-                    .iter()
-                    .any(|c| &c.id == *id && c.state == ChallengeState::Delivered)
+                self.challenge(id)
+                    .is_some_and(|c| c.state == ChallengeState::Delivered)
             })
             .cloned()
             .collect();
         for id in &unanswered {
-            if let Some(c) = self.challenges.iter_mut().find(|c| &c.id == id) {
+            if let Some(c) = self.challenge_mut(id) {
                 c.state = ChallengeState::Unanswered;
             }
         }
@@ -1441,7 +1552,7 @@ impl Council {
         &mut self,
         role: &str,
         response: parse::ResponseText,
-        delivered: &[String],
+        answering: Vec<String>,
         call_id: &str,
         now: Timestamp,
     ) {
@@ -1461,21 +1572,11 @@ impl Council {
             .origins_of(&response.finding_id)
             .iter()
             .any(|o| o == role);
-        let answering: Vec<String> = delivered
-            .iter()
-            .filter(|id| {
-                self.challenges
-                    .iter()
-                    .any(|c| &c.id == *id && c.finding_id == response.finding_id)
-            })
-            .cloned()
-            .collect();
         match response.kind {
             ResponseKind::Defense => {
                 record.answers = answering.clone();
                 for id in &answering {
-                    let accepted = if let Some(c) = self.challenges.iter_mut().find(|c| &c.id == id)
-                    {
+                    let accepted = if let Some(c) = self.challenge_mut(id) {
                         c.state = ChallengeState::Answered;
                         (response.accepts_severity && own)
                             .then_some(c.proposed_severity)
@@ -1518,7 +1619,7 @@ impl Council {
                 if own {
                     record.answers = answering.clone();
                     for id in &answering {
-                        if let Some(c) = self.challenges.iter_mut().find(|c| &c.id == id) {
+                        if let Some(c) = self.challenge_mut(id) {
                             c.state = ChallengeState::Answered;
                         }
                     }
@@ -1568,7 +1669,7 @@ impl Council {
                     record.kind = ResponseKind::Defense;
                     record.answers = answering.clone();
                     for id in &answering {
-                        if let Some(c) = self.challenges.iter_mut().find(|c| &c.id == id) {
+                        if let Some(c) = self.challenge_mut(id) {
                             c.state = ChallengeState::Answered;
                         }
                     }
@@ -1615,10 +1716,10 @@ impl Council {
             ResponseKind::MergeProposal => {
                 if let Some(other) = &response.merge_with {
                     let pair = [response.finding_id.clone(), other.clone()];
-                    let known = self.merge_candidates.iter().any(|m| {
-                        (m.findings[0] == pair[0] && m.findings[1] == pair[1])
-                            || (m.findings[0] == pair[1] && m.findings[1] == pair[0])
-                    });
+                    let known = self
+                        .places
+                        .merge_pairs
+                        .contains(&unordered(&pair[0], &pair[1]));
                     if !known && !self.proposes() {
                         let overlap = match (self.finding(&pair[0]), self.finding(&pair[1])) {
                             (Some(a), Some(b)) => {
@@ -1626,7 +1727,7 @@ impl Council {
                             }
                             _ => 0.0,
                         };
-                        self.merge_candidates.push(MergeCandidate {
+                        self.propose_merge(MergeCandidate {
                             findings: pair,
                             proposed_by: role.to_string(),
                             overlap: (overlap * 100.0).round() / 100.0,
@@ -1702,14 +1803,7 @@ impl Council {
     fn synthesise(&mut self, now: Timestamp) {
         self.log(now, LogKind::Stage, None, "stage: synthesis".into());
         for candidate in verdict::overlapping(&self.findings) {
-            let known = self.merge_candidates.iter().any(|m| {
-                let [a, b] = &candidate.findings;
-                (&m.findings[0] == a && &m.findings[1] == b)
-                    || (&m.findings[0] == b && &m.findings[1] == a)
-            });
-            if !known {
-                self.merge_candidates.push(candidate);
-            }
+            self.propose_merge(candidate);
         }
         let listed: Vec<String> = self
             .merge_candidates
@@ -2236,17 +2330,21 @@ impl Protocol for Council {
     }
 
     fn board(&self) -> Board {
+        let index = self.row_index();
         let rows = if self.proposes() {
             self.proposals
                 .iter()
-                .map(|p| self.proposal_row(p))
+                .map(|p| self.proposal_row(p, &index))
                 .collect()
         } else {
             let findings = match &self.assessment {
                 Some(assessment) => &assessment.findings,
                 None => &self.findings,
             };
-            findings.iter().map(|f| self.finding_row(f)).collect()
+            findings
+                .iter()
+                .map(|f| self.finding_row(f, &index))
+                .collect()
         };
         let items = self.items.board_items();
         Board {

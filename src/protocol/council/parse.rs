@@ -19,13 +19,16 @@
 //! malformed-output rule), so an answer is refused only when nothing in it
 //! can be trusted.
 
+use std::collections::HashSet;
+
 use yaml_serde::{Sequence, Value};
 
 use super::model::{
     Basis, Expansion, FinalPosition, FindingText, Handoff, Lineage, Maturity, MergeVote, Position,
     ProposalText, ProposalType, ResponseKind, Severity, Stance,
 };
-use crate::parse::{Document, FieldPath, Fields, ParseError, Read, quote};
+use crate::parse::normalise::{IdMatch, KnownIds};
+use crate::parse::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
 
 const SEVERITIES: [(&str, Severity); 5] = [
     ("critical", Severity::Critical),
@@ -168,6 +171,7 @@ pub fn read_findings(
 ) -> Result<Read<Vec<(Severity, FindingText)>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "findings")?;
+    document.within_item_limit(&path, list.len(), "findings")?;
     let mut findings = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
@@ -222,6 +226,7 @@ fn proposal_text(fields: &Fields<'_>) -> Result<ProposalText, ParseError> {
 pub fn read_proposals(text: &str) -> Result<Read<Vec<ProposalText>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "proposals")?;
+    document.within_item_limit(&path, list.len(), "proposals")?;
     let mut proposals = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), PROPOSAL_SHAPE)?;
@@ -255,15 +260,16 @@ pub struct DevilAnswer {
 
 fn challenge_text(
     fields: &Fields<'_>,
-    known: &[&str],
+    known: &KnownIds<'_>,
     left_out: &mut Vec<String>,
 ) -> Result<Option<ChallengeText>, ParseError> {
     let Some(finding_id) = fields.known_id("finding_id", known)? else {
         let written = fields.required_text("finding_id")?;
+        let open: Vec<String> = known.ids().iter().map(|id| id.to_string()).collect();
         left_out.push(format!(
             "a challenge of {}, which is not an open id ({})",
             quote(&written),
-            known.join(", ")
+            list_capped(&open)
         ));
         return Ok(None);
     };
@@ -307,14 +313,17 @@ pub fn read_devil(
     let document = Document::load(text)?;
     let root = root(&document, "a mapping with `challenges:` and `discoveries:`")?;
     let mut answer = DevilAnswer::default();
+    let open = KnownIds::new(open.iter().copied());
     let (list, path) = optional_list(&root, "challenges")?;
+    document.within_item_limit(&path, list.len(), "challenges")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), CHALLENGE_SHAPE)?;
-        if let Some(challenge) = challenge_text(&fields, open, &mut answer.left_out)? {
+        if let Some(challenge) = challenge_text(&fields, &open, &mut answer.left_out)? {
             answer.challenges.push(challenge);
         }
     }
     let (list, path) = optional_list(&root, "discoveries")?;
+    document.within_item_limit(&path, list.len(), "discoveries")?;
     for (index, value) in list.iter().enumerate() {
         if proposes {
             let fields = Fields::new(&document, value, path.index(index), PROPOSAL_SHAPE)?;
@@ -360,6 +369,8 @@ pub fn read_responses(
 ) -> Result<Read<Responses>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "responses")?;
+    document.within_item_limit(&path, list.len(), "responses")?;
+    let known = KnownIds::new(known.iter().copied());
     let mut responses = Vec::with_capacity(list.len());
     let mut left_out = Vec::new();
     for (index, value) in list.iter().enumerate() {
@@ -394,7 +405,7 @@ pub fn read_responses(
             responses.push(response);
             continue;
         }
-        let Some(id) = fields.known_id("finding_id", known)? else {
+        let Some(id) = fields.known_id("finding_id", &known)? else {
             let written = fields.required_text("finding_id")?;
             left_out.push(format!(
                 "a {} of {}, which is not an id of the inventory",
@@ -406,7 +417,7 @@ pub fn read_responses(
         response.finding_id = id;
         match kind {
             ResponseKind::MergeProposal => {
-                let Some(other) = fields.known_id("merge_with", known)? else {
+                let Some(other) = fields.known_id("merge_with", &known)? else {
                     left_out.push(format!(
                         "a merge proposal of {} with an unknown finding",
                         response.finding_id
@@ -469,7 +480,9 @@ pub fn read_expansions(
     let document = Document::load(text)?;
     let root = root(&document, "a mapping with `expansions:` and `proposals:`")?;
     let mut answer = ExpandAnswer::default();
+    let known = KnownIds::new(known.iter().copied());
     let (list, path) = optional_list(&root, "expansions")?;
+    document.within_item_limit(&path, list.len(), "expansions")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(
             &document,
@@ -477,7 +490,7 @@ pub fn read_expansions(
             path.index(index),
             "an expansion (a mapping with proposal_id and note)",
         )?;
-        let Some(id) = fields.known_id("proposal_id", known)? else {
+        let Some(id) = fields.known_id("proposal_id", &known)? else {
             let written = fields.required_text("proposal_id")?;
             answer
                 .left_out
@@ -493,6 +506,7 @@ pub fn read_expansions(
         ));
     }
     let (list, path) = optional_list(&root, "proposals")?;
+    document.within_item_limit(&path, list.len(), "proposals")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), PROPOSAL_SHAPE)?;
         answer.proposals.push(proposal_text(&fields)?);
@@ -517,15 +531,17 @@ pub fn read_final(
         ..FinalPosition::default()
     };
     let mut left_out = Vec::new();
+    let known = KnownIds::new(known.iter().copied());
+    let mut stances_on: HashSet<String> = HashSet::new();
     let (list, path) = root.required_list("positions")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), POSITION_SHAPE)?;
-        let Some(id) = fields.known_id("id", known)? else {
+        let Some(id) = fields.known_id("id", &known)? else {
             let written = fields.required_text("id")?;
             left_out.push(format!("a stance on unknown {}", quote(&written)));
             continue;
         };
-        if position.positions.iter().any(|p| p.id == id) {
+        if !stances_on.insert(id.clone()) {
             left_out.push(format!("a second stance on {id}"));
             continue;
         }
@@ -546,9 +562,8 @@ pub fn read_final(
         let ids = fields.optional_texts("findings")?;
         let matched: Vec<String> = ids
             .iter()
-            .filter_map(|id| match crate::parse::normalise::match_id(id, known) {
-                crate::parse::normalise::IdMatch::Exact(id)
-                | crate::parse::normalise::IdMatch::Read(id) => Some(id),
+            .filter_map(|id| match known.match_id(id) {
+                IdMatch::Exact(id) | IdMatch::Read(id) => Some(id),
                 _ => None,
             })
             .collect();

@@ -17,14 +17,13 @@
 //!
 //! Not responsible for reading answers or files: it takes the record.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::model::{
-    Challenge, ChallengeState, DEVIL, FinalPosition, Finding, FindingState, MergeCandidate, Params,
-    Positions, Preset, Proposal, ProposalStatus, Response, ResponseKind, Severity, SeverityChange,
-    Stance,
+    Challenge, ChallengeState, DEVIL, Finding, FindingState, MergeCandidate, Params, Positions,
+    Preset, Proposal, ProposalStatus, Response, ResponseKind, Severity, SeverityChange, Stance,
 };
 use crate::protocol::Verdict;
 
@@ -58,22 +57,87 @@ pub fn overlap(a: &str, b: &str) -> f64 {
 
 /// Pairs of active findings whose descriptions overlap by more than
 /// [`MERGE_OVERLAP`], in inventory order.
+///
+/// Comparing every pair would cost the square of the inventory. Two word
+/// sets can overlap that much only if they share a word among their rarest
+/// few (prefix filtering): with the words of every description ordered
+/// rarest first, a set of `n` words whose overlap with another reaches
+/// `t` shares at least `⌈t·n⌉` words with it, so the two share one of
+/// their first `n − ⌊t·n⌋ + 1` words. Only pairs that do are compared,
+/// exactly as [`overlap`] does.
 pub fn overlapping(findings: &[Finding]) -> Vec<MergeCandidate> {
     let active: Vec<&Finding> = findings.iter().filter(|f| f.active()).collect();
-    let mut pairs = Vec::new();
-    for (index, a) in active.iter().enumerate() {
-        for b in &active[index + 1..] {
-            let share = overlap(&a.text.description, &b.text.description);
-            if share > MERGE_OVERLAP {
-                pairs.push(MergeCandidate {
-                    findings: [a.id.clone(), b.id.clone()],
-                    proposed_by: "quorum".into(),
-                    overlap: round2(share),
-                });
+    // Every description's words, as numbers, each word once.
+    let mut numbers: HashMap<String, usize> = HashMap::new();
+    let sets: Vec<Vec<usize>> = active
+        .iter()
+        .map(|finding| {
+            tokens(&finding.text.description)
+                .into_iter()
+                .map(|word| {
+                    let next = numbers.len();
+                    *numbers.entry(word).or_insert(next)
+                })
+                .collect()
+        })
+        .collect();
+    // Rarest first: by how many descriptions use a word, then its number.
+    let mut used_by = vec![0usize; numbers.len()];
+    for set in &sets {
+        for &word in set {
+            used_by[word] += 1;
+        }
+    }
+    let ordered: Vec<Vec<usize>> = sets
+        .iter()
+        .map(|set| {
+            let mut set = set.clone();
+            set.sort_unstable_by_key(|&word| (used_by[word], word));
+            set
+        })
+        .collect();
+    // Who has each word among its first few, and the pairs that share one.
+    let mut holders: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut candidates: Vec<(usize, usize)> = Vec::new();
+    let mut met_by = vec![usize::MAX; active.len()];
+    for (later, set) in ordered.iter().enumerate() {
+        let prefix = set.len() - (MERGE_OVERLAP * set.len() as f64).floor() as usize + 1;
+        for &word in &set[..prefix.min(set.len())] {
+            let earlier = holders.entry(word).or_default();
+            for &other in earlier.iter() {
+                if met_by[other] != later {
+                    met_by[other] = later;
+                    candidates.push((other, later));
+                }
             }
+            earlier.push(later);
+        }
+    }
+    candidates.sort_unstable();
+    let mut pairs = Vec::new();
+    for (a, b) in candidates {
+        let share = share_of(&sets[a], &sets[b]);
+        if share > MERGE_OVERLAP {
+            pairs.push(MergeCandidate {
+                findings: [active[a].id.clone(), active[b].id.clone()],
+                proposed_by: "quorum".into(),
+                overlap: round2(share),
+            });
         }
     }
     pairs
+}
+
+/// [`overlap`] of two sets of word numbers, each word once in each.
+fn share_of(a: &[usize], b: &[usize]) -> f64 {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let large: std::collections::HashSet<usize> = large.iter().copied().collect();
+    let shared = small.iter().filter(|word| large.contains(word)).count();
+    let union = a.len() + b.len() - shared;
+    if union == 0 {
+        return 0.0;
+    }
+    shared as f64 / union as f64
 }
 
 fn round2(value: f64) -> f64 {
@@ -153,6 +217,16 @@ impl Assessment {
     pub fn outcome(&self, id: &str) -> Option<&FindingOutcome> {
         self.outcomes.iter().find(|outcome| outcome.id == id)
     }
+
+    /// [`outcome`](Self::outcome) of every id at once, for whoever asks
+    /// about every finding: one pass instead of one per finding.
+    pub fn outcomes_by_id(&self) -> HashMap<&str, &FindingOutcome> {
+        let mut by_id = HashMap::new();
+        for outcome in &self.outcomes {
+            by_id.entry(outcome.id.as_str()).or_insert(outcome);
+        }
+        by_id
+    }
 }
 
 fn weight(participant: &str, params: &Params) -> f64 {
@@ -163,20 +237,92 @@ fn weight(participant: &str, params: &Params) -> f64 {
     }
 }
 
-/// The stance `position` takes on `finding` or, for a merged finding, on
-/// one of its parts (the first it names).
-fn stance_on<'a>(
-    position: &'a FinalPosition,
-    finding: &Finding,
-) -> Option<&'a super::model::Position> {
-    position
-        .positions
-        .iter()
-        .find(|p| p.id == finding.id || finding.merged_from.contains(&p.id))
+/// What [`assess`] asks of the record for every finding, indexed once:
+/// each question then costs the same however many findings, stances,
+/// challenges and responses there are.
+struct Lookup<'a> {
+    /// Per participant, each id it took a stance on, with the place of its
+    /// first stance on it in its list.
+    stances: HashMap<&'a str, HashMap<&'a str, (usize, &'a super::model::Position)>>,
+    /// `(participant, id)` of every withdrawal in a final position.
+    withdrawals: HashSet<(&'a str, &'a str)>,
+    /// Per participant, every pair of findings it agreed to merge.
+    agreed: HashMap<&'a str, HashSet<(&'a str, &'a str)>>,
+    /// `(participant, id)` of every corroboration in the rounds.
+    corroborations: HashSet<(&'a str, &'a str)>,
+    /// The ids a delivered challenge reached.
+    challenged: HashSet<&'a str>,
+}
+
+/// A pair in one order whichever way it was written.
+fn pair<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+impl<'a> Lookup<'a> {
+    fn new(record: &Record<'a>) -> Self {
+        let mut lookup = Lookup {
+            stances: HashMap::new(),
+            withdrawals: HashSet::new(),
+            agreed: HashMap::new(),
+            corroborations: HashSet::new(),
+            challenged: HashSet::new(),
+        };
+        for (participant, position) in record.positions {
+            let stances = lookup.stances.entry(participant.as_str()).or_default();
+            for (place, stance) in position.positions.iter().enumerate() {
+                stances.entry(stance.id.as_str()).or_insert((place, stance));
+                if stance.stance == Stance::Withdraw {
+                    lookup
+                        .withdrawals
+                        .insert((participant.as_str(), stance.id.as_str()));
+                }
+            }
+            let agreed = lookup.agreed.entry(participant.as_str()).or_default();
+            for vote in position.merges.iter().filter(|vote| vote.agree) {
+                agreed.insert(pair(&vote.findings[0], &vote.findings[1]));
+            }
+        }
+        for response in record.responses {
+            if response.kind == ResponseKind::Corroboration {
+                lookup
+                    .corroborations
+                    .insert((response.by.as_str(), response.finding_id.as_str()));
+            }
+        }
+        for challenge in record.challenges {
+            if challenge.state.delivered() {
+                lookup.challenged.insert(challenge.finding_id.as_str());
+            }
+        }
+        lookup
+    }
+
+    /// The stance `participant` takes on `finding` or, for a merged
+    /// finding, on one of its parts: the first of them in its list.
+    fn stance_on(
+        &self,
+        participant: &str,
+        finding: &Finding,
+    ) -> Option<&'a super::model::Position> {
+        let stances = self.stances.get(participant)?;
+        std::iter::once(&finding.id)
+            .chain(&finding.merged_from)
+            .filter_map(|id| stances.get(id.as_str()))
+            .min_by_key(|(place, _)| *place)
+            .map(|(_, stance)| *stance)
+    }
+
+    fn agreed_to_merge(&self, participant: &str, a: &str, b: &str) -> bool {
+        self.agreed
+            .get(participant)
+            .is_some_and(|agreed| agreed.contains(&pair(a, b)))
+    }
 }
 
 /// Derives states, merges, dissent and the verdict from `record`.
 pub fn assess(record: &Record<'_>) -> Assessment {
+    let lookup = Lookup::new(record);
     let mut findings: Vec<Finding> = record.findings.to_vec();
     // An origin that withdraws in its final position withdraws the finding.
     for finding in findings.iter_mut().filter(|f| f.active()) {
@@ -184,12 +330,9 @@ pub fn assess(record: &Record<'_>) -> Assessment {
             .origins
             .iter()
             .filter(|origin| {
-                record.positions.get(*origin).is_some_and(|position| {
-                    position
-                        .positions
-                        .iter()
-                        .any(|p| p.id == finding.id && p.stance == Stance::Withdraw)
-                })
+                lookup
+                    .withdrawals
+                    .contains(&(origin.as_str(), finding.id.as_str()))
             })
             .collect();
         if !withdrawn_by.is_empty() && withdrawn_by.len() == finding.origins.len() {
@@ -203,19 +346,18 @@ pub fn assess(record: &Record<'_>) -> Assessment {
             ));
         }
     }
-    let merges = apply_merges(&mut findings, record);
+    let merges = apply_merges(&mut findings, record, &lookup);
     let mut outcomes = Vec::new();
     let mut dissent = Vec::new();
     for finding in &findings {
-        let outcome = outcome_of(finding, record);
+        let outcome = outcome_of(finding, record, &lookup);
         if finding.active() {
             let dissenters: Vec<Dissenter> = record
                 .participants
                 .iter()
                 .filter(|p| !finding.from_origin(p))
                 .filter_map(|p| {
-                    let position = record.positions.get(p)?;
-                    let stance = stance_on(position, finding)?;
+                    let stance = lookup.stance_on(p, finding)?;
                     (stance.stance == Stance::Dispute).then(|| Dissenter {
                         participant: p.clone(),
                         note: stance.note.clone(),
@@ -247,13 +389,26 @@ pub fn assess(record: &Record<'_>) -> Assessment {
 /// Applies every proposed merge both origins agreed to (FP-35): the merged
 /// finding takes the next id and the gravest severity, its parts become
 /// `merged`.
-fn apply_merges(findings: &mut Vec<Finding>, record: &Record<'_>) -> Vec<MergeResult> {
+fn apply_merges(
+    findings: &mut Vec<Finding>,
+    record: &Record<'_>,
+    lookup: &Lookup<'_>,
+) -> Vec<MergeResult> {
     let mut results = Vec::new();
+    // Where the findings of each id stand, and the highest F number.
+    let mut places: HashMap<String, Vec<usize>> = HashMap::new();
+    for (place, finding) in findings.iter().enumerate() {
+        places.entry(finding.id.clone()).or_default().push(place);
+    }
+    let mut highest = highest_number(findings, 'F');
     for candidate in record.merges {
         let [a, b] = &candidate.findings;
         let parts: Vec<Finding> = [a, b]
             .iter()
-            .filter_map(|id| findings.iter().find(|f| &f.id == *id).cloned())
+            .filter_map(|id| {
+                let place = *places.get(id.as_str())?.first()?;
+                Some(findings[place].clone())
+            })
             .collect();
         let refused = |why: String| MergeResult {
             findings: candidate.findings.clone(),
@@ -288,15 +443,7 @@ fn apply_merges(findings: &mut Vec<Finding>, record: &Record<'_>) -> Vec<MergeRe
         }
         let not_agreeing: Vec<&String> = origins
             .iter()
-            .filter(|origin| {
-                !record.positions.get(*origin).is_some_and(|position| {
-                    position.merges.iter().any(|vote| {
-                        vote.agree
-                            && ((vote.findings[0] == *a && vote.findings[1] == *b)
-                                || (vote.findings[0] == *b && vote.findings[1] == *a))
-                    })
-                })
-            })
+            .filter(|origin| !lookup.agreed_to_merge(origin, a, b))
             .collect();
         if !not_agreeing.is_empty() {
             results.push(refused(format!(
@@ -309,7 +456,8 @@ fn apply_merges(findings: &mut Vec<Finding>, record: &Record<'_>) -> Vec<MergeRe
             )));
             continue;
         }
-        let id = next_id(findings, 'F');
+        let id = id_after(highest, 'F');
+        highest += 1;
         let gravest = parts
             .iter()
             .min_by_key(|part| part.severity)
@@ -359,11 +507,12 @@ fn apply_merges(findings: &mut Vec<Finding>, record: &Record<'_>) -> Vec<MergeRe
                 });
             }
         }
-        for finding in findings.iter_mut() {
-            if finding.id == *a || finding.id == *b {
-                finding.merged_into = Some(id.clone());
+        for id_of_part in [a, b] {
+            for &place in places.get(id_of_part.as_str()).into_iter().flatten() {
+                findings[place].merged_into = Some(id.clone());
             }
         }
+        places.entry(id.clone()).or_default().push(findings.len());
         findings.push(merged);
         results.push(MergeResult {
             findings: candidate.findings.clone(),
@@ -376,11 +525,26 @@ fn apply_merges(findings: &mut Vec<Finding>, record: &Record<'_>) -> Vec<MergeRe
 
 /// The next id of a sequence: `F007` after `F006`.
 pub fn next_id<T: HasId>(items: &[T], prefix: char) -> String {
-    let highest = items
+    id_after(highest_number(items, prefix), prefix)
+}
+
+/// The highest number of the ids of `items` in the sequence of `prefix`
+/// (0 when none is).
+pub fn highest_number<T: HasId>(items: &[T], prefix: char) -> u32 {
+    items
         .iter()
-        .filter_map(|item| item.id().strip_prefix(prefix)?.parse::<u32>().ok())
+        .filter_map(|item| id_number(item.id(), prefix))
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+}
+
+/// The number of `id` in the sequence of `prefix`: 7 for `F007`.
+pub fn id_number(id: &str, prefix: char) -> Option<u32> {
+    id.strip_prefix(prefix)?.parse().ok()
+}
+
+/// The id after number `highest` of the sequence of `prefix`.
+pub fn id_after(highest: u32, prefix: char) -> String {
     format!("{prefix}{:03}", highest + 1)
 }
 
@@ -410,7 +574,7 @@ fn listed(names: &[String]) -> String {
     }
 }
 
-fn outcome_of(finding: &Finding, record: &Record<'_>) -> FindingOutcome {
+fn outcome_of(finding: &Finding, record: &Record<'_>, lookup: &Lookup<'_>) -> FindingOutcome {
     let params = &record.params;
     let threshold = if finding.is_security() {
         params.security_threshold
@@ -447,16 +611,14 @@ fn outcome_of(finding: &Finding, record: &Record<'_>) -> FindingOutcome {
         if origin {
             continue;
         }
-        match position.and_then(|position| stance_on(position, finding)) {
+        match position.and_then(|_| lookup.stance_on(participant, finding)) {
             Some(stance) if stance.stance == Stance::Endorse => endorsers.push(participant.clone()),
             Some(stance) if stance.stance == Stance::Dispute => disputers.push(participant.clone()),
             Some(_) => {}
             None => {
-                let corroborated = record.responses.iter().any(|response| {
-                    response.by == *participant
-                        && response.kind == ResponseKind::Corroboration
-                        && ids.contains(&response.finding_id.as_str())
-                });
+                let corroborated = ids
+                    .iter()
+                    .any(|id| lookup.corroborations.contains(&(participant.as_str(), *id)));
                 if corroborated {
                     corroborators.push(participant.clone());
                 }
@@ -496,9 +658,7 @@ fn outcome_of(finding: &Finding, record: &Record<'_>) -> FindingOutcome {
         },
         backers.join("; ")
     );
-    let challenged = record.challenges.iter().any(|challenge| {
-        ids.contains(&challenge.finding_id.as_str()) && challenge.state.delivered()
-    });
+    let challenged = ids.iter().any(|id| lookup.challenged.contains(id));
     let (state, rule) = if share + 1e-9 >= threshold {
         (FindingState::Confirmed, format!("confirmed: {tally}"))
     } else if !disputers.is_empty() {
@@ -655,6 +815,17 @@ pub fn converge(
     positions: &Positions,
     params: &Params,
 ) -> Vec<ProposalOutcome> {
+    // Each participant's first stance on each id, looked up per proposal.
+    let stances: HashMap<&str, HashMap<&str, Stance>> = positions
+        .iter()
+        .map(|(participant, position)| {
+            let mut first: HashMap<&str, Stance> = HashMap::new();
+            for stance in &position.positions {
+                first.entry(stance.id.as_str()).or_insert(stance.stance);
+            }
+            (participant.as_str(), first)
+        })
+        .collect();
     let mut outcomes = Vec::new();
     for proposal in proposals {
         if proposal.status.retired() {
@@ -679,8 +850,8 @@ pub fn converge(
             let w = weight(participant, params);
             counted += w;
             let stance = position
-                .and_then(|p| p.positions.iter().find(|s| s.id == proposal.id))
-                .map(|s| s.stance);
+                .and_then(|_| stances.get(participant.as_str()))
+                .and_then(|first| first.get(proposal.id.as_str()).copied());
             let withdrawn = origin && proposal.withdrawn.is_some();
             match (stance, origin) {
                 _ if withdrawn && stance != Some(Stance::Endorse) => {
@@ -751,4 +922,71 @@ pub fn accepted_severity(challenge: &Challenge, responses: &[Response]) -> Optio
         })
         .then_some(proposed)
         .filter(|_| challenge.state == ChallengeState::Answered)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::council::model::FindingText;
+
+    fn finding(number: usize, description: &str, withdrawn: bool) -> Finding {
+        Finding {
+            id: format!("F{number:03}"),
+            origins: vec!["expert.security".into()],
+            severity: Severity::Medium,
+            reported_severity: Severity::Medium,
+            text: FindingText {
+                title: format!("Finding {number}"),
+                description: description.to_string(),
+                evidence: String::new(),
+                recommendation: String::new(),
+                domains: Vec::new(),
+            },
+            discovered: false,
+            round: 0,
+            severity_changes: Vec::new(),
+            withdrawn: withdrawn.then(|| "withdrawn".to_string()),
+            merged_from: Vec::new(),
+            merged_into: None,
+        }
+    }
+
+    /// Every pair compared, as before prefix filtering.
+    fn overlapping_by_every_pair(findings: &[Finding]) -> Vec<MergeCandidate> {
+        let active: Vec<&Finding> = findings.iter().filter(|f| f.active()).collect();
+        let mut pairs = Vec::new();
+        for (index, a) in active.iter().enumerate() {
+            for b in &active[index + 1..] {
+                let share = overlap(&a.text.description, &b.text.description);
+                if share > MERGE_OVERLAP {
+                    pairs.push(MergeCandidate {
+                        findings: [a.id.clone(), b.id.clone()],
+                        proposed_by: "quorum".into(),
+                        overlap: round2(share),
+                    });
+                }
+            }
+        }
+        pairs
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn prefix_filtering_proposes_the_merges_every_pair_would(
+            descriptions in proptest::collection::vec(
+                (proptest::collection::vec("[a-f]|[A-F][0-9]|the", 0..12), proptest::bool::weighted(0.1)),
+                0..24,
+            ),
+        ) {
+            let findings: Vec<Finding> = descriptions
+                .iter()
+                .enumerate()
+                .map(|(index, (words, withdrawn))| finding(index + 1, &words.join(" "), *withdrawn))
+                .collect();
+            proptest::prop_assert_eq!(
+                overlapping(&findings),
+                overlapping_by_every_pair(&findings)
+            );
+        }
+    }
 }

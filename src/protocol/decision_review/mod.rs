@@ -23,7 +23,7 @@ pub mod writing;
 
 pub use kind::{KIND, NAME};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -341,10 +341,16 @@ pub struct DecisionReview {
     calls: Calls,
     proposal: Option<Collected<ThesisTree>>,
     critique: Option<Collected<ParsedCritique>>,
+    /// The ids of the critique's items, to look one up without a scan.
+    critique_ids: HashSet<String>,
     decisions: BTreeMap<String, ItemRuling>,
     /// Deferred items settled after a verdict, by item id.
     resolutions: BTreeMap<String, ItemResolution>,
     revisions: Vec<RevisionRound>,
+    /// For each id a revision had to address, the first revision round
+    /// that had to: [`addressed_in_round`](Self::addressed_in_round)
+    /// without a scan of every round.
+    addressed: HashMap<String, u32>,
     evaluations: Vec<EvaluationRound>,
     malformed: Vec<MalformedOutput>,
     /// Directives of the last REVISE verdict, handed to the next revision.
@@ -373,9 +379,11 @@ impl DecisionReview {
             calls,
             proposal: None,
             critique: None,
+            critique_ids: HashSet::new(),
             decisions: BTreeMap::new(),
             resolutions: BTreeMap::new(),
             revisions: Vec::new(),
+            addressed: HashMap::new(),
             evaluations: Vec::new(),
             malformed: Vec::new(),
             pending_directives: Vec::new(),
@@ -419,10 +427,11 @@ impl DecisionReview {
     /// an item accepted in moderation, a reopened round for a deferred item
     /// accepted after a verdict. `None` while no revision has answered it.
     pub fn addressed_in_round(&self, item_id: &str) -> Option<u32> {
-        self.revisions
-            .iter()
-            .find(|revision| revision.must_address.iter().any(|id| id == item_id))
-            .map(|revision| revision.round)
+        self.addressed.get(item_id).copied()
+    }
+    /// Whether the critique has an item `item_id`.
+    fn has_item(&self, item_id: &str) -> bool {
+        self.critique_ids.contains(item_id)
     }
     /// Deferred items nobody has settled since, in critique order.
     pub fn open_deferred_items(&self) -> Vec<&CritiqueItem> {
@@ -755,6 +764,7 @@ impl DecisionReview {
                         summarize_items(&items)
                     ),
                 );
+                self.critique_ids = items.iter().map(|item| item.id.clone()).collect();
                 self.critique = Some(Collected {
                     call_id: call_id.to_string(),
                     raw: output.to_string(),
@@ -804,7 +814,7 @@ impl DecisionReview {
             );
             return Vec::new();
         }
-        if !self.critique_items().iter().any(|item| item.id == item_id) {
+        if !self.has_item(item_id) {
             self.push_log(
                 now,
                 LogKind::Note,
@@ -906,10 +916,11 @@ impl DecisionReview {
             .expect("a revision follows a tree")
             .clone();
         let directives = self.pending_directives.clone();
+        let must: HashSet<&str> = must_address.iter().map(String::as_str).collect();
         let to_answer: Vec<&CritiqueItem> = self
             .critique_items()
             .iter()
-            .filter(|item| must_address.contains(&item.id))
+            .filter(|item| must.contains(item.id.as_str()))
             .collect();
         let reopened = to_answer
             .iter()
@@ -976,6 +987,9 @@ impl DecisionReview {
                         revision.revised_tree.blocks.len()
                     ),
                 );
+                for id in &must_address {
+                    self.addressed.entry(id.clone()).or_insert(call.slot.round);
+                }
                 self.revisions.push(RevisionRound {
                     round: call.slot.round,
                     call_id: call_id.to_string(),
@@ -1007,7 +1021,7 @@ impl DecisionReview {
             }
             Some(Outcome::Decided { .. }) => {}
         }
-        if !self.critique_items().iter().any(|item| item.id == item_id) {
+        if !self.has_item(item_id) {
             return Some("there is no such item".into());
         }
         match self.ruling(item_id).map(|ruling| ruling.decision) {

@@ -41,7 +41,7 @@ pub mod prompts;
 
 pub use kind::{KIND, NAME};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -229,6 +229,18 @@ pub struct Plan {
     /// The synthesizer's document, as written.
     synthesis: Option<Kept>,
     outcome: Option<Outcome>,
+    places: Places,
+}
+
+/// Where each item and assumption stands in its list, how many items each
+/// source has raised and which assumption texts are tracked: a lookup by
+/// id and a new number cost the same however many there are.
+#[derive(Default)]
+struct Places {
+    items: HashMap<String, usize>,
+    raised_by: HashMap<Source, usize>,
+    assumptions: HashMap<String, usize>,
+    assumption_texts: HashSet<String>,
 }
 
 impl Plan {
@@ -256,6 +268,7 @@ impl Plan {
             missing: Vec::new(),
             synthesis: None,
             outcome: None,
+            places: Places::default(),
         }
     }
 
@@ -314,7 +327,7 @@ impl Plan {
     }
 
     fn item(&self, id: &str) -> Option<&Item> {
-        self.items.iter().find(|item| item.id == id)
+        self.places.items.get(id).map(|&place| &self.items[place])
     }
 
     fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
@@ -467,15 +480,15 @@ impl Plan {
     fn track_markers(&mut self, plan: &str, from: &str, now: Timestamp) {
         let mut added = Vec::new();
         for text in parse::unverified_markers(plan) {
-            if self
-                .assumptions
-                .iter()
-                .any(|assumption| assumption.text == text)
-            {
+            if !self.places.assumption_texts.insert(text.clone()) {
                 continue;
             }
             let id = format!("U{}", self.assumptions.len() + 1);
             added.push(id.clone());
+            self.places
+                .assumptions
+                .entry(id.clone())
+                .or_insert(self.assumptions.len());
             self.assumptions.push(Assumption {
                 id,
                 text,
@@ -500,7 +513,8 @@ impl Plan {
         let round = self.round;
         let mut seen = Vec::new();
         for (id, result, note) in parse::read_verifications(text, &refs) {
-            if let Some(assumption) = self.assumptions.iter_mut().find(|a| a.id == id) {
+            let place = self.places.assumptions.get(&id).copied();
+            if let Some(assumption) = place.map(|place| &mut self.assumptions[place]) {
                 assumption.checks.push(Check {
                     by: by.to_string(),
                     round,
@@ -528,9 +542,14 @@ impl Plan {
         };
         let mut ids = Vec::new();
         for item in written {
-            let number = self.items.iter().filter(|i| i.source == source).count() + 1;
-            let id = format!("{prefix}{number}");
+            let raised = self.places.raised_by.entry(source).or_default();
+            *raised += 1;
+            let id = format!("{prefix}{raised}");
             ids.push(id.clone());
+            self.places
+                .items
+                .entry(id.clone())
+                .or_insert(self.items.len());
             self.items.push(Item {
                 id,
                 source,
@@ -843,7 +862,10 @@ impl Plan {
         note: Option<&str>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        if self.step != Step::Moderation || !self.round_ids().iter().any(|id| id == item_id) {
+        let open = self
+            .item(item_id)
+            .is_some_and(|item| item.round == self.round);
+        if self.step != Step::Moderation || !open {
             self.log(
                 now,
                 LogKind::Note,

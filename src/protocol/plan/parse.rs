@@ -10,9 +10,11 @@
 //! them. What a block cannot do without (a severity, a category) is an error
 //! that names its line, for the repair prompt.
 
+use std::collections::HashSet;
+
 use crate::parse::blocks::{self, Block, strip_emphasis};
-use crate::parse::normalise::{IdMatch, match_id};
-use crate::parse::{ParseError, Read, quote};
+use crate::parse::normalise::{IdMatch, KnownIds};
+use crate::parse::{ParseError, Read, over_item_limit, quote};
 use crate::protocol::ItemDecision;
 
 use super::model::{Level, Response, Verification};
@@ -47,6 +49,20 @@ fn error(line: usize, field: &str, message: impl Into<String>) -> ParseError {
         line: Some(line),
         field: (!field.is_empty()).then(|| field.to_string()),
         message: message.into(),
+    }
+}
+
+/// Refuses an answer with more blocks than
+/// [`ITEMS_PER_ANSWER_MAX`](crate::parse::ITEMS_PER_ANSWER_MAX) before any
+/// is read, at the line of the first one too many; `what` names them.
+fn within_item_limit(found: &[Block], what: &str) -> Result<(), ParseError> {
+    match over_item_limit(found.len(), what) {
+        Some(message) => Err(error(
+            found[crate::parse::ITEMS_PER_ANSWER_MAX].line,
+            "",
+            message,
+        )),
+        None => Ok(()),
     }
 }
 
@@ -161,6 +177,7 @@ pub fn read_challenges(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
             "no `**Challenge N**: Category - summary` block was found; write each challenge in that format, or say `No challenges.`",
         ));
     }
+    within_item_limit(&found, "challenges")?;
     let mut items = Vec::with_capacity(found.len());
     for block in &found {
         items.push(written(
@@ -193,6 +210,7 @@ pub fn read_proposals(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
             "no `**Improvement N**: Category - summary` block was found; write each proposal in that format, or say `No improvements.`",
         ));
     }
+    within_item_limit(&found, "proposals")?;
     let mut items = Vec::with_capacity(found.len());
     for block in &found {
         items.push(written(
@@ -215,6 +233,7 @@ pub fn read_proposals(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
 /// `U1: [REFUTED] see Challenge 2`. Lines for ids not in `known` are
 /// ignored.
 pub fn read_verifications(text: &str, known: &[&str]) -> Vec<(String, Verification, String)> {
+    let known = KnownIds::new(known.iter().copied());
     let mut found = Vec::new();
     for line in text.lines() {
         let body = line.trim().trim_start_matches(['-', '*', '+', ' ']);
@@ -226,7 +245,7 @@ pub fn read_verifications(text: &str, known: &[&str]) -> Vec<(String, Verificati
         if !id.to_ascii_uppercase().starts_with('U') {
             continue;
         }
-        let (IdMatch::Exact(id) | IdMatch::Read(id)) = match_id(id, known) else {
+        let (IdMatch::Exact(id) | IdMatch::Read(id)) = known.match_id(id) else {
             continue;
         };
         let rest = rest.trim_start_matches(['*', '_', ':', ' ', '-', '—']);
@@ -258,6 +277,8 @@ pub fn read_responses(
     text: &str,
     items: &[&str],
 ) -> Result<Read<Vec<(String, Response)>>, ParseError> {
+    let known = KnownIds::new(items.iter().copied());
+    let mut answered: HashSet<String> = HashSet::new();
     let mut responses: Vec<(String, Response)> = Vec::new();
     let mut notes = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -271,7 +292,7 @@ pub fn read_responses(
             continue;
         }
         let (written_id, rest) = body.split_at(id_len);
-        let id = match match_id(written_id, items) {
+        let id = match known.match_id(written_id) {
             IdMatch::Exact(id) => id,
             IdMatch::Read(id) => {
                 notes.push(format!("read {} as {id}", quote(written_id)));
@@ -317,7 +338,7 @@ pub fn read_responses(
                 format!("{what} after `{}`", decision.as_str()),
             ));
         }
-        if responses.iter().any(|(answered, _)| *answered == id) {
+        if !answered.insert(id.clone()) {
             return Err(error(
                 line_number,
                 &id,
@@ -329,7 +350,7 @@ pub fn read_responses(
     let missing: Vec<&str> = items
         .iter()
         .copied()
-        .filter(|id| !responses.iter().any(|(answered, _)| answered == id))
+        .filter(|id| !answered.contains(*id))
         .collect();
     if !missing.is_empty() {
         return Err(error(
@@ -351,6 +372,7 @@ pub fn read_responses(
 /// text without the marker and list bullets, in order, without repeats.
 pub fn unverified_markers(plan: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for line in plan.lines() {
         let upper = line.to_ascii_uppercase();
         let Some(at) = upper.find("[UNVERIFIED]") else {
@@ -365,7 +387,7 @@ pub fn unverified_markers(plan: &str) -> Vec<String> {
             .trim_matches(['*', '_', ':'])
             .trim()
             .to_string();
-        if !text.is_empty() && !found.contains(&text) {
+        if !text.is_empty() && seen.insert(text.clone()) {
             found.push(text);
         }
     }

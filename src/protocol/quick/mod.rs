@@ -30,7 +30,7 @@ pub mod prompts;
 
 pub use kind::{KIND, NAME};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -372,6 +372,8 @@ pub struct Quick {
     revision_skipped: Option<String>,
     reviews: Vec<Review>,
     vulnerabilities: Vec<Vulnerability>,
+    /// The ids of `vulnerabilities`, to look one up without a scan.
+    vulnerability_ids: HashSet<String>,
     /// Why the red team's findings could not be read, when they could not.
     vulnerability_error: Option<String>,
     rulings: BTreeMap<String, Ruling>,
@@ -407,6 +409,7 @@ impl Quick {
             revision_skipped: None,
             reviews,
             vulnerabilities: Vec::new(),
+            vulnerability_ids: HashSet::new(),
             vulnerability_error: None,
             rulings: BTreeMap::new(),
             synthesis: None,
@@ -876,6 +879,7 @@ impl Quick {
                                 .join(", ")
                         ),
                     );
+                    self.vulnerability_ids = found.iter().map(|f| f.id.clone()).collect();
                     self.vulnerabilities = found;
                     self.start_moderation(now)
                 }
@@ -1106,11 +1110,7 @@ impl Quick {
             );
             return Vec::new();
         }
-        if !self
-            .vulnerabilities
-            .iter()
-            .any(|finding| finding.id == item_id)
-        {
+        if !self.vulnerability_ids.contains(item_id) {
             self.log(
                 now,
                 LogKind::Note,

@@ -62,6 +62,7 @@ pub fn parse_vulnerabilities(text: &str) -> Result<Read<Vec<Vulnerability>>, Par
         }
         _ => return Err(document.root_mismatch("`vulnerabilities:` with a list of findings")),
     };
+    document.within_item_limit(&path, list.len(), "findings")?;
     let mut found = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(

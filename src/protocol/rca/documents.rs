@@ -6,6 +6,7 @@
 //! proven root cause or says plainly that none is proven and what evidence
 //! would settle it (RC-14, RF-04).
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -77,9 +78,8 @@ fn proven_lead(rca: &Rca, id: &str) -> String {
         return format!("**Root cause: {id}.**");
     };
     let resolved = rca
-        .challenges()
-        .iter()
-        .filter(|c| c.hypothesis == id && c.state == ChallengeState::Resolved)
+        .challenges_of(id)
+        .filter(|c| c.state == ChallengeState::Resolved)
         .count();
     let others = rca.hypotheses().len() - 1;
     let rest = match others {
@@ -129,11 +129,13 @@ fn unproven_lead(rca: &Rca) -> String {
 /// What the critic still asks for on hypotheses that are not eliminated:
 /// the evidence each unresolved challenge names.
 fn evidence_needed(rca: &Rca) -> Vec<String> {
-    let eliminated = |id: &str| {
-        rca.statuses()
-            .iter()
-            .any(|(hypothesis, derived)| hypothesis == id && derived.status == Status::Eliminated)
-    };
+    let eliminated: HashSet<&str> = rca
+        .statuses()
+        .iter()
+        .filter(|(_, derived)| derived.status == Status::Eliminated)
+        .map(|(hypothesis, _)| hypothesis.as_str())
+        .collect();
+    let eliminated = |id: &str| eliminated.contains(id);
     rca.challenges()
         .iter()
         .filter(|c| c.state.delivered() && c.state != ChallengeState::Resolved)
@@ -271,7 +273,7 @@ fn hypothesis_md(rca: &Rca, id: &str) -> String {
         ));
     }
     out.push_str("\n\n");
-    for challenge in rca.challenges().iter().filter(|c| c.hypothesis == id) {
+    for challenge in rca.challenges_of(id) {
         out.push_str(&challenge_md(challenge));
     }
     out.push('\n');
@@ -350,8 +352,9 @@ fn open_questions(rca: &Rca) -> Vec<String> {
             ));
         }
     }
+    let mut asked: HashSet<String> = questions.iter().cloned().collect();
     for line in evidence_needed(rca) {
-        if !questions.contains(&line) {
+        if asked.insert(line.clone()) {
             questions.push(line);
         }
     }

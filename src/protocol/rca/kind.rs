@@ -273,7 +273,7 @@ fn read_seeded(
         let mut error = SpecError::new(problem).field(format!("hypotheses[{index}].owner"));
         if let Some(path) = &file {
             error.file = Some(path.clone());
-            error.line = seed.line;
+            error.line = super::parse::hypotheses_entry_line(&text, index);
         }
         return Err(error);
     }

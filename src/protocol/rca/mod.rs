@@ -41,7 +41,7 @@ pub mod status;
 
 pub use kind::{KIND, NAME};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -219,12 +219,25 @@ pub struct Rca {
     statuses: Vec<(String, Derived)>,
     conclusion: Option<Conclusion>,
     outcome: Option<Outcome>,
+    places: Places,
+}
+
+/// Where each hypothesis, challenge and final status stands in its list,
+/// and which challenges each hypothesis has, in the order raised: every
+/// lookup by id costs the same however many there are, so an analysis of
+/// thousands of hypotheses is not a scan of them all per hypothesis.
+#[derive(Default)]
+struct Places {
+    hypotheses: HashMap<String, usize>,
+    challenges: HashMap<String, usize>,
+    challenges_of: HashMap<String, Vec<usize>>,
+    statuses: HashMap<String, usize>,
 }
 
 impl Rca {
     pub fn new(config: RcaConfig, prompts: Arc<PromptSet>) -> Self {
         let calls = Calls::new(config.agents.clone(), config.prices.clone());
-        let hypotheses = config
+        let hypotheses: Vec<Hypothesis> = config
             .seeded
             .iter()
             .enumerate()
@@ -232,6 +245,14 @@ impl Rca {
                 hypothesis(index + 1, &seeded.owner, &seeded.finding, "hypotheses file")
             })
             .collect();
+        let places = Places {
+            hypotheses: hypotheses
+                .iter()
+                .enumerate()
+                .map(|(place, h)| (h.id.clone(), place))
+                .collect(),
+            ..Places::default()
+        };
         Rca {
             config,
             prompts,
@@ -253,6 +274,7 @@ impl Rca {
             statuses: Vec::new(),
             conclusion: None,
             outcome: None,
+            places,
         }
     }
 
@@ -304,32 +326,55 @@ impl Rca {
     /// `id`'s status now: final once the analysis ended, else settled (or
     /// `None` while active).
     pub fn status_of(&self, id: &str) -> Option<Derived> {
-        match self
-            .statuses
-            .iter()
-            .find(|(hypothesis, _)| hypothesis == id)
-        {
-            Some((_, derived)) => Some(derived.clone()),
-            None => status::settled(id, &self.challenges),
+        match self.places.statuses.get(id) {
+            Some(&place) => Some(self.statuses[place].1.clone()),
+            None => self.settled(id),
         }
     }
 
-    pub fn hypothesis(&self, id: &str) -> Option<&Hypothesis> {
-        self.hypotheses
-            .iter()
-            .find(|hypothesis| hypothesis.id == id)
+    /// `id`'s status while the loop runs ([`status::settled`]).
+    fn settled(&self, id: &str) -> Option<Derived> {
+        status::settled_among(id, self.challenges_of(id))
     }
 
-    fn challenges_of<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Challenge> + 'a {
-        self.challenges
+    pub fn hypothesis(&self, id: &str) -> Option<&Hypothesis> {
+        self.places
+            .hypotheses
+            .get(id)
+            .map(|&place| &self.hypotheses[place])
+    }
+
+    /// `id`'s challenges, in the order they were raised.
+    pub fn challenges_of<'a>(&'a self, id: &str) -> impl Iterator<Item = &'a Challenge> + 'a {
+        self.places
+            .challenges_of
+            .get(id)
+            .map_or(&[][..], Vec::as_slice)
             .iter()
-            .filter(move |challenge| challenge.hypothesis == id)
+            .map(|&place| &self.challenges[place])
     }
 
     fn challenge_mut(&mut self, id: &str) -> Option<&mut Challenge> {
-        self.challenges
-            .iter_mut()
-            .find(|challenge| challenge.id == id)
+        let place = *self.places.challenges.get(id)?;
+        self.challenges.get_mut(place)
+    }
+
+    fn push_hypothesis(&mut self, hypothesis: Hypothesis) {
+        self.places
+            .hypotheses
+            .insert(hypothesis.id.clone(), self.hypotheses.len());
+        self.hypotheses.push(hypothesis);
+    }
+
+    fn push_challenge(&mut self, challenge: Challenge) {
+        let place = self.challenges.len();
+        self.places.challenges.insert(challenge.id.clone(), place);
+        self.places
+            .challenges_of
+            .entry(challenge.hypothesis.clone())
+            .or_default()
+            .push(place);
+        self.challenges.push(challenge);
     }
 
     fn owner_of(&self, challenge: &Challenge) -> String {
@@ -525,8 +570,7 @@ impl Rca {
         for name in self.config.debuggers.clone() {
             for finding in self.findings_in.remove(&name).unwrap_or_default() {
                 let number = self.hypotheses.len() + 1;
-                self.hypotheses
-                    .push(hypothesis(number, &name, &finding, "round 1 findings"));
+                self.push_hypothesis(hypothesis(number, &name, &finding, "round 1 findings"));
             }
         }
         if self.hypotheses.is_empty() {
@@ -572,7 +616,7 @@ impl Rca {
         let settled = self
             .hypotheses
             .iter()
-            .filter(|h| status::settled(&h.id, &self.challenges).is_some())
+            .filter(|h| self.settled(&h.id).is_some())
             .map(|h| h.id.clone())
             .collect();
         let unchallenged = self
@@ -639,7 +683,7 @@ impl Rca {
                     "evidence": h.finding.evidence,
                     "reasoning": h.finding.reasoning,
                     "hedges": h.hedges,
-                    "settled": status::settled(&h.id, &self.challenges).map(|d| d.status.as_str()),
+                    "settled": self.settled(&h.id).map(|d| d.status.as_str()),
                     "challenges": challenges,
                 })
             })
@@ -822,14 +866,13 @@ impl Rca {
                 ItemSubject::Challenge(challenge.id.clone()),
                 round,
             );
-            self.challenges.push(challenge);
+            self.push_challenge(challenge);
         }
         // Challenges held back at an earlier moderation are offered again.
         for challenge in &mut self.challenges {
             if challenge.state == ChallengeState::Held {
                 challenge.state = ChallengeState::Proposed;
-                let subject = ItemSubject::Challenge(challenge.id.clone());
-                self.items.reoffer(|held| *held == subject, round);
+                self.items.reoffer(&challenge.id, round);
             }
         }
     }
@@ -951,7 +994,7 @@ impl Rca {
         let unsettled: Vec<&str> = self
             .hypotheses
             .iter()
-            .filter(|h| status::settled(&h.id, &self.challenges).is_none())
+            .filter(|h| self.settled(&h.id).is_none())
             .map(|h| h.id.as_str())
             .collect();
         if unsettled.is_empty() {
@@ -1144,9 +1187,10 @@ impl Rca {
                         });
                     }
                 }
+                let answered: HashSet<&str> = value.iter().map(|(id, _)| id.as_str()).collect();
                 let omitted: Vec<String> = delivered
                     .iter()
-                    .filter(|id| !value.iter().any(|(answered, _)| answered == *id))
+                    .filter(|id| !answered.contains(id.as_str()))
                     .cloned()
                     .collect();
                 for id in &omitted {
@@ -1246,7 +1290,16 @@ impl Rca {
         self.statuses = self
             .hypotheses
             .iter()
-            .map(|h| (h.id.clone(), status::final_status(&h.id, &self.challenges)))
+            .map(|h| {
+                let derived = status::final_status_among(&h.id, self.challenges_of(&h.id));
+                (h.id.clone(), derived)
+            })
+            .collect();
+        self.places.statuses = self
+            .statuses
+            .iter()
+            .enumerate()
+            .map(|(place, (id, _))| (id.clone(), place))
             .collect();
         for (_, derived) in self.statuses.clone() {
             self.log(now, LogKind::Verdict, None, derived.rule);
@@ -1785,9 +1838,17 @@ pub fn assess(
     hypotheses: &[String],
     challenges: &[Challenge],
 ) -> (Vec<(String, Derived)>, Conclusion) {
+    let by_hypothesis = status::by_hypothesis(challenges);
     let statuses: Vec<(String, Derived)> = hypotheses
         .iter()
-        .map(|id| (id.clone(), status::final_status(id, challenges)))
+        .map(|id| {
+            let mine = by_hypothesis
+                .get(id.as_str())
+                .into_iter()
+                .flatten()
+                .copied();
+            (id.clone(), status::final_status_among(id, mine))
+        })
         .collect();
     let conclusion = status::conclude(&statuses);
     (statuses, conclusion)

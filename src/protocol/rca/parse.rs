@@ -12,11 +12,16 @@
 //! decides), for hedge words (flagged by [`super::hedge`], never refused
 //! here) or for numbering: quorum numbers hypotheses and challenges itself.
 
-use yaml_serde::Value;
+use std::collections::HashSet;
+
+use yaml_serde::{Sequence, Value};
 
 use super::model::{AnswerText, ChallengeText, Finding, RulingText, RulingWord, Test};
-use crate::parse::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
-use yaml_serde::Sequence;
+use crate::parse::normalise::KnownIds;
+use crate::parse::{
+    Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, list_capped, quote,
+    thousands,
+};
 
 /// The words accepted for `test` (RC-08), with the forms models use.
 const TESTS: [(&str, Test); 19] = [
@@ -76,6 +81,7 @@ fn finding(fields: &Fields<'_>) -> Result<Finding, ParseError> {
 pub fn read_findings(text: &str) -> Result<Read<Vec<Finding>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = list_of(&document, "hypotheses")?;
+    document.within_item_limit(&path, list.len(), "hypotheses")?;
     let mut findings = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
@@ -90,26 +96,41 @@ pub fn read_findings(text: &str) -> Result<Read<Vec<Finding>>, ParseError> {
 pub struct Seeded {
     pub owner: Option<String>,
     pub finding: Finding,
-    /// 1-based line of the entry in the file, for errors about it.
-    pub line: Option<usize>,
 }
 
 /// A hypotheses file: `hypotheses:` (or a bare list) of findings, each with
-/// an optional `owner`.
+/// an optional `owner`; at most [`ITEMS_PER_ANSWER_MAX`] of them.
 pub fn read_hypotheses_file(text: &str) -> Result<Vec<Seeded>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = list_of(&document, "hypotheses")?;
+    if list.len() > ITEMS_PER_ANSWER_MAX {
+        return Err(document.error(
+            &path,
+            format!(
+                "{} hypotheses, more than a hypotheses file may hold ({}); keep the ones worth a cross-examination",
+                thousands(list.len()),
+                thousands(ITEMS_PER_ANSWER_MAX)
+            ),
+        ));
+    }
     let mut seeded = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
-        let entry = path.index(index);
-        let fields = Fields::new(&document, value, entry.clone(), FINDING_SHAPE)?;
+        let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
         seeded.push(Seeded {
             owner: fields.optional_text("owner")?,
             finding: finding(&fields)?,
-            line: document.line_of(&entry),
         });
     }
     Ok(seeded)
+}
+
+/// The 1-based line where entry `index` of the hypotheses file `text`
+/// starts, for an error about it. Finding a line reads the file again, so
+/// it is asked only for the entry an error is about.
+pub fn hypotheses_entry_line(text: &str, index: usize) -> Option<usize> {
+    let document = Document::load(text).ok()?;
+    let (_, path) = list_of(&document, "hypotheses").ok()?;
+    document.line_of(&path.index(index))
 }
 
 /// What the critic's answer is read against.
@@ -170,11 +191,15 @@ pub fn read_critic(
         assessment: None,
     };
 
+    let to_rule = KnownIds::new(context.to_rule.iter().copied());
+    let hypotheses = KnownIds::new(context.hypotheses.iter().copied());
+    let settled: HashSet<&str> = context.settled.iter().copied().collect();
+    let mut ruled: HashSet<String> = HashSet::new();
     let rulings = optional_list(&root, "rulings")?;
     for (index, value) in rulings.iter().enumerate() {
         let path = root.path_of("rulings").index(index);
         let fields = Fields::new(&document, value, path.clone(), RULING_SHAPE)?;
-        let Some(id) = fields.known_id("challenge", context.to_rule)? else {
+        let Some(id) = fields.known_id("challenge", &to_rule)? else {
             let written = fields.required_text("challenge")?;
             let waiting = if context.to_rule.is_empty() {
                 "no answer waits for a ruling".to_string()
@@ -189,7 +214,7 @@ pub fn read_critic(
                 format!("no answer to rule for {} ({waiting})", quote(&written)),
             ));
         };
-        if answer.rulings.iter().any(|(ruled, _)| *ruled == id) {
+        if !ruled.insert(id.clone()) {
             return Err(document.error(&path, format!("{id} is ruled twice; rule it once")));
         }
         let fields = fields.about(id.clone());
@@ -217,7 +242,7 @@ pub fn read_critic(
     let unruled: Vec<String> = context
         .to_rule
         .iter()
-        .filter(|id| !answer.rulings.iter().any(|(ruled, _)| ruled == *id))
+        .filter(|id| !ruled.contains(**id))
         .map(|id| id.to_string())
         .collect();
     if !unruled.is_empty() {
@@ -228,10 +253,11 @@ pub fn read_critic(
     }
 
     let challenges = optional_list(&root, "challenges")?;
+    document.within_item_limit(&root.path_of("challenges"), challenges.len(), "challenges")?;
     for (index, value) in challenges.iter().enumerate() {
         let path = root.path_of("challenges").index(index);
         let fields = Fields::new(&document, value, path, CHALLENGE_SHAPE)?;
-        let Some(hypothesis) = fields.known_id("hypothesis", context.hypotheses)? else {
+        let Some(hypothesis) = fields.known_id("hypothesis", &hypotheses)? else {
             let written = fields.required_text("hypothesis")?;
             return Err(fields.error(
                 "hypothesis",
@@ -255,7 +281,7 @@ pub fn read_critic(
             answer.left_out.push(format!(
                 "a challenge to {hypothesis} was raised in the closing ruling, when no more are asked for"
             ));
-        } else if context.settled.contains(&hypothesis.as_str()) {
+        } else if settled.contains(hypothesis.as_str()) {
             answer.left_out.push(format!(
                 "a challenge to {hypothesis}, which is already settled"
             ));
@@ -264,10 +290,15 @@ pub fn read_critic(
         }
     }
     if !context.closing {
+        let challenged: HashSet<&str> = answer
+            .challenges
+            .iter()
+            .map(|(target, _)| target.as_str())
+            .collect();
         let missing: Vec<String> = context
             .unchallenged
             .iter()
-            .filter(|id| !answer.challenges.iter().any(|(target, _)| target == *id))
+            .filter(|id| !challenged.contains(**id))
             .map(|id| id.to_string())
             .collect();
         if !missing.is_empty() {
@@ -315,11 +346,13 @@ pub fn read_answers(
 ) -> Result<Read<Vec<(String, AnswerText)>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = list_of(&document, "answers")?;
+    let known = KnownIds::new(delivered.iter().copied());
+    let mut answered: HashSet<String> = HashSet::new();
     let mut answers: Vec<(String, AnswerText)> = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let entry = path.index(index);
         let fields = Fields::new(&document, value, entry.clone(), ANSWER_SHAPE)?;
-        let Some(id) = fields.known_id("challenge", delivered)? else {
+        let Some(id) = fields.known_id("challenge", &known)? else {
             let written = fields.required_text("challenge")?;
             return Err(fields.error(
                 "challenge",
@@ -330,7 +363,7 @@ pub fn read_answers(
                 ),
             ));
         };
-        if answers.iter().any(|(answered, _)| *answered == id) {
+        if !answered.insert(id.clone()) {
             return Err(document.error(&entry, format!("{id} is answered twice; answer it once")));
         }
         let concede = fields.optional_flag("concede", false)?;
@@ -508,6 +541,34 @@ mod tests {
         let seeded = read_hypotheses_file(text).unwrap();
         assert_eq!(seeded[0].owner.as_deref(), Some("alpha"));
         assert_eq!(seeded[1].owner, None);
-        assert_eq!(seeded[1].line, Some(4));
+        assert_eq!(hypotheses_entry_line(text, 1), Some(4));
+    }
+
+    #[test]
+    fn a_hypotheses_file_holds_as_many_hypotheses_as_an_answer_may() {
+        let file =
+            |count: usize| format!("hypotheses:\n{}", "  - claim: The pool.\n".repeat(count));
+        assert_eq!(
+            read_hypotheses_file(&file(ITEMS_PER_ANSWER_MAX))
+                .unwrap()
+                .len(),
+            ITEMS_PER_ANSWER_MAX
+        );
+        let error = read_hypotheses_file(&file(ITEMS_PER_ANSWER_MAX + 1)).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("hypotheses"));
+        assert!(
+            error
+                .message
+                .starts_with("1,001 hypotheses, more than a hypotheses file may hold (1,000)"),
+            "{error}"
+        );
+        let answer = format!("```yaml\n{}```\n", file(ITEMS_PER_ANSWER_MAX + 1));
+        let error = read_findings(&answer).unwrap_err();
+        assert!(
+            error
+                .message
+                .starts_with("1,001 hypotheses, more than one answer may hold"),
+            "{error}"
+        );
     }
 }

@@ -15,6 +15,8 @@
 //! (RC-07). The root cause is proven only when exactly one hypothesis
 //! SURVIVED.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::model::{Challenge, ChallengeState, MissKind, Status};
@@ -38,13 +40,34 @@ pub struct Conclusion {
     pub root_cause: Option<String>,
 }
 
-/// `id`'s challenges that count: the withdrawn ones never reached anyone.
-fn counted<'a>(id: &str, challenges: &'a [Challenge]) -> Vec<&'a Challenge> {
-    challenges
-        .iter()
-        .filter(|challenge| challenge.hypothesis == id)
+/// The challenges among `mine` (a hypothesis's own) that count: the
+/// withdrawn ones never reached anyone.
+fn counted<'a>(mine: impl IntoIterator<Item = &'a Challenge>) -> Vec<&'a Challenge> {
+    mine.into_iter()
         .filter(|challenge| challenge.state != ChallengeState::Withdrawn)
         .collect()
+}
+
+/// `id`'s own challenges among `challenges`.
+fn own<'a>(id: &'a str, challenges: &'a [Challenge]) -> impl Iterator<Item = &'a Challenge> {
+    challenges
+        .iter()
+        .filter(move |challenge| challenge.hypothesis == id)
+}
+
+/// Every challenge of `challenges` by the hypothesis it is about, in the
+/// order raised: what [`settled_among`] and [`final_status_among`] take,
+/// so that the statuses of every hypothesis cost one pass over the
+/// challenges, not one per hypothesis.
+pub fn by_hypothesis(challenges: &[Challenge]) -> HashMap<&str, Vec<&Challenge>> {
+    let mut grouped: HashMap<&str, Vec<&Challenge>> = HashMap::new();
+    for challenge in challenges {
+        grouped
+            .entry(challenge.hypothesis.as_str())
+            .or_default()
+            .push(challenge);
+    }
+    grouped
 }
 
 /// The ELIMINATED that is final at once: a contradiction, or a critical
@@ -87,7 +110,15 @@ fn eliminated_now(id: &str, challenges: &[&Challenge]) -> Option<Derived> {
 /// The status of `id` while the loop runs: `Some` once it is final
 /// (ELIMINATED, or SURVIVED with nothing pending), `None` while active.
 pub fn settled(id: &str, challenges: &[Challenge]) -> Option<Derived> {
-    let mine = counted(id, challenges);
+    settled_among(id, own(id, challenges))
+}
+
+/// [`settled`], from `id`'s own challenges (`mine`) alone.
+pub fn settled_among<'a>(
+    id: &str,
+    mine: impl IntoIterator<Item = &'a Challenge>,
+) -> Option<Derived> {
+    let mine = counted(mine);
     if let Some(derived) = eliminated_now(id, &mine) {
         return Some(derived);
     }
@@ -112,7 +143,12 @@ fn survived(id: &str, count: usize) -> Derived {
 
 /// The status of `id` at the end of the analysis.
 pub fn final_status(id: &str, challenges: &[Challenge]) -> Derived {
-    let mine = counted(id, challenges);
+    final_status_among(id, own(id, challenges))
+}
+
+/// [`final_status`], from `id`'s own challenges (`mine`) alone.
+pub fn final_status_among<'a>(id: &str, mine: impl IntoIterator<Item = &'a Challenge>) -> Derived {
+    let mine = counted(mine);
     if let Some(derived) = eliminated_now(id, &mine) {
         return derived;
     }

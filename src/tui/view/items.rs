@@ -42,13 +42,8 @@ pub fn decision_span(theme: &Theme, decision: Option<ItemDecision>) -> Span<'sta
 /// What a participant proposed for the item (a planner's response), as a
 /// cell before the decision: `planner: reject → `; no cell when no item on
 /// the board carries a proposal.
-fn suggestion_span(app: &App, entry: &BoardItem) -> Span<'static> {
-    let Some(by) = app
-        .board
-        .items
-        .iter()
-        .find_map(|entry| entry.item.suggestion.as_ref().map(|s| s.by.clone()))
-    else {
+fn suggestion_span(app: &App, columns: &Columns, entry: &BoardItem) -> Span<'static> {
+    let Some(by) = &columns.suggested_by else {
         return Span::raw("");
     };
     let width = by.chars().count() + ": reject → ".chars().count();
@@ -110,6 +105,29 @@ fn decision_word(decision: ItemDecision) -> &'static str {
     }
 }
 
+/// What every row of the item list shares, found once per frame from every
+/// item on the board: a row then costs what it shows, not a pass over
+/// thousands of items.
+struct Columns {
+    /// The id, target, severity and kind columns ([`column_widths`]).
+    widths: [usize; 4],
+    /// Who proposes decisions, when some item carries a proposal.
+    suggested_by: Option<String>,
+}
+
+impl Columns {
+    fn of(app: &App) -> Self {
+        Columns {
+            widths: column_widths(app),
+            suggested_by: app
+                .board
+                .items
+                .iter()
+                .find_map(|entry| entry.item.suggestion.as_ref().map(|s| s.by.clone())),
+        }
+    }
+}
+
 /// The widths of the item list's id, target, severity and kind columns:
 /// wide enough for every item on the board (a decision review's `major`, a
 /// red team's `critical`), at least as wide as they always were; a target
@@ -141,10 +159,15 @@ fn column_widths(app: &App) -> [usize; 4] {
     ]
 }
 
-fn item_line<'a>(app: &App, index: usize, entry: &'a BoardItem, selected: bool) -> Line<'a> {
+fn item_line<'a>(
+    app: &App,
+    columns: &Columns,
+    (index, entry): (usize, &'a BoardItem),
+    selected: bool,
+) -> Line<'a> {
     let theme = &app.theme;
     let marker = if selected { "▸ " } else { "  " };
-    let [id, target, severity, category] = column_widths(app);
+    let [id, target, severity, category] = columns.widths;
     let mut spans = vec![
         Span::styled(marker, theme.key_hint),
         Span::styled(format!("{:<id$}", entry.item.id), theme.text),
@@ -154,7 +177,7 @@ fn item_line<'a>(app: &App, index: usize, entry: &'a BoardItem, selected: bool) 
             severity_style(theme, &entry.item.severity),
         ),
         Span::styled(format!("{:<category$}", entry.item.category), theme.dim),
-        suggestion_span(app, entry),
+        suggestion_span(app, columns, entry),
         decision_span(theme, entry.decision),
         settlement_span(app, index, entry),
         Span::raw(if entry.note.is_some() { " ✎ " } else { "   " }),
@@ -232,6 +255,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let body = areas.list;
     let height = usize::from(body.height).max(1);
     let first = app.item_cursor.saturating_sub(height.saturating_sub(1));
+    let columns = Columns::of(app);
     let lines: Vec<Line> = app
         .board
         .items
@@ -239,7 +263,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .enumerate()
         .skip(first)
         .take(height)
-        .map(|(index, entry)| item_line(app, index, entry, focused && index == app.item_cursor))
+        .map(|row| item_line(app, &columns, row, focused && row.0 == app.item_cursor))
         .collect();
     frame.render_widget(Paragraph::new(lines), body);
 }

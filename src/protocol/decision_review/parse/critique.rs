@@ -13,7 +13,7 @@
 use yaml_serde::Value;
 
 use super::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
-use crate::parse::normalise::{self, IdMatch};
+use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::protocol::decision_review::model::{
     CritiqueItem, CritiqueMode, FlawType, Severity, ThesisTree,
 };
@@ -81,7 +81,7 @@ pub fn read_critique(
     tree: &ThesisTree,
     mode: CritiqueMode,
 ) -> Result<Read<ParsedCritique>, ParseError> {
-    let known: Vec<&str> = tree.block_ids().collect();
+    let known = KnownIds::new(tree.block_ids());
     let document = Document::load(text)?;
     let (list, list_path) = match &document.root {
         Value::Sequence(list) => (list, FieldPath::root()),
@@ -91,6 +91,7 @@ pub fn read_critique(
         }
         _ => return Err(document.root_mismatch("`critiques:` with a list of critiques")),
     };
+    document.within_item_limit(&list_path, list.len(), "critiques")?;
     let mut parsed = ParsedCritique {
         items: Vec::new(),
         dropped: Vec::new(),
@@ -98,7 +99,7 @@ pub fn read_critique(
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, list_path.index(index), CRITIQUE_SHAPE)?;
         let written = fields.required_text("target_block")?;
-        let target_block = match normalise::match_id(&written, &known) {
+        let target_block = match known.match_id(&written) {
             IdMatch::Exact(id) => id,
             IdMatch::Read(id) => {
                 document.note(format!(
@@ -166,10 +167,33 @@ pub fn read_critique(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::ITEMS_PER_ANSWER_MAX;
     use crate::protocol::decision_review::model::ThesisTree;
 
     fn tree() -> ThesisTree {
         super::super::test_tree(&["b1", "b2", "b3"])
+    }
+
+    fn critiques(count: usize) -> String {
+        let item = "  - target_block: b1\n    steelman: \"It holds.\"\n    flaw_type: risk\n    severity: minor\n    description: \"A flaw.\"\n";
+        format!("```yaml\ncritiques:\n{}```\n", item.repeat(count))
+    }
+
+    #[test]
+    fn an_answer_may_raise_as_many_items_as_the_limit_and_no_more() {
+        let mode = CritiqueMode::GenerousSteelman;
+        let at_limit = parse_critique(&critiques(ITEMS_PER_ANSWER_MAX), &tree(), mode).unwrap();
+        assert_eq!(at_limit.items.len(), ITEMS_PER_ANSWER_MAX);
+        let error =
+            parse_critique(&critiques(ITEMS_PER_ANSWER_MAX + 1), &tree(), mode).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("critiques"));
+        assert_eq!(error.line, Some(3));
+        assert!(
+            error
+                .message
+                .starts_with("1,001 critiques, more than one answer may hold (1,000)"),
+            "{error}"
+        );
     }
 
     /// A realistic critic answer in generous-steelman mode.

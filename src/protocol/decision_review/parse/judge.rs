@@ -9,11 +9,12 @@
 //! Not responsible for: totals, means, thresholds or verdicts. Any the agent
 //! wrote are ignored (INF-06); `verdict` computes its own from these scores.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use yaml_serde::Value;
 
 use super::{Document, FieldPath, Fields, ParseError, Read, describe, list_capped, quote};
+use crate::parse::normalise::KnownIds;
 use crate::protocol::decision_review::model::{
     BlockScore, Criterion, JudgeConfig, JudgeScores, SynthesisScore, ThesisTree,
 };
@@ -57,7 +58,12 @@ pub fn read_judge(
     let synthesis = synthesis(&document, &root, judge)?;
     let insufficient_information = insufficient_information(&document, &root, tree)?;
 
-    let block_position = |id: &str| tree.block_ids().position(|known| known == id);
+    let block_positions: HashMap<&str, usize> = tree
+        .block_ids()
+        .enumerate()
+        .map(|(position, id)| (id, position))
+        .collect();
+    let block_position = |id: &str| block_positions.get(id).copied();
     let criterion_position =
         |criterion: Criterion| judge.criteria.iter().position(|c| *c == criterion);
     block_scores.sort_by_key(|score| {
@@ -80,7 +86,7 @@ fn block_scores(
     tree: &ThesisTree,
 ) -> Result<Vec<BlockScore>, ParseError> {
     let (list, list_path) = root.required_list("block_scores")?;
-    let known: Vec<&str> = tree.block_ids().collect();
+    let known = KnownIds::new(tree.block_ids());
     let mut scores = Vec::with_capacity(list.len());
     let mut first_entry_of: HashMap<(String, Criterion), usize> = HashMap::new();
     for (index, value) in list.iter().enumerate() {
@@ -99,7 +105,13 @@ fn block_scores(
                 format!(
                     "no block {} in the tree under review (blocks are: {})",
                     quote(&written),
-                    list_capped(&known.iter().map(|id| id.to_string()).collect::<Vec<_>>())
+                    list_capped(
+                        &known
+                            .ids()
+                            .iter()
+                            .map(|id| id.to_string())
+                            .collect::<Vec<_>>()
+                    )
                 ),
             ));
         };
@@ -172,8 +184,9 @@ fn insufficient_information(
             ));
         }
     };
-    let known: Vec<&str> = tree.block_ids().collect();
+    let known = KnownIds::new(tree.block_ids());
     let mut block_ids: Vec<String> = Vec::with_capacity(list.len());
+    let mut listed: HashSet<String> = HashSet::new();
     for (index, value) in list.iter().enumerate() {
         let block_id = match value {
             Value::String(text) => text.trim().to_owned(),
@@ -197,7 +210,7 @@ fn insufficient_information(
         if let Some(note) = note {
             document.note(note);
         }
-        if !block_ids.contains(&block_id) {
+        if listed.insert(block_id.clone()) {
             block_ids.push(block_id);
         }
     }

@@ -9,11 +9,13 @@
 //! addressed (the caller passes them), or judging whether a change really
 //! answers its critique (the judges do that).
 
+use std::collections::HashSet;
+
 use yaml_serde::Value;
 
 use super::thesis::tree_from_value;
 use super::{Document, FieldPath, Fields, ParseError, Read, describe, list_capped, quote};
-use crate::parse::normalise::{self, IdMatch};
+use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::protocol::decision_review::model::{ChangeEntry, ChangeType, RevisionOutput};
 
 /// The words accepted for `change_type`; `decline` is ours (A11).
@@ -54,8 +56,10 @@ pub fn read_revision(
     let tree_value = root.required("revised_tree")?;
     let revised_tree = tree_from_value(&document, tree_value, root.path_of("revised_tree"))?;
     let (log, log_path) = root.required_list("change_log")?;
-    let block_ids: Vec<&str> = revised_tree.block_ids().collect();
-    let addressable: Vec<&str> = must_address.iter().map(String::as_str).collect();
+    document.within_item_limit(&log_path, log.len(), "changes")?;
+    let block_ids = KnownIds::new(revised_tree.block_ids());
+    let blocks: HashSet<&str> = revised_tree.block_ids().collect();
+    let addressable = KnownIds::new(must_address.iter().map(String::as_str));
 
     let mut change_log = Vec::with_capacity(log.len());
     for (index, value) in log.iter().enumerate() {
@@ -100,7 +104,7 @@ pub fn read_revision(
                 "required for change_type decline: say why the critique is not taken up",
             ));
         }
-        if change_type != ChangeType::Retract && revised_tree.block(&block_id).is_none() {
+        if change_type != ChangeType::Retract && !blocks.contains(block_id.as_str()) {
             return Err(fields.error(
                 "block_id",
                 format!(
@@ -119,13 +123,13 @@ pub fn read_revision(
         });
     }
 
+    let addressed: HashSet<&str> = change_log
+        .iter()
+        .map(|entry| entry.addresses_critique.as_str())
+        .collect();
     let unaddressed: Vec<String> = must_address
         .iter()
-        .filter(|id| {
-            !change_log
-                .iter()
-                .any(|entry| &entry.addresses_critique == *id)
-        })
+        .filter(|id| !addressed.contains(id.as_str()))
         .cloned()
         .collect();
     if !unaddressed.is_empty() {
@@ -143,7 +147,7 @@ pub fn read_revision(
 /// The one critique or directive id an entry addresses: one of
 /// `addressable` (read in another case or decorated, when only one fits),
 /// or another id as written.
-fn addressed_id(fields: &Fields<'_>, addressable: &[&str]) -> Result<String, ParseError> {
+fn addressed_id(fields: &Fields<'_>, addressable: &KnownIds<'_>) -> Result<String, ParseError> {
     const ONE_ID: &str = "name one critique id per entry (repeat the entry for each id)";
     let value = fields.required("addresses_critique")?;
     if let Value::Sequence(_) = value {
@@ -153,7 +157,7 @@ fn addressed_id(fields: &Fields<'_>, addressable: &[&str]) -> Result<String, Par
         ));
     }
     let written = fields.required_text("addresses_critique")?;
-    if let IdMatch::Ambiguous(_) = normalise::match_id(&written, addressable) {
+    if let IdMatch::Ambiguous(_) = addressable.match_id(&written) {
         return Err(fields.error(
             "addresses_critique",
             format!("{ONE_ID}; found {}", quote(&written)),

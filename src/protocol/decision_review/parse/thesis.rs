@@ -80,6 +80,7 @@ fn blocks_from_list(
     if list.is_empty() {
         return Err(document.error(path, "expected at least one block; found an empty list"));
     }
+    document.within_item_limit(path, list.len(), "blocks")?;
     let mut blocks = Vec::with_capacity(list.len());
     let mut first_index_of_id: HashMap<String, usize> = HashMap::new();
     for (index, value) in list.iter().enumerate() {

@@ -165,6 +165,7 @@ pub fn parse_merge(text: &str) -> Result<Read<Merge>, ParseError> {
     let fields = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
     let revised_draft = fields.required_text("revised_draft")?;
     let (list, path) = fields.required_list("changes")?;
+    document.within_item_limit(&path, list.len(), "changes")?;
     let mut changes = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let change = Fields::new(
