@@ -576,6 +576,8 @@ pub struct Engine<P: Protocol> {
     /// moderator is asked, or the debate ends), so a burst of inputs (a
     /// policy's decision on every item) builds it once, not once per input.
     board_due: bool,
+    /// The stage and round of the progress last published.
+    shown_stage: (String, u32),
     /// Role, prompt size and diagnostics of each running call, by call id.
     books: HashMap<String, CallBook>,
     /// Raw-output files of calls that persist on collect, by call id.
@@ -793,6 +795,7 @@ impl<P: Protocol> Engine<P> {
             alternatives: Vec::new(),
             board: Board::default(),
             board_due: false,
+            shown_stage: (String::new(), 0),
             books: HashMap::new(),
             raw_paths: HashMap::new(),
             raw_folders_due: Vec::new(),
@@ -1644,7 +1647,18 @@ impl<P: Protocol> Engine<P> {
             let _ = self.updates.send(Update::Log(entry.clone()));
         }
         self.log_published = log.len();
-        self.publish(Update::Progress(self.protocol.progress()));
+        let progress = self.protocol.progress();
+        // A new stage or round shows with the board it starts from (the
+        // decisions that ended a moderation, the items it is to decide),
+        // never an older one: the board is built then too, once a stage.
+        if (progress.stage.as_str(), progress.round)
+            != (self.shown_stage.0.as_str(), self.shown_stage.1)
+        {
+            self.board_due = true;
+            self.publish_board();
+        }
+        self.shown_stage = (progress.stage.clone(), progress.round);
+        self.publish(Update::Progress(progress));
         self.board_due = true;
         self.documents_due
             .get_or_insert_with(tokio::time::Instant::now);
