@@ -290,15 +290,11 @@ impl<'a> KnownIds<'a> {
         if self.contains(written) {
             return IdMatch::Exact(written.to_string());
         }
-        // Ids may hold dots (`X2.1`); a dot or dash that ends a word is
-        // punctuation (`b1.`).
-        let is_id_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-        let trim = |word: &'_ str| -> String { word.trim_end_matches(['-', '.']).to_string() };
         // Every known id a word of `written` names: the word's exact id if it
         // has one, else every id it matches ignoring case.
         let mut named: HashSet<&str> = HashSet::new();
         for word in written.split(|c: char| !is_id_char(c)) {
-            let word = trim(word);
+            let word = trim_id_punctuation(word);
             match self.exact.get_key_value(word.as_str()) {
                 Some((id, _)) => {
                     named.insert(id);
@@ -314,7 +310,7 @@ impl<'a> KnownIds<'a> {
         let token_len = written
             .find(|c: char| !is_id_char(c))
             .unwrap_or(written.len());
-        let token = trim(&written[..token_len]);
+        let token = trim_id_punctuation(&written[..token_len]);
         let token = token.as_str();
         for candidate in [written, token] {
             if candidate.is_empty() {
@@ -332,6 +328,16 @@ impl<'a> KnownIds<'a> {
         }
         IdMatch::Unknown
     }
+}
+
+/// Whether `c` may stand in an id: ids may hold dots (`X2.1`).
+fn is_id_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// `word` without a dot or dash that ends it, which is punctuation (`b1.`).
+fn trim_id_punctuation(word: &str) -> String {
+    word.trim_end_matches(['-', '.']).to_string()
 }
 
 #[cfg(test)]
@@ -450,11 +456,9 @@ mod tests {
         if known.contains(&written) {
             return IdMatch::Exact(written.to_string());
         }
-        let is_id_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-        let trim = |word: &'_ str| -> String { word.trim_end_matches(['-', '.']).to_string() };
         let mut named: Vec<&str> = Vec::new();
         for word in written.split(|c: char| !is_id_char(c)) {
-            let word = trim(word);
+            let word = trim_id_punctuation(word);
             let word = word.as_str();
             let ids: Vec<&str> = if known.contains(&word) {
                 known.iter().filter(|id| **id == word).copied().collect()
@@ -482,7 +486,7 @@ mod tests {
         let token_len = written
             .find(|c: char| !is_id_char(c))
             .unwrap_or(written.len());
-        let token = trim(&written[..token_len]);
+        let token = trim_id_punctuation(&written[..token_len]);
         for candidate in [written, token.as_str()] {
             if candidate.is_empty() {
                 continue;
