@@ -23,6 +23,7 @@
 //! say. Not responsible for I/O, timers or retries (the shared call plumbing
 //! and the engine).
 
+pub mod binding;
 pub mod documents;
 pub mod kind;
 pub mod parse;
@@ -30,7 +31,7 @@ pub mod prompts;
 
 pub use kind::{KIND, NAME};
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -47,7 +48,8 @@ use super::{
     RoleInfo, StageFocus, StageInfo, Timestamp,
 };
 use crate::parse::{Read, readings_line};
-use crate::prompts::{PromptSet, TemplateSpec};
+use crate::prompts::{PromptSet, RECHECK_TEMPLATE, TemplateSpec};
+use crate::rulings::{self, Ruled};
 
 /// The role the proposer plays in the record.
 pub const PROPOSER_ROLE: &str = "oracle";
@@ -357,6 +359,18 @@ pub struct Synthesis {
     /// Its supporting sections.
     pub body: String,
     pub at: Timestamp,
+    /// What still goes against the reader-first rules or the moderator's
+    /// rulings after the synthesizer was asked once more: said plainly at
+    /// the top of the document and in the end-of-run message.
+    pub warnings: Vec<String>,
+}
+
+/// A readable synthesis that was sent back once, kept in case the second
+/// attempt gives no answer at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct SentBack {
+    call_id: String,
+    raw: String,
 }
 
 /// A running quick debate.
@@ -378,6 +392,8 @@ pub struct Quick {
     vulnerability_error: Option<String>,
     rulings: BTreeMap<String, Ruling>,
     synthesis: Option<Synthesis>,
+    /// The synthesis sent back for one more attempt, while that runs.
+    sent_back: Option<SentBack>,
     unusable: Vec<Unusable>,
     outcome: Option<Outcome>,
 }
@@ -413,6 +429,7 @@ impl Quick {
             vulnerability_error: None,
             rulings: BTreeMap::new(),
             synthesis: None,
+            sent_back: None,
             unusable: Vec::new(),
             outcome: None,
         }
@@ -704,6 +721,7 @@ impl Quick {
                         "report": self.attack_text(),
                         "findings": findings,
                         "set_aside": set_aside,
+                        "rulings": rulings::section(&self.shared_rulings()),
                     }),
                 )
             }
@@ -753,6 +771,37 @@ impl Quick {
             .collect();
         standing.sort_by_key(|(finding, _, _)| finding.severity);
         standing
+    }
+
+    /// The moderator's rulings on the red team's findings, in the order the
+    /// critic listed them, as the synthesizer's prompt carries them.
+    pub fn shared_rulings(&self) -> Vec<rulings::Ruling> {
+        self.vulnerabilities
+            .iter()
+            .filter_map(|finding| {
+                let ruling = self.rulings.get(&finding.id)?;
+                Some(rulings::Ruling::new(
+                    finding.id.as_str(),
+                    ruled(ruling.decision),
+                    ruling.note.as_deref(),
+                ))
+            })
+            .collect()
+    }
+
+    /// Each ruled finding's id, title and ruling, to check a report against.
+    fn ruled_findings(&self) -> Vec<(String, String, Ruled)> {
+        self.vulnerabilities
+            .iter()
+            .filter_map(|finding| {
+                let ruling = self.rulings.get(&finding.id)?;
+                Some((
+                    finding.id.clone(),
+                    finding.title.clone(),
+                    ruled(ruling.decision),
+                ))
+            })
+            .collect()
     }
 
     /// The findings the moderator rejected, with their notes.
@@ -985,13 +1034,43 @@ impl Quick {
         self.start_synthesis(now)
     }
 
-    /// The synthesizer's document: usable when it is not empty and its
-    /// opening names none of the debate's machinery; otherwise it is asked
-    /// once more, quoting the problem. A second opening that still narrates
-    /// the debate is kept, with a note: the reader gets a document either way.
+    /// What a synthesis opening names that a reader's opening must not:
+    /// roles, scores, block or finding ids (RF-06, RF-08), a verdict
+    /// (QS-01, RF-13, RF-14).
+    fn narration(&self, opening: &str) -> Vec<String> {
+        let mut found = provenance(opening, &self.config.topic);
+        let known: BTreeSet<String> = self.vulnerability_ids.iter().cloned().collect();
+        for id in binding::ids_in_opening(opening, &known) {
+            found.push(format!("the finding id `{id}`"));
+        }
+        found.extend(binding::verdicts(opening));
+        found
+    }
+
+    /// The synthesizer's document: usable when it is not empty. Its
+    /// opening must name none of the debate's machinery and pass no
+    /// verdict, and a red team's report must follow the moderator's
+    /// rulings on its findings. An answer that does not is sent back once,
+    /// naming each problem (one redo for the opening, else one recheck
+    /// against the rulings); what is still wrong after that is kept, with
+    /// a warning the reader sees first: the reader gets a document either
+    /// way, never one presented as clean when it is not.
     fn on_synthesis(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         let call_id = call.call_id();
-        let (opening, body) = split_opening(output);
+        let (opening, _) = split_opening(output);
+        if opening.is_empty()
+            && let Some(SentBack { call_id, raw }) = self.sent_back.take()
+        {
+            self.unusable.push(Unusable {
+                call_id: call.call_id(),
+                raw: output.to_string(),
+                reason: "the second attempt has no opening paragraph".into(),
+            });
+            let extra = "the synthesizer was asked once more to fix this, and its second \
+                         attempt had no opening paragraph, so the first is kept"
+                .to_string();
+            return self.keep_synthesis(call_id, &raw, Some(extra), now);
+        }
         if opening.is_empty() {
             return self.redo_or_stop(
                 call,
@@ -1000,31 +1079,104 @@ impl Quick {
                 now,
             );
         }
-        let found = provenance(&opening, &self.config.topic);
-        if !found.is_empty() {
-            let problem = format!(
-                "the opening paragraph names how the result was reached ({}); say the result \
-                 itself, without naming roles, reviewers, scores or ids",
-                found.join(", ")
-            );
-            if !call.repaired {
+        let narration = self.narration(&opening);
+        let discrepancies =
+            binding::summarise(&binding::against_rulings(output, &self.ruled_findings()));
+        if !call.repaired && !call.rechecked {
+            if !narration.is_empty() {
+                let mut problem = format!(
+                    "the opening paragraph names how the result was reached ({}); say the \
+                     result itself, without naming roles, reviewers, scores, ids or a verdict",
+                    narration.join(", ")
+                );
+                if !discrepancies.is_empty() {
+                    problem.push_str("\n\nThe report also goes against the moderator's rulings:");
+                    for discrepancy in &discrepancies {
+                        problem.push_str(&format!("\n- {discrepancy}"));
+                    }
+                }
+                self.sent_back = Some(SentBack {
+                    call_id: call_id.clone(),
+                    raw: output.to_string(),
+                });
                 return self.redo_or_stop(call, output, problem, now);
             }
+            if !discrepancies.is_empty() {
+                let template = (self.prompts.as_ref(), &RECHECK_TEMPLATE);
+                if let Some(spec) = self
+                    .calls
+                    .recheck(call, output, &discrepancies, template, now)
+                {
+                    self.unusable.push(Unusable {
+                        call_id: call_id.clone(),
+                        raw: output.to_string(),
+                        reason: format!(
+                            "went against the moderator's rulings: {}",
+                            discrepancies.join("; ")
+                        ),
+                    });
+                    self.sent_back = Some(SentBack {
+                        call_id,
+                        raw: output.to_string(),
+                    });
+                    return vec![Effect::StartCall(spec)];
+                }
+            }
+        }
+        self.keep_synthesis(call_id, output, None, now)
+    }
+
+    /// Takes `output` as the document, with a warning for whatever in it
+    /// still goes against the rules or the rulings (`extra`: one more,
+    /// such as a second attempt that never came), then ends the debate.
+    fn keep_synthesis(
+        &mut self,
+        call_id: String,
+        output: &str,
+        extra: Option<String>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.sent_back = None;
+        let (opening, body) = split_opening(output);
+        let mut warnings = Vec::new();
+        let narration = self.narration(&opening);
+        if !narration.is_empty() {
             self.log(
                 now,
                 LogKind::Note,
                 Some(&call_id),
-                format!("reader-first check: the opening still names {} after one redo; kept as written", found.join(", ")),
+                format!(
+                    "reader-first check: the opening still names {}; kept with a warning",
+                    narration.join(", ")
+                ),
             );
+            warnings.push(format!(
+                "its opening still names how the result was reached ({}), so read it as the \
+                 synthesizer's account rather than a plain result",
+                narration.join(", ")
+            ));
         }
+        for discrepancy in
+            binding::summarise(&binding::against_rulings(output, &self.ruled_findings()))
+        {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!("rulings check: {discrepancy}; kept with a warning"),
+            );
+            warnings.push(discrepancy);
+        }
+        warnings.extend(extra);
         self.synthesis = Some(Synthesis {
             call_id,
             raw: output.to_string(),
             opening,
             body,
             at: now,
+            warnings,
         });
-        let note = match self.config.mode {
+        let mut note = match self.config.mode {
             QuickMode::Panel => {
                 let answered = self
                     .reviews
@@ -1046,6 +1198,15 @@ impl Quick {
             QuickMode::Adversary => "proposal and challenge, synthesized; no revision".to_string(),
             _ => "synthesized".to_string(),
         };
+        let warned = self
+            .synthesis
+            .as_ref()
+            .map_or(0, |synthesis| synthesis.warnings.len());
+        if warned > 0 {
+            note.push_str(&format!(
+                "; WARNING: {warned} problem(s) the synthesizer did not fix, stated at the top of the document"
+            ));
+        }
         self.finish(now, note)
     }
 
@@ -1080,6 +1241,23 @@ impl Quick {
                         .into(),
                 );
                 self.start_synthesis(now)
+            }
+            // The second attempt at a synthesis never came: the first,
+            // readable one stands, with its problems stated.
+            Step::Synthesis if self.sent_back.is_some() => {
+                let SentBack { call_id, raw } = self.sent_back.take().expect("checked");
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    "the synthesizer's second attempt gave no answer; its first is kept, with a warning"
+                        .into(),
+                );
+                let extra = format!(
+                    "the synthesizer was asked once more to fix this and gave no answer ({})",
+                    reason.trim_end_matches('.')
+                );
+                self.keep_synthesis(call_id, &raw, Some(extra), now)
             }
             // A required agent: no fabricated result (RULES.md A18).
             _ => self.fail(
@@ -1216,6 +1394,15 @@ impl Quick {
             .into_iter()
             .map(|step| StageInfo::new(step.id(mode), step.title(mode), step.focus()))
             .collect()
+    }
+}
+
+/// A moderator's decision as the agent acting on it reads it.
+fn ruled(decision: ItemDecision) -> Ruled {
+    match decision {
+        ItemDecision::Accept => Ruled::Accepted,
+        ItemDecision::Reject => Ruled::Rejected,
+        ItemDecision::Defer => Ruled::Deferred,
     }
 }
 
