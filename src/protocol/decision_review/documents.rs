@@ -310,6 +310,15 @@ fn revision_md(review: &DecisionReview) -> Option<String> {
         if !revision.directives.is_empty() {
             out.push('\n');
         }
+        if !revision.against_rulings.is_empty() {
+            out.push_str(
+                "**Against your rulings.** quorum asked the proposer once more, and this answer still goes against them:\n\n",
+            );
+            for discrepancy in &revision.against_rulings {
+                out.push_str(&format!("- {discrepancy}\n"));
+            }
+            out.push('\n');
+        }
         out.push_str(&format!(
             "### Change log\n\n{}\n### Revised tree\n\n{}### Raw output `{}` ({})\n\n{}\n",
             change_log_md(&revision.output.change_log),
@@ -478,6 +487,10 @@ pub struct RevisionRoundYaml {
     /// the exact format (`read target_block "B2" as b2 (critiques[0])`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub normalised: Vec<String>,
+    /// Where the kept answer still went against the moderator's rulings
+    /// after quorum asked once more.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub against_rulings: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -658,6 +671,7 @@ impl DebateYaml {
                 change_log: revision.output.change_log.clone(),
                 raw_output: revision.raw.clone(),
                 normalised: revision.normalised.clone(),
+                against_rulings: revision.against_rulings.clone(),
             })
             .collect();
         let evaluation_rounds: Vec<EvaluationRoundYaml> = review
@@ -881,10 +895,21 @@ pub fn summary_lead(review: &DecisionReview) -> Option<String> {
                 .and_then(main_claim)
                 .map(|block| plain(&block.text))
                 .unwrap_or_default();
-            let answered = if review.critique_items().is_empty() {
-                ""
-            } else {
-                "; the revised proposal answers it"
+            // Said only as the rulings and the change log bear it out.
+            let objection_item = review
+                .critique_items()
+                .iter()
+                .find(|item| item.description == record.strongest_objection);
+            let answered = match objection_item {
+                None => "",
+                Some(item) => match review.standing_decision(&item.id) {
+                    Some(ItemDecision::Accept) if review.addressed_in_round(&item.id).is_some() => {
+                        "; the revised proposal answers it"
+                    }
+                    Some(ItemDecision::Reject) => "; you set it aside",
+                    Some(ItemDecision::Defer) => "; you left it open",
+                    _ => "; no revision has answered it yet",
+                },
             };
             format!(
                 "**Go ahead (ADOPT: the proposal is strong enough to act on).** {claim}. {objection}{answered}. \
