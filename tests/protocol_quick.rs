@@ -1015,3 +1015,53 @@ fn the_same_inputs_give_the_same_documents() {
         assert_eq!(documents(mode), documents(mode), "{mode:?}");
     }
 }
+
+/// The red team's triage is the shared moderator book: a decision before
+/// the triage opens or on an unknown finding is logged as ignored, a
+/// submission waits for every finding, and a finding's decision and note
+/// can change until the triage is submitted, the latest word counting.
+#[test]
+fn the_triage_decides_and_submits_as_every_protocol_does() {
+    let mut h = Harness::of(QuickMode::Redteam);
+    let decide = |h: &mut Harness, id: &str, decision, note: Option<&str>| {
+        h.send(Input::ItemDecided {
+            item_id: id.into(),
+            decision,
+            note: note.map(str::to_string),
+        });
+    };
+    decide(&mut h, "v1", ItemDecision::Accept, None);
+    h.finish("critic", REPORT);
+    decide(&mut h, "v9", ItemDecision::Accept, None);
+    decide(&mut h, "v1", ItemDecision::Reject, Some("first thought"));
+    decide(&mut h, "v1", ItemDecision::Accept, Some("  confirmed on staging  "));
+    h.send(Input::ModerationSubmitted);
+    assert!(h.live.is_empty(), "not submitted while v2 and v3 are open");
+    decide(&mut h, "v2", ItemDecision::Defer, None);
+    decide(&mut h, "v3", ItemDecision::Reject, None);
+    h.send(Input::ModerationSubmitted);
+    let messages: Vec<&str> = h
+        .quick
+        .log()
+        .iter()
+        .map(|entry| entry.message.as_str())
+        .collect();
+    for expected in [
+        "ignored a decision on v1: no moderation is open",
+        "ignored a decision on v9: it is not open",
+        "v1 rejected: first thought",
+        "v1 accepted: confirmed on staging",
+        "cannot submit yet: v2, v3 still undecided",
+        "triage submitted: 1 accepted, 1 rejected, 1 deferred",
+    ] {
+        assert!(messages.contains(&expected), "{expected}: {messages:#?}");
+    }
+    let board = h.quick.board();
+    let v1 = board.items.iter().find(|item| item.item.id == "v1").unwrap();
+    assert_eq!(v1.decision, Some(ItemDecision::Accept));
+    assert_eq!(v1.note.as_deref(), Some("confirmed on staging"));
+    assert!(
+        h.prompt("synthesizer")
+            .contains("- v1: accepted — address it. Moderator's note: confirmed on staging")
+    );
+}

@@ -460,8 +460,8 @@ impl DebateYaml {
                         severity: finding.severity.as_str(),
                         description: finding.description.clone(),
                         exploit: finding.exploit.clone(),
-                        decision: ruling.map(|ruling| ruling.decision.as_str()),
-                        note: ruling.and_then(|ruling| ruling.note.clone()),
+                        decision: ruling.as_ref().map(|ruling| ruling.decision.as_str()),
+                        note: ruling.and_then(|ruling| ruling.note),
                     }
                 })
                 .collect(),

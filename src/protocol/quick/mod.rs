@@ -39,13 +39,14 @@ use serde_json::json;
 
 use self::parse::{Vulnerability, bottom_line, parse_vulnerabilities, provenance, split_opening};
 use super::calls::{Calls, Routed, Unusable};
+use super::items::{ItemBook, ItemRecord, tally};
 use super::judges::JudgeRole;
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
 use super::{
-    Board, BoardItem, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry,
-    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo, RoleGroup,
-    RoleInfo, StageFocus, StageInfo, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry, LogKind,
+    ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo, RoleGroup, RoleInfo,
+    StageFocus, StageInfo, Timestamp,
 };
 use crate::parse::{Read, readings_line};
 use crate::prompts::{PromptSet, RECHECK_TEMPLATE, TemplateSpec};
@@ -346,7 +347,6 @@ pub struct Review {
 pub struct Ruling {
     pub decision: ItemDecision,
     pub note: Option<String>,
-    pub at: Timestamp,
 }
 
 /// The synthesizer's document.
@@ -390,7 +390,10 @@ pub struct Quick {
     vulnerability_ids: HashSet<String>,
     /// Why the red team's findings could not be read, when they could not.
     vulnerability_error: Option<String>,
-    rulings: BTreeMap<String, Ruling>,
+    /// The moderator's book of the red team's findings (the subject is the
+    /// finding's id): deciding, notes and submitting work as in every
+    /// protocol that puts items before the moderator.
+    book: ItemBook<String>,
     synthesis: Option<Synthesis>,
     /// The synthesis sent back for one more attempt, while that runs.
     sent_back: Option<SentBack>,
@@ -427,7 +430,7 @@ impl Quick {
             vulnerabilities: Vec::new(),
             vulnerability_ids: HashSet::new(),
             vulnerability_error: None,
-            rulings: BTreeMap::new(),
+            book: ItemBook::default(),
             synthesis: None,
             sent_back: None,
             unusable: Vec::new(),
@@ -463,8 +466,22 @@ impl Quick {
     pub fn vulnerability_error(&self) -> Option<&str> {
         self.vulnerability_error.as_deref()
     }
-    pub fn ruling(&self, id: &str) -> Option<&Ruling> {
-        self.rulings.get(id)
+    /// The moderator's decision on the finding `id`, once there is one.
+    pub fn ruling(&self, id: &str) -> Option<Ruling> {
+        self.book
+            .records()
+            .iter()
+            .find(|record| record.subject == id)
+            .and_then(as_ruling)
+    }
+
+    /// Every decided finding's ruling, by its id.
+    fn rulings(&self) -> BTreeMap<&str, Ruling> {
+        self.book
+            .records()
+            .iter()
+            .filter_map(|record| Some((record.subject.as_str(), as_ruling(record)?)))
+            .collect()
     }
     pub fn synthesis(&self) -> Option<&Synthesis> {
         self.synthesis.as_ref()
@@ -660,8 +677,13 @@ impl Quick {
                 self.vulnerabilities.len()
             ),
         );
-        let items = self.vulnerabilities.iter().map(moderation_item).collect();
-        vec![Effect::AwaitModeration { items }]
+        for finding in &self.vulnerabilities {
+            self.book
+                .push(moderation_item(finding), finding.id.clone(), 1);
+        }
+        vec![Effect::AwaitModeration {
+            items: self.book.pending_items(),
+        }]
     }
 
     fn start_synthesis(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -752,10 +774,11 @@ impl Quick {
     /// the moderator's note. Findings never triaged (no moderator was
     /// asked) stand as reported.
     pub fn standing_findings(&self) -> Vec<(&Vulnerability, &'static str, Option<String>)> {
+        let rulings = self.rulings();
         let mut standing: Vec<_> = self
             .vulnerabilities
             .iter()
-            .filter_map(|finding| match self.rulings.get(&finding.id) {
+            .filter_map(|finding| match rulings.get(finding.id.as_str()) {
                 Some(ruling) if ruling.decision == ItemDecision::Reject => None,
                 Some(ruling) => Some((
                     finding,
@@ -776,10 +799,11 @@ impl Quick {
     /// The moderator's rulings on the red team's findings, in the order the
     /// critic listed them, as the synthesizer's prompt carries them.
     pub fn shared_rulings(&self) -> Vec<rulings::Ruling> {
+        let decided = self.rulings();
         self.vulnerabilities
             .iter()
             .filter_map(|finding| {
-                let ruling = self.rulings.get(&finding.id)?;
+                let ruling = decided.get(finding.id.as_str())?;
                 Some(rulings::Ruling::new(
                     finding.id.as_str(),
                     ruled(ruling.decision),
@@ -791,10 +815,11 @@ impl Quick {
 
     /// Each ruled finding's id, title and ruling, to check a report against.
     fn ruled_findings(&self) -> Vec<(String, String, Ruled)> {
+        let decided = self.rulings();
         self.vulnerabilities
             .iter()
             .filter_map(|finding| {
-                let ruling = self.rulings.get(&finding.id)?;
+                let ruling = decided.get(finding.id.as_str())?;
                 Some((
                     finding.id.clone(),
                     finding.title.clone(),
@@ -806,10 +831,11 @@ impl Quick {
 
     /// The findings the moderator rejected, with their notes.
     pub fn set_aside(&self) -> Vec<(&Vulnerability, Option<String>)> {
+        let decided = self.rulings();
         self.vulnerabilities
             .iter()
             .filter_map(|finding| {
-                let ruling = self.rulings.get(&finding.id)?;
+                let ruling = decided.get(finding.id.as_str())?;
                 (ruling.decision == ItemDecision::Reject).then(|| (finding, ruling.note.clone()))
             })
             .collect()
@@ -1279,40 +1305,13 @@ impl Quick {
         note: Option<&str>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        if self.step != Step::Moderation {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on {item_id}: no triage is open"),
-            );
-            return Vec::new();
-        }
-        if !self.vulnerability_ids.contains(item_id) {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on unknown finding {item_id}"),
-            );
-            return Vec::new();
-        }
-        let note = note
-            .map(str::trim)
-            .filter(|note| !note.is_empty())
-            .map(str::to_string);
-        let message = match &note {
-            Some(note) => format!("{item_id} {}: {note}", decision.past_tense()),
-            None => format!("{item_id} {}", decision.past_tense()),
-        };
-        self.log(now, LogKind::Moderation, None, message);
-        self.rulings.insert(
-            item_id.to_string(),
-            Ruling {
-                decision,
-                note,
-                at: now,
-            },
+        let open = self.step == Step::Moderation;
+        self.book.decide(
+            &mut self.calls,
+            now,
+            open,
+            (item_id, decision, note),
+            |_, decision| decision.past_tense(),
         );
         Vec::new()
     }
@@ -1321,31 +1320,12 @@ impl Quick {
         if self.step != Step::Moderation {
             return Vec::new();
         }
-        let undecided: Vec<&str> = self
-            .vulnerabilities
-            .iter()
-            .filter(|finding| !self.rulings.contains_key(&finding.id))
-            .map(|finding| finding.id.as_str())
-            .collect();
-        if !undecided.is_empty() {
-            let message = format!(
-                "cannot submit yet: {} still undecided",
-                undecided.join(", ")
-            );
-            self.log(now, LogKind::Moderation, None, message);
+        let Some(decided) = self.book.submit(&mut self.calls, now) else {
             return Vec::new();
-        }
-        let count = |decision| {
-            self.rulings
-                .values()
-                .filter(|ruling| ruling.decision == decision)
-                .count()
         };
+        let [accepted, rejected, deferred] = tally(&decided);
         let message = format!(
-            "triage submitted: {} accepted, {} rejected, {} deferred",
-            count(ItemDecision::Accept),
-            count(ItemDecision::Reject),
-            count(ItemDecision::Defer)
+            "triage submitted: {accepted} accepted, {rejected} rejected, {deferred} deferred"
         );
         self.log(now, LogKind::Moderation, None, message);
         self.start_synthesis(now)
@@ -1395,6 +1375,14 @@ impl Quick {
             .map(|step| StageInfo::new(step.id(mode), step.title(mode), step.focus()))
             .collect()
     }
+}
+
+/// A finding's ruling in the book, once it has a decision.
+fn as_ruling(record: &ItemRecord<String>) -> Option<Ruling> {
+    Some(Ruling {
+        decision: record.decision?,
+        note: record.note.clone(),
+    })
 }
 
 /// A moderator's decision as the agent acting on it reads it.
@@ -1526,19 +1514,7 @@ impl Protocol for Quick {
     }
 
     fn board(&self) -> Board {
-        let items = self
-            .vulnerabilities
-            .iter()
-            .map(|finding| {
-                let ruling = self.rulings.get(&finding.id);
-                BoardItem {
-                    item: moderation_item(finding),
-                    decision: ruling.map(|ruling| ruling.decision),
-                    note: ruling.and_then(|ruling| ruling.note.clone()),
-                    resolution: None,
-                }
-            })
-            .collect();
+        let items = self.book.board_items();
         let mut required_roles = vec!["critic".to_string(), "synthesizer".to_string()];
         if self.step != Step::Revision {
             required_roles.push("proposer".to_string());
