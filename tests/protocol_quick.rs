@@ -1034,7 +1034,12 @@ fn the_triage_decides_and_submits_as_every_protocol_does() {
     h.finish("critic", REPORT);
     decide(&mut h, "v9", ItemDecision::Accept, None);
     decide(&mut h, "v1", ItemDecision::Reject, Some("first thought"));
-    decide(&mut h, "v1", ItemDecision::Accept, Some("  confirmed on staging  "));
+    decide(
+        &mut h,
+        "v1",
+        ItemDecision::Accept,
+        Some("  confirmed on staging  "),
+    );
     h.send(Input::ModerationSubmitted);
     assert!(h.live.is_empty(), "not submitted while v2 and v3 are open");
     decide(&mut h, "v2", ItemDecision::Defer, None);
@@ -1057,7 +1062,11 @@ fn the_triage_decides_and_submits_as_every_protocol_does() {
         assert!(messages.contains(&expected), "{expected}: {messages:#?}");
     }
     let board = h.quick.board();
-    let v1 = board.items.iter().find(|item| item.item.id == "v1").unwrap();
+    let v1 = board
+        .items
+        .iter()
+        .find(|item| item.item.id == "v1")
+        .unwrap();
     assert_eq!(v1.decision, Some(ItemDecision::Accept));
     assert_eq!(v1.note.as_deref(), Some("confirmed on staging"));
     assert!(

@@ -87,9 +87,14 @@ fn warning_md(warnings: &[String]) -> String {
         "> **Warning:** quorum asked the synthesizer once more, and this document still does \
          not hold to what it was asked:\n",
     );
-    for warning in warnings {
+    for (index, warning) in warnings.iter().enumerate() {
+        let end = if index + 1 == warnings.len() {
+            '.'
+        } else {
+            ';'
+        };
         out.push_str(&format!(
-            "> - {};\n",
+            "> - {}{end}\n",
             one_line(warning).trim_end_matches(['.', ';'])
         ));
     }
@@ -137,10 +142,17 @@ fn deliverable_md(quick: &Quick) -> Option<String> {
         out.push_str(&standing_md(quick));
         let set_aside = quick.set_aside();
         if !set_aside.is_empty() {
-            out.push_str(
+            let described = quick
+                .synthesis()
+                .is_some_and(|synthesis| synthesis.describes_set_aside);
+            out.push_str(if described {
                 "## Findings set aside\n\nThe moderator judged these not to be real weaknesses \
-                 of the target; they are left out above.\n\n",
-            );
+                 of the target. They should have been left out above, and some were not: see the \
+                 warning at the top.\n\n"
+            } else {
+                "## Findings set aside\n\nThe moderator judged these not to be real weaknesses \
+                 of the target; they are left out above.\n\n"
+            });
             for (finding, note) in set_aside {
                 out.push_str(&format!(
                     "- **{}** ({}){}\n",

@@ -363,6 +363,8 @@ pub struct Synthesis {
     /// rulings after the synthesizer was asked once more: said plainly at
     /// the top of the document and in the end-of-run message.
     pub warnings: Vec<String>,
+    /// It still describes a finding the moderator rejected.
+    pub describes_set_aside: bool,
 }
 
 /// A readable synthesis that was sent back once, kept in case the second
@@ -1182,9 +1184,11 @@ impl Quick {
                 narration.join(", ")
             ));
         }
-        for discrepancy in
-            binding::summarise(&binding::against_rulings(output, &self.ruled_findings()))
-        {
+        let discrepancies = binding::against_rulings(output, &self.ruled_findings());
+        let describes_set_aside = discrepancies.iter().any(|discrepancy| {
+            matches!(discrepancy, binding::Discrepancy::DescribesRejected { .. })
+        });
+        for discrepancy in binding::summarise(&discrepancies) {
             self.log(
                 now,
                 LogKind::Note,
@@ -1201,6 +1205,7 @@ impl Quick {
             body,
             at: now,
             warnings,
+            describes_set_aside,
         });
         let mut note = match self.config.mode {
             QuickMode::Panel => {
