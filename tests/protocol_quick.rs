@@ -1074,3 +1074,27 @@ fn the_triage_decides_and_submits_as_every_protocol_does() {
             .contains("- v1: accepted — address it. Moderator's note: confirmed on staging")
     );
 }
+
+/// A triage that sets every finding aside leaves the synthesizer nothing to
+/// lead with: its prompt says so, with every ruling, and asks for no ids.
+#[test]
+fn a_triage_rejecting_everything_tells_the_synthesizer_nothing_stands() {
+    let mut h = Harness::of(QuickMode::Redteam);
+    h.finish("critic", REPORT);
+    for id in ["v1", "v2", "v3"] {
+        h.send(Input::ItemDecided {
+            item_id: id.into(),
+            decision: ItemDecision::Reject,
+            note: None,
+        });
+    }
+    h.send(Input::ModerationSubmitted);
+    let prompt = h.prompt("synthesizer");
+    assert!(prompt.contains("none of the weaknesses the attack reported stands"));
+    assert!(prompt.contains("- v2: rejected — do not act on it"));
+    assert!(!prompt.contains("square brackets"), "no finding to head");
+    h.finish("synthesizer", SYNTHESIS);
+    let report = h.file("red-team-report.md");
+    assert!(!report.contains("**Warning:**"), "{report}");
+    assert!(report.contains("None: the moderator set aside every finding"));
+}
