@@ -647,3 +647,46 @@ fn rf_15_the_architecture_challenge_opens_with_the_revised_position() {
     }
     assert!(run.ran.stdout.starts_with(lead), "RF-07");
 }
+
+/// Every `when:` of the quick demos names a finding the red team's critic
+/// reports (v1..v6), so no part of a reply hangs on an item that can never
+/// be ruled on; only the red team, the one mode with a triage, has any.
+#[test]
+fn the_quick_demos_condition_only_on_findings_they_report() {
+    fn whens(value: &yaml_serde::Value, found: &mut Vec<String>) {
+        match value {
+            yaml_serde::Value::Mapping(map) => {
+                for (key, inner) in map {
+                    if key.as_str() == Some("when")
+                        && let Some(conditions) = inner.as_mapping()
+                    {
+                        found.extend(
+                            conditions
+                                .keys()
+                                .filter_map(|id| id.as_str().map(str::to_string)),
+                        );
+                    }
+                    whens(inner, found);
+                }
+            }
+            yaml_serde::Value::Sequence(list) => list.iter().for_each(|inner| whens(inner, found)),
+            _ => {}
+        }
+    }
+    let demos = Path::new(env!("CARGO_MANIFEST_DIR")).join("demo");
+    for mode in ["challenge", "panel", "premortem", "redteam", "adversary"] {
+        let text = std::fs::read_to_string(demos.join(format!("quick-{mode}.yaml"))).unwrap();
+        let yaml: yaml_serde::Value = yaml_serde::from_str(&text).unwrap();
+        let mut found = Vec::new();
+        whens(&yaml, &mut found);
+        if mode == "redteam" {
+            let known: Vec<&str> = FINDINGS.iter().map(|finding| finding.0).collect();
+            assert!(!found.is_empty());
+            for id in &found {
+                assert!(known.contains(&id.as_str()), "{mode}: `when` names {id}");
+            }
+        } else {
+            assert!(found.is_empty(), "{mode} has nothing to rule on: {found:?}");
+        }
+    }
+}
