@@ -1019,7 +1019,8 @@ fn the_same_inputs_give_the_same_documents() {
 /// The red team's triage is the shared moderator book: a decision before
 /// the triage opens or on an unknown finding is logged as ignored, a
 /// submission waits for every finding, and a finding's decision and note
-/// can change until the triage is submitted, the latest word counting.
+/// can change until the triage is submitted, the latest word counting. Its
+/// words are the report's: confirm, set aside, leave open.
 #[test]
 fn the_triage_decides_and_submits_as_every_protocol_does() {
     let mut h = Harness::of(QuickMode::Redteam);
@@ -1054,8 +1055,8 @@ fn the_triage_decides_and_submits_as_every_protocol_does() {
     for expected in [
         "ignored a decision on v1: no moderation is open",
         "ignored a decision on v9: it is not open",
-        "v1 rejected: first thought",
-        "v1 accepted: confirmed on staging",
+        "v1 set aside: first thought",
+        "v1 confirmed: confirmed on staging",
         "cannot submit yet: v2, v3 still undecided",
         "triage submitted: 1 accepted, 1 rejected, 1 deferred",
     ] {

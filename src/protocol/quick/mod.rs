@@ -1316,7 +1316,11 @@ impl Quick {
             now,
             open,
             (item_id, decision, note),
-            |_, decision| decision.past_tense(),
+            |_, decision| match decision {
+                ItemDecision::Accept => "confirmed",
+                ItemDecision::Reject => "set aside",
+                ItemDecision::Defer => "left open",
+            },
         );
         Vec::new()
     }
@@ -1469,6 +1473,24 @@ impl Protocol for Quick {
 
     fn outcome(&self) -> Option<&Outcome> {
         self.outcome.as_ref()
+    }
+
+    /// Issue 26: the red team's moderator confirms a finding, sets it aside
+    /// or leaves it open, the words its report uses too.
+    fn item_words(&self) -> super::ItemWords {
+        if self.config.mode != QuickMode::Redteam {
+            return super::ItemWords::default();
+        }
+        super::ItemWords {
+            accept: "confirm",
+            reject: "set aside",
+            defer: "leave open",
+            about: Some(
+                "Each item is a finding of the red team: confirm it as a real weakness, set it \
+                 aside as not one (the report leaves it out), or leave it open (the report keeps \
+                 it, marked unconfirmed).",
+            ),
+        }
     }
 
     fn describe(&self) -> Description {
