@@ -240,9 +240,11 @@ fn provenance_md(quick: &Quick) -> String {
             .to_string(),
         QuickMode::Redteam => {
             let mut text = String::from(
-                "A critic attacked the target as an adversary would; the moderator accepted, \
-                 rejected or deferred each finding; a synthesizer wrote this document from the \
-                 report and the findings that stood (deferred ones as unconfirmed).\n",
+                "A critic attacked the target as an adversary would; the moderator confirmed \
+                 each finding, set it aside or left it open; a synthesizer wrote this document \
+                 from the report and the moderator's rulings (open findings as unconfirmed), and \
+                 quorum checked it against those rulings and wrote the lists of findings that \
+                 stand and that were set aside.\n",
             );
             if let Some(error) = quick.vulnerability_error() {
                 text.push_str(&format!(

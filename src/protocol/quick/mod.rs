@@ -172,9 +172,9 @@ impl QuickMode {
                  explains how; a synthesizer then writes the risks up for a reader. No verdict."
             }
             QuickMode::Redteam => {
-                "A red team: the critic attacks the target as an adversary would; you accept, \
-                 reject or defer each finding; a synthesizer writes the report from what stands. \
-                 No verdict."
+                "A red team: the critic attacks the target as an adversary would; you confirm \
+                 each finding, set it aside or leave it open; a synthesizer writes the report \
+                 from what stands, and quorum checks it against your rulings. No verdict."
             }
             QuickMode::Adversary => {
                 "An architecture challenge: a proposer designs, a critic attacks, the proposer \
