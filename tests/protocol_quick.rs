@@ -30,6 +30,7 @@ fn config(mode: QuickMode) -> QuickConfig {
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        checks_rulings: true,
     }
     .slots();
     QuickConfig {
@@ -52,6 +53,7 @@ fn config(mode: QuickMode) -> QuickConfig {
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        checks_rulings: true,
     }
 }
 
@@ -1098,4 +1100,43 @@ fn a_triage_rejecting_everything_tells_the_synthesizer_nothing_stands() {
     let report = h.file("red-team-report.md");
     assert!(!report.contains("**Warning:**"), "{report}");
     assert!(report.contains("None: the moderator set aside every finding"));
+}
+
+/// A red team journaled before the rulings check (its definition has no
+/// `checks_rulings`) folds as it ran: a synthesis that leaves findings out
+/// is taken as it was, with no call it never had.
+#[test]
+fn a_debate_journaled_before_the_check_folds_as_it_ran() {
+    let mut config = config(QuickMode::Redteam);
+    config.checks_rulings = false;
+    let definition: QuickConfig = serde_json::from_value(
+        serde_json::to_value(&config)
+            .unwrap()
+            .as_object()
+            .map(|map| {
+                let mut map = map.clone();
+                map.remove("checks_rulings");
+                serde_json::Value::Object(map)
+            })
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(!definition.checks_rulings, "absent means the old behaviour");
+    let mut h = Harness::new(definition);
+    h.finish("critic", REPORT);
+    for id in ["v1", "v2", "v3"] {
+        h.send(Input::ItemDecided {
+            item_id: id.into(),
+            decision: ItemDecision::Accept,
+            note: None,
+        });
+    }
+    h.send(Input::ModerationSubmitted);
+    h.finish("synthesizer", SYNTHESIS);
+    assert_eq!(h.completed().0, "red-team-report.md");
+    assert_eq!(
+        h.roles_started(),
+        ["critic", "synthesizer"],
+        "no second synthesis call"
+    );
 }

@@ -208,6 +208,14 @@ pub struct QuickConfig {
     /// A person moderates live.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// The checks issue 26 added run: a red team's report against the
+    /// moderator's rulings, an opening for finding ids and verdicts, and a
+    /// synthesis sent back once whose second attempt never comes keeps the
+    /// first. Every debate started now has them; a debate journaled before
+    /// (the field absent) folds as it ran, so resuming or replaying it
+    /// never starts a call it never had.
+    #[serde(default)]
+    pub checks_rulings: bool,
 }
 
 fn yes() -> bool {
@@ -815,8 +823,12 @@ impl Quick {
             .collect()
     }
 
-    /// Each ruled finding's id, title and ruling, to check a report against.
+    /// Each ruled finding's id, title and ruling, to check a report against
+    /// (none for a debate journaled before the check).
     fn ruled_findings(&self) -> Vec<(String, String, Ruled)> {
+        if !self.config.checks_rulings {
+            return Vec::new();
+        }
         let decided = self.rulings();
         self.vulnerabilities
             .iter()
@@ -1067,6 +1079,9 @@ impl Quick {
     /// (QS-01, RF-13, RF-14).
     fn narration(&self, opening: &str) -> Vec<String> {
         let mut found = provenance(opening, &self.config.topic);
+        if !self.config.checks_rulings {
+            return found;
+        }
         let known: BTreeSet<String> = self.vulnerability_ids.iter().cloned().collect();
         for id in binding::ids_in_opening(opening, &known) {
             found.push(format!("the finding id `{id}`"));
@@ -1087,6 +1102,7 @@ impl Quick {
         let call_id = call.call_id();
         let (opening, _) = split_opening(output);
         if opening.is_empty()
+            && self.config.checks_rulings
             && let Some(SentBack { call_id, raw }) = self.sent_back.take()
         {
             self.unusable.push(Unusable {
@@ -1275,7 +1291,7 @@ impl Quick {
             }
             // The second attempt at a synthesis never came: the first,
             // readable one stands, with its problems stated.
-            Step::Synthesis if self.sent_back.is_some() => {
+            Step::Synthesis if self.config.checks_rulings && self.sent_back.is_some() => {
                 let SentBack { call_id, raw } = self.sent_back.take().expect("checked");
                 self.log(
                     now,
