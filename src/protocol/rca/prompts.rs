@@ -46,5 +46,20 @@ pub const ANSWERS: TemplateSpec = TemplateSpec {
     source: include_str!("../../../prompts/rca-answers.md.j2"),
 };
 
+/// The owner of the one surviving hypothesis restates a claim that
+/// hedges, once (RC-10, RC-16).
+pub const RESTATE: TemplateSpec = TemplateSpec {
+    file_name: "rca-restate.md.j2",
+    variables: &[
+        "problem",
+        "debugger",
+        "hypothesis",
+        "hedges",
+        "resolved",
+        "hedge_words",
+    ],
+    source: include_str!("../../../prompts/rca-restate.md.j2"),
+};
+
 /// Every template of the root-cause analysis.
-pub const TEMPLATES: &[TemplateSpec] = &[FINDINGS, CRITIC, ANSWERS];
+pub const TEMPLATES: &[TemplateSpec] = &[FINDINGS, CRITIC, ANSWERS, RESTATE];
