@@ -56,7 +56,14 @@ pub const RESPOND: TemplateSpec = TemplateSpec {
 /// The planner's revised plan, to the final decisions (PC-15).
 pub const REVISE: TemplateSpec = TemplateSpec {
     file_name: "plan-revise.md.j2",
-    variables: &["goal", "plan", "round", "decisions", "unverified"],
+    variables: &[
+        "goal",
+        "plan",
+        "round",
+        "decisions",
+        "rulings",
+        "unverified",
+    ],
     source: include_str!("../../../prompts/plan-revise.md.j2"),
 };
 
@@ -71,6 +78,7 @@ pub const SYNTHESIS: TemplateSpec = TemplateSpec {
         "final_proposals",
         "log",
         "counts",
+        "rulings",
         "unverified",
     ],
     source: include_str!("../../../prompts/plan-synthesis.md.j2"),

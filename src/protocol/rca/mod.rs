@@ -1170,7 +1170,28 @@ impl Rca {
             "max_rounds": MAX_ROUNDS,
             "hypotheses": hypotheses,
             "challenges": challenges,
+            "rulings": self.rulings_of(name),
         })
+    }
+
+    /// The rulings section of `name`'s answers prompt (issue 26): the
+    /// challenges the moderator accepted and put to it this round, with
+    /// the moderator's note, as what it must answer. A dropped or held
+    /// challenge never reaches its owner, so it is not named (RC-04).
+    fn rulings_of(&self, name: &str) -> String {
+        use crate::rulings::{Ruled, Ruling};
+        let rulings: Vec<Ruling> = self
+            .open_challenges_of(name)
+            .into_iter()
+            .map(|challenge| {
+                let note = challenge
+                    .moderation
+                    .last()
+                    .and_then(|moderated| moderated.note.as_deref());
+                Ruling::new(challenge.id.clone(), Ruled::Accepted, note)
+            })
+            .collect();
+        crate::rulings::section(&rulings)
     }
 
     fn on_answers(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {

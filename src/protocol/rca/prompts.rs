@@ -42,6 +42,7 @@ pub const ANSWERS: TemplateSpec = TemplateSpec {
         "max_rounds",
         "hypotheses",
         "challenges",
+        "rulings",
     ],
     source: include_str!("../../../prompts/rca-answers.md.j2"),
 };
