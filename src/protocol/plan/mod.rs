@@ -643,6 +643,7 @@ impl Plan {
             "stage": stage,
             "unverified": self.unverified_json(),
             "items": items,
+            "rulings": self.rulings_section(),
         })
     }
 
@@ -735,6 +736,7 @@ impl Plan {
             "challenges": challenges,
             "earlier": earlier,
             "unverified": self.unverified_json(),
+            "rulings": self.rulings_section(),
         });
         self.start_one(&prompts::OPTIMIZER, context, OPTIMIZER, now)
     }
@@ -1140,6 +1142,7 @@ impl Plan {
             "challenges": Vec::<serde_json::Value>::new(),
             "earlier": items,
             "unverified": self.unverified_json(),
+            "rulings": self.rulings_section(),
         });
         match self.start_call(&prompts::OPTIMIZER, context, OPTIMIZER, now) {
             Ok(effect) => {

@@ -25,6 +25,7 @@ pub const CRITIC: TemplateSpec = TemplateSpec {
         "stage",
         "unverified",
         "items",
+        "rulings",
     ],
     source: include_str!("../../../prompts/plan-critic.md.j2"),
 };
@@ -42,6 +43,7 @@ pub const OPTIMIZER: TemplateSpec = TemplateSpec {
         "challenges",
         "earlier",
         "unverified",
+        "rulings",
     ],
     source: include_str!("../../../prompts/plan-optimizer.md.j2"),
 };

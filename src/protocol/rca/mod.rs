@@ -743,6 +743,7 @@ impl Rca {
             .map(|test| json!({"name": test.as_str(), "question": test.question()}))
             .collect();
         json!({
+            "rulings": self.moderator_rulings(),
             "problem": self.config.topic,
             "debuggers": self.config.debuggers,
             "round": self.round,
@@ -1172,6 +1173,33 @@ impl Rca {
             "challenges": challenges,
             "rulings": self.rulings_of(name),
         })
+    }
+
+    /// The rulings section of the critic's prompt (issue 26): the
+    /// moderator's latest word on every challenge it raised (delivered,
+    /// dropped or held back) and on every ruling it made (upheld,
+    /// overturned or sent back), by item id (`X2.1`, `X2.1-r3`).
+    fn moderator_rulings(&self) -> String {
+        use crate::rulings::{Ruled, Ruling};
+        let mut order: Vec<String> = Vec::new();
+        let mut latest: HashMap<String, Ruling> = HashMap::new();
+        for record in self.items.records().iter().filter(|r| r.settled) {
+            let Some(decision) = record.decision else {
+                continue;
+            };
+            let ruled = match decision {
+                ItemDecision::Accept => Ruled::Accepted,
+                ItemDecision::Reject => Ruled::Rejected,
+                ItemDecision::Defer => Ruled::Deferred,
+            };
+            let id = record.item.id.clone();
+            if !latest.contains_key(&id) {
+                order.push(id.clone());
+            }
+            latest.insert(id.clone(), Ruling::new(id, ruled, record.note.as_deref()));
+        }
+        let rulings: Vec<Ruling> = order.iter().filter_map(|id| latest.remove(id)).collect();
+        crate::rulings::section(&rulings)
     }
 
     /// The rulings section of `name`'s answers prompt (issue 26): the

@@ -27,6 +27,7 @@ pub const CRITIC: TemplateSpec = TemplateSpec {
         "unchallenged",
         "tests",
         "hedge_words",
+        "rulings",
     ],
     source: include_str!("../../../prompts/rca-critic.md.j2"),
 };
