@@ -182,3 +182,60 @@ fn rca_demo_conformance_every_flip_changes_the_summary() {
         }
     }
 }
+
+/// Every challenge dropped, or every one held back: nothing reaches a
+/// debugger, no root cause is proven, and the critic's recommendation
+/// does not name one (issue 26: a rejected item is never acted upon).
+#[test]
+fn rca_demo_conformance_all_dropped_or_held() {
+    let sandbox = Sandbox::new();
+    for (policy, fate) in [
+        ("reject", "dropped by the moderator, never delivered"),
+        ("defer", "held back by the moderator, never delivered"),
+    ] {
+        let out = sandbox.path().join(policy);
+        let ran = quorum_in(
+            sandbox.path(),
+            &[
+                "demo",
+                "--protocol",
+                "rca",
+                "--headless",
+                "--speed",
+                "50",
+                "--moderation",
+                policy,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+            None,
+        );
+        ran.assert_code(8);
+        assert!(
+            !ran.stdout.contains("MALFORMED"),
+            "{policy}\n{}",
+            ran.stdout
+        );
+        let dir = only_run(&out);
+        let summary = read(&dir, "summary.md");
+        assert!(
+            summary.contains("**No root cause is proven.**"),
+            "{policy}: {summary}"
+        );
+        for id in ["X1.1", "X1.2", "X2.1", "X3.1"] {
+            assert!(
+                challenge_lines(&summary, id).contains(fate),
+                "{policy}: {id}\n{summary}"
+            );
+        }
+        assert!(
+            !summary.contains("H1 is the root cause"),
+            "{policy}: the recommendation claims what was never tested\n{summary}"
+        );
+        assert!(
+            !dir.join("rounds/round-1/debugger-alpha-answers.md")
+                .exists()
+        );
+    }
+}
