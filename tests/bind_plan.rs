@@ -30,6 +30,7 @@ fn start() -> Harness {
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        checks_rulings: true,
     };
     Harness::start(Plan::new(config, Arc::new(PromptSet::builtin())))
 }
@@ -317,4 +318,38 @@ fn a_plan_still_against_the_rulings_says_so_plainly() {
         lead.contains("The plan still goes against the moderator's decisions in 1 place"),
         "{lead}"
     );
+}
+
+/// The rulings check is part of a debate's definition: a debate journaled
+/// before it (no `checks_rulings`) goes on from a revision against the
+/// rulings as it did then, with no second call it never had.
+#[test]
+fn a_debate_journaled_before_the_check_folds_as_it_ran() {
+    let agents = ["planner", "critic", "optimizer", "synthesizer"]
+        .iter()
+        .map(|slot| (slot.to_string(), "script:scripted".to_string()))
+        .collect();
+    let mut config: PlanConfig = yaml_serde::from_str(&format!(
+        "topic: Export\nagents: {{}}\nstarted_at: {}\n",
+        t0().to_rfc3339()
+    ))
+    .expect("an old definition reads");
+    assert!(!config.checks_rulings);
+    config.agents = agents;
+    let mut harness = Harness::start(Plan::new(config, Arc::new(PromptSet::builtin())));
+    harness.answer("planner/draft/r1", &draft("Export", &[]));
+    harness.answer(
+        "critic/critique/r1",
+        &challenges(&[("Security", "Tenant leak", "CRITICAL")], &[]),
+    );
+    harness.answer("optimizer/optimize/r1", &proposals(&[], &[]));
+    harness.answer("planner/respond/r1", &responses(&[("C1", "accept")]));
+    harness.moderate(&[("C1", REJECT, None)]);
+    harness.answer(
+        "planner/revise/r1",
+        "# Export\n\n## Steps\n1. SET LOCAL (C1).\n",
+    );
+    assert!(!harness.was_started("planner/revise/r1/a2"));
+    assert!(harness.is_live("critic/review/r2"));
+    assert!(harness.protocol.departures().is_empty());
 }

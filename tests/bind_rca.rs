@@ -229,3 +229,57 @@ fn a_hypotheses_file_with_an_unknown_key_is_refused() {
     );
     assert!(!out.exists(), "nothing written");
 }
+
+/// RC-16 is part of an analysis's definition: one journaled before it (no
+/// `restates_hedged_claims`) folds as it ran, its hedged survivor proven
+/// with no restatement call it never had; a new one asks.
+#[test]
+fn rc_16_an_analysis_journaled_before_restating_folds_as_it_ran() {
+    use std::sync::Arc;
+
+    use quorum::prompts::PromptSet;
+    use quorum::protocol::Verdict;
+    use quorum::protocol::rca::{Rca, RcaConfig};
+    use support::harness::{Harness, t0};
+
+    let journaled: RcaConfig = yaml_serde::from_str(&format!(
+        "topic: \"{PROBLEM}\"\ndebuggers: [alpha]\nagents: {{debugger.alpha: \"script:scripted\", critic: \"script:scripted\"}}\nstarted_at: {}\n",
+        t0().to_rfc3339()
+    ))
+    .expect("an old definition reads");
+    assert!(!journaled.restates_hedged_claims);
+    for restates in [false, true] {
+        let config = RcaConfig {
+            restates_hedged_claims: restates,
+            ..journaled.clone()
+        };
+        let mut harness = Harness::start(Rca::new(config, Arc::new(PromptSet::builtin())));
+        harness.answer(
+            "debugger.alpha/findings/r1",
+            &findings(&["The deploy probably added a blocking call."]),
+        );
+        harness.answer("critic/challenge/r1", &critic(&[], &[("H1", true)], None));
+        harness.accept_all();
+        harness.answer(
+            "debugger.alpha/answers/r1",
+            &answers(&[("X1.1", Some("Trace 14:02:31."))]),
+        );
+        harness.answer(
+            "critic/challenge/r2",
+            &critic(&[("X1.1", "resolved")], &[], None),
+        );
+        harness.accept_all();
+        if restates {
+            assert!(harness.is_live("debugger.alpha/restate/r2"));
+            assert!(
+                harness
+                    .prompt_of("debugger.alpha/restate")
+                    .contains("it uses probably")
+            );
+        } else {
+            assert!(!harness.was_started("debugger.alpha/restate"));
+            assert_eq!(harness.verdict(), Verdict::Proven, "as it ran before");
+            assert!(harness.protocol.restatement().is_none());
+        }
+    }
+}

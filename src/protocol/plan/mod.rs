@@ -88,6 +88,13 @@ pub struct PlanConfig {
     pub started_at: Timestamp,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// The revisions and the plan are checked against the moderator's
+    /// decisions and asked once more when they go against them (issue 26).
+    /// Every debate started now does; one journaled before (the field
+    /// absent) folds as it ran, so resuming or replaying it never starts a
+    /// call it never had.
+    #[serde(default)]
+    pub checks_rulings: bool,
 }
 
 impl PlanConfig {
@@ -1011,6 +1018,9 @@ impl Plan {
         what: &str,
         now: Timestamp,
     ) -> Result<(), Vec<Effect>> {
+        if !self.config.checks_rulings {
+            return Ok(());
+        }
         let decided: Vec<(String, ItemDecision)> = self
             .decided()
             .into_iter()

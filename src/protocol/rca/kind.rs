@@ -295,6 +295,7 @@ impl RcaOptions {
             prices: setting.prices,
             started_at: setting.started_at,
             hold_for_moderator: false,
+            restates_hedged_claims: true,
         }
     }
 }

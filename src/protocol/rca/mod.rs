@@ -105,6 +105,12 @@ pub struct RcaConfig {
     pub started_at: Timestamp,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// The one survivor's hedged claim is restated by its owner before it
+    /// is proven (RC-16). Every analysis started now does; one journaled
+    /// before (the field absent) folds as it ran, so resuming or replaying
+    /// it never starts a call it never had.
+    #[serde(default)]
+    pub restates_hedged_claims: bool,
 }
 
 /// Every stage an analysis can be in, the restatement of a hedged
@@ -1403,7 +1409,7 @@ impl Rca {
     /// RC-16: when the one survivor's claim hedges, asks its owner once to
     /// restate it without the hedge. `None` when nothing is to be asked.
     fn start_restate(&mut self, now: Timestamp) -> Option<Vec<Effect>> {
-        if self.restatement.is_some() {
+        if self.restatement.is_some() || !self.config.restates_hedged_claims {
             return None;
         }
         let id = status::conclude(&self.statuses).root_cause?;
