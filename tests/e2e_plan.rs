@@ -220,10 +220,13 @@ fn a26_pc_33_a_moderator_overrides_the_planner_and_the_log_is_corrected() {
         plan.contains("decided by the moderator (the planner proposed to reject)"),
         "{plan}"
     );
+    // With C2 accepted the critic has nothing to reopen: one round, three
+    // challenges, all accepted (the demo follows the rulings, issue 26).
     assert!(
-        plan.contains("**Critic challenges**: 4 (Accepted: 3 | Rejected: 1 | Deferred: 0)"),
+        plan.contains("**Critic challenges**: 3 (Accepted: 3 | Rejected: 0 | Deferred: 0)"),
         "{plan}"
     );
+    assert!(plan.contains("(C2)"), "the plan carries out C2: {plan}");
     assert!(
         plan.contains("*quorum recomputed this log from the recorded decisions"),
         "{plan}"

@@ -34,6 +34,7 @@ fn config(simple: bool) -> PlanConfig {
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        checks_rulings: true,
     }
 }
 

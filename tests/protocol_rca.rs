@@ -35,6 +35,7 @@ fn config(debuggers: &[&str]) -> RcaConfig {
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        restates_hedged_claims: true,
     }
 }
 

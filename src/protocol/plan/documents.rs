@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use super::model::{DecidedBy, Source, Verification};
-use super::parse::critique_log;
+use super::parse::{WrittenRow, critique_log};
 use super::{PLANNER, Plan};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
 use crate::report::{UsageYaml, diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
@@ -72,19 +72,25 @@ fn rows_as(plan: &Plan, settled: bool) -> Vec<LogRow> {
                 (Some(decision), None) => capital(decision.decision),
                 (None, None) => "Undecided".to_string(),
             };
-            let mut detail = plan
-                .response(&item.id)
-                .map(|response| one_line(&response.reason))
-                .unwrap_or_default();
+            // The detail follows the ruling: the planner's reason only when
+            // the moderator ruled as it proposed, since its reason argues
+            // for its own proposal.
+            let overruled = decision.is_some_and(|d| d.by == DecidedBy::Moderator);
+            let mut detail = if overruled {
+                String::new()
+            } else {
+                plan.response(&item.id)
+                    .map(|response| one_line(&response.reason))
+                    .unwrap_or_default()
+            };
             if let Some(decision) = decision {
                 if decision.by == DecidedBy::Moderator {
                     let proposed = plan
                         .response(&item.id)
                         .map(|response| response.decision.as_str())
                         .unwrap_or("nothing");
-                    detail.push_str(&format!(
-                        " — decided by the moderator (the planner proposed to {proposed})"
-                    ));
+                    detail =
+                        format!("decided by the moderator (the planner proposed to {proposed})");
                 }
                 if let Some(note) = &decision.note {
                     detail.push_str(&format!(" — note: {}", one_line(note)));
@@ -197,14 +203,36 @@ fn counts_as(plan: &Plan, settled: bool) -> Counts {
         rounds: plan.rounds_run(),
         critic: tally(Source::Critic),
         optimizer: tally(Source::Optimizer),
-        deadlocks: plan
-            .items()
-            .iter()
-            .filter(|item| item.breaks_deadlock())
-            .filter(|item| decision(&item.id) == Some(ItemDecision::Accept))
-            .count(),
+        deadlocks: deadlocks(plan, &decision),
         unverified: plan.open_assumptions().len(),
     }
+}
+
+/// The deadlocks an accepted third option broke: the distinct challenges
+/// that the planner and the critic really disagreed on (the planner
+/// proposed to reject or defer it) and that an accepted proposal of the
+/// optimizer was put forward to settle. A challenge the planner conceded
+/// was never a deadlock, whatever the optimizer said about it.
+fn deadlocks(plan: &Plan, decision: &dyn Fn(&str) -> Option<ItemDecision>) -> usize {
+    let mut broken: Vec<&str> = plan
+        .items()
+        .iter()
+        .filter(|item| item.breaks_deadlock())
+        .filter(|item| decision(&item.id) == Some(ItemDecision::Accept))
+        .filter_map(|item| item.refers_to.as_deref())
+        .filter(|challenge| {
+            plan.items()
+                .iter()
+                .any(|other| other.id == *challenge && other.source == Source::Critic)
+        })
+        .filter(|challenge| {
+            plan.response(challenge)
+                .is_some_and(|response| response.decision != ItemDecision::Accept)
+        })
+        .collect();
+    broken.sort_unstable();
+    broken.dedup();
+    broken.len()
 }
 
 /// The `## Critique Log` section quorum computes.
@@ -266,27 +294,51 @@ fn log_corrections(plan: &Plan, document: &str) -> Vec<String> {
             written.rows.len(),
             rows.len()
         ));
-    } else {
-        let key = |source: &str, resolution: &str| {
-            (
-                source.to_lowercase(),
-                resolution
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_lowercase(),
-            )
-        };
-        let mut theirs: Vec<_> = written.rows.iter().map(|(s, r)| key(s, r)).collect();
-        let mut ours: Vec<_> = rows
+    }
+    // PC-31, PC-33: every row is matched to its item by id, so two rows
+    // whose resolutions were swapped do not pass for a correct log.
+    let rows_by_id = |id: &str| rows.iter().find(|row| row.id.eq_ignore_ascii_case(id));
+    let mut by_id = Vec::new();
+    for row in &rows {
+        let theirs: Vec<&WrittenRow> = written
+            .rows
             .iter()
-            .map(|row| key(&row.source, &row.resolution))
+            .filter(|w| w.id.eq_ignore_ascii_case(&row.id))
             .collect();
-        theirs.sort();
-        ours.sort();
-        if theirs != ours {
-            found.push("the Critique Log's resolutions differ from the recorded decisions".into());
+        match theirs.as_slice() {
+            [] => by_id.push(format!("the Critique Log has no row for {}", row.id)),
+            [one] => {
+                if resolution_word(&one.resolution) != resolution_word(&row.resolution) {
+                    by_id.push(format!(
+                        "it gives {} as {} where the record has {}",
+                        row.id,
+                        one_line(&one.resolution),
+                        row.resolution
+                    ));
+                } else if !one.source.eq_ignore_ascii_case(&row.source) {
+                    by_id.push(format!(
+                        "it gives {} to {} where {} raised it",
+                        row.id,
+                        one_line(&one.source),
+                        row.source
+                    ));
+                }
+            }
+            _ => by_id.push(format!(
+                "the Critique Log has {} rows for {}",
+                theirs.len(),
+                row.id
+            )),
         }
+    }
+    for extra in written.rows.iter().filter(|w| rows_by_id(&w.id).is_none()) {
+        by_id.push(format!(
+            "the Critique Log has a row `{}` that names no item of the debate",
+            one_line(&extra.id)
+        ));
+    }
+    if !by_id.is_empty() && written.rows.len() == rows.len() {
+        found.push("the Critique Log's resolutions differ from the recorded decisions".into());
     }
     let theirs: Vec<String> = written.counts.iter().map(|line| squeezed(line)).collect();
     for line in counts_as(plan, false).lines() {
@@ -311,7 +363,18 @@ fn log_corrections(plan: &Plan, document: &str) -> Vec<String> {
             None => found.push(format!("the log left out `{line}`")),
         }
     }
+    found.extend(by_id);
     found
+}
+
+/// `accepted` of `Accepted (after the debate)`, `**Rejected**`.
+fn resolution_word(resolution: &str) -> String {
+    resolution
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
 }
 
 /// Assumptions still unverified whose `Investigate:` task the plan lacks.
@@ -405,6 +468,10 @@ pub fn plan_md(plan: &Plan) -> Option<String> {
             None => format!("{}\n\n{log}", document.trim_end()),
         };
     }
+    let departures = plan.plan_departures();
+    if !departures.is_empty() {
+        document = with_departures(&document, &departures);
+    }
     let missing = missing_tasks(plan, &document);
     if !missing.is_empty() {
         let tasks: String = missing
@@ -427,6 +494,40 @@ pub fn plan_md(plan: &Plan) -> Option<String> {
         };
     }
     Some(document)
+}
+
+/// The heading of the section that states where the plan still goes
+/// against the moderator's decisions.
+pub const DEPARTURES_HEADING: &str = "## Not as the moderator decided";
+
+/// `document` with a section after its opening paragraph stating plainly
+/// where it still goes against the moderator's decisions, so no reader
+/// takes those steps as agreed.
+fn with_departures(document: &str, departures: &[&str]) -> String {
+    let mut section = format!(
+        "{DEPARTURES_HEADING}\n\nquorum checked this plan against the moderator's decisions and asked the synthesizer once more; these parts still go against them, so do not carry them out as written:\n\n"
+    );
+    for departure in departures {
+        section.push_str(&format!("- {}\n", capitalised_sentence(departure)));
+    }
+    section.push('\n');
+    match document.find("\n## ") {
+        Some(at) => format!("{}{section}{}", &document[..at + 1], &document[at + 1..]),
+        None => format!("{}\n\n{section}", document.trim_end()),
+    }
+}
+
+/// `text` with a capital first letter and a full stop.
+fn capitalised_sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    let mut out: String = chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
 }
 
 /// `I2 accepted on 2026-12-01 (note)` for each deferred item settled after
@@ -468,11 +569,18 @@ pub fn summary_lead(plan: &Plan) -> Option<String> {
                 .trim()
                 .to_string();
             let open = plan.open_assumptions().len();
-            let tail = match open {
+            let mut tail = match open {
                 0 => String::new(),
                 1 => " One assumption is still unverified: investigate it before implementing (see Progress Tracking).".to_string(),
                 n => format!(" {n} assumptions are still unverified: investigate them before implementing (see Progress Tracking)."),
             };
+            let departures = plan.plan_departures().len();
+            if departures > 0 {
+                tail.push_str(&format!(
+                    " The plan still goes against the moderator's decisions in {departures} {} (see \"Not as the moderator decided\").",
+                    if departures == 1 { "place" } else { "places" }
+                ));
+            }
             Some(format!("{first}{tail}"))
         }
     }
@@ -526,6 +634,13 @@ struct DebateYaml {
     critique_log: LogYaml,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     corrections: Vec<String>,
+    /// Where a revision or the plan still went against the moderator's
+    /// decisions after being asked once more.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    departures: Vec<DepartureYaml>,
+    /// Answers that cited no item, so were not checked by id.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unchecked: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     missing: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -581,6 +696,12 @@ struct AssumptionYaml {
     #[serde(flatten)]
     assumption: super::model::Assumption,
     status: Verification,
+}
+
+#[derive(Debug, Serialize)]
+struct DepartureYaml {
+    answer: String,
+    departure: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -646,6 +767,15 @@ impl DebateYaml {
                 counts: counts(plan).lines(),
             },
             corrections: corrections(plan),
+            departures: plan
+                .departures()
+                .iter()
+                .map(|(answer, departure)| DepartureYaml {
+                    answer: answer.clone(),
+                    departure: departure.clone(),
+                })
+                .collect(),
+            unchecked: plan.unchecked().to_vec(),
             missing: plan.missing().to_vec(),
             outcome: plan.outcome().cloned(),
             usage: UsageYaml::of(plan.calls().usage()),

@@ -124,6 +124,7 @@ impl PlanOptions {
             prices: setting.prices,
             started_at: setting.started_at,
             hold_for_moderator: false,
+            checks_rulings: true,
         }
     }
 }

@@ -33,6 +33,7 @@
 //! Not responsible for I/O, timers or retries: every answer was journaled
 //! before it is read, and only the synthesizer's becomes a file (PC-21).
 
+pub mod binding;
 pub mod documents;
 pub mod kind;
 pub mod model;
@@ -87,6 +88,13 @@ pub struct PlanConfig {
     pub started_at: Timestamp,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// The revisions and the plan are checked against the moderator's
+    /// decisions and asked once more when they go against them (issue 26).
+    /// Every debate started now does; one journaled before (the field
+    /// absent) folds as it ran, so resuming or replaying it never starts a
+    /// call it never had.
+    #[serde(default)]
+    pub checks_rulings: bool,
 }
 
 impl PlanConfig {
@@ -228,6 +236,13 @@ pub struct Plan {
     missing: Vec<String>,
     /// The synthesizer's document, as written.
     synthesis: Option<Kept>,
+    /// Where a revision or the plan still went against the moderator's
+    /// decisions after it was asked once more: `(what, departure)`, what
+    /// being `revision 1` or `plan`.
+    departures: Vec<(String, String)>,
+    /// Answers that cite no item, so were not checked by id: `revision 1`,
+    /// `plan`.
+    unchecked: Vec<String>,
     outcome: Option<Outcome>,
     places: Places,
 }
@@ -267,6 +282,8 @@ impl Plan {
             awaiting: BTreeSet::new(),
             missing: Vec::new(),
             synthesis: None,
+            departures: Vec::new(),
+            unchecked: Vec::new(),
             outcome: None,
             places: Places::default(),
         }
@@ -310,6 +327,23 @@ impl Plan {
     }
     pub fn rounds_run(&self) -> u32 {
         self.rounds_run
+    }
+    /// Where an answer still went against the moderator's decisions after
+    /// being asked once more: `(what, departure)`.
+    pub fn departures(&self) -> &[(String, String)] {
+        &self.departures
+    }
+    /// The departures of the plan itself, the synthesizer's document.
+    pub fn plan_departures(&self) -> Vec<&str> {
+        self.departures
+            .iter()
+            .filter(|(what, _)| what == "plan")
+            .map(|(_, text)| text.as_str())
+            .collect()
+    }
+    /// Answers that cited no item, so could not be checked by id.
+    pub fn unchecked(&self) -> &[String] {
+        &self.unchecked
     }
     pub fn current_plan(&self) -> &str {
         &self.plan
@@ -616,6 +650,7 @@ impl Plan {
             "stage": stage,
             "unverified": self.unverified_json(),
             "items": items,
+            "rulings": self.rulings_section(),
         })
     }
 
@@ -708,6 +743,7 @@ impl Plan {
             "challenges": challenges,
             "earlier": earlier,
             "unverified": self.unverified_json(),
+            "rulings": self.rulings_section(),
         });
         self.start_one(&prompts::OPTIMIZER, context, OPTIMIZER, now)
     }
@@ -952,6 +988,95 @@ impl Plan {
         self.start_revise(now)
     }
 
+    // ---- the rulings that bind ---------------------------------------------------
+
+    /// Every item decided so far with its decision and the moderator's
+    /// note, in the order raised.
+    fn decided(&self) -> Vec<(String, ItemDecision, Option<String>)> {
+        self.items
+            .iter()
+            .filter_map(|item| {
+                let decision = self.decisions.get(&item.id)?;
+                Some((item.id.clone(), decision.decision, decision.note.clone()))
+            })
+            .collect()
+    }
+
+    /// The rulings section of the acting agent's prompt.
+    fn rulings_section(&self) -> String {
+        binding::section(&self.decided())
+    }
+
+    /// Checks `output` (the answer of `what`: `revision 1`, `plan`) against
+    /// the decisions. On a departure, asks once more naming it (`Err`
+    /// carries the call); asked already, the departures stand, logged and
+    /// recorded, and `Ok` lets the answer go on.
+    fn bind(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        what: &str,
+        now: Timestamp,
+    ) -> Result<(), Vec<Effect>> {
+        if !self.config.checks_rulings {
+            return Ok(());
+        }
+        let decided: Vec<(String, ItemDecision)> = self
+            .decided()
+            .into_iter()
+            .map(|(id, decision, _)| (id, decision))
+            .collect();
+        let checked = binding::departures(output, &decided);
+        let call_id = call.call_id();
+        if checked.uncited {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!(
+                    "the {what} cites no critique item by id, so quorum could not check it against your decisions"
+                ),
+            );
+            self.unchecked.push(what.to_string());
+        }
+        if checked.departures.is_empty() {
+            return Ok(());
+        }
+        let listed = checked.departures.join("; ");
+        let recheck = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+        let asked = call.clone();
+        match self
+            .calls
+            .recheck(call, output, &checked.departures, recheck, now)
+        {
+            Some(spec) => {
+                // The first answer stays in the record beside the second.
+                self.keep(&asked, output, Vec::new(), now);
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("the {what} goes against your decisions: {listed}; asking once more"),
+                );
+                Err(vec![Effect::StartCall(spec)])
+            }
+            None => {
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!(
+                        "the {what} still goes against your decisions after being asked once more: {listed}"
+                    ),
+                );
+                for departure in checked.departures {
+                    self.departures.push((what.to_string(), departure));
+                }
+                Ok(())
+            }
+        }
+    }
+
     // ---- the revision ----------------------------------------------------------
 
     /// The planner revises the plan to the final decisions (PC-15).
@@ -968,6 +1093,7 @@ impl Plan {
             "plan": self.plan,
             "round": self.round,
             "decisions": decided,
+            "rulings": self.rulings_section(),
             "unverified": self.unverified_json(),
         });
         self.start_one(&prompts::REVISE, context, PLANNER, now)
@@ -976,6 +1102,10 @@ impl Plan {
     fn on_revise(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         if output.trim().is_empty() {
             return self.repair_or_stop(call, output, "the revised plan is empty".into(), now);
+        }
+        let what = format!("revision {}", self.round);
+        if let Err(asked) = self.bind(call.clone(), output, &what, now) {
+            return asked;
         }
         self.keep(&call, output, Vec::new(), now);
         self.plan = output.to_string();
@@ -1022,6 +1152,7 @@ impl Plan {
             "challenges": Vec::<serde_json::Value>::new(),
             "earlier": items,
             "unverified": self.unverified_json(),
+            "rulings": self.rulings_section(),
         });
         match self.start_call(&prompts::OPTIMIZER, context, OPTIMIZER, now) {
             Ok(effect) => {
@@ -1086,6 +1217,7 @@ impl Plan {
                 "category": row.category, "resolution": row.resolution, "detail": row.detail,
             })).collect::<Vec<_>>(),
             "counts": counts.lines(),
+            "rulings": self.rulings_section(),
             "unverified": self.unverified_json(),
         });
         self.start_one(&prompts::SYNTHESIS, context, SYNTHESIZER, now)
@@ -1096,6 +1228,9 @@ impl Plan {
             return self.repair_or_stop(call, output, "the plan document is empty".into(), now);
         }
         let call_id = call.call_id();
+        if let Err(asked) = self.bind(call.clone(), output, "plan", now) {
+            return asked;
+        }
         self.keep(&call, output, Vec::new(), now);
         self.synthesis = self.kept.last().cloned();
         for correction in documents::corrections(self) {

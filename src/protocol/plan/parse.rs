@@ -394,11 +394,21 @@ pub fn unverified_markers(plan: &str) -> Vec<String> {
     found
 }
 
+/// One row of a synthesizer's critique log, as written: the item id of its
+/// first cell, its source and its resolution.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WrittenRow {
+    pub id: String,
+    pub source: String,
+    pub resolution: String,
+}
+
 /// What a synthesizer's critique log says, for checking against the
-/// decisions: its rows as `(source, resolution)`, and its count lines.
+/// decisions: its rows, each with the item id it names, and its count
+/// lines.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WrittenLog {
-    pub rows: Vec<(String, String)>,
+    pub rows: Vec<WrittenRow>,
     /// The lines under the table that start with `**`, as written.
     pub counts: Vec<String>,
     /// Byte range of the whole section in the document.
@@ -430,7 +440,11 @@ pub fn critique_log(document: &str) -> Option<WrittenLog> {
                 .iter()
                 .all(|cell| cell.chars().all(|c| matches!(c, '-' | ':')));
             if cells.len() >= 5 && !is_rule && !cells[0].eq_ignore_ascii_case("#") {
-                log.rows.push((cells[1].clone(), cells[4].clone()));
+                log.rows.push(WrittenRow {
+                    id: cells[0].to_ascii_uppercase(),
+                    source: cells[1].clone(),
+                    resolution: cells[4].clone(),
+                });
             }
         } else if trimmed.starts_with("**") {
             log.counts.push(trimmed.to_string());
@@ -567,12 +581,20 @@ mod tests {
     fn a_synthesizers_log_is_read_for_checking() {
         let document = "# Plan\n\n## Critique Log\n\n| # | Source | Challenge/Proposal | Category | Resolution | Detail |\n|---|---|---|---|---|---|\n| 1 | Critic | No rollback | Ops | Accepted | kept |\n| 2 | Optimizer | Flag | Delivery | **Deferred** | user |\n\n**Debate rounds**: 1\n**Critic challenges**: 1 (Accepted: 1 | Rejected: 0 | Deferred: 0)\n\n## Progress Tracking\n- [ ] x\n";
         let log = critique_log(document).unwrap();
+        let rows: Vec<(&str, &str, &str)> = log
+            .rows
+            .iter()
+            .map(|row| {
+                (
+                    row.id.as_str(),
+                    row.source.as_str(),
+                    row.resolution.as_str(),
+                )
+            })
+            .collect();
         assert_eq!(
-            log.rows,
-            [
-                ("Critic".to_string(), "Accepted".to_string()),
-                ("Optimizer".to_string(), "Deferred".to_string())
-            ]
+            rows,
+            [("1", "Critic", "Accepted"), ("2", "Optimizer", "Deferred")]
         );
         assert_eq!(log.counts.len(), 2);
         assert!(document[log.span.1..].starts_with("## Progress Tracking"));

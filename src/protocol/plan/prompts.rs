@@ -25,6 +25,7 @@ pub const CRITIC: TemplateSpec = TemplateSpec {
         "stage",
         "unverified",
         "items",
+        "rulings",
     ],
     source: include_str!("../../../prompts/plan-critic.md.j2"),
 };
@@ -42,6 +43,7 @@ pub const OPTIMIZER: TemplateSpec = TemplateSpec {
         "challenges",
         "earlier",
         "unverified",
+        "rulings",
     ],
     source: include_str!("../../../prompts/plan-optimizer.md.j2"),
 };
@@ -56,7 +58,14 @@ pub const RESPOND: TemplateSpec = TemplateSpec {
 /// The planner's revised plan, to the final decisions (PC-15).
 pub const REVISE: TemplateSpec = TemplateSpec {
     file_name: "plan-revise.md.j2",
-    variables: &["goal", "plan", "round", "decisions", "unverified"],
+    variables: &[
+        "goal",
+        "plan",
+        "round",
+        "decisions",
+        "rulings",
+        "unverified",
+    ],
     source: include_str!("../../../prompts/plan-revise.md.j2"),
 };
 
@@ -71,6 +80,7 @@ pub const SYNTHESIS: TemplateSpec = TemplateSpec {
         "final_proposals",
         "log",
         "counts",
+        "rulings",
         "unverified",
     ],
     source: include_str!("../../../prompts/plan-synthesis.md.j2"),

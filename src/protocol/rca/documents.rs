@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{Challenge, ChallengeState, Status};
+use super::model::{Challenge, ChallengeState, Restatement, Status};
 use super::status::{Conclusion, Derived};
 use super::{MAX_ROUNDS, Rca};
 use crate::protocol::registry::{RecomputeError, Recomputed};
@@ -87,10 +87,20 @@ fn proven_lead(rca: &Rca, id: &str) -> String {
         1 => " The other hypothesis did not survive.".to_string(),
         n => format!(" The other {n} hypotheses did not survive."),
     };
+    let restated = match rca
+        .restatement()
+        .filter(|r| r.hypothesis == id && r.plain())
+    {
+        Some(r) => format!(
+            " Its owner first claimed it with {} and restated it without hedge words when asked.",
+            super::status::quoted_words(&r.hedges)
+        ),
+        None => String::new(),
+    };
     format!(
         "**Root cause: {}** It is the only hypothesis that survived cross-examination: {} {} \
-         put to it, every one answered with evidence and resolved.{rest}",
-        sentence(&hypothesis.finding.claim),
+         put to it, every one answered with evidence and resolved.{restated}{rest}",
+        sentence(rca.claim_of(id).unwrap_or(&hypothesis.finding.claim)),
         resolved,
         if resolved == 1 {
             "challenge"
@@ -107,8 +117,29 @@ fn unproven_lead(rca: &Rca) -> String {
         .filter(|(_, derived)| derived.status == Status::Survived)
         .map(|(id, _)| id.as_str())
         .collect();
+    let hedged = rca
+        .restatement()
+        .filter(|r| survivors.len() == 1 && survivors[0] == r.hypothesis && !r.plain());
     let why = if rca.hypotheses().is_empty() {
         "No debugger presented a hypothesis.".to_string()
+    } else if let Some(r) = hedged {
+        let what = if !r.still_hedged.is_empty() {
+            format!(
+                "its owner's restatement still says {}",
+                super::status::quoted_words(&r.still_hedged)
+            )
+        } else {
+            format!(
+                "its owner gave no restatement without them ({})",
+                r.failed.as_deref().unwrap_or("none was given")
+            )
+        };
+        format!(
+            "{} alone survived cross-examination, but its claim says {} and {what}: a hedged \
+             claim is not a proven root cause.",
+            r.hypothesis,
+            super::status::quoted_words(&r.hedges)
+        )
     } else if survivors.len() > 1 {
         format!(
             "{} all survived cross-examination, and the evidence does not single one of them out.",
@@ -271,6 +302,24 @@ fn hypothesis_md(rca: &Rca, id: &str) -> String {
             " Hedge words flagged in it: {}.",
             hypothesis.hedges.join(", ")
         ));
+    }
+    if let Some(r) = rca.restatement().filter(|r| r.hypothesis == id) {
+        match (&r.claim, &r.failed) {
+            (Some(claim), _) if r.still_hedged.is_empty() => out.push_str(&format!(
+                " Asked to restate it without hedge words, its owner wrote: {}",
+                sentence(claim)
+            )),
+            (Some(claim), _) => out.push_str(&format!(
+                " Asked to restate it without hedge words, its owner still wrote {}: {}",
+                super::status::quoted_words(&r.still_hedged),
+                sentence(claim)
+            )),
+            (None, Some(reason)) => out.push_str(&format!(
+                " Asked to restate it without hedge words, its owner gave no restatement ({}).",
+                reason.trim_end_matches('.')
+            )),
+            (None, None) => {}
+        }
     }
     out.push_str("\n\n");
     for challenge in rca.challenges_of(id) {
@@ -439,6 +488,9 @@ pub struct RcaYaml {
     pub challenges: Vec<Challenge>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_cause: Option<RootCause>,
+    /// The one survivor's hedged claim restated, or why not (RC-16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restatement: Option<Restatement>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conclusion: Option<Conclusion>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -544,7 +596,7 @@ impl RcaYaml {
             .and_then(|id| rca.hypothesis(id))
             .map(|h| RootCause {
                 hypothesis: h.id.clone(),
-                claim: h.finding.claim.clone(),
+                claim: rca.claim_of(&h.id).unwrap_or(&h.finding.claim).to_string(),
                 owner: h.owner.clone(),
             });
         RcaYaml {
@@ -562,6 +614,7 @@ impl RcaYaml {
             hypotheses,
             challenges: rca.challenges().to_vec(),
             root_cause,
+            restatement: rca.restatement().cloned(),
             conclusion: rca.conclusion().cloned(),
             open_questions: if rca.outcome().is_some() {
                 open_questions(rca)
@@ -602,6 +655,21 @@ pub fn recompute(dir: &Path) -> Result<Recomputed, RecomputeError> {
     }
     let ids: Vec<String> = record.hypotheses.iter().map(|h| h.id.clone()).collect();
     let (statuses, conclusion) = super::assess(&ids, &record.challenges);
+    // RC-16: a survivor that claims with hedge words is proven only as
+    // restated without them.
+    let claim_hedges: Vec<String> = conclusion
+        .root_cause
+        .as_deref()
+        .and_then(|id| record.hypotheses.iter().find(|h| h.id == id))
+        .map(|h| {
+            super::hedge::hedges(&h.claim)
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let conclusion =
+        super::status::bound_by_hedges(conclusion, &claim_hedges, record.restatement.as_ref());
     let mut rule = conclusion.rule.clone();
     for (_, derived) in &statuses {
         rule.push_str(&format!("\n{}", derived.rule));

@@ -122,6 +122,10 @@ impl ProtocolKind for RcaKind {
         SLOTS
     }
 
+    fn every_stage(&self) -> Vec<&'static str> {
+        super::every_stage()
+    }
+
     fn seats(&self, slot: &str) -> bool {
         SLOTS.contains(&slot) || slot.strip_prefix("debugger.").is_some_and(valid_name)
     }
@@ -291,6 +295,7 @@ impl RcaOptions {
             prices: setting.prices,
             started_at: setting.started_at,
             hold_for_moderator: false,
+            restates_hedged_claims: true,
         }
     }
 }

@@ -48,8 +48,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use self::model::{
-    Answer, Challenge, ChallengeState, Finding, Hypothesis, Miss, MissKind, Moderated, Ruling,
-    RulingWord, Test,
+    Answer, Challenge, ChallengeState, Finding, Hypothesis, Miss, MissKind, Moderated, Restatement,
+    Ruling, RulingWord, Test,
 };
 use self::parse::{CriticAnswer, CriticAssessment, CriticContext};
 use self::status::{Conclusion, Derived};
@@ -105,6 +105,20 @@ pub struct RcaConfig {
     pub started_at: Timestamp,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// The one survivor's hedged claim is restated by its owner before it
+    /// is proven (RC-16). Every analysis started now does; one journaled
+    /// before (the field absent) folds as it ran, so resuming or replaying
+    /// it never starts a call it never had.
+    #[serde(default)]
+    pub restates_hedged_claims: bool,
+}
+
+/// Every stage an analysis can be in, the restatement of a hedged
+/// survivor included: what a script may name.
+pub fn every_stage() -> Vec<&'static str> {
+    let mut stages: Vec<&'static str> = Step::ALL.iter().map(|step| step.id()).collect();
+    stages.insert(stages.len() - 1, Step::Restate.id());
+    stages
 }
 
 /// Where an analysis is.
@@ -115,6 +129,8 @@ enum Step {
     Moderation,
     Answers,
     Ruling,
+    /// The owner of the one survivor restates a hedged claim (RC-16).
+    Restate,
     Done,
 }
 
@@ -135,6 +151,7 @@ impl Step {
             Step::Moderation => "moderation",
             Step::Answers => "answers",
             Step::Ruling => "ruling",
+            Step::Restate => "restate",
             Step::Done => "done",
         }
     }
@@ -146,6 +163,7 @@ impl Step {
             Step::Moderation => "Moderation",
             Step::Answers => "Answers",
             Step::Ruling => "Closing ruling",
+            Step::Restate => "Restatement",
             Step::Done => "Assessment",
         }
     }
@@ -155,7 +173,7 @@ impl Step {
             Step::Challenge | Step::Ruling => StageFocus::Role(CRITIC.into()),
             Step::Moderation => StageFocus::Items,
             Step::Done => StageFocus::Board,
-            Step::Findings | Step::Answers => StageFocus::Stay,
+            Step::Findings | Step::Answers | Step::Restate => StageFocus::Stay,
         }
     }
 }
@@ -217,6 +235,9 @@ pub struct Rca {
     /// Why the loop stopped.
     stopped: Option<String>,
     statuses: Vec<(String, Derived)>,
+    /// The one survivor's claim restated without hedge words, or why not
+    /// (RC-16); asked at most once.
+    restatement: Option<Restatement>,
     conclusion: Option<Conclusion>,
     outcome: Option<Outcome>,
     places: Places,
@@ -272,6 +293,7 @@ impl Rca {
             closing: false,
             stopped: None,
             statuses: Vec::new(),
+            restatement: None,
             conclusion: None,
             outcome: None,
             places,
@@ -315,6 +337,21 @@ impl Rca {
     }
     pub fn conclusion(&self) -> Option<&Conclusion> {
         self.conclusion.as_ref()
+    }
+    /// The survivor's restated claim, when one was asked for (RC-16).
+    pub fn restatement(&self) -> Option<&Restatement> {
+        self.restatement.as_ref()
+    }
+    /// The claim a hypothesis stands on: restated without hedge words when
+    /// its owner did so (RC-16), else as first written.
+    pub fn claim_of(&self, id: &str) -> Option<&str> {
+        if let Some(restatement) = self.restatement.as_ref().filter(|r| r.hypothesis == id)
+            && restatement.plain()
+            && let Some(claim) = &restatement.claim
+        {
+            return Some(claim);
+        }
+        self.hypothesis(id).map(|h| h.finding.claim.as_str())
     }
     pub fn calls(&self) -> &Calls {
         &self.calls
@@ -712,6 +749,7 @@ impl Rca {
             .map(|test| json!({"name": test.as_str(), "question": test.question()}))
             .collect();
         json!({
+            "rulings": self.moderator_rulings(),
             "problem": self.config.topic,
             "debuggers": self.config.debuggers,
             "round": self.round,
@@ -1139,7 +1177,55 @@ impl Rca {
             "max_rounds": MAX_ROUNDS,
             "hypotheses": hypotheses,
             "challenges": challenges,
+            "rulings": self.rulings_of(name),
         })
+    }
+
+    /// The rulings section of the critic's prompt (issue 26): the
+    /// moderator's latest word on every challenge it raised (delivered,
+    /// dropped or held back) and on every ruling it made (upheld,
+    /// overturned or sent back), by item id (`X2.1`, `X2.1-r3`).
+    fn moderator_rulings(&self) -> String {
+        use crate::rulings::{Ruled, Ruling};
+        let mut order: Vec<String> = Vec::new();
+        let mut latest: HashMap<String, Ruling> = HashMap::new();
+        for record in self.items.records().iter().filter(|r| r.settled) {
+            let Some(decision) = record.decision else {
+                continue;
+            };
+            let ruled = match decision {
+                ItemDecision::Accept => Ruled::Accepted,
+                ItemDecision::Reject => Ruled::Rejected,
+                ItemDecision::Defer => Ruled::Deferred,
+            };
+            let id = record.item.id.clone();
+            if !latest.contains_key(&id) {
+                order.push(id.clone());
+            }
+            latest.insert(id.clone(), Ruling::new(id, ruled, record.note.as_deref()));
+        }
+        let rulings: Vec<Ruling> = order.iter().filter_map(|id| latest.remove(id)).collect();
+        crate::rulings::section(&rulings)
+    }
+
+    /// The rulings section of `name`'s answers prompt (issue 26): the
+    /// challenges the moderator accepted and put to it this round, with
+    /// the moderator's note, as what it must answer. A dropped or held
+    /// challenge never reaches its owner, so it is not named (RC-04).
+    fn rulings_of(&self, name: &str) -> String {
+        use crate::rulings::{Ruled, Ruling};
+        let rulings: Vec<Ruling> = self
+            .open_challenges_of(name)
+            .into_iter()
+            .map(|challenge| {
+                let note = challenge
+                    .moderation
+                    .last()
+                    .and_then(|moderated| moderated.note.as_deref());
+                Ruling::new(challenge.id.clone(), Ruled::Accepted, note)
+            })
+            .collect();
+        crate::rulings::section(&rulings)
     }
 
     fn on_answers(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
@@ -1304,7 +1390,141 @@ impl Rca {
         for (_, derived) in self.statuses.clone() {
             self.log(now, LogKind::Verdict, None, derived.rule);
         }
-        let conclusion = status::conclude(&self.statuses);
+        match self.start_restate(now) {
+            Some(effects) => effects,
+            None => self.conclude(now),
+        }
+    }
+
+    /// The hedge words of `id`'s claim as first written (RC-10).
+    fn claim_hedges(&self, id: &str) -> Vec<String> {
+        self.hypothesis(id)
+            .map(|h| hedge::hedges(&h.finding.claim))
+            .unwrap_or_default()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// RC-16: when the one survivor's claim hedges, asks its owner once to
+    /// restate it without the hedge. `None` when nothing is to be asked.
+    fn start_restate(&mut self, now: Timestamp) -> Option<Vec<Effect>> {
+        if self.restatement.is_some() || !self.config.restates_hedged_claims {
+            return None;
+        }
+        let id = status::conclude(&self.statuses).root_cause?;
+        let hedges = self.claim_hedges(&id);
+        if hedges.is_empty() {
+            return None;
+        }
+        let hypothesis = self.hypothesis(&id)?.clone();
+        self.restatement = Some(Restatement {
+            hypothesis: id.clone(),
+            hedges: hedges.clone(),
+            claim: None,
+            still_hedged: Vec::new(),
+            failed: None,
+        });
+        self.enter(Step::Restate, now);
+        self.log(
+            now,
+            LogKind::Note,
+            None,
+            format!(
+                "{id} survived alone, but its claim says {}: asking {} once to restate it without hedge words",
+                status::quoted_words(&hedges),
+                hypothesis.owner
+            ),
+        );
+        let resolved: Vec<serde_json::Value> = self
+            .challenges_of(&id)
+            .filter(|c| c.state == ChallengeState::Resolved)
+            .map(|c| {
+                json!({
+                    "id": c.id,
+                    "test": c.text.test.as_str(),
+                    "answer": c.answers.last().map(|a| a.text.answer.clone()).unwrap_or_default(),
+                })
+            })
+            .collect();
+        let context = json!({
+            "problem": self.config.topic,
+            "debugger": hypothesis.owner,
+            "hypothesis": {
+                "id": hypothesis.id,
+                "claim": hypothesis.finding.claim,
+                "evidence": hypothesis.finding.evidence,
+                "reasoning": hypothesis.finding.reasoning,
+            },
+            "hedges": hedges,
+            "resolved": resolved,
+            "hedge_words": hedge::HEDGE_WORDS,
+        });
+        let slot = debugger_slot(&hypothesis.owner);
+        let file = documents::round_file(self.round, &slot, "restate");
+        Some(
+            match self.start_call(&prompts::RESTATE, context, &slot, file, now) {
+                Ok(effect) => vec![effect],
+                Err(failed) => failed,
+            },
+        )
+    }
+
+    fn on_restate(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        match parse::read_restatement(output) {
+            Ok(Read { value, notes }) => {
+                self.keep(&call, output, notes, now);
+                let still: Vec<String> = hedge::hedges(&value)
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect();
+                let message = if still.is_empty() {
+                    format!("restated without hedge words: {}", one_line(&value))
+                } else {
+                    format!(
+                        "the restatement still says {}: {}",
+                        status::quoted_words(&still),
+                        one_line(&value)
+                    )
+                };
+                self.log(now, LogKind::Note, Some(&call.call_id()), message);
+                if let Some(restatement) = &mut self.restatement {
+                    restatement.claim = Some(value);
+                    restatement.still_hedged = still;
+                }
+            }
+            Err(error) => match self.repair(call.clone(), output, error.to_string(), now) {
+                Ok(effects) => return effects,
+                Err(reason) => self.restate_failed(reason, now),
+            },
+        }
+        self.step = Step::Done;
+        self.conclude(now)
+    }
+
+    fn restate_failed(&mut self, reason: String, now: Timestamp) {
+        self.log(
+            now,
+            LogKind::Skip,
+            None,
+            format!("no restatement without hedge words: {reason}"),
+        );
+        if let Some(restatement) = &mut self.restatement {
+            restatement.failed = Some(reason);
+        }
+    }
+
+    /// The verdict, from the statuses and the restatement when there was
+    /// one (RC-15, RC-16).
+    fn conclude(&mut self, now: Timestamp) -> Vec<Effect> {
+        let conclusion = match &self.restatement {
+            Some(restatement) => status::bound_by_hedges(
+                status::conclude(&self.statuses),
+                &restatement.hedges,
+                Some(restatement),
+            ),
+            None => status::conclude(&self.statuses),
+        };
         self.log(
             now,
             LogKind::Verdict,
@@ -1337,6 +1557,7 @@ impl Rca {
             (Step::Findings, _) => self.on_findings(call, output, now),
             (Step::Challenge | Step::Ruling, CRITIC) => self.on_critic(call, output, now),
             (Step::Answers, _) => self.on_answers(call, output, now),
+            (Step::Restate, _) => self.on_restate(call, output, now),
             _ => Vec::new(),
         }
     }
@@ -1360,6 +1581,11 @@ impl Rca {
                 self.missed_all(&name, &reason, now);
                 self.awaiting.remove(&name);
                 self.conclude_answers_if_complete(now)
+            }
+            Step::Restate => {
+                self.restate_failed(format!("the call failed ({reason})"), now);
+                self.step = Step::Done;
+                self.conclude(now)
             }
             // The critic is required (A18).
             _ => self.fail(
@@ -1410,8 +1636,13 @@ impl Rca {
         }
     }
 
+    /// The stages; the restatement only when one was asked for.
     fn stages(&self) -> Vec<StageInfo> {
-        Step::ALL
+        let mut steps = Step::ALL.to_vec();
+        if self.restatement.is_some() {
+            steps.insert(steps.len() - 1, Step::Restate);
+        }
+        steps
             .iter()
             .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
             .collect()
@@ -1779,6 +2010,9 @@ impl Protocol for Rca {
                 .map_err(|e| e.to_string()),
             "challenge" => self.read_critic(answer, false).map(|_| ()),
             "ruling" => self.read_critic(answer, true).map(|_| ()),
+            "restate" => parse::read_restatement(answer)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
             "answers" => {
                 let name = debugger_name(&call.slot.role);
                 let ids: Vec<String> = self
@@ -1799,6 +2033,7 @@ impl Protocol for Rca {
         let call = self.calls.live_call(call_id)?;
         Some(match call.slot.stage.as_str() {
             "findings" => documents::FINDINGS_TEMPLATE.to_string(),
+            "restate" => "```yaml\nclaim: \"\"\n```\n".to_string(),
             "answers" => {
                 let name = debugger_name(&call.slot.role);
                 let mut text = String::from("```yaml\nanswers:\n");

@@ -357,3 +357,30 @@ pub struct Challenge {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rulings: Vec<Ruling>,
 }
+
+/// What became of asking the owner of the one surviving hypothesis to
+/// restate a claim that hedges (RC-10, RC-16): a hedged claim is not a
+/// proven root cause, so the owner gets one chance to state it plainly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restatement {
+    /// The hypothesis that survived alone, `H2`.
+    pub hypothesis: String,
+    /// The hedge words of its claim as first written.
+    pub hedges: Vec<String>,
+    /// The claim as its owner restated it, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<String>,
+    /// Hedge words still in the restatement.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub still_hedged: Vec<String>,
+    /// Why there is no usable restatement, when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+}
+
+impl Restatement {
+    /// The owner stated the claim without a hedge word.
+    pub fn plain(&self) -> bool {
+        self.claim.is_some() && self.still_hedged.is_empty() && self.failed.is_none()
+    }
+}

@@ -116,12 +116,98 @@ pub fn read_hypotheses_file(text: &str) -> Result<Vec<Seeded>, ParseError> {
     let mut seeded = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
+        refuse_unknown_keys(&fields, text)?;
         seeded.push(Seeded {
             owner: fields.optional_text("owner")?,
             finding: finding(&fields)?,
         });
     }
     Ok(seeded)
+}
+
+/// A debugger's restatement of its surviving claim (RC-16): `claim:` with
+/// the claim stated again, as a mapping.
+pub fn read_restatement(text: &str) -> Result<Read<String>, ParseError> {
+    let document = Document::load(text)?;
+    let fields = Fields::new(
+        &document,
+        &document.root,
+        FieldPath::root(),
+        "a restatement (a mapping with claim)",
+    )?;
+    let claim = fields.required_text("claim")?;
+    Ok(document.read(claim))
+}
+
+/// The keys a hypothesis in a hypotheses file may have.
+const SEEDED_KEYS: [&str; 4] = ["owner", "claim", "evidence", "reasoning"];
+
+/// A hypotheses file is the person's own: a key quorum does not know
+/// (`evidenc:`) is a mistake to point at, not something to drop silently,
+/// since dropping it can leave a hypothesis with no evidence at all.
+fn refuse_unknown_keys(fields: &Fields<'_>, text: &str) -> Result<(), ParseError> {
+    for (key, _) in fields.map {
+        let name = match key.as_str() {
+            Some(name) => name.to_string(),
+            None => format!("{key:?}"),
+        };
+        if SEEDED_KEYS
+            .iter()
+            .any(|known| known.eq_ignore_ascii_case(&name))
+        {
+            continue;
+        }
+        let near = SEEDED_KEYS
+            .iter()
+            .find(|known| near_miss(known, &name.to_ascii_lowercase()))
+            .map(|known| format!(" (did you mean `{known}`?)"))
+            .unwrap_or_default();
+        let mut error = fields.document.error(
+            &fields.path.key(&name),
+            format!(
+                "`{name}` is not a field of a hypothesis{near}; a hypothesis has {}",
+                SEEDED_KEYS.join(", ")
+            ),
+        );
+        // The line of the key itself, not of the value under it (a list
+        // under the key starts on the next line).
+        if let Some(entry) = fields.document.line_of(&fields.path) {
+            let written =
+                text.lines()
+                    .enumerate()
+                    .skip(entry.saturating_sub(1))
+                    .find(|(_, line)| {
+                        let line = line.trim_start().trim_start_matches("- ").trim_start();
+                        line.strip_prefix(name.as_str())
+                            .is_some_and(|rest| rest.trim_start().starts_with(':'))
+                    });
+            if let Some((index, _)) = written {
+                error.line = Some(index + 1);
+            }
+        }
+        return Err(error);
+    }
+    Ok(())
+}
+
+/// `written` is `known` with one letter missing, added, changed or two
+/// letters swapped: a typo worth naming.
+fn near_miss(known: &str, written: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (known.chars().collect(), written.chars().collect());
+    if a == b {
+        return false;
+    }
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (rest_a, rest_b) = (a.len() - prefix - suffix, b.len() - prefix - suffix);
+    let swapped =
+        rest_a == 2 && rest_b == 2 && a[prefix] == b[prefix + 1] && a[prefix + 1] == b[prefix];
+    (rest_a <= 1 && rest_b <= 1) || swapped
 }
 
 /// The 1-based line where entry `index` of the hypotheses file `text`
@@ -542,6 +628,30 @@ mod tests {
         assert_eq!(seeded[0].owner.as_deref(), Some("alpha"));
         assert_eq!(seeded[1].owner, None);
         assert_eq!(hypotheses_entry_line(text, 1), Some(4));
+    }
+
+    /// A misspelt key in a hypotheses file is refused with its line and
+    /// field, not dropped: `evidenc:` once left a hypothesis with no
+    /// evidence that went on to be proven.
+    #[test]
+    fn a_hypotheses_file_refuses_unknown_keys() {
+        let text = "hypotheses:\n  - owner: alpha\n    claim: The deploy.\n    evidenc:\n      - deploy log 14:02:10\n";
+        let error = read_hypotheses_file(text).unwrap_err();
+        assert_eq!(error.line, Some(4), "{error}");
+        assert_eq!(error.field.as_deref(), Some("hypotheses[0].evidenc"));
+        assert!(
+            error
+                .message
+                .starts_with("`evidenc` is not a field of a hypothesis (did you mean `evidence`?)"),
+            "{error}"
+        );
+        let error = read_hypotheses_file("- claim: The pool.\n  severity: high\n").unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("[0].severity"), "{error}");
+        assert!(!error.message.contains("did you mean"), "{error}");
+        // Any case of a known key is the key.
+        assert!(read_hypotheses_file("- Claim: The pool.\n  Evidence: [x]\n").is_ok());
+        // An agent's findings stay lenient: extra keys are not refused there.
+        assert!(read_findings("hypotheses:\n  - claim: The pool.\n    confidence: high\n").is_ok());
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub const CRITIC: TemplateSpec = TemplateSpec {
         "unchallenged",
         "tests",
         "hedge_words",
+        "rulings",
     ],
     source: include_str!("../../../prompts/rca-critic.md.j2"),
 };
@@ -42,9 +43,25 @@ pub const ANSWERS: TemplateSpec = TemplateSpec {
         "max_rounds",
         "hypotheses",
         "challenges",
+        "rulings",
     ],
     source: include_str!("../../../prompts/rca-answers.md.j2"),
 };
 
+/// The owner of the one surviving hypothesis restates a claim that
+/// hedges, once (RC-10, RC-16).
+pub const RESTATE: TemplateSpec = TemplateSpec {
+    file_name: "rca-restate.md.j2",
+    variables: &[
+        "problem",
+        "debugger",
+        "hypothesis",
+        "hedges",
+        "resolved",
+        "hedge_words",
+    ],
+    source: include_str!("../../../prompts/rca-restate.md.j2"),
+};
+
 /// Every template of the root-cause analysis.
-pub const TEMPLATES: &[TemplateSpec] = &[FINDINGS, CRITIC, ANSWERS];
+pub const TEMPLATES: &[TemplateSpec] = &[FINDINGS, CRITIC, ANSWERS, RESTATE];

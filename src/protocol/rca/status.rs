@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{Challenge, ChallengeState, MissKind, Status};
+use super::model::{Challenge, ChallengeState, MissKind, Restatement, Status};
 use crate::protocol::Verdict;
 
 /// What quorum derived about one hypothesis, with the rule that decided it:
@@ -279,6 +279,67 @@ pub fn conclude(statuses: &[(String, Derived)]) -> Conclusion {
     }
 }
 
+/// RC-10, RC-16: a root cause is no stronger than its claim. When the one
+/// hypothesis that SURVIVED claims with hedge words (`claim_hedges`), it is
+/// proven only once its owner restated it without them; a restatement
+/// still hedged, one never given, or none asked for leaves it unproven,
+/// with the reason in the rule. Any other conclusion comes back as it was.
+pub fn bound_by_hedges(
+    conclusion: Conclusion,
+    claim_hedges: &[String],
+    restatement: Option<&Restatement>,
+) -> Conclusion {
+    let Some(id) = conclusion.root_cause.clone() else {
+        return conclusion;
+    };
+    if claim_hedges.is_empty() {
+        return conclusion;
+    }
+    let said = quoted_words(claim_hedges);
+    let survived = conclusion
+        .rule
+        .strip_suffix(" → root cause proven")
+        .unwrap_or(&conclusion.rule)
+        .to_string();
+    let restatement = restatement.filter(|r| r.hypothesis == id);
+    if restatement.is_some_and(Restatement::plain) {
+        return Conclusion {
+            rule: format!(
+                "{survived}; its claim said {said}, and its owner restated it without hedge words → root cause proven"
+            ),
+            ..conclusion
+        };
+    }
+    let why = match restatement {
+        Some(r) if !r.still_hedged.is_empty() => format!(
+            "its owner's restatement still says {}",
+            quoted_words(&r.still_hedged)
+        ),
+        Some(Restatement {
+            failed: Some(reason),
+            ..
+        }) => format!("its owner gave no restatement without them ({reason})"),
+        _ => "its owner was never asked to restate it".to_string(),
+    };
+    Conclusion {
+        verdict: Verdict::Unproven,
+        rule: format!(
+            "{survived}, but its claim says {said} and {why}: a hedged claim is not a proven cause → no root cause proven"
+        ),
+        root_cause: None,
+    }
+}
+
+/// `"probably"`, `"likely" and "might"`.
+pub fn quoted_words(words: &[String]) -> String {
+    let quoted: Vec<String> = words.iter().map(|word| format!("\"{word}\"")).collect();
+    match quoted.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,6 +518,65 @@ mod tests {
             "H1: challenge X1.5 still unresolved after the ruling of round 3 → WEAKENED"
         );
         assert_eq!(final_status("H9", &[]).status, Status::Weakened);
+    }
+
+    /// RC-16, RC-10: the one survivor's hedged claim is proven only as
+    /// restated without hedge words; still hedged, never given or never
+    /// asked, it is not, and the rule says why in words.
+    #[test]
+    fn rc_16_a_hedged_survivor_is_proven_only_once_restated_plainly() {
+        let survived = || Conclusion {
+            verdict: Verdict::Proven,
+            rule: "H2 is the only hypothesis that SURVIVED (H1 WEAKENED) → root cause proven"
+                .into(),
+            root_cause: Some("H2".into()),
+        };
+        let hedges = vec!["probably".to_string()];
+        let asked = |claim: Option<&str>, still: &[&str], failed: Option<&str>| Restatement {
+            hypothesis: "H2".into(),
+            hedges: hedges.clone(),
+            claim: claim.map(str::to_string),
+            still_hedged: still.iter().map(|w| w.to_string()).collect(),
+            failed: failed.map(str::to_string),
+        };
+        // No hedge: as it was.
+        assert_eq!(bound_by_hedges(survived(), &[], None), survived());
+        let plain = asked(Some("The pool was exhausted."), &[], None);
+        let proven = bound_by_hedges(survived(), &hedges, Some(&plain));
+        assert_eq!(proven.verdict, Verdict::Proven);
+        assert_eq!(proven.root_cause.as_deref(), Some("H2"));
+        assert_eq!(
+            proven.rule,
+            "H2 is the only hypothesis that SURVIVED (H1 WEAKENED); its claim said \"probably\", and its owner restated it without hedge words → root cause proven"
+        );
+        let still = asked(Some("The pool was likely exhausted."), &["likely"], None);
+        let unproven = bound_by_hedges(survived(), &hedges, Some(&still));
+        assert_eq!(unproven.verdict, Verdict::Unproven);
+        assert_eq!(unproven.root_cause, None);
+        assert_eq!(
+            unproven.rule,
+            "H2 is the only hypothesis that SURVIVED (H1 WEAKENED), but its claim says \"probably\" and its owner's restatement still says \"likely\": a hedged claim is not a proven cause → no root cause proven"
+        );
+        let failed = asked(None, &[], Some("the call failed (timed out)"));
+        let unproven = bound_by_hedges(survived(), &hedges, Some(&failed));
+        assert_eq!(unproven.verdict, Verdict::Unproven);
+        assert!(
+            unproven.rule.contains(
+                "its owner gave no restatement without them (the call failed (timed out))"
+            ),
+            "{}",
+            unproven.rule
+        );
+        let never = bound_by_hedges(survived(), &hedges, None);
+        assert_eq!(never.verdict, Verdict::Unproven);
+        assert!(never.rule.contains("never asked"), "{}", never.rule);
+        // A restatement of another hypothesis proves nothing here.
+        let mut other = plain.clone();
+        other.hypothesis = "H1".into();
+        assert_eq!(
+            bound_by_hedges(survived(), &hedges, Some(&other)).verdict,
+            Verdict::Unproven
+        );
     }
 
     /// RC-15, A28: only a single SURVIVED hypothesis is the root cause.
