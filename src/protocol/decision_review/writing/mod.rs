@@ -1798,3 +1798,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod rulings_tests;
