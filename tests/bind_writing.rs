@@ -299,6 +299,14 @@ fn a16_a_merge_against_the_rulings_is_asked_again_then_stated_plainly() {
         debate.contains("against_rulings:") && debate.contains("for c2, which you rejected"),
         "{debate}"
     );
+    assert!(
+        debate.contains("- slot: critic\n"),
+        "the critic is a participant\n{debate}"
+    );
+    assert!(
+        debate.contains("decision: rejected\n") && debate.contains("note: we know who to ask"),
+        "{debate}"
+    );
     let transcript = read(&run, "transcript.md");
     assert!(
         transcript.contains("(asked again: against the rulings:"),

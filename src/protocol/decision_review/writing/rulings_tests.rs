@@ -543,3 +543,112 @@ fn a_writing_review_journaled_without_a_critic_runs_as_before() {
     assert!(review.describe().items.is_none());
     assert_eq!(review.board().stages.len(), 3);
 }
+
+/// The built-in writing demo's script and draft.
+fn demo() -> (crate::agent::script::Script, Draft) {
+    let spec: yaml_serde::Value =
+        yaml_serde::from_str(crate::protocol::decision_review::kind::WRITING_DEMO_SPEC).unwrap();
+    let script = yaml_serde::to_string(&spec["script"]).unwrap();
+    let draft = Draft {
+        name: spec["draft"]["name"].as_str().unwrap().to_string(),
+        text: spec["draft"]["text"].as_str().unwrap().to_string(),
+    };
+    (
+        crate::agent::script::Script::from_yaml(&script).unwrap(),
+        draft,
+    )
+}
+
+/// What the demo's scripted agent answers to `spec`, as the scripted
+/// provider would: the reply its prompt's rulings choose, assembled.
+fn scripted(script: &crate::agent::script::Script, spec: &CallSpec) -> String {
+    script
+        .reply_for(&spec.request)
+        .unwrap()
+        .text_under(&crate::rulings::read(&spec.request.prompt))
+        .unwrap()
+}
+
+/// A16, issue 26: for every one of the 243 mixes of accept, reject and
+/// defer over the writing demo's five items, the demo's scripted judges
+/// and merge give a deliverable consistent with the rulings: every
+/// rewrite reads, the merge is never asked again, each accepted item is
+/// answered by a change naming it, and no change names any other item.
+#[test]
+fn a16_every_mix_of_rulings_gives_a_consistent_writing_demo() {
+    let (script, draft) = demo();
+    let decisions = [Accept, Reject, Defer];
+    for mix in 0..3usize.pow(5) {
+        let ruled: Vec<ItemDecision> = (0..5)
+            .map(|index| decisions[mix / 3usize.pow(index) % 3])
+            .collect();
+        let mut demo_config = config();
+        demo_config.draft = draft.clone();
+        let mut review = WritingReview::new(demo_config, Arc::new(PromptSet::builtin()));
+        let critic = only_call(&review.start(now()));
+        let effects = review.handle(
+            &finished(&critic.request.call_id, &scripted(&script, &critic)),
+            now(),
+        );
+        assert!(
+            matches!(effects.as_slice(), [Effect::AwaitModeration { items }] if items.len() == 5)
+        );
+        for (index, decision) in ruled.iter().enumerate() {
+            review.handle(
+                &Input::ItemDecided {
+                    item_id: format!("c{}", index + 1),
+                    decision: *decision,
+                    note: None,
+                },
+                now(),
+            );
+        }
+        let judges = calls(&review.handle(&Input::ModerationSubmitted, now()));
+        let mut effects = Vec::new();
+        for judge in &judges {
+            effects = review.handle(
+                &finished(&judge.request.call_id, &scripted(&script, judge)),
+                now(),
+            );
+        }
+        assert!(
+            review
+                .judges()
+                .iter()
+                .all(|judge| matches!(judge.state, RewriteState::Rewritten { .. })),
+            "{ruled:?}: every rewrite reads"
+        );
+        let merge = only_call(&effects);
+        let effects = review.handle(
+            &finished(&merge.request.call_id, &scripted(&script, &merge)),
+            now(),
+        );
+        assert!(
+            matches!(
+                effects.last(),
+                Some(Effect::Finished(Outcome::Completed { .. }))
+            ),
+            "{ruled:?}: {effects:?}"
+        );
+        let merged = review.merged().unwrap();
+        assert!(
+            merged.against_rulings.is_empty(),
+            "{ruled:?}: {:?}",
+            merged.against_rulings
+        );
+        let named: Vec<&str> = merged
+            .merge
+            .changes
+            .iter()
+            .filter_map(|change| change.answers.as_deref())
+            .collect();
+        let accepted: Vec<String> = (0..5)
+            .filter(|index| ruled[*index] == Accept)
+            .map(|index| format!("c{}", index + 1))
+            .collect();
+        assert_eq!(named, accepted, "{ruled:?}");
+        if accepted.is_empty() {
+            assert_eq!(merged.merge.revised_draft.trim(), draft.text.trim());
+        }
+    }
+}
