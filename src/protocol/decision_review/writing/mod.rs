@@ -48,7 +48,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use self::parse::{
-    Aspect, CritiqueItem, Merge, Rewrite, parse_critique, parse_merge, parse_rewrite,
+    Aspect, CritiqueItem, Merge, Rewrite, parse_critique, parse_merge_naming, parse_rewrite,
 };
 use super::ReviewMode;
 use super::model::Weight;
@@ -899,7 +899,7 @@ impl WritingReview {
         let Read {
             value: merge,
             notes,
-        } = match parse_merge(output, &ids) {
+        } = match parse_merge_naming(output, &ids) {
             Ok(read) => read,
             Err(error) => return self.redo_or_stop(call, output, error.to_string(), now),
         };
@@ -1268,7 +1268,7 @@ impl Protocol for WritingReview {
                 .iter()
                 .map(|item| item.id.as_str())
                 .collect();
-            parse_merge(answer, &ids)
+            parse_merge_naming(answer, &ids)
                 .map(|_| ())
                 .map_err(|error| error.to_string())
         } else if call.slot.role == CRITIC {

@@ -245,7 +245,7 @@ pub fn parse_rewrite(text: &str) -> Result<Read<Rewrite>, ParseError> {
 /// the critique's ids: an `answers:` written another way (`C2`, `c2 (tone)`)
 /// is read as the one it fits, noted; one that fits none is kept as
 /// written, for the check against the rulings to name.
-pub fn parse_merge(text: &str, items: &[&str]) -> Result<Read<Merge>, ParseError> {
+pub fn parse_merge_naming(text: &str, items: &[&str]) -> Result<Read<Merge>, ParseError> {
     let known = KnownIds::new(items.iter().copied());
     let document = Document::load(text)?;
     if !matches!(document.root, Value::Mapping(_)) {
@@ -286,6 +286,12 @@ pub fn parse_merge(text: &str, items: &[&str]) -> Result<Read<Merge>, ParseError
         changes,
         summary,
     }))
+}
+
+/// [`parse_merge_naming`] with no critique: an `answers:` is kept as
+/// written.
+pub fn parse_merge(text: &str) -> Result<Read<Merge>, ParseError> {
+    parse_merge_naming(text, &[])
 }
 
 /// The item a change names under `answers:`; none for an absent, empty or
@@ -368,7 +374,7 @@ mod tests {
 
     #[test]
     fn a_merge_is_read() {
-        let merge = parse_merge(MERGE, &[]).unwrap().value;
+        let merge = parse_merge(MERGE).unwrap().value;
         assert_eq!(merge.revised_draft, "Five steps.");
         assert_eq!(merge.changes.len(), 1);
         assert_eq!(merge.changes[0].kind, Aspect::Structure);
@@ -381,7 +387,7 @@ mod tests {
     #[test]
     fn dr_60_changes_have_location_type_before_after_rationale() {
         let bad_type = MERGE.replace("type: Structure", "type: grammar");
-        let error = parse_merge(&bad_type, &[]).unwrap_err();
+        let error = parse_merge(&bad_type).unwrap_err();
         assert_eq!(error.field.as_deref(), Some("changes[0].type"));
         assert_eq!(error.line, Some(7));
         assert!(
@@ -390,20 +396,19 @@ mod tests {
         );
         let no_rationale =
             MERGE.replace("    rationale: A reader at 3 a.m. needs the steps.\n", "");
-        let error = parse_merge(&no_rationale, &[]).unwrap_err();
+        let error = parse_merge(&no_rationale).unwrap_err();
         assert_eq!(error.field.as_deref(), Some("changes[0].rationale"));
         let no_location = MERGE.replace("  - location: opening paragraph\n    type", "  - type");
-        let error = parse_merge(&no_location, &[]).unwrap_err();
+        let error = parse_merge(&no_location).unwrap_err();
         assert_eq!(error.field.as_deref(), Some("changes[0].location"));
         let neither = MERGE
             .replace("    before: Background first.\n", "")
             .replace("    after: Five steps.\n", "");
-        let error = parse_merge(&neither, &[]).unwrap_err();
+        let error = parse_merge(&neither).unwrap_err();
         assert_eq!(error.field.as_deref(), Some("changes[0].before"));
-        let error = parse_merge("```yaml\nchanges: []\n```", &[]).unwrap_err();
+        let error = parse_merge("```yaml\nchanges: []\n```").unwrap_err();
         assert_eq!(error.field.as_deref(), Some("revised_draft"));
-        let serialised =
-            yaml_serde::to_string(&parse_merge(MERGE, &[]).unwrap().value.changes).unwrap();
+        let serialised = yaml_serde::to_string(&parse_merge(MERGE).unwrap().value.changes).unwrap();
         for key in [
             "location:",
             "type: structure",

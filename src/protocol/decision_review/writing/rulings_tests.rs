@@ -511,18 +511,18 @@ fn dr_60_a_change_names_the_item_it_answers_if_any() {
     let text =
         |answers: &str| merge(&["c1"]).replace("answers: c1", &format!("answers: {answers}"));
     let ids = ["c1", "c2"];
-    let read = parse::parse_merge(&text("C2 (tone)"), &ids).unwrap();
+    let read = parse::parse_merge_naming(&text("C2 (tone)"), &ids).unwrap();
     assert_eq!(read.value.changes[0].answers.as_deref(), Some("c2"));
     assert!(
         read.notes.iter().any(|note| note.contains("as c2")),
         "{:?}",
         read.notes
     );
-    let read = parse::parse_merge(&text("none"), &ids).unwrap();
+    let read = parse::parse_merge_naming(&text("none"), &ids).unwrap();
     assert_eq!(read.value.changes[0].answers, None);
-    let read = parse::parse_merge(&text("c7"), &ids).unwrap();
+    let read = parse::parse_merge_naming(&text("c7"), &ids).unwrap();
     assert_eq!(read.value.changes[0].answers.as_deref(), Some("c7"));
-    let read = parse::parse_merge(&merge(&[]), &ids).unwrap();
+    let read = parse::parse_merge_naming(&merge(&[]), &ids).unwrap();
     assert!(read.value.changes.is_empty());
 }
 
