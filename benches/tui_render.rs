@@ -128,15 +128,13 @@ fn high_stakes_info() -> DebateInfo {
         },
         started_at: chrono::Utc::now(),
         hold_for_moderator: false,
+        checks_rulings: true,
     };
     let review = quorum::protocol::decision_review::DecisionReview::new(
         config,
         std::sync::Arc::new(quorum::prompts::PromptSet::builtin()),
     );
-    DebateInfo::of(
-        &quorum::protocol::Protocol::describe(&review),
-        "bench-run".into(),
-    )
+    DebateInfo::of(&review, "bench-run".into())
 }
 
 /// One App with its judges streaming, drawn on a TestBackend.

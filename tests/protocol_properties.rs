@@ -74,6 +74,7 @@ fn config(high_stakes: bool, max_rounds: u32) -> ReviewConfig {
         participants: Participants::default(),
         started_at: Utc.with_ymd_and_hms(2026, 11, 30, 9, 0, 0).unwrap(),
         hold_for_moderator: false,
+        checks_rulings: true,
     }
 }
 
@@ -221,11 +222,19 @@ proptest! {
         }
         prop_assert!(run.finished.len() <= 1);
         // Without overrides a slot gets at most three attempts (first, retry,
-        // repair) and a judge at most two (malformed output is never retried).
+        // repair), a revision one more (asked again against the moderator's
+        // rulings, issue 26), and a judge at most two (malformed output is
+        // never retried).
         let overrides_used = run.review.log().iter().any(|entry| entry.message.starts_with("moderator:"));
         if !overrides_used {
             for (call_id, attempt) in &run.started {
-                let limit = if call_id.starts_with("judge.") { 2 } else { 3 };
+                let limit = if call_id.starts_with("judge.") {
+                    2
+                } else if call_id.starts_with("proposer/revision/") {
+                    4
+                } else {
+                    3
+                };
                 prop_assert!(*attempt <= limit, "{call_id} reached attempt {attempt}");
             }
         }

@@ -336,6 +336,15 @@ fn revision_md(review: &DecisionReview) -> Option<String> {
 
 // ---- debate.yaml ----------------------------------------------------------
 
+/// The top-level `decision` block of debate.yaml: the fields of the
+/// review's mode (RULES.md A13).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DecisionBlock {
+    Architecture(DecisionRecord),
+    Comparison(crate::protocol::decision_review::ranking::Ranking),
+}
+
 /// The structured record (DR-43..46): the seed's top-level schema, plus the
 /// decision record, deferred items, the panel's configuration and the rounds.
 #[derive(Debug, Serialize, Deserialize)]
@@ -343,14 +352,14 @@ pub struct DebateYaml {
     pub meta: Meta,
     pub participants: ParticipantsYaml,
     pub stages: StagesYaml,
+    /// The mode's result fields (RULES.md A13): an architecture review's
+    /// decision record (DR-50), a comparison's recommendation, ranking and
+    /// conditional recommendation (DR-55).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decision: Option<DecisionRecord>,
+    pub decision: Option<DecisionBlock>,
     /// A comparative review's options, as given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<crate::protocol::decision_review::ReviewOption>,
-    /// A comparative review's result in place of a verdict (DR-55).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub comparison: Option<crate::protocol::decision_review::ranking::Ranking>,
     #[serde(default)]
     pub deferred_items: Vec<ItemYaml>,
     pub thresholds: Thresholds,
@@ -590,9 +599,9 @@ fn item_yaml(review: &DecisionReview, item: &CritiqueItem) -> ItemYaml {
     let ruling = review.ruling(&item.id);
     ItemYaml {
         item: item.clone(),
-        decision: ruling.map(|r| r.decision),
-        note: ruling.and_then(|r| r.note.clone()),
-        decided_at: ruling.map(|r| timestamp(r.at)),
+        decision: ruling.as_ref().map(|r| r.decision),
+        note: ruling.as_ref().and_then(|r| r.note.clone()),
+        decided_at: ruling.as_ref().map(|r| timestamp(r.at)),
         resolution: review
             .resolution(&item.id)
             .map(|resolution| ResolutionYaml {
@@ -730,10 +739,6 @@ impl DebateYaml {
                 },
             },
             options: config.options.clone(),
-            comparison: review
-                .evaluations()
-                .last()
-                .and_then(|evaluation| evaluation.ranking.clone()),
             participants: ParticipantsYaml {
                 proposer: AgentYaml {
                     agent: config.participants.proposer.clone(),
@@ -761,7 +766,14 @@ impl DebateYaml {
                     .collect(),
             },
             stages,
-            decision: review.decision_record(),
+            decision: match review
+                .evaluations()
+                .last()
+                .and_then(|evaluation| evaluation.ranking.clone())
+            {
+                Some(ranking) => Some(DecisionBlock::Comparison(ranking)),
+                None => review.decision_record().map(DecisionBlock::Architecture),
+            },
             deferred_items: review
                 .items_decided(ItemDecision::Defer)
                 .into_iter()
