@@ -23,7 +23,10 @@ fn rewrite(role: &str) -> String {
     )
 }
 
-const MERGE: &str = "    - role: synthesizer\n      text: |\n        ```yaml\n        summary: The rule now fits in one sentence with its time.\n        revised_draft: |\n          Deploys stop at 16:00 on Fridays.\n        changes:\n          - location: first sentence\n            type: clarity\n            before: We would prefer that deploys do not happen late on Fridays.\n            after: Deploys stop at 16:00 on Fridays.\n            rationale: A time is a rule; a preference is not.\n        ```\n";
+const MERGE: &str = "    - role: synthesizer\n      text: |\n        ```yaml\n        summary: The rule now fits in one sentence with its time.\n        revised_draft: |\n          Deploys stop at 16:00 on Fridays.\n        changes:\n          - location: first sentence\n            type: clarity\n            before: We would prefer that deploys do not happen late on Fridays.\n            after: Deploys stop at 16:00 on Fridays.\n            rationale: A time is a rule; a preference is not.\n            answers: c1\n        ```\n";
+
+/// The critic's one item, which the merge answers; a headless run accepts it.
+const CRITIC: &str = "    - role: critic\n      text: |\n        ```yaml\n        items:\n          - location: first sentence\n            type: clarity\n            severity: major\n            text: A preference is not a rule; give the time.\n        ```\n";
 
 const DRAFT: &str = "We would prefer that deploys do not happen late on Fridays.\n";
 
@@ -105,7 +108,7 @@ fn a_judge_timing_out_leaves_the_others_rewrites_to_merge() {
     let sandbox = Sandbox::new();
     sandbox.write("friday.md", DRAFT);
     let spec = format!(
-        "protocol: decision-review\nmode: writing\ntopic: The Friday deploy rule\ndraft: friday.md\nagents:\n  default: script\n  judge.stylist: {{ provider: script, timeout_secs: 1 }}\nscript:\n  {PACE}  replies:\n{}{}    - role: judge.stylist\n      fault: timeout\n{MERGE}",
+        "protocol: decision-review\nmode: writing\ntopic: The Friday deploy rule\ndraft: friday.md\nagents:\n  default: script\n  judge.stylist: {{ provider: script, timeout_secs: 1 }}\nscript:\n  {PACE}  replies:\n{CRITIC}{}{}    - role: judge.stylist\n      fault: timeout\n{MERGE}",
         rewrite("aesthete"),
         rewrite("analyst"),
     );
@@ -165,7 +168,7 @@ fn review_mode_writing_with_a_draft_flag() {
     let script = sandbox.write(
         "script.yaml",
         &format!(
-            "{PACE}replies:\n{}{}{}{MERGE}",
+            "{PACE}replies:\n{CRITIC}{}{}{}{MERGE}",
             rewrite("aesthete"),
             rewrite("stylist"),
             rewrite("analyst")

@@ -16,7 +16,8 @@ use super::model::{
 use super::parse::read_judge;
 use super::verdict::{Thresholds, derive_verdict};
 use super::writing::{
-    Draft, SYNTHESIZER as WRITING_SYNTHESIZER, WritingConfig, WritingReview, writing_panel,
+    CRITIC as WRITING_CRITIC, Draft, SYNTHESIZER as WRITING_SYNTHESIZER, WritingConfig,
+    WritingReview, writing_panel,
 };
 use super::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption, block_ids, judge_file,
@@ -404,7 +405,7 @@ impl ProtocolKind for DecisionReviewKind {
     }
 
     fn templates(&self) -> &'static [TemplateSpec] {
-        super::prompts::TEMPLATES
+        &super::writing::prompts::WITH_CRITIQUE
     }
 
     fn slots(&self) -> &'static [&'static str] {
@@ -414,7 +415,7 @@ impl ProtocolKind for DecisionReviewKind {
     fn slot_note(&self, slot: &str) -> Option<&'static str> {
         match slot {
             "judge.strategist" | "judge.empiricist" => Some("high-stakes only"),
-            "proposer" | "critic" => Some("architecture only"),
+            "proposer" => Some("architecture only"),
             "synthesizer" => Some("writing only"),
             _ => None,
         }
@@ -658,13 +659,18 @@ impl Configured for WritingOptions {
         format!("decision review (writing, {})", self.draft.name)
     }
 
-    /// The panel's judges, then the synthesizer who merges their rewrites.
-    /// The merge is played by the analyst's agent unless it is named: the
-    /// analyst chairs the panel (A17), as in a panel review.
+    /// The critic who reviews the draft first (A16), the panel's judges,
+    /// then the synthesizer who merges their rewrites. The merge is played
+    /// by the analyst's agent unless it is named: the analyst chairs the
+    /// panel (A17), as in a panel review.
     fn roles(&self) -> Vec<RoleSlot> {
-        writing_panel()
-            .iter()
-            .map(|seat| RoleSlot::new(super::judge_slot_role(seat.role), RoleGroup::Panel))
+        [RoleSlot::new(WRITING_CRITIC, RoleGroup::Challenger)]
+            .into_iter()
+            .chain(
+                writing_panel()
+                    .iter()
+                    .map(|seat| RoleSlot::new(super::judge_slot_role(seat.role), RoleGroup::Panel)),
+            )
             .chain([RoleSlot::new(WRITING_SYNTHESIZER, RoleGroup::Synthesizer)
                 .defaulting_to(super::judge_slot_role(JudgeRole::Analyst))])
             .collect()
@@ -1100,6 +1106,7 @@ mod tests {
         assert_eq!(
             slots,
             [
+                "critic",
                 "judge.aesthete",
                 "judge.stylist",
                 "judge.analyst",

@@ -1,20 +1,27 @@
-//! The files of a writing review: each judge's rewrite verbatim in
-//! `judges/judge-{role}.md` (no round suffix, DR-61), `summary.md` (the
-//! reader's document: the change summary, the revised text, the changes,
-//! then how it was made, RF-18), `revised-draft.md` (the revised text
-//! alone, ready to use), `transcript.md` (every event and raw answer) and
-//! `debate.yaml` (mode writing, the draft, the rewrites' files, and the
-//! merge's `revised_draft` and `changes`, DR-60).
+//! The files of a writing review: the critic's answer verbatim in
+//! `critique.md`, each judge's rewrite verbatim in `judges/judge-{role}.md`
+//! (no round suffix, DR-61), `summary.md` (the reader's document: the
+//! change summary, the revised text, the changes item by item as the
+//! moderator ruled them, then how it was made, RF-18), `revised-draft.md`
+//! (the revised text alone, ready to use), `transcript.md` (every event and
+//! raw answer) and `debate.yaml` (mode writing, the draft, the critique
+//! with its rulings, the rewrites' files, and the merge's `revised_draft`
+//! and `changes`, DR-60).
+//!
+//! The change list of `summary.md` is written by quorum from the rulings,
+//! not taken from the merge's word: every critique item says where the
+//! moderator left it and which changes answer it, and a change made
+//! against a ruling is called that.
 //!
 //! The opening of `summary.md` names no judge and no score (RF-06); those
 //! are in its closing section and in the audit files (RF-02).
 
 use serde::Serialize;
 
-use super::parse::{Aspect, Change};
+use super::parse::{Aspect, Change, CritiqueItem};
 use super::{DELIVERABLE, RewriteState, WritingReview};
 use crate::protocol::judges::JudgeRole;
-use crate::protocol::{Document, MarkedChange, Outcome, Protocol, RevisionView};
+use crate::protocol::{Document, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
 use crate::report::{UsageYaml, diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
 
 /// The audit record.
@@ -22,6 +29,9 @@ pub const TRANSCRIPT: &str = "transcript.md";
 
 /// The revised text alone.
 pub const REVISED_DRAFT: &str = "revised-draft.md";
+
+/// The critic's answer, verbatim.
+pub const CRITIQUE: &str = "critique.md";
 
 /// Where a judge's rewrite goes: `judges/judge-{role}.md`, with no round
 /// suffix, as in every non-scoring mode (INF-11, DR-61).
@@ -85,8 +95,22 @@ pub fn summary_lead(review: &WritingReview) -> Option<String> {
         )),
         _ => {
             let merged = review.merged()?;
+            let against = if merged.against_rulings.is_empty() {
+                String::new()
+            } else {
+                let said: Vec<String> = merged
+                    .against_rulings
+                    .iter()
+                    .map(|against| against.describe("you"))
+                    .collect();
+                format!(
+                    "\n\n**Against your rulings.** Asked once more, the revised text still goes \
+                     against what you decided: {}.",
+                    said.join("; ")
+                )
+            };
             Some(format!(
-                "**What changed:** {}\n\n## Revised text\n\n{}",
+                "**What changed:** {}{against}\n\n## Revised text\n\n{}",
                 merged.summary.trim(),
                 merged.merge.revised_draft.trim()
             ))
@@ -122,6 +146,9 @@ pub fn revision_view(review: &WritingReview) -> RevisionView {
 /// Every file of the tree that has content yet.
 pub fn documents(review: &WritingReview) -> Vec<Document> {
     let mut documents = Vec::new();
+    if let Some(critique) = review.critique() {
+        documents.push(Document::raw(CRITIQUE, critique.raw.clone()));
+    }
     for judge in review.judges() {
         let Some(raw) = &judge.raw else { continue };
         let contents = match &judge.state {
@@ -160,34 +187,151 @@ fn summary_md(review: &WritingReview) -> Option<String> {
         return Some(out);
     };
     out.push_str("## What changed and why\n\n");
-    if merged.merge.changes.is_empty() {
-        out.push_str("Nothing: the text stands as written.\n\n");
-    }
-    for change in &merged.merge.changes {
-        out.push_str(&format!(
-            "- **{}** ({}): {}\n",
-            one_line(&change.location),
-            change.kind,
-            with_stop(&one_line(&change.rationale))
-        ));
-        if !change.before.is_empty() {
-            out.push_str(&format!("  - before: “{}”\n", one_line(&change.before)));
-        }
-        if !change.after.is_empty() {
-            out.push_str(&format!("  - after: “{}”\n", one_line(&change.after)));
-        }
-    }
+    out.push_str(&changes_md(review, &merged.merge.changes));
     out.push_str("\n## How this was made\n\n");
     out.push_str(&provenance_md(review));
     Some(out)
 }
 
+/// One change as a list entry indented by `indent` spaces.
+fn change_md(change: &Change, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut out = format!(
+        "{pad}- **{}** ({}): {}\n",
+        one_line(&change.location),
+        change.kind,
+        with_stop(&one_line(&change.rationale))
+    );
+    if !change.before.is_empty() {
+        out.push_str(&format!(
+            "{pad}  - before: “{}”\n",
+            one_line(&change.before)
+        ));
+    }
+    if !change.after.is_empty() {
+        out.push_str(&format!("{pad}  - after: “{}”\n", one_line(&change.after)));
+    }
+    out
+}
+
+/// The change list, written from the rulings: each critique item with
+/// where the moderator left it and the changes that answer it (a change
+/// against a ruling said as such, an accepted item no change answers said
+/// as unanswered), then the changes that answer no item.
+fn changes_md(review: &WritingReview, changes: &[Change]) -> String {
+    let items = review.critique_items();
+    let mut out = String::new();
+    if changes.is_empty() && items.is_empty() {
+        return "Nothing: the text stands as written.\n".to_string();
+    }
+    for item in items {
+        let made: Vec<&Change> = changes
+            .iter()
+            .filter(|change| change.answers.as_deref() == Some(item.id.as_str()))
+            .collect();
+        let what = item_md(item);
+        let id = &item.id;
+        let ruling = review.ruling(id).map(|(decision, _)| decision);
+        let what = match review.ruling(id).and_then(|(_, note)| note) {
+            Some(note) => format!("{what} Your note: {}", with_stop(&one_line(note))),
+            None => what,
+        };
+        let line = match (ruling, made.is_empty()) {
+            (Some(ItemDecision::Accept), false) => format!("- {id} (accepted): answered. {what}"),
+            (Some(ItemDecision::Accept), true) => {
+                format!("- {id} (accepted): no change answers it, although you accepted it. {what}")
+            }
+            (Some(ItemDecision::Reject), true) => {
+                format!("- {id} (rejected): no change, as you ruled. {what}")
+            }
+            (Some(ItemDecision::Reject), false) => format!(
+                "- {id} (rejected): the merge changed the text for it anyway, against your ruling. {what}"
+            ),
+            (Some(ItemDecision::Defer), true) => {
+                format!("- {id} (deferred): left open, as you ruled. {what}")
+            }
+            (Some(ItemDecision::Defer), false) => format!(
+                "- {id} (deferred): you left it open, but the merge acted on it anyway, against your ruling. {what}"
+            ),
+            (None, true) => format!("- {id} (not ruled on): no change. {what}"),
+            (None, false) => format!("- {id} (not ruled on): answered. {what}"),
+        };
+        out.push_str(&line);
+        out.push('\n');
+        for change in made {
+            out.push_str(&change_md(change, 2));
+        }
+    }
+    let known: std::collections::HashSet<&str> =
+        items.iter().map(|item| item.id.as_str()).collect();
+    let others: Vec<&Change> = changes
+        .iter()
+        .filter(|change| {
+            change
+                .answers
+                .as_deref()
+                .is_none_or(|id| !known.contains(id))
+        })
+        .collect();
+    if others.is_empty() {
+        return out;
+    }
+    if !items.is_empty() {
+        out.push_str("\nChanges that answer no critique item:\n\n");
+    }
+    for change in others {
+        out.push_str(&change_md(change, 0));
+        if let Some(named) = &change.answers {
+            out.push_str(&format!(
+                "  - names {}, which is no item of the critique\n",
+                one_line(named)
+            ));
+        }
+    }
+    out
+}
+
+/// What the critic said of an item: `*second paragraph* (clarity,
+/// major): ...`.
+fn item_md(item: &CritiqueItem) -> String {
+    format!(
+        "*{}* ({}, {}): {}",
+        one_line(&item.location),
+        item.kind,
+        item.severity,
+        with_stop(&one_line(&item.text))
+    )
+}
+
 /// The closing section: who rewrote what, who was left out, and the
 /// scores judges gave the draft (process detail after the result, RF-06).
 fn provenance_md(review: &WritingReview) -> String {
+    let critique = match review.critique() {
+        Some(critique) => {
+            let [accepted, rejected, deferred] = [
+                ItemDecision::Accept,
+                ItemDecision::Reject,
+                ItemDecision::Defer,
+            ]
+            .map(|decision| {
+                critique
+                    .items
+                    .iter()
+                    .filter(|item| review.ruling(&item.id).map(|(d, _)| d) == Some(decision))
+                    .count()
+            });
+            format!(
+                "A critic read the draft first and raised {} item(s) (`{CRITIQUE}`); you accepted \
+                 {accepted}, rejected {rejected} and deferred {deferred}, and every judge and the \
+                 merge were given your rulings. ",
+                critique.items.len()
+            )
+        }
+        None => String::new(),
+    };
     let mut out = format!(
-        "Each judge rewrote the draft (`{}`) on their own; one merge step then combined the \
-         rewrites, following the aesthete's and the stylist's aspects first. No score decides \
+        "{critique}Each judge rewrote the draft (`{}`) on their own; one merge step then combined \
+         the rewrites, following the aesthete's and the stylist's aspects first. No score decides \
          anything in a writing review.\n\n",
         one_line(&review.config().draft.name)
     );
@@ -253,6 +397,9 @@ fn transcript_md(review: &WritingReview) -> String {
             fenced(raw, "text")
         ));
     };
+    if let Some(critique) = review.critique() {
+        answer(&critique.call_id, "the critique", &critique.raw);
+    }
     for judge in review.judges() {
         if let (Some(call_id), Some(raw)) = (&judge.call_id, &judge.raw) {
             answer(call_id, &format!("the {} rewrite", judge.seat.role), raw);
@@ -266,6 +413,13 @@ fn transcript_md(review: &WritingReview) -> String {
             &unusable.call_id,
             &format!("unusable: {}", one_line(&unusable.reason)),
             &unusable.raw,
+        );
+    }
+    for asked in review.asked_again() {
+        answer(
+            &asked.call_id,
+            &format!("asked again: {}", one_line(&asked.reason)),
+            &asked.raw,
         );
     }
     out.push_str(&diagnostics_md(review.calls().diagnostics()));
@@ -315,6 +469,8 @@ struct Participant {
 
 #[derive(Debug, Serialize)]
 struct Stages {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    critique: Option<CritiqueYaml>,
     rewrites: Vec<RewriteYaml>,
     #[serde(skip_serializing_if = "Option::is_none")]
     merge: Option<MergeYaml>,
@@ -340,6 +496,31 @@ struct MergeYaml {
     raw_output: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     normalised: Vec<String>,
+    /// Where the kept merge still went against the rulings after quorum
+    /// asked once more.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    against_rulings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct CritiqueYaml {
+    call_id: String,
+    at: String,
+    file: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    normalised: Vec<String>,
+    items: Vec<ItemYaml>,
+}
+
+/// A critique item with the moderator's ruling on it.
+#[derive(Debug, Serialize)]
+struct ItemYaml {
+    #[serde(flatten)]
+    item: CritiqueItem,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -414,12 +595,35 @@ impl DebateYaml {
             },
             participants,
             stages: Stages {
+                critique: review.critique().map(|critique| CritiqueYaml {
+                    call_id: critique.call_id.clone(),
+                    at: timestamp(critique.at),
+                    file: CRITIQUE,
+                    normalised: critique.readings.clone(),
+                    items: critique
+                        .items
+                        .iter()
+                        .map(|item| {
+                            let ruling = review.ruling(&item.id);
+                            ItemYaml {
+                                item: item.clone(),
+                                decision: ruling.map(|(decision, _)| decision.past_tense()),
+                                note: ruling.and_then(|(_, note)| note.map(str::to_string)),
+                            }
+                        })
+                        .collect(),
+                }),
                 rewrites,
                 merge: review.merged().map(|merged| MergeYaml {
                     call_id: merged.call_id.clone(),
                     at: timestamp(merged.at),
                     raw_output: merged.raw.clone(),
                     normalised: merged.readings.clone(),
+                    against_rulings: merged
+                        .against_rulings
+                        .iter()
+                        .map(|against| against.describe("you"))
+                        .collect(),
                 }),
             },
             decision: review.merged().map(|merged| DecisionYaml {

@@ -1,21 +1,37 @@
 //! The decision review's writing mode (RULES.md DR-58..DR-61, A16, RF-18):
-//! the judges each rewrite a draft, and one merge step turns their
-//! rewrites into a revised draft with a list of changes. There is no
-//! proposer, no critic, no moderation and no verdict; the run completes
-//! with a document (`summary.md`) and exits 0.
+//! a critic reviews the draft and the moderator rules on its items; the
+//! judges each rewrite the draft with the accepted items as directives;
+//! one merge step turns their rewrites into a revised draft with a list of
+//! changes, each naming the item it answers, if any. There is no proposer
+//! and no verdict; the run completes with a document (`summary.md`) and
+//! exits 0.
 //!
 //! | stage | calls | what is kept |
 //! |---|---|---|
+//! | critique | the critic | `critique.md`, verbatim, before it is read; items `c1`, `c2`, ... |
+//! | moderation | none: the moderator accepts, rejects or defers each item | the rulings and their notes |
 //! | rewrites | every judge at once, blind to each other | `judges/judge-{role}.md`, verbatim, before it is read (INF-11, DR-61) |
 //! | merge | the synthesizer | `revised_draft`, `changes` and a change summary (DR-60) |
 //!
-//! A judge's answer that cannot be read is kept with a MALFORMED marker and
-//! left out of the merge, never retried (INF-07..10); a judge that times
-//! out twice is skipped and the merge goes on with the others. The merge is
-//! required: an unreadable merge is asked once more with the problem
-//! quoted, and a second failure (or no answer at all) ends the run failed.
-//! The aesthete and the stylist stay advisory, yet their aspects lead the
-//! directives the merge gets (DR-58).
+//! The critic is required: an unreadable critique is repaired once, and a
+//! critic with no usable answer after its retry and repair ends the run
+//! failed (A18). A judge's answer that cannot be read is kept with a
+//! MALFORMED marker and left out of the merge, never retried (INF-07..10);
+//! a judge that times out twice is skipped and the merge goes on with the
+//! others. The merge is required: an unreadable merge is asked once more
+//! with the problem quoted, and a second failure (or no answer at all) ends
+//! the run failed. The aesthete and the stylist stay advisory, yet their
+//! aspects lead the directives the merge gets (DR-58).
+//!
+//! The rulings bind (A16): every judge's and the merge's prompt carries
+//! them, and quorum checks the merge's changes against them. A change made
+//! for a rejected or deferred item, a change naming no item of the
+//! critique, or an accepted item no change answers is named to the merge
+//! once more ([`Calls::recheck`]); what still disagrees after that is kept,
+//! logged and said plainly in `summary.md` and `debate.yaml`.
+//!
+//! A review journaled before the critique existed (its agents name no
+//! critic) runs, resumes and replays as it did: rewrites, then the merge.
 //!
 //! Responsible for the order of the calls, what each prompt carries and
 //! what each answer means. Not responsible for I/O, timers or retries (the
@@ -31,23 +47,31 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use self::parse::{Aspect, Merge, Rewrite, parse_merge, parse_rewrite};
+use self::parse::{
+    Aspect, CritiqueItem, Merge, Rewrite, parse_critique, parse_merge_naming, parse_rewrite,
+};
 use super::ReviewMode;
 use super::model::Weight;
 use crate::parse::{Read, readings_line};
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::calls::{Calls, Routed, Unusable};
+use crate::protocol::items::ItemBook;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::usage::{Price, UsageLedger};
 use crate::protocol::{
-    Board, BoardView, ContextDoc, Description, Document, Effect, Input, LogEntry, LogKind, Outcome,
-    OverrideAction, Progress, Protocol, RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo,
-    Timestamp,
+    Board, BoardView, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry,
+    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo, RoleGroup,
+    RoleInfo, StageFocus, StageInfo, Timestamp,
 };
+use crate::rulings::{Ruled, Ruling};
 
 /// The slot of the role that merges the rewrites.
 pub const SYNTHESIZER: &str = "synthesizer";
+
+/// The slot of the role that critiques the draft: the decision review's
+/// critic, so `--agent critic=...` seats it in either mode.
+pub const CRITIC: &str = "critic";
 
 /// The document a writing review delivers.
 pub const DELIVERABLE: &str = "summary.md";
@@ -170,11 +194,25 @@ pub struct WritingConfig {
 }
 
 impl WritingConfig {
+    /// Whether the review opens with a critique the moderator rules on: a
+    /// critic is seated. A review journaled before the critique existed
+    /// seats none and runs as it did, rewrites first.
+    pub fn critiqued(&self) -> bool {
+        self.agents.contains_key(CRITIC)
+    }
+
     /// The role slots, in the order panes are laid out.
     pub fn slots(&self) -> Vec<(String, RoleGroup)> {
-        self.panel
-            .iter()
-            .map(|seat| (format!("judge.{}", seat.role), RoleGroup::Panel))
+        let critic = self
+            .critiqued()
+            .then(|| (CRITIC.to_string(), RoleGroup::Challenger));
+        critic
+            .into_iter()
+            .chain(
+                self.panel
+                    .iter()
+                    .map(|seat| (format!("judge.{}", seat.role), RoleGroup::Panel)),
+            )
             .chain([(SYNTHESIZER.to_string(), RoleGroup::Synthesizer)])
             .collect()
     }
@@ -183,6 +221,8 @@ impl WritingConfig {
 /// Where a writing review is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
+    Critique,
+    Moderation,
     Rewrites,
     Merge,
     Done,
@@ -191,6 +231,8 @@ pub enum Step {
 impl Step {
     pub fn id(self) -> &'static str {
         match self {
+            Step::Critique => "critique",
+            Step::Moderation => "moderation",
             Step::Rewrites => "rewrites",
             Step::Merge => "merge",
             Step::Done => "done",
@@ -199,6 +241,8 @@ impl Step {
 
     fn title(self) -> &'static str {
         match self {
+            Step::Critique => "Critique",
+            Step::Moderation => "Moderation",
             Step::Rewrites => "Rewrites",
             Step::Merge => "Merge",
             Step::Done => "Done",
@@ -207,8 +251,66 @@ impl Step {
 
     fn focus(self) -> StageFocus {
         match self {
+            Step::Critique => StageFocus::Role(CRITIC.into()),
+            Step::Moderation => StageFocus::Items,
             Step::Rewrites | Step::Done => StageFocus::Stay,
             Step::Merge => StageFocus::Role(SYNTHESIZER.into()),
+        }
+    }
+}
+
+/// The critique as quorum read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Critique {
+    pub call_id: String,
+    /// Verbatim, as persisted in [`documents::CRITIQUE`].
+    pub raw: String,
+    pub items: Vec<CritiqueItem>,
+    pub readings: Vec<String>,
+    pub at: Timestamp,
+}
+
+/// Where a kept merge goes against the moderator's rulings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Against {
+    /// A change names an item the moderator rejected or deferred.
+    Acted {
+        location: String,
+        item: String,
+        ruled: Ruled,
+    },
+    /// No change names an item the moderator accepted.
+    Unanswered { item: String, location: String },
+    /// A change names something that is no item of the critique.
+    Unknown { location: String, named: String },
+}
+
+impl Against {
+    /// One sentence; `who` is whoever ruled as the reader calls them
+    /// (`you` in the deliverables, `the moderator` to the agent).
+    pub fn describe(&self, who: &str) -> String {
+        let place = |location: &str| format!("“{}”", crate::report::one_line(location));
+        match self {
+            Against::Acted {
+                location,
+                item,
+                ruled,
+            } => {
+                let why = match ruled {
+                    Ruled::Deferred => format!("which {who} left open (deferred)"),
+                    other => format!("which {who} {}", other.word()),
+                };
+                format!("the merge changed {} for {item}, {why}", place(location))
+            }
+            Against::Unanswered { item, location } => format!(
+                "no change answers {item} ({}), which {who} accepted",
+                crate::report::one_line(location)
+            ),
+            Against::Unknown { location, named } => format!(
+                "the change to {} names {}, which is no item of the critique",
+                place(location),
+                crate::report::one_line(named)
+            ),
         }
     }
 }
@@ -249,6 +351,9 @@ pub struct Merged {
     /// wrote from the changes when the merge's named the process.
     pub summary: String,
     pub readings: Vec<String>,
+    /// Where the kept merge still goes against the rulings after it was
+    /// asked once more: stated in the deliverables, never passed as done.
+    pub against_rulings: Vec<Against>,
     pub at: Timestamp,
 }
 
@@ -258,9 +363,14 @@ pub struct WritingReview {
     prompts: Arc<PromptSet>,
     calls: Calls,
     step: Step,
+    critique: Option<Critique>,
+    /// The critique's items and the moderator's decisions, by item id.
+    items: ItemBook<String>,
     judges: Vec<JudgeRewrite>,
     merged: Option<Merged>,
     unusable: Vec<Unusable>,
+    /// Readable answers asked again because they went against the rulings.
+    asked_again: Vec<Unusable>,
     outcome: Option<Outcome>,
 }
 
@@ -278,14 +388,22 @@ impl WritingReview {
                 state: RewriteState::Pending,
             })
             .collect();
+        let step = if config.critiqued() {
+            Step::Critique
+        } else {
+            Step::Rewrites
+        };
         WritingReview {
             config,
             prompts,
             calls,
-            step: Step::Rewrites,
+            step,
+            critique: None,
+            items: ItemBook::default(),
             judges,
             merged: None,
             unusable: Vec::new(),
+            asked_again: Vec::new(),
             outcome: None,
         }
     }
@@ -301,6 +419,115 @@ impl WritingReview {
     }
     pub fn unusable(&self) -> &[Unusable] {
         &self.unusable
+    }
+    /// Readable answers quorum asked about again, against the rulings.
+    pub fn asked_again(&self) -> &[Unusable] {
+        &self.asked_again
+    }
+    pub fn critique(&self) -> Option<&Critique> {
+        self.critique.as_ref()
+    }
+    /// The critique's items, empty before the critique is read.
+    pub fn critique_items(&self) -> &[CritiqueItem] {
+        self.critique
+            .as_ref()
+            .map_or(&[], |critique| critique.items.as_slice())
+    }
+
+    /// The moderator's submitted decision on `item_id` and its note.
+    pub fn ruling(&self, item_id: &str) -> Option<(ItemDecision, Option<&str>)> {
+        self.items
+            .records()
+            .iter()
+            .rev()
+            .find(|record| record.settled && record.subject == item_id)
+            .and_then(|record| Some((record.decision?, record.note.as_deref())))
+    }
+
+    /// Every ruled item as the acting agents read it, in critique order.
+    pub fn rulings(&self) -> Vec<Ruling> {
+        self.critique_items()
+            .iter()
+            .filter_map(|item| {
+                let (decision, note) = self.ruling(&item.id)?;
+                Some(Ruling::new(item.id.clone(), ruled(decision), note))
+            })
+            .collect()
+    }
+
+    /// The items ruled `decision`, in critique order, as prompts show them.
+    fn items_json(&self, decision: ItemDecision) -> Vec<serde_json::Value> {
+        self.critique_items()
+            .iter()
+            .filter_map(|item| {
+                let (ruled, note) = self.ruling(&item.id)?;
+                (ruled == decision).then(|| {
+                    json!({
+                        "id": item.id,
+                        "location": crate::report::one_line(&item.location),
+                        "type": item.kind.as_str(),
+                        "severity": item.severity.as_str(),
+                        "text": item.text.trim(),
+                        "note": note.unwrap_or_default(),
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// The rulings as every acting prompt carries them: the items by
+    /// decision, in detail, and the one standard section.
+    fn rulings_context(&self) -> serde_json::Value {
+        json!({
+            "accepted": self.items_json(ItemDecision::Accept),
+            "rejected": self.items_json(ItemDecision::Reject),
+            "deferred": self.items_json(ItemDecision::Defer),
+            "rulings": crate::rulings::section(&self.rulings()),
+        })
+    }
+
+    /// Where `merge` goes against the rulings: a change made for an item
+    /// the moderator rejected or deferred, a change naming no item of the
+    /// critique, an accepted item no change answers. A change that names
+    /// no item is always allowed.
+    pub fn against_rulings(&self, merge: &Merge) -> Vec<Against> {
+        let mut against = Vec::new();
+        let items: std::collections::HashMap<&str, &CritiqueItem> = self
+            .critique_items()
+            .iter()
+            .map(|item| (item.id.as_str(), item))
+            .collect();
+        let mut answered = std::collections::HashSet::new();
+        for change in &merge.changes {
+            let Some(id) = &change.answers else { continue };
+            if !items.contains_key(id.as_str()) {
+                against.push(Against::Unknown {
+                    location: change.location.clone(),
+                    named: id.clone(),
+                });
+                continue;
+            }
+            answered.insert(id.as_str());
+            match self.ruling(id).map(|(decision, _)| ruled(decision)) {
+                Some(Ruled::Accepted) | None => {}
+                Some(ruled) => against.push(Against::Acted {
+                    location: change.location.clone(),
+                    item: id.clone(),
+                    ruled,
+                }),
+            }
+        }
+        for item in self.critique_items() {
+            if self.ruling(&item.id).map(|(decision, _)| decision) == Some(ItemDecision::Accept)
+                && !answered.contains(item.id.as_str())
+            {
+                against.push(Against::Unanswered {
+                    item: item.id.clone(),
+                    location: item.location.clone(),
+                });
+            }
+        }
+        against
     }
     pub fn calls(&self) -> &Calls {
         &self.calls
@@ -349,7 +576,7 @@ impl WritingReview {
                 .iter()
                 .map(|aspect| json!({"name": aspect.as_str(), "question": aspect.question()}))
                 .collect();
-            let context = json!({
+            let mut context = json!({
                 "topic": self.config.topic,
                 "draft": self.config.draft.text,
                 "context": self.config.context,
@@ -357,6 +584,7 @@ impl WritingReview {
                 "focus": seat.role.focus(),
                 "criteria": criteria,
             });
+            merge_into(&mut context, self.rulings_context());
             let prompt = match self.render(&prompts::REWRITE, &context) {
                 Ok(prompt) => prompt,
                 Err(reason) => return self.fail(now, reason),
@@ -414,13 +642,163 @@ impl WritingReview {
                 _ => None,
             })
             .collect();
-        json!({
+        let mut context = json!({
             "topic": self.config.topic,
             "draft": self.config.draft.text,
             "rewrites": rewrites,
             "missing": missing,
             "directives": directives(&self.config.panel),
-        })
+        });
+        merge_into(&mut context, self.rulings_context());
+        context
+    }
+
+    /// The critic reads the draft first (A16); its answer goes to
+    /// [`documents::CRITIQUE`] before it is read.
+    fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Critique, now);
+        let aspects: Vec<_> = Aspect::ALL
+            .iter()
+            .map(|aspect| json!({"name": aspect.as_str(), "question": aspect.question()}))
+            .collect();
+        let context = json!({
+            "topic": self.config.topic,
+            "draft": self.config.draft.text,
+            "context": self.config.context,
+            "aspects": aspects,
+        });
+        let prompt = match self.render(&prompts::CRITIQUE, &context) {
+            Ok(prompt) => prompt,
+            Err(reason) => return self.fail(now, reason),
+        };
+        let spec = self.calls.start(
+            Slot::new(CRITIC, Step::Critique.id(), 1),
+            prompt,
+            Some(documents::CRITIQUE.to_string()),
+            now,
+        );
+        vec![Effect::StartCall(spec)]
+    }
+
+    /// The critique, already on disk: its items go to the moderator; with
+    /// none, the rewrites start at once. An unreadable critique is
+    /// repaired once, then ends the run (the critic is required).
+    fn on_critique(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let call_id = call.call_id();
+        let Read {
+            value: items,
+            notes,
+        } = match parse_critique(output) {
+            Ok(read) => read,
+            Err(error) => {
+                let repair = (self.prompts.as_ref(), &crate::prompts::REPAIR_TEMPLATE);
+                let (unusable, spec) =
+                    self.calls
+                        .refuse_answer(call, output, &error.to_string(), repair, now);
+                self.unusable.push(unusable);
+                return match spec {
+                    Ok(spec) => vec![Effect::StartCall(spec)],
+                    Err(reason) => self.fail(now, reason),
+                };
+            }
+        };
+        if !notes.is_empty() {
+            self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
+        }
+        let listed: Vec<String> = items
+            .iter()
+            .map(|item| format!("{} {} {}", item.id, item.kind, item.severity))
+            .collect();
+        self.log(
+            now,
+            LogKind::Note,
+            Some(&call_id),
+            format!(
+                "critique read from {}: {} item(s){}",
+                documents::CRITIQUE,
+                items.len(),
+                if listed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", listed.join(", "))
+                }
+            ),
+        );
+        for item in &items {
+            self.items.push(moderation_item(item), item.id.clone(), 1);
+        }
+        let empty = items.is_empty();
+        self.critique = Some(Critique {
+            call_id,
+            raw: output.to_string(),
+            items,
+            readings: notes,
+            at: now,
+        });
+        if empty {
+            self.log(
+                now,
+                LogKind::Moderation,
+                None,
+                "no critique items to moderate".into(),
+            );
+            return self.start_rewrites(now);
+        }
+        self.enter(Step::Moderation, now);
+        let pending = self.items.pending_items();
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "needs moderator: {} items to accept, reject or defer",
+                pending.len()
+            ),
+        );
+        vec![Effect::AwaitModeration { items: pending }]
+    }
+
+    fn on_item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) {
+        let open = self.step == Step::Moderation && self.outcome.is_none();
+        self.items.decide(
+            &mut self.calls,
+            now,
+            open,
+            (item_id, decision, note),
+            |_, decision| decision.past_tense(),
+        );
+    }
+
+    /// The rulings are in: the judges rewrite with them.
+    fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.step != Step::Moderation || self.outcome.is_some() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                "ignored a submission: no moderation is open".into(),
+            );
+            return Vec::new();
+        }
+        let Some(decided) = self.items.submit(&mut self.calls, now) else {
+            return Vec::new();
+        };
+        let [accepted, rejected, deferred] = crate::protocol::items::tally(&decided);
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "moderation submitted: {accepted} accepted, {rejected} rejected, {deferred} deferred"
+            ),
+        );
+        self.start_rewrites(now)
     }
 
     fn judge_index(&self, slot: &str) -> Option<usize> {
@@ -513,13 +891,54 @@ impl WritingReview {
     /// writes from the changes.
     fn on_merge(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         let call_id = call.call_id();
+        let ids: Vec<&str> = self
+            .critique_items()
+            .iter()
+            .map(|item| item.id.as_str())
+            .collect();
         let Read {
             value: merge,
             notes,
-        } = match parse_merge(output) {
+        } = match parse_merge_naming(output, &ids) {
             Ok(read) => read,
             Err(error) => return self.redo_or_stop(call, output, error.to_string(), now),
         };
+        let against = self.against_rulings(&merge);
+        if !against.is_empty() {
+            let said: Vec<String> = against
+                .iter()
+                .map(|a| a.describe("the moderator"))
+                .collect();
+            let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+            if let Some(spec) = self
+                .calls
+                .recheck(call.clone(), output, &said, template, now)
+            {
+                let yours: Vec<String> = against.iter().map(|a| a.describe("you")).collect();
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("the merge goes against your rulings: {}", yours.join("; ")),
+                );
+                self.asked_again.push(Unusable {
+                    call_id,
+                    raw: output.to_string(),
+                    reason: format!("against the rulings: {}", said.join("; ")),
+                });
+                return vec![Effect::StartCall(spec)];
+            }
+            let yours: Vec<String> = against.iter().map(|a| a.describe("you")).collect();
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!(
+                    "the merge still goes against your rulings after being asked again; kept as it is and said so in {DELIVERABLE}: {}",
+                    yours.join("; ")
+                ),
+            );
+        }
         if !notes.is_empty() {
             self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
         }
@@ -569,6 +988,7 @@ impl WritingReview {
             merge,
             summary,
             readings: notes,
+            against_rulings: against,
             at: now,
         });
         self.finish(now)
@@ -623,6 +1043,14 @@ impl WritingReview {
 
     fn on_gave_up(&mut self, call: LiveCall, reason: String, now: Timestamp) -> Vec<Effect> {
         match self.step {
+            // The critic is required, as the merge is (A18).
+            Step::Critique => self.fail(
+                now,
+                format!(
+                    "the {} gave no answer in the {} stage, even after a retry ({reason})",
+                    call.slot.role, call.slot.stage
+                ),
+            ),
             Step::Rewrites => {
                 if let Some(index) = self.judge_index(&call.slot.role) {
                     let judge = &mut self.judges[index];
@@ -642,17 +1070,25 @@ impl WritingReview {
         }
     }
 
-    /// The inputs that are not call plumbing: a writing review has no items,
-    /// no held round and no verdict, so each is noted and ignored.
+    /// The inputs that are not call plumbing: the moderator's decisions on
+    /// the critique's items and their submission. A writing review has no
+    /// held round and no verdict, so the rest is noted and ignored.
     fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
         let (call_id, message) = match input {
-            Input::ItemDecided { item_id, .. } | Input::ItemResolved { item_id, .. } => (
+            Input::ItemDecided {
+                item_id,
+                decision,
+                note,
+            } => {
+                self.on_item_decided(item_id, *decision, note.as_deref(), now);
+                return Vec::new();
+            }
+            Input::ModerationSubmitted => return self.on_moderation_submitted(now),
+            Input::ItemResolved { item_id, .. } => (
                 None,
-                format!("ignored a decision on {item_id}: a writing review has no items"),
-            ),
-            Input::ModerationSubmitted => (
-                None,
-                "ignored a submission: a writing review has no items".to_string(),
+                format!(
+                    "ignored a resolution of {item_id}: a writing review has no verdict after which a deferred item is settled"
+                ),
             ),
             Input::Override { call_id, action } => (
                 Some(call_id.as_str()),
@@ -673,8 +1109,15 @@ impl WritingReview {
     }
 
     fn stages(&self) -> Vec<StageInfo> {
-        [Step::Rewrites, Step::Merge, Step::Done]
-            .into_iter()
+        let critique: &[Step] = if self.config.critiqued() {
+            &[Step::Critique, Step::Moderation]
+        } else {
+            &[]
+        };
+        critique
+            .iter()
+            .copied()
+            .chain([Step::Rewrites, Step::Merge, Step::Done])
             .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
             .collect()
     }
@@ -689,7 +1132,11 @@ impl Protocol for WritingReview {
             self.config.topic
         );
         self.log(now, LogKind::Note, None, message);
-        self.start_rewrites(now)
+        if self.config.critiqued() {
+            self.start_critique(now)
+        } else {
+            self.start_rewrites(now)
+        }
     }
 
     fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
@@ -699,9 +1146,10 @@ impl Protocol for WritingReview {
         match self.calls.route(input, now) {
             Routed::Handled(effects) => effects,
             Routed::Answered { call, output } => match self.step {
+                Step::Critique => self.on_critique(call, output, now),
                 Step::Rewrites => self.on_rewrite(&call, output, now),
                 Step::Merge => self.on_merge(call, output, now),
-                Step::Done => Vec::new(),
+                Step::Moderation | Step::Done => Vec::new(),
             },
             Routed::GaveUp {
                 call,
@@ -763,16 +1211,22 @@ impl Protocol for WritingReview {
             label: format!("decision review · writing · {}", self.config.draft.name),
             roles,
             deliverable: DELIVERABLE.to_string(),
-            items: None,
+            items: self.config.critiqued().then(|| RegionInfo {
+                title: "Critique items".into(),
+                placeholder: "The critic's items show here once the draft is critiqued; accept, reject or defer each.".into(),
+            }),
             board: Some(RegionInfo {
                 title: "Draft and revision".into(),
                 placeholder: "The draft shows here; the revised draft appears beside it once the rewrites are merged.".into(),
             }),
-            about: "A writing review: each judge rewrites the draft on their own (the aesthete \
-                    and the stylist for structure, tone and clarity, the analyst for evidence); \
-                    then one merge step turns the rewrites into a revised draft with a list of \
-                    what changed and why. The aesthete's and stylist's aspects lead the merge. \
-                    No scores decide anything and there is no verdict."
+            about: "A writing review: a critic reads the draft and lists what should change, \
+                    and you accept, reject or defer each item. Then each judge rewrites the \
+                    draft on their own with the accepted items as directives (the aesthete and \
+                    the stylist for structure, tone and clarity, the analyst for evidence), and \
+                    one merge step turns the rewrites into a revised draft whose changes name \
+                    the items they answer. quorum checks the changes against your rulings. The \
+                    aesthete's and stylist's aspects lead the merge. No scores decide anything \
+                    and there is no verdict."
                 .into(),
             ending_note: format!(
                 "No verdict: a writing review delivers a revised draft. Below is the opening of {DELIVERABLE}."
@@ -789,10 +1243,17 @@ impl Protocol for WritingReview {
     }
 
     fn board(&self) -> Board {
+        let required_roles = if self.config.critiqued() {
+            vec![CRITIC.to_string(), SYNTHESIZER.to_string()]
+        } else {
+            vec![SYNTHESIZER.to_string()]
+        };
         Board {
             stages: self.stages(),
             view: BoardView::Revision(documents::revision_view(self)),
-            required_roles: vec![SYNTHESIZER.to_string()],
+            items: self.items.board_items(),
+            needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
+            required_roles,
             ..Board::default()
         }
     }
@@ -802,7 +1263,16 @@ impl Protocol for WritingReview {
             return Err(format!("{call_id} is not waiting for an answer"));
         };
         if call.slot.role == SYNTHESIZER {
-            parse_merge(answer)
+            let ids: Vec<&str> = self
+                .critique_items()
+                .iter()
+                .map(|item| item.id.as_str())
+                .collect();
+            parse_merge_naming(answer, &ids)
+                .map(|_| ())
+                .map_err(|error| error.to_string())
+        } else if call.slot.role == CRITIC {
+            parse_critique(answer)
                 .map(|_| ())
                 .map_err(|error| error.to_string())
         } else {
@@ -815,10 +1285,41 @@ impl Protocol for WritingReview {
     fn answer_template(&self, call_id: &str) -> Option<String> {
         let call = self.calls.live_call(call_id)?;
         Some(if call.slot.role == SYNTHESIZER {
-            "```yaml\nsummary: \nrevised_draft: |\n  \nchanges:\n  - location: \n    type: clarity\n    before: \n    after: \n    rationale: \n```\n".to_string()
+            "```yaml\nsummary: \nrevised_draft: |\n  \nchanges:\n  - location: \n    type: clarity\n    before: \n    after: \n    rationale: \n    answers: \n```\n".to_string()
+        } else if call.slot.role == CRITIC {
+            "```yaml\nitems:\n  - location: \n    type: clarity\n    severity: major\n    text: \n```\n".to_string()
         } else {
             "```yaml\nrewrite: |\n  \nnotes:\n  - \n```\n".to_string()
         })
+    }
+}
+
+/// What the moderator decided, as the acting agent reads it.
+fn ruled(decision: ItemDecision) -> Ruled {
+    match decision {
+        ItemDecision::Accept => Ruled::Accepted,
+        ItemDecision::Reject => Ruled::Rejected,
+        ItemDecision::Defer => Ruled::Deferred,
+    }
+}
+
+/// A critique item as the moderator decides on it.
+fn moderation_item(item: &CritiqueItem) -> ModerationItem {
+    ModerationItem {
+        id: item.id.clone(),
+        target: crate::report::one_line(&item.location),
+        severity: item.severity.as_str().to_string(),
+        category: item.kind.as_str().to_string(),
+        text: item.text.trim().to_string(),
+        preface: String::new(),
+        suggestion: None,
+    }
+}
+
+/// Adds `extra`'s keys to the JSON object `context`.
+fn merge_into(context: &mut serde_json::Value, extra: serde_json::Value) {
+    if let (Some(context), serde_json::Value::Object(extra)) = (context.as_object_mut(), extra) {
+        context.extend(extra);
     }
 }
 
@@ -1297,3 +1798,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod rulings_tests;

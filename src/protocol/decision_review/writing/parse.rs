@@ -1,18 +1,22 @@
-//! What quorum reads out of a writing review's answers: a judge's rewrite
-//! (its full revised text, optional notes and optional scores of the
-//! draft) and the merge (`revised_draft` and `changes`, DR-60), both with
-//! the shared lenient reader, so an error names the line and the field.
+//! What quorum reads out of a writing review's answers: the critic's items
+//! (each with where in the draft, its type, its severity and what is
+//! wrong; quorum numbers them `c1`, `c2`, ...), a judge's rewrite (its full
+//! revised text, optional notes and optional scores of the draft) and the
+//! merge (`revised_draft` and `changes`, each change naming the critique
+//! item it answers, if any; DR-60, A16), all with the shared lenient
+//! reader, so an error names the line and the field.
 //!
 //! Not responsible for what a parse failure means (the state machine
-//! decides: a judge's bad answer is malformed and left out, the merge gets
-//! one repair) or for rewriting what an agent wrote.
+//! decides: a judge's bad answer is malformed and left out, the critic and
+//! the merge get one repair) or for rewriting what an agent wrote.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use yaml_serde::Value;
 
-use crate::parse::{Document, FieldPath, Fields, ParseError, Read, describe};
+use crate::parse::normalise::{IdMatch, KnownIds};
+use crate::parse::{Document, FieldPath, Fields, ParseError, Read, describe, quote};
 
 /// What a change in the merged text is about (DR-60), and the aspects a
 /// writing judge may score the draft on.
@@ -89,6 +93,10 @@ pub struct Change {
     pub before: String,
     pub after: String,
     pub rationale: String,
+    /// The critique item the change answers (`c2`), if any (A16): one of
+    /// the items as written, or as the merge wrote it when it names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<String>,
 }
 
 /// The merge of the rewrites: the whole revised text, the changes, and a
@@ -100,6 +108,82 @@ pub struct Merge {
     /// The merge's own summary of the changes; quorum writes one from the
     /// changes when it gave none.
     pub summary: Option<String>,
+}
+
+/// How much a critique item weighs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Major,
+    Minor,
+    Note,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 3] = [Severity::Major, Severity::Minor, Severity::Note];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Major => "major",
+            Severity::Minor => "minor",
+            Severity::Note => "note",
+        }
+    }
+
+    fn choices() -> [(&'static str, Severity); 3] {
+        Severity::ALL.map(|severity| (severity.as_str(), severity))
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One thing the critic found in the draft, numbered by quorum.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CritiqueItem {
+    /// `c1`, `c2`, ... in the order the critic gave them.
+    pub id: String,
+    /// Where in the draft: a paragraph, a heading, a quoted phrase.
+    pub location: String,
+    #[serde(rename = "type")]
+    pub kind: Aspect,
+    pub severity: Severity,
+    /// What is wrong there, and what would fix it.
+    pub text: String,
+}
+
+/// Reads the critic's answer: `items:`, a list (empty when the draft needs
+/// nothing), each with `location`, `type` (clarity, structure, tone or
+/// evidence), `severity` (major, minor or note) and `text`. An `id:` the
+/// critic wrote is passed over: quorum numbers the items `c1`, `c2`, ...
+pub fn parse_critique(text: &str) -> Result<Read<Vec<CritiqueItem>>, ParseError> {
+    let document = Document::load(text)?;
+    if !matches!(document.root, Value::Mapping(_)) {
+        return Err(document.root_mismatch("a mapping with `items:`"));
+    }
+    let fields = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let (list, path) = fields.required_list("items")?;
+    document.within_item_limit(&path, list.len(), "items")?;
+    let mut items = Vec::with_capacity(list.len());
+    for (index, value) in list.iter().enumerate() {
+        let item = Fields::new(
+            &document,
+            value,
+            path.index(index),
+            "an item (a mapping with location, type, severity, text)",
+        )?;
+        items.push(CritiqueItem {
+            id: format!("c{}", index + 1),
+            location: item.required_text("location")?,
+            kind: item.required_choice("type", &Aspect::choices())?,
+            severity: item.required_choice("severity", &Severity::choices())?,
+            text: item.required_text("text")?,
+        });
+    }
+    Ok(document.read(items))
 }
 
 /// Reads a judge's rewrite: `rewrite:` (the full text, required), `notes:`
@@ -155,9 +239,14 @@ pub fn parse_rewrite(text: &str) -> Result<Read<Rewrite>, ParseError> {
 }
 
 /// Reads the merge: `revised_draft:` (the full text), `changes:` (a list,
-/// each with location, type, before, after and rationale; an empty list is
-/// allowed when nothing needed changing) and an optional `summary:`.
-pub fn parse_merge(text: &str) -> Result<Read<Merge>, ParseError> {
+/// each with location, type, before, after and rationale, and `answers:`
+/// naming the critique item it answers, if any; an empty list is allowed
+/// when nothing needed changing) and an optional `summary:`. `items` are
+/// the critique's ids: an `answers:` written another way (`C2`, `c2 (tone)`)
+/// is read as the one it fits, noted; one that fits none is kept as
+/// written, for the check against the rulings to name.
+pub fn parse_merge_naming(text: &str, items: &[&str]) -> Result<Read<Merge>, ParseError> {
+    let known = KnownIds::new(items.iter().copied());
     let document = Document::load(text)?;
     if !matches!(document.root, Value::Mapping(_)) {
         return Err(document.root_mismatch("a mapping with `revised_draft:` and `changes:`"));
@@ -181,6 +270,7 @@ pub fn parse_merge(text: &str) -> Result<Read<Merge>, ParseError> {
             before: change.optional_text("before")?.unwrap_or_default(),
             after: change.optional_text("after")?.unwrap_or_default(),
             rationale: change.required_text("rationale")?,
+            answers: answered_item(&change, &known)?,
         });
         let last = changes.last().expect("just pushed");
         if last.before.is_empty() && last.after.is_empty() {
@@ -195,6 +285,42 @@ pub fn parse_merge(text: &str) -> Result<Read<Merge>, ParseError> {
         revised_draft,
         changes,
         summary,
+    }))
+}
+
+/// [`parse_merge_naming`] with no critique: an `answers:` is kept as
+/// written.
+pub fn parse_merge(text: &str) -> Result<Read<Merge>, ParseError> {
+    parse_merge_naming(text, &[])
+}
+
+/// The item a change names under `answers:`; none for an absent, empty or
+/// `none` value.
+fn answered_item(change: &Fields<'_>, known: &KnownIds<'_>) -> Result<Option<String>, ParseError> {
+    let Some(written) = change.optional_text("answers")? else {
+        return Ok(None);
+    };
+    let word = written.trim().to_ascii_lowercase();
+    if word.is_empty() || ["none", "-", "n/a", "no item", "null"].contains(&word.as_str()) {
+        return Ok(None);
+    }
+    Ok(Some(match known.match_id(&written) {
+        IdMatch::Exact(id) => id,
+        IdMatch::Read(id) => {
+            change.note(format!("read answers {} as {id}", quote(&written)));
+            id
+        }
+        IdMatch::Ambiguous(ids) => {
+            return Err(change.error(
+                "answers",
+                format!(
+                    "{} could be any of {}; name one item",
+                    quote(&written),
+                    ids.join(", ")
+                ),
+            ));
+        }
+        IdMatch::Unknown => written.trim().to_string(),
     }))
 }
 

@@ -1,15 +1,28 @@
-//! The writing review's prompt templates. A judge's prompt asks for its
-//! own rewrite and says nothing about readers of the result (RF-01); the
-//! merge's prompt carries the directives (the aesthete's and the
-//! stylist's first, DR-58) and asks for a change summary that names none
-//! of the process (RF-18).
+//! The writing review's prompt templates. The critic's prompt asks for
+//! items a person can decide one by one; a judge's prompt asks for its
+//! own rewrite, carries the moderator's rulings on those items and says
+//! nothing about readers of the result (RF-01); the merge's prompt carries
+//! the rulings and the directives (the aesthete's and the stylist's first,
+//! DR-58), asks each change to name the item it answers (A16) and asks for
+//! a change summary that names none of the process (RF-18).
 
 use crate::prompts::TemplateSpec;
 
-/// One judge rewrites the whole draft (DR-59).
+/// The critic reads the draft and lists what should change (A16).
+pub const CRITIQUE: TemplateSpec = TemplateSpec {
+    file_name: "writing-critique.md.j2",
+    variables: &["topic", "draft", "context", "aspects"],
+    source: include_str!("../../../../prompts/writing-critique.md.j2"),
+};
+
+/// One judge rewrites the whole draft (DR-59), the accepted items as
+/// directives (A16).
 pub const REWRITE: TemplateSpec = TemplateSpec {
     file_name: "writing-rewrite.md.j2",
-    variables: &["topic", "draft", "context", "role", "focus", "criteria"],
+    variables: &[
+        "topic", "draft", "context", "role", "focus", "criteria", "accepted", "rejected",
+        "deferred", "rulings",
+    ],
     source: include_str!("../../../../prompts/writing-rewrite.md.j2"),
 };
 
@@ -17,6 +30,30 @@ pub const REWRITE: TemplateSpec = TemplateSpec {
 /// `changes` (A16, DR-60).
 pub const MERGE: TemplateSpec = TemplateSpec {
     file_name: "writing-merge.md.j2",
-    variables: &["topic", "draft", "rewrites", "missing", "directives"],
+    variables: &[
+        "topic",
+        "draft",
+        "rewrites",
+        "missing",
+        "directives",
+        "accepted",
+        "rejected",
+        "deferred",
+        "rulings",
+    ],
     source: include_str!("../../../../prompts/writing-merge.md.j2"),
+};
+
+/// The decision review's templates with the writing critic's after them:
+/// what the decision review's entry in the registry declares, so that the
+/// critic's prompt can be overridden like any other.
+pub const WITH_CRITIQUE: [TemplateSpec; super::super::prompts::TEMPLATES.len() + 1] = {
+    let templates = super::super::prompts::TEMPLATES;
+    let mut out = [CRITIQUE; super::super::prompts::TEMPLATES.len() + 1];
+    let mut index = 0;
+    while index < templates.len() {
+        out[index] = templates[index];
+        index += 1;
+    }
+    out
 };

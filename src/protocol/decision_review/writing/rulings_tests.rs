@@ -1,0 +1,654 @@
+//! The writing review's critique, moderation and rulings (RULES.md A16,
+//! A18, DR-60): the critic reviews the draft first, the moderator rules on
+//! its items, the judges and the merge are bound by the rulings, and quorum
+//! checks the merge against them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use chrono::TimeZone;
+
+use super::*;
+use crate::protocol::{CallFailure, CallSpec};
+
+fn now() -> Timestamp {
+    chrono::Utc.with_ymd_and_hms(2026, 12, 2, 12, 0, 0).unwrap()
+}
+
+fn config() -> WritingConfig {
+    let agents = [
+        CRITIC,
+        "judge.aesthete",
+        "judge.stylist",
+        "judge.analyst",
+        SYNTHESIZER,
+    ]
+    .into_iter()
+    .map(|slot| (slot.to_string(), "script:scripted".to_string()))
+    .collect();
+    WritingConfig {
+        topic: "The on-call handbook's first page".into(),
+        mode: ReviewMode::Writing,
+        draft: Draft {
+            name: "handbook.md".into(),
+            text: "Welcome to on-call. It is very important that you read everything. Pages are \
+                   answered within 5 minutes."
+                .into(),
+        },
+        context: Vec::new(),
+        panel: writing_panel(),
+        agents,
+        prices: BTreeMap::new(),
+        started_at: now(),
+        hold_for_moderator: false,
+    }
+}
+
+fn finished(call_id: &str, output: &str) -> Input {
+    Input::CallFinished {
+        call_id: call_id.into(),
+        output: output.into(),
+        usage: None,
+        usage_estimated: false,
+        ttft_ms: None,
+        elapsed_ms: 1000,
+    }
+}
+
+fn calls(effects: &[Effect]) -> Vec<CallSpec> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::StartCall(spec) => Some(spec.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn only_call(effects: &[Effect]) -> CallSpec {
+    let calls = calls(effects);
+    assert_eq!(calls.len(), 1, "{effects:?}");
+    calls[0].clone()
+}
+
+const CRITIQUE: &str = "```yaml\nitems:\n  - location: second sentence\n    type: clarity\n    severity: major\n    text: Say what to read first instead of asking for everything.\n  - location: first sentence\n    type: tone\n    severity: minor\n    text: The welcome is flat; say who the page is for.\n  - id: X7\n    location: \"third sentence, '5 minutes'\"\n    type: evidence\n    severity: note\n    text: Where does the 5-minute figure come from?\n```\n";
+
+fn rewrite(role: &str) -> String {
+    format!("```yaml\nrewrite: |\n  On-call, rewritten by the {role}.\n```\n")
+}
+
+/// A merge whose one change answers `answers` (none when empty).
+fn merge(answers: &[&str]) -> String {
+    let mut out = "```yaml\nsummary: The first page now says what to read first.\nrevised_draft: |\n  Welcome to on-call. Read the first-hour list first. Pages are answered within 5 minutes.\nchanges:\n".to_string();
+    for id in answers {
+        out.push_str(&format!(
+            "  - location: second sentence ({id})\n    type: clarity\n    before: It is very important that you read everything.\n    after: Read the first-hour list first.\n    rationale: One task beats a plea.\n    answers: {id}\n"
+        ));
+    }
+    if answers.is_empty() {
+        out = out.replace("changes:\n", "changes: []\n");
+    }
+    out.push_str("```\n");
+    out
+}
+
+/// Started, critiqued and moderated with `decisions` (c1, c2, c3 in order,
+/// each with an optional note); returns the review and the judges' calls.
+fn moderated(decisions: [(ItemDecision, Option<&str>); 3]) -> (WritingReview, Vec<CallSpec>) {
+    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
+    let critic = only_call(&review.start(now()));
+    review.handle(&finished(&critic.request.call_id, CRITIQUE), now());
+    for (index, (decision, note)) in decisions.into_iter().enumerate() {
+        let decided = Input::ItemDecided {
+            item_id: format!("c{}", index + 1),
+            decision,
+            note: note.map(str::to_string),
+        };
+        assert!(review.handle(&decided, now()).is_empty());
+    }
+    let effects = review.handle(&Input::ModerationSubmitted, now());
+    (review, calls(&effects))
+}
+
+fn judges_answer(review: &mut WritingReview, judges: &[CallSpec]) -> CallSpec {
+    let mut effects = Vec::new();
+    for spec in judges {
+        effects = review.handle(&finished(&spec.request.call_id, &rewrite("x")), now());
+    }
+    only_call(&effects)
+}
+
+fn document(review: &WritingReview, path: &str) -> String {
+    review
+        .documents()
+        .into_iter()
+        .find(|doc| doc.path == path)
+        .unwrap_or_else(|| panic!("{path} is written"))
+        .contents
+}
+
+use ItemDecision::{Accept, Defer, Reject};
+
+/// A16: the critic reads the draft first; its answer goes to critique.md
+/// before it is read; its items, numbered c1, c2, ... by quorum whatever
+/// the critic called them, go to the moderator, and the board shows them
+/// with their decisions; the judges start only once the moderation is
+/// submitted.
+#[test]
+fn a16_the_critic_reviews_the_draft_and_the_moderator_rules_before_any_rewrite() {
+    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
+    let critic = only_call(&review.start(now()));
+    assert_eq!(critic.request.role, "critic");
+    assert_eq!(critic.request.stage, "critique");
+    assert_eq!(critic.raw_output_path.as_deref(), Some("critique.md"));
+    assert!(critic.request.prompt.contains("It is very important"));
+    let stages: Vec<String> = review.board().stages.into_iter().map(|s| s.id).collect();
+    assert_eq!(
+        stages,
+        ["critique", "moderation", "rewrites", "merge", "done"]
+    );
+
+    let effects = review.handle(&finished(&critic.request.call_id, CRITIQUE), now());
+    let [Effect::AwaitModeration { items }] = effects.as_slice() else {
+        panic!("expected the moderation, got {effects:?}");
+    };
+    let ids: Vec<&str> = items.iter().map(|item| item.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["c1", "c2", "c3"],
+        "quorum numbers them; X7 is ignored"
+    );
+    assert_eq!(items[0].target, "second sentence");
+    assert_eq!(items[0].category, "clarity");
+    assert_eq!(items[0].severity, "major");
+    assert_eq!(items[2].category, "evidence");
+    assert_eq!(review.step(), Step::Moderation);
+    assert!(review.board().needs_moderator);
+    assert_eq!(document(&review, "critique.md"), CRITIQUE);
+
+    // Submitting before every item is decided is refused.
+    let decide = |id: &str, decision| Input::ItemDecided {
+        item_id: id.into(),
+        decision,
+        note: None,
+    };
+    review.handle(&decide("c1", Accept), now());
+    assert!(review.handle(&Input::ModerationSubmitted, now()).is_empty());
+    assert!(
+        review
+            .log()
+            .iter()
+            .any(|entry| entry.message == "cannot submit yet: c2, c3 still undecided")
+    );
+    review.handle(&decide("c2", Reject), now());
+    review.handle(&decide("c3", Defer), now());
+    let board = review.board();
+    let decided: Vec<_> = board.items.iter().map(|item| item.decision).collect();
+    assert_eq!(decided, [Some(Accept), Some(Reject), Some(Defer)]);
+    let judges = calls(&review.handle(&Input::ModerationSubmitted, now()));
+    assert_eq!(judges.len(), 3);
+    assert!(judges.iter().all(|spec| spec.request.stage == "rewrites"));
+    assert!(!review.board().needs_moderator);
+    // A decision after the moderation is over changes nothing.
+    review.handle(&decide("c2", Accept), now());
+    assert_eq!(review.ruling("c2").map(|(d, _)| d), Some(Reject));
+}
+
+/// A16: every judge's rewrite prompt carries the accepted items as
+/// directives with the moderator's notes, the rejected ones with their
+/// notes as what not to act on, the deferred ones as open questions, and
+/// the one standard rulings section, which reads back as decided.
+#[test]
+fn a16_the_rulings_reach_every_rewrite_prompt() {
+    let (_, judges) = moderated([
+        (Accept, Some("Name the first-hour list.")),
+        (Reject, Some("The welcome stays as it is.")),
+        (Defer, None),
+    ]);
+    assert_eq!(judges.len(), 3);
+    for judge in &judges {
+        let prompt = &judge.request.prompt;
+        let wanted = prompt.find("## What the moderator wants changed").unwrap();
+        let rejected = prompt.find("## Items the moderator rejected").unwrap();
+        let open = prompt.find("## Open questions").unwrap();
+        let section = prompt.find(crate::rulings::HEADING).unwrap();
+        assert!(wanted < rejected && rejected < open && open < section);
+        assert!(prompt[wanted..rejected].contains("### c1: second sentence (clarity, major)"));
+        assert!(prompt[wanted..rejected].contains("Moderator's note: Name the first-hour list."));
+        assert!(prompt[rejected..open].contains("### c2: first sentence (tone, minor)"));
+        assert!(prompt[rejected..open].contains("Moderator's note: The welcome stays as it is."));
+        assert!(prompt[open..section].contains("- c3 (third sentence, '5 minutes')"));
+        let read = crate::rulings::read(prompt);
+        assert_eq!(
+            read.get("c1"),
+            Some(&Ruled::Accepted),
+            "{}",
+            judge.request.call_id
+        );
+        assert_eq!(read.get("c2"), Some(&Ruled::Rejected));
+        assert_eq!(read.get("c3"), Some(&Ruled::Deferred));
+        assert!(prompt.contains(
+            "- c2: rejected — do not act on it. Moderator's note: The welcome stays as it is."
+        ));
+    }
+}
+
+/// A16, DR-60: the merge's prompt carries the rulings, asks each change
+/// to name the item it answers, and a merge that follows them is kept as
+/// it is; the change list of summary.md is written from the rulings.
+#[test]
+fn a16_the_merge_is_bound_by_the_rulings_and_its_changes_name_their_items() {
+    let (mut review, judges) =
+        moderated([(Accept, None), (Reject, Some("Keep it.")), (Defer, None)]);
+    let merge_call = judges_answer(&mut review, &judges);
+    let prompt = &merge_call.request.prompt;
+    assert!(prompt.contains("## Critique items the moderator accepted"));
+    assert!(prompt.contains("## Critique items the moderator rejected"));
+    assert!(prompt.contains("answers: c1"));
+    let read = crate::rulings::read(prompt);
+    assert_eq!(read.len(), 3);
+    assert_eq!(read.get("c2"), Some(&Ruled::Rejected));
+    // The rulings come before the rewrites, whose text an agent wrote.
+    assert!(
+        prompt.find(crate::rulings::HEADING).unwrap() < prompt.find("## The rewrites").unwrap()
+    );
+
+    let effects = review.handle(
+        &finished(&merge_call.request.call_id, &merge(&["C1"])),
+        now(),
+    );
+    assert!(matches!(
+        effects.last(),
+        Some(Effect::Finished(Outcome::Completed { .. }))
+    ));
+    let merged = review.merged().unwrap();
+    assert_eq!(merged.merge.changes[0].answers.as_deref(), Some("c1"));
+    assert!(merged.against_rulings.is_empty());
+    let summary = document(&review, "summary.md");
+    let changes = summary.find("## What changed and why").unwrap();
+    let list = &summary[changes..summary.find("## How this was made").unwrap()];
+    assert!(
+        list.contains("- c1 (accepted): answered. *second sentence*"),
+        "{list}"
+    );
+    assert!(
+        list.contains("  - **second sentence (C1)** (clarity): One task beats a plea."),
+        "{list}"
+    );
+    assert!(
+        list.contains("- c2 (rejected): no change, as you ruled. *first sentence* (tone, minor): The welcome is flat; say who the page is for. Your note: Keep it."),
+        "{list}"
+    );
+    assert!(
+        list.contains("- c3 (deferred): left open, as you ruled."),
+        "{list}"
+    );
+    assert!(!summary.contains("against your ruling"), "{summary}");
+    let yaml = document(&review, "debate.yaml");
+    for needle in [
+        "critique:",
+        "file: critique.md",
+        "decision: rejected",
+        "note: Keep it.",
+        "answers: c1",
+    ] {
+        assert!(yaml.contains(needle), "{needle}:\n{yaml}");
+    }
+}
+
+/// A16: a merge that changes the text for a rejected item, acts on a
+/// deferred one and leaves an accepted one unanswered is asked once more,
+/// naming each discrepancy; still so after that, it is kept, logged, and
+/// said plainly in summary.md's opening and change list and in debate.yaml,
+/// never passed as done.
+#[test]
+fn a16_a_merge_against_the_rulings_is_asked_once_more_then_stated_plainly() {
+    let (mut review, judges) = moderated([(Accept, None), (Reject, None), (Defer, None)]);
+    let first = judges_answer(&mut review, &judges);
+    let against = merge(&["c2", "c3", "c9"]);
+    let effects = review.handle(&finished(&first.request.call_id, &against), now());
+    let again = only_call(&effects);
+    assert_eq!(again.request.call_id, "synthesizer/merge/r1/a2");
+    let prompt = &again.request.prompt;
+    assert!(prompt.contains("## Your previous reply goes against the moderator's rulings"));
+    for said in [
+        "- the merge changed “second sentence (c2)” for c2, which the moderator rejected",
+        "- the merge changed “second sentence (c3)” for c3, which the moderator left open (deferred)",
+        "- the change to “second sentence (c9)” names c9, which is no item of the critique",
+        "- no change answers c1 (second sentence), which the moderator accepted",
+    ] {
+        assert!(prompt.contains(said), "{said}:\n{prompt}");
+    }
+    // The rulings still read back from the prompt asking again.
+    assert_eq!(
+        crate::rulings::read(prompt).get("c2"),
+        Some(&Ruled::Rejected)
+    );
+    assert!(
+        review.merged().is_none(),
+        "nothing is kept before the answer asked again"
+    );
+
+    let effects = review.handle(&finished(&again.request.call_id, &merge(&["c2"])), now());
+    assert!(matches!(
+        effects.last(),
+        Some(Effect::Finished(Outcome::Completed { .. }))
+    ));
+    let merged = review.merged().unwrap();
+    assert_eq!(
+        merged.against_rulings.len(),
+        2,
+        "{:?}",
+        merged.against_rulings
+    );
+    assert!(review.log().iter().any(|entry| {
+        entry.kind == LogKind::Note
+            && entry
+                .message
+                .contains("still goes against your rulings after being asked again")
+            && entry
+                .message
+                .contains("the merge changed “second sentence (c2)” for c2, which you rejected")
+    }));
+    let lead = review.summary_lead().unwrap();
+    assert!(
+        lead.contains("**Against your rulings.** Asked once more, the revised text still goes against what you decided: the merge changed “second sentence (c2)” for c2, which you rejected; no change answers c1 (second sentence), which you accepted."),
+        "{lead}"
+    );
+    let summary = document(&review, "summary.md");
+    assert!(
+        summary.contains("- c1 (accepted): no change answers it, although you accepted it."),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(
+            "- c2 (rejected): the merge changed the text for it anyway, against your ruling."
+        ),
+        "{summary}"
+    );
+    let yaml = document(&review, "debate.yaml");
+    assert!(yaml.contains("against_rulings:"), "{yaml}");
+    assert!(yaml.contains("for c2, which you rejected"), "{yaml}");
+    let transcript = document(&review, "transcript.md");
+    assert!(
+        transcript.contains("### `synthesizer/merge/r1/a1` (asked again: against the rulings:"),
+        "{transcript}"
+    );
+}
+
+/// A16: a merge asked again that now follows the rulings is kept clean.
+#[test]
+fn a16_a_merge_that_follows_the_rulings_when_asked_again_is_kept_clean() {
+    let (mut review, judges) = moderated([(Accept, None), (Reject, None), (Reject, None)]);
+    let first = judges_answer(&mut review, &judges);
+    let again =
+        only_call(&review.handle(&finished(&first.request.call_id, &merge(&["c2"])), now()));
+    review.handle(&finished(&again.request.call_id, &merge(&["c1"])), now());
+    let merged = review.merged().unwrap();
+    assert!(merged.against_rulings.is_empty());
+    assert!(
+        !review
+            .summary_lead()
+            .unwrap()
+            .contains("Against your rulings")
+    );
+    assert!(document(&review, "summary.md").contains("- c1 (accepted): answered."));
+}
+
+/// A16: with every item rejected, a merge with no change follows the
+/// rulings; the summary claims no change for any item.
+#[test]
+fn a16_every_item_rejected_and_no_change_is_consistent() {
+    let (mut review, judges) = moderated([(Reject, None), (Reject, None), (Reject, None)]);
+    let call = judges_answer(&mut review, &judges);
+    assert!(
+        !call
+            .request
+            .prompt
+            .contains("## Critique items the moderator accepted")
+    );
+    review.handle(&finished(&call.request.call_id, &merge(&[])), now());
+    assert!(review.merged().unwrap().against_rulings.is_empty());
+    let summary = document(&review, "summary.md");
+    for id in ["c1", "c2", "c3"] {
+        assert!(
+            summary.contains(&format!("- {id} (rejected): no change, as you ruled.")),
+            "{summary}"
+        );
+    }
+}
+
+/// A16: a critique with no items needs no moderation: the judges start.
+#[test]
+fn a16_a_critique_with_no_items_goes_straight_to_the_rewrites() {
+    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
+    let critic = only_call(&review.start(now()));
+    let effects = review.handle(
+        &finished(&critic.request.call_id, "```yaml\nitems: []\n```"),
+        now(),
+    );
+    assert_eq!(calls(&effects).len(), 3);
+    assert!(
+        review
+            .log()
+            .iter()
+            .any(|entry| entry.message == "no critique items to moderate")
+    );
+    assert!(
+        !calls(&effects)[0]
+            .request
+            .prompt
+            .contains(crate::rulings::HEADING)
+    );
+}
+
+/// A18: the critic is required. An unreadable critique is repaired once,
+/// quoting the error with its field; a second unreadable answer ends the
+/// run failed; so does a critic that times out twice.
+#[test]
+fn a18_an_unreadable_critique_is_repaired_once_and_a_silent_critic_fails_the_run() {
+    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
+    let critic = only_call(&review.start(now()));
+    let bad = CRITIQUE.replace("severity: major", "severity: huge");
+    let repair = only_call(&review.handle(&finished(&critic.request.call_id, &bad), now()));
+    assert_eq!(repair.request.call_id, "critic/critique/r1/a2");
+    assert!(
+        repair.request.prompt.contains("items[0].severity"),
+        "{}",
+        repair.request.prompt
+    );
+    assert_eq!(repair.raw_output_path.as_deref(), Some("critique.md"));
+    let effects = review.handle(&finished(&repair.request.call_id, &bad), now());
+    assert!(matches!(
+        effects.last(),
+        Some(Effect::Finished(Outcome::Failed { .. }))
+    ));
+    assert!(document(&review, "transcript.md").contains("unusable:"));
+
+    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
+    let critic = only_call(&review.start(now()));
+    let timed_out = |call_id: &str| Input::CallFailed {
+        call_id: call_id.into(),
+        failure: CallFailure::TimedOut { after_ms: 1000 },
+        partial_chars: 0,
+        elapsed_ms: 1000,
+    };
+    let retry = only_call(&review.handle(&timed_out(&critic.request.call_id), now()));
+    let effects = review.handle(&timed_out(&retry.request.call_id), now());
+    assert!(matches!(
+        effects.last(),
+        Some(Effect::Finished(Outcome::Failed { reason })) if reason.contains("the critic gave no answer in the critique stage")
+    ));
+}
+
+/// A16, DR-60: the critique's items are read with their location, type and
+/// severity, numbered by quorum; a bad field is named with its line.
+#[test]
+fn a16_critique_items_are_read_and_a_bad_one_is_located() {
+    let read = parse::parse_critique(CRITIQUE).unwrap().value;
+    assert_eq!(read.len(), 3);
+    assert_eq!(read[2].id, "c3");
+    assert_eq!(read[2].location, "third sentence, '5 minutes'");
+    assert_eq!(read[2].severity, parse::Severity::Note);
+    let error =
+        parse::parse_critique(&CRITIQUE.replace("type: tone", "type: grammar")).unwrap_err();
+    assert_eq!(error.field.as_deref(), Some("items[1].type"));
+    assert_eq!(error.line, Some(8));
+    let error = parse::parse_critique(
+        "```yaml\nitems:\n  - location: x\n    type: tone\n    severity: minor\n```",
+    )
+    .unwrap_err();
+    assert_eq!(error.field.as_deref(), Some("items[0].text"));
+    let error = parse::parse_critique("```yaml\nfindings: []\n```").unwrap_err();
+    assert_eq!(error.field.as_deref(), Some("items"));
+}
+
+/// DR-60, A16: `answers:` is optional; written another way it is read as
+/// the item it fits (noted); `none` is no item; an id that fits none is
+/// kept as written for the check to name.
+#[test]
+fn dr_60_a_change_names_the_item_it_answers_if_any() {
+    let text =
+        |answers: &str| merge(&["c1"]).replace("answers: c1", &format!("answers: {answers}"));
+    let ids = ["c1", "c2"];
+    let read = parse::parse_merge_naming(&text("C2 (tone)"), &ids).unwrap();
+    assert_eq!(read.value.changes[0].answers.as_deref(), Some("c2"));
+    assert!(
+        read.notes.iter().any(|note| note.contains("as c2")),
+        "{:?}",
+        read.notes
+    );
+    let read = parse::parse_merge_naming(&text("none"), &ids).unwrap();
+    assert_eq!(read.value.changes[0].answers, None);
+    let read = parse::parse_merge_naming(&text("c7"), &ids).unwrap();
+    assert_eq!(read.value.changes[0].answers.as_deref(), Some("c7"));
+    let read = parse::parse_merge_naming(&merge(&[]), &ids).unwrap();
+    assert!(read.value.changes.is_empty());
+}
+
+/// A review journaled before the critique existed (no critic among its
+/// agents) runs as it did: rewrites first, no items, no moderation.
+#[test]
+fn a_writing_review_journaled_without_a_critic_runs_as_before() {
+    let mut legacy = config();
+    legacy.agents.remove(CRITIC);
+    let mut review = WritingReview::new(legacy, Arc::new(PromptSet::builtin()));
+    let effects = review.start(now());
+    assert_eq!(calls(&effects).len(), 3);
+    assert!(
+        calls(&effects)
+            .iter()
+            .all(|spec| spec.request.stage == "rewrites")
+    );
+    assert!(review.describe().items.is_none());
+    assert_eq!(review.board().stages.len(), 3);
+}
+
+/// The built-in writing demo's script and draft.
+fn demo() -> (crate::agent::script::Script, Draft) {
+    let spec: yaml_serde::Value =
+        yaml_serde::from_str(crate::protocol::decision_review::kind::WRITING_DEMO_SPEC).unwrap();
+    let script = yaml_serde::to_string(&spec["script"]).unwrap();
+    let draft = Draft {
+        name: spec["draft"]["name"].as_str().unwrap().to_string(),
+        text: spec["draft"]["text"].as_str().unwrap().to_string(),
+    };
+    (
+        crate::agent::script::Script::from_yaml(&script).unwrap(),
+        draft,
+    )
+}
+
+/// What the demo's scripted agent answers to `spec`, as the scripted
+/// provider would: the reply its prompt's rulings choose, assembled.
+fn scripted(script: &crate::agent::script::Script, spec: &CallSpec) -> String {
+    script
+        .reply_for(&spec.request)
+        .unwrap()
+        .text_under(&crate::rulings::read(&spec.request.prompt))
+        .unwrap()
+}
+
+/// A16, issue 26: for every one of the 243 mixes of accept, reject and
+/// defer over the writing demo's five items, the demo's scripted judges
+/// and merge give a deliverable consistent with the rulings: every
+/// rewrite reads, the merge is never asked again, each accepted item is
+/// answered by a change naming it, and no change names any other item.
+#[test]
+fn a16_every_mix_of_rulings_gives_a_consistent_writing_demo() {
+    let (script, draft) = demo();
+    let decisions = [Accept, Reject, Defer];
+    for mix in 0..3usize.pow(5) {
+        let ruled: Vec<ItemDecision> = (0..5)
+            .map(|index| decisions[mix / 3usize.pow(index) % 3])
+            .collect();
+        let mut demo_config = config();
+        demo_config.draft = draft.clone();
+        let mut review = WritingReview::new(demo_config, Arc::new(PromptSet::builtin()));
+        let critic = only_call(&review.start(now()));
+        let effects = review.handle(
+            &finished(&critic.request.call_id, &scripted(&script, &critic)),
+            now(),
+        );
+        assert!(
+            matches!(effects.as_slice(), [Effect::AwaitModeration { items }] if items.len() == 5)
+        );
+        for (index, decision) in ruled.iter().enumerate() {
+            review.handle(
+                &Input::ItemDecided {
+                    item_id: format!("c{}", index + 1),
+                    decision: *decision,
+                    note: None,
+                },
+                now(),
+            );
+        }
+        let judges = calls(&review.handle(&Input::ModerationSubmitted, now()));
+        let mut effects = Vec::new();
+        for judge in &judges {
+            effects = review.handle(
+                &finished(&judge.request.call_id, &scripted(&script, judge)),
+                now(),
+            );
+        }
+        assert!(
+            review
+                .judges()
+                .iter()
+                .all(|judge| matches!(judge.state, RewriteState::Rewritten { .. })),
+            "{ruled:?}: every rewrite reads"
+        );
+        let merge = only_call(&effects);
+        let effects = review.handle(
+            &finished(&merge.request.call_id, &scripted(&script, &merge)),
+            now(),
+        );
+        assert!(
+            matches!(
+                effects.last(),
+                Some(Effect::Finished(Outcome::Completed { .. }))
+            ),
+            "{ruled:?}: {effects:?}"
+        );
+        let merged = review.merged().unwrap();
+        assert!(
+            merged.against_rulings.is_empty(),
+            "{ruled:?}: {:?}",
+            merged.against_rulings
+        );
+        let named: Vec<&str> = merged
+            .merge
+            .changes
+            .iter()
+            .filter_map(|change| change.answers.as_deref())
+            .collect();
+        let accepted: Vec<String> = (0..5)
+            .filter(|index| ruled[*index] == Accept)
+            .map(|index| format!("c{}", index + 1))
+            .collect();
+        assert_eq!(named, accepted, "{ruled:?}");
+        if accepted.is_empty() {
+            assert_eq!(merged.merge.revised_draft.trim(), draft.text.trim());
+        }
+    }
+}
