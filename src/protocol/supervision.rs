@@ -248,21 +248,11 @@ impl Supervisor {
             return None;
         }
         let call = LiveCall {
-            attempt: finished.attempt + 1,
-            prompt: repair_prompt,
             repaired: true,
             ..finished
         };
-        log.push(LogEntry {
-            at: now,
-            kind: LogKind::Retry,
-            call_id: Some(call.slot.call_id(call.attempt)),
-            message: format!(
-                "asking {} once to repair its answer, quoting the parse error",
-                call.slot.role
-            ),
-        });
-        Some(self.launch(call, now, log))
+        let why = "to repair its answer, quoting the parse error";
+        Some(self.ask_again(call, repair_prompt, why, now, log))
     }
 
     /// Starts the one call of a slot whose readable answer went against
@@ -279,21 +269,35 @@ impl Supervisor {
             return None;
         }
         let call = LiveCall {
-            attempt: finished.attempt + 1,
-            prompt: recheck_prompt,
             rechecked: true,
+            ..finished
+        };
+        let why = "more, naming where its answer went against the rulings";
+        Some(self.ask_again(call, recheck_prompt, why, now, log))
+    }
+
+    /// The next attempt of `finished`'s slot with `prompt`, logged as
+    /// "asking ROLE once {why}".
+    fn ask_again(
+        &mut self,
+        finished: LiveCall,
+        prompt: String,
+        why: &str,
+        now: Timestamp,
+        log: &mut Vec<LogEntry>,
+    ) -> CallSpec {
+        let call = LiveCall {
+            attempt: finished.attempt + 1,
+            prompt,
             ..finished
         };
         log.push(LogEntry {
             at: now,
             kind: LogKind::Retry,
             call_id: Some(call.slot.call_id(call.attempt)),
-            message: format!(
-                "asking {} once more, naming where its answer went against the rulings",
-                call.slot.role
-            ),
+            message: format!("asking {} once {why}", call.slot.role),
         });
-        Some(self.launch(call, now, log))
+        self.launch(call, now, log)
     }
 
     /// A moderator override: cancel the live call, then either start a fresh
