@@ -1094,10 +1094,10 @@ fn fp_39_40_41_verdict_logic() {
         (v, rule.as_str()),
         (
             Verdict::Concerns,
-            "1 disputed CRITICAL or HIGH finding (F001) → CONCERNS"
+            "1 disputed CRITICAL or HIGH finding (F001); 1 unconfirmed CRITICAL finding (F002) that no one refuted → CONCERNS"
         )
     );
-    let (v, _) = decide(&[("F001", D, Medium), ("F002", U, High)], Preset::Default);
+    let (v, _) = decide(&[("F001", D, Medium), ("F002", U, Medium)], Preset::Default);
     assert_eq!(
         v,
         Verdict::Pass,

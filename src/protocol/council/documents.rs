@@ -495,6 +495,31 @@ fn verdict_lead(verdict: crate::protocol::Verdict, assessment: &Assessment) -> S
             titles.join("; ")
         ));
     }
+    // A21 (revised): a grave finding nobody refuted is not cleared just
+    // because too few backed it.
+    let unsettled: Vec<String> = assessment
+        .findings
+        .iter()
+        .filter(|f| {
+            f.severity.is_grave()
+                && outcomes
+                    .get(f.id.as_str())
+                    .is_some_and(|o| o.state == FindingState::Unconfirmed)
+        })
+        .map(|f| {
+            format!(
+                "{} ({})",
+                one_line(&f.text.title).trim_end_matches('.'),
+                f.severity.as_str().to_ascii_lowercase()
+            )
+        })
+        .collect();
+    if !unsettled.is_empty() {
+        lead.push_str(&format!(
+            " Raised, never refuted, and not confirmed either, so check it before you rely on the code: {}.",
+            unsettled.join("; ")
+        ));
+    }
     lead.trim_end().to_string()
 }
 
@@ -584,7 +609,7 @@ fn findings_body(assessment: &Assessment) -> String {
         (
             FindingState::Unconfirmed,
             "## Raised but not confirmed",
-            "Nobody argued against these, but too few backed them to count.",
+            "Nobody argued against these, but too few backed them to count. A critical or high one among them keeps the council from PASS until someone settles it.",
         ),
     ];
     for (state, heading, intro) in sections {
