@@ -17,6 +17,7 @@ pub mod parse;
 pub mod prompts;
 pub mod protocol;
 pub mod report;
+pub mod rulings;
 pub mod secrets;
 pub mod spec;
 pub mod text;

@@ -44,6 +44,15 @@ pub const REPAIR_TEMPLATE: TemplateSpec = TemplateSpec {
     source: include_str!("../prompts/repair.md.j2"),
 };
 
+/// A second attempt after an answer that could be read went against the
+/// moderator's rulings: the original request, the answer and each
+/// discrepancy. Shared by every protocol.
+pub const RECHECK_TEMPLATE: TemplateSpec = TemplateSpec {
+    file_name: "recheck.md.j2",
+    variables: &["original_prompt", "previous_output", "discrepancies"],
+    source: include_str!("../prompts/recheck.md.j2"),
+};
+
 /// Why prompts could not be loaded or rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {

@@ -11,9 +11,13 @@
 //! hung call's future) or retry.
 //!
 //! A reply is chosen for a call by its role plus whichever of stage, round and
-//! attempt it names: the reply naming the most of them wins, and among equally
-//! specific replies the first one listed.
+//! attempt it names, and the moderator's rulings its `when:` asks for (read
+//! from the call's prompt, [`crate::rulings`]): the reply naming the most of
+//! them wins, and among equally specific replies the first one listed. A
+//! reply's text may be made of `parts:`, each with its own `when:`, so one
+//! reply answers every combination of rulings the way a careful agent would.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,6 +28,7 @@ use super::{
     Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
     Usage,
 };
+use crate::rulings::{self, Ruled};
 
 /// Default delay before the first chunk of a reply, in milliseconds.
 pub const DEFAULT_FIRST_TOKEN_MS: u64 = 800;
@@ -77,6 +82,55 @@ pub enum Fault {
     Malformed,
 }
 
+/// What a `when:` asks of one item's ruling in the call's prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Condition {
+    #[serde(rename = "accepted")]
+    Accepted,
+    #[serde(rename = "rejected")]
+    Rejected,
+    #[serde(rename = "deferred")]
+    Deferred,
+    #[serde(rename = "not accepted")]
+    NotAccepted,
+    #[serde(rename = "not rejected")]
+    NotRejected,
+    #[serde(rename = "not deferred")]
+    NotDeferred,
+}
+
+impl Condition {
+    /// Whether an item ruled `ruled` (`None`: the prompt has no ruling on
+    /// it) meets the condition.
+    fn holds(self, ruled: Option<Ruled>) -> bool {
+        match self {
+            Condition::Accepted => ruled == Some(Ruled::Accepted),
+            Condition::Rejected => ruled == Some(Ruled::Rejected),
+            Condition::Deferred => ruled == Some(Ruled::Deferred),
+            Condition::NotAccepted => ruled != Some(Ruled::Accepted),
+            Condition::NotRejected => ruled != Some(Ruled::Rejected),
+            Condition::NotDeferred => ruled != Some(Ruled::Deferred),
+        }
+    }
+}
+
+/// Item id → what its ruling must be; every entry must hold.
+pub type When = BTreeMap<String, Condition>;
+
+fn when_holds(when: &When, ruled: &BTreeMap<String, Ruled>) -> bool {
+    when.iter()
+        .all(|(id, condition)| condition.holds(ruled.get(id).copied()))
+}
+
+/// A piece of a reply's text, used when its `when:` holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Part {
+    #[serde(default, skip_serializing_if = "When::is_empty")]
+    pub when: When,
+    pub text: String,
+}
+
 /// One scripted reply and the calls it answers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -92,8 +146,15 @@ pub struct ScriptedReply {
     /// Absent: any attempt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<u32>,
+    /// The rulings the call's prompt must carry; empty: any.
+    #[serde(default, skip_serializing_if = "When::is_empty")]
+    pub when: When,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The text in pieces, each used when its own `when:` holds; instead
+    /// of `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<Part>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_token_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,7 +180,9 @@ impl ScriptedReply {
             stage: None,
             round: None,
             attempt: None,
+            when: When::new(),
             text: Some(text.into()),
+            parts: None,
             first_token_ms: None,
             chars_per_second: None,
             chunk_chars: None,
@@ -129,8 +192,9 @@ impl ScriptedReply {
         }
     }
 
-    fn matches(&self, request: &CallRequest) -> bool {
+    fn matches(&self, request: &CallRequest, ruled: &BTreeMap<String, Ruled>) -> bool {
         self.role == request.role
+            && when_holds(&self.when, ruled)
             && self
                 .stage
                 .as_ref()
@@ -141,7 +205,7 @@ impl ScriptedReply {
                 .is_none_or(|attempt| attempt == request.attempt)
     }
 
-    /// How many of stage, round and attempt this reply names.
+    /// How many of stage, round, attempt and rulings this reply names.
     fn specificity(&self) -> usize {
         [
             self.stage.is_some(),
@@ -151,10 +215,32 @@ impl ScriptedReply {
         .into_iter()
         .filter(|present| *present)
         .count()
+            + self.when.len()
     }
 
-    fn selector(&self) -> (&str, Option<&str>, Option<u32>, Option<u32>) {
-        (&self.role, self.stage.as_deref(), self.round, self.attempt)
+    fn selector(&self) -> (&str, Option<&str>, Option<u32>, Option<u32>, &When) {
+        (
+            &self.role,
+            self.stage.as_deref(),
+            self.round,
+            self.attempt,
+            &self.when,
+        )
+    }
+
+    /// The text this reply gives under `ruled`: `text`, or the parts whose
+    /// `when:` holds, joined.
+    pub fn text_under(&self, ruled: &BTreeMap<String, Ruled>) -> Option<String> {
+        match &self.parts {
+            Some(parts) => Some(
+                parts
+                    .iter()
+                    .filter(|part| when_holds(&part.when, ruled))
+                    .map(|part| part.text.as_str())
+                    .collect(),
+            ),
+            None => self.text.clone(),
+        }
     }
 
     /// `judge.analyst at evaluation round 2 (any attempt)`.
@@ -166,7 +252,20 @@ impl ScriptedReply {
         let attempt = self.attempt.map_or("any attempt".to_string(), |attempt| {
             format!("attempt {attempt}")
         });
-        format!("{} at {stage} {round} {attempt}", self.role)
+        let when: Vec<String> = self
+            .when
+            .iter()
+            .map(|(id, condition)| format!("{id} {}", condition_word(*condition)))
+            .collect();
+        if when.is_empty() {
+            format!("{} at {stage} {round} {attempt}", self.role)
+        } else {
+            format!(
+                "{} at {stage} {round} {attempt} when {}",
+                self.role,
+                when.join(", ")
+            )
+        }
     }
 
     fn validation_errors(&self) -> Vec<String> {
@@ -193,10 +292,24 @@ impl ScriptedReply {
         if self.chunk_chars == Some(0) {
             errors.push("`chunk_chars` must be greater than 0".to_string());
         }
+        if self.text.is_some() && self.parts.is_some() {
+            errors.push("give either `text` or `parts`, not both".to_string());
+        }
+        if self.parts.as_ref().is_some_and(Vec::is_empty) {
+            errors.push("`parts` is empty".to_string());
+        }
+        if self.parts.is_some() && self.fault.is_some() {
+            errors.push("a reply with a fault takes `text`, not `parts`".to_string());
+        }
+        for id in self.when.keys() {
+            if id.trim().is_empty() {
+                errors.push("`when` names an empty item id".to_string());
+            }
+        }
         match self.fault {
             None => {
-                if self.text.is_none() {
-                    errors.push("a reply without a fault needs `text`".to_string());
+                if self.text.is_none() && self.parts.is_none() {
+                    errors.push("a reply without a fault needs `text` or `parts`".to_string());
                 }
             }
             Some(Fault::Error) => {
@@ -285,8 +398,13 @@ impl Script {
     /// The reply for `request`: the most specific match, the first listed on
     /// a tie.
     pub fn reply_for(&self, request: &CallRequest) -> Result<&ScriptedReply, AgentError> {
+        let ruled = rulings::read(&request.prompt);
         let mut best: Option<&ScriptedReply> = None;
-        for reply in self.replies.iter().filter(|reply| reply.matches(request)) {
+        for reply in self
+            .replies
+            .iter()
+            .filter(|reply| reply.matches(request, &ruled))
+        {
             if best.is_none_or(|best| reply.specificity() > best.specificity()) {
                 best = Some(reply);
             }
@@ -351,7 +469,10 @@ impl ScriptAgent {
     ) -> Result<CallOutput, AgentError> {
         let reply = self.script.reply_for(&request)?;
         let pace = self.pace_for(reply);
-        let text = reply.text.as_deref().unwrap_or_default();
+        let text = reply
+            .text_under(&rulings::read(&request.prompt))
+            .unwrap_or_default();
+        let text = text.as_str();
         sleep(pace.first_token).await;
         match reply.fault {
             None => {
@@ -417,6 +538,18 @@ fn finished(request: &CallRequest, text: &str) -> CallOutput {
 async fn sleep(duration: Duration) {
     if !duration.is_zero() {
         tokio::time::sleep(duration).await;
+    }
+}
+
+/// `accepted`, `not rejected`, ...: a condition as a script writes it.
+fn condition_word(condition: Condition) -> &'static str {
+    match condition {
+        Condition::Accepted => "accepted",
+        Condition::Rejected => "rejected",
+        Condition::Deferred => "deferred",
+        Condition::NotAccepted => "not accepted",
+        Condition::NotRejected => "not rejected",
+        Condition::NotDeferred => "not deferred",
     }
 }
 
@@ -554,6 +687,137 @@ mod tests {
         assert_eq!(chosen("judge.analyst", "evaluation", 1, 1), "stage");
         assert_eq!(chosen("judge.analyst", "critique", 1, 2), "any");
         assert_eq!(chosen("judge.stylist", "evaluation", 3, 1), "stylist");
+    }
+
+    /// A revision call whose prompt carries the moderator's rulings.
+    fn ruled_request(rulings: &[(&str, Ruled)]) -> CallRequest {
+        let rulings: Vec<_> = rulings
+            .iter()
+            .map(|(id, ruled)| rulings::Ruling::new(*id, *ruled, None))
+            .collect();
+        let mut request = request("proposer", "revision", 1, 1);
+        request.prompt = format!("# Revise\n\n{}\n## Answer", rulings::section(&rulings));
+        request
+    }
+
+    #[test]
+    fn a_reply_can_depend_on_the_rulings_in_its_prompt() {
+        let script = Script::from_yaml(
+            r#"
+replies:
+  - role: proposer
+    text: plain
+  - role: proposer
+    when: {c2: rejected}
+    text: c2 set aside
+  - role: proposer
+    when: {c2: rejected, c1: not accepted}
+    text: nothing to do
+"#,
+        )
+        .unwrap();
+        let chosen = |rulings: &[(&str, Ruled)]| {
+            script
+                .reply_for(&ruled_request(rulings))
+                .unwrap()
+                .text
+                .clone()
+                .unwrap()
+        };
+        assert_eq!(chosen(&[]), "plain");
+        assert_eq!(chosen(&[("c2", Ruled::Accepted)]), "plain");
+        assert_eq!(
+            chosen(&[("c1", Ruled::Accepted), ("c2", Ruled::Rejected)]),
+            "c2 set aside"
+        );
+        assert_eq!(
+            chosen(&[("c1", Ruled::Deferred), ("c2", Ruled::Rejected)]),
+            "nothing to do"
+        );
+        // No ruling on c1 at all is "not accepted" too.
+        assert_eq!(chosen(&[("c2", Ruled::Rejected)]), "nothing to do");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn parts_of_a_reply_follow_the_rulings() {
+        let script = Script::from_yaml(
+            r#"
+pace: {first_token_ms: 0}
+replies:
+  - role: proposer
+    parts:
+      - text: "change_log:\n"
+      - when: {c1: accepted}
+        text: "  - c1 strengthened\n"
+      - when: {c1: not accepted}
+        text: "  - c1 left alone\n"
+      - when: {c2: accepted}
+        text: "  - c2 replaced\n"
+"#,
+        )
+        .unwrap();
+        let agent = ScriptAgent::new(Arc::new(script), 1.0);
+        let (result, _) = run(
+            &agent,
+            ruled_request(&[("c1", Ruled::Rejected), ("c2", Ruled::Accepted)]),
+        )
+        .await;
+        assert_eq!(
+            result.unwrap().text,
+            "change_log:\n  - c1 left alone\n  - c2 replaced\n"
+        );
+        let (result, _) = run(&agent, ruled_request(&[("c1", Ruled::Accepted)])).await;
+        assert_eq!(result.unwrap().text, "change_log:\n  - c1 strengthened\n");
+    }
+
+    #[test]
+    fn parts_are_checked_like_text() {
+        let error = Script::from_yaml(
+            r#"
+replies:
+  - role: proposer
+    text: a
+    parts: [{text: b}]
+  - role: critic
+    parts: []
+  - role: judge.a
+    fault: timeout
+    parts: [{text: b}]
+  - role: judge.b
+    when: {c1: maybe}
+    text: c
+"#,
+        )
+        .unwrap_err();
+        assert!(error.contains("unknown variant `maybe`"), "{error}");
+        let error = Script::from_yaml(
+            r#"
+replies:
+  - role: proposer
+    text: a
+    parts: [{text: b}]
+  - role: critic
+    parts: []
+  - role: judge.a
+    fault: timeout
+    parts: [{text: b}]
+  - role: judge.b
+    when: {c1: accepted}
+    text: c
+  - role: judge.b
+    when: {c1: accepted}
+    text: d
+"#,
+        )
+        .unwrap_err();
+        for expected in [
+            "reply 1 (proposer at any stage any round any attempt): give either `text` or `parts`, not both",
+            "reply 2 (critic at any stage any round any attempt): `parts` is empty",
+            "reply 3 (judge.a at any stage any round any attempt): a reply with a fault takes `text`, not `parts`",
+            "reply 5 (judge.b at any stage any round any attempt when c1 accepted) can never be chosen",
+        ] {
+            assert!(error.contains(expected), "{expected}\n---\n{error}");
+        }
     }
 
     #[tokio::test(start_paused = true)]

@@ -229,6 +229,38 @@ impl Calls {
             .ok_or_else(|| format!("the {role}'s {stage} answer could not be parsed: {error}"))
     }
 
+    /// Asks `call`'s agent once more when its readable answer went against
+    /// the moderator's rulings, naming each of `discrepancies`, with
+    /// `template` (given `original_prompt`, `previous_output` and
+    /// `discrepancies`). `None` when the slot was asked again already (or
+    /// the prompt cannot be built: logged): the protocol then keeps the
+    /// answer and states what still disagrees.
+    pub fn recheck(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        discrepancies: &[String],
+        (prompts, template): (&PromptSet, &TemplateSpec),
+        now: Timestamp,
+    ) -> Option<CallSpec> {
+        if call.rechecked {
+            return None;
+        }
+        let context = serde_json::json!({
+            "original_prompt": call.prompt,
+            "previous_output": output,
+            "discrepancies": discrepancies,
+        });
+        match prompts.render(template, &context) {
+            Ok(prompt) => self.supervisor.recheck(call, prompt, now, &mut self.log),
+            Err(error) => {
+                let message = format!("could not build the prompt asking again: {error}");
+                self.push_log(now, LogKind::Note, Some(&call.call_id()), message);
+                None
+            }
+        }
+    }
+
     /// Notes that `call`'s answer could not be used (`error` says why) and
     /// asks for its one repair with `template`. The unusable answer comes
     /// back for the record with the repair, or with why there is none.
@@ -499,6 +531,47 @@ mod tests {
             ttft_ms: None,
             elapsed_ms: 1500,
         }
+    }
+
+    #[test]
+    fn an_answer_against_the_rulings_is_asked_about_once_naming_each_discrepancy() {
+        let mut calls = calls();
+        let prompts = PromptSet::builtin();
+        let template = prompts.template("recheck.md.j2").unwrap();
+        let spec = calls.start(
+            Slot::new("critic", "challenge", 1),
+            "the request".into(),
+            None,
+            now(),
+        );
+        let answer = finished(&spec.request.call_id);
+        let Routed::Answered { call, output } = calls.route(&answer, now()) else {
+            panic!("expected an answer");
+        };
+        let discrepancies = vec!["the change to b2 cites c2, which the moderator rejected".into()];
+        let again = calls
+            .recheck(call, output, &discrepancies, (&prompts, &template), now())
+            .expect("the first discrepancy is asked about");
+        assert_eq!(again.request.call_id, "critic/challenge/r1/a2");
+        assert!(again.request.prompt.starts_with("the request"));
+        assert!(
+            again
+                .request
+                .prompt
+                .contains("- the change to b2 cites c2, which the moderator rejected"),
+            "{}",
+            again.request.prompt
+        );
+        let answer = finished(&again.request.call_id);
+        let Routed::Answered { call, output } = calls.route(&answer, now()) else {
+            panic!("expected the second answer");
+        };
+        assert!(call.rechecked);
+        assert_eq!(
+            calls.recheck(call, output, &discrepancies, (&prompts, &template), now()),
+            None,
+            "a slot is asked again once"
+        );
     }
 
     #[test]

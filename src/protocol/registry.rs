@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::usage::Price;
 use super::{ContextDoc, Protocol, RoleGroup, Timestamp, Verdict};
-use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
+use crate::prompts::{PromptSet, RECHECK_TEMPLATE, REPAIR_TEMPLATE, TemplateSpec};
 use crate::spec::SpecError;
 
 /// Every protocol family, in the order `--help` lists their commands.
@@ -469,9 +469,11 @@ pub fn names() -> Vec<&'static str> {
     KINDS.iter().map(|kind| kind.name()).collect()
 }
 
-/// Every template of every protocol, the shared repair template first.
+/// Every template of every protocol, the shared repair and recheck
+/// templates first.
 pub fn templates() -> Vec<TemplateSpec> {
-    std::iter::once(REPAIR_TEMPLATE)
+    [REPAIR_TEMPLATE, RECHECK_TEMPLATE]
+        .into_iter()
         .chain(
             KINDS
                 .iter()

@@ -62,6 +62,9 @@ pub struct LiveCall {
     pub retried: bool,
     /// The one repair call has been used for this slot.
     pub repaired: bool,
+    /// The one call asking again against the moderator's rulings has been
+    /// used for this slot.
+    pub rechecked: bool,
 }
 
 impl LiveCall {
@@ -132,6 +135,7 @@ impl Supervisor {
                 raw_output_path,
                 retried: false,
                 repaired: false,
+                rechecked: false,
             },
             now,
             log,
@@ -255,6 +259,37 @@ impl Supervisor {
             call_id: Some(call.slot.call_id(call.attempt)),
             message: format!(
                 "asking {} once to repair its answer, quoting the parse error",
+                call.slot.role
+            ),
+        });
+        Some(self.launch(call, now, log))
+    }
+
+    /// Starts the one call of a slot whose readable answer went against
+    /// the moderator's rulings, asking again with `recheck_prompt`. `None`
+    /// when the slot has been asked again already.
+    pub fn recheck(
+        &mut self,
+        finished: LiveCall,
+        recheck_prompt: String,
+        now: Timestamp,
+        log: &mut Vec<LogEntry>,
+    ) -> Option<CallSpec> {
+        if finished.rechecked {
+            return None;
+        }
+        let call = LiveCall {
+            attempt: finished.attempt + 1,
+            prompt: recheck_prompt,
+            rechecked: true,
+            ..finished
+        };
+        log.push(LogEntry {
+            at: now,
+            kind: LogKind::Retry,
+            call_id: Some(call.slot.call_id(call.attempt)),
+            message: format!(
+                "asking {} once more, naming where its answer went against the rulings",
                 call.slot.role
             ),
         });

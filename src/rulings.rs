@@ -1,0 +1,174 @@
+//! The moderator's rulings as the agent that acts on them reads them.
+//!
+//! Every prompt of an agent that acts on rulings (a reviser, a report
+//! writer, a synthesizer, a merge) carries one section in one shape: a
+//! heading, then a line per item saying whether the moderator accepted it
+//! (address it), rejected it (do not act on it) or deferred it (an open
+//! question), with the moderator's note. A person reads it as a list; a
+//! program reads it back with [`read`]. The scripted agents do exactly
+//! that to choose the reply a careful agent would give under those rulings
+//! (`when:` in a script), so a demo honours whatever the person decided.
+//!
+//! This module knows no protocol and no provider: the protocols render the
+//! section, the scripted provider reads it.
+
+use std::collections::BTreeMap;
+
+/// The heading the section opens with; [`read`] looks for exactly this line.
+pub const HEADING: &str = "## The moderator's rulings";
+
+/// What the moderator decided about one item, as the acting agent reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ruled {
+    Accepted,
+    Rejected,
+    Deferred,
+}
+
+impl Ruled {
+    pub fn word(self) -> &'static str {
+        match self {
+            Ruled::Accepted => "accepted",
+            Ruled::Rejected => "rejected",
+            Ruled::Deferred => "deferred",
+        }
+    }
+
+    fn from_word(word: &str) -> Option<Ruled> {
+        match word {
+            "accepted" => Some(Ruled::Accepted),
+            "rejected" => Some(Ruled::Rejected),
+            "deferred" => Some(Ruled::Deferred),
+            _ => None,
+        }
+    }
+
+    /// What the agent is to do about an item so ruled.
+    fn instruction(self) -> &'static str {
+        match self {
+            Ruled::Accepted => "address it",
+            Ruled::Rejected => "do not act on it",
+            Ruled::Deferred => "an open question: do not settle it",
+        }
+    }
+}
+
+/// One item's ruling, with the moderator's note.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ruling {
+    pub id: String,
+    pub ruled: Ruled,
+    pub note: Option<String>,
+}
+
+impl Ruling {
+    pub fn new(id: impl Into<String>, ruled: Ruled, note: Option<&str>) -> Ruling {
+        Ruling {
+            id: id.into(),
+            ruled,
+            note: note
+                .map(|note| note.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|note| !note.is_empty()),
+        }
+    }
+}
+
+/// The section: the heading, one line of guidance, and a line per ruling
+/// (`- c2: rejected — do not act on it. Moderator's note: out of scope`),
+/// in the order given. Empty when there is no ruling.
+pub fn section(rulings: &[Ruling]) -> String {
+    if rulings.is_empty() {
+        return String::new();
+    }
+    let mut text = format!(
+        "{HEADING}\n\nThese bind your answer: address every accepted item, act on no rejected \
+         item (do not cite it as the reason for any change), and leave every deferred item \
+         open.\n\n"
+    );
+    for ruling in rulings {
+        let id = one_line(&ruling.id);
+        text.push_str(&format!(
+            "- {id}: {} — {}",
+            ruling.ruled.word(),
+            ruling.ruled.instruction()
+        ));
+        if let Some(note) = &ruling.note {
+            text.push_str(&format!(". Moderator's note: {}", one_line(note)));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// The rulings of the section in `prompt`, by item id; empty when the
+/// prompt has none. Reads the first section only, up to its first blank
+/// line after the list; lines it cannot read are passed over.
+pub fn read(prompt: &str) -> BTreeMap<String, Ruled> {
+    let mut rulings = BTreeMap::new();
+    let Some(start) = prompt.lines().position(|line| line.trim_end() == HEADING) else {
+        return rulings;
+    };
+    let mut listing = false;
+    for line in prompt.lines().skip(start + 1) {
+        let Some(entry) = line.strip_prefix("- ") else {
+            if listing || line.starts_with('#') {
+                break;
+            }
+            continue;
+        };
+        listing = true;
+        let Some((id, rest)) = entry.split_once(':') else {
+            continue;
+        };
+        let word = rest.split_whitespace().next().unwrap_or_default();
+        if let Some(ruled) = Ruled::from_word(word) {
+            rulings.insert(id.trim().to_string(), ruled);
+        }
+    }
+    rulings
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_section_reads_back_as_the_rulings_it_was_made_from() {
+        let rulings = vec![
+            Ruling::new("c1", Ruled::Accepted, None),
+            Ruling::new(
+                "c2",
+                Ruled::Rejected,
+                Some("out of scope:\n  billing is fixed"),
+            ),
+            Ruling::new("F003", Ruled::Deferred, Some("  ")),
+        ];
+        let text = section(&rulings);
+        assert!(text.starts_with(HEADING), "{text}");
+        assert!(
+            text.contains("- c2: rejected — do not act on it. Moderator's note: out of scope: billing is fixed\n"),
+            "{text}"
+        );
+        assert_eq!(rulings[2].note, None);
+        let prompt = format!("# Task\n\nsome text\n\n{text}\n## Answer format\n\n- c9: accepted\n");
+        let read = read(&prompt);
+        assert_eq!(
+            read.into_iter().collect::<Vec<_>>(),
+            vec![
+                ("F003".to_string(), Ruled::Deferred),
+                ("c1".to_string(), Ruled::Accepted),
+                ("c2".to_string(), Ruled::Rejected),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_section_means_no_rulings() {
+        assert_eq!(section(&[]), "");
+        assert!(read("## Critique items\n\n- c1: accepted\n").is_empty());
+    }
+}
