@@ -50,6 +50,7 @@ pub mod model;
 pub mod packets;
 pub mod parse;
 pub mod prompts;
+pub mod rulings;
 pub mod verdict;
 
 pub use kind::{KIND, NAME};
@@ -246,6 +247,9 @@ pub struct Council {
     exchange: Exchange,
     outcome: Option<Outcome>,
     places: Places,
+    /// Where an answer still went against the moderator's rulings after it
+    /// was asked once more, for the deliverable.
+    against_rulings: Vec<String>,
 }
 
 /// Where each finding, proposal and challenge stands in its list, and the
@@ -308,6 +312,7 @@ impl Council {
             exchange,
             outcome: None,
             places: Places::default(),
+            against_rulings: Vec::new(),
         }
     }
 
@@ -378,6 +383,11 @@ impl Council {
     }
     pub fn proposal_outcomes(&self) -> &[ProposalOutcome] {
         &self.proposal_outcomes
+    }
+    /// Where answers still went against the moderator's rulings after
+    /// being asked once more: `role: what`.
+    pub fn against_rulings(&self) -> &[String] {
+        &self.against_rulings
     }
     pub fn exchange(&self) -> &Exchange {
         &self.exchange
@@ -718,6 +728,70 @@ impl Council {
         })
     }
 
+    /// The rulings section over `challenges` and what each was about, into
+    /// a prompt's context (`rulings`, `ruled_challenges`).
+    fn put_rulings<'a>(
+        &self,
+        context: &mut serde_json::Value,
+        challenges: impl IntoIterator<Item = &'a Challenge>,
+    ) {
+        let (section, about) = rulings::context(challenges);
+        context["rulings"] = json!(section);
+        context["ruled_challenges"] = pretty(about);
+    }
+
+    /// Asks `call`'s agent once more, naming `discrepancies` with the
+    /// moderator's rulings, when it has not been asked again yet; the call
+    /// to start, or `None` (then the caller keeps the answer and records
+    /// what still disagrees with [`Self::still_against`]).
+    fn ask_again(
+        &mut self,
+        call: &LiveCall,
+        output: &str,
+        discrepancies: &[String],
+        now: Timestamp,
+    ) -> Option<Effect> {
+        if discrepancies.is_empty() || call.rechecked {
+            return None;
+        }
+        self.log(
+            now,
+            LogKind::Note,
+            Some(&call.call_id()),
+            format!(
+                "{}'s {} answer goes against the moderator's rulings: {}",
+                call.slot.role,
+                call.slot.stage,
+                discrepancies.join("; ")
+            ),
+        );
+        let prompts = Arc::clone(&self.prompts);
+        self.calls
+            .recheck(
+                call.clone(),
+                output,
+                discrepancies,
+                (prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE),
+                now,
+            )
+            .map(Effect::StartCall)
+    }
+
+    /// Records what still goes against the rulings once the one extra
+    /// call is spent: logged, and stated in the deliverable.
+    fn still_against(&mut self, call: &LiveCall, discrepancies: Vec<String>, now: Timestamp) {
+        for discrepancy in discrepancies {
+            let line = format!("{}: {discrepancy}", call.slot.role);
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call.call_id()),
+                format!("still against the moderator's rulings after asking again: {line}"),
+            );
+            self.against_rulings.push(line);
+        }
+    }
+
     // ---- Phase 1 ---------------------------------------------------------
 
     fn start_independent(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -982,6 +1056,7 @@ impl Council {
         context["inventory"] = pretty(self.inventory());
         context["mandatory"] = json!(mandatory);
         context["history"] = pretty(self.history());
+        self.put_rulings(&mut context, self.challenges.iter());
         let file = documents::round_file(self.round, DEVIL);
         match self.start_call(
             &prompts::DEVIL_ROUND,
@@ -1444,6 +1519,12 @@ impl Council {
                     .filter(|id| self.origins_of(id).contains(&target))
                     .collect::<Vec<_>>()
             );
+            self.put_rulings(
+                &mut context,
+                self.challenges
+                    .iter()
+                    .filter(|c| mine_set.contains(c.id.as_str())),
+            );
             let file = documents::round_file(round, &target);
             self.log(
                 now,
@@ -1486,6 +1567,31 @@ impl Council {
         let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
         match parse::read_responses(output, &refs, &domain, self.proposes()) {
             Ok(read) => {
+                // Every delivered challenge needs a response (a ruling to
+                // address): asked once more when one has none.
+                let answered: Vec<String> = read
+                    .value
+                    .0
+                    .iter()
+                    .filter(|r| {
+                        matches!(
+                            r.kind,
+                            ResponseKind::Defense
+                                | ResponseKind::Withdrawal
+                                | ResponseKind::Corroboration
+                        )
+                    })
+                    .map(|r| r.finding_id.clone())
+                    .collect();
+                let mine: Vec<&Challenge> = delivered
+                    .iter()
+                    .filter_map(|id| self.challenge(id))
+                    .collect();
+                let discrepancies = rulings::unanswered(&mine, &answered);
+                if let Some(again) = self.ask_again(&call, output, &discrepancies, now) {
+                    return vec![again];
+                }
+                self.still_against(&call, discrepancies, now);
                 self.keep(&call, output, read.notes, now);
                 let (responses, left_out) = read.value;
                 for left in &left_out {
@@ -1871,6 +1977,7 @@ impl Council {
                 pretty(json!(merges))
             };
             context["fallback"] = json!(self.fallback.is_some());
+            self.put_rulings(&mut context, self.challenges.iter());
             let file = documents::final_file(&role);
             match self.start_call(
                 &prompts::FINAL,
@@ -1900,6 +2007,11 @@ impl Council {
         let refs: Vec<&str> = known.iter().map(String::as_str).collect();
         match parse::read_final(output, &role, &refs) {
             Ok(read) => {
+                let discrepancies = rulings::final_discrepancies(&read.value.0, &self.challenges);
+                if let Some(again) = self.ask_again(&call, output, &discrepancies, now) {
+                    return vec![again];
+                }
+                self.still_against(&call, discrepancies, now);
                 self.keep(&call, output, read.notes, now);
                 let (position, left_out) = read.value;
                 for left in &left_out {
