@@ -120,6 +120,10 @@ fn at_the_final_positions() -> Harness {
         Some("line 14 already compares in constant time"),
     )]);
     h.answer("expert.performance/responses/r1", &defense("F002"));
+    // Asked without a challenge of their own (FP-23): nothing to add.
+    let nothing = block(json!({"responses": []}));
+    h.answer("expert.security/responses/r1", &nothing);
+    h.answer("integration-checker/responses/r1", &nothing);
     h.answer(
         "devil-advocate/challenge/r2",
         &block(json!({"challenges": [], "discoveries": []})),
@@ -286,4 +290,132 @@ fn issue_26_a_delivered_challenge_left_unanswered_is_asked_about_once() {
         .unwrap();
     assert_eq!(c1.state, ChallengeState::Answered);
     assert!(h.protocol.against_rulings().is_empty());
+}
+
+/// FP-23, FP-27 (issue 26): once a challenge is delivered in a round,
+/// every other participant but the devil's advocate is asked too, with no
+/// challenge of its own; its corroboration counts for the finding, its
+/// cross-challenge goes to the moderator in the next round, and its
+/// discovery gets the next id. Its prompt shows no challenge and no ruling.
+#[test]
+fn fp_23_fp_27_participants_other_than_the_target_may_corroborate_cross_challenge_and_discover() {
+    let mut h = challenged();
+    h.moderate(&[("C2", ItemDecision::Reject, None)]);
+    // C1 went to security; performance and the checker are asked anyway.
+    for role in ["expert.performance", CHECKER] {
+        let prompt = h.prompt_of(&format!("{role}/responses/r1"));
+        assert!(
+            prompt.contains("This round's challenges went to other participants"),
+            "{prompt}"
+        );
+        assert!(!prompt.contains("## The challenges put to you"), "{prompt}");
+        assert!(!prompt.contains("## The moderator's rulings"), "{prompt}");
+        assert!(
+            !prompt.contains("F002 assumes"),
+            "a dropped challenge stays unseen"
+        );
+    }
+    assert!(!h.was_started("devil-advocate/responses"));
+    h.answer("expert.security/responses/r1", &defense("F001"));
+    h.answer(
+        "expert.performance/responses/r1",
+        &block(json!({"responses": [
+            {"type": "corroboration", "finding_id": "F001", "response": "Our load tests saw the timing spread too."},
+            {"type": "discovery", "response": "Seen while profiling.", "finding": {"severity": "MEDIUM", "title": "No request timeout", "description": "The handler sets no timeout on the ledger call.", "evidence": "line 18", "recommendation": "Set one.", "domains": ["performance"]}}
+        ]})),
+    );
+    h.answer(
+        "integration-checker/responses/r1",
+        &block(json!({"responses": [
+            {"type": "cross-challenge", "finding_id": "F001", "challenge": "hmac.Equal on line 14 compares in constant time."}
+        ]})),
+    );
+    let responses = h.protocol.responses();
+    assert!(responses.iter().any(|r| r.by == "expert.performance"
+        && r.kind.as_str() == "corroboration"
+        && r.finding_id == "F001"));
+    let discovered = h
+        .protocol
+        .finding("F003")
+        .expect("the discovery takes the next id");
+    assert!(discovered.discovered);
+    assert_eq!(discovered.origins, ["expert.performance"]);
+    let cross = h
+        .protocol
+        .challenges()
+        .iter()
+        .find(|c| c.from == CHECKER)
+        .expect("the cross-challenge is raised");
+    assert_eq!(
+        (cross.finding_id.as_str(), cross.to.as_str()),
+        ("F001", "expert.security")
+    );
+    assert_eq!(cross.state, ChallengeState::Proposed);
+    assert_eq!(cross.round, 2, "it goes to the moderator in round 2");
+    assert!(h.is_live("devil-advocate/challenge/r2"));
+}
+
+/// FP-23: a round that delivers no challenge asks nobody but the devil's
+/// advocate.
+#[test]
+fn fp_23_a_round_that_delivers_nothing_asks_no_other_participant() {
+    let mut h = challenged();
+    h.moderate(&[
+        ("C1", ItemDecision::Reject, None),
+        ("C2", ItemDecision::Defer, None),
+    ]);
+    for role in ["expert.security", "expert.performance", CHECKER] {
+        assert!(!h.was_started(&format!("{role}/responses")), "{role}");
+    }
+    assert!(h.is_live("devil-advocate/challenge/r2"));
+}
+
+/// Issue 26: an agent's pane shows the board's ids once findings are
+/// numbered. Phase 1 asks each participant to number its own findings
+/// with a prefix of its own (`security-1`), never with F-numbers, and at
+/// publication quorum says which board id each became.
+#[test]
+fn issue_26_phase_1_ids_are_the_participants_own_and_publication_names_their_board_ids() {
+    let mut h = council();
+    let prompt = h.prompt_of("expert.security/independent/r0");
+    assert!(prompt.contains("\"id\": \"security-1\""), "{prompt}");
+    assert!(!prompt.contains("\"id\": \"F001\""), "{prompt}");
+    assert!(
+        h.prompt_of("integration-checker/independent/r0")
+            .contains("\"id\": \"checker-1\"")
+    );
+    let with_ids = |participant: &str, ids: &[&str]| {
+        let list: Vec<Value> = ids
+            .iter()
+            .map(|id| {
+                json!({"id": id, "severity": "MEDIUM", "title": format!("Finding {id}"),
+                       "description": format!("What {id} is."), "evidence": "line 1",
+                       "recommendation": "fix", "domains": []})
+            })
+            .collect();
+        block(json!({"participant": participant, "phase": 1, "findings": list}))
+    };
+    h.answer(
+        "expert.security/independent/r0",
+        &with_ids("expert.security", &["security-1", "security-2"]),
+    );
+    h.answer(
+        "expert.performance/independent/r0",
+        &with_ids("expert.performance", &["F001"]),
+    );
+    h.answer(
+        "integration-checker/independent/r0",
+        &findings(CHECKER, &[]),
+    );
+    h.answer("devil-advocate/independent/r0", &findings(DEVIL, &[]));
+    assert!(
+        h.log_text().contains(
+            "board ids given to what each participant numbered itself: expert.security: security-1 → F001, security-2 → F002; expert.performance: F001 → F003"
+        ),
+        "{}",
+        h.log_text()
+    );
+    // Every later prompt carries the board's ids.
+    let devil = h.prompt_of("devil-advocate/challenge/r1");
+    assert!(devil.contains("\"id\": \"F003\""), "{devil}");
 }

@@ -17,7 +17,9 @@
 //!    must be challenged once; an omission is logged, FP-24, A22); the
 //!    moderator delivers, holds back or drops each challenge (FP-29); each
 //!    delivered challenge goes to its target only (FP-26), who answers with
-//!    one of the six response types (FP-27). Rounds stop after
+//!    one of the six response types (FP-27); every other participant is
+//!    asked in the same round, with no challenge, and may corroborate,
+//!    cross-challenge, discover or propose a merge (FP-23). Rounds stop after
 //!    `max_rounds`, or after a round that delivered no challenge (A22), or
 //!    when the budget would not leave room for the final positions (A20).
 //! 4. **Synthesis** (Phase 4, standard and thorough). quorum proposes
@@ -228,6 +230,9 @@ pub struct Council {
     /// Phase 1 answers in so far, by participant, before they are numbered.
     findings_in: BTreeMap<String, Vec<(Severity, FindingText)>>,
     proposals_in: BTreeMap<String, Vec<ProposalText>>,
+    /// The ids each participant wrote on its Phase 1 items, to say which
+    /// board id each became.
+    written_ids: BTreeMap<String, Vec<String>>,
     awaiting: BTreeSet<String>,
     challenges: Vec<Challenge>,
     responses: Vec<Response>,
@@ -295,6 +300,7 @@ impl Council {
             proposals: Vec::new(),
             findings_in: BTreeMap::new(),
             proposals_in: BTreeMap::new(),
+            written_ids: BTreeMap::new(),
             awaiting: BTreeSet::new(),
             challenges: Vec::new(),
             responses: Vec::new(),
@@ -798,7 +804,8 @@ impl Council {
         self.enter(Step::Independent, now);
         let mut effects = Vec::new();
         for role in self.participants.clone() {
-            let context = self.base_context(&role);
+            let mut context = self.base_context(&role);
+            context["draft_prefix"] = json!(draft_prefix(&role));
             let file = documents::independent_file(&role);
             let template = if self.proposes() {
                 &prompts::DIVERGE
@@ -833,6 +840,8 @@ impl Council {
                         ),
                     );
                     self.proposals_in.insert(role.clone(), read.value);
+                    self.written_ids
+                        .insert(role.clone(), parse::written_ids(output, "proposals"));
                 }
                 Err(error) => self.malformed(&call, output, error.to_string(), now),
             }
@@ -847,6 +856,8 @@ impl Council {
                         format!("{role}: {}", count(read.value.len(), "finding", "findings")),
                     );
                     self.findings_in.insert(role.clone(), read.value);
+                    self.written_ids
+                        .insert(role.clone(), parse::written_ids(output, "findings"));
                 }
                 Err(error) => self.malformed(&call, output, error.to_string(), now),
             }
@@ -865,10 +876,13 @@ impl Council {
     /// Phase 2: numbers what came in, in roster order, and publishes it.
     fn publish(&mut self, now: Timestamp) -> Vec<Effect> {
         self.log(now, LogKind::Stage, None, "stage: publication".into());
+        let mut renamed: Vec<String> = Vec::new();
         for role in self.participants.clone() {
+            let mut board_ids: Vec<String> = Vec::new();
             if self.proposes() {
                 for text in self.proposals_in.remove(&role).unwrap_or_default() {
                     let id = self.next_proposal_id();
+                    board_ids.push(id.clone());
                     self.push_proposal(Proposal {
                         id,
                         origin: role.clone(),
@@ -881,9 +895,32 @@ impl Council {
                 }
             } else {
                 for (severity, text) in self.findings_in.remove(&role).unwrap_or_default() {
-                    self.add_finding(&role, severity, text, false);
+                    board_ids.push(self.add_finding(&role, severity, text, false));
                 }
             }
+            let written = self.written_ids.remove(&role).unwrap_or_default();
+            let pairs: Vec<String> = written
+                .iter()
+                .zip(&board_ids)
+                .filter(|(written, board)| !written.is_empty() && written != board)
+                .map(|(written, board)| format!("{} → {board}", one_line(written)))
+                .collect();
+            if !pairs.is_empty() {
+                renamed.push(format!("{role}: {}", pairs.join(", ")));
+            }
+        }
+        // The ids the participants wrote in Phase 1 were their own; from
+        // here on every prompt and board uses the board's.
+        if !renamed.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "board ids given to what each participant numbered itself: {}",
+                    renamed.join("; ")
+                ),
+            );
         }
         let listed: Vec<String> = if self.proposes() {
             self.proposals
@@ -1519,6 +1556,7 @@ impl Council {
                     .filter(|id| self.origins_of(id).contains(&target))
                     .collect::<Vec<_>>()
             );
+            context["addressed"] = json!(true);
             self.put_rulings(
                 &mut context,
                 self.challenges
@@ -1550,7 +1588,67 @@ impl Council {
         if effects.is_empty() {
             return self.end_round(now);
         }
+        match self.ask_bystanders(round, now) {
+            Ok(more) => effects.extend(more),
+            Err(failed) => return failed,
+        }
         effects
+    }
+
+    /// FP-23, FP-27: once a challenge is delivered in a round, every other
+    /// participant but the devil's advocate is asked as well, with no
+    /// challenge of its own (FP-26 still holds: it sees none), so it can
+    /// corroborate, cross-challenge, report a discovery or propose a
+    /// merge, as far as the budget leaves room for the final positions.
+    fn ask_bystanders(&mut self, round: u32, now: Timestamp) -> Result<Vec<Effect>, Vec<Effect>> {
+        let mut effects = Vec::new();
+        for role in self.present() {
+            if role == DEVIL || self.awaiting.contains(&role) {
+                continue;
+            }
+            if !self.affords(1) {
+                self.log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    format!(
+                        "{role} is not asked in round {round}: the budget keeps its calls for the final positions"
+                    ),
+                );
+                continue;
+            }
+            let mut context = self.base_context(&role);
+            context["round"] = json!(round);
+            context["max_rounds"] = json!(self.config.intensity.max_rounds());
+            context["inventory"] = pretty(self.inventory());
+            context["challenges"] = pretty(json!([]));
+            context["own"] = json!(
+                self.open_ids()
+                    .into_iter()
+                    .filter(|id| self.origins_of(id).contains(&role))
+                    .collect::<Vec<_>>()
+            );
+            context["addressed"] = json!(false);
+            self.put_rulings(&mut context, std::iter::empty());
+            let file = documents::round_file(round, &role);
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("to {role}: no challenge; it may corroborate, cross-challenge, discover or propose a merge"),
+            );
+            let effect = self.start_call(
+                &prompts::RESPOND,
+                context,
+                &role,
+                PacketKind::Challenge,
+                file,
+                now,
+            )?;
+            self.awaiting.insert(role);
+            effects.push(effect);
+        }
+        Ok(effects)
     }
 
     fn on_responses(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
@@ -2255,6 +2353,16 @@ impl Council {
             }
             _ => Vec::new(),
         }
+    }
+}
+
+/// The prefix of the ids `role` is asked to number its own Phase 1 items
+/// with (`security-1`), so they are never taken for board ids.
+fn draft_prefix(role: &str) -> &str {
+    match role {
+        DEVIL => "devil",
+        CHECKER => "checker",
+        _ => role.strip_prefix("expert.").unwrap_or(role),
     }
 }
 

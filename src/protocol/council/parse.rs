@@ -222,6 +222,28 @@ fn proposal_text(fields: &Fields<'_>) -> Result<ProposalText, ParseError> {
     })
 }
 
+/// The ids a participant wrote on the items of `list` (`findings` or
+/// `proposals`) in its Phase 1 answer, in order; empty for an item with
+/// none. Read only to say which board id each became, so nothing here is
+/// an error.
+pub fn written_ids(text: &str, list: &str) -> Vec<String> {
+    let Ok(document) = Document::load(text) else {
+        return Vec::new();
+    };
+    let Ok((items, _)) = main_list(&document, list) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .map(|item| {
+            item.get("id")
+                .and_then(crate::parse::scalar_text)
+                .map(|id| id.trim().to_string())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// A participant's Diverge proposals (FP-45, FP-46).
 pub fn read_proposals(text: &str) -> Result<Read<Vec<ProposalText>>, ParseError> {
     let document = Document::load(text)?;
