@@ -133,10 +133,7 @@ fn high_stakes_info() -> DebateInfo {
         config,
         std::sync::Arc::new(quorum::prompts::PromptSet::builtin()),
     );
-    DebateInfo::of(
-        &quorum::protocol::Protocol::describe(&review),
-        "bench-run".into(),
-    )
+    DebateInfo::of(&review, "bench-run".into())
 }
 
 /// One App with its judges streaming, drawn on a TestBackend.

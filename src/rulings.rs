@@ -77,14 +77,21 @@ impl Ruling {
 /// (`- c2: rejected — do not act on it. Moderator's note: out of scope`),
 /// in the order given. Empty when there is no ruling.
 pub fn section(rulings: &[Ruling]) -> String {
+    listing(
+        rulings,
+        "These bind your answer: address every accepted item, act on no rejected item (do not \
+         cite it as the reason for any change), and leave every deferred item open.",
+    )
+}
+
+/// The same section for an agent that reads the rulings without acting on
+/// them (a judge scoring a revision that was bound by them), `lead` saying
+/// why it is shown.
+pub fn listing(rulings: &[Ruling], lead: &str) -> String {
     if rulings.is_empty() {
         return String::new();
     }
-    let mut text = format!(
-        "{HEADING}\n\nThese bind your answer: address every accepted item, act on no rejected \
-         item (do not cite it as the reason for any change), and leave every deferred item \
-         open.\n\n"
-    );
+    let mut text = format!("{HEADING}\n\n{lead}\n\n");
     for ruling in rulings {
         let id = one_line(&ruling.id);
         text.push_str(&format!(

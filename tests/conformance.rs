@@ -395,7 +395,7 @@ async fn every_protocol_replays_and_draws() {
             &records_of(&whole.dir),
             &mut |at, update| history.push((at, update)),
         );
-        let info = DebateInfo::of(&folded.protocol.describe(), PathBuf::from("/tmp/run"));
+        let info = DebateInfo::of(&folded.protocol, PathBuf::from("/tmp/run"));
         let now = Instant::now();
         let mut app = App::new(info.clone(), Default::default(), now).replaying(1000.0, now);
         let start = history.first().map(|(at, _)| *at).unwrap();

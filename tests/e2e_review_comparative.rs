@@ -48,7 +48,10 @@ fn dr_55_rf_17_three_options_one_with_a_dealbreaker() {
     let record = record(&dir);
     assert_eq!(record["meta"]["mode"].as_str(), Some("comparative"));
     assert_eq!(record["outcome"]["kind"].as_str(), Some("completed"));
-    let comparison = &record["comparison"];
+    // RULES.md A13: the mode's fields are the top-level `decision` block.
+    assert!(record["comparison"].is_null(), "one place for the result");
+    let comparison = &record["decision"];
+    assert!(comparison["conditional_recommendation"].is_string());
     assert_eq!(comparison["recommendation"].as_str(), Some("A"));
     let order: Vec<&str> = comparison["ranking"]
         .as_sequence()
@@ -309,6 +312,6 @@ fn an_item_accepted_after_the_ranking_reopens_the_comparison() {
         .as_sequence()
         .unwrap();
     assert_eq!(rounds.len(), 2);
-    assert_eq!(record["comparison"]["recommendation"].as_str(), Some("A"));
+    assert_eq!(record["decision"]["recommendation"].as_str(), Some("A"));
     assert_eq!(record["outcome"]["kind"].as_str(), Some("completed"));
 }

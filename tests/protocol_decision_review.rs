@@ -624,10 +624,16 @@ fn dr_05_revision_runs_when_every_item_is_rejected() {
     assert_eq!(slots(&h.submit()), ["proposer/revision"]);
     let prompt = h.prompt("proposer");
     assert!(prompt.contains("No critique item needs an answer in this round"));
+    // Issue 26: rejected items are shown, but only as what not to act on.
+    let (to_answer, rejected) = prompt
+        .split_once("## Items the moderator rejected")
+        .expect("a section of rejected items");
     assert!(
-        !prompt.contains("Weakness of"),
-        "rejected items leak into the prompt"
+        !to_answer.contains("Weakness of"),
+        "rejected items are not among those to answer"
     );
+    assert!(rejected.contains("Do not act on them") && rejected.contains("Weakness of b1"));
+    assert!(prompt.contains("- c1: rejected — do not act on it"));
     let judges = h.finish("proposer", &revision_text(&[]));
     assert_eq!(starts(&judges).len(), 3);
     assert!(h.review.revisions()[0].must_address.is_empty());
@@ -900,8 +906,8 @@ fn dr_15_a18_second_unusable_revision_stops_without_a_verdict() {
     assert!(h.lead().starts_with("**No decision.**"));
 }
 
-/// DR-15: rejected items are neither required nor shown to the reviser;
-/// deferred items are shown as open questions and recorded in debate.yaml.
+/// DR-15: rejected items are not required, and are shown to the reviser
+/// only as what not to act on (issue 26); deferred items are shown as open questions and recorded in debate.yaml.
 #[test]
 fn dr_15_rejected_items_are_dropped_and_deferred_items_stay_open() {
     let mut h = Harness::at_moderation(config());
@@ -915,7 +921,16 @@ fn dr_15_rejected_items_are_dropped_and_deferred_items_stay_open() {
     }
     h.submit();
     let prompt = h.prompt("proposer");
-    assert!(!prompt.contains("Weakness of b2"), "rejected item shown");
+    // Issue 26: the rejected item is shown only as what not to act on.
+    let (to_answer, rejected) = prompt
+        .split_once("## Items the moderator rejected")
+        .expect("a section of rejected items");
+    assert!(
+        !to_answer.contains("Weakness of b2"),
+        "rejected item to answer"
+    );
+    assert!(rejected.contains("### c2: on block b2"), "{rejected}");
+    assert!(!rejected.contains("Weakness of b1"), "{rejected}");
     let open = prompt
         .split("## Open questions")
         .nth(1)
@@ -1429,7 +1444,7 @@ fn dr_50_a13_decision_record_fields_are_all_present() {
         decision["what_changed"]
             .as_str()
             .unwrap()
-            .contains("strengthened b1 for c1")
+            .contains("c1 (accepted): round 1 strengthened b1")
     );
     assert!(
         decision["reversal_trigger"]

@@ -148,10 +148,7 @@ fn info() -> quorum::tui::DebateInfo {
         ..RunFlags::default()
     };
     let prepared = prepare(quorum::cli::Source::Demo, &flags).unwrap();
-    {
-        use quorum::protocol::Protocol;
-        quorum::tui::DebateInfo::of(&prepared.protocol().describe(), PathBuf::from(RUN_DIR))
-    }
+    quorum::tui::DebateInfo::of(&prepared.protocol(), PathBuf::from(RUN_DIR))
 }
 
 fn theme(name: &str) -> Theme {

@@ -65,7 +65,7 @@ pub(super) async fn open_interactive(
     }
     let review = &folded.protocol;
     let before = resolutions(review.as_ref());
-    let info = crate::tui::DebateInfo::of(&review.describe(), dir.to_path_buf());
+    let info = crate::tui::DebateInfo::of(review, dir.to_path_buf());
     let recorded_duration = recorded
         .records
         .last()

@@ -182,8 +182,7 @@ where
         alternatives,
         updates,
     } = session;
-    let info =
-        crate::tui::DebateInfo::of(&engine.protocol().describe(), run_dir.path().to_path_buf());
+    let info = crate::tui::DebateInfo::of(engine.protocol(), run_dir.path().to_path_buf());
     let deliverable = info.deliverable.clone();
     let controller = engine.controller();
     tracing::info!(run_dir = %run_dir.path().display(), "interactive debate started");

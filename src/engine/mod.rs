@@ -1173,6 +1173,7 @@ impl<P: Protocol> Engine<P> {
                 let sender = self.inbox_tx.clone();
                 self.moderator.request(
                     items,
+                    self.protocol.item_words(),
                     Box::new(move |input| sender.send(Inbox::Moderator(input)).is_ok()),
                     {
                         let sender = self.inbox_tx.clone();

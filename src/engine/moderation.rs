@@ -15,8 +15,8 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader, Stdin};
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
-use crate::protocol::ItemDecision;
 use crate::protocol::{Input, ModerationItem};
+use crate::protocol::{ItemDecision, ItemWords};
 
 /// Who decides the moderator's items without a person at an interface
 /// (`--moderation`).
@@ -187,7 +187,15 @@ impl Moderator {
 
     /// Starts deciding `items`; decisions go through `send`, and `gone` is
     /// called if no decision can be had (stdin closed).
-    pub(crate) fn request(&mut self, items: Vec<ModerationItem>, send: Send, gone: Gone) {
+    /// `words` are the protocol's names for the decisions, for the
+    /// questions asked on stdin.
+    pub(crate) fn request(
+        &mut self,
+        items: Vec<ModerationItem>,
+        words: ItemWords,
+        send: Send,
+        gone: Gone,
+    ) {
         let fixed = |decision: ItemDecision| -> Vec<Input> {
             items
                 .iter()
@@ -234,7 +242,7 @@ impl Moderator {
                     .stdin
                     .get_or_insert_with(|| Arc::new(Mutex::new(BufReader::new(tokio::io::stdin()))))
                     .clone();
-                self.task = Some(tokio::spawn(ask_on_stdin(lines, items, send, gone)));
+                self.task = Some(tokio::spawn(ask_on_stdin(lines, items, words, send, gone)));
                 return;
             }
         };
@@ -251,19 +259,49 @@ impl Moderator {
     }
 }
 
-/// Parses one answer line: `accept`, `r: the premise is wrong`, `defer ask finance`.
-pub fn parse_answer(line: &str) -> Option<(ItemDecision, Option<String>)> {
+/// Parses one answer line: `accept`, `r: the premise is wrong`, `defer ask
+/// finance`, or in the protocol's own words (`hold back: not yet`).
+pub fn parse_answer(line: &str, words: &ItemWords) -> Option<(ItemDecision, Option<String>)> {
     let line = line.trim();
-    let split = line
-        .find(|c: char| c == ':' || c.is_whitespace())
-        .unwrap_or(line.len());
-    let (word, rest) = line.split_at(split);
-    let decision = ItemDecision::parse(word)?;
-    let note = rest.trim_start_matches(':').trim();
+    // The longest word the line opens with, so `hold back` is not `hold`.
+    let (decision, length) = [
+        ItemDecision::Accept,
+        ItemDecision::Reject,
+        ItemDecision::Defer,
+    ]
+    .into_iter()
+    .flat_map(|decision| {
+        let key = &decision.as_str()[..1];
+        [
+            key,
+            decision.as_str(),
+            decision.past_tense(),
+            words.word(decision),
+        ]
+        .into_iter()
+        .map(move |word| (decision, word))
+    })
+    .filter(|(_, word)| {
+        line.get(..word.len())
+            .is_some_and(|opening| opening.eq_ignore_ascii_case(word))
+            && line[word.len()..]
+                .chars()
+                .next()
+                .is_none_or(|next| next == ':' || next.is_whitespace())
+    })
+    .map(|(decision, word)| (decision, word.len()))
+    .max_by_key(|(_, length)| *length)?;
+    let note = line[length..].trim_start_matches(':').trim();
     Some((decision, (!note.is_empty()).then(|| note.to_string())))
 }
 
-async fn ask_on_stdin(lines: StdinLines, items: Vec<ModerationItem>, send: Send, gone: Gone) {
+async fn ask_on_stdin(
+    lines: StdinLines,
+    items: Vec<ModerationItem>,
+    words: ItemWords,
+    send: Send,
+    gone: Gone,
+) {
     let mut lines = lines.lock().await;
     let undecided_from = |id: &str| -> String {
         items
@@ -276,8 +314,12 @@ async fn ask_on_stdin(lines: StdinLines, items: Vec<ModerationItem>, send: Send,
     let mut stderr = std::io::stderr();
     let _ = writeln!(
         stderr,
-        "quorum: moderation — answer each item with accept, reject or defer (a/r/d), optionally followed by `: note`"
+        "quorum: moderation — answer each item with {}, optionally followed by `: note`",
+        words.choices()
     );
+    if let Some(about) = words.about {
+        let _ = writeln!(stderr, "quorum: {about}");
+    }
     for item in &items {
         loop {
             let target = if item.target.is_empty() {
@@ -295,7 +337,7 @@ async fn ask_on_stdin(lines: StdinLines, items: Vec<ModerationItem>, send: Send,
             );
             let _ = stderr.flush();
             match read_answer_line(&mut *lines, ANSWER_LINE_MAX_BYTES).await {
-                Ok(AnswerLine::Line(line)) => match parse_answer(&line) {
+                Ok(AnswerLine::Line(line)) => match parse_answer(&line, &words) {
                     Some((decision, note)) => {
                         if !send(Input::ItemDecided {
                             item_id: item.id.clone(),
@@ -307,7 +349,7 @@ async fn ask_on_stdin(lines: StdinLines, items: Vec<ModerationItem>, send: Send,
                         break;
                     }
                     None => {
-                        let _ = writeln!(stderr, "  please answer accept, reject or defer (a/r/d)");
+                        let _ = writeln!(stderr, "  please answer {}", words.choices());
                     }
                 },
                 Ok(AnswerLine::TooLong) => {
@@ -341,6 +383,8 @@ mod tests {
 
     #[test]
     fn answers_parse_with_and_without_notes() {
+        let usual = ItemWords::default();
+        let parse_answer = |line: &str| super::parse_answer(line, &usual);
         assert_eq!(parse_answer("accept"), Some((ItemDecision::Accept, None)));
         assert_eq!(
             parse_answer("r: the premise is wrong"),
@@ -352,6 +396,36 @@ mod tests {
         );
         assert_eq!(parse_answer("maybe"), None);
         assert_eq!(parse_answer(""), None);
+        assert_eq!(parse_answer("accepting"), None, "a word, not a prefix");
+    }
+
+    /// Issue 26: the moderation prompt reads the protocol's own words, the
+    /// longest first (`hold back`, not `hold`).
+    #[test]
+    fn answers_in_the_protocols_own_words_parse() {
+        let council = ItemWords {
+            accept: "deliver",
+            reject: "drop",
+            defer: "hold back",
+            about: None,
+        };
+        assert_eq!(
+            parse_answer("Hold back: ask the SRE first", &council),
+            Some((ItemDecision::Defer, Some("ask the SRE first".into())))
+        );
+        assert_eq!(
+            parse_answer("deliver", &council),
+            Some((ItemDecision::Accept, None))
+        );
+        assert_eq!(
+            parse_answer("drop it is noise", &council),
+            Some((ItemDecision::Reject, Some("it is noise".into())))
+        );
+        assert_eq!(parse_answer("hold", &council), None);
+        assert_eq!(
+            parse_answer("r", &council),
+            Some((ItemDecision::Reject, None))
+        );
     }
 
     /// Every line of `input`, read through a buffer of `capacity` bytes

@@ -41,7 +41,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{CallRequest, Usage};
 
-pub use outcome::{EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, Outcome, Tone, Verdict};
+pub use outcome::{
+    EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone, Verdict,
+};
 
 /// A document the user attached as context, given to the agents whose
 /// prompts take context.
@@ -670,6 +672,11 @@ pub trait Protocol: Send {
     /// The topic, the roles with who plays them now, the deliverable.
     fn describe(&self) -> Description;
 
+    /// What this protocol calls the moderator's decisions (issue 26).
+    fn item_words(&self) -> ItemWords {
+        ItemWords::default()
+    }
+
     /// The opening of the reader deliverable, word for word: what the end of
     /// a run prints (RF-07..RF-09). `None` until the debate has ended.
     fn summary_lead(&self) -> Option<String>;
@@ -768,6 +775,9 @@ impl<P: Protocol + ?Sized> Protocol for Box<P> {
     }
     fn describe(&self) -> Description {
         (**self).describe()
+    }
+    fn item_words(&self) -> ItemWords {
+        (**self).item_words()
     }
     fn summary_lead(&self) -> Option<String> {
         (**self).summary_lead()

@@ -232,9 +232,89 @@ impl ItemDecision {
     }
 }
 
+/// What a protocol calls the moderator's three decisions (issue 26): one
+/// place for the words the interface's footer, help, item list and the
+/// headless moderation prompt use. The keys stay `a`, `r`, `d` everywhere;
+/// only the words follow the protocol (a council delivers, drops or holds
+/// back a challenge).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ItemWords {
+    pub accept: &'static str,
+    pub reject: &'static str,
+    pub defer: &'static str,
+    /// One sentence on what a decision means in this protocol, for the
+    /// help and the moderation prompt; `None`: nothing beyond the words.
+    pub about: Option<&'static str>,
+}
+
+impl Default for ItemWords {
+    fn default() -> Self {
+        ItemWords {
+            accept: "accept",
+            reject: "reject",
+            defer: "defer",
+            about: None,
+        }
+    }
+}
+
+impl ItemWords {
+    /// The word for `decision`.
+    pub fn word(&self, decision: ItemDecision) -> &'static str {
+        match decision {
+            ItemDecision::Accept => self.accept,
+            ItemDecision::Reject => self.reject,
+            ItemDecision::Defer => self.defer,
+        }
+    }
+
+    /// `deliver, drop or hold back (a/r/d)`.
+    pub fn choices(&self) -> String {
+        format!("{}, {} or {} (a/r/d)", self.accept, self.reject, self.defer)
+    }
+
+    /// A decision written as this protocol's word, the usual word or its
+    /// key (`a`, `accept`, `deliver`, any case); `None` otherwise.
+    pub fn parse(&self, text: &str) -> Option<ItemDecision> {
+        let text = text.trim();
+        ItemDecision::parse(text).or_else(|| {
+            [
+                ItemDecision::Accept,
+                ItemDecision::Reject,
+                ItemDecision::Defer,
+            ]
+            .into_iter()
+            .find(|decision| self.word(*decision).eq_ignore_ascii_case(text))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 26: a protocol's own words read back as its decisions, beside
+    /// the keys and the usual words.
+    #[test]
+    fn a_protocols_words_name_and_read_its_decisions() {
+        let council = ItemWords {
+            accept: "deliver",
+            reject: "drop",
+            defer: "hold back",
+            about: None,
+        };
+        assert_eq!(council.word(ItemDecision::Defer), "hold back");
+        assert_eq!(council.parse("Hold Back"), Some(ItemDecision::Defer));
+        assert_eq!(council.parse("drop"), Some(ItemDecision::Reject));
+        assert_eq!(council.parse("a"), Some(ItemDecision::Accept));
+        assert_eq!(council.parse("reject"), Some(ItemDecision::Reject));
+        assert_eq!(council.parse("maybe"), None);
+        assert_eq!(council.choices(), "deliver, drop or hold back (a/r/d)");
+        assert_eq!(
+            ItemWords::default().choices(),
+            "accept, reject or defer (a/r/d)"
+        );
+    }
 
     /// Every verdict has its own exit code; only the verdicts that clear the
     /// way exit 0, and none collides with failure (1) or usage (2).

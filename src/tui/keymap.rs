@@ -327,6 +327,18 @@ pub fn footer(contexts: &[Context], mode: Mode, hidden: &[Action]) -> Vec<(Strin
     hints
 }
 
+/// A hint in the protocol's words: the three decision keys say what the
+/// protocol calls them (`deliver`, `drop`, `hold back`); every other hint
+/// as it is.
+pub fn worded(hint: &'static str, words: &crate::protocol::ItemWords) -> &'static str {
+    match hint {
+        "accept" => words.accept,
+        "reject" => words.reject,
+        "defer" => words.defer,
+        other => other,
+    }
+}
+
 /// Every binding of `mode` grouped by context, for the help overlay;
 /// contexts without a key in `mode` are left out.
 pub fn help_sections(mode: Mode) -> Vec<(Context, Vec<(String, &'static str)>)> {

@@ -26,10 +26,13 @@ pub use crate::protocol::{RoleGroup, RoleInfo};
 pub use app::{App, DebateInfo};
 
 impl DebateInfo {
-    /// What the header and the panes need, from a protocol's description;
-    /// agent text in it (the topic, model names) is made inert here.
-    pub fn of(description: &crate::protocol::Description, run_dir: PathBuf) -> DebateInfo {
+    /// What the header and the panes need, from a protocol's description
+    /// and its words for the moderator's decisions; agent text in it (the
+    /// topic, model names) is made inert here.
+    pub fn of<P: crate::protocol::Protocol + ?Sized>(protocol: &P, run_dir: PathBuf) -> DebateInfo {
+        let description = protocol.describe();
         DebateInfo {
+            words: protocol.item_words(),
             topic: crate::text::sanitize(&crate::report::one_line(&description.topic)),
             protocol: description.label.clone(),
             run_dir,

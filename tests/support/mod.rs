@@ -164,13 +164,7 @@ impl ScriptBuilder {
         let mut builder = ScriptBuilder::default()
             .reply("proposer", "proposal", None, None, &proposal_text())
             .reply("critic", "critique", None, None, &default_critique())
-            .reply(
-                "proposer",
-                "revision",
-                Some(1),
-                None,
-                &revision_text(&["c1", "c2", "c3", "c4"]),
-            );
+            .careful_revision(&["c1", "c2", "c3", "c4"]);
         for role in JudgeRole::ALL {
             builder = builder.reply(
                 &format!("judge.{role}"),
@@ -183,6 +177,9 @@ impl ScriptBuilder {
         builder
     }
 
+    /// A reply for `role` at `stage` (and `round`, `attempt` when given),
+    /// in place of any reply that answered exactly those calls, whatever
+    /// the rulings.
     pub fn reply(
         mut self,
         role: &str,
@@ -195,7 +192,64 @@ impl ScriptBuilder {
         reply.stage = Some(stage.to_string());
         reply.round = round;
         reply.attempt = attempt;
+        self.replies.retain(|earlier| {
+            (
+                &earlier.role,
+                &earlier.stage,
+                earlier.round,
+                earlier.attempt,
+            ) != (&reply.role, &reply.stage, reply.round, reply.attempt)
+        });
         self.replies.insert(0, reply);
+        self
+    }
+
+    /// A round-1 reviser that follows the moderator's rulings in its prompt,
+    /// as a careful agent would: the change log answers each of `ids` that
+    /// was accepted and no other, and is empty when none was.
+    pub fn careful_revision(mut self, ids: &[&str]) -> Self {
+        let text = revision_text(ids);
+        let (head, _) = text.split_once("change_log:").expect("a change log");
+        let mut parts = vec![format!("{head}change_log:\n")];
+        let mut conditions = vec![String::new()];
+        for id in ids {
+            parts.push(format!(
+                "  - addresses_critique: {id}\n    block_id: b1\n    change_type: strengthen\n    \
+                 before: \"old\"\n    after: \"new for {id}\"\n"
+            ));
+            conditions.push(format!("{{{id}: accepted}}"));
+        }
+        parts.push("```\n".to_string());
+        conditions.push(String::new());
+        let mut yaml = String::from("role: proposer\nstage: revision\nround: 1\nparts:\n");
+        for (part, when) in parts.iter().zip(&conditions) {
+            if !when.is_empty() {
+                yaml.push_str(&format!(
+                    "  - when: {when}\n    text: {}\n",
+                    json_string(part)
+                ));
+            } else {
+                yaml.push_str(&format!("  - text: {}\n", json_string(part)));
+            }
+        }
+        let careful: ScriptedReply = yaml_serde::from_str(&yaml).expect("careful revision");
+        let mut nothing: ScriptedReply = yaml_serde::from_str(&format!(
+            "role: proposer\nstage: revision\nround: 1\nwhen: {{{}}}\ntext: {}\n",
+            ids.iter()
+                .map(|id| format!("{id}: not accepted"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            json_string(&revision_text(&[]))
+        ))
+        .expect("revision for no accepted item");
+        nothing.round = Some(1);
+        self.replies.retain(|earlier| {
+            !(earlier.role == "proposer" && earlier.stage.as_deref() == Some("revision"))
+                || earlier.round != Some(1)
+                || earlier.attempt.is_some()
+        });
+        self.replies.insert(0, careful);
+        self.replies.insert(0, nothing);
         self
     }
 
@@ -231,6 +285,11 @@ impl ScriptBuilder {
         script.replies = self.replies;
         script
     }
+}
+
+/// `text` as a YAML (JSON) double-quoted string.
+fn json_string(text: &str) -> String {
+    serde_json::to_string(text).expect("a string")
 }
 
 /// Scores keyed by `(block, criterion)` with a default.

@@ -2446,6 +2446,19 @@ impl Protocol for Council {
         self.outcome.as_ref()
     }
 
+    /// Issue 26: a council's moderator routes challenges.
+    fn item_words(&self) -> crate::protocol::ItemWords {
+        crate::protocol::ItemWords {
+            accept: "deliver",
+            reject: "drop",
+            defer: "hold back",
+            about: Some(
+                "Each item is a challenge to a finding: deliver it to the finding's author, drop \
+                 it as no real challenge, or hold it back for a later round.",
+            ),
+        }
+    }
+
     fn describe(&self) -> Description {
         let roles = self
             .participants

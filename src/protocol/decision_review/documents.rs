@@ -310,6 +310,15 @@ fn revision_md(review: &DecisionReview) -> Option<String> {
         if !revision.directives.is_empty() {
             out.push('\n');
         }
+        if !revision.against_rulings.is_empty() {
+            out.push_str(
+                "**Against your rulings.** quorum asked the proposer once more, and this answer still goes against them:\n\n",
+            );
+            for discrepancy in &revision.against_rulings {
+                out.push_str(&format!("- {discrepancy}\n"));
+            }
+            out.push('\n');
+        }
         out.push_str(&format!(
             "### Change log\n\n{}\n### Revised tree\n\n{}### Raw output `{}` ({})\n\n{}\n",
             change_log_md(&revision.output.change_log),
@@ -327,6 +336,15 @@ fn revision_md(review: &DecisionReview) -> Option<String> {
 
 // ---- debate.yaml ----------------------------------------------------------
 
+/// The top-level `decision` block of debate.yaml: the fields of the
+/// review's mode (RULES.md A13).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DecisionBlock {
+    Architecture(DecisionRecord),
+    Comparison(crate::protocol::decision_review::ranking::Ranking),
+}
+
 /// The structured record (DR-43..46): the seed's top-level schema, plus the
 /// decision record, deferred items, the panel's configuration and the rounds.
 #[derive(Debug, Serialize, Deserialize)]
@@ -334,14 +352,14 @@ pub struct DebateYaml {
     pub meta: Meta,
     pub participants: ParticipantsYaml,
     pub stages: StagesYaml,
+    /// The mode's result fields (RULES.md A13): an architecture review's
+    /// decision record (DR-50), a comparison's recommendation, ranking and
+    /// conditional recommendation (DR-55).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decision: Option<DecisionRecord>,
+    pub decision: Option<DecisionBlock>,
     /// A comparative review's options, as given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<crate::protocol::decision_review::ReviewOption>,
-    /// A comparative review's result in place of a verdict (DR-55).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub comparison: Option<crate::protocol::decision_review::ranking::Ranking>,
     #[serde(default)]
     pub deferred_items: Vec<ItemYaml>,
     pub thresholds: Thresholds,
@@ -478,6 +496,10 @@ pub struct RevisionRoundYaml {
     /// the exact format (`read target_block "B2" as b2 (critiques[0])`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub normalised: Vec<String>,
+    /// Where the kept answer still went against the moderator's rulings
+    /// after quorum asked once more.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub against_rulings: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -658,6 +680,7 @@ impl DebateYaml {
                 change_log: revision.output.change_log.clone(),
                 raw_output: revision.raw.clone(),
                 normalised: revision.normalised.clone(),
+                against_rulings: revision.against_rulings.clone(),
             })
             .collect();
         let evaluation_rounds: Vec<EvaluationRoundYaml> = review
@@ -716,10 +739,6 @@ impl DebateYaml {
                 },
             },
             options: config.options.clone(),
-            comparison: review
-                .evaluations()
-                .last()
-                .and_then(|evaluation| evaluation.ranking.clone()),
             participants: ParticipantsYaml {
                 proposer: AgentYaml {
                     agent: config.participants.proposer.clone(),
@@ -747,7 +766,14 @@ impl DebateYaml {
                     .collect(),
             },
             stages,
-            decision: review.decision_record(),
+            decision: match review
+                .evaluations()
+                .last()
+                .and_then(|evaluation| evaluation.ranking.clone())
+            {
+                Some(ranking) => Some(DecisionBlock::Comparison(ranking)),
+                None => review.decision_record().map(DecisionBlock::Architecture),
+            },
             deferred_items: review
                 .items_decided(ItemDecision::Defer)
                 .into_iter()
@@ -881,10 +907,21 @@ pub fn summary_lead(review: &DecisionReview) -> Option<String> {
                 .and_then(main_claim)
                 .map(|block| plain(&block.text))
                 .unwrap_or_default();
-            let answered = if review.critique_items().is_empty() {
-                ""
-            } else {
-                "; the revised proposal answers it"
+            // Said only as the rulings and the change log bear it out.
+            let objection_item = review
+                .critique_items()
+                .iter()
+                .find(|item| item.description == record.strongest_objection);
+            let answered = match objection_item {
+                None => "",
+                Some(item) => match review.standing_decision(&item.id) {
+                    Some(ItemDecision::Accept) if review.addressed_in_round(&item.id).is_some() => {
+                        "; the revised proposal answers it"
+                    }
+                    Some(ItemDecision::Reject) => "; you set it aside",
+                    Some(ItemDecision::Defer) => "; you left it open",
+                    _ => "; no revision has answered it yet",
+                },
             };
             format!(
                 "**Go ahead (ADOPT: the proposal is strong enough to act on).** {claim}. {objection}{answered}. \

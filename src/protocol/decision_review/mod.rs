@@ -30,8 +30,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use self::model::{
-    CritiqueItem, CritiqueMode, ItemDecision, JudgeConfig, JudgeResult, JudgeRole, RevisionOutput,
-    ThesisTree, Verdict, Weight,
+    ChangeType, CritiqueItem, CritiqueMode, ItemDecision, JudgeConfig, JudgeResult, JudgeRole,
+    RevisionOutput, ThesisTree, Verdict, Weight,
 };
 use self::parse::ParsedCritique;
 use self::prompts::Template;
@@ -236,6 +236,9 @@ pub struct RevisionRound {
     pub directives: Vec<NumberedDirective>,
     /// What the reader took other than as written.
     pub normalised: Vec<String>,
+    /// Where the kept answer still goes against the moderator's rulings
+    /// after it was asked once more: stated in the deliverables.
+    pub against_rulings: Vec<String>,
     pub at: Timestamp,
 }
 
@@ -476,6 +479,68 @@ impl DecisionReview {
     }
     pub fn live_call_ids(&self) -> Vec<String> {
         self.calls.live_call_ids()
+    }
+
+    /// Where `item_id` stands now: settled after a verdict, else as the
+    /// moderation decided it; `None` while undecided.
+    pub fn standing_decision(&self, item_id: &str) -> Option<ItemDecision> {
+        self.resolution(item_id)
+            .map(|resolution| resolution.decision)
+            .or_else(|| self.ruling(item_id).map(|ruling| ruling.decision))
+    }
+
+    /// The note that goes with where `item_id` stands.
+    fn standing_note(&self, item_id: &str) -> Option<&str> {
+        match self.resolution(item_id) {
+            Some(resolution) => resolution.note.as_deref(),
+            None => self
+                .ruling(item_id)
+                .and_then(|ruling| ruling.note.as_deref()),
+        }
+    }
+
+    /// Every decided critique item as the agent acting on the rulings reads
+    /// it, in critique order.
+    pub fn standing_rulings(&self) -> Vec<crate::rulings::Ruling> {
+        self.critique_items()
+            .iter()
+            .filter_map(|item| {
+                let ruled = match self.standing_decision(&item.id)? {
+                    ItemDecision::Accept => crate::rulings::Ruled::Accepted,
+                    ItemDecision::Reject => crate::rulings::Ruled::Rejected,
+                    ItemDecision::Defer => crate::rulings::Ruled::Deferred,
+                };
+                Some(crate::rulings::Ruling::new(
+                    item.id.clone(),
+                    ruled,
+                    self.standing_note(&item.id),
+                ))
+            })
+            .collect()
+    }
+
+    /// Where a revision's change log goes against the rulings, one sentence
+    /// each: a change made for an item the moderator rejected, or for one
+    /// they left open. Declining to change is always allowed.
+    pub fn against_rulings(&self, revision: &RevisionOutput) -> Vec<String> {
+        revision
+            .change_log
+            .iter()
+            .filter(|entry| entry.change_type != ChangeType::Decline)
+            .filter_map(|entry| {
+                let id = &entry.addresses_critique;
+                let why = match self.standing_decision(id)? {
+                    ItemDecision::Accept => return None,
+                    ItemDecision::Reject => "which the moderator rejected",
+                    ItemDecision::Defer => "which the moderator left open (deferred)",
+                };
+                Some(format!(
+                    "the revision {} {} for {id}, {why}",
+                    change_verb(entry.change_type),
+                    entry.block_id
+                ))
+            })
+            .collect()
     }
 
     /// Items with the given decision, in critique order.
@@ -934,11 +999,12 @@ impl DecisionReview {
             .into_iter()
             .map(|item| self.item_json(item))
             .collect();
-        let rejected_after_verdict = self
-            .resolutions
-            .values()
-            .filter(|resolution| resolution.decision == ItemDecision::Reject)
-            .count();
+        let rejected: Vec<_> = self
+            .critique_items()
+            .iter()
+            .filter(|item| self.standing_decision(&item.id) == Some(ItemDecision::Reject))
+            .map(|item| self.item_json(item))
+            .collect();
         let context = json!({
             "topic": self.config.topic,
             "options": self.config.options,
@@ -948,7 +1014,8 @@ impl DecisionReview {
             "tree_yaml": tree_yaml(&tree),
             "accepted": accepted,
             "deferred": deferred,
-            "rejected_count": self.items_decided(ItemDecision::Reject).len() + rejected_after_verdict,
+            "rejected": rejected,
+            "rulings": crate::rulings::section(&self.standing_rulings()),
             "directives": directives,
             "sent_back_by": std::mem::take(&mut self.pending_sent_back_by),
             "advisory_notes": std::mem::take(&mut self.pending_advisory),
@@ -975,6 +1042,36 @@ impl DecisionReview {
                 value: revision,
                 notes: normalised,
             }) => {
+                let against = self.against_rulings(&revision);
+                if !against.is_empty() {
+                    let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+                    if let Some(spec) =
+                        self.calls
+                            .recheck(call.clone(), output, &against, template, now)
+                    {
+                        self.push_log(
+                            now,
+                            LogKind::Note,
+                            Some(call_id),
+                            format!(
+                                "revision round {} goes against your rulings: {}",
+                                call.slot.round,
+                                against.join("; ")
+                            ),
+                        );
+                        return vec![Effect::StartCall(spec)];
+                    }
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        format!(
+                            "revision round {} still goes against your rulings after being asked again: {}",
+                            call.slot.round,
+                            against.join("; ")
+                        ),
+                    );
+                }
                 self.note_readings(now, call_id, &normalised);
                 self.push_log(
                     now,
@@ -998,6 +1095,7 @@ impl DecisionReview {
                     must_address,
                     directives: std::mem::take(&mut self.pending_directives),
                     normalised,
+                    against_rulings: against,
                     at: now,
                 });
                 self.start_evaluation(call.slot.round, now)
@@ -1159,6 +1257,12 @@ impl DecisionReview {
         let block_ids = block_ids(&revision.revised_tree);
         let revised_yaml = tree_yaml(&revision.revised_tree);
         let change_log_yaml = yaml_serde::to_string(&revision.change_log).unwrap_or_default();
+        let rulings = crate::rulings::listing(
+            &self.standing_rulings(),
+            "The revision was bound by these: it had to answer the accepted items, act on no \
+             rejected one and leave the deferred ones open. Weigh how well it did in \
+             revision_quality.",
+        );
         let context = self.context_json();
         let mut effects = Vec::new();
         let mut judges = BTreeMap::new();
@@ -1179,6 +1283,7 @@ impl DecisionReview {
                 "block_ids": block_ids,
                 "revised_yaml": revised_yaml,
                 "change_log_yaml": change_log_yaml,
+                "rulings": rulings,
                 "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
                 "critic_label": format!("critic ({CRITIC_ROLE})"),
                 "round": round,
@@ -2221,6 +2326,17 @@ fn severity_word(item: &CritiqueItem) -> &'static str {
         crate::protocol::decision_review::model::Severity::Major => "major",
         crate::protocol::decision_review::model::Severity::Minor => "minor",
         crate::protocol::decision_review::model::Severity::Note => "note",
+    }
+}
+
+/// `strengthened`, `retracted`, ...: what a change did, for sentences.
+pub fn change_verb(change_type: ChangeType) -> &'static str {
+    match change_type {
+        ChangeType::Strengthen => "strengthened",
+        ChangeType::Retract => "retracted",
+        ChangeType::Replace => "replaced",
+        ChangeType::AddFallback => "added a fallback to",
+        ChangeType::Decline => "declined to change",
     }
 }
 

@@ -66,7 +66,8 @@ const REVISER: TemplateSpec = TemplateSpec {
         "tree_yaml",
         "accepted",
         "deferred",
-        "rejected_count",
+        "rejected",
+        "rulings",
         "directives",
         "sent_back_by",
         "advisory_notes",
@@ -88,6 +89,7 @@ const JUDGE: TemplateSpec = TemplateSpec {
         "block_ids",
         "revised_yaml",
         "change_log_yaml",
+        "rulings",
         "proposer_label",
         "critic_label",
         "round",
@@ -208,7 +210,18 @@ mod tests {
                 {"id": "c4", "target_block": "b1", "flaw_type": "assumption", "severity": "note",
                  "description": "Growth beyond one node is assumed away.", "note": ""},
             ],
-            "rejected_count": 1,
+            "rejected": [
+                {"id": "c2", "target_block": "b2", "flaw_type": "risk", "severity": "minor",
+                 "description": "Nobody owns the cache.", "note": "Out of scope for this review."},
+            ],
+            "rulings": crate::rulings::section(&[
+                crate::rulings::Ruling::new("c1", crate::rulings::Ruled::Accepted, None),
+                crate::rulings::Ruling::new(
+                    "c2",
+                    crate::rulings::Ruled::Rejected,
+                    Some("Out of scope for this review."),
+                ),
+            ]),
             "directives": [
                 {"id": "d1", "text": "Show how a restore is tested.", "source": "analyst: risk on b1"},
             ],
@@ -234,6 +247,10 @@ mod tests {
             "block_ids": ["b1", "b2"],
             "revised_yaml": PROPOSAL_YAML,
             "change_log_yaml": "- addresses_critique: c1\n  block_id: b1\n  change_type: strengthen\n",
+            "rulings": crate::rulings::listing(
+                &[crate::rulings::Ruling::new("c1", crate::rulings::Ruled::Accepted, None)],
+                "The revision was bound by these.",
+            ),
             "proposer_label": "proposer (openai:gpt-test)",
             "critic_label": "critic (anthropic:claude-test)",
             "round": 1,
@@ -621,7 +638,9 @@ mod tests {
     }
 
     /// A11: every accepted item and directive must be answered, a decline needs
-    /// a rationale, rejected items stay hidden, deferred ones are optional.
+    /// a rationale, rejected items are shown with the moderator's note as
+    /// what not to act on, deferred ones are optional, and the rulings
+    /// section binds the answer.
     #[test]
     fn a11_reviser_prompt_requires_an_answer_or_a_reasoned_decline() {
         let prompt = render(Template::Reviser);
@@ -632,18 +651,32 @@ mod tests {
         assert!(prompt.contains("Moderator's note: Quantify the peak."));
         assert_eq!(
             prompt.matches("Moderator's note").count(),
-            1,
-            "empty notes are not shown"
+            3,
+            "empty notes are not shown: c1's and c2's notes in their sections, c2's in the rulings"
+        );
+        assert!(prompt.contains("## Items the moderator rejected"));
+        assert!(prompt.contains("Do not act on them"));
+        assert!(
+            prompt.contains(
+                "Nobody owns the cache.\n\nModerator's note: Out of scope for this review."
+            )
+        );
+        assert!(prompt.contains(
+            "- c2: rejected — do not act on it. Moderator's note: Out of scope for this review."
+        ));
+        assert_eq!(
+            crate::rulings::read(&prompt).get("c2"),
+            Some(&crate::rulings::Ruled::Rejected)
         );
         assert!(
             prompt.contains("### d1 (from analyst: risk on b1)\n\nShow how a restore is tested.")
         );
         assert!(prompt.contains("## Open questions"));
         assert!(prompt.contains("Growth beyond one node is assumed away."));
-        assert!(prompt.contains("set some other critique items aside"));
 
         let mut context = reviser_context();
-        context["rejected_count"] = json!(0);
+        context["rejected"] = json!([]);
+        context["rulings"] = json!("");
         context["directives"] = json!([]);
         context["sent_back_by"] = json!([]);
         context["advisory_notes"] = json!([]);
@@ -653,7 +686,8 @@ mod tests {
         let prompt = PromptSet::builtin()
             .render(Template::Reviser.spec(), &context)
             .unwrap();
-        assert!(!prompt.contains("set some other critique items aside"));
+        assert!(!prompt.contains("## Items the moderator rejected"));
+        assert!(!prompt.contains("## The moderator's rulings"));
         assert!(!prompt.contains("binding judges"));
         assert!(!prompt.contains("## Open questions"));
         assert!(prompt.contains("each of these ids: c1, c3."));

@@ -10,7 +10,9 @@
 //! - `strongest_objection` is the critique item that was hardest to answer:
 //!   among accepted items (all items if none was accepted), the most severe,
 //!   then the one whose block scored lowest in the final round.
-//! - `what_changed` lists every change-log entry of every revision round.
+//! - `what_changed` says, item by item, where the moderator's ruling left it
+//!   and what the revisions did about it (a change against a ruling is
+//!   called that), then the changes made for the verdict's requirements.
 //! - `remaining_uncertainty` gathers the deferred items nobody has settled,
 //!   those accepted after the verdict that no revision has answered yet, the
 //!   uncertainty the verdict found, and the judges that gave no usable output.
@@ -21,11 +23,11 @@
 use std::collections::BTreeMap;
 
 use crate::protocol::decision_review::model::{
-    ChangeType, CritiqueItem, ItemDecision, JudgeResult, ThesisTree, Verdict,
+    ChangeEntry, ChangeType, CritiqueItem, ItemDecision, JudgeResult, ThesisTree, Verdict,
 };
 use crate::protocol::decision_review::verdict::{self, Assessment};
 
-use super::{DecisionRecord, DecisionReview, EvaluationRound, block_ids};
+use super::{DecisionRecord, DecisionReview, EvaluationRound, block_ids, change_verb};
 
 pub(super) fn derive(
     review: &DecisionReview,
@@ -156,29 +158,91 @@ fn strongest_objection<'a>(
     })
 }
 
+/// What the revisions did, written from the moderator's rulings rather than
+/// from the change log alone: every critique item says where it stands and
+/// what was done about it (a rejected item "no change, as ruled", or the
+/// change made against the ruling, said as such), then the changes that
+/// answer the verdict's requirements or no moderated item.
 fn what_changed(review: &DecisionReview) -> String {
-    let mut lines = Vec::new();
-    for revision in review.revisions() {
-        for entry in &revision.output.change_log {
-            let verb = match entry.change_type {
-                ChangeType::Strengthen => "strengthened",
-                ChangeType::Retract => "retracted",
-                ChangeType::Replace => "replaced",
-                ChangeType::AddFallback => "added a fallback to",
-                ChangeType::Decline => "declined to change",
-            };
-            let detail = match entry.change_type {
-                ChangeType::Decline => entry.rationale.clone().unwrap_or_default(),
-                _ => entry.after.clone(),
-            };
-            lines.push(format!(
-                "round {}: {verb} {} for {}: {}",
-                revision.round,
-                entry.block_id,
-                entry.addresses_critique,
-                detail.trim()
-            ));
+    let entries: Vec<(u32, &ChangeEntry)> = review
+        .revisions()
+        .iter()
+        .flat_map(|revision| {
+            revision
+                .output
+                .change_log
+                .iter()
+                .map(move |entry| (revision.round, entry))
+        })
+        .collect();
+    let change = |round: u32, entry: &ChangeEntry| {
+        let detail = match entry.change_type {
+            ChangeType::Decline => entry.rationale.clone().unwrap_or_default(),
+            _ => entry.after.clone(),
+        };
+        let detail = detail.trim().trim_end_matches('.');
+        let head = format!(
+            "round {round} {} {}",
+            change_verb(entry.change_type),
+            entry.block_id
+        );
+        if detail.is_empty() {
+            head
+        } else {
+            format!("{head}: {detail}")
         }
+    };
+    let mut lines = Vec::new();
+    for item in review.critique_items() {
+        let id = &item.id;
+        let made: Vec<String> = entries
+            .iter()
+            .filter(|(_, entry)| entry.addresses_critique == *id)
+            .map(|(round, entry)| change(*round, entry))
+            .collect();
+        let acted = entries.iter().any(|(_, entry)| {
+            entry.addresses_critique == *id && entry.change_type != ChangeType::Decline
+        });
+        let line = match review.standing_decision(id) {
+            Some(ItemDecision::Accept) if made.is_empty() => {
+                format!("{id} (accepted): not answered by any revision yet.")
+            }
+            Some(ItemDecision::Accept) => format!("{id} (accepted): {}.", made.join("; ")),
+            Some(ItemDecision::Reject) if acted => format!(
+                "{id} (rejected): no change was to be made, but the revision made one anyway, \
+                 against your ruling: {}.",
+                made.join("; ")
+            ),
+            Some(ItemDecision::Reject) => format!("{id} (rejected): no change, as you ruled."),
+            Some(ItemDecision::Defer) if acted => format!(
+                "{id} (deferred): left open by you, but the revision acted on it anyway: {}.",
+                made.join("; ")
+            ),
+            Some(ItemDecision::Defer) => format!("{id} (deferred): left open."),
+            None => continue,
+        };
+        lines.push(line);
+    }
+    let items: std::collections::HashSet<&str> = review
+        .critique_items()
+        .iter()
+        .map(|item| item.id.as_str())
+        .collect();
+    for (round, entry) in &entries {
+        if items.contains(entry.addresses_critique.as_str()) {
+            continue;
+        }
+        let source = review
+            .revisions()
+            .iter()
+            .flat_map(|revision| &revision.directives)
+            .find(|directive| directive.id == entry.addresses_critique)
+            .map_or("not a moderated item", |_| "a requirement of the verdict");
+        lines.push(format!(
+            "{} ({source}): {}.",
+            entry.addresses_critique,
+            change(*round, entry)
+        ));
     }
     if lines.is_empty() {
         "Nothing changed in revision.".to_string()
@@ -212,6 +276,16 @@ fn remaining_uncertainty(review: &DecisionReview, assessment: &Assessment) -> St
             item.description.trim()
         )
     }));
+    // A revision that went against the rulings even when asked again: the
+    // adopted tree carries a change the moderator did not want.
+    for revision in review.revisions() {
+        lines.extend(revision.against_rulings.iter().map(|discrepancy| {
+            format!(
+                "revision round {} went against your rulings: {discrepancy}",
+                revision.round
+            )
+        }));
+    }
     lines.extend(assessment.uncertainty.iter().cloned());
     // Advisory lows: not a reason to revise (A6), but worth knowing.
     lines.extend(

@@ -1450,11 +1450,63 @@ mod tests {
         let panel = architecture_panel(true);
         let blocks = block_ids(2);
         let mut results = all_fours(&panel, &blocks);
+        // An advisory judge's 2 against a binding judge's 5 on the same
+        // block and criterion: no binding judge fails (so nothing revises
+        // first, DR-30), and the means stay close (analyst 4.33, empiricist
+        // 3.5).
+        rescore(
+            &mut results,
+            Analyst,
+            "b1",
+            Correctness,
+            5,
+            "proven in the spike",
+        );
+        rescore(
+            &mut results,
+            Empiricist,
+            "b1",
+            Correctness,
+            2,
+            "one benchmark only",
+        );
+        rescore(
+            &mut results,
+            Empiricist,
+            "b1",
+            Feasibility,
+            5,
+            "the team has done it",
+        );
+        let assessment = assess(&panel, &results, &blocks);
+        assert_eq!(assessment.verdict, Verdict::Escalate, "{}", assessment.rule);
+        assert!(
+            assessment.rule.ends_with("→ ESCALATE")
+                && assessment
+                    .rule
+                    .contains("b1 correctness: empiricist scored 2, analyst scored 5"),
+            "{}",
+            assessment.rule
+        );
+        assert!(
+            assessment.uncertainty.iter().any(|reason| reason
+                == "b1 correctness: empiricist scored 2, analyst scored 5, a span of 3 ≥ 3"),
+            "{:?}",
+            assessment.uncertainty
+        );
+    }
+
+    /// DR-30 order: the same raw split beside a failing binding judge
+    /// revises first, and the split is still recorded as uncertainty.
+    #[test]
+    fn dr_30_a_raw_split_beside_a_binding_failure_revises_and_is_recorded() {
+        let panel = architecture_panel(true);
+        let blocks = block_ids(2);
+        let mut results = all_fours(&panel, &blocks);
         rescore(&mut results, Analyst, "b1", Risk, 5, "well contained");
         rescore(&mut results, Strategist, "b1", Risk, 2, "one region only");
         rescore(&mut results, Strategist, "b1", Reversibility, 5, "flag off");
         let assessment = assess(&panel, &results, &blocks);
-        // Means: analyst 4.33, strategist 3.5: no span of 3 there.
         assert_eq!(assessment.verdict, Verdict::Revise, "{}", assessment.rule);
         assert!(
             assessment.uncertainty.iter().any(|reason| reason

@@ -1437,6 +1437,17 @@ impl Protocol for Plan {
         self.outcome.as_ref()
     }
 
+    /// Issue 26: the plan's moderator confirms or overrides the planner.
+    fn item_words(&self) -> crate::protocol::ItemWords {
+        crate::protocol::ItemWords {
+            about: Some(
+                "Each item carries the planner's proposed decision: answering with the same \
+                 decision confirms it, another overrides it.",
+            ),
+            ..crate::protocol::ItemWords::default()
+        }
+    }
+
     fn describe(&self) -> Description {
         let roles = self
             .config

@@ -74,6 +74,9 @@ pub struct DebateInfo {
     pub about: String,
     /// One sentence under the result: where it comes from.
     pub ending_note: String,
+    /// What the protocol calls the moderator's decisions: the footer, the
+    /// help and the item list say these words.
+    pub words: crate::protocol::ItemWords,
 }
 
 /// An agent pane's badge.

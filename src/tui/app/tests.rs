@@ -40,6 +40,7 @@ fn info(roles: Vec<RoleInfo>) -> DebateInfo {
         }),
         about: "quorum runs a debate.".into(),
         ending_note: "The decision follows from the scores.".into(),
+        words: crate::protocol::ItemWords::default(),
     }
 }
 
@@ -1230,4 +1231,53 @@ fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
     app.prepare(screen);
     assert!(!app.layout_pending);
     assert!(visible_rows(&app, 0)[0].starts_with("line 0:"));
+}
+
+/// Issue 26: the words of the moderator's decisions come from the
+/// protocol, in one place: the footer, the help and the item list all say
+/// a council's "deliver / drop / hold back", and the keys stay a / r / d.
+#[test]
+fn a_protocols_words_for_its_decisions_reach_the_footer_the_help_and_the_items() {
+    let mut info = info(vec![role("expert.a", "Expert A")]);
+    info.words = crate::protocol::ItemWords {
+        accept: "deliver",
+        reject: "drop",
+        defer: "hold back",
+        about: Some("Each item is a challenge to a finding."),
+    };
+    let mut app = App::new(info, Theme::builtin("dark").unwrap(), Instant::now());
+    app.prepare(Rect::new(0, 0, 120, 40));
+    app.progress.stage = "moderation".into();
+    app.apply(Update::Board(items(3)), Instant::now());
+    app.focus = Focus::Items;
+    press(&mut app, 'd');
+    let draw = |app: &App| {
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        terminal
+            .draw(|frame| crate::tui::view::draw(app, frame))
+            .unwrap();
+        terminal.backend().to_string()
+    };
+    let screen = draw(&app);
+    assert!(screen.contains("a deliver"), "{screen}");
+    assert!(screen.contains("r drop"), "{screen}");
+    assert!(screen.contains("d hold back"), "{screen}");
+    assert!(
+        screen.contains("hold back"),
+        "the decided item says so\n{screen}"
+    );
+    assert!(!screen.contains("a accept"), "{screen}");
+    assert_eq!(
+        app.board.items[0].decision,
+        Some(ItemDecision::Defer),
+        "the key is still d"
+    );
+    press(&mut app, '?');
+    let help = draw(&app);
+    assert!(
+        help.contains("Each item is a challenge to a finding."),
+        "{help}"
+    );
+    assert!(help.contains("hold back"), "{help}");
 }

@@ -13,7 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::{frame_block, is_focused, open_items};
-use crate::protocol::{BoardItem, ItemDecision, Outcome};
+use crate::protocol::{BoardItem, ItemDecision, ItemWords, Outcome};
 use crate::tui::app::archive::{past_tense, resolution_time};
 use crate::tui::app::{App, ItemTarget, Mode, Scroll};
 use crate::tui::layout::{self, Region};
@@ -30,13 +30,28 @@ pub fn severity_style(theme: &Theme, severity: &str) -> Style {
     }
 }
 
-pub fn decision_span(theme: &Theme, decision: Option<ItemDecision>) -> Span<'static> {
-    match decision {
-        Some(ItemDecision::Accept) => Span::styled("accept", theme.decision_accept),
-        Some(ItemDecision::Reject) => Span::styled("reject", theme.decision_reject),
-        Some(ItemDecision::Defer) => Span::styled("defer ", theme.decision_defer),
-        None => Span::styled("  ?   ", theme.status_needs_moderator),
-    }
+/// The decision in the protocol's word, padded to its longest word so the
+/// columns after it line up.
+pub fn decision_span(
+    theme: &Theme,
+    words: &ItemWords,
+    decision: Option<ItemDecision>,
+) -> Span<'static> {
+    let width = [words.accept, words.reject, words.defer]
+        .iter()
+        .map(|word| word.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let (text, style) = match decision {
+        Some(ItemDecision::Accept) => (words.accept, theme.decision_accept),
+        Some(ItemDecision::Reject) => (words.reject, theme.decision_reject),
+        Some(ItemDecision::Defer) => (words.defer, theme.decision_defer),
+        None => {
+            return Span::styled(format!("{:^width$}", "?"), theme.status_needs_moderator);
+        }
+    };
+    Span::styled(format!("{text:<width$}"), style)
 }
 
 /// What a participant proposed for the item (a planner's response), as a
@@ -84,25 +99,17 @@ fn settlement_span(app: &App, index: usize, entry: &BoardItem) -> Span<'static> 
             ItemDecision::Accept => theme.decision_accept,
             _ => theme.decision_reject,
         };
-        let word = decision_word(resolution.decision);
+        let word = app.info.words.word(resolution.decision);
         return cell(format!("→{word} {time}"), style);
     }
     if let Some(decision) = archive.sending(&entry.item.id) {
-        let word = decision_word(decision);
+        let word = app.info.words.word(decision);
         return cell(format!("→{word} …"), theme.dim);
     }
     if app.settle_refusal(index).is_none() {
         return cell("→ ?".into(), theme.status_needs_moderator);
     }
     cell(String::new(), theme.dim)
-}
-
-fn decision_word(decision: ItemDecision) -> &'static str {
-    match decision {
-        ItemDecision::Accept => "accept",
-        ItemDecision::Reject => "reject",
-        ItemDecision::Defer => "defer",
-    }
 }
 
 /// What every row of the item list shares, found once per frame from every
@@ -178,7 +185,7 @@ fn item_line<'a>(
         ),
         Span::styled(format!("{:<category$}", entry.item.category), theme.dim),
         suggestion_span(app, columns, entry),
-        decision_span(theme, entry.decision),
+        decision_span(theme, &app.info.words, entry.decision),
         settlement_span(app, index, entry),
         Span::raw(if entry.note.is_some() { " ✎ " } else { "   " }),
         Span::styled(crate::report::one_line(&entry.item.text), theme.text),

@@ -38,6 +38,7 @@ fn hints(app: &App, context: Context) -> Line<'static> {
 fn hints_without(app: &App, context: Context, hidden: &[keymap::Action]) -> Line<'static> {
     let mut spans = Vec::new();
     for (key, hint) in keymap::footer(&[context], app.key_mode(), hidden) {
+        let hint = keymap::worded(hint, &app.info.words);
         spans.push(Span::styled(key, app.theme.key_hint));
         spans.push(Span::styled(format!(" {hint}   "), app.theme.dim));
     }
@@ -101,9 +102,14 @@ fn help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
         }
     };
     let mut lines = vec![Line::styled(about, app.theme.text), Line::raw("")];
+    if let (Mode::Live, Some(words)) = (&app.mode, app.info.words.about) {
+        lines.push(Line::styled(words, app.theme.text));
+        lines.push(Line::raw(""));
+    }
     for (context, rows) in keymap::help_sections(app.key_mode()) {
         lines.push(Line::styled(context.title(), app.theme.title));
         for (keys, hint) in rows {
+            let hint = keymap::worded(hint, &app.info.words);
             lines.push(Line::from(vec![
                 Span::styled(format!("  {keys:<22}"), app.theme.key_hint),
                 Span::styled(hint, app.theme.text),
@@ -287,7 +293,7 @@ fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {
             format!(" · {} · decision: ", entry.item.category),
             theme.dim,
         ),
-        decision_span(theme, entry.decision),
+        decision_span(theme, &app.info.words, entry.decision),
     ])];
     lines.push(Line::raw(""));
     for paragraph in entry.item.text.lines() {

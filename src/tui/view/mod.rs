@@ -207,7 +207,11 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
     // Help and quit always show, at the right; the hints of the focused
     // region fill the rest, dropping from the end when the row is short.
     let anchored = [Action::Help, Action::Quit];
-    let hints = keymap::footer(&app.contexts(), app.key_mode(), &hidden);
+    let hints: Vec<(String, &'static str)> =
+        keymap::footer(&app.contexts(), app.key_mode(), &hidden)
+            .into_iter()
+            .map(|(key, hint)| (key, keymap::worded(hint, &app.info.words)))
+            .collect();
     let (right, left): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(key, hint)| {
         anchored.iter().any(|action| {
             keymap::BINDINGS.iter().any(|binding| {
