@@ -496,3 +496,156 @@ fn issue_26_the_brainstorm_demo_honours_every_ruling_on_every_challenge() {
         }
     }
 }
+
+// ---- a brainstorm proposal split in two -------------------------------------
+
+fn proposal(title: &str, lineage: Json) -> Json {
+    serde_json::json!({
+        "title": title,
+        "summary": format!("{title}, in one paragraph."),
+        "rationale": "Because it helps.",
+        "proposal_type": "implementation",
+        "maturity": "sketched",
+        "lineage": lineage,
+    })
+}
+
+fn json_answer(value: Json) -> String {
+    format!("```json\n{value}\n```\n")
+}
+
+/// FP-43, FP-47 (issue 26), through the engine on the real binary: in the
+/// Expand stage the integration checker splits a proposal that bundles two
+/// ideas into one proposal per idea (`lineage.split_from`). The original
+/// is retired as `split`, is not voted on, and each part converges on its
+/// own: one accepted, one parked.
+#[test]
+fn fp_43_fp_47_a_brainstorm_proposal_is_split_in_two_and_each_part_converges_alone() {
+    let sandbox = Sandbox::new();
+    let none = serde_json::json!({});
+    let split = serde_json::json!({"split_from": ["P001"]});
+    let empty_expand = json_answer(serde_json::json!({"expansions": [], "proposals": []}));
+    let script = ScriptBuilder::default()
+        .reply(
+            "expert.architecture",
+            "independent",
+            None,
+            None,
+            &json_answer(serde_json::json!({"participant": "expert.architecture", "phase": 1,
+                "proposals": [proposal("Nightly dump and a change feed", none.clone())]})),
+        )
+        .reply(
+            "integration-checker",
+            "independent",
+            None,
+            None,
+            &json_answer(serde_json::json!({"participant": "integration-checker", "phase": 1, "proposals": []})),
+        )
+        .reply(
+            "devil-advocate",
+            "independent",
+            None,
+            None,
+            &json_answer(serde_json::json!({"participant": "devil-advocate", "phase": 1, "proposals": []})),
+        )
+        .reply("expert.architecture", "expand", None, None, &empty_expand)
+        .reply(
+            "integration-checker",
+            "expand",
+            None,
+            None,
+            &json_answer(serde_json::json!({"expansions": [], "proposals": [
+                proposal("Nightly dump", split.clone()),
+                proposal("Change feed", split.clone()),
+            ]})),
+        )
+        .reply("devil-advocate", "expand", None, None, &empty_expand)
+        .reply(
+            "devil-advocate",
+            "challenge",
+            None,
+            None,
+            &json_answer(serde_json::json!({"challenges": [], "discoveries": []})),
+        )
+        .reply(
+            "expert.architecture",
+            "final",
+            None,
+            None,
+            &position(
+                "expert.architecture",
+                &[("P002", "endorse"), ("P003", "park")],
+            ),
+        )
+        .reply(
+            "integration-checker",
+            "final",
+            None,
+            None,
+            &position("integration-checker", &[]),
+        )
+        .reply(
+            "devil-advocate",
+            "final",
+            None,
+            None,
+            &position("devil-advocate", &[("P002", "endorse"), ("P003", "park")]),
+        )
+        .reply(
+            "synthesizer",
+            "handoff",
+            None,
+            None,
+            &json_answer(serde_json::json!({"accepted_direction": "Ship the nightly dump.",
+                "open_questions": ["Is the change feed worth it later?"], "next_step": "Build the dump."})),
+        )
+        .build();
+    let path = sandbox.write(
+        "split-script.yaml",
+        &yaml_serde::to_string(&script).unwrap(),
+    );
+    let outputs = sandbox.path().join("split-outputs");
+    let args = [
+        "council",
+        SCOPE,
+        "--mode",
+        "brainstorm",
+        "--outputs",
+        outputs.to_str().unwrap(),
+        "--domain",
+        "architecture",
+        "--review-id",
+        "e2e-split",
+        "--script",
+        path.to_str().unwrap(),
+        "--agent",
+        "default=script",
+        "--headless",
+    ];
+    let (ran, dir) = run_in(&sandbox, &args, "split", None);
+    ran.assert_code(0);
+    let council = record(&dir);
+    let proposals = council["proposals"].as_array().unwrap();
+    let status = |id: &str| {
+        proposals
+            .iter()
+            .find(|p| p["id"] == id)
+            .map(|p| p["status"].as_str().unwrap().to_string())
+            .unwrap_or_default()
+    };
+    assert_eq!(status("P001"), "split");
+    assert_eq!(status("P002"), "accepted");
+    assert_eq!(status("P003"), "parked");
+    assert_eq!(
+        proposals[1]["lineage"]["split_from"],
+        serde_json::json!(["P001"])
+    );
+    let convergence = council["convergence"].as_array().unwrap();
+    assert_eq!(convergence[0]["rule"], "split before the convergence");
+    let summary = read(&dir, "summary.md");
+    assert!(
+        summary.contains("- P001: split before the convergence"),
+        "{summary}"
+    );
+    assert!(summary.contains("**Nightly dump**"), "{summary}");
+}

@@ -1020,6 +1020,12 @@ impl Council {
                 p.status = ProposalStatus::Superseded;
             }
         }
+        // A part split off a proposal retires the whole (FP-43, FP-47).
+        for whole in &lineage.split_from {
+            if let Some(p) = self.proposal_mut(whole) {
+                p.status = ProposalStatus::Split;
+            }
+        }
         self.push_proposal(Proposal {
             id: id.clone(),
             origin: origin.to_string(),

@@ -188,7 +188,7 @@ fn proposal_text(fields: &Fields<'_>) -> Result<ProposalText, ParseError> {
                 fields.document,
                 value,
                 fields.path_of("lineage"),
-                "a lineage (a mapping with derived_from, supersedes, merged_from)",
+                "a lineage (a mapping with derived_from, supersedes, merged_from, split_from)",
             )?;
             let ids = |key: &str| -> Result<Vec<String>, ParseError> {
                 Ok(lineage
@@ -201,6 +201,7 @@ fn proposal_text(fields: &Fields<'_>) -> Result<ProposalText, ParseError> {
                 derived_from: ids("derived_from")?,
                 supersedes: ids("supersedes")?,
                 merged_from: ids("merged_from")?,
+                split_from: ids("split_from")?,
             }
         }
     };
