@@ -310,6 +310,7 @@ async fn run_controlled(
         participants,
         started_at: Utc::now(),
         hold_for_moderator: false,
+        checks_rulings: true,
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");
     journal

@@ -62,6 +62,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
         thresholds: Thresholds::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        checks_rulings: true,
     }
 }
 
@@ -1842,6 +1843,7 @@ fn override_skip_of_a_required_agent_stops_and_stale_overrides_are_ignored() {
 fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
     let held = ReviewConfig {
         hold_for_moderator: true,
+        checks_rulings: true,
         ..config()
     };
     let mut h = Harness::at_evaluation(held);
@@ -1895,6 +1897,7 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
 fn override_release_of_a_held_round_and_ignored_reruns() {
     let held = ReviewConfig {
         hold_for_moderator: true,
+        checks_rulings: true,
         ..config()
     };
     let mut h = Harness::at_evaluation(held);

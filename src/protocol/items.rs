@@ -1,6 +1,6 @@
-//! The moderator's book for protocols that raise items round after round
-//! (a root-cause analysis's challenges and rulings, a council's
-//! challenges): every item asked about, what it is about, the decision and
+//! The moderator's book, shared by the protocols that raise items (a
+//! decision review's critique items, a root-cause analysis's challenges
+//! and rulings, a council's challenges): every item asked about, what it is about, the decision and
 //! note (changeable until the moderation is submitted), and which
 //! submission settled it. Deciding and submitting are the same in every
 //! such protocol and are logged the same way; what a settled decision does
@@ -21,6 +21,8 @@ pub struct ItemRecord<S> {
     pub round: u32,
     pub decision: Option<ItemDecision>,
     pub note: Option<String>,
+    /// When the decision was made (the latest, when it was changed).
+    pub decided_at: Option<Timestamp>,
     /// The moderation it belongs to was submitted.
     pub settled: bool,
 }
@@ -61,6 +63,7 @@ impl<S: Clone> ItemBook<S> {
             round,
             decision: None,
             note: None,
+            decided_at: None,
             settled: false,
         });
     }
@@ -72,6 +75,13 @@ impl<S: Clone> ItemBook<S> {
 
     pub fn pending_items(&self) -> Vec<ModerationItem> {
         self.pending().map(|record| record.item.clone()).collect()
+    }
+
+    /// The latest record of the item `item_id`.
+    pub fn latest(&self, item_id: &str) -> Option<&ItemRecord<S>> {
+        self.places_of(item_id)
+            .last()
+            .map(|&place| &self.records[place])
     }
 
     /// The places in `records` of the item `item_id`, first raised first.
@@ -87,6 +97,7 @@ impl<S: Clone> ItemBook<S> {
             record.round = round;
             record.decision = None;
             record.note = None;
+            record.decided_at = None;
             record.settled = false;
         }
     }
@@ -132,6 +143,7 @@ impl<S: Clone> ItemBook<S> {
             .map(str::to_string);
         record.decision = Some(decision);
         record.note = note.clone();
+        record.decided_at = Some(now);
         let verb = verb(&record.subject, decision);
         let message = match note {
             Some(note) => format!("{item_id} {verb}: {note}"),

@@ -599,9 +599,9 @@ fn item_yaml(review: &DecisionReview, item: &CritiqueItem) -> ItemYaml {
     let ruling = review.ruling(&item.id);
     ItemYaml {
         item: item.clone(),
-        decision: ruling.map(|r| r.decision),
-        note: ruling.and_then(|r| r.note.clone()),
-        decided_at: ruling.map(|r| timestamp(r.at)),
+        decision: ruling.as_ref().map(|r| r.decision),
+        note: ruling.as_ref().and_then(|r| r.note.clone()),
+        decided_at: ruling.as_ref().map(|r| timestamp(r.at)),
         resolution: review
             .resolution(&item.id)
             .map(|resolution| ResolutionYaml {

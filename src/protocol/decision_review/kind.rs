@@ -755,6 +755,7 @@ impl Configured for ReviewOptions {
             },
             started_at: setting.started_at,
             hold_for_moderator: false,
+            checks_rulings: true,
         };
         DebateDefinition::new(NAME, &config)
     }

@@ -156,6 +156,12 @@ pub struct ReviewConfig {
     /// go on without it. Headless runs never wait.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// The revision is checked against the moderator's rulings and asked
+    /// once more when it goes against them (issue 26). Every debate started
+    /// now does; a debate journaled before it (the field absent) folds as
+    /// it ran, so resuming or replaying it never starts a call it never had.
+    #[serde(default)]
+    pub checks_rulings: bool,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.
@@ -346,7 +352,9 @@ pub struct DecisionReview {
     critique: Option<Collected<ParsedCritique>>,
     /// The ids of the critique's items, to look one up without a scan.
     critique_ids: HashSet<String>,
-    decisions: BTreeMap<String, ItemRuling>,
+    /// The moderator's decisions on the critique items, in the book every
+    /// protocol keeps them in.
+    items: super::items::ItemBook<()>,
     /// Deferred items settled after a verdict, by item id.
     resolutions: BTreeMap<String, ItemResolution>,
     revisions: Vec<RevisionRound>,
@@ -383,7 +391,7 @@ impl DecisionReview {
             proposal: None,
             critique: None,
             critique_ids: HashSet::new(),
-            decisions: BTreeMap::new(),
+            items: super::items::ItemBook::default(),
             resolutions: BTreeMap::new(),
             revisions: Vec::new(),
             addressed: HashMap::new(),
@@ -418,8 +426,13 @@ impl DecisionReview {
             .map(|critique| critique.parsed.items.as_slice())
             .unwrap_or_default()
     }
-    pub fn ruling(&self, item_id: &str) -> Option<&ItemRuling> {
-        self.decisions.get(item_id)
+    pub fn ruling(&self, item_id: &str) -> Option<ItemRuling> {
+        let record = self.items.latest(item_id)?;
+        Some(ItemRuling {
+            decision: record.decision?,
+            note: record.note.clone(),
+            at: record.decided_at?,
+        })
     }
     /// How a deferred item was settled after a verdict; a later resolution
     /// replaces an earlier one.
@@ -490,12 +503,10 @@ impl DecisionReview {
     }
 
     /// The note that goes with where `item_id` stands.
-    fn standing_note(&self, item_id: &str) -> Option<&str> {
+    fn standing_note(&self, item_id: &str) -> Option<String> {
         match self.resolution(item_id) {
-            Some(resolution) => resolution.note.as_deref(),
-            None => self
-                .ruling(item_id)
-                .and_then(|ruling| ruling.note.as_deref()),
+            Some(resolution) => resolution.note.clone(),
+            None => self.ruling(item_id).and_then(|ruling| ruling.note),
         }
     }
 
@@ -513,7 +524,7 @@ impl DecisionReview {
                 Some(crate::rulings::Ruling::new(
                     item.id.clone(),
                     ruled,
-                    self.standing_note(&item.id),
+                    self.standing_note(&item.id).as_deref(),
                 ))
             })
             .collect()
@@ -856,7 +867,10 @@ impl DecisionReview {
                         items.len()
                     ),
                 );
-                let items = items.iter().map(moderation_item).collect();
+                let items: Vec<ModerationItem> = items.iter().map(moderation_item).collect();
+                for item in &items {
+                    self.items.push(item.clone(), (), 1);
+                }
                 vec![Effect::AwaitModeration { items }]
             }
             Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
@@ -889,18 +903,12 @@ impl DecisionReview {
             return Vec::new();
         }
         let note = clean_note(note);
-        let message = match &note {
-            Some(note) => format!("{item_id} {}: {note}", past_tense(decision)),
-            None => format!("{item_id} {}", past_tense(decision)),
-        };
-        self.push_log(now, LogKind::Moderation, None, message);
-        self.decisions.insert(
-            item_id.to_string(),
-            ItemRuling {
-                decision,
-                note,
-                at: now,
-            },
+        self.items.decide(
+            &mut self.calls,
+            now,
+            true,
+            (item_id, decision, note.as_deref()),
+            |_, decision| past_tense(decision),
         );
         Vec::new()
     }
@@ -909,22 +917,7 @@ impl DecisionReview {
         if self.stage != Stage::Moderation {
             return Vec::new();
         }
-        let undecided: Vec<String> = self
-            .critique_items()
-            .iter()
-            .filter(|item| !self.decisions.contains_key(&item.id))
-            .map(|item| item.id.clone())
-            .collect();
-        if !undecided.is_empty() {
-            self.push_log(
-                now,
-                LogKind::Moderation,
-                None,
-                format!(
-                    "cannot submit yet: {} still undecided",
-                    undecided.join(", ")
-                ),
-            );
+        if self.items.submit(&mut self.calls, now).is_none() {
             return Vec::new();
         }
         let accepted: Vec<String> = self
@@ -954,7 +947,7 @@ impl DecisionReview {
         let note = self
             .resolution(&item.id)
             .and_then(|resolution| resolution.note.clone())
-            .or_else(|| self.ruling(&item.id).and_then(|ruling| ruling.note.clone()));
+            .or_else(|| self.ruling(&item.id).and_then(|ruling| ruling.note));
         json!({
             "id": item.id,
             "target_block": item.target_block,
@@ -1042,7 +1035,11 @@ impl DecisionReview {
                 value: revision,
                 notes: normalised,
             }) => {
-                let against = self.against_rulings(&revision);
+                let against = if self.config.checks_rulings {
+                    self.against_rulings(&revision)
+                } else {
+                    Vec::new()
+                };
                 if !against.is_empty() {
                     let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
                     if let Some(spec) =
@@ -1983,11 +1980,11 @@ impl Protocol for DecisionReview {
             .critique_items()
             .iter()
             .map(|item| {
-                let ruling = self.decisions.get(&item.id);
+                let ruling = self.ruling(&item.id);
                 BoardItem {
                     item: moderation_item(item),
-                    decision: ruling.map(|ruling| ruling.decision),
-                    note: ruling.and_then(|ruling| ruling.note.clone()),
+                    decision: ruling.as_ref().map(|ruling| ruling.decision),
+                    note: ruling.and_then(|ruling| ruling.note),
                     resolution: self.resolution(&item.id).cloned(),
                 }
             })

@@ -258,7 +258,7 @@ fn remaining_uncertainty(review: &DecisionReview, assessment: &Assessment) -> St
         .map(|item| {
             let note = review
                 .ruling(&item.id)
-                .and_then(|ruling| ruling.note.as_deref())
+                .and_then(|ruling| ruling.note)
                 .map(|note| format!(" (moderator: {note})"))
                 .unwrap_or_default();
             format!("deferred {}: {}{note}", item.id, item.description.trim())
