@@ -21,6 +21,10 @@ use support::harness::t0;
 type Harness = support::harness::Harness<Council>;
 
 fn council() -> Harness {
+    Harness::start(Council::new(config(), Arc::new(PromptSet::builtin())))
+}
+
+fn config() -> CouncilConfig {
     let mut config = CouncilConfig {
         topic: "The payment webhook handler".into(),
         context: Vec::new(),
@@ -37,11 +41,12 @@ fn council() -> Harness {
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        binds_rulings: true,
     };
     for slot in config.participants() {
         config.agents.insert(slot, "script:scripted".into());
     }
-    Harness::start(Council::new(config, Arc::new(PromptSet::builtin())))
+    config
 }
 
 fn block(value: Value) -> String {
@@ -72,7 +77,10 @@ fn position(participant: &str, stances: &[(&str, &str, &str)], summary: &str) ->
 /// performance F002 (HIGH); the devil's advocate challenges both, C1 on
 /// F001 and C2 on F002.
 fn challenged() -> Harness {
-    let mut h = council();
+    challenged_in(council())
+}
+
+fn challenged_in(mut h: Harness) -> Harness {
     h.answer(
         "expert.security/independent/r0",
         &findings(
@@ -418,4 +426,34 @@ fn issue_26_phase_1_ids_are_the_participants_own_and_publication_names_their_boa
     // Every later prompt carries the board's ids.
     let devil = h.prompt_of("devil-advocate/challenge/r1");
     assert!(devil.contains("\"id\": \"F003\""), "{devil}");
+}
+
+/// Issue 26: a council journaled before its answers were held to the
+/// rulings (no `binds_rulings` in the definition it starts from) folds as
+/// it ran: no participant but a challenge's target is asked in a round,
+/// and an answer that leaves a delivered challenge unanswered is kept as
+/// it was, not asked about again.
+#[test]
+fn issue_26_a_council_journaled_before_the_rulings_bound_it_folds_as_it_ran() {
+    let mut written = serde_json::to_value(config()).unwrap();
+    written.as_object_mut().unwrap().remove("binds_rulings");
+    let legacy: CouncilConfig = serde_json::from_value(written).unwrap();
+    assert!(!legacy.binds_rulings);
+    let mut h = challenged_in(Harness::start(Council::new(
+        legacy,
+        Arc::new(PromptSet::builtin()),
+    )));
+    h.moderate(&[("C2", ItemDecision::Reject, None)]);
+    assert!(!h.was_started("expert.performance/responses"));
+    assert!(!h.was_started("integration-checker/responses"));
+    h.answer(
+        "expert.security/responses/r1",
+        &block(json!({"responses": []})),
+    );
+    assert!(
+        !h.is_live("expert.security/responses/r1"),
+        "not asked again"
+    );
+    assert!(h.is_live("devil-advocate/challenge/r2"));
+    assert!(h.protocol.against_rulings().is_empty());
 }

@@ -48,6 +48,7 @@ fn config(
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        binds_rulings: true,
     };
     for slot in config.participants() {
         config.agents.insert(slot, "script:scripted".into());

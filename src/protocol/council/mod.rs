@@ -114,6 +114,14 @@ pub struct CouncilConfig {
     pub started_at: Timestamp,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// Answers are held to the moderator's rulings (issue 26): one that
+    /// goes against them is asked about once more, and a round that
+    /// delivers a challenge asks every other participant too (FP-23).
+    /// Every council started now does; one journaled before (the field
+    /// absent) folds as it ran, so resuming or replaying it never starts a
+    /// call it never had.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub binds_rulings: bool,
 }
 
 impl CouncilConfig {
@@ -757,7 +765,7 @@ impl Council {
         discrepancies: &[String],
         now: Timestamp,
     ) -> Option<Effect> {
-        if discrepancies.is_empty() || call.rechecked {
+        if discrepancies.is_empty() || call.rechecked || !self.config.binds_rulings {
             return None;
         }
         self.log(
@@ -786,6 +794,9 @@ impl Council {
     /// Records what still goes against the rulings once the one extra
     /// call is spent: logged, and stated in the deliverable.
     fn still_against(&mut self, call: &LiveCall, discrepancies: Vec<String>, now: Timestamp) {
+        if !self.config.binds_rulings {
+            return;
+        }
         for discrepancy in discrepancies {
             let line = format!("{}: {discrepancy}", call.slot.role);
             self.log(
@@ -1608,6 +1619,9 @@ impl Council {
     /// merge, as far as the budget leaves room for the final positions.
     fn ask_bystanders(&mut self, round: u32, now: Timestamp) -> Result<Vec<Effect>, Vec<Effect>> {
         let mut effects = Vec::new();
+        if !self.config.binds_rulings {
+            return Ok(effects);
+        }
         for role in self.present() {
             if role == DEVIL || self.awaiting.contains(&role) {
                 continue;
