@@ -148,16 +148,16 @@ fn inf_10_a_binding_judge_answering_carelessly_reaches_the_same_verdict() {
     let clean_transcript = std::fs::read_to_string(clean_dir.join("transcript.md")).unwrap();
     assert!(!clean_transcript.contains("answer read leniently"));
 
-    // The judge's file is what it sent, byte for byte.
-    let spec: Value = yaml_serde::from_str(&careless_spec).unwrap();
-    let sent = spec["script"]["replies"]
-        .as_sequence()
+    // The judge's file is what it sent, byte for byte (the demo's judges
+    // answer by the rulings, which accepted every item here).
+    let spec = quorum::spec::parse(&careless_path, &careless_spec).unwrap();
+    let sent = spec
+        .script
         .unwrap()
+        .replies
         .iter()
-        .find(|reply| {
-            reply["role"].as_str() == Some("judge.analyst") && reply["round"].as_u64() == Some(1)
-        })
-        .and_then(|reply| reply["text"].as_str())
+        .find(|reply| reply.role == "judge.analyst" && reply.round == Some(1))
+        .and_then(support::text_with_every_item_accepted)
         .expect("the analyst's round-1 answer");
     assert!(sent.contains("score: \"4\"") && sent.contains("- block_id: B1"));
     let judge_file = std::fs::read_to_string(careless_dir.join("judges/judge-analyst.md")).unwrap();

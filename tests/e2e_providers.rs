@@ -145,10 +145,14 @@ fn reply_for(script: &Script, (role, stage, round): &(String, String, u32)) -> O
             stage: stage.clone(),
             round: *round,
             attempt,
-            prompt: String::new(),
+            // The runs these answers feed accept every item.
+            prompt: support::every_item_accepted_prompt(),
         };
         let reply = script.reply_for(&request).ok()?;
-        reply.fault.is_none().then(|| reply.text.clone())?
+        reply
+            .fault
+            .is_none()
+            .then(|| support::text_with_every_item_accepted(reply))?
     })
 }
 

@@ -22,7 +22,7 @@ fn demo_analyst_answer(round: u32) -> String {
         .replies
         .into_iter()
         .find(|reply| reply.role == "judge.analyst" && reply.round.unwrap_or(round) == round)
-        .and_then(|reply| reply.text)
+        .and_then(|reply| support::text_with_every_item_accepted(&reply))
         .expect("the demo scripts the analyst")
 }
 

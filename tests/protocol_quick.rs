@@ -30,6 +30,7 @@ fn config(mode: QuickMode) -> QuickConfig {
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        checks_rulings: true,
     }
     .slots();
     QuickConfig {
@@ -52,11 +53,16 @@ fn config(mode: QuickMode) -> QuickConfig {
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        checks_rulings: true,
     }
 }
 
 /// A synthesizer's reader-first document.
 const SYNTHESIS: &str = "The design holds for two million users if fan-out runs through a bounded queue with per-tenant limits.\n\n## What holds\n\nThe queue.\n\n## What is open\n\nBackpressure.\n";
+
+/// A red-team synthesis that follows a triage accepting every finding: the
+/// same opening, each finding under a heading naming its id.
+const REDTEAM_SYNTHESIS: &str = "The design holds for two million users if fan-out runs through a bounded queue with per-tenant limits.\n\n## Vulnerabilities, most severe first\n\n### Critical: SQL injection in search [v3]\nx\n\n### High: replayable reset links [v1]\nx\n\n### Medium: user enumeration [v2]\nx\n";
 
 /// A red team's report with three findings.
 const REPORT: &str = "Report.\n\n```yaml\nvulnerabilities:\n  - title: \"Replayable reset links\"\n    severity: high\n    description: \"Links live for a day.\"\n    exploit: \"Reuse a leaked link.\"\n  - title: \"User enumeration\"\n    severity: medium\n    exploit: \"Compare response times.\"\n  - title: \"SQL injection in search\"\n    severity: critical\n    exploit: \"The search uses bound parameters; this is not real.\"\n```\n\n## Abuse vectors\n\n...\n";
@@ -238,7 +244,7 @@ fn run_to_the_end(h: &mut Harness) {
                 });
             }
             h.send(Input::ModerationSubmitted);
-            h.finish("synthesizer", SYNTHESIS);
+            h.finish("synthesizer", REDTEAM_SYNTHESIS);
         }
         QuickMode::Adversary => {
             h.finish("proposer", "A queue and workers.");
@@ -544,10 +550,11 @@ fn qm_10_qm_11_qm_12_premortem() {
     assert_eq!(h.completed().0, "pre-mortem.md");
 }
 
-/// RF-13: the pre-mortem's synthesizer leads with the top failure mode and
-/// gives no verdict.
+/// RF-13: the pre-mortem's synthesizer is asked to lead with the top
+/// failure mode and to give no verdict (what its document opens with is
+/// checked on a real run in `tests/bind_quick.rs`).
 #[test]
-fn rf_13_premortem_synthesis_leads_with_the_top_failure() {
+fn rf_13_the_premortem_synthesis_prompt_asks_to_lead_with_the_top_failure() {
     let mut h = Harness::of(QuickMode::Premortem);
     h.finish("critic", "It failed.");
     let prompt = h.prompt("synthesizer");
@@ -623,8 +630,30 @@ fn qm_15_rf_14_red_team_findings_are_triaged_then_reported() {
     );
     assert!(prompt.contains("1 finding(s) were set aside"));
     assert!(prompt.contains("leads with the most severe finding still standing"));
-    h.finish("synthesizer", SYNTHESIS);
+    for line in [
+        "- v1: accepted — address it",
+        "- v2: deferred — an open question: do not settle it",
+        "- v3: rejected — do not act on it. Moderator's note: search uses bound parameters",
+    ] {
+        assert!(
+            prompt.contains(line),
+            "the rulings bind the synthesis: {line}"
+        );
+    }
+    h.finish(
+        "synthesizer",
+        "Reset links can be replayed.\n\n## Vulnerabilities\n\n### High: replayable reset links [v1]\nx\n\n### Medium, unconfirmed: user enumeration [v2]\nx\n",
+    );
     let report = h.file("red-team-report.md");
+    assert!(!report.contains("**Warning:**"), "{report}");
+    let standing = report
+        .split("## Findings that stand\n\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("quorum lists what stands");
+    assert!(standing.contains("- **Replayable reset links** (high, confirmed)\n"));
+    assert!(standing.contains("- **User enumeration** (medium, open, not confirmed)\n"));
+    assert!(!standing.contains("SQL injection"), "{standing}");
     assert!(report.contains("## Findings set aside"));
     assert!(
         report.contains("**SQL injection in search** (critical): search uses bound parameters")
@@ -879,12 +908,89 @@ fn rf_06_rf_08_a_narrating_opening_is_redone_once() {
             .iter()
             .any(|entry| entry.message.contains("reader-first check"))
     );
+    // ...but never as a clean result: the warning comes first, in the
+    // document and in the end-of-run message (RF-07).
+    let lead = h.quick.summary_lead().unwrap();
+    assert!(lead.starts_with("> **Warning:**"), "{lead}");
+    assert!(lead.contains("`reviewers`, `Analyst`"), "{lead}");
+    assert!(lead.ends_with(narrating.lines().next().unwrap()), "{lead}");
+    let document = h.file("panel-review.md");
+    assert!(document.contains(&lead), "{document}");
+    assert!(h.completed().1.contains("WARNING"), "{:?}", h.completed());
 }
 
-/// RF-12: the panel's synthesizer puts the consensus first, then the main
-/// disagreement, then a recommendation only if the reviews support one.
+/// A red-team synthesis that describes a rejected finding and leaves out an
+/// accepted one is asked once more, naming both; a second one just as wrong
+/// is kept with both stated first, and logged.
 #[test]
-fn rf_12_panel_synthesis_order() {
+fn a_synthesis_against_the_rulings_is_asked_once_more_then_stated() {
+    let mut h = Harness::of(QuickMode::Redteam);
+    h.finish("critic", REPORT);
+    for (id, decision) in [
+        ("v1", ItemDecision::Accept),
+        ("v2", ItemDecision::Accept),
+        ("v3", ItemDecision::Reject),
+    ] {
+        h.send(Input::ItemDecided {
+            item_id: id.into(),
+            decision,
+            note: None,
+        });
+    }
+    h.send(Input::ModerationSubmitted);
+    let wrong = "Search is open to SQL injection.\n\n## Vulnerabilities\n\n### Critical: SQL injection [v3]\nx\n\n### High: replayable links [v1]\nx\n";
+    h.finish("synthesizer", wrong);
+    let again = h.call("synthesizer");
+    assert_eq!(again.request.attempt, 2);
+    for named in [
+        "the report describes v3 (SQL injection in search), which the moderator rejected",
+        "the report leaves out v2 (User enumeration), which the moderator accepted",
+    ] {
+        assert!(again.request.prompt.contains(named), "{named}");
+    }
+    h.finish("synthesizer", wrong);
+    let lead = h.quick.summary_lead().unwrap();
+    assert!(lead.starts_with("> **Warning:**"), "{lead}");
+    assert!(
+        lead.contains("describes v3 (SQL injection in search)"),
+        "{lead}"
+    );
+    assert!(lead.contains("leaves out v2 (User enumeration)"), "{lead}");
+    assert!(h.quick.log().iter().any(|entry| {
+        entry
+            .message
+            .starts_with("rulings check: the report describes v3")
+    }));
+    let report = h.file("red-team-report.md");
+    assert!(report.contains(&lead));
+    assert!(h.file("debate.yaml").contains("synthesis_warnings:"));
+}
+
+/// When the one more attempt never answers, the first, readable synthesis
+/// is the document, with what was wrong in it and the missing answer stated.
+#[test]
+fn a_second_attempt_that_never_answers_keeps_the_first_with_a_warning() {
+    let mut h = Harness::of(QuickMode::Panel);
+    for role in PANEL {
+        h.finish(&format!("judge.{role}"), &review(role.as_str()));
+    }
+    let narrating = "All three reviewers agree.\n\n## Detail\n\nx";
+    h.finish("synthesizer", narrating);
+    h.time_out("synthesizer");
+    h.time_out("synthesizer");
+    let (deliverable, _) = h.completed();
+    assert_eq!(deliverable, "panel-review.md");
+    let lead = h.quick.summary_lead().unwrap();
+    assert!(lead.contains("gave no answer"), "{lead}");
+    assert!(lead.ends_with("All three reviewers agree."), "{lead}");
+}
+
+/// RF-12: the panel's synthesizer is asked for the consensus first, then
+/// the main disagreement, then a recommendation only if the reviews support
+/// one (the document's opening is checked on a real run in
+/// `tests/bind_quick.rs`).
+#[test]
+fn rf_12_the_panel_synthesis_prompt_asks_for_consensus_first() {
     let mut h = Harness::of(QuickMode::Panel);
     for role in PANEL {
         h.finish(&format!("judge.{role}"), &review(role.as_str()));
@@ -910,4 +1016,127 @@ fn the_same_inputs_give_the_same_documents() {
     for mode in QuickMode::ALL {
         assert_eq!(documents(mode), documents(mode), "{mode:?}");
     }
+}
+
+/// The red team's triage is the shared moderator book: a decision before
+/// the triage opens or on an unknown finding is logged as ignored, a
+/// submission waits for every finding, and a finding's decision and note
+/// can change until the triage is submitted, the latest word counting. Its
+/// words are the report's: confirm, set aside, leave open.
+#[test]
+fn the_triage_decides_and_submits_as_every_protocol_does() {
+    let mut h = Harness::of(QuickMode::Redteam);
+    let decide = |h: &mut Harness, id: &str, decision, note: Option<&str>| {
+        h.send(Input::ItemDecided {
+            item_id: id.into(),
+            decision,
+            note: note.map(str::to_string),
+        });
+    };
+    decide(&mut h, "v1", ItemDecision::Accept, None);
+    h.finish("critic", REPORT);
+    decide(&mut h, "v9", ItemDecision::Accept, None);
+    decide(&mut h, "v1", ItemDecision::Reject, Some("first thought"));
+    decide(
+        &mut h,
+        "v1",
+        ItemDecision::Accept,
+        Some("  confirmed on staging  "),
+    );
+    h.send(Input::ModerationSubmitted);
+    assert!(h.live.is_empty(), "not submitted while v2 and v3 are open");
+    decide(&mut h, "v2", ItemDecision::Defer, None);
+    decide(&mut h, "v3", ItemDecision::Reject, None);
+    h.send(Input::ModerationSubmitted);
+    let messages: Vec<&str> = h
+        .quick
+        .log()
+        .iter()
+        .map(|entry| entry.message.as_str())
+        .collect();
+    for expected in [
+        "ignored a decision on v1: no moderation is open",
+        "ignored a decision on v9: it is not open",
+        "v1 set aside: first thought",
+        "v1 confirmed: confirmed on staging",
+        "cannot submit yet: v2, v3 still undecided",
+        "triage submitted: 1 accepted, 1 rejected, 1 deferred",
+    ] {
+        assert!(messages.contains(&expected), "{expected}: {messages:#?}");
+    }
+    let board = h.quick.board();
+    let v1 = board
+        .items
+        .iter()
+        .find(|item| item.item.id == "v1")
+        .unwrap();
+    assert_eq!(v1.decision, Some(ItemDecision::Accept));
+    assert_eq!(v1.note.as_deref(), Some("confirmed on staging"));
+    assert!(
+        h.prompt("synthesizer")
+            .contains("- v1: accepted — address it. Moderator's note: confirmed on staging")
+    );
+}
+
+/// A triage that sets every finding aside leaves the synthesizer nothing to
+/// lead with: its prompt says so, with every ruling, and asks for no ids.
+#[test]
+fn a_triage_rejecting_everything_tells_the_synthesizer_nothing_stands() {
+    let mut h = Harness::of(QuickMode::Redteam);
+    h.finish("critic", REPORT);
+    for id in ["v1", "v2", "v3"] {
+        h.send(Input::ItemDecided {
+            item_id: id.into(),
+            decision: ItemDecision::Reject,
+            note: None,
+        });
+    }
+    h.send(Input::ModerationSubmitted);
+    let prompt = h.prompt("synthesizer");
+    assert!(prompt.contains("none of the weaknesses the attack reported stands"));
+    assert!(prompt.contains("- v2: rejected — do not act on it"));
+    assert!(!prompt.contains("square brackets"), "no finding to head");
+    h.finish("synthesizer", SYNTHESIS);
+    let report = h.file("red-team-report.md");
+    assert!(!report.contains("**Warning:**"), "{report}");
+    assert!(report.contains("None: the moderator set aside every finding"));
+}
+
+/// A red team journaled before the rulings check (its definition has no
+/// `checks_rulings`) folds as it ran: a synthesis that leaves findings out
+/// is taken as it was, with no call it never had.
+#[test]
+fn a_debate_journaled_before_the_check_folds_as_it_ran() {
+    let mut config = config(QuickMode::Redteam);
+    config.checks_rulings = false;
+    let definition: QuickConfig = serde_json::from_value(
+        serde_json::to_value(&config)
+            .unwrap()
+            .as_object()
+            .map(|map| {
+                let mut map = map.clone();
+                map.remove("checks_rulings");
+                serde_json::Value::Object(map)
+            })
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(!definition.checks_rulings, "absent means the old behaviour");
+    let mut h = Harness::new(definition);
+    h.finish("critic", REPORT);
+    for id in ["v1", "v2", "v3"] {
+        h.send(Input::ItemDecided {
+            item_id: id.into(),
+            decision: ItemDecision::Accept,
+            note: None,
+        });
+    }
+    h.send(Input::ModerationSubmitted);
+    h.finish("synthesizer", SYNTHESIS);
+    assert_eq!(h.completed().0, "red-team-report.md");
+    assert_eq!(
+        h.roles_started(),
+        ["critic", "synthesizer"],
+        "no second synthesis call"
+    );
 }

@@ -287,6 +287,22 @@ impl ScriptBuilder {
     }
 }
 
+/// A prompt whose rulings accept every item a demo could raise (`c1`..`c20`,
+/// `C1`..`C20`, `F001`..`F020`), for tests that play a demo's script
+/// outside the scripted provider.
+pub fn every_item_accepted_prompt() -> String {
+    let ids = (1..=20).flat_map(|n| [format!("c{n}"), format!("C{n}"), format!("F{n:03}")]);
+    let rulings: Vec<quorum::rulings::Ruling> = ids
+        .map(|id| quorum::rulings::Ruling::new(id, quorum::rulings::Ruled::Accepted, None))
+        .collect();
+    quorum::rulings::section(&rulings)
+}
+
+/// The text `reply` gives when the moderator accepted every item.
+pub fn text_with_every_item_accepted(reply: &ScriptedReply) -> Option<String> {
+    reply.text_under(&quorum::rulings::read(&every_item_accepted_prompt()))
+}
+
 /// `text` as a YAML (JSON) double-quoted string.
 fn json_string(text: &str) -> String {
     serde_json::to_string(text).expect("a string")

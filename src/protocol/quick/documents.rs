@@ -7,7 +7,13 @@
 //!
 //! A deliverable opens with the synthesizer's reader-first paragraph (RF-04)
 //! and keeps process detail to its closing section (RF-06); the end-of-run
-//! message is that opening, word for word (RF-07).
+//! message is that opening, word for word (RF-07). When the synthesizer's
+//! document still broke a rule or a ruling after it was asked once more, a
+//! warning saying what precedes the opening, in the document and in the
+//! end-of-run message alike: it is never presented as clean. A red team's
+//! lists of the findings that stand and of those set aside are quorum's
+//! own, written from the moderator's rulings, not from the synthesizer's
+//! text.
 
 use serde::Serialize;
 
@@ -63,8 +69,37 @@ pub fn summary_lead(quick: &Quick) -> Option<String> {
             reason.trim_end_matches('.')
         )),
         _ if quick.mode() == QuickMode::Challenge => Some(challenge_result(quick)),
-        _ => quick.synthesis().map(|synthesis| synthesis.opening.clone()),
+        _ => quick.synthesis().map(|synthesis| {
+            let mut lead = warning_md(&synthesis.warnings);
+            lead.push_str(&synthesis.opening);
+            lead
+        }),
     }
+}
+
+/// What the synthesizer left wrong after its one more attempt, as a block
+/// the reader meets before anything else; empty when nothing was.
+fn warning_md(warnings: &[String]) -> String {
+    if warnings.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "> **Warning:** quorum asked the synthesizer once more, and this document still does \
+         not hold to what it was asked:\n",
+    );
+    for (index, warning) in warnings.iter().enumerate() {
+        let end = if index + 1 == warnings.len() {
+            '.'
+        } else {
+            ';'
+        };
+        out.push_str(&format!(
+            "> - {}{end}\n",
+            one_line(warning).trim_end_matches(['.', ';'])
+        ));
+    }
+    out.push('\n');
+    out
 }
 
 /// A challenge's result in a sentence or two: the critic's bottom line
@@ -103,13 +138,21 @@ fn deliverable_md(quick: &Quick) -> Option<String> {
         out.push_str(synthesis.body.trim());
         out.push_str("\n\n");
     }
-    if quick.mode() == QuickMode::Redteam {
+    if quick.mode() == QuickMode::Redteam && !quick.vulnerabilities().is_empty() {
+        out.push_str(&standing_md(quick));
         let set_aside = quick.set_aside();
         if !set_aside.is_empty() {
-            out.push_str(
+            let described = quick
+                .synthesis()
+                .is_some_and(|synthesis| synthesis.describes_set_aside);
+            out.push_str(if described {
                 "## Findings set aside\n\nThe moderator judged these not to be real weaknesses \
-                 of the target; they are left out above.\n\n",
-            );
+                 of the target. They should have been left out above, and some were not: see the \
+                 warning at the top.\n\n"
+            } else {
+                "## Findings set aside\n\nThe moderator judged these not to be real weaknesses \
+                 of the target; they are left out above.\n\n"
+            });
             for (finding, note) in set_aside {
                 out.push_str(&format!(
                     "- **{}** ({}){}\n",
@@ -125,6 +168,39 @@ fn deliverable_md(quick: &Quick) -> Option<String> {
     out.push_str("## How this was made\n\n");
     out.push_str(&provenance_md(quick));
     Some(out)
+}
+
+/// The red team's findings that stand, written from the rulings: accepted
+/// ones as confirmed, deferred ones as open, none the moderator rejected.
+fn standing_md(quick: &Quick) -> String {
+    let standing = quick.standing_findings();
+    let mut out = String::from("## Findings that stand\n\n");
+    if standing.is_empty() {
+        out.push_str(
+            "None: the moderator set aside every finding the attack reported, so no \
+             vulnerability of the target stands.\n\n",
+        );
+        return out;
+    }
+    out.push_str(
+        "As the moderator ruled, most severe first; an open one is not confirmed yet.\n\n",
+    );
+    for (finding, status, note) in standing {
+        let status = match status {
+            "confirmed" => "confirmed",
+            "unconfirmed" => "open, not confirmed",
+            _ => "as reported, not triaged",
+        };
+        out.push_str(&format!(
+            "- **{}** ({}, {status}){}\n",
+            one_line(&finding.title),
+            finding.severity.as_str(),
+            note.map(|note| format!(": {}", one_line(&note)))
+                .unwrap_or_default()
+        ));
+    }
+    out.push('\n');
+    out
 }
 
 /// The closing section: where the result came from, for whoever wants the
@@ -164,9 +240,11 @@ fn provenance_md(quick: &Quick) -> String {
             .to_string(),
         QuickMode::Redteam => {
             let mut text = String::from(
-                "A critic attacked the target as an adversary would; the moderator accepted, \
-                 rejected or deferred each finding; a synthesizer wrote this document from the \
-                 report and the findings that stood (deferred ones as unconfirmed).\n",
+                "A critic attacked the target as an adversary would; the moderator confirmed \
+                 each finding, set it aside or left it open; a synthesizer wrote this document \
+                 from the report and the moderator's rulings (open findings as unconfirmed), and \
+                 quorum checked it against those rulings and wrote the lists of findings that \
+                 stand and that were set aside.\n",
             );
             if let Some(error) = quick.vulnerability_error() {
                 text.push_str(&format!(
@@ -301,6 +379,9 @@ struct Stages {
     revision_skipped: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     synthesis: Option<Raw>,
+    /// What the synthesis still got wrong after one more attempt.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    synthesis_warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -393,8 +474,8 @@ impl DebateYaml {
                         severity: finding.severity.as_str(),
                         description: finding.description.clone(),
                         exploit: finding.exploit.clone(),
-                        decision: ruling.map(|ruling| ruling.decision.as_str()),
-                        note: ruling.and_then(|ruling| ruling.note.clone()),
+                        decision: ruling.as_ref().map(|ruling| ruling.decision.as_str()),
+                        note: ruling.and_then(|ruling| ruling.note),
                     }
                 })
                 .collect(),
@@ -406,6 +487,10 @@ impl DebateYaml {
                 raw_output: synthesis.raw.clone(),
                 normalised: Vec::new(),
             }),
+            synthesis_warnings: quick
+                .synthesis()
+                .map(|synthesis| synthesis.warnings.clone())
+                .unwrap_or_default(),
         };
         DebateYaml {
             meta: Meta {

@@ -262,6 +262,7 @@ impl QuickOptions {
             prices: setting.prices,
             started_at: setting.started_at,
             hold_for_moderator: false,
+            checks_rulings: true,
         }
     }
 }

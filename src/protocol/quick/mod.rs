@@ -23,6 +23,7 @@
 //! say. Not responsible for I/O, timers or retries (the shared call plumbing
 //! and the engine).
 
+pub mod binding;
 pub mod documents;
 pub mod kind;
 pub mod parse;
@@ -30,7 +31,7 @@ pub mod prompts;
 
 pub use kind::{KIND, NAME};
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -38,16 +39,18 @@ use serde_json::json;
 
 use self::parse::{Vulnerability, bottom_line, parse_vulnerabilities, provenance, split_opening};
 use super::calls::{Calls, Routed, Unusable};
+use super::items::{ItemBook, ItemRecord, tally};
 use super::judges::JudgeRole;
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
 use super::{
-    Board, BoardItem, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry,
-    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo, RoleGroup,
-    RoleInfo, StageFocus, StageInfo, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry, LogKind,
+    ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo, RoleGroup, RoleInfo,
+    StageFocus, StageInfo, Timestamp,
 };
 use crate::parse::{Read, readings_line};
-use crate::prompts::{PromptSet, TemplateSpec};
+use crate::prompts::{PromptSet, RECHECK_TEMPLATE, TemplateSpec};
+use crate::rulings::{self, Ruled};
 
 /// The role the proposer plays in the record.
 pub const PROPOSER_ROLE: &str = "oracle";
@@ -169,9 +172,9 @@ impl QuickMode {
                  explains how; a synthesizer then writes the risks up for a reader. No verdict."
             }
             QuickMode::Redteam => {
-                "A red team: the critic attacks the target as an adversary would; you accept, \
-                 reject or defer each finding; a synthesizer writes the report from what stands. \
-                 No verdict."
+                "A red team: the critic attacks the target as an adversary would; you confirm \
+                 each finding, set it aside or leave it open; a synthesizer writes the report \
+                 from what stands, and quorum checks it against your rulings. No verdict."
             }
             QuickMode::Adversary => {
                 "An architecture challenge: a proposer designs, a critic attacks, the proposer \
@@ -205,6 +208,14 @@ pub struct QuickConfig {
     /// A person moderates live.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// The checks issue 26 added run: a red team's report against the
+    /// moderator's rulings, an opening for finding ids and verdicts, and a
+    /// synthesis sent back once whose second attempt never comes keeps the
+    /// first. Every debate started now has them; a debate journaled before
+    /// (the field absent) folds as it ran, so resuming or replaying it
+    /// never starts a call it never had.
+    #[serde(default)]
+    pub checks_rulings: bool,
 }
 
 fn yes() -> bool {
@@ -344,7 +355,6 @@ pub struct Review {
 pub struct Ruling {
     pub decision: ItemDecision,
     pub note: Option<String>,
-    pub at: Timestamp,
 }
 
 /// The synthesizer's document.
@@ -357,6 +367,20 @@ pub struct Synthesis {
     /// Its supporting sections.
     pub body: String,
     pub at: Timestamp,
+    /// What still goes against the reader-first rules or the moderator's
+    /// rulings after the synthesizer was asked once more: said plainly at
+    /// the top of the document and in the end-of-run message.
+    pub warnings: Vec<String>,
+    /// It still describes a finding the moderator rejected.
+    pub describes_set_aside: bool,
+}
+
+/// A readable synthesis that was sent back once, kept in case the second
+/// attempt gives no answer at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct SentBack {
+    call_id: String,
+    raw: String,
 }
 
 /// A running quick debate.
@@ -376,8 +400,13 @@ pub struct Quick {
     vulnerability_ids: HashSet<String>,
     /// Why the red team's findings could not be read, when they could not.
     vulnerability_error: Option<String>,
-    rulings: BTreeMap<String, Ruling>,
+    /// The moderator's book of the red team's findings (the subject is the
+    /// finding's id): deciding, notes and submitting work as in every
+    /// protocol that puts items before the moderator.
+    book: ItemBook<String>,
     synthesis: Option<Synthesis>,
+    /// The synthesis sent back for one more attempt, while that runs.
+    sent_back: Option<SentBack>,
     unusable: Vec<Unusable>,
     outcome: Option<Outcome>,
 }
@@ -411,8 +440,9 @@ impl Quick {
             vulnerabilities: Vec::new(),
             vulnerability_ids: HashSet::new(),
             vulnerability_error: None,
-            rulings: BTreeMap::new(),
+            book: ItemBook::default(),
             synthesis: None,
+            sent_back: None,
             unusable: Vec::new(),
             outcome: None,
         }
@@ -446,8 +476,22 @@ impl Quick {
     pub fn vulnerability_error(&self) -> Option<&str> {
         self.vulnerability_error.as_deref()
     }
-    pub fn ruling(&self, id: &str) -> Option<&Ruling> {
-        self.rulings.get(id)
+    /// The moderator's decision on the finding `id`, once there is one.
+    pub fn ruling(&self, id: &str) -> Option<Ruling> {
+        self.book
+            .records()
+            .iter()
+            .find(|record| record.subject == id)
+            .and_then(as_ruling)
+    }
+
+    /// Every decided finding's ruling, by its id.
+    fn rulings(&self) -> BTreeMap<&str, Ruling> {
+        self.book
+            .records()
+            .iter()
+            .filter_map(|record| Some((record.subject.as_str(), as_ruling(record)?)))
+            .collect()
     }
     pub fn synthesis(&self) -> Option<&Synthesis> {
         self.synthesis.as_ref()
@@ -643,8 +687,13 @@ impl Quick {
                 self.vulnerabilities.len()
             ),
         );
-        let items = self.vulnerabilities.iter().map(moderation_item).collect();
-        vec![Effect::AwaitModeration { items }]
+        for finding in &self.vulnerabilities {
+            self.book
+                .push(moderation_item(finding), finding.id.clone(), 1);
+        }
+        vec![Effect::AwaitModeration {
+            items: self.book.pending_items(),
+        }]
     }
 
     fn start_synthesis(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -704,6 +753,7 @@ impl Quick {
                         "report": self.attack_text(),
                         "findings": findings,
                         "set_aside": set_aside,
+                        "rulings": rulings::section(&self.shared_rulings()),
                     }),
                 )
             }
@@ -734,10 +784,11 @@ impl Quick {
     /// the moderator's note. Findings never triaged (no moderator was
     /// asked) stand as reported.
     pub fn standing_findings(&self) -> Vec<(&Vulnerability, &'static str, Option<String>)> {
+        let rulings = self.rulings();
         let mut standing: Vec<_> = self
             .vulnerabilities
             .iter()
-            .filter_map(|finding| match self.rulings.get(&finding.id) {
+            .filter_map(|finding| match rulings.get(finding.id.as_str()) {
                 Some(ruling) if ruling.decision == ItemDecision::Reject => None,
                 Some(ruling) => Some((
                     finding,
@@ -755,12 +806,50 @@ impl Quick {
         standing
     }
 
-    /// The findings the moderator rejected, with their notes.
-    pub fn set_aside(&self) -> Vec<(&Vulnerability, Option<String>)> {
+    /// The moderator's rulings on the red team's findings, in the order the
+    /// critic listed them, as the synthesizer's prompt carries them.
+    pub fn shared_rulings(&self) -> Vec<rulings::Ruling> {
+        let decided = self.rulings();
         self.vulnerabilities
             .iter()
             .filter_map(|finding| {
-                let ruling = self.rulings.get(&finding.id)?;
+                let ruling = decided.get(finding.id.as_str())?;
+                Some(rulings::Ruling::new(
+                    finding.id.as_str(),
+                    ruled(ruling.decision),
+                    ruling.note.as_deref(),
+                ))
+            })
+            .collect()
+    }
+
+    /// Each ruled finding's id, title and ruling, to check a report against
+    /// (none for a debate journaled before the check).
+    fn ruled_findings(&self) -> Vec<(String, String, Ruled)> {
+        if !self.config.checks_rulings {
+            return Vec::new();
+        }
+        let decided = self.rulings();
+        self.vulnerabilities
+            .iter()
+            .filter_map(|finding| {
+                let ruling = decided.get(finding.id.as_str())?;
+                Some((
+                    finding.id.clone(),
+                    finding.title.clone(),
+                    ruled(ruling.decision),
+                ))
+            })
+            .collect()
+    }
+
+    /// The findings the moderator rejected, with their notes.
+    pub fn set_aside(&self) -> Vec<(&Vulnerability, Option<String>)> {
+        let decided = self.rulings();
+        self.vulnerabilities
+            .iter()
+            .filter_map(|finding| {
+                let ruling = decided.get(finding.id.as_str())?;
                 (ruling.decision == ItemDecision::Reject).then(|| (finding, ruling.note.clone()))
             })
             .collect()
@@ -985,13 +1074,47 @@ impl Quick {
         self.start_synthesis(now)
     }
 
-    /// The synthesizer's document: usable when it is not empty and its
-    /// opening names none of the debate's machinery; otherwise it is asked
-    /// once more, quoting the problem. A second opening that still narrates
-    /// the debate is kept, with a note: the reader gets a document either way.
+    /// What a synthesis opening names that a reader's opening must not:
+    /// roles, scores, block or finding ids (RF-06, RF-08), a verdict
+    /// (QS-01, RF-13, RF-14).
+    fn narration(&self, opening: &str) -> Vec<String> {
+        let mut found = provenance(opening, &self.config.topic);
+        if !self.config.checks_rulings {
+            return found;
+        }
+        let known: BTreeSet<String> = self.vulnerability_ids.iter().cloned().collect();
+        for id in binding::ids_in_opening(opening, &known) {
+            found.push(format!("the finding id `{id}`"));
+        }
+        found.extend(binding::verdicts(opening));
+        found
+    }
+
+    /// The synthesizer's document: usable when it is not empty. Its
+    /// opening must name none of the debate's machinery and pass no
+    /// verdict, and a red team's report must follow the moderator's
+    /// rulings on its findings. An answer that does not is sent back once,
+    /// naming each problem (one redo for the opening, else one recheck
+    /// against the rulings); what is still wrong after that is kept, with
+    /// a warning the reader sees first: the reader gets a document either
+    /// way, never one presented as clean when it is not.
     fn on_synthesis(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         let call_id = call.call_id();
-        let (opening, body) = split_opening(output);
+        let (opening, _) = split_opening(output);
+        if opening.is_empty()
+            && self.config.checks_rulings
+            && let Some(SentBack { call_id, raw }) = self.sent_back.take()
+        {
+            self.unusable.push(Unusable {
+                call_id: call.call_id(),
+                raw: output.to_string(),
+                reason: "the second attempt has no opening paragraph".into(),
+            });
+            let extra = "the synthesizer was asked once more to fix this, and its second \
+                         attempt had no opening paragraph, so the first is kept"
+                .to_string();
+            return self.keep_synthesis(call_id, &raw, Some(extra), now);
+        }
         if opening.is_empty() {
             return self.redo_or_stop(
                 call,
@@ -1000,31 +1123,107 @@ impl Quick {
                 now,
             );
         }
-        let found = provenance(&opening, &self.config.topic);
-        if !found.is_empty() {
-            let problem = format!(
-                "the opening paragraph names how the result was reached ({}); say the result \
-                 itself, without naming roles, reviewers, scores or ids",
-                found.join(", ")
-            );
-            if !call.repaired {
+        let narration = self.narration(&opening);
+        let discrepancies =
+            binding::summarise(&binding::against_rulings(output, &self.ruled_findings()));
+        if !call.repaired && !call.rechecked {
+            if !narration.is_empty() {
+                let mut problem = format!(
+                    "the opening paragraph names how the result was reached ({}); say the \
+                     result itself, without naming roles, reviewers, scores, ids or a verdict",
+                    narration.join(", ")
+                );
+                if !discrepancies.is_empty() {
+                    problem.push_str("\n\nThe report also goes against the moderator's rulings:");
+                    for discrepancy in &discrepancies {
+                        problem.push_str(&format!("\n- {discrepancy}"));
+                    }
+                }
+                self.sent_back = Some(SentBack {
+                    call_id: call_id.clone(),
+                    raw: output.to_string(),
+                });
                 return self.redo_or_stop(call, output, problem, now);
             }
+            if !discrepancies.is_empty() {
+                let template = (self.prompts.as_ref(), &RECHECK_TEMPLATE);
+                if let Some(spec) = self
+                    .calls
+                    .recheck(call, output, &discrepancies, template, now)
+                {
+                    self.unusable.push(Unusable {
+                        call_id: call_id.clone(),
+                        raw: output.to_string(),
+                        reason: format!(
+                            "went against the moderator's rulings: {}",
+                            discrepancies.join("; ")
+                        ),
+                    });
+                    self.sent_back = Some(SentBack {
+                        call_id,
+                        raw: output.to_string(),
+                    });
+                    return vec![Effect::StartCall(spec)];
+                }
+            }
+        }
+        self.keep_synthesis(call_id, output, None, now)
+    }
+
+    /// Takes `output` as the document, with a warning for whatever in it
+    /// still goes against the rules or the rulings (`extra`: one more,
+    /// such as a second attempt that never came), then ends the debate.
+    fn keep_synthesis(
+        &mut self,
+        call_id: String,
+        output: &str,
+        extra: Option<String>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.sent_back = None;
+        let (opening, body) = split_opening(output);
+        let mut warnings = Vec::new();
+        let narration = self.narration(&opening);
+        if !narration.is_empty() {
             self.log(
                 now,
                 LogKind::Note,
                 Some(&call_id),
-                format!("reader-first check: the opening still names {} after one redo; kept as written", found.join(", ")),
+                format!(
+                    "reader-first check: the opening still names {}; kept with a warning",
+                    narration.join(", ")
+                ),
             );
+            warnings.push(format!(
+                "its opening still names how the result was reached ({}), so read it as the \
+                 synthesizer's account rather than a plain result",
+                narration.join(", ")
+            ));
         }
+        let discrepancies = binding::against_rulings(output, &self.ruled_findings());
+        let describes_set_aside = discrepancies.iter().any(|discrepancy| {
+            matches!(discrepancy, binding::Discrepancy::DescribesRejected { .. })
+        });
+        for discrepancy in binding::summarise(&discrepancies) {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!("rulings check: {discrepancy}; kept with a warning"),
+            );
+            warnings.push(discrepancy);
+        }
+        warnings.extend(extra);
         self.synthesis = Some(Synthesis {
             call_id,
             raw: output.to_string(),
             opening,
             body,
             at: now,
+            warnings,
+            describes_set_aside,
         });
-        let note = match self.config.mode {
+        let mut note = match self.config.mode {
             QuickMode::Panel => {
                 let answered = self
                     .reviews
@@ -1046,6 +1245,15 @@ impl Quick {
             QuickMode::Adversary => "proposal and challenge, synthesized; no revision".to_string(),
             _ => "synthesized".to_string(),
         };
+        let warned = self
+            .synthesis
+            .as_ref()
+            .map_or(0, |synthesis| synthesis.warnings.len());
+        if warned > 0 {
+            note.push_str(&format!(
+                "; WARNING: {warned} problem(s) the synthesizer did not fix, stated at the top of the document"
+            ));
+        }
         self.finish(now, note)
     }
 
@@ -1081,6 +1289,23 @@ impl Quick {
                 );
                 self.start_synthesis(now)
             }
+            // The second attempt at a synthesis never came: the first,
+            // readable one stands, with its problems stated.
+            Step::Synthesis if self.config.checks_rulings && self.sent_back.is_some() => {
+                let SentBack { call_id, raw } = self.sent_back.take().expect("checked");
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    "the synthesizer's second attempt gave no answer; its first is kept, with a warning"
+                        .into(),
+                );
+                let extra = format!(
+                    "the synthesizer was asked once more to fix this and gave no answer ({})",
+                    reason.trim_end_matches('.')
+                );
+                self.keep_synthesis(call_id, &raw, Some(extra), now)
+            }
             // A required agent: no fabricated result (RULES.md A18).
             _ => self.fail(
                 now,
@@ -1101,39 +1326,16 @@ impl Quick {
         note: Option<&str>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        if self.step != Step::Moderation {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on {item_id}: no triage is open"),
-            );
-            return Vec::new();
-        }
-        if !self.vulnerability_ids.contains(item_id) {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on unknown finding {item_id}"),
-            );
-            return Vec::new();
-        }
-        let note = note
-            .map(str::trim)
-            .filter(|note| !note.is_empty())
-            .map(str::to_string);
-        let message = match &note {
-            Some(note) => format!("{item_id} {}: {note}", decision.past_tense()),
-            None => format!("{item_id} {}", decision.past_tense()),
-        };
-        self.log(now, LogKind::Moderation, None, message);
-        self.rulings.insert(
-            item_id.to_string(),
-            Ruling {
-                decision,
-                note,
-                at: now,
+        let open = self.step == Step::Moderation;
+        self.book.decide(
+            &mut self.calls,
+            now,
+            open,
+            (item_id, decision, note),
+            |_, decision| match decision {
+                ItemDecision::Accept => "confirmed",
+                ItemDecision::Reject => "set aside",
+                ItemDecision::Defer => "left open",
             },
         );
         Vec::new()
@@ -1143,31 +1345,12 @@ impl Quick {
         if self.step != Step::Moderation {
             return Vec::new();
         }
-        let undecided: Vec<&str> = self
-            .vulnerabilities
-            .iter()
-            .filter(|finding| !self.rulings.contains_key(&finding.id))
-            .map(|finding| finding.id.as_str())
-            .collect();
-        if !undecided.is_empty() {
-            let message = format!(
-                "cannot submit yet: {} still undecided",
-                undecided.join(", ")
-            );
-            self.log(now, LogKind::Moderation, None, message);
+        let Some(decided) = self.book.submit(&mut self.calls, now) else {
             return Vec::new();
-        }
-        let count = |decision| {
-            self.rulings
-                .values()
-                .filter(|ruling| ruling.decision == decision)
-                .count()
         };
+        let [accepted, rejected, deferred] = tally(&decided);
         let message = format!(
-            "triage submitted: {} accepted, {} rejected, {} deferred",
-            count(ItemDecision::Accept),
-            count(ItemDecision::Reject),
-            count(ItemDecision::Defer)
+            "triage submitted: {accepted} accepted, {rejected} rejected, {deferred} deferred"
         );
         self.log(now, LogKind::Moderation, None, message);
         self.start_synthesis(now)
@@ -1216,6 +1399,23 @@ impl Quick {
             .into_iter()
             .map(|step| StageInfo::new(step.id(mode), step.title(mode), step.focus()))
             .collect()
+    }
+}
+
+/// A finding's ruling in the book, once it has a decision.
+fn as_ruling(record: &ItemRecord<String>) -> Option<Ruling> {
+    Some(Ruling {
+        decision: record.decision?,
+        note: record.note.clone(),
+    })
+}
+
+/// A moderator's decision as the agent acting on it reads it.
+fn ruled(decision: ItemDecision) -> Ruled {
+    match decision {
+        ItemDecision::Accept => Ruled::Accepted,
+        ItemDecision::Reject => Ruled::Rejected,
+        ItemDecision::Defer => Ruled::Deferred,
     }
 }
 
@@ -1291,6 +1491,24 @@ impl Protocol for Quick {
         self.outcome.as_ref()
     }
 
+    /// Issue 26: the red team's moderator confirms a finding, sets it aside
+    /// or leaves it open, the words its report uses too.
+    fn item_words(&self) -> super::ItemWords {
+        if self.config.mode != QuickMode::Redteam {
+            return super::ItemWords::default();
+        }
+        super::ItemWords {
+            accept: "confirm",
+            reject: "set aside",
+            defer: "leave open",
+            about: Some(
+                "Each item is a finding of the red team: confirm it as a real weakness, set it \
+                 aside as not one (the report leaves it out), or leave it open (the report keeps \
+                 it, marked unconfirmed).",
+            ),
+        }
+    }
+
     fn describe(&self) -> Description {
         let mode = self.config.mode;
         let roles = self
@@ -1339,19 +1557,7 @@ impl Protocol for Quick {
     }
 
     fn board(&self) -> Board {
-        let items = self
-            .vulnerabilities
-            .iter()
-            .map(|finding| {
-                let ruling = self.rulings.get(&finding.id);
-                BoardItem {
-                    item: moderation_item(finding),
-                    decision: ruling.map(|ruling| ruling.decision),
-                    note: ruling.and_then(|ruling| ruling.note.clone()),
-                    resolution: None,
-                }
-            })
-            .collect();
+        let items = self.book.board_items();
         let mut required_roles = vec!["critic".to_string(), "synthesizer".to_string()];
         if self.step != Step::Revision {
             required_roles.push("proposer".to_string());

@@ -71,7 +71,7 @@ pub const SYNTHESIS_PREMORTEM: TemplateSpec = TemplateSpec {
 /// The synthesizer of a red-team report (RF-14).
 pub const SYNTHESIS_REDTEAM: TemplateSpec = TemplateSpec {
     file_name: "synthesis-redteam.md.j2",
-    variables: &["topic", "report", "findings", "set_aside"],
+    variables: &["topic", "report", "findings", "set_aside", "rulings"],
     source: include_str!("../../../prompts/synthesis-redteam.md.j2"),
 };
 
