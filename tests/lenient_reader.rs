@@ -132,7 +132,8 @@ fn shared_variants(
             "\t".repeat(caps[1].len() / 2)
         })
         .into_owned();
-    // One line tab-indented among space-indented ones: no one meaning.
+    // One line tab-indented among space-indented ones: a tab two columns
+    // wide is the only reading.
     let mixed = {
         let mut lines: Vec<String> = clean.lines().map(str::to_string).collect();
         let second = lines
@@ -183,10 +184,13 @@ fn shared_variants(
         ),
         read("markdown bold around keys", emphasised, &[emphasis_note]),
         read("tab-indented YAML", tabbed, &[tabs_note]),
-        refused(
+        // Read at the one usual tab width that makes it valid (issue 26).
+        read(
             "a tab among space-indented lines",
             mixed,
-            "YAML does not allow tabs",
+            &[
+                "read tabs mixed with spaces as 2 columns wide (the only width of 2, 4 and 8 at which it reads)",
+            ],
         ),
     ]
 }

@@ -48,6 +48,7 @@ fn config(
         prices: Default::default(),
         started_at: t0(),
         hold_for_moderator: false,
+        binds_rulings: true,
     };
     for slot in config.participants() {
         config.agents.insert(slot, "script:scripted".into());
@@ -509,7 +510,7 @@ fn fp_22_06_33_quick_runs_no_challenge_and_no_synthesis() {
 
 /// FP-23, FP-26: each round calls the devil's advocate first; a participant
 /// is called only after its answer, and only with the challenges addressed
-/// to it; a participant with none is not called.
+/// to it; a participant with none is called too (issue 26), and sees none.
 #[test]
 fn fp_23_26_devil_first_then_each_target_alone() {
     let mut h = published();
@@ -539,7 +540,11 @@ fn fp_23_26_devil_first_then_each_target_alone() {
     let performance = h.prompt_of("expert.performance/responses/r1");
     assert!(performance.contains("SECRET-FOR-PERFORMANCE"));
     assert!(!performance.contains("SECRET-FOR-SECURITY"));
-    assert!(!h.was_started("integration-checker/responses"));
+    let checker = h.prompt_of("integration-checker/responses/r1");
+    assert!(
+        !checker.contains("SECRET-FOR-SECURITY") && !checker.contains("SECRET-FOR-PERFORMANCE")
+    );
+    assert!(!h.was_started("devil-advocate/responses"));
 }
 
 /// FP-24, A22: the devil's advocate must challenge every CRITICAL or HIGH
@@ -636,6 +641,7 @@ fn fp_27_31_response_types_and_discoveries() {
             json!({"type": "discovery", "response": "new", "finding": finding("HIGH", "Crash loses events", "no transaction", &[])}),
         ]),
     );
+    h.answer("integration-checker/responses/r1", &responses(&[]));
     let kinds: Vec<&str> = h
         .protocol
         .responses()
@@ -714,7 +720,11 @@ fn fp_29_the_moderator_drops_invalid_challenges() {
     assert_eq!(c1.category, "no basis stated");
     assert!(c1.text.contains("Reject it if it gives no reason"));
     h.moderate(&[("C1", ItemDecision::Reject, Some("no mechanism"))]);
-    assert!(!h.was_started("expert.security/responses"));
+    // Asked as a bystander of C2 (FP-23), never about C1.
+    assert!(
+        !h.prompt_of("expert.security/responses")
+            .contains("big deal")
+    );
     let c1 = &h.protocol.challenges()[0];
     assert_eq!(c1.state, ChallengeState::Dropped);
     assert_eq!(c1.moderation[0].note.as_deref(), Some("no mechanism"));
@@ -760,6 +770,10 @@ fn fp_30_rounds_stop_early_or_at_the_limit() {
         h.answer(
             &format!("expert.security/responses/r{round}"),
             &responses(&[json!({"type": "defense", "finding_id": "F001", "response": "still"})]),
+        );
+        h.answer(
+            &format!("integration-checker/responses/r{round}"),
+            &responses(&[]),
         );
     }
     assert!(!h.was_started("devil-advocate/challenge/r6"));
@@ -937,6 +951,7 @@ fn fp_36_finding_states() {
         "expert.performance/responses/r1",
         &responses(&[json!({"type": "defense", "finding_id": "F003", "response": "no"})]),
     );
+    h.answer("integration-checker/responses/r1", &responses(&[]));
     h.answer("devil-advocate/challenge/r2", &devil(&[]));
     // F002 (security MEDIUM): only its origin, 1 of 3.4. F003 challenged
     // and backed by its origin alone, nobody disputing: disputed all the
@@ -1094,10 +1109,10 @@ fn fp_39_40_41_verdict_logic() {
         (v, rule.as_str()),
         (
             Verdict::Concerns,
-            "1 disputed CRITICAL or HIGH finding (F001) → CONCERNS"
+            "1 disputed CRITICAL or HIGH finding (F001); 1 unconfirmed CRITICAL finding (F002) that no one refuted → CONCERNS"
         )
     );
-    let (v, _) = decide(&[("F001", D, Medium), ("F002", U, High)], Preset::Default);
+    let (v, _) = decide(&[("F001", D, Medium), ("F002", U, Medium)], Preset::Default);
     assert_eq!(
         v,
         Verdict::Pass,
@@ -1344,6 +1359,10 @@ fn fp_43_to_48_brainstorm() {
     h.answer(
         "expert.architecture/responses/r1",
         &json_block(json!({"responses": [{"type": "defense", "finding_id": "P004", "response": "ordered per tenant", "revision": "Dump plus a per-tenant ordered feed"}]})),
+    );
+    h.answer(
+        "integration-checker/responses/r1",
+        &json_block(json!({"responses": []})),
     );
     assert_eq!(status(&h, "P004"), ProposalStatus::Revised);
     h.answer(

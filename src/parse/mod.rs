@@ -189,6 +189,32 @@ impl Document {
                 notes: RefCell::new(notes),
             }),
             Err(error) => {
+                // Tabs among spaces: read at the one width that makes sense
+                // of them, or refused when two widths disagree.
+                match normalise::read_tab_widths(&source.yaml) {
+                    normalise::TabReading::Read { yaml, root, note } => {
+                        let mut notes = notes;
+                        notes.push(note);
+                        return Ok(Document {
+                            source: YamlDoc { yaml, ..source },
+                            fenced,
+                            root,
+                            notes: RefCell::new(notes),
+                        });
+                    }
+                    normalise::TabReading::Differ { widths, line } => {
+                        return Err(ParseError {
+                            line: Some(source.first_line + line - 1),
+                            field: None,
+                            message: format!(
+                                "invalid YAML: the indentation mixes tabs with spaces, and a tab {} columns wide gives different answers; indent with spaces only{}",
+                                alternatives(&widths),
+                                if fenced { "" } else { NO_FENCE_HINT }
+                            ),
+                        });
+                    }
+                    normalise::TabReading::NoMixedTabs | normalise::TabReading::NoWidth => {}
+                }
                 let mut parse_error = match crate::yaml_guard::unclosed(&source.yaml) {
                     // The parser's message for an unclosed `[` or quote
                     // misleads; the line that opened it does not.
@@ -274,6 +300,15 @@ impl Document {
             .err()?;
         let yaml_line = error.location()?.line();
         Some(self.source.first_line + yaml_line - 1)
+    }
+}
+
+/// `2, 4 or 8`.
+fn alternatives(widths: &[usize]) -> String {
+    let words: Vec<String> = widths.iter().map(usize::to_string).collect();
+    match words.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => words.join(""),
     }
 }
 
@@ -819,8 +854,8 @@ mod tests {
     #[test]
     fn tab_indentation_that_cannot_be_read_gets_a_hint() {
         // Tabs alone are read as levels; tabs among space-indented lines
-        // have no one meaning.
-        let error = Document::load("```yaml\nblocks:\n  - id: b1\n\t  type: claim\n```\n")
+        // that read at none of the usual widths are refused.
+        let error = Document::load("```yaml\nblocks:\n  - id: b1\n\t   type: claim\n```\n")
             .err()
             .expect("tab");
         assert_eq!(error.line, Some(4));
@@ -828,6 +863,62 @@ mod tests {
             error
                 .message
                 .ends_with("(indent with spaces; YAML does not allow tabs)"),
+            "{error}"
+        );
+    }
+
+    /// Tabs mixed with spaces (issue 26): read at the one usual width that
+    /// makes valid YAML of them, with a note saying which.
+    #[test]
+    fn tabs_among_spaces_are_read_at_the_one_width_that_works() {
+        // At 2 columns the tab lines `type` up with `id`; at 4 or 8 it
+        // would continue the plain scalar `b1`, which YAML refuses.
+        let doc = Document::load("Here.\n```yaml\nblocks:\n  - id: b1\n\t  type: claim\n```\n")
+            .expect("read at width 2");
+        assert_eq!(
+            yaml_serde::to_string(&doc.root).unwrap(),
+            "blocks:\n- id: b1\n  type: claim\n"
+        );
+        assert_eq!(
+            doc.read(()).notes,
+            [
+                "read tabs mixed with spaces as 2 columns wide (the only width of 2, 4 and 8 at which it reads)"
+            ]
+        );
+        // Lines still count in the agent's text.
+        assert_eq!(doc.source.yaml.lines().count(), 3);
+        let doc = Document::load("```yaml\nscores:\n    a: 1\n\tb: 2\n```\n").expect("width 4");
+        assert_eq!(
+            doc.read(()).notes,
+            [
+                "read tabs mixed with spaces as 4 columns wide (the only width of 2, 4 and 8 at which it reads)"
+            ]
+        );
+        assert_eq!(doc.root["scores"]["b"].as_u64(), Some(2));
+    }
+
+    /// Tabs mixed with spaces that two widths read differently are
+    /// refused, at the first line with a tab in its indentation.
+    #[test]
+    fn tabs_among_spaces_that_two_widths_read_differently_are_refused() {
+        // A tab in a block scalar's text: every width reads, each with
+        // other text.
+        assert_eq!(
+            normalise::read_tab_widths("text: |\n  one\n\ttwo\n"),
+            normalise::TabReading::Differ {
+                widths: vec![2, 4, 8],
+                line: 3
+            }
+        );
+        let error = Document::load("Answer.\n```yaml\ntext: |\n  one\n\ttwo\n```\n")
+            .err()
+            .expect("refused");
+        assert_eq!(error.line, Some(5));
+        assert!(
+            error.message.contains("mixes tabs with spaces")
+                && error
+                    .message
+                    .contains("2, 4 or 8 columns wide gives different answers"),
             "{error}"
         );
     }

@@ -133,6 +133,105 @@ fn tabs_are_levels(yaml: &str) -> bool {
     tabbed
 }
 
+/// The tab widths tried, in order, when tabs mixed with spaces leave a
+/// YAML unreadable: the widths editors commonly use, in spaces.
+pub const TAB_WIDTHS: [usize; 3] = [2, 4, 8];
+
+/// What reading a YAML's mixed leading tabs at each of [`TAB_WIDTHS`]
+/// gave.
+#[derive(Debug, PartialEq)]
+pub enum TabReading {
+    /// No line is indented with a tab among spaces: nothing to try.
+    NoMixedTabs,
+    /// No width gives YAML that parses.
+    NoWidth,
+    /// Every width that parses reads the same: the YAML with tabs expanded
+    /// at the first of them, what it reads as, and the note saying so.
+    Read {
+        yaml: String,
+        root: Value,
+        note: String,
+    },
+    /// Two widths parse to different data: the widths, and the first line
+    /// with a tab in its indentation.
+    Differ { widths: Vec<usize>, line: usize },
+}
+
+/// `yaml` with the tabs in each line's indentation expanded to the next
+/// stop of `width` columns, line for line; text after the indentation is
+/// left as it is.
+pub fn expand_leading_tabs(yaml: &str, width: usize) -> String {
+    let mut out = String::with_capacity(yaml.len());
+    for line in yaml.split_inclusive('\n') {
+        let indent_len = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let (indent, rest) = line.split_at(indent_len);
+        let mut column = 0usize;
+        for c in indent.chars() {
+            let next = if c == '\t' {
+                (column / width + 1) * width
+            } else {
+                column + 1
+            };
+            out.extend(std::iter::repeat_n(' ', next - column));
+            column = next;
+        }
+        out.push_str(rest);
+    }
+    out
+}
+
+/// Reads a YAML the parser refused as written when its indentation mixes
+/// tabs with spaces (which tabs alone, as levels, could not settle): each
+/// of [`TAB_WIDTHS`] is tried, and the answer is read only when every width
+/// that parses gives the same data. Text the guard refuses at a width does
+/// not count as read at it.
+pub fn read_tab_widths(yaml: &str) -> TabReading {
+    let first_tabbed = yaml.lines().position(|line| {
+        let indent = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+        indent.contains('\t') && !line.trim().is_empty()
+    });
+    let Some(first_tabbed) = first_tabbed else {
+        return TabReading::NoMixedTabs;
+    };
+    let mut read: Vec<(usize, String, Value)> = Vec::new();
+    for width in TAB_WIDTHS {
+        let expanded = expand_leading_tabs(yaml, width);
+        if crate::yaml_guard::check(&expanded).is_err() {
+            continue;
+        }
+        if let Ok(root) = yaml_serde::from_str::<Value>(&expanded) {
+            read.push((width, expanded, root));
+        }
+    }
+    let widths: Vec<usize> = read.iter().map(|(width, _, _)| *width).collect();
+    let Some((width, expanded, root)) = read.first() else {
+        return TabReading::NoWidth;
+    };
+    if read.iter().any(|(_, _, other)| other != root) {
+        return TabReading::Differ {
+            widths,
+            line: first_tabbed + 1,
+        };
+    }
+    let how = if widths.len() == 1 {
+        "the only width of 2, 4 and 8 at which it reads".to_string()
+    } else {
+        format!(
+            "widths {} read alike",
+            widths
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    };
+    TabReading::Read {
+        yaml: expanded.clone(),
+        root: root.clone(),
+        note: format!("read tabs mixed with spaces as {width} columns wide ({how})"),
+    }
+}
+
 /// Markdown marks a model puts around a key.
 const EMPHASIS: [&str; 5] = ["**", "__", "*", "_", "`"];
 
@@ -411,6 +510,20 @@ mod tests {
             match_id("Ab", &twins),
             IdMatch::Ambiguous(vec!["ab".into(), "AB".into()])
         );
+    }
+
+    #[test]
+    fn leading_tabs_expand_to_the_next_stop_of_the_width_line_for_line() {
+        let yaml = "a:\n \tb: 1\n\t  c: \"x\ty\"\n";
+        assert_eq!(
+            expand_leading_tabs(yaml, 4),
+            "a:\n    b: 1\n      c: \"x\ty\"\n"
+        );
+        assert_eq!(
+            expand_leading_tabs(yaml, 2),
+            "a:\n  b: 1\n    c: \"x\ty\"\n"
+        );
+        assert_eq!(read_tab_widths("a: 1\n"), TabReading::NoMixedTabs);
     }
 
     #[test]

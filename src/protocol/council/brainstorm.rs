@@ -136,6 +136,7 @@ impl Council {
                 .map(|p| json!({"participant": p.participant, "summary": p.summary}))
                 .collect::<Vec<_>>()
         ));
+        self.put_rulings(&mut context, self.challenges.iter());
         let file = documents::HANDOFF_FILE.to_string();
         match self.start_call(
             &prompts::HANDOFF,

@@ -292,6 +292,16 @@ pub fn companion(council: &Council) -> Value {
         },
         "positions": council.positions(),
         "disputed_findings": assessment.map(|a| a.disputed_findings.clone()).unwrap_or_default(),
+        "rulings": council.challenges().iter().filter_map(|challenge| {
+            let ruling = super::rulings::ruling_of(challenge)?;
+            Some(json!({
+                "id": challenge.id,
+                "about": challenge.finding_id,
+                "ruling": super::rulings::verb(ruling.ruled),
+                "note": ruling.note,
+            }))
+        }).collect::<Vec<_>>(),
+        "against_rulings": council.against_rulings(),
     });
     if council.config().mode.proposes()
         && let Some(map) = record.as_object_mut()
@@ -402,6 +412,17 @@ pub fn recompute(dir: &Path) -> Result<Recomputed, RecomputeError> {
 /// The opening of `summary.md`, word for word: what the end of a run
 /// prints (RF-07). `None` while the council runs.
 pub fn summary_lead(council: &Council) -> Option<String> {
+    let lead = lead_of_outcome(council)?;
+    Some(if council.against_rulings().is_empty() {
+        lead
+    } else {
+        format!(
+            "{lead} Some answers still go against the moderator's rulings, so read this with the list below in mind."
+        )
+    })
+}
+
+fn lead_of_outcome(council: &Council) -> Option<String> {
     match council.outcome()? {
         Outcome::Failed { reason } => Some(format!(
             "**No result.** The council stopped before it finished: {}. What was collected is in {TRANSCRIPT} and {RECORD}.",
@@ -495,6 +516,31 @@ fn verdict_lead(verdict: crate::protocol::Verdict, assessment: &Assessment) -> S
             titles.join("; ")
         ));
     }
+    // A21 (revised): a grave finding nobody refuted is not cleared just
+    // because too few backed it.
+    let unsettled: Vec<String> = assessment
+        .findings
+        .iter()
+        .filter(|f| {
+            f.severity.is_grave()
+                && outcomes
+                    .get(f.id.as_str())
+                    .is_some_and(|o| o.state == FindingState::Unconfirmed)
+        })
+        .map(|f| {
+            format!(
+                "{} ({})",
+                one_line(&f.text.title).trim_end_matches('.'),
+                f.severity.as_str().to_ascii_lowercase()
+            )
+        })
+        .collect();
+    if !unsettled.is_empty() {
+        lead.push_str(&format!(
+            " Raised, never refuted, and not confirmed either, so check it before you rely on the code: {}.",
+            unsettled.join("; ")
+        ));
+    }
     lead.trim_end().to_string()
 }
 
@@ -528,13 +574,89 @@ fn summary_md(council: &Council) -> Option<String> {
     let lead = summary_lead(council)?;
     let config = council.config();
     let mut out = format!("# {}\n\n{lead}\n\n", one_line(&config.topic));
+    out.push_str(&against_rulings_md(council));
     if council.config().mode.proposes() {
         out.push_str(&brainstorm_body(council));
     } else if let Some(assessment) = council.assessment() {
         out.push_str(&findings_body(assessment));
     }
+    out.push_str(&rulings_md(council));
     out.push_str(&process_md(council));
     Some(out)
+}
+
+/// What still went against the moderator's rulings after quorum asked
+/// once more: stated plainly, near the top, never as done.
+fn against_rulings_md(council: &Council) -> String {
+    let against = council.against_rulings();
+    if against.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "## Against the moderator's rulings\n\nThese answers still went against what the moderator decided after quorum asked once more. What follows counts them as they were written; weigh it knowing this.\n\n",
+    );
+    for line in against {
+        out.push_str(&format!("- {}\n", one_line(line)));
+    }
+    out.push('\n');
+    out
+}
+
+/// The challenges the moderator dropped or held back, written from the
+/// rulings themselves: what was set aside (and why), and what was never
+/// answered and so stays open.
+fn rulings_md(council: &Council) -> String {
+    let mut dropped = String::new();
+    let mut held = String::new();
+    for challenge in council.challenges() {
+        let Some(ruling) = super::rulings::ruling_of(challenge) else {
+            continue;
+        };
+        let about = council
+            .finding(&challenge.finding_id)
+            .map(|f| f.text.title.clone())
+            .or_else(|| {
+                council
+                    .proposal(&challenge.finding_id)
+                    .map(|p| p.text.title.clone())
+            })
+            .unwrap_or_default();
+        let why = ruling
+            .note
+            .as_deref()
+            .map(|note| format!(" The moderator's note: {}", sentence(note)))
+            .unwrap_or_default();
+        match ruling.ruled {
+            crate::rulings::Ruled::Rejected => dropped.push_str(&format!(
+                "- {} on {} ({}): {}'s challenge, dropped by the moderator, never put to {} and not counted.{why}\n",
+                challenge.id,
+                challenge.finding_id,
+                one_line(&about),
+                challenge.from,
+                challenge.to
+            )),
+            crate::rulings::Ruled::Deferred => held.push_str(&format!(
+                "- {} on {} ({}): {}{why}\n",
+                challenge.id,
+                challenge.finding_id,
+                one_line(&about),
+                sentence(&challenge.challenge)
+            )),
+            crate::rulings::Ruled::Accepted => {}
+        }
+    }
+    let mut out = String::new();
+    if !held.is_empty() {
+        out.push_str("## Open questions the moderator held back\n\nThese challenges were never answered, so nothing above settles them.\n\n");
+        out.push_str(&held);
+        out.push('\n');
+    }
+    if !dropped.is_empty() {
+        out.push_str("## Challenges the moderator set aside\n\n");
+        out.push_str(&dropped);
+        out.push('\n');
+    }
+    out
 }
 
 fn finding_md(finding: &Finding) -> String {
@@ -584,7 +706,7 @@ fn findings_body(assessment: &Assessment) -> String {
         (
             FindingState::Unconfirmed,
             "## Raised but not confirmed",
-            "Nobody argued against these, but too few backed them to count.",
+            "Nobody argued against these, but too few backed them to count. A critical or high one among them keeps the council from PASS until someone settles it.",
         ),
     ];
     for (state, heading, intro) in sections {

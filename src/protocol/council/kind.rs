@@ -374,6 +374,7 @@ impl CouncilOptions {
             prices: setting.prices,
             started_at: setting.started_at,
             hold_for_moderator: false,
+            binds_rulings: true,
         }
     }
 }

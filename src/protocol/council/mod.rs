@@ -17,7 +17,9 @@
 //!    must be challenged once; an omission is logged, FP-24, A22); the
 //!    moderator delivers, holds back or drops each challenge (FP-29); each
 //!    delivered challenge goes to its target only (FP-26), who answers with
-//!    one of the six response types (FP-27). Rounds stop after
+//!    one of the six response types (FP-27); every other participant is
+//!    asked in the same round, with no challenge, and may corroborate,
+//!    cross-challenge, discover or propose a merge (FP-23). Rounds stop after
 //!    `max_rounds`, or after a round that delivered no challenge (A22), or
 //!    when the budget would not leave room for the final positions (A20).
 //! 4. **Synthesis** (Phase 4, standard and thorough). quorum proposes
@@ -50,6 +52,7 @@ pub mod model;
 pub mod packets;
 pub mod parse;
 pub mod prompts;
+pub mod rulings;
 pub mod verdict;
 
 pub use kind::{KIND, NAME};
@@ -111,6 +114,14 @@ pub struct CouncilConfig {
     pub started_at: Timestamp,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// Answers are held to the moderator's rulings (issue 26): one that
+    /// goes against them is asked about once more, and a round that
+    /// delivers a challenge asks every other participant too (FP-23).
+    /// Every council started now does; one journaled before (the field
+    /// absent) folds as it ran, so resuming or replaying it never starts a
+    /// call it never had.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub binds_rulings: bool,
 }
 
 impl CouncilConfig {
@@ -227,6 +238,9 @@ pub struct Council {
     /// Phase 1 answers in so far, by participant, before they are numbered.
     findings_in: BTreeMap<String, Vec<(Severity, FindingText)>>,
     proposals_in: BTreeMap<String, Vec<ProposalText>>,
+    /// The ids each participant wrote on its Phase 1 items, to say which
+    /// board id each became.
+    written_ids: BTreeMap<String, Vec<String>>,
     awaiting: BTreeSet<String>,
     challenges: Vec<Challenge>,
     responses: Vec<Response>,
@@ -246,6 +260,9 @@ pub struct Council {
     exchange: Exchange,
     outcome: Option<Outcome>,
     places: Places,
+    /// Where an answer still went against the moderator's rulings after it
+    /// was asked once more, for the deliverable.
+    against_rulings: Vec<String>,
 }
 
 /// Where each finding, proposal and challenge stands in its list, and the
@@ -291,6 +308,7 @@ impl Council {
             proposals: Vec::new(),
             findings_in: BTreeMap::new(),
             proposals_in: BTreeMap::new(),
+            written_ids: BTreeMap::new(),
             awaiting: BTreeSet::new(),
             challenges: Vec::new(),
             responses: Vec::new(),
@@ -308,6 +326,7 @@ impl Council {
             exchange,
             outcome: None,
             places: Places::default(),
+            against_rulings: Vec::new(),
         }
     }
 
@@ -378,6 +397,11 @@ impl Council {
     }
     pub fn proposal_outcomes(&self) -> &[ProposalOutcome] {
         &self.proposal_outcomes
+    }
+    /// Where answers still went against the moderator's rulings after
+    /// being asked once more: `role: what`.
+    pub fn against_rulings(&self) -> &[String] {
+        &self.against_rulings
     }
     pub fn exchange(&self) -> &Exchange {
         &self.exchange
@@ -718,13 +742,81 @@ impl Council {
         })
     }
 
+    /// The rulings section over `challenges` and what each was about, into
+    /// a prompt's context (`rulings`, `ruled_challenges`).
+    fn put_rulings<'a>(
+        &self,
+        context: &mut serde_json::Value,
+        challenges: impl IntoIterator<Item = &'a Challenge>,
+    ) {
+        let (section, about) = rulings::context(challenges);
+        context["rulings"] = json!(section);
+        context["ruled_challenges"] = pretty(about);
+    }
+
+    /// Asks `call`'s agent once more, naming `discrepancies` with the
+    /// moderator's rulings, when it has not been asked again yet; the call
+    /// to start, or `None` (then the caller keeps the answer and records
+    /// what still disagrees with [`Self::still_against`]).
+    fn ask_again(
+        &mut self,
+        call: &LiveCall,
+        output: &str,
+        discrepancies: &[String],
+        now: Timestamp,
+    ) -> Option<Effect> {
+        if discrepancies.is_empty() || call.rechecked || !self.config.binds_rulings {
+            return None;
+        }
+        self.log(
+            now,
+            LogKind::Note,
+            Some(&call.call_id()),
+            format!(
+                "{}'s {} answer goes against the moderator's rulings: {}",
+                call.slot.role,
+                call.slot.stage,
+                discrepancies.join("; ")
+            ),
+        );
+        let prompts = Arc::clone(&self.prompts);
+        self.calls
+            .recheck(
+                call.clone(),
+                output,
+                discrepancies,
+                (prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE),
+                now,
+            )
+            .map(Effect::StartCall)
+    }
+
+    /// Records what still goes against the rulings once the one extra
+    /// call is spent: logged, and stated in the deliverable.
+    fn still_against(&mut self, call: &LiveCall, discrepancies: Vec<String>, now: Timestamp) {
+        if !self.config.binds_rulings {
+            return;
+        }
+        for discrepancy in discrepancies {
+            let line = format!("{}: {discrepancy}", call.slot.role);
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call.call_id()),
+                format!("still against the moderator's rulings after asking again: {line}"),
+            );
+            self.against_rulings.push(line);
+        }
+    }
+
     // ---- Phase 1 ---------------------------------------------------------
 
     fn start_independent(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Step::Independent, now);
         let mut effects = Vec::new();
         for role in self.participants.clone() {
-            let context = self.base_context(&role);
+            let mut context = self.base_context(&role);
+            context["draft_prefix"] = json!(draft_prefix(&role));
             let file = documents::independent_file(&role);
             let template = if self.proposes() {
                 &prompts::DIVERGE
@@ -759,6 +851,8 @@ impl Council {
                         ),
                     );
                     self.proposals_in.insert(role.clone(), read.value);
+                    self.written_ids
+                        .insert(role.clone(), parse::written_ids(output, "proposals"));
                 }
                 Err(error) => self.malformed(&call, output, error.to_string(), now),
             }
@@ -773,6 +867,8 @@ impl Council {
                         format!("{role}: {}", count(read.value.len(), "finding", "findings")),
                     );
                     self.findings_in.insert(role.clone(), read.value);
+                    self.written_ids
+                        .insert(role.clone(), parse::written_ids(output, "findings"));
                 }
                 Err(error) => self.malformed(&call, output, error.to_string(), now),
             }
@@ -791,10 +887,13 @@ impl Council {
     /// Phase 2: numbers what came in, in roster order, and publishes it.
     fn publish(&mut self, now: Timestamp) -> Vec<Effect> {
         self.log(now, LogKind::Stage, None, "stage: publication".into());
+        let mut renamed: Vec<String> = Vec::new();
         for role in self.participants.clone() {
+            let mut board_ids: Vec<String> = Vec::new();
             if self.proposes() {
                 for text in self.proposals_in.remove(&role).unwrap_or_default() {
                     let id = self.next_proposal_id();
+                    board_ids.push(id.clone());
                     self.push_proposal(Proposal {
                         id,
                         origin: role.clone(),
@@ -807,9 +906,32 @@ impl Council {
                 }
             } else {
                 for (severity, text) in self.findings_in.remove(&role).unwrap_or_default() {
-                    self.add_finding(&role, severity, text, false);
+                    board_ids.push(self.add_finding(&role, severity, text, false));
                 }
             }
+            let written = self.written_ids.remove(&role).unwrap_or_default();
+            let pairs: Vec<String> = written
+                .iter()
+                .zip(&board_ids)
+                .filter(|(written, board)| !written.is_empty() && written != board)
+                .map(|(written, board)| format!("{} → {board}", one_line(written)))
+                .collect();
+            if !pairs.is_empty() {
+                renamed.push(format!("{role}: {}", pairs.join(", ")));
+            }
+        }
+        // The ids the participants wrote in Phase 1 were their own; from
+        // here on every prompt and board uses the board's.
+        if !renamed.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "board ids given to what each participant numbered itself: {}",
+                    renamed.join("; ")
+                ),
+            );
         }
         let listed: Vec<String> = if self.proposes() {
             self.proposals
@@ -909,6 +1031,12 @@ impl Council {
                 p.status = ProposalStatus::Superseded;
             }
         }
+        // A part split off a proposal retires the whole (FP-43, FP-47).
+        for whole in &lineage.split_from {
+            if let Some(p) = self.proposal_mut(whole) {
+                p.status = ProposalStatus::Split;
+            }
+        }
         self.push_proposal(Proposal {
             id: id.clone(),
             origin: origin.to_string(),
@@ -982,6 +1110,7 @@ impl Council {
         context["inventory"] = pretty(self.inventory());
         context["mandatory"] = json!(mandatory);
         context["history"] = pretty(self.history());
+        self.put_rulings(&mut context, self.challenges.iter());
         let file = documents::round_file(self.round, DEVIL);
         match self.start_call(
             &prompts::DEVIL_ROUND,
@@ -1444,6 +1573,13 @@ impl Council {
                     .filter(|id| self.origins_of(id).contains(&target))
                     .collect::<Vec<_>>()
             );
+            context["addressed"] = json!(true);
+            self.put_rulings(
+                &mut context,
+                self.challenges
+                    .iter()
+                    .filter(|c| mine_set.contains(c.id.as_str())),
+            );
             let file = documents::round_file(round, &target);
             self.log(
                 now,
@@ -1469,7 +1605,70 @@ impl Council {
         if effects.is_empty() {
             return self.end_round(now);
         }
+        match self.ask_bystanders(round, now) {
+            Ok(more) => effects.extend(more),
+            Err(failed) => return failed,
+        }
         effects
+    }
+
+    /// FP-23, FP-27: once a challenge is delivered in a round, every other
+    /// participant but the devil's advocate is asked as well, with no
+    /// challenge of its own (FP-26 still holds: it sees none), so it can
+    /// corroborate, cross-challenge, report a discovery or propose a
+    /// merge, as far as the budget leaves room for the final positions.
+    fn ask_bystanders(&mut self, round: u32, now: Timestamp) -> Result<Vec<Effect>, Vec<Effect>> {
+        let mut effects = Vec::new();
+        if !self.config.binds_rulings {
+            return Ok(effects);
+        }
+        for role in self.present() {
+            if role == DEVIL || self.awaiting.contains(&role) {
+                continue;
+            }
+            if !self.affords(1) {
+                self.log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    format!(
+                        "{role} is not asked in round {round}: the budget keeps its calls for the final positions"
+                    ),
+                );
+                continue;
+            }
+            let mut context = self.base_context(&role);
+            context["round"] = json!(round);
+            context["max_rounds"] = json!(self.config.intensity.max_rounds());
+            context["inventory"] = pretty(self.inventory());
+            context["challenges"] = pretty(json!([]));
+            context["own"] = json!(
+                self.open_ids()
+                    .into_iter()
+                    .filter(|id| self.origins_of(id).contains(&role))
+                    .collect::<Vec<_>>()
+            );
+            context["addressed"] = json!(false);
+            self.put_rulings(&mut context, std::iter::empty());
+            let file = documents::round_file(round, &role);
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("to {role}: no challenge; it may corroborate, cross-challenge, discover or propose a merge"),
+            );
+            let effect = self.start_call(
+                &prompts::RESPOND,
+                context,
+                &role,
+                PacketKind::Challenge,
+                file,
+                now,
+            )?;
+            self.awaiting.insert(role);
+            effects.push(effect);
+        }
+        Ok(effects)
     }
 
     fn on_responses(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
@@ -1486,6 +1685,31 @@ impl Council {
         let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
         match parse::read_responses(output, &refs, &domain, self.proposes()) {
             Ok(read) => {
+                // Every delivered challenge needs a response (a ruling to
+                // address): asked once more when one has none.
+                let answered: Vec<String> = read
+                    .value
+                    .0
+                    .iter()
+                    .filter(|r| {
+                        matches!(
+                            r.kind,
+                            ResponseKind::Defense
+                                | ResponseKind::Withdrawal
+                                | ResponseKind::Corroboration
+                        )
+                    })
+                    .map(|r| r.finding_id.clone())
+                    .collect();
+                let mine: Vec<&Challenge> = delivered
+                    .iter()
+                    .filter_map(|id| self.challenge(id))
+                    .collect();
+                let discrepancies = rulings::unanswered(&mine, &answered);
+                if let Some(again) = self.ask_again(&call, output, &discrepancies, now) {
+                    return vec![again];
+                }
+                self.still_against(&call, discrepancies, now);
                 self.keep(&call, output, read.notes, now);
                 let (responses, left_out) = read.value;
                 for left in &left_out {
@@ -1871,6 +2095,7 @@ impl Council {
                 pretty(json!(merges))
             };
             context["fallback"] = json!(self.fallback.is_some());
+            self.put_rulings(&mut context, self.challenges.iter());
             let file = documents::final_file(&role);
             match self.start_call(
                 &prompts::FINAL,
@@ -1900,6 +2125,11 @@ impl Council {
         let refs: Vec<&str> = known.iter().map(String::as_str).collect();
         match parse::read_final(output, &role, &refs) {
             Ok(read) => {
+                let discrepancies = rulings::final_discrepancies(&read.value.0, &self.challenges);
+                if let Some(again) = self.ask_again(&call, output, &discrepancies, now) {
+                    return vec![again];
+                }
+                self.still_against(&call, discrepancies, now);
                 self.keep(&call, output, read.notes, now);
                 let (position, left_out) = read.value;
                 for left in &left_out {
@@ -2143,6 +2373,16 @@ impl Council {
             }
             _ => Vec::new(),
         }
+    }
+}
+
+/// The prefix of the ids `role` is asked to number its own Phase 1 items
+/// with (`security-1`), so they are never taken for board ids.
+fn draft_prefix(role: &str) -> &str {
+    match role {
+        DEVIL => "devil",
+        CHECKER => "checker",
+        _ => role.strip_prefix("expert.").unwrap_or(role),
     }
 }
 

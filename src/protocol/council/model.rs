@@ -745,11 +745,18 @@ pub struct Lineage {
     pub supersedes: Vec<String>,
     #[serde(default)]
     pub merged_from: Vec<String>,
+    /// The proposal this one is a part of, split off it (FP-43, FP-47):
+    /// once a part names it, the original is retired as `split`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub split_from: Vec<String>,
 }
 
 impl Lineage {
     pub fn is_empty(&self) -> bool {
-        self.derived_from.is_empty() && self.supersedes.is_empty() && self.merged_from.is_empty()
+        self.derived_from.is_empty()
+            && self.supersedes.is_empty()
+            && self.merged_from.is_empty()
+            && self.split_from.is_empty()
     }
 }
 

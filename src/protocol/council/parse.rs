@@ -188,7 +188,7 @@ fn proposal_text(fields: &Fields<'_>) -> Result<ProposalText, ParseError> {
                 fields.document,
                 value,
                 fields.path_of("lineage"),
-                "a lineage (a mapping with derived_from, supersedes, merged_from)",
+                "a lineage (a mapping with derived_from, supersedes, merged_from, split_from)",
             )?;
             let ids = |key: &str| -> Result<Vec<String>, ParseError> {
                 Ok(lineage
@@ -201,6 +201,7 @@ fn proposal_text(fields: &Fields<'_>) -> Result<ProposalText, ParseError> {
                 derived_from: ids("derived_from")?,
                 supersedes: ids("supersedes")?,
                 merged_from: ids("merged_from")?,
+                split_from: ids("split_from")?,
             }
         }
     };
@@ -220,6 +221,28 @@ fn proposal_text(fields: &Fields<'_>) -> Result<ProposalText, ParseError> {
         risks: fields.optional_texts("risks")?,
         lineage,
     })
+}
+
+/// The ids a participant wrote on the items of `list` (`findings` or
+/// `proposals`) in its Phase 1 answer, in order; empty for an item with
+/// none. Read only to say which board id each became, so nothing here is
+/// an error.
+pub fn written_ids(text: &str, list: &str) -> Vec<String> {
+    let Ok(document) = Document::load(text) else {
+        return Vec::new();
+    };
+    let Ok((items, _)) = main_list(&document, list) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .map(|item| {
+            item.get("id")
+                .and_then(crate::parse::scalar_text)
+                .map(|id| id.trim().to_string())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// A participant's Diverge proposals (FP-45, FP-46).

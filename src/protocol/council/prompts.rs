@@ -3,7 +3,10 @@
 //! Expand, the devil's advocate's round (FP-24, FP-28), a participant's
 //! responses (FP-27), the final position (FP-37) and the handoff (FP-44).
 //! Structured parts (the inventory, the challenges, the packet) are given
-//! as JSON text, as the seed exchanges them.
+//! as JSON text, as the seed exchanges them. Every prompt of an agent that
+//! acts after the moderator ruled on challenges (the devil's advocate's
+//! later rounds, the responses, the final positions and the handoff)
+//! carries the standard rulings section ([`crate::rulings`]).
 
 use crate::prompts::TemplateSpec;
 
@@ -24,6 +27,7 @@ pub const INDEPENDENT: TemplateSpec = TemplateSpec {
         "structural",
         "task_context",
         "context",
+        "draft_prefix",
         "packet",
     ],
     source: include_str!("../../../prompts/council-independent.md.j2"),
@@ -33,8 +37,19 @@ pub const INDEPENDENT: TemplateSpec = TemplateSpec {
 pub const DIVERGE: TemplateSpec = TemplateSpec {
     file_name: "council-diverge.md.j2",
     variables: &[
-        "title", "role", "mode", "task", "scope", "domains", "devil", "checker", "domain", "focus",
-        "context", "packet",
+        "title",
+        "role",
+        "mode",
+        "task",
+        "scope",
+        "domains",
+        "devil",
+        "checker",
+        "domain",
+        "focus",
+        "context",
+        "draft_prefix",
+        "packet",
     ],
     source: include_str!("../../../prompts/council-diverge.md.j2"),
 };
@@ -68,6 +83,8 @@ pub const DEVIL_ROUND: TemplateSpec = TemplateSpec {
         "task_context",
         "mandatory",
         "participants",
+        "rulings",
+        "ruled_challenges",
         "packet",
     ],
     source: include_str!("../../../prompts/council-devil.md.j2"),
@@ -87,6 +104,8 @@ pub const RESPOND: TemplateSpec = TemplateSpec {
         "inventory",
         "own",
         "challenges",
+        "addressed",
+        "rulings",
         "packet",
     ],
     source: include_str!("../../../prompts/council-respond.md.j2"),
@@ -107,6 +126,8 @@ pub const FINAL: TemplateSpec = TemplateSpec {
         "open",
         "own",
         "merges",
+        "rulings",
+        "ruled_challenges",
         "packet",
     ],
     source: include_str!("../../../prompts/council-final.md.j2"),
@@ -122,6 +143,8 @@ pub const HANDOFF: TemplateSpec = TemplateSpec {
         "inventory",
         "outcomes",
         "summaries",
+        "rulings",
+        "ruled_challenges",
         "packet",
     ],
     source: include_str!("../../../prompts/council-handoff.md.j2"),

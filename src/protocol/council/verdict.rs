@@ -696,7 +696,8 @@ fn count(n: usize, severity: Severity, state: &str) -> String {
 }
 
 /// FAIL > CONCERNS > PASS (FP-39..FP-41, A23), with every reason at the
-/// deciding level.
+/// deciding level. A CRITICAL or HIGH finding left unconfirmed (neither
+/// confirmed nor refuted) keeps the council from PASS (A21, revised).
 pub fn verdict_of(
     outcomes: &[FindingOutcome],
     preset: Preset,
@@ -770,6 +771,18 @@ pub fn verdict_of(
             if disputed.len() == 1 { "" } else { "s" },
             ids_of(&disputed)
         ));
+    }
+    // A21 (revised): a grave finding nobody refuted and too few backed is
+    // not silence; it is named, severity by severity.
+    for severity in [Severity::Critical, Severity::High] {
+        let unsettled = with(FindingState::Unconfirmed, severity);
+        if !unsettled.is_empty() {
+            concerns.push(format!(
+                "{} ({}) that no one refuted",
+                count(unsettled.len(), severity, "unconfirmed"),
+                ids_of(&unsettled)
+            ));
+        }
     }
     if !concerns.is_empty() {
         return (
@@ -949,6 +962,64 @@ mod tests {
             merged_from: Vec::new(),
             merged_into: None,
         }
+    }
+
+    fn outcome(id: &str, state: FindingState, severity: Severity) -> FindingOutcome {
+        FindingOutcome {
+            id: id.into(),
+            state,
+            severity,
+            share: 0.2,
+            threshold: 0.5,
+            rule: String::new(),
+        }
+    }
+
+    /// A21 (revised 2026-12-02), FP-41: a CRITICAL or HIGH finding that is
+    /// neither confirmed nor refuted keeps the council from PASS, and the
+    /// rule names it; an unconfirmed MEDIUM does not.
+    #[test]
+    fn a21_fp_41_an_unconfirmed_grave_finding_keeps_the_council_from_pass() {
+        let findings = [finding(4, "d", false)];
+        let (verdict, rule) = verdict_of(
+            &[outcome("F004", FindingState::Unconfirmed, Severity::High)],
+            Preset::Default,
+            &findings,
+        );
+        assert_eq!(verdict, Verdict::Concerns);
+        assert_eq!(
+            rule,
+            "1 unconfirmed HIGH finding (F004) that no one refuted → CONCERNS"
+        );
+        let (verdict, rule) = verdict_of(
+            &[
+                outcome("F001", FindingState::Unconfirmed, Severity::Critical),
+                outcome("F002", FindingState::Unconfirmed, Severity::High),
+                outcome("F003", FindingState::Unconfirmed, Severity::High),
+                outcome("F005", FindingState::Confirmed, Severity::High),
+            ],
+            Preset::Default,
+            &findings,
+        );
+        assert_eq!(verdict, Verdict::Concerns);
+        assert_eq!(
+            rule,
+            "1 confirmed HIGH finding (F005); 1 unconfirmed CRITICAL finding (F001) that no one refuted; \
+             2 unconfirmed HIGH findings (F002, F003) that no one refuted → CONCERNS"
+        );
+        let (verdict, _) = verdict_of(
+            &[outcome("F002", FindingState::Unconfirmed, Severity::Medium)],
+            Preset::Default,
+            &findings,
+        );
+        assert_eq!(verdict, Verdict::Pass, "an unconfirmed MEDIUM is not grave");
+        // Refuted (withdrawn) is not unconfirmed: it passes.
+        let (verdict, _) = verdict_of(
+            &[outcome("F004", FindingState::Withdrawn, Severity::High)],
+            Preset::Default,
+            &findings,
+        );
+        assert_eq!(verdict, Verdict::Pass);
     }
 
     /// Every pair compared, as before prefix filtering.

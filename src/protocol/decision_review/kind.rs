@@ -119,7 +119,28 @@ enum OptionInput {
         text: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         path: Option<String>,
+        /// Keys an option does not have, kept only to be refused by name.
+        #[serde(flatten, default, skip_serializing_if = "BTreeMap::is_empty")]
+        unknown: BTreeMap<String, yaml_serde::Value>,
     },
+}
+
+/// Refuses an option entry with a key it does not have (a misspelt `txt:`
+/// or `pth:` would otherwise be dropped without a word); the error is
+/// `(index, key, problem)`.
+fn refuse_unknown_option_keys(inputs: &[OptionInput]) -> Result<(), (usize, String, String)> {
+    for (index, option) in inputs.iter().enumerate() {
+        if let OptionInput::Full { unknown, .. } = option
+            && let Some(key) = unknown.keys().next()
+        {
+            return Err((
+                index,
+                key.clone(),
+                format!("unknown key `{key}`; an option may have id (or name), text and path"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Reads the options given as files (`path:`) into their text: relative to
@@ -450,6 +471,9 @@ impl ProtocolKind for DecisionReviewKind {
                 let at = |index: usize, problem: String| {
                     SpecError::new(problem).field(format!("{}[{index}]", field("options")))
                 };
+                refuse_unknown_option_keys(&options.options).map_err(|(index, key, problem)| {
+                    SpecError::new(problem).field(format!("{}[{index}].{key}", field("options")))
+                })?;
                 read_option_files(&mut options.options, input)
                     .map_err(|(index, problem)| at(index, problem))?;
                 let read = read_review_options(&options.options)
