@@ -9,7 +9,7 @@ use std::sync::Arc;
 use quorum::prompts::PromptSet;
 use quorum::protocol::plan::model::{Source, Verification};
 use quorum::protocol::plan::{Plan, PlanConfig};
-use quorum::protocol::{BoardView, ContextDoc, ItemDecision, Outcome, Protocol, RoleGroup};
+use quorum::protocol::{BoardView, ContextDoc, Input, ItemDecision, Outcome, Protocol, RoleGroup};
 use support::harness::t0;
 use support::plan::{challenges, draft, proposals, reopening, responses, synthesis};
 
@@ -651,4 +651,81 @@ fn a_missing_optimizer_costs_only_its_proposals() {
         0
     );
     assert!(harness.protocol.missing()[0].starts_with("round 1: no proposals from the optimizer"));
+}
+
+/// Issue 26: the plan's moderation is the shared item book's. A decision
+/// can be changed until the moderation is submitted (the board shows the
+/// latest), a submission with an item undecided is refused naming it, and
+/// only the submission settles what the planner's proposal was confirmed or
+/// overridden by.
+#[test]
+fn issue_26_the_plans_moderation_decides_and_submits_through_the_item_book() {
+    let mut harness = round_one();
+    let items = harness.moderation.take().expect("a moderation");
+    let ids: Vec<String> = items.iter().map(|item| item.id.clone()).collect();
+    harness.send(Input::ItemDecided {
+        item_id: "C2".into(),
+        decision: ItemDecision::Reject,
+        note: None,
+    });
+    harness.send(Input::ItemDecided {
+        item_id: "C2".into(),
+        decision: ItemDecision::Accept,
+        note: Some("  changed my mind  ".into()),
+    });
+    let board = harness.protocol.board();
+    let c2 = board
+        .items
+        .iter()
+        .find(|entry| entry.item.id == "C2")
+        .unwrap();
+    assert_eq!(
+        c2.decision,
+        Some(ItemDecision::Accept),
+        "the latest decision"
+    );
+    assert_eq!(c2.note.as_deref(), Some("changed my mind"));
+    assert!(
+        harness.protocol.decision("C2").is_none(),
+        "nothing settled yet"
+    );
+    harness.send(Input::ModerationSubmitted);
+    let undecided: Vec<&str> = ids
+        .iter()
+        .map(String::as_str)
+        .filter(|id| *id != "C2")
+        .collect();
+    assert!(
+        harness.log_text().contains(&format!(
+            "cannot submit yet: {} still undecided",
+            undecided.join(", ")
+        )),
+        "{}",
+        harness.log_text()
+    );
+    for id in &undecided {
+        harness.send(Input::ItemDecided {
+            item_id: (*id).into(),
+            decision: ItemDecision::Accept,
+            note: None,
+        });
+    }
+    harness.send(Input::ModerationSubmitted);
+    let c2 = harness.protocol.decision("C2").expect("settled");
+    assert_eq!(c2.decision, ItemDecision::Accept);
+    assert_eq!(c2.note.as_deref(), Some("changed my mind"));
+    assert_eq!(c2.by, quorum::protocol::plan::model::DecidedBy::Moderator);
+    harness.send(Input::ItemDecided {
+        item_id: "C2".into(),
+        decision: ItemDecision::Reject,
+        note: None,
+    });
+    assert!(
+        harness.log_text().contains("ignored a decision on C2"),
+        "a settled item is not decided again"
+    );
+    assert_eq!(
+        harness.protocol.decision("C2").unwrap().decision,
+        ItemDecision::Accept
+    );
 }

@@ -51,6 +51,7 @@ use serde_json::json;
 use self::model::{Assumption, Check, DecidedBy, Decision, Item, Response, Source, Verification};
 use self::parse::Written;
 use super::calls::{Calls, Routed, Unusable};
+use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
 use super::{
@@ -218,8 +219,10 @@ pub struct Plan {
     plan: String,
     items: Vec<Item>,
     responses: BTreeMap<String, Response>,
-    /// The moderator's decisions on the open moderation, until submitted.
-    pending: BTreeMap<String, (ItemDecision, Option<String>)>,
+    /// The moderator's decisions, in the book every protocol keeps them
+    /// in: each item with the planner's proposal, decided and submitted
+    /// there; `decisions` keeps what a submission settled.
+    book: ItemBook<PlanSubject>,
     decisions: BTreeMap<String, Decision>,
     /// Deferred items settled after the debate.
     resolutions: BTreeMap<String, ItemResolution>,
@@ -247,6 +250,36 @@ pub struct Plan {
     places: Places,
 }
 
+/// What the plan's item book knows of an item: its id and what the planner
+/// proposed for it, so a decision says whether it confirms or overrides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanSubject {
+    pub id: String,
+    pub proposed: Option<ItemDecision>,
+}
+
+impl PlanSubject {
+    /// `accepted as the planner proposed`, `rejected (the planner proposed
+    /// to accept)`: the decision, and whether it confirms the planner.
+    fn how(&self, decision: ItemDecision) -> &'static str {
+        use ItemDecision::{Accept, Defer, Reject};
+        match (self.proposed, decision) {
+            (Some(proposed), decision) if proposed == decision => match decision {
+                Accept => "accepted as the planner proposed",
+                Reject => "rejected as the planner proposed",
+                Defer => "deferred as the planner proposed",
+            },
+            (Some(Accept), Reject) => "rejected (the planner proposed to accept)",
+            (Some(Accept), _) => "deferred (the planner proposed to accept)",
+            (Some(Reject), Accept) => "accepted (the planner proposed to reject)",
+            (Some(Reject), _) => "deferred (the planner proposed to reject)",
+            (Some(Defer), Accept) => "accepted (the planner proposed to defer)",
+            (Some(Defer), _) => "rejected (the planner proposed to defer)",
+            (None, decision) => decision.past_tense(),
+        }
+    }
+}
+
 /// Where each item and assumption stands in its list, how many items each
 /// source has raised and which assumption texts are tracked: a lookup by
 /// id and a new number cost the same however many there are.
@@ -271,7 +304,7 @@ impl Plan {
             plan: String::new(),
             items: Vec::new(),
             responses: BTreeMap::new(),
-            pending: BTreeMap::new(),
+            book: ItemBook::default(),
             decisions: BTreeMap::new(),
             resolutions: BTreeMap::new(),
             assumptions: Vec::new(),
@@ -868,13 +901,19 @@ impl Plan {
 
     fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Step::Moderation, now);
-        self.pending.clear();
         let items: Vec<ModerationItem> = self
             .items
             .iter()
             .filter(|item| item.round == self.round)
             .map(|item| self.moderation_item(item))
             .collect();
+        for item in &items {
+            let subject = PlanSubject {
+                id: item.id.clone(),
+                proposed: self.responses.get(&item.id).map(|r| r.decision),
+            };
+            self.book.push(item.clone(), subject, self.round);
+        }
         self.log(
             now,
             LogKind::Moderation,
@@ -910,28 +949,13 @@ impl Plan {
             );
             return Vec::new();
         }
-        let note = note
-            .map(str::trim)
-            .filter(|note| !note.is_empty())
-            .map(str::to_string);
-        let proposed = self.responses.get(item_id).map(|r| r.decision);
-        let how = match proposed {
-            Some(proposed) if proposed == decision => {
-                format!("{} as the planner proposed", decision.past_tense())
-            }
-            Some(proposed) => format!(
-                "{} (the planner proposed to {})",
-                decision.past_tense(),
-                proposed.as_str()
-            ),
-            None => decision.past_tense().to_string(),
-        };
-        let message = match &note {
-            Some(note) => format!("{item_id} {how}: {note}"),
-            None => format!("{item_id} {how}"),
-        };
-        self.log(now, LogKind::Moderation, None, message);
-        self.pending.insert(item_id.to_string(), (decision, note));
+        self.book.decide(
+            &mut self.calls,
+            now,
+            true,
+            (item_id, decision, note),
+            |subject, decision| subject.how(decision),
+        );
         Vec::new()
     }
 
@@ -939,32 +963,18 @@ impl Plan {
         if self.step != Step::Moderation {
             return Vec::new();
         }
-        let ids = self.round_ids();
-        let undecided: Vec<&str> = ids
-            .iter()
-            .filter(|id| !self.pending.contains_key(*id))
-            .map(String::as_str)
-            .collect();
-        if !undecided.is_empty() {
-            let message = format!(
-                "cannot submit yet: {} still undecided",
-                undecided.join(", ")
-            );
-            self.log(now, LogKind::Moderation, None, message);
+        let Some(decided) = self.book.submit(&mut self.calls, now) else {
             return Vec::new();
-        }
+        };
+        let count = decided.len();
         let mut overridden = 0;
-        for id in &ids {
-            let (decision, note) = self
-                .pending
-                .remove(id)
-                .unwrap_or((ItemDecision::Accept, None));
-            let by = match self.responses.get(id) {
-                Some(response) if response.decision == decision => DecidedBy::Planner,
-                _ => {
-                    overridden += 1;
-                    DecidedBy::Moderator
-                }
+        for (subject, decision, note) in decided {
+            let id = subject.id;
+            let by = if subject.proposed == Some(decision) {
+                DecidedBy::Planner
+            } else {
+                overridden += 1;
+                DecidedBy::Moderator
             };
             self.decisions.insert(
                 id.clone(),
@@ -981,8 +991,7 @@ impl Plan {
             LogKind::Moderation,
             None,
             format!(
-                "moderation submitted: {} decided, {overridden} against the planner's proposal",
-                ids.len()
+                "moderation submitted: {count} decided, {overridden} against the planner's proposal"
             ),
         );
         self.start_revise(now)
@@ -1647,9 +1656,9 @@ impl Protocol for Plan {
             .map(|item| {
                 let (decision, note) = match self.decisions.get(&item.id) {
                     Some(decision) => (Some(decision.decision), decision.note.clone()),
-                    None => match self.pending.get(&item.id) {
-                        Some((decision, note)) => (Some(*decision), note.clone()),
-                        None => (None, None),
+                    None => match self.book.latest(&item.id) {
+                        Some(record) if !record.settled => (record.decision, record.note.clone()),
+                        _ => (None, None),
                     },
                 };
                 BoardItem {
