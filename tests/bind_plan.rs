@@ -353,3 +353,43 @@ fn a_debate_journaled_before_the_check_folds_as_it_ran() {
     assert!(harness.is_live("critic/review/r2"));
     assert!(harness.protocol.departures().is_empty());
 }
+
+/// Issue 26: a plan that cites no item id cannot be checked against the
+/// decisions by id; plan.md says so after its opening, so it is not
+/// presented as following them, and debate.yaml records it.
+#[test]
+fn a_plan_citing_no_item_is_marked_unchecked_in_the_deliverable() {
+    let correct = [
+        ("C1", "Critic", "Accepted"),
+        ("C2", "Critic", "Rejected"),
+        ("I1", "Optimizer", "Deferred"),
+        ("I2", "Optimizer", "Accepted"),
+    ];
+    let mut harness = to_the_synthesis();
+    harness.answer(
+        "synthesizer/synthesis",
+        &synthesis(&log_of(&correct, &COUNTS)),
+    );
+    assert!(matches!(harness.finished, Some(Outcome::Completed { .. })));
+    let plan = harness.document("plan.md");
+    assert!(
+        plan.contains(&format!(
+            "Admins export their tenant's data as CSV.\n\n{}",
+            documents::UNCHECKED_SECTION
+        )),
+        "{plan}"
+    );
+    let record = harness.document("debate.yaml");
+    assert!(record.contains("unchecked:\n- plan"), "{record}");
+
+    let mut harness = to_the_synthesis();
+    harness.answer(
+        "synthesizer/synthesis",
+        &plan_with(&log_of(&correct, &COUNTS)),
+    );
+    let plan = harness.document("plan.md");
+    assert!(
+        !plan.contains("## Not checked against"),
+        "a plan citing ids is checked\n{plan}"
+    );
+}

@@ -472,6 +472,9 @@ pub fn plan_md(plan: &Plan) -> Option<String> {
     if !departures.is_empty() {
         document = with_departures(&document, &departures);
     }
+    if plan.unchecked().iter().any(|what| what == "plan") {
+        document = after_opening(&document, UNCHECKED_SECTION);
+    }
     let missing = missing_tasks(plan, &document);
     if !missing.is_empty() {
         let tasks: String = missing
@@ -511,6 +514,15 @@ fn with_departures(document: &str, departures: &[&str]) -> String {
         section.push_str(&format!("- {}\n", capitalised_sentence(departure)));
     }
     section.push('\n');
+    after_opening(document, &section)
+}
+
+/// What plan.md says when the plan cites no item id: it was not checked,
+/// so it is not presented as following the decisions.
+pub const UNCHECKED_SECTION: &str = "## Not checked against the moderator's decisions\n\nThis plan cites no critique item by id, so quorum could not check it against the moderator's decisions. Read its steps against the Critique Log below before carrying them out.\n\n";
+
+/// `document` with `section` after its opening paragraph.
+fn after_opening(document: &str, section: &str) -> String {
     match document.find("\n## ") {
         Some(at) => format!("{}{section}{}", &document[..at + 1], &document[at + 1..]),
         None => format!("{}\n\n{section}", document.trim_end()),
