@@ -461,10 +461,17 @@ fn pc_24_pc_25_pc_26_pc_27_unverified_assumptions_are_tracked_to_the_end() {
 #[test]
 fn pc_21_pc_23_pc_31_pc_32_a27_the_plan_keeps_a_correct_log() {
     let mut harness = one_round_to_the_end();
-    let written = synthesis(&correct_log()).replace(
-        "- [ ] Export\n",
-        "- [ ] Export\n- [ ] Investigate: Presigned URLs live 24 h. (U2)\n",
-    );
+    // Its steps cite the accepted items, so quorum can check it against the
+    // decisions (issue 26) and keeps it as written.
+    let written = synthesis(&correct_log())
+        .replace(
+            "- [ ] Export\n",
+            "- [ ] Export\n- [ ] Investigate: Presigned URLs live 24 h. (U2)\n",
+        )
+        .replace(
+            "1. Export.",
+            "1. Export with the tenant check (C1), large ones queued (I2).",
+        );
     harness.answer("synthesizer/synthesis", &written);
     assert!(
         matches!(harness.finished, Some(Outcome::Completed { ref deliverable, .. }) if deliverable == "plan.md")
