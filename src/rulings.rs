@@ -12,7 +12,7 @@
 //! This module knows no protocol and no provider: the protocols render the
 //! section, the scripted provider reads it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The heading the section opens with; [`read`] looks for exactly this line.
 pub const HEADING: &str = "## The moderator's rulings";
@@ -59,6 +59,9 @@ pub struct Ruling {
     pub id: String,
     pub ruled: Ruled,
     pub note: Option<String>,
+    /// An accepted item an earlier round already answered: the agent keeps
+    /// that answer rather than answering it again.
+    pub answered_in: Option<u32>,
 }
 
 impl Ruling {
@@ -69,7 +72,14 @@ impl Ruling {
             note: note
                 .map(|note| note.split_whitespace().collect::<Vec<_>>().join(" "))
                 .filter(|note| !note.is_empty()),
+            answered_in: None,
         }
+    }
+
+    /// The same ruling on an accepted item that round `round` answered.
+    pub fn answered_in(mut self, round: u32) -> Ruling {
+        self.answered_in = Some(round);
+        self
     }
 }
 
@@ -94,11 +104,13 @@ pub fn listing(rulings: &[Ruling], lead: &str) -> String {
     let mut text = format!("{HEADING}\n\n{lead}\n\n");
     for ruling in rulings {
         let id = one_line(&ruling.id);
-        text.push_str(&format!(
-            "- {id}: {} — {}",
-            ruling.ruled.word(),
-            ruling.ruled.instruction()
-        ));
+        let instruction = match (ruling.ruled, ruling.answered_in) {
+            (Ruled::Accepted, Some(round)) => {
+                format!("{ANSWERED} {round}: keep that answer")
+            }
+            (ruled, _) => ruled.instruction().to_string(),
+        };
+        text.push_str(&format!("- {id}: {} — {instruction}", ruling.ruled.word()));
         if let Some(note) = &ruling.note {
             text.push_str(&format!(". Moderator's note: {}", one_line(note)));
         }
@@ -133,6 +145,34 @@ pub fn read(prompt: &str) -> BTreeMap<String, Ruled> {
         }
     }
     rulings
+}
+
+/// How a line says its accepted item was answered already.
+const ANSWERED: &str = "answered in round";
+
+/// The accepted items of the section in `prompt` that an earlier round
+/// already answered.
+pub fn read_answered(prompt: &str) -> BTreeSet<String> {
+    let Some(start) = prompt.lines().position(|line| line.trim_end() == HEADING) else {
+        return BTreeSet::new();
+    };
+    let mut answered = BTreeSet::new();
+    let mut listing = false;
+    for line in prompt.lines().skip(start + 1) {
+        let Some(entry) = line.strip_prefix("- ") else {
+            if listing || line.starts_with('#') {
+                break;
+            }
+            continue;
+        };
+        listing = true;
+        if let Some((id, rest)) = entry.split_once(':')
+            && rest.starts_with(&format!(" {} — {ANSWERED} ", Ruled::Accepted.word()))
+        {
+            answered.insert(id.trim().to_string());
+        }
+    }
+    answered
 }
 
 fn one_line(text: &str) -> String {
@@ -170,6 +210,29 @@ mod tests {
                 ("c1".to_string(), Ruled::Accepted),
                 ("c2".to_string(), Ruled::Rejected),
             ]
+        );
+    }
+
+    #[test]
+    fn an_accepted_item_answered_earlier_reads_back_as_answered() {
+        let rulings = vec![
+            Ruling::new("c1", Ruled::Accepted, None).answered_in(1),
+            Ruling::new("c2", Ruled::Accepted, None),
+            Ruling::new(
+                "c3",
+                Ruled::Rejected,
+                Some("answered in round 2 — not this"),
+            ),
+        ];
+        let text = section(&rulings);
+        assert!(
+            text.contains("- c1: accepted — answered in round 1: keep that answer\n"),
+            "{text}"
+        );
+        assert_eq!(read(&text).get("c1"), Some(&Ruled::Accepted));
+        assert_eq!(
+            read_answered(&text).into_iter().collect::<Vec<_>>(),
+            vec!["c1".to_string()]
         );
     }
 

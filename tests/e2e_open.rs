@@ -185,6 +185,21 @@ fn a_deferred_item_accepted_after_the_verdict_is_recorded_and_reopens_the_debate
         revision.contains("Reopened after the verdict for c2"),
         "{revision}"
     );
+    // Issue 26: the reopened round answers c2, the one item accepted since,
+    // and claims nothing for the items still deferred.
+    let round_three = revision.split("## Round 3").nth(1).unwrap();
+    let rows: Vec<&str> = round_three
+        .lines()
+        .filter(|line| line.starts_with("| c") || line.starts_with("| d"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{round_three}");
+    assert!(rows[0].starts_with("| c2 | b2 | strengthen |"), "{rows:?}");
+    let summary = read(&dir, "summary.md");
+    assert!(
+        summary.contains("- c2 (accepted): round 3 strengthened b2"),
+        "{summary}"
+    );
+    assert!(summary.contains("- c1 (deferred): left open."), "{summary}");
     let yaml = read(&dir, "debate.yaml");
     assert!(!yaml.contains("reopened: true"), "the reopen is done");
     assert!(yaml.contains("addressed_in_round: 3"), "{yaml}");

@@ -97,13 +97,17 @@ pub enum Condition {
     NotRejected,
     #[serde(rename = "not deferred")]
     NotDeferred,
+    /// Accepted, and not yet answered by an earlier round.
+    #[serde(rename = "newly accepted")]
+    NewlyAccepted,
 }
 
 impl Condition {
     /// Whether an item ruled `ruled` (`None`: the prompt has no ruling on
     /// it) meets the condition.
-    fn holds(self, ruled: Option<Ruled>) -> bool {
+    fn holds(self, ruled: Option<Ruled>, answered: bool) -> bool {
         match self {
+            Condition::NewlyAccepted => ruled == Some(Ruled::Accepted) && !answered,
             Condition::Accepted => ruled == Some(Ruled::Accepted),
             Condition::Rejected => ruled == Some(Ruled::Rejected),
             Condition::Deferred => ruled == Some(Ruled::Deferred),
@@ -117,9 +121,29 @@ impl Condition {
 /// Item id → what its ruling must be; every entry must hold.
 pub type When = BTreeMap<String, Condition>;
 
-fn when_holds(when: &When, ruled: &BTreeMap<String, Ruled>) -> bool {
-    when.iter()
-        .all(|(id, condition)| condition.holds(ruled.get(id).copied()))
+/// The rulings a call's prompt carries: each item's ruling, and the
+/// accepted items an earlier round already answered.
+pub struct Rulings {
+    pub ruled: BTreeMap<String, Ruled>,
+    pub answered: std::collections::BTreeSet<String>,
+}
+
+impl Rulings {
+    pub fn of(prompt: &str) -> Rulings {
+        Rulings {
+            ruled: rulings::read(prompt),
+            answered: rulings::read_answered(prompt),
+        }
+    }
+}
+
+fn when_holds(when: &When, rulings: &Rulings) -> bool {
+    when.iter().all(|(id, condition)| {
+        condition.holds(
+            rulings.ruled.get(id).copied(),
+            rulings.answered.contains(id),
+        )
+    })
 }
 
 /// A piece of a reply's text, used when its `when:` holds.
@@ -192,7 +216,7 @@ impl ScriptedReply {
         }
     }
 
-    fn matches(&self, request: &CallRequest, ruled: &BTreeMap<String, Ruled>) -> bool {
+    fn matches(&self, request: &CallRequest, ruled: &Rulings) -> bool {
         self.role == request.role
             && when_holds(&self.when, ruled)
             && self
@@ -230,7 +254,7 @@ impl ScriptedReply {
 
     /// The text this reply gives under `ruled`: `text`, or the parts whose
     /// `when:` holds, joined.
-    pub fn text_under(&self, ruled: &BTreeMap<String, Ruled>) -> Option<String> {
+    pub fn text_under(&self, ruled: &Rulings) -> Option<String> {
         match &self.parts {
             Some(parts) => Some(
                 parts
@@ -398,7 +422,7 @@ impl Script {
     /// The reply for `request`: the most specific match, the first listed on
     /// a tie.
     pub fn reply_for(&self, request: &CallRequest) -> Result<&ScriptedReply, AgentError> {
-        let ruled = rulings::read(&request.prompt);
+        let ruled = Rulings::of(&request.prompt);
         let mut best: Option<&ScriptedReply> = None;
         for reply in self
             .replies
@@ -470,7 +494,7 @@ impl ScriptAgent {
         let reply = self.script.reply_for(&request)?;
         let pace = self.pace_for(reply);
         let text = reply
-            .text_under(&rulings::read(&request.prompt))
+            .text_under(&Rulings::of(&request.prompt))
             .unwrap_or_default();
         let text = text.as_str();
         sleep(pace.first_token).await;
@@ -550,6 +574,7 @@ fn condition_word(condition: Condition) -> &'static str {
         Condition::NotAccepted => "not accepted",
         Condition::NotRejected => "not rejected",
         Condition::NotDeferred => "not deferred",
+        Condition::NewlyAccepted => "newly accepted",
     }
 }
 
@@ -736,6 +761,36 @@ replies:
         );
         // No ruling on c1 at all is "not accepted" too.
         assert_eq!(chosen(&[("c2", Ruled::Rejected)]), "nothing to do");
+    }
+
+    /// A reopened round's reviser answers only what was accepted since:
+    /// `newly accepted` leaves out an accepted item an earlier round answered.
+    #[test]
+    fn newly_accepted_leaves_out_what_an_earlier_round_answered() {
+        let reply: ScriptedReply = yaml_serde::from_str(
+            r#"
+role: proposer
+parts:
+  - when: {c1: newly accepted}
+    text: "c1 "
+  - when: {c2: newly accepted}
+    text: "c2 "
+  - when: {c1: accepted}
+    text: "tree with c1"
+"#,
+        )
+        .unwrap();
+        let prompt = format!(
+            "# Revise\n\n{}",
+            rulings::section(&[
+                rulings::Ruling::new("c1", Ruled::Accepted, None).answered_in(1),
+                rulings::Ruling::new("c2", Ruled::Accepted, None),
+            ])
+        );
+        assert_eq!(
+            reply.text_under(&Rulings::of(&prompt)).unwrap(),
+            "c2 tree with c1"
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -300,7 +300,9 @@ pub fn every_item_accepted_prompt() -> String {
 
 /// The text `reply` gives when the moderator accepted every item.
 pub fn text_with_every_item_accepted(reply: &ScriptedReply) -> Option<String> {
-    reply.text_under(&quorum::rulings::read(&every_item_accepted_prompt()))
+    reply.text_under(&quorum::agent::script::Rulings::of(
+        &every_item_accepted_prompt(),
+    ))
 }
 
 /// `text` as a YAML (JSON) double-quoted string.

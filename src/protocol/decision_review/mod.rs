@@ -521,11 +521,17 @@ impl DecisionReview {
                     ItemDecision::Reject => crate::rulings::Ruled::Rejected,
                     ItemDecision::Defer => crate::rulings::Ruled::Deferred,
                 };
-                Some(crate::rulings::Ruling::new(
+                let ruling = crate::rulings::Ruling::new(
                     item.id.clone(),
                     ruled,
                     self.standing_note(&item.id).as_deref(),
-                ))
+                );
+                Some(match self.addressed_in_round(&item.id) {
+                    Some(round) if ruled == crate::rulings::Ruled::Accepted => {
+                        ruling.answered_in(round)
+                    }
+                    _ => ruling,
+                })
             })
             .collect()
     }

@@ -565,7 +565,7 @@ fn scripted(script: &crate::agent::script::Script, spec: &CallSpec) -> String {
     script
         .reply_for(&spec.request)
         .unwrap()
-        .text_under(&crate::rulings::read(&spec.request.prompt))
+        .text_under(&crate::agent::script::Rulings::of(&spec.request.prompt))
         .unwrap()
 }
 
