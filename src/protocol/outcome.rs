@@ -272,29 +272,14 @@ impl ItemWords {
     pub fn choices(&self) -> String {
         format!("{}, {} or {} (a/r/d)", self.accept, self.reject, self.defer)
     }
-
-    /// A decision written as this protocol's word, the usual word or its
-    /// key (`a`, `accept`, `deliver`, any case); `None` otherwise.
-    pub fn parse(&self, text: &str) -> Option<ItemDecision> {
-        let text = text.trim();
-        ItemDecision::parse(text).or_else(|| {
-            [
-                ItemDecision::Accept,
-                ItemDecision::Reject,
-                ItemDecision::Defer,
-            ]
-            .into_iter()
-            .find(|decision| self.word(*decision).eq_ignore_ascii_case(text))
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Issue 26: a protocol's own words read back as its decisions, beside
-    /// the keys and the usual words.
+    /// Issue 26: a protocol names its decisions in its own words (the
+    /// moderation prompt reads them back: `engine::moderation`).
     #[test]
     fn a_protocols_words_name_and_read_its_decisions() {
         let council = ItemWords {
@@ -304,11 +289,6 @@ mod tests {
             about: None,
         };
         assert_eq!(council.word(ItemDecision::Defer), "hold back");
-        assert_eq!(council.parse("Hold Back"), Some(ItemDecision::Defer));
-        assert_eq!(council.parse("drop"), Some(ItemDecision::Reject));
-        assert_eq!(council.parse("a"), Some(ItemDecision::Accept));
-        assert_eq!(council.parse("reject"), Some(ItemDecision::Reject));
-        assert_eq!(council.parse("maybe"), None);
         assert_eq!(council.choices(), "deliver, drop or hold back (a/r/d)");
         assert_eq!(
             ItemWords::default().choices(),
