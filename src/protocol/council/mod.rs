@@ -2473,8 +2473,8 @@ impl Protocol for Council {
             reject: "drop",
             defer: "hold back",
             about: Some(
-                "Each item is a challenge to a finding: deliver it to the finding's author, drop \
-                 it as no real challenge, or hold it back for a later round.",
+                "Each item is a challenge to a finding or a proposal: deliver it to its author, \
+                 drop it as no real challenge, or hold it back for a later round.",
             ),
         }
     }
