@@ -232,6 +232,17 @@ impl ItemDecision {
     }
 }
 
+/// A decision as the agent acting on it reads it in its prompt.
+impl From<ItemDecision> for crate::rulings::Ruled {
+    fn from(decision: ItemDecision) -> Self {
+        match decision {
+            ItemDecision::Accept => crate::rulings::Ruled::Accepted,
+            ItemDecision::Reject => crate::rulings::Ruled::Rejected,
+            ItemDecision::Defer => crate::rulings::Ruled::Deferred,
+        }
+    }
+}
+
 /// What a protocol calls the moderator's three decisions (issue 26): one
 /// place for the words the interface's footer, help, item list and the
 /// headless moderation prompt use. The keys stay `a`, `r`, `d` everywhere;

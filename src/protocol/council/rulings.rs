@@ -30,9 +30,7 @@ pub fn ruling_of(challenge: &Challenge) -> Option<Ruling> {
     let last = challenge.moderation.last()?;
     let ruled = match last.decision {
         ItemDecision::Accept if challenge.state == ChallengeState::Undelivered => Ruled::Deferred,
-        ItemDecision::Accept => Ruled::Accepted,
-        ItemDecision::Reject => Ruled::Rejected,
-        ItemDecision::Defer => Ruled::Deferred,
+        decision => Ruled::from(decision),
     };
     Some(Ruling::new(
         challenge.id.clone(),

@@ -516,11 +516,7 @@ impl DecisionReview {
         self.critique_items()
             .iter()
             .filter_map(|item| {
-                let ruled = match self.standing_decision(&item.id)? {
-                    ItemDecision::Accept => crate::rulings::Ruled::Accepted,
-                    ItemDecision::Reject => crate::rulings::Ruled::Rejected,
-                    ItemDecision::Defer => crate::rulings::Ruled::Deferred,
-                };
+                let ruled = crate::rulings::Ruled::from(self.standing_decision(&item.id)?);
                 let ruling = crate::rulings::Ruling::new(
                     item.id.clone(),
                     ruled,

@@ -29,11 +29,7 @@ use super::parse::critique_log;
 
 /// The rulings section's entry for a decision.
 pub fn ruled(decision: ItemDecision) -> Ruled {
-    match decision {
-        ItemDecision::Accept => Ruled::Accepted,
-        ItemDecision::Reject => Ruled::Rejected,
-        ItemDecision::Defer => Ruled::Deferred,
-    }
+    decision.into()
 }
 
 /// The rulings section for `decided`: `(id, decision, note)` in item order.

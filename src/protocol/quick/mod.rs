@@ -1412,11 +1412,7 @@ fn as_ruling(record: &ItemRecord<String>) -> Option<Ruling> {
 
 /// A moderator's decision as the agent acting on it reads it.
 fn ruled(decision: ItemDecision) -> Ruled {
-    match decision {
-        ItemDecision::Accept => Ruled::Accepted,
-        ItemDecision::Reject => Ruled::Rejected,
-        ItemDecision::Defer => Ruled::Deferred,
-    }
+    decision.into()
 }
 
 /// A red team's finding as the moderator sees it: no target (the whole

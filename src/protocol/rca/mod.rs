@@ -1193,11 +1193,7 @@ impl Rca {
             let Some(decision) = record.decision else {
                 continue;
             };
-            let ruled = match decision {
-                ItemDecision::Accept => Ruled::Accepted,
-                ItemDecision::Reject => Ruled::Rejected,
-                ItemDecision::Defer => Ruled::Deferred,
-            };
+            let ruled = Ruled::from(decision);
             let id = record.item.id.clone();
             if !latest.contains_key(&id) {
                 order.push(id.clone());

@@ -1296,11 +1296,7 @@ impl Protocol for WritingReview {
 
 /// What the moderator decided, as the acting agent reads it.
 fn ruled(decision: ItemDecision) -> Ruled {
-    match decision {
-        ItemDecision::Accept => Ruled::Accepted,
-        ItemDecision::Reject => Ruled::Rejected,
-        ItemDecision::Defer => Ruled::Deferred,
-    }
+    decision.into()
 }
 
 /// A critique item as the moderator decides on it.
