@@ -840,3 +840,83 @@ fn a_red_team_is_triaged_at_the_keyboard_and_ends_on_its_report() {
     );
     assert_terminal_restored(&run);
 }
+
+/// At 80×24 an item longer than its pop-up scrolls: the pop-up says which
+/// rows show and how to scroll, `j`, `↓` and `PgDn` move down to the end of
+/// the item, `k` moves back, and the decision keys stay on screen all along.
+/// The selected item below the list scrolls with `PgDn` as well.
+#[test]
+fn a_long_item_scrolls_in_its_pop_up_at_80x24() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sentences: Vec<String> = (1..=40)
+        .map(|n| format!("Point {n:02} of the argument stands on its own."))
+        .collect();
+    let description = format!("{} LAST-WORDS.", sentences.join(" "));
+    let critique = format!(
+        "One long item.\n\n```yaml\ncritiques:\n  - target_block: b1\n    steelman: \"b1 holds.\"\n    \
+         flaw_type: risk\n    severity: major\n    description: \"{description}\"\n```\n"
+    );
+    let script = ScriptBuilder::adopt_path()
+        .reply("critic", "critique", None, None, &critique)
+        .build();
+    let spec = scripted_spec("Should the nightly batch move to streaming?", script);
+    std::fs::write(dir.path().join("spec.yaml"), spec_yaml(&spec)).expect("write the spec");
+    let mut run = PtyRun::spawn(&["run", "spec.yaml", "--out", OUT], dir.path(), 80, 24);
+    run.wait_until("the item waits for a decision", WAIT, |screen| {
+        screen.contents().contains("1 to decide")
+    });
+    // Below the list, the item in full says there is more.
+    run.wait_for("PgDn more", WAIT);
+    run.send("\x1b[6~");
+    run.wait_until(
+        "the item below the list scrolled to its end",
+        WAIT,
+        |screen| screen.contents().contains("LAST-WORDS"),
+    );
+
+    run.send("\r");
+    run.wait_until("the pop-up says how to scroll", WAIT, |screen| {
+        let contents = screen.contents();
+        contents.contains("j/k PgDn/PgUp scroll") && contents.contains("rows 1–")
+    });
+    assert!(
+        !run.screen_text().contains("LAST-WORDS"),
+        "{}",
+        run.screen_text()
+    );
+    run.send("j");
+    run.wait_for("rows 2–", WAIT);
+    run.send("\x1b[B"); // ↓
+    run.wait_for("rows 3–", WAIT);
+    run.send("\x1b[6~"); // PgDn
+    run.send("\x1b[6~");
+    run.send("\x1b[6~");
+    run.wait_until("the end of the item", WAIT, |screen| {
+        let contents = screen.contents();
+        contents.contains("LAST-WORDS") && contents.contains("a accept")
+    });
+    let (first, last, of) = pop_up_rows(&run.screen_text()).expect("the pop-up's rows");
+    assert_eq!(last, of, "scrolled to the last row");
+    assert!(first > 3, "PgDn moves by pages: {first}");
+    run.send("k");
+    run.wait_until("one row back", WAIT, |screen| {
+        pop_up_rows(&screen.contents()).is_some_and(|(now, _, _)| now + 1 == first)
+    });
+    // The decision keys work from the pop-up; then the decisions go in.
+    run.send("a");
+    run.wait_for("all decided", WAIT);
+    run.send("s");
+    run.wait_for("Written to", WAIT);
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.exit_code(), 0, "{}", run.screen_text());
+    assert_terminal_restored(&run);
+}
+
+/// `(first, last, total)` of the pop-up's "rows A–B of N".
+fn pop_up_rows(screen: &str) -> Option<(usize, usize, usize)> {
+    let pattern = regex::Regex::new(r"rows (\d+)–(\d+) of (\d+)").expect("a pattern");
+    let found = pattern.captures(screen)?;
+    let number = |index: usize| found[index].parse::<usize>().ok();
+    Some((number(1)?, number(2)?, number(3)?))
+}

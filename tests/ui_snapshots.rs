@@ -20,6 +20,7 @@ use quorum::engine::{Engine, ModerationPolicy, Moderator, Update};
 use quorum::protocol::decision_review::DecisionReview;
 use quorum::protocol::{Board, Input, LogKind, Protocol};
 use quorum::tui::App;
+use quorum::tui::layout::Region;
 use quorum::tui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -302,6 +303,43 @@ fn moderation_item_in_full() {
     let mut app = moderation();
     press(&mut app, KeyCode::Enter);
     snap("moderation_item_detail", &mut app);
+}
+
+/// While the judges write, the proposer and critic are done: their row
+/// shrinks to its titles and the judges get the agents' column; at 80×24
+/// the one region shown is the focused one, as before.
+#[test]
+fn streaming_layout_shrinks_the_panes_that_wait_or_are_done() {
+    let mut app = app_until("dark", chunks_of("judge.analyst/evaluation", 40), 1);
+    render(&mut app, 200, 60);
+    let rect = |app: &App, slot: &str| {
+        let index = app.pane_index(slot).unwrap();
+        app.layout.rect(Region::Pane(index)).unwrap()
+    };
+    assert_eq!(
+        rect(&app, "proposer").height,
+        1,
+        "the done proposer keeps its title row"
+    );
+    assert_eq!(
+        rect(&app, "critic").height,
+        1,
+        "the done critic keeps its title row"
+    );
+    assert!(
+        rect(&app, "judge.analyst").height > 50,
+        "the streaming judges get the rest: {:?}",
+        rect(&app, "judge.analyst")
+    );
+    snap("streaming_shrinks_idle_panes", &mut app);
+    // Focused, a done pane has its rows back.
+    let critic = app.pane_index("critic").unwrap();
+    while app.focus != quorum::tui::app::Focus::Pane(critic) {
+        press(&mut app, KeyCode::Tab);
+    }
+    render(&mut app, 200, 60);
+    let critic_rect = rect(&app, "critic");
+    assert!(critic_rect.height > 10, "{critic_rect:?}");
 }
 
 #[test]

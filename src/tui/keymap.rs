@@ -20,6 +20,7 @@ pub enum Context {
     ChooseAgent,
     ItemDetail,
     ConfirmQuit,
+    ConfirmRetry,
     Help,
     /// A text area has the keys: the note editor or a human agent's answer.
     Editor,
@@ -35,6 +36,7 @@ impl Context {
             Context::ChooseAgent => "Switching a role to another model",
             Context::ItemDetail => "One item in full",
             Context::ConfirmQuit => "Quit?",
+            Context::ConfirmRetry => "Retry a call that has written text?",
             Context::Help => "This help",
             Context::Editor => "Writing a note or an answer",
         }
@@ -238,6 +240,8 @@ pub const BINDINGS: &[Binding] = &[
     // Layers first: they take keys before anything else.
     bind(C::ConfirmQuit, &[ch('y'), key(KeyCode::Enter)], A::ConfirmYes, "quit", true).only(LIVE),
     bind(C::ConfirmQuit, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "keep going", true).only(LIVE),
+    bind(C::ConfirmRetry, &[ch('y'), key(KeyCode::Enter)], A::ConfirmYes, "retry, dropping its text", true).only(LIVE),
+    bind(C::ConfirmRetry, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "let it finish", true).only(LIVE),
     bind(C::Help, &[key(KeyCode::Esc), ch('?'), ch('q')], A::Close, "close help", true),
     bind(C::Help, &[ch('j'), key(KeyCode::Down)], A::ScrollDown, "scroll", false),
     bind(C::Help, &[ch('k'), key(KeyCode::Up)], A::ScrollUp, "scroll", false),
@@ -258,15 +262,21 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::ItemDetail, &[ch('d')], A::Defer, "defer", true).only(LIVE),
     bind(C::ItemDetail, &[ch('n')], A::Note, "note", true).only(DECIDING),
     bind(C::ItemDetail, &[key(KeyCode::Esc), key(KeyCode::Enter)], A::Close, "back", true),
+    bind(C::ItemDetail, &[ch('j'), key(KeyCode::Down)], A::ScrollDown, "scroll down", false),
+    bind(C::ItemDetail, &[ch('k'), key(KeyCode::Up)], A::ScrollUp, "scroll up", false),
+    bind(C::ItemDetail, &[key(KeyCode::PageDown), ctrl('d')], A::PageDown, "page down", false),
+    bind(C::ItemDetail, &[key(KeyCode::PageUp), ctrl('u')], A::PageUp, "page up", false),
     // The focused region.
     bind(C::Items, &[ch('a')], A::Accept, "accept", true).only(DECIDING),
     bind(C::Items, &[ch('r')], A::Reject, "reject", true).only(DECIDING),
     bind(C::Items, &[ch('d')], A::Defer, "defer", true).only(LIVE),
     bind(C::Items, &[ch('n')], A::Note, "note", true).only(DECIDING),
+    bind(C::Items, &[ch('s')], A::Submit, "submit", true).only(LIVE),
     bind(C::Items, &[key(KeyCode::Enter)], A::OpenItem, "open", true),
-    bind(C::Items, &[ch('s')], A::Submit, "submit decisions", true).only(LIVE),
     bind(C::Items, &[ch('j'), key(KeyCode::Down)], A::ItemDown, "next item", false),
     bind(C::Items, &[ch('k'), key(KeyCode::Up)], A::ItemUp, "previous item", false),
+    bind(C::Items, &[key(KeyCode::PageDown), ctrl('d')], A::PageDown, "scroll the item down", false),
+    bind(C::Items, &[key(KeyCode::PageUp), ctrl('u')], A::PageUp, "scroll the item up", false),
     bind(C::Pane, &[ch('e')], A::Answer, "write the answer", true).only(LIVE),
     bind(C::Pane, &[ch('R')], A::RetryCall, "retry call", true).only(LIVE),
     bind(C::Pane, &[ch('S')], A::SkipCall, "skip call", true).only(LIVE),
@@ -287,6 +297,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Global, &[key(KeyCode::BackTab)], A::FocusPrev, "previous pane", false),
     bind(C::Global, &[ch('z')], A::Zoom, "zoom", true),
     bind(C::Global, &[ch('v')], A::ToggleVerdict, "verdict", false),
+    bind(C::Global, &[ch('s')], A::Submit, "submit the decisions", false).only(LIVE),
     bind(C::Global, &[ch('?')], A::Help, "help", true),
     bind(C::Global, &[ch('q'), ctrl('c')], A::Quit, "quit", true),
 ];
@@ -350,6 +361,7 @@ pub fn help_sections(mode: Mode) -> Vec<(Context, Vec<(String, &'static str)>)> 
         C::Editor,
         C::Override,
         C::ChooseAgent,
+        C::ConfirmRetry,
         C::ConfirmQuit,
     ];
     order

@@ -15,6 +15,10 @@
 //! only say so) and the lower part of the agents' column, so the list reads
 //! unclipped and the selected item shows in full, beside the text it
 //! attacks. A pane comes back as soon as its role starts.
+//!
+//! While a pane streams, a row whose panes only wait, are done or were
+//! skipped shrinks to its title row, so the text being written gets the
+//! rows; a focused pane keeps its size.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
@@ -156,10 +160,20 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
         agents
     };
     let rows = wrap_rows(rows, agents.width);
-    let row_rects = Layout::vertical(vec![
-        Constraint::Ratio(1, rows.len().max(1) as u32);
-        rows.len()
-    ])
+    // While some pane streams, a row of panes that only wait or are done
+    // keeps its title row and gives the rest to the rows at work.
+    let busy = app.panes.iter().any(|pane| is_busy(pane.status));
+    let row_rects = Layout::vertical(
+        rows.iter()
+            .map(|row| {
+                if busy && row.iter().all(|index| is_idle(app, *index)) {
+                    Constraint::Length(IDLE_PANE_ROWS)
+                } else {
+                    Constraint::Fill(1)
+                }
+            })
+            .collect::<Vec<_>>(),
+    )
     .split(agents);
     for (row, rect) in rows.iter().zip(row_rects.iter()) {
         let columns = Layout::horizontal(vec![Constraint::Ratio(1, row.len() as u32); row.len()])
@@ -214,6 +228,34 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
         layout.regions.push((*region, *rect));
     }
     layout
+}
+
+/// Height of a pane that is waiting or done while others stream: its title
+/// row only.
+pub const IDLE_PANE_ROWS: u16 = 1;
+
+/// A pane whose call is under way (or whose answer is wanted): while one
+/// is, the idle rows give it theirs.
+fn is_busy(status: PaneStatus) -> bool {
+    matches!(
+        status,
+        PaneStatus::Streaming
+            | PaneStatus::Retrying
+            | PaneStatus::TimedOut
+            | PaneStatus::NeedsAnswer
+    )
+}
+
+/// A pane with nothing new to show: it waits for its turn, is done or was
+/// skipped, and is not focused (a pane whose answer failed keeps its rows
+/// for the reason).
+pub fn is_idle(app: &App, index: usize) -> bool {
+    let pane = &app.panes[index];
+    matches!(
+        pane.status,
+        PaneStatus::Waiting | PaneStatus::Done | PaneStatus::Skipped
+    ) && pane.human.is_none()
+        && app.focus != Focus::Pane(index)
 }
 
 /// The moderator's decisions are what the debate waits for (in a live

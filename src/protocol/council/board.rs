@@ -99,10 +99,12 @@ impl Council {
         if self.proposes() {
             stages.push(StageInfo::new(
                 "handoff",
-                "Handoff",
+                "Synthesis",
                 StageFocus::Role(SYNTHESIZER.into()),
             ));
-            stages.push(StageInfo::new("done", "Handoff ready", board));
+            // The synthesizer's work is the stage before; what it hands
+            // over is the result.
+            stages.push(StageInfo::new("done", "Handoff", board));
         } else {
             stages.push(StageInfo::new("done", "Verdict", board));
         }

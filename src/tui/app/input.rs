@@ -80,8 +80,8 @@ impl App {
             }
             Action::ScrollUp => self.scroll(-1),
             Action::ScrollDown => self.scroll(1),
-            Action::PageUp => self.scroll(-(self.focused_viewport().max(2) as isize - 1)),
-            Action::PageDown => self.scroll(self.focused_viewport().max(2) as isize - 1),
+            Action::PageUp => self.scroll(-(self.page_rows().max(2) as isize - 1)),
+            Action::PageDown => self.scroll(self.page_rows().max(2) as isize - 1),
             Action::Top => {
                 if let Some((scroll, _, _)) = self.focused_scroll() {
                     scroll.to_top();
@@ -115,6 +115,9 @@ impl App {
                 Some(Layer::ChooseAgent { pane, cursor }) => {
                     return self.switch_agent(pane, cursor, now);
                 }
+                Some(Layer::ConfirmRetry { pane }) => {
+                    return self.override_pane(pane, OverrideAction::RetryNow, now);
+                }
                 _ => self.quit = true,
             },
             Action::SwitchAgent => {
@@ -146,8 +149,10 @@ impl App {
                 } else if down {
                     self.item_cursor =
                         (self.item_cursor + 1).min(self.board.items.len().saturating_sub(1));
+                    self.item_scroll = 0;
                 } else {
                     self.item_cursor = self.item_cursor.saturating_sub(1);
+                    self.item_scroll = 0;
                 }
             }
             Action::Accept if archive => return self.settle(ItemDecision::Accept, now),
@@ -161,11 +166,12 @@ impl App {
                 if !self.board.items.is_empty() {
                     self.layers.push(Layer::ItemDetail {
                         item: self.item_cursor,
+                        scroll: 0,
                     });
                 }
             }
             Action::Submit => return self.submit(now),
-            Action::RetryCall => return self.override_call(OverrideAction::RetryNow, now),
+            Action::RetryCall => return self.retry(now),
             Action::SkipCall => return self.override_call(OverrideAction::Skip, now),
             Action::WaitLonger => {
                 return self.override_call(
@@ -270,6 +276,20 @@ impl App {
         }
     }
 
+    /// The rows a page key moves: the open item's pop-up, the selected
+    /// item below the list, or the focused region.
+    fn page_rows(&self) -> usize {
+        match self.layers.last() {
+            Some(Layer::ItemDetail { .. }) => return self.detail_page,
+            Some(Layer::Help { .. }) => return usize::from(self.layout.area.height / 2),
+            _ => {}
+        }
+        if self.focus == Focus::Items && !self.show_verdict {
+            return self.item_page;
+        }
+        self.focused_viewport()
+    }
+
     fn focused_viewport(&self) -> usize {
         match layout::focused_region(self) {
             Region::Pane(index) => self.panes[index].viewport,
@@ -306,8 +326,15 @@ impl App {
     }
 
     fn scroll(&mut self, delta: isize) {
-        if let Some(Layer::Help { scroll }) = self.layers.last_mut() {
+        // The pop-ups clamp at the bottom when they are laid out.
+        if let Some(Layer::Help { scroll } | Layer::ItemDetail { scroll, .. }) =
+            self.layers.last_mut()
+        {
             *scroll = scroll.saturating_add_signed(delta);
+            return;
+        }
+        if self.focus == Focus::Items && !self.show_verdict {
+            self.item_scroll = self.item_scroll.saturating_add_signed(delta);
             return;
         }
         if let Some((scroll, total, height)) = self.focused_scroll() {
@@ -318,7 +345,7 @@ impl App {
     /// The item the keys act on: the open detail's, else the cursor's.
     pub(super) fn current_item(&self) -> Option<usize> {
         let index = match self.layers.last() {
-            Some(Layer::ItemDetail { item }) => *item,
+            Some(Layer::ItemDetail { item, .. }) => *item,
             _ => self.item_cursor,
         };
         (index < self.board.items.len()).then_some(index)
@@ -326,10 +353,8 @@ impl App {
 
     fn decide(&mut self, decision: ItemDecision, now: Instant) -> Vec<Command> {
         if !self.moderating() {
-            self.flash(
-                "the items can be decided once the critique is in".into(),
-                now,
-            );
+            let message = self.not_moderating();
+            self.flash(message, now);
             return Vec::new();
         }
         let Some(index) = self.current_item() else {
@@ -350,6 +375,12 @@ impl App {
             self.layers.pop();
         }
         self.item_cursor = self.next_undecided(index).unwrap_or(index);
+        self.item_scroll = 0;
+        // A message about what is left open must not outlive its truth.
+        if self.flash.is_some() {
+            let message = self.open_items_message();
+            self.flash(message, now);
+        }
         vec![Command::Moderator(Input::ItemDecided {
             item_id,
             decision,
@@ -367,10 +398,8 @@ impl App {
 
     fn open_note(&mut self, now: Instant) {
         if !self.moderating() {
-            self.flash(
-                "notes go with decisions, once the critique is in".into(),
-                now,
-            );
+            let message = self.not_moderating();
+            self.flash(message, now);
             return;
         }
         let Some(index) = self.current_item() else {
@@ -459,22 +488,52 @@ impl App {
 
     fn submit(&mut self, now: Instant) -> Vec<Command> {
         if !self.moderating() {
-            self.flash("nothing to submit".into(), now);
+            let message = self.not_moderating();
+            self.flash(message, now);
             return Vec::new();
         }
-        let undecided: Vec<&str> = self
+        if self
+            .board
+            .items
+            .iter()
+            .any(|entry| entry.decision.is_none())
+        {
+            let message = self.open_items_message();
+            self.flash(message, now);
+            return Vec::new();
+        }
+        self.flash.take();
+        vec![Command::Moderator(Input::ModerationSubmitted)]
+    }
+
+    /// What is left to decide before the decisions can be submitted.
+    fn open_items_message(&self) -> String {
+        let open: Vec<&str> = self
             .board
             .items
             .iter()
             .filter(|entry| entry.decision.is_none())
             .map(|entry| entry.item.id.as_str())
             .collect();
-        if !undecided.is_empty() {
-            let message = format!("decide every item first: {} open", undecided.join(", "));
-            self.flash(message, now);
-            return Vec::new();
+        match open.as_slice() {
+            [] => "every item is decided: s submits".into(),
+            [one] => format!("decide {one} first, then s submits"),
+            _ => format!("decide every item first: {} open", open.join(", ")),
         }
-        vec![Command::Moderator(Input::ModerationSubmitted)]
+    }
+
+    /// Why a decision key does nothing now: the decisions were submitted, a
+    /// round is still raising items, or there are none.
+    fn not_moderating(&self) -> String {
+        if !self.board.held_calls.is_empty() {
+            "a round waits on a judge first: see its pane".into()
+        } else if self.board.items.is_empty() {
+            "nothing to decide yet: items come to you when a round raises them".into()
+        } else if self.running() {
+            "these decisions are submitted and bind the agents now; new items come to you when a round raises them".into()
+        } else {
+            "the debate has ended; `quorum open` settles what was deferred".into()
+        }
     }
 
     /// The pane an override acts on: the modal's, else the focused pane.
@@ -514,10 +573,33 @@ impl App {
         vec![Command::SwitchAgent { role, choice, then }]
     }
 
+    /// `R` in a pane: a call that has already written text has cost money,
+    /// so retrying it (which drops that text) asks first. The override
+    /// modal's `r` says what it does on its face and does not ask again.
+    fn retry(&mut self, now: Instant) -> Vec<Command> {
+        if let (None, Focus::Pane(index)) = (self.layers.last(), self.focus) {
+            let pane = &self.panes[index];
+            if pane.live_call().is_some() && pane.streamed_chars > 0 {
+                self.layers.push(Layer::ConfirmRetry { pane: index });
+                return Vec::new();
+            }
+        }
+        self.override_call(OverrideAction::RetryNow, now)
+    }
+
     fn override_call(&mut self, action: OverrideAction, now: Instant) -> Vec<Command> {
         let Some(index) = self.override_target() else {
             return Vec::new();
         };
+        self.override_pane(index, action, now)
+    }
+
+    fn override_pane(
+        &mut self,
+        index: usize,
+        action: OverrideAction,
+        now: Instant,
+    ) -> Vec<Command> {
         if matches!(self.layers.last(), Some(Layer::Override(_))) {
             self.layers.pop();
         }

@@ -242,6 +242,12 @@ pub enum Layer {
     Override(OverridePrompt),
     ItemDetail {
         item: usize,
+        /// Rows scrolled past, for an item longer than the pop-up.
+        scroll: usize,
+    },
+    /// Retrying a call that has streamed text (paid for) asks first.
+    ConfirmRetry {
+        pane: usize,
     },
     /// Picking the model a role switches to.
     ChooseAgent {
@@ -262,6 +268,7 @@ impl Layer {
         match self {
             Layer::Help { .. } => Context::Help,
             Layer::ConfirmQuit => Context::ConfirmQuit,
+            Layer::ConfirmRetry { .. } => Context::ConfirmRetry,
             Layer::Override(_) => Context::Override,
             Layer::ItemDetail { .. } => Context::ItemDetail,
             Layer::ChooseAgent { .. } => Context::ChooseAgent,
@@ -334,6 +341,13 @@ pub struct App {
     pub show_verdict: bool,
     pub layers: Vec<Layer>,
     pub item_cursor: usize,
+    /// Rows of the selected item scrolled past, where the items region
+    /// shows it below the list.
+    pub item_scroll: usize,
+    /// Rows one page of the selected item takes there, and in the item's
+    /// pop-up (as last laid out).
+    item_page: usize,
+    detail_page: usize,
     /// While moderating, the text the item under the cursor attacks, when
     /// a lead pane has it (brought up to date by [`App::prepare`]).
     pub item_target: Option<ItemTarget>,
@@ -405,6 +419,9 @@ impl App {
             show_verdict: false,
             layers: Vec::new(),
             item_cursor: 0,
+            item_scroll: 0,
+            item_page: 0,
+            detail_page: 0,
             item_target: None,
             item_target_key: None,
             pending_notes: HashMap::new(),
@@ -989,6 +1006,13 @@ impl App {
                     if let (Some(target), Some(rect)) = (&mut self.item_target, areas.target) {
                         target.doc.layout(layout::target_areas(rect).1.width, theme);
                     }
+                    self.item_page = 0;
+                    if let Some(preview) = areas.item {
+                        let rows = super::view::item_in_full_rows(self, preview.width);
+                        let height = usize::from(preview.height);
+                        self.item_page = height;
+                        self.item_scroll = self.item_scroll.min(rows.saturating_sub(height));
+                    }
                 }
                 Region::Pane(index) => {
                     let pane = &mut self.panes[index];
@@ -1024,6 +1048,15 @@ impl App {
             }
         }
         self.layout_pending = pending;
+        if let Some(Layer::ItemDetail { item, .. }) = self.layers.last() {
+            let (_, text, _) = super::view::item_detail_areas(area);
+            let rows = super::view::item_detail_text(self, *item).line_count(text.width);
+            let height = usize::from(text.height);
+            self.detail_page = height;
+            if let Some(Layer::ItemDetail { scroll, .. }) = self.layers.last_mut() {
+                *scroll = (*scroll).min(rows.saturating_sub(height));
+            }
+        }
     }
 
     /// Finds the text the item under the cursor attacks, while moderating,

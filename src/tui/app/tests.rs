@@ -1281,3 +1281,165 @@ fn a_protocols_words_for_its_decisions_reach_the_footer_the_help_and_the_items()
     );
     assert!(help.contains("hold back"), "{help}");
 }
+
+/// `R` on a call that has written text asks first, since the text is paid
+/// for and a retry drops it; `n` keeps the call, `y` retries it. A call
+/// that has written nothing yet is retried at once.
+#[test]
+fn retrying_a_call_that_has_written_text_asks_first() {
+    let mut app = app();
+    let call = "proposer/proposal/r1/a1";
+    start(&mut app, call, "proposer");
+    app.focus = Focus::Pane(0);
+    let sent = key(&mut app, KeyCode::Char('R'));
+    assert!(
+        matches!(
+            &sent[..],
+            [Command::Moderator(Input::Override {
+                action: OverrideAction::RetryNow,
+                ..
+            })]
+        ),
+        "nothing written yet: retried at once ({sent:?})"
+    );
+    let retry = "proposer/proposal/r1/a2";
+    start(&mut app, retry, "proposer");
+    app.apply(
+        Update::Chunk {
+            call_id: retry.into(),
+            text: "A thesis tree, half written".into(),
+        },
+        Instant::now(),
+    );
+    assert!(
+        key(&mut app, KeyCode::Char('R')).is_empty(),
+        "it asks first"
+    );
+    assert!(matches!(
+        app.layers.last(),
+        Some(Layer::ConfirmRetry { pane: 0 })
+    ));
+    assert_eq!(app.contexts(), vec![Context::ConfirmRetry]);
+    assert!(key(&mut app, KeyCode::Char('n')).is_empty(), "kept");
+    assert!(app.layers.is_empty());
+    key(&mut app, KeyCode::Char('R'));
+    let sent = key(&mut app, KeyCode::Char('y'));
+    let [Command::Moderator(Input::Override { call_id, action })] = &sent[..] else {
+        panic!("{sent:?}")
+    };
+    assert_eq!(
+        (call_id.as_str(), *action),
+        (retry, OverrideAction::RetryNow)
+    );
+    assert!(app.layers.is_empty());
+}
+
+/// What the footer says about open items is true when it shows: deciding
+/// the items a message named updates it, `s` from another region submits,
+/// and a decision key after the submission says the decisions are in, not
+/// that the critique is still to come.
+#[test]
+fn messages_about_the_items_stay_true() {
+    let mut app = app();
+    app.progress.stage = "moderation".into();
+    app.apply(Update::Board(items(3)), Instant::now());
+    assert!(key(&mut app, KeyCode::Char('s')).is_empty());
+    assert_eq!(
+        app.flash.as_ref().unwrap().0,
+        "decide every item first: c1, c2, c3 open"
+    );
+    key(&mut app, KeyCode::Char('a'));
+    assert_eq!(
+        app.flash.as_ref().unwrap().0,
+        "decide every item first: c2, c3 open"
+    );
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(
+        app.flash.as_ref().unwrap().0,
+        "decide c3 first, then s submits"
+    );
+    key(&mut app, KeyCode::Char('d'));
+    assert_eq!(
+        app.flash.as_ref().unwrap().0,
+        "every item is decided: s submits"
+    );
+    // From a pane, `s` submits too.
+    app.focus = Focus::Pane(0);
+    let sent = key(&mut app, KeyCode::Char('s'));
+    assert!(matches!(
+        sent[..],
+        [Command::Moderator(Input::ModerationSubmitted)]
+    ));
+    // The protocol takes the decisions: the items no longer wait.
+    let mut board = items(3);
+    board.needs_moderator = false;
+    for entry in &mut board.items {
+        entry.decision = Some(ItemDecision::Accept);
+    }
+    app.apply(Update::Board(board), Instant::now());
+    app.focus = Focus::Items;
+    assert!(key(&mut app, KeyCode::Char('a')).is_empty());
+    let message = &app.flash.as_ref().unwrap().0;
+    assert!(
+        message.starts_with("these decisions are submitted"),
+        "{message}"
+    );
+    assert!(key(&mut app, KeyCode::Char('s')).is_empty());
+    assert!(
+        app.flash
+            .as_ref()
+            .unwrap()
+            .0
+            .starts_with("these decisions are submitted")
+    );
+}
+
+/// Before any item is raised, a decision key says there is nothing yet.
+#[test]
+fn a_decision_key_before_any_item_says_there_is_nothing_yet() {
+    let mut app = app();
+    app.focus = Focus::Items;
+    assert!(key(&mut app, KeyCode::Char('a')).is_empty());
+    assert!(
+        app.flash
+            .as_ref()
+            .unwrap()
+            .0
+            .starts_with("nothing to decide yet")
+    );
+}
+
+/// In a round reopened after the verdict, an item deferred in moderation
+/// and accepted afterwards shows as accepted: that is what the round acts
+/// on. The archive keeps its own column for settlements.
+#[test]
+fn a_reopened_round_shows_a_settled_item_as_settled() {
+    let mut app = app();
+    let mut board = items(3);
+    board.needs_moderator = false;
+    board.items[2].decision = Some(ItemDecision::Defer);
+    board.items[2].resolution = Some(crate::protocol::ItemResolution {
+        decision: ItemDecision::Accept,
+        note: None,
+        at: chrono::Utc::now(),
+    });
+    app.apply(Update::Board(board), Instant::now());
+    app.focus = Focus::Items;
+    let screen = draw_text(&mut app, 200, 60);
+    let row = screen
+        .lines()
+        .find(|line| line.contains("c3  b1"))
+        .expect("c3's row");
+    assert!(row.contains("accept"), "{row}");
+    assert!(!row.contains("defer"), "{row}");
+}
+
+fn draw_text(app: &mut App, width: u16, height: u16) -> String {
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
+    app.prepare(Rect::new(0, 0, width, height));
+    terminal
+        .draw(|frame| crate::tui::view::draw(app, frame))
+        .unwrap();
+    terminal.backend().to_string()
+}

@@ -43,26 +43,21 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         stages.iter().position(|stage| stage.id == current)
     };
     let mut strip = vec![Span::raw(" ")];
-    for (index, title) in titles.iter().enumerate() {
-        let (style, done, active) = match position {
-            Some(at) if index < at => (theme.stage_done, true, false),
-            Some(at) if index == at => (theme.stage_active, false, true),
-            _ => (theme.stage_pending, false, false),
-        };
-        if compact {
-            // ✓ ✓ Moderation · · ·
-            let text = match (done, active) {
-                (true, _) => "✓ ".to_string(),
-                (_, true) => format!("{title} "),
-                _ => "·".to_string() + if index + 1 < titles.len() { " " } else { "" },
+    if compact {
+        strip.extend(compact_strip(app, &titles, position, area.width));
+        strip.push(Span::raw(" "));
+    } else {
+        for (index, title) in titles.iter().enumerate() {
+            let style = match position {
+                Some(at) if index < at => theme.stage_done,
+                Some(at) if index == at => theme.stage_active,
+                _ => theme.stage_pending,
             };
-            strip.push(Span::styled(text, style));
-            continue;
+            if index > 0 {
+                strip.push(Span::styled(" ▸ ", theme.dim));
+            }
+            strip.push(Span::styled(title.clone(), style));
         }
-        if index > 0 {
-            strip.push(Span::styled(" ▸ ", theme.dim));
-        }
-        strip.push(Span::styled(title.clone(), style));
     }
     // What the screen is comes before the figures, so a narrow terminal
     // cuts the figures.
@@ -127,6 +122,59 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         strip.push(Span::styled(format!(" stopped: {error} "), theme.error));
     }
     frame.render_widget(Paragraph::new(vec![title, Line::from(strip)]), area);
+}
+
+/// Columns the figures after the stage strip (round, clock, tokens) keep
+/// in a narrow header.
+const FIGURES_COLUMNS: usize = 36;
+
+/// The stage strip in a narrow header: the stages done as one count
+/// (`2 done`), the current one numbered (`Moderation 3/6`), then as many of
+/// the stages still to come as fit, by name, and how many more there are.
+fn compact_strip(
+    app: &App,
+    titles: &[String],
+    position: Option<usize>,
+    width: u16,
+) -> Vec<Span<'static>> {
+    let theme = &app.theme;
+    let at = position.unwrap_or(0);
+    let total = titles.len();
+    let mut spans = Vec::new();
+    let Some(current) = titles.get(at) else {
+        return spans;
+    };
+    if at > 0 {
+        spans.push(Span::styled(format!("✓{at} "), theme.stage_done));
+    }
+    spans.push(Span::styled(current.clone(), theme.stage_active));
+    if total > 1 {
+        spans.push(Span::styled(format!(" {}/{total}", at + 1), theme.dim));
+    }
+    let mut room = usize::from(width)
+        .saturating_sub(FIGURES_COLUMNS)
+        .saturating_sub(spans.iter().map(Span::width).sum::<usize>());
+    let ahead = &titles[(at + 1).min(total)..];
+    for (shown, title) in ahead.iter().enumerate() {
+        let left = ahead.len() - shown - 1;
+        let more = if left > 0 {
+            format!(" +{left}")
+        } else {
+            String::new()
+        };
+        let needed = 3 + title.chars().count() + more.chars().count();
+        if needed > room {
+            spans.push(Span::styled(
+                format!(" +{}", ahead.len() - shown),
+                theme.dim,
+            ));
+            break;
+        }
+        room -= needed - more.chars().count();
+        spans.push(Span::styled(" ▸ ", theme.dim));
+        spans.push(Span::styled(title.clone(), theme.stage_pending));
+    }
+    spans
 }
 
 /// `mm:ss`, or `h:mm:ss` past an hour.

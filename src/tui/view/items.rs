@@ -166,6 +166,16 @@ fn column_widths(app: &App) -> [usize; 4] {
     ]
 }
 
+/// The decision the list shows: outside an archive (which has a column
+/// for settlements), a deferred item settled after the verdict shows how it
+/// was settled, since a reopened round acts on that, not on the deferral.
+pub(super) fn shown_decision(app: &App, entry: &BoardItem) -> Option<ItemDecision> {
+    match (&app.mode, &entry.resolution) {
+        (Mode::Archive(_), _) | (_, None) => entry.decision,
+        (_, Some(resolution)) => Some(resolution.decision),
+    }
+}
+
 fn item_line<'a>(
     app: &App,
     columns: &Columns,
@@ -185,7 +195,7 @@ fn item_line<'a>(
         ),
         Span::styled(format!("{:<category$}", entry.item.category), theme.dim),
         suggestion_span(app, columns, entry),
-        decision_span(theme, &app.info.words, entry.decision),
+        decision_span(theme, &app.info.words, shown_decision(app, entry)),
         settlement_span(app, index, entry),
         Span::raw(if entry.note.is_some() { " ✎ " } else { "   " }),
         Span::styled(crate::report::one_line(&entry.item.text), theme.text),
@@ -251,10 +261,30 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // With room to spare, the item under the cursor is shown in full below
     // the list, and beside it the text it attacks.
     if let (Some(preview), Some(entry)) = (areas.item, app.board.items.get(app.item_cursor)) {
+        let paragraph = Paragraph::new(item_in_full(app, entry)).wrap(Wrap { trim: true });
+        let rows = paragraph.line_count(preview.width);
+        let height = usize::from(preview.height);
+        let scroll = app.item_scroll.min(rows.saturating_sub(height));
         frame.render_widget(
-            Paragraph::new(item_in_full(app, entry)).wrap(Wrap { trim: true }),
+            paragraph.scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
             preview,
         );
+        // Where there is more of it, the last row says how to read on.
+        if rows > height && preview.height > 0 {
+            let more = if scroll + height < rows {
+                " PgDn more ↓ "
+            } else {
+                " PgUp back ↑ "
+            };
+            let width = more.chars().count() as u16;
+            let at = Rect {
+                x: preview.right().saturating_sub(width),
+                y: preview.bottom() - 1,
+                width: width.min(preview.width),
+                height: 1,
+            };
+            frame.render_widget(Paragraph::new(Line::styled(more, theme.key_hint)), at);
+        }
     }
     if let (Some(rect), Some(target)) = (areas.target, &app.item_target) {
         draw_target(app, target, frame, rect);
@@ -273,6 +303,16 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .map(|row| item_line(app, &columns, row, focused && row.0 == app.item_cursor))
         .collect();
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// The rows the selected item takes in full at `width`, as the items
+/// region shows it.
+pub(crate) fn item_in_full_rows(app: &App, width: u16) -> usize {
+    app.board.items.get(app.item_cursor).map_or(0, |entry| {
+        Paragraph::new(item_in_full(app, entry))
+            .wrap(Wrap { trim: true })
+            .line_count(width)
+    })
 }
 
 /// The selected item in full: its heading, settlement, proposal, text,

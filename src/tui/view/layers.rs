@@ -51,7 +51,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Layer::Help { scroll } => help(app, frame, area, *scroll),
             Layer::ConfirmQuit => confirm_quit(app, frame, area),
             Layer::Override(prompt) => override_modal(app, prompt, frame, area),
-            Layer::ItemDetail { item } => item_detail(app, *item, frame, area),
+            Layer::ItemDetail { item, scroll } => item_detail(app, *item, *scroll, frame, area),
+            Layer::ConfirmRetry { pane } => confirm_retry(app, *pane, frame, area),
             Layer::NoteEditor { item, editor } => {
                 let rect = centered(area, 72.min(area.width), 14.min(area.height));
                 frame.render_widget(Clear, rect);
@@ -106,6 +107,25 @@ fn help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
         lines.push(Line::styled(words, app.theme.text));
         lines.push(Line::raw(""));
     }
+    lines.push(Line::styled("Marks", app.theme.title));
+    if app.panes.iter().any(|pane| pane.role.binding) {
+        lines.push(Line::from(vec![
+            Span::styled("  ★".to_string(), app.theme.binding),
+            Span::styled(
+                "  a binding judge: its judgement decides on its own",
+                app.theme.text,
+            ),
+        ]));
+    }
+    lines.push(Line::styled(
+        "  ● streaming  ✓ done  ⏱ timed out  ↻ retrying  ⤼ skipped  ? unusable answer  ! failed  ✎ your answer",
+        app.theme.text,
+    ));
+    lines.push(Line::styled(
+        "  A pane that waits or is done shrinks to its title while others write; Tab or a click gives it back its rows.",
+        app.theme.text,
+    ));
+    lines.push(Line::raw(""));
     for (context, rows) in keymap::help_sections(app.key_mode()) {
         lines.push(Line::styled(context.title(), app.theme.title));
         for (keys, hint) in rows {
@@ -117,11 +137,29 @@ fn help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
         }
         lines.push(Line::raw(""));
     }
-    let scroll = scroll.min(lines.len().saturating_sub(1)) as u16;
+    let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
+    let rows = paragraph.line_count(body.width);
+    let height = usize::from(body.height);
+    let scroll = scroll.min(rows.saturating_sub(height));
+    if rows > height {
+        // The frame is drawn again, now saying that the keys scroll it.
+        frame.render_widget(
+            modal(app, "Keys — Esc closes").title_bottom(
+                Line::styled(
+                    format!(
+                        " rows {}–{} of {rows} · j/k scroll ",
+                        scroll + 1,
+                        (scroll + height).min(rows)
+                    ),
+                    app.theme.dim,
+                )
+                .right_aligned(),
+            ),
+            rect,
+        );
+    }
     frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll, 0)),
+        paragraph.scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
         body,
     );
 }
@@ -151,6 +189,29 @@ fn confirm_quit(app: &App, frame: &mut Frame, area: Rect) {
         ),
         Line::raw(""),
         hints(app, Context::ConfirmQuit),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}
+
+fn confirm_retry(app: &App, pane: usize, frame: &mut Frame, area: Rect) {
+    let rect = centered(area, 64, 8);
+    frame.render_widget(Clear, rect);
+    let pane = &app.panes[pane];
+    let title = format!("Retry the {}?", pane.role.title.to_lowercase());
+    let block = modal(app, &title);
+    let body = block.inner(rect);
+    frame.render_widget(block, rect);
+    let lines = vec![
+        Line::styled(
+            format!(
+                "Its call has written {} characters so far, paid for. Retrying cancels it \
+                 and starts the same prompt again from nothing.",
+                super::header::compact(pane.doc.source_len() as u64)
+            ),
+            app.theme.text,
+        ),
+        Line::raw(""),
+        hints(app, Context::ConfirmRetry),
     ];
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
 }
@@ -269,20 +330,24 @@ fn choose_agent(app: &App, pane: usize, cursor: usize, frame: &mut Frame, area: 
     frame.render_widget(Paragraph::new(lines), body);
 }
 
-fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {
-    let Some(entry) = app.board.items.get(index) else {
-        return;
-    };
+/// The item pop-up in `area`: its frame, the rows its text scrolls in, and
+/// the row of keys pinned under them.
+pub(crate) fn item_detail_areas(area: Rect) -> (Rect, Rect, Rect) {
     let rect = centered(
         area,
         area.width.saturating_sub(6).min(100),
         area.height.saturating_sub(4),
     );
-    frame.render_widget(Clear, rect);
-    let title = entry.item.heading();
-    let block = modal(app, &title);
-    let body = block.inner(rect);
-    frame.render_widget(block, rect);
+    let body = crate::tui::layout::inner(rect);
+    let [text, keys] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(body);
+    (rect, text, keys)
+}
+
+/// The item in full, as the pop-up shows it, wrapped to its width.
+pub(crate) fn item_detail_text(app: &App, index: usize) -> Paragraph<'_> {
+    let Some(entry) = app.board.items.get(index) else {
+        return Paragraph::default();
+    };
     let theme = &app.theme;
     let mut lines = vec![Line::from(vec![
         Span::styled(
@@ -293,7 +358,11 @@ fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {
             format!(" · {} · decision: ", entry.item.category),
             theme.dim,
         ),
-        decision_span(theme, &app.info.words, entry.decision),
+        decision_span(
+            theme,
+            &app.info.words,
+            super::items::shown_decision(app, entry),
+        ),
     ])];
     lines.push(Line::raw(""));
     for paragraph in entry.item.text.lines() {
@@ -315,7 +384,39 @@ fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {
         lines.push(Line::raw(""));
         lines.extend(settlement);
     }
-    lines.push(Line::raw(""));
+    Paragraph::new(lines).wrap(Wrap { trim: false })
+}
+
+fn item_detail(app: &App, index: usize, scroll: usize, frame: &mut Frame, area: Rect) {
+    let Some(entry) = app.board.items.get(index) else {
+        return;
+    };
+    let (rect, text, keys) = item_detail_areas(area);
+    frame.render_widget(Clear, rect);
+    let title = entry.item.heading();
+    let mut block = modal(app, &title);
+    let paragraph = item_detail_text(app, index);
+    let rows = paragraph.line_count(text.width);
+    let height = usize::from(text.height);
+    let scroll = scroll.min(rows.saturating_sub(height));
+    if rows > height {
+        block = block.title_bottom(
+            Line::styled(
+                format!(
+                    " rows {}–{} of {rows} · j/k PgDn/PgUp scroll ",
+                    scroll + 1,
+                    (scroll + height).min(rows)
+                ),
+                app.theme.dim,
+            )
+            .right_aligned(),
+        );
+    }
+    frame.render_widget(block, rect);
+    frame.render_widget(
+        paragraph.scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
+        text,
+    );
     let hidden: &[keymap::Action] =
         if matches!(app.mode, Mode::Archive(_)) && app.settle_refusal(index).is_some() {
             &[
@@ -326,6 +427,8 @@ fn item_detail(app: &App, index: usize, frame: &mut Frame, area: Rect) {
         } else {
             &[]
         };
-    lines.push(hints_without(app, Context::ItemDetail, hidden));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+    frame.render_widget(
+        Paragraph::new(hints_without(app, Context::ItemDetail, hidden)),
+        keys,
+    );
 }

@@ -9,6 +9,9 @@ mod layers;
 mod panes;
 mod verdict;
 
+pub(crate) use items::item_in_full_rows;
+pub(crate) use layers::{item_detail_areas, item_detail_text};
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Borders, Paragraph, Wrap};
 
 use super::{frame_block, is_focused};
 use crate::protocol::RoleGroup;
@@ -68,6 +68,16 @@ fn badge(
     Span::styled(format!(" {text} "), style)
 }
 
+/// How a pane's title names the agent playing the role: `provider:model`,
+/// except that the built-in scripted agents say what they are.
+pub fn agent_label(agent: &str) -> String {
+    match agent.strip_prefix("script:") {
+        Some(crate::config::resolve::SCRIPT_MODEL) => "scripted".to_string(),
+        Some(model) => format!("scripted {model}"),
+        None => agent.to_string(),
+    }
+}
+
 pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let pane = &app.panes[index];
@@ -79,7 +89,10 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     if pane.role.binding {
         title.push(Span::styled(" ★", theme.binding));
     }
-    title.push(Span::styled(format!(" · {} ", pane.agent), theme.dim));
+    title.push(Span::styled(
+        format!(" · {} ", agent_label(&pane.agent)),
+        theme.dim,
+    ));
     let mut block = frame_block(app, Line::from(title), focused).title(
         Line::from(badge(
             theme,
@@ -91,6 +104,11 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     );
     if !pane.scroll.follow && pane.doc.line_count() > pane.viewport {
         block = block.title_bottom(Line::styled(" paused · G follows ", theme.dim).right_aligned());
+    }
+    if area.height < 3 {
+        // Shrunk to its title row while other panes stream.
+        frame.render_widget(block.borders(Borders::TOP), area);
+        return;
     }
     let body = inner(area);
     frame.render_widget(block, area);
