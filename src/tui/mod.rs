@@ -6,7 +6,8 @@
 //! frame rate; [`terminal`] restores the terminal on every way out. Keys are
 //! data in [`keymap`], which also writes the footer and the help. Agent text
 //! is sanitised on arrival and laid out once per width by [`markdown`];
-//! colours come from [`theme`].
+//! colours come from [`theme`]; [`svg`] turns a drawn screen into the
+//! pictures of the documentation.
 //!
 //! Not responsible for protocol rules or I/O of the debate: decisions and
 //! overrides go to the engine, which journals them before anything happens.
@@ -16,6 +17,7 @@ pub mod keymap;
 pub mod layout;
 pub mod markdown;
 pub mod run;
+pub mod svg;
 pub mod terminal;
 pub mod theme;
 pub mod view;

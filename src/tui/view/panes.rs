@@ -68,6 +68,16 @@ fn badge(
     Span::styled(format!(" {text} "), style)
 }
 
+/// `text` in at most `columns` characters, with `…` where it was cut.
+fn shortened(text: &str, columns: usize) -> String {
+    if text.chars().count() <= columns {
+        return text.to_string();
+    }
+    let mut short: String = text.chars().take(columns.saturating_sub(1)).collect();
+    short.push('…');
+    short
+}
+
 /// How a pane's title names the agent playing the role: `provider:model`,
 /// except that the built-in scripted agents say what they are.
 pub fn agent_label(agent: &str) -> String {
@@ -82,26 +92,33 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     let theme = &app.theme;
     let pane = &app.panes[index];
     let focused = is_focused(app, Region::Pane(index));
+    let badge = badge(theme, pane.status, pane.tokens_per_second, pane.attempt);
+    // The title and the badge share the top border: a narrow pane drops
+    // the agent's name first, then shortens the role's.
+    let room = usize::from(area.width)
+        .saturating_sub(2)
+        .saturating_sub(badge.width());
+    let star = if pane.role.binding { " ★" } else { "" };
+    let agent = format!(" · {} ", agent_label(&pane.agent));
+    let role_room = room.saturating_sub(1 + star.chars().count());
+    let shows_agent = pane.role.title.chars().count() + agent.chars().count() <= role_room;
+    let role_title = if shows_agent {
+        pane.role.title.clone()
+    } else {
+        shortened(&pane.role.title, role_room.saturating_sub(1)) + " "
+    };
     let mut title = vec![
         Span::raw(" "),
-        Span::styled(pane.role.title.clone(), role_style(theme, pane.role.group)),
+        Span::styled(role_title, role_style(theme, pane.role.group)),
     ];
     if pane.role.binding {
-        title.push(Span::styled(" ★", theme.binding));
+        title.push(Span::styled(star, theme.binding));
     }
-    title.push(Span::styled(
-        format!(" · {} ", agent_label(&pane.agent)),
-        theme.dim,
-    ));
-    let mut block = frame_block(app, Line::from(title), focused).title(
-        Line::from(badge(
-            theme,
-            pane.status,
-            pane.tokens_per_second,
-            pane.attempt,
-        ))
-        .right_aligned(),
-    );
+    if shows_agent {
+        title.push(Span::styled(agent, theme.dim));
+    }
+    let mut block =
+        frame_block(app, Line::from(title), focused).title(Line::from(badge).right_aligned());
     if !pane.scroll.follow && pane.doc.line_count() > pane.viewport {
         block = block.title_bottom(Line::styled(" paused · G follows ", theme.dim).right_aligned());
     }
