@@ -18,7 +18,8 @@
 //!
 //! While a pane streams, a row whose panes only wait, are done or were
 //! skipped shrinks to its title row, so the text being written gets the
-//! rows; a focused pane keeps its size.
+//! rows, and in a row shared with such panes a streaming pane is twice as
+//! wide as they are; a focused pane keeps its size.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
@@ -176,8 +177,21 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     )
     .split(agents);
     for (row, rect) in rows.iter().zip(row_rects.iter()) {
-        let columns = Layout::horizontal(vec![Constraint::Ratio(1, row.len() as u32); row.len()])
-            .split(*rect);
+        // In a row where some panes stream and some do not, the ones at
+        // work are twice as wide.
+        let mixed = busy && row.iter().any(|index| is_idle(app, *index));
+        let columns = Layout::horizontal(
+            row.iter()
+                .map(|index| {
+                    if mixed && !is_idle(app, *index) {
+                        Constraint::Fill(2)
+                    } else {
+                        Constraint::Fill(1)
+                    }
+                })
+                .collect::<Vec<_>>(),
+        )
+        .split(*rect);
         for (index, column) in row.iter().zip(columns.iter()) {
             layout.regions.push((Region::Pane(*index), *column));
         }
