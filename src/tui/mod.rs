@@ -12,6 +12,7 @@
 //! overrides go to the engine, which journals them before anything happens.
 
 pub mod app;
+pub mod cards;
 pub mod keymap;
 pub mod layout;
 pub mod markdown;
