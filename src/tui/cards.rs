@@ -284,7 +284,12 @@ impl Cards {
         {
             let mut markdown = String::new();
             render_top(&node, &mut markdown);
-            self.write_card(&markdown);
+            if markdown.is_empty() {
+                // `{}`: nothing to show as a card, so it shows as written.
+                self.write_line(line);
+            } else {
+                self.write_card(&markdown);
+            }
         } else if !(trimmed.is_empty() && self.after_card) {
             self.write_line(line);
         }
@@ -466,7 +471,7 @@ impl Cards {
                 None => false,
             },
         };
-        if parsed {
+        if parsed && !markdown.is_empty() {
             self.write_card(&markdown);
         } else {
             let (opening, closing) = self.fence_lines();
@@ -1035,12 +1040,13 @@ mod tests {
 
     #[test]
     fn json_lines_outside_fences_become_cards() {
-        let text = "Findings:\n{\"id\": \"security-1\", \"severity\": \"HIGH\", \"title\": \"Signature check open to a timing attack\", \"domains\": [\"security\"]}\n{not json}\n";
+        let text = "Findings:\n{}\n{\"id\": \"security-1\", \"severity\": \"HIGH\", \"title\": \"Signature check open to a timing attack\", \"domains\": [\"security\"]}\n{not json}\n";
         let cards = cards_of(text);
         assert_eq!(
             cards.written,
             [
                 "Findings:\n",
+                "{}\n",
                 "**security-1** · `severity` HIGH · `domains` security\n**Signature check open to a timing attack**\n\n",
                 "{not json}\n",
             ]

@@ -6,7 +6,8 @@
 //! frame rate; [`terminal`] restores the terminal on every way out. Keys are
 //! data in [`keymap`], which also writes the footer and the help. Agent text
 //! is sanitised on arrival and laid out once per width by [`markdown`];
-//! colours come from [`theme`].
+//! [`cards`] reads the same text a second time, its structured records as
+//! cards, for the pane's default view; colours come from [`theme`].
 //!
 //! Not responsible for protocol rules or I/O of the debate: decisions and
 //! overrides go to the engine, which journals them before anything happens.
