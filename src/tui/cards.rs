@@ -326,6 +326,7 @@ impl Cards {
         let Some(start) = start else {
             if raw {
                 self.write_line(line);
+                self.reset_trailer();
                 return;
             }
             let trimmed = line.trim_start();
@@ -1122,6 +1123,37 @@ mod tests {
         assert_eq!(cards.written[0], "**a1**\n\\```\nswallowed?\n\n");
         let shown = rows(&mut cards, 40);
         assert_eq!(shown, ["a1", "```", "swallowed?", "", "a2", ""]);
+    }
+
+    #[test]
+    fn what_is_laid_out_again_on_every_push_stays_small() {
+        // Many records, and one JSON fence far longer than a record may be.
+        let mut text = String::from("```yaml\nitems:\n");
+        for n in 0..2000 {
+            text.push_str(&format!("  - id: r{n}\n    text: \"record {n} of many\"\n"));
+        }
+        text.push_str("```\n```json\n[\n");
+        for n in 0..3000 {
+            text.push_str(&format!("  {{\"id\": \"j{n}\", \"note\": \"a value\"}},\n"));
+        }
+        text.push_str("  {}\n]\n```\nend\n");
+        let mut cards = Cards::new();
+        let theme = Theme::builtin("dark").unwrap();
+        let mut most = 0;
+        for piece in text.as_bytes().chunks(16) {
+            cards.push(Segment::Answer, std::str::from_utf8(piece).unwrap());
+            cards.doc_mut().layout(60, &theme);
+            most = most.max(cards.doc_mut().trailer().source_len());
+        }
+        assert!(most <= MAX_RECORD_BYTES + 64, "{most}");
+        let written = cards.written.concat();
+        assert_eq!(written.matches("**r").count(), 2000);
+        assert!(
+            written.contains("```json\n[\n"),
+            "the long fence shows as written"
+        );
+        assert_eq!(written.matches("\"id\": \"j").count(), 3000, "all of it");
+        assert!(written.ends_with("]\n```\nend\n"));
     }
 
     #[test]
