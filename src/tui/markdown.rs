@@ -58,7 +58,7 @@ const READABLE_COLUMNS: usize = 20;
 
 /// The small indent continuation rows take instead of a hanging indent that
 /// leaves too little room, beyond the line's own indent.
-const FALLBACK_HANG: usize = 2;
+const FALLBACK_HANG_COLUMNS: usize = 2;
 
 /// The mark at the start of a code row that continues the line above.
 const CODE_CONTINUATION: &str = "↪ ";
@@ -1303,7 +1303,7 @@ fn readable_hang(width: usize, base: usize, hanging: usize) -> usize {
     if width.saturating_sub(hanging) >= wanted {
         hanging
     } else {
-        (base + FALLBACK_HANG).min(hanging)
+        (base + FALLBACK_HANG_COLUMNS).min(hanging)
     }
 }
 
