@@ -621,3 +621,18 @@ fn archive_item_in_full() {
     press(&mut app, KeyCode::Enter);
     snap("archive_item_detail", &mut app);
 }
+
+/// Issue 28: a structured answer reads as cards — the proposer's thesis
+/// blocks and the critic's critique items, once both have answered — and
+/// `t` shows the proposer's text as it was written.
+#[test]
+fn structured_answers_read_as_cards() {
+    let mut app = app_until("dark", chunks_of("judge.", 0), 1);
+    app.focus = quorum::tui::app::Focus::Pane(0);
+    snap("cards", &mut app);
+    press(&mut app, KeyCode::Char('z'));
+    snap("cards_zoomed", &mut app);
+    press(&mut app, KeyCode::Char('t'));
+    assert!(app.panes[0].raw);
+    snap("cards_raw_text", &mut app);
+}

@@ -98,6 +98,8 @@ pub enum Action {
     Top,
     Bottom,
     ToggleFollow,
+    /// An agent's pane shows its raw text, or its cards again.
+    ToggleRaw,
     Help,
     Quit,
     ToggleVerdict,
@@ -289,6 +291,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Pane, &[ch('g'), key(KeyCode::Home)], A::Top, "top", false),
     bind(C::Pane, &[ch('G'), key(KeyCode::End)], A::Bottom, "bottom (follow)", false),
     bind(C::Pane, &[ch('f')], A::ToggleFollow, "follow", true),
+    bind(C::Pane, &[ch('t')], A::ToggleRaw, RAW_TEXT, true),
     // Everywhere.
     bind(C::Global, &[ch(' ')], A::TogglePause, "pause / go on", true).only(REPLAY),
     bind(C::Global, &[ch('+'), ch('=')], A::Faster, "faster", true).only(REPLAY),
@@ -301,6 +304,12 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Global, &[ch('?')], A::Help, "help", true),
     bind(C::Global, &[ch('q'), ctrl('c')], A::Quit, "quit", true),
 ];
+
+/// The hint of `t` while a pane shows its cards; [`CARDS`] while it shows
+/// its raw text.
+pub const RAW_TEXT: &str = "raw text";
+/// The hint of `t` while a pane shows its raw text.
+pub const CARDS: &str = "cards";
 
 /// The action `event` means in `context` in `mode`, if any.
 pub fn lookup(context: Context, mode: Mode, event: &KeyEvent) -> Option<Action> {

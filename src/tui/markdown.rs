@@ -50,6 +50,19 @@ pub const LAYOUT_BUDGET_BYTES: usize = 32 * 1024;
 /// would leave less; the prefix is cut short instead.
 const MIN_TEXT_COLUMNS: usize = 8;
 
+/// Columns a continuation row should keep for its text: a hanging indent
+/// (under a YAML value, under a list item's text) that would leave fewer
+/// (or less than half the width, in a narrow pane) gives way to a small
+/// fixed indent, so a long value never wraps one word to a row.
+const READABLE_COLUMNS: usize = 20;
+
+/// The small indent continuation rows take instead of a hanging indent that
+/// leaves too little room, beyond the line's own indent.
+const FALLBACK_HANG_COLUMNS: usize = 2;
+
+/// The mark at the start of a code row that continues the line above.
+const CODE_CONTINUATION: &str = "↪ ";
+
 /// Which part of an agent's output a piece of text belongs to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Segment {
@@ -87,6 +100,9 @@ pub struct StreamDoc {
     tail_rows: Rows,
     tail_changed: bool,
     lines_laid_last_layout: usize,
+    /// Provisional text shown after everything else (see
+    /// [`trailer`](Self::trailer)).
+    trailer: Option<Box<StreamDoc>>,
 }
 
 impl StreamDoc {
@@ -148,6 +164,27 @@ impl StreamDoc {
             laid_for: self.laid_for.take(),
             ..StreamDoc::default()
         };
+    }
+
+    /// Forgets all text and rows, and reads what comes next as the inside
+    /// of a YAML code block when `yaml_code` is set (as
+    /// [`yaml_excerpt`](Self::yaml_excerpt) does), as fresh markdown if not.
+    pub fn clear_as(&mut self, yaml_code: bool) {
+        self.clear();
+        if yaml_code {
+            self.blocks = BlockState::yaml_code();
+        }
+    }
+
+    /// A second document whose rows follow this one's: provisional text
+    /// that is replaced as a whole (cleared and written again) while the
+    /// text above it only grows. It is laid out with this document, always
+    /// in full, so it should stay small; it counts in
+    /// [`line_count`](Self::line_count) and [`lines`](Self::lines) but not
+    /// in [`source_len`](Self::source_len) or
+    /// [`answer_lines`](Self::answer_lines).
+    pub fn trailer(&mut self) -> &mut StreamDoc {
+        self.trailer.get_or_insert_with(Box::default)
     }
 
     /// Brings the rows up to date for `width` columns and `theme`: lays out
@@ -266,6 +303,10 @@ impl StreamDoc {
             }
             laid += lines;
         }
+        if let Some(trailer) = &mut self.trailer {
+            trailer.lay_out_rows(u16::try_from(width).unwrap_or(u16::MAX), theme, None);
+            laid += trailer.lines_laid_last_layout;
+        }
         self.lines_laid_last_layout = laid;
     }
 
@@ -288,6 +329,14 @@ impl StreamDoc {
     /// Rows at the last layout width (after a budgeted layout, those that
     /// exist so far: the end of the text).
     pub fn line_count(&self) -> usize {
+        self.own_line_count()
+            + self
+                .trailer
+                .as_ref()
+                .map_or(0, |trailer| trailer.line_count())
+    }
+
+    fn own_line_count(&self) -> usize {
         self.laid_chunks()
             .map(|chunk| chunk.rows.len())
             .sum::<usize>()
@@ -318,6 +367,11 @@ impl StreamDoc {
             lines.extend((skip..skip + take).map(|row| rows.line(row)));
             skip = 0;
         }
+        if let Some(trailer) = &self.trailer
+            && lines.len() < count
+        {
+            lines.extend(trailer.lines(skip, count - lines.len()));
+        }
         lines
     }
 
@@ -330,14 +384,7 @@ impl StreamDoc {
     /// pane lays the YAML an agent fenced: for an excerpt of that YAML.
     pub fn yaml_excerpt(text: &str) -> StreamDoc {
         let mut doc = StreamDoc {
-            blocks: BlockState {
-                fence: Some(Fence {
-                    marker: '`',
-                    len: 3,
-                    yaml: true,
-                }),
-                carry: None,
-            },
+            blocks: BlockState::yaml_code(),
             ..StreamDoc::default()
         };
         doc.push(Segment::Answer, text);
@@ -652,11 +699,67 @@ struct BlockState {
     carry: Option<LineKind>,
 }
 
+impl BlockState {
+    /// Inside a YAML code block.
+    fn yaml_code() -> BlockState {
+        BlockState {
+            fence: Some(Fence {
+                marker: '`',
+                len: 3,
+                yaml: true,
+            }),
+            carry: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Fence {
     marker: char,
     len: usize,
     yaml: bool,
+}
+
+/// An opening code fence: its character, its length and the first word of
+/// its info string (the language, maybe empty).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FenceOpening<'a> {
+    pub marker: char,
+    pub len: usize,
+    pub language: &'a str,
+}
+
+impl FenceOpening<'_> {
+    /// Whether `line` closes this fence.
+    pub fn closed_by(&self, line: &str) -> bool {
+        let trimmed = line.trim();
+        trimmed.len() >= self.len && trimmed.chars().all(|c| c == self.marker)
+    }
+}
+
+/// The code fence `line` opens, if it opens one (read as the markdown of
+/// a pane reads it).
+pub fn fence_opening(line: &str) -> Option<FenceOpening<'_>> {
+    let trimmed = line.trim_start();
+    let marker = trimmed.chars().next().filter(|&c| c == '`' || c == '~')?;
+    let len = trimmed.chars().take_while(|&c| c == marker).count();
+    if len < 3 {
+        return None;
+    }
+    // The fence characters are ASCII: `len` is also a byte offset.
+    let info = trimmed[len..].trim();
+    if marker == '`' && info.contains('`') {
+        return None;
+    }
+    let language = info
+        .split(|c: char| c.is_whitespace() || c == '{' || c == '}' || c == ',')
+        .find(|word| !word.is_empty())
+        .unwrap_or("");
+    Some(FenceOpening {
+        marker,
+        len,
+        language,
+    })
 }
 
 /// Reads one answer line in `state`; returns its kind and the next state.
@@ -733,24 +836,11 @@ fn classify_prose(line: &str) -> LineKind {
 }
 
 fn opens_fence(line: &str) -> Option<Fence> {
-    let trimmed = line.trim_start();
-    let marker = trimmed.chars().next().filter(|&c| c == '`' || c == '~')?;
-    let len = trimmed.chars().take_while(|&c| c == marker).count();
-    if len < 3 {
-        return None;
-    }
-    // The fence characters are ASCII: `len` is also a byte offset.
-    let info = trimmed[len..].trim();
-    if marker == '`' && info.contains('`') {
-        return None;
-    }
-    let language = info
-        .split(|c: char| c.is_whitespace() || c == '{' || c == '}' || c == ',')
-        .find(|word| !word.is_empty())
-        .unwrap_or("");
+    let opening = fence_opening(line)?;
+    let language = opening.language;
     Some(Fence {
-        marker,
-        len,
+        marker: opening.marker,
+        len: opening.len,
         yaml: language.eq_ignore_ascii_case("yaml") || language.eq_ignore_ascii_case("yml"),
     })
 }
@@ -1011,13 +1101,27 @@ impl<'t> Layouter<'t> {
                 let indent = &text[..text.len() - item.len()];
                 push_plain(&mut self.first_prefix, indent, theme.md_code);
                 let value_column = push_yaml(&mut self.content, item, theme);
-                let hanging = text_width(indent) + value_column;
-                push_plain(&mut self.rest_prefix, &" ".repeat(hanging), theme.md_code);
+                let base = text_width(indent);
+                let hang = readable_hang(self.width, base, base + value_column);
+                push_plain(&mut self.rest_prefix, &" ".repeat(hang), theme.md_code);
                 self.wrap_words(rows);
             }
             LineKind::Code { yaml: false } => {
-                push_plain(&mut self.content, text, theme.md_code);
-                self.hard_wrap(rows);
+                // Wrapped at spaces where it can be, each continuation row
+                // marked, so no word is cut at the pane's edge unseen.
+                let code = text.trim_start();
+                let indent = &text[..text.len() - code.len()];
+                push_plain(&mut self.first_prefix, indent, theme.md_code);
+                let mark = text_width(CODE_CONTINUATION);
+                let hang = readable_hang(self.width, 0, text_width(indent) + mark);
+                push_plain(
+                    &mut self.rest_prefix,
+                    &" ".repeat(hang.saturating_sub(mark)),
+                    theme.md_code,
+                );
+                push_plain(&mut self.rest_prefix, CODE_CONTINUATION, theme.dim);
+                push_plain(&mut self.content, code, theme.md_code);
+                self.wrap_words(rows);
             }
             LineKind::Reasoning => {
                 let content = text.trim_start();
@@ -1055,7 +1159,8 @@ impl<'t> Layouter<'t> {
                 push_plain(&mut self.first_prefix, marker, theme.md_list_marker);
                 push_plain(&mut self.first_prefix, " ", theme.text);
                 let hanging = glyphs_width(&self.first_prefix);
-                push_plain(&mut self.rest_prefix, &" ".repeat(hanging), theme.text);
+                let hang = readable_hang(self.width, *indent, hanging);
+                push_plain(&mut self.rest_prefix, &" ".repeat(hang), theme.text);
                 push_inline(
                     &mut self.content,
                     &text[*content_start..],
@@ -1185,6 +1290,20 @@ impl<'t> Layouter<'t> {
             spaces = 0..0;
         }
         row.finish();
+    }
+}
+
+/// The indent of a continuation row that would hang at column `hanging`
+/// (under a value, under a list item's text) in a row `width` wide, for a
+/// line indented `base` columns: `hanging` while it leaves the text a
+/// readable width ([`READABLE_COLUMNS`], or half the width in a narrow
+/// pane), else a small fixed indent past `base`.
+fn readable_hang(width: usize, base: usize, hanging: usize) -> usize {
+    let wanted = READABLE_COLUMNS.min(width / 2);
+    if width.saturating_sub(hanging) >= wanted {
+        hanging
+    } else {
+        (base + FALLBACK_HANG_COLUMNS).min(hanging)
     }
 }
 
@@ -1410,7 +1529,7 @@ fn split_yaml_comment(text: &str) -> (&str, &str) {
 
 /// The end of a mapping key (`key:` followed by a space or the end), if the
 /// text starts with one.
-fn yaml_key_end(body: &str) -> Option<usize> {
+pub(super) fn yaml_key_end(body: &str) -> Option<usize> {
     let colon_ends_key =
         |at: usize| body[at + 1..].is_empty() || body[at + 1..].starts_with([' ', '\t']);
     if let Some(quote) = body.chars().next().filter(|&c| c == '"' || c == '\'') {
@@ -1741,17 +1860,37 @@ mod tests {
     }
 
     #[test]
-    fn code_is_cut_at_the_width_not_at_words() {
-        let mut doc = doc_of("```\nlet answer = compute(42);\n```\n");
+    fn code_wraps_at_spaces_with_a_mark_on_continuation_rows() {
+        let mut doc = doc_of("```\n  let answer = compute(42);\n```\n");
         assert_eq!(
-            laid_out(&mut doc, 10),
-            ["```", "let answer", " = compute", "(42);", "```"]
+            laid_out(&mut doc, 18),
+            ["```", "  let answer =", "  ↪ compute(42);", "```"]
         );
         assert_eq!(
-            styles_of(&doc, 1),
-            [("let answer".to_string(), theme().md_code)]
+            styles_of(&doc, 2),
+            [
+                ("  ".to_string(), theme().md_code),
+                ("↪ ".to_string(), theme().dim),
+                ("compute(42);".to_string(), theme().md_code),
+            ]
         );
         assert_eq!(styles_of(&doc, 0)[0].1, theme().dim);
+        // A word wider than a row is cut, and every piece says it goes on.
+        let mut doc = doc_of("```\nabcdefghijklmnopqrstuvwxyz\n```\n");
+        assert_eq!(
+            laid_out(&mut doc, 12),
+            ["```", "abcdefghijkl", "↪ mnopqrstuv", "↪ wxyz", "```"]
+        );
+        // Deep code in a narrow pane continues under a small indent.
+        let mut doc = doc_of("```\n                if ready { go(now) }\n```\n");
+        let rows = laid_out(&mut doc, 24);
+        assert_eq!(rows[1], "                if ready");
+        assert!(
+            rows[2..rows.len() - 1]
+                .iter()
+                .all(|row| row.starts_with("↪ ")),
+            "{rows:?}"
+        );
     }
 
     #[test]
@@ -2018,5 +2157,97 @@ mod tests {
         let rows = laid_out(&mut doc, 10);
         assert!(rows.iter().all(|row| text_width(row) <= 10), "{rows:?}");
         assert!(rows.iter().any(|row| row.contains("deeply")), "{rows:?}");
+    }
+}
+
+#[cfg(test)]
+mod hanging_indent_tests {
+    use super::*;
+
+    fn rows_at(text: &str, width: u16) -> Vec<String> {
+        let mut doc = StreamDoc::yaml_excerpt(text);
+        doc.layout(width, &Theme::builtin("dark").unwrap());
+        doc.lines(0, doc.line_count())
+            .iter()
+            .map(|line| {
+                line.spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect()
+            })
+            .collect()
+    }
+
+    const LONG_KEY: &str =
+        "  - addresses_critique: anyone who can read the log can share this login.\n";
+
+    #[test]
+    fn a_hanging_indent_that_leaves_room_is_kept() {
+        assert_eq!(
+            rows_at(LONG_KEY, 60),
+            [
+                "  - addresses_critique: anyone who can read the log can",
+                "                        share this login.",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_hanging_indent_that_leaves_too_little_room_gives_way_to_a_small_one() {
+        // Under the value, 16 columns would be left at 40 and none at 24:
+        // the text continues just past the list's dash instead.
+        assert_eq!(
+            rows_at(LONG_KEY, 40),
+            [
+                "  - addresses_critique: anyone who can",
+                "    read the log can share this login.",
+            ]
+        );
+        assert_eq!(
+            rows_at(LONG_KEY, 24),
+            [
+                "  - addresses_critique:",
+                "    anyone who can read",
+                "    the log can share",
+                "    this login.",
+            ]
+        );
+        // At 18 the key itself is cut, and the words still share rows.
+        let narrow = rows_at(LONG_KEY, 18);
+        assert_eq!(
+            narrow[1..],
+            [
+                "    ique: anyone",
+                "    who can read",
+                "    the log can",
+                "    share this",
+                "    login."
+            ]
+        );
+    }
+
+    #[test]
+    fn a_top_level_key_continues_two_columns_in_when_narrow() {
+        let text = "rationale: share this login with the whole team now.\n";
+        // At 24 columns, 13 are left under the value: over half the width.
+        assert_eq!(
+            rows_at(text, 24),
+            [
+                "rationale: share this",
+                "           login with",
+                "           the whole",
+                "           team now."
+            ]
+        );
+        // At 18, 7 would be.
+        assert_eq!(
+            rows_at(text, 18),
+            [
+                "rationale: share",
+                "  this login with",
+                "  the whole team",
+                "  now."
+            ]
+        );
     }
 }

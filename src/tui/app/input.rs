@@ -103,6 +103,13 @@ impl App {
                 }
             }
             Action::Help => self.layers.push(Layer::Help { scroll: 0 }),
+            Action::ToggleRaw => match layout::focused_region(self) {
+                Region::Pane(index) => self.panes[index].toggle_raw(),
+                _ => self.flash(
+                    "t switches an agent's pane between its cards and its raw text".into(),
+                    now,
+                ),
+            },
             Action::Quit => {
                 // Only a running debate is stopped by quitting.
                 if self.running() && matches!(self.mode, Mode::Live) {
@@ -308,7 +315,7 @@ impl App {
         match region {
             Region::Pane(index) => {
                 let pane = &mut self.panes[index];
-                let total = pane.doc.line_count();
+                let total = pane.shown().line_count();
                 Some((&mut pane.scroll, total, pane.viewport))
             }
             Region::Transcript => Some((

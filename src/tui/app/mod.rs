@@ -26,6 +26,7 @@ use crate::protocol::{
 };
 use crate::text::{Sanitizer, sanitize};
 
+use super::cards::Cards;
 use super::keymap::{self, Context};
 use super::layout::{self, Region, ScreenLayout};
 use super::markdown::{Segment, StreamDoc};
@@ -160,7 +161,13 @@ pub struct AgentPane {
     /// `provider:model` of the current call.
     pub agent: String,
     pub status: PaneStatus,
+    /// The answers as streamed (sanitised, otherwise byte for byte).
     pub doc: StreamDoc,
+    /// The same answers with their structured records read as cards.
+    pub cards: Cards,
+    /// The pane shows `doc` rather than `cards` (`t` switches).
+    pub raw: bool,
+    /// Where the view scrolled to, in the rows of whichever it shows.
     pub scroll: Scroll,
     /// The call whose text the pane shows now.
     pub call_id: Option<String>,
@@ -185,6 +192,8 @@ impl AgentPane {
             role,
             status: PaneStatus::Waiting,
             doc: StreamDoc::new(),
+            cards: Cards::new(),
+            raw: false,
             scroll: Scroll::default(),
             call_id: None,
             attempt: 0,
@@ -198,6 +207,41 @@ impl AgentPane {
             human: None,
             viewport: 0,
         }
+    }
+
+    /// The document the pane shows: the raw text or the cards.
+    pub fn shown(&self) -> &StreamDoc {
+        if self.raw {
+            &self.doc
+        } else {
+            self.cards.doc()
+        }
+    }
+
+    pub fn shown_mut(&mut self) -> &mut StreamDoc {
+        if self.raw {
+            &mut self.doc
+        } else {
+            self.cards.doc_mut()
+        }
+    }
+
+    /// Switches between the raw text and the cards. A view following the
+    /// stream goes on following; a paused one keeps its place in
+    /// proportion, the two views' rows being different.
+    pub fn toggle_raw(&mut self) {
+        let before = self.shown().line_count();
+        self.raw = !self.raw;
+        if !self.scroll.follow {
+            let after = self.shown().line_count();
+            self.scroll.top = (self.scroll.top * after).checked_div(before).unwrap_or(0);
+        }
+    }
+
+    /// A notice (a new attempt, a failure) in both views.
+    fn push_notice(&mut self, text: &str) {
+        self.doc.push_notice(text);
+        self.cards.push_notice(text);
     }
 
     /// Whether a call of this pane is running (and so can be overridden).
@@ -731,7 +775,7 @@ impl App {
         let pane = &mut self.panes[index];
         let heading = format!("{stage} · round {round} · attempt {attempt}");
         if pane.doc.source_len() > 0 {
-            pane.doc.push_notice(&heading);
+            pane.push_notice(&heading);
         }
         pane.status = if attempt > 1 {
             PaneStatus::Retrying
@@ -771,6 +815,7 @@ impl App {
             Segment::Reasoning => pane.reasoning_sanitizer.push(text),
         };
         pane.doc.push(segment, &clean);
+        pane.cards.push(segment, &clean);
         pane.first_chunk.get_or_insert(now);
         let chars = clean.chars().count();
         pane.streamed_chars += chars;
@@ -843,7 +888,7 @@ impl App {
             LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip
         ) {
             let notice = sanitize(&crate::report::one_line(&entry.message));
-            pane.doc.push_notice(&notice);
+            pane.push_notice(&notice);
             let by_person = self.overridden.contains(call_id);
             let skippable = !self.board.required_roles.contains(&pane.role.slot);
             if entry.kind != LogKind::Skip || (skippable && !by_person) {
@@ -1020,8 +1065,13 @@ impl App {
                         human.prompt.layout(inner.width, theme);
                     }
                     pane.viewport = usize::from(inner.height);
+                    let doc = if pane.raw {
+                        &mut pane.doc
+                    } else {
+                        pane.cards.doc_mut()
+                    };
                     pending |= lay_out_from_end(
-                        &mut pane.doc,
+                        doc,
                         &mut pane.scroll,
                         (inner.width, pane.viewport),
                         theme,

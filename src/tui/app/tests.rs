@@ -346,7 +346,7 @@ fn agent_text_is_made_inert_on_arrival() {
     );
     app.prepare(Rect::new(0, 0, 200, 60));
     let text: String = app.panes[0]
-        .doc
+        .shown()
         .lines(0, 10)
         .iter()
         .flat_map(|line| line.spans.iter().map(|span| span.content.to_string()))
@@ -1166,8 +1166,10 @@ fn the_moderation_layout_sets_idle_panes_aside_until_their_roles_start() {
 /// The text a pane shows in its view, as plain rows.
 fn visible_rows(app: &App, index: usize) -> Vec<String> {
     let pane = &app.panes[index];
-    let first = pane.scroll.first_line(pane.doc.line_count(), pane.viewport);
-    pane.doc
+    let first = pane
+        .scroll
+        .first_line(pane.shown().line_count(), pane.viewport);
+    pane.shown()
         .lines(first, pane.viewport)
         .iter()
         .map(|line| {
@@ -1200,7 +1202,7 @@ fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
     key(&mut app, KeyCode::Char('z'));
     app.prepare(screen);
     assert!(app.layout_pending, "the zoomed frame lays out only the end");
-    assert!(app.panes[0].doc.lines_laid_last_layout() < 10_000);
+    assert!(app.panes[0].shown().lines_laid_last_layout() < 10_000);
     let bottom = visible_rows(&app, 0);
     assert!(
         bottom.last().unwrap().starts_with("line 39999"),
@@ -1442,4 +1444,63 @@ fn draw_text(app: &mut App, width: u16, height: u16) -> String {
         .draw(|frame| crate::tui::view::draw(app, frame))
         .unwrap();
     terminal.backend().to_string()
+
+/// Issue 28: a pane reads a structured answer as cards; `t` shows the text
+/// the agent wrote, row for row as streamed, and `t` again the cards.
+#[test]
+fn t_switches_a_pane_between_its_cards_and_the_raw_text() {
+    let mut app = app();
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    let answer = "Two blocks follow.\n\n```yaml\nblocks:\n  - id: a1\n    type: claim\n    text: \"Use a jobs table.\"\n  - id: a2\n    type: risk\n    text: \"Bloat # not a comment.\"\n```\n";
+    for piece in answer.as_bytes().chunks(5) {
+        app.apply(
+            Update::Chunk {
+                call_id: "proposer/proposal/r1/a1".into(),
+                text: std::str::from_utf8(piece).unwrap().into(),
+            },
+            Instant::now(),
+        );
+    }
+    app.focus = Focus::Pane(0);
+    let screen = Rect::new(0, 0, 200, 60);
+    app.prepare(screen);
+    let all_rows = |app: &App| -> Vec<String> {
+        let doc = app.panes[0].shown();
+        doc.lines(0, doc.line_count())
+            .iter()
+            .map(|line| {
+                line.spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect()
+            })
+            .collect()
+    };
+    let cards = all_rows(&app);
+    assert_eq!(
+        cards,
+        [
+            "Two blocks follow.",
+            "",
+            "blocks",
+            "a1 · type claim",
+            "Use a jobs table.",
+            "",
+            "a2 · type risk",
+            "Bloat # not a comment.",
+            ""
+        ]
+    );
+    key(&mut app, KeyCode::Char('t'));
+    assert!(app.panes[0].raw);
+    app.prepare(screen);
+    assert_eq!(all_rows(&app), answer.lines().collect::<Vec<_>>());
+    assert_eq!(visible_rows(&app, 0), answer.lines().collect::<Vec<_>>());
+    key(&mut app, KeyCode::Char('t'));
+    app.prepare(screen);
+    assert_eq!(visible_rows(&app, 0), cards);
+    // Elsewhere the key says what it is for.
+    app.focus = Focus::Transcript;
+    key(&mut app, KeyCode::Char('t'));
+    assert!(app.flash.as_ref().unwrap().0.contains("raw text"));
 }

@@ -214,6 +214,12 @@ fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
         keymap::footer(&app.contexts(), app.key_mode(), &hidden)
             .into_iter()
             .map(|(key, hint)| (key, keymap::worded(hint, &app.info.words)))
+            .map(|(key, hint)| match app.focus {
+                Focus::Pane(index) if hint == keymap::RAW_TEXT && app.panes[index].raw => {
+                    (key, keymap::CARDS)
+                }
+                _ => (key, hint),
+            })
             .collect();
     let (right, left): (Vec<_>, Vec<_>) = hints.into_iter().partition(|(key, hint)| {
         anchored.iter().any(|action| {

@@ -119,7 +119,7 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     }
     let mut block =
         frame_block(app, Line::from(title), focused).title(Line::from(badge).right_aligned());
-    if !pane.scroll.follow && pane.doc.line_count() > pane.viewport {
+    if !pane.scroll.follow && pane.shown().line_count() > pane.viewport {
         block = block.title_bottom(Line::styled(" paused · G follows ", theme.dim).right_aligned());
     }
     if area.height < 3 {
@@ -147,7 +147,7 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
         }
         return;
     }
-    if pane.doc.line_count() == 0 {
+    if pane.shown().line_count() == 0 {
         let waiting = match pane.status {
             PaneStatus::Waiting => "waiting for its turn",
             _ => "…",
@@ -155,7 +155,7 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(Line::styled(waiting, theme.dim)), body);
         return;
     }
-    draw_doc(&pane.doc, &pane.scroll, frame, body);
+    draw_doc(pane.shown(), &pane.scroll, frame, body);
 }
 
 /// Draws the visible window of a laid-out document.
