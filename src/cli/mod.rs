@@ -108,9 +108,8 @@ pub struct RunFlags {
     /// How the moderator's items are decided without a person at the keyboard
     #[arg(long, value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
-    /// Assign a role as ROLE=PROVIDER or ROLE=PROVIDER:MODEL; roles are proposer, critic,
-    /// judge.analyst, ..., judge.*, synthesizer, debugger.NAME, debugger.*,
-    /// expert.DOMAIN, expert.*, devil-advocate, integration-checker, default (repeatable)
+    /// Assign a role as ROLE=PROVIDER or ROLE=PROVIDER:MODEL (repeatable; the
+    /// help lists the roles from the registry)
     #[arg(long = "agent", value_name = "ROLE=PROVIDER[:MODEL]")]
     pub agents: Vec<String>,
     /// Pace multiplier for scripted agents (2 = twice as fast)
@@ -140,8 +139,8 @@ pub struct RunFlags {
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// The protocol to show: decision-review (the default), quick, or a
-    /// command's name: challenge, panel, premortem, redteam, adversary
+    /// The demo to show (the help lists every protocol's and command's,
+    /// from the registry)
     #[arg(long, value_name = "NAME")]
     pub protocol: Option<String>,
     /// Write the demo's spec and script to FILE (to edit and run with `quorum run`) and exit
