@@ -221,10 +221,6 @@ impl ProtocolKind for CouncilKind {
         Step::IDS.to_vec()
     }
 
-    fn slot_note(&self, slot: &str) -> Option<&'static str> {
-        (slot == SYNTHESIZER).then_some("brainstorm and design")
-    }
-
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
         let mut options: CouncilOptions = read_options(input)?;
         let field = |key: &str| input.field(key);
