@@ -153,7 +153,10 @@ impl Harness {
         let call_id = self.call(role).request.call_id;
         self.send(Input::CallFailed {
             call_id,
-            failure: CallFailure::TimedOut { after_ms: 600_000 },
+            failure: CallFailure::TimedOut {
+                after_ms: 600_000,
+                staged: false,
+            },
             partial_chars: 0,
             elapsed_ms: 600_000,
         })
