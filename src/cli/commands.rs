@@ -143,6 +143,7 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, clap::Error> {
     }
     if let Command::Demo(args) = &mut command {
         args.run.options = every_flag_value(sub);
+        args.run_flags_given = run_flags_given(sub);
     }
     Ok(Invocation::Builtin(command))
 }
@@ -242,6 +243,25 @@ fn every_flag_value(matches: &ArgMatches) -> Vec<FlagValue> {
     every_protocol_flag()
         .iter()
         .filter_map(|option| flag_value(matches, option))
+        .collect()
+}
+
+/// The run flags given to `demo` (not its own nor a protocol's), as
+/// typed: `--speed`, `--headless`.
+fn run_flags_given(matches: &ArgMatches) -> Vec<String> {
+    let protocol_flags = every_protocol_flag();
+    let demo = command();
+    let Some(demo) = demo.find_subcommand("demo") else {
+        return Vec::new();
+    };
+    demo.get_arguments()
+        .filter(|arg| !matches!(arg.get_id().as_str(), "protocol" | "export_script"))
+        .filter(|arg| !protocol_flags.iter().any(|flag| arg.get_id() == flag.flag))
+        .filter(|arg| {
+            matches.value_source(arg.get_id().as_str())
+                == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
         .collect()
 }
 

@@ -9,6 +9,7 @@
 mod browse;
 mod commands;
 mod doctor;
+mod export;
 mod headless;
 mod interactive;
 mod open;
@@ -148,6 +149,10 @@ pub struct DemoArgs {
     pub export_script: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunFlags,
+    /// The run flags given that are not protocol flags (`--speed`), as
+    /// typed: what `--export-script` cannot write into a spec.
+    #[arg(skip)]
+    pub run_flags_given: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -362,7 +367,7 @@ pub async fn run(invocation: Invocation) -> ExitCode {
                 Some(name) => Source::DemoOf(name.clone()),
             };
             if let Some(path) = &args.export_script {
-                return export_demo(&source, &args.run, path);
+                return export_demo(&source, &args.run, &args.run_flags_given, path);
             }
             headless::run_debate(source, args.run).await
         }
@@ -388,15 +393,26 @@ pub async fn run(invocation: Invocation) -> ExitCode {
     }
 }
 
-/// `quorum demo --export-script FILE`: the demo's spec, to edit and run.
-fn export_demo(source: &Source, flags: &RunFlags, path: &std::path::Path) -> ExitCode {
-    let text = match prepare::demo_text(source, flags) {
-        Ok(text) => text,
+/// `quorum demo --export-script FILE`: the demo's spec, with the protocol
+/// flags given written in, to edit and run; `run_flags` (`--speed`) are
+/// not part of a spec, and the message names them.
+fn export_demo(
+    source: &Source,
+    flags: &RunFlags,
+    run_flags: &[String],
+    path: &std::path::Path,
+) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let exported = prepare::demo_text(source, flags)
+        .and_then(|text| export::with_flags(text, &flags.options, path, &cwd));
+    let (text, mut left_out) = match exported {
+        Ok(exported) => (exported.text, exported.left_out),
         Err(error) => {
             eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    left_out.extend(run_flags.iter().cloned());
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -404,11 +420,29 @@ fn export_demo(source: &Source, flags: &RunFlags, path: &std::path::Path) -> Exi
         .and_then(|mut file| std::io::Write::write_all(&mut file, text.as_bytes()));
     match written {
         Ok(()) => {
-            eprintln!(
-                "quorum: wrote the demo spec to {}; edit it and run `quorum run {}`",
-                path.display(),
-                path.display()
-            );
+            let shown = shell_path(path);
+            let mut message = format!("wrote the demo spec to {shown}");
+            if !flags.options.is_empty() {
+                let mut written: Vec<&str> = flags
+                    .options
+                    .iter()
+                    .map(|flag| flag.flag.as_str())
+                    .filter(|flag| !left_out.iter().any(|out| out.starts_with(flag)))
+                    .collect();
+                written.dedup();
+                if !written.is_empty() {
+                    message.push_str(&format!(" with {} in it", written.join(", ")));
+                }
+            }
+            message.push_str(&format!("; edit it and run `quorum run {shown}`"));
+            if !left_out.is_empty() {
+                message.push_str(&format!(
+                    ". Not exported (a spec does not hold them; give them to `quorum run` \
+                     again): {}",
+                    left_out.join(", ")
+                ));
+            }
+            eprintln!("quorum: {}", crate::text::for_stderr(&message));
             ExitCode::SUCCESS
         }
         Err(error) => {
