@@ -19,7 +19,7 @@ use super::{CallFailure, CallSpec, LogEntry, LogKind, Timestamp};
 
 /// Said after a timeout the `script` provider was told to stage, so a
 /// demo's deliberate fault does not read as a real one.
-pub const STAGED_BY_SCRIPT: &str = " (staged by the script's `fault: timeout`; not a real fault)";
+pub const STAGED_BY_SCRIPT: &str = " (staged by the script)";
 
 /// A role's place in the debate: who, in which stage, in which round.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
