@@ -37,6 +37,103 @@ pub fn fenced(text: &str, info: &str) -> String {
     format!("{fence}{info}\n{body}\n{fence}\n")
 }
 
+/// Untrusted agent Markdown shown as Markdown in its own section of a
+/// document for people, under a heading of `level` (2 for `## …`): its
+/// headings are pushed below that level (`######` at most) and a setext
+/// title underline is shown as text, raw HTML (a tag, a comment that would
+/// hide what follows) is shown as text instead of being rendered, and a
+/// code fence it leaves open is closed, so nothing it writes reaches past
+/// its section. Fenced code and code spans are kept as written. Terminal
+/// controls are removed when the document is written
+/// ([`crate::text::for_markdown`]).
+pub fn nested_markdown(text: &str, level: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut fence: Option<(char, usize)> = None;
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let trimmed = line.trim_start();
+        let marker = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'));
+        let run = marker.map_or(0, |c| trimmed.chars().take_while(|x| *x == c).count());
+        match (fence, marker) {
+            (Some((c, length)), Some(m))
+                if m == c && run >= length && trimmed[run..].trim().is_empty() =>
+            {
+                fence = None;
+            }
+            (Some(_), _) => {}
+            (None, Some(c)) if run >= 3 && indent < 4 => fence = Some((c, run)),
+            (None, _) => {
+                out.push_str(&nested_line(line, indent, level));
+                out.push('\n');
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    if let Some((c, length)) = fence {
+        out.push_str(&c.to_string().repeat(length));
+        out.push('\n');
+    }
+    out
+}
+
+/// One line of [`nested_markdown`] outside fenced code.
+fn nested_line(line: &str, indent: usize, level: usize) -> String {
+    let trimmed = &line[indent..];
+    let hashes = trimmed.bytes().take_while(|&byte| byte == b'#').count();
+    if indent < 4
+        && (1..=6).contains(&hashes)
+        && trimmed[hashes..].chars().next().is_none_or(|c| c == ' ')
+    {
+        let deeper = "#".repeat((hashes + level).min(6));
+        return format!("{deeper}{}", without_html(&trimmed[hashes..]));
+    }
+    if indent < 4 && !trimmed.is_empty() && trimmed.trim_end().bytes().all(|b| b == b'=') {
+        return format!("\\{}", trimmed.trim_end());
+    }
+    without_html(line)
+}
+
+/// `text` with each `<` that could open raw HTML (`<a`, `</`, `<!`, `<?`)
+/// written as `&lt;`, outside code spans.
+fn without_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['<', '`']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if rest.starts_with('`') {
+            let run = rest.bytes().take_while(|&byte| byte == b'`').count();
+            let ticks = &rest[..run];
+            // A code span runs to the next run of as many backticks.
+            let mut end = None;
+            let mut from = run;
+            while let Some(found) = rest[from..].find(ticks) {
+                let start = from + found;
+                let length = rest[start..].bytes().take_while(|&b| b == b'`').count();
+                if length == run {
+                    end = Some(start + run);
+                    break;
+                }
+                from = start + length;
+            }
+            let span = end.unwrap_or(run);
+            out.push_str(&rest[..span]);
+            rest = &rest[span..];
+            continue;
+        }
+        let opens_html = rest[1..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '/' | '!' | '?'));
+        out.push_str(if opens_html { "&lt;" } else { "<" });
+        rest = &rest[1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The timestamped list of log entries, one line each.
 pub fn log_lines(log: &[LogEntry]) -> String {
     let mut out = String::new();
@@ -308,6 +405,32 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn nested_markdown_stays_inside_its_section() {
+        let critique = "# Verdict\n\nIt holds.\n\n## Why\n\nSee <b>this</b> and <!-- hidden\n\
+                        `<kbd>` stays, a < b stays.\n\n```html\n# not a heading\n<p>code</p>\n```\n\n\
+                        Title\n=====\n\n    ####### seven\n\n~~~\nleft open";
+        let nested = super::nested_markdown(critique, 2);
+        assert!(nested.starts_with("### Verdict\n"), "{nested}");
+        assert!(nested.contains("\n#### Why\n"), "{nested}");
+        assert!(
+            nested.contains("See &lt;b>this&lt;/b> and &lt;!-- hidden"),
+            "{nested}"
+        );
+        assert!(nested.contains("`<kbd>` stays, a < b stays."), "{nested}");
+        assert!(
+            nested.contains("```html\n# not a heading\n<p>code</p>\n```\n"),
+            "{nested}"
+        );
+        assert!(nested.contains("Title\n\\=====\n"), "{nested}");
+        assert!(nested.contains("    ####### seven"), "{nested}");
+        assert!(nested.ends_with("~~~\nleft open\n~~~\n"), "{nested}");
+        let outside_fences = nested.split("```").step_by(2).collect::<String>();
+        for line in outside_fences.lines().filter(|line| line.starts_with('#')) {
+            assert!(line.starts_with("###"), "{line}");
+        }
+    }
+
     use super::*;
 
     #[test]

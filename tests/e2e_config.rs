@@ -448,6 +448,24 @@ fn doctor_reports_providers_roles_and_terminal() {
         role_line("judge.strategist").contains("high-stakes only"),
         "{report}"
     );
+    // A run seats the lead's agent as synthesizer, not `default`'s.
+    let synthesizer = report
+        .split("  synthesizer ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no synthesizer line:\n{report}"));
+    assert!(
+        synthesizer.contains("the agent of the debate's lead"),
+        "{report}"
+    );
+    let as_critic = synthesizer
+        .lines()
+        .find(|line| line.trim_start().starts_with("as critic ("))
+        .unwrap_or_else(|| panic!("no lead line for the critic:\n{report}"));
+    assert!(as_critic.contains("judge-cli:critic"), "{report}");
+    assert!(
+        role_line("proposer").contains("decision review (architecture, comparative)"),
+        "{report}"
+    );
     assert!(report.contains("stdout is a terminal: no"), "{report}");
     assert!(report.contains("NO_COLOR: set"), "{report}");
     for output in [&ran.stdout, &ran.stderr] {

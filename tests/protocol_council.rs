@@ -1172,7 +1172,10 @@ fn fp_09_budget_counts_retries_and_ends_the_rounds() {
     let call_id = h.call("expert.security/independent/r0").request.call_id;
     h.send(quorum::protocol::Input::CallFailed {
         call_id,
-        failure: quorum::protocol::CallFailure::TimedOut { after_ms: 1 },
+        failure: quorum::protocol::CallFailure::TimedOut {
+            after_ms: 1,
+            staged: false,
+        },
         partial_chars: 0,
         elapsed_ms: 1,
     });

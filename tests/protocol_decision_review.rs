@@ -214,7 +214,13 @@ impl Harness {
     }
 
     fn time_out(&mut self, role: &str) -> Vec<Effect> {
-        self.fail(role, CallFailure::TimedOut { after_ms: 600_000 })
+        self.fail(
+            role,
+            CallFailure::TimedOut {
+                after_ms: 600_000,
+                staged: false,
+            },
+        )
     }
 
     fn error(&mut self, role: &str) -> Vec<Effect> {

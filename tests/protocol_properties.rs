@@ -192,7 +192,7 @@ proptest! {
                 }
                 Step::TimeOut { pick } => {
                     if let Some(spec) = run.take(pick) {
-                        run.input(Input::CallFailed { call_id: spec.request.call_id, failure: CallFailure::TimedOut { after_ms: 600_000 }, partial_chars: 0, elapsed_ms: 600_000 });
+                        run.input(Input::CallFailed { call_id: spec.request.call_id, failure: CallFailure::TimedOut { after_ms: 600_000, staged: false }, partial_chars: 0, elapsed_ms: 600_000 });
                     }
                 }
                 Step::Error { pick } => {

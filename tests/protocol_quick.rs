@@ -153,7 +153,10 @@ impl Harness {
         let call_id = self.call(role).request.call_id;
         self.send(Input::CallFailed {
             call_id,
-            failure: CallFailure::TimedOut { after_ms: 600_000 },
+            failure: CallFailure::TimedOut {
+                after_ms: 600_000,
+                staged: false,
+            },
             partial_chars: 0,
             elapsed_ms: 600_000,
         })
@@ -360,6 +363,45 @@ fn qm_03_rf_11_challenge_writes_its_transcript_led_by_the_bottom_line() {
             .unwrap()
             .starts_with("**No bottom line.**")
     );
+}
+
+/// A challenge's transcript reads as its result: the bottom line, then the
+/// critique as Markdown (no ```text fence, its headings kept inside its
+/// section, raw HTML shown as text), and the event log last.
+#[test]
+fn a_challenge_transcript_leads_with_the_bottom_line_then_the_critique_then_the_log() {
+    let mut h = Harness::of(QuickMode::Challenge);
+    h.finish(
+        "critic",
+        "# My review\n\n**Weak spot:** the rollback is untested.\n\n<!-- note to self\n\n\
+         Bottom line: the position holds only with a staged rollout.",
+    );
+    let transcript = h.file("transcript.md");
+    let at = |needle: &str| {
+        transcript
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} missing:\n{transcript}"))
+    };
+    let bottom = at("**Bottom line:** the position holds only with a staged rollout.");
+    let critique = at("## The critique");
+    let weak_spot = at("**Weak spot:** the rollback is untested.");
+    let events = at("## Events");
+    assert!(
+        bottom < critique && critique < weak_spot && weak_spot < events,
+        "{transcript}"
+    );
+    assert!(
+        transcript.rfind("## ").unwrap() == events,
+        "the log is the last section"
+    );
+    assert!(
+        transcript[events..].contains("**stage** — stage: challenge"),
+        "the events are under their heading:\n{transcript}"
+    );
+    assert!(!transcript.contains("```text"), "{transcript}");
+    assert!(transcript.contains("\n### My review\n"), "{transcript}");
+    assert!(!transcript.contains("\n# My review"), "{transcript}");
+    assert!(transcript.contains("&lt;!-- note to self"), "{transcript}");
 }
 
 // ---- panel review --------------------------------------------------------------

@@ -183,6 +183,10 @@ impl Agent for Labelled {
         self.inner.usage_is_estimated()
     }
 
+    fn stages_timeout(&self, request: &CallRequest) -> bool {
+        self.inner.stages_timeout(request)
+    }
+
     fn call<'a>(
         &'a self,
         request: CallRequest,

@@ -126,6 +126,14 @@ pub trait Agent: Send + Sync {
         false
     }
 
+    /// Whether `request` is scripted to time out (a `script` provider's
+    /// reply with `fault: timeout`), so the record can say the timeout was
+    /// staged. Only the `script` provider stages faults.
+    fn stages_timeout(&self, request: &CallRequest) -> bool {
+        let _ = request;
+        false
+    }
+
     /// Runs one call. Text is sent on `events` as it arrives, preferably
     /// from inside the returned future (see [`events`] for why); the output
     /// carries the whole answer. Dropping the future cancels the call.

@@ -539,6 +539,12 @@ impl Agent for ScriptAgent {
         true
     }
 
+    fn stages_timeout(&self, request: &CallRequest) -> bool {
+        self.script
+            .reply_for(request)
+            .is_ok_and(|reply| reply.fault == Some(Fault::Timeout))
+    }
+
     fn call<'a>(
         &'a self,
         request: CallRequest,

@@ -31,13 +31,65 @@ pub fn command() -> clap::Command {
     let mut order = 2;
     for kind in registry::KINDS {
         for spec in kind.commands() {
-            command = command.subcommand(protocol_command(kind.options(), spec, order));
+            command =
+                command.subcommand(protocol_command(kind.options(), kind.slots(), spec, order));
             order += 1;
         }
     }
     let every_flag = every_protocol_flag();
-    command = command.mut_subcommand("run", |run| add_flags(run, &every_flag, false));
-    command.mut_subcommand("demo", |demo| add_flags(demo, &every_flag, false))
+    let every_slot = agent_help(&registry::slot_names());
+    command = command.mut_subcommand("run", |run| {
+        add_flags(run, &every_flag, false).mut_arg("agents", |arg| arg.help(every_slot.clone()))
+    });
+    command = command.mut_subcommand("doctor", |doctor| {
+        doctor.mut_arg("agents", |arg| arg.help(every_slot.clone()))
+    });
+    command.mut_subcommand("demo", |demo| {
+        add_flags(demo, &every_flag, false)
+            .mut_arg("agents", |arg| arg.help(every_slot.clone()))
+            .mut_arg("protocol", |arg| arg.help(demo_protocol_help()))
+    })
+}
+
+/// `quorum demo --protocol`'s help: every protocol's demo and every
+/// command's, as the registry lists them.
+fn demo_protocol_help() -> String {
+    let protocols: Vec<String> = registry::KINDS
+        .iter()
+        .map(|kind| {
+            let mut notes = Vec::new();
+            if kind.name() == crate::spec::DEFAULT_PROTOCOL {
+                notes.push("the default".to_string());
+            }
+            if !kind.modes().is_empty() {
+                notes.push(format!("--mode {}", kind.modes().join(", ")));
+            }
+            match notes.is_empty() {
+                true => kind.name().to_string(),
+                false => format!("{} ({})", kind.name(), notes.join("; ")),
+            }
+        })
+        .collect();
+    let commands: Vec<&str> = registry::KINDS
+        .iter()
+        .flat_map(|kind| kind.commands().iter().map(|command| command.name))
+        .collect();
+    format!(
+        "The demo to show, by a protocol's name: {}; or by a command's name: {}",
+        protocols.join("; "),
+        commands.join(", ")
+    )
+}
+
+/// `--agent`'s help, naming `slots` (a `group.*` slot stands for its
+/// family, `debugger.alpha`, and for all of it).
+fn agent_help(slots: &[&str]) -> String {
+    format!(
+        "Assign a role as ROLE=PROVIDER or ROLE=PROVIDER:MODEL (repeatable); the roles: {}, \
+         or default for every role nothing else names (a `.*` role is a family: one of it, \
+         such as debugger.alpha, or all of it)",
+        slots.join(", ")
+    )
 }
 
 /// Parses `args` (the program name first); exits with clap's message (code
@@ -91,13 +143,19 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, clap::Error> {
     }
     if let Command::Demo(args) = &mut command {
         args.run.options = every_flag_value(sub);
+        args.run_flags_given = run_flags_given(sub);
     }
     Ok(Invocation::Builtin(command))
 }
 
 /// `quorum NAME SUBJECT [--context FILE]… [--script FILE] [run flags]` with
 /// the protocol's flags for this command.
-fn protocol_command(options: &[OptionSpec], spec: &CommandSpec, order: usize) -> clap::Command {
+fn protocol_command(
+    options: &[OptionSpec],
+    slots: &[&str],
+    spec: &CommandSpec,
+    order: usize,
+) -> clap::Command {
     let command = clap::Command::new(spec.name)
         .about(spec.about)
         .display_order(order)
@@ -124,7 +182,9 @@ fn protocol_command(options: &[OptionSpec], spec: &CommandSpec, order: usize) ->
         );
     // `augment_args` sets the command's about from `RunFlags`' doc comment;
     // the protocol's own line goes back on top of it.
-    let command = RunFlags::augment_args(command).about(spec.about);
+    let command = RunFlags::augment_args(command)
+        .about(spec.about)
+        .mut_arg("agents", |arg| arg.help(agent_help(slots)));
     let own: Vec<OptionSpec> = options
         .iter()
         .filter(|option| spec.options.contains(&option.key))
@@ -183,6 +243,25 @@ fn every_flag_value(matches: &ArgMatches) -> Vec<FlagValue> {
     every_protocol_flag()
         .iter()
         .filter_map(|option| flag_value(matches, option))
+        .collect()
+}
+
+/// The run flags given to `demo` (not its own nor a protocol's), as
+/// typed: `--speed`, `--headless`.
+fn run_flags_given(matches: &ArgMatches) -> Vec<String> {
+    let protocol_flags = every_protocol_flag();
+    let demo = command();
+    let Some(demo) = demo.find_subcommand("demo") else {
+        return Vec::new();
+    };
+    demo.get_arguments()
+        .filter(|arg| !matches!(arg.get_id().as_str(), "protocol" | "export_script"))
+        .filter(|arg| !protocol_flags.iter().any(|flag| arg.get_id() == flag.flag))
+        .filter(|arg| {
+            matches.value_source(arg.get_id().as_str())
+                == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
         .collect()
 }
 
@@ -294,6 +373,87 @@ mod tests {
         };
         assert_eq!(args.run.options.len(), 1);
         assert_eq!(args.run.options[0].flag, "--max-rounds");
+    }
+
+    /// The long help of `quorum NAME`, as `quorum NAME --help` prints it.
+    fn help_of(name: &str) -> String {
+        let mut command = command();
+        command.build();
+        command
+            .find_subcommand_mut(name)
+            .expect(name)
+            .render_long_help()
+            .to_string()
+    }
+
+    /// The words of `help`, without the wrapping clap adds.
+    fn words(help: &str) -> Vec<String> {
+        help.split(|c: char| c.is_whitespace() || ",;()".contains(c))
+            .filter(|word| !word.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn demo_help_names_every_protocol_and_command_of_the_registry() {
+        let help = help_of("demo");
+        let protocol = help
+            .split("--protocol <NAME>")
+            .nth(1)
+            .and_then(|rest| rest.split("--export-script").next())
+            .expect("--protocol in the help");
+        let said = words(protocol);
+        for kind in registry::KINDS {
+            assert!(
+                said.iter().any(|word| word == kind.name()),
+                "{}: {protocol}",
+                kind.name()
+            );
+            for mode in kind.modes() {
+                assert!(said.iter().any(|word| word == mode), "{mode}: {protocol}");
+            }
+            for spec in kind.commands() {
+                assert!(
+                    said.iter().any(|word| word == spec.name),
+                    "{}: {protocol}",
+                    spec.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn agent_help_names_every_slot_of_the_registry() {
+        let slots = registry::slot_names();
+        for name in ["demo", "run", "doctor"] {
+            let help = help_of(name);
+            let agent = help
+                .split("--agent <ROLE=PROVIDER[:MODEL]>")
+                .nth(1)
+                .expect("--agent in the help");
+            let agent = agent.split("\n\n").next().unwrap_or_default();
+            let said = words(agent);
+            for slot in &slots {
+                assert!(
+                    said.iter().any(|word| word == slot),
+                    "{name}: {slot}: {agent}"
+                );
+            }
+        }
+        // A protocol's command names its own slots.
+        for kind in registry::KINDS {
+            for spec in kind.commands() {
+                let help = help_of(spec.name);
+                let said = words(&help);
+                for slot in kind.slots() {
+                    assert!(
+                        said.iter().any(|word| word == slot),
+                        "{}: {slot}",
+                        spec.name
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -231,6 +231,110 @@ fn find_program(program: &str) -> Option<PathBuf> {
         .find(|path| executable(path))
 }
 
+/// One way a protocol runs (a mode, or the protocol itself when it has
+/// none) and the role slots it seats there, read from the protocol's own
+/// configuration of its demo.
+struct Variant {
+    kind: &'static dyn registry::ProtocolKind,
+    mode: Option<&'static str>,
+    roles: Vec<registry::RoleSlot>,
+}
+
+/// Every protocol's variants, each configured as its built-in demo is; a
+/// variant that cannot be configured is left out.
+fn variants() -> Vec<Variant> {
+    let mut variants = Vec::new();
+    for kind in registry::KINDS.iter().copied() {
+        let modes: Vec<Option<&'static str>> = match kind.modes() {
+            [] => vec![None],
+            modes => modes.iter().copied().map(Some).collect(),
+        };
+        for mode in modes {
+            let Some(text) = kind.demo(mode) else {
+                continue;
+            };
+            let flags: Vec<registry::FlagValue> = mode
+                .map(|mode| registry::FlagValue {
+                    flag: "--mode".into(),
+                    key: "mode".into(),
+                    value: yaml_serde::Value::String(mode.into()),
+                })
+                .into_iter()
+                .collect();
+            let configured = kind.configure(&registry::Configure {
+                spec: Some((Path::new(super::DEMO_SPEC_NAME), text)),
+                flags: &flags,
+                allow_outside: false,
+            });
+            if let Ok(configured) = configured {
+                variants.push(Variant {
+                    kind,
+                    mode,
+                    roles: configured.roles(),
+                });
+            }
+        }
+    }
+    variants
+}
+
+/// Where `slot` is seated, one entry per protocol that has it: `decision
+/// review (architecture, comparative)` when only some of its modes seat
+/// it, with what else it depends on (`high-stakes only`).
+fn seated_in(slot: &str, variants: &[Variant]) -> Vec<String> {
+    registry::KINDS
+        .iter()
+        .filter(|kind| kind.slots().contains(&slot))
+        .map(|kind| {
+            let of_kind: Vec<&Variant> = variants
+                .iter()
+                .filter(|variant| variant.kind.name() == kind.name())
+                .collect();
+            let seating: Vec<&str> = of_kind
+                .iter()
+                .filter(|variant| variant.roles.iter().any(|role| role.slot == slot))
+                .filter_map(|variant| variant.mode)
+                .collect();
+            let mut notes = Vec::new();
+            if !seating.is_empty() && seating.len() < of_kind.len() {
+                notes.push(seating.join(", "));
+            }
+            if let Some(note) = kind.slot_note(slot) {
+                notes.push(note.to_string());
+            }
+            match notes.is_empty() {
+                true => kind.title().to_string(),
+                false => format!("{} ({})", kind.title(), notes.join("; ")),
+            }
+        })
+        .collect()
+}
+
+/// The slots `slot` falls back to when nothing names it (a synthesizer
+/// plays with its lead's agent), each with the variants where it does.
+fn defaults_of(slot: &str, variants: &[Variant]) -> Vec<(String, Vec<String>)> {
+    let mut leads: Vec<(String, Vec<String>)> = Vec::new();
+    for variant in variants {
+        let Some(lead) = variant
+            .roles
+            .iter()
+            .find(|role| role.slot == slot)
+            .and_then(|role| role.defaults_to.clone())
+        else {
+            continue;
+        };
+        let name = match variant.mode {
+            Some(mode) => format!("{} {mode}", variant.kind.title()),
+            None => variant.kind.title().to_string(),
+        };
+        match leads.iter_mut().find(|(seen, _)| *seen == lead) {
+            Some((_, names)) => names.push(name),
+            None => leads.push((lead, vec![name])),
+        }
+    }
+    leads
+}
+
 fn roles_section(
     agent_flags: &std::collections::BTreeMap<String, config::AgentChoice>,
     spec: Option<&DebateSpec>,
@@ -244,36 +348,47 @@ fn roles_section(
         config: loaded,
         env,
     });
+    let variants = variants();
+    let resolved_line = |slot: &str| match resolver.resolve(slot) {
+        Ok(resolved) => {
+            let origin = match resolved.level {
+                Level::Auto => format!("auto: {}", resolved.origin),
+                Level::Flag => resolved.origin.clone(),
+                level => format!("{level}: {}", resolved.origin),
+            };
+            format!("{:<40} from {origin}", resolved.label())
+        }
+        Err(error) if error.message.starts_with("no agent plays") => {
+            "unassigned: nothing assigns it and auto-detection found nothing".into()
+        }
+        Err(error) => format!("error: {error}"),
+    };
     let mut out =
         String::from("\nRoles of every protocol (--agent flag > spec > config > auto-detect)\n");
     for slot in registry::slot_names()
         .into_iter()
         .filter(|slot| !slot.ends_with(".*"))
     {
-        let used_by: Vec<String> = registry::KINDS
-            .iter()
-            .filter(|kind| kind.slots().contains(&slot))
-            .map(|kind| match kind.slot_note(slot) {
-                Some(note) => format!("{} ({note})", kind.title()),
-                None => kind.title().to_string(),
-            })
-            .collect();
-        let note = format!("  [{}]", used_by.join(", "));
-        let line = match resolver.resolve(slot) {
-            Ok(resolved) => {
-                let origin = match resolved.level {
-                    Level::Auto => format!("auto: {}", resolved.origin),
-                    Level::Flag => resolved.origin.clone(),
-                    level => format!("{level}: {}", resolved.origin),
-                };
-                format!("{:<40} from {origin}", resolved.label())
-            }
-            Err(error) if error.message.starts_with("no agent plays") => {
-                "unassigned: nothing assigns it and auto-detection found nothing".into()
-            }
-            Err(error) => format!("error: {error}"),
-        };
-        out.push_str(&format!("  {slot:<18} {line}{note}\n"));
+        let note = format!("  [{}]", seated_in(slot, &variants).join(", "));
+        let leads = defaults_of(slot, &variants);
+        if leads.is_empty() || resolver.names(slot) {
+            out.push_str(&format!("  {slot:<18} {}{note}\n", resolved_line(slot)));
+            continue;
+        }
+        // As a run seats it: nothing names the slot itself, so it plays
+        // with the agent of the slot it defaults to, not `default`'s.
+        out.push_str(&format!(
+            "  {slot:<18} {:<40} (nothing names {slot} itself){note}\n",
+            "the agent of the debate's lead:"
+        ));
+        for (lead, names) in leads {
+            out.push_str(&format!(
+                "  {:<18}   as {lead} ({}): {}\n",
+                "",
+                names.join(", "),
+                resolved_line(&lead)
+            ));
+        }
     }
     out
 }
@@ -298,6 +413,91 @@ fn terminal_section(env: &dyn Environment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every mode of every protocol configures from its demo, so the
+    /// labels come from what the protocols seat, not from a list.
+    #[test]
+    fn every_mode_of_every_protocol_is_read() {
+        let expected: usize = registry::KINDS
+            .iter()
+            .map(|kind| kind.modes().len().max(1))
+            .sum();
+        assert_eq!(variants().len(), expected);
+    }
+
+    #[test]
+    fn a_slot_is_labelled_with_the_modes_that_seat_it() {
+        let variants = variants();
+        let proposer = seated_in("proposer", &variants);
+        assert_eq!(
+            proposer,
+            [
+                "decision review (architecture, comparative)",
+                "quick mode (adversary)"
+            ]
+        );
+        let critic = seated_in("critic", &variants);
+        assert!(
+            critic.contains(&"decision review".to_string()),
+            "{critic:?}"
+        );
+        assert!(
+            seated_in("judge.strategist", &variants)
+                .contains(&"decision review (high-stakes only)".to_string())
+        );
+    }
+
+    /// Nothing naming the synthesizer, a run seats the lead's agent: the
+    /// doctor names, for each mode, the slot the protocol defaults it to.
+    #[test]
+    fn the_synthesizer_is_reported_as_the_leads_agent() {
+        let variants = variants();
+        let leads = defaults_of("synthesizer", &variants);
+        for variant in &variants {
+            for role in &variant.roles {
+                let Some(lead) = &role.defaults_to else {
+                    continue;
+                };
+                assert!(
+                    leads.iter().any(|(slot, names)| slot == lead
+                        && names
+                            .iter()
+                            .any(|name| name.starts_with(variant.kind.title()))),
+                    "{} {:?}: {lead} in {leads:?}",
+                    variant.kind.name(),
+                    variant.mode
+                );
+            }
+        }
+        assert!(leads.iter().all(|(slot, _)| slot != "default"));
+        let loaded = LoadedConfig::default();
+        let flags = parse_agent_flags(&["critic=script".to_string()]).unwrap();
+        let env = std::collections::BTreeMap::<String, String>::new();
+        let report = roles_section(&flags, None, &loaded, &env);
+        let synthesizer = report
+            .split("  synthesizer ")
+            .nth(1)
+            .expect("a synthesizer line");
+        assert!(
+            synthesizer.contains("the agent of the debate's lead"),
+            "{report}"
+        );
+        let as_critic = synthesizer
+            .lines()
+            .find(|line| line.trim_start().starts_with("as critic ("))
+            .expect("the critic leads some debates");
+        assert!(as_critic.contains("script:scripted"), "{report}");
+        assert!(as_critic.contains("--agent critic"), "{report}");
+        // Named itself, it is resolved as any slot.
+        let flags = parse_agent_flags(&["synthesizer=script".to_string()]).unwrap();
+        let report = roles_section(&flags, None, &loaded, &env);
+        let line = report
+            .lines()
+            .find(|line| line.trim_start().starts_with("synthesizer "))
+            .unwrap();
+        assert!(line.contains("script:scripted"), "{line}");
+        assert!(!report.contains("as critic ("), "{report}");
+    }
 
     #[test]
     fn programs_are_found_on_the_path_or_by_their_path() {

@@ -9,6 +9,7 @@
 mod browse;
 mod commands;
 mod doctor;
+mod export;
 mod headless;
 mod interactive;
 mod open;
@@ -108,9 +109,8 @@ pub struct RunFlags {
     /// How the moderator's items are decided without a person at the keyboard
     #[arg(long, value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
-    /// Assign a role as ROLE=PROVIDER or ROLE=PROVIDER:MODEL; roles are proposer, critic,
-    /// judge.analyst, ..., judge.*, synthesizer, debugger.NAME, debugger.*,
-    /// expert.DOMAIN, expert.*, devil-advocate, integration-checker, default (repeatable)
+    /// Assign a role as ROLE=PROVIDER or ROLE=PROVIDER:MODEL (repeatable; the
+    /// help lists the roles from the registry)
     #[arg(long = "agent", value_name = "ROLE=PROVIDER[:MODEL]")]
     pub agents: Vec<String>,
     /// Pace multiplier for scripted agents (2 = twice as fast)
@@ -140,8 +140,8 @@ pub struct RunFlags {
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// The protocol to show: decision-review (the default), quick, or a
-    /// command's name: challenge, panel, premortem, redteam, adversary
+    /// The demo to show (the help lists every protocol's and command's,
+    /// from the registry)
     #[arg(long, value_name = "NAME")]
     pub protocol: Option<String>,
     /// Write the demo's spec and script to FILE (to edit and run with `quorum run`) and exit
@@ -149,6 +149,10 @@ pub struct DemoArgs {
     pub export_script: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunFlags,
+    /// The run flags given that are not protocol flags (`--speed`), as
+    /// typed: what `--export-script` cannot write into a spec.
+    #[arg(skip)]
+    pub run_flags_given: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -363,7 +367,7 @@ pub async fn run(invocation: Invocation) -> ExitCode {
                 Some(name) => Source::DemoOf(name.clone()),
             };
             if let Some(path) = &args.export_script {
-                return export_demo(&source, &args.run, path);
+                return export_demo(&source, &args.run, &args.run_flags_given, path);
             }
             headless::run_debate(source, args.run).await
         }
@@ -389,15 +393,26 @@ pub async fn run(invocation: Invocation) -> ExitCode {
     }
 }
 
-/// `quorum demo --export-script FILE`: the demo's spec, to edit and run.
-fn export_demo(source: &Source, flags: &RunFlags, path: &std::path::Path) -> ExitCode {
-    let text = match prepare::demo_text(source, flags) {
-        Ok(text) => text,
+/// `quorum demo --export-script FILE`: the demo's spec, with the protocol
+/// flags given written in, to edit and run; `run_flags` (`--speed`) are
+/// not part of a spec, and the message names them.
+fn export_demo(
+    source: &Source,
+    flags: &RunFlags,
+    run_flags: &[String],
+    path: &std::path::Path,
+) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let exported = prepare::demo_text(source, flags)
+        .and_then(|text| export::with_flags(text, &flags.options, path, &cwd));
+    let (text, mut left_out) = match exported {
+        Ok(exported) => (exported.text, exported.left_out),
         Err(error) => {
             eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    left_out.extend(run_flags.iter().cloned());
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -405,11 +420,29 @@ fn export_demo(source: &Source, flags: &RunFlags, path: &std::path::Path) -> Exi
         .and_then(|mut file| std::io::Write::write_all(&mut file, text.as_bytes()));
     match written {
         Ok(()) => {
-            eprintln!(
-                "quorum: wrote the demo spec to {}; edit it and run `quorum run {}`",
-                path.display(),
-                path.display()
-            );
+            let shown = shell_path(path);
+            let mut message = format!("wrote the demo spec to {shown}");
+            if !flags.options.is_empty() {
+                let mut written: Vec<&str> = flags
+                    .options
+                    .iter()
+                    .map(|flag| flag.flag.as_str())
+                    .filter(|flag| !left_out.iter().any(|out| out.starts_with(flag)))
+                    .collect();
+                written.dedup();
+                if !written.is_empty() {
+                    message.push_str(&format!(" with {} in it", written.join(", ")));
+                }
+            }
+            message.push_str(&format!("; edit it and run `quorum run {shown}`"));
+            if !left_out.is_empty() {
+                message.push_str(&format!(
+                    ". Not exported (a spec does not hold them; give them to `quorum run` \
+                     again): {}",
+                    left_out.join(", ")
+                ));
+            }
+            eprintln!("quorum: {}", crate::text::for_stderr(&message));
             ExitCode::SUCCESS
         }
         Err(error) => {

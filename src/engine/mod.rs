@@ -351,6 +351,7 @@ async fn run_call(
 ) {
     let started = Instant::now();
     let call_id = request.call_id.clone();
+    let staged = role_agent.agent.stages_timeout(&request);
     let (events, mut received) = crate::agent::events::channel();
     // A provider that panics fails its call like any error; it must not take
     // the task down silently and leave the debate waiting.
@@ -439,6 +440,7 @@ async fn run_call(
                 forward(&mut arrived, &mut streamed_chars, true);
                 return Poll::Ready(Err(CallFailure::TimedOut {
                     after_ms: whole_ms(role_agent.timeout),
+                    staged,
                 }));
             }
             let later = deadline.deadline() + extra;

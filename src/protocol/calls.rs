@@ -18,7 +18,9 @@
 
 use std::collections::BTreeMap;
 
-use super::supervision::{AfterFailure, LiveCall, Slot, Supervisor, format_duration_ms};
+use super::supervision::{
+    AfterFailure, LiveCall, STAGED_BY_SCRIPT, Slot, Supervisor, format_duration_ms,
+};
 use super::usage::{CallUsage, Measured, Price, UsageLedger};
 use super::{CallFailure, CallSpec, Effect, Input, LogEntry, LogKind, OverrideAction, Timestamp};
 use crate::prompts::{PromptSet, TemplateSpec};
@@ -356,10 +358,11 @@ impl Calls {
                     );
                 }
                 let reason = match failure {
-                    CallFailure::TimedOut { after_ms } => {
+                    CallFailure::TimedOut { after_ms, staged } => {
                         format!(
-                            "timed out twice; last after {}",
-                            format_duration_ms(*after_ms)
+                            "timed out twice; last after {}{}",
+                            format_duration_ms(*after_ms),
+                            if *staged { STAGED_BY_SCRIPT } else { "" }
                         )
                     }
                     CallFailure::Error { message } => format!("failed twice; last: {message}"),
@@ -606,7 +609,10 @@ mod tests {
         let spec = calls.start(Slot::new("critic", "challenge", 1), "p".into(), None, now());
         let failed = |call_id: &str| Input::CallFailed {
             call_id: call_id.into(),
-            failure: CallFailure::TimedOut { after_ms: 600_000 },
+            failure: CallFailure::TimedOut {
+                after_ms: 600_000,
+                staged: false,
+            },
             partial_chars: 0,
             elapsed_ms: 600_000,
         };

@@ -138,7 +138,14 @@ pub enum Input {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CallFailure {
     /// No complete answer before the role's deadline.
-    TimedOut { after_ms: u64 },
+    TimedOut {
+        after_ms: u64,
+        /// The `script` provider was told to time out here (a reply's
+        /// `fault: timeout`): a staged fault, not a real one. Never set for
+        /// any other provider.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        staged: bool,
+    },
     /// The provider reported an error.
     Error { message: String },
 }

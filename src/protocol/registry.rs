@@ -420,7 +420,9 @@ pub trait ProtocolKind: Sync {
         false
     }
 
-    /// When it seats `slot` only in some debates (`high-stakes only`).
+    /// When it seats `slot` only in some debates for a reason other than
+    /// its mode (`high-stakes only`); which modes seat a slot, `quorum
+    /// doctor` reads from the modes' own configurations.
     fn slot_note(&self, slot: &str) -> Option<&'static str> {
         let _ = slot;
         None

@@ -17,6 +17,10 @@ use crate::agent::CallRequest;
 
 use super::{CallFailure, CallSpec, LogEntry, LogKind, Timestamp};
 
+/// Said after a timeout the `script` provider was told to stage, so a
+/// demo's deliberate fault does not read as a real one.
+pub const STAGED_BY_SCRIPT: &str = " (staged by the script)";
+
 /// A role's place in the debate: who, in which stage, in which round.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Slot {
@@ -191,13 +195,14 @@ impl Supervisor {
             message,
         };
         match failure {
-            CallFailure::TimedOut { after_ms } => {
+            CallFailure::TimedOut { after_ms, staged } => {
                 log.push(entry(
                     LogKind::Timeout,
                     format!(
-                        "{} produced no answer within {}",
+                        "{} produced no answer within {}{}",
                         call.slot.role,
-                        format_duration_ms(*after_ms)
+                        format_duration_ms(*after_ms),
+                        if *staged { STAGED_BY_SCRIPT } else { "" }
                     ),
                 ));
                 log.push(entry(LogKind::Cancel, format!("{call_id} cancelled")));
@@ -397,7 +402,10 @@ mod tests {
         let first = started(&mut supervisor, &mut log);
         let after = supervisor.fail(
             &first.request.call_id,
-            &CallFailure::TimedOut { after_ms: 600_000 },
+            &CallFailure::TimedOut {
+                after_ms: 600_000,
+                staged: false,
+            },
             now(),
             &mut log,
         );
@@ -439,7 +447,10 @@ mod tests {
         };
         let after = supervisor.fail(
             &retry.request.call_id,
-            &CallFailure::TimedOut { after_ms: 1000 },
+            &CallFailure::TimedOut {
+                after_ms: 1000,
+                staged: false,
+            },
             now(),
             &mut log,
         );
@@ -455,7 +466,10 @@ mod tests {
         let first = started(&mut supervisor, &mut log);
         supervisor.fail(
             &first.request.call_id,
-            &CallFailure::TimedOut { after_ms: 5 },
+            &CallFailure::TimedOut {
+                after_ms: 5,
+                staged: false,
+            },
             now(),
             &mut log,
         );
@@ -469,7 +483,10 @@ mod tests {
         let first = started(&mut supervisor, &mut log);
         supervisor.fail(
             &first.request.call_id,
-            &CallFailure::TimedOut { after_ms: 5 },
+            &CallFailure::TimedOut {
+                after_ms: 5,
+                staged: false,
+            },
             now(),
             &mut log,
         );

@@ -114,7 +114,10 @@ impl<P: Protocol> Harness<P> {
             let call_id = self.call(prefix).request.call_id;
             self.send(Input::CallFailed {
                 call_id,
-                failure: CallFailure::TimedOut { after_ms: 600_000 },
+                failure: CallFailure::TimedOut {
+                    after_ms: 600_000,
+                    staged: false,
+                },
                 partial_chars: 0,
                 elapsed_ms: 600_000,
             });

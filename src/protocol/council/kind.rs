@@ -221,10 +221,6 @@ impl ProtocolKind for CouncilKind {
         Step::IDS.to_vec()
     }
 
-    fn slot_note(&self, slot: &str) -> Option<&'static str> {
-        (slot == SYNTHESIZER).then_some("brainstorm and design")
-    }
-
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
         let mut options: CouncilOptions = read_options(input)?;
         let field = |key: &str| input.field(key);
@@ -411,13 +407,17 @@ impl Configured for CouncilOptions {
 /// `path` made absolute against the current folder, so the deliverable
 /// lands in the same place when the debate is resumed from elsewhere.
 fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
+    let path = if path.is_absolute() {
         path.to_path_buf()
     } else {
         std::env::current_dir()
             .map(|dir| dir.join(path))
             .unwrap_or_else(|_| path.to_path_buf())
-    }
+    };
+    // `./out` beside a spec given bare is `out`: one folder, one name.
+    path.components()
+        .filter(|part| !matches!(part, std::path::Component::CurDir))
+        .collect()
 }
 
 #[cfg(test)]

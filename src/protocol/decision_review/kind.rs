@@ -436,8 +436,6 @@ impl ProtocolKind for DecisionReviewKind {
     fn slot_note(&self, slot: &str) -> Option<&'static str> {
         match slot {
             "judge.strategist" | "judge.empiricist" => Some("high-stakes only"),
-            "proposer" => Some("architecture only"),
-            "synthesizer" => Some("writing only"),
             _ => None,
         }
     }

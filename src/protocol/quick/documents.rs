@@ -20,7 +20,9 @@ use serde::Serialize;
 use super::{Quick, QuickMode, ReviewState};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, Outcome, Protocol};
-use crate::report::{UsageYaml, diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
+use crate::report::{
+    UsageYaml, diagnostics_md, fenced, log_lines, nested_markdown, one_line, timestamp, usage_md,
+};
 
 /// The audit record every quick mode writes.
 pub const TRANSCRIPT: &str = "transcript.md";
@@ -279,22 +281,61 @@ fn provenance_md(quick: &Quick) -> String {
     out
 }
 
-fn transcript_md(quick: &Quick) -> String {
-    let config = quick.config();
-    let mut out = format!("# Transcript — {}\n\n", one_line(&config.topic));
-    if quick.mode() == QuickMode::Challenge
-        && let Some(lead) = summary_lead(quick)
-    {
-        out.push_str(&format!("{lead}\n\n"));
-    }
-    out.push_str(&format!(
-        "A quick {} (`{}` mode), started {}. Every event in order, timeouts, cancellations, \
-         retries and skips included, each with its call id.\n\n## Events\n\n",
+/// The transcript's section of every event, in order.
+fn events_md(quick: &Quick) -> String {
+    format!(
+        "## Events\n\nA quick {} (`{}` mode), started {}. Every event in order, timeouts, \
+         cancellations, retries and skips included, each with its call id.\n\n{}",
         quick.mode().title(),
         quick.mode().as_str(),
-        timestamp(config.started_at)
-    ));
-    out.push_str(&log_lines(quick.log()));
+        timestamp(quick.config().started_at),
+        log_lines(quick.log())
+    )
+}
+
+/// A challenge's transcript is its deliverable: the bottom line, then the
+/// critique as the critic wrote it, rendered as Markdown (its headings
+/// kept inside its section, raw HTML shown as text), then what it cost, and
+/// the event log last. The critique's raw text, byte for byte, is in
+/// `debate.yaml` and the journal.
+fn challenge_transcript_md(quick: &Quick) -> String {
+    let mut out = format!("# Challenge — {}\n\n", one_line(&quick.config().topic));
+    if let Some(lead) = summary_lead(quick) {
+        out.push_str(&format!("{lead}\n\n"));
+    }
+    if let Some(attack) = quick.attack() {
+        out.push_str(&format!(
+            "## The critique\n\nAs the critic wrote it (`{}`).\n\n{}",
+            attack.call_id,
+            nested_markdown(attack.raw.trim(), 2)
+        ));
+    }
+    let unusable = quick.unusable();
+    if !unusable.is_empty() {
+        out.push_str("## Answers quorum could not use\n\n");
+        for unusable in unusable {
+            out.push_str(&format!(
+                "### `{}` ({})\n\n{}\n",
+                unusable.call_id,
+                one_line(&unusable.reason),
+                fenced(&unusable.raw, "text")
+            ));
+        }
+    }
+    out.push_str(&diagnostics_md(quick.calls().diagnostics()));
+    out.push_str(&usage_md(quick.calls().usage()));
+    out.push('\n');
+    out.push_str(&events_md(quick));
+    out
+}
+
+fn transcript_md(quick: &Quick) -> String {
+    if quick.mode() == QuickMode::Challenge {
+        return challenge_transcript_md(quick);
+    }
+    let config = quick.config();
+    let mut out = format!("# Transcript — {}\n\n", one_line(&config.topic));
+    out.push_str(&events_md(quick));
     out.push_str("\n## Agent outputs\n\n");
     let mut answer = |call_id: &str, what: &str, raw: &str| {
         out.push_str(&format!(

@@ -183,15 +183,6 @@ impl ProtocolKind for QuickKind {
         super::every_stage()
     }
 
-    fn slot_note(&self, slot: &str) -> Option<&'static str> {
-        match slot {
-            "proposer" => Some("adversary"),
-            "synthesizer" => Some("all but challenge"),
-            _ if slot.starts_with("judge.") => Some("panel"),
-            _ => None,
-        }
-    }
-
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
         let options: QuickOptions = read_options(input)?;
         let field = |key: &str| input.field(key);

@@ -1598,7 +1598,10 @@ mod tests {
         let stylist = call_of(&calls, "judge.stylist").request.call_id.clone();
         let timed_out = |call_id: &str| Input::CallFailed {
             call_id: call_id.into(),
-            failure: CallFailure::TimedOut { after_ms: 1000 },
+            failure: CallFailure::TimedOut {
+                after_ms: 1000,
+                staged: false,
+            },
             partial_chars: 0,
             elapsed_ms: 1000,
         };

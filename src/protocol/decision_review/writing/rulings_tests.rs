@@ -469,7 +469,10 @@ fn a18_an_unreadable_critique_is_repaired_once_and_a_silent_critic_fails_the_run
     let critic = only_call(&review.start(now()));
     let timed_out = |call_id: &str| Input::CallFailed {
         call_id: call_id.into(),
-        failure: CallFailure::TimedOut { after_ms: 1000 },
+        failure: CallFailure::TimedOut {
+            after_ms: 1000,
+            staged: false,
+        },
         partial_chars: 0,
         elapsed_ms: 1000,
     };
