@@ -1444,6 +1444,7 @@ fn draw_text(app: &mut App, width: u16, height: u16) -> String {
         .draw(|frame| crate::tui::view::draw(app, frame))
         .unwrap();
     terminal.backend().to_string()
+}
 
 /// Issue 28: a pane reads a structured answer as cards; `t` shows the text
 /// the agent wrote, row for row as streamed, and `t` again the cards.
