@@ -4,12 +4,15 @@
 //! start and at the end of the stream (they should be about the same: the
 //! work per chunk must not grow with the transcript), the cost of fetching
 //! one screenful of rows at the end, and the cost of the full re-layout a
-//! width change causes.
+//! width change causes. Then the same stream through the card view
+//! (`quorum::tui::cards`), which a pane keeps beside the raw text: its cost
+//! per chunk as a ratio to the raw view's, and whether it stays flat.
 //!
 //! Run with `cargo bench --bench stream_layout`.
 
 use std::time::{Duration, Instant};
 
+use quorum::tui::cards::Cards;
 use quorum::tui::markdown::{Segment, StreamDoc};
 use quorum::tui::theme::Theme;
 
@@ -152,5 +155,35 @@ fn main() {
         "  full re-layout on resize to {RESIZED_WIDTH_COLUMNS} columns: {:.1} ms ({} rows)",
         resize.as_secs_f64() * 1e3,
         doc.line_count()
+    );
+
+    // The card view of the same stream: what showing cards costs on top.
+    let mut cards = Cards::new();
+    let mut card_chunks = Vec::with_capacity(chunks.len());
+    let started = Instant::now();
+    for chunk in &chunks {
+        let chunk_started = Instant::now();
+        cards.push(Segment::Answer, chunk);
+        cards.doc_mut().layout(STREAM_WIDTH_COLUMNS, &theme);
+        card_chunks.push(chunk_started.elapsed());
+    }
+    let card_streaming = started.elapsed();
+    let card_first = mean_ns(&card_chunks[..sample]);
+    let card_last = mean_ns(&card_chunks[card_chunks.len() - sample..]);
+    println!(
+        "  cards, all chunks:  {:>9.0} ns/chunk ({:.1} ms per MiB), {:.2}× the raw view ({} rows)",
+        mean_ns(&card_chunks),
+        card_streaming.as_secs_f64() * 1e3 * (1 << 20) as f64 / text.len() as f64,
+        card_streaming.as_secs_f64() / streaming.as_secs_f64(),
+        cards.doc().line_count()
+    );
+    println!(
+        "  cards, last / first: {:>8.2} ({})",
+        card_last / card_first,
+        if card_last / card_first < 1.5 {
+            "flat"
+        } else {
+            "GROWING"
+        }
     );
 }

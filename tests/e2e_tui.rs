@@ -752,7 +752,7 @@ fn resume_in_the_interface_shows_what_was_finished_and_asks_for_the_rest() {
     run.wait_until("the proposer's and the critic's answers", WAIT, |screen| {
         let text = screen.contents();
         text.contains("needs moderator")
-            && text.matches("script:scripted ─").count() >= 2
+            && text.matches("scripted ─").count() >= 2
             && text.matches(" done ╮").count() >= 2
     });
     for _ in 0..6 {
