@@ -1,0 +1,291 @@
+//! A line's content as styled glyphs: inline markdown and YAML.
+//!
+//! Responsible for: the [`Glyph`] a row is built from, inline spans (code,
+//! strong, emphasis, strikethrough, links) read by pulldown-cmark, with a
+//! fast path for plain prose, and the keys, values, list dashes and
+//! comments of a line of YAML.
+//!
+//! Not responsible for: which block a line belongs to (see
+//! [`super::blocks`]; block syntax left in the content is escaped, not
+//! read), or where rows break (see [`super::wrap`]).
+
+use std::borrow::Cow;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use ratatui::style::{Modifier, Style};
+
+use crate::text::is_displayable;
+use crate::tui::theme::Theme;
+
+use super::blocks::{is_rule, list_marker, opens_fence};
+use super::{char_width, text_width};
+
+/// One character to place, with its style and display width.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Glyph {
+    pub(super) c: char,
+    pub(super) width: usize,
+    pub(super) style: Style,
+}
+
+pub(super) fn push_plain(glyphs: &mut Vec<Glyph>, text: &str, style: Style) {
+    glyphs.extend(text.chars().filter(|&c| is_displayable(c)).map(|c| Glyph {
+        c,
+        width: char_width(c),
+        style,
+    }));
+}
+
+/// Inline markdown (code, strong, emphasis, strikethrough, links) over
+/// `base`.
+pub(super) fn push_inline(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme: &Theme) {
+    if is_plain_prose(content) {
+        // Read as markdown, it would be one paragraph of this very text.
+        push_plain(glyphs, content, base);
+    } else {
+        push_inline_parsed(glyphs, content, base, theme);
+    }
+}
+
+/// [`push_inline`] through the markdown parser.
+fn push_inline_parsed(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme: &Theme) {
+    let source = neutralize_block_syntax(content);
+    let mut styles = vec![base];
+    let mut open_links: Vec<(usize, pulldown_cmark::CowStr<'_>)> = Vec::new();
+    for event in Parser::new_ext(&source, Options::ENABLE_STRIKETHROUGH) {
+        let current = styles.last().copied().unwrap_or(base);
+        match event {
+            Event::Start(Tag::Strong) => styles.push(current.patch(theme.md_strong)),
+            Event::Start(Tag::Emphasis) => styles.push(current.patch(theme.md_emphasis)),
+            Event::Start(Tag::Strikethrough) => {
+                styles.push(current.add_modifier(Modifier::CROSSED_OUT));
+            }
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                styles.push(current.add_modifier(Modifier::UNDERLINED));
+                open_links.push((glyphs.len(), dest_url));
+            }
+            Event::End(TagEnd::Strong | TagEnd::Emphasis | TagEnd::Strikethrough)
+                if styles.len() > 1 =>
+            {
+                styles.pop();
+            }
+            Event::End(TagEnd::Link) => {
+                if styles.len() > 1 {
+                    styles.pop();
+                }
+                if let Some((start, url)) = open_links.pop() {
+                    let shown: String = glyphs[start..].iter().map(|glyph| glyph.c).collect();
+                    if !url.is_empty() && shown != *url {
+                        push_plain(glyphs, &format!(" ({url})"), theme.dim);
+                    }
+                }
+            }
+            Event::Text(text) | Event::Html(text) | Event::InlineHtml(text) => {
+                push_plain(glyphs, &text, current);
+            }
+            Event::Code(code) => push_plain(glyphs, &code, current.patch(theme.md_code)),
+            Event::SoftBreak | Event::HardBreak => push_plain(glyphs, " ", current),
+            Event::FootnoteReference(label) => {
+                push_plain(glyphs, &format!("[^{label}]"), current);
+            }
+            Event::TaskListMarker(done) => {
+                push_plain(glyphs, if done { "[x] " } else { "[ ] " }, current);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `content` holds no markdown at all: it starts with a letter,
+/// neither starts nor ends with a space, and has none of the characters that
+/// open an inline span, an escape, an entity, HTML or a link. Such a line
+/// reads as a paragraph of exactly its text, without the parser.
+fn is_plain_prose(content: &str) -> bool {
+    let bytes = content.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes.last().is_some_and(|byte| !byte.is_ascii_whitespace())
+        && bytes.iter().all(|byte| {
+            !matches!(
+                byte,
+                b'\\'
+                    | b'`'
+                    | b'*'
+                    | b'_'
+                    | b'~'
+                    | b'['
+                    | b']'
+                    | b'!'
+                    | b'<'
+                    | b'>'
+                    | b'&'
+                    | b'\t'
+                    | b'\n'
+                    | b'\r'
+            )
+        })
+}
+
+/// Escapes what would make pulldown-cmark read `content` as a block (a list,
+/// a heading, a quote, a rule, a fence, a link definition): the line's block
+/// was already decided, so only its inline spans are wanted.
+fn neutralize_block_syntax(content: &str) -> Cow<'_, str> {
+    let trimmed = content.trim_start();
+    if let Some((marker, _)) = list_marker(trimmed) {
+        let punctuation_at = content.len() - trimmed.len() + marker.len() - 1;
+        return Cow::Owned(format!(
+            "{}\\{}",
+            &content[..punctuation_at],
+            &content[punctuation_at..]
+        ));
+    }
+    let starts_block = trimmed.starts_with(['#', '>'])
+        || is_rule(trimmed)
+        || opens_fence(trimmed).is_some()
+        || (trimmed.starts_with('[') && trimmed.contains("]:"));
+    if starts_block {
+        Cow::Owned(format!("\\{trimmed}"))
+    } else {
+        Cow::Borrowed(content)
+    }
+}
+
+/// A line of YAML without its indentation: keys, values, list dashes and
+/// comments told apart. Returns the column where its value starts.
+pub(super) fn push_yaml(glyphs: &mut Vec<Glyph>, item: &str, theme: &Theme) -> usize {
+    if item == "---" || item == "..." {
+        push_plain(glyphs, item, theme.dim);
+        return 0;
+    }
+    let mut rest = item;
+    while rest == "-" || rest.starts_with("- ") {
+        let after_dash = rest[1..].trim_start();
+        push_plain(
+            glyphs,
+            &rest[..rest.len() - after_dash.len()],
+            theme.md_list_marker,
+        );
+        rest = after_dash;
+    }
+    let (body, comment) = split_yaml_comment(rest);
+    let mut value_column = text_width(&item[..item.len() - rest.len()]);
+    match yaml_key_end(body) {
+        Some(key_end) => {
+            push_plain(glyphs, &body[..key_end], theme.md_heading);
+            push_plain(glyphs, &body[key_end..], theme.md_code);
+            let value = body[key_end + 1..].trim_start();
+            value_column += text_width(&body[..body.len() - value.len()]);
+        }
+        None => push_plain(glyphs, body, theme.md_code),
+    }
+    push_plain(glyphs, comment, theme.dim);
+    value_column
+}
+
+/// Splits at a `#` comment that is outside quotes and starts the text or
+/// follows whitespace.
+fn split_yaml_comment(text: &str) -> (&str, &str) {
+    let mut quote = None;
+    let mut previous = ' ';
+    for (at, c) in text.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(open), _) if c == open => quote = None,
+            (None, '#') if previous.is_whitespace() => return text.split_at(at),
+            _ => {}
+        }
+        previous = c;
+    }
+    (text, "")
+}
+
+/// The end of a mapping key (`key:` followed by a space or the end), if the
+/// text starts with one.
+pub(in crate::tui) fn yaml_key_end(body: &str) -> Option<usize> {
+    let colon_ends_key =
+        |at: usize| body[at + 1..].is_empty() || body[at + 1..].starts_with([' ', '\t']);
+    if let Some(quote) = body.chars().next().filter(|&c| c == '"' || c == '\'') {
+        let close = body[1..].find(quote)? + 1;
+        return (body[close + 1..].starts_with(':') && colon_ends_key(close + 1))
+            .then_some(close + 1);
+    }
+    if body.starts_with(['{', '[', '|', '>', '&', '*', '!']) {
+        return None;
+    }
+    body.char_indices()
+        .find(|&(at, c)| c == ':' && colon_ends_key(at))
+        .map(|(at, _)| at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn theme() -> Theme {
+        Theme::builtin("dark").unwrap()
+    }
+
+    #[test]
+    fn plain_prose_reads_the_same_without_the_parser() {
+        let theme = theme();
+        let pieces = [
+            "a",
+            "Word",
+            " ",
+            "  ",
+            "é",
+            "中文",
+            "1",
+            "12.",
+            ":",
+            ",",
+            ".",
+            "-",
+            "+",
+            "#",
+            "|",
+            "(x)",
+            "'q'",
+            "\"",
+            "?",
+            "/",
+            "=",
+            "%",
+            "$",
+            "@",
+            "^",
+            "{",
+            "}",
+            "👍",
+            "http://x.y",
+        ];
+        let mut random = fastrand::Rng::with_seed(15);
+        let mut plain = 0;
+        for _ in 0..5000 {
+            let content: String = (0..random.usize(1..12))
+                .map(|_| pieces[random.usize(0..pieces.len())])
+                .collect();
+            if !is_plain_prose(&content) {
+                continue;
+            }
+            plain += 1;
+            let (mut fast, mut parsed) = (Vec::new(), Vec::new());
+            push_plain(&mut fast, &content, theme.text);
+            push_inline_parsed(&mut parsed, &content, theme.text, &theme);
+            let shown = |glyphs: &[Glyph]| -> Vec<(char, Style)> {
+                glyphs.iter().map(|glyph| (glyph.c, glyph.style)).collect()
+            };
+            assert_eq!(shown(&fast), shown(&parsed), "{content:?}");
+        }
+        assert!(plain > 500, "the sample holds plain lines ({plain})");
+    }
+
+    #[test]
+    fn yaml_keys_are_found_only_where_yaml_puts_them() {
+        assert_eq!(yaml_key_end("key: value"), Some(3));
+        assert_eq!(yaml_key_end("key:"), Some(3));
+        assert_eq!(yaml_key_end("\"a: b\": c"), Some(6));
+        assert_eq!(yaml_key_end("http://example"), None);
+        assert_eq!(yaml_key_end("{a: b}"), None);
+        assert_eq!(yaml_key_end("plain text"), None);
+    }
+}

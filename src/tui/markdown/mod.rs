@@ -1,0 +1,1000 @@
+//! An agent's streaming text, laid out as markdown rows for a pane.
+//!
+//! Responsible for: keeping the text an agent has streamed so far (answer and
+//! reasoning apart), reading it as markdown line by line with the block state
+//! (code fences, …) carried from one line to the next, and wrapping it to a
+//! pane's width as styled rows. Finished lines are laid out once per width and
+//! theme and kept, in chunks of lines; only the live tail (the text after the
+//! last newline) is laid out again when more text arrives. After a change of
+//! width a pane may lay out the end of its text first and the rest over later
+//! frames ([`StreamDoc::layout_from_end`]). Handing out a window of rows takes
+//! `&self` and costs only the size of the window.
+//!
+//! Not responsible for: cleaning the text (it arrives already sanitised, see
+//! [`crate::text`]), scrolling or following the stream (the pane keeps its
+//! own offset), borders and titles, or deciding when to draw.
+//!
+//! The markdown is read one line at a time, so a line's rows never depend on
+//! the lines after it: headings, lists, block quotes, rules and fenced code
+//! blocks are recognised by their own line (plus whether a fence is open);
+//! setext headings and lazy paragraph continuation are not. Inline spans
+//! (code, strong, emphasis, links) are read by pulldown-cmark.
+//!
+//! The work is split by job: [`source`] stores the finished source lines and
+//! groups them into chunks, [`blocks`] reads a line's block (heading, list
+//! item, quote, fence, …) with the state carried from the line before,
+//! [`inline`] turns a line's content into styled glyphs (inline spans, YAML
+//! keys and comments), and [`wrap`] lays those glyphs out as rows at a width.
+//! This file holds [`StreamDoc`], which ties them together, and the column
+//! measure they share.
+
+mod blocks;
+mod inline;
+mod source;
+mod wrap;
+
+use ratatui::text::Line;
+use unicode_width::UnicodeWidthChar;
+
+use crate::text::is_displayable;
+use crate::tui::theme::Theme;
+
+use blocks::{BlockState, LineKind, classify};
+use source::{CHUNK_LINES, RowChunk, SourceLines};
+use wrap::{Layouter, Rows};
+
+pub use blocks::{FenceOpening, fence_opening};
+pub(super) use inline::yaml_key_end;
+
+/// Length in bytes the live tail may reach before its head is committed as a
+/// finished line. Bounds the work of laying out the tail again on every push
+/// when an agent writes one very long line; the rest continues the same block.
+pub const LONG_LINE_SPLIT_BYTES: usize = 4096;
+
+/// Bytes of source text the panes of one frame lay out again beyond the rows
+/// they show, after a change of width ([`StreamDoc::layout_from_end`]):
+/// well under a millisecond of work, so several panes catching up at once
+/// still leave a frame quick.
+pub const LAYOUT_BUDGET_BYTES: usize = 32 * 1024;
+
+/// Which part of an agent's output a piece of text belongs to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Segment {
+    /// The answer itself, rendered as markdown.
+    #[default]
+    Answer,
+    /// Reasoning shown alongside the answer: styled as reasoning, never read
+    /// as markdown.
+    Reasoning,
+}
+
+/// The text of one pane and its rows, laid out for the last width and theme.
+#[derive(Debug, Default)]
+pub struct StreamDoc {
+    finished: SourceLines,
+    /// Block state after the last finished answer line.
+    blocks: BlockState,
+    tail: String,
+    tail_segment: Segment,
+    source_len: usize,
+    /// Width and theme of the rows below.
+    laid_for: Option<(usize, Theme)>,
+    /// The rows of the finished lines, [`CHUNK_LINES`] source lines to a
+    /// chunk (the last may hold fewer). After a change of width only the
+    /// chunks from `first_laid` on are laid out: the end of the text, which
+    /// is what a following pane shows, comes first.
+    chunks: Vec<RowChunk>,
+    /// Chunks before this one have no rows at the current width yet.
+    first_laid: usize,
+    /// How many of `finished` belong to a chunk.
+    laid_finished: usize,
+    /// Rows the last layout put above rows that existed before it, at the
+    /// same width (see [`take_rows_added_above`](Self::take_rows_added_above)).
+    rows_added_above: usize,
+    tail_rows: Rows,
+    tail_changed: bool,
+    lines_laid_last_layout: usize,
+    /// Provisional text shown after everything else (see
+    /// [`trailer`](Self::trailer)).
+    trailer: Option<Box<StreamDoc>>,
+}
+
+impl StreamDoc {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends text that is already sanitised. A change of segment starts a
+    /// new line, so a line never mixes answer and reasoning.
+    pub fn push(&mut self, segment: Segment, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.source_len += text.len();
+        if segment != self.tail_segment {
+            if !self.tail.is_empty() {
+                self.finish_tail();
+            }
+            self.tail_segment = segment;
+        }
+        for piece in text.split_inclusive('\n') {
+            let (body, ends_line) = match piece.strip_suffix('\n') {
+                Some(body) => (body, true),
+                None => (piece, false),
+            };
+            self.tail.push_str(body);
+            while self.tail.len() > LONG_LINE_SPLIT_BYTES {
+                self.commit_head_of_long_tail();
+            }
+            if ends_line {
+                self.finish_tail();
+            }
+        }
+        self.tail_changed = true;
+    }
+
+    /// Adds a full-width rule carrying `text` (such as "attempt 1 timed out
+    /// after 600 s") on a line of its own. What follows is read as a fresh
+    /// document: a code block left open by a failed attempt does not swallow
+    /// the retry.
+    pub fn push_notice(&mut self, text: &str) {
+        if !self.tail.is_empty() {
+            self.finish_tail();
+        }
+        let text = text
+            .chars()
+            .map(|c| if c == '\n' { ' ' } else { c })
+            .filter(|&c| is_displayable(c))
+            .collect();
+        let text: String = text;
+        self.finished.push(&text, LineKind::Notice);
+        self.blocks = BlockState::default();
+        self.tail_changed = true;
+    }
+
+    /// Forgets all text and rows.
+    pub fn clear(&mut self) {
+        *self = StreamDoc {
+            laid_for: self.laid_for.take(),
+            ..StreamDoc::default()
+        };
+    }
+
+    /// Forgets all text and rows, and reads what comes next as the inside
+    /// of a YAML code block when `yaml_code` is set (as
+    /// [`yaml_excerpt`](Self::yaml_excerpt) does), as fresh markdown if not.
+    pub fn clear_as(&mut self, yaml_code: bool) {
+        self.clear();
+        if yaml_code {
+            self.blocks = BlockState::yaml_code();
+        }
+    }
+
+    /// A second document whose rows follow this one's: provisional text
+    /// that is replaced as a whole (cleared and written again) while the
+    /// text above it only grows. It is laid out with this document, always
+    /// in full, so it should stay small; it counts in
+    /// [`line_count`](Self::line_count) and [`lines`](Self::lines) but not
+    /// in [`source_len`](Self::source_len) or
+    /// [`answer_lines`](Self::answer_lines).
+    pub fn trailer(&mut self) -> &mut StreamDoc {
+        self.trailer.get_or_insert_with(Box::default)
+    }
+
+    /// Brings the rows up to date for `width` columns and `theme`: lays out
+    /// the lines finished since the last call and the live tail, or every line
+    /// when the width or the theme changed. A width of 0 keeps the rows as
+    /// they are.
+    pub fn layout(&mut self, width: u16, theme: &Theme) {
+        self.lay_out_rows(width, theme, None);
+    }
+
+    /// Like [`layout`](Self::layout), but after a change of width or theme
+    /// lays out the text from its end back only until the last `rows` rows
+    /// exist, and then as long as `budget` lasts (bytes of source text,
+    /// shared by the documents of one frame, normally
+    /// [`LAYOUT_BUDGET_BYTES`]): a pane's frame after a zoom costs what it
+    /// shows, not all it holds. Later calls carry on towards the beginning;
+    /// returns whether every row exists. Rows laid out above those already
+    /// there are counted for
+    /// [`take_rows_added_above`](Self::take_rows_added_above).
+    pub fn layout_from_end(
+        &mut self,
+        width: u16,
+        theme: &Theme,
+        rows: usize,
+        budget: &mut usize,
+    ) -> bool {
+        self.lay_out_rows(width, theme, Some((rows, budget)));
+        self.first_laid == 0
+    }
+
+    /// Rows the last layout put above rows that were there before it (at
+    /// the same width): what a reader's absolute position moves by.
+    pub fn take_rows_added_above(&mut self) -> usize {
+        std::mem::take(&mut self.rows_added_above)
+    }
+
+    fn lay_out_rows(&mut self, width: u16, theme: &Theme, mut wanted: Option<(usize, &mut usize)>) {
+        let width = usize::from(width);
+        if width == 0 {
+            self.lines_laid_last_layout = 0;
+            return;
+        }
+        let unchanged = self
+            .laid_for
+            .as_ref()
+            .is_some_and(|(laid_width, laid_theme)| *laid_width == width && laid_theme == theme);
+        if !unchanged {
+            self.laid_for = Some((width, theme.clone()));
+            for chunk in &mut self.chunks {
+                chunk.rows = Rows::default();
+            }
+            self.first_laid = self.chunks.len();
+            self.tail_changed = true;
+        }
+        // Rows added above others count only if those were there before,
+        // at this width.
+        let counted = unchanged;
+        self.rows_added_above = 0;
+        let mut layouter = Layouter::new(width, theme);
+        let mut laid = 0;
+        // Lines finished since the last call go to the last chunk, which
+        // must be laid out itself first, or to a new one.
+        while self.laid_finished < self.finished.len() {
+            let open = self
+                .chunks
+                .last()
+                .is_some_and(|chunk| chunk.lines < CHUNK_LINES);
+            if !open {
+                if let Some(full) = self.chunks.last_mut() {
+                    full.rows.shrink_to_fit();
+                }
+                self.chunks.push(RowChunk::default());
+            } else if self.first_laid == self.chunks.len() {
+                laid += self.lay_out_chunk(self.chunks.len() - 1, &mut layouter).0;
+            }
+            if self.first_laid == self.chunks.len() {
+                self.first_laid -= 1;
+            }
+            let last = self.chunks.len() - 1;
+            let room = CHUNK_LINES - self.chunks[last].lines;
+            let new = (self.finished.len() - self.laid_finished).min(room);
+            let chunk = &mut self.chunks[last];
+            for (text, kind) in self.finished.from(self.laid_finished).take(new) {
+                layouter.lay_out(text, &kind, &mut chunk.rows);
+            }
+            chunk.lines += new;
+            self.laid_finished += new;
+            laid += new;
+        }
+        if self.tail_changed {
+            self.tail_rows.clear();
+            if !self.tail.is_empty() {
+                let kind = self.tail_kind();
+                layouter.lay_out(&self.tail, &kind, &mut self.tail_rows);
+                laid += 1;
+            }
+            self.tail_changed = false;
+        }
+        // Chunks without rows at this width, from the end back: all of them,
+        // or those the wanted rows need and then about a budget's worth.
+        let mut rows_now = self.line_count();
+        while self.first_laid > 0 {
+            let view_filled = wanted.as_ref().is_some_and(|(rows, _)| rows_now >= *rows);
+            if view_filled && wanted.as_ref().is_some_and(|(_, budget)| **budget == 0) {
+                break;
+            }
+            let (lines, bytes) = self.lay_out_chunk(self.first_laid - 1, &mut layouter);
+            self.first_laid -= 1;
+            let added = self.chunks[self.first_laid].rows.len();
+            rows_now += added;
+            if counted {
+                self.rows_added_above += added;
+            }
+            if view_filled && let Some((_, budget)) = wanted.as_mut() {
+                **budget = budget.saturating_sub(bytes);
+            }
+            laid += lines;
+        }
+        if let Some(trailer) = &mut self.trailer {
+            trailer.lay_out_rows(u16::try_from(width).unwrap_or(u16::MAX), theme, None);
+            laid += trailer.lines_laid_last_layout;
+        }
+        self.lines_laid_last_layout = laid;
+    }
+
+    /// Lays out the lines of chunk `index` into its (empty) rows; returns
+    /// how many lines and bytes of text.
+    fn lay_out_chunk(&mut self, index: usize, layouter: &mut Layouter<'_>) -> (usize, usize) {
+        let first = index * CHUNK_LINES;
+        let chunk = &mut self.chunks[index];
+        let mut bytes = 0;
+        for (text, kind) in self.finished.from(first).take(chunk.lines) {
+            layouter.lay_out(text, &kind, &mut chunk.rows);
+            bytes += text.len();
+        }
+        if chunk.lines == CHUNK_LINES {
+            chunk.rows.shrink_to_fit();
+        }
+        (chunk.lines, bytes)
+    }
+
+    /// Rows at the last layout width (after a budgeted layout, those that
+    /// exist so far: the end of the text).
+    pub fn line_count(&self) -> usize {
+        self.own_line_count()
+            + self
+                .trailer
+                .as_ref()
+                .map_or(0, |trailer| trailer.line_count())
+    }
+
+    fn own_line_count(&self) -> usize {
+        self.laid_chunks()
+            .map(|chunk| chunk.rows.len())
+            .sum::<usize>()
+            + self.tail_rows.len()
+    }
+
+    fn laid_chunks(&self) -> std::slice::Iter<'_, RowChunk> {
+        self.chunks[self.first_laid.min(self.chunks.len())..].iter()
+    }
+
+    /// Up to `count` rows from row `start`, as of the last layout.
+    pub fn lines(&self, start: usize, count: usize) -> Vec<Line<'_>> {
+        let mut lines = Vec::with_capacity(count.min(self.line_count()));
+        let mut skip = start;
+        for rows in self
+            .laid_chunks()
+            .map(|chunk| &chunk.rows)
+            .chain(std::iter::once(&self.tail_rows))
+        {
+            if lines.len() == count {
+                break;
+            }
+            if skip >= rows.len() {
+                skip -= rows.len();
+                continue;
+            }
+            let take = (rows.len() - skip).min(count - lines.len());
+            lines.extend((skip..skip + take).map(|row| rows.line(row)));
+            skip = 0;
+        }
+        if let Some(trailer) = &self.trailer
+            && lines.len() < count
+        {
+            lines.extend(trailer.lines(skip, count - lines.len()));
+        }
+        lines
+    }
+
+    /// Bytes of agent text pushed so far (notices not counted).
+    pub fn source_len(&self) -> usize {
+        self.source_len
+    }
+
+    /// A document read as the inside of a YAML code block, laid out as a
+    /// pane lays the YAML an agent fenced: for an excerpt of that YAML.
+    pub fn yaml_excerpt(text: &str) -> StreamDoc {
+        let mut doc = StreamDoc {
+            blocks: BlockState::yaml_code(),
+            ..StreamDoc::default()
+        };
+        doc.push(Segment::Answer, text);
+        doc
+    }
+
+    /// The answer's source lines, oldest first, the live tail last
+    /// (reasoning left out); `None` stands for a notice, the boundary
+    /// between two attempts. A line longer than [`LONG_LINE_SPLIT_BYTES`]
+    /// comes in pieces.
+    pub fn answer_lines(&self) -> Vec<Option<&str>> {
+        let tail = (self.tail_segment == Segment::Answer && !self.tail.is_empty())
+            .then_some(Some(self.tail.as_str()));
+        self.finished
+            .from(0)
+            .filter_map(|(text, kind)| match kind {
+                LineKind::Reasoning => None,
+                LineKind::Notice => Some(None),
+                _ => Some(Some(text)),
+            })
+            .chain(tail)
+            .collect()
+    }
+
+    /// Source lines (finished lines and the live tail) the last
+    /// [`layout`](Self::layout) laid out: the measure of its work.
+    pub fn lines_laid_last_layout(&self) -> usize {
+        self.lines_laid_last_layout
+    }
+
+    fn finish_tail(&mut self) {
+        let text = std::mem::take(&mut self.tail);
+        let kind = self.classify_and_advance(&text);
+        self.finished.push(&text, kind);
+        // The tail's allocation is reused for the next line.
+        self.tail = text;
+        self.tail.clear();
+    }
+
+    fn commit_head_of_long_tail(&mut self) {
+        let cut = long_line_cut(&self.tail);
+        let rest = self.tail.split_off(cut);
+        let head = std::mem::replace(&mut self.tail, rest);
+        let kind = self.classify_and_advance(&head);
+        if self.tail_segment == Segment::Answer {
+            self.blocks.carry = Some(kind.continuation());
+        }
+        self.finished.push(&head, kind);
+    }
+
+    fn classify_and_advance(&mut self, line: &str) -> LineKind {
+        match self.tail_segment {
+            Segment::Reasoning => LineKind::Reasoning,
+            Segment::Answer => {
+                let (kind, next) = classify(&self.blocks, line);
+                self.blocks = next;
+                kind
+            }
+        }
+    }
+
+    fn tail_kind(&self) -> LineKind {
+        match self.tail_segment {
+            Segment::Reasoning => LineKind::Reasoning,
+            Segment::Answer => classify(&self.blocks, &self.tail).0,
+        }
+    }
+}
+
+/// Where to cut a tail longer than [`LONG_LINE_SPLIT_BYTES`]: after the last
+/// space in its second half, else at the limit.
+fn long_line_cut(tail: &str) -> usize {
+    let mut cut = LONG_LINE_SPLIT_BYTES;
+    while !tail.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    match tail[..cut].rfind(' ') {
+        Some(space) if space >= LONG_LINE_SPLIT_BYTES / 2 => space + 1,
+        _ => cut,
+    }
+}
+
+/// Display columns of `text`.
+fn text_width(text: &str) -> usize {
+    text.chars().map(char_width).sum()
+}
+
+/// Display columns of `c` (none for a control character).
+fn char_width(c: char) -> usize {
+    c.width().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::style::Style;
+
+    use super::*;
+
+    fn theme() -> Theme {
+        Theme::builtin("dark").unwrap()
+    }
+
+    fn laid_out(doc: &mut StreamDoc, width: u16) -> Vec<String> {
+        doc.layout(width, &theme());
+        doc.lines(0, doc.line_count())
+            .iter()
+            .map(|line| {
+                line.spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn doc_of(text: &str) -> StreamDoc {
+        let mut doc = StreamDoc::new();
+        doc.push(Segment::Answer, text);
+        doc
+    }
+
+    fn styles_of(doc: &StreamDoc, row: usize) -> Vec<(String, Style)> {
+        doc.lines(row, 1)[0]
+            .spans
+            .iter()
+            .map(|span| (span.content.to_string(), span.style))
+            .collect()
+    }
+
+    #[test]
+    fn prose_wraps_at_words_by_display_width() {
+        let mut doc = doc_of("the quick brown fox jumps over the lazy dog\n");
+        assert_eq!(
+            laid_out(&mut doc, 16),
+            ["the quick brown", "fox jumps over", "the lazy dog"]
+        );
+    }
+
+    #[test]
+    fn wide_characters_count_two_columns() {
+        let mut doc = doc_of("漢字漢字漢字 ab\n");
+        assert_eq!(laid_out(&mut doc, 8), ["漢字漢字", "漢字 ab"]);
+        // An odd width never splits a wide character.
+        assert_eq!(laid_out(&mut doc, 5), ["漢字", "漢字", "漢字", "ab"]);
+    }
+
+    #[test]
+    fn only_words_wider_than_a_row_are_broken() {
+        let mut doc = doc_of("see abcdefghijklmnop end\n");
+        assert_eq!(laid_out(&mut doc, 8), ["see abcd", "efghijkl", "mnop end"]);
+    }
+
+    #[test]
+    fn list_items_hang_their_continuation_under_the_text() {
+        let mut doc = doc_of("- one two three four five\n  1. six seven eight nine\n");
+        assert_eq!(
+            laid_out(&mut doc, 14),
+            [
+                "• one two",
+                "  three four",
+                "  five",
+                "  1. six seven",
+                "     eight",
+                "     nine"
+            ]
+        );
+        assert_eq!(
+            styles_of(&doc, 0)[0],
+            ("•".to_string(), theme().md_list_marker)
+        );
+    }
+
+    #[test]
+    fn headings_hide_markers_and_quotes_get_a_bar() {
+        let mut doc = doc_of("### Plan ###\n> quoted words here\n");
+        assert_eq!(laid_out(&mut doc, 12), ["Plan", "│ quoted", "│ words here"]);
+        assert_eq!(
+            styles_of(&doc, 0),
+            [("Plan".to_string(), theme().md_heading)]
+        );
+        assert_eq!(styles_of(&doc, 1)[0].1, theme().md_quote);
+    }
+
+    #[test]
+    fn inline_spans_are_styled() {
+        let theme = theme();
+        let mut doc = doc_of("use `cargo` **now** or *later*\n");
+        laid_out(&mut doc, 80);
+        assert_eq!(
+            styles_of(&doc, 0),
+            [
+                ("use ".to_string(), theme.text),
+                ("cargo".to_string(), theme.text.patch(theme.md_code)),
+                (" ".to_string(), theme.text),
+                ("now".to_string(), theme.text.patch(theme.md_strong)),
+                (" or ".to_string(), theme.text),
+                ("later".to_string(), theme.text.patch(theme.md_emphasis)),
+            ]
+        );
+    }
+
+    #[test]
+    fn snake_case_and_arithmetic_are_not_emphasis() {
+        let mut doc = doc_of("call snake_case_name with 2 * 3 * 4\n");
+        laid_out(&mut doc, 80);
+        assert_eq!(styles_of(&doc, 0).len(), 1);
+    }
+
+    #[test]
+    fn list_like_text_inside_a_quote_keeps_its_marker() {
+        let mut doc = doc_of("> - item\n> 1. first\n> [a]: b\n");
+        assert_eq!(
+            laid_out(&mut doc, 40),
+            ["│ - item", "│ 1. first", "│ [a]: b"]
+        );
+    }
+
+    #[test]
+    fn character_references_cannot_smuggle_controls() {
+        let mut doc = doc_of("a&#x1b;[31mb &#x202e;c &#7;\n");
+        let rows = laid_out(&mut doc, 40);
+        assert!(
+            rows.iter().flat_map(|row| row.chars()).all(is_displayable),
+            "{rows:?}"
+        );
+        assert_eq!(rows, ["a[31mb c"]);
+    }
+
+    #[test]
+    fn links_show_their_destination_when_it_differs() {
+        let mut doc = doc_of("see [the docs](https://x.test/d) or <https://y.test>\n");
+        assert_eq!(
+            laid_out(&mut doc, 80),
+            ["see the docs (https://x.test/d) or https://y.test"]
+        );
+    }
+
+    #[test]
+    fn code_wraps_at_spaces_with_a_mark_on_continuation_rows() {
+        let mut doc = doc_of("```\n  let answer = compute(42);\n```\n");
+        assert_eq!(
+            laid_out(&mut doc, 18),
+            ["```", "  let answer =", "  ↪ compute(42);", "```"]
+        );
+        assert_eq!(
+            styles_of(&doc, 2),
+            [
+                ("  ".to_string(), theme().md_code),
+                ("↪ ".to_string(), theme().dim),
+                ("compute(42);".to_string(), theme().md_code),
+            ]
+        );
+        assert_eq!(styles_of(&doc, 0)[0].1, theme().dim);
+        // A word wider than a row is cut, and every piece says it goes on.
+        let mut doc = doc_of("```\nabcdefghijklmnopqrstuvwxyz\n```\n");
+        assert_eq!(
+            laid_out(&mut doc, 12),
+            ["```", "abcdefghijkl", "↪ mnopqrstuv", "↪ wxyz", "```"]
+        );
+        // Deep code in a narrow pane continues under a small indent.
+        let mut doc = doc_of("```\n                if ready { go(now) }\n```\n");
+        let rows = laid_out(&mut doc, 24);
+        assert_eq!(rows[1], "                if ready");
+        assert!(
+            rows[2..rows.len() - 1]
+                .iter()
+                .all(|row| row.starts_with("↪ ")),
+            "{rows:?}"
+        );
+    }
+
+    #[test]
+    fn yaml_keys_values_dashes_and_comments_are_told_apart() {
+        let theme = theme();
+        let mut doc = doc_of("```yaml\n- id: C1 # first\n  url: \"a#b\"\n```\n");
+        laid_out(&mut doc, 40);
+        assert_eq!(
+            styles_of(&doc, 1),
+            [
+                ("- ".to_string(), theme.md_list_marker),
+                ("id".to_string(), theme.md_heading),
+                (": C1 ".to_string(), theme.md_code),
+                ("# first".to_string(), theme.dim),
+            ]
+        );
+        assert_eq!(
+            styles_of(&doc, 2),
+            [
+                ("  ".to_string(), theme.md_code),
+                ("url".to_string(), theme.md_heading),
+                (": \"a#b\"".to_string(), theme.md_code),
+            ]
+        );
+    }
+
+    #[test]
+    fn rules_and_notices_span_the_width() {
+        let mut doc = doc_of("---\n");
+        doc.push_notice("attempt 1 timed out");
+        assert_eq!(
+            laid_out(&mut doc, 30),
+            [
+                "─".repeat(30),
+                format!("── attempt 1 timed out {}", "─".repeat(7))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_notice_starts_a_new_line_and_closes_an_open_fence() {
+        let mut doc = doc_of("```yaml\nscore: 4");
+        doc.push_notice("retrying");
+        doc.push(Segment::Answer, "**fresh** start\n");
+        let rows = laid_out(&mut doc, 30);
+        assert_eq!(rows[1], "score: 4");
+        assert!(rows[2].starts_with("── retrying ──"), "{rows:?}");
+        assert_eq!(rows[3], "fresh start");
+        assert_eq!(
+            styles_of(&doc, 3)[0].1,
+            theme().text.patch(theme().md_strong)
+        );
+    }
+
+    #[test]
+    fn reasoning_is_styled_as_reasoning_and_not_read_as_markdown() {
+        let mut doc = StreamDoc::new();
+        doc.push(Segment::Reasoning, "# thinking about **this**");
+        doc.push(Segment::Answer, "# Answer\n");
+        assert_eq!(
+            laid_out(&mut doc, 40),
+            ["# thinking about **this**", "Answer"]
+        );
+        assert_eq!(
+            styles_of(&doc, 0),
+            [("# thinking about **this**".to_string(), theme().reasoning)]
+        );
+        assert_eq!(styles_of(&doc, 1)[0].1, theme().md_heading);
+    }
+
+    #[test]
+    fn only_the_tail_is_laid_out_again_after_a_push() {
+        let mut doc = doc_of("# Title\nfirst line\nsecond line\npartial");
+        doc.layout(40, &theme());
+        assert_eq!(doc.lines_laid_last_layout(), 4);
+        doc.push(Segment::Answer, " more");
+        doc.layout(40, &theme());
+        assert_eq!(doc.lines_laid_last_layout(), 1);
+        doc.push(Segment::Answer, " done\nnext");
+        doc.layout(40, &theme());
+        assert_eq!(doc.lines_laid_last_layout(), 2);
+        doc.layout(40, &theme());
+        assert_eq!(doc.lines_laid_last_layout(), 0);
+    }
+
+    #[test]
+    fn a_width_or_theme_change_lays_out_everything_again() {
+        let text = "# Title\nsome words that wrap at a narrow width\ntail";
+        let mut doc = doc_of(text);
+        let wide = laid_out(&mut doc, 80);
+        let narrow = laid_out(&mut doc, 12);
+        assert_eq!(doc.lines_laid_last_layout(), 3);
+        assert!(narrow.len() > wide.len());
+        assert_eq!(narrow, laid_out(&mut doc_of(text), 12));
+        doc.layout(12, &Theme::builtin("light").unwrap());
+        assert_eq!(doc.lines_laid_last_layout(), 3);
+    }
+
+    fn rows_text(doc: &StreamDoc) -> Vec<String> {
+        doc.lines(0, doc.line_count())
+            .iter()
+            .map(|line| {
+                line.spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Many short markdown lines (a code block among them), each wrapping
+    /// differently at 30 and 90 columns.
+    fn long_document(lines: usize) -> String {
+        (0..lines)
+            .map(|n| match n % 50 {
+                10 => "```rust".to_string(),
+                20 => "```".to_string(),
+                0 => format!("## Part {n}"),
+                _ => format!("- line {n} says **something** long enough to wrap at thirty"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn after_a_width_change_the_end_is_laid_out_first_and_the_rest_on_later_calls() {
+        let lines = 40 * CHUNK_LINES + 17;
+        let text = long_document(lines);
+        let mut doc = doc_of(&text);
+        doc.layout(90, &theme());
+        assert_eq!(doc.lines_laid_last_layout(), lines);
+
+        // Zoomed: the last 40 rows are wanted; only about a budget is done.
+        assert!(!doc.layout_from_end(30, &theme(), 40, &mut LAYOUT_BUDGET_BYTES.clone()));
+        let first = doc.lines_laid_last_layout();
+        // Every line of the document is 7 to 60 bytes long.
+        let most_per_call = LAYOUT_BUDGET_BYTES / 7 + 2 * CHUNK_LINES;
+        assert!(
+            first <= most_per_call && first < lines / 4,
+            "{first} lines laid out"
+        );
+        let mut whole = doc_of(&text);
+        let expected = laid_out(&mut whole, 30);
+        let partial = rows_text(&doc);
+        assert!(partial.len() >= 40 && partial.len() < expected.len());
+        assert_eq!(
+            partial[..],
+            expected[expected.len() - partial.len()..],
+            "the end, exactly"
+        );
+        assert_eq!(
+            doc.take_rows_added_above(),
+            0,
+            "nothing was there before at 30 columns"
+        );
+
+        // Later calls carry on towards the beginning, counting what they add above.
+        let (mut calls, mut added, mut complete) = (1, 0, false);
+        while !complete {
+            complete = doc.layout_from_end(30, &theme(), 40, &mut LAYOUT_BUDGET_BYTES.clone());
+            added += doc.take_rows_added_above();
+            calls += 1;
+            assert!(doc.lines_laid_last_layout() <= most_per_call);
+        }
+        assert_eq!(added, expected.len() - partial.len());
+        assert!(calls > 3, "{calls} calls");
+        assert_eq!(rows_text(&doc), expected);
+    }
+
+    #[test]
+    fn text_streamed_while_a_layout_is_unfinished_lands_at_the_end() {
+        let text = long_document(12 * CHUNK_LINES);
+        let mut doc = doc_of(&text);
+        doc.layout(90, &theme());
+        assert!(!doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone()));
+        let more = "\nlate line one\nlate line two, still streaming";
+        for piece in more.as_bytes().chunks(7) {
+            doc.push(Segment::Answer, std::str::from_utf8(piece).unwrap());
+            doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone());
+        }
+        while !doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone()) {}
+        assert_eq!(rows_text(&doc), laid_out(&mut doc_of(&(text + more)), 30));
+        // A complete layout after an unfinished one gives the same rows.
+        doc.layout_from_end(50, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone());
+        assert_eq!(
+            laid_out(&mut doc, 50),
+            laid_out(&mut doc_of(&(long_document(12 * CHUNK_LINES) + more)), 50)
+        );
+    }
+
+    #[test]
+    fn a_window_of_rows_spans_chunks_and_the_tail() {
+        let text = long_document(3 * CHUNK_LINES) + "\nthe unfinished tail";
+        let mut doc = doc_of(&text);
+        let all = laid_out(&mut doc, 30);
+        for start in [0, 5, all.len() / 2, all.len() - 3] {
+            let window: Vec<String> = doc
+                .lines(start, 7)
+                .iter()
+                .map(|line| {
+                    line.spans
+                        .iter()
+                        .map(|span| span.content.as_ref())
+                        .collect()
+                })
+                .collect();
+            let end = (start + 7).min(all.len());
+            assert_eq!(window[..], all[start..end]);
+        }
+        assert!(doc.lines(all.len(), 5).is_empty());
+    }
+
+    #[test]
+    fn a_long_line_without_newline_keeps_the_tail_bounded() {
+        let word = "lorem ipsum ";
+        let long: String = word.repeat(3 * LONG_LINE_SPLIT_BYTES / word.len());
+        let mut chunked = StreamDoc::new();
+        for piece in long.as_bytes().chunks(64) {
+            chunked.push(Segment::Answer, std::str::from_utf8(piece).unwrap());
+            assert!(chunked.tail.len() <= LONG_LINE_SPLIT_BYTES);
+        }
+        let mut whole = doc_of(&long);
+        assert_eq!(laid_out(&mut chunked, 50), laid_out(&mut whole, 50));
+        assert!(chunked.finished.len() >= 2);
+    }
+
+    #[test]
+    fn a_long_list_item_continues_under_its_text() {
+        let long = format!("- {}\n", "word ".repeat(LONG_LINE_SPLIT_BYTES / 4));
+        let mut doc = doc_of(&long);
+        let rows = laid_out(&mut doc, 40);
+        assert!(rows[0].starts_with("• word"));
+        assert!(
+            rows[1..].iter().all(|row| row.starts_with("  word")),
+            "{rows:?}"
+        );
+    }
+
+    #[test]
+    fn window_is_clamped_and_clear_forgets_everything() {
+        let mut doc = doc_of("a\nb\nc");
+        laid_out(&mut doc, 10);
+        assert_eq!(doc.lines(2, 10).len(), 1);
+        assert!(doc.lines(7, 3).is_empty());
+        assert_eq!(doc.source_len(), 5);
+        doc.clear();
+        assert_eq!(laid_out(&mut doc, 10), Vec::<String>::new());
+        assert_eq!(doc.source_len(), 0);
+    }
+
+    #[test]
+    fn narrow_panes_keep_room_for_text() {
+        let mut doc = doc_of("            deeply indented words\n");
+        let rows = laid_out(&mut doc, 10);
+        assert!(rows.iter().all(|row| text_width(row) <= 10), "{rows:?}");
+        assert!(rows.iter().any(|row| row.contains("deeply")), "{rows:?}");
+    }
+}
+
+#[cfg(test)]
+mod hanging_indent_tests {
+    use super::*;
+
+    fn rows_at(text: &str, width: u16) -> Vec<String> {
+        let mut doc = StreamDoc::yaml_excerpt(text);
+        doc.layout(width, &Theme::builtin("dark").unwrap());
+        doc.lines(0, doc.line_count())
+            .iter()
+            .map(|line| {
+                line.spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect()
+            })
+            .collect()
+    }
+
+    const LONG_KEY: &str =
+        "  - addresses_critique: anyone who can read the log can share this login.\n";
+
+    #[test]
+    fn a_hanging_indent_that_leaves_room_is_kept() {
+        assert_eq!(
+            rows_at(LONG_KEY, 60),
+            [
+                "  - addresses_critique: anyone who can read the log can",
+                "                        share this login.",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_hanging_indent_that_leaves_too_little_room_gives_way_to_a_small_one() {
+        // Under the value, 16 columns would be left at 40 and none at 24:
+        // the text continues just past the list's dash instead.
+        assert_eq!(
+            rows_at(LONG_KEY, 40),
+            [
+                "  - addresses_critique: anyone who can",
+                "    read the log can share this login.",
+            ]
+        );
+        assert_eq!(
+            rows_at(LONG_KEY, 24),
+            [
+                "  - addresses_critique:",
+                "    anyone who can read",
+                "    the log can share",
+                "    this login.",
+            ]
+        );
+        // At 18 the key itself is cut, and the words still share rows.
+        let narrow = rows_at(LONG_KEY, 18);
+        assert_eq!(
+            narrow[1..],
+            [
+                "    ique: anyone",
+                "    who can read",
+                "    the log can",
+                "    share this",
+                "    login."
+            ]
+        );
+    }
+
+    #[test]
+    fn a_top_level_key_continues_two_columns_in_when_narrow() {
+        let text = "rationale: share this login with the whole team now.\n";
+        // At 24 columns, 13 are left under the value: over half the width.
+        assert_eq!(
+            rows_at(text, 24),
+            [
+                "rationale: share this",
+                "           login with",
+                "           the whole",
+                "           team now."
+            ]
+        );
+        // At 18, 7 would be.
+        assert_eq!(
+            rows_at(text, 18),
+            [
+                "rationale: share",
+                "  this login with",
+                "  the whole team",
+                "  now."
+            ]
+        );
+    }
+}

@@ -1,0 +1,471 @@
+//! Source lines laid out as styled rows at one width.
+//!
+//! Responsible for: the flat store of styled rows ([`Rows`]), and the
+//! [`Layouter`] that turns a line of a given [`LineKind`] into rows: word
+//! wrapping of prose, hanging indents under list items and YAML values
+//! (giving way to a small indent when they would leave too little room),
+//! code wrapped at spaces with a mark on continuation rows, rules and
+//! notices across the width.
+//!
+//! Not responsible for: deciding a line's kind (see [`super::blocks`]),
+//! styling its inline spans or YAML (see [`super::inline`]), or which lines
+//! are laid out when (the document itself).
+
+use std::ops::Range;
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use crate::tui::theme::Theme;
+
+use super::blocks::{LineKind, without_closing_hashes};
+use super::inline::{Glyph, push_inline, push_plain, push_yaml};
+use super::text_width;
+
+/// Columns of text a row keeps when an indent, a list marker or a quote bar
+/// would leave less; the prefix is cut short instead.
+const MIN_TEXT_COLUMNS: usize = 8;
+
+/// Columns a continuation row should keep for its text: a hanging indent
+/// (under a YAML value, under a list item's text) that would leave fewer
+/// (or less than half the width, in a narrow pane) gives way to a small
+/// fixed indent, so a long value never wraps one word to a row.
+const READABLE_COLUMNS: usize = 20;
+
+/// The small indent continuation rows take instead of a hanging indent that
+/// leaves too little room, beyond the line's own indent.
+const FALLBACK_HANG_COLUMNS: usize = 2;
+
+/// The mark at the start of a code row that continues the line above.
+const CODE_CONTINUATION: &str = "↪ ";
+
+/// Styled rows stored flat: one string, span ends into it, row ends into the
+/// spans. Keeps a chunk of a long transcript to a few allocations.
+#[derive(Debug, Default)]
+pub(super) struct Rows {
+    text: String,
+    spans: Vec<StoredSpan>,
+    /// The styles the spans use, each once; a span names one by index.
+    styles: Vec<Style>,
+    /// For each row, the end of its spans in `spans`.
+    row_ends: Vec<u32>,
+    /// The first span of the row being written.
+    open_row_first_span: usize,
+}
+
+/// A span: where its text ends in [`Rows::text`] and its style's index in
+/// [`Rows::styles`]. Eight bytes, for rows that are mostly spans.
+#[derive(Debug)]
+struct StoredSpan {
+    text_end: u32,
+    style: u16,
+}
+
+/// A row offset as stored: text beyond 4 GiB in one pane is not held.
+pub(super) fn stored_offset(offset: usize) -> u32 {
+    u32::try_from(offset).unwrap_or(u32::MAX)
+}
+
+impl Rows {
+    pub(super) fn clear(&mut self) {
+        self.text.clear();
+        self.spans.clear();
+        self.styles.clear();
+        self.row_ends.clear();
+        self.open_row_first_span = 0;
+    }
+
+    /// Gives back what a finished chunk's rows will never use.
+    pub(super) fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.spans.shrink_to_fit();
+        self.styles.shrink_to_fit();
+        self.row_ends.shrink_to_fit();
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.row_ends.len()
+    }
+
+    fn start_row(&mut self) {
+        self.open_row_first_span = self.spans.len();
+    }
+
+    fn push_char(&mut self, c: char, style: Style) {
+        self.text.push(c);
+        let text_end = stored_offset(self.text.len());
+        let row_has_spans = self.spans.len() > self.open_row_first_span;
+        match self.spans.last_mut() {
+            Some(last) if row_has_spans && self.styles[usize::from(last.style)] == style => {
+                last.text_end = text_end;
+            }
+            _ => {
+                let style = self.style_index(style);
+                self.spans.push(StoredSpan { text_end, style });
+            }
+        }
+    }
+
+    /// The index of `style` in the palette, added when new.
+    fn style_index(&mut self, style: Style) -> u16 {
+        if let Some(index) = self.styles.iter().rposition(|known| *known == style) {
+            return u16::try_from(index).unwrap_or(u16::MAX);
+        }
+        if self.styles.len() > usize::from(u16::MAX) {
+            // A theme has a few dozen styles; this cannot be reached, and
+            // would only show a later style as the last one kept.
+            return u16::MAX;
+        }
+        self.styles.push(style);
+        u16::try_from(self.styles.len() - 1).unwrap_or(u16::MAX)
+    }
+
+    fn end_row(&mut self) {
+        self.row_ends.push(stored_offset(self.spans.len()));
+    }
+
+    fn span_range(&self, row: usize) -> Range<usize> {
+        let start = if row == 0 {
+            0
+        } else {
+            self.row_ends[row - 1] as usize
+        };
+        start..self.row_ends[row] as usize
+    }
+
+    pub(super) fn line(&self, row: usize) -> Line<'_> {
+        let spans: Vec<Span<'_>> = self
+            .span_range(row)
+            .map(|index| {
+                let start = if index == 0 {
+                    0
+                } else {
+                    self.spans[index - 1].text_end as usize
+                };
+                let span = &self.spans[index];
+                Span::styled(
+                    &self.text[start..span.text_end as usize],
+                    self.styles[usize::from(span.style)],
+                )
+            })
+            .collect();
+        Line::from(spans)
+    }
+}
+
+fn glyphs_width(glyphs: &[Glyph]) -> usize {
+    glyphs.iter().map(|glyph| glyph.width).sum()
+}
+
+/// Lays out source lines at one width with one theme, reusing its buffers.
+pub(super) struct Layouter<'t> {
+    width: usize,
+    theme: &'t Theme,
+    content: Vec<Glyph>,
+    first_prefix: Vec<Glyph>,
+    rest_prefix: Vec<Glyph>,
+}
+
+impl<'t> Layouter<'t> {
+    pub(super) fn new(width: usize, theme: &'t Theme) -> Self {
+        Layouter {
+            width,
+            theme,
+            content: Vec::new(),
+            first_prefix: Vec::new(),
+            rest_prefix: Vec::new(),
+        }
+    }
+
+    pub(super) fn lay_out(&mut self, text: &str, kind: &LineKind, rows: &mut Rows) {
+        let theme = self.theme;
+        self.content.clear();
+        self.first_prefix.clear();
+        self.rest_prefix.clear();
+        match kind {
+            LineKind::Blank => {
+                rows.start_row();
+                rows.end_row();
+            }
+            LineKind::Rule => {
+                rows.start_row();
+                for _ in 0..self.width {
+                    rows.push_char('─', theme.dim);
+                }
+                rows.end_row();
+            }
+            LineKind::Notice => self.notice(text, rows),
+            LineKind::Fence => {
+                push_plain(&mut self.content, text, theme.dim);
+                self.hard_wrap(rows);
+            }
+            LineKind::Code { yaml: true } => {
+                // YAML wraps at spaces with its continuation under the value,
+                // so a long value still reads as one value of one key.
+                let item = text.trim_start();
+                let indent = &text[..text.len() - item.len()];
+                push_plain(&mut self.first_prefix, indent, theme.md_code);
+                let value_column = push_yaml(&mut self.content, item, theme);
+                let base = text_width(indent);
+                let hang = readable_hang(self.width, base, base + value_column);
+                push_plain(&mut self.rest_prefix, &" ".repeat(hang), theme.md_code);
+                self.wrap_words(rows);
+            }
+            LineKind::Code { yaml: false } => {
+                // Wrapped at spaces where it can be, each continuation row
+                // marked, so no word is cut at the pane's edge unseen.
+                let code = text.trim_start();
+                let indent = &text[..text.len() - code.len()];
+                push_plain(&mut self.first_prefix, indent, theme.md_code);
+                let mark = text_width(CODE_CONTINUATION);
+                let hang = readable_hang(self.width, 0, text_width(indent) + mark);
+                push_plain(
+                    &mut self.rest_prefix,
+                    &" ".repeat(hang.saturating_sub(mark)),
+                    theme.md_code,
+                );
+                push_plain(&mut self.rest_prefix, CODE_CONTINUATION, theme.dim);
+                push_plain(&mut self.content, code, theme.md_code);
+                self.wrap_words(rows);
+            }
+            LineKind::Reasoning => {
+                let content = text.trim_start();
+                self.indent_both(
+                    text_width(&text[..text.len() - content.len()]),
+                    theme.reasoning,
+                );
+                push_plain(&mut self.content, content, theme.reasoning);
+                self.wrap_words(rows);
+            }
+            LineKind::Heading { content_start } => {
+                let content = without_closing_hashes(&text[*content_start..]);
+                push_inline(&mut self.content, content, theme.md_heading, theme);
+                self.wrap_words(rows);
+            }
+            LineKind::Paragraph {
+                indent,
+                content_start,
+            } => {
+                self.indent_both(*indent, theme.text);
+                push_inline(
+                    &mut self.content,
+                    &text[*content_start..],
+                    theme.text,
+                    theme,
+                );
+                self.wrap_words(rows);
+            }
+            LineKind::ListItem {
+                indent,
+                marker,
+                content_start,
+            } => {
+                push_plain(&mut self.first_prefix, &" ".repeat(*indent), theme.text);
+                push_plain(&mut self.first_prefix, marker, theme.md_list_marker);
+                push_plain(&mut self.first_prefix, " ", theme.text);
+                let hanging = glyphs_width(&self.first_prefix);
+                let hang = readable_hang(self.width, *indent, hanging);
+                push_plain(&mut self.rest_prefix, &" ".repeat(hang), theme.text);
+                push_inline(
+                    &mut self.content,
+                    &text[*content_start..],
+                    theme.text,
+                    theme,
+                );
+                self.wrap_words(rows);
+            }
+            LineKind::Quote {
+                depth,
+                content_start,
+            } => {
+                let bar = "│ ".repeat(*depth);
+                push_plain(&mut self.first_prefix, &bar, theme.md_quote);
+                push_plain(&mut self.rest_prefix, &bar, theme.md_quote);
+                push_inline(
+                    &mut self.content,
+                    &text[*content_start..],
+                    theme.md_quote,
+                    theme,
+                );
+                self.wrap_words(rows);
+            }
+        }
+    }
+
+    fn indent_both(&mut self, indent: usize, style: Style) {
+        let spaces = " ".repeat(indent);
+        push_plain(&mut self.first_prefix, &spaces, style);
+        push_plain(&mut self.rest_prefix, &spaces, style);
+    }
+
+    /// `── text ─────` across the width, or the text alone, wrapped, when it
+    /// leaves no room for the rule.
+    fn notice(&mut self, text: &str, rows: &mut Rows) {
+        let dim = self.theme.dim;
+        let text_columns = text_width(text);
+        if text_columns + 6 > self.width {
+            push_plain(&mut self.content, text, dim);
+            self.wrap_words(rows);
+            return;
+        }
+        rows.start_row();
+        let lead = if text.is_empty() {
+            String::new()
+        } else {
+            format!("── {text} ")
+        };
+        for c in lead.chars() {
+            rows.push_char(c, dim);
+        }
+        for _ in text_width(&lead)..self.width {
+            rows.push_char('─', dim);
+        }
+        rows.end_row();
+    }
+
+    /// Code: cut at the width wherever it falls, never at words.
+    fn hard_wrap(&mut self, rows: &mut Rows) {
+        rows.start_row();
+        let mut column = 0;
+        for glyph in &self.content {
+            if column + glyph.width > self.width && column > 0 {
+                rows.end_row();
+                rows.start_row();
+                column = 0;
+            }
+            rows.push_char(glyph.c, glyph.style);
+            column += glyph.width;
+        }
+        rows.end_row();
+    }
+
+    /// Prose: fills rows word by word; a word is broken only when it is wider
+    /// than a whole row.
+    fn wrap_words(&mut self, rows: &mut Rows) {
+        let width = self.width;
+        let max_prefix = width.saturating_sub(MIN_TEXT_COLUMNS);
+        fit_prefix(&mut self.first_prefix, max_prefix);
+        fit_prefix(&mut self.rest_prefix, max_prefix);
+        let fresh_row_room = width.saturating_sub(glyphs_width(&self.rest_prefix));
+        let mut row = RowCursor::begin(rows, &self.first_prefix);
+        let glyphs = &self.content;
+        let mut spaces = 0..0;
+        let mut at = 0;
+        while at < glyphs.len() {
+            let start = at;
+            if glyphs[at].c == ' ' {
+                while at < glyphs.len() && glyphs[at].c == ' ' {
+                    at += 1;
+                }
+                spaces = start..at;
+                continue;
+            }
+            while at < glyphs.len() && glyphs[at].c != ' ' {
+                at += 1;
+            }
+            let word = &glyphs[start..at];
+            let word_width = glyphs_width(word);
+            let space_width = if row.has_content {
+                glyphs_width(&glyphs[spaces.clone()])
+            } else {
+                0
+            };
+            if row.column + space_width + word_width <= width {
+                if row.has_content {
+                    row.emit(&glyphs[spaces.clone()]);
+                }
+                row.emit(word);
+            } else if word_width > fresh_row_room {
+                // Too wide for any row: it is cut anyway, so start it here.
+                if row.has_content && row.column + space_width < width {
+                    row.emit(&glyphs[spaces.clone()]);
+                }
+                for glyph in word {
+                    if row.column + glyph.width > width && row.has_content {
+                        row.next_row(&self.rest_prefix);
+                    }
+                    row.emit(std::slice::from_ref(glyph));
+                }
+            } else {
+                if row.has_content {
+                    row.next_row(&self.rest_prefix);
+                }
+                row.emit(word);
+            }
+            spaces = 0..0;
+        }
+        row.finish();
+    }
+}
+
+/// The indent of a continuation row that would hang at column `hanging`
+/// (under a value, under a list item's text) in a row `width` wide, for a
+/// line indented `base` columns: `hanging` while it leaves the text a
+/// readable width ([`READABLE_COLUMNS`], or half the width in a narrow
+/// pane), else a small fixed indent past `base`.
+fn readable_hang(width: usize, base: usize, hanging: usize) -> usize {
+    let wanted = READABLE_COLUMNS.min(width / 2);
+    if width.saturating_sub(hanging) >= wanted {
+        hanging
+    } else {
+        (base + FALLBACK_HANG_COLUMNS).min(hanging)
+    }
+}
+
+/// Shortens a prefix (indent, marker, quote bar) to at most `max_columns`.
+fn fit_prefix(prefix: &mut Vec<Glyph>, max_columns: usize) {
+    let mut columns = 0;
+    let keep = prefix
+        .iter()
+        .take_while(|glyph| {
+            columns += glyph.width;
+            columns <= max_columns
+        })
+        .count();
+    prefix.truncate(keep);
+}
+
+/// The row being filled by [`Layouter::wrap_words`].
+struct RowCursor<'r> {
+    rows: &'r mut Rows,
+    column: usize,
+    /// Whether the row holds any content beyond its prefix.
+    has_content: bool,
+}
+
+impl<'r> RowCursor<'r> {
+    fn begin(rows: &'r mut Rows, prefix: &[Glyph]) -> Self {
+        rows.start_row();
+        let mut cursor = RowCursor {
+            rows,
+            column: 0,
+            has_content: false,
+        };
+        cursor.place(prefix);
+        cursor
+    }
+
+    fn place(&mut self, glyphs: &[Glyph]) {
+        for glyph in glyphs {
+            self.rows.push_char(glyph.c, glyph.style);
+            self.column += glyph.width;
+        }
+    }
+
+    fn emit(&mut self, glyphs: &[Glyph]) {
+        self.place(glyphs);
+        self.has_content = true;
+    }
+
+    fn next_row(&mut self, prefix: &[Glyph]) {
+        self.rows.end_row();
+        self.rows.start_row();
+        self.column = 0;
+        self.has_content = false;
+        self.place(prefix);
+    }
+
+    fn finish(self) {
+        self.rows.end_row();
+    }
+}
