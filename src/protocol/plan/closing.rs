@@ -1,0 +1,168 @@
+//! The end of a planning debate: the critic's final assessment and the
+//! optimizer's final proposals (PC-18, PC-19), the synthesizer's plan
+//! written from those and the final plan only (PC-20), and the outcome
+//! (PC-26, PC-31..PC-33, A27).
+//!
+//! Not responsible for the documents the outcome is written to
+//! (`documents`).
+
+use super::{CRITIC, OPTIMIZER, Plan, SYNTHESIZER, Step, documents, prompts};
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, ItemDecision, LogKind, Outcome, Timestamp};
+use serde_json::json;
+
+impl Plan {
+    /// The critic's final assessment (unless its review was one) and the
+    /// optimizer's final proposals, at once (PC-18, PC-19).
+    pub(super) fn start_final(&mut self, with_critic: bool, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Final, now);
+        let items: Vec<serde_json::Value> =
+            self.items.iter().map(|item| self.item_json(item)).collect();
+        let mut effects = Vec::new();
+        if with_critic {
+            let context = self.critic_prompt("assessment");
+            match self.start_call(&prompts::CRITIC, context, CRITIC, now) {
+                Ok(effect) => {
+                    self.awaiting.insert(CRITIC.into());
+                    effects.push(effect);
+                }
+                Err(failed) => return failed,
+            }
+        }
+        let context = json!({
+            "goal": self.config.topic,
+            "context": self.config.context,
+            "plan": self.plan,
+            "round": self.round,
+            "stage": "final",
+            "challenges": Vec::<serde_json::Value>::new(),
+            "earlier": items,
+            "unverified": self.unverified_json(),
+            "rulings": self.rulings_section(),
+        });
+        match self.start_call(&prompts::OPTIMIZER, context, OPTIMIZER, now) {
+            Ok(effect) => {
+                self.awaiting.insert(OPTIMIZER.into());
+                effects.push(effect);
+            }
+            Err(failed) => return failed,
+        }
+        effects
+    }
+
+    pub(super) fn on_final(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let role = call.slot.role.clone();
+        if output.trim().is_empty() {
+            return if role == CRITIC {
+                self.repair_or_stop(call, output, "the final assessment is empty".into(), now)
+            } else {
+                match self.repair(call, output, "the final proposals are empty".into(), now) {
+                    Ok(effects) => effects,
+                    Err(reason) => {
+                        self.missing
+                            .push(format!("no final proposals from the optimizer ({reason})"));
+                        self.awaiting.remove(OPTIMIZER);
+                        self.conclude_final(now)
+                    }
+                }
+            };
+        }
+        let call_id = call.call_id();
+        self.keep(&call, output, Vec::new(), now);
+        self.take_checks(output, &role, now, &call_id);
+        if role == CRITIC {
+            self.assessment = Some(output.to_string());
+        } else {
+            self.final_proposals = Some(output.to_string());
+        }
+        self.awaiting.remove(&role);
+        self.conclude_final(now)
+    }
+
+    pub(super) fn conclude_final(&mut self, now: Timestamp) -> Vec<Effect> {
+        if !self.awaiting.is_empty() {
+            return Vec::new();
+        }
+        self.start_synthesis(now)
+    }
+
+    /// The synthesizer starts only with the final plan, the critic's final
+    /// assessment and the optimizer's final proposals (PC-20).
+    pub(super) fn start_synthesis(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Synthesis, now);
+        let log = documents::log_rows(self);
+        let counts = documents::counts(self);
+        let context = json!({
+            "goal": self.config.topic,
+            "simple": self.config.simple,
+            "plan": self.plan,
+            "assessment": self.assessment.clone().unwrap_or_default(),
+            "final_proposals": self.final_proposals.clone().unwrap_or_default(),
+            "log": log.iter().map(|row| json!({
+                "id": row.id, "source": row.source, "summary": row.summary,
+                "category": row.category, "resolution": row.resolution, "detail": row.detail,
+            })).collect::<Vec<_>>(),
+            "counts": counts.lines(),
+            "rulings": self.rulings_section(),
+            "unverified": self.unverified_json(),
+        });
+        self.start_one(&prompts::SYNTHESIS, context, SYNTHESIZER, now)
+    }
+
+    pub(super) fn on_synthesis(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if output.trim().is_empty() {
+            return self.repair_or_stop(call, output, "the plan document is empty".into(), now);
+        }
+        let call_id = call.call_id();
+        if let Err(asked) = self.bind(call.clone(), output, "plan", now) {
+            return asked;
+        }
+        self.keep(&call, output, Vec::new(), now);
+        self.synthesis = self.kept.last().cloned();
+        for correction in documents::corrections(self) {
+            self.log(now, LogKind::Note, Some(&call_id), correction);
+        }
+        self.finish(now)
+    }
+
+    fn finish(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Done, now);
+        let open = self.open_assumptions().len();
+        let deferred = self
+            .decisions
+            .values()
+            .filter(|d| d.decision == ItemDecision::Defer)
+            .count();
+        let note = if self.config.simple {
+            format!(
+                "simple mode: the planner's plan, {open} unverified assumption(s) to investigate"
+            )
+        } else {
+            format!(
+                "{} round(s), {} item(s) decided ({deferred} deferred), {open} unverified assumption(s) to investigate",
+                self.rounds_run,
+                self.decisions.len()
+            )
+        };
+        self.log(
+            now,
+            LogKind::Verdict,
+            None,
+            format!(
+                "no verdict (a planning debate delivers a plan): {} — {note}",
+                documents::PLAN
+            ),
+        );
+        let outcome = Outcome::Completed {
+            deliverable: documents::PLAN.into(),
+            note,
+        };
+        self.outcome = Some(outcome.clone());
+        vec![Effect::Finished(outcome)]
+    }
+}

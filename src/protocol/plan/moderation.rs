@@ -1,0 +1,202 @@
+//! The planner's proposed response to every challenge and proposal of the
+//! round (PC-12, PC-14), each offered to the moderator as an item to
+//! confirm or override (A26), and the submission that closes the round's
+//! decisions.
+//!
+//! Not responsible for holding later answers to those decisions
+//! (`revision`), nor for settling deferred items after the fact
+//! (`routing`).
+
+use super::model::{DecidedBy, Decision, Item, Source};
+use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};
+use crate::parse::Read;
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, ItemDecision, LogKind, ModerationItem, Suggestion, Timestamp};
+use serde_json::json;
+
+impl Plan {
+    pub(super) fn start_respond(&mut self, now: Timestamp) -> Vec<Effect> {
+        let challenges: Vec<serde_json::Value> = self
+            .round_items(Source::Critic)
+            .into_iter()
+            .map(|item| self.item_json(item))
+            .collect();
+        let proposals: Vec<serde_json::Value> = self
+            .round_items(Source::Optimizer)
+            .into_iter()
+            .map(|item| self.item_json(item))
+            .collect();
+        if challenges.is_empty() && proposals.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("round {}: nothing to respond to", self.round),
+            );
+            self.rounds_run = self.rounds_run.max(self.round);
+            return self.after_round(now);
+        }
+        self.enter(Step::Respond, now);
+        let context = json!({
+            "goal": self.config.topic,
+            "plan": self.plan,
+            "round": self.round,
+            "challenges": challenges,
+            "proposals": proposals,
+        });
+        self.start_one(&prompts::RESPOND, context, PLANNER, now)
+    }
+
+    pub(super) fn round_ids(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .filter(|item| item.round == self.round)
+            .map(|item| item.id.clone())
+            .collect()
+    }
+
+    pub(super) fn on_respond(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let ids = self.round_ids();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        match parse::read_responses(output, &refs) {
+            Ok(Read { value, notes }) => {
+                self.keep(&call, output, notes, now);
+                for (id, response) in value {
+                    self.responses.insert(id, response);
+                }
+                self.open_moderation(now)
+            }
+            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+        }
+    }
+
+    pub(super) fn moderation_item(&self, item: &Item) -> ModerationItem {
+        let mut text = item.summary.clone();
+        for (key, value) in &item.fields {
+            text.push_str(&format!("\n{key}: {value}"));
+        }
+        if let Some(other) = &item.refers_to {
+            let verb = match item.source {
+                Source::Critic => "Reopens",
+                Source::Optimizer => "Third option for",
+            };
+            text.push_str(&format!("\n{verb}: {other}"));
+        }
+        ModerationItem {
+            id: item.id.clone(),
+            target: item.source.as_str().to_lowercase(),
+            severity: item.level.as_str().to_string(),
+            category: item.category.clone(),
+            text,
+            preface: String::new(),
+            suggestion: self.responses.get(&item.id).map(|response| Suggestion {
+                decision: response.decision,
+                by: PLANNER.into(),
+                reason: response.reason.clone(),
+            }),
+        }
+    }
+
+    fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Moderation, now);
+        let items: Vec<ModerationItem> = self
+            .items
+            .iter()
+            .filter(|item| item.round == self.round)
+            .map(|item| self.moderation_item(item))
+            .collect();
+        for item in &items {
+            let subject = PlanSubject {
+                id: item.id.clone(),
+                proposed: self.responses.get(&item.id).map(|r| r.decision),
+            };
+            self.book.push(item.clone(), subject, self.round);
+        }
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "needs moderator: confirm or override the planner's response to {}",
+                listed(
+                    &items.iter().map(|i| i.id.clone()).collect::<Vec<_>>(),
+                    "item",
+                    "items"
+                )
+            ),
+        );
+        vec![Effect::AwaitModeration { items }]
+    }
+
+    pub(super) fn on_item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let open = self
+            .item(item_id)
+            .is_some_and(|item| item.round == self.round);
+        if self.step != Step::Moderation || !open {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a decision on {item_id}: it is not open"),
+            );
+            return Vec::new();
+        }
+        self.book.decide(
+            &mut self.calls,
+            now,
+            true,
+            (item_id, decision, note),
+            |subject, decision| subject.how(decision),
+        );
+        Vec::new()
+    }
+
+    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.step != Step::Moderation {
+            return Vec::new();
+        }
+        let Some(decided) = self.book.submit(&mut self.calls, now) else {
+            return Vec::new();
+        };
+        let count = decided.len();
+        let mut overridden = 0;
+        for (subject, decision, note) in decided {
+            let id = subject.id;
+            let by = if subject.proposed == Some(decision) {
+                DecidedBy::Planner
+            } else {
+                overridden += 1;
+                DecidedBy::Moderator
+            };
+            self.decisions.insert(
+                id.clone(),
+                Decision {
+                    decision,
+                    by,
+                    note,
+                    round: self.round,
+                },
+            );
+        }
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "moderation submitted: {count} decided, {overridden} against the planner's proposal"
+            ),
+        );
+        self.start_revise(now)
+    }
+}

@@ -1,0 +1,152 @@
+//! The rulings that bind: every decision so far as the acting agent's
+//! prompt carries it, the check of an answer against them (one request
+//! to fix a departure, then the departure stands, recorded), and the
+//! planner's revision of the plan to the final decisions (PC-15) that
+//! ends a round.
+//!
+//! Not responsible for how the decisions are taken (`moderation`), nor
+//! for reading the critique log against them (`binding`).
+
+use super::{MAX_ROUNDS, PLANNER, Plan, Step, binding, prompts};
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, ItemDecision, LogKind, Timestamp};
+use serde_json::json;
+
+impl Plan {
+    /// Every item decided so far with its decision and the moderator's
+    /// note, in the order raised.
+    fn decided(&self) -> Vec<(String, ItemDecision, Option<String>)> {
+        self.items
+            .iter()
+            .filter_map(|item| {
+                let decision = self.decisions.get(&item.id)?;
+                Some((item.id.clone(), decision.decision, decision.note.clone()))
+            })
+            .collect()
+    }
+
+    /// The rulings section of the acting agent's prompt.
+    pub(super) fn rulings_section(&self) -> String {
+        binding::section(&self.decided())
+    }
+
+    /// Checks `output` (the answer of `what`: `revision 1`, `plan`) against
+    /// the decisions. On a departure, asks once more naming it (`Err`
+    /// carries the call); asked already, the departures stand, logged and
+    /// recorded, and `Ok` lets the answer go on.
+    pub(super) fn bind(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        what: &str,
+        now: Timestamp,
+    ) -> Result<(), Vec<Effect>> {
+        if !self.config.checks_rulings {
+            return Ok(());
+        }
+        let decided: Vec<(String, ItemDecision)> = self
+            .decided()
+            .into_iter()
+            .map(|(id, decision, _)| (id, decision))
+            .collect();
+        let checked = binding::departures(output, &decided);
+        let call_id = call.call_id();
+        if checked.uncited {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!(
+                    "the {what} cites no critique item by id, so quorum could not check it against your decisions"
+                ),
+            );
+            self.unchecked.push(what.to_string());
+        }
+        if checked.departures.is_empty() {
+            return Ok(());
+        }
+        let listed = checked.departures.join("; ");
+        let recheck = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+        let asked = call.clone();
+        match self
+            .calls
+            .recheck(call, output, &checked.departures, recheck, now)
+        {
+            Some(spec) => {
+                // The first answer stays in the record beside the second.
+                self.keep(&asked, output, Vec::new(), now);
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("the {what} goes against your decisions: {listed}; asking once more"),
+                );
+                Err(vec![Effect::StartCall(spec)])
+            }
+            None => {
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!(
+                        "the {what} still goes against your decisions after being asked once more: {listed}"
+                    ),
+                );
+                for departure in checked.departures {
+                    self.departures.push((what.to_string(), departure));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The planner revises the plan to the final decisions (PC-15).
+    pub(super) fn start_revise(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Revise, now);
+        let decided: Vec<serde_json::Value> = self
+            .items
+            .iter()
+            .filter(|item| item.round == self.round)
+            .map(|item| self.item_json(item))
+            .collect();
+        let context = json!({
+            "goal": self.config.topic,
+            "plan": self.plan,
+            "round": self.round,
+            "decisions": decided,
+            "rulings": self.rulings_section(),
+            "unverified": self.unverified_json(),
+        });
+        self.start_one(&prompts::REVISE, context, PLANNER, now)
+    }
+
+    pub(super) fn on_revise(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if output.trim().is_empty() {
+            return self.repair_or_stop(call, output, "the revised plan is empty".into(), now);
+        }
+        let what = format!("revision {}", self.round);
+        if let Err(asked) = self.bind(call.clone(), output, &what, now) {
+            return asked;
+        }
+        self.keep(&call, output, Vec::new(), now);
+        self.plan = output.to_string();
+        let from = format!("revision {}", self.round);
+        self.track_markers(output, &from, now);
+        self.rounds_run = self.round;
+        self.after_round(now)
+    }
+
+    /// After round 1 the critic reviews the responses; after round 2 the
+    /// final words.
+    pub(super) fn after_round(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.round < MAX_ROUNDS {
+            return self.start_review(now);
+        }
+        self.start_final(true, now)
+    }
+}

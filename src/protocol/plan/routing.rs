@@ -1,0 +1,260 @@
+//! Where an answer, a call given up on or one of the debate's own inputs
+//! (a decision, a submission, a deferred item settled afterwards, an
+//! override) goes, by the step the debate is in; and what the interfaces
+//! show of it: the stage strip, each item's final decision and the board's
+//! rows.
+//!
+//! Not responsible for what each step does with what it gets (the stage
+//! modules), nor for the `Protocol` implementation itself (`mod.rs`).
+
+use super::model::{DecidedBy, Source, Verification};
+use super::{OPTIMIZER, Plan, Step};
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{
+    Effect, Fact, Input, ItemDecision, ItemResolution, LogKind, OverrideAction, Protocol, Ruling,
+    StageInfo, Timestamp, Tone,
+};
+use crate::report::one_line;
+
+impl Plan {
+    pub(super) fn on_answer(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        match self.step {
+            Step::Draft => self.on_draft(call, output, now),
+            Step::Critique => self.on_critique(call, output, now),
+            Step::Review => self.on_review(call, output, now),
+            Step::Optimize => self.on_optimize(call, output, now),
+            Step::Respond => self.on_respond(call, output, now),
+            Step::Revise => self.on_revise(call, output, now),
+            Step::Final => self.on_final(call, output, now),
+            Step::Synthesis => self.on_synthesis(call, output, now),
+            Step::Moderation | Step::Done => Vec::new(),
+        }
+    }
+
+    pub(super) fn on_gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let role = call.slot.role.clone();
+        if role == OPTIMIZER {
+            if self.step == Step::Final {
+                self.missing
+                    .push(format!("no final proposals from the optimizer ({reason})"));
+                self.awaiting.remove(OPTIMIZER);
+                return self.conclude_final(now);
+            }
+            return self.optimizer_missing(reason, now);
+        }
+        // The planner, the critic and the synthesizer are required (A18).
+        self.fail(
+            now,
+            format!(
+                "the {role} gave no answer in the {} stage, even after a retry ({reason})",
+                call.slot.stage
+            ),
+        )
+    }
+
+    fn on_item_resolved(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if let Some(refusal) = self.resolution_refusal(item_id, decision) {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a resolution of {item_id}: {refusal}"),
+            );
+            return Vec::new();
+        }
+        let note = note
+            .map(str::trim)
+            .filter(|note| !note.is_empty())
+            .map(str::to_string);
+        let message = match &note {
+            Some(note) => format!(
+                "{item_id} {} after the debate: {note}",
+                decision.past_tense()
+            ),
+            None => format!("{item_id} {} after the debate", decision.past_tense()),
+        };
+        self.log(now, LogKind::Moderation, None, message);
+        self.resolutions.insert(
+            item_id.to_string(),
+            ItemResolution {
+                decision,
+                note,
+                at: now,
+            },
+        );
+        Vec::new()
+    }
+
+    pub(super) fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        match input {
+            Input::ItemDecided {
+                item_id,
+                decision,
+                note,
+            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
+            Input::ModerationSubmitted => self.on_moderation_submitted(now),
+            Input::ItemResolved {
+                item_id,
+                decision,
+                note,
+            } => self.on_item_resolved(item_id, *decision, note.as_deref(), now),
+            Input::Override { call_id, action } => {
+                let what = match action {
+                    OverrideAction::Rerun => {
+                        "re-run ignored: a planning debate holds no round of judges"
+                    }
+                    _ => "override ignored: the call is not live",
+                };
+                self.log(now, LogKind::Note, Some(call_id), what.into());
+                Vec::new()
+            }
+            Input::Reopened => {
+                self.log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    "reopen ignored: a planning debate is not reopened".into(),
+                );
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn stages(&self) -> Vec<StageInfo> {
+        let steps: Vec<Step> = if self.config.simple {
+            vec![Step::Draft, Step::Synthesis, Step::Done]
+        } else {
+            Step::COMPLEX.to_vec()
+        };
+        steps
+            .into_iter()
+            .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
+            .collect()
+    }
+
+    /// The final decision on `id`, a deferred one settled afterwards
+    /// included.
+    pub fn final_decision(&self, id: &str) -> Option<ItemDecision> {
+        match (self.decisions.get(id), self.resolutions.get(id)) {
+            (_, Some(resolution)) => Some(resolution.decision),
+            (Some(decision), None) => Some(decision.decision),
+            (None, None) => None,
+        }
+    }
+
+    pub(super) fn board_rows(&self) -> Vec<Ruling> {
+        let mut rows: Vec<Ruling> = self
+            .items
+            .iter()
+            .map(|item| {
+                let decision = self.decisions.get(&item.id);
+                let settled = self.resolutions.get(&item.id);
+                let word = match (decision, settled) {
+                    (Some(_), Some(resolution)) => Some(format!(
+                        "DEFERRED→{}",
+                        resolution.decision.past_tense().to_uppercase()
+                    )),
+                    (Some(decision), None) => Some(decision.decision.past_tense().to_uppercase()),
+                    _ => None,
+                };
+                let tone = self
+                    .final_decision(&item.id)
+                    .map(|decision| match decision {
+                        ItemDecision::Accept => Tone::Positive,
+                        ItemDecision::Reject => Tone::Negative,
+                        ItemDecision::Defer => Tone::Caution,
+                    });
+                let mut facts = vec![
+                    Fact::new(&item.source.as_str().to_lowercase(), &item.category),
+                    Fact::new(
+                        match item.source {
+                            Source::Critic => "severity",
+                            Source::Optimizer => "priority",
+                        },
+                        item.level.as_str(),
+                    ),
+                ];
+                if let Some(response) = self.responses.get(&item.id) {
+                    facts.push(Fact::new("planner", response.decision.as_str()));
+                }
+                if let Some(decision) = decision {
+                    if decision.by == DecidedBy::Moderator {
+                        facts.push(Fact::warning("decided by", "moderator"));
+                    }
+                    if decision.note.is_some() {
+                        facts.push(Fact::new("✎", "note"));
+                    }
+                }
+                if let Some(other) = &item.refers_to {
+                    facts.push(Fact::new(
+                        match item.source {
+                            Source::Critic => "reopens",
+                            Source::Optimizer => "third option for",
+                        },
+                        other,
+                    ));
+                }
+                Ruling {
+                    subject: item.id.clone(),
+                    title: one_line(&item.summary),
+                    word,
+                    tone,
+                    rule: self
+                        .responses
+                        .get(&item.id)
+                        .map(|response| one_line(&response.reason))
+                        .unwrap_or_default(),
+                    facts,
+                }
+            })
+            .collect();
+        rows.extend(self.assumptions.iter().map(|assumption| {
+            let status = assumption.status();
+            let last = assumption
+                .checks
+                .iter()
+                .rev()
+                .find(|check| check.result == status)
+                .or(assumption.checks.last());
+            Ruling {
+                subject: assumption.id.clone(),
+                title: one_line(&assumption.text),
+                word: Some(status.as_str().to_string()),
+                tone: Some(match status {
+                    Verification::Verified => Tone::Positive,
+                    Verification::Refuted => Tone::Negative,
+                    Verification::Unverified => Tone::Caution,
+                }),
+                rule: last
+                    .map(|check| {
+                        format!(
+                            "{} (round {}): {}",
+                            check.by,
+                            check.round,
+                            one_line(&check.note)
+                        )
+                    })
+                    .unwrap_or_else(|| "nobody has checked it yet".into()),
+                facts: vec![Fact::new("from", &assumption.from)],
+            }
+        }));
+        rows
+    }
+}

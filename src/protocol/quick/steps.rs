@@ -1,0 +1,371 @@
+//! The calls before the synthesis: the proposal, the critic's attack, the
+//! panel's reviewers at once and blind to each other (QM-04) and the
+//! proposer's revision; what each answer means when it comes back,
+//! empty, unusable or not at all, and what follows it.
+//!
+//! Not responsible for the moderator's triage (`triage`) nor the
+//! synthesis (`synthesis`).
+
+use super::parse::{bottom_line, parse_vulnerabilities};
+use super::{Collected, Quick, QuickMode, ReviewState, SentBack, Step, documents, prompts};
+use crate::parse::{Read, readings_line};
+use crate::protocol::judges::JudgeRole;
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, LogKind, Timestamp};
+use serde_json::json;
+
+impl Quick {
+    pub(super) fn start_proposal(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Proposal, now);
+        let context = json!({
+            "topic": self.config.topic,
+            "context": self.context_json(),
+            "constraints": self.config.constraints,
+        });
+        self.start_single(&prompts::ADVERSARY_PROPOSAL, context, "proposer", now)
+    }
+
+    pub(super) fn start_attack(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Attack, now);
+        let mut context = json!({
+            "topic": self.config.topic,
+            "context": self.context_json(),
+        });
+        let template = match self.config.mode {
+            QuickMode::Challenge => &prompts::CHALLENGE,
+            QuickMode::Premortem => &prompts::PREMORTEM,
+            QuickMode::Redteam => &prompts::REDTEAM,
+            QuickMode::Adversary => {
+                let proposal = self.proposal.as_ref().map(|p| p.raw.clone());
+                context["proposal"] = json!(proposal.unwrap_or_default());
+                &prompts::ADVERSARY_CHALLENGE
+            }
+            QuickMode::Panel => unreachable!("a panel review has no critic"),
+        };
+        self.start_single(template, context, "critic", now)
+    }
+
+    /// Starts every reviewer at once, each blind to the others (QM-04).
+    pub(super) fn start_reviews(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Reviews, now);
+        let mut effects = Vec::new();
+        for index in 0..self.reviews.len() {
+            let role = self.reviews[index].role;
+            let context = json!({
+                "topic": self.config.topic,
+                "context": self.context_json(),
+                "role": role.as_str(),
+                "perspective": role.focus(),
+            });
+            let raw_output_path = Some(documents::review_file(role));
+            match self.start_call(
+                &prompts::PANEL_REVIEWER,
+                context,
+                &format!("judge.{role}"),
+                raw_output_path,
+                now,
+            ) {
+                Ok(effect) => {
+                    if let Effect::StartCall(spec) = &effect {
+                        self.reviews[index].call_id = Some(spec.request.call_id.clone());
+                    }
+                    effects.push(effect);
+                }
+                Err(failed) => return failed,
+            }
+        }
+        effects
+    }
+
+    fn start_revision(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Revision, now);
+        let context = json!({
+            "topic": self.config.topic,
+            "proposal": self.proposal.as_ref().map(|p| p.raw.clone()).unwrap_or_default(),
+            "critique": self.attack.as_ref().map(|a| a.raw.clone()).unwrap_or_default(),
+        });
+        self.start_single(&prompts::ADVERSARY_REVISION, context, "proposer", now)
+    }
+
+    pub(super) fn on_answer(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let call_id = call.call_id();
+        let empty = output.trim().is_empty();
+        match self.step {
+            Step::Reviews => self.on_review(&call, output, now),
+            Step::Proposal if empty => {
+                self.redo_or_stop(call, output, "the answer is empty".into(), now)
+            }
+            Step::Proposal => {
+                self.proposal = Some(Collected {
+                    call_id,
+                    raw: output.to_string(),
+                    at: now,
+                    normalised: Vec::new(),
+                });
+                self.start_attack(now)
+            }
+            Step::Attack if empty => {
+                self.redo_or_stop(call, output, "the answer is empty".into(), now)
+            }
+            Step::Attack => {
+                self.attack = Some(Collected {
+                    call_id: call_id.clone(),
+                    raw: output.to_string(),
+                    at: now,
+                    normalised: Vec::new(),
+                });
+                self.after_attack(&call_id, output, now)
+            }
+            Step::Revision if empty => {
+                if call.repaired {
+                    self.revision_skipped = Some(
+                        "the proposer's answer to the challenge was empty twice; the document \
+                         is written without it"
+                            .into(),
+                    );
+                    self.log(
+                        now,
+                        LogKind::Skip,
+                        Some(&call_id),
+                        "revision left out: its answer was empty twice".into(),
+                    );
+                    return self.start_synthesis(now);
+                }
+                self.redo_or_stop(call, output, "the answer is empty".into(), now)
+            }
+            Step::Revision => {
+                self.revision = Some(Collected {
+                    call_id,
+                    raw: output.to_string(),
+                    at: now,
+                    normalised: Vec::new(),
+                });
+                self.start_synthesis(now)
+            }
+            Step::Synthesis => self.on_synthesis(call, output, now),
+            Step::Moderation | Step::Done => Vec::new(),
+        }
+    }
+
+    fn after_attack(&mut self, call_id: &str, output: &str, now: Timestamp) -> Vec<Effect> {
+        match self.config.mode {
+            QuickMode::Challenge => {
+                let note = match bottom_line(output) {
+                    Some(line) => {
+                        self.log(
+                            now,
+                            LogKind::Note,
+                            Some(call_id),
+                            format!("bottom line: {line}"),
+                        );
+                        "the critic's challenge, with its bottom line".to_string()
+                    }
+                    None => {
+                        self.log(
+                            now,
+                            LogKind::Note,
+                            Some(call_id),
+                            "the critic gave no `Bottom line:`; the result line says so".into(),
+                        );
+                        "the critic's challenge; it gave no bottom line".to_string()
+                    }
+                };
+                self.finish(now, note)
+            }
+            QuickMode::Premortem => self.start_synthesis(now),
+            QuickMode::Redteam => match parse_vulnerabilities(output) {
+                Ok(Read {
+                    value: found,
+                    notes,
+                }) => {
+                    if !notes.is_empty() {
+                        self.log(now, LogKind::Note, Some(call_id), readings_line(&notes));
+                    }
+                    if let Some(attack) = &mut self.attack {
+                        attack.normalised = notes;
+                    }
+                    self.log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        format!(
+                            "{} findings: {}",
+                            found.len(),
+                            found
+                                .iter()
+                                .map(|f| format!("{} {}", f.id, f.severity.as_str()))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    );
+                    self.vulnerability_ids = found.iter().map(|f| f.id.clone()).collect();
+                    self.vulnerabilities = found;
+                    self.start_moderation(now)
+                }
+                Err(error) => {
+                    // The report is prose first: without a readable list
+                    // there is nothing to triage, and the synthesizer works
+                    // from the report as written.
+                    self.log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        format!(
+                            "the vulnerability list could not be read ({error}); no triage, the report goes to the synthesis as written"
+                        ),
+                    );
+                    self.vulnerability_error = Some(error.to_string());
+                    self.start_synthesis(now)
+                }
+            },
+            QuickMode::Adversary if self.config.revision => self.start_revision(now),
+            QuickMode::Adversary => {
+                self.revision_skipped =
+                    Some("the revision step was left out (`--no-revision`)".into());
+                self.log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    "revision left out: the debate was started without it".into(),
+                );
+                self.start_synthesis(now)
+            }
+            QuickMode::Panel => Vec::new(),
+        }
+    }
+
+    /// A reviewer's answer, already on disk in its judge file (QM-06).
+    fn on_review(&mut self, call: &LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let call_id = call.call_id();
+        let Some(index) = self.review_index(&call.slot.role) else {
+            return Vec::new();
+        };
+        let role = self.reviews[index].role;
+        let state = if output.trim().is_empty() {
+            // Persisted, left out of the synthesis, never retried (INF-07..10).
+            self.log(
+                now,
+                LogKind::Malformed,
+                Some(&call_id),
+                format!("{role}: empty review, left out of the synthesis (not retried)"),
+            );
+            ReviewState::Malformed("the review is empty".into())
+        } else {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!("{role}: review written to {}", documents::review_file(role)),
+            );
+            ReviewState::Answered
+        };
+        let review = &mut self.reviews[index];
+        review.call_id = Some(call_id);
+        review.raw = Some(output.to_string());
+        review.state = state;
+        self.conclude_reviews_if_complete(now)
+    }
+
+    fn review_index(&self, slot: &str) -> Option<usize> {
+        let role = slot.strip_prefix("judge.").and_then(JudgeRole::parse)?;
+        self.reviews.iter().position(|review| review.role == role)
+    }
+
+    /// Once every reviewer answered or was skipped, the synthesis starts
+    /// with the reviews there are (QM-09); with none, there is nothing to
+    /// synthesize.
+    fn conclude_reviews_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self
+            .reviews
+            .iter()
+            .any(|review| review.state == ReviewState::Pending)
+        {
+            return Vec::new();
+        }
+        let answered = self
+            .reviews
+            .iter()
+            .filter(|review| review.state == ReviewState::Answered)
+            .count();
+        if answered == 0 {
+            return self.fail(now, "no reviewer gave a usable review".into());
+        }
+        if answered < self.reviews.len() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "{answered} of {} reviews in; the synthesis goes on without the rest",
+                    self.reviews.len()
+                ),
+            );
+        }
+        self.start_synthesis(now)
+    }
+
+    pub(super) fn on_gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        by_moderator: bool,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let call_id = call.call_id();
+        match self.step {
+            Step::Reviews => {
+                if let Some(index) = self.review_index(&call.slot.role) {
+                    let review = &mut self.reviews[index];
+                    review.call_id = Some(call_id);
+                    review.state = ReviewState::Skipped(reason);
+                }
+                self.conclude_reviews_if_complete(now)
+            }
+            Step::Revision => {
+                self.revision_skipped = Some(if by_moderator {
+                    "the moderator skipped the proposer's answer to the challenge".into()
+                } else {
+                    format!("the proposer gave no answer to the challenge ({reason})")
+                });
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    "revision left out; the synthesis works from the proposal and the challenge"
+                        .into(),
+                );
+                self.start_synthesis(now)
+            }
+            // The second attempt at a synthesis never came: the first,
+            // readable one stands, with its problems stated.
+            Step::Synthesis if self.config.checks_rulings && self.sent_back.is_some() => {
+                let SentBack { call_id, raw } = self.sent_back.take().expect("checked");
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    "the synthesizer's second attempt gave no answer; its first is kept, with a warning"
+                        .into(),
+                );
+                let extra = format!(
+                    "the synthesizer was asked once more to fix this and gave no answer ({})",
+                    reason.trim_end_matches('.')
+                );
+                self.keep_synthesis(call_id, &raw, Some(extra), now)
+            }
+            // A required agent: no fabricated result (RULES.md A18).
+            _ => self.fail(
+                now,
+                format!(
+                    "the {} gave no answer in the {} stage, even after a retry ({reason})",
+                    call.slot.role, call.slot.stage
+                ),
+            ),
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! The synthesizer's document: its prompt per mode, the check that its
+//! opening names none of the debate's machinery and passes no verdict
+//! (RF-06, RF-08, QS-01), a red team's report checked against the
+//! moderator's rulings, the one request to fix what is wrong, and what is
+//! kept, with its warnings, when it is still wrong after that.
+//!
+//! Not responsible for the calls before it (`steps`, `triage`), nor for the
+//! documents it ends up in (`documents`).
+
+use super::parse::{provenance, split_opening};
+use super::{Quick, QuickMode, ReviewState, SentBack, Step, Synthesis, binding, prompts};
+use crate::prompts::RECHECK_TEMPLATE;
+use crate::protocol::calls::Unusable;
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::rulings::{self};
+use serde_json::json;
+use std::collections::BTreeSet;
+
+impl Quick {
+    pub(super) fn start_synthesis(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Synthesis, now);
+        let topic = self.config.topic.clone();
+        let (template, context) = match self.config.mode {
+            QuickMode::Panel => {
+                let reviews: Vec<_> = self
+                    .reviews
+                    .iter()
+                    .filter(|review| review.state == ReviewState::Answered)
+                    .map(|review| {
+                        json!({
+                            "perspective": review.role.focus(),
+                            "text": review.raw.clone().unwrap_or_default(),
+                        })
+                    })
+                    .collect();
+                let missing: Vec<_> = self
+                    .reviews
+                    .iter()
+                    .filter_map(|review| match &review.state {
+                        ReviewState::Malformed(reason) | ReviewState::Skipped(reason) => {
+                            Some(json!({"perspective": review.role.focus(), "reason": reason}))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                (
+                    &prompts::SYNTHESIS_PANEL,
+                    json!({"topic": topic, "reviews": reviews, "missing": missing}),
+                )
+            }
+            QuickMode::Premortem => (
+                &prompts::SYNTHESIS_PREMORTEM,
+                json!({"topic": topic, "analysis": self.attack_text()}),
+            ),
+            QuickMode::Redteam => {
+                let findings: Vec<_> = self
+                    .standing_findings()
+                    .into_iter()
+                    .map(|(finding, status, note)| {
+                        json!({
+                            "id": finding.id,
+                            "severity": finding.severity.as_str(),
+                            "status": status,
+                            "title": finding.title,
+                            "note": note.unwrap_or_default(),
+                        })
+                    })
+                    .collect();
+                let set_aside = self.set_aside().len();
+                (
+                    &prompts::SYNTHESIS_REDTEAM,
+                    json!({
+                        "topic": topic,
+                        "report": self.attack_text(),
+                        "findings": findings,
+                        "set_aside": set_aside,
+                        "rulings": rulings::section(&self.shared_rulings()),
+                    }),
+                )
+            }
+            QuickMode::Adversary => (
+                &prompts::SYNTHESIS_ADVERSARY,
+                json!({
+                    "topic": topic,
+                    "proposal": self.proposal.as_ref().map(|p| p.raw.clone()).unwrap_or_default(),
+                    "critique": self.attack_text(),
+                    "revision": self.revision.as_ref().map(|r| r.raw.clone()).unwrap_or_default(),
+                    "revision_note": self.revision_skipped.clone().unwrap_or_default(),
+                }),
+            ),
+            QuickMode::Challenge => unreachable!("a challenge has no synthesis"),
+        };
+        self.start_single(template, context, "synthesizer", now)
+    }
+
+    fn attack_text(&self) -> String {
+        self.attack
+            .as_ref()
+            .map(|attack| attack.raw.clone())
+            .unwrap_or_default()
+    }
+
+    /// What a synthesis opening names that a reader's opening must not:
+    /// roles, scores, block or finding ids (RF-06, RF-08), a verdict
+    /// (QS-01, RF-13, RF-14).
+    fn narration(&self, opening: &str) -> Vec<String> {
+        let mut found = provenance(opening, &self.config.topic);
+        if !self.config.checks_rulings {
+            return found;
+        }
+        let known: BTreeSet<String> = self.vulnerability_ids.iter().cloned().collect();
+        for id in binding::ids_in_opening(opening, &known) {
+            found.push(format!("the finding id `{id}`"));
+        }
+        found.extend(binding::verdicts(opening));
+        found
+    }
+
+    /// The synthesizer's document: usable when it is not empty. Its
+    /// opening must name none of the debate's machinery and pass no
+    /// verdict, and a red team's report must follow the moderator's
+    /// rulings on its findings. An answer that does not is sent back once,
+    /// naming each problem (one redo for the opening, else one recheck
+    /// against the rulings); what is still wrong after that is kept, with
+    /// a warning the reader sees first: the reader gets a document either
+    /// way, never one presented as clean when it is not.
+    pub(super) fn on_synthesis(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let call_id = call.call_id();
+        let (opening, _) = split_opening(output);
+        if opening.is_empty()
+            && self.config.checks_rulings
+            && let Some(SentBack { call_id, raw }) = self.sent_back.take()
+        {
+            self.unusable.push(Unusable {
+                call_id: call.call_id(),
+                raw: output.to_string(),
+                reason: "the second attempt has no opening paragraph".into(),
+            });
+            let extra = "the synthesizer was asked once more to fix this, and its second \
+                         attempt had no opening paragraph, so the first is kept"
+                .to_string();
+            return self.keep_synthesis(call_id, &raw, Some(extra), now);
+        }
+        if opening.is_empty() {
+            return self.redo_or_stop(
+                call,
+                output,
+                "the document has no opening paragraph before its first `## ` section".into(),
+                now,
+            );
+        }
+        let narration = self.narration(&opening);
+        let discrepancies =
+            binding::summarise(&binding::against_rulings(output, &self.ruled_findings()));
+        if !call.repaired && !call.rechecked {
+            if !narration.is_empty() {
+                let mut problem = format!(
+                    "the opening paragraph names how the result was reached ({}); say the \
+                     result itself, without naming roles, reviewers, scores, ids or a verdict",
+                    narration.join(", ")
+                );
+                if !discrepancies.is_empty() {
+                    problem.push_str("\n\nThe report also goes against the moderator's rulings:");
+                    for discrepancy in &discrepancies {
+                        problem.push_str(&format!("\n- {discrepancy}"));
+                    }
+                }
+                self.sent_back = Some(SentBack {
+                    call_id: call_id.clone(),
+                    raw: output.to_string(),
+                });
+                return self.redo_or_stop(call, output, problem, now);
+            }
+            if !discrepancies.is_empty() {
+                let template = (self.prompts.as_ref(), &RECHECK_TEMPLATE);
+                if let Some(spec) = self
+                    .calls
+                    .recheck(call, output, &discrepancies, template, now)
+                {
+                    self.unusable.push(Unusable {
+                        call_id: call_id.clone(),
+                        raw: output.to_string(),
+                        reason: format!(
+                            "went against the moderator's rulings: {}",
+                            discrepancies.join("; ")
+                        ),
+                    });
+                    self.sent_back = Some(SentBack {
+                        call_id,
+                        raw: output.to_string(),
+                    });
+                    return vec![Effect::StartCall(spec)];
+                }
+            }
+        }
+        self.keep_synthesis(call_id, output, None, now)
+    }
+
+    /// Takes `output` as the document, with a warning for whatever in it
+    /// still goes against the rules or the rulings (`extra`: one more,
+    /// such as a second attempt that never came), then ends the debate.
+    pub(super) fn keep_synthesis(
+        &mut self,
+        call_id: String,
+        output: &str,
+        extra: Option<String>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.sent_back = None;
+        let (opening, body) = split_opening(output);
+        let mut warnings = Vec::new();
+        let narration = self.narration(&opening);
+        if !narration.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!(
+                    "reader-first check: the opening still names {}; kept with a warning",
+                    narration.join(", ")
+                ),
+            );
+            warnings.push(format!(
+                "its opening still names how the result was reached ({}), so read it as the \
+                 synthesizer's account rather than a plain result",
+                narration.join(", ")
+            ));
+        }
+        let discrepancies = binding::against_rulings(output, &self.ruled_findings());
+        let describes_set_aside = discrepancies.iter().any(|discrepancy| {
+            matches!(discrepancy, binding::Discrepancy::DescribesRejected { .. })
+        });
+        for discrepancy in binding::summarise(&discrepancies) {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!("rulings check: {discrepancy}; kept with a warning"),
+            );
+            warnings.push(discrepancy);
+        }
+        warnings.extend(extra);
+        self.synthesis = Some(Synthesis {
+            call_id,
+            raw: output.to_string(),
+            opening,
+            body,
+            at: now,
+            warnings,
+            describes_set_aside,
+        });
+        let mut note = match self.config.mode {
+            QuickMode::Panel => {
+                let answered = self
+                    .reviews
+                    .iter()
+                    .filter(|review| review.state == ReviewState::Answered)
+                    .count();
+                format!("{answered} of {} reviews, synthesized", self.reviews.len())
+            }
+            QuickMode::Redteam => {
+                let standing = self.standing_findings().len();
+                format!(
+                    "{standing} finding(s) standing, {} set aside",
+                    self.set_aside().len()
+                )
+            }
+            QuickMode::Adversary if self.revision.is_some() => {
+                "proposal, challenge and revision, synthesized".to_string()
+            }
+            QuickMode::Adversary => "proposal and challenge, synthesized; no revision".to_string(),
+            _ => "synthesized".to_string(),
+        };
+        let warned = self
+            .synthesis
+            .as_ref()
+            .map_or(0, |synthesis| synthesis.warnings.len());
+        if warned > 0 {
+            note.push_str(&format!(
+                "; WARNING: {warned} problem(s) the synthesizer did not fix, stated at the top of the document"
+            ));
+        }
+        self.finish(now, note)
+    }
+}

@@ -1,0 +1,211 @@
+//! The moderator's triage of a red team's findings: the findings offered
+//! as items, each decision and the submission, what stands afterwards
+//! (confirmed, unconfirmed, set aside) as the synthesis and the checks
+//! read it, and the inputs that are the quick modes' own.
+//!
+//! Not responsible for reading the findings out of the critic's answer
+//! (`steps`, `parse`), nor for checking a report against the rulings
+//! (`binding`).
+
+use super::parse::Vulnerability;
+use super::{Quick, Step};
+use crate::protocol::items::tally;
+use crate::protocol::{
+    Effect, Input, ItemDecision, LogKind, ModerationItem, OverrideAction, Timestamp,
+};
+use crate::rulings::{self, Ruled};
+
+impl Quick {
+    pub(super) fn start_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Moderation, now);
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "needs moderator: {} findings to accept, reject or defer",
+                self.vulnerabilities.len()
+            ),
+        );
+        for finding in &self.vulnerabilities {
+            self.book
+                .push(moderation_item(finding), finding.id.clone(), 1);
+        }
+        vec![Effect::AwaitModeration {
+            items: self.book.pending_items(),
+        }]
+    }
+    /// The red team's findings that stand after triage, most severe first:
+    /// accepted ones as `confirmed`, deferred ones as `unconfirmed`, with
+    /// the moderator's note. Findings never triaged (no moderator was
+    /// asked) stand as reported.
+    pub fn standing_findings(&self) -> Vec<(&Vulnerability, &'static str, Option<String>)> {
+        let rulings = self.rulings();
+        let mut standing: Vec<_> = self
+            .vulnerabilities
+            .iter()
+            .filter_map(|finding| match rulings.get(finding.id.as_str()) {
+                Some(ruling) if ruling.decision == ItemDecision::Reject => None,
+                Some(ruling) => Some((
+                    finding,
+                    if ruling.decision == ItemDecision::Accept {
+                        "confirmed"
+                    } else {
+                        "unconfirmed"
+                    },
+                    ruling.note.clone(),
+                )),
+                None => Some((finding, "as reported", None)),
+            })
+            .collect();
+        standing.sort_by_key(|(finding, _, _)| finding.severity);
+        standing
+    }
+
+    /// The moderator's rulings on the red team's findings, in the order the
+    /// critic listed them, as the synthesizer's prompt carries them.
+    pub fn shared_rulings(&self) -> Vec<rulings::Ruling> {
+        let decided = self.rulings();
+        self.vulnerabilities
+            .iter()
+            .filter_map(|finding| {
+                let ruling = decided.get(finding.id.as_str())?;
+                Some(rulings::Ruling::new(
+                    finding.id.as_str(),
+                    ruled(ruling.decision),
+                    ruling.note.as_deref(),
+                ))
+            })
+            .collect()
+    }
+
+    /// Each ruled finding's id, title and ruling, to check a report against
+    /// (none for a debate journaled before the check).
+    pub(super) fn ruled_findings(&self) -> Vec<(String, String, Ruled)> {
+        if !self.config.checks_rulings {
+            return Vec::new();
+        }
+        let decided = self.rulings();
+        self.vulnerabilities
+            .iter()
+            .filter_map(|finding| {
+                let ruling = decided.get(finding.id.as_str())?;
+                Some((
+                    finding.id.clone(),
+                    finding.title.clone(),
+                    ruled(ruling.decision),
+                ))
+            })
+            .collect()
+    }
+
+    /// The findings the moderator rejected, with their notes.
+    pub fn set_aside(&self) -> Vec<(&Vulnerability, Option<String>)> {
+        let decided = self.rulings();
+        self.vulnerabilities
+            .iter()
+            .filter_map(|finding| {
+                let ruling = decided.get(finding.id.as_str())?;
+                (ruling.decision == ItemDecision::Reject).then(|| (finding, ruling.note.clone()))
+            })
+            .collect()
+    }
+
+    fn on_item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let open = self.step == Step::Moderation;
+        self.book.decide(
+            &mut self.calls,
+            now,
+            open,
+            (item_id, decision, note),
+            |_, decision| match decision {
+                ItemDecision::Accept => "confirmed",
+                ItemDecision::Reject => "set aside",
+                ItemDecision::Defer => "left open",
+            },
+        );
+        Vec::new()
+    }
+
+    fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.step != Step::Moderation {
+            return Vec::new();
+        }
+        let Some(decided) = self.book.submit(&mut self.calls, now) else {
+            return Vec::new();
+        };
+        let [accepted, rejected, deferred] = tally(&decided);
+        let message = format!(
+            "triage submitted: {accepted} accepted, {rejected} rejected, {deferred} deferred"
+        );
+        self.log(now, LogKind::Moderation, None, message);
+        self.start_synthesis(now)
+    }
+
+    /// The inputs that are the quick modes' own, not call plumbing.
+    pub(super) fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        match input {
+            Input::ItemDecided {
+                item_id,
+                decision,
+                note,
+            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
+            Input::ModerationSubmitted => self.on_moderation_submitted(now),
+            Input::Override { call_id, action } => {
+                let what = match action {
+                    OverrideAction::Rerun => "re-run ignored: a quick mode holds no round",
+                    _ => "override ignored: the call is not live",
+                };
+                self.log(now, LogKind::Note, Some(call_id), what.into());
+                Vec::new()
+            }
+            Input::ItemResolved { item_id, .. } => {
+                let message = format!(
+                    "ignored a resolution of {item_id}: {} has no verdict to settle items against",
+                    self.config.mode.a_title()
+                );
+                self.log(now, LogKind::Note, None, message);
+                Vec::new()
+            }
+            Input::Reopened => {
+                let message = format!(
+                    "reopen ignored: {} has no verdict",
+                    self.config.mode.a_title()
+                );
+                self.log(now, LogKind::Note, None, message);
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A moderator's decision as the agent acting on it reads it.
+fn ruled(decision: ItemDecision) -> Ruled {
+    decision.into()
+}
+
+/// A red team's finding as the moderator sees it: no target (the whole
+/// target is under attack), its title leading the text.
+fn moderation_item(finding: &Vulnerability) -> ModerationItem {
+    let mut text = finding.title.clone();
+    if !finding.description.is_empty() {
+        text.push_str(&format!("\n\n{}", finding.description));
+    }
+    text.push_str(&format!("\n\nExploit: {}", finding.exploit));
+    ModerationItem {
+        id: finding.id.clone(),
+        target: String::new(),
+        severity: finding.severity.as_str().to_string(),
+        category: "weakness".to_string(),
+        text,
+        preface: String::new(),
+        suggestion: None,
+    }
+}

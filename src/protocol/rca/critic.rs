@@ -1,0 +1,387 @@
+//! The critic's turn in each round and its closing ruling: the ids its
+//! answer is read against, its prompt (the delivered challenges with their
+//! answers and rulings, RC-01, RC-02), reading its answer, and taking its
+//! rulings and its new challenges into the record as items for the
+//! moderator (RC-03, RC-09, A28).
+//!
+//! Not responsible for what the moderator decides about those items
+//! (`moderation`), nor for the statuses they lead to (`status`).
+
+use super::model::{Challenge, ChallengeState, Ruling, RulingWord, Test};
+use super::parse::{CriticAnswer, CriticContext};
+use super::{
+    CRITIC, CriticIds, ItemSubject, MAX_ROUNDS, Rca, Step, as_refs, count, documents, hedge, parse,
+    prompts,
+};
+use crate::parse::Read;
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, LogKind, ModerationItem, Timestamp};
+use crate::report::one_line;
+use serde_json::json;
+
+impl Rca {
+    /// Ids the critic's answer is read against, as of now.
+    pub(super) fn critic_ids(&self) -> CriticIds {
+        let hypotheses = self.hypotheses.iter().map(|h| h.id.clone()).collect();
+        let settled = self
+            .hypotheses
+            .iter()
+            .filter(|h| self.settled(&h.id).is_some())
+            .map(|h| h.id.clone())
+            .collect();
+        let unchallenged = self
+            .hypotheses
+            .iter()
+            .filter(|h| self.challenges_of(&h.id).next().is_none())
+            .map(|h| h.id.clone())
+            .collect();
+        let to_rule = self
+            .challenges
+            .iter()
+            .filter(|challenge| challenge.state == ChallengeState::Answered)
+            .map(|challenge| challenge.id.clone())
+            .collect();
+        CriticIds {
+            hypotheses,
+            settled,
+            unchallenged,
+            to_rule,
+        }
+    }
+
+    pub(super) fn start_challenge(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Challenge, now);
+        self.start_critic(false, now)
+    }
+
+    pub(super) fn start_closing(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.closing = true;
+        self.enter(Step::Ruling, now);
+        self.start_critic(true, now)
+    }
+
+    fn start_critic(&mut self, closing: bool, now: Timestamp) -> Vec<Effect> {
+        let context = self.critic_prompt(closing);
+        let file = documents::round_file(
+            self.round,
+            CRITIC,
+            if closing { "ruling" } else { "challenge" },
+        );
+        match self.start_call(&prompts::CRITIC, context, CRITIC, file, now) {
+            Ok(effect) => vec![effect],
+            Err(failed) => failed,
+        }
+    }
+
+    /// What the critic is shown: the debuggers' names, their findings and
+    /// answers, and nothing they did not present (RC-01, RC-02).
+    fn critic_prompt(&self, closing: bool) -> serde_json::Value {
+        let ids = self.critic_ids();
+        let hypotheses: Vec<serde_json::Value> = self
+            .hypotheses
+            .iter()
+            .map(|h| {
+                let challenges: Vec<serde_json::Value> = self
+                    .challenges_of(&h.id)
+                    .filter(|challenge| challenge.state.delivered())
+                    .map(challenge_json)
+                    .collect();
+                json!({
+                    "id": h.id,
+                    "owner": h.owner,
+                    "claim": h.finding.claim,
+                    "evidence": h.finding.evidence,
+                    "reasoning": h.finding.reasoning,
+                    "hedges": h.hedges,
+                    "settled": self.settled(&h.id).map(|d| d.status.as_str()),
+                    "challenges": challenges,
+                })
+            })
+            .collect();
+        let to_rule: Vec<serde_json::Value> = self
+            .challenges
+            .iter()
+            .filter(|challenge| challenge.state == ChallengeState::Answered)
+            .map(|challenge| {
+                let answer = challenge.answers.last();
+                json!({
+                    "id": challenge.id,
+                    "hypothesis": challenge.hypothesis,
+                    "owner": self.owner_of(challenge),
+                    "test": challenge.text.test.as_str(),
+                    "critical": challenge.text.critical,
+                    "evidence_needed": challenge.text.evidence_needed,
+                    "answer": answer.map(|a| a.text.answer.clone()).unwrap_or_default(),
+                    "evidence": answer.map(|a| a.text.evidence.clone()).unwrap_or_default(),
+                    "hedges": answer.map(|a| a.hedges.clone()).unwrap_or_default(),
+                })
+            })
+            .collect();
+        let tests: Vec<serde_json::Value> = Test::ALL
+            .iter()
+            .map(|test| json!({"name": test.as_str(), "question": test.question()}))
+            .collect();
+        json!({
+            "rulings": self.moderator_rulings(),
+            "problem": self.config.topic,
+            "debuggers": self.config.debuggers,
+            "round": self.round,
+            "max_rounds": MAX_ROUNDS,
+            "closing": closing,
+            "hypotheses": hypotheses,
+            "to_rule": to_rule,
+            "unchallenged": ids.unchallenged,
+            "tests": tests,
+            "hedge_words": hedge::HEDGE_WORDS,
+        })
+    }
+
+    pub(super) fn read_critic(
+        &self,
+        output: &str,
+        closing: bool,
+    ) -> Result<Read<CriticAnswer>, String> {
+        let ids = self.critic_ids();
+        let (hypotheses, settled, unchallenged, to_rule) = (
+            as_refs(&ids.hypotheses),
+            as_refs(&ids.settled),
+            as_refs(&ids.unchallenged),
+            as_refs(&ids.to_rule),
+        );
+        parse::read_critic(
+            output,
+            &CriticContext {
+                hypotheses: &hypotheses,
+                settled: &settled,
+                unchallenged: &unchallenged,
+                to_rule: &to_rule,
+                closing,
+            },
+        )
+        .map_err(|error| error.to_string())
+    }
+
+    pub(super) fn on_critic(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let closing = self.closing;
+        let call_id = call.call_id();
+        let read = match self.read_critic(output, closing) {
+            Ok(read) => read,
+            Err(error) => {
+                return match self.repair(call, output, error, now) {
+                    Ok(effects) => effects,
+                    // The critic is required (A18): no fabricated result.
+                    Err(reason) => self.fail(now, reason),
+                };
+            }
+        };
+        let Read { value, notes } = read;
+        let mut answer = value;
+        if let Some(assessment) = &answer.assessment {
+            let hedged = hedge::hedges(&assessment.recommendation);
+            if !hedged.is_empty() {
+                let problem = format!(
+                    "assessment.recommendation uses hedge words ({}); state what the evidence shows without them, or leave the recommendation out",
+                    hedged.join(", ")
+                );
+                if !call.repaired {
+                    return match self.repair(call, output, problem, now) {
+                        Ok(effects) => effects,
+                        Err(reason) => self.fail(now, reason),
+                    };
+                }
+                // RC-16: a hedged recommendation is refused, not repaired twice.
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("the critic's recommendation is left out: {problem}"),
+                );
+                self.assessment_refused = Some(format!(
+                    "the critic's recommendation used hedge words ({}) and was refused",
+                    hedged.join(", ")
+                ));
+                answer.assessment = None;
+            }
+        }
+        self.keep(&call, output, notes, now);
+        for left_out in &answer.left_out {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!("left out {left_out}"),
+            );
+        }
+        if let Some(assessment) = answer.assessment.take() {
+            self.assessment = Some(assessment);
+            self.assessment_refused = None;
+        }
+        self.take_rulings(&answer);
+        if !closing {
+            self.take_challenges(&answer);
+        }
+        self.log(
+            now,
+            LogKind::Note,
+            Some(&call_id),
+            format!(
+                "critic: {}, {}",
+                count(answer.rulings.len(), "ruling", "rulings"),
+                count(answer.challenges.len(), "new challenge", "new challenges")
+            ),
+        );
+        self.open_moderation(now)
+    }
+
+    fn take_rulings(&mut self, answer: &CriticAnswer) {
+        let (round, closing) = (self.round, self.closing);
+        for (id, text) in &answer.rulings {
+            let Some(challenge) = self.challenge_mut(id) else {
+                continue;
+            };
+            challenge.rulings.push(Ruling {
+                round,
+                closing,
+                text: text.clone(),
+                moderation: None,
+            });
+            let index = challenge.rulings.len() - 1;
+            let challenge = challenge.clone();
+            let owner = self.owner_of(&challenge);
+            self.items.push(
+                ruling_item(&challenge, &owner),
+                ItemSubject::Ruling {
+                    challenge: id.clone(),
+                    index,
+                },
+                round,
+            );
+        }
+    }
+
+    fn take_challenges(&mut self, answer: &CriticAnswer) {
+        let round = self.round;
+        for (hypothesis, text) in &answer.challenges {
+            let number = hypothesis.trim_start_matches(['H', 'h']);
+            let count = self.challenges_of(hypothesis).count();
+            let challenge = Challenge {
+                id: format!("X{number}.{}", count + 1),
+                hypothesis: hypothesis.clone(),
+                round,
+                text: text.clone(),
+                state: ChallengeState::Proposed,
+                moderation: Vec::new(),
+                delivered_in: Vec::new(),
+                answers: Vec::new(),
+                misses: Vec::new(),
+                rulings: Vec::new(),
+            };
+            self.items.push(
+                challenge_item(&challenge),
+                ItemSubject::Challenge(challenge.id.clone()),
+                round,
+            );
+            self.push_challenge(challenge);
+        }
+        // Challenges held back at an earlier moderation are offered again.
+        for challenge in &mut self.challenges {
+            if challenge.state == ChallengeState::Held {
+                challenge.state = ChallengeState::Proposed;
+                self.items.reoffer(&challenge.id, round);
+            }
+        }
+    }
+}
+
+/// A delivered challenge, as the critic sees it in later rounds.
+fn challenge_json(challenge: &Challenge) -> serde_json::Value {
+    json!({
+        "id": challenge.id,
+        "test": challenge.text.test.as_str(),
+        "critical": challenge.text.critical,
+        "quote": challenge.text.quote,
+        "evidence_needed": challenge.text.evidence_needed,
+        "state": challenge.state.as_str(),
+        "answers": challenge.answers.iter().map(|a| json!({
+            "round": a.round,
+            "concede": a.text.concede,
+            "answer": a.text.answer,
+            "evidence": a.text.evidence,
+            "hedges": a.hedges,
+        })).collect::<Vec<_>>(),
+        "rulings": challenge.rulings.iter().map(|r| json!({
+            "round": r.round,
+            "ruling": r.text.ruling.as_str(),
+            "reason": r.text.reason,
+            "moderator": r.moderation.as_ref().map(|m| m.decision.past_tense()),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// A challenge as the moderator sees it before it is delivered.
+fn challenge_item(challenge: &Challenge) -> ModerationItem {
+    ModerationItem {
+        id: challenge.id.clone(),
+        target: challenge.hypothesis.clone(),
+        severity: if challenge.text.critical {
+            "critical".into()
+        } else {
+            "normal".into()
+        },
+        category: challenge.text.test.as_str().to_string(),
+        text: format!(
+            "{}\n\nWhy: {}\nWould settle it: {}\nRule out: {}",
+            challenge.text.quote.trim(),
+            challenge.text.why.trim(),
+            challenge.text.evidence_needed.trim(),
+            challenge.text.alternative.trim()
+        ),
+        preface: String::new(),
+        suggestion: None,
+    }
+}
+
+/// The critic's latest ruling on a challenge's answer, as the moderator
+/// sees it: the answer first, then the ruling. Accept upholds it, reject
+/// overturns it, defer sends it back to the critic.
+fn ruling_item(challenge: &Challenge, owner: &str) -> ModerationItem {
+    let ruling = challenge.rulings.last();
+    let answer = challenge.answers.last();
+    let mut text = match answer {
+        Some(answer) => format!(
+            "{owner} answered (round {}): {}",
+            answer.round,
+            one_line(&answer.text.answer)
+        ),
+        None => format!("{owner} gave no answer"),
+    };
+    if let Some(ruling) = ruling {
+        text.push_str(&format!(
+            "\nRuled {}: {}",
+            ruling.text.ruling.as_str(),
+            ruling.text.reason.trim()
+        ));
+        if ruling.text.ruling == RulingWord::Unresolved {
+            text.push_str(&format!(
+                "\nMissing: {}\nWould settle it: {}\nRule out: {}",
+                ruling.text.missing.trim(),
+                ruling.text.evidence_needed.trim(),
+                ruling.text.alternative.trim()
+            ));
+        }
+    }
+    ModerationItem {
+        id: ruling.map_or_else(|| challenge.id.clone(), |r| r.item_id(&challenge.id)),
+        target: challenge.hypothesis.clone(),
+        severity: ruling.map_or("", |r| r.text.ruling.as_str()).to_string(),
+        category: "ruling".into(),
+        text,
+        preface: String::new(),
+        suggestion: None,
+    }
+}

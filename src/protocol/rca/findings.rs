@@ -1,0 +1,163 @@
+//! Round 1 of a root-cause run: every debugger that does not already own a
+//! hypothesis from the team's file is asked, at once, for its hypotheses
+//! with their evidence (RC-01, RC-02); once the last answer is in, quorum
+//! numbers them `H1..Hn` in the order of the debuggers and the critic's
+//! first round starts.
+//!
+//! Not responsible for the critic's challenges or the debuggers' answers
+//! to them (`critic`, `answers`), nor for the call plumbing (`mod.rs`).
+
+use super::{
+    Rca, Step, count, debugger_name, debugger_slot, documents, hypothesis, parse, prompts,
+};
+use crate::parse::Read;
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, LogKind, Timestamp};
+use serde_json::json;
+use std::collections::BTreeSet;
+
+impl Rca {
+    pub(super) fn start_findings(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Findings, now);
+        let owners: BTreeSet<&str> = self.hypotheses.iter().map(|h| h.owner.as_str()).collect();
+        let asked: Vec<String> = self
+            .config
+            .debuggers
+            .iter()
+            .filter(|name| !owners.contains(name.as_str()))
+            .cloned()
+            .collect();
+        if asked.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "every debugger brought its hypotheses in the hypotheses file ({}); no findings are asked for",
+                    self.hypotheses.len()
+                ),
+            );
+            return self.number_findings(now);
+        }
+        let mut effects = Vec::new();
+        for name in asked {
+            let teammates: Vec<&String> = self
+                .config
+                .debuggers
+                .iter()
+                .filter(|other| **other != name)
+                .collect();
+            let known: Vec<serde_json::Value> = self
+                .hypotheses
+                .iter()
+                .map(|h| json!({"id": h.id, "owner": h.owner, "claim": h.finding.claim}))
+                .collect();
+            let context = json!({
+                "problem": self.config.topic,
+                "context": self.config.context,
+                "debugger": name,
+                "teammates": teammates,
+                "known": known,
+            });
+            let file = documents::round_file(1, &debugger_slot(&name), "findings");
+            match self.start_call(
+                &prompts::FINDINGS,
+                context,
+                &debugger_slot(&name),
+                file,
+                now,
+            ) {
+                Ok(effect) => {
+                    self.awaiting.insert(name);
+                    effects.push(effect);
+                }
+                Err(failed) => return failed,
+            }
+        }
+        effects
+    }
+
+    pub(super) fn on_findings(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let name = debugger_name(&call.slot.role).to_string();
+        match parse::read_findings(output) {
+            Ok(Read { value, notes }) => {
+                self.keep(&call, output, notes, now);
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call.call_id()),
+                    format!("{name}: {}", count(value.len(), "hypothesis", "hypotheses")),
+                );
+                self.findings_in.insert(name.clone(), value);
+            }
+            Err(error) => match self.repair(call.clone(), output, error.to_string(), now) {
+                Ok(effects) => return effects,
+                Err(reason) => {
+                    self.log(
+                        now,
+                        LogKind::Skip,
+                        Some(&call.call_id()),
+                        format!("{name} presents no hypotheses: {reason}"),
+                    );
+                }
+            },
+        }
+        self.awaiting.remove(&name);
+        self.conclude_findings_if_complete(now)
+    }
+
+    pub(super) fn conclude_findings_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
+        if !self.awaiting.is_empty() {
+            return Vec::new();
+        }
+        self.number_findings(now)
+    }
+
+    /// Numbers the findings in debugger order, then starts round 1.
+    fn number_findings(&mut self, now: Timestamp) -> Vec<Effect> {
+        for name in self.config.debuggers.clone() {
+            for finding in self.findings_in.remove(&name).unwrap_or_default() {
+                let number = self.hypotheses.len() + 1;
+                self.push_hypothesis(hypothesis(number, &name, &finding, "round 1 findings"));
+            }
+        }
+        if self.hypotheses.is_empty() {
+            return self.finish(now, "no debugger presented a hypothesis".into());
+        }
+        let flagged: Vec<String> = self
+            .hypotheses
+            .iter()
+            .filter(|h| !h.hedges.is_empty())
+            .map(|h| format!("{} ({})", h.id, h.hedges.join(", ")))
+            .collect();
+        let listed: Vec<String> = self
+            .hypotheses
+            .iter()
+            .map(|h| format!("{} by {}", h.id, h.owner))
+            .collect();
+        self.log(
+            now,
+            LogKind::Note,
+            None,
+            format!(
+                "{}: {}",
+                count(self.hypotheses.len(), "hypothesis", "hypotheses"),
+                listed.join(", ")
+            ),
+        );
+        if !flagged.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("hedge words flagged: {}", flagged.join("; ")),
+            );
+        }
+        self.start_challenge(now)
+    }
+}

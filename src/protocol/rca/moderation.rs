@@ -1,0 +1,152 @@
+//! The moderator's part of a round: the critic's rulings and challenges
+//! offered as items, each decision taken as it comes, and on submission
+//! the rulings upheld or overturned and the challenges delivered, held
+//! back or dropped, before the debuggers are asked to answer.
+//!
+//! Not responsible for turning the critic's answer into items (`critic`)
+//! nor for asking the debuggers (`answers`).
+
+use super::model::{ChallengeState, Moderated, RulingWord};
+use super::{ItemSubject, MAX_ROUNDS, Rca, Step, count};
+use crate::protocol::{Effect, ItemDecision, LogKind, Timestamp};
+
+impl Rca {
+    pub(super) fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
+        let pending = self.items.pending_items();
+        if pending.is_empty() {
+            return self.after_moderation(now);
+        }
+        self.enter(Step::Moderation, now);
+        let challenges = self
+            .items
+            .pending()
+            .filter(|record| matches!(record.subject, ItemSubject::Challenge(_)))
+            .count();
+        let rulings = pending.len() - challenges;
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "needs moderator: {} to deliver, hold back or drop; {} to uphold, overturn or send back",
+                count(challenges, "challenge", "challenges"),
+                count(rulings, "ruling", "rulings")
+            ),
+        );
+        vec![Effect::AwaitModeration { items: pending }]
+    }
+
+    pub(super) fn on_item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let open = self.step == Step::Moderation;
+        self.items.decide(
+            &mut self.calls,
+            now,
+            open,
+            (item_id, decision, note),
+            |subject, decision| match (subject, decision) {
+                (ItemSubject::Challenge(_), ItemDecision::Accept) => "to be delivered",
+                (ItemSubject::Challenge(_), ItemDecision::Reject) => "dropped",
+                (ItemSubject::Challenge(_), ItemDecision::Defer) => "held back",
+                (ItemSubject::Ruling { .. }, ItemDecision::Accept) => "ruling upheld",
+                (ItemSubject::Ruling { .. }, ItemDecision::Reject) => "ruling overturned",
+                (ItemSubject::Ruling { .. }, ItemDecision::Defer) => {
+                    "ruling sent back to the critic"
+                }
+            },
+        );
+        Vec::new()
+    }
+
+    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.step != Step::Moderation {
+            return Vec::new();
+        }
+        let Some(decided) = self.items.submit(&mut self.calls, now) else {
+            return Vec::new();
+        };
+        let round = self.round;
+        let counts = crate::protocol::items::tally(&decided);
+        for (subject, decision, note) in decided {
+            let moderated = Moderated {
+                round,
+                decision,
+                note,
+            };
+            match subject {
+                ItemSubject::Challenge(id) => {
+                    if let Some(challenge) = self.challenge_mut(&id) {
+                        challenge.state = match decision {
+                            ItemDecision::Accept => ChallengeState::Open,
+                            ItemDecision::Reject => ChallengeState::Withdrawn,
+                            ItemDecision::Defer => ChallengeState::Held,
+                        };
+                        challenge.moderation.push(moderated);
+                    }
+                }
+                ItemSubject::Ruling {
+                    challenge: id,
+                    index,
+                } => {
+                    if let Some(challenge) = self.challenge_mut(&id)
+                        && let Some(ruling) = challenge.rulings.get_mut(index)
+                    {
+                        ruling.moderation = Some(moderated);
+                        if let Some(word) = ruling.effective() {
+                            challenge.state = match word {
+                                RulingWord::Resolved => ChallengeState::Resolved,
+                                RulingWord::Unresolved => ChallengeState::Open,
+                                RulingWord::Contradicted => ChallengeState::Contradicted,
+                            };
+                        }
+                    }
+                }
+            }
+        }
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "moderation submitted: {} accepted or upheld, {} dropped or overturned, {} held back or sent back",
+                counts[0], counts[1], counts[2]
+            ),
+        );
+        self.after_moderation(now)
+    }
+
+    /// After a round's rulings and challenges are settled: stop if every
+    /// hypothesis is settled, else put the open challenges to their owners.
+    fn after_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
+        let unsettled: Vec<&str> = self
+            .hypotheses
+            .iter()
+            .filter(|h| self.settled(&h.id).is_none())
+            .map(|h| h.id.as_str())
+            .collect();
+        if unsettled.is_empty() {
+            return self.finish(
+                now,
+                format!(
+                    "every hypothesis SURVIVED or was ELIMINATED by round {} of {MAX_ROUNDS}",
+                    self.round
+                ),
+            );
+        }
+        if self.closing {
+            return self.finish(
+                now,
+                format!(
+                    "round {MAX_ROUNDS} ended with {} still unsettled",
+                    unsettled.join(", ")
+                ),
+            );
+        }
+        self.start_answers(now)
+    }
+}
