@@ -1,0 +1,206 @@
+//! Phase 5 and the end (FP-37, FP-38, A21, A23): every participant's final
+//! stance on every finding and its word on the merges that touch its own,
+//! then the assessment that applies the agreed merges, confirms by
+//! weighted share and derives the verdict (a brainstorm converges and
+//! hands off instead). Not responsible for the rules of the assessment
+//! themselves: [`super::verdict`] holds them.
+
+use serde_json::json;
+
+use super::model;
+use super::packets::PacketKind;
+use super::{Council, Step, documents, parse, pretty, prompts, rulings, verdict};
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
+
+impl Council {
+    pub(super) fn start_final(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Final, now);
+        let present = self.present();
+        if present.is_empty() {
+            return self.conclude(now);
+        }
+        // Every participant gives a final position (FP-37), budget or not;
+        // when that goes over, the record says so (A20).
+        let needed = self.budget_used() + self.reserve();
+        if needed > self.config.budget() && self.budget_exhausted.is_none() {
+            let reason = format!(
+                "budget exhausted: the final positions take the council to {needed} calls, {} over its {}; they run anyway, since every participant gives one",
+                needed - self.config.budget(),
+                self.config.budget()
+            );
+            self.log(now, LogKind::Note, None, reason.clone());
+            self.budget_exhausted = Some(reason);
+        }
+        let mut effects = Vec::new();
+        for role in present {
+            let mut context = self.base_context(&role);
+            context["inventory"] = pretty(self.inventory());
+            context["history"] = pretty(self.history());
+            context["own"] = json!(
+                self.open_ids()
+                    .into_iter()
+                    .filter(|id| self.origins_of(id).contains(&role))
+                    .collect::<Vec<_>>()
+            );
+            context["open"] = json!(self.open_ids());
+            let merges: Vec<serde_json::Value> = self.merge_candidates
+                    .iter()
+                    .filter(|m| m.findings.iter().any(|id| self.origins_of(id).contains(&role)))
+                    .map(|m| json!({"findings": m.findings, "proposed_by": m.proposed_by, "overlap": m.overlap}))
+                    .collect();
+            context["merges"] = if merges.is_empty() {
+                json!("")
+            } else {
+                pretty(json!(merges))
+            };
+            context["fallback"] = json!(self.fallback.is_some());
+            self.put_rulings(&mut context, self.challenges.iter());
+            let file = documents::final_file(&role);
+            match self.start_call(
+                &prompts::FINAL,
+                context,
+                &role,
+                PacketKind::FinalPosition,
+                file,
+                now,
+            ) {
+                Ok(effect) => {
+                    self.awaiting.insert(role);
+                    effects.push(effect);
+                }
+                Err(failed) => return failed,
+            }
+        }
+        effects
+    }
+
+    pub(super) fn on_final(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let role = call.slot.role.clone();
+        let known: Vec<String> = if self.proposes() {
+            self.proposals.iter().map(|p| p.id.clone()).collect()
+        } else {
+            self.findings.iter().map(|f| f.id.clone()).collect()
+        };
+        let refs: Vec<&str> = known.iter().map(String::as_str).collect();
+        match parse::read_final(output, &role, &refs) {
+            Ok(read) => {
+                let discrepancies = rulings::final_discrepancies(&read.value.0, &self.challenges);
+                if let Some(again) = self.ask_again(&call, output, &discrepancies, now) {
+                    return vec![again];
+                }
+                self.still_against(&call, discrepancies, now);
+                self.keep(&call, output, read.notes, now);
+                let (position, left_out) = read.value;
+                for left in &left_out {
+                    self.log(
+                        now,
+                        LogKind::Note,
+                        Some(&call.call_id()),
+                        format!("left out {left}"),
+                    );
+                }
+                let tally = |stance: model::Stance| {
+                    position
+                        .positions
+                        .iter()
+                        .filter(|p| p.stance == stance)
+                        .count()
+                };
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call.call_id()),
+                    format!(
+                        "{role}'s final position: {} endorsed, {} disputed, {} withdrawn",
+                        tally(model::Stance::Endorse),
+                        tally(model::Stance::Dispute),
+                        tally(model::Stance::Withdraw)
+                    ),
+                );
+                self.positions.insert(role.clone(), position);
+            }
+            Err(error) => self.malformed(&call, output, error.to_string(), now),
+        }
+        self.awaiting.remove(&role);
+        if self.awaiting.is_empty() {
+            return self.conclude(now);
+        }
+        Vec::new()
+    }
+
+    /// Everything the assessment reads, as of now.
+    pub fn record(&self) -> verdict::Record<'_> {
+        verdict::Record {
+            participants: &self.participants,
+            findings: &self.findings,
+            challenges: &self.challenges,
+            responses: &self.responses,
+            merges: &self.merge_candidates,
+            positions: &self.positions,
+            preset: self.config.preset,
+            params: self.config.params(),
+        }
+    }
+
+    pub(super) fn conclude(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.proposes() {
+            self.proposal_outcomes = verdict::converge(
+                &self.participants,
+                &self.proposals,
+                &self.positions,
+                &self.config.params(),
+            );
+            for outcome in self.proposal_outcomes.clone() {
+                if let Some(p) = self.proposal_mut(&outcome.id) {
+                    p.status = outcome.status;
+                }
+                self.log(
+                    now,
+                    LogKind::Verdict,
+                    None,
+                    format!("{}: {}", outcome.id, outcome.rule),
+                );
+            }
+            return self.start_handoff(now);
+        }
+        self.enter(Step::Done, now);
+        let assessment = verdict::assess(&self.record());
+        for merge in &assessment.merges {
+            let message = match (&merge.into, &merge.refused) {
+                (Some(into), _) => format!(
+                    "{} and {} merged into {into} (both origins agreed)",
+                    merge.findings[0], merge.findings[1]
+                ),
+                (None, Some(why)) => format!(
+                    "{} and {} not merged: {why}",
+                    merge.findings[0], merge.findings[1]
+                ),
+                _ => continue,
+            };
+            self.log(now, LogKind::Note, None, message);
+        }
+        for outcome in &assessment.outcomes {
+            self.log(
+                now,
+                LogKind::Verdict,
+                None,
+                format!("{} {}: {}", outcome.id, outcome.severity, outcome.rule),
+            );
+        }
+        self.log(
+            now,
+            LogKind::Verdict,
+            None,
+            format!("{}: {}", assessment.verdict, assessment.rule),
+        );
+        let outcome = Outcome::Decided {
+            verdict: assessment.verdict,
+            rule: assessment.rule.clone(),
+        };
+        self.assessment = Some(assessment);
+        self.exchange.final_summary(&self.present());
+        self.outcome = Some(outcome.clone());
+        vec![Effect::Finished(outcome)]
+    }
+}

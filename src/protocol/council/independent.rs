@@ -1,0 +1,93 @@
+//! Phase 1, the independent investigation (FP-14..FP-18): every
+//! participant at once, the same scope and neutral task, nobody's output;
+//! its findings (or a brainstorm's proposals) held until all are in. A
+//! participant that gives no answer is out of the council (see
+//! [`super::Council::on_gave_up`]). Not responsible for numbering or
+//! publishing what came in: [`super::publication`] does.
+
+use serde_json::json;
+
+use super::packets::PacketKind;
+use super::{Council, Step, count, documents, draft_prefix, parse, prompts};
+use crate::protocol::supervision::LiveCall;
+use crate::protocol::{Effect, LogKind, Timestamp};
+
+impl Council {
+    pub(super) fn start_independent(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Independent, now);
+        let mut effects = Vec::new();
+        for role in self.participants.clone() {
+            let mut context = self.base_context(&role);
+            context["draft_prefix"] = json!(draft_prefix(&role));
+            let file = documents::independent_file(&role);
+            let template = if self.proposes() {
+                &prompts::DIVERGE
+            } else {
+                &prompts::INDEPENDENT
+            };
+            match self.start_call(template, context, &role, PacketKind::Discovery, file, now) {
+                Ok(effect) => {
+                    self.awaiting.insert(role);
+                    effects.push(effect);
+                }
+                Err(failed) => return failed,
+            }
+        }
+        effects
+    }
+
+    pub(super) fn on_independent(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let role = call.slot.role.clone();
+        let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
+        if self.proposes() {
+            match parse::read_proposals(output) {
+                Ok(read) => {
+                    self.keep(&call, output, read.notes, now);
+                    self.log(
+                        now,
+                        LogKind::Note,
+                        Some(&call.call_id()),
+                        format!(
+                            "{role}: {}",
+                            count(read.value.len(), "proposal", "proposals")
+                        ),
+                    );
+                    self.proposals_in.insert(role.clone(), read.value);
+                    self.written_ids
+                        .insert(role.clone(), parse::written_ids(output, "proposals"));
+                }
+                Err(error) => self.malformed(&call, output, error.to_string(), now),
+            }
+        } else {
+            match parse::read_findings(output, &domain) {
+                Ok(read) => {
+                    self.keep(&call, output, read.notes, now);
+                    self.log(
+                        now,
+                        LogKind::Note,
+                        Some(&call.call_id()),
+                        format!("{role}: {}", count(read.value.len(), "finding", "findings")),
+                    );
+                    self.findings_in.insert(role.clone(), read.value);
+                    self.written_ids
+                        .insert(role.clone(), parse::written_ids(output, "findings"));
+                }
+                Err(error) => self.malformed(&call, output, error.to_string(), now),
+            }
+        }
+        self.awaiting.remove(&role);
+        self.after_independent(now)
+    }
+
+    pub(super) fn after_independent(&mut self, now: Timestamp) -> Vec<Effect> {
+        if !self.awaiting.is_empty() {
+            return Vec::new();
+        }
+        self.publish(now)
+    }
+}

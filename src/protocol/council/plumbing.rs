@@ -1,0 +1,308 @@
+//! The council's hand-offs to the shared call plumbing: what every
+//! prompt carries (who is asked, the task, the inventory, the history of
+//! the challenges and the moderator's rulings), starting a call with the
+//! packet it delivers (FP-49..FP-51), keeping an answer that was read or
+//! marking one MALFORMED, and asking once more when an answer goes against
+//! the rulings. Not responsible for which call a phase starts or what an
+//! answer changes: the phase handlers decide that.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::model::{CHECKER, Challenge, DEVIL, Response, participant_title};
+use super::packets::PacketKind;
+use super::{Council, Submission, domains, pretty, rulings};
+use crate::parse::readings_line;
+use crate::prompts::TemplateSpec;
+use crate::protocol::supervision::{LiveCall, Slot};
+use crate::protocol::{Effect, LogKind, Timestamp};
+
+impl Council {
+    /// Renders `template` for `role` and starts the call, its answer
+    /// written to `file` before it is read; the packet it carries and the
+    /// envelope that delivers it are issued first (FP-49..FP-51).
+    pub(super) fn start_call(
+        &mut self,
+        template: &TemplateSpec,
+        mut context: serde_json::Value,
+        role: &str,
+        packet: PacketKind,
+        file: String,
+        now: Timestamp,
+    ) -> Result<Effect, Vec<Effect>> {
+        let finding_ids: Vec<String> = self.findings.iter().map(|f| f.id.clone()).collect();
+        let proposal_ids: Vec<String> = self.proposals.iter().map(|p| p.id.clone()).collect();
+        let packet = self.exchange.packet(
+            &self.config,
+            packet,
+            role,
+            self.round,
+            &finding_ids,
+            &proposal_ids,
+            &file,
+        );
+        context["packet"] = pretty(packet);
+        match self.prompts.render(template, &context) {
+            Ok(prompt) => Ok(Effect::StartCall(self.calls.start(
+                Slot::new(role, self.step.id(), self.round),
+                prompt,
+                Some(file),
+                now,
+            ))),
+            Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
+        }
+    }
+
+    /// Keeps an answer that was read.
+    pub(super) fn keep(
+        &mut self,
+        call: &LiveCall,
+        raw: &str,
+        normalised: Vec<String>,
+        now: Timestamp,
+    ) {
+        let call_id = call.call_id();
+        if !normalised.is_empty() {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                readings_line(&normalised),
+            );
+        }
+        self.exchange.response(
+            &call.slot.role,
+            call.slot.round,
+            call.raw_output_path.as_deref().unwrap_or_default(),
+            &call_id,
+        );
+        self.submissions.push(Submission {
+            call_id,
+            role: call.slot.role.clone(),
+            stage: call.slot.stage.clone(),
+            round: call.slot.round,
+            file: call.raw_output_path.clone().unwrap_or_default(),
+            raw: raw.to_string(),
+            malformed: None,
+            normalised,
+            at: now,
+        });
+    }
+
+    /// Keeps an answer that could not be read: on disk with a MALFORMED
+    /// marker, excluded, not retried.
+    pub(super) fn malformed(&mut self, call: &LiveCall, raw: &str, reason: String, now: Timestamp) {
+        let call_id = call.call_id();
+        self.log(
+            now,
+            LogKind::Malformed,
+            Some(&call_id),
+            format!(
+                "{}'s {} answer is malformed ({reason}); kept with a MALFORMED marker, excluded, not retried",
+                call.slot.role, call.slot.stage
+            ),
+        );
+        self.submissions.push(Submission {
+            call_id,
+            role: call.slot.role.clone(),
+            stage: call.slot.stage.clone(),
+            round: call.slot.round,
+            file: call.raw_output_path.clone().unwrap_or_default(),
+            raw: raw.to_string(),
+            malformed: Some(reason),
+            normalised: Vec::new(),
+            at: now,
+        });
+    }
+
+    /// The inventory as every later prompt carries it (FP-21).
+    pub(super) fn inventory(&self) -> serde_json::Value {
+        if self.proposes() {
+            let proposals: Vec<serde_json::Value> = self
+                .proposals
+                .iter()
+                .map(|p| {
+                    json!({
+                        "id": p.id,
+                        "origin": p.origin,
+                        "status": p.status.as_str(),
+                        "title": p.text.title,
+                        "summary": p.text.summary,
+                        "rationale": p.text.rationale,
+                        "proposal_type": p.text.proposal_type.as_str(),
+                        "maturity": p.text.maturity.as_str(),
+                        "tradeoffs": p.text.tradeoffs,
+                        "dependencies": p.text.dependencies,
+                        "open_questions": p.text.open_questions,
+                        "risks": p.text.risks,
+                        "lineage": p.text.lineage,
+                        "expansions": p.expansions,
+                    })
+                })
+                .collect();
+            return json!(proposals);
+        }
+        let findings: Vec<serde_json::Value> = self
+            .findings
+            .iter()
+            .map(|f| {
+                json!({
+                    "id": f.id,
+                    "origin": f.origins.join(", "),
+                    "severity": f.severity.as_str(),
+                    "title": f.text.title,
+                    "description": f.text.description,
+                    "evidence": f.text.evidence,
+                    "recommendation": f.text.recommendation,
+                    "domains": f.text.domains,
+                    "discovered": f.discovered,
+                    "withdrawn": f.withdrawn,
+                    "merged_into": f.merged_into,
+                })
+            })
+            .collect();
+        json!(findings)
+    }
+
+    /// What every prompt shares: who this is, the task and the material.
+    pub(super) fn base_context(&self, role: &str) -> serde_json::Value {
+        let domain = role.strip_prefix("expert.").unwrap_or_default();
+        let found = domains::find(domain);
+        json!({
+            "role": role,
+            "title": participant_title(role),
+            "structural": role == DEVIL || role == CHECKER,
+            "devil": role == DEVIL,
+            "checker": role == CHECKER,
+            "domain": domain,
+            "focus": found.map(|d| d.focus).unwrap_or_default(),
+            "standards": found.map(|d| d.standards).unwrap_or_default(),
+            "task": self.config.context_summary,
+            "scope": self.config.topic,
+            "domains": self.config.domains,
+            "mode": self.config.mode.as_str(),
+            "task_context": self.config.mode.context().as_str(),
+            "context": self.config.context,
+            "participants": self.present(),
+            "proposes": self.proposes(),
+        })
+    }
+
+    /// The rulings section over `challenges` and what each was about, into
+    /// a prompt's context (`rulings`, `ruled_challenges`).
+    pub(super) fn put_rulings<'a>(
+        &self,
+        context: &mut serde_json::Value,
+        challenges: impl IntoIterator<Item = &'a Challenge>,
+    ) {
+        let (section, about) = rulings::context(challenges);
+        context["rulings"] = json!(section);
+        context["ruled_challenges"] = pretty(about);
+    }
+
+    /// Asks `call`'s agent once more, naming `discrepancies` with the
+    /// moderator's rulings, when it has not been asked again yet; the call
+    /// to start, or `None` (then the caller keeps the answer and records
+    /// what still disagrees with [`Self::still_against`]).
+    pub(super) fn ask_again(
+        &mut self,
+        call: &LiveCall,
+        output: &str,
+        discrepancies: &[String],
+        now: Timestamp,
+    ) -> Option<Effect> {
+        if discrepancies.is_empty() || call.rechecked || !self.config.binds_rulings {
+            return None;
+        }
+        self.log(
+            now,
+            LogKind::Note,
+            Some(&call.call_id()),
+            format!(
+                "{}'s {} answer goes against the moderator's rulings: {}",
+                call.slot.role,
+                call.slot.stage,
+                discrepancies.join("; ")
+            ),
+        );
+        let prompts = Arc::clone(&self.prompts);
+        self.calls
+            .recheck(
+                call.clone(),
+                output,
+                discrepancies,
+                (prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE),
+                now,
+            )
+            .map(Effect::StartCall)
+    }
+
+    /// Records what still goes against the rulings once the one extra
+    /// call is spent: logged, and stated in the deliverable.
+    pub(super) fn still_against(
+        &mut self,
+        call: &LiveCall,
+        discrepancies: Vec<String>,
+        now: Timestamp,
+    ) {
+        if !self.config.binds_rulings {
+            return;
+        }
+        for discrepancy in discrepancies {
+            let line = format!("{}: {discrepancy}", call.slot.role);
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call.call_id()),
+                format!("still against the moderator's rulings after asking again: {line}"),
+            );
+            self.against_rulings.push(line);
+        }
+    }
+
+    /// The challenges and responses so far, for later prompts.
+    pub(super) fn history(&self) -> serde_json::Value {
+        let mut answers_to: HashMap<&str, Vec<&Response>> = HashMap::new();
+        for response in &self.responses {
+            let mut answered: HashSet<&str> = HashSet::new();
+            for id in &response.answers {
+                if answered.insert(id.as_str()) {
+                    answers_to.entry(id.as_str()).or_default().push(response);
+                }
+            }
+        }
+        let challenges: Vec<serde_json::Value> = self
+            .challenges
+            .iter()
+            .filter(|c| c.state.delivered())
+            .map(|c| {
+                let answers: Vec<serde_json::Value> = answers_to
+                    .get(c.id.as_str())
+                    .into_iter()
+                    .flatten()
+                    .map(|r| json!({"by": r.by, "type": r.kind.as_str(), "response": r.text, "evidence": r.evidence}))
+                    .collect();
+                json!({
+                    "id": c.id,
+                    "round": c.round,
+                    "from": c.from,
+                    "to": c.to,
+                    "finding_id": c.finding_id,
+                    "challenge": c.challenge,
+                    "severity_challenge": c.severity_challenge,
+                    "state": c.state.as_str(),
+                    "answers": answers,
+                })
+            })
+            .collect();
+        let others: Vec<serde_json::Value> = self
+            .responses
+            .iter()
+            .filter(|r| r.answers.is_empty())
+            .map(|r| json!({"by": r.by, "round": r.round, "type": r.kind.as_str(), "finding_id": r.finding_id, "response": r.text}))
+            .collect();
+        json!({"challenges": challenges, "other_responses": others})
+    }
+}

@@ -1,0 +1,463 @@
+//! Stage 4 of a decision review: the judge panel of a round, all at once
+//! (DR-03), a moderator's re-run of a malformed or skipped judge, and the
+//! end of the round: the verdict and a REVISE's loop back to revision
+//! (RULES.md A8), or a comparison's ranking (A15). Not responsible for the
+//! scoring rules: [`super::verdict`] and [`super::ranking`] hold them.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::model::{JudgeConfig, JudgeResult, JudgeRole, Verdict};
+use super::prompts::Template;
+use super::{
+    CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, NumberedDirective, PROPOSER_ROLE,
+    ReviewMode, Stage, SupersededAnswer, block_ids, directive_source, documents, judge_file,
+    judge_slot_role, parse, ranking, tree_yaml, verdict,
+};
+use crate::parse::Read;
+use crate::protocol::supervision::{Slot, split_call_id};
+use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
+
+impl DecisionReview {
+    /// Starts every judge of the panel at once (DR-03).
+    pub(super) fn start_evaluation(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
+        self.enter(Stage::Evaluation, round, now);
+        // What every judge reads alike is rendered once for the panel.
+        let revision = &self
+            .revisions
+            .last()
+            .expect("evaluation follows a revision")
+            .output;
+        let block_ids = block_ids(&revision.revised_tree);
+        let revised_yaml = tree_yaml(&revision.revised_tree);
+        let change_log_yaml = yaml_serde::to_string(&revision.change_log).unwrap_or_default();
+        let rulings = crate::rulings::listing(
+            &self.standing_rulings(),
+            "The revision was bound by these: it had to answer the accepted items, act on no \
+             rejected one and leave the deferred ones open. Weigh how well it did in \
+             revision_quality.",
+        );
+        let context = self.context_json();
+        let mut effects = Vec::new();
+        let mut judges = BTreeMap::new();
+        for judge in self.config.panel.clone() {
+            let criteria: Vec<_> = judge
+                .criteria
+                .iter()
+                .map(|criterion| json!({"name": criterion.as_str(), "question": criterion.question()}))
+                .collect();
+            let context = json!({
+                "topic": self.config.topic,
+                "options": self.config.options,
+                "context": context,
+                "role": judge.role.as_str(),
+                "focus": judge.role.focus(),
+                "weight": judge.weight.as_str(),
+                "criteria": criteria,
+                "block_ids": block_ids,
+                "revised_yaml": revised_yaml,
+                "change_log_yaml": change_log_yaml,
+                "rulings": rulings,
+                "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
+                "critic_label": format!("critic ({CRITIC_ROLE})"),
+                "round": round,
+            });
+            let slot = Slot::new(judge_slot_role(judge.role), "evaluation", round);
+            let raw_output_path = Some(judge_file(judge.role, round));
+            let spec =
+                match self.start_rendered(Template::Judge, context, slot, raw_output_path, now) {
+                    Ok(spec) => spec,
+                    Err(effects) => return effects,
+                };
+            judges.insert(
+                judge.role,
+                JudgeRecord {
+                    call_id: Some(spec.request.call_id.clone()),
+                    prompt: Some(spec.request.prompt.clone()),
+                    ..JudgeRecord::default()
+                },
+            );
+            effects.push(Effect::StartCall(spec));
+        }
+        self.evaluations.push(EvaluationRound {
+            round,
+            judges,
+            assessment: None,
+            ranking: None,
+            held: false,
+            released: false,
+        });
+        effects
+    }
+
+    /// The judge whose latest call is `call_id`, in a round still open,
+    /// whose answer was malformed or who was skipped.
+    pub(super) fn held_judge(&self, call_id: &str) -> Option<JudgeRole> {
+        let evaluation = self.evaluations.last()?;
+        if evaluation.assessment.is_some() {
+            return None;
+        }
+        evaluation
+            .judges
+            .iter()
+            .find(|(_, record)| {
+                record.call_id.as_deref() == Some(call_id)
+                    && matches!(
+                        record.result,
+                        Some(JudgeResult::Malformed { .. } | JudgeResult::Skipped { .. })
+                    )
+            })
+            .map(|(role, _)| *role)
+    }
+
+    /// A moderator's re-run of a malformed or skipped judge while its round
+    /// is open: the same prompt, as a new attempt with its own retry.
+    pub(super) fn on_rerun(&mut self, call_id: &str, now: Timestamp) -> Vec<Effect> {
+        let Some(role) = self.held_judge(call_id) else {
+            self.push_log(
+                now,
+                LogKind::Note,
+                Some(call_id),
+                "re-run ignored: only a malformed or skipped judge of the open round can be re-run"
+                    .into(),
+            );
+            return Vec::new();
+        };
+        let round = self.round;
+        let evaluation = self
+            .evaluations
+            .last_mut()
+            .expect("held_judge found a round");
+        evaluation.held = false;
+        let record = evaluation
+            .judges
+            .get_mut(&role)
+            .expect("held_judge found it");
+        let prompt = record.prompt.clone().unwrap_or_default();
+        let attempt = split_call_id(call_id).map_or(1, |(_, _, _, attempt)| attempt);
+        let reason = match record.result.take() {
+            Some(JudgeResult::Malformed { reason } | JudgeResult::Skipped { reason }) => reason,
+            _ => String::new(),
+        };
+        // The replaced answer keeps a file of its own: the re-run writes
+        // the judge's usual file.
+        record.superseded.push(SupersededAnswer {
+            call_id: call_id.to_string(),
+            attempt,
+            raw: record.raw.take(),
+            reason,
+        });
+        record.normalised.clear();
+        self.push_log(
+            now,
+            LogKind::Override,
+            Some(call_id),
+            format!("moderator: re-run {role} with the same prompt"),
+        );
+        let spec = self.calls.relaunch(
+            Slot::new(judge_slot_role(role), "evaluation", round),
+            attempt + 1,
+            prompt,
+            Some(judge_file(role, round)),
+            now,
+        );
+        self.evaluations
+            .last_mut()
+            .expect("a round is open")
+            .judges
+            .get_mut(&role)
+            .expect("held_judge found it")
+            .call_id = Some(spec.request.call_id.clone());
+        vec![Effect::StartCall(spec)]
+    }
+
+    pub(super) fn judge_config(&self, role: JudgeRole) -> Option<&JudgeConfig> {
+        self.config.panel.iter().find(|judge| judge.role == role)
+    }
+
+    pub(super) fn on_judge(
+        &mut self,
+        role: JudgeRole,
+        call_id: &str,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let judge = self
+            .judge_config(role)
+            .expect("judge slots come from the panel")
+            .clone();
+        let tree = self
+            .revisions
+            .last()
+            .expect("judges follow a revision")
+            .output
+            .revised_tree
+            .clone();
+        let mut normalised = Vec::new();
+        let result = match parse::read_judge(output, &judge, &tree) {
+            Ok(Read {
+                value: scores,
+                notes,
+            }) => {
+                self.note_readings(now, call_id, &notes);
+                normalised = notes;
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    Some(call_id),
+                    format!(
+                        "{role}: {} block scores parsed from {}",
+                        scores.block_scores.len(),
+                        judge_file(role, self.round)
+                    ),
+                );
+                JudgeResult::Scored(scores)
+            }
+            Err(error) => {
+                // Persisted, excluded from scoring, never retried (INF-07..10).
+                self.push_log(
+                    now,
+                    LogKind::Malformed,
+                    Some(call_id),
+                    format!(
+                        "{role}: output unusable, excluded from scoring (not retried): {error}"
+                    ),
+                );
+                JudgeResult::Malformed {
+                    reason: error.to_string(),
+                }
+            }
+        };
+        let evaluation = self
+            .evaluations
+            .last_mut()
+            .expect("judges belong to a round");
+        let record = evaluation.judges.entry(role).or_default();
+        record.call_id = Some(call_id.to_string());
+        record.raw = Some(output.to_string());
+        record.result = Some(result);
+        record.normalised = normalised;
+        self.conclude_round_if_complete(now)
+    }
+
+    pub(super) fn on_judge_given_up(
+        &mut self,
+        role: JudgeRole,
+        call_id: &str,
+        reason: String,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let evaluation = self
+            .evaluations
+            .last_mut()
+            .expect("judges belong to a round");
+        let record = evaluation.judges.entry(role).or_default();
+        record.call_id = Some(call_id.to_string());
+        record.result = Some(JudgeResult::Skipped { reason });
+        self.conclude_round_if_complete(now)
+    }
+
+    pub(super) fn conclude_round_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
+        let hold = self.config.hold_for_moderator;
+        let evaluation = self.evaluations.last_mut().expect("a round is running");
+        if evaluation
+            .judges
+            .values()
+            .any(|record| record.result.is_none())
+        {
+            return Vec::new();
+        }
+        let missing: Vec<String> = evaluation
+            .judges
+            .iter()
+            .filter(|(_, record)| !matches!(record.result, Some(JudgeResult::Scored(_))))
+            .map(|(role, _)| role.to_string())
+            .collect();
+        if hold && !evaluation.released && !missing.is_empty() {
+            evaluation.held = true;
+            let message = format!(
+                "waiting for the moderator: re-run {} or go on without {}",
+                missing.join(", "),
+                if missing.len() == 1 { "it" } else { "them" }
+            );
+            self.push_log(now, LogKind::Moderation, None, message);
+            return Vec::new();
+        }
+        evaluation.held = false;
+        let round = evaluation.round;
+        if self.config.mode == ReviewMode::Comparative {
+            return self.conclude_comparison(round, now);
+        }
+        let tree = &self
+            .revisions
+            .last()
+            .expect("judges follow a revision")
+            .output
+            .revised_tree;
+        let assessment = verdict::derive_verdict(
+            &self.config.panel,
+            &evaluation.results(),
+            &block_ids(tree),
+            &self.config.thresholds,
+        );
+        if !assessment.quorum.met {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "quorum shortfall: {} of {} judges gave usable output, {} needed; proceeding without blocking",
+                    assessment.quorum.present,
+                    self.config.panel.len(),
+                    assessment.quorum.required
+                ),
+            );
+        }
+        self.push_log(
+            now,
+            LogKind::Verdict,
+            None,
+            format!(
+                "round {round}: {} — {}",
+                assessment.verdict, assessment.rule
+            ),
+        );
+        let verdict = assessment.verdict;
+        let directives: Vec<NumberedDirective> = assessment
+            .directives
+            .iter()
+            .enumerate()
+            .map(|(index, directive)| NumberedDirective {
+                id: format!("d{}", index + 1),
+                text: directive.text.clone(),
+                source: directive_source(directive),
+            })
+            .collect();
+        let rule = assessment.rule.clone();
+        let mut sent_back_by: Vec<&'static str> = Vec::new();
+        for directive in &assessment.directives {
+            let by = match (&directive.judge, directive.criterion) {
+                (Some(_), _) => "the binding judges",
+                (None, Some(_)) => "the over-engineering guard",
+                (None, None) => "the synthesis scores",
+            };
+            if !sent_back_by.contains(&by) {
+                sent_back_by.push(by);
+            }
+        }
+        let advisory: Vec<String> = assessment
+            .advisory_notes
+            .iter()
+            .map(|note| format!("{} (advisory): {}", directive_source(note), note.text))
+            .collect();
+        self.evaluations
+            .last_mut()
+            .expect("a round is running")
+            .assessment = Some(assessment);
+
+        let loops_used = round - 1;
+        if verdict == Verdict::Revise && loops_used < self.config.max_rounds {
+            for directive in &directives {
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    format!(
+                        "directive {} ({}): {}",
+                        directive.id, directive.source, directive.text
+                    ),
+                );
+            }
+            let ids = directives.iter().map(|d| d.id.clone()).collect();
+            self.pending_directives = directives;
+            self.pending_sent_back_by = sent_back_by;
+            self.pending_advisory = advisory;
+            return self.start_revision(round + 1, ids, now);
+        }
+        if verdict == Verdict::Revise {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "REVISE is final: {} revision loop(s) allowed and used",
+                    self.config.max_rounds
+                ),
+            );
+        }
+        self.enter(Stage::Done, round, now);
+        let outcome = Outcome::Decided { verdict, rule };
+        self.outcome = Some(outcome.clone());
+        vec![Effect::Finished(outcome)]
+    }
+
+    /// A comparison ends after one evaluation, with the ranking the judges'
+    /// scores imply and no verdict (A15); it never loops back to revise.
+    fn conclude_comparison(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
+        let tree = &self
+            .revisions
+            .last()
+            .expect("judges follow a revision")
+            .output
+            .revised_tree;
+        let block_option: BTreeMap<String, String> = tree
+            .blocks
+            .iter()
+            .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
+            .collect();
+        let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
+        let evaluation = self.evaluations.last_mut().expect("a round is running");
+        let results = evaluation.results();
+        let ranked = ranking::rank(
+            &ids,
+            &block_option,
+            &self.config.panel,
+            &results,
+            &self.config.thresholds,
+        );
+        let scored = results.values().filter(|r| r.scores().is_some()).count();
+        let needed = verdict::quorum_required(self.config.panel.len());
+        evaluation.ranking = Some(ranked.clone());
+        let order: Vec<&str> = ranked.ranking.iter().map(|o| o.option.as_str()).collect();
+        self.push_log(
+            now,
+            LogKind::Verdict,
+            None,
+            format!(
+                "round {round}: ranking {} — {}",
+                order.join(" > "),
+                ranked.conditional_recommendation
+            ),
+        );
+        for option in ranked.ranking.iter().filter(|o| o.dealbreaker.is_some()) {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!(
+                    "option {} has a dealbreaker: {}",
+                    option.option,
+                    option.dealbreaker.as_deref().unwrap_or_default()
+                ),
+            );
+        }
+        let mut note = match &ranked.recommendation {
+            Some(id) => format!("recommendation: {id}"),
+            None => "no option can be recommended".to_string(),
+        };
+        if scored < needed {
+            note.push_str(&format!(
+                "; only {scored} of {} judges scored, below the quorum of {needed}",
+                self.config.panel.len()
+            ));
+        }
+        self.enter(Stage::Done, round, now);
+        let outcome = Outcome::Completed {
+            deliverable: documents::SUMMARY_FILE.to_string(),
+            note,
+        };
+        self.outcome = Some(outcome.clone());
+        vec![Effect::Finished(outcome)]
+    }
+}

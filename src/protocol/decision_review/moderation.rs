@@ -1,0 +1,226 @@
+//! The moderator's word on the critique items: the decisions of the
+//! moderation stage, where each item stands now, and after a verdict the
+//! settling of deferred items, which may reopen the debate for one more
+//! revision and evaluation round. Not responsible for what the revision
+//! makes of the rulings: [`super::revision`] checks that.
+
+use super::model::ItemDecision;
+use super::{DecisionReview, ReviewMode, Stage, clean_note, item_ids, past_tense};
+use crate::protocol::{Effect, ItemResolution, LogKind, Outcome, Protocol, Timestamp};
+
+impl DecisionReview {
+    /// Where `item_id` stands now: settled after a verdict, else as the
+    /// moderation decided it; `None` while undecided.
+    pub fn standing_decision(&self, item_id: &str) -> Option<ItemDecision> {
+        self.resolution(item_id)
+            .map(|resolution| resolution.decision)
+            .or_else(|| self.ruling(item_id).map(|ruling| ruling.decision))
+    }
+
+    /// The note that goes with where `item_id` stands.
+    pub(super) fn standing_note(&self, item_id: &str) -> Option<String> {
+        match self.resolution(item_id) {
+            Some(resolution) => resolution.note.clone(),
+            None => self.ruling(item_id).and_then(|ruling| ruling.note),
+        }
+    }
+
+    pub(super) fn on_item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if self.stage != Stage::Moderation {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a decision on {item_id}: moderation is over"),
+            );
+            return Vec::new();
+        }
+        if !self.has_item(item_id) {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a decision on unknown item {item_id}"),
+            );
+            return Vec::new();
+        }
+        let note = clean_note(note);
+        self.items.decide(
+            &mut self.calls,
+            now,
+            true,
+            (item_id, decision, note.as_deref()),
+            |_, decision| past_tense(decision),
+        );
+        Vec::new()
+    }
+
+    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.stage != Stage::Moderation {
+            return Vec::new();
+        }
+        if self.items.submit(&mut self.calls, now).is_none() {
+            return Vec::new();
+        }
+        let accepted: Vec<String> = self
+            .items_decided(ItemDecision::Accept)
+            .into_iter()
+            .map(|item| item.id.clone())
+            .collect();
+        self.push_log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "moderation submitted: {} accepted, {} rejected, {} deferred",
+                accepted.len(),
+                self.items_decided(ItemDecision::Reject).len(),
+                self.items_decided(ItemDecision::Defer).len()
+            ),
+        );
+        self.start_revision(1, accepted, now)
+    }
+
+    /// Why settling `item_id` with `decision` after the verdict would be
+    /// refused, or `None` when it would be applied.
+    pub fn settle_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+        match &self.outcome {
+            None => return Some("the debate is still running".into()),
+            // A comparison's ranking stands where a verdict would: an item
+            // accepted after it reopens the comparison like a verdict.
+            Some(Outcome::Completed { .. }) if self.config.mode == ReviewMode::Comparative => {}
+            Some(Outcome::Failed { .. } | Outcome::Completed { .. }) => {
+                return Some("the debate ended without a verdict".into());
+            }
+            Some(Outcome::Decided { .. }) => {}
+        }
+        if !self.has_item(item_id) {
+            return Some("there is no such item".into());
+        }
+        match self.ruling(item_id).map(|ruling| ruling.decision) {
+            Some(ItemDecision::Defer) => {}
+            Some(other) => {
+                return Some(format!(
+                    "it was {} in moderation, not deferred",
+                    past_tense(other)
+                ));
+            }
+            None => return Some("it was not deferred in moderation".into()),
+        }
+        if decision == ItemDecision::Defer {
+            return Some("a deferred item is settled by accepting or rejecting it".into());
+        }
+        self.addressed_in_round(item_id).map(|round| {
+            format!("it was accepted after the verdict and revision round {round} has answered it")
+        })
+    }
+
+    pub(super) fn on_item_resolved(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if let Some(reason) = self.settle_refusal(item_id, decision) {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("ignored a resolution of {item_id}: {reason}"),
+            );
+            return Vec::new();
+        }
+        let note = clean_note(note);
+        let was_pending = self.reopen_pending();
+        let mut message = format!(
+            "{item_id} deferred → {} after the verdict",
+            past_tense(decision)
+        );
+        if let Some(earlier) = self.resolution(item_id) {
+            message.push_str(&format!(
+                ", replacing the earlier resolution ({})",
+                past_tense(earlier.decision)
+            ));
+        }
+        if let Some(note) = &note {
+            message.push_str(&format!(": {note}"));
+        }
+        self.push_log(now, LogKind::Moderation, None, message);
+        self.resolutions.insert(
+            item_id.to_string(),
+            ItemResolution {
+                decision,
+                note,
+                at: now,
+            },
+        );
+        match (was_pending, self.reopen_pending()) {
+            (false, true) => {
+                let ids = item_ids(&self.awaiting_reopen());
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    format!(
+                        "debate reopened: {ids} must be answered in another revision and evaluation round (`quorum resume --reopen`)"
+                    ),
+                );
+            }
+            (true, false) => self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                "no longer reopened: no item accepted after the verdict waits for a revision"
+                    .into(),
+            ),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Sends a debate with items accepted after its verdict back to revision.
+    /// The reopened round is the moderator's call, so it runs even when the
+    /// automatic REVISE loops are used up; a REVISE verdict after it loops
+    /// only while `round - 1 < max_rounds`, as for any round.
+    pub(super) fn on_reopened(&mut self, now: Timestamp) -> Vec<Effect> {
+        if !self.reopen_pending() {
+            let reason = if self.outcome.is_none() {
+                "the debate is still running"
+            } else {
+                "no item accepted after the verdict waits for a revision"
+            };
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("reopen ignored: {reason}"),
+            );
+            return Vec::new();
+        }
+        let ids: Vec<String> = self
+            .awaiting_reopen()
+            .into_iter()
+            .map(|item| item.id.clone())
+            .collect();
+        let round = self.round + 1;
+        self.push_log(
+            now,
+            LogKind::Note,
+            None,
+            format!(
+                "debate reopened for {} (accepted after the verdict): revision and evaluation round {round}",
+                ids.join(", ")
+            ),
+        );
+        self.outcome = None;
+        self.pending_directives.clear();
+        self.start_revision(round, ids, now)
+    }
+}

@@ -1,0 +1,230 @@
+//! Stage 3 of a decision review: the proposer revises the tree, answering
+//! the accepted items (round 1), a REVISE verdict's directives (DR-39) or
+//! the items accepted after a verdict (a reopened round), and the check
+//! that the revision's change log keeps to the moderator's rulings, asked
+//! once more when it does not (issue 26). Not responsible for the rulings
+//! themselves: [`super::moderation`] records them.
+
+use std::collections::HashSet;
+
+use serde_json::json;
+
+use super::model::{ChangeType, CritiqueItem, ItemDecision, RevisionOutput};
+use super::prompts::Template;
+use super::{DecisionReview, RevisionRound, Stage, change_verb, parse, tree_yaml};
+use crate::parse::Read;
+use crate::protocol::supervision::{LiveCall, Slot};
+use crate::protocol::{Effect, LogKind, Timestamp};
+
+impl DecisionReview {
+    /// Every decided critique item as the agent acting on the rulings reads
+    /// it, in critique order.
+    pub fn standing_rulings(&self) -> Vec<crate::rulings::Ruling> {
+        self.critique_items()
+            .iter()
+            .filter_map(|item| {
+                let ruled = crate::rulings::Ruled::from(self.standing_decision(&item.id)?);
+                let ruling = crate::rulings::Ruling::new(
+                    item.id.clone(),
+                    ruled,
+                    self.standing_note(&item.id).as_deref(),
+                );
+                Some(match self.addressed_in_round(&item.id) {
+                    Some(round) if ruled == crate::rulings::Ruled::Accepted => {
+                        ruling.answered_in(round)
+                    }
+                    _ => ruling,
+                })
+            })
+            .collect()
+    }
+
+    /// Where a revision's change log goes against the rulings, one sentence
+    /// each: a change made for an item the moderator rejected, or for one
+    /// they left open. Declining to change is always allowed.
+    pub fn against_rulings(&self, revision: &RevisionOutput) -> Vec<String> {
+        revision
+            .change_log
+            .iter()
+            .filter(|entry| entry.change_type != ChangeType::Decline)
+            .filter_map(|entry| {
+                let id = &entry.addresses_critique;
+                let why = match self.standing_decision(id)? {
+                    ItemDecision::Accept => return None,
+                    ItemDecision::Reject => "which the moderator rejected",
+                    ItemDecision::Defer => "which the moderator left open (deferred)",
+                };
+                Some(format!(
+                    "the revision {} {} for {id}, {why}",
+                    change_verb(entry.change_type),
+                    entry.block_id
+                ))
+            })
+            .collect()
+    }
+
+    /// An item as the reviser reads it; the note is the latest word on it:
+    /// the resolution's note after a verdict, else the moderation note.
+    fn item_json(&self, item: &CritiqueItem) -> serde_json::Value {
+        let note = self
+            .resolution(&item.id)
+            .and_then(|resolution| resolution.note.clone())
+            .or_else(|| self.ruling(&item.id).and_then(|ruling| ruling.note));
+        json!({
+            "id": item.id,
+            "target_block": item.target_block,
+            "flaw_type": item.flaw_type,
+            "severity": item.severity,
+            "description": item.description,
+            "note": note.unwrap_or_default(),
+        })
+    }
+
+    /// Starts revision `round`. Round 1 must address the accepted items;
+    /// later rounds the directives of the REVISE verdict (DR-39), and a
+    /// reopened round the items accepted after the verdict. The critique
+    /// items among `must_address` are shown to the reviser in full.
+    pub(super) fn start_revision(
+        &mut self,
+        round: u32,
+        must_address: Vec<String>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.enter(Stage::Revision, round, now);
+        let tree = self
+            .current_tree()
+            .expect("a revision follows a tree")
+            .clone();
+        let directives = self.pending_directives.clone();
+        let must: HashSet<&str> = must_address.iter().map(String::as_str).collect();
+        let to_answer: Vec<&CritiqueItem> = self
+            .critique_items()
+            .iter()
+            .filter(|item| must.contains(item.id.as_str()))
+            .collect();
+        let reopened = to_answer
+            .iter()
+            .any(|item| self.resolutions.contains_key(&item.id));
+        let accepted: Vec<_> = to_answer
+            .into_iter()
+            .map(|item| self.item_json(item))
+            .collect();
+        let deferred: Vec<_> = self
+            .open_deferred_items()
+            .into_iter()
+            .map(|item| self.item_json(item))
+            .collect();
+        let rejected: Vec<_> = self
+            .critique_items()
+            .iter()
+            .filter(|item| self.standing_decision(&item.id) == Some(ItemDecision::Reject))
+            .map(|item| self.item_json(item))
+            .collect();
+        let context = json!({
+            "topic": self.config.topic,
+            "options": self.config.options,
+            "context": self.context_json(),
+            "round": round,
+            "reopened": reopened,
+            "tree_yaml": tree_yaml(&tree),
+            "accepted": accepted,
+            "deferred": deferred,
+            "rejected": rejected,
+            "rulings": crate::rulings::section(&self.standing_rulings()),
+            "directives": directives,
+            "sent_back_by": std::mem::take(&mut self.pending_sent_back_by),
+            "advisory_notes": std::mem::take(&mut self.pending_advisory),
+            "must_address": must_address,
+        });
+        self.pending_must_address = must_address;
+        self.start_single(
+            Template::Reviser,
+            context,
+            Slot::new("proposer", "revision", round),
+            now,
+        )
+    }
+
+    pub(super) fn on_revision(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let call_id = &call.call_id();
+        let must_address = self.pending_must_address.clone();
+        let read = parse::read_revision(output, &must_address).and_then(|mut read| {
+            self.tag_options(&mut read.value.revised_tree, &mut read.notes)?;
+            Ok(read)
+        });
+        match read {
+            Ok(Read {
+                value: revision,
+                notes: normalised,
+            }) => {
+                let against = if self.config.checks_rulings {
+                    self.against_rulings(&revision)
+                } else {
+                    Vec::new()
+                };
+                if !against.is_empty() {
+                    let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+                    if let Some(spec) =
+                        self.calls
+                            .recheck(call.clone(), output, &against, template, now)
+                    {
+                        self.push_log(
+                            now,
+                            LogKind::Note,
+                            Some(call_id),
+                            format!(
+                                "revision round {} goes against your rulings: {}",
+                                call.slot.round,
+                                against.join("; ")
+                            ),
+                        );
+                        return vec![Effect::StartCall(spec)];
+                    }
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        format!(
+                            "revision round {} still goes against your rulings after being asked again: {}",
+                            call.slot.round,
+                            against.join("; ")
+                        ),
+                    );
+                }
+                self.note_readings(now, call_id, &normalised);
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    Some(call_id),
+                    format!(
+                        "revision round {}: {} changes, {} blocks in the revised tree",
+                        call.slot.round,
+                        revision.change_log.len(),
+                        revision.revised_tree.blocks.len()
+                    ),
+                );
+                for id in &must_address {
+                    self.addressed.entry(id.clone()).or_insert(call.slot.round);
+                }
+                self.revisions.push(RevisionRound {
+                    round: call.slot.round,
+                    call_id: call_id.to_string(),
+                    raw: output.to_string(),
+                    output: revision,
+                    must_address,
+                    directives: std::mem::take(&mut self.pending_directives),
+                    normalised,
+                    against_rulings: against,
+                    at: now,
+                });
+                self.start_evaluation(call.slot.round, now)
+            }
+            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! What the interfaces show of a decision review: its stage strip and the
+//! scoreboard of the latest evaluation round, each judge's scores by block
+//! (or by option in a comparison) with the verdict or ranking they imply so
+//! far. Not responsible for deciding anything: the verdict and the ranking
+//! are derived in [`super::evaluation`].
+
+use std::collections::BTreeMap;
+
+use super::model::JudgeResult;
+use super::{DecisionReview, ReviewMode, Stage, block_ids, ranking, verdict};
+use crate::protocol::{ImpliedVerdict, JudgeState, ScoreColumn, Scoreboard, StageFocus, StageInfo};
+
+impl DecisionReview {
+    /// The scoreboard of the latest evaluation round.
+    pub(super) fn scoreboard(&self) -> Option<Scoreboard> {
+        let evaluation = self.evaluations.last()?;
+        let tree = self.current_tree()?;
+        let comparative = self.config.mode == ReviewMode::Comparative;
+        // A comparison's rows are its options, each the blocks arguing it.
+        let rows: Vec<(String, Vec<String>)> = if comparative {
+            self.config
+                .options
+                .iter()
+                .map(|option| {
+                    let blocks = tree
+                        .blocks
+                        .iter()
+                        .filter(|block| block.option.as_deref() == Some(option.id.as_str()))
+                        .map(|block| block.id.clone())
+                        .collect();
+                    (option.id.clone(), blocks)
+                })
+                .collect()
+        } else {
+            block_ids(tree)
+                .into_iter()
+                .map(|block| (block.clone(), vec![block]))
+                .collect()
+        };
+        let blocks = block_ids(tree);
+        let judges = self
+            .config
+            .panel
+            .iter()
+            .map(|judge| {
+                let record = evaluation.judges.get(&judge.role);
+                let result = record.and_then(|record| record.result.as_ref());
+                let state = match result {
+                    None => JudgeState::Pending,
+                    Some(JudgeResult::Scored(_)) => JudgeState::Scored,
+                    Some(JudgeResult::Malformed { reason }) => {
+                        JudgeState::Malformed(reason.clone())
+                    }
+                    Some(JudgeResult::Skipped { reason }) => JudgeState::Skipped(reason.clone()),
+                };
+                let scored = result.and_then(JudgeResult::scores);
+                let scores = rows
+                    .iter()
+                    .map(|(_, row_blocks)| {
+                        judge
+                            .criteria
+                            .iter()
+                            .map(|criterion| {
+                                let given: Vec<u8> = scored
+                                    .map(|scores| {
+                                        scores
+                                            .block_scores
+                                            .iter()
+                                            .filter(|s| {
+                                                row_blocks.contains(&s.block_id)
+                                                    && s.criterion == *criterion
+                                            })
+                                            .map(|s| s.score)
+                                            .collect()
+                                    })
+                                    .unwrap_or_default();
+                                let sum: u32 = given.iter().map(|&v| u32::from(v)).sum();
+                                // One block's score, or the rounded mean of an option's.
+                                (!given.is_empty())
+                                    .then(|| ((f64::from(sum) / given.len() as f64).round()) as u8)
+                            })
+                            .collect()
+                    })
+                    .collect();
+                ScoreColumn {
+                    judge: judge.role.as_str().to_string(),
+                    binding: judge.is_binding(),
+                    criteria: judge
+                        .criteria
+                        .iter()
+                        .map(|c| c.as_str().to_string())
+                        .collect(),
+                    state,
+                    scores,
+                    synthesis: scored.map(|scores| {
+                        let values = scores.synthesis.values();
+                        values.iter().map(|v| f64::from(*v)).sum::<f64>() / values.len() as f64
+                    }),
+                }
+            })
+            .collect::<Vec<_>>();
+        let pending = judges
+            .iter()
+            .filter(|column| column.state == JudgeState::Pending)
+            .count();
+        let leader = comparative.then(|| {
+            let ranked = evaluation.ranking.clone().unwrap_or_else(|| {
+                let block_option: BTreeMap<String, String> = tree
+                    .blocks
+                    .iter()
+                    .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
+                    .collect();
+                let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
+                ranking::rank(
+                    &ids,
+                    &block_option,
+                    &self.config.panel,
+                    &evaluation.results(),
+                    &self.config.thresholds,
+                )
+            });
+            let order: Vec<&str> = ranked.ranking.iter().map(|o| o.option.as_str()).collect();
+            let so_far = if pending > 0 {
+                format!(
+                    "so far ({pending} judge{} pending): ",
+                    if pending == 1 { "" } else { "s" }
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{so_far}{} · {}",
+                order.join(" > "),
+                ranked.conditional_recommendation
+            )
+        });
+        let implied = match &evaluation.assessment {
+            _ if comparative => None,
+            Some(assessment) => Some(ImpliedVerdict {
+                verdict: assessment.verdict,
+                rule: assessment.rule.clone(),
+                pending: 0,
+            }),
+            None if pending < judges.len() => {
+                let assessment = verdict::derive_verdict(
+                    &self.config.panel,
+                    &evaluation.results(),
+                    &blocks,
+                    &self.config.thresholds,
+                );
+                Some(ImpliedVerdict {
+                    verdict: assessment.verdict,
+                    rule: assessment.rule,
+                    pending,
+                })
+            }
+            None => None,
+        };
+        Some(Scoreboard {
+            round: evaluation.round,
+            blocks: rows.into_iter().map(|(label, _)| label).collect(),
+            judges,
+            binding_threshold: self.config.thresholds.binding,
+            implied,
+            leader,
+        })
+    }
+}
+
+/// The stage strip of a decision review (DR-01), the moderator's turn and
+/// the verdict included.
+pub(super) fn stages() -> Vec<StageInfo> {
+    [
+        (Stage::Proposal, StageFocus::Role("proposer".into())),
+        (Stage::Critique, StageFocus::Role("critic".into())),
+        (Stage::Moderation, StageFocus::Items),
+        (Stage::Revision, StageFocus::Role("proposer".into())),
+        (Stage::Evaluation, StageFocus::Board),
+        (Stage::Done, StageFocus::Stay),
+    ]
+    .into_iter()
+    .map(|(stage, focus)| {
+        StageInfo::new(
+            stage.as_str(),
+            &crate::report::capitalised(stage.as_str()),
+            focus,
+        )
+    })
+    .collect()
+}
