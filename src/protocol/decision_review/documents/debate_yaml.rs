@@ -1,0 +1,457 @@
+//! `debate.yaml` of a decision review: the structured record (DR-43..46),
+//! built from the review and read back by `quorum verdict`.
+//!
+//! Not responsible for the markdown files or the summary (the parent
+//! module and [`super::summary`]).
+
+use super::*;
+
+/// The top-level `decision` block of debate.yaml: the fields of the
+/// review's mode (RULES.md A13).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DecisionBlock {
+    Architecture(DecisionRecord),
+    Comparison(crate::protocol::decision_review::ranking::Ranking),
+}
+
+/// The structured record (DR-43..46): the seed's top-level schema, plus the
+/// decision record, deferred items, the panel's configuration and the rounds.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct DebateYaml {
+    pub meta: Meta,
+    pub participants: ParticipantsYaml,
+    pub stages: StagesYaml,
+    /// The mode's result fields (RULES.md A13): an architecture review's
+    /// decision record (DR-50), a comparison's recommendation, ranking and
+    /// conditional recommendation (DR-55).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionBlock>,
+    /// A comparative review's options, as given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<crate::protocol::decision_review::ReviewOption>,
+    #[serde(default)]
+    pub deferred_items: Vec<ItemYaml>,
+    pub thresholds: Thresholds,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// Tokens, latency and cost; absent until a call has finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Meta {
+    pub topic: String,
+    pub mode: String,
+    pub timestamp: String,
+    pub critique_mode: String,
+    pub protocol: String,
+    pub high_stakes: bool,
+    pub max_rounds: u32,
+    pub quorum_version: String,
+    /// Items accepted after the verdict wait for another revision and
+    /// evaluation round (`quorum resume --reopen`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reopened: bool,
+    /// The ids of those items.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reopen_items: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct AgentYaml {
+    pub agent: String,
+    pub role: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct JudgeYaml {
+    pub role: crate::protocol::decision_review::model::JudgeRole,
+    /// The analyst chairs the panel: a label only (INF-23).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chair: bool,
+    pub agent: String,
+    pub weight: crate::protocol::decision_review::model::Weight,
+    pub criteria: Vec<crate::protocol::decision_review::model::Criterion>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ParticipantsYaml {
+    pub proposer: AgentYaml,
+    pub critic: AgentYaml,
+    pub judges: Vec<JudgeYaml>,
+}
+
+impl ParticipantsYaml {
+    pub fn panel(&self) -> Vec<JudgeConfig> {
+        self.judges
+            .iter()
+            .map(|judge| JudgeConfig {
+                role: judge.role,
+                weight: judge.weight,
+                criteria: judge.criteria.clone(),
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct StagesYaml {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<ProposalYaml>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critique: Option<CritiqueYaml>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<RevisionYaml>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluation: Option<EvaluationYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ProposalYaml {
+    pub thesis_tree: Vec<crate::protocol::decision_review::model::Block>,
+    pub raw_output: String,
+    /// What quorum read other than as written, when the answer was not in
+    /// the exact format (`read target_block "B2" as b2 (critiques[0])`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ItemYaml {
+    #[serde(flatten)]
+    pub item: CritiqueItem,
+    pub decision: Option<ItemDecision>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<String>,
+    /// How a deferred item was settled after the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<ResolutionYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ResolutionYaml {
+    pub decision: ItemDecision,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub at: String,
+    /// The reopened revision round that answered an accepted item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addressed_in_round: Option<u32>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CritiqueYaml {
+    pub critiques: Vec<ItemYaml>,
+    pub raw_output: String,
+    /// What quorum read other than as written, when the answer was not in
+    /// the exact format (`read target_block "B2" as b2 (critiques[0])`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RevisionRoundYaml {
+    pub round: u32,
+    pub must_address: Vec<String>,
+    #[serde(default)]
+    pub directives: Vec<crate::protocol::decision_review::NumberedDirective>,
+    pub revised_tree: Vec<crate::protocol::decision_review::model::Block>,
+    pub change_log: Vec<ChangeEntry>,
+    pub raw_output: String,
+    /// What quorum read other than as written, when the answer was not in
+    /// the exact format (`read target_block "B2" as b2 (critiques[0])`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<String>,
+    /// Where the kept answer still went against the moderator's rulings
+    /// after quorum asked once more.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub against_rulings: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RevisionYaml {
+    /// The latest round's tree and change log, as the seed's schema has them.
+    pub revised_tree: Vec<crate::protocol::decision_review::model::Block>,
+    pub change_log: Vec<ChangeEntry>,
+    pub raw_output: String,
+    pub rounds: Vec<RevisionRoundYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct JudgeStatusYaml {
+    pub role: crate::protocol::decision_review::model::JudgeRole,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// What quorum read other than as written, when the answer was not in
+    /// the exact format (`read score "4" as 4 (b2 feasibility)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct EvaluationRoundYaml {
+    pub round: u32,
+    pub block_scores: Vec<BlockScore>,
+    pub synthesis_scores: Vec<SynthesisScore>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synthesis_mean: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quorum: Option<QuorumStatus>,
+    #[serde(default)]
+    pub uncertainty: Vec<String>,
+    pub judges: Vec<JudgeStatusYaml>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(from = "FlatEvaluationYaml")]
+pub struct EvaluationYaml {
+    /// The final (latest) round, flattened as the seed's schema has it.
+    #[serde(flatten)]
+    pub latest: EvaluationRoundYaml,
+    pub rounds: Vec<EvaluationRoundYaml>,
+}
+
+/// [`EvaluationYaml`] as it is read: the latest round's fields spelled
+/// out, because a flattened field loses its line (an edited score would be
+/// blamed on `evaluation:`, not on the score).
+#[derive(Deserialize)]
+pub(super) struct FlatEvaluationYaml {
+    round: u32,
+    block_scores: Vec<BlockScore>,
+    synthesis_scores: Vec<SynthesisScore>,
+    #[serde(default)]
+    verdict: Option<Verdict>,
+    #[serde(default)]
+    rule: Option<String>,
+    #[serde(default)]
+    synthesis_mean: Option<f64>,
+    #[serde(default)]
+    quorum: Option<QuorumStatus>,
+    #[serde(default)]
+    uncertainty: Vec<String>,
+    judges: Vec<JudgeStatusYaml>,
+    rounds: Vec<EvaluationRoundYaml>,
+}
+
+impl From<FlatEvaluationYaml> for EvaluationYaml {
+    fn from(flat: FlatEvaluationYaml) -> Self {
+        EvaluationYaml {
+            latest: EvaluationRoundYaml {
+                round: flat.round,
+                block_scores: flat.block_scores,
+                synthesis_scores: flat.synthesis_scores,
+                verdict: flat.verdict,
+                rule: flat.rule,
+                synthesis_mean: flat.synthesis_mean,
+                quorum: flat.quorum,
+                uncertainty: flat.uncertainty,
+                judges: flat.judges,
+            },
+            rounds: flat.rounds,
+        }
+    }
+}
+
+pub(super) fn item_yaml(review: &DecisionReview, item: &CritiqueItem) -> ItemYaml {
+    let ruling = review.ruling(&item.id);
+    ItemYaml {
+        item: item.clone(),
+        decision: ruling.as_ref().map(|r| r.decision),
+        note: ruling.as_ref().and_then(|r| r.note.clone()),
+        decided_at: ruling.as_ref().map(|r| timestamp(r.at)),
+        resolution: review
+            .resolution(&item.id)
+            .map(|resolution| ResolutionYaml {
+                decision: resolution.decision,
+                note: resolution.note.clone(),
+                at: timestamp(resolution.at),
+                addressed_in_round: (resolution.decision == ItemDecision::Accept)
+                    .then(|| review.addressed_in_round(&item.id))
+                    .flatten(),
+            }),
+    }
+}
+
+pub(super) fn evaluation_round_yaml(
+    review: &DecisionReview,
+    evaluation: &crate::protocol::decision_review::EvaluationRound,
+) -> EvaluationRoundYaml {
+    let mut block_scores = Vec::new();
+    let mut synthesis_scores = Vec::new();
+    let mut judges = Vec::new();
+    for judge in &review.config().panel {
+        let record = evaluation.judges.get(&judge.role);
+        let result = record.and_then(|record| record.result.as_ref());
+        let (status, reason) = match result {
+            None => ("pending".to_string(), None),
+            Some(JudgeResult::Scored(scores)) => {
+                block_scores.extend(scores.block_scores.iter().cloned());
+                synthesis_scores.push(scores.synthesis.clone());
+                ("scored".to_string(), None)
+            }
+            Some(JudgeResult::Malformed { reason }) => {
+                ("malformed".to_string(), Some(reason.clone()))
+            }
+            Some(JudgeResult::Skipped { reason }) => ("skipped".to_string(), Some(reason.clone())),
+        };
+        judges.push(JudgeStatusYaml {
+            role: judge.role,
+            status,
+            reason,
+            file: record
+                .and_then(|record| record.raw.as_ref())
+                .map(|_| judge_file(judge.role, evaluation.round)),
+            call_id: record.and_then(|record| record.call_id.clone()),
+            normalised: record
+                .map(|record| record.normalised.clone())
+                .unwrap_or_default(),
+        });
+    }
+    let assessment = evaluation.assessment.as_ref();
+    EvaluationRoundYaml {
+        round: evaluation.round,
+        block_scores,
+        synthesis_scores,
+        verdict: assessment.map(|a| a.verdict),
+        rule: assessment.map(|a| a.rule.clone()),
+        synthesis_mean: assessment.and_then(|a| a.synthesis_mean),
+        quorum: assessment.map(|a| a.quorum),
+        uncertainty: assessment
+            .map(|a| a.uncertainty.clone())
+            .unwrap_or_default(),
+        judges,
+    }
+}
+
+impl DebateYaml {
+    pub fn of(review: &DecisionReview) -> DebateYaml {
+        let config: &ReviewConfig = review.config();
+        let revision_rounds: Vec<RevisionRoundYaml> = review
+            .revisions()
+            .iter()
+            .map(|revision| RevisionRoundYaml {
+                round: revision.round,
+                must_address: revision.must_address.clone(),
+                directives: revision.directives.clone(),
+                revised_tree: revision.output.revised_tree.blocks.clone(),
+                change_log: revision.output.change_log.clone(),
+                raw_output: revision.raw.clone(),
+                normalised: revision.normalised.clone(),
+                against_rulings: revision.against_rulings.clone(),
+            })
+            .collect();
+        let evaluation_rounds: Vec<EvaluationRoundYaml> = review
+            .evaluations()
+            .iter()
+            .map(|evaluation| evaluation_round_yaml(review, evaluation))
+            .collect();
+        let stages = StagesYaml {
+            proposal: review.proposal().map(|proposal| ProposalYaml {
+                thesis_tree: proposal.parsed.blocks.clone(),
+                raw_output: proposal.raw.clone(),
+                normalised: proposal.normalised.clone(),
+            }),
+            critique: review.critique().map(|critique| CritiqueYaml {
+                critiques: critique
+                    .parsed
+                    .items
+                    .iter()
+                    .map(|item| item_yaml(review, item))
+                    .collect(),
+                raw_output: critique.raw.clone(),
+                normalised: critique.normalised.clone(),
+            }),
+            revision: review.revisions().last().map(|latest| RevisionYaml {
+                revised_tree: latest.output.revised_tree.blocks.clone(),
+                change_log: latest.output.change_log.clone(),
+                raw_output: latest.raw.clone(),
+                rounds: revision_rounds,
+            }),
+            evaluation: review.evaluations().last().map(|latest| EvaluationYaml {
+                latest: evaluation_round_yaml(review, latest),
+                rounds: evaluation_rounds,
+            }),
+        };
+        DebateYaml {
+            meta: Meta {
+                topic: config.topic.clone(),
+                mode: config.mode.as_str().to_string(),
+                timestamp: config
+                    .started_at
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                critique_mode: config.critique_mode.as_str().to_string(),
+                protocol: "decision-review".to_string(),
+                high_stakes: config.high_stakes,
+                max_rounds: config.max_rounds,
+                quorum_version: env!("CARGO_PKG_VERSION").to_string(),
+                reopened: review.reopen_pending(),
+                reopen_items: if review.reopen_pending() {
+                    review
+                        .awaiting_reopen()
+                        .into_iter()
+                        .map(|item| item.id.clone())
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+            },
+            options: config.options.clone(),
+            participants: ParticipantsYaml {
+                proposer: AgentYaml {
+                    agent: config.participants.proposer.clone(),
+                    role: PROPOSER_ROLE.to_string(),
+                },
+                critic: AgentYaml {
+                    agent: config.participants.critic.clone(),
+                    role: CRITIC_ROLE.to_string(),
+                },
+                judges: config
+                    .panel
+                    .iter()
+                    .map(|judge| JudgeYaml {
+                        role: judge.role,
+                        chair: crate::protocol::decision_review::model::is_chair(judge.role),
+                        agent: config
+                            .participants
+                            .judges
+                            .get(&judge.role)
+                            .cloned()
+                            .unwrap_or_default(),
+                        weight: judge.weight,
+                        criteria: judge.criteria.clone(),
+                    })
+                    .collect(),
+            },
+            stages,
+            decision: match review
+                .evaluations()
+                .last()
+                .and_then(|evaluation| evaluation.ranking.clone())
+            {
+                Some(ranking) => Some(DecisionBlock::Comparison(ranking)),
+                None => review.decision_record().map(DecisionBlock::Architecture),
+            },
+            deferred_items: review
+                .items_decided(ItemDecision::Defer)
+                .into_iter()
+                .map(|item| item_yaml(review, item))
+                .collect(),
+            thresholds: config.thresholds.clone(),
+            outcome: review.outcome().cloned(),
+            usage: UsageYaml::of(review.usage_ledger()),
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The critic of a writing-mode review and the moderator's decisions on
+//! its items, which bind the rewrites and the merge.
+//!
+//! Not responsible for the rewrites and the merge ([`super::rewrites`]).
+
+use super::*;
+
+impl WritingReview {
+    /// The critic reads the draft first (A16); its answer goes to
+    /// [`documents::CRITIQUE`] before it is read.
+    pub(super) fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Critique, now);
+        let aspects: Vec<_> = Aspect::ALL
+            .iter()
+            .map(|aspect| json!({"name": aspect.as_str(), "question": aspect.question()}))
+            .collect();
+        let context = json!({
+            "topic": self.config.topic,
+            "draft": self.config.draft.text,
+            "context": self.config.context,
+            "aspects": aspects,
+        });
+        let prompt = match self.render(&prompts::CRITIQUE, &context) {
+            Ok(prompt) => prompt,
+            Err(reason) => return self.fail(now, reason),
+        };
+        let spec = self.calls.start(
+            Slot::new(CRITIC, Step::Critique.id(), 1),
+            prompt,
+            Some(documents::CRITIQUE.to_string()),
+            now,
+        );
+        vec![Effect::StartCall(spec)]
+    }
+
+    /// The critique, already on disk: its items go to the moderator; with
+    /// none, the rewrites start at once. An unreadable critique is
+    /// repaired once, then ends the run (the critic is required).
+    pub(super) fn on_critique(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let call_id = call.call_id();
+        let Read {
+            value: items,
+            notes,
+        } = match parse_critique(output) {
+            Ok(read) => read,
+            Err(error) => {
+                let repair = (self.prompts.as_ref(), &crate::prompts::REPAIR_TEMPLATE);
+                let (unusable, spec) =
+                    self.calls
+                        .refuse_answer(call, output, &error.to_string(), repair, now);
+                self.unusable.push(unusable);
+                return match spec {
+                    Ok(spec) => vec![Effect::StartCall(spec)],
+                    Err(reason) => self.fail(now, reason),
+                };
+            }
+        };
+        if !notes.is_empty() {
+            self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
+        }
+        let listed: Vec<String> = items
+            .iter()
+            .map(|item| format!("{} {} {}", item.id, item.kind, item.severity))
+            .collect();
+        self.log(
+            now,
+            LogKind::Note,
+            Some(&call_id),
+            format!(
+                "critique read from {}: {} item(s){}",
+                documents::CRITIQUE,
+                items.len(),
+                if listed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", listed.join(", "))
+                }
+            ),
+        );
+        for item in &items {
+            self.items.push(moderation_item(item), item.id.clone(), 1);
+        }
+        let empty = items.is_empty();
+        self.critique = Some(Critique {
+            call_id,
+            raw: output.to_string(),
+            items,
+            readings: notes,
+            at: now,
+        });
+        if empty {
+            self.log(
+                now,
+                LogKind::Moderation,
+                None,
+                "no critique items to moderate".into(),
+            );
+            return self.start_rewrites(now);
+        }
+        self.enter(Step::Moderation, now);
+        let pending = self.items.pending_items();
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "needs moderator: {} items to accept, reject or defer",
+                pending.len()
+            ),
+        );
+        vec![Effect::AwaitModeration { items: pending }]
+    }
+
+    pub(super) fn on_item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) {
+        let open = self.step == Step::Moderation && self.outcome.is_none();
+        self.items.decide(
+            &mut self.calls,
+            now,
+            open,
+            (item_id, decision, note),
+            |_, decision| decision.past_tense(),
+        );
+    }
+
+    /// The rulings are in: the judges rewrite with them.
+    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.step != Step::Moderation || self.outcome.is_some() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                "ignored a submission: no moderation is open".into(),
+            );
+            return Vec::new();
+        }
+        let Some(decided) = self.items.submit(&mut self.calls, now) else {
+            return Vec::new();
+        };
+        let [accepted, rejected, deferred] = crate::protocol::items::tally(&decided);
+        self.log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "moderation submitted: {accepted} accepted, {rejected} rejected, {deferred} deferred"
+            ),
+        );
+        self.start_rewrites(now)
+    }
+}

@@ -1,0 +1,317 @@
+//! The judges' rewrites and the merge of a writing-mode review: asking
+//! each judge for a rewrite under its directive, reading them, and the
+//! merge that gives the revised draft, checked against the moderator's
+//! rulings.
+//!
+//! Not responsible for the critique and its moderation ([`super::critique`])
+//! or the files (the documents module).
+
+use super::*;
+
+impl WritingReview {
+    /// Every judge at once, each blind to the others; each answer goes to
+    /// its judge file before it is read (INF-11, DR-61).
+    pub(super) fn start_rewrites(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Rewrites, now);
+        let mut effects = Vec::new();
+        for index in 0..self.judges.len() {
+            let seat = self.judges[index].seat.clone();
+            let criteria: Vec<_> = seat
+                .aspects
+                .iter()
+                .map(|aspect| json!({"name": aspect.as_str(), "question": aspect.question()}))
+                .collect();
+            let mut context = json!({
+                "topic": self.config.topic,
+                "draft": self.config.draft.text,
+                "context": self.config.context,
+                "role": seat.role.as_str(),
+                "focus": seat.role.focus(),
+                "criteria": criteria,
+            });
+            merge_into(&mut context, self.rulings_context());
+            let prompt = match self.render(&prompts::REWRITE, &context) {
+                Ok(prompt) => prompt,
+                Err(reason) => return self.fail(now, reason),
+            };
+            let spec = self.calls.start(
+                Slot::new(format!("judge.{}", seat.role), Step::Rewrites.id(), 1),
+                prompt,
+                Some(documents::judge_file(seat.role)),
+                now,
+            );
+            self.judges[index].call_id = Some(spec.request.call_id.clone());
+            effects.push(Effect::StartCall(spec));
+        }
+        effects
+    }
+
+    /// The merge of the rewrites there are, under the directives (A16, DR-58).
+    pub(super) fn start_merge(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.enter(Step::Merge, now);
+        let prompt = match self.render(&prompts::MERGE, &self.merge_context()) {
+            Ok(prompt) => prompt,
+            Err(reason) => return self.fail(now, reason),
+        };
+        let spec = self.calls.start(
+            Slot::new(SYNTHESIZER, Step::Merge.id(), 1),
+            prompt,
+            None,
+            now,
+        );
+        vec![Effect::StartCall(spec)]
+    }
+
+    /// What the merge's prompt is rendered from.
+    pub fn merge_context(&self) -> serde_json::Value {
+        let rewrites: Vec<_> = self
+            .judges
+            .iter()
+            .filter_map(|judge| match &judge.state {
+                RewriteState::Rewritten { rewrite, .. } => Some(json!({
+                    "role": judge.seat.role.as_str(),
+                    "focus": judge.seat.role.focus(),
+                    "text": rewrite.text,
+                    "notes": rewrite.notes,
+                })),
+                _ => None,
+            })
+            .collect();
+        let missing: Vec<_> = self
+            .judges
+            .iter()
+            .filter_map(|judge| match &judge.state {
+                RewriteState::Malformed(reason) | RewriteState::Skipped(reason) => {
+                    Some(json!({"role": judge.seat.role.as_str(), "reason": reason}))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut context = json!({
+            "topic": self.config.topic,
+            "draft": self.config.draft.text,
+            "rewrites": rewrites,
+            "missing": missing,
+            "directives": directives(&self.config.panel),
+        });
+        merge_into(&mut context, self.rulings_context());
+        context
+    }
+
+    pub(super) fn judge_index(&self, slot: &str) -> Option<usize> {
+        let role = slot.strip_prefix("judge.").and_then(JudgeRole::parse)?;
+        self.judges.iter().position(|judge| judge.seat.role == role)
+    }
+
+    /// A judge's answer, already on disk in its judge file.
+    pub(super) fn on_rewrite(
+        &mut self,
+        call: &LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let call_id = call.call_id();
+        let Some(index) = self.judge_index(&call.slot.role) else {
+            return Vec::new();
+        };
+        let role = self.judges[index].seat.role;
+        let file = documents::judge_file(role);
+        let state = match parse_rewrite(output) {
+            Ok(Read {
+                value: rewrite,
+                notes,
+            }) => {
+                if !notes.is_empty() {
+                    self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
+                }
+                let scored = if rewrite.scores.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} score(s) of the draft", rewrite.scores.len())
+                };
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("{role}: rewrite read from {file}{scored}"),
+                );
+                RewriteState::Rewritten {
+                    rewrite,
+                    readings: notes,
+                }
+            }
+            Err(error) => {
+                self.log(
+                    now,
+                    LogKind::Malformed,
+                    Some(&call_id),
+                    format!("{role}: the rewrite in {file} could not be read ({error}); left out of the merge, not retried"),
+                );
+                RewriteState::Malformed(error.to_string())
+            }
+        };
+        let judge = &mut self.judges[index];
+        judge.call_id = Some(call_id);
+        judge.raw = Some(output.to_string());
+        judge.at = Some(now);
+        judge.state = state;
+        self.conclude_rewrites_if_complete(now)
+    }
+
+    /// Once every judge rewrote or was left out, the merge starts with the
+    /// rewrites there are; with none there is nothing to merge.
+    pub(super) fn conclude_rewrites_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.step != Step::Rewrites
+            || self
+                .judges
+                .iter()
+                .any(|judge| judge.state == RewriteState::Pending)
+        {
+            return Vec::new();
+        }
+        let usable = self
+            .judges
+            .iter()
+            .filter(|judge| matches!(judge.state, RewriteState::Rewritten { .. }))
+            .count();
+        if usable == 0 {
+            return self.fail(now, "no judge gave a usable rewrite".into());
+        }
+        if usable < self.judges.len() {
+            let message = format!(
+                "{usable} of {} rewrites in; the merge goes on without the rest",
+                self.judges.len()
+            );
+            self.log(now, LogKind::Note, None, message);
+        }
+        self.start_merge(now)
+    }
+
+    /// The merge: usable when it reads and its summary names none of the
+    /// process; otherwise asked once more with the problem quoted. A
+    /// summary that still narrates after that is replaced by one quorum
+    /// writes from the changes.
+    pub(super) fn on_merge(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        let call_id = call.call_id();
+        let ids: Vec<&str> = self
+            .critique_items()
+            .iter()
+            .map(|item| item.id.as_str())
+            .collect();
+        let Read {
+            value: merge,
+            notes,
+        } = match parse_merge_naming(output, &ids) {
+            Ok(read) => read,
+            Err(error) => return self.redo_or_stop(call, output, error.to_string(), now),
+        };
+        let against = self.against_rulings(&merge);
+        if !against.is_empty() {
+            let said: Vec<String> = against
+                .iter()
+                .map(|a| a.describe("the moderator"))
+                .collect();
+            let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+            if let Some(spec) = self
+                .calls
+                .recheck(call.clone(), output, &said, template, now)
+            {
+                let yours: Vec<String> = against.iter().map(|a| a.describe("you")).collect();
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("the merge goes against your rulings: {}", yours.join("; ")),
+                );
+                self.asked_again.push(Unusable {
+                    call_id,
+                    raw: output.to_string(),
+                    reason: format!("against the rulings: {}", said.join("; ")),
+                });
+                return vec![Effect::StartCall(spec)];
+            }
+            let yours: Vec<String> = against.iter().map(|a| a.describe("you")).collect();
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!(
+                    "the merge still goes against your rulings after being asked again; kept as it is and said so in {DELIVERABLE}: {}",
+                    yours.join("; ")
+                ),
+            );
+        }
+        if !notes.is_empty() {
+            self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
+        }
+        let allowed = format!("{} {}", self.config.topic, self.config.draft.text);
+        let narrated = merge
+            .summary
+            .as_deref()
+            .map(|summary| crate::report::provenance(summary, &allowed))
+            .unwrap_or_default();
+        let summary = match &merge.summary {
+            Some(summary) if narrated.is_empty() => summary.clone(),
+            Some(_) if !call.repaired => {
+                let problem = format!(
+                    "the summary names how the text was revised ({}); say what changed in the \
+                     text and why, without naming judges, roles, rewrites or scores",
+                    narrated.join(", ")
+                );
+                return self.redo_or_stop(call, output, problem, now);
+            }
+            Some(_) => {
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!(
+                        "reader-first check: the summary still names {} after one redo; quorum wrote one from the changes instead",
+                        narrated.join(", ")
+                    ),
+                );
+                documents::composed_summary(&merge.changes, &allowed)
+            }
+            None => documents::composed_summary(&merge.changes, &allowed),
+        };
+        self.log(
+            now,
+            LogKind::Note,
+            Some(&call_id),
+            format!(
+                "merge read: revised draft of {} chars, {} change(s)",
+                merge.revised_draft.chars().count(),
+                merge.changes.len()
+            ),
+        );
+        self.merged = Some(Merged {
+            call_id,
+            raw: output.to_string(),
+            merge,
+            summary,
+            readings: notes,
+            against_rulings: against,
+            at: now,
+        });
+        self.finish(now)
+    }
+
+    pub(super) fn redo_or_stop(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        problem: String,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let redo = (
+            self.prompts.as_ref(),
+            &crate::protocol::quick::prompts::REDO,
+        );
+        let (unusable, spec) = self.calls.refuse_answer(call, output, &problem, redo, now);
+        self.unusable.push(unusable);
+        match spec {
+            Ok(spec) => vec![Effect::StartCall(spec)],
+            Err(reason) => self.fail(now, reason),
+        }
+    }
+}
