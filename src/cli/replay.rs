@@ -171,9 +171,8 @@ mod tests {
         Update::Progress(crate::protocol::Progress {
             stage: stage.into(),
             round: 1,
-            max_round: 0,
-            budget: None,
             finished: false,
+            ..Default::default()
         })
     }
 

@@ -193,7 +193,7 @@ pub enum Effect {
 /// Something the moderator accepts, rejects or defers: a critique item of a
 /// decision review, and in other protocols a planning challenge or a
 /// challenged finding. Protocol-neutral, so every interface shows it alike.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModerationItem {
     pub id: String,
     /// What the item is about: a block id, a finding id, a plan section.
@@ -337,8 +337,10 @@ pub struct Publication {
     pub contents: String,
 }
 
-/// Where a debate stands, for progress display.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Where a debate stands, for progress display. `Default` is a debate
+/// that has not started: a new field gets a default, not an edit in every
+/// protocol.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Progress {
     pub stage: String,
     /// The round of a protocol that loops (a decision review's REVISE);

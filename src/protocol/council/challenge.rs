@@ -314,8 +314,7 @@ impl Council {
                 .map_or("no basis stated", |basis| basis.as_str())
                 .to_string(),
             text,
-            preface: String::new(),
-            suggestion: None,
+            ..Default::default()
         }
     }
 

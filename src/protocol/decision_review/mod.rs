@@ -795,9 +795,8 @@ impl Protocol for DecisionReview {
         Progress {
             stage: self.stage.as_str().to_string(),
             round: self.round,
-            max_round: 0,
-            budget: None,
             finished: self.outcome.is_some(),
+            ..Default::default()
         }
     }
 
@@ -1037,7 +1036,7 @@ pub fn moderation_item(item: &CritiqueItem) -> ModerationItem {
         category: flaw_word(item.flaw_type).to_string(),
         text: item.description.clone(),
         preface: item.steelman.clone().unwrap_or_default(),
-        suggestion: None,
+        ..Default::default()
     }
 }
 

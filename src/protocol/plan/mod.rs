@@ -689,8 +689,8 @@ impl Protocol for Plan {
             stage: self.step.id().to_string(),
             round: if self.config.simple { 0 } else { self.round },
             max_round: if self.config.simple { 0 } else { MAX_ROUNDS },
-            budget: None,
             finished: self.outcome.is_some(),
+            ..Default::default()
         }
     }
 

@@ -93,12 +93,12 @@ impl Plan {
             severity: item.level.as_str().to_string(),
             category: item.category.clone(),
             text,
-            preface: String::new(),
             suggestion: self.responses.get(&item.id).map(|response| Suggestion {
                 decision: response.decision,
                 by: PLANNER.into(),
                 reason: response.reason.clone(),
             }),
+            ..Default::default()
         }
     }
 

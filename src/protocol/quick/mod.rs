@@ -654,9 +654,8 @@ impl Protocol for Quick {
         Progress {
             stage: self.step.id(self.config.mode).to_string(),
             round: 0,
-            max_round: 0,
-            budget: None,
             finished: self.outcome.is_some(),
+            ..Default::default()
         }
     }
 

@@ -205,7 +205,6 @@ fn moderation_item(finding: &Vulnerability) -> ModerationItem {
         severity: finding.severity.as_str().to_string(),
         category: "weakness".to_string(),
         text,
-        preface: String::new(),
-        suggestion: None,
+        ..Default::default()
     }
 }

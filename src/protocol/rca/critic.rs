@@ -341,8 +341,7 @@ fn challenge_item(challenge: &Challenge) -> ModerationItem {
             challenge.text.evidence_needed.trim(),
             challenge.text.alternative.trim()
         ),
-        preface: String::new(),
-        suggestion: None,
+        ..Default::default()
     }
 }
 
@@ -381,7 +380,6 @@ fn ruling_item(challenge: &Challenge, owner: &str) -> ModerationItem {
         severity: ruling.map_or("", |r| r.text.ruling.as_str()).to_string(),
         category: "ruling".into(),
         text,
-        preface: String::new(),
-        suggestion: None,
+        ..Default::default()
     }
 }

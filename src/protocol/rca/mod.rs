@@ -593,8 +593,8 @@ impl Protocol for Rca {
             stage: self.step.id().to_string(),
             round: self.round,
             max_round: MAX_ROUNDS,
-            budget: None,
             finished: self.outcome.is_some(),
+            ..Default::default()
         }
     }
 

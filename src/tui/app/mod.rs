@@ -445,9 +445,8 @@ impl App {
             progress: Progress {
                 stage: String::new(),
                 round: 1,
-                max_round: 0,
-                budget: None,
                 finished: false,
+                ..Default::default()
             },
             board: Board::default(),
             panes,

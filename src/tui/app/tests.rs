@@ -87,8 +87,7 @@ fn items(count: usize) -> Board {
                     severity: "major".into(),
                     category: "risk".into(),
                     text: format!("item {n}"),
-                    preface: String::new(),
-                    suggestion: None,
+                    ..Default::default()
                 },
                 decision: None,
                 note: None,
@@ -267,9 +266,8 @@ fn a_held_round_focuses_its_judge_and_m_reruns_it() {
         Update::Progress(Progress {
             stage: "evaluation".into(),
             round: 1,
-            max_round: 0,
-            budget: None,
             finished: false,
+            ..Default::default()
         }),
         Instant::now(),
     );
@@ -468,8 +466,7 @@ fn app_with_items(ids: &[&str]) -> App {
                 severity: "major".into(),
                 category: "risk".into(),
                 text: format!("item {id}"),
-                preface: String::new(),
-                suggestion: None,
+                ..Default::default()
             },
             decision: None,
             note: None,
@@ -676,9 +673,8 @@ fn a_replay_plays_its_moments_and_its_clock_stops_at_the_end() {
             update: Update::Progress(Progress {
                 stage: "critique".into(),
                 round: 1,
-                max_round: 0,
-                budget: None,
                 finished: false,
+                ..Default::default()
             }),
         },
         start + Duration::from_secs(3),
@@ -862,9 +858,8 @@ fn a_debate_reopened_after_its_verdict_is_running_again() {
         Update::Progress(crate::protocol::Progress {
             stage: if finished { "verdict" } else { "revision" }.into(),
             round: 3,
-            max_round: 0,
-            budget: None,
             finished,
+            ..Default::default()
         })
     };
     app.apply(progress(true), Instant::now());

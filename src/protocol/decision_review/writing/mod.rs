@@ -721,9 +721,8 @@ impl Protocol for WritingReview {
         Progress {
             stage: self.step.id().to_string(),
             round: 0,
-            max_round: 0,
-            budget: None,
             finished: self.outcome.is_some(),
+            ..Default::default()
         }
     }
 
@@ -860,8 +859,7 @@ fn moderation_item(item: &CritiqueItem) -> ModerationItem {
         severity: item.severity.as_str().to_string(),
         category: item.kind.as_str().to_string(),
         text: item.text.trim().to_string(),
-        preface: String::new(),
-        suggestion: None,
+        ..Default::default()
     }
 }
 
