@@ -50,7 +50,8 @@ use crate::protocol::{
     Progress, Protocol, Publication, Timestamp,
 };
 
-pub use moderation::{ModerationPolicy, Moderator};
+pub use crate::spec::ModerationPolicy;
+pub use moderation::Moderator;
 pub use setup::{AlternativeSetup, RoleSetup, RunSetup, recordable};
 
 /// An agent bound to a role, with that role's deadline.
