@@ -3,12 +3,16 @@
 //! and lines, and the reader-first opening of a deliverable.
 //!
 //! Each protocol renders its own files in its own folder with these; nothing
-//! here knows a protocol. Not responsible for writing files (the engine
+//! here knows a protocol (the role words an opening must not carry come
+//! from the registry). Not responsible for writing files (the engine
 //! writes what [`crate::protocol::Protocol::documents`] returns, atomically)
 //! or for deciding anything.
 
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 
+use crate::protocol::registry;
 use crate::protocol::usage::{Price, UsageLedger, UsageReport, UsageTotals};
 use crate::protocol::{LogEntry, Timestamp};
 
@@ -323,29 +327,35 @@ pub fn diagnostics_md(diagnostics: &[crate::protocol::calls::CallDiagnostic]) ->
 
 // ---- reader-first openings ------------------------------------------------------
 
-/// Words that narrate the debate instead of its result: the roles, the
-/// panel's judges, scores. A reader-first opening carries none (RF-06,
-/// RF-08).
-const PROVENANCE_WORDS: &[&str] = &[
-    "aesthete",
-    "stylist",
-    "analyst",
-    "strategist",
-    "empiricist",
+/// Words that narrate the debate instead of its result and name no role:
+/// the panel's judges, reviewers, scores. With the protocols' role words
+/// ([`registry::role_words`]: a decision review's `proposer`, `critic`,
+/// `oracle`, its judges' names), a reader-first opening carries none
+/// (RF-06, RF-08).
+const PROCESS_WORDS: &[&str] = &[
     "judge",
     "judges",
     "reviewer",
     "reviewers",
-    "critic",
     "critics",
-    "proposer",
-    "oracle",
-    "mephistopheles",
-    "synthesizer",
     "score",
     "scores",
     "scored",
 ];
+
+/// [`PROCESS_WORDS`] and every protocol's role words, once.
+fn provenance_words() -> &'static [&'static str] {
+    static WORDS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let mut words = registry::role_words();
+        for word in PROCESS_WORDS {
+            if !words.contains(word) {
+                words.push(word);
+            }
+        }
+        words
+    })
+}
 
 /// Phrases that report one option discarded for another (RF-08).
 const DISCARDED_PHRASES: &[&str] = &[
@@ -368,7 +378,7 @@ pub fn provenance(opening: &str, topic: &str) -> Vec<String> {
     };
     for word in words(opening) {
         let lower = word.to_ascii_lowercase();
-        if PROVENANCE_WORDS.contains(&lower.as_str()) && !topic_words.contains(&lower) {
+        if provenance_words().contains(&lower.as_str()) && !topic_words.contains(&lower) {
             note(format!("`{word}`"));
         }
         let is_block_id = lower.len() >= 2
@@ -405,6 +415,34 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_provenance_words_are_the_reviews_roles_and_the_process_words() {
+        let mut words = super::provenance_words().to_vec();
+        words.sort_unstable();
+        let mut expected = vec![
+            "aesthete",
+            "stylist",
+            "analyst",
+            "strategist",
+            "empiricist",
+            "judge",
+            "judges",
+            "reviewer",
+            "reviewers",
+            "critic",
+            "critics",
+            "proposer",
+            "oracle",
+            "mephistopheles",
+            "synthesizer",
+            "score",
+            "scores",
+            "scored",
+        ];
+        expected.sort_unstable();
+        assert_eq!(words, expected);
+    }
+
     #[test]
     fn nested_markdown_stays_inside_its_section() {
         let critique = "# Verdict\n\nIt holds.\n\n## Why\n\nSee <b>this</b> and <!-- hidden\n\

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::script::Script;
-use crate::engine::ModerationPolicy;
 
 /// The seed's default call deadline: 10 minutes (INF-12).
 pub const DEFAULT_TIMEOUT_SECS: f64 = 600.0;
@@ -84,6 +83,63 @@ impl AgentSpec {
             AgentSpec::Short(_) => None,
             AgentSpec::Full(detail) => detail.timeout_secs,
         }
+    }
+}
+
+/// Who decides the moderator's items without a person at an interface
+/// (`--moderation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModerationPolicy {
+    /// Accept every item.
+    Accept,
+    /// Reject every item (nothing is sent to the revision as a directive).
+    Reject,
+    /// Defer every item: all stay open for a later decision.
+    Defer,
+    /// Ask on stdin, one line per item: `accept`, `reject` or `defer`
+    /// (or `a` / `r` / `d`), optionally followed by `: note`.
+    Ask,
+    /// Take what a participant proposed for each item (the planning
+    /// debate's planner); accept an item nobody proposed anything for.
+    Planner,
+}
+
+impl ModerationPolicy {
+    pub const ALL: [ModerationPolicy; 5] = [
+        ModerationPolicy::Accept,
+        ModerationPolicy::Reject,
+        ModerationPolicy::Defer,
+        ModerationPolicy::Ask,
+        ModerationPolicy::Planner,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModerationPolicy::Accept => "accept",
+            ModerationPolicy::Reject => "reject",
+            ModerationPolicy::Defer => "defer",
+            ModerationPolicy::Ask => "ask",
+            ModerationPolicy::Planner => "planner",
+        }
+    }
+}
+
+impl std::str::FromStr for ModerationPolicy {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        ModerationPolicy::ALL
+            .into_iter()
+            .find(|policy| policy.as_str() == text.trim())
+            .ok_or_else(|| {
+                format!(
+                    "`{text}` is not a moderation policy; use {}",
+                    ModerationPolicy::ALL
+                        .map(ModerationPolicy::as_str)
+                        .join(", ")
+                )
+            })
     }
 }
 

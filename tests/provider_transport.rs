@@ -7,8 +7,9 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use quorum::agent::http::{ApiKey, Endpoint, HttpFailureKind, HttpLimits, ProbeKind, probe};
+use quorum::agent::http::{ApiKey, Endpoint, HttpFailureKind, HttpLimits};
 use quorum::agent::openai::OpenAiAgent;
+use quorum::agent::probe::{ProbeKind, probe};
 use quorum::agent::{Agent, AgentError, CallOutput, StreamEvent};
 use support::provider_server::{
     Blackhole, Frame, ProviderServer, ScriptedResponse, call_request, openai_events,

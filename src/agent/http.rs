@@ -7,13 +7,14 @@
 //! `retry-after`, retrying connection failures that happened before any byte
 //! of the body arrived), the idle timeout, the cap on one buffered SSE event
 //! and on the bytes of one answer's stream ([`MAX_ANSWER_STREAM_BYTES`]),
-//! turning provider error bodies into [`HttpFailure`]s, and the `doctor`
-//! reachability [`probe`].
+//! turning provider error bodies into [`HttpFailure`]s, and the pieces the
+//! `doctor` reachability probe ([`super::probe`]) sends its request with.
 //!
 //! Not responsible for: what the events of a stream mean (each provider's
 //! [`SseDecoder`] does that, as a pure state machine), timing out a whole call
 //! or retrying a call that failed part-way (the engine and protocol do that),
-//! or choosing models and keys (configuration does).
+//! or choosing models and keys (configuration does). It knows no provider:
+//! the providers and the probe use it, never the other way round.
 //!
 //! A stream that broke after its first byte is never retried here: the text
 //! already sent to the pane belongs to a failed attempt, and only the engine
@@ -171,13 +172,6 @@ impl Endpoint {
     }
 }
 
-/// Which API a [`probe`] speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProbeKind {
-    OpenAi,
-    Anthropic,
-}
-
 /// What went wrong in an HTTP provider call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HttpFailureKind {
@@ -227,7 +221,7 @@ impl HttpFailure {
         }
     }
 
-    fn setup(provider: &str, message: impl Into<String>) -> Self {
+    pub(super) fn setup(provider: &str, message: impl Into<String>) -> Self {
         HttpFailure::new(provider, HttpFailureKind::Setup, message)
     }
 
@@ -238,7 +232,7 @@ impl HttpFailure {
     }
 
     /// Replaces every occurrence of `key` in the texts of this failure.
-    fn redacted(mut self, key: Option<&ApiKey>) -> Self {
+    pub(super) fn redacted(mut self, key: Option<&ApiKey>) -> Self {
         if let Some(key) = key.map(ApiKey::expose).filter(|key| !key.is_empty()) {
             self.message = self.message.replace(key, REDACTED);
             self.error_type = self.error_type.map(|text| text.replace(key, REDACTED));
@@ -924,7 +918,7 @@ fn announce_retry(
 
 /// Sends `request`, allowing the connect timeout plus the idle timeout for
 /// the response headers.
-async fn send_within(
+pub(super) async fn send_within(
     request: reqwest::RequestBuilder,
     url: &str,
     limits: &HttpLimits,
@@ -972,7 +966,7 @@ fn send_failure(error: reqwest::Error, url: &str, limits: &HttpLimits) -> HttpFa
 }
 
 /// A failure status turned into an error with the provider's own message.
-async fn failure_from_response(
+pub(super) async fn failure_from_response(
     provider: &str,
     response: reqwest::Response,
     limits: &HttpLimits,
@@ -1026,13 +1020,13 @@ fn fallback_message(body: &[u8], status: reqwest::StatusCode) -> String {
 /// Reads at most [`MAX_ERROR_BODY_BYTES`] of a body, giving up quietly on
 /// silence or a broken connection.
 /// How long a failure's body may take between two pieces.
-fn error_body_wait(limits: &HttpLimits) -> Duration {
+pub(super) fn error_body_wait(limits: &HttpLimits) -> Duration {
     limits
         .idle_timeout
         .unwrap_or(Duration::from_millis(ERROR_BODY_WAIT_MS))
 }
 
-async fn read_capped(response: reqwest::Response, idle_timeout: Duration) -> Vec<u8> {
+pub(super) async fn read_capped(response: reqwest::Response, idle_timeout: Duration) -> Vec<u8> {
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while body.len() < MAX_ERROR_BODY_BYTES {
@@ -1079,7 +1073,7 @@ pub(crate) fn error_in_value(value: &serde_json::Value) -> Option<(Option<String
     }
 }
 
-fn request_id(headers: &HeaderMap) -> Option<String> {
+pub(super) fn request_id(headers: &HeaderMap) -> Option<String> {
     ["x-request-id", "request-id"]
         .into_iter()
         .find_map(|name| header_text(headers, name))
@@ -1125,7 +1119,7 @@ fn tls_config() -> Result<rustls::ClientConfig, String> {
         .clone()
 }
 
-fn build_client(limits: &HttpLimits) -> Result<reqwest::Client, String> {
+pub(super) fn build_client(limits: &HttpLimits) -> Result<reqwest::Client, String> {
     install_crypto_provider();
     reqwest::Client::builder()
         .tls_backend_preconfigured(tls_config()?)
@@ -1134,54 +1128,6 @@ fn build_client(limits: &HttpLimits) -> Result<reqwest::Client, String> {
         .user_agent(concat!("quorum/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|error| error_chain(&error))
-}
-
-/// Checks that an endpoint answers: lists its models with the same headers
-/// a call would send. Returns e.g. "answers (HTTP 200, 3 models)".
-pub async fn probe(endpoint: &Endpoint, kind: ProbeKind) -> Result<String, AgentError> {
-    let (provider, path, headers) = match kind {
-        ProbeKind::OpenAi => (
-            "openai",
-            "/models",
-            super::openai::request_headers(endpoint.api_key.as_ref()),
-        ),
-        ProbeKind::Anthropic => (
-            "anthropic",
-            "/v1/models",
-            super::anthropic::request_headers(endpoint.api_key.as_ref()),
-        ),
-    };
-    let fail = |failure: HttpFailure| {
-        AgentError::Http(
-            failure
-                .for_provider(provider)
-                .redacted(endpoint.api_key.as_ref()),
-        )
-    };
-    let headers = headers.map_err(fail)?;
-    let client = build_client(&endpoint.limits)
-        .map_err(|message| fail(HttpFailure::setup(provider, message)))?;
-    let url = endpoint.url(path);
-    let request = client.get(&url).headers(headers);
-    let response = send_within(request, &url, &endpoint.limits)
-        .await
-        .map_err(fail)?;
-    let request_id = request_id(response.headers());
-    let status = response.status();
-    if !status.is_success() {
-        let mut failure = failure_from_response(provider, response, &endpoint.limits).await;
-        failure.request_id = request_id;
-        return Err(fail(failure));
-    }
-    let body = read_capped(response, error_body_wait(&endpoint.limits)).await;
-    let models = serde_json::from_slice::<serde_json::Value>(&body)
-        .ok()
-        .and_then(|value| value.get("data")?.as_array().map(Vec::len));
-    Ok(match models {
-        Some(1) => format!("answers (HTTP {}, 1 model)", status.as_u16()),
-        Some(count) => format!("answers (HTTP {}, {count} models)", status.as_u16()),
-        None => format!("answers (HTTP {})", status.as_u16()),
-    })
 }
 
 /// An error and its sources, joined with `: `, without repeats.

@@ -13,6 +13,7 @@ pub mod factory;
 pub mod http;
 pub mod human;
 pub mod openai;
+pub mod probe;
 pub mod script;
 
 use std::fmt;

@@ -14,7 +14,8 @@ use std::time::Duration;
 
 use crate::agent::AgentError;
 use crate::agent::factory;
-use crate::agent::http::{self, HttpFailureKind, HttpLimits, ProbeKind};
+use crate::agent::http::{HttpFailureKind, HttpLimits};
+use crate::agent::probe::{ProbeKind, probe};
 use crate::config::detect::{self, Environment, SystemEnvironment};
 use crate::config::resolve::{
     Level, ProviderSetup, Providers, Resolver, Sources, parse_agent_flags,
@@ -180,7 +181,7 @@ async fn check_provider(
     } else {
         ProbeKind::OpenAi
     };
-    let (endpoint_line, answers) = match http::probe(&endpoint, kind).await {
+    let (endpoint_line, answers) = match probe(&endpoint, kind).await {
         Ok(detail) => (format!("endpoint: {detail}"), true),
         Err(AgentError::Http(failure)) if failure.kind == HttpFailureKind::Status => (
             format!("endpoint: answers, but refuses the request ({failure})"),

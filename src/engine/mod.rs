@@ -27,30 +27,45 @@
 //! Not responsible for protocol rules (retry counts, what a skip means: the
 //! protocol decides) or for presentation (the headless printer and the TUI
 //! subscribe to [`Update`]s).
+//!
+//! Its rooms: this module holds the loop; `calls` runs the call tasks and
+//! batches their streams; `records` writes the record (the journal's
+//! group commit, raw answer files, the documents' rewrite schedule).
 
+mod calls;
 pub mod moderation;
+mod records;
 pub mod resume;
 pub mod setup;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::agent::human::{HUMAN_PROVIDER, HumanDesk};
-use crate::agent::{Agent, AgentInfo, CallOutput, CallRequest, StreamEvent, Usage};
+use crate::agent::human::HumanDesk;
+use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent, Usage};
 use crate::artifact::{ArtifactError, Journal, JournalError, RunDir};
 use crate::protocol::{
     Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, OverrideAction,
-    Progress, Protocol, Publication, Timestamp,
+    Progress, Protocol, Timestamp,
 };
 
-pub use moderation::{ModerationPolicy, Moderator};
+use calls::{CallBook, RunningCalls, estimated_usage};
+use records::{ChangedFiles, StreamBatch, sync_journal_beside};
+
+pub use crate::spec::ModerationPolicy;
+pub use calls::{
+    DIAGNOSTIC_TAIL_BYTES, ESTIMATED_CHARS_PER_TOKEN, STREAM_FORWARD_BYTES, STREAM_FORWARD_MS,
+};
+pub use moderation::Moderator;
+pub use records::{
+    DOCUMENTS_COST_SHARE, DOCUMENTS_LAG_MAX_MS, DOCUMENTS_WAIT_MAX_MS, STREAM_BATCH_MS,
+};
 pub use setup::{AlternativeSetup, RoleSetup, RunSetup, recordable};
 
 /// An agent bound to a role, with that role's deadline.
@@ -283,275 +298,9 @@ struct Answer {
     elapsed: Duration,
 }
 
-/// Files to write after a step: the run folder's documents that changed,
-/// as they go to disk, and the protocol's publications.
-struct ChangedFiles {
-    files: Vec<(String, String)>,
-    publications: Vec<Publication>,
-    /// What every document holds, changed or not (the cost of the next
-    /// rewrite is estimated per byte).
-    bytes: usize,
-    /// When the rewrite began, on tokio's clock and on the wall clock.
-    at: tokio::time::Instant,
-    started: Instant,
-}
-
-impl ChangedFiles {
-    fn write(&self, run_dir: &RunDir) -> Result<(), ArtifactError> {
-        let files: Vec<(&str, &[u8])> = self
-            .files
-            .iter()
-            .map(|(path, contents)| (path.as_str(), contents.as_bytes()))
-            .collect();
-        run_dir.write_all(&files)?;
-        for publication in &self.publications {
-            crate::artifact::publish(&publication.path, publication.contents.as_bytes())?;
-        }
-        Ok(())
-    }
-}
-
-/// A call task, and how to push its deadline back.
-struct RunningCall {
-    task: JoinHandle<()>,
-    extend: mpsc::UnboundedSender<Duration>,
-}
-
-/// The message a panic carried, if it was a string.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|text| text.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_string())
-}
-
 /// A duration in whole milliseconds, as the journal records it.
 pub(crate) fn whole_ms(duration: Duration) -> u64 {
     duration.as_millis().min(u128::from(u64::MAX)) as u64
-}
-
-/// Runs one call on its own task until it ends: with the provider's result,
-/// a failure, or a timeout once its deadline (moved by any extra time
-/// granted) has passed. What the provider streams meanwhile gathers for up
-/// to [`STREAM_FORWARD_MS`] (or [`STREAM_FORWARD_BYTES`]) and crosses to the
-/// engine loop as one message per run of text or reasoning: one wake of the
-/// engine per batch, not per chunk.
-///
-/// One poll does everything a wake needs: the provider is polled with its
-/// sends held (they wake nobody, see [`crate::agent::events`]), what it sent
-/// is taken at once, and each timer is polled only when it may have fired or
-/// has not yet been given this task's waker. So a stream costs this task one
-/// poll per socket read, not one for the read and one for what it sent.
-async fn run_call(
-    role_agent: RoleAgent,
-    request: CallRequest,
-    mut extend: mpsc::UnboundedReceiver<Duration>,
-    inbox: mpsc::UnboundedSender<Inbox>,
-) {
-    let started = Instant::now();
-    let call_id = request.call_id.clone();
-    let staged = role_agent.agent.stages_timeout(&request);
-    let (events, mut received) = crate::agent::events::channel();
-    // A provider that panics fails its call like any error; it must not take
-    // the task down silently and leave the debate waiting.
-    let mut call = std::pin::pin!(futures::FutureExt::catch_unwind(
-        std::panic::AssertUnwindSafe(role_agent.agent.call(request, events))
-    ));
-    let mut deadline = std::pin::pin!(tokio::time::sleep(role_agent.timeout));
-    let mut forward_timer = std::pin::pin!(tokio::time::sleep(Duration::ZERO));
-    let mut deadline_listens = false;
-    let mut forward_listens = false;
-    let mut gathering = false;
-    let mut gathered_bytes = 0usize;
-    let mut streamed_chars = 0usize;
-    let mut first_text = None;
-    let mut arrived = Vec::new();
-    let mut masks = StreamMasks::new(crate::secrets::current());
-    let mut forward = |arrived: &mut Vec<StreamEvent>, streamed_chars: &mut usize, last: bool| {
-        let mut events = masks.mask(coalesce(arrived.drain(..)));
-        if last {
-            events.extend(masks.finish());
-        }
-        for event in events {
-            if let StreamEvent::Text(text) = &event {
-                *streamed_chars += text.chars().count();
-            }
-            let _ = inbox.send(Inbox::Stream {
-                call_id: call_id.clone(),
-                event,
-            });
-        }
-    };
-    let result = std::future::poll_fn(|cx| {
-        received.hold_wakes();
-        let done = call.as_mut().poll(cx);
-        let before = arrived.len();
-        if received.poll_recv_many(cx, &mut arrived).is_ready() {
-            let new = &arrived[before..];
-            gathered_bytes += new.iter().map(text_bytes).sum::<usize>();
-            if first_text.is_none() && new.iter().any(is_text) {
-                first_text = Some(started.elapsed());
-            }
-        }
-        if let Poll::Ready(result) = done {
-            forward(&mut arrived, &mut streamed_chars, true);
-            let masker = crate::secrets::current();
-            return Poll::Ready(match result {
-                Ok(Ok(mut output)) => {
-                    if let std::borrow::Cow::Owned(masked) = masker.mask(&output.text) {
-                        output.text = masked;
-                    }
-                    Ok(output)
-                }
-                Ok(Err(error)) => Err(CallFailure::Error {
-                    message: masker.mask(&error.to_string()).into_owned(),
-                }),
-                Err(panic) => Err(CallFailure::Error {
-                    message: format!("the agent crashed: {}", panic_message(panic.as_ref())),
-                }),
-            });
-        }
-        if gathered_bytes >= STREAM_FORWARD_BYTES {
-            forward(&mut arrived, &mut streamed_chars, false);
-            (gathered_bytes, gathering) = (0, false);
-        } else if !gathering && arrived.len() > before {
-            let due = tokio::time::Instant::now() + Duration::from_millis(STREAM_FORWARD_MS);
-            forward_timer.as_mut().reset(due);
-            (gathering, forward_listens) = (true, false);
-        }
-        if gathering
-            && may_have_fired(&forward_timer, &mut forward_listens)
-            && forward_timer.as_mut().poll(cx).is_ready()
-        {
-            forward(&mut arrived, &mut streamed_chars, false);
-            (gathered_bytes, gathering) = (0, false);
-        }
-        while may_have_fired(&deadline, &mut deadline_listens)
-            && deadline.as_mut().poll(cx).is_ready()
-        {
-            // Extra time granted meanwhile moves the deadline now, rather
-            // than being listened for on every wake.
-            let mut extra = Duration::ZERO;
-            while let Ok(more) = extend.try_recv() {
-                extra += more;
-            }
-            if extra.is_zero() {
-                forward(&mut arrived, &mut streamed_chars, true);
-                return Poll::Ready(Err(CallFailure::TimedOut {
-                    after_ms: whole_ms(role_agent.timeout),
-                    staged,
-                }));
-            }
-            let later = deadline.deadline() + extra;
-            deadline.as_mut().reset(later);
-            // A timer that fired gave its waker up: poll the moved one.
-            deadline_listens = false;
-        }
-        Poll::Pending
-    })
-    .await;
-    let _ = inbox.send(Inbox::Ended {
-        call_id: call_id.clone(),
-        result,
-        partial_chars: streamed_chars,
-        first_text,
-        elapsed: started.elapsed(),
-    });
-}
-
-/// `work` done on this thread while the journal's records are made durable
-/// on a scoped thread of its own: the fsync waits on the disk, and `work`
-/// (writing files, which waits on it too) need not wait for it first.
-fn sync_journal_beside<R>(
-    journal: &mut Journal,
-    work: impl FnOnce() -> R,
-) -> (Result<(), JournalError>, R) {
-    std::thread::scope(|scope| {
-        let synced = scope.spawn(|| journal.sync());
-        let done = work();
-        let synced = synced
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (synced, done)
-    })
-}
-
-/// Whether `timer` needs a poll: when it has no waker of this task yet (it
-/// was just made or moved) or it has fired. Polling a timer on every wake of
-/// a stream would hand it the task's waker thousands of times over, and
-/// reading the clock to see whether it is due costs about as much; polled
-/// only here, it keeps the waker of its first poll and wakes the task when
-/// it fires, and whether it has is one atomic load.
-fn may_have_fired(timer: &tokio::time::Sleep, listens: &mut bool) -> bool {
-    !std::mem::replace(listens, true) || timer.is_elapsed()
-}
-
-/// Most diagnostic text (a local program's stderr) kept per call, in bytes;
-/// beyond it the oldest part is dropped.
-pub const DIAGNOSTIC_TAIL_BYTES: usize = 64 * 1024;
-
-/// Characters per token for usage that quorum estimates itself, when a
-/// provider reports none.
-pub const ESTIMATED_CHARS_PER_TOKEN: u64 = 4;
-
-/// Token counts estimated from the text, for calls whose provider reported none.
-fn estimated_usage(prompt_chars: usize, output: &str) -> Usage {
-    Usage {
-        input_tokens: prompt_chars as u64 / ESTIMATED_CHARS_PER_TOKEN,
-        output_tokens: output.chars().count() as u64 / ESTIMATED_CHARS_PER_TOKEN,
-    }
-}
-
-/// The call tasks in flight, by call id. Dropping the set aborts them all,
-/// so an engine that is dropped (its task aborted on quit or a signal)
-/// cancels its calls, and a `command` agent's process group is killed.
-#[derive(Default)]
-struct RunningCalls(BTreeMap<String, RunningCall>);
-
-impl std::ops::Deref for RunningCalls {
-    type Target = BTreeMap<String, RunningCall>;
-
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for RunningCalls {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
-    }
-}
-
-impl Drop for RunningCalls {
-    fn drop(&mut self) {
-        for call in self.0.values() {
-            call.task.abort();
-        }
-    }
-}
-
-/// What the engine keeps about a running call besides its task.
-struct CallBook {
-    role: String,
-    prompt_chars: usize,
-    usage_is_estimated: bool,
-    /// Estimate tokens from the text when the provider reports none.
-    estimate_missing_usage: bool,
-    diagnostics: String,
-}
-
-impl CallBook {
-    fn add_diagnostic(&mut self, text: &str) {
-        self.diagnostics.push_str(text);
-        if self.diagnostics.len() > DIAGNOSTIC_TAIL_BYTES {
-            let mut cut = self.diagnostics.len() - DIAGNOSTIC_TAIL_BYTES;
-            while !self.diagnostics.is_char_boundary(cut) {
-                cut += 1;
-            }
-            self.diagnostics.drain(..cut);
-        }
-    }
 }
 
 /// The engine of one debate.
@@ -621,156 +370,6 @@ pub struct Engine<P: Protocol> {
     /// The rewrite of the artifact files under way, if any.
     rewrite: Option<JoinHandle<(ChangedFiles, Result<(), ArtifactError>)>>,
 }
-
-/// Text a call streamed since its last journaled batch.
-struct StreamBatch {
-    text: String,
-    reasoning: bool,
-    /// When its first chunk arrived, on tokio's clock (which tests pause).
-    since: tokio::time::Instant,
-    /// When its last chunk arrived: the time the batch is journaled with.
-    last_at: Timestamp,
-}
-
-/// Longest time a due rewrite of the artifact files waits for inputs that
-/// keep arriving, in milliseconds (they are rewritten as soon as the inbox
-/// is empty, normally at once).
-pub const DOCUMENTS_WAIT_MAX_MS: u64 = 100;
-
-/// Longest the artifact files lag behind a running debate, in milliseconds:
-/// every one of them is rebuilt from the whole debate, and the answers they
-/// embed grow with it, so they are rewritten only as often as
-/// [`DOCUMENTS_COST_SHARE`] allows, but at least this often; when the
-/// debate ends they are written at once. The journal is the record: resume
-/// rebuilds every file from it.
-pub const DOCUMENTS_LAG_MAX_MS: u64 = 10_000;
-
-/// Rewriting the artifact files takes at most one part in this many of a
-/// running debate's time, counting the next rewrite at the last one's cost
-/// per byte for what has streamed since: files that take 2 ms to write are
-/// rewritten after every step (100 ms apart at most), files that take
-/// 100 ms every 5 s. So rewriting files that grow with the debate costs a
-/// bounded share of its time, however long it runs, never a sum that grows
-/// quadratically.
-pub const DOCUMENTS_COST_SHARE: u32 = 50;
-
-/// How long a call task gathers what its provider sends before handing it
-/// to the engine, in milliseconds: a provider that sends a few characters
-/// per event would otherwise wake the engine for each. Well under a frame
-/// (16 ms), so nobody sees it.
-pub const STREAM_FORWARD_MS: u64 = 4;
-
-/// Bytes of gathered text that are handed to the engine at once, without
-/// waiting for [`STREAM_FORWARD_MS`].
-pub const STREAM_FORWARD_BYTES: usize = 16 * 1024;
-
-/// Bytes of answer or reasoning text an event carries.
-fn text_bytes(event: &StreamEvent) -> usize {
-    match event {
-        StreamEvent::Text(text) | StreamEvent::Reasoning(text) => text.len(),
-        _ => 0,
-    }
-}
-
-/// Whether an event carries answer text (what time to first text measures).
-fn is_text(event: &StreamEvent) -> bool {
-    matches!(event, StreamEvent::Text(text) if !text.is_empty())
-}
-
-/// A call's streams as they leave its task: the values of API keys masked
-/// ([`crate::secrets`]) in its text, its reasoning, what its program says
-/// on stderr and its retry reasons, each stream holding back what could be
-/// the start of a key until the next piece shows whether it is one.
-struct StreamMasks {
-    text: crate::secrets::StreamMasker,
-    reasoning: crate::secrets::StreamMasker,
-    diagnostic: crate::secrets::StreamMasker,
-    masker: std::sync::Arc<crate::secrets::Masker>,
-}
-
-impl StreamMasks {
-    fn new(masker: std::sync::Arc<crate::secrets::Masker>) -> Self {
-        use crate::secrets::StreamMasker;
-        StreamMasks {
-            text: StreamMasker::new(masker.clone()),
-            reasoning: StreamMasker::new(masker.clone()),
-            diagnostic: StreamMasker::new(masker.clone()),
-            masker,
-        }
-    }
-
-    fn mask(&mut self, events: Vec<StreamEvent>) -> Vec<StreamEvent> {
-        if self.masker.is_empty() {
-            return events;
-        }
-        events
-            .into_iter()
-            .filter_map(|event| {
-                let event = match event {
-                    StreamEvent::Text(text) => StreamEvent::Text(self.text.push(text)),
-                    StreamEvent::Reasoning(text) => {
-                        StreamEvent::Reasoning(self.reasoning.push(text))
-                    }
-                    StreamEvent::Diagnostic(text) => {
-                        StreamEvent::Diagnostic(self.diagnostic.push(text))
-                    }
-                    StreamEvent::Retrying {
-                        retry,
-                        of,
-                        reason,
-                        wait,
-                    } => StreamEvent::Retrying {
-                        retry,
-                        of,
-                        reason: self.masker.mask(&reason).into_owned(),
-                        wait,
-                    },
-                };
-                let empty = matches!(
-                    &event,
-                    StreamEvent::Text(text) | StreamEvent::Reasoning(text) | StreamEvent::Diagnostic(text)
-                        if text.is_empty()
-                );
-                (!empty).then_some(event)
-            })
-            .collect()
-    }
-
-    /// What the streams still hold, at the call's end.
-    fn finish(&mut self) -> Vec<StreamEvent> {
-        [
-            StreamEvent::Text(self.text.finish()),
-            StreamEvent::Reasoning(self.reasoning.finish()),
-            StreamEvent::Diagnostic(self.diagnostic.finish()),
-        ]
-        .into_iter()
-        .filter(|event| {
-            !matches!(event, StreamEvent::Text(text) | StreamEvent::Reasoning(text) | StreamEvent::Diagnostic(text) if text.is_empty())
-        })
-        .collect()
-    }
-}
-
-/// `events` with each run of consecutive text pieces joined into one, and
-/// each run of reasoning pieces too; anything else stays where it was.
-fn coalesce(events: impl Iterator<Item = StreamEvent>) -> Vec<StreamEvent> {
-    let mut merged: Vec<StreamEvent> = Vec::new();
-    for event in events {
-        match (merged.last_mut(), event) {
-            (Some(StreamEvent::Text(text)), StreamEvent::Text(more)) => text.push_str(&more),
-            (Some(StreamEvent::Reasoning(text)), StreamEvent::Reasoning(more)) => {
-                text.push_str(&more)
-            }
-            (_, event) => merged.push(event),
-        }
-    }
-    merged
-}
-
-/// How long streamed text gathers before it is journaled as one batch, in
-/// milliseconds: fine enough for a replay to look live, coarse enough that a
-/// fast stream costs a handful of writes a second.
-pub const STREAM_BATCH_MS: u64 = 100;
 
 impl<P: Protocol> Engine<P> {
     pub fn new(
@@ -1190,79 +789,6 @@ impl<P: Protocol> Engine<P> {
         Ok(None)
     }
 
-    fn start_call(&mut self, spec: CallSpec) -> Result<(), EngineError> {
-        let request = spec.request;
-        let role_agent = self
-            .roster
-            .get(&request.role)
-            .cloned()
-            .ok_or_else(|| EngineError::NoAgent(request.role.clone()))?;
-        let info = role_agent.agent.info();
-        let mut role_agent = role_agent;
-        if let Some(extra) = self.extra_time.remove(&request.call_id) {
-            role_agent.timeout += extra;
-        }
-        self.books.insert(
-            request.call_id.clone(),
-            CallBook {
-                role: request.role.clone(),
-                prompt_chars: request.prompt.chars().count(),
-                usage_is_estimated: role_agent.agent.usage_is_estimated(),
-                // A typed answer costs no tokens.
-                estimate_missing_usage: info.provider != HUMAN_PROVIDER,
-                diagnostics: String::new(),
-            },
-        );
-        self.flush_streams()?;
-        // Without a fsync of its own: the next input's fsync carries it. A
-        // crash that loses it loses everything after it too, which leaves
-        // the journal as a crash just before this call started would have.
-        self.journal.append_unsynced(
-            self.now(),
-            &JournalEvent::CallStarted {
-                call_id: request.call_id.clone(),
-                role: request.role.clone(),
-                agent: info.to_string(),
-                prompt: request.prompt.clone(),
-            },
-        )?;
-        tracing::info!(call_id = %request.call_id, agent = %info, "call started");
-        let human = info.provider == HUMAN_PROVIDER;
-        self.publish(Update::CallStarted {
-            call_id: request.call_id.clone(),
-            role: request.role.clone(),
-            agent: info,
-        });
-        if human {
-            self.publish(Update::AnswerWanted {
-                call_id: request.call_id.clone(),
-                role: request.role.clone(),
-                prompt: request.prompt.clone(),
-                template: self.protocol.answer_template(&request.call_id),
-            });
-        }
-        let (extend_tx, extend_rx) = mpsc::unbounded_channel::<Duration>();
-        let task_call_id = request.call_id.clone();
-        let task = tokio::spawn(run_call(
-            role_agent,
-            request,
-            extend_rx,
-            self.inbox_tx.clone(),
-        ));
-        if let Some(path) = spec.raw_output_path {
-            self.raw_folders_due.push(path.clone());
-            self.raw_paths.insert(task_call_id.clone(), path);
-        }
-        let running = RunningCall {
-            task,
-            extend: extend_tx,
-        };
-        if let Some(previous) = self.running.insert(task_call_id, running) {
-            previous.task.abort();
-        }
-        Ok(())
-    }
-
     /// Turns one inbox message into protocol effects.
     fn receive(&mut self, message: Inbox) -> Result<Vec<Effect>, EngineError> {
         match message {
@@ -1518,121 +1044,10 @@ impl<P: Protocol> Engine<P> {
         Ok(effects)
     }
 
-    /// Makes the folders of the raw files due ([`raw_folders_due`](Self::raw_folders_due)).
-    /// A folder that cannot be made is left to the raw file's own write,
-    /// which reports it with the file's path.
-    fn make_raw_folders(&mut self) {
-        for path in std::mem::take(&mut self.raw_folders_due) {
-            let _ = self.run_dir.make_folders_for(&path);
-        }
-    }
-
-    fn raw_output_path(&self, call_id: &str) -> Option<String> {
-        self.raw_paths.get(call_id).cloned()
-    }
-
-    /// Adds streamed text to its call's batch, journaling the batch first
-    /// when it is older than [`STREAM_BATCH_MS`] or of the other kind.
-    fn batch(&mut self, call_id: &str, text: &str, reasoning: bool) -> Result<(), EngineError> {
-        let due = self.batches.get(call_id).is_some_and(|batch| {
-            batch.reasoning != reasoning
-                || batch.since.elapsed() >= Duration::from_millis(STREAM_BATCH_MS)
-        });
-        if due {
-            self.flush_stream(call_id)?;
-        }
-        let batch = self
-            .batches
-            .entry(call_id.to_string())
-            .or_insert_with(|| StreamBatch {
-                text: String::new(),
-                reasoning,
-                since: tokio::time::Instant::now(),
-                last_at: Utc::now(),
-            });
-        batch.text.push_str(text);
-        batch.last_at = Utc::now();
-        self.streamed_since_documents += text.len();
-        Ok(())
-    }
-
-    /// Journals the batches that have waited [`STREAM_BATCH_MS`].
-    fn flush_due_streams(&mut self) -> Result<(), EngineError> {
-        let age = Duration::from_millis(STREAM_BATCH_MS);
-        let due: Vec<String> = self
-            .batches
-            .iter()
-            .filter(|(_, batch)| batch.since.elapsed() >= age)
-            .map(|(call_id, _)| call_id.clone())
-            .collect();
-        for call_id in due {
-            self.flush_stream(&call_id)?;
-        }
-        Ok(())
-    }
-
-    fn flush_stream(&mut self, call_id: &str) -> Result<(), EngineError> {
-        if let Some(batch) = self.batches.remove(call_id) {
-            self.journal.append_unsynced(
-                batch.last_at,
-                &JournalEvent::Streamed {
-                    call_id: call_id.to_string(),
-                    text: batch.text,
-                    reasoning: batch.reasoning,
-                },
-            )?;
-        }
-        Ok(())
-    }
-
-    /// Journals every pending batch, so streamed text precedes the input or
-    /// call that follows it.
-    fn flush_streams(&mut self) -> Result<(), EngineError> {
-        let call_ids: Vec<String> = self.batches.keys().cloned().collect();
-        for call_id in call_ids {
-            self.flush_stream(&call_id)?;
-        }
-        Ok(())
-    }
-
     /// Journal, apply, render: the one path every input takes.
     fn step(&mut self, input: Input) -> Result<Vec<Effect>, EngineError> {
         let now = self.journal_input(&input)?;
         self.apply_input(&input, now)
-    }
-
-    /// Makes `input` durable (after any streamed text before it); returns
-    /// the time it was journaled with, which the protocol is given too.
-    ///
-    /// Group commit: while more messages wait in the inbox (a policy's
-    /// decisions, say), an input is appended without its own fsync, and the
-    /// one that empties the inbox, or the engine before it waits or writes
-    /// a file, makes them all durable at once. A crash can only lose a
-    /// suffix of the journal, and every file is rebuilt from what remains.
-    /// Answers take [`collect`](Self::collect), which makes them durable
-    /// before they are parsed (persist-before-parse).
-    fn journal_input(&mut self, input: &Input) -> Result<Timestamp, EngineError> {
-        self.flush_streams()?;
-        let now = self.now();
-        let event = JournalEvent::Input {
-            input: input.clone(),
-        };
-        if self.inbox_is_empty() {
-            self.journal.append(now, &event)?;
-            self.inputs_unsynced = false;
-        } else {
-            self.journal.append_unsynced(now, &event)?;
-            self.inputs_unsynced = true;
-        }
-        Ok(now)
-    }
-
-    /// Makes the inputs journaled without their own fsync durable.
-    fn sync_inputs(&mut self) -> Result<(), EngineError> {
-        if std::mem::take(&mut self.inputs_unsynced) {
-            self.journal.sync()?;
-        }
-        Ok(())
     }
 
     fn apply_input(&mut self, input: &Input, now: Timestamp) -> Result<Vec<Effect>, EngineError> {
@@ -1681,145 +1096,5 @@ impl<P: Protocol> Engine<P> {
             self.board = board.clone();
             self.publish(Update::Board(board));
         }
-    }
-
-    /// When the documents are to be rewritten, if a step changed them: when
-    /// [`DOCUMENTS_COST_SHARE`] allows, [`DOCUMENTS_LAG_MAX_MS`] after the
-    /// last rewrite at the latest (and at once when the debate ends). Never
-    /// while a rewrite is under way: the next waits for it.
-    fn documents_at(&self) -> Option<tokio::time::Instant> {
-        if self.rewrite.is_some() {
-            return None;
-        }
-        let since = self.documents_due?;
-        Some(match self.documents_written {
-            Some((last, took, bytes)) => {
-                // The next rewrite costs what the last did per byte, for
-                // what they held and what has streamed since.
-                let grown = (bytes + self.streamed_since_documents) as f64 / bytes.max(1) as f64;
-                let interval = took.mul_f64(f64::from(DOCUMENTS_COST_SHARE) * grown);
-                since.max(last + interval.min(Duration::from_millis(DOCUMENTS_LAG_MAX_MS)))
-            }
-            None => since,
-        })
-    }
-
-    /// Rewrites the artifact files whose documents changed since they were
-    /// last written, when a step has happened since the last call, and
-    /// returns when they are on disk.
-    fn write_documents(&mut self) -> Result<(), EngineError> {
-        self.write_documents_beside_sync(false)
-    }
-
-    /// [`write_documents`](Self::write_documents), and with `sync_journal`
-    /// the journal's records made durable while the files are written.
-    fn write_documents_beside_sync(&mut self, sync_journal: bool) -> Result<(), EngineError> {
-        debug_assert!(self.rewrite.is_none(), "a rewrite is still under way");
-        let Some(changed) = self.changed_files()? else {
-            if sync_journal {
-                self.journal.sync()?;
-            }
-            return Ok(());
-        };
-        let written = if sync_journal {
-            let run_dir = &self.run_dir;
-            let (synced, written) =
-                sync_journal_beside(&mut self.journal, || changed.write(run_dir));
-            synced?;
-            written
-        } else {
-            changed.write(&self.run_dir)
-        };
-        written?;
-        self.documents_written = Some((changed.at, changed.started.elapsed(), changed.bytes));
-        Ok(())
-    }
-
-    /// Starts rewriting the artifact files like
-    /// [`write_documents`](Self::write_documents), on tokio's blocking pool:
-    /// the debate carries on while the disk works (an answer that arrives
-    /// meanwhile is journaled and parsed at once, and streamed text keeps
-    /// flowing however large the files have grown).
-    /// [`rewrite_done`](Self::rewrite_done) takes the result.
-    fn start_rewrite(&mut self) -> Result<(), EngineError> {
-        let Some(changed) = self.changed_files()? else {
-            return Ok(());
-        };
-        let run_dir = self.run_dir.clone();
-        let task = tokio::task::spawn_blocking(move || {
-            let written = changed.write(&run_dir);
-            (changed, written)
-        });
-        self.rewrite = Some(task);
-        Ok(())
-    }
-
-    /// Takes the result of the rewrite [`start_rewrite`](Self::start_rewrite)
-    /// began, once its task has ended.
-    fn rewrite_done(
-        &mut self,
-        ended: Result<(ChangedFiles, Result<(), ArtifactError>), tokio::task::JoinError>,
-    ) -> Result<(), EngineError> {
-        self.rewrite = None;
-        let (changed, written) = match ended {
-            Ok(ended) => ended,
-            Err(error) => match error.try_into_panic() {
-                Ok(panic) => std::panic::resume_unwind(panic),
-                Err(error) => return Err(EngineError::Rewrite(error.to_string())),
-            },
-        };
-        written?;
-        self.documents_written = Some((changed.at, changed.started.elapsed(), changed.bytes));
-        Ok(())
-    }
-
-    /// The documents and publications that changed since they were last
-    /// written, as they go to disk, when a step has happened since; from
-    /// here on they count as written. The journal is made durable first: no
-    /// file shows an input it could still lose.
-    fn changed_files(&mut self) -> Result<Option<ChangedFiles>, EngineError> {
-        self.documents_held = None;
-        if self.documents_due.take().is_none() {
-            return Ok(None);
-        }
-        // The cost is real time; the interval is on tokio's clock (which tests pause).
-        let (at, started) = (tokio::time::Instant::now(), Instant::now());
-        let _span = tracing::debug_span!("quorum_documents").entered();
-        self.sync_inputs()?;
-        let mut files = Vec::new();
-        let mut bytes = 0;
-        for document in self.protocol.documents() {
-            bytes += document.contents.len();
-            if self.written.get(&document.path) == Some(&document.contents) {
-                continue;
-            }
-            let for_disk = document.for_disk().into_owned();
-            let current = !self.written.contains_key(&document.path)
-                && self
-                    .run_dir
-                    .read_to_string(&document.path)
-                    .is_ok_and(|on_disk| on_disk == for_disk);
-            if !current {
-                // (When current: a resumed or reopened debate, its file up to date.)
-                files.push((document.path.clone(), for_disk));
-            }
-            self.written.insert(document.path, document.contents);
-        }
-        let mut publications = Vec::new();
-        for publication in self.protocol.publications() {
-            let key = publication.path.display().to_string();
-            if self.written.get(&key) != Some(&publication.contents) {
-                self.written.insert(key, publication.contents.clone());
-                publications.push(publication);
-            }
-        }
-        self.streamed_since_documents = 0;
-        Ok(Some(ChangedFiles {
-            files,
-            publications,
-            bytes,
-            at,
-            started,
-        }))
     }
 }

@@ -5,7 +5,9 @@
 //! [`Input::ModerationSubmitted`] inputs; the engine journals them and the
 //! protocol enforces that every item is decided before the revision starts.
 //! What it reads from stdin is bounded: one answer line holds at most
-//! [`ANSWER_LINE_MAX_BYTES`].
+//! [`ANSWER_LINE_MAX_BYTES`]. The policy a run chooses,
+//! [`ModerationPolicy`], is a value of the spec and lives beside it
+//! ([`crate::spec`]).
 
 use std::io::Write;
 
@@ -17,63 +19,7 @@ use tokio::task::JoinHandle;
 
 use crate::protocol::{Input, ModerationItem};
 use crate::protocol::{ItemDecision, ItemWords};
-
-/// Who decides the moderator's items without a person at an interface
-/// (`--moderation`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModerationPolicy {
-    /// Accept every item.
-    Accept,
-    /// Reject every item (nothing is sent to the revision as a directive).
-    Reject,
-    /// Defer every item: all stay open for a later decision.
-    Defer,
-    /// Ask on stdin, one line per item: `accept`, `reject` or `defer`
-    /// (or `a` / `r` / `d`), optionally followed by `: note`.
-    Ask,
-    /// Take what a participant proposed for each item (the planning
-    /// debate's planner); accept an item nobody proposed anything for.
-    Planner,
-}
-
-impl ModerationPolicy {
-    pub const ALL: [ModerationPolicy; 5] = [
-        ModerationPolicy::Accept,
-        ModerationPolicy::Reject,
-        ModerationPolicy::Defer,
-        ModerationPolicy::Ask,
-        ModerationPolicy::Planner,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ModerationPolicy::Accept => "accept",
-            ModerationPolicy::Reject => "reject",
-            ModerationPolicy::Defer => "defer",
-            ModerationPolicy::Ask => "ask",
-            ModerationPolicy::Planner => "planner",
-        }
-    }
-}
-
-impl std::str::FromStr for ModerationPolicy {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        ModerationPolicy::ALL
-            .into_iter()
-            .find(|policy| policy.as_str() == text.trim())
-            .ok_or_else(|| {
-                format!(
-                    "`{text}` is not a moderation policy; use {}",
-                    ModerationPolicy::ALL
-                        .map(ModerationPolicy::as_str)
-                        .join(", ")
-                )
-            })
-    }
-}
+use crate::spec::ModerationPolicy;
 
 type Send = Box<dyn Fn(Input) -> bool + std::marker::Send>;
 type Gone = Box<dyn FnOnce(String) + std::marker::Send>;

@@ -413,6 +413,15 @@ pub trait ProtocolKind: Sync {
         self.slots().contains(&slot)
     }
 
+    /// The words its roles go by that narrate the debate when a reader-first
+    /// opening of its documents carries them (RF-06, RF-08): its slots'
+    /// words ([`slot_words`]) and the names its record gives its roles (a
+    /// decision review's `oracle`). Empty (the default): its documents are
+    /// not checked for them.
+    fn role_words(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
     /// Its moderation items carry a participant's proposed decision, which a
     /// headless run takes unless `--moderation` says otherwise (a planning
     /// debate's planner).
@@ -501,6 +510,30 @@ pub fn slot_names() -> Vec<&'static str> {
         }
     }
     names
+}
+
+/// The words of role slots, each once: `judge.analyst` gives `judge` and
+/// `analyst`; a `*` wildcard gives nothing.
+pub fn slot_words(slots: &[&'static str]) -> Vec<&'static str> {
+    let mut words: Vec<&'static str> = Vec::new();
+    for word in slots.iter().flat_map(|slot| slot.split('.')) {
+        if word != "*" && !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    words
+}
+
+/// Every protocol's [`ProtocolKind::role_words`], each once, in registry
+/// order.
+pub fn role_words() -> Vec<&'static str> {
+    let mut words: Vec<&'static str> = Vec::new();
+    for word in KINDS.iter().flat_map(|kind| kind.role_words()) {
+        if !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    words
 }
 
 /// Builds the protocol a journaled definition describes.

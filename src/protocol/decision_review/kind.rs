@@ -433,6 +433,12 @@ impl ProtocolKind for DecisionReviewKind {
         SLOTS
     }
 
+    fn role_words(&self) -> Vec<&'static str> {
+        let mut words = crate::protocol::registry::slot_words(SLOTS);
+        words.extend([super::PROPOSER_ROLE, super::CRITIC_ROLE]);
+        words
+    }
+
     fn slot_note(&self, slot: &str) -> Option<&'static str> {
         match slot {
             "judge.strategist" | "judge.empiricist" => Some("high-stakes only"),

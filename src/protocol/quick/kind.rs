@@ -179,6 +179,12 @@ impl ProtocolKind for QuickKind {
         SLOTS
     }
 
+    fn role_words(&self) -> Vec<&'static str> {
+        let mut words = crate::protocol::registry::slot_words(SLOTS);
+        words.extend([super::PROPOSER_ROLE, super::CRITIC_ROLE]);
+        words
+    }
+
     fn every_stage(&self) -> Vec<&'static str> {
         super::every_stage()
     }

@@ -1,0 +1,430 @@
+//! Agent calls as tasks of their own: starting one for a [`CallSpec`]
+//! ([`Engine::start_call`]), running it under its deadline, masking API keys
+//! in what it streams and batching the stream so the engine loop wakes once
+//! per run of text, not once per chunk; the book kept about each running
+//! call and the usage estimated for a provider that reports none.
+//!
+//! Not responsible for what an answer means or what happens next (the loop
+//! in [`super`] hands it to the protocol) or for the record (journal, raw
+//! files and documents are [`super::records`]'s).
+
+use std::collections::BTreeMap;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::{Engine, EngineError, Inbox, JournalEvent, RoleAgent, Update, whole_ms};
+use crate::agent::human::HUMAN_PROVIDER;
+use crate::agent::{CallRequest, StreamEvent, Usage};
+use crate::protocol::{CallFailure, CallSpec, Protocol};
+
+/// A call task, and how to push its deadline back.
+pub(super) struct RunningCall {
+    pub(super) task: JoinHandle<()>,
+    pub(super) extend: mpsc::UnboundedSender<Duration>,
+}
+
+/// The message a panic carried, if it was a string.
+pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|text| text.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// Runs one call on its own task until it ends: with the provider's result,
+/// a failure, or a timeout once its deadline (moved by any extra time
+/// granted) has passed. What the provider streams meanwhile gathers for up
+/// to [`STREAM_FORWARD_MS`] (or [`STREAM_FORWARD_BYTES`]) and crosses to the
+/// engine loop as one message per run of text or reasoning: one wake of the
+/// engine per batch, not per chunk.
+///
+/// One poll does everything a wake needs: the provider is polled with its
+/// sends held (they wake nobody, see [`crate::agent::events`]), what it sent
+/// is taken at once, and each timer is polled only when it may have fired or
+/// has not yet been given this task's waker. So a stream costs this task one
+/// poll per socket read, not one for the read and one for what it sent.
+pub(super) async fn run_call(
+    role_agent: RoleAgent,
+    request: CallRequest,
+    mut extend: mpsc::UnboundedReceiver<Duration>,
+    inbox: mpsc::UnboundedSender<Inbox>,
+) {
+    let started = Instant::now();
+    let call_id = request.call_id.clone();
+    let staged = role_agent.agent.stages_timeout(&request);
+    let (events, mut received) = crate::agent::events::channel();
+    // A provider that panics fails its call like any error; it must not take
+    // the task down silently and leave the debate waiting.
+    let mut call = std::pin::pin!(futures::FutureExt::catch_unwind(
+        std::panic::AssertUnwindSafe(role_agent.agent.call(request, events))
+    ));
+    let mut deadline = std::pin::pin!(tokio::time::sleep(role_agent.timeout));
+    let mut forward_timer = std::pin::pin!(tokio::time::sleep(Duration::ZERO));
+    let mut deadline_listens = false;
+    let mut forward_listens = false;
+    let mut gathering = false;
+    let mut gathered_bytes = 0usize;
+    let mut streamed_chars = 0usize;
+    let mut first_text = None;
+    let mut arrived = Vec::new();
+    let mut masks = StreamMasks::new(crate::secrets::current());
+    let mut forward = |arrived: &mut Vec<StreamEvent>, streamed_chars: &mut usize, last: bool| {
+        let mut events = masks.mask(coalesce(arrived.drain(..)));
+        if last {
+            events.extend(masks.finish());
+        }
+        for event in events {
+            if let StreamEvent::Text(text) = &event {
+                *streamed_chars += text.chars().count();
+            }
+            let _ = inbox.send(Inbox::Stream {
+                call_id: call_id.clone(),
+                event,
+            });
+        }
+    };
+    let result = std::future::poll_fn(|cx| {
+        received.hold_wakes();
+        let done = call.as_mut().poll(cx);
+        let before = arrived.len();
+        if received.poll_recv_many(cx, &mut arrived).is_ready() {
+            let new = &arrived[before..];
+            gathered_bytes += new.iter().map(text_bytes).sum::<usize>();
+            if first_text.is_none() && new.iter().any(is_text) {
+                first_text = Some(started.elapsed());
+            }
+        }
+        if let Poll::Ready(result) = done {
+            forward(&mut arrived, &mut streamed_chars, true);
+            let masker = crate::secrets::current();
+            return Poll::Ready(match result {
+                Ok(Ok(mut output)) => {
+                    if let std::borrow::Cow::Owned(masked) = masker.mask(&output.text) {
+                        output.text = masked;
+                    }
+                    Ok(output)
+                }
+                Ok(Err(error)) => Err(CallFailure::Error {
+                    message: masker.mask(&error.to_string()).into_owned(),
+                }),
+                Err(panic) => Err(CallFailure::Error {
+                    message: format!("the agent crashed: {}", panic_message(panic.as_ref())),
+                }),
+            });
+        }
+        if gathered_bytes >= STREAM_FORWARD_BYTES {
+            forward(&mut arrived, &mut streamed_chars, false);
+            (gathered_bytes, gathering) = (0, false);
+        } else if !gathering && arrived.len() > before {
+            let due = tokio::time::Instant::now() + Duration::from_millis(STREAM_FORWARD_MS);
+            forward_timer.as_mut().reset(due);
+            (gathering, forward_listens) = (true, false);
+        }
+        if gathering
+            && may_have_fired(&forward_timer, &mut forward_listens)
+            && forward_timer.as_mut().poll(cx).is_ready()
+        {
+            forward(&mut arrived, &mut streamed_chars, false);
+            (gathered_bytes, gathering) = (0, false);
+        }
+        while may_have_fired(&deadline, &mut deadline_listens)
+            && deadline.as_mut().poll(cx).is_ready()
+        {
+            // Extra time granted meanwhile moves the deadline now, rather
+            // than being listened for on every wake.
+            let mut extra = Duration::ZERO;
+            while let Ok(more) = extend.try_recv() {
+                extra += more;
+            }
+            if extra.is_zero() {
+                forward(&mut arrived, &mut streamed_chars, true);
+                return Poll::Ready(Err(CallFailure::TimedOut {
+                    after_ms: whole_ms(role_agent.timeout),
+                    staged,
+                }));
+            }
+            let later = deadline.deadline() + extra;
+            deadline.as_mut().reset(later);
+            // A timer that fired gave its waker up: poll the moved one.
+            deadline_listens = false;
+        }
+        Poll::Pending
+    })
+    .await;
+    let _ = inbox.send(Inbox::Ended {
+        call_id: call_id.clone(),
+        result,
+        partial_chars: streamed_chars,
+        first_text,
+        elapsed: started.elapsed(),
+    });
+}
+
+/// Whether `timer` needs a poll: when it has no waker of this task yet (it
+/// was just made or moved) or it has fired. Polling a timer on every wake of
+/// a stream would hand it the task's waker thousands of times over, and
+/// reading the clock to see whether it is due costs about as much; polled
+/// only here, it keeps the waker of its first poll and wakes the task when
+/// it fires, and whether it has is one atomic load.
+pub(super) fn may_have_fired(timer: &tokio::time::Sleep, listens: &mut bool) -> bool {
+    !std::mem::replace(listens, true) || timer.is_elapsed()
+}
+
+/// Most diagnostic text (a local program's stderr) kept per call, in bytes;
+/// beyond it the oldest part is dropped.
+pub const DIAGNOSTIC_TAIL_BYTES: usize = 64 * 1024;
+
+/// Characters per token for usage that quorum estimates itself, when a
+/// provider reports none.
+pub const ESTIMATED_CHARS_PER_TOKEN: u64 = 4;
+
+/// Token counts estimated from the text, for calls whose provider reported none.
+pub(super) fn estimated_usage(prompt_chars: usize, output: &str) -> Usage {
+    Usage {
+        input_tokens: prompt_chars as u64 / ESTIMATED_CHARS_PER_TOKEN,
+        output_tokens: output.chars().count() as u64 / ESTIMATED_CHARS_PER_TOKEN,
+    }
+}
+
+/// The call tasks in flight, by call id. Dropping the set aborts them all,
+/// so an engine that is dropped (its task aborted on quit or a signal)
+/// cancels its calls, and a `command` agent's process group is killed.
+#[derive(Default)]
+pub(super) struct RunningCalls(pub(super) BTreeMap<String, RunningCall>);
+
+impl std::ops::Deref for RunningCalls {
+    type Target = BTreeMap<String, RunningCall>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for RunningCalls {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Drop for RunningCalls {
+    fn drop(&mut self) {
+        for call in self.0.values() {
+            call.task.abort();
+        }
+    }
+}
+
+/// What the engine keeps about a running call besides its task.
+pub(super) struct CallBook {
+    pub(super) role: String,
+    pub(super) prompt_chars: usize,
+    pub(super) usage_is_estimated: bool,
+    /// Estimate tokens from the text when the provider reports none.
+    pub(super) estimate_missing_usage: bool,
+    pub(super) diagnostics: String,
+}
+
+impl CallBook {
+    pub(super) fn add_diagnostic(&mut self, text: &str) {
+        self.diagnostics.push_str(text);
+        if self.diagnostics.len() > DIAGNOSTIC_TAIL_BYTES {
+            let mut cut = self.diagnostics.len() - DIAGNOSTIC_TAIL_BYTES;
+            while !self.diagnostics.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.diagnostics.drain(..cut);
+        }
+    }
+}
+
+/// How long a call task gathers what its provider sends before handing it
+/// to the engine, in milliseconds: a provider that sends a few characters
+/// per event would otherwise wake the engine for each. Well under a frame
+/// (16 ms), so nobody sees it.
+pub const STREAM_FORWARD_MS: u64 = 4;
+
+/// Bytes of gathered text that are handed to the engine at once, without
+/// waiting for [`STREAM_FORWARD_MS`].
+pub const STREAM_FORWARD_BYTES: usize = 16 * 1024;
+
+/// Bytes of answer or reasoning text an event carries.
+pub(super) fn text_bytes(event: &StreamEvent) -> usize {
+    match event {
+        StreamEvent::Text(text) | StreamEvent::Reasoning(text) => text.len(),
+        _ => 0,
+    }
+}
+
+/// Whether an event carries answer text (what time to first text measures).
+pub(super) fn is_text(event: &StreamEvent) -> bool {
+    matches!(event, StreamEvent::Text(text) if !text.is_empty())
+}
+
+/// A call's streams as they leave its task: the values of API keys masked
+/// ([`crate::secrets`]) in its text, its reasoning, what its program says
+/// on stderr and its retry reasons, each stream holding back what could be
+/// the start of a key until the next piece shows whether it is one.
+pub(super) struct StreamMasks {
+    text: crate::secrets::StreamMasker,
+    reasoning: crate::secrets::StreamMasker,
+    diagnostic: crate::secrets::StreamMasker,
+    masker: std::sync::Arc<crate::secrets::Masker>,
+}
+
+impl StreamMasks {
+    pub(super) fn new(masker: std::sync::Arc<crate::secrets::Masker>) -> Self {
+        use crate::secrets::StreamMasker;
+        StreamMasks {
+            text: StreamMasker::new(masker.clone()),
+            reasoning: StreamMasker::new(masker.clone()),
+            diagnostic: StreamMasker::new(masker.clone()),
+            masker,
+        }
+    }
+
+    pub(super) fn mask(&mut self, events: Vec<StreamEvent>) -> Vec<StreamEvent> {
+        if self.masker.is_empty() {
+            return events;
+        }
+        events
+            .into_iter()
+            .filter_map(|event| {
+                let event = match event {
+                    StreamEvent::Text(text) => StreamEvent::Text(self.text.push(text)),
+                    StreamEvent::Reasoning(text) => {
+                        StreamEvent::Reasoning(self.reasoning.push(text))
+                    }
+                    StreamEvent::Diagnostic(text) => {
+                        StreamEvent::Diagnostic(self.diagnostic.push(text))
+                    }
+                    StreamEvent::Retrying {
+                        retry,
+                        of,
+                        reason,
+                        wait,
+                    } => StreamEvent::Retrying {
+                        retry,
+                        of,
+                        reason: self.masker.mask(&reason).into_owned(),
+                        wait,
+                    },
+                };
+                let empty = matches!(
+                    &event,
+                    StreamEvent::Text(text) | StreamEvent::Reasoning(text) | StreamEvent::Diagnostic(text)
+                        if text.is_empty()
+                );
+                (!empty).then_some(event)
+            })
+            .collect()
+    }
+
+    /// What the streams still hold, at the call's end.
+    pub(super) fn finish(&mut self) -> Vec<StreamEvent> {
+        [
+            StreamEvent::Text(self.text.finish()),
+            StreamEvent::Reasoning(self.reasoning.finish()),
+            StreamEvent::Diagnostic(self.diagnostic.finish()),
+        ]
+        .into_iter()
+        .filter(|event| {
+            !matches!(event, StreamEvent::Text(text) | StreamEvent::Reasoning(text) | StreamEvent::Diagnostic(text) if text.is_empty())
+        })
+        .collect()
+    }
+}
+
+/// `events` with each run of consecutive text pieces joined into one, and
+/// each run of reasoning pieces too; anything else stays where it was.
+pub(super) fn coalesce(events: impl Iterator<Item = StreamEvent>) -> Vec<StreamEvent> {
+    let mut merged: Vec<StreamEvent> = Vec::new();
+    for event in events {
+        match (merged.last_mut(), event) {
+            (Some(StreamEvent::Text(text)), StreamEvent::Text(more)) => text.push_str(&more),
+            (Some(StreamEvent::Reasoning(text)), StreamEvent::Reasoning(more)) => {
+                text.push_str(&more)
+            }
+            (_, event) => merged.push(event),
+        }
+    }
+    merged
+}
+
+impl<P: Protocol> Engine<P> {
+    pub(super) fn start_call(&mut self, spec: CallSpec) -> Result<(), EngineError> {
+        let request = spec.request;
+        let role_agent = self
+            .roster
+            .get(&request.role)
+            .cloned()
+            .ok_or_else(|| EngineError::NoAgent(request.role.clone()))?;
+        let info = role_agent.agent.info();
+        let mut role_agent = role_agent;
+        if let Some(extra) = self.extra_time.remove(&request.call_id) {
+            role_agent.timeout += extra;
+        }
+        self.books.insert(
+            request.call_id.clone(),
+            CallBook {
+                role: request.role.clone(),
+                prompt_chars: request.prompt.chars().count(),
+                usage_is_estimated: role_agent.agent.usage_is_estimated(),
+                // A typed answer costs no tokens.
+                estimate_missing_usage: info.provider != HUMAN_PROVIDER,
+                diagnostics: String::new(),
+            },
+        );
+        self.flush_streams()?;
+        // Without a fsync of its own: the next input's fsync carries it. A
+        // crash that loses it loses everything after it too, which leaves
+        // the journal as a crash just before this call started would have.
+        self.journal.append_unsynced(
+            self.now(),
+            &JournalEvent::CallStarted {
+                call_id: request.call_id.clone(),
+                role: request.role.clone(),
+                agent: info.to_string(),
+                prompt: request.prompt.clone(),
+            },
+        )?;
+        tracing::info!(call_id = %request.call_id, agent = %info, "call started");
+        let human = info.provider == HUMAN_PROVIDER;
+        self.publish(Update::CallStarted {
+            call_id: request.call_id.clone(),
+            role: request.role.clone(),
+            agent: info,
+        });
+        if human {
+            self.publish(Update::AnswerWanted {
+                call_id: request.call_id.clone(),
+                role: request.role.clone(),
+                prompt: request.prompt.clone(),
+                template: self.protocol.answer_template(&request.call_id),
+            });
+        }
+        let (extend_tx, extend_rx) = mpsc::unbounded_channel::<Duration>();
+        let task_call_id = request.call_id.clone();
+        let task = tokio::spawn(run_call(
+            role_agent,
+            request,
+            extend_rx,
+            self.inbox_tx.clone(),
+        ));
+        if let Some(path) = spec.raw_output_path {
+            self.raw_folders_due.push(path.clone());
+            self.raw_paths.insert(task_call_id.clone(), path);
+        }
+        let running = RunningCall {
+            task,
+            extend: extend_tx,
+        };
+        if let Some(previous) = self.running.insert(task_call_id, running) {
+            previous.task.abort();
+        }
+        Ok(())
+    }
+}
