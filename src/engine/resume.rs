@@ -456,8 +456,7 @@ mod tests {
                             severity: "major".into(),
                             category: "risk".into(),
                             text: "a flaw".into(),
-                            preface: String::new(),
-                            suggestion: None,
+                            ..Default::default()
                         }],
                     }]
                 }
@@ -493,9 +492,8 @@ mod tests {
             Progress {
                 stage: "stage".into(),
                 round: 1,
-                max_round: 0,
-                budget: None,
                 finished: self.outcome.is_some(),
+                ..Default::default()
             }
         }
 
