@@ -327,6 +327,45 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     }
 }
 
+/// The folder of a finished debate, read for `quorum verdict`: each file
+/// asked for must lie inside it (no `..`, no link leading out), be a
+/// regular file and stay under [`crate::protocol::registry::RECORD_LIMIT`].
+pub struct RecordFolder {
+    dir: PathBuf,
+}
+
+impl RecordFolder {
+    pub fn new(dir: &Path) -> Self {
+        RecordFolder {
+            dir: dir.to_path_buf(),
+        }
+    }
+}
+
+impl crate::protocol::registry::RecordFiles for RecordFolder {
+    fn read(
+        &self,
+        relative: &str,
+        what: &'static str,
+    ) -> Result<String, crate::protocol::registry::RecordFileError> {
+        use crate::protocol::registry::RecordFileError;
+        let path =
+            in_spec_folder(&self.dir, Path::new(relative)).map_err(RecordFileError::Unreadable)?;
+        let kind = Kind::new(what, crate::protocol::registry::RECORD_LIMIT);
+        read_regular_file(&path, kind).map_err(|error| match &error {
+            InputError::Io { error: io, .. } if io.kind() == std::io::ErrorKind::NotFound => {
+                RecordFileError::Missing(io.to_string())
+            }
+            InputError::Io { error: io, .. } => RecordFileError::Unreadable(io.to_string()),
+            other => RecordFileError::Unreadable(other.to_string()),
+        })
+    }
+
+    fn shown(&self, relative: &str) -> String {
+        self.dir.join(relative).display().to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

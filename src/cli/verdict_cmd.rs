@@ -33,7 +33,7 @@ pub fn run(dir: &Path, json: bool) -> ExitCode {
         );
         return ExitCode::from(EXIT_USAGE);
     };
-    match kind.recompute(dir) {
+    match kind.recompute(&crate::input::RecordFolder::new(dir)) {
         Ok(recomputed) => {
             for reading in &recomputed.readings {
                 eprintln!("quorum: {}", sanitize(reading));

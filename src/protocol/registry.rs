@@ -323,19 +323,52 @@ pub enum RecomputeError {
 /// debate writes, and a bound on what an edited file can cost.
 pub const RECORD_LIMIT: u64 = 256 << 20;
 
-/// The YAML record of the debate in `path`, bounded and checked for
-/// nesting and aliases before it is parsed; `what` names the folder it
-/// belongs in when it is missing (`a quorum debate folder`).
+/// The files of a finished debate, as `quorum verdict` hands them to its
+/// protocol. The caller reads them (bounded, regular files inside the
+/// debate's folder: [`crate::input::RecordFolder`]); a protocol only asks
+/// for them by name, so recomputing a verdict stays pure.
+pub trait RecordFiles {
+    /// The text of `relative`, a path inside the debate's folder; `what`
+    /// names the file in messages (`judge file`).
+    fn read(&self, relative: &str, what: &'static str) -> Result<String, RecordFileError>;
+    /// How a file of the debate is named in messages: the folder and
+    /// `relative`.
+    fn shown(&self, relative: &str) -> String;
+}
+
+/// Why a file of a debate did not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordFileError {
+    /// There is no such file.
+    Missing(String),
+    /// It is there but does not read: too large, not a file, outside the
+    /// folder, not text.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for RecordFileError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordFileError::Missing(message) | RecordFileError::Unreadable(message) => {
+                formatter.write_str(message)
+            }
+        }
+    }
+}
+
+/// The YAML record `relative` of a debate, checked for nesting and aliases
+/// before it is parsed; `what` names the folder it belongs in when it is
+/// missing (`a quorum debate folder`).
 pub fn read_record<T: serde::de::DeserializeOwned>(
-    path: &Path,
+    files: &dyn RecordFiles,
+    relative: &str,
     what: &str,
 ) -> Result<T, RecomputeError> {
-    let shown = path.display().to_string();
-    let kind = crate::input::Kind::new("record", RECORD_LIMIT);
-    let text = crate::input::read_regular_file(path, kind).map_err(|error| {
+    let shown = files.shown(relative);
+    let text = files.read(relative, "record").map_err(|error| {
         let message = match &error {
-            crate::input::InputError::Io { error, .. } => format!("{error} (is this {what}?)"),
-            other => other.to_string(),
+            RecordFileError::Missing(message) => format!("{message} (is this {what}?)"),
+            RecordFileError::Unreadable(message) => message.clone(),
         };
         RecomputeError::Unreadable {
             path: shown.clone(),
@@ -348,7 +381,7 @@ pub fn read_record<T: serde::de::DeserializeOwned>(
             message: refused.message,
         });
     }
-    yaml_serde::from_str(&text).map_err(|error| RecomputeError::yaml(path, &error))
+    yaml_serde::from_str(&text).map_err(|error| RecomputeError::yaml(Path::new(&shown), &error))
 }
 
 impl RecomputeError {
@@ -450,9 +483,9 @@ pub trait ProtocolKind: Sync {
     /// The built-in demo of a mode (`None`: the default mode), as spec text.
     fn demo(&self, mode: Option<&str>) -> Option<&'static str>;
 
-    /// The verdict recomputed from the files of the debate in `dir`.
-    fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
-        let _ = dir;
+    /// The verdict recomputed from the files of a finished debate.
+    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
+        let _ = files;
         Err(RecomputeError::NotApplicable(format!(
             "a {} ends with a deliverable, not a verdict: there is no verdict to recompute",
             self.title()

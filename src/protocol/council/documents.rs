@@ -9,7 +9,7 @@
 //! with its front matter and the `.json` companion of the same stem
 //! (FP-52..FP-55); no symlink, no "latest".
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -318,11 +318,12 @@ pub fn companion(council: &Council) -> Value {
 
 /// The verdict derived again from `council.json` and the final-position
 /// files on disk: editing a final position changes it.
-pub fn recompute(dir: &Path) -> Result<Recomputed, RecomputeError> {
-    let path = dir.join(RECORD);
-    let shown = path.display().to_string();
+pub fn recompute(
+    files: &dyn crate::protocol::registry::RecordFiles,
+) -> Result<Recomputed, RecomputeError> {
+    let shown = files.shown(RECORD);
     let record: RecordIn =
-        crate::protocol::registry::read_record(&path, "a quorum council folder")?;
+        crate::protocol::registry::read_record(files, RECORD, "a quorum council folder")?;
     if let Some(reason) = &record.failed {
         return Err(RecomputeError::NoVerdict {
             path: shown,
@@ -347,20 +348,13 @@ pub fn recompute(dir: &Path) -> Result<Recomputed, RecomputeError> {
         let Some(file) = &participant.final_position else {
             continue;
         };
-        let file_path = crate::input::in_spec_folder(dir, Path::new(file)).map_err(|message| {
-            RecomputeError::Unreadable {
-                path: file.clone(),
-                message,
-            }
-        })?;
-        let kind =
-            crate::input::Kind::new("final position", crate::protocol::registry::RECORD_LIMIT);
-        let text = crate::input::read_regular_file(&file_path, kind).map_err(|error| {
-            RecomputeError::Unreadable {
-                path: file_path.display().to_string(),
-                message: error.to_string(),
-            }
-        })?;
+        let text =
+            files
+                .read(file, "final position")
+                .map_err(|error| RecomputeError::Unreadable {
+                    path: files.shown(file),
+                    message: error.to_string(),
+                })?;
         if text.starts_with("<!-- MALFORMED") {
             readings.push(format!("{file}: marked MALFORMED, left out"));
             continue;

@@ -15,7 +15,7 @@ use super::{Council, CouncilConfig, Step, domains};
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::registry::{
     CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
-    Recomputed, RoleSlot, Setting, ValueKind, read_options,
+    Recomputed, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
 };
 use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -339,8 +339,8 @@ impl ProtocolKind for CouncilKind {
         }
     }
 
-    fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
-        super::documents::recompute(dir)
+    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
+        super::documents::recompute(files)
     }
 }
 

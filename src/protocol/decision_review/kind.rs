@@ -26,7 +26,8 @@ use crate::parse::Read;
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::registry::{
     CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
-    Recomputed, RoleSlot, Setting, ValueKind, read_options, read_record,
+    Recomputed, RecordFileError, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
+    read_record,
 };
 use crate::protocol::{Outcome, Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -549,7 +550,7 @@ impl ProtocolKind for DecisionReviewKind {
         }
     }
 
-    fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
+    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
         #[derive(Deserialize)]
         struct MetaOnly {
             #[serde(default)]
@@ -560,7 +561,7 @@ impl ProtocolKind for DecisionReviewKind {
             meta: MetaOnly,
         }
         if let Ok(record) =
-            read_record::<RecordMeta>(&dir.join("debate.yaml"), "a quorum debate folder")
+            read_record::<RecordMeta>(files, "debate.yaml", "a quorum debate folder")
             && record.meta.mode.as_deref() == Some("writing")
         {
             return Err(RecomputeError::NotApplicable(
@@ -572,7 +573,7 @@ impl ProtocolKind for DecisionReviewKind {
         let Read {
             value,
             notes: readings,
-        } = recompute(dir)?;
+        } = recompute(files)?;
         Ok(match value {
             Recomputation::Verdict(assessment) => Recomputed {
                 verdict: Some(assessment.verdict),
@@ -803,10 +804,9 @@ impl From<ReviewConfig> for DebateDefinition {
 /// MALFORMED marker, or no longer parses, is excluded as malformed. The
 /// judge files are read as the live run read them; the notes say what was
 /// read other than as written, file by file.
-pub fn recompute(dir: &Path) -> Result<Read<Recomputation>, RecomputeError> {
-    let yaml_path = dir.join("debate.yaml");
-    let shown = yaml_path.display().to_string();
-    let record: DebateYaml = read_record(&yaml_path, "a quorum debate folder")?;
+pub fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, RecomputeError> {
+    let shown = files.shown("debate.yaml");
+    let record: DebateYaml = read_record(files, "debate.yaml", "a quorum debate folder")?;
     if let Some(Outcome::Failed { reason }) = &record.outcome {
         return Err(RecomputeError::NoVerdict {
             path: shown,
@@ -830,14 +830,12 @@ pub fn recompute(dir: &Path) -> Result<Read<Recomputation>, RecomputeError> {
     let mut excluded = Vec::new();
     for judge in &panel {
         let file = judge_file(judge.role, round);
-        let path = dir.join(&file);
         let live = evaluation
             .latest
             .judges
             .iter()
             .find(|status| status.role == judge.role);
-        let kind = crate::input::Kind::new("judge file", crate::protocol::registry::RECORD_LIMIT);
-        let result = match crate::input::read_regular_file(&path, kind) {
+        let result = match files.read(&file, "judge file") {
             Ok(raw) if raw.starts_with("<!-- MALFORMED") => {
                 let reason = raw
                     .lines()
@@ -872,9 +870,7 @@ pub fn recompute(dir: &Path) -> Result<Read<Recomputation>, RecomputeError> {
                     .unwrap_or_else(|| "no judge file".to_string());
                 let scored_live = live.is_some_and(|status| status.status == "scored");
                 excluded.push(match &error {
-                    crate::input::InputError::Io { error, .. }
-                        if error.kind() == std::io::ErrorKind::NotFound && !scored_live =>
-                    {
+                    RecordFileError::Missing(_) if !scored_live => {
                         format!("{file}: excluded, as in the live run: {reason}")
                     }
                     _ => format!(
@@ -1163,7 +1159,10 @@ mod tests {
             "meta:\n  protocol: decision-review\n  mode: writing\n",
         )
         .unwrap();
-        let error = KIND.recompute(folder.path()).err().unwrap();
+        let error = KIND
+            .recompute(&crate::input::RecordFolder::new(folder.path()))
+            .err()
+            .unwrap();
         assert!(matches!(error, RecomputeError::NotApplicable(_)), "{error}");
         assert!(error.to_string().contains("revised draft"), "{error}");
     }

@@ -7,7 +7,6 @@
 //! would settle it (RC-14, RF-04).
 
 use std::collections::HashSet;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -632,11 +631,15 @@ impl RcaYaml {
 /// The verdict of the analysis in `dir`, derived again from the
 /// challenges `rca.yaml` records (A28): editing a challenge's outcome there
 /// changes it.
-pub fn recompute(dir: &Path) -> Result<Recomputed, RecomputeError> {
-    let path = dir.join(RCA_YAML);
-    let shown = path.display().to_string();
-    let record: RcaYaml =
-        crate::protocol::registry::read_record(&path, "a quorum root-cause analysis folder")?;
+pub fn recompute(
+    files: &dyn crate::protocol::registry::RecordFiles,
+) -> Result<Recomputed, RecomputeError> {
+    let shown = files.shown(RCA_YAML);
+    let record: RcaYaml = crate::protocol::registry::read_record(
+        files,
+        RCA_YAML,
+        "a quorum root-cause analysis folder",
+    )?;
     match &record.outcome {
         Some(Outcome::Failed { reason }) => {
             return Err(RecomputeError::NoVerdict {

@@ -13,7 +13,7 @@ use super::{CRITIC, Rca, RcaConfig, SeededHypothesis, debugger_slot};
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::registry::{
     CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
-    Recomputed, RoleSlot, Setting, ValueKind, read_options,
+    Recomputed, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
 };
 use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -193,8 +193,8 @@ impl ProtocolKind for RcaKind {
         mode.is_none().then_some(DEMO)
     }
 
-    fn recompute(&self, dir: &Path) -> Result<Recomputed, RecomputeError> {
-        super::documents::recompute(dir)
+    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
+        super::documents::recompute(files)
     }
 }
 
