@@ -874,7 +874,7 @@ pub fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, Recompu
                         format!("{file}: excluded, as in the live run: {reason}")
                     }
                     _ => format!(
-                        "{file}: excluded: {error}{}",
+                        "{file}: excluded: cannot read it: {error}{}",
                         if scored_live {
                             " (the live run had its scores; the verdict may differ)"
                         } else {
