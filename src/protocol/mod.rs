@@ -16,7 +16,9 @@
 //! and how a debate ends ([`Outcome`], one verdict vocabulary with one
 //! exit-code table). The call plumbing every protocol needs (finished and
 //! failed calls, usage, retries, overrides, agent switches) is shared in
-//! [`calls`]; the [`registry`] maps a spec's `protocol:` to its
+//! [`calls`], and a protocol implements only the narrow [`Rules`] of its own
+//! decisions: the [`debate`] skeleton makes every [`Rules`] a [`Protocol`],
+//! routing inputs through that plumbing once for all. The [`registry`] maps a spec's `protocol:` to its
 //! implementation. Each protocol lives in its own folder.
 //!
 //! What a protocol is not responsible for: timing calls out (the engine arms the
@@ -25,6 +27,7 @@
 
 pub mod calls;
 pub mod council;
+pub mod debate;
 pub mod decision_review;
 pub mod items;
 pub mod judges;
@@ -41,6 +44,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{CallRequest, Usage};
 
+pub use debate::{Refusals, Rules};
 pub use outcome::{
     EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone, Verdict,
 };
@@ -760,7 +764,7 @@ pub trait Protocol: Send {
 
 /// A protocol behind a box is a protocol: the command line, the engine and
 /// the interfaces run any protocol from the registry through one code path.
-impl<P: Protocol + ?Sized> Protocol for Box<P> {
+impl Protocol for Box<dyn Protocol> {
     fn start(&mut self, now: Timestamp) -> Vec<Effect> {
         (**self).start(now)
     }

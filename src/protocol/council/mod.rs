@@ -76,14 +76,15 @@ use self::model::{
 };
 use self::packets::Exchange;
 use self::verdict::{Assessment, ProposalOutcome};
-use super::calls::{Calls, Routed};
+use super::calls::Calls;
 use super::items::ItemBook;
 use super::supervision::LiveCall;
-use super::usage::{Price, UsageLedger};
+use super::usage::Price;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, Input, LogEntry, LogKind, Outcome,
-    OverrideAction, Progress, Protocol, Publication, RegionInfo, RoleGroup, RoleInfo, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, LogKind, Outcome, Progress, Publication,
+    RegionInfo, RoleGroup, RoleInfo, Timestamp,
 };
+use super::{ItemDecision, Refusals};
 use crate::prompts::PromptSet;
 
 /// Everything that defines one council. Journaled as the first event.
@@ -673,42 +674,6 @@ impl Council {
             Step::Moderation | Step::Done => Vec::new(),
         }
     }
-
-    fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        match input {
-            Input::ItemDecided {
-                item_id,
-                decision,
-                note,
-            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
-            Input::ModerationSubmitted => self.on_moderation_submitted(now),
-            Input::Override { call_id, action } => {
-                let what = match action {
-                    OverrideAction::Rerun => "re-run ignored: a council holds no round of judges",
-                    _ => "override ignored: the call is not live",
-                };
-                self.log(now, LogKind::Note, Some(call_id), what.into());
-                Vec::new()
-            }
-            Input::ItemResolved { item_id, .. } => {
-                let message = format!(
-                    "ignored a resolution of {item_id}: a held-back challenge is not settled after the verdict"
-                );
-                self.log(now, LogKind::Note, None, message);
-                Vec::new()
-            }
-            Input::Reopened => {
-                self.log(
-                    now,
-                    LogKind::Note,
-                    None,
-                    "reopen ignored: a council is not reopened".into(),
-                );
-                Vec::new()
-            }
-            _ => Vec::new(),
-        }
-    }
 }
 
 /// The prefix of the ids `role` is asked to number its own Phase 1 items
@@ -731,8 +696,56 @@ pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-impl Protocol for Council {
-    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+impl crate::protocol::Rules for Council {
+    fn calls(&self) -> &Calls {
+        &self.calls
+    }
+
+    fn calls_mut(&mut self) -> &mut Calls {
+        &mut self.calls
+    }
+
+    fn ended(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        self.on_answer(call, output, now)
+    }
+
+    fn gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        _by_moderator: bool,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_gave_up(call, reason, now)
+    }
+
+    fn item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_item_decided(item_id, decision, note, now)
+    }
+
+    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.on_moderation_submitted(now)
+    }
+
+    fn refusals(&self) -> Refusals {
+        Refusals {
+            rerun: "a council holds no round of judges".into(),
+            reopen: "a council is not reopened".into(),
+            resolution: "a held-back challenge is not settled after the verdict".into(),
+        }
+    }
+
+    fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         let message = format!(
             "council {} ({}, {} intensity, {} preset, {} experts + devil's advocate + integration checker, budget {} calls): {}",
             self.config.review_id,
@@ -755,26 +768,6 @@ impl Protocol for Council {
         self.start_independent(now)
     }
 
-    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        if self.outcome.is_some() {
-            return self.handle_own(input, now);
-        }
-        match self.calls.route(input, now) {
-            Routed::Handled(effects) => effects,
-            Routed::Answered { call, output } => self.on_answer(call, output, now),
-            Routed::GaveUp {
-                call,
-                reason,
-                mut effects,
-                ..
-            } => {
-                effects.extend(self.on_gave_up(call, reason, now));
-                effects
-            }
-            Routed::Protocol(input) => self.handle_own(input, now),
-        }
-    }
-
     fn progress(&self) -> Progress {
         Progress {
             stage: self.step.id().to_string(),
@@ -785,20 +778,12 @@ impl Protocol for Council {
         }
     }
 
-    fn log(&self) -> &[LogEntry] {
-        self.calls.log()
-    }
-
     fn documents(&self) -> Vec<Document> {
         documents::documents(self)
     }
 
     fn publications(&self) -> Vec<Publication> {
         documents::publications(self)
-    }
-
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
     }
 
     /// Issue 26: a council's moderator routes challenges.
@@ -883,10 +868,6 @@ impl Protocol for Council {
 
     fn summary_lead(&self) -> Option<String> {
         documents::summary_lead(self)
-    }
-
-    fn usage(&self) -> Option<&UsageLedger> {
-        Some(self.calls.usage())
     }
 
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {

@@ -45,13 +45,13 @@ use crate::parse::readings_line;
 use crate::prompts::PromptSet;
 
 use self::scoreboard::stages;
-use super::calls::{Calls, Routed};
+use super::calls::Calls;
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
 use super::{
     Board, BoardItem, BoardView, CallSpec, Description, Document, Effect, Input, ItemResolution,
-    LogEntry, LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo,
-    RoleGroup, RoleInfo, Timestamp,
+    LogKind, ModerationItem, Outcome, OverrideAction, Progress, RegionInfo, RoleGroup, RoleInfo,
+    Timestamp,
 };
 
 pub use super::ContextDoc;
@@ -678,56 +678,130 @@ impl DecisionReview {
 
 impl DecisionReview {
     /// The inputs that are the decision review's own, not call plumbing.
-    fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        match input {
-            Input::ItemDecided {
-                item_id,
-                decision,
-                note,
-            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
-            Input::ModerationSubmitted => self.on_moderation_submitted(now),
-            Input::Override {
-                call_id,
-                action: OverrideAction::Rerun,
-            } => self.on_rerun(call_id, now),
-            Input::Override {
-                call_id,
-                action: OverrideAction::Skip,
-            } => {
-                if self.held_judge(call_id).is_none() {
-                    self.push_log(
-                        now,
-                        LogKind::Note,
-                        Some(call_id),
-                        "override ignored: the call is not live".into(),
-                    );
-                    return Vec::new();
-                }
-                self.push_log(
-                    now,
-                    LogKind::Override,
-                    Some(call_id),
-                    "moderator: go on without this judge".into(),
-                );
-                if let Some(evaluation) = self.evaluations.last_mut() {
-                    evaluation.released = true;
-                }
-                self.conclude_round_if_complete(now)
-            }
-            Input::ItemResolved {
-                item_id,
-                decision,
-                note,
-            } => self.on_item_resolved(item_id, *decision, note.as_deref(), now),
-            Input::Reopened => self.on_reopened(now),
-            // Everything else is call plumbing, routed before it gets here.
-            _ => Vec::new(),
+    /// A held judge left out by the moderator: the round goes on without it.
+    fn on_skip_held(&mut self, call_id: &str, now: Timestamp) -> Vec<Effect> {
+        if self.held_judge(call_id).is_none() {
+            self.push_log(
+                now,
+                LogKind::Note,
+                Some(call_id),
+                "override ignored: the call is not live".into(),
+            );
+            return Vec::new();
         }
+        self.push_log(
+            now,
+            LogKind::Override,
+            Some(call_id),
+            "moderator: go on without this judge".into(),
+        );
+        if let Some(evaluation) = self.evaluations.last_mut() {
+            evaluation.released = true;
+        }
+        self.conclude_round_if_complete(now)
     }
 }
 
-impl Protocol for DecisionReview {
-    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+impl crate::protocol::Rules for DecisionReview {
+    fn calls(&self) -> &Calls {
+        &self.calls
+    }
+
+    fn calls_mut(&mut self) -> &mut Calls {
+        &mut self.calls
+    }
+
+    fn ended(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        match call.slot.stage.as_str() {
+            "proposal" => self.on_proposal(call, output, now),
+            "critique" => self.on_critique(call, output, now),
+            "revision" => self.on_revision(call, output, now),
+            _ => {
+                let role = call
+                    .slot
+                    .role
+                    .strip_prefix("judge.")
+                    .and_then(JudgeRole::parse)
+                    .expect("evaluation calls belong to judges");
+                let call_id = call.call_id();
+                self.on_judge(role, &call_id, output, now)
+            }
+        }
+    }
+
+    fn gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        by_moderator: bool,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        if by_moderator && self.stage == Stage::Evaluation {
+            // The moderator chose to go on without this judge; a held
+            // round would only ask them again.
+            if let Some(evaluation) = self.evaluations.last_mut() {
+                evaluation.released = true;
+            }
+        }
+        self.on_gave_up(call, reason, now)
+    }
+
+    fn item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_item_decided(item_id, decision, note, now)
+    }
+
+    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.on_moderation_submitted(now)
+    }
+
+    fn item_resolved(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_item_resolved(item_id, decision, note, now)
+    }
+
+    fn reopened(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.on_reopened(now)
+    }
+
+    /// A held judge can be run again, or left out, while its round is open.
+    fn not_live_override(
+        &mut self,
+        call_id: &str,
+        action: OverrideAction,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        match action {
+            OverrideAction::Rerun => self.on_rerun(call_id, now),
+            OverrideAction::Skip => self.on_skip_held(call_id, now),
+            OverrideAction::RetryNow | OverrideAction::WaitLonger { .. } => Vec::new(),
+        }
+    }
+
+    /// After the verdict only its deferred items and a reopening apply.
+    fn applies_after_end(&self, input: &Input) -> bool {
+        matches!(input, Input::ItemResolved { .. } | Input::Reopened)
+    }
+
+    fn switched(&mut self) {
+        self.sync_participants();
+    }
+
+    fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         self.push_log(
             now,
             LogKind::Note,
@@ -744,53 +818,6 @@ impl Protocol for DecisionReview {
         self.start_proposal(now)
     }
 
-    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        let after_verdict = matches!(input, Input::ItemResolved { .. } | Input::Reopened);
-        if self.outcome.is_some() && !after_verdict {
-            return Vec::new();
-        }
-        match self.calls.route(input, now) {
-            Routed::Handled(effects) => {
-                if matches!(input, Input::AgentSwitched { .. }) {
-                    self.sync_participants();
-                }
-                effects
-            }
-            Routed::Answered { call, output } => match call.slot.stage.as_str() {
-                "proposal" => self.on_proposal(call, output, now),
-                "critique" => self.on_critique(call, output, now),
-                "revision" => self.on_revision(call, output, now),
-                _ => {
-                    let role = call
-                        .slot
-                        .role
-                        .strip_prefix("judge.")
-                        .and_then(JudgeRole::parse)
-                        .expect("evaluation calls belong to judges");
-                    let call_id = call.call_id();
-                    self.on_judge(role, &call_id, output, now)
-                }
-            },
-            Routed::GaveUp {
-                call,
-                reason,
-                by_moderator,
-                mut effects,
-            } => {
-                if by_moderator && self.stage == Stage::Evaluation {
-                    // The moderator chose to go on without this judge; a
-                    // held round would only ask them again.
-                    if let Some(evaluation) = self.evaluations.last_mut() {
-                        evaluation.released = true;
-                    }
-                }
-                effects.extend(self.on_gave_up(call, reason, now));
-                effects
-            }
-            Routed::Protocol(input) => self.handle_own(input, now),
-        }
-    }
-
     fn progress(&self) -> Progress {
         Progress {
             stage: self.stage.as_str().to_string(),
@@ -800,16 +827,8 @@ impl Protocol for DecisionReview {
         }
     }
 
-    fn log(&self) -> &[LogEntry] {
-        self.calls.log()
-    }
-
     fn documents(&self) -> Vec<Document> {
         documents::documents(self)
-    }
-
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
     }
 
     fn describe(&self) -> Description {
@@ -888,10 +907,6 @@ impl Protocol for DecisionReview {
         documents::summary_lead(self)
     }
 
-    fn usage(&self) -> Option<&UsageLedger> {
-        Some(self.calls.usage())
-    }
-
     fn usage_line(&self) -> Option<String> {
         crate::report::usage_line(self.calls.usage(), self.duration_ms())
     }
@@ -953,7 +968,7 @@ impl Protocol for DecisionReview {
                     .items_decided(ItemDecision::Defer)
                     .iter()
                     .any(|item| self.addressed_in_round(&item.id).is_none()),
-            reopen_pending: self.reopen_pending(),
+            reopen_pending: crate::protocol::Rules::reopen_pending(self),
         }
     }
 

@@ -55,14 +55,15 @@ use serde_json::json;
 
 use self::model::{Assumption, Check, DecidedBy, Decision, Item, Response, Source, Verification};
 use self::parse::Written;
-use super::calls::{Calls, Routed, Unusable};
+use super::Refusals;
+use super::calls::{Calls, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
-use super::usage::{Price, UsageLedger};
+use super::usage::Price;
 use super::{
-    Board, BoardItem, BoardView, ContextDoc, Description, Document, Effect, Input, ItemDecision,
-    ItemResolution, LogEntry, LogKind, ModerationItem, Outcome, Progress, Protocol, RegionInfo,
-    RoleGroup, RoleInfo, StageFocus, Timestamp,
+    Board, BoardItem, BoardView, ContextDoc, Description, Document, Effect, ItemDecision,
+    ItemResolution, LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, RoleInfo,
+    StageFocus, Timestamp,
 };
 use crate::parse::readings_line;
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
@@ -652,8 +653,66 @@ fn listed(ids: &[String], one: &str, many: &str) -> String {
     }
 }
 
-impl Protocol for Plan {
-    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+impl crate::protocol::Rules for Plan {
+    fn calls(&self) -> &Calls {
+        &self.calls
+    }
+
+    fn calls_mut(&mut self) -> &mut Calls {
+        &mut self.calls
+    }
+
+    fn ended(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        self.on_answer(call, output, now)
+    }
+
+    fn gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        _by_moderator: bool,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_gave_up(call, reason, now)
+    }
+
+    fn item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_item_decided(item_id, decision, note, now)
+    }
+
+    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.on_moderation_submitted(now)
+    }
+
+    fn item_resolved(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_item_resolved(item_id, decision, note, now)
+    }
+
+    fn refusals(&self) -> Refusals {
+        Refusals {
+            rerun: "a planning debate holds no round of judges".into(),
+            reopen: "a planning debate is not reopened".into(),
+            resolution: Refusals::default().resolution,
+        }
+    }
+
+    fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         let mode = if self.config.simple {
             "simple mode: planner and synthesizer"
         } else {
@@ -662,26 +721,6 @@ impl Protocol for Plan {
         let message = format!("planning debate ({mode}): {}", self.config.topic);
         self.log(now, LogKind::Note, None, message);
         self.start_draft(now)
-    }
-
-    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        if self.outcome.is_some() {
-            return self.handle_own(input, now);
-        }
-        match self.calls.route(input, now) {
-            Routed::Handled(effects) => effects,
-            Routed::Answered { call, output } => self.on_answer(call, output, now),
-            Routed::GaveUp {
-                call,
-                reason,
-                mut effects,
-                ..
-            } => {
-                effects.extend(self.on_gave_up(call, reason, now));
-                effects
-            }
-            Routed::Protocol(input) => self.handle_own(input, now),
-        }
     }
 
     fn progress(&self) -> Progress {
@@ -694,16 +733,8 @@ impl Protocol for Plan {
         }
     }
 
-    fn log(&self) -> &[LogEntry] {
-        self.calls.log()
-    }
-
     fn documents(&self) -> Vec<Document> {
         documents::documents(self)
-    }
-
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
     }
 
     /// Issue 26: the plan's moderator confirms or overrides the planner.
@@ -770,10 +801,6 @@ impl Protocol for Plan {
         documents::summary_lead(self)
     }
 
-    fn usage(&self) -> Option<&UsageLedger> {
-        Some(self.calls.usage())
-    }
-
     fn board(&self) -> Board {
         let items = self
             .items
@@ -805,7 +832,7 @@ impl Protocol for Plan {
             needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
             required_roles,
             resolvable: matches!(self.outcome, Some(Outcome::Completed { .. }))
-                && !self.open_items().is_empty(),
+                && !crate::protocol::Rules::open_items(self).is_empty(),
             ..Board::default()
         }
     }

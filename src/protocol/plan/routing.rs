@@ -11,8 +11,8 @@ use super::model::{DecidedBy, Source, Verification};
 use super::{OPTIMIZER, Plan, Step};
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{
-    Effect, Fact, Input, ItemDecision, ItemResolution, LogKind, OverrideAction, Protocol, Ruling,
-    StageInfo, Timestamp, Tone,
+    Effect, Fact, ItemDecision, ItemResolution, LogKind, Protocol, Ruling, StageInfo, Timestamp,
+    Tone,
 };
 use crate::report::one_line;
 
@@ -62,7 +62,7 @@ impl Plan {
         )
     }
 
-    fn on_item_resolved(
+    pub(super) fn on_item_resolved(
         &mut self,
         item_id: &str,
         decision: ItemDecision,
@@ -99,42 +99,6 @@ impl Plan {
             },
         );
         Vec::new()
-    }
-
-    pub(super) fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        match input {
-            Input::ItemDecided {
-                item_id,
-                decision,
-                note,
-            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
-            Input::ModerationSubmitted => self.on_moderation_submitted(now),
-            Input::ItemResolved {
-                item_id,
-                decision,
-                note,
-            } => self.on_item_resolved(item_id, *decision, note.as_deref(), now),
-            Input::Override { call_id, action } => {
-                let what = match action {
-                    OverrideAction::Rerun => {
-                        "re-run ignored: a planning debate holds no round of judges"
-                    }
-                    _ => "override ignored: the call is not live",
-                };
-                self.log(now, LogKind::Note, Some(call_id), what.into());
-                Vec::new()
-            }
-            Input::Reopened => {
-                self.log(
-                    now,
-                    LogKind::Note,
-                    None,
-                    "reopen ignored: a planning debate is not reopened".into(),
-                );
-                Vec::new()
-            }
-            _ => Vec::new(),
-        }
     }
 
     pub(super) fn stages(&self) -> Vec<StageInfo> {

@@ -41,14 +41,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use self::parse::{Vulnerability, bottom_line, parse_vulnerabilities};
-use super::calls::{Calls, Routed, Unusable};
+use super::Refusals;
+use super::calls::{Calls, Unusable};
 use super::items::{ItemBook, ItemRecord};
 use super::judges::JudgeRole;
 use super::supervision::{LiveCall, Slot};
-use super::usage::{Price, UsageLedger};
+use super::usage::Price;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry, LogKind,
-    Outcome, Progress, Protocol, RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Outcome, Progress,
+    RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo, Timestamp,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 
@@ -619,34 +620,65 @@ fn as_ruling(record: &ItemRecord<String>) -> Option<Ruling> {
     })
 }
 
-impl Protocol for Quick {
-    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+impl crate::protocol::Rules for Quick {
+    fn calls(&self) -> &Calls {
+        &self.calls
+    }
+
+    fn calls_mut(&mut self) -> &mut Calls {
+        &mut self.calls
+    }
+
+    fn ended(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        self.on_answer(call, output, now)
+    }
+
+    fn gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        by_moderator: bool,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_gave_up(call, reason, by_moderator, now)
+    }
+
+    fn item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_item_decided(item_id, decision, note, now)
+    }
+
+    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.on_moderation_submitted(now)
+    }
+
+    fn refusals(&self) -> Refusals {
+        Refusals {
+            rerun: "a quick mode holds no round".into(),
+            reopen: format!("{} has no verdict", self.config.mode.a_title()),
+            resolution: format!(
+                "{} has no verdict to settle items against",
+                self.config.mode.a_title()
+            ),
+        }
+    }
+
+    fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         let message = format!("{}: {}", self.config.mode.title(), self.config.topic);
         self.log(now, LogKind::Note, None, message);
         match self.config.mode {
             QuickMode::Panel => self.start_reviews(now),
             QuickMode::Adversary => self.start_proposal(now),
             _ => self.start_attack(now),
-        }
-    }
-
-    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        if self.outcome.is_some() {
-            return self.handle_own(input, now);
-        }
-        match self.calls.route(input, now) {
-            Routed::Handled(effects) => effects,
-            Routed::Answered { call, output } => self.on_answer(call, output, now),
-            Routed::GaveUp {
-                call,
-                reason,
-                by_moderator,
-                mut effects,
-            } => {
-                effects.extend(self.on_gave_up(call, reason, by_moderator, now));
-                effects
-            }
-            Routed::Protocol(input) => self.handle_own(input, now),
         }
     }
 
@@ -659,16 +691,8 @@ impl Protocol for Quick {
         }
     }
 
-    fn log(&self) -> &[LogEntry] {
-        self.calls.log()
-    }
-
     fn documents(&self) -> Vec<Document> {
         documents::documents(self)
-    }
-
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
     }
 
     /// Issue 26: the red team's moderator confirms a finding, sets it aside
@@ -730,10 +754,6 @@ impl Protocol for Quick {
 
     fn summary_lead(&self) -> Option<String> {
         documents::summary_lead(self)
-    }
-
-    fn usage(&self) -> Option<&UsageLedger> {
-        Some(self.calls.usage())
     }
 
     fn board(&self) -> Board {

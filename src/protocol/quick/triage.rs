@@ -10,9 +10,7 @@
 use super::parse::Vulnerability;
 use super::{Quick, Step};
 use crate::protocol::items::tally;
-use crate::protocol::{
-    Effect, Input, ItemDecision, LogKind, ModerationItem, OverrideAction, Timestamp,
-};
+use crate::protocol::{Effect, ItemDecision, LogKind, ModerationItem, Timestamp};
 use crate::rulings::{self, Ruled};
 
 impl Quick {
@@ -111,7 +109,7 @@ impl Quick {
             .collect()
     }
 
-    fn on_item_decided(
+    pub(super) fn on_item_decided(
         &mut self,
         item_id: &str,
         decision: ItemDecision,
@@ -133,7 +131,7 @@ impl Quick {
         Vec::new()
     }
 
-    fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
         if self.step != Step::Moderation {
             return Vec::new();
         }
@@ -146,43 +144,6 @@ impl Quick {
         );
         self.log(now, LogKind::Moderation, None, message);
         self.start_synthesis(now)
-    }
-
-    /// The inputs that are the quick modes' own, not call plumbing.
-    pub(super) fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        match input {
-            Input::ItemDecided {
-                item_id,
-                decision,
-                note,
-            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
-            Input::ModerationSubmitted => self.on_moderation_submitted(now),
-            Input::Override { call_id, action } => {
-                let what = match action {
-                    OverrideAction::Rerun => "re-run ignored: a quick mode holds no round",
-                    _ => "override ignored: the call is not live",
-                };
-                self.log(now, LogKind::Note, Some(call_id), what.into());
-                Vec::new()
-            }
-            Input::ItemResolved { item_id, .. } => {
-                let message = format!(
-                    "ignored a resolution of {item_id}: {} has no verdict to settle items against",
-                    self.config.mode.a_title()
-                );
-                self.log(now, LogKind::Note, None, message);
-                Vec::new()
-            }
-            Input::Reopened => {
-                let message = format!(
-                    "reopen ignored: {} has no verdict",
-                    self.config.mode.a_title()
-                );
-                self.log(now, LogKind::Note, None, message);
-                Vec::new()
-            }
-            _ => Vec::new(),
-        }
     }
 }
 

@@ -56,13 +56,13 @@ use serde_json::json;
 use self::model::{Challenge, Finding, Hypothesis, Restatement};
 use self::parse::CriticAssessment;
 use self::status::{Conclusion, Derived};
-use super::calls::{Calls, Routed, Unusable};
+use super::calls::{Calls, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
-use super::usage::{Price, UsageLedger};
+use super::usage::Price;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, Input, LogEntry, LogKind, Outcome, Progress,
-    Protocol, RegionInfo, RoleGroup, RoleInfo, StageFocus, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Outcome, Progress,
+    Refusals, RegionInfo, RoleGroup, RoleInfo, StageFocus, Timestamp,
 };
 use crate::parse::readings_line;
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
@@ -544,8 +544,56 @@ fn hypothesis(number: usize, owner: &str, finding: &Finding, source: &str) -> Hy
     }
 }
 
-impl Protocol for Rca {
-    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+impl crate::protocol::Rules for Rca {
+    fn calls(&self) -> &Calls {
+        &self.calls
+    }
+
+    fn calls_mut(&mut self) -> &mut Calls {
+        &mut self.calls
+    }
+
+    fn ended(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        self.on_answer(call, output, now)
+    }
+
+    fn gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        _by_moderator: bool,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_gave_up(call, reason, now)
+    }
+
+    fn item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_item_decided(item_id, decision, note, now)
+    }
+
+    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.on_moderation_submitted(now)
+    }
+
+    fn refusals(&self) -> Refusals {
+        Refusals {
+            rerun: "a root-cause analysis holds no round of judges".into(),
+            reopen: "a root-cause analysis is not reopened".into(),
+            resolution: "a held-back challenge is an open question of the analysis, not an item to settle later".into(),
+        }
+    }
+
+    fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         let message = format!(
             "root-cause analysis ({} debuggers, a critic, up to {MAX_ROUNDS} rounds): {}",
             self.config.debuggers.len(),
@@ -568,26 +616,6 @@ impl Protocol for Rca {
         self.start_findings(now)
     }
 
-    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        if self.outcome.is_some() {
-            return self.handle_own(input, now);
-        }
-        match self.calls.route(input, now) {
-            Routed::Handled(effects) => effects,
-            Routed::Answered { call, output } => self.on_answer(call, output, now),
-            Routed::GaveUp {
-                call,
-                reason,
-                mut effects,
-                ..
-            } => {
-                effects.extend(self.on_gave_up(call, reason, now));
-                effects
-            }
-            Routed::Protocol(input) => self.handle_own(input, now),
-        }
-    }
-
     fn progress(&self) -> Progress {
         Progress {
             stage: self.step.id().to_string(),
@@ -598,16 +626,8 @@ impl Protocol for Rca {
         }
     }
 
-    fn log(&self) -> &[LogEntry] {
-        self.calls.log()
-    }
-
     fn documents(&self) -> Vec<Document> {
         documents::documents(self)
-    }
-
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
     }
 
     fn describe(&self) -> Description {
@@ -666,10 +686,6 @@ impl Protocol for Rca {
 
     fn summary_lead(&self) -> Option<String> {
         documents::summary_lead(self)
-    }
-
-    fn usage(&self) -> Option<&UsageLedger> {
-        Some(self.calls.usage())
     }
 
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {

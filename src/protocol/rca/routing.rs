@@ -9,7 +9,7 @@
 use super::model::{Challenge, ChallengeState, Hypothesis};
 use super::{CRITIC, Rca, Step, debugger_name};
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, Fact, Input, LogKind, OverrideAction, StageInfo, Timestamp};
+use crate::protocol::{Effect, Fact, LogKind, StageInfo, Timestamp};
 use crate::report::one_line;
 
 impl Rca {
@@ -69,44 +69,6 @@ impl Rca {
                     call.slot.stage
                 ),
             ),
-        }
-    }
-
-    pub(super) fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        match input {
-            Input::ItemDecided {
-                item_id,
-                decision,
-                note,
-            } => self.on_item_decided(item_id, *decision, note.as_deref(), now),
-            Input::ModerationSubmitted => self.on_moderation_submitted(now),
-            Input::Override { call_id, action } => {
-                let what = match action {
-                    OverrideAction::Rerun => {
-                        "re-run ignored: a root-cause analysis holds no round of judges"
-                    }
-                    _ => "override ignored: the call is not live",
-                };
-                self.log(now, LogKind::Note, Some(call_id), what.into());
-                Vec::new()
-            }
-            Input::ItemResolved { item_id, .. } => {
-                let message = format!(
-                    "ignored a resolution of {item_id}: a held-back challenge is an open question of the analysis, not an item to settle later"
-                );
-                self.log(now, LogKind::Note, None, message);
-                Vec::new()
-            }
-            Input::Reopened => {
-                self.log(
-                    now,
-                    LogKind::Note,
-                    None,
-                    "reopen ignored: a root-cause analysis is not reopened".into(),
-                );
-                Vec::new()
-            }
-            _ => Vec::new(),
         }
     }
 

@@ -56,15 +56,16 @@ use super::ReviewMode;
 use super::model::Weight;
 use crate::parse::{Read, readings_line};
 use crate::prompts::{PromptSet, TemplateSpec};
-use crate::protocol::calls::{Calls, Routed, Unusable};
+use crate::protocol::Refusals;
+use crate::protocol::calls::{Calls, Unusable};
 use crate::protocol::items::ItemBook;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::supervision::{LiveCall, Slot};
-use crate::protocol::usage::{Price, UsageLedger};
+use crate::protocol::usage::Price;
 use crate::protocol::{
-    Board, BoardView, ContextDoc, Description, Document, Effect, Input, ItemDecision, LogEntry,
-    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, RegionInfo, RoleGroup,
-    RoleInfo, StageFocus, StageInfo, Timestamp,
+    Board, BoardView, ContextDoc, Description, Document, Effect, ItemDecision, LogKind,
+    ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo,
+    Timestamp,
 };
 use crate::rulings::{Ruled, Ruling};
 
@@ -623,44 +624,6 @@ impl WritingReview {
         }
     }
 
-    /// The inputs that are not call plumbing: the moderator's decisions on
-    /// the critique's items and their submission. A writing review has no
-    /// held round and no verdict, so the rest is noted and ignored.
-    fn handle_own(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        let (call_id, message) = match input {
-            Input::ItemDecided {
-                item_id,
-                decision,
-                note,
-            } => {
-                self.on_item_decided(item_id, *decision, note.as_deref(), now);
-                return Vec::new();
-            }
-            Input::ModerationSubmitted => return self.on_moderation_submitted(now),
-            Input::ItemResolved { item_id, .. } => (
-                None,
-                format!(
-                    "ignored a resolution of {item_id}: a writing review has no verdict after which a deferred item is settled"
-                ),
-            ),
-            Input::Override { call_id, action } => (
-                Some(call_id.as_str()),
-                match action {
-                    OverrideAction::Rerun => "re-run ignored: a writing review holds no round",
-                    _ => "override ignored: the call is not live",
-                }
-                .to_string(),
-            ),
-            Input::Reopened => (
-                None,
-                "reopen ignored: a writing review has no verdict".to_string(),
-            ),
-            _ => return Vec::new(),
-        };
-        self.log(now, LogKind::Note, call_id, message);
-        Vec::new()
-    }
-
     fn stages(&self) -> Vec<StageInfo> {
         let critique: &[Step] = if self.config.critiqued() {
             &[Step::Critique, Step::Moderation]
@@ -676,8 +639,63 @@ impl WritingReview {
     }
 }
 
-impl Protocol for WritingReview {
-    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+impl crate::protocol::Rules for WritingReview {
+    fn calls(&self) -> &Calls {
+        &self.calls
+    }
+
+    fn calls_mut(&mut self) -> &mut Calls {
+        &mut self.calls
+    }
+
+    fn ended(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        match self.step {
+            Step::Critique => self.on_critique(call, output, now),
+            Step::Rewrites => self.on_rewrite(&call, output, now),
+            Step::Merge => self.on_merge(call, output, now),
+            Step::Moderation | Step::Done => Vec::new(),
+        }
+    }
+
+    fn gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        _by_moderator: bool,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_gave_up(call, reason, now)
+    }
+
+    fn item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.on_item_decided(item_id, decision, note, now);
+        Vec::new()
+    }
+
+    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.on_moderation_submitted(now)
+    }
+
+    fn refusals(&self) -> Refusals {
+        Refusals {
+            rerun: "a writing review holds no round".into(),
+            reopen: "a writing review has no verdict".into(),
+            resolution: "a writing review has no verdict after which a deferred item is settled"
+                .into(),
+        }
+    }
+
+    fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         let message = format!(
             "writing review of {} ({} chars): {}",
             self.config.draft.name,
@@ -692,31 +710,6 @@ impl Protocol for WritingReview {
         }
     }
 
-    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        if self.outcome.is_some() {
-            return self.handle_own(input, now);
-        }
-        match self.calls.route(input, now) {
-            Routed::Handled(effects) => effects,
-            Routed::Answered { call, output } => match self.step {
-                Step::Critique => self.on_critique(call, output, now),
-                Step::Rewrites => self.on_rewrite(&call, output, now),
-                Step::Merge => self.on_merge(call, output, now),
-                Step::Moderation | Step::Done => Vec::new(),
-            },
-            Routed::GaveUp {
-                call,
-                reason,
-                mut effects,
-                ..
-            } => {
-                effects.extend(self.on_gave_up(call, reason, now));
-                effects
-            }
-            Routed::Protocol(input) => self.handle_own(input, now),
-        }
-    }
-
     fn progress(&self) -> Progress {
         Progress {
             stage: self.step.id().to_string(),
@@ -726,16 +719,8 @@ impl Protocol for WritingReview {
         }
     }
 
-    fn log(&self) -> &[LogEntry] {
-        self.calls.log()
-    }
-
     fn documents(&self) -> Vec<Document> {
         documents::documents(self)
-    }
-
-    fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
     }
 
     fn describe(&self) -> Description {
@@ -788,10 +773,6 @@ impl Protocol for WritingReview {
 
     fn summary_lead(&self) -> Option<String> {
         documents::summary_lead(self)
-    }
-
-    fn usage(&self) -> Option<&UsageLedger> {
-        Some(self.calls.usage())
     }
 
     fn board(&self) -> Board {
@@ -875,7 +856,7 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::protocol::{CallFailure, CallSpec};
+    use crate::protocol::{CallFailure, CallSpec, Input, Protocol};
 
     fn now() -> Timestamp {
         chrono::Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap()

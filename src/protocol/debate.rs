@@ -1,0 +1,321 @@
+//! The debate skeleton: what every protocol does the same way, written once.
+//!
+//! A protocol implements [`Rules`], the narrow trait of its own decisions:
+//! how it starts, what an answer means, what a call given up means, how
+//! the moderator's decisions and their submission move it on, and what it
+//! shows (progress, board, documents, description). Everything else that
+//! makes it a [`Protocol`] is here, once, for every protocol: inputs go
+//! through the shared call plumbing ([`Calls::route`]) first, a finished
+//! debate takes only the inputs that still apply after its end, an input
+//! a protocol has no use for is logged as ignored with the protocol's
+//! reason, and the log and usage come from the plumbing.
+//!
+//! Not responsible for any protocol rule: what an answer, a skip or a
+//! decision does is the protocol's.
+
+use super::calls::{Calls, Routed};
+use super::supervision::LiveCall;
+use super::usage::UsageLedger;
+use super::{
+    Board, Description, Document, Effect, Input, ItemDecision, ItemWords, LogEntry, LogKind,
+    ModerationItem, Outcome, OverrideAction, Progress, Protocol, Publication, Timestamp,
+};
+
+/// Why a protocol ignores the moderator's inputs it has no use for, each
+/// the text after `re-run ignored: `, `reopen ignored: ` and `ignored a
+/// resolution of c3: ` in the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusals {
+    /// A re-run of a call that is not live (only a held judge can be run
+    /// again).
+    pub rerun: String,
+    /// A reopening after the verdict.
+    pub reopen: String,
+    /// Settling a deferred item after the end.
+    pub resolution: String,
+}
+
+impl Default for Refusals {
+    fn default() -> Self {
+        Refusals {
+            rerun: "this debate holds no round of judges".into(),
+            reopen: "this debate is not reopened".into(),
+            resolution: "this debate has no deferred items to settle".into(),
+        }
+    }
+}
+
+/// A protocol's own decisions. Implementing it makes a type a
+/// [`Protocol`]: the skeleton routes the inputs and answers for the rest.
+pub trait Rules: Send {
+    /// The call plumbing the debate owns.
+    fn calls(&self) -> &Calls;
+    fn calls_mut(&mut self) -> &mut Calls;
+    /// How the debate ended, once it has.
+    fn ended(&self) -> Option<&Outcome>;
+
+    /// The first effects of a new debate.
+    fn begin(&mut self, now: Timestamp) -> Vec<Effect>;
+    /// A live call answered; its usage is already recorded.
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect>;
+    /// A slot is given up: its retry failed too, or the moderator skipped
+    /// it (`by_moderator`).
+    fn gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        by_moderator: bool,
+        now: Timestamp,
+    ) -> Vec<Effect>;
+
+    /// The moderator decided an item (changeable until submitted).
+    fn item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let _ = (item_id, decision, note, now);
+        Vec::new()
+    }
+    /// The moderator submitted the round's decisions.
+    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        let _ = now;
+        Vec::new()
+    }
+    /// A deferred item settled after the end; by default refused in the
+    /// log with [`Refusals::resolution`].
+    fn item_resolved(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let _ = (decision, note);
+        let message = format!(
+            "ignored a resolution of {item_id}: {}",
+            self.refusals().resolution
+        );
+        self.calls_mut().push_log(now, LogKind::Note, None, message);
+        Vec::new()
+    }
+    /// Another revision and evaluation after the verdict; by default
+    /// refused in the log with [`Refusals::reopen`].
+    fn reopened(&mut self, now: Timestamp) -> Vec<Effect> {
+        let message = format!("reopen ignored: {}", self.refusals().reopen);
+        self.calls_mut().push_log(now, LogKind::Note, None, message);
+        Vec::new()
+    }
+    /// An override of a call that is not live (a held judge's re-run or
+    /// skip); by default refused in the log.
+    fn not_live_override(
+        &mut self,
+        call_id: &str,
+        action: OverrideAction,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let message = match action {
+            OverrideAction::Rerun => format!("re-run ignored: {}", self.refusals().rerun),
+            _ => "override ignored: the call is not live".to_string(),
+        };
+        self.calls_mut()
+            .push_log(now, LogKind::Note, Some(call_id), message);
+        Vec::new()
+    }
+    /// The inputs after the end that still apply: by default the
+    /// moderator's (a late answer is dropped).
+    fn applies_after_end(&self, input: &Input) -> bool {
+        !is_plumbing(input)
+    }
+    /// A role was switched to another agent (the plumbing recorded it).
+    fn switched(&mut self) {}
+    /// The words of the log lines for inputs this protocol ignores.
+    fn refusals(&self) -> Refusals {
+        Refusals::default()
+    }
+
+    fn progress(&self) -> Progress;
+    /// The artifact files as they should read now.
+    fn documents(&self) -> Vec<Document>;
+    /// The topic, the roles with who plays them now, the deliverable.
+    fn describe(&self) -> Description;
+    /// The opening of the reader deliverable, once the debate has ended.
+    fn summary_lead(&self) -> Option<String>;
+    /// See [`Protocol::usage_line`]; by default the span is the log's.
+    fn usage_line(&self) -> Option<String> {
+        let log = self.calls().log();
+        let span = match (log.first(), log.last()) {
+            (Some(first), Some(last)) => (last.at - first.at).num_milliseconds().max(0) as u64,
+            _ => 0,
+        };
+        crate::report::usage_line(self.calls().usage(), span)
+    }
+    /// What the interfaces show.
+    fn board(&self) -> Board {
+        Board::default()
+    }
+    /// See [`Protocol::publications`].
+    fn publications(&self) -> Vec<Publication> {
+        Vec::new()
+    }
+    /// See [`Protocol::item_words`].
+    fn item_words(&self) -> ItemWords {
+        ItemWords::default()
+    }
+    /// See [`Protocol::result_fields`].
+    fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
+    }
+    /// See [`Protocol::open_items`].
+    fn open_items(&self) -> Vec<ModerationItem> {
+        Vec::new()
+    }
+    /// See [`Protocol::open_questions`].
+    fn open_questions(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// See [`Protocol::resolution_refusal`].
+    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+        let _ = (item_id, decision);
+        Some(self.refusals().resolution)
+    }
+    /// See [`Protocol::reopen_pending`].
+    fn reopen_pending(&self) -> bool {
+        false
+    }
+    /// See [`Protocol::check_answer`].
+    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
+        let _ = (call_id, answer);
+        Ok(())
+    }
+    /// See [`Protocol::answer_template`].
+    fn answer_template(&self, call_id: &str) -> Option<String> {
+        let _ = call_id;
+        None
+    }
+}
+
+/// An input about calls rather than about the debate.
+fn is_plumbing(input: &Input) -> bool {
+    matches!(
+        input,
+        Input::CallFinished { .. }
+            | Input::CallDiagnostic { .. }
+            | Input::CallRetrying { .. }
+            | Input::CallFailed { .. }
+            | Input::AgentSwitched { .. }
+    )
+}
+
+/// The moderator's inputs, each to its decision.
+fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<Effect> {
+    match input {
+        Input::ItemDecided {
+            item_id,
+            decision,
+            note,
+        } => rules.item_decided(item_id, *decision, note.as_deref(), now),
+        Input::ModerationSubmitted => rules.moderation_submitted(now),
+        Input::ItemResolved {
+            item_id,
+            decision,
+            note,
+        } => rules.item_resolved(item_id, *decision, note.as_deref(), now),
+        Input::Reopened => rules.reopened(now),
+        Input::Override { call_id, action } => rules.not_live_override(call_id, *action, now),
+        // Call plumbing, routed before it gets here (or after the end,
+        // dropped).
+        _ => Vec::new(),
+    }
+}
+
+impl<R: Rules> Protocol for R {
+    fn start(&mut self, now: Timestamp) -> Vec<Effect> {
+        self.begin(now)
+    }
+
+    fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        if self.ended().is_some() {
+            if !self.applies_after_end(input) {
+                return Vec::new();
+            }
+            return own(self, input, now);
+        }
+        match self.calls_mut().route(input, now) {
+            Routed::Handled(effects) => {
+                if matches!(input, Input::AgentSwitched { .. }) {
+                    self.switched();
+                }
+                effects
+            }
+            Routed::Answered { call, output } => self.answered(call, output, now),
+            Routed::GaveUp {
+                call,
+                reason,
+                by_moderator,
+                mut effects,
+            } => {
+                effects.extend(self.gave_up(call, reason, by_moderator, now));
+                effects
+            }
+            Routed::Protocol(input) => own(self, input, now),
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        Rules::progress(self)
+    }
+    fn log(&self) -> &[LogEntry] {
+        self.calls().log()
+    }
+    fn documents(&self) -> Vec<Document> {
+        Rules::documents(self)
+    }
+    fn publications(&self) -> Vec<Publication> {
+        Rules::publications(self)
+    }
+    fn outcome(&self) -> Option<&Outcome> {
+        self.ended()
+    }
+    fn describe(&self) -> Description {
+        Rules::describe(self)
+    }
+    fn item_words(&self) -> ItemWords {
+        Rules::item_words(self)
+    }
+    fn summary_lead(&self) -> Option<String> {
+        Rules::summary_lead(self)
+    }
+    fn usage(&self) -> Option<&UsageLedger> {
+        Some(self.calls().usage())
+    }
+    fn usage_line(&self) -> Option<String> {
+        Rules::usage_line(self)
+    }
+    fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        Rules::result_fields(self)
+    }
+    fn board(&self) -> Board {
+        Rules::board(self)
+    }
+    fn open_items(&self) -> Vec<ModerationItem> {
+        Rules::open_items(self)
+    }
+    fn open_questions(&self) -> Vec<String> {
+        Rules::open_questions(self)
+    }
+    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+        Rules::resolution_refusal(self, item_id, decision)
+    }
+    fn reopen_pending(&self) -> bool {
+        Rules::reopen_pending(self)
+    }
+    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
+        Rules::check_answer(self, call_id, answer)
+    }
+    fn answer_template(&self, call_id: &str) -> Option<String> {
+        Rules::answer_template(self, call_id)
+    }
+}
