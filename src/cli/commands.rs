@@ -25,11 +25,30 @@ pub enum Invocation {
     Builtin(Command),
 }
 
+/// Adds a protocol family defined outside quorum to the registry
+/// ([`registry::register`]), refusing one whose command is one of quorum's
+/// own (`run`, `resume`, …). Call it before [`parse_from`].
+pub fn register(kind: &'static dyn registry::ProtocolKind) -> Result<(), String> {
+    let builtin = super::Cli::command();
+    if let Some(command) = kind.commands().iter().find(|command| {
+        builtin
+            .get_subcommands()
+            .any(|taken| taken.get_name() == command.name)
+    }) {
+        return Err(format!(
+            "`{}` cannot offer the command `{}`: it is one of quorum's own",
+            kind.name(),
+            command.name
+        ));
+    }
+    registry::register(kind)
+}
+
 /// The whole command line: the built-in commands and every protocol's.
 pub fn command() -> clap::Command {
     let mut command = super::Cli::command();
     let mut order = 2;
-    for kind in registry::KINDS {
+    for kind in registry::kinds() {
         for spec in kind.commands() {
             command =
                 command.subcommand(protocol_command(kind.options(), kind.slots(), spec, order));
@@ -54,8 +73,8 @@ pub fn command() -> clap::Command {
 /// `quorum demo --protocol`'s help: every protocol's demo and every
 /// command's, as the registry lists them.
 fn demo_protocol_help() -> String {
-    let protocols: Vec<String> = registry::KINDS
-        .iter()
+    let protocols: Vec<String> = registry::kinds()
+        .into_iter()
         .map(|kind| {
             let mut notes = Vec::new();
             if kind.name() == crate::spec::DEFAULT_PROTOCOL {
@@ -70,8 +89,8 @@ fn demo_protocol_help() -> String {
             }
         })
         .collect();
-    let commands: Vec<&str> = registry::KINDS
-        .iter()
+    let commands: Vec<&str> = registry::kinds()
+        .into_iter()
         .flat_map(|kind| kind.commands().iter().map(|command| command.name))
         .collect();
     format!(
@@ -197,7 +216,7 @@ fn protocol_command(
 /// decides whose help text a shared flag such as `--mode` shows).
 fn every_protocol_flag() -> Vec<OptionSpec> {
     let mut flags: Vec<OptionSpec> = Vec::new();
-    for kind in registry::KINDS {
+    for kind in registry::kinds() {
         for option in kind.options() {
             if !option.flag.is_empty() && !flags.iter().any(|seen| seen.flag == option.flag) {
                 flags.push(*option);
@@ -403,7 +422,7 @@ mod tests {
             .and_then(|rest| rest.split("--export-script").next())
             .expect("--protocol in the help");
         let said = words(protocol);
-        for kind in registry::KINDS {
+        for kind in registry::kinds() {
             assert!(
                 said.iter().any(|word| word == kind.name()),
                 "{}: {protocol}",
@@ -441,7 +460,7 @@ mod tests {
             }
         }
         // A protocol's command names its own slots.
-        for kind in registry::KINDS {
+        for kind in registry::kinds() {
             for spec in kind.commands() {
                 let help = help_of(spec.name);
                 let said = words(&help);
@@ -462,7 +481,7 @@ mod tests {
         let mut command = command();
         clap_complete::generate(clap_complete::Shell::Bash, &mut command, "quorum", &mut out);
         let script = String::from_utf8(out).unwrap();
-        for kind in registry::KINDS {
+        for kind in registry::kinds() {
             for spec in kind.commands() {
                 assert!(script.contains(spec.name), "{}", spec.name);
             }

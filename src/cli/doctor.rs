@@ -245,7 +245,7 @@ struct Variant {
 /// variant that cannot be configured is left out.
 fn variants() -> Vec<Variant> {
     let mut variants = Vec::new();
-    for kind in registry::KINDS.iter().copied() {
+    for kind in registry::kinds().into_iter() {
         let modes: Vec<Option<&'static str>> = match kind.modes() {
             [] => vec![None],
             modes => modes.iter().copied().map(Some).collect(),
@@ -283,8 +283,8 @@ fn variants() -> Vec<Variant> {
 /// review (architecture, comparative)` when only some of its modes seat
 /// it, with what else it depends on (`high-stakes only`).
 fn seated_in(slot: &str, variants: &[Variant]) -> Vec<String> {
-    registry::KINDS
-        .iter()
+    registry::kinds()
+        .into_iter()
         .filter(|kind| kind.slots().contains(&slot))
         .map(|kind| {
             let of_kind: Vec<&Variant> = variants
@@ -419,8 +419,8 @@ mod tests {
     /// labels come from what the protocols seat, not from a list.
     #[test]
     fn every_mode_of_every_protocol_is_read() {
-        let expected: usize = registry::KINDS
-            .iter()
+        let expected: usize = registry::kinds()
+            .into_iter()
             .map(|kind| kind.modes().len().max(1))
             .sum();
         assert_eq!(variants().len(), expected);

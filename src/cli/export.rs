@@ -76,7 +76,7 @@ pub fn with_flags(
 /// FILE or a DIR): relative to where quorum runs as a flag, to the spec's
 /// folder in a spec.
 fn names_a_path(key: &str) -> bool {
-    registry::KINDS.iter().any(|kind| {
+    registry::kinds().into_iter().any(|kind| {
         kind.options()
             .iter()
             .any(|option| option.key == key && matches!(option.value_name, "FILE" | "DIR"))

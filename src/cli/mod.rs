@@ -27,7 +27,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::engine::ModerationPolicy;
 use crate::protocol::registry::FlagValue;
 
-pub use commands::{Invocation, command, parse_from};
+pub use commands::{Invocation, command, parse_from, register};
 pub use prepare::{DEMO_SPEC_NAME, Prepared, Rebuilt, Source, prepare, rebuild};
 
 /// Exit codes, shown in `--help` and the README.

@@ -112,7 +112,7 @@ fn mode_flag(flags: &RunFlags) -> Option<String> {
 fn demo_of(name: Option<&str>, mode: Option<&str>) -> Result<&'static str, SpecError> {
     let Some(name) = name else {
         // `quorum demo` alone runs the default protocol's demo.
-        let kind = registry::find(crate::spec::DEFAULT_PROTOCOL).unwrap_or(registry::KINDS[0]);
+        let kind = registry::find(crate::spec::DEFAULT_PROTOCOL).unwrap_or(registry::kinds()[0]);
         return match mode {
             None => kind.demo(None).ok_or_else(|| {
                 SpecError::new(format!("the {} has no built-in demo", kind.title()))
@@ -134,8 +134,8 @@ fn demo_of(name: Option<&str>, mode: Option<&str>) -> Result<&'static str, SpecE
         None => registry::find_command(name).and_then(|(kind, command)| kind.demo(command.mode)),
     };
     text.ok_or_else(|| {
-        let commands: Vec<&str> = registry::KINDS
-            .iter()
+        let commands: Vec<&str> = registry::kinds()
+            .into_iter()
             .flat_map(|kind| kind.commands().iter().map(|command| command.name))
             .collect();
         SpecError::new(format!(

@@ -9,14 +9,15 @@
 //! [`Protocol`], and how its verdict is recomputed from the files on disk.
 //! The command line, the engine, resume, replay, `open` and `verdict` go
 //! through this entry only, so adding a protocol is its folder plus one line
-//! in [`KINDS`].
+//! in [`BUILT_IN`]; a protocol defined outside quorum (a test, a program
+//! embedding quorum) joins them through [`register`].
 //!
 //! Not responsible for reading files, building agents or parsing the common
 //! part of a spec (the command line does), nor for any protocol rule.
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -26,8 +27,9 @@ use super::{ContextDoc, Protocol, RoleGroup, Timestamp, Verdict};
 use crate::prompts::{PromptSet, RECHECK_TEMPLATE, REPAIR_TEMPLATE, TemplateSpec};
 use crate::spec::SpecError;
 
-/// Every protocol family, in the order `--help` lists their commands.
-pub static KINDS: &[&dyn ProtocolKind] = &[
+/// The protocol families quorum ships, in the order `--help` lists their
+/// commands.
+pub static BUILT_IN: &[&dyn ProtocolKind] = &[
     &super::decision_review::KIND,
     &super::quick::KIND,
     &super::plan::KIND,
@@ -493,14 +495,69 @@ pub trait ProtocolKind: Sync {
     }
 }
 
+/// Protocol families added at run time, after the built-in ones.
+static ADDED: RwLock<Vec<&'static dyn ProtocolKind>> = RwLock::new(Vec::new());
+
+/// Every protocol family: the built-in ones, then those [`register`]ed, in
+/// the order they were added.
+pub fn kinds() -> Vec<&'static dyn ProtocolKind> {
+    let added = ADDED
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    BUILT_IN
+        .iter()
+        .copied()
+        .chain(added.iter().copied())
+        .collect()
+}
+
+/// Adds a protocol family defined outside quorum, so that every command,
+/// `resume`, `replay`, `open` and `verdict` know it like a built-in one.
+/// Registering the same family again does nothing; a different family
+/// under a name or with a command another one has is refused, saying which.
+/// Register before the command line is parsed: its commands are built from
+/// the registry.
+pub fn register(kind: &'static dyn ProtocolKind) -> Result<(), String> {
+    let mut added = ADDED
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let known = BUILT_IN.iter().chain(added.iter());
+    for other in known {
+        if std::ptr::addr_eq(*other, kind) {
+            return Ok(());
+        }
+        if other.name() == kind.name() {
+            return Err(format!(
+                "a protocol named `{}` is already known",
+                kind.name()
+            ));
+        }
+        if let Some(command) = kind.commands().iter().find(|command| {
+            other
+                .commands()
+                .iter()
+                .any(|taken| taken.name == command.name)
+        }) {
+            return Err(format!(
+                "`{}` cannot offer the command `{}`: the {} has it",
+                kind.name(),
+                command.name,
+                other.title()
+            ));
+        }
+    }
+    added.push(kind);
+    Ok(())
+}
+
 /// The protocol a spec's `protocol:` names.
 pub fn find(name: &str) -> Option<&'static dyn ProtocolKind> {
-    KINDS.iter().copied().find(|kind| kind.name() == name)
+    kinds().into_iter().find(|kind| kind.name() == name)
 }
 
 /// The protocol and mode a command (or `quorum demo --protocol NAME`) starts.
 pub fn find_command(name: &str) -> Option<(&'static dyn ProtocolKind, &'static CommandSpec)> {
-    KINDS.iter().copied().find_map(|kind| {
+    kinds().into_iter().find_map(|kind| {
         kind.commands()
             .iter()
             .find(|command| command.name == name)
@@ -510,7 +567,7 @@ pub fn find_command(name: &str) -> Option<(&'static dyn ProtocolKind, &'static C
 
 /// Every protocol's name, for errors.
 pub fn names() -> Vec<&'static str> {
-    KINDS.iter().map(|kind| kind.name()).collect()
+    kinds().iter().map(|kind| kind.name()).collect()
 }
 
 /// Every template of every protocol, the shared repair and recheck
@@ -519,8 +576,8 @@ pub fn templates() -> Vec<TemplateSpec> {
     [REPAIR_TEMPLATE, RECHECK_TEMPLATE]
         .into_iter()
         .chain(
-            KINDS
-                .iter()
+            kinds()
+                .into_iter()
                 .flat_map(|kind| kind.templates().iter().copied()),
         )
         .collect()
@@ -529,13 +586,13 @@ pub fn templates() -> Vec<TemplateSpec> {
 /// Whether some protocol seats `slot` (or `slot` is a `group.*` wildcard
 /// one does).
 pub fn known_slot(slot: &str) -> bool {
-    KINDS.iter().any(|kind| kind.seats(slot))
+    kinds().iter().any(|kind| kind.seats(slot))
 }
 
 /// Every slot any protocol seats, each once, in registry order.
 pub fn slot_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = Vec::new();
-    for kind in KINDS {
+    for kind in kinds() {
         for slot in kind.slots() {
             if !names.contains(slot) {
                 names.push(slot);
@@ -561,7 +618,7 @@ pub fn slot_words(slots: &[&'static str]) -> Vec<&'static str> {
 /// order.
 pub fn role_words() -> Vec<&'static str> {
     let mut words: Vec<&'static str> = Vec::new();
-    for word in KINDS.iter().flat_map(|kind| kind.role_words()) {
+    for word in kinds().iter().flat_map(|kind| kind.role_words()) {
         if !words.contains(&word) {
             words.push(word);
         }
@@ -669,7 +726,7 @@ mod tests {
     #[test]
     fn names_commands_and_slots_are_unique() {
         let mut commands = std::collections::BTreeSet::new();
-        for kind in KINDS {
+        for kind in kinds() {
             assert!(find(kind.name()).is_some());
             for command in kind.commands() {
                 assert!(commands.insert(command.name), "{} twice", command.name);

@@ -3,6 +3,7 @@
 //! builder for end-to-end runs.
 #![allow(dead_code)]
 
+pub mod conformance;
 pub mod council;
 pub mod cuts;
 pub mod harness;

@@ -1,0 +1,755 @@
+//! A seventh protocol, defined entirely outside quorum with its public API
+//! only: a devil's advocate debate. The proposer states a case; the devil
+//! raises objections; the moderator accepts, rejects or defers each; the
+//! proposer answers the accepted ones in a second round, bound by the
+//! rulings; one referee scores the defended case from 1 to 5, and the
+//! verdict follows from the score by a stated rule.
+//!
+//! It exists to prove that a protocol is its rules and nothing else: its
+//! [`Rules`] carry its decisions, its [`ProtocolKind`] its entry, and
+//! `quorum::cli::register` makes every command know it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use quorum::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
+use quorum::protocol::calls::{Calls, Unusable};
+use quorum::protocol::items::ItemBook;
+use quorum::protocol::registry::{
+    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
+    Recomputed, RecordFiles, RoleSlot, Setting, read_options, read_record,
+};
+use quorum::protocol::supervision::{LiveCall, Slot};
+use quorum::protocol::usage::Price;
+use quorum::protocol::{
+    Board, Description, Document, Effect, ItemDecision, LogKind, ModerationItem, Outcome, Progress,
+    Protocol, Refusals, RegionInfo, RoleGroup, RoleInfo, Rules, StageFocus, StageInfo, Timestamp,
+    Verdict,
+};
+use quorum::rulings::{Ruled, Ruling};
+use quorum::spec::SpecError;
+use serde::{Deserialize, Serialize};
+
+/// What a spec's `protocol:` says.
+pub const NAME: &str = "devils-advocate";
+pub const PROPOSER: &str = "proposer";
+pub const DEVIL: &str = "devil";
+pub const REFEREE: &str = "referee";
+
+/// The referee's score from which the case is adopted.
+const ADOPT_FROM: u8 = 4;
+/// The score below which it is rejected.
+const REJECT_BELOW: u8 = 3;
+
+const CASE: TemplateSpec = TemplateSpec {
+    file_name: "advocate-case.md.j2",
+    variables: &["topic"],
+    source: "State the strongest case for this position, in a few paragraphs:\n\n{{ topic }}\n",
+};
+const ATTACK: TemplateSpec = TemplateSpec {
+    file_name: "advocate-attack.md.j2",
+    variables: &["topic", "case"],
+    source: "You argue against this case whatever you believe. Position: {{ topic }}\n\n\
+             {{ case }}\n\nList your objections in a ```yaml block:\n\
+             objections:\n  - id: o1\n    text: the objection\n",
+};
+const DEFENCE: TemplateSpec = TemplateSpec {
+    file_name: "advocate-defence.md.j2",
+    variables: &["topic", "case", "rulings"],
+    source: "Your case for {{ topic }}:\n\n{{ case }}\n\n{{ rulings }}\n\n\
+             Defend the case against the accepted objections, naming each by its id.\n",
+};
+const JUDGEMENT: TemplateSpec = TemplateSpec {
+    file_name: "advocate-judgement.md.j2",
+    variables: &["topic", "case", "objections", "rulings", "defence"],
+    source: "Position: {{ topic }}\n\nCase:\n{{ case }}\n\nObjections:\n{{ objections }}\n\n\
+             {{ rulings }}\n\nDefence:\n{{ defence }}\n\nScore the defended case \
+             in a ```yaml block:\nscore: 1 to 5\nreason: one sentence\n",
+};
+const TEMPLATES: &[TemplateSpec] = &[CASE, ATTACK, DEFENCE, JUDGEMENT];
+
+const COMMANDS: &[CommandSpec] = &[CommandSpec {
+    name: "advocate",
+    about: "A devil's advocate debate: a case, objections you rule on, a defence, one referee",
+    subject: "POSITION",
+    subject_help: "The position to test, e.g. \"We should adopt trunk-based development\"",
+    mode: None,
+    options: &[],
+}];
+
+const SLOTS: &[&str] = &[PROPOSER, DEVIL, REFEREE];
+
+/// The demo: scripted agents, the defence and the referee following the
+/// rulings the person makes.
+pub const DEMO: &str = r#"protocol: devils-advocate
+topic: "We should adopt trunk-based development for the payments service."
+agents:
+  default: script
+script:
+  pace:
+    first_token_ms: 300
+    chars_per_second: 600
+    chunk_chars: 12
+  replies:
+    - role: proposer
+      stage: case
+      text: |
+        Short-lived branches merged daily keep the payments service releasable at all times:
+        merge conflicts shrink, reviews get smaller, and feature flags keep unfinished work dark.
+    - role: devil
+      stage: attack
+      text: |
+        ```yaml
+        objections:
+          - id: o1
+            text: Feature flags in payment paths are themselves a risk; a wrong default moves money.
+          - id: o2
+            text: The team has no trunk-wide test suite fast enough to gate every merge.
+        ```
+    - role: proposer
+      stage: defence
+      parts:
+        - text: "I keep the case and answer what was accepted.\n"
+        - when: {o1: accepted}
+          text: "o1: flags in payment paths default to off and are removed within two weeks of launch.\n"
+        - when: {o2: accepted}
+          text: "o2: the merge gate runs the 6-minute contract suite; the full suite runs nightly.\n"
+    - role: referee
+      stage: judgement
+      parts:
+        - when: {o1: not rejected, o2: not rejected}
+          text: |
+            ```yaml
+            score: 4
+            reason: The defence answers the objections it was asked to answer.
+            ```
+        - when: {o1: rejected}
+          text: |
+            ```yaml
+            score: 3
+            reason: The flag risk was set aside rather than answered.
+            ```
+        - when: {o1: not rejected, o2: rejected}
+          text: |
+            ```yaml
+            score: 3
+            reason: The test gate was set aside rather than answered.
+            ```
+"#;
+
+/// How a devil's advocate debate is set up: journaled as its definition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    pub topic: String,
+    pub agents: BTreeMap<String, String>,
+    #[serde(default)]
+    pub prices: BTreeMap<String, Price>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Case,
+    Attack,
+    Moderation,
+    Defence,
+    Judgement,
+    Done,
+}
+
+impl Step {
+    const ALL: [Step; 6] = [
+        Step::Case,
+        Step::Attack,
+        Step::Moderation,
+        Step::Defence,
+        Step::Judgement,
+        Step::Done,
+    ];
+
+    fn id(self) -> &'static str {
+        match self {
+            Step::Case => "case",
+            Step::Attack => "attack",
+            Step::Moderation => "moderation",
+            Step::Defence => "defence",
+            Step::Judgement => "judgement",
+            Step::Done => "done",
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Step::Case => "Case",
+            Step::Attack => "Objections",
+            Step::Moderation => "Moderation",
+            Step::Defence => "Defence",
+            Step::Judgement => "Judgement",
+            Step::Done => "Verdict",
+        }
+    }
+
+    fn focus(self) -> StageFocus {
+        match self {
+            Step::Case | Step::Defence => StageFocus::Role(PROPOSER.into()),
+            Step::Attack => StageFocus::Role(DEVIL.into()),
+            Step::Moderation => StageFocus::Items,
+            Step::Judgement => StageFocus::Role(REFEREE.into()),
+            Step::Done => StageFocus::Stay,
+        }
+    }
+}
+
+/// The referee's reading of the defended case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Score {
+    pub score: u8,
+    pub reason: String,
+}
+
+/// One devil's advocate debate.
+pub struct Advocate {
+    config: Config,
+    prompts: Arc<PromptSet>,
+    calls: Calls,
+    outcome: Option<Outcome>,
+    step: Step,
+    case: Option<String>,
+    objections: ItemBook<String>,
+    defence: Option<String>,
+    score: Option<Score>,
+    /// Every answer as it came, by its raw file.
+    raw: BTreeMap<String, String>,
+    unusable: Vec<Unusable>,
+}
+
+impl Advocate {
+    pub fn new(config: Config, prompts: Arc<PromptSet>) -> Self {
+        Advocate {
+            calls: Calls::new(config.agents.clone(), config.prices.clone()),
+            config,
+            prompts,
+            outcome: None,
+            step: Step::Case,
+            case: None,
+            objections: ItemBook::default(),
+            defence: None,
+            score: None,
+            raw: BTreeMap::new(),
+            unusable: Vec::new(),
+        }
+    }
+
+    fn ask(
+        &mut self,
+        role: &str,
+        step: Step,
+        round: u32,
+        template: &TemplateSpec,
+        context: serde_json::Value,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        self.step = step;
+        self.calls
+            .push_log(now, LogKind::Stage, None, step.title().to_string());
+        match self.prompts.render(template, &context) {
+            Ok(prompt) => {
+                let raw = format!("rounds/{}-{role}.md", step.id());
+                let spec =
+                    self.calls
+                        .start(Slot::new(role, step.id(), round), prompt, Some(raw), now);
+                vec![Effect::StartCall(spec)]
+            }
+            Err(error) => self.fail(format!("could not build the {role}'s prompt: {error}"), now),
+        }
+    }
+
+    fn fail(&mut self, reason: String, now: Timestamp) -> Vec<Effect> {
+        let mut effects = self.calls.stop(now, Some(&reason));
+        self.step = Step::Done;
+        let outcome = Outcome::Failed { reason };
+        self.outcome = Some(outcome.clone());
+        effects.push(Effect::Finished(outcome));
+        effects
+    }
+
+    /// An answer that does not read gets its one repair, then ends the debate.
+    fn refuse(&mut self, call: LiveCall, output: &str, error: &str, now: Timestamp) -> Vec<Effect> {
+        let (unusable, repair) =
+            self.calls
+                .refuse_answer(call, output, error, (&self.prompts, &REPAIR_TEMPLATE), now);
+        self.unusable.push(unusable);
+        match repair {
+            Ok(spec) => vec![Effect::StartCall(spec)],
+            Err(reason) => self.fail(reason, now),
+        }
+    }
+
+    fn rulings(&self) -> Vec<Ruling> {
+        self.objections
+            .records()
+            .iter()
+            .filter_map(|record| {
+                let ruled: Ruled = record.decision?.into();
+                Some(Ruling::new(&record.item.id, ruled, record.note.as_deref()))
+            })
+            .collect()
+    }
+
+    fn objections_text(&self) -> String {
+        self.objections
+            .records()
+            .iter()
+            .map(|record| {
+                let ruled = record
+                    .decision
+                    .map_or("undecided", |decision| Ruled::from(decision).word());
+                format!("- {} ({ruled}): {}", record.item.id, record.item.text)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn verdict(&self) -> Option<(Verdict, String)> {
+        self.score.as_ref().map(|score| verdict_of(score.score))
+    }
+
+    fn record(&self) -> DebateRecord {
+        DebateRecord {
+            protocol: NAME.into(),
+            topic: self.config.topic.clone(),
+            case: self.case.clone(),
+            objections: self
+                .objections
+                .records()
+                .iter()
+                .map(|record| RecordedObjection {
+                    id: record.item.id.clone(),
+                    text: record.item.text.clone(),
+                    ruling: record.decision.map(|d| Ruled::from(d).word().to_string()),
+                    note: record.note.clone(),
+                })
+                .collect(),
+            defence: self.defence.clone(),
+            referee: self.score.clone(),
+            outcome: self.outcome.clone(),
+        }
+    }
+}
+
+/// The verdict a referee's score gives, with its rule.
+pub fn verdict_of(score: u8) -> (Verdict, String) {
+    let verdict = match score {
+        s if s >= ADOPT_FROM => Verdict::Adopt,
+        s if s < REJECT_BELOW => Verdict::Reject,
+        _ => Verdict::Revise,
+    };
+    (
+        verdict,
+        format!(
+            "the referee scored {score} of 5: adopt from {ADOPT_FROM}, reject below {REJECT_BELOW}, revise between"
+        ),
+    )
+}
+
+/// The YAML of a fenced block, or the whole text.
+fn yaml_of(text: &str) -> &str {
+    text.split_once("```yaml")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map_or(text, |(inside, _)| inside)
+}
+
+#[derive(Deserialize)]
+struct Objections {
+    objections: Vec<Objection>,
+}
+
+#[derive(Deserialize)]
+struct Objection {
+    id: String,
+    text: String,
+}
+
+fn read_objections(text: &str) -> Result<Vec<Objection>, String> {
+    let read: Objections = yaml_serde::from_str(yaml_of(text)).map_err(|e| e.to_string())?;
+    if read.objections.is_empty() {
+        return Err("no objections".into());
+    }
+    Ok(read.objections)
+}
+
+fn read_score(text: &str) -> Result<Score, String> {
+    let score: Score = yaml_serde::from_str(yaml_of(text)).map_err(|e| e.to_string())?;
+    if !(1..=5).contains(&score.score) {
+        return Err(format!("score {} is not from 1 to 5", score.score));
+    }
+    Ok(score)
+}
+
+/// `debate.yaml`: the whole debate, and what `quorum verdict` reads back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DebateRecord {
+    pub protocol: String,
+    pub topic: String,
+    pub case: Option<String>,
+    pub objections: Vec<RecordedObjection>,
+    pub defence: Option<String>,
+    pub referee: Option<Score>,
+    pub outcome: Option<Outcome>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedObjection {
+    pub id: String,
+    pub text: String,
+    pub ruling: Option<String>,
+    pub note: Option<String>,
+}
+
+impl Rules for Advocate {
+    fn calls(&self) -> &Calls {
+        &self.calls
+    }
+
+    fn calls_mut(&mut self) -> &mut Calls {
+        &mut self.calls
+    }
+
+    fn ended(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
+        let topic = self.config.topic.clone();
+        self.calls.push_log(
+            now,
+            LogKind::Note,
+            None,
+            format!("devil's advocate debate: {topic}"),
+        );
+        self.ask(
+            PROPOSER,
+            Step::Case,
+            1,
+            &CASE,
+            serde_json::json!({ "topic": topic }),
+            now,
+        )
+    }
+
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+        if let Some(path) = &call.raw_output_path {
+            self.raw.insert(path.clone(), output.to_string());
+        }
+        let topic = self.config.topic.clone();
+        match self.step {
+            Step::Case => {
+                self.case = Some(output.trim().to_string());
+                let context = serde_json::json!({ "topic": topic, "case": self.case });
+                self.ask(DEVIL, Step::Attack, 1, &ATTACK, context, now)
+            }
+            Step::Attack => match read_objections(output) {
+                Ok(objections) => {
+                    for objection in objections {
+                        let item = ModerationItem {
+                            id: objection.id,
+                            category: "objection".into(),
+                            text: objection.text.clone(),
+                            ..ModerationItem::default()
+                        };
+                        self.objections.push(item, objection.text, 1);
+                    }
+                    self.step = Step::Moderation;
+                    vec![Effect::AwaitModeration {
+                        items: self.objections.pending_items(),
+                    }]
+                }
+                Err(error) => self.refuse(call, output, &error, now),
+            },
+            Step::Defence => {
+                self.defence = Some(output.trim().to_string());
+                let context = serde_json::json!({
+                    "topic": topic,
+                    "case": self.case,
+                    "objections": self.objections_text(),
+                    "rulings": quorum::rulings::section(&self.rulings()),
+                    "defence": self.defence,
+                });
+                self.ask(REFEREE, Step::Judgement, 2, &JUDGEMENT, context, now)
+            }
+            Step::Judgement => match read_score(output) {
+                Ok(score) => {
+                    self.score = Some(score);
+                    let (verdict, rule) = self.verdict().expect("scored");
+                    self.step = Step::Done;
+                    self.calls.push_log(
+                        now,
+                        LogKind::Verdict,
+                        None,
+                        format!("{}: {rule}", verdict.as_str()),
+                    );
+                    let outcome = Outcome::Decided { verdict, rule };
+                    self.outcome = Some(outcome.clone());
+                    vec![Effect::Finished(outcome)]
+                }
+                Err(error) => self.refuse(call, output, &error, now),
+            },
+            Step::Moderation | Step::Done => Vec::new(),
+        }
+    }
+
+    fn gave_up(
+        &mut self,
+        call: LiveCall,
+        reason: String,
+        _by_moderator: bool,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        // Every role is required: a debate without one has no verdict.
+        let role = call.slot.role;
+        self.fail(format!("the {role} gave no answer ({reason})"), now)
+    }
+
+    fn item_decided(
+        &mut self,
+        item_id: &str,
+        decision: ItemDecision,
+        note: Option<&str>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let open = self.step == Step::Moderation;
+        self.objections.decide(
+            &mut self.calls,
+            now,
+            open,
+            (item_id, decision, note),
+            |_, decision| match decision {
+                ItemDecision::Accept => "accepted",
+                ItemDecision::Reject => "rejected",
+                ItemDecision::Defer => "deferred",
+            },
+        );
+        Vec::new()
+    }
+
+    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
+        if self.step != Step::Moderation || self.objections.submit(&mut self.calls, now).is_none() {
+            return Vec::new();
+        }
+        let context = serde_json::json!({
+            "topic": self.config.topic,
+            "case": self.case,
+            "rulings": quorum::rulings::section(&self.rulings()),
+        });
+        self.ask(PROPOSER, Step::Defence, 2, &DEFENCE, context, now)
+    }
+
+    fn refusals(&self) -> Refusals {
+        Refusals {
+            rerun: "a devil's advocate debate has one referee, who is not held".into(),
+            reopen: "a devil's advocate debate is not reopened".into(),
+            resolution: "a deferred objection stays an open question".into(),
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            stage: self.step.id().into(),
+            round: if matches!(self.step, Step::Case | Step::Attack | Step::Moderation) {
+                1
+            } else {
+                2
+            },
+            max_round: 2,
+            finished: self.outcome.is_some(),
+            ..Progress::default()
+        }
+    }
+
+    fn documents(&self) -> Vec<Document> {
+        let mut documents = vec![
+            Document::new(
+                "debate.yaml",
+                yaml_serde::to_string(&self.record()).expect("the record serialises"),
+            ),
+            Document::new(
+                "transcript.md",
+                format!(
+                    "# Transcript: {}\n\n{}",
+                    self.config.topic,
+                    quorum::report::log_lines(self.calls.log())
+                ),
+            ),
+        ];
+        if let Some(lead) = Rules::summary_lead(self) {
+            documents.push(Document::new("summary.md", format!("{lead}\n")));
+        }
+        documents.extend(
+            self.raw
+                .iter()
+                .map(|(path, text)| Document::raw(path.clone(), text.clone())),
+        );
+        documents
+    }
+
+    fn describe(&self) -> Description {
+        let role = |slot: &str, title: &str, group| RoleInfo {
+            slot: slot.into(),
+            title: title.into(),
+            group,
+            agent: self.calls.agent(slot).unwrap_or_default().into(),
+            binding: slot == REFEREE,
+        };
+        Description {
+            topic: self.config.topic.clone(),
+            label: "devil's advocate debate".into(),
+            roles: vec![
+                role(PROPOSER, "Proposer", RoleGroup::Lead),
+                role(DEVIL, "Devil's advocate", RoleGroup::Challenger),
+                role(REFEREE, "Referee", RoleGroup::Panel),
+            ],
+            deliverable: "summary.md".into(),
+            items: Some(RegionInfo {
+                title: "Objections".into(),
+                placeholder: "The devil's objections appear here for your ruling.".into(),
+            }),
+            board: None,
+            about: "A case, objections you rule on, a defence bound by your rulings, and one \
+                    referee's score from 1 to 5."
+                .into(),
+            ending_note: "quorum derived the verdict from the referee's score.".into(),
+        }
+    }
+
+    fn summary_lead(&self) -> Option<String> {
+        let outcome = self.outcome.as_ref()?;
+        Some(match outcome {
+            Outcome::Decided { verdict, rule } => format!(
+                "# {}: {}\n\n{}\n\nRule: {rule}.",
+                verdict.as_str(),
+                self.config.topic,
+                self.score
+                    .as_ref()
+                    .map_or("", |score| score.reason.as_str()),
+            ),
+            Outcome::Failed { reason } => {
+                format!("# No verdict: {}\n\n{reason}", self.config.topic)
+            }
+            Outcome::Completed { note, .. } => note.clone(),
+        })
+    }
+
+    fn board(&self) -> Board {
+        Board {
+            stages: Step::ALL
+                .iter()
+                .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
+                .collect(),
+            items: self.objections.board_items(),
+            needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
+            required_roles: SLOTS.iter().map(|slot| slot.to_string()).collect(),
+            ..Board::default()
+        }
+    }
+}
+
+/// The registry's entry.
+pub struct AdvocateKind;
+
+pub static KIND: AdvocateKind = AdvocateKind;
+
+/// Its own spec keys: none.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct AdvocateOptions {}
+
+impl Configured for AdvocateOptions {
+    fn label(&self) -> String {
+        "devil's advocate debate".into()
+    }
+
+    fn roles(&self) -> Vec<RoleSlot> {
+        vec![
+            RoleSlot::new(PROPOSER, RoleGroup::Lead),
+            RoleSlot::new(DEVIL, RoleGroup::Challenger),
+            RoleSlot::new(REFEREE, RoleGroup::Panel),
+        ]
+    }
+
+    fn define(&self, setting: Setting) -> DebateDefinition {
+        DebateDefinition::new(
+            NAME,
+            &Config {
+                topic: setting.topic,
+                agents: setting.agents,
+                prices: setting.prices,
+            },
+        )
+    }
+}
+
+impl ProtocolKind for AdvocateKind {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "devil's advocate debate"
+    }
+
+    fn commands(&self) -> &'static [CommandSpec] {
+        COMMANDS
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        &[]
+    }
+
+    fn templates(&self) -> &'static [TemplateSpec] {
+        TEMPLATES
+    }
+
+    fn slots(&self) -> &'static [&'static str] {
+        SLOTS
+    }
+
+    fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
+        let options: AdvocateOptions = read_options(input)?;
+        Ok(Box::new(options))
+    }
+
+    fn build(
+        &self,
+        definition: &DebateDefinition,
+        prompts: Arc<PromptSet>,
+    ) -> Result<Box<dyn Protocol>, String> {
+        let config: Config = definition
+            .config()
+            .map_err(|error| format!("the definition does not read: {error}"))?;
+        Ok(Box::new(Advocate::new(config, prompts)))
+    }
+
+    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
+        mode.is_none().then_some(DEMO)
+    }
+
+    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
+        let record: DebateRecord = read_record(files, "debate.yaml", "a quorum debate folder")?;
+        let Some(referee) = record.referee else {
+            return Err(RecomputeError::NoVerdict {
+                path: files.shown("debate.yaml"),
+                reason: "the referee has not scored the case".into(),
+            });
+        };
+        let (verdict, rule) = verdict_of(referee.score);
+        Ok(Recomputed {
+            verdict: Some(verdict),
+            rule,
+            detail: serde_json::json!({ "score": referee.score, "reason": referee.reason }),
+            readings: Vec::new(),
+        })
+    }
+}
+
+/// Makes every command know the devil's advocate debate.
+pub fn register() {
+    quorum::cli::register(&KIND).expect("the devil's advocate debate registers");
+}
