@@ -163,7 +163,8 @@ impl Scenario {
             app.apply(
                 Update::CallStarted {
                     call_id: call_id.clone(),
-                    role: slot,
+                    slot: quorum::protocol::supervision::Slot::new(slot, "evaluation", 1),
+                    attempt: 1,
                     agent: AgentInfo {
                         provider: "script".into(),
                         model: "scripted".into(),

@@ -52,8 +52,12 @@ async fn a_typed_judge_answer_is_checked_then_scored_like_any_other() {
 
     let mut asked = Vec::new();
     let mut refused = Vec::new();
+    let mut rounds = std::collections::BTreeMap::new();
     while let Some(update) = updates.recv().await {
         match update {
+            Update::CallStarted { call_id, slot, .. } => {
+                rounds.insert(call_id, slot.round);
+            }
             Update::AnswerWanted {
                 call_id,
                 role,
@@ -73,7 +77,7 @@ async fn a_typed_judge_answer_is_checked_then_scored_like_any_other() {
             }
             Update::AnswerRejected { call_id, error } => {
                 refused.push(error);
-                let (_, round, _) = quorum::tui::app::parse_call_id(&call_id);
+                let round = rounds[&call_id];
                 controller.send(Command::HumanAnswer {
                     call_id,
                     answer: demo_analyst_answer(round),

@@ -269,7 +269,8 @@ fn moderation_layout_brings_a_judge_back_when_it_starts() {
     app.apply(
         Update::CallStarted {
             call_id: "judge.analyst/evaluation/r1/a1".into(),
-            role: "judge.analyst".into(),
+            slot: quorum::protocol::supervision::Slot::new("judge.analyst", "evaluation", 1),
+            attempt: 1,
             agent: quorum::agent::AgentInfo {
                 provider: "script".into(),
                 model: "scripted".into(),
@@ -430,7 +431,8 @@ fn human_agent_pane() {
     app.apply(
         Update::CallStarted {
             call_id: "judge.analyst/evaluation/r1/a1".into(),
-            role: "judge.analyst".into(),
+            slot: quorum::protocol::supervision::Slot::new("judge.analyst", "evaluation", 1),
+            attempt: 1,
             agent: quorum::agent::AgentInfo {
                 provider: "human".into(),
                 model: "moderator".into(),

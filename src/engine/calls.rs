@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 use super::{Engine, EngineError, Inbox, JournalEvent, RoleAgent, Update, whole_ms};
 use crate::agent::human::HUMAN_PROVIDER;
 use crate::agent::{CallRequest, StreamEvent, Usage};
+use crate::protocol::supervision::Slot;
 use crate::protocol::{CallFailure, CallSpec, Protocol};
 
 /// A call task, and how to push its deadline back.
@@ -395,7 +396,8 @@ impl<P: Protocol> Engine<P> {
         let human = info.provider == HUMAN_PROVIDER;
         self.publish(Update::CallStarted {
             call_id: request.call_id.clone(),
-            role: request.role.clone(),
+            slot: Slot::new(&request.role, &request.stage, request.round),
+            attempt: request.attempt,
             agent: info,
         });
         if human {

@@ -50,6 +50,7 @@ use tokio::task::JoinHandle;
 use crate::agent::human::HumanDesk;
 use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent, Usage};
 use crate::artifact::{ArtifactError, Journal, JournalError, RunDir};
+use crate::protocol::supervision::Slot;
 use crate::protocol::{
     Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, OverrideAction,
     Progress, Protocol, Timestamp,
@@ -142,9 +143,13 @@ pub enum JournalEvent {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Update {
     Progress(Progress),
+    /// A call started: its slot (role, stage, round) and attempt as the
+    /// protocol asked for them, so no reader takes them back out of the
+    /// call id.
     CallStarted {
         call_id: String,
-        role: String,
+        slot: Slot,
+        attempt: u32,
         agent: AgentInfo,
     },
     Chunk {

@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use crate::agent::AgentInfo;
 use crate::artifact::{JournalError, Record, TornTail, read_journal};
+use crate::protocol::supervision::Slot;
 use crate::protocol::usage::Price;
 use crate::protocol::{
     Board, CallSpec, Effect, Input, ModerationItem, OverrideAction, Protocol, Timestamp,
@@ -275,14 +276,31 @@ pub fn fold<P: Protocol>(
                 role,
                 agent,
                 ..
-            } => (observer.observe)(
-                at,
-                Update::CallStarted {
-                    call_id: call_id.clone(),
-                    role: role.clone(),
-                    agent: agent_info(agent),
-                },
-            ),
+            } => {
+                // The protocol asked for the call just before: its slot
+                // and attempt are in the request (a call the journal
+                // started that the protocol no longer has shows its role).
+                let (slot, attempt) = unfinished
+                    .iter()
+                    .find(|spec| spec.request.call_id == *call_id)
+                    .map_or_else(
+                        || (Slot::new(role, "", 0), 1),
+                        |spec| {
+                            let request = &spec.request;
+                            let slot = Slot::new(&request.role, &request.stage, request.round);
+                            (slot, request.attempt)
+                        },
+                    );
+                (observer.observe)(
+                    at,
+                    Update::CallStarted {
+                        call_id: call_id.clone(),
+                        slot,
+                        attempt,
+                        agent: agent_info(agent),
+                    },
+                )
+            }
             JournalEvent::Streamed {
                 call_id,
                 text,

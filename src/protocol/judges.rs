@@ -63,7 +63,25 @@ impl JudgeRole {
             .into_iter()
             .find(|role| role.as_str().eq_ignore_ascii_case(name))
     }
+
+    /// The role slot a judge of this role plays: `judge.analyst`.
+    pub fn slot(self) -> String {
+        format!("{SLOT_PREFIX}{self}")
+    }
+
+    /// The judge role a slot seats, if it is a judge's (`judge.analyst`).
+    pub fn of_slot(slot: &str) -> Option<JudgeRole> {
+        slot.strip_prefix(SLOT_PREFIX).and_then(JudgeRole::parse)
+    }
+
+    /// A slot's pane title: a judge's role (`Analyst`), else the slot.
+    pub fn slot_title(slot: &str) -> String {
+        crate::report::capitalised(slot.strip_prefix(SLOT_PREFIX).unwrap_or(slot))
+    }
 }
+
+/// What a judge's role slot starts with.
+const SLOT_PREFIX: &str = "judge.";
 
 impl fmt::Display for JudgeRole {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -43,18 +43,6 @@ impl Slot {
     }
 }
 
-/// The parts of a call id that [`Slot`] made: `role/stage/rN/aN` →
-/// `(role, stage, round, attempt)`; `None` for anything else. Role names
-/// may not contain `/`, so the split is from the right.
-pub fn split_call_id(call_id: &str) -> Option<(&str, &str, u32, u32)> {
-    let mut parts = call_id.rsplitn(4, '/');
-    let attempt = parts.next()?.strip_prefix('a')?.parse().ok()?;
-    let round = parts.next()?.strip_prefix('r')?.parse().ok()?;
-    let stage = parts.next()?;
-    let role = parts.next()?;
-    Some((role, stage, round, attempt))
-}
-
 /// A call in flight.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LiveCall {
@@ -386,14 +374,9 @@ mod tests {
 
     /// INF-12: a timed-out call is cancelled and retried once with the identical prompt.
     #[test]
-    fn call_ids_split_back_into_their_parts() {
+    fn a_call_id_names_its_slot_and_attempt() {
         let slot = Slot::new("judge.analyst", "evaluation", 2);
-        assert_eq!(
-            split_call_id(&slot.call_id(3)),
-            Some(("judge.analyst", "evaluation", 2, 3))
-        );
-        assert_eq!(split_call_id("proposer/proposal/r1"), None);
-        assert_eq!(split_call_id("not a call"), None);
+        assert_eq!(slot.call_id(3), "judge.analyst/evaluation/r2/a3");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::{
     judge_slot_role, parse, ranking, tree_yaml, verdict,
 };
 use crate::parse::Read;
-use crate::protocol::supervision::{Slot, split_call_id};
+use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
 
 impl DecisionReview {
@@ -135,7 +135,7 @@ impl DecisionReview {
             .get_mut(&role)
             .expect("held_judge found it");
         let prompt = record.prompt.clone().unwrap_or_default();
-        let attempt = split_call_id(call_id).map_or(1, |(_, _, _, attempt)| attempt);
+        let attempt = record.attempt.max(1);
         let reason = match record.result.take() {
             Some(JudgeResult::Malformed { reason } | JudgeResult::Skipped { reason }) => reason,
             _ => String::new(),
@@ -179,10 +179,11 @@ impl DecisionReview {
     pub(super) fn on_judge(
         &mut self,
         role: JudgeRole,
-        call_id: &str,
+        call: &LiveCall,
         output: &str,
         now: Timestamp,
     ) -> Vec<Effect> {
+        let call_id = &call.call_id();
         let judge = self
             .judge_config(role)
             .expect("judge slots come from the panel")
@@ -235,6 +236,7 @@ impl DecisionReview {
             .expect("judges belong to a round");
         let record = evaluation.judges.entry(role).or_default();
         record.call_id = Some(call_id.to_string());
+        record.attempt = call.attempt;
         record.raw = Some(output.to_string());
         record.result = Some(result);
         record.normalised = normalised;
@@ -244,7 +246,7 @@ impl DecisionReview {
     pub(super) fn on_judge_given_up(
         &mut self,
         role: JudgeRole,
-        call_id: &str,
+        call: &LiveCall,
         reason: String,
         now: Timestamp,
     ) -> Vec<Effect> {
@@ -253,7 +255,8 @@ impl DecisionReview {
             .last_mut()
             .expect("judges belong to a round");
         let record = evaluation.judges.entry(role).or_default();
-        record.call_id = Some(call_id.to_string());
+        record.call_id = Some(call.call_id());
+        record.attempt = call.attempt;
         record.result = Some(JudgeResult::Skipped { reason });
         self.conclude_round_if_complete(now)
     }

@@ -130,7 +130,7 @@ impl Participants {
             "critic" => Some(&self.critic),
             _ => self
                 .judges
-                .get(&role.strip_prefix("judge.").and_then(JudgeRole::parse)?)
+                .get(&JudgeRole::of_slot(role)?)
                 .map(String::as_str),
         }
     }
@@ -257,6 +257,8 @@ pub struct RevisionRound {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct JudgeRecord {
     pub call_id: Option<String>,
+    /// The attempt of that call (a moderator's re-run is the next one).
+    pub attempt: u32,
     /// The prompt this judge was sent, for a moderator's re-run.
     pub prompt: Option<String>,
     /// Answers a moderator's re-run replaced, oldest first; each keeps its
@@ -343,7 +345,7 @@ pub fn superseded_judge_file(role: JudgeRole, round: u32, attempt: u32) -> Strin
 }
 
 pub fn judge_slot_role(role: JudgeRole) -> String {
-    format!("judge.{role}")
+    role.slot()
 }
 
 /// A running decision review.
@@ -656,14 +658,8 @@ impl DecisionReview {
     }
 
     fn on_gave_up(&mut self, call: LiveCall, reason: String, now: Timestamp) -> Vec<Effect> {
-        let call_id = &call.call_id();
-        if let Some(role) = call
-            .slot
-            .role
-            .strip_prefix("judge.")
-            .and_then(JudgeRole::parse)
-        {
-            return self.on_judge_given_up(role, call_id, reason, now);
+        if let Some(role) = JudgeRole::of_slot(&call.slot.role) {
+            return self.on_judge_given_up(role, &call, reason, now);
         }
         // A required agent: no fabricated verdict (RULES.md A18).
         self.fail(
@@ -721,14 +717,9 @@ impl crate::protocol::Rules for DecisionReview {
             "critique" => self.on_critique(call, output, now),
             "revision" => self.on_revision(call, output, now),
             _ => {
-                let role = call
-                    .slot
-                    .role
-                    .strip_prefix("judge.")
-                    .and_then(JudgeRole::parse)
-                    .expect("evaluation calls belong to judges");
-                let call_id = call.call_id();
-                self.on_judge(role, &call_id, output, now)
+                let role =
+                    JudgeRole::of_slot(&call.slot.role).expect("evaluation calls belong to judges");
+                self.on_judge(role, &call, output, now)
             }
         }
     }
@@ -1003,11 +994,7 @@ impl crate::protocol::Rules for DecisionReview {
             }
             "revision" => parse::parse_revision(answer, &self.pending_must_address).err(),
             "evaluation" => {
-                let judge = call
-                    .slot
-                    .role
-                    .strip_prefix("judge.")
-                    .and_then(JudgeRole::parse)
+                let judge = JudgeRole::of_slot(&call.slot.role)
                     .and_then(|role| self.judge_config(role))
                     .ok_or("not a judge of this panel")?;
                 let tree = self.current_tree().ok_or("no revised tree yet")?;

@@ -474,7 +474,9 @@ impl DebateYaml {
                 let role = match slot.as_str() {
                     "proposer" => super::PROPOSER_ROLE.to_string(),
                     "critic" => super::CRITIC_ROLE.to_string(),
-                    other => other.strip_prefix("judge.").unwrap_or(other).to_string(),
+                    other => {
+                        JudgeRole::of_slot(other).map_or(other.to_string(), |role| role.to_string())
+                    }
                 };
                 Participant {
                     agent: quick.calls().agent(&slot).unwrap_or_default().to_string(),

@@ -234,7 +234,7 @@ impl QuickConfig {
             }
             QuickMode::Panel => {
                 for role in PANEL {
-                    slots.push((format!("judge.{role}"), RoleGroup::Panel));
+                    slots.push((role.slot(), RoleGroup::Panel));
                 }
             }
             _ => slots.push(("critic".to_string(), RoleGroup::Challenger)),
@@ -720,10 +720,7 @@ impl crate::protocol::Rules for Quick {
             .slots()
             .into_iter()
             .map(|(slot, group)| {
-                let title = match slot.strip_prefix("judge.") {
-                    Some(role) => crate::report::capitalised(role),
-                    None => crate::report::capitalised(&slot),
-                };
+                let title = JudgeRole::slot_title(&slot);
                 RoleInfo {
                     agent: self.calls.agent(&slot).unwrap_or_default().to_string(),
                     slot,

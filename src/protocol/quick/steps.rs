@@ -61,7 +61,7 @@ impl Quick {
             match self.start_call(
                 &prompts::PANEL_REVIEWER,
                 context,
-                &format!("judge.{role}"),
+                &role.slot(),
                 raw_output_path,
                 now,
             ) {
@@ -272,7 +272,7 @@ impl Quick {
     }
 
     fn review_index(&self, slot: &str) -> Option<usize> {
-        let role = slot.strip_prefix("judge.").and_then(JudgeRole::parse)?;
+        let role = JudgeRole::of_slot(slot)?;
         self.reviews.iter().position(|review| review.role == role)
     }
 

@@ -21,6 +21,7 @@ use ratatui_textarea::TextArea;
 use crate::agent::human::HUMAN_PROVIDER;
 use crate::engine::Update;
 use crate::protocol::ItemDecision;
+use crate::protocol::supervision::Slot;
 use crate::protocol::{
     Board, BoardView, LogEntry, LogKind, Outcome, Progress, StageFocus, Timestamp,
 };
@@ -614,9 +615,10 @@ impl App {
             Update::Board(board) => self.set_board(board),
             Update::CallStarted {
                 call_id,
-                role,
+                slot,
+                attempt,
                 agent,
-            } => self.call_started(call_id, &role, agent.to_string(), now),
+            } => self.call_started(call_id, &slot, attempt, agent.to_string(), now),
             Update::Chunk { call_id, text } => self.chunk(&call_id, Segment::Answer, &text, now),
             Update::Reasoning { call_id, text } => {
                 self.chunk(&call_id, Segment::Reasoning, &text, now)
@@ -764,15 +766,21 @@ impl App {
             .min(self.board.items.len().saturating_sub(1));
     }
 
-    fn call_started(&mut self, call_id: String, role: &str, agent: String, now: Instant) {
-        let Some(index) = self.pane_index(role) else {
+    fn call_started(
+        &mut self,
+        call_id: String,
+        slot: &Slot,
+        attempt: u32,
+        agent: String,
+        now: Instant,
+    ) {
+        let Some(index) = self.pane_index(&slot.role) else {
             return;
         };
         // Model names come from flags, files and servers.
         let agent = sanitize(&agent);
-        let (stage, round, attempt) = parse_call_id(&call_id);
         let pane = &mut self.panes[index];
-        let heading = format!("{stage} · round {round} · attempt {attempt}");
+        let heading = format!("{} · round {} · attempt {attempt}", slot.stage, slot.round);
         if pane.doc.source_len() > 0 {
             pane.push_notice(&heading);
         }
@@ -790,7 +798,7 @@ impl App {
         }
         pane.agent = agent;
         pane.attempt = attempt;
-        pane.stage = stage;
+        pane.stage = slot.stage.clone();
         pane.call_started = Some(now);
         pane.first_chunk = None;
         pane.streamed_chars = 0;
@@ -1219,14 +1227,6 @@ fn sanitize_board(board: &mut Board) {
         }
         BoardView::None => {}
     }
-}
-
-/// `(stage, round, attempt)` of a call id `role/stage/rN/aN`.
-pub fn parse_call_id(call_id: &str) -> (String, u32, u32) {
-    crate::protocol::supervision::split_call_id(call_id).map_or_else(
-        || (String::new(), 1, 1),
-        |(_, stage, round, attempt)| (stage.to_string(), round, attempt),
-    )
 }
 
 /// A one-character mark per kind of transcript line.

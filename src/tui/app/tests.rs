@@ -99,7 +99,19 @@ fn items(count: usize) -> Board {
     }
 }
 
+/// Starts `call_id`, a `role/stage/rN/aN` id as the tests write them.
 fn start(app: &mut App, call_id: &str, role: &str) {
+    let parts: Vec<&str> = call_id.rsplitn(4, '/').collect();
+    let number = |part: &str| part[1..].parse::<u32>().unwrap();
+    started(
+        app,
+        call_id,
+        Slot::new(role, parts[2], number(parts[1])),
+        number(parts[0]),
+    );
+}
+
+fn started(app: &mut App, call_id: &str, slot: Slot, attempt: u32) {
     let agent = AgentInfo {
         provider: "script".into(),
         model: "test".into(),
@@ -107,7 +119,8 @@ fn start(app: &mut App, call_id: &str, role: &str) {
     app.apply(
         Update::CallStarted {
             call_id: call_id.into(),
-            role: role.into(),
+            slot,
+            attempt,
             agent,
         },
         Instant::now(),
@@ -544,15 +557,17 @@ fn a_board_sent_before_a_decision_arrived_does_not_undo_it() {
 }
 
 #[test]
-fn call_ids_split_into_stage_round_attempt() {
-    assert_eq!(
-        parse_call_id("judge.analyst/evaluation/r2/a1"),
-        ("evaluation".into(), 2, 1)
+fn a_started_call_is_shown_by_its_slot_never_by_parsing_its_id() {
+    let mut app = app();
+    started(
+        &mut app,
+        "an opaque id",
+        Slot::new("proposer", "proposal", 3),
+        2,
     );
-    assert_eq!(
-        parse_call_id("proposer/proposal/r1/a2"),
-        ("proposal".into(), 1, 2)
-    );
+    let pane = &app.panes[app.pane_index("proposer").unwrap()];
+    assert_eq!(pane.stage, "proposal");
+    assert_eq!(pane.status, PaneStatus::Retrying, "a second attempt");
 }
 
 fn replay_app(speed: f64) -> App {

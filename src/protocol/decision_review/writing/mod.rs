@@ -214,7 +214,7 @@ impl WritingConfig {
             .chain(
                 self.panel
                     .iter()
-                    .map(|seat| (format!("judge.{}", seat.role), RoleGroup::Panel)),
+                    .map(|seat| (seat.role.slot(), RoleGroup::Panel)),
             )
             .chain([(SYNTHESIZER.to_string(), RoleGroup::Synthesizer)])
             .collect()
@@ -733,10 +733,10 @@ impl crate::protocol::Rules for WritingReview {
                     .config
                     .panel
                     .iter()
-                    .find(|seat| format!("judge.{}", seat.role) == slot);
+                    .find(|seat| seat.role.slot() == slot);
                 RoleInfo {
                     agent: self.calls.agent(&slot).unwrap_or_default().to_string(),
-                    title: crate::report::capitalised(slot.strip_prefix("judge.").unwrap_or(&slot)),
+                    title: JudgeRole::slot_title(&slot),
                     binding: seat.is_some_and(|seat| seat.weight == Weight::Binding),
                     slot,
                     group,

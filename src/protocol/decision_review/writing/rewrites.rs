@@ -35,7 +35,7 @@ impl WritingReview {
                 Err(reason) => return self.fail(now, reason),
             };
             let spec = self.calls.start(
-                Slot::new(format!("judge.{}", seat.role), Step::Rewrites.id(), 1),
+                Slot::new(seat.role.slot(), Step::Rewrites.id(), 1),
                 prompt,
                 Some(documents::judge_file(seat.role)),
                 now,
@@ -99,7 +99,7 @@ impl WritingReview {
     }
 
     pub(super) fn judge_index(&self, slot: &str) -> Option<usize> {
-        let role = slot.strip_prefix("judge.").and_then(JudgeRole::parse)?;
+        let role = JudgeRole::of_slot(slot)?;
         self.judges.iter().position(|judge| judge.seat.role == role)
     }
 
