@@ -5,15 +5,19 @@
 //! the moderator's decisions and their submission move it on, and what it
 //! shows (progress, board, documents, description). Everything else that
 //! makes it a [`Protocol`] is here, once, for every protocol: inputs go
-//! through the shared call plumbing ([`Calls::route`]) first, a finished
-//! debate takes only the inputs that still apply after its end, an input
-//! a protocol has no use for is logged as ignored with the protocol's
-//! reason, and the log and usage come from the plumbing.
+//! through the shared call plumbing ([`Calls::route`]) first, the
+//! moderator's decisions go into the protocol's [`ItemBook`] and a
+//! submission settles them there (the protocol hears only which items were
+//! settled how), a finished debate takes only the inputs that still apply
+//! after its end, an input a protocol has no use for is logged as ignored
+//! with the protocol's reason, and the log and usage come from the
+//! plumbing.
 //!
 //! Not responsible for any protocol rule: what an answer, a skip or a
 //! decision does is the protocol's.
 
 use super::calls::{Calls, Routed};
+use super::items::ItemBook;
 use super::supervision::LiveCall;
 use super::usage::UsageLedger;
 use super::{
@@ -45,9 +49,25 @@ impl Default for Refusals {
     }
 }
 
+/// A debate's item book, the plumbing its decisions are logged through,
+/// and whether a moderation is open now ([`Rules::moderation`]).
+pub struct Moderation<'a, S> {
+    pub book: &'a mut ItemBook<S>,
+    pub calls: &'a mut Calls,
+    pub open: bool,
+}
+
+/// An item settled by a submitted moderation: what it is about, the
+/// decision and the moderator's note.
+pub type Settled<S> = (S, ItemDecision, Option<String>);
+
 /// A protocol's own decisions. Implementing it makes a type a
 /// [`Protocol`]: the skeleton routes the inputs and answers for the rest.
 pub trait Rules: Send {
+    /// What a moderator's item is about, in the protocol's terms (a
+    /// challenge, a hypothesis's ruling, a plan section).
+    type Subject: Clone;
+
     /// The call plumbing the debate owns.
     fn calls(&self) -> &Calls;
     fn calls_mut(&mut self) -> &mut Calls;
@@ -68,22 +88,27 @@ pub trait Rules: Send {
         now: Timestamp,
     ) -> Vec<Effect>;
 
-    /// The moderator decided an item (changeable until submitted).
-    fn item_decided(
+    /// Its item book, and whether a moderation is open now: decisions are
+    /// recorded there until the moderation is submitted.
+    fn moderation(&mut self) -> Moderation<'_, Self::Subject>;
+    /// What a decision means for its subject, for the log (`held back`).
+    fn decided_verb(subject: &Self::Subject, decision: ItemDecision) -> &'static str {
+        let _ = subject;
+        decision.past_tense()
+    }
+    /// Why a decision on `item_id` is refused before the book sees it
+    /// (`moderation is over`); `None` leaves it to the book.
+    fn decision_refusal(&self, item_id: &str) -> Option<String> {
+        let _ = item_id;
+        None
+    }
+    /// The moderation was submitted with every item decided: what the
+    /// decisions do, in the order the items were raised.
+    fn items_settled(
         &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
+        settled: Vec<Settled<Self::Subject>>,
         now: Timestamp,
-    ) -> Vec<Effect> {
-        let _ = (item_id, decision, note, now);
-        Vec::new()
-    }
-    /// The moderator submitted the round's decisions.
-    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        let _ = now;
-        Vec::new()
-    }
+    ) -> Vec<Effect>;
     /// A deferred item settled after the end; by default refused in the
     /// log with [`Refusals::resolution`].
     fn item_resolved(
@@ -216,8 +241,31 @@ fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<E
             item_id,
             decision,
             note,
-        } => rules.item_decided(item_id, *decision, note.as_deref(), now),
-        Input::ModerationSubmitted => rules.moderation_submitted(now),
+        } => {
+            if let Some(why) = rules.decision_refusal(item_id) {
+                let message = format!("ignored a decision on {item_id}: {why}");
+                rules
+                    .calls_mut()
+                    .push_log(now, LogKind::Note, None, message);
+                return Vec::new();
+            }
+            let Moderation { book, calls, open } = rules.moderation();
+            let decided = (item_id.as_str(), *decision, note.as_deref());
+            book.decide(calls, now, open, decided, R::decided_verb);
+            Vec::new()
+        }
+        Input::ModerationSubmitted => {
+            let Moderation { book, calls, open } = rules.moderation();
+            if !open {
+                let message = "ignored a submission: no moderation is open".to_string();
+                calls.push_log(now, LogKind::Note, None, message);
+                return Vec::new();
+            }
+            match book.submit(calls, now) {
+                Some(settled) => rules.items_settled(settled, now),
+                None => Vec::new(),
+            }
+        }
         Input::ItemResolved {
             item_id,
             decision,

@@ -22,9 +22,9 @@ use quorum::protocol::registry::{
 use quorum::protocol::supervision::{LiveCall, Slot};
 use quorum::protocol::usage::Price;
 use quorum::protocol::{
-    Board, Description, Document, Effect, ItemDecision, LogKind, ModerationItem, Outcome, Progress,
-    Protocol, Refusals, RegionInfo, RoleGroup, RoleInfo, Rules, StageFocus, StageInfo, Timestamp,
-    Verdict,
+    Board, Description, Document, Effect, LogKind, Moderation, ModerationItem, Outcome, Progress,
+    Protocol, Refusals, RegionInfo, RoleGroup, RoleInfo, Rules, Settled, StageFocus, StageInfo,
+    Timestamp, Verdict,
 };
 use quorum::rulings::{Ruled, Ruling};
 use quorum::spec::SpecError;
@@ -406,6 +406,8 @@ pub struct RecordedObjection {
 }
 
 impl Rules for Advocate {
+    type Subject = String;
+
     fn calls(&self) -> &Calls {
         &self.calls
     }
@@ -509,32 +511,15 @@ impl Rules for Advocate {
         self.fail(format!("the {role} gave no answer ({reason})"), now)
     }
 
-    fn item_decided(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let open = self.step == Step::Moderation;
-        self.objections.decide(
-            &mut self.calls,
-            now,
-            open,
-            (item_id, decision, note),
-            |_, decision| match decision {
-                ItemDecision::Accept => "accepted",
-                ItemDecision::Reject => "rejected",
-                ItemDecision::Defer => "deferred",
-            },
-        );
-        Vec::new()
+    fn moderation(&mut self) -> Moderation<'_, String> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.objections,
+            calls: &mut self.calls,
+        }
     }
 
-    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.step != Step::Moderation || self.objections.submit(&mut self.calls, now).is_none() {
-            return Vec::new();
-        }
+    fn items_settled(&mut self, _settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
         let context = serde_json::json!({
             "topic": self.config.topic,
             "case": self.case,

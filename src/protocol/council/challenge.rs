@@ -13,7 +13,7 @@ use super::packets::PacketKind;
 use super::parse::ChallengeText;
 use super::{Council, RoundRecord, Step, count, documents, parse, pretty, prompts};
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, ItemDecision, LogKind, ModerationItem, Timestamp};
+use crate::protocol::{Effect, ItemDecision, LogKind, ModerationItem, Settled, Timestamp};
 use crate::report::one_line;
 
 impl Council {
@@ -350,35 +350,11 @@ impl Council {
         vec![Effect::AwaitModeration { items: pending }]
     }
 
-    pub(super) fn on_item_decided(
+    pub(super) fn on_items_settled(
         &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
+        decided: Vec<Settled<String>>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let open = self.step == Step::Moderation;
-        self.items.decide(
-            &mut self.calls,
-            now,
-            open,
-            (item_id, decision, note),
-            |_, decision| match decision {
-                ItemDecision::Accept => "to be delivered",
-                ItemDecision::Reject => "dropped as no challenge",
-                ItemDecision::Defer => "held back",
-            },
-        );
-        Vec::new()
-    }
-
-    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.step != Step::Moderation {
-            return Vec::new();
-        }
-        let Some(decided) = self.items.submit(&mut self.calls, now) else {
-            return Vec::new();
-        };
         let round = self.round;
         let counts = crate::protocol::items::tally(&decided);
         for (id, decision, note) in decided {

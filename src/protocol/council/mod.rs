@@ -84,7 +84,7 @@ use super::{
     Board, ContextDoc, Description, Document, Effect, LogKind, Outcome, Progress, Publication,
     RegionInfo, RoleGroup, RoleInfo, Timestamp,
 };
-use super::{ItemDecision, Refusals};
+use super::{ItemDecision, Moderation, Refusals, Settled};
 use crate::prompts::PromptSet;
 
 /// Everything that defines one council. Journaled as the first event.
@@ -697,6 +697,8 @@ pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
 }
 
 impl crate::protocol::Rules for Council {
+    type Subject = String;
+
     fn calls(&self) -> &Calls {
         &self.calls
     }
@@ -723,18 +725,24 @@ impl crate::protocol::Rules for Council {
         self.on_gave_up(call, reason, now)
     }
 
-    fn item_decided(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_item_decided(item_id, decision, note, now)
+    fn moderation(&mut self) -> Moderation<'_, String> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.items,
+            calls: &mut self.calls,
+        }
     }
 
-    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.on_moderation_submitted(now)
+    fn decided_verb(_subject: &String, decision: ItemDecision) -> &'static str {
+        match decision {
+            ItemDecision::Accept => "to be delivered",
+            ItemDecision::Reject => "dropped as no challenge",
+            ItemDecision::Defer => "held back",
+        }
+    }
+
+    fn items_settled(&mut self, settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
+        self.on_items_settled(settled, now)
     }
 
     fn refusals(&self) -> Refusals {

@@ -53,6 +53,7 @@ use super::{
     LogKind, ModerationItem, Outcome, OverrideAction, Progress, RegionInfo, RoleGroup, RoleInfo,
     Timestamp,
 };
+use super::{Moderation, Settled};
 
 pub use super::ContextDoc;
 pub use super::calls::CallDiagnostic;
@@ -699,6 +700,8 @@ impl DecisionReview {
 }
 
 impl crate::protocol::Rules for DecisionReview {
+    type Subject = ();
+
     fn calls(&self) -> &Calls {
         &self.calls
     }
@@ -741,18 +744,20 @@ impl crate::protocol::Rules for DecisionReview {
         self.on_gave_up(call, reason, now)
     }
 
-    fn item_decided(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_item_decided(item_id, decision, note, now)
+    fn moderation(&mut self) -> Moderation<'_, ()> {
+        Moderation {
+            open: self.stage == Stage::Moderation,
+            book: &mut self.items,
+            calls: &mut self.calls,
+        }
     }
 
-    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.on_moderation_submitted(now)
+    fn decision_refusal(&self, item_id: &str) -> Option<String> {
+        DecisionReview::decision_refusal(self, item_id)
+    }
+
+    fn items_settled(&mut self, _settled: Vec<Settled<()>>, now: Timestamp) -> Vec<Effect> {
+        self.on_items_settled(now)
     }
 
     fn item_resolved(
@@ -1091,14 +1096,6 @@ pub fn change_verb(change_type: ChangeType) -> &'static str {
         ChangeType::Replace => "replaced",
         ChangeType::AddFallback => "added a fallback to",
         ChangeType::Decline => "declined to change",
-    }
-}
-
-fn past_tense(decision: ItemDecision) -> &'static str {
-    match decision {
-        ItemDecision::Accept => "accepted",
-        ItemDecision::Reject => "rejected",
-        ItemDecision::Defer => "deferred",
     }
 }
 

@@ -5,7 +5,7 @@
 //! makes of the rulings: [`super::revision`] checks that.
 
 use super::model::ItemDecision;
-use super::{DecisionReview, ReviewMode, Stage, clean_note, item_ids, past_tense};
+use super::{DecisionReview, ReviewMode, Stage, clean_note, item_ids};
 use crate::protocol::{Effect, ItemResolution, LogKind, Outcome, Protocol, Timestamp};
 
 impl DecisionReview {
@@ -25,49 +25,17 @@ impl DecisionReview {
         }
     }
 
-    pub(super) fn on_item_decided(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    /// A decision outside the moderation, or on an item the debate does
+    /// not have, is refused.
+    pub(super) fn decision_refusal(&self, item_id: &str) -> Option<String> {
         if self.stage != Stage::Moderation {
-            self.push_log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on {item_id}: moderation is over"),
-            );
-            return Vec::new();
+            return Some("moderation is over".into());
         }
-        if !self.has_item(item_id) {
-            self.push_log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on unknown item {item_id}"),
-            );
-            return Vec::new();
-        }
-        let note = clean_note(note);
-        self.items.decide(
-            &mut self.calls,
-            now,
-            true,
-            (item_id, decision, note.as_deref()),
-            |_, decision| past_tense(decision),
-        );
-        Vec::new()
+        (!self.has_item(item_id)).then(|| "it is not an item of this debate".into())
     }
 
-    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.stage != Stage::Moderation {
-            return Vec::new();
-        }
-        if self.items.submit(&mut self.calls, now).is_none() {
-            return Vec::new();
-        }
+    /// Every item is decided: the revision (or the verdict) follows.
+    pub(super) fn on_items_settled(&mut self, now: Timestamp) -> Vec<Effect> {
         let accepted: Vec<String> = self
             .items_decided(ItemDecision::Accept)
             .into_iter()
@@ -108,7 +76,7 @@ impl DecisionReview {
             Some(other) => {
                 return Some(format!(
                     "it was {} in moderation, not deferred",
-                    past_tense(other)
+                    other.past_tense()
                 ));
             }
             None => return Some("it was not deferred in moderation".into()),
@@ -141,12 +109,12 @@ impl DecisionReview {
         let was_pending = self.reopen_pending();
         let mut message = format!(
             "{item_id} deferred → {} after the verdict",
-            past_tense(decision)
+            decision.past_tense()
         );
         if let Some(earlier) = self.resolution(item_id) {
             message.push_str(&format!(
                 ", replacing the earlier resolution ({})",
-                past_tense(earlier.decision)
+                earlier.decision.past_tense()
             ));
         }
         if let Some(note) = &note {

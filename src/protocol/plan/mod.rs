@@ -55,7 +55,6 @@ use serde_json::json;
 
 use self::model::{Assumption, Check, DecidedBy, Decision, Item, Response, Source, Verification};
 use self::parse::Written;
-use super::Refusals;
 use super::calls::{Calls, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
@@ -65,6 +64,7 @@ use super::{
     ItemResolution, LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, RoleInfo,
     StageFocus, Timestamp,
 };
+use super::{Moderation, Refusals, Settled};
 use crate::parse::readings_line;
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
 use crate::report::one_line;
@@ -654,6 +654,8 @@ fn listed(ids: &[String], one: &str, many: &str) -> String {
 }
 
 impl crate::protocol::Rules for Plan {
+    type Subject = PlanSubject;
+
     fn calls(&self) -> &Calls {
         &self.calls
     }
@@ -680,18 +682,29 @@ impl crate::protocol::Rules for Plan {
         self.on_gave_up(call, reason, now)
     }
 
-    fn item_decided(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_item_decided(item_id, decision, note, now)
+    fn moderation(&mut self) -> Moderation<'_, PlanSubject> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.book,
+            calls: &mut self.calls,
+        }
     }
 
-    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.on_moderation_submitted(now)
+    fn decided_verb(subject: &PlanSubject, decision: ItemDecision) -> &'static str {
+        subject.how(decision)
+    }
+
+    /// Only an item of the round under moderation can be decided.
+    fn decision_refusal(&self, item_id: &str) -> Option<String> {
+        let open = self.step == Step::Moderation
+            && self
+                .item(item_id)
+                .is_some_and(|item| item.round == self.round);
+        (!open).then(|| "it is not open".to_string())
+    }
+
+    fn items_settled(&mut self, settled: Vec<Settled<PlanSubject>>, now: Timestamp) -> Vec<Effect> {
+        self.on_items_settled(settled, now)
     }
 
     fn item_resolved(

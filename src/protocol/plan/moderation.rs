@@ -11,7 +11,7 @@ use super::model::{DecidedBy, Decision, Item, Source};
 use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, ItemDecision, LogKind, ModerationItem, Suggestion, Timestamp};
+use crate::protocol::{Effect, LogKind, ModerationItem, Settled, Suggestion, Timestamp};
 use serde_json::json;
 
 impl Plan {
@@ -133,42 +133,11 @@ impl Plan {
         vec![Effect::AwaitModeration { items }]
     }
 
-    pub(super) fn on_item_decided(
+    pub(super) fn on_items_settled(
         &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
+        decided: Vec<Settled<PlanSubject>>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let open = self
-            .item(item_id)
-            .is_some_and(|item| item.round == self.round);
-        if self.step != Step::Moderation || !open {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a decision on {item_id}: it is not open"),
-            );
-            return Vec::new();
-        }
-        self.book.decide(
-            &mut self.calls,
-            now,
-            true,
-            (item_id, decision, note),
-            |subject, decision| subject.how(decision),
-        );
-        Vec::new()
-    }
-
-    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.step != Step::Moderation {
-            return Vec::new();
-        }
-        let Some(decided) = self.book.submit(&mut self.calls, now) else {
-            return Vec::new();
-        };
         let count = decided.len();
         let mut overridden = 0;
         for (subject, decision, note) in decided {

@@ -41,7 +41,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use self::parse::{Vulnerability, bottom_line, parse_vulnerabilities};
-use super::Refusals;
 use super::calls::{Calls, Unusable};
 use super::items::{ItemBook, ItemRecord};
 use super::judges::JudgeRole;
@@ -51,6 +50,7 @@ use super::{
     Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Outcome, Progress,
     RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo, Timestamp,
 };
+use super::{Moderation, Refusals, Settled};
 use crate::prompts::{PromptSet, TemplateSpec};
 
 /// The role the proposer plays in the record.
@@ -621,6 +621,8 @@ fn as_ruling(record: &ItemRecord<String>) -> Option<Ruling> {
 }
 
 impl crate::protocol::Rules for Quick {
+    type Subject = String;
+
     fn calls(&self) -> &Calls {
         &self.calls
     }
@@ -647,18 +649,24 @@ impl crate::protocol::Rules for Quick {
         self.on_gave_up(call, reason, by_moderator, now)
     }
 
-    fn item_decided(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_item_decided(item_id, decision, note, now)
+    fn moderation(&mut self) -> Moderation<'_, String> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.book,
+            calls: &mut self.calls,
+        }
     }
 
-    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.on_moderation_submitted(now)
+    fn decided_verb(_subject: &String, decision: ItemDecision) -> &'static str {
+        match decision {
+            ItemDecision::Accept => "confirmed",
+            ItemDecision::Reject => "set aside",
+            ItemDecision::Defer => "left open",
+        }
+    }
+
+    fn items_settled(&mut self, settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
+        self.on_items_settled(settled, now)
     }
 
     fn refusals(&self) -> Refusals {

@@ -10,7 +10,7 @@
 use super::parse::Vulnerability;
 use super::{Quick, Step};
 use crate::protocol::items::tally;
-use crate::protocol::{Effect, ItemDecision, LogKind, ModerationItem, Timestamp};
+use crate::protocol::{Effect, ItemDecision, LogKind, ModerationItem, Settled, Timestamp};
 use crate::rulings::{self, Ruled};
 
 impl Quick {
@@ -109,35 +109,11 @@ impl Quick {
             .collect()
     }
 
-    pub(super) fn on_item_decided(
+    pub(super) fn on_items_settled(
         &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
+        decided: Vec<Settled<String>>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let open = self.step == Step::Moderation;
-        self.book.decide(
-            &mut self.calls,
-            now,
-            open,
-            (item_id, decision, note),
-            |_, decision| match decision {
-                ItemDecision::Accept => "confirmed",
-                ItemDecision::Reject => "set aside",
-                ItemDecision::Defer => "left open",
-            },
-        );
-        Vec::new()
-    }
-
-    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.step != Step::Moderation {
-            return Vec::new();
-        }
-        let Some(decided) = self.book.submit(&mut self.calls, now) else {
-            return Vec::new();
-        };
         let [accepted, rejected, deferred] = tally(&decided);
         let message = format!(
             "triage submitted: {accepted} accepted, {rejected} rejected, {deferred} deferred"

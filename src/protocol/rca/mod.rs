@@ -61,8 +61,8 @@ use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::Price;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Outcome, Progress,
-    Refusals, RegionInfo, RoleGroup, RoleInfo, StageFocus, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Moderation, Outcome,
+    Progress, Refusals, RegionInfo, RoleGroup, RoleInfo, Settled, StageFocus, Timestamp,
 };
 use crate::parse::readings_line;
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
@@ -545,6 +545,8 @@ fn hypothesis(number: usize, owner: &str, finding: &Finding, source: &str) -> Hy
 }
 
 impl crate::protocol::Rules for Rca {
+    type Subject = ItemSubject;
+
     fn calls(&self) -> &Calls {
         &self.calls
     }
@@ -571,18 +573,27 @@ impl crate::protocol::Rules for Rca {
         self.on_gave_up(call, reason, now)
     }
 
-    fn item_decided(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_item_decided(item_id, decision, note, now)
+    fn moderation(&mut self) -> Moderation<'_, ItemSubject> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.items,
+            calls: &mut self.calls,
+        }
     }
 
-    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.on_moderation_submitted(now)
+    fn decided_verb(subject: &ItemSubject, decision: ItemDecision) -> &'static str {
+        match (subject, decision) {
+            (ItemSubject::Challenge(_), ItemDecision::Accept) => "to be delivered",
+            (ItemSubject::Challenge(_), ItemDecision::Reject) => "dropped",
+            (ItemSubject::Challenge(_), ItemDecision::Defer) => "held back",
+            (ItemSubject::Ruling { .. }, ItemDecision::Accept) => "ruling upheld",
+            (ItemSubject::Ruling { .. }, ItemDecision::Reject) => "ruling overturned",
+            (ItemSubject::Ruling { .. }, ItemDecision::Defer) => "ruling sent back to the critic",
+        }
+    }
+
+    fn items_settled(&mut self, settled: Vec<Settled<ItemSubject>>, now: Timestamp) -> Vec<Effect> {
+        self.on_items_settled(settled, now)
     }
 
     fn refusals(&self) -> Refusals {

@@ -8,7 +8,7 @@
 
 use super::model::{ChallengeState, Moderated, RulingWord};
 use super::{ItemSubject, MAX_ROUNDS, Rca, Step, count};
-use crate::protocol::{Effect, ItemDecision, LogKind, Timestamp};
+use crate::protocol::{Effect, ItemDecision, LogKind, Settled, Timestamp};
 
 impl Rca {
     pub(super) fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -36,40 +36,11 @@ impl Rca {
         vec![Effect::AwaitModeration { items: pending }]
     }
 
-    pub(super) fn on_item_decided(
+    pub(super) fn on_items_settled(
         &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
+        decided: Vec<Settled<ItemSubject>>,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let open = self.step == Step::Moderation;
-        self.items.decide(
-            &mut self.calls,
-            now,
-            open,
-            (item_id, decision, note),
-            |subject, decision| match (subject, decision) {
-                (ItemSubject::Challenge(_), ItemDecision::Accept) => "to be delivered",
-                (ItemSubject::Challenge(_), ItemDecision::Reject) => "dropped",
-                (ItemSubject::Challenge(_), ItemDecision::Defer) => "held back",
-                (ItemSubject::Ruling { .. }, ItemDecision::Accept) => "ruling upheld",
-                (ItemSubject::Ruling { .. }, ItemDecision::Reject) => "ruling overturned",
-                (ItemSubject::Ruling { .. }, ItemDecision::Defer) => {
-                    "ruling sent back to the critic"
-                }
-            },
-        );
-        Vec::new()
-    }
-
-    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.step != Step::Moderation {
-            return Vec::new();
-        }
-        let Some(decided) = self.items.submit(&mut self.calls, now) else {
-            return Vec::new();
-        };
         let round = self.round;
         let counts = crate::protocol::items::tally(&decided);
         for (subject, decision, note) in decided {

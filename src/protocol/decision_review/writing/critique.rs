@@ -116,37 +116,12 @@ impl WritingReview {
         vec![Effect::AwaitModeration { items: pending }]
     }
 
-    pub(super) fn on_item_decided(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) {
-        let open = self.step == Step::Moderation && self.outcome.is_none();
-        self.items.decide(
-            &mut self.calls,
-            now,
-            open,
-            (item_id, decision, note),
-            |_, decision| decision.past_tense(),
-        );
-    }
-
     /// The rulings are in: the judges rewrite with them.
-    pub(super) fn on_moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.step != Step::Moderation || self.outcome.is_some() {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                "ignored a submission: no moderation is open".into(),
-            );
-            return Vec::new();
-        }
-        let Some(decided) = self.items.submit(&mut self.calls, now) else {
-            return Vec::new();
-        };
+    pub(super) fn on_items_settled(
+        &mut self,
+        decided: Vec<Settled<String>>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
         let [accepted, rejected, deferred] = crate::protocol::items::tally(&decided);
         self.log(
             now,

@@ -56,7 +56,6 @@ use super::ReviewMode;
 use super::model::Weight;
 use crate::parse::{Read, readings_line};
 use crate::prompts::{PromptSet, TemplateSpec};
-use crate::protocol::Refusals;
 use crate::protocol::calls::{Calls, Unusable};
 use crate::protocol::items::ItemBook;
 use crate::protocol::judges::JudgeRole;
@@ -67,6 +66,7 @@ use crate::protocol::{
     ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo,
     Timestamp,
 };
+use crate::protocol::{Moderation, Refusals, Settled};
 use crate::rulings::{Ruled, Ruling};
 
 /// The slot of the role that merges the rewrites.
@@ -640,6 +640,8 @@ impl WritingReview {
 }
 
 impl crate::protocol::Rules for WritingReview {
+    type Subject = String;
+
     fn calls(&self) -> &Calls {
         &self.calls
     }
@@ -671,19 +673,16 @@ impl crate::protocol::Rules for WritingReview {
         self.on_gave_up(call, reason, now)
     }
 
-    fn item_decided(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_item_decided(item_id, decision, note, now);
-        Vec::new()
+    fn moderation(&mut self) -> Moderation<'_, String> {
+        Moderation {
+            open: self.step == Step::Moderation && self.outcome.is_none(),
+            book: &mut self.items,
+            calls: &mut self.calls,
+        }
     }
 
-    fn moderation_submitted(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.on_moderation_submitted(now)
+    fn items_settled(&mut self, settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
+        self.on_items_settled(settled, now)
     }
 
     fn refusals(&self) -> Refusals {
