@@ -342,12 +342,14 @@ pub struct Engine<P: Protocol> {
     /// before the engine next waits: while the calls are out, not when
     /// their answers land (a new folder costs its parent an fsync).
     raw_folders_due: Vec<String>,
-    /// Per artifact file, the document contents (before [`Document::for_disk`])
-    /// that its file on disk was last written from, to skip unchanged
-    /// documents without rendering them again.
+    /// Per artifact file, the fingerprint of the document contents (before
+    /// [`Document::for_disk`]) that its file on disk was last written
+    /// from, to skip unchanged documents without rendering them again. A
+    /// fingerprint, not the text: the engine holds no copy of the run
+    /// folder.
     ///
     /// [`Document::for_disk`]: crate::protocol::Document::for_disk
-    written: HashMap<String, String>,
+    written: HashMap<String, records::Fingerprint>,
     /// A step changed what the documents may say; they are rewritten once
     /// the step's effects have been applied (new calls already running), so
     /// the rewrite is off the path from one call to the next.
@@ -1013,7 +1015,8 @@ impl<P: Protocol> Engine<P> {
         }
         self.inputs_unsynced = false;
         for (call_id, path, output) in raw {
-            self.written.insert(path.clone(), output.to_string());
+            self.written
+                .insert(path.clone(), records::Fingerprint::of(output));
             self.publish(Update::RawPersisted {
                 call_id: call_id.to_string(),
                 path,

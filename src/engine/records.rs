@@ -60,6 +60,26 @@ pub(super) fn sync_journal_beside<R>(
     })
 }
 
+/// What a file was last written from, without its text: its length and a
+/// 64-bit hash. Two different texts of one length share a fingerprint with
+/// a chance of one in 2^64, far below a disk's silent corruption; the
+/// journal stays the record either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Fingerprint {
+    len: usize,
+    hash: u64,
+}
+
+impl Fingerprint {
+    pub(super) fn of(text: &str) -> Fingerprint {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        Fingerprint {
+            len: text.len(),
+            hash: BuildHasherDefault::<DefaultHasher>::default().hash_one(text.as_bytes()),
+        }
+    }
+}
+
 /// Text a call streamed since its last journaled batch.
 pub(super) struct StreamBatch {
     pub(super) text: String,
@@ -324,7 +344,8 @@ impl<P: Protocol> Engine<P> {
         let mut bytes = 0;
         for document in self.protocol.documents() {
             bytes += document.contents.len();
-            if self.written.get(&document.path) == Some(&document.contents) {
+            let fingerprint = Fingerprint::of(&document.contents);
+            if self.written.get(&document.path) == Some(&fingerprint) {
                 continue;
             }
             let for_disk = document.for_disk().into_owned();
@@ -337,13 +358,14 @@ impl<P: Protocol> Engine<P> {
                 // (When current: a resumed or reopened debate, its file up to date.)
                 files.push((document.path.clone(), for_disk));
             }
-            self.written.insert(document.path, document.contents);
+            self.written.insert(document.path, fingerprint);
         }
         let mut publications = Vec::new();
         for publication in self.protocol.publications() {
             let key = publication.path.display().to_string();
-            if self.written.get(&key) != Some(&publication.contents) {
-                self.written.insert(key, publication.contents.clone());
+            let fingerprint = Fingerprint::of(&publication.contents);
+            if self.written.get(&key) != Some(&fingerprint) {
+                self.written.insert(key, fingerprint);
                 publications.push(publication);
             }
         }
