@@ -4,8 +4,9 @@
 //! method to it. When the engine hands it a finished judge call, the spy first
 //! looks at the disk: the judge's raw file must already exist and hold exactly
 //! the text the protocol is about to parse, the journal must already end with
-//! that input, and the protocol must not know about the file yet. Only then is
-//! the input passed on, after which the protocol must hold that very text.
+//! that input, and the protocol must not hold that answer yet. Only then is
+//! the input passed on, after which the protocol must hold that very text
+//! (the judge's file is the engine's: the protocol renders it no more).
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -63,10 +64,22 @@ fn shows_verbatim(contents: &str, raw: &str) -> bool {
             && contents.split_once('\n').map(|(_, rest)| rest) == Some(raw)
 }
 
+/// `(role, round)` of a judge call id.
+fn judge_of(call_id: &str) -> (JudgeRole, u32) {
+    let mut parts = call_id.split('/');
+    let role = JudgeRole::of_slot(parts.next().unwrap()).expect("a judge call");
+    let round = parts
+        .nth(1)
+        .and_then(|round| round.strip_prefix('r'))
+        .and_then(|round| round.parse().ok())
+        .expect("a round");
+    (role, round)
+}
+
 /// Delegates everything to `inner`, checking persist-on-collect around
 /// every finished judge call.
-struct Spy<P: Protocol> {
-    inner: P,
+struct Spy {
+    inner: DecisionReview,
     run_dir: PathBuf,
     /// Judge calls checked before the protocol saw them, in order.
     checked: Vec<String>,
@@ -74,8 +87,8 @@ struct Spy<P: Protocol> {
     waiting: Vec<usize>,
 }
 
-impl<P: Protocol> Spy<P> {
-    fn new(inner: P, run_dir: &Path) -> Self {
+impl Spy {
+    fn new(inner: DecisionReview, run_dir: &Path) -> Self {
         Spy {
             inner,
             run_dir: run_dir.to_path_buf(),
@@ -89,6 +102,19 @@ impl<P: Protocol> Spy<P> {
             .documents()
             .into_iter()
             .find(|document| document.path == path)
+    }
+
+    /// The answer the protocol holds for the judge of `call_id`.
+    fn held(&self, call_id: &str) -> Option<String> {
+        let (role, round) = judge_of(call_id);
+        self.inner
+            .evaluations()
+            .iter()
+            .find(|evaluation| evaluation.round == round)?
+            .judges
+            .get(&role)?
+            .raw
+            .clone()
     }
 
     /// The engine has collected a judge's answer and is about to apply it;
@@ -145,30 +171,36 @@ impl<P: Protocol> Spy<P> {
                 "{relative}, collected with {call_id}, is on disk before either is parsed"
             );
         }
-        // INF-03: the scores are not applied yet: the protocol does not know
-        // this judge's file.
+        // INF-03: the scores are not applied yet: the protocol does not hold
+        // this answer.
         assert!(
-            self.document(&relative).is_none(),
-            "the protocol already shows {relative} before {call_id} was applied"
+            self.held(call_id).as_deref() != Some(output),
+            "the protocol already holds {call_id}'s answer before it was applied"
         );
         waiting.len()
     }
 
-    /// The protocol has applied the judge's answer.
+    /// The protocol has applied the judge's answer: it holds it verbatim,
+    /// and a marked file it renders (an answer that could not be read)
+    /// shows it verbatim too.
     fn after_judge_input(&self, call_id: &str, output: &str) {
-        let relative = judge_file_of(call_id);
-        let document = self
-            .document(&relative)
-            .unwrap_or_else(|| panic!("the protocol took no file {relative} from {call_id}"));
-        assert!(
-            shows_verbatim(&document.contents, output),
-            "{relative} as the protocol renders it is not the persisted output:\n{}",
-            document.contents
+        assert_eq!(
+            self.held(call_id).as_deref(),
+            Some(output),
+            "the protocol did not take {call_id}'s answer as persisted"
         );
+        let relative = judge_file_of(call_id);
+        if let Some(document) = self.document(&relative) {
+            assert!(
+                shows_verbatim(&document.contents, output),
+                "{relative} as the protocol marks it is not the persisted output:\n{}",
+                document.contents
+            );
+        }
     }
 }
 
-impl<P: Protocol> Protocol for Spy<P> {
+impl Protocol for Spy {
     fn start(&mut self, now: Timestamp) -> Vec<Effect> {
         self.inner.start(now)
     }

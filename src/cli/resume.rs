@@ -121,7 +121,7 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         // the files it changes.
         let run_dir = RunDir::open(dir)?;
         report_swept(&run_dir, &folded.protocol)?;
-        let rewritten = crate::engine::resume::rewrite_stale_documents(&folded.protocol, &run_dir)?;
+        let rewritten = crate::engine::resume::rewrite_stale_documents(&folded, &run_dir)?;
         if !rewritten.is_empty() {
             eprintln!(
                 "quorum: brought {} up to date with the journal",

@@ -202,6 +202,10 @@ pub struct ResumePoint {
     pub unfinished: Vec<CallSpec>,
     pub moderation: Option<Vec<ModerationItem>>,
     pub extended: std::collections::BTreeMap<String, Duration>,
+    /// Every answer on record with its raw-output file, as the live run
+    /// wrote it when it came: written again where the file is missing or
+    /// says something else.
+    pub answers: Vec<(String, String)>,
 }
 
 impl<P> From<&resume::Folded<P>> for ResumePoint {
@@ -210,6 +214,7 @@ impl<P> From<&resume::Folded<P>> for ResumePoint {
             unfinished: folded.unfinished.clone(),
             moderation: folded.moderation.clone(),
             extended: folded.extended.clone(),
+            answers: folded.answers.clone(),
         }
     }
 }
@@ -493,6 +498,13 @@ impl<P: Protocol> Engine<P> {
             .append(self.now(), &JournalEvent::Resumed { restarted })?;
         self.log_published = self.protocol.log().len();
         self.extra_time = folded.extended.into_iter().collect();
+        for (path, output) in &folded.answers {
+            if self.run_dir.read_to_string(path).ok().as_deref() != Some(output.as_str()) {
+                self.run_dir.write(path, output.as_bytes())?;
+            }
+            self.written
+                .insert(path.clone(), records::Fingerprint::of(output));
+        }
         self.after_step()?;
         self.write_documents()?;
         let mut queue = Vec::new();

@@ -113,6 +113,10 @@ pub struct Folded<P> {
     pub finish_journaled: bool,
     /// Inputs folded, for the resume message.
     pub inputs: usize,
+    /// Every answer on record whose call had a raw-output file: the file
+    /// and the answer, as the live run wrote it when the answer came. A
+    /// protocol's documents do not carry them; resume restores them.
+    pub answers: Vec<(String, String)>,
 }
 
 impl<P: Protocol> Folded<P> {
@@ -122,14 +126,21 @@ impl<P: Protocol> Folded<P> {
     }
 }
 
-/// Rewrites every document of `protocol` whose file on disk says something
-/// else (a crash came between journaling an input and rewriting the files);
-/// returns the paths rewritten.
+/// Rewrites every raw answer and every document of a folded debate whose
+/// file on disk says something else (a crash came between journaling an
+/// input and rewriting the files); returns the paths rewritten.
 pub fn rewrite_stale_documents<P: Protocol>(
-    protocol: &P,
+    folded: &Folded<P>,
     run_dir: &crate::artifact::RunDir,
 ) -> Result<Vec<String>, crate::artifact::ArtifactError> {
+    let protocol = &folded.protocol;
     let mut rewritten = Vec::new();
+    for (path, output) in &folded.answers {
+        if run_dir.read_to_string(path).ok().as_deref() != Some(output.as_str()) {
+            run_dir.write(path, output.as_bytes())?;
+            rewritten.push(path.clone());
+        }
+    }
     for document in protocol.documents() {
         let contents = document.for_disk();
         if run_dir.read_to_string(&document.path).ok().as_deref() == Some(contents.as_ref()) {
@@ -256,6 +267,7 @@ pub fn fold<P: Protocol>(
     let mut extended: BTreeMap<String, Duration> = BTreeMap::new();
     let mut finish_journaled = false;
     let mut inputs = 0;
+    let mut answers = Vec::new();
 
     let mut started = false;
     for (place, record) in records.iter().enumerate() {
@@ -332,6 +344,13 @@ pub fn fold<P: Protocol>(
                                     text: output.clone(),
                                 },
                             );
+                        }
+                        if let Some(path) = unfinished
+                            .iter()
+                            .find(|call| &call.request.call_id == call_id)
+                            .and_then(|call| call.raw_output_path.clone())
+                        {
+                            answers.push((path, output.clone()));
                         }
                         unfinished.retain(|call| &call.request.call_id != call_id);
                         extended.remove(call_id);
@@ -420,6 +439,7 @@ pub fn fold<P: Protocol>(
         extended,
         finish_journaled,
         inputs,
+        answers,
     }
 }
 

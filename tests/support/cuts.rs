@@ -146,6 +146,7 @@ pub async fn resume(dir: &Path, moderator: Moderator) -> Option<Outcome> {
         unfinished: folded.unfinished,
         moderation: folded.moderation,
         extended: folded.extended,
+        answers: folded.answers,
     };
     Some(engine.resume(point, false).await.unwrap().0)
 }

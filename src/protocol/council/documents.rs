@@ -68,12 +68,13 @@ pub fn malformed_marker(reason: &str) -> String {
 /// Every file of the run folder that has content yet.
 pub fn documents(council: &Council) -> Vec<Document> {
     let mut documents = Vec::new();
+    // An answer is the engine's, written to its file once as it came; a
+    // document only marks one that could not be read.
     for submission in council.submissions() {
-        let contents = match &submission.malformed {
-            Some(reason) => format!("{}{}", malformed_marker(reason), submission.raw),
-            None => submission.raw.clone(),
-        };
-        documents.push(Document::raw(submission.file.clone(), contents));
+        if let Some(reason) = &submission.malformed {
+            let contents = format!("{}{}", malformed_marker(reason), submission.raw);
+            documents.push(Document::raw(submission.file.clone(), contents));
+        }
     }
     documents.push(Document::new(
         RECORD,

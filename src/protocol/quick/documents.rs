@@ -33,7 +33,9 @@ pub fn review_file(role: JudgeRole) -> String {
     format!("judges/judge-{role}.md")
 }
 
-/// Every file of the tree that has content yet.
+/// Every file of the tree that has content yet. An answer is the
+/// engine's, written to its file once as it came; a document only marks
+/// one that could not be read.
 pub fn documents(quick: &Quick) -> Vec<Document> {
     let mut documents = Vec::new();
     for review in quick.reviews() {
@@ -43,7 +45,7 @@ pub fn documents(quick: &Quick) -> Vec<Document> {
                 "<!-- MALFORMED: {} -->\n{raw}",
                 one_line(reason).replace("--", "- -")
             ),
-            _ => raw.clone(),
+            _ => continue,
         };
         documents.push(Document::raw(review_file(review.role), contents));
     }

@@ -33,13 +33,10 @@ pub fn round_file(round: u32, slot: &str, stage: &str) -> String {
     format!("rounds/round-{round}/{}-{stage}.md", slot.replace('.', "-"))
 }
 
-/// Every file of the tree that has content yet.
+/// Every file of the tree that has content yet, but the answers: the
+/// engine writes each to its round file as it comes, once.
 pub fn documents(rca: &Rca) -> Vec<Document> {
-    let mut documents: Vec<Document> = rca
-        .raw_files()
-        .iter()
-        .map(|(path, raw)| Document::raw(path.clone(), raw.clone()))
-        .collect();
+    let mut documents = Vec::new();
     documents.push(Document::new(
         RCA_YAML,
         yaml_serde::to_string(&RcaYaml::of(rca)).unwrap_or_default(),

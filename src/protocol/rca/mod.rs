@@ -225,8 +225,6 @@ pub struct Rca {
     awaiting: BTreeSet<String>,
     submissions: Vec<Submission>,
     unusable: Vec<Unusable>,
-    /// Every round file as the engine last wrote it, by path.
-    raw_files: BTreeMap<String, String>,
     items: ItemBook<ItemSubject>,
     assessment: Option<CriticAssessment>,
     /// Why the critic's recommendation was left out, when it was.
@@ -287,7 +285,6 @@ impl Rca {
             awaiting: BTreeSet::new(),
             submissions: Vec::new(),
             unusable: Vec::new(),
-            raw_files: BTreeMap::new(),
             items: ItemBook::default(),
             assessment: None,
             assessment_refused: None,
@@ -315,10 +312,6 @@ impl Rca {
     }
     pub fn unusable(&self) -> &[Unusable] {
         &self.unusable
-    }
-    /// Every round file, by path, as it was written before it was read.
-    pub fn raw_files(&self) -> &BTreeMap<String, String> {
-        &self.raw_files
     }
     pub fn items(&self) -> &[ItemRecord] {
         self.items.records()

@@ -19,9 +19,6 @@ impl Rca {
         output: &str,
         now: Timestamp,
     ) -> Vec<Effect> {
-        if let Some(path) = &call.raw_output_path {
-            self.raw_files.insert(path.clone(), output.to_string());
-        }
         match (self.step, call.slot.role.as_str()) {
             (Step::Findings, _) => self.on_findings(call, output, now),
             (Step::Challenge | Step::Ruling, CRITIC) => self.on_critic(call, output, now),

@@ -58,6 +58,8 @@ pub fn documents(review: &DecisionReview) -> Vec<Document> {
                     ),
                 ));
             }
+            // A judge's answer is the engine's, written to its file once
+            // as it came; a document only marks one that could not be read.
             let Some(raw) = &record.raw else { continue };
             let contents = match &record.result {
                 Some(JudgeResult::Malformed { reason }) => {
@@ -66,7 +68,7 @@ pub fn documents(review: &DecisionReview) -> Vec<Document> {
                         crate::text::sanitize(&one_line(reason)).replace("--", "- -")
                     )
                 }
-                _ => raw.clone(),
+                _ => continue,
             };
             documents.push(Document::raw(judge_file(*role, evaluation.round), contents));
         }

@@ -143,12 +143,11 @@ pub fn revision_view(review: &WritingReview) -> RevisionView {
     }
 }
 
-/// Every file of the tree that has content yet.
+/// Every file of the tree that has content yet. The critique and the
+/// judges' rewrites are the engine's, written to their files once as they
+/// came; a document only marks a rewrite that could not be read.
 pub fn documents(review: &WritingReview) -> Vec<Document> {
     let mut documents = Vec::new();
-    if let Some(critique) = review.critique() {
-        documents.push(Document::raw(CRITIQUE, critique.raw.clone()));
-    }
     for judge in review.judges() {
         let Some(raw) = &judge.raw else { continue };
         let contents = match &judge.state {
@@ -156,7 +155,7 @@ pub fn documents(review: &WritingReview) -> Vec<Document> {
                 "<!-- MALFORMED: {} -->\n{raw}",
                 one_line(reason).replace("--", "- -")
             ),
-            _ => raw.clone(),
+            _ => continue,
         };
         documents.push(Document::raw(judge_file(judge.seat.role), contents));
     }

@@ -164,7 +164,15 @@ fn a16_the_critic_reviews_the_draft_and_the_moderator_rules_before_any_rewrite()
     assert_eq!(items[2].category, "evidence");
     assert_eq!(review.step(), Step::Moderation);
     assert!(review.board().needs_moderator);
-    assert_eq!(document(&review, "critique.md"), CRITIQUE);
+    // The critique is kept as it came; its file is the engine's, written
+    // once when the answer came, never a document rendered again.
+    assert_eq!(review.critique().unwrap().raw, CRITIQUE);
+    assert!(
+        review
+            .documents()
+            .iter()
+            .all(|doc| doc.path != "critique.md")
+    );
 
     // Submitting before every item is decided is refused.
     let decide = |id: &str, decision| Input::ItemDecided {
