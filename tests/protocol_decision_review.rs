@@ -91,6 +91,9 @@ struct Harness {
     batches: Vec<Vec<Effect>>,
     /// Times a stage 1–3 call was live alongside another call (DR-04).
     overlaps: usize,
+    /// Each answer at its raw-output file, as the engine writes it when the
+    /// answer comes (the protocol's documents do not carry answers).
+    answers: std::collections::BTreeMap<String, String>,
 }
 
 impl Harness {
@@ -104,6 +107,7 @@ impl Harness {
             started: Vec::new(),
             batches: Vec::new(),
             overlaps: 0,
+            answers: Default::default(),
         };
         harness.record(effects);
         harness
@@ -167,6 +171,17 @@ impl Harness {
 
     fn send(&mut self, input: Input) -> Vec<Effect> {
         self.now += chrono::Duration::seconds(1);
+        if let Input::CallFinished {
+            call_id, output, ..
+        } = &input
+            && let Some(path) = self
+                .live
+                .iter()
+                .find(|s| &s.request.call_id == call_id)
+                .and_then(|s| s.raw_output_path.clone())
+        {
+            self.answers.insert(path, output.clone());
+        }
         if let Input::CallFinished { call_id, .. } | Input::CallFailed { call_id, .. } = &input {
             self.live.retain(|s| &s.request.call_id != call_id);
         }
@@ -314,17 +329,23 @@ impl Harness {
         }
     }
 
+    /// Whether the run folder holds `path`: a document of the protocol, or
+    /// an answer the engine wrote as it came.
     fn has_doc(&self, path: &str) -> bool {
         self.review.documents().iter().any(|doc| doc.path == path)
+            || self.answers.contains_key(path)
     }
 
+    /// `path` as the run folder holds it: the protocol's document (a marked
+    /// answer included) over the answer the engine wrote.
     fn doc(&self, path: &str) -> String {
         self.review
             .documents()
             .into_iter()
             .find(|doc| doc.path == path)
-            .unwrap_or_else(|| panic!("no document {path}"))
-            .contents
+            .map(|doc| doc.contents)
+            .or_else(|| self.answers.get(path).cloned())
+            .unwrap_or_else(|| panic!("no file {path}"))
     }
 
     fn debate(&self) -> Value {
@@ -719,14 +740,15 @@ fn dr_07_dr_41_documents_hold_every_stage_file() {
             "proposal.md",
             "critique.md",
             "revision.md",
-            "judges/judge-analyst.md",
-            "judges/judge-stylist.md",
-            "judges/judge-aesthete.md",
             "debate.yaml",
             "transcript.md",
             "summary.md"
-        ]
+        ],
+        "a judge's answer is no document: the engine wrote it once as it came"
     );
+    for role in [Analyst, Stylist, Aesthete] {
+        assert!(h.has_doc(&judge_file(role, 1)));
+    }
     let revision = h.doc("revision.md");
     assert!(revision.contains("### Change log") && revision.contains("Revised claim of b1."));
     assert!(

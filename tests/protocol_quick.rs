@@ -465,7 +465,10 @@ fn qm_06_qm_07_inf_11_reviews_are_persisted_before_the_synthesis() {
     for role in PANEL {
         h.finish(&format!("judge.{role}"), &review(role.as_str()));
     }
-    assert_eq!(h.file("judges/judge-analyst.md"), review("analyst"));
+    assert!(
+        h.document("judges/judge-analyst.md").is_none(),
+        "a review is the engine's file, written once as it came, not a document"
+    );
     let synthesis = h.prompt("synthesizer");
     assert!(synthesis.contains("The analyst likes the queue."));
     h.finish("synthesizer", SYNTHESIS);
