@@ -325,6 +325,28 @@ pub fn diagnostics_md(diagnostics: &[crate::protocol::calls::CallDiagnostic]) ->
     out
 }
 
+/// Each answer that could not be used, under its call id and why, as it
+/// came: a transcript's part of the agents' outputs.
+pub fn unusable_md(unusable: &[crate::protocol::calls::Unusable]) -> String {
+    unusable
+        .iter()
+        .map(|unusable| {
+            format!(
+                "### `{}` (unusable: {})\n\n{}\n",
+                unusable.call_id,
+                one_line(&unusable.reason),
+                fenced(&unusable.raw, "text")
+            )
+        })
+        .collect()
+}
+
+/// How every transcript ends: what agents wrote besides their answers,
+/// then what the calls cost.
+pub fn calls_md(calls: &crate::protocol::calls::Calls) -> String {
+    diagnostics_md(calls.diagnostics()) + &usage_md(calls.usage())
+}
+
 // ---- reader-first openings ------------------------------------------------------
 
 /// Words that narrate the debate instead of its result and name no role:

@@ -22,7 +22,7 @@ use super::verdict::{self, Assessment};
 use super::{Council, Step};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, Outcome, Protocol, Publication};
-use crate::report::{diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
+use crate::report::{fenced, log_lines, one_line, timestamp};
 
 /// The reader's document.
 pub const SUMMARY: &str = "summary.md";
@@ -966,8 +966,7 @@ fn transcript_md(council: &Council) -> String {
             fenced(&submission.raw, "text")
         ));
     }
-    out.push_str(&diagnostics_md(council.calls().diagnostics()));
-    out.push_str(&usage_md(council.calls().usage()));
+    out.push_str(&crate::report::calls_md(council.calls()));
     out
 }
 

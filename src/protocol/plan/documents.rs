@@ -15,7 +15,7 @@ use super::model::{DecidedBy, Source, Verification};
 use super::parse::{WrittenRow, critique_log};
 use super::{PLANNER, Plan};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
-use crate::report::{UsageYaml, diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
+use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp};
 
 /// The deliverable (A27).
 pub const PLAN: &str = "plan.md";
@@ -620,16 +620,8 @@ fn transcript_md(plan: &Plan) -> String {
             fenced(&kept.raw, "text")
         ));
     }
-    for unusable in plan.unusable() {
-        out.push_str(&format!(
-            "### `{}` (unusable: {})\n\n{}\n",
-            unusable.call_id,
-            one_line(&unusable.reason),
-            fenced(&unusable.raw, "text")
-        ));
-    }
-    out.push_str(&diagnostics_md(plan.calls().diagnostics()));
-    out.push_str(&usage_md(plan.calls().usage()));
+    out.push_str(&crate::report::unusable_md(plan.unusable()));
+    out.push_str(&crate::report::calls_md(plan.calls()));
     out
 }
 

@@ -369,8 +369,7 @@ fn transcript_md(quick: &Quick) -> String {
             &unusable.raw,
         );
     }
-    out.push_str(&diagnostics_md(quick.calls().diagnostics()));
-    out.push_str(&usage_md(quick.calls().usage()));
+    out.push_str(&crate::report::calls_md(quick.calls()));
     out
 }
 

@@ -15,7 +15,7 @@ use super::status::{Conclusion, Derived};
 use super::{MAX_ROUNDS, Rca};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
-use crate::report::{UsageYaml, diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
+use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp};
 
 /// The reader's document.
 pub const SUMMARY: &str = "summary.md";
@@ -457,16 +457,8 @@ fn transcript_md(rca: &Rca) -> String {
             fenced(&submission.raw, "text")
         ));
     }
-    for unusable in rca.unusable() {
-        out.push_str(&format!(
-            "### `{}` (unusable: {})\n\n{}\n",
-            unusable.call_id,
-            one_line(&unusable.reason),
-            fenced(&unusable.raw, "text")
-        ));
-    }
-    out.push_str(&diagnostics_md(rca.calls().diagnostics()));
-    out.push_str(&usage_md(rca.calls().usage()));
+    out.push_str(&crate::report::unusable_md(rca.unusable()));
+    out.push_str(&crate::report::calls_md(rca.calls()));
     out
 }
 

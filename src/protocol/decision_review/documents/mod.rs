@@ -20,7 +20,7 @@ use super::{
     superseded_judge_file,
 };
 use crate::protocol::{Document, Outcome, Protocol};
-use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp, usage_line, usage_md};
+use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp, usage_line};
 
 mod debate_yaml;
 mod summary;
@@ -392,8 +392,7 @@ fn transcript_md(review: &DecisionReview) -> String {
             fenced(&malformed.raw, "text")
         ));
     }
-    out.push_str(&crate::report::diagnostics_md(review.diagnostics()));
-    out.push_str(&usage_md(review.usage_ledger()));
+    out.push_str(&crate::report::calls_md(&review.calls));
     out
 }
 

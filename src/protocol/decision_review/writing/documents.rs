@@ -22,7 +22,7 @@ use super::parse::{Aspect, Change, CritiqueItem};
 use super::{DELIVERABLE, RewriteState, WritingReview};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
-use crate::report::{UsageYaml, diagnostics_md, fenced, log_lines, one_line, timestamp, usage_md};
+use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp};
 
 /// The audit record.
 pub const TRANSCRIPT: &str = "transcript.md";
@@ -421,8 +421,7 @@ fn transcript_md(review: &WritingReview) -> String {
             &asked.raw,
         );
     }
-    out.push_str(&diagnostics_md(review.calls().diagnostics()));
-    out.push_str(&usage_md(review.calls().usage()));
+    out.push_str(&crate::report::calls_md(review.calls()));
     out
 }
 
