@@ -78,28 +78,49 @@ fn it_joins_the_registry_once_and_clashes_are_refused() {
     static SAME_NAME: Renamed = Renamed {
         name: NAME,
         command: "advocate-again",
+        templates: &[],
     };
     let error = registry::register(&SAME_NAME).unwrap_err();
     assert!(error.contains("already known"), "{error}");
     static TAKES_REVIEW: Renamed = Renamed {
         name: "another",
         command: "review",
+        templates: &[],
     };
     let error = registry::register(&TAKES_REVIEW).unwrap_err();
     assert!(error.contains("`review`"), "{error}");
     static TAKES_RUN: Renamed = Renamed {
         name: "yet-another",
         command: "run",
+        templates: &[],
     };
     let error = quorum::cli::register(&TAKES_RUN).unwrap_err();
     assert!(error.contains("quorum's own"), "{error}");
-    assert!(registry::find("another").is_none() && registry::find("yet-another").is_none());
+    // A template of the same file name would silently replace the other's.
+    static SAME_TEMPLATES: Renamed = Renamed {
+        name: "copycat",
+        command: "copycat",
+        templates: devils_advocate::TEMPLATES,
+    };
+    let error = registry::register(&SAME_TEMPLATES).unwrap_err();
+    assert!(error.contains("advocate-case.md.j2"), "{error}");
+    static SHARED_TEMPLATE: Renamed = Renamed {
+        name: "repairer",
+        command: "repairer",
+        templates: &[quorum::prompts::REPAIR_TEMPLATE],
+    };
+    let error = registry::register(&SHARED_TEMPLATE).unwrap_err();
+    assert!(error.contains("repair.md.j2"), "{error}");
+    for refused in ["another", "yet-another", "copycat", "repairer"] {
+        assert!(registry::find(refused).is_none(), "{refused}");
+    }
 }
 
 /// The seventh protocol under another name or command, to be refused.
 struct Renamed {
     name: &'static str,
     command: &'static str,
+    templates: &'static [quorum::prompts::TemplateSpec],
 }
 
 impl ProtocolKind for Renamed {
@@ -120,7 +141,7 @@ impl ProtocolKind for Renamed {
         &[]
     }
     fn templates(&self) -> &'static [quorum::prompts::TemplateSpec] {
-        &[]
+        self.templates
     }
     fn slots(&self) -> &'static [&'static str] {
         KIND.slots()

@@ -498,12 +498,13 @@ impl<P: Protocol> Engine<P> {
             .append(self.now(), &JournalEvent::Resumed { restarted })?;
         self.log_published = self.protocol.log().len();
         self.extra_time = folded.extended.into_iter().collect();
-        for (path, output) in &folded.answers {
-            if self.run_dir.read_to_string(path).ok().as_deref() != Some(output.as_str()) {
+        let documents = self.protocol.documents();
+        for (path, output) in resume::answer_files(&folded.answers, &documents) {
+            if self.run_dir.read_to_string(path).ok().as_deref() != Some(output) {
                 self.run_dir.write(path, output.as_bytes())?;
             }
             self.written
-                .insert(path.clone(), records::Fingerprint::of(output));
+                .insert(path.to_string(), records::Fingerprint::of(output));
         }
         self.after_step()?;
         self.write_documents()?;

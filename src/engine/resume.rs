@@ -126,6 +126,23 @@ impl<P: Protocol> Folded<P> {
     }
 }
 
+/// The file of each answer on record with its latest answer, but those a
+/// document of the protocol replaces (the marked copy of an answer that
+/// could not be read): what resume restores.
+pub fn answer_files<'a>(
+    answers: &'a [(String, String)],
+    documents: &[crate::protocol::Document],
+) -> BTreeMap<&'a str, &'a str> {
+    let mut files: BTreeMap<&str, &str> = answers
+        .iter()
+        .map(|(path, output)| (path.as_str(), output.as_str()))
+        .collect();
+    for document in documents {
+        files.remove(document.path.as_str());
+    }
+    files
+}
+
 /// Rewrites every raw answer and every document of a folded debate whose
 /// file on disk says something else (a crash came between journaling an
 /// input and rewriting the files); returns the paths rewritten.
@@ -134,14 +151,15 @@ pub fn rewrite_stale_documents<P: Protocol>(
     run_dir: &crate::artifact::RunDir,
 ) -> Result<Vec<String>, crate::artifact::ArtifactError> {
     let protocol = &folded.protocol;
+    let documents = protocol.documents();
     let mut rewritten = Vec::new();
-    for (path, output) in &folded.answers {
-        if run_dir.read_to_string(path).ok().as_deref() != Some(output.as_str()) {
+    for (path, output) in answer_files(&folded.answers, &documents) {
+        if run_dir.read_to_string(path).ok().as_deref() != Some(output) {
             run_dir.write(path, output.as_bytes())?;
-            rewritten.push(path.clone());
+            rewritten.push(path.to_string());
         }
     }
-    for document in protocol.documents() {
+    for document in documents {
         let contents = document.for_disk();
         if run_dir.read_to_string(&document.path).ok().as_deref() == Some(contents.as_ref()) {
             continue;
@@ -798,6 +816,30 @@ mod tests {
             _ => None,
         });
         assert_eq!(started, Some(agent_info("openai:gpt-x")));
+    }
+
+    #[test]
+    fn resume_restores_each_answer_file_once_with_its_latest_answer_unless_a_document_marks_it() {
+        let answers = vec![
+            ("judges/judge-analyst.md".to_string(), "first".to_string()),
+            (
+                "judges/judge-stylist.md".to_string(),
+                "unreadable".to_string(),
+            ),
+            (
+                "judges/judge-analyst.md".to_string(),
+                "repaired".to_string(),
+            ),
+        ];
+        let marked = Document::raw(
+            "judges/judge-stylist.md",
+            "<!-- MALFORMED: no scores -->\nunreadable",
+        );
+        let files = answer_files(&answers, &[marked]);
+        assert_eq!(
+            files.into_iter().collect::<Vec<_>>(),
+            [("judges/judge-analyst.md", "repaired")]
+        );
     }
 
     #[test]

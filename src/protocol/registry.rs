@@ -514,18 +514,35 @@ pub fn kinds() -> Vec<&'static dyn ProtocolKind> {
 /// Adds a protocol family defined outside quorum, so that every command,
 /// `resume`, `replay`, `open` and `verdict` know it like a built-in one.
 /// Registering the same family again does nothing; a different family
-/// under a name or with a command another one has is refused, saying which.
+/// under a name, with a command or with a prompt template's file name
+/// another one has is refused, saying which (a template of the same name
+/// would silently replace the other's).
 /// Register before the command line is parsed: its commands are built from
 /// the registry.
 pub fn register(kind: &'static dyn ProtocolKind) -> Result<(), String> {
     let mut added = ADDED
         .write()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let known = BUILT_IN.iter().chain(added.iter());
-    for other in known {
-        if std::ptr::addr_eq(*other, kind) {
-            return Ok(());
-        }
+    if BUILT_IN
+        .iter()
+        .chain(added.iter())
+        .any(|other| std::ptr::addr_eq(*other, kind))
+    {
+        return Ok(());
+    }
+    let shared = [REPAIR_TEMPLATE, RECHECK_TEMPLATE];
+    if let Some(template) = kind.templates().iter().find(|template| {
+        shared
+            .iter()
+            .any(|taken| taken.file_name == template.file_name)
+    }) {
+        return Err(format!(
+            "`{}` cannot name a template `{}`: every protocol shares quorum's",
+            kind.name(),
+            template.file_name
+        ));
+    }
+    for other in BUILT_IN.iter().chain(added.iter()) {
         if other.name() == kind.name() {
             return Err(format!(
                 "a protocol named `{}` is already known",
@@ -542,6 +559,19 @@ pub fn register(kind: &'static dyn ProtocolKind) -> Result<(), String> {
                 "`{}` cannot offer the command `{}`: the {} has it",
                 kind.name(),
                 command.name,
+                other.title()
+            ));
+        }
+        if let Some(template) = kind.templates().iter().find(|template| {
+            other
+                .templates()
+                .iter()
+                .any(|taken| taken.file_name == template.file_name)
+        }) {
+            return Err(format!(
+                "`{}` cannot name a template `{}`: the {} has one",
+                kind.name(),
+                template.file_name,
                 other.title()
             ));
         }

@@ -66,7 +66,7 @@ const JUDGEMENT: TemplateSpec = TemplateSpec {
              {{ rulings }}\n\nDefence:\n{{ defence }}\n\nScore the defended case \
              in a ```yaml block:\nscore: 1 to 5\nreason: one sentence\n",
 };
-const TEMPLATES: &[TemplateSpec] = &[CASE, ATTACK, DEFENCE, JUDGEMENT];
+pub const TEMPLATES: &[TemplateSpec] = &[CASE, ATTACK, DEFENCE, JUDGEMENT];
 
 const COMMANDS: &[CommandSpec] = &[CommandSpec {
     name: "advocate",
