@@ -222,16 +222,21 @@ pub trait Rules: Send {
     }
 }
 
-/// An input about calls rather than about the debate.
+/// An input about calls rather than about the debate. Every kind of input
+/// is named, so a new one must be placed here.
 fn is_plumbing(input: &Input) -> bool {
-    matches!(
-        input,
+    match input {
         Input::CallFinished { .. }
-            | Input::CallDiagnostic { .. }
-            | Input::CallRetrying { .. }
-            | Input::CallFailed { .. }
-            | Input::AgentSwitched { .. }
-    )
+        | Input::CallDiagnostic { .. }
+        | Input::CallRetrying { .. }
+        | Input::CallFailed { .. }
+        | Input::AgentSwitched { .. } => true,
+        Input::ItemDecided { .. }
+        | Input::ModerationSubmitted
+        | Input::Override { .. }
+        | Input::ItemResolved { .. }
+        | Input::Reopened => false,
+    }
 }
 
 /// The moderator's inputs, each to its decision.
