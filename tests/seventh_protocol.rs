@@ -187,11 +187,6 @@ async fn it_passes_the_conformance_suite() {
             screens.push((moment.to_string(), conformance::draw(app, width, height)));
         }
     });
-    if std::env::var_os("SHOW_SCREENS").is_some() {
-        for (_, screen) in &screens {
-            eprintln!("{screen}");
-        }
-    }
     for (moment, screen) in &screens[..2] {
         assert!(
             screen.contains("Referee") && screen.contains("Devil"),
