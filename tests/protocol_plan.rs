@@ -596,6 +596,22 @@ fn a_deferred_item_is_settled_after_the_debate() {
         note: Some("product agreed".into()),
     });
     assert!(harness.protocol.open_items().is_empty());
+    // The shared item book logs it as every protocol does, and a plan's
+    // settlement is final.
+    let log = harness.protocol.log();
+    assert_eq!(
+        log.last().map(|entry| entry.message.as_str()),
+        Some("I1 deferred → accepted after the debate: product agreed")
+    );
+    harness.send(quorum::protocol::Input::ItemResolved {
+        item_id: "I1".into(),
+        decision: ItemDecision::Reject,
+        note: None,
+    });
+    assert_eq!(
+        harness.protocol.log().last().map(|entry| entry.message.as_str()),
+        Some("ignored a resolution of I1: it was settled already")
+    );
     let plan = harness.document("plan.md");
     assert!(
         plan.contains(

@@ -8,7 +8,9 @@
 //! through the shared call plumbing ([`Calls::route`]) first, the
 //! moderator's decisions go into the protocol's [`ItemBook`] and a
 //! submission settles them there (the protocol hears only which items were
-//! settled how), a finished debate takes only the inputs that still apply
+//! settled how), so does a deferred item settled after the end (the
+//! protocol says only whether it may be), a reopening goes ahead only while
+//! the protocol says one waits, a finished debate takes only the inputs that still apply
 //! after its end, an input a protocol has no use for is logged as ignored
 //! with the protocol's reason, and the log and usage come from the
 //! plumbing.
@@ -33,9 +35,10 @@ pub struct Refusals {
     /// A re-run of a call that is not live (only a held judge can be run
     /// again).
     pub rerun: String,
-    /// A reopening after the verdict.
+    /// A reopening, while none waits.
     pub reopen: String,
-    /// Settling a deferred item after the end.
+    /// Settling a deferred item after the end, for a protocol that never
+    /// does (the default [`Rules::resolution_refusal`]).
     pub resolution: String,
 }
 
@@ -109,28 +112,27 @@ pub trait Rules: Send {
         settled: Vec<Settled<Self::Subject>>,
         now: Timestamp,
     ) -> Vec<Effect>;
-    /// A deferred item settled after the end; by default refused in the
-    /// log with [`Refusals::resolution`].
+    /// How the log names the end after which a deferred item is settled
+    /// (`c3 deferred → accepted after the verdict`).
+    const SETTLED_AFTER: &'static str = "after the debate";
+    /// A deferred item was settled after the end: the book holds the
+    /// settlement and logged it ([`resolution_refusal`](Self::resolution_refusal)
+    /// allowed it). `reopen_was_pending` says whether a reopening waited
+    /// before it.
     fn item_resolved(
         &mut self,
         item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
+        reopen_was_pending: bool,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let _ = (decision, note);
-        let message = format!(
-            "ignored a resolution of {item_id}: {}",
-            self.refusals().resolution
-        );
-        self.calls_mut().push_log(now, LogKind::Note, None, message);
+        let _ = (item_id, reopen_was_pending, now);
         Vec::new()
     }
-    /// Another revision and evaluation after the verdict; by default
-    /// refused in the log with [`Refusals::reopen`].
+    /// Another revision and evaluation after the verdict, while
+    /// [`reopen_pending`](Self::reopen_pending) says one waits; otherwise
+    /// the skeleton logs [`Refusals::reopen`].
     fn reopened(&mut self, now: Timestamp) -> Vec<Effect> {
-        let message = format!("reopen ignored: {}", self.refusals().reopen);
-        self.calls_mut().push_log(now, LogKind::Note, None, message);
+        let _ = now;
         Vec::new()
     }
     /// An override of a call that is not live (a held judge's re-run or
@@ -275,8 +277,30 @@ fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<E
             item_id,
             decision,
             note,
-        } => rules.item_resolved(item_id, *decision, note.as_deref(), now),
-        Input::Reopened => rules.reopened(now),
+        } => {
+            if let Some(why) = rules.resolution_refusal(item_id, *decision) {
+                let message = format!("ignored a resolution of {item_id}: {why}");
+                rules
+                    .calls_mut()
+                    .push_log(now, LogKind::Note, None, message);
+                return Vec::new();
+            }
+            let reopen_was_pending = rules.reopen_pending();
+            let Moderation { book, calls, .. } = rules.moderation();
+            let resolved = (item_id.as_str(), *decision, note.as_deref());
+            book.resolve(calls, now, resolved, R::SETTLED_AFTER);
+            rules.item_resolved(item_id, reopen_was_pending, now)
+        }
+        Input::Reopened => {
+            if rules.reopen_pending() {
+                return rules.reopened(now);
+            }
+            let message = format!("reopen ignored: {}", rules.refusals().reopen);
+            rules
+                .calls_mut()
+                .push_log(now, LogKind::Note, None, message);
+            Vec::new()
+        }
         Input::Override { call_id, action } => rules.not_live_override(call_id, *action, now),
         // Call plumbing, routed before it gets here (or after the end,
         // dropped).

@@ -1,15 +1,17 @@
 //! The moderator's book, shared by the protocols that raise items (a
 //! decision review's critique items, a root-cause analysis's challenges
-//! and rulings, a council's challenges): every item asked about, what it is about, the decision and
-//! note (changeable until the moderation is submitted), and which
-//! submission settled it. Deciding and submitting are the same in every
-//! such protocol and are logged the same way; what a settled decision does
-//! is the protocol's.
+//! and rulings, a council's challenges): every item asked about, what it is
+//! about, the decision and note (changeable until the moderation is
+//! submitted), which submission settled it, and how a deferred item was
+//! settled after the end. Deciding, submitting and settling later are the
+//! same in every such protocol and are logged the same way; what a settled
+//! decision does, and whether an item may be settled later, is the
+//! protocol's.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::calls::Calls;
-use super::{BoardItem, ItemDecision, LogKind, ModerationItem, Timestamp};
+use super::{BoardItem, ItemDecision, ItemResolution, LogKind, ModerationItem, Timestamp};
 
 /// One item the moderator was asked about, with the decision.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +37,9 @@ pub struct ItemBook<S> {
     /// decision or a re-offer finds its item without a scan of every item
     /// of the debate.
     by_id: HashMap<String, Vec<usize>>,
+    /// Deferred items settled after the end, by item id; a later
+    /// settlement replaces an earlier one.
+    resolutions: BTreeMap<String, ItemResolution>,
 }
 
 impl<S> Default for ItemBook<S> {
@@ -42,6 +47,7 @@ impl<S> Default for ItemBook<S> {
         ItemBook {
             records: Vec::new(),
             by_id: HashMap::new(),
+            resolutions: BTreeMap::new(),
         }
     }
 }
@@ -137,10 +143,7 @@ impl<S: Clone> ItemBook<S> {
         let Some(record) = open_place.map(|place| &mut self.records[place]) else {
             return ignored(calls, "it is not open");
         };
-        let note = note
-            .map(str::trim)
-            .filter(|note| !note.is_empty())
-            .map(str::to_string);
+        let note = clean_note(note);
         record.decision = Some(decision);
         record.note = note.clone();
         record.decided_at = Some(now);
@@ -188,7 +191,45 @@ impl<S: Clone> ItemBook<S> {
         )
     }
 
-    /// Every item with its decision, for the board.
+    /// How the deferred item `item_id` was settled after the end.
+    pub fn resolution(&self, item_id: &str) -> Option<&ItemResolution> {
+        self.resolutions.get(item_id)
+    }
+
+    /// Settles the deferred item `item_id` after the end with `decision`
+    /// (accept or reject) and logs it: `c3 deferred → accepted after the
+    /// verdict: note`, `after` naming the end. A settlement replaces an
+    /// earlier one, and the log says so. Whether it may be settled is the
+    /// protocol's to say first.
+    pub fn resolve(
+        &mut self,
+        calls: &mut Calls,
+        now: Timestamp,
+        (item_id, decision, note): (&str, ItemDecision, Option<&str>),
+        after: &str,
+    ) {
+        let note = clean_note(note);
+        let mut message = format!("{item_id} deferred → {} {after}", decision.past_tense());
+        if let Some(earlier) = self.resolutions.get(item_id) {
+            message.push_str(&format!(
+                ", replacing the earlier resolution ({})",
+                earlier.decision.past_tense()
+            ));
+        }
+        if let Some(note) = &note {
+            message.push_str(&format!(": {note}"));
+        }
+        calls.push_log(now, LogKind::Moderation, None, message);
+        let resolution = ItemResolution {
+            decision,
+            note,
+            at: now,
+        };
+        self.resolutions.insert(item_id.to_string(), resolution);
+    }
+
+    /// Every item with its decision, and how it was settled after the end,
+    /// for the board.
     pub fn board_items(&self) -> Vec<BoardItem> {
         self.records
             .iter()
@@ -196,10 +237,17 @@ impl<S: Clone> ItemBook<S> {
                 item: record.item.clone(),
                 decision: record.decision,
                 note: record.note.clone(),
-                resolution: None,
+                resolution: self.resolution(&record.item.id).cloned(),
             })
             .collect()
     }
+}
+
+/// A moderator's note as kept: trimmed, and none when blank.
+pub fn clean_note(note: Option<&str>) -> Option<String> {
+    note.map(str::trim)
+        .filter(|note| !note.is_empty())
+        .map(str::to_string)
 }
 
 /// Accepted, rejected and deferred among `decided`, in that order.
@@ -213,4 +261,58 @@ pub fn tally<S>(decided: &[(S, ItemDecision, Option<String>)]) -> [usize; 3] {
         }] += 1;
     }
     counts
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn at(second: u32) -> Timestamp {
+        use chrono::TimeZone;
+        chrono::Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, second).unwrap()
+    }
+
+    /// A deferred item settled after the end is kept in the book, shown on
+    /// the board and logged the same way for every protocol; a second
+    /// settlement replaces the first and the log says which it replaced.
+    #[test]
+    fn a_settlement_after_the_end_is_kept_logged_and_replaceable() {
+        let mut calls = Calls::new(BTreeMap::new(), BTreeMap::new());
+        let mut book = ItemBook::default();
+        let item = ModerationItem {
+            id: "c3".into(),
+            ..ModerationItem::default()
+        };
+        book.push(item, (), 1);
+        book.resolve(
+            &mut calls,
+            at(1),
+            ("c3", ItemDecision::Accept, Some("  first thought ")),
+            "after the verdict",
+        );
+        book.resolve(
+            &mut calls,
+            at(2),
+            ("c3", ItemDecision::Reject, Some(" ")),
+            "after the verdict",
+        );
+        let messages: Vec<&str> = calls.log().iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "c3 deferred → accepted after the verdict: first thought",
+                "c3 deferred → rejected after the verdict, replacing the earlier resolution (accepted)",
+            ]
+        );
+        let resolution = book.resolution("c3").expect("settled");
+        assert_eq!(
+            (resolution.decision, resolution.note.as_deref(), resolution.at),
+            (ItemDecision::Reject, None, at(2))
+        );
+        let board = book.board_items();
+        assert_eq!(board[0].resolution.as_ref(), Some(resolution));
+        assert_eq!(book.resolution("c9"), None);
+    }
 }

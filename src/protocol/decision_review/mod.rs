@@ -53,7 +53,7 @@ use super::{
     LogKind, ModerationItem, Outcome, OverrideAction, Progress, RegionInfo, RoleGroup, RoleInfo,
     Timestamp,
 };
-use super::{Moderation, Settled};
+use super::{Moderation, Refusals, Settled};
 
 pub use super::ContextDoc;
 pub use super::calls::CallDiagnostic;
@@ -363,8 +363,6 @@ pub struct DecisionReview {
     /// The moderator's decisions on the critique items, in the book every
     /// protocol keeps them in.
     items: super::items::ItemBook<()>,
-    /// Deferred items settled after a verdict, by item id.
-    resolutions: BTreeMap<String, ItemResolution>,
     revisions: Vec<RevisionRound>,
     /// For each id a revision had to address, the first revision round
     /// that had to: [`addressed_in_round`](Self::addressed_in_round)
@@ -400,7 +398,6 @@ impl DecisionReview {
             critique: None,
             critique_ids: HashSet::new(),
             items: super::items::ItemBook::default(),
-            resolutions: BTreeMap::new(),
             revisions: Vec::new(),
             addressed: HashMap::new(),
             evaluations: Vec::new(),
@@ -445,7 +442,7 @@ impl DecisionReview {
     /// How a deferred item was settled after a verdict; a later resolution
     /// replaces an earlier one.
     pub fn resolution(&self, item_id: &str) -> Option<&ItemResolution> {
-        self.resolutions.get(item_id)
+        self.items.resolution(item_id)
     }
     /// The revision round whose change log answered `item_id`: round 1 for
     /// an item accepted in moderation, a reopened round for a deferred item
@@ -461,7 +458,7 @@ impl DecisionReview {
     pub fn open_deferred_items(&self) -> Vec<&CritiqueItem> {
         self.items_decided(ItemDecision::Defer)
             .into_iter()
-            .filter(|item| !self.resolutions.contains_key(&item.id))
+            .filter(|item| self.resolution(&item.id).is_none())
             .collect()
     }
     /// Deferred items accepted after a verdict that no revision has answered
@@ -760,18 +757,21 @@ impl crate::protocol::Rules for DecisionReview {
         self.on_items_settled(now)
     }
 
-    fn item_resolved(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_item_resolved(item_id, decision, note, now)
+    const SETTLED_AFTER: &'static str = "after the verdict";
+
+    fn item_resolved(&mut self, _item_id: &str, was_pending: bool, now: Timestamp) -> Vec<Effect> {
+        self.on_item_resolved(was_pending, now)
     }
 
     fn reopened(&mut self, now: Timestamp) -> Vec<Effect> {
         self.on_reopened(now)
+    }
+
+    fn refusals(&self) -> Refusals {
+        Refusals {
+            reopen: self.reopen_refusal().into(),
+            ..Refusals::default()
+        }
     }
 
     /// A held judge can be run again, or left out, while its round is open.
@@ -1054,13 +1054,6 @@ fn flaw_word(flaw: crate::protocol::decision_review::model::FlawType) -> &'stati
         crate::protocol::decision_review::model::FlawType::Risk => "risk",
         crate::protocol::decision_review::model::FlawType::Feasibility => "feasibility",
     }
-}
-
-/// A moderator's note, trimmed; an empty one is no note.
-fn clean_note(note: Option<&str>) -> Option<String> {
-    note.map(str::trim)
-        .filter(|note| !note.is_empty())
-        .map(str::to_string)
 }
 
 /// `c1, c3`.

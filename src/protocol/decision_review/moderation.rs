@@ -5,8 +5,8 @@
 //! makes of the rulings: [`super::revision`] checks that.
 
 use super::model::ItemDecision;
-use super::{DecisionReview, ReviewMode, Stage, clean_note, item_ids};
-use crate::protocol::{Effect, ItemResolution, LogKind, Outcome, Protocol, Timestamp};
+use super::{DecisionReview, ReviewMode, Stage, item_ids};
+use crate::protocol::{Effect, LogKind, Outcome, Protocol, Timestamp};
 
 impl DecisionReview {
     /// Where `item_id` stands now: settled after a verdict, else as the
@@ -89,46 +89,9 @@ impl DecisionReview {
         })
     }
 
-    pub(super) fn on_item_resolved(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        if let Some(reason) = self.settle_refusal(item_id, decision) {
-            self.push_log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a resolution of {item_id}: {reason}"),
-            );
-            return Vec::new();
-        }
-        let note = clean_note(note);
-        let was_pending = self.reopen_pending();
-        let mut message = format!(
-            "{item_id} deferred → {} after the verdict",
-            decision.past_tense()
-        );
-        if let Some(earlier) = self.resolution(item_id) {
-            message.push_str(&format!(
-                ", replacing the earlier resolution ({})",
-                earlier.decision.past_tense()
-            ));
-        }
-        if let Some(note) = &note {
-            message.push_str(&format!(": {note}"));
-        }
-        self.push_log(now, LogKind::Moderation, None, message);
-        self.resolutions.insert(
-            item_id.to_string(),
-            ItemResolution {
-                decision,
-                note,
-                at: now,
-            },
-        );
+    /// A deferred item was settled after the verdict (the book logged
+    /// it): says when that reopens the debate, or no longer does.
+    pub(super) fn on_item_resolved(&mut self, was_pending: bool, now: Timestamp) -> Vec<Effect> {
         match (was_pending, self.reopen_pending()) {
             (false, true) => {
                 let ids = item_ids(&self.awaiting_reopen());
@@ -153,25 +116,20 @@ impl DecisionReview {
         Vec::new()
     }
 
+    /// Why a reopening is refused while none waits.
+    pub(super) fn reopen_refusal(&self) -> &'static str {
+        if self.outcome.is_none() {
+            "the debate is still running"
+        } else {
+            "no item accepted after the verdict waits for a revision"
+        }
+    }
+
     /// Sends a debate with items accepted after its verdict back to revision.
     /// The reopened round is the moderator's call, so it runs even when the
     /// automatic REVISE loops are used up; a REVISE verdict after it loops
     /// only while `round - 1 < max_rounds`, as for any round.
     pub(super) fn on_reopened(&mut self, now: Timestamp) -> Vec<Effect> {
-        if !self.reopen_pending() {
-            let reason = if self.outcome.is_none() {
-                "the debate is still running"
-            } else {
-                "no item accepted after the verdict waits for a revision"
-            };
-            self.push_log(
-                now,
-                LogKind::Note,
-                None,
-                format!("reopen ignored: {reason}"),
-            );
-            return Vec::new();
-        }
         let ids: Vec<String> = self
             .awaiting_reopen()
             .into_iter()

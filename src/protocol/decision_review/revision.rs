@@ -104,7 +104,7 @@ impl DecisionReview {
             .collect();
         let reopened = to_answer
             .iter()
-            .any(|item| self.resolutions.contains_key(&item.id));
+            .any(|item| self.resolution(&item.id).is_some());
         let accepted: Vec<_> = to_answer
             .into_iter()
             .map(|item| self.item_json(item))

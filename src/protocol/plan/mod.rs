@@ -229,8 +229,6 @@ pub struct Plan {
     /// there; `decisions` keeps what a submission settled.
     book: ItemBook<PlanSubject>,
     decisions: BTreeMap<String, Decision>,
-    /// Deferred items settled after the debate.
-    resolutions: BTreeMap<String, ItemResolution>,
     assumptions: Vec<Assumption>,
     kept: Vec<Kept>,
     unusable: Vec<Unusable>,
@@ -311,7 +309,6 @@ impl Plan {
             responses: BTreeMap::new(),
             book: ItemBook::default(),
             decisions: BTreeMap::new(),
-            resolutions: BTreeMap::new(),
             assumptions: Vec::new(),
             kept: Vec::new(),
             unusable: Vec::new(),
@@ -340,7 +337,7 @@ impl Plan {
         self.decisions.get(id)
     }
     pub fn resolution(&self, id: &str) -> Option<&ItemResolution> {
-        self.resolutions.get(id)
+        self.book.resolution(id)
     }
     pub fn assumptions(&self) -> &[Assumption] {
         &self.assumptions
@@ -707,16 +704,6 @@ impl crate::protocol::Rules for Plan {
         self.on_items_settled(settled, now)
     }
 
-    fn item_resolved(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_item_resolved(item_id, decision, note, now)
-    }
-
     fn refusals(&self) -> Refusals {
         Refusals {
             rerun: "a planning debate holds no round of judges".into(),
@@ -830,7 +817,7 @@ impl crate::protocol::Rules for Plan {
                     item: self.moderation_item(item),
                     decision,
                     note,
-                    resolution: self.resolutions.get(&item.id).cloned(),
+                    resolution: self.book.resolution(&item.id).cloned(),
                 }
             })
             .collect();
@@ -857,7 +844,7 @@ impl crate::protocol::Rules for Plan {
                 self.decisions
                     .get(&item.id)
                     .is_some_and(|d| d.decision == ItemDecision::Defer)
-                    && !self.resolutions.contains_key(&item.id)
+                    && self.book.resolution(&item.id).is_none()
             })
             .map(|item| self.moderation_item(item))
             .collect()
@@ -891,7 +878,7 @@ impl crate::protocol::Rules for Plan {
             return Some("it is deferred already; settle it with accept or reject".into());
         }
         match self.decisions.get(item_id).map(|d| d.decision) {
-            Some(ItemDecision::Defer) if self.resolutions.contains_key(item_id) => {
+            Some(ItemDecision::Defer) if self.book.resolution(item_id).is_some() => {
                 Some("it was settled already".into())
             }
             Some(ItemDecision::Defer) => None,

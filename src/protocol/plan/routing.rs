@@ -10,10 +10,7 @@
 use super::model::{DecidedBy, Source, Verification};
 use super::{OPTIMIZER, Plan, Step};
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{
-    Effect, Fact, ItemDecision, ItemResolution, LogKind, Protocol, Ruling, StageInfo, Timestamp,
-    Tone,
-};
+use crate::protocol::{Effect, Fact, ItemDecision, Ruling, StageInfo, Timestamp, Tone};
 use crate::report::one_line;
 
 impl Plan {
@@ -62,45 +59,6 @@ impl Plan {
         )
     }
 
-    pub(super) fn on_item_resolved(
-        &mut self,
-        item_id: &str,
-        decision: ItemDecision,
-        note: Option<&str>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        if let Some(refusal) = self.resolution_refusal(item_id, decision) {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("ignored a resolution of {item_id}: {refusal}"),
-            );
-            return Vec::new();
-        }
-        let note = note
-            .map(str::trim)
-            .filter(|note| !note.is_empty())
-            .map(str::to_string);
-        let message = match &note {
-            Some(note) => format!(
-                "{item_id} {} after the debate: {note}",
-                decision.past_tense()
-            ),
-            None => format!("{item_id} {} after the debate", decision.past_tense()),
-        };
-        self.log(now, LogKind::Moderation, None, message);
-        self.resolutions.insert(
-            item_id.to_string(),
-            ItemResolution {
-                decision,
-                note,
-                at: now,
-            },
-        );
-        Vec::new()
-    }
-
     pub(super) fn stages(&self) -> Vec<StageInfo> {
         let steps: Vec<Step> = if self.config.simple {
             vec![Step::Draft, Step::Synthesis, Step::Done]
@@ -116,7 +74,7 @@ impl Plan {
     /// The final decision on `id`, a deferred one settled afterwards
     /// included.
     pub fn final_decision(&self, id: &str) -> Option<ItemDecision> {
-        match (self.decisions.get(id), self.resolutions.get(id)) {
+        match (self.decisions.get(id), self.book.resolution(id)) {
             (_, Some(resolution)) => Some(resolution.decision),
             (Some(decision), None) => Some(decision.decision),
             (None, None) => None,
@@ -129,7 +87,7 @@ impl Plan {
             .iter()
             .map(|item| {
                 let decision = self.decisions.get(&item.id);
-                let settled = self.resolutions.get(&item.id);
+                let settled = self.book.resolution(&item.id);
                 let word = match (decision, settled) {
                     (Some(_), Some(resolution)) => Some(format!(
                         "DEFERRED→{}",
