@@ -609,7 +609,11 @@ fn a_deferred_item_is_settled_after_the_debate() {
         note: None,
     });
     assert_eq!(
-        harness.protocol.log().last().map(|entry| entry.message.as_str()),
+        harness
+            .protocol
+            .log()
+            .last()
+            .map(|entry| entry.message.as_str()),
         Some("ignored a resolution of I1: it was settled already")
     );
     let plan = harness.document("plan.md");

@@ -60,36 +60,76 @@ pub struct Moderation<'a, S> {
     pub open: bool,
 }
 
+/// Why a slot was given up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GivenUp {
+    /// What went wrong, for the log and the record.
+    pub reason: String,
+    /// The moderator skipped it (otherwise its retry failed too).
+    pub by_moderator: bool,
+}
+
 /// An item settled by a submitted moderation: what it is about, the
 /// decision and the moderator's note.
 pub type Settled<S> = (S, ItemDecision, Option<String>);
 
-/// A protocol's own decisions. Implementing it makes a type a
-/// [`Protocol`]: the skeleton routes the inputs and answers for the rest.
-pub trait Rules: Send {
+/// What every debate holds the same way: the call plumbing (with the log
+/// and the usage) and how the debate ended. A protocol keeps one and lends
+/// it to the skeleton through `AsRef`/`AsMut` ([`lend_core!`](crate::lend_core)).
+#[derive(Debug)]
+pub struct DebateCore {
+    pub calls: Calls,
+    /// How the debate ended, once it has.
+    pub outcome: Option<Outcome>,
+}
+
+impl DebateCore {
+    /// A debate that has not ended, with its plumbing.
+    pub fn new(calls: Calls) -> Self {
+        DebateCore {
+            calls,
+            outcome: None,
+        }
+    }
+}
+
+/// Lends a protocol's [`DebateCore`] field to the skeleton: implements
+/// `AsRef<DebateCore>` and `AsMut<DebateCore>` for the type.
+///
+/// ```ignore
+/// quorum::lend_core!(Advocate, core);
+/// ```
+#[macro_export]
+macro_rules! lend_core {
+    ($type:ty, $field:ident) => {
+        impl ::core::convert::AsRef<$crate::protocol::DebateCore> for $type {
+            fn as_ref(&self) -> &$crate::protocol::DebateCore {
+                &self.$field
+            }
+        }
+        impl ::core::convert::AsMut<$crate::protocol::DebateCore> for $type {
+            fn as_mut(&mut self) -> &mut $crate::protocol::DebateCore {
+                &mut self.$field
+            }
+        }
+    };
+}
+
+/// A protocol's own decisions. Implementing it (and lending its
+/// [`DebateCore`]) makes a type a [`Protocol`]: the skeleton routes the
+/// inputs and answers for the rest.
+pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> {
     /// What a moderator's item is about, in the protocol's terms (a
     /// challenge, a hypothesis's ruling, a plan section).
     type Subject: Clone;
-
-    /// The call plumbing the debate owns.
-    fn calls(&self) -> &Calls;
-    fn calls_mut(&mut self) -> &mut Calls;
-    /// How the debate ended, once it has.
-    fn ended(&self) -> Option<&Outcome>;
 
     /// The first effects of a new debate.
     fn begin(&mut self, now: Timestamp) -> Vec<Effect>;
     /// A live call answered; its usage is already recorded.
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect>;
     /// A slot is given up: its retry failed too, or the moderator skipped
-    /// it (`by_moderator`).
-    fn gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        by_moderator: bool,
-        now: Timestamp,
-    ) -> Vec<Effect>;
+    /// it.
+    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect>;
 
     /// Its item book, and whether a moderation is open now: decisions are
     /// recorded there until the moderation is submitted.
@@ -147,8 +187,7 @@ pub trait Rules: Send {
             OverrideAction::Rerun => format!("re-run ignored: {}", self.refusals().rerun),
             _ => "override ignored: the call is not live".to_string(),
         };
-        self.calls_mut()
-            .push_log(now, LogKind::Note, Some(call_id), message);
+        calls_mut(self).push_log(now, LogKind::Note, Some(call_id), message);
         Vec::new()
     }
     /// The inputs after the end that still apply: by default the
@@ -172,12 +211,12 @@ pub trait Rules: Send {
     fn summary_lead(&self) -> Option<String>;
     /// See [`Protocol::usage_line`]; by default the span is the log's.
     fn usage_line(&self) -> Option<String> {
-        let log = self.calls().log();
+        let log = calls(self).log();
         let span = match (log.first(), log.last()) {
             (Some(first), Some(last)) => (last.at - first.at).num_milliseconds().max(0) as u64,
             _ => 0,
         };
-        crate::report::usage_line(self.calls().usage(), span)
+        crate::report::usage_line(calls(self).usage(), span)
     }
     /// What the interfaces show.
     fn board(&self) -> Board {
@@ -224,6 +263,18 @@ pub trait Rules: Send {
     }
 }
 
+fn calls<R: Rules + ?Sized>(rules: &R) -> &Calls {
+    &AsRef::<DebateCore>::as_ref(rules).calls
+}
+
+fn calls_mut<R: Rules + ?Sized>(rules: &mut R) -> &mut Calls {
+    &mut AsMut::<DebateCore>::as_mut(rules).calls
+}
+
+fn ended<R: Rules + ?Sized>(rules: &R) -> Option<&Outcome> {
+    AsRef::<DebateCore>::as_ref(rules).outcome.as_ref()
+}
+
 /// An input about calls rather than about the debate. Every kind of input
 /// is named, so a new one must be placed here.
 fn is_plumbing(input: &Input) -> bool {
@@ -251,9 +302,7 @@ fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<E
         } => {
             if let Some(why) = rules.decision_refusal(item_id) {
                 let message = format!("ignored a decision on {item_id}: {why}");
-                rules
-                    .calls_mut()
-                    .push_log(now, LogKind::Note, None, message);
+                calls_mut(rules).push_log(now, LogKind::Note, None, message);
                 return Vec::new();
             }
             let Moderation { book, calls, open } = rules.moderation();
@@ -280,9 +329,7 @@ fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<E
         } => {
             if let Some(why) = rules.resolution_refusal(item_id, *decision) {
                 let message = format!("ignored a resolution of {item_id}: {why}");
-                rules
-                    .calls_mut()
-                    .push_log(now, LogKind::Note, None, message);
+                calls_mut(rules).push_log(now, LogKind::Note, None, message);
                 return Vec::new();
             }
             let reopen_was_pending = rules.reopen_pending();
@@ -296,9 +343,7 @@ fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<E
                 return rules.reopened(now);
             }
             let message = format!("reopen ignored: {}", rules.refusals().reopen);
-            rules
-                .calls_mut()
-                .push_log(now, LogKind::Note, None, message);
+            calls_mut(rules).push_log(now, LogKind::Note, None, message);
             Vec::new()
         }
         Input::Override { call_id, action } => rules.not_live_override(call_id, *action, now),
@@ -314,13 +359,13 @@ impl<R: Rules> Protocol for R {
     }
 
     fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
-        if self.ended().is_some() {
+        if ended(self).is_some() {
             if !self.applies_after_end(input) {
                 return Vec::new();
             }
             return own(self, input, now);
         }
-        match self.calls_mut().route(input, now) {
+        match calls_mut(self).route(input, now) {
             Routed::Handled(effects) => {
                 if matches!(input, Input::AgentSwitched { .. }) {
                     self.switched();
@@ -334,7 +379,11 @@ impl<R: Rules> Protocol for R {
                 by_moderator,
                 mut effects,
             } => {
-                effects.extend(self.gave_up(call, reason, by_moderator, now));
+                let why = GivenUp {
+                    reason,
+                    by_moderator,
+                };
+                effects.extend(self.gave_up(call, why, now));
                 effects
             }
             Routed::Protocol(input) => own(self, input, now),
@@ -345,7 +394,7 @@ impl<R: Rules> Protocol for R {
         Rules::progress(self)
     }
     fn log(&self) -> &[LogEntry] {
-        self.calls().log()
+        calls(self).log()
     }
     fn documents(&self) -> Vec<Document> {
         Rules::documents(self)
@@ -354,7 +403,7 @@ impl<R: Rules> Protocol for R {
         Rules::publications(self)
     }
     fn outcome(&self) -> Option<&Outcome> {
-        self.ended()
+        ended(self)
     }
     fn describe(&self) -> Description {
         Rules::describe(self)
@@ -366,7 +415,7 @@ impl<R: Rules> Protocol for R {
         Rules::summary_lead(self)
     }
     fn usage(&self) -> Option<&UsageLedger> {
-        Some(self.calls().usage())
+        Some(calls(self).usage())
     }
     fn usage_line(&self) -> Option<String> {
         Rules::usage_line(self)

@@ -271,7 +271,9 @@ mod tests {
 
     fn at(second: u32) -> Timestamp {
         use chrono::TimeZone;
-        chrono::Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, second).unwrap()
+        chrono::Utc
+            .with_ymd_and_hms(2026, 1, 1, 0, 0, second)
+            .unwrap()
     }
 
     /// A deferred item settled after the end is kept in the book, shown on
@@ -308,7 +310,11 @@ mod tests {
         );
         let resolution = book.resolution("c3").expect("settled");
         assert_eq!(
-            (resolution.decision, resolution.note.as_deref(), resolution.at),
+            (
+                resolution.decision,
+                resolution.note.as_deref(),
+                resolution.at
+            ),
             (ItemDecision::Reject, None, at(2))
         );
         let board = book.board_items();

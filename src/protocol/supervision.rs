@@ -60,6 +60,16 @@ pub struct LiveCall {
 }
 
 impl LiveCall {
+    /// Why a debate that needs this call's answer stops without one: `the
+    /// critic gave no answer in the critique stage, even after a retry
+    /// (timeout)`. Nothing is made up in its place (RULES.md A18).
+    pub fn no_answer(&self, reason: &str) -> String {
+        format!(
+            "the {} gave no answer in the {} stage, even after a retry ({reason})",
+            self.slot.role, self.slot.stage
+        )
+    }
+
     /// The id of this attempt, e.g. `judge.analyst/evaluation/r1/a2`.
     pub fn call_id(&self) -> String {
         self.slot.call_id(self.attempt)

@@ -22,9 +22,9 @@ use quorum::protocol::registry::{
 use quorum::protocol::supervision::{LiveCall, Slot};
 use quorum::protocol::usage::Price;
 use quorum::protocol::{
-    Board, Description, Document, Effect, LogKind, Moderation, ModerationItem, Outcome, Progress,
-    Protocol, Refusals, RegionInfo, RoleGroup, RoleInfo, Rules, Settled, StageFocus, StageInfo,
-    Timestamp, Verdict,
+    Board, DebateCore, Description, Document, Effect, GivenUp, LogKind, Moderation, ModerationItem,
+    Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup, RoleInfo, Rules, Settled,
+    StageFocus, StageInfo, Timestamp, Verdict,
 };
 use quorum::rulings::{Ruled, Ruling};
 use quorum::spec::SpecError;
@@ -210,8 +210,8 @@ pub struct Score {
 pub struct Advocate {
     config: Config,
     prompts: Arc<PromptSet>,
-    calls: Calls,
-    outcome: Option<Outcome>,
+    /// The call plumbing and the outcome, which the skeleton shares.
+    core: DebateCore,
     step: Step,
     case: Option<String>,
     objections: ItemBook<String>,
@@ -222,13 +222,14 @@ pub struct Advocate {
     unusable: Vec<Unusable>,
 }
 
+quorum::lend_core!(Advocate, core);
+
 impl Advocate {
     pub fn new(config: Config, prompts: Arc<PromptSet>) -> Self {
         Advocate {
-            calls: Calls::new(config.agents.clone(), config.prices.clone()),
+            core: DebateCore::new(Calls::new(config.agents.clone(), config.prices.clone())),
             config,
             prompts,
-            outcome: None,
             step: Step::Case,
             case: None,
             objections: ItemBook::default(),
@@ -249,14 +250,18 @@ impl Advocate {
         now: Timestamp,
     ) -> Vec<Effect> {
         self.step = step;
-        self.calls
+        self.core
+            .calls
             .push_log(now, LogKind::Stage, None, step.title().to_string());
         match self.prompts.render(template, &context) {
             Ok(prompt) => {
                 let raw = format!("rounds/{}-{role}.md", step.id());
-                let spec =
-                    self.calls
-                        .start(Slot::new(role, step.id(), round), prompt, Some(raw), now);
+                let spec = self.core.calls.start(
+                    Slot::new(role, step.id(), round),
+                    prompt,
+                    Some(raw),
+                    now,
+                );
                 vec![Effect::StartCall(spec)]
             }
             Err(error) => self.fail(format!("could not build the {role}'s prompt: {error}"), now),
@@ -264,19 +269,23 @@ impl Advocate {
     }
 
     fn fail(&mut self, reason: String, now: Timestamp) -> Vec<Effect> {
-        let mut effects = self.calls.stop(now, Some(&reason));
+        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
         let outcome = Outcome::Failed { reason };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         effects.push(Effect::Finished(outcome));
         effects
     }
 
     /// An answer that does not read gets its one repair, then ends the debate.
     fn refuse(&mut self, call: LiveCall, output: &str, error: &str, now: Timestamp) -> Vec<Effect> {
-        let (unusable, repair) =
-            self.calls
-                .refuse_answer(call, output, error, (&self.prompts, &REPAIR_TEMPLATE), now);
+        let (unusable, repair) = self.core.calls.refuse_answer(
+            call,
+            output,
+            error,
+            (&self.prompts, &REPAIR_TEMPLATE),
+            now,
+        );
         self.unusable.push(unusable);
         match repair {
             Ok(spec) => vec![Effect::StartCall(spec)],
@@ -331,7 +340,7 @@ impl Advocate {
                 .collect(),
             defence: self.defence.clone(),
             referee: self.score.clone(),
-            outcome: self.outcome.clone(),
+            outcome: self.core.outcome.clone(),
         }
     }
 }
@@ -408,21 +417,9 @@ pub struct RecordedObjection {
 impl Rules for Advocate {
     type Subject = String;
 
-    fn calls(&self) -> &Calls {
-        &self.calls
-    }
-
-    fn calls_mut(&mut self) -> &mut Calls {
-        &mut self.calls
-    }
-
-    fn ended(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
-
     fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         let topic = self.config.topic.clone();
-        self.calls.push_log(
+        self.core.calls.push_log(
             now,
             LogKind::Note,
             None,
@@ -483,14 +480,14 @@ impl Rules for Advocate {
                     self.score = Some(score);
                     let (verdict, rule) = self.verdict().expect("scored");
                     self.step = Step::Done;
-                    self.calls.push_log(
+                    self.core.calls.push_log(
                         now,
                         LogKind::Verdict,
                         None,
                         format!("{}: {rule}", verdict.as_str()),
                     );
                     let outcome = Outcome::Decided { verdict, rule };
-                    self.outcome = Some(outcome.clone());
+                    self.core.outcome = Some(outcome.clone());
                     vec![Effect::Finished(outcome)]
                 }
                 Err(error) => self.refuse(call, output, &error, now),
@@ -499,23 +496,17 @@ impl Rules for Advocate {
         }
     }
 
-    fn gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        _by_moderator: bool,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
         // Every role is required: a debate without one has no verdict.
         let role = call.slot.role;
-        self.fail(format!("the {role} gave no answer ({reason})"), now)
+        self.fail(format!("the {role} gave no answer ({})", why.reason), now)
     }
 
     fn moderation(&mut self) -> Moderation<'_, String> {
         Moderation {
             open: self.step == Step::Moderation,
             book: &mut self.objections,
-            calls: &mut self.calls,
+            calls: &mut self.core.calls,
         }
     }
 
@@ -545,7 +536,7 @@ impl Rules for Advocate {
                 2
             },
             max_round: 2,
-            finished: self.outcome.is_some(),
+            finished: self.core.outcome.is_some(),
             ..Progress::default()
         }
     }
@@ -561,7 +552,7 @@ impl Rules for Advocate {
                 format!(
                     "# Transcript: {}\n\n{}",
                     self.config.topic,
-                    quorum::report::log_lines(self.calls.log())
+                    quorum::report::log_lines(self.core.calls.log())
                 ),
             ),
         ];
@@ -581,7 +572,7 @@ impl Rules for Advocate {
             slot: slot.into(),
             title: title.into(),
             group,
-            agent: self.calls.agent(slot).unwrap_or_default().into(),
+            agent: self.core.calls.agent(slot).unwrap_or_default().into(),
             binding: slot == REFEREE,
         };
         Description {
@@ -606,7 +597,7 @@ impl Rules for Advocate {
     }
 
     fn summary_lead(&self) -> Option<String> {
-        let outcome = self.outcome.as_ref()?;
+        let outcome = self.core.outcome.as_ref()?;
         Some(match outcome {
             Outcome::Decided { verdict, rule } => format!(
                 "# {}: {}\n\n{}\n\nRule: {rule}.",
@@ -630,7 +621,7 @@ impl Rules for Advocate {
                 .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
                 .collect(),
             items: self.objections.board_items(),
-            needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
+            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
             required_roles: SLOTS.iter().map(|slot| slot.to_string()).collect(),
             ..Board::default()
         }

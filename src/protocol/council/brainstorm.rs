@@ -198,7 +198,7 @@ impl Council {
             deliverable: documents::SUMMARY.into(),
             note,
         };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         vec![Effect::Finished(outcome)]
     }
 }

@@ -200,7 +200,7 @@ impl Council {
         };
         self.assessment = Some(assessment);
         self.exchange.final_summary(&self.present());
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         vec![Effect::Finished(outcome)]
     }
 }

@@ -63,6 +63,7 @@ pub mod verdict;
 
 pub use kind::{KIND, NAME};
 
+use crate::protocol::{DebateCore, GivenUp};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -229,7 +230,7 @@ pub type ItemRecord = super::items::ItemRecord<String>;
 pub struct Council {
     config: CouncilConfig,
     prompts: Arc<PromptSet>,
-    calls: Calls,
+    core: DebateCore,
     step: Step,
     round: u32,
     participants: Vec<String>,
@@ -260,12 +261,13 @@ pub struct Council {
     assessment: Option<Assessment>,
     proposal_outcomes: Vec<ProposalOutcome>,
     exchange: Exchange,
-    outcome: Option<Outcome>,
     places: Places,
     /// Where an answer still went against the moderator's rulings after it
     /// was asked once more, for the deliverable.
     against_rulings: Vec<String>,
 }
+
+crate::lend_core!(Council, core);
 
 /// Where each finding, proposal and challenge stands in its list, and the
 /// highest number each sequence of ids has reached: a lookup by id, and
@@ -301,7 +303,7 @@ impl Council {
         Council {
             config,
             prompts,
-            calls,
+            core: DebateCore::new(calls),
             step: Step::Independent,
             round: 0,
             participants,
@@ -326,7 +328,6 @@ impl Council {
             assessment: None,
             proposal_outcomes: Vec::new(),
             exchange,
-            outcome: None,
             places: Places::default(),
             against_rulings: Vec::new(),
         }
@@ -409,12 +410,13 @@ impl Council {
         &self.exchange
     }
     pub fn calls(&self) -> &Calls {
-        &self.calls
+        &self.core.calls
     }
 
     /// Calls made so far, retries included (A20).
     pub fn budget_used(&self) -> u32 {
-        self.calls
+        self.core
+            .calls
             .log()
             .iter()
             .filter(|entry| entry.kind == LogKind::CallStarted)
@@ -554,7 +556,7 @@ impl Council {
     }
 
     fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
-        self.calls.push_log(now, kind, call_id, message);
+        self.core.calls.push_log(now, kind, call_id, message);
     }
 
     fn enter(&mut self, step: Step, now: Timestamp) {
@@ -572,17 +574,41 @@ impl Council {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let mut effects = self.calls.stop(now, Some(&reason));
+        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
         let outcome = Outcome::Failed { reason };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         effects.push(Effect::Finished(outcome));
         effects
     }
 
     // ---- routing -----------------------------------------------------------
+}
 
-    fn on_answer(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+/// The prefix of the ids `role` is asked to number its own Phase 1 items
+/// with (`security-1`), so they are never taken for board ids.
+fn draft_prefix(role: &str) -> &str {
+    match role {
+        DEVIL => "devil",
+        CHECKER => "checker",
+        _ => role.strip_prefix("expert.").unwrap_or(role),
+    }
+}
+
+/// Structured data as the JSON text a prompt shows.
+fn pretty(value: serde_json::Value) -> serde_json::Value {
+    serde_json::Value::String(serde_json::to_string_pretty(&value).unwrap_or_default())
+}
+
+/// `1 finding`, `3 findings`.
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl crate::protocol::Rules for Council {
+    type Subject = String;
+
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match (self.step, call.slot.role.as_str()) {
             (Step::Independent, _) => self.on_independent(call, output, now),
             (Step::Expand, _) => self.on_expand(call, output, now),
@@ -594,7 +620,9 @@ impl Council {
         }
     }
 
-    fn on_gave_up(&mut self, call: LiveCall, reason: String, now: Timestamp) -> Vec<Effect> {
+    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+        let reason = why.reason;
+
         let role = call.slot.role.clone();
         let call_id = call.call_id();
         match self.step {
@@ -674,62 +702,12 @@ impl Council {
             Step::Moderation | Step::Done => Vec::new(),
         }
     }
-}
-
-/// The prefix of the ids `role` is asked to number its own Phase 1 items
-/// with (`security-1`), so they are never taken for board ids.
-fn draft_prefix(role: &str) -> &str {
-    match role {
-        DEVIL => "devil",
-        CHECKER => "checker",
-        _ => role.strip_prefix("expert.").unwrap_or(role),
-    }
-}
-
-/// Structured data as the JSON text a prompt shows.
-fn pretty(value: serde_json::Value) -> serde_json::Value {
-    serde_json::Value::String(serde_json::to_string_pretty(&value).unwrap_or_default())
-}
-
-/// `1 finding`, `3 findings`.
-pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-impl crate::protocol::Rules for Council {
-    type Subject = String;
-
-    fn calls(&self) -> &Calls {
-        &self.calls
-    }
-
-    fn calls_mut(&mut self) -> &mut Calls {
-        &mut self.calls
-    }
-
-    fn ended(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
-
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        self.on_answer(call, output, now)
-    }
-
-    fn gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        _by_moderator: bool,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_gave_up(call, reason, now)
-    }
 
     fn moderation(&mut self) -> Moderation<'_, String> {
         Moderation {
             open: self.step == Step::Moderation,
             book: &mut self.items,
-            calls: &mut self.calls,
+            calls: &mut self.core.calls,
         }
     }
 
@@ -782,7 +760,7 @@ impl crate::protocol::Rules for Council {
             round: self.round,
             max_round: self.config.intensity.max_rounds(),
             budget: Some((self.budget_used(), self.config.budget())),
-            finished: self.outcome.is_some(),
+            finished: self.core.outcome.is_some(),
         }
     }
 
@@ -812,7 +790,7 @@ impl crate::protocol::Rules for Council {
             .participants
             .iter()
             .map(|slot| RoleInfo {
-                agent: self.calls.agent(slot).unwrap_or_default().to_string(),
+                agent: self.core.calls.agent(slot).unwrap_or_default().to_string(),
                 title: participant_title(slot),
                 slot: slot.clone(),
                 group: match slot.as_str() {
@@ -828,6 +806,7 @@ impl crate::protocol::Rules for Council {
                     title: participant_title(SYNTHESIZER),
                     group: RoleGroup::Synthesizer,
                     agent: self
+                        .core
                         .calls
                         .agent(SYNTHESIZER)
                         .unwrap_or_default()
@@ -928,13 +907,13 @@ impl crate::protocol::Rules for Council {
             stages: self.stages(),
             view: super::BoardView::Rulings(rows),
             items,
-            needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
+            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
             ..Board::default()
         }
     }
 
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let Some(call) = self.calls.live_call(call_id) else {
+        let Some(call) = self.core.calls.live_call(call_id) else {
             return Err(format!("{call_id} is not waiting for an answer"));
         };
         let open = self.open_ids();
@@ -961,7 +940,7 @@ impl crate::protocol::Rules for Council {
     }
 
     fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.calls.live_call(call_id)?;
+        let call = self.core.calls.live_call(call_id)?;
         Some(documents::answer_template(
             self,
             &call.slot.stage,

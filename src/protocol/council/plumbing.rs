@@ -45,7 +45,7 @@ impl Council {
         );
         context["packet"] = pretty(packet);
         match self.prompts.render(template, &context) {
-            Ok(prompt) => Ok(Effect::StartCall(self.calls.start(
+            Ok(prompt) => Ok(Effect::StartCall(self.core.calls.start(
                 Slot::new(role, self.step.id(), self.round),
                 prompt,
                 Some(file),
@@ -228,7 +228,8 @@ impl Council {
             ),
         );
         let prompts = Arc::clone(&self.prompts);
-        self.calls
+        self.core
+            .calls
             .recheck(
                 call.clone(),
                 output,

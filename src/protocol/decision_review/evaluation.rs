@@ -155,7 +155,7 @@ impl DecisionReview {
             Some(call_id),
             format!("moderator: re-run {role} with the same prompt"),
         );
-        let spec = self.calls.relaunch(
+        let spec = self.core.calls.relaunch(
             Slot::new(judge_slot_role(role), "evaluation", round),
             attempt + 1,
             prompt,
@@ -391,7 +391,7 @@ impl DecisionReview {
         }
         self.enter(Stage::Done, round, now);
         let outcome = Outcome::Decided { verdict, rule };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         vec![Effect::Finished(outcome)]
     }
 
@@ -460,7 +460,7 @@ impl DecisionReview {
             deliverable: documents::SUMMARY_FILE.to_string(),
             note,
         };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         vec![Effect::Finished(outcome)]
     }
 }

@@ -28,6 +28,7 @@ pub mod writing;
 
 pub use kind::{KIND, NAME};
 
+use crate::protocol::{DebateCore, GivenUp};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -355,7 +356,7 @@ pub struct DecisionReview {
     prompts: Arc<PromptSet>,
     stage: Stage,
     round: u32,
-    calls: Calls,
+    core: DebateCore,
     proposal: Option<Collected<ThesisTree>>,
     critique: Option<Collected<ParsedCritique>>,
     /// The ids of the critique's items, to look one up without a scan.
@@ -379,8 +380,9 @@ pub struct DecisionReview {
     pending_advisory: Vec<String>,
     /// Ids the running revision must address.
     pending_must_address: Vec<String>,
-    outcome: Option<Outcome>,
 }
+
+crate::lend_core!(DecisionReview, core);
 
 impl DecisionReview {
     pub fn new(config: ReviewConfig, prompts: Arc<PromptSet>) -> Self {
@@ -393,7 +395,7 @@ impl DecisionReview {
             prompts,
             stage: Stage::Proposal,
             round: 1,
-            calls,
+            core: DebateCore::new(calls),
             proposal: None,
             critique: None,
             critique_ids: HashSet::new(),
@@ -406,7 +408,6 @@ impl DecisionReview {
             pending_sent_back_by: Vec::new(),
             pending_advisory: Vec::new(),
             pending_must_address: Vec::new(),
-            outcome: None,
         }
     }
 
@@ -474,7 +475,7 @@ impl DecisionReview {
             .collect()
     }
     fn has_verdict(&self) -> bool {
-        matches!(self.outcome, Some(Outcome::Decided { .. }))
+        matches!(self.core.outcome, Some(Outcome::Decided { .. }))
     }
     pub fn revisions(&self) -> &[RevisionRound] {
         &self.revisions
@@ -486,17 +487,17 @@ impl DecisionReview {
         &self.malformed
     }
     pub fn usage_ledger(&self) -> &UsageLedger {
-        self.calls.usage()
+        self.core.calls.usage()
     }
     pub fn diagnostics(&self) -> &[CallDiagnostic] {
-        self.calls.diagnostics()
+        self.core.calls.diagnostics()
     }
     /// Wall time from the start of the debate to its latest event, in ms.
     pub fn duration_ms(&self) -> u64 {
-        self.calls.duration_ms(self.config.started_at)
+        self.core.calls.duration_ms(self.config.started_at)
     }
     pub fn live_call_ids(&self) -> Vec<String> {
-        self.calls.live_call_ids()
+        self.core.calls.live_call_ids()
     }
 
     /// Items with the given decision, in critique order.
@@ -518,7 +519,7 @@ impl DecisionReview {
     /// The final decision fields; `None` until the debate ends with a
     /// verdict (a failed debate has none, whatever earlier rounds found).
     pub fn decision_record(&self) -> Option<DecisionRecord> {
-        if !matches!(self.outcome, Some(Outcome::Decided { .. })) {
+        if !matches!(self.core.outcome, Some(Outcome::Decided { .. })) {
             return None;
         }
         let evaluation = self.evaluations.last()?;
@@ -528,7 +529,7 @@ impl DecisionReview {
     }
 
     fn push_log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
-        self.calls.push_log(now, kind, call_id, message);
+        self.core.calls.push_log(now, kind, call_id, message);
     }
 
     /// Notes, in one line of the log, what the reader took other than as
@@ -542,7 +543,7 @@ impl DecisionReview {
     /// Keeps the recorded participants in step with the roster after a
     /// moderator's switch, so debate.yaml names who plays each role now.
     fn sync_participants(&mut self) {
-        let agents = self.calls.agents();
+        let agents = self.core.calls.agents();
         let participants = &mut self.config.participants;
         if let Some(agent) = agents.get("proposer") {
             participants.proposer = agent.clone();
@@ -555,7 +556,7 @@ impl DecisionReview {
                 *agent = now.clone();
             }
         }
-        participants.prices = self.calls.prices().clone();
+        participants.prices = self.core.calls.prices().clone();
     }
 
     fn enter(&mut self, stage: Stage, round: u32, now: Timestamp) {
@@ -584,7 +585,7 @@ impl DecisionReview {
         now: Timestamp,
     ) -> Result<CallSpec, Vec<Effect>> {
         match self.prompts.render(template.spec(), &context) {
-            Ok(prompt) => Ok(self.calls.start(slot, prompt, raw_output_path, now)),
+            Ok(prompt) => Ok(self.core.calls.start(slot, prompt, raw_output_path, now)),
             Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
         }
     }
@@ -604,10 +605,10 @@ impl DecisionReview {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let cancels = self.calls.stop(now, Some(&reason));
+        let cancels = self.core.calls.stop(now, Some(&reason));
         self.stage = Stage::Done;
         let outcome = Outcome::Failed { reason };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         cancels
             .into_iter()
             .chain([Effect::Finished(outcome)])
@@ -649,24 +650,10 @@ impl DecisionReview {
             ),
         );
         let repair = (self.prompts.as_ref(), Template::Repair.spec());
-        match self.calls.repair(call, output, &error, repair, now) {
+        match self.core.calls.repair(call, output, &error, repair, now) {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(now, reason),
         }
-    }
-
-    fn on_gave_up(&mut self, call: LiveCall, reason: String, now: Timestamp) -> Vec<Effect> {
-        if let Some(role) = JudgeRole::of_slot(&call.slot.role) {
-            return self.on_judge_given_up(role, &call, reason, now);
-        }
-        // A required agent: no fabricated verdict (RULES.md A18).
-        self.fail(
-            now,
-            format!(
-                "the {} gave no answer in the {} stage, even after a retry ({reason})",
-                call.slot.role, call.slot.stage
-            ),
-        )
     }
 }
 
@@ -699,18 +686,6 @@ impl DecisionReview {
 impl crate::protocol::Rules for DecisionReview {
     type Subject = ();
 
-    fn calls(&self) -> &Calls {
-        &self.calls
-    }
-
-    fn calls_mut(&mut self) -> &mut Calls {
-        &mut self.calls
-    }
-
-    fn ended(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match call.slot.stage.as_str() {
             "proposal" => self.on_proposal(call, output, now),
@@ -724,13 +699,11 @@ impl crate::protocol::Rules for DecisionReview {
         }
     }
 
-    fn gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        by_moderator: bool,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+        let GivenUp {
+            reason,
+            by_moderator,
+        } = why;
         if by_moderator && self.stage == Stage::Evaluation {
             // The moderator chose to go on without this judge; a held
             // round would only ask them again.
@@ -738,14 +711,20 @@ impl crate::protocol::Rules for DecisionReview {
                 evaluation.released = true;
             }
         }
-        self.on_gave_up(call, reason, now)
+        {
+            if let Some(role) = JudgeRole::of_slot(&call.slot.role) {
+                return self.on_judge_given_up(role, &call, reason, now);
+            }
+            // A required agent: no fabricated verdict (RULES.md A18).
+            self.fail(now, call.no_answer(&reason))
+        }
     }
 
     fn moderation(&mut self) -> Moderation<'_, ()> {
         Moderation {
             open: self.stage == Stage::Moderation,
             book: &mut self.items,
-            calls: &mut self.calls,
+            calls: &mut self.core.calls,
         }
     }
 
@@ -818,7 +797,7 @@ impl crate::protocol::Rules for DecisionReview {
         Progress {
             stage: self.stage.as_str().to_string(),
             round: self.round,
-            finished: self.outcome.is_some(),
+            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }
@@ -904,7 +883,7 @@ impl crate::protocol::Rules for DecisionReview {
     }
 
     fn usage_line(&self) -> Option<String> {
-        crate::report::usage_line(self.calls.usage(), self.duration_ms())
+        crate::report::usage_line(self.core.calls.usage(), self.duration_ms())
     }
 
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
@@ -979,11 +958,12 @@ impl crate::protocol::Rules for DecisionReview {
     /// round), items accepted after its verdict that no revision has
     /// answered reopen it.
     fn reopen_pending(&self) -> bool {
-        self.outcome.is_some() && !self.awaiting_reopen().is_empty()
+        self.core.outcome.is_some() && !self.awaiting_reopen().is_empty()
     }
 
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
         let call = self
+            .core
             .calls
             .live_call(call_id)
             .ok_or_else(|| format!("{call_id} is not waiting for an answer"))?;
@@ -1011,7 +991,7 @@ impl crate::protocol::Rules for DecisionReview {
     }
 
     fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.calls.live_call(call_id)?;
+        let call = self.core.calls.live_call(call_id)?;
         last_yaml_fence(&call.prompt)
     }
 }

@@ -58,7 +58,7 @@ impl DecisionReview {
     /// Why settling `item_id` with `decision` after the verdict would be
     /// refused, or `None` when it would be applied.
     pub fn settle_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
-        match &self.outcome {
+        match &self.core.outcome {
             None => return Some("the debate is still running".into()),
             // A comparison's ranking stands where a verdict would: an item
             // accepted after it reopens the comparison like a verdict.
@@ -118,7 +118,7 @@ impl DecisionReview {
 
     /// Why a reopening is refused while none waits.
     pub(super) fn reopen_refusal(&self) -> &'static str {
-        if self.outcome.is_none() {
+        if self.core.outcome.is_none() {
             "the debate is still running"
         } else {
             "no item accepted after the verdict waits for a revision"
@@ -145,7 +145,7 @@ impl DecisionReview {
                 ids.join(", ")
             ),
         );
-        self.outcome = None;
+        self.core.outcome = None;
         self.pending_directives.clear();
         self.start_revision(round, ids, now)
     }

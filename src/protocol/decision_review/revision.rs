@@ -170,7 +170,8 @@ impl DecisionReview {
                 if !against.is_empty() {
                     let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
                     if let Some(spec) =
-                        self.calls
+                        self.core
+                            .calls
                             .recheck(call.clone(), output, &against, template, now)
                     {
                         self.push_log(

@@ -162,7 +162,7 @@ impl Plan {
             deliverable: documents::PLAN.into(),
             note,
         };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         vec![Effect::Finished(outcome)]
     }
 }

@@ -34,6 +34,7 @@
 //! before it is read, and only the synthesizer's becomes a file (PC-21).
 
 pub mod binding;
+mod board;
 mod closing;
 mod critique;
 pub mod documents;
@@ -43,10 +44,10 @@ mod moderation;
 pub mod parse;
 pub mod prompts;
 mod revision;
-mod routing;
 
 pub use kind::{KIND, NAME};
 
+use crate::protocol::{DebateCore, GivenUp};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -215,7 +216,7 @@ pub struct Kept {
 pub struct Plan {
     config: PlanConfig,
     prompts: Arc<PromptSet>,
-    calls: Calls,
+    core: DebateCore,
     step: Step,
     round: u32,
     /// Rounds of exchange that ran to a revision.
@@ -249,9 +250,10 @@ pub struct Plan {
     /// Answers that cite no item, so were not checked by id: `revision 1`,
     /// `plan`.
     unchecked: Vec<String>,
-    outcome: Option<Outcome>,
     places: Places,
 }
+
+crate::lend_core!(Plan, core);
 
 /// What the plan's item book knows of an item: its id and what the planner
 /// proposed for it, so a decision says whether it confirms or overrides.
@@ -300,7 +302,7 @@ impl Plan {
         Plan {
             config,
             prompts,
-            calls,
+            core: DebateCore::new(calls),
             step: Step::Draft,
             round: 1,
             rounds_run: 0,
@@ -319,7 +321,6 @@ impl Plan {
             synthesis: None,
             departures: Vec::new(),
             unchecked: Vec::new(),
-            outcome: None,
             places: Places::default(),
         }
     }
@@ -384,7 +385,7 @@ impl Plan {
         &self.plan
     }
     pub fn calls(&self) -> &Calls {
-        &self.calls
+        &self.core.calls
     }
 
     /// The assumptions still unverified.
@@ -400,7 +401,7 @@ impl Plan {
     }
 
     fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
-        self.calls.push_log(now, kind, call_id, message);
+        self.core.calls.push_log(now, kind, call_id, message);
     }
 
     fn enter(&mut self, step: Step, now: Timestamp) {
@@ -419,10 +420,10 @@ impl Plan {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let mut effects = self.calls.stop(now, Some(&reason));
+        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
         let outcome = Outcome::Failed { reason };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         effects.push(Effect::Finished(outcome));
         effects
     }
@@ -435,7 +436,7 @@ impl Plan {
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
         match self.prompts.render(template, &context) {
-            Ok(prompt) => Ok(Effect::StartCall(self.calls.start(
+            Ok(prompt) => Ok(Effect::StartCall(self.core.calls.start(
                 Slot::new(role, self.step.id(), self.round),
                 prompt,
                 None,
@@ -489,7 +490,10 @@ impl Plan {
         now: Timestamp,
     ) -> Result<Vec<Effect>, String> {
         let repair = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
-        let (unusable, spec) = self.calls.refuse_answer(call, output, &error, repair, now);
+        let (unusable, spec) = self
+            .core
+            .calls
+            .refuse_answer(call, output, &error, repair, now);
         self.unusable.push(unusable);
         spec.map(|spec| vec![Effect::StartCall(spec)])
     }
@@ -653,37 +657,42 @@ fn listed(ids: &[String], one: &str, many: &str) -> String {
 impl crate::protocol::Rules for Plan {
     type Subject = PlanSubject;
 
-    fn calls(&self) -> &Calls {
-        &self.calls
-    }
-
-    fn calls_mut(&mut self) -> &mut Calls {
-        &mut self.calls
-    }
-
-    fn ended(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        self.on_answer(call, output, now)
+        match self.step {
+            Step::Draft => self.on_draft(call, output, now),
+            Step::Critique => self.on_critique(call, output, now),
+            Step::Review => self.on_review(call, output, now),
+            Step::Optimize => self.on_optimize(call, output, now),
+            Step::Respond => self.on_respond(call, output, now),
+            Step::Revise => self.on_revise(call, output, now),
+            Step::Final => self.on_final(call, output, now),
+            Step::Synthesis => self.on_synthesis(call, output, now),
+            Step::Moderation | Step::Done => Vec::new(),
+        }
     }
 
-    fn gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        _by_moderator: bool,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_gave_up(call, reason, now)
+    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+        let reason = why.reason;
+
+        let role = call.slot.role.clone();
+        if role == OPTIMIZER {
+            if self.step == Step::Final {
+                self.missing
+                    .push(format!("no final proposals from the optimizer ({reason})"));
+                self.awaiting.remove(OPTIMIZER);
+                return self.conclude_final(now);
+            }
+            return self.optimizer_missing(reason, now);
+        }
+        // The planner, the critic and the synthesizer are required (A18).
+        self.fail(now, call.no_answer(&reason))
     }
 
     fn moderation(&mut self) -> Moderation<'_, PlanSubject> {
         Moderation {
             open: self.step == Step::Moderation,
             book: &mut self.book,
-            calls: &mut self.calls,
+            calls: &mut self.core.calls,
         }
     }
 
@@ -728,7 +737,7 @@ impl crate::protocol::Rules for Plan {
             stage: self.step.id().to_string(),
             round: if self.config.simple { 0 } else { self.round },
             max_round: if self.config.simple { 0 } else { MAX_ROUNDS },
-            finished: self.outcome.is_some(),
+            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }
@@ -757,7 +766,7 @@ impl crate::protocol::Rules for Plan {
                 slot: slot.to_string(),
                 title: crate::report::capitalised(slot),
                 group,
-                agent: self.calls.agent(slot).unwrap_or_default().to_string(),
+                agent: self.core.calls.agent(slot).unwrap_or_default().to_string(),
                 binding: false,
             })
             .collect();
@@ -829,9 +838,9 @@ impl crate::protocol::Rules for Plan {
             stages: self.stages(),
             view: BoardView::Rulings(self.board_rows()),
             items,
-            needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
+            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
             required_roles,
-            resolvable: matches!(self.outcome, Some(Outcome::Completed { .. }))
+            resolvable: matches!(self.core.outcome, Some(Outcome::Completed { .. }))
                 && !crate::protocol::Rules::open_items(self).is_empty(),
             ..Board::default()
         }
@@ -864,7 +873,7 @@ impl crate::protocol::Rules for Plan {
     }
 
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
-        match &self.outcome {
+        match &self.core.outcome {
             None => return Some("the debate is still running".into()),
             Some(Outcome::Failed { .. }) => {
                 return Some("the debate stopped without a plan".into());
@@ -891,7 +900,7 @@ impl crate::protocol::Rules for Plan {
     }
 
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let Some(call) = self.calls.live_call(call_id) else {
+        let Some(call) = self.core.calls.live_call(call_id) else {
             return Err(format!("{call_id} is not waiting for an answer"));
         };
         if answer.trim().is_empty() {
@@ -916,7 +925,7 @@ impl crate::protocol::Rules for Plan {
     }
 
     fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.calls.live_call(call_id)?;
+        let call = self.core.calls.live_call(call_id)?;
         match call.slot.stage.as_str() {
             "respond" => Some(
                 self.round_ids()

@@ -4,8 +4,8 @@
 //! decisions.
 //!
 //! Not responsible for holding later answers to those decisions
-//! (`revision`), nor for settling deferred items after the fact
-//! (`routing`).
+//! (`revision`), nor for settling deferred items after the fact (the
+//! shared item book, with the refusal in `mod.rs`).
 
 use super::model::{DecidedBy, Decision, Item, Source};
 use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};

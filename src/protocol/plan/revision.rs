@@ -69,6 +69,7 @@ impl Plan {
         let recheck = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
         let asked = call.clone();
         match self
+            .core
             .calls
             .recheck(call, output, &checked.departures, recheck, now)
         {

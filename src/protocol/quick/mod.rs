@@ -34,6 +34,7 @@ mod triage;
 
 pub use kind::{KIND, NAME};
 
+use crate::protocol::{DebateCore, GivenUp};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -388,7 +389,7 @@ struct SentBack {
 pub struct Quick {
     config: QuickConfig,
     prompts: Arc<PromptSet>,
-    calls: Calls,
+    core: DebateCore,
     step: Step,
     proposal: Option<Collected>,
     attack: Option<Collected>,
@@ -409,8 +410,9 @@ pub struct Quick {
     /// The synthesis sent back for one more attempt, while that runs.
     sent_back: Option<SentBack>,
     unusable: Vec<Unusable>,
-    outcome: Option<Outcome>,
 }
+
+crate::lend_core!(Quick, core);
 
 impl Quick {
     pub fn new(config: QuickConfig, prompts: Arc<PromptSet>) -> Self {
@@ -432,7 +434,7 @@ impl Quick {
             step: config.mode.steps(config.revision)[0],
             config,
             prompts,
-            calls,
+            core: DebateCore::new(calls),
             proposal: None,
             attack: None,
             revision: None,
@@ -445,7 +447,6 @@ impl Quick {
             synthesis: None,
             sent_back: None,
             unusable: Vec::new(),
-            outcome: None,
         }
     }
 
@@ -501,7 +502,7 @@ impl Quick {
         &self.unusable
     }
     pub fn calls(&self) -> &Calls {
-        &self.calls
+        &self.core.calls
     }
 
     /// The challenge's bottom line, as the critic wrote it (RF-11).
@@ -512,7 +513,7 @@ impl Quick {
     }
 
     fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
-        self.calls.push_log(now, kind, call_id, message);
+        self.core.calls.push_log(now, kind, call_id, message);
     }
 
     fn enter(&mut self, step: Step, now: Timestamp) {
@@ -536,7 +537,7 @@ impl Quick {
     ) -> Result<Effect, Vec<Effect>> {
         let stage = self.step.id(self.config.mode);
         match self.prompts.render(template, &context) {
-            Ok(prompt) => Ok(Effect::StartCall(self.calls.start(
+            Ok(prompt) => Ok(Effect::StartCall(self.core.calls.start(
                 Slot::new(role, stage, 1),
                 prompt,
                 raw_output_path,
@@ -560,10 +561,10 @@ impl Quick {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let mut effects = self.calls.stop(now, Some(&reason));
+        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
         let outcome = Outcome::Failed { reason };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         effects.push(Effect::Finished(outcome));
         effects
     }
@@ -581,7 +582,7 @@ impl Quick {
             ),
         );
         let outcome = Outcome::Completed { deliverable, note };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         vec![Effect::Finished(outcome)]
     }
 
@@ -595,7 +596,10 @@ impl Quick {
         now: Timestamp,
     ) -> Vec<Effect> {
         let redo = (self.prompts.as_ref(), &prompts::REDO);
-        let (unusable, spec) = self.calls.refuse_answer(call, output, &problem, redo, now);
+        let (unusable, spec) = self
+            .core
+            .calls
+            .refuse_answer(call, output, &problem, redo, now);
         self.unusable.push(unusable);
         match spec {
             Ok(spec) => vec![Effect::StartCall(spec)],
@@ -623,37 +627,124 @@ fn as_ruling(record: &ItemRecord<String>) -> Option<Ruling> {
 impl crate::protocol::Rules for Quick {
     type Subject = String;
 
-    fn calls(&self) -> &Calls {
-        &self.calls
-    }
-
-    fn calls_mut(&mut self) -> &mut Calls {
-        &mut self.calls
-    }
-
-    fn ended(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        self.on_answer(call, output, now)
+        let call_id = call.call_id();
+        let empty = output.trim().is_empty();
+        match self.step {
+            Step::Reviews => self.on_review(&call, output, now),
+            Step::Proposal if empty => {
+                self.redo_or_stop(call, output, "the answer is empty".into(), now)
+            }
+            Step::Proposal => {
+                self.proposal = Some(Collected {
+                    call_id,
+                    raw: output.to_string(),
+                    at: now,
+                    normalised: Vec::new(),
+                });
+                self.start_attack(now)
+            }
+            Step::Attack if empty => {
+                self.redo_or_stop(call, output, "the answer is empty".into(), now)
+            }
+            Step::Attack => {
+                self.attack = Some(Collected {
+                    call_id: call_id.clone(),
+                    raw: output.to_string(),
+                    at: now,
+                    normalised: Vec::new(),
+                });
+                self.after_attack(&call_id, output, now)
+            }
+            Step::Revision if empty => {
+                if call.repaired {
+                    self.revision_skipped = Some(
+                        "the proposer's answer to the challenge was empty twice; the document \
+                         is written without it"
+                            .into(),
+                    );
+                    self.log(
+                        now,
+                        LogKind::Skip,
+                        Some(&call_id),
+                        "revision left out: its answer was empty twice".into(),
+                    );
+                    return self.start_synthesis(now);
+                }
+                self.redo_or_stop(call, output, "the answer is empty".into(), now)
+            }
+            Step::Revision => {
+                self.revision = Some(Collected {
+                    call_id,
+                    raw: output.to_string(),
+                    at: now,
+                    normalised: Vec::new(),
+                });
+                self.start_synthesis(now)
+            }
+            Step::Synthesis => self.on_synthesis(call, output, now),
+            Step::Moderation | Step::Done => Vec::new(),
+        }
     }
 
-    fn gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        by_moderator: bool,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_gave_up(call, reason, by_moderator, now)
+    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+        let GivenUp {
+            reason,
+            by_moderator,
+        } = why;
+
+        let call_id = call.call_id();
+        match self.step {
+            Step::Reviews => {
+                if let Some(index) = self.review_index(&call.slot.role) {
+                    let review = &mut self.reviews[index];
+                    review.call_id = Some(call_id);
+                    review.state = ReviewState::Skipped(reason);
+                }
+                self.conclude_reviews_if_complete(now)
+            }
+            Step::Revision => {
+                self.revision_skipped = Some(if by_moderator {
+                    "the moderator skipped the proposer's answer to the challenge".into()
+                } else {
+                    format!("the proposer gave no answer to the challenge ({reason})")
+                });
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    "revision left out; the synthesis works from the proposal and the challenge"
+                        .into(),
+                );
+                self.start_synthesis(now)
+            }
+            // The second attempt at a synthesis never came: the first,
+            // readable one stands, with its problems stated.
+            Step::Synthesis if self.config.checks_rulings && self.sent_back.is_some() => {
+                let SentBack { call_id, raw } = self.sent_back.take().expect("checked");
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    "the synthesizer's second attempt gave no answer; its first is kept, with a warning"
+                        .into(),
+                );
+                let extra = format!(
+                    "the synthesizer was asked once more to fix this and gave no answer ({})",
+                    reason.trim_end_matches('.')
+                );
+                self.keep_synthesis(call_id, &raw, Some(extra), now)
+            }
+            // A required agent: no fabricated result (RULES.md A18).
+            _ => self.fail(now, call.no_answer(&reason)),
+        }
     }
 
     fn moderation(&mut self) -> Moderation<'_, String> {
         Moderation {
             open: self.step == Step::Moderation,
             book: &mut self.book,
-            calls: &mut self.calls,
+            calls: &mut self.core.calls,
         }
     }
 
@@ -694,7 +785,7 @@ impl crate::protocol::Rules for Quick {
         Progress {
             stage: self.step.id(self.config.mode).to_string(),
             round: 0,
-            finished: self.outcome.is_some(),
+            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }
@@ -730,7 +821,7 @@ impl crate::protocol::Rules for Quick {
             .map(|(slot, group)| {
                 let title = JudgeRole::slot_title(&slot);
                 RoleInfo {
-                    agent: self.calls.agent(&slot).unwrap_or_default().to_string(),
+                    agent: self.core.calls.agent(&slot).unwrap_or_default().to_string(),
                     slot,
                     title,
                     group,
@@ -770,14 +861,14 @@ impl crate::protocol::Rules for Quick {
         Board {
             stages: self.stages(),
             items,
-            needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
+            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
             required_roles,
             ..Board::default()
         }
     }
 
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        if !self.calls.is_live(call_id) {
+        if !self.core.calls.is_live(call_id) {
             return Err(format!("{call_id} is not waiting for an answer"));
         }
         if answer.trim().is_empty() {

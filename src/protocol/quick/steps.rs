@@ -7,7 +7,7 @@
 //! synthesis (`synthesis`).
 
 use super::parse::{bottom_line, parse_vulnerabilities};
-use super::{Collected, Quick, QuickMode, ReviewState, SentBack, Step, documents, prompts};
+use super::{Quick, QuickMode, ReviewState, Step, documents, prompts};
 use crate::parse::{Read, readings_line};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::supervision::LiveCall;
@@ -87,72 +87,12 @@ impl Quick {
         self.start_single(&prompts::ADVERSARY_REVISION, context, "proposer", now)
     }
 
-    pub(super) fn on_answer(
+    pub(super) fn after_attack(
         &mut self,
-        call: LiveCall,
+        call_id: &str,
         output: &str,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let call_id = call.call_id();
-        let empty = output.trim().is_empty();
-        match self.step {
-            Step::Reviews => self.on_review(&call, output, now),
-            Step::Proposal if empty => {
-                self.redo_or_stop(call, output, "the answer is empty".into(), now)
-            }
-            Step::Proposal => {
-                self.proposal = Some(Collected {
-                    call_id,
-                    raw: output.to_string(),
-                    at: now,
-                    normalised: Vec::new(),
-                });
-                self.start_attack(now)
-            }
-            Step::Attack if empty => {
-                self.redo_or_stop(call, output, "the answer is empty".into(), now)
-            }
-            Step::Attack => {
-                self.attack = Some(Collected {
-                    call_id: call_id.clone(),
-                    raw: output.to_string(),
-                    at: now,
-                    normalised: Vec::new(),
-                });
-                self.after_attack(&call_id, output, now)
-            }
-            Step::Revision if empty => {
-                if call.repaired {
-                    self.revision_skipped = Some(
-                        "the proposer's answer to the challenge was empty twice; the document \
-                         is written without it"
-                            .into(),
-                    );
-                    self.log(
-                        now,
-                        LogKind::Skip,
-                        Some(&call_id),
-                        "revision left out: its answer was empty twice".into(),
-                    );
-                    return self.start_synthesis(now);
-                }
-                self.redo_or_stop(call, output, "the answer is empty".into(), now)
-            }
-            Step::Revision => {
-                self.revision = Some(Collected {
-                    call_id,
-                    raw: output.to_string(),
-                    at: now,
-                    normalised: Vec::new(),
-                });
-                self.start_synthesis(now)
-            }
-            Step::Synthesis => self.on_synthesis(call, output, now),
-            Step::Moderation | Step::Done => Vec::new(),
-        }
-    }
-
-    fn after_attack(&mut self, call_id: &str, output: &str, now: Timestamp) -> Vec<Effect> {
         match self.config.mode {
             QuickMode::Challenge => {
                 let note = match bottom_line(output) {
@@ -240,7 +180,12 @@ impl Quick {
     }
 
     /// A reviewer's answer, already on disk in its judge file (QM-06).
-    fn on_review(&mut self, call: &LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+    pub(super) fn on_review(
+        &mut self,
+        call: &LiveCall,
+        output: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
         let call_id = call.call_id();
         let Some(index) = self.review_index(&call.slot.role) else {
             return Vec::new();
@@ -271,7 +216,7 @@ impl Quick {
         self.conclude_reviews_if_complete(now)
     }
 
-    fn review_index(&self, slot: &str) -> Option<usize> {
+    pub(super) fn review_index(&self, slot: &str) -> Option<usize> {
         let role = JudgeRole::of_slot(slot)?;
         self.reviews.iter().position(|review| review.role == role)
     }
@@ -279,7 +224,7 @@ impl Quick {
     /// Once every reviewer answered or was skipped, the synthesis starts
     /// with the reviews there are (QM-09); with none, there is nothing to
     /// synthesize.
-    fn conclude_reviews_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
+    pub(super) fn conclude_reviews_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
         if self
             .reviews
             .iter()
@@ -307,65 +252,5 @@ impl Quick {
             );
         }
         self.start_synthesis(now)
-    }
-
-    pub(super) fn on_gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        by_moderator: bool,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = call.call_id();
-        match self.step {
-            Step::Reviews => {
-                if let Some(index) = self.review_index(&call.slot.role) {
-                    let review = &mut self.reviews[index];
-                    review.call_id = Some(call_id);
-                    review.state = ReviewState::Skipped(reason);
-                }
-                self.conclude_reviews_if_complete(now)
-            }
-            Step::Revision => {
-                self.revision_skipped = Some(if by_moderator {
-                    "the moderator skipped the proposer's answer to the challenge".into()
-                } else {
-                    format!("the proposer gave no answer to the challenge ({reason})")
-                });
-                self.log(
-                    now,
-                    LogKind::Note,
-                    Some(&call_id),
-                    "revision left out; the synthesis works from the proposal and the challenge"
-                        .into(),
-                );
-                self.start_synthesis(now)
-            }
-            // The second attempt at a synthesis never came: the first,
-            // readable one stands, with its problems stated.
-            Step::Synthesis if self.config.checks_rulings && self.sent_back.is_some() => {
-                let SentBack { call_id, raw } = self.sent_back.take().expect("checked");
-                self.log(
-                    now,
-                    LogKind::Note,
-                    Some(&call_id),
-                    "the synthesizer's second attempt gave no answer; its first is kept, with a warning"
-                        .into(),
-                );
-                let extra = format!(
-                    "the synthesizer was asked once more to fix this and gave no answer ({})",
-                    reason.trim_end_matches('.')
-                );
-                self.keep_synthesis(call_id, &raw, Some(extra), now)
-            }
-            // A required agent: no fabricated result (RULES.md A18).
-            _ => self.fail(
-                now,
-                format!(
-                    "the {} gave no answer in the {} stage, even after a retry ({reason})",
-                    call.slot.role, call.slot.stage
-                ),
-            ),
-        }
     }
 }

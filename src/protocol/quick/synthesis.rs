@@ -179,9 +179,10 @@ impl Quick {
             }
             if !discrepancies.is_empty() {
                 let template = (self.prompts.as_ref(), &RECHECK_TEMPLATE);
-                if let Some(spec) = self
-                    .calls
-                    .recheck(call, output, &discrepancies, template, now)
+                if let Some(spec) =
+                    self.core
+                        .calls
+                        .recheck(call, output, &discrepancies, template, now)
                 {
                     self.unusable.push(Unusable {
                         call_id: call_id.clone(),

@@ -191,7 +191,7 @@ impl Rca {
             rule: conclusion.rule.clone(),
         };
         self.conclusion = Some(conclusion);
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         // RC-17: the critic's work is done.
         self.log(
             now,

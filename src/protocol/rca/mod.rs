@@ -32,6 +32,7 @@
 //! under `rounds/` before it was read.
 
 mod answers;
+mod board;
 mod critic;
 pub mod documents;
 mod ending;
@@ -42,11 +43,11 @@ pub mod model;
 mod moderation;
 pub mod parse;
 pub mod prompts;
-mod routing;
 pub mod status;
 
 pub use kind::{KIND, NAME};
 
+use crate::protocol::{DebateCore, GivenUp};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -214,7 +215,7 @@ pub type ItemRecord = super::items::ItemRecord<ItemSubject>;
 pub struct Rca {
     config: RcaConfig,
     prompts: Arc<PromptSet>,
-    calls: Calls,
+    core: DebateCore,
     step: Step,
     round: u32,
     hypotheses: Vec<Hypothesis>,
@@ -238,9 +239,10 @@ pub struct Rca {
     /// (RC-16); asked at most once.
     restatement: Option<Restatement>,
     conclusion: Option<Conclusion>,
-    outcome: Option<Outcome>,
     places: Places,
 }
+
+crate::lend_core!(Rca, core);
 
 /// Where each hypothesis, challenge and final status stands in its list,
 /// and which challenges each hypothesis has, in the order raised: every
@@ -276,7 +278,7 @@ impl Rca {
         Rca {
             config,
             prompts,
-            calls,
+            core: DebateCore::new(calls),
             step: Step::Findings,
             round: 1,
             hypotheses,
@@ -293,7 +295,6 @@ impl Rca {
             statuses: Vec::new(),
             restatement: None,
             conclusion: None,
-            outcome: None,
             places,
         }
     }
@@ -348,7 +349,7 @@ impl Rca {
         self.hypothesis(id).map(|h| h.finding.claim.as_str())
     }
     pub fn calls(&self) -> &Calls {
-        &self.calls
+        &self.core.calls
     }
     pub fn round(&self) -> u32 {
         self.round
@@ -415,7 +416,7 @@ impl Rca {
     }
 
     fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
-        self.calls.push_log(now, kind, call_id, message);
+        self.core.calls.push_log(now, kind, call_id, message);
     }
 
     fn enter(&mut self, step: Step, now: Timestamp) {
@@ -432,10 +433,10 @@ impl Rca {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let mut effects = self.calls.stop(now, Some(&reason));
+        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
         let outcome = Outcome::Failed { reason };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         effects.push(Effect::Finished(outcome));
         effects
     }
@@ -451,7 +452,7 @@ impl Rca {
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
         match self.prompts.render(template, &context) {
-            Ok(prompt) => Ok(Effect::StartCall(self.calls.start(
+            Ok(prompt) => Ok(Effect::StartCall(self.core.calls.start(
                 Slot::new(role, self.step.id(), self.round),
                 prompt,
                 Some(file),
@@ -493,7 +494,10 @@ impl Rca {
         now: Timestamp,
     ) -> Result<Vec<Effect>, String> {
         let repair = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
-        let (unusable, spec) = self.calls.refuse_answer(call, output, &error, repair, now);
+        let (unusable, spec) = self
+            .core
+            .calls
+            .refuse_answer(call, output, &error, repair, now);
         self.unusable.push(unusable);
         spec.map(|spec| vec![Effect::StartCall(spec)])
     }
@@ -540,37 +544,53 @@ fn hypothesis(number: usize, owner: &str, finding: &Finding, source: &str) -> Hy
 impl crate::protocol::Rules for Rca {
     type Subject = ItemSubject;
 
-    fn calls(&self) -> &Calls {
-        &self.calls
-    }
-
-    fn calls_mut(&mut self) -> &mut Calls {
-        &mut self.calls
-    }
-
-    fn ended(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        self.on_answer(call, output, now)
+        match (self.step, call.slot.role.as_str()) {
+            (Step::Findings, _) => self.on_findings(call, output, now),
+            (Step::Challenge | Step::Ruling, CRITIC) => self.on_critic(call, output, now),
+            (Step::Answers, _) => self.on_answers(call, output, now),
+            (Step::Restate, _) => self.on_restate(call, output, now),
+            _ => Vec::new(),
+        }
     }
 
-    fn gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        _by_moderator: bool,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_gave_up(call, reason, now)
+    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+        let reason = why.reason;
+
+        let role = call.slot.role.clone();
+        match self.step {
+            Step::Findings => {
+                let name = debugger_name(&role).to_string();
+                self.log(
+                    now,
+                    LogKind::Skip,
+                    Some(&call.call_id()),
+                    format!("{name} presents no hypotheses: {reason}"),
+                );
+                self.awaiting.remove(&name);
+                self.conclude_findings_if_complete(now)
+            }
+            Step::Answers => {
+                let name = debugger_name(&role).to_string();
+                self.missed_all(&name, &reason, now);
+                self.awaiting.remove(&name);
+                self.conclude_answers_if_complete(now)
+            }
+            Step::Restate => {
+                self.restate_failed(format!("the call failed ({reason})"), now);
+                self.step = Step::Done;
+                self.conclude(now)
+            }
+            // The critic is required (A18).
+            _ => self.fail(now, call.no_answer(&reason)),
+        }
     }
 
     fn moderation(&mut self) -> Moderation<'_, ItemSubject> {
         Moderation {
             open: self.step == Step::Moderation,
             book: &mut self.items,
-            calls: &mut self.calls,
+            calls: &mut self.core.calls,
         }
     }
 
@@ -625,7 +645,7 @@ impl crate::protocol::Rules for Rca {
             stage: self.step.id().to_string(),
             round: self.round,
             max_round: MAX_ROUNDS,
-            finished: self.outcome.is_some(),
+            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }
@@ -642,7 +662,7 @@ impl crate::protocol::Rules for Rca {
             .map(|name| {
                 let slot = debugger_slot(name);
                 RoleInfo {
-                    agent: self.calls.agent(&slot).unwrap_or_default().to_string(),
+                    agent: self.core.calls.agent(&slot).unwrap_or_default().to_string(),
                     title: format!("Debugger {name}"),
                     slot,
                     group: RoleGroup::Lead,
@@ -654,7 +674,12 @@ impl crate::protocol::Rules for Rca {
             slot: CRITIC.into(),
             title: "Critic".into(),
             group: RoleGroup::Challenger,
-            agent: self.calls.agent(CRITIC).unwrap_or_default().to_string(),
+            agent: self
+                .core
+                .calls
+                .agent(CRITIC)
+                .unwrap_or_default()
+                .to_string(),
             binding: false,
         });
         Description {
@@ -716,14 +741,14 @@ impl crate::protocol::Rules for Rca {
             stages: self.stages(),
             view: super::BoardView::Rulings(rows),
             items: self.items.board_items(),
-            needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
+            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
             required_roles: vec![CRITIC.to_string()],
             ..Board::default()
         }
     }
 
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let Some(call) = self.calls.live_call(call_id) else {
+        let Some(call) = self.core.calls.live_call(call_id) else {
             return Err(format!("{call_id} is not waiting for an answer"));
         };
         match call.slot.stage.as_str() {
@@ -752,7 +777,7 @@ impl crate::protocol::Rules for Rca {
     }
 
     fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.calls.live_call(call_id)?;
+        let call = self.core.calls.live_call(call_id)?;
         Some(match call.slot.stage.as_str() {
             "findings" => documents::FINDINGS_TEMPLATE.to_string(),
             "restate" => "```yaml\nclaim: \"\"\n```\n".to_string(),

@@ -392,7 +392,7 @@ fn transcript_md(review: &DecisionReview) -> String {
             fenced(&malformed.raw, "text")
         ));
     }
-    out.push_str(&crate::report::calls_md(&review.calls));
+    out.push_str(&crate::report::calls_md(&review.core.calls));
     out
 }
 

@@ -24,7 +24,7 @@ impl WritingReview {
             Ok(prompt) => prompt,
             Err(reason) => return self.fail(now, reason),
         };
-        let spec = self.calls.start(
+        let spec = self.core.calls.start(
             Slot::new(CRITIC, Step::Critique.id(), 1),
             prompt,
             Some(documents::CRITIQUE.to_string()),
@@ -51,7 +51,8 @@ impl WritingReview {
             Err(error) => {
                 let repair = (self.prompts.as_ref(), &crate::prompts::REPAIR_TEMPLATE);
                 let (unusable, spec) =
-                    self.calls
+                    self.core
+                        .calls
                         .refuse_answer(call, output, &error.to_string(), repair, now);
                 self.unusable.push(unusable);
                 return match spec {

@@ -43,6 +43,7 @@ pub mod parse;
 pub mod prompts;
 mod rewrites;
 
+use crate::protocol::{DebateCore, GivenUp};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -364,7 +365,7 @@ pub struct Merged {
 pub struct WritingReview {
     config: WritingConfig,
     prompts: Arc<PromptSet>,
-    calls: Calls,
+    core: DebateCore,
     step: Step,
     critique: Option<Critique>,
     /// The critique's items and the moderator's decisions, by item id.
@@ -374,8 +375,9 @@ pub struct WritingReview {
     unusable: Vec<Unusable>,
     /// Readable answers asked again because they went against the rulings.
     asked_again: Vec<Unusable>,
-    outcome: Option<Outcome>,
 }
+
+crate::lend_core!(WritingReview, core);
 
 impl WritingReview {
     pub fn new(config: WritingConfig, prompts: Arc<PromptSet>) -> Self {
@@ -399,7 +401,7 @@ impl WritingReview {
         WritingReview {
             config,
             prompts,
-            calls,
+            core: DebateCore::new(calls),
             step,
             critique: None,
             items: ItemBook::default(),
@@ -407,7 +409,6 @@ impl WritingReview {
             merged: None,
             unusable: Vec::new(),
             asked_again: Vec::new(),
-            outcome: None,
         }
     }
 
@@ -533,14 +534,14 @@ impl WritingReview {
         against
     }
     pub fn calls(&self) -> &Calls {
-        &self.calls
+        &self.core.calls
     }
     pub fn step(&self) -> Step {
         self.step
     }
 
     fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
-        self.calls.push_log(now, kind, call_id, message);
+        self.core.calls.push_log(now, kind, call_id, message);
     }
 
     fn enter(&mut self, step: Step, now: Timestamp) {
@@ -559,10 +560,10 @@ impl WritingReview {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let mut effects = self.calls.stop(now, Some(&reason));
+        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
         let outcome = Outcome::Failed { reason };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         effects.push(Effect::Finished(outcome));
         effects
     }
@@ -591,37 +592,8 @@ impl WritingReview {
             deliverable: DELIVERABLE.to_string(),
             note,
         };
-        self.outcome = Some(outcome.clone());
+        self.core.outcome = Some(outcome.clone());
         vec![Effect::Finished(outcome)]
-    }
-
-    fn on_gave_up(&mut self, call: LiveCall, reason: String, now: Timestamp) -> Vec<Effect> {
-        match self.step {
-            // The critic is required, as the merge is (A18).
-            Step::Critique => self.fail(
-                now,
-                format!(
-                    "the {} gave no answer in the {} stage, even after a retry ({reason})",
-                    call.slot.role, call.slot.stage
-                ),
-            ),
-            Step::Rewrites => {
-                if let Some(index) = self.judge_index(&call.slot.role) {
-                    let judge = &mut self.judges[index];
-                    judge.call_id = Some(call.call_id());
-                    judge.state = RewriteState::Skipped(reason);
-                }
-                self.conclude_rewrites_if_complete(now)
-            }
-            // The merge is required: no fabricated result (RULES.md A18).
-            _ => self.fail(
-                now,
-                format!(
-                    "the {} gave no answer in the {} stage, even after a retry ({reason})",
-                    call.slot.role, call.slot.stage
-                ),
-            ),
-        }
     }
 
     fn stages(&self) -> Vec<StageInfo> {
@@ -642,18 +614,6 @@ impl WritingReview {
 impl crate::protocol::Rules for WritingReview {
     type Subject = String;
 
-    fn calls(&self) -> &Calls {
-        &self.calls
-    }
-
-    fn calls_mut(&mut self) -> &mut Calls {
-        &mut self.calls
-    }
-
-    fn ended(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match self.step {
             Step::Critique => self.on_critique(call, output, now),
@@ -663,21 +623,30 @@ impl crate::protocol::Rules for WritingReview {
         }
     }
 
-    fn gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        _by_moderator: bool,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        self.on_gave_up(call, reason, now)
+    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+        let reason = why.reason;
+
+        match self.step {
+            // The critic is required, as the merge is (A18).
+            Step::Critique => self.fail(now, call.no_answer(&reason)),
+            Step::Rewrites => {
+                if let Some(index) = self.judge_index(&call.slot.role) {
+                    let judge = &mut self.judges[index];
+                    judge.call_id = Some(call.call_id());
+                    judge.state = RewriteState::Skipped(reason);
+                }
+                self.conclude_rewrites_if_complete(now)
+            }
+            // The merge is required: no fabricated result (RULES.md A18).
+            _ => self.fail(now, call.no_answer(&reason)),
+        }
     }
 
     fn moderation(&mut self) -> Moderation<'_, String> {
         Moderation {
-            open: self.step == Step::Moderation && self.outcome.is_none(),
+            open: self.step == Step::Moderation && self.core.outcome.is_none(),
             book: &mut self.items,
-            calls: &mut self.calls,
+            calls: &mut self.core.calls,
         }
     }
 
@@ -713,7 +682,7 @@ impl crate::protocol::Rules for WritingReview {
         Progress {
             stage: self.step.id().to_string(),
             round: 0,
-            finished: self.outcome.is_some(),
+            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }
@@ -734,7 +703,7 @@ impl crate::protocol::Rules for WritingReview {
                     .iter()
                     .find(|seat| seat.role.slot() == slot);
                 RoleInfo {
-                    agent: self.calls.agent(&slot).unwrap_or_default().to_string(),
+                    agent: self.core.calls.agent(&slot).unwrap_or_default().to_string(),
                     title: JudgeRole::slot_title(&slot),
                     binding: seat.is_some_and(|seat| seat.weight == Weight::Binding),
                     slot,
@@ -784,14 +753,14 @@ impl crate::protocol::Rules for WritingReview {
             stages: self.stages(),
             view: BoardView::Revision(documents::revision_view(self)),
             items: self.items.board_items(),
-            needs_moderator: self.step == Step::Moderation && self.outcome.is_none(),
+            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
             required_roles,
             ..Board::default()
         }
     }
 
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let Some(call) = self.calls.live_call(call_id) else {
+        let Some(call) = self.core.calls.live_call(call_id) else {
             return Err(format!("{call_id} is not waiting for an answer"));
         };
         if call.slot.role == SYNTHESIZER {
@@ -815,7 +784,7 @@ impl crate::protocol::Rules for WritingReview {
     }
 
     fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.calls.live_call(call_id)?;
+        let call = self.core.calls.live_call(call_id)?;
         Some(if call.slot.role == SYNTHESIZER {
             "```yaml\nsummary: \nrevised_draft: |\n  \nchanges:\n  - location: \n    type: clarity\n    before: \n    after: \n    rationale: \n    answers: \n```\n".to_string()
         } else if call.slot.role == CRITIC {

@@ -34,7 +34,7 @@ impl WritingReview {
                 Ok(prompt) => prompt,
                 Err(reason) => return self.fail(now, reason),
             };
-            let spec = self.calls.start(
+            let spec = self.core.calls.start(
                 Slot::new(seat.role.slot(), Step::Rewrites.id(), 1),
                 prompt,
                 Some(documents::judge_file(seat.role)),
@@ -53,7 +53,7 @@ impl WritingReview {
             Ok(prompt) => prompt,
             Err(reason) => return self.fail(now, reason),
         };
-        let spec = self.calls.start(
+        let spec = self.core.calls.start(
             Slot::new(SYNTHESIZER, Step::Merge.id(), 1),
             prompt,
             None,
@@ -213,6 +213,7 @@ impl WritingReview {
                 .collect();
             let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
             if let Some(spec) = self
+                .core
                 .calls
                 .recheck(call.clone(), output, &said, template, now)
             {
@@ -307,7 +308,10 @@ impl WritingReview {
             self.prompts.as_ref(),
             &crate::protocol::quick::prompts::REDO,
         );
-        let (unusable, spec) = self.calls.refuse_answer(call, output, &problem, redo, now);
+        let (unusable, spec) = self
+            .core
+            .calls
+            .refuse_answer(call, output, &problem, redo, now);
         self.unusable.push(unusable);
         match spec {
             Ok(spec) => vec![Effect::StartCall(spec)],

@@ -1,64 +1,16 @@
-//! Where an answer, a call given up on or one of the debate's own inputs
-//! (a decision, a submission, a deferred item settled afterwards, an
-//! override) goes, by the step the debate is in; and what the interfaces
-//! show of it: the stage strip, each item's final decision and the board's
-//! rows.
+//! What the interfaces show of a planning debate: the stage strip, each
+//! item's final decision (a deferred one settled afterwards included) and
+//! the board's rows.
 //!
-//! Not responsible for what each step does with what it gets (the stage
-//! modules), nor for the `Protocol` implementation itself (`mod.rs`).
+//! Not responsible for where an answer goes (the `Rules` implementation in
+//! `mod.rs`) nor for what each step does with it (the stage modules).
 
 use super::model::{DecidedBy, Source, Verification};
-use super::{OPTIMIZER, Plan, Step};
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, Fact, ItemDecision, Ruling, StageInfo, Timestamp, Tone};
+use super::{Plan, Step};
+use crate::protocol::{Fact, ItemDecision, Ruling, StageInfo, Tone};
 use crate::report::one_line;
 
 impl Plan {
-    pub(super) fn on_answer(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        match self.step {
-            Step::Draft => self.on_draft(call, output, now),
-            Step::Critique => self.on_critique(call, output, now),
-            Step::Review => self.on_review(call, output, now),
-            Step::Optimize => self.on_optimize(call, output, now),
-            Step::Respond => self.on_respond(call, output, now),
-            Step::Revise => self.on_revise(call, output, now),
-            Step::Final => self.on_final(call, output, now),
-            Step::Synthesis => self.on_synthesis(call, output, now),
-            Step::Moderation | Step::Done => Vec::new(),
-        }
-    }
-
-    pub(super) fn on_gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let role = call.slot.role.clone();
-        if role == OPTIMIZER {
-            if self.step == Step::Final {
-                self.missing
-                    .push(format!("no final proposals from the optimizer ({reason})"));
-                self.awaiting.remove(OPTIMIZER);
-                return self.conclude_final(now);
-            }
-            return self.optimizer_missing(reason, now);
-        }
-        // The planner, the critic and the synthesizer are required (A18).
-        self.fail(
-            now,
-            format!(
-                "the {role} gave no answer in the {} stage, even after a retry ({reason})",
-                call.slot.stage
-            ),
-        )
-    }
-
     pub(super) fn stages(&self) -> Vec<StageInfo> {
         let steps: Vec<Step> = if self.config.simple {
             vec![Step::Draft, Step::Synthesis, Step::Done]

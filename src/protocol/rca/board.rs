@@ -1,74 +1,15 @@
-//! Where an answer, a call given up on or one of the run's own inputs
-//! (a moderator's decision, a submission, an override) goes, by the step
-//! the run is in; and what the interfaces show of it: the stage strip and
+//! What the interfaces show of a root-cause analysis: the stage strip and
 //! one board row per hypothesis.
 //!
-//! Not responsible for what each step does with what it gets (the stage
-//! modules), nor for the `Protocol` implementation itself (`mod.rs`).
+//! Not responsible for where an answer goes (the `Rules` implementation in
+//! `mod.rs`) nor for what each step does with it (the stage modules).
 
 use super::model::{Challenge, ChallengeState, Hypothesis};
-use super::{CRITIC, Rca, Step, debugger_name};
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, Fact, LogKind, StageInfo, Timestamp};
+use super::{Rca, Step};
+use crate::protocol::{Fact, StageInfo};
 use crate::report::one_line;
 
 impl Rca {
-    pub(super) fn on_answer(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        match (self.step, call.slot.role.as_str()) {
-            (Step::Findings, _) => self.on_findings(call, output, now),
-            (Step::Challenge | Step::Ruling, CRITIC) => self.on_critic(call, output, now),
-            (Step::Answers, _) => self.on_answers(call, output, now),
-            (Step::Restate, _) => self.on_restate(call, output, now),
-            _ => Vec::new(),
-        }
-    }
-
-    pub(super) fn on_gave_up(
-        &mut self,
-        call: LiveCall,
-        reason: String,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let role = call.slot.role.clone();
-        match self.step {
-            Step::Findings => {
-                let name = debugger_name(&role).to_string();
-                self.log(
-                    now,
-                    LogKind::Skip,
-                    Some(&call.call_id()),
-                    format!("{name} presents no hypotheses: {reason}"),
-                );
-                self.awaiting.remove(&name);
-                self.conclude_findings_if_complete(now)
-            }
-            Step::Answers => {
-                let name = debugger_name(&role).to_string();
-                self.missed_all(&name, &reason, now);
-                self.awaiting.remove(&name);
-                self.conclude_answers_if_complete(now)
-            }
-            Step::Restate => {
-                self.restate_failed(format!("the call failed ({reason})"), now);
-                self.step = Step::Done;
-                self.conclude(now)
-            }
-            // The critic is required (A18).
-            _ => self.fail(
-                now,
-                format!(
-                    "the {role} gave no answer in the {} stage, even after a retry ({reason})",
-                    call.slot.stage
-                ),
-            ),
-        }
-    }
-
     /// The stages; the restatement only when one was asked for.
     pub(super) fn stages(&self) -> Vec<StageInfo> {
         let mut steps = Step::ALL.to_vec();
