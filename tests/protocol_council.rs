@@ -204,6 +204,7 @@ fn fp_01_02_03_04_05_defaults_and_input_fields() {
             spec: None,
             flags: &[],
             allow_outside: false,
+            files: &quorum::protocol::registry::DiskFiles,
         })
         .unwrap();
     let definition = configured.define(Setting {

@@ -266,6 +266,7 @@ fn variants() -> Vec<Variant> {
                 spec: Some((Path::new(super::DEMO_SPEC_NAME), text)),
                 flags: &flags,
                 allow_outside: false,
+                files: &crate::protocol::registry::DiskFiles,
             });
             if let Ok(configured) = configured {
                 variants.push(Variant {

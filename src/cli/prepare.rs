@@ -271,6 +271,7 @@ pub fn prepare_in(
             spec: spec_path.as_deref().zip(source_text.as_deref()),
             flags: &flags.options,
             allow_outside: flags.allow_outside_context,
+            files: &crate::protocol::registry::DiskFiles,
         })
         .map_err(locate)?;
     let base = spec_path

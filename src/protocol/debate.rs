@@ -91,6 +91,21 @@ impl DebateCore {
             outcome: None,
         }
     }
+
+    /// Ends the debate with `outcome`: the effect that says so.
+    pub fn finish(&mut self, outcome: Outcome) -> Effect {
+        self.outcome = Some(outcome.clone());
+        Effect::Finished(outcome)
+    }
+
+    /// Stops the debate for `reason`: logged, every live call cancelled,
+    /// and it ends [`Outcome::Failed`]. Nothing is made up in place of
+    /// what is missing (RULES.md A18).
+    pub fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
+        let mut effects = self.calls.stop(now, Some(&reason));
+        effects.push(self.finish(Outcome::Failed { reason }));
+        effects
+    }
 }
 
 /// Lends a protocol's [`DebateCore`] field to the skeleton: implements

@@ -227,9 +227,62 @@ pub struct Configure<'a> {
     /// Files a spec names may lie outside its folder
     /// (`--allow-outside-context`).
     pub allow_outside: bool,
+    /// Where the files a spec or a flag names are read from (the disk,
+    /// given by the command line; a test may give others): the protocol
+    /// itself reads nothing.
+    pub files: &'a dyn SpecFiles,
+}
+
+/// Reads the files a debate is configured from (a comparison's option
+/// files, a writing review's draft, a root-cause analysis's hypotheses).
+pub trait SpecFiles: Sync {
+    /// The text of `path`, refused beyond `kind`'s limit; `regular` allows
+    /// only a regular file (a spec's file), otherwise a pipe or `-` for
+    /// stdin too (a flag's, the person's own).
+    fn read(&self, path: &Path, kind: crate::input::Kind, regular: bool) -> Result<String, String>;
+}
+
+/// The files on disk.
+pub struct DiskFiles;
+
+impl SpecFiles for DiskFiles {
+    fn read(&self, path: &Path, kind: crate::input::Kind, regular: bool) -> Result<String, String> {
+        let read = if regular {
+            crate::input::read_regular_file(path, kind)
+        } else {
+            crate::input::read_text(path, kind)
+        };
+        read.map_err(|error| error.to_string())
+    }
 }
 
 impl Configure<'_> {
+    /// The file `given` names, for the option `field`, and its text. A
+    /// spec's file is found beside the spec and must stay inside its folder
+    /// (unless `--allow-outside-context`) and be a regular file; a flag's
+    /// (`field` starts `--`) is the person's own, read as given.
+    pub fn read_named(
+        &self,
+        given: &str,
+        field: &str,
+        kind: crate::input::Kind,
+    ) -> Result<(std::path::PathBuf, String), String> {
+        let given = std::path::PathBuf::from(given);
+        let (path, from_spec) = match self.spec {
+            Some((spec, _)) if !field.starts_with("--") => {
+                let folder = spec.parent().unwrap_or(Path::new("."));
+                if self.allow_outside {
+                    (folder.join(&given), true)
+                } else {
+                    (crate::input::in_spec_folder(folder, &given)?, true)
+                }
+            }
+            _ => (given, false),
+        };
+        let text = self.files.read(&path, kind, from_spec)?;
+        Ok((path, text))
+    }
+
     /// How an error about the option `key` names it: the flag that set it
     /// (`--max-rounds`), else the spec key.
     pub fn field(&self, key: &str) -> String {

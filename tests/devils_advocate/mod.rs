@@ -269,12 +269,8 @@ impl Advocate {
     }
 
     fn fail(&mut self, reason: String, now: Timestamp) -> Vec<Effect> {
-        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
-        let outcome = Outcome::Failed { reason };
-        self.core.outcome = Some(outcome.clone());
-        effects.push(Effect::Finished(outcome));
-        effects
+        self.core.fail(now, reason)
     }
 
     /// An answer that does not read gets its one repair, then ends the debate.
@@ -486,9 +482,7 @@ impl Rules for Advocate {
                         None,
                         format!("{}: {rule}", verdict.as_str()),
                     );
-                    let outcome = Outcome::Decided { verdict, rule };
-                    self.core.outcome = Some(outcome.clone());
-                    vec![Effect::Finished(outcome)]
+                    vec![self.core.finish(Outcome::Decided { verdict, rule })]
                 }
                 Err(error) => self.refuse(call, output, &error, now),
             },

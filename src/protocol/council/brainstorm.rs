@@ -198,7 +198,6 @@ impl Council {
             deliverable: documents::SUMMARY.into(),
             note,
         };
-        self.core.outcome = Some(outcome.clone());
-        vec![Effect::Finished(outcome)]
+        vec![self.core.finish(outcome)]
     }
 }

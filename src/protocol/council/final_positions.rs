@@ -200,7 +200,6 @@ impl Council {
         };
         self.assessment = Some(assessment);
         self.exchange.final_summary(&self.present());
-        self.core.outcome = Some(outcome.clone());
-        vec![Effect::Finished(outcome)]
+        vec![self.core.finish(outcome)]
     }
 }

@@ -438,6 +438,7 @@ mod tests {
                 spec: None,
                 flags: &[],
                 allow_outside: false,
+                files: &crate::protocol::registry::DiskFiles,
             })
             .unwrap();
         let definition = configured.define(Setting {

@@ -82,8 +82,8 @@ use super::items::ItemBook;
 use super::supervision::LiveCall;
 use super::usage::Price;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, LogKind, Outcome, Progress, Publication,
-    RegionInfo, RoleGroup, RoleInfo, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Publication, RegionInfo,
+    RoleGroup, RoleInfo, Timestamp,
 };
 use super::{ItemDecision, Moderation, Refusals, Settled};
 use crate::prompts::PromptSet;
@@ -574,12 +574,8 @@ impl Council {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
-        let outcome = Outcome::Failed { reason };
-        self.core.outcome = Some(outcome.clone());
-        effects.push(Effect::Finished(outcome));
-        effects
+        self.core.fail(now, reason)
     }
 
     // ---- routing -----------------------------------------------------------

@@ -391,8 +391,7 @@ impl DecisionReview {
         }
         self.enter(Stage::Done, round, now);
         let outcome = Outcome::Decided { verdict, rule };
-        self.core.outcome = Some(outcome.clone());
-        vec![Effect::Finished(outcome)]
+        vec![self.core.finish(outcome)]
     }
 
     /// A comparison ends after one evaluation, with the ranking the judges'
@@ -460,7 +459,6 @@ impl DecisionReview {
             deliverable: documents::SUMMARY_FILE.to_string(),
             note,
         };
-        self.core.outcome = Some(outcome.clone());
-        vec![Effect::Finished(outcome)]
+        vec![self.core.finish(outcome)]
     }
 }

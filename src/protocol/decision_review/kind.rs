@@ -3,7 +3,6 @@
 //! and how its verdict is recomputed from the files on disk.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -161,25 +160,11 @@ fn read_option_files(
         if text.is_some() {
             return Err((index, "give an option `text` or a `path`, not both".into()));
         }
-        let given = std::path::PathBuf::from(given);
-        let file = match input.spec {
-            Some((spec, _)) => {
-                let folder = spec.parent().unwrap_or(Path::new("."));
-                if input.allow_outside {
-                    folder.join(&given)
-                } else {
-                    crate::input::in_spec_folder(folder, &given).map_err(|why| (index, why))?
-                }
-            }
-            None => given,
-        };
         let kind = crate::input::Kind::new("option file", crate::input::CONTEXT_LIMIT);
-        let read = if input.spec.is_some() {
-            crate::input::read_regular_file(&file, kind)
-        } else {
-            crate::input::read_text(&file, kind)
-        }
-        .map_err(|error| (index, error.to_string()))?;
+        let field = format!("options[{index}].path");
+        let (_, read) = input
+            .read_named(&given, &field, kind)
+            .map_err(|why| (index, why))?;
         *text = Some(read);
     }
     Ok(())
@@ -648,31 +633,12 @@ fn configure_writing(
             text: text.clone(),
         },
         Some(DraftSource::File(path)) => {
-            let path = std::path::PathBuf::from(path);
-            let refused = |message: String| SpecError::new(message).field(at.clone());
-            // A spec reads only beside itself; a flag is the person's own.
-            let (full, from_spec) = match input.spec {
-                Some((spec, _)) if !at.starts_with("--") => {
-                    let folder = spec.parent().unwrap_or(Path::new("."));
-                    if input.allow_outside {
-                        (folder.join(&path), true)
-                    } else {
-                        let inside =
-                            crate::input::in_spec_folder(folder, &path).map_err(refused)?;
-                        (inside, true)
-                    }
-                }
-                _ => (path.clone(), false),
-            };
             let kind = crate::input::Kind::new("draft", DRAFT_LIMIT);
-            let text = if from_spec {
-                crate::input::read_regular_file(&full, kind)
-            } else {
-                crate::input::read_text(&full, kind)
-            }
-            .map_err(|error| refused(error.to_string()))?;
+            let (_, text) = input
+                .read_named(path, &at, kind)
+                .map_err(|why| SpecError::new(why).field(at.clone()))?;
             Draft {
-                name: path.display().to_string(),
+                name: path.clone(),
                 text,
             }
         }
@@ -941,6 +907,8 @@ fn setting(agents: &[(&str, &str)]) -> Setting {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
     use crate::protocol::registry::FlagValue;
 
@@ -949,6 +917,7 @@ mod tests {
             spec: Some((Path::new("spec.yaml"), spec)),
             flags,
             allow_outside: false,
+            files: &crate::protocol::registry::DiskFiles,
         })
     }
 
@@ -1120,6 +1089,7 @@ mod tests {
                 spec: Some((&spec, "topic: x\nmode: writing\ndraft: draft.md\n")),
                 flags: &[],
                 allow_outside: false,
+                files: &crate::protocol::registry::DiskFiles,
             })
             .unwrap();
         let slots: Vec<_> = configured
@@ -1148,6 +1118,92 @@ mod tests {
             .unwrap();
         assert_eq!(protocol.describe().deliverable, "summary.md");
         assert!(protocol.describe().label.contains("writing"));
+    }
+
+    /// Files the spec names, in memory, with every read they were asked for.
+    #[derive(Default)]
+    struct MemoryFiles {
+        files: std::collections::BTreeMap<std::path::PathBuf, String>,
+        asked: std::sync::Mutex<Vec<(std::path::PathBuf, bool)>>,
+    }
+
+    impl crate::protocol::registry::SpecFiles for MemoryFiles {
+        fn read(
+            &self,
+            path: &Path,
+            _kind: crate::input::Kind,
+            regular: bool,
+        ) -> Result<String, String> {
+            self.asked
+                .lock()
+                .unwrap()
+                .push((path.to_path_buf(), regular));
+            self.files
+                .get(path)
+                .cloned()
+                .ok_or_else(|| format!("cannot read {}", path.display()))
+        }
+    }
+
+    /// Pure means pure: a spec's draft and option files come through the
+    /// reader the command line gives, found beside the spec and read as
+    /// regular files; a flag's file as the person gave it; a path that
+    /// climbs out of the spec's folder is refused before anything is read.
+    #[test]
+    fn files_a_spec_names_are_read_through_the_reader_it_is_given() {
+        let mut memory = MemoryFiles::default();
+        memory
+            .files
+            .insert("specs/draft.md".into(), "The draft.\n".into());
+        memory.files.insert("specs/a.md".into(), "Option A.".into());
+        memory.files.insert("specs/b.md".into(), "Option B.".into());
+        memory.files.insert("mine.md".into(), "My draft.\n".into());
+        let spec = Path::new("specs/spec.yaml");
+        let configure = |text: &str, flags: &[FlagValue]| {
+            KIND.configure(&Configure {
+                spec: Some((spec, text)),
+                flags,
+                allow_outside: false,
+                files: &memory,
+            })
+        };
+        let writing = configure("topic: x\nmode: writing\ndraft: draft.md\n", &[]).unwrap();
+        let config: WritingConfig = writing.define(setting(&[])).config().unwrap();
+        assert_eq!(config.draft.text, "The draft.\n");
+        let compared = configure(
+            "topic: x\nmode: comparative\noptions:\n  - path: a.md\n  - path: b.md\n",
+            &[],
+        );
+        assert!(compared.is_ok(), "{:?}", compared.err());
+        let flagged = [flag("--draft", "draft", "mine.md".into())];
+        let writing = configure("topic: x\nmode: writing\n", &flagged).unwrap();
+        let config: WritingConfig = writing.define(setting(&[])).config().unwrap();
+        assert_eq!(config.draft.text, "My draft.\n");
+        let asked: Vec<(String, bool)> = memory
+            .asked
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(path, regular)| (path.display().to_string(), *regular))
+            .collect();
+        assert_eq!(
+            asked,
+            [
+                ("specs/draft.md".to_string(), true),
+                ("specs/a.md".to_string(), true),
+                ("specs/b.md".to_string(), true),
+                ("mine.md".to_string(), false),
+            ]
+        );
+        let error = configure("topic: x\nmode: writing\ndraft: ../secret.md\n", &[])
+            .err()
+            .unwrap();
+        assert!(error.message.contains("climbs out"), "{error}");
+        assert_eq!(
+            memory.asked.lock().unwrap().len(),
+            4,
+            "nothing more was read"
+        );
     }
 
     /// A writing review has no verdict to recompute.

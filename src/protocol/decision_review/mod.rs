@@ -605,14 +605,8 @@ impl DecisionReview {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let cancels = self.core.calls.stop(now, Some(&reason));
         self.stage = Stage::Done;
-        let outcome = Outcome::Failed { reason };
-        self.core.outcome = Some(outcome.clone());
-        cancels
-            .into_iter()
-            .chain([Effect::Finished(outcome)])
-            .collect()
+        self.core.fail(now, reason)
     }
 
     fn context_json(&self) -> serde_json::Value {

@@ -162,7 +162,6 @@ impl Plan {
             deliverable: documents::PLAN.into(),
             note,
         };
-        self.core.outcome = Some(outcome.clone());
-        vec![Effect::Finished(outcome)]
+        vec![self.core.finish(outcome)]
     }
 }

@@ -311,6 +311,7 @@ mod tests {
             spec: Some((Path::new("spec.yaml"), spec)),
             flags,
             allow_outside: false,
+            files: &crate::protocol::registry::DiskFiles,
         })
     }
 

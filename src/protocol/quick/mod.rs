@@ -561,12 +561,8 @@ impl Quick {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
-        let outcome = Outcome::Failed { reason };
-        self.core.outcome = Some(outcome.clone());
-        effects.push(Effect::Finished(outcome));
-        effects
+        self.core.fail(now, reason)
     }
 
     fn finish(&mut self, now: Timestamp, note: String) -> Vec<Effect> {
@@ -582,8 +578,7 @@ impl Quick {
             ),
         );
         let outcome = Outcome::Completed { deliverable, note };
-        self.core.outcome = Some(outcome.clone());
-        vec![Effect::Finished(outcome)]
+        vec![self.core.finish(outcome)]
     }
 
     /// One more call, quoting `problem`, for an answer that cannot be used;

@@ -191,7 +191,7 @@ impl Rca {
             rule: conclusion.rule.clone(),
         };
         self.conclusion = Some(conclusion);
-        self.core.outcome = Some(outcome.clone());
+        let finished = self.core.finish(outcome);
         // RC-17: the critic's work is done.
         self.log(
             now,
@@ -199,6 +199,6 @@ impl Rca {
             None,
             "critic: final assessment delivered; task completed".into(),
         );
-        vec![Effect::Finished(outcome)]
+        vec![finished]
     }
 }

@@ -3,7 +3,6 @@
 //! (`debugger.<name>` and `critic`), the demo, and the verdict recomputed
 //! from `rca.yaml`.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -208,29 +207,10 @@ fn read_seeded(
 ) -> Result<Vec<Seeded>, SpecError> {
     let (file, text) = match source {
         HypothesesSource::File(path) => {
-            let path = PathBuf::from(path);
-            let refused = |message: String| SpecError::new(message).field(field.to_string());
-            // A spec reads only beside itself; a flag is the person's own.
-            let (path, from_spec) = match input.spec {
-                Some((spec, _)) if !field.starts_with("--") => {
-                    let folder = spec.parent().unwrap_or(Path::new("."));
-                    if input.allow_outside {
-                        (folder.join(&path), true)
-                    } else {
-                        let inside =
-                            crate::input::in_spec_folder(folder, &path).map_err(refused)?;
-                        (inside, true)
-                    }
-                }
-                _ => (path, false),
-            };
             let kind = crate::input::Kind::new("hypotheses file", crate::input::HYPOTHESES_LIMIT);
-            let text = if from_spec {
-                crate::input::read_regular_file(&path, kind)
-            } else {
-                crate::input::read_text(&path, kind)
-            }
-            .map_err(|error| refused(error.to_string()))?;
+            let (path, text) = input
+                .read_named(path, field, kind)
+                .map_err(|why| SpecError::new(why).field(field.to_string()))?;
             crate::spec::guard(&path, &text)?;
             (Some(path), text)
         }

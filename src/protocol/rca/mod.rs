@@ -62,8 +62,8 @@ use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::Price;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Moderation, Outcome,
-    Progress, Refusals, RegionInfo, RoleGroup, RoleInfo, Settled, StageFocus, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Moderation, Progress,
+    Refusals, RegionInfo, RoleGroup, RoleInfo, Settled, StageFocus, Timestamp,
 };
 use crate::parse::readings_line;
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
@@ -433,12 +433,8 @@ impl Rca {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
-        let outcome = Outcome::Failed { reason };
-        self.core.outcome = Some(outcome.clone());
-        effects.push(Effect::Finished(outcome));
-        effects
+        self.core.fail(now, reason)
     }
 
     /// Renders `template` and starts a call of `role` in the current step,

@@ -560,12 +560,8 @@ impl WritingReview {
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        let mut effects = self.core.calls.stop(now, Some(&reason));
         self.step = Step::Done;
-        let outcome = Outcome::Failed { reason };
-        self.core.outcome = Some(outcome.clone());
-        effects.push(Effect::Finished(outcome));
-        effects
+        self.core.fail(now, reason)
     }
 
     fn finish(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -592,8 +588,7 @@ impl WritingReview {
             deliverable: DELIVERABLE.to_string(),
             note,
         };
-        self.core.outcome = Some(outcome.clone());
-        vec![Effect::Finished(outcome)]
+        vec![self.core.finish(outcome)]
     }
 
     fn stages(&self) -> Vec<StageInfo> {
