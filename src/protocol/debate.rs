@@ -5,27 +5,29 @@
 //! the moderator's decisions and their submission move it on, and what it
 //! shows (progress, board, documents, description). Everything else that
 //! makes it a [`Protocol`] is here, once, for every protocol: inputs go
-//! through the shared call plumbing ([`Calls::route`]) first, the
+//! through the shared call plumbing ([`Calls::route`]) first; the
 //! moderator's decisions go into the protocol's [`ItemBook`] and a
 //! submission settles them there (the protocol hears only which items were
-//! settled how), so does a deferred item settled after the end (the
-//! protocol says only whether it may be), a reopening goes ahead only while
-//! the protocol says one waits, a finished debate takes only the inputs that still apply
-//! after its end, an input a protocol has no use for is logged as ignored
-//! with the protocol's reason, and the log and usage come from the
-//! plumbing.
+//! settled how), and so does a deferred item settled after the end (the
+//! protocol says only whether it may be); a reopening goes ahead only while
+//! the protocol says one waits; a finished debate takes only the inputs
+//! that still apply after its end; an input a protocol has no use for is
+//! logged as ignored with the protocol's reason; the log and usage come
+//! from the plumbing, and a debate ends or stops through its
+//! [`DebateCore`].
 //!
 //! Not responsible for any protocol rule: what an answer, a skip or a
 //! decision does is the protocol's.
 
-use super::calls::{Calls, Routed};
+use super::calls::{Calls, Routed, Unusable};
 use super::items::ItemBook;
 use super::supervision::LiveCall;
 use super::usage::UsageLedger;
 use super::{
-    Board, Description, Document, Effect, Input, ItemDecision, ItemWords, LogEntry, LogKind,
-    ModerationItem, Outcome, OverrideAction, Progress, Protocol, Publication, Timestamp,
+    Board, CallSpec, Description, Document, Effect, Input, ItemDecision, ItemWords, LogEntry,
+    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, Publication, Timestamp,
 };
+use crate::prompts::{PromptSet, TemplateSpec};
 
 /// Why a protocol ignores the moderator's inputs it has no use for, each
 /// the text after `re-run ignored: `, `reopen ignored: ` and `ignored a
@@ -79,6 +81,8 @@ pub type Settled<S> = (S, ItemDecision, Option<String>);
 #[derive(Debug)]
 pub struct DebateCore {
     pub calls: Calls,
+    /// Answers that could not be used, each with why, for the record.
+    pub unusable: Vec<Unusable>,
     /// How the debate ended, once it has.
     pub outcome: Option<Outcome>,
 }
@@ -88,8 +92,25 @@ impl DebateCore {
     pub fn new(calls: Calls) -> Self {
         DebateCore {
             calls,
+            unusable: Vec::new(),
             outcome: None,
         }
+    }
+
+    /// Notes that `call`'s answer could not be used (`error` says why),
+    /// keeps it for the record and asks for the slot's one repair with
+    /// `template`; `Err` says why there is none.
+    pub fn refuse_answer(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        error: &str,
+        template: (&PromptSet, &TemplateSpec),
+        now: Timestamp,
+    ) -> Result<CallSpec, String> {
+        let (unusable, spec) = self.calls.refuse_answer(call, output, error, template, now);
+        self.unusable.push(unusable);
+        spec
     }
 
     /// Ends the debate with `outcome`: the effect that says so.

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use quorum::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
-use quorum::protocol::calls::{Calls, Unusable};
+use quorum::protocol::calls::Calls;
 use quorum::protocol::items::ItemBook;
 use quorum::protocol::registry::{
     CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
@@ -219,7 +219,6 @@ pub struct Advocate {
     score: Option<Score>,
     /// Every answer as it came, by its raw file.
     raw: BTreeMap<String, String>,
-    unusable: Vec<Unusable>,
 }
 
 quorum::lend_core!(Advocate, core);
@@ -236,7 +235,6 @@ impl Advocate {
             defence: None,
             score: None,
             raw: BTreeMap::new(),
-            unusable: Vec::new(),
         }
     }
 
@@ -275,15 +273,8 @@ impl Advocate {
 
     /// An answer that does not read gets its one repair, then ends the debate.
     fn refuse(&mut self, call: LiveCall, output: &str, error: &str, now: Timestamp) -> Vec<Effect> {
-        let (unusable, repair) = self.core.calls.refuse_answer(
-            call,
-            output,
-            error,
-            (&self.prompts, &REPAIR_TEMPLATE),
-            now,
-        );
-        self.unusable.push(unusable);
-        match repair {
+        let template = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
+        match self.core.refuse_answer(call, output, error, template, now) {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(reason, now),
         }

@@ -232,7 +232,6 @@ pub struct Plan {
     decisions: BTreeMap<String, Decision>,
     assumptions: Vec<Assumption>,
     kept: Vec<Kept>,
-    unusable: Vec<Unusable>,
     /// The critic's final assessment (PC-18).
     assessment: Option<String>,
     /// The optimizer's final proposals (PC-19).
@@ -313,7 +312,6 @@ impl Plan {
             decisions: BTreeMap::new(),
             assumptions: Vec::new(),
             kept: Vec::new(),
-            unusable: Vec::new(),
             assessment: None,
             final_proposals: None,
             awaiting: BTreeSet::new(),
@@ -347,7 +345,7 @@ impl Plan {
         &self.kept
     }
     pub fn unusable(&self) -> &[Unusable] {
-        &self.unusable
+        &self.core.unusable
     }
     pub fn assessment(&self) -> Option<&str> {
         self.assessment.as_deref()
@@ -486,11 +484,7 @@ impl Plan {
         now: Timestamp,
     ) -> Result<Vec<Effect>, String> {
         let repair = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
-        let (unusable, spec) = self
-            .core
-            .calls
-            .refuse_answer(call, output, &error, repair, now);
-        self.unusable.push(unusable);
+        let spec = self.core.refuse_answer(call, output, &error, repair, now);
         spec.map(|spec| vec![Effect::StartCall(spec)])
     }
 

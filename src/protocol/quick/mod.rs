@@ -409,7 +409,6 @@ pub struct Quick {
     synthesis: Option<Synthesis>,
     /// The synthesis sent back for one more attempt, while that runs.
     sent_back: Option<SentBack>,
-    unusable: Vec<Unusable>,
 }
 
 crate::lend_core!(Quick, core);
@@ -446,7 +445,6 @@ impl Quick {
             book: ItemBook::default(),
             synthesis: None,
             sent_back: None,
-            unusable: Vec::new(),
         }
     }
 
@@ -499,7 +497,7 @@ impl Quick {
         self.synthesis.as_ref()
     }
     pub fn unusable(&self) -> &[Unusable] {
-        &self.unusable
+        &self.core.unusable
     }
     pub fn calls(&self) -> &Calls {
         &self.core.calls
@@ -591,11 +589,7 @@ impl Quick {
         now: Timestamp,
     ) -> Vec<Effect> {
         let redo = (self.prompts.as_ref(), &prompts::REDO);
-        let (unusable, spec) = self
-            .core
-            .calls
-            .refuse_answer(call, output, &problem, redo, now);
-        self.unusable.push(unusable);
+        let spec = self.core.refuse_answer(call, output, &problem, redo, now);
         match spec {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(now, reason),

@@ -137,7 +137,7 @@ impl Quick {
             && self.config.checks_rulings
             && let Some(SentBack { call_id, raw }) = self.sent_back.take()
         {
-            self.unusable.push(Unusable {
+            self.core.unusable.push(Unusable {
                 call_id: call.call_id(),
                 raw: output.to_string(),
                 reason: "the second attempt has no opening paragraph".into(),
@@ -184,7 +184,7 @@ impl Quick {
                         .calls
                         .recheck(call, output, &discrepancies, template, now)
                 {
-                    self.unusable.push(Unusable {
+                    self.core.unusable.push(Unusable {
                         call_id: call_id.clone(),
                         raw: output.to_string(),
                         reason: format!(

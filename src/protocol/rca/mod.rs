@@ -225,7 +225,6 @@ pub struct Rca {
     /// Debuggers whose call of the current step has not ended.
     awaiting: BTreeSet<String>,
     submissions: Vec<Submission>,
-    unusable: Vec<Unusable>,
     items: ItemBook<ItemSubject>,
     assessment: Option<CriticAssessment>,
     /// Why the critic's recommendation was left out, when it was.
@@ -286,7 +285,6 @@ impl Rca {
             findings_in: BTreeMap::new(),
             awaiting: BTreeSet::new(),
             submissions: Vec::new(),
-            unusable: Vec::new(),
             items: ItemBook::default(),
             assessment: None,
             assessment_refused: None,
@@ -312,7 +310,7 @@ impl Rca {
         &self.submissions
     }
     pub fn unusable(&self) -> &[Unusable] {
-        &self.unusable
+        &self.core.unusable
     }
     pub fn items(&self) -> &[ItemRecord] {
         self.items.records()
@@ -490,11 +488,7 @@ impl Rca {
         now: Timestamp,
     ) -> Result<Vec<Effect>, String> {
         let repair = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
-        let (unusable, spec) = self
-            .core
-            .calls
-            .refuse_answer(call, output, &error, repair, now);
-        self.unusable.push(unusable);
+        let spec = self.core.refuse_answer(call, output, &error, repair, now);
         spec.map(|spec| vec![Effect::StartCall(spec)])
     }
 }

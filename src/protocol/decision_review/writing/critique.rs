@@ -50,11 +50,9 @@ impl WritingReview {
             Ok(read) => read,
             Err(error) => {
                 let repair = (self.prompts.as_ref(), &crate::prompts::REPAIR_TEMPLATE);
-                let (unusable, spec) =
-                    self.core
-                        .calls
-                        .refuse_answer(call, output, &error.to_string(), repair, now);
-                self.unusable.push(unusable);
+                let spec = self
+                    .core
+                    .refuse_answer(call, output, &error.to_string(), repair, now);
                 return match spec {
                     Ok(spec) => vec![Effect::StartCall(spec)],
                     Err(reason) => self.fail(now, reason),

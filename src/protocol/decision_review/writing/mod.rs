@@ -372,7 +372,6 @@ pub struct WritingReview {
     items: ItemBook<String>,
     judges: Vec<JudgeRewrite>,
     merged: Option<Merged>,
-    unusable: Vec<Unusable>,
     /// Readable answers asked again because they went against the rulings.
     asked_again: Vec<Unusable>,
 }
@@ -407,7 +406,6 @@ impl WritingReview {
             items: ItemBook::default(),
             judges,
             merged: None,
-            unusable: Vec::new(),
             asked_again: Vec::new(),
         }
     }
@@ -422,7 +420,7 @@ impl WritingReview {
         self.merged.as_ref()
     }
     pub fn unusable(&self) -> &[Unusable] {
-        &self.unusable
+        &self.core.unusable
     }
     /// Readable answers quorum asked about again, against the rulings.
     pub fn asked_again(&self) -> &[Unusable] {

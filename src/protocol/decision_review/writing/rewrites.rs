@@ -308,11 +308,7 @@ impl WritingReview {
             self.prompts.as_ref(),
             &crate::protocol::quick::prompts::REDO,
         );
-        let (unusable, spec) = self
-            .core
-            .calls
-            .refuse_answer(call, output, &problem, redo, now);
-        self.unusable.push(unusable);
+        let spec = self.core.refuse_answer(call, output, &problem, redo, now);
         match spec {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(now, reason),
