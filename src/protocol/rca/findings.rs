@@ -95,18 +95,32 @@ impl Rca {
                 );
                 self.findings_in.insert(name.clone(), value);
             }
-            Err(error) => match self.repair(call.clone(), output, error.to_string(), now) {
-                Ok(effects) => return effects,
-                Err(reason) => {
-                    self.log(
-                        now,
-                        LogKind::Skip,
-                        Some(&call.call_id()),
-                        format!("{name} presents no hypotheses: {reason}"),
-                    );
-                }
-            },
+            Err(error) => {
+                return match self.repair(call.clone(), output, error.to_string(), now) {
+                    Ok(effects) => effects,
+                    Err(reason) => self.presents_none(&call, &reason, now),
+                };
+            }
         }
+        self.awaiting.remove(&name);
+        self.conclude_findings_if_complete(now)
+    }
+
+    /// A debugger whose findings never came, or never read: logged, and
+    /// the round goes on without it.
+    pub(super) fn presents_none(
+        &mut self,
+        call: &LiveCall,
+        reason: &str,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let name = debugger_name(&call.slot.role).to_string();
+        self.log(
+            now,
+            LogKind::Skip,
+            Some(&call.call_id()),
+            format!("{name} presents no hypotheses: {reason}"),
+        );
         self.awaiting.remove(&name);
         self.conclude_findings_if_complete(now)
     }

@@ -549,17 +549,7 @@ impl crate::protocol::Rules for Rca {
 
         let role = call.slot.role.clone();
         match self.step {
-            Step::Findings => {
-                let name = debugger_name(&role).to_string();
-                self.log(
-                    now,
-                    LogKind::Skip,
-                    Some(&call.call_id()),
-                    format!("{name} presents no hypotheses: {reason}"),
-                );
-                self.awaiting.remove(&name);
-                self.conclude_findings_if_complete(now)
-            }
+            Step::Findings => self.presents_none(&call, &reason, now),
             Step::Answers => {
                 let name = debugger_name(&role).to_string();
                 self.missed_all(&name, &reason, now);
