@@ -1,9 +1,10 @@
 //! The debate skeleton: what every protocol does the same way, written once.
 //!
 //! A protocol implements [`Rules`], the narrow trait of its own decisions:
-//! how it starts, what an answer means, what a call given up means, how
-//! the moderator's decisions and their submission move it on, and what it
-//! shows (progress, board, documents, description). Everything else that
+//! how it starts, what an answer means, what a call given up means, and
+//! what it shows (progress, board, documents, description); and
+//! [`ItemRules`], beside its moderation code: its item book, what a
+//! decision means and how the submitted decisions move it on. Everything else that
 //! makes it a [`Protocol`] is here, once, for every protocol: inputs go
 //! through the shared call plumbing ([`Calls::route`]) first; the
 //! moderator's decisions go into the protocol's [`ItemBook`] and a
@@ -151,21 +152,13 @@ macro_rules! lend_core {
     };
 }
 
-/// A protocol's own decisions. Implementing it (and lending its
-/// [`DebateCore`]) makes a type a [`Protocol`]: the skeleton routes the
-/// inputs and answers for the rest.
-pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> {
+/// A protocol's items: the book the moderator's decisions are kept in,
+/// what a decision means for an item's subject, and what the items settled
+/// by a submission do. Implemented beside the protocol's moderation code.
+pub trait ItemRules {
     /// What a moderator's item is about, in the protocol's terms (a
     /// challenge, a hypothesis's ruling, a plan section).
     type Subject: Clone;
-
-    /// The first effects of a new debate.
-    fn begin(&mut self, now: Timestamp) -> Vec<Effect>;
-    /// A live call answered; its usage is already recorded.
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect>;
-    /// A slot is given up: its retry failed too, or the moderator skipped
-    /// it.
-    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect>;
 
     /// Its item book, and whether a moderation is open now: decisions are
     /// recorded there until the moderation is submitted.
@@ -188,6 +181,20 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> {
         settled: Vec<Settled<Self::Subject>>,
         now: Timestamp,
     ) -> Vec<Effect>;
+}
+
+/// A protocol's own decisions. Implementing it (and lending its
+/// [`DebateCore`]) makes a type a [`Protocol`]: the skeleton routes the
+/// inputs and answers for the rest.
+pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
+    /// The first effects of a new debate.
+    fn begin(&mut self, now: Timestamp) -> Vec<Effect>;
+    /// A live call answered; its usage is already recorded.
+    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect>;
+    /// A slot is given up: its retry failed too, or the moderator skipped
+    /// it.
+    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect>;
+
     /// How the log names the end after which a deferred item is settled
     /// (`c3 deferred → accepted after the verdict`).
     const SETTLED_AFTER: &'static str = "after the debate";

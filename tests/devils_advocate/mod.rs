@@ -22,9 +22,9 @@ use quorum::protocol::registry::{
 use quorum::protocol::supervision::{LiveCall, Slot};
 use quorum::protocol::usage::Price;
 use quorum::protocol::{
-    Board, DebateCore, Description, Document, Effect, GivenUp, LogKind, Moderation, ModerationItem,
-    Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup, RoleInfo, Rules, Settled,
-    StageFocus, StageInfo, Timestamp, Verdict,
+    Board, DebateCore, Description, Document, Effect, GivenUp, ItemRules, LogKind, Moderation,
+    ModerationItem, Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup, RoleInfo, Rules,
+    Settled, StageFocus, StageInfo, Timestamp, Verdict,
 };
 use quorum::rulings::{Ruled, Ruling};
 use quorum::spec::SpecError;
@@ -401,9 +401,28 @@ pub struct RecordedObjection {
     pub note: Option<String>,
 }
 
-impl Rules for Advocate {
+impl ItemRules for Advocate {
     type Subject = String;
 
+    fn moderation(&mut self) -> Moderation<'_, String> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.objections,
+            calls: &mut self.core.calls,
+        }
+    }
+
+    fn items_settled(&mut self, _settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
+        let context = serde_json::json!({
+            "topic": self.config.topic,
+            "case": self.case,
+            "rulings": quorum::rulings::section(&self.rulings()),
+        });
+        self.ask(PROPOSER, Step::Defence, 2, &DEFENCE, context, now)
+    }
+}
+
+impl Rules for Advocate {
     fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         let topic = self.config.topic.clone();
         self.core.calls.push_log(
@@ -485,23 +504,6 @@ impl Rules for Advocate {
         // Every role is required: a debate without one has no verdict.
         let role = call.slot.role;
         self.fail(format!("the {role} gave no answer ({})", why.reason), now)
-    }
-
-    fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.objections,
-            calls: &mut self.core.calls,
-        }
-    }
-
-    fn items_settled(&mut self, _settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
-        let context = serde_json::json!({
-            "topic": self.config.topic,
-            "case": self.case,
-            "rulings": quorum::rulings::section(&self.rulings()),
-        });
-        self.ask(PROPOSER, Step::Defence, 2, &DEFENCE, context, now)
     }
 
     fn refusals(&self) -> Refusals {

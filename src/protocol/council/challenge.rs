@@ -13,7 +13,9 @@ use super::packets::PacketKind;
 use super::parse::ChallengeText;
 use super::{Council, RoundRecord, Step, count, documents, parse, pretty, prompts};
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, ItemDecision, LogKind, ModerationItem, Settled, Timestamp};
+use crate::protocol::{
+    Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Timestamp,
+};
 use crate::report::one_line;
 
 impl Council {
@@ -349,12 +351,28 @@ impl Council {
         );
         vec![Effect::AwaitModeration { items: pending }]
     }
+}
 
-    pub(super) fn on_items_settled(
-        &mut self,
-        decided: Vec<Settled<String>>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+impl crate::protocol::ItemRules for Council {
+    type Subject = String;
+
+    fn moderation(&mut self) -> Moderation<'_, String> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.items,
+            calls: &mut self.core.calls,
+        }
+    }
+
+    fn decided_verb(_subject: &String, decision: ItemDecision) -> &'static str {
+        match decision {
+            ItemDecision::Accept => "to be delivered",
+            ItemDecision::Reject => "dropped as no challenge",
+            ItemDecision::Defer => "held back",
+        }
+    }
+
+    fn items_settled(&mut self, decided: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
         let round = self.round;
         let counts = crate::protocol::items::tally(&decided);
         for (id, decision, note) in decided {

@@ -77,6 +77,7 @@ use self::model::{
 };
 use self::packets::Exchange;
 use self::verdict::{Assessment, ProposalOutcome};
+use super::Refusals;
 use super::calls::Calls;
 use super::items::ItemBook;
 use super::supervision::LiveCall;
@@ -85,7 +86,6 @@ use super::{
     Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Publication, RegionInfo,
     RoleGroup, RoleInfo, Timestamp,
 };
-use super::{ItemDecision, Moderation, Refusals, Settled};
 use crate::prompts::PromptSet;
 
 /// Everything that defines one council. Journaled as the first event.
@@ -602,8 +602,6 @@ pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
 }
 
 impl crate::protocol::Rules for Council {
-    type Subject = String;
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match (self.step, call.slot.role.as_str()) {
             (Step::Independent, _) => self.on_independent(call, output, now),
@@ -697,26 +695,6 @@ impl crate::protocol::Rules for Council {
             }
             Step::Moderation | Step::Done => Vec::new(),
         }
-    }
-
-    fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.items,
-            calls: &mut self.core.calls,
-        }
-    }
-
-    fn decided_verb(_subject: &String, decision: ItemDecision) -> &'static str {
-        match decision {
-            ItemDecision::Accept => "to be delivered",
-            ItemDecision::Reject => "dropped as no challenge",
-            ItemDecision::Defer => "held back",
-        }
-    }
-
-    fn items_settled(&mut self, settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
-        self.on_items_settled(settled, now)
     }
 
     fn refusals(&self) -> Refusals {

@@ -46,6 +46,7 @@ use crate::parse::readings_line;
 use crate::prompts::PromptSet;
 
 use self::scoreboard::stages;
+use super::Refusals;
 use super::calls::Calls;
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
@@ -54,7 +55,6 @@ use super::{
     LogKind, ModerationItem, Outcome, OverrideAction, Progress, RegionInfo, RoleGroup, RoleInfo,
     Timestamp,
 };
-use super::{Moderation, Refusals, Settled};
 
 pub use super::ContextDoc;
 pub use super::calls::CallDiagnostic;
@@ -678,8 +678,6 @@ impl DecisionReview {
 }
 
 impl crate::protocol::Rules for DecisionReview {
-    type Subject = ();
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match call.slot.stage.as_str() {
             "proposal" => self.on_proposal(call, output, now),
@@ -712,22 +710,6 @@ impl crate::protocol::Rules for DecisionReview {
             // A required agent: no fabricated verdict (RULES.md A18).
             self.fail(now, call.no_answer(&reason))
         }
-    }
-
-    fn moderation(&mut self) -> Moderation<'_, ()> {
-        Moderation {
-            open: self.stage == Stage::Moderation,
-            book: &mut self.items,
-            calls: &mut self.core.calls,
-        }
-    }
-
-    fn decision_refusal(&self, item_id: &str) -> Option<String> {
-        DecisionReview::decision_refusal(self, item_id)
-    }
-
-    fn items_settled(&mut self, _settled: Vec<Settled<()>>, now: Timestamp) -> Vec<Effect> {
-        self.on_items_settled(now)
     }
 
     const SETTLED_AFTER: &'static str = "after the verdict";

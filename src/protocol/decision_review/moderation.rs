@@ -6,7 +6,7 @@
 
 use super::model::ItemDecision;
 use super::{DecisionReview, ReviewMode, Stage, item_ids};
-use crate::protocol::{Effect, LogKind, Outcome, Protocol, Timestamp};
+use crate::protocol::{Effect, LogKind, Moderation, Outcome, Protocol, Settled, Timestamp};
 
 impl DecisionReview {
     /// Where `item_id` stands now: settled after a verdict, else as the
@@ -23,36 +23,6 @@ impl DecisionReview {
             Some(resolution) => resolution.note.clone(),
             None => self.ruling(item_id).and_then(|ruling| ruling.note),
         }
-    }
-
-    /// A decision outside the moderation, or on an item the debate does
-    /// not have, is refused.
-    pub(super) fn decision_refusal(&self, item_id: &str) -> Option<String> {
-        if self.stage != Stage::Moderation {
-            return Some("moderation is over".into());
-        }
-        (!self.has_item(item_id)).then(|| "it is not an item of this debate".into())
-    }
-
-    /// Every item is decided: the revision (or the verdict) follows.
-    pub(super) fn on_items_settled(&mut self, now: Timestamp) -> Vec<Effect> {
-        let accepted: Vec<String> = self
-            .items_decided(ItemDecision::Accept)
-            .into_iter()
-            .map(|item| item.id.clone())
-            .collect();
-        self.push_log(
-            now,
-            LogKind::Moderation,
-            None,
-            format!(
-                "moderation submitted: {} accepted, {} rejected, {} deferred",
-                accepted.len(),
-                self.items_decided(ItemDecision::Reject).len(),
-                self.items_decided(ItemDecision::Defer).len()
-            ),
-        );
-        self.start_revision(1, accepted, now)
     }
 
     /// Why settling `item_id` with `decision` after the verdict would be
@@ -148,5 +118,46 @@ impl DecisionReview {
         self.core.outcome = None;
         self.pending_directives.clear();
         self.start_revision(round, ids, now)
+    }
+}
+
+impl crate::protocol::ItemRules for DecisionReview {
+    type Subject = ();
+
+    fn moderation(&mut self) -> Moderation<'_, ()> {
+        Moderation {
+            open: self.stage == Stage::Moderation,
+            book: &mut self.items,
+            calls: &mut self.core.calls,
+        }
+    }
+
+    /// A decision outside the moderation, or on an item the debate does
+    /// not have, is refused.
+    fn decision_refusal(&self, item_id: &str) -> Option<String> {
+        if self.stage != Stage::Moderation {
+            return Some("moderation is over".into());
+        }
+        (!self.has_item(item_id)).then(|| "it is not an item of this debate".into())
+    }
+
+    fn items_settled(&mut self, _settled: Vec<Settled<()>>, now: Timestamp) -> Vec<Effect> {
+        let accepted: Vec<String> = self
+            .items_decided(ItemDecision::Accept)
+            .into_iter()
+            .map(|item| item.id.clone())
+            .collect();
+        self.push_log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "moderation submitted: {} accepted, {} rejected, {} deferred",
+                accepted.len(),
+                self.items_decided(ItemDecision::Reject).len(),
+                self.items_decided(ItemDecision::Defer).len()
+            ),
+        );
+        self.start_revision(1, accepted, now)
     }
 }

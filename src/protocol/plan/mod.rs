@@ -56,6 +56,7 @@ use serde_json::json;
 
 use self::model::{Assumption, Check, DecidedBy, Decision, Item, Response, Source, Verification};
 use self::parse::Written;
+use super::Refusals;
 use super::calls::{Calls, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
@@ -65,7 +66,6 @@ use super::{
     ItemResolution, LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, RoleInfo,
     StageFocus, Timestamp,
 };
-use super::{Moderation, Refusals, Settled};
 use crate::parse::readings_line;
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
 use crate::report::one_line;
@@ -645,8 +645,6 @@ fn listed(ids: &[String], one: &str, many: &str) -> String {
 }
 
 impl crate::protocol::Rules for Plan {
-    type Subject = PlanSubject;
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match self.step {
             Step::Draft => self.on_draft(call, output, now),
@@ -676,31 +674,6 @@ impl crate::protocol::Rules for Plan {
         }
         // The planner, the critic and the synthesizer are required (A18).
         self.fail(now, call.no_answer(&reason))
-    }
-
-    fn moderation(&mut self) -> Moderation<'_, PlanSubject> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.book,
-            calls: &mut self.core.calls,
-        }
-    }
-
-    fn decided_verb(subject: &PlanSubject, decision: ItemDecision) -> &'static str {
-        subject.how(decision)
-    }
-
-    /// Only an item of the round under moderation can be decided.
-    fn decision_refusal(&self, item_id: &str) -> Option<String> {
-        let open = self.step == Step::Moderation
-            && self
-                .item(item_id)
-                .is_some_and(|item| item.round == self.round);
-        (!open).then(|| "it is not open".to_string())
-    }
-
-    fn items_settled(&mut self, settled: Vec<Settled<PlanSubject>>, now: Timestamp) -> Vec<Effect> {
-        self.on_items_settled(settled, now)
     }
 
     fn refusals(&self) -> Refusals {

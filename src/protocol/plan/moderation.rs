@@ -11,7 +11,9 @@ use super::model::{DecidedBy, Decision, Item, Source};
 use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, ModerationItem, Settled, Suggestion, Timestamp};
+use crate::protocol::{
+    Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Suggestion, Timestamp,
+};
 use serde_json::json;
 
 impl Plan {
@@ -132,12 +134,33 @@ impl Plan {
         );
         vec![Effect::AwaitModeration { items }]
     }
+}
 
-    pub(super) fn on_items_settled(
-        &mut self,
-        decided: Vec<Settled<PlanSubject>>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+impl crate::protocol::ItemRules for Plan {
+    type Subject = PlanSubject;
+
+    fn moderation(&mut self) -> Moderation<'_, PlanSubject> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.book,
+            calls: &mut self.core.calls,
+        }
+    }
+
+    fn decided_verb(subject: &PlanSubject, decision: ItemDecision) -> &'static str {
+        subject.how(decision)
+    }
+
+    /// Only an item of the round under moderation can be decided.
+    fn decision_refusal(&self, item_id: &str) -> Option<String> {
+        let open = self.step == Step::Moderation
+            && self
+                .item(item_id)
+                .is_some_and(|item| item.round == self.round);
+        (!open).then(|| "it is not open".to_string())
+    }
+
+    fn items_settled(&mut self, decided: Vec<Settled<PlanSubject>>, now: Timestamp) -> Vec<Effect> {
         let count = decided.len();
         let mut overridden = 0;
         for (subject, decision, note) in decided {

@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use self::parse::{Vulnerability, bottom_line, parse_vulnerabilities};
+use super::Refusals;
 use super::calls::{Calls, Unusable};
 use super::items::{ItemBook, ItemRecord};
 use super::judges::JudgeRole;
@@ -51,7 +52,6 @@ use super::{
     Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Outcome, Progress,
     RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo, Timestamp,
 };
-use super::{Moderation, Refusals, Settled};
 use crate::prompts::{PromptSet, TemplateSpec};
 
 /// The role the proposer plays in the record.
@@ -614,8 +614,6 @@ fn as_ruling(record: &ItemRecord<String>) -> Option<Ruling> {
 }
 
 impl crate::protocol::Rules for Quick {
-    type Subject = String;
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         let call_id = call.call_id();
         let empty = output.trim().is_empty();
@@ -727,26 +725,6 @@ impl crate::protocol::Rules for Quick {
             // A required agent: no fabricated result (RULES.md A18).
             _ => self.fail(now, call.no_answer(&reason)),
         }
-    }
-
-    fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.book,
-            calls: &mut self.core.calls,
-        }
-    }
-
-    fn decided_verb(_subject: &String, decision: ItemDecision) -> &'static str {
-        match decision {
-            ItemDecision::Accept => "confirmed",
-            ItemDecision::Reject => "set aside",
-            ItemDecision::Defer => "left open",
-        }
-    }
-
-    fn items_settled(&mut self, settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
-        self.on_items_settled(settled, now)
     }
 
     fn refusals(&self) -> Refusals {

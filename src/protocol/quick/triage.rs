@@ -10,7 +10,9 @@
 use super::parse::Vulnerability;
 use super::{Quick, Step};
 use crate::protocol::items::tally;
-use crate::protocol::{Effect, ItemDecision, LogKind, ModerationItem, Settled, Timestamp};
+use crate::protocol::{
+    Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Timestamp,
+};
 use crate::rulings::{self, Ruled};
 
 impl Quick {
@@ -108,19 +110,6 @@ impl Quick {
             })
             .collect()
     }
-
-    pub(super) fn on_items_settled(
-        &mut self,
-        decided: Vec<Settled<String>>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let [accepted, rejected, deferred] = tally(&decided);
-        let message = format!(
-            "triage submitted: {accepted} accepted, {rejected} rejected, {deferred} deferred"
-        );
-        self.log(now, LogKind::Moderation, None, message);
-        self.start_synthesis(now)
-    }
 }
 
 /// A moderator's decision as the agent acting on it reads it.
@@ -143,5 +132,34 @@ fn moderation_item(finding: &Vulnerability) -> ModerationItem {
         category: "weakness".to_string(),
         text,
         ..Default::default()
+    }
+}
+
+impl crate::protocol::ItemRules for Quick {
+    type Subject = String;
+
+    fn moderation(&mut self) -> Moderation<'_, String> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.book,
+            calls: &mut self.core.calls,
+        }
+    }
+
+    fn decided_verb(_subject: &String, decision: ItemDecision) -> &'static str {
+        match decision {
+            ItemDecision::Accept => "confirmed",
+            ItemDecision::Reject => "set aside",
+            ItemDecision::Defer => "left open",
+        }
+    }
+
+    fn items_settled(&mut self, decided: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
+        let [accepted, rejected, deferred] = tally(&decided);
+        let message = format!(
+            "triage submitted: {accepted} accepted, {rejected} rejected, {deferred} deferred"
+        );
+        self.log(now, LogKind::Moderation, None, message);
+        self.start_synthesis(now)
     }
 }

@@ -62,8 +62,8 @@ use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::Price;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Moderation, Progress,
-    Refusals, RegionInfo, RoleGroup, RoleInfo, Settled, StageFocus, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Refusals, RegionInfo,
+    RoleGroup, RoleInfo, StageFocus, Timestamp,
 };
 use crate::parse::readings_line;
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
@@ -532,8 +532,6 @@ fn hypothesis(number: usize, owner: &str, finding: &Finding, source: &str) -> Hy
 }
 
 impl crate::protocol::Rules for Rca {
-    type Subject = ItemSubject;
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match (self.step, call.slot.role.as_str()) {
             (Step::Findings, _) => self.on_findings(call, output, now),
@@ -564,29 +562,6 @@ impl crate::protocol::Rules for Rca {
             // The critic is required (A18).
             _ => self.fail(now, call.no_answer(&reason)),
         }
-    }
-
-    fn moderation(&mut self) -> Moderation<'_, ItemSubject> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.items,
-            calls: &mut self.core.calls,
-        }
-    }
-
-    fn decided_verb(subject: &ItemSubject, decision: ItemDecision) -> &'static str {
-        match (subject, decision) {
-            (ItemSubject::Challenge(_), ItemDecision::Accept) => "to be delivered",
-            (ItemSubject::Challenge(_), ItemDecision::Reject) => "dropped",
-            (ItemSubject::Challenge(_), ItemDecision::Defer) => "held back",
-            (ItemSubject::Ruling { .. }, ItemDecision::Accept) => "ruling upheld",
-            (ItemSubject::Ruling { .. }, ItemDecision::Reject) => "ruling overturned",
-            (ItemSubject::Ruling { .. }, ItemDecision::Defer) => "ruling sent back to the critic",
-        }
-    }
-
-    fn items_settled(&mut self, settled: Vec<Settled<ItemSubject>>, now: Timestamp) -> Vec<Effect> {
-        self.on_items_settled(settled, now)
     }
 
     fn refusals(&self) -> Refusals {

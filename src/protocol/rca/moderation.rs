@@ -8,7 +8,7 @@
 
 use super::model::{ChallengeState, Moderated, RulingWord};
 use super::{ItemSubject, MAX_ROUNDS, Rca, Step, count};
-use crate::protocol::{Effect, ItemDecision, LogKind, Settled, Timestamp};
+use crate::protocol::{Effect, ItemDecision, LogKind, Moderation, Settled, Timestamp};
 
 impl Rca {
     pub(super) fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -36,11 +36,60 @@ impl Rca {
         vec![Effect::AwaitModeration { items: pending }]
     }
 
-    pub(super) fn on_items_settled(
-        &mut self,
-        decided: Vec<Settled<ItemSubject>>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    /// After a round's rulings and challenges are settled: stop if every
+    /// hypothesis is settled, else put the open challenges to their owners.
+    fn after_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
+        let unsettled: Vec<&str> = self
+            .hypotheses
+            .iter()
+            .filter(|h| self.settled(&h.id).is_none())
+            .map(|h| h.id.as_str())
+            .collect();
+        if unsettled.is_empty() {
+            return self.finish(
+                now,
+                format!(
+                    "every hypothesis SURVIVED or was ELIMINATED by round {} of {MAX_ROUNDS}",
+                    self.round
+                ),
+            );
+        }
+        if self.closing {
+            return self.finish(
+                now,
+                format!(
+                    "round {MAX_ROUNDS} ended with {} still unsettled",
+                    unsettled.join(", ")
+                ),
+            );
+        }
+        self.start_answers(now)
+    }
+}
+
+impl crate::protocol::ItemRules for Rca {
+    type Subject = ItemSubject;
+
+    fn moderation(&mut self) -> Moderation<'_, ItemSubject> {
+        Moderation {
+            open: self.step == Step::Moderation,
+            book: &mut self.items,
+            calls: &mut self.core.calls,
+        }
+    }
+
+    fn decided_verb(subject: &ItemSubject, decision: ItemDecision) -> &'static str {
+        match (subject, decision) {
+            (ItemSubject::Challenge(_), ItemDecision::Accept) => "to be delivered",
+            (ItemSubject::Challenge(_), ItemDecision::Reject) => "dropped",
+            (ItemSubject::Challenge(_), ItemDecision::Defer) => "held back",
+            (ItemSubject::Ruling { .. }, ItemDecision::Accept) => "ruling upheld",
+            (ItemSubject::Ruling { .. }, ItemDecision::Reject) => "ruling overturned",
+            (ItemSubject::Ruling { .. }, ItemDecision::Defer) => "ruling sent back to the critic",
+        }
+    }
+
+    fn items_settled(&mut self, decided: Vec<Settled<ItemSubject>>, now: Timestamp) -> Vec<Effect> {
         let round = self.round;
         let counts = crate::protocol::items::tally(&decided);
         for (subject, decision, note) in decided {
@@ -89,35 +138,5 @@ impl Rca {
             ),
         );
         self.after_moderation(now)
-    }
-
-    /// After a round's rulings and challenges are settled: stop if every
-    /// hypothesis is settled, else put the open challenges to their owners.
-    fn after_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
-        let unsettled: Vec<&str> = self
-            .hypotheses
-            .iter()
-            .filter(|h| self.settled(&h.id).is_none())
-            .map(|h| h.id.as_str())
-            .collect();
-        if unsettled.is_empty() {
-            return self.finish(
-                now,
-                format!(
-                    "every hypothesis SURVIVED or was ELIMINATED by round {} of {MAX_ROUNDS}",
-                    self.round
-                ),
-            );
-        }
-        if self.closing {
-            return self.finish(
-                now,
-                format!(
-                    "round {MAX_ROUNDS} ended with {} still unsettled",
-                    unsettled.join(", ")
-                ),
-            );
-        }
-        self.start_answers(now)
     }
 }

@@ -114,13 +114,20 @@ impl WritingReview {
         );
         vec![Effect::AwaitModeration { items: pending }]
     }
+}
 
-    /// The rulings are in: the judges rewrite with them.
-    pub(super) fn on_items_settled(
-        &mut self,
-        decided: Vec<Settled<String>>,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+impl crate::protocol::ItemRules for WritingReview {
+    type Subject = String;
+
+    fn moderation(&mut self) -> Moderation<'_, String> {
+        Moderation {
+            open: self.step == Step::Moderation && self.core.outcome.is_none(),
+            book: &mut self.items,
+            calls: &mut self.core.calls,
+        }
+    }
+
+    fn items_settled(&mut self, decided: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
         let [accepted, rejected, deferred] = crate::protocol::items::tally(&decided);
         self.log(
             now,

@@ -605,8 +605,6 @@ impl WritingReview {
 }
 
 impl crate::protocol::Rules for WritingReview {
-    type Subject = String;
-
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match self.step {
             Step::Critique => self.on_critique(call, output, now),
@@ -633,18 +631,6 @@ impl crate::protocol::Rules for WritingReview {
             // The merge is required: no fabricated result (RULES.md A18).
             _ => self.fail(now, call.no_answer(&reason)),
         }
-    }
-
-    fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation {
-            open: self.step == Step::Moderation && self.core.outcome.is_none(),
-            book: &mut self.items,
-            calls: &mut self.core.calls,
-        }
-    }
-
-    fn items_settled(&mut self, settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
-        self.on_items_settled(settled, now)
     }
 
     fn refusals(&self) -> Refusals {
