@@ -166,6 +166,32 @@ impl Calls {
             .start(slot, prompt, raw_output_path, now, &mut self.log)
     }
 
+    /// Renders `template` with `context` and registers the first attempt of
+    /// `slot` with the prompt; `Err` says why the prompt cannot be built
+    /// (a debate stops on it).
+    pub fn start_rendered(
+        &mut self,
+        slot: Slot,
+        (prompts, template): (&PromptSet, &TemplateSpec),
+        context: &serde_json::Value,
+        raw_output_path: Option<String>,
+        now: Timestamp,
+    ) -> Result<CallSpec, String> {
+        let prompt = prompts
+            .render(template, context)
+            .map_err(|error| format!("could not build the prompt: {error}"))?;
+        Ok(self.start(slot, prompt, raw_output_path, now))
+    }
+
+    /// Logs what was read other than as written in `call_id`'s answer
+    /// (`answer read leniently: …`), when anything was.
+    pub fn note_readings(&mut self, now: Timestamp, call_id: &str, readings: &[String]) {
+        if !readings.is_empty() {
+            let message = crate::parse::readings_line(readings);
+            self.push_log(now, LogKind::Note, Some(call_id), message);
+        }
+    }
+
     /// Starts `attempt` of a slot that had finished, on the moderator's word.
     pub fn relaunch(
         &mut self,

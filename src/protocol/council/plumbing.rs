@@ -14,7 +14,6 @@ use serde_json::json;
 use super::model::{CHECKER, Challenge, DEVIL, Response, participant_title};
 use super::packets::PacketKind;
 use super::{Council, Submission, domains, pretty, rulings};
-use crate::parse::readings_line;
 use crate::prompts::TemplateSpec;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Effect, LogKind, Timestamp};
@@ -44,15 +43,15 @@ impl Council {
             &file,
         );
         context["packet"] = pretty(packet);
-        match self.prompts.render(template, &context) {
-            Ok(prompt) => Ok(Effect::StartCall(self.core.calls.start(
-                Slot::new(role, self.step.id(), self.round),
-                prompt,
-                Some(file),
-                now,
-            ))),
-            Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
-        }
+        let slot = Slot::new(role, self.step.id(), self.round);
+        let template = (self.prompts.as_ref(), template);
+        let started = self
+            .core
+            .calls
+            .start_rendered(slot, template, &context, Some(file), now);
+        started
+            .map(Effect::StartCall)
+            .map_err(|reason| self.fail(now, reason))
     }
 
     /// Keeps an answer that was read.
@@ -64,14 +63,7 @@ impl Council {
         now: Timestamp,
     ) {
         let call_id = call.call_id();
-        if !normalised.is_empty() {
-            self.log(
-                now,
-                LogKind::Note,
-                Some(&call_id),
-                readings_line(&normalised),
-            );
-        }
+        self.core.calls.note_readings(now, &call_id, &normalised);
         self.exchange.response(
             &call.slot.role,
             call.slot.round,

@@ -201,7 +201,7 @@ impl DecisionReview {
                 value: scores,
                 notes,
             }) => {
-                self.note_readings(now, call_id, &notes);
+                self.core.calls.note_readings(now, call_id, &notes);
                 normalised = notes;
                 self.push_log(
                     now,

@@ -42,7 +42,6 @@ use self::model::{
 use self::parse::ParsedCritique;
 use self::prompts::Template;
 use self::verdict::{Assessment, Thresholds};
-use crate::parse::readings_line;
 use crate::prompts::PromptSet;
 
 use self::scoreboard::stages;
@@ -532,14 +531,6 @@ impl DecisionReview {
         self.core.calls.push_log(now, kind, call_id, message);
     }
 
-    /// Notes, in one line of the log, what the reader took other than as
-    /// written in `call_id`'s answer; nothing for an exact answer.
-    fn note_readings(&mut self, now: Timestamp, call_id: &str, notes: &[String]) {
-        if !notes.is_empty() {
-            self.push_log(now, LogKind::Note, Some(call_id), readings_line(notes));
-        }
-    }
-
     /// Keeps the recorded participants in step with the roster after a
     /// moderator's switch, so debate.yaml names who plays each role now.
     fn sync_participants(&mut self) {
@@ -584,10 +575,11 @@ impl DecisionReview {
         raw_output_path: Option<String>,
         now: Timestamp,
     ) -> Result<CallSpec, Vec<Effect>> {
-        match self.prompts.render(template.spec(), &context) {
-            Ok(prompt) => Ok(self.core.calls.start(slot, prompt, raw_output_path, now)),
-            Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
-        }
+        let template = (self.prompts.as_ref(), template.spec());
+        self.core
+            .calls
+            .start_rendered(slot, template, &context, raw_output_path, now)
+            .map_err(|reason| self.fail(now, reason))
     }
 
     /// [`Self::start_rendered`] for a stage with a single call.

@@ -49,7 +49,7 @@ impl DecisionReview {
                 value: tree,
                 notes: normalised,
             }) => {
-                self.note_readings(now, call_id, &normalised);
+                self.core.calls.note_readings(now, call_id, &normalised);
                 self.push_log(
                     now,
                     LogKind::Note,
@@ -165,7 +165,7 @@ impl DecisionReview {
                 value: parsed,
                 notes: normalised,
             }) => {
-                self.note_readings(now, call_id, &normalised);
+                self.core.calls.note_readings(now, call_id, &normalised);
                 for dropped in &parsed.dropped {
                     self.push_log(
                         now,

@@ -197,7 +197,7 @@ impl DecisionReview {
                         ),
                     );
                 }
-                self.note_readings(now, call_id, &normalised);
+                self.core.calls.note_readings(now, call_id, &normalised);
                 self.push_log(
                     now,
                     LogKind::Note,

@@ -66,7 +66,6 @@ use super::{
     ItemResolution, LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, RoleInfo,
     StageFocus, Timestamp,
 };
-use crate::parse::readings_line;
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
 use crate::report::one_line;
 
@@ -429,15 +428,15 @@ impl Plan {
         role: &str,
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
-        match self.prompts.render(template, &context) {
-            Ok(prompt) => Ok(Effect::StartCall(self.core.calls.start(
-                Slot::new(role, self.step.id(), self.round),
-                prompt,
-                None,
-                now,
-            ))),
-            Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
-        }
+        let slot = Slot::new(role, self.step.id(), self.round);
+        let template = (self.prompts.as_ref(), template);
+        let started = self
+            .core
+            .calls
+            .start_rendered(slot, template, &context, None, now);
+        started
+            .map(Effect::StartCall)
+            .map_err(|reason| self.fail(now, reason))
     }
 
     fn start_one(
@@ -455,14 +454,7 @@ impl Plan {
 
     fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {
         let call_id = call.call_id();
-        if !normalised.is_empty() {
-            self.log(
-                now,
-                LogKind::Note,
-                Some(&call_id),
-                readings_line(&normalised),
-            );
-        }
+        self.core.calls.note_readings(now, &call_id, &normalised);
         self.kept.push(Kept {
             call_id,
             role: call.slot.role.clone(),

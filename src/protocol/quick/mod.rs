@@ -534,15 +534,15 @@ impl Quick {
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
         let stage = self.step.id(self.config.mode);
-        match self.prompts.render(template, &context) {
-            Ok(prompt) => Ok(Effect::StartCall(self.core.calls.start(
-                Slot::new(role, stage, 1),
-                prompt,
-                raw_output_path,
-                now,
-            ))),
-            Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
-        }
+        let slot = Slot::new(role, stage, 1);
+        let template = (self.prompts.as_ref(), template);
+        let started =
+            self.core
+                .calls
+                .start_rendered(slot, template, &context, raw_output_path, now);
+        started
+            .map(Effect::StartCall)
+            .map_err(|reason| self.fail(now, reason))
     }
 
     fn start_single(

@@ -8,7 +8,7 @@
 
 use super::parse::{bottom_line, parse_vulnerabilities};
 use super::{Quick, QuickMode, ReviewState, Step, documents, prompts};
-use crate::parse::{Read, readings_line};
+use crate::parse::Read;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Effect, LogKind, Timestamp};
@@ -123,9 +123,7 @@ impl Quick {
                     value: found,
                     notes,
                 }) => {
-                    if !notes.is_empty() {
-                        self.log(now, LogKind::Note, Some(call_id), readings_line(&notes));
-                    }
+                    self.core.calls.note_readings(now, call_id, &notes);
                     if let Some(attack) = &mut self.attack {
                         attack.normalised = notes;
                     }

@@ -65,7 +65,6 @@ use super::{
     Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Refusals, RegionInfo,
     RoleGroup, RoleInfo, StageFocus, Timestamp,
 };
-use crate::parse::readings_line;
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
 
 /// At most this many challenge-and-answer rounds (RC-06).
@@ -445,27 +444,20 @@ impl Rca {
         file: String,
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
-        match self.prompts.render(template, &context) {
-            Ok(prompt) => Ok(Effect::StartCall(self.core.calls.start(
-                Slot::new(role, self.step.id(), self.round),
-                prompt,
-                Some(file),
-                now,
-            ))),
-            Err(error) => Err(self.fail(now, format!("could not build the prompt: {error}"))),
-        }
+        let slot = Slot::new(role, self.step.id(), self.round);
+        let template = (self.prompts.as_ref(), template);
+        let started = self
+            .core
+            .calls
+            .start_rendered(slot, template, &context, Some(file), now);
+        started
+            .map(Effect::StartCall)
+            .map_err(|reason| self.fail(now, reason))
     }
 
     fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {
         let call_id = call.call_id();
-        if !normalised.is_empty() {
-            self.log(
-                now,
-                LogKind::Note,
-                Some(&call_id),
-                readings_line(&normalised),
-            );
-        }
+        self.core.calls.note_readings(now, &call_id, &normalised);
         self.submissions.push(Submission {
             call_id,
             role: call.slot.role.clone(),

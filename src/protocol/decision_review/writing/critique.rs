@@ -59,9 +59,7 @@ impl WritingReview {
                 };
             }
         };
-        if !notes.is_empty() {
-            self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
-        }
+        self.core.calls.note_readings(now, &call_id, &notes);
         let listed: Vec<String> = items
             .iter()
             .map(|item| format!("{} {} {}", item.id, item.kind, item.severity))

@@ -55,7 +55,7 @@ use self::parse::{
 };
 use super::ReviewMode;
 use super::model::Weight;
-use crate::parse::{Read, readings_line};
+use crate::parse::Read;
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::calls::{Calls, Unusable};
 use crate::protocol::items::ItemBook;

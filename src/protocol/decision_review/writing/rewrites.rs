@@ -121,9 +121,7 @@ impl WritingReview {
                 value: rewrite,
                 notes,
             }) => {
-                if !notes.is_empty() {
-                    self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
-                }
+                self.core.calls.note_readings(now, &call_id, &notes);
                 let scored = if rewrite.scores.is_empty() {
                     String::new()
                 } else {
@@ -242,9 +240,7 @@ impl WritingReview {
                 ),
             );
         }
-        if !notes.is_empty() {
-            self.log(now, LogKind::Note, Some(&call_id), readings_line(&notes));
-        }
+        self.core.calls.note_readings(now, &call_id, &notes);
         let allowed = format!("{} {}", self.config.topic, self.config.draft.text);
         let narrated = merge
             .summary
