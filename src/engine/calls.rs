@@ -379,11 +379,10 @@ impl<P: Protocol> Engine<P> {
                 diagnostics: String::new(),
             },
         );
-        self.flush_streams()?;
         // Without a fsync of its own: the next input's fsync carries it. A
         // crash that loses it loses everything after it too, which leaves
         // the journal as a crash just before this call started would have.
-        self.journal.append_unsynced(
+        self.records.record(
             self.now(),
             &JournalEvent::CallStarted {
                 call_id: request.call_id.clone(),
@@ -417,8 +416,7 @@ impl<P: Protocol> Engine<P> {
             self.inbox_tx.clone(),
         ));
         if let Some(path) = spec.raw_output_path {
-            self.raw_folders_due.push(path.clone());
-            self.raw_paths.insert(task_call_id.clone(), path);
+            self.records.expect_raw(&task_call_id, path);
         }
         let running = RunningCall {
             task,

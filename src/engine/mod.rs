@@ -38,18 +38,17 @@ mod records;
 pub mod resume;
 pub mod setup;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 
 use crate::agent::human::HumanDesk;
 use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent, Usage};
-use crate::artifact::{ArtifactError, Journal, JournalError, RunDir};
+use crate::artifact::{Journal, JournalError, RunDir};
 use crate::protocol::supervision::Slot;
 use crate::protocol::{
     Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, OverrideAction,
@@ -57,7 +56,7 @@ use crate::protocol::{
 };
 
 use calls::{CallBook, RunningCalls, estimated_usage};
-use records::{ChangedFiles, StreamBatch, sync_journal_beside};
+use records::Records;
 
 pub use crate::spec::ModerationPolicy;
 pub use calls::{
@@ -316,8 +315,8 @@ pub(crate) fn whole_ms(duration: Duration) -> u64 {
 /// The engine of one debate.
 pub struct Engine<P: Protocol> {
     protocol: P,
-    run_dir: RunDir,
-    journal: Journal,
+    /// The journal, the raw answer files and the run folder's documents.
+    records: Records,
     roster: Roster,
     moderator: Moderator,
     updates: mpsc::UnboundedSender<Update>,
@@ -341,46 +340,13 @@ pub struct Engine<P: Protocol> {
     shown_stage: (String, u32),
     /// Role, prompt size and diagnostics of each running call, by call id.
     books: HashMap<String, CallBook>,
-    /// Raw-output files of calls that persist on collect, by call id.
-    raw_paths: HashMap<String, String>,
-    /// Raw-output files of calls just started, whose folders are made
-    /// before the engine next waits: while the calls are out, not when
-    /// their answers land (a new folder costs its parent an fsync).
-    raw_folders_due: Vec<String>,
-    /// Per artifact file, the fingerprint of the document contents (before
-    /// [`Document::for_disk`]) that its file on disk was last written
-    /// from, to skip unchanged documents without rendering them again. A
-    /// fingerprint, not the text: the engine holds no copy of the run
-    /// folder.
-    ///
-    /// [`Document::for_disk`]: crate::protocol::Document::for_disk
-    written: HashMap<String, records::Fingerprint>,
-    /// A step changed what the documents may say; they are rewritten once
-    /// the step's effects have been applied (new calls already running), so
-    /// the rewrite is off the path from one call to the next.
-    documents_due: Option<tokio::time::Instant>,
-    /// Inputs were journaled without an fsync of their own (group commit,
-    /// see `journal_input`).
-    inputs_unsynced: bool,
-    /// When the artifact files were last rewritten, how long it took and
-    /// how many bytes they held.
-    documents_written: Option<(tokio::time::Instant, Duration, usize)>,
-    /// Bytes streamed since then: the files will hold them too.
-    streamed_since_documents: usize,
-    /// Since when a rewrite that was due has waited for the inputs already
-    /// in the inbox (at most [`DOCUMENTS_WAIT_MAX_MS`]).
-    documents_held: Option<tokio::time::Instant>,
     log_published: usize,
-    /// Streamed text not yet journaled, per call.
-    batches: BTreeMap<String, StreamBatch>,
     /// Extra time granted to calls before an interruption, added to their
     /// deadline when they are started again.
     extra_time: HashMap<String, Duration>,
     /// A message taken from the inbox while gathering answers that ended
     /// together, handled next.
     pending: Option<Inbox>,
-    /// The rewrite of the artifact files under way, if any.
-    rewrite: Option<JoinHandle<(ChangedFiles, Result<(), ArtifactError>)>>,
 }
 
 impl<P: Protocol> Engine<P> {
@@ -395,8 +361,7 @@ impl<P: Protocol> Engine<P> {
         let (inbox_tx, inbox_rx) = mpsc::unbounded_channel();
         Engine {
             protocol,
-            run_dir,
-            journal,
+            records: Records::new(run_dir, journal),
             roster,
             moderator,
             updates,
@@ -410,18 +375,8 @@ impl<P: Protocol> Engine<P> {
             board_due: false,
             shown_stage: (String::new(), 0),
             books: HashMap::new(),
-            raw_paths: HashMap::new(),
-            raw_folders_due: Vec::new(),
-            written: HashMap::new(),
-            documents_due: None,
-            documents_written: None,
-            streamed_since_documents: 0,
-            documents_held: None,
-            inputs_unsynced: false,
             pending: None,
-            rewrite: None,
             log_published: 0,
-            batches: BTreeMap::new(),
             extra_time: HashMap::new(),
         }
     }
@@ -471,7 +426,7 @@ impl<P: Protocol> Engine<P> {
     pub async fn run(mut self) -> Result<(Outcome, P), EngineError> {
         // The protocol starts when its definition was journaled, as a fold
         // of the journal will start it.
-        let now = self.journal.last_at().unwrap_or_else(|| self.now());
+        let now = self.records.journal.last_at().unwrap_or_else(|| self.now());
         let effects = self.protocol.start(now);
         // The documents are written once the first calls are under way.
         self.after_step()?;
@@ -494,20 +449,20 @@ impl<P: Protocol> Engine<P> {
             .iter()
             .map(|call| call.request.call_id.clone())
             .collect();
-        self.journal
+        self.records
+            .journal
             .append(self.now(), &JournalEvent::Resumed { restarted })?;
         self.log_published = self.protocol.log().len();
         self.extra_time = folded.extended.into_iter().collect();
         let documents = self.protocol.documents();
         for (path, output) in resume::answer_files(&folded.answers, &documents) {
-            if self.run_dir.read_to_string(path).ok().as_deref() != Some(output) {
-                self.run_dir.write(path, output.as_bytes())?;
+            if self.records.run_dir.read_to_string(path).ok().as_deref() != Some(output) {
+                self.records.run_dir.write(path, output.as_bytes())?;
             }
-            self.written
-                .insert(path.to_string(), records::Fingerprint::of(output));
+            self.records.note_written(path, output);
         }
         self.after_step()?;
-        self.write_documents()?;
+        self.records.write_documents(&self.protocol)?;
         let mut queue = Vec::new();
         if reopen {
             queue = self.step(Input::Reopened)?;
@@ -537,7 +492,7 @@ impl<P: Protocol> Engine<P> {
     pub fn settle(&mut self, input: Input) -> Result<(), EngineError> {
         self.step(input)?;
         self.publish_board();
-        self.write_documents()
+        self.records.write_documents(&self.protocol)
     }
 
     /// Serves an interface that settles deferred items of a finished
@@ -548,7 +503,7 @@ impl<P: Protocol> Engine<P> {
         self.log_published = self.protocol.log().len();
         self.after_step()?;
         self.publish_board();
-        self.write_documents()?;
+        self.records.write_documents(&self.protocol)?;
         loop {
             let Some(message) = self.inbox_rx.recv().await else {
                 unreachable!("the engine holds a sender of its own inbox");
@@ -565,7 +520,7 @@ impl<P: Protocol> Engine<P> {
     /// so no file changes after the engine has given up the run folder.
     async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, P), EngineError> {
         let ended = self.drive_loop(effects).await;
-        if let Some(rewrite) = self.rewrite.take() {
+        if let Some(rewrite) = self.records.rewrite.take() {
             let _ = rewrite.await;
         }
         ended.map(|outcome| (outcome, self.protocol))
@@ -578,37 +533,35 @@ impl<P: Protocol> Engine<P> {
         loop {
             for effect in std::mem::take(&mut queue) {
                 if let Some(outcome) = self.apply(effect)? {
-                    if let Some(rewrite) = self.rewrite.as_mut() {
+                    if let Some(rewrite) = self.records.rewrite.as_mut() {
                         let ended = rewrite.await;
-                        self.rewrite_done(ended)?;
+                        self.records.rewrite_done(ended)?;
                     }
                     // The end record's fsync runs beside the last writes of
                     // the files: a crash between the two leaves a finished
                     // journal, and `quorum resume` brings the files up to
                     // date with it.
-                    self.flush_streams()?;
-                    self.journal.append_unsynced(
-                        self.now(),
-                        &JournalEvent::Finished {
-                            outcome: outcome.clone(),
-                        },
-                    )?;
-                    self.write_documents_beside_sync(true)?;
+                    let finished = JournalEvent::Finished {
+                        outcome: outcome.clone(),
+                    };
+                    self.records.record(self.now(), &finished)?;
+                    self.records
+                        .write_documents_beside_sync(&self.protocol, true)?;
                     self.shutdown();
                     self.publish_board();
                     self.publish(Update::Finished(outcome.clone()));
                     return Ok(outcome);
                 }
             }
-            if let Some(rewrite) = self.rewrite.as_mut()
+            if let Some(rewrite) = self.records.rewrite.as_mut()
                 && rewrite.is_finished()
             {
                 let ended = futures::FutureExt::now_or_never(rewrite)
                     .expect("a finished task has its output");
-                self.rewrite_done(ended)?;
+                self.records.rewrite_done(ended)?;
             }
             let now = tokio::time::Instant::now();
-            let documents_at = self.documents_at();
+            let documents_at = self.records.documents_at();
             if !self.running.is_empty() && documents_at.is_some_and(|at| at <= now) {
                 // Let the calls just spawned begin, and answers that are in
                 // (the other judges of a round) reach the inbox, before the
@@ -622,22 +575,20 @@ impl<P: Protocol> Engine<P> {
             if let Some(at) = documents_at
                 && at <= now
             {
-                let held = *self.documents_held.get_or_insert(now);
+                let held = *self.records.documents_held.get_or_insert(now);
                 if self.inbox_is_empty()
                     || now >= held + Duration::from_millis(DOCUMENTS_WAIT_MAX_MS)
                 {
-                    self.start_rewrite()?;
+                    self.records.start_rewrite(&self.protocol)?;
                 }
             }
             // Streamed text waits at most STREAM_BATCH_MS for its batch to
             // be journaled, even when nothing else happens meanwhile; the
             // documents wait for their interval.
-            let batch_at = self
-                .batches
-                .values()
-                .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
+            let wake = [self.records.batch_at(), self.records.documents_at()]
+                .into_iter()
+                .flatten()
                 .min();
-            let wake = [batch_at, self.documents_at()].into_iter().flatten().min();
             // A message already waiting is taken without arming a timer;
             // otherwise the one timer is moved only when its deadline changes.
             let message = match self
@@ -649,24 +600,24 @@ impl<P: Protocol> Engine<P> {
                 Err(mpsc::error::TryRecvError::Disconnected) => None,
                 Err(mpsc::error::TryRecvError::Empty) => {
                     self.publish_board();
-                    self.sync_inputs()?;
-                    self.make_raw_folders();
+                    self.records.sync_inputs()?;
+                    self.records.make_raw_folders();
                     if let Some(at) = wake
                         && timer.deadline() != at
                     {
                         timer.as_mut().reset(at);
                     }
-                    let rewrite = self.rewrite.as_mut();
+                    let rewrite = self.records.rewrite.as_mut();
                     let rewriting = rewrite.is_some();
                     tokio::select! {
                         message = self.inbox_rx.recv() => message,
                         () = &mut timer, if wake.is_some() => {
                             tracing::debug_span!("quorum_stream_flush")
-                                .in_scope(|| self.flush_due_streams())?;
+                                .in_scope(|| self.records.flush_due_streams())?;
                             continue;
                         }
                         ended = async { rewrite.expect("a rewrite is under way").await }, if rewriting => {
-                            self.rewrite_done(ended)?;
+                            self.records.rewrite_done(ended)?;
                             continue;
                         }
                     }
@@ -815,13 +766,13 @@ impl<P: Protocol> Engine<P> {
             Inbox::Stream { call_id, event } => {
                 match event {
                     StreamEvent::Text(text) => {
-                        self.batch(&call_id, &text, false)?;
+                        self.records.batch(&call_id, &text, false)?;
                         if self.stream_updates {
                             self.publish(Update::Chunk { call_id, text })
                         }
                     }
                     StreamEvent::Reasoning(text) => {
-                        self.batch(&call_id, &text, true)?;
+                        self.records.batch(&call_id, &text, true)?;
                         if self.stream_updates {
                             self.publish(Update::Reasoning { call_id, text })
                         }
@@ -982,54 +933,24 @@ impl<P: Protocol> Engine<P> {
                 ttft_ms: first_text.map(whole_ms),
                 elapsed_ms: whole_ms(elapsed),
             };
-            self.flush_streams()?;
             let now = self.now();
-            self.journal.append_unsynced(
-                now,
-                &JournalEvent::Input {
-                    input: input.clone(),
-                },
-            )?;
+            let event = JournalEvent::Input {
+                input: input.clone(),
+            };
+            self.records.record(now, &event)?;
             journaled.push((input, now, book.map(|book| book.role)));
         }
-        // The raw files are written, side by side, while the journal's
-        // fsync runs: all of it is done before anything is parsed, and a raw
-        // file the journal then failed to keep is written again by resume.
-        let raw: Vec<(&str, String, &str)> = journaled
+        let answers: Vec<(&str, &str)> = journaled
             .iter()
-            .filter_map(|(input, ..)| match input {
+            .map(|(input, ..)| match input {
                 Input::CallFinished {
                     call_id, output, ..
-                } => Some((
-                    call_id.as_str(),
-                    self.raw_output_path(call_id)?,
-                    output.as_str(),
-                )),
+                } => (call_id.as_str(), output.as_str()),
                 _ => unreachable!("only answers are collected"),
             })
             .collect();
-        if raw.is_empty() {
-            self.journal.sync()?;
-        } else {
-            let run_dir = &self.run_dir;
-            let (synced, written) = sync_journal_beside(&mut self.journal, || {
-                crate::artifact::side_by_side(&raw, |(_, path, output)| {
-                    run_dir.write_unsynced(path, output.as_bytes())?;
-                    if run_dir.read_to_string(path)? != *output {
-                        return Err(EngineError::ReadBack { path: path.clone() });
-                    }
-                    Ok(())
-                })
-                .into_iter()
-                .collect::<Result<(), EngineError>>()
-            });
-            synced?;
-            written?;
-        }
-        self.inputs_unsynced = false;
-        for (call_id, path, output) in raw {
-            self.written
-                .insert(path.clone(), records::Fingerprint::of(output));
+        let persisted = self.records.persist_answers(&answers)?;
+        for (call_id, path) in persisted {
             self.publish(Update::RawPersisted {
                 call_id: call_id.to_string(),
                 path,
@@ -1067,7 +988,9 @@ impl<P: Protocol> Engine<P> {
 
     /// Journal, apply, render: the one path every input takes.
     fn step(&mut self, input: Input) -> Result<Vec<Effect>, EngineError> {
-        let now = self.journal_input(&input)?;
+        let now = self.now();
+        let more_waiting = !self.inbox_is_empty();
+        self.records.journal_input(&input, now, more_waiting)?;
         self.apply_input(&input, now)
     }
 
@@ -1079,7 +1002,7 @@ impl<P: Protocol> Engine<P> {
 
     /// Publishes new log entries and progress; the board is published by
     /// [`publish_board`](Self::publish_board), the files are rewritten by
-    /// [`write_documents`](Self::write_documents).
+    /// [`write_documents`](Records::write_documents).
     fn after_step(&mut self) -> Result<(), EngineError> {
         let log = self.protocol.log();
         for entry in &log[self.log_published.min(log.len())..] {
@@ -1099,8 +1022,7 @@ impl<P: Protocol> Engine<P> {
         self.shown_stage = (progress.stage.clone(), progress.round);
         self.publish(Update::Progress(progress));
         self.board_due = true;
-        self.documents_due
-            .get_or_insert_with(tokio::time::Instant::now);
+        self.records.documents_changed();
         Ok(())
     }
 

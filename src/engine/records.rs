@@ -1,7 +1,9 @@
-//! The record writer: the journal's group commit (inputs appended without
-//! a fsync of their own while more wait, made durable together), streamed
-//! text journaled in batches, the folders and paths of raw answer files, and
-//! the schedule and off-thread rewrite of the run folder's documents.
+//! The record writer, [`Records`]: it owns the journal and its group commit
+//! (inputs appended without a fsync of their own while more wait, made
+//! durable together), streamed text journaled in batches, the raw answer
+//! files (their folders, paths, and the write beside the journal's fsync
+//! before an answer is parsed), and the schedule and off-thread rewrite of
+//! the run folder's documents.
 //!
 //! Not responsible for what is recorded or when an input is taken (the loop
 //! in [`super`] decides), for call tasks ([`super::calls`]) or for what the
@@ -11,7 +13,11 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use super::{Engine, EngineError, JournalEvent};
+use std::collections::{BTreeMap, HashMap};
+
+use tokio::task::JoinHandle;
+
+use super::{EngineError, JournalEvent};
 use crate::artifact::{ArtifactError, Journal, JournalError, RunDir};
 use crate::protocol::{Input, Protocol, Publication, Timestamp};
 
@@ -124,7 +130,152 @@ pub const DOCUMENTS_COST_SHARE: u32 = 50;
 /// fast stream costs a handful of writes a second.
 pub const STREAM_BATCH_MS: u64 = 100;
 
-impl<P: Protocol> Engine<P> {
+/// The record writer: owns the journal (with its group commit and the
+/// streamed text batched into it), the raw answer files, and the run
+/// folder's documents (which are due, when to rewrite them, the rewrite
+/// under way and the fingerprint each file was last written from).
+pub(super) struct Records {
+    pub(super) journal: Journal,
+    pub(super) run_dir: RunDir,
+    /// Raw-output files of calls that persist on collect, by call id.
+    raw_paths: HashMap<String, String>,
+    /// Raw-output files of calls just started, whose folders are made
+    /// before the engine next waits: while the calls are out, not when
+    /// their answers land (a new folder costs its parent an fsync).
+    raw_folders_due: Vec<String>,
+    /// Per artifact file, the fingerprint of the document contents (before
+    /// [`Document::for_disk`]) that its file on disk was last written
+    /// from, to skip unchanged documents without rendering them again. A
+    /// fingerprint, not the text: the engine holds no copy of the run
+    /// folder.
+    ///
+    /// [`Document::for_disk`]: crate::protocol::Document::for_disk
+    written: HashMap<String, Fingerprint>,
+    /// A step changed what the documents may say; they are rewritten once
+    /// the step's effects have been applied (new calls already running), so
+    /// the rewrite is off the path from one call to the next.
+    documents_due: Option<tokio::time::Instant>,
+    /// Inputs were journaled without an fsync of their own (group commit,
+    /// see [`journal_input`](Self::journal_input)).
+    inputs_unsynced: bool,
+    /// When the artifact files were last rewritten, how long it took and
+    /// how many bytes they held.
+    documents_written: Option<(tokio::time::Instant, Duration, usize)>,
+    /// Bytes streamed since then: the files will hold them too.
+    streamed_since_documents: usize,
+    /// Since when a rewrite that was due has waited for the inputs already
+    /// in the inbox (at most [`DOCUMENTS_WAIT_MAX_MS`]).
+    pub(super) documents_held: Option<tokio::time::Instant>,
+    /// Streamed text not yet journaled, per call.
+    batches: BTreeMap<String, StreamBatch>,
+    /// The rewrite of the artifact files under way, if any.
+    pub(super) rewrite: Option<Rewrite>,
+}
+
+/// A rewrite of the artifact files on tokio's blocking pool.
+pub(super) type Rewrite = JoinHandle<(ChangedFiles, Result<(), ArtifactError>)>;
+
+impl Records {
+    pub(super) fn new(run_dir: RunDir, journal: Journal) -> Self {
+        Records {
+            journal,
+            run_dir,
+            raw_paths: HashMap::new(),
+            raw_folders_due: Vec::new(),
+            written: HashMap::new(),
+            documents_due: None,
+            inputs_unsynced: false,
+            documents_written: None,
+            streamed_since_documents: 0,
+            documents_held: None,
+            batches: BTreeMap::new(),
+            rewrite: None,
+        }
+    }
+
+    /// The raw answer of `call_id` is to be written to `path` when it
+    /// comes; its folder is made before the engine next waits.
+    pub(super) fn expect_raw(&mut self, call_id: &str, path: String) {
+        self.raw_folders_due.push(path.clone());
+        self.raw_paths.insert(call_id.to_string(), path);
+    }
+
+    /// Notes that `path` holds `text` as written, so an unchanged document
+    /// of that path is not written again.
+    pub(super) fn note_written(&mut self, path: &str, text: &str) {
+        self.written.insert(path.to_string(), Fingerprint::of(text));
+    }
+
+    /// A step may have changed what the documents say.
+    pub(super) fn documents_changed(&mut self) {
+        self.documents_due
+            .get_or_insert_with(tokio::time::Instant::now);
+    }
+
+    /// When the next streamed batch is due to be journaled.
+    pub(super) fn batch_at(&self) -> Option<tokio::time::Instant> {
+        self.batches
+            .values()
+            .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
+            .min()
+    }
+
+    /// Journals `event` after any streamed text before it, without a fsync
+    /// of its own (the next input's, or the engine's before it waits,
+    /// carries it).
+    pub(super) fn record(
+        &mut self,
+        now: Timestamp,
+        event: &JournalEvent,
+    ) -> Result<(), EngineError> {
+        self.flush_streams()?;
+        self.journal.append_unsynced(now, event)?;
+        Ok(())
+    }
+
+    /// Persist before parse: the answers of `journaled` (journaled without
+    /// a fsync) are made durable and written to their raw files, side by
+    /// side, and each file is read back; returns each answer's call id and
+    /// raw file. A raw file the journal then failed to keep is written
+    /// again by resume.
+    pub(super) fn persist_answers<'a>(
+        &mut self,
+        answers: &[(&'a str, &'a str)],
+    ) -> Result<Vec<(&'a str, String)>, EngineError> {
+        let raw: Vec<(&str, String, &str)> = answers
+            .iter()
+            .filter_map(|&(call_id, output)| {
+                Some((call_id, self.raw_output_path(call_id)?, output))
+            })
+            .collect();
+        if raw.is_empty() {
+            self.journal.sync()?;
+        } else {
+            let run_dir = &self.run_dir;
+            let (synced, written) = sync_journal_beside(&mut self.journal, || {
+                crate::artifact::side_by_side(&raw, |(_, path, output)| {
+                    run_dir.write_unsynced(path, output.as_bytes())?;
+                    if run_dir.read_to_string(path)? != *output {
+                        return Err(EngineError::ReadBack { path: path.clone() });
+                    }
+                    Ok(())
+                })
+                .into_iter()
+                .collect::<Result<(), EngineError>>()
+            });
+            synced?;
+            written?;
+        }
+        self.inputs_unsynced = false;
+        Ok(raw
+            .into_iter()
+            .map(|(call_id, path, output)| {
+                self.note_written(&path, output);
+                (call_id, path)
+            })
+            .collect())
+    }
+
     /// Makes the folders of the raw files due ([`raw_folders_due`](Self::raw_folders_due)).
     /// A folder that cannot be made is left to the raw file's own write,
     /// which reports it with the file's path.
@@ -207,30 +358,33 @@ impl<P: Protocol> Engine<P> {
         Ok(())
     }
 
-    /// Makes `input` durable (after any streamed text before it); returns
-    /// the time it was journaled with, which the protocol is given too.
+    /// Makes `input` durable at `now` (after any streamed text before it).
     ///
-    /// Group commit: while more messages wait in the inbox (a policy's
-    /// decisions, say), an input is appended without its own fsync, and the
-    /// one that empties the inbox, or the engine before it waits or writes
-    /// a file, makes them all durable at once. A crash can only lose a
-    /// suffix of the journal, and every file is rebuilt from what remains.
-    /// Answers take [`collect`](Self::collect), which makes them durable
-    /// before they are parsed (persist-before-parse).
-    pub(super) fn journal_input(&mut self, input: &Input) -> Result<Timestamp, EngineError> {
+    /// Group commit: while `more_waiting` messages wait in the inbox (a
+    /// policy's decisions, say), an input is appended without its own
+    /// fsync, and the one that empties the inbox, or the engine before it
+    /// waits or writes a file, makes them all durable at once. A crash can
+    /// only lose a suffix of the journal, and every file is rebuilt from
+    /// what remains. Answers take [`persist_answers`](Self::persist_answers),
+    /// which makes them durable before they are parsed (persist-before-parse).
+    pub(super) fn journal_input(
+        &mut self,
+        input: &Input,
+        now: Timestamp,
+        more_waiting: bool,
+    ) -> Result<(), EngineError> {
         self.flush_streams()?;
-        let now = self.now();
         let event = JournalEvent::Input {
             input: input.clone(),
         };
-        if self.inbox_is_empty() {
-            self.journal.append(now, &event)?;
-            self.inputs_unsynced = false;
-        } else {
+        if more_waiting {
             self.journal.append_unsynced(now, &event)?;
             self.inputs_unsynced = true;
+        } else {
+            self.journal.append(now, &event)?;
+            self.inputs_unsynced = false;
         }
-        Ok(now)
+        Ok(())
     }
 
     /// Makes the inputs journaled without their own fsync durable.
@@ -265,18 +419,19 @@ impl<P: Protocol> Engine<P> {
     /// Rewrites the artifact files whose documents changed since they were
     /// last written, when a step has happened since the last call, and
     /// returns when they are on disk.
-    pub(super) fn write_documents(&mut self) -> Result<(), EngineError> {
-        self.write_documents_beside_sync(false)
+    pub(super) fn write_documents(&mut self, protocol: &impl Protocol) -> Result<(), EngineError> {
+        self.write_documents_beside_sync(protocol, false)
     }
 
     /// [`write_documents`](Self::write_documents), and with `sync_journal`
     /// the journal's records made durable while the files are written.
     pub(super) fn write_documents_beside_sync(
         &mut self,
+        protocol: &impl Protocol,
         sync_journal: bool,
     ) -> Result<(), EngineError> {
         debug_assert!(self.rewrite.is_none(), "a rewrite is still under way");
-        let Some(changed) = self.changed_files()? else {
+        let Some(changed) = self.changed_files(protocol)? else {
             if sync_journal {
                 self.journal.sync()?;
             }
@@ -302,8 +457,8 @@ impl<P: Protocol> Engine<P> {
     /// meanwhile is journaled and parsed at once, and streamed text keeps
     /// flowing however large the files have grown).
     /// [`rewrite_done`](Self::rewrite_done) takes the result.
-    pub(super) fn start_rewrite(&mut self) -> Result<(), EngineError> {
-        let Some(changed) = self.changed_files()? else {
+    pub(super) fn start_rewrite(&mut self, protocol: &impl Protocol) -> Result<(), EngineError> {
+        let Some(changed) = self.changed_files(protocol)? else {
             return Ok(());
         };
         let run_dir = self.run_dir.clone();
@@ -338,7 +493,10 @@ impl<P: Protocol> Engine<P> {
     /// written, as they go to disk, when a step has happened since; from
     /// here on they count as written. The journal is made durable first: no
     /// file shows an input it could still lose.
-    pub(super) fn changed_files(&mut self) -> Result<Option<ChangedFiles>, EngineError> {
+    pub(super) fn changed_files(
+        &mut self,
+        protocol: &impl Protocol,
+    ) -> Result<Option<ChangedFiles>, EngineError> {
         self.documents_held = None;
         if self.documents_due.take().is_none() {
             return Ok(None);
@@ -349,7 +507,7 @@ impl<P: Protocol> Engine<P> {
         self.sync_inputs()?;
         let mut files = Vec::new();
         let mut bytes = 0;
-        for document in self.protocol.documents() {
+        for document in protocol.documents() {
             bytes += document.contents.len();
             let fingerprint = Fingerprint::of(&document.contents);
             if self.written.get(&document.path) == Some(&fingerprint) {
@@ -368,7 +526,7 @@ impl<P: Protocol> Engine<P> {
             self.written.insert(document.path, fingerprint);
         }
         let mut publications = Vec::new();
-        for publication in self.protocol.publications() {
+        for publication in protocol.publications() {
             let key = publication.path.display().to_string();
             let fingerprint = Fingerprint::of(&publication.contents);
             if self.written.get(&key) != Some(&fingerprint) {
