@@ -22,7 +22,10 @@ use super::supervision::{
     AfterFailure, LiveCall, STAGED_BY_SCRIPT, Slot, Supervisor, format_duration_ms,
 };
 use super::usage::{CallUsage, Measured, Price, UsageLedger};
-use super::{CallFailure, CallSpec, Effect, Input, LogEntry, LogKind, OverrideAction, Timestamp};
+use super::{
+    CallFailure, CallSpec, Effect, Input, LogEntry, LogKind, OverrideAction, RoleGroup, RoleInfo,
+    Timestamp,
+};
 use crate::prompts::{PromptSet, TemplateSpec};
 
 /// What a provider said about a call besides its answer (a local program's
@@ -164,6 +167,12 @@ impl Calls {
     ) -> CallSpec {
         self.supervisor
             .start(slot, prompt, raw_output_path, now, &mut self.log)
+    }
+
+    /// The role `slot` as the interfaces introduce it, with the agent that
+    /// plays it now.
+    pub fn role_info(&self, slot: &str, title: impl Into<String>, group: RoleGroup) -> RoleInfo {
+        RoleInfo::new(slot, title, group, self.agent(slot).unwrap_or_default())
     }
 
     /// Renders `template` with `context` and registers the first attempt of

@@ -390,6 +390,29 @@ pub struct RoleInfo {
     pub binding: bool,
 }
 
+impl RoleInfo {
+    /// A role slot played by `agent`, not binding.
+    pub fn new(
+        slot: impl Into<String>,
+        title: impl Into<String>,
+        group: RoleGroup,
+        agent: impl Into<String>,
+    ) -> Self {
+        RoleInfo {
+            slot: slot.into(),
+            title: title.into(),
+            group,
+            agent: agent.into(),
+            binding: false,
+        }
+    }
+
+    /// The same role, binding as `binding` says (a binding judge).
+    pub fn binding(self, binding: bool) -> Self {
+        RoleInfo { binding, ..self }
+    }
+}
+
 /// What a protocol tells the outside about one debate: enough for a header,
 /// panes, a listing and the end-of-run message, in protocol-neutral terms.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -555,12 +555,9 @@ impl Rules for Advocate {
     }
 
     fn describe(&self) -> Description {
-        let role = |slot: &str, title: &str, group| RoleInfo {
-            slot: slot.into(),
-            title: title.into(),
-            group,
-            agent: self.core.calls.agent(slot).unwrap_or_default().into(),
-            binding: slot == REFEREE,
+        let role = |slot: &str, title: &str, group| {
+            let info = self.core.calls.role_info(slot, title, group);
+            info.binding(slot == REFEREE)
         };
         Description {
             topic: self.config.topic.clone(),

@@ -84,7 +84,7 @@ use super::supervision::LiveCall;
 use super::usage::Price;
 use super::{
     Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Publication, RegionInfo,
-    RoleGroup, RoleInfo, Timestamp,
+    RoleGroup, Timestamp,
 };
 use crate::prompts::PromptSet;
 
@@ -763,30 +763,21 @@ impl crate::protocol::Rules for Council {
         let roles = self
             .participants
             .iter()
-            .map(|slot| RoleInfo {
-                agent: self.core.calls.agent(slot).unwrap_or_default().to_string(),
-                title: participant_title(slot),
-                slot: slot.clone(),
-                group: match slot.as_str() {
+            .map(|slot| {
+                let group = match slot.as_str() {
                     DEVIL => RoleGroup::Challenger,
                     CHECKER => RoleGroup::Lead,
                     _ => RoleGroup::Panel,
-                },
-                binding: false,
+                };
+                self.core
+                    .calls
+                    .role_info(slot, participant_title(slot), group)
             })
             .chain(self.proposes().then(|| {
-                RoleInfo {
-                    slot: SYNTHESIZER.into(),
-                    title: participant_title(SYNTHESIZER),
-                    group: RoleGroup::Synthesizer,
-                    agent: self
-                        .core
-                        .calls
-                        .agent(SYNTHESIZER)
-                        .unwrap_or_default()
-                        .to_string(),
-                    binding: false,
-                }
+                let title = participant_title(SYNTHESIZER);
+                self.core
+                    .calls
+                    .role_info(SYNTHESIZER, title, RoleGroup::Synthesizer)
             }))
             .collect();
         let what = if self.proposes() {

@@ -777,14 +777,9 @@ impl crate::protocol::Rules for DecisionReview {
     fn describe(&self) -> Description {
         let config = &self.config;
         let participants = &config.participants;
-        let role =
-            |slot: &str, title: &str, group: RoleGroup, agent: &str, binding: bool| RoleInfo {
-                slot: slot.to_string(),
-                title: title.to_string(),
-                group,
-                agent: agent.to_string(),
-                binding,
-            };
+        let role = |slot: &str, title: &str, group: RoleGroup, agent: &str, binding: bool| {
+            RoleInfo::new(slot, title, group, agent).binding(binding)
+        };
         let mut roles = vec![
             role(
                 "proposer",

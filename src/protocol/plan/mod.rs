@@ -63,8 +63,8 @@ use super::supervision::{LiveCall, Slot};
 use super::usage::Price;
 use super::{
     Board, BoardItem, BoardView, ContextDoc, Description, Document, Effect, ItemDecision,
-    ItemResolution, LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, RoleInfo,
-    StageFocus, Timestamp,
+    ItemResolution, LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, StageFocus,
+    Timestamp,
 };
 use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
 use crate::report::one_line;
@@ -717,12 +717,9 @@ impl crate::protocol::Rules for Plan {
             .config
             .slots()
             .into_iter()
-            .map(|(slot, group)| RoleInfo {
-                slot: slot.to_string(),
-                title: crate::report::capitalised(slot),
-                group,
-                agent: self.core.calls.agent(slot).unwrap_or_default().to_string(),
-                binding: false,
+            .map(|(slot, group)| {
+                let title = crate::report::capitalised(slot);
+                self.core.calls.role_info(slot, title, group)
             })
             .collect();
         let complex = !self.config.simple;

@@ -50,7 +50,7 @@ use super::supervision::{LiveCall, Slot};
 use super::usage::Price;
 use super::{
     Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Outcome, Progress,
-    RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo, Timestamp,
+    RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 
@@ -787,13 +787,7 @@ impl crate::protocol::Rules for Quick {
             .into_iter()
             .map(|(slot, group)| {
                 let title = JudgeRole::slot_title(&slot);
-                RoleInfo {
-                    agent: self.core.calls.agent(&slot).unwrap_or_default().to_string(),
-                    slot,
-                    title,
-                    group,
-                    binding: false,
-                }
+                self.core.calls.role_info(&slot, title, group)
             })
             .collect();
         Description {

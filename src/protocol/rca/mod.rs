@@ -607,28 +607,15 @@ impl crate::protocol::Rules for Rca {
             .debuggers
             .iter()
             .map(|name| {
-                let slot = debugger_slot(name);
-                RoleInfo {
-                    agent: self.core.calls.agent(&slot).unwrap_or_default().to_string(),
-                    title: format!("Debugger {name}"),
-                    slot,
-                    group: RoleGroup::Lead,
-                    binding: false,
-                }
+                let (slot, title) = (debugger_slot(name), format!("Debugger {name}"));
+                self.core.calls.role_info(&slot, title, RoleGroup::Lead)
             })
             .collect();
-        roles.push(RoleInfo {
-            slot: CRITIC.into(),
-            title: "Critic".into(),
-            group: RoleGroup::Challenger,
-            agent: self
-                .core
-                .calls
-                .agent(CRITIC)
-                .unwrap_or_default()
-                .to_string(),
-            binding: false,
-        });
+        let critic = self
+            .core
+            .calls
+            .role_info(CRITIC, "Critic", RoleGroup::Challenger);
+        roles.push(critic);
         Description {
             topic: self.config.topic.clone(),
             label: format!(

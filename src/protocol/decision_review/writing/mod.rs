@@ -64,8 +64,7 @@ use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::usage::Price;
 use crate::protocol::{
     Board, BoardView, ContextDoc, Description, Document, Effect, ItemDecision, LogKind,
-    ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, RoleInfo, StageFocus, StageInfo,
-    Timestamp,
+    ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp,
 };
 use crate::protocol::{Moderation, Refusals, Settled};
 use crate::rulings::{Ruled, Ruling};
@@ -681,13 +680,12 @@ impl crate::protocol::Rules for WritingReview {
                     .panel
                     .iter()
                     .find(|seat| seat.role.slot() == slot);
-                RoleInfo {
-                    agent: self.core.calls.agent(&slot).unwrap_or_default().to_string(),
-                    title: JudgeRole::slot_title(&slot),
-                    binding: seat.is_some_and(|seat| seat.weight == Weight::Binding),
-                    slot,
-                    group,
-                }
+                let binding = seat.is_some_and(|seat| seat.weight == Weight::Binding);
+                let title = JudgeRole::slot_title(&slot);
+                self.core
+                    .calls
+                    .role_info(&slot, title, group)
+                    .binding(binding)
             })
             .collect();
         Description {
