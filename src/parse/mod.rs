@@ -24,6 +24,7 @@
 
 pub mod blocks;
 mod fenced;
+mod lists;
 pub mod normalise;
 
 use std::cell::RefCell;
@@ -261,6 +262,16 @@ impl Document {
             line: Some(self.source.first_line),
             field: None,
             message,
+        }
+    }
+
+    /// The top level of an answer whose format is a mapping, to read field
+    /// by field; anything else is refused with [`Document::root_mismatch`]
+    /// and `expected`.
+    pub(crate) fn root_fields(&self, expected: &str) -> Result<Fields<'_>, ParseError> {
+        match &self.root {
+            Value::Mapping(_) => Fields::new(self, &self.root, FieldPath::root(), "a mapping"),
+            _ => Err(self.root_mismatch(expected)),
         }
     }
 
