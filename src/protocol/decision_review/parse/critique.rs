@@ -10,9 +10,7 @@
 //! the transcript note about dropped items (the caller gets them in
 //! [`ParsedCritique::dropped`]), or checking that every block was critiqued.
 
-use yaml_serde::Value;
-
-use super::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
+use super::{Document, Fields, ParseError, Read, list_capped, quote};
 use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::protocol::decision_review::model::{
     CritiqueItem, CritiqueMode, FlawType, Severity, ThesisTree,
@@ -83,14 +81,8 @@ pub fn read_critique(
 ) -> Result<Read<ParsedCritique>, ParseError> {
     let known = KnownIds::new(tree.block_ids());
     let document = Document::load(text)?;
-    let (list, list_path) = match &document.root {
-        Value::Sequence(list) => (list, FieldPath::root()),
-        Value::Mapping(_) => {
-            Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?
-                .required_list("critiques")?
-        }
-        _ => return Err(document.root_mismatch("`critiques:` with a list of critiques")),
-    };
+    let (list, list_path) =
+        document.main_list("critiques", "`critiques:` with a list of critiques")?;
     document.within_item_limit(&list_path, list.len(), "critiques")?;
     let mut parsed = ParsedCritique {
         items: Vec::new(),

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use yaml_serde::Value;
 
-use super::{Document, FieldPath, Fields, ParseError, Read, describe, list_capped, quote};
+use super::{Document, Fields, ParseError, Read, describe, list_capped, quote};
 use crate::parse::normalise::KnownIds;
 use crate::protocol::decision_review::model::{
     BlockScore, Criterion, JudgeConfig, JudgeScores, SynthesisScore, ThesisTree,
@@ -50,10 +50,7 @@ pub fn read_judge(
     tree: &ThesisTree,
 ) -> Result<Read<JudgeScores>, ParseError> {
     let document = Document::load(text)?;
-    if !matches!(document.root, Value::Mapping(_)) {
-        return Err(document.root_mismatch("a mapping with `block_scores:` and `synthesis:`"));
-    }
-    let root = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let root = document.root_fields("a mapping with `block_scores:` and `synthesis:`")?;
     let mut block_scores = block_scores(&document, &root, judge, tree)?;
     let synthesis = synthesis(&document, &root, judge)?;
     let insufficient_information = insufficient_information(&document, &root, tree)?;

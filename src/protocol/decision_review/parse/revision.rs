@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use yaml_serde::Value;
 
 use super::thesis::tree_from_value;
-use super::{Document, FieldPath, Fields, ParseError, Read, describe, list_capped, quote};
+use super::{Document, Fields, ParseError, Read, describe, quote};
 use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::protocol::decision_review::model::{ChangeEntry, ChangeType, RevisionOutput};
 
@@ -49,95 +49,85 @@ pub fn read_revision(
     must_address: &[String],
 ) -> Result<Read<RevisionOutput>, ParseError> {
     let document = Document::load(text)?;
-    if !matches!(document.root, Value::Mapping(_)) {
-        return Err(document.root_mismatch("a mapping with `revised_tree:` and `change_log:`"));
-    }
-    let root = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let root = document.root_fields("a mapping with `revised_tree:` and `change_log:`")?;
     let tree_value = root.required("revised_tree")?;
     let revised_tree = tree_from_value(&document, tree_value, root.path_of("revised_tree"))?;
     let (log, log_path) = root.required_list("change_log")?;
-    document.within_item_limit(&log_path, log.len(), "changes")?;
     let block_ids = KnownIds::new(revised_tree.block_ids());
     let blocks: HashSet<&str> = revised_tree.block_ids().collect();
     let addressable = KnownIds::new(must_address.iter().map(String::as_str));
 
-    let mut change_log = Vec::with_capacity(log.len());
-    for (index, value) in log.iter().enumerate() {
-        let fields = Fields::new(&document, value, log_path.index(index), CHANGE_SHAPE)?;
-        let addresses_critique = addressed_id(&fields, &addressable)?;
-        let change_type = fields.required_choice("change_type", &CHANGE_TYPES)?;
-        let block_id = match fields.known_id("block_id", &block_ids)? {
-            Some(id) => id,
-            None => fields.required_text("block_id")?,
-        };
-        // `before` and `after` say what changed: both for a strengthen or
-        // a replace; a retract has only `before` (the block is gone), an
-        // added fallback only `after` (it is new), a decline neither.
-        let (needs_before, needs_after) = match change_type {
-            ChangeType::Strengthen | ChangeType::Replace => (true, true),
-            ChangeType::Retract => (true, false),
-            ChangeType::AddFallback => (false, true),
-            ChangeType::Decline => (false, false),
-        };
-        let text_of = |key: &str, needed: bool, what: &str| -> Result<String, ParseError> {
-            match fields.optional_text(key)? {
-                Some(text) => Ok(text),
-                None if needed => Err(fields.error(
-                    key,
-                    format!(
-                        "required for change_type {}: {what}",
-                        CHANGE_TYPES
-                            .iter()
-                            .find(|(_, kind)| *kind == change_type)
-                            .map_or("", |(word, _)| *word)
-                    ),
-                )),
-                None => Ok(String::new()),
+    let change_log =
+        document.read_items(log, &log_path, "changes", CHANGE_SHAPE, |_, fields| {
+            let addresses_critique = addressed_id(&fields, &addressable)?;
+            let change_type = fields.required_choice("change_type", &CHANGE_TYPES)?;
+            let block_id = match fields.known_id("block_id", &block_ids)? {
+                Some(id) => id,
+                None => fields.required_text("block_id")?,
+            };
+            // `before` and `after` say what changed: both for a strengthen or
+            // a replace; a retract has only `before` (the block is gone), an
+            // added fallback only `after` (it is new), a decline neither.
+            let (needs_before, needs_after) = match change_type {
+                ChangeType::Strengthen | ChangeType::Replace => (true, true),
+                ChangeType::Retract => (true, false),
+                ChangeType::AddFallback => (false, true),
+                ChangeType::Decline => (false, false),
+            };
+            let text_of = |key: &str, needed: bool, what: &str| -> Result<String, ParseError> {
+                match fields.optional_text(key)? {
+                    Some(text) => Ok(text),
+                    None if needed => Err(fields.error(
+                        key,
+                        format!(
+                            "required for change_type {}: {what}",
+                            CHANGE_TYPES
+                                .iter()
+                                .find(|(_, kind)| *kind == change_type)
+                                .map_or("", |(word, _)| *word)
+                        ),
+                    )),
+                    None => Ok(String::new()),
+                }
+            };
+            let before = text_of("before", needs_before, "the block's text before the change")?;
+            let after = text_of("after", needs_after, "the block's text after the change")?;
+            let rationale = fields.optional_text("rationale")?;
+            if change_type == ChangeType::Decline && rationale.is_none() {
+                return Err(fields.error(
+                    "rationale",
+                    "required for change_type decline: say why the critique is not taken up",
+                ));
             }
-        };
-        let before = text_of("before", needs_before, "the block's text before the change")?;
-        let after = text_of("after", needs_after, "the block's text after the change")?;
-        let rationale = fields.optional_text("rationale")?;
-        if change_type == ChangeType::Decline && rationale.is_none() {
-            return Err(fields.error(
-                "rationale",
-                "required for change_type decline: say why the critique is not taken up",
-            ));
-        }
-        if change_type != ChangeType::Retract && !blocks.contains(block_id.as_str()) {
-            return Err(fields.error(
-                "block_id",
-                format!(
-                    "no block {} in revised_tree (use change_type retract for a removed block)",
-                    quote(&block_id)
-                ),
-            ));
-        }
-        change_log.push(ChangeEntry {
-            addresses_critique,
-            block_id,
-            change_type,
-            before,
-            after,
-            rationale,
-        });
-    }
+            if change_type != ChangeType::Retract && !blocks.contains(block_id.as_str()) {
+                return Err(fields.error(
+                    "block_id",
+                    format!(
+                        "no block {} in revised_tree (use change_type retract for a removed block)",
+                        quote(&block_id)
+                    ),
+                ));
+            }
+            Ok(ChangeEntry {
+                addresses_critique,
+                block_id,
+                change_type,
+                before,
+                after,
+                rationale,
+            })
+        })?;
 
     let addressed: HashSet<&str> = change_log
         .iter()
         .map(|entry| entry.addresses_critique.as_str())
         .collect();
-    let unaddressed: Vec<String> = must_address
-        .iter()
-        .filter(|id| !addressed.contains(id.as_str()))
-        .cloned()
-        .collect();
-    if !unaddressed.is_empty() {
-        return Err(document.error(
-            &log_path,
-            format!("no entry addresses {}", list_capped(&unaddressed)),
-        ));
-    }
+    document.require_every(
+        &log_path,
+        must_address.iter().map(String::as_str),
+        |id| addressed.contains(id),
+        |unaddressed| format!("no entry addresses {unaddressed}"),
+    )?;
     Ok(document.read(RevisionOutput {
         revised_tree,
         change_log,

@@ -80,12 +80,9 @@ fn blocks_from_list(
     if list.is_empty() {
         return Err(document.error(path, "expected at least one block; found an empty list"));
     }
-    document.within_item_limit(path, list.len(), "blocks")?;
-    let mut blocks = Vec::with_capacity(list.len());
     let mut first_index_of_id: HashMap<String, usize> = HashMap::new();
-    for (index, value) in list.iter().enumerate() {
-        let block_path = path.index(index);
-        let block = block_from_value(document, value, block_path.clone())?;
+    document.read_items(list, path, "blocks", BLOCK_SHAPE, |index, fields| {
+        let block = block(&fields)?;
         if let Some(&first_index) = first_index_of_id.get(&block.id) {
             let first_path = path.index(first_index);
             let first_line = document
@@ -93,7 +90,7 @@ fn blocks_from_list(
                 .map(|line| format!(" on line {line}"))
                 .unwrap_or_default();
             return Err(document.error(
-                &block_path.key("id"),
+                &path.index(index).key("id"),
                 format!(
                     "duplicate id {}: {first_path} already uses it{first_line}; ids must be unique",
                     quote(&block.id)
@@ -101,17 +98,11 @@ fn blocks_from_list(
             ));
         }
         first_index_of_id.insert(block.id.clone(), index);
-        blocks.push(block);
-    }
-    Ok(blocks)
+        Ok(block)
+    })
 }
 
-fn block_from_value(
-    document: &Document,
-    value: &Value,
-    path: FieldPath,
-) -> Result<Block, ParseError> {
-    let fields = Fields::new(document, value, path, BLOCK_SHAPE)?;
+fn block(fields: &Fields<'_>) -> Result<Block, ParseError> {
     let id = fields.required_text("id")?;
     if !is_safe_block_id(&id) {
         return Err(fields.error(
