@@ -615,6 +615,24 @@ impl<'a> Fields<'a> {
         }))
     }
 
+    /// The id under `key`, one of `known`, read as [`Fields::known_id`]
+    /// reads it; one that fits none is an error at `key`, which `unknown`
+    /// words from the id as written, quoted (`no hypothesis "H9"`).
+    pub(crate) fn required_known_id(
+        &self,
+        key: &str,
+        known: &normalise::KnownIds<'_>,
+        unknown: impl FnOnce(&str) -> String,
+    ) -> Result<String, ParseError> {
+        match self.known_id(key, known)? {
+            Some(id) => Ok(id),
+            None => {
+                let written = self.required_text(key)?;
+                Err(self.error(key, unknown(&quote(&written))))
+            }
+        }
+    }
+
     /// A yes/no under `key`: a YAML boolean, or `yes`, `no`, `true`,
     /// `false` in any case; absent or null is `default`.
     pub(crate) fn optional_flag(&self, key: &str, default: bool) -> Result<bool, ParseError> {

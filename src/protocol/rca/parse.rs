@@ -19,7 +19,7 @@ use yaml_serde::Sequence;
 use super::model::{AnswerText, ChallengeText, Finding, RulingText, RulingWord, Test};
 use crate::parse::normalise::KnownIds;
 use crate::parse::{
-    Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, quote, thousands,
+    Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, thousands,
 };
 
 /// The words accepted for `test` (RC-08), with the forms models use.
@@ -269,8 +269,7 @@ pub fn read_critic(
     for (index, value) in rulings.iter().enumerate() {
         let path = rulings_path.index(index);
         let fields = Fields::new(&document, value, path.clone(), RULING_SHAPE)?;
-        let Some(id) = fields.known_id("challenge", &to_rule)? else {
-            let written = fields.required_text("challenge")?;
+        let id = fields.required_known_id("challenge", &to_rule, |written| {
             let waiting = if context.to_rule.is_empty() {
                 "no answer waits for a ruling".to_string()
             } else {
@@ -279,11 +278,8 @@ pub fn read_critic(
                     context.to_rule.join(", ")
                 )
             };
-            return Err(fields.error(
-                "challenge",
-                format!("no answer to rule for {} ({waiting})", quote(&written)),
-            ));
-        };
+            format!("no answer to rule for {written} ({waiting})")
+        })?;
         if !ruled.insert(id.clone()) {
             return Err(document.error(&path, format!("{id} is ruled twice; rule it once")));
         }
@@ -323,17 +319,12 @@ pub fn read_critic(
         "challenges",
         CHALLENGE_SHAPE,
         |_, fields| {
-            let Some(hypothesis) = fields.known_id("hypothesis", &hypotheses)? else {
-                let written = fields.required_text("hypothesis")?;
-                return Err(fields.error(
-                    "hypothesis",
-                    format!(
-                        "no hypothesis {} (hypotheses are: {})",
-                        quote(&written),
-                        context.hypotheses.join(", ")
-                    ),
-                ));
-            };
+            let hypothesis = fields.required_known_id("hypothesis", &hypotheses, |written| {
+                format!(
+                    "no hypothesis {written} (hypotheses are: {})",
+                    context.hypotheses.join(", ")
+                )
+            })?;
             let fields = fields.about(format!("challenge to {hypothesis}"));
             let challenge = ChallengeText {
                 test: fields.required_choice("test", &TESTS)?,
@@ -405,17 +396,12 @@ pub fn read_answers(
     for (index, value) in list.iter().enumerate() {
         let entry = path.index(index);
         let fields = Fields::new(&document, value, entry.clone(), ANSWER_SHAPE)?;
-        let Some(id) = fields.known_id("challenge", &known)? else {
-            let written = fields.required_text("challenge")?;
-            return Err(fields.error(
-                "challenge",
-                format!(
-                    "no challenge {} was put to you (yours are: {})",
-                    quote(&written),
-                    delivered.join(", ")
-                ),
-            ));
-        };
+        let id = fields.required_known_id("challenge", &known, |written| {
+            format!(
+                "no challenge {written} was put to you (yours are: {})",
+                delivered.join(", ")
+            )
+        })?;
         if !answered.insert(id.clone()) {
             return Err(document.error(&entry, format!("{id} is answered twice; answer it once")));
         }
