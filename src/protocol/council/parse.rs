@@ -94,6 +94,7 @@ const PROPOSAL_SHAPE: &str =
 const CHALLENGE_SHAPE: &str =
     "a challenge (a mapping with to, finding_id, challenge, severity_challenge, basis)";
 const RESPONSE_SHAPE: &str = "a response (a mapping with type, finding_id, response, evidence)";
+const EXPANSION_SHAPE: &str = "an expansion (a mapping with proposal_id and note)";
 const POSITION_SHAPE: &str = "a position (a mapping with id, stance, note)";
 
 /// The list under `key` of a mapping answer, or the bare list.
@@ -478,12 +479,8 @@ pub fn read_expansions(
     let mut answer = ExpandAnswer::default();
     let known = KnownIds::new(known.iter().copied());
     let (list, path) = root.optional_list("expansions")?;
-    let expansions = document.read_items(
-        list,
-        &path,
-        "expansions",
-        "an expansion (a mapping with proposal_id and note)",
-        |_, fields| {
+    let expansions =
+        document.read_items(list, &path, "expansions", EXPANSION_SHAPE, |_, fields| {
             let Some(id) = fields.known_id("proposal_id", &known)? else {
                 let written = fields.required_text("proposal_id")?;
                 answer
@@ -499,8 +496,7 @@ pub fn read_expansions(
                     note,
                 },
             )))
-        },
-    )?;
+        })?;
     answer.expansions = expansions.into_iter().flatten().collect();
     let (list, path) = root.optional_list("proposals")?;
     answer.proposals =

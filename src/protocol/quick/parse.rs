@@ -37,6 +37,8 @@ const SEVERITIES: [(&str, Severity); 4] = [
     ("low", Severity::Low),
 ];
 
+const FINDING_SHAPE: &str = "a finding (a mapping with title, severity, description, exploit)";
+
 /// One finding of a red team, numbered by quorum (`v1`, `v2`, …) in the
 /// order the critic listed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,21 +60,15 @@ pub fn parse_vulnerabilities(text: &str) -> Result<Read<Vec<Vulnerability>>, Par
         "vulnerabilities",
         "`vulnerabilities:` with a list of findings",
     )?;
-    let found = document.read_items(
-        list,
-        &path,
-        "findings",
-        "a finding (a mapping with title, severity, description, exploit)",
-        |index, fields| {
-            Ok(Vulnerability {
-                id: format!("v{}", index + 1),
-                title: fields.required_text("title")?,
-                severity: fields.required_choice("severity", &SEVERITIES)?,
-                description: fields.optional_text("description")?.unwrap_or_default(),
-                exploit: fields.required_text("exploit")?,
-            })
-        },
-    )?;
+    let found = document.read_items(list, &path, "findings", FINDING_SHAPE, |index, fields| {
+        Ok(Vulnerability {
+            id: format!("v{}", index + 1),
+            title: fields.required_text("title")?,
+            severity: fields.required_choice("severity", &SEVERITIES)?,
+            description: fields.optional_text("description")?.unwrap_or_default(),
+            exploit: fields.required_text("exploit")?,
+        })
+    })?;
     if found.is_empty() {
         return Err(document.error(
             &path,

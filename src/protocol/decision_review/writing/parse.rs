@@ -18,6 +18,9 @@ use yaml_serde::Value;
 use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::parse::{Document, Fields, ParseError, Read, describe, quote};
 
+const ITEM_SHAPE: &str = "an item (a mapping with location, type, severity, text)";
+const CHANGE_SHAPE: &str = "a change (a mapping with location, type, before, after, rationale)";
+
 /// What a change in the merged text is about (DR-60), and the aspects a
 /// writing judge may score the draft on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -163,21 +166,15 @@ pub fn parse_critique(text: &str) -> Result<Read<Vec<CritiqueItem>>, ParseError>
     let document = Document::load(text)?;
     let fields = document.root_fields("a mapping with `items:`")?;
     let (list, path) = fields.required_list("items")?;
-    let items = document.read_items(
-        list,
-        &path,
-        "items",
-        "an item (a mapping with location, type, severity, text)",
-        |index, item| {
-            Ok(CritiqueItem {
-                id: format!("c{}", index + 1),
-                location: item.required_text("location")?,
-                kind: item.required_choice("type", &Aspect::choices())?,
-                severity: item.required_choice("severity", &Severity::choices())?,
-                text: item.required_text("text")?,
-            })
-        },
-    )?;
+    let items = document.read_items(list, &path, "items", ITEM_SHAPE, |index, item| {
+        Ok(CritiqueItem {
+            id: format!("c{}", index + 1),
+            location: item.required_text("location")?,
+            kind: item.required_choice("type", &Aspect::choices())?,
+            severity: item.required_choice("severity", &Severity::choices())?,
+            text: item.required_text("text")?,
+        })
+    })?;
     Ok(document.read(items))
 }
 
@@ -243,30 +240,24 @@ pub fn parse_merge_naming(text: &str, items: &[&str]) -> Result<Read<Merge>, Par
     let fields = document.root_fields("a mapping with `revised_draft:` and `changes:`")?;
     let revised_draft = fields.required_text("revised_draft")?;
     let (list, path) = fields.required_list("changes")?;
-    let changes = document.read_items(
-        list,
-        &path,
-        "changes",
-        "a change (a mapping with location, type, before, after, rationale)",
-        |_, change| {
-            let read = Change {
-                location: change.required_text("location")?,
-                kind: change.required_choice("type", &Aspect::choices())?,
-                // An addition has no before and a cut no after.
-                before: change.optional_text("before")?.unwrap_or_default(),
-                after: change.optional_text("after")?.unwrap_or_default(),
-                rationale: change.required_text("rationale")?,
-                answers: answered_item(&change, &known)?,
-            };
-            if read.before.is_empty() && read.after.is_empty() {
-                return Err(change.error(
-                    "before",
-                    "a change needs the text before it, the text after it, or both",
-                ));
-            }
-            Ok(read)
-        },
-    )?;
+    let changes = document.read_items(list, &path, "changes", CHANGE_SHAPE, |_, change| {
+        let read = Change {
+            location: change.required_text("location")?,
+            kind: change.required_choice("type", &Aspect::choices())?,
+            // An addition has no before and a cut no after.
+            before: change.optional_text("before")?.unwrap_or_default(),
+            after: change.optional_text("after")?.unwrap_or_default(),
+            rationale: change.required_text("rationale")?,
+            answers: answered_item(&change, &known)?,
+        };
+        if read.before.is_empty() && read.after.is_empty() {
+            return Err(change.error(
+                "before",
+                "a change needs the text before it, the text after it, or both",
+            ));
+        }
+        Ok(read)
+    })?;
     let summary = fields.optional_text("summary")?;
     Ok(document.read(Merge {
         revised_draft,
