@@ -804,6 +804,11 @@ pub(crate) fn list_capped(items: &[String]) -> String {
 mod tests {
     use super::*;
 
+    /// The error for `text`, which does not load.
+    fn refused(text: &str) -> ParseError {
+        Document::load(text).err().expect(text)
+    }
+
     #[test]
     fn counts_are_grouped_by_thousands() {
         assert_eq!(thousands(7), "7");
@@ -862,7 +867,7 @@ mod tests {
     #[test]
     fn yaml_syntax_error_line_counts_in_the_whole_text() {
         let text = "I thought about it.\n\nHere you go:\n```yaml\nblocks:\n  - id: b1\n    text: \"unterminated\n    type: claim\n```\n";
-        let error = Document::load(text).err().expect("syntax error");
+        let error = refused(text);
         assert!(error.message.starts_with("invalid YAML: "), "{error}");
         let line = error.line.expect("a line");
         assert!(
@@ -875,7 +880,7 @@ mod tests {
     #[test]
     fn syntax_error_with_crlf_endings_points_at_the_right_line() {
         let text = "Answer:\r\n```yaml\r\nblocks:\r\n  - id: b1\r\n   bad: [unclosed\r\n```\r\n";
-        let error = Document::load(text).err().expect("syntax error");
+        let error = refused(text);
         let line = error.line.expect("a line");
         assert!((5..=6).contains(&line), "{error}");
     }
@@ -884,9 +889,7 @@ mod tests {
     fn tab_indentation_that_cannot_be_read_gets_a_hint() {
         // Tabs alone are read as levels; tabs among space-indented lines
         // that read at none of the usual widths are refused.
-        let error = Document::load("```yaml\nblocks:\n  - id: b1\n\t   type: claim\n```\n")
-            .err()
-            .expect("tab");
+        let error = refused("```yaml\nblocks:\n  - id: b1\n\t   type: claim\n```\n");
         assert_eq!(error.line, Some(4));
         assert!(
             error
@@ -939,9 +942,7 @@ mod tests {
                 line: 3
             }
         );
-        let error = Document::load("Answer.\n```yaml\ntext: |\n  one\n\ttwo\n```\n")
-            .err()
-            .expect("refused");
+        let error = refused("Answer.\n```yaml\ntext: |\n  one\n\ttwo\n```\n");
         assert_eq!(error.line, Some(5));
         assert!(
             error.message.contains("mixes tabs with spaces")
@@ -954,9 +955,7 @@ mod tests {
 
     #[test]
     fn empty_yaml_block_is_an_error() {
-        let error = Document::load("Nothing to add.\n```yaml\n```\n")
-            .err()
-            .expect("error");
+        let error = refused("Nothing to add.\n```yaml\n```\n");
         assert_eq!(error.line, Some(3));
         assert_eq!(error.message, "the YAML block is empty");
     }

@@ -217,6 +217,12 @@ Overall the proposal is sound but b1 needs numbers.
         CritiqueMode::GenerousSteelman
     }
 
+    /// The error for [`CRITIQUE`] with `from` replaced by `to`, read in
+    /// generous-steelman mode.
+    fn refused_with(from: &str, to: &str) -> ParseError {
+        parse_critique(&CRITIQUE.replace(from, to), &tree(), steelman()).expect_err(from)
+    }
+
     #[test]
     fn dr_12_parses_critiques_with_mixed_case_enums() {
         let parsed = parse_critique(CRITIQUE, &tree(), steelman()).expect("valid");
@@ -243,8 +249,7 @@ Overall the proposal is sound but b1 needs numbers.
 
     #[test]
     fn dr_12_flaw_type_is_a_closed_set() {
-        let text = CRITIQUE.replace("flaw_type: evidence", "flaw_type: style");
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("style");
+        let error = refused_with("flaw_type: evidence", "flaw_type: style");
         assert_eq!(
             error.to_string(),
             "line 12, critiques[1].flaw_type: expected one of assumption, evidence, risk, feasibility; found \"style\""
@@ -253,8 +258,7 @@ Overall the proposal is sound but b1 needs numbers.
 
     #[test]
     fn dr_12_severity_is_a_closed_set() {
-        let text = CRITIQUE.replace("severity: note", "severity: critical");
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("critical");
+        let error = refused_with("severity: note", "severity: critical");
         assert_eq!(error.field.as_deref(), Some("critiques[2].severity"));
         assert_eq!(
             error.message,
@@ -264,16 +268,14 @@ Overall the proposal is sound but b1 needs numbers.
 
     #[test]
     fn dr_12_description_is_required() {
-        let text = CRITIQUE.replace("    description: Nobody owns removing the flag\n", "");
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("no description");
+        let error = refused_with("    description: Nobody owns removing the flag\n", "");
         assert_eq!(error.field.as_deref(), Some("critiques[2].description"));
         assert_eq!(error.line, Some(15));
     }
 
     #[test]
     fn dr_12_target_block_is_required() {
-        let text = CRITIQUE.replace("  - target_block: b2\n    steelman", "  - steelman");
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("no target");
+        let error = refused_with("  - target_block: b2\n    steelman", "  - steelman");
         assert_eq!(error.field.as_deref(), Some("critiques[1].target_block"));
         assert_eq!(error.message, "required field is missing");
     }
@@ -368,11 +370,10 @@ Overall the proposal is sound but b1 needs numbers.
 
     #[test]
     fn dr_19_steelman_mode_requires_the_strongest_form() {
-        let text = CRITIQUE.replace(
+        let error = refused_with(
             "    steelman: A jobs table is well understood by the team\n",
             "",
         );
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("no steelman");
         assert_eq!(error.field.as_deref(), Some("critiques[1].steelman"));
         assert_eq!(error.line, Some(10));
         assert!(

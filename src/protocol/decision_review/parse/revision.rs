@@ -171,6 +171,12 @@ mod tests {
     use super::*;
     use crate::protocol::decision_review::model::BlockType;
 
+    /// The error for [`REVISION`] with `from` replaced by `to`, where no
+    /// id must be addressed.
+    fn refused_with(from: &str, to: &str) -> ParseError {
+        parse_revision(&REVISION.replace(from, to), &[]).expect_err(from)
+    }
+
     fn ids(names: &[&str]) -> Vec<String> {
         names.iter().map(|name| (*name).to_owned()).collect()
     }
@@ -257,11 +263,10 @@ change_log:
 
     #[test]
     fn dr_14_a_change_without_its_before_or_after_is_refused() {
-        let text = REVISION.replace(
+        let error = refused_with(
             "    before: Move the job queue from Redis to Postgres\n",
             "",
         );
-        let error = parse_revision(&text, &[]).expect_err("no before");
         assert_eq!(
             error.field.as_deref(),
             Some("change_log[0].before"),
@@ -273,15 +278,13 @@ change_log:
                 .starts_with("required for change_type strengthen"),
             "{error}"
         );
-        let text = REVISION.replace("    after: Keep Redis warm for one release\n", "");
-        let error = parse_revision(&text, &[]).expect_err("no after");
+        let error = refused_with("    after: Keep Redis warm for one release\n", "");
         assert_eq!(
             error.field.as_deref(),
             Some("change_log[3].after"),
             "{error}"
         );
-        let text = REVISION.replace("    before: Keep the Redis consumer behind a flag\n", "");
-        let error = parse_revision(&text, &[]).expect_err("a retract names what it removes");
+        let error = refused_with("    before: Keep the Redis consumer behind a flag\n", "");
         assert_eq!(
             error.field.as_deref(),
             Some("change_log[2].before"),
@@ -298,19 +301,16 @@ change_log:
 
     #[test]
     fn dr_14_revised_tree_is_checked_like_a_thesis_tree() {
-        let text = REVISION.replace("  - id: b4", "  - id: b2");
-        let error = parse_revision(&text, &[]).expect_err("duplicate");
+        let error = refused_with("  - id: b4", "  - id: b2");
         assert_eq!(error.field.as_deref(), Some("revised_tree[2].id"));
         assert_eq!(error.line, Some(17));
-        let text = REVISION.replace("    type: implementation", "    type: detail");
-        let error = parse_revision(&text, &[]).expect_err("type");
+        let error = refused_with("    type: implementation", "    type: detail");
         assert_eq!(error.field.as_deref(), Some("revised_tree[1].type"));
     }
 
     #[test]
     fn dr_14_change_type_is_a_closed_set() {
-        let text = REVISION.replace("change_type: Strengthen", "change_type: tweak");
-        let error = parse_revision(&text, &[]).expect_err("tweak");
+        let error = refused_with("change_type: Strengthen", "change_type: tweak");
         assert_eq!(
             error.to_string(),
             "line 26, change_log[0].change_type: expected one of strengthen, retract, replace, add_fallback, decline; found \"tweak\""
@@ -319,8 +319,7 @@ change_log:
 
     #[test]
     fn dr_14_block_id_must_exist_unless_retracted() {
-        let text = REVISION.replace("    block_id: b2\n", "    block_id: b9\n");
-        let error = parse_revision(&text, &[]).expect_err("unknown block");
+        let error = refused_with("    block_id: b2\n", "    block_id: b9\n");
         assert_eq!(error.field.as_deref(), Some("change_log[1].block_id"));
         assert_eq!(error.line, Some(30));
         assert!(error.message.starts_with("no block \"b9\" in revised_tree"));
@@ -357,11 +356,10 @@ change_log:
     #[test]
     fn dr_14_one_critique_id_per_entry() {
         for written in ["[c1, c2]", "c1, c2"] {
-            let text = REVISION.replace(
+            let error = refused_with(
                 "addresses_critique: c1",
                 &format!("addresses_critique: {written}"),
             );
-            let error = parse_revision(&text, &[]).expect_err(written);
             assert_eq!(
                 error.field.as_deref(),
                 Some("change_log[0].addresses_critique")

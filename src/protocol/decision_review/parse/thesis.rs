@@ -181,6 +181,16 @@ Let me know if you want more detail on b2.
         format!("Here is the tree.\n```yaml\n{yaml}```\nDone.\n")
     }
 
+    /// The error for `yaml` in a fenced block.
+    fn refused(yaml: &str) -> ParseError {
+        parse_thesis_tree(&fenced(yaml)).expect_err(yaml)
+    }
+
+    /// The error for [`PROPOSAL`] with `from` replaced by `to`.
+    fn refused_with(from: &str, to: &str) -> ParseError {
+        parse_thesis_tree(&PROPOSAL.replace(from, to)).expect_err(from)
+    }
+
     #[test]
     fn dr_08_parses_a_thesis_tree_between_prose() {
         let tree = parse_thesis_tree(PROPOSAL).expect("valid");
@@ -222,11 +232,10 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_08_every_field_is_required() {
-        let text = PROPOSAL.replace(
+        let error = refused_with(
             "    evidence: Three internal services already do this\n",
             "",
         );
-        let error = parse_thesis_tree(&text).expect_err("missing evidence");
         assert_eq!(error.field.as_deref(), Some("blocks[1].evidence"));
         assert_eq!(error.message, "required field is missing");
         assert_eq!(error.line, Some(11), "the line of the block that lacks it");
@@ -234,11 +243,10 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_08_empty_text_is_an_error() {
-        let text = PROPOSAL.replace(
+        let error = refused_with(
             "    tradeoffs: Needs a vacuum schedule",
             "    tradeoffs: \"  \"",
         );
-        let error = parse_thesis_tree(&text).expect_err("empty tradeoffs");
         assert_eq!(
             error.to_string(),
             "line 15, blocks[1].tradeoffs: must not be empty"
@@ -250,11 +258,10 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_08_fields_must_be_text_not_lists() {
-        let text = PROPOSAL.replace(
+        let error = refused_with(
             "    evidence: The flag system exists",
             "    evidence:\n      - The flag system exists",
         );
-        let error = parse_thesis_tree(&text).expect_err("list evidence");
         assert_eq!(error.field.as_deref(), Some("blocks[2].evidence"));
         assert_eq!(error.message, "expected text; found a list");
     }
@@ -290,7 +297,7 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_08_a_tree_needs_at_least_one_block() {
-        let error = parse_thesis_tree(&fenced("blocks: []\n")).expect_err("empty");
+        let error = refused("blocks: []\n");
         assert_eq!(
             error.to_string(),
             "line 3, blocks: expected at least one block; found an empty list"
@@ -299,11 +306,10 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_08_blocks_must_be_a_list() {
-        let error =
-            parse_thesis_tree(&fenced("blocks:\n  b1:\n    type: claim\n")).expect_err("map");
+        let error = refused("blocks:\n  b1:\n    type: claim\n");
         assert_eq!(error.field.as_deref(), Some("blocks"));
         assert_eq!(error.message, "expected a list; found a mapping");
-        let error = parse_thesis_tree(&fenced("thesis:\n  - id: b1\n")).expect_err("no blocks");
+        let error = refused("thesis:\n  - id: b1\n");
         assert_eq!(error.field.as_deref(), Some("blocks"));
         assert_eq!(error.message, "required field is missing");
     }
@@ -320,8 +326,7 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_08_a_block_must_be_a_mapping() {
-        let error =
-            parse_thesis_tree(&fenced("blocks:\n  - just a sentence\n")).expect_err("scalar");
+        let error = refused("blocks:\n  - just a sentence\n");
         assert_eq!(error.field.as_deref(), Some("blocks[0]"));
         assert_eq!(error.line, Some(4));
         assert!(
@@ -332,8 +337,7 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_09_duplicate_block_id_is_an_error() {
-        let text = PROPOSAL.replace("  - id: b3", "  - id: b1");
-        let error = parse_thesis_tree(&text).expect_err("duplicate");
+        let error = refused_with("  - id: b3", "  - id: b1");
         assert_eq!(error.field.as_deref(), Some("blocks[2].id"));
         assert_eq!(error.line, Some(17));
         assert_eq!(
@@ -345,8 +349,7 @@ Let me know if you want more detail on b2.
     #[test]
     fn dr_09_block_ids_must_be_safe() {
         for bad in ["\"b 1\"", "\"../b1\"", "\"b1;rm\"", &"x".repeat(33), "\"\""] {
-            let text = PROPOSAL.replace("  - id: b2", &format!("  - id: {bad}"));
-            let error = parse_thesis_tree(&text).expect_err(bad);
+            let error = refused_with("  - id: b2", &format!("  - id: {bad}"));
             assert_eq!(error.field.as_deref(), Some("blocks[1].id"), "{bad}");
         }
         let ok = PROPOSAL.replace("  - id: b2", "  - id: Block_2-a");
@@ -355,8 +358,7 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_10_block_type_is_a_closed_set() {
-        let text = PROPOSAL.replace("    type: FALLBACK", "    type: idea");
-        let error = parse_thesis_tree(&text).expect_err("idea");
+        let error = refused_with("    type: FALLBACK", "    type: idea");
         assert_eq!(
             error.to_string(),
             "line 18, blocks[2].type: expected one of claim, implementation, fallback; found \"idea\""
