@@ -247,37 +247,38 @@ Overall the proposal is sound but b1 needs numbers.
         assert_eq!(parsed.items[0].flaw_type, FlawType::Feasibility);
     }
 
+    /// DR-12: an item with a word outside a closed set, or without a
+    /// required field, is refused at its line and field.
     #[test]
-    fn dr_12_flaw_type_is_a_closed_set() {
-        let error = refused_with("flaw_type: evidence", "flaw_type: style");
-        assert_eq!(
-            error.to_string(),
-            "line 12, critiques[1].flaw_type: expected one of assumption, evidence, risk, feasibility; found \"style\""
-        );
-    }
-
-    #[test]
-    fn dr_12_severity_is_a_closed_set() {
-        let error = refused_with("severity: note", "severity: critical");
-        assert_eq!(error.field.as_deref(), Some("critiques[2].severity"));
-        assert_eq!(
-            error.message,
-            "expected one of major, minor, note; found \"critical\""
-        );
-    }
-
-    #[test]
-    fn dr_12_description_is_required() {
-        let error = refused_with("    description: Nobody owns removing the flag\n", "");
-        assert_eq!(error.field.as_deref(), Some("critiques[2].description"));
-        assert_eq!(error.line, Some(15));
-    }
-
-    #[test]
-    fn dr_12_target_block_is_required() {
-        let error = refused_with("  - target_block: b2\n    steelman", "  - steelman");
-        assert_eq!(error.field.as_deref(), Some("critiques[1].target_block"));
-        assert_eq!(error.message, "required field is missing");
+    fn dr_12_an_item_that_breaks_the_format_is_refused_at_its_field() {
+        for (case, from, to, expected) in [
+            (
+                "flaw_type is a closed set",
+                "flaw_type: evidence",
+                "flaw_type: style",
+                "line 12, critiques[1].flaw_type: expected one of assumption, evidence, risk, feasibility; found \"style\"",
+            ),
+            (
+                "severity is a closed set",
+                "severity: note",
+                "severity: critical",
+                "line 18, critiques[2].severity: expected one of major, minor, note; found \"critical\"",
+            ),
+            (
+                "description is required",
+                "    description: Nobody owns removing the flag\n",
+                "",
+                "line 15, critiques[2].description: required field is missing",
+            ),
+            (
+                "target_block is required",
+                "  - target_block: b2\n    steelman",
+                "  - steelman",
+                "line 10, critiques[1].target_block: required field is missing",
+            ),
+        ] {
+            assert_eq!(refused_with(from, to).to_string(), expected, "{case}");
+        }
     }
 
     #[test]

@@ -384,39 +384,32 @@ Overall: ADOPT with minor reservations.
         assert_eq!(given.len(), analyst().criteria.len() * 2 - 1, "{given:?}");
     }
 
+    /// DR-26: a score given twice, of a block the tree lacks, or without
+    /// a rationale is refused at its line and field.
     #[test]
-    fn dr_26_a_score_given_twice_is_an_error() {
-        let error = refused(
-            "  - block_id: b2\n    criterion: risk",
-            "  - block_id: b1\n    criterion: risk",
-        );
-        assert_eq!(
-            error.to_string(),
-            "line 27, block_scores[5]: b1/risk is scored twice (also at block_scores[2]); score it once"
-        );
-    }
-
-    #[test]
-    fn dr_26_unknown_block_id_is_an_error() {
-        let error = refused(
-            "  - block_id: b2\n    criterion: risk",
-            "  - block_id: b7\n    criterion: risk",
-        );
-        assert_eq!(error.field.as_deref(), Some("block_scores[5].block_id"));
-        assert_eq!(
-            error.message,
-            "no block \"b7\" in the tree under review (blocks are: b1, b2)"
-        );
-    }
-
-    #[test]
-    fn dr_26_rationale_is_required() {
-        let error = refused(
-            "    rationale: The benchmark supports it\n",
-            "    rationale: \"\"\n",
-        );
-        assert_eq!(error.field.as_deref(), Some("block_scores[4].rationale"));
-        assert_eq!(error.message, "must not be empty");
+    fn dr_26_a_bad_score_entry_is_refused_at_its_field() {
+        for (case, from, to, expected) in [
+            (
+                "a score given twice",
+                "  - block_id: b2\n    criterion: risk",
+                "  - block_id: b1\n    criterion: risk",
+                "line 27, block_scores[5]: b1/risk is scored twice (also at block_scores[2]); score it once",
+            ),
+            (
+                "an unknown block id",
+                "  - block_id: b2\n    criterion: risk",
+                "  - block_id: b7\n    criterion: risk",
+                "line 27, block_scores[5].block_id: no block \"b7\" in the tree under review (blocks are: b1, b2)",
+            ),
+            (
+                "the rationale is required",
+                "    rationale: The benchmark supports it\n",
+                "    rationale: \"\"\n",
+                "line 25, block_scores[4].rationale: must not be empty",
+            ),
+        ] {
+            assert_eq!(refused(from, to).to_string(), expected, "{case}");
+        }
     }
 
     #[test]

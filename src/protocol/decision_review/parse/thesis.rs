@@ -230,40 +230,38 @@ Let me know if you want more detail on b2.
         );
     }
 
+    /// DR-08: a field left out, empty or not text is refused at its line
+    /// and field.
     #[test]
-    fn dr_08_every_field_is_required() {
-        let error = refused_with(
-            "    evidence: Three internal services already do this\n",
-            "",
-        );
-        assert_eq!(error.field.as_deref(), Some("blocks[1].evidence"));
-        assert_eq!(error.message, "required field is missing");
-        assert_eq!(error.line, Some(11), "the line of the block that lacks it");
-    }
-
-    #[test]
-    fn dr_08_empty_text_is_an_error() {
-        let error = refused_with(
-            "    tradeoffs: Needs a vacuum schedule",
-            "    tradeoffs: \"  \"",
-        );
-        assert_eq!(
-            error.to_string(),
-            "line 15, blocks[1].tradeoffs: must not be empty"
-        );
-        let null = PROPOSAL.replace("    tradeoffs: Needs a vacuum schedule", "    tradeoffs:");
-        let error = parse_thesis_tree(&null).expect_err("null tradeoffs");
-        assert_eq!(error.message, "must not be empty");
-    }
-
-    #[test]
-    fn dr_08_fields_must_be_text_not_lists() {
-        let error = refused_with(
-            "    evidence: The flag system exists",
-            "    evidence:\n      - The flag system exists",
-        );
-        assert_eq!(error.field.as_deref(), Some("blocks[2].evidence"));
-        assert_eq!(error.message, "expected text; found a list");
+    fn dr_08_every_field_is_required_as_text() {
+        for (case, from, to, expected) in [
+            (
+                "every field is required",
+                "    evidence: Three internal services already do this\n",
+                "",
+                "line 11, blocks[1].evidence: required field is missing",
+            ),
+            (
+                "empty text is an error",
+                "    tradeoffs: Needs a vacuum schedule",
+                "    tradeoffs: \"  \"",
+                "line 15, blocks[1].tradeoffs: must not be empty",
+            ),
+            (
+                "null text is an error",
+                "    tradeoffs: Needs a vacuum schedule",
+                "    tradeoffs:",
+                "line 15, blocks[1].tradeoffs: must not be empty",
+            ),
+            (
+                "fields must be text, not lists",
+                "    evidence: The flag system exists",
+                "    evidence:\n      - The flag system exists",
+                "line 21, blocks[2].evidence: expected text; found a list",
+            ),
+        ] {
+            assert_eq!(refused_with(from, to).to_string(), expected, "{case}");
+        }
     }
 
     #[test]
@@ -295,23 +293,29 @@ Let me know if you want more detail on b2.
         assert!(parse_thesis_tree(&fenced(yaml)).is_ok());
     }
 
+    /// DR-08: `blocks:` is a list of at least one block, each a mapping;
+    /// anything else is refused at its line and field.
     #[test]
-    fn dr_08_a_tree_needs_at_least_one_block() {
-        let error = refused("blocks: []\n");
-        assert_eq!(
-            error.to_string(),
-            "line 3, blocks: expected at least one block; found an empty list"
-        );
-    }
-
-    #[test]
-    fn dr_08_blocks_must_be_a_list() {
-        let error = refused("blocks:\n  b1:\n    type: claim\n");
-        assert_eq!(error.field.as_deref(), Some("blocks"));
-        assert_eq!(error.message, "expected a list; found a mapping");
-        let error = refused("thesis:\n  - id: b1\n");
-        assert_eq!(error.field.as_deref(), Some("blocks"));
-        assert_eq!(error.message, "required field is missing");
+    fn dr_08_blocks_is_a_list_of_mappings() {
+        for (case, yaml, expected) in [
+            (
+                "a tree needs at least one block",
+                "blocks: []\n",
+                "line 3, blocks: expected at least one block; found an empty list",
+            ),
+            (
+                "blocks must be a list",
+                "blocks:\n  b1:\n    type: claim\n",
+                "line 4, blocks: expected a list; found a mapping",
+            ),
+            (
+                "blocks is required",
+                "thesis:\n  - id: b1\n",
+                "line 3, blocks: required field is missing",
+            ),
+        ] {
+            assert_eq!(refused(yaml).to_string(), expected, "{case}");
+        }
     }
 
     #[test]
