@@ -173,13 +173,18 @@ fn split_indent(line: &str) -> (usize, &str) {
 mod tests {
     use super::*;
 
+    /// Asserts that the YAML found in `text` is `yaml`, from `first_line`.
+    fn assert_extracts(text: &str, yaml: &str, first_line: usize) {
+        let doc = extract_yaml(text).expect("found");
+        assert_eq!(doc.yaml, yaml);
+        assert_eq!(doc.first_line, first_line);
+    }
+
     #[test]
     fn takes_the_yaml_block_out_of_surrounding_prose() {
         let text =
             "Sure! Here is the tree.\n\n```yaml\nblocks:\n  - id: b1\n```\n\nHope this helps.";
-        let doc = extract_yaml(text).expect("found");
-        assert_eq!(doc.yaml, "blocks:\n  - id: b1\n");
-        assert_eq!(doc.first_line, 4);
+        assert_extracts(text, "blocks:\n  - id: b1\n", 4);
     }
 
     #[test]
@@ -195,17 +200,13 @@ mod tests {
     #[test]
     fn the_last_yaml_tagged_block_wins_over_later_untagged_ones() {
         let text = "Draft:\n```yaml\na: draft\n```\nFinal:\n```yaml\na: final\n```\nExample run:\n```bash\nls\n```\n";
-        let doc = extract_yaml(text).expect("found");
-        assert_eq!(doc.yaml, "a: final\n");
-        assert_eq!(doc.first_line, 7);
+        assert_extracts(text, "a: final\n", 7);
     }
 
     #[test]
     fn without_a_yaml_tag_the_last_fenced_block_wins() {
         let text = "```json\n{\"a\": 1}\n```\nthen\n```\na: 2\n```\n";
-        let doc = extract_yaml(text).expect("found");
-        assert_eq!(doc.yaml, "a: 2\n");
-        assert_eq!(doc.first_line, 6);
+        assert_extracts(text, "a: 2\n", 6);
     }
 
     #[test]
@@ -230,9 +231,7 @@ mod tests {
     #[test]
     fn crlf_line_endings_become_lf() {
         let text = "Intro\r\n```yaml\r\na: 1\r\nb: 2\r\n```\r\nOutro\r\n";
-        let doc = extract_yaml(text).expect("found");
-        assert_eq!(doc.yaml, "a: 1\nb: 2\n");
-        assert_eq!(doc.first_line, 3);
+        assert_extracts(text, "a: 1\nb: 2\n", 3);
     }
 
     #[test]

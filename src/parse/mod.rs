@@ -24,6 +24,7 @@
 
 pub mod blocks;
 mod fenced;
+mod lists;
 pub mod normalise;
 
 use std::cell::RefCell;
@@ -261,6 +262,16 @@ impl Document {
             line: Some(self.source.first_line),
             field: None,
             message,
+        }
+    }
+
+    /// The top level of an answer whose format is a mapping, to read field
+    /// by field; anything else is refused with [`Document::root_mismatch`]
+    /// and `expected`.
+    pub(crate) fn root_fields(&self, expected: &str) -> Result<Fields<'_>, ParseError> {
+        match &self.root {
+            Value::Mapping(_) => Fields::new(self, &self.root, FieldPath::root(), "a mapping"),
+            _ => Err(self.root_mismatch(expected)),
         }
     }
 
@@ -604,6 +615,24 @@ impl<'a> Fields<'a> {
         }))
     }
 
+    /// The id under `key`, one of `known`, read as [`Fields::known_id`]
+    /// reads it; one that fits none is an error at `key`, which `unknown`
+    /// words from the id as written, quoted (`no hypothesis "H9"`).
+    pub(crate) fn required_known_id(
+        &self,
+        key: &str,
+        known: &normalise::KnownIds<'_>,
+        unknown: impl FnOnce(&str) -> String,
+    ) -> Result<String, ParseError> {
+        match self.known_id(key, known)? {
+            Some(id) => Ok(id),
+            None => {
+                let written = self.required_text(key)?;
+                Err(self.error(key, unknown(&quote(&written))))
+            }
+        }
+    }
+
     /// A yes/no under `key`: a YAML boolean, or `yes`, `no`, `true`,
     /// `false` in any case; absent or null is `default`.
     pub(crate) fn optional_flag(&self, key: &str, default: bool) -> Result<bool, ParseError> {
@@ -775,6 +804,11 @@ pub(crate) fn list_capped(items: &[String]) -> String {
 mod tests {
     use super::*;
 
+    /// The error for `text`, which does not load.
+    fn refused(text: &str) -> ParseError {
+        Document::load(text).err().expect(text)
+    }
+
     #[test]
     fn counts_are_grouped_by_thousands() {
         assert_eq!(thousands(7), "7");
@@ -833,7 +867,7 @@ mod tests {
     #[test]
     fn yaml_syntax_error_line_counts_in_the_whole_text() {
         let text = "I thought about it.\n\nHere you go:\n```yaml\nblocks:\n  - id: b1\n    text: \"unterminated\n    type: claim\n```\n";
-        let error = Document::load(text).err().expect("syntax error");
+        let error = refused(text);
         assert!(error.message.starts_with("invalid YAML: "), "{error}");
         let line = error.line.expect("a line");
         assert!(
@@ -846,7 +880,7 @@ mod tests {
     #[test]
     fn syntax_error_with_crlf_endings_points_at_the_right_line() {
         let text = "Answer:\r\n```yaml\r\nblocks:\r\n  - id: b1\r\n   bad: [unclosed\r\n```\r\n";
-        let error = Document::load(text).err().expect("syntax error");
+        let error = refused(text);
         let line = error.line.expect("a line");
         assert!((5..=6).contains(&line), "{error}");
     }
@@ -855,9 +889,7 @@ mod tests {
     fn tab_indentation_that_cannot_be_read_gets_a_hint() {
         // Tabs alone are read as levels; tabs among space-indented lines
         // that read at none of the usual widths are refused.
-        let error = Document::load("```yaml\nblocks:\n  - id: b1\n\t   type: claim\n```\n")
-            .err()
-            .expect("tab");
+        let error = refused("```yaml\nblocks:\n  - id: b1\n\t   type: claim\n```\n");
         assert_eq!(error.line, Some(4));
         assert!(
             error
@@ -910,9 +942,7 @@ mod tests {
                 line: 3
             }
         );
-        let error = Document::load("Answer.\n```yaml\ntext: |\n  one\n\ttwo\n```\n")
-            .err()
-            .expect("refused");
+        let error = refused("Answer.\n```yaml\ntext: |\n  one\n\ttwo\n```\n");
         assert_eq!(error.line, Some(5));
         assert!(
             error.message.contains("mixes tabs with spaces")
@@ -925,9 +955,7 @@ mod tests {
 
     #[test]
     fn empty_yaml_block_is_an_error() {
-        let error = Document::load("Nothing to add.\n```yaml\n```\n")
-            .err()
-            .expect("error");
+        let error = refused("Nothing to add.\n```yaml\n```\n");
         assert_eq!(error.line, Some(3));
         assert_eq!(error.message, "the YAML block is empty");
     }

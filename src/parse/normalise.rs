@@ -406,12 +406,8 @@ impl<'a> KnownIds<'a> {
         if named.len() > 1 {
             return IdMatch::Ambiguous(named);
         }
-        let token_len = written
-            .find(|c: char| !is_id_char(c))
-            .unwrap_or(written.len());
-        let token = trim_id_punctuation(&written[..token_len]);
-        let token = token.as_str();
-        for candidate in [written, token] {
+        let token = leading_token(written);
+        for candidate in [written, token.as_str()] {
             if candidate.is_empty() {
                 continue;
             }
@@ -432,6 +428,15 @@ impl<'a> KnownIds<'a> {
 /// Whether `c` may stand in an id: ids may hold dots (`X2.1`).
 fn is_id_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// The id `written` starts with, without punctuation after it: `b1` of
+/// `b1. The claim`; empty when it starts with none.
+fn leading_token(written: &str) -> String {
+    let token_len = written
+        .find(|c: char| !is_id_char(c))
+        .unwrap_or(written.len());
+    trim_id_punctuation(&written[..token_len])
 }
 
 /// `word` without a dot or dash that ends it, which is punctuation (`b1.`).
@@ -596,10 +601,7 @@ mod tests {
         if named.len() > 1 {
             return IdMatch::Ambiguous(named);
         }
-        let token_len = written
-            .find(|c: char| !is_id_char(c))
-            .unwrap_or(written.len());
-        let token = trim_id_punctuation(&written[..token_len]);
+        let token = leading_token(written);
         for candidate in [written, token.as_str()] {
             if candidate.is_empty() {
                 continue;

@@ -94,45 +94,15 @@ const PROPOSAL_SHAPE: &str =
 const CHALLENGE_SHAPE: &str =
     "a challenge (a mapping with to, finding_id, challenge, severity_challenge, basis)";
 const RESPONSE_SHAPE: &str = "a response (a mapping with type, finding_id, response, evidence)";
+const EXPANSION_SHAPE: &str = "an expansion (a mapping with proposal_id and note)";
 const POSITION_SHAPE: &str = "a position (a mapping with id, stance, note)";
-
-/// The root of an answer: a mapping, or (for one-list formats) that list.
-fn root<'a>(document: &'a Document, expected: &str) -> Result<Fields<'a>, ParseError> {
-    match &document.root {
-        Value::Mapping(_) => Fields::new(document, &document.root, FieldPath::root(), "a mapping"),
-        _ => Err(document.root_mismatch(expected)),
-    }
-}
-
-/// The list under `key`, or none when it is absent or null.
-fn optional_list<'a>(
-    fields: &Fields<'a>,
-    key: &str,
-) -> Result<(&'a [Value], FieldPath), ParseError> {
-    static EMPTY: Sequence = Vec::new();
-    match fields.get(key) {
-        None | Some((_, Value::Null)) => Ok((&EMPTY, fields.path_of(key))),
-        Some(_) => fields
-            .required_list(key)
-            .map(|(list, path)| (list.as_slice(), path)),
-    }
-}
 
 /// The list under `key` of a mapping answer, or the bare list.
 fn main_list<'a>(
     document: &'a Document,
     key: &str,
-) -> Result<(&'a [Value], FieldPath), ParseError> {
-    match &document.root {
-        Value::Sequence(list) => Ok((list.as_slice(), FieldPath::root())),
-        Value::Mapping(_) => {
-            let fields = Fields::new(document, &document.root, FieldPath::root(), "a mapping")?;
-            fields
-                .required_list(key)
-                .map(|(list, path)| (list.as_slice(), path))
-        }
-        _ => Err(document.root_mismatch(&format!("a mapping with `{key}:` (a list)"))),
-    }
+) -> Result<(&'a Sequence, FieldPath), ParseError> {
+    document.main_list(key, &format!("a mapping with `{key}:` (a list)"))
 }
 
 fn finding_text(fields: &Fields<'_>, default_domain: &str) -> Result<FindingText, ParseError> {
@@ -171,12 +141,9 @@ pub fn read_findings(
 ) -> Result<Read<Vec<(Severity, FindingText)>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "findings")?;
-    document.within_item_limit(&path, list.len(), "findings")?;
-    let mut findings = Vec::with_capacity(list.len());
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
-        findings.push(finding(&fields, default_domain)?);
-    }
+    let findings = document.read_items(list, &path, "findings", FINDING_SHAPE, |_, fields| {
+        finding(&fields, default_domain)
+    })?;
     Ok(document.read(findings))
 }
 
@@ -249,12 +216,10 @@ pub fn written_ids(text: &str, list: &str) -> Vec<String> {
 pub fn read_proposals(text: &str) -> Result<Read<Vec<ProposalText>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "proposals")?;
-    document.within_item_limit(&path, list.len(), "proposals")?;
-    let mut proposals = Vec::with_capacity(list.len());
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(&document, value, path.index(index), PROPOSAL_SHAPE)?;
-        proposals.push(proposal_text(&fields)?);
-    }
+    let proposals =
+        document.read_items(list, &path, "proposals", PROPOSAL_SHAPE, |_, fields| {
+            proposal_text(&fields)
+        })?;
     Ok(document.read(proposals))
 }
 
@@ -334,27 +299,26 @@ pub fn read_devil(
     proposes: bool,
 ) -> Result<Read<DevilAnswer>, ParseError> {
     let document = Document::load(text)?;
-    let root = root(&document, "a mapping with `challenges:` and `discoveries:`")?;
+    let root = document.root_fields("a mapping with `challenges:` and `discoveries:`")?;
     let mut answer = DevilAnswer::default();
     let open = KnownIds::new(open.iter().copied());
-    let (list, path) = optional_list(&root, "challenges")?;
-    document.within_item_limit(&path, list.len(), "challenges")?;
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(&document, value, path.index(index), CHALLENGE_SHAPE)?;
-        if let Some(challenge) = challenge_text(&fields, &open, &mut answer.left_out)? {
-            answer.challenges.push(challenge);
-        }
-    }
-    let (list, path) = optional_list(&root, "discoveries")?;
-    document.within_item_limit(&path, list.len(), "discoveries")?;
-    for (index, value) in list.iter().enumerate() {
-        if proposes {
-            let fields = Fields::new(&document, value, path.index(index), PROPOSAL_SHAPE)?;
-            answer.proposals.push(proposal_text(&fields)?);
-        } else {
-            let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
-            answer.discoveries.push(finding(&fields, "")?);
-        }
+    let (list, path) = root.optional_list("challenges")?;
+    let challenges =
+        document.read_items(list, &path, "challenges", CHALLENGE_SHAPE, |_, fields| {
+            challenge_text(&fields, &open, &mut answer.left_out)
+        })?;
+    answer.challenges = challenges.into_iter().flatten().collect();
+    let (list, path) = root.optional_list("discoveries")?;
+    if proposes {
+        answer.proposals =
+            document.read_items(list, &path, "discoveries", PROPOSAL_SHAPE, |_, fields| {
+                proposal_text(&fields)
+            })?;
+    } else {
+        answer.discoveries =
+            document.read_items(list, &path, "discoveries", FINDING_SHAPE, |_, fields| {
+                finding(&fields, "")
+            })?;
     }
     Ok(document.read(answer))
 }
@@ -392,98 +356,108 @@ pub fn read_responses(
 ) -> Result<Read<Responses>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "responses")?;
-    document.within_item_limit(&path, list.len(), "responses")?;
     let known = KnownIds::new(known.iter().copied());
-    let mut responses = Vec::with_capacity(list.len());
     let mut left_out = Vec::new();
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(&document, value, path.index(index), RESPONSE_SHAPE)?;
-        let kind = fields.required_choice("type", &RESPONSES)?;
-        let text = match fields.optional_text("response")? {
-            Some(text) => text,
-            None => fields.optional_text("text")?.unwrap_or_default(),
-        };
-        let mut response = ResponseText {
-            kind,
-            finding_id: String::new(),
-            text,
-            evidence: fields.optional_text("evidence")?.unwrap_or_default(),
-            accepts_severity: fields.optional_flag("accept_severity", false)?,
-            merge_with: None,
-            challenge: None,
-            discovery: None,
-            proposal: None,
-            revision: fields.optional_text("revision")?,
-        };
-        if kind == ResponseKind::Discovery {
-            let value = fields.required(if proposes { "proposal" } else { "finding" })?;
-            let key = if proposes { "proposal" } else { "finding" };
-            if proposes {
-                let inner = Fields::new(&document, value, fields.path_of(key), PROPOSAL_SHAPE)?;
-                response.proposal = Some(proposal_text(&inner)?);
-            } else {
-                let inner = Fields::new(&document, value, fields.path_of(key), FINDING_SHAPE)?;
-                response.discovery = Some(finding(&inner, default_domain)?);
-            }
-            responses.push(response);
-            continue;
-        }
-        let Some(id) = fields.known_id("finding_id", &known)? else {
-            let written = fields.required_text("finding_id")?;
-            left_out.push(format!(
-                "a {} of {}, which is not an id of the inventory",
-                kind.as_str(),
-                quote(&written)
-            ));
-            continue;
-        };
-        response.finding_id = id;
-        match kind {
-            ResponseKind::MergeProposal => {
-                let Some(other) = fields.known_id("merge_with", &known)? else {
-                    left_out.push(format!(
-                        "a merge proposal of {} with an unknown finding",
-                        response.finding_id
-                    ));
-                    continue;
-                };
-                if other == response.finding_id {
-                    left_out.push(format!(
-                        "a merge proposal of {} with itself",
-                        response.finding_id
-                    ));
-                    continue;
-                }
-                response.merge_with = Some(other);
-            }
-            ResponseKind::CrossChallenge => {
-                let challenge = fields.required_text("challenge").or_else(|_| {
-                    if response.text.is_empty() {
-                        fields.required_text("challenge")
-                    } else {
-                        Ok(response.text.clone())
-                    }
-                })?;
-                response.challenge = Some(ChallengeText {
-                    finding_id: response.finding_id.clone(),
-                    to: String::new(),
-                    challenge,
-                    severity_challenge: fields
-                        .optional_text("severity_challenge")?
-                        .unwrap_or_default(),
-                    proposed_severity: None,
-                    basis: None,
-                });
-            }
-            _ => {
-                if response.text.is_empty() {
-                    return Err(fields.error("response", "required field is missing"));
-                }
-            }
-        }
-        responses.push(response);
-    }
+    let responses =
+        document.read_items(list, &path, "responses", RESPONSE_SHAPE, |_, fields| {
+            response_text(&fields, &known, default_domain, proposes, &mut left_out)
+        })?;
+    let responses = responses.into_iter().flatten().collect();
     Ok(document.read((responses, left_out)))
+}
+
+/// One response of a round; `None` when it names what is not in `known`,
+/// said in `left_out`.
+fn response_text(
+    fields: &Fields<'_>,
+    known: &KnownIds<'_>,
+    default_domain: &str,
+    proposes: bool,
+    left_out: &mut Vec<String>,
+) -> Result<Option<ResponseText>, ParseError> {
+    let kind = fields.required_choice("type", &RESPONSES)?;
+    let text = match fields.optional_text("response")? {
+        Some(text) => text,
+        None => fields.optional_text("text")?.unwrap_or_default(),
+    };
+    let mut response = ResponseText {
+        kind,
+        finding_id: String::new(),
+        text,
+        evidence: fields.optional_text("evidence")?.unwrap_or_default(),
+        accepts_severity: fields.optional_flag("accept_severity", false)?,
+        merge_with: None,
+        challenge: None,
+        discovery: None,
+        proposal: None,
+        revision: fields.optional_text("revision")?,
+    };
+    if kind == ResponseKind::Discovery {
+        let value = fields.required(if proposes { "proposal" } else { "finding" })?;
+        let key = if proposes { "proposal" } else { "finding" };
+        if proposes {
+            let inner = Fields::new(fields.document, value, fields.path_of(key), PROPOSAL_SHAPE)?;
+            response.proposal = Some(proposal_text(&inner)?);
+        } else {
+            let inner = Fields::new(fields.document, value, fields.path_of(key), FINDING_SHAPE)?;
+            response.discovery = Some(finding(&inner, default_domain)?);
+        }
+        return Ok(Some(response));
+    }
+    let Some(id) = fields.known_id("finding_id", known)? else {
+        let written = fields.required_text("finding_id")?;
+        left_out.push(format!(
+            "a {} of {}, which is not an id of the inventory",
+            kind.as_str(),
+            quote(&written)
+        ));
+        return Ok(None);
+    };
+    response.finding_id = id;
+    match kind {
+        ResponseKind::MergeProposal => {
+            let Some(other) = fields.known_id("merge_with", known)? else {
+                left_out.push(format!(
+                    "a merge proposal of {} with an unknown finding",
+                    response.finding_id
+                ));
+                return Ok(None);
+            };
+            if other == response.finding_id {
+                left_out.push(format!(
+                    "a merge proposal of {} with itself",
+                    response.finding_id
+                ));
+                return Ok(None);
+            }
+            response.merge_with = Some(other);
+        }
+        ResponseKind::CrossChallenge => {
+            let challenge = fields.required_text("challenge").or_else(|_| {
+                if response.text.is_empty() {
+                    fields.required_text("challenge")
+                } else {
+                    Ok(response.text.clone())
+                }
+            })?;
+            response.challenge = Some(ChallengeText {
+                finding_id: response.finding_id.clone(),
+                to: String::new(),
+                challenge,
+                severity_challenge: fields
+                    .optional_text("severity_challenge")?
+                    .unwrap_or_default(),
+                proposed_severity: None,
+                basis: None,
+            });
+        }
+        _ => {
+            if response.text.is_empty() {
+                return Err(fields.error("response", "required field is missing"));
+            }
+        }
+    }
+    Ok(Some(response))
 }
 
 /// What a participant adds in a brainstorm's Expand stage.
@@ -501,39 +475,34 @@ pub fn read_expansions(
     known: &[&str],
 ) -> Result<Read<ExpandAnswer>, ParseError> {
     let document = Document::load(text)?;
-    let root = root(&document, "a mapping with `expansions:` and `proposals:`")?;
+    let root = document.root_fields("a mapping with `expansions:` and `proposals:`")?;
     let mut answer = ExpandAnswer::default();
     let known = KnownIds::new(known.iter().copied());
-    let (list, path) = optional_list(&root, "expansions")?;
-    document.within_item_limit(&path, list.len(), "expansions")?;
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(
-            &document,
-            value,
-            path.index(index),
-            "an expansion (a mapping with proposal_id and note)",
-        )?;
-        let Some(id) = fields.known_id("proposal_id", &known)? else {
-            let written = fields.required_text("proposal_id")?;
-            answer
-                .left_out
-                .push(format!("an expansion of unknown {}", quote(&written)));
-            continue;
-        };
-        answer.expansions.push((
-            id,
-            Expansion {
-                by: by.to_string(),
-                note: fields.required_text("note")?,
-            },
-        ));
-    }
-    let (list, path) = optional_list(&root, "proposals")?;
-    document.within_item_limit(&path, list.len(), "proposals")?;
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(&document, value, path.index(index), PROPOSAL_SHAPE)?;
-        answer.proposals.push(proposal_text(&fields)?);
-    }
+    let (list, path) = root.optional_list("expansions")?;
+    let expansions =
+        document.read_items(list, &path, "expansions", EXPANSION_SHAPE, |_, fields| {
+            let Some(id) = fields.known_id("proposal_id", &known)? else {
+                let written = fields.required_text("proposal_id")?;
+                answer
+                    .left_out
+                    .push(format!("an expansion of unknown {}", quote(&written)));
+                return Ok(None);
+            };
+            let note = fields.required_text("note")?;
+            Ok(Some((
+                id,
+                Expansion {
+                    by: by.to_string(),
+                    note,
+                },
+            )))
+        })?;
+    answer.expansions = expansions.into_iter().flatten().collect();
+    let (list, path) = root.optional_list("proposals")?;
+    answer.proposals =
+        document.read_items(list, &path, "proposals", PROPOSAL_SHAPE, |_, fields| {
+            proposal_text(&fields)
+        })?;
     Ok(document.read(answer))
 }
 
@@ -545,10 +514,7 @@ pub fn read_final(
     known: &[&str],
 ) -> Result<Read<(FinalPosition, Vec<String>)>, ParseError> {
     let document = Document::load(text)?;
-    let root = root(
-        &document,
-        "a mapping with `positions:`, `merges:` and `summary:`",
-    )?;
+    let root = document.root_fields("a mapping with `positions:`, `merges:` and `summary:`")?;
     let mut position = FinalPosition {
         participant: participant.to_string(),
         ..FinalPosition::default()
@@ -574,7 +540,7 @@ pub fn read_final(
             note: fields.optional_text("note")?.unwrap_or_default(),
         });
     }
-    let (list, path) = optional_list(&root, "merges")?;
+    let (list, path) = root.optional_list("merges")?;
     for (index, value) in list.iter().enumerate() {
         let fields = Fields::new(
             &document,
@@ -609,10 +575,8 @@ pub fn read_final(
 /// The handoff that ends a brainstorm (FP-44).
 pub fn read_handoff(text: &str) -> Result<Read<Handoff>, ParseError> {
     let document = Document::load(text)?;
-    let root = root(
-        &document,
-        "a mapping with `accepted_direction:`, `open_questions:` and `next_step:`",
-    )?;
+    let root = document
+        .root_fields("a mapping with `accepted_direction:`, `open_questions:` and `next_step:`")?;
     let handoff = Handoff {
         accepted_direction: root.required_text("accepted_direction")?,
         open_questions: root.optional_texts("open_questions")?,

@@ -33,6 +33,52 @@ pub const CHALLENGE_KEYS: [&str; 6] = [
 /// A proposal's labelled fields (PC-30); `Resolves` marks a third option.
 pub const PROPOSAL_KEYS: [&str; 5] = ["Current", "Proposed", "Benefit", "Priority", "Resolves"];
 
+/// How an answer writes one kind of item: the heading of its blocks, its
+/// labelled fields, and what a block of it must say.
+struct ItemFormat {
+    /// The word of its headings: `**Challenge N**:`.
+    heading: &'static str,
+    /// Every label a block may have.
+    keys: &'static [&'static str],
+    /// The labels a block must have.
+    required: &'static [&'static str],
+    /// The label of its level, and the levels it may take.
+    level_key: &'static str,
+    levels: &'static [Level],
+    /// The label naming the item it refers to.
+    refers_key: &'static str,
+    /// The items, for the item limit (`challenges`).
+    plural: &'static str,
+    /// What an answer with none says it has none of: `No challenges.`
+    none_of: &'static [&'static str],
+    /// The error for an answer with neither blocks nor a word of none.
+    no_blocks: &'static str,
+}
+
+const CHALLENGES: ItemFormat = ItemFormat {
+    heading: "Challenge",
+    keys: &CHALLENGE_KEYS,
+    required: &["Problem", "Evidence", "Suggestion", "Severity"],
+    level_key: "Severity",
+    levels: &[Level::Critical, Level::High, Level::Medium],
+    refers_key: "Reopens",
+    plural: "challenges",
+    none_of: &["challenges"],
+    no_blocks: "no `**Challenge N**: Category - summary` block was found; write each challenge in that format, or say `No challenges.`",
+};
+
+const PROPOSALS: ItemFormat = ItemFormat {
+    heading: "Improvement",
+    keys: &PROPOSAL_KEYS,
+    required: &["Current", "Proposed", "Benefit", "Priority"],
+    level_key: "Priority",
+    levels: &[Level::High, Level::Medium, Level::Low],
+    refers_key: "Resolves",
+    plural: "proposals",
+    none_of: &["improvements", "proposals"],
+    no_blocks: "no `**Improvement N**: Category - summary` block was found; write each proposal in that format, or say `No improvements.`",
+};
+
 /// An item as an answer wrote it, before quorum numbers it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Written {
@@ -79,14 +125,26 @@ fn says_none(text: &str, plural: &str) -> bool {
     .any(|phrase| lower.contains(phrase.as_str()))
 }
 
-fn written(
-    block: &Block,
-    kind: &str,
-    level_key: &str,
-    required: &[&str],
-    refers_key: &str,
-    allowed: &[Level],
-) -> Result<Written, ParseError> {
+/// Every block of `format` in `text`, read, in the answer's order. No
+/// block is an error unless the answer says it has none.
+fn read_items(text: &str, format: &ItemFormat) -> Result<Vec<Written>, ParseError> {
+    let found = blocks::blocks(text, format.heading, format.keys);
+    if found.is_empty() && !format.none_of.iter().any(|plural| says_none(text, plural)) {
+        return Err(error(1, "", format.no_blocks));
+    }
+    within_item_limit(&found, format.plural)?;
+    found.iter().map(|block| written(block, format)).collect()
+}
+
+fn written(block: &Block, format: &ItemFormat) -> Result<Written, ParseError> {
+    let ItemFormat {
+        heading: kind,
+        required,
+        level_key,
+        levels: allowed,
+        refers_key,
+        ..
+    } = *format;
     let label = format!(
         "{kind} {}",
         block.number.map_or(String::new(), |n| n.to_string())
@@ -169,26 +227,7 @@ fn written(
 /// answer; an answer with neither is an error, so a wrong format gets its
 /// repair.
 pub fn read_challenges(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
-    let found = blocks::blocks(text, "Challenge", &CHALLENGE_KEYS);
-    if found.is_empty() && !says_none(text, "challenges") {
-        return Err(error(
-            1,
-            "",
-            "no `**Challenge N**: Category - summary` block was found; write each challenge in that format, or say `No challenges.`",
-        ));
-    }
-    within_item_limit(&found, "challenges")?;
-    let mut items = Vec::with_capacity(found.len());
-    for block in &found {
-        items.push(written(
-            block,
-            "Challenge",
-            "Severity",
-            &["Problem", "Evidence", "Suggestion", "Severity"],
-            "Reopens",
-            &[Level::Critical, Level::High, Level::Medium],
-        )?);
-    }
+    let mut items = read_items(text, &CHALLENGES)?;
     let mut notes = Vec::new();
     if items.windows(2).any(|pair| pair[0].level > pair[1].level) {
         notes.push("put the challenges in severity order, CRITICAL first".to_string());
@@ -202,28 +241,8 @@ pub fn read_challenges(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
 
 /// The optimizer's proposals (PC-30). `No improvements` is a valid answer.
 pub fn read_proposals(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
-    let found = blocks::blocks(text, "Improvement", &PROPOSAL_KEYS);
-    if found.is_empty() && !says_none(text, "improvements") && !says_none(text, "proposals") {
-        return Err(error(
-            1,
-            "",
-            "no `**Improvement N**: Category - summary` block was found; write each proposal in that format, or say `No improvements.`",
-        ));
-    }
-    within_item_limit(&found, "proposals")?;
-    let mut items = Vec::with_capacity(found.len());
-    for block in &found {
-        items.push(written(
-            block,
-            "Improvement",
-            "Priority",
-            &["Current", "Proposed", "Benefit", "Priority"],
-            "Resolves",
-            &[Level::High, Level::Medium, Level::Low],
-        )?);
-    }
     Ok(Read {
-        value: items,
+        value: read_items(text, &PROPOSALS)?,
         notes: Vec::new(),
     })
 }

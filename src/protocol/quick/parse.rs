@@ -8,7 +8,7 @@
 
 use yaml_serde::Value;
 
-use crate::parse::{Document, FieldPath, Fields, ParseError, Read, describe};
+use crate::parse::{Document, ParseError, Read, describe};
 
 /// How severe a vulnerability is, most severe first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -37,6 +37,8 @@ const SEVERITIES: [(&str, Severity); 4] = [
     ("low", Severity::Low),
 ];
 
+const FINDING_SHAPE: &str = "a finding (a mapping with title, severity, description, exploit)";
+
 /// One finding of a red team, numbered by quorum (`v1`, `v2`, …) in the
 /// order the critic listed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,31 +56,19 @@ pub struct Vulnerability {
 /// The notes say what was read other than as written (tabs, emphasised keys).
 pub fn parse_vulnerabilities(text: &str) -> Result<Read<Vec<Vulnerability>>, ParseError> {
     let document = Document::load(text)?;
-    let (list, path) = match &document.root {
-        Value::Sequence(list) => (list, FieldPath::root()),
-        Value::Mapping(_) => {
-            let fields = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
-            fields.required_list("vulnerabilities")?
-        }
-        _ => return Err(document.root_mismatch("`vulnerabilities:` with a list of findings")),
-    };
-    document.within_item_limit(&path, list.len(), "findings")?;
-    let mut found = Vec::with_capacity(list.len());
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(
-            &document,
-            value,
-            path.index(index),
-            "a finding (a mapping with title, severity, description, exploit)",
-        )?;
-        found.push(Vulnerability {
+    let (list, path) = document.main_list(
+        "vulnerabilities",
+        "`vulnerabilities:` with a list of findings",
+    )?;
+    let found = document.read_items(list, &path, "findings", FINDING_SHAPE, |index, fields| {
+        Ok(Vulnerability {
             id: format!("v{}", index + 1),
             title: fields.required_text("title")?,
             severity: fields.required_choice("severity", &SEVERITIES)?,
             description: fields.optional_text("description")?.unwrap_or_default(),
             exploit: fields.required_text("exploit")?,
-        });
-    }
+        })
+    })?;
     if found.is_empty() {
         return Err(document.error(
             &path,

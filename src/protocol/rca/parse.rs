@@ -14,13 +14,12 @@
 
 use std::collections::HashSet;
 
-use yaml_serde::{Sequence, Value};
+use yaml_serde::Sequence;
 
 use super::model::{AnswerText, ChallengeText, Finding, RulingText, RulingWord, Test};
 use crate::parse::normalise::KnownIds;
 use crate::parse::{
-    Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, list_capped, quote,
-    thousands,
+    Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, thousands,
 };
 
 /// The words accepted for `test` (RC-08), with the forms models use.
@@ -59,12 +58,7 @@ const ANSWER_SHAPE: &str = "an answer (a mapping with challenge, answer, evidenc
 
 /// The list under `key` of a mapping answer, or the bare list.
 fn list_of<'a>(document: &'a Document, key: &str) -> Result<(&'a Sequence, FieldPath), ParseError> {
-    match &document.root {
-        Value::Sequence(list) => Ok((list, FieldPath::root())),
-        Value::Mapping(_) => Fields::new(document, &document.root, FieldPath::root(), "a mapping")?
-            .required_list(key),
-        _ => Err(document.root_mismatch(&format!("`{key}:` with a list"))),
-    }
+    document.main_list(key, &format!("`{key}:` with a list"))
 }
 
 fn finding(fields: &Fields<'_>) -> Result<Finding, ParseError> {
@@ -81,12 +75,9 @@ fn finding(fields: &Fields<'_>) -> Result<Finding, ParseError> {
 pub fn read_findings(text: &str) -> Result<Read<Vec<Finding>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = list_of(&document, "hypotheses")?;
-    document.within_item_limit(&path, list.len(), "hypotheses")?;
-    let mut findings = Vec::with_capacity(list.len());
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
-        findings.push(finding(&fields)?);
-    }
+    let findings = document.read_items(list, &path, "hypotheses", FINDING_SHAPE, |_, fields| {
+        finding(&fields)
+    })?;
     Ok(document.read(findings))
 }
 
@@ -261,15 +252,8 @@ pub fn read_critic(
     context: &CriticContext<'_>,
 ) -> Result<Read<CriticAnswer>, ParseError> {
     let document = Document::load(text)?;
-    let root = match &document.root {
-        Value::Mapping(_) => {
-            Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?
-        }
-        _ => {
-            return Err(document
-                .root_mismatch("a mapping with `rulings:`, `challenges:` and `assessment:`"));
-        }
-    };
+    let root =
+        document.root_fields("a mapping with `rulings:`, `challenges:` and `assessment:`")?;
     let mut answer = CriticAnswer {
         rulings: Vec::new(),
         challenges: Vec::new(),
@@ -281,12 +265,11 @@ pub fn read_critic(
     let hypotheses = KnownIds::new(context.hypotheses.iter().copied());
     let settled: HashSet<&str> = context.settled.iter().copied().collect();
     let mut ruled: HashSet<String> = HashSet::new();
-    let rulings = optional_list(&root, "rulings")?;
+    let (rulings, rulings_path) = root.optional_list("rulings")?;
     for (index, value) in rulings.iter().enumerate() {
-        let path = root.path_of("rulings").index(index);
+        let path = rulings_path.index(index);
         let fields = Fields::new(&document, value, path.clone(), RULING_SHAPE)?;
-        let Some(id) = fields.known_id("challenge", &to_rule)? else {
-            let written = fields.required_text("challenge")?;
+        let id = fields.required_known_id("challenge", &to_rule, |written| {
             let waiting = if context.to_rule.is_empty() {
                 "no answer waits for a ruling".to_string()
             } else {
@@ -295,11 +278,8 @@ pub fn read_critic(
                     context.to_rule.join(", ")
                 )
             };
-            return Err(fields.error(
-                "challenge",
-                format!("no answer to rule for {} ({waiting})", quote(&written)),
-            ));
-        };
+            format!("no answer to rule for {written} ({waiting})")
+        })?;
         if !ruled.insert(id.clone()) {
             return Err(document.error(&path, format!("{id} is ruled twice; rule it once")));
         }
@@ -325,77 +305,63 @@ pub fn read_critic(
         text.reason = text.reason.trim().to_string();
         answer.rulings.push((id, text));
     }
-    let unruled: Vec<String> = context
-        .to_rule
-        .iter()
-        .filter(|id| !ruled.contains(**id))
-        .map(|id| id.to_string())
-        .collect();
-    if !unruled.is_empty() {
-        return Err(document.error(
-            &root.path_of("rulings"),
-            format!("no ruling on the answer to {}", list_capped(&unruled)),
-        ));
-    }
+    document.require_every(
+        &rulings_path,
+        context.to_rule.iter().copied(),
+        |id| ruled.contains(id),
+        |unruled| format!("no ruling on the answer to {unruled}"),
+    )?;
 
-    let challenges = optional_list(&root, "challenges")?;
-    document.within_item_limit(&root.path_of("challenges"), challenges.len(), "challenges")?;
-    for (index, value) in challenges.iter().enumerate() {
-        let path = root.path_of("challenges").index(index);
-        let fields = Fields::new(&document, value, path, CHALLENGE_SHAPE)?;
-        let Some(hypothesis) = fields.known_id("hypothesis", &hypotheses)? else {
-            let written = fields.required_text("hypothesis")?;
-            return Err(fields.error(
-                "hypothesis",
+    let (list, challenges_path) = root.optional_list("challenges")?;
+    let challenges = document.read_items(
+        list,
+        &challenges_path,
+        "challenges",
+        CHALLENGE_SHAPE,
+        |_, fields| {
+            let hypothesis = fields.required_known_id("hypothesis", &hypotheses, |written| {
                 format!(
-                    "no hypothesis {} (hypotheses are: {})",
-                    quote(&written),
+                    "no hypothesis {written} (hypotheses are: {})",
                     context.hypotheses.join(", ")
-                ),
-            ));
-        };
-        let fields = fields.about(format!("challenge to {hypothesis}"));
-        let challenge = ChallengeText {
-            test: fields.required_choice("test", &TESTS)?,
-            critical: fields.optional_flag("critical", false)?,
-            quote: fields.required_text("quote")?,
-            why: fields.required_text("why")?,
-            evidence_needed: fields.required_text("evidence_needed")?,
-            alternative: fields.required_text("alternative")?,
-        };
-        if context.closing {
-            answer.left_out.push(format!(
-                "a challenge to {hypothesis} was raised in the closing ruling, when no more are asked for"
-            ));
-        } else if settled.contains(hypothesis.as_str()) {
-            answer.left_out.push(format!(
-                "a challenge to {hypothesis}, which is already settled"
-            ));
-        } else {
-            answer.challenges.push((hypothesis, challenge));
-        }
-    }
+                )
+            })?;
+            let fields = fields.about(format!("challenge to {hypothesis}"));
+            let challenge = ChallengeText {
+                test: fields.required_choice("test", &TESTS)?,
+                critical: fields.optional_flag("critical", false)?,
+                quote: fields.required_text("quote")?,
+                why: fields.required_text("why")?,
+                evidence_needed: fields.required_text("evidence_needed")?,
+                alternative: fields.required_text("alternative")?,
+            };
+            if context.closing {
+                answer.left_out.push(format!(
+                    "a challenge to {hypothesis} was raised in the closing ruling, when no more are asked for"
+                ));
+                return Ok(None);
+            }
+            if settled.contains(hypothesis.as_str()) {
+                answer.left_out.push(format!(
+                    "a challenge to {hypothesis}, which is already settled"
+                ));
+                return Ok(None);
+            }
+            Ok(Some((hypothesis, challenge)))
+        },
+    )?;
+    answer.challenges = challenges.into_iter().flatten().collect();
     if !context.closing {
         let challenged: HashSet<&str> = answer
             .challenges
             .iter()
             .map(|(target, _)| target.as_str())
             .collect();
-        let missing: Vec<String> = context
-            .unchallenged
-            .iter()
-            .filter(|id| !challenged.contains(**id))
-            .map(|id| id.to_string())
-            .collect();
-        if !missing.is_empty() {
-            return Err(document.error(
-                &root.path_of("challenges"),
-                format!(
-                    "every hypothesis needs at least one challenge; none for {}",
-                    list_capped(&missing)
-                ),
-            ));
-        }
+        document.require_every(
+            &challenges_path,
+            context.unchallenged.iter().copied(),
+            |id| challenged.contains(id),
+            |missing| format!("every hypothesis needs at least one challenge; none for {missing}"),
+        )?;
     }
 
     if let Some((_, value)) = root.get("assessment")
@@ -415,14 +381,6 @@ pub fn read_critic(
     Ok(document.read(answer))
 }
 
-/// The list under `key`, or none when it is absent or null.
-fn optional_list<'a>(fields: &Fields<'a>, key: &str) -> Result<Vec<&'a Value>, ParseError> {
-    match fields.get(key) {
-        None | Some((_, Value::Null)) => Ok(Vec::new()),
-        Some(_) => Ok(fields.required_list(key)?.0.iter().collect()),
-    }
-}
-
 /// A debugger's answers to the challenges in `delivered`: each answers one
 /// challenge with text and evidence, or concedes it. A challenge left out
 /// is the protocol's to note; one answered twice is an error.
@@ -438,17 +396,12 @@ pub fn read_answers(
     for (index, value) in list.iter().enumerate() {
         let entry = path.index(index);
         let fields = Fields::new(&document, value, entry.clone(), ANSWER_SHAPE)?;
-        let Some(id) = fields.known_id("challenge", &known)? else {
-            let written = fields.required_text("challenge")?;
-            return Err(fields.error(
-                "challenge",
-                format!(
-                    "no challenge {} was put to you (yours are: {})",
-                    quote(&written),
-                    delivered.join(", ")
-                ),
-            ));
-        };
+        let id = fields.required_known_id("challenge", &known, |written| {
+            format!(
+                "no challenge {written} was put to you (yours are: {})",
+                delivered.join(", ")
+            )
+        })?;
         if !answered.insert(id.clone()) {
             return Err(document.error(&entry, format!("{id} is answered twice; answer it once")));
         }

@@ -10,9 +10,7 @@
 //! the transcript note about dropped items (the caller gets them in
 //! [`ParsedCritique::dropped`]), or checking that every block was critiqued.
 
-use yaml_serde::Value;
-
-use super::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
+use super::{Document, Fields, ParseError, Read, list_capped, quote};
 use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::protocol::decision_review::model::{
     CritiqueItem, CritiqueMode, FlawType, Severity, ThesisTree,
@@ -83,14 +81,8 @@ pub fn read_critique(
 ) -> Result<Read<ParsedCritique>, ParseError> {
     let known = KnownIds::new(tree.block_ids());
     let document = Document::load(text)?;
-    let (list, list_path) = match &document.root {
-        Value::Sequence(list) => (list, FieldPath::root()),
-        Value::Mapping(_) => {
-            Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?
-                .required_list("critiques")?
-        }
-        _ => return Err(document.root_mismatch("`critiques:` with a list of critiques")),
-    };
+    let (list, list_path) =
+        document.main_list("critiques", "`critiques:` with a list of critiques")?;
     document.within_item_limit(&list_path, list.len(), "critiques")?;
     let mut parsed = ParsedCritique {
         items: Vec::new(),
@@ -225,6 +217,12 @@ Overall the proposal is sound but b1 needs numbers.
         CritiqueMode::GenerousSteelman
     }
 
+    /// The error for [`CRITIQUE`] with `from` replaced by `to`, read in
+    /// generous-steelman mode.
+    fn refused_with(from: &str, to: &str) -> ParseError {
+        parse_critique(&CRITIQUE.replace(from, to), &tree(), steelman()).expect_err(from)
+    }
+
     #[test]
     fn dr_12_parses_critiques_with_mixed_case_enums() {
         let parsed = parse_critique(CRITIQUE, &tree(), steelman()).expect("valid");
@@ -249,41 +247,38 @@ Overall the proposal is sound but b1 needs numbers.
         assert_eq!(parsed.items[0].flaw_type, FlawType::Feasibility);
     }
 
+    /// DR-12: an item with a word outside a closed set, or without a
+    /// required field, is refused at its line and field.
     #[test]
-    fn dr_12_flaw_type_is_a_closed_set() {
-        let text = CRITIQUE.replace("flaw_type: evidence", "flaw_type: style");
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("style");
-        assert_eq!(
-            error.to_string(),
-            "line 12, critiques[1].flaw_type: expected one of assumption, evidence, risk, feasibility; found \"style\""
-        );
-    }
-
-    #[test]
-    fn dr_12_severity_is_a_closed_set() {
-        let text = CRITIQUE.replace("severity: note", "severity: critical");
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("critical");
-        assert_eq!(error.field.as_deref(), Some("critiques[2].severity"));
-        assert_eq!(
-            error.message,
-            "expected one of major, minor, note; found \"critical\""
-        );
-    }
-
-    #[test]
-    fn dr_12_description_is_required() {
-        let text = CRITIQUE.replace("    description: Nobody owns removing the flag\n", "");
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("no description");
-        assert_eq!(error.field.as_deref(), Some("critiques[2].description"));
-        assert_eq!(error.line, Some(15));
-    }
-
-    #[test]
-    fn dr_12_target_block_is_required() {
-        let text = CRITIQUE.replace("  - target_block: b2\n    steelman", "  - steelman");
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("no target");
-        assert_eq!(error.field.as_deref(), Some("critiques[1].target_block"));
-        assert_eq!(error.message, "required field is missing");
+    fn dr_12_an_item_that_breaks_the_format_is_refused_at_its_field() {
+        for (case, from, to, expected) in [
+            (
+                "flaw_type is a closed set",
+                "flaw_type: evidence",
+                "flaw_type: style",
+                "line 12, critiques[1].flaw_type: expected one of assumption, evidence, risk, feasibility; found \"style\"",
+            ),
+            (
+                "severity is a closed set",
+                "severity: note",
+                "severity: critical",
+                "line 18, critiques[2].severity: expected one of major, minor, note; found \"critical\"",
+            ),
+            (
+                "description is required",
+                "    description: Nobody owns removing the flag\n",
+                "",
+                "line 15, critiques[2].description: required field is missing",
+            ),
+            (
+                "target_block is required",
+                "  - target_block: b2\n    steelman",
+                "  - steelman",
+                "line 10, critiques[1].target_block: required field is missing",
+            ),
+        ] {
+            assert_eq!(refused_with(from, to).to_string(), expected, "{case}");
+        }
     }
 
     #[test]
@@ -376,11 +371,10 @@ Overall the proposal is sound but b1 needs numbers.
 
     #[test]
     fn dr_19_steelman_mode_requires_the_strongest_form() {
-        let text = CRITIQUE.replace(
+        let error = refused_with(
             "    steelman: A jobs table is well understood by the team\n",
             "",
         );
-        let error = parse_critique(&text, &tree(), steelman()).expect_err("no steelman");
         assert_eq!(error.field.as_deref(), Some("critiques[1].steelman"));
         assert_eq!(error.line, Some(10));
         assert!(

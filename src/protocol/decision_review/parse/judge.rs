@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use yaml_serde::Value;
 
-use super::{Document, FieldPath, Fields, ParseError, Read, describe, list_capped, quote};
+use super::{Document, Fields, ParseError, Read, describe, list_capped, quote};
 use crate::parse::normalise::KnownIds;
 use crate::protocol::decision_review::model::{
     BlockScore, Criterion, JudgeConfig, JudgeScores, SynthesisScore, ThesisTree,
@@ -50,10 +50,7 @@ pub fn read_judge(
     tree: &ThesisTree,
 ) -> Result<Read<JudgeScores>, ParseError> {
     let document = Document::load(text)?;
-    if !matches!(document.root, Value::Mapping(_)) {
-        return Err(document.root_mismatch("a mapping with `block_scores:` and `synthesis:`"));
-    }
-    let root = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let root = document.root_fields("a mapping with `block_scores:` and `synthesis:`")?;
     let mut block_scores = block_scores(&document, &root, judge, tree)?;
     let synthesis = synthesis(&document, &root, judge)?;
     let insufficient_information = insufficient_information(&document, &root, tree)?;
@@ -280,6 +277,11 @@ verdict: ADOPT
 Overall: ADOPT with minor reservations.
 "#;
 
+    /// The error for [`SCORES`] with `from` replaced by `to`.
+    fn refused(from: &str, to: &str) -> ParseError {
+        parse_judge(&SCORES.replace(from, to), &analyst(), &tree()).expect_err(from)
+    }
+
     fn summary(scores: &JudgeScores) -> Vec<(String, Criterion, u8)> {
         scores
             .block_scores
@@ -327,8 +329,7 @@ Overall: ADOPT with minor reservations.
         for bad in [
             "4.5", "\"4.5\"", "0", "6", "-1", "four", "", "\"4/10\"", "\"6/5\"",
         ] {
-            let text = SCORES.replace("    score: 3\n", &format!("    score: {bad}\n"));
-            let error = parse_judge(&text, &analyst(), &tree()).expect_err(bad);
+            let error = refused("    score: 3\n", &format!("    score: {bad}\n"));
             assert_eq!(
                 error.field.as_deref(),
                 Some("block_scores[2].score"),
@@ -342,8 +343,7 @@ Overall: ADOPT with minor reservations.
                 "{error}"
             );
         }
-        let text = SCORES.replace("    score: 3\n", "    score: 4.5\n");
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("4.5");
+        let error = refused("    score: 3\n", "    score: 4.5\n");
         assert_eq!(
             error.to_string(),
             "line 16, block_scores[2].score: expected a whole number from 1 to 5; found 4.5"
@@ -384,42 +384,32 @@ Overall: ADOPT with minor reservations.
         assert_eq!(given.len(), analyst().criteria.len() * 2 - 1, "{given:?}");
     }
 
+    /// DR-26: a score given twice, of a block the tree lacks, or without
+    /// a rationale is refused at its line and field.
     #[test]
-    fn dr_26_a_score_given_twice_is_an_error() {
-        let text = SCORES.replace(
-            "  - block_id: b2\n    criterion: risk",
-            "  - block_id: b1\n    criterion: risk",
-        );
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("twice");
-        assert_eq!(
-            error.to_string(),
-            "line 27, block_scores[5]: b1/risk is scored twice (also at block_scores[2]); score it once"
-        );
-    }
-
-    #[test]
-    fn dr_26_unknown_block_id_is_an_error() {
-        let text = SCORES.replace(
-            "  - block_id: b2\n    criterion: risk",
-            "  - block_id: b7\n    criterion: risk",
-        );
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("b7");
-        assert_eq!(error.field.as_deref(), Some("block_scores[5].block_id"));
-        assert_eq!(
-            error.message,
-            "no block \"b7\" in the tree under review (blocks are: b1, b2)"
-        );
-    }
-
-    #[test]
-    fn dr_26_rationale_is_required() {
-        let text = SCORES.replace(
-            "    rationale: The benchmark supports it\n",
-            "    rationale: \"\"\n",
-        );
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("empty");
-        assert_eq!(error.field.as_deref(), Some("block_scores[4].rationale"));
-        assert_eq!(error.message, "must not be empty");
+    fn dr_26_a_bad_score_entry_is_refused_at_its_field() {
+        for (case, from, to, expected) in [
+            (
+                "a score given twice",
+                "  - block_id: b2\n    criterion: risk",
+                "  - block_id: b1\n    criterion: risk",
+                "line 27, block_scores[5]: b1/risk is scored twice (also at block_scores[2]); score it once",
+            ),
+            (
+                "an unknown block id",
+                "  - block_id: b2\n    criterion: risk",
+                "  - block_id: b7\n    criterion: risk",
+                "line 27, block_scores[5].block_id: no block \"b7\" in the tree under review (blocks are: b1, b2)",
+            ),
+            (
+                "the rationale is required",
+                "    rationale: The benchmark supports it\n",
+                "    rationale: \"\"\n",
+                "line 25, block_scores[4].rationale: must not be empty",
+            ),
+        ] {
+            assert_eq!(refused(from, to).to_string(), expected, "{case}");
+        }
     }
 
     #[test]
@@ -455,8 +445,7 @@ Overall: ADOPT with minor reservations.
 
     #[test]
     fn dr_27_synthesis_scores_are_required() {
-        let text = SCORES.replace("  risk_coverage: 3\n", "");
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("missing");
+        let error = refused("  risk_coverage: 3\n", "");
         assert_eq!(error.field.as_deref(), Some("synthesis.risk_coverage"));
         assert_eq!(error.message, "required field is missing");
         let cut = SCORES.find("synthesis:").expect("has synthesis");
@@ -467,17 +456,15 @@ Overall: ADOPT with minor reservations.
 
     #[test]
     fn dr_27_synthesis_scores_are_integers_from_1_to_5() {
-        let text = SCORES.replace("  revision_quality: 4\n", "  revision_quality: 3.5\n");
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("3.5");
+        let error = refused("  revision_quality: 4\n", "  revision_quality: 3.5\n");
         assert_eq!(
             error.to_string(),
             "line 34, synthesis.revision_quality: expected a whole number from 1 to 5; found 3.5"
         );
-        let text = SCORES.replace(
+        let error = refused(
             "synthesis:\n  integration: 4\n  risk_coverage: 3\n  revision_quality: 4\n  total: 11\n",
             "synthesis: 4\n",
         );
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("scalar");
         assert_eq!(
             error.message,
             "expected a mapping with integration, risk_coverage, revision_quality; found 4"
@@ -536,14 +523,12 @@ Overall: ADOPT with minor reservations.
         let text = SCORES.replace("total: 26\n", "insufficient_information: [b2, b2]\n");
         let scores = parse_judge(&text, &analyst(), &tree()).expect("valid");
         assert_eq!(scores.insufficient_information, ["b2"]);
-        let text = SCORES.replace("total: 26\n", "insufficient_information:\n  - b1\n  - b5\n");
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("b5");
+        let error = refused("total: 26\n", "insufficient_information:\n  - b1\n  - b5\n");
         assert_eq!(
             error.to_string(),
             "line 38, insufficient_information[1]: no block \"b5\" in the tree under review"
         );
-        let text = SCORES.replace("total: 26\n", "insufficient_information: yes\n");
-        let error = parse_judge(&text, &analyst(), &tree()).expect_err("yes");
+        let error = refused("total: 26\n", "insufficient_information: yes\n");
         assert_eq!(error.field.as_deref(), Some("insufficient_information"));
         let text = SCORES.replace("total: 26\n", "insufficient_information:\n");
         assert!(

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use yaml_serde::Value;
 
 use super::thesis::tree_from_value;
-use super::{Document, FieldPath, Fields, ParseError, Read, describe, list_capped, quote};
+use super::{Document, Fields, ParseError, Read, describe, quote};
 use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::protocol::decision_review::model::{ChangeEntry, ChangeType, RevisionOutput};
 
@@ -49,95 +49,85 @@ pub fn read_revision(
     must_address: &[String],
 ) -> Result<Read<RevisionOutput>, ParseError> {
     let document = Document::load(text)?;
-    if !matches!(document.root, Value::Mapping(_)) {
-        return Err(document.root_mismatch("a mapping with `revised_tree:` and `change_log:`"));
-    }
-    let root = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let root = document.root_fields("a mapping with `revised_tree:` and `change_log:`")?;
     let tree_value = root.required("revised_tree")?;
     let revised_tree = tree_from_value(&document, tree_value, root.path_of("revised_tree"))?;
     let (log, log_path) = root.required_list("change_log")?;
-    document.within_item_limit(&log_path, log.len(), "changes")?;
     let block_ids = KnownIds::new(revised_tree.block_ids());
     let blocks: HashSet<&str> = revised_tree.block_ids().collect();
     let addressable = KnownIds::new(must_address.iter().map(String::as_str));
 
-    let mut change_log = Vec::with_capacity(log.len());
-    for (index, value) in log.iter().enumerate() {
-        let fields = Fields::new(&document, value, log_path.index(index), CHANGE_SHAPE)?;
-        let addresses_critique = addressed_id(&fields, &addressable)?;
-        let change_type = fields.required_choice("change_type", &CHANGE_TYPES)?;
-        let block_id = match fields.known_id("block_id", &block_ids)? {
-            Some(id) => id,
-            None => fields.required_text("block_id")?,
-        };
-        // `before` and `after` say what changed: both for a strengthen or
-        // a replace; a retract has only `before` (the block is gone), an
-        // added fallback only `after` (it is new), a decline neither.
-        let (needs_before, needs_after) = match change_type {
-            ChangeType::Strengthen | ChangeType::Replace => (true, true),
-            ChangeType::Retract => (true, false),
-            ChangeType::AddFallback => (false, true),
-            ChangeType::Decline => (false, false),
-        };
-        let text_of = |key: &str, needed: bool, what: &str| -> Result<String, ParseError> {
-            match fields.optional_text(key)? {
-                Some(text) => Ok(text),
-                None if needed => Err(fields.error(
-                    key,
-                    format!(
-                        "required for change_type {}: {what}",
-                        CHANGE_TYPES
-                            .iter()
-                            .find(|(_, kind)| *kind == change_type)
-                            .map_or("", |(word, _)| *word)
-                    ),
-                )),
-                None => Ok(String::new()),
+    let change_log =
+        document.read_items(log, &log_path, "changes", CHANGE_SHAPE, |_, fields| {
+            let addresses_critique = addressed_id(&fields, &addressable)?;
+            let change_type = fields.required_choice("change_type", &CHANGE_TYPES)?;
+            let block_id = match fields.known_id("block_id", &block_ids)? {
+                Some(id) => id,
+                None => fields.required_text("block_id")?,
+            };
+            // `before` and `after` say what changed: both for a strengthen or
+            // a replace; a retract has only `before` (the block is gone), an
+            // added fallback only `after` (it is new), a decline neither.
+            let (needs_before, needs_after) = match change_type {
+                ChangeType::Strengthen | ChangeType::Replace => (true, true),
+                ChangeType::Retract => (true, false),
+                ChangeType::AddFallback => (false, true),
+                ChangeType::Decline => (false, false),
+            };
+            let text_of = |key: &str, needed: bool, what: &str| -> Result<String, ParseError> {
+                match fields.optional_text(key)? {
+                    Some(text) => Ok(text),
+                    None if needed => Err(fields.error(
+                        key,
+                        format!(
+                            "required for change_type {}: {what}",
+                            CHANGE_TYPES
+                                .iter()
+                                .find(|(_, kind)| *kind == change_type)
+                                .map_or("", |(word, _)| *word)
+                        ),
+                    )),
+                    None => Ok(String::new()),
+                }
+            };
+            let before = text_of("before", needs_before, "the block's text before the change")?;
+            let after = text_of("after", needs_after, "the block's text after the change")?;
+            let rationale = fields.optional_text("rationale")?;
+            if change_type == ChangeType::Decline && rationale.is_none() {
+                return Err(fields.error(
+                    "rationale",
+                    "required for change_type decline: say why the critique is not taken up",
+                ));
             }
-        };
-        let before = text_of("before", needs_before, "the block's text before the change")?;
-        let after = text_of("after", needs_after, "the block's text after the change")?;
-        let rationale = fields.optional_text("rationale")?;
-        if change_type == ChangeType::Decline && rationale.is_none() {
-            return Err(fields.error(
-                "rationale",
-                "required for change_type decline: say why the critique is not taken up",
-            ));
-        }
-        if change_type != ChangeType::Retract && !blocks.contains(block_id.as_str()) {
-            return Err(fields.error(
-                "block_id",
-                format!(
-                    "no block {} in revised_tree (use change_type retract for a removed block)",
-                    quote(&block_id)
-                ),
-            ));
-        }
-        change_log.push(ChangeEntry {
-            addresses_critique,
-            block_id,
-            change_type,
-            before,
-            after,
-            rationale,
-        });
-    }
+            if change_type != ChangeType::Retract && !blocks.contains(block_id.as_str()) {
+                return Err(fields.error(
+                    "block_id",
+                    format!(
+                        "no block {} in revised_tree (use change_type retract for a removed block)",
+                        quote(&block_id)
+                    ),
+                ));
+            }
+            Ok(ChangeEntry {
+                addresses_critique,
+                block_id,
+                change_type,
+                before,
+                after,
+                rationale,
+            })
+        })?;
 
     let addressed: HashSet<&str> = change_log
         .iter()
         .map(|entry| entry.addresses_critique.as_str())
         .collect();
-    let unaddressed: Vec<String> = must_address
-        .iter()
-        .filter(|id| !addressed.contains(id.as_str()))
-        .cloned()
-        .collect();
-    if !unaddressed.is_empty() {
-        return Err(document.error(
-            &log_path,
-            format!("no entry addresses {}", list_capped(&unaddressed)),
-        ));
-    }
+    document.require_every(
+        &log_path,
+        must_address.iter().map(String::as_str),
+        |id| addressed.contains(id),
+        |unaddressed| format!("no entry addresses {unaddressed}"),
+    )?;
     Ok(document.read(RevisionOutput {
         revised_tree,
         change_log,
@@ -180,6 +170,12 @@ fn addressed_id(fields: &Fields<'_>, addressable: &KnownIds<'_>) -> Result<Strin
 mod tests {
     use super::*;
     use crate::protocol::decision_review::model::BlockType;
+
+    /// The error for [`REVISION`] with `from` replaced by `to`, where no
+    /// id must be addressed.
+    fn refused_with(from: &str, to: &str) -> ParseError {
+        parse_revision(&REVISION.replace(from, to), &[]).expect_err(from)
+    }
 
     fn ids(names: &[&str]) -> Vec<String> {
         names.iter().map(|name| (*name).to_owned()).collect()
@@ -267,11 +263,10 @@ change_log:
 
     #[test]
     fn dr_14_a_change_without_its_before_or_after_is_refused() {
-        let text = REVISION.replace(
+        let error = refused_with(
             "    before: Move the job queue from Redis to Postgres\n",
             "",
         );
-        let error = parse_revision(&text, &[]).expect_err("no before");
         assert_eq!(
             error.field.as_deref(),
             Some("change_log[0].before"),
@@ -283,15 +278,13 @@ change_log:
                 .starts_with("required for change_type strengthen"),
             "{error}"
         );
-        let text = REVISION.replace("    after: Keep Redis warm for one release\n", "");
-        let error = parse_revision(&text, &[]).expect_err("no after");
+        let error = refused_with("    after: Keep Redis warm for one release\n", "");
         assert_eq!(
             error.field.as_deref(),
             Some("change_log[3].after"),
             "{error}"
         );
-        let text = REVISION.replace("    before: Keep the Redis consumer behind a flag\n", "");
-        let error = parse_revision(&text, &[]).expect_err("a retract names what it removes");
+        let error = refused_with("    before: Keep the Redis consumer behind a flag\n", "");
         assert_eq!(
             error.field.as_deref(),
             Some("change_log[2].before"),
@@ -308,19 +301,16 @@ change_log:
 
     #[test]
     fn dr_14_revised_tree_is_checked_like_a_thesis_tree() {
-        let text = REVISION.replace("  - id: b4", "  - id: b2");
-        let error = parse_revision(&text, &[]).expect_err("duplicate");
+        let error = refused_with("  - id: b4", "  - id: b2");
         assert_eq!(error.field.as_deref(), Some("revised_tree[2].id"));
         assert_eq!(error.line, Some(17));
-        let text = REVISION.replace("    type: implementation", "    type: detail");
-        let error = parse_revision(&text, &[]).expect_err("type");
+        let error = refused_with("    type: implementation", "    type: detail");
         assert_eq!(error.field.as_deref(), Some("revised_tree[1].type"));
     }
 
     #[test]
     fn dr_14_change_type_is_a_closed_set() {
-        let text = REVISION.replace("change_type: Strengthen", "change_type: tweak");
-        let error = parse_revision(&text, &[]).expect_err("tweak");
+        let error = refused_with("change_type: Strengthen", "change_type: tweak");
         assert_eq!(
             error.to_string(),
             "line 26, change_log[0].change_type: expected one of strengthen, retract, replace, add_fallback, decline; found \"tweak\""
@@ -329,8 +319,7 @@ change_log:
 
     #[test]
     fn dr_14_block_id_must_exist_unless_retracted() {
-        let text = REVISION.replace("    block_id: b2\n", "    block_id: b9\n");
-        let error = parse_revision(&text, &[]).expect_err("unknown block");
+        let error = refused_with("    block_id: b2\n", "    block_id: b9\n");
         assert_eq!(error.field.as_deref(), Some("change_log[1].block_id"));
         assert_eq!(error.line, Some(30));
         assert!(error.message.starts_with("no block \"b9\" in revised_tree"));
@@ -367,11 +356,10 @@ change_log:
     #[test]
     fn dr_14_one_critique_id_per_entry() {
         for written in ["[c1, c2]", "c1, c2"] {
-            let text = REVISION.replace(
+            let error = refused_with(
                 "addresses_critique: c1",
                 &format!("addresses_critique: {written}"),
             );
-            let error = parse_revision(&text, &[]).expect_err(written);
             assert_eq!(
                 error.field.as_deref(),
                 Some("change_log[0].addresses_critique")

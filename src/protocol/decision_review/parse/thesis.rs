@@ -80,12 +80,9 @@ fn blocks_from_list(
     if list.is_empty() {
         return Err(document.error(path, "expected at least one block; found an empty list"));
     }
-    document.within_item_limit(path, list.len(), "blocks")?;
-    let mut blocks = Vec::with_capacity(list.len());
     let mut first_index_of_id: HashMap<String, usize> = HashMap::new();
-    for (index, value) in list.iter().enumerate() {
-        let block_path = path.index(index);
-        let block = block_from_value(document, value, block_path.clone())?;
+    document.read_items(list, path, "blocks", BLOCK_SHAPE, |index, fields| {
+        let block = block(&fields)?;
         if let Some(&first_index) = first_index_of_id.get(&block.id) {
             let first_path = path.index(first_index);
             let first_line = document
@@ -93,7 +90,7 @@ fn blocks_from_list(
                 .map(|line| format!(" on line {line}"))
                 .unwrap_or_default();
             return Err(document.error(
-                &block_path.key("id"),
+                &path.index(index).key("id"),
                 format!(
                     "duplicate id {}: {first_path} already uses it{first_line}; ids must be unique",
                     quote(&block.id)
@@ -101,17 +98,11 @@ fn blocks_from_list(
             ));
         }
         first_index_of_id.insert(block.id.clone(), index);
-        blocks.push(block);
-    }
-    Ok(blocks)
+        Ok(block)
+    })
 }
 
-fn block_from_value(
-    document: &Document,
-    value: &Value,
-    path: FieldPath,
-) -> Result<Block, ParseError> {
-    let fields = Fields::new(document, value, path, BLOCK_SHAPE)?;
+fn block(fields: &Fields<'_>) -> Result<Block, ParseError> {
     let id = fields.required_text("id")?;
     if !is_safe_block_id(&id) {
         return Err(fields.error(
@@ -190,6 +181,16 @@ Let me know if you want more detail on b2.
         format!("Here is the tree.\n```yaml\n{yaml}```\nDone.\n")
     }
 
+    /// The error for `yaml` in a fenced block.
+    fn refused(yaml: &str) -> ParseError {
+        parse_thesis_tree(&fenced(yaml)).expect_err(yaml)
+    }
+
+    /// The error for [`PROPOSAL`] with `from` replaced by `to`.
+    fn refused_with(from: &str, to: &str) -> ParseError {
+        parse_thesis_tree(&PROPOSAL.replace(from, to)).expect_err(from)
+    }
+
     #[test]
     fn dr_08_parses_a_thesis_tree_between_prose() {
         let tree = parse_thesis_tree(PROPOSAL).expect("valid");
@@ -229,43 +230,38 @@ Let me know if you want more detail on b2.
         );
     }
 
+    /// DR-08: a field left out, empty or not text is refused at its line
+    /// and field.
     #[test]
-    fn dr_08_every_field_is_required() {
-        let text = PROPOSAL.replace(
-            "    evidence: Three internal services already do this\n",
-            "",
-        );
-        let error = parse_thesis_tree(&text).expect_err("missing evidence");
-        assert_eq!(error.field.as_deref(), Some("blocks[1].evidence"));
-        assert_eq!(error.message, "required field is missing");
-        assert_eq!(error.line, Some(11), "the line of the block that lacks it");
-    }
-
-    #[test]
-    fn dr_08_empty_text_is_an_error() {
-        let text = PROPOSAL.replace(
-            "    tradeoffs: Needs a vacuum schedule",
-            "    tradeoffs: \"  \"",
-        );
-        let error = parse_thesis_tree(&text).expect_err("empty tradeoffs");
-        assert_eq!(
-            error.to_string(),
-            "line 15, blocks[1].tradeoffs: must not be empty"
-        );
-        let null = PROPOSAL.replace("    tradeoffs: Needs a vacuum schedule", "    tradeoffs:");
-        let error = parse_thesis_tree(&null).expect_err("null tradeoffs");
-        assert_eq!(error.message, "must not be empty");
-    }
-
-    #[test]
-    fn dr_08_fields_must_be_text_not_lists() {
-        let text = PROPOSAL.replace(
-            "    evidence: The flag system exists",
-            "    evidence:\n      - The flag system exists",
-        );
-        let error = parse_thesis_tree(&text).expect_err("list evidence");
-        assert_eq!(error.field.as_deref(), Some("blocks[2].evidence"));
-        assert_eq!(error.message, "expected text; found a list");
+    fn dr_08_every_field_is_required_as_text() {
+        for (case, from, to, expected) in [
+            (
+                "every field is required",
+                "    evidence: Three internal services already do this\n",
+                "",
+                "line 11, blocks[1].evidence: required field is missing",
+            ),
+            (
+                "empty text is an error",
+                "    tradeoffs: Needs a vacuum schedule",
+                "    tradeoffs: \"  \"",
+                "line 15, blocks[1].tradeoffs: must not be empty",
+            ),
+            (
+                "null text is an error",
+                "    tradeoffs: Needs a vacuum schedule",
+                "    tradeoffs:",
+                "line 15, blocks[1].tradeoffs: must not be empty",
+            ),
+            (
+                "fields must be text, not lists",
+                "    evidence: The flag system exists",
+                "    evidence:\n      - The flag system exists",
+                "line 21, blocks[2].evidence: expected text; found a list",
+            ),
+        ] {
+            assert_eq!(refused_with(from, to).to_string(), expected, "{case}");
+        }
     }
 
     #[test]
@@ -297,24 +293,29 @@ Let me know if you want more detail on b2.
         assert!(parse_thesis_tree(&fenced(yaml)).is_ok());
     }
 
+    /// DR-08: `blocks:` is a list of at least one block, each a mapping;
+    /// anything else is refused at its line and field.
     #[test]
-    fn dr_08_a_tree_needs_at_least_one_block() {
-        let error = parse_thesis_tree(&fenced("blocks: []\n")).expect_err("empty");
-        assert_eq!(
-            error.to_string(),
-            "line 3, blocks: expected at least one block; found an empty list"
-        );
-    }
-
-    #[test]
-    fn dr_08_blocks_must_be_a_list() {
-        let error =
-            parse_thesis_tree(&fenced("blocks:\n  b1:\n    type: claim\n")).expect_err("map");
-        assert_eq!(error.field.as_deref(), Some("blocks"));
-        assert_eq!(error.message, "expected a list; found a mapping");
-        let error = parse_thesis_tree(&fenced("thesis:\n  - id: b1\n")).expect_err("no blocks");
-        assert_eq!(error.field.as_deref(), Some("blocks"));
-        assert_eq!(error.message, "required field is missing");
+    fn dr_08_blocks_is_a_list_of_mappings() {
+        for (case, yaml, expected) in [
+            (
+                "a tree needs at least one block",
+                "blocks: []\n",
+                "line 3, blocks: expected at least one block; found an empty list",
+            ),
+            (
+                "blocks must be a list",
+                "blocks:\n  b1:\n    type: claim\n",
+                "line 4, blocks: expected a list; found a mapping",
+            ),
+            (
+                "blocks is required",
+                "thesis:\n  - id: b1\n",
+                "line 3, blocks: required field is missing",
+            ),
+        ] {
+            assert_eq!(refused(yaml).to_string(), expected, "{case}");
+        }
     }
 
     #[test]
@@ -329,8 +330,7 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_08_a_block_must_be_a_mapping() {
-        let error =
-            parse_thesis_tree(&fenced("blocks:\n  - just a sentence\n")).expect_err("scalar");
+        let error = refused("blocks:\n  - just a sentence\n");
         assert_eq!(error.field.as_deref(), Some("blocks[0]"));
         assert_eq!(error.line, Some(4));
         assert!(
@@ -341,8 +341,7 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_09_duplicate_block_id_is_an_error() {
-        let text = PROPOSAL.replace("  - id: b3", "  - id: b1");
-        let error = parse_thesis_tree(&text).expect_err("duplicate");
+        let error = refused_with("  - id: b3", "  - id: b1");
         assert_eq!(error.field.as_deref(), Some("blocks[2].id"));
         assert_eq!(error.line, Some(17));
         assert_eq!(
@@ -354,8 +353,7 @@ Let me know if you want more detail on b2.
     #[test]
     fn dr_09_block_ids_must_be_safe() {
         for bad in ["\"b 1\"", "\"../b1\"", "\"b1;rm\"", &"x".repeat(33), "\"\""] {
-            let text = PROPOSAL.replace("  - id: b2", &format!("  - id: {bad}"));
-            let error = parse_thesis_tree(&text).expect_err(bad);
+            let error = refused_with("  - id: b2", &format!("  - id: {bad}"));
             assert_eq!(error.field.as_deref(), Some("blocks[1].id"), "{bad}");
         }
         let ok = PROPOSAL.replace("  - id: b2", "  - id: Block_2-a");
@@ -364,8 +362,7 @@ Let me know if you want more detail on b2.
 
     #[test]
     fn dr_10_block_type_is_a_closed_set() {
-        let text = PROPOSAL.replace("    type: FALLBACK", "    type: idea");
-        let error = parse_thesis_tree(&text).expect_err("idea");
+        let error = refused_with("    type: FALLBACK", "    type: idea");
         assert_eq!(
             error.to_string(),
             "line 18, blocks[2].type: expected one of claim, implementation, fallback; found \"idea\""

@@ -16,7 +16,10 @@ use serde::{Deserialize, Serialize};
 use yaml_serde::Value;
 
 use crate::parse::normalise::{IdMatch, KnownIds};
-use crate::parse::{Document, FieldPath, Fields, ParseError, Read, describe, quote};
+use crate::parse::{Document, Fields, ParseError, Read, describe, quote};
+
+const ITEM_SHAPE: &str = "an item (a mapping with location, type, severity, text)";
+const CHANGE_SHAPE: &str = "a change (a mapping with location, type, before, after, rationale)";
 
 /// What a change in the merged text is about (DR-60), and the aspects a
 /// writing judge may score the draft on.
@@ -161,28 +164,17 @@ pub struct CritiqueItem {
 /// critic wrote is passed over: quorum numbers the items `c1`, `c2`, ...
 pub fn parse_critique(text: &str) -> Result<Read<Vec<CritiqueItem>>, ParseError> {
     let document = Document::load(text)?;
-    if !matches!(document.root, Value::Mapping(_)) {
-        return Err(document.root_mismatch("a mapping with `items:`"));
-    }
-    let fields = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let fields = document.root_fields("a mapping with `items:`")?;
     let (list, path) = fields.required_list("items")?;
-    document.within_item_limit(&path, list.len(), "items")?;
-    let mut items = Vec::with_capacity(list.len());
-    for (index, value) in list.iter().enumerate() {
-        let item = Fields::new(
-            &document,
-            value,
-            path.index(index),
-            "an item (a mapping with location, type, severity, text)",
-        )?;
-        items.push(CritiqueItem {
+    let items = document.read_items(list, &path, "items", ITEM_SHAPE, |index, item| {
+        Ok(CritiqueItem {
             id: format!("c{}", index + 1),
             location: item.required_text("location")?,
             kind: item.required_choice("type", &Aspect::choices())?,
             severity: item.required_choice("severity", &Severity::choices())?,
             text: item.required_text("text")?,
-        });
-    }
+        })
+    })?;
     Ok(document.read(items))
 }
 
@@ -191,10 +183,7 @@ pub fn parse_critique(text: &str) -> Result<Read<Vec<CritiqueItem>>, ParseError>
 /// whole number from 1 to 5; optional).
 pub fn parse_rewrite(text: &str) -> Result<Read<Rewrite>, ParseError> {
     let document = Document::load(text)?;
-    if !matches!(document.root, Value::Mapping(_)) {
-        return Err(document.root_mismatch("a mapping with `rewrite:`"));
-    }
-    let fields = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let fields = document.root_fields("a mapping with `rewrite:`")?;
     let rewrite = fields.required_text("rewrite")?;
     let notes = fields.optional_texts("notes")?;
     let mut scores = BTreeMap::new();
@@ -248,22 +237,11 @@ pub fn parse_rewrite(text: &str) -> Result<Read<Rewrite>, ParseError> {
 pub fn parse_merge_naming(text: &str, items: &[&str]) -> Result<Read<Merge>, ParseError> {
     let known = KnownIds::new(items.iter().copied());
     let document = Document::load(text)?;
-    if !matches!(document.root, Value::Mapping(_)) {
-        return Err(document.root_mismatch("a mapping with `revised_draft:` and `changes:`"));
-    }
-    let fields = Fields::new(&document, &document.root, FieldPath::root(), "a mapping")?;
+    let fields = document.root_fields("a mapping with `revised_draft:` and `changes:`")?;
     let revised_draft = fields.required_text("revised_draft")?;
     let (list, path) = fields.required_list("changes")?;
-    document.within_item_limit(&path, list.len(), "changes")?;
-    let mut changes = Vec::with_capacity(list.len());
-    for (index, value) in list.iter().enumerate() {
-        let change = Fields::new(
-            &document,
-            value,
-            path.index(index),
-            "a change (a mapping with location, type, before, after, rationale)",
-        )?;
-        changes.push(Change {
+    let changes = document.read_items(list, &path, "changes", CHANGE_SHAPE, |_, change| {
+        let read = Change {
             location: change.required_text("location")?,
             kind: change.required_choice("type", &Aspect::choices())?,
             // An addition has no before and a cut no after.
@@ -271,15 +249,15 @@ pub fn parse_merge_naming(text: &str, items: &[&str]) -> Result<Read<Merge>, Par
             after: change.optional_text("after")?.unwrap_or_default(),
             rationale: change.required_text("rationale")?,
             answers: answered_item(&change, &known)?,
-        });
-        let last = changes.last().expect("just pushed");
-        if last.before.is_empty() && last.after.is_empty() {
+        };
+        if read.before.is_empty() && read.after.is_empty() {
             return Err(change.error(
                 "before",
                 "a change needs the text before it, the text after it, or both",
             ));
         }
-    }
+        Ok(read)
+    })?;
     let summary = fields.optional_text("summary")?;
     Ok(document.read(Merge {
         revised_draft,
