@@ -956,15 +956,7 @@ mod tests {
     fn rows(cards: &mut Cards, width: u16) -> Vec<String> {
         let doc = cards.doc_mut();
         doc.layout(width, &Theme::builtin("dark").unwrap());
-        doc.lines(0, doc.line_count())
-            .iter()
-            .map(|line| {
-                line.spans
-                    .iter()
-                    .map(|span| span.content.as_ref())
-                    .collect()
-            })
-            .collect()
+        doc.row_texts(0, doc.line_count())
     }
 
     const THESIS: &str = "Two blocks follow.\n\n```yaml\nblocks:\n  - id: a1\n    type: claim\n    text: \"Use a jobs table in the Postgres we run.\"\n    evidence: \"A spike claimed 2,400 a second.\"\n  - id: a2\n    type: implementation\n    text: Enqueue in the same transaction.\nchange_log: []\n```\nThat is all.\n";

@@ -602,16 +602,7 @@ fn log(app: &mut App, kind: LogKind, call_id: &str, message: &str) {
 /// The transcript's rows, laid out wide enough that no line wraps.
 fn transcript_rows(app: &mut App) -> Vec<String> {
     app.prepare(Rect::new(0, 0, 600, 60));
-    let doc = &app.transcript;
-    doc.lines(0, doc.line_count())
-        .iter()
-        .map(|line| {
-            line.spans
-                .iter()
-                .map(|span| span.content.as_ref())
-                .collect()
-        })
-        .collect()
+    app.transcript.row_texts(0, app.transcript.line_count())
 }
 
 fn override_open(app: &App) -> bool {
@@ -782,16 +773,7 @@ fn visible_rows(app: &App, index: usize) -> Vec<String> {
     let first = pane
         .scroll
         .first_line(pane.shown().line_count(), pane.viewport);
-    pane.shown()
-        .lines(first, pane.viewport)
-        .iter()
-        .map(|line| {
-            line.spans
-                .iter()
-                .map(|span| span.content.as_ref())
-                .collect()
-        })
-        .collect()
+    pane.shown().row_texts(first, pane.viewport)
 }
 
 #[test]
@@ -1080,15 +1062,7 @@ fn t_switches_a_pane_between_its_cards_and_the_raw_text() {
     app.prepare(screen);
     let all_rows = |app: &App| -> Vec<String> {
         let doc = app.panes[0].shown();
-        doc.lines(0, doc.line_count())
-            .iter()
-            .map(|line| {
-                line.spans
-                    .iter()
-                    .map(|span| span.content.as_ref())
-                    .collect()
-            })
-            .collect()
+        doc.row_texts(0, doc.line_count())
     };
     let cards = all_rows(&app);
     assert_eq!(
