@@ -833,8 +833,8 @@ replies:
 
     #[test]
     fn parts_are_checked_like_text() {
-        let error = Script::from_yaml(
-            r#"
+        // Three replies whose parts are wrong, then what each script adds.
+        const WRONG_PARTS: &str = r#"
 replies:
   - role: proposer
     text: a
@@ -844,32 +844,19 @@ replies:
   - role: judge.a
     fault: timeout
     parts: [{text: b}]
-  - role: judge.b
-    when: {c1: maybe}
-    text: c
-"#,
-        )
-        .unwrap_err();
+"#;
+        // A reply for judge.b when c1 is ruled `when`.
+        let judge_b = |when: &str, text: &str| {
+            format!("  - role: judge.b\n    when: {{c1: {when}}}\n    text: {text}\n")
+        };
+        let error =
+            Script::from_yaml(&format!("{WRONG_PARTS}{}", judge_b("maybe", "c"))).unwrap_err();
         assert!(error.contains("unknown variant `maybe`"), "{error}");
-        let error = Script::from_yaml(
-            r#"
-replies:
-  - role: proposer
-    text: a
-    parts: [{text: b}]
-  - role: critic
-    parts: []
-  - role: judge.a
-    fault: timeout
-    parts: [{text: b}]
-  - role: judge.b
-    when: {c1: accepted}
-    text: c
-  - role: judge.b
-    when: {c1: accepted}
-    text: d
-"#,
-        )
+        let error = Script::from_yaml(&format!(
+            "{WRONG_PARTS}{}{}",
+            judge_b("accepted", "c"),
+            judge_b("accepted", "d")
+        ))
         .unwrap_err();
         for expected in [
             "reply 1 (proposer at any stage any round any attempt): give either `text` or `parts`, not both",
