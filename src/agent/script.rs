@@ -922,6 +922,16 @@ replies:
         assert_eq!(char_prefix("日本語", 9), "日本語");
     }
 
+    /// The critic's first critique from `agent`: its result, the chunks it
+    /// streamed, and how long it took.
+    async fn timed_critique(
+        agent: &ScriptAgent,
+    ) -> (Result<CallOutput, AgentError>, Vec<String>, Duration) {
+        let started = Instant::now();
+        let (result, chunks) = run(agent, request("critic", "critique", 1, 1)).await;
+        (result, chunks, started.elapsed())
+    }
+
     #[tokio::test(start_paused = true)]
     async fn streaming_follows_the_pace_under_paused_time() {
         // 64 characters in chunks of 16 at 320 chars/s: 800 ms, then 3 gaps of 50 ms.
@@ -930,9 +940,7 @@ replies:
             script(pace(800, 320, 16), vec![reply("critic", &text)]),
             1.0,
         );
-        let started = Instant::now();
-        let (result, chunks) = run(&agent, request("critic", "critique", 1, 1)).await;
-        let elapsed = started.elapsed();
+        let (result, chunks, elapsed) = timed_critique(&agent).await;
         assert_eq!(result.unwrap().text, text);
         assert_eq!(chunks.len(), 4);
         assert!(
@@ -948,9 +956,7 @@ replies:
         slow.chars_per_second = Some(100);
         slow.chunk_chars = Some(10);
         let agent = ScriptAgent::new(script(pace(800, 320, 16), vec![slow]), 1.0);
-        let started = Instant::now();
-        let (_, chunks) = run(&agent, request("critic", "critique", 1, 1)).await;
-        let elapsed = started.elapsed();
+        let (_, chunks, elapsed) = timed_critique(&agent).await;
         assert_eq!(chunks.len(), 2);
         assert!(
             elapsed >= Duration::from_millis(1600) && elapsed <= Duration::from_millis(1605),
@@ -965,9 +971,7 @@ replies:
             script(pace(800, 320, 16), vec![reply("critic", &text)]),
             2.0,
         );
-        let started = Instant::now();
-        let (result, _) = run(&agent, request("critic", "critique", 1, 1)).await;
-        let elapsed = started.elapsed();
+        let (result, _, elapsed) = timed_critique(&agent).await;
         assert!(result.is_ok());
         assert!(
             elapsed >= Duration::from_millis(475) && elapsed <= Duration::from_millis(480),
