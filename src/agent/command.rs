@@ -160,18 +160,13 @@ impl CommandAgent {
             .map(|stdin| pipe::Sender::from_owned_fd(OwnedFd::from(stdin)))
             .transpose()
             .map_err(pipe_failed)?;
-        let stdout = child
-            .stdout
-            .take()
-            .map(|stdout| pipe::Receiver::from_owned_fd(OwnedFd::from(stdout)))
-            .transpose()
-            .map_err(pipe_failed)?;
-        let stderr = child
-            .stderr
-            .take()
-            .map(|stderr| pipe::Receiver::from_owned_fd(OwnedFd::from(stderr)))
-            .transpose()
-            .map_err(pipe_failed)?;
+        let receiver = |fd: Option<OwnedFd>| {
+            fd.map(pipe::Receiver::from_owned_fd)
+                .transpose()
+                .map_err(pipe_failed)
+        };
+        let stdout = receiver(child.stdout.take().map(OwnedFd::from))?;
+        let stderr = receiver(child.stderr.take().map(OwnedFd::from))?;
         // The program is reaped by the group's ending, not by `child`.
         drop(child);
 
