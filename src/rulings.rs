@@ -124,18 +124,7 @@ pub fn listing(rulings: &[Ruling], lead: &str) -> String {
 /// line after the list; lines it cannot read are passed over.
 pub fn read(prompt: &str) -> BTreeMap<String, Ruled> {
     let mut rulings = BTreeMap::new();
-    let Some(start) = prompt.lines().position(|line| line.trim_end() == HEADING) else {
-        return rulings;
-    };
-    let mut listing = false;
-    for line in prompt.lines().skip(start + 1) {
-        let Some(entry) = line.strip_prefix("- ") else {
-            if listing || line.starts_with('#') {
-                break;
-            }
-            continue;
-        };
-        listing = true;
+    for entry in entries(prompt) {
         let Some((id, rest)) = entry.split_once(':') else {
             continue;
         };
@@ -147,25 +136,34 @@ pub fn read(prompt: &str) -> BTreeMap<String, Ruled> {
     rulings
 }
 
+/// The list entries (each without its `- `) of the first section in
+/// `prompt`: up to the first other line after the list, or a heading before
+/// it; none when the prompt has no section.
+fn entries(prompt: &str) -> impl Iterator<Item = &str> {
+    let mut listing = false;
+    prompt
+        .lines()
+        .skip_while(|line| line.trim_end() != HEADING)
+        .skip(1)
+        .map_while(move |line| match line.strip_prefix("- ") {
+            Some(entry) => {
+                listing = true;
+                Some(Some(entry))
+            }
+            None if listing || line.starts_with('#') => None,
+            None => Some(None),
+        })
+        .flatten()
+}
+
 /// How a line says its accepted item was answered already.
 const ANSWERED: &str = "answered in round";
 
 /// The accepted items of the section in `prompt` that an earlier round
 /// already answered.
 pub fn read_answered(prompt: &str) -> BTreeSet<String> {
-    let Some(start) = prompt.lines().position(|line| line.trim_end() == HEADING) else {
-        return BTreeSet::new();
-    };
     let mut answered = BTreeSet::new();
-    let mut listing = false;
-    for line in prompt.lines().skip(start + 1) {
-        let Some(entry) = line.strip_prefix("- ") else {
-            if listing || line.starts_with('#') {
-                break;
-            }
-            continue;
-        };
-        listing = true;
+    for entry in entries(prompt) {
         if let Some((id, rest)) = entry.split_once(':')
             && rest.starts_with(&format!(" {} — {ANSWERED} ", Ruled::Accepted.word()))
         {

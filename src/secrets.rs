@@ -211,22 +211,22 @@ pub fn install<'a>(variables: impl IntoIterator<Item = &'a str>) {
         .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(Arc::new(masker));
 }
 
-/// The values watched now.
-pub fn current() -> Arc<Masker> {
+/// The masker set now, if one is.
+fn watched() -> Option<Arc<Masker>> {
     CURRENT
         .read()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .clone()
-        .unwrap_or_default()
+}
+
+/// The values watched now.
+pub fn current() -> Arc<Masker> {
+    watched().unwrap_or_default()
 }
 
 /// `text` masked with the values watched now.
 pub fn mask(text: &str) -> Cow<'_, str> {
-    let masker = CURRENT
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone();
-    match masker {
+    match watched() {
         Some(masker) if !masker.is_empty() => Cow::Owned(masker.mask(text).into_owned()),
         _ => Cow::Borrowed(text),
     }
@@ -234,11 +234,7 @@ pub fn mask(text: &str) -> Cow<'_, str> {
 
 /// [`mask`] of bytes (a journal line, a file on its way to disk).
 pub fn mask_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
-    let masker = CURRENT
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone();
-    match masker {
+    match watched() {
         Some(masker) if !masker.is_empty() => Cow::Owned(masker.mask_bytes(bytes).into_owned()),
         _ => Cow::Borrowed(bytes),
     }

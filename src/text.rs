@@ -707,29 +707,37 @@ mod tests {
         .prop_map(|chars| chars.into_iter().collect())
     }
 
-    /// Plain text with escape-sequence fragments and controls mixed in.
-    fn hostile_text() -> impl Strategy<Value = String> {
+    /// Texts of fewer than `most` pieces, each one of `fixed`, a run of
+    /// ASCII that `ascii` matches, or up to six of any character; every fixed
+    /// piece is as likely as either run.
+    fn pieces(
+        fixed: Vec<String>,
+        ascii: &'static str,
+        most: usize,
+    ) -> impl Strategy<Value = String> {
+        let weight = fixed.len() as u32;
         proptest::collection::vec(
             prop_oneof![
-                Just("\u{1b}".to_string()),
-                Just("\u{1b}[".to_string()),
-                Just("\u{1b}]".to_string()),
-                Just("\u{1b}P".to_string()),
-                Just("\u{1b}\\".to_string()),
-                Just("\u{07}".to_string()),
-                Just("\u{9b}".to_string()),
-                Just("\u{9c}".to_string()),
-                Just("\u{9d}".to_string()),
-                Just("\r".to_string()),
-                Just("\t".to_string()),
-                // Near the length limit of a string sequence.
-                Just("x".repeat(MAX_STRING_SEQUENCE_BYTES - 1)),
-                "[\\x00-\\x7f]{0,4}",
-                ".{0,6}",
+                weight => proptest::sample::select(fixed),
+                1 => ascii,
+                1 => ".{0,6}",
             ],
-            0..24,
+            0..most,
         )
         .prop_map(|pieces| pieces.concat())
+    }
+
+    /// Plain text with escape-sequence fragments and controls mixed in.
+    fn hostile_text() -> impl Strategy<Value = String> {
+        let mut fixed = [
+            "\u{1b}", "\u{1b}[", "\u{1b}]", "\u{1b}P", "\u{1b}\\", "\u{07}", "\u{9b}", "\u{9c}",
+            "\u{9d}", "\r", "\t",
+        ]
+        .map(String::from)
+        .to_vec();
+        // Near the length limit of a string sequence.
+        fixed.push("x".repeat(MAX_STRING_SEQUENCE_BYTES - 1));
+        pieces(fixed, "[\\x00-\\x7f]{0,4}", 24)
     }
 
     proptest! {
@@ -837,25 +845,20 @@ mod tests {
     }
 
     fn markdown_with_fences_and_controls() -> impl Strategy<Value = String> {
-        proptest::collection::vec(
-            prop_oneof![
-                Just("```text\n".to_string()),
-                Just("~~~~\n".to_string()),
-                Just("```\n".to_string()),
-                Just("\n".to_string()),
-                Just("\r\n".to_string()),
-                Just("\t".to_string()),
-                Just("\u{1b}[31m".to_string()),
-                Just("\u{202e}".to_string()),
-                Just("\u{9b}".to_string()),
-                Just("\u{7f}".to_string()),
-                Just("## heading **bold** `code` é 中".to_string()),
-                "[\\x00-\\x7f]{0,6}",
-                ".{0,6}",
-            ],
-            0..32,
-        )
-        .prop_map(|pieces| pieces.concat())
+        let fixed = [
+            "```text\n",
+            "~~~~\n",
+            "```\n",
+            "\n",
+            "\r\n",
+            "\t",
+            "\u{1b}[31m",
+            "\u{202e}",
+            "\u{9b}",
+            "\u{7f}",
+            "## heading **bold** `code` é 中",
+        ];
+        pieces(fixed.map(String::from).to_vec(), "[\\x00-\\x7f]{0,6}", 32)
     }
 
     proptest! {

@@ -13,10 +13,12 @@
 //! transport in [`super::http`] does those).
 
 use futures::future::BoxFuture;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderValue};
 use serde::Deserialize;
 
-use super::http::{ApiKey, DecodeError, Endpoint, HttpFailure, SseDecoder, Transport};
+use super::http::{
+    ApiKey, DecodeError, Endpoint, HttpFailure, SseDecoder, Transport, json_stream_headers,
+};
 use super::{
     Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
     Usage,
@@ -68,10 +70,7 @@ impl AnthropicAgent {
 
 impl Agent for AnthropicAgent {
     fn info(&self) -> AgentInfo {
-        AgentInfo {
-            provider: PROVIDER.to_string(),
-            model: self.model.clone(),
-        }
+        self.transport.agent_info(&self.model)
     }
 
     fn call<'a>(
@@ -79,22 +78,20 @@ impl Agent for AnthropicAgent {
         request: CallRequest,
         events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
-        Box::pin(async move {
-            let headers = request_headers(self.transport.endpoint().api_key.as_ref())
-                .map_err(|failure| AgentError::Http(failure.for_provider(PROVIDER)))?;
-            let body = self.request_body(&request.prompt);
-            self.transport
-                .stream_call("/v1/messages", headers, body, AnthropicStream::new, &events)
-                .await
-        })
+        let body = self.request_body(&request.prompt);
+        self.transport.call(
+            "/v1/messages",
+            request_headers,
+            body,
+            AnthropicStream::new,
+            events,
+        )
     }
 }
 
 /// The headers of every request; `x-api-key` only when there is a key.
 pub(crate) fn request_headers(api_key: Option<&ApiKey>) -> Result<HeaderMap, HttpFailure> {
-    let mut headers = HeaderMap::new();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    let mut headers = json_stream_headers();
     headers.insert(
         "anthropic-version",
         HeaderValue::from_static(ANTHROPIC_VERSION),

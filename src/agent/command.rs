@@ -160,18 +160,13 @@ impl CommandAgent {
             .map(|stdin| pipe::Sender::from_owned_fd(OwnedFd::from(stdin)))
             .transpose()
             .map_err(pipe_failed)?;
-        let stdout = child
-            .stdout
-            .take()
-            .map(|stdout| pipe::Receiver::from_owned_fd(OwnedFd::from(stdout)))
-            .transpose()
-            .map_err(pipe_failed)?;
-        let stderr = child
-            .stderr
-            .take()
-            .map(|stderr| pipe::Receiver::from_owned_fd(OwnedFd::from(stderr)))
-            .transpose()
-            .map_err(pipe_failed)?;
+        let receiver = |fd: Option<OwnedFd>| {
+            fd.map(pipe::Receiver::from_owned_fd)
+                .transpose()
+                .map_err(pipe_failed)
+        };
+        let stdout = receiver(child.stdout.take().map(OwnedFd::from))?;
+        let stderr = receiver(child.stderr.take().map(OwnedFd::from))?;
         // The program is reaped by the group's ending, not by `child`.
         drop(child);
 
@@ -733,12 +728,23 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
     use std::path::{Path, PathBuf};
 
-    /// Writes an executable `#!/bin/sh` script into `dir`.
-    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    /// An agent that runs a new executable `#!/bin/sh` script, written into
+    /// `dir`, with `args`.
+    fn script_agent(dir: &Path, name: &str, body: &str, args: &[&str]) -> CommandAgent {
         let path = dir.join(name);
         std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        path
+        let mut argv = vec![path.to_str().unwrap()];
+        argv.extend_from_slice(args);
+        agent(&argv)
+    }
+
+    /// An agent whose script writes pids into the file `pids` in `dir`, and
+    /// that file; `{pids}` in `body` stands for its path.
+    fn pid_writer(dir: &Path, name: &str, body: &str) -> (CommandAgent, PathBuf) {
+        let pids = dir.join("pids");
+        let body = body.replace("{pids}", &pids.display().to_string());
+        (script_agent(dir, name, &body, &[]), pids)
     }
 
     fn agent(argv: &[&str]) -> CommandAgent {
@@ -793,8 +799,12 @@ mod tests {
     #[tokio::test]
     async fn the_prompt_goes_to_stdin_and_stdout_is_the_answer() {
         let dir = tempfile::tempdir().unwrap();
-        let echo = script(dir.path(), "echo.sh", "echo \"args: $*\"\ncat\n");
-        let agent = agent(&[echo.to_str().unwrap(), "--flag", "two words"]);
+        let agent = script_agent(
+            dir.path(),
+            "echo.sh",
+            "echo \"args: $*\"\ncat\n",
+            &["--flag", "two words"],
+        );
         let prompt = "Judge this: 日本語 ✓\n".repeat(20_000);
         let (sender, mut events) = crate::agent::events::channel();
         let output = agent.call(request(&prompt), sender).await.unwrap();
@@ -811,12 +821,12 @@ mod tests {
     async fn stdout_streams_before_the_program_ends() {
         let dir = tempfile::tempdir().unwrap();
         let go = dir.path().join("go");
-        let slow = script(
+        let agent = std::sync::Arc::new(script_agent(
             dir.path(),
             "slow.sh",
             "echo first\nwhile [ ! -e \"$1\" ]; do sleep 0.01; done\necho second\n",
-        );
-        let agent = std::sync::Arc::new(agent(&[slow.to_str().unwrap(), go.to_str().unwrap()]));
+            &[go.to_str().unwrap()],
+        ));
         let (sender, mut events) = crate::agent::events::channel();
         let call = tokio::spawn({
             let agent = agent.clone();
@@ -835,12 +845,12 @@ mod tests {
     #[tokio::test]
     async fn a_non_zero_exit_is_an_error_with_the_code_and_the_end_of_stderr() {
         let dir = tempfile::tempdir().unwrap();
-        let failing = script(
+        let agent = script_agent(
             dir.path(),
             "fail.sh",
             "echo partial answer\necho 'warming up' >&2\necho 'quota exhausted for today' >&2\nexit 3\n",
+            &[],
         );
-        let agent = agent(&[failing.to_str().unwrap()]);
         let (sender, mut events) = crate::agent::events::channel();
         let error = agent.call(request("x"), sender).await.unwrap_err();
         let AgentError::Provider(message) = error else {
@@ -895,19 +905,26 @@ mod tests {
         }
     }
 
+    /// The pids the started `call` writes into `file`; it fails if the call
+    /// ends first.
+    async fn pids_while_running(
+        call: &mut BoxFuture<'_, Result<CallOutput, AgentError>>,
+        file: &Path,
+    ) -> Vec<i32> {
+        tokio::select! {
+            pids = pids_in(file) => pids,
+            result = call => panic!("the program ended early: {result:?}"),
+        }
+    }
+
     #[tokio::test]
     async fn an_exited_program_gives_its_answer_though_a_helper_holds_its_output() {
         let dir = tempfile::tempdir().unwrap();
-        let pids = dir.path().join("pids");
-        let leaver = script(
+        let (agent, pids) = pid_writer(
             dir.path(),
             "leaver.sh",
-            &format!(
-                "echo 'the answer'\nsleep 1000 &\necho $! > {}\nexit 0\n",
-                pids.display()
-            ),
+            "echo 'the answer'\nsleep 1000 &\necho $! > {pids}\nexit 0\n",
         );
-        let agent = agent(&[leaver.to_str().unwrap()]);
         let (sender, mut events) = crate::agent::events::channel();
         let started = Instant::now();
         let output = tokio::time::timeout(Duration::from_secs(30), agent.call(request(""), sender))
@@ -928,16 +945,11 @@ mod tests {
     #[tokio::test]
     async fn a_helper_left_behind_by_a_finished_program_is_ended() {
         let dir = tempfile::tempdir().unwrap();
-        let pids = dir.path().join("pids");
-        let daemoniser = script(
+        let (agent, pids) = pid_writer(
             dir.path(),
             "daemon.sh",
-            &format!(
-                "sleep 1000 </dev/null >/dev/null 2>&1 &\necho $! > {}\necho done\n",
-                pids.display()
-            ),
+            "sleep 1000 </dev/null >/dev/null 2>&1 &\necho $! > {pids}\necho done\n",
         );
-        let agent = agent(&[daemoniser.to_str().unwrap()]);
         let (sender, mut events) = crate::agent::events::channel();
         let output = agent.call(request(""), sender).await.unwrap();
         assert_eq!(output.text, "done\n");
@@ -949,22 +961,14 @@ mod tests {
     #[tokio::test]
     async fn a_program_that_ignores_sigterm_is_killed_after_the_grace() {
         let dir = tempfile::tempdir().unwrap();
-        let pids = dir.path().join("pids");
-        let stubborn = script(
+        let (agent, pids) = pid_writer(
             dir.path(),
             "stubborn.sh",
-            &format!(
-                "trap '' TERM\nsleep 1000 &\necho $$ $! > {}\nwait\n",
-                pids.display()
-            ),
+            "trap '' TERM\nsleep 1000 &\necho $$ $! > {pids}\nwait\n",
         );
-        let agent = agent(&[stubborn.to_str().unwrap()]);
         let (sender, _events) = crate::agent::events::channel();
         let mut call = agent.call(request(""), sender);
-        let pids = tokio::select! {
-            pids = pids_in(&pids) => pids,
-            result = &mut call => panic!("the program ended early: {result:?}"),
-        };
+        let pids = pids_while_running(&mut call, &pids).await;
         assert!(pids.iter().all(|pid| is_running(*pid)));
         drop(call);
         // SIGTERM is ignored; the survivors get SIGKILL after the grace.
@@ -974,22 +978,14 @@ mod tests {
     #[tokio::test]
     async fn waiting_for_ending_groups_kills_what_ignores_sigterm_at_once() {
         let dir = tempfile::tempdir().unwrap();
-        let pids = dir.path().join("pids");
-        let stubborn = script(
+        let (agent, pids) = pid_writer(
             dir.path(),
             "stubborn.sh",
-            &format!(
-                "trap '' TERM\necho $$ > {}\nwhile :; do sleep 1; done\n",
-                pids.display()
-            ),
+            "trap '' TERM\necho $$ > {pids}\nwhile :; do sleep 1; done\n",
         );
-        let agent = agent(&[stubborn.to_str().unwrap()]);
         let (sender, _events) = crate::agent::events::channel();
         let mut call = agent.call(request(""), sender);
-        let pids = tokio::select! {
-            pids = pids_in(&pids) => pids,
-            result = &mut call => panic!("the program ended early: {result:?}"),
-        };
+        let pids = pids_while_running(&mut call, &pids).await;
         drop(call);
         // What quorum does before it exits: blocks until the group is gone.
         let started = Instant::now();
@@ -1036,12 +1032,12 @@ mod tests {
     #[tokio::test]
     async fn dropping_the_call_kills_the_program_and_its_children() {
         let dir = tempfile::tempdir().unwrap();
-        let spawner = script(
+        let agent = script_agent(
             dir.path(),
             "spawner.sh",
             "sleep 1000 &\necho \"$$ $!\"\nsleep 1000\n",
+            &[],
         );
-        let agent = agent(&[spawner.to_str().unwrap()]);
         let (sender, mut events) = crate::agent::events::channel();
         let mut call = agent.call(request(""), sender);
         // The line may arrive in more than one read of the pipe.
@@ -1062,14 +1058,7 @@ mod tests {
         assert_eq!(pids.len(), 2, "{line:?}");
         assert!(pids.iter().all(|pid| is_running(*pid)));
         drop(call);
-        // Generous: SIGTERM should end both at once, SIGKILL follows after the grace.
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while pids.iter().any(|pid| is_running(*pid)) {
-            assert!(
-                Instant::now() < deadline,
-                "still running 10 s after the cancel: {pids:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        // SIGTERM should end both at once, SIGKILL follows after the grace.
+        until_gone(&pids, "after the cancel").await;
     }
 }

@@ -27,10 +27,11 @@ use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use eventsource_stream::{Event, EventStream, EventStreamError};
+use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
-use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 
-use super::{AgentError, CallOutput, EventSender, StreamEvent};
+use super::{AgentError, AgentInfo, CallOutput, EventSender, StreamEvent};
 
 /// Default time allowed to open a TCP (and TLS) connection, in milliseconds.
 pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 10_000;
@@ -108,6 +109,15 @@ impl ApiKey {
         value.set_sensitive(true);
         Ok(value)
     }
+}
+
+/// The headers every provider's request starts with: a JSON body, and an
+/// answer streamed as server-sent events.
+pub(crate) fn json_stream_headers() -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    headers
 }
 
 impl fmt::Debug for ApiKey {
@@ -787,12 +797,35 @@ impl Transport {
         }
     }
 
-    pub(crate) fn endpoint(&self) -> &Endpoint {
-        &self.endpoint
+    /// What an agent answering with `model` through this transport is.
+    pub(crate) fn agent_info(&self, model: &str) -> AgentInfo {
+        AgentInfo {
+            provider: self.provider.to_string(),
+            model: model.to_string(),
+        }
     }
 
     fn fail(&self, failure: HttpFailure) -> AgentError {
         AgentError::Http(failure.redacted(self.endpoint.api_key.as_ref()))
+    }
+
+    /// A provider agent's call: [`stream_call`](Self::stream_call) with the
+    /// headers `headers` makes from the endpoint's key (failing to make them
+    /// is the provider's error).
+    pub(crate) fn call<'a, D: SseDecoder + 'a>(
+        &'a self,
+        path: &'static str,
+        headers: fn(Option<&ApiKey>) -> Result<HeaderMap, HttpFailure>,
+        body: Vec<u8>,
+        new_decoder: fn() -> D,
+        events: EventSender,
+    ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
+        Box::pin(async move {
+            let headers = headers(self.endpoint.api_key.as_ref())
+                .map_err(|failure| AgentError::Http(failure.for_provider(self.provider)))?;
+            self.stream_call(path, headers, body, new_decoder, &events)
+                .await
+        })
     }
 
     /// POSTs `body` to `path` and decodes the streamed answer, retrying what

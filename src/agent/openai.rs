@@ -11,12 +11,12 @@
 //! transport in [`super::http`] does those).
 
 use futures::future::BoxFuture;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::Deserialize;
 
 use super::http::{
     ApiKey, DecodeError, Endpoint, HttpFailure, MAX_CHUNK_EXCERPT_CHARS, SseDecoder, Transport,
-    error_in_value, excerpt,
+    error_in_value, excerpt, json_stream_headers,
 };
 use super::{
     Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
@@ -70,10 +70,7 @@ impl OpenAiAgent {
 
 impl Agent for OpenAiAgent {
     fn info(&self) -> AgentInfo {
-        AgentInfo {
-            provider: PROVIDER.to_string(),
-            model: self.model.clone(),
-        }
+        self.transport.agent_info(&self.model)
     }
 
     fn call<'a>(
@@ -81,28 +78,20 @@ impl Agent for OpenAiAgent {
         request: CallRequest,
         events: EventSender,
     ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
-        Box::pin(async move {
-            let headers = request_headers(self.transport.endpoint().api_key.as_ref())
-                .map_err(|failure| AgentError::Http(failure.for_provider(PROVIDER)))?;
-            let body = self.request_body(&request.prompt);
-            self.transport
-                .stream_call(
-                    "/chat/completions",
-                    headers,
-                    body,
-                    OpenAiStream::new,
-                    &events,
-                )
-                .await
-        })
+        let body = self.request_body(&request.prompt);
+        self.transport.call(
+            "/chat/completions",
+            request_headers,
+            body,
+            OpenAiStream::new,
+            events,
+        )
     }
 }
 
 /// The headers of every request; `Authorization` only when there is a key.
 pub(crate) fn request_headers(api_key: Option<&ApiKey>) -> Result<HeaderMap, HttpFailure> {
-    let mut headers = HeaderMap::new();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    let mut headers = json_stream_headers();
     if let Some(key) = api_key {
         headers.insert(AUTHORIZATION, key.header_value("Bearer ")?);
     }

@@ -833,8 +833,8 @@ replies:
 
     #[test]
     fn parts_are_checked_like_text() {
-        let error = Script::from_yaml(
-            r#"
+        // Three replies whose parts are wrong, then what each script adds.
+        const WRONG_PARTS: &str = r#"
 replies:
   - role: proposer
     text: a
@@ -844,32 +844,19 @@ replies:
   - role: judge.a
     fault: timeout
     parts: [{text: b}]
-  - role: judge.b
-    when: {c1: maybe}
-    text: c
-"#,
-        )
-        .unwrap_err();
+"#;
+        // A reply for judge.b when c1 is ruled `when`.
+        let judge_b = |when: &str, text: &str| {
+            format!("  - role: judge.b\n    when: {{c1: {when}}}\n    text: {text}\n")
+        };
+        let error =
+            Script::from_yaml(&format!("{WRONG_PARTS}{}", judge_b("maybe", "c"))).unwrap_err();
         assert!(error.contains("unknown variant `maybe`"), "{error}");
-        let error = Script::from_yaml(
-            r#"
-replies:
-  - role: proposer
-    text: a
-    parts: [{text: b}]
-  - role: critic
-    parts: []
-  - role: judge.a
-    fault: timeout
-    parts: [{text: b}]
-  - role: judge.b
-    when: {c1: accepted}
-    text: c
-  - role: judge.b
-    when: {c1: accepted}
-    text: d
-"#,
-        )
+        let error = Script::from_yaml(&format!(
+            "{WRONG_PARTS}{}{}",
+            judge_b("accepted", "c"),
+            judge_b("accepted", "d")
+        ))
         .unwrap_err();
         for expected in [
             "reply 1 (proposer at any stage any round any attempt): give either `text` or `parts`, not both",
@@ -935,6 +922,16 @@ replies:
         assert_eq!(char_prefix("日本語", 9), "日本語");
     }
 
+    /// The critic's first critique from `agent`: its result, the chunks it
+    /// streamed, and how long it took.
+    async fn timed_critique(
+        agent: &ScriptAgent,
+    ) -> (Result<CallOutput, AgentError>, Vec<String>, Duration) {
+        let started = Instant::now();
+        let (result, chunks) = run(agent, request("critic", "critique", 1, 1)).await;
+        (result, chunks, started.elapsed())
+    }
+
     #[tokio::test(start_paused = true)]
     async fn streaming_follows_the_pace_under_paused_time() {
         // 64 characters in chunks of 16 at 320 chars/s: 800 ms, then 3 gaps of 50 ms.
@@ -943,9 +940,7 @@ replies:
             script(pace(800, 320, 16), vec![reply("critic", &text)]),
             1.0,
         );
-        let started = Instant::now();
-        let (result, chunks) = run(&agent, request("critic", "critique", 1, 1)).await;
-        let elapsed = started.elapsed();
+        let (result, chunks, elapsed) = timed_critique(&agent).await;
         assert_eq!(result.unwrap().text, text);
         assert_eq!(chunks.len(), 4);
         assert!(
@@ -961,9 +956,7 @@ replies:
         slow.chars_per_second = Some(100);
         slow.chunk_chars = Some(10);
         let agent = ScriptAgent::new(script(pace(800, 320, 16), vec![slow]), 1.0);
-        let started = Instant::now();
-        let (_, chunks) = run(&agent, request("critic", "critique", 1, 1)).await;
-        let elapsed = started.elapsed();
+        let (_, chunks, elapsed) = timed_critique(&agent).await;
         assert_eq!(chunks.len(), 2);
         assert!(
             elapsed >= Duration::from_millis(1600) && elapsed <= Duration::from_millis(1605),
@@ -978,9 +971,7 @@ replies:
             script(pace(800, 320, 16), vec![reply("critic", &text)]),
             2.0,
         );
-        let started = Instant::now();
-        let (result, _) = run(&agent, request("critic", "critique", 1, 1)).await;
-        let elapsed = started.elapsed();
+        let (result, _, elapsed) = timed_critique(&agent).await;
         assert!(result.is_ok());
         assert!(
             elapsed >= Duration::from_millis(475) && elapsed <= Duration::from_millis(480),

@@ -224,21 +224,27 @@ fn crash_test_stop(how: TestStop) {
 }
 
 impl Journal {
-    /// Creates a new, empty journal; fails if the file exists. The file and
-    /// its folder entry are fsynced, so the journal's existence is durable.
-    pub fn create(path: &Path) -> Result<Journal, JournalError> {
-        let file = open_regular(path, OpenOptions::new().append(true).create_new(true))
-            .map_err(io_error("create", path))?;
-        let mut journal = Journal {
+    /// A journal that appends to `file`, at `path`, from `next_seq` on, with
+    /// nothing written or synced yet.
+    fn appending(file: File, path: &Path, next_seq: u64) -> Journal {
+        Journal {
             file,
-            next_seq: FIRST_SEQ,
+            next_seq,
             path: path.to_path_buf(),
             fsync_count: 0,
             unsynced: false,
             broken: false,
             stop_after: stop_after_from_env(),
             last_at: None,
-        };
+        }
+    }
+
+    /// Creates a new, empty journal; fails if the file exists. The file and
+    /// its folder entry are fsynced, so the journal's existence is durable.
+    pub fn create(path: &Path) -> Result<Journal, JournalError> {
+        let file = open_regular(path, OpenOptions::new().append(true).create_new(true))
+            .map_err(io_error("create", path))?;
+        let mut journal = Journal::appending(file, path, FIRST_SEQ);
         journal.file.sync_all().map_err(io_error("sync", path))?;
         journal.fsync_count += 1;
         let folder = path.parent().unwrap_or(Path::new("."));
@@ -260,16 +266,7 @@ impl Journal {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
             .map_err(io_error("read", path))?;
-        let mut journal = Journal {
-            file,
-            next_seq,
-            path: path.to_path_buf(),
-            fsync_count: 0,
-            unsynced: false,
-            broken: false,
-            stop_after: stop_after_from_env(),
-            last_at: None,
-        };
+        let mut journal = Journal::appending(file, path, next_seq);
 
         let terminated_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let complete_lines = bytes[..terminated_len]

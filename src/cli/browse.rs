@@ -19,9 +19,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use color_eyre::eyre::WrapErr;
-use tokio::sync::mpsc;
 
-use crate::engine::{Engine, Moderator, Roster};
+use crate::engine::{Moderator, Roster};
 use crate::protocol::{ItemResolution, Protocol};
 use crate::text::sanitize;
 use crate::tui::app::archive::past_tense;
@@ -75,17 +74,13 @@ pub(super) async fn open_interactive(
 
     let (journal, run_dir) = super::resume::take_over(&recorded, dir, &folded.protocol)?;
     // What was recorded first; the engine then publishes only what changes.
-    let (updates_tx, updates_rx) = mpsc::unbounded_channel();
-    for (_, update) in history {
-        let _ = updates_tx.send(update);
-    }
-    let engine = Engine::new(
+    let (engine, updates_rx) = super::engine_with_updates(
         folded.protocol,
         run_dir,
         journal,
         Roster::default(),
         Moderator::external(),
-        updates_tx,
+        history.into_iter().map(|(_, update)| update),
     );
     let controller = engine.controller();
     let task = tokio::spawn(engine.serve_settlements());

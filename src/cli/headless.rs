@@ -13,8 +13,8 @@ use tokio::sync::mpsc;
 
 use crate::artifact::{DebateLock, Journal, RunDir, topic_slug};
 use crate::engine::{
-    Command, Controller, DebateDefinition, Engine, EngineError, JournalEvent, ModerationPolicy,
-    Moderator, RunSetup, Update,
+    Command, Controller, DebateDefinition, EngineError, JournalEvent, ModerationPolicy, Moderator,
+    RunSetup, Update,
 };
 use crate::protocol::{Input, LogKind, Outcome, OverrideAction, Protocol};
 use crate::report::UsageYaml;
@@ -85,16 +85,15 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
         sanitize(definition.topic()),
         run_dir.path().display()
     );
-    let (updates_tx, updates_rx) = mpsc::unbounded_channel();
-    let engine = Engine::new(
+    let (engine, updates_rx) = super::engine_with_updates(
         protocol,
         run_dir.clone(),
         journal,
         roster,
         Moderator::policy(moderation),
-        updates_tx,
-    )
-    .without_stream_updates();
+        [],
+    );
+    let engine = engine.without_stream_updates();
     let controller = engine.controller();
     watch(
         engine.run(),

@@ -109,17 +109,11 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
     } else {
         Moderator::policy(moderation)
     };
-    let (updates_tx, updates_rx) = mpsc::unbounded_channel();
-    let engine = Engine::new(
-        protocol,
-        run_dir.clone(),
-        journal,
-        roster,
-        moderator,
-        updates_tx,
-    )
-    .with_human_desk(human_desk)
-    .with_alternatives(alternatives.clone());
+    let (engine, updates_rx) =
+        super::engine_with_updates(protocol, run_dir.clone(), journal, roster, moderator, []);
+    let engine = engine
+        .with_human_desk(human_desk)
+        .with_alternatives(alternatives.clone());
     attach_with_theme(
         engine,
         Engine::run,

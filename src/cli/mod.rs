@@ -24,7 +24,11 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::engine::ModerationPolicy;
+use tokio::sync::mpsc;
+
+use crate::artifact::{Journal, RunDir};
+use crate::engine::{Engine, ModerationPolicy, Moderator, Roster, Update};
+use crate::protocol::Protocol;
 use crate::protocol::registry::FlagValue;
 
 pub use commands::{Invocation, command, parse_from, register};
@@ -298,6 +302,24 @@ impl<E: Into<color_eyre::Report>> From<E> for Failure {
     fn from(error: E) -> Self {
         Failure::Run(error.into())
     }
+}
+
+/// An engine for `protocol` that records into `run_dir`, and the receiver of
+/// what it publishes, holding `earlier` (what was recorded before) first.
+fn engine_with_updates<P: Protocol>(
+    protocol: P,
+    run_dir: RunDir,
+    journal: Journal,
+    roster: Roster,
+    moderator: Moderator,
+    earlier: impl IntoIterator<Item = Update>,
+) -> (Engine<P>, mpsc::UnboundedReceiver<Update>) {
+    let (updates_tx, updates_rx) = mpsc::unbounded_channel();
+    for update in earlier {
+        let _ = updates_tx.send(update);
+    }
+    let engine = Engine::new(protocol, run_dir, journal, roster, moderator, updates_tx);
+    (engine, updates_rx)
 }
 
 fn usage(message: impl Into<String>) -> Failure {

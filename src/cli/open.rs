@@ -16,10 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Serialize;
-use tokio::sync::mpsc;
 
 use crate::artifact::DebateLock;
-use crate::engine::{Engine, Moderator, Roster};
+use crate::engine::{Moderator, Roster};
 use crate::protocol::{Input, ItemDecision, ModerationItem, Outcome, Protocol};
 use crate::text::{sanitize, terminal_safe_json};
 
@@ -412,14 +411,13 @@ fn settle(
 
     let (journal, run_dir) =
         super::resume::take_over(&recorded, dir, &folded.protocol).map_err(Failure::Run)?;
-    let (updates, _) = mpsc::unbounded_channel();
-    let mut engine = Engine::new(
+    let (mut engine, _) = super::engine_with_updates(
         folded.protocol,
         run_dir,
         journal,
         Roster::default(),
         Moderator::external(),
-        updates,
+        [],
     );
     let note = note.map(str::trim).filter(|note| !note.is_empty());
     for (id, decision) in &parsed {

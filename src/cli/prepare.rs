@@ -386,32 +386,36 @@ fn check_script(
     for (index, reply) in script.replies.iter().enumerate() {
         let role = reply.role.as_str();
         if !seated.iter().any(|slot| slot == role) && !kind.slots().contains(&role) {
-            return Err((
-                format!("replies[{index}].role"),
-                format!(
-                    "`{}` is not a role of this {}; its roles are {}",
-                    crate::text::excerpt(role),
-                    kind.title(),
-                    seated.join(", ")
-                ),
-            ));
+            return Err(unknown_in_reply(index, "role", role, kind, seated));
         }
         if let Some(stage) = &reply.stage
             && !stages.is_empty()
             && !stages.iter().any(|known| known == stage)
         {
-            return Err((
-                format!("replies[{index}].stage"),
-                format!(
-                    "`{}` is not a stage of this {}; its stages are {}",
-                    crate::text::excerpt(stage),
-                    kind.title(),
-                    stages.join(", ")
-                ),
-            ));
+            return Err(unknown_in_reply(index, "stage", stage, kind, stages));
         }
     }
     Ok(())
+}
+
+/// The field of reply `index` that names `name`, not a `what` (role or
+/// stage) of the protocol `kind`, and the message that says so.
+fn unknown_in_reply(
+    index: usize,
+    what: &str,
+    name: &str,
+    kind: &dyn ProtocolKind,
+    known: &[String],
+) -> (String, String) {
+    (
+        format!("replies[{index}].{what}"),
+        format!(
+            "`{}` is not a {what} of this {}; its {what}s are {}",
+            crate::text::excerpt(name),
+            kind.title(),
+            known.join(", ")
+        ),
+    )
 }
 
 /// The registry's entry for the spec's `protocol:`.

@@ -176,18 +176,32 @@ mod tests {
         })
     }
 
+    /// The timeline of a debate that reached each stage at its second.
+    fn stages_at(stages: &[(f64, &str)]) -> Vec<Moment> {
+        timeline(
+            stages
+                .iter()
+                .map(|&(seconds, stage)| (at(seconds), progress(stage)))
+                .collect(),
+        )
+    }
+
+    /// When each moment plays.
+    fn playback(moments: &[Moment]) -> Vec<Duration> {
+        moments.iter().map(|moment| moment.at).collect()
+    }
+
     #[test]
     fn long_pauses_are_shortened_and_the_rest_kept() {
-        let moments = timeline(vec![
-            (at(0.0), progress("proposal")),
-            (at(0.25), progress("critique")),
+        let moments = stages_at(&[
+            (0.0, "proposal"),
+            (0.25, "critique"),
             // Ten minutes of thinking before the next step.
-            (at(600.25), progress("moderation")),
-            (at(601.0), progress("revision")),
+            (600.25, "moderation"),
+            (601.0, "revision"),
         ]);
-        let playback: Vec<Duration> = moments.iter().map(|moment| moment.at).collect();
         assert_eq!(
-            playback,
+            playback(&moments),
             [
                 Duration::ZERO,
                 Duration::from_millis(250),
@@ -201,14 +215,9 @@ mod tests {
 
     #[test]
     fn a_clock_set_back_counts_as_no_gap() {
-        let moments = timeline(vec![
-            (at(10.0), progress("proposal")),
-            (at(5.0), progress("critique")),
-            (at(6.0), progress("moderation")),
-        ]);
-        let playback: Vec<Duration> = moments.iter().map(|moment| moment.at).collect();
+        let moments = stages_at(&[(10.0, "proposal"), (5.0, "critique"), (6.0, "moderation")]);
         assert_eq!(
-            playback,
+            playback(&moments),
             [Duration::ZERO, Duration::ZERO, Duration::from_secs(1)]
         );
     }

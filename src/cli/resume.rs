@@ -14,12 +14,10 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
-
 use crate::artifact::{DebateLock, Journal, RunDir, truncate_torn_tail};
 use crate::config::detect::SystemEnvironment;
 use crate::engine::resume::{Folded, Recorded, fold};
-use crate::engine::{Engine, ModerationPolicy, Moderator, ResumePoint, RoleAgent, Update};
+use crate::engine::{ModerationPolicy, Moderator, ResumePoint, RoleAgent, Update};
 use crate::prompts::PromptSet;
 use crate::protocol::{Outcome, Protocol, Timestamp};
 use crate::text::sanitize;
@@ -201,20 +199,17 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         } else {
             Moderator::policy(moderation)
         };
-        let (updates_tx, updates_rx) = mpsc::unbounded_channel();
-        for (_, update) in history {
-            let _ = updates_tx.send(update);
-        }
-        let engine = Engine::new(
+        let (engine, updates_rx) = super::engine_with_updates(
             folded.protocol,
             run_dir.clone(),
             journal,
             roster,
             moderator,
-            updates_tx,
-        )
-        .with_human_desk(human_desk)
-        .with_alternatives(alternatives.clone());
+            history.into_iter().map(|(_, update)| update),
+        );
+        let engine = engine
+            .with_human_desk(human_desk)
+            .with_alternatives(alternatives.clone());
         let reopen = args.reopen;
         let code = super::interactive::attach(
             engine,
@@ -238,17 +233,17 @@ async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         run_dir.path().display()
     );
     eprintln!("quorum: {}", resume_summary(&point, &folded, args.reopen));
-    let (updates_tx, updates_rx) = mpsc::unbounded_channel();
-    let engine = Engine::new(
+    let (engine, updates_rx) = super::engine_with_updates(
         folded.protocol,
         run_dir.clone(),
         journal,
         roster,
         Moderator::policy(moderation),
-        updates_tx,
-    )
-    .with_alternatives(alternatives)
-    .without_stream_updates();
+        [],
+    );
+    let engine = engine
+        .with_alternatives(alternatives)
+        .without_stream_updates();
     let controller = engine.controller();
     let code = watch(
         engine.resume(point, args.reopen),

@@ -956,25 +956,17 @@ mod tests {
     fn rows(cards: &mut Cards, width: u16) -> Vec<String> {
         let doc = cards.doc_mut();
         doc.layout(width, &Theme::builtin("dark").unwrap());
-        doc.lines(0, doc.line_count())
-            .iter()
-            .map(|line| {
-                line.spans
-                    .iter()
-                    .map(|span| span.content.as_ref())
-                    .collect()
-            })
-            .collect()
+        doc.row_texts(0, doc.line_count())
     }
 
     const THESIS: &str = "Two blocks follow.\n\n```yaml\nblocks:\n  - id: a1\n    type: claim\n    text: \"Use a jobs table in the Postgres we run.\"\n    evidence: \"A spike claimed 2,400 a second.\"\n  - id: a2\n    type: implementation\n    text: Enqueue in the same transaction.\nchange_log: []\n```\nThat is all.\n";
 
-    #[test]
-    fn records_are_split_at_items_and_top_level_keys() {
-        let cards = cards_of(THESIS);
-        assert_eq!(
-            cards.written,
-            [
+    /// Answers and the cards they are written as, each under its case's name.
+    const WRITTEN: &[(&str, &str, &[&str])] = &[
+        (
+            "records_are_split_at_items_and_top_level_keys",
+            THESIS,
+            &[
                 "Two blocks follow.\n",
                 "\n",
                 "### blocks\n",
@@ -982,8 +974,61 @@ mod tests {
                 "**a2** · `type` implementation\nEnqueue in the same transaction.\n\n",
                 "`change_log` none\n\n",
                 "That is all.\n",
-            ]
-        );
+            ],
+        ),
+        (
+            "a_record_that_does_not_parse_stays_as_written",
+            "```yaml\n- id: a1\n  text: fine\n- id: a2\n  text: \"unclosed\n- id: a3\n```\n",
+            &[
+                "**a1**\nfine\n\n",
+                "```yaml\n- id: a2\n  text: \"unclosed\n```\n",
+                "**a3**\n\n",
+            ],
+        ),
+        (
+            "json_lines_outside_fences_become_cards",
+            "Findings:\n{}\n{\"id\": \"security-1\", \"severity\": \"HIGH\", \"title\": \"Signature check open to a timing attack\", \"domains\": [\"security\"]}\n{not json}\n",
+            &[
+                "Findings:\n",
+                "{}\n",
+                "**security-1** · `severity` HIGH · `domains` security\n**Signature check open to a timing attack**\n\n",
+                "{not json}\n",
+            ],
+        ),
+        (
+            "a_json_fence_reads_as_one_document_or_a_run_of_values",
+            "```json\n{\n  \"participant\": \"expert.data\",\n  \"findings\": [\n    {\"id\": \"d1\", \"severity\": \"LOW\"}\n  ]\n}\n```\n```json\n{\"id\": \"x\"}\n{\"id\": \"y\"}\n```\n",
+            &[
+                "`participant` **expert.data**\n\n### findings\n**d1** · `severity` LOW\n\n",
+                "**x**\n\n**y**\n\n",
+            ],
+        ),
+        (
+            "nested_score_maps_read_as_one_row",
+            "```yaml\nblock_scores:\n  - block_id: a1\n    criterion: risk\n    score: 4\n    rationale: \"A dead worker delays its job by the lease.\"\nsynthesis:\n  integration: 4\n  risk_coverage: 3.5\n```\n",
+            &[
+                "### block\\_scores\n",
+                "`block_id` **a1** · `criterion` risk · `score` 4\n**rationale** A dead worker delays its job by the lease.\n\n",
+                "**synthesis** integration 4 · risk\\_coverage 3.5\n\n",
+            ],
+        ),
+        (
+            "top_level_scalars_read_as_one_card_and_lists_as_bullets",
+            "```yml\nverdict: accept\nconfidence: high\nreasons:\n  - \"The first reason is long enough to be text.\"\n  - second\n```\n",
+            &[
+                "`verdict` **accept** · `confidence` high\n\n",
+                "### reasons\n",
+                "- The first reason is long enough to be text.\n",
+                "- second\n",
+            ],
+        ),
+    ];
+
+    #[test]
+    fn answers_are_written_as_cards() {
+        for (name, text, cards) in WRITTEN {
+            assert_eq!(cards_of(text).written, *cards, "{name}");
+        }
     }
 
     #[test]
@@ -1026,48 +1071,6 @@ mod tests {
     }
 
     #[test]
-    fn a_record_that_does_not_parse_stays_as_written() {
-        let text = "```yaml\n- id: a1\n  text: fine\n- id: a2\n  text: \"unclosed\n- id: a3\n```\n";
-        let cards = cards_of(text);
-        assert_eq!(
-            cards.written,
-            [
-                "**a1**\nfine\n\n",
-                "```yaml\n- id: a2\n  text: \"unclosed\n```\n",
-                "**a3**\n\n",
-            ]
-        );
-    }
-
-    #[test]
-    fn json_lines_outside_fences_become_cards() {
-        let text = "Findings:\n{}\n{\"id\": \"security-1\", \"severity\": \"HIGH\", \"title\": \"Signature check open to a timing attack\", \"domains\": [\"security\"]}\n{not json}\n";
-        let cards = cards_of(text);
-        assert_eq!(
-            cards.written,
-            [
-                "Findings:\n",
-                "{}\n",
-                "**security-1** · `severity` HIGH · `domains` security\n**Signature check open to a timing attack**\n\n",
-                "{not json}\n",
-            ]
-        );
-    }
-
-    #[test]
-    fn a_json_fence_reads_as_one_document_or_a_run_of_values() {
-        let text = "```json\n{\n  \"participant\": \"expert.data\",\n  \"findings\": [\n    {\"id\": \"d1\", \"severity\": \"LOW\"}\n  ]\n}\n```\n```json\n{\"id\": \"x\"}\n{\"id\": \"y\"}\n```\n";
-        let cards = cards_of(text);
-        assert_eq!(
-            cards.written,
-            [
-                "`participant` **expert.data**\n\n### findings\n**d1** · `severity` LOW\n\n",
-                "**x**\n\n**y**\n\n",
-            ]
-        );
-    }
-
-    #[test]
     fn a_fence_that_never_closes_keeps_its_last_record_as_written() {
         let mut cards = cards_of("```yaml\n- id: a1\n- id: a2\n  text: still going\n");
         assert_eq!(cards.written, ["**a1**\n\n"]);
@@ -1078,35 +1081,6 @@ mod tests {
         assert_eq!(cards.written, ["**a1**\n\n", "**a2**\nstill going\n\n"]);
         cards.push(Segment::Answer, "# Fresh\n");
         assert_eq!(rows(&mut cards, 40).last().unwrap(), "Fresh");
-    }
-
-    #[test]
-    fn nested_score_maps_read_as_one_row() {
-        let text = "```yaml\nblock_scores:\n  - block_id: a1\n    criterion: risk\n    score: 4\n    rationale: \"A dead worker delays its job by the lease.\"\nsynthesis:\n  integration: 4\n  risk_coverage: 3.5\n```\n";
-        let cards = cards_of(text);
-        assert_eq!(
-            cards.written,
-            [
-                "### block\\_scores\n",
-                "`block_id` **a1** · `criterion` risk · `score` 4\n**rationale** A dead worker delays its job by the lease.\n\n",
-                "**synthesis** integration 4 · risk\\_coverage 3.5\n\n",
-            ]
-        );
-    }
-
-    #[test]
-    fn top_level_scalars_read_as_one_card_and_lists_as_bullets() {
-        let text = "```yml\nverdict: accept\nconfidence: high\nreasons:\n  - \"The first reason is long enough to be text.\"\n  - second\n```\n";
-        let cards = cards_of(text);
-        assert_eq!(
-            cards.written,
-            [
-                "`verdict` **accept** · `confidence` high\n\n",
-                "### reasons\n",
-                "- The first reason is long enough to be text.\n",
-                "- second\n",
-            ]
-        );
     }
 
     #[test]

@@ -647,15 +647,11 @@ impl Visitor<'_> for ThemeColorVisitor {
     }
 
     fn visit_u64<E: de::Error>(self, index: u64) -> Result<ThemeColor, E> {
-        u8::try_from(index)
-            .map(|index| ThemeColor(Color::Indexed(index)))
-            .map_err(|_| E::custom(format!("{index} {COLOR_HELP}")))
+        indexed_color(index)
     }
 
     fn visit_i64<E: de::Error>(self, index: i64) -> Result<ThemeColor, E> {
-        u8::try_from(index)
-            .map(|index| ThemeColor(Color::Indexed(index)))
-            .map_err(|_| E::custom(format!("{index} {COLOR_HELP}")))
+        indexed_color(index)
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<ThemeColor, E> {
@@ -663,6 +659,18 @@ impl Visitor<'_> for ThemeColorVisitor {
             "no colour given; quote a #rrggbb colour, or YAML reads it as a comment",
         ))
     }
+}
+
+/// The colour at `index` of the 256-colour palette, if there is one.
+fn indexed_color<N, E>(index: N) -> Result<ThemeColor, E>
+where
+    N: Copy + fmt::Display,
+    u8: TryFrom<N>,
+    E: de::Error,
+{
+    u8::try_from(index)
+        .map(|index| ThemeColor(Color::Indexed(index)))
+        .map_err(|_| E::custom(format!("{index} {COLOR_HELP}")))
 }
 
 const MODIFIER_NAMES: &[(&str, Modifier)] = &[

@@ -10,8 +10,6 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use ratatui_textarea::TextArea;
-
 use crate::engine::Command;
 use crate::protocol::ItemDecision;
 use crate::protocol::{Board, Input, Outcome};
@@ -161,14 +159,11 @@ impl App {
             .get(&self.board.items[index].item.id)
             .cloned()
             .unwrap_or_default();
-        let mut editor = TextArea::from(existing.lines().map(str::to_string));
-        editor.set_placeholder_text("Why? (Ctrl-S saves, Esc cancels; then a accepts, r rejects)");
-        editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
-        editor.move_cursor(ratatui_textarea::CursorMove::End);
-        self.layers.push(Layer::NoteEditor {
-            item: index,
-            editor: Box::new(editor),
-        });
+        self.open_note_editor(
+            index,
+            &existing,
+            "Why? (Ctrl-S saves, Esc cancels; then a accepts, r rejects)",
+        );
     }
 
     /// A saved note waits for the item's settlement.

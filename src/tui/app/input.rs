@@ -419,8 +419,14 @@ impl App {
             .cloned()
             .or_else(|| entry.note.clone())
             .unwrap_or_default();
+        self.open_note_editor(index, &existing, "Why? (Ctrl-S saves, Esc cancels)");
+    }
+
+    /// Opens the note editor on item `index`, holding `existing` with the
+    /// cursor at its end, and `placeholder` while it is empty.
+    pub(super) fn open_note_editor(&mut self, index: usize, existing: &str, placeholder: &str) {
         let mut editor = TextArea::from(existing.lines().map(str::to_string));
-        editor.set_placeholder_text("Why? (Ctrl-S saves, Esc cancels)");
+        editor.set_placeholder_text(placeholder);
         editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
         editor.move_cursor(ratatui_textarea::CursorMove::End);
         self.layers.push(Layer::NoteEditor {

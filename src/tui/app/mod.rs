@@ -552,6 +552,17 @@ impl App {
         }
     }
 
+    /// Focuses the items, with the cursor on the first still to decide.
+    fn focus_first_undecided(&mut self) {
+        self.focus = Focus::Items;
+        self.item_cursor = self
+            .board
+            .items
+            .iter()
+            .position(|entry| entry.decision.is_none())
+            .unwrap_or(0);
+    }
+
     /// The critique items wait for the person's decisions (as opposed to a
     /// held evaluation round, which waits for a judge override).
     pub fn moderating(&self) -> bool {
@@ -629,13 +640,7 @@ impl App {
                 // first and has already moved focus; by now the person may
                 // be deciding, and the cursor stays where their keys left it.
                 if !self.board.needs_moderator {
-                    self.focus = Focus::Items;
-                    self.item_cursor = self
-                        .board
-                        .items
-                        .iter()
-                        .position(|entry| entry.decision.is_none())
-                        .unwrap_or(0);
+                    self.focus_first_undecided();
                 }
             }
             Update::RawPersisted { .. } => {}
@@ -747,15 +752,9 @@ impl App {
         if newly_needed {
             self.zoomed = false;
             if self.moderating() {
-                self.focus = Focus::Items;
-                // The first item to decide: a protocol that moderates every
-                // round lists the earlier rounds' decided items first.
-                self.item_cursor = self
-                    .board
-                    .items
-                    .iter()
-                    .position(|entry| entry.decision.is_none())
-                    .unwrap_or(0);
+                // A protocol that moderates every round lists the earlier
+                // rounds' decided items first.
+                self.focus_first_undecided();
             } else if let Some(held) = (0..self.panes.len()).find(|index| self.held(*index)) {
                 // A held evaluation round: the judge it waits on.
                 self.focus = Focus::Pane(held);

@@ -403,6 +403,20 @@ impl StreamDoc {
             .collect()
     }
 
+    /// The text of up to `count` rows from row `start`, without their styles.
+    #[cfg(test)]
+    pub fn row_texts(&self, start: usize, count: usize) -> Vec<String> {
+        self.lines(start, count)
+            .iter()
+            .map(|line| {
+                line.spans
+                    .iter()
+                    .map(|span| span.content.as_ref())
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Source lines (finished lines and the live tail) the last
     /// [`layout`](Self::layout) laid out: the measure of its work.
     pub fn lines_laid_last_layout(&self) -> usize {
@@ -483,15 +497,7 @@ mod tests {
 
     fn laid_out(doc: &mut StreamDoc, width: u16) -> Vec<String> {
         doc.layout(width, &theme());
-        doc.lines(0, doc.line_count())
-            .iter()
-            .map(|line| {
-                line.spans
-                    .iter()
-                    .map(|span| span.content.as_ref())
-                    .collect()
-            })
-            .collect()
+        doc.row_texts(0, doc.line_count())
     }
 
     fn doc_of(text: &str) -> StreamDoc {
@@ -746,18 +752,6 @@ mod tests {
         assert_eq!(doc.lines_laid_last_layout(), 3);
     }
 
-    fn rows_text(doc: &StreamDoc) -> Vec<String> {
-        doc.lines(0, doc.line_count())
-            .iter()
-            .map(|line| {
-                line.spans
-                    .iter()
-                    .map(|span| span.content.as_ref())
-                    .collect()
-            })
-            .collect()
-    }
-
     /// Many short markdown lines (a code block among them), each wrapping
     /// differently at 30 and 90 columns.
     fn long_document(lines: usize) -> String {
@@ -791,7 +785,7 @@ mod tests {
         );
         let mut whole = doc_of(&text);
         let expected = laid_out(&mut whole, 30);
-        let partial = rows_text(&doc);
+        let partial = doc.row_texts(0, doc.line_count());
         assert!(partial.len() >= 40 && partial.len() < expected.len());
         assert_eq!(
             partial[..],
@@ -814,7 +808,7 @@ mod tests {
         }
         assert_eq!(added, expected.len() - partial.len());
         assert!(calls > 3, "{calls} calls");
-        assert_eq!(rows_text(&doc), expected);
+        assert_eq!(doc.row_texts(0, doc.line_count()), expected);
     }
 
     #[test]
@@ -829,7 +823,10 @@ mod tests {
             doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone());
         }
         while !doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone()) {}
-        assert_eq!(rows_text(&doc), laid_out(&mut doc_of(&(text + more)), 30));
+        assert_eq!(
+            doc.row_texts(0, doc.line_count()),
+            laid_out(&mut doc_of(&(text + more)), 30)
+        );
         // A complete layout after an unfinished one gives the same rows.
         doc.layout_from_end(50, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone());
         assert_eq!(
@@ -844,16 +841,7 @@ mod tests {
         let mut doc = doc_of(&text);
         let all = laid_out(&mut doc, 30);
         for start in [0, 5, all.len() / 2, all.len() - 3] {
-            let window: Vec<String> = doc
-                .lines(start, 7)
-                .iter()
-                .map(|line| {
-                    line.spans
-                        .iter()
-                        .map(|span| span.content.as_ref())
-                        .collect()
-                })
-                .collect();
+            let window = doc.row_texts(start, 7);
             let end = (start + 7).min(all.len());
             assert_eq!(window[..], all[start..end]);
         }
@@ -914,15 +902,7 @@ mod hanging_indent_tests {
     fn rows_at(text: &str, width: u16) -> Vec<String> {
         let mut doc = StreamDoc::yaml_excerpt(text);
         doc.layout(width, &Theme::builtin("dark").unwrap());
-        doc.lines(0, doc.line_count())
-            .iter()
-            .map(|line| {
-                line.spans
-                    .iter()
-                    .map(|span| span.content.as_ref())
-                    .collect()
-            })
-            .collect()
+        doc.row_texts(0, doc.line_count())
     }
 
     const LONG_KEY: &str =

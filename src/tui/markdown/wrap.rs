@@ -239,21 +239,14 @@ impl<'t> Layouter<'t> {
             }
             LineKind::Heading { content_start } => {
                 let content = without_closing_hashes(&text[*content_start..]);
-                push_inline(&mut self.content, content, theme.md_heading, theme);
-                self.wrap_words(rows);
+                self.wrap_inline(content, theme.md_heading, rows);
             }
             LineKind::Paragraph {
                 indent,
                 content_start,
             } => {
                 self.indent_both(*indent, theme.text);
-                push_inline(
-                    &mut self.content,
-                    &text[*content_start..],
-                    theme.text,
-                    theme,
-                );
-                self.wrap_words(rows);
+                self.wrap_inline(&text[*content_start..], theme.text, rows);
             }
             LineKind::ListItem {
                 indent,
@@ -266,13 +259,7 @@ impl<'t> Layouter<'t> {
                 let hanging = glyphs_width(&self.first_prefix);
                 let hang = readable_hang(self.width, *indent, hanging);
                 push_plain(&mut self.rest_prefix, &" ".repeat(hang), theme.text);
-                push_inline(
-                    &mut self.content,
-                    &text[*content_start..],
-                    theme.text,
-                    theme,
-                );
-                self.wrap_words(rows);
+                self.wrap_inline(&text[*content_start..], theme.text, rows);
             }
             LineKind::Quote {
                 depth,
@@ -281,15 +268,16 @@ impl<'t> Layouter<'t> {
                 let bar = "│ ".repeat(*depth);
                 push_plain(&mut self.first_prefix, &bar, theme.md_quote);
                 push_plain(&mut self.rest_prefix, &bar, theme.md_quote);
-                push_inline(
-                    &mut self.content,
-                    &text[*content_start..],
-                    theme.md_quote,
-                    theme,
-                );
-                self.wrap_words(rows);
+                self.wrap_inline(&text[*content_start..], theme.md_quote, rows);
             }
         }
+    }
+
+    /// Wraps `content`, read as inline markdown over `base`, after the
+    /// prefixes set so far.
+    fn wrap_inline(&mut self, content: &str, base: Style, rows: &mut Rows) {
+        push_inline(&mut self.content, content, base, self.theme);
+        self.wrap_words(rows);
     }
 
     fn indent_both(&mut self, indent: usize, style: Style) {

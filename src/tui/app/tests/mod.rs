@@ -78,24 +78,27 @@ fn key(app: &mut App, code: KeyCode) -> Vec<Command> {
     app.handle_key(KeyEvent::new(code, KeyModifiers::NONE), Instant::now())
 }
 
+/// An undecided item `id`, a major risk raised against b1.
+fn open_item(id: &str) -> BoardItem {
+    BoardItem {
+        item: ModerationItem {
+            id: id.to_string(),
+            target: "b1".into(),
+            severity: "major".into(),
+            category: "risk".into(),
+            text: format!("item {id}"),
+            ..Default::default()
+        },
+        decision: None,
+        note: None,
+        resolution: None,
+    }
+}
+
 fn items(count: usize) -> Board {
     Board {
         stages: stages(&["proposal", "moderation"]),
-        items: (1..=count)
-            .map(|n| BoardItem {
-                item: ModerationItem {
-                    id: format!("c{n}"),
-                    target: "b1".into(),
-                    severity: "major".into(),
-                    category: "risk".into(),
-                    text: format!("item {n}"),
-                    ..Default::default()
-                },
-                decision: None,
-                note: None,
-                resolution: None,
-            })
-            .collect(),
+        items: (1..=count).map(|n| open_item(&format!("c{n}"))).collect(),
         needs_moderator: true,
         ..Board::default()
     }
@@ -208,16 +211,7 @@ fn decisions_wait_for_the_critique() {
 #[test]
 fn overrides_name_the_live_call_from_the_modal_or_the_pane() {
     let mut app = app();
-    start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
-    app.apply(
-        Update::Log(LogEntry {
-            at: chrono::Utc::now(),
-            kind: LogKind::Timeout,
-            call_id: Some("judge.analyst/evaluation/r1/a1".into()),
-            message: "judge.analyst produced no answer within 6 s".into(),
-        }),
-        Instant::now(),
-    );
+    analyst_times_out(&mut app);
     assert!(matches!(app.layers.last(), Some(Layer::Override(_))));
     assert_eq!(app.panes[2].status, PaneStatus::TimedOut);
     start(&mut app, "judge.analyst/evaluation/r1/a2", "judge.analyst");
@@ -287,14 +281,11 @@ fn a_held_round_focuses_its_judge_and_m_reruns_it() {
         Instant::now(),
     );
     start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
-    app.apply(
-        Update::Log(LogEntry {
-            at: chrono::Utc::now(),
-            kind: LogKind::Malformed,
-            call_id: Some("judge.analyst/evaluation/r1/a1".into()),
-            message: "analyst: output unusable".into(),
-        }),
-        Instant::now(),
+    log(
+        &mut app,
+        LogKind::Malformed,
+        "judge.analyst/evaluation/r1/a1",
+        "analyst: output unusable",
     );
     assert!(matches!(app.layers.last(), Some(Layer::Override(_))));
     key(&mut app, KeyCode::Esc);
@@ -472,22 +463,7 @@ fn app_with_items(ids: &[&str]) -> App {
     let info = info(Vec::new());
     let mut app = App::new(info, Theme::default(), Instant::now());
     app.progress.stage = "moderation".into();
-    let items = ids
-        .iter()
-        .map(|id| crate::protocol::BoardItem {
-            item: crate::protocol::ModerationItem {
-                id: id.to_string(),
-                target: "b1".into(),
-                severity: "major".into(),
-                category: "risk".into(),
-                text: format!("item {id}"),
-                ..Default::default()
-            },
-            decision: None,
-            note: None,
-            resolution: None,
-        })
-        .collect();
+    let items = ids.iter().map(|id| open_item(id)).collect();
     app.apply(
         Update::Board(Board {
             items,
@@ -499,12 +475,8 @@ fn app_with_items(ids: &[&str]) -> App {
     app
 }
 
-fn press(app: &mut App, key: char) -> Vec<Command> {
-    let event = KeyEvent::new(
-        crossterm::event::KeyCode::Char(key),
-        crossterm::event::KeyModifiers::NONE,
-    );
-    app.handle_key(event, Instant::now())
+fn press(app: &mut App, c: char) -> Vec<Command> {
+    key(app, KeyCode::Char(c))
 }
 
 #[test]
@@ -587,6 +559,7 @@ fn a_new_moderation_starts_at_the_first_item_to_decide() {
     assert_eq!(app.item_cursor, 2);
 }
 
+/// Logs `message` of `kind`, about `call_id` unless it is empty.
 fn log(app: &mut App, kind: LogKind, call_id: &str, message: &str) {
     app.apply(
         Update::Log(LogEntry {
@@ -599,19 +572,21 @@ fn log(app: &mut App, kind: LogKind, call_id: &str, message: &str) {
     );
 }
 
+/// Starts the analyst's first evaluation call and logs that it timed out.
+fn analyst_times_out(app: &mut App) {
+    start(app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
+    log(
+        app,
+        LogKind::Timeout,
+        "judge.analyst/evaluation/r1/a1",
+        "judge.analyst produced no answer within 6 s",
+    );
+}
+
 /// The transcript's rows, laid out wide enough that no line wraps.
 fn transcript_rows(app: &mut App) -> Vec<String> {
     app.prepare(Rect::new(0, 0, 600, 60));
-    let doc = &app.transcript;
-    doc.lines(0, doc.line_count())
-        .iter()
-        .map(|line| {
-            line.spans
-                .iter()
-                .map(|span| span.content.as_ref())
-                .collect()
-        })
-        .collect()
+    app.transcript.row_texts(0, app.transcript.line_count())
 }
 
 fn override_open(app: &App) -> bool {
@@ -623,13 +598,7 @@ fn override_open(app: &App) -> bool {
 #[test]
 fn a_timeout_prompt_closes_itself_once_the_automatic_retry_answers() {
     let mut app = app();
-    start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
-    log(
-        &mut app,
-        LogKind::Timeout,
-        "judge.analyst/evaluation/r1/a1",
-        "judge.analyst produced no answer within 6 s",
-    );
+    analyst_times_out(&mut app);
     log(
         &mut app,
         LogKind::Retry,
@@ -676,13 +645,7 @@ fn a_timeout_prompt_closes_itself_once_the_automatic_retry_answers() {
 fn a_prompt_about_a_role_with_nothing_running_closes_when_the_debate_moves_on() {
     let mut app = app();
     start(&mut app, "critic/critique/r1/a1", "critic");
-    start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
-    log(
-        &mut app,
-        LogKind::Timeout,
-        "judge.analyst/evaluation/r1/a1",
-        "judge.analyst produced no answer within 6 s",
-    );
+    analyst_times_out(&mut app);
     start(&mut app, "judge.analyst/evaluation/r1/a2", "judge.analyst");
     log(
         &mut app,
@@ -782,16 +745,7 @@ fn visible_rows(app: &App, index: usize) -> Vec<String> {
     let first = pane
         .scroll
         .first_line(pane.shown().line_count(), pane.viewport);
-    pane.shown()
-        .lines(first, pane.viewport)
-        .iter()
-        .map(|line| {
-            line.spans
-                .iter()
-                .map(|span| span.content.as_ref())
-                .collect()
-        })
-        .collect()
+    pane.shown().row_texts(first, pane.viewport)
 }
 
 #[test]
@@ -1080,15 +1034,7 @@ fn t_switches_a_pane_between_its_cards_and_the_raw_text() {
     app.prepare(screen);
     let all_rows = |app: &App| -> Vec<String> {
         let doc = app.panes[0].shown();
-        doc.lines(0, doc.line_count())
-            .iter()
-            .map(|line| {
-                line.spans
-                    .iter()
-                    .map(|span| span.content.as_ref())
-                    .collect()
-            })
-            .collect()
+        doc.row_texts(0, doc.line_count())
     };
     let cards = all_rows(&app);
     assert_eq!(

@@ -43,16 +43,7 @@ fn a_replay_neither_offers_nor_acts_on_keys_that_change_a_debate() {
 
     // A call that timed out in the recording raises no override modal, and
     // no override key reaches it.
-    start(&mut app, "judge.analyst/evaluation/r1/a1", "judge.analyst");
-    app.apply(
-        Update::Log(LogEntry {
-            at: chrono::Utc::now(),
-            kind: LogKind::Timeout,
-            call_id: Some("judge.analyst/evaluation/r1/a1".into()),
-            message: "judge.analyst produced no answer within 6 s".into(),
-        }),
-        Instant::now(),
-    );
+    analyst_times_out(&mut app);
     assert!(app.layers.is_empty(), "no modal in a replay");
     start(&mut app, "judge.analyst/evaluation/r1/a2", "judge.analyst");
     app.focus = Focus::Pane(2);
