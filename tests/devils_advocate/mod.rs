@@ -23,8 +23,8 @@ use quorum::protocol::supervision::{LiveCall, Slot};
 use quorum::protocol::usage::Price;
 use quorum::protocol::{
     Board, DebateCore, Description, Document, Effect, GivenUp, ItemRules, LogKind, Moderation,
-    ModerationItem, Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup, RoleInfo, Rules,
-    Settled, StageFocus, StageInfo, Timestamp, Verdict,
+    ModerationItem, Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup, Rules, Settled,
+    StageFocus, StageInfo, Timestamp, Verdict,
 };
 use quorum::rulings::{Ruled, Ruling};
 use quorum::spec::SpecError;
