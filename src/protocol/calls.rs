@@ -45,6 +45,44 @@ pub struct Unusable {
     pub reason: String,
 }
 
+/// An answer a protocol kept as it was written before it was read, for the
+/// record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Submission {
+    pub call_id: String,
+    /// The role slot: `debugger.alpha`, `critic`.
+    pub role: String,
+    /// The stage it answered in: `findings`, `challenge`.
+    pub stage: String,
+    pub round: u32,
+    /// The file it was written to before it was read; empty when none.
+    pub file: String,
+    pub raw: String,
+    /// Why it could not be used, when it was kept anyway (a council keeps
+    /// such an answer with a MALFORMED marker, excluded).
+    pub malformed: Option<String>,
+    /// What the reader took other than as written.
+    pub normalised: Vec<String>,
+    pub at: Timestamp,
+}
+
+impl Submission {
+    /// `call`'s answer `raw`, kept at `now`.
+    pub fn of(call: &LiveCall, raw: &str, now: Timestamp) -> Self {
+        Submission {
+            call_id: call.call_id(),
+            role: call.slot.role.clone(),
+            stage: call.slot.stage.clone(),
+            round: call.slot.round,
+            file: call.raw_output_path.clone().unwrap_or_default(),
+            raw: raw.to_string(),
+            malformed: None,
+            normalised: Vec::new(),
+            at: now,
+        }
+    }
+}
+
 /// What is left for the protocol after [`Calls::route`].
 #[derive(Debug)]
 pub enum Routed<'a> {
@@ -199,6 +237,34 @@ impl Calls {
             let message = crate::parse::readings_line(readings);
             self.push_log(now, LogKind::Note, Some(call_id), message);
         }
+    }
+
+    /// Logs the debate entering `stage`, with its round out of the most it
+    /// may have when it is one of several (`stage: critique (round 2 of
+    /// 3)`).
+    pub fn log_stage(&mut self, now: Timestamp, stage: &str, round_of: Option<(u32, u32)>) {
+        let message = match round_of {
+            Some((round, most)) => format!("stage: {stage} (round {round} of {most})"),
+            None => format!("stage: {stage}"),
+        };
+        self.push_log(now, LogKind::Stage, None, message);
+    }
+
+    /// Keeps `call`'s answer `raw`, read with `normalised` noted (and
+    /// logged, see [`Self::note_readings`]).
+    pub fn keep(
+        &mut self,
+        call: &LiveCall,
+        raw: &str,
+        normalised: Vec<String>,
+        now: Timestamp,
+    ) -> Submission {
+        let kept = Submission {
+            normalised,
+            ..Submission::of(call, raw, now)
+        };
+        self.note_readings(now, &kept.call_id, &kept.normalised);
+        kept
     }
 
     /// Starts `attempt` of a slot that had finished, on the moderator's word.

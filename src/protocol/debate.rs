@@ -22,11 +22,12 @@
 
 use super::calls::{Calls, Routed, Unusable};
 use super::items::ItemBook;
-use super::supervision::LiveCall;
+use super::supervision::{LiveCall, Slot};
 use super::usage::UsageLedger;
 use super::{
     Board, CallSpec, Description, Document, Effect, Input, ItemDecision, ItemWords, LogEntry,
     LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, Publication, Timestamp,
+    Verdict,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 
@@ -114,10 +115,51 @@ impl DebateCore {
         spec
     }
 
+    /// Renders `template` with `context` and starts the first attempt of
+    /// `slot`, its answer written to `raw_output_path` before it is read;
+    /// `Err` says why the prompt cannot be built (a debate stops on it).
+    pub fn start(
+        &mut self,
+        slot: Slot,
+        template: (&PromptSet, &TemplateSpec),
+        context: &serde_json::Value,
+        raw_output_path: Option<String>,
+        now: Timestamp,
+    ) -> Result<Effect, String> {
+        self.calls
+            .start_rendered(slot, template, context, raw_output_path, now)
+            .map(Effect::StartCall)
+    }
+
     /// Ends the debate with `outcome`: the effect that says so.
     pub fn finish(&mut self, outcome: Outcome) -> Effect {
         self.outcome = Some(outcome.clone());
         Effect::Finished(outcome)
+    }
+
+    /// Ends the debate with the verdict its rule derived, logged as
+    /// `verdict: rule`.
+    pub fn decide(&mut self, now: Timestamp, verdict: Verdict, rule: String) -> Effect {
+        let line = format!("{verdict}: {rule}");
+        self.calls.push_log(now, LogKind::Verdict, None, line);
+        self.finish(Outcome::Decided { verdict, rule })
+    }
+
+    /// Ends a debate that delivers a document rather than a verdict:
+    /// logged as `no verdict (… delivers …): deliverable — note`, where
+    /// `delivers` says who delivers what (`a planning debate delivers a
+    /// plan`).
+    pub fn complete(
+        &mut self,
+        now: Timestamp,
+        delivers: &str,
+        deliverable: &str,
+        note: String,
+    ) -> Effect {
+        let line = format!("no verdict ({delivers}): {deliverable} — {note}");
+        self.calls.push_log(now, LogKind::Verdict, None, line);
+        let deliverable = deliverable.to_string();
+        self.finish(Outcome::Completed { deliverable, note })
     }
 
     /// Stops the debate for `reason`: logged, every live call cancelled,

@@ -11,7 +11,7 @@ use super::model;
 use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts, rulings, verdict};
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
+use crate::protocol::{Effect, LogKind, Timestamp};
 
 impl Council {
     pub(super) fn start_final(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -188,18 +188,9 @@ impl Council {
                 format!("{} {}: {}", outcome.id, outcome.severity, outcome.rule),
             );
         }
-        self.log(
-            now,
-            LogKind::Verdict,
-            None,
-            format!("{}: {}", assessment.verdict, assessment.rule),
-        );
-        let outcome = Outcome::Decided {
-            verdict: assessment.verdict,
-            rule: assessment.rule.clone(),
-        };
+        let (verdict, rule) = (assessment.verdict, assessment.rule.clone());
         self.assessment = Some(assessment);
         self.exchange.final_summary(&self.present());
-        vec![self.core.finish(outcome)]
+        vec![self.core.decide(now, verdict, rule)]
     }
 }

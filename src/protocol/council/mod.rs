@@ -187,20 +187,7 @@ impl Step {
     ];
 }
 
-/// One answer quorum kept, as it was written before it was read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Submission {
-    pub call_id: String,
-    pub role: String,
-    pub stage: String,
-    pub round: u32,
-    pub file: String,
-    pub raw: String,
-    /// Why it could not be used: kept with a MALFORMED marker, excluded.
-    pub malformed: Option<String>,
-    pub normalised: Vec<String>,
-    pub at: Timestamp,
-}
+pub use crate::protocol::calls::Submission;
 
 /// What happened in one challenge round, for the record.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -561,16 +548,13 @@ impl Council {
 
     fn enter(&mut self, step: Step, now: Timestamp) {
         self.step = step;
-        let message = match step {
-            Step::Challenge | Step::Moderation | Step::Responses => format!(
-                "stage: {} (round {} of {})",
-                step.id(),
-                self.round,
-                self.config.intensity.max_rounds()
-            ),
-            _ => format!("stage: {}", step.id()),
+        let round_of = match step {
+            Step::Challenge | Step::Moderation | Step::Responses => {
+                Some((self.round, self.config.intensity.max_rounds()))
+            }
+            _ => None,
         };
-        self.log(now, LogKind::Stage, None, message);
+        self.core.calls.log_stage(now, step.id(), round_of);
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {

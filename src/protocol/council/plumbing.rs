@@ -45,13 +45,8 @@ impl Council {
         context["packet"] = pretty(packet);
         let slot = Slot::new(role, self.step.id(), self.round);
         let template = (self.prompts.as_ref(), template);
-        let started = self
-            .core
-            .calls
-            .start_rendered(slot, template, &context, Some(file), now);
-        started
-            .map(Effect::StartCall)
-            .map_err(|reason| self.fail(now, reason))
+        let started = self.core.start(slot, template, &context, Some(file), now);
+        started.map_err(|reason| self.fail(now, reason))
     }
 
     /// Keeps an answer that was read.
@@ -62,25 +57,11 @@ impl Council {
         normalised: Vec<String>,
         now: Timestamp,
     ) {
-        let call_id = call.call_id();
-        self.core.calls.note_readings(now, &call_id, &normalised);
-        self.exchange.response(
-            &call.slot.role,
-            call.slot.round,
-            call.raw_output_path.as_deref().unwrap_or_default(),
-            &call_id,
-        );
-        self.submissions.push(Submission {
-            call_id,
-            role: call.slot.role.clone(),
-            stage: call.slot.stage.clone(),
-            round: call.slot.round,
-            file: call.raw_output_path.clone().unwrap_or_default(),
-            raw: raw.to_string(),
-            malformed: None,
-            normalised,
-            at: now,
-        });
+        let kept = self.core.calls.keep(call, raw, normalised, now);
+        let (role, round) = (&kept.role, kept.round);
+        self.exchange
+            .response(role, round, &kept.file, &kept.call_id);
+        self.submissions.push(kept);
     }
 
     /// Keeps an answer that could not be read: on disk with a MALFORMED
@@ -97,15 +78,8 @@ impl Council {
             ),
         );
         self.submissions.push(Submission {
-            call_id,
-            role: call.slot.role.clone(),
-            stage: call.slot.stage.clone(),
-            round: call.slot.round,
-            file: call.raw_output_path.clone().unwrap_or_default(),
-            raw: raw.to_string(),
             malformed: Some(reason),
-            normalised: Vec::new(),
-            at: now,
+            ..Submission::of(call, raw, now)
         });
     }
 

@@ -8,7 +8,7 @@
 
 use super::{CRITIC, OPTIMIZER, Plan, SYNTHESIZER, Step, documents, prompts};
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, ItemDecision, LogKind, Outcome, Timestamp};
+use crate::protocol::{Effect, ItemDecision, LogKind, Timestamp};
 use serde_json::json;
 
 impl Plan {
@@ -149,19 +149,7 @@ impl Plan {
                 self.decisions.len()
             )
         };
-        self.log(
-            now,
-            LogKind::Verdict,
-            None,
-            format!(
-                "no verdict (a planning debate delivers a plan): {} — {note}",
-                documents::PLAN
-            ),
-        );
-        let outcome = Outcome::Completed {
-            deliverable: documents::PLAN.into(),
-            note,
-        };
-        vec![self.core.finish(outcome)]
+        let delivers = "a planning debate delivers a plan";
+        vec![self.core.complete(now, delivers, documents::PLAN, note)]
     }
 }

@@ -57,7 +57,7 @@ use serde_json::json;
 use self::model::{Assumption, Check, DecidedBy, Decision, Item, Response, Source, Verification};
 use self::parse::Written;
 use super::Refusals;
-use super::calls::{Calls, Unusable};
+use super::calls::{Calls, Submission, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::Price;
@@ -198,19 +198,6 @@ impl Step {
     }
 }
 
-/// One answer quorum kept, raw, for the record (PC-21: only the
-/// synthesizer's becomes a file).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Kept {
-    pub call_id: String,
-    pub role: String,
-    pub stage: String,
-    pub round: u32,
-    pub raw: String,
-    pub normalised: Vec<String>,
-    pub at: Timestamp,
-}
-
 /// A running planning debate.
 pub struct Plan {
     config: PlanConfig,
@@ -230,7 +217,7 @@ pub struct Plan {
     book: ItemBook<PlanSubject>,
     decisions: BTreeMap<String, Decision>,
     assumptions: Vec<Assumption>,
-    kept: Vec<Kept>,
+    kept: Vec<Submission>,
     /// The critic's final assessment (PC-18).
     assessment: Option<String>,
     /// The optimizer's final proposals (PC-19).
@@ -240,7 +227,7 @@ pub struct Plan {
     /// Why a role's part is missing, for the record.
     missing: Vec<String>,
     /// The synthesizer's document, as written.
-    synthesis: Option<Kept>,
+    synthesis: Option<Submission>,
     /// Where a revision or the plan still went against the moderator's
     /// decisions after it was asked once more: `(what, departure)`, what
     /// being `revision 1` or `plan`.
@@ -340,7 +327,7 @@ impl Plan {
     pub fn assumptions(&self) -> &[Assumption] {
         &self.assumptions
     }
-    pub fn kept(&self) -> &[Kept] {
+    pub fn kept(&self) -> &[Submission] {
         &self.kept
     }
     pub fn unusable(&self) -> &[Unusable] {
@@ -352,7 +339,7 @@ impl Plan {
     pub fn final_proposals(&self) -> Option<&str> {
         self.final_proposals.as_deref()
     }
-    pub fn synthesis(&self) -> Option<&Kept> {
+    pub fn synthesis(&self) -> Option<&Submission> {
         self.synthesis.as_ref()
     }
     pub fn missing(&self) -> &[String] {
@@ -403,17 +390,11 @@ impl Plan {
 
     fn enter(&mut self, step: Step, now: Timestamp) {
         self.step = step;
-        let message = match step {
-            Step::Draft | Step::Final | Step::Synthesis | Step::Done => {
-                format!("stage: {}", step.id())
-            }
-            _ => format!(
-                "stage: {} (round {} of {MAX_ROUNDS})",
-                step.id(),
-                self.round
-            ),
+        let round_of = match step {
+            Step::Draft | Step::Final | Step::Synthesis | Step::Done => None,
+            _ => Some((self.round, MAX_ROUNDS)),
         };
-        self.log(now, LogKind::Stage, None, message);
+        self.core.calls.log_stage(now, step.id(), round_of);
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
@@ -430,13 +411,8 @@ impl Plan {
     ) -> Result<Effect, Vec<Effect>> {
         let slot = Slot::new(role, self.step.id(), self.round);
         let template = (self.prompts.as_ref(), template);
-        let started = self
-            .core
-            .calls
-            .start_rendered(slot, template, &context, None, now);
-        started
-            .map(Effect::StartCall)
-            .map_err(|reason| self.fail(now, reason))
+        let started = self.core.start(slot, template, &context, None, now);
+        started.map_err(|reason| self.fail(now, reason))
     }
 
     fn start_one(
@@ -453,17 +429,8 @@ impl Plan {
     }
 
     fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {
-        let call_id = call.call_id();
-        self.core.calls.note_readings(now, &call_id, &normalised);
-        self.kept.push(Kept {
-            call_id,
-            role: call.slot.role.clone(),
-            stage: call.slot.stage.clone(),
-            round: call.slot.round,
-            raw: raw.to_string(),
-            normalised,
-            at: now,
-        });
+        let kept = self.core.calls.keep(call, raw, normalised, now);
+        self.kept.push(kept);
     }
 
     /// Asks for one repair, quoting `error`; `Err` carries why there is

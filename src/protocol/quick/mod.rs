@@ -49,8 +49,8 @@ use super::judges::JudgeRole;
 use super::supervision::{LiveCall, Slot};
 use super::usage::Price;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Outcome, Progress,
-    RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp,
+    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Progress, RegionInfo,
+    RoleGroup, StageFocus, StageInfo, Timestamp,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 
@@ -516,8 +516,9 @@ impl Quick {
 
     fn enter(&mut self, step: Step, now: Timestamp) {
         self.step = step;
-        let message = format!("stage: {}", step.id(self.config.mode));
-        self.log(now, LogKind::Stage, None, message);
+        self.core
+            .calls
+            .log_stage(now, step.id(self.config.mode), None);
     }
 
     fn context_json(&self) -> serde_json::Value {
@@ -536,13 +537,10 @@ impl Quick {
         let stage = self.step.id(self.config.mode);
         let slot = Slot::new(role, stage, 1);
         let template = (self.prompts.as_ref(), template);
-        let started =
-            self.core
-                .calls
-                .start_rendered(slot, template, &context, raw_output_path, now);
-        started
-            .map(Effect::StartCall)
-            .map_err(|reason| self.fail(now, reason))
+        let started = self
+            .core
+            .start(slot, template, &context, raw_output_path, now);
+        started.map_err(|reason| self.fail(now, reason))
     }
 
     fn start_single(
@@ -565,18 +563,9 @@ impl Quick {
 
     fn finish(&mut self, now: Timestamp, note: String) -> Vec<Effect> {
         self.enter(Step::Done, now);
-        let deliverable = self.config.mode.deliverable().to_string();
-        self.log(
-            now,
-            LogKind::Verdict,
-            None,
-            format!(
-                "no verdict ({} delivers a document): {deliverable} — {note}",
-                self.config.mode.a_title()
-            ),
-        );
-        let outcome = Outcome::Completed { deliverable, note };
-        vec![self.core.finish(outcome)]
+        let delivers = format!("{} delivers a document", self.config.mode.a_title());
+        let deliverable = self.config.mode.deliverable();
+        vec![self.core.complete(now, &delivers, deliverable, note)]
     }
 
     /// One more call, quoting `problem`, for an answer that cannot be used;

@@ -9,7 +9,7 @@ use super::model::{ChallengeState, Restatement};
 use super::{Rca, Step, debugger_slot, documents, hedge, parse, prompts, status};
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
+use crate::protocol::{Effect, LogKind, Timestamp};
 use crate::report::one_line;
 use serde_json::json;
 
@@ -180,18 +180,10 @@ impl Rca {
             ),
             None => status::conclude(&self.statuses),
         };
-        self.log(
-            now,
-            LogKind::Verdict,
-            None,
-            format!("{}: {}", conclusion.verdict, conclusion.rule),
-        );
-        let outcome = Outcome::Decided {
-            verdict: conclusion.verdict,
-            rule: conclusion.rule.clone(),
-        };
+        let finished = self
+            .core
+            .decide(now, conclusion.verdict, conclusion.rule.clone());
         self.conclusion = Some(conclusion);
-        let finished = self.core.finish(outcome);
         // RC-17: the critic's work is done.
         self.log(
             now,

@@ -149,21 +149,9 @@ impl Rca {
             .filter(|h| !h.hedges.is_empty())
             .map(|h| format!("{} ({})", h.id, h.hedges.join(", ")))
             .collect();
-        let listed: Vec<String> = self
-            .hypotheses
-            .iter()
-            .map(|h| format!("{} by {}", h.id, h.owner))
-            .collect();
-        self.log(
-            now,
-            LogKind::Note,
-            None,
-            format!(
-                "{}: {}",
-                count(self.hypotheses.len(), "hypothesis", "hypotheses"),
-                listed.join(", ")
-            ),
-        );
+        let counted = count(self.hypotheses.len(), "hypothesis", "hypotheses");
+        let message = format!("{counted}: {}", self.listed());
+        self.log(now, LogKind::Note, None, message);
         if !flagged.is_empty() {
             self.log(
                 now,

@@ -179,23 +179,7 @@ impl Step {
     }
 }
 
-/// One answer quorum kept: a debugger's findings or answers, a critic's
-/// challenges or closing ruling.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Submission {
-    pub call_id: String,
-    /// The role slot: `debugger.alpha`, `critic`.
-    pub role: String,
-    /// `findings`, `challenge`, `answers`, `ruling`.
-    pub stage: String,
-    pub round: u32,
-    /// The file it was written to before it was read.
-    pub file: String,
-    pub raw: String,
-    /// What the reader took other than as written.
-    pub normalised: Vec<String>,
-    pub at: Timestamp,
-}
+pub use crate::protocol::calls::Submission;
 
 /// What a moderation item is about.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -418,15 +402,11 @@ impl Rca {
 
     fn enter(&mut self, step: Step, now: Timestamp) {
         self.step = step;
-        let message = match step {
-            Step::Findings | Step::Done => format!("stage: {}", step.id()),
-            _ => format!(
-                "stage: {} (round {} of {MAX_ROUNDS})",
-                step.id(),
-                self.round
-            ),
+        let round_of = match step {
+            Step::Findings | Step::Done => None,
+            _ => Some((self.round, MAX_ROUNDS)),
         };
-        self.log(now, LogKind::Stage, None, message);
+        self.core.calls.log_stage(now, step.id(), round_of);
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
@@ -446,28 +426,23 @@ impl Rca {
     ) -> Result<Effect, Vec<Effect>> {
         let slot = Slot::new(role, self.step.id(), self.round);
         let template = (self.prompts.as_ref(), template);
-        let started = self
-            .core
-            .calls
-            .start_rendered(slot, template, &context, Some(file), now);
-        started
-            .map(Effect::StartCall)
-            .map_err(|reason| self.fail(now, reason))
+        let started = self.core.start(slot, template, &context, Some(file), now);
+        started.map_err(|reason| self.fail(now, reason))
+    }
+
+    /// The hypotheses with their owners: `h1 by debugger.alpha, h2 by …`.
+    fn listed(&self) -> String {
+        let listed: Vec<String> = self
+            .hypotheses
+            .iter()
+            .map(|h| format!("{} by {}", h.id, h.owner))
+            .collect();
+        listed.join(", ")
     }
 
     fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {
-        let call_id = call.call_id();
-        self.core.calls.note_readings(now, &call_id, &normalised);
-        self.submissions.push(Submission {
-            call_id,
-            role: call.slot.role.clone(),
-            stage: call.slot.stage.clone(),
-            round: call.slot.round,
-            file: call.raw_output_path.clone().unwrap_or_default(),
-            raw: raw.to_string(),
-            normalised,
-            at: now,
-        });
+        let kept = self.core.calls.keep(call, raw, normalised, now);
+        self.submissions.push(kept);
     }
 
     /// Asks for one repair, quoting `error`; `Err` carries why there is
@@ -572,17 +547,8 @@ impl crate::protocol::Rules for Rca {
         );
         self.log(now, LogKind::Note, None, message);
         if !self.hypotheses.is_empty() {
-            let listed: Vec<String> = self
-                .hypotheses
-                .iter()
-                .map(|h| format!("{} by {}", h.id, h.owner))
-                .collect();
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("from the hypotheses file: {}", listed.join(", ")),
-            );
+            let message = format!("from the hypotheses file: {}", self.listed());
+            self.log(now, LogKind::Note, None, message);
         }
         self.start_findings(now)
     }

@@ -20,17 +20,12 @@ impl WritingReview {
             "context": self.config.context,
             "aspects": aspects,
         });
-        let prompt = match self.render(&prompts::CRITIQUE, &context) {
-            Ok(prompt) => prompt,
-            Err(reason) => return self.fail(now, reason),
-        };
-        let spec = self.core.calls.start(
-            Slot::new(CRITIC, Step::Critique.id(), 1),
-            prompt,
-            Some(documents::CRITIQUE.to_string()),
-            now,
-        );
-        vec![Effect::StartCall(spec)]
+        let slot = Slot::new(CRITIC, Step::Critique.id(), 1);
+        let file = Some(documents::CRITIQUE.to_string());
+        match self.start_call(&prompts::CRITIQUE, &context, slot, file, now) {
+            Ok(spec) => vec![Effect::StartCall(spec)],
+            Err(effects) => effects,
+        }
     }
 
     /// The critique, already on disk: its items go to the moderator; with

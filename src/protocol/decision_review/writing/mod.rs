@@ -64,9 +64,9 @@ use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::usage::Price;
 use crate::protocol::{
     Board, BoardView, ContextDoc, Description, Document, Effect, ItemDecision, LogKind,
-    ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp,
+    ModerationItem, Progress, RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp,
 };
-use crate::protocol::{Moderation, Refusals, Settled};
+use crate::protocol::{CallSpec, Moderation, Refusals, Settled};
 use crate::rulings::{Ruled, Ruling};
 
 /// The slot of the role that merges the rewrites.
@@ -543,17 +543,26 @@ impl WritingReview {
 
     fn enter(&mut self, step: Step, now: Timestamp) {
         self.step = step;
-        self.log(now, LogKind::Stage, None, format!("stage: {}", step.id()));
+        self.core.calls.log_stage(now, step.id(), None);
     }
 
-    fn render(
-        &self,
+    /// Renders `template` and starts `slot`'s call, its answer written to
+    /// `file` before it is read; a prompt that cannot be built stops the
+    /// review, and `Err` holds the effects that say so.
+    fn start_call(
+        &mut self,
         template: &TemplateSpec,
         context: &serde_json::Value,
-    ) -> Result<String, String> {
-        self.prompts
-            .render(template, context)
-            .map_err(|error| format!("could not build the prompt: {error}"))
+        slot: Slot,
+        file: Option<String>,
+        now: Timestamp,
+    ) -> Result<CallSpec, Vec<Effect>> {
+        let template = (self.prompts.as_ref(), template);
+        let started = self
+            .core
+            .calls
+            .start_rendered(slot, template, context, file, now);
+        started.map_err(|reason| self.fail(now, reason))
     }
 
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
@@ -573,19 +582,8 @@ impl WritingReview {
             "{rewritten} of {} rewrites merged, {changes} change(s)",
             self.judges.len()
         );
-        self.log(
-            now,
-            LogKind::Verdict,
-            None,
-            format!(
-                "no verdict (a writing review delivers a revised draft): {DELIVERABLE} — {note}"
-            ),
-        );
-        let outcome = Outcome::Completed {
-            deliverable: DELIVERABLE.to_string(),
-            note,
-        };
-        vec![self.core.finish(outcome)]
+        let delivers = "a writing review delivers a revised draft";
+        vec![self.core.complete(now, delivers, DELIVERABLE, note)]
     }
 
     fn stages(&self) -> Vec<StageInfo> {
@@ -801,7 +799,7 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::protocol::{CallFailure, CallSpec, Input, Protocol};
+    use crate::protocol::{CallFailure, Input, Outcome, Protocol};
 
     fn now() -> Timestamp {
         chrono::Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap()

@@ -30,16 +30,12 @@ impl WritingReview {
                 "criteria": criteria,
             });
             merge_into(&mut context, self.rulings_context());
-            let prompt = match self.render(&prompts::REWRITE, &context) {
-                Ok(prompt) => prompt,
-                Err(reason) => return self.fail(now, reason),
+            let slot = Slot::new(seat.role.slot(), Step::Rewrites.id(), 1);
+            let file = Some(documents::judge_file(seat.role));
+            let spec = match self.start_call(&prompts::REWRITE, &context, slot, file, now) {
+                Ok(spec) => spec,
+                Err(effects) => return effects,
             };
-            let spec = self.core.calls.start(
-                Slot::new(seat.role.slot(), Step::Rewrites.id(), 1),
-                prompt,
-                Some(documents::judge_file(seat.role)),
-                now,
-            );
             self.judges[index].call_id = Some(spec.request.call_id.clone());
             effects.push(Effect::StartCall(spec));
         }
@@ -49,17 +45,12 @@ impl WritingReview {
     /// The merge of the rewrites there are, under the directives (A16, DR-58).
     pub(super) fn start_merge(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Step::Merge, now);
-        let prompt = match self.render(&prompts::MERGE, &self.merge_context()) {
-            Ok(prompt) => prompt,
-            Err(reason) => return self.fail(now, reason),
-        };
-        let spec = self.core.calls.start(
-            Slot::new(SYNTHESIZER, Step::Merge.id(), 1),
-            prompt,
-            None,
-            now,
-        );
-        vec![Effect::StartCall(spec)]
+        let slot = Slot::new(SYNTHESIZER, Step::Merge.id(), 1);
+        let context = self.merge_context();
+        match self.start_call(&prompts::MERGE, &context, slot, None, now) {
+            Ok(spec) => vec![Effect::StartCall(spec)],
+            Err(effects) => effects,
+        }
     }
 
     /// What the merge's prompt is rendered from.
