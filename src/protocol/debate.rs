@@ -20,6 +20,8 @@
 //! Not responsible for any protocol rule: what an answer, a skip or a
 //! decision does is the protocol's.
 
+use std::sync::Arc;
+
 use super::calls::{Calls, Routed, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
@@ -78,11 +80,14 @@ pub struct GivenUp {
 pub type Settled<S> = (S, ItemDecision, Option<String>);
 
 /// What every debate holds the same way: the call plumbing (with the log
-/// and the usage) and how the debate ended. A protocol keeps one and lends
-/// it to the skeleton through `AsRef`/`AsMut` ([`lend_core!`](crate::lend_core)).
+/// and the usage), the prompts its calls are rendered from and how the
+/// debate ended. A protocol keeps one and lends it to the skeleton through
+/// `AsRef`/`AsMut` ([`lend_core!`](crate::lend_core)).
 #[derive(Debug)]
 pub struct DebateCore {
     pub calls: Calls,
+    /// The templates every prompt of the debate is rendered from.
+    pub prompts: Arc<PromptSet>,
     /// Answers that could not be used, each with why, for the record.
     pub unusable: Vec<Unusable>,
     /// How the debate ended, once it has.
@@ -90,10 +95,11 @@ pub struct DebateCore {
 }
 
 impl DebateCore {
-    /// A debate that has not ended, with its plumbing.
-    pub fn new(calls: Calls) -> Self {
+    /// A debate that has not ended, with its plumbing and its prompts.
+    pub fn new(calls: Calls, prompts: Arc<PromptSet>) -> Self {
         DebateCore {
             calls,
+            prompts,
             unusable: Vec::new(),
             outcome: None,
         }
@@ -107,9 +113,10 @@ impl DebateCore {
         call: LiveCall,
         output: &str,
         error: &str,
-        template: (&PromptSet, &TemplateSpec),
+        template: &TemplateSpec,
         now: Timestamp,
     ) -> Result<CallSpec, String> {
+        let template = (self.prompts.as_ref(), template);
         let (unusable, spec) = self.calls.refuse_answer(call, output, error, template, now);
         self.unusable.push(unusable);
         spec
@@ -121,14 +128,14 @@ impl DebateCore {
     pub fn start(
         &mut self,
         slot: Slot,
-        template: (&PromptSet, &TemplateSpec),
+        template: &TemplateSpec,
         context: &serde_json::Value,
         raw_output_path: Option<String>,
         now: Timestamp,
-    ) -> Result<Effect, String> {
-        self.calls
-            .start_rendered(slot, template, context, raw_output_path, now)
-            .map(Effect::StartCall)
+    ) -> Result<CallSpec, String> {
+        let template = (self.prompts.as_ref(), template);
+        let calls = &mut self.calls;
+        calls.start_rendered(slot, template, context, raw_output_path, now)
     }
 
     /// Ends the debate with `outcome`: the effect that says so.
@@ -236,10 +243,16 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     /// A slot is given up: its retry failed too, or the moderator skipped
     /// it.
     fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect>;
+    /// The debate is stopping ([`fail`](Self::fail)): the protocol's own
+    /// stage moves to its end, so its progress shows the debate over.
+    fn stopping(&mut self);
 
     /// How the log names the end after which a deferred item is settled
     /// (`c3 deferred → accepted after the verdict`).
     const SETTLED_AFTER: &'static str = "after the debate";
+    /// The template an unusable answer's one repair is rendered from
+    /// ([`repair_or_stop`](Self::repair_or_stop)).
+    const REPAIR: &'static TemplateSpec = &crate::prompts::REPAIR_TEMPLATE;
     /// A deferred item was settled after the end: the book holds the
     /// settlement and logged it ([`resolution_refusal`](Self::resolution_refusal)
     /// allowed it). `reopen_was_pending` says whether a reopening waited
@@ -347,6 +360,70 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
         None
     }
 }
+
+/// The steps every protocol takes the same way with its [`DebateCore`]
+/// and its own [`Rules::stopping`]: stopping the debate, starting a call
+/// that stops the debate when its prompt cannot be built, and repairing an
+/// answer that cannot be used. Implemented for every [`Rules`] type; a
+/// protocol imports it to call them on itself.
+pub trait SharedSteps: Rules {
+    /// Stops the debate for `reason`: the protocol's stage ends, the reason
+    /// is logged, every live call is cancelled and the debate ends
+    /// [`Outcome::Failed`] (RULES.md A18: nothing is made up in place of
+    /// what is missing).
+    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
+        self.stopping();
+        self.as_mut().fail(now, reason)
+    }
+    /// Renders `template` with `context` and starts the first attempt of
+    /// `slot` ([`DebateCore::start`]); a prompt that cannot be built stops
+    /// the debate, and `Err` holds the effects that say so.
+    fn start_or_stop(
+        &mut self,
+        slot: Slot,
+        template: &TemplateSpec,
+        context: &serde_json::Value,
+        raw_output_path: Option<String>,
+        now: Timestamp,
+    ) -> Result<CallSpec, Vec<Effect>> {
+        let started = self
+            .as_mut()
+            .start(slot, template, context, raw_output_path, now);
+        started.map_err(|reason| self.fail(now, reason))
+    }
+    /// An answer that cannot be used (`error` says why) is kept for the
+    /// record and its slot gets its one repair, rendered from
+    /// [`REPAIR`](Self::REPAIR) ([`DebateCore::refuse_answer`]); `Err`
+    /// says why there is none (the repair was used, or its prompt cannot
+    /// be built).
+    fn repair(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        error: impl std::fmt::Display,
+        now: Timestamp,
+    ) -> Result<Vec<Effect>, String> {
+        let (error, template) = (error.to_string(), Self::REPAIR);
+        let spec = self
+            .as_mut()
+            .refuse_answer(call, output, &error, template, now);
+        spec.map(|spec| vec![Effect::StartCall(spec)])
+    }
+    /// [`repair`](Self::repair) a required role's answer: when there is no
+    /// repair the debate stops (A18).
+    fn repair_or_stop(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        error: impl std::fmt::Display,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        let repaired = self.repair(call, output, error, now);
+        repaired.unwrap_or_else(|reason| self.fail(now, reason))
+    }
+}
+
+impl<R: Rules> SharedSteps for R {}
 
 fn calls<R: Rules + ?Sized>(rules: &R) -> &Calls {
     &AsRef::<DebateCore>::as_ref(rules).calls

@@ -44,7 +44,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{CallRequest, Usage};
 
-pub use debate::{DebateCore, GivenUp, ItemRules, Moderation, Refusals, Rules, Settled};
+pub use debate::{
+    DebateCore, GivenUp, ItemRules, Moderation, Refusals, Rules, Settled, SharedSteps,
+};
 pub use outcome::{
     EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone, Verdict,
 };

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use quorum::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
+use quorum::prompts::{PromptSet, TemplateSpec};
 use quorum::protocol::calls::Calls;
 use quorum::protocol::items::ItemBook;
 use quorum::protocol::registry::{
@@ -24,7 +24,7 @@ use quorum::protocol::usage::Price;
 use quorum::protocol::{
     Board, DebateCore, Description, Document, Effect, GivenUp, ItemRules, LogKind, Moderation,
     ModerationItem, Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup, Rules, Settled,
-    StageFocus, StageInfo, Timestamp, Verdict,
+    SharedSteps, StageFocus, StageInfo, Timestamp, Verdict,
 };
 use quorum::rulings::{Ruled, Ruling};
 use quorum::spec::SpecError;
@@ -209,8 +209,8 @@ pub struct Score {
 /// One devil's advocate debate.
 pub struct Advocate {
     config: Config,
-    prompts: Arc<PromptSet>,
-    /// The call plumbing and the outcome, which the skeleton shares.
+    /// The call plumbing, the prompts and the outcome, which the skeleton
+    /// shares.
     core: DebateCore,
     step: Step,
     case: Option<String>,
@@ -226,9 +226,11 @@ quorum::lend_core!(Advocate, core);
 impl Advocate {
     pub fn new(config: Config, prompts: Arc<PromptSet>) -> Self {
         Advocate {
-            core: DebateCore::new(Calls::new(config.agents.clone(), config.prices.clone())),
+            core: DebateCore::new(
+                Calls::new(config.agents.clone(), config.prices.clone()),
+                prompts,
+            ),
             config,
-            prompts,
             step: Step::Case,
             case: None,
             objections: ItemBook::default(),
@@ -251,32 +253,13 @@ impl Advocate {
         self.core
             .calls
             .push_log(now, LogKind::Stage, None, step.title().to_string());
-        match self.prompts.render(template, &context) {
-            Ok(prompt) => {
-                let raw = format!("rounds/{}-{role}.md", step.id());
-                let spec = self.core.calls.start(
-                    Slot::new(role, step.id(), round),
-                    prompt,
-                    Some(raw),
-                    now,
-                );
-                vec![Effect::StartCall(spec)]
-            }
-            Err(error) => self.fail(format!("could not build the {role}'s prompt: {error}"), now),
-        }
-    }
-
-    fn fail(&mut self, reason: String, now: Timestamp) -> Vec<Effect> {
-        self.step = Step::Done;
-        self.core.fail(now, reason)
-    }
-
-    /// An answer that does not read gets its one repair, then ends the debate.
-    fn refuse(&mut self, call: LiveCall, output: &str, error: &str, now: Timestamp) -> Vec<Effect> {
-        let template = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
-        match self.core.refuse_answer(call, output, error, template, now) {
+        let (slot, raw) = (
+            Slot::new(role, step.id(), round),
+            format!("rounds/{}-{role}.md", step.id()),
+        );
+        match self.start_or_stop(slot, template, &context, Some(raw), now) {
             Ok(spec) => vec![Effect::StartCall(spec)],
-            Err(reason) => self.fail(reason, now),
+            Err(stopped) => stopped,
         }
     }
 
@@ -423,6 +406,10 @@ impl ItemRules for Advocate {
 }
 
 impl Rules for Advocate {
+    fn stopping(&mut self) {
+        self.step = Step::Done;
+    }
+
     fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         let topic = self.config.topic.clone();
         self.core.calls.push_log(
@@ -468,7 +455,7 @@ impl Rules for Advocate {
                         items: self.objections.pending_items(),
                     }]
                 }
-                Err(error) => self.refuse(call, output, &error, now),
+                Err(error) => self.repair_or_stop(call, output, error, now),
             },
             Step::Defence => {
                 self.defence = Some(output.trim().to_string());
@@ -486,15 +473,9 @@ impl Rules for Advocate {
                     self.score = Some(score);
                     let (verdict, rule) = self.verdict().expect("scored");
                     self.step = Step::Done;
-                    self.core.calls.push_log(
-                        now,
-                        LogKind::Verdict,
-                        None,
-                        format!("{}: {rule}", verdict.as_str()),
-                    );
-                    vec![self.core.finish(Outcome::Decided { verdict, rule })]
+                    vec![self.core.decide(now, verdict, rule)]
                 }
-                Err(error) => self.refuse(call, output, &error, now),
+                Err(error) => self.repair_or_stop(call, output, error, now),
             },
             Step::Moderation | Step::Done => Vec::new(),
         }
@@ -503,7 +484,7 @@ impl Rules for Advocate {
     fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
         // Every role is required: a debate without one has no verdict.
         let role = call.slot.role;
-        self.fail(format!("the {role} gave no answer ({})", why.reason), now)
+        self.fail(now, format!("the {role} gave no answer ({})", why.reason))
     }
 
     fn refusals(&self) -> Refusals {

@@ -216,7 +216,6 @@ pub type ItemRecord = super::items::ItemRecord<String>;
 /// A running council.
 pub struct Council {
     config: CouncilConfig,
-    prompts: Arc<PromptSet>,
     core: DebateCore,
     step: Step,
     round: u32,
@@ -289,8 +288,7 @@ impl Council {
         let exchange = Exchange::new(&config);
         Council {
             config,
-            prompts,
-            core: DebateCore::new(calls),
+            core: DebateCore::new(calls, prompts),
             step: Step::Independent,
             round: 0,
             participants,
@@ -557,11 +555,6 @@ impl Council {
         self.core.calls.log_stage(now, step.id(), round_of);
     }
 
-    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        self.step = Step::Done;
-        self.core.fail(now, reason)
-    }
-
     // ---- routing -----------------------------------------------------------
 }
 
@@ -586,6 +579,10 @@ pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
 }
 
 impl crate::protocol::Rules for Council {
+    fn stopping(&mut self) {
+        self.step = Step::Done;
+    }
+
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match (self.step, call.slot.role.as_str()) {
             (Step::Independent, _) => self.on_independent(call, output, now),

@@ -16,7 +16,7 @@ use super::packets::PacketKind;
 use super::{Council, Submission, domains, pretty, rulings};
 use crate::prompts::TemplateSpec;
 use crate::protocol::supervision::{LiveCall, Slot};
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 
 impl Council {
     /// Renders `template` for `role` and starts the call, its answer
@@ -44,9 +44,8 @@ impl Council {
         );
         context["packet"] = pretty(packet);
         let slot = Slot::new(role, self.step.id(), self.round);
-        let template = (self.prompts.as_ref(), template);
-        let started = self.core.start(slot, template, &context, Some(file), now);
-        started.map_err(|reason| self.fail(now, reason))
+        let started = self.start_or_stop(slot, template, &context, Some(file), now);
+        started.map(Effect::StartCall)
     }
 
     /// Keeps an answer that was read.
@@ -193,7 +192,7 @@ impl Council {
                 discrepancies.join("; ")
             ),
         );
-        let prompts = Arc::clone(&self.prompts);
+        let prompts = Arc::clone(&self.core.prompts);
         self.core
             .calls
             .recheck(

@@ -28,7 +28,7 @@ pub mod writing;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp};
+use crate::protocol::{DebateCore, GivenUp, SharedSteps};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -352,7 +352,6 @@ pub fn judge_slot_role(role: JudgeRole) -> String {
 /// A running decision review.
 pub struct DecisionReview {
     config: ReviewConfig,
-    prompts: Arc<PromptSet>,
     stage: Stage,
     round: u32,
     core: DebateCore,
@@ -391,10 +390,9 @@ impl DecisionReview {
         );
         DecisionReview {
             config,
-            prompts,
             stage: Stage::Proposal,
             round: 1,
-            core: DebateCore::new(calls),
+            core: DebateCore::new(calls, prompts),
             proposal: None,
             critique: None,
             critique_ids: HashSet::new(),
@@ -575,11 +573,7 @@ impl DecisionReview {
         raw_output_path: Option<String>,
         now: Timestamp,
     ) -> Result<CallSpec, Vec<Effect>> {
-        let template = (self.prompts.as_ref(), template.spec());
-        self.core
-            .calls
-            .start_rendered(slot, template, &context, raw_output_path, now)
-            .map_err(|reason| self.fail(now, reason))
+        self.start_or_stop(slot, template.spec(), &context, raw_output_path, now)
     }
 
     /// [`Self::start_rendered`] for a stage with a single call.
@@ -596,11 +590,6 @@ impl DecisionReview {
         }
     }
 
-    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        self.stage = Stage::Done;
-        self.core.fail(now, reason)
-    }
-
     fn context_json(&self) -> serde_json::Value {
         json!(self.config.context)
     }
@@ -609,7 +598,7 @@ impl DecisionReview {
 
     /// A proposer, critic or reviser output that cannot be parsed gets one
     /// repair call quoting the error; a second failure stops the debate.
-    fn repair_or_stop(
+    fn repair_malformed(
         &mut self,
         call: LiveCall,
         output: &str,
@@ -635,7 +624,7 @@ impl DecisionReview {
                 call.slot.role, call.slot.stage
             ),
         );
-        let repair = (self.prompts.as_ref(), Template::Repair.spec());
+        let repair = (self.core.prompts.as_ref(), Template::Repair.spec());
         match self.core.calls.repair(call, output, &error, repair, now) {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(now, reason),
@@ -670,6 +659,10 @@ impl DecisionReview {
 }
 
 impl crate::protocol::Rules for DecisionReview {
+    fn stopping(&mut self) {
+        self.stage = Stage::Done;
+    }
+
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match call.slot.stage.as_str() {
             "proposal" => self.on_proposal(call, output, now),

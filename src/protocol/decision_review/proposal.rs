@@ -69,7 +69,7 @@ impl DecisionReview {
                 });
                 self.start_critique(now)
             }
-            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+            Err(error) => self.repair_malformed(call, output, error.to_string(), now),
         }
     }
 
@@ -223,7 +223,7 @@ impl DecisionReview {
                 }
                 vec![Effect::AwaitModeration { items }]
             }
-            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+            Err(error) => self.repair_malformed(call, output, error.to_string(), now),
         }
     }
 }

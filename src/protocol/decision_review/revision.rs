@@ -168,7 +168,10 @@ impl DecisionReview {
                     Vec::new()
                 };
                 if !against.is_empty() {
-                    let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+                    let template = (
+                        self.core.prompts.as_ref(),
+                        &crate::prompts::RECHECK_TEMPLATE,
+                    );
                     if let Some(spec) =
                         self.core
                             .calls
@@ -225,7 +228,7 @@ impl DecisionReview {
                 });
                 self.start_evaluation(call.slot.round, now)
             }
-            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+            Err(error) => self.repair_malformed(call, output, error.to_string(), now),
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use super::{CRITIC, OPTIMIZER, Plan, SYNTHESIZER, Step, documents, prompts};
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, ItemDecision, LogKind, Timestamp};
+use crate::protocol::{Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 
 impl Plan {
@@ -54,9 +54,9 @@ impl Plan {
         let role = call.slot.role.clone();
         if output.trim().is_empty() {
             return if role == CRITIC {
-                self.repair_or_stop(call, output, "the final assessment is empty".into(), now)
+                self.repair_or_stop(call, output, "the final assessment is empty", now)
             } else {
-                match self.repair(call, output, "the final proposals are empty".into(), now) {
+                match self.repair(call, output, "the final proposals are empty", now) {
                     Ok(effects) => effects,
                     Err(reason) => {
                         self.missing
@@ -116,7 +116,7 @@ impl Plan {
         now: Timestamp,
     ) -> Vec<Effect> {
         if output.trim().is_empty() {
-            return self.repair_or_stop(call, output, "the plan document is empty".into(), now);
+            return self.repair_or_stop(call, output, "the plan document is empty", now);
         }
         let call_id = call.call_id();
         if let Err(asked) = self.bind(call.clone(), output, "plan", now) {

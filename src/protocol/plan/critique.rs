@@ -10,7 +10,7 @@ use super::model::Source;
 use super::{CRITIC, MAX_ROUNDS, OPTIMIZER, PLANNER, Plan, Step, listed, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 
 impl Plan {
@@ -26,7 +26,7 @@ impl Plan {
 
     pub(super) fn on_draft(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         if output.trim().is_empty() {
-            return self.repair_or_stop(call, output, "the plan is empty".into(), now);
+            return self.repair_or_stop(call, output, "the plan is empty", now);
         }
         self.keep(&call, output, Vec::new(), now);
         self.plan = output.to_string();

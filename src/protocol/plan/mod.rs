@@ -47,7 +47,7 @@ mod revision;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp};
+use crate::protocol::{DebateCore, GivenUp, SharedSteps};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -66,7 +66,7 @@ use super::{
     ItemResolution, LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, StageFocus,
     Timestamp,
 };
-use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
+use crate::prompts::{PromptSet, TemplateSpec};
 use crate::report::one_line;
 
 /// At most this many rounds of critic–planner exchange (PC-17).
@@ -201,7 +201,6 @@ impl Step {
 /// A running planning debate.
 pub struct Plan {
     config: PlanConfig,
-    prompts: Arc<PromptSet>,
     core: DebateCore,
     step: Step,
     round: u32,
@@ -286,8 +285,7 @@ impl Plan {
         let calls = Calls::new(config.agents.clone(), config.prices.clone());
         Plan {
             config,
-            prompts,
-            core: DebateCore::new(calls),
+            core: DebateCore::new(calls, prompts),
             step: Step::Draft,
             round: 1,
             rounds_run: 0,
@@ -397,11 +395,6 @@ impl Plan {
         self.core.calls.log_stage(now, step.id(), round_of);
     }
 
-    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        self.step = Step::Done;
-        self.core.fail(now, reason)
-    }
-
     fn start_call(
         &mut self,
         template: &TemplateSpec,
@@ -410,9 +403,8 @@ impl Plan {
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
         let slot = Slot::new(role, self.step.id(), self.round);
-        let template = (self.prompts.as_ref(), template);
-        let started = self.core.start(slot, template, &context, None, now);
-        started.map_err(|reason| self.fail(now, reason))
+        let started = self.start_or_stop(slot, template, &context, None, now);
+        started.map(Effect::StartCall)
     }
 
     fn start_one(
@@ -431,35 +423,6 @@ impl Plan {
     fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {
         let kept = self.core.calls.keep(call, raw, normalised, now);
         self.kept.push(kept);
-    }
-
-    /// Asks for one repair, quoting `error`; `Err` carries why there is
-    /// none (the repair was used, or its prompt cannot be built).
-    fn repair(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        error: String,
-        now: Timestamp,
-    ) -> Result<Vec<Effect>, String> {
-        let repair = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
-        let spec = self.core.refuse_answer(call, output, &error, repair, now);
-        spec.map(|spec| vec![Effect::StartCall(spec)])
-    }
-
-    /// A required role's unusable answer: repaired once, then the debate
-    /// stops with the reason (A18).
-    fn repair_or_stop(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        error: String,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        match self.repair(call, output, error, now) {
-            Ok(effects) => effects,
-            Err(reason) => self.fail(now, reason),
-        }
     }
 
     fn unverified_json(&self) -> Vec<serde_json::Value> {
@@ -604,6 +567,10 @@ fn listed(ids: &[String], one: &str, many: &str) -> String {
 }
 
 impl crate::protocol::Rules for Plan {
+    fn stopping(&mut self) {
+        self.step = Step::Done;
+    }
+
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match self.step {
             Step::Draft => self.on_draft(call, output, now),

@@ -12,7 +12,8 @@ use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{
-    Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Suggestion, Timestamp,
+    Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, SharedSteps, Suggestion,
+    Timestamp,
 };
 use serde_json::json;
 

@@ -9,7 +9,7 @@
 
 use super::{MAX_ROUNDS, PLANNER, Plan, Step, binding, prompts};
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, ItemDecision, LogKind, Timestamp};
+use crate::protocol::{Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 
 impl Plan {
@@ -66,7 +66,10 @@ impl Plan {
             return Ok(());
         }
         let listed = checked.departures.join("; ");
-        let recheck = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+        let recheck = (
+            self.core.prompts.as_ref(),
+            &crate::prompts::RECHECK_TEMPLATE,
+        );
         let asked = call.clone();
         match self
             .core
@@ -128,7 +131,7 @@ impl Plan {
         now: Timestamp,
     ) -> Vec<Effect> {
         if output.trim().is_empty() {
-            return self.repair_or_stop(call, output, "the revised plan is empty".into(), now);
+            return self.repair_or_stop(call, output, "the revised plan is empty", now);
         }
         let what = format!("revision {}", self.round);
         if let Err(asked) = self.bind(call.clone(), output, &what, now) {

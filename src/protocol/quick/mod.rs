@@ -34,7 +34,7 @@ mod triage;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp};
+use crate::protocol::{DebateCore, GivenUp, SharedSteps};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -388,7 +388,6 @@ struct SentBack {
 /// A running quick debate.
 pub struct Quick {
     config: QuickConfig,
-    prompts: Arc<PromptSet>,
     core: DebateCore,
     step: Step,
     proposal: Option<Collected>,
@@ -432,8 +431,7 @@ impl Quick {
         Quick {
             step: config.mode.steps(config.revision)[0],
             config,
-            prompts,
-            core: DebateCore::new(calls),
+            core: DebateCore::new(calls, prompts),
             proposal: None,
             attack: None,
             revision: None,
@@ -536,11 +534,8 @@ impl Quick {
     ) -> Result<Effect, Vec<Effect>> {
         let stage = self.step.id(self.config.mode);
         let slot = Slot::new(role, stage, 1);
-        let template = (self.prompts.as_ref(), template);
-        let started = self
-            .core
-            .start(slot, template, &context, raw_output_path, now);
-        started.map_err(|reason| self.fail(now, reason))
+        let started = self.start_or_stop(slot, template, &context, raw_output_path, now);
+        started.map(Effect::StartCall)
     }
 
     fn start_single(
@@ -556,33 +551,11 @@ impl Quick {
         }
     }
 
-    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        self.step = Step::Done;
-        self.core.fail(now, reason)
-    }
-
     fn finish(&mut self, now: Timestamp, note: String) -> Vec<Effect> {
         self.enter(Step::Done, now);
         let delivers = format!("{} delivers a document", self.config.mode.a_title());
         let deliverable = self.config.mode.deliverable();
         vec![self.core.complete(now, &delivers, deliverable, note)]
-    }
-
-    /// One more call, quoting `problem`, for an answer that cannot be used;
-    /// a second failure stops the debate (A18: the role is required).
-    fn redo_or_stop(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        problem: String,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let redo = (self.prompts.as_ref(), &prompts::REDO);
-        let spec = self.core.refuse_answer(call, output, &problem, redo, now);
-        match spec {
-            Ok(spec) => vec![Effect::StartCall(spec)],
-            Err(reason) => self.fail(now, reason),
-        }
     }
 
     fn stages(&self) -> Vec<StageInfo> {
@@ -603,13 +576,21 @@ fn as_ruling(record: &ItemRecord<String>) -> Option<Ruling> {
 }
 
 impl crate::protocol::Rules for Quick {
+    /// An answer that cannot be used is asked for once more, quoting what
+    /// is wrong with it (A18: the role is required).
+    const REPAIR: &'static TemplateSpec = &prompts::REDO;
+
+    fn stopping(&mut self) {
+        self.step = Step::Done;
+    }
+
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         let call_id = call.call_id();
         let empty = output.trim().is_empty();
         match self.step {
             Step::Reviews => self.on_review(&call, output, now),
             Step::Proposal if empty => {
-                self.redo_or_stop(call, output, "the answer is empty".into(), now)
+                self.repair_or_stop(call, output, "the answer is empty", now)
             }
             Step::Proposal => {
                 self.proposal = Some(Collected {
@@ -620,9 +601,7 @@ impl crate::protocol::Rules for Quick {
                 });
                 self.start_attack(now)
             }
-            Step::Attack if empty => {
-                self.redo_or_stop(call, output, "the answer is empty".into(), now)
-            }
+            Step::Attack if empty => self.repair_or_stop(call, output, "the answer is empty", now),
             Step::Attack => {
                 self.attack = Some(Collected {
                     call_id: call_id.clone(),
@@ -647,7 +626,7 @@ impl crate::protocol::Rules for Quick {
                     );
                     return self.start_synthesis(now);
                 }
-                self.redo_or_stop(call, output, "the answer is empty".into(), now)
+                self.repair_or_stop(call, output, "the answer is empty", now)
             }
             Step::Revision => {
                 self.revision = Some(Collected {

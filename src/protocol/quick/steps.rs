@@ -11,7 +11,7 @@ use super::{Quick, QuickMode, ReviewState, Step, documents, prompts};
 use crate::parse::Read;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 
 impl Quick {

@@ -12,7 +12,7 @@ use super::{Quick, QuickMode, ReviewState, SentBack, Step, Synthesis, binding, p
 use crate::prompts::RECHECK_TEMPLATE;
 use crate::protocol::calls::Unusable;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 use crate::rulings::{self};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -148,10 +148,10 @@ impl Quick {
             return self.keep_synthesis(call_id, &raw, Some(extra), now);
         }
         if opening.is_empty() {
-            return self.redo_or_stop(
+            return self.repair_or_stop(
                 call,
                 output,
-                "the document has no opening paragraph before its first `## ` section".into(),
+                "the document has no opening paragraph before its first `## ` section",
                 now,
             );
         }
@@ -175,10 +175,10 @@ impl Quick {
                     call_id: call_id.clone(),
                     raw: output.to_string(),
                 });
-                return self.redo_or_stop(call, output, problem, now);
+                return self.repair_or_stop(call, output, problem, now);
             }
             if !discrepancies.is_empty() {
-                let template = (self.prompts.as_ref(), &RECHECK_TEMPLATE);
+                let template = (self.core.prompts.as_ref(), &RECHECK_TEMPLATE);
                 if let Some(spec) =
                     self.core
                         .calls

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, ModerationItem, Timestamp};
+use crate::protocol::{Effect, LogKind, ModerationItem, SharedSteps, Timestamp};
 use crate::report::one_line;
 use serde_json::json;
 

@@ -9,7 +9,7 @@ use super::model::{ChallengeState, Restatement};
 use super::{Rca, Step, debugger_slot, documents, hedge, parse, prompts, status};
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 use crate::report::one_line;
 use serde_json::json;
 

@@ -12,7 +12,7 @@ use super::{
 };
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 use std::collections::BTreeSet;
 

@@ -47,7 +47,7 @@ pub mod status;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp};
+use crate::protocol::{DebateCore, GivenUp, SharedSteps};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -65,7 +65,7 @@ use super::{
     Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Refusals, RegionInfo,
     RoleGroup, RoleInfo, StageFocus, Timestamp,
 };
-use crate::prompts::{PromptSet, REPAIR_TEMPLATE, TemplateSpec};
+use crate::prompts::{PromptSet, TemplateSpec};
 
 /// At most this many challenge-and-answer rounds (RC-06).
 pub const MAX_ROUNDS: u32 = 5;
@@ -197,7 +197,6 @@ pub type ItemRecord = super::items::ItemRecord<ItemSubject>;
 /// A running root-cause analysis.
 pub struct Rca {
     config: RcaConfig,
-    prompts: Arc<PromptSet>,
     core: DebateCore,
     step: Step,
     round: u32,
@@ -259,8 +258,7 @@ impl Rca {
         };
         Rca {
             config,
-            prompts,
-            core: DebateCore::new(calls),
+            core: DebateCore::new(calls, prompts),
             step: Step::Findings,
             round: 1,
             hypotheses,
@@ -409,11 +407,6 @@ impl Rca {
         self.core.calls.log_stage(now, step.id(), round_of);
     }
 
-    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        self.step = Step::Done;
-        self.core.fail(now, reason)
-    }
-
     /// Renders `template` and starts a call of `role` in the current step,
     /// its answer written to `file` before it is read.
     fn start_call(
@@ -425,9 +418,8 @@ impl Rca {
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
         let slot = Slot::new(role, self.step.id(), self.round);
-        let template = (self.prompts.as_ref(), template);
-        let started = self.core.start(slot, template, &context, Some(file), now);
-        started.map_err(|reason| self.fail(now, reason))
+        let started = self.start_or_stop(slot, template, &context, Some(file), now);
+        started.map(Effect::StartCall)
     }
 
     /// The hypotheses with their owners: `h1 by debugger.alpha, h2 by …`.
@@ -443,20 +435,6 @@ impl Rca {
     fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {
         let kept = self.core.calls.keep(call, raw, normalised, now);
         self.submissions.push(kept);
-    }
-
-    /// Asks for one repair, quoting `error`; `Err` carries why there is
-    /// none (the repair was used, or its prompt cannot be built).
-    fn repair(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        error: String,
-        now: Timestamp,
-    ) -> Result<Vec<Effect>, String> {
-        let repair = (self.prompts.as_ref(), &REPAIR_TEMPLATE);
-        let spec = self.core.refuse_answer(call, output, &error, repair, now);
-        spec.map(|spec| vec![Effect::StartCall(spec)])
     }
 }
 
@@ -499,6 +477,10 @@ fn hypothesis(number: usize, owner: &str, finding: &Finding, source: &str) -> Hy
 }
 
 impl crate::protocol::Rules for Rca {
+    fn stopping(&mut self) {
+        self.step = Step::Done;
+    }
+
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match (self.step, call.slot.role.as_str()) {
             (Step::Findings, _) => self.on_findings(call, output, now),

@@ -22,7 +22,7 @@ impl WritingReview {
         });
         let slot = Slot::new(CRITIC, Step::Critique.id(), 1);
         let file = Some(documents::CRITIQUE.to_string());
-        match self.start_call(&prompts::CRITIQUE, &context, slot, file, now) {
+        match self.start_or_stop(slot, &prompts::CRITIQUE, &context, file, now) {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(effects) => effects,
         }
@@ -43,16 +43,7 @@ impl WritingReview {
             notes,
         } = match parse_critique(output) {
             Ok(read) => read,
-            Err(error) => {
-                let repair = (self.prompts.as_ref(), &crate::prompts::REPAIR_TEMPLATE);
-                let spec = self
-                    .core
-                    .refuse_answer(call, output, &error.to_string(), repair, now);
-                return match spec {
-                    Ok(spec) => vec![Effect::StartCall(spec)],
-                    Err(reason) => self.fail(now, reason),
-                };
-            }
+            Err(error) => return self.repair_or_stop(call, output, error, now),
         };
         self.core.calls.note_readings(now, &call_id, &notes);
         let listed: Vec<String> = items

@@ -43,7 +43,7 @@ pub mod parse;
 pub mod prompts;
 mod rewrites;
 
-use crate::protocol::{DebateCore, GivenUp};
+use crate::protocol::{DebateCore, GivenUp, SharedSteps};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -56,7 +56,7 @@ use self::parse::{
 use super::ReviewMode;
 use super::model::Weight;
 use crate::parse::Read;
-use crate::prompts::{PromptSet, TemplateSpec};
+use crate::prompts::PromptSet;
 use crate::protocol::calls::{Calls, Unusable};
 use crate::protocol::items::ItemBook;
 use crate::protocol::judges::JudgeRole;
@@ -66,7 +66,7 @@ use crate::protocol::{
     Board, BoardView, ContextDoc, Description, Document, Effect, ItemDecision, LogKind,
     ModerationItem, Progress, RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp,
 };
-use crate::protocol::{CallSpec, Moderation, Refusals, Settled};
+use crate::protocol::{Moderation, Refusals, Settled};
 use crate::rulings::{Ruled, Ruling};
 
 /// The slot of the role that merges the rewrites.
@@ -363,7 +363,6 @@ pub struct Merged {
 /// A running writing review.
 pub struct WritingReview {
     config: WritingConfig,
-    prompts: Arc<PromptSet>,
     core: DebateCore,
     step: Step,
     critique: Option<Critique>,
@@ -398,8 +397,7 @@ impl WritingReview {
         };
         WritingReview {
             config,
-            prompts,
-            core: DebateCore::new(calls),
+            core: DebateCore::new(calls, prompts),
             step,
             critique: None,
             items: ItemBook::default(),
@@ -546,30 +544,6 @@ impl WritingReview {
         self.core.calls.log_stage(now, step.id(), None);
     }
 
-    /// Renders `template` and starts `slot`'s call, its answer written to
-    /// `file` before it is read; a prompt that cannot be built stops the
-    /// review, and `Err` holds the effects that say so.
-    fn start_call(
-        &mut self,
-        template: &TemplateSpec,
-        context: &serde_json::Value,
-        slot: Slot,
-        file: Option<String>,
-        now: Timestamp,
-    ) -> Result<CallSpec, Vec<Effect>> {
-        let template = (self.prompts.as_ref(), template);
-        let started = self
-            .core
-            .calls
-            .start_rendered(slot, template, context, file, now);
-        started.map_err(|reason| self.fail(now, reason))
-    }
-
-    fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
-        self.step = Step::Done;
-        self.core.fail(now, reason)
-    }
-
     fn finish(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Step::Done, now);
         let rewritten = self
@@ -602,6 +576,10 @@ impl WritingReview {
 }
 
 impl crate::protocol::Rules for WritingReview {
+    fn stopping(&mut self) {
+        self.step = Step::Done;
+    }
+
     fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
         match self.step {
             Step::Critique => self.on_critique(call, output, now),
@@ -799,7 +777,7 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::protocol::{CallFailure, Input, Outcome, Protocol};
+    use crate::protocol::{CallFailure, CallSpec, Input, Outcome, Protocol};
 
     fn now() -> Timestamp {
         chrono::Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap()

@@ -32,7 +32,7 @@ impl WritingReview {
             merge_into(&mut context, self.rulings_context());
             let slot = Slot::new(seat.role.slot(), Step::Rewrites.id(), 1);
             let file = Some(documents::judge_file(seat.role));
-            let spec = match self.start_call(&prompts::REWRITE, &context, slot, file, now) {
+            let spec = match self.start_or_stop(slot, &prompts::REWRITE, &context, file, now) {
                 Ok(spec) => spec,
                 Err(effects) => return effects,
             };
@@ -47,7 +47,7 @@ impl WritingReview {
         self.enter(Step::Merge, now);
         let slot = Slot::new(SYNTHESIZER, Step::Merge.id(), 1);
         let context = self.merge_context();
-        match self.start_call(&prompts::MERGE, &context, slot, None, now) {
+        match self.start_or_stop(slot, &prompts::MERGE, &context, None, now) {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(effects) => effects,
         }
@@ -200,7 +200,10 @@ impl WritingReview {
                 .iter()
                 .map(|a| a.describe("the moderator"))
                 .collect();
-            let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+            let template = (
+                self.core.prompts.as_ref(),
+                &crate::prompts::RECHECK_TEMPLATE,
+            );
             if let Some(spec) = self
                 .core
                 .calls
@@ -291,12 +294,8 @@ impl WritingReview {
         problem: String,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let redo = (
-            self.prompts.as_ref(),
-            &crate::protocol::quick::prompts::REDO,
-        );
-        let spec = self.core.refuse_answer(call, output, &problem, redo, now);
-        match spec {
+        let redo = &crate::protocol::quick::prompts::REDO;
+        match self.core.refuse_answer(call, output, &problem, redo, now) {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(now, reason),
         }

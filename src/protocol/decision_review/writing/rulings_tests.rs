@@ -9,7 +9,7 @@ use std::sync::Arc;
 use chrono::TimeZone;
 
 use super::*;
-use crate::protocol::{CallFailure, Input, Outcome, Protocol};
+use crate::protocol::{CallFailure, CallSpec, Input, Outcome, Protocol};
 
 fn now() -> Timestamp {
     chrono::Utc.with_ymd_and_hms(2026, 12, 2, 12, 0, 0).unwrap()
