@@ -138,6 +138,21 @@ impl DebateCore {
         calls.start_rendered(slot, template, context, raw_output_path, now)
     }
 
+    /// Asks `call`'s agent once more, naming `discrepancies` with the
+    /// moderator's rulings, unless it was asked again already (then
+    /// `None`): the answer goes against decisions that bind it.
+    pub fn recheck(
+        &mut self,
+        call: LiveCall,
+        output: &str,
+        discrepancies: &[String],
+        now: Timestamp,
+    ) -> Option<CallSpec> {
+        let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
+        let calls = &mut self.calls;
+        calls.recheck(call, output, discrepancies, template, now)
+    }
+
     /// Ends the debate with `outcome`: the effect that says so.
     pub fn finish(&mut self, outcome: Outcome) -> Effect {
         self.outcome = Some(outcome.clone());

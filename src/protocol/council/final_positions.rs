@@ -86,19 +86,10 @@ impl Council {
         match parse::read_final(output, &role, &refs) {
             Ok(read) => {
                 let discrepancies = rulings::final_discrepancies(&read.value.0, &self.challenges);
-                if let Some(again) = self.ask_again(&call, output, &discrepancies, now) {
-                    return vec![again];
-                }
-                self.still_against(&call, discrepancies, now);
-                self.keep(&call, output, read.notes, now);
                 let (position, left_out) = read.value;
-                for left in &left_out {
-                    self.log(
-                        now,
-                        LogKind::Note,
-                        Some(&call.call_id()),
-                        format!("left out {left}"),
-                    );
+                let read = (read.notes, left_out.as_slice());
+                if let Some(again) = self.keep_checked(&call, output, discrepancies, read, now) {
+                    return vec![again];
                 }
                 let tally = |stance: model::Stance| {
                     position

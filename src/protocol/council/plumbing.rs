@@ -7,7 +7,6 @@
 //! answer changes: the phase handlers decide that.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 use serde_json::json;
 
@@ -192,17 +191,33 @@ impl Council {
                 discrepancies.join("; ")
             ),
         );
-        let prompts = Arc::clone(&self.core.prompts);
-        self.core
-            .calls
-            .recheck(
-                call.clone(),
-                output,
-                discrepancies,
-                (prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE),
-                now,
-            )
-            .map(Effect::StartCall)
+        let again = self.core.recheck(call.clone(), output, discrepancies, now);
+        again.map(Effect::StartCall)
+    }
+
+    /// Keeps `call`'s answer, checked against the moderator's rulings:
+    /// unless it is asked once more ([`Self::ask_again`], the call to start),
+    /// what still goes against them is recorded, and what the answer left
+    /// out is logged.
+    pub(super) fn keep_checked(
+        &mut self,
+        call: &LiveCall,
+        output: &str,
+        discrepancies: Vec<String>,
+        read: (Vec<String>, &[String]),
+        now: Timestamp,
+    ) -> Option<Effect> {
+        if let Some(again) = self.ask_again(call, output, &discrepancies, now) {
+            return Some(again);
+        }
+        self.still_against(call, discrepancies, now);
+        let (notes, left_out) = read;
+        self.keep(call, output, notes, now);
+        for left in left_out {
+            let message = format!("left out {left}");
+            self.log(now, LogKind::Note, Some(&call.call_id()), message);
+        }
+        None
     }
 
     /// Records what still goes against the rulings once the one extra

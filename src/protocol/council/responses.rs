@@ -242,19 +242,10 @@ impl Council {
                     .filter_map(|id| self.challenge(id))
                     .collect();
                 let discrepancies = rulings::unanswered(&mine, &answered);
-                if let Some(again) = self.ask_again(&call, output, &discrepancies, now) {
-                    return vec![again];
-                }
-                self.still_against(&call, discrepancies, now);
-                self.keep(&call, output, read.notes, now);
                 let (responses, left_out) = read.value;
-                for left in &left_out {
-                    self.log(
-                        now,
-                        LogKind::Note,
-                        Some(&call.call_id()),
-                        format!("left out {left}"),
-                    );
+                let read = (read.notes, left_out.as_slice());
+                if let Some(again) = self.keep_checked(&call, output, discrepancies, read, now) {
+                    return vec![again];
                 }
                 // The challenges delivered to this participant, by the
                 // finding they are about, in the order delivered.

@@ -168,15 +168,7 @@ impl DecisionReview {
                     Vec::new()
                 };
                 if !against.is_empty() {
-                    let template = (
-                        self.core.prompts.as_ref(),
-                        &crate::prompts::RECHECK_TEMPLATE,
-                    );
-                    if let Some(spec) =
-                        self.core
-                            .calls
-                            .recheck(call.clone(), output, &against, template, now)
-                    {
+                    if let Some(spec) = self.core.recheck(call.clone(), output, &against, now) {
                         self.push_log(
                             now,
                             LogKind::Note,

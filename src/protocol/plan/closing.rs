@@ -67,9 +67,7 @@ impl Plan {
                 }
             };
         }
-        let call_id = call.call_id();
-        self.keep(&call, output, Vec::new(), now);
-        self.take_checks(output, &role, now, &call_id);
+        self.keep_checked(&call, output, Vec::new(), now);
         if role == CRITIC {
             self.assessment = Some(output.to_string());
         } else {

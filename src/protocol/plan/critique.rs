@@ -67,16 +67,10 @@ impl Plan {
     ) -> Vec<Effect> {
         match parse::read_challenges(output) {
             Ok(Read { value, notes }) => {
-                let call_id = call.call_id();
-                self.keep(&call, output, notes, now);
-                self.take_checks(output, CRITIC, now, &call_id);
+                let call_id = self.keep_checked(&call, output, notes, now);
                 let ids = self.take_items(value, Source::Critic);
-                self.log(
-                    now,
-                    LogKind::Note,
-                    Some(&call_id),
-                    format!("critic: {}", listed(&ids, "challenge", "challenges")),
-                );
+                let message = format!("critic: {}", listed(&ids, "challenge", "challenges"));
+                self.log(now, LogKind::Note, Some(&call_id), message);
                 self.start_optimize(now)
             }
             Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
@@ -101,9 +95,7 @@ impl Plan {
     ) -> Vec<Effect> {
         match parse::read_challenges(output) {
             Ok(Read { value, notes }) => {
-                let call_id = call.call_id();
-                self.keep(&call, output, notes, now);
-                self.take_checks(output, CRITIC, now, &call_id);
+                let call_id = self.keep_checked(&call, output, notes, now);
                 if value.is_empty() {
                     self.log(
                         now,
@@ -169,16 +161,10 @@ impl Plan {
     ) -> Vec<Effect> {
         match parse::read_proposals(output) {
             Ok(Read { value, notes }) => {
-                let call_id = call.call_id();
-                self.keep(&call, output, notes, now);
-                self.take_checks(output, OPTIMIZER, now, &call_id);
+                let call_id = self.keep_checked(&call, output, notes, now);
                 let ids = self.take_items(value, Source::Optimizer);
-                self.log(
-                    now,
-                    LogKind::Note,
-                    Some(&call_id),
-                    format!("optimizer: {}", listed(&ids, "proposal", "proposals")),
-                );
+                let message = format!("optimizer: {}", listed(&ids, "proposal", "proposals"));
+                self.log(now, LogKind::Note, Some(&call_id), message);
                 self.start_respond(now)
             }
             Err(error) => match self.repair(call, output, error.to_string(), now) {

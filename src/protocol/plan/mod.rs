@@ -519,6 +519,21 @@ impl Plan {
         }
     }
 
+    /// Keeps `call`'s answer and the assumption checks it reports (under
+    /// its role's name); its call id, for the lines that follow.
+    fn keep_checked(
+        &mut self,
+        call: &LiveCall,
+        output: &str,
+        notes: Vec<String>,
+        now: Timestamp,
+    ) -> String {
+        let call_id = call.call_id();
+        self.keep(call, output, notes, now);
+        self.take_checks(output, &call.slot.role, now, &call_id);
+        call_id
+    }
+
     /// Numbers `written` items of `source` raised in this round.
     fn take_items(&mut self, written: Vec<Written>, source: Source) -> Vec<String> {
         let prefix = match source {

@@ -66,16 +66,8 @@ impl Plan {
             return Ok(());
         }
         let listed = checked.departures.join("; ");
-        let recheck = (
-            self.core.prompts.as_ref(),
-            &crate::prompts::RECHECK_TEMPLATE,
-        );
         let asked = call.clone();
-        match self
-            .core
-            .calls
-            .recheck(call, output, &checked.departures, recheck, now)
-        {
+        match self.core.recheck(call, output, &checked.departures, now) {
             Some(spec) => {
                 // The first answer stays in the record beside the second.
                 self.keep(&asked, output, Vec::new(), now);

@@ -9,7 +9,6 @@
 
 use super::parse::{provenance, split_opening};
 use super::{Quick, QuickMode, ReviewState, SentBack, Step, Synthesis, binding, prompts};
-use crate::prompts::RECHECK_TEMPLATE;
 use crate::protocol::calls::Unusable;
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
@@ -177,27 +176,22 @@ impl Quick {
                 });
                 return self.repair_or_stop(call, output, problem, now);
             }
-            if !discrepancies.is_empty() {
-                let template = (self.core.prompts.as_ref(), &RECHECK_TEMPLATE);
-                if let Some(spec) =
-                    self.core
-                        .calls
-                        .recheck(call, output, &discrepancies, template, now)
-                {
-                    self.core.unusable.push(Unusable {
-                        call_id: call_id.clone(),
-                        raw: output.to_string(),
-                        reason: format!(
-                            "went against the moderator's rulings: {}",
-                            discrepancies.join("; ")
-                        ),
-                    });
-                    self.sent_back = Some(SentBack {
-                        call_id,
-                        raw: output.to_string(),
-                    });
-                    return vec![Effect::StartCall(spec)];
-                }
+            if !discrepancies.is_empty()
+                && let Some(spec) = self.core.recheck(call, output, &discrepancies, now)
+            {
+                self.core.unusable.push(Unusable {
+                    call_id: call_id.clone(),
+                    raw: output.to_string(),
+                    reason: format!(
+                        "went against the moderator's rulings: {}",
+                        discrepancies.join("; ")
+                    ),
+                });
+                self.sent_back = Some(SentBack {
+                    call_id,
+                    raw: output.to_string(),
+                });
+                return vec![Effect::StartCall(spec)];
             }
         }
         self.keep_synthesis(call_id, output, None, now)

@@ -200,15 +200,7 @@ impl WritingReview {
                 .iter()
                 .map(|a| a.describe("the moderator"))
                 .collect();
-            let template = (
-                self.core.prompts.as_ref(),
-                &crate::prompts::RECHECK_TEMPLATE,
-            );
-            if let Some(spec) = self
-                .core
-                .calls
-                .recheck(call.clone(), output, &said, template, now)
-            {
+            if let Some(spec) = self.core.recheck(call.clone(), output, &said, now) {
                 let yours: Vec<String> = against.iter().map(|a| a.describe("you")).collect();
                 self.log(
                     now,
