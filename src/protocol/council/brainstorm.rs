@@ -26,18 +26,15 @@ impl Council {
             let mut context = self.base_context(&role);
             context["inventory"] = pretty(self.inventory());
             let file = documents::expand_file(&role);
-            match self.start_call(
+            match self.start_awaited(
                 &prompts::EXPAND,
                 context,
-                &role,
+                role,
                 PacketKind::Reconciliation,
                 file,
                 now,
             ) {
-                Ok(effect) => {
-                    self.awaiting.insert(role);
-                    effects.push(effect);
-                }
+                Ok(effect) => effects.push(effect),
                 Err(failed) => return failed,
             }
         }

@@ -57,18 +57,15 @@ impl Council {
             context["fallback"] = json!(self.fallback.is_some());
             self.put_rulings(&mut context, self.challenges.iter());
             let file = documents::final_file(&role);
-            match self.start_call(
+            match self.start_awaited(
                 &prompts::FINAL,
                 context,
-                &role,
+                role,
                 PacketKind::FinalPosition,
                 file,
                 now,
             ) {
-                Ok(effect) => {
-                    self.awaiting.insert(role);
-                    effects.push(effect);
-                }
+                Ok(effect) => effects.push(effect),
                 Err(failed) => return failed,
             }
         }

@@ -25,11 +25,8 @@ impl Council {
             } else {
                 &prompts::INDEPENDENT
             };
-            match self.start_call(template, context, &role, PacketKind::Discovery, file, now) {
-                Ok(effect) => {
-                    self.awaiting.insert(role);
-                    effects.push(effect);
-                }
+            match self.start_awaited(template, context, role, PacketKind::Discovery, file, now) {
+                Ok(effect) => effects.push(effect),
                 Err(failed) => return failed,
             }
         }

@@ -47,6 +47,22 @@ impl Council {
         started.map(Effect::StartCall)
     }
 
+    /// [`Self::start_call`] for one of a step's several calls: `role` is
+    /// awaited until it answers.
+    pub(super) fn start_awaited(
+        &mut self,
+        template: &TemplateSpec,
+        context: serde_json::Value,
+        role: String,
+        packet: PacketKind,
+        file: String,
+        now: Timestamp,
+    ) -> Result<Effect, Vec<Effect>> {
+        let effect = self.start_call(template, context, &role, packet, file, now)?;
+        self.awaiting.insert(role);
+        Ok(effect)
+    }
+
     /// Keeps an answer that was read.
     pub(super) fn keep(
         &mut self,

@@ -118,18 +118,15 @@ impl Council {
                 None,
                 format!("to {target} only: {}", mine.join(", ")),
             );
-            match self.start_call(
+            match self.start_awaited(
                 &prompts::RESPOND,
                 context,
-                &target,
+                target,
                 PacketKind::Challenge,
                 file,
                 now,
             ) {
-                Ok(effect) => {
-                    self.awaiting.insert(target);
-                    effects.push(effect);
-                }
+                Ok(effect) => effects.push(effect),
                 Err(failed) => return failed,
             }
         }
@@ -188,16 +185,14 @@ impl Council {
                 None,
                 format!("to {role}: no challenge; it may corroborate, cross-challenge, discover or propose a merge"),
             );
-            let effect = self.start_call(
+            effects.push(self.start_awaited(
                 &prompts::RESPOND,
                 context,
-                &role,
+                role,
                 PacketKind::Challenge,
                 file,
                 now,
-            )?;
-            self.awaiting.insert(role);
-            effects.push(effect);
+            )?);
         }
         Ok(effects)
     }
