@@ -314,7 +314,7 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     fn refusals(&self) -> Refusals {
         Refusals::default()
     }
-
+    /// Where the debate stands; the skeleton fills in whether it has ended.
     fn progress(&self) -> Progress;
     /// The artifact files as they should read now.
     fn documents(&self) -> Vec<Document>;
@@ -568,7 +568,10 @@ impl<R: Rules> Protocol for R {
     }
 
     fn progress(&self) -> Progress {
-        Rules::progress(self)
+        Progress {
+            finished: self.as_ref().outcome.is_some(),
+            ..Rules::progress(self)
+        }
     }
     fn log(&self) -> &[LogEntry] {
         calls(self).log()

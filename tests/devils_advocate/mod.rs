@@ -504,7 +504,6 @@ impl Rules for Advocate {
                 2
             },
             max_round: 2,
-            finished: self.core.outcome.is_some(),
             ..Progress::default()
         }
     }

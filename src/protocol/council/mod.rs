@@ -715,7 +715,7 @@ impl crate::protocol::Rules for Council {
             round: self.round,
             max_round: self.config.intensity.max_rounds(),
             budget: Some((self.budget_used(), self.config.budget())),
-            finished: self.core.outcome.is_some(),
+            ..Default::default()
         }
     }
 

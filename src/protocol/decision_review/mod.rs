@@ -758,7 +758,6 @@ impl crate::protocol::Rules for DecisionReview {
         Progress {
             stage: self.stage.as_str().to_string(),
             round: self.round,
-            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }

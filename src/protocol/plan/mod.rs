@@ -641,7 +641,6 @@ impl crate::protocol::Rules for Plan {
             stage: self.step.id().to_string(),
             round: if self.config.simple { 0 } else { self.round },
             max_round: if self.config.simple { 0 } else { MAX_ROUNDS },
-            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }

@@ -720,7 +720,6 @@ impl crate::protocol::Rules for Quick {
         Progress {
             stage: self.step.id(self.config.mode).to_string(),
             round: 0,
-            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }

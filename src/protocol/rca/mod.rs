@@ -540,7 +540,6 @@ impl crate::protocol::Rules for Rca {
             stage: self.step.id().to_string(),
             round: self.round,
             max_round: MAX_ROUNDS,
-            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }

@@ -636,7 +636,6 @@ impl crate::protocol::Rules for WritingReview {
         Progress {
             stage: self.step.id().to_string(),
             round: 0,
-            finished: self.core.outcome.is_some(),
             ..Default::default()
         }
     }
