@@ -22,7 +22,7 @@ use super::verdict::{self, Assessment};
 use super::{Council, Step};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, Outcome, Protocol, Publication};
-use crate::report::{fenced, log_lines, one_line, timestamp};
+use crate::report::{one_line, raw_md, timestamp, transcript_opening};
 
 /// The reader's document.
 pub const SUMMARY: &str = "summary.md";
@@ -939,9 +939,8 @@ fn challenge_line(challenge: &Challenge) -> String {
 
 fn transcript_md(council: &Council) -> String {
     let config = council.config();
-    let mut out = format!(
-        "# Transcript — {}\n\nCouncil `{}`, started {}: {} mode, {} intensity, {} preset; {} experts ({}), the devil's advocate and the integration checker. Every event in order, timeouts, cancellations, retries and skips included, each with its call id.\n\n## Events\n\n",
-        one_line(&config.topic),
+    let about = format!(
+        "Council `{}`, started {}: {} mode, {} intensity, {} preset; {} experts ({}), the devil's advocate and the integration checker. ",
         config.review_id,
         timestamp(config.started_at),
         config.mode.as_str(),
@@ -950,20 +949,19 @@ fn transcript_md(council: &Council) -> String {
         config.domains.len(),
         config.domains.join(", ")
     );
-    out.push_str(&log_lines(council.log()));
+    let mut out = transcript_opening(&config.topic, &about, council.log());
     out.push_str("\n## Agent outputs\n\n");
     for submission in council.submissions() {
         let label = match &submission.malformed {
             Some(reason) => format!(" — MALFORMED: {}", one_line(reason)),
             None => String::new(),
         };
-        out.push_str(&format!(
-            "### `{}` ({}, round {}, `{}`){label}\n\n{}\n",
-            submission.call_id,
-            submission.stage,
-            submission.round,
-            submission.file,
-            fenced(&submission.raw, "text")
+        out.push_str(&raw_md(
+            &format!(
+                "`{}` ({}, round {}, `{}`){label}",
+                submission.call_id, submission.stage, submission.round, submission.file
+            ),
+            &submission.raw,
         ));
     }
     out.push_str(&crate::report::calls_md(council.calls()));

@@ -15,7 +15,7 @@ use super::model::{DecidedBy, Source, Verification};
 use super::parse::{WrittenRow, critique_log};
 use super::{PLANNER, Plan};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
-use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp};
+use crate::report::{UsageYaml, answer_md, one_line, timestamp, transcript_opening};
 
 /// The deliverable (A27).
 pub const PLAN: &str = "plan.md";
@@ -602,22 +602,18 @@ pub fn summary_lead(plan: &Plan) -> Option<String> {
 
 fn transcript_md(plan: &Plan) -> String {
     let config = plan.config();
-    let mut out = format!(
-        "# Transcript — {}\n\nPlanning debate{}, started {}. Every event in order, timeouts, cancellations, retries and skips included, each with its call id.\n\n## Events\n\n",
-        one_line(&config.topic),
+    let about = format!(
+        "Planning debate{}, started {}. ",
         if config.simple { " (simple mode)" } else { "" },
         timestamp(config.started_at)
     );
-    out.push_str(&log_lines(plan.log()));
+    let mut out = transcript_opening(&config.topic, &about, plan.log());
     out.push_str("\n## Agent outputs\n\nOnly the synthesizer writes a file; every other answer is kept here, raw.\n\n");
     for kept in plan.kept() {
-        out.push_str(&format!(
-            "### `{}` ({} {}, round {})\n\n{}\n",
-            kept.call_id,
-            kept.role,
-            kept.stage,
-            kept.round,
-            fenced(&kept.raw, "text")
+        out.push_str(&answer_md(
+            &kept.call_id,
+            &format!("{} {}, round {}", kept.role, kept.stage, kept.round),
+            &kept.raw,
         ));
     }
     out.push_str(&crate::report::unusable_md(plan.unusable()));

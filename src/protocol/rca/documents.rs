@@ -15,7 +15,7 @@ use super::status::{Conclusion, Derived};
 use super::{MAX_ROUNDS, Rca};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
-use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp};
+use crate::report::{UsageYaml, answer_md, one_line, timestamp, transcript_opening};
 
 /// The reader's document.
 pub const SUMMARY: &str = "summary.md";
@@ -438,23 +438,18 @@ fn provenance_md(rca: &Rca) -> String {
 
 fn transcript_md(rca: &Rca) -> String {
     let config = rca.config();
-    let mut out = format!(
-        "# Transcript — {}\n\nRoot-cause analysis, started {}: debuggers {}, a critic, up to \
-         {MAX_ROUNDS} rounds. Every event in order, timeouts, cancellations, retries and skips \
-         included, each with its call id.\n\n## Events\n\n",
-        one_line(&config.topic),
+    let about = format!(
+        "Root-cause analysis, started {}: debuggers {}, a critic, up to {MAX_ROUNDS} rounds. ",
         timestamp(config.started_at),
         config.debuggers.join(", ")
     );
-    out.push_str(&log_lines(rca.log()));
+    let mut out = transcript_opening(&config.topic, &about, rca.log());
     out.push_str("\n## Agent outputs\n\n");
     for submission in rca.submissions() {
-        out.push_str(&format!(
-            "### `{}` ({}, `{}`)\n\n{}\n",
-            submission.call_id,
-            submission.stage,
-            submission.file,
-            fenced(&submission.raw, "text")
+        out.push_str(&answer_md(
+            &submission.call_id,
+            &format!("{}, `{}`", submission.stage, submission.file),
+            &submission.raw,
         ));
     }
     out.push_str(&crate::report::unusable_md(rca.unusable()));

@@ -22,7 +22,9 @@ use super::parse::{Aspect, Change, CritiqueItem};
 use super::{DELIVERABLE, RewriteState, WritingReview};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
-use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp};
+use crate::report::{
+    UsageYaml, answer_md, fenced, one_line, timestamp, transcript_opening, unusable_md,
+};
 
 /// The audit record.
 pub const TRANSCRIPT: &str = "transcript.md";
@@ -379,47 +381,31 @@ fn provenance_md(review: &WritingReview) -> String {
 
 fn transcript_md(review: &WritingReview) -> String {
     let config = review.config();
-    let mut out = format!("# Transcript — {}\n\n", one_line(&config.topic));
-    out.push_str(&format!(
-        "A writing review of `{}`, started {}. Every event in order, timeouts, cancellations, \
-         retries and skips included, each with its call id.\n\n## Events\n\n",
+    let about = format!(
+        "A writing review of `{}`, started {}. ",
         one_line(&config.draft.name),
         timestamp(config.started_at)
-    ));
-    out.push_str(&log_lines(review.log()));
+    );
+    let mut out = transcript_opening(&config.topic, &about, review.log());
     out.push_str("\n## The draft\n\n");
     out.push_str(&fenced(&config.draft.text, "text"));
     out.push_str("\n## Agent outputs\n\n");
-    let mut answer = |call_id: &str, what: &str, raw: &str| {
-        out.push_str(&format!(
-            "### `{call_id}` ({what})\n\n{}\n",
-            fenced(raw, "text")
-        ));
-    };
     if let Some(critique) = review.critique() {
-        answer(&critique.call_id, "the critique", &critique.raw);
+        out.push_str(&answer_md(&critique.call_id, "the critique", &critique.raw));
     }
     for judge in review.judges() {
         if let (Some(call_id), Some(raw)) = (&judge.call_id, &judge.raw) {
-            answer(call_id, &format!("the {} rewrite", judge.seat.role), raw);
+            let what = format!("the {} rewrite", judge.seat.role);
+            out.push_str(&answer_md(call_id, &what, raw));
         }
     }
     if let Some(merged) = review.merged() {
-        answer(&merged.call_id, "the merge", &merged.raw);
+        out.push_str(&answer_md(&merged.call_id, "the merge", &merged.raw));
     }
-    for unusable in review.unusable() {
-        answer(
-            &unusable.call_id,
-            &format!("unusable: {}", one_line(&unusable.reason)),
-            &unusable.raw,
-        );
-    }
+    out.push_str(&unusable_md(review.unusable()));
     for asked in review.asked_again() {
-        answer(
-            &asked.call_id,
-            &format!("asked again: {}", one_line(&asked.reason)),
-            &asked.raw,
-        );
+        let what = format!("asked again: {}", one_line(&asked.reason));
+        out.push_str(&answer_md(&asked.call_id, &what, &asked.raw));
     }
     out.push_str(&crate::report::calls_md(review.calls()));
     out
