@@ -437,18 +437,28 @@ fn sentence(text: &str) -> String {
     format!("{text}.")
 }
 
-fn confirmed(assessment: &Assessment, severity: Severity) -> Vec<&Finding> {
+/// The findings that ended in `state` with a severity that `counts`, in
+/// the assessment's order.
+fn findings_in(
+    assessment: &Assessment,
+    state: FindingState,
+    counts: impl Fn(Severity) -> bool,
+) -> Vec<&Finding> {
     let outcomes = assessment.outcomes_by_id();
     assessment
         .findings
         .iter()
         .filter(|f| {
-            f.severity == severity
+            counts(f.severity)
                 && outcomes
                     .get(f.id.as_str())
-                    .is_some_and(|o| o.state == FindingState::Confirmed)
+                    .is_some_and(|o| o.state == state)
         })
         .collect()
+}
+
+fn confirmed(assessment: &Assessment, severity: Severity) -> Vec<&Finding> {
+    findings_in(assessment, FindingState::Confirmed, |s| s == severity)
 }
 
 fn verdict_lead(verdict: crate::protocol::Verdict, assessment: &Assessment) -> String {
@@ -456,17 +466,7 @@ fn verdict_lead(verdict: crate::protocol::Verdict, assessment: &Assessment) -> S
         .into_iter()
         .chain(confirmed(assessment, Severity::High))
         .collect();
-    let outcomes = assessment.outcomes_by_id();
-    let disputed: Vec<&Finding> = assessment
-        .findings
-        .iter()
-        .filter(|f| {
-            f.severity.is_grave()
-                && outcomes
-                    .get(f.id.as_str())
-                    .is_some_and(|o| o.state == FindingState::Disputed)
-        })
-        .collect();
+    let disputed = findings_in(assessment, FindingState::Disputed, Severity::is_grave);
     let mut lead = match verdict {
         crate::protocol::Verdict::Fail => "**FAIL.** Do not ship this as it stands.".to_string(),
         crate::protocol::Verdict::Concerns => {
@@ -513,23 +513,17 @@ fn verdict_lead(verdict: crate::protocol::Verdict, assessment: &Assessment) -> S
     }
     // A21 (revised): a grave finding nobody refuted is not cleared just
     // because too few backed it.
-    let unsettled: Vec<String> = assessment
-        .findings
-        .iter()
-        .filter(|f| {
-            f.severity.is_grave()
-                && outcomes
-                    .get(f.id.as_str())
-                    .is_some_and(|o| o.state == FindingState::Unconfirmed)
-        })
-        .map(|f| {
-            format!(
-                "{} ({})",
-                one_line(&f.text.title).trim_end_matches('.'),
-                f.severity.as_str().to_ascii_lowercase()
-            )
-        })
-        .collect();
+    let unsettled: Vec<String> =
+        findings_in(assessment, FindingState::Unconfirmed, Severity::is_grave)
+            .into_iter()
+            .map(|f| {
+                format!(
+                    "{} ({})",
+                    one_line(&f.text.title).trim_end_matches('.'),
+                    f.severity.as_str().to_ascii_lowercase()
+                )
+            })
+            .collect();
     if !unsettled.is_empty() {
         lead.push_str(&format!(
             " Raised, never refuted, and not confirmed either, so check it before you rely on the code: {}.",
