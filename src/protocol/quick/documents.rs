@@ -17,6 +17,7 @@
 
 use serde::Serialize;
 
+use super::parse::Vulnerability;
 use super::{Quick, QuickMode, ReviewState};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, Outcome, Protocol};
@@ -159,13 +160,7 @@ fn deliverable_md(quick: &Quick) -> Option<String> {
                  of the target; they are left out above.\n\n"
             });
             for (finding, note) in set_aside {
-                out.push_str(&format!(
-                    "- **{}** ({}){}\n",
-                    one_line(&finding.title),
-                    finding.severity.as_str(),
-                    note.map(|note| format!(": {}", one_line(&note)))
-                        .unwrap_or_default()
-                ));
+                out.push_str(&finding_item(finding, "", note));
             }
             out.push('\n');
         }
@@ -196,16 +191,22 @@ fn standing_md(quick: &Quick) -> String {
             "unconfirmed" => "open, not confirmed",
             _ => "as reported, not triaged",
         };
-        out.push_str(&format!(
-            "- **{}** ({}, {status}){}\n",
-            one_line(&finding.title),
-            finding.severity.as_str(),
-            note.map(|note| format!(": {}", one_line(&note)))
-                .unwrap_or_default()
-        ));
+        out.push_str(&finding_item(finding, &format!(", {status}"), note));
     }
     out.push('\n');
     out
+}
+
+/// A red-team finding as a list item: its title, its severity and
+/// `status` (`, confirmed`, or nothing), and the moderator's note.
+fn finding_item(finding: &Vulnerability, status: &str, note: Option<String>) -> String {
+    format!(
+        "- **{}** ({}{status}){}\n",
+        one_line(&finding.title),
+        finding.severity.as_str(),
+        note.map(|note| format!(": {}", one_line(&note)))
+            .unwrap_or_default()
+    )
 }
 
 /// The closing section: where the result came from, for whoever wants the
