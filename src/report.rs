@@ -193,6 +193,16 @@ pub fn capitalised(word: &str) -> String {
         .unwrap_or_default()
 }
 
+/// `text` as a sentence: with a full stop at its end, unless it ends in
+/// one already (or in `!` or `?`).
+pub fn with_full_stop(text: &str) -> String {
+    if text.ends_with(['.', '!', '?']) {
+        text.to_string()
+    } else {
+        format!("{text}.")
+    }
+}
+
 /// Collapses line breaks so a message stays one list item.
 pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

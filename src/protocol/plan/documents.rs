@@ -15,7 +15,9 @@ use super::model::{DecidedBy, Source, Verification};
 use super::parse::{WrittenRow, critique_log};
 use super::{PLANNER, Plan};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
-use crate::report::{UsageYaml, answer_md, one_line, timestamp, transcript_opening};
+use crate::report::{
+    UsageYaml, answer_md, capitalised, one_line, timestamp, transcript_opening, with_full_stop,
+};
 
 /// The deliverable (A27).
 pub const PLAN: &str = "plan.md";
@@ -511,7 +513,7 @@ fn with_departures(document: &str, departures: &[&str]) -> String {
         "{DEPARTURES_HEADING}\n\nquorum checked this plan against the moderator's decisions and asked the synthesizer once more; these parts still go against them, so do not carry them out as written:\n\n"
     );
     for departure in departures {
-        section.push_str(&format!("- {}\n", capitalised_sentence(departure)));
+        section.push_str(&format!("- {}\n", with_full_stop(&capitalised(departure))));
     }
     section.push('\n');
     after_opening(document, &section)
@@ -527,19 +529,6 @@ fn after_opening(document: &str, section: &str) -> String {
         Some(at) => format!("{}{section}{}", &document[..at + 1], &document[at + 1..]),
         None => format!("{}\n\n{section}", document.trim_end()),
     }
-}
-
-/// `text` with a capital first letter and a full stop.
-fn capitalised_sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut out: String = chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default();
-    if !out.ends_with(['.', '!', '?']) {
-        out.push('.');
-    }
-    out
 }
 
 /// `I2 accepted on 2026-12-01 (note)` for each deferred item settled after

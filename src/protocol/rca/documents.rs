@@ -15,7 +15,9 @@ use super::status::{Conclusion, Derived};
 use super::{MAX_ROUNDS, Rca};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
-use crate::report::{UsageYaml, answer_md, one_line, timestamp, transcript_opening};
+use crate::report::{
+    UsageYaml, answer_md, one_line, timestamp, transcript_opening, with_full_stop,
+};
 
 /// The reader's document.
 pub const SUMMARY: &str = "summary.md";
@@ -183,14 +185,9 @@ fn evidence_needed(rca: &Rca) -> Vec<String> {
         .collect()
 }
 
-/// `text` as a sentence ending in a full stop.
+/// `text` on one line, as a sentence ending in a full stop.
 fn sentence(text: &str) -> String {
-    let text = one_line(text);
-    if text.ends_with(['.', '!', '?']) {
-        text
-    } else {
-        format!("{text}.")
-    }
+    with_full_stop(&one_line(text))
 }
 
 /// `text` with its first word lowercased when it is an ordinary

@@ -24,6 +24,7 @@ use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
 use crate::report::{
     UsageYaml, answer_md, fenced, one_line, timestamp, transcript_opening, unusable_md,
+    with_full_stop,
 };
 
 /// The audit record.
@@ -70,20 +71,11 @@ pub fn composed_summary(changes: &[Change], allowed: &str) -> String {
             out.push_str(&format!(
                 " In {}: {}",
                 one_line(&change.location),
-                with_stop(&reason)
+                with_full_stop(&reason)
             ));
         }
     }
     out
-}
-
-fn with_stop(text: &str) -> String {
-    let text = text.trim();
-    if text.ends_with(['.', '!', '?']) {
-        text.to_string()
-    } else {
-        format!("{text}.")
-    }
 }
 
 /// The opening of `summary.md`, word for word: what the end of a run
@@ -201,7 +193,7 @@ fn change_md(change: &Change, indent: usize) -> String {
         "{pad}- **{}** ({}): {}\n",
         one_line(&change.location),
         change.kind,
-        with_stop(&one_line(&change.rationale))
+        with_full_stop(&one_line(&change.rationale))
     );
     if !change.before.is_empty() {
         out.push_str(&format!(
@@ -234,7 +226,7 @@ fn changes_md(review: &WritingReview, changes: &[Change]) -> String {
         let id = &item.id;
         let ruling = review.ruling(id).map(|(decision, _)| decision);
         let what = match review.ruling(id).and_then(|(_, note)| note) {
-            Some(note) => format!("{what} Your note: {}", with_stop(&one_line(note))),
+            Some(note) => format!("{what} Your note: {}", with_full_stop(&one_line(note))),
             None => what,
         };
         let line = match (ruling, made.is_empty()) {
@@ -300,7 +292,7 @@ fn item_md(item: &CritiqueItem) -> String {
         one_line(&item.location),
         item.kind,
         item.severity,
-        with_stop(&one_line(&item.text))
+        with_full_stop(&one_line(&item.text))
     )
 }
 
