@@ -203,6 +203,12 @@ pub fn with_full_stop(text: &str) -> String {
     }
 }
 
+/// `text` on one line with its pipes escaped, to stand in a cell of a
+/// Markdown table.
+pub fn table_cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|")
+}
+
 /// Collapses line breaks so a message stays one list item.
 pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -16,7 +16,8 @@ use super::parse::{WrittenRow, critique_log};
 use super::{PLANNER, Plan};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
 use crate::report::{
-    UsageYaml, answer_md, capitalised, one_line, timestamp, transcript_opening, with_full_stop,
+    UsageYaml, answer_md, capitalised, one_line, table_cell, timestamp, transcript_opening,
+    with_full_stop,
 };
 
 /// The deliverable (A27).
@@ -247,20 +248,16 @@ pub fn log_md(plan: &Plan) -> String {
             "| {} | {} | {} | {} | {} | {} |\n",
             row.id,
             row.source,
-            cell(&row.summary),
-            cell(&row.category),
+            table_cell(&row.summary),
+            table_cell(&row.category),
             row.resolution,
-            cell(&row.detail)
+            table_cell(&row.detail)
         ));
     }
     out.push('\n');
     out.push_str(&counts(plan).lines().join("\n\n"));
     out.push('\n');
     out
-}
-
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
 }
 
 /// Lowercase, without spaces or emphasis: for comparing count lines.

@@ -16,7 +16,7 @@ use super::{MAX_ROUNDS, Rca};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
 use crate::report::{
-    UsageYaml, answer_md, one_line, timestamp, transcript_opening, with_full_stop,
+    UsageYaml, answer_md, one_line, table_cell, timestamp, transcript_opening, with_full_stop,
 };
 
 /// The reader's document.
@@ -239,7 +239,7 @@ fn summary_md(rca: &Rca) -> Option<String> {
             out.push_str(&format!(
                 "| {} | {status} | {} | {} |\n",
                 hypothesis.id,
-                one_line(&hypothesis.finding.claim).replace('|', "\\|"),
+                table_cell(&hypothesis.finding.claim),
                 hypothesis.owner
             ));
         }

@@ -21,7 +21,8 @@ use super::{
 };
 use crate::protocol::{Document, Outcome, Protocol};
 use crate::report::{
-    UsageYaml, answer_md, fenced, one_line, raw_md, timestamp, transcript_opening, usage_line,
+    UsageYaml, answer_md, fenced, one_line, raw_md, table_cell, timestamp, transcript_opening,
+    usage_line,
 };
 
 mod debate_yaml;
@@ -270,7 +271,7 @@ fn change_log_md(change_log: &[ChangeEntry]) -> String {
             entry.addresses_critique,
             entry.block_id,
             yaml_word(&entry.change_type),
-            one_line(&detail).replace('|', "\\|")
+            table_cell(&detail)
         ));
     }
     out
