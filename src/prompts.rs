@@ -36,22 +36,34 @@ pub struct TemplateSpec {
     pub source: &'static str,
 }
 
+/// The [`TemplateSpec`] of the built-in template `prompts/<file_name>`,
+/// with the variables its protocol gives it: the file name is written once,
+/// for the override directory and for the source compiled in.
+macro_rules! template {
+    ($file_name:literal, $variables:expr $(,)?) => {
+        $crate::prompts::TemplateSpec {
+            file_name: $file_name,
+            variables: $variables,
+            source: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/prompts/", $file_name)),
+        }
+    };
+}
+pub(crate) use template;
+
 /// A second attempt after an answer could not be used: the original request,
 /// the answer and what was wrong with it. Shared by every protocol.
-pub const REPAIR_TEMPLATE: TemplateSpec = TemplateSpec {
-    file_name: "repair.md.j2",
-    variables: &["original_prompt", "previous_output", "error"],
-    source: include_str!("../prompts/repair.md.j2"),
-};
+pub const REPAIR_TEMPLATE: TemplateSpec = template!(
+    "repair.md.j2",
+    &["original_prompt", "previous_output", "error"]
+);
 
 /// A second attempt after an answer that could be read went against the
 /// moderator's rulings: the original request, the answer and each
 /// discrepancy. Shared by every protocol.
-pub const RECHECK_TEMPLATE: TemplateSpec = TemplateSpec {
-    file_name: "recheck.md.j2",
-    variables: &["original_prompt", "previous_output", "discrepancies"],
-    source: include_str!("../prompts/recheck.md.j2"),
-};
+pub const RECHECK_TEMPLATE: TemplateSpec = template!(
+    "recheck.md.j2",
+    &["original_prompt", "previous_output", "discrepancies"]
+);
 
 /// Why prompts could not be loaded or rendered.
 #[derive(Debug, thiserror::Error)]

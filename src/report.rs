@@ -157,6 +157,33 @@ pub fn log_lines(log: &[LogEntry]) -> String {
     out
 }
 
+/// What every transcript says of its list of events.
+pub const EVERY_EVENT: &str = "Every event in order, timeouts, cancellations, retries and skips \
+                               included, each with its call id.";
+
+/// The opening of a transcript: its title, `about` (what ran and when,
+/// ending in the space or paragraph break that comes before
+/// [`EVERY_EVENT`]), then every event, one line each.
+pub fn transcript_opening(topic: &str, about: &str, log: &[LogEntry]) -> String {
+    format!(
+        "# Transcript — {}\n\n{about}{EVERY_EVENT}\n\n## Events\n\n{}",
+        one_line(topic),
+        log_lines(log)
+    )
+}
+
+/// A raw answer in a transcript under its `### ` heading, fenced as it
+/// came.
+pub fn raw_md(heading: &str, raw: &str) -> String {
+    format!("### {heading}\n\n{}\n", fenced(raw, "text"))
+}
+
+/// A raw answer in a transcript under its call id and what it was:
+/// ``### `c3` (the proposal)``.
+pub fn answer_md(call_id: &str, what: &str, raw: &str) -> String {
+    raw_md(&format!("`{call_id}` ({what})"), raw)
+}
+
 /// `analyst` → `Analyst`: a role or stage name as a title.
 pub fn capitalised(word: &str) -> String {
     let mut chars = word.chars();
@@ -164,6 +191,22 @@ pub fn capitalised(word: &str) -> String {
         .next()
         .map(|first| first.to_uppercase().chain(chars).collect())
         .unwrap_or_default()
+}
+
+/// `text` as a sentence: with a full stop at its end, unless it ends in
+/// one already (or in `!` or `?`).
+pub fn with_full_stop(text: &str) -> String {
+    if text.ends_with(['.', '!', '?']) {
+        text.to_string()
+    } else {
+        format!("{text}.")
+    }
+}
+
+/// `text` on one line with its pipes escaped, to stand in a cell of a
+/// Markdown table.
+pub fn table_cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|")
 }
 
 /// Collapses line breaks so a message stays one list item.
@@ -315,11 +358,10 @@ pub fn diagnostics_md(diagnostics: &[crate::protocol::calls::CallDiagnostic]) ->
         "\n## Diagnostics\n\nWhat agents wrote besides their answers (a local program's stderr).\n\n",
     );
     for diagnostic in diagnostics {
-        out.push_str(&format!(
-            "### `{}` ({})\n\n{}\n",
-            diagnostic.call_id,
-            timestamp(diagnostic.at),
-            fenced(&diagnostic.text, "text")
+        out.push_str(&answer_md(
+            &diagnostic.call_id,
+            &timestamp(diagnostic.at),
+            &diagnostic.text,
         ));
     }
     out
@@ -331,11 +373,10 @@ pub fn unusable_md(unusable: &[crate::protocol::calls::Unusable]) -> String {
     unusable
         .iter()
         .map(|unusable| {
-            format!(
-                "### `{}` (unusable: {})\n\n{}\n",
-                unusable.call_id,
-                one_line(&unusable.reason),
-                fenced(&unusable.raw, "text")
+            answer_md(
+                &unusable.call_id,
+                &format!("unusable: {}", one_line(&unusable.reason)),
+                &unusable.raw,
             )
         })
         .collect()

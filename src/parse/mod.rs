@@ -34,6 +34,8 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use yaml_serde::{Mapping, Sequence, Value};
 
 use fenced::find_yaml;
+
+use crate::report::thousands;
 pub use fenced::{YamlDoc, extract_yaml};
 
 /// Longest stretch of an agent's own text quoted back in an error, in chars.
@@ -771,24 +773,11 @@ pub(crate) fn over_item_limit(count: usize, what: &str) -> Option<String> {
     (count > ITEMS_PER_ANSWER_MAX).then(|| {
         format!(
             "{} {what}, more than one answer may hold ({}); give the {} that matter most",
-            thousands(count),
-            thousands(ITEMS_PER_ANSWER_MAX),
-            thousands(ITEMS_PER_ANSWER_MAX)
+            thousands(count as u64),
+            thousands(ITEMS_PER_ANSWER_MAX as u64),
+            thousands(ITEMS_PER_ANSWER_MAX as u64)
         )
     })
-}
-
-/// `20000` as `20,000`.
-pub(crate) fn thousands(count: usize) -> String {
-    let digits = count.to_string();
-    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    grouped
 }
 
 /// `a, b, c`, or `a, b, ... and 7 more` past [`MAX_LISTED_ITEMS`].
@@ -811,10 +800,6 @@ mod tests {
 
     #[test]
     fn counts_are_grouped_by_thousands() {
-        assert_eq!(thousands(7), "7");
-        assert_eq!(thousands(1_000), "1,000");
-        assert_eq!(thousands(20_000), "20,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(over_item_limit(ITEMS_PER_ANSWER_MAX, "critiques"), None);
         assert_eq!(
             over_item_limit(ITEMS_PER_ANSWER_MAX + 1, "critiques").as_deref(),

@@ -31,6 +31,7 @@ pub mod debate;
 pub mod decision_review;
 pub mod items;
 pub mod judges;
+pub mod moderated;
 pub mod outcome;
 pub mod plan;
 pub mod quick;

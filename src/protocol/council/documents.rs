@@ -22,7 +22,7 @@ use super::verdict::{self, Assessment};
 use super::{Council, Step};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, Outcome, Protocol, Publication};
-use crate::report::{fenced, log_lines, one_line, timestamp};
+use crate::report::{one_line, raw_md, timestamp, transcript_opening};
 
 /// The reader's document.
 pub const SUMMARY: &str = "summary.md";
@@ -437,18 +437,28 @@ fn sentence(text: &str) -> String {
     format!("{text}.")
 }
 
-fn confirmed(assessment: &Assessment, severity: Severity) -> Vec<&Finding> {
+/// The findings that ended in `state` with a severity that `counts`, in
+/// the assessment's order.
+fn findings_in(
+    assessment: &Assessment,
+    state: FindingState,
+    counts: impl Fn(Severity) -> bool,
+) -> Vec<&Finding> {
     let outcomes = assessment.outcomes_by_id();
     assessment
         .findings
         .iter()
         .filter(|f| {
-            f.severity == severity
+            counts(f.severity)
                 && outcomes
                     .get(f.id.as_str())
-                    .is_some_and(|o| o.state == FindingState::Confirmed)
+                    .is_some_and(|o| o.state == state)
         })
         .collect()
+}
+
+fn confirmed(assessment: &Assessment, severity: Severity) -> Vec<&Finding> {
+    findings_in(assessment, FindingState::Confirmed, |s| s == severity)
 }
 
 fn verdict_lead(verdict: crate::protocol::Verdict, assessment: &Assessment) -> String {
@@ -456,17 +466,7 @@ fn verdict_lead(verdict: crate::protocol::Verdict, assessment: &Assessment) -> S
         .into_iter()
         .chain(confirmed(assessment, Severity::High))
         .collect();
-    let outcomes = assessment.outcomes_by_id();
-    let disputed: Vec<&Finding> = assessment
-        .findings
-        .iter()
-        .filter(|f| {
-            f.severity.is_grave()
-                && outcomes
-                    .get(f.id.as_str())
-                    .is_some_and(|o| o.state == FindingState::Disputed)
-        })
-        .collect();
+    let disputed = findings_in(assessment, FindingState::Disputed, Severity::is_grave);
     let mut lead = match verdict {
         crate::protocol::Verdict::Fail => "**FAIL.** Do not ship this as it stands.".to_string(),
         crate::protocol::Verdict::Concerns => {
@@ -513,23 +513,17 @@ fn verdict_lead(verdict: crate::protocol::Verdict, assessment: &Assessment) -> S
     }
     // A21 (revised): a grave finding nobody refuted is not cleared just
     // because too few backed it.
-    let unsettled: Vec<String> = assessment
-        .findings
-        .iter()
-        .filter(|f| {
-            f.severity.is_grave()
-                && outcomes
-                    .get(f.id.as_str())
-                    .is_some_and(|o| o.state == FindingState::Unconfirmed)
-        })
-        .map(|f| {
-            format!(
-                "{} ({})",
-                one_line(&f.text.title).trim_end_matches('.'),
-                f.severity.as_str().to_ascii_lowercase()
-            )
-        })
-        .collect();
+    let unsettled: Vec<String> =
+        findings_in(assessment, FindingState::Unconfirmed, Severity::is_grave)
+            .into_iter()
+            .map(|f| {
+                format!(
+                    "{} ({})",
+                    one_line(&f.text.title).trim_end_matches('.'),
+                    f.severity.as_str().to_ascii_lowercase()
+                )
+            })
+            .collect();
     if !unsettled.is_empty() {
         lead.push_str(&format!(
             " Raised, never refuted, and not confirmed either, so check it before you rely on the code: {}.",
@@ -939,9 +933,8 @@ fn challenge_line(challenge: &Challenge) -> String {
 
 fn transcript_md(council: &Council) -> String {
     let config = council.config();
-    let mut out = format!(
-        "# Transcript — {}\n\nCouncil `{}`, started {}: {} mode, {} intensity, {} preset; {} experts ({}), the devil's advocate and the integration checker. Every event in order, timeouts, cancellations, retries and skips included, each with its call id.\n\n## Events\n\n",
-        one_line(&config.topic),
+    let about = format!(
+        "Council `{}`, started {}: {} mode, {} intensity, {} preset; {} experts ({}), the devil's advocate and the integration checker. ",
         config.review_id,
         timestamp(config.started_at),
         config.mode.as_str(),
@@ -950,20 +943,19 @@ fn transcript_md(council: &Council) -> String {
         config.domains.len(),
         config.domains.join(", ")
     );
-    out.push_str(&log_lines(council.log()));
+    let mut out = transcript_opening(&config.topic, &about, council.log());
     out.push_str("\n## Agent outputs\n\n");
     for submission in council.submissions() {
         let label = match &submission.malformed {
             Some(reason) => format!(" — MALFORMED: {}", one_line(reason)),
             None => String::new(),
         };
-        out.push_str(&format!(
-            "### `{}` ({}, round {}, `{}`){label}\n\n{}\n",
-            submission.call_id,
-            submission.stage,
-            submission.round,
-            submission.file,
-            fenced(&submission.raw, "text")
+        out.push_str(&raw_md(
+            &format!(
+                "`{}` ({}, round {}, `{}`){label}",
+                submission.call_id, submission.stage, submission.round, submission.file
+            ),
+            &submission.raw,
         ));
     }
     out.push_str(&crate::report::calls_md(council.calls()));

@@ -11,7 +11,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::{ItemDecision, Tone};
+use crate::protocol::Tone;
+
+/// One moderator decision on a challenge.
+pub use crate::protocol::moderated::Moderated;
 
 /// The devil's advocate's role slot: always seated (FP-13).
 pub const DEVIL: &str = "devil-advocate";
@@ -444,15 +447,6 @@ pub struct Challenge {
     /// Why it was not delivered, when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undelivered: Option<String>,
-}
-
-/// One moderator decision on a challenge.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Moderated {
-    pub round: u32,
-    pub decision: ItemDecision,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 /// The six kinds of response (FP-27).

@@ -8,12 +8,12 @@
 //! later rounds, the responses, the final positions and the handoff)
 //! carries the standard rulings section ([`crate::rulings`]).
 
-use crate::prompts::TemplateSpec;
+use crate::prompts::{TemplateSpec, template};
 
 /// Phase 1: independent findings.
-pub const INDEPENDENT: TemplateSpec = TemplateSpec {
-    file_name: "council-independent.md.j2",
-    variables: &[
+pub const INDEPENDENT: TemplateSpec = template!(
+    "council-independent.md.j2",
+    &[
         "title",
         "role",
         "task",
@@ -29,14 +29,13 @@ pub const INDEPENDENT: TemplateSpec = TemplateSpec {
         "context",
         "draft_prefix",
         "packet",
-    ],
-    source: include_str!("../../../prompts/council-independent.md.j2"),
-};
+    ]
+);
 
 /// Brainstorm's Diverge: independent proposals.
-pub const DIVERGE: TemplateSpec = TemplateSpec {
-    file_name: "council-diverge.md.j2",
-    variables: &[
+pub const DIVERGE: TemplateSpec = template!(
+    "council-diverge.md.j2",
+    &[
         "title",
         "role",
         "mode",
@@ -50,14 +49,13 @@ pub const DIVERGE: TemplateSpec = TemplateSpec {
         "context",
         "draft_prefix",
         "packet",
-    ],
-    source: include_str!("../../../prompts/council-diverge.md.j2"),
-};
+    ]
+);
 
 /// Brainstorm's Expand: improve, combine, add.
-pub const EXPAND: TemplateSpec = TemplateSpec {
-    file_name: "council-expand.md.j2",
-    variables: &[
+pub const EXPAND: TemplateSpec = template!(
+    "council-expand.md.j2",
+    &[
         "title",
         "role",
         "mode",
@@ -65,14 +63,13 @@ pub const EXPAND: TemplateSpec = TemplateSpec {
         "scope",
         "inventory",
         "packet",
-    ],
-    source: include_str!("../../../prompts/council-expand.md.j2"),
-};
+    ]
+);
 
 /// The devil's advocate's challenge round.
-pub const DEVIL_ROUND: TemplateSpec = TemplateSpec {
-    file_name: "council-devil.md.j2",
-    variables: &[
+pub const DEVIL_ROUND: TemplateSpec = template!(
+    "council-devil.md.j2",
+    &[
         "round",
         "max_rounds",
         "task",
@@ -86,14 +83,13 @@ pub const DEVIL_ROUND: TemplateSpec = TemplateSpec {
         "rulings",
         "ruled_challenges",
         "packet",
-    ],
-    source: include_str!("../../../prompts/council-devil.md.j2"),
-};
+    ]
+);
 
 /// A participant answers the challenges put to it, and only those.
-pub const RESPOND: TemplateSpec = TemplateSpec {
-    file_name: "council-respond.md.j2",
-    variables: &[
+pub const RESPOND: TemplateSpec = template!(
+    "council-respond.md.j2",
+    &[
         "title",
         "role",
         "round",
@@ -107,14 +103,13 @@ pub const RESPOND: TemplateSpec = TemplateSpec {
         "addressed",
         "rulings",
         "packet",
-    ],
-    source: include_str!("../../../prompts/council-respond.md.j2"),
-};
+    ]
+);
 
 /// Phase 5: the final position.
-pub const FINAL: TemplateSpec = TemplateSpec {
-    file_name: "council-final.md.j2",
-    variables: &[
+pub const FINAL: TemplateSpec = template!(
+    "council-final.md.j2",
+    &[
         "title",
         "role",
         "proposes",
@@ -129,14 +124,13 @@ pub const FINAL: TemplateSpec = TemplateSpec {
         "rulings",
         "ruled_challenges",
         "packet",
-    ],
-    source: include_str!("../../../prompts/council-final.md.j2"),
-};
+    ]
+);
 
 /// The brainstorm's handoff.
-pub const HANDOFF: TemplateSpec = TemplateSpec {
-    file_name: "council-handoff.md.j2",
-    variables: &[
+pub const HANDOFF: TemplateSpec = template!(
+    "council-handoff.md.j2",
+    &[
         "mode",
         "task",
         "scope",
@@ -146,9 +140,8 @@ pub const HANDOFF: TemplateSpec = TemplateSpec {
         "rulings",
         "ruled_challenges",
         "packet",
-    ],
-    source: include_str!("../../../prompts/council-handoff.md.j2"),
-};
+    ]
+);
 
 /// Every template of the council.
 pub const TEMPLATES: &[TemplateSpec] = &[

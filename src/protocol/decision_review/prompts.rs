@@ -3,7 +3,7 @@
 //! lives in `prompts/`; what each is given is listed here and checked
 //! against what the template uses.
 
-use crate::prompts::{REPAIR_TEMPLATE, TemplateSpec};
+use crate::prompts::{REPAIR_TEMPLATE, TemplateSpec, template};
 
 use super::model::CritiqueMode;
 
@@ -22,11 +22,8 @@ pub enum Template {
     Repair,
 }
 
-const PROPOSER: TemplateSpec = TemplateSpec {
-    file_name: "proposer.md.j2",
-    variables: &["topic", "context", "mode", "options"],
-    source: include_str!("../../../prompts/proposer.md.j2"),
-};
+const PROPOSER: TemplateSpec =
+    template!("proposer.md.j2", &["topic", "context", "mode", "options"]);
 
 const CRITIC_VARIABLES: &[&str] = &[
     "topic",
@@ -37,27 +34,15 @@ const CRITIC_VARIABLES: &[&str] = &[
     "critique_mode",
 ];
 
-const CRITIC_STEELMAN: TemplateSpec = TemplateSpec {
-    file_name: "critic-generous-steelman.md.j2",
-    variables: CRITIC_VARIABLES,
-    source: include_str!("../../../prompts/critic-generous-steelman.md.j2"),
-};
+const CRITIC_STEELMAN: TemplateSpec = template!("critic-generous-steelman.md.j2", CRITIC_VARIABLES);
 
-const CRITIC_STRICT: TemplateSpec = TemplateSpec {
-    file_name: "critic-strict.md.j2",
-    variables: CRITIC_VARIABLES,
-    source: include_str!("../../../prompts/critic-strict.md.j2"),
-};
+const CRITIC_STRICT: TemplateSpec = template!("critic-strict.md.j2", CRITIC_VARIABLES);
 
-const CRITIC_NEUTRAL: TemplateSpec = TemplateSpec {
-    file_name: "critic-neutral.md.j2",
-    variables: CRITIC_VARIABLES,
-    source: include_str!("../../../prompts/critic-neutral.md.j2"),
-};
+const CRITIC_NEUTRAL: TemplateSpec = template!("critic-neutral.md.j2", CRITIC_VARIABLES);
 
-const REVISER: TemplateSpec = TemplateSpec {
-    file_name: "reviser.md.j2",
-    variables: &[
+const REVISER: TemplateSpec = template!(
+    "reviser.md.j2",
+    &[
         "topic",
         "options",
         "context",
@@ -72,13 +57,12 @@ const REVISER: TemplateSpec = TemplateSpec {
         "sent_back_by",
         "advisory_notes",
         "must_address",
-    ],
-    source: include_str!("../../../prompts/reviser.md.j2"),
-};
+    ]
+);
 
-const JUDGE: TemplateSpec = TemplateSpec {
-    file_name: "judge.md.j2",
-    variables: &[
+const JUDGE: TemplateSpec = template!(
+    "judge.md.j2",
+    &[
         "topic",
         "options",
         "context",
@@ -93,9 +77,8 @@ const JUDGE: TemplateSpec = TemplateSpec {
         "proposer_label",
         "critic_label",
         "round",
-    ],
-    source: include_str!("../../../prompts/judge.md.j2"),
-};
+    ]
+);
 
 /// The decision review's own templates (the repair template is shared and
 /// registered once).

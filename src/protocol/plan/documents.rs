@@ -15,7 +15,10 @@ use super::model::{DecidedBy, Source, Verification};
 use super::parse::{WrittenRow, critique_log};
 use super::{PLANNER, Plan};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
-use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp};
+use crate::report::{
+    UsageYaml, answer_md, capitalised, one_line, table_cell, timestamp, transcript_opening,
+    with_full_stop,
+};
 
 /// The deliverable (A27).
 pub const PLAN: &str = "plan.md";
@@ -245,20 +248,16 @@ pub fn log_md(plan: &Plan) -> String {
             "| {} | {} | {} | {} | {} | {} |\n",
             row.id,
             row.source,
-            cell(&row.summary),
-            cell(&row.category),
+            table_cell(&row.summary),
+            table_cell(&row.category),
             row.resolution,
-            cell(&row.detail)
+            table_cell(&row.detail)
         ));
     }
     out.push('\n');
     out.push_str(&counts(plan).lines().join("\n\n"));
     out.push('\n');
     out
-}
-
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
 }
 
 /// Lowercase, without spaces or emphasis: for comparing count lines.
@@ -511,7 +510,7 @@ fn with_departures(document: &str, departures: &[&str]) -> String {
         "{DEPARTURES_HEADING}\n\nquorum checked this plan against the moderator's decisions and asked the synthesizer once more; these parts still go against them, so do not carry them out as written:\n\n"
     );
     for departure in departures {
-        section.push_str(&format!("- {}\n", capitalised_sentence(departure)));
+        section.push_str(&format!("- {}\n", with_full_stop(&capitalised(departure))));
     }
     section.push('\n');
     after_opening(document, &section)
@@ -527,19 +526,6 @@ fn after_opening(document: &str, section: &str) -> String {
         Some(at) => format!("{}{section}{}", &document[..at + 1], &document[at + 1..]),
         None => format!("{}\n\n{section}", document.trim_end()),
     }
-}
-
-/// `text` with a capital first letter and a full stop.
-fn capitalised_sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut out: String = chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default();
-    if !out.ends_with(['.', '!', '?']) {
-        out.push('.');
-    }
-    out
 }
 
 /// `I2 accepted on 2026-12-01 (note)` for each deferred item settled after
@@ -602,22 +588,18 @@ pub fn summary_lead(plan: &Plan) -> Option<String> {
 
 fn transcript_md(plan: &Plan) -> String {
     let config = plan.config();
-    let mut out = format!(
-        "# Transcript — {}\n\nPlanning debate{}, started {}. Every event in order, timeouts, cancellations, retries and skips included, each with its call id.\n\n## Events\n\n",
-        one_line(&config.topic),
+    let about = format!(
+        "Planning debate{}, started {}. ",
         if config.simple { " (simple mode)" } else { "" },
         timestamp(config.started_at)
     );
-    out.push_str(&log_lines(plan.log()));
+    let mut out = transcript_opening(&config.topic, &about, plan.log());
     out.push_str("\n## Agent outputs\n\nOnly the synthesizer writes a file; every other answer is kept here, raw.\n\n");
     for kept in plan.kept() {
-        out.push_str(&format!(
-            "### `{}` ({} {}, round {})\n\n{}\n",
-            kept.call_id,
-            kept.role,
-            kept.stage,
-            kept.round,
-            fenced(&kept.raw, "text")
+        out.push_str(&answer_md(
+            &kept.call_id,
+            &format!("{} {}, round {}", kept.role, kept.stage, kept.round),
+            &kept.raw,
         ));
     }
     out.push_str(&crate::report::unusable_md(plan.unusable()));

@@ -3,20 +3,16 @@
 //! synthesizer's carries reader-first instructions: it alone writes the
 //! deliverable (PC-21).
 
-use crate::prompts::TemplateSpec;
+use crate::prompts::{TemplateSpec, template};
 
 /// The planner's draft, `[UNVERIFIED]` marks included (PC-24).
-pub const DRAFT: TemplateSpec = TemplateSpec {
-    file_name: "plan-draft.md.j2",
-    variables: &["goal", "context", "simple"],
-    source: include_str!("../../../prompts/plan-draft.md.j2"),
-};
+pub const DRAFT: TemplateSpec = template!("plan-draft.md.j2", &["goal", "context", "simple"]);
 
 /// The critic: challenges (round 1), its review of the responses (round
 /// 2), its final assessment (PC-02, PC-09, PC-16, PC-18, PC-25, PC-29).
-pub const CRITIC: TemplateSpec = TemplateSpec {
-    file_name: "plan-critic.md.j2",
-    variables: &[
+pub const CRITIC: TemplateSpec = template!(
+    "plan-critic.md.j2",
+    &[
         "goal",
         "context",
         "plan",
@@ -26,15 +22,14 @@ pub const CRITIC: TemplateSpec = TemplateSpec {
         "unverified",
         "items",
         "rulings",
-    ],
-    source: include_str!("../../../prompts/plan-critic.md.j2"),
-};
+    ]
+);
 
 /// The optimizer: improvements and third options, then its final
 /// proposals (PC-03, PC-13, PC-19, PC-25, PC-30).
-pub const OPTIMIZER: TemplateSpec = TemplateSpec {
-    file_name: "plan-optimizer.md.j2",
-    variables: &[
+pub const OPTIMIZER: TemplateSpec = template!(
+    "plan-optimizer.md.j2",
+    &[
         "goal",
         "context",
         "plan",
@@ -44,35 +39,32 @@ pub const OPTIMIZER: TemplateSpec = TemplateSpec {
         "earlier",
         "unverified",
         "rulings",
-    ],
-    source: include_str!("../../../prompts/plan-optimizer.md.j2"),
-};
+    ]
+);
 
 /// The planner's proposed response to each item (PC-12, PC-14).
-pub const RESPOND: TemplateSpec = TemplateSpec {
-    file_name: "plan-respond.md.j2",
-    variables: &["goal", "plan", "round", "challenges", "proposals"],
-    source: include_str!("../../../prompts/plan-respond.md.j2"),
-};
+pub const RESPOND: TemplateSpec = template!(
+    "plan-respond.md.j2",
+    &["goal", "plan", "round", "challenges", "proposals"]
+);
 
 /// The planner's revised plan, to the final decisions (PC-15).
-pub const REVISE: TemplateSpec = TemplateSpec {
-    file_name: "plan-revise.md.j2",
-    variables: &[
+pub const REVISE: TemplateSpec = template!(
+    "plan-revise.md.j2",
+    &[
         "goal",
         "plan",
         "round",
         "decisions",
         "rulings",
         "unverified",
-    ],
-    source: include_str!("../../../prompts/plan-revise.md.j2"),
-};
+    ]
+);
 
 /// The synthesizer writes `plan.md` (PC-04, PC-20, PC-26, PC-31, PC-32).
-pub const SYNTHESIS: TemplateSpec = TemplateSpec {
-    file_name: "plan-synthesis.md.j2",
-    variables: &[
+pub const SYNTHESIS: TemplateSpec = template!(
+    "plan-synthesis.md.j2",
+    &[
         "goal",
         "simple",
         "plan",
@@ -82,9 +74,8 @@ pub const SYNTHESIS: TemplateSpec = TemplateSpec {
         "counts",
         "rulings",
         "unverified",
-    ],
-    source: include_str!("../../../prompts/plan-synthesis.md.j2"),
-};
+    ]
+);
 
 /// Every template of the planning debate.
 pub const TEMPLATES: &[TemplateSpec] = &[DRAFT, CRITIC, OPTIMIZER, RESPOND, REVISE, SYNTHESIS];

@@ -17,11 +17,13 @@
 
 use serde::Serialize;
 
+use super::parse::Vulnerability;
 use super::{Quick, QuickMode, ReviewState};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, Outcome, Protocol};
 use crate::report::{
-    UsageYaml, diagnostics_md, fenced, log_lines, nested_markdown, one_line, timestamp, usage_md,
+    EVERY_EVENT, UsageYaml, answer_md, diagnostics_md, log_lines, nested_markdown, one_line,
+    timestamp, unusable_md, usage_md,
 };
 
 /// The audit record every quick mode writes.
@@ -158,13 +160,7 @@ fn deliverable_md(quick: &Quick) -> Option<String> {
                  of the target; they are left out above.\n\n"
             });
             for (finding, note) in set_aside {
-                out.push_str(&format!(
-                    "- **{}** ({}){}\n",
-                    one_line(&finding.title),
-                    finding.severity.as_str(),
-                    note.map(|note| format!(": {}", one_line(&note)))
-                        .unwrap_or_default()
-                ));
+                out.push_str(&finding_item(finding, "", note));
             }
             out.push('\n');
         }
@@ -195,16 +191,22 @@ fn standing_md(quick: &Quick) -> String {
             "unconfirmed" => "open, not confirmed",
             _ => "as reported, not triaged",
         };
-        out.push_str(&format!(
-            "- **{}** ({}, {status}){}\n",
-            one_line(&finding.title),
-            finding.severity.as_str(),
-            note.map(|note| format!(": {}", one_line(&note)))
-                .unwrap_or_default()
-        ));
+        out.push_str(&finding_item(finding, &format!(", {status}"), note));
     }
     out.push('\n');
     out
+}
+
+/// A red-team finding as a list item: its title, its severity and
+/// `status` (`, confirmed`, or nothing), and the moderator's note.
+fn finding_item(finding: &Vulnerability, status: &str, note: Option<String>) -> String {
+    format!(
+        "- **{}** ({}{status}){}\n",
+        one_line(&finding.title),
+        finding.severity.as_str(),
+        note.map(|note| format!(": {}", one_line(&note)))
+            .unwrap_or_default()
+    )
 }
 
 /// The closing section: where the result came from, for whoever wants the
@@ -286,8 +288,7 @@ fn provenance_md(quick: &Quick) -> String {
 /// The transcript's section of every event, in order.
 fn events_md(quick: &Quick) -> String {
     format!(
-        "## Events\n\nA quick {} (`{}` mode), started {}. Every event in order, timeouts, \
-         cancellations, retries and skips included, each with its call id.\n\n{}",
+        "## Events\n\nA quick {} (`{}` mode), started {}. {EVERY_EVENT}\n\n{}",
         quick.mode().title(),
         quick.mode().as_str(),
         timestamp(quick.config().started_at),
@@ -316,11 +317,10 @@ fn challenge_transcript_md(quick: &Quick) -> String {
     if !unusable.is_empty() {
         out.push_str("## Answers quorum could not use\n\n");
         for unusable in unusable {
-            out.push_str(&format!(
-                "### `{}` ({})\n\n{}\n",
-                unusable.call_id,
-                one_line(&unusable.reason),
-                fenced(&unusable.raw, "text")
+            out.push_str(&answer_md(
+                &unusable.call_id,
+                &one_line(&unusable.reason),
+                &unusable.raw,
             ));
         }
     }
@@ -339,36 +339,29 @@ fn transcript_md(quick: &Quick) -> String {
     let mut out = format!("# Transcript — {}\n\n", one_line(&config.topic));
     out.push_str(&events_md(quick));
     out.push_str("\n## Agent outputs\n\n");
-    let mut answer = |call_id: &str, what: &str, raw: &str| {
-        out.push_str(&format!(
-            "### `{call_id}` ({what})\n\n{}\n",
-            fenced(raw, "text")
-        ));
-    };
     if let Some(proposal) = quick.proposal() {
-        answer(&proposal.call_id, "the proposal", &proposal.raw);
+        out.push_str(&answer_md(&proposal.call_id, "the proposal", &proposal.raw));
     }
     if let Some(attack) = quick.attack() {
-        answer(&attack.call_id, "the critic", &attack.raw);
+        out.push_str(&answer_md(&attack.call_id, "the critic", &attack.raw));
     }
     for review in quick.reviews() {
         if let (Some(call_id), Some(raw)) = (&review.call_id, &review.raw) {
-            answer(call_id, &format!("the {} review", review.role), raw);
+            let what = format!("the {} review", review.role);
+            out.push_str(&answer_md(call_id, &what, raw));
         }
     }
     if let Some(revision) = quick.revision() {
-        answer(&revision.call_id, "the revision", &revision.raw);
+        out.push_str(&answer_md(&revision.call_id, "the revision", &revision.raw));
     }
     if let Some(synthesis) = quick.synthesis() {
-        answer(&synthesis.call_id, "the synthesis", &synthesis.raw);
+        out.push_str(&answer_md(
+            &synthesis.call_id,
+            "the synthesis",
+            &synthesis.raw,
+        ));
     }
-    for unusable in quick.unusable() {
-        answer(
-            &unusable.call_id,
-            &format!("unusable: {}", one_line(&unusable.reason)),
-            &unusable.raw,
-        );
-    }
+    out.push_str(&unusable_md(quick.unusable()));
     out.push_str(&crate::report::calls_md(quick.calls()));
     out
 }

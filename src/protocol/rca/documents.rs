@@ -15,7 +15,9 @@ use super::status::{Conclusion, Derived};
 use super::{MAX_ROUNDS, Rca};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
-use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp};
+use crate::report::{
+    UsageYaml, answer_md, one_line, table_cell, timestamp, transcript_opening, with_full_stop,
+};
 
 /// The reader's document.
 pub const SUMMARY: &str = "summary.md";
@@ -183,14 +185,9 @@ fn evidence_needed(rca: &Rca) -> Vec<String> {
         .collect()
 }
 
-/// `text` as a sentence ending in a full stop.
+/// `text` on one line, as a sentence ending in a full stop.
 fn sentence(text: &str) -> String {
-    let text = one_line(text);
-    if text.ends_with(['.', '!', '?']) {
-        text
-    } else {
-        format!("{text}.")
-    }
+    with_full_stop(&one_line(text))
 }
 
 /// `text` with its first word lowercased when it is an ordinary
@@ -242,7 +239,7 @@ fn summary_md(rca: &Rca) -> Option<String> {
             out.push_str(&format!(
                 "| {} | {status} | {} | {} |\n",
                 hypothesis.id,
-                one_line(&hypothesis.finding.claim).replace('|', "\\|"),
+                table_cell(&hypothesis.finding.claim),
                 hypothesis.owner
             ));
         }
@@ -438,23 +435,18 @@ fn provenance_md(rca: &Rca) -> String {
 
 fn transcript_md(rca: &Rca) -> String {
     let config = rca.config();
-    let mut out = format!(
-        "# Transcript — {}\n\nRoot-cause analysis, started {}: debuggers {}, a critic, up to \
-         {MAX_ROUNDS} rounds. Every event in order, timeouts, cancellations, retries and skips \
-         included, each with its call id.\n\n## Events\n\n",
-        one_line(&config.topic),
+    let about = format!(
+        "Root-cause analysis, started {}: debuggers {}, a critic, up to {MAX_ROUNDS} rounds. ",
         timestamp(config.started_at),
         config.debuggers.join(", ")
     );
-    out.push_str(&log_lines(rca.log()));
+    let mut out = transcript_opening(&config.topic, &about, rca.log());
     out.push_str("\n## Agent outputs\n\n");
     for submission in rca.submissions() {
-        out.push_str(&format!(
-            "### `{}` ({}, `{}`)\n\n{}\n",
-            submission.call_id,
-            submission.stage,
-            submission.file,
-            fenced(&submission.raw, "text")
+        out.push_str(&answer_md(
+            &submission.call_id,
+            &format!("{}, `{}`", submission.stage, submission.file),
+            &submission.raw,
         ));
     }
     out.push_str(&crate::report::unusable_md(rca.unusable()));

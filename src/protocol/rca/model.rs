@@ -4,6 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A moderator's decision on a challenge or a ruling, for the record.
+pub use crate::protocol::moderated::Moderated;
+
 /// The nine tests the critic applies to every finding (RC-08).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -249,15 +252,6 @@ impl ChallengeState {
             ChallengeState::Proposed | ChallengeState::Held | ChallengeState::Withdrawn
         )
     }
-}
-
-/// A moderator's decision on a challenge or a ruling, for the record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Moderated {
-    pub round: u32,
-    pub decision: crate::protocol::ItemDecision,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 /// An owner's answer, with the round it came in and its hedge words.

@@ -18,9 +18,8 @@ use yaml_serde::Sequence;
 
 use super::model::{AnswerText, ChallengeText, Finding, RulingText, RulingWord, Test};
 use crate::parse::normalise::KnownIds;
-use crate::parse::{
-    Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, thousands,
-};
+use crate::parse::{Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read};
+use crate::report::thousands;
 
 /// The words accepted for `test` (RC-08), with the forms models use.
 const TESTS: [(&str, Test); 19] = [
@@ -99,8 +98,8 @@ pub fn read_hypotheses_file(text: &str) -> Result<Vec<Seeded>, ParseError> {
             &path,
             format!(
                 "{} hypotheses, more than a hypotheses file may hold ({}); keep the ones worth a cross-examination",
-                thousands(list.len()),
-                thousands(ITEMS_PER_ANSWER_MAX)
+                thousands(list.len() as u64),
+                thousands(ITEMS_PER_ANSWER_MAX as u64)
             ),
         ));
     }

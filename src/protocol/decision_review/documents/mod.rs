@@ -20,7 +20,10 @@ use super::{
     superseded_judge_file,
 };
 use crate::protocol::{Document, Outcome, Protocol};
-use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp, usage_line};
+use crate::report::{
+    UsageYaml, answer_md, fenced, one_line, raw_md, table_cell, timestamp, transcript_opening,
+    usage_line,
+};
 
 mod debate_yaml;
 mod summary;
@@ -268,7 +271,7 @@ fn change_log_md(change_log: &[ChangeEntry]) -> String {
             entry.addresses_critique,
             entry.block_id,
             yaml_word(&entry.change_type),
-            one_line(&detail).replace('|', "\\|")
+            table_cell(&detail)
         ));
     }
     out
@@ -346,50 +349,36 @@ fn revision_md(review: &DecisionReview) -> Option<String> {
 
 fn transcript_md(review: &DecisionReview) -> String {
     let config = review.config();
-    let mut out = format!(
-        "# Transcript — {}\n\nDecision review, {} mode, critique {}, started {}.\n\n\
-         Every event in order, timeouts, cancellations, retries and skips included, each with its call id.\n\n## Events\n\n",
-        one_line(&config.topic),
+    let about = format!(
+        "Decision review, {} mode, critique {}, started {}.\n\n",
         config.mode.as_str(),
         config.critique_mode.as_str(),
         timestamp(config.started_at)
     );
-    out.push_str(&log_lines(review.log()));
+    let mut out = transcript_opening(&config.topic, &about, review.log());
     out.push_str("\n## Agent outputs\n\n");
+    let mut answer = |call_id: &str, raw: &str| out.push_str(&raw_md(&format!("`{call_id}`"), raw));
     if let Some(proposal) = review.proposal() {
-        out.push_str(&format!(
-            "### `{}`\n\n{}\n",
-            proposal.call_id,
-            fenced(&proposal.raw, "text")
-        ));
+        answer(&proposal.call_id, &proposal.raw);
     }
     if let Some(critique) = review.critique() {
-        out.push_str(&format!(
-            "### `{}`\n\n{}\n",
-            critique.call_id,
-            fenced(&critique.raw, "text")
-        ));
+        answer(&critique.call_id, &critique.raw);
     }
     for revision in review.revisions() {
-        out.push_str(&format!(
-            "### `{}`\n\n{}\n",
-            revision.call_id,
-            fenced(&revision.raw, "text")
-        ));
+        answer(&revision.call_id, &revision.raw);
     }
     for evaluation in review.evaluations() {
         for record in evaluation.judges.values() {
             if let (Some(call_id), Some(raw)) = (&record.call_id, &record.raw) {
-                out.push_str(&format!("### `{call_id}`\n\n{}\n", fenced(raw, "text")));
+                answer(call_id, raw);
             }
         }
     }
     for malformed in review.malformed() {
-        out.push_str(&format!(
-            "### `{}` (unusable: {})\n\n{}\n",
-            malformed.call_id,
-            one_line(&malformed.reason),
-            fenced(&malformed.raw, "text")
+        out.push_str(&answer_md(
+            &malformed.call_id,
+            &format!("unusable: {}", one_line(&malformed.reason)),
+            &malformed.raw,
         ));
     }
     out.push_str(&crate::report::calls_md(&review.core.calls));

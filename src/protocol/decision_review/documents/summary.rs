@@ -203,7 +203,7 @@ pub(super) fn comparison_summary(review: &DecisionReview) -> Option<String> {
             option
                 .dealbreaker
                 .as_deref()
-                .map(|reason| one_line(reason).replace('|', "\\|"))
+                .map(table_cell)
                 .unwrap_or_else(|| "none".to_string())
         ));
     }

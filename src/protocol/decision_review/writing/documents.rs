@@ -22,7 +22,10 @@ use super::parse::{Aspect, Change, CritiqueItem};
 use super::{DELIVERABLE, RewriteState, WritingReview};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
-use crate::report::{UsageYaml, fenced, log_lines, one_line, timestamp};
+use crate::report::{
+    UsageYaml, answer_md, fenced, one_line, timestamp, transcript_opening, unusable_md,
+    with_full_stop,
+};
 
 /// The audit record.
 pub const TRANSCRIPT: &str = "transcript.md";
@@ -68,20 +71,11 @@ pub fn composed_summary(changes: &[Change], allowed: &str) -> String {
             out.push_str(&format!(
                 " In {}: {}",
                 one_line(&change.location),
-                with_stop(&reason)
+                with_full_stop(&reason)
             ));
         }
     }
     out
-}
-
-fn with_stop(text: &str) -> String {
-    let text = text.trim();
-    if text.ends_with(['.', '!', '?']) {
-        text.to_string()
-    } else {
-        format!("{text}.")
-    }
 }
 
 /// The opening of `summary.md`, word for word: what the end of a run
@@ -199,7 +193,7 @@ fn change_md(change: &Change, indent: usize) -> String {
         "{pad}- **{}** ({}): {}\n",
         one_line(&change.location),
         change.kind,
-        with_stop(&one_line(&change.rationale))
+        with_full_stop(&one_line(&change.rationale))
     );
     if !change.before.is_empty() {
         out.push_str(&format!(
@@ -232,7 +226,7 @@ fn changes_md(review: &WritingReview, changes: &[Change]) -> String {
         let id = &item.id;
         let ruling = review.ruling(id).map(|(decision, _)| decision);
         let what = match review.ruling(id).and_then(|(_, note)| note) {
-            Some(note) => format!("{what} Your note: {}", with_stop(&one_line(note))),
+            Some(note) => format!("{what} Your note: {}", with_full_stop(&one_line(note))),
             None => what,
         };
         let line = match (ruling, made.is_empty()) {
@@ -298,7 +292,7 @@ fn item_md(item: &CritiqueItem) -> String {
         one_line(&item.location),
         item.kind,
         item.severity,
-        with_stop(&one_line(&item.text))
+        with_full_stop(&one_line(&item.text))
     )
 }
 
@@ -379,47 +373,31 @@ fn provenance_md(review: &WritingReview) -> String {
 
 fn transcript_md(review: &WritingReview) -> String {
     let config = review.config();
-    let mut out = format!("# Transcript — {}\n\n", one_line(&config.topic));
-    out.push_str(&format!(
-        "A writing review of `{}`, started {}. Every event in order, timeouts, cancellations, \
-         retries and skips included, each with its call id.\n\n## Events\n\n",
+    let about = format!(
+        "A writing review of `{}`, started {}. ",
         one_line(&config.draft.name),
         timestamp(config.started_at)
-    ));
-    out.push_str(&log_lines(review.log()));
+    );
+    let mut out = transcript_opening(&config.topic, &about, review.log());
     out.push_str("\n## The draft\n\n");
     out.push_str(&fenced(&config.draft.text, "text"));
     out.push_str("\n## Agent outputs\n\n");
-    let mut answer = |call_id: &str, what: &str, raw: &str| {
-        out.push_str(&format!(
-            "### `{call_id}` ({what})\n\n{}\n",
-            fenced(raw, "text")
-        ));
-    };
     if let Some(critique) = review.critique() {
-        answer(&critique.call_id, "the critique", &critique.raw);
+        out.push_str(&answer_md(&critique.call_id, "the critique", &critique.raw));
     }
     for judge in review.judges() {
         if let (Some(call_id), Some(raw)) = (&judge.call_id, &judge.raw) {
-            answer(call_id, &format!("the {} rewrite", judge.seat.role), raw);
+            let what = format!("the {} rewrite", judge.seat.role);
+            out.push_str(&answer_md(call_id, &what, raw));
         }
     }
     if let Some(merged) = review.merged() {
-        answer(&merged.call_id, "the merge", &merged.raw);
+        out.push_str(&answer_md(&merged.call_id, "the merge", &merged.raw));
     }
-    for unusable in review.unusable() {
-        answer(
-            &unusable.call_id,
-            &format!("unusable: {}", one_line(&unusable.reason)),
-            &unusable.raw,
-        );
-    }
+    out.push_str(&unusable_md(review.unusable()));
     for asked in review.asked_again() {
-        answer(
-            &asked.call_id,
-            &format!("asked again: {}", one_line(&asked.reason)),
-            &asked.raw,
-        );
+        let what = format!("asked again: {}", one_line(&asked.reason));
+        out.push_str(&answer_md(&asked.call_id, &what, &asked.raw));
     }
     out.push_str(&crate::report::calls_md(review.calls()));
     out

@@ -6,31 +6,29 @@
 //! DR-58), asks each change to name the item it answers (A16) and asks for
 //! a change summary that names none of the process (RF-18).
 
-use crate::prompts::TemplateSpec;
+use crate::prompts::{TemplateSpec, template};
 
 /// The critic reads the draft and lists what should change (A16).
-pub const CRITIQUE: TemplateSpec = TemplateSpec {
-    file_name: "writing-critique.md.j2",
-    variables: &["topic", "draft", "context", "aspects"],
-    source: include_str!("../../../../prompts/writing-critique.md.j2"),
-};
+pub const CRITIQUE: TemplateSpec = template!(
+    "writing-critique.md.j2",
+    &["topic", "draft", "context", "aspects"]
+);
 
 /// One judge rewrites the whole draft (DR-59), the accepted items as
 /// directives (A16).
-pub const REWRITE: TemplateSpec = TemplateSpec {
-    file_name: "writing-rewrite.md.j2",
-    variables: &[
+pub const REWRITE: TemplateSpec = template!(
+    "writing-rewrite.md.j2",
+    &[
         "topic", "draft", "context", "role", "focus", "criteria", "accepted", "rejected",
         "deferred", "rulings",
-    ],
-    source: include_str!("../../../../prompts/writing-rewrite.md.j2"),
-};
+    ]
+);
 
 /// The one synthesis step: the rewrites merged into `revised_draft` and
 /// `changes` (A16, DR-60).
-pub const MERGE: TemplateSpec = TemplateSpec {
-    file_name: "writing-merge.md.j2",
-    variables: &[
+pub const MERGE: TemplateSpec = template!(
+    "writing-merge.md.j2",
+    &[
         "topic",
         "draft",
         "rewrites",
@@ -40,9 +38,8 @@ pub const MERGE: TemplateSpec = TemplateSpec {
         "rejected",
         "deferred",
         "rulings",
-    ],
-    source: include_str!("../../../../prompts/writing-merge.md.j2"),
-};
+    ]
+);
 
 /// The decision review's templates with the writing critic's after them:
 /// what the decision review's entry in the registry declares, so that the

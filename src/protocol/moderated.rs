@@ -1,0 +1,16 @@
+//! The record of one moderator decision on an item, as the protocols that
+//! keep each decision with its round (a council's challenges, a root-cause
+//! analysis's challenges and rulings) write it in their structured record.
+
+use serde::{Deserialize, Serialize};
+
+use super::ItemDecision;
+
+/// A moderator's decision on an item in a round, with the moderator's note.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moderated {
+    pub round: u32,
+    pub decision: ItemDecision,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
