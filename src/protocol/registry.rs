@@ -1,12 +1,13 @@
 //! The registry: every protocol family quorum runs, and how the rest of the
 //! program reaches each one without knowing it.
 //!
-//! A [`ProtocolKind`] is a protocol's entry: the name a spec's `protocol:`
-//! uses, the commands that start it (`quorum review`, `quorum panel`), its
-//! own spec keys and the flags that set them ([`OptionSpec`]), its prompt
-//! templates, its role slots, its built-in demo, how it turns options into a
+//! A [`ProtocolKind`] is a protocol's entry. Its [`KindInfo`] is one
+//! literal of what never changes: the name a spec's `protocol:` uses, the
+//! commands that start it (`quorum review`, `quorum panel`), its own spec
+//! keys and the flags that set them ([`OptionSpec`]), its prompt templates,
+//! its role slots and its built-in demos. Its methods turn options into a
 //! journaled [`DebateDefinition`] and a definition back into a running
-//! [`Protocol`], and how its verdict is recomputed from the files on disk.
+//! [`Protocol`], and recompute its verdict from the files on disk.
 //! The command line, the engine, resume, replay, `open` and `verdict` go
 //! through this entry only, so adding a protocol is its folder plus one line
 //! in [`BUILT_IN`]; a protocol defined outside quorum (a test, a program
@@ -461,31 +462,71 @@ impl RecomputeError {
     }
 }
 
+/// What a protocol is, whatever a debate of it is configured to do: the
+/// constant part of its registry entry, declared once as a literal.
+#[derive(Clone, Copy, Debug)]
+pub struct KindInfo {
+    /// What a spec's `protocol:` says: `decision-review`, `quick`.
+    pub name: &'static str,
+    /// How people call it: `decision review`.
+    pub title: &'static str,
+    /// Its `mode` values, the first the default (empty: no modes).
+    pub modes: &'static [&'static str],
+    /// The commands that start it.
+    pub commands: &'static [CommandSpec],
+    /// Its own spec keys, with their flags.
+    pub options: &'static [OptionSpec],
+    /// Its prompt templates (the shared repair template aside).
+    pub templates: &'static [TemplateSpec],
+    /// Role slots `--agent`, a spec's `agents:` and the configuration's
+    /// `roles:` may name for it, `group.*` wildcards included.
+    pub slots: &'static [&'static str],
+    /// Its built-in demos, as spec text: one for each of its modes, in the
+    /// order of [`KindInfo::modes`] (the same text may serve several), or
+    /// the one demo of a protocol without modes.
+    pub demos: &'static [&'static str],
+}
+
 /// A protocol's entry in the registry.
 pub trait ProtocolKind: Sync {
+    /// Its name, commands, options, templates, slots and demos.
+    fn info(&self) -> &KindInfo;
+
     /// What a spec's `protocol:` says: `decision-review`, `quick`.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
 
     /// How people call it: `decision review`.
-    fn title(&self) -> &'static str;
+    fn title(&self) -> &'static str {
+        self.info().title
+    }
 
     /// Its `mode` values, the first the default (empty: no modes).
     fn modes(&self) -> &'static [&'static str] {
-        &[]
+        self.info().modes
     }
 
     /// The commands that start it.
-    fn commands(&self) -> &'static [CommandSpec];
+    fn commands(&self) -> &'static [CommandSpec] {
+        self.info().commands
+    }
 
     /// Its own spec keys, with their flags.
-    fn options(&self) -> &'static [OptionSpec];
+    fn options(&self) -> &'static [OptionSpec] {
+        self.info().options
+    }
 
     /// Its prompt templates (the shared repair template aside).
-    fn templates(&self) -> &'static [TemplateSpec];
+    fn templates(&self) -> &'static [TemplateSpec] {
+        self.info().templates
+    }
 
     /// Role slots `--agent`, a spec's `agents:` and the configuration's
     /// `roles:` may name for it, `group.*` wildcards included.
-    fn slots(&self) -> &'static [&'static str];
+    fn slots(&self) -> &'static [&'static str] {
+        self.info().slots
+    }
 
     /// Every stage a debate of this protocol can be in, whatever its mode
     /// or options (a quick mode's challenge or red team, a planning
@@ -536,7 +577,14 @@ pub trait ProtocolKind: Sync {
     ) -> Result<Box<dyn Protocol>, String>;
 
     /// The built-in demo of a mode (`None`: the default mode), as spec text.
-    fn demo(&self, mode: Option<&str>) -> Option<&'static str>;
+    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
+        let info = self.info();
+        let index = match mode {
+            None => 0,
+            Some(mode) => info.modes.iter().position(|known| *known == mode)?,
+        };
+        info.demos.get(index).copied()
+    }
 
     /// The verdict recomputed from the files of a finished debate.
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
@@ -833,6 +881,12 @@ mod tests {
                 );
             }
             assert!(kind.demo(None).is_some(), "{} has a demo", kind.name());
+            assert_eq!(
+                kind.info().demos.len(),
+                kind.modes().len().max(1),
+                "{} has one demo a mode",
+                kind.name()
+            );
         }
         assert!(known_slot("judge.analyst") && known_slot("judge.*"));
         assert!(!known_slot("judge.poet"));
