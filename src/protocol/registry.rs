@@ -79,6 +79,13 @@ impl DebateDefinition {
         serde_json::from_value(serde_json::Value::Object(self.config.clone()))
     }
 
+    /// The configuration of the `what` (`planning debate`) this defines, or
+    /// why it does not read (the journal was edited, or is not one of it).
+    pub fn read_config<T: DeserializeOwned>(&self, what: &str) -> Result<T, String> {
+        self.config()
+            .map_err(|error| format!("the {what}'s definition does not read: {error}"))
+    }
+
     /// What is debated.
     pub fn topic(&self) -> &str {
         self.config

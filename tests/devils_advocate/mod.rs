@@ -671,9 +671,7 @@ impl ProtocolKind for AdvocateKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: Config = definition
-            .config()
-            .map_err(|error| format!("the definition does not read: {error}"))?;
+        let config = definition.read_config(INFO.title)?;
         Ok(Box::new(Advocate::new(config, prompts)))
     }
 

@@ -295,9 +295,7 @@ impl ProtocolKind for CouncilKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: CouncilConfig = definition
-            .config()
-            .map_err(|error| format!("the council's definition does not read: {error}"))?;
+        let config: CouncilConfig = definition.read_config("council")?;
         // The review id names the deliverable's files: one from an edited
         // journal must not lead them out of the outputs folder.
         if !valid_review_id(&config.review_id) {

@@ -501,9 +501,7 @@ impl ProtocolKind for DecisionReviewKind {
             .map(|only| only.mode)
             .unwrap_or_default();
         if mode == ReviewMode::Writing {
-            let config: WritingConfig = definition.config().map_err(|error| {
-                format!("the writing review's definition does not read: {error}")
-            })?;
+            let config = definition.read_config("writing review")?;
             return Ok(Box::new(WritingReview::new(config, prompts)));
         }
         Ok(Box::new(DecisionReview::from_definition(
@@ -726,9 +724,7 @@ impl DecisionReview {
                 definition.protocol()
             ));
         }
-        let config: ReviewConfig = definition
-            .config()
-            .map_err(|error| format!("the decision review's definition does not read: {error}"))?;
+        let config: ReviewConfig = definition.read_config("decision review")?;
         Ok(DecisionReview::new(config, prompts))
     }
 }

@@ -87,9 +87,7 @@ impl ProtocolKind for PlanKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: PlanConfig = definition
-            .config()
-            .map_err(|error| format!("the planning debate's definition does not read: {error}"))?;
+        let config = definition.read_config("planning debate")?;
         Ok(Box::new(Plan::new(config, prompts)))
     }
 }

@@ -191,9 +191,7 @@ impl ProtocolKind for QuickKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: QuickConfig = definition
-            .config()
-            .map_err(|error| format!("the quick debate's definition does not read: {error}"))?;
+        let config = definition.read_config("quick debate")?;
         Ok(Box::new(Quick::new(config, prompts)))
     }
 }

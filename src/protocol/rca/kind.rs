@@ -166,9 +166,7 @@ impl ProtocolKind for RcaKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: RcaConfig = definition.config().map_err(|error| {
-            format!("the root-cause analysis's definition does not read: {error}")
-        })?;
+        let config = definition.read_config("root-cause analysis")?;
         Ok(Box::new(Rca::new(config, prompts)))
     }
 
