@@ -209,10 +209,8 @@ fn fp_01_02_03_04_05_defaults_and_input_fields() {
         .unwrap();
     let definition = configured.define(Setting {
         topic: SCOPE.into(),
-        context: Vec::new(),
-        agents: Default::default(),
-        prices: Default::default(),
         started_at: t0(),
+        ..Setting::default()
     });
     let config: CouncilConfig = definition.config().unwrap();
     assert_eq!(config.mode, CouncilMode::Review);

@@ -327,10 +327,27 @@ impl RoleSlot {
         self.defaults_to = Some(slot.into());
         self
     }
+
+    /// Each of `slots` in its group, the synthesizer played by `lead`'s
+    /// agent unless it is named itself.
+    pub fn led_by<S: Into<String>>(
+        slots: impl IntoIterator<Item = (S, RoleGroup)>,
+        lead: &str,
+    ) -> Vec<RoleSlot> {
+        slots
+            .into_iter()
+            .map(|(slot, group)| match group {
+                RoleGroup::Synthesizer => RoleSlot::new(slot, group).defaulting_to(lead),
+                _ => RoleSlot::new(slot, group),
+            })
+            .collect()
+    }
 }
 
-/// Everything besides the protocol's options that defines a debate.
-#[derive(Clone, Debug, PartialEq)]
+/// Everything besides the protocol's options that defines a debate. The
+/// default is an empty one at the Unix epoch, for what options say before a
+/// debate is set (the role slots they seat).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Setting {
     pub topic: String,
     pub context: Vec<ContextDoc>,

@@ -427,10 +427,7 @@ mod tests {
             .unwrap();
         let definition = configured.define(Setting {
             topic: "t".into(),
-            context: Vec::new(),
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: chrono::DateTime::UNIX_EPOCH,
+            ..Setting::default()
         });
         let mut map: serde_json::Map<String, serde_json::Value> = definition.into();
         map.insert("review_id".into(), "../../escape".into());

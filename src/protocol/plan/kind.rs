@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 
 use super::{CRITIC, OPTIMIZER, PLANNER, Plan, PlanConfig, SYNTHESIZER};
 use crate::prompts::PromptSet;
+use crate::protocol::Protocol;
 use crate::protocol::registry::{
     CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
     RoleSlot, Setting, ValueKind, read_options,
 };
-use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
 
 /// What a spec's `protocol:` says for a planning debate.
@@ -117,21 +117,7 @@ impl Configured for PlanOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        let config = self.config(Setting {
-            topic: String::new(),
-            context: Vec::new(),
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: chrono::DateTime::UNIX_EPOCH,
-        });
-        config
-            .slots()
-            .into_iter()
-            .map(|(slot, group)| match group {
-                RoleGroup::Synthesizer => RoleSlot::new(slot, group).defaulting_to(PLANNER),
-                _ => RoleSlot::new(slot, group),
-            })
-            .collect()
+        RoleSlot::led_by(self.config(Setting::default()).slots(), PLANNER)
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {

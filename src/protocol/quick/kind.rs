@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 
 use super::{Quick, QuickConfig, QuickMode};
 use crate::prompts::PromptSet;
+use crate::protocol::Protocol;
 use crate::protocol::registry::{
     CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
     RoleSlot, Setting, ValueKind, read_options,
 };
-use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
 
 /// What a spec's `protocol:` says for a quick mode.
@@ -224,13 +224,6 @@ impl Configured for QuickOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        let config = self.config(Setting {
-            topic: String::new(),
-            context: Vec::new(),
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: chrono::DateTime::UNIX_EPOCH,
-        });
         // The synthesizer defaults to the lead's agent: the proposer, the
         // critic, or the panel's chair.
         let lead = match self.mode {
@@ -238,14 +231,7 @@ impl Configured for QuickOptions {
             QuickMode::Panel => "judge.analyst",
             _ => "critic",
         };
-        config
-            .slots()
-            .into_iter()
-            .map(|(slot, group)| match group {
-                RoleGroup::Synthesizer => RoleSlot::new(slot, group).defaulting_to(lead),
-                _ => RoleSlot::new(slot, group),
-            })
-            .collect()
+        RoleSlot::led_by(self.config(Setting::default()).slots(), lead)
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {
@@ -364,10 +350,7 @@ mod tests {
         .unwrap();
         let definition = configured.define(Setting {
             topic: "How should we fan out notifications?".into(),
-            context: Vec::new(),
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: chrono::Utc::now(),
+            ..Setting::default()
         });
         assert_eq!(definition.protocol(), NAME);
         let config: QuickConfig = definition.config().unwrap();
