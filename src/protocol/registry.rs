@@ -655,16 +655,11 @@ pub fn register(kind: &'static dyn ProtocolKind) -> Result<(), String> {
     {
         return Ok(());
     }
-    let shared = [REPAIR_TEMPLATE, RECHECK_TEMPLATE];
-    if let Some(template) = kind.templates().iter().find(|template| {
-        shared
-            .iter()
-            .any(|taken| taken.file_name == template.file_name)
-    }) {
+    let shared = [REPAIR_TEMPLATE, RECHECK_TEMPLATE].map(|template| template.file_name);
+    if let Some(template) = first_shared(template_names(kind), shared) {
         return Err(format!(
-            "`{}` cannot name a template `{}`: every protocol shares quorum's",
-            kind.name(),
-            template.file_name
+            "`{}` cannot name a template `{template}`: every protocol shares quorum's",
+            kind.name()
         ));
     }
     for other in BUILT_IN.iter().chain(added.iter()) {
@@ -674,35 +669,43 @@ pub fn register(kind: &'static dyn ProtocolKind) -> Result<(), String> {
                 kind.name()
             ));
         }
-        if let Some(command) = kind.commands().iter().find(|command| {
-            other
-                .commands()
-                .iter()
-                .any(|taken| taken.name == command.name)
-        }) {
+        if let Some(command) = first_shared(command_names(kind), command_names(*other)) {
             return Err(format!(
-                "`{}` cannot offer the command `{}`: the {} has it",
+                "`{}` cannot offer the command `{command}`: the {} has it",
                 kind.name(),
-                command.name,
                 other.title()
             ));
         }
-        if let Some(template) = kind.templates().iter().find(|template| {
-            other
-                .templates()
-                .iter()
-                .any(|taken| taken.file_name == template.file_name)
-        }) {
+        if let Some(template) = first_shared(template_names(kind), template_names(*other)) {
             return Err(format!(
-                "`{}` cannot name a template `{}`: the {} has one",
+                "`{}` cannot name a template `{template}`: the {} has one",
                 kind.name(),
-                template.file_name,
                 other.title()
             ));
         }
     }
     added.push(kind);
     Ok(())
+}
+
+/// The file names of `kind`'s templates.
+fn template_names(kind: &dyn ProtocolKind) -> impl Iterator<Item = &'static str> + Clone {
+    kind.templates().iter().map(|template| template.file_name)
+}
+
+/// The names of `kind`'s commands.
+fn command_names(kind: &dyn ProtocolKind) -> impl Iterator<Item = &'static str> + Clone {
+    kind.commands().iter().map(|command| command.name)
+}
+
+/// The first of `ours` that is one of `theirs` too.
+fn first_shared(
+    ours: impl IntoIterator<Item = &'static str>,
+    theirs: impl IntoIterator<Item = &'static str, IntoIter: Clone>,
+) -> Option<&'static str> {
+    let theirs = theirs.into_iter();
+    ours.into_iter()
+        .find(|name| theirs.clone().any(|taken| taken == *name))
 }
 
 /// The protocol a spec's `protocol:` names.
