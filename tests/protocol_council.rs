@@ -200,12 +200,7 @@ fn outcome_state(h: &Harness, id: &str) -> FindingState {
 fn fp_01_02_03_04_05_defaults_and_input_fields() {
     use quorum::protocol::registry::{Configure, ProtocolKind, Setting};
     let configured = quorum::protocol::council::KIND
-        .configure(&Configure {
-            spec: None,
-            flags: &[],
-            allow_outside: false,
-            files: &quorum::protocol::registry::DiskFiles,
-        })
+        .configure(&Configure::default())
         .unwrap();
     let definition = configured.define(Setting {
         topic: SCOPE.into(),

@@ -224,6 +224,21 @@ pub struct FlagValue {
     pub value: yaml_serde::Value,
 }
 
+impl FlagValue {
+    /// `flag` setting the spec key `key` to `value`.
+    pub fn new(
+        flag: impl Into<String>,
+        key: impl Into<String>,
+        value: impl Into<yaml_serde::Value>,
+    ) -> Self {
+        FlagValue {
+            flag: flag.into(),
+            key: key.into(),
+            value: value.into(),
+        }
+    }
+}
+
 /// What a protocol is configured from.
 pub struct Configure<'a> {
     /// The spec's file and text, when the debate comes from a spec (or the
@@ -239,6 +254,31 @@ pub struct Configure<'a> {
     /// given by the command line; a test may give others): the protocol
     /// itself reads nothing.
     pub files: &'a dyn SpecFiles,
+}
+
+impl<'a> Configure<'a> {
+    /// The spec `path` holds `text`, with `flags` over it; the files it
+    /// names are read from the disk, inside its folder.
+    pub fn from_spec(path: &'a Path, text: &'a str, flags: &'a [FlagValue]) -> Self {
+        Configure {
+            spec: Some((path, text)),
+            flags,
+            ..Configure::default()
+        }
+    }
+}
+
+/// No spec and no flags: the protocol's defaults, any file it names read
+/// from the disk.
+impl Default for Configure<'_> {
+    fn default() -> Self {
+        Configure {
+            spec: None,
+            flags: &[],
+            allow_outside: false,
+            files: &DiskFiles,
+        }
+    }
 }
 
 /// Reads the files a debate is configured from (a comparison's option

@@ -417,14 +417,7 @@ mod tests {
     #[test]
     fn a_definition_with_an_unsafe_review_id_does_not_build() {
         use crate::protocol::registry::{Configure, Setting};
-        let configured = KIND
-            .configure(&Configure {
-                spec: None,
-                flags: &[],
-                allow_outside: false,
-                files: &crate::protocol::registry::DiskFiles,
-            })
-            .unwrap();
+        let configured = KIND.configure(&Configure::default()).unwrap();
         let definition = configured.define(Setting {
             topic: "t".into(),
             ..Setting::default()

@@ -885,20 +885,7 @@ mod tests {
     use crate::protocol::registry::FlagValue;
 
     fn configure(spec: &str, flags: &[FlagValue]) -> Result<Box<dyn Configured>, SpecError> {
-        KIND.configure(&Configure {
-            spec: Some((Path::new("spec.yaml"), spec)),
-            flags,
-            allow_outside: false,
-            files: &crate::protocol::registry::DiskFiles,
-        })
-    }
-
-    fn flag(flag: &str, key: &str, value: yaml_serde::Value) -> FlagValue {
-        FlagValue {
-            flag: flag.into(),
-            key: key.into(),
-            value,
-        }
+        KIND.configure(&Configure::from_spec(Path::new("spec.yaml"), spec, flags))
     }
 
     fn config_of(configured: &dyn Configured) -> ReviewConfig {
@@ -978,8 +965,8 @@ mod tests {
         let configured = configure(
             "topic: x\ncritique: neutral\nmax_rounds: 1\n",
             &[
-                flag("--critique", "critique", "strict".into()),
-                flag("--high-stakes", "high_stakes", true.into()),
+                FlagValue::new("--critique", "critique", "strict"),
+                FlagValue::new("--high-stakes", "high_stakes", true),
             ],
         )
         .unwrap();
@@ -989,14 +976,14 @@ mod tests {
         assert_eq!(config.panel.len(), 5, "INF-28");
         let error = configure(
             "topic: x\n",
-            &[flag("--max-rounds", "max_rounds", 11.into())],
+            &[FlagValue::new("--max-rounds", "max_rounds", 11)],
         )
         .err()
         .unwrap();
         assert_eq!(error.field.as_deref(), Some("--max-rounds"));
         let error = configure(
             "topic: x\n",
-            &[flag("--critique", "critique", "harsh".into())],
+            &[FlagValue::new("--critique", "critique", "harsh")],
         )
         .err()
         .unwrap();
@@ -1027,7 +1014,7 @@ mod tests {
         assert_eq!(error.field.as_deref(), Some("draft"));
         let error = configure(
             "topic: x\nmode: writing\ndraft: {text: hello}\n",
-            &[flag("--high-stakes", "high_stakes", true.into())],
+            &[FlagValue::new("--high-stakes", "high_stakes", true)],
         )
         .err()
         .unwrap();
@@ -1057,12 +1044,11 @@ mod tests {
         std::fs::write(folder.path().join("draft.md"), "The draft.\n").unwrap();
         let spec = folder.path().join("spec.yaml");
         let configured = KIND
-            .configure(&Configure {
-                spec: Some((&spec, "topic: x\nmode: writing\ndraft: draft.md\n")),
-                flags: &[],
-                allow_outside: false,
-                files: &crate::protocol::registry::DiskFiles,
-            })
+            .configure(&Configure::from_spec(
+                &spec,
+                "topic: x\nmode: writing\ndraft: draft.md\n",
+                &[],
+            ))
             .unwrap();
         let slots: Vec<_> = configured
             .roles()
@@ -1133,10 +1119,8 @@ mod tests {
         let spec = Path::new("specs/spec.yaml");
         let configure = |text: &str, flags: &[FlagValue]| {
             KIND.configure(&Configure {
-                spec: Some((spec, text)),
-                flags,
-                allow_outside: false,
                 files: &memory,
+                ..Configure::from_spec(spec, text, flags)
             })
         };
         let writing = configure("topic: x\nmode: writing\ndraft: draft.md\n", &[]).unwrap();
@@ -1147,7 +1131,7 @@ mod tests {
             &[],
         );
         assert!(compared.is_ok(), "{:?}", compared.err());
-        let flagged = [flag("--draft", "draft", "mine.md".into())];
+        let flagged = [FlagValue::new("--draft", "draft", "mine.md")];
         let writing = configure("topic: x\nmode: writing\n", &flagged).unwrap();
         let config: WritingConfig = writing.define(setting(&[])).config().unwrap();
         assert_eq!(config.draft.text, "My draft.\n");

@@ -247,12 +247,7 @@ mod tests {
     use crate::protocol::registry::FlagValue;
 
     fn configure(spec: &str, flags: &[FlagValue]) -> Result<Box<dyn Configured>, SpecError> {
-        KIND.configure(&Configure {
-            spec: Some((Path::new("spec.yaml"), spec)),
-            flags,
-            allow_outside: false,
-            files: &crate::protocol::registry::DiskFiles,
-        })
+        KIND.configure(&Configure::from_spec(Path::new("spec.yaml"), spec, flags))
     }
 
     fn slots(configured: &dyn Configured) -> Vec<String> {
@@ -323,11 +318,7 @@ mod tests {
         assert_eq!(error.field.as_deref(), Some("constraints"));
         let error = configure(
             "topic: x\nmode: challenge\n",
-            &[FlagValue {
-                flag: "--no-revision".into(),
-                key: "revision".into(),
-                value: yaml_serde::Value::Bool(false),
-            }],
+            &[FlagValue::new("--no-revision", "revision", false)],
         )
         .err()
         .unwrap();
