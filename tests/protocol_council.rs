@@ -200,19 +200,12 @@ fn outcome_state(h: &Harness, id: &str) -> FindingState {
 fn fp_01_02_03_04_05_defaults_and_input_fields() {
     use quorum::protocol::registry::{Configure, ProtocolKind, Setting};
     let configured = quorum::protocol::council::KIND
-        .configure(&Configure {
-            spec: None,
-            flags: &[],
-            allow_outside: false,
-            files: &quorum::protocol::registry::DiskFiles,
-        })
+        .configure(&Configure::default())
         .unwrap();
     let definition = configured.define(Setting {
         topic: SCOPE.into(),
-        context: Vec::new(),
-        agents: Default::default(),
-        prices: Default::default(),
         started_at: t0(),
+        ..Setting::default()
     });
     let config: CouncilConfig = definition.config().unwrap();
     assert_eq!(config.mode, CouncilMode::Review);

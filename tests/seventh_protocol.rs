@@ -12,9 +12,9 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use devils_advocate::{DEMO, KIND, NAME};
+use devils_advocate::{DEMO, INFO, KIND, NAME};
 use quorum::cli::Source;
-use quorum::protocol::registry::{self, ProtocolKind};
+use quorum::protocol::registry::{self, CommandSpec, KindInfo, ProtocolKind};
 use support::conformance;
 
 /// `quorum ARGS…` in this process, with the seventh protocol registered;
@@ -75,40 +75,37 @@ fn it_joins_the_registry_once_and_clashes_are_refused() {
             .any(|template| template.file_name == "advocate-case.md.j2")
     );
 
-    static SAME_NAME: Renamed = Renamed {
-        name: NAME,
-        command: "advocate-again",
-        templates: &[],
-    };
+    static SAME_NAME: Renamed = Renamed(INFO);
     let error = registry::register(&SAME_NAME).unwrap_err();
     assert!(error.contains("already known"), "{error}");
-    static TAKES_REVIEW: Renamed = Renamed {
+    static TAKES_REVIEW: Renamed = Renamed(KindInfo {
         name: "another",
-        command: "review",
-        templates: &[],
-    };
+        commands: &[command("review")],
+        ..INFO
+    });
     let error = registry::register(&TAKES_REVIEW).unwrap_err();
     assert!(error.contains("`review`"), "{error}");
-    static TAKES_RUN: Renamed = Renamed {
+    static TAKES_RUN: Renamed = Renamed(KindInfo {
         name: "yet-another",
-        command: "run",
-        templates: &[],
-    };
+        commands: &[command("run")],
+        ..INFO
+    });
     let error = quorum::cli::register(&TAKES_RUN).unwrap_err();
     assert!(error.contains("quorum's own"), "{error}");
     // A template of the same file name would silently replace the other's.
-    static SAME_TEMPLATES: Renamed = Renamed {
+    static SAME_TEMPLATES: Renamed = Renamed(KindInfo {
         name: "copycat",
-        command: "copycat",
-        templates: devils_advocate::TEMPLATES,
-    };
+        commands: &[command("copycat")],
+        ..INFO
+    });
     let error = registry::register(&SAME_TEMPLATES).unwrap_err();
     assert!(error.contains("advocate-case.md.j2"), "{error}");
-    static SHARED_TEMPLATE: Renamed = Renamed {
+    static SHARED_TEMPLATE: Renamed = Renamed(KindInfo {
         name: "repairer",
-        command: "repairer",
+        commands: &[command("repairer")],
         templates: &[quorum::prompts::REPAIR_TEMPLATE],
-    };
+        ..INFO
+    });
     let error = registry::register(&SHARED_TEMPLATE).unwrap_err();
     assert!(error.contains("repair.md.j2"), "{error}");
     for refused in ["another", "yet-another", "copycat", "repairer"] {
@@ -116,35 +113,21 @@ fn it_joins_the_registry_once_and_clashes_are_refused() {
     }
 }
 
-/// The seventh protocol under another name or command, to be refused.
-struct Renamed {
-    name: &'static str,
-    command: &'static str,
-    templates: &'static [quorum::prompts::TemplateSpec],
+/// The seventh protocol under another name, command or templates, to be
+/// refused.
+struct Renamed(KindInfo);
+
+/// The seventh protocol's command under another name.
+const fn command(name: &'static str) -> CommandSpec {
+    CommandSpec {
+        name,
+        ..INFO.commands[0]
+    }
 }
 
 impl ProtocolKind for Renamed {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn title(&self) -> &'static str {
-        "clash"
-    }
-    fn commands(&self) -> &'static [registry::CommandSpec] {
-        let command = registry::CommandSpec {
-            name: self.command,
-            ..KIND.commands()[0]
-        };
-        Box::leak(Box::new([command]))
-    }
-    fn options(&self) -> &'static [registry::OptionSpec] {
-        &[]
-    }
-    fn templates(&self) -> &'static [quorum::prompts::TemplateSpec] {
-        self.templates
-    }
-    fn slots(&self) -> &'static [&'static str] {
-        KIND.slots()
+    fn info(&self) -> &KindInfo {
+        &self.0
     }
     fn configure(
         &self,
@@ -158,9 +141,6 @@ impl ProtocolKind for Renamed {
         prompts: std::sync::Arc<quorum::prompts::PromptSet>,
     ) -> Result<Box<dyn quorum::protocol::Protocol>, String> {
         KIND.build(definition, prompts)
-    }
-    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
-        KIND.demo(mode)
     }
 }
 

@@ -133,14 +133,8 @@ fn invocation(matches: &ArgMatches) -> Result<Invocation, clap::Error> {
         let mut run = RunFlags::from_arg_matches(sub)?;
         run.options = flag_values(sub, kind.options(), spec.options);
         if let Some(mode) = spec.mode {
-            run.options.insert(
-                0,
-                FlagValue {
-                    flag: format!("quorum {name}"),
-                    key: "mode".into(),
-                    value: yaml_serde::Value::String(mode.into()),
-                },
-            );
+            run.options
+                .insert(0, FlagValue::new(format!("quorum {name}"), "mode", mode));
         }
         return Ok(Invocation::Protocol(ProtocolArgs {
             command: name.to_string(),
@@ -300,11 +294,11 @@ fn flag_value(matches: &ArgMatches, option: &OptionSpec) -> Option<FlagValue> {
     let value = option
         .value_of(&texts)
         .unwrap_or_else(|_| yaml_serde::Value::String(texts.last().cloned().unwrap_or_default()));
-    Some(FlagValue {
-        flag: format!("--{}", option.flag),
-        key: option.key.to_string(),
+    Some(FlagValue::new(
+        format!("--{}", option.flag),
+        option.key,
         value,
-    })
+    ))
 }
 
 /// `quorum completions SHELL`.

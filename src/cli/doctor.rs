@@ -255,19 +255,11 @@ fn variants() -> Vec<Variant> {
                 continue;
             };
             let flags: Vec<registry::FlagValue> = mode
-                .map(|mode| registry::FlagValue {
-                    flag: "--mode".into(),
-                    key: "mode".into(),
-                    value: yaml_serde::Value::String(mode.into()),
-                })
+                .map(|mode| registry::FlagValue::new("--mode", "mode", mode))
                 .into_iter()
                 .collect();
-            let configured = kind.configure(&registry::Configure {
-                spec: Some((Path::new(super::DEMO_SPEC_NAME), text)),
-                flags: &flags,
-                allow_outside: false,
-                files: &crate::protocol::registry::DiskFiles,
-            });
+            let spec = Path::new(super::DEMO_SPEC_NAME);
+            let configured = kind.configure(&registry::Configure::from_spec(spec, text, &flags));
             if let Ok(configured) = configured {
                 variants.push(Variant {
                     kind,

@@ -213,27 +213,19 @@ mod tests {
                         domains: [security, data]\n# The agents.\nagents:\n  default: script\n\
                         script:\n  replies:\n    - role: critic\n      text: |\n        mode: x\n";
 
-    fn flag(flag: &str, key: &str, value: yaml_serde::Value) -> FlagValue {
-        FlagValue {
-            flag: flag.into(),
-            key: key.into(),
-            value,
-        }
-    }
-
     fn export(flags: &[FlagValue]) -> Exported {
         with_flags(SPEC, flags, Path::new("/w/spec.yaml"), Path::new("/w")).unwrap()
     }
 
     #[test]
     fn a_key_the_demo_sets_is_replaced_in_place() {
-        let exported = export(&[flag("--mode", "mode", "audit".into())]);
+        let exported = export(&[FlagValue::new("--mode", "mode", "audit")]);
         assert_eq!(exported.text, SPEC.replace("mode: review", "mode: audit"));
     }
 
     #[test]
     fn a_key_the_demo_lacks_is_added_after_the_topic() {
-        let exported = export(&[flag("--intensity", "intensity", "quick".into())]);
+        let exported = export(&[FlagValue::new("--intensity", "intensity", "quick")]);
         assert_eq!(
             exported.text,
             SPEC.replace("topic: \"T\"\n", "topic: \"T\"\nintensity: quick\n")
@@ -243,7 +235,7 @@ mod tests {
     #[test]
     fn a_list_replaces_the_whole_entry_and_keeps_the_comment_after_it() {
         let domains = yaml_serde::Value::Sequence(vec!["ux".into(), "api".into()]);
-        let exported = export(&[flag("--domain", "domains", domains)]);
+        let exported = export(&[FlagValue::new("--domain", "domains", domains)]);
         assert!(
             exported
                 .text
@@ -257,8 +249,8 @@ mod tests {
     #[test]
     fn text_that_needs_quoting_is_quoted_and_the_last_flag_wins() {
         let exported = export(&[
-            flag("--summary", "context_summary", "first".into()),
-            flag("--summary", "context_summary", "a: b # c".into()),
+            FlagValue::new("--summary", "context_summary", "first"),
+            FlagValue::new("--summary", "context_summary", "a: b # c"),
         ]);
         let value: yaml_serde::Value = yaml_serde::from_str(&exported.text).unwrap();
         assert_eq!(value["context_summary"], "a: b # c");
@@ -268,7 +260,7 @@ mod tests {
     fn a_path_is_written_relative_to_the_spec_or_left_out() {
         let inside = with_flags(
             SPEC,
-            &[flag("--outputs", "outputs", "out/here".into())],
+            &[FlagValue::new("--outputs", "outputs", "out/here")],
             Path::new("/w/specs/../spec.yaml"),
             Path::new("/w"),
         )
@@ -281,7 +273,7 @@ mod tests {
         assert!(inside.left_out.is_empty());
         let outside = with_flags(
             SPEC,
-            &[flag("--outputs", "outputs", "/elsewhere".into())],
+            &[FlagValue::new("--outputs", "outputs", "/elsewhere")],
             Path::new("/w/spec.yaml"),
             Path::new("/w"),
         )

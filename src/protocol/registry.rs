@@ -1,12 +1,13 @@
 //! The registry: every protocol family quorum runs, and how the rest of the
 //! program reaches each one without knowing it.
 //!
-//! A [`ProtocolKind`] is a protocol's entry: the name a spec's `protocol:`
-//! uses, the commands that start it (`quorum review`, `quorum panel`), its
-//! own spec keys and the flags that set them ([`OptionSpec`]), its prompt
-//! templates, its role slots, its built-in demo, how it turns options into a
+//! A [`ProtocolKind`] is a protocol's entry. Its [`KindInfo`] is one
+//! literal of what never changes: the name a spec's `protocol:` uses, the
+//! commands that start it (`quorum review`, `quorum panel`), its own spec
+//! keys and the flags that set them ([`OptionSpec`]), its prompt templates,
+//! its role slots and its built-in demos. Its methods turn options into a
 //! journaled [`DebateDefinition`] and a definition back into a running
-//! [`Protocol`], and how its verdict is recomputed from the files on disk.
+//! [`Protocol`], and recompute its verdict from the files on disk.
 //! The command line, the engine, resume, replay, `open` and `verdict` go
 //! through this entry only, so adding a protocol is its folder plus one line
 //! in [`BUILT_IN`]; a protocol defined outside quorum (a test, a program
@@ -76,6 +77,13 @@ impl DebateDefinition {
     /// The protocol's configuration, read back.
     pub fn config<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         serde_json::from_value(serde_json::Value::Object(self.config.clone()))
+    }
+
+    /// The configuration of the `what` (`planning debate`) this defines, or
+    /// why it does not read (the journal was edited, or is not one of it).
+    pub fn read_config<T: DeserializeOwned>(&self, what: &str) -> Result<T, String> {
+        self.config()
+            .map_err(|error| format!("the {what}'s definition does not read: {error}"))
     }
 
     /// What is debated.
@@ -216,6 +224,21 @@ pub struct FlagValue {
     pub value: yaml_serde::Value,
 }
 
+impl FlagValue {
+    /// `flag` setting the spec key `key` to `value`.
+    pub fn new(
+        flag: impl Into<String>,
+        key: impl Into<String>,
+        value: impl Into<yaml_serde::Value>,
+    ) -> Self {
+        FlagValue {
+            flag: flag.into(),
+            key: key.into(),
+            value: value.into(),
+        }
+    }
+}
+
 /// What a protocol is configured from.
 pub struct Configure<'a> {
     /// The spec's file and text, when the debate comes from a spec (or the
@@ -231,6 +254,31 @@ pub struct Configure<'a> {
     /// given by the command line; a test may give others): the protocol
     /// itself reads nothing.
     pub files: &'a dyn SpecFiles,
+}
+
+impl<'a> Configure<'a> {
+    /// The spec `path` holds `text`, with `flags` over it; the files it
+    /// names are read from the disk, inside its folder.
+    pub fn from_spec(path: &'a Path, text: &'a str, flags: &'a [FlagValue]) -> Self {
+        Configure {
+            spec: Some((path, text)),
+            flags,
+            ..Configure::default()
+        }
+    }
+}
+
+/// No spec and no flags: the protocol's defaults, any file it names read
+/// from the disk.
+impl Default for Configure<'_> {
+    fn default() -> Self {
+        Configure {
+            spec: None,
+            flags: &[],
+            allow_outside: false,
+            files: &DiskFiles,
+        }
+    }
 }
 
 /// Reads the files a debate is configured from (a comparison's option
@@ -319,10 +367,27 @@ impl RoleSlot {
         self.defaults_to = Some(slot.into());
         self
     }
+
+    /// Each of `slots` in its group, the synthesizer played by `lead`'s
+    /// agent unless it is named itself.
+    pub fn led_by<S: Into<String>>(
+        slots: impl IntoIterator<Item = (S, RoleGroup)>,
+        lead: &str,
+    ) -> Vec<RoleSlot> {
+        slots
+            .into_iter()
+            .map(|(slot, group)| match group {
+                RoleGroup::Synthesizer => RoleSlot::new(slot, group).defaulting_to(lead),
+                _ => RoleSlot::new(slot, group),
+            })
+            .collect()
+    }
 }
 
-/// Everything besides the protocol's options that defines a debate.
-#[derive(Clone, Debug, PartialEq)]
+/// Everything besides the protocol's options that defines a debate. The
+/// default is an empty one at the Unix epoch, for what options say before a
+/// debate is set (the role slots they seat).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Setting {
     pub topic: String,
     pub context: Vec<ContextDoc>,
@@ -461,31 +526,71 @@ impl RecomputeError {
     }
 }
 
+/// What a protocol is, whatever a debate of it is configured to do: the
+/// constant part of its registry entry, declared once as a literal.
+#[derive(Clone, Copy, Debug)]
+pub struct KindInfo {
+    /// What a spec's `protocol:` says: `decision-review`, `quick`.
+    pub name: &'static str,
+    /// How people call it: `decision review`.
+    pub title: &'static str,
+    /// Its `mode` values, the first the default (empty: no modes).
+    pub modes: &'static [&'static str],
+    /// The commands that start it.
+    pub commands: &'static [CommandSpec],
+    /// Its own spec keys, with their flags.
+    pub options: &'static [OptionSpec],
+    /// Its prompt templates (the shared repair template aside).
+    pub templates: &'static [TemplateSpec],
+    /// Role slots `--agent`, a spec's `agents:` and the configuration's
+    /// `roles:` may name for it, `group.*` wildcards included.
+    pub slots: &'static [&'static str],
+    /// Its built-in demos, as spec text: one for each of its modes, in the
+    /// order of [`KindInfo::modes`] (the same text may serve several), or
+    /// the one demo of a protocol without modes.
+    pub demos: &'static [&'static str],
+}
+
 /// A protocol's entry in the registry.
 pub trait ProtocolKind: Sync {
+    /// Its name, commands, options, templates, slots and demos.
+    fn info(&self) -> &KindInfo;
+
     /// What a spec's `protocol:` says: `decision-review`, `quick`.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
 
     /// How people call it: `decision review`.
-    fn title(&self) -> &'static str;
+    fn title(&self) -> &'static str {
+        self.info().title
+    }
 
     /// Its `mode` values, the first the default (empty: no modes).
     fn modes(&self) -> &'static [&'static str] {
-        &[]
+        self.info().modes
     }
 
     /// The commands that start it.
-    fn commands(&self) -> &'static [CommandSpec];
+    fn commands(&self) -> &'static [CommandSpec] {
+        self.info().commands
+    }
 
     /// Its own spec keys, with their flags.
-    fn options(&self) -> &'static [OptionSpec];
+    fn options(&self) -> &'static [OptionSpec] {
+        self.info().options
+    }
 
     /// Its prompt templates (the shared repair template aside).
-    fn templates(&self) -> &'static [TemplateSpec];
+    fn templates(&self) -> &'static [TemplateSpec] {
+        self.info().templates
+    }
 
     /// Role slots `--agent`, a spec's `agents:` and the configuration's
     /// `roles:` may name for it, `group.*` wildcards included.
-    fn slots(&self) -> &'static [&'static str];
+    fn slots(&self) -> &'static [&'static str] {
+        self.info().slots
+    }
 
     /// Every stage a debate of this protocol can be in, whatever its mode
     /// or options (a quick mode's challenge or red team, a planning
@@ -536,7 +641,14 @@ pub trait ProtocolKind: Sync {
     ) -> Result<Box<dyn Protocol>, String>;
 
     /// The built-in demo of a mode (`None`: the default mode), as spec text.
-    fn demo(&self, mode: Option<&str>) -> Option<&'static str>;
+    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
+        let info = self.info();
+        let index = match mode {
+            None => 0,
+            Some(mode) => info.modes.iter().position(|known| *known == mode)?,
+        };
+        info.demos.get(index).copied()
+    }
 
     /// The verdict recomputed from the files of a finished debate.
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
@@ -583,16 +695,11 @@ pub fn register(kind: &'static dyn ProtocolKind) -> Result<(), String> {
     {
         return Ok(());
     }
-    let shared = [REPAIR_TEMPLATE, RECHECK_TEMPLATE];
-    if let Some(template) = kind.templates().iter().find(|template| {
-        shared
-            .iter()
-            .any(|taken| taken.file_name == template.file_name)
-    }) {
+    let shared = [REPAIR_TEMPLATE, RECHECK_TEMPLATE].map(|template| template.file_name);
+    if let Some(template) = first_shared(template_names(kind), shared) {
         return Err(format!(
-            "`{}` cannot name a template `{}`: every protocol shares quorum's",
-            kind.name(),
-            template.file_name
+            "`{}` cannot name a template `{template}`: every protocol shares quorum's",
+            kind.name()
         ));
     }
     for other in BUILT_IN.iter().chain(added.iter()) {
@@ -602,35 +709,43 @@ pub fn register(kind: &'static dyn ProtocolKind) -> Result<(), String> {
                 kind.name()
             ));
         }
-        if let Some(command) = kind.commands().iter().find(|command| {
-            other
-                .commands()
-                .iter()
-                .any(|taken| taken.name == command.name)
-        }) {
+        if let Some(command) = first_shared(command_names(kind), command_names(*other)) {
             return Err(format!(
-                "`{}` cannot offer the command `{}`: the {} has it",
+                "`{}` cannot offer the command `{command}`: the {} has it",
                 kind.name(),
-                command.name,
                 other.title()
             ));
         }
-        if let Some(template) = kind.templates().iter().find(|template| {
-            other
-                .templates()
-                .iter()
-                .any(|taken| taken.file_name == template.file_name)
-        }) {
+        if let Some(template) = first_shared(template_names(kind), template_names(*other)) {
             return Err(format!(
-                "`{}` cannot name a template `{}`: the {} has one",
+                "`{}` cannot name a template `{template}`: the {} has one",
                 kind.name(),
-                template.file_name,
                 other.title()
             ));
         }
     }
     added.push(kind);
     Ok(())
+}
+
+/// The file names of `kind`'s templates.
+fn template_names(kind: &dyn ProtocolKind) -> impl Iterator<Item = &'static str> + Clone {
+    kind.templates().iter().map(|template| template.file_name)
+}
+
+/// The names of `kind`'s commands.
+fn command_names(kind: &dyn ProtocolKind) -> impl Iterator<Item = &'static str> + Clone {
+    kind.commands().iter().map(|command| command.name)
+}
+
+/// The first of `ours` that is one of `theirs` too.
+fn first_shared(
+    ours: impl IntoIterator<Item = &'static str>,
+    theirs: impl IntoIterator<Item = &'static str, IntoIter: Clone>,
+) -> Option<&'static str> {
+    let theirs = theirs.into_iter();
+    ours.into_iter()
+        .find(|name| theirs.clone().any(|taken| taken == *name))
 }
 
 /// The protocol a spec's `protocol:` names.
@@ -833,6 +948,12 @@ mod tests {
                 );
             }
             assert!(kind.demo(None).is_some(), "{} has a demo", kind.name());
+            assert_eq!(
+                kind.info().demos.len(),
+                kind.modes().len().max(1),
+                "{} has one demo a mode",
+                kind.name()
+            );
         }
         assert!(known_slot("judge.analyst") && known_slot("judge.*"));
         assert!(!known_slot("judge.poet"));

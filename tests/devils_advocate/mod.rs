@@ -16,7 +16,7 @@ use quorum::prompts::{PromptSet, TemplateSpec};
 use quorum::protocol::calls::Calls;
 use quorum::protocol::items::ItemBook;
 use quorum::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
+    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, ProtocolKind, RecomputeError,
     Recomputed, RecordFiles, RoleSlot, Setting, read_options, read_record,
 };
 use quorum::protocol::supervision::{LiveCall, Slot};
@@ -67,15 +67,6 @@ const JUDGEMENT: TemplateSpec = TemplateSpec {
              in a ```yaml block:\nscore: 1 to 5\nreason: one sentence\n",
 };
 pub const TEMPLATES: &[TemplateSpec] = &[CASE, ATTACK, DEFENCE, JUDGEMENT];
-
-const COMMANDS: &[CommandSpec] = &[CommandSpec {
-    name: "advocate",
-    about: "A devil's advocate debate: a case, objections you rule on, a defence, one referee",
-    subject: "POSITION",
-    subject_help: "The position to test, e.g. \"We should adopt trunk-based development\"",
-    mode: None,
-    options: &[],
-}];
 
 const SLOTS: &[&str] = &[PROPOSER, DEVIL, REFEREE];
 
@@ -626,29 +617,28 @@ impl Configured for AdvocateOptions {
     }
 }
 
+/// What a devil's advocate debate is.
+pub const INFO: KindInfo = KindInfo {
+    name: NAME,
+    title: "devil's advocate debate",
+    modes: &[],
+    commands: &[CommandSpec {
+        name: "advocate",
+        about: "A devil's advocate debate: a case, objections you rule on, a defence, one referee",
+        subject: "POSITION",
+        subject_help: "The position to test, e.g. \"We should adopt trunk-based development\"",
+        mode: None,
+        options: &[],
+    }],
+    options: &[],
+    templates: TEMPLATES,
+    slots: SLOTS,
+    demos: &[DEMO],
+};
+
 impl ProtocolKind for AdvocateKind {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn title(&self) -> &'static str {
-        "devil's advocate debate"
-    }
-
-    fn commands(&self) -> &'static [CommandSpec] {
-        COMMANDS
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        &[]
-    }
-
-    fn templates(&self) -> &'static [TemplateSpec] {
-        TEMPLATES
-    }
-
-    fn slots(&self) -> &'static [&'static str] {
-        SLOTS
+    fn info(&self) -> &KindInfo {
+        &INFO
     }
 
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
@@ -661,14 +651,8 @@ impl ProtocolKind for AdvocateKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: Config = definition
-            .config()
-            .map_err(|error| format!("the definition does not read: {error}"))?;
+        let config = definition.read_config(INFO.title)?;
         Ok(Box::new(Advocate::new(config, prompts)))
-    }
-
-    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
-        mode.is_none().then_some(DEMO)
     }
 
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {

@@ -12,10 +12,10 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{CHECKER, CouncilMode, DEVIL, Intensity, Preset, SYNTHESIZER, expert_slot};
 use super::{Council, CouncilConfig, Step, domains};
-use crate::prompts::{PromptSet, TemplateSpec};
+use crate::prompts::PromptSet;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
-    Recomputed, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
+    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
+    RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
 };
 use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -29,9 +29,10 @@ pub struct CouncilKind;
 /// The one instance the registry lists.
 pub static KIND: CouncilKind = CouncilKind;
 
-/// The built-in demo: a payment webhook reviewed by four experts.
+/// The built-in demo of the findings modes: a payment webhook reviewed by
+/// four experts.
 const DEMO: &str = include_str!("../../../demo/council-webhooks.yaml");
-/// The built-in brainstorm demo.
+/// The built-in demo of the proposing modes: a brainstorm.
 const BRAINSTORM_DEMO: &str = include_str!("../../../demo/council-brainstorm.yaml");
 
 /// At most this many experts: with the devil's advocate and the
@@ -69,99 +70,110 @@ struct CouncilOptions {
 /// the two together).
 const DOMAIN_HELP: &str = "A domain to seat an expert for (repeatable, at most 6; default by mode): accessibility, api, architecture, compliance, correctness, cost, data, documentation, evidence, maintainability, operations, performance, privacy, product, reliability, scalability, security, testing, ux";
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        key: "mode",
-        flag: "mode",
-        value_name: "MODE",
-        help: "What the council does: review, audit, research, synthesis (findings and a verdict), brainstorm or design (proposals and a handoff)",
-        kind: ValueKind::Text,
-        values: &[
-            "review",
-            "audit",
-            "brainstorm",
-            "design",
-            "research",
-            "synthesis",
-        ],
-    },
-    OptionSpec {
-        key: "domains",
-        flag: "domain",
-        value_name: "DOMAIN",
-        help: DOMAIN_HELP,
-        kind: ValueKind::List,
-        values: &[],
-    },
-    OptionSpec {
-        key: "intensity",
-        flag: "intensity",
-        value_name: "LEVEL",
-        help: "quick (no challenge rounds), standard (up to 3) or thorough (up to 5)",
-        kind: ValueKind::Text,
-        values: &["quick", "standard", "thorough"],
-    },
-    OptionSpec {
-        key: "preset",
-        flag: "preset",
-        value_name: "PRESET",
-        help: "default, or security-elevated (higher bars; any confirmed security finding fails)",
-        kind: ValueKind::Text,
-        values: &["default", "security-elevated"],
-    },
-    OptionSpec {
-        key: "review_id",
-        flag: "review-id",
-        value_name: "ID",
-        help: "The council's id, in the deliverable's file name (default: a new UUID)",
-        kind: ValueKind::Text,
-        values: &[],
-    },
-    OptionSpec {
-        key: "fallback",
-        flag: "fallback",
-        value_name: "",
-        help: "Independent answers only: skip the challenge rounds and the merges, and mark the result",
-        kind: ValueKind::Switch(true),
-        values: &[],
-    },
-    OptionSpec {
-        key: "context_summary",
-        flag: "summary",
-        value_name: "TEXT",
-        help: "A neutral statement of the task every participant gets (default: the scope)",
-        kind: ValueKind::Text,
-        values: &[],
-    },
-    OptionSpec {
-        key: "outputs",
-        flag: "outputs",
-        value_name: "DIR",
-        help: "Where the deliverable pair goes: DIR/debate/ (default: .outputs)",
-        kind: ValueKind::Text,
-        values: &[],
-    },
+/// The council's modes, the first the default.
+const MODES: &[&str] = &[
+    "review",
+    "audit",
+    "brainstorm",
+    "design",
+    "research",
+    "synthesis",
 ];
 
-const COMMANDS: &[CommandSpec] = &[CommandSpec {
-    name: "council",
-    about: "A five-phase council: independent experts, a devil's advocate, challenge rounds, PASS / CONCERNS / FAIL",
-    subject: "SCOPE",
-    subject_help: "What the council reviews, audits, researches or designs, e.g. \"The payment webhook handler\" (attach the material with --context)",
-    mode: None,
+/// What a council is.
+const INFO: KindInfo = KindInfo {
+    name: NAME,
+    title: "council",
+    modes: MODES,
+    commands: &[CommandSpec {
+        name: "council",
+        about: "A five-phase council: independent experts, a devil's advocate, challenge rounds, PASS / CONCERNS / FAIL",
+        subject: "SCOPE",
+        subject_help: "What the council reviews, audits, researches or designs, e.g. \"The payment webhook handler\" (attach the material with --context)",
+        mode: None,
+        options: &[
+            "mode",
+            "domains",
+            "intensity",
+            "preset",
+            "review_id",
+            "fallback",
+            "context_summary",
+            "outputs",
+        ],
+    }],
     options: &[
-        "mode",
-        "domains",
-        "intensity",
-        "preset",
-        "review_id",
-        "fallback",
-        "context_summary",
-        "outputs",
+        OptionSpec {
+            key: "mode",
+            flag: "mode",
+            value_name: "MODE",
+            help: "What the council does: review, audit, research, synthesis (findings and a verdict), brainstorm or design (proposals and a handoff)",
+            kind: ValueKind::Text,
+            values: MODES,
+        },
+        OptionSpec {
+            key: "domains",
+            flag: "domain",
+            value_name: "DOMAIN",
+            help: DOMAIN_HELP,
+            kind: ValueKind::List,
+            values: &[],
+        },
+        OptionSpec {
+            key: "intensity",
+            flag: "intensity",
+            value_name: "LEVEL",
+            help: "quick (no challenge rounds), standard (up to 3) or thorough (up to 5)",
+            kind: ValueKind::Text,
+            values: &["quick", "standard", "thorough"],
+        },
+        OptionSpec {
+            key: "preset",
+            flag: "preset",
+            value_name: "PRESET",
+            help: "default, or security-elevated (higher bars; any confirmed security finding fails)",
+            kind: ValueKind::Text,
+            values: &["default", "security-elevated"],
+        },
+        OptionSpec {
+            key: "review_id",
+            flag: "review-id",
+            value_name: "ID",
+            help: "The council's id, in the deliverable's file name (default: a new UUID)",
+            kind: ValueKind::Text,
+            values: &[],
+        },
+        OptionSpec {
+            key: "fallback",
+            flag: "fallback",
+            value_name: "",
+            help: "Independent answers only: skip the challenge rounds and the merges, and mark the result",
+            kind: ValueKind::Switch(true),
+            values: &[],
+        },
+        OptionSpec {
+            key: "context_summary",
+            flag: "summary",
+            value_name: "TEXT",
+            help: "A neutral statement of the task every participant gets (default: the scope)",
+            kind: ValueKind::Text,
+            values: &[],
+        },
+        OptionSpec {
+            key: "outputs",
+            flag: "outputs",
+            value_name: "DIR",
+            help: "Where the deliverable pair goes: DIR/debate/ (default: .outputs)",
+            kind: ValueKind::Text,
+            values: &[],
+        },
     ],
-}];
-
-const SLOTS: &[&str] = &["expert.*", DEVIL, CHECKER, SYNTHESIZER];
+    templates: super::prompts::TEMPLATES,
+    slots: &["expert.*", DEVIL, CHECKER, SYNTHESIZER],
+    // One scripted council serves every findings mode and one every
+    // proposing mode: `--mode` sets the mode over the demo's own.
+    demos: &[DEMO, DEMO, BRAINSTORM_DEMO, BRAINSTORM_DEMO, DEMO, DEMO],
+};
 
 /// Whether `id` can name a review: letters, digits, `.`, `_` and `-`, not
 /// starting with `.` or `-`; it becomes part of a file name.
@@ -175,43 +187,12 @@ pub fn valid_review_id(id: &str) -> bool {
 }
 
 impl ProtocolKind for CouncilKind {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn title(&self) -> &'static str {
-        "council"
-    }
-
-    fn modes(&self) -> &'static [&'static str] {
-        &[
-            "review",
-            "audit",
-            "brainstorm",
-            "design",
-            "research",
-            "synthesis",
-        ]
-    }
-
-    fn commands(&self) -> &'static [CommandSpec] {
-        COMMANDS
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        OPTIONS
-    }
-
-    fn templates(&self) -> &'static [TemplateSpec] {
-        super::prompts::TEMPLATES
-    }
-
-    fn slots(&self) -> &'static [&'static str] {
-        SLOTS
+    fn info(&self) -> &KindInfo {
+        &INFO
     }
 
     fn seats(&self, slot: &str) -> bool {
-        SLOTS.contains(&slot)
+        self.slots().contains(&slot)
             || slot
                 .strip_prefix("expert.")
                 .is_some_and(|domain| domains::find(domain).is_some())
@@ -314,9 +295,7 @@ impl ProtocolKind for CouncilKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: CouncilConfig = definition
-            .config()
-            .map_err(|error| format!("the council's definition does not read: {error}"))?;
+        let config: CouncilConfig = definition.read_config("council")?;
         // The review id names the deliverable's files: one from an edited
         // journal must not lead them out of the outputs folder.
         if !valid_review_id(&config.review_id) {
@@ -326,17 +305,6 @@ impl ProtocolKind for CouncilKind {
             ));
         }
         Ok(Box::new(Council::new(config, prompts)))
-    }
-
-    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
-        // One scripted council serves every findings mode and one every
-        // proposing mode: `--mode` sets the mode over the demo's own.
-        match mode.map(CouncilMode::parse) {
-            None => Some(DEMO),
-            Some(Some(mode)) if mode.proposes() => Some(BRAINSTORM_DEMO),
-            Some(Some(_)) => Some(DEMO),
-            Some(None) => None,
-        }
     }
 
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
@@ -430,23 +398,29 @@ mod tests {
         assert_eq!(listed, domains::names().join(", "));
     }
 
+    /// The modes are the council's own, in order, each with the demo of
+    /// what it ends with.
+    #[test]
+    fn each_mode_has_the_demo_of_its_kind() {
+        let modes: Vec<&str> = CouncilMode::ALL.map(CouncilMode::as_str).to_vec();
+        assert_eq!(MODES, modes);
+        for mode in CouncilMode::ALL {
+            let demo = if mode.proposes() {
+                BRAINSTORM_DEMO
+            } else {
+                DEMO
+            };
+            assert_eq!(KIND.demo(Some(mode.as_str())), Some(demo), "{mode:?}");
+        }
+    }
+
     #[test]
     fn a_definition_with_an_unsafe_review_id_does_not_build() {
         use crate::protocol::registry::{Configure, Setting};
-        let configured = KIND
-            .configure(&Configure {
-                spec: None,
-                flags: &[],
-                allow_outside: false,
-                files: &crate::protocol::registry::DiskFiles,
-            })
-            .unwrap();
+        let configured = KIND.configure(&Configure::default()).unwrap();
         let definition = configured.define(Setting {
             topic: "t".into(),
-            context: Vec::new(),
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: chrono::DateTime::UNIX_EPOCH,
+            ..Setting::default()
         });
         let mut map: serde_json::Map<String, serde_json::Value> = definition.into();
         map.insert("review_id".into(), "../../escape".into());

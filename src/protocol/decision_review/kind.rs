@@ -22,11 +22,11 @@ use super::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption, block_ids, judge_file,
 };
 use crate::parse::Read;
-use crate::prompts::{PromptSet, TemplateSpec};
+use crate::prompts::PromptSet;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
-    Recomputed, RecordFileError, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
-    read_record,
+    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
+    RecomputeError, Recomputed, RecordFileError, RecordFiles, RoleSlot, Setting, ValueKind,
+    read_options, read_record,
 };
 use crate::protocol::{Outcome, Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -295,132 +295,117 @@ fn default_max_rounds() -> u32 {
     DEFAULT_MAX_ROUNDS
 }
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        key: "mode",
-        flag: "mode",
-        value_name: "MODE",
-        help: "What kind of review: architecture (one proposal, a verdict), comparative (options ranked) or writing (judges rewrite a --draft and one merge revises it)",
-        kind: ValueKind::Text,
-        values: &["architecture", "comparative", "writing"],
-    },
-    OptionSpec {
-        key: "draft",
-        flag: "draft",
-        value_name: "FILE",
-        help: "The text a writing review revises (with --mode writing)",
-        kind: ValueKind::Text,
-        values: &[],
-    },
-    OptionSpec {
-        key: "critique",
-        flag: "critique",
-        value_name: "STANCE",
-        help: "The critic's stance (default steelman, that is generous-steelman)",
-        kind: ValueKind::Text,
-        values: &["strict", "steelman", "generous-steelman", "neutral"],
-    },
-    OptionSpec {
-        key: "high_stakes",
-        flag: "high-stakes",
-        value_name: "",
-        help: "Five judges: adds the strategist (binding) and the empiricist (advisory)",
-        kind: ValueKind::Switch(true),
-        values: &[],
-    },
-    OptionSpec {
-        key: "max_rounds",
-        flag: "max-rounds",
-        value_name: "N",
-        help: "How many times a REVISE verdict may send the proposal back for revision (default 2)",
-        kind: ValueKind::Integer,
-        values: &[],
-    },
-    OptionSpec {
-        key: "options",
-        flag: "option",
-        value_name: "ID: TEXT",
-        help: "An option to compare (comparative mode; repeatable, 2 to 6): \"A: Postgres as the queue\"",
-        kind: ValueKind::List,
-        values: &[],
-    },
-    OptionSpec {
-        key: "panel",
-        flag: "",
-        value_name: "",
-        help: "The judges of this run: role, weight (binding or advisory) and criteria (spec only)",
-        kind: ValueKind::Text,
-        values: &[],
-    },
-    OptionSpec {
-        key: "thresholds",
-        flag: "",
-        value_name: "",
-        help: "The verdict's thresholds (spec only)",
-        kind: ValueKind::Text,
-        values: &[],
-    },
-];
+/// The decision review's modes, the first the default.
+const MODES: &[&str] = &["architecture", "comparative", "writing"];
 
-const COMMANDS: &[CommandSpec] = &[CommandSpec {
-    name: "review",
-    about: "Run a decision review: proposal, critique, your moderation, revision, a judge panel and a mechanical verdict",
-    subject: "TOPIC",
-    subject_help: "The decision to review, e.g. \"Should we move billing to event sourcing?\"",
-    mode: None,
+/// What a decision review is.
+const INFO: KindInfo = KindInfo {
+    name: NAME,
+    title: "decision review",
+    modes: MODES,
+    commands: &[CommandSpec {
+        name: "review",
+        about: "Run a decision review: proposal, critique, your moderation, revision, a judge panel and a mechanical verdict",
+        subject: "TOPIC",
+        subject_help: "The decision to review, e.g. \"Should we move billing to event sourcing?\"",
+        mode: None,
+        options: &[
+            "mode",
+            "draft",
+            "critique",
+            "high_stakes",
+            "max_rounds",
+            "options",
+        ],
+    }],
     options: &[
-        "mode",
-        "draft",
-        "critique",
-        "high_stakes",
-        "max_rounds",
-        "options",
+        OptionSpec {
+            key: "mode",
+            flag: "mode",
+            value_name: "MODE",
+            help: "What kind of review: architecture (one proposal, a verdict), comparative (options ranked) or writing (judges rewrite a --draft and one merge revises it)",
+            kind: ValueKind::Text,
+            values: MODES,
+        },
+        OptionSpec {
+            key: "draft",
+            flag: "draft",
+            value_name: "FILE",
+            help: "The text a writing review revises (with --mode writing)",
+            kind: ValueKind::Text,
+            values: &[],
+        },
+        OptionSpec {
+            key: "critique",
+            flag: "critique",
+            value_name: "STANCE",
+            help: "The critic's stance (default steelman, that is generous-steelman)",
+            kind: ValueKind::Text,
+            values: &["strict", "steelman", "generous-steelman", "neutral"],
+        },
+        OptionSpec {
+            key: "high_stakes",
+            flag: "high-stakes",
+            value_name: "",
+            help: "Five judges: adds the strategist (binding) and the empiricist (advisory)",
+            kind: ValueKind::Switch(true),
+            values: &[],
+        },
+        OptionSpec {
+            key: "max_rounds",
+            flag: "max-rounds",
+            value_name: "N",
+            help: "How many times a REVISE verdict may send the proposal back for revision (default 2)",
+            kind: ValueKind::Integer,
+            values: &[],
+        },
+        OptionSpec {
+            key: "options",
+            flag: "option",
+            value_name: "ID: TEXT",
+            help: "An option to compare (comparative mode; repeatable, 2 to 6): \"A: Postgres as the queue\"",
+            kind: ValueKind::List,
+            values: &[],
+        },
+        OptionSpec {
+            key: "panel",
+            flag: "",
+            value_name: "",
+            help: "The judges of this run: role, weight (binding or advisory) and criteria (spec only)",
+            kind: ValueKind::Text,
+            values: &[],
+        },
+        OptionSpec {
+            key: "thresholds",
+            flag: "",
+            value_name: "",
+            help: "The verdict's thresholds (spec only)",
+            kind: ValueKind::Text,
+            values: &[],
+        },
     ],
-}];
-
-const SLOTS: &[&str] = &[
-    "proposer",
-    "critic",
-    "judge.analyst",
-    "judge.stylist",
-    "judge.aesthete",
-    "judge.strategist",
-    "judge.empiricist",
-    "judge.*",
-    "synthesizer",
-];
+    templates: &super::writing::prompts::WITH_CRITIQUE,
+    slots: &[
+        "proposer",
+        "critic",
+        "judge.analyst",
+        "judge.stylist",
+        "judge.aesthete",
+        "judge.strategist",
+        "judge.empiricist",
+        "judge.*",
+        "synthesizer",
+    ],
+    demos: &[DEMO_SPEC, COMPARATIVE_DEMO, WRITING_DEMO_SPEC],
+};
 
 impl ProtocolKind for DecisionReviewKind {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn title(&self) -> &'static str {
-        "decision review"
-    }
-
-    fn modes(&self) -> &'static [&'static str] {
-        &["architecture", "comparative", "writing"]
-    }
-
-    fn commands(&self) -> &'static [CommandSpec] {
-        COMMANDS
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        OPTIONS
-    }
-
-    fn templates(&self) -> &'static [TemplateSpec] {
-        &super::writing::prompts::WITH_CRITIQUE
-    }
-
-    fn slots(&self) -> &'static [&'static str] {
-        SLOTS
+    fn info(&self) -> &KindInfo {
+        &INFO
     }
 
     fn role_words(&self) -> Vec<&'static str> {
-        let mut words = crate::protocol::registry::slot_words(SLOTS);
+        let mut words = crate::protocol::registry::slot_words(self.slots());
         words.extend([super::PROPOSER_ROLE, super::CRITIC_ROLE]);
         words
     }
@@ -516,23 +501,12 @@ impl ProtocolKind for DecisionReviewKind {
             .map(|only| only.mode)
             .unwrap_or_default();
         if mode == ReviewMode::Writing {
-            let config: WritingConfig = definition.config().map_err(|error| {
-                format!("the writing review's definition does not read: {error}")
-            })?;
+            let config = definition.read_config("writing review")?;
             return Ok(Box::new(WritingReview::new(config, prompts)));
         }
         Ok(Box::new(DecisionReview::from_definition(
             definition, prompts,
         )?))
-    }
-
-    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
-        match mode {
-            None | Some("architecture") => Some(DEMO_SPEC),
-            Some("comparative") => Some(COMPARATIVE_DEMO),
-            Some("writing") => Some(WRITING_DEMO_SPEC),
-            Some(_) => None,
-        }
     }
 
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
@@ -750,9 +724,7 @@ impl DecisionReview {
                 definition.protocol()
             ));
         }
-        let config: ReviewConfig = definition
-            .config()
-            .map_err(|error| format!("the decision review's definition does not read: {error}"))?;
+        let config: ReviewConfig = definition.read_config("decision review")?;
         Ok(DecisionReview::new(config, prompts))
     }
 }
@@ -913,20 +885,7 @@ mod tests {
     use crate::protocol::registry::FlagValue;
 
     fn configure(spec: &str, flags: &[FlagValue]) -> Result<Box<dyn Configured>, SpecError> {
-        KIND.configure(&Configure {
-            spec: Some((Path::new("spec.yaml"), spec)),
-            flags,
-            allow_outside: false,
-            files: &crate::protocol::registry::DiskFiles,
-        })
-    }
-
-    fn flag(flag: &str, key: &str, value: yaml_serde::Value) -> FlagValue {
-        FlagValue {
-            flag: flag.into(),
-            key: key.into(),
-            value,
-        }
+        KIND.configure(&Configure::from_spec(Path::new("spec.yaml"), spec, flags))
     }
 
     fn config_of(configured: &dyn Configured) -> ReviewConfig {
@@ -1006,8 +965,8 @@ mod tests {
         let configured = configure(
             "topic: x\ncritique: neutral\nmax_rounds: 1\n",
             &[
-                flag("--critique", "critique", "strict".into()),
-                flag("--high-stakes", "high_stakes", true.into()),
+                FlagValue::new("--critique", "critique", "strict"),
+                FlagValue::new("--high-stakes", "high_stakes", true),
             ],
         )
         .unwrap();
@@ -1017,14 +976,14 @@ mod tests {
         assert_eq!(config.panel.len(), 5, "INF-28");
         let error = configure(
             "topic: x\n",
-            &[flag("--max-rounds", "max_rounds", 11.into())],
+            &[FlagValue::new("--max-rounds", "max_rounds", 11)],
         )
         .err()
         .unwrap();
         assert_eq!(error.field.as_deref(), Some("--max-rounds"));
         let error = configure(
             "topic: x\n",
-            &[flag("--critique", "critique", "harsh".into())],
+            &[FlagValue::new("--critique", "critique", "harsh")],
         )
         .err()
         .unwrap();
@@ -1055,7 +1014,7 @@ mod tests {
         assert_eq!(error.field.as_deref(), Some("draft"));
         let error = configure(
             "topic: x\nmode: writing\ndraft: {text: hello}\n",
-            &[flag("--high-stakes", "high_stakes", true.into())],
+            &[FlagValue::new("--high-stakes", "high_stakes", true)],
         )
         .err()
         .unwrap();
@@ -1085,12 +1044,11 @@ mod tests {
         std::fs::write(folder.path().join("draft.md"), "The draft.\n").unwrap();
         let spec = folder.path().join("spec.yaml");
         let configured = KIND
-            .configure(&Configure {
-                spec: Some((&spec, "topic: x\nmode: writing\ndraft: draft.md\n")),
-                flags: &[],
-                allow_outside: false,
-                files: &crate::protocol::registry::DiskFiles,
-            })
+            .configure(&Configure::from_spec(
+                &spec,
+                "topic: x\nmode: writing\ndraft: draft.md\n",
+                &[],
+            ))
             .unwrap();
         let slots: Vec<_> = configured
             .roles()
@@ -1161,10 +1119,8 @@ mod tests {
         let spec = Path::new("specs/spec.yaml");
         let configure = |text: &str, flags: &[FlagValue]| {
             KIND.configure(&Configure {
-                spec: Some((spec, text)),
-                flags,
-                allow_outside: false,
                 files: &memory,
+                ..Configure::from_spec(spec, text, flags)
             })
         };
         let writing = configure("topic: x\nmode: writing\ndraft: draft.md\n", &[]).unwrap();
@@ -1175,7 +1131,7 @@ mod tests {
             &[],
         );
         assert!(compared.is_ok(), "{:?}", compared.err());
-        let flagged = [flag("--draft", "draft", "mine.md".into())];
+        let flagged = [FlagValue::new("--draft", "draft", "mine.md")];
         let writing = configure("topic: x\nmode: writing\n", &flagged).unwrap();
         let config: WritingConfig = writing.define(setting(&[])).config().unwrap();
         assert_eq!(config.draft.text, "My draft.\n");

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{CRITIC, OPTIMIZER, PLANNER, Plan, PlanConfig, SYNTHESIZER};
-use crate::prompts::{PromptSet, TemplateSpec};
+use crate::prompts::PromptSet;
+use crate::protocol::Protocol;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RoleSlot,
-    Setting, ValueKind, read_options,
+    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
+    RoleSlot, Setting, ValueKind, read_options,
 };
-use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
 
 /// What a spec's `protocol:` says for a planning debate.
@@ -25,9 +25,6 @@ pub struct PlanKind;
 /// The one instance the registry lists.
 pub static KIND: PlanKind = PlanKind;
 
-/// The built-in demo: a scripted planning debate.
-const DEMO: &str = include_str!("../../../demo/plan-tenant-export.yaml");
-
 /// A planning debate's own spec keys.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct PlanOptions {
@@ -36,49 +33,36 @@ struct PlanOptions {
     simple: bool,
 }
 
-const OPTIONS: &[OptionSpec] = &[OptionSpec {
-    key: "simple",
-    flag: "simple",
-    value_name: "",
-    help: "Simple mode: the planner drafts and the synthesizer writes the plan, with no critic or optimizer",
-    kind: ValueKind::Switch(true),
-    values: &[],
-}];
-
-const COMMANDS: &[CommandSpec] = &[CommandSpec {
-    name: "plan",
-    about: "A planning debate: planner, critic and optimizer argue a plan; you decide each item; a synthesizer writes plan.md",
-    subject: "GOAL",
-    subject_help: "What to plan, e.g. \"Let tenants export their data as CSV\"",
-    mode: None,
-    options: &["simple"],
-}];
-
-const SLOTS: &[&str] = &[PLANNER, CRITIC, OPTIMIZER, SYNTHESIZER];
+/// What a planning debate is.
+const INFO: KindInfo = KindInfo {
+    name: NAME,
+    title: "planning debate",
+    modes: &[],
+    commands: &[CommandSpec {
+        name: "plan",
+        about: "A planning debate: planner, critic and optimizer argue a plan; you decide each item; a synthesizer writes plan.md",
+        subject: "GOAL",
+        subject_help: "What to plan, e.g. \"Let tenants export their data as CSV\"",
+        mode: None,
+        options: &["simple"],
+    }],
+    options: &[OptionSpec {
+        key: "simple",
+        flag: "simple",
+        value_name: "",
+        help: "Simple mode: the planner drafts and the synthesizer writes the plan, with no critic or optimizer",
+        kind: ValueKind::Switch(true),
+        values: &[],
+    }],
+    templates: super::prompts::TEMPLATES,
+    slots: &[PLANNER, CRITIC, OPTIMIZER, SYNTHESIZER],
+    // A scripted planning debate.
+    demos: &[include_str!("../../../demo/plan-tenant-export.yaml")],
+};
 
 impl ProtocolKind for PlanKind {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn title(&self) -> &'static str {
-        "planning debate"
-    }
-
-    fn commands(&self) -> &'static [CommandSpec] {
-        COMMANDS
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        OPTIONS
-    }
-
-    fn templates(&self) -> &'static [TemplateSpec] {
-        super::prompts::TEMPLATES
-    }
-
-    fn slots(&self) -> &'static [&'static str] {
-        SLOTS
+    fn info(&self) -> &KindInfo {
+        &INFO
     }
 
     fn every_stage(&self) -> Vec<&'static str> {
@@ -103,14 +87,8 @@ impl ProtocolKind for PlanKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: PlanConfig = definition
-            .config()
-            .map_err(|error| format!("the planning debate's definition does not read: {error}"))?;
+        let config = definition.read_config("planning debate")?;
         Ok(Box::new(Plan::new(config, prompts)))
-    }
-
-    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
-        mode.is_none().then_some(DEMO)
     }
 }
 
@@ -139,21 +117,7 @@ impl Configured for PlanOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        let config = self.config(Setting {
-            topic: String::new(),
-            context: Vec::new(),
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: chrono::DateTime::UNIX_EPOCH,
-        });
-        config
-            .slots()
-            .into_iter()
-            .map(|(slot, group)| match group {
-                RoleGroup::Synthesizer => RoleSlot::new(slot, group).defaulting_to(PLANNER),
-                _ => RoleSlot::new(slot, group),
-            })
-            .collect()
+        RoleSlot::led_by(self.config(Setting::default()).slots(), PLANNER)
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{Quick, QuickConfig, QuickMode};
-use crate::prompts::{PromptSet, TemplateSpec};
+use crate::prompts::PromptSet;
+use crate::protocol::Protocol;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RoleSlot,
-    Setting, ValueKind, read_options,
+    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
+    RoleSlot, Setting, ValueKind, read_options,
 };
-use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
 
 /// What a spec's `protocol:` says for a quick mode.
@@ -24,30 +24,6 @@ pub struct QuickKind;
 
 /// The one instance the registry lists.
 pub static KIND: QuickKind = QuickKind;
-
-/// The built-in demos, one per mode.
-const DEMOS: [(QuickMode, &str); 5] = [
-    (
-        QuickMode::Challenge,
-        include_str!("../../../demo/quick-challenge.yaml"),
-    ),
-    (
-        QuickMode::Panel,
-        include_str!("../../../demo/quick-panel.yaml"),
-    ),
-    (
-        QuickMode::Premortem,
-        include_str!("../../../demo/quick-premortem.yaml"),
-    ),
-    (
-        QuickMode::Redteam,
-        include_str!("../../../demo/quick-redteam.yaml"),
-    ),
-    (
-        QuickMode::Adversary,
-        include_str!("../../../demo/quick-adversary.yaml"),
-    ),
-];
 
 /// A quick debate's own spec keys.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -70,117 +46,108 @@ fn yes() -> bool {
     true
 }
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        key: "mode",
-        flag: "mode",
-        value_name: "MODE",
-        help: "Which quick mode: challenge, panel, premortem, redteam or adversary",
-        kind: ValueKind::Text,
-        values: &["challenge", "panel", "premortem", "redteam", "adversary"],
-    },
-    OptionSpec {
-        key: "constraints",
-        flag: "constraint",
-        value_name: "TEXT",
-        help: "A constraint the architecture must meet (repeatable)",
-        kind: ValueKind::List,
-        values: &[],
-    },
-    OptionSpec {
-        key: "revision",
-        flag: "no-revision",
-        value_name: "",
-        help: "Leave out the proposer's answer to the challenge (it runs by default)",
-        kind: ValueKind::Switch(false),
-        values: &[],
-    },
-];
+/// The quick modes, in the order `mode` lists them, the first the default.
+const MODES: &[&str] = &["challenge", "panel", "premortem", "redteam", "adversary"];
 
-const COMMANDS: &[CommandSpec] = &[
-    CommandSpec {
-        name: "challenge",
-        about: "A 1:1 challenge: one critic pushes on a position and says whether it holds",
-        subject: "POSITION",
-        subject_help: "The position to challenge, e.g. \"We should rewrite the billing service in Go\"",
-        mode: Some("challenge"),
-        options: &[],
-    },
-    CommandSpec {
-        name: "panel",
-        about: "A panel review: three independent reviewers, then one document for a reader",
-        subject: "TOPIC",
-        subject_help: "What to review, e.g. \"The on-call handbook draft\" (attach it with --context)",
-        mode: Some("panel"),
-        options: &[],
-    },
-    CommandSpec {
-        name: "premortem",
-        about: "A pre-mortem: imagine the plan failed six months from now, and learn why",
-        subject: "PLAN",
-        subject_help: "The project or plan about to start",
-        mode: Some("premortem"),
-        options: &[],
-    },
-    CommandSpec {
-        name: "redteam",
-        about: "A red team: attack a target as an adversary would; triage the findings",
-        subject: "TARGET",
-        subject_help: "What to attack, e.g. \"The password-reset flow\" (attach its code or design with --context)",
-        mode: Some("redteam"),
-        options: &[],
-    },
-    CommandSpec {
-        name: "adversary",
-        about: "An architecture challenge: propose, attack, revise, with no judges",
-        subject: "QUESTION",
-        subject_help: "The architecture question, e.g. \"How should we fan out notifications?\"",
-        mode: Some("adversary"),
-        options: &["constraints", "revision"],
-    },
-];
-
-const SLOTS: &[&str] = &[
-    "critic",
-    "proposer",
-    "judge.aesthete",
-    "judge.stylist",
-    "judge.analyst",
-    "judge.*",
-    "synthesizer",
-];
+/// What the quick modes are.
+const INFO: KindInfo = KindInfo {
+    name: NAME,
+    title: "quick mode",
+    modes: MODES,
+    commands: &[
+        CommandSpec {
+            name: "challenge",
+            about: "A 1:1 challenge: one critic pushes on a position and says whether it holds",
+            subject: "POSITION",
+            subject_help: "The position to challenge, e.g. \"We should rewrite the billing service in Go\"",
+            mode: Some("challenge"),
+            options: &[],
+        },
+        CommandSpec {
+            name: "panel",
+            about: "A panel review: three independent reviewers, then one document for a reader",
+            subject: "TOPIC",
+            subject_help: "What to review, e.g. \"The on-call handbook draft\" (attach it with --context)",
+            mode: Some("panel"),
+            options: &[],
+        },
+        CommandSpec {
+            name: "premortem",
+            about: "A pre-mortem: imagine the plan failed six months from now, and learn why",
+            subject: "PLAN",
+            subject_help: "The project or plan about to start",
+            mode: Some("premortem"),
+            options: &[],
+        },
+        CommandSpec {
+            name: "redteam",
+            about: "A red team: attack a target as an adversary would; triage the findings",
+            subject: "TARGET",
+            subject_help: "What to attack, e.g. \"The password-reset flow\" (attach its code or design with --context)",
+            mode: Some("redteam"),
+            options: &[],
+        },
+        CommandSpec {
+            name: "adversary",
+            about: "An architecture challenge: propose, attack, revise, with no judges",
+            subject: "QUESTION",
+            subject_help: "The architecture question, e.g. \"How should we fan out notifications?\"",
+            mode: Some("adversary"),
+            options: &["constraints", "revision"],
+        },
+    ],
+    options: &[
+        OptionSpec {
+            key: "mode",
+            flag: "mode",
+            value_name: "MODE",
+            help: "Which quick mode: challenge, panel, premortem, redteam or adversary",
+            kind: ValueKind::Text,
+            values: MODES,
+        },
+        OptionSpec {
+            key: "constraints",
+            flag: "constraint",
+            value_name: "TEXT",
+            help: "A constraint the architecture must meet (repeatable)",
+            kind: ValueKind::List,
+            values: &[],
+        },
+        OptionSpec {
+            key: "revision",
+            flag: "no-revision",
+            value_name: "",
+            help: "Leave out the proposer's answer to the challenge (it runs by default)",
+            kind: ValueKind::Switch(false),
+            values: &[],
+        },
+    ],
+    templates: super::prompts::TEMPLATES,
+    slots: &[
+        "critic",
+        "proposer",
+        "judge.aesthete",
+        "judge.stylist",
+        "judge.analyst",
+        "judge.*",
+        "synthesizer",
+    ],
+    demos: &[
+        include_str!("../../../demo/quick-challenge.yaml"),
+        include_str!("../../../demo/quick-panel.yaml"),
+        include_str!("../../../demo/quick-premortem.yaml"),
+        include_str!("../../../demo/quick-redteam.yaml"),
+        include_str!("../../../demo/quick-adversary.yaml"),
+    ],
+};
 
 impl ProtocolKind for QuickKind {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn title(&self) -> &'static str {
-        "quick mode"
-    }
-
-    fn modes(&self) -> &'static [&'static str] {
-        &["challenge", "panel", "premortem", "redteam", "adversary"]
-    }
-
-    fn commands(&self) -> &'static [CommandSpec] {
-        COMMANDS
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        OPTIONS
-    }
-
-    fn templates(&self) -> &'static [TemplateSpec] {
-        super::prompts::TEMPLATES
-    }
-
-    fn slots(&self) -> &'static [&'static str] {
-        SLOTS
+    fn info(&self) -> &KindInfo {
+        &INFO
     }
 
     fn role_words(&self) -> Vec<&'static str> {
-        let mut words = crate::protocol::registry::slot_words(SLOTS);
+        let mut words = crate::protocol::registry::slot_words(self.slots());
         words.extend([super::PROPOSER_ROLE, super::CRITIC_ROLE]);
         words
     }
@@ -224,21 +191,8 @@ impl ProtocolKind for QuickKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: QuickConfig = definition
-            .config()
-            .map_err(|error| format!("the quick debate's definition does not read: {error}"))?;
+        let config = definition.read_config("quick debate")?;
         Ok(Box::new(Quick::new(config, prompts)))
-    }
-
-    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
-        let mode = match mode {
-            None => QuickMode::Challenge,
-            Some(word) => *QuickMode::ALL.iter().find(|mode| mode.as_str() == word)?,
-        };
-        DEMOS
-            .iter()
-            .find(|(demo, _)| *demo == mode)
-            .map(|(_, text)| *text)
     }
 }
 
@@ -270,13 +224,6 @@ impl Configured for QuickOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        let config = self.config(Setting {
-            topic: String::new(),
-            context: Vec::new(),
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: chrono::DateTime::UNIX_EPOCH,
-        });
         // The synthesizer defaults to the lead's agent: the proposer, the
         // critic, or the panel's chair.
         let lead = match self.mode {
@@ -284,14 +231,7 @@ impl Configured for QuickOptions {
             QuickMode::Panel => "judge.analyst",
             _ => "critic",
         };
-        config
-            .slots()
-            .into_iter()
-            .map(|(slot, group)| match group {
-                RoleGroup::Synthesizer => RoleSlot::new(slot, group).defaulting_to(lead),
-                _ => RoleSlot::new(slot, group),
-            })
-            .collect()
+        RoleSlot::led_by(self.config(Setting::default()).slots(), lead)
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {
@@ -307,12 +247,7 @@ mod tests {
     use crate::protocol::registry::FlagValue;
 
     fn configure(spec: &str, flags: &[FlagValue]) -> Result<Box<dyn Configured>, SpecError> {
-        KIND.configure(&Configure {
-            spec: Some((Path::new("spec.yaml"), spec)),
-            flags,
-            allow_outside: false,
-            files: &crate::protocol::registry::DiskFiles,
-        })
+        KIND.configure(&Configure::from_spec(Path::new("spec.yaml"), spec, flags))
     }
 
     fn slots(configured: &dyn Configured) -> Vec<String> {
@@ -321,6 +256,14 @@ mod tests {
             .into_iter()
             .map(|role| role.slot)
             .collect()
+    }
+
+    /// The modes are the quick modes, in order, the first the default.
+    #[test]
+    fn the_modes_are_the_quick_modes() {
+        let modes: Vec<&str> = QuickMode::ALL.map(QuickMode::as_str).to_vec();
+        assert_eq!(MODES, modes);
+        assert_eq!(default_mode(), QuickMode::ALL[0]);
     }
 
     /// QM-01, QM-04, QM-10, QM-13, QM-16: each mode seats exactly its roles;
@@ -375,11 +318,7 @@ mod tests {
         assert_eq!(error.field.as_deref(), Some("constraints"));
         let error = configure(
             "topic: x\nmode: challenge\n",
-            &[FlagValue {
-                flag: "--no-revision".into(),
-                key: "revision".into(),
-                value: yaml_serde::Value::Bool(false),
-            }],
+            &[FlagValue::new("--no-revision", "revision", false)],
         )
         .err()
         .unwrap();
@@ -402,10 +341,7 @@ mod tests {
         .unwrap();
         let definition = configured.define(Setting {
             topic: "How should we fan out notifications?".into(),
-            context: Vec::new(),
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: chrono::Utc::now(),
+            ..Setting::default()
         });
         assert_eq!(definition.protocol(), NAME);
         let config: QuickConfig = definition.config().unwrap();

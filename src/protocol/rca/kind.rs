@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::parse::{Seeded, read_hypotheses_file};
 use super::{CRITIC, Rca, RcaConfig, SeededHypothesis, debugger_slot};
-use crate::prompts::{PromptSet, TemplateSpec};
+use crate::prompts::PromptSet;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, OptionSpec, ProtocolKind, RecomputeError,
-    Recomputed, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
+    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
+    RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
 };
 use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -25,9 +25,6 @@ pub struct RcaKind;
 
 /// The one instance the registry lists.
 pub static KIND: RcaKind = RcaKind;
-
-/// The built-in demo: a latency spike, three hypotheses, one of each status.
-const DEMO: &str = include_str!("../../../demo/rca-latency.yaml");
 
 /// The debuggers of an analysis that names none.
 pub const DEFAULT_DEBUGGERS: [&str; 2] = ["alpha", "beta"];
@@ -55,35 +52,42 @@ struct RcaOptions {
     seeded: Vec<SeededHypothesis>,
 }
 
-const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        key: "debuggers",
-        flag: "debugger",
-        value_name: "NAME",
-        help: "A debugger, as a role slot debugger.NAME (repeatable; default: alpha and beta, or the owners in --hypotheses)",
-        kind: ValueKind::List,
-        values: &[],
-    },
-    OptionSpec {
-        key: "hypotheses",
-        flag: "hypotheses",
-        value_name: "FILE",
-        help: "A YAML file of hypotheses the team already has (claim, evidence, reasoning, owner)",
-        kind: ValueKind::Text,
-        values: &[],
-    },
-];
-
-const COMMANDS: &[CommandSpec] = &[CommandSpec {
-    name: "rca",
-    about: "A root-cause analysis: debuggers' hypotheses cross-examined by a critic until one is proven",
-    subject: "PROBLEM",
-    subject_help: "What went wrong, as observed, e.g. \"Checkout p99 latency rose from 180 ms to 2.4 s at 14:03 UTC\"",
-    mode: None,
-    options: &["debuggers", "hypotheses"],
-}];
-
-const SLOTS: &[&str] = &["debugger.*", "critic"];
+/// What a root-cause analysis is.
+const INFO: KindInfo = KindInfo {
+    name: NAME,
+    title: "root-cause analysis",
+    modes: &[],
+    commands: &[CommandSpec {
+        name: "rca",
+        about: "A root-cause analysis: debuggers' hypotheses cross-examined by a critic until one is proven",
+        subject: "PROBLEM",
+        subject_help: "What went wrong, as observed, e.g. \"Checkout p99 latency rose from 180 ms to 2.4 s at 14:03 UTC\"",
+        mode: None,
+        options: &["debuggers", "hypotheses"],
+    }],
+    options: &[
+        OptionSpec {
+            key: "debuggers",
+            flag: "debugger",
+            value_name: "NAME",
+            help: "A debugger, as a role slot debugger.NAME (repeatable; default: alpha and beta, or the owners in --hypotheses)",
+            kind: ValueKind::List,
+            values: &[],
+        },
+        OptionSpec {
+            key: "hypotheses",
+            flag: "hypotheses",
+            value_name: "FILE",
+            help: "A YAML file of hypotheses the team already has (claim, evidence, reasoning, owner)",
+            kind: ValueKind::Text,
+            values: &[],
+        },
+    ],
+    templates: super::prompts::TEMPLATES,
+    slots: &["debugger.*", "critic"],
+    // A latency spike, three hypotheses, one of each status.
+    demos: &[include_str!("../../../demo/rca-latency.yaml")],
+};
 
 /// Whether `name` can name a debugger: lowercase letters, digits and `-`,
 /// starting with a letter or digit.
@@ -97,28 +101,8 @@ pub fn valid_name(name: &str) -> bool {
 }
 
 impl ProtocolKind for RcaKind {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn title(&self) -> &'static str {
-        "root-cause analysis"
-    }
-
-    fn commands(&self) -> &'static [CommandSpec] {
-        COMMANDS
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        OPTIONS
-    }
-
-    fn templates(&self) -> &'static [TemplateSpec] {
-        super::prompts::TEMPLATES
-    }
-
-    fn slots(&self) -> &'static [&'static str] {
-        SLOTS
+    fn info(&self) -> &KindInfo {
+        &INFO
     }
 
     fn every_stage(&self) -> Vec<&'static str> {
@@ -126,7 +110,7 @@ impl ProtocolKind for RcaKind {
     }
 
     fn seats(&self, slot: &str) -> bool {
-        SLOTS.contains(&slot) || slot.strip_prefix("debugger.").is_some_and(valid_name)
+        self.slots().contains(&slot) || slot.strip_prefix("debugger.").is_some_and(valid_name)
     }
 
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
@@ -182,14 +166,8 @@ impl ProtocolKind for RcaKind {
         definition: &DebateDefinition,
         prompts: Arc<PromptSet>,
     ) -> Result<Box<dyn Protocol>, String> {
-        let config: RcaConfig = definition.config().map_err(|error| {
-            format!("the root-cause analysis's definition does not read: {error}")
-        })?;
+        let config = definition.read_config("root-cause analysis")?;
         Ok(Box::new(Rca::new(config, prompts)))
-    }
-
-    fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
-        mode.is_none().then_some(DEMO)
     }
 
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
