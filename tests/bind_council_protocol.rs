@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
 use quorum::protocol::ItemDecision;
+use quorum::protocol::Seating;
 use quorum::protocol::council::model::{
     CHECKER, ChallengeState, CouncilMode, DEVIL, Intensity, Preset,
 };
@@ -37,14 +38,16 @@ fn config() -> CouncilConfig {
         context_summary: "Review the handler that credits balances.".into(),
         context_policy: "minimal-non-leading".into(),
         outputs: "/tmp/quorum-bind-council-tests/.outputs".into(),
-        agents: Default::default(),
-        prices: Default::default(),
-        started_at: t0(),
-        hold_for_moderator: false,
+        seating: Seating {
+            agents: Default::default(),
+            prices: Default::default(),
+            started_at: t0(),
+            hold_for_moderator: false,
+        },
         binds_rulings: true,
     };
     for slot in config.participants() {
-        config.agents.insert(slot, "script:scripted".into());
+        config.seating.agents.insert(slot, "script:scripted".into());
     }
     config
 }

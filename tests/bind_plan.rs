@@ -9,6 +9,7 @@ mod support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
+use quorum::protocol::Seating;
 use quorum::protocol::plan::documents;
 use quorum::protocol::plan::{Plan, PlanConfig};
 use quorum::protocol::{ItemDecision, Outcome, Protocol};
@@ -26,10 +27,12 @@ fn start() -> Harness {
         topic: "Let tenants export their data as CSV".into(),
         context: Vec::new(),
         simple: false,
-        agents,
-        prices: Default::default(),
-        started_at: t0(),
-        hold_for_moderator: false,
+        seating: Seating {
+            agents,
+            prices: Default::default(),
+            started_at: t0(),
+            hold_for_moderator: false,
+        },
         checks_rulings: true,
     };
     Harness::start(Plan::new(config, Arc::new(PromptSet::builtin())))
@@ -335,7 +338,7 @@ fn a_debate_journaled_before_the_check_folds_as_it_ran() {
     ))
     .expect("an old definition reads");
     assert!(!config.checks_rulings);
-    config.agents = agents;
+    config.seating.agents = agents;
     let mut harness = Harness::start(Plan::new(config, Arc::new(PromptSet::builtin())));
     harness.answer("planner/draft/r1", &draft("Export", &[]));
     harness.answer(

@@ -8,6 +8,7 @@ mod support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
+use quorum::protocol::Seating;
 use quorum::protocol::council::model::{
     CHECKER, ChallengeState, CouncilMode, DEVIL, FindingState, Intensity, Preset, ProposalStatus,
     Severity,
@@ -44,14 +45,16 @@ fn config(
         context_summary: "Review the handler that credits balances.".into(),
         context_policy: "minimal-non-leading".into(),
         outputs: "/tmp/quorum-council-tests/.outputs".into(),
-        agents: Default::default(),
-        prices: Default::default(),
-        started_at: t0(),
-        hold_for_moderator: false,
+        seating: Seating {
+            agents: Default::default(),
+            prices: Default::default(),
+            started_at: t0(),
+            hold_for_moderator: false,
+        },
         binds_rulings: true,
     };
     for slot in config.participants() {
-        config.agents.insert(slot, "script:scripted".into());
+        config.seating.agents.insert(slot, "script:scripted".into());
     }
     config
 }
@@ -204,7 +207,10 @@ fn fp_01_02_03_04_05_defaults_and_input_fields() {
         .unwrap();
     let definition = configured.define(Setting {
         topic: SCOPE.into(),
-        started_at: t0(),
+        seating: Seating {
+            started_at: t0(),
+            ..Seating::default()
+        },
         ..Setting::default()
     });
     let config: CouncilConfig = definition.config().unwrap();

@@ -7,6 +7,7 @@ mod support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
+use quorum::protocol::Seating;
 use quorum::protocol::plan::model::{Source, Verification};
 use quorum::protocol::plan::{Plan, PlanConfig};
 use quorum::protocol::{BoardView, ContextDoc, Input, ItemDecision, Outcome, Protocol, RoleGroup};
@@ -30,10 +31,12 @@ fn config(simple: bool) -> PlanConfig {
             text: CONTEXT_TEXT.into(),
         }],
         simple,
-        agents,
-        prices: Default::default(),
-        started_at: t0(),
-        hold_for_moderator: false,
+        seating: Seating {
+            agents,
+            prices: Default::default(),
+            started_at: t0(),
+            hold_for_moderator: false,
+        },
         checks_rulings: true,
     }
 }

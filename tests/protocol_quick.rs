@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeZone, Utc};
 use quorum::prompts::PromptSet;
+use quorum::protocol::Seating;
 use quorum::protocol::quick::{PANEL, Quick, QuickConfig, QuickMode};
 use quorum::protocol::{
     CallFailure, CallSpec, ContextDoc, Document, Effect, Input, ItemDecision, LogKind, Outcome,
@@ -26,10 +27,12 @@ fn config(mode: QuickMode) -> QuickConfig {
         context: Vec::new(),
         constraints: Vec::new(),
         revision: true,
-        agents: Default::default(),
-        prices: Default::default(),
-        started_at: t0(),
-        hold_for_moderator: false,
+        seating: Seating {
+            agents: Default::default(),
+            prices: Default::default(),
+            started_at: t0(),
+            hold_for_moderator: false,
+        },
         checks_rulings: true,
     }
     .slots();
@@ -46,13 +49,15 @@ fn config(mode: QuickMode) -> QuickConfig {
             Vec::new()
         },
         revision: true,
-        agents: slots
-            .into_iter()
-            .map(|(slot, _)| (slot.clone(), format!("script:{slot}")))
-            .collect(),
-        prices: Default::default(),
-        started_at: t0(),
-        hold_for_moderator: false,
+        seating: Seating {
+            agents: slots
+                .into_iter()
+                .map(|(slot, _)| (slot.clone(), format!("script:{slot}")))
+                .collect(),
+            prices: Default::default(),
+            started_at: t0(),
+            hold_for_moderator: false,
+        },
         checks_rulings: true,
     }
 }

@@ -8,6 +8,7 @@ mod support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
+use quorum::protocol::Seating;
 use quorum::protocol::rca::model::{ChallengeState, Finding, Status};
 use quorum::protocol::rca::{Rca, RcaConfig, SeededHypothesis};
 use quorum::protocol::{BoardView, ContextDoc, ItemDecision, Outcome, Protocol, Verdict};
@@ -31,10 +32,12 @@ fn config(debuggers: &[&str]) -> RcaConfig {
         }],
         debuggers: debuggers.iter().map(|name| name.to_string()).collect(),
         seeded: Vec::new(),
-        agents,
-        prices: Default::default(),
-        started_at: t0(),
-        hold_for_moderator: false,
+        seating: Seating {
+            agents,
+            prices: Default::default(),
+            started_at: t0(),
+            hold_for_moderator: false,
+        },
         restates_hedged_claims: true,
     }
 }

@@ -30,11 +30,11 @@ use crate::engine::{
 };
 use crate::input;
 use crate::prompts::{PromptSet, default_override_dir};
-use crate::protocol::ContextDoc;
 use crate::protocol::registry::{
     self, Configure, DebateDefinition, ProtocolKind, RoleSlot, Setting,
 };
 use crate::protocol::usage::Price;
+use crate::protocol::{ContextDoc, Seating};
 use crate::spec::{self, AgentSpec, ContextSpec, DebateSpec, SpecError};
 
 use super::RunFlags;
@@ -319,9 +319,12 @@ pub fn prepare_in(
     let definition = configured.define(Setting {
         topic: spec.topic.trim().to_string(),
         context,
-        agents,
-        prices,
-        started_at: Utc::now(),
+        seating: Seating {
+            agents,
+            prices,
+            started_at: Utc::now(),
+            hold_for_moderator: false,
+        },
     });
     let prompts = Arc::new(prompts);
     if let Some(script) = &spec.script {

@@ -52,6 +52,32 @@ pub use outcome::{
     EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone, Verdict,
 };
 
+/// Who plays each role of a debate, at what configured price, since when,
+/// and whether a person moderates it: the part of every protocol's
+/// configuration that comes from the command line rather than from its
+/// options. A configuration holds it flattened, so the journal's first
+/// line keeps the keys it always had (`agents`, `prices`, `started_at`,
+/// `hold_for_moderator`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Seating {
+    /// Who plays each role slot, as `provider:model`.
+    pub agents: std::collections::BTreeMap<String, String>,
+    /// The configured price of each participating `provider:model` that has one.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub prices: std::collections::BTreeMap<String, usage::Price>,
+    pub started_at: Timestamp,
+    /// A person moderates live: a held round waits for them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hold_for_moderator: bool,
+}
+
+impl Seating {
+    /// The call plumbing of a debate seated so.
+    pub fn calls(&self) -> calls::Calls {
+        calls::Calls::new(self.agents.clone(), self.prices.clone())
+    }
+}
+
 /// A document the user attached as context, given to the agents whose
 /// prompts take context.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -850,5 +876,49 @@ impl Protocol for Box<dyn Protocol> {
     }
     fn answer_template(&self, call_id: &str) -> Option<String> {
         (**self).answer_template(call_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seating is flattened into a configuration: the journal's first
+    /// line keeps the keys each protocol spelled out before it was shared,
+    /// and a definition written then reads now.
+    #[test]
+    fn a_seating_is_written_as_the_top_level_keys_it_always_was() {
+        let config = plan::PlanConfig {
+            topic: "Export".into(),
+            context: Vec::new(),
+            simple: false,
+            seating: Seating {
+                agents: [("planner".to_string(), "script:a".to_string())].into(),
+                hold_for_moderator: true,
+                ..Seating::default()
+            },
+            checks_rulings: true,
+        };
+        let json = serde_json::to_value(&config).unwrap();
+        let mut keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        let written = [
+            "agents",
+            "checks_rulings",
+            "context",
+            "hold_for_moderator",
+            "started_at",
+            "topic",
+        ];
+        assert_eq!(keys, written, "no `seating` key, no empty `prices`");
+        let old = r#"{"topic":"Export","context":[],"agents":{"planner":"script:a"},
+            "started_at":"1970-01-01T00:00:00Z","hold_for_moderator":true,"checks_rulings":true}"#;
+        let read: plan::PlanConfig = serde_json::from_str(old).unwrap();
+        assert_eq!(read, config);
     }
 }

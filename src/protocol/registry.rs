@@ -16,15 +16,13 @@
 //! Not responsible for reading files, building agents or parsing the common
 //! part of a spec (the command line does), nor for any protocol rule.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::usage::Price;
-use super::{ContextDoc, Protocol, RoleGroup, Timestamp, Verdict};
+use super::{ContextDoc, Protocol, RoleGroup, Seating, Verdict};
 use crate::prompts::{PromptSet, RECHECK_TEMPLATE, REPAIR_TEMPLATE, TemplateSpec};
 use crate::spec::SpecError;
 
@@ -391,11 +389,9 @@ impl RoleSlot {
 pub struct Setting {
     pub topic: String,
     pub context: Vec<ContextDoc>,
-    /// Who plays each role slot, as `provider:model`.
-    pub agents: BTreeMap<String, String>,
-    /// The configured price of each participating `provider:model` that has one.
-    pub prices: BTreeMap<String, Price>,
-    pub started_at: Timestamp,
+    /// Who plays each role, at what price, since when (nobody moderates
+    /// yet: the command line says so on the definition).
+    pub seating: Seating,
 }
 
 /// A protocol's options, read and checked: what it seats, and the

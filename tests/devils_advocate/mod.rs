@@ -13,18 +13,16 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use quorum::prompts::{PromptSet, TemplateSpec};
-use quorum::protocol::calls::Calls;
 use quorum::protocol::items::ItemBook;
 use quorum::protocol::registry::{
     CommandSpec, Configure, Configured, DebateDefinition, KindInfo, ProtocolKind, RecomputeError,
     Recomputed, RecordFiles, RoleSlot, Setting, read_options, read_record,
 };
 use quorum::protocol::supervision::{LiveCall, Slot};
-use quorum::protocol::usage::Price;
 use quorum::protocol::{
     Board, DebateCore, Description, Document, Effect, GivenUp, ItemRules, LogKind, Moderation,
-    ModerationItem, Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup, Rules, Settled,
-    SharedSteps, StageFocus, StageInfo, Timestamp, Verdict,
+    ModerationItem, Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup, Rules, Seating,
+    Settled, SharedSteps, StageFocus, StageInfo, Timestamp, Verdict,
 };
 use quorum::rulings::{Ruled, Ruling};
 use quorum::spec::SpecError;
@@ -132,9 +130,10 @@ script:
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     pub topic: String,
-    pub agents: BTreeMap<String, String>,
-    #[serde(default)]
-    pub prices: BTreeMap<String, Price>,
+    /// Who plays each role, at what price, since when: flattened, as the
+    /// built-in protocols keep it.
+    #[serde(flatten)]
+    pub seating: Seating,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,10 +216,7 @@ quorum::lend_core!(Advocate, core);
 impl Advocate {
     pub fn new(config: Config, prompts: Arc<PromptSet>) -> Self {
         Advocate {
-            core: DebateCore::new(
-                Calls::new(config.agents.clone(), config.prices.clone()),
-                prompts,
-            ),
+            core: DebateCore::new(config.seating.calls(), prompts),
             config,
             step: Step::Case,
             case: None,
@@ -610,8 +606,7 @@ impl Configured for AdvocateOptions {
             NAME,
             &Config {
                 topic: setting.topic,
-                agents: setting.agents,
-                prices: setting.prices,
+                seating: setting.seating,
             },
         )
     }

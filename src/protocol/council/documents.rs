@@ -93,7 +93,7 @@ pub fn documents(council: &Council) -> Vec<Document> {
 pub fn stem(council: &Council) -> String {
     format!(
         "{}-debate-{}",
-        council.config().started_at.format("%Y%m%d-%H%M%S"),
+        council.config().seating.started_at.format("%Y%m%d-%H%M%S"),
         council.config().review_id
     )
 }
@@ -136,7 +136,7 @@ fn front_matter(council: &Council) -> String {
         .calls()
         .log()
         .last()
-        .map_or(config.started_at, |entry| entry.at);
+        .map_or(config.seating.started_at, |entry| entry.at);
     out.push_str(&format!("timestamp: {}\n", timestamp(finished)));
     out.push_str("artifact_type: debate\n");
     out.push_str(&format!("domains: [{}]\n", config.domains.join(", ")));
@@ -259,7 +259,7 @@ pub fn companion(council: &Council) -> Value {
         "schema_version": "1.0",
         "skill": "debate-protocol",
         "review_id": config.review_id,
-        "started_at": timestamp(config.started_at),
+        "started_at": timestamp(config.seating.started_at),
         "scope": config.topic,
         "context_summary": config.context_summary,
         "context_policy": config.context_policy,
@@ -936,7 +936,7 @@ fn transcript_md(council: &Council) -> String {
     let about = format!(
         "Council `{}`, started {}: {} mode, {} intensity, {} preset; {} experts ({}), the devil's advocate and the integration checker. ",
         config.review_id,
-        timestamp(config.started_at),
+        timestamp(config.seating.started_at),
         config.mode.as_str(),
         config.intensity.as_str(),
         config.preset.as_str(),

@@ -334,10 +334,7 @@ impl CouncilOptions {
             fallback: self.fallback,
             context_policy: "minimal-non-leading".into(),
             outputs: self.outputs.clone().unwrap_or_default(),
-            agents: setting.agents,
-            prices: setting.prices,
-            started_at: setting.started_at,
-            hold_for_moderator: false,
+            seating: setting.seating,
             binds_rulings: true,
         }
     }

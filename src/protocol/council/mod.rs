@@ -63,7 +63,7 @@ pub mod verdict;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp};
+use crate::protocol::{DebateCore, GivenUp, Seating};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -81,7 +81,6 @@ use super::Refusals;
 use super::calls::Calls;
 use super::items::ItemBook;
 use super::supervision::LiveCall;
-use super::usage::Price;
 use super::{
     Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Publication, RegionInfo,
     RoleGroup, Timestamp,
@@ -111,12 +110,10 @@ pub struct CouncilConfig {
     pub context_policy: String,
     /// Where the deliverable pair goes: `{outputs}/debate/` (FP-52).
     pub outputs: String,
-    pub agents: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub prices: BTreeMap<String, Price>,
-    pub started_at: Timestamp,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hold_for_moderator: bool,
+    /// Who plays each role, at what price, since when, and whether a
+    /// person moderates.
+    #[serde(flatten)]
+    pub seating: Seating,
     /// Answers are held to the moderator's rulings (issue 26): one that
     /// goes against them is asked about once more, and a round that
     /// delivers a challenge asks every other participant too (FP-23).
@@ -280,7 +277,7 @@ fn unordered(a: &str, b: &str) -> (String, String) {
 
 impl Council {
     pub fn new(config: CouncilConfig, prompts: Arc<PromptSet>) -> Self {
-        let calls = Calls::new(config.agents.clone(), config.prices.clone());
+        let calls = config.seating.calls();
         let participants = config.participants();
         let fallback = config
             .fallback

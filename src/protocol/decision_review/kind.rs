@@ -652,10 +652,7 @@ impl Configured for WritingOptions {
             draft: self.draft.clone(),
             context: setting.context,
             panel: writing_panel(),
-            agents: setting.agents,
-            prices: setting.prices,
-            started_at: setting.started_at,
-            hold_for_moderator: false,
+            seating: setting.seating,
         };
         DebateDefinition::new(NAME, &config)
     }
@@ -682,7 +679,14 @@ impl Configured for ReviewOptions {
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {
-        let agent = |slot: &str| setting.agents.get(slot).cloned().unwrap_or_default();
+        let agent = |slot: &str| {
+            setting
+                .seating
+                .agents
+                .get(slot)
+                .cloned()
+                .unwrap_or_default()
+        };
         let panel = self.panel();
         let judges: BTreeMap<JudgeRole, String> = panel
             .iter()
@@ -702,9 +706,9 @@ impl Configured for ReviewOptions {
                 proposer: agent("proposer"),
                 critic: agent("critic"),
                 judges,
-                prices: setting.prices,
+                prices: setting.seating.prices,
             },
-            started_at: setting.started_at,
+            started_at: setting.seating.started_at,
             hold_for_moderator: false,
             checks_rulings: true,
         };
@@ -868,12 +872,14 @@ fn setting(agents: &[(&str, &str)]) -> Setting {
     Setting {
         topic: "Should we?".into(),
         context: Vec::new(),
-        agents: agents
-            .iter()
-            .map(|(slot, agent)| (slot.to_string(), agent.to_string()))
-            .collect(),
-        prices: BTreeMap::new(),
-        started_at: chrono::Utc::now(),
+        seating: crate::protocol::Seating {
+            agents: agents
+                .iter()
+                .map(|(slot, agent)| (slot.to_string(), agent.to_string()))
+                .collect(),
+            started_at: chrono::Utc::now(),
+            ..Default::default()
+        },
     }
 }
 

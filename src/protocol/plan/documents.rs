@@ -591,7 +591,7 @@ fn transcript_md(plan: &Plan) -> String {
     let about = format!(
         "Planning debate{}, started {}. ",
         if config.simple { " (simple mode)" } else { "" },
-        timestamp(config.started_at)
+        timestamp(config.seating.started_at)
     );
     let mut out = transcript_opening(&config.topic, &about, plan.log());
     out.push_str("\n## Agent outputs\n\nOnly the synthesizer writes a file; every other answer is kept here, raw.\n\n");
@@ -703,7 +703,7 @@ impl DebateYaml {
             meta: Meta {
                 protocol: super::NAME,
                 topic: config.topic.clone(),
-                timestamp: timestamp(config.started_at),
+                timestamp: timestamp(config.seating.started_at),
                 simple: config.simple,
                 rounds_run: plan.rounds_run(),
                 deliverable: PLAN,

@@ -98,10 +98,7 @@ impl PlanOptions {
             topic: setting.topic,
             context: setting.context,
             simple: self.simple,
-            agents: setting.agents,
-            prices: setting.prices,
-            started_at: setting.started_at,
-            hold_for_moderator: false,
+            seating: setting.seating,
             checks_rulings: true,
         }
     }

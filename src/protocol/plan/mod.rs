@@ -47,7 +47,7 @@ mod revision;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp, SharedSteps};
+use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -60,7 +60,6 @@ use super::Refusals;
 use super::calls::{Calls, Submission, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
-use super::usage::Price;
 use super::{
     Board, BoardItem, BoardView, ContextDoc, Description, Document, Effect, ItemDecision,
     ItemResolution, LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, StageFocus,
@@ -88,12 +87,10 @@ pub struct PlanConfig {
     /// Planner and synthesizer only (PC-28).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub simple: bool,
-    pub agents: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub prices: BTreeMap<String, Price>,
-    pub started_at: Timestamp,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hold_for_moderator: bool,
+    /// Who plays each role, at what price, since when, and whether a
+    /// person moderates.
+    #[serde(flatten)]
+    pub seating: Seating,
     /// The revisions and the plan are checked against the moderator's
     /// decisions and asked once more when they go against them (issue 26).
     /// Every debate started now does; one journaled before (the field
@@ -282,7 +279,7 @@ struct Places {
 
 impl Plan {
     pub fn new(config: PlanConfig, prompts: Arc<PromptSet>) -> Self {
-        let calls = Calls::new(config.agents.clone(), config.prices.clone());
+        let calls = config.seating.calls();
         Plan {
             config,
             core: DebateCore::new(calls, prompts),

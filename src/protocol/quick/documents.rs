@@ -291,7 +291,7 @@ fn events_md(quick: &Quick) -> String {
         "## Events\n\nA quick {} (`{}` mode), started {}. {EVERY_EVENT}\n\n{}",
         quick.mode().title(),
         quick.mode().as_str(),
-        timestamp(quick.config().started_at),
+        timestamp(quick.config().seating.started_at),
         log_lines(quick.log())
     )
 }
@@ -534,7 +534,7 @@ impl DebateYaml {
                 protocol: super::NAME,
                 mode: config.mode.as_str(),
                 topic: config.topic.clone(),
-                timestamp: timestamp(config.started_at),
+                timestamp: timestamp(config.seating.started_at),
                 deliverable: config.mode.deliverable(),
                 constraints: config.constraints.clone(),
             },

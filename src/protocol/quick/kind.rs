@@ -209,10 +209,7 @@ impl QuickOptions {
                 .map(|constraint| constraint.trim().to_string())
                 .collect(),
             revision: self.revision,
-            agents: setting.agents,
-            prices: setting.prices,
-            started_at: setting.started_at,
-            hold_for_moderator: false,
+            seating: setting.seating,
             checks_rulings: true,
         }
     }

@@ -34,7 +34,7 @@ mod triage;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp, SharedSteps};
+use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -47,7 +47,6 @@ use super::calls::{Calls, Unusable};
 use super::items::{ItemBook, ItemRecord};
 use super::judges::JudgeRole;
 use super::supervision::{LiveCall, Slot};
-use super::usage::Price;
 use super::{
     Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Progress, RegionInfo,
     RoleGroup, StageFocus, StageInfo, Timestamp,
@@ -201,15 +200,10 @@ pub struct QuickConfig {
     /// The architecture adversary runs its revision step (A19: by default).
     #[serde(default = "yes")]
     pub revision: bool,
-    /// Who plays each role slot, as `provider:model`.
-    pub agents: BTreeMap<String, String>,
-    /// The configured price of each participating `provider:model` that has one.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub prices: BTreeMap<String, Price>,
-    pub started_at: Timestamp,
-    /// A person moderates live.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hold_for_moderator: bool,
+    /// Who plays each role, at what price, since when, and whether a
+    /// person moderates.
+    #[serde(flatten)]
+    pub seating: Seating,
     /// The checks issue 26 added run: a red team's report against the
     /// moderator's rulings, an opening for finding ids and verdicts, and a
     /// synthesis sent back once whose second attempt never comes keeps the
@@ -414,7 +408,7 @@ crate::lend_core!(Quick, core);
 
 impl Quick {
     pub fn new(config: QuickConfig, prompts: Arc<PromptSet>) -> Self {
-        let calls = Calls::new(config.agents.clone(), config.prices.clone());
+        let calls = config.seating.calls();
         let reviews = if config.mode == QuickMode::Panel {
             PANEL
                 .into_iter()

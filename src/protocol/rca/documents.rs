@@ -437,7 +437,7 @@ fn transcript_md(rca: &Rca) -> String {
     let config = rca.config();
     let about = format!(
         "Root-cause analysis, started {}: debuggers {}, a critic, up to {MAX_ROUNDS} rounds. ",
-        timestamp(config.started_at),
+        timestamp(config.seating.started_at),
         config.debuggers.join(", ")
     );
     let mut out = transcript_opening(&config.topic, &about, rca.log());
@@ -583,7 +583,7 @@ impl RcaYaml {
             meta: Meta {
                 protocol: super::NAME.into(),
                 topic: config.topic.clone(),
-                timestamp: timestamp(config.started_at),
+                timestamp: timestamp(config.seating.started_at),
                 debuggers: config.debuggers.clone(),
                 rounds_run: rca.round(),
                 max_rounds: MAX_ROUNDS,

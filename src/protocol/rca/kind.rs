@@ -249,10 +249,7 @@ impl RcaOptions {
             context: setting.context,
             debuggers: self.debuggers.clone(),
             seeded: self.seeded.clone(),
-            agents: setting.agents,
-            prices: setting.prices,
-            started_at: setting.started_at,
-            hold_for_moderator: false,
+            seating: setting.seating,
             restates_hedged_claims: true,
         }
     }

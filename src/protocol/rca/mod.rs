@@ -47,7 +47,7 @@ pub mod status;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp, SharedSteps};
+use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -60,7 +60,6 @@ use self::status::{Conclusion, Derived};
 use super::calls::{Calls, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
-use super::usage::Price;
 use super::{
     Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Refusals, RegionInfo,
     RoleGroup, RoleInfo, StageFocus, Timestamp,
@@ -99,13 +98,10 @@ pub struct RcaConfig {
     /// Hypotheses a team brought with the run (`--hypotheses FILE`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seeded: Vec<SeededHypothesis>,
-    /// Who plays each role slot, as `provider:model`.
-    pub agents: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub prices: BTreeMap<String, Price>,
-    pub started_at: Timestamp,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hold_for_moderator: bool,
+    /// Who plays each role, at what price, since when, and whether a
+    /// person moderates.
+    #[serde(flatten)]
+    pub seating: Seating,
     /// The one survivor's hedged claim is restated by its owner before it
     /// is proven (RC-16). Every analysis started now does; one journaled
     /// before (the field absent) folds as it ran, so resuming or replaying
@@ -239,7 +235,7 @@ struct Places {
 
 impl Rca {
     pub fn new(config: RcaConfig, prompts: Arc<PromptSet>) -> Self {
-        let calls = Calls::new(config.agents.clone(), config.prices.clone());
+        let calls = config.seating.calls();
         let hypotheses: Vec<Hypothesis> = config
             .seeded
             .iter()

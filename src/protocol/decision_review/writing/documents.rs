@@ -376,7 +376,7 @@ fn transcript_md(review: &WritingReview) -> String {
     let about = format!(
         "A writing review of `{}`, started {}. ",
         one_line(&config.draft.name),
-        timestamp(config.started_at)
+        timestamp(config.seating.started_at)
     );
     let mut out = transcript_opening(&config.topic, &about, review.log());
     out.push_str("\n## The draft\n\n");
@@ -562,7 +562,7 @@ impl DebateYaml {
                 protocol: super::super::NAME,
                 mode: "writing",
                 topic: config.topic.clone(),
-                timestamp: timestamp(config.started_at),
+                timestamp: timestamp(config.seating.started_at),
                 deliverable: DELIVERABLE,
             },
             draft: DraftYaml {

@@ -43,8 +43,7 @@ pub mod parse;
 pub mod prompts;
 mod rewrites;
 
-use crate::protocol::{DebateCore, GivenUp, SharedSteps};
-use std::collections::BTreeMap;
+use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -61,7 +60,6 @@ use crate::protocol::calls::{Calls, Unusable};
 use crate::protocol::items::ItemBook;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::supervision::{LiveCall, Slot};
-use crate::protocol::usage::Price;
 use crate::protocol::{
     Board, BoardView, ContextDoc, Description, Document, Effect, ItemDecision, LogKind,
     ModerationItem, Progress, RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp,
@@ -187,13 +185,10 @@ pub struct WritingConfig {
     #[serde(default)]
     pub context: Vec<ContextDoc>,
     pub panel: Vec<WritingSeat>,
-    /// Who plays each role slot, as `provider:model`.
-    pub agents: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub prices: BTreeMap<String, Price>,
-    pub started_at: Timestamp,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub hold_for_moderator: bool,
+    /// Who plays each role, at what price, since when, and whether a
+    /// person moderates.
+    #[serde(flatten)]
+    pub seating: Seating,
 }
 
 impl WritingConfig {
@@ -201,7 +196,7 @@ impl WritingConfig {
     /// critic is seated. A review journaled before the critique existed
     /// seats none and runs as it did, rewrites first.
     pub fn critiqued(&self) -> bool {
-        self.agents.contains_key(CRITIC)
+        self.seating.agents.contains_key(CRITIC)
     }
 
     /// The role slots, in the order panes are laid out.
@@ -378,7 +373,7 @@ crate::lend_core!(WritingReview, core);
 
 impl WritingReview {
     pub fn new(config: WritingConfig, prompts: Arc<PromptSet>) -> Self {
-        let calls = Calls::new(config.agents.clone(), config.prices.clone());
+        let calls = config.seating.calls();
         let judges = config
             .panel
             .iter()
@@ -801,10 +796,11 @@ mod tests {
             },
             context: Vec::new(),
             panel: writing_panel(),
-            agents,
-            prices: BTreeMap::new(),
-            started_at: now(),
-            hold_for_moderator: false,
+            seating: Seating {
+                agents,
+                started_at: now(),
+                ..Seating::default()
+            },
         }
     }
 

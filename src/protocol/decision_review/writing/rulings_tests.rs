@@ -3,7 +3,6 @@
 //! its items, the judges and the merge are bound by the rulings, and quorum
 //! checks the merge against them.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use chrono::TimeZone;
@@ -37,10 +36,11 @@ fn config() -> WritingConfig {
         },
         context: Vec::new(),
         panel: writing_panel(),
-        agents,
-        prices: BTreeMap::new(),
-        started_at: now(),
-        hold_for_moderator: false,
+        seating: Seating {
+            agents,
+            started_at: now(),
+            ..Seating::default()
+        },
     }
 }
 
@@ -542,7 +542,7 @@ fn dr_60_a_change_names_the_item_it_answers_if_any() {
 #[test]
 fn a_writing_review_journaled_without_a_critic_runs_as_before() {
     let mut legacy = config();
-    legacy.agents.remove(CRITIC);
+    legacy.seating.agents.remove(CRITIC);
     let mut review = WritingReview::new(legacy, Arc::new(PromptSet::builtin()));
     let effects = review.start(now());
     assert_eq!(calls(&effects).len(), 3);
