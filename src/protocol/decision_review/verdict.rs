@@ -1037,17 +1037,6 @@ mod tests {
         }
     }
 
-    /// Every judge of the panel scores 4 everywhere: an ADOPT.
-    fn all_fours(panel: &[JudgeConfig], blocks: &[String]) -> BTreeMap<JudgeRole, JudgeResult> {
-        panel
-            .iter()
-            .map(|config| {
-                let scores = uniform_scores(config, blocks, 4);
-                (config.role, JudgeResult::Scored(scores))
-            })
-            .collect()
-    }
-
     fn scores_of(
         results: &mut BTreeMap<JudgeRole, JudgeResult>,
         role: JudgeRole,
@@ -1067,11 +1056,8 @@ mod tests {
         score: u8,
         rationale: &str,
     ) {
-        let scores = scores_of(results, role);
-        scores
-            .block_scores
-            .retain(|s| !(s.block_id == block_id && s.criterion == criterion));
-        scores.block_scores.push(BlockScore {
+        unscore(results, role, block_id, criterion);
+        scores_of(results, role).block_scores.push(BlockScore {
             block_id: block_id.to_string(),
             criterion,
             judge: role,
@@ -1080,59 +1066,118 @@ mod tests {
         });
     }
 
-    fn set_synthesis(
+    /// Removes the judge's score of `block_id` on `criterion`, if any.
+    fn unscore(
         results: &mut BTreeMap<JudgeRole, JudgeResult>,
         role: JudgeRole,
-        values: [u8; 3],
+        block_id: &str,
+        criterion: Criterion,
     ) {
-        let synthesis = &mut scores_of(results, role).synthesis;
-        synthesis.integration = values[0];
-        synthesis.risk_coverage = values[1];
-        synthesis.revision_quality = values[2];
+        scores_of(results, role)
+            .block_scores
+            .retain(|s| !(s.block_id == block_id && s.criterion == criterion));
     }
 
-    fn assess(
-        panel: &[JudgeConfig],
-        results: &BTreeMap<JudgeRole, JudgeResult>,
-        blocks: &[String],
-    ) -> Assessment {
-        derive_verdict(panel, results, blocks, &Thresholds::default())
+    fn skipped(reason: &str) -> JudgeResult {
+        JudgeResult::Skipped {
+            reason: reason.into(),
+        }
+    }
+
+    fn malformed(reason: &str) -> JudgeResult {
+        JudgeResult::Malformed {
+            reason: reason.into(),
+        }
+    }
+
+    /// One block score a test sets: judge, block, criterion, score, rationale.
+    type NewScore = (JudgeRole, &'static str, Criterion, u8, &'static str);
+
+    /// A panel, its blocks and the judges' results, which a test changes
+    /// and then assesses against the default thresholds.
+    struct Scene {
+        panel: Vec<JudgeConfig>,
+        blocks: Vec<String>,
+        results: BTreeMap<JudgeRole, JudgeResult>,
+    }
+
+    impl Scene {
+        /// The architecture panel on `blocks` blocks, every judge scoring 4
+        /// everywhere: an ADOPT.
+        fn new(high_stakes: bool, blocks: usize) -> Self {
+            Self::uniform(architecture_panel(high_stakes), blocks, 4)
+        }
+
+        /// `panel` on `blocks` blocks, every judge scoring `score` everywhere.
+        fn uniform(panel: Vec<JudgeConfig>, blocks: usize, score: u8) -> Self {
+            let blocks = block_ids(blocks);
+            let results = panel
+                .iter()
+                .map(|config| {
+                    let scores = uniform_scores(config, &blocks, score);
+                    (config.role, JudgeResult::Scored(scores))
+                })
+                .collect();
+            Scene {
+                panel,
+                blocks,
+                results,
+            }
+        }
+
+        /// Sets each block score, replacing the judge's existing one if any.
+        fn rescore(&mut self, scores: &[NewScore]) -> &mut Self {
+            for &(role, block_id, criterion, score, rationale) in scores {
+                rescore(
+                    &mut self.results,
+                    role,
+                    block_id,
+                    criterion,
+                    score,
+                    rationale,
+                );
+            }
+            self
+        }
+
+        fn unscore(&mut self, role: JudgeRole, block_id: &str, criterion: Criterion) {
+            unscore(&mut self.results, role, block_id, criterion);
+        }
+
+        /// Gives each of `roles` the synthesis scores `values`.
+        fn set_synthesis(&mut self, roles: &[JudgeRole], values: [u8; 3]) {
+            for &role in roles {
+                let synthesis = &mut self.scores_of(role).synthesis;
+                synthesis.integration = values[0];
+                synthesis.risk_coverage = values[1];
+                synthesis.revision_quality = values[2];
+            }
+        }
+
+        fn scores_of(&mut self, role: JudgeRole) -> &mut JudgeScores {
+            scores_of(&mut self.results, role)
+        }
+
+        fn assess(&self) -> Assessment {
+            self.assess_with(&Thresholds::default())
+        }
+
+        fn assess_with(&self, thresholds: &Thresholds) -> Assessment {
+            derive_verdict(&self.panel, &self.results, &self.blocks, thresholds)
+        }
     }
 
     #[test]
     fn dr_30_checks_run_in_order_dealbreaker_first() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(3);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(
-            &mut results,
-            Analyst,
-            "b3",
-            Risk,
-            1,
-            "data loss on failover",
-        );
-        rescore(
-            &mut results,
-            Analyst,
-            "b2",
-            Feasibility,
-            2,
-            "needs a team we lack",
-        );
-        rescore(&mut results, Analyst, "b1", Correctness, 5, "solves it");
-        rescore(
-            &mut results,
-            Aesthete,
-            "b1",
-            Simplicity,
-            1,
-            "three queues for one job",
-        );
-        for role in [Analyst, Stylist, Aesthete] {
-            set_synthesis(&mut results, role, [2, 2, 2]);
-        }
-        scores_of(&mut results, Stylist).insufficient_information = vec!["b2".into()];
+        let mut scene = Scene::new(false, 3);
+        scene.rescore(&[
+            (Analyst, "b3", Risk, 1, "data loss on failover"),
+            (Analyst, "b2", Feasibility, 2, "needs a team we lack"),
+            (Analyst, "b1", Correctness, 5, "solves it"),
+            (Aesthete, "b1", Simplicity, 1, "three queues for one job"),
+        ]);
+        scene.set_synthesis(&[Analyst, Stylist, Aesthete], [2, 2, 2]);
+        scene.scores_of(Stylist).insufficient_information = vec!["b2".into()];
 
         let ladder = [
             (Verdict::Reject, Check::Dealbreaker),
@@ -1143,7 +1188,7 @@ mod tests {
             (Verdict::Adopt, Check::AllPassed),
         ];
         for (step, expected) in ladder.into_iter().enumerate() {
-            let assessment = assess(&panel, &results, &blocks);
+            let assessment = scene.assess();
             assert_eq!(
                 (assessment.verdict, assessment.check),
                 expected,
@@ -1151,17 +1196,17 @@ mod tests {
                 assessment.rule
             );
             match step {
-                0 => rescore(&mut results, Analyst, "b3", Risk, 4, "contained"),
-                1 => rescore(&mut results, Analyst, "b2", Feasibility, 4, "doable"),
-                2 => rescore(&mut results, Aesthete, "b1", Simplicity, 3, "acceptable"),
-                3 => {
-                    for role in [Analyst, Stylist, Aesthete] {
-                        set_synthesis(&mut results, role, [4, 4, 4]);
-                    }
+                0 => {
+                    scene.rescore(&[(Analyst, "b3", Risk, 4, "contained")]);
                 }
-                4 => scores_of(&mut results, Stylist)
-                    .insufficient_information
-                    .clear(),
+                1 => {
+                    scene.rescore(&[(Analyst, "b2", Feasibility, 4, "doable")]);
+                }
+                2 => {
+                    scene.rescore(&[(Aesthete, "b1", Simplicity, 3, "acceptable")]);
+                }
+                3 => scene.set_synthesis(&[Analyst, Stylist, Aesthete], [4, 4, 4]),
+                4 => scene.scores_of(Stylist).insufficient_information.clear(),
                 _ => {}
             }
         }
@@ -1169,11 +1214,10 @@ mod tests {
 
     #[test]
     fn dr_31_risk_of_one_is_a_dealbreaker() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(3);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(&mut results, Analyst, "b3", Risk, 1, "no rollback path");
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(false, 3);
+        let assessment = scene
+            .rescore(&[(Analyst, "b3", Risk, 1, "no rollback path")])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Reject);
         assert_eq!(assessment.check, Check::Dealbreaker);
         assert_eq!(
@@ -1181,8 +1225,9 @@ mod tests {
             "analyst scored b3 risk 1 ≤ 1 (dealbreaker) → REJECT"
         );
 
-        rescore(&mut results, Analyst, "b3", Risk, 2, "rollback is manual");
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = scene
+            .rescore(&[(Analyst, "b3", Risk, 2, "rollback is manual")])
+            .assess();
         assert_eq!(
             assessment.verdict,
             Verdict::Revise,
@@ -1192,28 +1237,14 @@ mod tests {
 
     #[test]
     fn a6_advisory_judge_cannot_veto() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
+        let mut scene = Scene::new(false, 2);
         for block_id in ["b1", "b2"] {
-            rescore(
-                &mut results,
-                Stylist,
-                block_id,
-                Clarity,
-                1,
-                "hard to follow",
-            );
-            rescore(
-                &mut results,
-                Stylist,
-                block_id,
-                Reversibility,
-                3,
-                "undoable",
-            );
+            scene.rescore(&[
+                (Stylist, block_id, Clarity, 1, "hard to follow"),
+                (Stylist, block_id, Reversibility, 3, "undoable"),
+            ]);
         }
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Adopt, "{}", assessment.rule);
         assert!(
             assessment.directives.is_empty(),
@@ -1234,11 +1265,9 @@ mod tests {
 
     #[test]
     fn a6_risk_score_outside_a_judges_criteria_is_ignored() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(1);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(&mut results, Stylist, "b1", Risk, 1, "scary");
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = Scene::new(false, 1)
+            .rescore(&[(Stylist, "b1", Risk, 1, "scary")])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Adopt, "{}", assessment.rule);
     }
 
@@ -1249,17 +1278,9 @@ mod tests {
             JudgeConfig::new(Empiricist, Weight::Advisory, &[Risk]),
             JudgeConfig::new(Aesthete, Weight::Advisory, &[Simplicity]),
         ];
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(
-            &mut results,
-            Empiricist,
-            "b2",
-            Risk,
-            1,
-            "outage data says so",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = Scene::uniform(panel, 2, 4)
+            .rescore(&[(Empiricist, "b2", Risk, 1, "outage data says so")])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Reject);
         assert_eq!(
             assessment.rule,
@@ -1269,18 +1290,16 @@ mod tests {
 
     #[test]
     fn dr_32_binding_judge_below_threshold_revises() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(3);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(
-            &mut results,
-            Analyst,
-            "b2",
-            Feasibility,
-            2,
-            "needs a team of ten for a year",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(false, 3);
+        let assessment = scene
+            .rescore(&[(
+                Analyst,
+                "b2",
+                Feasibility,
+                2,
+                "needs a team of ten for a year",
+            )])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Revise);
         assert_eq!(assessment.check, Check::BindingJudge);
         assert_eq!(
@@ -1302,16 +1321,9 @@ mod tests {
             "b2 feasibility 2 (analyst): needs a team of ten for a year"
         );
 
-        rescore(
-            &mut results,
-            Analyst,
-            "b2",
-            Feasibility,
-            3,
-            "tight but possible",
-        );
+        scene.rescore(&[(Analyst, "b2", Feasibility, 3, "tight but possible")]);
         assert_eq!(
-            assess(&panel, &results, &blocks).verdict,
+            scene.assess().verdict,
             Verdict::Adopt,
             "3 is on the threshold"
         );
@@ -1319,28 +1331,15 @@ mod tests {
 
     #[test]
     fn dr_32_rule_names_the_most_severe_instance() {
-        let panel = architecture_panel(true);
-        let blocks = block_ids(3);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(&mut results, Analyst, "b1", Correctness, 2, "partly");
-        rescore(
-            &mut results,
-            Strategist,
-            "b3",
-            Reversibility,
-            2,
-            "one-way door",
-        );
-        rescore(
-            &mut results,
-            Strategist,
-            "b2",
-            Reversibility,
-            2,
-            "hard to undo",
-        );
-        rescore(&mut results, Analyst, "b2", Feasibility, 2, "stretch");
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(true, 3);
+        let assessment = scene
+            .rescore(&[
+                (Analyst, "b1", Correctness, 2, "partly"),
+                (Strategist, "b3", Reversibility, 2, "one-way door"),
+                (Strategist, "b2", Reversibility, 2, "hard to undo"),
+                (Analyst, "b2", Feasibility, 2, "stretch"),
+            ])
+            .assess();
         // All are 2: block order first (b1), then panel order, then criterion order.
         assert_eq!(
             assessment.rule,
@@ -1361,15 +1360,9 @@ mod tests {
             ]
         );
 
-        rescore(
-            &mut results,
-            Strategist,
-            "b3",
-            Reversibility,
-            1,
-            "irreversible",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = scene
+            .rescore(&[(Strategist, "b3", Reversibility, 1, "irreversible")])
+            .assess();
         assert_eq!(
             assessment.rule, "strategist scored b3 reversibility 1 < 3 → REVISE",
             "lowest score wins"
@@ -1378,14 +1371,11 @@ mod tests {
 
     #[test]
     fn dr_33_synthesis_mean_is_recomputed_over_all_fields() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
+        let mut scene = Scene::new(false, 2);
         // Integration alone would pass; the three fields of every judge do not.
-        set_synthesis(&mut results, Analyst, [5, 2, 2]);
-        set_synthesis(&mut results, Stylist, [5, 2, 2]);
-        set_synthesis(&mut results, Aesthete, [5, 2, 1]);
-        let assessment = assess(&panel, &results, &blocks);
+        scene.set_synthesis(&[Analyst, Stylist], [5, 2, 2]);
+        scene.set_synthesis(&[Aesthete], [5, 2, 1]);
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Revise);
         assert_eq!(assessment.check, Check::Synthesis);
         assert_eq!(assessment.rule, "synthesis mean 2.89 < 3 → REVISE");
@@ -1406,35 +1396,34 @@ mod tests {
 
     #[test]
     fn a3_synthesis_mean_counts_advisory_judges_too() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(1);
-        let mut results = all_fours(&panel, &blocks);
-        set_synthesis(&mut results, Analyst, [5, 5, 5]);
-        set_synthesis(&mut results, Stylist, [1, 1, 1]);
-        set_synthesis(&mut results, Aesthete, [2, 2, 2]);
-        let assessment = assess(&panel, &results, &blocks);
-        assert_eq!(assessment.rule, "synthesis mean 2.67 < 3 → REVISE");
+        let mut scene = Scene::new(false, 1);
+        scene.set_synthesis(&[Analyst], [5, 5, 5]);
+        scene.set_synthesis(&[Stylist], [1, 1, 1]);
+        scene.set_synthesis(&[Aesthete], [2, 2, 2]);
+        assert_eq!(scene.assess().rule, "synthesis mean 2.67 < 3 → REVISE");
     }
 
     #[test]
     fn dr_34_disagreement_escalates() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
+        let mut scene = Scene::new(false, 2);
         for criterion in [Correctness, Feasibility, Risk] {
-            rescore(&mut results, Analyst, "b2", criterion, 5, "strong");
+            scene.rescore(&[(Analyst, "b2", criterion, 5, "strong")]);
         }
-        rescore(&mut results, Stylist, "b2", Clarity, 2, "opaque");
-        rescore(&mut results, Stylist, "b2", Reversibility, 2, "sticky");
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = scene
+            .rescore(&[
+                (Stylist, "b2", Clarity, 2, "opaque"),
+                (Stylist, "b2", Reversibility, 2, "sticky"),
+            ])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Escalate);
         assert_eq!(
             assessment.rule,
             "b2: judges' means range from 2 (stylist) to 5 (analyst), a span of 3 ≥ 3 → ESCALATE"
         );
 
-        rescore(&mut results, Stylist, "b2", Reversibility, 3, "some effort");
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = scene
+            .rescore(&[(Stylist, "b2", Reversibility, 3, "some effort")])
+            .assess();
         assert_eq!(
             assessment.verdict,
             Verdict::Adopt,
@@ -1447,38 +1436,17 @@ mod tests {
     /// when each judge's mean over its criteria hides it.
     #[test]
     fn a4_a_raw_split_on_one_criterion_escalates_though_the_means_agree() {
-        let panel = architecture_panel(true);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
         // An advisory judge's 2 against a binding judge's 5 on the same
         // block and criterion: no binding judge fails (so nothing revises
         // first, DR-30), and the means stay close (analyst 4.33, empiricist
         // 3.5).
-        rescore(
-            &mut results,
-            Analyst,
-            "b1",
-            Correctness,
-            5,
-            "proven in the spike",
-        );
-        rescore(
-            &mut results,
-            Empiricist,
-            "b1",
-            Correctness,
-            2,
-            "one benchmark only",
-        );
-        rescore(
-            &mut results,
-            Empiricist,
-            "b1",
-            Feasibility,
-            5,
-            "the team has done it",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = Scene::new(true, 2)
+            .rescore(&[
+                (Analyst, "b1", Correctness, 5, "proven in the spike"),
+                (Empiricist, "b1", Correctness, 2, "one benchmark only"),
+                (Empiricist, "b1", Feasibility, 5, "the team has done it"),
+            ])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Escalate, "{}", assessment.rule);
         assert!(
             assessment.rule.ends_with("→ ESCALATE")
@@ -1500,13 +1468,13 @@ mod tests {
     /// revises first, and the split is still recorded as uncertainty.
     #[test]
     fn dr_30_a_raw_split_beside_a_binding_failure_revises_and_is_recorded() {
-        let panel = architecture_panel(true);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(&mut results, Analyst, "b1", Risk, 5, "well contained");
-        rescore(&mut results, Strategist, "b1", Risk, 2, "one region only");
-        rescore(&mut results, Strategist, "b1", Reversibility, 5, "flag off");
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = Scene::new(true, 2)
+            .rescore(&[
+                (Analyst, "b1", Risk, 5, "well contained"),
+                (Strategist, "b1", Risk, 2, "one region only"),
+                (Strategist, "b1", Reversibility, 5, "flag off"),
+            ])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Revise, "{}", assessment.rule);
         assert!(
             assessment.uncertainty.iter().any(|reason| reason
@@ -1518,13 +1486,11 @@ mod tests {
 
     #[test]
     fn a4_insufficient_information_escalates() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(3);
-        let mut results = all_fours(&panel, &blocks);
-        let stylist = scores_of(&mut results, Stylist);
+        let mut scene = Scene::new(false, 3);
+        let stylist = scene.scores_of(Stylist);
         stylist.insufficient_information = vec!["b3".into(), "b1".into()];
         stylist.block_scores.retain(|s| s.block_id == "b2");
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Escalate);
         assert_eq!(
             assessment.rule,
@@ -1539,13 +1505,9 @@ mod tests {
 
     #[test]
     fn a4_unscored_criterion_escalates() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        scores_of(&mut results, Analyst)
-            .block_scores
-            .retain(|s| !(s.block_id == "b2" && s.criterion == Risk));
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(false, 2);
+        scene.unscore(Analyst, "b2", Risk);
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Escalate);
         assert_eq!(
             assessment.rule,
@@ -1555,31 +1517,19 @@ mod tests {
 
     #[test]
     fn a4_every_uncertainty_reason_is_recorded_in_order() {
-        let panel = architecture_panel(true);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        results.insert(
-            Strategist,
-            JudgeResult::Skipped {
-                reason: "timed out twice".into(),
-            },
-        );
-        results.insert(
-            Stylist,
-            JudgeResult::Malformed {
-                reason: "no YAML".into(),
-            },
-        );
-        results.remove(&Empiricist);
-        rescore(&mut results, Analyst, "b1", Correctness, 3, "partly");
-        rescore(&mut results, Analyst, "b1", Feasibility, 5, "easy");
-        rescore(&mut results, Analyst, "b1", Risk, 5, "contained");
-        rescore(&mut results, Aesthete, "b1", Simplicity, 1, "sprawling");
-        scores_of(&mut results, Aesthete).insufficient_information = vec!["b2".into()];
-        scores_of(&mut results, Analyst)
-            .block_scores
-            .retain(|s| !(s.block_id == "b2" && s.criterion == Risk));
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(true, 2);
+        scene.results.insert(Strategist, skipped("timed out twice"));
+        scene.results.insert(Stylist, malformed("no YAML"));
+        scene.results.remove(&Empiricist);
+        scene.rescore(&[
+            (Analyst, "b1", Correctness, 3, "partly"),
+            (Analyst, "b1", Feasibility, 5, "easy"),
+            (Analyst, "b1", Risk, 5, "contained"),
+            (Aesthete, "b1", Simplicity, 1, "sprawling"),
+        ]);
+        scene.scores_of(Aesthete).insufficient_information = vec!["b2".into()];
+        scene.unscore(Analyst, "b2", Risk);
+        let assessment = scene.assess();
         assert_eq!(
             assessment.uncertainty,
             vec![
@@ -1605,27 +1555,17 @@ mod tests {
 
     #[test]
     fn dr_35_one_binding_failure_blocks_adopt() {
-        let panel = architecture_panel(true);
-        let blocks = block_ids(4);
-        let mut results: BTreeMap<_, _> = panel
-            .iter()
-            .map(|config| {
-                (
-                    config.role,
-                    JudgeResult::Scored(uniform_scores(config, &blocks, 5)),
-                )
-            })
-            .collect();
-        assert_eq!(assess(&panel, &results, &blocks).verdict, Verdict::Adopt);
-        rescore(
-            &mut results,
-            Strategist,
-            "b4",
-            Reversibility,
-            2,
-            "schema change cannot be rolled back",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::uniform(architecture_panel(true), 4, 5);
+        assert_eq!(scene.assess().verdict, Verdict::Adopt);
+        let assessment = scene
+            .rescore(&[(
+                Strategist,
+                "b4",
+                Reversibility,
+                2,
+                "schema change cannot be rolled back",
+            )])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Revise);
         assert_eq!(
             assessment.rule,
@@ -1635,42 +1575,18 @@ mod tests {
 
     #[test]
     fn dr_36_advisory_cannot_force_adopt_past_binding_veto() {
-        let panel = architecture_panel(true);
-        let blocks = block_ids(2);
-        let mut results: BTreeMap<_, _> = panel
-            .iter()
-            .map(|config| {
-                (
-                    config.role,
-                    JudgeResult::Scored(uniform_scores(config, &blocks, 5)),
-                )
-            })
-            .collect();
-        rescore(
-            &mut results,
-            Analyst,
-            "b1",
-            Correctness,
-            2,
-            "misses the latency goal",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = Scene::uniform(architecture_panel(true), 2, 5)
+            .rescore(&[(Analyst, "b1", Correctness, 2, "misses the latency goal")])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Revise);
         assert_eq!(assessment.check, Check::BindingJudge);
     }
 
     #[test]
     fn dr_37_missing_binding_judge_never_adopts() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        results.insert(
-            Analyst,
-            JudgeResult::Skipped {
-                reason: "timed out twice".into(),
-            },
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(false, 2);
+        scene.results.insert(Analyst, skipped("timed out twice"));
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Escalate);
         assert_eq!(
             assessment.rule,
@@ -1688,18 +1604,15 @@ mod tests {
             }]
         );
 
-        results.remove(&Analyst);
-        let assessment = assess(&panel, &results, &blocks);
+        scene.results.remove(&Analyst);
         assert_eq!(
-            assessment.rule,
+            scene.assess().rule,
             "analyst is missing (pending), a binding judge → ESCALATE"
         );
 
         // A7: a REVISE condition still stands when a binding judge is missing.
-        for role in [Stylist, Aesthete] {
-            set_synthesis(&mut results, role, [2, 2, 2]);
-        }
-        let assessment = assess(&panel, &results, &blocks);
+        scene.set_synthesis(&[Stylist, Aesthete], [2, 2, 2]);
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Revise);
         assert_eq!(assessment.check, Check::Synthesis);
         assert_eq!(
@@ -1712,19 +1625,11 @@ mod tests {
     fn inf_18_quorum_two_of_three_three_of_five() {
         assert_eq!(quorum_required(3), 2);
         assert_eq!(quorum_required(5), 3);
-        let panel = architecture_panel(true);
-        let blocks = block_ids(1);
-        let mut results = all_fours(&panel, &blocks);
-        results.remove(&Stylist);
-        results.insert(
-            Empiricist,
-            JudgeResult::Malformed {
-                reason: "score 7".into(),
-            },
-        );
-        let quorum = assess(&panel, &results, &blocks).quorum;
+        let mut scene = Scene::new(true, 1);
+        scene.results.remove(&Stylist);
+        scene.results.insert(Empiricist, malformed("score 7"));
         assert_eq!(
-            quorum,
+            scene.assess().quorum,
             QuorumStatus {
                 panel_size: 5,
                 required: 3,
@@ -1732,13 +1637,8 @@ mod tests {
                 met: true
             }
         );
-        results.insert(
-            Aesthete,
-            JudgeResult::Skipped {
-                reason: "no output".into(),
-            },
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        scene.results.insert(Aesthete, skipped("no output"));
+        let assessment = scene.assess();
         assert!(!assessment.quorum.met);
         assert_eq!(assessment.verdict, Verdict::Escalate);
         assert_eq!(
@@ -1749,25 +1649,17 @@ mod tests {
 
     #[test]
     fn inf_19_below_quorum_still_yields_a_verdict() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        results.remove(&Stylist);
-        results.remove(&Aesthete);
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(false, 2);
+        scene.results.remove(&Stylist);
+        scene.results.remove(&Aesthete);
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Escalate);
         assert_eq!(assessment.quorum.present, 1);
         assert!(assessment.uncertainty[0].starts_with("below quorum: 1 of 3"));
 
-        rescore(
-            &mut results,
-            Analyst,
-            "b1",
-            Risk,
-            1,
-            "single point of failure",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = scene
+            .rescore(&[(Analyst, "b1", Risk, 1, "single point of failure")])
+            .assess();
         assert_eq!(
             assessment.verdict,
             Verdict::Reject,
@@ -1781,23 +1673,12 @@ mod tests {
 
     #[test]
     fn inf_19_no_usable_output_escalates() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let results = BTreeMap::from([
-            (
-                Analyst,
-                JudgeResult::Malformed {
-                    reason: "not YAML".into(),
-                },
-            ),
-            (
-                Stylist,
-                JudgeResult::Skipped {
-                    reason: "timed out twice".into(),
-                },
-            ),
+        let mut scene = Scene::new(false, 2);
+        scene.results = BTreeMap::from([
+            (Analyst, malformed("not YAML")),
+            (Stylist, skipped("timed out twice")),
         ]);
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Escalate);
         assert_eq!(
             assessment.rule,
@@ -1811,16 +1692,9 @@ mod tests {
 
     #[test]
     fn inf_20_malformed_binding_judge_counts_as_missing() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        results.insert(
-            Analyst,
-            JudgeResult::Malformed {
-                reason: "score 6 on b1".into(),
-            },
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(false, 2);
+        scene.results.insert(Analyst, malformed("score 6 on b1"));
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Escalate);
         assert_eq!(
             assessment.rule,
@@ -1835,26 +1709,19 @@ mod tests {
 
     #[test]
     fn dr_49_overengineering_guard_revises() {
-        let panel = architecture_panel(true);
-        let blocks = block_ids(3);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(
-            &mut results,
-            Analyst,
-            "b2",
-            Correctness,
-            5,
-            "handles every case",
-        );
-        rescore(
-            &mut results,
-            Aesthete,
-            "b2",
-            Simplicity,
-            2,
-            "a plugin system for two formats",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(true, 3);
+        let assessment = scene
+            .rescore(&[
+                (Analyst, "b2", Correctness, 5, "handles every case"),
+                (
+                    Aesthete,
+                    "b2",
+                    Simplicity,
+                    2,
+                    "a plugin system for two formats",
+                ),
+            ])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Revise);
         assert_eq!(assessment.check, Check::Guard);
         assert_eq!(
@@ -1875,20 +1742,16 @@ mod tests {
                 .ends_with("aesthete: a plugin system for two formats")
         );
 
-        rescore(&mut results, Aesthete, "b2", Simplicity, 3, "fair");
-        assert_eq!(assess(&panel, &results, &blocks).verdict, Verdict::Adopt);
+        scene.rescore(&[(Aesthete, "b2", Simplicity, 3, "fair")]);
+        assert_eq!(scene.assess().verdict, Verdict::Adopt);
     }
 
     #[test]
     fn a5_guard_is_checked_before_synthesis() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(1);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(&mut results, Aesthete, "b1", Simplicity, 2, "heavy");
-        for role in [Analyst, Stylist, Aesthete] {
-            set_synthesis(&mut results, role, [2, 2, 2]);
-        }
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(false, 1);
+        scene.rescore(&[(Aesthete, "b1", Simplicity, 2, "heavy")]);
+        scene.set_synthesis(&[Analyst, Stylist, Aesthete], [2, 2, 2]);
+        let assessment = scene.assess();
         assert_eq!(assessment.check, Check::Guard);
         assert_eq!(
             assessment.directives.len(),
@@ -1899,23 +1762,14 @@ mod tests {
 
     #[test]
     fn a8_directives_are_listed_even_when_rejected() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(3);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(&mut results, Analyst, "b2", Feasibility, 2, "no budget");
-        rescore(&mut results, Analyst, "b3", Risk, 1, "silent corruption");
-        rescore(
-            &mut results,
-            Aesthete,
-            "b1",
-            Simplicity,
-            1,
-            "needless layers",
-        );
-        for role in [Analyst, Stylist, Aesthete] {
-            set_synthesis(&mut results, role, [2, 3, 2]);
-        }
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(false, 3);
+        scene.rescore(&[
+            (Analyst, "b2", Feasibility, 2, "no budget"),
+            (Analyst, "b3", Risk, 1, "silent corruption"),
+            (Aesthete, "b1", Simplicity, 1, "needless layers"),
+        ]);
+        scene.set_synthesis(&[Analyst, Stylist, Aesthete], [2, 3, 2]);
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Reject);
         let summary: Vec<_> = assessment
             .directives
@@ -1935,36 +1789,16 @@ mod tests {
 
     #[test]
     fn inf_06_totals_recomputed() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
         // The judge's own summary says all is well and b2 averages 4; the
         // single score of 2 still decides.
-        rescore(
-            &mut results,
-            Analyst,
-            "b2",
-            Correctness,
-            5,
-            "overall 4.3/5, PASS, verdict ADOPT",
-        );
-        rescore(
-            &mut results,
-            Analyst,
-            "b2",
-            Risk,
-            5,
-            "overall 4.3/5, PASS, verdict ADOPT",
-        );
-        rescore(
-            &mut results,
-            Analyst,
-            "b2",
-            Feasibility,
-            2,
-            "overall 4.3/5, PASS, verdict ADOPT",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let summary = "overall 4.3/5, PASS, verdict ADOPT";
+        let assessment = Scene::new(false, 2)
+            .rescore(&[
+                (Analyst, "b2", Correctness, 5, summary),
+                (Analyst, "b2", Risk, 5, summary),
+                (Analyst, "b2", Feasibility, 2, summary),
+            ])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Revise);
         assert_eq!(
             assessment.rule,
@@ -1974,31 +1808,22 @@ mod tests {
 
     #[test]
     fn inf_06_scores_on_unknown_blocks_are_not_counted() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(
-            &mut results,
-            Analyst,
-            "b9",
-            Risk,
-            1,
-            "a block that is not in the tree",
-        );
-        assert_eq!(assess(&panel, &results, &blocks).verdict, Verdict::Adopt);
+        let assessment = Scene::new(false, 2)
+            .rescore(&[(Analyst, "b9", Risk, 1, "a block that is not in the tree")])
+            .assess();
+        assert_eq!(assessment.verdict, Verdict::Adopt);
     }
 
     #[test]
     fn dr_28_verdict_is_one_of_four() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        let adopt = assess(&panel, &results, &blocks);
-        rescore(&mut results, Analyst, "b1", Feasibility, 2, "slow");
-        let revise = assess(&panel, &results, &blocks);
-        rescore(&mut results, Analyst, "b1", Risk, 1, "fatal");
-        let reject = assess(&panel, &results, &blocks);
-        let escalate = assess(&panel, &BTreeMap::new(), &blocks);
+        let mut scene = Scene::new(false, 2);
+        let adopt = scene.assess();
+        let revise = scene
+            .rescore(&[(Analyst, "b1", Feasibility, 2, "slow")])
+            .assess();
+        let reject = scene.rescore(&[(Analyst, "b1", Risk, 1, "fatal")]).assess();
+        scene.results.clear();
+        let escalate = scene.assess();
         for (assessment, word) in [
             (adopt, "ADOPT"),
             (revise, "REVISE"),
@@ -2017,11 +1842,9 @@ mod tests {
 
     #[test]
     fn dr_28_adopt_rule_states_what_passed() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        set_synthesis(&mut results, Analyst, [3, 3, 3]);
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(false, 2);
+        scene.set_synthesis(&[Analyst], [3, 3, 3]);
+        let assessment = scene.assess();
         assert_eq!(
             assessment.rule,
             "all checks passed: binding judges ≥ 3, synthesis mean 3.67 ≥ 3, no dealbreaker, \
@@ -2032,73 +1855,50 @@ mod tests {
 
     #[test]
     fn a13_surviving_blocks() {
-        let panel = architecture_panel(true);
-        let blocks = block_ids(5);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(
-            &mut results,
-            Analyst,
-            "b2",
-            Feasibility,
-            2,
-            "too slow to build",
-        );
-        rescore(&mut results, Strategist, "b3", Risk, 1, "cascading failure");
+        let mut scene = Scene::new(true, 5);
+        scene.rescore(&[
+            (Analyst, "b2", Feasibility, 2, "too slow to build"),
+            (Strategist, "b3", Risk, 1, "cascading failure"),
+        ]);
         for role in [Analyst, Strategist] {
-            scores_of(&mut results, role)
+            scene
+                .scores_of(role)
                 .block_scores
                 .retain(|s| s.block_id != "b4");
         }
-        rescore(
-            &mut results,
+        scene.rescore(&[(
             Stylist,
             "b5",
             Clarity,
             1,
             "advisory lows do not sink a block",
+        )]);
+        let survivors = surviving_blocks(
+            &scene.panel,
+            &scene.results,
+            &scene.blocks,
+            &Thresholds::default(),
         );
-        let survivors = surviving_blocks(&panel, &results, &blocks, &Thresholds::default());
         assert_eq!(survivors, vec!["b1".to_string(), "b5".to_string()]);
     }
 
     #[test]
     fn inf_28_high_stakes_panel_strategist_binding() {
-        let panel = architecture_panel(true);
-        assert_eq!(panel.len(), 5);
-        let blocks = block_ids(2);
-        let mut results = all_fours(&panel, &blocks);
-        rescore(
-            &mut results,
-            Strategist,
-            "b1",
-            Risk,
-            2,
-            "blast radius is the whole fleet",
-        );
-        assert_eq!(
-            assess(&panel, &results, &blocks).rule,
-            "strategist scored b1 risk 2 < 3 → REVISE"
-        );
-        results.insert(
-            Strategist,
-            JudgeResult::Skipped {
-                reason: "timed out twice".into(),
-            },
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(true, 2);
+        assert_eq!(scene.panel.len(), 5);
+        let assessment = scene
+            .rescore(&[(Strategist, "b1", Risk, 2, "blast radius is the whole fleet")])
+            .assess();
+        assert_eq!(assessment.rule, "strategist scored b1 risk 2 < 3 → REVISE");
+        scene.results.insert(Strategist, skipped("timed out twice"));
+        let assessment = scene.assess();
         assert_eq!(assessment.verdict, Verdict::Escalate);
         assert_eq!(assessment.missing_binding, vec![Strategist]);
 
-        results = all_fours(&panel, &blocks);
-        rescore(
-            &mut results,
-            Empiricist,
-            "b1",
-            Feasibility,
-            2,
-            "no benchmark supports it",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let mut scene = Scene::new(true, 2);
+        let assessment = scene
+            .rescore(&[(Empiricist, "b1", Feasibility, 2, "no benchmark supports it")])
+            .assess();
         assert_eq!(
             assessment.verdict,
             Verdict::Adopt,
@@ -2107,15 +1907,9 @@ mod tests {
         );
         // A 1 against the analyst's 4 is no veto either, but a split the
         // panel must resolve (A4).
-        rescore(
-            &mut results,
-            Empiricist,
-            "b1",
-            Feasibility,
-            1,
-            "no benchmark supports it",
-        );
-        let assessment = assess(&panel, &results, &blocks);
+        let assessment = scene
+            .rescore(&[(Empiricist, "b1", Feasibility, 1, "no benchmark supports it")])
+            .assess();
         assert_eq!(assessment.verdict, Verdict::Escalate, "{}", assessment.rule);
         assert!(
             assessment
@@ -2161,14 +1955,11 @@ mod tests {
 
     #[test]
     fn thresholds_are_configurable() {
-        let panel = architecture_panel(false);
-        let blocks = block_ids(1);
-        let results = all_fours(&panel, &blocks);
         let strict = Thresholds {
             binding: 5,
             ..Thresholds::default()
         };
-        let assessment = derive_verdict(&panel, &results, &blocks, &strict);
+        let assessment = Scene::new(false, 1).assess_with(&strict);
         assert_eq!(
             assessment.rule,
             "analyst scored b1 correctness 4 < 5 → REVISE"

@@ -222,6 +222,7 @@ pub fn ids_in_opening(opening: &str, known: &BTreeSet<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Ruled::{Accepted, Deferred, Rejected};
 
     fn rulings(list: &[(&str, Ruled)]) -> Vec<(String, String, Ruled)> {
         list.iter()
@@ -234,11 +235,7 @@ mod tests {
         let report = "Opening.\n\n## Vulnerabilities\n\n### High: links [v1]\ntext\n\n### Medium, unconfirmed: flooding (V3)\ntext\n\nSee also [v1, v3].";
         let found = against_rulings(
             report,
-            &rulings(&[
-                ("v1", Ruled::Accepted),
-                ("v2", Ruled::Rejected),
-                ("v3", Ruled::Deferred),
-            ]),
+            &rulings(&[("v1", Accepted), ("v2", Rejected), ("v3", Deferred)]),
         );
         assert!(found.is_empty(), "{found:?}");
     }
@@ -249,10 +246,10 @@ mod tests {
         let found = against_rulings(
             report,
             &rulings(&[
-                ("v1", Ruled::Accepted),
-                ("v2", Ruled::Rejected),
-                ("v3", Ruled::Deferred),
-                ("v4", Ruled::Rejected),
+                ("v1", Accepted),
+                ("v2", Rejected),
+                ("v3", Deferred),
+                ("v4", Rejected),
             ]),
         );
         let described: Vec<String> = found.iter().map(Discrepancy::describe).collect();
@@ -270,8 +267,8 @@ mod tests {
     #[test]
     fn many_discrepancies_of_one_kind_are_named_as_a_group() {
         let list: Vec<(String, String, Ruled)> = (1..=8)
-            .map(|n| (format!("v{n}"), format!("finding {n}"), Ruled::Accepted))
-            .chain([("v9".to_string(), "finding 9".to_string(), Ruled::Rejected)])
+            .map(|n| (format!("v{n}"), format!("finding {n}"), Accepted))
+            .chain([("v9".to_string(), "finding 9".to_string(), Rejected)])
             .collect();
         let found = against_rulings("Nothing named but [v9].", &list);
         assert_eq!(found.len(), 9);

@@ -403,6 +403,15 @@ mod tests {
         challenge
     }
 
+    fn missed(mut challenge: Challenge, round: u32, kind: MissKind, reason: &str) -> Challenge {
+        challenge.misses.push(Miss {
+            round,
+            kind,
+            reason: reason.into(),
+        });
+        challenge
+    }
+
     /// RC-13, A28: a contradiction eliminates, at once and at the end.
     #[test]
     fn rc_13_a28_a_contradiction_eliminates() {
@@ -447,12 +456,8 @@ mod tests {
             "H2: critical challenge X2.1 conceded in round 3 → ELIMINATED"
         );
 
-        let mut omitted = challenge("X2.1", "H2", true, ChallengeState::Open);
-        omitted.misses.push(Miss {
-            round: 2,
-            kind: MissKind::Omitted,
-            reason: String::new(),
-        });
+        let open = challenge("X2.1", "H2", true, ChallengeState::Open);
+        let omitted = missed(open.clone(), 2, MissKind::Omitted, "");
         assert_eq!(
             settled("H2", std::slice::from_ref(&omitted)),
             None,
@@ -465,12 +470,7 @@ mod tests {
             "H2: critical challenge X2.1 never answered (left out in round 2) → ELIMINATED"
         );
 
-        let mut failed = challenge("X2.1", "H2", true, ChallengeState::Open);
-        failed.misses.push(Miss {
-            round: 4,
-            kind: MissKind::Failed,
-            reason: "timed out twice".into(),
-        });
+        let failed = missed(open, 4, MissKind::Failed, "timed out twice");
         let derived = final_status("H2", &[failed]);
         assert_eq!(derived.status, Status::Weakened);
         assert_eq!(

@@ -768,44 +768,23 @@ fn merge_into(context: &mut serde_json::Value, extra: serde_json::Value) {
 
 #[cfg(test)]
 mod tests {
-    use chrono::TimeZone;
-
+    use super::test_support::{config, finished, now, timed_out};
     use super::*;
-    use crate::protocol::{CallFailure, CallSpec, Input, Outcome, Protocol};
+    use crate::protocol::{CallSpec, Outcome, Protocol};
 
-    fn now() -> Timestamp {
-        chrono::Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap()
-    }
+    /// The draft under review; this review runs without a critic.
+    const DRAFT: &str = "Welcome to on-call. It is very important that you read everything.";
 
-    fn config() -> WritingConfig {
-        let agents = [
+    const JUDGES: [&str; 3] = ["aesthete", "stylist", "analyst"];
+
+    fn started() -> (WritingReview, Vec<CallSpec>) {
+        let slots = [
             "judge.aesthete",
             "judge.stylist",
             "judge.analyst",
             SYNTHESIZER,
-        ]
-        .into_iter()
-        .map(|slot| (slot.to_string(), "script:scripted".to_string()))
-        .collect();
-        WritingConfig {
-            topic: "The on-call handbook's first page".into(),
-            mode: ReviewMode::Writing,
-            draft: Draft {
-                name: "handbook.md".into(),
-                text: "Welcome to on-call. It is very important that you read everything.".into(),
-            },
-            context: Vec::new(),
-            panel: writing_panel(),
-            seating: Seating {
-                agents,
-                started_at: now(),
-                ..Seating::default()
-            },
-        }
-    }
-
-    fn started() -> (WritingReview, Vec<CallSpec>) {
-        let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
+        ];
+        let mut review = WritingReview::new(config(&slots, DRAFT), Arc::new(PromptSet::builtin()));
         let calls = review
             .start(now())
             .into_iter()
@@ -815,17 +794,6 @@ mod tests {
             })
             .collect();
         (review, calls)
-    }
-
-    fn finished(call_id: &str, output: &str) -> Input {
-        Input::CallFinished {
-            call_id: call_id.into(),
-            output: output.into(),
-            usage: None,
-            usage_estimated: false,
-            ttft_ms: None,
-            elapsed_ms: 1000,
-        }
     }
 
     fn rewrite(role: &str) -> String {
@@ -853,6 +821,17 @@ mod tests {
                 _ => None,
             })
             .expect("the merge starts")
+    }
+
+    /// Each of `roles` answers its judge call with its rewrite; returns the
+    /// merge call that follows.
+    fn rewrites_from(review: &mut WritingReview, calls: &[CallSpec], roles: &[&str]) -> CallSpec {
+        let mut effects = Vec::new();
+        for role in roles {
+            let id = &call_of(calls, &format!("judge.{role}")).request.call_id;
+            effects = review.handle(&finished(id, &rewrite(role)), now());
+        }
+        merge_call(&effects)
     }
 
     /// DR-61, INF-11: every judge's answer goes to `judges/judge-{role}.md`,
@@ -894,12 +873,7 @@ mod tests {
                     .contains("It is very important that you read everything.")
             );
         }
-        let mut effects = Vec::new();
-        for role in ["aesthete", "stylist", "analyst"] {
-            let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
-            effects = review.handle(&finished(id, &rewrite(role)), now());
-        }
-        let merge = merge_call(&effects);
+        let merge = rewrites_from(&mut review, &calls, &JUDGES);
         for role in ["aesthete", "stylist", "analyst"] {
             assert!(
                 merge
@@ -954,12 +928,7 @@ mod tests {
     #[test]
     fn dr_60_the_merge_gives_the_revised_draft_and_changes_and_no_verdict() {
         let (mut review, calls) = started();
-        let mut effects = Vec::new();
-        for role in ["aesthete", "stylist", "analyst"] {
-            let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
-            effects = review.handle(&finished(id, &rewrite(role)), now());
-        }
-        let merge = merge_call(&effects);
+        let merge = rewrites_from(&mut review, &calls, &JUDGES);
         let effects = review.handle(&finished(&merge.request.call_id, MERGE), now());
         let Some(Effect::Finished(outcome)) = effects.last() else {
             panic!("expected the end, got {effects:?}");
@@ -994,12 +963,7 @@ mod tests {
     #[test]
     fn rf_18_summary_leads_with_the_change_summary_and_revised_text() {
         let (mut review, calls) = started();
-        let mut effects = Vec::new();
-        for role in ["aesthete", "stylist", "analyst"] {
-            let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
-            effects = review.handle(&finished(id, &rewrite(role)), now());
-        }
-        let merge = merge_call(&effects);
+        let merge = rewrites_from(&mut review, &calls, &JUDGES);
         // A summary that names the process is sent back once.
         let narrated = MERGE.replace(
             "summary: The first page",
@@ -1044,15 +1008,6 @@ mod tests {
     fn a_judge_timing_out_twice_is_skipped_and_the_merge_goes_on() {
         let (mut review, calls) = started();
         let stylist = call_of(&calls, "judge.stylist").request.call_id.clone();
-        let timed_out = |call_id: &str| Input::CallFailed {
-            call_id: call_id.into(),
-            failure: CallFailure::TimedOut {
-                after_ms: 1000,
-                staged: false,
-            },
-            partial_chars: 0,
-            elapsed_ms: 1000,
-        };
         let effects = review.handle(&timed_out(&stylist), now());
         let [Effect::StartCall(retry)] = effects.as_slice() else {
             panic!("expected a retry, got {effects:?}");
@@ -1062,12 +1017,7 @@ mod tests {
             Some("judges/judge-stylist.md")
         );
         review.handle(&timed_out(&retry.request.call_id), now());
-        let mut effects = Vec::new();
-        for role in ["aesthete", "analyst"] {
-            let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
-            effects = review.handle(&finished(id, &rewrite(role)), now());
-        }
-        let merge = merge_call(&effects);
+        let merge = rewrites_from(&mut review, &calls, &["aesthete", "analyst"]);
         assert!(!merge.request.prompt.contains("rewritten by the stylist"));
         assert!(
             merge
@@ -1098,7 +1048,7 @@ mod tests {
     fn an_unreadable_rewrite_is_marked_left_out_and_not_retried() {
         let (mut review, calls) = started();
         let mut effects = Vec::new();
-        for role in ["aesthete", "stylist", "analyst"] {
+        for role in JUDGES {
             let id = &call_of(&calls, &format!("judge.{role}")).request.call_id;
             let answer = if role == "analyst" {
                 "I liked it.".to_string()
@@ -1146,11 +1096,7 @@ mod tests {
     #[test]
     fn an_unreadable_merge_is_repaired_once_then_fails() {
         let (mut review, calls) = started();
-        let mut effects = Vec::new();
-        for spec in &calls {
-            effects = review.handle(&finished(&spec.request.call_id, &rewrite("x")), now());
-        }
-        let merge = merge_call(&effects);
+        let merge = rewrites_from(&mut review, &calls, &JUDGES);
         let bad = MERGE.replace("type: clarity", "type: grammar");
         let effects = review.handle(&finished(&merge.request.call_id, &bad), now());
         let repair = merge_call(&effects);
@@ -1227,14 +1173,8 @@ mod tests {
         };
         assert!(view.original.contains("very important"));
         assert!(view.revised.is_none());
-        let mut effects = Vec::new();
-        for spec in &calls {
-            effects = review.handle(&finished(&spec.request.call_id, &rewrite("x")), now());
-        }
-        review.handle(
-            &finished(&merge_call(&effects).request.call_id, MERGE),
-            now(),
-        );
+        let merge = rewrites_from(&mut review, &calls, &JUDGES);
+        review.handle(&finished(&merge.request.call_id, MERGE), now());
         let BoardView::Revision(view) = review.board().view else {
             panic!("a revision board");
         };
@@ -1248,3 +1188,5 @@ mod tests {
 
 #[cfg(test)]
 mod rulings_tests;
+#[cfg(test)]
+mod test_support;

@@ -5,70 +5,27 @@
 
 use std::sync::Arc;
 
-use chrono::TimeZone;
-
+use super::test_support::{calls, config, finished, now, only_call, timed_out};
 use super::*;
-use crate::protocol::{CallFailure, CallSpec, Input, Outcome, Protocol};
+use crate::protocol::{CallSpec, Input, Outcome, Protocol};
 
-fn now() -> Timestamp {
-    chrono::Utc.with_ymd_and_hms(2026, 12, 2, 12, 0, 0).unwrap()
-}
+/// The draft under review, with a figure for the critic to question.
+const DRAFT: &str = "Welcome to on-call. It is very important that you read everything. Pages \
+                     are answered within 5 minutes.";
 
-fn config() -> WritingConfig {
-    let agents = [
-        CRITIC,
-        "judge.aesthete",
-        "judge.stylist",
-        "judge.analyst",
-        SYNTHESIZER,
-    ]
-    .into_iter()
-    .map(|slot| (slot.to_string(), "script:scripted".to_string()))
-    .collect();
-    WritingConfig {
-        topic: "The on-call handbook's first page".into(),
-        mode: ReviewMode::Writing,
-        draft: Draft {
-            name: "handbook.md".into(),
-            text: "Welcome to on-call. It is very important that you read everything. Pages are \
-                   answered within 5 minutes."
-                .into(),
-        },
-        context: Vec::new(),
-        panel: writing_panel(),
-        seating: Seating {
-            agents,
-            started_at: now(),
-            ..Seating::default()
-        },
-    }
-}
+const SLOTS: [&str; 5] = [
+    CRITIC,
+    "judge.aesthete",
+    "judge.stylist",
+    "judge.analyst",
+    SYNTHESIZER,
+];
 
-fn finished(call_id: &str, output: &str) -> Input {
-    Input::CallFinished {
-        call_id: call_id.into(),
-        output: output.into(),
-        usage: None,
-        usage_estimated: false,
-        ttft_ms: None,
-        elapsed_ms: 1000,
-    }
-}
-
-fn calls(effects: &[Effect]) -> Vec<CallSpec> {
-    effects
-        .iter()
-        .filter_map(|effect| match effect {
-            Effect::StartCall(spec) => Some(spec.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn only_call(effects: &[Effect]) -> CallSpec {
-    let calls = calls(effects);
-    assert_eq!(calls.len(), 1, "{effects:?}");
-    calls[0].clone()
+/// A review of `DRAFT` started, with the critic's call.
+fn critic_started() -> (WritingReview, CallSpec) {
+    let mut review = WritingReview::new(config(&SLOTS, DRAFT), Arc::new(PromptSet::builtin()));
+    let critic = only_call(&review.start(now()));
+    (review, critic)
 }
 
 const CRITIQUE: &str = "```yaml\nitems:\n  - location: second sentence\n    type: clarity\n    severity: major\n    text: Say what to read first instead of asking for everything.\n  - location: first sentence\n    type: tone\n    severity: minor\n    text: The welcome is flat; say who the page is for.\n  - id: X7\n    location: \"third sentence, '5 minutes'\"\n    type: evidence\n    severity: note\n    text: Where does the 5-minute figure come from?\n```\n";
@@ -95,8 +52,7 @@ fn merge(answers: &[&str]) -> String {
 /// Started, critiqued and moderated with `decisions` (c1, c2, c3 in order,
 /// each with an optional note); returns the review and the judges' calls.
 fn moderated(decisions: [(ItemDecision, Option<&str>); 3]) -> (WritingReview, Vec<CallSpec>) {
-    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
-    let critic = only_call(&review.start(now()));
+    let (mut review, critic) = critic_started();
     review.handle(&finished(&critic.request.call_id, CRITIQUE), now());
     for (index, (decision, note)) in decisions.into_iter().enumerate() {
         let decided = Input::ItemDecided {
@@ -136,8 +92,7 @@ use ItemDecision::{Accept, Defer, Reject};
 /// submitted.
 #[test]
 fn a16_the_critic_reviews_the_draft_and_the_moderator_rules_before_any_rewrite() {
-    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
-    let critic = only_call(&review.start(now()));
+    let (mut review, critic) = critic_started();
     assert_eq!(critic.request.role, "critic");
     assert_eq!(critic.request.stage, "critique");
     assert_eq!(critic.raw_output_path.as_deref(), Some("critique.md"));
@@ -429,8 +384,7 @@ fn a16_every_item_rejected_and_no_change_is_consistent() {
 /// A16: a critique with no items needs no moderation: the judges start.
 #[test]
 fn a16_a_critique_with_no_items_goes_straight_to_the_rewrites() {
-    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
-    let critic = only_call(&review.start(now()));
+    let (mut review, critic) = critic_started();
     let effects = review.handle(
         &finished(&critic.request.call_id, "```yaml\nitems: []\n```"),
         now(),
@@ -455,8 +409,7 @@ fn a16_a_critique_with_no_items_goes_straight_to_the_rewrites() {
 /// run failed; so does a critic that times out twice.
 #[test]
 fn a18_an_unreadable_critique_is_repaired_once_and_a_silent_critic_fails_the_run() {
-    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
-    let critic = only_call(&review.start(now()));
+    let (mut review, critic) = critic_started();
     let bad = CRITIQUE.replace("severity: major", "severity: huge");
     let repair = only_call(&review.handle(&finished(&critic.request.call_id, &bad), now()));
     assert_eq!(repair.request.call_id, "critic/critique/r1/a2");
@@ -473,17 +426,7 @@ fn a18_an_unreadable_critique_is_repaired_once_and_a_silent_critic_fails_the_run
     ));
     assert!(document(&review, "transcript.md").contains("unusable:"));
 
-    let mut review = WritingReview::new(config(), Arc::new(PromptSet::builtin()));
-    let critic = only_call(&review.start(now()));
-    let timed_out = |call_id: &str| Input::CallFailed {
-        call_id: call_id.into(),
-        failure: CallFailure::TimedOut {
-            after_ms: 1000,
-            staged: false,
-        },
-        partial_chars: 0,
-        elapsed_ms: 1000,
-    };
+    let (mut review, critic) = critic_started();
     let retry = only_call(&review.handle(&timed_out(&critic.request.call_id), now()));
     let effects = review.handle(&timed_out(&retry.request.call_id), now());
     assert!(matches!(
@@ -541,7 +484,7 @@ fn dr_60_a_change_names_the_item_it_answers_if_any() {
 /// agents) runs as it did: rewrites first, no items, no moderation.
 #[test]
 fn a_writing_review_journaled_without_a_critic_runs_as_before() {
-    let mut legacy = config();
+    let mut legacy = config(&SLOTS, DRAFT);
     legacy.seating.agents.remove(CRITIC);
     let mut review = WritingReview::new(legacy, Arc::new(PromptSet::builtin()));
     let effects = review.start(now());
@@ -593,7 +536,7 @@ fn a16_every_mix_of_rulings_gives_a_consistent_writing_demo() {
         let ruled: Vec<ItemDecision> = (0..5)
             .map(|index| decisions[mix / 3usize.pow(index) % 3])
             .collect();
-        let mut demo_config = config();
+        let mut demo_config = config(&SLOTS, DRAFT);
         demo_config.draft = draft.clone();
         let mut review = WritingReview::new(demo_config, Arc::new(PromptSet::builtin()));
         let critic = only_call(&review.start(now()));
