@@ -47,7 +47,7 @@ use axum::response::Response;
 use axum::routing::post;
 use futures::StreamExt;
 use quorum::agent::CallRequest;
-use quorum::agent::script::Script;
+use quorum::agent::script::{Rulings, Script};
 use serde_json::{Value as Json, json};
 use support::provider_server::classify;
 use support::pty::PtyRun;
@@ -97,8 +97,16 @@ fn parse_label(label: &str) -> Option<(String, String, u32)> {
     ))
 }
 
-/// The demo's reply for a call: the first attempt that is not a fault.
-fn reply_for(script: &Script, (role, stage, round): &(String, String, u32)) -> Option<String> {
+/// The demo's reply for a call, to `prompt`: the first attempt that is not a
+/// fault. The scripted agents read the prompt as a careful agent would (a
+/// revision addresses the critique items the moderator's rulings name), so
+/// quorum's own prompt goes through; the bare client's filler gets the reply
+/// to no rulings.
+fn reply_for(
+    script: &Script,
+    (role, stage, round): &(String, String, u32),
+    prompt: &str,
+) -> Option<String> {
     (1..=3).find_map(|attempt| {
         let request = CallRequest {
             call_id: format!("{role}/{stage}/r{round}/a{attempt}"),
@@ -106,10 +114,11 @@ fn reply_for(script: &Script, (role, stage, round): &(String, String, u32)) -> O
             stage: stage.clone(),
             round: *round,
             attempt,
-            prompt: String::new(),
+            prompt: prompt.to_string(),
         };
         let reply = script.reply_for(&request).ok()?;
-        reply.fault.is_none().then(|| reply.text.clone())?
+        let text = reply.text_under(&Rulings::of(prompt));
+        reply.fault.is_none().then_some(text)?
     })
 }
 
@@ -171,8 +180,8 @@ fn sse_event(content: &str) -> Bytes {
     Bytes::from(format!("data: {value}\n\n"))
 }
 
-fn answer_text(state: &ServerState, call: &(String, String, u32)) -> Option<String> {
-    let reply = reply_for(&state.script, call)?;
+fn answer_text(state: &ServerState, call: &(String, String, u32), prompt: &str) -> Option<String> {
+    let reply = reply_for(&state.script, call, prompt)?;
     let size = if call.1 == "proposal" {
         LEAD_TEXT_BYTES
     } else {
@@ -195,9 +204,10 @@ async fn complete(State(state): State<Arc<ServerState>>, request: Request) -> Re
         .get(CALL_HEADER)
         .and_then(|value| value.to_str().ok())
         .and_then(parse_label);
-    let call = named.or_else(|| classify(body["messages"][0]["content"].as_str().unwrap_or("")));
+    let prompt = body["messages"][0]["content"].as_str().unwrap_or("");
+    let call = named.or_else(|| classify(prompt));
     let Some((call, text)) =
-        call.and_then(|call| Some((call.clone(), answer_text(&state, &call)?)))
+        call.and_then(|call| Some((call.clone(), answer_text(&state, &call, prompt)?)))
     else {
         return Response::builder()
             .status(400)
