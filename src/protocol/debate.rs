@@ -406,6 +406,21 @@ pub trait SharedSteps: Rules {
             .start(slot, template, context, raw_output_path, now);
         started.map_err(|reason| self.fail(now, reason))
     }
+    /// [`start_or_stop`](Self::start_or_stop) for a stage of a single call:
+    /// the effects that start it, or those that stop the debate.
+    fn ask(
+        &mut self,
+        slot: Slot,
+        template: &TemplateSpec,
+        context: &serde_json::Value,
+        raw_output_path: Option<String>,
+        now: Timestamp,
+    ) -> Vec<Effect> {
+        match self.start_or_stop(slot, template, context, raw_output_path, now) {
+            Ok(spec) => vec![Effect::StartCall(spec)],
+            Err(stopped) => stopped,
+        }
+    }
     /// An answer that cannot be used (`error` says why) is kept for the
     /// record and its slot gets its one repair, rendered from
     /// [`REPAIR`](Self::REPAIR) ([`DebateCore::refuse_answer`]); `Err`

@@ -227,7 +227,8 @@ impl Advocate {
         }
     }
 
-    fn ask(
+    /// Moves to `step` and asks `role` for its turn.
+    fn turn(
         &mut self,
         role: &str,
         step: Step,
@@ -244,10 +245,7 @@ impl Advocate {
             Slot::new(role, step.id(), round),
             format!("rounds/{}-{role}.md", step.id()),
         );
-        match self.start_or_stop(slot, template, &context, Some(raw), now) {
-            Ok(spec) => vec![Effect::StartCall(spec)],
-            Err(stopped) => stopped,
-        }
+        self.ask(slot, template, &context, Some(raw), now)
     }
 
     fn rulings(&self) -> Vec<Ruling> {
@@ -388,7 +386,7 @@ impl ItemRules for Advocate {
             "case": self.case,
             "rulings": quorum::rulings::section(&self.rulings()),
         });
-        self.ask(PROPOSER, Step::Defence, 2, &DEFENCE, context, now)
+        self.turn(PROPOSER, Step::Defence, 2, &DEFENCE, context, now)
     }
 }
 
@@ -405,7 +403,7 @@ impl Rules for Advocate {
             None,
             format!("devil's advocate debate: {topic}"),
         );
-        self.ask(
+        self.turn(
             PROPOSER,
             Step::Case,
             1,
@@ -424,7 +422,7 @@ impl Rules for Advocate {
             Step::Case => {
                 self.case = Some(output.trim().to_string());
                 let context = serde_json::json!({ "topic": topic, "case": self.case });
-                self.ask(DEVIL, Step::Attack, 1, &ATTACK, context, now)
+                self.turn(DEVIL, Step::Attack, 1, &ATTACK, context, now)
             }
             Step::Attack => match read_objections(output) {
                 Ok(objections) => {
@@ -453,7 +451,7 @@ impl Rules for Advocate {
                     "rulings": quorum::rulings::section(&self.rulings()),
                     "defence": self.defence,
                 });
-                self.ask(REFEREE, Step::Judgement, 2, &JUDGEMENT, context, now)
+                self.turn(REFEREE, Step::Judgement, 2, &JUDGEMENT, context, now)
             }
             Step::Judgement => match read_score(output) {
                 Ok(score) => {

@@ -584,10 +584,7 @@ impl DecisionReview {
         slot: Slot,
         now: Timestamp,
     ) -> Vec<Effect> {
-        match self.start_rendered(template, context, slot, None, now) {
-            Ok(spec) => vec![Effect::StartCall(spec)],
-            Err(effects) => effects,
-        }
+        self.ask(slot, template.spec(), &context, None, now)
     }
 
     fn context_json(&self) -> serde_json::Value {

@@ -411,10 +411,8 @@ impl Plan {
         role: &str,
         now: Timestamp,
     ) -> Vec<Effect> {
-        match self.start_call(template, context, role, now) {
-            Ok(effect) => vec![effect],
-            Err(failed) => failed,
-        }
+        let slot = Slot::new(role, self.step.id(), self.round);
+        self.ask(slot, template, &context, None, now)
     }
 
     fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {

@@ -539,10 +539,8 @@ impl Quick {
         role: &str,
         now: Timestamp,
     ) -> Vec<Effect> {
-        match self.start_call(template, context, role, None, now) {
-            Ok(effect) => vec![effect],
-            Err(effects) => effects,
-        }
+        let slot = Slot::new(role, self.step.id(self.config.mode), 1);
+        self.ask(slot, template, &context, None, now)
     }
 
     fn finish(&mut self, now: Timestamp, note: String) -> Vec<Effect> {

@@ -22,10 +22,7 @@ impl WritingReview {
         });
         let slot = Slot::new(CRITIC, Step::Critique.id(), 1);
         let file = Some(documents::CRITIQUE.to_string());
-        match self.start_or_stop(slot, &prompts::CRITIQUE, &context, file, now) {
-            Ok(spec) => vec![Effect::StartCall(spec)],
-            Err(effects) => effects,
-        }
+        self.ask(slot, &prompts::CRITIQUE, &context, file, now)
     }
 
     /// The critique, already on disk: its items go to the moderator; with

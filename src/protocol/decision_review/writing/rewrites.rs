@@ -47,10 +47,7 @@ impl WritingReview {
         self.enter(Step::Merge, now);
         let slot = Slot::new(SYNTHESIZER, Step::Merge.id(), 1);
         let context = self.merge_context();
-        match self.start_or_stop(slot, &prompts::MERGE, &context, None, now) {
-            Ok(spec) => vec![Effect::StartCall(spec)],
-            Err(effects) => effects,
-        }
+        self.ask(slot, &prompts::MERGE, &context, None, now)
     }
 
     /// What the merge's prompt is rendered from.
