@@ -15,7 +15,10 @@
 //! that still apply after its end; an input a protocol has no use for is
 //! logged as ignored with the protocol's reason; the log and usage come
 //! from the plumbing, and a debate ends or stops through its
-//! [`DebateCore`].
+//! [`DebateCore`]. The steps a protocol takes alike from inside its rules
+//! (stop the debate, start a call or stop when its prompt cannot be built,
+//! repair an unusable answer) are [`SharedSteps`], over its
+//! [`Rules::stopping`].
 //!
 //! Not responsible for any protocol rule: what an answer, a skip or a
 //! decision does is the protocol's.
@@ -258,7 +261,7 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     /// A slot is given up: its retry failed too, or the moderator skipped
     /// it.
     fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect>;
-    /// The debate is stopping ([`fail`](Self::fail)): the protocol's own
+    /// The debate is stopping ([`SharedSteps::fail`]): the protocol's own
     /// stage moves to its end, so its progress shows the debate over.
     fn stopping(&mut self);
 
@@ -266,7 +269,7 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     /// (`c3 deferred → accepted after the verdict`).
     const SETTLED_AFTER: &'static str = "after the debate";
     /// The template an unusable answer's one repair is rendered from
-    /// ([`repair_or_stop`](Self::repair_or_stop)).
+    /// ([`SharedSteps::repair_or_stop`]).
     const REPAIR: &'static TemplateSpec = &crate::prompts::REPAIR_TEMPLATE;
     /// A deferred item was settled after the end: the book holds the
     /// settlement and logged it ([`resolution_refusal`](Self::resolution_refusal)
@@ -423,7 +426,7 @@ pub trait SharedSteps: Rules {
     }
     /// An answer that cannot be used (`error` says why) is kept for the
     /// record and its slot gets its one repair, rendered from
-    /// [`REPAIR`](Self::REPAIR) ([`DebateCore::refuse_answer`]); `Err`
+    /// [`Rules::REPAIR`] ([`DebateCore::refuse_answer`]); `Err`
     /// says why there is none (the repair was used, or its prompt cannot
     /// be built).
     fn repair(
