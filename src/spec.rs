@@ -32,14 +32,12 @@ pub const COMMON_KEYS: &[&str] = &[
 ];
 
 /// A context document: inline text, or a file relative to the spec.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContextSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<PathBuf>,
 }
 
@@ -53,20 +51,17 @@ pub enum AgentSpec {
     Full(AgentDetail),
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentDetail {
     pub provider: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// This role's call deadline, in seconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<f64>,
     /// A stream that sends nothing for this long fails, in seconds (HTTP providers).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_timeout_secs: Option<f64>,
     /// Transport retries within one call (HTTP providers).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_retries: Option<u32>,
 }
 
@@ -148,6 +143,7 @@ impl std::str::FromStr for ModerationPolicy {
 /// script of scripted roles. The protocol's own keys (a decision review's
 /// `critique`, a quick mode's `mode`) are read by the protocol, from the same
 /// text; they are kept in [`DebateSpec::options`] only to write a spec out.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DebateSpec {
     #[serde(default = "default_protocol")]
@@ -157,13 +153,11 @@ pub struct DebateSpec {
     pub context: Vec<ContextSpec>,
     #[serde(default = "default_timeout_secs")]
     pub timeout_secs: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moderation: Option<ModerationPolicy>,
     /// Role (`proposer`, `critic`, `judge.analyst`, `judge.*`, `default`) → agent.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub agents: BTreeMap<String, AgentSpec>,
     /// Replies for roles played by the `script` provider.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<Script>,
     /// The protocol's own keys, for [`DebateSpec::to_yaml`]; never read.
     #[serde(skip)]

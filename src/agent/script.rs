@@ -156,43 +156,33 @@ pub struct Part {
 }
 
 /// One scripted reply and the calls it answers.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptedReply {
     /// The role slot it answers: `proposer`, `critic`, `judge.analyst`, ...
     pub role: String,
     /// Absent: any stage.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stage: Option<String>,
     /// Absent: any round.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<u32>,
     /// Absent: any attempt.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<u32>,
     /// The rulings the call's prompt must carry; empty: any.
     #[serde(default, skip_serializing_if = "When::is_empty")]
     pub when: When,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// The text in pieces, each used when its own `when:` holds; instead
     /// of `text`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts: Option<Vec<Part>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_token_ms: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chars_per_second: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chunk_chars: Option<usize>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
     /// The provider message of `fault: error`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// For `timeout` and `error`: characters of `text` streamed before the
     /// fault; 0 when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stall_after_chars: Option<usize>,
 }
 

@@ -67,6 +67,7 @@ fn shortened(text: &str, max: usize) -> String {
 }
 
 /// Where a debate stands, as `quorum open` lists it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct Listing {
     dir: PathBuf,
@@ -74,7 +75,6 @@ struct Listing {
     /// `ADOPT`, `REVISE`, ... or `no verdict`, `interrupted`, `running`.
     state: String,
     /// What to do next, if anything.
-    #[serde(skip_serializing_if = "Option::is_none")]
     next: Option<String>,
     reopen_pending: bool,
     /// Deferred items can be settled now (the debate has its verdict, or

@@ -80,42 +80,31 @@ impl fmt::Display for ProviderKind {
 }
 
 /// One entry of `providers:`.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderConfig {
     /// Needed for any name but the built-in ones: `openai`, `anthropic` or `command`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<ProviderKind>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     /// The name of the environment variable that holds the key.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key_env: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_model: Option<String>,
     /// Output-token limit per call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
     /// `command` providers: the program and its arguments, as a list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
     /// `command` providers: the key variables (see [`keys`]) the program is
     /// given; it gets no other.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<Vec<String>>,
     /// Deadline of each call to this provider, in seconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_timeout_secs: Option<f64>,
     /// A stream that sends nothing for this long fails, in seconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_timeout_secs: Option<f64>,
     /// Transport retries (429, 5xx) within one call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_retries: Option<u32>,
     /// Longest `retry-after` honoured, in seconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_cap_secs: Option<f64>,
 }
 

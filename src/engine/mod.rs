@@ -95,6 +95,7 @@ impl Roster {
 pub use crate::protocol::registry::DebateDefinition;
 
 /// A journal line's event: the debate's definition, then inputs.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum JournalEvent {
@@ -104,7 +105,6 @@ pub enum JournalEvent {
         definition: Box<DebateDefinition>,
         /// Absent in journals written before resume existed; such a debate
         /// can be read but not resumed.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         setup: Option<Box<RunSetup>>,
     },
     /// An engine-side fact, recorded for the reader and for resume.

@@ -31,14 +31,15 @@ pub struct RoleSetup {
 }
 
 /// An agent the moderator may switch a role to.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AlternativeSetup {
     pub agent: ResolvedAgent,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Price>,
 }
 
 /// Everything besides the debate's definition that a resumed run needs.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunSetup {
     /// By role slot: `proposer`, `critic`, `judge.analyst`, ...
@@ -46,7 +47,6 @@ pub struct RunSetup {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<AlternativeSetup>,
     /// The scripted replies, for roles played by `script`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<Script>,
     /// Pace multiplier of scripted agents.
     pub speed: f64,

@@ -90,6 +90,7 @@ pub struct ContextDoc {
 pub type Timestamp = DateTime<Utc>;
 
 /// Everything that can change a debate. Journaled before it is applied.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Input {
@@ -99,13 +100,11 @@ pub enum Input {
     CallFinished {
         call_id: String,
         output: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,
         /// `usage` is quorum's estimate, not the provider's count.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         usage_estimated: bool,
         /// Time from the start of the call to its first answer text.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         ttft_ms: Option<u64>,
         elapsed_ms: u64,
     },
@@ -134,7 +133,6 @@ pub enum Input {
     ItemDecided {
         item_id: String,
         decision: ItemDecision,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// The moderator is done with the items; the revision may start.
@@ -145,7 +143,6 @@ pub enum Input {
         role: String,
         agent: String,
         /// The new agent's configured price, so its calls are costed.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         price: Option<usage::Price>,
     },
     /// The moderator overrides the automatic supervision of a call.
@@ -158,7 +155,6 @@ pub enum Input {
     ItemResolved {
         item_id: String,
         decision: ItemDecision,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
     /// A finished debate goes back to revision for the items accepted after
@@ -226,6 +222,7 @@ pub enum Effect {
 /// Something the moderator accepts, rejects or defers: a critique item of a
 /// decision review, and in other protocols a planning challenge or a
 /// challenged finding. Protocol-neutral, so every interface shows it alike.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModerationItem {
     pub id: String,
@@ -243,7 +240,6 @@ pub struct ModerationItem {
     /// What a participant proposes the moderator decide (a planner's
     /// response), shown beside the item; the moderator confirms or
     /// overrides it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<Suggestion>,
 }
 
@@ -269,12 +265,12 @@ impl ModerationItem {
 }
 
 /// One line of the human-readable record (`transcript.md`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogEntry {
     pub at: Timestamp,
     pub kind: LogKind,
     /// The call this entry is about, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
     pub message: String,
 }
@@ -373,6 +369,7 @@ pub struct Publication {
 /// Where a debate stands, for progress display. `Default` is a debate
 /// that has not started: a new field gets a default, not an edit in every
 /// protocol.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Progress {
     pub stage: String,
@@ -385,7 +382,6 @@ pub struct Progress {
     pub max_round: u32,
     /// Calls made so far and the most it may make, for a protocol that
     /// runs on a budget (a council).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<(u32, u32)>,
     pub finished: bool,
 }
@@ -654,11 +650,11 @@ pub struct BoardItem {
 }
 
 /// How a deferred item was settled after the verdict ([`Input::ItemResolved`]).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ItemResolution {
     /// Accept or reject; a resolution never defers again.
     pub decision: ItemDecision,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub at: Timestamp,
 }

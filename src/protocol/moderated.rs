@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 use super::ItemDecision;
 
 /// A moderator's decision on an item in a round, with the moderator's note.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Moderated {
     pub round: u32,
     pub decision: ItemDecision,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }

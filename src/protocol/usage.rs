@@ -37,27 +37,23 @@ impl Price {
 }
 
 /// One finished call's figures.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallUsage {
     pub call_id: String,
     pub role: String,
     /// `provider:model` of the agent that answered.
     pub agent: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
     /// The token counts are quorum's estimate, not the provider's.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
     /// Time from the start of the call to its first answer text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttft_ms: Option<u64>,
     pub elapsed_ms: u64,
     /// Output tokens per second of streaming (after the first token).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens_per_second: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
 }
 
@@ -117,6 +113,7 @@ pub fn tokens_per_second(output_tokens: u64, ttft_ms: Option<u64>, elapsed_ms: u
 }
 
 /// Sums over several calls.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UsageTotals {
     pub calls: u32,
@@ -129,7 +126,6 @@ pub struct UsageTotals {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub calls_without_usage: u32,
     /// Sum over the calls with a known price; `None` when none had one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
     /// Calls with token counts but no price, so left out of `cost_usd`.
     #[serde(default, skip_serializing_if = "is_zero")]

@@ -164,6 +164,7 @@ fn front_matter(council: &Council) -> String {
 // ---- the record ------------------------------------------------------------
 
 /// One participant, as the record lists it.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParticipantRecord {
     pub id: String,
@@ -174,7 +175,6 @@ pub struct ParticipantRecord {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub out: bool,
     /// Its final position's file, when it gave one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_position: Option<String>,
 }
 

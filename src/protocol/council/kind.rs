@@ -46,6 +46,7 @@ const MAX_REVIEW_ID_CHARS: usize = 64;
 pub const DEFAULT_OUTPUTS: &str = ".outputs";
 
 /// The council's own spec keys.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct CouncilOptions {
     #[serde(default)]
@@ -56,13 +57,10 @@ struct CouncilOptions {
     intensity: Intensity,
     #[serde(default)]
     preset: Preset,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     review_id: Option<String>,
     #[serde(default)]
     fallback: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     context_summary: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     outputs: Option<String>,
 }
 

@@ -311,6 +311,7 @@ pub struct SeverityChange {
 }
 
 /// One finding of the inventory, numbered by quorum (FP-20).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// `F001`.
@@ -331,13 +332,11 @@ pub struct Finding {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub severity_changes: Vec<SeverityChange>,
     /// The origin withdrew it: when and why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withdrawn: Option<String>,
     /// The findings this one merges (FP-35).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<String>,
     /// The finding this one was merged into.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_into: Option<String>,
 }
 
@@ -419,6 +418,7 @@ impl ChallengeState {
 
 /// A challenge of one finding or proposal (FP-25): the devil's advocate's,
 /// or a participant's cross-challenge.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Challenge {
     /// `C1`, `C2`, … in the order they were raised.
@@ -433,19 +433,15 @@ pub struct Challenge {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub severity_challenge: String,
     /// The severity it argues for, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed_severity: Option<Severity>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basis: Option<Basis>,
     pub state: ChallengeState,
     /// The moderator's decisions on it, in order, with notes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub moderation: Vec<Moderated>,
     /// The round it was delivered in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivered_in: Option<u32>,
     /// Why it was not delivered, when it was not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undelivered: Option<String>,
 }
 
@@ -484,6 +480,7 @@ impl ResponseKind {
 }
 
 /// One response a participant gave in a challenge round.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Response {
     pub by: String,
@@ -500,7 +497,6 @@ pub struct Response {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub accepts_severity: bool,
     /// The other finding of a merge proposal.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merge_with: Option<String>,
     /// The challenges of this round it answers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -776,6 +772,7 @@ pub struct ProposalText {
 }
 
 /// One proposal object of a brainstorm (FP-46), numbered by quorum.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Proposal {
     /// `P001`.
@@ -791,7 +788,6 @@ pub struct Proposal {
     pub expansions: Vec<Expansion>,
     /// Its origin took it back in a challenge round: when and why. It then
     /// counts as rejected by its origin at the convergence.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withdrawn: Option<String>,
 }
 

@@ -190,14 +190,13 @@ pub struct Dissenter {
 }
 
 /// A merge that happened, or why a proposed one did not.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MergeResult {
     pub findings: [String; 2],
     /// The new finding, when both origins agreed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub into: Option<String>,
     /// Why not, when they did not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
 }
 

@@ -60,6 +60,7 @@ pub struct DecisionReviewKind;
 pub static KIND: DecisionReviewKind = DecisionReviewKind;
 
 /// A decision review's own spec keys.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct ReviewOptions {
     #[serde(default)]
@@ -74,13 +75,11 @@ struct ReviewOptions {
     thresholds: Thresholds,
     /// The judges of this run, each with its weight and criteria; absent:
     /// the architecture panel (three judges, five with `high_stakes`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     panel: Option<Vec<PanelSeat>>,
     /// The options a comparative review ranks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     options: Vec<OptionInput>,
     /// The writing mode's draft: a path beside the spec, or `{text: ...}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     draft: Option<DraftSource>,
 }
 
@@ -108,16 +107,15 @@ struct WritingOptions {
 /// An option as a spec or `--option` gives it: `"A: Postgres as the
 /// queue"`, `{ id: A, text: "Postgres as the queue" }`, or a file beside
 /// the spec: `{ name: A, path: options/postgres.md }` (`name` is `id`).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 enum OptionInput {
     Line(String),
     Full {
-        #[serde(default, alias = "name", skip_serializing_if = "Option::is_none")]
+        #[serde(alias = "name")]
         id: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         path: Option<String>,
         /// Keys an option does not have, kept only to be refused by name.
         #[serde(flatten, default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -22,6 +22,7 @@ pub enum BlockType {
 }
 
 /// One block of a thesis tree: a claim with its support.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Block {
     pub id: String,
@@ -34,7 +35,6 @@ pub struct Block {
     /// What could go wrong and how it would be noticed.
     pub risks: String,
     /// In a comparative review, the option this block argues (`A`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub option: Option<String>,
 }
 
@@ -75,6 +75,7 @@ pub enum Severity {
 
 /// One critique item. Ids `c1..cN` are assigned by quorum in the order the
 /// critic wrote them (RULES.md A10), never taken from the critic.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CritiqueItem {
     pub id: String,
@@ -83,7 +84,6 @@ pub struct CritiqueItem {
     pub severity: Severity,
     pub description: String,
     /// The strongest form of the block, stated first in steelman mode.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steelman: Option<String>,
 }
 
@@ -100,6 +100,7 @@ pub enum ChangeType {
 }
 
 /// One entry of a revision's change log.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangeEntry {
     /// A critique id (`c3`) or, from round 2 on, a directive id (`d1`).
@@ -111,7 +112,6 @@ pub struct ChangeEntry {
     #[serde(default)]
     pub after: String,
     /// Required for `decline`, optional otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rationale: Option<String>,
 }
 

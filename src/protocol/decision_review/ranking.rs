@@ -32,6 +32,7 @@ use super::model::{Criterion, JudgeConfig, JudgeResult, JudgeRole};
 use super::verdict::{SCORE_EPSILON, Thresholds};
 
 /// One option's place in the ranking.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RankedOption {
     /// The option's id: `A`.
@@ -39,10 +40,10 @@ pub struct RankedOption {
     /// The mean score per criterion that any judge scored on its blocks.
     pub scores: BTreeMap<Criterion, f64>,
     /// The mean over the binding judges' criteria, what orders the ranking.
+    #[serialize_always]
     pub binding_mean: Option<f64>,
     /// Why the option cannot be recommended, when it cannot:
     /// `b4 risk 1 (analyst): the migration has no way back`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dealbreaker: Option<String>,
 }
 

@@ -252,15 +252,12 @@ pub struct MissingJudge {
 /// A binding score below threshold fills every field and carries the judge's
 /// rationale; a guard failure names its block and `simplicity`; a failed
 /// synthesis mean names nothing but its text.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Directive {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeRole>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub block_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub criterion: Option<Criterion>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<u8>,
     pub text: String,
 }

@@ -609,6 +609,7 @@ fn transcript_md(plan: &Plan) -> String {
 
 // ---- debate.yaml -------------------------------------------------------------------
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct DebateYaml {
     meta: Meta,
@@ -629,9 +630,7 @@ struct DebateYaml {
     unchecked: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     missing: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     outcome: Option<Outcome>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     usage: Option<UsageYaml>,
 }
 
@@ -665,15 +664,13 @@ struct Answer {
     normalised: Vec<String>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct ItemYaml {
     #[serde(flatten)]
     item: super::model::Item,
-    #[serde(skip_serializing_if = "Option::is_none")]
     proposed: Option<super::model::Response>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     decision: Option<super::model::Decision>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     settled: Option<crate::protocol::ItemResolution>,
 }
 

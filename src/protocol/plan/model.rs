@@ -62,6 +62,7 @@ impl Level {
 }
 
 /// A challenge (PC-29) or a proposal (PC-30).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Item {
     /// `C1`, `I2`: numbered by quorum across the debate.
@@ -81,7 +82,6 @@ pub struct Item {
     pub fields: Vec<(String, String)>,
     /// A challenge the critic raises again in round 2 (`Reopens: C2`), or
     /// the challenge a third option is meant to settle (`Resolves: C2`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refers_to: Option<String>,
 }
 
@@ -119,11 +119,11 @@ pub enum DecidedBy {
 }
 
 /// An item's final decision, as the critique log records it.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
     pub decision: ItemDecision,
     pub by: DecidedBy,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub round: u32,
 }

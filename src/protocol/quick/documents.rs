@@ -368,13 +368,14 @@ fn transcript_md(quick: &Quick) -> String {
 
 /// `debate.yaml` of a quick debate: what ran, who played what, every raw
 /// answer, the triage, how it ended and what it cost.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct DebateYaml {
     meta: Meta,
     participants: Vec<Participant>,
     stages: Stages,
+    #[serialize_always]
     outcome: Option<Outcome>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     usage: Option<UsageYaml>,
 }
 
@@ -398,21 +399,17 @@ struct Participant {
     agent: String,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, Serialize)]
 struct Stages {
-    #[serde(skip_serializing_if = "Option::is_none")]
     proposal: Option<Raw>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     critic: Option<Raw>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     reviews: Vec<ReviewYaml>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     findings: Vec<FindingYaml>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     revision: Option<Raw>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     revision_skipped: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     synthesis: Option<Raw>,
     /// What the synthesis still got wrong after one more attempt.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -429,15 +426,16 @@ struct Raw {
     normalised: Vec<String>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct ReviewYaml {
     role: String,
     file: String,
     status: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct FindingYaml {
     id: String,
@@ -446,9 +444,7 @@ struct FindingYaml {
     #[serde(skip_serializing_if = "String::is_empty")]
     description: String,
     exploit: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     decision: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
 }
 

@@ -458,6 +458,7 @@ fn transcript_md(rca: &Rca) -> String {
 
 /// The structured record of an analysis; `quorum verdict` reads the
 /// hypotheses and challenges back and derives the statuses again.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RcaYaml {
     pub meta: Meta,
@@ -466,25 +467,19 @@ pub struct RcaYaml {
     pub hypotheses: Vec<HypothesisYaml>,
     #[serde(default)]
     pub challenges: Vec<Challenge>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_cause: Option<RootCause>,
     /// The one survivor's hedged claim restated, or why not (RC-16).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restatement: Option<Restatement>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conclusion: Option<Conclusion>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub open_questions: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recommendation: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recommendation_refused: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<UsageYaml>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Meta {
     pub protocol: String,
@@ -493,7 +488,6 @@ pub struct Meta {
     pub debuggers: Vec<String>,
     pub rounds_run: u32,
     pub max_rounds: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
     pub quorum_version: String,
 }
@@ -504,6 +498,7 @@ pub struct Participant {
     pub agent: String,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, Deserialize)]
 pub struct HypothesisYaml {
     pub id: String,
@@ -517,9 +512,7 @@ pub struct HypothesisYaml {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hedges: Vec<String>,
     /// The final status; absent while the hypothesis is active.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
 }
 

@@ -41,11 +41,11 @@ enum HypothesesSource {
 }
 
 /// A root-cause analysis's own spec keys.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct RcaOptions {
     #[serde(default)]
     debuggers: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     hypotheses: Option<HypothesesSource>,
     /// The hypotheses read from the file or the spec, owners resolved.
     #[serde(skip)]

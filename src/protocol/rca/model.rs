@@ -265,6 +265,7 @@ pub struct Answer {
 }
 
 /// A ruling of the critic, with the moderator's word on it.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ruling {
     pub round: u32,
@@ -275,7 +276,6 @@ pub struct Ruling {
     pub text: RulingText,
     /// Upheld (accept), overturned (reject) or sent back to the critic
     /// (defer); `None` while the moderator has not decided.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moderation: Option<Moderated>,
 }
 
@@ -355,6 +355,7 @@ pub struct Challenge {
 /// What became of asking the owner of the one surviving hypothesis to
 /// restate a claim that hedges (RC-10, RC-16): a hedged claim is not a
 /// proven root cause, so the owner gets one chance to state it plainly.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Restatement {
     /// The hypothesis that survived alone, `H2`.
@@ -362,13 +363,11 @@ pub struct Restatement {
     /// The hedge words of its claim as first written.
     pub hedges: Vec<String>,
     /// The claim as its owner restated it, when it gave one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim: Option<String>,
     /// Hedge words still in the restatement.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub still_hedged: Vec<String>,
     /// Why there is no usable restatement, when there is none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<String>,
 }
 

@@ -32,11 +32,11 @@ pub struct Derived {
 
 /// The end of an analysis: the verdict (root cause proven or not), its
 /// rule, and the hypothesis that is the root cause.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Conclusion {
     pub verdict: Verdict,
     pub rule: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_cause: Option<String>,
 }
 

@@ -17,6 +17,7 @@ pub enum DecisionBlock {
 
 /// The structured record (DR-43..46): the seed's top-level schema, plus the
 /// decision record, deferred items, the panel's configuration and the rounds.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, Deserialize)]
 pub struct DebateYaml {
     pub meta: Meta,
@@ -25,7 +26,6 @@ pub struct DebateYaml {
     /// The mode's result fields (RULES.md A13): an architecture review's
     /// decision record (DR-50), a comparison's recommendation, ranking and
     /// conditional recommendation (DR-55).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<DecisionBlock>,
     /// A comparative review's options, as given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -33,10 +33,8 @@ pub struct DebateYaml {
     #[serde(default)]
     pub deferred_items: Vec<ItemYaml>,
     pub thresholds: Thresholds,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
     /// Tokens, latency and cost; absent until a call has finished.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<UsageYaml>,
 }
 
@@ -96,15 +94,12 @@ impl ParticipantsYaml {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct StagesYaml {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal: Option<ProposalYaml>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub critique: Option<CritiqueYaml>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<RevisionYaml>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evaluation: Option<EvaluationYaml>,
 }
 
@@ -118,28 +113,26 @@ pub struct ProposalYaml {
     pub normalised: Vec<String>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ItemYaml {
     #[serde(flatten)]
     pub item: CritiqueItem,
+    #[serialize_always]
     pub decision: Option<ItemDecision>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decided_at: Option<String>,
     /// How a deferred item was settled after the verdict.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<ResolutionYaml>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ResolutionYaml {
     pub decision: ItemDecision,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub at: String,
     /// The reopened revision round that answered an accepted item.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addressed_in_round: Option<u32>,
 }
 
@@ -181,15 +174,13 @@ pub struct RevisionYaml {
     pub rounds: Vec<RevisionRoundYaml>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, Deserialize)]
 pub struct JudgeStatusYaml {
     pub role: crate::protocol::decision_review::model::JudgeRole,
     pub status: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
     /// What quorum read other than as written, when the answer was not in
     /// the exact format (`read score "4" as 4 (b2 feasibility)`).
@@ -197,18 +188,15 @@ pub struct JudgeStatusYaml {
     pub normalised: Vec<String>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, Deserialize)]
 pub struct EvaluationRoundYaml {
     pub round: u32,
     pub block_scores: Vec<BlockScore>,
     pub synthesis_scores: Vec<SynthesisScore>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub synthesis_mean: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quorum: Option<QuorumStatus>,
     #[serde(default)]
     pub uncertainty: Vec<String>,

@@ -404,6 +404,7 @@ fn transcript_md(review: &WritingReview) -> String {
 }
 
 /// `debate.yaml` of a writing review.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct DebateYaml {
     meta: Meta,
@@ -411,10 +412,9 @@ struct DebateYaml {
     participants: Vec<Participant>,
     stages: Stages,
     /// The mode's fields (RULES.md A13): the revised text and the changes.
-    #[serde(skip_serializing_if = "Option::is_none")]
     decision: Option<DecisionYaml>,
+    #[serialize_always]
     outcome: Option<Outcome>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     usage: Option<UsageYaml>,
 }
 
@@ -433,31 +433,30 @@ struct DraftYaml {
     text: String,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct Participant {
     slot: String,
     agent: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     weight: Option<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     aspects: Vec<Aspect>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct Stages {
-    #[serde(skip_serializing_if = "Option::is_none")]
     critique: Option<CritiqueYaml>,
     rewrites: Vec<RewriteYaml>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     merge: Option<MergeYaml>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct RewriteYaml {
     role: String,
     file: String,
     status: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     scores: std::collections::BTreeMap<Aspect, u8>,
@@ -489,13 +488,12 @@ struct CritiqueYaml {
 }
 
 /// A critique item with the moderator's ruling on it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct ItemYaml {
     #[serde(flatten)]
     item: CritiqueItem,
-    #[serde(skip_serializing_if = "Option::is_none")]
     decision: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<String>,
 }
 

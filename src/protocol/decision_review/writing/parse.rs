@@ -87,6 +87,7 @@ pub struct Rewrite {
 }
 
 /// One entry of the merge's change list (DR-60).
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Change {
     /// Where in the text: a paragraph, a section, a heading.
@@ -98,7 +99,6 @@ pub struct Change {
     pub rationale: String,
     /// The critique item the change answers (`c2`), if any (A16): one of
     /// the items as written, or as the merge wrote it when it names none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answers: Option<String>,
 }
 
