@@ -29,6 +29,7 @@ pub mod calls;
 pub mod council;
 pub mod debate;
 pub mod decision_review;
+pub mod fairness;
 pub mod items;
 pub mod judges;
 pub mod moderated;

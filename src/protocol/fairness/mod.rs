@@ -1,0 +1,374 @@
+//! Fair judging (issue 29), for every protocol whose panel scores or votes:
+//! what a judge may learn of who wrote what, the order it reads things in,
+//! whether it judges an author of its own model family, and how many
+//! independent votes the panel really cast.
+//!
+//! * [`Fairness`] is a debate's setting, journaled on its first line so that
+//!   a resume or a replay judges alike; a debate journaled before it has
+//!   none and folds as it ran.
+//! * [`family`] knows model families, [`mask`] hides self-identification
+//!   in what other agents read, [`order`] gives each judge its own order,
+//!   and [`agreement`] measures the panel after the fact.
+//!
+//! Pure: no I/O and no clock. Not responsible for applying any of it to a
+//! prompt or a verdict: each protocol does, where it builds them.
+
+pub mod agreement;
+pub mod family;
+pub mod mask;
+pub mod order;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use family::Family;
+
+/// What happens to a judge of the same model family as the author of what
+/// it judges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recusal {
+    /// It scores, its scores count, and the record and the verdict's rule
+    /// say that it shares the author's family.
+    #[default]
+    Flag,
+    /// It is not asked: the panel is counted without it, and a verdict that
+    /// would need it says so rather than adopt on fewer judges.
+    Recuse,
+    /// Families are not compared.
+    Off,
+}
+
+impl Recusal {
+    pub const ALL: [Recusal; 3] = [Recusal::Flag, Recusal::Recuse, Recusal::Off];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recusal::Flag => "flag",
+            Recusal::Recuse => "recuse",
+            Recusal::Off => "off",
+        }
+    }
+}
+
+impl std::str::FromStr for Recusal {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        Recusal::ALL
+            .into_iter()
+            .find(|policy| policy.as_str() == text.trim())
+            .ok_or_else(|| {
+                format!(
+                    "`{text}` is not a recusal policy; use {}",
+                    Recusal::ALL.map(Recusal::as_str).join(", ")
+                )
+            })
+    }
+}
+
+/// A debate's fair-judging setting.
+///
+/// Its [`Default`] is what a debate journaled before issue 29 ran with
+/// (nothing blind, the order as written, no recusal), so that such a
+/// journal folds, resumes and replays exactly as it ran; a new debate gets
+/// [`Fairness::new`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fairness {
+    /// What a judge reads names no agent, provider or model, and an
+    /// author's self-identification is masked.
+    #[serde(default)]
+    pub blind: bool,
+    /// Each judge's order of what it reads, and of its criteria, is drawn
+    /// from this seed; none: everyone reads in the order written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_seed: Option<u64>,
+    #[serde(default = "legacy_recusal")]
+    pub recusal: Recusal,
+    /// The model family of each role slot whose family is known
+    /// (`judge.analyst: anthropic`); a slot missing here is of no known
+    /// family and is never taken for anyone's kin.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub families: BTreeMap<String, Family>,
+}
+
+fn legacy_recusal() -> Recusal {
+    Recusal::Off
+}
+
+impl Default for Fairness {
+    fn default() -> Self {
+        Fairness {
+            blind: false,
+            order_seed: None,
+            recusal: legacy_recusal(),
+            families: BTreeMap::new(),
+        }
+    }
+}
+
+impl Fairness {
+    /// A new debate's setting: blind unless `blind` is false, each judge
+    /// in its own order drawn from `order_seed`, the given recusal policy.
+    pub fn new(
+        blind: bool,
+        order_seed: u64,
+        recusal: Recusal,
+        families: BTreeMap<String, Family>,
+    ) -> Fairness {
+        Fairness {
+            blind,
+            order_seed: Some(order_seed),
+            recusal,
+            families,
+        }
+    }
+
+    /// What a debate journaled before fair judging ran with.
+    pub fn is_legacy(&self) -> bool {
+        *self == Fairness::default()
+    }
+
+    /// `items` in the order the judge in `slot` reads them.
+    pub fn arrange<T: Clone>(&self, items: &[T], slot: &str) -> Vec<T> {
+        match self.order_seed {
+            Some(seed) => order::arrange(items, seed, slot),
+            None => items.to_vec(),
+        }
+    }
+
+    /// The judge's criteria in the order it reads them.
+    pub fn arrange_criteria<T: Clone>(&self, criteria: &[T], slot: &str) -> Vec<T> {
+        self.arrange(criteria, &order::criteria_slot(slot))
+    }
+
+    /// How the panel is kept fair, in a few words for a scoreboard
+    /// (`blind · each judge its own order · recusal: flag`); none for a
+    /// debate from before fair judging.
+    pub fn describe(&self) -> Option<String> {
+        if self.is_legacy() {
+            return None;
+        }
+        let mut parts = vec![if self.blind { "blind" } else { "not blind" }];
+        if self.order_seed.is_some() {
+            parts.push("each judge its own order");
+        }
+        let recusal = format!("recusal: {}", self.recusal.as_str());
+        Some(
+            parts
+                .into_iter()
+                .map(str::to_string)
+                .chain([recusal])
+                .collect::<Vec<_>>()
+                .join(" · "),
+        )
+    }
+
+    /// The family of a role slot, when known.
+    pub fn family(&self, slot: &str) -> Option<&Family> {
+        self.families.get(slot)
+    }
+
+    /// Whether the judge in `judge` shares a family with the author in
+    /// `author`, under a policy that compares families.
+    pub fn kinship(&self, judge: &str, author: &str) -> Option<Kinship> {
+        if self.recusal == Recusal::Off {
+            return None;
+        }
+        let family = self.family(judge)?;
+        family::same_family(Some(family), self.family(author)).then(|| Kinship {
+            judge: judge.to_string(),
+            author: author.to_string(),
+            family: family.clone(),
+            policy: self.recusal,
+        })
+    }
+}
+
+/// A judge of the same model family as an author it judges.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kinship {
+    /// The judge's slot: `judge.analyst`.
+    pub judge: String,
+    /// The author's slot: `proposer`.
+    pub author: String,
+    pub family: Family,
+    pub policy: Recusal,
+}
+
+impl Kinship {
+    /// Whether the judge is left out.
+    pub fn recused(&self) -> bool {
+        self.policy == Recusal::Recuse
+    }
+
+    /// `judge.analyst shares the proposer's model family (anthropic): recused`.
+    pub fn describe(&self) -> String {
+        let what = if self.recused() { "recused" } else { "flagged" };
+        format!(
+            "{} shares the {}'s model family ({}): {what}",
+            self.judge, self.author, self.family
+        )
+    }
+}
+
+/// Hides an author's self-identification in what other agents read, and
+/// keeps what it hid for the record; lets text through untouched when the
+/// debate is not blind.
+pub struct Blindfold {
+    masker: Option<mask::Masker>,
+    masked: Vec<String>,
+}
+
+impl Blindfold {
+    /// For a debate under `fairness`, whose agents run `models` (masked
+    /// wherever they appear, over the built-in names).
+    pub fn new<'a>(fairness: &Fairness, models: impl IntoIterator<Item = &'a str>) -> Blindfold {
+        Blindfold {
+            masker: fairness.blind.then(|| mask::Masker::new(models)),
+            masked: Vec::new(),
+        }
+    }
+
+    /// Masks `text` in place.
+    pub fn cover(&mut self, text: &mut String) {
+        if let Some(masker) = &self.masker {
+            let result = masker.mask(text);
+            if !result.maskings.is_empty() {
+                self.masked
+                    .extend(result.maskings.iter().map(mask::Masking::describe));
+                *text = result.text;
+            }
+        }
+    }
+
+    /// What was masked, in order: `masked \`Claude\` as [model]`.
+    pub fn into_masked(self) -> Vec<String> {
+        self.masked
+    }
+}
+
+/// A verdict's rule that says which judges scored their own family's work
+/// (`all checks passed (judge.analyst shares the proposer's model family
+/// (anthropic): flagged)`); a recused judge did not score and is not named.
+pub fn rule_with_flags<'a>(
+    rule: String,
+    kinships: impl IntoIterator<Item = &'a Kinship>,
+) -> String {
+    let flagged: Vec<String> = kinships
+        .into_iter()
+        .filter(|kin| !kin.recused())
+        .map(Kinship::describe)
+        .collect();
+    if flagged.is_empty() {
+        rule
+    } else {
+        format!("{rule} ({})", flagged.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn families(pairs: &[(&str, &str)]) -> BTreeMap<String, Family> {
+        pairs
+            .iter()
+            .map(|(slot, family)| (slot.to_string(), Family::new(family).expect("a family")))
+            .collect()
+    }
+
+    fn fairness(recusal: Recusal) -> Fairness {
+        Fairness::new(
+            true,
+            9,
+            recusal,
+            families(&[
+                ("proposer", "anthropic"),
+                ("judge.analyst", "anthropic"),
+                ("judge.stylist", "openai"),
+            ]),
+        )
+    }
+
+    #[test]
+    fn a_debate_journaled_before_fair_judging_reads_as_it_ran() {
+        let old: Fairness = serde_json::from_str("{}").expect("reads");
+        assert!(old.is_legacy());
+        assert!(!old.blind);
+        assert_eq!(old.recusal, Recusal::Off);
+        assert_eq!(old.arrange(&[1, 2, 3], "judge.analyst"), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn a_new_debate_is_blind_shuffled_and_flags_by_default_policy() {
+        let new = fairness(Recusal::default());
+        assert!(new.blind);
+        assert_eq!(new.recusal, Recusal::Flag);
+        let blocks: Vec<u32> = (1..=8).collect();
+        assert_ne!(
+            new.arrange(&blocks, "judge.analyst"),
+            new.arrange(&blocks, "judge.stylist")
+        );
+        assert_eq!(
+            new.arrange(&blocks, "judge.analyst"),
+            new.arrange(&blocks, "judge.analyst")
+        );
+        assert_ne!(
+            new.arrange(&blocks, "judge.analyst"),
+            new.arrange_criteria(&blocks, "judge.analyst")
+        );
+    }
+
+    #[test]
+    fn a_judge_of_the_authors_family_is_flagged_or_recused_by_the_policy() {
+        let flagged = fairness(Recusal::Flag)
+            .kinship("judge.analyst", "proposer")
+            .expect("kin");
+        assert!(!flagged.recused());
+        assert_eq!(
+            flagged.describe(),
+            "judge.analyst shares the proposer's model family (anthropic): flagged"
+        );
+        let recused = fairness(Recusal::Recuse)
+            .kinship("judge.analyst", "proposer")
+            .expect("kin");
+        assert!(recused.recused());
+        assert!(recused.describe().ends_with(": recused"));
+        assert_eq!(
+            fairness(Recusal::Off).kinship("judge.analyst", "proposer"),
+            None
+        );
+        assert_eq!(
+            fairness(Recusal::Flag).kinship("judge.stylist", "proposer"),
+            None
+        );
+    }
+
+    #[test]
+    fn unknown_families_are_never_kin() {
+        let fairness = fairness(Recusal::Recuse);
+        assert_eq!(fairness.kinship("judge.aesthete", "critic"), None);
+        assert_eq!(fairness.kinship("judge.analyst", "critic"), None);
+    }
+
+    #[test]
+    fn a_recusal_policy_reads_from_its_word_or_says_which_words_there_are() {
+        assert_eq!("recuse".parse::<Recusal>(), Ok(Recusal::Recuse));
+        assert_eq!(
+            "abstain".parse::<Recusal>(),
+            Err("`abstain` is not a recusal policy; use flag, recuse, off".to_string())
+        );
+    }
+
+    #[test]
+    fn the_setting_round_trips_through_the_journal() {
+        let setting = fairness(Recusal::Recuse);
+        let json = serde_json::to_string(&setting).expect("writes");
+        assert_eq!(
+            serde_json::from_str::<Fairness>(&json).expect("reads"),
+            setting
+        );
+    }
+}
