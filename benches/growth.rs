@@ -218,6 +218,7 @@ async fn debate(root: &std::path::Path) -> String {
         started_at: chrono::Utc::now(),
         hold_for_moderator: false,
         checks_rulings: true,
+        fairness: Default::default(),
     };
     let run_dir = RunDir::create(root, "growth", chrono::Local::now()).expect("run dir");
     let journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");

@@ -254,6 +254,7 @@ async fn one_debate(high_stakes: bool, wait: Wait, root: &std::path::Path) -> Ru
         started_at: chrono::Utc::now(),
         hold_for_moderator: false,
         checks_rulings: true,
+        fairness: Default::default(),
     };
     let run_dir = RunDir::create(root, "bench", chrono::Local::now()).expect("run dir");
     let journal_path = run_dir.path().join("journal.jsonl");

@@ -129,6 +129,7 @@ fn high_stakes_info() -> DebateInfo {
         started_at: chrono::Utc::now(),
         hold_for_moderator: false,
         checks_rulings: true,
+        fairness: Default::default(),
     };
     let review = quorum::protocol::decision_review::DecisionReview::new(
         config,

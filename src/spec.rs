@@ -27,6 +27,8 @@ pub const COMMON_KEYS: &[&str] = &[
     "context",
     "timeout_secs",
     "moderation",
+    "blind",
+    "recusal",
     "agents",
     "script",
 ];
@@ -63,6 +65,9 @@ pub struct AgentDetail {
     pub idle_timeout_secs: Option<f64>,
     /// Transport retries within one call (HTTP providers).
     pub max_retries: Option<u32>,
+    /// The model family of this role's model, over the built-in table
+    /// (fair judging: recusal).
+    pub family: Option<String>,
 }
 
 impl AgentSpec {
@@ -154,6 +159,11 @@ pub struct DebateSpec {
     #[serde(default = "default_timeout_secs")]
     pub timeout_secs: f64,
     pub moderation: Option<ModerationPolicy>,
+    /// Judges read no author's self-identification and each its own order
+    /// (fair judging); true unless the spec says `blind: false`.
+    pub blind: Option<bool>,
+    /// What happens to a judge of the author's model family.
+    pub recusal: Option<crate::protocol::fairness::Recusal>,
     /// Role (`proposer`, `critic`, `judge.analyst`, `judge.*`, `default`) → agent.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub agents: BTreeMap<String, AgentSpec>,
@@ -181,6 +191,8 @@ impl DebateSpec {
             context: Vec::new(),
             timeout_secs: DEFAULT_TIMEOUT_SECS,
             moderation: None,
+            blind: None,
+            recusal: None,
             agents: BTreeMap::new(),
             script: None,
             options: yaml_serde::Mapping::new(),
@@ -554,6 +566,11 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
                 if let Some(model) = &detail.model {
                     crate::config::check_model_name(model).map_err(|message| {
                         SpecError::new(message).field(format!("{field}.model"))
+                    })?;
+                }
+                if let Some(family) = &detail.family {
+                    crate::protocol::fairness::Family::new(family).map_err(|message| {
+                        SpecError::new(message).field(format!("{field}.family"))
                     })?;
                 }
             }

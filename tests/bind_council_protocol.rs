@@ -43,6 +43,7 @@ fn config() -> CouncilConfig {
             prices: Default::default(),
             started_at: t0(),
             hold_for_moderator: false,
+            ..Default::default()
         },
         binds_rulings: true,
     };

@@ -32,6 +32,7 @@ fn start() -> Harness {
             prices: Default::default(),
             started_at: t0(),
             hold_for_moderator: false,
+            ..Default::default()
         },
         checks_rulings: true,
     };

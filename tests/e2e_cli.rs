@@ -836,6 +836,7 @@ fn inf_13_timed_out_judge_is_retried_then_skipped_and_quorum_holds() {
             timeout_secs: Some(0.3),
             idle_timeout_secs: None,
             max_retries: None,
+            family: None,
         }),
     );
     let (ran, tree) = sandbox.run(&spec, &["--moderation", "accept"]);

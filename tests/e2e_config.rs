@@ -280,6 +280,11 @@ fn a_bad_configuration_is_located_and_nothing_is_written() {
             2,
             "kind",
         ),
+        (
+            "providers:\n  local:\n    kind: openai\n    family: Anthropic\n",
+            2,
+            "`family`: ",
+        ),
     ] {
         let config = sandbox.write("bad.yaml", yaml);
         let ran = sandbox.quorum(
@@ -376,6 +381,15 @@ fn a_human_role_needs_the_interactive_interface() {
     assert!(!out.exists());
 }
 
+/// The line of `quorum doctor`'s role table for `slot`.
+fn role_line(report: &str, slot: &str) -> String {
+    report
+        .lines()
+        .find(|line| line.trim_start().starts_with(&format!("{slot} ")))
+        .unwrap_or_else(|| panic!("no line for {slot}:\n{report}"))
+        .to_string()
+}
+
 /// `quorum doctor`: the file used, each provider with its key state and
 /// whether it answers, the role table with levels, the terminal; exit 0
 /// with a usable provider. No key is ever printed.
@@ -423,29 +437,28 @@ fn doctor_reports_providers_roles_and_terminal() {
     ] {
         assert!(report.contains(needle), "{needle}:\n{report}");
     }
-    let role_line = |slot: &str| {
-        report
-            .lines()
-            .find(|line| line.trim_start().starts_with(&format!("{slot} ")))
-            .unwrap_or_else(|| panic!("no line for {slot}:\n{report}"))
-            .to_string()
-    };
     assert!(
-        role_line("proposer").contains("openai:test-model"),
+        role_line(report, "proposer").contains("openai:test-model"),
         "{report}"
     );
     assert!(
-        role_line("proposer").contains("config: roles.default"),
-        "{report}"
-    );
-    assert!(role_line("critic").contains("judge-cli:critic"), "{report}");
-    assert!(role_line("critic").contains("--agent critic"), "{report}");
-    assert!(
-        role_line("judge.analyst").contains("roles.judge.*"),
+        role_line(report, "proposer").contains("config: roles.default"),
         "{report}"
     );
     assert!(
-        role_line("judge.strategist").contains("high-stakes only"),
+        role_line(report, "critic").contains("judge-cli:critic"),
+        "{report}"
+    );
+    assert!(
+        role_line(report, "critic").contains("--agent critic"),
+        "{report}"
+    );
+    assert!(
+        role_line(report, "judge.analyst").contains("roles.judge.*"),
+        "{report}"
+    );
+    assert!(
+        role_line(report, "judge.strategist").contains("high-stakes only"),
         "{report}"
     );
     // A run seats the lead's agent as synthesizer, not `default`'s.
@@ -463,7 +476,7 @@ fn doctor_reports_providers_roles_and_terminal() {
         .unwrap_or_else(|| panic!("no lead line for the critic:\n{report}"));
     assert!(as_critic.contains("judge-cli:critic"), "{report}");
     assert!(
-        role_line("proposer").contains("decision review (architecture, comparative)"),
+        role_line(report, "proposer").contains("decision review (architecture, comparative)"),
         "{report}"
     );
     assert!(report.contains("stdout is a terminal: no"), "{report}");
@@ -471,6 +484,158 @@ fn doctor_reports_providers_roles_and_terminal() {
     for output in [&ran.stdout, &ran.stderr] {
         assert!(!output.contains("canary"), "a key leaked:\n{output}");
     }
+}
+
+/// Issue 29: a spec's fair-judging keys reach the journal's first line, and
+/// a family that is not a family name is refused naming its file, line and
+/// field before anything is written.
+#[test]
+fn a_specs_fair_judging_keys_are_recorded_and_a_bad_family_is_located() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let spec = spec_without_judges() + "blind: false\nrecusal: recuse\n";
+    let spec = sandbox.write("spec.yaml", &spec);
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+            "--agent",
+            "judge.*=script",
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let folder = std::fs::read_dir(&out)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let journal = std::fs::read_to_string(folder.join("journal.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
+    let fairness = &first["event"]["definition"]["fairness"];
+    assert_eq!(fairness["blind"], false, "{first}");
+    assert_eq!(fairness["recusal"], "recuse", "{first}");
+    assert!(fairness["order_seed"].is_u64(), "{first}");
+
+    let bad = spec_without_judges().replace(
+        "  proposer: script\n",
+        "  proposer:\n    provider: script\n    family: Big Lab\n",
+    );
+    assert_ne!(
+        bad,
+        spec_without_judges(),
+        "the fixture names the proposer so"
+    );
+    let bad = sandbox.write("bad.yaml", &bad);
+    let empty = sandbox.path().join("empty-out");
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            bad.to_str().unwrap(),
+            "--headless",
+            "--out",
+            empty.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(
+        ran.stderr.contains("agents.proposer.family"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains(&format!("{}:", bad.display())),
+        "{}",
+        ran.stderr
+    );
+    assert!(!empty.exists(), "nothing is written");
+}
+
+/// Issue 29: fair judging asked of a protocol it does not apply to yet is
+/// refused, naming the flag, before anything is written.
+#[test]
+fn fair_judging_asked_of_a_protocol_without_it_is_refused() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--protocol",
+            "council",
+            "--headless",
+            "--recusal",
+            "recuse",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(
+        ran.stderr
+            .contains("--recusal: fair judging applies so far to the decision review"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!out.exists(), "nothing is written");
+}
+
+/// Issue 29: `quorum doctor` gives each role's model family and where it
+/// came from (the table, a provider's `family:` in the configuration), and
+/// names each judge that would share a family with the author it judges.
+#[test]
+fn doctor_shows_each_roles_family_and_the_recusals_it_would_cause() {
+    let sandbox = Sandbox::new();
+    let closed = support::closed_address();
+    let config = sandbox.write(
+        "doctor.yaml",
+        &format!(
+            "providers:\n  local: {{ kind: openai, base_url: \"http://{closed}/v1\", family: anthropic }}\n"
+        ),
+    );
+    let ran = sandbox.quorum(
+        &[
+            "doctor",
+            "--config",
+            config.to_str().unwrap(),
+            "--agent",
+            "proposer=local:house-model",
+            "--agent",
+            "judge.analyst=anthropic:claude-sonnet-4-5",
+            "--agent",
+            "judge.stylist=openai:gpt-4.1-mini",
+        ],
+        &[("NO_COLOR", "1")],
+    );
+    let report = &ran.stdout;
+    assert!(
+        role_line(report, "proposer").contains("family anthropic (providers.local.family)"),
+        "{report}"
+    );
+    assert!(
+        role_line(report, "judge.analyst").contains("family anthropic (model name claude*)"),
+        "{report}"
+    );
+    assert!(
+        role_line(report, "judge.stylist").contains("family openai"),
+        "{report}"
+    );
+    let recusal = report
+        .split("\nRecusal\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no Recusal section:\n{report}"));
+    assert!(
+        recusal.contains(
+            "judge.analyst shares the proposer's model family (anthropic) in the decision review (architecture)"
+        ),
+        "{report}"
+    );
+    assert!(!recusal.contains("judge.stylist"), "{report}");
 }
 
 /// `quorum doctor` exits 2 when no provider is usable.

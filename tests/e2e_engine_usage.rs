@@ -108,6 +108,7 @@ async fn every_finished_call_publishes_its_usage_and_command_stderr_is_journaled
         started_at: Utc::now(),
         hold_for_moderator: false,
         checks_rulings: true,
+        fairness: Default::default(),
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
     journal

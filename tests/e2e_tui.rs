@@ -334,6 +334,7 @@ fn timeout_modal_retry_now() {
             timeout_secs: Some(AESTHETE_DEADLINE_SECS),
             idle_timeout_secs: None,
             max_retries: None,
+            family: None,
         }),
     );
     let spec_path = dir.path().join("spec.yaml");
@@ -919,4 +920,132 @@ fn pop_up_rows(screen: &str) -> Option<(usize, usize, usize)> {
     let found = pattern.captures(screen)?;
     let number = |index: usize| found[index].parse::<usize>().ok();
     Some((number(1)?, number(2)?, number(3)?))
+}
+
+/// A spec whose proposer and analyst are of one model family (the scripted
+/// agents have none of their own, so the spec gives them one).
+fn kin_spec(dir: &Path) {
+    let script = ScriptBuilder::adopt_path().build();
+    let mut spec = scripted_spec("Should the nightly batch move to streaming?", script);
+    for slot in ["proposer", "judge.analyst"] {
+        spec.agents.insert(
+            slot.to_string(),
+            AgentSpec::Full(AgentDetail {
+                provider: "script".into(),
+                model: None,
+                timeout_secs: None,
+                idle_timeout_secs: None,
+                max_retries: None,
+                family: Some("anthropic".into()),
+            }),
+        );
+    }
+    std::fs::write(dir.join("spec.yaml"), spec_yaml(&spec)).expect("write the spec");
+}
+
+/// Issue 29, end to end: the analyst shares the proposer's family, so under
+/// the default policy it scores and is flagged, on screen, in debate.yaml
+/// and in transcript.md.
+#[test]
+fn a_judge_of_the_proposers_family_is_flagged_on_screen_and_in_the_record() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    kin_spec(dir.path());
+    let mut run = PtyRun::spawn(
+        &["run", "spec.yaml", "--out", OUT, "--moderation", "accept"],
+        dir.path(),
+        200,
+        60,
+    );
+    let flagged = "judge.analyst shares the proposer's model family (anthropic): flagged";
+    // The verdict's rule, as the verdict screen wraps it.
+    run.wait_until("the verdict flags the analyst", WAIT, |screen| {
+        let contents = screen.contents();
+        let words: Vec<&str> = contents
+            .split(|c: char| c.is_whitespace() || c == '┃')
+            .filter(|word| !word.is_empty())
+            .collect();
+        words.join(" ").contains(&format!("ADOPT ({flagged})"))
+    });
+    run.wait_for("Written to", WAIT);
+    run.send("q");
+    let status = run.wait_exit(WAIT);
+    assert_eq!(status.exit_code(), 0, "ADOPT:\n{}", run.screen_text());
+
+    let folder = run_folder(&dir.path().join(OUT));
+    let yaml: Yaml = yaml_serde::from_str(&read(&folder, "debate.yaml")).expect("debate.yaml");
+    let analyst = &yaml["stages"]["evaluation"]["judges"][0];
+    assert_eq!(analyst["status"].as_str(), Some("scored"));
+    assert_eq!(analyst["kinship"]["policy"].as_str(), Some("flag"));
+    assert_eq!(analyst["kinship"]["family"].as_str(), Some("anthropic"));
+    assert!(
+        yaml["stages"]["evaluation"]["rule"]
+            .as_str()
+            .is_some_and(|rule| rule.contains(flagged)),
+        "{:?}",
+        yaml["stages"]["evaluation"]["rule"]
+    );
+    let transcript = read(&folder, "transcript.md");
+    assert!(transcript.contains(flagged), "{transcript}");
+    assert!(transcript.contains("agreement"), "{transcript}");
+}
+
+/// Issue 29, end to end: `--recusal recuse` leaves the analyst out; it is
+/// the binding judge, so the verdict cannot be ADOPT and says why.
+#[test]
+fn recusal_recuse_leaves_the_binding_judge_out_and_the_verdict_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    kin_spec(dir.path());
+    let ran = std::process::Command::new(env!("CARGO_BIN_EXE_quorum"))
+        .args([
+            "run",
+            "spec.yaml",
+            "--out",
+            OUT,
+            "--headless",
+            "--moderation",
+            "accept",
+            "--recusal",
+            "recuse",
+        ])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("quorum runs");
+    assert_eq!(
+        ran.status.code(),
+        Some(5),
+        "ESCALATE:\n{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let folder = run_folder(&dir.path().join(OUT));
+    let yaml: Yaml = yaml_serde::from_str(&read(&folder, "debate.yaml")).expect("debate.yaml");
+    let evaluation = &yaml["stages"]["evaluation"];
+    assert_eq!(evaluation["judges"][0]["status"].as_str(), Some("recused"));
+    assert!(
+        evaluation["rule"]
+            .as_str()
+            .is_some_and(|rule| rule.contains("analyst is missing (recused), a binding judge")),
+        "{:?}",
+        evaluation["rule"]
+    );
+    assert!(!folder.join("judges/judge-analyst.md").exists());
+    // Recomputed from the files alone, the verdict and its rule are the same.
+    let recomputed = std::process::Command::new(env!("CARGO_BIN_EXE_quorum"))
+        .args(["verdict", folder.to_str().unwrap()])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("quorum verdict runs");
+    let said = String::from_utf8_lossy(&recomputed.stdout);
+    assert_eq!(recomputed.status.code(), Some(5), "{said}");
+    assert!(
+        said.contains("analyst is missing (recused), a binding judge"),
+        "{said}"
+    );
+    let transcript = read(&folder, "transcript.md");
+    assert!(
+        transcript.contains(
+            "fair judging: judge.analyst shares the proposer's model family (anthropic): recused"
+        ),
+        "{transcript}"
+    );
 }

@@ -343,6 +343,7 @@ async fn run_controlled(
         started_at: Utc::now(),
         hold_for_moderator: false,
         checks_rulings: true,
+        fairness: Default::default(),
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");
     journal

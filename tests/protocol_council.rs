@@ -50,6 +50,7 @@ fn config(
             prices: Default::default(),
             started_at: t0(),
             hold_for_moderator: false,
+            ..Default::default()
         },
         binds_rulings: true,
     };

@@ -63,6 +63,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
         started_at: t0(),
         hold_for_moderator: false,
         checks_rulings: true,
+        fairness: Default::default(),
     }
 }
 
@@ -1872,6 +1873,7 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
     let held = ReviewConfig {
         hold_for_moderator: true,
         checks_rulings: true,
+        fairness: Default::default(),
         ..config()
     };
     let mut h = Harness::at_evaluation(held);
@@ -1926,6 +1928,7 @@ fn override_release_of_a_held_round_and_ignored_reruns() {
     let held = ReviewConfig {
         hold_for_moderator: true,
         checks_rulings: true,
+        fairness: Default::default(),
         ..config()
     };
     let mut h = Harness::at_evaluation(held);

@@ -36,6 +36,7 @@ fn config(simple: bool) -> PlanConfig {
             prices: Default::default(),
             started_at: t0(),
             hold_for_moderator: false,
+            ..Default::default()
         },
         checks_rulings: true,
     }

@@ -75,6 +75,7 @@ fn config(high_stakes: bool, max_rounds: u32) -> ReviewConfig {
         started_at: Utc.with_ymd_and_hms(2026, 11, 30, 9, 0, 0).unwrap(),
         hold_for_moderator: false,
         checks_rulings: true,
+        fairness: Default::default(),
     }
 }
 

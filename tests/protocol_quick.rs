@@ -32,6 +32,7 @@ fn config(mode: QuickMode) -> QuickConfig {
             prices: Default::default(),
             started_at: t0(),
             hold_for_moderator: false,
+            ..Default::default()
         },
         checks_rulings: true,
     }
@@ -57,6 +58,7 @@ fn config(mode: QuickMode) -> QuickConfig {
             prices: Default::default(),
             started_at: t0(),
             hold_for_moderator: false,
+            ..Default::default()
         },
         checks_rulings: true,
     }

@@ -37,6 +37,7 @@ fn config(debuggers: &[&str]) -> RcaConfig {
             prices: Default::default(),
             started_at: t0(),
             hold_for_moderator: false,
+            ..Default::default()
         },
         restates_hedged_claims: true,
     }

@@ -212,6 +212,7 @@ mod tests {
             provider,
             model: model.into(),
             role_limits: RoleLimits::default(),
+            family: None,
         }
     }
 
@@ -229,6 +230,7 @@ mod tests {
             timeout_secs: None,
             limits: LimitOverrides::default(),
             configured: true,
+            family: None,
         }
     }
 

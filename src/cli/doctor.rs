@@ -239,6 +239,8 @@ struct Variant {
     kind: &'static dyn registry::ProtocolKind,
     mode: Option<&'static str>,
     roles: Vec<registry::RoleSlot>,
+    /// `(judge, author)` pairs the variant judges fairly.
+    judged_authors: Vec<(String, String)>,
 }
 
 /// Every protocol's variants, each configured as its built-in demo is; a
@@ -265,6 +267,7 @@ fn variants() -> Vec<Variant> {
                     kind,
                     mode,
                     roles: configured.roles(),
+                    judged_authors: configured.judged_authors(),
                 });
             }
         }
@@ -350,7 +353,11 @@ fn roles_section(
                 Level::Flag => resolved.origin.clone(),
                 level => format!("{level}: {}", resolved.origin),
             };
-            format!("{:<40} from {origin}", resolved.label())
+            let family = match resolved.family() {
+                Some((family, why)) => format!("family {family} ({why})"),
+                None => "family unknown".to_string(),
+            };
+            format!("{:<40} from {origin}; {family}", resolved.label())
         }
         Err(error) if error.message.starts_with("no agent plays") => {
             "unassigned: nothing assigns it and auto-detection found nothing".into()
@@ -384,7 +391,46 @@ fn roles_section(
             ));
         }
     }
+    out.push_str(&kinship_section(&resolver, &variants));
     out
+}
+
+/// The judges that would share a model family with the lead whose work
+/// they judge, protocol by protocol, under the default `recusal: flag`.
+fn kinship_section(resolver: &Resolver<'_>, variants: &[Variant]) -> String {
+    let family = |slot: &str| {
+        resolver
+            .resolve(slot)
+            .ok()?
+            .family()
+            .map(|(family, _)| family)
+    };
+    let mut lines: Vec<String> = Vec::new();
+    for variant in variants {
+        for (judge, lead) in &variant.judged_authors {
+            let Some(shared) =
+                family(lead).filter(|lead_family| family(judge).as_ref() == Some(lead_family))
+            else {
+                continue;
+            };
+            let debate = match variant.mode {
+                Some(mode) => format!("{} ({mode})", variant.kind.title()),
+                None => variant.kind.title().to_string(),
+            };
+            let line = format!(
+                "  {judge} shares the {lead}'s model family ({shared}) in the {debate}: flagged by default, left out with --recusal recuse\n"
+            );
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
+        }
+    }
+    match lines.is_empty() {
+        true => {
+            "\nRecusal\n  no judge shares a known model family with the author it judges\n".into()
+        }
+        false => format!("\nRecusal\n{}", lines.concat()),
+    }
 }
 
 fn terminal_section(env: &dyn Environment) -> String {

@@ -29,6 +29,7 @@ use tokio::sync::mpsc;
 use crate::artifact::{Journal, RunDir};
 use crate::engine::{Engine, ModerationPolicy, Moderator, Roster, Update};
 use crate::protocol::Protocol;
+use crate::protocol::fairness::Recusal;
 use crate::protocol::registry::FlagValue;
 
 pub use commands::{Invocation, command, parse_from, register};
@@ -113,6 +114,15 @@ pub struct RunFlags {
     /// How the moderator's items are decided without a person at the keyboard
     #[arg(long, value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
+    /// Let judges read who wrote what: an author's self-identification is
+    /// not masked, and every judge reads in the order written (judging is
+    /// blind and shuffled by default)
+    #[arg(long)]
+    pub no_blind: bool,
+    /// A judge of the same model family as the author it judges: flag
+    /// (scored and marked, the default), recuse (left out) or off
+    #[arg(long, value_name = "POLICY", value_parser = parse_recusal)]
+    pub recusal: Option<Recusal>,
     /// Assign a role as ROLE=PROVIDER or ROLE=PROVIDER:MODEL (repeatable; the
     /// help lists the roles from the registry)
     #[arg(long = "agent", value_name = "ROLE=PROVIDER[:MODEL]")]
@@ -368,6 +378,10 @@ pub(crate) fn shell_path(dir: &std::path::Path) -> String {
 }
 
 fn parse_moderation(text: &str) -> Result<ModerationPolicy, String> {
+    text.parse()
+}
+
+fn parse_recusal(text: &str) -> Result<Recusal, String> {
     text.parse()
 }
 

@@ -30,6 +30,7 @@ use crate::engine::{
 };
 use crate::input;
 use crate::prompts::{PromptSet, default_override_dir};
+use crate::protocol::fairness::{Fairness, Family};
 use crate::protocol::registry::{
     self, Configure, DebateDefinition, ProtocolKind, RoleSlot, Setting,
 };
@@ -284,6 +285,7 @@ pub fn prepare_in(
         roster,
         agents,
         prices,
+        families,
         human_roles,
         alternatives,
         roles: role_setups,
@@ -316,6 +318,33 @@ pub fn prepare_in(
         moderation,
         prompt_overrides: prompts.overrides().clone(),
     };
+    // Fair judging is recorded where the debate applies it: a protocol
+    // whose panel does not judge fairly yet keeps no setting it ignores.
+    let fairness = if configured.judged_authors().is_empty() {
+        let asked = [
+            (flags.no_blind, "--no-blind"),
+            (flags.recusal.is_some(), "--recusal"),
+            (spec.blind.is_some(), "blind"),
+            (spec.recusal.is_some(), "recusal"),
+        ];
+        if let Some((_, field)) = asked.into_iter().find(|(asked, _)| *asked) {
+            return Err(locate(
+                SpecError::new(format!(
+                    "fair judging applies so far to the decision review's architecture and comparative modes, not to a {}",
+                    configured.label()
+                ))
+                .field(field),
+            ));
+        }
+        Fairness::default()
+    } else {
+        Fairness::new(
+            !flags.no_blind && spec.blind.unwrap_or(true),
+            crate::protocol::fairness::order::seed_of(spec.topic.trim()),
+            flags.recusal.or(spec.recusal).unwrap_or_default(),
+            families,
+        )
+    };
     let definition = configured.define(Setting {
         topic: spec.topic.trim().to_string(),
         context,
@@ -324,6 +353,7 @@ pub fn prepare_in(
             prices,
             started_at: Utc::now(),
             hold_for_moderator: false,
+            fairness,
         },
     });
     let prompts = Arc::new(prompts);
@@ -440,6 +470,8 @@ struct Assigned {
     agents: BTreeMap<String, String>,
     /// The configured prices of those agents.
     prices: BTreeMap<String, Price>,
+    /// The model family of each slot whose family is known.
+    families: BTreeMap<String, Family>,
     human_roles: Vec<String>,
     alternatives: Vec<Alternative>,
     roles: BTreeMap<String, RoleSetup>,
@@ -549,6 +581,7 @@ fn assign_agents(
     let mut roster = Roster::default();
     let mut agents = BTreeMap::new();
     let mut prices = BTreeMap::new();
+    let mut families = BTreeMap::new();
     let mut human_roles = Vec::new();
     let mut alternatives: Vec<(Alternative, AlternativeSetup)> = Vec::new();
     let mut roles = BTreeMap::new();
@@ -622,6 +655,9 @@ fn assign_agents(
         );
         let info = agent.info();
         let id = info.to_string();
+        if let Some((family, _)) = resolved.family() {
+            families.insert(role.clone(), family);
+        }
         if let Some(price) = loaded_config.config.price_of(&info.provider, &info.model) {
             prices.insert(id.clone(), price);
         }
@@ -646,6 +682,7 @@ fn assign_agents(
             provider: setup,
             model,
             role_limits: Default::default(),
+            family: None,
         };
         if let Ok(agent) = factory::build(&resolved, &context) {
             alternatives.push(priced(agent, &resolved));
@@ -658,6 +695,7 @@ fn assign_agents(
         roster,
         agents,
         prices,
+        families,
         human_roles,
         alternatives,
         roles,

@@ -106,6 +106,9 @@ pub struct ProviderConfig {
     pub max_retries: Option<u32>,
     /// Longest `retry-after` honoured, in seconds.
     pub retry_after_cap_secs: Option<f64>,
+    /// The model family of every model this provider serves, over the
+    /// built-in table (fair judging: recusal).
+    pub family: Option<String>,
 }
 
 /// The configuration file.
@@ -443,6 +446,10 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
     }
     if let Some(model) = &provider.default_model {
         check_model_name(model).map_err(|message| format!("`default_model`: {message}"))?;
+    }
+    if let Some(family) = &provider.family {
+        crate::protocol::fairness::Family::new(family)
+            .map_err(|message| format!("`family`: {message}"))?;
     }
     if kind == ProviderKind::Command {
         let http_only = [

@@ -23,6 +23,7 @@ use super::detect::{
 use super::{AgentChoice, Config, LoadedConfig, ProviderKind, unknown_provider};
 use crate::agent::anthropic::ANTHROPIC_DEFAULT_BASE_URL;
 use crate::agent::openai::OPENAI_DEFAULT_BASE_URL;
+use crate::protocol::fairness::Family;
 use crate::spec::{AgentSpec, SpecError, known_role};
 
 /// The model of the built-in `openai` provider unless configured.
@@ -96,6 +97,9 @@ pub struct ProviderSetup {
     pub limits: LimitOverrides,
     /// Defined in the configuration file (not only built in).
     pub configured: bool,
+    /// The model family the configuration gives this provider's models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
 }
 
 /// Limits a spec gives one role (`agents.ROLE` in its full form).
@@ -119,9 +123,27 @@ pub struct ResolvedAgent {
     pub provider: ProviderSetup,
     pub model: String,
     pub role_limits: RoleLimits,
+    /// The model family a spec's `agents.ROLE.family` gives this role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
 }
 
 impl ResolvedAgent {
+    /// The model family of this agent and where it came from: the spec's
+    /// `family:` for the role, the provider's in the configuration, or the
+    /// built-in table (`model name claude-*`); none when unknown.
+    pub fn family(&self) -> Option<(Family, String)> {
+        let configured =
+            |text: &String, origin: String| Family::new(text).ok().map(|family| (family, origin));
+        if let Some(family) = &self.family {
+            return configured(family, format!("{}.family", self.origin));
+        }
+        if let Some(family) = &self.provider.family {
+            return configured(family, format!("providers.{}.family", self.provider.name));
+        }
+        crate::protocol::fairness::family::detect_with_reason(&self.provider.name, &self.model)
+    }
+
     /// `provider:model`, as panes and records show it.
     pub fn label(&self) -> String {
         format!("{}:{}", self.provider.name, self.model)
@@ -225,6 +247,7 @@ impl<'a> Providers<'a> {
                 retry_after_cap_secs: settings.retry_after_cap_secs,
             },
             configured: configured.is_some(),
+            family: settings.family.clone(),
         })
     }
 
@@ -257,6 +280,7 @@ impl<'a> Providers<'a> {
 struct Assignment {
     choice: AgentChoice,
     limits: RoleLimits,
+    family: Option<String>,
     field: String,
 }
 
@@ -331,17 +355,19 @@ impl<'a> Resolver<'a> {
             Level::Flag => lookup(self.sources.flags, role).map(|(key, choice)| Assignment {
                 choice: choice.clone(),
                 limits: RoleLimits::default(),
+                family: None,
                 field: format!("--agent {key}"),
             }),
             Level::Spec => match lookup(self.sources.spec, role) {
                 None => None,
                 Some((key, spec)) => {
                     let field = format!("agents.{key}");
-                    let (choice, limits) = match spec {
+                    let (choice, limits, family) = match spec {
                         AgentSpec::Short(text) => (
                             AgentChoice::parse(text)
                                 .map_err(|message| SpecError::new(message).field(&field))?,
                             RoleLimits::default(),
+                            None,
                         ),
                         AgentSpec::Full(detail) => (
                             AgentChoice {
@@ -353,11 +379,13 @@ impl<'a> Resolver<'a> {
                                 idle_timeout_secs: detail.idle_timeout_secs,
                                 max_retries: detail.max_retries,
                             },
+                            detail.family.clone(),
                         ),
                     };
                     Some(Assignment {
                         choice,
                         limits,
+                        family,
                         field,
                     })
                 }
@@ -376,6 +404,7 @@ impl<'a> Resolver<'a> {
                     Some(Assignment {
                         choice,
                         limits: RoleLimits::default(),
+                        family: None,
                         field,
                     })
                 }
@@ -411,6 +440,7 @@ impl<'a> Resolver<'a> {
         let Assignment {
             choice,
             limits,
+            family,
             field,
         } = assignment;
         let error_field = if level == Level::Flag {
@@ -454,6 +484,7 @@ impl<'a> Resolver<'a> {
             provider,
             model,
             role_limits: limits,
+            family,
         })
     }
 
@@ -493,6 +524,7 @@ impl<'a> Resolver<'a> {
                     timeout_secs: None,
                     limits: LimitOverrides::default(),
                     configured: false,
+                    family: None,
                 },
                 model.clone(),
             ),
@@ -505,6 +537,7 @@ impl<'a> Resolver<'a> {
             provider,
             model,
             role_limits: RoleLimits::default(),
+            family: None,
         })
     }
 }
@@ -833,6 +866,7 @@ roles:
                     timeout_secs: Some(45.0),
                     idle_timeout_secs: Some(20.0),
                     max_retries: None,
+                    family: None,
                 }),
             )]),
             config: config(

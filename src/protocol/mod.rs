@@ -70,6 +70,10 @@ pub struct Seating {
     /// A person moderates live: a held round waits for them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hold_for_moderator: bool,
+    /// Blind judging, each judge's order and the families of the roles
+    /// (issue 29); absent from a debate journaled before it.
+    #[serde(default, skip_serializing_if = "fairness::Fairness::is_legacy")]
+    pub fairness: fairness::Fairness,
 }
 
 impl Seating {
@@ -674,6 +678,12 @@ pub struct Scoreboard {
     /// far and what would change the leader (rows are then options, each
     /// score a judge's mean over the option's blocks, rounded).
     pub leader: Option<String>,
+    /// How the panel was kept fair (`blind · each judge its own order ·
+    /// recusal: flag`); none for a debate from before fair judging.
+    pub fairness: Option<String>,
+    /// How far the judges agreed, once all are in (`agreement α 0.62
+    /// (ordinal), 2.4 of 3 votes independent, on 7 units`).
+    pub agreement: Option<String>,
 }
 
 /// One judge's column group on the scoreboard.
@@ -687,6 +697,9 @@ pub struct ScoreColumn {
     pub scores: Vec<Vec<Option<u8>>>,
     /// Mean of the three synthesis values, once scored.
     pub synthesis: Option<f64>,
+    /// The judge shares the model family of the author it judges
+    /// (`shares the proposer's model family (anthropic): flagged`).
+    pub kin: Option<String>,
 }
 
 /// Where a judge is in the current round.
@@ -696,6 +709,8 @@ pub enum JudgeState {
     Scored,
     Malformed(String),
     Skipped(String),
+    /// Left out: it shares the model family of the author it would judge.
+    Recused(String),
 }
 
 /// The verdict the scores imply before every judge is in.

@@ -403,6 +403,12 @@ pub trait Configured {
     fn roles(&self) -> Vec<RoleSlot>;
     /// The definition the journal's first line records.
     fn define(&self, setting: Setting) -> DebateDefinition;
+    /// The panel slots whose judges read the work of a lead slot, as
+    /// `(judge, author)` pairs, where the debate masks, shuffles and
+    /// applies the recusal policy (fair judging); none by default.
+    fn judged_authors(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }
 
 /// A verdict recomputed from the files on disk (`quorum verdict DIR`).

@@ -8,14 +8,15 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::model::{JudgeConfig, JudgeResult, JudgeRole, Verdict};
+use super::model::{JudgeConfig, JudgeResult, JudgeRole, RevisionOutput, ThesisTree, Verdict};
 use super::prompts::Template;
 use super::{
     CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, NumberedDirective, PROPOSER_ROLE,
-    ReviewMode, Stage, SupersededAnswer, block_ids, directive_source, documents, judge_file,
-    judge_slot_role, parse, ranking, tree_yaml, verdict,
+    ReviewMode, Stage, SupersededAnswer, block_ids, cover_tree, directive_source, documents,
+    judge_file, judge_slot_role, parse, ranking, tree_yaml, verdict,
 };
 use crate::parse::Read;
+use crate::protocol::fairness::rule_with_flags;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
 
@@ -23,15 +24,16 @@ impl DecisionReview {
     /// Starts every judge of the panel at once (DR-03).
     pub(super) fn start_evaluation(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
         self.enter(Stage::Evaluation, round, now);
-        // What every judge reads alike is rendered once for the panel.
-        let revision = &self
-            .revisions
-            .last()
-            .expect("evaluation follows a revision")
-            .output;
-        let block_ids = block_ids(&revision.revised_tree);
-        let revised_yaml = tree_yaml(&revision.revised_tree);
-        let change_log_yaml = yaml_serde::to_string(&revision.change_log).unwrap_or_default();
+        // What every judge reads alike is masked once for the panel; each
+        // judge then reads the blocks in its own order.
+        let (
+            RevisionOutput {
+                revised_tree: tree,
+                change_log,
+            },
+            masked,
+        ) = self.revision_for_judges();
+        let change_log_yaml = yaml_serde::to_string(&change_log).unwrap_or_default();
         let rulings = crate::rulings::listing(
             &self.standing_rulings(),
             "The revision was bound by these: it had to answer the accepted items, act on no \
@@ -41,9 +43,37 @@ impl DecisionReview {
         let context = self.context_json();
         let mut effects = Vec::new();
         let mut judges = BTreeMap::new();
+        let shuffled = self.config.fairness.order_seed.is_some();
         for judge in self.config.panel.clone() {
-            let criteria: Vec<_> = judge
-                .criteria
+            let slot_role = judge_slot_role(judge.role);
+            let fairness = &self.config.fairness;
+            let kinship = fairness.kinship(&slot_role, "proposer");
+            if let Some(kin) = kinship.as_ref().filter(|kin| kin.recused()) {
+                self.push_log(
+                    now,
+                    LogKind::Note,
+                    None,
+                    format!("fair judging: {}", kin.describe()),
+                );
+                judges.insert(
+                    judge.role,
+                    JudgeRecord {
+                        result: Some(JudgeResult::Recused {
+                            reason: kin.describe(),
+                        }),
+                        kinship: kinship.clone(),
+                        ..JudgeRecord::default()
+                    },
+                );
+                continue;
+            }
+            let blocks = ThesisTree {
+                blocks: fairness.arrange(&tree.blocks, &slot_role),
+            };
+            let block_ids = block_ids(&blocks);
+            let revised_yaml = tree_yaml(&blocks);
+            let own_criteria = fairness.arrange_criteria(&judge.criteria, &slot_role);
+            let criteria: Vec<_> = own_criteria
                 .iter()
                 .map(|criterion| json!({"name": criterion.as_str(), "question": criterion.question()}))
                 .collect();
@@ -63,7 +93,15 @@ impl DecisionReview {
                 "critic_label": format!("critic ({CRITIC_ROLE})"),
                 "round": round,
             });
-            let slot = Slot::new(judge_slot_role(judge.role), "evaluation", round);
+            // Orders are the record's when they were drawn: a debate from
+            // before fair judging read as written and says nothing.
+            let (block_order, criteria_order) = if shuffled {
+                let criteria = own_criteria.iter().map(|c| c.as_str().to_string());
+                (block_ids.clone(), criteria.collect())
+            } else {
+                Default::default()
+            };
+            let slot = Slot::new(slot_role, "evaluation", round);
             let raw_output_path = Some(judge_file(judge.role, round));
             let spec =
                 match self.start_rendered(Template::Judge, context, slot, raw_output_path, now) {
@@ -75,6 +113,11 @@ impl DecisionReview {
                 JudgeRecord {
                     call_id: Some(spec.request.call_id.clone()),
                     prompt: Some(spec.request.prompt.clone()),
+                    // Orders are the record's when they were drawn: a debate
+                    // from before fair judging read as written and says nothing.
+                    block_order,
+                    criteria_order,
+                    kinship,
                     ..JudgeRecord::default()
                 },
             );
@@ -87,7 +130,14 @@ impl DecisionReview {
             ranking: None,
             held: false,
             released: false,
+            masked,
+            agreement: None,
         });
+        if effects.is_empty() {
+            // Every judge was recused: the round ends at once, on the
+            // verdict rule's missing-judge checks.
+            return self.conclude_round_if_complete(now);
+        }
         effects
     }
 
@@ -274,7 +324,13 @@ impl DecisionReview {
         let missing: Vec<String> = evaluation
             .judges
             .iter()
-            .filter(|(_, record)| !matches!(record.result, Some(JudgeResult::Scored(_))))
+            .filter(|(_, record)| {
+                // A recused judge was never asked: there is nothing to re-run.
+                !matches!(
+                    record.result,
+                    Some(JudgeResult::Scored(_) | JudgeResult::Recused { .. })
+                )
+            })
             .map(|(role, _)| role.to_string())
             .collect();
         if hold && !evaluation.released && !missing.is_empty() {
@@ -289,20 +345,41 @@ impl DecisionReview {
         }
         evaluation.held = false;
         let round = evaluation.round;
+        // A debate from before fair judging keeps the record it had.
+        let measured = !self.config.fairness.is_legacy();
+        let agreement = evaluation.agreement();
+        if measured {
+            evaluation.agreement = Some(agreement);
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("round {round}: {}", agreement.summary()),
+            );
+        }
         if self.config.mode == ReviewMode::Comparative {
             return self.conclude_comparison(round, now);
         }
+        let evaluation = self.evaluations.last().expect("a round is running");
         let tree = &self
             .revisions
             .last()
             .expect("judges follow a revision")
             .output
             .revised_tree;
-        let assessment = verdict::derive_verdict(
+        let mut assessment = verdict::derive_verdict(
             &self.config.panel,
             &evaluation.results(),
             &block_ids(tree),
             &self.config.thresholds,
+        );
+        // A judge scored its own family's work: the rule says so.
+        assessment.rule = rule_with_flags(
+            assessment.rule,
+            evaluation
+                .judges
+                .values()
+                .filter_map(|record| record.kinship.as_ref()),
         );
         if !assessment.quorum.met {
             self.push_log(
@@ -460,5 +537,27 @@ impl DecisionReview {
             note,
         };
         vec![self.core.finish(outcome)]
+    }
+
+    /// The latest revision as the judges read it, with what masking hid:
+    /// when judging is blind, an author's naming of itself (`As Claude, …`)
+    /// is masked in every field an agent wrote.
+    fn revision_for_judges(&self) -> (RevisionOutput, Vec<String>) {
+        let mut revision = self
+            .revisions
+            .last()
+            .expect("evaluation follows a revision")
+            .output
+            .clone();
+        let mut blindfold = self.blindfold();
+        cover_tree(&mut blindfold, &mut revision.revised_tree);
+        for entry in &mut revision.change_log {
+            blindfold.cover(&mut entry.before);
+            blindfold.cover(&mut entry.after);
+            if let Some(rationale) = &mut entry.rationale {
+                blindfold.cover(rationale);
+            }
+        }
+        (revision, blindfold.into_masked())
     }
 }

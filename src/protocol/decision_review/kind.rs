@@ -661,6 +661,13 @@ impl Configured for ReviewOptions {
         format!("decision review ({})", self.mode.as_str())
     }
 
+    fn judged_authors(&self) -> Vec<(String, String)> {
+        self.panel()
+            .iter()
+            .map(|judge| (super::judge_slot_role(judge.role), "proposer".to_string()))
+            .collect()
+    }
+
     fn roles(&self) -> Vec<RoleSlot> {
         let slot = RoleSlot::new;
         [
@@ -709,6 +716,7 @@ impl Configured for ReviewOptions {
             started_at: setting.seating.started_at,
             hold_for_moderator: false,
             checks_rulings: true,
+            fairness: setting.seating.fairness,
         };
         DebateDefinition::new(NAME, &config)
     }
@@ -804,6 +812,13 @@ pub fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, Recompu
                     }
                 }
             },
+            Err(_) if live.is_some_and(|status| status.status == "recused") => {
+                JudgeResult::Recused {
+                    reason: live
+                        .and_then(|status| status.reason.clone())
+                        .unwrap_or_default(),
+                }
+            }
             Err(error) => {
                 let reason = live
                     .and_then(|status| status.reason.clone())
@@ -843,12 +858,17 @@ pub fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, Recompu
             &record.thresholds,
         ))
     } else {
-        Recomputation::Verdict(derive_verdict(
-            &panel,
-            &results,
-            &block_ids(&tree),
-            &record.thresholds,
-        ))
+        let mut assessment =
+            derive_verdict(&panel, &results, &block_ids(&tree), &record.thresholds);
+        assessment.rule = crate::protocol::fairness::rule_with_flags(
+            assessment.rule,
+            evaluation
+                .latest
+                .judges
+                .iter()
+                .filter_map(|status| status.kinship.as_ref()),
+        );
+        Recomputation::Verdict(assessment)
     };
     Ok(Read {
         value,

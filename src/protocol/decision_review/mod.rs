@@ -28,6 +28,7 @@ pub mod writing;
 
 pub use kind::{KIND, NAME};
 
+use crate::protocol::fairness::{Blindfold, Fairness, Kinship, agreement::Agreement};
 use crate::protocol::{DebateCore, GivenUp, SharedSteps};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -168,6 +169,11 @@ pub struct ReviewConfig {
     /// it ran, so resuming or replaying it never starts a call it never had.
     #[serde(default)]
     pub checks_rulings: bool,
+    /// Blind judging, each judge's order, the roles' model families and
+    /// the recusal policy (issue 29); a debate journaled before it has the
+    /// legacy setting and judges as it did.
+    #[serde(default, skip_serializing_if = "Fairness::is_legacy")]
+    pub fairness: Fairness,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.
@@ -272,6 +278,12 @@ pub struct JudgeRecord {
     /// What the reader took other than as written in the latest answer
     /// (`read score "4" as 4 (b2 feasibility)`).
     pub normalised: Vec<String>,
+    /// The blocks in the order this judge read them.
+    pub block_order: Vec<String>,
+    /// Its criteria in the order it read them.
+    pub criteria_order: Vec<String>,
+    /// It shares the proposer's model family (flagged or recused).
+    pub kinship: Option<Kinship>,
 }
 
 /// A judge's answer that a re-run replaced.
@@ -298,6 +310,12 @@ pub struct EvaluationRound {
     pub held: bool,
     /// The moderator chose to go on without the missing judges.
     pub released: bool,
+    /// What masking hid of the authors' self-identification in what the
+    /// judges read (`masked \`Claude\` as [model]`).
+    pub masked: Vec<String>,
+    /// How far the judges agreed and how many independent votes they were
+    /// worth, once every judge is in.
+    pub agreement: Option<Agreement>,
 }
 
 impl EvaluationRound {
@@ -307,6 +325,54 @@ impl EvaluationRound {
             .iter()
             .filter_map(|(role, record)| Some((*role, record.result.clone()?)))
             .collect()
+    }
+
+    /// How far the judges who scored agreed, and how many independent
+    /// votes they were worth (issue 29). Judges of one panel score other
+    /// criteria, so what they share is each block, taken at the judge's
+    /// lowest score on it (the score a binding judge's veto reads), and
+    /// the three synthesis values every judge gives.
+    pub fn agreement(&self) -> Agreement {
+        let scored: Vec<&model::JudgeScores> = self
+            .judges
+            .values()
+            .filter_map(|record| record.result.as_ref()?.scores())
+            .collect();
+        let mut blocks: Vec<&str> = scored
+            .iter()
+            .flat_map(|scores| scores.block_scores.iter().map(|s| s.block_id.as_str()))
+            .collect();
+        blocks.sort_unstable();
+        blocks.dedup();
+        let lowest = |scores: &model::JudgeScores, block: &str| {
+            scores
+                .block_scores
+                .iter()
+                .filter(|score| score.block_id == block)
+                .map(|score| score.score)
+                .min()
+        };
+        let mut units: Vec<Vec<Option<u8>>> = blocks
+            .iter()
+            .map(|block| scored.iter().map(|scores| lowest(scores, block)).collect())
+            .collect();
+        let synthesis: [fn(&model::SynthesisScore) -> u8; 3] = [
+            |s| s.integration,
+            |s| s.risk_coverage,
+            |s| s.revision_quality,
+        ];
+        units.extend(synthesis.iter().map(|value| {
+            scored
+                .iter()
+                .map(|scores| Some(value(&scores.synthesis)))
+                .collect()
+        }));
+        crate::protocol::fairness::agreement::agreement(
+            &crate::protocol::fairness::agreement::Ratings {
+                judges: scored.len(),
+                units,
+            },
+        )
     }
 }
 
@@ -585,6 +651,36 @@ impl DecisionReview {
         now: Timestamp,
     ) -> Vec<Effect> {
         self.ask(slot, template.spec(), &context, None, now)
+    }
+
+    /// What hides the authors' self-identification from the other agents
+    /// when judging is blind: the built-in names and the models this
+    /// debate's agents run (a scripted or human role's label names no
+    /// model).
+    fn blindfold(&self) -> Blindfold {
+        let models: Vec<String> = self
+            .config
+            .participants
+            .by_slot()
+            .into_values()
+            .filter_map(|agent| {
+                let (provider, model) = agent.split_once(':')?;
+                (!matches!(provider, "script" | "human")).then(|| model.to_string())
+            })
+            .collect();
+        Blindfold::new(&self.config.fairness, models.iter().map(String::as_str))
+    }
+
+    /// Notes in the transcript what masking hid from `reader`.
+    fn note_masked(&mut self, now: Timestamp, reader: &str, masked: Vec<String>) {
+        for masking in masked {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("fair judging: {masking} in what the {reader} reads"),
+            );
+        }
     }
 
     fn context_json(&self) -> serde_json::Value {
@@ -964,6 +1060,20 @@ pub fn block_ids(tree: &ThesisTree) -> Vec<String> {
 /// A tree as the YAML an agent reads.
 pub fn tree_yaml(tree: &ThesisTree) -> String {
     yaml_serde::to_string(tree).unwrap_or_default()
+}
+
+/// Masks every field of `tree` an agent wrote (fair judging).
+fn cover_tree(blindfold: &mut Blindfold, tree: &mut ThesisTree) {
+    for block in &mut tree.blocks {
+        for field in [
+            &mut block.text,
+            &mut block.evidence,
+            &mut block.tradeoffs,
+            &mut block.risks,
+        ] {
+            blindfold.cover(field);
+        }
+    }
 }
 
 /// A critique item as the moderator sees it.

@@ -335,6 +335,11 @@ pub enum JudgeResult {
     Malformed { reason: String },
     /// No usable output after the retry; skipped for this round (INF-13).
     Skipped { reason: String },
+    /// Not asked: the judge shares the model family of the author it would
+    /// judge, under `recusal: recuse` (issue 29). The quorum counts the
+    /// panel without it; a binding judge recused still cannot be done
+    /// without, so the verdict cannot be ADOPT.
+    Recused { reason: String },
 }
 
 impl JudgeResult {

@@ -130,16 +130,20 @@ impl DecisionReview {
 
     pub(super) fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Stage::Critique, 1, now);
-        let tree = &self
+        let mut tree = self
             .proposal
             .as_ref()
             .expect("critique follows the proposal")
-            .parsed;
+            .parsed
+            .clone();
+        let mut blindfold = self.blindfold();
+        super::cover_tree(&mut blindfold, &mut tree);
+        self.note_masked(now, "critic", blindfold.into_masked());
         let context = json!({
             "topic": self.config.topic,
             "options": self.config.options,
             "context": self.context_json(),
-            "proposal_yaml": tree_yaml(tree),
+            "proposal_yaml": tree_yaml(&tree),
             "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
             "critique_mode": self.config.critique_mode.as_str(),
         });

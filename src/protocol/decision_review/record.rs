@@ -287,6 +287,18 @@ fn remaining_uncertainty(review: &DecisionReview, assessment: &Assessment) -> St
         }));
     }
     lines.extend(assessment.uncertainty.iter().cloned());
+    // A panel that voted as one is weaker evidence than its size says.
+    if let Some(agreement) = review
+        .evaluations()
+        .last()
+        .and_then(|evaluation| evaluation.agreement)
+        .filter(|agreement| agreement.fewer_than_two_votes())
+    {
+        lines.push(format!(
+            "the judges were effectively fewer than two independent votes: {}",
+            agreement.summary()
+        ));
+    }
     // Advisory lows: not a reason to revise (A6), but worth knowing.
     lines.extend(
         assessment

@@ -13,6 +13,7 @@ use super::model::{ChangeType, CritiqueItem, ItemDecision, RevisionOutput};
 use super::prompts::Template;
 use super::{DecisionReview, RevisionRound, Stage, change_verb, parse, tree_yaml};
 use crate::parse::Read;
+use crate::protocol::fairness::Blindfold;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Effect, LogKind, Timestamp};
 
@@ -65,7 +66,9 @@ impl DecisionReview {
 
     /// An item as the reviser reads it; the note is the latest word on it:
     /// the resolution's note after a verdict, else the moderation note.
-    fn item_json(&self, item: &CritiqueItem) -> serde_json::Value {
+    fn item_json(&self, item: &CritiqueItem, blindfold: &mut Blindfold) -> serde_json::Value {
+        let mut description = item.description.clone();
+        blindfold.cover(&mut description);
         let note = self
             .resolution(&item.id)
             .and_then(|resolution| resolution.note.clone())
@@ -75,7 +78,7 @@ impl DecisionReview {
             "target_block": item.target_block,
             "flaw_type": item.flaw_type,
             "severity": item.severity,
-            "description": item.description,
+            "description": description,
             "note": note.unwrap_or_default(),
         })
     }
@@ -105,21 +108,24 @@ impl DecisionReview {
         let reopened = to_answer
             .iter()
             .any(|item| self.resolution(&item.id).is_some());
+        // The critic's words as the reviser reads them (fair judging).
+        let mut blindfold = self.blindfold();
         let accepted: Vec<_> = to_answer
             .into_iter()
-            .map(|item| self.item_json(item))
+            .map(|item| self.item_json(item, &mut blindfold))
             .collect();
         let deferred: Vec<_> = self
             .open_deferred_items()
             .into_iter()
-            .map(|item| self.item_json(item))
+            .map(|item| self.item_json(item, &mut blindfold))
             .collect();
         let rejected: Vec<_> = self
             .critique_items()
             .iter()
             .filter(|item| self.standing_decision(&item.id) == Some(ItemDecision::Reject))
-            .map(|item| self.item_json(item))
+            .map(|item| self.item_json(item, &mut blindfold))
             .collect();
+        self.note_masked(now, "reviser", blindfold.into_masked());
         let context = json!({
             "topic": self.config.topic,
             "options": self.config.options,

@@ -4,6 +4,7 @@
 //! far. Not responsible for deciding anything: the verdict and the ranking
 //! are derived in [`super::evaluation`].
 
+use crate::protocol::fairness::agreement::Agreement;
 use std::collections::BTreeMap;
 
 use super::model::JudgeResult;
@@ -52,6 +53,7 @@ impl DecisionReview {
                         JudgeState::Malformed(reason.clone())
                     }
                     Some(JudgeResult::Skipped { reason }) => JudgeState::Skipped(reason.clone()),
+                    Some(JudgeResult::Recused { reason }) => JudgeState::Recused(reason.clone()),
                 };
                 let scored = result.and_then(JudgeResult::scores);
                 let scores = rows
@@ -96,6 +98,10 @@ impl DecisionReview {
                         let values = scores.synthesis.values();
                         values.iter().map(|v| f64::from(*v)).sum::<f64>() / values.len() as f64
                     }),
+                    kin: record
+                        .and_then(|record| record.kinship.as_ref())
+                        .filter(|kin| !kin.recused())
+                        .map(|kin| kin.describe()),
                 }
             })
             .collect::<Vec<_>>();
@@ -163,6 +169,8 @@ impl DecisionReview {
             binding_threshold: self.config.thresholds.binding,
             implied,
             leader,
+            fairness: self.config.fairness.describe(),
+            agreement: evaluation.agreement.as_ref().map(Agreement::summary),
         })
     }
 }

@@ -216,6 +216,11 @@ pub enum Absence {
     Malformed {
         reason: String,
     },
+    /// Left out for its model family (issue 29): not counted in the
+    /// panel's quorum, but a binding judge's place is still empty.
+    Recused {
+        reason: String,
+    },
 }
 
 impl Absence {
@@ -224,6 +229,7 @@ impl Absence {
             Absence::Pending => "pending",
             Absence::Skipped { .. } => "skipped",
             Absence::Malformed { .. } => "malformed",
+            Absence::Recused { .. } => "recused",
         }
     }
 }
@@ -232,7 +238,9 @@ impl fmt::Display for Absence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Absence::Pending => f.write_str("pending"),
-            Absence::Skipped { reason } | Absence::Malformed { reason } => {
+            Absence::Skipped { reason }
+            | Absence::Malformed { reason }
+            | Absence::Recused { reason } => {
                 write!(f, "{}: {reason}", self.label())
             }
         }
@@ -486,6 +494,9 @@ impl<'a> Scoresheet<'a> {
                 Some(JudgeResult::Malformed { reason }) => Standing::Missing(Absence::Malformed {
                     reason: reason.clone(),
                 }),
+                Some(JudgeResult::Recused { reason }) => Standing::Missing(Absence::Recused {
+                    reason: reason.clone(),
+                }),
             };
             seats.push(Seat { config, standing });
         }
@@ -545,7 +556,12 @@ impl<'a> Scoresheet<'a> {
     }
 
     fn quorum(&self) -> QuorumStatus {
-        let panel_size = self.seats.len();
+        // A recused judge is not of the panel the quorum counts (issue 29).
+        let panel_size = self
+            .seats
+            .iter()
+            .filter(|seat| !matches!(seat.standing, Standing::Missing(Absence::Recused { .. })))
+            .count();
         let required = quorum_required(panel_size);
         let present = self.present().count();
         QuorumStatus {

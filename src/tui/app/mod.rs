@@ -1179,7 +1179,8 @@ fn sanitize_board(board: &mut Board) {
             scoreboard.blocks.iter_mut().for_each(clean);
             for column in &mut scoreboard.judges {
                 if let crate::protocol::JudgeState::Malformed(reason)
-                | crate::protocol::JudgeState::Skipped(reason) = &mut column.state
+                | crate::protocol::JudgeState::Skipped(reason)
+                | crate::protocol::JudgeState::Recused(reason) = &mut column.state
                 {
                     clean(reason);
                 }

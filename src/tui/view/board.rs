@@ -180,11 +180,16 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
     let mut criteria = vec![Span::styled(pad(rows, BLOCK_COLUMN_WIDTH), theme.dim)];
     for column in &board.judges {
         let width = group_width(column);
-        let name = format!("{}{}", column.judge, if column.binding { "★" } else { "" });
+        let name = format!(
+            "{}{}{}",
+            column.judge,
+            if column.binding { "★" } else { "" },
+            if column.kin.is_some() { "≈" } else { "" }
+        );
         let style = match column.state {
             JudgeState::Scored | JudgeState::Pending => theme.role_panel,
             JudgeState::Malformed(_) => theme.status_malformed,
-            JudgeState::Skipped(_) => theme.status_skipped,
+            JudgeState::Skipped(_) | JudgeState::Recused(_) => theme.status_skipped,
         };
         judges.push(Span::styled(pad(&name, width), style));
         let mut heads = String::new();
@@ -212,6 +217,7 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
                     (JudgeState::Pending, None) => ("·".into(), theme.dim),
                     (JudgeState::Malformed(_), None) => ("?".into(), theme.status_malformed),
                     (JudgeState::Skipped(_), None) => ("–".into(), theme.status_skipped),
+                    (JudgeState::Recused(_), None) => ("r".into(), theme.status_skipped),
                     (JudgeState::Scored, None) => ("–".into(), theme.dim),
                 };
                 spans.push(Span::styled(pad(&text, CRITERION_COLUMN_WIDTH), style));
@@ -239,7 +245,13 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
                 format!("{} skipped: {reason}", column.judge),
                 theme.status_skipped,
             )),
-            _ => None,
+            JudgeState::Recused(reason) => {
+                Some((format!("recused: {reason}"), theme.status_skipped))
+            }
+            _ => column
+                .kin
+                .as_ref()
+                .map(|kin| (format!("≈ {kin}"), theme.dim)),
         };
         if let Some((text, style)) = note {
             out.push(Line::styled(crate::report::one_line(&text), style));
@@ -270,6 +282,9 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
             Span::raw(" "),
             Span::styled(implied.rule.clone(), theme.text),
         ]));
+    }
+    for line in [&board.agreement, &board.fairness].into_iter().flatten() {
+        out.push(Line::styled(crate::report::one_line(line), theme.dim));
     }
     out
 }
@@ -437,6 +452,7 @@ mod tests {
                     },
                     scores,
                     synthesis: None,
+                    kin: None,
                 }
             };
         let board = Scoreboard {
@@ -461,8 +477,47 @@ mod tests {
                 "so far (1 judge pending): A > C > B · Choose A unless risk matters most: there C is stronger."
                     .into(),
             ),
+            fairness: None,
+            agreement: None,
         };
         let theme = crate::tui::theme::Theme::builtin("dark").unwrap();
         insta::assert_snapshot!(text(&lines(&theme, &board)));
+    }
+
+    /// Issue 29: a judge of the proposer's family is marked beside its
+    /// name and named under the table, and the panel's agreement and how
+    /// it was kept fair follow the verdict.
+    #[test]
+    fn the_scoreboard_marks_a_kin_judge_and_shows_the_agreement() {
+        let kin = "judge.analyst shares the proposer's model family (anthropic): flagged";
+        let board = Scoreboard {
+            round: 1,
+            blocks: vec!["b1".into()],
+            judges: vec![ScoreColumn {
+                judge: "analyst".into(),
+                binding: true,
+                criteria: vec!["correctness".into()],
+                state: JudgeState::Scored,
+                scores: vec![vec![Some(4)]],
+                synthesis: Some(4.0),
+                kin: Some(kin.into()),
+            }],
+            binding_threshold: 3,
+            implied: None,
+            leader: None,
+            fairness: Some("blind · each judge its own order · recusal: flag".into()),
+            agreement: Some(
+                "agreement α 0.62 (ordinal), 2.4 of 3 votes independent, on 7 units".into(),
+            ),
+        };
+        let theme = crate::tui::theme::Theme::builtin("dark").unwrap();
+        let shown = text(&lines(&theme, &board));
+        assert!(shown.contains("analyst★≈"), "{shown}");
+        assert!(shown.contains(&format!("≈ {kin}")), "{shown}");
+        assert!(shown.contains("2.4 of 3 votes independent"), "{shown}");
+        assert!(
+            shown.contains("blind · each judge its own order · recusal: flag"),
+            "{shown}"
+        );
     }
 }

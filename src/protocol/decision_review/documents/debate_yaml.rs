@@ -5,6 +5,7 @@
 //! module and [`super::summary`]).
 
 use super::*;
+use crate::protocol::fairness::{Kinship, agreement::Agreement};
 
 /// The top-level `decision` block of debate.yaml: the fields of the
 /// review's mode (RULES.md A13).
@@ -186,6 +187,14 @@ pub struct JudgeStatusYaml {
     /// the exact format (`read score "4" as 4 (b2 feasibility)`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub normalised: Vec<String>,
+    /// The blocks in the order this judge read them (fair judging).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_blocks: Vec<String>,
+    /// Its criteria in the order it read them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_criteria: Vec<String>,
+    /// It shares the proposer's model family: flagged or recused.
+    pub kinship: Option<Kinship>,
 }
 
 #[serde_with::skip_serializing_none]
@@ -201,6 +210,40 @@ pub struct EvaluationRoundYaml {
     #[serde(default)]
     pub uncertainty: Vec<String>,
     pub judges: Vec<JudgeStatusYaml>,
+    /// How far the judges agreed and how many independent votes they were
+    /// worth (fair judging; evidence for the reader, not a verdict rule).
+    pub agreement: Option<AgreementYaml>,
+    /// What masking hid of the authors' self-identification.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub masked: Vec<String>,
+}
+
+/// [`Agreement`] as `debate.yaml` writes it, with the sentence a reader
+/// reads.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct AgreementYaml {
+    pub alpha: Option<f64>,
+    pub effective_votes: Option<f64>,
+    pub judges: usize,
+    pub units: usize,
+    pub summary: String,
+}
+
+impl From<&Agreement> for AgreementYaml {
+    fn from(agreement: &Agreement) -> Self {
+        AgreementYaml {
+            alpha: agreement.alpha.map(two_places),
+            effective_votes: agreement.effective_votes.map(two_places),
+            judges: agreement.judges,
+            units: agreement.units,
+            summary: agreement.summary(),
+        }
+    }
+}
+
+/// A measure as the record keeps it: two decimals are what it can claim.
+fn two_places(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -231,6 +274,10 @@ pub(super) struct FlatEvaluationYaml {
     #[serde(default)]
     uncertainty: Vec<String>,
     judges: Vec<JudgeStatusYaml>,
+    #[serde(default)]
+    agreement: Option<AgreementYaml>,
+    #[serde(default)]
+    masked: Vec<String>,
     rounds: Vec<EvaluationRoundYaml>,
 }
 
@@ -247,6 +294,8 @@ impl From<FlatEvaluationYaml> for EvaluationYaml {
                 quorum: flat.quorum,
                 uncertainty: flat.uncertainty,
                 judges: flat.judges,
+                agreement: flat.agreement,
+                masked: flat.masked,
             },
             rounds: flat.rounds,
         }
@@ -294,6 +343,7 @@ pub(super) fn evaluation_round_yaml(
                 ("malformed".to_string(), Some(reason.clone()))
             }
             Some(JudgeResult::Skipped { reason }) => ("skipped".to_string(), Some(reason.clone())),
+            Some(JudgeResult::Recused { reason }) => ("recused".to_string(), Some(reason.clone())),
         };
         judges.push(JudgeStatusYaml {
             role: judge.role,
@@ -306,6 +356,13 @@ pub(super) fn evaluation_round_yaml(
             normalised: record
                 .map(|record| record.normalised.clone())
                 .unwrap_or_default(),
+            read_blocks: record
+                .map(|record| record.block_order.clone())
+                .unwrap_or_default(),
+            read_criteria: record
+                .map(|record| record.criteria_order.clone())
+                .unwrap_or_default(),
+            kinship: record.and_then(|record| record.kinship.clone()),
         });
     }
     let assessment = evaluation.assessment.as_ref();
@@ -321,6 +378,8 @@ pub(super) fn evaluation_round_yaml(
             .map(|a| a.uncertainty.clone())
             .unwrap_or_default(),
         judges,
+        agreement: evaluation.agreement.as_ref().map(AgreementYaml::from),
+        masked: evaluation.masked.clone(),
     }
 }
 

@@ -389,7 +389,13 @@ pub(super) fn summary_md(review: &DecisionReview) -> Option<String> {
                 record.surviving_blocks.join(", ")
             }
         ));
+        if let Some(fairness) = review.config().fairness.describe() {
+            out.push_str(&format!("Fair judging: {fairness}.\n\n"));
+        }
         if let Some(evaluation) = review.evaluations().last() {
+            if let Some(agreement) = &evaluation.agreement {
+                out.push_str(&format!("Panel {}.\n\n", agreement.summary()));
+            }
             out.push_str(&scores_table(review, evaluation));
         }
     }
@@ -484,6 +490,11 @@ pub(super) fn scores_table(
             )),
             Some(JudgeResult::Skipped { .. }) | None => out.push_str(&format!(
                 "| {} | {} | — | skipped | — |\n",
+                judge.role,
+                judge.weight.as_str()
+            )),
+            Some(JudgeResult::Recused { .. }) => out.push_str(&format!(
+                "| {} | {} | — | recused (the proposer's model family) | — |\n",
                 judge.role,
                 judge.weight.as_str()
             )),
