@@ -418,6 +418,10 @@ pub struct RoleInfo {
     pub agent: String,
     /// Its judgement decides on its own (a binding judge).
     pub binding: bool,
+    /// How it judges fairly, in a word or two each for its pane's title
+    /// (`blind`, `own order`, `≈ anthropic`, `recused`); empty when the
+    /// debate does not judge fairly.
+    pub marks: Vec<String>,
 }
 
 impl RoleInfo {
@@ -434,7 +438,13 @@ impl RoleInfo {
             group,
             agent: agent.into(),
             binding: false,
+            marks: Vec::new(),
         }
+    }
+
+    /// The same role with the marks of how it judges fairly.
+    pub fn marked(self, marks: Vec<String>) -> Self {
+        RoleInfo { marks, ..self }
     }
 
     /// The same role, binding as `binding` says (a binding judge).

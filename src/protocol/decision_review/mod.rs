@@ -882,17 +882,21 @@ impl crate::protocol::Rules for DecisionReview {
             ),
         ];
         for judge in &config.panel {
-            roles.push(role(
-                &judge_slot_role(judge.role),
-                &crate::report::capitalised(judge.role.as_str()),
-                RoleGroup::Panel,
-                participants
-                    .judges
-                    .get(&judge.role)
-                    .map(String::as_str)
-                    .unwrap_or_default(),
-                judge.weight == Weight::Binding,
-            ));
+            let slot = judge_slot_role(judge.role);
+            roles.push(
+                role(
+                    &slot,
+                    &crate::report::capitalised(judge.role.as_str()),
+                    RoleGroup::Panel,
+                    participants
+                        .judges
+                        .get(&judge.role)
+                        .map(String::as_str)
+                        .unwrap_or_default(),
+                    judge.weight == Weight::Binding,
+                )
+                .marked(config.fairness.marks(&slot, "proposer")),
+            );
         }
         let mut label = format!(
             "decision review · {} · {} critique",

@@ -165,6 +165,26 @@ impl Fairness {
         )
     }
 
+    /// How the judge in `slot` judges `author`'s work, a word or two each,
+    /// for its pane: `blind`, `own order`, `≈ anthropic` (flagged kin) or
+    /// `recused`; nothing for a debate from before fair judging.
+    pub fn marks(&self, slot: &str, author: &str) -> Vec<String> {
+        let mut marks = Vec::new();
+        if self.blind {
+            marks.push("blind".to_string());
+        }
+        if self.order_seed.is_some() {
+            marks.push("own order".to_string());
+        }
+        if let Some(kin) = self.kinship(slot, author) {
+            marks.push(match kin.recused() {
+                true => "recused".to_string(),
+                false => format!("≈ {}", kin.family),
+            });
+        }
+        marks
+    }
+
     /// The family of a role slot, when known.
     pub fn family(&self, slot: &str) -> Option<&Family> {
         self.families.get(slot)
@@ -343,6 +363,27 @@ mod tests {
         assert_eq!(
             fairness(Recusal::Flag).kinship("judge.stylist", "proposer"),
             None
+        );
+    }
+
+    #[test]
+    fn a_judges_pane_is_marked_with_how_it_judges() {
+        assert_eq!(
+            fairness(Recusal::Flag).marks("judge.analyst", "proposer"),
+            ["blind", "own order", "≈ anthropic"]
+        );
+        assert_eq!(
+            fairness(Recusal::Recuse).marks("judge.analyst", "proposer"),
+            ["blind", "own order", "recused"]
+        );
+        assert_eq!(
+            fairness(Recusal::Flag).marks("judge.stylist", "proposer"),
+            ["blind", "own order"]
+        );
+        assert!(
+            Fairness::default()
+                .marks("judge.analyst", "proposer")
+                .is_empty()
         );
     }
 

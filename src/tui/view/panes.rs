@@ -100,8 +100,17 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
         .saturating_sub(badge.width());
     let star = if pane.role.binding { " ★" } else { "" };
     let agent = format!(" · {} ", agent_label(&pane.agent));
+    // How the judge judges fairly (`blind · own order · ≈ anthropic`), shown
+    // when there is room after the role's title.
+    let marks = match pane.role.marks.is_empty() {
+        true => String::new(),
+        false => format!(" [{}]", pane.role.marks.join(" · ")),
+    };
     let role_room = room.saturating_sub(1 + star.chars().count());
     let shows_agent = pane.role.title.chars().count() + agent.chars().count() <= role_room;
+    let shows_marks = shows_agent
+        && pane.role.title.chars().count() + agent.chars().count() + marks.chars().count()
+            <= role_room;
     let role_title = if shows_agent {
         pane.role.title.clone()
     } else {
@@ -113,6 +122,9 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     ];
     if pane.role.binding {
         title.push(Span::styled(star, theme.binding));
+    }
+    if shows_marks {
+        title.push(Span::styled(marks, theme.dim));
     }
     if shows_agent {
         title.push(Span::styled(agent, theme.dim));

@@ -21,6 +21,7 @@ fn role(slot: &str, title: &str) -> RoleInfo {
         group,
         agent: "script:test".into(),
         binding: slot == "judge.analyst",
+        marks: Vec::new(),
     }
 }
 
