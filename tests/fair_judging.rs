@@ -546,3 +546,29 @@ fn the_critic_and_the_reviser_read_the_others_signatures_masked() {
         "{transcript}"
     );
 }
+
+/// A judge switched to another model mid-debate is of that model's family
+/// from then on: switched to the proposer's family, it is recused.
+#[test]
+fn a_judge_switched_to_the_proposers_family_is_recused() {
+    let mut pairs = vec![("proposer", "anthropic"), ("judge.stylist", "openai")];
+    pairs.push(("critic", "openai"));
+    let fairness = Fairness::new(true, 3, Recusal::Recuse, families(&pairs));
+    let mut run = Run::new(config(&scripted(), fairness));
+    run.send(Input::AgentSwitched {
+        role: "judge.stylist".into(),
+        agent: "anthropic:claude-haiku-4-5".into(),
+        price: None,
+    });
+    run.finish("proposer", &proposal_text());
+    run.finish("critic", &default_critique());
+    run.accept_all();
+    run.finish("proposer", &revision_text(&ITEMS));
+    let prompts = run.judge_prompts();
+    assert!(
+        !prompts.contains_key("judge.stylist"),
+        "{:?}",
+        prompts.keys()
+    );
+    assert_eq!(prompts.len(), 2);
+}

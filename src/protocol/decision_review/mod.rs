@@ -28,7 +28,7 @@ pub mod writing;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::fairness::{Blindfold, Fairness, Kinship, agreement::Agreement};
+use crate::protocol::fairness::{self, Blindfold, Fairness, Kinship, agreement::Agreement};
 use crate::protocol::{DebateCore, GivenUp, SharedSteps};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -599,6 +599,24 @@ impl DecisionReview {
     /// moderator's switch, so debate.yaml names who plays each role now.
     fn sync_participants(&mut self) {
         let agents = self.core.calls.agents();
+        // A role switched to another model is of that model's family from
+        // now on, by the built-in table (an override named the old agent).
+        if !self.config.fairness.is_legacy() {
+            let before = self.config.participants.by_slot();
+            for (slot, agent) in agents.iter() {
+                if before.get(slot) == Some(agent) {
+                    continue;
+                }
+                let family = agent
+                    .split_once(':')
+                    .and_then(|(provider, model)| fairness::family::detect(provider, model));
+                let families = &mut self.config.fairness.families;
+                match family {
+                    Some(family) => families.insert(slot.clone(), family),
+                    None => families.remove(slot),
+                };
+            }
+        }
         let participants = &mut self.config.participants;
         if let Some(agent) = agents.get("proposer") {
             participants.proposer = agent.clone();
