@@ -15,6 +15,7 @@ use quorum::protocol::council::model::{
 };
 use quorum::protocol::council::verdict::{self, overlap};
 use quorum::protocol::council::{Council, CouncilConfig, Step};
+use quorum::protocol::fairness::{Fairness, Recusal};
 use quorum::protocol::{ContextDoc, ItemDecision, Outcome, Protocol, Verdict};
 use serde_json::{Value, json};
 use support::harness::t0;
@@ -125,7 +126,11 @@ fn position(participant: &str, stances: &[(&str, &str)], merges: &[(&str, &str)]
 /// (F002), performance a HIGH (F003), the checker a LOW (F004), the
 /// devil's advocate nothing.
 fn published() -> Harness {
-    let mut h = standard();
+    published_from(standard())
+}
+
+/// `h` with the independent phase answered as [`published`] answers it.
+fn published_from(mut h: Harness) -> Harness {
     h.answer(
         "expert.security/independent/r0",
         &findings(
@@ -1539,4 +1544,97 @@ fn rf_04_06_07_reader_first_summary() {
     let summary = h.document("summary.md");
     assert!(summary.contains(&lead));
     assert!(summary.contains("## How this was decided"));
+}
+
+// ---- fair judging (issue 29) -------------------------------------------------------
+
+/// The standard council, judging blind with each participant in its own
+/// order.
+fn blind() -> Harness {
+    let mut config = config(
+        &["security", "performance"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Review,
+    );
+    config.seating.fairness = Fairness::new(true, 5, Recusal::Off, Default::default());
+    harness(config)
+}
+
+/// The inventory a final position reads, as its prompt carries it.
+fn final_inventory(h: &Harness, role: &str) -> Vec<Value> {
+    let prompt = h.prompt_of(&format!("{role}/final/"));
+    let start = prompt.find("```json\n[").expect("the inventory") + "```json\n".len();
+    let end = start + prompt[start..].find("\n```").expect("its end");
+    serde_json::from_str(&prompt[start..end]).expect("the inventory is JSON")
+}
+
+/// Issue 29: a blind council's final positions read the findings without
+/// who raised them (each participant's own are listed apart), each in its
+/// own order; a council from before fair judging reads them as it did.
+#[test]
+fn issue_29_final_positions_read_the_findings_blind_and_in_their_own_order() {
+    let mut h = published_from(blind());
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    let mut orders = std::collections::BTreeSet::new();
+    for role in ["expert.security", "expert.performance", CHECKER, DEVIL] {
+        let inventory = final_inventory(&h, role);
+        assert_eq!(inventory.len(), 4, "{role}");
+        for finding in &inventory {
+            assert!(
+                finding.get("origin").is_none(),
+                "{role} reads who raised {finding}"
+            );
+        }
+        orders.insert(
+            inventory
+                .iter()
+                .map(|finding| finding["id"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert!(
+        orders.len() > 1,
+        "every participant read one order: {orders:?}"
+    );
+    let security = h.prompt_of("expert.security/final/");
+    assert!(security.contains("You brought F001, F002"), "{security}");
+
+    let mut legacy = published();
+    legacy.answer("devil-advocate/challenge/r1", &devil(&[]));
+    let inventory = final_inventory(&legacy, "expert.performance");
+    assert_eq!(inventory[0]["origin"], "expert.security");
+    let ids: Vec<&str> = inventory
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["F001", "F002", "F003", "F004"]);
+}
+
+/// Issue 29: a participant's naming of itself in a finding is masked in
+/// what the final positions read, and the transcript notes it once.
+#[test]
+fn issue_29_a_blind_council_masks_self_identification_for_the_final_positions() {
+    let mut h = blind();
+    h.answer(
+        "expert.security/independent/r0",
+        &findings(
+            "expert.security",
+            &[finding(
+                "HIGH",
+                "Timing attack",
+                "As Claude, I see that the signature comparison leaks timing.",
+                &["security"],
+            )],
+        ),
+    );
+    for role in ["expert.performance", CHECKER, DEVIL] {
+        h.answer(&format!("{role}/independent/r0"), &findings(role, &[]));
+    }
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    let prompt = h.prompt_of("expert.performance/final/");
+    assert!(prompt.contains("As [model], I see that"), "{prompt}");
+    let transcript = h.document("transcript.md");
+    let note = "fair judging: masked `Claude` as [model] in what the final positions read";
+    assert_eq!(transcript.matches(note).count(), 1, "{transcript}");
 }

@@ -30,7 +30,7 @@ use crate::engine::{
 };
 use crate::input;
 use crate::prompts::{PromptSet, default_override_dir};
-use crate::protocol::fairness::{Fairness, Family};
+use crate::protocol::fairness::{Fairness, Family, Recusal};
 use crate::protocol::registry::{
     self, Configure, DebateDefinition, ProtocolKind, RoleSlot, Setting,
 };
@@ -319,31 +319,45 @@ pub fn prepare_in(
         prompt_overrides: prompts.overrides().clone(),
     };
     // Fair judging is recorded where the debate applies it: a protocol
-    // whose panel does not judge fairly yet keeps no setting it ignores.
-    let fairness = if configured.judged_authors().is_empty() {
-        let asked = [
-            (flags.no_blind, "--no-blind"),
-            (flags.recusal.is_some(), "--recusal"),
-            (spec.blind.is_some(), "blind"),
-            (spec.recusal.is_some(), "recusal"),
-        ];
-        if let Some((_, field)) = asked.into_iter().find(|(asked, _)| *asked) {
-            return Err(locate(
-                SpecError::new(format!(
-                    "fair judging applies so far to the decision review's architecture and comparative modes, not to a {}",
-                    configured.label()
-                ))
-                .field(field),
-            ));
-        }
-        Fairness::default()
-    } else {
-        Fairness::new(
+    // whose panel does not judge fairly yet keeps no setting it ignores,
+    // and is not asked for one.
+    let blind_asked = [
+        (flags.no_blind, "--no-blind"),
+        (spec.blind.is_some(), "blind"),
+    ];
+    let recusal_asked = [
+        (flags.recusal.is_some(), "--recusal"),
+        (spec.recusal.is_some(), "recusal"),
+    ];
+    let recuses = !configured.judged_authors().is_empty();
+    let refused = match (configured.reads_blind(), recuses) {
+        (false, _) => blind_asked
+            .iter()
+            .chain(&recusal_asked)
+            .find(|(asked, _)| *asked),
+        (true, false) => recusal_asked.iter().find(|(asked, _)| *asked),
+        (true, true) => None,
+    };
+    if let Some((_, field)) = refused {
+        return Err(locate(
+            SpecError::new(format!(
+                "a {} does not apply this part of fair judging yet (see Fair judging in the README)",
+                configured.label()
+            ))
+            .field(*field),
+        ));
+    }
+    let fairness = match configured.reads_blind() {
+        false => Fairness::default(),
+        true => Fairness::new(
             !flags.no_blind && spec.blind.unwrap_or(true),
             crate::protocol::fairness::order::seed_of(spec.topic.trim()),
-            flags.recusal.or(spec.recusal).unwrap_or_default(),
+            match recuses {
+                true => flags.recusal.or(spec.recusal).unwrap_or_default(),
+                false => Recusal::Off,
+            },
             families,
-        )
+        ),
     };
     let definition = configured.define(Setting {
         topic: spec.topic.trim().to_string(),

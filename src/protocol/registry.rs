@@ -409,6 +409,11 @@ pub trait Configured {
     fn judged_authors(&self) -> Vec<(String, String)> {
         Vec::new()
     }
+    /// Whether what its judges read is blind and in each judge's own order
+    /// (fair judging); by default, where authors are judged.
+    fn reads_blind(&self) -> bool {
+        !self.judged_authors().is_empty()
+    }
 }
 
 /// A verdict recomputed from the files on disk (`quorum verdict DIR`).

@@ -10,10 +10,47 @@ use serde_json::json;
 use super::model;
 use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts, rulings, verdict};
+use crate::protocol::fairness::Blindfold;
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Effect, LogKind, Timestamp};
 
 impl Council {
+    /// The inventory and the exchange as `role` reads them for its final
+    /// position. When the council judges blind, nothing says who raised,
+    /// challenged or answered what (the participant's own are listed apart,
+    /// and the merges it is asked about name their origins, which a merge
+    /// needs), and an author's naming of itself is masked; each participant
+    /// reads the inventory in its own order.
+    fn final_reading(
+        &self,
+        role: &str,
+        blindfold: &mut Blindfold,
+    ) -> (serde_json::Value, serde_json::Value) {
+        let fairness = &self.config.seating.fairness;
+        let mut inventory = self.inventory();
+        let mut history = self.history();
+        if fairness.blind {
+            unsigned(&mut inventory, &["origin"]);
+            unsigned(&mut history, &["by", "from", "to"]);
+            blindfold.cover_json(&mut inventory);
+            blindfold.cover_json(&mut history);
+        }
+        if let serde_json::Value::Array(items) = &mut inventory {
+            *items = fairness.arrange(items, role);
+        }
+        (inventory, history)
+    }
+
+    /// What hides the authors' self-identification in a blind council: the
+    /// built-in names and the models its participants run.
+    fn blindfold(&self) -> Blindfold {
+        let seating = &self.config.seating;
+        Blindfold::for_agents(
+            &seating.fairness,
+            seating.agents.values().map(String::as_str),
+        )
+    }
+
     pub(super) fn start_final(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Step::Final, now);
         let present = self.present();
@@ -33,17 +70,32 @@ impl Council {
             self.budget_exhausted = Some(reason);
         }
         let mut effects = Vec::new();
+        if let Some(fairness) = self.config.seating.fairness.describe() {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("fair judging: the final positions read {fairness}"),
+            );
+        }
+        let mut blindfold = self.blindfold();
         for role in present {
             let mut context = self.base_context(&role);
-            context["inventory"] = pretty(self.inventory());
-            context["history"] = pretty(self.history());
+            let (inventory, history) = self.final_reading(&role, &mut blindfold);
+            context["inventory"] = pretty(inventory);
+            context["history"] = pretty(history);
             context["own"] = json!(
                 self.open_ids()
                     .into_iter()
                     .filter(|id| self.origins_of(id).contains(&role))
                     .collect::<Vec<_>>()
             );
-            context["open"] = json!(self.open_ids());
+            context["open"] = json!(
+                self.config
+                    .seating
+                    .fairness
+                    .arrange(&self.open_ids(), &role)
+            );
             let merges: Vec<serde_json::Value> = self.merge_candidates
                     .iter()
                     .filter(|m| m.findings.iter().any(|id| self.origins_of(id).contains(&role)))
@@ -68,6 +120,18 @@ impl Council {
                 Ok(effect) => effects.push(effect),
                 Err(failed) => return failed,
             }
+        }
+        // Each masking once, however many participants read it.
+        let mut masked = blindfold.into_masked();
+        masked.sort();
+        masked.dedup();
+        for masking in masked {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("fair judging: {masking} in what the final positions read"),
+            );
         }
         effects
     }
@@ -180,5 +244,18 @@ impl Council {
         self.assessment = Some(assessment);
         self.exchange.final_summary(&self.present());
         vec![self.core.decide(now, verdict, rule)]
+    }
+}
+
+/// `value` with the fields named `keys` taken out at every depth: who
+/// wrote what, for a blind reader.
+fn unsigned(value: &mut serde_json::Value, keys: &[&str]) {
+    match value {
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|item| unsigned(item, keys)),
+        serde_json::Value::Object(fields) => {
+            fields.retain(|key, _| !keys.contains(&key.as_str()));
+            fields.values_mut().for_each(|field| unsigned(field, keys));
+        }
+        _ => {}
     }
 }

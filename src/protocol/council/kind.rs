@@ -339,6 +339,12 @@ impl CouncilOptions {
 }
 
 impl Configured for CouncilOptions {
+    /// Every participant's final position reads the findings blind and in
+    /// its own order (fair judging); the council has no recusal yet.
+    fn reads_blind(&self) -> bool {
+        true
+    }
+
     fn label(&self) -> String {
         format!(
             "council ({}, {}, {})",

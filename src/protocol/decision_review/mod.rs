@@ -673,20 +673,10 @@ impl DecisionReview {
 
     /// What hides the authors' self-identification from the other agents
     /// when judging is blind: the built-in names and the models this
-    /// debate's agents run (a scripted or human role's label names no
-    /// model).
+    /// debate's agents run.
     fn blindfold(&self) -> Blindfold {
-        let models: Vec<String> = self
-            .config
-            .participants
-            .by_slot()
-            .into_values()
-            .filter_map(|agent| {
-                let (provider, model) = agent.split_once(':')?;
-                (!matches!(provider, "script" | "human")).then(|| model.to_string())
-            })
-            .collect();
-        Blindfold::new(&self.config.fairness, models.iter().map(String::as_str))
+        let agents = self.config.participants.by_slot();
+        Blindfold::for_agents(&self.config.fairness, agents.values().map(String::as_str))
     }
 
     /// Notes in the transcript what masking hid from `reader`.

@@ -251,6 +251,20 @@ impl Blindfold {
         }
     }
 
+    /// For a debate under `fairness` whose agents are `agents`
+    /// (`provider:model`): a scripted or human role's label names no model,
+    /// so only the others' models are masked by name.
+    pub fn for_agents<'a>(
+        fairness: &Fairness,
+        agents: impl IntoIterator<Item = &'a str>,
+    ) -> Blindfold {
+        let models = agents.into_iter().filter_map(|agent| {
+            let (provider, model) = agent.split_once(':')?;
+            (!matches!(provider, "script" | "human")).then_some(model)
+        });
+        Blindfold::new(fairness, models)
+    }
+
     /// Masks `text` in place.
     pub fn cover(&mut self, text: &mut String) {
         if let Some(masker) = &self.masker {
@@ -260,6 +274,20 @@ impl Blindfold {
                     .extend(result.maskings.iter().map(mask::Masking::describe));
                 *text = result.text;
             }
+        }
+    }
+
+    /// Masks every text inside `value` (the keys are quorum's own).
+    pub fn cover_json(&mut self, value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::String(text) => self.cover(text),
+            serde_json::Value::Array(items) => {
+                items.iter_mut().for_each(|item| self.cover_json(item))
+            }
+            serde_json::Value::Object(fields) => {
+                fields.values_mut().for_each(|field| self.cover_json(field));
+            }
+            _ => {}
         }
     }
 
