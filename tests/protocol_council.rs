@@ -1638,3 +1638,49 @@ fn issue_29_a_blind_council_masks_self_identification_for_the_final_positions() 
     let note = "fair judging: masked `Claude` as [model] in what the final positions read";
     assert_eq!(transcript.matches(note).count(), 1, "{transcript}");
 }
+
+/// Issue 29: how far the final positions agreed goes into council.json and
+/// the summary, and a council that voted as one says its confirmations rest
+/// on fewer votes than its headcount.
+#[test]
+fn issue_29_the_final_positions_agreement_is_recorded() {
+    let mut h = published_from(blind());
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    let all = [
+        ("F001", "endorse"),
+        ("F002", "endorse"),
+        ("F003", "dispute"),
+        ("F004", "endorse"),
+    ];
+    finish_with(&mut h, &all);
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    let agreement = &record["agreement"];
+    assert_eq!(agreement["participants"], 4, "{agreement}");
+    assert_eq!(agreement["findings"], 4, "{agreement}");
+    // Every participant voted alike; pairs that share one finding only
+    // count as independent, so the figure is near one vote, not exactly.
+    assert!(
+        agreement["effective_votes"].as_f64().unwrap() < 2.0,
+        "{agreement}"
+    );
+    assert_eq!(agreement["alpha"], 1.0, "{agreement}");
+    let summary = h.document("summary.md");
+    assert!(summary.contains("Final positions: agreement"), "{summary}");
+    assert!(
+        summary.contains("effectively fewer than two independent votes"),
+        "{summary}"
+    );
+    assert!(
+        h.document("transcript.md")
+            .contains("the final positions: agreement")
+    );
+
+    let mut legacy = published();
+    legacy.answer("devil-advocate/challenge/r1", &devil(&[]));
+    finish_with(&mut legacy, &all);
+    let record: Value = serde_json::from_str(&legacy.document("council.json")).unwrap();
+    assert!(
+        record.get("agreement").is_none(),
+        "a council from before keeps its record"
+    );
+}

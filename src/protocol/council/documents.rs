@@ -304,6 +304,19 @@ pub fn companion(council: &Council) -> Value {
         }).collect::<Vec<_>>(),
         "against_rulings": council.against_rulings(),
     });
+    // How far the final positions agreed (fair judging; none before it).
+    if let (Some(agreement), Some(map)) = (council.agreement(), record.as_object_mut()) {
+        map.insert(
+            "agreement".into(),
+            json!({
+                "alpha": agreement.alpha,
+                "effective_votes": agreement.effective_votes,
+                "participants": agreement.judges,
+                "findings": agreement.units,
+                "summary": agreement.summary(),
+            }),
+        );
+    }
     if council.config().mode.proposes()
         && let Some(map) = record.as_object_mut()
     {
@@ -825,6 +838,18 @@ fn process_md(council: &Council) -> String {
     out.push_str("\n\n");
     if let Some(Outcome::Decided { rule, .. }) = council.outcome() {
         out.push_str(&format!("Verdict rule: {rule}.\n\n"));
+    }
+    if let Some(fairness) = config.seating.fairness.describe() {
+        out.push_str(&format!("The final positions read {fairness}.\n\n"));
+    }
+    if let Some(agreement) = council.agreement() {
+        out.push_str(&format!("Final positions: {}.", agreement.summary()));
+        if agreement.fewer_than_two_votes() {
+            out.push_str(
+                " Still uncertain: the participants were effectively fewer than two independent votes, so the confirmations rest on less than the headcount suggests.",
+            );
+        }
+        out.push_str("\n\n");
     }
     if let Some(assessment) = council.assessment() {
         out.push_str("| Finding | Severity | Origin | State | Why |\n|---|---|---|---|---|\n");

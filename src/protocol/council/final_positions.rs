@@ -11,6 +11,7 @@ use super::model;
 use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts, rulings, verdict};
 use crate::protocol::fairness::Blindfold;
+use crate::protocol::fairness::agreement::{self, Agreement};
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Effect, LogKind, Timestamp};
 
@@ -39,6 +40,44 @@ impl Council {
             *items = fairness.arrange(items, role);
         }
         (inventory, history)
+    }
+
+    /// How far the final positions agreed (issue 29): each finding still
+    /// standing is a unit, each participant's stance on it a vote (dispute
+    /// 1, abstain 2, endorse 3); an origin's word on its own finding, a
+    /// withdrawal or a parked proposal is no vote.
+    fn final_agreement(&self, assessment: &verdict::Assessment) -> Agreement {
+        let voters: Vec<&model::FinalPosition> = self.positions.values().collect();
+        let units = assessment
+            .findings
+            .iter()
+            .filter(|finding| finding.active())
+            .map(|finding| {
+                voters
+                    .iter()
+                    .map(|position| {
+                        if finding.origins.contains(&position.participant) {
+                            return None;
+                        }
+                        // A merged finding takes a stance on any of its parts.
+                        let stance = position
+                            .positions
+                            .iter()
+                            .find(|p| p.id == finding.id || finding.merged_from.contains(&p.id))?;
+                        match stance.stance {
+                            model::Stance::Dispute => Some(1),
+                            model::Stance::Abstain => Some(2),
+                            model::Stance::Endorse => Some(3),
+                            model::Stance::Withdraw | model::Stance::Park => None,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        agreement::agreement(&agreement::Ratings {
+            judges: voters.len(),
+            units,
+        })
     }
 
     /// What hides the authors' self-identification in a blind council: the
@@ -239,6 +278,16 @@ impl Council {
                 None,
                 format!("{} {}: {}", outcome.id, outcome.severity, outcome.rule),
             );
+        }
+        if !self.config.seating.fairness.is_legacy() {
+            let agreement = self.final_agreement(&assessment);
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("the final positions: {}", agreement.summary()),
+            );
+            self.agreement = Some(agreement);
         }
         let (verdict, rule) = (assessment.verdict, assessment.rule.clone());
         self.assessment = Some(assessment);

@@ -63,6 +63,7 @@ pub mod verdict;
 
 pub use kind::{KIND, NAME};
 
+use crate::protocol::fairness::agreement::Agreement;
 use crate::protocol::{DebateCore, GivenUp, Seating};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -232,6 +233,9 @@ pub struct Council {
     responses: Vec<Response>,
     merge_candidates: Vec<MergeCandidate>,
     positions: Positions,
+    /// How far the final positions agreed and how many independent votes
+    /// they were worth (fair judging; a council from before it has none).
+    agreement: Option<Agreement>,
     handoff: Option<Handoff>,
     submissions: Vec<Submission>,
     rounds: Vec<RoundRecord>,
@@ -300,6 +304,7 @@ impl Council {
             responses: Vec::new(),
             merge_candidates: Vec::new(),
             positions: Positions::new(),
+            agreement: None,
             handoff: None,
             submissions: Vec::new(),
             rounds: Vec::new(),
@@ -355,6 +360,9 @@ impl Council {
     }
     pub fn positions(&self) -> &Positions {
         &self.positions
+    }
+    pub fn agreement(&self) -> Option<&Agreement> {
+        self.agreement.as_ref()
     }
     pub fn handoff(&self) -> Option<&Handoff> {
         self.handoff.as_ref()
