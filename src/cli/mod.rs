@@ -114,9 +114,8 @@ pub struct RunFlags {
     /// How the moderator's items are decided without a person at the keyboard
     #[arg(long, value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
-    /// Let judges read who wrote what: an author's self-identification is
-    /// not masked, and every judge reads in the order written (judging is
-    /// blind and shuffled by default)
+    /// Let judges read an author's self-identification unmasked (judging is
+    /// blind by default; each judge still reads in its own order)
     #[arg(long)]
     pub no_blind: bool,
     /// A judge of the same model family as the author it judges: flag
