@@ -11,13 +11,11 @@ use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
 use quorum::protocol::ItemDecision;
-use quorum::protocol::Seating;
 use quorum::protocol::council::model::{
     CHECKER, ChallengeState, CouncilMode, DEVIL, Intensity, Preset,
 };
 use quorum::protocol::council::{Council, CouncilConfig};
 use serde_json::{Value, json};
-use support::harness::t0;
 
 type Harness = support::harness::Harness<Council>;
 
@@ -38,13 +36,7 @@ fn config() -> CouncilConfig {
         context_summary: "Review the handler that credits balances.".into(),
         context_policy: "minimal-non-leading".into(),
         outputs: "/tmp/quorum-bind-council-tests/.outputs".into(),
-        seating: Seating {
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: t0(),
-            hold_for_moderator: false,
-            ..Default::default()
-        },
+        seating: support::harness::seated(Default::default()),
         binds_rulings: true,
     };
     for slot in config.participants() {

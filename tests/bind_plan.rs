@@ -9,7 +9,6 @@ mod support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
-use quorum::protocol::Seating;
 use quorum::protocol::plan::documents;
 use quorum::protocol::plan::{Plan, PlanConfig};
 use quorum::protocol::{ItemDecision, Outcome, Protocol};
@@ -27,13 +26,7 @@ fn start() -> Harness {
         topic: "Let tenants export their data as CSV".into(),
         context: Vec::new(),
         simple: false,
-        seating: Seating {
-            agents,
-            prices: Default::default(),
-            started_at: t0(),
-            hold_for_moderator: false,
-            ..Default::default()
-        },
+        seating: support::harness::seated(agents),
         checks_rulings: true,
     };
     Harness::start(Plan::new(config, Arc::new(PromptSet::builtin())))

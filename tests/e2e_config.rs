@@ -497,12 +497,7 @@ fn a_specs_fair_judging_keys_are_recorded_and_a_bad_family_is_located() {
         &[],
     );
     ran.assert_code(0);
-    let folder = std::fs::read_dir(&out)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let folder = sandbox.run_dir();
     let journal = std::fs::read_to_string(folder.join("journal.jsonl")).unwrap();
     let first: serde_json::Value = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
     let fairness = &first["event"]["definition"]["fairness"];

@@ -8,7 +8,6 @@ mod support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
-use quorum::protocol::Seating;
 use quorum::protocol::council::model::{
     CHECKER, ChallengeState, CouncilMode, DEVIL, FindingState, Intensity, Preset, ProposalStatus,
     Severity,
@@ -46,13 +45,7 @@ fn config(
         context_summary: "Review the handler that credits balances.".into(),
         context_policy: "minimal-non-leading".into(),
         outputs: "/tmp/quorum-council-tests/.outputs".into(),
-        seating: Seating {
-            agents: Default::default(),
-            prices: Default::default(),
-            started_at: t0(),
-            hold_for_moderator: false,
-            ..Default::default()
-        },
+        seating: support::harness::seated(Default::default()),
         binds_rulings: true,
     };
     for slot in config.participants() {
@@ -213,10 +206,7 @@ fn fp_01_02_03_04_05_defaults_and_input_fields() {
         .unwrap();
     let definition = configured.define(Setting {
         topic: SCOPE.into(),
-        seating: Seating {
-            started_at: t0(),
-            ..Seating::default()
-        },
+        seating: support::harness::seated(Default::default()),
         ..Setting::default()
     });
     let config: CouncilConfig = definition.config().unwrap();

@@ -7,11 +7,9 @@ mod support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
-use quorum::protocol::Seating;
 use quorum::protocol::plan::model::{Source, Verification};
 use quorum::protocol::plan::{Plan, PlanConfig};
 use quorum::protocol::{BoardView, ContextDoc, Input, ItemDecision, Outcome, Protocol, RoleGroup};
-use support::harness::t0;
 use support::plan::{challenges, draft, proposals, reopening, responses, synthesis};
 
 const GOAL: &str = "Let tenants export their data as CSV";
@@ -31,13 +29,7 @@ fn config(simple: bool) -> PlanConfig {
             text: CONTEXT_TEXT.into(),
         }],
         simple,
-        seating: Seating {
-            agents,
-            prices: Default::default(),
-            started_at: t0(),
-            hold_for_moderator: false,
-            ..Default::default()
-        },
+        seating: support::harness::seated(agents),
         checks_rulings: true,
     }
 }

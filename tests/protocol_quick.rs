@@ -28,10 +28,7 @@ fn config(mode: QuickMode) -> QuickConfig {
         constraints: Vec::new(),
         revision: true,
         seating: Seating {
-            agents: Default::default(),
-            prices: Default::default(),
             started_at: t0(),
-            hold_for_moderator: false,
             ..Default::default()
         },
         checks_rulings: true,
@@ -55,9 +52,7 @@ fn config(mode: QuickMode) -> QuickConfig {
                 .into_iter()
                 .map(|(slot, _)| (slot.clone(), format!("script:{slot}")))
                 .collect(),
-            prices: Default::default(),
             started_at: t0(),
-            hold_for_moderator: false,
             ..Default::default()
         },
         checks_rulings: true,

@@ -8,11 +8,9 @@ mod support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
-use quorum::protocol::Seating;
 use quorum::protocol::rca::model::{ChallengeState, Finding, Status};
 use quorum::protocol::rca::{Rca, RcaConfig, SeededHypothesis};
 use quorum::protocol::{BoardView, ContextDoc, ItemDecision, Outcome, Protocol, Verdict};
-use support::harness::t0;
 use support::rca::{answers, critic, findings};
 
 const PROBLEM: &str = "Checkout p99 rose from 180 ms to 2.4 s at 14:03 UTC";
@@ -32,13 +30,7 @@ fn config(debuggers: &[&str]) -> RcaConfig {
         }],
         debuggers: debuggers.iter().map(|name| name.to_string()).collect(),
         seeded: Vec::new(),
-        seating: Seating {
-            agents,
-            prices: Default::default(),
-            started_at: t0(),
-            hold_for_moderator: false,
-            ..Default::default()
-        },
+        seating: support::harness::seated(agents),
         restates_hedged_claims: true,
     }
 }

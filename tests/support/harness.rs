@@ -10,6 +10,18 @@ pub fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 12, 1, 9, 0, 0).unwrap()
 }
 
+/// A debate seated with `agents` (slot → `provider:model`) at [`t0`],
+/// with no prices, no live moderator and the setting of a debate from
+/// before fair judging.
+#[allow(dead_code)]
+pub fn seated(agents: std::collections::BTreeMap<String, String>) -> quorum::protocol::Seating {
+    quorum::protocol::Seating {
+        agents,
+        started_at: t0(),
+        ..Default::default()
+    }
+}
+
 /// A protocol under test and what it asked for.
 pub struct Harness<P: Protocol> {
     pub protocol: P,

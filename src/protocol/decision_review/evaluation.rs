@@ -346,9 +346,8 @@ impl DecisionReview {
         evaluation.held = false;
         let round = evaluation.round;
         // A debate from before fair judging keeps the record it had.
-        let measured = !self.config.fairness.is_legacy();
-        let agreement = evaluation.agreement();
-        if measured {
+        if !self.config.fairness.is_legacy() {
+            let agreement = evaluation.agreement();
             evaluation.agreement = Some(agreement);
             self.push_log(
                 now,
