@@ -541,8 +541,8 @@ fn a_specs_fair_judging_keys_are_recorded_and_a_bad_family_is_located() {
 }
 
 /// Issue 29: a part of fair judging asked of a protocol that does not apply
-/// it yet (recusal of a council) is refused, naming the flag, before
-/// anything is written.
+/// it yet (recusal in a root-cause analysis, which scores no one's work) is
+/// refused, naming the flag, before anything is written.
 #[test]
 fn fair_judging_asked_of_a_protocol_without_it_is_refused() {
     let sandbox = Sandbox::new();
@@ -551,7 +551,7 @@ fn fair_judging_asked_of_a_protocol_without_it_is_refused() {
         &[
             "demo",
             "--protocol",
-            "council",
+            "rca",
             "--headless",
             "--recusal",
             "recuse",
@@ -562,7 +562,7 @@ fn fair_judging_asked_of_a_protocol_without_it_is_refused() {
     );
     ran.assert_code(2);
     assert!(
-        ran.stderr.contains("--recusal: a council")
+        ran.stderr.contains("--recusal: a root-cause")
             && ran
                 .stderr
                 .contains("does not apply this part of fair judging yet"),
@@ -570,6 +570,75 @@ fn fair_judging_asked_of_a_protocol_without_it_is_refused() {
         ran.stderr
     );
     assert!(!out.exists(), "nothing is written");
+}
+
+/// Issue 29, recusal in the council, end to end: the demo council with the
+/// security expert and the devil's advocate given one family and
+/// `--recusal recuse`; the devil is left out of the security expert's
+/// findings in council.json, the transcript and `quorum verdict`.
+#[test]
+fn a_council_participant_of_the_origins_family_is_recused_from_its_findings() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .quorum(
+            &[
+                "demo",
+                "--protocol",
+                "council",
+                "--export-script",
+                "demo.yaml",
+            ],
+            &[],
+        )
+        .assert_code(0);
+    let exported = std::fs::read_to_string(sandbox.path().join("demo.yaml")).unwrap();
+    let kin = "agents:\n  default: script\n  \
+               expert.security: {provider: script, family: anthropic}\n  \
+               devil-advocate: {provider: script, family: anthropic}\n";
+    assert!(
+        exported.contains("agents:\n  default: script\n"),
+        "{exported}"
+    );
+    sandbox.write(
+        "spec.yaml",
+        &exported.replace("agents:\n  default: script\n", kin),
+    );
+    let out = sandbox.out();
+    let out = out.to_str().unwrap();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            "spec.yaml",
+            "--headless",
+            "--speed",
+            "50",
+            "--recusal",
+            "recuse",
+            "--out",
+            out,
+        ],
+        &[],
+    );
+    ran.assert_code(6); // CONCERNS, as the demo ends
+    let folder = sandbox.run_dir();
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("council.json")).unwrap())
+            .unwrap();
+    assert_eq!(record["fairness"]["recusal"], "recuse");
+    let recused = "devil-advocate recused: its origin's model family";
+    let rules: Vec<&str> = record["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["origins"] == serde_json::json!(["expert.security"]))
+        .filter_map(|finding| finding["rule"].as_str())
+        .filter(|rule| rule.contains(recused))
+        .collect();
+    assert!(!rules.is_empty(), "{}", record["findings"]);
+    let transcript = std::fs::read_to_string(folder.join("transcript.md")).unwrap();
+    assert!(transcript.contains(recused), "{transcript}");
+    let verdict = sandbox.quorum(&["verdict", folder.to_str().unwrap()], &[]);
+    assert!(verdict.stdout.contains(rules[0]), "{}", verdict.stdout);
 }
 
 /// Issue 29: `quorum doctor` gives each role's model family and where it
@@ -596,6 +665,10 @@ fn doctor_shows_each_roles_family_and_the_recusals_it_would_cause() {
             "judge.analyst=anthropic:claude-sonnet-4-5",
             "--agent",
             "judge.stylist=openai:gpt-4.1-mini",
+            "--agent",
+            "devil-advocate=local:house-model",
+            "--agent",
+            "expert.security=anthropic:claude-haiku-4-5",
         ],
         &[("NO_COLOR", "1")],
     );
@@ -613,7 +686,14 @@ fn doctor_shows_each_roles_family_and_the_recusals_it_would_cause() {
         .unwrap_or_else(|| panic!("no Recusal section:\n{report}"));
     assert!(
         recusal.contains(
-            "judge.analyst shares the proposer's model family (anthropic) in the decision review (architecture)"
+            "judge.analyst shares the proposer's model family (anthropic) in the decision review (architecture, comparative)"
+        ),
+        "{report}"
+    );
+    // In a council each judges each other's findings: one line per family.
+    assert!(
+        recusal.contains(
+            "devil-advocate and expert.security share a model family (anthropic) in the council (review, audit, research, synthesis), each judging the others' work"
         ),
         "{report}"
     );

@@ -14,7 +14,7 @@ use quorum::protocol::council::model::{
 };
 use quorum::protocol::council::verdict::{self, overlap};
 use quorum::protocol::council::{Council, CouncilConfig, Step};
-use quorum::protocol::fairness::{Fairness, Recusal};
+use quorum::protocol::fairness::{Fairness, Family, Recusal};
 use quorum::protocol::{ContextDoc, ItemDecision, Outcome, Protocol, Verdict};
 use serde_json::{Value, json};
 use support::harness::t0;
@@ -1673,4 +1673,85 @@ fn issue_29_the_final_positions_agreement_is_recorded() {
         record.get("agreement").is_none(),
         "a council from before keeps its record"
     );
+}
+
+/// Issue 29, recusal in the council: a participant of the same model family
+/// as a finding's origin is left out of that finding's count under
+/// `recuse`; council.json keeps the policy and the families, the rule and
+/// the transcript say who was recused, and the participant's pane says so.
+#[test]
+fn issue_29_a_participant_of_the_origins_family_is_recused_from_its_findings() {
+    let mut config = config(
+        &["security", "performance"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Review,
+    );
+    let families = [("expert.security", "anthropic"), (DEVIL, "anthropic")]
+        .into_iter()
+        .map(|(slot, family)| (slot.to_string(), Family::new(family).unwrap()))
+        .collect();
+    config.seating.fairness = Fairness::new(true, 5, Recusal::Recuse, families);
+    let mut h = published_from(harness(config));
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    let all = [
+        ("F001", "endorse"),
+        ("F002", "endorse"),
+        ("F003", "endorse"),
+        ("F004", "endorse"),
+    ];
+    finish_with(&mut h, &all);
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    assert_eq!(
+        record["fairness"]["recusal"], "recuse",
+        "{}",
+        record["fairness"]
+    );
+    assert_eq!(record["fairness"]["families"][DEVIL], "anthropic");
+    let f001 = record["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|finding| finding["id"] == "F001")
+        .unwrap();
+    let rule = f001["rule"].as_str().unwrap();
+    assert!(
+        rule.contains("devil-advocate recused: its origin's model family"),
+        "{rule}"
+    );
+    assert!(!rule.contains("endorsed by devil-advocate"), "{rule}");
+    // The performance expert's finding has no kin: the devil counts there.
+    let f003 = record["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|finding| finding["origins"] == json!(["expert.performance"]))
+        .unwrap();
+    assert!(
+        f003["rule"].as_str().unwrap().contains("devil-advocate"),
+        "{f003}"
+    );
+    assert!(
+        h.document("transcript.md")
+            .contains("devil-advocate recused: its origin's model family"),
+    );
+    let description = h.protocol.describe();
+    let devil_pane = description
+        .roles
+        .iter()
+        .find(|role| role.slot == DEVIL)
+        .unwrap();
+    assert!(
+        devil_pane
+            .marks
+            .contains(&"≈ anthropic recused".to_string()),
+        "{:?}",
+        devil_pane.marks
+    );
+    let performance = description
+        .roles
+        .iter()
+        .find(|role| role.slot == "expert.performance")
+        .unwrap();
+    assert_eq!(performance.marks, ["blind", "own order"]);
 }

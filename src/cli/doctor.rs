@@ -7,6 +7,7 @@
 //! variable that should hold it is set. A built-in provider that is neither
 //! configured nor has its key set is not contacted at all.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,6 +22,7 @@ use crate::config::resolve::{
     Level, ProviderSetup, Providers, Resolver, Sources, parse_agent_flags,
 };
 use crate::config::{self, LoadedConfig, ProviderKind};
+use crate::protocol::fairness::Family;
 use crate::protocol::registry;
 use crate::spec::{self, DebateSpec};
 use crate::text::sanitize;
@@ -395,8 +397,9 @@ fn roles_section(
     out
 }
 
-/// The judges that would share a model family with the lead whose work
-/// they judge, protocol by protocol, under the default `recusal: flag`.
+/// The judges that would share a model family with the author whose work
+/// they judge, protocol by protocol, under the default `recusal: flag`;
+/// the modes of a protocol where the same would happen share a line.
 fn kinship_section(resolver: &Resolver<'_>, variants: &[Variant]) -> String {
     let family = |slot: &str| {
         resolver
@@ -405,32 +408,73 @@ fn kinship_section(resolver: &Resolver<'_>, variants: &[Variant]) -> String {
             .family()
             .map(|(family, _)| family)
     };
-    let mut lines: Vec<String> = Vec::new();
+    // (protocol, what happens) → the modes it happens in, in order.
+    let mut found: Vec<((&str, String), Vec<&str>)> = Vec::new();
+    let mut note = |kind: &'static str, mode: Option<&'static str>, what: String| {
+        let key = (kind, what);
+        let at = match found.iter().position(|(seen, _)| *seen == key) {
+            Some(at) => at,
+            None => {
+                found.push((key, Vec::new()));
+                found.len() - 1
+            }
+        };
+        found[at].1.extend(mode);
+    };
     for variant in variants {
-        for (judge, lead) in &variant.judged_authors {
+        let pairs = &variant.judged_authors;
+        // Where each judges each other's work (a council), one line per
+        // family names everyone in it.
+        let mut mutual: BTreeMap<Family, BTreeSet<&str>> = BTreeMap::new();
+        for (judge, lead) in pairs {
             let Some(shared) =
                 family(lead).filter(|lead_family| family(judge).as_ref() == Some(lead_family))
             else {
                 continue;
             };
-            let debate = match variant.mode {
-                Some(mode) => format!("{} ({mode})", variant.kind.title()),
-                None => variant.kind.title().to_string(),
-            };
-            let line = format!(
-                "  {judge} shares the {lead}'s model family ({shared}) in the {debate}: flagged by default, left out with --recusal recuse\n"
-            );
-            if !lines.contains(&line) {
-                lines.push(line);
+            if pairs.contains(&(lead.clone(), judge.clone())) {
+                mutual
+                    .entry(shared)
+                    .or_default()
+                    .extend([judge.as_str(), lead.as_str()]);
+                continue;
             }
+            note(
+                variant.kind.title(),
+                variant.mode,
+                format!(
+                    "{judge} shares the {lead}'s model family ({shared}) in the {{debate}}: flagged by default, left out with --recusal recuse"
+                ),
+            );
+        }
+        for (shared, slots) in mutual {
+            let slots: Vec<&str> = slots.into_iter().collect();
+            let (last, rest) = slots.split_last().expect("a pair");
+            note(
+                variant.kind.title(),
+                variant.mode,
+                format!(
+                    "{} and {last} share a model family ({shared}) in the {{debate}}, each judging the others' work: flagged by default, each left out of the others' findings with --recusal recuse",
+                    rest.join(", ")
+                ),
+            );
         }
     }
-    match lines.is_empty() {
-        true => {
-            "\nRecusal\n  no judge shares a known model family with the author it judges\n".into()
-        }
-        false => format!("\nRecusal\n{}", lines.concat()),
+    if found.is_empty() {
+        return "\nRecusal\n  no judge shares a known model family with the author it judges\n"
+            .into();
     }
+    let lines: String = found
+        .into_iter()
+        .map(|((kind, what), modes)| {
+            let debate = match modes.is_empty() {
+                true => kind.to_string(),
+                false => format!("{kind} ({})", modes.join(", ")),
+            };
+            format!("  {}\n", what.replace("{debate}", &debate))
+        })
+        .collect();
+    format!("\nRecusal\n{lines}")
 }
 
 fn terminal_section(env: &dyn Environment) -> String {

@@ -197,6 +197,9 @@ struct RecordIn {
     mode: String,
     #[serde(default)]
     failed: Option<String>,
+    /// Families and the recusal policy; none before fair judging.
+    #[serde(default)]
+    fairness: crate::protocol::fairness::Fairness,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -304,7 +307,12 @@ pub fn companion(council: &Council) -> Value {
         }).collect::<Vec<_>>(),
         "against_rulings": council.against_rulings(),
     });
-    // How far the final positions agreed (fair judging; none before it).
+    // How the final positions were kept fair, and how far they agreed
+    // (fair judging; neither before it).
+    let fairness = &config.seating.fairness;
+    if let (false, Some(map)) = (fairness.is_legacy(), record.as_object_mut()) {
+        map.insert("fairness".into(), json!(fairness));
+    }
     if let (Some(agreement), Some(map)) = (council.agreement(), record.as_object_mut()) {
         map.insert(
             "agreement".into(),
@@ -393,6 +401,7 @@ pub fn recompute(
         positions: &positions,
         preset: record.preset,
         params: record.preset.params(),
+        fairness: &record.fairness,
     });
     let mut rule = assessment.rule.clone();
     for outcome in &assessment.outcomes {

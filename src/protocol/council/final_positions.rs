@@ -45,8 +45,9 @@ impl Council {
     /// How far the final positions agreed (issue 29): each finding still
     /// standing is a unit, each participant's stance on it a vote (dispute
     /// 1, abstain 2, endorse 3); an origin's word on its own finding, a
-    /// withdrawal or a parked proposal is no vote.
+    /// recused participant's, a withdrawal or a parked proposal is no vote.
     fn final_agreement(&self, assessment: &verdict::Assessment) -> Agreement {
+        let record = self.record();
         let voters: Vec<&model::FinalPosition> = self.positions.values().collect();
         let units = assessment
             .findings
@@ -56,7 +57,9 @@ impl Council {
                 voters
                     .iter()
                     .map(|position| {
-                        if finding.origins.contains(&position.participant) {
+                        if finding.origins.contains(&position.participant)
+                            || record.recused_on(&position.participant, finding)
+                        {
                             return None;
                         }
                         // A merged finding takes a stance on any of its parts.
@@ -82,6 +85,27 @@ impl Council {
 
     /// What hides the authors' self-identification in a blind council: the
     /// built-in names and the models its participants run.
+    /// How `slot` judges the others' findings, a word or two each for its
+    /// pane: `blind`, `own order`, and the model family it shares with
+    /// another participant (`≈ anthropic`, or `≈ anthropic recused` when
+    /// its word on their findings is left out).
+    pub(super) fn fairness_marks(&self, slot: &str) -> Vec<String> {
+        let fairness = &self.config.seating.fairness;
+        let mut marks = fairness.marks(slot, "");
+        let kin = self
+            .participants
+            .iter()
+            .filter(|other| *other != slot)
+            .find_map(|other| fairness.kinship(slot, other));
+        if let Some(kin) = kin {
+            marks.push(match kin.recused() {
+                true => format!("≈ {} recused", kin.family),
+                false => format!("≈ {}", kin.family),
+            });
+        }
+        marks
+    }
+
     fn blindfold(&self) -> Blindfold {
         let seating = &self.config.seating;
         Blindfold::for_agents(
@@ -231,6 +255,7 @@ impl Council {
             positions: &self.positions,
             preset: self.config.preset,
             params: self.config.params(),
+            fairness: &self.config.seating.fairness,
         }
     }
 

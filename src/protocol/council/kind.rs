@@ -340,9 +340,33 @@ impl CouncilOptions {
 
 impl Configured for CouncilOptions {
     /// Every participant's final position reads the findings blind and in
-    /// its own order (fair judging); the council has no recusal yet.
+    /// its own order (fair judging), a brainstorm's proposals too.
     fn reads_blind(&self) -> bool {
         true
+    }
+
+    /// In a review, every participant confirms or disputes the others'
+    /// findings: each judges each other's work. A brainstorm's convergence
+    /// has no recusal yet.
+    fn judged_authors(&self) -> Vec<(String, String)> {
+        if self.mode.proposes() {
+            return Vec::new();
+        }
+        let slots: Vec<String> = self
+            .roles()
+            .into_iter()
+            .map(|role| role.slot)
+            .filter(|slot| slot != SYNTHESIZER)
+            .collect();
+        slots
+            .iter()
+            .flat_map(|judge| {
+                slots
+                    .iter()
+                    .filter(move |author| *author != judge)
+                    .map(move |author| (judge.clone(), author.clone()))
+            })
+            .collect()
     }
 
     fn label(&self) -> String {

@@ -758,6 +758,7 @@ impl crate::protocol::Rules for Council {
                 self.core
                     .calls
                     .role_info(slot, participant_title(slot), group)
+                    .marked(self.fairness_marks(slot))
             })
             .chain(self.proposes().then(|| {
                 let title = participant_title(SYNTHESIZER);

@@ -15,6 +15,13 @@
 //! `security` (A20). The same count is made for challenged and unchallenged
 //! findings alike.
 //!
+//! Recusal (fair judging, issue 29): a participant whose model family is
+//! that of one of a finding's origins is kin on that finding. Under
+//! `recusal: flag` its stance counts and the finding's rule names it; under
+//! `recuse` its stance, its corroboration and its weight are left out of
+//! that finding's count, and a finding that every other counted participant
+//! was recused from stays unconfirmed: its origins alone never confirm it.
+//!
 //! Not responsible for reading answers or files: it takes the record.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -26,6 +33,7 @@ use super::model::{
     Preset, Proposal, ProposalStatus, Response, ResponseKind, Severity, SeverityChange, Stance,
 };
 use crate::protocol::Verdict;
+use crate::protocol::fairness::{Fairness, Family};
 
 /// Word overlap above which two findings are proposed for a merge (A22).
 pub const MERGE_OVERLAP: f64 = 0.70;
@@ -157,6 +165,31 @@ pub struct Record<'a> {
     pub positions: &'a Positions,
     pub preset: Preset,
     pub params: Params,
+    /// Families and the recusal policy; a council from before fair judging
+    /// compares no families.
+    pub fairness: &'a Fairness,
+}
+
+impl Record<'_> {
+    /// The family `participant` shares with one of `finding`'s origins,
+    /// when the policy compares families and it is not an origin itself.
+    pub fn kin_on(&self, participant: &str, finding: &Finding) -> Option<Family> {
+        if finding.from_origin(participant) {
+            return None;
+        }
+        finding
+            .origins
+            .iter()
+            .find_map(|origin| self.fairness.kinship(participant, origin))
+            .map(|kin| kin.family)
+    }
+
+    /// Whether `participant`'s word on `finding` is left out: it is kin to
+    /// an origin and the policy recuses.
+    pub fn recused_on(&self, participant: &str, finding: &Finding) -> bool {
+        self.fairness.recusal == crate::protocol::fairness::Recusal::Recuse
+            && self.kin_on(participant, finding).is_some()
+    }
 }
 
 /// How one finding ended.
@@ -601,14 +634,30 @@ fn outcome_of(finding: &Finding, record: &Record<'_>, lookup: &Lookup<'_>) -> Fi
     let mut corroborators: Vec<String> = Vec::new();
     let mut disputers: Vec<String> = Vec::new();
     let mut counted = 0.0;
+    // The weight counted beyond the origins', and who was kin.
+    let mut others = 0.0;
+    let mut flagged: Vec<(String, Family)> = Vec::new();
+    let mut recused: Vec<String> = Vec::new();
     for participant in record.participants {
         let origin = finding.from_origin(participant);
         let position = record.positions.get(participant);
+        if let Some(family) = record.kin_on(participant, finding) {
+            if record.recused_on(participant, finding) {
+                recused.push(participant.clone());
+                continue;
+            }
+            if position.is_some() {
+                flagged.push((participant.clone(), family));
+            }
+        }
         if position.is_some() || origin {
             counted += weight(participant, params);
         }
         if origin {
             continue;
+        }
+        if position.is_some() {
+            others += weight(participant, params);
         }
         match position.and_then(|_| lookup.stance_on(participant, finding)) {
             Some(stance) if stance.stance == Stance::Endorse => endorsers.push(participant.clone()),
@@ -648,6 +697,17 @@ fn outcome_of(finding: &Finding, record: &Record<'_>, lookup: &Lookup<'_>) -> Fi
     } else {
         "consensus threshold"
     };
+    for (participant, family) in &flagged {
+        backers.push(format!(
+            "{participant} shares its origin's model family ({family}): flagged"
+        ));
+    }
+    if !recused.is_empty() {
+        backers.push(format!(
+            "{} recused: its origin's model family",
+            listed(&recused)
+        ));
+    }
     let tally = format!(
         "{support:.1} of {counted:.1} weighted positions ({share:.2} {} {threshold:.2}, the {which}): {}",
         if share + 1e-9 >= threshold {
@@ -658,7 +718,16 @@ fn outcome_of(finding: &Finding, record: &Record<'_>, lookup: &Lookup<'_>) -> Fi
         backers.join("; ")
     );
     let challenged = ids.iter().any(|id| lookup.challenged.contains(id));
-    let (state, rule) = if share + 1e-9 >= threshold {
+    // Recusal never leaves a finding confirmed by its origins alone.
+    let origins_alone = !recused.is_empty() && others == 0.0;
+    let (state, rule) = if origins_alone {
+        (
+            FindingState::Unconfirmed,
+            format!(
+                "unconfirmed: no participant outside its origin's model family was left to confirm it, and its origins alone do not: {tally}"
+            ),
+        )
+    } else if share + 1e-9 >= threshold {
         (FindingState::Confirmed, format!("confirmed: {tally}"))
     } else if !disputers.is_empty() {
         (
@@ -972,6 +1041,177 @@ mod tests {
             threshold: 0.5,
             rule: String::new(),
         }
+    }
+
+    /// A council of `expert.security` (the origin of F001), `expert.data`
+    /// and `devil-advocate`, where the devil shares the origin's family
+    /// and the others endorse or dispute F001 as given.
+    fn kin_council(
+        recusal: crate::protocol::fairness::Recusal,
+        data: Stance,
+        devil: Stance,
+    ) -> Assessment {
+        let families: std::collections::BTreeMap<String, Family> = [
+            ("expert.security", "anthropic"),
+            ("devil-advocate", "anthropic"),
+            ("expert.data", "openai"),
+        ]
+        .into_iter()
+        .map(|(slot, family)| (slot.to_string(), Family::new(family).unwrap()))
+        .collect();
+        let fairness = Fairness::new(true, 7, recusal, families);
+        let participants: Vec<String> = ["expert.security", "expert.data", "devil-advocate"]
+            .map(String::from)
+            .to_vec();
+        let position = |participant: &str, stance: Stance| super::super::model::FinalPosition {
+            participant: participant.into(),
+            positions: vec![super::super::model::Position {
+                id: "F001".into(),
+                stance,
+                note: String::new(),
+            }],
+            ..Default::default()
+        };
+        let positions: Positions = [
+            ("expert.data", position("expert.data", data)),
+            ("devil-advocate", position("devil-advocate", devil)),
+        ]
+        .into_iter()
+        .map(|(slot, position)| (slot.to_string(), position))
+        .collect();
+        let findings = [finding(1, "tokens never expire", false)];
+        assess(&Record {
+            participants: &participants,
+            findings: &findings,
+            challenges: &[],
+            responses: &[],
+            merges: &[],
+            positions: &positions,
+            preset: Preset::Default,
+            params: Preset::Default.params(),
+            fairness: &fairness,
+        })
+    }
+
+    /// Issue 29, recusal in the council under `flag`: the kin participant's
+    /// word counts, and the finding's rule says it shares the origin's
+    /// family.
+    #[test]
+    fn issue_29_a_kin_participant_is_flagged_and_still_counts() {
+        use crate::protocol::fairness::Recusal;
+        let assessment = kin_council(Recusal::Flag, Stance::Dispute, Stance::Endorse);
+        let outcome = assessment.outcome("F001").unwrap();
+        // The origin 1 and the devil's 0.4 of all three: 1.4 of 2.4.
+        assert!(outcome.rule.contains("1.4 of 2.4"), "{}", outcome.rule);
+        assert!(
+            outcome
+                .rule
+                .contains("devil-advocate shares its origin's model family (anthropic): flagged"),
+            "{}",
+            outcome.rule
+        );
+        assert!(
+            outcome.rule.contains("endorsed by devil-advocate"),
+            "{}",
+            outcome.rule
+        );
+    }
+
+    /// Issue 29, recusal in the council under `recuse`: the kin
+    /// participant's word and weight are left out of that finding, and the
+    /// others decide it.
+    #[test]
+    fn issue_29_a_recused_participant_is_left_out_of_its_kins_finding() {
+        use crate::protocol::fairness::Recusal;
+        let flagged = kin_council(Recusal::Flag, Stance::Dispute, Stance::Endorse);
+        let recused = kin_council(Recusal::Recuse, Stance::Dispute, Stance::Endorse);
+        let (flagged, recused) = (
+            flagged.outcome("F001").unwrap(),
+            recused.outcome("F001").unwrap(),
+        );
+        assert!(
+            !recused.rule.contains("endorsed by devil-advocate"),
+            "{}",
+            recused.rule
+        );
+        assert!(
+            recused
+                .rule
+                .contains("devil-advocate recused: its origin's model family"),
+            "{}",
+            recused.rule
+        );
+        // The origin and the dispute only: 1 of 2 instead of 1.4 of 2.4.
+        assert!(recused.rule.contains("1.0 of 2.0"), "{}", recused.rule);
+        assert!(flagged.rule.contains("1.4 of 2.4"), "{}", flagged.rule);
+        assert_eq!((flagged.share, recused.share), (0.58, 0.5));
+    }
+
+    /// Issue 29, the too-few case in the council: when every participant
+    /// who could confirm a finding is recused, its origins alone do not
+    /// confirm it, and the rule says why.
+    #[test]
+    fn issue_29_a_finding_left_to_its_origins_by_recusal_stays_unconfirmed() {
+        use crate::protocol::fairness::Recusal;
+        let families: std::collections::BTreeMap<String, Family> = [
+            ("expert.security", "anthropic"),
+            ("devil-advocate", "anthropic"),
+        ]
+        .into_iter()
+        .map(|(slot, family)| (slot.to_string(), Family::new(family).unwrap()))
+        .collect();
+        let fairness = Fairness::new(true, 7, Recusal::Recuse, families);
+        let participants: Vec<String> = ["expert.security", "devil-advocate"]
+            .map(String::from)
+            .to_vec();
+        let positions: Positions = [(
+            "devil-advocate".to_string(),
+            super::super::model::FinalPosition {
+                participant: "devil-advocate".into(),
+                positions: vec![super::super::model::Position {
+                    id: "F001".into(),
+                    stance: Stance::Endorse,
+                    note: String::new(),
+                }],
+                ..Default::default()
+            },
+        )]
+        .into_iter()
+        .collect();
+        let findings = [finding(1, "tokens never expire", false)];
+        let record = Record {
+            participants: &participants,
+            findings: &findings,
+            challenges: &[],
+            responses: &[],
+            merges: &[],
+            positions: &positions,
+            preset: Preset::Default,
+            params: Preset::Default.params(),
+            fairness: &fairness,
+        };
+        let outcome = assess(&record).outcome("F001").unwrap().clone();
+        assert_eq!(outcome.state, FindingState::Unconfirmed);
+        assert!(
+            outcome.rule.starts_with(
+                "unconfirmed: no participant outside its origin's model family was left to confirm it"
+            ),
+            "{}",
+            outcome.rule
+        );
+        // Under `flag` the same record confirms it: the recusal is the cause.
+        let flag = Fairness {
+            recusal: Recusal::Flag,
+            ..fairness.clone()
+        };
+        let outcome = assess(&Record {
+            fairness: &flag,
+            ..record
+        })
+        .outcome("F001")
+        .unwrap()
+        .clone();
+        assert_eq!(outcome.state, FindingState::Confirmed);
     }
 
     /// A21 (revised 2026-12-02), FP-41: a CRITICAL or HIGH finding that is
