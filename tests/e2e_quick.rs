@@ -355,3 +355,58 @@ fn completions_and_the_manual_page_name_every_command() {
     assert!(man.stdout.contains("quorum\\-panel") || man.stdout.contains("quorum-panel"));
     assert!(man.stdout.contains("--no-revision") || man.stdout.contains("\\-\\-no\\-revision"));
 }
+
+/// Issue 29, end to end: the panel review's demo shows its fair judging:
+/// the synthesizer's reading noted, each reviewer's reading and the panel's
+/// agreement in panel-review.md and debate.yaml, and `--no-blind` turns the
+/// masking off while the order stays the synthesizer's own.
+#[test]
+fn the_panel_demo_judges_fairly_and_gives_its_agreement() {
+    let sandbox = Sandbox::new();
+    let (ran, dir) = demo(&sandbox, "panel", &[]);
+    ran.assert_code(0);
+    let panel = read(&dir, "panel-review.md");
+    assert!(
+        panel.contains("The synthesizer read the reviews without knowing which model wrote which"),
+        "{panel}"
+    );
+    assert!(
+        panel.contains("- Analyst: elegance 6 · clarity 6 · rigour 3"),
+        "{panel}"
+    );
+    assert!(panel.contains("agreement α"), "{panel}");
+    let yaml = read(&dir, "debate.yaml");
+    assert!(yaml.contains("  agreement:\n    alpha:"), "{yaml}");
+    let transcript = read(&dir, "transcript.md");
+    assert!(
+        transcript.contains("fair judging: the synthesizer reads the reviews without their readings, self-identification masked, in its own order"),
+        "{transcript}"
+    );
+
+    let sandbox = Sandbox::new();
+    let (ran, dir) = demo(&sandbox, "panel", &["--no-blind"]);
+    ran.assert_code(0);
+    assert!(
+        read(&dir, "transcript.md")
+            .contains("without their readings, unmasked (not blind), in its own order")
+    );
+    // Recusal has no author to apply to in a panel review: refused.
+    let sandbox = Sandbox::new();
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--protocol",
+            "panel",
+            "--headless",
+            "--recusal",
+            "recuse",
+        ],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(
+        ran.stderr.contains("--recusal: a quick panel review"),
+        "{}",
+        ran.stderr
+    );
+}

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use chrono::{DateTime, TimeZone, Utc};
 use quorum::prompts::PromptSet;
 use quorum::protocol::Seating;
+use quorum::protocol::fairness::{Fairness, Recusal};
 use quorum::protocol::quick::{PANEL, Quick, QuickConfig, QuickMode};
 use quorum::protocol::{
     CallFailure, CallSpec, ContextDoc, Document, Effect, Input, ItemDecision, LogKind, Outcome,
@@ -1186,4 +1187,195 @@ fn a_debate_journaled_before_the_check_folds_as_it_ran() {
         ["critic", "synthesizer"],
         "no second synthesis call"
     );
+}
+
+// ---- fair judging (issue 29) ---------------------------------------------------
+
+/// A panel review judged fairly: blind, in the synthesizer's own order
+/// drawn from `seed`, with `agents` (slot → `provider:model`) seated.
+fn fair_panel(seed: u64, agents: &[(&str, &str)]) -> Harness {
+    let mut config = config(QuickMode::Panel);
+    for (slot, agent) in agents {
+        config
+            .seating
+            .agents
+            .insert(slot.to_string(), agent.to_string());
+    }
+    config.seating.fairness = Fairness::new(true, seed, Recusal::Off, Default::default());
+    Harness::new(config)
+}
+
+/// A review that ends with a reading.
+fn read_review(role: &str, reading: [u8; 3]) -> String {
+    format!(
+        "{}\n## Your reading\n\nelegance: {}\nclarity: {}\nrigour: {}\n",
+        review(role),
+        reading[0],
+        reading[1],
+        reading[2]
+    )
+}
+
+/// The perspectives of the reviews a synthesis prompt carries, in order.
+fn synthesis_order(prompt: &str) -> Vec<String> {
+    prompt
+        .lines()
+        .filter_map(|line| line.strip_prefix("### Looking at "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue 29: a fair panel's reviewers are asked for a reading of the work
+/// on every lens; a panel from before fair judging is asked exactly what it
+/// was asked then.
+#[test]
+fn issue_29_a_fair_panels_reviewers_give_a_reading_on_every_lens() {
+    let fair = fair_panel(3, &[]);
+    let legacy = Harness::of(QuickMode::Panel);
+    for role in ["judge.aesthete", "judge.stylist", "judge.analyst"] {
+        let prompt = fair.prompt(role);
+        for needle in ["## Your reading", "elegance: N", "clarity: N", "rigour: N"] {
+            assert!(prompt.contains(needle), "{role} lacks {needle:?}");
+        }
+        let before = legacy.prompt(role);
+        assert!(!before.contains("reading"), "{before}");
+        assert!(
+            prompt.starts_with(before.trim_end()),
+            "{role}: the rest is as it was"
+        );
+    }
+}
+
+/// Issue 29: the synthesizer reads the reviews without their readings, in
+/// an order of its own drawn from the debate's seed (another seed, another
+/// order; the same seed, the same prompt), and the agreement of the
+/// readings goes into debate.yaml, the deliverable and on the board.
+#[test]
+fn issue_29_the_synthesizer_reads_in_its_own_order_and_the_readings_agreement_is_recorded() {
+    let readings = [
+        ("judge.aesthete", [6, 7, 5]),
+        ("judge.stylist", [7, 5, 5]),
+        ("judge.analyst", [6, 6, 3]),
+    ];
+    let run = |seed: u64| {
+        let mut h = fair_panel(seed, &[]);
+        for (role, reading) in readings {
+            h.finish(role, &read_review(role, reading));
+        }
+        h
+    };
+    let orders: std::collections::BTreeSet<Vec<String>> = (0..8)
+        .map(|seed| synthesis_order(&run(seed).prompt("synthesizer")))
+        .collect();
+    assert!(orders.len() > 1, "one order for every seed: {orders:?}");
+    assert_eq!(run(5).prompt("synthesizer"), run(5).prompt("synthesizer"));
+
+    let mut h = run(5);
+    let prompt = h.prompt("synthesizer");
+    assert!(!prompt.contains("Your reading"), "{prompt}");
+    assert!(!prompt.contains("rigour: 3"), "{prompt}");
+    assert_eq!(synthesis_order(&prompt).len(), 3);
+    h.finish("synthesizer", SYNTHESIS);
+    let yaml = h.file("debate.yaml");
+    assert!(yaml.contains("agreement:\n    alpha:"), "{yaml}");
+    assert!(yaml.contains("reviewers: 3"), "{yaml}");
+    assert!(yaml.contains("reading:\n      clarity: 5"), "{yaml}");
+    let deliverable = h.file("panel-review.md");
+    assert!(
+        deliverable.contains("- Analyst: elegance 6 · clarity 6 · rigour 3"),
+        "{deliverable}"
+    );
+    assert!(deliverable.contains("agreement α"), "{deliverable}");
+    let board = h.quick.board();
+    assert!(
+        board
+            .agreement
+            .as_deref()
+            .is_some_and(|line| line.starts_with("The reviewers' readings: agreement α")),
+        "{:?}",
+        board.agreement
+    );
+    let synthesizer = h
+        .quick
+        .describe()
+        .roles
+        .into_iter()
+        .find(|role| role.slot == "synthesizer")
+        .unwrap();
+    assert_eq!(synthesizer.marks, ["blind", "own order"]);
+
+    // A panel from before: no reading asked, none measured, none recorded.
+    let mut legacy = Harness::of(QuickMode::Panel);
+    for role in ["judge.aesthete", "judge.stylist", "judge.analyst"] {
+        legacy.finish(role, &review(role));
+    }
+    legacy.finish("synthesizer", SYNTHESIS);
+    assert!(!legacy.file("debate.yaml").contains("agreement"));
+    assert!(!legacy.file("panel-review.md").contains("agreement"));
+    assert_eq!(legacy.quick.board().agreement, None);
+}
+
+/// Issue 29: readings in lockstep make a panel worth fewer than two
+/// independent votes, and the deliverable says so.
+#[test]
+fn issue_29_a_panel_reading_in_lockstep_says_it_is_fewer_than_two_votes() {
+    let mut h = fair_panel(5, &[]);
+    for (role, reading) in [
+        ("judge.aesthete", [4, 6, 8]),
+        ("judge.stylist", [4, 6, 8]),
+        ("judge.analyst", [3, 5, 7]),
+    ] {
+        h.finish(role, &read_review(role, reading));
+    }
+    h.finish("synthesizer", SYNTHESIS);
+    let deliverable = h.file("panel-review.md");
+    assert!(
+        deliverable.contains("worth fewer than two independent votes"),
+        "{deliverable}"
+    );
+}
+
+/// Models a reviewer may be played by, of several families.
+const AGENTS: [&str; 6] = [
+    "anthropic:claude-sonnet-4-5",
+    "openai:gpt-4.1-mini",
+    "gemini:gemini-2.5-pro",
+    "ollama:llama3.1:8b",
+    "mistral:mistral-large-2411",
+    "deepseek:deepseek-r1",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Issue 29: when the panel is blind, the synthesizer's prompt holds
+    /// the model of no participant, however the reviewers signed.
+    #[test]
+    fn issue_29_a_blind_synthesizer_reads_no_participants_model(
+        picks in proptest::collection::vec(0..AGENTS.len(), 4),
+        signer in 0..3usize,
+    ) {
+        let slots = ["judge.aesthete", "judge.stylist", "judge.analyst", "synthesizer"];
+        let seated: Vec<(&str, &str)> =
+            slots.iter().zip(&picks).map(|(slot, pick)| (*slot, AGENTS[*pick])).collect();
+        let mut h = fair_panel(9, &seated);
+        for (index, role) in slots[..3].iter().enumerate() {
+            let mut text = read_review(role, [5, 6, 7]);
+            if index == signer {
+                let model = AGENTS[picks[index]].split_once(':').unwrap().1;
+                text = format!("As {model}, I reviewed this.\n\n{text}");
+            }
+            h.finish(role, &text);
+        }
+        let prompt = h.prompt("synthesizer").to_lowercase();
+        for pick in &picks {
+            let model = AGENTS[*pick].split_once(':').unwrap().1.to_lowercase();
+            proptest::prop_assert!(!prompt.contains(&model), "reads `{}`:\n{}", model, prompt);
+        }
+        let transcript = h.file("transcript.md");
+        proptest::prop_assert!(
+            transcript.contains("in what the synthesizer reads"),
+            "the masking is noted"
+        );
+    }
 }

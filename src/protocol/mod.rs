@@ -548,6 +548,11 @@ pub struct Board {
     /// Items accepted after the verdict wait for another round
     /// ([`Protocol::reopen_pending`]).
     pub reopen_pending: bool,
+    /// How far the panel that decided agreed, in one line (`agreement
+    /// α 0.62 (ordinal), 2.4 of 3 votes independent, on 7 units`), shown
+    /// beside the verdict or the result (fair judging); none until it is
+    /// measured, and never for a debate from before fair judging.
+    pub agreement: Option<String>,
 }
 
 /// The kinds of board the interfaces know how to draw. A protocol picks one;

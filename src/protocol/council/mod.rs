@@ -860,6 +860,10 @@ impl crate::protocol::Rules for Council {
             view: super::BoardView::Rulings(rows),
             items,
             needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            agreement: self
+                .agreement
+                .as_ref()
+                .map(|agreement| format!("The final positions: {}", agreement.summary())),
             ..Board::default()
         }
     }

@@ -1004,6 +1004,11 @@ impl crate::protocol::Rules for DecisionReview {
                     .iter()
                     .any(|item| self.addressed_in_round(&item.id).is_none()),
             reopen_pending: crate::protocol::Rules::reopen_pending(self),
+            agreement: self
+                .evaluations
+                .last()
+                .and_then(|round| round.agreement.as_ref())
+                .map(|agreement| format!("The panel: {}", agreement.summary())),
         }
     }
 

@@ -15,6 +15,8 @@
 //! own, written from the moderator's rulings, not from the synthesizer's
 //! text.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::parse::Vulnerability;
@@ -238,6 +240,7 @@ fn provenance_md(quick: &Quick) -> String {
                     review.role.focus()
                 ));
             }
+            lines.push_str(&fairness_md(quick));
             lines
         }
         QuickMode::Premortem => "A critic imagined the plan had failed six months from now and \
@@ -282,6 +285,49 @@ fn provenance_md(quick: &Quick) -> String {
     out.push_str(&format!(
         "\nEvery raw answer, every event and what the calls cost are in `{TRANSCRIPT}`.\n"
     ));
+    out
+}
+
+/// How the panel was kept fair and how far it agreed (issue 29); nothing
+/// for a panel from before fair judging.
+fn fairness_md(quick: &Quick) -> String {
+    let Some(agreement) = quick.agreement() else {
+        return String::new();
+    };
+    let fairness = &quick.config().seating.fairness;
+    let mut out = String::from("\n");
+    out.push_str(match fairness.blind {
+        true => {
+            "The synthesizer read the reviews without knowing which model wrote which, \
+                 with any self-identification masked, and in an order of its own."
+        }
+        false => {
+            "The synthesizer read the reviews in an order of its own (not blind: \
+                  self-identification was left as written)."
+        }
+    });
+    out.push_str(&format!(
+        " Each reviewer also read the work on all three angles, 1 to 10; these readings are \
+         no score and decide nothing, they show how alike the reviewers read it: {}.\n\n",
+        agreement.summary()
+    ));
+    for review in quick
+        .reviews()
+        .iter()
+        .filter(|review| review.state == ReviewState::Answered)
+    {
+        out.push_str(&format!(
+            "- {}: {}\n",
+            crate::report::capitalised(review.role.as_str()),
+            super::steps::reading_words(&review.reading)
+        ));
+    }
+    if agreement.fewer_than_two_votes() {
+        out.push_str(
+            "\n**Still uncertain:** the three reviews were worth fewer than two independent \
+             votes, so where they agree, read it as one view of the work rather than three.\n",
+        );
+    }
     out
 }
 
@@ -414,6 +460,21 @@ struct Stages {
     /// What the synthesis still got wrong after one more attempt.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     synthesis_warnings: Vec<String>,
+    /// How far a panel's readings agreed (issue 29).
+    agreement: Option<AgreementYaml>,
+    /// Each self-identification masked in what the synthesizer read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    masked: Vec<String>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct AgreementYaml {
+    alpha: Option<f64>,
+    effective_votes: Option<f64>,
+    reviewers: usize,
+    lenses: usize,
+    summary: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -433,6 +494,9 @@ struct ReviewYaml {
     file: String,
     status: &'static str,
     reason: Option<String>,
+    /// Its reading of the work per lens, when it gave one (issue 29).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    reading: BTreeMap<&'static str, u8>,
 }
 
 #[serde_with::skip_serializing_none]
@@ -493,6 +557,11 @@ impl DebateYaml {
                         file: review_file(review.role),
                         status,
                         reason,
+                        reading: super::parse::LENSES
+                            .into_iter()
+                            .zip(review.reading)
+                            .filter_map(|(lens, score)| Some((lens, score?)))
+                            .collect(),
                     }
                 })
                 .collect(),
@@ -524,6 +593,14 @@ impl DebateYaml {
                 .synthesis()
                 .map(|synthesis| synthesis.warnings.clone())
                 .unwrap_or_default(),
+            agreement: quick.agreement().map(|agreement| AgreementYaml {
+                alpha: agreement.alpha,
+                effective_votes: agreement.effective_votes,
+                reviewers: agreement.judges,
+                lenses: agreement.units,
+                summary: agreement.summary(),
+            }),
+            masked: quick.masked().to_vec(),
         };
         DebateYaml {
             meta: Meta {

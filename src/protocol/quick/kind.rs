@@ -220,6 +220,13 @@ impl Configured for QuickOptions {
         format!("quick {}", self.mode.title())
     }
 
+    /// A panel review's synthesizer reads the reviews blind and in its own
+    /// order, and the reviewers' readings measure the panel's agreement
+    /// (fair judging). No one's work is scored, so there is no recusal.
+    fn reads_blind(&self) -> bool {
+        self.mode == QuickMode::Panel
+    }
+
     fn roles(&self) -> Vec<RoleSlot> {
         // The synthesizer defaults to the lead's agent: the proposer, the
         // critic, or the panel's chair.

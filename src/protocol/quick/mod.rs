@@ -44,6 +44,7 @@ use serde_json::json;
 use self::parse::{Vulnerability, bottom_line, parse_vulnerabilities};
 use super::Refusals;
 use super::calls::{Calls, Unusable};
+use super::fairness::agreement::Agreement;
 use super::items::{ItemBook, ItemRecord};
 use super::judges::JudgeRole;
 use super::supervision::{LiveCall, Slot};
@@ -344,6 +345,9 @@ pub struct Review {
     /// Verbatim, as persisted in its judge file.
     pub raw: Option<String>,
     pub state: ReviewState,
+    /// Its reading of the work on each lens ([`parse::LENSES`]), 1 to 10,
+    /// when the panel is judged fairly (issue 29); none before.
+    pub reading: [Option<u8>; 3],
 }
 
 /// The moderator's decision on a red team's finding.
@@ -402,6 +406,11 @@ pub struct Quick {
     synthesis: Option<Synthesis>,
     /// The synthesis sent back for one more attempt, while that runs.
     sent_back: Option<SentBack>,
+    /// How far the panel's readings agreed (issue 29): measured once every
+    /// review is in; none for a panel from before fair judging.
+    agreement: Option<Agreement>,
+    /// Each self-identification masked in what the synthesizer read.
+    masked: Vec<String>,
 }
 
 crate::lend_core!(Quick, core);
@@ -417,6 +426,7 @@ impl Quick {
                     call_id: None,
                     raw: None,
                     state: ReviewState::Pending,
+                    reading: [None; 3],
                 })
                 .collect()
         } else {
@@ -437,6 +447,8 @@ impl Quick {
             book: ItemBook::default(),
             synthesis: None,
             sent_back: None,
+            agreement: None,
+            masked: Vec::new(),
         }
     }
 
@@ -487,6 +499,14 @@ impl Quick {
     }
     pub fn synthesis(&self) -> Option<&Synthesis> {
         self.synthesis.as_ref()
+    }
+    /// How far a panel's readings agreed, once every review is in.
+    pub fn agreement(&self) -> Option<&Agreement> {
+        self.agreement.as_ref()
+    }
+    /// Each self-identification masked in what the synthesizer read.
+    pub fn masked(&self) -> &[String] {
+        &self.masked
     }
     pub fn unusable(&self) -> &[Unusable] {
         &self.core.unusable
@@ -746,7 +766,11 @@ impl crate::protocol::Rules for Quick {
             .into_iter()
             .map(|(slot, group)| {
                 let title = JudgeRole::slot_title(&slot);
-                self.core.calls.role_info(&slot, title, group)
+                let marks = match group {
+                    RoleGroup::Synthesizer => self.config.seating.fairness.marks(&slot, ""),
+                    _ => Vec::new(),
+                };
+                self.core.calls.role_info(&slot, title, group).marked(marks)
             })
             .collect();
         Description {
@@ -783,6 +807,10 @@ impl crate::protocol::Rules for Quick {
             items,
             needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
             required_roles,
+            agreement: self
+                .agreement
+                .as_ref()
+                .map(|agreement| format!("The reviewers' readings: {}", agreement.summary())),
             ..Board::default()
         }
     }

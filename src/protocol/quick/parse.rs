@@ -133,6 +133,90 @@ pub fn split_opening(text: &str) -> (String, String) {
 
 pub use crate::report::provenance;
 
+/// The three angles of a panel review, as a reviewer's reading names them
+/// (issue 29), in the panel's order: the aesthete's, the stylist's, the
+/// analyst's.
+pub const LENSES: [&str; 3] = ["elegance", "clarity", "rigour"];
+
+/// The heading of the reading a reviewer gives last.
+const READING_HEADING: &str = "your reading";
+
+/// A reviewer's reading of the work on each lens, 1 to 10 (issue 29): no
+/// score of the work, only what shows how alike the reviewers read it.
+/// A lens it did not rate, or rated outside 1..=10, is `None`.
+pub fn reading(review: &str) -> [Option<u8>; 3] {
+    let mut found = [None; 3];
+    let Some(section) = reading_section(review) else {
+        return found;
+    };
+    for line in section.lines() {
+        let line = line
+            .trim()
+            .trim_start_matches(['-', '*', ' '])
+            .replace('*', "");
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let name = name.trim().to_lowercase();
+        let lens = match name.as_str() {
+            "rigor" => 2,
+            name => match LENSES.iter().position(|lens| *lens == name) {
+                Some(lens) => lens,
+                None => continue,
+            },
+        };
+        // `7`, `7/10`, `7 out of 10`: the number before anything else.
+        let digits: String = value
+            .trim()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        found[lens] = digits
+            .parse::<u8>()
+            .ok()
+            .filter(|score| (1..=10).contains(score));
+    }
+    found
+}
+
+/// `review` without its reading: what a synthesizer reads, since the
+/// readings are no part of the review itself.
+pub fn without_reading(review: &str) -> String {
+    match reading_bounds(review) {
+        Some((start, end)) => {
+            let (before, after) = (review[..start].trim_end(), review[end..].trim_start());
+            match after.is_empty() {
+                true => format!("{before}\n"),
+                false => format!("{before}\n\n{after}"),
+            }
+        }
+        None => review.to_string(),
+    }
+}
+
+fn reading_section(review: &str) -> Option<&str> {
+    reading_bounds(review).map(|(start, end)| &review[start..end])
+}
+
+/// Where the `## Your reading` section starts and ends in `review`.
+fn reading_bounds(review: &str) -> Option<(usize, usize)> {
+    let mut offset = 0;
+    let mut start = None;
+    for line in review.split_inclusive('\n') {
+        let heading = line
+            .trim()
+            .strip_prefix("##")
+            .map(|rest| rest.trim_start_matches('#').trim().to_lowercase());
+        match (start, heading) {
+            (None, Some(title)) if title == READING_HEADING => start = Some(offset),
+            (Some(begun), Some(_)) => return Some((begun, offset)),
+            _ => {}
+        }
+        offset += line.len();
+    }
+    start.map(|begun| (begun, review.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,5 +303,25 @@ mod tests {
             .is_empty(),
             "a word of the topic and a word that only contains a role are fine"
         );
+    }
+
+    /// Issue 29: a reviewer's reading is read leniently (bold, `/10`,
+    /// `rigor`), a lens out of range or missing is none, and the synthesizer
+    /// reads the review without it.
+    #[test]
+    fn a_reviewers_reading_is_read_and_kept_from_the_synthesizer() {
+        let review = "## Strongest aspect\n\nTight.\n\n## Your reading\n\n\
+                      - **elegance**: 7/10\nclarity: 11\nRigor: 4 out of 10\n\n\
+                      ## Afterword\n\nThanks.\n";
+        assert_eq!(reading(review), [Some(7), None, Some(4)]);
+        assert_eq!(
+            without_reading(review),
+            "## Strongest aspect\n\nTight.\n\n## Afterword\n\nThanks.\n"
+        );
+        let last = "## One improvement\n\nSplit it.\n\n### Your reading\nelegance: 5\n";
+        assert_eq!(reading(last), [Some(5), None, None]);
+        assert_eq!(without_reading(last), "## One improvement\n\nSplit it.\n");
+        assert_eq!(reading("no reading at all"), [None; 3]);
+        assert_eq!(without_reading("no reading at all"), "no reading at all");
     }
 }

@@ -8,10 +8,12 @@ use crate::prompts::{TemplateSpec, template};
 /// 1:1 direct challenge: the critic alone (QM-02).
 pub const CHALLENGE: TemplateSpec = template!("challenge.md.j2", &["topic", "context"]);
 
-/// Panel review: one independent reviewer (QM-04, QM-05).
+/// Panel review: one independent reviewer (QM-04, QM-05), who gives its
+/// reading of the work on every lens when the panel is judged fairly
+/// (`readings`, issue 29).
 pub const PANEL_REVIEWER: TemplateSpec = template!(
     "panel-reviewer.md.j2",
-    &["topic", "context", "role", "perspective"]
+    &["topic", "context", "role", "perspective", "readings"]
 );
 
 /// Pre-mortem: the critic tells the failure before it happens (QM-11).

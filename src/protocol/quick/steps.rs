@@ -7,8 +7,9 @@
 //! synthesis (`synthesis`).
 
 use super::parse::{bottom_line, parse_vulnerabilities};
-use super::{Quick, QuickMode, ReviewState, Step, documents, prompts};
+use super::{Quick, QuickMode, ReviewState, Step, documents, parse, prompts};
 use crate::parse::Read;
+use crate::protocol::fairness::agreement::{self, Agreement};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
@@ -56,6 +57,7 @@ impl Quick {
                 "context": self.context_json(),
                 "role": role.as_str(),
                 "perspective": role.focus(),
+                "readings": !self.config.seating.fairness.is_legacy(),
             });
             let raw_output_path = Some(documents::review_file(role));
             match self.start_call(
@@ -199,12 +201,13 @@ impl Quick {
             );
             ReviewState::Malformed("the review is empty".into())
         } else {
-            self.log(
-                now,
-                LogKind::Note,
-                Some(&call_id),
-                format!("{role}: review written to {}", documents::review_file(role)),
-            );
+            let mut note = format!("{role}: review written to {}", documents::review_file(role));
+            if !self.config.seating.fairness.is_legacy() {
+                let reading = parse::reading(output);
+                self.reviews[index].reading = reading;
+                note.push_str(&format!("; its reading: {}", reading_words(&reading)));
+            }
+            self.log(now, LogKind::Note, Some(&call_id), note);
             ReviewState::Answered
         };
         let review = &mut self.reviews[index];
@@ -238,6 +241,16 @@ impl Quick {
         if answered == 0 {
             return self.fail(now, "no reviewer gave a usable review".into());
         }
+        if !self.config.seating.fairness.is_legacy() {
+            let agreement = self.reading_agreement();
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("the reviewers' readings: {}", agreement.summary()),
+            );
+            self.agreement = Some(agreement);
+        }
         if answered < self.reviews.len() {
             self.log(
                 now,
@@ -251,4 +264,36 @@ impl Quick {
         }
         self.start_synthesis(now)
     }
+}
+
+impl Quick {
+    /// How far the reviewers' readings agreed (issue 29): each lens a
+    /// unit, each answered reviewer's reading of it a vote.
+    fn reading_agreement(&self) -> Agreement {
+        let readers: Vec<&super::Review> = self
+            .reviews
+            .iter()
+            .filter(|review| review.state == ReviewState::Answered)
+            .collect();
+        let units = (0..parse::LENSES.len())
+            .map(|lens| readers.iter().map(|review| review.reading[lens]).collect())
+            .collect();
+        agreement::agreement(&agreement::Ratings {
+            judges: readers.len(),
+            units,
+        })
+    }
+}
+
+/// `elegance 7 · clarity 6 · rigour —`.
+pub(super) fn reading_words(reading: &[Option<u8>; 3]) -> String {
+    parse::LENSES
+        .iter()
+        .zip(reading)
+        .map(|(lens, score)| match score {
+            Some(score) => format!("{lens} {score}"),
+            None => format!("{lens} —"),
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
 }

@@ -7,9 +7,10 @@
 //! Not responsible for the calls before it (`steps`, `triage`), nor for the
 //! documents it ends up in (`documents`).
 
-use super::parse::{provenance, split_opening};
+use super::parse::{provenance, split_opening, without_reading};
 use super::{Quick, QuickMode, ReviewState, SentBack, Step, Synthesis, binding, prompts};
 use crate::protocol::calls::Unusable;
+use crate::protocol::fairness::Blindfold;
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 use crate::rulings::{self};
@@ -22,17 +23,7 @@ impl Quick {
         let topic = self.config.topic.clone();
         let (template, context) = match self.config.mode {
             QuickMode::Panel => {
-                let reviews: Vec<_> = self
-                    .reviews
-                    .iter()
-                    .filter(|review| review.state == ReviewState::Answered)
-                    .map(|review| {
-                        json!({
-                            "perspective": review.role.focus(),
-                            "text": review.raw.clone().unwrap_or_default(),
-                        })
-                    })
-                    .collect();
+                let reviews = self.reviews_as_read(now);
                 let missing: Vec<_> = self
                     .reviews
                     .iter()
@@ -91,6 +82,58 @@ impl Quick {
             QuickMode::Challenge => unreachable!("a challenge has no synthesis"),
         };
         self.start_single(template, context, "synthesizer", now)
+    }
+
+    /// The answered reviews as the synthesizer reads them. When the panel
+    /// is judged fairly (issue 29): without their readings, an author's
+    /// naming of itself masked (each masking noted once), in the
+    /// synthesizer's own order, so the first review it reads is not the
+    /// same one in every debate.
+    fn reviews_as_read(&mut self, now: Timestamp) -> Vec<serde_json::Value> {
+        let fairness = self.config.seating.fairness.clone();
+        let mut blindfold = Blindfold::for_agents(
+            &fairness,
+            self.config.seating.agents.values().map(String::as_str),
+        );
+        let reviews: Vec<serde_json::Value> = self
+            .reviews
+            .iter()
+            .filter(|review| review.state == ReviewState::Answered)
+            .map(|review| {
+                let raw = review.raw.clone().unwrap_or_default();
+                let mut text = match fairness.is_legacy() {
+                    true => raw,
+                    false => without_reading(&raw),
+                };
+                blindfold.cover(&mut text);
+                json!({"perspective": review.role.focus(), "text": text})
+            })
+            .collect();
+        if !fairness.is_legacy() {
+            let how = match fairness.blind {
+                true => "without their readings, self-identification masked, in its own order",
+                false => "without their readings, unmasked (not blind), in its own order",
+            };
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("fair judging: the synthesizer reads the reviews {how}"),
+            );
+        }
+        let mut masked = blindfold.into_masked();
+        masked.sort();
+        masked.dedup();
+        for masking in &masked {
+            self.log(
+                now,
+                LogKind::Note,
+                None,
+                format!("fair judging: {masking} in what the synthesizer reads"),
+            );
+        }
+        self.masked = masked;
+        fairness.arrange(&reviews, "synthesizer")
     }
 
     fn attack_text(&self) -> String {

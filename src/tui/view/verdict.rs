@@ -57,24 +57,25 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // follows them.
     let rows = |chars: usize| chars.div_ceil(usize::from(body.width.max(1))) as u16;
     let headline_rows = rows(headline.content.chars().count() + 2 + rule.chars().count());
+    // How far the panel that decided agreed, beside the rule (fair judging).
+    let agreement = app.board.agreement.clone();
+    let agreement_rows = agreement
+        .as_ref()
+        .map_or(0, |line| rows(line.chars().count()));
     let [top, summary, paths] = Layout::vertical([
-        Constraint::Length(headline_rows + rows(explanation.chars().count()) + 1),
+        Constraint::Length(headline_rows + agreement_rows + rows(explanation.chars().count()) + 1),
         Constraint::Min(3),
         Constraint::Length(paths_rows),
     ])
     .areas(body);
-    frame.render_widget(
-        Paragraph::new(vec![
-            Line::from(vec![
-                headline,
-                Span::raw("  "),
-                Span::styled(rule, theme.text),
-            ]),
-            Line::styled(explanation, theme.dim),
-        ])
-        .wrap(Wrap { trim: false }),
-        top,
-    );
+    let mut lines = vec![Line::from(vec![
+        headline,
+        Span::raw("  "),
+        Span::styled(rule, theme.text),
+    ])];
+    lines.extend(agreement.map(|line| Line::styled(line, theme.text)));
+    lines.push(Line::styled(explanation, theme.dim));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), top);
     super::panes::draw_doc(&report.summary, &report.scroll, frame, summary);
     let mut lines = vec![Line::styled(
         format!("Written to {}", app.info.run_dir.display()),
