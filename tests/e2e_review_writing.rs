@@ -207,3 +207,56 @@ fn review_mode_writing_with_a_draft_flag() {
     assert!(ran.stderr.contains("draft"), "{}", ran.stderr);
     assert!(ran.stderr.contains("climbs out"), "{}", ran.stderr);
 }
+
+/// Issue 29, end to end: the writing demo judges fairly: the merge reads
+/// the rewrites blind and in its own order, the judges' scores of the draft
+/// on every aspect give an agreement in summary.md and debate.yaml, and
+/// recusal, with no one's work to judge, is refused.
+#[test]
+fn the_writing_demo_reads_blind_and_gives_its_judges_agreement() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let out = out.to_str().unwrap();
+    let args = [
+        "demo",
+        "--mode",
+        "writing",
+        "--headless",
+        "--speed",
+        "50",
+        "--out",
+        out,
+    ];
+    sandbox.quorum(&args, &[]).assert_code(0);
+    let dir = sandbox.run_dir();
+    let summary = read(&dir, "summary.md");
+    assert!(
+        summary.contains("The judges' scores of the draft, asked on every aspect, decide nothing"),
+        "{summary}"
+    );
+    assert!(summary.contains("agreement α"), "{summary}");
+    assert!(read(&dir, "debate.yaml").contains("  agreement:\n    alpha:"));
+    assert!(
+        read(&dir, "transcript.md")
+            .contains("fair judging: the merge read blind, the rewrites in its own order")
+    );
+    let refused = Sandbox::new().quorum(
+        &[
+            "demo",
+            "--mode",
+            "writing",
+            "--headless",
+            "--recusal",
+            "flag",
+        ],
+        &[],
+    );
+    refused.assert_code(2);
+    assert!(
+        refused
+            .stderr
+            .contains("--recusal: a decision review (writing"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -626,6 +626,14 @@ impl Configured for WritingOptions {
         format!("decision review (writing, {})", self.draft.name)
     }
 
+    /// The judges read the critic's items blind, the merge reads the
+    /// rewrites blind and in its own order, and the judges' scores of the
+    /// draft measure their agreement (fair judging). The draft is the
+    /// person's own, so no one's work is judged and there is no recusal.
+    fn reads_blind(&self) -> bool {
+        true
+    }
+
     /// The critic who reviews the draft first (A16), the panel's judges,
     /// then the synthesizer who merges their rewrites. The merge is played
     /// by the analyst's agent unless it is named: the analyst chairs the

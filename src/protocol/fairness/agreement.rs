@@ -90,12 +90,15 @@ impl Agreement {
     }
 
     /// True when the panel was effectively fewer than two independent votes
-    /// (`effective_votes < 2.0`), which is worth flagging as an uncertainty in
-    /// a report. False when independence could not be measured at all: check
+    /// as [`Self::summary`] shows them (to one decimal: 1.98 reads 2.0 and
+    /// is not flagged, so a report never warns beside a figure that says
+    /// two), which is worth flagging as an uncertainty in a report. False
+    /// when independence could not be measured at all: check
     /// `effective_votes.is_none()` for that case.
     #[must_use]
     pub fn fewer_than_two_votes(&self) -> bool {
-        self.effective_votes.is_some_and(|votes| votes < 2.0)
+        self.effective_votes
+            .is_some_and(|votes| (votes * 10.0).round() / 10.0 < 2.0)
     }
 }
 
@@ -522,7 +525,7 @@ mod tests {
     }
 
     #[test]
-    fn fewer_than_two_votes_is_strictly_below_two() {
+    fn fewer_than_two_votes_is_strictly_below_two_as_shown() {
         let with_votes = |votes| Agreement {
             alpha: None,
             effective_votes: votes,
@@ -530,7 +533,7 @@ mod tests {
             units: 5,
         };
         assert!(with_votes(Some(1.0)).fewer_than_two_votes());
-        assert!(with_votes(Some(1.99)).fewer_than_two_votes());
+        assert!(with_votes(Some(1.94)).fewer_than_two_votes());
         assert!(!with_votes(Some(2.0)).fewer_than_two_votes());
         assert!(!with_votes(Some(2.8)).fewer_than_two_votes());
         assert!(!with_votes(None).fewer_than_two_votes());
@@ -574,5 +577,21 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The warning follows the figure a reader sees: 1.98 shows as 2.0 and
+    /// is no uncertainty; 1.94 shows as 1.9 and is.
+    #[test]
+    fn fewer_than_two_votes_agrees_with_the_figure_shown() {
+        let at = |votes: f64| Agreement {
+            alpha: Some(0.2),
+            effective_votes: Some(votes),
+            judges: 3,
+            units: 4,
+        };
+        assert!(!at(1.98).fewer_than_two_votes());
+        assert!(at(1.98).summary().contains("2.0 of 3 votes"));
+        assert!(at(1.94).fewer_than_two_votes());
+        assert!(at(1.94).summary().contains("1.9 of 3 votes"));
     }
 }

@@ -186,6 +186,37 @@ fn summary_md(review: &WritingReview) -> Option<String> {
     Some(out)
 }
 
+/// How the review was kept fair and how far the judges' scores agreed
+/// (issue 29); nothing for a review from before fair judging.
+fn fairness_md(review: &WritingReview) -> String {
+    let Some(agreement) = review.agreement() else {
+        return String::new();
+    };
+    let blind = match review.config().seating.fairness.blind {
+        true => {
+            "The judges read the critic's items, and the merge read the rewrites, with any \
+                 self-identification of their authors masked; the merge read the rewrites in an \
+                 order of its own."
+        }
+        false => {
+            "The merge read the rewrites in an order of its own (not blind: \
+                  self-identification was left as written)."
+        }
+    };
+    let mut out = format!(
+        "\n{blind} The judges' scores of the draft, asked on every aspect, decide nothing; \
+         they show how alike the judges read it: {}.\n",
+        agreement.summary()
+    );
+    if agreement.fewer_than_two_votes() {
+        out.push_str(
+            "\n**Still uncertain:** the judges were worth fewer than two independent votes, so \
+             where their rewrites agree, read it as one view of the draft rather than several.\n",
+        );
+    }
+    out
+}
+
 /// One change as a list entry indented by `indent` spaces.
 fn change_md(change: &Change, indent: usize) -> String {
     let pad = " ".repeat(indent);
@@ -365,6 +396,7 @@ fn provenance_md(review: &WritingReview) -> String {
                 .join(", ")
         ));
     }
+    out.push_str(&fairness_md(review));
     out.push_str(&format!(
         "\nEvery raw answer, every event and what the calls cost are in `{TRANSCRIPT}`.\n"
     ));
@@ -448,7 +480,23 @@ struct Participant {
 struct Stages {
     critique: Option<CritiqueYaml>,
     rewrites: Vec<RewriteYaml>,
+    /// How far the judges' scores of the draft agreed (issue 29).
+    agreement: Option<AgreementYaml>,
+    /// Each self-identification masked in what the judges and the merge
+    /// read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    masked: Vec<String>,
     merge: Option<MergeYaml>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct AgreementYaml {
+    alpha: Option<f64>,
+    effective_votes: Option<f64>,
+    judges: usize,
+    aspects: usize,
+    summary: String,
 }
 
 #[serde_with::skip_serializing_none]
@@ -588,6 +636,14 @@ impl DebateYaml {
                         .collect(),
                 }),
                 rewrites,
+                agreement: review.agreement().map(|agreement| AgreementYaml {
+                    alpha: agreement.alpha,
+                    effective_votes: agreement.effective_votes,
+                    judges: agreement.judges,
+                    aspects: agreement.units,
+                    summary: agreement.summary(),
+                }),
+                masked: review.masked().to_vec(),
                 merge: review.merged().map(|merged| MergeYaml {
                     call_id: merged.call_id.clone(),
                     at: timestamp(merged.at),

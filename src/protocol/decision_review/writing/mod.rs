@@ -39,6 +39,7 @@
 
 mod critique;
 pub mod documents;
+mod fairness;
 pub mod parse;
 pub mod prompts;
 mod rewrites;
@@ -57,6 +58,7 @@ use super::model::Weight;
 use crate::parse::Read;
 use crate::prompts::PromptSet;
 use crate::protocol::calls::{Calls, Unusable};
+use crate::protocol::fairness::agreement::Agreement;
 use crate::protocol::items::ItemBook;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::supervision::{LiveCall, Slot};
@@ -367,6 +369,12 @@ pub struct WritingReview {
     merged: Option<Merged>,
     /// Readable answers asked again because they went against the rulings.
     asked_again: Vec<Unusable>,
+    /// How far the judges' scores of the draft agreed (issue 29), once
+    /// every rewrite is in; none for a review from before fair judging.
+    agreement: Option<Agreement>,
+    /// Each self-identification masked in what the judges and the merge
+    /// read.
+    masked: Vec<String>,
 }
 
 crate::lend_core!(WritingReview, core);
@@ -399,6 +407,8 @@ impl WritingReview {
             judges,
             merged: None,
             asked_again: Vec::new(),
+            agreement: None,
+            masked: Vec::new(),
         }
     }
 
@@ -449,19 +459,26 @@ impl WritingReview {
             .collect()
     }
 
-    /// The items ruled `decision`, in critique order, as prompts show them.
-    fn items_json(&self, decision: ItemDecision) -> Vec<serde_json::Value> {
+    /// The items ruled `decision`, in critique order, as prompts show them:
+    /// the critic's naming of itself masked when the review is blind.
+    fn items_json(
+        &self,
+        decision: ItemDecision,
+        blindfold: &mut crate::protocol::fairness::Blindfold,
+    ) -> Vec<serde_json::Value> {
         self.critique_items()
             .iter()
             .filter_map(|item| {
                 let (ruled, note) = self.ruling(&item.id)?;
                 (ruled == decision).then(|| {
+                    let mut text = item.text.trim().to_string();
+                    blindfold.cover(&mut text);
                     json!({
                         "id": item.id,
                         "location": crate::report::one_line(&item.location),
                         "type": item.kind.as_str(),
                         "severity": item.severity.as_str(),
-                        "text": item.text.trim(),
+                        "text": text,
                         "note": note.unwrap_or_default(),
                     })
                 })
@@ -472,10 +489,19 @@ impl WritingReview {
     /// The rulings as every acting prompt carries them: the items by
     /// decision, in detail, and the one standard section.
     fn rulings_context(&self) -> serde_json::Value {
+        self.rulings_context_with(&mut self.blindfold())
+    }
+
+    /// [`Self::rulings_context`], the critic's text masked through
+    /// `blindfold`.
+    fn rulings_context_with(
+        &self,
+        blindfold: &mut crate::protocol::fairness::Blindfold,
+    ) -> serde_json::Value {
         json!({
-            "accepted": self.items_json(ItemDecision::Accept),
-            "rejected": self.items_json(ItemDecision::Reject),
-            "deferred": self.items_json(ItemDecision::Defer),
+            "accepted": self.items_json(ItemDecision::Accept, blindfold),
+            "rejected": self.items_json(ItemDecision::Reject, blindfold),
+            "deferred": self.items_json(ItemDecision::Defer, blindfold),
             "rulings": crate::rulings::section(&self.rulings()),
         })
     }
@@ -652,10 +678,15 @@ impl crate::protocol::Rules for WritingReview {
                     .find(|seat| seat.role.slot() == slot);
                 let binding = seat.is_some_and(|seat| seat.weight == Weight::Binding);
                 let title = JudgeRole::slot_title(&slot);
+                let marks = match slot == SYNTHESIZER {
+                    true => self.config.seating.fairness.marks(&slot, ""),
+                    false => Vec::new(),
+                };
                 self.core
                     .calls
                     .role_info(&slot, title, group)
                     .binding(binding)
+                    .marked(marks)
             })
             .collect();
         Description {
@@ -702,6 +733,9 @@ impl crate::protocol::Rules for WritingReview {
             items: self.items.board_items(),
             needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
             required_roles,
+            agreement: self.agreement.as_ref().map(|agreement| {
+                format!("The judges' scores of the draft: {}", agreement.summary())
+            }),
             ..Board::default()
         }
     }

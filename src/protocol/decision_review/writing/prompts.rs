@@ -19,8 +19,18 @@ pub const CRITIQUE: TemplateSpec = template!(
 pub const REWRITE: TemplateSpec = template!(
     "writing-rewrite.md.j2",
     &[
-        "topic", "draft", "context", "role", "focus", "criteria", "accepted", "rejected",
-        "deferred", "rulings",
+        "topic",
+        "draft",
+        "context",
+        "role",
+        "focus",
+        "criteria",
+        "accepted",
+        "rejected",
+        "deferred",
+        "rulings",
+        "scored",
+        "every_aspect",
     ]
 );
 

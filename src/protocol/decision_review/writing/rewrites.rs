@@ -13,6 +13,7 @@ impl WritingReview {
     /// its judge file before it is read (INF-11, DR-61).
     pub(super) fn start_rewrites(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Step::Rewrites, now);
+        self.note_fair_reading("the judges", now);
         let mut effects = Vec::new();
         for index in 0..self.judges.len() {
             let seat = self.judges[index].seat.clone();
@@ -21,6 +22,16 @@ impl WritingReview {
                 .iter()
                 .map(|aspect| json!({"name": aspect.as_str(), "question": aspect.question()}))
                 .collect();
+            // A fair panel scores the draft on every aspect, so that its
+            // agreement can be measured (issue 29).
+            let every_aspect = !self.config.seating.fairness.is_legacy();
+            let scored: Vec<_> = match every_aspect {
+                true => Aspect::ALL
+                    .iter()
+                    .map(|aspect| json!({"name": aspect.as_str()}))
+                    .collect(),
+                false => criteria.clone(),
+            };
             let mut context = json!({
                 "topic": self.config.topic,
                 "draft": self.config.draft.text,
@@ -28,6 +39,8 @@ impl WritingReview {
                 "role": seat.role.as_str(),
                 "focus": seat.role.focus(),
                 "criteria": criteria,
+                "scored": scored,
+                "every_aspect": every_aspect,
             });
             merge_into(&mut context, self.rulings_context());
             let slot = Slot::new(seat.role.slot(), Step::Rewrites.id(), 1);
@@ -45,6 +58,7 @@ impl WritingReview {
     /// The merge of the rewrites there are, under the directives (A16, DR-58).
     pub(super) fn start_merge(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Step::Merge, now);
+        self.note_fair_reading("the merge", now);
         let slot = Slot::new(SYNTHESIZER, Step::Merge.id(), 1);
         let context = self.merge_context();
         self.ask(slot, &prompts::MERGE, &context, None, now)
@@ -52,19 +66,7 @@ impl WritingReview {
 
     /// What the merge's prompt is rendered from.
     pub fn merge_context(&self) -> serde_json::Value {
-        let rewrites: Vec<_> = self
-            .judges
-            .iter()
-            .filter_map(|judge| match &judge.state {
-                RewriteState::Rewritten { rewrite, .. } => Some(json!({
-                    "role": judge.seat.role.as_str(),
-                    "focus": judge.seat.role.focus(),
-                    "text": rewrite.text,
-                    "notes": rewrite.notes,
-                })),
-                _ => None,
-            })
-            .collect();
+        let rewrites = self.rewrites_as_read(&mut self.blindfold());
         let missing: Vec<_> = self
             .judges
             .iter()
@@ -170,6 +172,7 @@ impl WritingReview {
             );
             self.log(now, LogKind::Note, None, message);
         }
+        self.measure_agreement(now);
         self.start_merge(now)
     }
 
