@@ -641,6 +641,53 @@ fn a_council_participant_of_the_origins_family_is_recused_from_its_findings() {
     assert!(verdict.stdout.contains(rules[0]), "{}", verdict.stdout);
 }
 
+/// Issue 29, the held-out judge end to end: the demo review with its
+/// stylist held out; the stylist scores only the revision that decides
+/// (no round-1 file), debate.yaml marks it, the rule says it confirmed the
+/// ADOPT, and `quorum verdict` gives the same rule from the files.
+#[test]
+fn a_held_out_judge_scores_only_the_final_revision_end_to_end() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .quorum(&["demo", "--export-script", "demo.yaml"], &[])
+        .assert_code(0);
+    let exported = std::fs::read_to_string(sandbox.path().join("demo.yaml")).unwrap();
+    assert!(exported.contains("\ntopic: "), "{exported}");
+    sandbox.write(
+        "spec.yaml",
+        &exported.replacen("\ntopic: ", "\nheld_out: stylist\ntopic: ", 1),
+    );
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            "spec.yaml",
+            "--headless",
+            "--speed",
+            "50",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let folder = sandbox.run_dir();
+    assert!(!folder.join("judges/judge-stylist.md").exists());
+    assert!(folder.join("judges/judge-stylist-round-2.md").exists());
+    let yaml = std::fs::read_to_string(folder.join("debate.yaml")).unwrap();
+    assert!(yaml.contains("held_out: true"), "{yaml}");
+    let confirmed = "(confirmed by the held-out stylist, who scored only the final revision)";
+    let transcript = std::fs::read_to_string(folder.join("transcript.md")).unwrap();
+    assert!(transcript.contains(confirmed), "{transcript}");
+    assert!(
+        transcript.contains("the held-out stylist now scores this final revision"),
+        "{transcript}"
+    );
+    let verdict = sandbox.quorum(&["verdict", folder.to_str().unwrap()], &[]);
+    verdict.assert_code(0);
+    assert!(verdict.stdout.contains(confirmed), "{}", verdict.stdout);
+}
+
 /// Issue 29: `quorum doctor` gives each role's model family and where it
 /// came from (the table, a provider's `family:` in the configuration), and
 /// names each judge that would share a family with the author it judges.

@@ -572,3 +572,166 @@ fn a_judge_switched_to_the_proposers_family_is_recused() {
     );
     assert_eq!(prompts.len(), 2);
 }
+
+// ---- the held-out judge --------------------------------------------------------
+
+/// A high-stakes review whose strategist (binding) is held out for the
+/// final revision, up to its evaluation; `max_rounds` revise loops allowed.
+fn held_out_run(max_rounds: u32) -> Run {
+    let mut agents = scripted();
+    for slot in ["judge.strategist", "judge.empiricist"] {
+        agents.insert(slot.into(), format!("script:{slot}"));
+    }
+    let fairness = Fairness::new(true, 3, Recusal::Flag, BTreeMap::new())
+        .holding_out(Some("judge.strategist".into()));
+    let mut config = config(&agents, fairness);
+    config.high_stakes = true;
+    config.panel = architecture_panel(true);
+    config.max_rounds = max_rounds;
+    for judge in &config.panel {
+        config
+            .participants
+            .judges
+            .insert(judge.role, format!("script:judge.{}", judge.role));
+    }
+    Run::to_evaluation(config, &revision_text(&ITEMS))
+}
+
+impl Run {
+    /// Every live judge answers with all its scores `score(role)`.
+    fn score_live(&mut self, score: impl Fn(JudgeRole) -> u8) {
+        let live: Vec<String> = self
+            .live
+            .iter()
+            .map(|spec| spec.request.role.clone())
+            .filter(|role| role.starts_with("judge."))
+            .collect();
+        for role in live {
+            let judge = architecture_panel(true)
+                .into_iter()
+                .find(|judge| format!("judge.{}", judge.role) == role)
+                .unwrap();
+            self.finish(&role, &flat_judge_text(judge.role, score(judge.role)));
+        }
+    }
+
+    fn live_roles(&self) -> Vec<String> {
+        self.live
+            .iter()
+            .map(|spec| spec.request.role.clone())
+            .collect()
+    }
+}
+
+/// Issue 29: a held-out judge is not asked while the rest of the panel
+/// decides; once they would ADOPT, it scores the same, final revision, and
+/// its agreement confirms the ADOPT; its pane and debate.yaml say it was
+/// held out.
+#[test]
+fn a_held_out_judge_scores_only_the_final_revision_and_confirms_an_adopt() {
+    let mut run = held_out_run(2);
+    let asked = run.judge_prompts();
+    assert_eq!(asked.len(), 4, "{:?}", asked.keys());
+    assert!(!asked.contains_key("judge.strategist"));
+    let pane = run
+        .review
+        .describe()
+        .roles
+        .into_iter()
+        .find(|role| role.slot == "judge.strategist")
+        .unwrap();
+    assert!(
+        pane.marks.contains(&"held out".to_string()),
+        "{:?}",
+        pane.marks
+    );
+    run.score_live(|_| 4);
+    assert_eq!(run.live_roles(), ["judge.strategist"]);
+    let strategist = run.live.last().unwrap();
+    assert_eq!(
+        strategist.request.call_id,
+        "judge.strategist/evaluation/r1/a1"
+    );
+    run.score_live(|_| 4);
+    let (verdict, rule) = run.decided();
+    assert_eq!(verdict, Verdict::Adopt, "{rule}");
+    assert!(
+        rule.ends_with(
+            "(confirmed by the held-out strategist, who scored only the final revision)"
+        ),
+        "{rule}"
+    );
+    let yaml = run.debate_yaml();
+    let judges = yaml["participants"]["judges"].as_sequence().unwrap();
+    let held: Vec<&str> = judges
+        .iter()
+        .filter(|judge| judge["held_out"].as_bool() == Some(true))
+        .filter_map(|judge| judge["role"].as_str())
+        .collect();
+    assert_eq!(held, ["strategist"]);
+}
+
+/// Issue 29: a held-out judge that does not share the panel's ADOPT turns
+/// it into ESCALATE, and the rule says why; it never sends the proposal
+/// back for a revision.
+#[test]
+fn a_held_out_judge_that_disagrees_escalates_rather_than_revise() {
+    let mut run = held_out_run(2);
+    run.score_live(|_| 4);
+    run.score_live(|_| 1);
+    let (verdict, rule) = run.decided();
+    assert_eq!(verdict, Verdict::Escalate, "{rule}");
+    assert!(
+        rule.starts_with("the held-out strategist did not confirm the panel's ADOPT: with its scores the panel says"),
+        "{rule}"
+    );
+    assert!(rule.ends_with("→ ESCALATE"), "{rule}");
+    assert!(
+        !run.started
+            .iter()
+            .any(|spec| spec.request.role == "proposer" && spec.request.call_id.contains("/r2/")),
+        "no revision after the held-out judge"
+    );
+}
+
+/// Issue 29: while the rest of the panel sends the proposal back, the
+/// held-out judge is never asked; it scores the revision that decides.
+#[test]
+fn a_held_out_judge_is_not_asked_while_the_panel_revises() {
+    let mut run = held_out_run(2);
+    run.score_live(|role| if role == JudgeRole::Analyst { 2 } else { 4 });
+    assert!(
+        run.live_roles()
+            .iter()
+            .all(|role| !role.starts_with("judge."))
+    );
+    assert!(
+        !run.started
+            .iter()
+            .any(|spec| spec.request.role == "judge.strategist")
+    );
+    // The revision answers every directive the round gave.
+    let prompt = run.live[0].request.prompt.clone();
+    let line = prompt
+        .lines()
+        .find_map(|line| line.split_once("each of these ids: "))
+        .map(|(_, ids)| ids.split('.').next().unwrap_or_default().to_string())
+        .expect("the directives to answer");
+    let ids: Vec<&str> = line.split(", ").collect();
+    run.finish("proposer", &revision_text(&ids));
+    let round_two: Vec<String> = run.live_roles();
+    assert_eq!(round_two.len(), 4, "{round_two:?}");
+    assert!(!round_two.contains(&"judge.strategist".to_string()));
+    run.score_live(|_| 4);
+    assert_eq!(run.live_roles(), ["judge.strategist"]);
+    assert!(
+        run.live[0]
+            .request
+            .call_id
+            .starts_with("judge.strategist/evaluation/r2/"),
+        "{}",
+        run.live[0].request.call_id
+    );
+    run.score_live(|_| 4);
+    assert_eq!(run.decided().0, Verdict::Adopt);
+}

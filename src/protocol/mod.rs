@@ -726,6 +726,8 @@ pub enum JudgeState {
     Skipped(String),
     /// Left out: it shares the model family of the author it would judge.
     Recused(String),
+    /// Not asked this round: it scores only the final revision (issue 29).
+    HeldOut,
 }
 
 /// The verdict the scores imply before every judge is in.

@@ -20,108 +20,37 @@ use crate::protocol::fairness::rule_with_flags;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
 
+/// What every judge of a round reads alike.
+struct JudgesReading {
+    tree: ThesisTree,
+    change_log_yaml: String,
+    rulings: String,
+    context: serde_json::Value,
+}
+
 impl DecisionReview {
-    /// Starts every judge of the panel at once (DR-03).
+    /// Starts every judge of the panel at once (DR-03), but a judge held
+    /// out for the final revision (issue 29).
     pub(super) fn start_evaluation(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
         self.enter(Stage::Evaluation, round, now);
         // What every judge reads alike is masked once for the panel; each
         // judge then reads the blocks in its own order.
-        let (
-            RevisionOutput {
-                revised_tree: tree,
-                change_log,
-            },
-            masked,
-        ) = self.revision_for_judges();
-        let change_log_yaml = yaml_serde::to_string(&change_log).unwrap_or_default();
-        let rulings = crate::rulings::listing(
-            &self.standing_rulings(),
-            "The revision was bound by these: it had to answer the accepted items, act on no \
-             rejected one and leave the deferred ones open. Weigh how well it did in \
-             revision_quality.",
-        );
-        let context = self.context_json();
+        let (reading, masked) = self.judges_reading();
         let mut effects = Vec::new();
         let mut judges = BTreeMap::new();
-        let shuffled = self.config.fairness.order_seed.is_some();
         for judge in self.config.panel.clone() {
             let slot_role = judge_slot_role(judge.role);
-            let fairness = &self.config.fairness;
-            let kinship = fairness.kinship(&slot_role, "proposer");
-            if let Some(kin) = kinship.as_ref().filter(|kin| kin.recused()) {
-                self.push_log(
-                    now,
-                    LogKind::Note,
-                    None,
-                    format!("fair judging: {}", kin.describe()),
-                );
-                judges.insert(
-                    judge.role,
-                    JudgeRecord {
-                        result: Some(JudgeResult::Recused {
-                            reason: kin.describe(),
-                        }),
-                        kinship: kinship.clone(),
-                        ..JudgeRecord::default()
-                    },
-                );
+            // A held-out judge scores only the revision that decides.
+            if self.config.fairness.holds_out(&slot_role) {
                 continue;
             }
-            let blocks = ThesisTree {
-                blocks: fairness.arrange(&tree.blocks, &slot_role),
-            };
-            let block_ids = block_ids(&blocks);
-            let revised_yaml = tree_yaml(&blocks);
-            let own_criteria = fairness.arrange_criteria(&judge.criteria, &slot_role);
-            let criteria: Vec<_> = own_criteria
-                .iter()
-                .map(|criterion| json!({"name": criterion.as_str(), "question": criterion.question()}))
-                .collect();
-            let context = json!({
-                "topic": self.config.topic,
-                "options": self.config.options,
-                "context": context,
-                "role": judge.role.as_str(),
-                "focus": judge.role.focus(),
-                "weight": judge.weight.as_str(),
-                "criteria": criteria,
-                "block_ids": block_ids,
-                "revised_yaml": revised_yaml,
-                "change_log_yaml": change_log_yaml,
-                "rulings": rulings,
-                "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
-                "critic_label": format!("critic ({CRITIC_ROLE})"),
-                "round": round,
-            });
-            // Orders are the record's when they were drawn: a debate from
-            // before fair judging read as written and says nothing.
-            let (block_order, criteria_order) = if shuffled {
-                let criteria = own_criteria.iter().map(|c| c.as_str().to_string());
-                (block_ids.clone(), criteria.collect())
-            } else {
-                Default::default()
-            };
-            let slot = Slot::new(slot_role, "evaluation", round);
-            let raw_output_path = Some(judge_file(judge.role, round));
-            let spec =
-                match self.start_rendered(Template::Judge, context, slot, raw_output_path, now) {
-                    Ok(spec) => spec,
-                    Err(effects) => return effects,
-                };
-            judges.insert(
-                judge.role,
-                JudgeRecord {
-                    call_id: Some(spec.request.call_id.clone()),
-                    prompt: Some(spec.request.prompt.clone()),
-                    // Orders are the record's when they were drawn: a debate
-                    // from before fair judging read as written and says nothing.
-                    block_order,
-                    criteria_order,
-                    kinship,
-                    ..JudgeRecord::default()
-                },
-            );
-            effects.push(Effect::StartCall(spec));
+            match self.start_judge(&judge, round, &reading, now) {
+                Ok((record, spec)) => {
+                    judges.insert(judge.role, record);
+                    effects.extend(spec.map(Effect::StartCall));
+                }
+                Err(failed) => return failed,
+            }
         }
         self.evaluations.push(EvaluationRound {
             round,
@@ -139,6 +68,139 @@ impl DecisionReview {
             return self.conclude_round_if_complete(now);
         }
         effects
+    }
+
+    /// What every judge of a round reads alike, masked once, and each
+    /// masking made.
+    fn judges_reading(&self) -> (JudgesReading, Vec<String>) {
+        let (
+            RevisionOutput {
+                revised_tree: tree,
+                change_log,
+            },
+            masked,
+        ) = self.revision_for_judges();
+        let reading = JudgesReading {
+            tree,
+            change_log_yaml: yaml_serde::to_string(&change_log).unwrap_or_default(),
+            rulings: crate::rulings::listing(
+                &self.standing_rulings(),
+                "The revision was bound by these: it had to answer the accepted items, act on no \
+                 rejected one and leave the deferred ones open. Weigh how well it did in \
+                 revision_quality.",
+            ),
+            context: self.context_json(),
+        };
+        (reading, masked)
+    }
+
+    /// Starts `judge` on `reading`, in its own order of blocks and
+    /// criteria; a judge recused for its family is recorded and not asked
+    /// (no call).
+    fn start_judge(
+        &mut self,
+        judge: &JudgeConfig,
+        round: u32,
+        reading: &JudgesReading,
+        now: Timestamp,
+    ) -> Result<(JudgeRecord, Option<crate::protocol::CallSpec>), Vec<Effect>> {
+        let slot_role = judge_slot_role(judge.role);
+        let fairness = &self.config.fairness;
+        let shuffled = fairness.order_seed.is_some();
+        let kinship = fairness.kinship(&slot_role, "proposer");
+        if let Some(kin) = kinship.as_ref().filter(|kin| kin.recused()) {
+            self.push_log(
+                now,
+                LogKind::Note,
+                None,
+                format!("fair judging: {}", kin.describe()),
+            );
+            let record = JudgeRecord {
+                result: Some(JudgeResult::Recused {
+                    reason: kin.describe(),
+                }),
+                kinship: kinship.clone(),
+                ..JudgeRecord::default()
+            };
+            return Ok((record, None));
+        }
+        let blocks = ThesisTree {
+            blocks: fairness.arrange(&reading.tree.blocks, &slot_role),
+        };
+        let block_ids = block_ids(&blocks);
+        let revised_yaml = tree_yaml(&blocks);
+        let own_criteria = fairness.arrange_criteria(&judge.criteria, &slot_role);
+        let criteria: Vec<_> = own_criteria
+            .iter()
+            .map(|criterion| json!({"name": criterion.as_str(), "question": criterion.question()}))
+            .collect();
+        let context = json!({
+            "topic": self.config.topic,
+            "options": self.config.options,
+            "context": reading.context,
+            "role": judge.role.as_str(),
+            "focus": judge.role.focus(),
+            "weight": judge.weight.as_str(),
+            "criteria": criteria,
+            "block_ids": block_ids,
+            "revised_yaml": revised_yaml,
+            "change_log_yaml": reading.change_log_yaml,
+            "rulings": reading.rulings,
+            "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
+            "critic_label": format!("critic ({CRITIC_ROLE})"),
+            "round": round,
+        });
+        // Orders are the record's when they were drawn: a debate from
+        // before fair judging read as written and says nothing.
+        let (block_order, criteria_order) = if shuffled {
+            let criteria = own_criteria.iter().map(|c| c.as_str().to_string());
+            (block_ids.clone(), criteria.collect())
+        } else {
+            Default::default()
+        };
+        let slot = Slot::new(slot_role, "evaluation", round);
+        let raw_output_path = Some(judge_file(judge.role, round));
+        let spec = self.start_rendered(Template::Judge, context, slot, raw_output_path, now)?;
+        let record = JudgeRecord {
+            call_id: Some(spec.request.call_id.clone()),
+            prompt: Some(spec.request.prompt.clone()),
+            block_order,
+            criteria_order,
+            kinship,
+            ..JudgeRecord::default()
+        };
+        Ok((record, Some(spec)))
+    }
+
+    /// The held-out judge, once the rest of the panel decided on the
+    /// final revision: asked to score it now, in the same round (issue
+    /// 29). Empty when no judge is held out, or it is already in the round.
+    fn start_held_out(&mut self, round: u32, now: Timestamp) -> Result<Vec<Effect>, Vec<Effect>> {
+        let Some(judge) = self
+            .config
+            .panel
+            .iter()
+            .find(|judge| self.config.fairness.holds_out(&judge_slot_role(judge.role)))
+            .cloned()
+        else {
+            return Ok(Vec::new());
+        };
+        let evaluation = self.evaluations.last().expect("a round is running");
+        if evaluation.judges.contains_key(&judge.role) {
+            return Ok(Vec::new());
+        }
+        let (reading, _) = self.judges_reading();
+        let (record, spec) = self.start_judge(&judge, round, &reading, now)?;
+        self.evaluations
+            .last_mut()
+            .expect("a round is running")
+            .judges
+            .insert(judge.role, record);
+        Ok(match spec {
+            Some(spec) => vec![Effect::StartCall(spec)],
+            // Recused for its family: the verdict goes on without it.
+            None => self.conclude_round_if_complete(now),
+        })
     }
 
     /// The judge whose latest call is `call_id`, in a round still open,
@@ -345,6 +407,10 @@ impl DecisionReview {
         }
         evaluation.held = false;
         let round = evaluation.round;
+        if let Some(effects) = self.held_out_turn(round, now) {
+            return effects;
+        }
+        let evaluation = self.evaluations.last_mut().expect("a round is running");
         // A debate from before fair judging keeps the record it had.
         if !self.config.fairness.is_legacy() {
             let agreement = evaluation.agreement();
@@ -366,11 +432,12 @@ impl DecisionReview {
             .expect("judges follow a revision")
             .output
             .revised_tree;
-        let mut assessment = verdict::derive_verdict(
+        let mut assessment = verdict::derive_with_held_out(
             &self.config.panel,
             &evaluation.results(),
             &block_ids(tree),
             &self.config.thresholds,
+            self.held_out_role(),
         );
         // A judge scored its own family's work: the rule says so.
         assessment.rule = rule_with_flags(
@@ -468,6 +535,67 @@ impl DecisionReview {
         self.enter(Stage::Done, round, now);
         let outcome = Outcome::Decided { verdict, rule };
         vec![self.core.finish(outcome)]
+    }
+
+    /// The judge held out for the final revision, if any (issue 29).
+    pub(super) fn held_out_role(&self) -> Option<JudgeRole> {
+        self.config
+            .panel
+            .iter()
+            .map(|judge| judge.role)
+            .find(|role| self.config.fairness.holds_out(&judge_slot_role(*role)))
+    }
+
+    /// The judges whose scores decide `evaluation` as it stands: the whole
+    /// panel, but a held-out judge not asked in it.
+    pub(super) fn deciding_panel(&self, evaluation: &EvaluationRound) -> Vec<JudgeConfig> {
+        let absent = self
+            .held_out_role()
+            .filter(|role| !evaluation.judges.contains_key(role));
+        verdict::seated_without(&self.config.panel, absent)
+    }
+
+    /// With a judge held out (issue 29): once the rest of the panel's
+    /// verdict ends the debate (anything but a REVISE with a loop left),
+    /// the held-out judge scores the same, final revision before the
+    /// verdict is given. `None` when there is nothing to wait for.
+    fn held_out_turn(&mut self, round: u32, now: Timestamp) -> Option<Vec<Effect>> {
+        if self.config.mode != ReviewMode::Architecture {
+            return None;
+        }
+        let role = self.held_out_role()?;
+        let evaluation = self.evaluations.last()?;
+        if evaluation.judges.contains_key(&role) {
+            return None;
+        }
+        let tree = &self.revisions.last()?.output.revised_tree;
+        let provisional = verdict::derive_verdict(
+            &verdict::seated_without(&self.config.panel, Some(role)),
+            &evaluation.results(),
+            &block_ids(tree),
+            &self.config.thresholds,
+        );
+        let loop_left = round - 1 < self.config.max_rounds;
+        if provisional.verdict == Verdict::Revise && loop_left {
+            return None;
+        }
+        self.push_log(
+            now,
+            LogKind::Note,
+            None,
+            format!(
+                "round {round}: the panel says {} ({}); the held-out {role} now scores this final revision",
+                provisional.verdict,
+                provisional
+                    .rule
+                    .rsplit_once(" → ")
+                    .map_or(provisional.rule.as_str(), |(reason, _)| reason)
+            ),
+        );
+        Some(
+            self.start_held_out(round, now)
+                .unwrap_or_else(|failed| failed),
+        )
     }
 
     /// A comparison ends after one evaluation, with the ranking the judges'

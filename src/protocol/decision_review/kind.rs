@@ -13,7 +13,7 @@ use super::model::{
     architecture_panel,
 };
 use super::parse::read_judge;
-use super::verdict::{Thresholds, derive_verdict};
+use super::verdict::{Thresholds, derive_with_held_out};
 use super::writing::{
     CRITIC as WRITING_CRITIC, Draft, SYNTHESIZER as WRITING_SYNTHESIZER, WritingConfig,
     WritingReview, writing_panel,
@@ -81,6 +81,8 @@ struct ReviewOptions {
     options: Vec<OptionInput>,
     /// The writing mode's draft: a path beside the spec, or `{text: ...}`.
     draft: Option<DraftSource>,
+    /// A judge of the panel that scores only the final revision (issue 29).
+    held_out: Option<JudgeRole>,
 }
 
 /// Where a writing review's draft comes from.
@@ -244,6 +246,34 @@ impl ReviewOptions {
     }
 }
 
+/// Why `role` cannot be held out of the revise loop (issue 29): only an
+/// architecture review revises, the judge must sit on the panel, and the
+/// judges who decide the rounds before need a binding judge of their own.
+fn check_held_out(role: JudgeRole, mode: ReviewMode, panel: &[JudgeConfig]) -> Result<(), String> {
+    if mode != ReviewMode::Architecture {
+        return Err(format!(
+            "a held-out judge scores only the final revision of an architecture review; a {} review has no revise loop to hold it out of",
+            mode.as_str()
+        ));
+    }
+    if !panel.iter().any(|judge| judge.role == role) {
+        let seated: Vec<&str> = panel.iter().map(|judge| judge.role.as_str()).collect();
+        return Err(format!(
+            "`{role}` is not on the panel ({}); hold out one of its judges",
+            seated.join(", ")
+        ));
+    }
+    let binding_left = panel
+        .iter()
+        .any(|judge| judge.role != role && judge.weight == Weight::Binding);
+    if !binding_left {
+        return Err(format!(
+            "with `{role}` held out no binding judge is left to decide the rounds before the last; hold out another judge or add a binding one to the panel"
+        ));
+    }
+    Ok(())
+}
+
 /// Why a spec's `panel:` cannot seat a panel: `(field, problem)`.
 fn check_panel(seats: &[PanelSeat], high_stakes: bool) -> Result<(), (String, String)> {
     if high_stakes {
@@ -381,6 +411,14 @@ const INFO: KindInfo = KindInfo {
             kind: ValueKind::Text,
             values: &[],
         },
+        OptionSpec {
+            key: "held_out",
+            flag: "",
+            value_name: "",
+            help: "A judge of the panel that scores only the final revision and can only stop an ADOPT (architecture mode; spec only)",
+            kind: ValueKind::Text,
+            values: &[],
+        },
     ],
     templates: &super::writing::prompts::WITH_CRITIQUE,
     slots: &[
@@ -481,6 +519,10 @@ impl ProtocolKind for DecisionReviewKind {
                 SpecError::new(problem).field(at)
             })?;
         }
+        if let Some(role) = options.held_out {
+            check_held_out(role, options.mode, &options.panel())
+                .map_err(|problem| SpecError::new(problem).field(field("held_out")))?;
+        }
         Ok(Box::new(options))
     }
 
@@ -576,6 +618,9 @@ fn configure_writing(
     }
     if options.panel.is_some() {
         return refuse("panel", "a `panel:`");
+    }
+    if options.held_out.is_some() {
+        return refuse("held_out", "a held-out judge");
     }
     if options.max_rounds != DEFAULT_MAX_ROUNDS {
         return refuse("max_rounds", "`max_rounds`");
@@ -724,7 +769,10 @@ impl Configured for ReviewOptions {
             started_at: setting.seating.started_at,
             hold_for_moderator: false,
             checks_rulings: true,
-            fairness: setting.seating.fairness,
+            fairness: setting
+                .seating
+                .fairness
+                .holding_out(self.held_out.map(super::judge_slot_role)),
         };
         DebateDefinition::new(NAME, &config)
     }
@@ -866,8 +914,13 @@ pub fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, Recompu
             &record.thresholds,
         ))
     } else {
-        let mut assessment =
-            derive_verdict(&panel, &results, &block_ids(&tree), &record.thresholds);
+        let mut assessment = derive_with_held_out(
+            &panel,
+            &results,
+            &block_ids(&tree),
+            &record.thresholds,
+            record.participants.held_out(),
+        );
         assessment.rule = crate::protocol::fairness::rule_with_flags(
             assessment.rule,
             evaluation
@@ -931,6 +984,68 @@ mod tests {
             .map(|(slot, agent)| (slot.as_str(), *agent))
             .collect();
         configured.define(setting(&agents)).config().unwrap()
+    }
+
+    /// Issue 29: `held_out` names a judge of an architecture review's panel
+    /// that scores only the final revision; it is refused, naming the key,
+    /// in a comparison, for a judge not on the panel, when it would leave no
+    /// binding judge to decide the rounds before, and in the writing mode.
+    #[test]
+    fn issue_29_a_held_out_judge_is_one_of_the_panel_and_leaves_a_binding_judge() {
+        let config = config_of(
+            configure(
+                "topic: x
+high_stakes: true
+held_out: strategist
+",
+                &[],
+            )
+            .unwrap()
+            .as_ref(),
+        );
+        assert_eq!(
+            config.fairness.held_out.as_deref(),
+            Some("judge.strategist")
+        );
+        for (spec, problem) in [
+            (
+                "topic: x
+held_out: strategist
+",
+                "`strategist` is not on the panel (analyst, stylist, aesthete)",
+            ),
+            (
+                "topic: x
+held_out: analyst
+",
+                "no binding judge is left",
+            ),
+            (
+                "topic: x
+mode: comparative
+options: [a, b]
+held_out: stylist
+",
+                "a comparative review has no revise loop",
+            ),
+        ] {
+            let error = configure(spec, &[]).err().expect(spec);
+            assert_eq!(error.field.as_deref(), Some("held_out"), "{spec}");
+            assert!(error.to_string().contains(problem), "{spec}: {error}");
+        }
+        let error = KIND
+            .configure(&Configure::from_spec(
+                Path::new("spec.yaml"),
+                "topic: x
+mode: writing
+draft: {text: hello}
+held_out: stylist
+",
+                &[],
+            ))
+            .err()
+            .expect("refused");
+        assert_eq!(error.field.as_deref(), Some("held_out"));
     }
 
     /// DR-57, A15: a comparison takes the global default stance,

@@ -46,7 +46,13 @@ impl DecisionReview {
             .map(|judge| {
                 let record = evaluation.judges.get(&judge.role);
                 let result = record.and_then(|record| record.result.as_ref());
+                let held_out = record.is_none()
+                    && self
+                        .config
+                        .fairness
+                        .holds_out(&super::judge_slot_role(judge.role));
                 let state = match result {
+                    None if held_out => JudgeState::HeldOut,
                     None => JudgeState::Pending,
                     Some(JudgeResult::Scored(_)) => JudgeState::Scored,
                     Some(JudgeResult::Malformed { reason }) => {
@@ -149,7 +155,7 @@ impl DecisionReview {
             }),
             None if pending < judges.len() => {
                 let assessment = verdict::derive_verdict(
-                    &self.config.panel,
+                    &self.deciding_panel(evaluation),
                     &evaluation.results(),
                     &blocks,
                     &self.config.thresholds,

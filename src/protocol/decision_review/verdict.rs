@@ -364,6 +364,82 @@ pub fn derive_verdict(
     }
 }
 
+/// The panel without a held-out judge: who decides every round but the
+/// last (issue 29).
+pub fn seated_without(panel: &[JudgeConfig], held_out: Option<JudgeRole>) -> Vec<JudgeConfig> {
+    panel
+        .iter()
+        .filter(|judge| Some(judge.role) != held_out)
+        .cloned()
+        .collect()
+}
+
+/// The verdict of a round with a held-out judge (issue 29): a judge that
+/// scores only the final revision, so that the revise loop is never tuned
+/// to its taste. The rest of the panel decides as [`derive_verdict`] does;
+/// the held-out judge can stop an ADOPT and nothing else. When the rest
+/// say ADOPT, the whole panel's scores, the held-out judge's with its
+/// weight included, must say ADOPT too; if they do not, or the held-out
+/// judge gave no usable scores, the verdict is ESCALATE and a person
+/// decides. Any other verdict stands, with the held-out judge's scores in
+/// the record. Without a held-out judge this is [`derive_verdict`].
+pub fn derive_with_held_out(
+    panel: &[JudgeConfig],
+    results: &BTreeMap<JudgeRole, JudgeResult>,
+    blocks: &[String],
+    thresholds: &Thresholds,
+    held_out: Option<JudgeRole>,
+) -> Assessment {
+    let Some(role) = held_out else {
+        return derive_verdict(panel, results, blocks, thresholds);
+    };
+    let seated = seated_without(panel, held_out);
+    let mut base = derive_verdict(&seated, results, blocks, thresholds);
+    let scored = matches!(results.get(&role), Some(JudgeResult::Scored(_)));
+    if base.verdict != Verdict::Adopt {
+        if scored {
+            base.rule.push_str(&format!(
+                " (the held-out {role} scored the final revision too; it can only stop an ADOPT)"
+            ));
+        }
+        return base;
+    }
+    if !scored {
+        let why = format!(
+            "the held-out {role} gave no usable scores of the final revision, so the panel's ADOPT is unconfirmed"
+        );
+        base.rule = format!(
+            "{}; {why} → ESCALATE",
+            base.rule.trim_end_matches(" → ADOPT")
+        );
+        base.verdict = Verdict::Escalate;
+        base.check = Check::Uncertainty;
+        base.uncertainty.push(why);
+        return base;
+    }
+    let mut whole = derive_verdict(panel, results, blocks, thresholds);
+    if whole.verdict == Verdict::Adopt {
+        whole.rule = format!(
+            "{} (confirmed by the held-out {role}, who scored only the final revision)",
+            whole.rule
+        );
+        return whole;
+    }
+    let reason = whole
+        .rule
+        .rsplit_once(" → ")
+        .map_or(whole.rule.as_str(), |(reason, _)| reason);
+    let why = format!(
+        "the held-out {role} did not confirm the panel's ADOPT: with its scores the panel says {} ({reason})",
+        whole.verdict
+    );
+    whole.rule = format!("{why} → ESCALATE");
+    whole.verdict = Verdict::Escalate;
+    whole.check = Check::Uncertainty;
+    whole.uncertainty.push(why);
+    whole
+}
+
 /// The blocks, in order, that held up under judging (DR-51, A13): every score
 /// a binding judge gave on its own criteria is at least `thresholds.binding`,
 /// and no risk score is a dealbreaker. A block without a single binding score
@@ -1101,6 +1177,63 @@ mod tests {
         JudgeResult::Malformed {
             reason: reason.into(),
         }
+    }
+
+    /// Issue 29, the held-out judge as the verdict uses it: without one,
+    /// the rule is the panel's; a held-out judge with no usable scores
+    /// leaves an ADOPT unconfirmed (ESCALATE); any other verdict of the
+    /// rest stands whatever it scored.
+    #[test]
+    fn issue_29_a_held_out_judge_can_only_stop_an_adopt() {
+        let panel = architecture_panel(true);
+        let blocks = block_ids(3);
+        let all = |score: u8| -> BTreeMap<JudgeRole, JudgeResult> {
+            panel
+                .iter()
+                .map(|judge| {
+                    let scores = uniform_scores(judge, &blocks, score);
+                    (judge.role, JudgeResult::Scored(scores))
+                })
+                .collect()
+        };
+        let thresholds = Thresholds::default();
+        let plain = derive_verdict(&panel, &all(4), &blocks, &thresholds);
+        assert_eq!(
+            derive_with_held_out(&panel, &all(4), &blocks, &thresholds, None),
+            plain
+        );
+        let mut silent = all(4);
+        silent.insert(Strategist, skipped("timed out twice"));
+        let unconfirmed =
+            derive_with_held_out(&panel, &silent, &blocks, &thresholds, Some(Strategist));
+        assert_eq!(unconfirmed.verdict, Verdict::Escalate);
+        assert!(
+            unconfirmed
+                .rule
+                .ends_with("the held-out strategist gave no usable scores of the final revision, so the panel's ADOPT is unconfirmed → ESCALATE"),
+            "{}",
+            unconfirmed.rule
+        );
+        // The rest send it back: the held-out judge's praise changes nothing.
+        let mut revise = all(2);
+        let strategist = panel.iter().find(|judge| judge.role == Strategist).unwrap();
+        revise.insert(
+            Strategist,
+            JudgeResult::Scored(uniform_scores(strategist, &blocks, 5)),
+        );
+        let kept = derive_with_held_out(&panel, &revise, &blocks, &thresholds, Some(Strategist));
+        let rest = derive_verdict(
+            &seated_without(&panel, Some(Strategist)),
+            &revise,
+            &blocks,
+            &thresholds,
+        );
+        assert_eq!(kept.verdict, rest.verdict);
+        assert!(
+            kept.rule.ends_with("it can only stop an ADOPT)"),
+            "{}",
+            kept.rule
+        );
     }
 
     /// One block score a test sets: judge, block, criterion, score, rationale.

@@ -91,6 +91,11 @@ pub struct Fairness {
     /// family and is never taken for anyone's kin.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub families: BTreeMap<String, Family>,
+    /// The slot of a judge that scores only the final revision
+    /// (`judge.strategist`), so the revise loop is never tuned to its
+    /// taste; none: every judge scores every round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_out: Option<String>,
 }
 
 fn legacy_recusal() -> Recusal {
@@ -104,6 +109,7 @@ impl Default for Fairness {
             order_seed: None,
             recusal: legacy_recusal(),
             families: BTreeMap::new(),
+            held_out: None,
         }
     }
 }
@@ -122,7 +128,22 @@ impl Fairness {
             order_seed: Some(order_seed),
             recusal,
             families,
+            held_out: None,
         }
+    }
+
+    /// This setting with the judge in `slot` held out of every round but
+    /// the one that decides.
+    pub fn holding_out(self, slot: Option<String>) -> Fairness {
+        Fairness {
+            held_out: slot,
+            ..self
+        }
+    }
+
+    /// Whether the judge in `slot` scores only the final revision.
+    pub fn holds_out(&self, slot: &str) -> bool {
+        self.held_out.as_deref() == Some(slot)
     }
 
     /// What a debate journaled before fair judging ran with.
@@ -155,11 +176,16 @@ impl Fairness {
             parts.push("each judge its own order");
         }
         let recusal = format!("recusal: {}", self.recusal.as_str());
+        let held_out = self
+            .held_out
+            .as_ref()
+            .map(|slot| format!("{slot} held out for the final revision"));
         Some(
             parts
                 .into_iter()
                 .map(str::to_string)
                 .chain([recusal])
+                .chain(held_out)
                 .collect::<Vec<_>>()
                 .join(" · "),
         )
@@ -175,6 +201,9 @@ impl Fairness {
         }
         if self.order_seed.is_some() {
             marks.push("own order".to_string());
+        }
+        if self.holds_out(slot) {
+            marks.push("held out".to_string());
         }
         if let Some(kin) = self.kinship(slot, author) {
             marks.push(match kin.recused() {

@@ -187,7 +187,7 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
             if column.kin.is_some() { "≈" } else { "" }
         );
         let style = match column.state {
-            JudgeState::Scored | JudgeState::Pending => theme.role_panel,
+            JudgeState::Scored | JudgeState::Pending | JudgeState::HeldOut => theme.role_panel,
             JudgeState::Malformed(_) => theme.status_malformed,
             JudgeState::Skipped(_) | JudgeState::Recused(_) => theme.status_skipped,
         };
@@ -218,6 +218,7 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
                     (JudgeState::Malformed(_), None) => ("?".into(), theme.status_malformed),
                     (JudgeState::Skipped(_), None) => ("–".into(), theme.status_skipped),
                     (JudgeState::Recused(_), None) => ("r".into(), theme.status_skipped),
+                    (JudgeState::HeldOut, None) => ("h".into(), theme.dim),
                     (JudgeState::Scored, None) => ("–".into(), theme.dim),
                 };
                 spans.push(Span::styled(pad(&text, CRITERION_COLUMN_WIDTH), style));
@@ -248,6 +249,13 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
             JudgeState::Recused(reason) => {
                 Some((format!("recused: {reason}"), theme.status_skipped))
             }
+            JudgeState::HeldOut => Some((
+                format!(
+                    "{} held out: it scores only the final revision",
+                    column.judge
+                ),
+                theme.dim,
+            )),
             _ => column
                 .kin
                 .as_ref()
@@ -517,6 +525,42 @@ mod tests {
         assert!(shown.contains("2.4 of 3 votes independent"), "{shown}");
         assert!(
             shown.contains("blind · each judge its own order · recusal: flag"),
+            "{shown}"
+        );
+    }
+
+    /// Issue 29: a judge held out for the final revision shows `h` in the
+    /// rounds it is not asked, and the note under the table says why.
+    #[test]
+    fn a_held_out_judge_is_marked_in_the_rounds_it_sits_out() {
+        let board = Scoreboard {
+            round: 1,
+            blocks: vec!["b1".into()],
+            judges: vec![ScoreColumn {
+                judge: "strategist".into(),
+                binding: true,
+                criteria: vec!["blast_radius".into()],
+                state: JudgeState::HeldOut,
+                scores: vec![vec![None]],
+                synthesis: None,
+                kin: None,
+            }],
+            binding_threshold: 3,
+            implied: None,
+            leader: None,
+            fairness: None,
+            agreement: None,
+        };
+        let theme = crate::tui::theme::Theme::builtin("dark").unwrap();
+        let shown = text(&lines(&theme, &board));
+        assert!(
+            shown
+                .lines()
+                .any(|line| line.starts_with("b1") && line.contains('h')),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("strategist held out: it scores only the final revision"),
             "{shown}"
         );
     }

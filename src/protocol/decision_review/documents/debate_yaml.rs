@@ -73,6 +73,10 @@ pub struct JudgeYaml {
     pub agent: String,
     pub weight: crate::protocol::decision_review::model::Weight,
     pub criteria: Vec<crate::protocol::decision_review::model::Criterion>,
+    /// It scores only the final revision and can only stop an ADOPT
+    /// (issue 29).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held_out: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -83,6 +87,14 @@ pub struct ParticipantsYaml {
 }
 
 impl ParticipantsYaml {
+    /// The judge that scored only the final revision, if one did.
+    pub fn held_out(&self) -> Option<crate::protocol::decision_review::model::JudgeRole> {
+        self.judges
+            .iter()
+            .find(|judge| judge.held_out)
+            .map(|judge| judge.role)
+    }
+
     pub fn panel(&self) -> Vec<JudgeConfig> {
         self.judges
             .iter()
@@ -479,6 +491,9 @@ impl DebateYaml {
                             .unwrap_or_default(),
                         weight: judge.weight,
                         criteria: judge.criteria.clone(),
+                        held_out: config.fairness.holds_out(
+                            &crate::protocol::decision_review::judge_slot_role(judge.role),
+                        ),
                     })
                     .collect(),
             },
