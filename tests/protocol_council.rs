@@ -1755,3 +1755,59 @@ fn issue_29_a_participant_of_the_origins_family_is_recused_from_its_findings() {
         .unwrap();
     assert_eq!(performance.marks, ["blind", "own order"]);
 }
+
+/// Models a participant may be played by, of several families.
+const MODELS: [&str; 6] = [
+    "anthropic:claude-sonnet-4-5",
+    "openai:gpt-4.1-mini",
+    "gemini:gemini-2.5-pro",
+    "ollama:llama3.1:8b",
+    "mistral:mistral-large-2411",
+    "deepseek:deepseek-r1",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(16))]
+
+    /// Issue 29: when the council is blind, no final-position prompt holds
+    /// the model of any participant, however a participant signed its
+    /// finding, and none says who raised a finding.
+    #[test]
+    fn issue_29_blind_final_positions_name_no_participants_model(
+        picks in proptest::collection::vec(0..MODELS.len(), 4),
+        signer in 0..4usize,
+    ) {
+        let mut config = config(
+            &["security", "performance"],
+            Intensity::Standard,
+            Preset::Default,
+            CouncilMode::Review,
+        );
+        let slots = ["expert.security", "expert.performance", CHECKER, DEVIL];
+        for (slot, pick) in slots.iter().zip(&picks) {
+            config.seating.agents.insert(slot.to_string(), MODELS[*pick].into());
+        }
+        config.seating.fairness = Fairness::new(true, 5, Recusal::Off, Default::default());
+        let mut h = harness(config);
+        for (index, slot) in slots.iter().enumerate() {
+            let model = MODELS[picks[index]].split_once(':').unwrap().1;
+            let description = match index == signer {
+                true => format!("As {model}, I see the comparison leak timing."),
+                false => "The comparison leaks timing.".to_string(),
+            };
+            let list = [finding("MEDIUM", &format!("Leak seen by {index}"), &description, &["security"])];
+            h.answer(&format!("{slot}/independent/r0"), &findings(slot, &list));
+        }
+        h.answer("devil-advocate/challenge/r1", &devil(&[]));
+        for slot in slots {
+            let prompt = h.prompt_of(&format!("{slot}/final/")).to_lowercase();
+            for pick in &picks {
+                let model = MODELS[*pick].split_once(':').unwrap().1.to_lowercase();
+                proptest::prop_assert!(!prompt.contains(&model), "{} reads `{}`", slot, model);
+            }
+            for finding in final_inventory(&h, slot) {
+                proptest::prop_assert!(finding.get("origin").is_none(), "{} reads an origin", slot);
+            }
+        }
+    }
+}
