@@ -19,6 +19,7 @@ pub mod protocol;
 pub mod report;
 pub mod rulings;
 pub mod secrets;
+pub mod share;
 pub mod spec;
 pub mod text;
 pub mod tui;

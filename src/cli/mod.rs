@@ -15,6 +15,7 @@ mod interactive;
 mod open;
 mod prepare;
 mod replay;
+mod report_cmd;
 mod resume;
 pub(crate) mod signals;
 mod verdict_cmd;
@@ -79,6 +80,10 @@ pub enum Command {
     /// Recompute the verdict of a debate from the files on disk
     #[command(display_order = 24)]
     Verdict(VerdictArgs),
+    /// Write a debate as one file anyone can open: a self-contained HTML
+    /// page (or Markdown with --format md)
+    #[command(display_order = 24)]
+    Report(ReportArgs),
     /// Show the configuration, the providers and whether they answer, the agent
     /// each role would get, and the terminal (exit 2 when no provider is usable)
     #[command(display_order = 25)]
@@ -275,6 +280,26 @@ pub struct ReplayArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A debate folder
+    pub dir: PathBuf,
+    /// html (one self-contained page, the default) or md (one Markdown file)
+    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+    pub format: ReportFormat,
+    /// Where to write it (default: report.html or report.md in the debate's
+    /// folder); `-` prints it
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// What `quorum report` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    Html,
+    Md,
+}
+
+#[derive(Debug, Args)]
 pub struct VerdictArgs {
     /// A debate folder (the one holding debate.yaml)
     pub dir: PathBuf,
@@ -413,6 +438,7 @@ pub async fn run(invocation: Invocation) -> ExitCode {
         Invocation::Builtin(Command::Open(args)) => open::run(args).await,
         Invocation::Builtin(Command::Replay(args)) => replay::run(args).await,
         Invocation::Builtin(Command::Verdict(args)) => verdict_cmd::run(&args.dir, args.json),
+        Invocation::Builtin(Command::Report(args)) => report_cmd::run(&args),
         Invocation::Builtin(Command::Doctor(args)) => doctor::run(args).await,
         Invocation::Builtin(Command::Completions(args)) => {
             commands::print_completions(args.shell);

@@ -358,6 +358,10 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     fn open_questions(&self) -> Vec<String> {
         Vec::new()
     }
+    /// See [`Protocol::changes`].
+    fn changes(&self) -> Vec<super::ChangedPart> {
+        Vec::new()
+    }
     /// See [`Protocol::resolution_refusal`].
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         let _ = (item_id, decision);
@@ -629,6 +633,9 @@ impl<R: Rules> Protocol for R {
     }
     fn open_questions(&self) -> Vec<String> {
         Rules::open_questions(self)
+    }
+    fn changes(&self) -> Vec<super::ChangedPart> {
+        Rules::changes(self)
     }
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         Rules::resolution_refusal(self, item_id, decision)

@@ -669,6 +669,21 @@ pub struct BoardItem {
     pub resolution: Option<ItemResolution>,
 }
 
+/// One part of what a debate proposed (a block, a paragraph), as it was
+/// and as it ended, with what changed it, for a report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedPart {
+    /// `b2 (implementation)`, `second paragraph`.
+    pub part: String,
+    /// Empty for a part the revision added.
+    pub before: String,
+    /// Empty for a part the revision withdrew.
+    pub after: String,
+    /// What caused the change, one line each: the critique item or
+    /// directive, the moderator's ruling and the author's reason.
+    pub causes: Vec<String>,
+}
+
 /// How a deferred item was settled after the verdict ([`Input::ItemResolved`]).
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -806,6 +821,13 @@ pub trait Protocol: Send {
     /// Items the moderator deferred that nobody has settled since, in the
     /// order they were raised.
     fn open_items(&self) -> Vec<ModerationItem> {
+        Vec::new()
+    }
+
+    /// Each part of what the debate proposed, as it was and as it ended,
+    /// with what changed it (`quorum report`'s proposal → revision
+    /// section); empty for a protocol that revises no text.
+    fn changes(&self) -> Vec<ChangedPart> {
         Vec::new()
     }
 

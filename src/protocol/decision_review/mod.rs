@@ -11,6 +11,7 @@
 //! it names are written by the engine, and [`Protocol::documents`] only says
 //! what the files contain.
 
+mod changes;
 pub mod documents;
 mod evaluation;
 pub mod kind;
@@ -957,6 +958,10 @@ impl crate::protocol::Rules for DecisionReview {
 
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         self.settle_refusal(item_id, decision)
+    }
+
+    fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
+        self.changed_parts()
     }
 
     fn board(&self) -> Board {

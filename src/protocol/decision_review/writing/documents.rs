@@ -186,6 +186,41 @@ fn summary_md(review: &WritingReview) -> Option<String> {
     Some(out)
 }
 
+/// Each change the merge made, as it was and as it reads now, with the
+/// critique item it answers and the moderator's ruling, for a report.
+pub fn changed_parts(review: &WritingReview) -> Vec<crate::protocol::ChangedPart> {
+    let Some(merged) = review.merged() else {
+        return Vec::new();
+    };
+    merged
+        .merge
+        .changes
+        .iter()
+        .map(|change| {
+            let mut cause = format!("{}: {}", change.kind, one_line(&change.rationale));
+            if let Some(id) = &change.answers {
+                let ruling = review
+                    .ruling(id)
+                    .map(|(decision, _)| format!(", which the moderator {}", decision.past_tense()))
+                    .unwrap_or_default();
+                let item = review
+                    .critique_items()
+                    .iter()
+                    .find(|item| &item.id == id)
+                    .map(|item| format!(" ({})", one_line(&item.text)))
+                    .unwrap_or_default();
+                cause.push_str(&format!("; answers {id}{item}{ruling}"));
+            }
+            crate::protocol::ChangedPart {
+                part: one_line(&change.location),
+                before: change.before.clone(),
+                after: change.after.clone(),
+                causes: vec![cause],
+            }
+        })
+        .collect()
+}
+
 /// How the review was kept fair and how far the judges' scores agreed
 /// (issue 29); nothing for a review from before fair judging.
 fn fairness_md(review: &WritingReview) -> String {

@@ -721,6 +721,10 @@ impl crate::protocol::Rules for WritingReview {
         documents::summary_lead(self)
     }
 
+    fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
+        documents::changed_parts(self)
+    }
+
     fn board(&self) -> Board {
         let required_roles = if self.config.critiqued() {
             vec![CRITIC.to_string(), SYNTHESIZER.to_string()]

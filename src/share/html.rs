@@ -1,0 +1,499 @@
+//! A report as one self-contained HTML page: inline CSS that follows the
+//! reader's light or dark setting, no script, no font, no image, no
+//! request. Every piece of text is escaped; the Markdown of a conclusion is
+//! rendered with raw HTML, images and link targets dropped, so the only
+//! `href` in the page is none at all and a link an agent wrote reads as its
+//! text.
+//!
+//! Not responsible for what the report says ([`super::Report`]).
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+use super::{Report, dollars, printable};
+use crate::protocol::{ChangedPart, JudgeState, Scoreboard, Tone};
+
+const STYLE: &str = r#"
+:root { color-scheme: light dark; --fg: #1d2228; --muted: #5b6470; --bg: #ffffff; --panel: #f3f5f8;
+  --line: #d6dbe1; --good: #1f7a3a; --bad: #b3261e; --warn: #8a5a00; --bar: #3b6fb6; --low: #c0392b; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6e8eb; --muted: #9aa4b1; --bg: #14171b; --panel: #1d2127; --line: #343a42;
+    --good: #5cc27a; --bad: #ff7b72; --warn: #e3b341; --bar: #6ea0e6; --low: #ff7b72; } }
+body { font: 16px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg);
+  background: var(--bg); margin: 0 auto; max-width: 62rem; padding: 2rem 1.25rem 4rem; }
+h1 { font-size: 1.6rem; margin: 0 0 .25rem; } h2 { font-size: 1.2rem; margin-top: 2.2rem;
+  border-bottom: 1px solid var(--line); padding-bottom: .3rem; }
+.label, .muted { color: var(--muted); } .label { margin: 0 0 1.5rem; }
+.conclusion { background: var(--panel); border-radius: 8px; padding: .5rem 1.25rem; }
+.verdict { display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
+.word { font-weight: 700; letter-spacing: .04em; padding: .15rem .6rem; border-radius: 6px;
+  border: 2px solid currentColor; }
+.positive { color: var(--good); } .negative { color: var(--bad); } .warning { color: var(--warn); }
+table { border-collapse: collapse; width: 100%; font-size: .93rem; margin: .5rem 0; }
+th, td { border-bottom: 1px solid var(--line); padding: .35rem .5rem; text-align: left; vertical-align: top; }
+th { font-weight: 600; } td.synthesis { text-align: center; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.bar { display: flex; align-items: center; gap: .4rem; min-width: 6rem; }
+.bar span.fill { display: inline-block; height: .7rem; background: var(--bar); border-radius: 3px; }
+.bar span.fill.low { background: var(--low); }
+.change { border: 1px solid var(--line); border-radius: 8px; padding: .25rem 1rem .75rem; margin: 1rem 0; }
+.before, .after { white-space: pre-wrap; padding: .4rem .6rem; border-radius: 6px; margin: .3rem 0; }
+.before { background: color-mix(in srgb, var(--bad) 12%, transparent); }
+.after { background: color-mix(in srgb, var(--good) 12%, transparent); }
+del { color: var(--bad); } ins { color: var(--good); text-decoration: none; font-weight: 600; }
+pre { white-space: pre-wrap; word-break: break-word; background: var(--panel); padding: 1rem;
+  border-radius: 8px; font-size: .85rem; }
+details summary { cursor: pointer; font-weight: 600; }
+"#;
+
+/// `text` safe inside an element or a quoted attribute.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in printable(text).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Markdown as HTML with nothing active in it: raw HTML becomes text,
+/// images their description, links their text (no target).
+pub fn inert_markdown(markdown: &str) -> String {
+    let text = printable(markdown);
+    let events = Parser::new_ext(
+        &text,
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH,
+    )
+    .filter_map(|event| match event {
+        Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+        Event::Start(Tag::Link { .. }) | Event::End(TagEnd::Link) => None,
+        Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => None,
+        other => Some(other),
+    });
+    let mut out = String::new();
+    pulldown_cmark::html::push_html(&mut out, events);
+    out
+}
+
+fn tone_class(word: &str) -> &'static str {
+    match word {
+        "ADOPT" | "PASS" | "DONE" | "PROVEN" => "positive",
+        "REJECT" | "FAIL" | "NO VERDICT" => "negative",
+        _ => "warning",
+    }
+}
+
+/// The whole page.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str(
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n",
+    );
+    out.push_str(&format!(
+        "<title>{} — quorum report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        escape(&crate::report::one_line(&report.topic))
+    ));
+    out.push_str(&format!(
+        "<header>\n<h1>{}</h1>\n<p class=\"label\">{}</p>\n</header>\n",
+        escape(&report.topic),
+        escape(&report.label)
+    ));
+    out.push_str(&conclusion(report));
+    out.push_str(&verdict(report));
+    if let Some(scoreboard) = &report.scoreboard {
+        out.push_str(&scores(scoreboard));
+    }
+    if !report.changes.is_empty() {
+        out.push_str(&changes(&report.changes));
+    }
+    if !report.rulings.is_empty() {
+        out.push_str(&board(report));
+    }
+    if !report.items.is_empty() {
+        out.push_str(&items(report));
+    }
+    if !report.open_questions.is_empty() {
+        out.push_str("<section id=\"open\">\n<h2>Still to find out</h2>\n<ul>\n");
+        for question in &report.open_questions {
+            out.push_str(&format!("<li>{}</li>\n", escape(question)));
+        }
+        out.push_str("</ul>\n</section>\n");
+    }
+    out.push_str(&usage(report));
+    out.push_str(&participants(report));
+    if let Some(transcript) = &report.transcript {
+        out.push_str(&format!(
+            "<section id=\"transcript\">\n<h2>Transcript</h2>\n<details>\n<summary>Every event and every raw answer, as recorded</summary>\n<pre>{}</pre>\n</details>\n</section>\n",
+            escape(transcript)
+        ));
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+fn conclusion(report: &Report) -> String {
+    let body = match &report.conclusion {
+        Some(markdown) => inert_markdown(markdown),
+        None => "<p>This debate has not ended: there is no conclusion yet.</p>\n".to_string(),
+    };
+    format!(
+        "<section id=\"conclusion\">\n<h2>Conclusion</h2>\n<div class=\"conclusion\">\n{body}</div>\n</section>\n"
+    )
+}
+
+fn verdict(report: &Report) -> String {
+    let Some((word, rule)) = report.headline() else {
+        return String::new();
+    };
+    let title = match report.outcome {
+        Some(crate::protocol::Outcome::Completed { .. }) => "Result",
+        _ => "Verdict",
+    };
+    let mut out = format!(
+        "<section id=\"verdict\">\n<h2>{title}</h2>\n<p class=\"verdict\"><span class=\"word {}\">{}</span> <span class=\"rule\">{}</span></p>\n",
+        tone_class(&word),
+        escape(&word),
+        escape(&rule)
+    );
+    if let Some(agreement) = &report.agreement {
+        out.push_str(&format!(
+            "<p class=\"agreement muted\">{}</p>\n",
+            escape(agreement)
+        ));
+    }
+    out.push_str("</section>\n");
+    out
+}
+
+/// The scoreboard as a chart: a row per block, a bar per judge's
+/// criterion, red where a binding judge scored under the threshold.
+fn scores(board: &Scoreboard) -> String {
+    let mut out = format!(
+        "<section id=\"scores\">\n<h2>Scores, round {}</h2>\n<table class=\"scores\">\n<thead>\n<tr><th>block</th>",
+        board.round
+    );
+    for column in &board.judges {
+        for criterion in &column.criteria {
+            out.push_str(&format!(
+                "<th>{}{}<br><span class=\"muted\">{}</span></th>",
+                escape(&column.judge),
+                if column.binding { " ★" } else { "" },
+                escape(criterion)
+            ));
+        }
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    for (row, block) in board.blocks.iter().enumerate() {
+        out.push_str(&format!("<tr><th>{}</th>", escape(block)));
+        for column in &board.judges {
+            for index in 0..column.criteria.len() {
+                let score = column.scores.get(row).and_then(|scores| scores[index]);
+                out.push_str(&match score {
+                    Some(score) => {
+                        let low = column.binding && score < board.binding_threshold;
+                        format!(
+                            "<td><span class=\"bar\"><span class=\"fill{}\" style=\"width:{score}rem\"></span>{score}</span></td>",
+                            if low { " low" } else { "" },
+                        )
+                    }
+                    None => format!("<td class=\"muted\">{}</td>", state_mark(&column.state)),
+                });
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("<tr><th>synthesis</th>");
+    for column in &board.judges {
+        let mean = column
+            .synthesis
+            .map_or("·".to_string(), |mean| format!("{mean:.1}"));
+        out.push_str(&format!(
+            "<td class=\"synthesis\" colspan=\"{}\">{mean}</td>",
+            column.criteria.len().max(1)
+        ));
+    }
+    out.push_str("</tr>\n</tbody>\n</table>\n");
+    let mut notes = Vec::new();
+    for column in &board.judges {
+        match &column.state {
+            JudgeState::Malformed(reason) => {
+                notes.push(format!("{}: malformed ({reason})", column.judge))
+            }
+            JudgeState::Skipped(reason) => {
+                notes.push(format!("{}: skipped ({reason})", column.judge))
+            }
+            JudgeState::Recused(reason) => notes.push(format!("recused: {reason}")),
+            JudgeState::HeldOut => notes.push(format!(
+                "{}: held out, it scores only the final revision",
+                column.judge
+            )),
+            JudgeState::Scored | JudgeState::Pending => {}
+        }
+        if let Some(kin) = &column.kin {
+            notes.push(format!("≈ {kin}"));
+        }
+    }
+    notes.extend(
+        board
+            .fairness
+            .iter()
+            .map(|fair| format!("fair judging: {fair}")),
+    );
+    if !notes.is_empty() {
+        out.push_str("<ul class=\"muted\">\n");
+        for note in notes {
+            out.push_str(&format!("<li>{}</li>\n", escape(&note)));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str(
+        "<p class=\"muted\">★ binding judge; a red bar is a binding score under the threshold.</p>\n</section>\n",
+    );
+    out
+}
+
+fn state_mark(state: &JudgeState) -> &'static str {
+    match state {
+        JudgeState::Pending => "·",
+        JudgeState::Malformed(_) => "?",
+        JudgeState::Recused(_) => "r",
+        JudgeState::HeldOut => "h",
+        JudgeState::Skipped(_) | JudgeState::Scored => "–",
+    }
+}
+
+/// The proposal → revision section, part by part: a word diff, then what
+/// caused the change.
+fn changes(parts: &[ChangedPart]) -> String {
+    let mut out =
+        String::from("<section id=\"changes\">\n<h2>From the proposal to the revision</h2>\n");
+    for part in parts {
+        out.push_str(&format!(
+            "<div class=\"change\">\n<h3>{}</h3>\n",
+            escape(&part.part)
+        ));
+        out.push_str(&format!(
+            "<div class=\"diff\">{}</div>\n",
+            word_diff(&part.before, &part.after)
+        ));
+        if !part.causes.is_empty() {
+            out.push_str("<ul>\n");
+            for cause in &part.causes {
+                out.push_str(&format!("<li>{}</li>\n", escape(cause)));
+            }
+            out.push_str("</ul>\n");
+        }
+        out.push_str("</div>\n");
+    }
+    out.push_str("</section>\n");
+    out
+}
+
+/// `before` → `after` word by word: removed words struck, added words
+/// marked, both escaped.
+pub fn word_diff(before: &str, after: &str) -> String {
+    if before.is_empty() {
+        return format!("<div class=\"after\"><ins>{}</ins></div>", escape(after));
+    }
+    if after.is_empty() {
+        return format!("<div class=\"before\"><del>{}</del></div>", escape(before));
+    }
+    let diff = similar::TextDiff::from_words(before, after);
+    // A rewrite reads better as the two texts than as a thicket of marks.
+    if diff.ratio() < 0.5 {
+        return format!(
+            "<div class=\"before\"><del>{}</del></div><div class=\"after\"><ins>{}</ins></div>",
+            escape(before),
+            escape(after)
+        );
+    }
+    let mut out = String::from("<div class=\"after\">");
+    for change in diff.iter_all_changes() {
+        let text = escape(change.value());
+        match change.tag() {
+            similar::ChangeTag::Equal => out.push_str(&text),
+            similar::ChangeTag::Delete => out.push_str(&format!("<del>{text}</del>")),
+            similar::ChangeTag::Insert => out.push_str(&format!("<ins>{text}</ins>")),
+        }
+    }
+    out.push_str("</div>");
+    out
+}
+
+fn board(report: &Report) -> String {
+    let mut out = String::from(
+        "<section id=\"board\">\n<h2>What quorum derived</h2>\n<table>\n<thead><tr><th>id</th><th>about</th><th>ruling</th><th>by the rule</th></tr></thead>\n<tbody>\n",
+    );
+    for ruling in &report.rulings {
+        let class = match ruling.tone {
+            Some(Tone::Positive) => "positive",
+            Some(Tone::Negative) => "negative",
+            _ => "warning",
+        };
+        let facts: Vec<String> = ruling
+            .facts
+            .iter()
+            .map(|fact| format!("{} {}", fact.label, fact.value))
+            .collect();
+        out.push_str(&format!(
+            "<tr><td>{}</td><td>{}{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>\n",
+            escape(&ruling.subject),
+            escape(&ruling.title),
+            if facts.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "<br><span class=\"muted\">{}</span>",
+                    escape(&facts.join(" · "))
+                )
+            },
+            escape(ruling.word.as_deref().unwrap_or("open")),
+            escape(&ruling.rule)
+        ));
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+    out
+}
+
+fn items(report: &Report) -> String {
+    let mut out = String::from(
+        "<section id=\"rulings\">\n<h2>The moderator's rulings</h2>\n<table>\n<thead><tr><th>item</th><th>about</th><th>the item</th><th>ruling</th><th>note</th></tr></thead>\n<tbody>\n",
+    );
+    for item in &report.items {
+        let note = [
+            item.note.clone(),
+            item.resolution.as_ref().and_then(|r| r.note.clone()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · ");
+        out.push_str(&format!(
+            "<tr><td>{}</td><td>{}<br><span class=\"muted\">{} {}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            escape(&item.item.id),
+            escape(&item.item.target),
+            escape(&item.item.severity),
+            escape(&item.item.category),
+            escape(&item.item.text),
+            escape(&report.decision_word(item)),
+            escape(&note)
+        ));
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+    out
+}
+
+fn usage(report: &Report) -> String {
+    let Some(usage) = &report.usage else {
+        return String::new();
+    };
+    let count = |tokens: Option<u64>| tokens.map_or("–".to_string(), |n| n.to_string());
+    let mut out = String::from(
+        "<section id=\"usage\">\n<h2>What each call used</h2>\n<table>\n<thead><tr><th>call</th><th>agent</th><th>tokens in</th><th>tokens out</th><th>time</th><th>cost</th></tr></thead>\n<tbody>\n",
+    );
+    for call in &usage.calls {
+        out.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1} s</td><td class=\"num\">{}</td></tr>\n",
+            escape(&call.call_id),
+            escape(&call.agent),
+            count(call.input_tokens),
+            if call.estimated { " ≈" } else { "" },
+            count(call.output_tokens),
+            call.elapsed_ms as f64 / 1000.0,
+            call.cost_usd.map_or("–".to_string(), dollars)
+        ));
+    }
+    let total = &usage.total;
+    out.push_str(&format!(
+        "<tr><th>all {} calls</th><td></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td></td><td class=\"num\">{}</td></tr>\n</tbody>\n</table>\n",
+        total.calls,
+        total.input_tokens,
+        total.output_tokens,
+        total.cost_usd.map_or("–".to_string(), dollars)
+    ));
+    if total.estimated {
+        out.push_str(
+            "<p class=\"muted\">≈ quorum's estimate: the provider reported no counts.</p>\n",
+        );
+    }
+    out.push_str("</section>\n");
+    out
+}
+
+fn participants(report: &Report) -> String {
+    let mut out =
+        String::from("<section id=\"participants\">\n<h2>Who took part</h2>\n<table>\n<tbody>\n");
+    for role in &report.roles {
+        let marks = if role.marks.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " <span class=\"muted\">[{}]</span>",
+                escape(&role.marks.join(" · "))
+            )
+        };
+        out.push_str(&format!(
+            "<tr><td>{}{}</td><td>{}{marks}</td></tr>\n",
+            escape(&role.title),
+            if role.binding { " ★" } else { "" },
+            escape(&role.agent)
+        ));
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 30: Markdown from an agent keeps its words and loses
+    /// everything active: raw HTML is text, a link is its words, an image
+    /// its description.
+    #[test]
+    fn markdown_from_an_agent_renders_inert() {
+        let html = inert_markdown(
+            "**Go** <script>alert(1)</script> [here](https://evil.example) ![p](https://evil.example/p.png) <img src=x onerror=y>",
+        );
+        assert!(html.contains("<strong>Go</strong>"), "{html}");
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{html}"
+        );
+        assert!(html.contains("here"), "{html}");
+        assert!(
+            !html.contains("href") && !html.contains("evil.example"),
+            "{html}"
+        );
+        assert!(!html.contains("<img") && !html.contains("<a "), "{html}");
+    }
+
+    #[test]
+    fn text_is_escaped_for_elements_and_attributes_and_loses_control_characters() {
+        assert_eq!(
+            escape("<b a=\"1\" c='2'>&\u{1b}[31m\u{0}"),
+            "&lt;b a=&quot;1&quot; c=&#39;2&#39;&gt;&amp;[31m"
+        );
+    }
+
+    #[test]
+    fn a_small_change_is_marked_word_by_word_and_a_rewrite_shown_whole() {
+        let diff = word_diff("keep the old queue", "keep the new queue");
+        assert!(
+            diff.contains("<del>old</del>") && diff.contains("<ins>new</ins>"),
+            "{diff}"
+        );
+        let rewrite = word_diff("one thing", "something else entirely different");
+        assert!(rewrite.contains("<div class=\"before\">"), "{rewrite}");
+        assert_eq!(
+            word_diff("", "added"),
+            "<div class=\"after\"><ins>added</ins></div>"
+        );
+    }
+}

@@ -1,0 +1,130 @@
+//! A debate as one file anyone can open (`quorum report`, issue 30): the
+//! conclusion first, then the verdict and its rule, the scoreboard, what
+//! changed from the proposal to the revision and why, the board of
+//! findings or hypotheses, the moderator's rulings and notes, what each
+//! call used and cost, and the transcript, collapsed. [`html`] writes it as
+//! one self-contained page (no script, no font, no request: it works from
+//! a `file://` address offline), [`markdown`] as one Markdown file.
+//!
+//! What goes in is gathered from the protocol alone ([`Report::of`]), so
+//! every protocol reports through the same code; a protocol that revises
+//! no text, or has no board, simply has no such section.
+//!
+//! Responsible for what a report says and for keeping every agent's text
+//! inert: escaped in HTML, fenced in Markdown, links shown as text. Not
+//! responsible for reading the record (the CLI folds the journal) nor for
+//! writing the file.
+
+pub mod html;
+pub mod markdown;
+
+use crate::protocol::usage::UsageReport;
+use crate::protocol::{
+    BoardItem, BoardView, ChangedPart, ItemDecision, ItemWords, Outcome, Protocol, RoleInfo,
+    Ruling, Scoreboard,
+};
+
+/// Everything a report shows, gathered from one debate.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub topic: String,
+    /// `decision review · architecture`, as the interface labels it.
+    pub label: String,
+    pub roles: Vec<RoleInfo>,
+    /// The reader-first opening of the deliverable (Markdown), once the
+    /// debate has ended.
+    pub conclusion: Option<String>,
+    pub outcome: Option<Outcome>,
+    /// How far the panel that decided agreed, in one line.
+    pub agreement: Option<String>,
+    pub scoreboard: Option<Scoreboard>,
+    /// What quorum derived about each finding or hypothesis.
+    pub rulings: Vec<Ruling>,
+    pub changes: Vec<ChangedPart>,
+    pub items: Vec<BoardItem>,
+    pub item_words: ItemWords,
+    pub open_questions: Vec<String>,
+    pub usage: Option<UsageReport>,
+    /// `transcript.md` as the debate wrote it.
+    pub transcript: Option<String>,
+}
+
+impl Report {
+    /// The report of `protocol` as it stands.
+    pub fn of(protocol: &dyn Protocol) -> Report {
+        let description = protocol.describe();
+        let board = protocol.board();
+        let (scoreboard, rulings) = match board.view {
+            BoardView::Scores(scoreboard) => (Some(scoreboard), Vec::new()),
+            BoardView::Rulings(rulings) => (None, rulings),
+            BoardView::None | BoardView::Revision(_) => (None, Vec::new()),
+        };
+        let transcript = protocol
+            .documents()
+            .into_iter()
+            .find(|document| document.path == "transcript.md")
+            .map(|document| document.contents);
+        Report {
+            topic: description.topic,
+            label: description.label,
+            roles: description.roles,
+            conclusion: protocol.summary_lead(),
+            outcome: protocol.outcome().cloned(),
+            agreement: board.agreement,
+            scoreboard,
+            rulings,
+            changes: protocol.changes(),
+            items: board.items,
+            item_words: protocol.item_words(),
+            open_questions: protocol.open_questions(),
+            usage: protocol.usage().map(|ledger| ledger.report()),
+            transcript,
+        }
+    }
+
+    /// The verdict's word (`ADOPT`, `DONE`, `NO VERDICT`) and the rule or
+    /// note beside it; none while the debate runs.
+    pub fn headline(&self) -> Option<(String, String)> {
+        Some(match self.outcome.as_ref()? {
+            Outcome::Decided { verdict, rule } => (verdict.as_str().to_string(), rule.clone()),
+            Outcome::Completed { note, deliverable } => {
+                ("DONE".to_string(), format!("{note} ({deliverable})"))
+            }
+            Outcome::Failed { reason } => ("NO VERDICT".to_string(), reason.clone()),
+        })
+    }
+
+    /// The protocol's word for the moderator's decision on an item, and
+    /// its settlement after the verdict, if any.
+    pub fn decision_word(&self, item: &BoardItem) -> String {
+        let word = |decision: ItemDecision| match decision {
+            ItemDecision::Accept => self.item_words.accept,
+            ItemDecision::Reject => self.item_words.reject,
+            ItemDecision::Defer => self.item_words.defer,
+        };
+        let mut out = item.decision.map_or("undecided".to_string(), |decision| {
+            word(decision).to_string()
+        });
+        if let Some(resolution) = &item.resolution {
+            out.push_str(&format!(", then {}", word(resolution.decision)));
+        }
+        out
+    }
+}
+
+/// `text` with control characters other than tab and newline taken out:
+/// what neither a page nor a Markdown file should carry.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .filter(|c| *c == '\n' || *c == '\t' || !c.is_control())
+        .collect()
+}
+
+/// Money in dollars, to the cent or, under a cent, to four places.
+pub fn dollars(cost: f64) -> String {
+    if cost < 0.01 {
+        format!("${cost:.4}")
+    } else {
+        format!("${cost:.2}")
+    }
+}
