@@ -8,8 +8,10 @@
 
 mod browse;
 mod commands;
+mod compare;
 mod doctor;
 mod export;
+pub mod fork;
 mod headless;
 mod interactive;
 mod open;
@@ -84,6 +86,14 @@ pub enum Command {
     /// page (or Markdown with --format md)
     #[command(display_order = 24)]
     Report(ReportArgs),
+    /// Start a new debate that shares a recorded one up to a stage and runs
+    /// on from there, with another agent or stance
+    #[command(display_order = 22)]
+    Fork(ForkArgs),
+    /// Show where two debates of one origin (a debate and its fork) went
+    /// apart: agents, rulings, scores, verdicts
+    #[command(display_order = 22)]
+    Compare(CompareArgs),
     /// Show the configuration, the providers and whether they answer, the agent
     /// each role would get, and the terminal (exit 2 when no provider is usable)
     #[command(display_order = 25)]
@@ -280,6 +290,48 @@ pub struct ReplayArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ForkArgs {
+    /// The debate to fork (its folder)
+    pub dir: PathBuf,
+    /// Where the fork starts: a stage, or STAGE:ROUND (`critique`,
+    /// `moderation`, `evaluation:2`); everything before it is shared
+    #[arg(long, value_name = "STAGE[:ROUND]")]
+    pub at: String,
+    /// Who plays a role from the fork on (repeatable)
+    #[arg(long, value_name = "ROLE=PROVIDER[:MODEL]")]
+    pub agent: Vec<String>,
+    /// A decision review's critic stance, for a fork at proposal or critique
+    #[arg(long, value_name = "STANCE")]
+    pub critique: Option<String>,
+    /// Artifact root of the fork (default: the origin's)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// No interactive interface: progress on stderr, the result on stdout
+    #[arg(long)]
+    pub headless: bool,
+    /// Print the result as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// How the items still undecided are decided
+    #[arg(long, value_parser = parse_moderation)]
+    pub moderation: Option<ModerationPolicy>,
+    /// Colour theme of the interface
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+    /// Configuration file the agents are built from
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// One debate folder
+    pub dir: PathBuf,
+    /// The other (a fork of the first, or of the same origin)
+    pub other: PathBuf,
+}
+
+#[derive(Debug, Args)]
 pub struct ReportArgs {
     /// A debate folder
     pub dir: PathBuf,
@@ -439,6 +491,8 @@ pub async fn run(invocation: Invocation) -> ExitCode {
         Invocation::Builtin(Command::Replay(args)) => replay::run(args).await,
         Invocation::Builtin(Command::Verdict(args)) => verdict_cmd::run(&args.dir, args.json),
         Invocation::Builtin(Command::Report(args)) => report_cmd::run(&args),
+        Invocation::Builtin(Command::Fork(args)) => fork::run(args).await,
+        Invocation::Builtin(Command::Compare(args)) => compare::run(&args),
         Invocation::Builtin(Command::Doctor(args)) => doctor::run(args).await,
         Invocation::Builtin(Command::Completions(args)) => {
             commands::print_completions(args.shell);

@@ -85,6 +85,8 @@ struct Listing {
     /// assumptions).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     open_questions: Vec<String>,
+    /// The debate this one was forked from, and where.
+    forked_from: Option<super::fork::ForkOrigin>,
 }
 
 impl Listing {
@@ -131,6 +133,7 @@ impl Listing {
                 ),
             open_items: review.open_items(),
             open_questions: review.open_questions(),
+            forked_from: super::fork::origin_of(dir),
         }
     }
 
@@ -147,6 +150,14 @@ impl Listing {
             ""
         };
         writeln!(out, "{}", self.dir.display())?;
+        if let Some(fork) = &self.forked_from {
+            writeln!(
+                out,
+                "  fork of {} at {}",
+                fork.origin.display(),
+                sanitize(&fork.at)
+            )?;
+        }
         writeln!(out, "  {}", sanitize(&self.topic))?;
         writeln!(out, "  {}{reopened} · {items}", self.state)?;
         for item in &self.open_items {
@@ -251,7 +262,7 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
         },
         if open == 1 { "" } else { "s" }
     )?;
-    for listing in &listings {
+    for listing in families(&listings) {
         listing.print(&mut stdout)?;
         writeln!(stdout)?;
     }
@@ -264,6 +275,42 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `listings` in families: each debate followed by its forks (and theirs),
+/// in the order listed; a fork whose origin is not listed stands alone.
+fn families(listings: &[Listing]) -> Vec<&Listing> {
+    let canonical = |dir: &Path| dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let dirs: Vec<PathBuf> = listings.iter().map(|l| canonical(&l.dir)).collect();
+    let parent = |listing: &Listing| {
+        let origin = &listing.forked_from.as_ref()?.origin;
+        dirs.iter().position(|dir| dir == origin)
+    };
+    fn visit(at: usize, parents: &[Option<usize>], seen: &mut Vec<bool>, out: &mut Vec<usize>) {
+        if seen[at] {
+            return;
+        }
+        seen[at] = true;
+        out.push(at);
+        for (child, parent) in parents.iter().enumerate() {
+            if *parent == Some(at) {
+                visit(child, parents, seen, out);
+            }
+        }
+    }
+    let parents: Vec<Option<usize>> = listings.iter().map(parent).collect();
+    let mut seen = vec![false; listings.len()];
+    let mut order = Vec::new();
+    for (at, parent) in parents.iter().enumerate() {
+        if parent.is_none() {
+            visit(at, &parents, &mut seen, &mut order);
+        }
+    }
+    // Forks of each other (an edited fork.json): listed all the same.
+    for at in 0..listings.len() {
+        visit(at, &parents, &mut seen, &mut order);
+    }
+    order.into_iter().map(|at| &listings[at]).collect()
 }
 
 /// One debate, without the interface.

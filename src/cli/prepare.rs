@@ -928,6 +928,49 @@ fn load_prompts(flags: &RunFlags) -> Result<PromptSet, SpecError> {
     PromptSet::load(dir.as_deref()).map_err(|error| SpecError::new(error.to_string()).field(field))
 }
 
+/// `choice` for `role`, resolved against today's configuration as a new
+/// run would resolve it, as an alternative a recorded debate can switch to
+/// (`quorum fork --agent`): its setup and the label it answers under
+/// (`openai:gpt-4.1`). `setup` gives the script and pace a `script`
+/// choice plays with.
+pub fn resolve_alternative(
+    role: &str,
+    choice: AgentChoice,
+    setup: &RunSetup,
+    config_path: Option<&Path>,
+    env: &dyn Environment,
+) -> Result<(AlternativeSetup, String), SpecError> {
+    let loaded = config::load(config_path)?;
+    watch_keys(&loaded);
+    let flags = BTreeMap::from([(role.to_string(), choice)]);
+    let no_spec = BTreeMap::new();
+    let resolver = Resolver::new(Sources {
+        flags: &flags,
+        spec: &no_spec,
+        config: &loaded,
+        env,
+    });
+    let resolved = resolver.resolve(role)?;
+    let context = BuildContext {
+        script: setup.script.clone().map(Arc::new),
+        speed: setup.speed,
+        env,
+        human_desk: None,
+        key_variables: loaded.key_variables(),
+    };
+    let agent = factory::build(&resolved, &context)
+        .map_err(|error| choice_error(&resolved, &loaded, error.to_string()))?;
+    let info = agent.info();
+    let price = loaded.config.price_of(&info.provider, &info.model);
+    Ok((
+        AlternativeSetup {
+            agent: recordable(&resolved),
+            price,
+        },
+        info.to_string(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

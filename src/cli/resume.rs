@@ -87,7 +87,7 @@ pub async fn run(args: ResumeArgs) -> ExitCode {
     super::exit_code(resume(args).await)
 }
 
-async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
+pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     let dir = args.dir.as_path();
     let (
         lock,

@@ -1,0 +1,272 @@
+//! `quorum fork DIR --at STAGE[:ROUND]`: a new debate that shares
+//! everything `DIR` recorded before that point and runs on from there,
+//! with another agent for a role (`--agent ROLE=PROVIDER[:MODEL]`) or, in a
+//! decision review forked before its critique, another stance
+//! (`--critique`).
+//!
+//! The fork is self-contained: its own folder beside the origin (or under
+//! `--out`) holds a copy of the origin's journal up to the first record at
+//! which the debate stood at STAGE, the new agents as the moderator's
+//! switches right after it, and `fork.json` naming the origin. Resuming that
+//! journal (the same code as `quorum resume`) starts again every call the
+//! cut left unfinished and writes every file. The origin is only read.
+//!
+//! Not responsible for running the debate on (`resume`) nor for comparing
+//! the two (`compare`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use chrono::Utc;
+use serde::{Deserialize, Serialize};
+
+use crate::artifact::{Journal, RunDir, topic_slug, write_atomic};
+use crate::config::detect::SystemEnvironment;
+use crate::engine::resume::{JOURNAL_FILE, Recorded, fold};
+use crate::engine::{DebateDefinition, JournalEvent};
+use crate::prompts::PromptSet;
+use crate::protocol::Input;
+
+use super::{Failure, ForkArgs, ResumeArgs, usage};
+
+/// What `fork.json` says: where a fork came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForkOrigin {
+    /// The origin's folder, absolute.
+    pub origin: PathBuf,
+    /// `evaluation:2`, as given.
+    pub at: String,
+    /// How many of the origin's journal records the fork shares.
+    pub records: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critique: Option<String>,
+}
+
+/// The file a fork names its origin in.
+pub const FORK_FILE: &str = "fork.json";
+
+/// A fork's origin, if `dir` is a fork.
+pub fn origin_of(dir: &Path) -> Option<ForkOrigin> {
+    let text = std::fs::read_to_string(dir.join(FORK_FILE)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+pub async fn run(args: ForkArgs) -> ExitCode {
+    super::exit_code(fork(args).await)
+}
+
+/// `STAGE` or `STAGE:ROUND`.
+fn parse_at(at: &str) -> Result<(String, Option<u32>), String> {
+    let (stage, round) = match at.split_once(':') {
+        Some((stage, round)) => {
+            let round = round.trim().parse::<u32>().map_err(|_| {
+                format!("--at {at}: the round after `:` is a number (`evaluation:2`)")
+            })?;
+            (stage, Some(round))
+        }
+        None => (at, None),
+    };
+    let stage = stage.trim();
+    if stage.is_empty() {
+        return Err(format!(
+            "--at {at}: name a stage (`critique`, `evaluation:2`)"
+        ));
+    }
+    Ok((stage.to_string(), round))
+}
+
+/// The last record of the origin the fork keeps: the first input after
+/// which the debate stood at `stage` (in `round`, if given), or its
+/// definition when the debate starts there. The error lists where the
+/// debate did stand, in order.
+fn cut(
+    recorded: &Recorded,
+    prompts: &Arc<PromptSet>,
+    stage: &str,
+    round: Option<u32>,
+) -> Result<usize, String> {
+    let mut reached: Vec<String> = Vec::new();
+    for end in 0..recorded.records.len() {
+        if end > 0 && !matches!(recorded.records[end].event, JournalEvent::Input { .. }) {
+            continue;
+        }
+        let protocol = crate::protocol::registry::build(&recorded.definition, prompts.clone())?;
+        let folded = fold(protocol, &recorded.records[..=end], &mut |_, _| {});
+        let progress = folded.protocol.progress();
+        let here = match progress.round {
+            0 => progress.stage.clone(),
+            round => format!("{}:{round}", progress.stage),
+        };
+        if !reached.contains(&here) {
+            reached.push(here);
+        }
+        if progress.stage == stage && round.is_none_or(|round| round == progress.round) {
+            return Ok(end);
+        }
+    }
+    Err(format!(
+        "the debate never stood at {}{}; it went through {}",
+        stage,
+        round.map(|round| format!(":{round}")).unwrap_or_default(),
+        reached.join(", ")
+    ))
+}
+
+/// `definition` with the decision review critic's stance set to `stance`.
+fn with_critique(definition: &DebateDefinition, stance: &str) -> Result<DebateDefinition, String> {
+    use crate::protocol::decision_review::model::CritiqueMode;
+    if definition.protocol() != crate::protocol::decision_review::NAME {
+        return Err(format!(
+            "--critique sets a decision review's critic; this debate is a {}",
+            definition.protocol()
+        ));
+    }
+    let mode: CritiqueMode = serde_json::from_value(serde_json::json!(stance))
+        .or_else(|_| serde_json::from_value(serde_json::json!(format!("generous-{stance}"))))
+        .map_err(|_| {
+            format!("--critique {stance}: use strict, steelman (generous-steelman) or neutral")
+        })?;
+    let mut config: serde_json::Value = definition.read_config("decision review")?;
+    config["critique_mode"] = serde_json::to_value(mode).unwrap_or_default();
+    Ok(DebateDefinition::new(definition.protocol(), &config))
+}
+
+async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
+    let (stage, round) = parse_at(&args.at).map_err(usage)?;
+    let recorded = Recorded::read(&args.dir).map_err(|error| usage(super::with_causes(&error)))?;
+    let Some(mut setup) = recorded.setup.clone() else {
+        return Err(usage(format!(
+            "{} was recorded by a quorum that did not keep its agents in the journal; it cannot be forked",
+            recorded.journal_path.display()
+        )));
+    };
+    let prompts = PromptSet::with_overrides(&setup.prompt_overrides, &recorded.journal_path)
+        .map_err(|error| usage(format!("{}: {error}", recorded.journal_path.display())))?;
+    let prompts = Arc::new(prompts);
+    let end = cut(&recorded, &prompts, &stage, round).map_err(|why| {
+        usage(format!(
+            "cannot fork {} at {}: {why}",
+            args.dir.display(),
+            args.at
+        ))
+    })?;
+    let definition = match &args.critique {
+        Some(stance) => {
+            if !matches!(stage.as_str(), "proposal" | "critique") {
+                return Err(usage(format!(
+                    "--critique changes the critic's stance, which only a fork at proposal or critique can use; {} is after the critique",
+                    args.at
+                )));
+            }
+            with_critique(&recorded.definition, stance).map_err(usage)?
+        }
+        None => recorded.definition.clone(),
+    };
+    // Each new agent joins as the moderator's switch, right after the cut.
+    let mut switches = Vec::new();
+    for assignment in &args.agent {
+        let Some((role, choice)) = assignment.split_once('=') else {
+            return Err(usage(format!(
+                "--agent {assignment}: expected ROLE=PROVIDER[:MODEL]"
+            )));
+        };
+        let role = role.trim();
+        if !setup.roles.contains_key(role) {
+            let roles: Vec<&str> = setup.roles.keys().map(String::as_str).collect();
+            return Err(usage(format!(
+                "--agent {assignment}: this debate has no role {role}; its roles are {}",
+                roles.join(", ")
+            )));
+        }
+        let choice = crate::config::AgentChoice::parse(choice.trim())
+            .map_err(|why| usage(format!("--agent {assignment}: {why}")))?;
+        let (alternative, label) = super::prepare::resolve_alternative(
+            role,
+            choice,
+            &setup,
+            args.config.as_deref(),
+            &SystemEnvironment,
+        )
+        .map_err(|error| usage(format!("--agent {assignment}: {error}")))?;
+        let price = alternative.price;
+        if !setup.alternatives.contains(&alternative) {
+            setup.alternatives.push(alternative);
+        }
+        switches.push(Input::AgentSwitched {
+            role: role.to_string(),
+            agent: label,
+            price,
+        });
+    }
+    let origin = args
+        .dir
+        .canonicalize()
+        .map_err(|error| usage(format!("{}: {error}", args.dir.display())))?;
+    let root = match &args.out {
+        Some(root) => root.clone(),
+        None => origin
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+    };
+    let topic = folded_topic(&recorded, &prompts);
+    let slug = format!("{}-fork", topic_slug(&topic));
+    let run_dir = RunDir::create(&root, &slug, chrono::Local::now())?;
+    let mut journal = Journal::create(&run_dir.path().join(JOURNAL_FILE))?;
+    for (index, record) in recorded.records[..=end].iter().enumerate() {
+        let event = match index {
+            0 => JournalEvent::DebateStarted {
+                definition: Box::new(definition.clone()),
+                setup: Some(Box::new(setup.clone())),
+            },
+            _ => record.event.clone(),
+        };
+        journal.append_unsynced(record.at, &event)?;
+    }
+    let now = Utc::now();
+    for input in switches {
+        journal.append_unsynced(now, &JournalEvent::Input { input })?;
+    }
+    journal.sync()?;
+    drop(journal);
+    let provenance = ForkOrigin {
+        origin,
+        at: args.at.clone(),
+        records: end + 1,
+        agents: args.agent.clone(),
+        critique: args.critique.clone(),
+    };
+    write_atomic(
+        &run_dir.path().join(FORK_FILE),
+        serde_json::to_string_pretty(&provenance)
+            .unwrap_or_default()
+            .as_bytes(),
+    )?;
+    eprintln!(
+        "quorum: forked {} at {} into {} ({} of its {} journal records shared)",
+        args.dir.display(),
+        args.at,
+        run_dir.path().display(),
+        end + 1,
+        recorded.records.len()
+    );
+    super::resume::resume(ResumeArgs {
+        dir: run_dir.path().to_path_buf(),
+        reopen: false,
+        headless: args.headless,
+        json: args.json,
+        moderation: args.moderation,
+        theme: args.theme.clone(),
+        config: args.config.clone(),
+    })
+    .await
+}
+
+/// The debate's topic, as its protocol describes it.
+fn folded_topic(recorded: &Recorded, prompts: &Arc<PromptSet>) -> String {
+    crate::protocol::registry::build(&recorded.definition, prompts.clone())
+        .map(|protocol| protocol.describe().topic)
+        .unwrap_or_else(|_| "debate".to_string())
+}
