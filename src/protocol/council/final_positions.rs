@@ -83,8 +83,6 @@ impl Council {
         })
     }
 
-    /// What hides the authors' self-identification in a blind council: the
-    /// built-in names and the models its participants run.
     /// How `slot` judges the others' findings, a word or two each for its
     /// pane: `blind`, `own order`, and the model family it shares with
     /// another participant (`≈ anthropic`, or `≈ anthropic recused` when
@@ -106,12 +104,17 @@ impl Council {
         marks
     }
 
+    /// What hides the authors' self-identification in a blind council: the
+    /// built-in names and the models its participants run.
     fn blindfold(&self) -> Blindfold {
         let seating = &self.config.seating;
+        let material = std::iter::once(self.config.topic.as_str())
+            .chain(self.config.context.iter().map(|doc| doc.text.as_str()));
         Blindfold::for_agents(
             &seating.fairness,
             seating.agents.values().map(String::as_str),
         )
+        .sparing(material)
     }
 
     pub(super) fn start_final(&mut self, now: Timestamp) -> Vec<Effect> {

@@ -643,7 +643,10 @@ fn outcome_of(finding: &Finding, record: &Record<'_>, lookup: &Lookup<'_>) -> Fi
         let position = record.positions.get(participant);
         if let Some(family) = record.kin_on(participant, finding) {
             if record.recused_on(participant, finding) {
-                recused.push(participant.clone());
+                // One who said nothing of it loses nothing by recusal.
+                if position.is_some() {
+                    recused.push(participant.clone());
+                }
                 continue;
             }
             if position.is_some() {

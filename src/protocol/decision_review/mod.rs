@@ -674,10 +674,19 @@ impl DecisionReview {
 
     /// What hides the authors' self-identification from the other agents
     /// when judging is blind: the built-in names and the models this
-    /// debate's agents run.
+    /// debate's agents run, but those the question and its material name.
     fn blindfold(&self) -> Blindfold {
         let agents = self.config.participants.by_slot();
+        let material = std::iter::once(self.config.topic.as_str())
+            .chain(self.config.context.iter().map(|doc| doc.text.as_str()))
+            .chain(
+                self.config
+                    .options
+                    .iter()
+                    .map(|option| option.text.as_str()),
+            );
         Blindfold::for_agents(&self.config.fairness, agents.values().map(String::as_str))
+            .sparing(material)
     }
 
     /// Notes in the transcript what masking hid from `reader`.

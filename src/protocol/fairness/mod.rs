@@ -268,6 +268,9 @@ impl Kinship {
 pub struct Blindfold {
     masker: Option<mask::Masker>,
     masked: Vec<String>,
+    /// The person's own material, lowercased: a name it contains is what
+    /// the debate is about, not an author naming itself, and is spared.
+    spare: String,
 }
 
 impl Blindfold {
@@ -277,7 +280,20 @@ impl Blindfold {
         Blindfold {
             masker: fairness.blind.then(|| mask::Masker::new(models)),
             masked: Vec::new(),
+            spare: String::new(),
         }
+    }
+
+    /// This blindfold sparing every name that `material` (the topic, the
+    /// context, a draft: what the person gave) contains: a debate about
+    /// which model to buy, or a draft that names one, keeps those names in
+    /// what agents read and write back.
+    pub fn sparing<'a>(mut self, material: impl IntoIterator<Item = &'a str>) -> Blindfold {
+        for text in material {
+            self.spare.push_str(&text.to_lowercase());
+            self.spare.push('\n');
+        }
+        self
     }
 
     /// For a debate under `fairness` whose agents are `agents`
@@ -294,16 +310,36 @@ impl Blindfold {
         Blindfold::new(fairness, models)
     }
 
-    /// Masks `text` in place.
+    /// Masks `text` in place, but the names the person's material has.
     pub fn cover(&mut self, text: &mut String) {
-        if let Some(masker) = &self.masker {
-            let result = masker.mask(text);
-            if !result.maskings.is_empty() {
-                self.masked
-                    .extend(result.maskings.iter().map(mask::Masking::describe));
-                *text = result.text;
-            }
+        let Some(masker) = &self.masker else {
+            return;
+        };
+        let result = masker.mask(text);
+        if result.maskings.is_empty() {
+            return;
         }
+        if self.spare.is_empty() {
+            self.masked
+                .extend(result.maskings.iter().map(mask::Masking::describe));
+            *text = result.text;
+            return;
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut copied = 0;
+        for masking in &result.maskings {
+            let end = masking.offset + masking.found.len();
+            out.push_str(&text[copied..masking.offset]);
+            if self.spare.contains(&masking.found.to_lowercase()) {
+                out.push_str(&text[masking.offset..end]);
+            } else {
+                out.push_str(masking.replaced_by);
+                self.masked.push(masking.describe());
+            }
+            copied = end;
+        }
+        out.push_str(&text[copied..]);
+        *text = out;
     }
 
     /// Masks every text inside `value` (the keys are quorum's own).
@@ -442,6 +478,23 @@ mod tests {
                 .marks("judge.analyst", "proposer")
                 .is_empty()
         );
+    }
+
+    /// A name the person's own material has is what the debate is about:
+    /// it is spared, while an author's naming of itself is still masked.
+    #[test]
+    fn a_blindfold_spares_the_names_the_persons_material_has() {
+        let fairness = fairness(Recusal::Flag);
+        let mut blindfold = Blindfold::for_agents(&fairness, ["openai:gpt-4.1"])
+            .sparing(["Should support move from Zendesk bots to Claude?"]);
+        let mut text = "As GPT-4.1, I find Claude cheaper for support.".to_string();
+        blindfold.cover(&mut text);
+        assert_eq!(text, "As [model], I find Claude cheaper for support.");
+        assert_eq!(blindfold.into_masked(), ["masked `GPT-4.1` as [model]"]);
+        let mut unspared = Blindfold::for_agents(&fairness, ["openai:gpt-4.1"]);
+        let mut text = "Claude is cheaper.".to_string();
+        unspared.cover(&mut text);
+        assert_eq!(text, "[model] is cheaper.");
     }
 
     #[test]

@@ -91,10 +91,13 @@ impl Quick {
     /// same one in every debate.
     fn reviews_as_read(&mut self, now: Timestamp) -> Vec<serde_json::Value> {
         let fairness = self.config.seating.fairness.clone();
+        let material = std::iter::once(self.config.topic.as_str())
+            .chain(self.config.context.iter().map(|doc| doc.text.as_str()));
         let mut blindfold = Blindfold::for_agents(
             &fairness,
             self.config.seating.agents.values().map(String::as_str),
-        );
+        )
+        .sparing(material);
         let reviews: Vec<serde_json::Value> = self
             .reviews
             .iter()

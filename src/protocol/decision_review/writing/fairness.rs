@@ -16,13 +16,19 @@ use crate::protocol::fairness::agreement::{self, Agreement};
 use crate::protocol::{LogKind, Timestamp};
 
 impl WritingReview {
-    /// What hides the seated agents' self-identification, when blind.
+    /// What hides the seated agents' self-identification, when blind; a
+    /// name the draft or its material has is the text's own and is kept,
+    /// so no rewrite loses it on its way to the merge.
     pub(super) fn blindfold(&self) -> Blindfold {
         let seating = &self.config.seating;
+        let material = [self.config.topic.as_str(), self.config.draft.text.as_str()]
+            .into_iter()
+            .chain(self.config.context.iter().map(|doc| doc.text.as_str()));
         Blindfold::for_agents(
             &seating.fairness,
             seating.agents.values().map(String::as_str),
         )
+        .sparing(material)
     }
 
     /// The usable rewrites as the merge reads them: masked through
@@ -314,5 +320,35 @@ mod tests {
         );
         assert!(review.agreement().is_none());
         assert_eq!(review.board().agreement, None);
+    }
+
+    /// Issue 29: a name the draft itself has is the text's own: a rewrite
+    /// keeps it on its way to the merge, while a judge's naming of itself
+    /// is masked.
+    #[test]
+    fn issue_29_the_drafts_own_names_reach_the_merge_unmasked() {
+        let draft = "Support moves to Claude on 1 March. Read everything.";
+        let mut config = config(&SLOTS, draft);
+        config.seating.fairness = Fairness::new(true, 2, Recusal::Off, Default::default());
+        let mut review = WritingReview::new(config, Arc::new(PromptSet::builtin()));
+        let critic = only_call(&review.start(now()));
+        review.handle(&finished(&critic.request.call_id, CRITIQUE), now());
+        review.handle(
+            &Input::ItemDecided {
+                item_id: "c1".into(),
+                decision: ItemDecision::Accept,
+                note: None,
+            },
+            now(),
+        );
+        let judges = calls(&review.handle(&Input::ModerationSubmitted, now()));
+        let merge = rewritten(&mut review, &judges, SCORES);
+        let prompt = &merge.request.prompt;
+        assert!(
+            prompt.contains("rewritten by the judge.aesthete. As [model] I kept it short"),
+            "{prompt}"
+        );
+        // The critic's "As Claude" is spared too: the draft names Claude.
+        assert!(prompt.contains("As Claude, I would say"), "{prompt}");
     }
 }
