@@ -111,6 +111,12 @@ fn a_fork_at_every_stage_of_the_demo_runs_on_and_leaves_the_origin_untouched() {
         before,
         "the origin is untouched"
     );
+    // A fork's report says where it came from.
+    sandbox
+        .quorum(&["report", forked[0].to_str().unwrap()], &[])
+        .assert_code(0);
+    let page = std::fs::read_to_string(forked[0].join("report.html")).unwrap();
+    assert!(page.contains("<br>forked from "), "{page}");
     let listed = sandbox.quorum(&["open", "--out", out.to_str().unwrap()], &[]);
     listed.assert_code(0);
     // The family: the origin first, each fork after it, naming it.

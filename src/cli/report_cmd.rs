@@ -20,7 +20,9 @@ pub fn run(args: &ReportArgs) -> ExitCode {
 
 fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
     let reloaded = reload(&args.dir).map_err(|error| usage(super::with_causes(&error)))?;
-    let report = Report::of(reloaded.folded.protocol.as_ref());
+    let mut report = Report::of(reloaded.folded.protocol.as_ref());
+    report.origin = super::fork::origin_of(&args.dir)
+        .map(|fork| format!("{} at {}", fork.origin.display(), fork.at));
     let (text, name) = match args.format {
         ReportFormat::Html => (html::render(&report), "report.html"),
         ReportFormat::Md => (markdown::render(&report), "report.md"),

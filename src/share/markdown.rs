@@ -26,11 +26,14 @@ fn fenced(text: &str, info: &str) -> String {
 
 /// The whole file.
 pub fn render(report: &Report) -> String {
-    let mut out = format!(
-        "# {}\n\n_{}_\n\n## Conclusion\n\n",
-        cell(&report.topic),
-        cell(&report.label)
-    );
+    let mut out = format!("# {}\n\n_{}_\n\n", cell(&report.topic), cell(&report.label));
+    if let Some(origin) = &report.origin {
+        out.push_str(&format!(
+            "Forked from `{}`.\n\n",
+            cell(origin).replace('`', "'")
+        ));
+    }
+    out.push_str("## Conclusion\n\n");
     match &report.conclusion {
         // Markdown, but no raw HTML an agent may have written.
         Some(conclusion) => out.push_str(&format!(

@@ -47,6 +47,9 @@ pub struct Report {
     pub usage: Option<UsageReport>,
     /// `transcript.md` as the debate wrote it.
     pub transcript: Option<String>,
+    /// Where the debate came from, when it was forked from another:
+    /// `/debates/billing-… at critique` (the CLI knows; the protocol does not).
+    pub origin: Option<String>,
 }
 
 impl Report {
@@ -79,6 +82,7 @@ impl Report {
             open_questions: protocol.open_questions(),
             usage: protocol.usage().map(|ledger| ledger.report()),
             transcript,
+            origin: None,
         }
     }
 
