@@ -187,7 +187,7 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
             role,
             choice,
             &setup,
-            args.config.as_deref(),
+            args.on.config.as_deref(),
             &SystemEnvironment,
         )
         .map_err(|error| usage(format!("--agent {assignment}: {error}")))?;
@@ -255,11 +255,7 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
     super::resume::resume(ResumeArgs {
         dir: run_dir.path().to_path_buf(),
         reopen: false,
-        headless: args.headless,
-        json: args.json,
-        moderation: args.moderation,
-        theme: args.theme.clone(),
-        config: args.config.clone(),
+        on: args.on.clone(),
     })
     .await
 }

@@ -230,6 +230,13 @@ pub struct ResumeArgs {
     /// accepted after the verdict (see `quorum open --resolve`)
     #[arg(long)]
     pub reopen: bool,
+    #[command(flatten)]
+    pub on: RunOn,
+}
+
+/// How a recorded debate runs on (`quorum resume`, `quorum fork`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct RunOn {
     /// No interactive interface: progress on stderr, the result on stdout
     #[arg(long)]
     pub headless: bool,
@@ -306,21 +313,8 @@ pub struct ForkArgs {
     /// Artifact root of the fork (default: the origin's)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// No interactive interface: progress on stderr, the result on stdout
-    #[arg(long)]
-    pub headless: bool,
-    /// Print the result as JSON on stdout
-    #[arg(long)]
-    pub json: bool,
-    /// How the items still undecided are decided
-    #[arg(long, value_parser = parse_moderation)]
-    pub moderation: Option<ModerationPolicy>,
-    /// Colour theme of the interface
-    #[arg(long, value_name = "NAME")]
-    pub theme: Option<String>,
-    /// Configuration file the agents are built from
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub on: RunOn,
 }
 
 #[derive(Debug, Args)]

@@ -153,7 +153,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     } = rebuild(
         setup,
         &recorded.journal_path,
-        args.config.as_deref(),
+        args.on.config.as_deref(),
         &SystemEnvironment,
     )
     .map_err(|error| usage(super::with_causes(&error)))?;
@@ -178,7 +178,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
             },
         );
     }
-    let interactive = !args.headless
+    let interactive = !args.on.headless
         && std::io::IsTerminal::is_terminal(&std::io::stdin())
         && std::io::IsTerminal::is_terminal(&std::io::stdout());
     if !interactive && !human_roles.is_empty() {
@@ -190,10 +190,10 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
 
     let (journal, run_dir) = take_over(&recorded, dir, &folded.protocol)?;
     let point = ResumePoint::from(&folded);
-    let moderation = args.moderation.unwrap_or(setup.moderation);
+    let moderation = args.on.moderation.unwrap_or(setup.moderation);
 
     if interactive {
-        let person_moderates = matches!(args.moderation, None | Some(ModerationPolicy::Ask));
+        let person_moderates = matches!(args.on.moderation, None | Some(ModerationPolicy::Ask));
         let moderator = if person_moderates {
             Moderator::external()
         } else {
@@ -219,7 +219,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
                 alternatives: &alternatives,
                 updates: updates_rx,
             },
-            args.theme.as_deref(),
+            args.on.theme.as_deref(),
         )
         .await?;
         drop(lock);
@@ -252,7 +252,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
             controller,
             run_dir: &run_dir,
             hold_moderation_lines: moderation == ModerationPolicy::Ask,
-            json: args.json,
+            json: args.on.json,
         },
     )
     .await?;

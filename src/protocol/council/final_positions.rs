@@ -188,9 +188,7 @@ impl Council {
             }
         }
         // Each masking once, however many participants read it.
-        let mut masked = blindfold.into_masked();
-        masked.sort();
-        masked.dedup();
+        let masked = blindfold.into_distinct();
         for masking in masked {
             self.log(
                 now,

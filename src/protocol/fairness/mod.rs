@@ -360,6 +360,15 @@ impl Blindfold {
     pub fn into_masked(self) -> Vec<String> {
         self.masked
     }
+
+    /// What was masked, each masking once, sorted: what a record notes
+    /// when several readers read the same text.
+    pub fn into_distinct(self) -> Vec<String> {
+        let mut masked = self.masked;
+        masked.sort();
+        masked.dedup();
+        masked
+    }
 }
 
 /// A verdict's rule that says which judges scored their own family's work

@@ -124,9 +124,7 @@ impl Quick {
                 format!("fair judging: the synthesizer reads the reviews {how}"),
             );
         }
-        let mut masked = blindfold.into_masked();
-        masked.sort();
-        masked.dedup();
+        let masked = blindfold.into_distinct();
         for masking in &masked {
             self.log(
                 now,

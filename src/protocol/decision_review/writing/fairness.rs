@@ -87,9 +87,7 @@ impl WritingReview {
         if reader == "the merge" {
             let _ = self.rewrites_as_read(&mut blindfold);
         }
-        let mut masked = blindfold.into_masked();
-        masked.sort();
-        masked.dedup();
+        let masked = blindfold.into_distinct();
         for masking in masked {
             self.log(
                 now,
