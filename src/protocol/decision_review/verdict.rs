@@ -405,9 +405,11 @@ pub fn derive_with_held_out(
         return base;
     }
     if !scored {
-        let why = format!(
-            "the held-out {role} gave no usable scores of the final revision, so the panel's ADOPT is unconfirmed"
-        );
+        let what = match results.get(&role) {
+            Some(JudgeResult::Recused { .. }) => "was recused for its model family",
+            _ => "gave no usable scores of the final revision",
+        };
+        let why = format!("the held-out {role} {what}, so the panel's ADOPT is unconfirmed");
         base.rule = format!(
             "{}; {why} → ESCALATE",
             base.rule.trim_end_matches(" → ADOPT")
@@ -1213,6 +1215,23 @@ mod tests {
                 .ends_with("the held-out strategist gave no usable scores of the final revision, so the panel's ADOPT is unconfirmed → ESCALATE"),
             "{}",
             unconfirmed.rule
+        );
+        let mut recused = all(4);
+        recused.insert(
+            Strategist,
+            JudgeResult::Recused {
+                reason: "judge.strategist shares the proposer's model family".into(),
+            },
+        );
+        let left_out =
+            derive_with_held_out(&panel, &recused, &blocks, &thresholds, Some(Strategist));
+        assert_eq!(left_out.verdict, Verdict::Escalate);
+        assert!(
+            left_out
+                .rule
+                .contains("the held-out strategist was recused for its model family"),
+            "{}",
+            left_out.rule
         );
         // The rest send it back: the held-out judge's praise changes nothing.
         let mut revise = all(2);
