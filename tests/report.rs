@@ -139,6 +139,17 @@ fn every_demo_reports_as_one_self_contained_page_and_as_markdown() {
             assert!(sections.contains(&"changes".to_string()), "{sections:?}");
             assert!(sections.contains(&"rulings".to_string()), "{sections:?}");
         }
+        // What revises a text shows its changes: a plan, an architecture
+        // challenge's design, a writing review's draft.
+        if case.contains(&"plan".to_string())
+            || case.contains(&"adversary".to_string())
+            || case.contains(&"writing".to_string())
+        {
+            assert!(
+                sections.contains(&"changes".to_string()),
+                "{case:?}: {sections:?}"
+            );
+        }
         if case.contains(&"council".to_string()) && case.contains(&"review".to_string()) {
             assert!(sections.contains(&"board".to_string()), "{sections:?}");
         }

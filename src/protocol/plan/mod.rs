@@ -754,6 +754,44 @@ impl crate::protocol::Rules for Plan {
             .collect()
     }
 
+    /// The plan as first drafted and as it ended, with every item the
+    /// planner took on and your ruling on it.
+    fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
+        let Some(draft) = self.kept.iter().find(|kept| kept.stage == "draft") else {
+            return Vec::new();
+        };
+        if draft.raw == self.plan {
+            return Vec::new();
+        }
+        let causes = self
+            .items
+            .iter()
+            .filter_map(|item| {
+                let decision = self.decisions.get(&item.id)?;
+                (decision.decision == ItemDecision::Accept).then(|| {
+                    let note = decision
+                        .note
+                        .as_deref()
+                        .map(|note| format!(", noting \"{}\"", one_line(note)))
+                        .unwrap_or_default();
+                    format!(
+                        "{} ({}, round {}), accepted{note}: {}",
+                        item.id,
+                        one_line(&item.category),
+                        item.round,
+                        one_line(&item.summary)
+                    )
+                })
+            })
+            .collect();
+        vec![crate::protocol::ChangedPart {
+            part: "the plan".into(),
+            before: draft.raw.clone(),
+            after: self.plan.clone(),
+            causes,
+        }]
+    }
+
     fn open_questions(&self) -> Vec<String> {
         self.open_assumptions()
             .iter()

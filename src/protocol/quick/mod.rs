@@ -740,6 +740,22 @@ impl crate::protocol::Rules for Quick {
         documents::documents(self)
     }
 
+    /// An architecture challenge's design as proposed and as the proposer
+    /// answered the challenge.
+    fn changes(&self) -> Vec<super::ChangedPart> {
+        match (&self.proposal, &self.revision) {
+            (Some(proposal), Some(revision)) if proposal.raw != revision.raw => {
+                vec![super::ChangedPart {
+                    part: "the design".into(),
+                    before: proposal.raw.clone(),
+                    after: revision.raw.clone(),
+                    causes: vec!["the proposer's answer to the critic's challenge".into()],
+                }]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Issue 26: the red team's moderator confirms a finding, sets it aside
     /// or leaves it open, the words its report uses too.
     fn item_words(&self) -> super::ItemWords {
