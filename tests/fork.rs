@@ -143,6 +143,28 @@ fn every_protocols_demo_can_be_forked() {
         let origin = demo(&sandbox, &["--protocol", kind.info().name]);
         let stages = stages_of(&sandbox, &origin);
         let at = stages.get(1).unwrap_or(&stages[0]);
+        if kind.info().name != "decision-review" {
+            let refused = sandbox.quorum(
+                &[
+                    "fork",
+                    origin.to_str().unwrap(),
+                    "--at",
+                    at,
+                    "--critique",
+                    "strict",
+                    "--headless",
+                ],
+                &[],
+            );
+            refused.assert_code(2);
+            assert!(
+                refused
+                    .stderr
+                    .contains("--critique sets a decision review's critic"),
+                "{}",
+                refused.stderr
+            );
+        }
         let ran = sandbox.quorum(
             &["fork", origin.to_str().unwrap(), "--at", at, "--headless"],
             &[],

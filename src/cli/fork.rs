@@ -118,12 +118,6 @@ fn cut(
 /// `definition` with the decision review critic's stance set to `stance`.
 fn with_critique(definition: &DebateDefinition, stance: &str) -> Result<DebateDefinition, String> {
     use crate::protocol::decision_review::model::CritiqueMode;
-    if definition.protocol() != crate::protocol::decision_review::NAME {
-        return Err(format!(
-            "--critique sets a decision review's critic; this debate is a {}",
-            definition.protocol()
-        ));
-    }
     let mode: CritiqueMode = serde_json::from_value(serde_json::json!(stance))
         .or_else(|_| serde_json::from_value(serde_json::json!(format!("generous-{stance}"))))
         .map_err(|_| {
@@ -155,6 +149,12 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
     })?;
     let definition = match &args.critique {
         Some(stance) => {
+            let protocol = recorded.definition.protocol();
+            if protocol != crate::protocol::decision_review::NAME {
+                return Err(usage(format!(
+                    "--critique sets a decision review's critic; this debate is a {protocol}"
+                )));
+            }
             if !matches!(stage.as_str(), "proposal" | "critique") {
                 return Err(usage(format!(
                     "--critique changes the critic's stance, which only a fork at proposal or critique can use; {} is after the critique",
