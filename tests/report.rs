@@ -297,3 +297,45 @@ fn the_report_renders_in_headless_chromium_with_its_verdict() {
     );
     assert!(dom.contains("all checks passed"), "{dom}");
 }
+
+/// Issue 30: a debate cut short (its journal ends mid-way) reports where it
+/// stands instead of a verdict, in both formats.
+#[test]
+fn an_unfinished_debate_reports_where_it_stands() {
+    let (sandbox, dir, _) = demo(&[]);
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let cut: String = journal
+        .lines()
+        .take(8)
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let unfinished = sandbox.path().join("unfinished");
+    std::fs::create_dir(&unfinished).unwrap();
+    std::fs::write(unfinished.join("journal.jsonl"), cut).unwrap();
+    sandbox
+        .quorum(&["report", unfinished.to_str().unwrap()], &[])
+        .assert_code(0);
+    let page = std::fs::read_to_string(unfinished.join("report.html")).unwrap();
+    let html = Html::parse_document(&page);
+    assert_eq!(select(&html, "#verdict .word"), ["NOT ENDED"]);
+    let stands = select(&html, "#verdict .rule").concat();
+    assert!(stands.starts_with("stopped at "), "{stands}");
+    assert_eq!(active(&html), Vec::<String>::new());
+    let ran = sandbox.quorum(
+        &[
+            "report",
+            unfinished.to_str().unwrap(),
+            "--format",
+            "md",
+            "-o",
+            "-",
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    assert!(
+        ran.stdout.contains("## Where it stands\n\n**NOT ENDED**"),
+        "{}",
+        ran.stdout
+    );
+}

@@ -154,7 +154,10 @@ fn conclusion(report: &Report) -> String {
 
 fn verdict(report: &Report) -> String {
     let Some((word, rule)) = report.headline() else {
-        return String::new();
+        return format!(
+            "<section id=\"verdict\">\n<h2>Where it stands</h2>\n<p class=\"verdict\"><span class=\"word warning\">NOT ENDED</span> <span class=\"rule\">stopped at {}: `quorum resume` on its folder runs it on</span></p>\n</section>\n",
+            escape(&report.stage)
+        );
     };
     let title = match report.outcome {
         Some(crate::protocol::Outcome::Completed { .. }) => "Result",

@@ -42,11 +42,17 @@ pub fn render(report: &Report) -> String {
         )),
         None => out.push_str("This debate has not ended: there is no conclusion yet.\n\n"),
     }
-    if let Some((word, rule)) = report.headline() {
-        out.push_str(&format!("## Verdict\n\n**{word}** — {}\n\n", cell(&rule)));
-        if let Some(agreement) = &report.agreement {
-            out.push_str(&format!("{}\n\n", cell(agreement)));
+    match report.headline() {
+        Some((word, rule)) => {
+            out.push_str(&format!("## Verdict\n\n**{word}** — {}\n\n", cell(&rule)));
+            if let Some(agreement) = &report.agreement {
+                out.push_str(&format!("{}\n\n", cell(agreement)));
+            }
         }
+        None => out.push_str(&format!(
+            "## Where it stands\n\n**NOT ENDED** — stopped at {}: `quorum resume` on its folder runs it on\n\n",
+            cell(&report.stage)
+        )),
     }
     if let Some(board) = &report.scoreboard {
         out.push_str(&format!("## Scores, round {}\n\n| block |", board.round));

@@ -35,6 +35,8 @@ pub struct Report {
     /// debate has ended.
     pub conclusion: Option<String>,
     pub outcome: Option<Outcome>,
+    /// The stage the debate stands at (`critique`), for one not ended.
+    pub stage: String,
     /// How far the panel that decided agreed, in one line.
     pub agreement: Option<String>,
     pub scoreboard: Option<Scoreboard>,
@@ -73,6 +75,7 @@ impl Report {
             roles: description.roles,
             conclusion: protocol.summary_lead(),
             outcome: protocol.outcome().cloned(),
+            stage: protocol.progress().stage,
             agreement: board.agreement,
             scoreboard,
             rulings,
