@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Journal, RunDir, topic_slug, write_atomic};
 use crate::config::detect::SystemEnvironment;
+use crate::engine::JournalEvent;
 use crate::engine::resume::{JOURNAL_FILE, Recorded, fold};
-use crate::engine::{DebateDefinition, JournalEvent};
 use crate::prompts::PromptSet;
 use crate::protocol::Input;
 
@@ -115,19 +115,6 @@ fn cut(
     ))
 }
 
-/// `definition` with the decision review critic's stance set to `stance`.
-fn with_critique(definition: &DebateDefinition, stance: &str) -> Result<DebateDefinition, String> {
-    use crate::protocol::decision_review::model::CritiqueMode;
-    let mode: CritiqueMode = serde_json::from_value(serde_json::json!(stance))
-        .or_else(|_| serde_json::from_value(serde_json::json!(format!("generous-{stance}"))))
-        .map_err(|_| {
-            format!("--critique {stance}: use strict, steelman (generous-steelman) or neutral")
-        })?;
-    let mut config: serde_json::Value = definition.read_config("decision review")?;
-    config["critique_mode"] = serde_json::to_value(mode).unwrap_or_default();
-    Ok(DebateDefinition::new(definition.protocol(), &config))
-}
-
 async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
     let (stage, round) = parse_at(&args.at).map_err(usage)?;
     let recorded = Recorded::read(&args.dir).map_err(|error| usage(super::with_causes(&error)))?;
@@ -150,18 +137,10 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
     let definition = match &args.critique {
         Some(stance) => {
             let protocol = recorded.definition.protocol();
-            if protocol != crate::protocol::decision_review::NAME {
-                return Err(usage(format!(
-                    "--critique sets a decision review's critic; this debate is a {protocol}"
-                )));
-            }
-            if !matches!(stage.as_str(), "proposal" | "critique") {
-                return Err(usage(format!(
-                    "--critique changes the critic's stance, which only a fork at proposal or critique can use; {} is after the critique",
-                    args.at
-                )));
-            }
-            with_critique(&recorded.definition, stance).map_err(usage)?
+            let kind = crate::protocol::registry::find(protocol)
+                .ok_or_else(|| usage(format!("this quorum does not know protocol `{protocol}`")))?;
+            kind.with_critique(&recorded.definition, stance, &stage)
+                .map_err(usage)?
         }
         None => recorded.definition.clone(),
     };

@@ -665,6 +665,22 @@ pub trait ProtocolKind: Sync {
             self.title()
         )))
     }
+
+    /// `definition` with its critic's stance set to `stance`, for a fork
+    /// at `stage` (`quorum fork --critique`); an error says why not. By
+    /// default a protocol has no critic stance to set.
+    fn with_critique(
+        &self,
+        definition: &DebateDefinition,
+        stance: &str,
+        stage: &str,
+    ) -> Result<DebateDefinition, String> {
+        let _ = (stance, stage);
+        Err(format!(
+            "--critique sets a decision review's critic; this debate is a {}",
+            definition.protocol()
+        ))
+    }
 }
 
 /// Protocol families added at run time, after the built-in ones.

@@ -1046,42 +1046,34 @@ mod tests {
         }
     }
 
-    /// A council of `expert.security` (the origin of F001), `expert.data`
-    /// and `devil-advocate`, where the devil shares the origin's family
-    /// and the others endorse or dispute F001 as given.
-    fn kin_council(
+    /// F001, raised by `expert.security`, assessed among `seated`: each
+    /// participant's slot, model family and final stance on it (none for
+    /// the origin), under `recusal`.
+    fn assess_kin(
         recusal: crate::protocol::fairness::Recusal,
-        data: Stance,
-        devil: Stance,
+        seated: &[(&str, &str, Option<Stance>)],
     ) -> Assessment {
-        let families: std::collections::BTreeMap<String, Family> = [
-            ("expert.security", "anthropic"),
-            ("devil-advocate", "anthropic"),
-            ("expert.data", "openai"),
-        ]
-        .into_iter()
-        .map(|(slot, family)| (slot.to_string(), Family::new(family).unwrap()))
-        .collect();
+        let families = seated
+            .iter()
+            .map(|(slot, family, _)| (slot.to_string(), Family::new(family).unwrap()))
+            .collect();
         let fairness = Fairness::new(true, 7, recusal, families);
-        let participants: Vec<String> = ["expert.security", "expert.data", "devil-advocate"]
-            .map(String::from)
-            .to_vec();
-        let position = |participant: &str, stance: Stance| super::super::model::FinalPosition {
-            participant: participant.into(),
-            positions: vec![super::super::model::Position {
-                id: "F001".into(),
-                stance,
-                note: String::new(),
-            }],
-            ..Default::default()
-        };
-        let positions: Positions = [
-            ("expert.data", position("expert.data", data)),
-            ("devil-advocate", position("devil-advocate", devil)),
-        ]
-        .into_iter()
-        .map(|(slot, position)| (slot.to_string(), position))
-        .collect();
+        let participants: Vec<String> = seated.iter().map(|(slot, ..)| slot.to_string()).collect();
+        let positions: Positions = seated
+            .iter()
+            .filter_map(|(slot, _, stance)| {
+                let position = super::super::model::FinalPosition {
+                    participant: slot.to_string(),
+                    positions: vec![super::super::model::Position {
+                        id: "F001".into(),
+                        stance: (*stance)?,
+                        note: String::new(),
+                    }],
+                    ..Default::default()
+                };
+                Some((slot.to_string(), position))
+            })
+            .collect();
         let findings = [finding(1, "tokens never expire", false)];
         assess(&Record {
             participants: &participants,
@@ -1094,6 +1086,24 @@ mod tests {
             params: Preset::Default.params(),
             fairness: &fairness,
         })
+    }
+
+    /// A council of `expert.security` (the origin of F001), `expert.data`
+    /// and `devil-advocate`, where the devil shares the origin's family
+    /// and the others endorse or dispute F001 as given.
+    fn kin_council(
+        recusal: crate::protocol::fairness::Recusal,
+        data: Stance,
+        devil: Stance,
+    ) -> Assessment {
+        assess_kin(
+            recusal,
+            &[
+                ("expert.security", "anthropic", None),
+                ("expert.data", "openai", Some(data)),
+                ("devil-advocate", "anthropic", Some(devil)),
+            ],
+        )
     }
 
     /// Issue 29, recusal in the council under `flag`: the kin participant's
@@ -1156,44 +1166,14 @@ mod tests {
     #[test]
     fn issue_29_a_finding_left_to_its_origins_by_recusal_stays_unconfirmed() {
         use crate::protocol::fairness::Recusal;
-        let families: std::collections::BTreeMap<String, Family> = [
-            ("expert.security", "anthropic"),
-            ("devil-advocate", "anthropic"),
-        ]
-        .into_iter()
-        .map(|(slot, family)| (slot.to_string(), Family::new(family).unwrap()))
-        .collect();
-        let fairness = Fairness::new(true, 7, Recusal::Recuse, families);
-        let participants: Vec<String> = ["expert.security", "devil-advocate"]
-            .map(String::from)
-            .to_vec();
-        let positions: Positions = [(
-            "devil-advocate".to_string(),
-            super::super::model::FinalPosition {
-                participant: "devil-advocate".into(),
-                positions: vec![super::super::model::Position {
-                    id: "F001".into(),
-                    stance: Stance::Endorse,
-                    note: String::new(),
-                }],
-                ..Default::default()
-            },
-        )]
-        .into_iter()
-        .collect();
-        let findings = [finding(1, "tokens never expire", false)];
-        let record = Record {
-            participants: &participants,
-            findings: &findings,
-            challenges: &[],
-            responses: &[],
-            merges: &[],
-            positions: &positions,
-            preset: Preset::Default,
-            params: Preset::Default.params(),
-            fairness: &fairness,
-        };
-        let outcome = assess(&record).outcome("F001").unwrap().clone();
+        let seated = [
+            ("expert.security", "anthropic", None),
+            ("devil-advocate", "anthropic", Some(Stance::Endorse)),
+        ];
+        let outcome = assess_kin(Recusal::Recuse, &seated)
+            .outcome("F001")
+            .unwrap()
+            .clone();
         assert_eq!(outcome.state, FindingState::Unconfirmed);
         assert!(
             outcome.rule.starts_with(
@@ -1203,17 +1183,10 @@ mod tests {
             outcome.rule
         );
         // Under `flag` the same record confirms it: the recusal is the cause.
-        let flag = Fairness {
-            recusal: Recusal::Flag,
-            ..fairness.clone()
-        };
-        let outcome = assess(&Record {
-            fairness: &flag,
-            ..record
-        })
-        .outcome("F001")
-        .unwrap()
-        .clone();
+        let outcome = assess_kin(Recusal::Flag, &seated)
+            .outcome("F001")
+            .unwrap()
+            .clone();
         assert_eq!(outcome.state, FindingState::Confirmed);
     }
 

@@ -549,6 +549,29 @@ impl ProtocolKind for DecisionReviewKind {
         )?))
     }
 
+    /// A fork before the critique may give the critic another stance; after
+    /// it, the stance has nothing left to change.
+    fn with_critique(
+        &self,
+        definition: &DebateDefinition,
+        stance: &str,
+        stage: &str,
+    ) -> Result<DebateDefinition, String> {
+        if !matches!(stage, "proposal" | "critique") {
+            return Err(format!(
+                "--critique changes the critic's stance, which only a fork at proposal or critique can use; {stage} is after the critique"
+            ));
+        }
+        let mode: CritiqueMode = serde_json::from_value(serde_json::json!(stance))
+            .or_else(|_| serde_json::from_value(serde_json::json!(format!("generous-{stance}"))))
+            .map_err(|_| {
+                format!("--critique {stance}: use strict, steelman (generous-steelman) or neutral")
+            })?;
+        let mut config: serde_json::Value = definition.read_config("decision review")?;
+        config["critique_mode"] = serde_json::to_value(mode).unwrap_or_default();
+        Ok(DebateDefinition::new(NAME, &config))
+    }
+
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
         #[derive(Deserialize)]
         struct MetaOnly {

@@ -58,10 +58,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let rows = |chars: usize| chars.div_ceil(usize::from(body.width.max(1))) as u16;
     let headline_rows = rows(headline.content.chars().count() + 2 + rule.chars().count());
     // How far the panel that decided agreed, beside the rule (fair judging).
-    let agreement = app.board.agreement.clone();
-    let agreement_rows = agreement
-        .as_ref()
-        .map_or(0, |line| rows(line.chars().count()));
+    let agreement = app.board.agreement.as_deref();
+    let agreement_rows = agreement.map_or(0, |line| rows(line.chars().count()));
     let [top, summary, paths] = Layout::vertical([
         Constraint::Length(headline_rows + agreement_rows + rows(explanation.chars().count()) + 1),
         Constraint::Min(3),

@@ -182,7 +182,15 @@ mod tests {
     /// critiqued and its one item accepted; returns it and the judges'
     /// calls.
     fn moderated(fair: Option<u64>) -> (WritingReview, Vec<crate::protocol::CallSpec>) {
-        let mut config = config(&SLOTS, DRAFT);
+        moderated_draft(fair, DRAFT)
+    }
+
+    /// [`moderated`], of `draft`.
+    fn moderated_draft(
+        fair: Option<u64>,
+        draft: &str,
+    ) -> (WritingReview, Vec<crate::protocol::CallSpec>) {
+        let mut config = config(&SLOTS, draft);
         if let Some(seed) = fair {
             config.seating.fairness = Fairness::new(true, seed, Recusal::Off, Default::default());
         }
@@ -326,20 +334,7 @@ mod tests {
     #[test]
     fn issue_29_the_drafts_own_names_reach_the_merge_unmasked() {
         let draft = "Support moves to Claude on 1 March. Read everything.";
-        let mut config = config(&SLOTS, draft);
-        config.seating.fairness = Fairness::new(true, 2, Recusal::Off, Default::default());
-        let mut review = WritingReview::new(config, Arc::new(PromptSet::builtin()));
-        let critic = only_call(&review.start(now()));
-        review.handle(&finished(&critic.request.call_id, CRITIQUE), now());
-        review.handle(
-            &Input::ItemDecided {
-                item_id: "c1".into(),
-                decision: ItemDecision::Accept,
-                note: None,
-            },
-            now(),
-        );
-        let judges = calls(&review.handle(&Input::ModerationSubmitted, now()));
+        let (mut review, judges) = moderated_draft(Some(2), draft);
         let merge = rewritten(&mut review, &judges, SCORES);
         let prompt = &merge.request.prompt;
         assert!(
