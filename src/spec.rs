@@ -29,6 +29,8 @@ pub const COMMON_KEYS: &[&str] = &[
     "moderation",
     "blind",
     "recusal",
+    "budget",
+    "budget_tokens",
     "agents",
     "script",
 ];
@@ -164,6 +166,10 @@ pub struct DebateSpec {
     pub blind: Option<bool>,
     /// What happens to a judge of the author's model family.
     pub recusal: Option<crate::protocol::fairness::Recusal>,
+    /// A money limit, in US dollars at the configured prices.
+    pub budget: Option<f64>,
+    /// A token limit, input and output together.
+    pub budget_tokens: Option<u64>,
     /// Role (`proposer`, `critic`, `judge.analyst`, `judge.*`, `default`) → agent.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub agents: BTreeMap<String, AgentSpec>,
@@ -193,6 +199,8 @@ impl DebateSpec {
             moderation: None,
             blind: None,
             recusal: None,
+            budget: None,
+            budget_tokens: None,
             agents: BTreeMap::new(),
             script: None,
             options: yaml_serde::Mapping::new(),

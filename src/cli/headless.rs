@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use crate::artifact::{DebateLock, Journal, RunDir, topic_slug};
 use crate::engine::{
     Command, Controller, DebateDefinition, EngineError, JournalEvent, ModerationPolicy, Moderator,
-    RunSetup, Update,
+    RunSetup, Update, WhenOver,
 };
 use crate::protocol::{Input, LogKind, Outcome, OverrideAction, Protocol};
 use crate::report::UsageYaml;
@@ -93,7 +93,9 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
         Moderator::policy(moderation),
         [],
     );
-    let engine = engine.without_stream_updates();
+    let engine = engine
+        .without_stream_updates()
+        .with_budget(setup.budget.unwrap_or_default(), WhenOver::Stop);
     let controller = engine.controller();
     watch(
         engine.run(),
@@ -151,7 +153,14 @@ where
         }
     };
     let _ = printer.await;
-    let (outcome, protocol) = result.wrap_err("running the debate")?;
+    let (outcome, protocol) = match result {
+        Ok(ended) => ended,
+        Err(EngineError::OverBudget(question)) => {
+            eprintln!("{}", super::budget_stop_lines(run_dir.path(), &question));
+            return Ok(ExitCode::from(super::EXIT_BUDGET));
+        }
+        Err(error) => return Err(error).wrap_err("running the debate"),
+    };
     if let Some(usage) = protocol.usage_line() {
         eprintln!("quorum: usage: {usage}");
     }
@@ -257,6 +266,18 @@ async fn print_progress(
                 } else {
                     let _ = writeln!(stderr, "{line}");
                 }
+            }
+            Update::BudgetReached(question) => {
+                let _ = writeln!(
+                    stderr,
+                    "$ budget: {}; stopping once the calls under way have answered",
+                    crate::text::for_stderr(&question.describe())
+                );
+            }
+            Update::BudgetDecided {
+                decision: crate::engine::BudgetDecision::Raise { limit },
+            } => {
+                let _ = writeln!(stderr, "$ budget raised: {}", limit.describe());
             }
             _ => {}
         }

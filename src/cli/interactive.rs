@@ -8,7 +8,9 @@ use color_eyre::eyre::WrapErr;
 use tokio::sync::mpsc;
 
 use crate::artifact::RunDir;
-use crate::engine::{Alternative, Engine, EngineError, ModerationPolicy, Moderator, Update};
+use crate::engine::{
+    Alternative, Engine, EngineError, ModerationPolicy, Moderator, Update, WhenOver,
+};
 use crate::protocol::{Outcome, Protocol};
 use crate::tui::run::Ending;
 use crate::tui::theme::{Theme, no_color_requested};
@@ -113,7 +115,8 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
         super::engine_with_updates(protocol, run_dir.clone(), journal, roster, moderator, []);
     let engine = engine
         .with_human_desk(human_desk)
-        .with_alternatives(alternatives.clone());
+        .with_alternatives(alternatives.clone())
+        .with_budget(setup.budget.unwrap_or_default(), WhenOver::Ask);
     attach_with_theme(
         engine,
         Engine::run,
@@ -207,6 +210,10 @@ where
                 super::headless::resume_hint(run_dir.path())
             );
             ExitCode::from(EXIT_FAILURE)
+        }
+        Ending::OverBudget(question) => {
+            eprintln!("{}", super::budget_stop_lines(run_dir.path(), &question));
+            ExitCode::from(super::EXIT_BUDGET)
         }
         Ending::Failed(error) => {
             eprintln!("quorum: {}", crate::text::for_stderr(&error));

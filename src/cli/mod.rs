@@ -45,6 +45,31 @@ pub const EXIT_CODES: &str = crate::protocol::EXIT_CODE_TABLE;
 pub const EXIT_USAGE: u8 = crate::protocol::EXIT_USAGE as u8;
 /// Exit code for a failed run.
 pub const EXIT_FAILURE: u8 = crate::protocol::EXIT_FAILED as u8;
+/// A run stopped at its budget.
+pub const EXIT_BUDGET: u8 = crate::protocol::EXIT_BUDGET as u8;
+
+/// What a run stopped at its budget says on stderr: why, and the command
+/// that continues it with a budget that lets the held step run.
+pub(crate) fn budget_stop_lines(
+    dir: &std::path::Path,
+    question: &crate::engine::BudgetQuestion,
+) -> String {
+    let suggested = question.suggested();
+    let mut command = format!("quorum resume {}", shell_path(dir));
+    if let Some(usd) = suggested.usd {
+        command.push_str(&format!(" --budget {usd:.2}"));
+    }
+    if let Some(tokens) = suggested.tokens {
+        command.push_str(&format!(" --budget-tokens {tokens}"));
+    }
+    format!(
+        "quorum: stopped before a step that would cross the budget: {}\n\
+         quorum: the record so far is in {}\n\
+         quorum: continue it with a larger budget: {command}",
+        crate::text::for_stderr(&question.describe()),
+        dir.display()
+    )
+}
 
 /// The commands that are not a protocol's; each protocol's commands
 /// (`review`, `panel`, …) are added from the registry ([`command`]).
@@ -126,6 +151,8 @@ pub struct RunFlags {
     /// Deadline for each agent call, in seconds (default 600)
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
+    #[command(flatten)]
+    pub budget: BudgetFlags,
     /// How the moderator's items are decided without a person at the keyboard
     #[arg(long, value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
@@ -254,6 +281,30 @@ pub struct RunOn {
     /// against and built from (default: $XDG_CONFIG_HOME/quorum/config.yaml)
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// A raised budget (the recorded one otherwise)
+    #[command(flatten)]
+    pub budget: BudgetFlags,
+}
+
+/// A spending limit given as flags.
+#[derive(Debug, Args, Clone, Copy, Default)]
+pub struct BudgetFlags {
+    /// Money limit in US dollars at the configured prices: before a step
+    /// that would cross it, the interface asks; headless stops (exit 9)
+    #[arg(long = "budget", value_name = "USD", value_parser = crate::protocol::budget::parse_usd)]
+    pub usd: Option<f64>,
+    /// Token limit, input and output together (300000, 300k)
+    #[arg(long = "budget-tokens", value_name = "N", value_parser = crate::protocol::budget::parse_tokens)]
+    pub tokens: Option<u64>,
+}
+
+impl BudgetFlags {
+    pub fn limit(&self) -> crate::protocol::budget::Budget {
+        crate::protocol::budget::Budget {
+            usd: self.usd,
+            tokens: self.tokens,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -30,6 +30,7 @@ use crate::engine::{
 };
 use crate::input;
 use crate::prompts::{PromptSet, default_override_dir};
+use crate::protocol::budget::Budget;
 use crate::protocol::fairness::{Fairness, Family, Recusal};
 use crate::protocol::registry::{
     self, Configure, DebateDefinition, ProtocolKind, RoleSlot, Setting,
@@ -310,7 +311,9 @@ pub fn prepare_in(
             } else {
                 ModerationPolicy::Accept
             });
+    let budget = budget_of(&spec, flags, &loaded_config, &agents, &prices).map_err(locate)?;
     let setup = RunSetup {
+        budget: budget.is_set().then_some(budget),
         roles: role_setups,
         alternatives: alternative_setups,
         script: spec.script.clone(),
@@ -490,6 +493,67 @@ struct Assigned {
     alternatives: Vec<Alternative>,
     roles: BTreeMap<String, RoleSetup>,
     alternative_setups: Vec<AlternativeSetup>,
+}
+
+/// The debate's spending limit: each part from `--budget` /
+/// `--budget-tokens`, else the spec, else the configuration. A money limit
+/// needs a price for every agent that plays a role (a person's answers cost
+/// nothing), or it would count only part of the spend.
+fn budget_of(
+    spec: &DebateSpec,
+    flags: &RunFlags,
+    config: &config::LoadedConfig,
+    agents: &BTreeMap<String, String>,
+    prices: &BTreeMap<String, Price>,
+) -> Result<Budget, SpecError> {
+    if let Some(usd) = spec.budget
+        && !(usd.is_finite() && usd > 0.0)
+    {
+        return Err(SpecError::new(format!(
+            "a money limit is US dollars more than zero, got {usd}"
+        ))
+        .field("budget"));
+    }
+    if spec.budget_tokens == Some(0) {
+        return Err(
+            SpecError::new("a token limit is a number of tokens more than zero")
+                .field("budget_tokens"),
+        );
+    }
+    let budget = Budget {
+        usd: flags.budget.usd.or(spec.budget).or(config.config.budget),
+        tokens: flags
+            .budget
+            .tokens
+            .or(spec.budget_tokens)
+            .or(config.config.budget_tokens),
+    };
+    if budget.usd.is_some() {
+        let unpriced: Vec<&str> = agents
+            .iter()
+            .filter(|(_, agent)| {
+                !agent.starts_with(&format!("{}:", crate::agent::human::HUMAN_PROVIDER))
+                    && !prices.contains_key(*agent)
+            })
+            .map(|(_, agent)| agent.as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !unpriced.is_empty() {
+            return Err(SpecError::new(format!(
+                "a money limit needs the price of every agent, and {} {} none: add {} under \
+                 `prices:` in the configuration file, or limit tokens with --budget-tokens",
+                unpriced.join(", "),
+                if unpriced.len() == 1 { "has" } else { "have" },
+                if unpriced.len() == 1 { "it" } else { "them" },
+            ))
+            .field(match flags.budget.usd {
+                Some(_) => "--budget",
+                None => "budget",
+            }));
+        }
+    }
+    Ok(budget)
 }
 
 /// A person has this long to write a role's answer, in seconds, unless the

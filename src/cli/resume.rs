@@ -17,7 +17,7 @@ use std::sync::Arc;
 use crate::artifact::{DebateLock, Journal, RunDir, truncate_torn_tail};
 use crate::config::detect::SystemEnvironment;
 use crate::engine::resume::{Folded, Recorded, fold};
-use crate::engine::{ModerationPolicy, Moderator, ResumePoint, RoleAgent, Update};
+use crate::engine::{ModerationPolicy, Moderator, ResumePoint, RoleAgent, Update, WhenOver};
 use crate::prompts::PromptSet;
 use crate::protocol::{Outcome, Protocol, Timestamp};
 use crate::text::sanitize;
@@ -190,6 +190,10 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
 
     let (journal, run_dir) = take_over(&recorded, dir, &folded.protocol)?;
     let point = ResumePoint::from(&folded);
+    let budget = crate::engine::spending::recorded_limit(
+        setup.budget.unwrap_or_default(),
+        recorded.records.iter().map(|record| &record.event),
+    );
     let moderation = args.on.moderation.unwrap_or(setup.moderation);
 
     if interactive {
@@ -209,7 +213,9 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         );
         let engine = engine
             .with_human_desk(human_desk)
-            .with_alternatives(alternatives.clone());
+            .with_alternatives(alternatives.clone())
+            .with_budget(budget, WhenOver::Ask)
+            .with_budget_raised(args.on.budget.limit());
         let reopen = args.reopen;
         let code = super::interactive::attach(
             engine,
@@ -243,7 +249,9 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     );
     let engine = engine
         .with_alternatives(alternatives)
-        .without_stream_updates();
+        .without_stream_updates()
+        .with_budget(budget, WhenOver::Stop)
+        .with_budget_raised(args.on.budget.limit());
     let controller = engine.controller();
     let code = watch(
         engine.resume(point, args.reopen),

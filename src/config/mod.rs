@@ -127,6 +127,14 @@ pub struct Config {
     /// Colour theme of the interactive interface.
     #[serde(default)]
     pub theme: Option<String>,
+    /// Every debate's money limit, in US dollars at the prices above,
+    /// unless its spec or `--budget` says otherwise.
+    #[serde(default)]
+    pub budget: Option<f64>,
+    /// Every debate's token limit (input and output together), unless its
+    /// spec or `--budget-tokens` says otherwise.
+    #[serde(default)]
+    pub budget_tokens: Option<u64>,
 }
 
 impl Config {
@@ -342,6 +350,27 @@ fn validate(loaded: &LoadedConfig) -> Result<(), SpecError> {
                 key,
             ));
         }
+    }
+    let whole = |key: &str, message: String| {
+        let error = SpecError::new(message).field(key);
+        match &loaded.path {
+            Some(path) => error.in_file(path, loaded.source.as_deref()),
+            None => error,
+        }
+    };
+    if let Some(usd) = config.budget
+        && !(usd.is_finite() && usd > 0.0)
+    {
+        return Err(whole(
+            "budget",
+            format!("a money limit is US dollars more than zero, got {usd}"),
+        ));
+    }
+    if config.budget_tokens == Some(0) {
+        return Err(whole(
+            "budget_tokens",
+            "a token limit is a number of tokens more than zero".to_string(),
+        ));
     }
     for (role, choice) in &config.roles {
         let located = |message: String| {

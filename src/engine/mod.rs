@@ -37,6 +37,7 @@ pub mod moderation;
 mod records;
 pub mod resume;
 pub mod setup;
+pub mod spending;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -67,6 +68,10 @@ pub use records::{
     DOCUMENTS_COST_SHARE, DOCUMENTS_LAG_MAX_MS, DOCUMENTS_WAIT_MAX_MS, STREAM_BATCH_MS,
 };
 pub use setup::{AlternativeSetup, RoleSetup, RunSetup, recordable};
+pub use spending::{BudgetDecision, BudgetEvent, BudgetQuestion, WhenOver};
+
+use crate::protocol::budget::{Budget, Forecast};
+use spending::Spending;
 
 /// An agent bound to a role, with that role's deadline.
 #[derive(Clone)]
@@ -133,6 +138,11 @@ pub enum JournalEvent {
         /// Calls that had not finished and were started again.
         restarted: Vec<String>,
     },
+    /// A step was held at the budget, a decision about it, or the stop
+    /// before it.
+    Budget {
+        budget: BudgetEvent,
+    },
     Finished {
         outcome: Outcome,
     },
@@ -193,6 +203,18 @@ pub enum Update {
         call_id: String,
         error: String,
     },
+    /// The forecast of the step about to start, and the budget (unset
+    /// when the debate has none).
+    Forecast {
+        step: Forecast,
+        limit: Budget,
+    },
+    /// A step would cross the budget and waits for the person's decision.
+    BudgetReached(BudgetQuestion),
+    /// The person's decision about a held step took effect.
+    BudgetDecided {
+        decision: BudgetDecision,
+    },
     Finished(Outcome),
 }
 
@@ -240,6 +262,8 @@ pub enum Command {
         choice: usize,
         then: Option<Input>,
     },
+    /// The person's decision about a step held at the budget.
+    Budget(BudgetDecision),
 }
 
 /// A handle an interface keeps to steer the engine.
@@ -277,6 +301,9 @@ pub enum EngineError {
     ReadBack { path: String },
     #[error("the artifact files could not be rewritten: {0}")]
     Rewrite(String),
+    /// Stopped before a step that would cross the budget; resumable.
+    #[error("stopped before a step that would cross the budget: {}", .0.describe())]
+    OverBudget(Box<BudgetQuestion>),
 }
 
 /// Messages into the engine loop.
@@ -347,6 +374,8 @@ pub struct Engine<P: Protocol> {
     /// A message taken from the inbox while gathering answers that ended
     /// together, handled next.
     pending: Option<Inbox>,
+    /// The budget and the step it holds, if any.
+    spending: Spending,
 }
 
 impl<P: Protocol> Engine<P> {
@@ -378,6 +407,7 @@ impl<P: Protocol> Engine<P> {
             pending: None,
             log_published: 0,
             extra_time: HashMap::new(),
+            spending: Spending::default(),
         }
     }
 
@@ -452,6 +482,7 @@ impl<P: Protocol> Engine<P> {
         self.records
             .journal
             .append(self.now(), &JournalEvent::Resumed { restarted })?;
+        self.raise_on_resume()?;
         self.log_published = self.protocol.log().len();
         self.extra_time = folded.extended.into_iter().collect();
         let documents = self.protocol.documents();
@@ -531,7 +562,7 @@ impl<P: Protocol> Engine<P> {
         let timer = tokio::time::sleep_until(tokio::time::Instant::now());
         tokio::pin!(timer);
         loop {
-            for effect in std::mem::take(&mut queue) {
+            for effect in self.admit(std::mem::take(&mut queue))? {
                 if let Some(outcome) = self.apply(effect)? {
                     if let Some(rewrite) = self.records.rewrite.as_mut() {
                         let ended = rewrite.await;
@@ -552,6 +583,17 @@ impl<P: Protocol> Engine<P> {
                     self.publish(Update::Finished(outcome.clone()));
                     return Ok(outcome);
                 }
+            }
+            if self.spending.stops_now(!self.running.is_empty()) {
+                if let Some(rewrite) = self.records.rewrite.as_mut() {
+                    let ended = rewrite.await;
+                    self.records.rewrite_done(ended)?;
+                }
+                self.records.write_documents(&self.protocol)?;
+                let stop = self.stop_for_budget();
+                self.shutdown();
+                self.publish_board();
+                return Err(stop);
             }
             if let Some(rewrite) = self.records.rewrite.as_mut()
                 && rewrite.is_finished()
@@ -895,6 +937,7 @@ impl<P: Protocol> Engine<P> {
                 }
                 Ok(effects)
             }
+            Inbox::Command(Command::Budget(decision)) => self.decide_budget(decision),
             Inbox::ModeratorGone(reason) => Err(EngineError::Moderation(reason)),
         }
     }

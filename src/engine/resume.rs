@@ -432,7 +432,7 @@ pub fn fold<P: Protocol>(
                     moderation = None;
                 }
             }
-            JournalEvent::Resumed { .. } => {}
+            JournalEvent::Resumed { .. } | JournalEvent::Budget { .. } => {}
             JournalEvent::Finished { outcome } => {
                 finish_journaled = true;
                 (observer.observe)(at, Update::Finished(outcome.clone()));

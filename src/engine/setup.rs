@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::script::Script;
 use crate::config::resolve::ResolvedAgent;
+use crate::protocol::budget::Budget;
 use crate::protocol::usage::Price;
 
 use super::ModerationPolicy;
@@ -55,6 +56,9 @@ pub struct RunSetup {
     /// Prompt templates that replaced built-in ones, by file name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub prompt_overrides: BTreeMap<String, String>,
+    /// The spending limit the debate started with (raises are journaled
+    /// after it); absent when it has none.
+    pub budget: Option<Budget>,
 }
 
 /// `resolved` as the journal may keep it: the base URL without a credential

@@ -25,6 +25,7 @@
 //! timer and reports [`CallFailure::TimedOut`]), writing files (it only says what
 //! the documents contain, through [`Protocol::documents`]), or drawing anything.
 
+pub mod budget;
 pub mod calls;
 pub mod council;
 pub mod debate;
@@ -50,7 +51,8 @@ pub use debate::{
     DebateCore, GivenUp, ItemRules, Moderation, Refusals, Rules, Settled, SharedSteps,
 };
 pub use outcome::{
-    EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone, Verdict,
+    EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone,
+    Verdict,
 };
 
 /// Who plays each role of a debate, at what configured price, since when,

@@ -115,6 +115,10 @@ pub const EXIT_FAILED: i32 = 1;
 /// Exit code of a usage or configuration error; nothing was written.
 pub const EXIT_USAGE: i32 = 2;
 
+/// Exit code of a run stopped before a step that would cross its budget;
+/// `quorum resume DIR --budget X` continues it.
+pub const EXIT_BUDGET: i32 = 9;
+
 /// The exit-code table, as `--help` and the README show it.
 pub const EXIT_CODE_TABLE: &str = "\
 Exit codes:
@@ -126,7 +130,8 @@ Exit codes:
   5  ESCALATE
   6  CONCERNS
   7  FAIL
-  8  UNPROVEN (a root-cause analysis that proved no single root cause)";
+  8  UNPROVEN (a root-cause analysis that proved no single root cause)
+  9  stopped before a step that would cross the budget (--budget, --budget-tokens); quorum resume DIR --budget X continues";
 
 /// How a debate ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -21,6 +21,8 @@ pub enum Context {
     ItemDetail,
     ConfirmQuit,
     ConfirmRetry,
+    /// A step held at the budget.
+    Budget,
     Help,
     /// A text area has the keys: the note editor or a human agent's answer.
     Editor,
@@ -37,6 +39,7 @@ impl Context {
             Context::ItemDetail => "One item in full",
             Context::ConfirmQuit => "Quit?",
             Context::ConfirmRetry => "Retry a call that has written text?",
+            Context::Budget => "A step that would cross the budget",
             Context::Help => "This help",
             Context::Editor => "Writing a note or an answer",
         }
@@ -122,6 +125,12 @@ pub enum Action {
     ConfirmNo,
     SaveText,
     CancelText,
+    /// Write a larger budget for the step held.
+    RaiseBudget,
+    /// Run the step held over the budget; the next is checked again.
+    GoOnce,
+    /// End the run before the step held, resumable.
+    StopHere,
     /// A replay stops or goes on.
     TogglePause,
     /// A replay plays twice as fast.
@@ -244,6 +253,9 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::ConfirmQuit, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "keep going", true).only(LIVE),
     bind(C::ConfirmRetry, &[ch('y'), key(KeyCode::Enter)], A::ConfirmYes, "retry, dropping its text", true).only(LIVE),
     bind(C::ConfirmRetry, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "let it finish", true).only(LIVE),
+    bind(C::Budget, &[ch('r')], A::RaiseBudget, "raise it", true).only(LIVE),
+    bind(C::Budget, &[ch('s')], A::StopHere, "stop here", true).only(LIVE),
+    bind(C::Budget, &[ch('o')], A::GoOnce, "go on once", true).only(LIVE),
     bind(C::Help, &[key(KeyCode::Esc), ch('?'), ch('q')], A::Close, "close help", true),
     bind(C::Help, &[ch('j'), key(KeyCode::Down)], A::ScrollDown, "scroll", false),
     bind(C::Help, &[ch('k'), key(KeyCode::Up)], A::ScrollUp, "scroll", false),
@@ -371,6 +383,7 @@ pub fn help_sections(mode: Mode) -> Vec<(Context, Vec<(String, &'static str)>)> 
         C::Override,
         C::ChooseAgent,
         C::ConfirmRetry,
+        C::Budget,
         C::ConfirmQuit,
     ];
     order
@@ -437,6 +450,9 @@ mod tests {
             Action::SwitchAgent,
             Action::Answer,
             Action::SaveText,
+            Action::RaiseBudget,
+            Action::GoOnce,
+            Action::StopHere,
         ];
         for action in changing {
             assert!(!allowed(action, Mode::Replay), "{action:?} in a replay");

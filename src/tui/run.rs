@@ -39,6 +39,8 @@ pub enum Ending {
     Interrupted,
     /// The engine stopped with an error.
     Failed(String),
+    /// The run stopped before a step that would cross its budget.
+    OverBudget(Box<crate::engine::BudgetQuestion>),
 }
 
 /// Runs the TUI until the person quits. `engine` resolves when the debate
@@ -116,6 +118,7 @@ async fn drive<T: Send + 'static>(
     let mut updates_open = true;
     let mut engine_running = true;
     let mut person_acted = false;
+    let mut over_budget = None;
     loop {
         let now = Instant::now();
         let next_moment = play_due(&mut app, &mut timeline, now);
@@ -192,6 +195,11 @@ async fn drive<T: Send + 'static>(
                 engine_running = false;
                 match result {
                     Ok(Ok(_)) => {}
+                    Ok(Err(EngineError::OverBudget(question))) => {
+                        // The person chose to stop here: the run ends.
+                        over_budget = Some(question);
+                        app.quit = true;
+                    }
                     Ok(Err(error)) => {
                         app.engine_error = Some(crate::text::sanitize(&error.to_string()));
                     }
@@ -203,6 +211,9 @@ async fn drive<T: Send + 'static>(
     }
     engine.abort();
     drop(guard);
+    if let Some(question) = over_budget {
+        return Ok(Ending::OverBudget(question));
+    }
     Ok(match (&app.outcome, &app.engine_error) {
         (Some(outcome), _) => Ending::Finished(outcome.clone()),
         (None, Some(error)) => Ending::Failed(error.clone()),

@@ -330,12 +330,18 @@ pub fn check_replay(name: &str, whole: &Whole, mut shown: impl FnMut(&str, &mut 
 
     // Live: mid-debate, then at the end with the result view.
     let mut live = App::new(info, Default::default(), now);
-    // A third of the way by the updates that are not streamed text, so
-    // that how text is batched on its way does not move the moment.
+    // A third of the way by the updates that are not streamed text or a
+    // step's forecast, so that how text is batched on its way (or a new
+    // kind of figure) does not move the moment.
     let events = |updates: &[Update]| {
         updates
             .iter()
-            .filter(|update| !matches!(update, Update::Chunk { .. } | Update::Reasoning { .. }))
+            .filter(|update| {
+                !matches!(
+                    update,
+                    Update::Chunk { .. } | Update::Reasoning { .. } | Update::Forecast { .. }
+                )
+            })
             .count()
     };
     let third = events(&whole.updates) / 3;

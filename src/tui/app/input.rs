@@ -10,8 +10,9 @@ use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
 use ratatui_textarea::TextArea;
 
-use crate::engine::Command;
+use crate::engine::{BudgetDecision, Command};
 use crate::protocol::ItemDecision;
+use crate::protocol::budget::Budget;
 use crate::protocol::{Input, OverrideAction};
 
 use super::super::keymap::{self, Action, Context};
@@ -40,6 +41,12 @@ impl App {
             .iter()
             .find_map(|context| keymap::lookup(*context, mode, &event));
         if contexts == [Context::Editor] && action.is_none() {
+            // The budget's editor holds one line: Enter saves it.
+            if event.code == crossterm::event::KeyCode::Enter
+                && matches!(self.layers.last(), Some(Layer::BudgetEditor { .. }))
+            {
+                return self.act(Action::SaveText, now);
+            }
             self.edit(event);
             return Vec::new();
         }
@@ -51,7 +58,7 @@ impl App {
 
     fn edit(&mut self, event: KeyEvent) {
         match self.layers.last_mut() {
-            Some(Layer::NoteEditor { editor, .. }) => {
+            Some(Layer::NoteEditor { editor, .. } | Layer::BudgetEditor { editor, .. }) => {
                 editor.input(event);
             }
             Some(Layer::AnswerEditor { pane }) => {
@@ -192,7 +199,33 @@ impl App {
             Action::Answer => self.open_answer(now),
             Action::SaveText => return self.save_text(now),
             Action::CancelText => {
-                self.layers.pop();
+                // Leaving the budget's editor goes back to its question:
+                // the step is still held.
+                if let Some(Layer::BudgetEditor { question, .. }) = self.layers.pop() {
+                    self.layers.push(Layer::Budget(question));
+                }
+            }
+            Action::RaiseBudget => {
+                if let Some(Layer::Budget(question)) = self.layers.pop() {
+                    let mut editor = TextArea::from([question.suggested().describe()]);
+                    editor
+                        .set_placeholder_text("$5 or 300,000 tokens (Enter saves, Esc goes back)");
+                    editor.move_cursor(ratatui_textarea::CursorMove::End);
+                    self.layers.push(Layer::BudgetEditor {
+                        question,
+                        editor: Box::new(editor),
+                    });
+                }
+            }
+            Action::GoOnce | Action::StopHere => {
+                if matches!(self.layers.last(), Some(Layer::Budget(_))) {
+                    self.layers.pop();
+                    let decision = match action {
+                        Action::GoOnce => BudgetDecision::GoOnce,
+                        _ => BudgetDecision::Stop,
+                    };
+                    return vec![Command::Budget(decision)];
+                }
             }
             Action::TogglePause | Action::Faster | Action::Slower => {
                 if let Mode::Replay(playback) = &mut self.mode {
@@ -475,6 +508,23 @@ impl App {
                             self.pending_notes.insert(item_id, note);
                             self.flash(message, now);
                         }
+                        Vec::new()
+                    }
+                }
+            }
+            Some(Layer::BudgetEditor { question, editor }) => {
+                match Budget::parse(&editor.lines().join(" ")) {
+                    Ok(limit) if limit.is_set() => {
+                        vec![Command::Budget(BudgetDecision::Raise { limit })]
+                    }
+                    Ok(_) => {
+                        self.flash("write a budget: $5, or 300,000 tokens".into(), now);
+                        self.layers.push(Layer::BudgetEditor { question, editor });
+                        Vec::new()
+                    }
+                    Err(error) => {
+                        self.flash(error, now);
+                        self.layers.push(Layer::BudgetEditor { question, editor });
                         Vec::new()
                     }
                 }

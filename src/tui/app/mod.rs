@@ -19,8 +19,9 @@ use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 
 use crate::agent::human::HUMAN_PROVIDER;
-use crate::engine::Update;
+use crate::engine::{BudgetDecision, BudgetQuestion, Update};
 use crate::protocol::ItemDecision;
+use crate::protocol::budget::{Budget, Forecast};
 use crate::protocol::supervision::Slot;
 use crate::protocol::{
     Board, BoardView, LogEntry, LogKind, Outcome, Progress, StageFocus, Timestamp,
@@ -306,9 +307,21 @@ pub enum Layer {
     AnswerEditor {
         pane: usize,
     },
+    /// A step held at the budget: raise it, stop here or go on once.
+    Budget(Box<BudgetQuestion>),
+    /// The raised budget being written, for the step held.
+    BudgetEditor {
+        question: Box<BudgetQuestion>,
+        editor: Box<TextArea<'static>>,
+    },
 }
 
 impl Layer {
+    /// The budget's question or its editor.
+    pub fn is_budget(&self) -> bool {
+        matches!(self, Layer::Budget(_) | Layer::BudgetEditor { .. })
+    }
+
     pub fn context(&self) -> Context {
         match self {
             Layer::Help { .. } => Context::Help,
@@ -317,7 +330,10 @@ impl Layer {
             Layer::Override(_) => Context::Override,
             Layer::ItemDetail { .. } => Context::ItemDetail,
             Layer::ChooseAgent { .. } => Context::ChooseAgent,
-            Layer::NoteEditor { .. } | Layer::AnswerEditor { .. } => Context::Editor,
+            Layer::Budget(_) => Context::Budget,
+            Layer::NoteEditor { .. } | Layer::AnswerEditor { .. } | Layer::BudgetEditor { .. } => {
+                Context::Editor
+            }
         }
     }
 }
@@ -406,6 +422,10 @@ pub struct App {
     /// them on screen.
     unconfirmed: HashMap<String, (ItemDecision, Option<String>)>,
     pub totals: Totals,
+    /// The debate's budget (unset: none), as last published.
+    pub budget: Budget,
+    /// The forecast of the step last started or held.
+    pub step: Option<Forecast>,
     /// Characters streamed per call and the output tokens estimated from
     /// them, until the provider reports the real count. Estimated from the
     /// call's whole text, not chunk by chunk, so that how the text was split
@@ -471,6 +491,8 @@ impl App {
             pending_notes: HashMap::new(),
             unconfirmed: HashMap::new(),
             totals: Totals::default(),
+            budget: Budget::default(),
+            step: None,
             estimates: HashMap::new(),
             outcome: None,
             report: None,
@@ -608,6 +630,7 @@ impl App {
     /// Folds one engine update into the state.
     pub fn apply(&mut self, update: Update, now: Instant) {
         self.dirty = true;
+        let now_instant = now;
         let now = self.debate_now(now);
         match update {
             Update::Progress(progress) => {
@@ -681,6 +704,28 @@ impl App {
                 {
                     human.error = Some(sanitize(&error));
                 }
+            }
+            Update::Forecast { step, limit } => {
+                self.step = Some(step);
+                self.budget = limit;
+            }
+            Update::BudgetReached(question) => {
+                self.layers.retain(|layer| !layer.is_budget());
+                self.layers.push(Layer::Budget(Box::new(question)));
+            }
+            Update::BudgetDecided { decision } => {
+                self.layers.retain(|layer| !layer.is_budget());
+                let message = match decision {
+                    BudgetDecision::Raise { limit } => {
+                        self.budget = self.budget.overridden_by(limit);
+                        format!("budget raised: {}", self.budget.describe())
+                    }
+                    BudgetDecision::GoOnce => "this step goes on over the budget".to_string(),
+                    BudgetDecision::Stop => {
+                        "stopping once the calls under way have answered".to_string()
+                    }
+                };
+                self.flash(message, now_instant);
             }
             Update::Finished(outcome) => {
                 // The reason of a failed debate quotes provider errors and

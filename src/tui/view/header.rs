@@ -24,7 +24,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Span::styled(" │ ", theme.dim),
         Span::styled(app.info.protocol.clone(), theme.header),
     ]);
-    let compact = area.width < COMPACT_BELOW_COLUMNS;
+    let figures = figures(app);
+    let figures_width: usize = figures.iter().map(Span::width).sum();
+    let titles_width = |titles: &[String]| {
+        titles
+            .iter()
+            .map(|title| title.chars().count() + 3)
+            .sum::<usize>()
+    };
     let stages = &app.board.stages;
     // A finished debate stands at the protocol's last stage.
     let current = if app.outcome.is_some() {
@@ -42,6 +49,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         stages.iter().position(|stage| stage.id == current)
     };
+    // Narrow, or too narrow for every stage and the figures: the stages
+    // done as a count and those ahead as far as they fit.
+    let compact = area.width < COMPACT_BELOW_COLUMNS
+        || 1 + titles_width(&titles) + figures_width > usize::from(area.width);
     let mut strip = vec![Span::raw(" ")];
     if compact {
         strip.extend(compact_strip(app, &titles, position, area.width));
@@ -85,30 +96,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             strip.push(Span::styled(" archive ", theme.selection));
         }
     }
-    // Round 0: the protocol runs no rounds.
-    if app.progress.round > 0 {
-        let round = match app.progress.max_round {
-            0 => format!(" round {} ·", app.progress.round),
-            max => format!(" round {}/{max} ·", app.progress.round),
-        };
-        strip.push(Span::styled(round, theme.dim));
-    }
-    if let Some((used, limit)) = app.progress.budget {
-        let style = if used >= limit {
-            theme.error
-        } else {
-            theme.dim
-        };
-        strip.push(Span::styled(format!(" budget {used}/{limit} ·"), style));
-    }
-    strip.push(Span::styled(
-        format!(" {}", clock(app.elapsed.as_secs())),
-        theme.dim,
-    ));
-    strip.push(Span::styled(format!(" · {}", tokens(app)), theme.dim));
-    if let Some(cost) = app.totals.cost_usd {
-        strip.push(Span::styled(format!(" · ${cost:.2}"), theme.dim));
-    }
+    strip.extend(figures);
     // In a replay the moderator's turn is history, not a call to act.
     if app.board.needs_moderator && matches!(app.mode, Mode::Live) {
         strip.push(Span::raw("  "));
@@ -203,6 +191,80 @@ fn tokens(app: &App) -> String {
     } else {
         format!("≈{} tok out", compact(totals.estimated_output))
     }
+}
+
+/// The round, a protocol's own call budget, the clock, and what was
+/// spent (see [`spending`]).
+fn figures(app: &App) -> Vec<Span<'static>> {
+    let theme = &app.theme;
+    let mut figures = Vec::new();
+    // Round 0: the protocol runs no rounds.
+    if app.progress.round > 0 {
+        let round = match app.progress.max_round {
+            0 => format!(" round {} ·", app.progress.round),
+            max => format!(" round {}/{max} ·", app.progress.round),
+        };
+        figures.push(Span::styled(round, theme.dim));
+    }
+    if let Some((used, limit)) = app.progress.budget {
+        let style = if used >= limit {
+            theme.error
+        } else {
+            theme.dim
+        };
+        figures.push(Span::styled(format!(" budget {used}/{limit} ·"), style));
+    }
+    figures.push(Span::styled(
+        format!(" {}", clock(app.elapsed.as_secs())),
+        theme.dim,
+    ));
+    figures.extend(spending(app));
+    figures
+}
+
+/// Tokens and money spent, each against its budget when one is set
+/// (`16.4k of 200k tok`, `$0.12 of $2.50`), then, against a budget, the
+/// forecast of the step last started or held (`step ≈ $0.04`); a budget
+/// crossed shows in the error colour.
+fn spending(app: &App) -> Vec<Span<'static>> {
+    let theme = &app.theme;
+    let totals = &app.totals;
+    let used_tokens = totals
+        .input_tokens
+        .saturating_add(totals.output_tokens)
+        .saturating_add(totals.estimated_output);
+    let used_usd = totals.cost_usd.unwrap_or(0.0);
+    let over = |crossed: bool| if crossed { theme.error } else { theme.dim };
+    let mut spans = Vec::new();
+    // Against a token limit, the one figure the limit counts.
+    let token_text = match app.budget.tokens {
+        Some(limit) => format!(" · {} of {} tok", compact(used_tokens), compact(limit)),
+        None => format!(" · {}", tokens(app)),
+    };
+    let tokens_over = app.budget.tokens.is_some_and(|limit| used_tokens > limit);
+    spans.push(Span::styled(token_text, over(tokens_over)));
+    if totals.cost_usd.is_some() || app.budget.usd.is_some() {
+        let mut money = format!(" · ${used_usd:.2}");
+        if let Some(limit) = app.budget.usd {
+            money.push_str(&format!(" of ${limit:.2}"));
+        }
+        let money_over = app.budget.usd.is_some_and(|limit| used_usd > limit);
+        spans.push(Span::styled(money, over(money_over)));
+    }
+    // The forecast is shown where it matters: against a budget.
+    if let Some(step) = app
+        .step
+        .as_ref()
+        .filter(|_| app.running() && app.budget.is_set())
+    {
+        let forecast = if step.usd > 0.0 || app.budget.usd.is_some() {
+            crate::protocol::budget::usd_text(step.usd)
+        } else {
+            format!("{} tok", compact(step.input_tokens + step.output_tokens))
+        };
+        spans.push(Span::styled(format!(" · step ≈ {forecast}"), theme.dim));
+    }
+    spans
 }
 
 /// `950`, `12.3k`, `4.1M`.

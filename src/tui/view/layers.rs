@@ -8,8 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 
 use super::items::{decision_span, severity_style};
+use crate::engine::BudgetQuestion;
 use crate::tui::app::{App, Layer, Mode, OverridePrompt, WAIT_LONGER_MS};
 use crate::tui::keymap::{self, Context};
+use ratatui_textarea::TextArea;
 
 /// A rectangle `width` × `height` (clamped to `area`) centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
@@ -53,6 +55,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Layer::Override(prompt) => override_modal(app, prompt, frame, area),
             Layer::ItemDetail { item, scroll } => item_detail(app, *item, *scroll, frame, area),
             Layer::ConfirmRetry { pane } => confirm_retry(app, *pane, frame, area),
+            Layer::Budget(question) => budget_question(app, question, None, frame, area),
+            Layer::BudgetEditor { question, editor } => {
+                budget_question(app, question, Some(editor), frame, area)
+            }
             Layer::NoteEditor { item, editor } => {
                 let rect = centered(area, 72.min(area.width), 14.min(area.height));
                 frame.render_widget(Clear, rect);
@@ -214,6 +220,81 @@ fn confirm_retry(app: &App, pane: usize, frame: &mut Frame, area: Rect) {
         hints(app, Context::ConfirmRetry),
     ];
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}
+
+/// A step held at the budget: what was spent, what the step would cost,
+/// the limit, and the three ways on; with `editor`, the new limit being
+/// written.
+fn budget_question(
+    app: &App,
+    question: &BudgetQuestion,
+    editor: Option<&TextArea<'static>>,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let rect = centered(area, 72, 11);
+    frame.render_widget(Clear, rect);
+    let block = modal(app, "The next step would cross the budget");
+    let body = block.inner(rect);
+    frame.render_widget(block, rect);
+    let priced = question.priced();
+    let row = |label: &'static str, value: String| {
+        Line::from(vec![
+            Span::styled(format!("  {label:<12}"), app.theme.dim),
+            Span::styled(value, app.theme.text),
+        ])
+    };
+    let mut lines = vec![
+        row("budget", question.limit.describe()),
+        row("spent", question.spent.describe(priced)),
+    ];
+    if question.running.tokens > 0 {
+        lines.push(row(
+            "running",
+            format!("≈ {}", question.running.describe(priced)),
+        ));
+    }
+    lines.push(row("next step", question.step.describe(priced)));
+    if question.step.unpriced > 0 && priced {
+        lines.push(Line::styled(
+            format!(
+                "  {} of its calls have no price configured and count in tokens only",
+                question.step.unpriced
+            ),
+            app.theme.dim,
+        ));
+    }
+    lines.push(Line::raw(""));
+    let [text, input, keys] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(if editor.is_some() { 3 } else { 0 }),
+        Constraint::Length(1),
+    ])
+    .areas(body);
+    match editor {
+        Some(editor) => {
+            lines.push(Line::styled(
+                "  The new budget (a money limit, a token limit, or both):",
+                app.theme.text,
+            ));
+            frame.render_widget(Paragraph::new(lines), text);
+            let field = Block::default()
+                .borders(Borders::ALL)
+                .border_style(app.theme.dim);
+            let inner = field.inner(input);
+            frame.render_widget(field, input);
+            frame.render_widget(editor, inner);
+            frame.render_widget(Paragraph::new(hints(app, Context::Editor)), keys);
+        }
+        None => {
+            lines.push(Line::styled(
+                "  Calls under way finish either way; none of this step is sent yet.",
+                app.theme.dim,
+            ));
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
+            frame.render_widget(Paragraph::new(hints(app, Context::Budget)), keys);
+        }
+    }
 }
 
 fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: Rect) {

@@ -1065,3 +1065,88 @@ fn t_switches_a_pane_between_its_cards_and_the_raw_text() {
     key(&mut app, KeyCode::Char('t'));
     assert!(app.flash.as_ref().unwrap().0.contains("raw text"));
 }
+
+/// Issue 30: a step held at the budget asks; each of the three answers
+/// goes out as its command, a raise is written in an editor that starts
+/// from the suggested limit, and a bad figure is said, not sent.
+#[test]
+fn a_step_held_at_the_budget_asks_raise_stop_or_go_on_once() {
+    use crate::engine::{BudgetDecision, BudgetQuestion};
+    use crate::protocol::budget::{Budget, Forecast, Spend};
+    let question = BudgetQuestion {
+        limit: Budget {
+            usd: None,
+            tokens: Some(12_000),
+        },
+        spent: Spend {
+            usd: 0.0,
+            tokens: 11_000,
+        },
+        running: Spend::default(),
+        step: Forecast {
+            calls: 3,
+            input_tokens: 9_000,
+            output_tokens: 3_000,
+            ..Forecast::default()
+        },
+        crossed: Vec::new(),
+    };
+    let mut app = app();
+    app.apply(Update::BudgetReached(question.clone()), Instant::now());
+    assert_eq!(app.contexts(), vec![Context::Budget]);
+    // Keys of the main view do nothing while the step is held.
+    assert!(key(&mut app, KeyCode::Char('a')).is_empty());
+    assert_eq!(
+        key(&mut app, KeyCode::Char('o')),
+        vec![Command::Budget(BudgetDecision::GoOnce)]
+    );
+    assert!(app.layers.is_empty());
+
+    app.apply(Update::BudgetReached(question.clone()), Instant::now());
+    assert!(key(&mut app, KeyCode::Char('r')).is_empty());
+    let Some(Layer::BudgetEditor { editor, .. }) = app.layers.last() else {
+        panic!("the editor opens");
+    };
+    // 23,000 committed, half again, rounded up to 10,000: 40,000.
+    assert_eq!(editor.lines(), ["40,000 tokens"]);
+    // Esc goes back to the question: the step is still held.
+    key(&mut app, KeyCode::Esc);
+    assert!(matches!(app.layers.last(), Some(Layer::Budget(_))));
+    key(&mut app, KeyCode::Char('r'));
+    for _ in 0.."40,000 tokens".len() {
+        key(&mut app, KeyCode::Backspace);
+    }
+    for c in "lots".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    assert!(key(&mut app, KeyCode::Enter).is_empty(), "not a figure");
+    assert!(app.flash.as_ref().unwrap().0.contains("not an amount"));
+    for _ in 0..4 {
+        key(&mut app, KeyCode::Backspace);
+    }
+    for c in "50k tokens".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    let limit = Budget {
+        usd: None,
+        tokens: Some(50_000),
+    };
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Command::Budget(BudgetDecision::Raise { limit })]
+    );
+    assert!(app.layers.is_empty());
+    app.apply(
+        Update::BudgetDecided {
+            decision: BudgetDecision::Raise { limit },
+        },
+        Instant::now(),
+    );
+    assert_eq!(app.budget.tokens, Some(50_000));
+
+    app.apply(Update::BudgetReached(question), Instant::now());
+    assert_eq!(
+        key(&mut app, KeyCode::Char('s')),
+        vec![Command::Budget(BudgetDecision::Stop)]
+    );
+}
