@@ -255,6 +255,7 @@ async fn one_debate(high_stakes: bool, wait: Wait, root: &std::path::Path) -> Ru
         hold_for_moderator: false,
         checks_rulings: true,
         fairness: Default::default(),
+        handed: None,
     };
     let run_dir = RunDir::create(root, "bench", chrono::Local::now()).expect("run dir");
     let journal_path = run_dir.path().join("journal.jsonl");

@@ -130,6 +130,7 @@ fn high_stakes_info() -> DebateInfo {
         hold_for_moderator: false,
         checks_rulings: true,
         fairness: Default::default(),
+        handed: None,
     };
     let review = quorum::protocol::decision_review::DecisionReview::new(
         config,

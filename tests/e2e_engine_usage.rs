@@ -109,6 +109,7 @@ async fn every_finished_call_publishes_its_usage_and_command_stderr_is_journaled
         hold_for_moderator: false,
         checks_rulings: true,
         fairness: Default::default(),
+        handed: None,
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
     journal

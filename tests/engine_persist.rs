@@ -344,6 +344,7 @@ async fn run_controlled(
         hold_for_moderator: false,
         checks_rulings: true,
         fairness: Default::default(),
+        handed: None,
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");
     journal

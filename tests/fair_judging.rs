@@ -63,6 +63,7 @@ fn config(agents: &BTreeMap<String, String>, fairness: Fairness) -> ReviewConfig
         hold_for_moderator: false,
         checks_rulings: true,
         fairness,
+        handed: None,
     }
 }
 

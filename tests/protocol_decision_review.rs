@@ -64,6 +64,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
         hold_for_moderator: false,
         checks_rulings: true,
         fairness: Default::default(),
+        handed: None,
     }
 }
 
@@ -1874,6 +1875,7 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
         hold_for_moderator: true,
         checks_rulings: true,
         fairness: Default::default(),
+        handed: None,
         ..config()
     };
     let mut h = Harness::at_evaluation(held);
@@ -1929,6 +1931,7 @@ fn override_release_of_a_held_round_and_ignored_reruns() {
         hold_for_moderator: true,
         checks_rulings: true,
         fairness: Default::default(),
+        handed: None,
         ..config()
     };
     let mut h = Harness::at_evaluation(held);

@@ -76,6 +76,7 @@ fn config(high_stakes: bool, max_rounds: u32) -> ReviewConfig {
         hold_for_moderator: false,
         checks_rulings: true,
         fairness: Default::default(),
+        handed: None,
     }
 }
 

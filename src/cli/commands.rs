@@ -176,7 +176,7 @@ fn protocol_command(
             Arg::new("subject")
                 .value_name(spec.subject)
                 .help(spec.subject_help)
-                .required(true),
+                .required_unless_present("from"),
         )
         .arg(
             Arg::new("context")

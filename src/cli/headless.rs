@@ -77,9 +77,18 @@ async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitC
         roster,
         moderation,
         setup,
+        handed,
         ..
     } = prepared;
     let (run_dir, journal, _lock) = open_record(&definition, &setup, flags)?;
+    if let Some((dir, handoff)) = &handed {
+        super::chain::record(&run_dir, dir, handoff)?;
+        eprintln!(
+            "quorum: taking what the {} in {} hands on",
+            handoff.from,
+            dir.display()
+        );
+    }
     eprintln!(
         "quorum: {label} of {:?}\nquorum: recording to {}",
         sanitize(definition.topic()),

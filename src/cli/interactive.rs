@@ -89,6 +89,7 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
         human_desk,
         alternatives,
         setup,
+        handed,
         ..
     } = prepared;
     // A person at the keyboard decides whether a malformed or skipped judge
@@ -106,6 +107,9 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
         setup.moderation = ModerationPolicy::Ask;
     }
     let (run_dir, journal, _lock) = open_record(&definition, &setup, flags)?;
+    if let Some((dir, handoff)) = &handed {
+        super::chain::record(&run_dir, dir, handoff)?;
+    }
     let moderator = if person_moderates {
         Moderator::external()
     } else {

@@ -7,6 +7,7 @@
 //! and exits with code 2; nothing is written for a bad invocation.
 
 mod browse;
+pub mod chain;
 mod commands;
 mod compare;
 mod doctor;
@@ -153,6 +154,11 @@ pub struct RunFlags {
     pub timeout: Option<f64>,
     #[command(flatten)]
     pub budget: BudgetFlags,
+    /// Take what a finished debate hands on: a council's, red team's or
+    /// pre-mortem's findings (as critique items), a proven root cause (as a
+    /// plan's goal), a comparison's recommendation (as the topic)
+    #[arg(long, value_name = "DIR")]
+    pub from: Option<PathBuf>,
     /// How the moderator's items are decided without a person at the keyboard
     #[arg(long, value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,

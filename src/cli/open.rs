@@ -87,6 +87,9 @@ struct Listing {
     open_questions: Vec<String>,
     /// The debate this one was forked from, and where.
     forked_from: Option<super::fork::ForkOrigin>,
+    /// The debate this one took its input from (`--from DIR`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handed_from: Option<super::chain::ChainOrigin>,
 }
 
 impl Listing {
@@ -134,6 +137,7 @@ impl Listing {
             open_items: review.open_items(),
             open_questions: review.open_questions(),
             forked_from: super::fork::origin_of(dir),
+            handed_from: super::chain::origin_of(dir),
         }
     }
 
@@ -156,6 +160,13 @@ impl Listing {
                 "  fork of {} at {}",
                 fork.origin.display(),
                 sanitize(&fork.at)
+            )?;
+        }
+        if let Some(source) = &self.handed_from {
+            writeln!(
+                out,
+                "  takes what {} handed on",
+                sanitize(&source.describe())
             )?;
         }
         writeln!(out, "  {}", sanitize(&self.topic))?;

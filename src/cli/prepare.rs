@@ -32,6 +32,7 @@ use crate::input;
 use crate::prompts::{PromptSet, default_override_dir};
 use crate::protocol::budget::Budget;
 use crate::protocol::fairness::{Fairness, Family, Recusal};
+use crate::protocol::handoff::Handoff;
 use crate::protocol::registry::{
     self, Configure, DebateDefinition, ProtocolKind, RoleSlot, Setting,
 };
@@ -84,6 +85,8 @@ pub struct Prepared {
     pub theme_source: String,
     /// How the agents were put together, for the journal (resume).
     pub setup: RunSetup,
+    /// What another debate handed on (`--from DIR`), with its folder.
+    pub handed: Option<(PathBuf, Handoff)>,
 }
 
 impl Prepared {
@@ -177,13 +180,19 @@ pub fn prepare_in(
         ))
         .field("--speed"));
     }
+    let handed = flags
+        .from
+        .as_deref()
+        .map(|dir| handoff_of(dir).map(|handoff| (dir.to_path_buf(), handoff)))
+        .transpose()?;
     // The file a `--script` came from, and its text, to locate its errors.
     let mut script_file: Option<(PathBuf, String)> = None;
     let (mut spec, spec_path, source_text) = match source {
         Source::Demo | Source::DemoOf(_) => {
             let mode = mode_flag(flags);
-            let text = match &source {
-                Source::DemoOf(name) => demo_of(Some(name), mode.as_deref())?,
+            let text = match (&source, &handed) {
+                (_, Some((dir, handoff))) => chain_demo(dir, handoff)?,
+                (Source::DemoOf(name), None) => demo_of(Some(name), mode.as_deref())?,
                 _ => demo_of(None, mode.as_deref())?,
             };
             let path = PathBuf::from(DEMO_SPEC_NAME);
@@ -206,6 +215,11 @@ pub fn prepare_in(
             let (kind, _) = registry::find_command(&command).ok_or_else(|| {
                 SpecError::new(format!("`{command}` is not a protocol's command"))
             })?;
+            // `quorum plan --from DIR` with no goal: the hand-off's.
+            let subject = match (&handed, subject.trim().is_empty()) {
+                (Some((_, handoff)), true) => handoff.topic_for_receiver(),
+                _ => subject,
+            };
             let mut spec = DebateSpec::for_topic(subject);
             spec.protocol = kind.name().to_string();
             spec.context = context
@@ -248,6 +262,14 @@ pub fn prepare_in(
         }
         _ => error,
     };
+    if let Some((_, handoff)) = &handed {
+        // The record names its source: the hand-off is a context document.
+        spec.context.push(ContextSpec {
+            name: Some(handoff.context_name()),
+            text: Some(handoff.context_text()),
+            path: None,
+        });
+    }
     let kind = protocol_of(&spec).map_err(locate)?;
     if let (Some(path), Some(text)) = (&spec_path, &source_text) {
         let keys: Vec<&str> = kind.options().iter().map(|option| option.key).collect();
@@ -362,7 +384,7 @@ pub fn prepare_in(
             families,
         ),
     };
-    let definition = configured.define(Setting {
+    let mut definition = configured.define(Setting {
         topic: spec.topic.trim().to_string(),
         context,
         seating: Seating {
@@ -373,6 +395,11 @@ pub fn prepare_in(
             fairness,
         },
     });
+    if let Some((_, handoff)) = &handed {
+        definition = kind
+            .receive(&definition, handoff)
+            .map_err(|message| SpecError::new(message).field("--from"))?;
+    }
     let prompts = Arc::new(prompts);
     if let Some(script) = &spec.script {
         // The stages a reply may name: the debate's own as configured, and
@@ -419,7 +446,52 @@ pub fn prepare_in(
         theme: loaded_config.config.theme.clone(),
         theme_source: loaded_config.key_location("theme"),
         setup,
+        handed,
     })
+}
+
+/// What the finished debate in `dir` hands on (`--from DIR`), with its
+/// folder's name; an error names the folder and says why not.
+fn handoff_of(dir: &Path) -> Result<Handoff, SpecError> {
+    let refuse = |message: String| SpecError::new(message).field("--from");
+    let reloaded =
+        super::resume::reload(dir).map_err(|error| refuse(super::with_causes(&error)))?;
+    let protocol = &reloaded.folded.protocol;
+    let mut handoff = protocol.handoff().ok_or_else(|| {
+        refuse(format!(
+            "{} ({}) hands nothing on: a finished council, red team or pre-mortem hands on its \
+             findings, a root-cause analysis that ended PROVEN its cause, a comparative review \
+             its recommendation{}",
+            dir.display(),
+            protocol.describe().label,
+            match protocol.outcome() {
+                None => "; this debate has not ended",
+                Some(_) => "",
+            }
+        ))
+    })?;
+    handoff.dir = dir
+        .canonicalize()
+        .unwrap_or_else(|_| dir.to_path_buf())
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(handoff)
+}
+
+/// The built-in demo that receives what `handoff` hands on.
+fn chain_demo(dir: &Path, handoff: &Handoff) -> Result<&'static str, SpecError> {
+    registry::kinds()
+        .iter()
+        .find_map(|kind| kind.chain_demo(&handoff.from))
+        .ok_or_else(|| {
+            SpecError::new(format!(
+                "no demo takes what the {} in {} hands on; run the command that does with a topic",
+                handoff.from,
+                dir.display()
+            ))
+            .field("--from")
+        })
 }
 
 /// Whether every reply of `script` can ever be chosen in this debate: its

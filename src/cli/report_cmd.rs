@@ -23,6 +23,13 @@ fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
     let mut report = Report::of(reloaded.folded.protocol.as_ref());
     report.origin = super::fork::origin_of(&args.dir)
         .map(|fork| format!("{} at {}", fork.origin.display(), fork.at));
+    report.handed_from = super::chain::origin_of(&args.dir).map(|origin| {
+        format!(
+            "{} (its report: quorum report {})",
+            origin.describe(),
+            super::shell_path(&origin.source)
+        )
+    });
     let (text, name) = match args.format {
         ReportFormat::Html => (html::render(&report), "report.html"),
         ReportFormat::Md => (markdown::render(&report), "report.md"),

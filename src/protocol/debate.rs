@@ -362,6 +362,10 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     fn changes(&self) -> Vec<super::ChangedPart> {
         Vec::new()
     }
+    /// See [`Protocol::handoff`].
+    fn handoff(&self) -> Option<super::handoff::Handoff> {
+        None
+    }
     /// See [`Protocol::resolution_refusal`].
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         let _ = (item_id, decision);
@@ -636,6 +640,9 @@ impl<R: Rules> Protocol for R {
     }
     fn changes(&self) -> Vec<super::ChangedPart> {
         Rules::changes(self)
+    }
+    fn handoff(&self) -> Option<super::handoff::Handoff> {
+        Rules::handoff(self)
     }
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         Rules::resolution_refusal(self, item_id, decision)

@@ -31,6 +31,7 @@ pub mod council;
 pub mod debate;
 pub mod decision_review;
 pub mod fairness;
+pub mod handoff;
 pub mod items;
 pub mod judges;
 pub mod moderated;
@@ -833,6 +834,13 @@ pub trait Protocol: Send {
         Vec::new()
     }
 
+    /// What this debate hands to the next (`--from DIR`): a council's
+    /// confirmed and disputed findings, a proven cause, a recommendation;
+    /// `None` for a protocol with nothing to hand on, or before its end.
+    fn handoff(&self) -> Option<handoff::Handoff> {
+        None
+    }
+
     /// What the debate leaves to find out, one line each (a planning
     /// debate's unverified assumptions): shown at the end and by
     /// `quorum open`.
@@ -917,6 +925,9 @@ impl Protocol for Box<dyn Protocol> {
     }
     fn open_questions(&self) -> Vec<String> {
         (**self).open_questions()
+    }
+    fn handoff(&self) -> Option<handoff::Handoff> {
+        (**self).handoff()
     }
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         (**self).resolution_refusal(item_id, decision)

@@ -666,6 +666,32 @@ pub trait ProtocolKind: Sync {
         )))
     }
 
+    /// `definition` given what another debate handed on (`--from DIR`);
+    /// an error says why this protocol cannot take it. By default a
+    /// protocol takes nothing from another debate.
+    fn receive(
+        &self,
+        definition: &DebateDefinition,
+        handoff: &super::handoff::Handoff,
+    ) -> Result<DebateDefinition, String> {
+        let _ = definition;
+        let takes = handoff.handed.takes();
+        Err(format!(
+            "a {} hands on {}, which {} takes, not a {}",
+            handoff.from,
+            takes.what(),
+            takes.receiver(),
+            self.title()
+        ))
+    }
+
+    /// The built-in demo that receives what a debate of kind `from`
+    /// (`council`, `red team`) hands on: `quorum demo --from DIR`.
+    fn chain_demo(&self, from: &str) -> Option<&'static str> {
+        let _ = from;
+        None
+    }
+
     /// `definition` with its critic's stance set to `stance`, for a fork
     /// at `stage` (`quorum fork --critique`); an error says why not. By
     /// default a protocol has no critic stance to set.

@@ -100,13 +100,18 @@ pub fn render(report: &Report) -> String {
         escape(&crate::report::one_line(&report.topic))
     ));
     out.push_str(&format!(
-        "<header>\n<h1>{}</h1>\n<p class=\"label\">{}{}</p>\n</header>\n",
+        "<header>\n<h1>{}</h1>\n<p class=\"label\">{}{}{}</p>\n</header>\n",
         escape(&report.topic),
         escape(&report.label),
         report
             .origin
             .as_ref()
             .map(|origin| format!("<br>forked from {}", escape(origin)))
+            .unwrap_or_default(),
+        report
+            .handed_from
+            .as_ref()
+            .map(|source| format!("<br>takes what was handed on from {}", escape(source)))
             .unwrap_or_default()
     ));
     out.push_str(&conclusion(report));

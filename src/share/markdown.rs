@@ -33,6 +33,12 @@ pub fn render(report: &Report) -> String {
             cell(origin).replace('`', "'")
         ));
     }
+    if let Some(source) = &report.handed_from {
+        out.push_str(&format!(
+            "Takes what was handed on from `{}`.\n\n",
+            cell(source).replace('`', "'")
+        ));
+    }
     out.push_str("## Conclusion\n\n");
     match &report.conclusion {
         // Markdown, but no raw HTML an agent may have written.

@@ -52,6 +52,9 @@ pub struct Report {
     /// Where the debate came from, when it was forked from another:
     /// `/debates/billing-… at critique` (the CLI knows; the protocol does not).
     pub origin: Option<String>,
+    /// What the debate took from another (`--from DIR`): `the council in
+    /// DIR`, shown with the command that reports that debate.
+    pub handed_from: Option<String>,
 }
 
 impl Report {
@@ -86,6 +89,7 @@ impl Report {
             usage: protocol.usage().map(|ledger| ledger.report()),
             transcript,
             origin: None,
+            handed_from: None,
         }
     }
 

@@ -809,6 +809,39 @@ impl crate::protocol::Rules for Council {
         documents::summary_lead(self)
     }
 
+    /// The confirmed and disputed findings, in the inventory's order: what
+    /// a decision review's moderator then rules on as critique items.
+    fn handoff(&self) -> Option<crate::protocol::handoff::Handoff> {
+        use crate::protocol::handoff::{Handed, HandedFinding, Handoff};
+        let assessment = self.assessment.as_ref()?;
+        let outcomes = assessment.outcomes_by_id();
+        let findings = assessment
+            .findings
+            .iter()
+            .filter_map(|finding| {
+                let outcome = outcomes.get(finding.id.as_str())?;
+                matches!(
+                    outcome.state,
+                    model::FindingState::Confirmed | model::FindingState::Disputed
+                )
+                .then(|| HandedFinding {
+                    source_id: finding.id.clone(),
+                    standing: outcome.state.as_str().to_string(),
+                    severity: outcome.severity.as_str().to_lowercase(),
+                    title: finding.text.title.clone(),
+                    detail: finding.text.description.clone(),
+                })
+            })
+            .collect();
+        Some(Handoff {
+            from: "council".into(),
+            topic: self.describe().topic,
+            dir: String::new(),
+            ending: assessment.verdict.as_str().to_string(),
+            handed: Handed::Findings { findings },
+        })
+    }
+
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = serde_json::Map::new();
         fields.insert("review_id".into(), json!(self.config.review_id));

@@ -49,6 +49,27 @@ pub const COMPARATIVE_DEMO: &str = include_str!("../../../demo/review-comparativ
 /// The built-in demo of the writing mode: a scripted rewrite of a draft.
 pub const WRITING_DEMO_SPEC: &str = include_str!("../../../demo/review-writing.yaml");
 
+/// The demos that receive another debate's hand-off (`quorum demo --from
+/// DIR`), by the kind of debate they receive from.
+pub const CHAIN_DEMOS: &[(&str, &str)] = &[
+    (
+        "council",
+        include_str!("../../../demo/chain-council-review.yaml"),
+    ),
+    (
+        "red team",
+        include_str!("../../../demo/chain-redteam-review.yaml"),
+    ),
+    (
+        "pre-mortem",
+        include_str!("../../../demo/chain-premortem-review.yaml"),
+    ),
+    (
+        "comparative review",
+        include_str!("../../../demo/chain-comparative-review.yaml"),
+    ),
+];
+
 /// The largest draft a writing review reads: a long document, far below
 /// what would crowd a model's context once it is quoted in every prompt.
 pub const DRAFT_LIMIT: u64 = 256 << 10;
@@ -549,6 +570,55 @@ impl ProtocolKind for DecisionReviewKind {
         )?))
     }
 
+    /// Findings become critique items after the critic's own, and a
+    /// recommendation the topic (set by the caller); both only in the
+    /// architecture mode, the one that judges a single proposal.
+    fn receive(
+        &self,
+        definition: &DebateDefinition,
+        handoff: &crate::protocol::handoff::Handoff,
+    ) -> Result<DebateDefinition, String> {
+        use crate::protocol::handoff::Handed;
+        let mut config: serde_json::Value = definition.read_config("decision review")?;
+        if config["mode"] != serde_json::json!("architecture") {
+            return Err(format!(
+                "a {}'s {} go to a decision review in architecture mode; this one compares options or rewrites a draft",
+                handoff.from,
+                handoff.handed.takes().what()
+            ));
+        }
+        match &handoff.handed {
+            Handed::Findings { findings } if findings.is_empty() => Err(format!(
+                "the {} in {} left no finding to hand on (none confirmed, disputed or standing)",
+                handoff.from, handoff.dir
+            )),
+            Handed::Findings { findings } => {
+                config["handed"] = serde_json::to_value(super::HandedItems {
+                    from: handoff.from.clone(),
+                    findings: findings.clone(),
+                })
+                .unwrap_or_default();
+                Ok(DebateDefinition::new(NAME, &config))
+            }
+            Handed::Recommendation { .. } => Ok(definition.clone()),
+            Handed::Cause { .. } => Err(format!(
+                "a {} hands on a proven cause, which {} takes",
+                handoff.from,
+                handoff.handed.takes().receiver()
+            )),
+        }
+    }
+
+    /// The architecture reviews that take a council's, a red team's or a
+    /// pre-mortem's findings, or a comparison's recommendation, each about
+    /// that demo's subject.
+    fn chain_demo(&self, from: &str) -> Option<&'static str> {
+        CHAIN_DEMOS
+            .iter()
+            .find(|(source, _)| *source == from)
+            .map(|(_, demo)| *demo)
+    }
+
     /// A fork before the critique may give the critic another stance; after
     /// it, the stance has nothing left to change.
     fn with_critique(
@@ -796,6 +866,7 @@ impl Configured for ReviewOptions {
                 .seating
                 .fairness
                 .holding_out(self.held_out.map(super::judge_slot_role)),
+            handed: None,
         };
         DebateDefinition::new(NAME, &config)
     }

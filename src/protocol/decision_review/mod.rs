@@ -175,6 +175,18 @@ pub struct ReviewConfig {
     /// legacy setting and judges as it did.
     #[serde(default, skip_serializing_if = "Fairness::is_legacy")]
     pub fairness: Fairness,
+    /// Findings another debate handed on (`--from DIR`): critique items
+    /// `f1`, `f2`, … after the critic's own, ruled on like them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handed: Option<HandedItems>,
+}
+
+/// Findings handed on from another debate, and which kind of debate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandedItems {
+    /// `council`, `red team`, `pre-mortem`.
+    pub from: String,
+    pub findings: Vec<crate::protocol::handoff::HandedFinding>,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.
@@ -971,6 +983,25 @@ impl crate::protocol::Rules for DecisionReview {
 
     fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
         self.changed_parts()
+    }
+
+    /// A comparative review's recommendation, once ranked: the topic of an
+    /// architecture review of that option.
+    fn handoff(&self) -> Option<crate::protocol::handoff::Handoff> {
+        use crate::protocol::handoff::{Handed, Handoff};
+        let ranking = self.evaluations.last()?.ranking.as_ref()?;
+        let id = ranking.recommendation.as_deref()?;
+        let option = self.config.options.iter().find(|option| option.id == id)?;
+        Some(Handoff {
+            from: "comparative review".into(),
+            topic: self.config.topic.clone(),
+            dir: String::new(),
+            ending: format!("recommends option {id}"),
+            handed: Handed::Recommendation {
+                question: self.config.topic.clone(),
+                option: format!("option {id}, {}", option.text.trim()),
+            },
+        })
     }
 
     fn board(&self) -> Board {

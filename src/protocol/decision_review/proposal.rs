@@ -4,6 +4,7 @@
 //! moderator. Not responsible for the moderator's decisions on those
 //! items: [`super::moderation`] takes them.
 
+use super::model::{CritiqueItem, FlawType, Severity};
 use serde_json::json;
 
 use super::model::ThesisTree;
@@ -151,6 +152,36 @@ impl DecisionReview {
         self.start_single(template, context, Slot::new("critic", "critique", 1), now)
     }
 
+    /// The findings another debate handed on, as critique items `f1`,
+    /// `f2`, … aimed at the tree's first block (the proposal as a whole).
+    fn handed_items(&self, tree: &ThesisTree) -> Vec<CritiqueItem> {
+        let Some(handed) = &self.config.handed else {
+            return Vec::new();
+        };
+        let Some(first) = tree.blocks.first() else {
+            return Vec::new();
+        };
+        handed
+            .findings
+            .iter()
+            .enumerate()
+            .map(|(index, finding)| CritiqueItem {
+                id: crate::protocol::handoff::item_id(index),
+                target_block: first.id.clone(),
+                flaw_type: FlawType::Risk,
+                severity: match finding.severity.as_str() {
+                    "critical" | "high" => Severity::Major,
+                    "medium" => Severity::Minor,
+                    "low" | "info" => Severity::Note,
+                    // A failure mode, or a finding without a severity.
+                    _ => Severity::Major,
+                },
+                description: finding.description(&handed.from),
+                steelman: None,
+            })
+            .collect()
+    }
+
     pub(super) fn on_critique(
         &mut self,
         call: LiveCall,
@@ -166,9 +197,27 @@ impl DecisionReview {
             .clone();
         match parse::read_critique(output, &tree, self.config.critique_mode) {
             Ok(Read {
-                value: parsed,
+                value: mut parsed,
                 notes: normalised,
             }) => {
+                let handed = self.handed_items(&tree);
+                if !handed.is_empty() {
+                    self.push_log(
+                        now,
+                        LogKind::Note,
+                        Some(call_id),
+                        format!(
+                            "{} handed on from the {}: {}",
+                            handed.len(),
+                            self.config
+                                .handed
+                                .as_ref()
+                                .map_or("", |handed| &handed.from),
+                            summarize_items(&handed)
+                        ),
+                    );
+                }
+                parsed.items.extend(handed);
                 self.core.calls.note_readings(now, call_id, &normalised);
                 for dropped in &parsed.dropped {
                     self.push_log(

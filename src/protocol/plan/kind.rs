@@ -65,6 +65,29 @@ impl ProtocolKind for PlanKind {
         &INFO
     }
 
+    /// The plan that fixes the root-cause demo's proven cause.
+    fn chain_demo(&self, from: &str) -> Option<&'static str> {
+        (from == "root-cause analysis").then_some(include_str!("../../../demo/chain-rca-plan.yaml"))
+    }
+
+    /// A proven root cause is the plan's goal (set by the caller, with the
+    /// cause in the context): nothing else of the plan changes.
+    fn receive(
+        &self,
+        definition: &DebateDefinition,
+        handoff: &crate::protocol::handoff::Handoff,
+    ) -> Result<DebateDefinition, String> {
+        match handoff.handed {
+            crate::protocol::handoff::Handed::Cause { .. } => Ok(definition.clone()),
+            _ => Err(format!(
+                "a {} hands on {}, which {} takes, not a planning debate",
+                handoff.from,
+                handoff.handed.takes().what(),
+                handoff.handed.takes().receiver()
+            )),
+        }
+    }
+
     fn every_stage(&self) -> Vec<&'static str> {
         super::every_stage()
     }

@@ -740,6 +740,38 @@ impl crate::protocol::Rules for Quick {
         documents::documents(self)
     }
 
+    /// A red team's findings still standing after triage, most severe
+    /// first; a pre-mortem's root causes, as its synthesizer listed them.
+    /// Both once the document is written.
+    fn handoff(&self) -> Option<super::handoff::Handoff> {
+        use super::handoff::{Handed, HandedFinding, Handoff};
+        let synthesis = self.synthesis.as_ref()?;
+        let (from, findings) = match self.config.mode {
+            QuickMode::Redteam => (
+                "red team",
+                self.standing_findings()
+                    .into_iter()
+                    .map(|(finding, standing, _)| HandedFinding {
+                        source_id: finding.id.clone(),
+                        standing: standing.to_string(),
+                        severity: finding.severity.as_str().to_string(),
+                        title: finding.title.clone(),
+                        detail: finding.description.clone(),
+                    })
+                    .collect(),
+            ),
+            QuickMode::Premortem => ("pre-mortem", failure_modes(&synthesis.body)),
+            _ => return None,
+        };
+        Some(Handoff {
+            from: from.into(),
+            topic: self.config.topic.clone(),
+            dir: String::new(),
+            ending: String::new(),
+            handed: Handed::Findings { findings },
+        })
+    }
+
     /// An architecture challenge's design as proposed and as the proposer
     /// answered the challenge.
     fn changes(&self) -> Vec<super::ChangedPart> {
@@ -844,5 +876,79 @@ impl crate::protocol::Rules for Quick {
                 .map_err(|error| error.to_string());
         }
         Ok(())
+    }
+}
+
+/// A pre-mortem's failure modes: the items of the section its synthesizer
+/// heads "Root causes" (or "Failure modes"), each `- **Title.** why`.
+fn failure_modes(body: &str) -> Vec<super::handoff::HandedFinding> {
+    let mut items: Vec<String> = Vec::new();
+    let mut inside = false;
+    for line in body.lines() {
+        if let Some(heading) = line.strip_prefix('#') {
+            let heading = heading.trim_start_matches('#').trim().to_lowercase();
+            inside = heading.contains("root cause") || heading.contains("failure mode");
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let trimmed = line.trim_start();
+        let bullet = ["- ", "* "]
+            .iter()
+            .find_map(|mark| trimmed.strip_prefix(mark))
+            .filter(|_| line.len() - trimmed.len() < 2);
+        match (bullet, items.last_mut()) {
+            (Some(text), _) => items.push(text.trim().to_string()),
+            (None, Some(last)) if !trimmed.is_empty() => {
+                last.push(' ');
+                last.push_str(trimmed.trim());
+            }
+            _ => {}
+        }
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let (title, detail) = match item
+                .strip_prefix("**")
+                .and_then(|rest| rest.split_once("**"))
+            {
+                Some((title, rest)) => (title.trim().to_string(), rest.trim().to_string()),
+                None => match item.split_once(". ") {
+                    Some((title, rest)) => (title.to_string(), rest.trim().to_string()),
+                    None => (item.clone(), String::new()),
+                },
+            };
+            super::handoff::HandedFinding {
+                source_id: format!("root cause {}", index + 1),
+                standing: "failure mode".into(),
+                severity: String::new(),
+                title: title.trim_end_matches('.').to_string(),
+                detail,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod handoff_tests {
+    #[test]
+    fn a_pre_mortems_root_causes_are_its_failure_modes() {
+        let body = "## How it fails\n\n- not this one\n\n## Root causes\n\n\
+            - **The admin tool bypasses the dual write.** It has its own driver,\n  \
+            so its writes never reach Postgres.\n\
+            - A second writer. It is unordered.\n\n## Knock-on effects\n\n- **Search** slows.\n";
+        let modes = super::failure_modes(body);
+        assert_eq!(modes.len(), 2, "{modes:?}");
+        assert_eq!(modes[0].title, "The admin tool bypasses the dual write");
+        assert_eq!(
+            modes[0].detail,
+            "It has its own driver, so its writes never reach Postgres."
+        );
+        assert_eq!(modes[0].source_id, "root cause 1");
+        assert_eq!(modes[1].title, "A second writer");
+        assert_eq!(modes[1].detail, "It is unordered.");
     }
 }

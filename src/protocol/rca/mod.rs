@@ -594,6 +594,31 @@ impl crate::protocol::Rules for Rca {
         documents::summary_lead(self)
     }
 
+    /// The proven root cause (a PROVEN analysis only): the goal of a
+    /// planning debate.
+    fn handoff(&self) -> Option<crate::protocol::handoff::Handoff> {
+        use crate::protocol::handoff::{Handed, Handoff};
+        let conclusion = self.conclusion.as_ref()?;
+        if conclusion.verdict != crate::protocol::Verdict::Proven {
+            return None;
+        }
+        let id = conclusion.root_cause.as_deref()?;
+        let hypothesis = self
+            .hypotheses
+            .iter()
+            .find(|hypothesis| hypothesis.id == id)?;
+        Some(Handoff {
+            from: "root-cause analysis".into(),
+            topic: self.config.topic.clone(),
+            dir: String::new(),
+            ending: format!("PROVEN: {id}"),
+            handed: Handed::Cause {
+                problem: self.config.topic.clone(),
+                cause: hypothesis.finding.claim.clone(),
+            },
+        })
+    }
+
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = serde_json::Map::new();
         if let Some(conclusion) = &self.conclusion {
