@@ -130,6 +130,33 @@ fn headless_stops_before_the_step_and_a_raised_resume_reaches_the_unbudgeted_ver
         ["reached", "stopped", "reached", "stopped", "decided:raise"]
     );
     assert!(resumed.stderr.contains("budget raised: 1,000,000 tokens"));
+    // The report lists every budget fact of the record, in order.
+    let report = sandbox.quorum(
+        &["report", dir.to_str().unwrap(), "--format", "md", "-o", "-"],
+        &[],
+    );
+    report.assert_code(0);
+    let section = report
+        .stdout
+        .split("## The budget\n\n")
+        .nth(1)
+        .expect("a budget section");
+    let lines: Vec<&str> = section
+        .lines()
+        .take_while(|line| !line.is_empty())
+        .collect();
+    assert_eq!(lines.len(), 5, "{section}");
+    assert!(lines[0].contains("held a step: spent"), "{}", lines[0]);
+    assert!(
+        lines[1].contains("stopped before the held step"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[4].contains("raised the budget: 1,000,000 tokens"),
+        "{}",
+        lines[4]
+    );
 }
 
 #[test]

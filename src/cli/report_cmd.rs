@@ -23,6 +23,18 @@ fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
     let mut report = Report::of(reloaded.folded.protocol.as_ref());
     report.origin = super::fork::origin_of(&args.dir)
         .map(|fork| format!("{} at {}", fork.origin.display(), fork.at));
+    report.budget = reloaded
+        .recorded
+        .records
+        .iter()
+        .filter_map(|record| match &record.event {
+            crate::engine::JournalEvent::Budget { budget } => Some((
+                record.at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+                budget.describe(),
+            )),
+            _ => None,
+        })
+        .collect();
     report.handed_from = super::chain::origin_of(&args.dir).map(|origin| {
         format!(
             "{} (its report: quorum report {})",

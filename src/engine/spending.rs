@@ -54,6 +54,28 @@ pub enum BudgetEvent {
     Stopped { limit: Budget },
 }
 
+impl BudgetEvent {
+    /// One line for a reader of the record: `held a step: spent …`.
+    pub fn describe(&self) -> String {
+        match self {
+            BudgetEvent::Reached(question) => format!("held a step: {}", question.describe()),
+            BudgetEvent::Decided {
+                decision: BudgetDecision::Raise { limit },
+            } => format!("raised the budget: {}", limit.describe()),
+            BudgetEvent::Decided {
+                decision: BudgetDecision::GoOnce,
+            } => "let the held step go on once, over the budget".to_string(),
+            BudgetEvent::Decided {
+                decision: BudgetDecision::Stop,
+            } => "chose to stop here".to_string(),
+            BudgetEvent::Stopped { limit } => format!(
+                "stopped before the held step (budget {}); resumable with a larger one",
+                limit.describe()
+            ),
+        }
+    }
+}
+
 /// A held step, as the person is asked about it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BudgetQuestion {

@@ -128,6 +128,17 @@ pub fn render(report: &Report) -> String {
     if !report.items.is_empty() {
         out.push_str(&items(report));
     }
+    if !report.budget.is_empty() {
+        out.push_str("<section id=\"budget\">\n<h2>The budget</h2>\n<ul>\n");
+        for (at, what) in &report.budget {
+            out.push_str(&format!(
+                "<li><span class=\"muted\">{}</span> {}</li>\n",
+                escape(at),
+                escape(what)
+            ));
+        }
+        out.push_str("</ul>\n</section>\n");
+    }
     if !report.open_questions.is_empty() {
         out.push_str("<section id=\"open\">\n<h2>Still to find out</h2>\n<ul>\n");
         for question in &report.open_questions {

@@ -125,6 +125,13 @@ pub fn render(report: &Report) -> String {
         }
         out.push('\n');
     }
+    if !report.budget.is_empty() {
+        out.push_str("## The budget\n\n");
+        for (at, what) in &report.budget {
+            out.push_str(&format!("- {} · {}\n", cell(at), cell(what)));
+        }
+        out.push('\n');
+    }
     if !report.open_questions.is_empty() {
         out.push_str("## Still to find out\n\n");
         for question in &report.open_questions {

@@ -55,6 +55,8 @@ pub struct Report {
     /// What the debate took from another (`--from DIR`): `the council in
     /// DIR`, shown with the command that reports that debate.
     pub handed_from: Option<String>,
+    /// Every budget fact of the journal, in order: `(time, what)`.
+    pub budget: Vec<(String, String)>,
 }
 
 impl Report {
@@ -90,6 +92,7 @@ impl Report {
             transcript,
             origin: None,
             handed_from: None,
+            budget: Vec::new(),
         }
     }
 
