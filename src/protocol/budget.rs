@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::usage::{Price, TOKENS_PER_PRICE_UNIT, UsageLedger};
+use crate::report::thousands;
 
 /// Characters per token in a forecast, as in quorum's own usage estimates.
 pub const CHARS_PER_TOKEN: u64 = 4;
@@ -271,20 +272,7 @@ pub fn usd_text(usd: f64) -> String {
 
 /// `12,300 tokens`.
 pub fn tokens_text(tokens: u64) -> String {
-    format!("{} tokens", grouped(tokens))
-}
-
-/// `12300` → `12,300`.
-pub fn grouped(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+    format!("{} tokens", thousands(tokens))
 }
 
 #[cfg(test)]
@@ -463,7 +451,5 @@ mod tests {
         // 1,000 × $2 + 500 × $8 per million.
         assert!((spent.usd - 0.006).abs() < 1e-12);
         assert_eq!(spent.describe(true), "$0.0060 · 1,500 tokens");
-        assert_eq!(grouped(1_234_567), "1,234,567");
-        assert_eq!(grouped(999), "999");
     }
 }
