@@ -82,6 +82,13 @@ struct ServerState {
     text_bytes: AtomicU64,
     /// `(call, request body bytes)` of each request since the last reset.
     calls: Mutex<Vec<(String, usize)>>,
+    /// Paced mode: microseconds between two events, each written alone (0:
+    /// as fast as the client reads).
+    gap_us: AtomicU64,
+    /// Answer text of the proposal call, in bytes.
+    lead_bytes: AtomicU64,
+    /// Answer text of every other call, in bytes.
+    other_bytes: AtomicU64,
 }
 
 fn label((role, stage, round): &(String, String, u32)) -> String {
@@ -183,16 +190,90 @@ fn sse_event(content: &str) -> Bytes {
 fn answer_text(state: &ServerState, call: &(String, String, u32), prompt: &str) -> Option<String> {
     let reply = reply_for(&state.script, call, prompt)?;
     let size = if call.1 == "proposal" {
-        LEAD_TEXT_BYTES
+        state.lead_bytes.load(Ordering::Relaxed) as usize
     } else {
-        OTHER_TEXT_BYTES
+        state.other_bytes.load(Ordering::Relaxed) as usize
     };
     let mut text = markdown_padding(size.saturating_sub(reply.len()));
     text.push_str(&reply);
     Some(text)
 }
 
-async fn complete(State(state): State<Arc<ServerState>>, request: Request) -> Response {
+/// What an answer's stream is made of, in a provider's event shape.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    OpenAi,
+    Anthropic,
+}
+
+impl Shape {
+    fn name(self) -> &'static str {
+        match self {
+            Shape::OpenAi => "openai",
+            Shape::Anthropic => "anthropic",
+        }
+    }
+
+    fn path(self) -> &'static str {
+        match self {
+            Shape::OpenAi => "/chat/completions",
+            Shape::Anthropic => "/messages",
+        }
+    }
+
+    fn event(self, content: &str) -> Bytes {
+        match self {
+            Shape::OpenAi => sse_event(content),
+            Shape::Anthropic => Bytes::from(format!(
+                "event: content_block_delta\ndata: {}\n\n",
+                json!({"type": "content_block_delta", "index": 0,
+                    "delta": {"type": "text_delta", "text": content}})
+            )),
+        }
+    }
+
+    fn head(self, input_tokens: usize) -> Option<Bytes> {
+        (self == Shape::Anthropic).then(|| {
+            Bytes::from(format!(
+                "event: message_start\ndata: {}\n\nevent: content_block_start\ndata: {}\n\n",
+                json!({"type": "message_start", "message": {"id": "msg_bench", "type": "message",
+                    "role": "assistant", "model": "test-model", "content": [], "stop_reason": null,
+                    "usage": {"input_tokens": input_tokens, "output_tokens": 1}}}),
+                json!({"type": "content_block_start", "index": 0,
+                    "content_block": {"type": "text", "text": ""}})
+            ))
+        })
+    }
+
+    fn tail(self, input_tokens: usize, output_tokens: u64) -> Bytes {
+        Bytes::from(match self {
+            Shape::OpenAi => format!(
+                "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+                json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": "test-model",
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+                json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": "test-model",
+                    "choices": [], "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens}}),
+            ),
+            Shape::Anthropic => format!(
+                "event: content_block_stop\ndata: {}\n\nevent: message_delta\ndata: {}\n\nevent: message_stop\ndata: {}\n\n",
+                json!({"type": "content_block_stop", "index": 0}),
+                json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+                    "usage": {"output_tokens": output_tokens}}),
+                json!({"type": "message_stop"}),
+            ),
+        })
+    }
+}
+
+async fn complete(state: State<Arc<ServerState>>, request: Request) -> Response {
+    answer(state, request, Shape::OpenAi).await
+}
+
+async fn messages(state: State<Arc<ServerState>>, request: Request) -> Response {
+    answer(state, request, Shape::Anthropic).await
+}
+
+async fn answer(State(state): State<Arc<ServerState>>, request: Request, shape: Shape) -> Response {
     let (parts, body) = request.into_parts();
     let body = axum::body::to_bytes(body, usize::MAX)
         .await
@@ -205,6 +286,7 @@ async fn complete(State(state): State<Arc<ServerState>>, request: Request) -> Re
         .and_then(|value| value.to_str().ok())
         .and_then(parse_label);
     let prompt = body["messages"][0]["content"].as_str().unwrap_or("");
+    // Anthropic's requests put the prompt in the same place.
     let call = named.or_else(|| classify(prompt));
     let Some((call, text)) =
         call.and_then(|call| Some((call.clone(), answer_text(&state, &call, prompt)?)))
@@ -227,17 +309,24 @@ async fn complete(State(state): State<Arc<ServerState>>, request: Request) -> Re
         .map(|piece| piece.iter().collect())
         .collect();
     let output_tokens = (text.len() / 4) as u64;
-    let tail = format!(
-        "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
-        json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": "test-model",
-            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-        json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": "test-model",
-            "choices": [], "usage": {"prompt_tokens": body_bytes / 4, "completion_tokens": output_tokens}}),
-    );
-    let frames = futures::stream::iter(pieces)
-        .map(|piece| sse_event(&piece))
-        .chain(futures::stream::once(async move { Bytes::from(tail) }))
-        .map(Ok::<_, std::convert::Infallible>);
+    let tail = shape.tail(body_bytes / 4, output_tokens);
+    let frames = futures::stream::iter(shape.head(body_bytes / 4))
+        .chain(futures::stream::iter(pieces).map(move |piece| shape.event(&piece)))
+        .chain(futures::stream::once(async move { tail }));
+    let gap = Duration::from_micros(state.gap_us.load(Ordering::Relaxed));
+    let frames: futures::stream::BoxStream<'static, Bytes> = if gap.is_zero() {
+        frames.boxed()
+    } else {
+        // A real server's pacing: each event written on its own, a gap
+        // apart (tokio's timer rounds a gap up to its next millisecond).
+        frames
+            .then(move |frame| async move {
+                tokio::time::sleep(gap).await;
+                frame
+            })
+            .boxed()
+    };
+    let frames = frames.map(Ok::<_, std::convert::Infallible>);
     Response::builder()
         .status(200)
         .header("content-type", "text/event-stream")
@@ -268,13 +357,22 @@ async fn start_server() -> Server {
         script: spec.script.expect("the demo has a script"),
         text_bytes: AtomicU64::new(0),
         calls: Mutex::new(Vec::new()),
+        gap_us: AtomicU64::new(0),
+        lead_bytes: AtomicU64::new(LEAD_TEXT_BYTES as u64),
+        other_bytes: AtomicU64::new(OTHER_TEXT_BYTES as u64),
     });
+    use axum::serve::{Listener, ListenerExt};
+    // Every write its own segment, as a proxy that flushes each event.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
-        .expect("bind 127.0.0.1:0");
+        .expect("bind 127.0.0.1:0")
+        .tap_io(|stream| {
+            let _ = stream.set_nodelay(true);
+        });
     let port = listener.local_addr().unwrap().port();
     let app = Router::new()
         .route("/v1/chat/completions", post(complete))
+        .route("/v1/messages", post(messages))
         .with_state(state.clone());
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
@@ -305,10 +403,22 @@ struct WireDelta {
     content: Option<String>,
 }
 
+#[derive(serde::Deserialize)]
+struct AnthropicChunk {
+    #[serde(default)]
+    delta: Option<AnthropicDelta>,
+}
+
+#[derive(serde::Deserialize)]
+struct AnthropicDelta {
+    #[serde(default)]
+    text: Option<String>,
+}
+
 /// Requests each call of `calls` (`role/stage/round=body bytes`) in turn
 /// with a body of that size and reads its stream to the end, dropping the
 /// text. Returns the answer bytes read.
-fn bare_client(base_url: &str, calls: &[String]) -> u64 {
+fn bare_client(base_url: &str, shape: Shape, calls: &[String]) -> u64 {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -332,7 +442,7 @@ fn bare_client(base_url: &str, calls: &[String]) -> u64 {
                 "messages": [{"role": "user", "content": "p".repeat(pad)}]}))
             .expect("json");
             let response = client
-                .post(format!("{base_url}/chat/completions"))
+                .post(format!("{base_url}{}", shape.path()))
                 .header(CALL_HEADER, name)
                 .header("authorization", "Bearer sk-bench")
                 .header("content-type", "application/json")
@@ -343,13 +453,24 @@ fn bare_client(base_url: &str, calls: &[String]) -> u64 {
             let mut events = eventsource_stream::EventStream::new(response.bytes_stream()).boxed();
             while let Some(event) = events.next().await {
                 let event = event.expect("event");
-                if event.data == "[DONE]" {
+                if event.data == "[DONE]" || event.event == "message_stop" {
                     break;
                 }
-                let chunk: WireChunk = serde_json::from_str(&event.data).expect("chunk");
-                for choice in chunk.choices.unwrap_or_default() {
-                    if let Some(content) = choice.delta.and_then(|delta| delta.content) {
-                        read += content.len() as u64;
+                match shape {
+                    Shape::OpenAi => {
+                        let chunk: WireChunk = serde_json::from_str(&event.data).expect("chunk");
+                        for choice in chunk.choices.unwrap_or_default() {
+                            if let Some(content) = choice.delta.and_then(|delta| delta.content) {
+                                read += content.len() as u64;
+                            }
+                        }
+                    }
+                    Shape::Anthropic => {
+                        let chunk: AnthropicChunk =
+                            serde_json::from_str(&event.data).expect("chunk");
+                        if let Some(text) = chunk.delta.and_then(|delta| delta.text) {
+                            read += text.len() as u64;
+                        }
                     }
                 }
             }
@@ -422,10 +543,14 @@ fn isolated(command: &mut Command, dir: &Path, base_url: &str) {
 }
 
 fn run_bare(base_url: &str, calls: &[(String, usize)]) -> Cost {
+    run_bare_shaped(base_url, Shape::OpenAi, calls)
+}
+
+fn run_bare_shaped(base_url: &str, shape: Shape, calls: &[(String, usize)]) -> Cost {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut command = Command::new(std::env::current_exe().expect("this bench"));
     isolated(&mut command, dir.path(), base_url);
-    command.arg("--bare").arg(base_url);
+    command.arg("--bare").arg(base_url).arg(shape.name());
     for (call, bytes) in calls {
         command.arg(format!("{call}={bytes}"));
     }
@@ -539,8 +664,36 @@ fn median(values: &mut [f64]) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(at) = args.iter().position(|arg| arg == "--bare") {
-        bare_client(&args[at + 1], &args[at + 2..]);
+        let shape = match args[at + 2].as_str() {
+            "anthropic" => Shape::Anthropic,
+            _ => Shape::OpenAi,
+        };
+        bare_client(&args[at + 1], shape, &args[at + 3..]);
         return;
+    }
+    if args.iter().any(|arg| arg == "paced") {
+        paced(&args);
+        return;
+    }
+    // `-- serve [--gap-ms G] [--lead-kb L] [--other-kb O]`: the paced server
+    // alone, to watch a client with strace or perf; prints its base URL.
+    if args.iter().any(|arg| arg == "serve") {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let server = runtime.block_on(start_server());
+        let gap_ms: f64 = flag_value(&args, "--gap-ms").unwrap_or(1.0);
+        let state = &server.state;
+        state
+            .gap_us
+            .store((gap_ms * 1000.0) as u64, Ordering::Relaxed);
+        let lead: u64 = flag_value(&args, "--lead-kb").unwrap_or(1024);
+        let other: u64 = flag_value(&args, "--other-kb").unwrap_or(32);
+        state.lead_bytes.store(lead << 10, Ordering::Relaxed);
+        state.other_bytes.store(other << 10, Ordering::Relaxed);
+        println!("{}", server.base_url);
+        runtime.block_on(std::future::pending::<()>());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -639,5 +792,245 @@ fn main() {
         startups[STARTUP_RUNS * 9 / 10],
         startups[0],
     );
+    drop(runtime);
+}
+
+// ---- paced: a real server's pacing (issue 32) ---------------------------------------
+
+/// Who reads a paced stream.
+#[derive(Clone, Copy)]
+enum Reader {
+    /// This bench's reqwest loop, reading each chunk as it arrives.
+    Naive,
+    /// `curl -N`, dropping the bytes.
+    Curl,
+    /// quorum headless, reading as soon as bytes arrive (`Some(0)`) or at
+    /// its own read interval (`None`).
+    Headless(Option<u64>),
+    /// quorum in a 200×60 pty, likewise.
+    Interface(Option<u64>),
+}
+
+impl Reader {
+    fn label(self) -> String {
+        let interval = |ms: Option<u64>| match ms {
+            Some(0) => "reading every arrival".to_string(),
+            Some(ms) => format!("reading every {ms} ms"),
+            None => "once per frame".to_string(),
+        };
+        match self {
+            Reader::Naive => "naive reqwest loop".into(),
+            Reader::Curl => "curl -N".into(),
+            Reader::Headless(ms) => format!("quorum headless, {}", interval(ms)),
+            Reader::Interface(ms) => format!("quorum interface, {}", interval(ms)),
+        }
+    }
+}
+
+/// The environment and arguments that point quorum's agents at the bench
+/// server in `shape`, with `read_interval_ms` if given.
+fn quorum_setup(
+    dir: &Path,
+    base_url: &str,
+    shape: Shape,
+    read_interval_ms: Option<u64>,
+) -> (Vec<(String, String)>, Vec<String>) {
+    let mut env = vec![
+        ("OPENAI_BASE_URL".to_string(), base_url.to_string()),
+        ("OPENAI_API_KEY".to_string(), "sk-bench".to_string()),
+        ("ANTHROPIC_API_KEY".to_string(), "sk-ant-bench".to_string()),
+    ];
+    if let Some(ms) = read_interval_ms {
+        env.push(("QUORUM_READ_INTERVAL_MS".to_string(), ms.to_string()));
+    }
+    let mut args = Vec::new();
+    match shape {
+        Shape::OpenAi => args.extend(["--agent".into(), "default=openai:test-model".into()]),
+        Shape::Anthropic => {
+            let config = dir.join("config.yaml");
+            std::fs::write(
+                &config,
+                format!(
+                    "providers:\n  anthropic: {{ base_url: \"{}\" }}\n",
+                    base_url.trim_end_matches("/v1")
+                ),
+            )
+            .expect("write the bench config");
+            args.extend([
+                "--config".into(),
+                config.display().to_string(),
+                "--agent".into(),
+                "default=anthropic:test-model".into(),
+            ]);
+        }
+    }
+    (env, args)
+}
+
+fn run_quorum_headless(base_url: &str, shape: Shape, read_interval_ms: Option<u64>) -> Cost {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let (env, extra) = quorum_setup(dir.path(), base_url, shape, read_interval_ms);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_quorum"));
+    isolated(&mut command, dir.path(), base_url);
+    command
+        .envs(env)
+        .args(["review", TOPIC, "--headless", "--out"]);
+    command.arg(&out).args(extra);
+    let (code, cost) = wait_cost(command.spawn().expect("quorum starts"));
+    assert_eq!(code, 0, "the headless debate should end in ADOPT");
+    cost
+}
+
+fn run_quorum_interface(base_url: &str, shape: Shape, read_interval_ms: Option<u64>) -> Cost {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (env, extra) = quorum_setup(dir.path(), base_url, shape, read_interval_ms);
+    let mut args = vec!["review", TOPIC, "--out", "out", "--moderation", "accept"];
+    args.extend(extra.iter().map(String::as_str));
+    let env: Vec<(&str, &str)> = env
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect();
+    let mut run = PtyRun::spawn_with_env(&args, dir.path(), COLUMNS, ROWS, &env);
+    run.wait_for("Written to", Duration::from_secs(1800));
+    let pid = run.pid();
+    let cost = Cost {
+        cpu: proc_cpu(pid),
+        peak_rss_kb: proc_peak_rss_kb(pid),
+    };
+    run.send("q");
+    run.wait_exit(RUN_LIMIT);
+    cost
+}
+
+/// `curl -N` on each call in turn, with a body of the same size; the CPU
+/// of all of them.
+fn run_curl(base_url: &str, shape: Shape, calls: &[(String, usize)]) -> Cost {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut total = Cost {
+        cpu: Duration::ZERO,
+        peak_rss_kb: 0,
+    };
+    for (call, body_bytes) in calls {
+        let pad = body_bytes.saturating_sub(80);
+        let body = serde_json::to_vec(&json!({"model": "test-model", "stream": true,
+            "max_tokens": 8192, "messages": [{"role": "user", "content": "p".repeat(pad)}]}))
+        .expect("json");
+        let file = dir.path().join("body.json");
+        std::fs::write(&file, body).expect("write the body");
+        let mut command = Command::new("curl");
+        command
+            .args(["-N", "-s", "-o", "/dev/null", "-X", "POST"])
+            .arg("--data-binary")
+            .arg(format!("@{}", file.display()))
+            .args(["-H", "content-type: application/json"])
+            .args(["-H", "authorization: Bearer sk-bench"])
+            .args(["-H", "anthropic-version: 2023-06-01"])
+            .arg("-H")
+            .arg(format!("{CALL_HEADER}: {call}"))
+            .arg(format!("{base_url}{}", shape.path()))
+            .stdin(Stdio::null());
+        let (code, cost) = wait_cost(command.spawn().expect("curl starts"));
+        assert_eq!(code, 0, "curl failed");
+        total.cpu += cost.cpu;
+        total.peak_rss_kb = total.peak_rss_kb.max(cost.peak_rss_kb);
+    }
+    total
+}
+
+fn curl_present() -> bool {
+    Command::new("curl")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// The value after `flag` in `args`, if any.
+fn flag_value<T: std::str::FromStr>(args: &[String], flag: &str) -> Option<T> {
+    let at = args.iter().position(|arg| arg == flag)?;
+    args.get(at + 1)?.parse().ok()
+}
+
+/// `cargo bench --bench streaming -- paced [--gap-ms 1] [--lead-kb 1024]
+/// [--other-kb 32] [--reps 1]`: the review demo streamed by a server that
+/// writes each event as its own TCP segment, `--gap-ms` apart, in OpenAI's
+/// and Anthropic's event shapes; the CPU per MB of text of each reader, in
+/// one run, and each reader's ratio to the naive client's.
+fn paced(args: &[String]) {
+    let gap_ms: f64 = flag_value(args, "--gap-ms").unwrap_or(1.0);
+    let lead_kb: u64 = flag_value(args, "--lead-kb").unwrap_or(1024);
+    let other_kb: u64 = flag_value(args, "--other-kb").unwrap_or(32);
+    let reps: usize = flag_value(args, "--reps").unwrap_or(1);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = runtime.block_on(start_server());
+    server
+        .state
+        .lead_bytes
+        .store(lead_kb << 10, Ordering::Relaxed);
+    server
+        .state
+        .other_bytes
+        .store(other_kb << 10, Ordering::Relaxed);
+    server
+        .state
+        .gap_us
+        .store((gap_ms * 1000.0) as u64, Ordering::Relaxed);
+    let mut readers = vec![Reader::Naive];
+    if curl_present() {
+        readers.push(Reader::Curl);
+    }
+    readers.extend([
+        Reader::Headless(Some(0)),
+        Reader::Headless(None),
+        Reader::Interface(Some(0)),
+        Reader::Interface(None),
+    ]);
+    println!(
+        "streaming, paced: the review demo, one SSE event of {CHUNK_CHARS} characters per \
+         TCP segment, {gap_ms} ms apart (tokio rounds up to its millisecond), {lead_kb} KB \
+         to the proposal and {other_kb} KB to each other call; {reps} run(s) of each reader"
+    );
+    for shape in [Shape::OpenAi, Shape::Anthropic] {
+        // The calls quorum makes, for the clients that do not choose them.
+        run_quorum_headless(&server.base_url, shape, None);
+        let (_, calls) = server.take();
+        let mut per_mb: Vec<Vec<f64>> = vec![Vec::new(); readers.len()];
+        let mut peaks: Vec<Vec<f64>> = vec![Vec::new(); readers.len()];
+        for _ in 0..reps {
+            for (slot, reader) in readers.iter().enumerate() {
+                let cost = match *reader {
+                    Reader::Naive => run_bare_shaped(&server.base_url, shape, &calls),
+                    Reader::Curl => run_curl(&server.base_url, shape, &calls),
+                    Reader::Headless(ms) => run_quorum_headless(&server.base_url, shape, ms),
+                    Reader::Interface(ms) => run_quorum_interface(&server.base_url, shape, ms),
+                };
+                let (bytes, _) = server.take();
+                per_mb[slot].push(cost.cpu.as_secs_f64() / (bytes as f64 / MB));
+                peaks[slot].push(cost.peak_rss_kb as f64 / 1024.0);
+            }
+        }
+        // Each run's readers ran back to back: ratios per run, then medians.
+        let naive: Vec<f64> = per_mb[0].clone();
+        println!("  {} event shape:", shape.name());
+        for (slot, reader) in readers.iter().enumerate() {
+            let mut ratios: Vec<f64> = per_mb[slot]
+                .iter()
+                .zip(&naive)
+                .map(|(own, naive)| own / naive)
+                .collect();
+            println!(
+                "    {:<42} {:>7.3} CPU s/MB   {:>5.2}× naive   peak RSS {:>5.1} MB",
+                reader.label(),
+                median(&mut per_mb[slot].clone()),
+                median(&mut ratios),
+                median(&mut peaks[slot]),
+            );
+        }
+    }
     drop(runtime);
 }
