@@ -360,6 +360,26 @@ fn a_comparisons_recommendation_becomes_an_architecture_reviews_topic() {
         context.contains("The recommendation: option A"),
         "{context}"
     );
+    // A fork of a chained debate names the same source.
+    let fork_root = sandbox.path().join("forks");
+    let forked = sandbox.quorum(
+        &[
+            "fork",
+            dir.to_str().unwrap(),
+            "--at",
+            "evaluation",
+            "--headless",
+            "--out",
+            fork_root.to_str().unwrap(),
+        ],
+        &[],
+    );
+    forked.assert_code(0);
+    let fork = only_run(&fork_root);
+    assert_eq!(
+        std::fs::read(fork.join("from.json")).unwrap(),
+        std::fs::read(dir.join("from.json")).unwrap()
+    );
 }
 
 #[test]

@@ -223,6 +223,10 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
             .unwrap_or_default()
             .as_bytes(),
     )?;
+    // A fork of a chained debate took the same input: it names the same source.
+    if let Ok(source) = std::fs::read(args.dir.join(super::chain::CHAIN_FILE)) {
+        write_atomic(&run_dir.path().join(super::chain::CHAIN_FILE), &source)?;
+    }
     eprintln!(
         "quorum: forked {} at {} into {} ({} of its {} journal records shared)",
         args.dir.display(),
