@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use super::{Engine, EngineError, JournalEvent, Update};
 use crate::agent::human::HUMAN_PROVIDER;
 use crate::protocol::budget::{Budget, Crossing, Forecast, PlannedCall, Spend};
+use crate::protocol::usage::UsageLedger;
 use crate::protocol::{Effect, Protocol};
 
 /// What the person decided about a held step.
@@ -203,10 +204,23 @@ impl<P: Protocol> Engine<P> {
     /// the step waits for a decision (or for the run to stop).
     pub(super) fn admit(&mut self, queue: Vec<Effect>) -> Result<Vec<Effect>, EngineError> {
         if let Some(held) = &mut self.spending.held {
+            if queue
+                .iter()
+                .any(|effect| matches!(effect, Effect::Finished(_)))
+            {
+                // The debate ended without the held step (the answers still
+                // running settled it): nothing is left to spend on.
+                self.spending.held = None;
+                self.spending.question = None;
+                self.spending.stopping = false;
+                return Ok(queue
+                    .into_iter()
+                    .filter(|effect| !matches!(effect, Effect::StartCall(_)))
+                    .collect());
+            }
             held.extend(queue);
             return Ok(Vec::new());
         }
-        let ledger = self.protocol.usage().cloned().unwrap_or_default();
         let planned: Vec<(String, String, usize)> = queue
             .iter()
             .filter_map(|effect| match effect {
@@ -221,30 +235,35 @@ impl<P: Protocol> Engine<P> {
         if planned.is_empty() {
             return Ok(queue);
         }
-        let step = Forecast::of(&planned_calls(&planned), &ledger);
-        self.publish(Update::Forecast {
-            step: step.clone(),
-            limit: self.spending.limit,
-        });
-        if std::mem::take(&mut self.spending.once) || !self.spending.limit.is_set() {
-            return Ok(queue);
-        }
-        let running: Vec<(String, String, usize)> = self
-            .books
-            .values()
-            .filter_map(|book| {
-                self.paid_agent(&book.role)
-                    .map(|agent| (book.role.clone(), agent, book.prompt_chars))
-            })
-            .collect();
+        let checked = self.spending.limit.is_set() && !std::mem::take(&mut self.spending.once);
+        let running: Vec<(String, String, usize)> = match checked {
+            true => self
+                .books
+                .values()
+                .filter_map(|book| {
+                    self.paid_agent(&book.role)
+                        .map(|agent| (book.role.clone(), agent, book.prompt_chars))
+                })
+                .collect(),
+            false => Vec::new(),
+        };
+        let empty = UsageLedger::default();
+        let ledger = self.protocol.usage().unwrap_or(&empty);
         let question = BudgetQuestion {
             limit: self.spending.limit,
-            spent: Spend::of(&ledger),
-            running: Forecast::of(&planned_calls(&running), &ledger).spend(),
-            step,
+            spent: Spend::of(ledger),
+            running: Forecast::of(&planned_calls(&running), ledger).spend(),
+            step: Forecast::of(&planned_calls(&planned), ledger),
             crossed: Vec::new(),
         };
-        let crossed = self.spending.limit.crossed_by(question.committed());
+        self.publish(Update::Forecast {
+            step: question.step.clone(),
+            limit: self.spending.limit,
+        });
+        let crossed = match checked {
+            true => self.spending.limit.crossed_by(question.committed()),
+            false => Vec::new(),
+        };
         if crossed.is_empty() {
             return Ok(queue);
         }
