@@ -360,6 +360,28 @@ fn a_comparisons_recommendation_becomes_an_architecture_reviews_topic() {
         context.contains("The recommendation: option A"),
         "{context}"
     );
+    // The receiving demo can be exported like any demo, to edit and run.
+    let exported = sandbox.path().join("chained-demo.yaml");
+    sandbox
+        .quorum(
+            &[
+                "demo",
+                "--from",
+                comparison.to_str().unwrap(),
+                "--export-script",
+                exported.to_str().unwrap(),
+            ],
+            &[],
+        )
+        .assert_code(0);
+    let demo = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/chain-comparative-review.yaml"),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&exported).unwrap().lines().next(),
+        demo.lines().next()
+    );
     // A fork of a chained debate names the same source.
     let fork_root = sandbox.path().join("forks");
     let forked = sandbox.quorum(

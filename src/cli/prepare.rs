@@ -155,9 +155,11 @@ fn demo_of(name: Option<&str>, mode: Option<&str>) -> Result<&'static str, SpecE
 /// The spec text of a demo source, for `--export-script`.
 pub fn demo_text(source: &Source, flags: &RunFlags) -> Result<&'static str, SpecError> {
     let mode = mode_flag(flags);
-    match source {
-        Source::Demo => demo_of(None, mode.as_deref()),
-        Source::DemoOf(name) => demo_of(Some(name), mode.as_deref()),
+    match (source, flags.from.as_deref()) {
+        // `quorum demo --from DIR`: the demo that receives DIR's hand-off.
+        (Source::Demo | Source::DemoOf(_), Some(dir)) => chain_demo(dir, &handoff_of(dir)?),
+        (Source::Demo, None) => demo_of(None, mode.as_deref()),
+        (Source::DemoOf(name), None) => demo_of(Some(name), mode.as_deref()),
         _ => Err(SpecError::new("only a demo can be exported").field("--export-script")),
     }
 }
