@@ -22,18 +22,7 @@ const EXIT_BUDGET: i32 = quorum::protocol::EXIT_BUDGET;
 const TIGHT_TOKENS: &str = "12000";
 
 fn demo(sandbox: &Sandbox, out: &str, extra: &[&str]) -> Ran {
-    let out = sandbox.path().join(out);
-    let mut args = vec![
-        "demo",
-        "--headless",
-        "--json",
-        "--speed",
-        "50",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend(extra);
-    sandbox.quorum(&args, &[])
+    sandbox.demo_into(out, extra)
 }
 
 /// The journal's events, in order.

@@ -20,32 +20,15 @@ use yaml_serde::Value as Yaml;
 
 /// A source demo run headless under `sandbox/NAME`; its folder.
 fn source(sandbox: &Sandbox, name: &str, args: &[&str]) -> PathBuf {
-    let out = sandbox.path().join(name);
-    let mut all = vec!["demo", "--headless", "--speed", "50", "--out"];
-    all.push(out.to_str().unwrap());
-    all.extend(args);
-    let ran = sandbox.quorum(&all, &[]);
+    let ran = sandbox.demo_into(name, args);
     assert!(matches!(ran.code, 0 | 6 | 7), "{args:?}: {}", ran.stderr);
-    only_run(&out)
+    only_run(&sandbox.path().join(name))
 }
 
 /// `quorum demo --from DIR`, headless, recording under `sandbox/NAME`.
 fn chained_demo(sandbox: &Sandbox, name: &str, from: &Path) -> (Ran, PathBuf) {
+    let ran = sandbox.demo_into(name, &["--from", from.to_str().unwrap()]);
     let out = sandbox.path().join(name);
-    let ran = sandbox.quorum(
-        &[
-            "demo",
-            "--from",
-            from.to_str().unwrap(),
-            "--headless",
-            "--json",
-            "--speed",
-            "50",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
     let dir = if out.exists() {
         only_run(&out)
     } else {

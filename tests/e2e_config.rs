@@ -819,19 +819,7 @@ fn keys_in_the_environment_never_reach_the_record() {
 #[test]
 fn the_demo_reports_usage_and_latency() {
     let sandbox = Sandbox::new();
-    let out = sandbox.out();
-    let ran = sandbox.quorum(
-        &[
-            "demo",
-            "--headless",
-            "--json",
-            "--speed",
-            "50",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let ran = sandbox.demo_into("out", &[]);
     ran.assert_code(0);
     let json: Json = serde_json::from_str(&ran.stdout).unwrap();
     let total = &json["usage"]["total"];

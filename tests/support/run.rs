@@ -154,6 +154,23 @@ impl Sandbox {
         quorum_in(self.path(), args, env, None)
     }
 
+    /// `quorum demo --headless --json --speed 50 --out ROOT` and `args`,
+    /// ROOT being `root` under the sandbox.
+    pub fn demo_into(&self, root: &str, args: &[&str]) -> Ran {
+        let out = self.path().join(root);
+        let mut all = vec![
+            "demo",
+            "--headless",
+            "--json",
+            "--speed",
+            "50",
+            "--out",
+            out.to_str().expect("a UTF-8 path"),
+        ];
+        all.extend(args);
+        self.quorum(&all, &[])
+    }
+
     /// The one debate folder under `out`.
     pub fn run_dir(&self) -> PathBuf {
         only_run(&self.out())
