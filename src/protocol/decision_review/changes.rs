@@ -1,7 +1,8 @@
 //! A decision review's proposal → revision, block by block, for a report
 //! (`quorum report`, issue 30): each block as the proposal had it and as
 //! the last revision left it, with every change-log entry that touched it,
-//! the critique item or directive it answered and the moderator's ruling.
+//! the critique item or directive it answered and the moderator's ruling;
+//! and, for a comparison, the recommendation it hands to the next debate.
 //!
 //! Not responsible for drawing any of it (the report module).
 
@@ -12,6 +13,7 @@ use serde::Serialize;
 use super::DecisionReview;
 use super::model::{Block, ChangeEntry};
 use crate::protocol::ChangedPart;
+use crate::protocol::handoff::{Handed, Handoff};
 use crate::report::one_line;
 
 /// A value's serde word: `strengthen`, `implementation`.
@@ -39,6 +41,38 @@ fn block_text(block: &Block) -> String {
 }
 
 impl DecisionReview {
+    /// Every change-log entry of every revision, with its round, in order.
+    pub(super) fn change_entries(&self) -> Vec<(u32, &ChangeEntry)> {
+        self.revisions()
+            .iter()
+            .flat_map(|revision| {
+                revision
+                    .output
+                    .change_log
+                    .iter()
+                    .map(move |entry| (revision.round, entry))
+            })
+            .collect()
+    }
+
+    /// A comparative review's recommendation, once ranked: what it hands to
+    /// an architecture review of that option (`--from DIR`).
+    pub(super) fn recommendation_handed_on(&self) -> Option<Handoff> {
+        let ranking = self.evaluations.last()?.ranking.as_ref()?;
+        let id = ranking.recommendation.as_deref()?;
+        let option = self.config.options.iter().find(|option| option.id == id)?;
+        Some(Handoff {
+            from: "comparative review".into(),
+            topic: self.config.topic.clone(),
+            dir: String::new(),
+            ending: format!("recommends option {id}"),
+            handed: Handed::Recommendation {
+                question: self.config.topic.clone(),
+                option: format!("option {id}, {}", option.text.trim()),
+            },
+        })
+    }
+
     /// Every block the revisions changed, added or withdrew, in the order
     /// the proposal and then the revisions list them.
     pub(super) fn changed_parts(&self) -> Vec<ChangedPart> {
@@ -50,17 +84,7 @@ impl DecisionReview {
         };
         let before = &proposal.parsed.blocks;
         let after = &last.output.revised_tree.blocks;
-        let entries: Vec<(u32, &ChangeEntry)> = self
-            .revisions()
-            .iter()
-            .flat_map(|revision| {
-                revision
-                    .output
-                    .change_log
-                    .iter()
-                    .map(move |entry| (revision.round, entry))
-            })
-            .collect();
+        let entries = self.change_entries();
         let mut seen = BTreeSet::new();
         let ids: Vec<&str> = before
             .iter()

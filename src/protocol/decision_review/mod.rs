@@ -28,6 +28,7 @@ pub mod verdict;
 pub mod writing;
 
 pub use kind::{KIND, NAME};
+pub use model::HandedItems;
 
 use crate::protocol::fairness::{self, Blindfold, Fairness, Kinship, agreement::Agreement};
 use crate::protocol::{DebateCore, GivenUp, SharedSteps};
@@ -46,15 +47,13 @@ use self::prompts::Template;
 use self::verdict::{Assessment, Thresholds};
 use crate::prompts::PromptSet;
 
-use self::scoreboard::stages;
 use super::Refusals;
 use super::calls::Calls;
 use super::supervision::{LiveCall, Slot};
 use super::usage::{Price, UsageLedger};
 use super::{
-    Board, BoardItem, BoardView, CallSpec, Description, Document, Effect, Input, ItemResolution,
-    LogKind, ModerationItem, Outcome, OverrideAction, Progress, RegionInfo, RoleGroup, RoleInfo,
-    Timestamp,
+    Board, CallSpec, Description, Document, Effect, Input, ItemResolution, LogKind, ModerationItem,
+    Outcome, OverrideAction, Progress, RegionInfo, RoleGroup, RoleInfo, Timestamp,
 };
 
 pub use super::ContextDoc;
@@ -179,14 +178,6 @@ pub struct ReviewConfig {
     /// `f1`, `f2`, … after the critic's own, ruled on like them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handed: Option<HandedItems>,
-}
-
-/// Findings handed on from another debate, and which kind of debate.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HandedItems {
-    /// `council`, `red team`, `pre-mortem`.
-    pub from: String,
-    pub findings: Vec<crate::protocol::handoff::HandedFinding>,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.
@@ -985,76 +976,13 @@ impl crate::protocol::Rules for DecisionReview {
         self.changed_parts()
     }
 
-    /// A comparative review's recommendation, once ranked: the topic of an
-    /// architecture review of that option.
+    /// A comparative review's recommendation, once ranked.
     fn handoff(&self) -> Option<crate::protocol::handoff::Handoff> {
-        use crate::protocol::handoff::{Handed, Handoff};
-        let ranking = self.evaluations.last()?.ranking.as_ref()?;
-        let id = ranking.recommendation.as_deref()?;
-        let option = self.config.options.iter().find(|option| option.id == id)?;
-        Some(Handoff {
-            from: "comparative review".into(),
-            topic: self.config.topic.clone(),
-            dir: String::new(),
-            ending: format!("recommends option {id}"),
-            handed: Handed::Recommendation {
-                question: self.config.topic.clone(),
-                option: format!("option {id}, {}", option.text.trim()),
-            },
-        })
+        self.recommendation_handed_on()
     }
 
     fn board(&self) -> Board {
-        let items = self
-            .critique_items()
-            .iter()
-            .map(|item| {
-                let ruling = self.ruling(&item.id);
-                BoardItem {
-                    item: moderation_item(item),
-                    decision: ruling.as_ref().map(|ruling| ruling.decision),
-                    note: ruling.and_then(|ruling| ruling.note),
-                    resolution: self.resolution(&item.id).cloned(),
-                }
-            })
-            .collect();
-        Board {
-            stages: stages(),
-            view: self.scoreboard().map_or(BoardView::None, BoardView::Scores),
-            items,
-            needs_moderator: self.stage == Stage::Moderation
-                || self.evaluations.last().is_some_and(|round| round.held),
-            held_calls: self
-                .evaluations
-                .last()
-                .filter(|round| round.held)
-                .map(|round| {
-                    round
-                        .judges
-                        .values()
-                        .filter(|record| {
-                            matches!(
-                                record.result,
-                                Some(JudgeResult::Malformed { .. } | JudgeResult::Skipped { .. })
-                            )
-                        })
-                        .filter_map(|record| record.call_id.clone())
-                        .collect()
-                })
-                .unwrap_or_default(),
-            required_roles: vec!["proposer".into(), "critic".into()],
-            resolvable: self.has_verdict()
-                && self
-                    .items_decided(ItemDecision::Defer)
-                    .iter()
-                    .any(|item| self.addressed_in_round(&item.id).is_none()),
-            reopen_pending: crate::protocol::Rules::reopen_pending(self),
-            agreement: self
-                .evaluations
-                .last()
-                .and_then(|round| round.agreement.as_ref())
-                .map(|agreement| format!("The panel: {}", agreement.summary())),
-        }
+        self.board_now()
     }
 
     fn open_items(&self) -> Vec<ModerationItem> {

@@ -372,6 +372,15 @@ impl CritiqueMode {
     }
 }
 
+/// Findings handed on from another debate (`--from DIR`), and which kind
+/// of debate: critique items `f1`, `f2`, … after the critic's own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandedItems {
+    /// `council`, `red team`, `pre-mortem`.
+    pub from: String,
+    pub findings: Vec<crate::protocol::handoff::HandedFinding>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

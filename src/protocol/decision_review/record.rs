@@ -164,17 +164,7 @@ fn strongest_objection<'a>(
 /// change made against the ruling, said as such), then the changes that
 /// answer the verdict's requirements or no moderated item.
 fn what_changed(review: &DecisionReview) -> String {
-    let entries: Vec<(u32, &ChangeEntry)> = review
-        .revisions()
-        .iter()
-        .flat_map(|revision| {
-            revision
-                .output
-                .change_log
-                .iter()
-                .map(move |entry| (revision.round, entry))
-        })
-        .collect();
+    let entries = review.change_entries();
     let change = |round: u32, entry: &ChangeEntry| {
         let detail = match entry.change_type {
             ChangeType::Decline => entry.rationale.clone().unwrap_or_default(),

@@ -1,5 +1,5 @@
-//! What the interfaces show of a decision review: its stage strip and the
-//! scoreboard of the latest evaluation round, each judge's scores by block
+//! What the interfaces show of a decision review: its board (stage strip,
+//! items and rulings), and the scoreboard of the latest evaluation round, each judge's scores by block
 //! (or by option in a comparison) with the verdict or ranking they imply so
 //! far. Not responsible for deciding anything: the verdict and the ranking
 //! are derived in [`super::evaluation`].
@@ -7,11 +7,69 @@
 use crate::protocol::fairness::agreement::Agreement;
 use std::collections::BTreeMap;
 
-use super::model::JudgeResult;
-use super::{DecisionReview, ReviewMode, Stage, block_ids, ranking, verdict};
-use crate::protocol::{ImpliedVerdict, JudgeState, ScoreColumn, Scoreboard, StageFocus, StageInfo};
+use super::model::{ItemDecision, JudgeResult};
+use super::{DecisionReview, ReviewMode, Stage, block_ids, moderation_item, ranking, verdict};
+use crate::protocol::{
+    Board, BoardItem, BoardView, ImpliedVerdict, JudgeState, ScoreColumn, Scoreboard, StageFocus,
+    StageInfo,
+};
 
 impl DecisionReview {
+    /// What the interfaces show now: the stage strip, the scoreboard, every
+    /// critique item with its ruling, and what the moderator may do.
+    pub(super) fn board_now(&self) -> Board {
+        let items = self
+            .critique_items()
+            .iter()
+            .map(|item| {
+                let ruling = self.ruling(&item.id);
+                BoardItem {
+                    item: moderation_item(item),
+                    decision: ruling.as_ref().map(|ruling| ruling.decision),
+                    note: ruling.and_then(|ruling| ruling.note),
+                    resolution: self.resolution(&item.id).cloned(),
+                }
+            })
+            .collect();
+        Board {
+            stages: stages(),
+            view: self.scoreboard().map_or(BoardView::None, BoardView::Scores),
+            items,
+            needs_moderator: self.stage == Stage::Moderation
+                || self.evaluations.last().is_some_and(|round| round.held),
+            held_calls: self
+                .evaluations
+                .last()
+                .filter(|round| round.held)
+                .map(|round| {
+                    round
+                        .judges
+                        .values()
+                        .filter(|record| {
+                            matches!(
+                                record.result,
+                                Some(JudgeResult::Malformed { .. } | JudgeResult::Skipped { .. })
+                            )
+                        })
+                        .filter_map(|record| record.call_id.clone())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            required_roles: vec!["proposer".into(), "critic".into()],
+            resolvable: self.has_verdict()
+                && self
+                    .items_decided(ItemDecision::Defer)
+                    .iter()
+                    .any(|item| self.addressed_in_round(&item.id).is_none()),
+            reopen_pending: crate::protocol::Rules::reopen_pending(self),
+            agreement: self
+                .evaluations
+                .last()
+                .and_then(|round| round.agreement.as_ref())
+                .map(|agreement| format!("The panel: {}", agreement.summary())),
+        }
+    }
+
     /// The scoreboard of the latest evaluation round.
     pub(super) fn scoreboard(&self) -> Option<Scoreboard> {
         let evaluation = self.evaluations.last()?;
