@@ -26,6 +26,8 @@ pub enum Context {
     Help,
     /// A text area has the keys: the note editor or a human agent's answer.
     Editor,
+    /// The one-line editor of a raised budget.
+    BudgetEditor,
 }
 
 impl Context {
@@ -42,6 +44,7 @@ impl Context {
             Context::Budget => "A step that would cross the budget",
             Context::Help => "This help",
             Context::Editor => "Writing a note or an answer",
+            Context::BudgetEditor => "Writing a larger budget",
         }
     }
 }
@@ -256,6 +259,8 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::Budget, &[ch('r')], A::RaiseBudget, "raise it", true).only(LIVE),
     bind(C::Budget, &[ch('s')], A::StopHere, "stop here", true).only(LIVE),
     bind(C::Budget, &[ch('o')], A::GoOnce, "go on once", true).only(LIVE),
+    bind(C::BudgetEditor, &[key(KeyCode::Enter), ctrl('s')], A::SaveText, "save", true).only(LIVE),
+    bind(C::BudgetEditor, &[key(KeyCode::Esc)], A::CancelText, "back", true).only(LIVE),
     bind(C::Help, &[key(KeyCode::Esc), ch('?'), ch('q')], A::Close, "close help", true),
     bind(C::Help, &[ch('j'), key(KeyCode::Down)], A::ScrollDown, "scroll", false),
     bind(C::Help, &[ch('k'), key(KeyCode::Up)], A::ScrollUp, "scroll", false),
@@ -384,6 +389,7 @@ pub fn help_sections(mode: Mode) -> Vec<(Context, Vec<(String, &'static str)>)> 
         C::ChooseAgent,
         C::ConfirmRetry,
         C::Budget,
+        C::BudgetEditor,
         C::ConfirmQuit,
     ];
     order

@@ -40,13 +40,7 @@ impl App {
         let action = contexts
             .iter()
             .find_map(|context| keymap::lookup(*context, mode, &event));
-        if contexts == [Context::Editor] && action.is_none() {
-            // The budget's editor holds one line: Enter saves it.
-            if event.code == crossterm::event::KeyCode::Enter
-                && matches!(self.layers.last(), Some(Layer::BudgetEditor { .. }))
-            {
-                return self.act(Action::SaveText, now);
-            }
+        if matches!(contexts[..], [Context::Editor | Context::BudgetEditor]) && action.is_none() {
             self.edit(event);
             return Vec::new();
         }

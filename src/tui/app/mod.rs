@@ -331,9 +331,8 @@ impl Layer {
             Layer::ItemDetail { .. } => Context::ItemDetail,
             Layer::ChooseAgent { .. } => Context::ChooseAgent,
             Layer::Budget(_) => Context::Budget,
-            Layer::NoteEditor { .. } | Layer::AnswerEditor { .. } | Layer::BudgetEditor { .. } => {
-                Context::Editor
-            }
+            Layer::BudgetEditor { .. } => Context::BudgetEditor,
+            Layer::NoteEditor { .. } | Layer::AnswerEditor { .. } => Context::Editor,
         }
     }
 }
@@ -630,7 +629,6 @@ impl App {
     /// Folds one engine update into the state.
     pub fn apply(&mut self, update: Update, now: Instant) {
         self.dirty = true;
-        let now_instant = now;
         let now = self.debate_now(now);
         match update {
             Update::Progress(progress) => {
@@ -725,7 +723,7 @@ impl App {
                         "stopping once the calls under way have answered".to_string()
                     }
                 };
-                self.flash(message, now_instant);
+                self.flash(message, now);
             }
             Update::Finished(outcome) => {
                 // The reason of a failed debate quotes provider errors and
@@ -988,7 +986,7 @@ impl App {
         let position = self
             .layers
             .iter()
-            .position(|layer| matches!(layer.context(), Context::Editor))
+            .position(|layer| matches!(layer.context(), Context::Editor | Context::BudgetEditor))
             .unwrap_or(self.layers.len());
         self.layers.insert(position, Layer::Override(prompt));
     }

@@ -26,12 +26,6 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     ]);
     let figures = figures(app);
     let figures_width: usize = figures.iter().map(Span::width).sum();
-    let titles_width = |titles: &[String]| {
-        titles
-            .iter()
-            .map(|title| title.chars().count() + 3)
-            .sum::<usize>()
-    };
     let stages = &app.board.stages;
     // A finished debate stands at the protocol's last stage.
     let current = if app.outcome.is_some() {
@@ -52,7 +46,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // Narrow, or too narrow for every stage and the figures: the stages
     // done as a count and those ahead as far as they fit.
     let compact = area.width < COMPACT_BELOW_COLUMNS
-        || 1 + titles_width(&titles) + figures_width > usize::from(area.width);
+        || 1 + titles
+            .iter()
+            .map(|title| title.chars().count() + 3)
+            .sum::<usize>()
+            + figures_width
+            > usize::from(area.width);
     let mut strip = vec![Span::raw(" ")];
     if compact {
         strip.extend(compact_strip(app, &titles, position, area.width));

@@ -284,7 +284,7 @@ fn budget_question(
             let inner = field.inner(input);
             frame.render_widget(field, input);
             frame.render_widget(editor, inner);
-            frame.render_widget(Paragraph::new(hints(app, Context::Editor)), keys);
+            frame.render_widget(Paragraph::new(hints(app, Context::BudgetEditor)), keys);
         }
         None => {
             lines.push(Line::styled(
