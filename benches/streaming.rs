@@ -678,20 +678,7 @@ fn main() {
     // `-- serve [--gap-ms G] [--lead-kb L] [--other-kb O]`: the paced server
     // alone, to watch a client with strace or perf; prints its base URL.
     if args.iter().any(|arg| arg == "serve") {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let server = runtime.block_on(start_server());
-        let gap_ms: f64 = flag_value(&args, "--gap-ms").unwrap_or(1.0);
-        let state = &server.state;
-        state
-            .gap_us
-            .store((gap_ms * 1000.0) as u64, Ordering::Relaxed);
-        let lead: u64 = flag_value(&args, "--lead-kb").unwrap_or(1024);
-        let other: u64 = flag_value(&args, "--other-kb").unwrap_or(32);
-        state.lead_bytes.store(lead << 10, Ordering::Relaxed);
-        state.other_bytes.store(other << 10, Ordering::Relaxed);
+        let (runtime, server, _) = paced_server(&args);
         println!("{}", server.base_url);
         runtime.block_on(std::future::pending::<()>());
     }
@@ -953,33 +940,51 @@ fn flag_value<T: std::str::FromStr>(args: &[String], flag: &str) -> Option<T> {
     args.get(at + 1)?.parse().ok()
 }
 
+/// How the paced server writes, from `--gap-ms`, `--lead-kb`, `--other-kb`.
+struct Pacing {
+    gap_ms: f64,
+    lead_kb: u64,
+    other_kb: u64,
+}
+
+/// The bench server on its runtime, paced as `args` say.
+fn paced_server(args: &[String]) -> (tokio::runtime::Runtime, Server, Pacing) {
+    let pacing = Pacing {
+        gap_ms: flag_value(args, "--gap-ms").unwrap_or(1.0),
+        lead_kb: flag_value(args, "--lead-kb").unwrap_or(1024),
+        other_kb: flag_value(args, "--other-kb").unwrap_or(32),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = runtime.block_on(start_server());
+    let state = &server.state;
+    state
+        .gap_us
+        .store((pacing.gap_ms * 1000.0) as u64, Ordering::Relaxed);
+    state
+        .lead_bytes
+        .store(pacing.lead_kb << 10, Ordering::Relaxed);
+    state
+        .other_bytes
+        .store(pacing.other_kb << 10, Ordering::Relaxed);
+    (runtime, server, pacing)
+}
+
 /// `cargo bench --bench streaming -- paced [--gap-ms 1] [--lead-kb 1024]
 /// [--other-kb 32] [--reps 1]`: the review demo streamed by a server that
 /// writes each event as its own TCP segment, `--gap-ms` apart, in OpenAI's
 /// and Anthropic's event shapes; the CPU per MB of text of each reader, in
 /// one run, and each reader's ratio to the naive client's.
 fn paced(args: &[String]) {
-    let gap_ms: f64 = flag_value(args, "--gap-ms").unwrap_or(1.0);
-    let lead_kb: u64 = flag_value(args, "--lead-kb").unwrap_or(1024);
-    let other_kb: u64 = flag_value(args, "--other-kb").unwrap_or(32);
+    let (runtime, server, pacing) = paced_server(args);
+    let Pacing {
+        gap_ms,
+        lead_kb,
+        other_kb,
+    } = pacing;
     let reps: usize = flag_value(args, "--reps").unwrap_or(1);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let server = runtime.block_on(start_server());
-    server
-        .state
-        .lead_bytes
-        .store(lead_kb << 10, Ordering::Relaxed);
-    server
-        .state
-        .other_bytes
-        .store(other_kb << 10, Ordering::Relaxed);
-    server
-        .state
-        .gap_us
-        .store((gap_ms * 1000.0) as u64, Ordering::Relaxed);
     let mut readers = vec![Reader::Naive];
     if curl_present() {
         readers.push(Reader::Curl);

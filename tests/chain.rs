@@ -393,60 +393,27 @@ fn what_cannot_be_chained_is_refused_before_anything_is_written() {
     let challenge = source(&sandbox, "challenge", &["--protocol", "challenge"]);
     let comparison = source(&sandbox, "comparative", &["--mode", "comparative"]);
     let out = sandbox.path().join("refused");
-    let out = out.to_str().unwrap();
-    // A 1:1 challenge hands nothing on.
-    let ran = sandbox.quorum(
-        &[
-            "review",
-            "--from",
-            challenge.to_str().unwrap(),
-            "--headless",
-            "--out",
-            out,
-        ],
-        &[],
-    );
-    ran.assert_code(2);
-    assert!(
-        ran.stderr.contains("--from") && ran.stderr.contains("hands nothing on"),
-        "{}",
+    // `COMMAND --from DIR ARGS --headless`, refused with a usage error.
+    let refused = |command: &str, from: &Path, args: &[&str]| {
+        let mut all = vec![command, "--from", from.to_str().unwrap()];
+        all.extend(args);
+        all.extend(["--headless", "--out", out.to_str().unwrap()]);
+        let ran = sandbox.quorum(&all, &[]);
+        ran.assert_code(2);
+        assert!(ran.stderr.contains("--from"), "{}", ran.stderr);
         ran.stderr
-    );
+    };
+    // A 1:1 challenge hands nothing on.
+    let stderr = refused("review", &challenge, &[]);
+    assert!(stderr.contains("hands nothing on"), "{stderr}");
     // A recommendation is not a plan's goal.
     let script = demo_script(&sandbox, "chain-rca-plan.yaml");
-    let ran = sandbox.quorum(
-        &[
-            "plan",
-            "--from",
-            comparison.to_str().unwrap(),
-            "--script",
-            script.to_str().unwrap(),
-            "--headless",
-            "--out",
-            out,
-        ],
-        &[],
-    );
-    ran.assert_code(2);
+    let stderr = refused("plan", &comparison, &["--script", script.to_str().unwrap()]);
     assert!(
-        ran.stderr
-            .contains("a comparative review hands on a recommendation"),
-        "{}",
-        ran.stderr
+        stderr.contains("a comparative review hands on a recommendation"),
+        "{stderr}"
     );
     // Not a debate at all.
-    let ran = sandbox.quorum(
-        &[
-            "plan",
-            "--from",
-            sandbox.path().to_str().unwrap(),
-            "--headless",
-            "--out",
-            out,
-        ],
-        &[],
-    );
-    ran.assert_code(2);
-    assert!(ran.stderr.contains("--from"), "{}", ran.stderr);
-    assert!(!Path::new(out).exists(), "nothing was written");
+    refused("plan", sandbox.path(), &[]);
+    assert!(!out.exists(), "nothing was written");
 }

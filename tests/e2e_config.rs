@@ -657,19 +657,7 @@ fn a_held_out_judge_scores_only_the_final_revision_end_to_end() {
         "spec.yaml",
         &exported.replacen("\ntopic: ", "\nheld_out: stylist\ntopic: ", 1),
     );
-    let out = sandbox.out();
-    let ran = sandbox.quorum(
-        &[
-            "run",
-            "spec.yaml",
-            "--headless",
-            "--speed",
-            "50",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let ran = sandbox.run_spec("spec.yaml", &[]);
     ran.assert_code(0);
     let folder = sandbox.run_dir();
     assert!(!folder.join("judges/judge-stylist.md").exists());

@@ -186,19 +186,7 @@ fn a_hostile_debate_reports_as_inert_text() {
         "protocol: quick\nmode: challenge\ntopic: \"Is <b>bold</b> & <script>x</script> safe?\"\nagents:\n  default: script\nscript:\n  replies:\n    - role: critic\n      stage: challenge\n      text: \"{reply}\"\n"
     );
     sandbox.write("hostile.yaml", &spec);
-    let out = sandbox.out();
-    let ran = sandbox.quorum(
-        &[
-            "run",
-            "hostile.yaml",
-            "--headless",
-            "--speed",
-            "50",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let ran = sandbox.run_spec("hostile.yaml", &[]);
     ran.assert_code(0);
     let dir = sandbox.run_dir();
     sandbox

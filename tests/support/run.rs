@@ -171,6 +171,23 @@ impl Sandbox {
         self.quorum(&all, &[])
     }
 
+    /// `quorum run SPEC --headless --speed 50 --out OUT` and `args`, the
+    /// spec a file under the sandbox, OUT [`Sandbox::out`].
+    pub fn run_spec(&self, spec: &str, args: &[&str]) -> Ran {
+        let out = self.out();
+        let mut all = vec![
+            "run",
+            spec,
+            "--headless",
+            "--speed",
+            "50",
+            "--out",
+            out.to_str().expect("a UTF-8 path"),
+        ];
+        all.extend(args);
+        self.quorum(&all, &[])
+    }
+
     /// The one debate folder under `out`.
     pub fn run_dir(&self) -> PathBuf {
         only_run(&self.out())
