@@ -2,7 +2,7 @@
 //! real binary (issue 26): a grave finding nobody settled keeps a council
 //! from PASS (A21 revised, FP-41), and the council's demos follow every
 //! ruling the moderator can give.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! (issue 26): a misspelt key in an option of a comparative review is
 //! named with its file, line and field, and nothing is written. (A
 //! council's own options are refused the same way by the spec reader.)
-mod support;
+use crate::support;
 
 use support::run::Sandbox;
 

@@ -5,7 +5,7 @@
 //! asked about once more naming the discrepancy; what still disagrees is
 //! logged and stated in the deliverable.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! moderator's decisions bind the revisions and the plan (the prompt
 //! carries them, quorum checks the answer by id, asks once more, and
 //! states what still disagrees).
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

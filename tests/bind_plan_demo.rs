@@ -5,7 +5,7 @@
 //! accepted one is carried out by a step that cites it, a deferred one is
 //! listed as still to decide; and no run leaves a step against the
 //! rulings.
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! checked row by row against the items by id, so a synthesizer that swaps
 //! the resolutions of two critic challenges (every (source, resolution)
 //! pair and every count still right) is caught and its log recomputed.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -7,7 +7,7 @@
 //! The modes without a triage have nothing to rule on, and their documents
 //! do not move with `--moderation`.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! surviving claim is restated once or the analysis ends unproven, RC-10,
 //! RC-16) and a hypotheses file whose unknown keys are refused with file,
 //! line and field.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

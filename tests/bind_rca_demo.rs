@@ -5,7 +5,7 @@
 //! a dropped challenge is never answered and says so, an overturned ruling
 //! is asked again or settles the challenge the other way; and the analysis
 //! runs through with no unreadable answer.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

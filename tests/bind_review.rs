@@ -3,7 +3,7 @@
 //! (a scripted reviser that reads the rulings in its prompt) and with a
 //! reviser that ignores them.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

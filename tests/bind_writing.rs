@@ -4,7 +4,7 @@
 //! built-in demo (scripted judges and merge that read the rulings in their
 //! prompts) and with a merge that ignores them.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

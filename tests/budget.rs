@@ -6,7 +6,7 @@
 //! the same way; at the interface the person is asked, and each answer
 //! (go on once, raise, stop here) is kept in the journal.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

@@ -10,7 +10,7 @@
 //! `quorum open` say where it came from, and what cannot be chained is
 //! refused before anything is written.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

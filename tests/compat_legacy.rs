@@ -6,7 +6,7 @@
 //! The fixtures under `tests/fixtures/legacy/` were written by the 0.1
 //! binary: a finished demo whose items were all deferred (the whole folder),
 //! and the journal of a demo killed after its twelfth record.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

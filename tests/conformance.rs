@@ -20,7 +20,7 @@
 //!
 //! Tokio's clock is paused, so the scripted agents pace in virtual time.
 
-mod support;
+use crate::support;
 
 use quorum::cli::Source;
 use support::conformance::{self, Whole};

@@ -6,7 +6,7 @@
 //! the exit code, stdout and the artifact tree file by file. Every tree a run
 //! writes is then handed to `quorum verdict`, which must recompute the same
 //! verdict, rule and exit code from the files on disk.
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! Every test works in its own temporary folder with an isolated environment
 //! ([`support::isolate`]): no key, no Ollama and no configuration of the
 //! developer's can leak in.
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

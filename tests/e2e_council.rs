@@ -7,7 +7,7 @@
 //! recomputing from an edited final position, resume after a kill -9 in a
 //! challenge round, and bad input (unknown domain, intensity and preset;
 //! malformed JSON findings).
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

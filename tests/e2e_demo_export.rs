@@ -4,7 +4,7 @@
 //! `quorum run` of the spec exported with it make the same debate — the
 //! same files, times and paths aside — and end the same way.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

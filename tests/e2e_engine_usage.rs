@@ -3,7 +3,7 @@
 //! first token, cost where a price is known), its figures are journaled with
 //! the call, and a command agent's stderr is journaled as a diagnostic just
 //! before its result.
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;

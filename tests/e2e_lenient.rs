@@ -4,7 +4,7 @@
 //! verdict, the scores and the recomputed verdict are the same; the record
 //! says what was read other than as written; the judge's file is what the
 //! judge sent, byte for byte.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

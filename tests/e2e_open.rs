@@ -3,7 +3,7 @@
 //! verdict (journaled, written into debate.yaml, critique.md, transcript.md
 //! and summary.md with their time), refusing bad settlements before anything
 //! is written, and a reopened debate running another round.
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

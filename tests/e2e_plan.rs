@@ -5,7 +5,7 @@
 //! then stop, simple mode, a deferred item settled with `quorum open
 //! --resolve`, resume after a kill during moderation, and malformed
 //! challenges repaired once and then a clear stop.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -9,7 +9,7 @@
 //! lines) and streams the built-in demo's scripted reply for it, in the
 //! OpenAI or Anthropic streaming format, with usage figures it records. It
 //! listens on 127.0.0.1 only and stops with the test.
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;

@@ -3,7 +3,7 @@
 //! times out twice; an architecture challenge without its revision; and
 //! what `verdict`, `open` and `replay` say of a quick debate.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 //! out, a moderator overriding a ruling on stdin, a team's hypotheses file
 //! (and a bad one), `quorum verdict` recomputing from `rca.yaml`, and a
 //! resume after a kill -9 in the middle of a round.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

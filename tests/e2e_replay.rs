@@ -5,7 +5,7 @@
 //! The only timing assertion is a minimum: the replay cannot have waited
 //! less than the recording says it must.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

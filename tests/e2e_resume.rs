@@ -16,7 +16,7 @@
 //!
 //! Not covered here: the TUI's resume, deferred items resolved after the
 //! verdict (`quorum open`), replay.
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::fs;

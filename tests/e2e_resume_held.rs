@@ -2,7 +2,7 @@
 //! waits for the person to re-run it or go on, resumed headless: nobody is
 //! there to answer, so the round goes on without the judge (the rule a
 //! headless run follows from the start), and the debate reaches a verdict.
-mod support;
+use crate::support;
 
 use support::run::Sandbox;
 

@@ -4,7 +4,7 @@
 //! condition that would change it and the dealbreaker, in plain words; the
 //! ranking is recorded and `quorum verdict` derives it again from the judge
 //! files; bad options are refused before anything is written.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

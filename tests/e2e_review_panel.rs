@@ -2,7 +2,7 @@
 //! `panel:` names each judge's weight and criteria, `debate.yaml` records
 //! them, the verdict and `quorum verdict` read them, and a panel that
 //! cannot decide is refused with its file, line and field.
-mod support;
+use crate::support;
 
 use support::run::{Sandbox, only_run};
 use yaml_serde::Value;

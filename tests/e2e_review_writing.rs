@@ -4,7 +4,7 @@
 //! writing --draft FILE` with a script of its own; and what `verdict` says
 //! of a writing review.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -8,7 +8,7 @@
 //! Every wait is for something the screen shows (or for the process to end),
 //! with limits far above what the runs need; nothing is timed.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

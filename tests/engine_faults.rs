@@ -2,7 +2,7 @@
 //! call like any error (retried once, then the slot is given up) instead of
 //! leaving the debate waiting for an answer that can never come.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

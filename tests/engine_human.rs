@@ -5,7 +5,7 @@
 //! takes the path of any agent's — persisted to the judge's file, journaled,
 //! scored.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

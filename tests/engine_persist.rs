@@ -7,7 +7,7 @@
 //! that input, and the protocol must not hold that answer yet. Only then is
 //! the input passed on, after which the protocol must hold that very text
 //! (the judge's file is the engine's: the protocol renders it no more).
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

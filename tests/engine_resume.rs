@@ -9,7 +9,7 @@
 //! Tokio's clock is paused, so the scripted agents pace in virtual time and
 //! the durations they report are the same in every run.
 
-mod support;
+use crate::support;
 
 use support::cuts::{assert_same_tree, cut_kind, normalised, resume, settled_inputs, tree};
 

@@ -2,7 +2,7 @@
 //! machine: what a blind judge reads, each judge's own order, recusal under
 //! each policy, and the panel's agreement in the record. No engine, no
 //! files, no clock.
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

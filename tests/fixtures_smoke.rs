@@ -1,5 +1,5 @@
 //! The shared fixtures parse as the protocol expects.
-mod support;
+use crate::support;
 
 use quorum::protocol::decision_review::model::{CritiqueMode, JudgeRole, ThesisTree};
 use quorum::protocol::decision_review::parse::{

@@ -3,7 +3,7 @@
 //! and leaves its origin as it was; a fork with another agent plays the
 //! role from the cut on, and `compare` says where the two went apart.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! no key it was not given (4), an HTTP answer cannot grow without bound
 //! (6), and an agent's processes neither outlive quorum nor hold its answer
 //! hostage (9). Each test is named after its defect's number in the issue.
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! that loops is stopped and a signal is honoured whatever the engine is
 //! doing; a file-size limit fails a write with its path. Each test is named
 //! for the defect of the issue it covers.
-mod support;
+use crate::support;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};

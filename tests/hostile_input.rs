@@ -6,7 +6,7 @@
 //! protocol, and a refused command leaves the folder as it was. Each case
 //! is numbered as in the issue; `malformed_inputs_are_refused_with_their_place`
 //! runs the corpus.
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

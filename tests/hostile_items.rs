@@ -4,7 +4,7 @@
 //! may hold is unusable, kept on disk and handled like any other malformed
 //! answer; a hypotheses file with too many is refused with its path; and
 //! `--moderation ask` reads a bounded line from stdin.
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! refused (with the error expected); and properties that reading an answer
 //! in the exact format notes nothing and changes nothing.
 
-mod support;
+use crate::support;
 
 use std::fmt::Debug;
 

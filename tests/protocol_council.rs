@@ -3,7 +3,7 @@
 //! and documents out, no I/O, no clock, no tokio. Each test names the rules
 //! it checks.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! INF, DR-01..51, RF): scripted agent answers go in as `Input`s, and the
 //! tests check the `Effect`s that come out, the log, and the documents the
 //! protocol says the artifact tree should hold. No engine, no files, no clock.
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! A25-A27), checked against the pure state machine. Each test names the
 //! rules it checks.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! never starts a call twice, never exceeds the retry rules, finishes at most
 //! once, and only ever adopts with every binding judge scored.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

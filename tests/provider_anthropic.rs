@@ -2,7 +2,7 @@
 //! streaming format byte for byte, and its stream parser against recorded
 //! streams split at random places.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! Completions streaming format byte for byte, and its stream parser against
 //! recorded streams split at every possible place.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

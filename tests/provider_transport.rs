@@ -3,7 +3,7 @@
 //! once, refused and hanging connections, streams cut or stalled part-way,
 //! cancellation, and the `doctor` probe.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! nothing outside itself, keeps a hostile corpus as text, leaves the debate
 //! untouched, and shows its verdict in a real browser (headless Chromium).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

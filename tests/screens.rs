@@ -5,7 +5,7 @@
 //! most about it (the moderator's turn where there is one, else mid-way),
 //! and written as SVG by `quorum::tui::svg`.
 //!
-//! `QUORUM_UPDATE_SCREENS=1 cargo test --test screens` writes them again;
+//! `QUORUM_UPDATE_SCREENS=1 cargo test --test suite screens::` writes them again;
 //! without it the test fails when a picture differs from what the
 //! generator writes now, or when `docs/screens/` holds one it no longer
 //! writes.
@@ -183,7 +183,7 @@ fn the_pictures_in_docs_are_the_screens_drawn_now() {
     assert!(
         stale.is_empty(),
         "docs/screens differs from what the interface draws now: {stale:?}; \
-         run `QUORUM_UPDATE_SCREENS=1 cargo test --test screens` and look at the pictures"
+         run `QUORUM_UPDATE_SCREENS=1 cargo test --test suite screens::` and look at the pictures"
     );
 }
 
