@@ -28,7 +28,21 @@ fn main() -> ExitCode {
             return ExitCode::from(quorum::cli::EXIT_FAILURE);
         }
     };
-    runtime.block_on(quorum::cli::run(invocation))
+    // The command runs as a task, not as the future `block_on` drives: a
+    // wake of that future writes to the runtime's eventfd and wakes the
+    // thread again even from this thread, where a task's wake is a push on
+    // the run queue. The engine is woken by every forwarded stream batch.
+    let command = runtime.spawn(quorum::cli::run(invocation));
+    match runtime.block_on(command) {
+        Ok(code) => code,
+        Err(error) => match error.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(error) => {
+                eprintln!("quorum: the command was cancelled: {error}");
+                ExitCode::from(quorum::cli::EXIT_FAILURE)
+            }
+        },
+    }
 }
 
 /// Finishes ending the process groups of `command` agents when dropped,

@@ -31,7 +31,7 @@ const OLLAMA_REPLY_MAX_BYTES: usize = 1024 * 1024;
 
 /// Read access to environment variables, so tests need not change the
 /// process environment.
-pub trait Environment {
+pub trait Environment: Sync {
     fn var(&self, name: &str) -> Option<String>;
 
     /// Set and not empty.
