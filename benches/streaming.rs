@@ -498,15 +498,27 @@ fn wait_cost(child: std::process::Child) -> (i32, Cost) {
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet reaped; the pointers are valid.
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4");
+    // The peak is read from /proc while the child runs: wait4's ru_maxrss
+    // also counts the memory of this process at the fork (Linux keeps the
+    // larger of the two across exec), so a small child reports the bench's
+    // own size.
+    let mut peak_kb = 0;
+    loop {
+        peak_kb = peak_kb.max(proc_peak_rss_kb(pid as u32));
+        // SAFETY: `pid` is our own child, not yet reaped; the pointers are valid.
+        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if reaped == pid {
+            break;
+        }
+        assert_eq!(reaped, 0, "wait4");
+        std::thread::sleep(Duration::from_millis(5));
+    }
     std::mem::forget(child);
     (
         libc::WEXITSTATUS(status),
         Cost {
             cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
-            peak_rss_kb: usage.ru_maxrss as u64,
+            peak_rss_kb: peak_kb,
         },
     )
 }
@@ -524,8 +536,12 @@ fn proc_cpu(pid: u32) -> Duration {
     Duration::from_secs_f64(ticks as f64 / per_second as f64)
 }
 
+/// The peak RSS of a running process, from `/proc/PID/status`; 0 once it
+/// has exited.
 fn proc_peak_rss_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return 0;
+    };
     status
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
@@ -803,7 +819,7 @@ impl Reader {
         let interval = |ms: Option<u64>| match ms {
             Some(0) => "reading every arrival".to_string(),
             Some(ms) => format!("reading every {ms} ms"),
-            None => "once per frame".to_string(),
+            None => "paced (its default)".to_string(),
         };
         match self {
             Reader::Naive => "naive reqwest loop".into(),
