@@ -1,7 +1,7 @@
 //! The transport shared by the HTTP providers (`openai`, `anthropic`).
 //!
 //! Responsible for: the secret [`ApiKey`], the [`Endpoint`] and its
-//! [`HttpLimits`], building the reqwest client, sending a streaming request
+//! [`HttpLimits`], building the HTTP clients, sending a streaming request
 //! and supervising it the way the official SDKs do (retrying 408, 409, 429
 //! and 5xx with jittered exponential backoff, honouring `retry-after-ms` and
 //! `retry-after`, retrying connection failures that happened before any byte
@@ -10,7 +10,9 @@
 //! turning provider error bodies into [`HttpFailure`]s, and the pieces the
 //! `doctor` reachability probe ([`super::probe`]) sends its request with.
 //! Reading one answer's body (byte supervision, SSE framing, feeding the
-//! decoder, and the same over recorded bytes) is its `stream` submodule.
+//! decoder, and the same over recorded bytes) is its `stream` submodule;
+//! the connection answers stream on, read once per frame rather than at
+//! every arrival, is [`paced`].
 //!
 //! Not responsible for: what the events of a stream mean (each provider's
 //! [`SseDecoder`] does that, as a pure state machine), timing out a whole call
@@ -35,8 +37,10 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use super::{AgentError, AgentInfo, CallOutput, EventSender, StreamEvent};
 
+pub mod paced;
 mod stream;
 
+use paced::{PacedClient, PostError};
 use stream::{StreamFailure, pump_events};
 
 pub use stream::{
@@ -423,12 +427,12 @@ pub fn retry_delay(
 pub(crate) struct Transport {
     provider: &'static str,
     endpoint: Endpoint,
-    client: Result<reqwest::Client, HttpFailure>,
+    client: Result<StreamClient, HttpFailure>,
 }
 
 impl Transport {
     pub(crate) fn new(provider: &'static str, endpoint: Endpoint) -> Self {
-        let client = build_client(&endpoint.limits).map_err(|message| {
+        let client = StreamClient::new(&endpoint).map_err(|message| {
             HttpFailure::setup(provider, format!("cannot build the HTTP client: {message}"))
         });
         Transport {
@@ -496,11 +500,7 @@ impl Transport {
                 failure.request_id = request_id;
                 self.fail(failure)
             };
-            let request = client
-                .post(&url)
-                .headers(headers.clone())
-                .body(body.clone());
-            let sent = send_within(request, &url, limits).await;
+            let sent = client.post(&url, &headers, body.clone(), limits).await;
             let response = match sent.map_err(|failure| failure.for_provider(provider)) {
                 Ok(response) => response,
                 Err(failure) if may_retry && failure.kind == HttpFailureKind::Connect => {
@@ -590,6 +590,65 @@ fn announce_retry(
     });
 }
 
+/// The client a transport streams answers with: the paced one
+/// ([`paced`]) unless the endpoint is reached through a proxy or the frame
+/// interval is 0, then reqwest's, which reads at every arrival.
+#[derive(Debug)]
+enum StreamClient {
+    Paced(Box<PacedClient>),
+    Plain(reqwest::Client),
+}
+
+impl StreamClient {
+    fn new(endpoint: &Endpoint) -> Result<StreamClient, String> {
+        if paced::frame_interval().is_zero() || through_proxy(&endpoint.base_url) {
+            return build_client(&endpoint.limits).map(StreamClient::Plain);
+        }
+        install_crypto_provider();
+        Ok(StreamClient::Paced(Box::new(PacedClient::new(
+            tls_config()?,
+            endpoint.limits.connect_timeout,
+        ))))
+    }
+
+    /// POSTs `body` to `url`, allowing the connect timeout plus the idle
+    /// timeout for the response headers.
+    async fn post(
+        &self,
+        url: &str,
+        headers: &HeaderMap,
+        body: Bytes,
+        limits: &HttpLimits,
+    ) -> Result<reqwest::Response, HttpFailure> {
+        match self {
+            StreamClient::Plain(client) => {
+                let request = client.post(url).headers(headers.clone()).body(body);
+                send_within(request, url, limits).await
+            }
+            StreamClient::Paced(client) => {
+                let sending = async {
+                    client
+                        .post(url, headers, body)
+                        .await
+                        .map_err(|error| paced_failure(&error, url, limits))
+                };
+                headers_within(limits, sending).await
+            }
+        }
+    }
+}
+
+/// Whether the proxy settings in the environment (`HTTPS_PROXY`,
+/// `NO_PROXY`…) send requests to `url` through a proxy.
+fn through_proxy(url: &str) -> bool {
+    let Ok(uri) = url.parse::<http::Uri>() else {
+        return false;
+    };
+    hyper_util::client::proxy::matcher::Matcher::from_env()
+        .intercept(&uri)
+        .is_some()
+}
+
 /// Sends `request`, allowing the connect timeout plus the idle timeout for
 /// the response headers.
 pub(super) async fn send_within(
@@ -597,22 +656,56 @@ pub(super) async fn send_within(
     url: &str,
     limits: &HttpLimits,
 ) -> Result<reqwest::Response, HttpFailure> {
-    let Some(idle) = limits.idle_timeout else {
-        // No idle limit: the call's deadline is the bound.
-        return request
+    let sending = async {
+        request
             .send()
             .await
-            .map_err(|error| send_failure(error, url, limits));
+            .map_err(|error| send_failure(error, url, limits))
+    };
+    headers_within(limits, sending).await
+}
+
+/// `sending`, failed when its response headers have not come within the
+/// connect timeout plus the idle timeout (with no idle limit, the call's
+/// deadline is the bound).
+async fn headers_within(
+    limits: &HttpLimits,
+    sending: impl Future<Output = Result<reqwest::Response, HttpFailure>>,
+) -> Result<reqwest::Response, HttpFailure> {
+    let Some(idle) = limits.idle_timeout else {
+        return sending.await;
     };
     let headers_timeout = limits.connect_timeout.saturating_add(idle);
-    match tokio::time::timeout(headers_timeout, request.send()).await {
-        Ok(Ok(response)) => Ok(response),
-        Ok(Err(error)) => Err(send_failure(error, url, limits)),
-        Err(_) => Err(HttpFailure::new(
+    tokio::time::timeout(headers_timeout, sending)
+        .await
+        .unwrap_or_else(|_| {
+            Err(HttpFailure::new(
+                "-",
+                HttpFailureKind::Idle,
+                format!("no response headers within {}", seconds(headers_timeout)),
+            ))
+        })
+}
+
+fn paced_failure(error: &PostError, url: &str, limits: &HttpLimits) -> HttpFailure {
+    let url = &shown_url(url);
+    match error {
+        PostError::Url(_) => {
+            HttpFailure::setup("-", format!("invalid URL {url}: {}", error_chain(error)))
+        }
+        _ if error.is_connect_timeout() => HttpFailure::new(
             "-",
-            HttpFailureKind::Idle,
-            format!("no response headers within {}", seconds(headers_timeout)),
-        )),
+            HttpFailureKind::Connect,
+            format!(
+                "cannot connect to {url} within {}",
+                seconds(limits.connect_timeout)
+            ),
+        ),
+        PostError::Send(_) => HttpFailure::new(
+            "-",
+            HttpFailureKind::Connect,
+            format!("cannot reach {url}: {}", error_chain(error)),
+        ),
     }
 }
 

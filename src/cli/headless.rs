@@ -137,6 +137,9 @@ where
     F: Future<Output = Result<(Outcome, Box<dyn Protocol>), EngineError>> + Send + 'static,
 {
     use color_eyre::eyre::WrapErr;
+    // Nobody watches the answers stream here: their sockets are read at the
+    // pace the record is written, not a frame's.
+    crate::agent::http::paced::read_unwatched();
     let printer = tokio::spawn(print_progress(
         watch.updates,
         watch.hold_moderation_lines,

@@ -38,8 +38,11 @@ pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 /// Runs one call on its own task until it ends: with the provider's result,
 /// a failure, or a timeout once its deadline (moved by any extra time
-/// granted) has passed. What the provider streams meanwhile gathers for up
-/// to [`STREAM_FORWARD_MS`] (or [`STREAM_FORWARD_BYTES`]) and crosses to the
+/// granted) has passed. What the provider streams meanwhile gathers until
+/// the runtime has run everything that was ready (a paced connection
+/// delivers a frame's events in one such turn), or, when the last batch went
+/// less than [`STREAM_FORWARD_MS`] ago, until that much time has passed
+/// since it (or [`STREAM_FORWARD_BYTES`] have gathered); it crosses to the
 /// engine loop as one message per run of text or reasoning: one wake of the
 /// engine per batch, not per chunk.
 ///
@@ -68,6 +71,8 @@ pub(super) async fn run_call(
     let mut deadline_listens = false;
     let mut forward_listens = false;
     let mut gathering = false;
+    let mut after_turn: Option<std::sync::Arc<AfterTurn>> = None;
+    let mut last_forward: Option<tokio::time::Instant> = None;
     let mut gathered_bytes = 0usize;
     let mut streamed_chars = 0usize;
     let mut first_text = None;
@@ -117,20 +122,31 @@ pub(super) async fn run_call(
                 }),
             });
         }
-        if gathered_bytes >= STREAM_FORWARD_BYTES {
-            forward(&mut arrived, &mut streamed_chars, false);
-            (gathered_bytes, gathering) = (0, false);
-        } else if !gathering && arrived.len() > before {
-            let due = tokio::time::Instant::now() + Duration::from_millis(STREAM_FORWARD_MS);
-            forward_timer.as_mut().reset(due);
-            (gathering, forward_listens) = (true, false);
+        let mut forward_now = gathered_bytes >= STREAM_FORWARD_BYTES;
+        if !forward_now && !gathering && arrived.len() > before {
+            gathering = true;
+            let now = tokio::time::Instant::now();
+            let due = last_forward.map_or(now, |at| at + Duration::from_millis(STREAM_FORWARD_MS));
+            if due <= now {
+                after_turn = Some(AfterTurn::wake(cx));
+            } else {
+                forward_timer.as_mut().reset(due);
+                forward_listens = false;
+            }
         }
-        if gathering
-            && may_have_fired(&forward_timer, &mut forward_listens)
-            && forward_timer.as_mut().poll(cx).is_ready()
-        {
+        if gathering {
+            forward_now |= match &after_turn {
+                Some(turn) => turn.has_ended(),
+                None => {
+                    may_have_fired(&forward_timer, &mut forward_listens)
+                        && forward_timer.as_mut().poll(cx).is_ready()
+                }
+            };
+        }
+        if forward_now {
             forward(&mut arrived, &mut streamed_chars, false);
-            (gathered_bytes, gathering) = (0, false);
+            (gathered_bytes, gathering, after_turn) = (0, false, None);
+            last_forward = Some(tokio::time::Instant::now());
         }
         while may_have_fired(&deadline, &mut deadline_listens)
             && deadline.as_mut().poll(cx).is_ready()
@@ -163,6 +179,49 @@ pub(super) async fn run_call(
         first_text,
         elapsed: started.elapsed(),
     });
+}
+
+/// Wakes a call task once the runtime has run every task that was ready
+/// and looked at its sockets (tokio defers a yielding task's wake until
+/// then): the events of one socket read, passed from the connection's task
+/// chunk by chunk, have all arrived by that time.
+pub(super) struct AfterTurn {
+    ended: std::sync::atomic::AtomicBool,
+    task: std::task::Waker,
+}
+
+impl AfterTurn {
+    /// Asks for a wake of `cx`'s task after this turn of the runtime.
+    pub(super) fn wake(cx: &std::task::Context<'_>) -> std::sync::Arc<AfterTurn> {
+        let turn = std::sync::Arc::new(AfterTurn {
+            ended: std::sync::atomic::AtomicBool::new(false),
+            task: cx.waker().clone(),
+        });
+        let waker = std::task::Waker::from(turn.clone());
+        let mut yielding = std::pin::pin!(tokio::task::yield_now());
+        // The first poll hands the waker to the runtime's deferred wakes and
+        // is pending; the future is not needed after it.
+        let _ = yielding
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(&waker));
+        turn
+    }
+
+    /// Whether the turn has ended.
+    pub(super) fn has_ended(&self) -> bool {
+        self.ended.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+impl std::task::Wake for AfterTurn {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.ended.store(true, std::sync::atomic::Ordering::Release);
+        self.task.wake_by_ref();
+    }
 }
 
 /// Whether `timer` needs a poll: when it has no waker of this task yet (it
@@ -242,10 +301,11 @@ impl CallBook {
     }
 }
 
-/// How long a call task gathers what its provider sends before handing it
-/// to the engine, in milliseconds: a provider that sends a few characters
-/// per event would otherwise wake the engine for each. Well under a frame
-/// (16 ms), so nobody sees it.
+/// The shortest time between two batches a call task hands to the engine,
+/// in milliseconds: a stream read at every arrival of a few characters would
+/// otherwise wake the engine for each. A paced stream's batches come a frame
+/// apart and never wait for it. Well under a frame (16 ms), so nobody sees
+/// it.
 pub const STREAM_FORWARD_MS: u64 = 4;
 
 /// Bytes of gathered text that are handed to the engine at once, without

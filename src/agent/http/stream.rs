@@ -293,26 +293,6 @@ where
     }
 }
 
-/// How long a stream is left unread once everything that had arrived was
-/// taken, in milliseconds: about one frame of the interface. A server that
-/// writes every event as its own packet would otherwise wake quorum once per
-/// event; read at most once per interval, each read takes every event that
-/// arrived meanwhile. `QUORUM_READ_INTERVAL_MS` sets another (0: read as
-/// soon as anything arrives), for `benches/streaming.rs`'s comparison.
-pub const READ_INTERVAL_MS: u64 = 16;
-
-fn read_interval() -> Duration {
-    static INTERVAL: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
-    *INTERVAL.get_or_init(|| {
-        let ms = std::env::var("QUORUM_READ_INTERVAL_MS")
-            .ok()
-            .and_then(|value| value.trim().parse::<u64>().ok())
-            .unwrap_or(READ_INTERVAL_MS)
-            .min(1_000);
-        Duration::from_millis(ms)
-    })
-}
-
 /// Reads SSE events from `bytes` (at most `max_bytes` of them) into
 /// `decoder` until the byte stream ends or the decoder is complete, sending
 /// display events as they come.
@@ -330,36 +310,7 @@ where
 {
     let sse = EventStream::new(supervise_bytes(bytes, idle_timeout, max_bytes));
     let mut sse = std::pin::pin!(sse);
-    let interval = read_interval();
-    // Whether the connection has had its turn to read the socket since the
-    // last event was taken.
-    let mut yielded = false;
-    loop {
-        let item = match sse.next().now_or_never() {
-            Some(item) => {
-                yielded = false;
-                item
-            }
-            // Nothing waiting: the connection reads the socket once more
-            // (one read takes every byte that arrived meanwhile), and when
-            // that brings nothing either, the stream is read again after
-            // the read interval.
-            None if !yielded => {
-                yielded = true;
-                tokio::task::yield_now().await;
-                continue;
-            }
-            None => {
-                if !interval.is_zero() {
-                    tokio::time::sleep(interval).await;
-                }
-                yielded = false;
-                sse.next().await
-            }
-        };
-        let Some(item) = item else {
-            break;
-        };
+    while let Some(item) = sse.next().await {
         let event = match item {
             Ok(event) => event,
             Err(EventStreamError::Transport(error)) => return Err(StreamFailure::Bytes(error)),
