@@ -488,3 +488,39 @@ impl<P: Protocol> Engine<P> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::AfterTurn;
+
+    /// The turn ends only once tasks that became ready during it have run:
+    /// the task spawned by another task after the turn was asked for runs
+    /// first. A wake at once would put the asking task back in the queue
+    /// before that one.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_turn_ends_after_the_tasks_it_made_ready() {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let seen = {
+            let ran = ran.clone();
+            let mut turn = None;
+            tokio::spawn(std::future::poll_fn(move |cx| {
+                let turn = turn.get_or_insert_with(|| AfterTurn::wake(cx));
+                if turn.has_ended() {
+                    std::task::Poll::Ready(ran.load(Ordering::SeqCst))
+                } else {
+                    std::task::Poll::Pending
+                }
+            }))
+        };
+        let later = ran.clone();
+        tokio::spawn(async move {
+            tokio::spawn(async move {
+                later.fetch_add(1, Ordering::SeqCst);
+            });
+        });
+        assert_eq!(seen.await.unwrap(), 1);
+    }
+}
