@@ -687,49 +687,53 @@ async fn headers_within(
         })
 }
 
-fn paced_failure(error: &PostError, url: &str, limits: &HttpLimits) -> HttpFailure {
-    let url = &shown_url(url);
-    match error {
-        PostError::Url(_) => {
-            HttpFailure::setup("-", format!("invalid URL {url}: {}", error_chain(error)))
-        }
-        _ if error.is_connect_timeout() => HttpFailure::new(
-            "-",
-            HttpFailureKind::Connect,
-            format!(
-                "cannot connect to {url} within {}",
-                seconds(limits.connect_timeout)
-            ),
-        ),
-        PostError::Send(_) => HttpFailure::new(
-            "-",
-            HttpFailureKind::Connect,
-            format!("cannot reach {url}: {}", error_chain(error)),
-        ),
-    }
+/// Why a request got no response, from either client.
+enum Unsent<'e> {
+    /// The URL (or a header) could not make a request.
+    InvalidUrl(&'e dyn StdError),
+    /// No connection within the connect timeout.
+    ConnectTimeout,
+    /// Connecting or sending failed otherwise.
+    Unreachable(&'e dyn StdError),
 }
 
 fn send_failure(error: reqwest::Error, url: &str, limits: &HttpLimits) -> HttpFailure {
     let error = error.without_url();
+    let unsent = if error.is_builder() {
+        Unsent::InvalidUrl(&error)
+    } else if error.is_connect() && error.is_timeout() {
+        Unsent::ConnectTimeout
+    } else {
+        Unsent::Unreachable(&error)
+    };
+    unsent_failure(unsent, url, limits)
+}
+
+fn paced_failure(error: &PostError, url: &str, limits: &HttpLimits) -> HttpFailure {
+    let unsent = match error {
+        PostError::Url(_) => Unsent::InvalidUrl(error),
+        _ if error.is_connect_timeout() => Unsent::ConnectTimeout,
+        PostError::Send(_) => Unsent::Unreachable(error),
+    };
+    unsent_failure(unsent, url, limits)
+}
+
+/// The failure a request that got no response is reported as.
+fn unsent_failure(unsent: Unsent<'_>, url: &str, limits: &HttpLimits) -> HttpFailure {
     let url = &shown_url(url);
-    if error.is_builder() {
-        return HttpFailure::setup("-", format!("invalid URL {url}: {}", error_chain(&error)));
+    let connect = |message: String| HttpFailure::new("-", HttpFailureKind::Connect, message);
+    match unsent {
+        Unsent::InvalidUrl(error) => {
+            HttpFailure::setup("-", format!("invalid URL {url}: {}", error_chain(error)))
+        }
+        Unsent::ConnectTimeout => connect(format!(
+            "cannot connect to {url} within {}",
+            seconds(limits.connect_timeout)
+        )),
+        Unsent::Unreachable(error) => {
+            connect(format!("cannot reach {url}: {}", error_chain(error)))
+        }
     }
-    if error.is_connect() && error.is_timeout() {
-        return HttpFailure::new(
-            "-",
-            HttpFailureKind::Connect,
-            format!(
-                "cannot connect to {url} within {}",
-                seconds(limits.connect_timeout)
-            ),
-        );
-    }
-    HttpFailure::new(
-        "-",
-        HttpFailureKind::Connect,
-        format!("cannot reach {url}: {}", error_chain(&error)),
-    )
 }
 
 /// A failure status turned into an error with the provider's own message.

@@ -157,33 +157,25 @@ impl Sandbox {
     /// `quorum demo --headless --json --speed 50 --out ROOT` and `args`,
     /// ROOT being `root` under the sandbox.
     pub fn demo_into(&self, root: &str, args: &[&str]) -> Ran {
-        let out = self.path().join(root);
-        let mut all = vec![
-            "demo",
-            "--headless",
-            "--json",
-            "--speed",
-            "50",
-            "--out",
-            out.to_str().expect("a UTF-8 path"),
-        ];
-        all.extend(args);
-        self.quorum(&all, &[])
+        self.headless(&["demo", "--json"], &self.path().join(root), args)
     }
 
     /// `quorum run SPEC --headless --speed 50 --out OUT` and `args`, the
     /// spec a file under the sandbox, OUT [`Sandbox::out`].
     pub fn run_spec(&self, spec: &str, args: &[&str]) -> Ran {
-        let out = self.out();
-        let mut all = vec![
-            "run",
-            spec,
+        self.headless(&["run", spec], &self.out(), args)
+    }
+
+    /// `quorum HEAD… --headless --speed 50 --out OUT ARGS…`.
+    fn headless(&self, head: &[&str], out: &Path, args: &[&str]) -> Ran {
+        let mut all = head.to_vec();
+        all.extend([
             "--headless",
             "--speed",
             "50",
             "--out",
             out.to_str().expect("a UTF-8 path"),
-        ];
+        ]);
         all.extend(args);
         self.quorum(&all, &[])
     }
