@@ -240,7 +240,7 @@ impl Scenario {
             .draw(|frame| view::draw(&self.app, frame))
             .expect("draw");
         self.split.push((prepared - started, prepared.elapsed()));
-        self.app.dirty = false;
+        self.app.damage = quorum::tui::screen::Damage::None;
     }
 
     /// Medians of the layout and the draw since the last call.

@@ -19,6 +19,7 @@ pub mod keymap;
 pub mod layout;
 pub mod markdown;
 pub mod run;
+pub mod screen;
 pub mod svg;
 pub mod terminal;
 pub mod theme;

@@ -1,8 +1,9 @@
 //! The event loop: one loop, three sources — engine updates (or, in a
 //! replay, recorded moments as they fall due), terminal events and a clock —
 //! drained in batches, applied to the state, and drawn at most once per
-//! frame interval behind a dirty flag. Render rate is not token rate: a
-//! burst of a thousand chunks costs one frame. What the person does (a key,
+//! frame interval when the state's damage says something changed (a frame
+//! that only streamed text redraws just those panes: see `screen`). Render
+//! rate is not token rate: a burst of a thousand chunks costs one frame. What the person does (a key,
 //! the mouse, a resize) is drawn at once, without waiting for the interval:
 //! people type far slower than the frame rate, and their answer should not
 //! wait behind the stream.
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
+use ratatui::layout::Size;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -20,8 +22,8 @@ use crate::engine::{Controller, EngineError, Update};
 use crate::protocol::Outcome;
 
 use super::app::{App, Moment};
+use super::screen::{Damage, Screen};
 use super::terminal::TerminalGuard;
-use super::view;
 
 /// Shortest time between two frames, in milliseconds (about 60 fps).
 pub const FRAME_INTERVAL_MS: u64 = 16;
@@ -101,7 +103,9 @@ async fn drive<T: Send + 'static>(
     mut engine: JoinHandle<Result<T, EngineError>>,
     mut timeline: VecDeque<Moment>,
 ) -> std::io::Result<Ending> {
-    let mut guard = TerminalGuard::enter()?;
+    let guard = TerminalGuard::enter()?;
+    let (columns, rows) = crossterm::terminal::size()?;
+    let mut screen = Screen::new(std::io::stdout(), Size::new(columns, rows));
     let mut events = EventStream::new();
     let mut ticker = tokio::time::interval(Duration::from_millis(TICK_INTERVAL_MS));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -122,21 +126,8 @@ async fn drive<T: Send + 'static>(
     loop {
         let now = Instant::now();
         let next_moment = play_due(&mut app, &mut timeline, now);
-        if app.dirty && (person_acted || now >= last_draw + frame) {
-            let area = guard.terminal.size()?;
-            app.prepare(area.into());
-            crossterm::execute!(
-                guard.terminal.backend_mut(),
-                crossterm::terminal::BeginSynchronizedUpdate
-            )?;
-            guard.terminal.draw(|frame| view::draw(&app, frame))?;
-            crossterm::execute!(
-                guard.terminal.backend_mut(),
-                crossterm::terminal::EndSynchronizedUpdate
-            )?;
-            // A pane still laying out its text after a zoom or a resize
-            // draws again at the next frame interval.
-            app.dirty = app.layout_pending;
+        if app.damage.any() && (person_acted || now >= last_draw + frame) {
+            screen.draw(&mut app)?;
             person_acted = false;
             last_draw = Instant::now();
         }
@@ -170,12 +161,15 @@ async fn drive<T: Send + 'static>(
                         }
                     }
                     Event::Mouse(mouse) => app.handle_mouse(mouse),
-                    Event::Resize(..) => app.dirty = true,
+                    Event::Resize(columns, rows) => {
+                        screen.resize(Size::new(columns, rows));
+                        app.damage = Damage::Whole;
+                    }
                     _ => {}
                 }
             }
             _ = ticker.tick() => app.tick(Instant::now()),
-            () = tokio::time::sleep_until(next_frame), if app.dirty => {}
+            () = tokio::time::sleep_until(next_frame), if app.damage.any() => {}
             () = tokio::time::sleep_until(
                 tokio::time::Instant::from_std(next_moment.unwrap_or(now))
             ), if next_moment.is_some() => {}
@@ -205,7 +199,7 @@ async fn drive<T: Send + 'static>(
                     }
                     Err(error) => app.engine_error = Some(crate::text::sanitize(&error.to_string())),
                 }
-                app.dirty = true;
+                app.damage = Damage::Whole;
             }
         }
     }

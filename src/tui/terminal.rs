@@ -3,7 +3,7 @@
 //! `Drop`), panic (a hook that restores before the report prints) and SIGTERM
 //! (the event loop stops and the guard drops).
 
-use std::io::{self, Stdout, Write};
+use std::io::{self, Write};
 use std::sync::Once;
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
@@ -11,15 +11,9 @@ use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
-
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
-
-/// Owns the terminal while the TUI runs; restores it when dropped.
-pub struct TerminalGuard {
-    pub terminal: Term,
-}
+/// Holds the terminal's modes while the TUI runs; restores them when
+/// dropped.
+pub struct TerminalGuard(());
 
 /// Puts the terminal back as it was. Safe to call more than once.
 pub fn restore() {
@@ -66,13 +60,7 @@ impl TerminalGuard {
             restore();
             return Err(error);
         }
-        match Terminal::new(CrosstermBackend::new(stdout)) {
-            Ok(terminal) => Ok(TerminalGuard { terminal }),
-            Err(error) => {
-                restore();
-                Err(error)
-            }
-        }
+        Ok(TerminalGuard(()))
     }
 }
 

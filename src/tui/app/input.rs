@@ -17,6 +17,7 @@ use crate::protocol::{Input, OverrideAction};
 
 use super::super::keymap::{self, Action, Context};
 use super::super::layout::{self, Region};
+use super::super::screen::Damage;
 use super::{App, Focus, Layer, Mode, Scroll, WAIT_LONGER_MS, WHEEL_LINES};
 
 impl App {
@@ -34,7 +35,7 @@ impl App {
 
     /// Handles a key press; returns the commands for the engine.
     pub fn handle_key(&mut self, event: KeyEvent, now: Instant) -> Vec<Command> {
-        self.dirty = true;
+        self.damage = Damage::Whole;
         let contexts = self.contexts();
         let mode = self.key_mode();
         let action = contexts
@@ -286,7 +287,7 @@ impl App {
         else {
             return;
         };
-        self.dirty = true;
+        self.damage = Damage::Whole;
         if self.layers.is_empty() {
             self.focus_moved = true;
             match region {

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 
+use super::screen::Damage;
 use crate::agent::human::HUMAN_PROVIDER;
 use crate::engine::{BudgetDecision, BudgetQuestion, Update};
 use crate::protocol::ItemDecision;
@@ -437,8 +438,8 @@ pub struct App {
     pub elapsed: Duration,
     pub layout: ScreenLayout,
     pub quit: bool,
-    /// Something changed since the last frame.
-    pub dirty: bool,
+    /// What changed on screen since the last frame.
+    pub damage: Damage,
     /// A pane's text is still being laid out again after a change of width
     /// (a budget at a time, from the end back): the next frame carries on.
     pub layout_pending: bool,
@@ -500,7 +501,7 @@ impl App {
             elapsed: Duration::ZERO,
             layout: ScreenLayout::default(),
             quit: false,
-            dirty: true,
+            damage: Damage::Whole,
             layout_pending: false,
             engine_error: None,
             mode: Mode::Live,
@@ -549,7 +550,7 @@ impl App {
         {
             playback.ended = true;
             self.elapsed = playback.recorded_elapsed(now);
-            self.dirty = true;
+            self.damage = Damage::Whole;
         }
     }
 
@@ -628,7 +629,11 @@ impl App {
 
     /// Folds one engine update into the state.
     pub fn apply(&mut self, update: Update, now: Instant) {
-        self.dirty = true;
+        // Streamed text changes its pane and the header's counts; every
+        // other update may change anything.
+        if !matches!(update, Update::Chunk { .. } | Update::Reasoning { .. }) {
+            self.damage = Damage::Whole;
+        }
         let now = self.debate_now(now);
         match update {
             Update::Progress(progress) => {
@@ -874,6 +879,7 @@ impl App {
         self.totals.estimated_output =
             (self.totals.estimated_output + now_estimated).saturating_sub(*estimate);
         *estimate = now_estimated;
+        self.damage.streamed(index);
     }
 
     /// One line in the transcript: the time, a mark for its kind, the text.
@@ -1041,12 +1047,12 @@ impl App {
         // An archive opens on its items; the verdict is a key away.
         self.show_verdict = !matches!(self.mode, Mode::Archive(_));
         self.zoomed = false;
-        self.dirty = true;
+        self.damage = Damage::Whole;
     }
 
     pub fn flash(&mut self, message: String, now: Instant) {
         self.flash = Some((message, now));
-        self.dirty = true;
+        self.damage = Damage::Whole;
     }
 
     /// Advances the clock-driven parts: elapsed time, tokens per second,
@@ -1060,7 +1066,7 @@ impl App {
         };
         if let Some(elapsed) = elapsed {
             if elapsed.as_secs() != self.elapsed.as_secs() {
-                self.dirty = true;
+                self.damage = Damage::Whole;
             }
             self.elapsed = elapsed;
         }
@@ -1080,7 +1086,7 @@ impl App {
             && now.saturating_duration_since(*at) > Duration::from_millis(FLASH_MS)
         {
             self.flash = None;
-            self.dirty = true;
+            self.damage = Damage::Whole;
         }
     }
 

@@ -4,7 +4,9 @@
 //! output is parsed, and the verdict the scores imply — is the first; a
 //! protocol without a board gets no region at all.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
+
+use super::Canvas;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -87,7 +89,7 @@ fn pad(text: &str, width: usize) -> String {
     format!("{text}{}", " ".repeat(width.saturating_sub(length)))
 }
 
-pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     let theme = &app.theme;
     let focused = is_focused(app, Region::Board);
     let title = format!(" {} ", title(app));
@@ -300,7 +302,7 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
 /// The draft on the left, the revision on the right; in the draft the
 /// wording a change replaced is marked in the negative tone, in the
 /// revision the new wording in the positive one.
-fn draw_revision(theme: &Theme, frame: &mut Frame, body: Rect, revision: &RevisionView) {
+fn draw_revision(theme: &Theme, frame: &mut Buffer, body: Rect, revision: &RevisionView) {
     let columns = ratatui::layout::Layout::horizontal([
         ratatui::layout::Constraint::Ratio(1, 2),
         ratatui::layout::Constraint::Ratio(1, 2),

@@ -1,6 +1,8 @@
 //! The header: what is being debated, where the debate is, what it costs.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
+
+use super::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -13,7 +15,7 @@ use crate::tui::capitalise;
 /// columns.
 pub const COMPACT_BELOW_COLUMNS: u16 = 110;
 
-pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     let theme = &app.theme;
     // The topic comes first so that a narrow terminal cuts the protocol
     // description, not the question being decided.

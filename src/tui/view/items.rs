@@ -6,7 +6,9 @@
 //! moderating, with room beside it, the text it attacks (found by
 //! [`crate::tui::app::target`]).
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
+
+use super::Canvas;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -208,7 +210,7 @@ fn item_line<'a>(
     Line::from(spans)
 }
 
-pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     let theme = &app.theme;
     let focused = is_focused(app, Region::Items);
     let badge = match &app.mode {
@@ -362,7 +364,7 @@ fn item_in_full<'a>(app: &App, entry: &'a BoardItem) -> Vec<Line<'a>> {
 
 /// The text the selected item attacks, right of a rule, under a heading
 /// that says where it comes from; laid out by `App::prepare`.
-fn draw_target(app: &App, target: &ItemTarget, frame: &mut Frame, rect: Rect) {
+fn draw_target(app: &App, target: &ItemTarget, frame: &mut Buffer, rect: Rect) {
     let theme = &app.theme;
     frame.render_widget(
         Block::default()

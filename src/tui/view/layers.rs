@@ -2,7 +2,9 @@
 //! override modal, an item in full and the note editor. Only the topmost
 //! layer takes keys; all are drawn, bottom first.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
+
+use super::Canvas;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
@@ -47,7 +49,7 @@ fn hints_without(app: &App, context: Context, hidden: &[keymap::Action]) -> Line
     Line::from(spans)
 }
 
-pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     for layer in &app.layers {
         match layer {
             Layer::Help { scroll } => help(app, frame, area, *scroll),
@@ -91,7 +93,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
-fn help(app: &App, frame: &mut Frame, area: Rect, scroll: usize) {
+fn help(app: &App, frame: &mut Buffer, area: Rect, scroll: usize) {
     let rect = centered(area, 76, area.height.saturating_sub(2));
     frame.render_widget(Clear, rect);
     let block = modal(app, "Keys — Esc closes");
@@ -178,7 +180,7 @@ fn role_noun(pane: &crate::tui::app::AgentPane) -> String {
     }
 }
 
-fn confirm_quit(app: &App, frame: &mut Frame, area: Rect) {
+fn confirm_quit(app: &App, frame: &mut Buffer, area: Rect) {
     let rect = centered(area, 60, 7);
     frame.render_widget(Clear, rect);
     let block = modal(app, "Quit?");
@@ -199,7 +201,7 @@ fn confirm_quit(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
 }
 
-fn confirm_retry(app: &App, pane: usize, frame: &mut Frame, area: Rect) {
+fn confirm_retry(app: &App, pane: usize, frame: &mut Buffer, area: Rect) {
     let rect = centered(area, 64, 8);
     frame.render_widget(Clear, rect);
     let pane = &app.panes[pane];
@@ -229,7 +231,7 @@ fn budget_question(
     app: &App,
     question: &BudgetQuestion,
     editor: Option<&TextArea<'static>>,
-    frame: &mut Frame,
+    frame: &mut Buffer,
     area: Rect,
 ) {
     let rect = centered(area, 72, 11);
@@ -297,7 +299,7 @@ fn budget_question(
     }
 }
 
-fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: Rect) {
+fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Buffer, area: Rect) {
     let rect = centered(area, 70, 12);
     frame.render_widget(Clear, rect);
     let pane = &app.panes[prompt.pane];
@@ -384,7 +386,7 @@ fn override_modal(app: &App, prompt: &OverridePrompt, frame: &mut Frame, area: R
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
 }
 
-fn choose_agent(app: &App, pane: usize, cursor: usize, frame: &mut Frame, area: Rect) {
+fn choose_agent(app: &App, pane: usize, cursor: usize, frame: &mut Buffer, area: Rect) {
     let height = (app.alternatives.len() as u16 + 5).min(area.height);
     let rect = centered(area, 60, height);
     frame.render_widget(Clear, rect);
@@ -468,7 +470,7 @@ pub(crate) fn item_detail_text(app: &App, index: usize) -> Paragraph<'_> {
     Paragraph::new(lines).wrap(Wrap { trim: false })
 }
 
-fn item_detail(app: &App, index: usize, scroll: usize, frame: &mut Frame, area: Rect) {
+fn item_detail(app: &App, index: usize, scroll: usize, frame: &mut Buffer, area: Rect) {
     let Some(entry) = app.board.items.get(index) else {
         return;
     };

@@ -13,10 +13,11 @@ pub(crate) use items::item_in_full_rows;
 pub(crate) use layers::{item_detail_areas, item_detail_text};
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget};
 
 use super::app::{App, Focus, Layer, Mode};
 use super::keymap::{self, Action};
@@ -24,6 +25,36 @@ use super::layout::Region;
 
 /// Draws the whole screen from the layout `App::prepare` computed.
 pub fn draw(app: &App, frame: &mut Frame) {
+    draw_screen(app, frame.buffer_mut());
+}
+
+/// Where widgets are drawn: a frame's cells. A bare buffer rather than
+/// ratatui's `Frame`, so that [`crate::tui::screen::Screen`] can draw one
+/// region into a buffer of that region's size.
+pub(super) trait Canvas {
+    fn render_widget<W: Widget>(&mut self, widget: W, area: Rect);
+}
+
+impl Canvas for Buffer {
+    fn render_widget<W: Widget>(&mut self, widget: W, area: Rect) {
+        widget.render(area, self);
+    }
+}
+
+/// The header alone; `frame` may cover only its area.
+pub(crate) fn draw_header(app: &App, frame: &mut Buffer) {
+    header::draw(app, frame, app.layout.header);
+}
+
+/// The pane `index` alone, if it shows; `frame` may cover only its area.
+pub(crate) fn draw_pane(app: &App, index: usize, frame: &mut Buffer) {
+    if let Some(rect) = app.layout.rect(Region::Pane(index)) {
+        panes::draw_agent(app, index, frame, rect);
+    }
+}
+
+/// Draws the whole screen into `frame`.
+pub(crate) fn draw_screen(app: &App, frame: &mut Buffer) {
     let layout = &app.layout;
     header::draw(app, frame, layout.header);
     if let Some(tabs) = layout.tabs {
@@ -71,7 +102,7 @@ pub(super) fn is_focused(app: &App, region: Region) -> bool {
         }
 }
 
-fn draw_tabs(app: &App, frame: &mut Frame, area: Rect) {
+fn draw_tabs(app: &App, frame: &mut Buffer, area: Rect) {
     let theme = &app.theme;
     let mut tabs: Vec<(String, Style, bool)> = Vec::new();
     for (index, pane) in app.panes.iter().enumerate() {
@@ -150,7 +181,7 @@ pub(super) fn open_items(app: &App) -> usize {
         .count()
 }
 
-fn draw_footer(app: &App, frame: &mut Frame, area: Rect) {
+fn draw_footer(app: &App, frame: &mut Buffer, area: Rect) {
     let theme = &app.theme;
     if let Some((message, _)) = &app.flash {
         frame.render_widget(

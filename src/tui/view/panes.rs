@@ -1,6 +1,8 @@
 //! Agent panes and the transcript: cached, wrapped text windows.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
+
+use super::Canvas;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -88,7 +90,7 @@ pub fn agent_label(agent: &str) -> String {
     }
 }
 
-pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
+pub fn draw_agent(app: &App, index: usize, frame: &mut Buffer, area: Rect) {
     let theme = &app.theme;
     let pane = &app.panes[index];
     let focused = is_focused(app, Region::Pane(index));
@@ -170,15 +172,41 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Frame, area: Rect) {
     draw_doc(pane.shown(), &pane.scroll, frame, body);
 }
 
-/// Draws the visible window of a laid-out document.
-pub fn draw_doc(doc: &StreamDoc, scroll: &Scroll, frame: &mut Frame, area: Rect) {
+/// Draws the visible window of a laid-out document, row by row: its lines
+/// are wrapped to the width already, so nothing reflows them again.
+pub fn draw_doc(doc: &StreamDoc, scroll: &Scroll, frame: &mut Buffer, area: Rect) {
+    let area = area.intersection(frame.area);
     let height = usize::from(area.height);
     let first = scroll.first_line(doc.line_count(), height);
-    let lines = doc.lines(first, height);
-    frame.render_widget(Paragraph::new(lines), area);
+    for (y, line) in (area.top()..).zip(doc.lines(first, height)) {
+        put_line(frame, area.x, y, &line, area.width);
+    }
 }
 
-pub fn draw_transcript(app: &App, frame: &mut Frame, area: Rect) {
+/// One line at (`x`, `y`), cut at `width` columns, as a paragraph draws
+/// it. A run of printable ASCII (most of what models write) goes straight
+/// into its cells, one byte a cell, with no grapheme segmentation.
+fn put_line(frame: &mut Buffer, x: u16, y: u16, line: &Line, width: u16) {
+    let right = x.saturating_add(width);
+    let mut x = x;
+    for span in &line.spans {
+        if x >= right {
+            break;
+        }
+        let style = line.style.patch(span.style);
+        let text = span.content.as_bytes();
+        if text.iter().all(|byte| (b' '..=b'~').contains(byte)) {
+            for &byte in text.iter().take(usize::from(right - x)) {
+                frame[(x, y)].set_char(char::from(byte)).set_style(style);
+                x += 1;
+            }
+        } else {
+            (x, _) = frame.set_stringn(x, y, &span.content, usize::from(right - x), style);
+        }
+    }
+}
+
+pub fn draw_transcript(app: &App, frame: &mut Buffer, area: Rect) {
     let theme = &app.theme;
     let focused = is_focused(app, Region::Transcript);
     let block = frame_block(app, Line::styled(" Transcript ", theme.title), focused);

@@ -3,7 +3,9 @@
 //! and every file written. It stays until the person quits; Tab goes back
 //! to the panes.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
+
+use super::Canvas;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
@@ -23,7 +25,7 @@ pub fn title(outcome: &Outcome) -> &'static str {
     }
 }
 
-pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     let Some(report) = &app.report else {
         return;
     };

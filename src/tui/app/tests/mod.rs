@@ -8,6 +8,7 @@ use crate::tui::keymap::Action;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 mod replay;
+mod screen;
 
 fn role(slot: &str, title: &str) -> RoleInfo {
     let group = match slot {

@@ -1,0 +1,240 @@
+//! Frames drawn through `Screen`: a frame that only streamed text redraws
+//! its panes and the header alone, and leaves the terminal exactly as a
+//! whole redraw would.
+
+use super::*;
+use crate::tui::screen::{Damage, Screen};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Size;
+
+const COLUMNS: u16 = 200;
+const ROWS: u16 = 60;
+
+/// The screen a whole redraw of `app` draws now.
+fn whole(app: &App) -> Buffer {
+    let mut buffer = Buffer::empty(Rect::new(0, 0, COLUMNS, ROWS));
+    crate::tui::view::draw_screen(app, &mut buffer);
+    buffer
+}
+
+/// What a terminal that received every byte `screen` wrote shows.
+fn terminal_text(screen: &Screen<Vec<u8>>) -> String {
+    let mut parser = vt100::Parser::new(
+        std::num::NonZero::new(ROWS).unwrap(),
+        std::num::NonZero::new(COLUMNS).unwrap(),
+        0,
+    );
+    parser.process(screen.out());
+    let contents = parser.screen().contents();
+    let rows: Vec<&str> = contents.lines().map(str::trim_end).collect();
+    rows.join("\n").trim_end_matches('\n').to_string()
+}
+
+/// Every cell of the terminal `screen` wrote to has the text, colours and
+/// attributes of the same cell in `expected`.
+fn assert_terminal_shows(screen: &Screen<Vec<u8>>, expected: &Buffer, frame: usize) {
+    use ratatui::style::{Color, Modifier};
+    let mut parser = vt100::Parser::new(
+        std::num::NonZero::new(ROWS).unwrap(),
+        std::num::NonZero::new(COLUMNS).unwrap(),
+        0,
+    );
+    parser.process(screen.out());
+    let colour = |colour: Color| match colour {
+        Color::Reset => vt100::Color::Default,
+        Color::Rgb(r, g, b) => vt100::Color::Rgb(r, g, b),
+        Color::Indexed(index) => vt100::Color::Idx(index),
+        named => {
+            let order = [
+                Color::Black,
+                Color::Red,
+                Color::Green,
+                Color::Yellow,
+                Color::Blue,
+                Color::Magenta,
+                Color::Cyan,
+                Color::Gray,
+                Color::DarkGray,
+                Color::LightRed,
+                Color::LightGreen,
+                Color::LightYellow,
+                Color::LightBlue,
+                Color::LightMagenta,
+                Color::LightCyan,
+                Color::White,
+            ];
+            vt100::Color::Idx(order.iter().position(|c| *c == named).unwrap() as u8)
+        }
+    };
+    for y in 0..ROWS {
+        for x in 0..COLUMNS {
+            let want = &expected[(x, y)];
+            let Some(got) = parser.screen().cell(y, x) else {
+                continue;
+            };
+            if got.is_wide_continuation() {
+                continue;
+            }
+            let symbol = match got.contents() {
+                "" => " ",
+                text => text,
+            };
+            let at = format!("frame {frame}, cell ({x}, {y})");
+            assert_eq!(symbol, want.symbol(), "{at}: text");
+            assert_eq!(got.fgcolor(), colour(want.fg), "{at}: foreground");
+            assert_eq!(got.bgcolor(), colour(want.bg), "{at}: background");
+            let modifier = want.modifier;
+            assert_eq!(got.bold(), modifier.contains(Modifier::BOLD), "{at}: bold");
+            assert_eq!(
+                got.italic(),
+                modifier.contains(Modifier::ITALIC),
+                "{at}: italic"
+            );
+            assert_eq!(
+                got.underline(),
+                modifier.contains(Modifier::UNDERLINED),
+                "{at}: underline"
+            );
+            assert_eq!(
+                got.inverse(),
+                modifier.contains(Modifier::REVERSED),
+                "{at}: inverse"
+            );
+        }
+    }
+}
+
+fn text_of(buffer: &Buffer) -> String {
+    let mut text = String::new();
+    for y in 0..buffer.area.height {
+        let mut row = String::new();
+        let mut x = 0;
+        while x < buffer.area.width {
+            let cell = &buffer[(x, y)];
+            row.push_str(cell.symbol());
+            x += unicode_width::UnicodeWidthStr::width(cell.symbol()).max(1) as u16;
+        }
+        text.push_str(row.trim_end());
+        text.push('\n');
+    }
+    text.trim_end_matches('\n').to_string()
+}
+
+/// A paragraph of markdown `n` with a word long enough to wrap the pane.
+fn paragraph(n: usize) -> String {
+    format!(
+        "Point {n}: the **ledger** keeps `event_id` honest, and the outbox replays \
+         each projection in order; a tenant's snapshot is rebuilt from the log.\n\n"
+    )
+}
+
+fn chunk(app: &mut App, call_id: &str, text: &str) {
+    app.apply(
+        Update::Chunk {
+            call_id: call_id.into(),
+            text: text.into(),
+        },
+        Instant::now(),
+    );
+}
+
+#[test]
+fn streamed_frames_redraw_their_panes_and_leave_the_screen_a_whole_redraw_would() {
+    let mut app = app();
+    let mut screen = Screen::new(Vec::new(), Size::new(COLUMNS, ROWS));
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    assert!(!screen.draw(&mut app).unwrap(), "the first frame is whole");
+    let mut partial = 0;
+    for n in 0..120 {
+        // A paragraph in uneven pieces, as a stream splits it.
+        let text = paragraph(n);
+        let (head, tail) = text.split_at(text.len() / 3);
+        chunk(&mut app, "proposer/proposal/r1/a1", head);
+        chunk(&mut app, "proposer/proposal/r1/a1", tail);
+        assert_eq!(app.damage, Damage::Streamed(vec![0]));
+        if screen.draw(&mut app).unwrap() {
+            partial += 1;
+        }
+        let expected = whole(&app);
+        assert_eq!(screen.shown(), expected, "frame {n}: the cells kept");
+        assert_eq!(
+            terminal_text(&screen),
+            text_of(&expected),
+            "frame {n}: what the terminal shows"
+        );
+        if n % 10 == 0 {
+            assert_terminal_shows(&screen, &expected, n);
+        }
+    }
+    assert!(
+        partial >= 110,
+        "frames that only streamed text are partial ({partial} of 120)"
+    );
+}
+
+#[test]
+fn anything_but_streamed_text_redraws_the_whole_screen() {
+    let mut app = app();
+    let mut screen = Screen::new(Vec::new(), Size::new(COLUMNS, ROWS));
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    screen.draw(&mut app).unwrap();
+    chunk(&mut app, "proposer/proposal/r1/a1", &paragraph(0));
+    assert!(screen.draw(&mut app).unwrap());
+    // A key: the footer, the focus, a dialog may change.
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.damage, Damage::Whole);
+    chunk(&mut app, "proposer/proposal/r1/a1", &paragraph(1));
+    assert!(!screen.draw(&mut app).unwrap(), "a key's frame is whole");
+    assert_eq!(screen.shown(), whole(&app));
+    assert_eq!(terminal_text(&screen), text_of(&whole(&app)));
+    // A dialog over the panes: streamed text under it redraws everything.
+    key(&mut app, KeyCode::Char('?'));
+    screen.draw(&mut app).unwrap();
+    chunk(&mut app, "proposer/proposal/r1/a1", &paragraph(2));
+    assert!(
+        !screen.draw(&mut app).unwrap(),
+        "nothing is drawn over a dialog"
+    );
+    assert_eq!(screen.shown(), whole(&app));
+    assert_eq!(terminal_text(&screen), text_of(&whole(&app)));
+    key(&mut app, KeyCode::Esc);
+    screen.draw(&mut app).unwrap();
+    // A second role starts: the layout changes, so the frame is whole.
+    start(&mut app, "critic/critique/r1/a1", "critic");
+    chunk(&mut app, "critic/critique/r1/a1", &paragraph(3));
+    assert!(
+        !screen.draw(&mut app).unwrap(),
+        "a new call's frame is whole"
+    );
+    assert_eq!(screen.shown(), whole(&app));
+    assert_eq!(terminal_text(&screen), text_of(&whole(&app)));
+    // A resize starts afresh: the terminal is cleared and drawn whole.
+    screen.resize(Size::new(COLUMNS, ROWS));
+    chunk(&mut app, "critic/critique/r1/a1", &paragraph(4));
+    assert!(
+        !screen.draw(&mut app).unwrap(),
+        "the frame after a resize is whole"
+    );
+    assert_eq!(terminal_text(&screen), text_of(&whole(&app)));
+}
+
+#[test]
+fn a_streamed_frame_writes_a_fraction_of_a_whole_one() {
+    let mut app = app();
+    let mut screen = Screen::new(Vec::new(), Size::new(COLUMNS, ROWS));
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    for n in 0..40 {
+        chunk(&mut app, "proposer/proposal/r1/a1", &paragraph(n));
+    }
+    chunk(&mut app, "proposer/proposal/r1/a1", "Next");
+    screen.draw(&mut app).unwrap();
+    let first = screen.out().len();
+    // One short piece that fits on the pane's last line.
+    chunk(&mut app, "proposer/proposal/r1/a1", " word");
+    assert!(screen.draw(&mut app).unwrap());
+    let streamed = screen.out().len() - first;
+    assert!(
+        streamed * 20 < first,
+        "a word streamed costs {streamed} bytes, the whole screen {first}"
+    );
+}

@@ -1,0 +1,309 @@
+//! The terminal as the interface draws on it: what it shows, kept cell by
+//! cell, and each frame's changes sent in one write.
+//!
+//! Most frames of a debate only stream text into a pane or two. Such a
+//! frame draws the header and those panes alone, each into a buffer of its
+//! own size, compares them with what the terminal shows there and writes
+//! the cells that differ; the rest of the screen is neither drawn nor
+//! compared. Anything else (a key, a new stage, a resize, a changed layout,
+//! an open dialog) draws the whole screen. Either way the terminal then
+//! shows what a whole redraw would: the tests hold partial frames to that.
+//!
+//! The terminal's size is asked once and then taken from resize events, not
+//! asked again each frame (crossterm opens `/dev/tty` to ask it).
+
+use std::io::{self, Write};
+
+use crossterm::cursor::{Hide, MoveTo};
+use crossterm::queue;
+use crossterm::style::{
+    Attribute, SetAttribute, SetBackgroundColor, SetForegroundColor, SetUnderlineColor,
+};
+use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
+use ratatui::backend::IntoCrossterm;
+use ratatui::buffer::{Buffer, Cell};
+use ratatui::layout::{Rect, Size};
+use ratatui::style::{Color, Modifier};
+
+use super::app::App;
+use super::layout::{Region, ScreenLayout};
+use super::view;
+
+/// What changed on screen since the last frame.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Damage {
+    /// Nothing: no frame is needed.
+    #[default]
+    None,
+    /// Only text streamed into these panes (by index), and with it the
+    /// header's counts.
+    Streamed(Vec<usize>),
+    /// Anything else.
+    Whole,
+}
+
+impl Damage {
+    /// A frame is needed.
+    pub fn any(&self) -> bool {
+        !matches!(self, Damage::None)
+    }
+
+    /// Text streamed into pane `index`.
+    pub fn streamed(&mut self, index: usize) {
+        match self {
+            Damage::None => *self = Damage::Streamed(vec![index]),
+            Damage::Streamed(panes) if !panes.contains(&index) => panes.push(index),
+            Damage::Streamed(_) | Damage::Whole => {}
+        }
+    }
+}
+
+/// The terminal's cells as last drawn, and where frames are written.
+pub struct Screen<W: Write> {
+    out: W,
+    /// One frame's escape sequences, written to `out` at once.
+    bytes: Vec<u8>,
+    /// What the terminal shows.
+    shown: Buffer,
+    /// The next whole frame.
+    next: Buffer,
+    /// Regions drawn on their own since the last whole frame: `shown` is
+    /// stale inside them until the next whole frame folds them back in.
+    kept: Vec<Kept>,
+    /// The layout of the last frame drawn.
+    layout: ScreenLayout,
+    /// Nothing is known of what the terminal shows: the next frame clears
+    /// it and draws the whole screen.
+    fresh: bool,
+}
+
+impl<W: Write> Screen<W> {
+    pub fn new(out: W, size: Size) -> Self {
+        let area = Rect::from((ratatui::layout::Position::ORIGIN, size));
+        Screen {
+            out,
+            bytes: Vec::with_capacity(1 << 16),
+            shown: Buffer::empty(area),
+            next: Buffer::empty(area),
+            kept: Vec::new(),
+            layout: ScreenLayout::default(),
+            fresh: true,
+        }
+    }
+
+    /// The terminal's area.
+    pub fn area(&self) -> Rect {
+        self.shown.area
+    }
+
+    /// The terminal was resized: the next frame starts afresh.
+    pub fn resize(&mut self, size: Size) {
+        let area = Rect::from((ratatui::layout::Position::ORIGIN, size));
+        self.shown.resize(area);
+        self.next.resize(area);
+        self.kept.clear();
+        self.fresh = true;
+    }
+
+    /// Lays `app` out and draws what its damage says changed; returns
+    /// whether the frame was partial.
+    pub fn draw(&mut self, app: &mut App) -> io::Result<bool> {
+        app.prepare(self.area());
+        let damage = std::mem::take(&mut app.damage);
+        // Only a frame of the same layout with nothing laid over the panes
+        // may leave the rest of the screen as it is.
+        let streamed = match damage {
+            Damage::Streamed(panes)
+                if !self.fresh && app.layout == self.layout && app.layers.is_empty() =>
+            {
+                Some(panes)
+            }
+            _ => None,
+        };
+        self.bytes.clear();
+        queue!(self.bytes, BeginSynchronizedUpdate)?;
+        let partial = streamed.is_some();
+        match streamed {
+            Some(panes) => self.draw_streamed(app, &panes)?,
+            None => self.draw_whole(app)?,
+        }
+        // A region still laying out its text after a zoom or a resize
+        // draws again at the next frame.
+        if app.layout_pending {
+            app.damage = Damage::Whole;
+        }
+        self.layout.clone_from(&app.layout);
+        queue!(self.bytes, EndSynchronizedUpdate)?;
+        self.out.write_all(&self.bytes)?;
+        self.out.flush()?;
+        Ok(partial)
+    }
+
+    fn draw_whole(&mut self, app: &App) -> io::Result<()> {
+        if self.fresh {
+            queue!(self.bytes, Clear(ClearType::All), Hide)?;
+            self.shown.reset();
+            self.fresh = false;
+        }
+        for kept in self.kept.drain(..) {
+            paste_cells(&kept.shown, &mut self.shown);
+        }
+        self.next.reset();
+        view::draw_screen(app, &mut self.next);
+        encode(&mut self.bytes, self.shown.diff_iter(&self.next))?;
+        std::mem::swap(&mut self.shown, &mut self.next);
+        Ok(())
+    }
+
+    /// The header and each pane in `panes`, each compared only with its
+    /// own cells on screen.
+    fn draw_streamed(&mut self, app: &App, panes: &[usize]) -> io::Result<()> {
+        let layout = &app.layout;
+        let rects = std::iter::once((None, layout.header)).chain(
+            panes
+                .iter()
+                .filter_map(|&index| Some((Some(index), layout.rect(Region::Pane(index))?))),
+        );
+        for (pane, rect) in rects {
+            let rect = rect.intersection(self.shown.area);
+            if rect.is_empty() {
+                continue;
+            }
+            let at = match self.kept.iter().position(|kept| kept.shown.area == rect) {
+                Some(at) => at,
+                None => {
+                    self.kept.push(Kept::of(&self.shown, rect));
+                    self.kept.len() - 1
+                }
+            };
+            let kept = &mut self.kept[at];
+            kept.drawn.reset();
+            match pane {
+                None => view::draw_header(app, &mut kept.drawn),
+                Some(index) => view::draw_pane(app, index, &mut kept.drawn),
+            }
+            encode(&mut self.bytes, kept.shown.diff_iter(&kept.drawn))?;
+            std::mem::swap(&mut kept.shown, &mut kept.drawn);
+        }
+        Ok(())
+    }
+
+    /// The writer frames go to.
+    #[cfg(test)]
+    pub fn out(&self) -> &W {
+        &self.out
+    }
+
+    /// What the terminal shows, cell by cell.
+    #[cfg(test)]
+    pub fn shown(&self) -> Buffer {
+        let mut shown = self.shown.clone();
+        for kept in &self.kept {
+            paste_cells(&kept.shown, &mut shown);
+        }
+        shown
+    }
+}
+
+/// Writes changed `cells` into `bytes` as escape sequences: the cursor
+/// moved where a run of cells breaks, colours and attributes set where they
+/// change, and each cell's text copied in as it is. (ratatui's crossterm
+/// backend formats each cell's text through `Display`; in a frame that
+/// scrolls a pane, that was most of the cost of writing it.) Attributes are
+/// set afresh, after a reset, wherever they change.
+fn encode<'a>(
+    bytes: &mut Vec<u8>,
+    cells: impl Iterator<Item = (u16, u16, &'a Cell)>,
+) -> io::Result<()> {
+    const ATTRIBUTES: [(Modifier, Attribute); 9] = [
+        (Modifier::BOLD, Attribute::Bold),
+        (Modifier::DIM, Attribute::Dim),
+        (Modifier::ITALIC, Attribute::Italic),
+        (Modifier::UNDERLINED, Attribute::Underlined),
+        (Modifier::SLOW_BLINK, Attribute::SlowBlink),
+        (Modifier::RAPID_BLINK, Attribute::RapidBlink),
+        (Modifier::REVERSED, Attribute::Reverse),
+        (Modifier::HIDDEN, Attribute::Hidden),
+        (Modifier::CROSSED_OUT, Attribute::CrossedOut),
+    ];
+    // `None`: not known, so the next cell sets it.
+    let mut colours: Option<(Color, Color, Color)> =
+        Some((Color::Reset, Color::Reset, Color::Reset));
+    let mut modifier = Modifier::empty();
+    let mut next_at = None;
+    for (x, y, cell) in cells {
+        if next_at != Some((x, y)) {
+            queue!(bytes, MoveTo(x, y))?;
+        }
+        next_at = Some((x.saturating_add(1), y));
+        if cell.modifier != modifier {
+            // A reset clears the colours too.
+            queue!(bytes, SetAttribute(Attribute::Reset))?;
+            for (flag, attribute) in ATTRIBUTES {
+                if cell.modifier.contains(flag) {
+                    queue!(bytes, SetAttribute(attribute))?;
+                }
+            }
+            modifier = cell.modifier;
+            colours = None;
+        }
+        let (fg, bg, underline) = colours.unwrap_or((Color::Reset, Color::Reset, Color::Reset));
+        let unknown = colours.is_none();
+        if unknown || cell.fg != fg {
+            queue!(bytes, SetForegroundColor(cell.fg.into_crossterm()))?;
+        }
+        if unknown || cell.bg != bg {
+            queue!(bytes, SetBackgroundColor(cell.bg.into_crossterm()))?;
+        }
+        if unknown || cell.underline_color != underline {
+            queue!(
+                bytes,
+                SetUnderlineColor(cell.underline_color.into_crossterm())
+            )?;
+        }
+        colours = Some((cell.fg, cell.bg, cell.underline_color));
+        bytes.extend_from_slice(cell.symbol().as_bytes());
+    }
+    queue!(
+        bytes,
+        SetForegroundColor(crossterm::style::Color::Reset),
+        SetBackgroundColor(crossterm::style::Color::Reset),
+        SetUnderlineColor(crossterm::style::Color::Reset),
+        SetAttribute(Attribute::Reset),
+    )
+}
+
+/// A region drawn on its own: what the terminal shows there, and a buffer
+/// of its size to draw the next frame's cells into.
+struct Kept {
+    shown: Buffer,
+    drawn: Buffer,
+}
+
+impl Kept {
+    /// The region `rect` of `screen`, as it shows now.
+    fn of(screen: &Buffer, rect: Rect) -> Self {
+        let mut shown = Buffer::empty(rect);
+        let width = usize::from(rect.width);
+        for (row, y) in (rect.top()..rect.bottom()).enumerate() {
+            let start = screen.index_of(rect.x, y);
+            shown.content[row * width..(row + 1) * width]
+                .clone_from_slice(&screen.content[start..start + width]);
+        }
+        Kept {
+            shown,
+            drawn: Buffer::empty(rect),
+        }
+    }
+}
+
+/// Writes the cells of `from` into `into`, at the same places.
+fn paste_cells(from: &Buffer, into: &mut Buffer) {
+    let rect = from.area;
+    let width = usize::from(rect.width);
+    for (row, y) in (rect.top()..rect.bottom()).enumerate() {
+        let start = into.index_of(rect.x, y);
+        into.content[start..start + width]
+            .clone_from_slice(&from.content[row * width..(row + 1) * width]);
+    }
+}
