@@ -89,6 +89,30 @@ struct ServerState {
     lead_bytes: AtomicU64,
     /// Answer text of every other call, in bytes.
     other_bytes: AtomicU64,
+    /// Paced mode: when each heading of the proposal (`## Consideration N`)
+    /// had been written whole, by N, since the last reset.
+    written: Mutex<Vec<(u32, Instant)>>,
+}
+
+/// The heading the padding opens each section with, before its number.
+const HEADING: &str = "Consideration ";
+
+/// For each piece of `text` cut `CHUNK_CHARS` characters long, the number
+/// of the heading whose last digit it carries, if any.
+fn headings_by_piece(text: &str, pieces: usize) -> Vec<Option<u32>> {
+    let mut by_piece = vec![None; pieces];
+    let (mut searched, mut chars_before) = (0, 0);
+    while let Some(found) = text[searched..].find(HEADING) {
+        let start = searched + found + HEADING.len();
+        let digits = text[start..].bytes().take_while(u8::is_ascii_digit).count();
+        let end = start + digits;
+        chars_before += text[searched..end].chars().count();
+        searched = end;
+        if let (Ok(number), Some(last)) = (text[start..end].parse(), chars_before.checked_sub(1)) {
+            by_piece[last / CHUNK_CHARS] = Some(number);
+        }
+    }
+    by_piece
 }
 
 fn label((role, stage, round): &(String, String, u32)) -> String {
@@ -308,21 +332,36 @@ async fn answer(State(state): State<Arc<ServerState>>, request: Request, shape: 
         .chunks(CHUNK_CHARS)
         .map(|piece| piece.iter().collect())
         .collect();
+    let headings = match call.1.as_str() {
+        "proposal" => headings_by_piece(&text, pieces.len()),
+        _ => vec![None; pieces.len()],
+    };
     let output_tokens = (text.len() / 4) as u64;
     let tail = shape.tail(body_bytes / 4, output_tokens);
-    let frames = futures::stream::iter(shape.head(body_bytes / 4))
-        .chain(futures::stream::iter(pieces).map(move |piece| shape.event(&piece)))
-        .chain(futures::stream::once(async move { tail }));
+    let frames = futures::stream::iter(shape.head(body_bytes / 4).map(|head| (head, None)))
+        .chain(
+            futures::stream::iter(pieces.into_iter().zip(headings))
+                .map(move |(piece, heading)| (shape.event(&piece), heading)),
+        )
+        .chain(futures::stream::once(async move { (tail, None) }));
     let gap = Duration::from_micros(state.gap_us.load(Ordering::Relaxed));
     let frames: futures::stream::BoxStream<'static, Bytes> = if gap.is_zero() {
-        frames.boxed()
+        frames.map(|(frame, _)| frame).boxed()
     } else {
         // A real server's pacing: each event written on its own, a gap
         // apart (tokio's timer rounds a gap up to its next millisecond).
+        let state = Arc::clone(&state);
         frames
-            .then(move |frame| async move {
-                tokio::time::sleep(gap).await;
-                frame
+            .then(move |(frame, heading)| {
+                let state = Arc::clone(&state);
+                async move {
+                    tokio::time::sleep(gap).await;
+                    if let Some(number) = heading {
+                        // The event goes to the socket as this future returns.
+                        state.written.lock().unwrap().push((number, Instant::now()));
+                    }
+                    frame
+                }
             })
             .boxed()
     };
@@ -340,6 +379,12 @@ struct Server {
 }
 
 impl Server {
+    /// When each heading of the proposal was written, by number, since the
+    /// last call.
+    fn take_written(&self) -> Vec<(u32, Instant)> {
+        std::mem::take(&mut *self.state.written.lock().unwrap())
+    }
+
     fn take(&self) -> (u64, Vec<(String, usize)>) {
         let bytes = self.state.text_bytes.swap(0, Ordering::Relaxed);
         let calls = std::mem::take(&mut *self.state.calls.lock().unwrap());
@@ -360,6 +405,7 @@ async fn start_server() -> Server {
         gap_us: AtomicU64::new(0),
         lead_bytes: AtomicU64::new(LEAD_TEXT_BYTES as u64),
         other_bytes: AtomicU64::new(OTHER_TEXT_BYTES as u64),
+        written: Mutex::new(Vec::new()),
     });
     use axum::serve::{Listener, ListenerExt};
     // Every write its own segment, as a proxy that flushes each event.
@@ -885,7 +931,28 @@ fn run_quorum_headless(base_url: &str, shape: Shape, read_interval_ms: Option<u6
     cost
 }
 
-fn run_quorum_interface(base_url: &str, shape: Shape, read_interval_ms: Option<u64>) -> Cost {
+/// When each heading (`Consideration N`) first showed on a screen, by N.
+type Seen = std::collections::HashMap<u32, Instant>;
+
+/// Records in `seen` the headings `screen` shows that it had not shown
+/// before. A heading whose number is still arriving shows a prefix of it,
+/// but the smaller number that prefix reads as has shown long before.
+fn note_headings(screen: &vt100::Screen, at: Instant, seen: &mut Seen) {
+    let text = screen.contents();
+    for (found, _) in text.match_indices(HEADING) {
+        let rest = &text[found + HEADING.len()..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if let Ok(number) = rest[..digits].parse() {
+            seen.entry(number).or_insert(at);
+        }
+    }
+}
+
+fn run_quorum_interface(
+    base_url: &str,
+    shape: Shape,
+    read_interval_ms: Option<u64>,
+) -> (Cost, Seen) {
     let dir = tempfile::tempdir().expect("tempdir");
     let (env, extra) = quorum_setup(dir.path(), base_url, shape, read_interval_ms);
     let mut args = vec!["review", TOPIC, "--out", "out", "--moderation", "accept"];
@@ -894,7 +961,14 @@ fn run_quorum_interface(base_url: &str, shape: Shape, read_interval_ms: Option<u
         .iter()
         .map(|(name, value)| (name.as_str(), value.as_str()))
         .collect();
-    let mut run = PtyRun::spawn_with_env(&args, dir.path(), COLUMNS, ROWS, &env);
+    let seen = Arc::new(Mutex::new(Seen::new()));
+    let watch = {
+        let seen = Arc::clone(&seen);
+        move |screen: &vt100::Screen, at: Instant| {
+            note_headings(screen, at, &mut seen.lock().unwrap());
+        }
+    };
+    let mut run = PtyRun::spawn_watching(&args, dir.path(), COLUMNS, ROWS, &env, watch);
     run.wait_for("Written to", Duration::from_secs(1800));
     let pid = run.pid();
     let cost = Cost {
@@ -903,7 +977,23 @@ fn run_quorum_interface(base_url: &str, shape: Shape, read_interval_ms: Option<u
     };
     run.send("q");
     run.wait_exit(RUN_LIMIT);
-    cost
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
+    (cost, seen)
+}
+
+/// Milliseconds from each heading's last byte written to its first showing
+/// on screen, sorted; and how many headings never showed.
+fn arrival_to_drawn(written: &[(u32, Instant)], seen: &Seen) -> (Vec<f64>, usize) {
+    let mut latencies: Vec<f64> = written
+        .iter()
+        .filter_map(|(number, at)| {
+            let shown = seen.get(number)?;
+            Some(shown.saturating_duration_since(*at).as_secs_f64() * 1000.0)
+        })
+        .collect();
+    latencies.sort_by(f64::total_cmp);
+    let missed = written.len() - latencies.len();
+    (latencies, missed)
 }
 
 /// `curl -N` on each call in turn, with a body of the same size; the CPU
@@ -992,7 +1082,9 @@ fn paced_server(args: &[String]) -> (tokio::runtime::Runtime, Server, Pacing) {
 /// [--other-kb 32] [--reps 1]`: the review demo streamed by a server that
 /// writes each event as its own TCP segment, `--gap-ms` apart, in OpenAI's
 /// and Anthropic's event shapes; the CPU per MB of text of each reader, in
-/// one run, and each reader's ratio to the naive client's.
+/// one run, and each reader's ratio to the naive client's; and for the
+/// interface, the time from the server writing the last byte of each of
+/// the proposal's headings to the pty first showing it.
 fn paced(args: &[String]) {
     let (runtime, server, pacing) = paced_server(args);
     let Pacing {
@@ -1022,13 +1114,22 @@ fn paced(args: &[String]) {
         let (_, calls) = server.take();
         let mut per_mb: Vec<Vec<f64>> = vec![Vec::new(); readers.len()];
         let mut peaks: Vec<Vec<f64>> = vec![Vec::new(); readers.len()];
+        // Arrival → drawn of the proposal's headings, per interface reader.
+        let mut drawn: Vec<(Vec<f64>, usize)> = vec![(Vec::new(), 0); readers.len()];
         for _ in 0..reps {
             for (slot, reader) in readers.iter().enumerate() {
+                server.take_written();
                 let cost = match *reader {
                     Reader::Naive => run_bare_shaped(&server.base_url, shape, &calls),
                     Reader::Curl => run_curl(&server.base_url, shape, &calls),
                     Reader::Headless(ms) => run_quorum_headless(&server.base_url, shape, ms),
-                    Reader::Interface(ms) => run_quorum_interface(&server.base_url, shape, ms),
+                    Reader::Interface(ms) => {
+                        let (cost, seen) = run_quorum_interface(&server.base_url, shape, ms);
+                        let (latencies, missed) = arrival_to_drawn(&server.take_written(), &seen);
+                        drawn[slot].0.extend(latencies);
+                        drawn[slot].1 += missed;
+                        cost
+                    }
                 };
                 let (bytes, _) = server.take();
                 per_mb[slot].push(cost.cpu.as_secs_f64() / (bytes as f64 / MB));
@@ -1050,6 +1151,24 @@ fn paced(args: &[String]) {
                 median(&mut per_mb[slot].clone()),
                 median(&mut ratios),
                 median(&mut peaks[slot]),
+            );
+        }
+        for (slot, reader) in readers.iter().enumerate() {
+            let (latencies, missed) = &mut drawn[slot];
+            if latencies.is_empty() {
+                continue;
+            }
+            latencies.sort_by(f64::total_cmp);
+            let at = |share: f64| latencies[((latencies.len() - 1) as f64 * share) as usize];
+            println!(
+                "    {:<42} arrival → drawn of {} headings: median {:.1} ms, p99 {:.1} ms, \
+                 max {:.1} ms (target p99 ≤ 20 ms); {} never shown",
+                reader.label(),
+                latencies.len(),
+                at(0.5),
+                at(0.99),
+                at(1.0),
+                missed,
             );
         }
     }

@@ -67,6 +67,19 @@ impl PtyRun {
         rows: u16,
         env: &[(&str, &str)],
     ) -> PtyRun {
+        PtyRun::spawn_watching(args, cwd, cols, rows, env, |_, _| {})
+    }
+
+    /// [`PtyRun::spawn_with_env`], with `watch` shown the screen after each
+    /// read of the program's output, with the instant the read returned.
+    pub fn spawn_watching(
+        args: &[&str],
+        cwd: &Path,
+        cols: u16,
+        rows: u16,
+        env: &[(&str, &str)],
+        mut watch: impl FnMut(&vt100::Screen, Instant) + Send + 'static,
+    ) -> PtyRun {
         let home = tempfile::tempdir().expect("a temporary home");
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -117,6 +130,7 @@ impl PtyRun {
             loop {
                 // Linux reports the far side closing as EIO, not as 0 bytes.
                 let read = source.read(&mut buffer).unwrap_or(0);
+                let read_at = Instant::now();
                 let mut output = feed.output.lock().unwrap_or_else(|e| e.into_inner());
                 if read == 0 {
                     output.closed = true;
@@ -124,6 +138,7 @@ impl PtyRun {
                     return;
                 }
                 output.screen.process(&buffer[..read]);
+                watch(output.screen.screen(), read_at);
                 output.raw.extend_from_slice(&buffer[..read]);
                 feed.changed.notify_all();
             }
