@@ -27,6 +27,11 @@ use super::terminal::TerminalGuard;
 
 /// Shortest time between two frames, in milliseconds (about 60 fps).
 pub const FRAME_INTERVAL_MS: u64 = 16;
+/// How long after each boundary of the clock answer streams are read on
+/// (`agent::http::paced`) a frame window opens, in milliseconds: time for
+/// the text read at the boundary to reach the interface, so that it is
+/// drawn in the window that opens then rather than one frame later.
+pub const FRAME_PHASE_MS: u64 = 3;
 /// How often the clock-driven parts (elapsed time, tokens/s) refresh, in
 /// milliseconds.
 pub const TICK_INTERVAL_MS: u64 = 250;
@@ -70,6 +75,22 @@ pub async fn replay(app: App, timeline: Vec<Moment>) -> std::io::Result<Ending> 
         timeline.into(),
     )
     .await
+}
+
+/// When the frame window after the one holding `drawn` opens. Windows are
+/// [`FRAME_INTERVAL_MS`] long and open [`FRAME_PHASE_MS`] after the read
+/// clock's boundaries, so each frame's reads are drawn as they arrive, and a
+/// frame drawn between two boundaries (for a key, a tick) does not shift the
+/// frames after it out of step with the reads, which would hold every later
+/// chunk back by up to a frame.
+fn next_frame_window(drawn: Instant) -> Instant {
+    let phase = Duration::from_millis(FRAME_PHASE_MS);
+    let interval = Duration::from_millis(FRAME_INTERVAL_MS);
+    let boundary = crate::agent::http::paced::next_frame(
+        tokio::time::Instant::from_std(drawn.checked_sub(phase).unwrap_or(drawn)),
+        interval,
+    );
+    boundary.into_std() + phase
 }
 
 /// Shows the moments of `timeline` whose time has come, at most
@@ -116,8 +137,7 @@ async fn drive<T: Send + 'static>(
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let _backstop = crate::cli::signals::Backstop::install(true);
-    let frame = Duration::from_millis(FRAME_INTERVAL_MS);
-    let mut last_draw = Instant::now() - frame;
+    let mut last_draw: Option<Instant> = None;
     let mut batch = Vec::with_capacity(UPDATE_BATCH);
     let mut updates_open = true;
     let mut engine_running = true;
@@ -126,15 +146,16 @@ async fn drive<T: Send + 'static>(
     loop {
         let now = Instant::now();
         let next_moment = play_due(&mut app, &mut timeline, now);
-        if app.damage.any() && (person_acted || now >= last_draw + frame) {
+        let frame_opens = last_draw.map(next_frame_window);
+        if app.damage.any() && (person_acted || frame_opens.is_none_or(|opens| now >= opens)) {
             screen.draw(&mut app)?;
             person_acted = false;
-            last_draw = Instant::now();
+            last_draw = Some(Instant::now());
         }
         if app.quit {
             break;
         }
-        let next_frame = tokio::time::Instant::from_std(last_draw + frame);
+        let next_frame = tokio::time::Instant::from_std(frame_opens.unwrap_or(now));
         tokio::select! {
             received = updates.recv_many(&mut batch, UPDATE_BATCH), if updates_open => {
                 if received == 0 {
@@ -239,6 +260,35 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
             if relative != Path::new(crate::artifact::LOCK_FILE) {
                 out.push(relative.display().to_string());
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::http::paced::next_frame;
+
+    #[test]
+    fn frame_windows_open_a_phase_after_the_read_clock() {
+        let interval = Duration::from_millis(FRAME_INTERVAL_MS);
+        let phase = Duration::from_millis(FRAME_PHASE_MS);
+        let start = Instant::now();
+        for step in 0..200u64 {
+            let drawn = start + Duration::from_micros(step * 370);
+            let opens = next_frame_window(drawn);
+            assert!(opens > drawn, "the next window opens after the frame drawn");
+            assert!(opens - drawn <= interval, "and within a frame of it");
+            let boundary = opens - phase;
+            let before = tokio::time::Instant::from_std(boundary - Duration::from_nanos(1));
+            assert_eq!(
+                next_frame(before, interval).into_std(),
+                boundary,
+                "a phase after a boundary of the read clock"
+            );
+            // Text read at that boundary arrives inside the window that
+            // opens after it, not in the one before.
+            assert_eq!(next_frame_window(boundary), opens);
         }
     }
 }

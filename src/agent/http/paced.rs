@@ -200,7 +200,11 @@ pub fn next_frame(now: Instant, interval: Duration) -> Instant {
 /// `epoch`.
 fn frame_after(epoch: Instant, now: Instant, interval: Duration) -> Instant {
     let step = interval.as_nanos().max(1);
-    let since = now.saturating_duration_since(epoch).as_nanos();
+    let Some(since) = now.checked_duration_since(epoch) else {
+        // Before the clock started: its first boundary is the epoch.
+        return epoch;
+    };
+    let since = since.as_nanos();
     let frames = since / step + 1;
     let offset = u64::try_from(frames.saturating_mul(step)).unwrap_or(u64::MAX);
     epoch + Duration::from_nanos(offset)
@@ -385,6 +389,8 @@ mod tests {
             "strictly after now"
         );
         assert_eq!(frame_after(epoch, at(100), interval), at(112));
+        let before = epoch - Duration::from_millis(5);
+        assert_eq!(frame_after(epoch, before, interval), epoch);
     }
 
     /// Bytes written in many small segments are read whole at a frame
