@@ -12,6 +12,16 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+    // Besides the runtime's own thread, quorum's threads are short blocking
+    // workers (a journal's fsync, a file written); glibc would give each its
+    // own malloc arena, 1.1 MB of a headless run's 21.6 MB peak. One arena
+    // serves them all.
+    // SAFETY: mallopt only sets an allocator parameter; no thread has
+    // started yet.
+    #[cfg(target_env = "gnu")]
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
     let invocation = quorum::cli::parse_from(std::env::args_os());
     let _end_agent_groups = EndAgentGroups;
     // One thread: the engine, the interface and the agent calls are all
