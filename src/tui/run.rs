@@ -3,10 +3,10 @@
 //! drained in batches, applied to the state, and drawn at most once per
 //! frame interval when the state's damage says something changed (a frame
 //! that only streamed text redraws just those panes: see `screen`). Render
-//! rate is not token rate: a burst of a thousand chunks costs one frame. What the person does (a key,
-//! the mouse, a resize) is drawn at once, without waiting for the interval:
-//! people type far slower than the frame rate, and their answer should not
-//! wait behind the stream.
+//! rate is not token rate: a burst of a thousand chunks costs one frame.
+//! What the person does (a key, the mouse, a resize) is drawn at once,
+//! without waiting for the interval: people type far slower than the frame
+//! rate, and their answer should not wait behind the stream.
 
 use std::collections::VecDeque;
 use std::path::Path;

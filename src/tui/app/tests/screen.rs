@@ -17,15 +17,20 @@ fn whole(app: &App) -> Buffer {
     buffer
 }
 
-/// What a terminal that received every byte `screen` wrote shows.
-fn terminal_text(screen: &Screen<Vec<u8>>) -> String {
+/// A terminal that received every byte `screen` wrote.
+fn terminal(screen: &Screen<Vec<u8>>) -> vt100::Parser {
     let mut parser = vt100::Parser::new(
         std::num::NonZero::new(ROWS).unwrap(),
         std::num::NonZero::new(COLUMNS).unwrap(),
         0,
     );
     parser.process(screen.out());
-    let contents = parser.screen().contents();
+    parser
+}
+
+/// What a terminal that received every byte `screen` wrote shows.
+fn terminal_text(screen: &Screen<Vec<u8>>) -> String {
+    let contents = terminal(screen).screen().contents();
     let rows: Vec<&str> = contents.lines().map(str::trim_end).collect();
     rows.join("\n").trim_end_matches('\n').to_string()
 }
@@ -34,12 +39,7 @@ fn terminal_text(screen: &Screen<Vec<u8>>) -> String {
 /// attributes of the same cell in `expected`.
 fn assert_terminal_shows(screen: &Screen<Vec<u8>>, expected: &Buffer, frame: usize) {
     use ratatui::style::{Color, Modifier};
-    let mut parser = vt100::Parser::new(
-        std::num::NonZero::new(ROWS).unwrap(),
-        std::num::NonZero::new(COLUMNS).unwrap(),
-        0,
-    );
-    parser.process(screen.out());
+    let parser = terminal(screen);
     let colour = |colour: Color| match colour {
         Color::Reset => vt100::Color::Default,
         Color::Rgb(r, g, b) => vt100::Color::Rgb(r, g, b),
@@ -102,6 +102,12 @@ fn assert_terminal_shows(screen: &Screen<Vec<u8>>, expected: &Buffer, frame: usi
             );
         }
     }
+}
+
+/// The cells kept and what the terminal shows are a whole redraw's.
+fn assert_shows_whole(screen: &Screen<Vec<u8>>, app: &App) {
+    assert_eq!(screen.shown(), whole(app));
+    assert_eq!(terminal_text(screen), text_of(&whole(app)));
 }
 
 fn text_of(buffer: &Buffer) -> String {
@@ -185,8 +191,7 @@ fn anything_but_streamed_text_redraws_the_whole_screen() {
     assert_eq!(app.damage, Damage::Whole);
     chunk(&mut app, "proposer/proposal/r1/a1", &paragraph(1));
     assert!(!screen.draw(&mut app).unwrap(), "a key's frame is whole");
-    assert_eq!(screen.shown(), whole(&app));
-    assert_eq!(terminal_text(&screen), text_of(&whole(&app)));
+    assert_shows_whole(&screen, &app);
     // A dialog over the panes: streamed text under it redraws everything.
     key(&mut app, KeyCode::Char('?'));
     screen.draw(&mut app).unwrap();
@@ -195,8 +200,7 @@ fn anything_but_streamed_text_redraws_the_whole_screen() {
         !screen.draw(&mut app).unwrap(),
         "nothing is drawn over a dialog"
     );
-    assert_eq!(screen.shown(), whole(&app));
-    assert_eq!(terminal_text(&screen), text_of(&whole(&app)));
+    assert_shows_whole(&screen, &app);
     key(&mut app, KeyCode::Esc);
     screen.draw(&mut app).unwrap();
     // A second role starts: the layout changes, so the frame is whole.
@@ -206,8 +210,7 @@ fn anything_but_streamed_text_redraws_the_whole_screen() {
         !screen.draw(&mut app).unwrap(),
         "a new call's frame is whole"
     );
-    assert_eq!(screen.shown(), whole(&app));
-    assert_eq!(terminal_text(&screen), text_of(&whole(&app)));
+    assert_shows_whole(&screen, &app);
     // A resize starts afresh: the terminal is cleared and drawn whole.
     screen.resize(Size::new(COLUMNS, ROWS));
     chunk(&mut app, "critic/critique/r1/a1", &paragraph(4));
