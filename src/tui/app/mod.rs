@@ -1132,6 +1132,8 @@ impl App {
                         theme,
                         &mut budget,
                     );
+                    let first = pane.scroll.first_line(doc.line_count(), pane.viewport);
+                    doc.keep_rows_near(first, pane.viewport, theme);
                 }
                 Region::Transcript => {
                     self.transcript_viewport = usize::from(inner.height);

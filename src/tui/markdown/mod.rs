@@ -5,7 +5,9 @@
 //! (code fences, …) carried from one line to the next, and wrapping it to a
 //! pane's width as styled rows. Finished lines are laid out once per width and
 //! theme and kept, in chunks of lines; only the live tail (the text after the
-//! last newline) is laid out again when more text arrives. After a change of
+//! last newline) is laid out again when more text arrives. Rows far from the
+//! view are let go, their count kept, and laid out again when a view comes
+//! near ([`StreamDoc::keep_rows_near`]). After a change of
 //! width a pane may lay out the end of its text first and the rest over later
 //! frames ([`StreamDoc::layout_from_end`]). Handing out a window of rows takes
 //! `&self` and costs only the size of the window.
@@ -56,6 +58,12 @@ pub const LONG_LINE_SPLIT_BYTES: usize = 4096;
 /// well under a millisecond of work, so several panes catching up at once
 /// still leave a frame quick.
 pub const LAYOUT_BUDGET_BYTES: usize = 32 * 1024;
+
+/// Rows either side of a pane's view whose layout is kept
+/// ([`StreamDoc::keep_rows_near`]); rows more than twice as far are let go.
+/// Several pages of scrolling each way, a few hundred kilobytes a pane,
+/// where keeping every row held about 1.4 bytes per byte of text.
+pub const KEEP_ROWS_AROUND_VIEW: usize = 1024;
 
 /// Which part of an agent's output a piece of text belongs to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -228,7 +236,7 @@ impl StreamDoc {
         if !unchanged {
             self.laid_for = Some((width, theme.clone()));
             for chunk in &mut self.chunks {
-                chunk.rows = Rows::default();
+                *chunk = chunk.unlaid();
             }
             self.first_laid = self.chunks.len();
             self.tail_changed = true;
@@ -264,6 +272,7 @@ impl StreamDoc {
             for (text, kind) in self.finished.from(self.laid_finished).take(new) {
                 layouter.lay_out(text, &kind, &mut chunk.rows);
             }
+            chunk.row_count = chunk.rows.len();
             chunk.lines += new;
             self.laid_finished += new;
             laid += new;
@@ -317,7 +326,50 @@ impl StreamDoc {
         if chunk.lines == CHUNK_LINES {
             chunk.rows.shrink_to_fit();
         }
+        chunk.row_count = chunk.rows.len();
+        chunk.let_go = false;
         (chunk.lines, bytes)
+    }
+
+    /// Keeps rows only near a view of `count` rows from row `first`, at the
+    /// width and theme of the last layout: the full chunks within
+    /// [`KEEP_ROWS_AROUND_VIEW`] rows of it whose rows were let go are laid
+    /// out again, and those more than twice that far let their rows go,
+    /// keeping only how many there are. What a pane holds beyond its text
+    /// is then its view's neighbourhood, not a copy of all of it laid out;
+    /// scrolling lays out again what it comes near, a chunk at a time.
+    /// Returns how many lines were laid out again.
+    pub fn keep_rows_near(&mut self, first: usize, count: usize, theme: &Theme) -> usize {
+        let Some((width, _)) = self.laid_for else {
+            return 0;
+        };
+        let view_end = first.saturating_add(count);
+        let near = first.saturating_sub(KEEP_ROWS_AROUND_VIEW)
+            ..view_end.saturating_add(KEEP_ROWS_AROUND_VIEW);
+        let kept = first.saturating_sub(2 * KEEP_ROWS_AROUND_VIEW)
+            ..view_end.saturating_add(2 * KEEP_ROWS_AROUND_VIEW);
+        let overlaps = |range: &std::ops::Range<usize>, start: usize, end: usize| {
+            start < range.end && end > range.start
+        };
+        let mut layouter = Layouter::new(width, theme);
+        let mut relaid = 0;
+        let mut at = 0;
+        // The last chunk may still be filling: it always keeps its rows.
+        let full = self.chunks.len().saturating_sub(1);
+        for index in self.first_laid.min(full)..full {
+            let (start, end) = (at, at + self.chunks[index].row_count);
+            at = end;
+            if self.chunks[index].let_go {
+                if overlaps(&near, start, end) {
+                    relaid += self.lay_out_chunk(index, &mut layouter).0;
+                }
+            } else if !overlaps(&kept, start, end) {
+                let chunk = &mut self.chunks[index];
+                chunk.rows = Rows::default();
+                chunk.let_go = true;
+            }
+        }
+        relaid
     }
 
     /// Rows at the last layout width (after a budgeted layout, those that
@@ -332,7 +384,7 @@ impl StreamDoc {
 
     fn own_line_count(&self) -> usize {
         self.laid_chunks()
-            .map(|chunk| chunk.rows.len())
+            .map(|chunk| chunk.row_count)
             .sum::<usize>()
             + self.tail_rows.len()
     }
@@ -341,24 +393,29 @@ impl StreamDoc {
         self.chunks[self.first_laid.min(self.chunks.len())..].iter()
     }
 
-    /// Up to `count` rows from row `start`, as of the last layout.
+    /// Up to `count` rows from row `start`, as of the last layout. Rows
+    /// let go ([`keep_rows_near`](Self::keep_rows_near)) come out blank:
+    /// a view keeps the rows it shows.
     pub fn lines(&self, start: usize, count: usize) -> Vec<Line<'_>> {
         let mut lines = Vec::with_capacity(count.min(self.line_count()));
         let mut skip = start;
-        for rows in self
+        let chunks = self
             .laid_chunks()
-            .map(|chunk| &chunk.rows)
-            .chain(std::iter::once(&self.tail_rows))
-        {
+            .map(|chunk| (chunk.row_count, (!chunk.let_go).then_some(&chunk.rows)));
+        let tail = std::iter::once((self.tail_rows.len(), Some(&self.tail_rows)));
+        for (row_count, rows) in chunks.chain(tail) {
             if lines.len() == count {
                 break;
             }
-            if skip >= rows.len() {
-                skip -= rows.len();
+            if skip >= row_count {
+                skip -= row_count;
                 continue;
             }
-            let take = (rows.len() - skip).min(count - lines.len());
-            lines.extend((skip..skip + take).map(|row| rows.line(row)));
+            let take = (row_count - skip).min(count - lines.len());
+            match rows {
+                Some(rows) => lines.extend((skip..skip + take).map(|row| rows.line(row))),
+                None => lines.extend(std::iter::repeat_n(Line::default(), take)),
+            }
             skip = 0;
         }
         if let Some(trailer) = &self.trailer
@@ -415,6 +472,16 @@ impl StreamDoc {
                     .collect()
             })
             .collect()
+    }
+
+    /// Rows held laid out, not counting those let go.
+    #[cfg(test)]
+    pub(crate) fn rows_held(&self) -> usize {
+        self.laid_chunks()
+            .filter(|chunk| !chunk.let_go)
+            .map(|chunk| chunk.rows.len())
+            .sum::<usize>()
+            + self.tail_rows.len()
     }
 
     /// Source lines (finished lines and the live tail) the last
@@ -764,6 +831,57 @@ mod tests {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    #[test]
+    fn rows_far_from_the_view_are_let_go_and_laid_out_again_when_it_comes_near() {
+        let text = long_document(40 * CHUNK_LINES + 17);
+        let mut whole = doc_of(&text);
+        let expected = laid_out(&mut whole, 30);
+        let total = expected.len();
+        let mut doc = doc_of(&text);
+        doc.layout(30, &theme());
+        let view = 40;
+
+        // Following the end: only the end's neighbourhood keeps its rows.
+        assert_eq!(doc.keep_rows_near(total - view, view, &theme()), 0);
+        assert_eq!(doc.line_count(), total, "the count stands");
+        let held = doc.rows_held();
+        assert!(
+            held >= view + KEEP_ROWS_AROUND_VIEW
+                && held < 2 * KEEP_ROWS_AROUND_VIEW + view + 2 * 128 * 2,
+            "{held} of {total} rows held"
+        );
+        assert!(total > 4 * held, "{total} rows in all");
+        assert_eq!(
+            doc.lines(total - view, view),
+            whole.lines(total - view, view)
+        );
+
+        // Sent to the top, to the middle and back: each view is laid out
+        // again, row for row and style for style, and what it left is let go.
+        for first in [0, total / 2, total / 2 - 600, total - view] {
+            doc.keep_rows_near(first, view, &theme());
+            assert_eq!(
+                doc.lines(first, view),
+                whole.lines(first, view),
+                "from row {first}"
+            );
+            assert_eq!(doc.line_count(), total);
+            assert!(doc.rows_held() < total / 3, "{} rows held", doc.rows_held());
+        }
+        assert_eq!(
+            doc.keep_rows_near(total - view, view, &theme()),
+            0,
+            "a view that stays lays nothing out again"
+        );
+
+        // More text and a change of width keep working on what was let go.
+        doc.push(Segment::Answer, "\nthe end, after all\n");
+        assert_eq!(
+            laid_out(&mut doc, 44),
+            laid_out(&mut doc_of(&format!("{text}\nthe end, after all\n")), 44)
+        );
     }
 
     #[test]

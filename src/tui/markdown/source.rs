@@ -184,8 +184,25 @@ impl SourceLines {
 pub(super) struct RowChunk {
     /// Source lines in the chunk.
     pub(super) lines: usize,
-    /// Their rows at the current width; empty until laid out.
+    /// Their rows at the current width; empty until laid out, and again
+    /// once let go.
     pub(super) rows: Rows,
+    /// How many rows they make at the current width, which stays when the
+    /// rows are let go.
+    pub(super) row_count: usize,
+    /// The rows were let go, far from any view: `row_count` stands, and the
+    /// rows are laid out again when a view comes near.
+    pub(super) let_go: bool,
+}
+
+impl RowChunk {
+    /// The same lines with no rows: after a change of width or theme.
+    pub(super) fn unlaid(&self) -> RowChunk {
+        RowChunk {
+            lines: self.lines,
+            ..RowChunk::default()
+        }
+    }
 }
 
 #[cfg(test)]

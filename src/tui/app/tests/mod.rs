@@ -804,6 +804,72 @@ fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
     assert!(visible_rows(&app, 0)[0].starts_with("line 0:"));
 }
 
+/// A pane keeps laid out only the rows near its view: 40,000 lines held,
+/// a few thousand rows kept, and every view it is sent to still shows its
+/// own lines, in order.
+#[test]
+fn a_pane_keeps_the_rows_near_its_view_and_shows_every_place_it_is_sent() {
+    let mut app = app();
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    let text: String = (0..40_000)
+        .map(|n| format!("line {n}: a sentence long enough to wrap in a narrow pane\n"))
+        .collect();
+    app.apply(
+        Update::Chunk {
+            call_id: "proposer/proposal/r1/a1".into(),
+            text,
+        },
+        Instant::now(),
+    );
+    let screen = Rect::new(0, 0, 200, 60);
+    app.prepare(screen);
+    let doc = app.panes[0].shown();
+    assert!(
+        doc.rows_held() * 10 < doc.line_count(),
+        "{} of {} rows held",
+        doc.rows_held(),
+        doc.line_count()
+    );
+    let number =
+        |row: &str| -> Option<usize> { row.strip_prefix("line ")?.split(':').next()?.parse().ok() };
+    let shown_lines = |app: &App| -> Vec<usize> {
+        visible_rows(app, 0)
+            .iter()
+            .filter_map(|row| number(row))
+            .collect()
+    };
+    assert_eq!(shown_lines(&app).last(), Some(&39_999));
+
+    app.focus = Focus::Pane(0);
+    key(&mut app, KeyCode::Char('g'));
+    app.prepare(screen);
+    let mut last_seen = None;
+    for page in 0..40 {
+        let lines = shown_lines(&app);
+        assert!(!lines.is_empty(), "page {page} shows lines");
+        assert!(
+            lines.windows(2).all(|pair| pair[1] == pair[0] + 1),
+            "page {page}: {lines:?}"
+        );
+        if let Some(seen) = last_seen {
+            assert!(lines[0] > seen, "page {page} moves on from line {seen}");
+        } else {
+            assert_eq!(lines[0], 0);
+        }
+        last_seen = lines.last().copied();
+        // Two pages at a time: the view soon leaves what was kept at the top.
+        for _ in 0..2 {
+            key(&mut app, KeyCode::PageDown);
+        }
+        app.prepare(screen);
+    }
+    key(&mut app, KeyCode::Char('G'));
+    app.prepare(screen);
+    assert_eq!(shown_lines(&app).last(), Some(&39_999));
+    let doc = app.panes[0].shown();
+    assert!(doc.rows_held() * 10 < doc.line_count());
+}
+
 /// Issue 26: the words of the moderator's decisions come from the
 /// protocol, in one place: the footer, the help and the item list all say
 /// a council's "deliver / drop / hold back", and the keys stay a / r / d.
