@@ -14,7 +14,7 @@
 
 use std::io::{self, Write};
 
-use crossterm::cursor::{Hide, MoveTo};
+use crossterm::cursor::Hide;
 use crossterm::queue;
 use crossterm::style::{
     Attribute, SetAttribute, SetBackgroundColor, SetForegroundColor, SetUnderlineColor,
@@ -229,11 +229,12 @@ fn encode<'a>(
     // `None`: not known, so the next cell sets it.
     let mut colours: Option<(Color, Color, Color)> =
         Some((Color::Reset, Color::Reset, Color::Reset));
+    let mut sequences = Sequences::default();
     let mut modifier = Modifier::empty();
     let mut next_at = None;
     for (x, y, cell) in cells {
         if next_at != Some((x, y)) {
-            queue!(bytes, MoveTo(x, y))?;
+            move_to(bytes, x, y);
         }
         next_at = Some((x.saturating_add(1), y));
         if cell.modifier != modifier {
@@ -250,16 +251,13 @@ fn encode<'a>(
         let (fg, bg, underline) = colours.unwrap_or((Color::Reset, Color::Reset, Color::Reset));
         let unknown = colours.is_none();
         if unknown || cell.fg != fg {
-            queue!(bytes, SetForegroundColor(cell.fg.into_crossterm()))?;
+            sequences.put(bytes, Layer::Foreground, cell.fg)?;
         }
         if unknown || cell.bg != bg {
-            queue!(bytes, SetBackgroundColor(cell.bg.into_crossterm()))?;
+            sequences.put(bytes, Layer::Background, cell.bg)?;
         }
         if unknown || cell.underline_color != underline {
-            queue!(
-                bytes,
-                SetUnderlineColor(cell.underline_color.into_crossterm())
-            )?;
+            sequences.put(bytes, Layer::Underline, cell.underline_color)?;
         }
         colours = Some((cell.fg, cell.bg, cell.underline_color));
         bytes.extend_from_slice(cell.symbol().as_bytes());
@@ -271,6 +269,67 @@ fn encode<'a>(
         SetUnderlineColor(crossterm::style::Color::Reset),
         SetAttribute(Attribute::Reset),
     )
+}
+
+/// What crossterm's `MoveTo(x, y)` writes (`CSI row ; column H`, counted
+/// from 1), without going through `fmt`: a scrolling pane moves the cursor
+/// once a row.
+fn move_to(bytes: &mut Vec<u8>, x: u16, y: u16) {
+    bytes.extend_from_slice(b"\x1b[");
+    push_decimal(bytes, u32::from(y) + 1);
+    bytes.push(b';');
+    push_decimal(bytes, u32::from(x) + 1);
+    bytes.push(b'H');
+}
+
+fn push_decimal(bytes: &mut Vec<u8>, mut number: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (number % 10) as u8;
+        number /= 10;
+        if number == 0 {
+            break;
+        }
+    }
+    bytes.extend_from_slice(&digits[at..]);
+}
+
+/// Which colour of a cell a sequence sets.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    Foreground,
+    Background,
+    Underline,
+}
+
+/// The escape sequences of the colours one frame sets, each formatted by
+/// crossterm once and copied after that: a frame sets a handful of colours
+/// hundreds of times.
+#[derive(Default)]
+struct Sequences(Vec<(Layer, Color, Vec<u8>)>);
+
+impl Sequences {
+    fn put(&mut self, bytes: &mut Vec<u8>, layer: Layer, colour: Color) -> io::Result<()> {
+        let known = self.0.iter().find(|(known_layer, known_colour, _)| {
+            *known_layer == layer && *known_colour == colour
+        });
+        if let Some((_, _, sequence)) = known {
+            bytes.extend_from_slice(sequence);
+            return Ok(());
+        }
+        let mut sequence = Vec::new();
+        let crossterm_colour = colour.into_crossterm();
+        match layer {
+            Layer::Foreground => queue!(sequence, SetForegroundColor(crossterm_colour))?,
+            Layer::Background => queue!(sequence, SetBackgroundColor(crossterm_colour))?,
+            Layer::Underline => queue!(sequence, SetUnderlineColor(crossterm_colour))?,
+        }
+        bytes.extend_from_slice(&sequence);
+        self.0.push((layer, colour, sequence));
+        Ok(())
+    }
 }
 
 /// A region drawn on its own: what the terminal shows there, and a buffer
@@ -305,5 +364,47 @@ fn paste_cells(from: &Buffer, into: &mut Buffer) {
         let start = into.index_of(rect.x, y);
         into.content[start..start + width]
             .clone_from_slice(&from.content[row * width..(row + 1) * width]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crossterm::cursor::MoveTo;
+
+    use super::*;
+
+    #[test]
+    fn cursor_moves_and_colours_are_written_as_crossterm_writes_them() {
+        for (x, y) in [(0, 0), (9, 9), (10, 99), (199, 59), (1000, 65534)] {
+            let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+            move_to(&mut ours, x, y);
+            queue!(theirs, MoveTo(x, y)).unwrap();
+            assert_eq!(ours, theirs, "({x}, {y})");
+        }
+        let colours = [
+            Color::Reset,
+            Color::Red,
+            Color::LightCyan,
+            Color::Indexed(208),
+            Color::Rgb(1, 20, 255),
+        ];
+        let mut sequences = Sequences::default();
+        for round in 0..2 {
+            for colour in colours {
+                for layer in [Layer::Foreground, Layer::Background, Layer::Underline] {
+                    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+                    sequences.put(&mut ours, layer, colour).unwrap();
+                    let crossterm_colour = colour.into_crossterm();
+                    match layer {
+                        Layer::Foreground => queue!(theirs, SetForegroundColor(crossterm_colour)),
+                        Layer::Background => queue!(theirs, SetBackgroundColor(crossterm_colour)),
+                        Layer::Underline => queue!(theirs, SetUnderlineColor(crossterm_colour)),
+                    }
+                    .unwrap();
+                    assert_eq!(ours, theirs, "{colour:?}, round {round}");
+                }
+            }
+        }
+        assert_eq!(sequences.0.len(), colours.len() * 3, "each formatted once");
     }
 }
