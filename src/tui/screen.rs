@@ -304,9 +304,9 @@ enum Layer {
     Underline,
 }
 
-/// The escape sequences of the colours one frame sets, each formatted by
-/// crossterm once and copied after that: a frame sets a handful of colours
-/// hundreds of times.
+/// The escape sequences of the colours one [`encode`] sets, each formatted
+/// by crossterm once and copied after that: a pane's cells set a handful of
+/// colours hundreds of times.
 #[derive(Default)]
 struct Sequences(Vec<(Layer, Color, Vec<u8>)>);
 

@@ -340,8 +340,10 @@ impl StreamDoc {
     /// scrolling lays out again what it comes near, a chunk at a time.
     /// Returns how many lines were laid out again.
     pub fn keep_rows_near(&mut self, first: usize, count: usize, theme: &Theme) -> usize {
-        let Some((width, _)) = self.laid_for else {
-            return 0;
+        let width = match &self.laid_for {
+            // Rows of another theme are laid out afresh by the next layout.
+            Some((width, laid_theme)) if laid_theme == theme => *width,
+            _ => return 0,
         };
         let view_end = first.saturating_add(count);
         let near = first.saturating_sub(KEEP_ROWS_AROUND_VIEW)
@@ -874,6 +876,16 @@ mod tests {
             doc.keep_rows_near(total - view, view, &theme()),
             0,
             "a view that stays lays nothing out again"
+        );
+        let light = Theme::builtin("light").unwrap();
+        assert_eq!(
+            doc.keep_rows_near(0, view, &light),
+            0,
+            "rows of another theme wait for the next layout"
+        );
+        assert_eq!(
+            doc.lines(total - view, view),
+            whole.lines(total - view, view)
         );
 
         // More text and a change of width keep working on what was let go.
