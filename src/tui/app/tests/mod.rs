@@ -750,8 +750,9 @@ fn visible_rows(app: &App, index: usize) -> Vec<String> {
     pane.shown().row_texts(first, pane.viewport)
 }
 
-#[test]
-fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
+/// An interface whose proposer has streamed 40,000 numbered lines
+/// (`line N: …`), each long enough to wrap in a narrow pane.
+fn proposer_with_40_000_lines() -> App {
     let mut app = app();
     start(&mut app, "proposer/proposal/r1/a1", "proposer");
     let text: String = (0..40_000)
@@ -764,6 +765,12 @@ fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
         },
         Instant::now(),
     );
+    app
+}
+
+#[test]
+fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
+    let mut app = proposer_with_40_000_lines();
     let screen = Rect::new(0, 0, 200, 60);
     app.prepare(screen);
     assert!(!app.layout_pending, "a first layout is whole");
@@ -809,18 +816,7 @@ fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
 /// own lines, in order.
 #[test]
 fn a_pane_keeps_the_rows_near_its_view_and_shows_every_place_it_is_sent() {
-    let mut app = app();
-    start(&mut app, "proposer/proposal/r1/a1", "proposer");
-    let text: String = (0..40_000)
-        .map(|n| format!("line {n}: a sentence long enough to wrap in a narrow pane\n"))
-        .collect();
-    app.apply(
-        Update::Chunk {
-            call_id: "proposer/proposal/r1/a1".into(),
-            text,
-        },
-        Instant::now(),
-    );
+    let mut app = proposer_with_40_000_lines();
     let screen = Rect::new(0, 0, 200, 60);
     app.prepare(screen);
     let doc = app.panes[0].shown();
