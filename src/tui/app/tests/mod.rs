@@ -9,6 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 
 mod replay;
 mod screen;
+mod scroll;
 
 fn role(slot: &str, title: &str) -> RoleInfo {
     let group = match slot {
@@ -415,52 +416,6 @@ fn quit_asks_while_running_and_not_after_the_verdict() {
     assert!(app.quit);
 }
 
-#[test]
-fn the_wheel_scrolls_the_pane_under_the_pointer() {
-    let mut app = app();
-    start(&mut app, "proposer/proposal/r1/a1", "proposer");
-    let text: String = (0..200).map(|n| format!("line {n}\n")).collect();
-    app.apply(
-        Update::Chunk {
-            call_id: "proposer/proposal/r1/a1".into(),
-            text,
-        },
-        Instant::now(),
-    );
-    app.focus = Focus::Transcript;
-    app.prepare(Rect::new(0, 0, 200, 60));
-    let proposer = app.layout.rect(Region::Pane(0)).unwrap();
-    let wheel = |kind| MouseEvent {
-        kind,
-        column: proposer.x + 2,
-        row: proposer.y + 2,
-        modifiers: KeyModifiers::NONE,
-    };
-    app.handle_mouse(wheel(MouseEventKind::ScrollUp));
-    assert_eq!(app.focus, Focus::Pane(0));
-    assert!(!app.panes[0].scroll.follow, "scrolling up stops following");
-    app.handle_mouse(wheel(MouseEventKind::ScrollDown));
-    assert!(
-        app.panes[0].scroll.follow,
-        "back at the bottom it follows again"
-    );
-    app.handle_mouse(wheel(MouseEventKind::Down(MouseButton::Left)));
-}
-
-#[test]
-fn scrolling_up_stops_following_and_the_bottom_resumes_it() {
-    let mut scroll = Scroll::default();
-    assert_eq!(scroll.first_line(100, 10), 90);
-    scroll.scroll_by(-5, 100, 10);
-    assert!(!scroll.follow);
-    assert_eq!(scroll.first_line(100, 10), 85);
-    // New text arrives: the view stays where the reader is.
-    assert_eq!(scroll.first_line(150, 10), 85);
-    scroll.scroll_by(100, 150, 10);
-    assert!(scroll.follow);
-    assert_eq!(scroll.first_line(200, 10), 190);
-}
-
 fn app_with_items(ids: &[&str]) -> App {
     let info = info(Vec::new());
     let mut app = App::new(info, Theme::default(), Instant::now());
@@ -748,122 +703,6 @@ fn visible_rows(app: &App, index: usize) -> Vec<String> {
         .scroll
         .first_line(pane.shown().line_count(), pane.viewport);
     pane.shown().row_texts(first, pane.viewport)
-}
-
-/// An interface whose proposer has streamed 40,000 numbered lines
-/// (`line N: …`), each long enough to wrap in a narrow pane.
-fn proposer_with_40_000_lines() -> App {
-    let mut app = app();
-    start(&mut app, "proposer/proposal/r1/a1", "proposer");
-    let text: String = (0..40_000)
-        .map(|n| format!("line {n}: a sentence long enough to wrap in a narrow pane\n"))
-        .collect();
-    app.apply(
-        Update::Chunk {
-            call_id: "proposer/proposal/r1/a1".into(),
-            text,
-        },
-        Instant::now(),
-    );
-    app
-}
-
-#[test]
-fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
-    let mut app = proposer_with_40_000_lines();
-    let screen = Rect::new(0, 0, 200, 60);
-    app.prepare(screen);
-    assert!(!app.layout_pending, "a first layout is whole");
-    app.focus = Focus::Pane(0);
-    key(&mut app, KeyCode::Char('z'));
-    app.prepare(screen);
-    assert!(app.layout_pending, "the zoomed frame lays out only the end");
-    assert!(app.panes[0].shown().lines_laid_last_layout() < 10_000);
-    let bottom = visible_rows(&app, 0);
-    assert!(
-        bottom.last().unwrap().starts_with("line 39999"),
-        "{bottom:?}"
-    );
-
-    // Paused a page up while the rest is laid out: the view keeps its text.
-    key(&mut app, KeyCode::PageUp);
-    app.prepare(screen);
-    let paused = visible_rows(&app, 0);
-    let mut frames = 0;
-    while app.layout_pending {
-        app.prepare(screen);
-        frames += 1;
-        assert_eq!(visible_rows(&app, 0), paused, "after {frames} frames");
-    }
-    assert!(frames > 1);
-    key(&mut app, KeyCode::Char('g'));
-    app.prepare(screen);
-    assert!(visible_rows(&app, 0)[0].starts_with("line 0:"));
-
-    // Sent to the top while the text is still being laid out: the top.
-    key(&mut app, KeyCode::Char('G'));
-    key(&mut app, KeyCode::Char('z'));
-    app.prepare(screen);
-    assert!(app.layout_pending);
-    key(&mut app, KeyCode::Char('g'));
-    app.prepare(screen);
-    assert!(!app.layout_pending);
-    assert!(visible_rows(&app, 0)[0].starts_with("line 0:"));
-}
-
-/// A pane keeps laid out only the rows near its view: 40,000 lines held,
-/// a few thousand rows kept, and every view it is sent to still shows its
-/// own lines, in order.
-#[test]
-fn a_pane_keeps_the_rows_near_its_view_and_shows_every_place_it_is_sent() {
-    let mut app = proposer_with_40_000_lines();
-    let screen = Rect::new(0, 0, 200, 60);
-    app.prepare(screen);
-    let doc = app.panes[0].shown();
-    assert!(
-        doc.rows_held() * 10 < doc.line_count(),
-        "{} of {} rows held",
-        doc.rows_held(),
-        doc.line_count()
-    );
-    let number =
-        |row: &str| -> Option<usize> { row.strip_prefix("line ")?.split(':').next()?.parse().ok() };
-    let shown_lines = |app: &App| -> Vec<usize> {
-        visible_rows(app, 0)
-            .iter()
-            .filter_map(|row| number(row))
-            .collect()
-    };
-    assert_eq!(shown_lines(&app).last(), Some(&39_999));
-
-    app.focus = Focus::Pane(0);
-    key(&mut app, KeyCode::Char('g'));
-    app.prepare(screen);
-    let mut last_seen = None;
-    for page in 0..40 {
-        let lines = shown_lines(&app);
-        assert!(!lines.is_empty(), "page {page} shows lines");
-        assert!(
-            lines.windows(2).all(|pair| pair[1] == pair[0] + 1),
-            "page {page}: {lines:?}"
-        );
-        if let Some(seen) = last_seen {
-            assert!(lines[0] > seen, "page {page} moves on from line {seen}");
-        } else {
-            assert_eq!(lines[0], 0);
-        }
-        last_seen = lines.last().copied();
-        // Two pages at a time: the view soon leaves what was kept at the top.
-        for _ in 0..2 {
-            key(&mut app, KeyCode::PageDown);
-        }
-        app.prepare(screen);
-    }
-    key(&mut app, KeyCode::Char('G'));
-    app.prepare(screen);
-    assert_eq!(shown_lines(&app).last(), Some(&39_999));
-    let doc = app.panes[0].shown();
-    assert!(doc.rows_held() * 10 < doc.line_count());
 }
 
 /// Issue 26: the words of the moderator's decisions come from the
