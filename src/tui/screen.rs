@@ -275,25 +275,12 @@ fn encode<'a>(
 /// from 1), without going through `fmt`: a scrolling pane moves the cursor
 /// once a row.
 fn move_to(bytes: &mut Vec<u8>, x: u16, y: u16) {
+    let mut digits = itoa::Buffer::new();
     bytes.extend_from_slice(b"\x1b[");
-    push_decimal(bytes, u32::from(y) + 1);
+    bytes.extend_from_slice(digits.format(u32::from(y) + 1).as_bytes());
     bytes.push(b';');
-    push_decimal(bytes, u32::from(x) + 1);
+    bytes.extend_from_slice(digits.format(u32::from(x) + 1).as_bytes());
     bytes.push(b'H');
-}
-
-fn push_decimal(bytes: &mut Vec<u8>, mut number: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (number % 10) as u8;
-        number /= 10;
-        if number == 0 {
-            break;
-        }
-    }
-    bytes.extend_from_slice(&digits[at..]);
 }
 
 /// Which colour of a cell a sequence sets.
@@ -302,6 +289,20 @@ enum Layer {
     Foreground,
     Background,
     Underline,
+}
+
+impl Layer {
+    /// What crossterm writes to set this layer to `colour`.
+    fn sequence(self, colour: Color) -> io::Result<Vec<u8>> {
+        let mut sequence = Vec::new();
+        let colour = colour.into_crossterm();
+        match self {
+            Layer::Foreground => queue!(sequence, SetForegroundColor(colour))?,
+            Layer::Background => queue!(sequence, SetBackgroundColor(colour))?,
+            Layer::Underline => queue!(sequence, SetUnderlineColor(colour))?,
+        }
+        Ok(sequence)
+    }
 }
 
 /// The escape sequences of the colours one [`encode`] sets, each formatted
@@ -319,13 +320,7 @@ impl Sequences {
             bytes.extend_from_slice(sequence);
             return Ok(());
         }
-        let mut sequence = Vec::new();
-        let crossterm_colour = colour.into_crossterm();
-        match layer {
-            Layer::Foreground => queue!(sequence, SetForegroundColor(crossterm_colour))?,
-            Layer::Background => queue!(sequence, SetBackgroundColor(crossterm_colour))?,
-            Layer::Underline => queue!(sequence, SetUnderlineColor(crossterm_colour))?,
-        }
+        let sequence = layer.sequence(colour)?;
         bytes.extend_from_slice(&sequence);
         self.0.push((layer, colour, sequence));
         Ok(())
@@ -392,15 +387,9 @@ mod tests {
         for round in 0..2 {
             for colour in colours {
                 for layer in [Layer::Foreground, Layer::Background, Layer::Underline] {
-                    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+                    let mut ours = Vec::new();
                     sequences.put(&mut ours, layer, colour).unwrap();
-                    let crossterm_colour = colour.into_crossterm();
-                    match layer {
-                        Layer::Foreground => queue!(theirs, SetForegroundColor(crossterm_colour)),
-                        Layer::Background => queue!(theirs, SetBackgroundColor(crossterm_colour)),
-                        Layer::Underline => queue!(theirs, SetUnderlineColor(crossterm_colour)),
-                    }
-                    .unwrap();
+                    let theirs = layer.sequence(colour).unwrap();
                     assert_eq!(ours, theirs, "{colour:?}, round {round}");
                 }
             }
