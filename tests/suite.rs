@@ -59,6 +59,7 @@ mod hostile_files;
 mod hostile_input;
 mod hostile_items;
 mod lenient_reader;
+mod link_order;
 mod protocol_council;
 mod protocol_decision_review;
 mod protocol_plan;
