@@ -342,15 +342,8 @@ impl DecisionReview {
                 }
             }
         };
-        let evaluation = self
-            .evaluations
-            .last_mut()
-            .expect("judges belong to a round");
-        let record = evaluation.judges.entry(role).or_default();
-        record.call_id = Some(call_id.to_string());
-        record.attempt = call.attempt;
+        let record = self.judge_answered(role, call, result);
         record.raw = Some(output.to_string());
-        record.result = Some(result);
         record.normalised = normalised;
         self.conclude_round_if_complete(now)
     }
@@ -362,6 +355,18 @@ impl DecisionReview {
         reason: String,
         now: Timestamp,
     ) -> Vec<Effect> {
+        self.judge_answered(role, call, JudgeResult::Skipped { reason });
+        self.conclude_round_if_complete(now)
+    }
+
+    /// `role`'s record in the running round, with `result` and the call
+    /// (and attempt) it came from.
+    fn judge_answered(
+        &mut self,
+        role: JudgeRole,
+        call: &LiveCall,
+        result: JudgeResult,
+    ) -> &mut JudgeRecord {
         let evaluation = self
             .evaluations
             .last_mut()
@@ -369,8 +374,8 @@ impl DecisionReview {
         let record = evaluation.judges.entry(role).or_default();
         record.call_id = Some(call.call_id());
         record.attempt = call.attempt;
-        record.result = Some(JudgeResult::Skipped { reason });
-        self.conclude_round_if_complete(now)
+        record.result = Some(result);
+        record
     }
 
     pub(super) fn conclude_round_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -607,23 +612,15 @@ impl DecisionReview {
             .expect("judges follow a revision")
             .output
             .revised_tree;
-        let block_option: BTreeMap<String, String> = tree
-            .blocks
-            .iter()
-            .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
-            .collect();
-        let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
-        let evaluation = self.evaluations.last_mut().expect("a round is running");
-        let results = evaluation.results();
-        let ranked = ranking::rank(
-            &ids,
-            &block_option,
-            &self.config.panel,
-            &results,
-            &self.config.thresholds,
-        );
+        let results = self
+            .evaluations
+            .last()
+            .expect("a round is running")
+            .results();
+        let ranked = self.rank_options(tree, &results);
         let scored = results.values().filter(|r| r.scores().is_some()).count();
         let needed = verdict::quorum_required(self.config.panel.len());
+        let evaluation = self.evaluations.last_mut().expect("a round is running");
         evaluation.ranking = Some(ranked.clone());
         let order: Vec<&str> = ranked.ranking.iter().map(|o| o.option.as_str()).collect();
         self.push_log(
@@ -664,6 +661,24 @@ impl DecisionReview {
             note,
         };
         vec![self.core.finish(outcome)]
+    }
+
+    /// The options ranked by the judges' `results`, `tree` saying which
+    /// option each block argues for (A15): at the end of a comparison, and
+    /// on the board while judges are still scoring.
+    pub(super) fn rank_options(
+        &self,
+        tree: &ThesisTree,
+        results: &BTreeMap<JudgeRole, JudgeResult>,
+    ) -> ranking::Ranking {
+        let block_option: BTreeMap<String, String> = tree
+            .blocks
+            .iter()
+            .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
+            .collect();
+        let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
+        let (panel, thresholds) = (&self.config.panel, &self.config.thresholds);
+        ranking::rank(&ids, &block_option, panel, results, thresholds)
     }
 
     /// The latest revision as the judges read it, with what masking hid:

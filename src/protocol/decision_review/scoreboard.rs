@@ -5,10 +5,9 @@
 //! are derived in [`super::evaluation`].
 
 use crate::protocol::fairness::agreement::Agreement;
-use std::collections::BTreeMap;
 
 use super::model::{ItemDecision, JudgeResult};
-use super::{DecisionReview, ReviewMode, Stage, block_ids, moderation_item, ranking, verdict};
+use super::{DecisionReview, ReviewMode, Stage, block_ids, moderation_item, verdict};
 use crate::protocol::{
     Board, BoardItem, BoardView, ImpliedVerdict, JudgeState, ScoreColumn, Scoreboard, StageFocus,
     StageInfo,
@@ -174,21 +173,10 @@ impl DecisionReview {
             .filter(|column| column.state == JudgeState::Pending)
             .count();
         let leader = comparative.then(|| {
-            let ranked = evaluation.ranking.clone().unwrap_or_else(|| {
-                let block_option: BTreeMap<String, String> = tree
-                    .blocks
-                    .iter()
-                    .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
-                    .collect();
-                let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
-                ranking::rank(
-                    &ids,
-                    &block_option,
-                    &self.config.panel,
-                    &evaluation.results(),
-                    &self.config.thresholds,
-                )
-            });
+            let ranked = evaluation
+                .ranking
+                .clone()
+                .unwrap_or_else(|| self.rank_options(tree, &evaluation.results()));
             let order: Vec<&str> = ranked.ranking.iter().map(|o| o.option.as_str()).collect();
             let so_far = if pending > 0 {
                 format!(
