@@ -27,7 +27,9 @@ fn main() {
         && std::env::var_os("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER").is_none();
     let wanted = var("QUORUM_LINK_ORDER") != "0";
     let order = Path::new(&var("CARGO_MANIFEST_DIR")).join(ORDER);
-    if release && linked_by_lld && wanted && order.is_file() {
+    // `-Wl,` splits its argument at commas.
+    let passable = !order.to_string_lossy().contains(',');
+    if release && linked_by_lld && wanted && passable && order.is_file() {
         println!(
             "cargo::rustc-link-arg-bin=quorum=-Wl,--symbol-ordering-file={}",
             order.display()
