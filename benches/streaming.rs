@@ -1093,22 +1093,40 @@ fn paced(args: &[String]) {
         other_kb,
     } = pacing;
     let reps: usize = flag_value(args, "--reps").unwrap_or(1);
+    // `--readers curl,headless,...`: the readers to run besides the naive
+    // one, which every ratio needs (all of them by default).
+    let chosen: Option<String> = flag_value(args, "--readers");
     let mut readers = vec![Reader::Naive];
-    if curl_present() {
-        readers.push(Reader::Curl);
+    for (name, reader) in [
+        ("curl", Reader::Curl),
+        ("headless-every", Reader::Headless(Some(0))),
+        ("headless", Reader::Headless(None)),
+        ("interface-every", Reader::Interface(Some(0))),
+        ("interface", Reader::Interface(None)),
+    ] {
+        let wanted = chosen
+            .as_deref()
+            .is_none_or(|chosen| chosen.split(',').any(|one| one == name));
+        if wanted && (name != "curl" || curl_present()) {
+            readers.push(reader);
+        }
     }
-    readers.extend([
-        Reader::Headless(Some(0)),
-        Reader::Headless(None),
-        Reader::Interface(Some(0)),
-        Reader::Interface(None),
-    ]);
+    // `--shape openai` or `--shape anthropic`: one event shape (both by default).
+    let shape: Option<String> = flag_value(args, "--shape");
+    let shapes: Vec<Shape> = [Shape::OpenAi, Shape::Anthropic]
+        .into_iter()
+        .filter(|one| {
+            shape
+                .as_deref()
+                .is_none_or(|name| one.name().eq_ignore_ascii_case(name))
+        })
+        .collect();
     println!(
         "streaming, paced: the review demo, one SSE event of {CHUNK_CHARS} characters per \
          TCP segment, {gap_ms} ms apart (tokio rounds up to its millisecond), {lead_kb} KB \
          to the proposal and {other_kb} KB to each other call; {reps} run(s) of each reader"
     );
-    for shape in [Shape::OpenAi, Shape::Anthropic] {
+    for shape in shapes {
         // The calls quorum makes, for the clients that do not choose them.
         run_quorum_headless(&server.base_url, shape, None);
         let (_, calls) = server.take();
