@@ -40,7 +40,8 @@ pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 /// a failure, or a timeout once its deadline (moved by any extra time
 /// granted) has passed. What the provider streams meanwhile gathers until
 /// the runtime has run everything that was ready (a paced connection
-/// delivers a frame's events in one such turn), or, when the last batch went
+/// delivers a frame's events in one such turn, or a few when the scheduler
+/// cuts it, up to [`STREAM_FORWARD_TURNS`]), or, when the last batch went
 /// less than [`STREAM_FORWARD_MS`] ago, until that much time has passed
 /// since it (or [`STREAM_FORWARD_BYTES`] have gathered); it crosses to the
 /// engine loop as one message per run of text or reasoning: one wake of the
@@ -72,6 +73,9 @@ pub(super) async fn run_call(
     let mut forward_listens = false;
     let mut gathering = false;
     let mut after_turn: Option<std::sync::Arc<AfterTurn>> = None;
+    // What had arrived when the turn being waited for began, and how many
+    // turns this batch has waited.
+    let (mut turn_began_with, mut turns) = (0usize, 0u32);
     let mut last_forward: Option<tokio::time::Instant> = None;
     let mut gathered_bytes = 0usize;
     let mut streamed_chars = 0usize;
@@ -129,14 +133,27 @@ pub(super) async fn run_call(
             let due = last_forward.map_or(now, |at| at + Duration::from_millis(STREAM_FORWARD_MS));
             if due <= now {
                 after_turn = Some(AfterTurn::wake(cx));
+                (turn_began_with, turns) = (arrived.len(), 1);
             } else {
                 forward_timer.as_mut().reset(due);
                 forward_listens = false;
             }
         }
         if gathering {
-            forward_now |= match &after_turn {
-                Some(turn) => turn.has_ended(),
+            let turn_ended = after_turn.as_ref().map(|turn| turn.has_ended());
+            forward_now |= match turn_ended {
+                // Events came during the turn: the provider is still handing
+                // on one read, and the runtime cut the turn short (tokio's
+                // scheduler looks at its timers and sockets, and wakes the
+                // tasks that yielded, every 61 polls, while a connection
+                // hands its body over one event a poll). Wait for a turn
+                // that brings none, so the read crosses whole.
+                Some(true) if arrived.len() > turn_began_with && turns < STREAM_FORWARD_TURNS => {
+                    after_turn = Some(AfterTurn::wake(cx));
+                    (turn_began_with, turns) = (arrived.len(), turns + 1);
+                    false
+                }
+                Some(ended) => ended,
                 None => {
                     may_have_fired(&forward_timer, &mut forward_listens)
                         && forward_timer.as_mut().poll(cx).is_ready()
@@ -311,6 +328,10 @@ pub const STREAM_FORWARD_MS: u64 = 4;
 /// Bytes of gathered text that are handed to the engine at once, without
 /// waiting for [`STREAM_FORWARD_MS`].
 pub const STREAM_FORWARD_BYTES: usize = 16 * 1024;
+
+/// Most turns of the runtime a batch waits for a turn that brings no more
+/// events, before it crosses anyway.
+pub const STREAM_FORWARD_TURNS: u32 = 8;
 
 /// Bytes of answer or reasoning text an event carries.
 pub(super) fn text_bytes(event: &StreamEvent) -> usize {
@@ -495,6 +516,93 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::AfterTurn;
+    use crate::agent::{Agent, AgentError, AgentInfo, CallOutput, CallRequest, FinishReason};
+    use crate::agent::{StreamEvent, events::EventSender};
+    use crate::engine::{Inbox, RoleAgent};
+    use std::time::Duration;
+
+    /// An agent whose connection hands its answer over the way hyper hands
+    /// over a body: one event a poll, through a channel of one, from a task
+    /// of its own. It sends `events` one-character pieces at once, then
+    /// holds the call open for 50 ms.
+    struct OneEventAPoll {
+        events: usize,
+    }
+
+    impl Agent for OneEventAPoll {
+        fn info(&self) -> AgentInfo {
+            AgentInfo {
+                provider: "test".into(),
+                model: "one-event-a-poll".into(),
+            }
+        }
+
+        fn call<'a>(
+            &'a self,
+            _request: CallRequest,
+            events: EventSender,
+        ) -> futures::future::BoxFuture<'a, Result<CallOutput, AgentError>> {
+            let count = self.events;
+            Box::pin(async move {
+                let (connection, mut body) = tokio::sync::mpsc::channel::<String>(1);
+                tokio::spawn(async move {
+                    for _ in 0..count {
+                        connection.send("x".to_string()).await.unwrap();
+                    }
+                });
+                let mut text = String::new();
+                while let Some(piece) = body.recv().await {
+                    text.push_str(&piece);
+                    events.send(StreamEvent::Text(piece));
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Ok(CallOutput {
+                    text,
+                    usage: None,
+                    finish: FinishReason::Stop,
+                })
+            })
+        }
+    }
+
+    /// The text of one read crosses to the engine as one batch, however
+    /// many polls its connection takes to hand it over: tokio's scheduler
+    /// ends a turn after 61 polls to look at its timers, and 200 events
+    /// handed over one a poll (two polls each, the connection's and the
+    /// call's) span several such turns. Before, the batch crossed when the
+    /// first turn was cut and the rest waited STREAM_FORWARD_MS for a
+    /// second batch: one more wake of the engine every read.
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn a_read_handed_over_in_many_polls_crosses_as_one_batch() {
+        let events = 200;
+        let role_agent = RoleAgent {
+            agent: Arc::new(OneEventAPoll { events }),
+            timeout: Duration::from_secs(60),
+        };
+        let request = CallRequest {
+            call_id: "proposer/proposal/r1/a1".into(),
+            role: "proposer".into(),
+            stage: "proposal".into(),
+            round: 1,
+            attempt: 1,
+            prompt: "p".into(),
+        };
+        let (_extend, extend) = tokio::sync::mpsc::unbounded_channel();
+        let (inbox, mut received) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(super::run_call(role_agent, request, extend, inbox));
+        let mut batches = Vec::new();
+        while let Some(message) = received.recv().await {
+            match message {
+                Inbox::Stream {
+                    event: StreamEvent::Text(text),
+                    ..
+                } => batches.push(text.len()),
+                Inbox::Ended { .. } => break,
+                _ => {}
+            }
+        }
+        assert_eq!(batches, vec![events], "one batch of the whole read");
+    }
 
     /// The turn ends only once tasks that became ready during it have run:
     /// the task spawned by another task after the turn was asked for runs
