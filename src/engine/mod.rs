@@ -62,10 +62,12 @@ use records::Records;
 pub use crate::spec::ModerationPolicy;
 pub use calls::{
     DIAGNOSTIC_TAIL_BYTES, ESTIMATED_CHARS_PER_TOKEN, STREAM_FORWARD_BYTES, STREAM_FORWARD_MS,
+    STREAM_FORWARD_TURNS,
 };
 pub use moderation::Moderator;
 pub use records::{
-    DOCUMENTS_COST_SHARE, DOCUMENTS_LAG_MAX_MS, DOCUMENTS_WAIT_MAX_MS, STREAM_BATCH_MS,
+    DOCUMENTS_COST_SHARE, DOCUMENTS_LAG_MAX_MS, DOCUMENTS_WAIT_MAX_MS, STREAM_BATCH_EARLY_MS,
+    STREAM_BATCH_MS,
 };
 pub use setup::{AlternativeSetup, RoleSetup, RunSetup, recordable};
 pub use spending::{BudgetDecision, BudgetEvent, BudgetQuestion, WhenOver};

@@ -130,6 +130,13 @@ pub const DOCUMENTS_COST_SHARE: u32 = 50;
 /// fast stream costs a handful of writes a second.
 pub const STREAM_BATCH_MS: u64 = 100;
 
+/// How early a batch is journaled when more text of its call arrives, in
+/// milliseconds. A stream read once every [`STREAM_BATCH_MS`] (a headless
+/// run's paced reads) brings its text as its batch falls due, give or take
+/// the scheduler's jitter; journaled then, not at its timer a moment later,
+/// a batch costs no wake of its own.
+pub const STREAM_BATCH_EARLY_MS: u64 = 10;
+
 /// The record writer: owns the journal (with its group commit and the
 /// streamed text batched into it), the raw answer files, and the run
 /// folder's documents (which are due, when to rewrite them, the rewrite
@@ -290,7 +297,8 @@ impl Records {
     }
 
     /// Adds streamed text to its call's batch, journaling the batch first
-    /// when it is older than [`STREAM_BATCH_MS`] or of the other kind.
+    /// when it is of the other kind or older than [`STREAM_BATCH_MS`] (less
+    /// [`STREAM_BATCH_EARLY_MS`]).
     pub(super) fn batch(
         &mut self,
         call_id: &str,
@@ -299,7 +307,8 @@ impl Records {
     ) -> Result<(), EngineError> {
         let due = self.batches.get(call_id).is_some_and(|batch| {
             batch.reasoning != reasoning
-                || batch.since.elapsed() >= Duration::from_millis(STREAM_BATCH_MS)
+                || batch.since.elapsed() + Duration::from_millis(STREAM_BATCH_EARLY_MS)
+                    >= Duration::from_millis(STREAM_BATCH_MS)
         });
         if due {
             self.flush_stream(call_id)?;
@@ -542,5 +551,39 @@ impl Records {
             at,
             started,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records(dir: &std::path::Path) -> Records {
+        let journal = Journal::create(&dir.join("journal.jsonl")).unwrap();
+        Records::new(RunDir::open(dir).unwrap(), journal)
+    }
+
+    /// Text that arrives as its call's batch falls due, give or take
+    /// STREAM_BATCH_EARLY_MS, journals the batch then: a stream read once
+    /// every STREAM_BATCH_MS (a headless run) needs no wake of the batch
+    /// timer a moment after each read. Text that arrives earlier joins the
+    /// batch.
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn a_batch_about_to_fall_due_is_journaled_when_more_text_arrives() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut records = records(dir.path());
+        records.batch("c", "one ", false).unwrap();
+        tokio::time::advance(Duration::from_millis(80)).await;
+        records.batch("c", "two ", false).unwrap();
+        assert_eq!(records.batches["c"].text, "one two ", "joined: not yet due");
+        // The next read, 95 ms after the first: 5 ms early by the timer.
+        tokio::time::advance(Duration::from_millis(15)).await;
+        records.batch("c", "three", false).unwrap();
+        assert_eq!(
+            records.batches["c"].text, "three",
+            "the batch before it went to the journal"
+        );
+        let journal = std::fs::read_to_string(dir.path().join("journal.jsonl")).unwrap();
+        assert!(journal.contains(r#""text":"one two ""#), "{journal}");
     }
 }
