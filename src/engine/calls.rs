@@ -9,6 +9,7 @@
 //! files and documents are [`super::records`]'s).
 
 use std::collections::BTreeMap;
+use std::pin::Pin;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -25,6 +26,17 @@ use crate::protocol::{CallFailure, CallSpec, Protocol};
 pub(super) struct RunningCall {
     pub(super) task: JoinHandle<()>,
     pub(super) extend: mpsc::UnboundedSender<Duration>,
+}
+
+/// Sets `timer` for `at`. tokio's `Sleep::reset` to a later deadline
+/// leaves a timer that has not fired where it was in the timer wheel, and
+/// looks at the new deadline only when the old one comes: the thread wakes
+/// then for nothing. A new timer in its place (the old one leaves the wheel
+/// as it is dropped) wakes the thread only when it is due.
+pub(super) fn move_timer(mut timer: Pin<&mut tokio::time::Sleep>, at: tokio::time::Instant) {
+    if timer.deadline() != at {
+        timer.set(tokio::time::sleep_until(at));
+    }
 }
 
 /// The message a panic carried, if it was a string.
@@ -135,7 +147,7 @@ pub(super) async fn run_call(
                 after_turn = Some(AfterTurn::wake(cx));
                 (turn_began_with, turns) = (arrived.len(), 1);
             } else {
-                forward_timer.as_mut().reset(due);
+                move_timer(forward_timer.as_mut(), due);
                 forward_listens = false;
             }
         }
@@ -602,6 +614,54 @@ mod tests {
             }
         }
         assert_eq!(batches, vec![events], "one batch of the whole read");
+    }
+
+    /// How often the thread parks until a timer due at 100 ms fires: one
+    /// set there at once, or (`moved`) one set for 5 ms, in the timer wheel,
+    /// then moved to 100 ms by [`super::move_timer`]. Each park is a wake
+    /// of the process, on tokio's paused clock as on the real one.
+    fn parks_until_due(moved: bool) -> usize {
+        use std::pin::pin;
+        use tokio::time::{Instant, sleep_until};
+        let parks = Arc::new(AtomicUsize::new(0));
+        let counted = parks.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .on_thread_park(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+            })
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let start = Instant::now();
+            let due = start + Duration::from_millis(100);
+            let first = if moved {
+                start + Duration::from_millis(5)
+            } else {
+                due
+            };
+            let mut timer = pin!(sleep_until(first));
+            // Polled once: in the timer wheel, as the engine's timer is.
+            let polled =
+                std::future::poll_fn(|cx| std::task::Poll::Ready(timer.as_mut().poll(cx))).await;
+            assert!(polled.is_pending());
+            super::move_timer(timer.as_mut(), due);
+            let before = parks.load(Ordering::SeqCst);
+            timer.as_mut().await;
+            assert_eq!(Instant::now(), due);
+            parks.load(Ordering::SeqCst) - before
+        })
+    }
+
+    /// A timer the engine moves later (the batch of a stream journaled as
+    /// the next read came, the next batch due a read later) wakes the
+    /// process no more often than one set there in the first place: never
+    /// at its old deadline. With tokio's `reset`, a headless run woke a
+    /// millisecond or two after every read for nothing.
+    #[test]
+    fn a_timer_moved_later_wakes_nobody_at_its_old_deadline() {
+        assert_eq!(parks_until_due(true), parks_until_due(false));
     }
 
     /// The turn ends only once tasks that became ready during it have run:

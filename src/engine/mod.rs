@@ -646,10 +646,8 @@ impl<P: Protocol> Engine<P> {
                     self.publish_board();
                     self.records.sync_inputs()?;
                     self.records.make_raw_folders();
-                    if let Some(at) = wake
-                        && timer.deadline() != at
-                    {
-                        timer.as_mut().reset(at);
+                    if let Some(at) = wake {
+                        calls::move_timer(timer.as_mut(), at);
                     }
                     let rewrite = self.records.rewrite.as_mut();
                     let rewriting = rewrite.is_some();
