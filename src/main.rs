@@ -30,6 +30,9 @@ fn main() -> ExitCode {
     // frame) is short and bounded.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        // The interface draws a frame once everything that was ready has
+        // run, just before the thread parks (quorum::tui::idle).
+        .on_thread_park(quorum::tui::idle::on_park)
         .build()
     {
         Ok(runtime) => runtime,

@@ -7,6 +7,12 @@
 //! What the person does (a key, the mouse, a resize) is drawn at once,
 //! without waiting for the interval: people type far slower than the frame
 //! rate, and their answer should not wait behind the stream.
+//!
+//! A frame window opens at each boundary of the clock answer streams are
+//! read on, and its frame is drawn once the runtime has run everything that
+//! was ready ([`super::idle`]): every stream read at that boundary is in the
+//! frame, and the frame needs no wake of its own. A runtime that stays busy
+//! gets its frame [`FRAME_PHASE_MS`] after the boundary.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -28,9 +34,10 @@ use super::terminal::TerminalGuard;
 /// Shortest time between two frames, in milliseconds (about 60 fps).
 pub const FRAME_INTERVAL_MS: u64 = 16;
 /// How long after each boundary of the clock answer streams are read on
-/// (`agent::http::paced`) a frame window opens, in milliseconds: time for
-/// the text read at the boundary to reach the interface, so that it is
-/// drawn in the window that opens then rather than one frame later.
+/// (`agent::http::paced`) a frame is drawn even if the runtime has not gone
+/// idle, in milliseconds: time for the text read at the boundary to reach
+/// the interface, so that it is drawn in that window rather than one frame
+/// later.
 pub const FRAME_PHASE_MS: u64 = 3;
 /// How often the clock-driven parts (elapsed time, tokens/s) refresh, in
 /// milliseconds.
@@ -77,20 +84,16 @@ pub async fn replay(app: App, timeline: Vec<Moment>) -> std::io::Result<Ending> 
     .await
 }
 
-/// When the frame window after the one holding `drawn` opens. Windows are
-/// [`FRAME_INTERVAL_MS`] long and open [`FRAME_PHASE_MS`] after the read
-/// clock's boundaries, so each frame's reads are drawn as they arrive, and a
-/// frame drawn between two boundaries (for a key, a tick) does not shift the
-/// frames after it out of step with the reads, which would hold every later
-/// chunk back by up to a frame.
+/// When the frame window after the one holding `drawn` opens: at the next
+/// boundary of the read clock. Windows are [`FRAME_INTERVAL_MS`] long and
+/// open with the reads, so each frame's reads are drawn as they arrive, and
+/// a frame drawn between two boundaries (for a key, a tick) does not shift
+/// the frames after it out of step with the reads, which would hold every
+/// later chunk back by up to a frame.
 fn next_frame_window(drawn: Instant) -> Instant {
-    let phase = Duration::from_millis(FRAME_PHASE_MS);
     let interval = Duration::from_millis(FRAME_INTERVAL_MS);
-    let boundary = crate::agent::http::paced::next_frame(
-        tokio::time::Instant::from_std(drawn.checked_sub(phase).unwrap_or(drawn)),
-        interval,
-    );
-    boundary.into_std() + phase
+    crate::agent::http::paced::next_frame(tokio::time::Instant::from_std(drawn), interval)
+        .into_std()
 }
 
 /// Shows the moments of `timeline` whose time has come, at most
@@ -142,20 +145,33 @@ async fn drive<T: Send + 'static>(
     let mut updates_open = true;
     let mut engine_running = true;
     let mut person_acted = false;
+    // The runtime went idle while this window's frame waited for it.
+    let mut idle_came = false;
     let mut over_budget = None;
     loop {
         let now = Instant::now();
         let next_moment = play_due(&mut app, &mut timeline, now);
         let frame_opens = last_draw.map(next_frame_window);
-        if app.damage.any() && (person_acted || frame_opens.is_none_or(|opens| now >= opens)) {
+        let phase = Duration::from_millis(FRAME_PHASE_MS);
+        let window_open = frame_opens.is_none_or(|opens| now >= opens);
+        let frame_late = frame_opens.is_none_or(|opens| now >= opens + phase);
+        if app.damage.any() && (person_acted || frame_late || (window_open && idle_came)) {
             screen.draw(&mut app)?;
             person_acted = false;
             last_draw = Some(Instant::now());
         }
+        idle_came = false;
         if app.quit {
             break;
         }
-        let next_frame = tokio::time::Instant::from_std(frame_opens.unwrap_or(now));
+        // Damage waits for its window to open, then for the runtime to go
+        // idle, or at the latest for the phase after the window opened.
+        let awaiting_idle = app.damage.any() && window_open;
+        let next_frame = tokio::time::Instant::from_std(match frame_opens {
+            Some(opens) if now < opens => opens,
+            Some(opens) => opens + phase,
+            None => now,
+        });
         tokio::select! {
             received = updates.recv_many(&mut batch, UPDATE_BATCH), if updates_open => {
                 if received == 0 {
@@ -191,6 +207,7 @@ async fn drive<T: Send + 'static>(
             }
             _ = ticker.tick() => app.tick(Instant::now()),
             () = tokio::time::sleep_until(next_frame), if app.damage.any() => {}
+            () = super::idle::until_idle(), if awaiting_idle => idle_came = true,
             () = tokio::time::sleep_until(
                 tokio::time::Instant::from_std(next_moment.unwrap_or(now))
             ), if next_moment.is_some() => {}
@@ -270,25 +287,23 @@ mod tests {
     use crate::agent::http::paced::next_frame;
 
     #[test]
-    fn frame_windows_open_a_phase_after_the_read_clock() {
+    fn frame_windows_open_with_the_read_clock() {
         let interval = Duration::from_millis(FRAME_INTERVAL_MS);
-        let phase = Duration::from_millis(FRAME_PHASE_MS);
         let start = Instant::now();
         for step in 0..200u64 {
             let drawn = start + Duration::from_micros(step * 370);
             let opens = next_frame_window(drawn);
             assert!(opens > drawn, "the next window opens after the frame drawn");
             assert!(opens - drawn <= interval, "and within a frame of it");
-            let boundary = opens - phase;
-            let before = tokio::time::Instant::from_std(boundary - Duration::from_nanos(1));
+            let before = tokio::time::Instant::from_std(opens - Duration::from_nanos(1));
             assert_eq!(
                 next_frame(before, interval).into_std(),
-                boundary,
-                "a phase after a boundary of the read clock"
+                opens,
+                "at a boundary of the read clock"
             );
-            // Text read at that boundary arrives inside the window that
-            // opens after it, not in the one before.
-            assert_eq!(next_frame_window(boundary), opens);
+            // A frame drawn for the text read at that boundary (just after
+            // it) leaves the next window to the next boundary.
+            assert_eq!(next_frame_window(opens), opens + interval);
         }
     }
 }
