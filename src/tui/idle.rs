@@ -81,7 +81,12 @@ impl Future for UntilIdle {
                 *waiting = Waiting::No;
                 return Poll::Ready(());
             }
-            *waiting = Waiting::Wanted(cx.waker().clone());
+            // The interface polls this once per turn of its loop: keep the
+            // waker it holds when it is the same task's.
+            match &*waiting {
+                Waiting::Wanted(waker) if waker.will_wake(cx.waker()) => {}
+                _ => *waiting = Waiting::Wanted(cx.waker().clone()),
+            }
             Poll::Pending
         })
     }
