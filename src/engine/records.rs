@@ -127,8 +127,11 @@ pub const DOCUMENTS_COST_SHARE: u32 = 50;
 
 /// How long streamed text gathers before it is journaled as one batch, in
 /// milliseconds: fine enough for a replay to look live, coarse enough that a
-/// fast stream costs a handful of writes a second.
-pub const STREAM_BATCH_MS: u64 = 100;
+/// fast stream costs a handful of writes a second. Two of the 64 ms slots of
+/// tokio's timer wheel, so that a headless run's reads, which come at this
+/// pace, fall where the wheel wakes anyway
+/// ([`crate::agent::http::paced::start_clock`]).
+pub const STREAM_BATCH_MS: u64 = 128;
 
 /// How early a batch is journaled when more text of its call arrives, in
 /// milliseconds. A stream read once every [`STREAM_BATCH_MS`] (a headless
@@ -573,10 +576,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut records = records(dir.path());
         records.batch("c", "one ", false).unwrap();
-        tokio::time::advance(Duration::from_millis(80)).await;
+        let early = Duration::from_millis(STREAM_BATCH_MS - 5);
+        tokio::time::advance(early - Duration::from_millis(15)).await;
         records.batch("c", "two ", false).unwrap();
         assert_eq!(records.batches["c"].text, "one two ", "joined: not yet due");
-        // The next read, 95 ms after the first: 5 ms early by the timer.
+        // The next read, 5 ms early by the timer.
         tokio::time::advance(Duration::from_millis(15)).await;
         records.batch("c", "three", false).unwrap();
         assert_eq!(

@@ -187,11 +187,33 @@ impl Connection for PacedTcp {
     }
 }
 
+/// When the clock paced reads share starts: at [`start_clock`], or else at
+/// its first use.
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+
+/// Starts the clock every paced read and every frame shares. Call it just
+/// before the runtime is built, so that its frame boundaries fall on the
+/// boundaries of tokio's timer wheel.
+///
+/// The wheel counts milliseconds from the runtime's start and files a timer
+/// due beyond the current block of 64 in a coarser level, whose slot the
+/// driver wakes the thread to open at the slot's start, only to file the
+/// timer again lower down: a wake for nothing. A deadline that is itself a
+/// slot's start fires in that same wake. A clock started less than a
+/// millisecond before the runtime has such deadlines at every whole 64 ms
+/// (tokio rounds deadlines up to its next millisecond), so a read interval
+/// that divides or is a multiple of 64 ms ([`READ_INTERVAL_MS`],
+/// [`UNWATCHED_READ_INTERVAL_MS`]) costs one wake per read. Otherwise the
+/// clock starts at its first use and reads cost a wake more now and then;
+/// nothing else depends on it.
+pub fn start_clock() {
+    EPOCH.get_or_init(Instant::now);
+}
+
 /// The first frame boundary after `now` on the clock every paced connection
 /// shares, so that connections read together and the timer wakes the
 /// process once for all of them.
 pub fn next_frame(now: Instant, interval: Duration) -> Instant {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
     let epoch = *EPOCH.get_or_init(Instant::now);
     frame_after(epoch, now, interval)
 }
@@ -391,6 +413,63 @@ mod tests {
         assert_eq!(frame_after(epoch, at(100), interval), at(112));
         let before = epoch - Duration::from_millis(5);
         assert_eq!(frame_after(epoch, before, interval), epoch);
+    }
+
+    /// How often the thread parks while it sleeps to `reads` frame
+    /// boundaries of `interval_ms`, on a clock started just before the
+    /// runtime (as `main` starts the shared one) or, when `late`, 5.5 ms
+    /// into it. Each park is a wake of the process, on tokio's paused clock
+    /// as on the real one.
+    fn parks_for_reads(interval_ms: u64, reads: usize, late: bool) -> usize {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicUsize;
+        let parks = Arc::new(AtomicUsize::new(0));
+        let counted = parks.clone();
+        let epoch = Instant::now();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .on_thread_park(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+            })
+            .build()
+            .unwrap();
+        // A task, as quorum's command runs: a wake of the future `block_on`
+        // drives would itself park the thread once more.
+        let reading = runtime.spawn(async move {
+            let epoch = if late {
+                Instant::now() + Duration::from_micros(5_500)
+            } else {
+                epoch
+            };
+            let interval = Duration::from_millis(interval_ms);
+            let before = parks.load(Ordering::SeqCst);
+            for _ in 0..reads {
+                let at = frame_after(epoch, Instant::now(), interval);
+                tokio::time::sleep_until(at).await;
+                assert!(Instant::now() >= at);
+            }
+            parks.load(Ordering::SeqCst) - before
+        });
+        runtime.block_on(reading).unwrap()
+    }
+
+    /// With the clock started as the runtime starts, a read at each frame
+    /// boundary parks the thread as often as reads a millisecond apart, in
+    /// the interface (16 ms) and headless (128 ms): no boundary lies inside
+    /// a slot of tokio's timer wheel, whose start would wake the thread
+    /// first. (Each read parks twice on the paused clock: once to fire its
+    /// timer, once more because the task it wakes is scheduled from inside
+    /// the driver.) A clock out of step costs the headless reads a wake
+    /// more each, and a quarter of the interface's frames one more.
+    #[test]
+    fn reads_on_the_shared_clock_wake_the_process_once_each() {
+        let frames = parks_for_reads(READ_INTERVAL_MS, 40, false);
+        assert_eq!(frames, parks_for_reads(1, 40, false));
+        let headless = parks_for_reads(UNWATCHED_READ_INTERVAL_MS, 10, false);
+        assert_eq!(headless, parks_for_reads(1, 10, false));
+        assert!(parks_for_reads(UNWATCHED_READ_INTERVAL_MS, 10, true) >= headless + 9);
+        assert!(parks_for_reads(READ_INTERVAL_MS, 40, true) >= frames + 9);
     }
 
     /// Bytes written in many small segments are read whole at a frame
