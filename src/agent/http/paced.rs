@@ -89,6 +89,11 @@ pub struct PacedTcp {
     tcp: TcpStream,
     interval: Duration,
     tick: Pin<Box<Sleep>>,
+    /// The last read took less than it had room for: the socket held no
+    /// more then, and what arrives after it waits for the next frame (or
+    /// the low-water mark) like any other arrival, without a read to find
+    /// the buffer empty each time the stack above polls again.
+    drained: bool,
 }
 
 impl PacedTcp {
@@ -107,15 +112,18 @@ impl PacedTcp {
             tcp,
             interval,
             tick,
+            drained: false,
         }
     }
 
     /// Whatever is in the socket's buffer, without asking tokio whether it
     /// is readable (the low-water mark keeps tokio from knowing).
-    fn read_now(&self, buf: &mut ReadBuf<'_>) -> io::Result<()> {
+    fn read_now(&mut self, buf: &mut ReadBuf<'_>) -> io::Result<()> {
         let socket = socket2::SockRef::from(&self.tcp);
         let unfilled = buf.initialize_unfilled();
+        let room = unfilled.len();
         let read = (&*socket).read(unfilled)?;
+        self.drained = read > 0 && read < room;
         buf.advance(read);
         Ok(())
     }
@@ -129,24 +137,32 @@ impl AsyncRead for PacedTcp {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         loop {
-            // Forget any readiness seen before this read, so that only an
-            // arrival after it wakes this task.
-            let _ = this.tcp.try_io(Interest::READABLE, || {
-                Err::<(), _>(io::ErrorKind::WouldBlock.into())
-            });
-            match this.read_now(buf) {
-                Ok(()) => return Poll::Ready(Ok(())),
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                Err(error) => return Poll::Ready(Err(error)),
+            if this.tick.is_elapsed() {
+                // This frame's read, however the task was woken for it: the
+                // next waits for the next boundary.
+                this.drained = false;
+                let next = next_frame(Instant::now(), this.interval);
+                this.tick.as_mut().reset(next);
+            }
+            if !this.drained {
+                // Forget any readiness seen before this read, so that only
+                // an arrival after it wakes this task.
+                let _ = this.tcp.try_io(Interest::READABLE, || {
+                    Err::<(), _>(io::ErrorKind::WouldBlock.into())
+                });
+                match this.read_now(buf) {
+                    Ok(()) => return Poll::Ready(Ok(())),
+                    Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(error) => return Poll::Ready(Err(error)),
+                }
             }
             if let Poll::Ready(ready) = this.tcp.poll_read_ready(cx) {
                 ready?;
+                this.drained = false;
                 continue;
             }
             ready!(this.tick.as_mut().poll(cx));
-            let next = next_frame(Instant::now(), this.interval);
-            this.tick.as_mut().reset(next);
         }
     }
 }
@@ -470,6 +486,55 @@ mod tests {
         assert_eq!(headless, parks_for_reads(1, 10, false));
         assert!(parks_for_reads(UNWATCHED_READ_INTERVAL_MS, 10, true) >= headless + 9);
         assert!(parks_for_reads(READ_INTERVAL_MS, 40, true) >= frames + 9);
+    }
+
+    /// A read that empties the socket is the frame's last: bytes that
+    /// arrive after it wait for the next frame boundary, even when the
+    /// stack above polls again at once (hyper does, until a read would
+    /// block), instead of costing a read that finds the buffer empty.
+    #[tokio::test(flavor = "current_thread")]
+    async fn after_a_read_that_empties_the_socket_arrivals_wait_for_the_frame() {
+        use futures::FutureExt;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (go, went) = tokio::sync::oneshot::channel::<()>();
+        let writer = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            socket.write_all(b"first").await.unwrap();
+            went.await.unwrap();
+            socket.write_all(b"second").await.unwrap();
+            // Kept open: a closed connection is read at once.
+            socket
+        });
+        // Whether the first read comes at once or at its frame, the next
+        // boundary is at least 100 ms after it.
+        let interval = Duration::from_millis(200);
+        let boundary = next_frame(Instant::now(), interval);
+        if boundary - Instant::now() < Duration::from_millis(100) {
+            tokio::time::sleep_until(boundary).await;
+        }
+        let tcp = TcpStream::connect(address).await.unwrap();
+        let mut paced = PacedTcp::new(tcp, interval);
+        let mut buf = [0u8; 64];
+        let n = paced.read(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"first");
+        let frame = Instant::now();
+        go.send(()).unwrap();
+        let _open = writer.await.unwrap();
+        // "second" is in the socket's buffer by now (loopback).
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        assert!(
+            paced.read(&mut buf).now_or_never().is_none(),
+            "read before the next frame"
+        );
+        let n = paced.read(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"second");
+        assert!(
+            frame.elapsed() >= Duration::from_millis(20),
+            "{:?}",
+            frame.elapsed()
+        );
     }
 
     /// Bytes written in many small segments are read whole at a frame
