@@ -623,16 +623,7 @@ mod tests {
     fn parks_until_due(moved: bool) -> usize {
         use std::pin::pin;
         use tokio::time::{Instant, sleep_until};
-        let parks = Arc::new(AtomicUsize::new(0));
-        let counted = parks.clone();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .start_paused(true)
-            .on_thread_park(move || {
-                counted.fetch_add(1, Ordering::SeqCst);
-            })
-            .build()
-            .unwrap();
+        let (runtime, parks) = crate::agent::http::paced::runtime_counting_parks();
         runtime.block_on(async {
             let start = Instant::now();
             let due = start + Duration::from_millis(100);

@@ -409,6 +409,28 @@ impl PostError {
     }
 }
 
+/// A current-thread runtime on tokio's paused clock, and how often its
+/// thread has parked: each park is a wake of the process, on the paused
+/// clock as on the real one. The timer tests here and the engine's count
+/// wakes with it.
+#[cfg(test)]
+pub(crate) fn runtime_counting_parks() -> (
+    tokio::runtime::Runtime,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
+    let parks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = parks.clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .on_thread_park(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+        })
+        .build()
+        .expect("a current-thread runtime builds");
+    (runtime, parks)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,19 +459,8 @@ mod tests {
     /// into it. Each park is a wake of the process, on tokio's paused clock
     /// as on the real one.
     fn parks_for_reads(interval_ms: u64, reads: usize, late: bool) -> usize {
-        use std::sync::Arc;
-        use std::sync::atomic::AtomicUsize;
-        let parks = Arc::new(AtomicUsize::new(0));
-        let counted = parks.clone();
         let epoch = Instant::now();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .start_paused(true)
-            .on_thread_park(move || {
-                counted.fetch_add(1, Ordering::SeqCst);
-            })
-            .build()
-            .unwrap();
+        let (runtime, parks) = runtime_counting_parks();
         // A task, as quorum's command runs: a wake of the future `block_on`
         // drives would itself park the thread once more.
         let reading = runtime.spawn(async move {
