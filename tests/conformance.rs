@@ -171,3 +171,40 @@ fn no_protocol_writes_a_secret() {
         assert!(!ran.stdout.contains(CANARY) && !ran.stderr.contains(CANARY));
     }
 }
+
+/// A person's typed answer (`--human`) is refused before any protocol's
+/// parser when it is blank or its call waits for none: the shared skeleton
+/// checks both, the same way for every protocol, and names the fault.
+#[test]
+fn every_protocol_refuses_a_blank_answer_and_one_for_no_call() {
+    for name in PROTOCOLS {
+        let out = tempfile::tempdir().unwrap();
+        let flags = quorum::cli::RunFlags {
+            options: demo_flags(name),
+            out: out.path().to_path_buf(),
+            speed: 1.0,
+            ..quorum::cli::RunFlags::default()
+        };
+        let mut protocol = quorum::cli::prepare(source(name), &flags)
+            .unwrap()
+            .protocol();
+        let call_id = protocol
+            .start(chrono::Utc::now())
+            .into_iter()
+            .find_map(|effect| match effect {
+                quorum::protocol::Effect::StartCall(spec) => Some(spec.request.call_id),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{name} starts with a call"));
+        assert_eq!(
+            protocol.check_answer(&call_id, " \n\t"),
+            Err("the answer is empty".to_string()),
+            "{name}"
+        );
+        assert_eq!(
+            protocol.check_answer("nobody/nothing/r1/a1", "an answer"),
+            Err("nobody/nothing/r1/a1 is not waiting for an answer".to_string()),
+            "{name}"
+        );
+    }
+}

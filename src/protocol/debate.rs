@@ -375,14 +375,18 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     fn reopen_pending(&self) -> bool {
         false
     }
-    /// See [`Protocol::check_answer`].
-    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let _ = (call_id, answer);
+    /// Checks an answer a person typed for `call`, a call of this debate
+    /// that waits for one, before it is taken as that call's output; the
+    /// error says what to fix. The skeleton has already refused an empty
+    /// answer and a call that waits for none ([`Protocol::check_answer`]).
+    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
+        let _ = (call, answer);
         Ok(())
     }
-    /// See [`Protocol::answer_template`].
-    fn answer_template(&self, call_id: &str) -> Option<String> {
-        let _ = call_id;
+    /// A skeleton of the answer `call` expects, for a person to fill in
+    /// ([`Protocol::answer_template`]).
+    fn answer_template(&self, call: &LiveCall) -> Option<String> {
+        let _ = call;
         None
     }
 }
@@ -651,9 +655,21 @@ impl<R: Rules> Protocol for R {
         Rules::reopen_pending(self)
     }
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        Rules::check_answer(self, call_id, answer)
+        let Some(call) = self.as_ref().calls.live_call(call_id) else {
+            return Err(format!("{call_id} is not waiting for an answer"));
+        };
+        if answer.trim().is_empty() {
+            return Err("the answer is empty".into());
+        }
+        Rules::check_answer(self, call, answer)
     }
     fn answer_template(&self, call_id: &str) -> Option<String> {
-        Rules::answer_template(self, call_id)
+        Rules::answer_template(self, self.as_ref().calls.live_call(call_id)?)
     }
+}
+
+/// Whether a parser took an answer, as [`Rules::check_answer`] reports it:
+/// the parsed value is not needed, only what was wrong with it.
+pub fn parses<T, E: std::fmt::Display>(parsed: Result<T, E>) -> Result<(), String> {
+    parsed.map(drop).map_err(|error| error.to_string())
 }

@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::{CallRequest, Usage};
 
 pub use debate::{
-    DebateCore, GivenUp, ItemRules, Moderation, Refusals, Rules, Settled, SharedSteps,
+    DebateCore, GivenUp, ItemRules, Moderation, Refusals, Rules, Settled, SharedSteps, parses,
 };
 pub use outcome::{
     EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone,

@@ -901,10 +901,7 @@ impl crate::protocol::Rules for Council {
         }
     }
 
-    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let Some(call) = self.core.calls.live_call(call_id) else {
-            return Err(format!("{call_id} is not waiting for an answer"));
-        };
+    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
         let open = self.open_ids();
         let refs: Vec<&str> = open.iter().map(String::as_str).collect();
         let all: Vec<String> = self
@@ -928,8 +925,7 @@ impl crate::protocol::Rules for Council {
         result.map_err(|error| error.to_string())
     }
 
-    fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.core.calls.live_call(call_id)?;
+    fn answer_template(&self, call: &LiveCall) -> Option<String> {
         Some(documents::answer_template(
             self,
             &call.slot.stage,

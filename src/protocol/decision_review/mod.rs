@@ -999,12 +999,7 @@ impl crate::protocol::Rules for DecisionReview {
         self.core.outcome.is_some() && !self.awaiting_reopen().is_empty()
     }
 
-    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let call = self
-            .core
-            .calls
-            .live_call(call_id)
-            .ok_or_else(|| format!("{call_id} is not waiting for an answer"))?;
+    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
         let error = match call.slot.stage.as_str() {
             "proposal" => parse::parse_thesis_tree(answer).err(),
             "critique" => {
@@ -1028,8 +1023,7 @@ impl crate::protocol::Rules for DecisionReview {
         error.map_or(Ok(()), |error| Err(error.to_string()))
     }
 
-    fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.core.calls.live_call(call_id)?;
+    fn answer_template(&self, call: &LiveCall) -> Option<String> {
         last_yaml_fence(&call.prompt)
     }
 }

@@ -47,7 +47,7 @@ mod revision;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps};
+use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -832,33 +832,20 @@ impl crate::protocol::Rules for Plan {
         }
     }
 
-    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let Some(call) = self.core.calls.live_call(call_id) else {
-            return Err(format!("{call_id} is not waiting for an answer"));
-        };
-        if answer.trim().is_empty() {
-            return Err("the answer is empty".into());
-        }
+    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
         match call.slot.stage.as_str() {
-            "critique" | "review" => parse::read_challenges(answer)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
-            "optimize" => parse::read_proposals(answer)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
+            "critique" | "review" => parses(parse::read_challenges(answer)),
+            "optimize" => parses(parse::read_proposals(answer)),
             "respond" => {
                 let ids = self.round_ids();
                 let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-                parse::read_responses(answer, &refs)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
+                parses(parse::read_responses(answer, &refs))
             }
             _ => Ok(()),
         }
     }
 
-    fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.core.calls.live_call(call_id)?;
+    fn answer_template(&self, call: &LiveCall) -> Option<String> {
         match call.slot.stage.as_str() {
             "respond" => Some(
                 self.round_ids()

@@ -34,7 +34,7 @@ mod triage;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps};
+use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -863,17 +863,9 @@ impl crate::protocol::Rules for Quick {
         }
     }
 
-    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        if !self.core.calls.is_live(call_id) {
-            return Err(format!("{call_id} is not waiting for an answer"));
-        }
-        if answer.trim().is_empty() {
-            return Err("the answer is empty".into());
-        }
+    fn check_answer(&self, _: &LiveCall, answer: &str) -> Result<(), String> {
         if self.step == Step::Attack && self.config.mode == QuickMode::Redteam {
-            return parse_vulnerabilities(answer)
-                .map(|_| ())
-                .map_err(|error| error.to_string());
+            return parses(parse_vulnerabilities(answer));
         }
         Ok(())
     }

@@ -47,7 +47,7 @@ pub mod status;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps};
+use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -649,37 +649,22 @@ impl crate::protocol::Rules for Rca {
         }
     }
 
-    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let Some(call) = self.core.calls.live_call(call_id) else {
-            return Err(format!("{call_id} is not waiting for an answer"));
-        };
+    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
         match call.slot.stage.as_str() {
-            "findings" => parse::read_findings(answer)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
-            "challenge" => self.read_critic(answer, false).map(|_| ()),
-            "ruling" => self.read_critic(answer, true).map(|_| ()),
-            "restate" => parse::read_restatement(answer)
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
+            "findings" => parses(parse::read_findings(answer)),
+            "challenge" => self.read_critic(answer, false).map(drop),
+            "ruling" => self.read_critic(answer, true).map(drop),
+            "restate" => parses(parse::read_restatement(answer)),
             "answers" => {
-                let name = debugger_name(&call.slot.role);
-                let ids: Vec<String> = self
-                    .open_challenges_of(name)
-                    .iter()
-                    .map(|challenge| challenge.id.clone())
-                    .collect();
-                let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-                parse::read_answers(answer, &refs)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
+                let open = self.open_challenges_of(debugger_name(&call.slot.role));
+                let ids: Vec<&str> = open.iter().map(|challenge| challenge.id.as_str()).collect();
+                parses(parse::read_answers(answer, &ids))
             }
             _ => Ok(()),
         }
     }
 
-    fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.core.calls.live_call(call_id)?;
+    fn answer_template(&self, call: &LiveCall) -> Option<String> {
         Some(match call.slot.stage.as_str() {
             "findings" => documents::FINDINGS_TEMPLATE.to_string(),
             "restate" => "```yaml\nclaim: \"\"\n```\n".to_string(),

@@ -44,7 +44,7 @@ pub mod parse;
 pub mod prompts;
 mod rewrites;
 
-use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps};
+use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -744,32 +744,19 @@ impl crate::protocol::Rules for WritingReview {
         }
     }
 
-    fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let Some(call) = self.core.calls.live_call(call_id) else {
-            return Err(format!("{call_id} is not waiting for an answer"));
-        };
+    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
         if call.slot.role == SYNTHESIZER {
-            let ids: Vec<&str> = self
-                .critique_items()
-                .iter()
-                .map(|item| item.id.as_str())
-                .collect();
-            parse_merge_naming(answer, &ids)
-                .map(|_| ())
-                .map_err(|error| error.to_string())
+            let items = self.critique_items();
+            let ids: Vec<&str> = items.iter().map(|item| item.id.as_str()).collect();
+            parses(parse_merge_naming(answer, &ids))
         } else if call.slot.role == CRITIC {
-            parse_critique(answer)
-                .map(|_| ())
-                .map_err(|error| error.to_string())
+            parses(parse_critique(answer))
         } else {
-            parse_rewrite(answer)
-                .map(|_| ())
-                .map_err(|error| error.to_string())
+            parses(parse_rewrite(answer))
         }
     }
 
-    fn answer_template(&self, call_id: &str) -> Option<String> {
-        let call = self.core.calls.live_call(call_id)?;
+    fn answer_template(&self, call: &LiveCall) -> Option<String> {
         Some(if call.slot.role == SYNTHESIZER {
             "```yaml\nsummary: \nrevised_draft: |\n  \nchanges:\n  - location: \n    type: clarity\n    before: \n    after: \n    rationale: \n    answers: \n```\n".to_string()
         } else if call.slot.role == CRITIC {
