@@ -24,13 +24,13 @@ fn main() -> ExitCode {
     }
     let invocation = quorum::cli::parse_from(std::env::args_os());
     let _end_agent_groups = EndAgentGroups;
+    // The clock paced reads share starts with the runtime's timers, so that
+    // its frames fall where tokio's timer wheel wakes anyway.
+    quorum::agent::http::paced::start_clock();
     // One thread: the engine, the interface and the agent calls are all
     // waiting on I/O, and passing a chunk between tasks on one thread costs
     // no cross-thread wake-up. Blocking work (the journal's fsyncs, drawing a
     // frame) is short and bounded.
-    // The clock paced reads share starts with the runtime's timers, so that
-    // its frames fall where tokio's timer wheel wakes anyway.
-    quorum::agent::http::paced::start_clock();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         // The interface draws a frame once everything that was ready has

@@ -3,8 +3,9 @@
 //! State in, frames out: [`app`] folds the engine's updates and the person's
 //! keys into state and emits [`crate::engine::Command`]s; [`view`] draws that
 //! state through `&App`; [`run`] is the one loop that feeds both and caps the
-//! frame rate, drawing when the runtime goes [`idle`]; [`terminal`] restores the terminal on every way out. Keys are
-//! data in [`keymap`], which also writes the footer and the help. Agent text
+//! frame rate, drawing when the runtime goes [`idle`]; [`terminal`] restores
+//! the terminal on every way out. Keys are data in [`keymap`], which also
+//! writes the footer and the help. Agent text
 //! is sanitised on arrival and laid out once per width by [`markdown`];
 //! [`cards`] reads the same text a second time, its structured records as
 //! cards, for the pane's default view; colours come from [`theme`]; [`svg`]
