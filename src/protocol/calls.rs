@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 
 use super::supervision::{
-    AfterFailure, LiveCall, STAGED_BY_SCRIPT, Slot, Supervisor, format_duration_ms,
+    AfterFailure, AskAgain, LiveCall, STAGED_BY_SCRIPT, Slot, Supervisor, format_duration_ms,
 };
 use super::usage::{CallUsage, Measured, Price, UsageLedger};
 use super::{
@@ -319,16 +319,10 @@ impl Calls {
                 "the {role}'s {stage} answer could not be parsed, even after a repair attempt: {error}"
             ));
         }
-        let context = serde_json::json!({
-            "original_prompt": call.prompt,
-            "previous_output": output,
-            "error": error,
-        });
-        let prompt = prompts
-            .render(template, &context)
+        let prompt = again_prompt(&call, output, ("error", error.into()), prompts, template)
             .map_err(|error| format!("could not build the prompt: {error}"))?;
         self.supervisor
-            .repair(call, prompt, now, &mut self.log)
+            .ask_once(AskAgain::Repair, call, prompt, now, &mut self.log)
             .ok_or_else(|| format!("the {role}'s {stage} answer could not be parsed: {error}"))
     }
 
@@ -349,13 +343,13 @@ impl Calls {
         if call.rechecked {
             return None;
         }
-        let context = serde_json::json!({
-            "original_prompt": call.prompt,
-            "previous_output": output,
-            "discrepancies": discrepancies,
-        });
-        match prompts.render(template, &context) {
-            Ok(prompt) => self.supervisor.recheck(call, prompt, now, &mut self.log),
+        let named = ("discrepancies", discrepancies.into());
+        match again_prompt(&call, output, named, prompts, template) {
+            Ok(prompt) => {
+                let log = &mut self.log;
+                self.supervisor
+                    .ask_once(AskAgain::Recheck, call, prompt, now, log)
+            }
             Err(error) => {
                 let message = format!("could not build the prompt asking again: {error}");
                 self.push_log(now, LogKind::Note, Some(&call.call_id()), message);
@@ -607,6 +601,26 @@ impl Calls {
         self.usage.record(figures.clone());
         figures
     }
+}
+
+/// The prompt that asks `call`'s agent once more with `template`, given the
+/// original prompt, the answer it gave and what was wrong with it (`named`:
+/// the template's key and value).
+fn again_prompt(
+    call: &LiveCall,
+    output: &str,
+    (key, value): (&str, serde_json::Value),
+    prompts: &PromptSet,
+    template: &TemplateSpec,
+) -> Result<String, String> {
+    let mut context = serde_json::json!({
+        "original_prompt": call.prompt,
+        "previous_output": output,
+    });
+    context[key] = value;
+    prompts
+        .render(template, &context)
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

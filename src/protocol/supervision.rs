@@ -43,6 +43,17 @@ impl Slot {
     }
 }
 
+/// Why a finished slot is asked once more, beyond its retry: each reason
+/// is granted once a slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AskAgain {
+    /// Its output could not be parsed; the prompt quotes the parse error.
+    Repair,
+    /// Its readable answer went against the moderator's rulings; the
+    /// prompt names where.
+    Recheck,
+}
+
 /// A call in flight.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LiveCall {
@@ -238,45 +249,30 @@ impl Supervisor {
         Some(AfterFailure::Retry(self.launch(retry, now, log)))
     }
 
-    /// Starts the one repair call of a slot whose output could not be parsed.
-    /// `None` when the slot already had its repair.
-    pub fn repair(
+    /// Starts the one call of `finished`'s slot asked again for `reason`,
+    /// with `prompt`. `None` when the slot had that call already: each
+    /// reason is granted once a slot.
+    pub fn ask_once(
         &mut self,
+        reason: AskAgain,
         finished: LiveCall,
-        repair_prompt: String,
+        prompt: String,
         now: Timestamp,
         log: &mut Vec<LogEntry>,
     ) -> Option<CallSpec> {
-        if finished.repaired {
+        let mut call = finished;
+        let spent = match reason {
+            AskAgain::Repair => &mut call.repaired,
+            AskAgain::Recheck => &mut call.rechecked,
+        };
+        if std::mem::replace(spent, true) {
             return None;
         }
-        let call = LiveCall {
-            repaired: true,
-            ..finished
+        let why = match reason {
+            AskAgain::Repair => "to repair its answer, quoting the parse error",
+            AskAgain::Recheck => "more, naming where its answer went against the rulings",
         };
-        let why = "to repair its answer, quoting the parse error";
-        Some(self.ask_again(call, repair_prompt, why, now, log))
-    }
-
-    /// Starts the one call of a slot whose readable answer went against
-    /// the moderator's rulings, asking again with `recheck_prompt`. `None`
-    /// when the slot has been asked again already.
-    pub fn recheck(
-        &mut self,
-        finished: LiveCall,
-        recheck_prompt: String,
-        now: Timestamp,
-        log: &mut Vec<LogEntry>,
-    ) -> Option<CallSpec> {
-        if finished.rechecked {
-            return None;
-        }
-        let call = LiveCall {
-            rechecked: true,
-            ..finished
-        };
-        let why = "more, naming where its answer went against the rulings";
-        Some(self.ask_again(call, recheck_prompt, why, now, log))
+        Some(self.ask_again(call, prompt, why, now, log))
     }
 
     /// The next attempt of `finished`'s slot with `prompt`, logged as
@@ -492,15 +488,44 @@ mod tests {
         let first = started(&mut supervisor, &mut log);
         let call = supervisor.finish(&first.request.call_id).unwrap();
         let repair = supervisor
-            .repair(call, "fix it".into(), now(), &mut log)
+            .ask_once(AskAgain::Repair, call, "fix it".into(), now(), &mut log)
             .unwrap();
         assert_eq!(repair.request.attempt, 2);
         let call = supervisor.finish(&repair.request.call_id).unwrap();
         assert!(
             supervisor
-                .repair(call, "again".into(), now(), &mut log)
+                .ask_once(AskAgain::Repair, call, "again".into(), now(), &mut log)
                 .is_none()
         );
+    }
+
+    /// A repair and a recheck are each granted once, and one does not use
+    /// up the other: an answer repaired into readable form may still be
+    /// asked again about the rulings.
+    #[test]
+    fn a_recheck_is_offered_once_even_after_a_repair() {
+        let (mut supervisor, mut log) = (Supervisor::default(), Vec::new());
+        let first = started(&mut supervisor, &mut log);
+        let call = supervisor.finish(&first.request.call_id).unwrap();
+        let repair = supervisor
+            .ask_once(AskAgain::Repair, call, "fix it".into(), now(), &mut log)
+            .unwrap();
+        let call = supervisor.finish(&repair.request.call_id).unwrap();
+        let recheck = supervisor
+            .ask_once(AskAgain::Recheck, call, "rulings".into(), now(), &mut log)
+            .unwrap();
+        assert_eq!(recheck.request.attempt, 3);
+        let asked = log.iter().rev().find(|entry| entry.kind == LogKind::Retry);
+        assert!(
+            asked.unwrap().message.contains("against the rulings"),
+            "{log:?}"
+        );
+        let call = supervisor.finish(&recheck.request.call_id).unwrap();
+        assert!((call.repaired, call.rechecked) == (true, true));
+        for reason in [AskAgain::Repair, AskAgain::Recheck] {
+            let again = supervisor.ask_once(reason, call.clone(), "more".into(), now(), &mut log);
+            assert!(again.is_none(), "{reason:?} granted twice");
+        }
     }
 
     #[test]
