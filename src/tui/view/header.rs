@@ -26,8 +26,6 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
         Span::styled(" │ ", theme.dim),
         Span::styled(app.info.protocol.clone(), theme.header),
     ]);
-    let figures = figures(app);
-    let figures_width: usize = figures.iter().map(Span::width).sum();
     let stages = &app.board.stages;
     // A finished debate stands at the protocol's last stage.
     let current = if app.outcome.is_some() {
@@ -45,18 +43,29 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     } else {
         stages.iter().position(|stage| stage.id == current)
     };
-    // Narrow, or too narrow for every stage and the figures: the stages
-    // done as a count and those ahead as far as they fit.
-    let compact = area.width < COMPACT_BELOW_COLUMNS
-        || 1 + titles
-            .iter()
-            .map(|title| title.chars().count() + 3)
-            .sum::<usize>()
-            + figures_width
-            > usize::from(area.width);
+    let width = usize::from(area.width);
+    let status = status(app);
+    let alerts = alerts(app);
+    let mut figures = figures(app);
+    let fixed = spans_width(&status) + spans_width(&alerts);
+    // Wide enough for every stage by name and everything after them, or
+    // the stages done as a count and those ahead as far as they fit.
+    let titles_width = 1 + titles
+        .iter()
+        .map(|title| title.chars().count() + 3)
+        .sum::<usize>();
+    let compact =
+        area.width < COMPACT_BELOW_COLUMNS || titles_width + fixed + spans_width(&figures) > width;
     let mut strip = vec![Span::raw(" ")];
     if compact {
-        strip.extend(compact_strip(app, &titles, position, area.width));
+        let (current, ahead) = compact_strip(app, &titles, position);
+        // What the screen is and what asks for the moderator stay whole;
+        // the figures give way from the end, then the stages ahead.
+        let reserved = 1 + spans_width(&current) + 1 + fixed + ahead.more_width();
+        fit(&mut figures, width.saturating_sub(reserved));
+        let room = width.saturating_sub(reserved - ahead.more_width() + spans_width(&figures));
+        strip.extend(current);
+        strip.extend(ahead.spans(app, room));
         strip.push(Span::raw(" "));
     } else {
         for (index, title) in titles.iter().enumerate() {
@@ -71,67 +80,136 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
             strip.push(Span::styled(title.clone(), style));
         }
     }
-    // What the screen is comes before the figures, so a narrow terminal
-    // cuts the figures.
+    strip.extend(status);
+    strip.extend(figures);
+    strip.extend(alerts);
+    frame.render_widget(Paragraph::new(vec![title, Line::from(strip)]), area);
+}
+
+/// The columns `spans` take.
+fn spans_width(spans: &[Span]) -> usize {
+    spans.iter().map(Span::width).sum()
+}
+
+/// Drops figures from the end until the rest fit in `room` columns,
+/// with no separator left hanging after the last.
+fn fit(figures: &mut Vec<Span<'static>>, room: usize) {
+    while spans_width(figures) > room {
+        figures.pop();
+    }
+    if let Some(last) = figures.last_mut()
+        && let Some(kept) = last.content.strip_suffix(" ·")
+    {
+        last.content = kept.to_string().into();
+    }
+}
+
+/// What the screen is, when it is not the live debate: a replay (its
+/// speed, and whether it is paused or has run out) or the archive. It
+/// comes before the figures, so a narrow terminal cuts the figures.
+fn status(app: &App) -> Vec<Span<'static>> {
+    let theme = &app.theme;
+    let mut spans = Vec::new();
     match &app.mode {
         Mode::Live => {}
         Mode::Replay(playback) => {
-            strip.push(Span::raw(" "));
-            strip.push(Span::styled(
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(
                 format!(" replay {} ", speed_label(playback.speed)),
                 theme.selection,
             ));
             if playback.ended && app.running() {
-                strip.push(Span::raw(" "));
-                strip.push(Span::styled(
+                spans.push(Span::raw(" "));
+                spans.push(Span::styled(
                     " the recording stops here ",
                     theme.status_needs_moderator,
                 ));
             } else if playback.paused && app.running() {
-                strip.push(Span::raw(" "));
-                strip.push(Span::styled(" paused ", theme.status_needs_moderator));
+                spans.push(Span::raw(" "));
+                spans.push(Span::styled(" paused ", theme.status_needs_moderator));
             }
         }
         Mode::Archive(_) => {
-            strip.push(Span::raw(" "));
-            strip.push(Span::styled(" archive ", theme.selection));
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(" archive ", theme.selection));
         }
     }
-    strip.extend(figures);
+    spans
+}
+
+/// What asks for the person: the moderator's turn, and the engine stopped.
+fn alerts(app: &App) -> Vec<Span<'static>> {
+    let theme = &app.theme;
+    let mut spans = Vec::new();
     // In a replay the moderator's turn is history, not a call to act.
     if app.board.needs_moderator && matches!(app.mode, Mode::Live) {
-        strip.push(Span::raw("  "));
-        strip.push(Span::styled(
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(
             " needs moderator ",
             theme.status_needs_moderator,
         ));
     }
     if let Some(error) = &app.engine_error {
-        strip.push(Span::raw("  "));
-        strip.push(Span::styled(format!(" stopped: {error} "), theme.error));
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(format!(" stopped: {error} "), theme.error));
     }
-    frame.render_widget(Paragraph::new(vec![title, Line::from(strip)]), area);
+    spans
 }
 
-/// Columns the figures after the stage strip (round, clock, tokens) keep
-/// in a narrow header.
-const FIGURES_COLUMNS: usize = 36;
+/// The stages still to come in a narrow header.
+struct Ahead<'a> {
+    titles: &'a [String],
+}
+
+impl Ahead<'_> {
+    /// The columns of the widest count of stages not named (` +12`).
+    fn more_width(&self) -> usize {
+        match self.titles.len() {
+            0 => 0,
+            n => 2 + n.to_string().len(),
+        }
+    }
+
+    /// As many stages as fit in `room` columns, by name, and how many
+    /// more there are.
+    fn spans(&self, app: &App, mut room: usize) -> Vec<Span<'static>> {
+        let theme = &app.theme;
+        let mut spans = Vec::new();
+        for (shown, title) in self.titles.iter().enumerate() {
+            let left = self.titles.len() - shown - 1;
+            let more = if left > 0 {
+                2 + left.to_string().len()
+            } else {
+                0
+            };
+            let needed = 3 + title.chars().count() + more;
+            if needed > room {
+                let more = self.titles.len() - shown;
+                spans.push(Span::styled(format!(" +{more}"), theme.dim));
+                break;
+            }
+            room -= needed - more;
+            spans.push(Span::styled(" ▸ ", theme.dim));
+            spans.push(Span::styled(title.clone(), theme.stage_pending));
+        }
+        spans
+    }
+}
 
 /// The stage strip in a narrow header: the stages done as one count
-/// (`2 done`), the current one numbered (`Moderation 3/6`), then as many of
-/// the stages still to come as fit, by name, and how many more there are.
-fn compact_strip(
+/// (`2 done`), the current one numbered (`Moderation 3/6`), and the stages
+/// still to come, to be named as far as they fit.
+fn compact_strip<'a>(
     app: &App,
-    titles: &[String],
+    titles: &'a [String],
     position: Option<usize>,
-    width: u16,
-) -> Vec<Span<'static>> {
+) -> (Vec<Span<'static>>, Ahead<'a>) {
     let theme = &app.theme;
     let at = position.unwrap_or(0);
     let total = titles.len();
     let mut spans = Vec::new();
     let Some(current) = titles.get(at) else {
-        return spans;
+        return (spans, Ahead { titles: &[] });
     };
     if at > 0 {
         spans.push(Span::styled(format!("✓{at} "), theme.stage_done));
@@ -140,30 +218,8 @@ fn compact_strip(
     if total > 1 {
         spans.push(Span::styled(format!(" {}/{total}", at + 1), theme.dim));
     }
-    let mut room = usize::from(width)
-        .saturating_sub(FIGURES_COLUMNS)
-        .saturating_sub(spans.iter().map(Span::width).sum::<usize>());
     let ahead = &titles[(at + 1).min(total)..];
-    for (shown, title) in ahead.iter().enumerate() {
-        let left = ahead.len() - shown - 1;
-        let more = if left > 0 {
-            format!(" +{left}")
-        } else {
-            String::new()
-        };
-        let needed = 3 + title.chars().count() + more.chars().count();
-        if needed > room {
-            spans.push(Span::styled(
-                format!(" +{}", ahead.len() - shown),
-                theme.dim,
-            ));
-            break;
-        }
-        room -= needed - more.chars().count();
-        spans.push(Span::styled(" ▸ ", theme.dim));
-        spans.push(Span::styled(title.clone(), theme.stage_pending));
-    }
-    spans
+    (spans, Ahead { titles: ahead })
 }
 
 /// `mm:ss`, or `h:mm:ss` past an hour.

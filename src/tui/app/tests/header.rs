@@ -1,0 +1,100 @@
+//! The header's second line at every width: what asks for the moderator
+//! stays whole, and the figures and the stages ahead give way whole, never
+//! cut inside a word.
+
+use super::*;
+
+/// A debate at the moderator's turn, seven stages long, with a budget and
+/// spending to show.
+fn waiting_app() -> App {
+    let mut app = app();
+    let mut board = items(3);
+    board.stages = stages(&[
+        "proposal",
+        "critique",
+        "moderation",
+        "revision",
+        "evaluation",
+        "synthesis",
+        "verdict",
+    ]);
+    app.apply(Update::Board(board), Instant::now());
+    app.progress.stage = "moderation".into();
+    app.progress.round = 1;
+    app.progress.max_round = 3;
+    app.progress.budget = Some((7, 28));
+    app.totals = Totals {
+        input_tokens: 8_300,
+        output_tokens: 1_200,
+        estimated_output: 0,
+        cost_usd: Some(0.42),
+    };
+    app
+}
+
+/// The header's second row as drawn at `width` columns.
+fn second_row(app: &mut App, width: u16) -> String {
+    let screen = draw_text(app, width, 40);
+    let row = screen.lines().nth(1).expect("a second row");
+    row.trim_matches('"').trim_end().to_string()
+}
+
+#[test]
+fn the_header_fits_its_second_line_whole_at_every_width() {
+    let mut app = waiting_app();
+    // Each piece the line may show, whole.
+    let pieces = [
+        "round 1/3",
+        "budget 7/28",
+        "8.3k in / 1.2k out tok",
+        "$0.42",
+        "needs moderator",
+    ];
+    for width in 60..=220u16 {
+        let row = second_row(&mut app, width);
+        assert!(
+            row.contains("Moderation"),
+            "{width}: the current stage is always named: {row}"
+        );
+        if width >= 70 {
+            assert!(
+                row.contains(" needs moderator"),
+                "{width}: the moderator's turn is shown: {row}"
+            );
+        }
+        assert!(
+            !row.ends_with('·'),
+            "{width}: a separator left hanging: {row}"
+        );
+        // A piece is there whole or not at all: its first word never
+        // stands without the rest.
+        for piece in pieces {
+            let first = piece.split(' ').next().unwrap();
+            if row.contains(&format!(" {first}")) {
+                assert!(row.contains(piece), "{width}: {piece:?} cut: {row}");
+            }
+        }
+        if width >= 200 {
+            assert!(
+                row.contains("Proposal ▸ Critique ▸ Moderation"),
+                "{width}: wide enough for every stage by name: {row}"
+            );
+        }
+    }
+}
+
+/// A replay's label and a paused replay's stay whole too, and the figures
+/// give way to them.
+#[test]
+fn a_replays_label_stays_whole_in_a_narrow_header() {
+    let app = waiting_app();
+    let mut app = app.replaying(50.0, Instant::now());
+    for width in 70..=120u16 {
+        let row = second_row(&mut app, width);
+        assert!(row.contains(" replay ×50 "), "{width}: {row}");
+        assert!(
+            !row.contains("needs moderator"),
+            "{width}: a replay's moderation is history: {row}"
+        );
+    }
+}
