@@ -353,7 +353,7 @@ impl App {
             )),
             Region::Verdict => {
                 let report = self.report.as_mut()?;
-                let total = report.summary.line_count() + report.paths.len() + 4;
+                let total = report.summary.line_count();
                 Some((&mut report.scroll, total, report.viewport))
             }
             Region::Items | Region::Board => None,

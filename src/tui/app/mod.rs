@@ -1146,9 +1146,17 @@ impl App {
                     );
                 }
                 Region::Verdict => {
+                    // Pages turn by the rows the deliverable is shown in,
+                    // not the whole view's.
                     if let Some(report) = &mut self.report {
                         report.summary.layout(inner.width.saturating_sub(1), theme);
-                        report.viewport = usize::from(inner.height);
+                    }
+                    let summary = self
+                        .report
+                        .as_ref()
+                        .map(|report| super::view::verdict_areas(self, report, inner).summary);
+                    if let (Some(report), Some(summary)) = (&mut self.report, summary) {
+                        report.viewport = usize::from(summary.height);
                     }
                 }
                 Region::Board => {}

@@ -13,7 +13,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use super::board::{tone_style, verdict_style};
 use super::frame_block;
 use crate::protocol::{Outcome, Tone};
-use crate::tui::app::App;
+use crate::tui::app::{App, VerdictReport};
 use crate::tui::layout::inner;
 
 /// The view's title for an ending: a verdict, or the result of a protocol
@@ -22,6 +22,81 @@ pub fn title(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Completed { .. } => "Result",
         Outcome::Decided { .. } | Outcome::Failed { .. } => "Verdict",
+    }
+}
+
+/// Where the view's parts go inside its frame (`body`): the outcome with
+/// its rule, the panel's agreement and the explanation, wrapped; then the
+/// deliverable, which scrolls; then the files written.
+pub(crate) struct VerdictAreas {
+    pub top: Rect,
+    /// The rows the deliverable is drawn in: a page.
+    pub summary: Rect,
+    /// Below it, when it is longer than a page, the row that says how to
+    /// read on (its own row, so that it hides none of the text).
+    pub more: Option<Rect>,
+    pub files: Rect,
+}
+
+/// The outcome's badge and the rule or reason beside it.
+fn headline(app: &App, outcome: &Outcome) -> (Span<'static>, String) {
+    let theme = &app.theme;
+    match outcome {
+        Outcome::Decided { verdict, rule } => (
+            Span::styled(
+                format!(" {} ", verdict.as_str()),
+                verdict_style(theme, *verdict),
+            ),
+            rule.clone(),
+        ),
+        Outcome::Completed { note, .. } => (
+            Span::styled(" DONE ", tone_style(theme, Tone::Positive)),
+            note.clone(),
+        ),
+        Outcome::Failed { reason } => (Span::styled(" NO VERDICT ", theme.error), reason.clone()),
+    }
+}
+
+/// The line that says where the files went.
+fn written_to(app: &App) -> String {
+    format!("Written to {}", app.info.run_dir.display())
+}
+
+/// The parts of the verdict view of `report` inside `body`, its
+/// deliverable already laid out. The interface pages through the
+/// deliverable by the same areas.
+pub(crate) fn verdict_areas(app: &App, report: &VerdictReport, body: Rect) -> VerdictAreas {
+    let (badge, rule) = headline(app, &report.outcome);
+    let rows = |chars: usize| chars.div_ceil(usize::from(body.width.max(1))) as u16;
+    let headline_rows = rows(badge.content.chars().count() + 2 + rule.chars().count());
+    let agreement_rows = app
+        .board
+        .agreement
+        .as_deref()
+        .map_or(0, |line| rows(line.chars().count()));
+    let explanation_rows = rows(app.info.ending_note.chars().count());
+    // The folder's path wraps; the files below it get what a third of the
+    // view leaves.
+    let files_rows = (rows(written_to(app).chars().count()) + report.paths.len() as u16 + 1)
+        .min(body.height / 3);
+    let [top, summary, files] = Layout::vertical([
+        Constraint::Length(headline_rows + agreement_rows + explanation_rows + 1),
+        Constraint::Min(3),
+        Constraint::Length(files_rows),
+    ])
+    .areas(body);
+    let (summary, more) = if report.summary.line_count() > usize::from(summary.height) {
+        let [summary, more] =
+            Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(summary);
+        (summary, Some(more))
+    } else {
+        (summary, None)
+    };
+    VerdictAreas {
+        top,
+        summary,
+        more,
+        files,
     }
 }
 
@@ -38,54 +113,71 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
         ),
         area,
     );
-    let explanation = app.info.ending_note.as_str();
-    let body = inner(area);
-    let (headline, rule) = match &report.outcome {
-        Outcome::Decided { verdict, rule } => (
-            Span::styled(
-                format!(" {} ", verdict.as_str()),
-                verdict_style(theme, *verdict),
-            ),
-            rule.clone(),
-        ),
-        Outcome::Completed { note, .. } => (
-            Span::styled(" DONE ", tone_style(theme, Tone::Positive)),
-            note.clone(),
-        ),
-        Outcome::Failed { reason } => (Span::styled(" NO VERDICT ", theme.error), reason.clone()),
-    };
-    let paths_rows = (report.paths.len() as u16 + 2).min(body.height / 3);
-    // The verdict with its rule, and the explanation, wrap; a blank row
-    // follows them.
-    let rows = |chars: usize| chars.div_ceil(usize::from(body.width.max(1))) as u16;
-    let headline_rows = rows(headline.content.chars().count() + 2 + rule.chars().count());
-    // How far the panel that decided agreed, beside the rule (fair judging).
-    let agreement = app.board.agreement.as_deref();
-    let agreement_rows = agreement.map_or(0, |line| rows(line.chars().count()));
-    let [top, summary, paths] = Layout::vertical([
-        Constraint::Length(headline_rows + agreement_rows + rows(explanation.chars().count()) + 1),
-        Constraint::Min(3),
-        Constraint::Length(paths_rows),
-    ])
-    .areas(body);
+    let areas = verdict_areas(app, report, inner(area));
+    let (badge, rule) = headline(app, &report.outcome);
     let mut lines = vec![Line::from(vec![
-        headline,
+        badge,
         Span::raw("  "),
         Span::styled(rule, theme.text),
     ])];
+    let agreement = app.board.agreement.as_deref();
     lines.extend(agreement.map(|line| Line::styled(line, theme.text)));
-    lines.push(Line::styled(explanation, theme.dim));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), top);
-    super::panes::draw_doc(&report.summary, &report.scroll, frame, summary);
-    let mut lines = vec![Line::styled(
-        format!("Written to {}", app.info.run_dir.display()),
-        theme.title,
-    )];
-    lines.extend(
-        report
-            .paths
-            .iter()
-            .map(|path| Line::styled(format!("  {path}"), theme.dim)),
+    lines.push(Line::styled(app.info.ending_note.as_str(), theme.dim));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), areas.top);
+    super::panes::draw_doc(&report.summary, &report.scroll, frame, areas.summary);
+    if let Some(row) = areas.more {
+        let (total, height) = (
+            report.summary.line_count(),
+            usize::from(areas.summary.height),
+        );
+        let more = if report.scroll.first_line(total, height) + height < total {
+            " PgDn more ↓ "
+        } else {
+            " PgUp back ↑ "
+        };
+        let line = Line::styled(more, theme.key_hint);
+        frame.render_widget(Paragraph::new(line).right_aligned(), row);
+    }
+    draw_files(app, report, frame, areas.files);
+}
+
+/// The run folder and the files written in it; where they do not all fit,
+/// the last row counts the rest.
+fn draw_files(app: &App, report: &VerdictReport, frame: &mut Buffer, area: Rect) {
+    let theme = &app.theme;
+    let folder =
+        Paragraph::new(Line::styled(written_to(app), theme.title)).wrap(Wrap { trim: false });
+    let folder_rows = (folder.line_count(area.width) as u16).min(area.height);
+    frame.render_widget(
+        folder,
+        Rect {
+            height: folder_rows,
+            ..area
+        },
     );
-    frame.render_widget(Paragraph::new(lines), paths);
+    let room = usize::from(area.height - folder_rows);
+    let paths = &report.paths;
+    let shown = if paths.len() > room {
+        room.saturating_sub(1)
+    } else {
+        paths.len()
+    };
+    let mut lines: Vec<Line> = paths[..shown]
+        .iter()
+        .map(|path| Line::styled(format!("  {path}"), theme.dim))
+        .collect();
+    if shown < paths.len() && room > 0 {
+        let more = paths.len() - shown;
+        let files = if more == 1 { "file" } else { "files" };
+        lines.push(Line::styled(
+            format!("  … and {more} more {files} in that folder"),
+            theme.dim,
+        ));
+    }
+    let list = Rect {
+        y: area.y + folder_rows,
+        height: area.height - folder_rows,
+        ..area
+    };
+    frame.render_widget(Paragraph::new(lines), list);
 }

@@ -11,6 +11,7 @@ mod header;
 mod replay;
 mod screen;
 mod scroll;
+mod verdict;
 
 fn role(slot: &str, title: &str) -> RoleInfo {
     let group = match slot {

@@ -1,0 +1,88 @@
+//! The verdict view on a small terminal: paging reads the deliverable
+//! without skipping a line, and the files written say when some are not
+//! listed.
+
+use super::*;
+
+/// A finished debate whose `summary.md` is sixty numbered lines, with
+/// twelve files written.
+fn finished_app() -> App {
+    let mut app = app();
+    app.apply(
+        Update::Finished(Outcome::Decided {
+            verdict: crate::protocol::Verdict::Adopt,
+            rule: "all checks passed".into(),
+        }),
+        Instant::now(),
+    );
+    // Each line reaches the right edge, where the "more" hint goes.
+    let dots = ".".repeat(61);
+    let summary: String = (1..=60)
+        .map(|n| format!("line {n:02} {dots} end {n:02}\n\n"))
+        .collect();
+    let paths = (1..=12).map(|n| format!("rounds/file-{n:02}.md")).collect();
+    app.show_report(&summary, paths);
+    app
+}
+
+/// The summary lines on screen whole (their end not hidden), by number.
+fn shown_lines(screen: &str) -> Vec<u32> {
+    screen
+        .split("line ")
+        .skip(1)
+        .filter_map(|rest| {
+            let number: u32 = rest.get(..2)?.parse().ok()?;
+            let row = rest.lines().next()?;
+            row.contains(&format!("end {number:02}")).then_some(number)
+        })
+        .collect()
+}
+
+/// Page after page at 80×24 shows every line of the deliverable whole, in
+/// order, each page starting where the last one ended: a page is the rows
+/// the deliverable has, not the whole view's, and the hint to read on has
+/// a row of its own.
+#[test]
+fn paging_the_verdict_on_a_small_terminal_skips_no_line_of_the_summary() {
+    let mut app = finished_app();
+    let mut seen: Vec<u32> = Vec::new();
+    for _ in 0..40 {
+        let screen = draw_text(&mut app, 80, 24);
+        let lines = shown_lines(&screen);
+        assert!(!lines.is_empty(), "{screen}");
+        if let (Some(last), Some(first)) = (seen.last(), lines.first()) {
+            assert!(*first <= last + 1, "line {} skipped:\n{screen}", last + 1);
+        }
+        for line in lines {
+            if seen.last().is_none_or(|last| line > *last) {
+                seen.push(line);
+            }
+        }
+        if seen.last() == Some(&60) {
+            assert!(screen.contains("PgUp back ↑"), "{screen}");
+            break;
+        }
+        assert!(screen.contains("PgDn more ↓"), "{screen}");
+        key(&mut app, KeyCode::PageDown);
+    }
+    assert_eq!(seen, (1..=60).collect::<Vec<_>>());
+}
+
+/// Files that do not fit are counted, not cut off without a word.
+#[test]
+fn the_files_written_say_how_many_are_not_listed() {
+    let mut app = finished_app();
+    let screen = draw_text(&mut app, 80, 24);
+    assert!(screen.contains("Written to"), "{screen}");
+    let listed = (1..=12)
+        .filter(|n| screen.contains(&format!("file-{n:02}.md")))
+        .count();
+    assert!(listed < 12, "{screen}");
+    assert!(
+        screen.contains(&format!("… and {} more files in that folder", 12 - listed)),
+        "{screen}"
+    );
+    let screen = draw_text(&mut app, 200, 60);
+    assert!(screen.contains("file-12.md"), "{screen}");
+    assert!(!screen.contains("more files"), "{screen}");
+}
