@@ -259,8 +259,23 @@ fn read_report(run_dir: &Path, deliverable: &str) -> (String, Vec<String>) {
     let summary = crate::artifact::read_regular(&run_dir.join(deliverable)).unwrap_or_default();
     let mut paths = Vec::new();
     collect_files(run_dir, run_dir, &mut paths);
-    paths.sort();
+    reader_first(&mut paths, deliverable);
     (summary, paths)
+}
+
+/// Orders the files written for a reader, who may see only the first few:
+/// the deliverable, then the run folder's own files before those in its
+/// folders, the documents (Markdown) before the machine records at each
+/// depth, and by name.
+fn reader_first(paths: &mut [String], deliverable: &str) {
+    paths.sort_by_cached_key(|path| {
+        (
+            path != deliverable,
+            path.matches('/').count(),
+            !path.ends_with(".md"),
+            path.clone(),
+        )
+    });
 }
 
 fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
@@ -285,6 +300,34 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
 mod tests {
     use super::*;
     use crate::agent::http::paced::next_frame;
+
+    #[test]
+    fn the_files_written_are_listed_for_a_reader() {
+        let mut paths: Vec<String> = [
+            "council.json",
+            "journal.jsonl",
+            "phase-1/expert.data.md",
+            "review.md",
+            "summary.md",
+            "transcript.md",
+            "phase-1/raw/expert.data.txt",
+        ]
+        .map(String::from)
+        .into();
+        reader_first(&mut paths, "summary.md");
+        assert_eq!(
+            paths,
+            [
+                "summary.md",
+                "review.md",
+                "transcript.md",
+                "council.json",
+                "journal.jsonl",
+                "phase-1/expert.data.md",
+                "phase-1/raw/expert.data.txt",
+            ]
+        );
+    }
 
     #[test]
     fn frame_windows_open_with_the_read_clock() {
