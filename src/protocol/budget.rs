@@ -78,7 +78,16 @@ impl Budget {
                 .find_map(|unit| lower.strip_suffix(unit));
             match count {
                 Some(count) => budget.tokens = Some(parse_tokens(count.trim())?),
-                None => budget.usd = Some(parse_usd(part)?),
+                // Not a token limit: a money limit, or neither.
+                None => {
+                    let usd = parse_usd(part).map_err(|_| {
+                        format!(
+                            "`{part}` is not a budget: write a money limit ($2.50), a token \
+                             limit (300k tokens), or both joined by `and`"
+                        )
+                    })?;
+                    budget.usd = Some(usd);
+                }
             }
         }
         Ok(budget)
@@ -435,6 +444,12 @@ mod tests {
         for bad in ["0", "-5", "lots", "0.0001k"] {
             assert!(parse_tokens(bad).is_err(), "{bad}");
         }
+        // What is neither says what would be.
+        let error = Budget::parse("10,000 tokensabc").unwrap_err();
+        assert!(
+            error.contains("is not a budget") && error.contains("300k tokens"),
+            "{error}"
+        );
         // What `describe` writes reads back as the same limit.
         let budget = Budget {
             usd: Some(12.0),

@@ -111,10 +111,14 @@ impl<W: Write> Screen<W> {
         app.prepare(self.area());
         let damage = std::mem::take(&mut app.damage);
         // Only a frame of the same layout with nothing laid over the panes
-        // may leave the rest of the screen as it is.
+        // (a pop-up, a message wrapped up from the footer) may leave the
+        // rest of the screen as it is.
         let streamed = match damage {
             Damage::Streamed(panes)
-                if !self.fresh && app.layout == self.layout && app.layers.is_empty() =>
+                if !self.fresh
+                    && app.layout == self.layout
+                    && app.layers.is_empty()
+                    && view::flash_rows(app) == 1 =>
             {
                 Some(panes)
             }

@@ -72,6 +72,46 @@ pub(crate) fn draw_screen(app: &App, frame: &mut Buffer) {
     }
     draw_footer(app, frame, layout.footer);
     layers::draw(app, frame, layout.area);
+    draw_long_flash(app, frame, layout.footer);
+}
+
+/// The most rows a message too long for the footer takes.
+const FLASH_ROWS_MAX: u16 = 5;
+
+/// The message in the footer, as it is drawn.
+fn flash_paragraph(app: &App) -> Option<Paragraph<'_>> {
+    let (message, _) = app.flash.as_ref()?;
+    let line = Line::styled(format!(" {message}"), app.theme.status_needs_moderator);
+    Some(Paragraph::new(line).wrap(ratatui::widgets::Wrap { trim: false }))
+}
+
+/// The rows the message in the footer takes: 1 when it fits the footer
+/// (or there is none), more when it wraps upward over the screen's last
+/// rows, which a frame that only streams text then must not draw over.
+pub(crate) fn flash_rows(app: &App) -> u16 {
+    let width = app.layout.footer.width;
+    flash_paragraph(app).map_or(1, |paragraph| {
+        let rows = u16::try_from(paragraph.line_count(width)).unwrap_or(u16::MAX);
+        rows.clamp(1, FLASH_ROWS_MAX.min(app.layout.footer.bottom()))
+    })
+}
+
+/// A message too long for the footer, wrapped upward from it over the
+/// rows above, so that none of it is cut off; above any pop-up, for the
+/// few seconds it shows.
+fn draw_long_flash(app: &App, frame: &mut Buffer, footer: Rect) {
+    let rows = flash_rows(app);
+    let Some(paragraph) = flash_paragraph(app).filter(|_| rows > 1) else {
+        return;
+    };
+    let area = Rect {
+        y: footer.bottom() - rows,
+        height: rows,
+        ..footer
+    }
+    .intersection(frame.area);
+    frame.render_widget(ratatui::widgets::Clear, area);
+    frame.render_widget(paragraph, area);
 }
 
 /// A bordered block, highlighted when focused.

@@ -1024,7 +1024,7 @@ fn a_step_held_at_the_budget_asks_raise_stop_or_go_on_once() {
         key(&mut app, KeyCode::Char(c));
     }
     assert!(key(&mut app, KeyCode::Enter).is_empty(), "not a figure");
-    assert!(app.flash.as_ref().unwrap().0.contains("not an amount"));
+    assert!(app.flash.as_ref().unwrap().0.contains("`lots` is not a budget"));
     for _ in 0..4 {
         key(&mut app, KeyCode::Backspace);
     }

@@ -241,3 +241,30 @@ fn a_streamed_frame_writes_a_fraction_of_a_whole_one() {
         "a word streamed costs {streamed} bytes, the whole screen {first}"
     );
 }
+
+/// A message too long for the footer wraps upward over the screen's last
+/// rows; while it shows, a frame of streamed text draws the whole screen,
+/// so no pane is drawn over it.
+#[test]
+fn a_message_too_long_for_the_footer_is_shown_whole_over_streaming_panes() {
+    let mut app = app();
+    // The proposer's pane alone, zoomed: it reaches the rows above the footer.
+    app.zoomed = true;
+    let mut screen = Screen::new(Vec::new(), Size::new(COLUMNS, ROWS));
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    screen.draw(&mut app).unwrap();
+    let words: Vec<String> = (1..=60).map(|n| format!("word{n:02}")).collect();
+    app.flash(words.join(" "), Instant::now());
+    for n in 0..20 {
+        chunk(&mut app, "proposer/proposal/r1/a1", &paragraph(n));
+        screen.draw(&mut app).unwrap();
+        let shown = terminal_text(&screen);
+        for word in &words {
+            assert!(
+                shown.contains(word.as_str()),
+                "frame {n}: {word} hidden:\n{shown}"
+            );
+        }
+        assert_shows_whole(&screen, &app);
+    }
+}
