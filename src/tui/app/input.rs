@@ -327,7 +327,12 @@ impl App {
 
     fn focused_viewport(&self) -> usize {
         match layout::focused_region(self) {
-            Region::Pane(index) => self.panes[index].viewport,
+            Region::Pane(index) => {
+                let pane = &self.panes[index];
+                pane.human
+                    .as_ref()
+                    .map_or(pane.viewport, |human| human.prompt_viewport)
+            }
             Region::Transcript => self.transcript_viewport,
             Region::Verdict => self.report.as_ref().map_or(0, |r| r.viewport),
             _ => 0,
@@ -343,8 +348,15 @@ impl App {
         match region {
             Region::Pane(index) => {
                 let pane = &mut self.panes[index];
-                let total = pane.shown().line_count();
-                Some((&mut pane.scroll, total, pane.viewport))
+                // A role the person plays scrolls the prompt it was given.
+                let total = match &pane.human {
+                    Some(human) => human.prompt.line_count(),
+                    None => pane.shown().line_count(),
+                };
+                match &mut pane.human {
+                    Some(human) => Some((&mut human.prompt_scroll, total, human.prompt_viewport)),
+                    None => Some((&mut pane.scroll, total, pane.viewport)),
+                }
             }
             Region::Transcript => Some((
                 &mut self.transcript_scroll,

@@ -151,8 +151,12 @@ impl Scroll {
 /// A role the person plays, while its answer is wanted.
 pub struct HumanAnswer {
     pub call_id: String,
-    /// The prompt, to read while writing.
+    /// The prompt, to read while writing: from its start, and scrolled
+    /// like a pane while the answer is not being written.
     pub prompt: StreamDoc,
+    pub prompt_scroll: Scroll,
+    /// The rows the prompt is shown in.
+    pub prompt_viewport: usize,
     pub editor: TextArea<'static>,
     /// Why the last submitted answer was not accepted.
     pub error: Option<String>,
@@ -1017,6 +1021,11 @@ impl App {
         pane.human = Some(HumanAnswer {
             call_id,
             prompt: prompt_doc,
+            prompt_scroll: Scroll {
+                top: 0,
+                follow: false,
+            },
+            prompt_viewport: 0,
             editor,
             error: None,
         });
@@ -1118,6 +1127,9 @@ impl App {
                     let pane = &mut self.panes[index];
                     if let Some(human) = &mut pane.human {
                         human.prompt.layout(inner.width, theme);
+                        let has_error = human.error.is_some();
+                        let areas = super::view::human_areas(inner, has_error);
+                        human.prompt_viewport = usize::from(areas.prompt.height);
                     }
                     pane.viewport = usize::from(inner.height);
                     let doc = if pane.raw {

@@ -11,6 +11,7 @@ mod verdict;
 
 pub(crate) use items::item_in_full_rows;
 pub(crate) use layers::{item_detail_areas, item_detail_text};
+pub(crate) use panes::human_areas;
 pub(crate) use verdict::verdict_areas;
 
 use ratatui::Frame;

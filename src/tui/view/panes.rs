@@ -144,19 +144,36 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Buffer, area: Rect) {
     let body = inner(area);
     frame.render_widget(block, area);
     if let Some(human) = &pane.human {
-        let [prompt, editor, error] = Layout::vertical([
-            Constraint::Percentage(35),
-            Constraint::Min(3),
-            Constraint::Length(u16::from(human.error.is_some()) * 3),
-        ])
-        .areas(body);
-        draw_doc(&human.prompt, &Scroll::default(), frame, prompt);
+        let areas = human_areas(body, human.error.is_some());
+        draw_doc(&human.prompt, &human.prompt_scroll, frame, areas.prompt);
+        // The answer's own frame, so that it does not read as more prompt.
+        let writing = matches!(
+            app.layers.last(),
+            Some(crate::tui::app::Layer::AnswerEditor { pane }) if *pane == index
+        );
+        let (title, style) = if writing {
+            (
+                " Your answer · Ctrl-S sends it · Esc stops writing ",
+                theme.key_hint,
+            )
+        } else {
+            (
+                " Your answer · e writes it · PgUp/PgDn read the prompt ",
+                theme.dim,
+            )
+        };
+        let frame_of_answer = ratatui::widgets::Block::new()
+            .borders(Borders::TOP)
+            .border_style(style)
+            .title(Line::styled(title, style));
+        let editor = frame_of_answer.inner(areas.editor);
+        frame.render_widget(frame_of_answer, areas.editor);
         frame.render_widget(&human.editor, editor);
         if let Some(message) = &human.error {
             frame.render_widget(
                 Paragraph::new(Line::styled(message.clone(), theme.error))
                     .wrap(Wrap { trim: false }),
-                error,
+                areas.error,
             );
         }
         return;
@@ -170,6 +187,31 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Buffer, area: Rect) {
         return;
     }
     draw_doc(pane.shown(), &pane.scroll, frame, body);
+}
+
+/// Where a role the person plays shows its parts inside the pane (`body`):
+/// the prompt it was given, the answer being written (a title row and the
+/// editor), and why the last answer was refused, if it was.
+pub(crate) struct HumanAreas {
+    pub prompt: Rect,
+    pub editor: Rect,
+    pub error: Rect,
+}
+
+/// The parts of a person's pane inside `body`, laid out the same for
+/// drawing and for paging through the prompt.
+pub(crate) fn human_areas(body: Rect, has_error: bool) -> HumanAreas {
+    let [prompt, editor, error] = Layout::vertical([
+        Constraint::Percentage(35),
+        Constraint::Min(4),
+        Constraint::Length(u16::from(has_error) * 3),
+    ])
+    .areas(body);
+    HumanAreas {
+        prompt,
+        editor,
+        error,
+    }
 }
 
 /// Draws the visible window of a laid-out document, row by row: its lines

@@ -8,10 +8,10 @@ use crate::tui::keymap::Action;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 mod header;
+mod paging;
 mod replay;
 mod screen;
 mod scroll;
-mod verdict;
 
 fn role(slot: &str, title: &str) -> RoleInfo {
     let group = match slot {
@@ -1024,7 +1024,13 @@ fn a_step_held_at_the_budget_asks_raise_stop_or_go_on_once() {
         key(&mut app, KeyCode::Char(c));
     }
     assert!(key(&mut app, KeyCode::Enter).is_empty(), "not a figure");
-    assert!(app.flash.as_ref().unwrap().0.contains("`lots` is not a budget"));
+    assert!(
+        app.flash
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("`lots` is not a budget")
+    );
     for _ in 0..4 {
         key(&mut app, KeyCode::Backspace);
     }

@@ -1,6 +1,7 @@
-//! The verdict view on a small terminal: paging reads the deliverable
-//! without skipping a line, and the files written say when some are not
-//! listed.
+//! Reading long text on a small terminal: a page turns by the rows the
+//! text is shown in, so nothing is skipped (the verdict view's deliverable,
+//! the prompt of a role the person plays), and the files written say when
+//! some are not listed.
 
 use super::*;
 
@@ -85,4 +86,54 @@ fn the_files_written_say_how_many_are_not_listed() {
     let screen = draw_text(&mut app, 200, 60);
     assert!(screen.contains("file-12.md"), "{screen}");
     assert!(!screen.contains("more files"), "{screen}");
+}
+
+/// A role the person plays shows its prompt from the start, and PgDn
+/// reads on through it, a page of the prompt's own rows at a time (the
+/// whole pane's height skipped most of it), while
+/// the answer is not being written; the answer has a frame of its own.
+#[test]
+fn the_prompt_of_a_role_the_person_plays_reads_from_its_start_page_by_page() {
+    let mut app = app();
+    let prompt: String = (1..=80)
+        .map(|n| format!("prompt line {n:02}\n\n"))
+        .collect();
+    app.apply(
+        Update::AnswerWanted {
+            call_id: "critic/critique/r1/a1".into(),
+            role: "critic".into(),
+            prompt,
+            template: Some("critiques: []".into()),
+        },
+        Instant::now(),
+    );
+    app.focus = Focus::Pane(1);
+    let lines_on = |screen: &str| -> Vec<u32> {
+        screen
+            .split("prompt line ")
+            .skip(1)
+            .filter_map(|rest| rest.get(..2)?.parse().ok())
+            .collect()
+    };
+    let screen = draw_text(&mut app, 80, 24);
+    assert_eq!(lines_on(&screen).first(), Some(&1), "{screen}");
+    assert!(screen.contains("Your answer · e writes it"), "{screen}");
+    let mut seen = lines_on(&screen);
+    while seen.last() != Some(&80) {
+        key(&mut app, KeyCode::PageDown);
+        let screen = draw_text(&mut app, 80, 24);
+        let lines = lines_on(&screen);
+        let (first, last) = (lines[0], *seen.last().unwrap());
+        // A page keeps the last row of the one before, for context.
+        assert!(
+            first <= last + 1 && lines.last() > seen.last(),
+            "a page follows the last ({last}): {screen}"
+        );
+        seen.extend(lines.into_iter().filter(|line| *line > last));
+    }
+    assert_eq!(seen, (1..=80).collect::<Vec<_>>());
+    // Writing: the frame says how to send it.
+    key(&mut app, KeyCode::Char('e'));
+    let screen = draw_text(&mut app, 80, 24);
+    assert!(screen.contains("Your answer · Ctrl-S sends it"), "{screen}");
 }
