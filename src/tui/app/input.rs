@@ -205,6 +205,7 @@ impl App {
                     let mut editor = TextArea::from([question.suggested().describe()]);
                     editor
                         .set_placeholder_text("$5 or 300,000 tokens (Enter saves, Esc goes back)");
+                    editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
                     editor.move_cursor(ratatui_textarea::CursorMove::End);
                     self.layers.push(Layer::BudgetEditor {
                         question,
@@ -467,6 +468,9 @@ impl App {
     pub(super) fn open_note_editor(&mut self, index: usize, existing: &str, placeholder: &str) {
         let mut editor = TextArea::from(existing.lines().map(str::to_string));
         editor.set_placeholder_text(placeholder);
+        // A note is prose: it wraps at the box's edge instead of scrolling
+        // its start out of sight.
+        editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
         editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
         editor.move_cursor(ratatui_textarea::CursorMove::End);
         self.layers.push(Layer::NoteEditor {

@@ -1016,6 +1016,8 @@ impl App {
         let template = sanitize(&template.unwrap_or_default());
         let mut editor = TextArea::from(template.lines().map(str::to_string));
         editor.set_placeholder_text("Write the answer here; Ctrl-S submits it.");
+        // Long lines wrap on screen only: the answer keeps its own lines.
+        editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
         let pane = &mut self.panes[index];
         pane.status = PaneStatus::NeedsAnswer;
         pane.human = Some(HumanAnswer {

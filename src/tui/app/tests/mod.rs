@@ -7,6 +7,7 @@ use crate::protocol::{BoardItem, Input, ModerationItem, OverrideAction};
 use crate::tui::keymap::Action;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
+mod editors;
 mod header;
 mod paging;
 mod replay;
