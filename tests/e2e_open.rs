@@ -338,7 +338,13 @@ fn settling_is_refused_while_another_quorum_writes_the_debate() {
     );
     assert_eq!(snapshot(&dir), before);
     let listed = sandbox.quorum(&["open", dir.to_str().unwrap(), "--headless"], &[]);
-    assert!(listed.stdout.contains("running (pid"), "{}", listed.stdout);
+    // It has its verdict: the listing says so, and who has it open.
+    assert!(
+        listed.stdout.contains("still open in another quorum (pid"),
+        "{}",
+        listed.stdout
+    );
+    assert!(!listed.stdout.contains("running"), "{}", listed.stdout);
     drop(held);
     sandbox
         .quorum(

@@ -74,6 +74,9 @@ struct Listing {
     topic: String,
     /// `ADOPT`, `REVISE`, ... or `no verdict`, `interrupted`, `running`.
     state: String,
+    /// The other quorum that still has a finished debate open (its
+    /// interface shows the result until it quits), if one does.
+    held_by: Option<String>,
     /// What to do next, if anything.
     next: Option<String>,
     reopen_pending: bool,
@@ -97,19 +100,22 @@ impl Listing {
         let review = &reloaded.folded.protocol;
         let dir_text = super::shell_path(dir);
         let holder = DebateLock::holder(dir);
-        let (state, next) = match (review.outcome(), holder) {
-            (_, Some(holder)) => (format!("running ({holder})"), None),
+        let (state, next) = match (review.outcome(), &holder) {
+            (None, Some(holder)) => (format!("running ({holder})"), None),
             (None, None) => (
                 format!("interrupted at {}", review.progress().stage),
                 Some(format!("quorum resume {dir_text}")),
             ),
-            (Some(outcome), None) => {
+            (Some(outcome), holder) => {
                 let state = match outcome {
                     Outcome::Decided { verdict, .. } => verdict.as_str().to_string(),
                     Outcome::Completed { deliverable, .. } => format!("completed: {deliverable}"),
                     Outcome::Failed { .. } => "no verdict".to_string(),
                 };
-                let next = if review.reopen_pending() {
+                // Another quorum has it open: nothing can be written yet.
+                let next = if holder.is_some() {
+                    None
+                } else if review.reopen_pending() {
                     Some(format!("quorum resume {dir_text} --reopen"))
                 } else if !reloaded.folded.finish_journaled {
                     Some(format!("quorum resume {dir_text}"))
@@ -127,6 +133,7 @@ impl Listing {
             dir: dir.to_path_buf(),
             topic: review.describe().topic,
             state,
+            held_by: holder.filter(|_| review.outcome().is_some()),
             next,
             reopen_pending: review.reopen_pending(),
             settleable: reloaded.folded.finish_journaled
@@ -170,7 +177,11 @@ impl Listing {
             )?;
         }
         writeln!(out, "  {}", sanitize(&self.topic))?;
-        writeln!(out, "  {}{reopened} · {items}", self.state)?;
+        let held = match &self.held_by {
+            Some(holder) => format!(" · still open in another quorum ({holder})"),
+            None => String::new(),
+        };
+        writeln!(out, "  {}{reopened}{held} · {items}", self.state)?;
         for item in &self.open_items {
             writeln!(
                 out,
