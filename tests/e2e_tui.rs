@@ -287,14 +287,20 @@ fn resize_during_streaming_keeps_drawing() {
     });
     run.resize(80, 24);
     // Narrow: a tab strip under the two header rows, one region at a time.
+    // (The transcript is a tab there, not a region of its own.)
     run.wait_until("the tab strip on row 3", WAIT, |screen| {
         let tabs = screen.rows(0, 80).nth(2).unwrap_or_default();
-        tabs.contains("Items") && tabs.contains("Log") && !screen.contents().contains("Transcript")
+        tabs.contains("Items")
+            && tabs.contains("│Transcript")
+            && screen.contents().matches("Transcript").count() == 1
     });
     run.resize(200, 60);
     run.wait_until("the wide layout again", WAIT, |screen| {
         let contents = screen.contents();
-        contents.contains("Transcript") && contents.contains("Critique items")
+        let row_3 = screen.rows(0, 200).nth(2).unwrap_or_default();
+        !row_3.contains("│Transcript")
+            && contents.contains(" Transcript ")
+            && contents.contains("Critique items")
     });
     // And it goes on drawing as the debate moves: the critique arrives.
     run.wait_for("to decide", WAIT);

@@ -178,7 +178,7 @@ fn draw_tabs(app: &App, frame: &mut Buffer, area: Rect) {
         ));
     }
     tabs.push((
-        "Log".into(),
+        "Transcript".into(),
         theme.text,
         app.focus == Focus::Transcript && !app.show_verdict,
     ));
@@ -241,6 +241,11 @@ fn draw_footer(app: &App, frame: &mut Buffer, area: Rect) {
     }
     if !matches!(app.focus, Focus::Pane(index) if app.panes[index].human.is_some()) {
         hidden.push(Action::Answer);
+    }
+    // Cards and raw text are an agent's pane's two views; the transcript
+    // and the result have one.
+    if !matches!(app.focus, Focus::Pane(_)) || app.show_verdict {
+        hidden.push(Action::ToggleRaw);
     }
     if app.alternatives.is_empty() {
         hidden.push(Action::SwitchAgent);
