@@ -93,7 +93,8 @@ pub(crate) fn flash_rows(app: &App) -> u16 {
     let width = app.layout.footer.width;
     flash_paragraph(app).map_or(1, |paragraph| {
         let rows = u16::try_from(paragraph.line_count(width)).unwrap_or(u16::MAX);
-        rows.clamp(1, FLASH_ROWS_MAX.min(app.layout.footer.bottom()))
+        // (A terminal with no rows has no footer to wrap up from.)
+        rows.clamp(1, FLASH_ROWS_MAX.min(app.layout.footer.bottom()).max(1))
     })
 }
 

@@ -268,3 +268,19 @@ fn a_message_too_long_for_the_footer_is_shown_whole_over_streaming_panes() {
         assert_shows_whole(&screen, &app);
     }
 }
+
+/// A long message on a terminal too small for it is cut, never a panic:
+/// down to no rows at all.
+#[test]
+fn a_long_message_on_a_tiny_terminal_is_drawn_as_far_as_it_fits() {
+    let mut app = app();
+    app.flash(
+        "a message far longer than any of these terminals is wide".repeat(3),
+        Instant::now(),
+    );
+    for (columns, rows) in [(80, 0), (0, 24), (1, 1), (20, 2), (20, 3), (40, 6)] {
+        let mut screen = Screen::new(Vec::new(), Size::new(columns, rows));
+        screen.draw(&mut app).unwrap();
+        app.damage = Damage::Whole;
+    }
+}
