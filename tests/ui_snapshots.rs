@@ -535,6 +535,13 @@ fn tiny_terminals_do_not_panic() {
     press(&mut app, KeyCode::Char('n'));
     let mut finished_app = finished("dark");
     press(&mut finished_app, KeyCode::Char('?'));
+    // The result view itself, paged, with a message too long for the footer.
+    let mut result = finished("dark");
+    press(&mut result, KeyCode::PageDown);
+    result.flash(
+        "a message longer than a tiny terminal is wide".repeat(4),
+        Instant::now(),
+    );
     for (width, height) in [
         (0, 0),
         (1, 1),
@@ -546,6 +553,7 @@ fn tiny_terminals_do_not_panic() {
     ] {
         render(&mut app, width, height);
         render(&mut finished_app, width, height);
+        render(&mut result, width, height);
     }
 }
 
