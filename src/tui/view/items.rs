@@ -137,10 +137,17 @@ impl Columns {
     }
 }
 
+/// The most characters the target column shows: a block's or a
+/// finding's id fits whole, a place in a draft (`second paragraph, "This
+/// means …"`) is cut, so that every row keeps its decision in sight. The
+/// item's detail below the list names the target whole.
+const TARGET_COLUMN_CHARS: usize = 24;
+
 /// The widths of the item list's id, target, severity and kind columns:
 /// wide enough for every item on the board (a decision review's `major`, a
 /// red team's `critical`), at least as wide as they always were; a target
-/// no item has takes no room.
+/// no item has takes no room, and a long one is cut to
+/// [`TARGET_COLUMN_CHARS`].
 fn column_widths(app: &App) -> [usize; 4] {
     let widest = |field: fn(&BoardItem) -> &str, least: usize| {
         app.board
@@ -159,7 +166,7 @@ fn column_widths(app: &App) -> [usize; 4] {
     [
         widest(|entry| &entry.item.id, 4),
         if has_targets {
-            widest(|entry| &entry.item.target, 4)
+            widest(|entry| &entry.item.target, 4).min(TARGET_COLUMN_CHARS + 1)
         } else {
             0
         },
@@ -190,7 +197,13 @@ fn item_line<'a>(
     let mut spans = vec![
         Span::styled(marker, theme.key_hint),
         Span::styled(format!("{:<id$}", entry.item.id), theme.text),
-        Span::styled(format!("{:<target$}", entry.item.target), theme.dim),
+        Span::styled(
+            format!(
+                "{:<target$}",
+                super::panes::shortened(&entry.item.target, target.saturating_sub(1))
+            ),
+            theme.dim,
+        ),
         Span::styled(
             format!("{:<severity$}", entry.item.severity),
             severity_style(theme, &entry.item.severity),

@@ -71,7 +71,7 @@ fn badge(
 }
 
 /// `text` in at most `columns` characters, with `…` where it was cut.
-fn shortened(text: &str, columns: usize) -> String {
+pub(super) fn shortened(text: &str, columns: usize) -> String {
     if text.chars().count() <= columns {
         return text.to_string();
     }

@@ -9,6 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 
 mod editors;
 mod header;
+mod items;
 mod paging;
 mod replay;
 mod screen;
