@@ -184,6 +184,15 @@ pub fn answer_md(call_id: &str, what: &str, raw: &str) -> String {
     raw_md(&format!("`{call_id}` ({what})"), raw)
 }
 
+/// `count` of a thing, its noun in number: `1 change`, `3 changes`,
+/// `0 items`.
+pub fn counted(count: usize, one: &str, many: &str) -> String {
+    match count {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
 /// `analyst` → `Analyst`: a role or stage name as a title.
 pub fn capitalised(word: &str) -> String {
     let mut chars = word.chars();
@@ -478,6 +487,14 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 
 #[cfg(test)]
 mod tests {
+    /// A count reads as a person writes it, not `1 change(s)`.
+    #[test]
+    fn a_count_takes_its_noun_in_number() {
+        assert_eq!(super::counted(1, "change", "changes"), "1 change");
+        assert_eq!(super::counted(3, "change", "changes"), "3 changes");
+        assert_eq!(super::counted(0, "item", "items"), "0 items");
+    }
+
     #[test]
     fn the_provenance_words_are_the_reviews_roles_and_the_process_words() {
         let mut words = super::provenance_words().to_vec();

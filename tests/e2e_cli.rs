@@ -752,7 +752,7 @@ fn a8_revise_is_final_when_no_loop_is_left() {
     );
     assert!(
         tree.file("transcript.md")
-            .contains("REVISE is final: 0 revision loop(s) allowed and used")
+            .contains("REVISE is final: 0 revision loops allowed and used")
     );
 }
 

@@ -747,11 +747,7 @@ async fn doctor_probes_http_providers() {
         "{}",
         ran.stdout
     );
-    assert!(
-        ran.stdout.contains("1 provider(s) usable"),
-        "{}",
-        ran.stdout
-    );
+    assert!(ran.stdout.contains("1 provider usable"), "{}", ran.stdout);
     assert!(
         ran.stdout.contains("anthropic:claude-sonnet-4-5"),
         "{}",

@@ -114,7 +114,8 @@ async fn report(
             "No provider is usable. Set a key variable, configure a provider, or try `quorum demo` (no key needed)."
                 .to_string()
         } else {
-            format!("{usable} provider(s) usable.")
+            let providers = crate::report::counted(usable, "provider", "providers");
+            format!("{providers} usable.")
         }
     ));
     Ok((out, usable > 0))
@@ -123,11 +124,11 @@ async fn report(
 fn config_section(loaded: &LoadedConfig) -> String {
     match &loaded.path {
         Some(path) => format!(
-            "Configuration file\n  {} ({} provider(s), {} role default(s), {} price(s))\n",
+            "Configuration file\n  {} ({}, {}, {})\n",
             path.display(),
-            loaded.config.providers.len(),
-            loaded.config.roles.len(),
-            loaded.config.prices.len()
+            crate::report::counted(loaded.config.providers.len(), "provider", "providers"),
+            crate::report::counted(loaded.config.roles.len(), "role default", "role defaults"),
+            crate::report::counted(loaded.config.prices.len(), "price", "prices")
         ),
         None => format!(
             "Configuration file\n  none (quorum looks for {})\n",

@@ -482,7 +482,8 @@ impl Calls {
                     LogKind::Note,
                     Some(call_id),
                     format!(
-                        "the agent wrote {lines} line(s) of diagnostics (stderr); they are at the end of the transcript"
+                        "the agent wrote {} of diagnostics (stderr); they are at the end of the transcript",
+                        crate::report::counted(lines, "line", "lines")
                     ),
                 );
                 self.diagnostics.push(CallDiagnostic {

@@ -532,8 +532,12 @@ impl DecisionReview {
                 LogKind::Note,
                 None,
                 format!(
-                    "REVISE is final: {} revision loop(s) allowed and used",
-                    self.config.max_rounds
+                    "REVISE is final: {} allowed and used",
+                    crate::report::counted(
+                        self.config.max_rounds as usize,
+                        "revision loop",
+                        "revision loops"
+                    )
                 ),
             );
         }

@@ -857,6 +857,8 @@ impl crate::protocol::Rules for DecisionReview {
             LogKind::Note,
             None,
             format!(
+                // Worded as quorum 0.1 wrote it: a recorded debate's
+                // transcript is rebuilt byte for byte (tests/compat_legacy.rs).
                 "decision review ({} mode, critique {}, {} judges, up to {} revise loop(s)): {}",
                 self.config.mode.as_str(),
                 self.config.critique_mode.as_str(),

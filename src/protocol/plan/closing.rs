@@ -9,6 +9,7 @@
 use super::{CRITIC, OPTIMIZER, Plan, SYNTHESIZER, Step, documents, prompts};
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
+use crate::report::counted;
 use serde_json::json;
 
 impl Plan {
@@ -138,13 +139,15 @@ impl Plan {
             .count();
         let note = if self.config.simple {
             format!(
-                "simple mode: the planner's plan, {open} unverified assumption(s) to investigate"
+                "simple mode: the planner's plan, {} to investigate",
+                counted(open, "unverified assumption", "unverified assumptions")
             )
         } else {
             format!(
-                "{} round(s), {} item(s) decided ({deferred} deferred), {open} unverified assumption(s) to investigate",
-                self.rounds_run,
-                self.decisions.len()
+                "{}, {} decided ({deferred} deferred), {} to investigate",
+                counted(self.rounds_run as usize, "round", "rounds"),
+                counted(self.decisions.len(), "item", "items"),
+                counted(open, "unverified assumption", "unverified assumptions")
             )
         };
         let delivers = "a planning debate delivers a plan";

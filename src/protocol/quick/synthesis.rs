@@ -306,7 +306,8 @@ impl Quick {
             QuickMode::Redteam => {
                 let standing = self.standing_findings().len();
                 format!(
-                    "{standing} finding(s) standing, {} set aside",
+                    "{} standing, {} set aside",
+                    crate::report::counted(standing, "finding", "findings"),
                     self.set_aside().len()
                 )
             }
@@ -322,7 +323,8 @@ impl Quick {
             .map_or(0, |synthesis| synthesis.warnings.len());
         if warned > 0 {
             note.push_str(&format!(
-                "; WARNING: {warned} problem(s) the synthesizer did not fix, stated at the top of the document"
+                "; WARNING: {} the synthesizer did not fix, stated at the top of the document",
+                crate::report::counted(warned, "problem", "problems")
             ));
         }
         self.finish(now, note)

@@ -59,7 +59,10 @@ pub fn title(app: &App) -> String {
             }
         }
         BoardView::Revision(revision) => match &revision.revised {
-            Some(_) => format!("{name} · {} change(s) marked", revision.changes.len()),
+            Some(_) => {
+                let changes = crate::report::counted(revision.changes.len(), "change", "changes");
+                format!("{name} · {changes} marked")
+            }
             None => format!("{name} · waiting for the merge"),
         },
         BoardView::None => name.to_string(),

@@ -52,9 +52,9 @@ impl WritingReview {
             LogKind::Note,
             Some(&call_id),
             format!(
-                "critique read from {}: {} item(s){}",
+                "critique read from {}: {}{}",
                 documents::CRITIQUE,
-                items.len(),
+                crate::report::counted(items.len(), "item", "items"),
                 if listed.is_empty() {
                     String::new()
                 } else {

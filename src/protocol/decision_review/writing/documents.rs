@@ -380,10 +380,10 @@ fn provenance_md(review: &WritingReview) -> String {
                     .count()
             });
             format!(
-                "A critic read the draft first and raised {} item(s) (`{CRITIQUE}`); you accepted \
+                "A critic read the draft first and raised {} (`{CRITIQUE}`); you accepted \
                  {accepted}, rejected {rejected} and deferred {deferred}, and every judge and the \
                  merge were given your rulings. ",
-                critique.items.len()
+                crate::report::counted(critique.items.len(), "item", "items")
             )
         }
         None => String::new(),

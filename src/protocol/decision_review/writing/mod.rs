@@ -574,8 +574,9 @@ impl WritingReview {
             .count();
         let changes = self.merged.as_ref().map_or(0, |m| m.merge.changes.len());
         let note = format!(
-            "{rewritten} of {} rewrites merged, {changes} change(s)",
-            self.judges.len()
+            "{rewritten} of {} merged, {}",
+            crate::report::counted(self.judges.len(), "rewrite", "rewrites"),
+            crate::report::counted(changes, "change", "changes")
         );
         let delivers = "a writing review delivers a revised draft";
         vec![self.core.complete(now, delivers, DELIVERABLE, note)]

@@ -115,7 +115,8 @@ impl WritingReview {
                 let scored = if rewrite.scores.is_empty() {
                     String::new()
                 } else {
-                    format!(", {} score(s) of the draft", rewrite.scores.len())
+                    let scores = crate::report::counted(rewrite.scores.len(), "score", "scores");
+                    format!(", {scores} of the draft")
                 };
                 self.log(
                     now,
@@ -262,9 +263,9 @@ impl WritingReview {
             LogKind::Note,
             Some(&call_id),
             format!(
-                "merge read: revised draft of {} chars, {} change(s)",
+                "merge read: revised draft of {} chars, {}",
                 merge.revised_draft.chars().count(),
-                merge.changes.len()
+                crate::report::counted(merge.changes.len(), "change", "changes")
             ),
         );
         self.merged = Some(Merged {
