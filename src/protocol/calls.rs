@@ -346,9 +346,8 @@ impl Calls {
         let named = ("discrepancies", discrepancies.into());
         match again_prompt(&call, output, named, prompts, template) {
             Ok(prompt) => {
-                let log = &mut self.log;
-                self.supervisor
-                    .ask_once(AskAgain::Recheck, call, prompt, now, log)
+                let (supervisor, log) = (&mut self.supervisor, &mut self.log);
+                supervisor.ask_once(AskAgain::Recheck, call, prompt, now, log)
             }
             Err(error) => {
                 let message = format!("could not build the prompt asking again: {error}");

@@ -328,12 +328,7 @@ impl App {
 
     fn focused_viewport(&self) -> usize {
         match layout::focused_region(self) {
-            Region::Pane(index) => {
-                let pane = &self.panes[index];
-                pane.human
-                    .as_ref()
-                    .map_or(pane.viewport, |human| human.prompt_viewport)
-            }
+            Region::Pane(index) => self.panes[index].read_rows().1,
             Region::Transcript => self.transcript_viewport,
             Region::Verdict => self.report.as_ref().map_or(0, |r| r.viewport),
             _ => 0,
@@ -347,18 +342,7 @@ impl App {
 
     fn region_scroll(&mut self, region: Region) -> Option<(&mut Scroll, usize, usize)> {
         match region {
-            Region::Pane(index) => {
-                let pane = &mut self.panes[index];
-                // A role the person plays scrolls the prompt it was given.
-                let total = match &pane.human {
-                    Some(human) => human.prompt.line_count(),
-                    None => pane.shown().line_count(),
-                };
-                match &mut pane.human {
-                    Some(human) => Some((&mut human.prompt_scroll, total, human.prompt_viewport)),
-                    None => Some((&mut pane.scroll, total, pane.viewport)),
-                }
-            }
+            Region::Pane(index) => Some(self.panes[index].read_scroll()),
             Region::Transcript => Some((
                 &mut self.transcript_scroll,
                 self.transcript.line_count(),

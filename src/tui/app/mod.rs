@@ -216,6 +216,27 @@ impl AgentPane {
         }
     }
 
+    /// What the scroll keys read in this pane, as its line count and the
+    /// rows it is shown in: the text, or the prompt of a role the person
+    /// plays.
+    pub fn read_rows(&self) -> (usize, usize) {
+        match &self.human {
+            Some(human) => (human.prompt.line_count(), human.prompt_viewport),
+            None => (self.shown().line_count(), self.viewport),
+        }
+    }
+
+    /// The scroll of what the scroll keys read ([`Self::read_rows`]), with
+    /// its line count and rows.
+    pub fn read_scroll(&mut self) -> (&mut Scroll, usize, usize) {
+        let (total, rows) = self.read_rows();
+        let scroll = match &mut self.human {
+            Some(human) => &mut human.prompt_scroll,
+            None => &mut self.scroll,
+        };
+        (scroll, total, rows)
+    }
+
     /// The document the pane shows: the raw text or the cards.
     pub fn shown(&self) -> &StreamDoc {
         if self.raw {

@@ -57,9 +57,10 @@ fn headline(app: &App, outcome: &Outcome) -> (Span<'static>, String) {
     }
 }
 
-/// The line that says where the files went.
-fn written_to(app: &App) -> String {
-    format!("Written to {}", app.info.run_dir.display())
+/// The line that says where the files went; a long path wraps.
+fn written_to(app: &App) -> Paragraph<'static> {
+    let line = format!("Written to {}", app.info.run_dir.display());
+    Paragraph::new(Line::styled(line, app.theme.title)).wrap(Wrap { trim: false })
 }
 
 /// The parts of the verdict view of `report` inside `body`, its
@@ -75,10 +76,9 @@ pub(crate) fn verdict_areas(app: &App, report: &VerdictReport, body: Rect) -> Ve
         .as_deref()
         .map_or(0, |line| rows(line.chars().count()));
     let explanation_rows = rows(app.info.ending_note.chars().count());
-    // The folder's path wraps; the files below it get what a third of the
-    // view leaves.
-    let files_rows = (rows(written_to(app).chars().count()) + report.paths.len() as u16 + 1)
-        .min(body.height / 3);
+    // The folder's line, then a row a file, in at most a third of the view.
+    let files_rows = (written_to(app).line_count(body.width) + report.paths.len() + 1)
+        .min(usize::from(body.height / 3)) as u16;
     let [top, summary, files] = Layout::vertical([
         Constraint::Length(headline_rows + agreement_rows + explanation_rows + 1),
         Constraint::Min(3),
@@ -145,8 +145,7 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
 /// the last row counts the rest.
 fn draw_files(app: &App, report: &VerdictReport, frame: &mut Buffer, area: Rect) {
     let theme = &app.theme;
-    let folder =
-        Paragraph::new(Line::styled(written_to(app), theme.title)).wrap(Wrap { trim: false });
+    let folder = written_to(app);
     let folder_rows = (folder.line_count(area.width) as u16).min(area.height);
     frame.render_widget(
         folder,
@@ -167,10 +166,9 @@ fn draw_files(app: &App, report: &VerdictReport, frame: &mut Buffer, area: Rect)
         .map(|path| Line::styled(format!("  {path}"), theme.dim))
         .collect();
     if shown < paths.len() && room > 0 {
-        let more = paths.len() - shown;
-        let files = if more == 1 { "file" } else { "files" };
+        let more = crate::report::counted(paths.len() - shown, "more file", "more files");
         lines.push(Line::styled(
-            format!("  … and {more} more {files} in that folder"),
+            format!("  … and {more} in that folder"),
             theme.dim,
         ));
     }

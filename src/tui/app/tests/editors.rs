@@ -5,9 +5,7 @@ use super::*;
 
 #[test]
 fn a_long_note_wraps_in_its_editor_and_keeps_its_start_in_sight() {
-    let mut app = app();
-    app.progress.stage = "moderation".into();
-    app.apply(Update::Board(items(2)), Instant::now());
+    let mut app = moderating(items(2));
     key(&mut app, KeyCode::Char('n'));
     let words: Vec<String> = (1..=24).map(|n| format!("word{n:02}")).collect();
     for c in words.join(" ").chars() {

@@ -8,8 +8,6 @@ use super::*;
 /// the decision column stays on screen at 80 columns.
 #[test]
 fn a_long_target_is_cut_so_every_row_shows_its_decision() {
-    let mut app = app();
-    app.progress.stage = "moderation".into();
     let mut board = items(3);
     for (entry, target) in board.items.iter_mut().zip([
         "subject line and first paragraph",
@@ -18,7 +16,7 @@ fn a_long_target_is_cut_so_every_row_shows_its_decision() {
     ]) {
         entry.item.target = target.into();
     }
-    app.apply(Update::Board(board), Instant::now());
+    let mut app = moderating(board);
     key(&mut app, KeyCode::Char('a'));
     let screen = draw_text(&mut app, 80, 24);
     let row = |id: &str| {

@@ -150,11 +150,17 @@ fn decided(command: &Command) -> (String, ItemDecision, Option<String>) {
     }
 }
 
-#[test]
-fn items_take_focus_and_each_decision_goes_out_at_once() {
+/// The interface at the moderator's turn, `board` in front of it.
+fn moderating(board: Board) -> App {
     let mut app = app();
     app.progress.stage = "moderation".into();
-    app.apply(Update::Board(items(3)), Instant::now());
+    app.apply(Update::Board(board), Instant::now());
+    app
+}
+
+#[test]
+fn items_take_focus_and_each_decision_goes_out_at_once() {
+    let mut app = moderating(items(3));
     assert_eq!(app.focus, Focus::Items);
     let sent = key(&mut app, KeyCode::Char('a'));
     assert_eq!(decided(&sent[0]), ("c1".into(), ItemDecision::Accept, None));
@@ -176,9 +182,7 @@ fn items_take_focus_and_each_decision_goes_out_at_once() {
 
 #[test]
 fn a_note_written_first_travels_with_the_decision() {
-    let mut app = app();
-    app.progress.stage = "moderation".into();
-    app.apply(Update::Board(items(2)), Instant::now());
+    let mut app = moderating(items(2));
     key(&mut app, KeyCode::Char('n'));
     assert_eq!(app.contexts(), vec![Context::Editor]);
     for c in "ask finance".chars() {
