@@ -56,6 +56,18 @@ pub const FLASH_MS: u64 = 4000;
 /// the provider reports real counts.
 const CHARS_PER_TOKEN: f64 = 4.0;
 
+/// How often, at most, a following pane scrolls when its text arrives
+/// faster than it can be read: a jump leaves free the rows that this long
+/// of the stream fills (a third of the view at the most), so that the rows
+/// above stand still between jumps. Text slower than ten rows a second
+/// (a model a person reads along with) scrolls a row at a time, as it
+/// arrives.
+pub const JUMP_EVERY: Duration = Duration::from_millis(100);
+
+/// The least stretch of a stream its rate is measured over: text that
+/// came in one burst has no rate, and a jump then leaves no rows free.
+const RATE_WINDOW: Duration = Duration::from_millis(50);
+
 pub use crate::protocol::RoleInfo;
 
 /// What the header, the panes and the result view say about the debate
@@ -101,7 +113,9 @@ pub enum PaneStatus {
 /// A scroll position that follows the stream while it is at the bottom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scroll {
-    /// First visible line when not following.
+    /// First visible line when not following; when following, where the
+    /// last jump left it ([`AgentPane::follow_the_stream`]), or anything
+    /// before the last page for the last page itself.
     pub top: usize,
     pub follow: bool,
 }
@@ -117,10 +131,13 @@ impl Default for Scroll {
 
 impl Scroll {
     /// The first visible line for `total` lines in a view `height` tall.
+    /// Following, it is the last page, or up to [`Scroll::free_rows`]
+    /// further on, where a jump left rows free below the text.
     pub fn first_line(&self, total: usize, height: usize) -> usize {
         let last_page = total.saturating_sub(height);
         if self.follow {
-            last_page
+            self.top
+                .clamp(last_page, last_page + Self::free_rows(total, height))
         } else {
             self.top.min(last_page)
         }
@@ -138,6 +155,12 @@ impl Scroll {
         self.follow = next >= last_page;
     }
 
+    /// The most rows a following view of `height` rows leaves free below
+    /// `total` rows of text: a third of it, once the text fills it.
+    pub fn free_rows(total: usize, height: usize) -> usize {
+        if total > height { height / 3 } else { 0 }
+    }
+
     pub fn to_top(&mut self) {
         self.top = 0;
         self.follow = false;
@@ -146,6 +169,16 @@ impl Scroll {
     pub fn to_bottom(&mut self) {
         self.follow = true;
     }
+}
+
+/// Where a following view last scrolled to the end of its text: when the
+/// newest text then shown had arrived, how many rows there were, and the
+/// width they were laid out for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Jump {
+    at: Option<Instant>,
+    rows: usize,
+    width: u16,
 }
 
 /// A role the person plays, while its answer is wanted.
@@ -182,6 +215,10 @@ pub struct AgentPane {
     pub stage: String,
     call_started: Option<Instant>,
     first_chunk: Option<Instant>,
+    /// When the newest text arrived, in the debate's time.
+    last_chunk: Option<Instant>,
+    /// Where a following view last scrolled to the end.
+    jump: Option<Jump>,
     streamed_chars: usize,
     /// Output tokens per second of the live call, as last computed.
     pub tokens_per_second: Option<f64>,
@@ -207,6 +244,8 @@ impl AgentPane {
             stage: String::new(),
             call_started: None,
             first_chunk: None,
+            last_chunk: None,
+            jump: None,
             streamed_chars: 0,
             tokens_per_second: None,
             sanitizer: Sanitizer::new(),
@@ -263,6 +302,59 @@ impl AgentPane {
         if !self.scroll.follow {
             let after = self.shown().line_count();
             self.scroll.top = (self.scroll.top * after).checked_div(before).unwrap_or(0);
+        }
+    }
+
+    /// Keeps a following view's first line where it is while the text
+    /// still fits below it, and once the text runs past the bottom, scrolls
+    /// to the end and beyond it by the rows the stream fills in
+    /// [`JUMP_EVERY`] at the rate it has been arriving since the last such
+    /// jump. The rows of a fast stream then stand still for most frames
+    /// (only the rows it is writing change, which is all a frame then
+    /// draws and sends), and every row of it is on screen as soon as it
+    /// arrives. `width` is the view's: a new width starts afresh at the
+    /// last page.
+    pub fn follow_the_stream(&mut self, width: u16) {
+        if !self.scroll.follow || self.viewport == 0 {
+            self.jump = None;
+            return;
+        }
+        let (total, height) = (self.shown().line_count(), self.viewport);
+        let last_page = total.saturating_sub(height);
+        let free = Scroll::free_rows(total, height);
+        let at = self.last_chunk;
+        let top = &mut self.scroll.top;
+        match self.jump {
+            Some(jump) if jump.width == width => {
+                if *top > last_page + free {
+                    // The text got shorter (the other view, say).
+                    *top = last_page;
+                } else if *top < last_page {
+                    let seconds = at
+                        .zip(jump.at)
+                        .map(|(now, then)| now.saturating_duration_since(then))
+                        .filter(|seconds| *seconds >= RATE_WINDOW)
+                        .map(|seconds| seconds.as_secs_f64());
+                    let ahead = seconds.map_or(0, |seconds| {
+                        let rows = total.saturating_sub(jump.rows) as f64;
+                        (rows / seconds * JUMP_EVERY.as_secs_f64()) as usize
+                    });
+                    *top = last_page + ahead.min(free);
+                    self.jump = Some(Jump {
+                        at,
+                        rows: total,
+                        width,
+                    });
+                }
+            }
+            _ => {
+                *top = last_page;
+                self.jump = Some(Jump {
+                    at,
+                    rows: total,
+                    width,
+                });
+            }
         }
     }
 
@@ -896,6 +988,7 @@ impl App {
         pane.doc.push(segment, &clean);
         pane.cards.push(segment, &clean);
         pane.first_chunk.get_or_insert(now);
+        pane.last_chunk = Some(now);
         let chars = clean.chars().count();
         pane.streamed_chars += chars;
         let (call_chars, estimate) = self.estimates.entry(call_id.to_string()).or_default();
@@ -1167,8 +1260,11 @@ impl App {
                         theme,
                         &mut budget,
                     );
-                    let first = pane.scroll.first_line(doc.line_count(), pane.viewport);
-                    doc.keep_rows_near(first, pane.viewport, theme);
+                    pane.follow_the_stream(inner.width);
+                    let (scroll, viewport) = (pane.scroll, pane.viewport);
+                    let doc = pane.shown_mut();
+                    let first = scroll.first_line(doc.line_count(), viewport);
+                    doc.keep_rows_near(first, viewport, theme);
                 }
                 Region::Transcript => {
                     self.transcript_viewport = usize::from(inner.height);
@@ -1368,8 +1464,7 @@ fn lay_out_from_end(
         doc.line_count().saturating_sub(scroll.top)
     };
     let complete = doc.layout_from_end(width, theme, below_top + 2 * viewport, budget);
-    if !scroll.follow {
-        scroll.top += doc.take_rows_added_above();
-    }
+    // A following view's place counts too: it may be where a jump left it.
+    scroll.top += doc.take_rows_added_above();
     !complete
 }

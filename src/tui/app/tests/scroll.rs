@@ -49,6 +49,95 @@ fn scrolling_up_stops_following_and_the_bottom_resumes_it() {
     assert_eq!(scroll.first_line(200, 10), 190);
 }
 
+/// Streams one numbered row into the proposer every `row_every` of the
+/// debate's time for `seconds`, with a frame every 16 ms; returns, frame by
+/// frame, the view's first row, its height and the rows it shows.
+fn stream_rows(row_every: Duration, seconds: u64) -> Vec<(usize, usize, Vec<String>)> {
+    let mut app = app();
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    let screen = Rect::new(0, 0, 200, 60);
+    let began = Instant::now();
+    let frame = Duration::from_millis(16);
+    let (mut sent, mut frames) = (0, Vec::new());
+    let mut at = Duration::ZERO;
+    while at < Duration::from_secs(seconds) {
+        at += frame;
+        while row_every * (sent + 1) <= at {
+            sent += 1;
+            app.apply(
+                Update::Chunk {
+                    call_id: "proposer/proposal/r1/a1".into(),
+                    text: format!("row {sent}\n"),
+                },
+                began + row_every * sent,
+            );
+        }
+        app.prepare(screen);
+        let pane = &app.panes[0];
+        let first = pane
+            .scroll
+            .first_line(pane.shown().line_count(), pane.viewport);
+        frames.push((first, pane.viewport, visible_rows(&app, 0)));
+    }
+    frames
+}
+
+/// A stream faster than a person reads (200 rows a second here) scrolls by
+/// jumps at most every [`JUMP_EVERY`], each leaving rows free below the
+/// text, so the rows above stand still between jumps; every row is on
+/// screen in the first frame after it arrived, and never more than a third
+/// of the view is free.
+#[test]
+fn a_fast_stream_scrolls_by_jumps_and_shows_each_row_as_it_arrives() {
+    let frames = stream_rows(Duration::from_millis(5), 3);
+    let moves = frames.windows(2).filter(|two| two[0].0 != two[1].0).count();
+    // 600 rows in 3 s, a view of some 50 rows: by the row, nearly every
+    // frame would move; by jumps, about 3 s ÷ 100 ms of them do.
+    assert!(
+        (20..=40).contains(&moves),
+        "{moves} of {} frames scrolled",
+        frames.len()
+    );
+    for (frame, (first, height, rows)) in frames.iter().enumerate() {
+        let sent = (frame + 1) * 16 / 5;
+        assert_eq!(
+            rows.last().unwrap(),
+            &format!("row {sent}"),
+            "frame {frame}: the newest row is the last shown"
+        );
+        if sent > *height {
+            assert!(
+                height - rows.len() <= height / 3,
+                "frame {frame}: {} of {height} rows show text",
+                rows.len()
+            );
+            assert_eq!(first + rows.len(), sent);
+        }
+    }
+}
+
+/// At a pace a person reads along with (5 rows a second), a following
+/// view is the last page at every frame, scrolling a row at a time as
+/// before there were jumps.
+#[test]
+fn a_stream_read_along_with_scrolls_a_row_at_a_time() {
+    let frames = stream_rows(Duration::from_millis(200), 20);
+    for (frame, (_, height, rows)) in frames.iter().enumerate() {
+        let sent = (frame + 1) * 16 / 200;
+        if sent > *height {
+            assert_eq!(rows.len(), *height, "frame {frame}: no row is free");
+            assert_eq!(
+                rows.last().unwrap(),
+                &format!("row {sent}"),
+                "frame {frame}"
+            );
+        }
+    }
+    let moves = frames.windows(2).filter(|two| two[0].0 != two[1].0);
+    assert!(moves.clone().all(|two| two[1].0 == two[0].0 + 1));
+    assert!(moves.count() > 40);
+}
+
 /// An interface whose proposer has streamed 40,000 numbered lines
 /// (`line N: …`), each long enough to wrap in a narrow pane.
 fn proposer_with_40_000_lines() -> App {
