@@ -5,8 +5,11 @@
 //! frame draws the header and those panes alone, each into a buffer of its
 //! own size, compares them with what the terminal shows there and writes
 //! the cells that differ; the rest of the screen is neither drawn nor
-//! compared. Anything else (a key, a new stage, a resize, a changed layout,
-//! an open dialog) draws the whole screen. Either way the terminal then
+//! compared. Where a pane's view has not scrolled since it was last drawn
+//! (a following pane scrolls by jumps, a paused one not at all), only its
+//! top and bottom rows and the rows from the first its text changed in are
+//! drawn and compared. Anything else (a key, a new stage, a resize, a
+//! changed layout, an open dialog) draws the whole screen. Either way the terminal then
 //! shows what a whole redraw would: the tests hold partial frames to that.
 //!
 //! The terminal's size is asked once and then taken from resize events, not
@@ -72,9 +75,14 @@ pub struct Screen<W: Write> {
     kept: Vec<Kept>,
     /// The layout of the last frame drawn.
     layout: ScreenLayout,
+    /// Each pane's view as last drawn: its first row of text and how many
+    /// rows the text had (`None`: a person's prompt, drawn whole).
+    pane_drawn: Vec<Option<(usize, usize)>>,
     /// Nothing is known of what the terminal shows: the next frame clears
     /// it and draws the whole screen.
     fresh: bool,
+    /// Cells the last frame drew and compared.
+    compared: usize,
 }
 
 impl<W: Write> Screen<W> {
@@ -87,7 +95,9 @@ impl<W: Write> Screen<W> {
             next: Buffer::empty(area),
             kept: Vec::new(),
             layout: ScreenLayout::default(),
+            pane_drawn: Vec::new(),
             fresh: true,
+            compared: 0,
         }
     }
 
@@ -124,11 +134,41 @@ impl<W: Write> Screen<W> {
             }
             _ => None,
         };
+        // Which rows of each pane's view to draw, where the last frame
+        // left the others standing: from the first row whose text changed
+        // since, to the last that had or has text. A pane not drawn now
+        // goes on counting its changes.
+        let drawn: Vec<usize> = match &streamed {
+            Some(panes) => panes.clone(),
+            None => (0..app.panes.len()).collect(),
+        };
+        self.pane_drawn.resize(app.panes.len(), None);
+        let mut changed = vec![None; app.panes.len()];
+        for index in drawn {
+            let Some(pane) = app.panes.get_mut(index) else {
+                continue;
+            };
+            let (total, rows) = (pane.shown().line_count(), pane.viewport);
+            let first = pane
+                .human
+                .is_none()
+                .then(|| pane.scroll.first_line(total, rows));
+            let unchanged = pane.shown_mut().take_unchanged_rows();
+            if let (Some(first), Some((first_before, total_before))) =
+                (first, self.pane_drawn[index])
+                && first == first_before
+            {
+                let row = |line: usize| line.saturating_sub(first).min(rows);
+                changed[index] = Some(row(unchanged)..row(total.max(total_before)));
+            }
+            self.pane_drawn[index] = first.map(|first| (first, total));
+        }
         self.bytes.clear();
+        self.compared = 0;
         queue!(self.bytes, BeginSynchronizedUpdate)?;
         let partial = streamed.is_some();
         match streamed {
-            Some(panes) => self.draw_streamed(app, &panes)?,
+            Some(panes) => self.draw_streamed(app, &panes, &changed)?,
             None => self.draw_whole(app)?,
         }
         // A region still laying out its text after a zoom or a resize
@@ -154,14 +194,22 @@ impl<W: Write> Screen<W> {
         }
         self.next.reset();
         view::draw_screen(app, &mut self.next);
+        self.compared += self.next.content.len();
         encode(&mut self.bytes, self.shown.diff_iter(&self.next))?;
         std::mem::swap(&mut self.shown, &mut self.next);
         Ok(())
     }
 
     /// The header and each pane in `panes`, each compared only with its
-    /// own cells on screen.
-    fn draw_streamed(&mut self, app: &App, panes: &[usize]) -> io::Result<()> {
+    /// own cells on screen; of a pane with rows `changed[pane]` of its view
+    /// to draw, only those and its top and bottom rows (its title, and a
+    /// paused view's hint).
+    fn draw_streamed(
+        &mut self,
+        app: &App,
+        panes: &[usize],
+        changed: &[Option<std::ops::Range<usize>>],
+    ) -> io::Result<()> {
         let layout = &app.layout;
         let rects = std::iter::once((None, layout.header)).chain(
             panes
@@ -181,15 +229,45 @@ impl<W: Write> Screen<W> {
                 }
             };
             let kept = &mut self.kept[at];
-            kept.drawn.reset();
-            match pane {
-                None => view::draw_header(app, &mut kept.drawn),
-                Some(index) => view::draw_pane(app, index, &mut kept.drawn),
+            let rows = pane.and_then(|index| changed.get(index).cloned().flatten());
+            let Some(rows) = rows.filter(|_| rect.height >= 3) else {
+                kept.drawn.reset();
+                match pane {
+                    None => view::draw_header(app, &mut kept.drawn),
+                    Some(index) => view::draw_pane(app, index, &mut kept.drawn, 0),
+                }
+                self.compared += kept.drawn.content.len();
+                encode(&mut self.bytes, kept.shown.diff_iter(&kept.drawn))?;
+                std::mem::swap(&mut kept.shown, &mut kept.drawn);
+                continue;
+            };
+            // The view's rows sit inside the frame, a row below its top.
+            let y = |row: usize| {
+                let row = u16::try_from(row).unwrap_or(u16::MAX);
+                rect.top().saturating_add(1).saturating_add(row)
+            };
+            let bands = [
+                rect.top()..rect.top() + 1,
+                y(rows.start).min(rect.bottom() - 1)..y(rows.end).min(rect.bottom() - 1),
+                rect.bottom() - 1..rect.bottom(),
+            ];
+            for band in &bands {
+                kept.reset_rows(band.clone());
             }
-            encode(&mut self.bytes, kept.shown.diff_iter(&kept.drawn))?;
-            std::mem::swap(&mut kept.shown, &mut kept.drawn);
+            if let Some(index) = pane {
+                view::draw_pane(app, index, &mut kept.drawn, rows.start);
+            }
+            for band in bands {
+                self.compared += kept.send_rows(&mut self.bytes, band)?;
+            }
         }
         Ok(())
+    }
+
+    /// How many cells the last frame drew and compared with what the
+    /// terminal showed.
+    pub fn cells_compared(&self) -> usize {
+        self.compared
     }
 
     /// The writer frames go to.
@@ -336,6 +414,9 @@ impl Sequences {
 struct Kept {
     shown: Buffer,
     drawn: Buffer,
+    /// A band of rows of `shown` and of `drawn`, to compare one band
+    /// alone ([`Kept::send_rows`]).
+    band: (Buffer, Buffer),
 }
 
 impl Kept {
@@ -351,7 +432,55 @@ impl Kept {
         Kept {
             shown,
             drawn: Buffer::empty(rect),
+            band: (Buffer::empty(Rect::ZERO), Buffer::empty(Rect::ZERO)),
         }
+    }
+
+    /// The cells of the screen's rows `rows` in `drawn`, as whole rows of
+    /// the region's buffers.
+    fn cells_of(&self, rows: &std::ops::Range<u16>) -> std::ops::Range<usize> {
+        let area = self.shown.area;
+        let width = usize::from(area.width);
+        let row = |y: u16| usize::from(y.clamp(area.top(), area.bottom()) - area.top());
+        row(rows.start) * width..row(rows.end).max(row(rows.start)) * width
+    }
+
+    /// Clears the screen's rows `rows` of `drawn`, to draw them afresh.
+    fn reset_rows(&mut self, rows: std::ops::Range<u16>) {
+        let cells = self.cells_of(&rows);
+        for cell in &mut self.drawn.content[cells] {
+            cell.reset();
+        }
+    }
+
+    /// Writes what changed in the screen's rows `rows` from `shown` to
+    /// `drawn` into `bytes`, as a whole frame's comparison would, and takes
+    /// those rows of `drawn` as what the terminal shows; returns how many
+    /// cells it compared.
+    fn send_rows(&mut self, bytes: &mut Vec<u8>, rows: std::ops::Range<u16>) -> io::Result<usize> {
+        let cells = self.cells_of(&rows);
+        let width = self.shown.area.width;
+        let Ok(height) = u16::try_from(cells.len() / usize::from(width.max(1))) else {
+            return Ok(0);
+        };
+        if height == 0 {
+            return Ok(0);
+        }
+        let top =
+            self.shown.area.top() + u16::try_from(cells.start / usize::from(width)).unwrap_or(0);
+        let area = Rect::new(self.shown.area.x, top, width, height);
+        let (shown, drawn) = &mut self.band;
+        shown.resize(area);
+        drawn.resize(area);
+        shown
+            .content
+            .clone_from_slice(&self.shown.content[cells.clone()]);
+        drawn
+            .content
+            .clone_from_slice(&self.drawn.content[cells.clone()]);
+        encode(bytes, shown.diff_iter(drawn))?;
+        self.shown.content[cells].clone_from_slice(&drawn.content);
+        Ok(drawn.content.len())
     }
 }
 

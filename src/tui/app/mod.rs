@@ -340,11 +340,15 @@ impl AgentPane {
                         (rows / seconds * JUMP_EVERY.as_secs_f64()) as usize
                     });
                     *top = last_page + ahead.min(free);
-                    self.jump = Some(Jump {
-                        at,
-                        rows: total,
-                        width,
-                    });
+                    // A stretch too short to measure counts on into the
+                    // next one.
+                    if seconds.is_some() || jump.at.is_none() {
+                        self.jump = Some(Jump {
+                            at,
+                            rows: total,
+                            width,
+                        });
+                    }
                 }
             }
             _ => {

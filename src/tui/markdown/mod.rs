@@ -105,6 +105,9 @@ pub struct StreamDoc {
     /// Provisional text shown after everything else (see
     /// [`trailer`](Self::trailer)).
     trailer: Option<Box<StreamDoc>>,
+    /// Rows from the top that no layout has changed since the last
+    /// [`take_unchanged_rows`](Self::take_unchanged_rows).
+    unchanged_rows: usize,
 }
 
 impl StreamDoc {
@@ -217,6 +220,18 @@ impl StreamDoc {
         self.first_laid == 0
     }
 
+    /// Rows from the top that no layout has changed (in text or style)
+    /// since the last call: a view that shows some of them need not draw
+    /// them again. Finished lines keep their rows until the width or the
+    /// theme changes; what changes is the live last line, rows laid out
+    /// above the others, and the trailer. (Rows that
+    /// [`keep_rows_near`](Self::keep_rows_near) lets go or lays out again
+    /// are never in the view it keeps them for.)
+    pub fn take_unchanged_rows(&mut self) -> usize {
+        let count = self.line_count();
+        std::mem::replace(&mut self.unchanged_rows, count).min(count)
+    }
+
     /// Rows the last layout put above rows that were there before it (at
     /// the same width): what a reader's absolute position moves by.
     pub fn take_rows_added_above(&mut self) -> usize {
@@ -240,6 +255,13 @@ impl StreamDoc {
             }
             self.first_laid = self.chunks.len();
             self.tail_changed = true;
+            self.unchanged_rows = 0;
+        }
+        if self.laid_finished < self.finished.len() || self.tail_changed {
+            // New lines go after the last chunk's rows, where the live
+            // line's rows were.
+            let laid = self.own_line_count() - self.tail_rows.len();
+            self.unchanged_rows = self.unchanged_rows.min(laid);
         }
         // Rows added above others count only if those were there before,
         // at this width.
@@ -301,6 +323,9 @@ impl StreamDoc {
             if counted {
                 self.rows_added_above += added;
             }
+            if added > 0 {
+                self.unchanged_rows = 0;
+            }
             if view_filled && let Some((_, budget)) = wanted.as_mut() {
                 **budget = budget.saturating_sub(bytes);
             }
@@ -309,6 +334,11 @@ impl StreamDoc {
         if let Some(trailer) = &mut self.trailer {
             trailer.lay_out_rows(u16::try_from(width).unwrap_or(u16::MAX), theme, None);
             laid += trailer.lines_laid_last_layout;
+        }
+        // The trailer's rows follow the document's own.
+        if let Some(kept) = self.trailer.as_mut().map(|t| t.take_unchanged_rows()) {
+            let above = self.own_line_count();
+            self.unchanged_rows = self.unchanged_rows.min(above + kept);
         }
         self.lines_laid_last_layout = laid;
     }

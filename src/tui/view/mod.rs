@@ -48,10 +48,11 @@ pub(crate) fn draw_header(app: &App, frame: &mut Buffer) {
     header::draw(app, frame, app.layout.header);
 }
 
-/// The pane `index` alone, if it shows; `frame` may cover only its area.
-pub(crate) fn draw_pane(app: &App, index: usize, frame: &mut Buffer) {
+/// The pane `index` alone, if it shows, with its text from the view's row
+/// `from` down; `frame` may cover only its area.
+pub(crate) fn draw_pane(app: &App, index: usize, frame: &mut Buffer, from: usize) {
     if let Some(rect) = app.layout.rect(Region::Pane(index)) {
-        panes::draw_agent(app, index, frame, rect);
+        panes::draw_agent_from(app, index, frame, rect, from);
     }
 }
 

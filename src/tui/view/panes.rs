@@ -91,6 +91,14 @@ pub fn agent_label(agent: &str) -> String {
 }
 
 pub fn draw_agent(app: &App, index: usize, frame: &mut Buffer, area: Rect) {
+    draw_agent_from(app, index, frame, area, 0);
+}
+
+/// [`draw_agent`], with the text drawn only from the view's row `from`
+/// down (its frame and title whole): the rows above are what the last
+/// frame drew, unchanged since ([`Screen`](crate::tui::screen::Screen)
+/// keeps them on screen).
+pub fn draw_agent_from(app: &App, index: usize, frame: &mut Buffer, area: Rect, from: usize) {
     let theme = &app.theme;
     let pane = &app.panes[index];
     let focused = is_focused(app, Region::Pane(index));
@@ -186,7 +194,7 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Buffer, area: Rect) {
         frame.render_widget(Paragraph::new(Line::styled(waiting, theme.dim)), body);
         return;
     }
-    draw_doc(pane.shown(), &pane.scroll, frame, body);
+    draw_doc_from(pane.shown(), &pane.scroll, frame, body, from);
 }
 
 /// Where a role the person plays shows its parts inside the pane (`body`):
@@ -217,10 +225,18 @@ pub(crate) fn human_areas(body: Rect, has_error: bool) -> HumanAreas {
 /// Draws the visible window of a laid-out document, row by row: its lines
 /// are wrapped to the width already, so nothing reflows them again.
 pub fn draw_doc(doc: &StreamDoc, scroll: &Scroll, frame: &mut Buffer, area: Rect) {
+    draw_doc_from(doc, scroll, frame, area, 0);
+}
+
+/// [`draw_doc`] from the view's row `from` down: the rows above it are
+/// left as they are in `frame`.
+fn draw_doc_from(doc: &StreamDoc, scroll: &Scroll, frame: &mut Buffer, area: Rect, from: usize) {
     let area = area.intersection(frame.area);
     let height = usize::from(area.height);
     let first = scroll.first_line(doc.line_count(), height);
-    for (y, line) in (area.top()..).zip(doc.lines(first, height)) {
+    let from = from.min(height);
+    let rows = doc.lines(first + from, height - from);
+    for (y, line) in (area.top() + from as u16..).zip(rows) {
         put_line(frame, area.x, y, &line, area.width);
     }
 }
