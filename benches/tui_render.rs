@@ -12,7 +12,12 @@
 //! - resident memory against the text held, up to 50 MB, and the peak
 //!   resident set (`VmHWM`) with 10 MB held against issue 15's budget of
 //!   20 MB + 3× the text held;
-//! - start-up: `App::new` to the first frame.
+//! - start-up: `App::new` to the first frame;
+//! - frames through the interface's own `Screen` at a real server's pace
+//!   (the proposer alone, 8 characters a millisecond of the debate's time,
+//!   a frame every 16 ms, the clock's whole frame once a second): what a
+//!   frame costs to lay out, draw, compare and encode, and the bytes it
+//!   writes. These frames draw only what changed (issue 32).
 //!
 //! Numbers, not assertions: a TestBackend frame skips the terminal write, so
 //! these are the interface's share only. Each phase stops at a frame count
@@ -493,6 +498,7 @@ fn main() {
         megabytes(peak_at_10),
         peak_at_10 as f64 / held_at_10 as f64,
     );
+    paced_through_screen();
     println!("  memory: text held → resident set");
     for (held, resident) in memory {
         println!(
@@ -501,4 +507,89 @@ fn main() {
             megabytes(resident)
         );
     }
+}
+
+/// A writer that counts what it is given and keeps none of it.
+struct Counted(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl std::io::Write for Counted {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .fetch_add(bytes.len(), std::sync::atomic::Ordering::Relaxed);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The proposer alone streaming through `Screen`, 8 characters each
+/// millisecond of the debate's time, a frame every 16 ms (the paced
+/// bench's stream, without its reads): time per frame, CPU per MB of
+/// text, bytes written per frame.
+fn paced_through_screen() {
+    const FRAMES: usize = 3000;
+    let mut app = App::new(high_stakes_info(), Theme::default(), Instant::now());
+    let call_id = "proposer/proposal/r1/a1".to_string();
+    app.apply(
+        Update::CallStarted {
+            call_id: call_id.clone(),
+            slot: quorum::protocol::supervision::Slot::new("proposer", "proposal", 1),
+            attempt: 1,
+            agent: AgentInfo {
+                provider: "script".into(),
+                model: "scripted".into(),
+            },
+        },
+        Instant::now(),
+    );
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut screen = quorum::tui::screen::Screen::new(
+        Counted(written.clone()),
+        ratatui::layout::Size::new(COLUMNS, ROWS),
+    );
+    screen.draw(&mut app).expect("first frame");
+    let text: Vec<char> = CORPUS.chars().collect();
+    let (began, mut at, mut position, mut streamed) = (Instant::now(), Duration::ZERO, 0, 0);
+    let mut frames = Vec::with_capacity(FRAMES);
+    let (cpu_before, written_before) = (
+        cpu_time(),
+        written.load(std::sync::atomic::Ordering::Relaxed),
+    );
+    for frame in 0..FRAMES {
+        for _ in 0..16 {
+            at += Duration::from_millis(1);
+            let piece: String = (0..8)
+                .map(|step| text[(position + step) % text.len()])
+                .collect();
+            position += 8;
+            streamed += piece.len();
+            app.apply(
+                Update::Chunk {
+                    call_id: call_id.clone(),
+                    text: piece,
+                },
+                began + at,
+            );
+        }
+        if frame % 60 == 59 {
+            app.tick(began + at);
+        }
+        let started = Instant::now();
+        screen.draw(&mut app).expect("frame");
+        frames.push(started.elapsed());
+    }
+    let cpu = cpu_time() - cpu_before;
+    let bytes = written.load(std::sync::atomic::Ordering::Relaxed) - written_before;
+    frames.sort();
+    println!(
+        "  paced through Screen ({FRAMES} frames, {:.0} KB to the proposer): frame median {:.0} µs, \
+         p99 {:.0} µs; CPU {:.0} ms per MB of text; {:.0} bytes written per frame",
+        streamed as f64 / 1024.0,
+        micros(median(&frames)),
+        micros(frames[frames.len() * 99 / 100]),
+        cpu.as_secs_f64() * 1000.0 / megabytes(streamed),
+        bytes as f64 / FRAMES as f64,
+    );
 }

@@ -257,8 +257,8 @@ impl<W: Write> Screen<W> {
             if let Some(index) = pane {
                 view::draw_pane(app, index, &mut kept.drawn, rows.start);
             }
-            for band in bands {
-                self.compared += kept.send_rows(&mut self.bytes, band)?;
+            for (at, band) in bands.into_iter().enumerate() {
+                self.compared += kept.send_rows(&mut self.bytes, at, band)?;
             }
         }
         Ok(())
@@ -414,9 +414,10 @@ impl Sequences {
 struct Kept {
     shown: Buffer,
     drawn: Buffer,
-    /// A band of rows of `shown` and of `drawn`, to compare one band
-    /// alone ([`Kept::send_rows`]).
-    band: (Buffer, Buffer),
+    /// Bands of rows of `shown` and of `drawn`, to compare a band alone
+    /// ([`Kept::send_rows`]): one each for a pane's top row, its changed
+    /// rows of text and its bottom row, so that their sizes hold.
+    bands: [(Buffer, Buffer); 3],
 }
 
 impl Kept {
@@ -432,7 +433,7 @@ impl Kept {
         Kept {
             shown,
             drawn: Buffer::empty(rect),
-            band: (Buffer::empty(Rect::ZERO), Buffer::empty(Rect::ZERO)),
+            bands: std::array::from_fn(|_| (Buffer::empty(Rect::ZERO), Buffer::empty(Rect::ZERO))),
         }
     }
 
@@ -454,10 +455,15 @@ impl Kept {
     }
 
     /// Writes what changed in the screen's rows `rows` from `shown` to
-    /// `drawn` into `bytes`, as a whole frame's comparison would, and takes
-    /// those rows of `drawn` as what the terminal shows; returns how many
-    /// cells it compared.
-    fn send_rows(&mut self, bytes: &mut Vec<u8>, rows: std::ops::Range<u16>) -> io::Result<usize> {
+    /// `drawn` into `bytes`, as a whole frame's comparison would (through
+    /// the buffers of band `band`), and takes those rows of `drawn` as what
+    /// the terminal shows; returns how many cells it compared.
+    fn send_rows(
+        &mut self,
+        bytes: &mut Vec<u8>,
+        band: usize,
+        rows: std::ops::Range<u16>,
+    ) -> io::Result<usize> {
         let cells = self.cells_of(&rows);
         let width = self.shown.area.width;
         let Ok(height) = u16::try_from(cells.len() / usize::from(width.max(1))) else {
@@ -469,7 +475,7 @@ impl Kept {
         let top =
             self.shown.area.top() + u16::try_from(cells.start / usize::from(width)).unwrap_or(0);
         let area = Rect::new(self.shown.area.x, top, width, height);
-        let (shown, drawn) = &mut self.band;
+        let (shown, drawn) = &mut self.bands[band];
         shown.resize(area);
         drawn.resize(area);
         shown
