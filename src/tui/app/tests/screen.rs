@@ -138,6 +138,15 @@ fn paragraph(n: usize) -> String {
     )
 }
 
+/// An interface whose `role` has started `call_id`, drawn once, whole.
+fn started_and_drawn(call_id: &str, role: &str) -> (App, Screen<Vec<u8>>) {
+    let mut app = app();
+    let mut screen = Screen::new(Vec::new(), Size::new(COLUMNS, ROWS));
+    start(&mut app, call_id, role);
+    screen.draw(&mut app).unwrap();
+    (app, screen)
+}
+
 fn chunk(app: &mut App, call_id: &str, text: &str) {
     app.apply(
         Update::Chunk {
@@ -190,10 +199,7 @@ fn streamed_frames_redraw_their_panes_and_leave_the_screen_a_whole_redraw_would(
 /// are replaced by a card when they complete.
 #[test]
 fn a_standing_view_draws_only_the_rows_its_text_changed_in() {
-    let mut app = app();
-    let mut screen = Screen::new(Vec::new(), Size::new(COLUMNS, ROWS));
-    start(&mut app, "critic/critique/r1/a1", "critic");
-    screen.draw(&mut app).unwrap();
+    let (mut app, mut screen) = started_and_drawn("critic/critique/r1/a1", "critic");
     let mut text = String::new();
     for n in 0..40 {
         text.push_str(&format!(
@@ -250,10 +256,7 @@ fn a_standing_view_draws_only_the_rows_its_text_changed_in() {
 
 #[test]
 fn anything_but_streamed_text_redraws_the_whole_screen() {
-    let mut app = app();
-    let mut screen = Screen::new(Vec::new(), Size::new(COLUMNS, ROWS));
-    start(&mut app, "proposer/proposal/r1/a1", "proposer");
-    screen.draw(&mut app).unwrap();
+    let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
     chunk(&mut app, "proposer/proposal/r1/a1", &paragraph(0));
     assert!(screen.draw(&mut app).unwrap());
     // A key: the footer, the focus, a dialog may change.
