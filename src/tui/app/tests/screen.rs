@@ -254,6 +254,60 @@ fn a_standing_view_draws_only_the_rows_its_text_changed_in() {
     );
 }
 
+/// Issue 32: the other ways a pane's text stands or changes keep the
+/// terminal a whole redraw's too: a paused reader (its view still, the
+/// hint on its bottom row appearing as text runs past it), reasoning
+/// streamed beside the answer, the raw text switched to and back while it
+/// streams, and following again.
+#[test]
+fn a_paused_reader_reasoning_and_the_raw_view_keep_the_terminal_whole() {
+    let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
+    let began = Instant::now();
+    let mut at = Duration::ZERO;
+    let mut stream = |app: &mut App, screen: &mut Screen<Vec<u8>>, frames: usize, step: &str| {
+        for frame in 0..frames {
+            for piece in 0..16 {
+                at += Duration::from_millis(1);
+                // A paragraph a frame, in 16 pieces of 9 bytes and its end.
+                let paragraph = paragraph(frame);
+                let text = match piece {
+                    15 => paragraph[135..].to_string(),
+                    _ => paragraph[piece * 9..piece * 9 + 9].to_string(),
+                };
+                let update = if piece % 7 == 3 {
+                    Update::Reasoning {
+                        call_id: "proposer/proposal/r1/a1".into(),
+                        text,
+                    }
+                } else {
+                    Update::Chunk {
+                        call_id: "proposer/proposal/r1/a1".into(),
+                        text,
+                    }
+                };
+                app.apply(update, began + at);
+            }
+            screen.draw(app).unwrap();
+            assert_eq!(screen.shown(), whole(app), "{step}, frame {frame}");
+        }
+    };
+    stream(&mut app, &mut screen, 80, "following");
+    key(&mut app, KeyCode::PageUp);
+    assert!(!app.panes[0].scroll.follow);
+    stream(&mut app, &mut screen, 60, "paused");
+    assert!(
+        text_of(&whole(&app)).contains("paused"),
+        "the hint is on the bottom row"
+    );
+    key(&mut app, KeyCode::Char('t'));
+    stream(&mut app, &mut screen, 40, "raw, paused");
+    key(&mut app, KeyCode::Char('G'));
+    stream(&mut app, &mut screen, 40, "raw, following");
+    key(&mut app, KeyCode::Char('t'));
+    stream(&mut app, &mut screen, 40, "cards, following");
+    assert_terminal_shows(&screen, &whole(&app), 0);
+}
+
 #[test]
 fn anything_but_streamed_text_redraws_the_whole_screen() {
     let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
