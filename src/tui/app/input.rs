@@ -97,11 +97,12 @@ impl App {
             Action::ToggleFollow => {
                 if let Some((scroll, total, height)) = self.focused_scroll() {
                     if scroll.follow {
-                        scroll.top = total.saturating_sub(height);
+                        scroll.top = scroll.first_line(total, height);
                         scroll.follow = false;
                     } else {
                         scroll.follow = true;
                     }
+                    scroll.held = None;
                 }
             }
             Action::Help => self.layers.push(Layer::Help { scroll: 0 }),

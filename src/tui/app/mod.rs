@@ -113,11 +113,12 @@ pub enum PaneStatus {
 /// A scroll position that follows the stream while it is at the bottom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scroll {
-    /// First visible line when not following; when following, where the
-    /// last jump left it ([`AgentPane::follow_the_stream`]), or anything
-    /// before the last page for the last page itself.
+    /// First visible line when not following.
     pub top: usize,
     pub follow: bool,
+    /// Following, the first visible line where the last jump left it
+    /// ([`AgentPane::follow_the_stream`]); `None` for the last page.
+    pub held: Option<usize>,
 }
 
 impl Default for Scroll {
@@ -125,6 +126,7 @@ impl Default for Scroll {
         Scroll {
             top: 0,
             follow: true,
+            held: None,
         }
     }
 }
@@ -136,8 +138,9 @@ impl Scroll {
     pub fn first_line(&self, total: usize, height: usize) -> usize {
         let last_page = total.saturating_sub(height);
         if self.follow {
-            self.top
-                .clamp(last_page, last_page + Self::free_rows(total, height))
+            self.held.map_or(last_page, |held| {
+                held.clamp(last_page, last_page + Self::free_rows(total, height))
+            })
         } else {
             self.top.min(last_page)
         }
@@ -153,6 +156,7 @@ impl Scroll {
             .min(last_page);
         self.top = next;
         self.follow = next >= last_page;
+        self.held = None;
     }
 
     /// The most rows a following view of `height` rows leaves free below
@@ -164,10 +168,12 @@ impl Scroll {
     pub fn to_top(&mut self) {
         self.top = 0;
         self.follow = false;
+        self.held = None;
     }
 
     pub fn to_bottom(&mut self) {
         self.follow = true;
+        self.held = None;
     }
 }
 
@@ -317,13 +323,14 @@ impl AgentPane {
     pub fn follow_the_stream(&mut self, width: u16) {
         if !self.scroll.follow || self.viewport == 0 {
             self.jump = None;
+            self.scroll.held = None;
             return;
         }
         let (total, height) = (self.shown().line_count(), self.viewport);
         let last_page = total.saturating_sub(height);
         let free = Scroll::free_rows(total, height);
         let at = self.last_chunk;
-        let top = &mut self.scroll.top;
+        let top = self.scroll.held.get_or_insert(last_page);
         match self.jump {
             Some(jump) if jump.width == width => {
                 if *top > last_page + free {
@@ -1144,6 +1151,7 @@ impl App {
             prompt_scroll: Scroll {
                 top: 0,
                 follow: false,
+                held: None,
             },
             prompt_viewport: 0,
             editor,
@@ -1170,6 +1178,7 @@ impl App {
             scroll: Scroll {
                 top: 0,
                 follow: false,
+                held: None,
             },
             viewport: 0,
         });
@@ -1468,7 +1477,13 @@ fn lay_out_from_end(
         doc.line_count().saturating_sub(scroll.top)
     };
     let complete = doc.layout_from_end(width, theme, below_top + 2 * viewport, budget);
-    // A following view's place counts too: it may be where a jump left it.
-    scroll.top += doc.take_rows_added_above();
+    let added = doc.take_rows_added_above();
+    if !scroll.follow {
+        scroll.top += added;
+    }
+    // A following view's place counts too where a jump left it.
+    if let Some(held) = &mut scroll.held {
+        *held += added;
+    }
     !complete
 }

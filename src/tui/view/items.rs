@@ -396,6 +396,7 @@ fn draw_target(app: &App, target: &ItemTarget, frame: &mut Buffer, rect: Rect) {
     let from_top = Scroll {
         top: 0,
         follow: false,
+        held: None,
     };
     super::panes::draw_doc(&target.doc, &from_top, frame, text);
 }

@@ -47,6 +47,12 @@ fn scrolling_up_stops_following_and_the_bottom_resumes_it() {
     scroll.scroll_by(100, 150, 10);
     assert!(scroll.follow);
     assert_eq!(scroll.first_line(200, 10), 190);
+    // Paused, then following again from there: the place it was paused at
+    // leaves no rows free below the text when the text gets shorter (a
+    // wider view re-wraps it); only a jump leaves rows free.
+    scroll.scroll_by(-20, 200, 10);
+    scroll.to_bottom();
+    assert_eq!(scroll.first_line(175, 10), 165);
 }
 
 /// Streams one numbered row into the proposer every `row_every` of the
