@@ -405,6 +405,7 @@ pub trait SharedSteps: Rules {
         self.stopping();
         self.as_mut().fail(now, reason)
     }
+
     /// Renders `template` with `context` and starts the first attempt of
     /// `slot` ([`DebateCore::start`]); a prompt that cannot be built stops
     /// the debate, and `Err` holds the effects that say so.

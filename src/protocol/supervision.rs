@@ -378,26 +378,32 @@ mod tests {
         )
     }
 
-    /// INF-12: a timed-out call is cancelled and retried once with the identical prompt.
+    /// Times `call_id` out after `after_ms`; what the supervisor does then.
+    fn time_out(
+        supervisor: &mut Supervisor,
+        call_id: &str,
+        after_ms: u64,
+        log: &mut Vec<LogEntry>,
+    ) -> Option<AfterFailure> {
+        let failure = CallFailure::TimedOut {
+            after_ms,
+            staged: false,
+        };
+        supervisor.fail(call_id, &failure, now(), log)
+    }
+
     #[test]
     fn a_call_id_names_its_slot_and_attempt() {
         let slot = Slot::new("judge.analyst", "evaluation", 2);
         assert_eq!(slot.call_id(3), "judge.analyst/evaluation/r2/a3");
     }
 
+    /// INF-12: a timed-out call is cancelled and retried once with the identical prompt.
     #[test]
     fn inf_12_timeout_cancels_and_retries_with_identical_prompt() {
         let (mut supervisor, mut log) = (Supervisor::default(), Vec::new());
         let first = started(&mut supervisor, &mut log);
-        let after = supervisor.fail(
-            &first.request.call_id,
-            &CallFailure::TimedOut {
-                after_ms: 600_000,
-                staged: false,
-            },
-            now(),
-            &mut log,
-        );
+        let after = time_out(&mut supervisor, &first.request.call_id, 600_000, &mut log);
         let Some(AfterFailure::Retry(retry)) = after else {
             panic!("expected a retry, got {after:?}")
         };
@@ -434,15 +440,7 @@ mod tests {
         ) else {
             panic!("expected a retry")
         };
-        let after = supervisor.fail(
-            &retry.request.call_id,
-            &CallFailure::TimedOut {
-                after_ms: 1000,
-                staged: false,
-            },
-            now(),
-            &mut log,
-        );
+        let after = time_out(&mut supervisor, &retry.request.call_id, 1000, &mut log);
         assert!(matches!(after, Some(AfterFailure::GiveUp(_))));
         assert_eq!(log.last().unwrap().kind, LogKind::Skip);
         assert!(!supervisor.is_live(&retry.request.call_id));
@@ -453,15 +451,7 @@ mod tests {
     fn inf_17_supervision_entries_carry_call_ids() {
         let (mut supervisor, mut log) = (Supervisor::default(), Vec::new());
         let first = started(&mut supervisor, &mut log);
-        supervisor.fail(
-            &first.request.call_id,
-            &CallFailure::TimedOut {
-                after_ms: 5,
-                staged: false,
-            },
-            now(),
-            &mut log,
-        );
+        time_out(&mut supervisor, &first.request.call_id, 5, &mut log);
         assert!(log.iter().all(|entry| entry.call_id.is_some()));
     }
 
@@ -470,15 +460,7 @@ mod tests {
     fn inf_15_cancelled_call_output_is_not_live() {
         let (mut supervisor, mut log) = (Supervisor::default(), Vec::new());
         let first = started(&mut supervisor, &mut log);
-        supervisor.fail(
-            &first.request.call_id,
-            &CallFailure::TimedOut {
-                after_ms: 5,
-                staged: false,
-            },
-            now(),
-            &mut log,
-        );
+        time_out(&mut supervisor, &first.request.call_id, 5, &mut log);
         assert!(supervisor.finish(&first.request.call_id).is_none());
     }
 
