@@ -437,8 +437,8 @@ impl Kept {
         }
     }
 
-    /// The cells of the screen's rows `rows` in `drawn`, as whole rows of
-    /// the region's buffers.
+    /// Where the screen's rows `rows` (cut to the region's) lie in the
+    /// region's buffers: whole rows of cells.
     fn cells_of(&self, rows: &std::ops::Range<u16>) -> std::ops::Range<usize> {
         let area = self.shown.area;
         let width = usize::from(area.width);
