@@ -100,6 +100,9 @@ pub struct StreamDoc {
     /// same width (see [`take_rows_added_above`](Self::take_rows_added_above)).
     rows_added_above: usize,
     tail_rows: Rows,
+    /// The live line's rows before its last layout, kept to find the
+    /// first row a layout changed (and for their allocations).
+    tail_rows_before: Rows,
     tail_changed: bool,
     lines_laid_last_layout: usize,
     /// Provisional text shown after everything else (see
@@ -257,11 +260,13 @@ impl StreamDoc {
             self.tail_changed = true;
             self.unchanged_rows = 0;
         }
-        if self.laid_finished < self.finished.len() || self.tail_changed {
+        // The rows before the live line's, as they stand now.
+        let above_tail = self.own_line_count() - self.tail_rows.len();
+        let lines_added = self.laid_finished < self.finished.len();
+        if lines_added {
             // New lines go after the last chunk's rows, where the live
             // line's rows were.
-            let laid = self.own_line_count() - self.tail_rows.len();
-            self.unchanged_rows = self.unchanged_rows.min(laid);
+            self.unchanged_rows = self.unchanged_rows.min(above_tail);
         }
         // Rows added above others count only if those were there before,
         // at this width.
@@ -300,12 +305,22 @@ impl StreamDoc {
             laid += new;
         }
         if self.tail_changed {
+            std::mem::swap(&mut self.tail_rows, &mut self.tail_rows_before);
             self.tail_rows.clear();
             if !self.tail.is_empty() {
                 let kind = self.tail_kind();
                 layouter.lay_out(&self.tail, &kind, &mut self.tail_rows);
                 laid += 1;
             }
+            // Text added to a long live line changes its last rows, not
+            // the first: those that come out the same still stand.
+            let standing = match lines_added {
+                true => 0,
+                false => (0..self.tail_rows.len().min(self.tail_rows_before.len()))
+                    .take_while(|&row| self.tail_rows.line(row) == self.tail_rows_before.line(row))
+                    .count(),
+            };
+            self.unchanged_rows = self.unchanged_rows.min(above_tail + standing);
             self.tail_changed = false;
         }
         // Chunks without rows at this width, from the end back: all of them,

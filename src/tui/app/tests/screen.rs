@@ -308,6 +308,44 @@ fn a_paused_reader_reasoning_and_the_raw_view_keep_the_terminal_whole() {
     assert_terminal_shows(&screen, &whole(&app), 0);
 }
 
+/// Issue 32: text added to a long paragraph (one source line, many rows)
+/// changes its last rows only, and a frame draws and compares those, not
+/// every row of the paragraph.
+#[test]
+fn a_growing_paragraph_redraws_its_last_rows_only() {
+    let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
+    let pane = app.layout.rect(Region::Pane(0)).unwrap();
+    // About 2,400 characters: some 30 rows, inside the pane.
+    let paragraph: String = (0..16)
+        .map(|n| format!("{} ", paragraph(n).trim_end()))
+        .collect();
+    let pieces: Vec<&str> = paragraph
+        .as_bytes()
+        .chunks(8)
+        .map(|piece| std::str::from_utf8(piece).unwrap())
+        .collect();
+    let (mut partial, mut few_rows) = (0, 0);
+    for (n, piece) in pieces.iter().enumerate() {
+        chunk(&mut app, "proposer/proposal/r1/a1", piece);
+        if n % 16 != 15 {
+            continue;
+        }
+        if screen.draw(&mut app).unwrap() {
+            partial += 1;
+            // The header, the pane's top and bottom rows, and three of text.
+            let header = usize::from(COLUMNS) * 2;
+            if screen.cells_compared() <= header + 5 * usize::from(pane.width) {
+                few_rows += 1;
+            }
+        }
+        assert_eq!(screen.shown(), whole(&app), "piece {n}");
+    }
+    assert!(
+        few_rows * 4 >= partial * 3,
+        "{few_rows} of {partial} frames compared three rows of text or fewer"
+    );
+}
+
 #[test]
 fn anything_but_streamed_text_redraws_the_whole_screen() {
     let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
