@@ -138,6 +138,34 @@ fn paragraph(n: usize) -> String {
     )
 }
 
+/// Draws a frame and holds it to a whole redraw; counts it in `frames`
+/// (streamed frames, and those of them that compared at most `most`
+/// cells).
+fn draw_counted(
+    screen: &mut Screen<Vec<u8>>,
+    app: &mut App,
+    most: usize,
+    frames: &mut (usize, usize),
+    at: usize,
+) {
+    if screen.draw(app).unwrap() {
+        frames.0 += 1;
+        if screen.cells_compared() <= most {
+            frames.1 += 1;
+        }
+    }
+    assert_eq!(screen.shown(), whole(app), "piece {at}: the cells kept");
+}
+
+/// At least 3 in 4 of the streamed frames [`draw_counted`] counted were
+/// small.
+fn assert_three_in_four((streamed, small): (usize, usize), what: &str) {
+    assert!(
+        small * 4 >= streamed * 3,
+        "{small} of {streamed} streamed frames {what}"
+    );
+}
+
 /// An interface whose `role` has started `call_id`, drawn once, whole.
 fn started_and_drawn(call_id: &str, role: &str) -> (App, Screen<Vec<u8>>) {
     let mut app = app();
@@ -212,7 +240,7 @@ fn a_standing_view_draws_only_the_rows_its_text_changed_in() {
     let began = Instant::now();
     let pane = app.layout.rect(Region::Pane(1)).unwrap();
     let pane_cells = usize::from(pane.width) * usize::from(pane.height);
-    let (mut partial, mut standing, mut at) = (0, 0, Duration::ZERO);
+    let (mut frames, mut at) = ((0, 0), Duration::ZERO);
     let pieces: Vec<String> = text
         .chars()
         .collect::<Vec<_>>()
@@ -232,13 +260,7 @@ fn a_standing_view_draws_only_the_rows_its_text_changed_in() {
         if n % 16 != 15 {
             continue;
         }
-        if screen.draw(&mut app).unwrap() {
-            partial += 1;
-            if screen.cells_compared() < pane_cells / 3 {
-                standing += 1;
-            }
-        }
-        assert_eq!(screen.shown(), whole(&app), "piece {n}: the cells kept");
+        draw_counted(&mut screen, &mut app, pane_cells / 3, &mut frames, n);
         if n % 320 == 15 {
             assert_terminal_shows(&screen, &whole(&app), n);
         }
@@ -248,10 +270,7 @@ fn a_standing_view_draws_only_the_rows_its_text_changed_in() {
     // Between jumps, and before the text fills the pane, a frame compares
     // the header and a few rows of the pane (with every row drawn, none
     // of the 113 does).
-    assert!(
-        standing * 4 >= partial * 3,
-        "{standing} of {partial} streamed frames compared less than a third of the pane"
-    );
+    assert_three_in_four(frames, "compared a third of the pane or less");
 }
 
 /// Issue 32: the other ways a pane's text stands or changes keep the
@@ -324,26 +343,16 @@ fn a_growing_paragraph_redraws_its_last_rows_only() {
         .chunks(8)
         .map(|piece| std::str::from_utf8(piece).unwrap())
         .collect();
-    let (mut partial, mut few_rows) = (0, 0);
+    // The header, the pane's top and bottom rows, and three of text.
+    let most = usize::from(COLUMNS) * 2 + 5 * usize::from(pane.width);
+    let mut frames = (0, 0);
     for (n, piece) in pieces.iter().enumerate() {
         chunk(&mut app, "proposer/proposal/r1/a1", piece);
-        if n % 16 != 15 {
-            continue;
+        if n % 16 == 15 {
+            draw_counted(&mut screen, &mut app, most, &mut frames, n);
         }
-        if screen.draw(&mut app).unwrap() {
-            partial += 1;
-            // The header, the pane's top and bottom rows, and three of text.
-            let header = usize::from(COLUMNS) * 2;
-            if screen.cells_compared() <= header + 5 * usize::from(pane.width) {
-                few_rows += 1;
-            }
-        }
-        assert_eq!(screen.shown(), whole(&app), "piece {n}");
     }
-    assert!(
-        few_rows * 4 >= partial * 3,
-        "{few_rows} of {partial} frames compared three rows of text or fewer"
-    );
+    assert_three_in_four(frames, "compared three rows of text or fewer");
 }
 
 #[test]
