@@ -138,16 +138,12 @@ impl<W: Write> Screen<W> {
         // left the others standing: from the first row whose text changed
         // since, to the last that had or has text. A pane not drawn now
         // goes on counting its changes.
-        let drawn: Vec<usize> = match &streamed {
-            Some(panes) => panes.clone(),
-            None => (0..app.panes.len()).collect(),
-        };
-        self.pane_drawn.resize(app.panes.len(), None);
-        let mut changed = vec![None; app.panes.len()];
+        let panes = app.panes.len();
+        let drawn = (0..panes).filter(|index| streamed.as_ref().is_none_or(|s| s.contains(index)));
+        self.pane_drawn.resize(panes, None);
+        let mut changed = vec![None; panes];
         for index in drawn {
-            let Some(pane) = app.panes.get_mut(index) else {
-                continue;
-            };
+            let pane = &mut app.panes[index];
             let (total, rows) = (pane.shown().line_count(), pane.viewport);
             let first = pane
                 .human
