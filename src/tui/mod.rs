@@ -3,10 +3,10 @@
 //! State in, frames out: [`app`] folds the engine's updates and the person's
 //! keys into state and emits [`crate::engine::Command`]s; [`view`] draws that
 //! state through `&App`; [`run`] is the one loop that feeds both and caps the
-//! frame rate, drawing when the runtime goes [`idle`]; [`terminal`] restores
-//! the terminal on every way out. Keys are data in [`keymap`], which also
-//! writes the footer and the help. Agent text
-//! is sanitised on arrival and laid out once per width by [`markdown`];
+//! frame rate, drawing when the runtime goes [`idle`], and reads the
+//! person's keys through [`events`]; [`terminal`] restores the terminal on
+//! every way out. Keys are data in [`keymap`], which also writes the footer
+//! and the help. Agent text is sanitised on arrival and laid out once per width by [`markdown`];
 //! [`cards`] reads the same text a second time, its structured records as
 //! cards, for the pane's default view; colours come from [`theme`]; [`svg`]
 //! turns a drawn screen into the pictures of the documentation.
@@ -16,6 +16,7 @@
 
 pub mod app;
 pub mod cards;
+pub mod events;
 pub mod idle;
 pub mod keymap;
 pub mod layout;

@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream, KeyEventKind};
+use crossterm::event::{Event, KeyEventKind};
 use futures::StreamExt;
 use ratatui::layout::Size;
 use tokio::sync::mpsc;
@@ -28,6 +28,7 @@ use crate::engine::{Controller, EngineError, Update};
 use crate::protocol::Outcome;
 
 use super::app::{App, Moment};
+use super::events::TerminalEvents;
 use super::screen::{Damage, Screen};
 use super::terminal::TerminalGuard;
 
@@ -130,7 +131,7 @@ async fn drive<T: Send + 'static>(
     let guard = TerminalGuard::enter()?;
     let (columns, rows) = crossterm::terminal::size()?;
     let mut screen = Screen::new(std::io::stdout(), Size::new(columns, rows));
-    let mut events = EventStream::new();
+    let mut events = TerminalEvents::default();
     let mut ticker = tokio::time::interval(Duration::from_millis(TICK_INTERVAL_MS));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     use tokio::signal::unix::{SignalKind, signal};
