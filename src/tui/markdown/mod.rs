@@ -317,7 +317,7 @@ impl StreamDoc {
             let standing = match lines_added {
                 true => 0,
                 false => (0..self.tail_rows.len().min(self.tail_rows_before.len()))
-                    .take_while(|&row| self.tail_rows.line(row) == self.tail_rows_before.line(row))
+                    .take_while(|&row| self.tail_rows.same_row(row, &self.tail_rows_before, row))
                     .count(),
             };
             self.unchanged_rows = self.unchanged_rows.min(above_tail + standing);
@@ -626,6 +626,40 @@ mod tests {
             .iter()
             .map(|span| (span.content.to_string(), span.style))
             .collect()
+    }
+
+    #[test]
+    fn rows_compared_in_place_agree_with_the_lines_they_make() {
+        let texts = [
+            "plain words that wrap over a row or two of the pane",
+            "**bold** and `code` and *stressed* words that wrap over rows",
+            "plain words that wrap over a row or two of the pane, longer",
+            "- a list item with `code` in it that wraps",
+        ];
+        let (theme, width) = (theme(), 18);
+        let laid: Vec<Rows> = texts
+            .iter()
+            .map(|text| {
+                let mut rows = Rows::default();
+                let (kind, _) = classify(&BlockState::default(), text);
+                Layouter::new(width, &theme).lay_out(text, &kind, &mut rows);
+                rows
+            })
+            .collect();
+        let mut same = 0;
+        for (mine, theirs) in laid.iter().flat_map(|a| laid.iter().map(move |b| (a, b))) {
+            for row in 0..mine.len() {
+                for other_row in 0..theirs.len() {
+                    let expected = mine.line(row) == theirs.line(other_row);
+                    assert_eq!(mine.same_row(row, theirs, other_row), expected);
+                    same += usize::from(expected);
+                }
+            }
+        }
+        assert!(
+            same > laid.iter().map(Rows::len).sum::<usize>(),
+            "some rows of two texts match"
+        );
     }
 
     #[test]

@@ -133,19 +133,34 @@ impl Rows {
         start..self.row_ends[row] as usize
     }
 
+    /// Whether row `row` reads the same, text and styles, as row `other_row`
+    /// of `other`: what [`line`](Self::line) would make of each, compared
+    /// without making it.
+    pub(super) fn same_row(&self, row: usize, other: &Rows, other_row: usize) -> bool {
+        let (mine, theirs) = (self.span_range(row), other.span_range(other_row));
+        mine.len() == theirs.len()
+            && mine.zip(theirs).all(|(mine, theirs)| {
+                self.span_text(mine) == other.span_text(theirs)
+                    && self.styles[usize::from(self.spans[mine].style)]
+                        == other.styles[usize::from(other.spans[theirs].style)]
+            })
+    }
+
+    fn span_text(&self, index: usize) -> &str {
+        let start = match index {
+            0 => 0,
+            _ => self.spans[index - 1].text_end as usize,
+        };
+        &self.text[start..self.spans[index].text_end as usize]
+    }
+
     pub(super) fn line(&self, row: usize) -> Line<'_> {
         let spans: Vec<Span<'_>> = self
             .span_range(row)
             .map(|index| {
-                let start = if index == 0 {
-                    0
-                } else {
-                    self.spans[index - 1].text_end as usize
-                };
-                let span = &self.spans[index];
                 Span::styled(
-                    &self.text[start..span.text_end as usize],
-                    self.styles[usize::from(span.style)],
+                    self.span_text(index),
+                    self.styles[usize::from(self.spans[index].style)],
                 )
             })
             .collect();
