@@ -39,7 +39,8 @@ pub enum Damage {
     #[default]
     None,
     /// Only text streamed into these panes (by index), and with it the
-    /// header's counts.
+    /// header's counts (or only the header, with no panes); a pane's title
+    /// row (its rate) is drawn with it.
     Streamed(Vec<usize>),
     /// Anything else.
     Whole,
@@ -49,6 +50,14 @@ impl Damage {
     /// A frame is needed.
     pub fn any(&self) -> bool {
         !matches!(self, Damage::None)
+    }
+
+    /// Only the header changed (its clock): a frame of the header alone,
+    /// or with the panes already damaged.
+    pub fn header(&mut self) {
+        if matches!(self, Damage::None) {
+            *self = Damage::Streamed(Vec::new());
+        }
     }
 
     /// Text streamed into pane `index`.

@@ -1203,20 +1203,26 @@ impl App {
             Mode::Archive(_) => None,
         };
         if let Some(elapsed) = elapsed {
+            // The clock is in the header alone.
             if elapsed.as_secs() != self.elapsed.as_secs() {
-                self.damage = Damage::Whole;
+                self.damage.header();
             }
             self.elapsed = elapsed;
         }
         let debate_now = self.debate_now(now);
-        for pane in &mut self.panes {
+        for (index, pane) in self.panes.iter_mut().enumerate() {
             if let (Some(first), PaneStatus::Streaming | PaneStatus::Retrying) =
                 (pane.first_chunk, pane.status)
             {
                 let seconds = debate_now.saturating_duration_since(first).as_secs_f64();
                 if seconds >= 0.5 {
-                    pane.tokens_per_second =
-                        Some(pane.streamed_chars as f64 / CHARS_PER_TOKEN / seconds);
+                    let rate = pane.streamed_chars as f64 / CHARS_PER_TOKEN / seconds;
+                    // The rate shows in the pane's title, a row its frame
+                    // draws with any streamed text.
+                    if pane.tokens_per_second.map(f64::round) != Some(rate.round()) {
+                        self.damage.streamed(index);
+                    }
+                    pane.tokens_per_second = Some(rate);
                 }
             }
         }

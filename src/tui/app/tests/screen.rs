@@ -355,6 +355,54 @@ fn a_growing_paragraph_redraws_its_last_rows_only() {
     assert_three_in_four(frames, "compared three rows of text or fewer");
 }
 
+/// Issue 32: the clock's second is in the header alone. A tick that
+/// turns it draws the header, with the title row of a pane whose rate it
+/// changed, and the terminal still shows what a whole redraw would.
+#[test]
+fn the_clocks_second_redraws_the_header_and_the_rates_alone() {
+    let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
+    chunk(&mut app, "proposer/proposal/r1/a1", &paragraph(0));
+    screen.draw(&mut app).unwrap();
+    let began = Instant::now();
+    let pane = app.layout.rect(Region::Pane(0)).unwrap();
+    let most = app.layout.header.area() as usize + 2 * usize::from(pane.width);
+    for second in 1..=3 {
+        app.tick(began + Duration::from_millis(1000 * second + 10));
+        assert_eq!(
+            app.damage,
+            Damage::Streamed(vec![0]),
+            "second {second}: the clock and the proposer's rate"
+        );
+        assert!(
+            screen.draw(&mut app).unwrap(),
+            "second {second}: a partial frame"
+        );
+        assert!(
+            screen.cells_compared() <= most,
+            "second {second}: {} cells compared",
+            screen.cells_compared()
+        );
+        assert_shows_whole(&screen, &app);
+        assert_terminal_shows(&screen, &whole(&app), second as usize);
+    }
+    // Within the second, at the same rate: nothing to draw.
+    app.tick(began + Duration::from_millis(3020));
+    assert_eq!(app.damage, Damage::None);
+    // Once no call streams, the clock's second is the header's alone.
+    log(
+        &mut app,
+        LogKind::CallFinished,
+        "proposer/proposal/r1/a1",
+        "proposer answered",
+    );
+    screen.draw(&mut app).unwrap();
+    app.tick(began + Duration::from_millis(4010));
+    assert_eq!(app.damage, Damage::Streamed(vec![]));
+    assert!(screen.draw(&mut app).unwrap());
+    assert!(screen.cells_compared() <= app.layout.header.area() as usize);
+    assert_shows_whole(&screen, &app);
+}
+
 #[test]
 fn anything_but_streamed_text_redraws_the_whole_screen() {
     let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
