@@ -319,9 +319,11 @@ impl AgentPane {
     /// (only the rows it is writing change, which is all a frame then
     /// draws and sends), and every row of it is on screen as soon as it
     /// arrives. `width` is the view's: a new width starts afresh at the
-    /// last page.
+    /// last page. Once no call of the pane runs, no rows are kept free for
+    /// text to come: the view is the last page.
     pub fn follow_the_stream(&mut self, width: u16) {
-        if !self.scroll.follow || self.viewport == 0 {
+        let running = matches!(self.status, PaneStatus::Streaming | PaneStatus::Retrying);
+        if !self.scroll.follow || self.viewport == 0 || !running {
             self.jump = None;
             self.scroll.held = None;
             return;

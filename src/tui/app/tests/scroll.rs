@@ -58,9 +58,12 @@ fn scrolling_up_stops_following_and_the_bottom_resumes_it() {
 /// Streams one numbered row into the proposer every `row_every` of the
 /// debate's time for `seconds`, with a frame every 16 ms; returns, frame by
 /// frame, the view's first row, its height and the rows it shows.
-fn stream_rows(row_every: Duration, seconds: u64) -> Vec<(usize, usize, Vec<String>)> {
-    let mut app = app();
-    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+fn stream_rows(
+    app: &mut App,
+    row_every: Duration,
+    seconds: u64,
+) -> Vec<(usize, usize, Vec<String>)> {
+    start(app, "proposer/proposal/r1/a1", "proposer");
     let screen = Rect::new(0, 0, 200, 60);
     let began = Instant::now();
     let frame = Duration::from_millis(16);
@@ -83,7 +86,7 @@ fn stream_rows(row_every: Duration, seconds: u64) -> Vec<(usize, usize, Vec<Stri
         let first = pane
             .scroll
             .first_line(pane.shown().line_count(), pane.viewport);
-        frames.push((first, pane.viewport, visible_rows(&app, 0)));
+        frames.push((first, pane.viewport, visible_rows(app, 0)));
     }
     frames
 }
@@ -95,7 +98,7 @@ fn stream_rows(row_every: Duration, seconds: u64) -> Vec<(usize, usize, Vec<Stri
 /// of the view is free.
 #[test]
 fn a_fast_stream_scrolls_by_jumps_and_shows_each_row_as_it_arrives() {
-    let frames = stream_rows(Duration::from_millis(5), 3);
+    let frames = stream_rows(&mut app(), Duration::from_millis(5), 3);
     let moves = frames.windows(2).filter(|two| two[0].0 != two[1].0).count();
     // 600 rows in 3 s, a view of some 50 rows: by the row, nearly every
     // frame would move; by jumps, about 3 s ÷ 100 ms of them do.
@@ -122,12 +125,48 @@ fn a_fast_stream_scrolls_by_jumps_and_shows_each_row_as_it_arrives() {
     }
 }
 
+/// When the call that streamed fast has answered, nothing more is coming:
+/// the view shows the last page, with no rows kept free below the text.
+/// (Zoomed, the pane keeps its area when the call ends.)
+#[test]
+fn a_finished_stream_leaves_no_rows_free() {
+    let mut app = app();
+    app.focus = Focus::Pane(0);
+    key(&mut app, KeyCode::Char('z'));
+    let frames = stream_rows(&mut app, Duration::from_millis(5), 3);
+    let (_, height, streamed) = frames.last().unwrap();
+    assert!(
+        streamed.len() < *height,
+        "the fast stream ended with rows free"
+    );
+    log(
+        &mut app,
+        LogKind::CallFinished,
+        "proposer/proposal/r1/a1",
+        "proposer answered",
+    );
+    let area = app.layout.rect(Region::Pane(0));
+    app.prepare(Rect::new(0, 0, 200, 60));
+    assert_eq!(app.layout.rect(Region::Pane(0)), area);
+    let rows = visible_rows(&app, 0);
+    assert_eq!(
+        rows.len(),
+        app.panes[0].viewport,
+        "every row of the view shows text"
+    );
+    assert_eq!(
+        rows.last(),
+        streamed.last(),
+        "the newest row is the last shown"
+    );
+}
+
 /// At a pace a person reads along with (5 rows a second), a following
 /// view is the last page at every frame, scrolling a row at a time as
 /// before there were jumps.
 #[test]
 fn a_stream_read_along_with_scrolls_a_row_at_a_time() {
-    let frames = stream_rows(Duration::from_millis(200), 20);
+    let frames = stream_rows(&mut app(), Duration::from_millis(200), 20);
     for (frame, (_, height, rows)) in frames.iter().enumerate() {
         let sent = (frame + 1) * 16 / 200;
         if sent > *height {
