@@ -349,13 +349,19 @@ async fn answer(State(state): State<Arc<ServerState>>, request: Request, shape: 
         frames.map(|(frame, _)| frame).boxed()
     } else {
         // A real server's pacing: each event written on its own, a gap
-        // apart (tokio's timer rounds a gap up to its next millisecond).
+        // apart, on a fixed schedule (event n at n gaps from the start).
+        // A sleep of the gap after each write would space them wider:
+        // tokio's timer rounds each sleep up to its next millisecond, so
+        // a 1 ms gap came out near 2 ms, half the rate asked for.
         let state = Arc::clone(&state);
+        let start = tokio::time::Instant::now();
         frames
-            .then(move |(frame, heading)| {
+            .enumerate()
+            .then(move |(number, (frame, heading))| {
                 let state = Arc::clone(&state);
+                let due = start + gap * u32::try_from(number + 1).unwrap_or(u32::MAX);
                 async move {
-                    tokio::time::sleep(gap).await;
+                    tokio::time::sleep_until(due).await;
                     if let Some(number) = heading {
                         // The event goes to the socket as this future returns.
                         state.written.lock().unwrap().push((number, Instant::now()));
@@ -1123,7 +1129,7 @@ fn paced(args: &[String]) {
         .collect();
     println!(
         "streaming, paced: the review demo, one SSE event of {CHUNK_CHARS} characters per \
-         TCP segment, {gap_ms} ms apart (tokio rounds up to its millisecond), {lead_kb} KB \
+         TCP segment, {gap_ms} ms apart on a fixed schedule, {lead_kb} KB \
          to the proposal and {other_kb} KB to each other call; {reps} run(s) of each reader"
     );
     for shape in shapes {
