@@ -2,15 +2,17 @@
 //! cell, and each frame's changes sent in one write.
 //!
 //! Most frames of a debate only stream text into a pane or two. Such a
-//! frame draws the header and those panes alone, each into a buffer of its
-//! own size, compares them with what the terminal shows there and writes
-//! the cells that differ; the rest of the screen is neither drawn nor
-//! compared. Where a pane's view has not scrolled since it was last drawn
-//! (a following pane scrolls by jumps, a paused one not at all), only its
-//! top and bottom rows and the rows from the first its text changed in are
+//! frame draws those panes alone, and the header where its figures (the
+//! clock, the tokens, the money) changed, each into a buffer of its own
+//! size, compares them with what the terminal shows there and writes the
+//! cells that differ; the rest of the screen is neither drawn nor compared.
+//! Where a pane's view has not scrolled since it was last drawn (a
+//! following pane scrolls by jumps, a paused one not at all), only its top
+//! and bottom rows and the rows from the first its text changed in are
 //! drawn and compared. Anything else (a key, a new stage, a resize, a
-//! changed layout, an open dialog) draws the whole screen. Either way the terminal then
-//! shows what a whole redraw would: the tests hold partial frames to that.
+//! changed layout, an open dialog) draws the whole screen. Either way the
+//! terminal then shows what a whole redraw would: the tests hold partial
+//! frames to that.
 //!
 //! The terminal's size is asked once and then taken from resize events, not
 //! asked again each frame (crossterm opens `/dev/tty` to ask it).
@@ -92,6 +94,8 @@ pub struct Screen<W: Write> {
     fresh: bool,
     /// Cells the last frame drew and compared.
     compared: usize,
+    /// The header's figures as last drawn ([`view::header_figures`]).
+    header_figures: Vec<ratatui::text::Span<'static>>,
 }
 
 impl<W: Write> Screen<W> {
@@ -107,6 +111,7 @@ impl<W: Write> Screen<W> {
             pane_drawn: Vec::new(),
             fresh: true,
             compared: 0,
+            header_figures: Vec::new(),
         }
     }
 
@@ -199,6 +204,7 @@ impl<W: Write> Screen<W> {
         }
         self.next.reset();
         view::draw_screen(app, &mut self.next);
+        self.header_figures = view::header_figures(app);
         self.compared += self.next.content.len();
         encode(&mut self.bytes, self.shown.diff_iter(&self.next))?;
         std::mem::swap(&mut self.shown, &mut self.next);
@@ -225,6 +231,15 @@ impl<W: Write> Screen<W> {
             let rect = rect.intersection(self.shown.area);
             if rect.is_empty() {
                 continue;
+            }
+            // The header's tokens are shown to a hundred above a thousand:
+            // most chunks leave its figures, and so the header, as they were.
+            if pane.is_none() {
+                let figures = view::header_figures(app);
+                if figures == self.header_figures {
+                    continue;
+                }
+                self.header_figures = figures;
             }
             let at = match self.kept.iter().position(|kept| kept.shown.area == rect) {
                 Some(at) => at,

@@ -252,7 +252,7 @@ fn tokens(app: &App) -> String {
 
 /// The round, a protocol's own call budget, the clock, and what was
 /// spent (see [`spending`]).
-fn figures(app: &App) -> Vec<Span<'static>> {
+pub(super) fn figures(app: &App) -> Vec<Span<'static>> {
     let theme = &app.theme;
     let mut figures = Vec::new();
     // Round 0: the protocol runs no rounds.

@@ -48,6 +48,13 @@ pub(crate) fn draw_header(app: &App, frame: &mut Buffer) {
     header::draw(app, frame, app.layout.header);
 }
 
+/// What of the header streamed text can change: its figures (the clock,
+/// the tokens, the money), as the header draws them. A frame of streamed
+/// text whose figures read as the last frame's leaves the header as it is.
+pub(crate) fn header_figures(app: &App) -> Vec<ratatui::text::Span<'static>> {
+    header::figures(app)
+}
+
 /// The pane `index` alone, if it shows, with its text from the view's row
 /// `from` down; `frame` may cover only its area.
 pub(crate) fn draw_pane(app: &App, index: usize, frame: &mut Buffer, from: usize) {

@@ -403,6 +403,47 @@ fn the_clocks_second_redraws_the_header_and_the_rates_alone() {
     assert_shows_whole(&screen, &app);
 }
 
+/// Issue 32: the header's tokens read to a hundred above a thousand, so
+/// most chunks leave its figures as they were: a frame of streamed text
+/// draws and compares the header only when they changed.
+#[test]
+fn streamed_text_draws_the_header_only_when_its_figures_change() {
+    let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
+    // About 1,250 tokens of text first (≈1.2k), and a reader paused at
+    // the top: the text that follows lands below the view, so a frame
+    // compares the pane's top and bottom rows, and the header if drawn.
+    chunk(&mut app, "proposer/proposal/r1/a1", &"word ".repeat(1000));
+    app.panes[0].scroll = Scroll {
+        top: 0,
+        follow: false,
+        held: None,
+    };
+    app.damage = Damage::Whole;
+    screen.draw(&mut app).unwrap();
+    let header = app.layout.header.area() as usize;
+    let pane = usize::from(app.layout.rect(Region::Pane(0)).unwrap().width);
+    let (mut drew_header, mut changed) = (0, 0);
+    // Two tokens a chunk: the figure moves a hundred every 50 chunks.
+    for n in 0..200 {
+        let figures = crate::tui::view::header_figures(&app);
+        chunk(&mut app, "proposer/proposal/r1/a1", "word ab ");
+        assert!(screen.draw(&mut app).unwrap(), "chunk {n}: a partial frame");
+        match screen.cells_compared() {
+            compared if compared == 2 * pane => {}
+            compared if compared == 2 * pane + header => drew_header += 1,
+            compared => panic!("chunk {n}: {compared} cells compared"),
+        }
+        if figures != crate::tui::view::header_figures(&app) {
+            changed += 1;
+            assert_terminal_shows(&screen, &whole(&app), n);
+        }
+        assert_eq!(screen.shown(), whole(&app), "chunk {n}: the cells kept");
+    }
+    assert!(changed >= 3, "the figure moved {changed} times");
+    assert_eq!(drew_header, changed, "the header is drawn when it changed");
+    assert_eq!(terminal_text(&screen), text_of(&whole(&app)));
+}
+
 #[test]
 fn anything_but_streamed_text_redraws_the_whole_screen() {
     let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
