@@ -7,9 +7,9 @@
 //! size, compares them with what the terminal shows there and writes the
 //! cells that differ; the rest of the screen is neither drawn nor compared.
 //! Where a pane's view has not scrolled since it was last drawn (a
-//! following pane scrolls by jumps, a paused one not at all), only its top
-//! and bottom rows and the rows from the first its text changed in are
-//! drawn and compared. Anything else (a key, a new stage, a resize, a
+//! following pane scrolls by jumps, a paused one not at all), only the rows
+//! from the first its text changed in are drawn and compared, and its top
+//! and bottom rows where its frame (title, badge, hint) changed. Anything else (a key, a new stage, a resize, a
 //! changed layout, an open dialog) draws the whole screen. Either way the
 //! terminal then shows what a whole redraw would: the tests hold partial
 //! frames to that.
@@ -211,10 +211,11 @@ impl<W: Write> Screen<W> {
         Ok(())
     }
 
-    /// The header and each pane in `panes`, each compared only with its
-    /// own cells on screen; of a pane with rows `changed[pane]` of its view
-    /// to draw, only those and its top and bottom rows (its title, and a
-    /// paused view's hint).
+    /// The header (where its figures changed) and each pane in `panes`,
+    /// each compared only with its own cells on screen; of a pane with rows
+    /// `changed[pane]` of its view to draw, only those, and its top and
+    /// bottom rows (its title, and a paused view's hint) where its frame
+    /// changed.
     fn draw_streamed(
         &mut self,
         app: &App,
@@ -250,12 +251,14 @@ impl<W: Write> Screen<W> {
             };
             let kept = &mut self.kept[at];
             let rows = pane.and_then(|index| changed.get(index).cloned().flatten());
-            let Some(rows) = rows.filter(|_| rect.height >= 3) else {
+            let frame = pane.and_then(|index| view::pane_frame(app, index));
+            let (Some(index), Some(rows)) = (pane, rows.filter(|_| rect.height >= 3)) else {
                 kept.drawn.reset();
                 match pane {
                     None => view::draw_header(app, &mut kept.drawn),
                     Some(index) => view::draw_pane(app, index, &mut kept.drawn, 0),
                 }
+                kept.frame = frame;
                 self.compared += kept.drawn.content.len();
                 encode(&mut self.bytes, kept.shown.diff_iter(&kept.drawn))?;
                 std::mem::swap(&mut kept.shown, &mut kept.drawn);
@@ -266,17 +269,26 @@ impl<W: Write> Screen<W> {
                 let row = u16::try_from(row).unwrap_or(u16::MAX);
                 rect.top().saturating_add(1).saturating_add(row)
             };
+            let text = y(rows.start).min(rect.bottom() - 1)..y(rows.end).min(rect.bottom() - 1);
+            if frame.is_some() && kept.frame == frame {
+                // The frame stands as drawn (its title, badge and hint
+                // unchanged; its borders change only in whole frames):
+                // the rows of text alone, inside their border cells.
+                kept.reset_inside(text.clone());
+                view::draw_pane_body(app, index, &mut kept.drawn, rows.start);
+                self.compared += kept.send_rows(&mut self.bytes, 1, text)?;
+                continue;
+            }
             let bands = [
                 rect.top()..rect.top() + 1,
-                y(rows.start).min(rect.bottom() - 1)..y(rows.end).min(rect.bottom() - 1),
+                text,
                 rect.bottom() - 1..rect.bottom(),
             ];
             for band in &bands {
                 kept.reset_rows(band.clone());
             }
-            if let Some(index) = pane {
-                view::draw_pane(app, index, &mut kept.drawn, rows.start);
-            }
+            view::draw_pane(app, index, &mut kept.drawn, rows.start);
+            kept.frame = frame;
             for (at, band) in bands.into_iter().enumerate() {
                 self.compared += kept.send_rows(&mut self.bytes, at, band)?;
             }
@@ -438,6 +450,8 @@ struct Kept {
     /// ([`Kept::send_rows`]): one each for a pane's top row, its changed
     /// rows of text and its bottom row, so that their sizes hold.
     bands: [(Buffer, Buffer); 3],
+    /// A pane's frame as `shown` has it ([`view::pane_frame`]).
+    frame: Option<ratatui::widgets::Block<'static>>,
 }
 
 impl Kept {
@@ -454,6 +468,7 @@ impl Kept {
             shown,
             drawn: Buffer::empty(rect),
             bands: std::array::from_fn(|_| (Buffer::empty(Rect::ZERO), Buffer::empty(Rect::ZERO))),
+            frame: None,
         }
     }
 
@@ -471,6 +486,27 @@ impl Kept {
         let cells = self.cells_of(&rows);
         for cell in &mut self.drawn.content[cells] {
             cell.reset();
+        }
+    }
+
+    /// Clears the screen's rows `rows` of `drawn` inside the region's
+    /// border, and takes the border's cells there from `shown`, to draw
+    /// what is inside afresh.
+    fn reset_inside(&mut self, rows: std::ops::Range<u16>) {
+        let cells = self.cells_of(&rows);
+        let width = usize::from(self.shown.area.width);
+        if width < 2 {
+            return;
+        }
+        for (drawn, shown) in self.drawn.content[cells.clone()]
+            .chunks_mut(width)
+            .zip(self.shown.content[cells].chunks(width))
+        {
+            drawn[0].clone_from(&shown[0]);
+            drawn[width - 1].clone_from(&shown[width - 1]);
+            for cell in &mut drawn[1..width - 1] {
+                cell.reset();
+            }
         }
     }
 

@@ -63,6 +63,20 @@ pub(crate) fn draw_pane(app: &App, index: usize, frame: &mut Buffer, from: usize
     }
 }
 
+/// The frame of pane `index` ([`panes::agent_frame`]), if it shows.
+pub(crate) fn pane_frame(app: &App, index: usize) -> Option<ratatui::widgets::Block<'static>> {
+    let rect = app.layout.rect(Region::Pane(index))?;
+    Some(panes::agent_frame(app, index, rect))
+}
+
+/// What pane `index` shows inside its frame, its text from the view's row
+/// `from` down; the frame's cells are left as they are in `frame`.
+pub(crate) fn draw_pane_body(app: &App, index: usize, frame: &mut Buffer, from: usize) {
+    if let Some(rect) = app.layout.rect(Region::Pane(index)) {
+        panes::draw_agent_body(app, index, frame, rect, from);
+    }
+}
+
 /// Draws the whole screen into `frame`.
 pub(crate) fn draw_screen(app: &App, frame: &mut Buffer) {
     let layout = &app.layout;

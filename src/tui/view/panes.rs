@@ -99,6 +99,21 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Buffer, area: Rect) {
 /// frame drew, unchanged since ([`Screen`](crate::tui::screen::Screen)
 /// keeps them on screen).
 pub fn draw_agent_from(app: &App, index: usize, frame: &mut Buffer, area: Rect, from: usize) {
+    let block = agent_frame(app, index, area);
+    if area.height < 3 {
+        // Shrunk to its title row while other panes stream.
+        frame.render_widget(block.borders(Borders::TOP), area);
+        return;
+    }
+    frame.render_widget(block, area);
+    draw_agent_body(app, index, frame, area, from);
+}
+
+/// The frame of pane `index` drawn over `area`: its border, the role's
+/// title and the badge on the top row, and a paused view's hint on the
+/// bottom one. A frame equal to the one last drawn there leaves those
+/// cells as they were (the text inside never touches them).
+pub fn agent_frame(app: &App, index: usize, area: Rect) -> ratatui::widgets::Block<'static> {
     let theme = &app.theme;
     let pane = &app.panes[index];
     let focused = is_focused(app, Region::Pane(index));
@@ -144,13 +159,15 @@ pub fn draw_agent_from(app: &App, index: usize, frame: &mut Buffer, area: Rect, 
     if !pane.scroll.follow && pane.shown().line_count() > pane.viewport {
         block = block.title_bottom(Line::styled(" paused · G follows ", theme.dim).right_aligned());
     }
-    if area.height < 3 {
-        // Shrunk to its title row while other panes stream.
-        frame.render_widget(block.borders(Borders::TOP), area);
-        return;
-    }
+    block
+}
+
+/// What pane `index` shows inside its frame over `area`, its text from
+/// the view's row `from` down.
+pub fn draw_agent_body(app: &App, index: usize, frame: &mut Buffer, area: Rect, from: usize) {
+    let theme = &app.theme;
+    let pane = &app.panes[index];
     let body = inner(area);
-    frame.render_widget(block, area);
     if let Some(human) = &pane.human {
         let areas = human_areas(body, human.error.is_some());
         draw_doc(&human.prompt, &human.prompt_scroll, frame, areas.prompt);
