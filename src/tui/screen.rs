@@ -9,10 +9,10 @@
 //! Where a pane's view has not scrolled since it was last drawn (a
 //! following pane scrolls by jumps, a paused one not at all), only the rows
 //! from the first its text changed in are drawn and compared, and its top
-//! and bottom rows where its frame (title, badge, hint) changed. Anything else (a key, a new stage, a resize, a
-//! changed layout, an open dialog) draws the whole screen. Either way the
-//! terminal then shows what a whole redraw would: the tests hold partial
-//! frames to that.
+//! and bottom rows where its frame (title, badge, hint) changed. Anything
+//! else (a key, a new stage, a resize, a changed layout, an open dialog)
+//! draws the whole screen. Either way the terminal then shows what a whole
+//! redraw would: the tests hold partial frames to that.
 //!
 //! The terminal's size is asked once and then taken from resize events, not
 //! asked again each frame (crossterm opens `/dev/tty` to ask it).
