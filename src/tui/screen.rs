@@ -254,9 +254,13 @@ impl<W: Write> Screen<W> {
             let frame = pane.and_then(|index| view::pane_frame(app, index));
             let (Some(index), Some(rows)) = (pane, rows.filter(|_| rect.height >= 3)) else {
                 kept.drawn.reset();
-                match pane {
-                    None => view::draw_header(app, &mut kept.drawn),
-                    Some(index) => view::draw_pane(app, index, &mut kept.drawn, 0),
+                match (pane, &frame) {
+                    (None, _) => view::draw_header(app, &mut kept.drawn),
+                    (Some(index), Some(block)) => {
+                        view::draw_pane_framed(app, index, &mut kept.drawn, block, 0);
+                    }
+                    // A pane is drawn only where the layout has it.
+                    (Some(_), None) => {}
                 }
                 kept.frame = frame;
                 self.compared += kept.drawn.content.len();
@@ -287,7 +291,9 @@ impl<W: Write> Screen<W> {
             for band in &bands {
                 kept.reset_rows(band.clone());
             }
-            view::draw_pane(app, index, &mut kept.drawn, rows.start);
+            if let Some(block) = &frame {
+                view::draw_pane_framed(app, index, &mut kept.drawn, block, rows.start);
+            }
             kept.frame = frame;
             for (at, band) in bands.into_iter().enumerate() {
                 self.compared += kept.send_rows(&mut self.bytes, at, band)?;

@@ -1219,9 +1219,10 @@ impl App {
                 let seconds = debate_now.saturating_duration_since(first).as_secs_f64();
                 if seconds >= 0.5 {
                     let rate = pane.streamed_chars as f64 / CHARS_PER_TOKEN / seconds;
-                    // The rate shows in the pane's title, a row its frame
-                    // draws with any streamed text.
-                    if pane.tokens_per_second.map(f64::round) != Some(rate.round()) {
+                    // The rate shows in the pane's title: its frame is
+                    // drawn again where the rate reads differently.
+                    let shown = super::view::rate_text;
+                    if pane.tokens_per_second.map(shown) != Some(shown(rate)) {
                         self.damage.streamed(index);
                     }
                     pane.tokens_per_second = Some(rate);

@@ -11,7 +11,7 @@ mod verdict;
 
 pub(crate) use items::item_in_full_rows;
 pub(crate) use layers::{item_detail_areas, item_detail_text};
-pub(crate) use panes::human_areas;
+pub(crate) use panes::{human_areas, rate_text};
 pub(crate) use verdict::verdict_areas;
 
 use ratatui::Frame;
@@ -55,18 +55,25 @@ pub(crate) fn header_figures(app: &App) -> Vec<ratatui::text::Span<'static>> {
     header::figures(app)
 }
 
-/// The pane `index` alone, if it shows, with its text from the view's row
-/// `from` down; `frame` may cover only its area.
-pub(crate) fn draw_pane(app: &App, index: usize, frame: &mut Buffer, from: usize) {
-    if let Some(rect) = app.layout.rect(Region::Pane(index)) {
-        panes::draw_agent_from(app, index, frame, rect, from);
-    }
-}
-
 /// The frame of pane `index` ([`panes::agent_frame`]), if it shows.
 pub(crate) fn pane_frame(app: &App, index: usize) -> Option<ratatui::widgets::Block<'static>> {
     let rect = app.layout.rect(Region::Pane(index))?;
     Some(panes::agent_frame(app, index, rect))
+}
+
+/// The pane `index` alone, if it shows, in its frame `block` (built by
+/// [`pane_frame`]), with its text from the view's row `from` down; `frame`
+/// may cover only its area.
+pub(crate) fn draw_pane_framed(
+    app: &App,
+    index: usize,
+    frame: &mut Buffer,
+    block: &Block<'_>,
+    from: usize,
+) {
+    if let Some(rect) = app.layout.rect(Region::Pane(index)) {
+        panes::draw_agent_framed(app, index, frame, rect, block, from);
+    }
 }
 
 /// What pane `index` shows inside its frame, its text from the view's row

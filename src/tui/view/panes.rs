@@ -41,6 +41,11 @@ pub fn status_mark(status: PaneStatus) -> &'static str {
     }
 }
 
+/// A pane's rate of tokens a second as its badge shows it.
+pub(crate) fn rate_text(rate: f64) -> String {
+    format!("{rate:.0}")
+}
+
 fn badge(
     theme: &Theme,
     status: PaneStatus,
@@ -51,7 +56,7 @@ fn badge(
         PaneStatus::Waiting => ("waiting".to_string(), theme.status_waiting),
         PaneStatus::Streaming => (
             match tokens_per_second {
-                Some(rate) => format!("streaming {rate:.0} tok/s"),
+                Some(rate) => format!("streaming {} tok/s", rate_text(rate)),
                 None => "streaming".to_string(),
             },
             theme.status_streaming,
@@ -99,10 +104,29 @@ pub fn draw_agent(app: &App, index: usize, frame: &mut Buffer, area: Rect) {
 /// frame drew, unchanged since ([`Screen`](crate::tui::screen::Screen)
 /// keeps them on screen).
 pub fn draw_agent_from(app: &App, index: usize, frame: &mut Buffer, area: Rect, from: usize) {
-    let block = agent_frame(app, index, area);
+    draw_agent_framed(
+        app,
+        index,
+        frame,
+        area,
+        &agent_frame(app, index, area),
+        from,
+    );
+}
+
+/// [`draw_agent_from`] with the pane's frame `block` already built
+/// ([`agent_frame`]).
+pub fn draw_agent_framed(
+    app: &App,
+    index: usize,
+    frame: &mut Buffer,
+    area: Rect,
+    block: &ratatui::widgets::Block<'_>,
+    from: usize,
+) {
     if area.height < 3 {
         // Shrunk to its title row while other panes stream.
-        frame.render_widget(block.borders(Borders::TOP), area);
+        frame.render_widget(block.clone().borders(Borders::TOP), area);
         return;
     }
     frame.render_widget(block, area);
