@@ -137,10 +137,9 @@ impl ProtocolKind for Renamed {
     }
     fn build(
         &self,
-        definition: &registry::DebateDefinition,
-        prompts: std::sync::Arc<quorum::prompts::PromptSet>,
+        input: registry::Build<'_>,
     ) -> Result<Box<dyn quorum::protocol::Protocol>, String> {
-        KIND.build(definition, prompts)
+        KIND.build(input)
     }
 }
 

@@ -34,7 +34,7 @@ use crate::protocol::budget::Budget;
 use crate::protocol::fairness::{Fairness, Family, Recusal};
 use crate::protocol::handoff::Handoff;
 use crate::protocol::registry::{
-    self, Configure, DebateDefinition, ProtocolKind, RoleSlot, Setting,
+    self, Build, Configure, DebateDefinition, ProtocolKind, RoleSlot, Setting,
 };
 use crate::protocol::usage::Price;
 use crate::protocol::{ContextDoc, Seating};
@@ -407,7 +407,10 @@ pub fn prepare_in(
         // The stages a reply may name: the debate's own as configured, and
         // any its protocol can have in another variant.
         let mut stages: Vec<String> = kind
-            .build(&definition, prompts.clone())
+            .build(Build {
+                definition: &definition,
+                prompts: prompts.clone(),
+            })
             .map(|protocol| {
                 protocol
                     .board()

@@ -237,6 +237,37 @@ impl FlagValue {
     }
 }
 
+/// What a protocol is built from: the definition its journal recorded and
+/// the prompts its agents are given.
+pub struct Build<'a> {
+    pub definition: &'a DebateDefinition,
+    pub prompts: Arc<PromptSet>,
+}
+
+impl Build<'_> {
+    /// The definition's configuration, read as a `C`; `what` names the
+    /// protocol in the error (`planning debate`).
+    pub fn config<C: DeserializeOwned>(&self, what: &str) -> Result<C, String> {
+        self.definition.read_config(what)
+    }
+
+    /// The protocol `make` builds from the definition's configuration and
+    /// the prompts (a protocol's `new`), for a kind with nothing to check
+    /// between the two.
+    pub fn protocol<C, P>(
+        self,
+        what: &str,
+        make: impl FnOnce(C, Arc<PromptSet>) -> P,
+    ) -> Result<Box<dyn Protocol>, String>
+    where
+        C: DeserializeOwned,
+        P: Protocol + 'static,
+    {
+        let config = self.config(what)?;
+        Ok(Box::new(make(config, self.prompts)))
+    }
+}
+
 /// What a protocol is configured from.
 pub struct Configure<'a> {
     /// The spec's file and text, when the debate comes from a spec (or the
@@ -641,11 +672,7 @@ pub trait ProtocolKind: Sync {
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError>;
 
     /// The running protocol of a journaled definition.
-    fn build(
-        &self,
-        definition: &DebateDefinition,
-        prompts: Arc<PromptSet>,
-    ) -> Result<Box<dyn Protocol>, String>;
+    fn build(&self, input: Build<'_>) -> Result<Box<dyn Protocol>, String>;
 
     /// The built-in demo of a mode (`None`: the default mode), as spec text.
     fn demo(&self, mode: Option<&str>) -> Option<&'static str> {
@@ -885,7 +912,10 @@ pub fn build(
             names().join(", ")
         ));
     };
-    kind.build(definition, prompts)
+    kind.build(Build {
+        definition,
+        prompts,
+    })
 }
 
 /// Reads a protocol's options of type `O` from the spec text (so errors keep

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use quorum::prompts::{PromptSet, TemplateSpec};
 use quorum::protocol::items::ItemBook;
 use quorum::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, ProtocolKind, RecomputeError,
-    Recomputed, RecordFiles, RoleSlot, Setting, read_options, read_record,
+    Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, ProtocolKind,
+    RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, read_options, read_record,
 };
 use quorum::protocol::supervision::{LiveCall, Slot};
 use quorum::protocol::{
@@ -639,13 +639,8 @@ impl ProtocolKind for AdvocateKind {
         Ok(Box::new(options))
     }
 
-    fn build(
-        &self,
-        definition: &DebateDefinition,
-        prompts: Arc<PromptSet>,
-    ) -> Result<Box<dyn Protocol>, String> {
-        let config = definition.read_config(INFO.title)?;
-        Ok(Box::new(Advocate::new(config, prompts)))
+    fn build(&self, input: Build<'_>) -> Result<Box<dyn Protocol>, String> {
+        input.protocol(INFO.title, Advocate::new)
     }
 
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {

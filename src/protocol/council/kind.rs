@@ -6,16 +6,15 @@
 //! the files on disk.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::model::{CHECKER, CouncilMode, DEVIL, Intensity, Preset, SYNTHESIZER, expert_slot};
 use super::{Council, CouncilConfig, Step, domains};
-use crate::prompts::PromptSet;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
-    RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
+    Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
+    ProtocolKind, RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, ValueKind,
+    read_options,
 };
 use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -288,12 +287,8 @@ impl ProtocolKind for CouncilKind {
         Ok(Box::new(options))
     }
 
-    fn build(
-        &self,
-        definition: &DebateDefinition,
-        prompts: Arc<PromptSet>,
-    ) -> Result<Box<dyn Protocol>, String> {
-        let config: CouncilConfig = definition.read_config("council")?;
+    fn build(&self, input: Build<'_>) -> Result<Box<dyn Protocol>, String> {
+        let config: CouncilConfig = input.config("council")?;
         // The review id names the deliverable's files: one from an edited
         // journal must not lead them out of the outputs folder.
         if !valid_review_id(&config.review_id) {
@@ -302,7 +297,7 @@ impl ProtocolKind for CouncilKind {
                 crate::text::sanitize(&config.review_id)
             ));
         }
-        Ok(Box::new(Council::new(config, prompts)))
+        Ok(Box::new(Council::new(config, input.prompts)))
     }
 
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
@@ -415,7 +410,10 @@ fn absolute(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::prompts::PromptSet;
 
     #[test]
     fn the_domain_help_lists_the_registry() {
@@ -452,7 +450,9 @@ mod tests {
         let edited: DebateDefinition =
             serde_json::from_value(serde_json::Value::Object(map)).unwrap();
         let prompts = Arc::new(PromptSet::builtin());
-        let error = KIND.build(&edited, prompts).err().expect("refused");
+        let error = crate::protocol::registry::build(&edited, prompts)
+            .err()
+            .expect("refused");
         assert!(error.contains("cannot name a file"), "{error}");
     }
 

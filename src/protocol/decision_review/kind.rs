@@ -24,9 +24,9 @@ use super::{
 use crate::parse::Read;
 use crate::prompts::PromptSet;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
-    RecomputeError, Recomputed, RecordFileError, RecordFiles, RoleSlot, Setting, ValueKind,
-    read_options, read_record,
+    Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
+    ProtocolKind, RecomputeError, Recomputed, RecordFileError, RecordFiles, RoleSlot, Setting,
+    ValueKind, read_options, read_record,
 };
 use crate::protocol::{Outcome, Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -547,26 +547,23 @@ impl ProtocolKind for DecisionReviewKind {
         Ok(Box::new(options))
     }
 
-    fn build(
-        &self,
-        definition: &DebateDefinition,
-        prompts: Arc<PromptSet>,
-    ) -> Result<Box<dyn Protocol>, String> {
+    fn build(&self, input: Build<'_>) -> Result<Box<dyn Protocol>, String> {
         #[derive(Deserialize)]
         struct ModeOnly {
             #[serde(default)]
             mode: ReviewMode,
         }
-        let mode = definition
+        let mode = input
+            .definition
             .config::<ModeOnly>()
             .map(|only| only.mode)
             .unwrap_or_default();
         if mode == ReviewMode::Writing {
-            let config = definition.read_config("writing review")?;
-            return Ok(Box::new(WritingReview::new(config, prompts)));
+            return input.protocol("writing review", WritingReview::new);
         }
         Ok(Box::new(DecisionReview::from_definition(
-            definition, prompts,
+            input.definition,
+            input.prompts,
         )?))
     }
 
@@ -1312,9 +1309,8 @@ held_out: stylist
         let config: WritingConfig = definition.config().unwrap();
         assert_eq!(config.draft.text, "The draft.\n");
         assert_eq!(config.draft.name, "draft.md");
-        let protocol = KIND
-            .build(&definition, Arc::new(PromptSet::builtin()))
-            .unwrap();
+        let protocol =
+            crate::protocol::registry::build(&definition, Arc::new(PromptSet::builtin())).unwrap();
         assert_eq!(protocol.describe().deliverable, "summary.md");
         assert!(protocol.describe().label.contains("writing"));
     }
@@ -1426,9 +1422,8 @@ held_out: stylist
         let configured = configure("topic: Should we?\n", &[]).unwrap();
         let definition = configured.define(setting(&[("proposer", "script:scripted")]));
         assert_eq!(definition.protocol(), NAME);
-        let protocol = KIND
-            .build(&definition, Arc::new(PromptSet::builtin()))
-            .unwrap();
+        let protocol =
+            crate::protocol::registry::build(&definition, Arc::new(PromptSet::builtin())).unwrap();
         assert_eq!(protocol.describe().topic, "Should we?");
     }
 }

@@ -3,16 +3,13 @@
 //! headless run that takes the planner's proposed responses unless
 //! `--moderation` says otherwise.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
 use super::{CRITIC, OPTIMIZER, PLANNER, Plan, PlanConfig, SYNTHESIZER};
-use crate::prompts::PromptSet;
 use crate::protocol::Protocol;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
-    RoleSlot, Setting, ValueKind, read_options,
+    Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
+    ProtocolKind, RoleSlot, Setting, ValueKind, read_options,
 };
 use crate::spec::SpecError;
 
@@ -105,13 +102,8 @@ impl ProtocolKind for PlanKind {
         Ok(Box::new(options))
     }
 
-    fn build(
-        &self,
-        definition: &DebateDefinition,
-        prompts: Arc<PromptSet>,
-    ) -> Result<Box<dyn Protocol>, String> {
-        let config = definition.read_config("planning debate")?;
-        Ok(Box::new(Plan::new(config, prompts)))
+    fn build(&self, input: Build<'_>) -> Result<Box<dyn Protocol>, String> {
+        input.protocol("planning debate", Plan::new)
     }
 }
 

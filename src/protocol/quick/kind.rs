@@ -3,16 +3,13 @@
 //! spec keys (`mode`, and the adversary's `constraints` and `revision`),
 //! the role slots, the demos, and how a debate is defined from them.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
 use super::{Quick, QuickConfig, QuickMode};
-use crate::prompts::PromptSet;
 use crate::protocol::Protocol;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
-    RoleSlot, Setting, ValueKind, read_options,
+    Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
+    ProtocolKind, RoleSlot, Setting, ValueKind, read_options,
 };
 use crate::spec::SpecError;
 
@@ -186,13 +183,8 @@ impl ProtocolKind for QuickKind {
         Ok(Box::new(options))
     }
 
-    fn build(
-        &self,
-        definition: &DebateDefinition,
-        prompts: Arc<PromptSet>,
-    ) -> Result<Box<dyn Protocol>, String> {
-        let config = definition.read_config("quick debate")?;
-        Ok(Box::new(Quick::new(config, prompts)))
+    fn build(&self, input: Build<'_>) -> Result<Box<dyn Protocol>, String> {
+        input.protocol("quick debate", Quick::new)
     }
 }
 
@@ -246,8 +238,10 @@ impl Configured for QuickOptions {
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+    use std::sync::Arc;
 
     use super::*;
+    use crate::prompts::PromptSet;
     use crate::protocol::registry::FlagValue;
 
     fn configure(spec: &str, flags: &[FlagValue]) -> Result<Box<dyn Configured>, SpecError> {
@@ -351,9 +345,8 @@ mod tests {
         let config: QuickConfig = definition.config().unwrap();
         assert_eq!(config.constraints, ["one region"]);
         assert!(!config.revision);
-        let protocol = KIND
-            .build(&definition, Arc::new(PromptSet::builtin()))
-            .unwrap();
+        let protocol =
+            crate::protocol::registry::build(&definition, Arc::new(PromptSet::builtin())).unwrap();
         assert_eq!(protocol.describe().deliverable, "architecture-challenge.md");
     }
 }

@@ -3,16 +3,14 @@
 //! (`debugger.<name>` and `critic`), the demo, and the verdict recomputed
 //! from `rca.yaml`.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
 use super::parse::{Seeded, read_hypotheses_file};
 use super::{CRITIC, Rca, RcaConfig, SeededHypothesis, debugger_slot};
-use crate::prompts::PromptSet;
 use crate::protocol::registry::{
-    CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec, ProtocolKind,
-    RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, ValueKind, read_options,
+    Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
+    ProtocolKind, RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, ValueKind,
+    read_options,
 };
 use crate::protocol::{Protocol, RoleGroup};
 use crate::spec::SpecError;
@@ -161,13 +159,8 @@ impl ProtocolKind for RcaKind {
         Ok(Box::new(options))
     }
 
-    fn build(
-        &self,
-        definition: &DebateDefinition,
-        prompts: Arc<PromptSet>,
-    ) -> Result<Box<dyn Protocol>, String> {
-        let config = definition.read_config("root-cause analysis")?;
-        Ok(Box::new(Rca::new(config, prompts)))
+    fn build(&self, input: Build<'_>) -> Result<Box<dyn Protocol>, String> {
+        input.protocol("root-cause analysis", Rca::new)
     }
 
     fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
