@@ -959,6 +959,31 @@ fn strip_position(message: &str) -> String {
 mod tests {
     use super::*;
 
+    /// An edited journal whose definition no longer reads as its protocol's
+    /// configuration is refused by the kind's build, the error naming the
+    /// protocol, whether the kind builds through `Build::protocol` or reads
+    /// its configuration itself.
+    #[test]
+    fn a_definition_that_does_not_read_is_refused_naming_its_protocol() {
+        for (protocol, title) in [
+            (r#""plan""#, "planning debate"),
+            (r#""quick""#, "quick debate"),
+            (r#""rca""#, "root-cause analysis"),
+            (r#""council""#, "council"),
+            (r#""decision-review","mode":"writing""#, "writing review"),
+        ] {
+            let line = format!(r#"{{"protocol":{protocol},"topic":7}}"#);
+            let definition: DebateDefinition = serde_json::from_str(&line).unwrap();
+            let error = build(&definition, Arc::new(PromptSet::builtin()))
+                .err()
+                .expect("refused");
+            assert!(
+                error.starts_with(&format!("the {title}'s definition does not read: ")),
+                "{protocol}: {error}"
+            );
+        }
+    }
+
     /// Journals of quorum 0.1 defined a debate as a tagged enum; the same
     /// line reads as a definition, and writes back with the same keys.
     #[test]
