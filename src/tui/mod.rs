@@ -6,10 +6,11 @@
 //! frame rate, drawing when the runtime goes [`idle`], and reads the
 //! person's keys through [`events`]; [`terminal`] restores the terminal on
 //! every way out. Keys are data in [`keymap`], which also writes the footer
-//! and the help. Agent text is sanitised on arrival and laid out once per width by [`markdown`];
-//! [`cards`] reads the same text a second time, its structured records as
-//! cards, for the pane's default view; colours come from [`theme`]; [`svg`]
-//! turns a drawn screen into the pictures of the documentation.
+//! and the help. Agent text is sanitised on arrival and laid out once per
+//! width by [`markdown`]; [`cards`] reads the same text a second time, its
+//! structured records as cards, for the pane's default view; colours come
+//! from [`theme`]; [`svg`] turns a drawn screen into the pictures of the
+//! documentation.
 //!
 //! Not responsible for protocol rules or I/O of the debate: decisions and
 //! overrides go to the engine, which journals them before anything happens.

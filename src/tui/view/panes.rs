@@ -96,26 +96,13 @@ pub fn agent_label(agent: &str) -> String {
 }
 
 pub fn draw_agent(app: &App, index: usize, frame: &mut Buffer, area: Rect) {
-    draw_agent_from(app, index, frame, area, 0);
+    draw_agent_framed(app, index, frame, area, &agent_frame(app, index, area), 0);
 }
 
-/// [`draw_agent`], with the text drawn only from the view's row `from`
-/// down (its frame and title whole): the rows above are what the last
-/// frame drew, unchanged since ([`Screen`](crate::tui::screen::Screen)
+/// Pane `index` in its frame `block` ([`agent_frame`]), with the text
+/// drawn only from the view's row `from` down: the rows above are what the
+/// last frame drew, unchanged since ([`Screen`](crate::tui::screen::Screen)
 /// keeps them on screen).
-pub fn draw_agent_from(app: &App, index: usize, frame: &mut Buffer, area: Rect, from: usize) {
-    draw_agent_framed(
-        app,
-        index,
-        frame,
-        area,
-        &agent_frame(app, index, area),
-        from,
-    );
-}
-
-/// [`draw_agent_from`] with the pane's frame `block` already built
-/// ([`agent_frame`]).
 pub fn draw_agent_framed(
     app: &App,
     index: usize,
