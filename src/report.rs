@@ -223,6 +223,39 @@ pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The `meta:` block of a record whose mode names what it delivers (a quick
+/// debate's, a writing review's): what ran, in which mode, about what,
+/// when, and what it delivers.
+#[derive(Debug, Serialize)]
+pub struct ModeMeta {
+    pub protocol: &'static str,
+    pub mode: &'static str,
+    pub topic: String,
+    pub timestamp: String,
+    pub deliverable: &'static str,
+    /// What the debate was told to hold to (a quick adversary's
+    /// constraints); left out when there is nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<String>,
+}
+
+/// A role slot and the agent that plays it, as a record's `participants:`
+/// list them.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Participant {
+    pub slot: String,
+    pub agent: String,
+}
+
+impl Participant {
+    /// `slot` and who plays it in `calls` (empty while nobody is known).
+    pub fn of(calls: &crate::protocol::calls::Calls, slot: impl Into<String>) -> Participant {
+        let slot = slot.into();
+        let agent = calls.agent(&slot).unwrap_or_default().to_string();
+        Participant { slot, agent }
+    }
+}
+
 /// The `usage:` section: totals, per agent, per call, and the prices used.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct UsageYaml {

@@ -16,8 +16,8 @@ use super::parse::{WrittenRow, critique_log};
 use super::{PLANNER, Plan};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
 use crate::report::{
-    UsageYaml, answer_md, capitalised, one_line, table_cell, timestamp, transcript_opening,
-    with_full_stop,
+    Participant, UsageYaml, answer_md, capitalised, one_line, table_cell, timestamp,
+    transcript_opening, with_full_stop,
 };
 
 /// The deliverable (A27).
@@ -647,12 +647,6 @@ struct Meta {
 }
 
 #[derive(Debug, Serialize)]
-struct Participant {
-    slot: String,
-    agent: String,
-}
-
-#[derive(Debug, Serialize)]
 struct Answer {
     call_id: String,
     role: String,
@@ -709,10 +703,7 @@ impl DebateYaml {
             participants: config
                 .slots()
                 .into_iter()
-                .map(|(slot, _)| Participant {
-                    slot: slot.to_string(),
-                    agent: plan.calls().agent(slot).unwrap_or_default().to_string(),
-                })
+                .map(|(slot, _)| Participant::of(plan.calls(), slot))
                 .collect(),
             answers: plan
                 .kept()

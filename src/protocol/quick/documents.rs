@@ -24,8 +24,8 @@ use super::{Quick, QuickMode, ReviewState};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, Outcome, Protocol};
 use crate::report::{
-    EVERY_EVENT, UsageYaml, answer_md, diagnostics_md, log_lines, nested_markdown, one_line,
-    timestamp, unusable_md, usage_md,
+    EVERY_EVENT, ModeMeta, UsageYaml, answer_md, diagnostics_md, log_lines, nested_markdown,
+    one_line, timestamp, unusable_md, usage_md,
 };
 
 /// The audit record every quick mode writes.
@@ -417,23 +417,12 @@ fn transcript_md(quick: &Quick) -> String {
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct DebateYaml {
-    meta: Meta,
+    meta: ModeMeta,
     participants: Vec<Participant>,
     stages: Stages,
     #[serialize_always]
     outcome: Option<Outcome>,
     usage: Option<UsageYaml>,
-}
-
-#[derive(Debug, Serialize)]
-struct Meta {
-    protocol: &'static str,
-    mode: &'static str,
-    topic: String,
-    timestamp: String,
-    deliverable: &'static str,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    constraints: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -603,7 +592,7 @@ impl DebateYaml {
             masked: quick.masked().to_vec(),
         };
         DebateYaml {
-            meta: Meta {
+            meta: ModeMeta {
                 protocol: super::NAME,
                 mode: config.mode.as_str(),
                 topic: config.topic.clone(),

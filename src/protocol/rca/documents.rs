@@ -16,7 +16,8 @@ use super::{MAX_ROUNDS, Rca};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
 use crate::report::{
-    UsageYaml, answer_md, one_line, table_cell, timestamp, transcript_opening, with_full_stop,
+    Participant, UsageYaml, answer_md, one_line, table_cell, timestamp, transcript_opening,
+    with_full_stop,
 };
 
 /// The reader's document.
@@ -492,12 +493,6 @@ pub struct Meta {
     pub quorum_version: String,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Participant {
-    pub slot: String,
-    pub agent: String,
-}
-
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize, Deserialize)]
 pub struct HypothesisYaml {
@@ -526,25 +521,14 @@ pub struct RootCause {
 impl RcaYaml {
     fn of(rca: &Rca) -> RcaYaml {
         let config = rca.config();
-        let mut participants: Vec<Participant> = config
+        let debuggers = config
             .debuggers
             .iter()
-            .map(|name| {
-                let slot = super::debugger_slot(name);
-                Participant {
-                    agent: rca.calls().agent(&slot).unwrap_or_default().to_string(),
-                    slot,
-                }
-            })
+            .map(|name| super::debugger_slot(name));
+        let slots = debuggers.chain([super::CRITIC.to_string()]);
+        let participants = slots
+            .map(|slot| Participant::of(rca.calls(), slot))
             .collect();
-        participants.push(Participant {
-            slot: super::CRITIC.into(),
-            agent: rca
-                .calls()
-                .agent(super::CRITIC)
-                .unwrap_or_default()
-                .to_string(),
-        });
         let hypotheses = rca
             .hypotheses()
             .iter()

@@ -23,7 +23,7 @@ use super::{DELIVERABLE, RewriteState, WritingReview};
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::{Document, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
 use crate::report::{
-    UsageYaml, answer_md, fenced, one_line, timestamp, transcript_opening, unusable_md,
+    ModeMeta, UsageYaml, answer_md, fenced, one_line, timestamp, transcript_opening, unusable_md,
     with_full_stop,
 };
 
@@ -474,7 +474,7 @@ fn transcript_md(review: &WritingReview) -> String {
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct DebateYaml {
-    meta: Meta,
+    meta: ModeMeta,
     draft: DraftYaml,
     participants: Vec<Participant>,
     stages: Stages,
@@ -483,15 +483,6 @@ struct DebateYaml {
     #[serialize_always]
     outcome: Option<Outcome>,
     usage: Option<UsageYaml>,
-}
-
-#[derive(Debug, Serialize)]
-struct Meta {
-    protocol: &'static str,
-    mode: &'static str,
-    topic: String,
-    timestamp: String,
-    deliverable: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -639,12 +630,13 @@ impl DebateYaml {
             })
             .collect();
         DebateYaml {
-            meta: Meta {
+            meta: ModeMeta {
                 protocol: super::super::NAME,
                 mode: "writing",
                 topic: config.topic.clone(),
                 timestamp: timestamp(config.seating.started_at),
                 deliverable: DELIVERABLE,
+                constraints: Vec::new(),
             },
             draft: DraftYaml {
                 name: config.draft.name.clone(),
