@@ -876,11 +876,13 @@ pub fn slot_names() -> Vec<&'static str> {
     names
 }
 
-/// The words of role slots, each once: `judge.analyst` gives `judge` and
-/// `analyst`; a `*` wildcard gives nothing.
-pub fn slot_words(slots: &[&'static str]) -> Vec<&'static str> {
+/// The words of role slots, then the names a record gives its roles
+/// (`oracle`), each once: `judge.analyst` gives `judge` and `analyst`; a
+/// `*` wildcard gives nothing.
+pub fn slot_words(slots: &[&'static str], roles: &[&'static str]) -> Vec<&'static str> {
     let mut words: Vec<&'static str> = Vec::new();
-    for word in slots.iter().flat_map(|slot| slot.split('.')) {
+    let slot_words = slots.iter().flat_map(|slot| slot.split('.'));
+    for word in slot_words.chain(roles.iter().copied()) {
         if word != "*" && !words.contains(&word) {
             words.push(word);
         }

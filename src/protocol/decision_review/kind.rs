@@ -462,9 +462,8 @@ impl ProtocolKind for DecisionReviewKind {
     }
 
     fn role_words(&self) -> Vec<&'static str> {
-        let mut words = crate::protocol::registry::slot_words(self.slots());
-        words.extend([super::PROPOSER_ROLE, super::CRITIC_ROLE]);
-        words
+        let roles = [super::PROPOSER_ROLE, super::CRITIC_ROLE];
+        crate::protocol::registry::slot_words(self.slots(), &roles)
     }
 
     fn slot_note(&self, slot: &str) -> Option<&'static str> {

@@ -144,9 +144,8 @@ impl ProtocolKind for QuickKind {
     }
 
     fn role_words(&self) -> Vec<&'static str> {
-        let mut words = crate::protocol::registry::slot_words(self.slots());
-        words.extend([super::PROPOSER_ROLE, super::CRITIC_ROLE]);
-        words
+        let roles = [super::PROPOSER_ROLE, super::CRITIC_ROLE];
+        crate::protocol::registry::slot_words(self.slots(), &roles)
     }
 
     fn every_stage(&self) -> Vec<&'static str> {
