@@ -23,7 +23,6 @@ use color_eyre::eyre::WrapErr;
 use crate::engine::{Moderator, Roster};
 use crate::protocol::{ItemResolution, Protocol};
 use crate::text::sanitize;
-use crate::tui::app::archive::past_tense;
 use crate::tui::run::Ending;
 
 use super::resume::{Reloaded, reload};
@@ -100,7 +99,7 @@ pub(super) async fn open_interactive(
         if before.get(&item_id) != Some(&resolution) {
             println!(
                 "{item_id} {} after the verdict{}",
-                past_tense(resolution.decision),
+                resolution.decision.past_tense(),
                 resolution
                     .note
                     .as_deref()

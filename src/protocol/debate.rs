@@ -69,6 +69,13 @@ pub struct Moderation<'a, S> {
     pub open: bool,
 }
 
+impl<'a, S> Moderation<'a, S> {
+    /// A debate's `book`, its `calls`, and whether a moderation is `open`.
+    pub fn new(book: &'a mut ItemBook<S>, calls: &'a mut Calls, open: bool) -> Self {
+        Moderation { book, calls, open }
+    }
+}
+
 /// Why a slot was given up.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GivenUp {

@@ -209,21 +209,23 @@ pub enum ItemDecision {
 }
 
 impl ItemDecision {
-    pub fn as_str(self) -> &'static str {
+    /// The one of three values that goes with this decision: `accept` for
+    /// an acceptance, `reject` for a rejection, `defer` for a deferral.
+    pub fn choose<T>(self, accept: T, reject: T, defer: T) -> T {
         match self {
-            ItemDecision::Accept => "accept",
-            ItemDecision::Reject => "reject",
-            ItemDecision::Defer => "defer",
+            ItemDecision::Accept => accept,
+            ItemDecision::Reject => reject,
+            ItemDecision::Defer => defer,
         }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.choose("accept", "reject", "defer")
     }
 
     /// `accepted`, `rejected`, `deferred`.
     pub fn past_tense(self) -> &'static str {
-        match self {
-            ItemDecision::Accept => "accepted",
-            ItemDecision::Reject => "rejected",
-            ItemDecision::Defer => "deferred",
-        }
+        self.choose("accepted", "rejected", "deferred")
     }
 
     /// Accepts `accept|a`, `reject|r`, `defer|d`, any case.

@@ -373,11 +373,11 @@ impl ItemRules for Advocate {
     type Subject = String;
 
     fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.objections,
-            calls: &mut self.core.calls,
-        }
+        Moderation::new(
+            &mut self.objections,
+            &mut self.core.calls,
+            self.step == Step::Moderation,
+        )
     }
 
     fn items_settled(&mut self, _settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {

@@ -357,19 +357,15 @@ impl crate::protocol::ItemRules for Council {
     type Subject = String;
 
     fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.items,
-            calls: &mut self.core.calls,
-        }
+        Moderation::new(
+            &mut self.items,
+            &mut self.core.calls,
+            self.step == Step::Moderation,
+        )
     }
 
     fn decided_verb(_subject: &String, decision: ItemDecision) -> &'static str {
-        match decision {
-            ItemDecision::Accept => "to be delivered",
-            ItemDecision::Reject => "dropped as no challenge",
-            ItemDecision::Defer => "held back",
-        }
+        decision.choose("to be delivered", "dropped as no challenge", "held back")
     }
 
     fn items_settled(&mut self, decided: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {

@@ -125,11 +125,11 @@ impl crate::protocol::ItemRules for DecisionReview {
     type Subject = ();
 
     fn moderation(&mut self) -> Moderation<'_, ()> {
-        Moderation {
-            open: self.stage == Stage::Moderation,
-            book: &mut self.items,
-            calls: &mut self.core.calls,
-        }
+        Moderation::new(
+            &mut self.items,
+            &mut self.core.calls,
+            self.stage == Stage::Moderation,
+        )
     }
 
     /// A decision outside the moderation, or on an item the debate does

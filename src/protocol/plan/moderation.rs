@@ -141,11 +141,11 @@ impl crate::protocol::ItemRules for Plan {
     type Subject = PlanSubject;
 
     fn moderation(&mut self) -> Moderation<'_, PlanSubject> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.book,
-            calls: &mut self.core.calls,
-        }
+        Moderation::new(
+            &mut self.book,
+            &mut self.core.calls,
+            self.step == Step::Moderation,
+        )
     }
 
     fn decided_verb(subject: &PlanSubject, decision: ItemDecision) -> &'static str {

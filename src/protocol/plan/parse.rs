@@ -346,11 +346,11 @@ pub fn read_responses(
             .trim()
             .to_string();
         if reason.is_empty() {
-            let what = match decision {
-                ItemDecision::Accept => "say how the plan changes",
-                ItemDecision::Reject => "give the reasoning",
-                ItemDecision::Defer => "say what the user has to decide",
-            };
+            let what = decision.choose(
+                "say how the plan changes",
+                "give the reasoning",
+                "say what the user has to decide",
+            );
             return Err(error(
                 line_number,
                 &id,

@@ -139,19 +139,15 @@ impl crate::protocol::ItemRules for Quick {
     type Subject = String;
 
     fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.book,
-            calls: &mut self.core.calls,
-        }
+        Moderation::new(
+            &mut self.book,
+            &mut self.core.calls,
+            self.step == Step::Moderation,
+        )
     }
 
     fn decided_verb(_subject: &String, decision: ItemDecision) -> &'static str {
-        match decision {
-            ItemDecision::Accept => "confirmed",
-            ItemDecision::Reject => "set aside",
-            ItemDecision::Defer => "left open",
-        }
+        decision.choose("confirmed", "set aside", "left open")
     }
 
     fn items_settled(&mut self, decided: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {

@@ -71,11 +71,11 @@ impl crate::protocol::ItemRules for Rca {
     type Subject = ItemSubject;
 
     fn moderation(&mut self) -> Moderation<'_, ItemSubject> {
-        Moderation {
-            open: self.step == Step::Moderation,
-            book: &mut self.items,
-            calls: &mut self.core.calls,
-        }
+        Moderation::new(
+            &mut self.items,
+            &mut self.core.calls,
+            self.step == Step::Moderation,
+        )
     }
 
     fn decided_verb(subject: &ItemSubject, decision: ItemDecision) -> &'static str {

@@ -40,15 +40,6 @@ impl Archive {
     }
 }
 
-/// `accepted`, `rejected`.
-pub fn past_tense(decision: ItemDecision) -> &'static str {
-    match decision {
-        ItemDecision::Accept => "accepted",
-        ItemDecision::Reject => "rejected",
-        ItemDecision::Defer => "deferred",
-    }
-}
-
 impl App {
     fn archive(&self) -> Option<&Archive> {
         match &self.mode {
@@ -76,7 +67,7 @@ impl App {
             Some(decision) => {
                 return Some(format!(
                     "{id} was {} in moderation; only deferred items are settled after the verdict",
-                    past_tense(decision)
+                    decision.past_tense()
                 ));
             }
             None => return Some(format!("{id} was never decided in moderation")),
@@ -84,7 +75,7 @@ impl App {
         if let Some(resolution) = &entry.resolution {
             return Some(format!(
                 "{id} was already {} after the verdict, on {}; `quorum open DIR --resolve {id}=…` changes it",
-                past_tense(resolution.decision),
+                resolution.decision.past_tense(),
                 resolution_time(resolution.at)
             ));
         }
@@ -134,7 +125,7 @@ impl App {
         }
         self.item_cursor = self.next_settleable(Some(index)).unwrap_or(index);
         self.flash(
-            format!("{item_id} {} after the verdict", past_tense(decision)),
+            format!("{item_id} {} after the verdict", decision.past_tense()),
             now,
         );
         vec![Command::Moderator(Input::ItemResolved {

@@ -16,7 +16,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::{frame_block, is_focused, open_items};
 use crate::protocol::{BoardItem, ItemDecision, ItemWords, Outcome};
-use crate::tui::app::archive::{past_tense, resolution_time};
+use crate::tui::app::archive::resolution_time;
 use crate::tui::app::{App, ItemTarget, Mode, Scroll};
 use crate::tui::layout::{self, Region};
 use crate::tui::theme::Theme;
@@ -409,7 +409,7 @@ pub fn settlement_lines(app: &App, entry: &BoardItem) -> Vec<Line<'static>> {
     if let Some(resolution) = &entry.resolution {
         let mut text = format!(
             "Settled after the verdict: {} on {}",
-            past_tense(resolution.decision),
+            resolution.decision.past_tense(),
             resolution_time(resolution.at)
         );
         if let Some(note) = &resolution.note {

@@ -149,11 +149,7 @@ fn proposal_md(review: &DecisionReview) -> Option<String> {
 }
 
 fn decision_word(decision: ItemDecision) -> &'static str {
-    match decision {
-        ItemDecision::Accept => "ACCEPTED",
-        ItemDecision::Reject => "REJECTED",
-        ItemDecision::Defer => "DEFERRED",
-    }
+    decision.choose("ACCEPTED", "REJECTED", "DEFERRED")
 }
 
 fn decision_label(review: &DecisionReview, item: &CritiqueItem) -> String {

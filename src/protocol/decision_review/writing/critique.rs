@@ -101,11 +101,11 @@ impl crate::protocol::ItemRules for WritingReview {
     type Subject = String;
 
     fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation {
-            open: self.step == Step::Moderation && self.core.outcome.is_none(),
-            book: &mut self.items,
-            calls: &mut self.core.calls,
-        }
+        Moderation::new(
+            &mut self.items,
+            &mut self.core.calls,
+            self.step == Step::Moderation && self.core.outcome.is_none(),
+        )
     }
 
     fn items_settled(&mut self, decided: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
