@@ -83,14 +83,24 @@ impl Submission {
     }
 }
 
+/// A live call's answer, as the plumbing hands it to a protocol: the call
+/// it answers, its text (on disk before anything reads it) and when it
+/// came.
+#[derive(Clone, Debug)]
+pub struct Answer<'a> {
+    pub call: LiveCall,
+    pub output: &'a str,
+    pub now: Timestamp,
+}
+
 /// What is left for the protocol after [`Calls::route`].
 #[derive(Debug)]
 pub enum Routed<'a> {
     /// The plumbing dealt with the input; these are its effects (often none).
     Handled(Vec<Effect>),
     /// A live call answered. Its usage is recorded and logged; the protocol
-    /// parses `output`.
-    Answered { call: LiveCall, output: &'a str },
+    /// reads the answer.
+    Answered(Answer<'a>),
     /// A slot is given up: its retry failed too, or the moderator skipped
     /// its running call (`effects` then cancels it). The protocol says what
     /// that means; its effects come after `effects`.
@@ -250,20 +260,14 @@ impl Calls {
         self.push_log(now, LogKind::Stage, None, message);
     }
 
-    /// Keeps `call`'s answer `raw`, read with `normalised` noted (and
-    /// logged, see [`Self::note_readings`]).
-    pub fn keep(
-        &mut self,
-        call: &LiveCall,
-        raw: &str,
-        normalised: Vec<String>,
-        now: Timestamp,
-    ) -> Submission {
+    /// Keeps `answer`, read with `normalised` noted (and logged, see
+    /// [`Self::note_readings`]).
+    pub fn keep(&mut self, answer: &Answer<'_>, normalised: Vec<String>) -> Submission {
         let kept = Submission {
             normalised,
-            ..Submission::of(call, raw, now)
+            ..Submission::of(&answer.call, answer.output, answer.now)
         };
-        self.note_readings(now, &kept.call_id, &kept.normalised);
+        self.note_readings(answer.now, &kept.call_id, &kept.normalised);
         kept
     }
 
@@ -307,11 +311,9 @@ impl Calls {
     /// cannot be built.
     pub fn repair(
         &mut self,
-        call: LiveCall,
-        output: &str,
+        Answer { call, output, now }: Answer<'_>,
         error: &str,
         (prompts, template): (&PromptSet, &TemplateSpec),
-        now: Timestamp,
     ) -> Result<CallSpec, String> {
         let (role, stage) = (call.slot.role.clone(), call.slot.stage.clone());
         if call.repaired {
@@ -334,11 +336,9 @@ impl Calls {
     /// answer and states what still disagrees.
     pub fn recheck(
         &mut self,
-        call: LiveCall,
-        output: &str,
+        Answer { call, output, now }: Answer<'_>,
         discrepancies: &[String],
         (prompts, template): (&PromptSet, &TemplateSpec),
-        now: Timestamp,
     ) -> Option<CallSpec> {
         if call.rechecked {
             return None;
@@ -362,31 +362,22 @@ impl Calls {
     /// back for the record with the repair, or with why there is none.
     pub fn refuse_answer(
         &mut self,
-        call: LiveCall,
-        output: &str,
+        answer: Answer<'_>,
         error: &str,
-        (prompts, template): (&PromptSet, &TemplateSpec),
-        now: Timestamp,
+        template: (&PromptSet, &TemplateSpec),
     ) -> (Unusable, Result<CallSpec, String>) {
-        let call_id = call.call_id();
-        self.push_log(
-            now,
-            LogKind::Malformed,
-            Some(&call_id),
-            format!(
-                "{} {} answer could not be read: {error}",
-                call.slot.role, call.slot.stage
-            ),
+        let (call, call_id) = (&answer.call, answer.call.call_id());
+        let message = format!(
+            "{} {} answer could not be read: {error}",
+            call.slot.role, call.slot.stage
         );
+        self.push_log(answer.now, LogKind::Malformed, Some(&call_id), message);
         let unusable = Unusable {
             call_id,
-            raw: output.to_string(),
+            raw: answer.output.to_string(),
             reason: error.to_string(),
         };
-        (
-            unusable,
-            self.repair(call, output, error, (prompts, template), now),
-        )
+        (unusable, self.repair(answer, error, template))
     }
 
     /// Deals with the plumbing of `input`; what is left comes back.
@@ -435,7 +426,7 @@ impl Calls {
                         output.chars().count()
                     ),
                 );
-                Routed::Answered { call, output }
+                Routed::Answered(Answer { call, output, now })
             }
             Input::CallFailed {
                 call_id,
@@ -662,13 +653,13 @@ mod tests {
             None,
             now(),
         );
-        let answer = finished(&spec.request.call_id);
-        let Routed::Answered { call, output } = calls.route(&answer, now()) else {
+        let input = finished(&spec.request.call_id);
+        let Routed::Answered(answer) = calls.route(&input, now()) else {
             panic!("expected an answer");
         };
         let discrepancies = vec!["the change to b2 cites c2, which the moderator rejected".into()];
         let again = calls
-            .recheck(call, output, &discrepancies, (&prompts, &template), now())
+            .recheck(answer, &discrepancies, (&prompts, &template))
             .expect("the first discrepancy is asked about");
         assert_eq!(again.request.call_id, "critic/challenge/r1/a2");
         assert!(again.request.prompt.starts_with("the request"));
@@ -680,13 +671,13 @@ mod tests {
             "{}",
             again.request.prompt
         );
-        let answer = finished(&again.request.call_id);
-        let Routed::Answered { call, output } = calls.route(&answer, now()) else {
+        let input = finished(&again.request.call_id);
+        let Routed::Answered(answer) = calls.route(&input, now()) else {
             panic!("expected the second answer");
         };
-        assert!(call.rechecked);
+        assert!(answer.call.rechecked);
         assert_eq!(
-            calls.recheck(call, output, &discrepancies, (&prompts, &template), now()),
+            calls.recheck(answer, &discrepancies, (&prompts, &template)),
             None,
             "a slot is asked again once"
         );
@@ -697,11 +688,11 @@ mod tests {
         let mut calls = calls();
         let spec = calls.start(Slot::new("critic", "challenge", 1), "p".into(), None, now());
         let input = finished(&spec.request.call_id);
-        let Routed::Answered { call, output } = calls.route(&input, now()) else {
+        let Routed::Answered(answer) = calls.route(&input, now()) else {
             panic!("expected an answer");
         };
-        assert_eq!(call.slot.role, "critic");
-        assert_eq!(output, "answer");
+        assert_eq!(answer.call.slot.role, "critic");
+        assert_eq!(answer.output, "answer");
         assert_eq!(calls.usage().calls().len(), 1);
         assert_eq!(calls.log().last().unwrap().kind, LogKind::CallFinished);
     }

@@ -25,7 +25,7 @@
 
 use std::sync::Arc;
 
-use super::calls::{Calls, Routed, Unusable};
+use super::calls::{Answer, Calls, Routed, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::UsageLedger;
@@ -115,19 +115,17 @@ impl DebateCore {
         }
     }
 
-    /// Notes that `call`'s answer could not be used (`error` says why),
-    /// keeps it for the record and asks for the slot's one repair with
-    /// `template`; `Err` says why there is none.
+    /// Notes that `answer` could not be used (`error` says why), keeps it
+    /// for the record and asks for the slot's one repair with `template`;
+    /// `Err` says why there is none.
     pub fn refuse_answer(
         &mut self,
-        call: LiveCall,
-        output: &str,
+        answer: Answer<'_>,
         error: &str,
         template: &TemplateSpec,
-        now: Timestamp,
     ) -> Result<CallSpec, String> {
         let template = (self.prompts.as_ref(), template);
-        let (unusable, spec) = self.calls.refuse_answer(call, output, error, template, now);
+        let (unusable, spec) = self.calls.refuse_answer(answer, error, template);
         self.unusable.push(unusable);
         spec
     }
@@ -148,19 +146,12 @@ impl DebateCore {
         calls.start_rendered(slot, template, context, raw_output_path, now)
     }
 
-    /// Asks `call`'s agent once more, naming `discrepancies` with the
+    /// Asks `answer`'s agent once more, naming `discrepancies` with the
     /// moderator's rulings, unless it was asked again already (then
     /// `None`): the answer goes against decisions that bind it.
-    pub fn recheck(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        discrepancies: &[String],
-        now: Timestamp,
-    ) -> Option<CallSpec> {
+    pub fn recheck(&mut self, answer: Answer<'_>, discrepancies: &[String]) -> Option<CallSpec> {
         let template = (self.prompts.as_ref(), &crate::prompts::RECHECK_TEMPLATE);
-        let calls = &mut self.calls;
-        calls.recheck(call, output, discrepancies, template, now)
+        self.calls.recheck(answer, discrepancies, template)
     }
 
     /// Ends the debate with `outcome`: the effect that says so.
@@ -264,7 +255,7 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     /// The first effects of a new debate.
     fn begin(&mut self, now: Timestamp) -> Vec<Effect>;
     /// A live call answered; its usage is already recorded.
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect>;
+    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect>;
     /// A slot is given up: its retry failed too, or the moderator skipped
     /// it.
     fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect>;
@@ -451,27 +442,18 @@ pub trait SharedSteps: Rules {
     /// be built).
     fn repair(
         &mut self,
-        call: LiveCall,
-        output: &str,
+        answer: Answer<'_>,
         error: impl std::fmt::Display,
-        now: Timestamp,
     ) -> Result<Vec<Effect>, String> {
         let (error, template) = (error.to_string(), Self::REPAIR);
-        let spec = self
-            .as_mut()
-            .refuse_answer(call, output, &error, template, now);
+        let spec = self.as_mut().refuse_answer(answer, &error, template);
         spec.map(|spec| vec![Effect::StartCall(spec)])
     }
     /// [`repair`](Self::repair) a required role's answer: when there is no
     /// repair the debate stops (A18).
-    fn repair_or_stop(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        error: impl std::fmt::Display,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let repaired = self.repair(call, output, error, now);
+    fn repair_or_stop(&mut self, answer: Answer<'_>, error: impl std::fmt::Display) -> Vec<Effect> {
+        let now = answer.now;
+        let repaired = self.repair(answer, error);
         repaired.unwrap_or_else(|reason| self.fail(now, reason))
     }
 }
@@ -587,7 +569,7 @@ impl<R: Rules> Protocol for R {
                 }
                 effects
             }
-            Routed::Answered { call, output } => self.answered(call, output, now),
+            Routed::Answered(answer) => self.answered(answer),
             Routed::GaveUp {
                 call,
                 reason,

@@ -48,6 +48,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{CallRequest, Usage};
 
+pub use calls::Answer;
 pub use debate::{
     DebateCore, GivenUp, ItemRules, Moderation, Refusals, Rules, Settled, SharedSteps, parses,
 };

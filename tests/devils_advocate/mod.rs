@@ -20,9 +20,9 @@ use quorum::protocol::registry::{
 };
 use quorum::protocol::supervision::{LiveCall, Slot};
 use quorum::protocol::{
-    Board, DebateCore, Description, Document, Effect, GivenUp, ItemRules, LogKind, Moderation,
-    ModerationItem, Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup, Rules, Seating,
-    Settled, SharedSteps, StageFocus, StageInfo, Timestamp, Verdict,
+    Answer, Board, DebateCore, Description, Document, Effect, GivenUp, ItemRules, LogKind,
+    Moderation, ModerationItem, Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup,
+    Rules, Seating, Settled, SharedSteps, StageFocus, StageInfo, Timestamp, Verdict,
 };
 use quorum::rulings::{Ruled, Ruling};
 use quorum::spec::SpecError;
@@ -413,18 +413,19 @@ impl Rules for Advocate {
         )
     }
 
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        if let Some(path) = &call.raw_output_path {
-            self.raw.insert(path.clone(), output.to_string());
+    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        if let Some(path) = &answer.call.raw_output_path {
+            self.raw.insert(path.clone(), answer.output.to_string());
         }
         let topic = self.config.topic.clone();
         match self.step {
             Step::Case => {
-                self.case = Some(output.trim().to_string());
+                self.case = Some(answer.output.trim().to_string());
                 let context = serde_json::json!({ "topic": topic, "case": self.case });
                 self.turn(DEVIL, Step::Attack, 1, &ATTACK, context, now)
             }
-            Step::Attack => match read_objections(output) {
+            Step::Attack => match read_objections(answer.output) {
                 Ok(objections) => {
                     for objection in objections {
                         let item = ModerationItem {
@@ -440,10 +441,10 @@ impl Rules for Advocate {
                         items: self.objections.pending_items(),
                     }]
                 }
-                Err(error) => self.repair_or_stop(call, output, error, now),
+                Err(error) => self.repair_or_stop(answer, error),
             },
             Step::Defence => {
-                self.defence = Some(output.trim().to_string());
+                self.defence = Some(answer.output.trim().to_string());
                 let context = serde_json::json!({
                     "topic": topic,
                     "case": self.case,
@@ -453,14 +454,14 @@ impl Rules for Advocate {
                 });
                 self.turn(REFEREE, Step::Judgement, 2, &JUDGEMENT, context, now)
             }
-            Step::Judgement => match read_score(output) {
+            Step::Judgement => match read_score(answer.output) {
                 Ok(score) => {
                     self.score = Some(score);
                     let (verdict, rule) = self.verdict().expect("scored");
                     self.step = Step::Done;
                     vec![self.core.decide(now, verdict, rule)]
                 }
-                Err(error) => self.repair_or_stop(call, output, error, now),
+                Err(error) => self.repair_or_stop(answer, error),
             },
             Step::Moderation | Step::Done => Vec::new(),
         }

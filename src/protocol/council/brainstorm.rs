@@ -9,8 +9,7 @@ use serde_json::json;
 use super::model::{ProposalStatus, SYNTHESIZER};
 use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts};
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, Outcome, Timestamp};
 
 impl Council {
     /// Expand: every participant still in the council gets the inventory,
@@ -46,29 +45,25 @@ impl Council {
 
     /// Takes one participant's expansions and new proposals; a new proposal
     /// built from others retires them.
-    pub(super) fn on_expand(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let role = call.slot.role.clone();
+    pub(super) fn on_expand(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let role = answer.call.slot.role.clone();
         let known = self.open_ids();
         let refs: Vec<&str> = known.iter().map(String::as_str).collect();
-        match parse::read_expansions(output, &role, &refs) {
+        match parse::read_expansions(answer.output, &role, &refs) {
             Ok(read) => {
-                self.keep(&call, output, read.notes, now);
-                let answer = read.value;
-                for left in &answer.left_out {
+                self.keep(&answer, read.notes);
+                let expanded = read.value;
+                for left in &expanded.left_out {
                     self.log(
                         now,
                         LogKind::Note,
-                        Some(&call.call_id()),
+                        Some(&answer.call.call_id()),
                         format!("left out {left}"),
                     );
                 }
                 let mut added = Vec::new();
-                for (id, expansion) in answer.expansions {
+                for (id, expansion) in expanded.expansions {
                     if let Some(p) = self.proposal_mut(&id) {
                         p.expansions.push(expansion);
                         if p.status == ProposalStatus::Proposed {
@@ -78,13 +73,13 @@ impl Council {
                     }
                 }
                 let mut new = Vec::new();
-                for text in answer.proposals {
+                for text in expanded.proposals {
                     new.push(self.add_proposal(&role, text, "expand"));
                 }
                 self.log(
                     now,
                     LogKind::Note,
-                    Some(&call.call_id()),
+                    Some(&answer.call.call_id()),
                     format!(
                         "{role}: expanded {}; new {}",
                         if added.is_empty() {
@@ -100,7 +95,7 @@ impl Council {
                     ),
                 );
             }
-            Err(error) => self.malformed(&call, output, error.to_string(), now),
+            Err(error) => self.malformed(&answer, error.to_string()),
         }
         self.awaiting.remove(&role);
         self.after_expand(now)
@@ -150,18 +145,14 @@ impl Council {
 
     /// Keeps the handoff when it reads; without one the summary lists what
     /// was accepted.
-    pub(super) fn on_handoff(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        match parse::read_handoff(output) {
+    pub(super) fn on_handoff(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        match parse::read_handoff(answer.output) {
             Ok(read) => {
-                self.keep(&call, output, read.notes, now);
+                self.keep(&answer, read.notes);
                 self.handoff = Some(read.value);
             }
-            Err(error) => self.malformed(&call, output, error.to_string(), now),
+            Err(error) => self.malformed(&answer, error.to_string()),
         }
         self.complete(now)
     }

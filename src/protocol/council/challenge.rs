@@ -12,9 +12,8 @@ use super::model::{Challenge, ChallengeState, DEVIL, Moderated, Severity, expert
 use super::packets::PacketKind;
 use super::parse::ChallengeText;
 use super::{Council, RoundRecord, Step, count, documents, parse, pretty, prompts};
-use crate::protocol::supervision::LiveCall;
 use crate::protocol::{
-    Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Timestamp,
+    Answer, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Timestamp,
 };
 use crate::report::one_line;
 
@@ -93,20 +92,21 @@ impl Council {
         }
     }
 
-    pub(super) fn on_devil(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+    pub(super) fn on_devil(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
         let open = self.open_ids();
         let refs: Vec<&str> = open.iter().map(String::as_str).collect();
-        let read = match parse::read_devil(output, &refs, self.proposes()) {
+        let read = match parse::read_devil(answer.output, &refs, self.proposes()) {
             Ok(read) => read,
             Err(error) => {
-                self.malformed(&call, output, error.to_string(), now);
+                self.malformed(&answer, error.to_string());
                 return self.open_moderation(now);
             }
         };
-        self.keep(&call, output, read.notes, now);
-        let call_id = call.call_id();
-        let answer = read.value;
-        for left in &answer.left_out {
+        self.keep(&answer, read.notes);
+        let call_id = answer.call.call_id();
+        let devil = read.value;
+        for left in &devil.left_out {
             self.log(
                 now,
                 LogKind::Note,
@@ -116,16 +116,16 @@ impl Council {
         }
         let round = self.round;
         let mut raised = Vec::new();
-        for text in answer.challenges {
+        for text in devil.challenges {
             if let Some(id) = self.raise(DEVIL, text, round, &call_id, now) {
                 raised.push(id);
             }
         }
         let mut discovered = Vec::new();
-        for (severity, text) in answer.discoveries {
+        for (severity, text) in devil.discoveries {
             discovered.push(self.add_finding(DEVIL, severity, text, true));
         }
-        for text in answer.proposals {
+        for text in devil.proposals {
             discovered.push(self.add_proposal(DEVIL, text, "challenge"));
         }
         let mandatory = self

@@ -12,8 +12,7 @@ use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts, rulings, verdict};
 use crate::protocol::fairness::Blindfold;
 use crate::protocol::fairness::agreement::{self, Agreement};
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, Timestamp};
 
 impl Council {
     /// The inventory and the exchange as `role` reads them for its final
@@ -200,20 +199,21 @@ impl Council {
         effects
     }
 
-    pub(super) fn on_final(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        let role = call.slot.role.clone();
+    pub(super) fn on_final(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let role = answer.call.slot.role.clone();
         let known: Vec<String> = if self.proposes() {
             self.proposals.iter().map(|p| p.id.clone()).collect()
         } else {
             self.findings.iter().map(|f| f.id.clone()).collect()
         };
         let refs: Vec<&str> = known.iter().map(String::as_str).collect();
-        match parse::read_final(output, &role, &refs) {
+        match parse::read_final(answer.output, &role, &refs) {
             Ok(read) => {
                 let discrepancies = rulings::final_discrepancies(&read.value.0, &self.challenges);
                 let (position, left_out) = read.value;
                 let read = (read.notes, left_out.as_slice());
-                if let Some(again) = self.keep_checked(&call, output, discrepancies, read, now) {
+                if let Some(again) = self.keep_checked(&answer, discrepancies, read) {
                     return vec![again];
                 }
                 let tally = |stance: model::Stance| {
@@ -226,7 +226,7 @@ impl Council {
                 self.log(
                     now,
                     LogKind::Note,
-                    Some(&call.call_id()),
+                    Some(&answer.call.call_id()),
                     format!(
                         "{role}'s final position: {} endorsed, {} disputed, {} withdrawn",
                         tally(model::Stance::Endorse),
@@ -236,7 +236,7 @@ impl Council {
                 );
                 self.positions.insert(role.clone(), position);
             }
-            Err(error) => self.malformed(&call, output, error.to_string(), now),
+            Err(error) => self.malformed(&answer, error.to_string()),
         }
         self.awaiting.remove(&role);
         if self.awaiting.is_empty() {

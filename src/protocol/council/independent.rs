@@ -9,8 +9,7 @@ use serde_json::json;
 
 use super::packets::PacketKind;
 use super::{Council, Step, count, documents, draft_prefix, parse, prompts};
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, Timestamp};
 
 impl Council {
     pub(super) fn start_independent(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -33,22 +32,18 @@ impl Council {
         effects
     }
 
-    pub(super) fn on_independent(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let role = call.slot.role.clone();
+    pub(super) fn on_independent(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let role = answer.call.slot.role.clone();
         let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
         if self.proposes() {
-            match parse::read_proposals(output) {
+            match parse::read_proposals(answer.output) {
                 Ok(read) => {
-                    self.keep(&call, output, read.notes, now);
+                    self.keep(&answer, read.notes);
                     self.log(
                         now,
                         LogKind::Note,
-                        Some(&call.call_id()),
+                        Some(&answer.call.call_id()),
                         format!(
                             "{role}: {}",
                             count(read.value.len(), "proposal", "proposals")
@@ -56,25 +51,25 @@ impl Council {
                     );
                     self.proposals_in.insert(role.clone(), read.value);
                     self.written_ids
-                        .insert(role.clone(), parse::written_ids(output, "proposals"));
+                        .insert(role.clone(), parse::written_ids(answer.output, "proposals"));
                 }
-                Err(error) => self.malformed(&call, output, error.to_string(), now),
+                Err(error) => self.malformed(&answer, error.to_string()),
             }
         } else {
-            match parse::read_findings(output, &domain) {
+            match parse::read_findings(answer.output, &domain) {
                 Ok(read) => {
-                    self.keep(&call, output, read.notes, now);
+                    self.keep(&answer, read.notes);
                     self.log(
                         now,
                         LogKind::Note,
-                        Some(&call.call_id()),
+                        Some(&answer.call.call_id()),
                         format!("{role}: {}", count(read.value.len(), "finding", "findings")),
                     );
                     self.findings_in.insert(role.clone(), read.value);
                     self.written_ids
-                        .insert(role.clone(), parse::written_ids(output, "findings"));
+                        .insert(role.clone(), parse::written_ids(answer.output, "findings"));
                 }
-                Err(error) => self.malformed(&call, output, error.to_string(), now),
+                Err(error) => self.malformed(&answer, error.to_string()),
             }
         }
         self.awaiting.remove(&role);

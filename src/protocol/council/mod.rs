@@ -64,7 +64,7 @@ pub mod verdict;
 pub use kind::{KIND, NAME};
 
 use crate::protocol::fairness::agreement::Agreement;
-use crate::protocol::{DebateCore, GivenUp, Seating};
+use crate::protocol::{Answer, DebateCore, GivenUp, Seating};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -588,14 +588,14 @@ impl crate::protocol::Rules for Council {
         self.step = Step::Done;
     }
 
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        match (self.step, call.slot.role.as_str()) {
-            (Step::Independent, _) => self.on_independent(call, output, now),
-            (Step::Expand, _) => self.on_expand(call, output, now),
-            (Step::Challenge, DEVIL) => self.on_devil(call, output, now),
-            (Step::Responses, _) => self.on_responses(call, output, now),
-            (Step::Final, _) => self.on_final(call, output, now),
-            (Step::Handoff, _) => self.on_handoff(call, output, now),
+    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        match (self.step, answer.call.slot.role.as_str()) {
+            (Step::Independent, _) => self.on_independent(answer),
+            (Step::Expand, _) => self.on_expand(answer),
+            (Step::Challenge, DEVIL) => self.on_devil(answer),
+            (Step::Responses, _) => self.on_responses(answer),
+            (Step::Final, _) => self.on_final(answer),
+            (Step::Handoff, _) => self.on_handoff(answer),
             _ => Vec::new(),
         }
     }

@@ -15,7 +15,7 @@ use super::packets::PacketKind;
 use super::{Council, Submission, domains, pretty, rulings};
 use crate::prompts::TemplateSpec;
 use crate::protocol::supervision::{LiveCall, Slot};
-use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
 
 impl Council {
     /// Renders `template` for `role` and starts the call, its answer
@@ -64,14 +64,8 @@ impl Council {
     }
 
     /// Keeps an answer that was read.
-    pub(super) fn keep(
-        &mut self,
-        call: &LiveCall,
-        raw: &str,
-        normalised: Vec<String>,
-        now: Timestamp,
-    ) {
-        let kept = self.core.calls.keep(call, raw, normalised, now);
+    pub(super) fn keep(&mut self, answer: &Answer<'_>, normalised: Vec<String>) {
+        let kept = self.core.calls.keep(answer, normalised);
         let (role, round) = (&kept.role, kept.round);
         self.exchange
             .response(role, round, &kept.file, &kept.call_id);
@@ -80,20 +74,21 @@ impl Council {
 
     /// Keeps an answer that could not be read: on disk with a MALFORMED
     /// marker, excluded, not retried.
-    pub(super) fn malformed(&mut self, call: &LiveCall, raw: &str, reason: String, now: Timestamp) {
-        let call_id = call.call_id();
+    pub(super) fn malformed(&mut self, answer: &Answer<'_>, reason: String) {
+        let now = answer.now;
+        let call_id = answer.call.call_id();
         self.log(
             now,
             LogKind::Malformed,
             Some(&call_id),
             format!(
                 "{}'s {} answer is malformed ({reason}); kept with a MALFORMED marker, excluded, not retried",
-                call.slot.role, call.slot.stage
+                answer.call.slot.role, answer.call.slot.stage
             ),
         );
         self.submissions.push(Submission {
             malformed: Some(reason),
-            ..Submission::of(call, raw, now)
+            ..Submission::of(&answer.call, answer.output, now)
         });
     }
 
@@ -188,26 +183,25 @@ impl Council {
     /// what still disagrees with [`Self::still_against`]).
     pub(super) fn ask_again(
         &mut self,
-        call: &LiveCall,
-        output: &str,
+        answer: &Answer<'_>,
         discrepancies: &[String],
-        now: Timestamp,
     ) -> Option<Effect> {
-        if discrepancies.is_empty() || call.rechecked || !self.config.binds_rulings {
+        let now = answer.now;
+        if discrepancies.is_empty() || answer.call.rechecked || !self.config.binds_rulings {
             return None;
         }
         self.log(
             now,
             LogKind::Note,
-            Some(&call.call_id()),
+            Some(&answer.call.call_id()),
             format!(
                 "{}'s {} answer goes against the moderator's rulings: {}",
-                call.slot.role,
-                call.slot.stage,
+                answer.call.slot.role,
+                answer.call.slot.stage,
                 discrepancies.join("; ")
             ),
         );
-        let again = self.core.recheck(call.clone(), output, discrepancies, now);
+        let again = self.core.recheck(answer.clone(), discrepancies);
         again.map(Effect::StartCall)
     }
 
@@ -217,21 +211,20 @@ impl Council {
     /// out is logged.
     pub(super) fn keep_checked(
         &mut self,
-        call: &LiveCall,
-        output: &str,
+        answer: &Answer<'_>,
         discrepancies: Vec<String>,
         read: (Vec<String>, &[String]),
-        now: Timestamp,
     ) -> Option<Effect> {
-        if let Some(again) = self.ask_again(call, output, &discrepancies, now) {
+        let now = answer.now;
+        if let Some(again) = self.ask_again(answer, &discrepancies) {
             return Some(again);
         }
-        self.still_against(call, discrepancies, now);
+        self.still_against(&answer.call, discrepancies, now);
         let (notes, left_out) = read;
-        self.keep(call, output, notes, now);
+        self.keep(answer, notes);
         for left in left_out {
             let message = format!("left out {left}");
-            self.log(now, LogKind::Note, Some(&call.call_id()), message);
+            self.log(now, LogKind::Note, Some(&answer.call.call_id()), message);
         }
         None
     }

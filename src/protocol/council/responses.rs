@@ -15,8 +15,7 @@ use super::model::{
 };
 use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts, rulings, unordered, verdict};
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, ItemDecision, LogKind, Timestamp};
+use crate::protocol::{Answer, Effect, ItemDecision, LogKind, Timestamp};
 use crate::report::one_line;
 
 impl Council {
@@ -197,13 +196,9 @@ impl Council {
         Ok(effects)
     }
 
-    pub(super) fn on_responses(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let role = call.slot.role.clone();
+    pub(super) fn on_responses(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let role = answer.call.slot.role.clone();
         let round = self.round;
         let delivered: Vec<String> = self
             .challenges
@@ -214,7 +209,7 @@ impl Council {
         let known = self.open_ids();
         let refs: Vec<&str> = known.iter().map(String::as_str).collect();
         let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
-        match parse::read_responses(output, &refs, &domain, self.proposes()) {
+        match parse::read_responses(answer.output, &refs, &domain, self.proposes()) {
             Ok(read) => {
                 // Every delivered challenge needs a response (a ruling to
                 // address): asked once more when one has none.
@@ -239,7 +234,7 @@ impl Council {
                 let discrepancies = rulings::unanswered(&mine, &answered);
                 let (responses, left_out) = read.value;
                 let read = (read.notes, left_out.as_slice());
-                if let Some(again) = self.keep_checked(&call, output, discrepancies, read, now) {
+                if let Some(again) = self.keep_checked(&answer, discrepancies, read) {
                     return vec![again];
                 }
                 // The challenges delivered to this participant, by the
@@ -258,10 +253,10 @@ impl Council {
                         .get(&response.finding_id)
                         .cloned()
                         .unwrap_or_default();
-                    self.take_response(&role, response, answering, &call.call_id(), now);
+                    self.take_response(&role, response, answering, &answer.call.call_id(), now);
                 }
             }
-            Err(error) => self.malformed(&call, output, error.to_string(), now),
+            Err(error) => self.malformed(&answer, error.to_string()),
         }
         let unanswered: Vec<String> = delivered
             .iter()
@@ -280,7 +275,7 @@ impl Council {
             self.log(
                 now,
                 LogKind::Note,
-                Some(&call.call_id()),
+                Some(&answer.call.call_id()),
                 format!(
                     "{role} left {} unanswered (round {round})",
                     unanswered.join(", ")

@@ -18,7 +18,7 @@ use super::{
 use crate::parse::Read;
 use crate::protocol::fairness::rule_with_flags;
 use crate::protocol::supervision::{LiveCall, Slot};
-use crate::protocol::{Effect, LogKind, Outcome, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, Outcome, Timestamp};
 
 /// What every judge of a round reads alike.
 struct JudgesReading {
@@ -288,14 +288,9 @@ impl DecisionReview {
         self.config.panel.iter().find(|judge| judge.role == role)
     }
 
-    pub(super) fn on_judge(
-        &mut self,
-        role: JudgeRole,
-        call: &LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = &call.call_id();
+    pub(super) fn on_judge(&mut self, role: JudgeRole, answer: &Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = &answer.call.call_id();
         let judge = self
             .judge_config(role)
             .expect("judge slots come from the panel")
@@ -308,7 +303,7 @@ impl DecisionReview {
             .revised_tree
             .clone();
         let mut normalised = Vec::new();
-        let result = match parse::read_judge(output, &judge, &tree) {
+        let result = match parse::read_judge(answer.output, &judge, &tree) {
             Ok(Read {
                 value: scores,
                 notes,
@@ -342,8 +337,8 @@ impl DecisionReview {
                 }
             }
         };
-        let record = self.judge_answered(role, call, result);
-        record.raw = Some(output.to_string());
+        let record = self.judge_answered(role, &answer.call, result);
+        record.raw = Some(answer.output.to_string());
         record.normalised = normalised;
         self.conclude_round_if_complete(now)
     }

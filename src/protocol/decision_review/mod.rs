@@ -31,7 +31,7 @@ pub use kind::{KIND, NAME};
 pub use model::HandedItems;
 
 use crate::protocol::fairness::{self, Blindfold, Fairness, Kinship, agreement::Agreement};
-use crate::protocol::{DebateCore, GivenUp, SharedSteps};
+use crate::protocol::{Answer, DebateCore, GivenUp, SharedSteps};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -712,20 +712,15 @@ impl DecisionReview {
 
     /// A proposer, critic or reviser output that cannot be parsed gets one
     /// repair call quoting the error; a second failure stops the debate.
-    fn repair_malformed(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        error: String,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = &call.call_id();
+    fn repair_malformed(&mut self, answer: Answer<'_>, error: String) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = &answer.call.call_id();
         self.malformed.push(MalformedOutput {
             call_id: call_id.to_string(),
-            role: call.slot.role.clone(),
-            stage: call.slot.stage.clone(),
-            round: call.slot.round,
-            raw: output.to_string(),
+            role: answer.call.slot.role.clone(),
+            stage: answer.call.slot.stage.clone(),
+            round: answer.call.slot.round,
+            raw: answer.output.to_string(),
             reason: error.clone(),
             at: now,
         });
@@ -735,11 +730,11 @@ impl DecisionReview {
             Some(call_id),
             format!(
                 "{} {} output could not be parsed: {error}",
-                call.slot.role, call.slot.stage
+                answer.call.slot.role, answer.call.slot.stage
             ),
         );
         let repair = (self.core.prompts.as_ref(), Template::Repair.spec());
-        match self.core.calls.repair(call, output, &error, repair, now) {
+        match self.core.calls.repair(answer, &error, repair) {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(now, reason),
         }
@@ -777,15 +772,15 @@ impl crate::protocol::Rules for DecisionReview {
         self.stage = Stage::Done;
     }
 
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        match call.slot.stage.as_str() {
-            "proposal" => self.on_proposal(call, output, now),
-            "critique" => self.on_critique(call, output, now),
-            "revision" => self.on_revision(call, output, now),
+    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        match answer.call.slot.stage.as_str() {
+            "proposal" => self.on_proposal(answer),
+            "critique" => self.on_critique(answer),
+            "revision" => self.on_revision(answer),
             _ => {
-                let role =
-                    JudgeRole::of_slot(&call.slot.role).expect("evaluation calls belong to judges");
-                self.on_judge(role, &call, output, now)
+                let role = JudgeRole::of_slot(&answer.call.slot.role)
+                    .expect("evaluation calls belong to judges");
+                self.on_judge(role, &answer)
             }
         }
     }

@@ -14,8 +14,8 @@ use super::{
     summarize_items, tree_yaml,
 };
 use crate::parse::Read;
-use crate::protocol::supervision::{LiveCall, Slot};
-use crate::protocol::{Effect, LogKind, ModerationItem, Timestamp};
+use crate::protocol::supervision::Slot;
+use crate::protocol::{Answer, Effect, LogKind, ModerationItem, Timestamp};
 
 impl DecisionReview {
     pub(super) fn start_proposal(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -34,14 +34,10 @@ impl DecisionReview {
         )
     }
 
-    pub(super) fn on_proposal(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = &call.call_id();
-        let read = parse::read_thesis_tree(output).and_then(|mut read| {
+    pub(super) fn on_proposal(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = &answer.call.call_id();
+        let read = parse::read_thesis_tree(answer.output).and_then(|mut read| {
             self.tag_options(&mut read.value, &mut read.notes)?;
             Ok(read)
         });
@@ -63,14 +59,14 @@ impl DecisionReview {
                 );
                 self.proposal = Some(Collected {
                     call_id: call_id.to_string(),
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                     parsed: tree,
                     normalised,
                     at: now,
                 });
                 self.start_critique(now)
             }
-            Err(error) => self.repair_malformed(call, output, error.to_string(), now),
+            Err(error) => self.repair_malformed(answer, error.to_string()),
         }
     }
 
@@ -182,20 +178,16 @@ impl DecisionReview {
             .collect()
     }
 
-    pub(super) fn on_critique(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = &call.call_id();
+    pub(super) fn on_critique(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = &answer.call.call_id();
         let tree = self
             .proposal
             .as_ref()
             .expect("critique follows the proposal")
             .parsed
             .clone();
-        match parse::read_critique(output, &tree, self.config.critique_mode) {
+        match parse::read_critique(answer.output, &tree, self.config.critique_mode) {
             Ok(Read {
                 value: mut parsed,
                 notes: normalised,
@@ -246,7 +238,7 @@ impl DecisionReview {
                 self.critique_ids = items.iter().map(|item| item.id.clone()).collect();
                 self.critique = Some(Collected {
                     call_id: call_id.to_string(),
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                     parsed,
                     normalised,
                     at: now,
@@ -276,7 +268,7 @@ impl DecisionReview {
                 }
                 vec![Effect::AwaitModeration { items }]
             }
-            Err(error) => self.repair_malformed(call, output, error.to_string(), now),
+            Err(error) => self.repair_malformed(answer, error.to_string()),
         }
     }
 }

@@ -14,8 +14,8 @@ use super::prompts::Template;
 use super::{DecisionReview, RevisionRound, Stage, change_verb, parse, tree_yaml};
 use crate::parse::Read;
 use crate::protocol::fairness::Blindfold;
-use crate::protocol::supervision::{LiveCall, Slot};
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::supervision::Slot;
+use crate::protocol::{Answer, Effect, LogKind, Timestamp};
 
 impl DecisionReview {
     /// Every decided critique item as the agent acting on the rulings reads
@@ -151,15 +151,11 @@ impl DecisionReview {
         )
     }
 
-    pub(super) fn on_revision(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = &call.call_id();
+    pub(super) fn on_revision(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = &answer.call.call_id();
         let must_address = self.pending_must_address.clone();
-        let read = parse::read_revision(output, &must_address).and_then(|mut read| {
+        let read = parse::read_revision(answer.output, &must_address).and_then(|mut read| {
             self.tag_options(&mut read.value.revised_tree, &mut read.notes)?;
             Ok(read)
         });
@@ -174,14 +170,14 @@ impl DecisionReview {
                     Vec::new()
                 };
                 if !against.is_empty() {
-                    if let Some(spec) = self.core.recheck(call.clone(), output, &against, now) {
+                    if let Some(spec) = self.core.recheck(answer.clone(), &against) {
                         self.push_log(
                             now,
                             LogKind::Note,
                             Some(call_id),
                             format!(
                                 "revision round {} goes against your rulings: {}",
-                                call.slot.round,
+                                answer.call.slot.round,
                                 against.join("; ")
                             ),
                         );
@@ -193,7 +189,7 @@ impl DecisionReview {
                         Some(call_id),
                         format!(
                             "revision round {} still goes against your rulings after being asked again: {}",
-                            call.slot.round,
+                            answer.call.slot.round,
                             against.join("; ")
                         ),
                     );
@@ -205,18 +201,20 @@ impl DecisionReview {
                     Some(call_id),
                     format!(
                         "revision round {}: {} changes, {} blocks in the revised tree",
-                        call.slot.round,
+                        answer.call.slot.round,
                         revision.change_log.len(),
                         revision.revised_tree.blocks.len()
                     ),
                 );
                 for id in &must_address {
-                    self.addressed.entry(id.clone()).or_insert(call.slot.round);
+                    self.addressed
+                        .entry(id.clone())
+                        .or_insert(answer.call.slot.round);
                 }
                 self.revisions.push(RevisionRound {
-                    round: call.slot.round,
+                    round: answer.call.slot.round,
                     call_id: call_id.to_string(),
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                     output: revision,
                     must_address,
                     directives: std::mem::take(&mut self.pending_directives),
@@ -224,9 +222,9 @@ impl DecisionReview {
                     against_rulings: against,
                     at: now,
                 });
-                self.start_evaluation(call.slot.round, now)
+                self.start_evaluation(answer.call.slot.round, now)
             }
-            Err(error) => self.repair_malformed(call, output, error.to_string(), now),
+            Err(error) => self.repair_malformed(answer, error.to_string()),
         }
     }
 }

@@ -7,8 +7,7 @@
 //! (`documents`).
 
 use super::{CRITIC, OPTIMIZER, Plan, SYNTHESIZER, Step, documents, prompts};
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{Answer, Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
 use crate::report::counted;
 use serde_json::json;
 
@@ -51,13 +50,14 @@ impl Plan {
         effects
     }
 
-    pub(super) fn on_final(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        let role = call.slot.role.clone();
-        if output.trim().is_empty() {
+    pub(super) fn on_final(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let role = answer.call.slot.role.clone();
+        if answer.output.trim().is_empty() {
             return if role == CRITIC {
-                self.repair_or_stop(call, output, "the final assessment is empty", now)
+                self.repair_or_stop(answer, "the final assessment is empty")
             } else {
-                match self.repair(call, output, "the final proposals are empty", now) {
+                match self.repair(answer, "the final proposals are empty") {
                     Ok(effects) => effects,
                     Err(reason) => {
                         self.missing
@@ -68,11 +68,11 @@ impl Plan {
                 }
             };
         }
-        self.keep_checked(&call, output, Vec::new(), now);
+        self.keep_checked(&answer, Vec::new());
         if role == CRITIC {
-            self.assessment = Some(output.to_string());
+            self.assessment = Some(answer.output.to_string());
         } else {
-            self.final_proposals = Some(output.to_string());
+            self.final_proposals = Some(answer.output.to_string());
         }
         self.awaiting.remove(&role);
         self.conclude_final(now)
@@ -108,20 +108,16 @@ impl Plan {
         self.start_one(&prompts::SYNTHESIS, context, SYNTHESIZER, now)
     }
 
-    pub(super) fn on_synthesis(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        if output.trim().is_empty() {
-            return self.repair_or_stop(call, output, "the plan document is empty", now);
+    pub(super) fn on_synthesis(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        if answer.output.trim().is_empty() {
+            return self.repair_or_stop(answer, "the plan document is empty");
         }
-        let call_id = call.call_id();
-        if let Err(asked) = self.bind(call.clone(), output, "plan", now) {
+        let call_id = answer.call.call_id();
+        if let Err(asked) = self.bind(&answer, "plan") {
             return asked;
         }
-        self.keep(&call, output, Vec::new(), now);
+        self.keep(&answer, Vec::new());
         self.synthesis = self.kept.last().cloned();
         for correction in documents::corrections(self) {
             self.log(now, LogKind::Note, Some(&call_id), correction);

@@ -9,8 +9,7 @@
 use super::model::Source;
 use super::{CRITIC, MAX_ROUNDS, OPTIMIZER, PLANNER, Plan, Step, listed, parse, prompts};
 use crate::parse::Read;
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 
 impl Plan {
@@ -24,13 +23,14 @@ impl Plan {
         self.start_one(&prompts::DRAFT, context, PLANNER, now)
     }
 
-    pub(super) fn on_draft(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        if output.trim().is_empty() {
-            return self.repair_or_stop(call, output, "the plan is empty", now);
+    pub(super) fn on_draft(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        if answer.output.trim().is_empty() {
+            return self.repair_or_stop(answer, "the plan is empty");
         }
-        self.keep(&call, output, Vec::new(), now);
-        self.plan = output.to_string();
-        self.track_markers(output, "draft", now);
+        self.keep(&answer, Vec::new());
+        self.plan = answer.output.to_string();
+        self.track_markers(answer.output, "draft", now);
         if self.config.simple {
             return self.start_synthesis(now);
         }
@@ -59,21 +59,17 @@ impl Plan {
         })
     }
 
-    pub(super) fn on_critique(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        match parse::read_challenges(output) {
+    pub(super) fn on_critique(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        match parse::read_challenges(answer.output) {
             Ok(Read { value, notes }) => {
-                let call_id = self.keep_checked(&call, output, notes, now);
+                let call_id = self.keep_checked(&answer, notes);
                 let ids = self.take_items(value, Source::Critic);
                 let message = format!("critic: {}", listed(&ids, "challenge", "challenges"));
                 self.log(now, LogKind::Note, Some(&call_id), message);
                 self.start_optimize(now)
             }
-            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+            Err(error) => self.repair_or_stop(answer, error.to_string()),
         }
     }
 
@@ -87,15 +83,11 @@ impl Plan {
         self.start_one(&prompts::CRITIC, context, CRITIC, now)
     }
 
-    pub(super) fn on_review(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        match parse::read_challenges(output) {
+    pub(super) fn on_review(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        match parse::read_challenges(answer.output) {
             Ok(Read { value, notes }) => {
-                let call_id = self.keep_checked(&call, output, notes, now);
+                let call_id = self.keep_checked(&answer, notes);
                 if value.is_empty() {
                     self.log(
                         now,
@@ -104,7 +96,7 @@ impl Plan {
                         "critic: the responses hold; no second round, and this is its final assessment"
                             .into(),
                     );
-                    self.assessment = Some(output.to_string());
+                    self.assessment = Some(answer.output.to_string());
                     self.round = 1;
                     return self.start_final(false, now);
                 }
@@ -120,7 +112,7 @@ impl Plan {
                 );
                 self.start_optimize(now)
             }
-            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+            Err(error) => self.repair_or_stop(answer, error.to_string()),
         }
     }
 
@@ -153,21 +145,17 @@ impl Plan {
         self.start_one(&prompts::OPTIMIZER, context, OPTIMIZER, now)
     }
 
-    pub(super) fn on_optimize(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        match parse::read_proposals(output) {
+    pub(super) fn on_optimize(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        match parse::read_proposals(answer.output) {
             Ok(Read { value, notes }) => {
-                let call_id = self.keep_checked(&call, output, notes, now);
+                let call_id = self.keep_checked(&answer, notes);
                 let ids = self.take_items(value, Source::Optimizer);
                 let message = format!("optimizer: {}", listed(&ids, "proposal", "proposals"));
                 self.log(now, LogKind::Note, Some(&call_id), message);
                 self.start_respond(now)
             }
-            Err(error) => match self.repair(call, output, error.to_string(), now) {
+            Err(error) => match self.repair(answer, error.to_string()) {
                 Ok(effects) => effects,
                 Err(reason) => self.optimizer_missing(reason, now),
             },

@@ -47,7 +47,7 @@ mod revision;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps, parses};
+use crate::protocol::{Answer, DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -415,8 +415,8 @@ impl Plan {
         self.ask(slot, template, &context, None, now)
     }
 
-    fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {
-        let kept = self.core.calls.keep(call, raw, normalised, now);
+    fn keep(&mut self, answer: &Answer<'_>, normalised: Vec<String>) {
+        let kept = self.core.calls.keep(answer, normalised);
         self.kept.push(kept);
     }
 
@@ -516,16 +516,11 @@ impl Plan {
 
     /// Keeps `call`'s answer and the assumption checks it reports (under
     /// its role's name); its call id, for the lines that follow.
-    fn keep_checked(
-        &mut self,
-        call: &LiveCall,
-        output: &str,
-        notes: Vec<String>,
-        now: Timestamp,
-    ) -> String {
-        let call_id = call.call_id();
-        self.keep(call, output, notes, now);
-        self.take_checks(output, &call.slot.role, now, &call_id);
+    fn keep_checked(&mut self, answer: &Answer<'_>, notes: Vec<String>) -> String {
+        let now = answer.now;
+        let call_id = answer.call.call_id();
+        self.keep(answer, notes);
+        self.take_checks(answer.output, &answer.call.slot.role, now, &call_id);
         call_id
     }
 
@@ -581,16 +576,16 @@ impl crate::protocol::Rules for Plan {
         self.step = Step::Done;
     }
 
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         match self.step {
-            Step::Draft => self.on_draft(call, output, now),
-            Step::Critique => self.on_critique(call, output, now),
-            Step::Review => self.on_review(call, output, now),
-            Step::Optimize => self.on_optimize(call, output, now),
-            Step::Respond => self.on_respond(call, output, now),
-            Step::Revise => self.on_revise(call, output, now),
-            Step::Final => self.on_final(call, output, now),
-            Step::Synthesis => self.on_synthesis(call, output, now),
+            Step::Draft => self.on_draft(answer),
+            Step::Critique => self.on_critique(answer),
+            Step::Review => self.on_review(answer),
+            Step::Optimize => self.on_optimize(answer),
+            Step::Respond => self.on_respond(answer),
+            Step::Revise => self.on_revise(answer),
+            Step::Final => self.on_final(answer),
+            Step::Synthesis => self.on_synthesis(answer),
             Step::Moderation | Step::Done => Vec::new(),
         }
     }

@@ -10,10 +10,9 @@
 use super::model::{DecidedBy, Decision, Item, Source};
 use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};
 use crate::parse::Read;
-use crate::protocol::supervision::LiveCall;
 use crate::protocol::{
-    Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, SharedSteps, Suggestion,
-    Timestamp,
+    Answer, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, SharedSteps,
+    Suggestion, Timestamp,
 };
 use serde_json::json;
 
@@ -58,23 +57,19 @@ impl Plan {
             .collect()
     }
 
-    pub(super) fn on_respond(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    pub(super) fn on_respond(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
         let ids = self.round_ids();
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-        match parse::read_responses(output, &refs) {
+        match parse::read_responses(answer.output, &refs) {
             Ok(Read { value, notes }) => {
-                self.keep(&call, output, notes, now);
+                self.keep(&answer, notes);
                 for (id, response) in value {
                     self.responses.insert(id, response);
                 }
                 self.open_moderation(now)
             }
-            Err(error) => self.repair_or_stop(call, output, error.to_string(), now),
+            Err(error) => self.repair_or_stop(answer, error.to_string()),
         }
     }
 

@@ -8,8 +8,7 @@
 //! for reading the critique log against them (`binding`).
 
 use super::{MAX_ROUNDS, PLANNER, Plan, Step, binding, prompts};
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{Answer, Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 
 impl Plan {
@@ -34,13 +33,8 @@ impl Plan {
     /// the decisions. On a departure, asks once more naming it (`Err`
     /// carries the call); asked already, the departures stand, logged and
     /// recorded, and `Ok` lets the answer go on.
-    pub(super) fn bind(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        what: &str,
-        now: Timestamp,
-    ) -> Result<(), Vec<Effect>> {
+    pub(super) fn bind(&mut self, answer: &Answer<'_>, what: &str) -> Result<(), Vec<Effect>> {
+        let now = answer.now;
         if !self.config.checks_rulings {
             return Ok(());
         }
@@ -49,8 +43,8 @@ impl Plan {
             .into_iter()
             .map(|(id, decision, _)| (id, decision))
             .collect();
-        let checked = binding::departures(output, &decided);
-        let call_id = call.call_id();
+        let checked = binding::departures(answer.output, &decided);
+        let call_id = answer.call.call_id();
         if checked.uncited {
             self.log(
                 now,
@@ -66,11 +60,10 @@ impl Plan {
             return Ok(());
         }
         let listed = checked.departures.join("; ");
-        let asked = call.clone();
-        match self.core.recheck(call, output, &checked.departures, now) {
+        match self.core.recheck(answer.clone(), &checked.departures) {
             Some(spec) => {
                 // The first answer stays in the record beside the second.
-                self.keep(&asked, output, Vec::new(), now);
+                self.keep(answer, Vec::new());
                 self.log(
                     now,
                     LogKind::Note,
@@ -116,23 +109,19 @@ impl Plan {
         self.start_one(&prompts::REVISE, context, PLANNER, now)
     }
 
-    pub(super) fn on_revise(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        if output.trim().is_empty() {
-            return self.repair_or_stop(call, output, "the revised plan is empty", now);
+    pub(super) fn on_revise(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        if answer.output.trim().is_empty() {
+            return self.repair_or_stop(answer, "the revised plan is empty");
         }
         let what = format!("revision {}", self.round);
-        if let Err(asked) = self.bind(call.clone(), output, &what, now) {
+        if let Err(asked) = self.bind(&answer, &what) {
             return asked;
         }
-        self.keep(&call, output, Vec::new(), now);
-        self.plan = output.to_string();
+        self.keep(&answer, Vec::new());
+        self.plan = answer.output.to_string();
         let from = format!("revision {}", self.round);
-        self.track_markers(output, &from, now);
+        self.track_markers(answer.output, &from, now);
         self.rounds_run = self.round;
         self.after_round(now)
     }

@@ -34,7 +34,7 @@ mod triage;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps, parses};
+use crate::protocol::{Answer, DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -596,35 +596,34 @@ impl crate::protocol::Rules for Quick {
         self.step = Step::Done;
     }
 
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        let call_id = call.call_id();
-        let empty = output.trim().is_empty();
+    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = answer.call.call_id();
+        let empty = answer.output.trim().is_empty();
         match self.step {
-            Step::Reviews => self.on_review(&call, output, now),
-            Step::Proposal if empty => {
-                self.repair_or_stop(call, output, "the answer is empty", now)
-            }
+            Step::Reviews => self.on_review(&answer),
+            Step::Proposal if empty => self.repair_or_stop(answer, "the answer is empty"),
             Step::Proposal => {
                 self.proposal = Some(Collected {
                     call_id,
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                     at: now,
                     normalised: Vec::new(),
                 });
                 self.start_attack(now)
             }
-            Step::Attack if empty => self.repair_or_stop(call, output, "the answer is empty", now),
+            Step::Attack if empty => self.repair_or_stop(answer, "the answer is empty"),
             Step::Attack => {
                 self.attack = Some(Collected {
                     call_id: call_id.clone(),
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                     at: now,
                     normalised: Vec::new(),
                 });
-                self.after_attack(&call_id, output, now)
+                self.after_attack(&call_id, answer.output, now)
             }
             Step::Revision if empty => {
-                if call.repaired {
+                if answer.call.repaired {
                     self.revision_skipped = Some(
                         "the proposer's answer to the challenge was empty twice; the document \
                          is written without it"
@@ -638,18 +637,18 @@ impl crate::protocol::Rules for Quick {
                     );
                     return self.start_synthesis(now);
                 }
-                self.repair_or_stop(call, output, "the answer is empty", now)
+                self.repair_or_stop(answer, "the answer is empty")
             }
             Step::Revision => {
                 self.revision = Some(Collected {
                     call_id,
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                     at: now,
                     normalised: Vec::new(),
                 });
                 self.start_synthesis(now)
             }
-            Step::Synthesis => self.on_synthesis(call, output, now),
+            Step::Synthesis => self.on_synthesis(answer),
             Step::Moderation | Step::Done => Vec::new(),
         }
     }

@@ -11,8 +11,7 @@ use super::{Quick, QuickMode, ReviewState, Step, documents, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::fairness::agreement::{self, Agreement};
 use crate::protocol::judges::JudgeRole;
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 
 impl Quick {
@@ -180,18 +179,14 @@ impl Quick {
     }
 
     /// A reviewer's answer, already on disk in its judge file (QM-06).
-    pub(super) fn on_review(
-        &mut self,
-        call: &LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = call.call_id();
-        let Some(index) = self.review_index(&call.slot.role) else {
+    pub(super) fn on_review(&mut self, answer: &Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = answer.call.call_id();
+        let Some(index) = self.review_index(&answer.call.slot.role) else {
             return Vec::new();
         };
         let role = self.reviews[index].role;
-        let state = if output.trim().is_empty() {
+        let state = if answer.output.trim().is_empty() {
             // Persisted, left out of the synthesis, never retried (INF-07..10).
             self.log(
                 now,
@@ -203,7 +198,7 @@ impl Quick {
         } else {
             let mut note = format!("{role}: review written to {}", documents::review_file(role));
             if !self.config.seating.fairness.is_legacy() {
-                let reading = parse::reading(output);
+                let reading = parse::reading(answer.output);
                 self.reviews[index].reading = reading;
                 note.push_str(&format!("; its reading: {}", reading_words(&reading)));
             }
@@ -212,7 +207,7 @@ impl Quick {
         };
         let review = &mut self.reviews[index];
         review.call_id = Some(call_id);
-        review.raw = Some(output.to_string());
+        review.raw = Some(answer.output.to_string());
         review.state = state;
         self.conclude_reviews_if_complete(now)
     }

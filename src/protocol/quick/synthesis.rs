@@ -11,8 +11,7 @@ use super::parse::{provenance, split_opening, without_reading};
 use super::{Quick, QuickMode, ReviewState, SentBack, Step, Synthesis, binding, prompts};
 use crate::protocol::calls::Unusable;
 use crate::protocol::fairness::Blindfold;
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
 use crate::rulings::{self};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -168,21 +167,17 @@ impl Quick {
     /// against the rulings); what is still wrong after that is kept, with
     /// a warning the reader sees first: the reader gets a document either
     /// way, never one presented as clean when it is not.
-    pub(super) fn on_synthesis(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = call.call_id();
-        let (opening, _) = split_opening(output);
+    pub(super) fn on_synthesis(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = answer.call.call_id();
+        let (opening, _) = split_opening(answer.output);
         if opening.is_empty()
             && self.config.checks_rulings
             && let Some(SentBack { call_id, raw }) = self.sent_back.take()
         {
             self.core.unusable.push(Unusable {
-                call_id: call.call_id(),
-                raw: output.to_string(),
+                call_id: answer.call.call_id(),
+                raw: answer.output.to_string(),
                 reason: "the second attempt has no opening paragraph".into(),
             });
             let extra = "the synthesizer was asked once more to fix this, and its second \
@@ -192,16 +187,16 @@ impl Quick {
         }
         if opening.is_empty() {
             return self.repair_or_stop(
-                call,
-                output,
+                answer,
                 "the document has no opening paragraph before its first `## ` section",
-                now,
             );
         }
         let narration = self.narration(&opening);
-        let discrepancies =
-            binding::summarise(&binding::against_rulings(output, &self.ruled_findings()));
-        if !call.repaired && !call.rechecked {
+        let discrepancies = binding::summarise(&binding::against_rulings(
+            answer.output,
+            &self.ruled_findings(),
+        ));
+        if !answer.call.repaired && !answer.call.rechecked {
             if !narration.is_empty() {
                 let mut problem = format!(
                     "the opening paragraph names how the result was reached ({}); say the \
@@ -216,16 +211,16 @@ impl Quick {
                 }
                 self.sent_back = Some(SentBack {
                     call_id: call_id.clone(),
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                 });
-                return self.repair_or_stop(call, output, problem, now);
+                return self.repair_or_stop(answer, problem);
             }
             if !discrepancies.is_empty()
-                && let Some(spec) = self.core.recheck(call, output, &discrepancies, now)
+                && let Some(spec) = self.core.recheck(answer.clone(), &discrepancies)
             {
                 self.core.unusable.push(Unusable {
                     call_id: call_id.clone(),
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                     reason: format!(
                         "went against the moderator's rulings: {}",
                         discrepancies.join("; ")
@@ -233,12 +228,12 @@ impl Quick {
                 });
                 self.sent_back = Some(SentBack {
                     call_id,
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                 });
                 return vec![Effect::StartCall(spec)];
             }
         }
-        self.keep_synthesis(call_id, output, None, now)
+        self.keep_synthesis(call_id, answer.output, None, now)
     }
 
     /// Takes `output` as the document, with a warning for whatever in it

@@ -12,7 +12,6 @@ use super::{
     MAX_ROUNDS, Rca, Step, debugger_name, debugger_slot, documents, hedge, parse, prompts,
 };
 use crate::parse::Read;
-use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
@@ -184,22 +183,18 @@ impl Rca {
         crate::rulings::section(&rulings)
     }
 
-    pub(super) fn on_answers(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let name = debugger_name(&call.slot.role).to_string();
+    pub(super) fn on_answers(&mut self, answer: crate::protocol::Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let name = debugger_name(&answer.call.slot.role).to_string();
         let delivered: Vec<String> = self
             .open_challenges_of(&name)
             .iter()
             .map(|challenge| challenge.id.clone())
             .collect();
         let refs: Vec<&str> = delivered.iter().map(String::as_str).collect();
-        match parse::read_answers(output, &refs) {
+        match parse::read_answers(answer.output, &refs) {
             Ok(Read { value, notes }) => {
-                self.keep(&call, output, notes, now);
+                self.keep(&answer, notes);
                 let round = self.round;
                 let mut conceded = Vec::new();
                 for (id, text) in &value {
@@ -211,7 +206,7 @@ impl Rca {
                         self.log(
                             now,
                             LogKind::Note,
-                            Some(&call.call_id()),
+                            Some(&answer.call.call_id()),
                             format!(
                                 "hedge words flagged in {name}'s answer to {id}: {}",
                                 hedges.join(", ")
@@ -256,9 +251,9 @@ impl Rca {
                 if !omitted.is_empty() {
                     message.push_str(&format!(", left out {}", omitted.join(", ")));
                 }
-                self.log(now, LogKind::Note, Some(&call.call_id()), message);
+                self.log(now, LogKind::Note, Some(&answer.call.call_id()), message);
             }
-            Err(error) => match self.repair(call.clone(), output, error.to_string(), now) {
+            Err(error) => match self.repair(answer.clone(), error.to_string()) {
                 Ok(effects) => return effects,
                 Err(reason) => self.missed_all(&name, &reason, now),
             },

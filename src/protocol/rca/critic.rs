@@ -14,8 +14,7 @@ use super::{
     prompts,
 };
 use crate::parse::Read;
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, ModerationItem, SharedSteps, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, ModerationItem, SharedSteps, Timestamp};
 use crate::report::one_line;
 use serde_json::json;
 
@@ -161,18 +160,14 @@ impl Rca {
         .map_err(|error| error.to_string())
     }
 
-    pub(super) fn on_critic(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    pub(super) fn on_critic(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
         let closing = self.closing;
-        let call_id = call.call_id();
-        let read = match self.read_critic(output, closing) {
+        let call_id = answer.call.call_id();
+        let read = match self.read_critic(answer.output, closing) {
             Ok(read) => read,
             Err(error) => {
-                return match self.repair(call, output, error, now) {
+                return match self.repair(answer, error) {
                     Ok(effects) => effects,
                     // The critic is required (A18): no fabricated result.
                     Err(reason) => self.fail(now, reason),
@@ -180,16 +175,16 @@ impl Rca {
             }
         };
         let Read { value, notes } = read;
-        let mut answer = value;
-        if let Some(assessment) = &answer.assessment {
+        let mut critique = value;
+        if let Some(assessment) = &critique.assessment {
             let hedged = hedge::hedges(&assessment.recommendation);
             if !hedged.is_empty() {
                 let problem = format!(
                     "assessment.recommendation uses hedge words ({}); state what the evidence shows without them, or leave the recommendation out",
                     hedged.join(", ")
                 );
-                if !call.repaired {
-                    return match self.repair(call, output, problem, now) {
+                if !answer.call.repaired {
+                    return match self.repair(answer, problem) {
                         Ok(effects) => effects,
                         Err(reason) => self.fail(now, reason),
                     };
@@ -205,11 +200,11 @@ impl Rca {
                     "the critic's recommendation used hedge words ({}) and was refused",
                     hedged.join(", ")
                 ));
-                answer.assessment = None;
+                critique.assessment = None;
             }
         }
-        self.keep(&call, output, notes, now);
-        for left_out in &answer.left_out {
+        self.keep(&answer, notes);
+        for left_out in &critique.left_out {
             self.log(
                 now,
                 LogKind::Note,
@@ -217,13 +212,13 @@ impl Rca {
                 format!("left out {left_out}"),
             );
         }
-        if let Some(assessment) = answer.assessment.take() {
+        if let Some(assessment) = critique.assessment.take() {
             self.assessment = Some(assessment);
             self.assessment_refused = None;
         }
-        self.take_rulings(&answer);
+        self.take_rulings(&critique);
         if !closing {
-            self.take_challenges(&answer);
+            self.take_challenges(&critique);
         }
         self.log(
             now,
@@ -231,8 +226,8 @@ impl Rca {
             Some(&call_id),
             format!(
                 "critic: {}, {}",
-                count(answer.rulings.len(), "ruling", "rulings"),
-                count(answer.challenges.len(), "new challenge", "new challenges")
+                count(critique.rulings.len(), "ruling", "rulings"),
+                count(critique.challenges.len(), "new challenge", "new challenges")
             ),
         );
         self.open_moderation(now)

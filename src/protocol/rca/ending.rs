@@ -8,8 +8,7 @@
 use super::model::{ChallengeState, Restatement};
 use super::{Rca, Step, debugger_slot, documents, hedge, parse, prompts, status};
 use crate::parse::Read;
-use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
 use crate::report::one_line;
 use serde_json::json;
 
@@ -120,15 +119,11 @@ impl Rca {
         )
     }
 
-    pub(super) fn on_restate(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        match parse::read_restatement(output) {
+    pub(super) fn on_restate(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        match parse::read_restatement(answer.output) {
             Ok(Read { value, notes }) => {
-                self.keep(&call, output, notes, now);
+                self.keep(&answer, notes);
                 let still: Vec<String> = hedge::hedges(&value)
                     .into_iter()
                     .map(str::to_string)
@@ -142,13 +137,13 @@ impl Rca {
                         one_line(&value)
                     )
                 };
-                self.log(now, LogKind::Note, Some(&call.call_id()), message);
+                self.log(now, LogKind::Note, Some(&answer.call.call_id()), message);
                 if let Some(restatement) = &mut self.restatement {
                     restatement.claim = Some(value);
                     restatement.still_hedged = still;
                 }
             }
-            Err(error) => match self.repair(call.clone(), output, error.to_string(), now) {
+            Err(error) => match self.repair(answer.clone(), error.to_string()) {
                 Ok(effects) => return effects,
                 Err(reason) => self.restate_failed(reason, now),
             },

@@ -12,7 +12,7 @@ use super::{
 };
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 use std::collections::BTreeSet;
 
@@ -77,28 +77,24 @@ impl Rca {
         effects
     }
 
-    pub(super) fn on_findings(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let name = debugger_name(&call.slot.role).to_string();
-        match parse::read_findings(output) {
+    pub(super) fn on_findings(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let name = debugger_name(&answer.call.slot.role).to_string();
+        match parse::read_findings(answer.output) {
             Ok(Read { value, notes }) => {
-                self.keep(&call, output, notes, now);
+                self.keep(&answer, notes);
                 self.log(
                     now,
                     LogKind::Note,
-                    Some(&call.call_id()),
+                    Some(&answer.call.call_id()),
                     format!("{name}: {}", count(value.len(), "hypothesis", "hypotheses")),
                 );
                 self.findings_in.insert(name.clone(), value);
             }
             Err(error) => {
-                return match self.repair(call.clone(), output, error.to_string(), now) {
+                return match self.repair(answer.clone(), error.to_string()) {
                     Ok(effects) => effects,
-                    Err(reason) => self.presents_none(&call, &reason, now),
+                    Err(reason) => self.presents_none(&answer.call, &reason, now),
                 };
             }
         }

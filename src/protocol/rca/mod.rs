@@ -47,7 +47,7 @@ pub mod status;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps, parses};
+use crate::protocol::{Answer, DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -428,8 +428,8 @@ impl Rca {
         listed.join(", ")
     }
 
-    fn keep(&mut self, call: &LiveCall, raw: &str, normalised: Vec<String>, now: Timestamp) {
-        let kept = self.core.calls.keep(call, raw, normalised, now);
+    fn keep(&mut self, answer: &Answer<'_>, normalised: Vec<String>) {
+        let kept = self.core.calls.keep(answer, normalised);
         self.submissions.push(kept);
     }
 }
@@ -477,12 +477,12 @@ impl crate::protocol::Rules for Rca {
         self.step = Step::Done;
     }
 
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        match (self.step, call.slot.role.as_str()) {
-            (Step::Findings, _) => self.on_findings(call, output, now),
-            (Step::Challenge | Step::Ruling, CRITIC) => self.on_critic(call, output, now),
-            (Step::Answers, _) => self.on_answers(call, output, now),
-            (Step::Restate, _) => self.on_restate(call, output, now),
+    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        match (self.step, answer.call.slot.role.as_str()) {
+            (Step::Findings, _) => self.on_findings(answer),
+            (Step::Challenge | Step::Ruling, CRITIC) => self.on_critic(answer),
+            (Step::Answers, _) => self.on_answers(answer),
+            (Step::Restate, _) => self.on_restate(answer),
             _ => Vec::new(),
         }
     }

@@ -4,6 +4,7 @@
 //! Not responsible for the rewrites and the merge ([`super::rewrites`]).
 
 use super::*;
+use crate::protocol::Answer;
 
 impl WritingReview {
     /// The critic reads the draft first (A16); its answer goes to
@@ -28,19 +29,15 @@ impl WritingReview {
     /// The critique, already on disk: its items go to the moderator; with
     /// none, the rewrites start at once. An unreadable critique is
     /// repaired once, then ends the run (the critic is required).
-    pub(super) fn on_critique(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = call.call_id();
+    pub(super) fn on_critique(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = answer.call.call_id();
         let Read {
             value: items,
             notes,
-        } = match parse_critique(output) {
+        } = match parse_critique(answer.output) {
             Ok(read) => read,
-            Err(error) => return self.repair_or_stop(call, output, error, now),
+            Err(error) => return self.repair_or_stop(answer, error),
         };
         self.core.calls.note_readings(now, &call_id, &notes);
         let listed: Vec<String> = items
@@ -68,7 +65,7 @@ impl WritingReview {
         let empty = items.is_empty();
         self.critique = Some(Critique {
             call_id,
-            raw: output.to_string(),
+            raw: answer.output.to_string(),
             items,
             readings: notes,
             at: now,

@@ -44,7 +44,7 @@ pub mod parse;
 pub mod prompts;
 mod rewrites;
 
-use crate::protocol::{DebateCore, GivenUp, Seating, SharedSteps, parses};
+use crate::protocol::{Answer, DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -602,11 +602,11 @@ impl crate::protocol::Rules for WritingReview {
         self.step = Step::Done;
     }
 
-    fn answered(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
+    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         match self.step {
-            Step::Critique => self.on_critique(call, output, now),
-            Step::Rewrites => self.on_rewrite(&call, output, now),
-            Step::Merge => self.on_merge(call, output, now),
+            Step::Critique => self.on_critique(answer),
+            Step::Rewrites => self.on_rewrite(&answer),
+            Step::Merge => self.on_merge(answer),
             Step::Moderation | Step::Done => Vec::new(),
         }
     }

@@ -7,6 +7,7 @@
 //! or the files (the documents module).
 
 use super::*;
+use crate::protocol::Answer;
 
 impl WritingReview {
     /// Every judge at once, each blind to the others; each answer goes to
@@ -94,19 +95,15 @@ impl WritingReview {
     }
 
     /// A judge's answer, already on disk in its judge file.
-    pub(super) fn on_rewrite(
-        &mut self,
-        call: &LiveCall,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
-        let call_id = call.call_id();
-        let Some(index) = self.judge_index(&call.slot.role) else {
+    pub(super) fn on_rewrite(&mut self, answer: &Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = answer.call.call_id();
+        let Some(index) = self.judge_index(&answer.call.slot.role) else {
             return Vec::new();
         };
         let role = self.judges[index].seat.role;
         let file = documents::judge_file(role);
-        let state = match parse_rewrite(output) {
+        let state = match parse_rewrite(answer.output) {
             Ok(Read {
                 value: rewrite,
                 notes,
@@ -141,7 +138,7 @@ impl WritingReview {
         };
         let judge = &mut self.judges[index];
         judge.call_id = Some(call_id);
-        judge.raw = Some(output.to_string());
+        judge.raw = Some(answer.output.to_string());
         judge.at = Some(now);
         judge.state = state;
         self.conclude_rewrites_if_complete(now)
@@ -181,8 +178,9 @@ impl WritingReview {
     /// process; otherwise asked once more with the problem quoted. A
     /// summary that still narrates after that is replaced by one quorum
     /// writes from the changes.
-    pub(super) fn on_merge(&mut self, call: LiveCall, output: &str, now: Timestamp) -> Vec<Effect> {
-        let call_id = call.call_id();
+    pub(super) fn on_merge(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = answer.call.call_id();
         let ids: Vec<&str> = self
             .critique_items()
             .iter()
@@ -191,9 +189,9 @@ impl WritingReview {
         let Read {
             value: merge,
             notes,
-        } = match parse_merge_naming(output, &ids) {
+        } = match parse_merge_naming(answer.output, &ids) {
             Ok(read) => read,
-            Err(error) => return self.redo_or_stop(call, output, error.to_string(), now),
+            Err(error) => return self.redo_or_stop(answer, error.to_string()),
         };
         let against = self.against_rulings(&merge);
         if !against.is_empty() {
@@ -201,7 +199,7 @@ impl WritingReview {
                 .iter()
                 .map(|a| a.describe("the moderator"))
                 .collect();
-            if let Some(spec) = self.core.recheck(call.clone(), output, &said, now) {
+            if let Some(spec) = self.core.recheck(answer.clone(), &said) {
                 let yours: Vec<String> = against.iter().map(|a| a.describe("you")).collect();
                 self.log(
                     now,
@@ -211,7 +209,7 @@ impl WritingReview {
                 );
                 self.asked_again.push(Unusable {
                     call_id,
-                    raw: output.to_string(),
+                    raw: answer.output.to_string(),
                     reason: format!("against the rulings: {}", said.join("; ")),
                 });
                 return vec![Effect::StartCall(spec)];
@@ -236,13 +234,13 @@ impl WritingReview {
             .unwrap_or_default();
         let summary = match &merge.summary {
             Some(summary) if narrated.is_empty() => summary.clone(),
-            Some(_) if !call.repaired => {
+            Some(_) if !answer.call.repaired => {
                 let problem = format!(
                     "the summary names how the text was revised ({}); say what changed in the \
                      text and why, without naming judges, roles, rewrites or scores",
                     narrated.join(", ")
                 );
-                return self.redo_or_stop(call, output, problem, now);
+                return self.redo_or_stop(answer, problem);
             }
             Some(_) => {
                 self.log(
@@ -270,7 +268,7 @@ impl WritingReview {
         );
         self.merged = Some(Merged {
             call_id,
-            raw: output.to_string(),
+            raw: answer.output.to_string(),
             merge,
             summary,
             readings: notes,
@@ -280,15 +278,10 @@ impl WritingReview {
         self.finish(now)
     }
 
-    pub(super) fn redo_or_stop(
-        &mut self,
-        call: LiveCall,
-        output: &str,
-        problem: String,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    pub(super) fn redo_or_stop(&mut self, answer: Answer<'_>, problem: String) -> Vec<Effect> {
+        let now = answer.now;
         let redo = &crate::protocol::quick::prompts::REDO;
-        match self.core.refuse_answer(call, output, &problem, redo, now) {
+        match self.core.refuse_answer(answer, &problem, redo) {
             Ok(spec) => vec![Effect::StartCall(spec)],
             Err(reason) => self.fail(now, reason),
         }
