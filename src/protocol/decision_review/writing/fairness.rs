@@ -153,20 +153,12 @@ impl WritingReview {
 mod tests {
     use std::sync::Arc;
 
-    use super::super::test_support::{calls, config, finished, now, only_call};
+    use super::super::test_support::{SLOTS, calls, config, document, finished, now, only_call};
     use super::super::*;
     use crate::protocol::fairness::{Fairness, Recusal};
     use crate::protocol::{Input, Protocol};
 
     const DRAFT: &str = "Welcome to on-call. Read everything. Pages are answered within 5 minutes.";
-
-    const SLOTS: [&str; 5] = [
-        CRITIC,
-        "judge.aesthete",
-        "judge.stylist",
-        "judge.analyst",
-        SYNTHESIZER,
-    ];
 
     /// The critic names itself in its one item.
     const CRITIQUE: &str = "```yaml\nitems:\n  - location: second sentence\n    type: clarity\n    severity: major\n    text: As Claude, I would say what to read first.\n```\n";
@@ -268,12 +260,7 @@ mod tests {
             .collect();
         assert!(orders.len() > 1, "one order for every seed: {orders:?}");
 
-        let transcript = review
-            .documents()
-            .into_iter()
-            .find(|doc| doc.path == "transcript.md")
-            .unwrap()
-            .contents;
+        let transcript = document(&review, "transcript.md");
         let note = "fair judging: masked `Claude` as [model] in what the judges read";
         assert_eq!(transcript.matches(note).count(), 1, "{transcript}");
         assert!(
@@ -288,12 +275,7 @@ mod tests {
                 .agreement
                 .is_some_and(|line| line.starts_with("The judges' scores of the draft: agreement")),
         );
-        let yaml = review
-            .documents()
-            .into_iter()
-            .find(|doc| doc.path == "debate.yaml")
-            .unwrap()
-            .contents;
+        let yaml = document(&review, "debate.yaml");
         assert!(yaml.contains("  agreement:\n    alpha:"), "{yaml}");
         assert!(yaml.contains("  masked:\n  - masked"), "{yaml}");
         let synthesizer = review

@@ -794,7 +794,7 @@ fn merge_into(context: &mut serde_json::Value, extra: serde_json::Value) {
 
 #[cfg(test)]
 mod tests {
-    use super::test_support::{config, finished, now, timed_out};
+    use super::test_support::{config, document, finished, now, timed_out};
     use super::*;
     use crate::protocol::{CallSpec, Outcome, Protocol};
 
@@ -966,12 +966,7 @@ mod tests {
         assert_eq!(outcome.verdict(), None);
         let merged = review.merged().unwrap();
         assert_eq!(merged.merge.changes[0].kind, Aspect::Clarity);
-        let yaml = review
-            .documents()
-            .into_iter()
-            .find(|doc| doc.path == "debate.yaml")
-            .unwrap()
-            .contents;
+        let yaml = document(&review, "debate.yaml");
         for needle in [
             "mode: writing",
             "revised_draft:",
@@ -1008,12 +1003,7 @@ mod tests {
             "**What changed:** The first page now says what to do in the first hour.\n\n## Revised text\n\nWelcome to on-call. Read the first-hour list first."
         ), "{lead}");
         assert!(crate::report::provenance(&lead, "").is_empty(), "{lead}");
-        let summary = review
-            .documents()
-            .into_iter()
-            .find(|doc| doc.path == "summary.md")
-            .unwrap()
-            .contents;
+        let summary = document(&review, "summary.md");
         assert!(summary.starts_with(
             "# Revised draft — The on-call handbook's first page\n\n**What changed:**"
         ));

@@ -5,21 +5,13 @@
 
 use std::sync::Arc;
 
-use super::test_support::{calls, config, finished, now, only_call, timed_out};
+use super::test_support::{SLOTS, calls, config, document, finished, now, only_call, timed_out};
 use super::*;
 use crate::protocol::{CallSpec, Input, Outcome, Protocol};
 
 /// The draft under review, with a figure for the critic to question.
 const DRAFT: &str = "Welcome to on-call. It is very important that you read everything. Pages \
                      are answered within 5 minutes.";
-
-const SLOTS: [&str; 5] = [
-    CRITIC,
-    "judge.aesthete",
-    "judge.stylist",
-    "judge.analyst",
-    SYNTHESIZER,
-];
 
 /// A review of `DRAFT` started, with the critic's call.
 fn critic_started() -> (WritingReview, CallSpec) {
@@ -72,15 +64,6 @@ fn judges_answer(review: &mut WritingReview, judges: &[CallSpec]) -> CallSpec {
         effects = review.handle(&finished(&spec.request.call_id, &rewrite("x")), now());
     }
     only_call(&effects)
-}
-
-fn document(review: &WritingReview, path: &str) -> String {
-    review
-        .documents()
-        .into_iter()
-        .find(|doc| doc.path == path)
-        .unwrap_or_else(|| panic!("{path} is written"))
-        .contents
 }
 
 use ItemDecision::{Accept, Defer, Reject};

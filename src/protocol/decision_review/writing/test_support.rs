@@ -1,11 +1,21 @@
-//! What the writing review's two test modules (`tests` in mod.rs and
-//! `rulings_tests`) share: a fixed clock, a configuration, the inputs a
-//! call ends with, and the calls a step starts.
+//! What the writing review's test modules (`tests` in mod.rs and in
+//! fairness.rs, and `rulings_tests`) share: a fixed clock, the slots of a
+//! whole review and a configuration, the inputs a call ends with, the
+//! calls a step starts and the documents a review writes.
 
 use chrono::TimeZone;
 
 use super::*;
-use crate::protocol::{CallFailure, CallSpec, Input};
+use crate::protocol::{CallFailure, CallSpec, Input, Protocol};
+
+/// Every slot of a review with a critic.
+pub(super) const SLOTS: [&str; 5] = [
+    CRITIC,
+    "judge.aesthete",
+    "judge.stylist",
+    "judge.analyst",
+    SYNTHESIZER,
+];
 
 pub(super) fn now() -> Timestamp {
     chrono::Utc.with_ymd_and_hms(2026, 12, 1, 12, 0, 0).unwrap()
@@ -74,4 +84,14 @@ pub(super) fn only_call(effects: &[Effect]) -> CallSpec {
     let calls = calls(effects);
     assert_eq!(calls.len(), 1, "{effects:?}");
     calls[0].clone()
+}
+
+/// The document `review` writes at `path`.
+pub(super) fn document(review: &WritingReview, path: &str) -> String {
+    review
+        .documents()
+        .into_iter()
+        .find(|doc| doc.path == path)
+        .unwrap_or_else(|| panic!("{path} is written"))
+        .contents
 }
