@@ -328,7 +328,7 @@ impl Calls {
             .ok_or_else(|| format!("the {role}'s {stage} answer could not be parsed: {error}"))
     }
 
-    /// Asks `call`'s agent once more when its readable answer went against
+    /// Asks `answer`'s agent once more when the readable answer went against
     /// the moderator's rulings, naming each of `discrepancies`, with
     /// `template` (given `original_prompt`, `previous_output` and
     /// `discrepancies`). `None` when the slot was asked again already (or
@@ -357,7 +357,7 @@ impl Calls {
         }
     }
 
-    /// Notes that `call`'s answer could not be used (`error` says why) and
+    /// Notes that `answer` could not be used (`error` says why) and
     /// asks for its one repair with `template`. The unusable answer comes
     /// back for the record with the repair, or with why there is none.
     pub fn refuse_answer(

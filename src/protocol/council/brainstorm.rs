@@ -146,7 +146,6 @@ impl Council {
     /// Keeps the handoff when it reads; without one the summary lists what
     /// was accepted.
     pub(super) fn on_handoff(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        let now = answer.now;
         match parse::read_handoff(answer.output) {
             Ok(read) => {
                 self.keep(&answer, read.notes);
@@ -154,7 +153,7 @@ impl Council {
             }
             Err(error) => self.malformed(&answer, error.to_string()),
         }
-        self.complete(now)
+        self.complete(answer.now)
     }
 
     /// Ends a brainstorm: a deliverable, no verdict.

@@ -177,7 +177,7 @@ impl Council {
         context["ruled_challenges"] = pretty(about);
     }
 
-    /// Asks `call`'s agent once more, naming `discrepancies` with the
+    /// Asks `answer`'s agent once more, naming `discrepancies` with the
     /// moderator's rulings, when it has not been asked again yet; the call
     /// to start, or `None` (then the caller keeps the answer and records
     /// what still disagrees with [`Self::still_against`]).
@@ -186,12 +186,11 @@ impl Council {
         answer: &Answer<'_>,
         discrepancies: &[String],
     ) -> Option<Effect> {
-        let now = answer.now;
         if discrepancies.is_empty() || answer.call.rechecked || !self.config.binds_rulings {
             return None;
         }
         self.log(
-            now,
+            answer.now,
             LogKind::Note,
             Some(&answer.call.call_id()),
             format!(
@@ -205,7 +204,7 @@ impl Council {
         again.map(Effect::StartCall)
     }
 
-    /// Keeps `call`'s answer, checked against the moderator's rulings:
+    /// Keeps `answer`, checked against the moderator's rulings:
     /// unless it is asked once more ([`Self::ask_again`], the call to start),
     /// what still goes against them is recorded, and what the answer left
     /// out is logged.

@@ -514,13 +514,13 @@ impl Plan {
         }
     }
 
-    /// Keeps `call`'s answer and the assumption checks it reports (under
-    /// its role's name); its call id, for the lines that follow.
+    /// Keeps `answer` and the assumption checks it reports (under its
+    /// role's name); its call id, for the lines that follow.
     fn keep_checked(&mut self, answer: &Answer<'_>, notes: Vec<String>) -> String {
-        let now = answer.now;
         let call_id = answer.call.call_id();
         self.keep(answer, notes);
-        self.take_checks(answer.output, &answer.call.slot.role, now, &call_id);
+        let role = &answer.call.slot.role;
+        self.take_checks(answer.output, role, answer.now, &call_id);
         call_id
     }
 

@@ -58,7 +58,6 @@ impl Plan {
     }
 
     pub(super) fn on_respond(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        let now = answer.now;
         let ids = self.round_ids();
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
         match parse::read_responses(answer.output, &refs) {
@@ -67,7 +66,7 @@ impl Plan {
                 for (id, response) in value {
                     self.responses.insert(id, response);
                 }
-                self.open_moderation(now)
+                self.open_moderation(answer.now)
             }
             Err(error) => self.repair_or_stop(answer, error.to_string()),
         }

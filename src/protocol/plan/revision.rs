@@ -29,7 +29,7 @@ impl Plan {
         binding::section(&self.decided())
     }
 
-    /// Checks `output` (the answer of `what`: `revision 1`, `plan`) against
+    /// Checks `answer` (that of `what`: `revision 1`, `plan`) against
     /// the decisions. On a departure, asks once more naming it (`Err`
     /// carries the call); asked already, the departures stand, logged and
     /// recorded, and `Ok` lets the answer go on.
