@@ -1027,6 +1027,25 @@ mod tests {
         assert!(error.contains("decision-review"), "{error}");
     }
 
+    /// The words an opening must not carry: a slot's parts, then the
+    /// record's names for its roles, each once, wildcards left out.
+    #[test]
+    fn slot_words_are_a_slots_parts_and_the_records_role_names_each_once() {
+        let slots = ["critic", "judge.analyst", "judge.*", "critic"];
+        let words = slot_words(&slots, &["oracle", "critic"]);
+        assert_eq!(words, ["critic", "judge", "analyst", "oracle"]);
+        for word in [
+            "oracle",
+            "mephistopheles",
+            "proposer",
+            "critic",
+            "judge",
+            "analyst",
+        ] {
+            assert!(role_words().contains(&word), "{word}");
+        }
+    }
+
     #[test]
     fn names_commands_and_slots_are_unique() {
         let mut commands = std::collections::BTreeSet::new();
