@@ -295,13 +295,7 @@ impl DecisionReview {
             .judge_config(role)
             .expect("judge slots come from the panel")
             .clone();
-        let tree = self
-            .revisions
-            .last()
-            .expect("judges follow a revision")
-            .output
-            .revised_tree
-            .clone();
+        let tree = self.judged_tree().clone();
         let mut normalised = Vec::new();
         let result = match parse::read_judge(answer.output, &judge, &tree) {
             Ok(Read {
@@ -426,12 +420,7 @@ impl DecisionReview {
             return self.conclude_comparison(round, now);
         }
         let evaluation = self.evaluations.last().expect("a round is running");
-        let tree = &self
-            .revisions
-            .last()
-            .expect("judges follow a revision")
-            .output
-            .revised_tree;
+        let tree = self.judged_tree();
         let mut assessment = verdict::derive_with_held_out(
             &self.config.panel,
             &evaluation.results(),
@@ -605,12 +594,7 @@ impl DecisionReview {
     /// A comparison ends after one evaluation, with the ranking the judges'
     /// scores imply and no verdict (A15); it never loops back to revise.
     fn conclude_comparison(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
-        let tree = &self
-            .revisions
-            .last()
-            .expect("judges follow a revision")
-            .output
-            .revised_tree;
+        let tree = self.judged_tree();
         let results = self
             .evaluations
             .last()

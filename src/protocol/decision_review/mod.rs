@@ -583,6 +583,13 @@ impl DecisionReview {
         }
     }
 
+    /// The tree the judges of a running round score: the latest revision's
+    /// (judges follow a revision).
+    fn judged_tree(&self) -> &ThesisTree {
+        let revision = self.revisions.last().expect("judges follow a revision");
+        &revision.output.revised_tree
+    }
+
     /// The final decision fields; `None` until the debate ends with a
     /// verdict (a failed debate has none, whatever earlier rounds found).
     pub fn decision_record(&self) -> Option<DecisionRecord> {
