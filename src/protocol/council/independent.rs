@@ -36,41 +36,35 @@ impl Council {
         let now = answer.now;
         let role = answer.call.slot.role.clone();
         let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
-        if self.proposes() {
-            match parse::read_proposals(answer.output) {
-                Ok(read) => {
-                    self.keep(&answer, read.notes);
-                    self.log(
-                        now,
-                        LogKind::Note,
-                        Some(&answer.call.call_id()),
-                        format!(
-                            "{role}: {}",
-                            count(read.value.len(), "proposal", "proposals")
-                        ),
-                    );
-                    self.proposals_in.insert(role.clone(), read.value);
-                    self.written_ids
-                        .insert(role.clone(), parse::written_ids(answer.output, "proposals"));
-                }
-                Err(error) => self.malformed(&answer, error.to_string()),
-            }
+        // What the answer holds, taken in: its reading notes, a count for the
+        // log and the key its written ids stand under.
+        let taken = if self.proposes() {
+            parse::read_proposals(answer.output).map(|read| {
+                let counted = count(read.value.len(), "proposal", "proposals");
+                self.proposals_in.insert(role.clone(), read.value);
+                (read.notes, counted, "proposals")
+            })
         } else {
-            match parse::read_findings(answer.output, &domain) {
-                Ok(read) => {
-                    self.keep(&answer, read.notes);
-                    self.log(
-                        now,
-                        LogKind::Note,
-                        Some(&answer.call.call_id()),
-                        format!("{role}: {}", count(read.value.len(), "finding", "findings")),
-                    );
-                    self.findings_in.insert(role.clone(), read.value);
-                    self.written_ids
-                        .insert(role.clone(), parse::written_ids(answer.output, "findings"));
-                }
-                Err(error) => self.malformed(&answer, error.to_string()),
+            parse::read_findings(answer.output, &domain).map(|read| {
+                let counted = count(read.value.len(), "finding", "findings");
+                self.findings_in.insert(role.clone(), read.value);
+                (read.notes, counted, "findings")
+            })
+        };
+        match taken {
+            Ok((notes, counted, key)) => {
+                self.keep(&answer, notes);
+                let call_id = answer.call.call_id();
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!("{role}: {counted}"),
+                );
+                let written = parse::written_ids(answer.output, key);
+                self.written_ids.insert(role.clone(), written);
             }
+            Err(error) => self.malformed(&answer, error.to_string()),
         }
         self.awaiting.remove(&role);
         self.after_independent(now)
