@@ -253,7 +253,7 @@ impl Rca {
                 }
                 self.log(now, LogKind::Note, Some(&answer.call.call_id()), message);
             }
-            Err(error) => match self.repair(answer.clone(), error.to_string()) {
+            Err(error) => match self.repair(answer, error.to_string()) {
                 Ok(effects) => return effects,
                 Err(reason) => self.missed_all(&name, &reason, now),
             },

@@ -143,7 +143,7 @@ impl Rca {
                     restatement.still_hedged = still;
                 }
             }
-            Err(error) => match self.repair(answer.clone(), error.to_string()) {
+            Err(error) => match self.repair(answer, error.to_string()) {
                 Ok(effects) => return effects,
                 Err(reason) => self.restate_failed(reason, now),
             },
