@@ -881,8 +881,8 @@ pub fn slot_names() -> Vec<&'static str> {
 /// `*` wildcard gives nothing.
 pub fn slot_words(slots: &[&'static str], roles: &[&'static str]) -> Vec<&'static str> {
     let mut words: Vec<&'static str> = Vec::new();
-    let slot_words = slots.iter().flat_map(|slot| slot.split('.'));
-    for word in slot_words.chain(roles.iter().copied()) {
+    let parts = slots.iter().flat_map(|slot| slot.split('.'));
+    for word in parts.chain(roles.iter().copied()) {
         if word != "*" && !words.contains(&word) {
             words.push(word);
         }
