@@ -57,6 +57,14 @@ pub const REPAIR_TEMPLATE: TemplateSpec = template!(
     &["original_prompt", "previous_output", "error"]
 );
 
+/// A second attempt after an answer was read item by item and some of its
+/// items could not be (issue 59): the original request, the answer and
+/// each item's problem. Shared by every protocol.
+pub const REPAIR_ITEMS_TEMPLATE: TemplateSpec = template!(
+    "repair-items.md.j2",
+    &["original_prompt", "previous_output", "problems"]
+);
+
 /// A second attempt after an answer that could be read went against the
 /// moderator's rulings: the original request, the answer and each
 /// discrepancy. Shared by every protocol.

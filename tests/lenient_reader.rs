@@ -27,8 +27,12 @@ use support::{critique_text, judge_config, judge_text, proposal_text, revision_t
 enum Expect {
     /// Read to the clean answer's value, with exactly these notes.
     Read(Vec<&'static str>),
-    /// Refused, with an error that contains this.
+    /// Refused, with an error that contains this: the whole answer, or the
+    /// one item left out of it (issue 59).
     Refused(&'static str),
+    /// Read past as extraneous (RULES.md A14 as revised), with a note that
+    /// contains this, nothing left out.
+    ReadPast(&'static str),
 }
 
 struct Variant {
@@ -50,6 +54,14 @@ fn refused(name: &'static str, text: String, error: &'static str) -> Variant {
         name,
         text,
         expect: Expect::Refused(error),
+    }
+}
+
+fn read_past(name: &'static str, text: String, note: &'static str) -> Variant {
+    Variant {
+        name,
+        text,
+        expect: Expect::ReadPast(note),
     }
 }
 
@@ -89,8 +101,28 @@ fn check<T: PartialEq + Debug>(
                     failures.push(format!("{}: error {error:?}, expected {want:?}", row.name));
                 }
             }
-            (Expect::Refused(_), Ok(got)) => {
-                failures.push(format!("{}: read, notes {:?}", row.name, got.notes));
+            (Expect::Refused(want), Ok(got)) => {
+                let left_out = got
+                    .slips
+                    .iter()
+                    .any(|slip| slip.error.to_string().contains(want));
+                if !left_out {
+                    failures.push(format!(
+                        "{}: read, notes {:?}, slips {:?}",
+                        row.name, got.notes, got.slips
+                    ));
+                }
+            }
+            (Expect::ReadPast(want), Ok(got)) => {
+                if !got.slips.is_empty() || !got.notes.iter().any(|note| note.contains(want)) {
+                    failures.push(format!(
+                        "{}: notes {:?}, slips {:?}",
+                        row.name, got.notes, got.slips
+                    ));
+                }
+            }
+            (Expect::ReadPast(_), Err(error)) => {
+                failures.push(format!("{}: refused: {error}", row.name));
             }
         }
     }
@@ -306,10 +338,10 @@ fn a14_the_judge_reader_reads_what_is_unambiguous_and_refuses_the_rest() {
             block("block_id: \"b2, b3\""),
             "\"b2, b3\" could be any of b2, b3; write the id exactly",
         ),
-        refused(
+        read_past(
             "an id no block has",
             block("block_id: b9"),
-            "no block \"b9\" in the tree under review",
+            "read past a score of block \"b9\"",
         ),
     ]);
     check("judge", &clean, rows, |text| {
@@ -329,10 +361,10 @@ fn a4_a_judge_names_the_blocks_it_could_not_score_in_any_case() {
             clean.replace("[b3]", "[B3]"),
             &["read insufficient_information[0] \"B3\" as b3"],
         ),
-        refused(
+        read_past(
             "unknown id",
             clean.replace("[b3]", "[b7]"),
-            "insufficient_information[0]: no block \"b7\"",
+            "read past \"b7\" in insufficient_information",
         ),
     ];
     check("judge (insufficient_information)", &clean, rows, |text| {
@@ -374,11 +406,16 @@ fn a10_the_critique_reader_reads_what_is_unambiguous_and_drops_the_rest() {
 
     // A target naming two blocks, or none, is dropped (A10), as before.
     let two = clean.replace("target_block: b2", "target_block: \"b2 and b3\"");
-    let parsed = read_critique(&two, &tree(), CritiqueMode::GenerousSteelman)
-        .expect("one item kept")
-        .value;
-    assert_eq!(parsed.items.len(), 1);
-    assert_eq!(parsed.dropped[0].reason, "it names several blocks (b2, b3)");
+    let read = read_critique(&two, &tree(), CritiqueMode::GenerousSteelman).expect("one item kept");
+    assert_eq!(read.value.items.len(), 1);
+    assert!(
+        read.slips[0]
+            .error
+            .message
+            .starts_with("\"b2 and b3\" names several blocks (b2, b3)"),
+        "{:?}",
+        read.slips
+    );
 }
 
 // ---- revision ---------------------------------------------------------------------

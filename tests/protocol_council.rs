@@ -387,20 +387,56 @@ fn fp_15_17_19_phase_one_prompts() {
     }
 }
 
-/// FP-16: Phase 1 answers are JSON findings with the seed's fields; a
-/// finding missing its severity makes the answer unusable: kept with a
-/// MALFORMED marker, excluded and not retried.
+/// FP-16: Phase 1 answers are JSON findings with the seed's fields; an
+/// answer with none to read is unusable: kept with a MALFORMED marker,
+/// excluded and not retried. A finding missing its severity costs that
+/// finding alone (issue 59): its participant is asked about it once (a call
+/// the budget affords), then it is left out, keeping the board id its
+/// place gives it, and the record says so.
 #[test]
 fn fp_16_malformed_findings_are_kept_marked_and_not_retried() {
     let mut h = standard();
-    let bad = "```json\n{\"findings\": [{\"title\": \"x\", \"description\": \"y\"}]}\n```\n";
-    h.answer("expert.security/independent/r0", bad);
+    let prose = "I looked at it and found a few things worth a closer look.";
+    h.answer("expert.security/independent/r0", prose);
     assert!(!h.is_live("expert.security/independent/r0"), "not retried");
     let file = h.document("phase-1/expert.security.md");
     assert!(file.starts_with("<!-- MALFORMED: "), "{file}");
-    assert!(file.contains("severity"), "names the field: {file}");
-    assert!(file.ends_with(bad));
+    assert!(file.ends_with(prose));
     assert!(h.log_text().contains("excluded, not retried"));
+
+    let mut h = standard();
+    let bad = "```json\n{\"findings\": [{\"title\": \"x\", \"description\": \"y\"}, {\"severity\": \"HIGH\", \"title\": \"z\", \"description\": \"w\"}]}\n```\n";
+    h.answer("expert.security/independent/r0", bad);
+    let repair = h.call("expert.security/independent/r0/a2");
+    assert!(
+        repair.request.prompt.contains("findings[0].severity"),
+        "names the field: {}",
+        repair.request.prompt
+    );
+    h.answer("expert.security/independent/r0/a2", bad);
+    assert!(!h.is_live("expert.security/independent/r0"), "asked once");
+    for role in [
+        "expert.performance",
+        "integration-checker",
+        "devil-advocate",
+    ] {
+        h.answer(&format!("{role}/independent/r0"), &findings(role, &[]));
+    }
+    let ids: Vec<&str> = h
+        .protocol
+        .findings()
+        .iter()
+        .map(|f| f.id.as_str())
+        .collect();
+    assert_eq!(ids, ["F002"], "the finding left out keeps F001");
+    let log = h.log_text();
+    assert!(
+        log.contains("left out finding F001 of the expert.security's answer"),
+        "{log}"
+    );
+    let unread = h.protocol.unread();
+    assert_eq!(unread.len(), 1);
+    assert_eq!(unread[0].what, "finding F001");
 }
 
 /// FP-18, FP-49: round 1 carries a discovery packet that is minimal and

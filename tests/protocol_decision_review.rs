@@ -870,13 +870,28 @@ fn dr_42_inf_17_transcript_lines_carry_timestamp_and_call_id() {
 
 // ---- critique items and moderation (DR-13, DR-15, A10, A11) ----------------------------
 
-/// DR-13, A10: items are numbered c1..cN in the critic's order; one aimed at
-/// an unknown block is dropped and noted, the rest kept.
+/// DR-13, A10: items are numbered c1..cN by their place in the critic's
+/// list; one aimed at an unknown block costs that item alone (issue 59):
+/// the critic is asked about it once, then it is left out, noted in
+/// critique.md, the transcript and the deliverable, and the others keep
+/// their numbers.
 #[test]
 fn dr_13_a10_items_numbered_in_order_and_unknown_targets_dropped() {
     let critique = critique_text(&[("b2", "major"), ("b9", "minor"), ("b1", "note")]);
     let mut h = Harness::new(config());
     h.finish("proposer", &proposal_text());
+    let effects = h.finish("critic", &critique);
+    let repair = the_start(&effects);
+    assert_eq!(
+        (repair.request.role.as_str(), repair.request.attempt),
+        ("critic", 2)
+    );
+    assert!(
+        repair.request.prompt.contains("c2: line")
+            && repair.request.prompt.contains("no block \"b9\""),
+        "{}",
+        repair.request.prompt
+    );
     let effects = h.finish("critic", &critique);
     let [Effect::AwaitModeration { items }] = effects.as_slice() else {
         panic!("{effects:?}")
@@ -885,17 +900,22 @@ fn dr_13_a10_items_numbered_in_order_and_unknown_targets_dropped() {
         .iter()
         .map(|item| (item.id.as_str(), item.target.as_str()))
         .collect();
-    assert_eq!(ids, [("c1", "b2"), ("c2", "b1")]);
-    assert!(h.logged(LogKind::Note, "critique #2 dropped: it targets block `b9`"));
+    assert_eq!(ids, [("c1", "b2"), ("c3", "b1")]);
+    assert!(h.logged(
+        LogKind::Malformed,
+        "left out critique item c2 of the critic's answer"
+    ));
     assert!(
         h.doc("critique.md")
-            .contains("Dropped critique #2 (target `b9`)")
+            .contains("Left out, critique item c2: line")
     );
-    assert!(h.doc("transcript.md").contains("critique #2 dropped"));
+    assert!(h.doc("transcript.md").contains("left out critique item c2"));
+    assert_eq!(h.review.board().unread.len(), 1, "the board shows it");
 }
 
-/// DR-15, A11: a revision that leaves an accepted item unanswered is
-/// malformed and gets one repair call quoting the parse error.
+/// DR-15, A11: a revision that leaves an accepted item unanswered is asked
+/// once about that item, quoting what is missing (issue 59: about that
+/// item alone, the rest of the revision read).
 #[test]
 fn dr_15_a11_unaddressed_item_gets_one_repair_quoting_the_error() {
     let mut h = Harness::at_moderation(config());
@@ -911,19 +931,22 @@ fn dr_15_a11_unaddressed_item_gets_one_repair_quoting_the_error() {
         "the error is quoted"
     );
     assert!(repair.request.prompt.starts_with(original.trim()));
-    assert!(h.logged(LogKind::Malformed, "could not be parsed"));
+    assert!(h.logged(LogKind::Malformed, "could not be read"));
     assert!(h.started.iter().all(|s| s.request.stage != "evaluation"));
 }
 
 /// DR-15, A11, A18: a second unusable revision stops the debate with a
 /// recorded failure and no verdict; the unusable answers stay on record.
+/// A revision that still leaves items unanswered after its repair goes on
+/// to the judges (issue 59: one slip costs one item), and every record says
+/// which items it left unanswered.
 #[test]
 fn dr_15_a18_second_unusable_revision_stops_without_a_verdict() {
     let mut h = Harness::at_moderation(config());
     h.decide_all(Accept);
     h.submit();
-    h.finish("proposer", &revision_text(&["c1"]));
-    let effects = h.finish("proposer", &revision_text(&["c1", "c2"]));
+    h.finish("proposer", "I revised it, see above.");
+    let effects = h.finish("proposer", "I revised it, see above.");
     assert!(matches!(
         finished(&effects),
         Some(Outcome::Failed { reason }) if reason.contains("even after a repair attempt")
@@ -935,6 +958,21 @@ fn dr_15_a18_second_unusable_revision_stops_without_a_verdict() {
     assert_eq!(debate["outcome"]["kind"], "failed");
     assert_eq!(h.doc("revision.md").matches("<!-- MALFORMED:").count(), 2);
     assert!(h.lead().starts_with("**No decision.**"));
+
+    let mut h = Harness::at_moderation(config());
+    h.decide_all(Accept);
+    h.submit();
+    h.finish("proposer", &revision_text(&["c1"]));
+    h.finish("proposer", &revision_text(&["c1", "c2"]));
+    assert!(
+        h.started.iter().any(|s| s.request.stage == "evaluation"),
+        "the judges score the revision"
+    );
+    let unread: Vec<String> = h.review.unread().iter().map(|u| u.what.clone()).collect();
+    assert_eq!(unread, ["answer to c3", "answer to c4"]);
+    let debate = h.debate();
+    assert_eq!(debate["unread"][0]["what"], "answer to c3");
+    assert_eq!(debate["unread"][0]["whose"], "proposer");
 }
 
 /// DR-15: rejected items are not required, and are shown to the reviser
@@ -2872,8 +2910,10 @@ fn comparative_at_evaluation() -> Harness {
 }
 
 /// DR-52: every block argues one of the options and every option has a
-/// block; otherwise the answer is unusable and repaired, and an option
-/// written in another case is read as the option (and noted).
+/// block; an option written in another case is read as the option (and
+/// noted). Item by item (issue 59): a block naming no option is left out,
+/// and an option left without a block is said to be, after one repair; a
+/// tree with no block left to read stops the review.
 #[test]
 fn dr_52_every_block_argues_a_known_option_and_every_option_is_argued() {
     let mut h = Harness::new(comparative_config());
@@ -2885,14 +2925,32 @@ fn dr_52_every_block_argues_a_known_option_and_every_option_is_argued() {
     );
     let repair = h.call("proposer");
     assert_eq!(repair.request.attempt, 2);
+    h.finish("proposer", &proposal_text());
+    assert!(
+        matches!(h.review.outcome(), Some(Outcome::Failed { reason }) if reason.contains("no block quorum could read")),
+        "a tree with no block left stops the review: {:?}",
+        h.review.outcome()
+    );
+
+    let mut h = Harness::new(comparative_config());
     let only_a = tagged(
         &proposal_text(),
         &[("b1", "a"), ("b2", "A"), ("b3", "A"), ("b4", "A")],
     );
     h.finish("proposer", &only_a);
+    assert_eq!(
+        h.call("proposer").request.attempt,
+        2,
+        "asked about option B"
+    );
+    h.finish("proposer", &only_a);
+    assert!(h.review.outcome().is_none());
+    assert!(h.call("critic").request.prompt.contains("option: A"));
+    let unread = h.review.unread();
+    assert_eq!(unread[0].what, "option B");
     assert!(
-        h.review.outcome().is_some(),
-        "a second unusable answer stops the review"
+        unread[0].effect.contains("ranks without scores"),
+        "{unread:?}"
     );
 
     let mut h = Harness::new(comparative_config());

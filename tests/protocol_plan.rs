@@ -625,8 +625,10 @@ fn a_deferred_item_is_settled_after_the_debate() {
     );
 }
 
-/// Malformed challenges get one repair quoting the error, then a clear
-/// stop with no plan invented.
+/// An answer with no challenge to read gets one repair quoting the error,
+/// then a clear stop with no plan invented. A challenge that breaks the
+/// format costs that challenge alone (issue 59): asked about once, then
+/// left out, and the round goes on with the others, saying so.
 #[test]
 fn malformed_challenges_are_repaired_once_then_stop() {
     let mut harness = start(false);
@@ -639,18 +641,41 @@ fn malformed_challenges_are_repaired_once_then_stop() {
             .prompt
             .contains("no `**Challenge N**: Category - summary` block was found")
     );
-    harness.answer(
-        "critic/critique/r1/a2",
-        "**Challenge 1**: Security - Leak\nProblem: x\nEvidence: y\nSuggestion: z\nSeverity: LOW\n",
-    );
+    harness.answer("critic/critique/r1/a2", "```yaml\nchallenges: [leak]\n```");
     let Some(Outcome::Failed { reason }) = &harness.finished else {
         panic!("a clear stop: {:?}", harness.finished);
     };
-    assert!(
-        reason.contains("LOW is not a challenge severity"),
-        "{reason}"
-    );
+    assert!(reason.contains("no `**Challenge N**"), "{reason}");
     assert!(harness.document("plan.md").starts_with("# No plan — "));
+
+    let mut harness = start(false);
+    harness.answer("planner/draft/r1", &draft("Export", &[]));
+    let low = "**Challenge 1**: Security - Leak\nProblem: x\nEvidence: y\nSuggestion: z\nSeverity: LOW\n\n**Challenge 2**: Data - Stale rows\nProblem: p\nEvidence: e\nSuggestion: s\nSeverity: HIGH\n";
+    harness.answer("critic/critique/r1", low);
+    let repair = harness.call("critic/critique/r1/a2");
+    assert!(
+        repair
+            .request
+            .prompt
+            .contains("Challenge 1: line 5, Challenge 1.Severity: LOW is not a challenge severity"),
+        "{}",
+        repair.request.prompt
+    );
+    harness.answer("critic/critique/r1/a2", low);
+    assert!(harness.finished.is_none(), "the round goes on");
+    assert!(harness.is_live("optimizer/optimize/r1"));
+    let ids: Vec<&str> = harness
+        .protocol
+        .items()
+        .iter()
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(ids, ["C1"], "Stale rows is C1; Leak is left out");
+    assert!(
+        harness
+            .log_text()
+            .contains("left out Challenge 1 of the critic's answer")
+    );
 }
 
 /// The optimizer is not required: without its proposals the round goes on.

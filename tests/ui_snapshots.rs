@@ -610,7 +610,7 @@ fn archive() -> App {
             );
         }
     }
-    app.apply(Update::Board(settled.clone()), Instant::now());
+    app.apply(Update::Board(Box::new(settled.clone())), Instant::now());
     app.elapsed = std::time::Duration::from_secs(125);
     app
 }

@@ -190,8 +190,9 @@ pub enum Update {
         elapsed_ms: u64,
         cost_usd: Option<f64>,
     },
-    /// What the board shows changed (scores, items, decisions).
-    Board(Board),
+    /// What the board shows changed (scores, items, decisions); boxed, as
+    /// the largest update by far.
+    Board(Box<Board>),
     /// A role played by a person needs an answer.
     AnswerWanted {
         call_id: String,
@@ -1080,7 +1081,7 @@ impl<P: Protocol> Engine<P> {
         let board = self.protocol.board();
         if board != self.board {
             self.board = board.clone();
-            self.publish(Update::Board(board));
+            self.publish(Update::Board(Box::new(board)));
         }
     }
 }

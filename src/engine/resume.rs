@@ -214,7 +214,7 @@ impl Observer<'_> {
         let board = protocol.board();
         if board != self.board {
             self.board = board.clone();
-            (self.observe)(at, Update::Board(board));
+            (self.observe)(at, Update::Board(Box::new(board)));
         }
     }
 }

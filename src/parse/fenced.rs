@@ -32,13 +32,27 @@ pub struct YamlDoc {
 ///
 /// Takes the last fenced block tagged `yaml` or `yml`; failing that, the last
 /// fenced block of any kind; failing that (no fence at all), the whole text.
-/// A fence that is opened and never closed is an error naming its line.
+/// A fence left open at the end of the answer is read to the end, as if it
+/// had been closed there, when it is the block that would be taken (issue
+/// 59: nothing else could close it); [`Found::unclosed`] says so.
 pub fn extract_yaml(text: &str) -> Result<YamlDoc, ParseError> {
-    find_yaml(text).map(|(doc, _fenced)| doc)
+    find_yaml(text).map(|found| found.doc)
 }
 
-/// [`extract_yaml`], also saying whether a fenced block was found.
-pub(super) fn find_yaml(text: &str) -> Result<(YamlDoc, bool), ParseError> {
+/// The YAML of an answer, as [`extract_yaml`] finds it.
+pub(super) struct Found {
+    pub(super) doc: YamlDoc,
+    /// It came from a fenced block rather than the whole text.
+    pub(super) fenced: bool,
+    /// The block taken was never closed and was read to the end of the
+    /// answer: its opening fence as written, and the line it opened on.
+    pub(super) unclosed: Option<(String, usize)>,
+}
+
+/// [`extract_yaml`], also saying whether a fenced block was found and
+/// whether it was read to the end of the answer for want of a closing
+/// fence.
+pub(super) fn find_yaml(text: &str) -> Result<Found, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut finished: Vec<FencedBlock> = Vec::new();
     let mut open: Option<FencedBlock> = None;
@@ -50,15 +64,15 @@ pub(super) fn find_yaml(text: &str) -> Result<(YamlDoc, bool), ParseError> {
             Some(block) => block.push_content(line),
         }
     }
+    // A block still open runs to the end of the answer: the last block of
+    // all, so the one taken when it is tagged yaml or no closed block is.
+    let mut unclosed = None;
     if let Some(block) = open {
-        return Err(ParseError {
-            line: Some(block.open_line),
-            field: None,
-            message: format!(
-                "the {} fence opened here is never closed",
-                block.opener_text()
-            ),
-        });
+        let taken = block.is_yaml || !finished.iter().any(|closed| closed.is_yaml);
+        if taken {
+            unclosed = Some((block.opener_text(), block.open_line));
+            finished.push(block);
+        }
     }
     let chosen = finished
         .iter()
@@ -67,21 +81,24 @@ pub(super) fn find_yaml(text: &str) -> Result<(YamlDoc, bool), ParseError> {
     Ok(match chosen {
         Some(index) => {
             let block = finished.swap_remove(index);
-            (
-                YamlDoc {
+            let unclosed = unclosed.filter(|(_, line)| *line == block.open_line);
+            Found {
+                doc: YamlDoc {
                     yaml: block.content,
                     first_line: block.open_line + 1,
                 },
-                true,
-            )
+                fenced: true,
+                unclosed,
+            }
         }
-        None => (
-            YamlDoc {
+        None => Found {
+            doc: YamlDoc {
                 yaml: joined_lines(text.lines()),
                 first_line: 1,
             },
-            false,
-        ),
+            fenced: false,
+            unclosed: None,
+        },
     })
 }
 
@@ -216,16 +233,22 @@ mod tests {
         assert_eq!(doc.first_line, 1);
     }
 
+    /// Issue 59: a fence left open at the very end of the answer is read
+    /// to the end, and said to be; one left open after a closed yaml block
+    /// is not the block taken.
     #[test]
-    fn an_unclosed_fence_is_an_error_naming_the_line_it_opened() {
+    fn a_fence_left_open_at_the_end_is_read_to_the_end() {
         let text = "Here it is:\n\n```yaml\nblocks:\n  - id: b1\n";
-        let error = extract_yaml(text).expect_err("unclosed");
-        assert_eq!(error.line, Some(3));
-        assert_eq!(error.field, None);
-        assert_eq!(
-            error.to_string(),
-            "line 3: the ```yaml fence opened here is never closed"
-        );
+        let found = find_yaml(text).expect("read to the end");
+        assert_eq!(found.doc.yaml, "blocks:\n  - id: b1\n");
+        assert_eq!(found.doc.first_line, 4);
+        assert_eq!(found.unclosed, Some(("```yaml".to_string(), 3)));
+        let after = "```yaml\na: 1\n```\nThen a sample:\n```bash\nls\n";
+        let found = find_yaml(after).expect("the closed yaml block");
+        assert_eq!(found.doc.yaml, "a: 1\n");
+        assert_eq!(found.unclosed, None);
+        let closed = find_yaml("```yaml\na: 1\n```\n").expect("closed");
+        assert_eq!(closed.unclosed, None);
     }
 
     #[test]

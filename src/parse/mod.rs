@@ -25,6 +25,7 @@
 pub mod blocks;
 mod fenced;
 mod lists;
+pub(crate) use lists::Shape;
 pub mod normalise;
 
 use std::cell::RefCell;
@@ -133,13 +134,97 @@ impl fmt::Display for FieldPath {
     }
 }
 
-/// A value read from an agent's answer, and what the reader took other
-/// than as written to get it (`read score "4" as 4 (b2 feasibility)`),
-/// in the order it met them. No notes: the answer was exactly the format.
+/// A value read from an agent's answer, what the reader took other than
+/// as written to get it (`read score "4" as 4 (b2 feasibility)`), in the
+/// order it met them, and the items it could not read and left out of
+/// `value` ([`Slip`]). No notes and no slips: the answer was exactly the
+/// format.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Read<T> {
     pub value: T,
     pub notes: Vec<String>,
+    pub slips: Vec<Slip>,
+}
+
+impl<T> Read<T> {
+    /// `value`, read exactly as written.
+    pub fn exact(value: T) -> Self {
+        Read {
+            value,
+            notes: Vec::new(),
+            slips: Vec::new(),
+        }
+    }
+
+    /// The same reading of another value.
+    pub fn map<U>(self, change: impl FnOnce(T) -> U) -> Read<U> {
+        Read {
+            value: change(self.value),
+            notes: self.notes,
+            slips: self.slips,
+        }
+    }
+}
+
+/// One item of an answer the reader could not read and left out, the rest
+/// of the answer read (issue 59: one slip costs one item): a critique item
+/// without a severity, a ruling on a challenge nobody answered, an id given
+/// twice with different words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slip {
+    /// Where the item stands in its list, 0-based, when it has a place.
+    pub index: Option<usize>,
+    /// What quorum calls the item, when it knows: `c3`, `X1.2`, `C2`.
+    pub id: Option<String>,
+    /// What is wrong, located as for a whole answer.
+    pub error: ParseError,
+}
+
+impl Slip {
+    /// A slip of the item at `index` of its list.
+    pub fn at(index: usize, error: ParseError) -> Self {
+        Slip {
+            index: Some(index),
+            id: None,
+            error,
+        }
+    }
+
+    /// A slip of the item quorum calls `id`.
+    pub fn of(id: impl Into<String>, error: ParseError) -> Self {
+        Slip {
+            index: None,
+            id: Some(id.into()),
+            error,
+        }
+    }
+
+    /// The same slip, its item called `id`.
+    pub fn named(self, id: impl Into<String>) -> Self {
+        Slip {
+            id: Some(id.into()),
+            ..self
+        }
+    }
+}
+
+impl fmt::Display for Slip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.id {
+            Some(id) => write!(f, "{id}: {}", self.error),
+            None => write!(f, "{}", self.error),
+        }
+    }
+}
+
+/// `read` when it left nothing out; otherwise the first item it left out,
+/// as an error for the whole answer: for what must be read whole (an answer
+/// a person types, whom quorum can simply ask to fix it).
+pub fn whole<T>(read: Read<T>) -> Result<Read<T>, ParseError> {
+    match read.slips.first() {
+        None => Ok(read),
+        Some(slip) => Err(slip.error.clone()),
+    }
 }
 
 /// One line for the log saying what was read other than as written.
@@ -155,13 +240,19 @@ pub(crate) struct Document {
     pub(crate) root: Value,
     /// What was read other than as written, so far.
     notes: RefCell<Vec<String>>,
+    /// Items left out for what is wrong with them, so far.
+    slips: RefCell<Vec<Slip>>,
 }
 
 impl Document {
     /// Finds the YAML in `text` and parses it; a syntax error points at the
     /// line in `text`.
     pub(crate) fn load(text: &str) -> Result<Document, ParseError> {
-        let (source, fenced) = find_yaml(text)?;
+        let fenced::Found {
+            doc: source,
+            fenced,
+            unclosed,
+        } = find_yaml(text)?;
         if source.yaml.trim().is_empty() {
             return Err(ParseError {
                 line: Some(source.first_line),
@@ -173,7 +264,15 @@ impl Document {
                 },
             });
         }
-        let (yaml, notes) = normalise::tidy_source(&source.yaml);
+        let (yaml, mut notes) = normalise::tidy_source(&source.yaml);
+        if let Some((opener, line)) = &unclosed {
+            notes.insert(
+                0,
+                format!(
+                    "read the {opener} block opened at line {line} to the end of the answer, where its closing fence is missing"
+                ),
+            );
+        }
         let source = YamlDoc { yaml, ..source };
         // Nesting too deep or aliases that multiply text are refused before
         // the parser spends time or memory on them.
@@ -184,12 +283,26 @@ impl Document {
                 message: format!("invalid YAML: {}", refused.message),
             });
         }
-        match yaml_serde::from_str::<Value>(&source.yaml) {
+        // A key given twice in one mapping is not an unreadable answer: the
+        // second is renamed so the YAML reads, and the item it is in says
+        // whether the two agree ([`Fields::new`], issue 59).
+        let (source, parsed) = match yaml_serde::from_str::<Value>(&source.yaml) {
+            Err(error) if error.to_string().contains("duplicate entry with key") => {
+                let (yaml, renamed) = normalise::rename_repeated_keys(&source.yaml);
+                notes.extend(renamed);
+                let source = YamlDoc { yaml, ..source };
+                let parsed = yaml_serde::from_str::<Value>(&source.yaml);
+                (source, parsed)
+            }
+            parsed => (source, parsed),
+        };
+        match parsed {
             Ok(root) => Ok(Document {
                 source,
                 fenced,
                 root,
                 notes: RefCell::new(notes),
+                slips: RefCell::default(),
             }),
             Err(error) => {
                 // Tabs among spaces: read at the one width that makes sense
@@ -203,6 +316,7 @@ impl Document {
                             fenced,
                             root,
                             notes: RefCell::new(notes),
+                            slips: RefCell::default(),
                         });
                     }
                     normalise::TabReading::Differ { widths, line } => {
@@ -231,6 +345,11 @@ impl Document {
                 if !fenced {
                     parse_error.message.push_str(NO_FENCE_HINT);
                 }
+                if let Some((opener, line)) = unclosed {
+                    parse_error.message.push_str(&format!(
+                        " (the {opener} fence opened at line {line} is never closed, so everything after it was read as YAML)"
+                    ));
+                }
                 Err(parse_error)
             }
         }
@@ -241,11 +360,30 @@ impl Document {
         self.notes.borrow_mut().push(note);
     }
 
-    /// `value`, with every note made while reading it.
+    /// Leaves an item out of what is read, for `slip`'s reason.
+    pub(crate) fn slip(&self, slip: Slip) {
+        self.slips.borrow_mut().push(slip);
+    }
+
+    /// How many notes were made so far: an item read in vain takes its
+    /// notes back to here ([`Document::forget_notes_after`]).
+    pub(crate) fn notes_made(&self) -> usize {
+        self.notes.borrow().len()
+    }
+
+    /// Forgets the notes made after the first `kept`: they were about an
+    /// item left out.
+    pub(crate) fn forget_notes_after(&self, kept: usize) {
+        self.notes.borrow_mut().truncate(kept);
+    }
+
+    /// `value`, with every note made while reading it and every item left
+    /// out.
     pub(crate) fn read<T>(&self, value: T) -> Read<T> {
         Read {
             value,
             notes: self.notes.borrow().clone(),
+            slips: self.slips.borrow().clone(),
         }
     }
 
@@ -451,7 +589,10 @@ pub(crate) struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// Reads `value` as a mapping; `what` names what was expected, for the
-    /// error (`"a block (a mapping with id, type, ...)"`).
+    /// error (`"a block (a mapping with id, type, ...)"`). A key the agent
+    /// gave twice ([`normalise::rename_repeated_keys`]) reads once when both
+    /// say the same, noted; two that differ are a conflict, an error for
+    /// the mapping (issue 59: never a silent pick).
     pub(crate) fn new(
         document: &'a Document,
         value: &'a Value,
@@ -459,16 +600,47 @@ impl<'a> Fields<'a> {
         what: &str,
     ) -> Result<Fields<'a>, ParseError> {
         match value {
-            Value::Mapping(map) => Ok(Fields {
-                document,
-                map,
-                path,
-                about: None,
-            }),
+            Value::Mapping(map) => {
+                let fields = Fields {
+                    document,
+                    map,
+                    path,
+                    about: None,
+                };
+                fields.settle_repeated_keys()?;
+                Ok(fields)
+            }
             other => {
                 Err(document.error(&path, format!("expected {what}; found {}", describe(other))))
             }
         }
+    }
+
+    /// Checks every key given again in this mapping against the first.
+    fn settle_repeated_keys(&self) -> Result<(), ParseError> {
+        for (name, again) in self.map.iter() {
+            let Some((key, _)) = name.as_str().and_then(normalise::repeated_key) else {
+                continue;
+            };
+            let first = self
+                .map
+                .iter()
+                .find(|(other, _)| other.as_str() == Some(key))
+                .map(|(_, value)| value);
+            if first == Some(again) {
+                self.note(format!("read past {key}, given again the same"));
+                continue;
+            }
+            return Err(self.document.error(
+                &self.path.key(key),
+                format!(
+                    "{key} is given twice with different values ({} and {}); give it once",
+                    first.map_or_else(|| "nothing".to_string(), describe),
+                    describe(again)
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Says what this mapping is about, for the notes of what is read in
@@ -548,32 +720,53 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// One of a closed set of words under `key`.
+    /// One of a closed set of words under `key`: as written (in any case,
+    /// `-` and spaces as `_`), or, noted, misspelt by a letter or two when
+    /// exactly one word is that near ([`normalise::near_word`]).
     pub(crate) fn required_choice<T: Copy>(
         &self,
         key: &str,
         choices: &[(&str, T)],
     ) -> Result<T, ParseError> {
         let value = self.required(key)?;
+        let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
         let found =
             scalar_text(value).map(|text| text.to_ascii_lowercase().replace(['-', ' '], "_"));
-        let chosen = found.and_then(|word| {
-            choices
-                .iter()
-                .find(|(name, _)| *name == word)
-                .map(|(_, choice)| *choice)
-        });
-        chosen.ok_or_else(|| {
-            let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
-            self.error(
-                key,
-                format!(
-                    "expected one of {}; found {}",
-                    names.join(", "),
-                    describe(value)
-                ),
-            )
-        })
+        if let Some(word) = &found {
+            if let Some(place) = names.iter().position(|name| name == word) {
+                return Ok(choices[place].1);
+            }
+            if let Some(place) = normalise::near_word(word, &names) {
+                self.note(format!(
+                    "read {key} {} as {}",
+                    describe(value),
+                    names[place]
+                ));
+                return Ok(choices[place].1);
+            }
+        }
+        Err(self.error(
+            key,
+            format!(
+                "expected one of {}; found {}",
+                names.join(", "),
+                describe(value)
+            ),
+        ))
+    }
+
+    /// Notes every key of this mapping that is none of `keys` (in any
+    /// case): read past, not refused (issue 59).
+    pub(crate) fn note_stray_keys(&self, keys: &[&str]) {
+        for name in self.map.keys() {
+            let Some(name) = name.as_str() else {
+                continue;
+            };
+            let name = normalise::repeated_key(name).map_or(name, |(key, _)| key);
+            if !keys.iter().any(|key| key.eq_ignore_ascii_case(name)) {
+                self.note(format!("ignored the key {}", quote(name)));
+            }
+        }
     }
 
     /// A whole score from 1 to 5 under `key` (RULES.md A14): a YAML

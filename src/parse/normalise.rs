@@ -10,10 +10,14 @@
 //! - a score written as text (`"4"`), as an integral float (`4.0`), as `4/5`
 //!   or as `4 out of 5`, on the 1–5 scale;
 //! - an id in another case (`B1`) or with decoration after it (`b1 (claim)`,
-//!   `B1: claim`), when exactly one id matches.
+//!   `B1: claim`), when exactly one id matches;
+//! - a word of a closed set misspelt by a letter or two (`resolvd`,
+//!   `strenghten`), when exactly one allowed word is that close
+//!   ([`near_word`]).
 //!
 //! Refused, as before: a score of `4.5`, `4/10` or `four`; an id that matches
-//! two; a missing field. JSON needs no leniency: YAML reads it as written.
+//! two; a word two allowed words are as near to, or none is (`EXTREME`); a
+//! missing field. JSON needs no leniency: YAML reads it as written.
 //!
 //! Not responsible for asking for less: every prompt still shows the exact
 //! format. The raw answer on disk is never touched; notes say what was read.
@@ -303,6 +307,184 @@ pub fn read_score(value: &Value) -> Option<(u8, Option<String>)> {
     }
 }
 
+/// What a key given again in the same mapping is renamed to, before the
+/// number of its repetition: `severity__again2`. No agent writes it.
+const REPEATED_KEY_MARK: &str = "__again";
+
+/// Most renames [`rename_repeated_keys`] makes in one answer before it
+/// leaves the YAML to fail as it would: a bound on the parses it costs.
+const REPEATED_KEYS_MAX: usize = 64;
+
+/// The YAML with every key given again in one block mapping renamed to
+/// `{key}__again{n}`, so that it parses, and a note for each; the reader
+/// then compares the two ([`repeated_key`]). Only what the parser calls a
+/// duplicate entry is touched, found from where the parser says its
+/// mapping starts; a repeat in a flow mapping (`{a: 1, a: 2}`) is left to
+/// fail.
+pub fn rename_repeated_keys(yaml: &str) -> (String, Vec<String>) {
+    let mut yaml = yaml.to_string();
+    let mut notes = Vec::new();
+    for _ in 0..REPEATED_KEYS_MAX {
+        let Err(error) = yaml_serde::from_str::<Value>(&yaml) else {
+            break;
+        };
+        let message = error.to_string();
+        let Some(key) = message
+            .split_once("duplicate entry with key \"")
+            .and_then(|(_, rest)| rest.split_once('"'))
+            .map(|(key, _)| key.to_string())
+        else {
+            break;
+        };
+        let Some(location) = error.location() else {
+            break;
+        };
+        let Some((renamed, line)) = rename_second(&yaml, &key, location.line(), location.column())
+        else {
+            break;
+        };
+        notes.push(format!(
+            "read `{key}:` given twice in one mapping (line {line} of the YAML)"
+        ));
+        yaml = renamed;
+    }
+    (yaml, notes)
+}
+
+/// `yaml` with the second `key:` of the block mapping that starts at
+/// `line`, `column` (1-based) renamed, and the line it was on; `None` when
+/// it cannot be found.
+fn rename_second(yaml: &str, key: &str, line: usize, column: usize) -> Option<(String, usize)> {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let indent = column.checked_sub(1)?;
+    let mut seen = 0;
+    for (index, text) in lines.iter().enumerate().skip(line.checked_sub(1)?) {
+        let leading = text.len() - text.trim_start_matches([' ', '-']).len();
+        if index + 1 > line && !text.trim().is_empty() && leading < indent {
+            return None;
+        }
+        let Some(rest) = text.get(indent..) else {
+            continue;
+        };
+        if !text[..indent].chars().all(|c| c == ' ' || c == '-') {
+            continue;
+        }
+        let Some(after) = rest
+            .strip_prefix(key)
+            .or_else(|| rest.strip_prefix(&format!("\"{key}\"")))
+        else {
+            continue;
+        };
+        if !after.trim_start().starts_with(':') {
+            continue;
+        }
+        seen += 1;
+        if seen < 2 {
+            continue;
+        }
+        // Repeats of the key renamed already in this mapping.
+        let taken = lines[line - 1..index]
+            .iter()
+            .filter(|other| other.contains(&format!("{key}{REPEATED_KEY_MARK}")))
+            .count();
+        let renamed = format!(
+            "{}{key}{REPEATED_KEY_MARK}{}{after}",
+            &text[..indent],
+            taken + 2
+        );
+        let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        out[index] = renamed;
+        let mut joined = out.join("\n");
+        joined.push('\n');
+        return Some((joined, index + 1));
+    }
+    None
+}
+
+/// The key a renamed repeat stands for, and its repetition:
+/// `("severity", 2)` for `severity__again2`.
+pub fn repeated_key(name: &str) -> Option<(&str, usize)> {
+    let (key, number) = name.rsplit_once(REPEATED_KEY_MARK)?;
+    Some((key, number.parse().ok()?))
+}
+
+/// Most letters a misspelt word of a closed set may differ by from the word
+/// it is read as: one for words of up to [`SHORT_WORD_CHARS`] letters, two for
+/// longer ones. An edit is a letter added, removed, changed, or two letters
+/// swapped.
+pub const NEAR_WORD_EDITS_MAX: usize = 2;
+
+/// Words this long or shorter are read as a near word one edit away at
+/// most: `note` and `none` are two apart, `major` and `minor` two.
+pub const SHORT_WORD_CHARS: usize = 5;
+
+/// Words shorter than this are never read as a near word: `no` is not a
+/// misspelt `note`.
+pub const NEAR_WORD_CHARS_MIN: usize = 3;
+
+/// The one word of `choices` that `written` misspells (already lowered and
+/// with `-` and spaces as `_`, as the choices are), by its place in
+/// `choices`: within [`NEAR_WORD_EDITS_MAX`] edits for a long word, one for a
+/// short one, and strictly nearer than every other choice. `None` when no
+/// choice is that near, when two are as near, or when `written` is too short
+/// to tell.
+pub fn near_word(written: &str, choices: &[&str]) -> Option<usize> {
+    let length = written.chars().count();
+    if length < NEAR_WORD_CHARS_MIN {
+        return None;
+    }
+    let most = if length <= SHORT_WORD_CHARS {
+        1
+    } else {
+        NEAR_WORD_EDITS_MAX
+    };
+    let mut nearest: Option<(usize, usize)> = None;
+    let mut tied = false;
+    for (place, choice) in choices.iter().enumerate() {
+        let edits = edit_distance(written, choice);
+        if edits == 0 || edits > most {
+            continue;
+        }
+        match nearest {
+            Some((_, best)) if edits > best => {}
+            Some((_, best)) if edits == best => tied = true,
+            _ => {
+                nearest = Some((place, edits));
+                tied = false;
+            }
+        }
+    }
+    nearest.filter(|_| !tied).map(|(place, _)| place)
+}
+
+/// Edits from `a` to `b`: letters added, removed or changed, and two
+/// neighbours swapped (the optimal string alignment distance).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let width = b.len() + 1;
+    let mut rows = vec![0usize; (a.len() + 1) * width];
+    for (i, row) in rows.chunks_mut(width).enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows.iter_mut().take(width).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[(i - 1) * width + j] + 1)
+                .min(rows[i * width + j - 1] + 1)
+                .min(rows[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[(i - 2) * width + j - 2] + 1);
+            }
+            rows[i * width + j] = best;
+        }
+    }
+    rows[a.len() * width + b.len()]
+}
+
 /// What an id written in an answer refers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IdMatch {
@@ -450,6 +632,62 @@ mod tests {
 
     fn score(yaml: &str) -> Option<(u8, Option<String>)> {
         read_score(&yaml_serde::from_str::<Value>(yaml).unwrap())
+    }
+
+    /// Issue 59: a closed-set word misspelt by a letter or two is read as
+    /// the one allowed word that near; a word as near to two, or near to
+    /// none, is not read.
+    #[test]
+    fn a_near_word_is_read_only_when_one_choice_is_that_near() {
+        let changes = [
+            "strengthen",
+            "retract",
+            "replace",
+            "add_fallback",
+            "decline",
+        ];
+        assert_eq!(
+            near_word("strenghten", &changes),
+            Some(0),
+            "swapped letters"
+        );
+        assert_eq!(near_word("retrct", &changes), Some(1));
+        assert_eq!(near_word("declined", &changes), Some(4));
+        let rulings = ["resolved", "unresolved", "contradicted"];
+        assert_eq!(near_word("resolvd", &rulings), Some(0));
+        let severities = ["critical", "high", "medium", "low"];
+        assert_eq!(near_word("extreme", &severities), None, "near none");
+        assert_eq!(near_word("hihg", &severities), Some(1));
+        let minor_major = ["major", "minor", "note"];
+        assert_eq!(near_word("mainr", &minor_major), None, "too far from both");
+        assert_eq!(
+            near_word("resolvex", &["resolved", "resolves"]),
+            None,
+            "as near to both"
+        );
+        assert_eq!(near_word("nite", &minor_major), Some(2));
+        assert_eq!(near_word("no", &["note"]), None, "too short to tell");
+        assert_eq!(near_word("major", &minor_major), None, "exact is not near");
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+
+    /// Issue 59: a key given twice in one block mapping is renamed so the
+    /// YAML reads, and said to be; a flow mapping's repeat is left alone.
+    #[test]
+    fn a_key_given_twice_is_renamed_so_the_yaml_reads() {
+        let yaml = "items:\n  - a: 1\n    b: 2\n    a: 3\n  - a: 1\n    a: 1\n";
+        let (renamed, notes) = rename_repeated_keys(yaml);
+        assert_eq!(
+            renamed,
+            "items:\n  - a: 1\n    b: 2\n    a__again2: 3\n  - a: 1\n    a__again2: 1\n"
+        );
+        assert_eq!(notes.len(), 2);
+        assert_eq!(repeated_key("a__again2"), Some(("a", 2)));
+        assert_eq!(repeated_key("a"), None);
+        let (flow, notes) = rename_repeated_keys("{a: 1, a: 2}\n");
+        assert_eq!(flow, "{a: 1, a: 2}\n");
+        assert!(notes.is_empty());
     }
 
     #[test]

@@ -343,11 +343,50 @@ impl Calls {
         if call.rechecked {
             return None;
         }
+        // What the recheck answers is read whole, on its own: the answer
+        // of the items repaired before it has been read already.
+        let call = LiveCall {
+            first_reply: None,
+            ..call
+        };
         let named = ("discrepancies", discrepancies.into());
         match again_prompt(&call, output, named, prompts, template) {
             Ok(prompt) => {
                 let (supervisor, log) = (&mut self.supervisor, &mut self.log);
                 supervisor.ask_once(AskAgain::Recheck, call, prompt, now, log)
+            }
+            Err(error) => {
+                let message = format!("could not build the prompt asking again: {error}");
+                self.push_log(now, LogKind::Note, Some(&call.call_id()), message);
+                None
+            }
+        }
+    }
+
+    /// Asks `answer`'s agent once about the items of its answer that could
+    /// not be read, naming each of `problems`, with `template` (given
+    /// `original_prompt`, `previous_output` and `problems`); the call
+    /// carries the answer as its [`LiveCall::first_reply`]. `None` when the
+    /// slot's repair was used already, or its prompt cannot be built
+    /// (logged): the protocol then reads the answer without those items.
+    pub fn repair_items(
+        &mut self,
+        Answer { call, output, now }: Answer<'_>,
+        problems: &[String],
+        (prompts, template): (&PromptSet, &TemplateSpec),
+    ) -> Option<CallSpec> {
+        if call.repaired {
+            return None;
+        }
+        let named = ("problems", problems.into());
+        match again_prompt(&call, output, named, prompts, template) {
+            Ok(prompt) => {
+                let call = LiveCall {
+                    first_reply: Some(output.into()),
+                    ..call
+                };
+                let (supervisor, log) = (&mut self.supervisor, &mut self.log);
+                supervisor.ask_once(AskAgain::RepairItems, call, prompt, now, log)
             }
             Err(error) => {
                 let message = format!("could not build the prompt asking again: {error}");

@@ -100,6 +100,15 @@ pub struct DebateCore {
     pub prompts: Arc<PromptSet>,
     /// Answers that could not be used, each with why, for the record.
     pub unusable: Vec<Unusable>,
+    /// What could not be read of the answers the debate went on with, and
+    /// what leaving it out changed (issue 59), for every deliverable.
+    pub unread: Vec<super::Unread>,
+    /// Items that only a repair made readable, for the interfaces.
+    pub repaired: Vec<super::reading::Repaired>,
+    /// Raw files that hold an answer other than the last one written to
+    /// them: the first answer, read because its repair read worse. Written
+    /// with the protocol's documents unless those write the file already.
+    pub kept_files: Vec<Document>,
     /// How the debate ended, once it has.
     pub outcome: Option<Outcome>,
 }
@@ -111,6 +120,9 @@ impl DebateCore {
             calls,
             prompts,
             unusable: Vec::new(),
+            unread: Vec::new(),
+            repaired: Vec::new(),
+            kept_files: Vec::new(),
             outcome: None,
         }
     }
@@ -576,6 +588,25 @@ impl<R: Rules> Protocol for R {
                 by_moderator,
                 mut effects,
             } => {
+                if let Some(first) = call.first_reply.clone() {
+                    // The repair of the items that could not be read never
+                    // answered: the first answer is read without them.
+                    let message = format!(
+                        "the repair brought no answer ({reason}): the first answer stands, without the items it could not read"
+                    );
+                    let call_id = call.call_id();
+                    calls_mut(self).push_log(now, LogKind::Note, Some(&call_id), message);
+                    let call = LiveCall {
+                        first_reply: None,
+                        ..call
+                    };
+                    effects.extend(self.answered(Answer {
+                        call,
+                        output: &first,
+                        now,
+                    }));
+                    return effects;
+                }
                 let why = GivenUp {
                     reason,
                     by_moderator,
@@ -597,10 +628,38 @@ impl<R: Rules> Protocol for R {
         calls(self).log()
     }
     fn documents(&self) -> Vec<Document> {
-        Rules::documents(self)
+        let core = self.as_ref();
+        let mut documents = Rules::documents(self);
+        for kept in &core.kept_files {
+            if !documents.iter().any(|document| document.path == kept.path) {
+                documents.push(kept.clone());
+            }
+        }
+        // The reader-first deliverable says what could not be read, and
+        // what that changed (issue 59), whichever protocol wrote it.
+        if !core.unread.is_empty() {
+            let deliverable = Rules::describe(self).deliverable;
+            for document in &mut documents {
+                if document.path == deliverable && !document.raw {
+                    document.contents =
+                        super::reading::with_unread(&document.contents, &core.unread);
+                }
+            }
+        }
+        documents
     }
     fn publications(&self) -> Vec<Publication> {
-        Rules::publications(self)
+        let core = self.as_ref();
+        let mut publications = Rules::publications(self);
+        if !core.unread.is_empty() {
+            for publication in &mut publications {
+                if publication.path.extension().is_some_and(|ext| ext == "md") {
+                    publication.contents =
+                        super::reading::with_unread(&publication.contents, &core.unread);
+                }
+            }
+        }
+        publications
     }
     fn outcome(&self) -> Option<&Outcome> {
         ended(self)
@@ -621,10 +680,23 @@ impl<R: Rules> Protocol for R {
         Rules::usage_line(self)
     }
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
-        Rules::result_fields(self)
+        let mut fields = Rules::result_fields(self);
+        let unread = &self.as_ref().unread;
+        if !unread.is_empty() {
+            fields.insert(
+                "unread".into(),
+                serde_json::to_value(unread).unwrap_or_default(),
+            );
+        }
+        fields
     }
     fn board(&self) -> Board {
-        Rules::board(self)
+        let core = self.as_ref();
+        Board {
+            unread: core.unread.clone(),
+            repaired: core.repaired.clone(),
+            ..Rules::board(self)
+        }
     }
     fn open_items(&self) -> Vec<ModerationItem> {
         Rules::open_items(self)
@@ -655,6 +727,9 @@ impl<R: Rules> Protocol for R {
     }
     fn answer_template(&self, call_id: &str) -> Option<String> {
         Rules::answer_template(self, self.as_ref().calls.live_call(call_id)?)
+    }
+    fn unread(&self) -> Vec<super::Unread> {
+        self.as_ref().unread.clone()
     }
 }
 

@@ -39,6 +39,7 @@ pub mod outcome;
 pub mod plan;
 pub mod quick;
 pub mod rca;
+pub mod reading;
 pub mod registry;
 pub mod supervision;
 pub mod usage;
@@ -56,6 +57,7 @@ pub use outcome::{
     EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone,
     Verdict,
 };
+pub use reading::{ByItem, ItemReading, Unread};
 
 /// Who plays each role of a debate, at what configured price, since when,
 /// and whether a person moderates it: the part of every protocol's
@@ -557,6 +559,14 @@ pub struct Board {
     /// beside the verdict or the result (fair judging); none until it is
     /// measured, and never for a debate from before fair judging.
     pub agreement: Option<String>,
+    /// What of the answers could not be read and was left out, with what
+    /// that changed (issue 59): shown beside the items, so the moderator
+    /// sees it before ruling, and marked on the pane of the role whose
+    /// answer it was.
+    pub unread: Vec<Unread>,
+    /// Items of an answer that only its repair made readable: marked on the
+    /// pane of the role, one line each (`critic: c3`).
+    pub repaired: Vec<reading::Repaired>,
 }
 
 /// The kinds of board the interfaces know how to draw. A protocol picks one;
@@ -874,6 +884,12 @@ pub trait Protocol: Send {
         let _ = call_id;
         None
     }
+
+    /// What could not be read of the answers the debate went on with, and
+    /// what leaving it out changed (issue 59), oldest first.
+    fn unread(&self) -> Vec<Unread> {
+        Vec::new()
+    }
 }
 
 /// A protocol behind a box is a protocol: the command line, the engine and
@@ -941,6 +957,9 @@ impl Protocol for Box<dyn Protocol> {
     }
     fn answer_template(&self, call_id: &str) -> Option<String> {
         (**self).answer_template(call_id)
+    }
+    fn unread(&self) -> Vec<Unread> {
+        (**self).unread()
     }
 }
 

@@ -23,7 +23,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::{ContextDoc, Protocol, RoleGroup, Seating, Verdict};
-use crate::prompts::{PromptSet, RECHECK_TEMPLATE, REPAIR_TEMPLATE, TemplateSpec};
+use crate::prompts::{
+    PromptSet, RECHECK_TEMPLATE, REPAIR_ITEMS_TEMPLATE, REPAIR_TEMPLATE, TemplateSpec,
+};
 use crate::spec::SpecError;
 
 /// The protocol families quorum ships, in the order `--help` lists their
@@ -771,7 +773,7 @@ pub fn register(kind: &'static dyn ProtocolKind) -> Result<(), String> {
     {
         return Ok(());
     }
-    let shared = [REPAIR_TEMPLATE, RECHECK_TEMPLATE].map(|template| template.file_name);
+    let shared = SHARED_TEMPLATES.map(|template| template.file_name);
     if let Some(template) = first_shared(template_names(kind), shared) {
         return Err(format!(
             "`{}` cannot name a template `{template}`: every protocol shares quorum's",
@@ -844,10 +846,15 @@ pub fn names() -> Vec<&'static str> {
     kinds().iter().map(|kind| kind.name()).collect()
 }
 
-/// Every template of every protocol, the shared repair and recheck
-/// templates first.
+/// The templates every protocol shares: the repair of an unreadable
+/// answer, the repair of the items that could not be read, and the recheck
+/// against the rulings.
+const SHARED_TEMPLATES: [TemplateSpec; 3] =
+    [REPAIR_TEMPLATE, REPAIR_ITEMS_TEMPLATE, RECHECK_TEMPLATE];
+
+/// Every template of every protocol, the shared ones first.
 pub fn templates() -> Vec<TemplateSpec> {
-    [REPAIR_TEMPLATE, RECHECK_TEMPLATE]
+    SHARED_TEMPLATES
         .into_iter()
         .chain(
             kinds()

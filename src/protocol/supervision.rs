@@ -38,7 +38,7 @@ impl Slot {
         }
     }
 
-    fn call_id(&self, attempt: u32) -> String {
+    pub(crate) fn call_id(&self, attempt: u32) -> String {
         format!("{}/{}/r{}/a{}", self.role, self.stage, self.round, attempt)
     }
 }
@@ -49,6 +49,9 @@ impl Slot {
 pub enum AskAgain {
     /// Its output could not be parsed; the prompt quotes the parse error.
     Repair,
+    /// Some items of its output could not be read; the prompt names each
+    /// (issue 59). It spends the slot's repair.
+    RepairItems,
     /// Its readable answer went against the moderator's rulings; the
     /// prompt names where.
     Recheck,
@@ -68,6 +71,10 @@ pub struct LiveCall {
     /// The one call asking again against the moderator's rulings has been
     /// used for this slot.
     pub rechecked: bool,
+    /// The answer whose unreadable items this call was asked to repair
+    /// ([`AskAgain::RepairItems`]): what the debate reads when the repair
+    /// reads worse, or never comes.
+    pub first_reply: Option<std::sync::Arc<str>>,
 }
 
 impl LiveCall {
@@ -149,6 +156,7 @@ impl Supervisor {
                 retried: false,
                 repaired: false,
                 rechecked: false,
+                first_reply: None,
             },
             now,
             log,
@@ -262,7 +270,7 @@ impl Supervisor {
     ) -> Option<CallSpec> {
         let mut call = finished;
         let spent = match reason {
-            AskAgain::Repair => &mut call.repaired,
+            AskAgain::Repair | AskAgain::RepairItems => &mut call.repaired,
             AskAgain::Recheck => &mut call.rechecked,
         };
         if std::mem::replace(spent, true) {
@@ -270,6 +278,7 @@ impl Supervisor {
         }
         let why = match reason {
             AskAgain::Repair => "to repair its answer, quoting the parse error",
+            AskAgain::RepairItems => "about the items of its answer that could not be read",
             AskAgain::Recheck => "more, naming where its answer went against the rulings",
         };
         Some(self.ask_again(call, prompt, why, now, log))

@@ -6,10 +6,11 @@
 
 use serde_json::json;
 
-use super::model::{ProposalStatus, SYNTHESIZER};
+use super::model::{Handoff, ProposalStatus, SYNTHESIZER};
 use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts};
-use crate::protocol::{Answer, Effect, LogKind, Outcome, Timestamp};
+use crate::parse::Read;
+use crate::protocol::{Answer, ByItem, Effect, LogKind, Outcome, Timestamp};
 
 impl Council {
     /// Expand: every participant still in the council gets the inventory,
@@ -50,18 +51,31 @@ impl Council {
         let role = answer.call.slot.role.clone();
         let known = self.open_ids();
         let refs: Vec<&str> = known.iter().map(String::as_str).collect();
-        match parse::read_expansions(answer.output, &role, &refs) {
-            Ok(read) => {
-                self.keep(&answer, read.notes);
-                let expanded = read.value;
-                for left in &expanded.left_out {
-                    self.log(
-                        now,
-                        LogKind::Note,
-                        Some(&answer.call.call_id()),
-                        format!("left out {left}"),
-                    );
-                }
+        let read = |text: &str| parse::read_expansions(text, &role, &refs);
+        let may_ask = self.may_ask_again();
+        match self
+            .core
+            .read_by_item_if(&answer, may_ask, read, parse::ExpandAnswer::len)
+        {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Read(reading) => {
+                let raw = reading.text(&answer).to_string();
+                let Read {
+                    value: expanded,
+                    notes,
+                    slips,
+                } = reading.read;
+                self.keep_text(&answer, &raw, notes);
+                self.core.leave_out(
+                    &answer.call,
+                    now,
+                    &slips,
+                    |slip| match &slip.id {
+                        Some(id) => format!("expansion of {id}"),
+                        None => crate::protocol::reading::slip_name(slip),
+                    },
+                    |_| "not added to the inventory".to_string(),
+                );
                 let mut added = Vec::new();
                 for (id, expansion) in expanded.expansions {
                     if let Some(p) = self.proposal_mut(&id) {
@@ -95,7 +109,7 @@ impl Council {
                     ),
                 );
             }
-            Err(error) => self.malformed(&answer, error.to_string()),
+            ByItem::Unreadable(error) => self.malformed(&answer, error.to_string()),
         }
         self.awaiting.remove(&role);
         self.after_expand(now)
@@ -146,14 +160,47 @@ impl Council {
     /// Keeps the handoff when it reads; without one the summary lists what
     /// was accepted.
     pub(super) fn on_handoff(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match parse::read_handoff(answer.output) {
-            Ok(read) => {
-                self.keep(&answer, read.notes);
-                self.handoff = Some(read.value);
+        let now = answer.now;
+        let may_ask = self.may_ask_again();
+        let count = |handoff: &Handoff| handoff.open_questions.len() + 1;
+        match self
+            .core
+            .read_by_item_if(&answer, may_ask, parse::read_handoff, count)
+        {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Read(reading) => {
+                let raw = reading.text(&answer).to_string();
+                let Read {
+                    value: handoff,
+                    notes,
+                    slips,
+                } = reading.read;
+                self.keep_text(&answer, &raw, notes);
+                self.core.leave_out(
+                    &answer.call,
+                    now,
+                    &slips,
+                    |slip| {
+                        format!(
+                            "open question {}",
+                            crate::protocol::reading::slip_name(slip)
+                        )
+                    },
+                    |_| "the handoff goes without it".to_string(),
+                );
+                self.handoff = Some(handoff);
             }
-            Err(error) => self.malformed(&answer, error.to_string()),
+            ByItem::Unreadable(error) => {
+                self.malformed(&answer, error.to_string());
+                self.core.record_unread(
+                    &answer.call,
+                    "handoff".into(),
+                    error.to_string(),
+                    "the summary lists what was accepted instead of the synthesizer's direction and next step".into(),
+                );
+            }
         }
-        self.complete(answer.now)
+        self.complete(now)
     }
 
     /// Ends a brainstorm: a deliverable, no verdict.

@@ -12,8 +12,9 @@ use super::model::{Challenge, ChallengeState, DEVIL, Moderated, Severity, expert
 use super::packets::PacketKind;
 use super::parse::ChallengeText;
 use super::{Council, RoundRecord, Step, count, documents, parse, pretty, prompts};
+use crate::parse::Read;
 use crate::protocol::{
-    Answer, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Timestamp,
+    Answer, ByItem, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Timestamp,
 };
 use crate::report::one_line;
 
@@ -96,24 +97,31 @@ impl Council {
         let now = answer.now;
         let open = self.open_ids();
         let refs: Vec<&str> = open.iter().map(String::as_str).collect();
-        let read = match parse::read_devil(answer.output, &refs, self.proposes()) {
-            Ok(read) => read,
-            Err(error) => {
-                self.malformed(&answer, error.to_string());
-                return self.open_moderation(now);
-            }
-        };
-        self.keep(&answer, read.notes);
+        let proposes = self.proposes();
+        let read = |text: &str| parse::read_devil(text, &refs, proposes);
+        let may_ask = self.may_ask_again();
+        let reading =
+            match self
+                .core
+                .read_by_item_if(&answer, may_ask, read, parse::DevilAnswer::len)
+            {
+                ByItem::Asked(effects) => return effects,
+                ByItem::Unreadable(error) => {
+                    self.malformed(&answer, error.to_string());
+                    return self.open_moderation(now);
+                }
+                ByItem::Read(reading) => reading,
+            };
+        let raw = reading.text(&answer).to_string();
+        let Read {
+            value: devil,
+            notes,
+            slips,
+        } = reading.read;
+        self.keep_text(&answer, &raw, notes);
         let call_id = answer.call.call_id();
-        let devil = read.value;
-        for left in &devil.left_out {
-            self.log(
-                now,
-                LogKind::Note,
-                Some(&call_id),
-                format!("left out {left}"),
-            );
-        }
+        self.core
+            .leave_out(&answer.call, now, &slips, devil_item, devil_effect);
         let round = self.round;
         let mut raised = Vec::new();
         for text in devil.challenges {
@@ -396,5 +404,29 @@ impl crate::protocol::ItemRules for Council {
             ),
         );
         self.deliver(now)
+    }
+}
+
+/// How an item of the devil's advocate's answer left out is named: `its
+/// challenge of F003`, `a discovery`.
+fn devil_item(slip: &crate::parse::Slip) -> String {
+    let field = slip.error.field.as_deref().unwrap_or_default();
+    match &slip.id {
+        Some(id) if field.starts_with("challenges") => format!("challenge of {id}"),
+        _ if field.starts_with("challenges") => {
+            format!("challenge {}", crate::protocol::reading::slip_name(slip))
+        }
+        _ => format!("discovery {}", crate::protocol::reading::slip_name(slip)),
+    }
+}
+
+/// What leaving an item of the devil's advocate's answer out changed.
+fn devil_effect(slip: &crate::parse::Slip) -> String {
+    let field = slip.error.field.as_deref().unwrap_or_default();
+    if field.starts_with("challenges") {
+        "it was not raised; a CRITICAL or HIGH finding it leaves unchallenged is logged as omitted"
+            .to_string()
+    } else {
+        "it was not added to the inventory".to_string()
     }
 }

@@ -335,6 +335,10 @@ pub fn companion(council: &Council) -> Value {
         map.insert("convergence".into(), json!(council.proposal_outcomes()));
         map.insert("handoff".into(), json!(council.handoff()));
     }
+    // What could not be read, and what that changed (issue 59).
+    if let (false, Some(map)) = (council.core.unread.is_empty(), record.as_object_mut()) {
+        map.insert("unread".into(), json!(council.core.unread));
+    }
     record
 }
 
@@ -386,7 +390,10 @@ pub fn recompute(
                 for note in read.notes {
                     readings.push(format!("{file}: {note}"));
                 }
-                positions.insert(participant.id.clone(), read.value.0);
+                for slip in read.slips {
+                    readings.push(format!("{file}: could not read {slip}; left out"));
+                }
+                positions.insert(participant.id.clone(), read.value);
             }
             Err(error) => readings.push(format!("{file}: does not read ({error}), left out")),
         }

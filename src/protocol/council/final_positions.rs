@@ -10,9 +10,10 @@ use serde_json::json;
 use super::model;
 use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts, rulings, verdict};
+use crate::parse::Read;
 use crate::protocol::fairness::Blindfold;
 use crate::protocol::fairness::agreement::{self, Agreement};
-use crate::protocol::{Answer, Effect, LogKind, Timestamp};
+use crate::protocol::{Answer, ByItem, Effect, LogKind, Timestamp};
 
 impl Council {
     /// The inventory and the exchange as `role` reads them for its final
@@ -208,14 +209,25 @@ impl Council {
             self.findings.iter().map(|f| f.id.clone()).collect()
         };
         let refs: Vec<&str> = known.iter().map(String::as_str).collect();
-        match parse::read_final(answer.output, &role, &refs) {
-            Ok(read) => {
-                let discrepancies = rulings::final_discrepancies(&read.value.0, &self.challenges);
-                let (position, left_out) = read.value;
-                let read = (read.notes, left_out.as_slice());
-                if let Some(again) = self.keep_checked(&answer, discrepancies, read) {
+        let read = |text: &str| parse::read_final(text, &role, &refs);
+        let count =
+            |position: &model::FinalPosition| position.positions.len() + position.merges.len();
+        let may_ask = self.may_ask_again();
+        match self.core.read_by_item_if(&answer, may_ask, read, count) {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Read(reading) => {
+                let raw = reading.text(&answer).to_string();
+                let Read {
+                    value: position,
+                    notes,
+                    slips,
+                } = reading.read;
+                let discrepancies = rulings::final_discrepancies(&position, &self.challenges);
+                if let Some(again) = self.keep_checked(&answer, &raw, discrepancies, notes) {
                     return vec![again];
                 }
+                self.core
+                    .leave_out(&answer.call, now, &slips, final_item, final_effect);
                 let tally = |stance: model::Stance| {
                     position
                         .positions
@@ -236,7 +248,15 @@ impl Council {
                 );
                 self.positions.insert(role.clone(), position);
             }
-            Err(error) => self.malformed(&answer, error.to_string()),
+            ByItem::Unreadable(error) => {
+                self.malformed(&answer, error.to_string());
+                self.core.record_unread(
+                    &answer.call,
+                    "final position".into(),
+                    error.to_string(),
+                    "it is not counted: the findings' shares are over the participants whose positions were read, and no merge of its findings can have its agreement".into(),
+                );
+            }
         }
         self.awaiting.remove(&role);
         if self.awaiting.is_empty() {
@@ -332,5 +352,31 @@ fn unsigned(value: &mut serde_json::Value, keys: &[&str]) {
             fields.values_mut().for_each(|field| unsigned(field, keys));
         }
         _ => {}
+    }
+}
+
+/// How an item of a final position left out is named: `stance on F003`,
+/// `vote on a merge`, `summary`.
+fn final_item(slip: &crate::parse::Slip) -> String {
+    let field = slip.error.field.as_deref().unwrap_or_default();
+    match &slip.id {
+        Some(id) if field.starts_with("positions") => format!("stance on {id}"),
+        Some(id) if id == "summary" => "summary".to_string(),
+        _ if field.starts_with("merges") => {
+            format!("vote {}", crate::protocol::reading::slip_name(slip))
+        }
+        _ => format!("stance {}", crate::protocol::reading::slip_name(slip)),
+    }
+}
+
+/// What leaving an item of a final position out changed.
+fn final_effect(slip: &crate::parse::Slip) -> String {
+    let field = slip.error.field.as_deref().unwrap_or_default();
+    if field.starts_with("merges") {
+        "its agreement to that merge is missing, so the merge cannot go ahead on it".to_string()
+    } else if slip.id.as_deref() == Some("summary") {
+        "the final position counts without it".to_string()
+    } else {
+        "it counts as no stance: its weight stays in the count without backing or disputing the finding".to_string()
     }
 }

@@ -8,8 +8,9 @@
 use serde_json::json;
 
 use super::packets::PacketKind;
-use super::{Council, Step, count, documents, draft_prefix, parse, prompts};
-use crate::protocol::{Answer, Effect, LogKind, Timestamp};
+use super::{Council, Held, Step, count, documents, draft_prefix, parse, prompts};
+use crate::parse::Read;
+use crate::protocol::{Answer, ByItem, Effect, LogKind, Timestamp};
 
 impl Council {
     pub(super) fn start_independent(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -36,37 +37,80 @@ impl Council {
         let now = answer.now;
         let role = answer.call.slot.role.clone();
         let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
-        // What the answer holds, taken in: its reading notes, a count for the
-        // log and the key its written ids stand under.
-        let taken = if self.proposes() {
-            parse::read_proposals(answer.output).map(|read| {
-                let counted = count(read.value.len(), "proposal", "proposals");
-                self.proposals_in.insert(role.clone(), read.value);
-                (read.notes, counted, "proposals")
-            })
+        let may_ask = self.may_ask_again();
+        let (notes, counted, key, raw) = if self.proposes() {
+            let kept = |listed: &parse::Listed<_>| listed.items.len();
+            let reading =
+                match self
+                    .core
+                    .read_by_item_if(&answer, may_ask, parse::read_proposals, kept)
+                {
+                    ByItem::Asked(effects) => return effects,
+                    ByItem::Unreadable(error) => {
+                        self.malformed(&answer, error.to_string());
+                        return self.after_answer(&role, now);
+                    }
+                    ByItem::Read(reading) => reading,
+                };
+            let raw = reading.text(&answer).to_string();
+            let Read {
+                value,
+                notes,
+                slips,
+            } = reading.read;
+            let counted = count(value.items.len(), "proposal", "proposals");
+            let held = Held {
+                read: value,
+                slips,
+                call: answer.call.clone(),
+                at: now,
+            };
+            self.proposals_in.insert(role.clone(), held);
+            (notes, counted, "proposals", raw)
         } else {
-            parse::read_findings(answer.output, &domain).map(|read| {
-                let counted = count(read.value.len(), "finding", "findings");
-                self.findings_in.insert(role.clone(), read.value);
-                (read.notes, counted, "findings")
-            })
+            let read = |text: &str| parse::read_findings(text, &domain);
+            let kept = |listed: &parse::Listed<_>| listed.items.len();
+            let reading = match self.core.read_by_item_if(&answer, may_ask, read, kept) {
+                ByItem::Asked(effects) => return effects,
+                ByItem::Unreadable(error) => {
+                    self.malformed(&answer, error.to_string());
+                    return self.after_answer(&role, now);
+                }
+                ByItem::Read(reading) => reading,
+            };
+            let raw = reading.text(&answer).to_string();
+            let Read {
+                value,
+                notes,
+                slips,
+            } = reading.read;
+            let counted = count(value.items.len(), "finding", "findings");
+            let held = Held {
+                read: value,
+                slips,
+                call: answer.call.clone(),
+                at: now,
+            };
+            self.findings_in.insert(role.clone(), held);
+            (notes, counted, "findings", raw)
         };
-        match taken {
-            Ok((notes, counted, key)) => {
-                self.keep(&answer, notes);
-                let call_id = answer.call.call_id();
-                self.log(
-                    now,
-                    LogKind::Note,
-                    Some(&call_id),
-                    format!("{role}: {counted}"),
-                );
-                let written = parse::written_ids(answer.output, key);
-                self.written_ids.insert(role.clone(), written);
-            }
-            Err(error) => self.malformed(&answer, error.to_string()),
-        }
-        self.awaiting.remove(&role);
+        self.keep_text(&answer, &raw, notes);
+        let call_id = answer.call.call_id();
+        self.log(
+            now,
+            LogKind::Note,
+            Some(&call_id),
+            format!("{role}: {counted}"),
+        );
+        let written = parse::written_ids(&raw, key);
+        self.written_ids.insert(role.clone(), written);
+        self.after_answer(&role, now)
+    }
+
+    /// `role` answered Phase 1: once everyone has, the inventory is
+    /// published.
+    fn after_answer(&mut self, role: &str, now: Timestamp) -> Vec<Effect> {
+        self.awaiting.remove(role);
         self.after_independent(now)
     }
 

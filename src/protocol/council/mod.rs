@@ -223,8 +223,8 @@ pub struct Council {
     findings: Vec<Finding>,
     proposals: Vec<Proposal>,
     /// Phase 1 answers in so far, by participant, before they are numbered.
-    findings_in: BTreeMap<String, Vec<(Severity, FindingText)>>,
-    proposals_in: BTreeMap<String, Vec<ProposalText>>,
+    findings_in: BTreeMap<String, Held<(Severity, FindingText)>>,
+    proposals_in: BTreeMap<String, Held<ProposalText>>,
     /// The ids each participant wrote on its Phase 1 items, to say which
     /// board id each became.
     written_ids: BTreeMap<String, Vec<String>>,
@@ -255,6 +255,16 @@ pub struct Council {
 }
 
 crate::lend_core!(Council, core);
+
+/// A Phase 1 answer read item by item, held until every participant's is
+/// in: the items with their places, and the items left out, which the
+/// publication names by the ids their places give them (issue 59).
+struct Held<T> {
+    read: parse::Listed<T>,
+    slips: Vec<crate::parse::Slip>,
+    call: LiveCall,
+    at: Timestamp,
+}
 
 /// Where each finding, proposal and challenge stands in its list, and the
 /// highest number each sequence of ids has reached: a lookup by id, and
@@ -912,14 +922,25 @@ impl crate::protocol::Rules for Council {
             .collect();
         let all_refs: Vec<&str> = all.iter().map(String::as_str).collect();
         let proposes = self.proposes();
+        // A person is asked to fix an item quorum cannot read, rather than
+        // have it left out.
+        use crate::parse::whole;
         let result = match call.slot.stage.as_str() {
-            "independent" if proposes => parse::read_proposals(answer).map(|_| ()),
-            "independent" => parse::read_findings(answer, "").map(|_| ()),
-            "expand" => parse::read_expansions(answer, "", &refs).map(|_| ()),
-            "challenge" => parse::read_devil(answer, &refs, proposes).map(|_| ()),
-            "responses" => parse::read_responses(answer, &refs, "", proposes).map(|_| ()),
-            "final" => parse::read_final(answer, "", &all_refs).map(|_| ()),
-            "handoff" => parse::read_handoff(answer).map(|_| ()),
+            "independent" if proposes => parse::read_proposals(answer).and_then(whole).map(drop),
+            "independent" => parse::read_findings(answer, "").and_then(whole).map(drop),
+            "expand" => parse::read_expansions(answer, "", &refs)
+                .and_then(whole)
+                .map(drop),
+            "challenge" => parse::read_devil(answer, &refs, proposes)
+                .and_then(whole)
+                .map(drop),
+            "responses" => parse::read_responses(answer, &refs, "", proposes)
+                .and_then(whole)
+                .map(drop),
+            "final" => parse::read_final(answer, "", &all_refs)
+                .and_then(whole)
+                .map(drop),
+            "handoff" => parse::read_handoff(answer).and_then(whole).map(drop),
             _ => Ok(()),
         };
         result.map_err(|error| error.to_string())

@@ -558,6 +558,10 @@ pub struct FinalPosition {
     /// Its word on each merge it was asked about: the pair and yes or no.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merges: Vec<MergeVote>,
+    /// Pairs it voted on whose vote could not be read (issue 59): its
+    /// agreement is missing, not refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable_votes: Vec<[String; 2]>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub summary: String,
 }

@@ -19,8 +19,6 @@
 //! malformed-output rule), so an answer is refused only when nothing in it
 //! can be trusted.
 
-use std::collections::HashSet;
-
 use yaml_serde::{Sequence, Value};
 
 use super::model::{
@@ -28,7 +26,9 @@ use super::model::{
     ProposalText, ProposalType, ResponseKind, Severity, Stance,
 };
 use crate::parse::normalise::{IdMatch, KnownIds};
-use crate::parse::{Document, FieldPath, Fields, ParseError, Read, list_capped, quote};
+use crate::parse::{
+    Document, FieldPath, Fields, ParseError, Read, Shape, Slip, list_capped, quote,
+};
 
 const SEVERITIES: [(&str, Severity); 5] = [
     ("critical", Severity::Critical),
@@ -87,15 +87,85 @@ const MATURITIES: [(&str, Maturity); 7] = [
     ("parked", Maturity::Parked),
 ];
 
-const FINDING_SHAPE: &str =
-    "a finding (a mapping with severity, title, description, evidence, recommendation, domains)";
-const PROPOSAL_SHAPE: &str =
-    "a proposal (a mapping with title, summary, rationale, proposal_type, maturity, ...)";
-const CHALLENGE_SHAPE: &str =
-    "a challenge (a mapping with to, finding_id, challenge, severity_challenge, basis)";
-const RESPONSE_SHAPE: &str = "a response (a mapping with type, finding_id, response, evidence)";
-const EXPANSION_SHAPE: &str = "an expansion (a mapping with proposal_id and note)";
-const POSITION_SHAPE: &str = "a position (a mapping with id, stance, note)";
+const FINDING_KEYS: &[&str] = &[
+    "id",
+    "severity",
+    "title",
+    "description",
+    "evidence",
+    "recommendation",
+    "domains",
+];
+const FINDING_SHAPE: Shape = Shape {
+    what: "a finding (a mapping with severity, title, description, evidence, recommendation, domains)",
+    keys: FINDING_KEYS,
+    id_key: None,
+};
+const PROPOSAL_SHAPE: Shape = Shape {
+    what: "a proposal (a mapping with title, summary, rationale, proposal_type, maturity, ...)",
+    keys: &[
+        "id",
+        "title",
+        "summary",
+        "rationale",
+        "proposal_type",
+        "maturity",
+        "tradeoffs",
+        "dependencies",
+        "open_questions",
+        "risks",
+        "lineage",
+        "status",
+    ],
+    id_key: None,
+};
+const CHALLENGE_SHAPE: Shape = Shape {
+    what: "a challenge (a mapping with to, finding_id, challenge, severity_challenge, basis)",
+    keys: &[
+        "type",
+        "from",
+        "to",
+        "finding_id",
+        "challenge",
+        "severity_challenge",
+        "proposed_severity",
+        "basis",
+    ],
+    id_key: Some("finding_id"),
+};
+const RESPONSE_SHAPE: Shape = Shape {
+    what: "a response (a mapping with type, finding_id, response, evidence)",
+    keys: &[
+        "type",
+        "finding_id",
+        "response",
+        "text",
+        "evidence",
+        "accept_severity",
+        "merge_with",
+        "challenge",
+        "severity_challenge",
+        "finding",
+        "proposal",
+        "revision",
+    ],
+    id_key: Some("finding_id"),
+};
+const EXPANSION_SHAPE: Shape = Shape {
+    what: "an expansion (a mapping with proposal_id and note)",
+    keys: &["proposal_id", "note"],
+    id_key: Some("proposal_id"),
+};
+const POSITION_SHAPE: Shape = Shape {
+    what: "a position (a mapping with id, stance, note)",
+    keys: &["id", "stance", "note"],
+    id_key: Some("id"),
+};
+const MERGE_VOTE_SHAPE: Shape = Shape {
+    what: "a merge vote (a mapping with findings: [two ids] and agree)",
+    keys: &["findings", "agree"],
+    id_key: None,
+};
 
 /// The list under `key` of a mapping answer, or the bare list.
 fn main_list<'a>(
@@ -132,19 +202,32 @@ fn finding(
     Ok((severity, finding_text(fields, default_domain)?))
 }
 
+/// What a Phase 1 answer holds: each item read with its place in the
+/// participant's list, and how many it listed (an item left out keeps its
+/// place, so the board ids after it do not move).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listed<T> {
+    pub items: Vec<(usize, T)>,
+    pub listed: usize,
+}
+
 /// A participant's Phase 1 findings (FP-16). An empty list is a valid
 /// "nothing found". Findings without a `domains` list get
-/// `default_domain` (the expert's own; none for the structural roles).
+/// `default_domain` (the expert's own; none for the structural roles). A
+/// finding that cannot be read is left out as a slip at its place.
 pub fn read_findings(
     text: &str,
     default_domain: &str,
-) -> Result<Read<Vec<(Severity, FindingText)>>, ParseError> {
+) -> Result<Read<Listed<(Severity, FindingText)>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "findings")?;
-    let findings = document.read_items(list, &path, "findings", FINDING_SHAPE, |_, fields| {
+    let items = document.read_items(list, &path, "findings", FINDING_SHAPE, |_, fields| {
         finding(&fields, default_domain)
     })?;
-    Ok(document.read(findings))
+    Ok(document.read(Listed {
+        items,
+        listed: list.len(),
+    }))
 }
 
 fn proposal_text(fields: &Fields<'_>) -> Result<ProposalText, ParseError> {
@@ -212,15 +295,18 @@ pub fn written_ids(text: &str, list: &str) -> Vec<String> {
         .collect()
 }
 
-/// A participant's Diverge proposals (FP-45, FP-46).
-pub fn read_proposals(text: &str) -> Result<Read<Vec<ProposalText>>, ParseError> {
+/// A participant's Diverge proposals (FP-45, FP-46); one that cannot be
+/// read is left out as a slip at its place.
+pub fn read_proposals(text: &str) -> Result<Read<Listed<ProposalText>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "proposals")?;
-    let proposals =
-        document.read_items(list, &path, "proposals", PROPOSAL_SHAPE, |_, fields| {
-            proposal_text(&fields)
-        })?;
-    Ok(document.read(proposals))
+    let items = document.read_items(list, &path, "proposals", PROPOSAL_SHAPE, |_, fields| {
+        proposal_text(&fields)
+    })?;
+    Ok(document.read(Listed {
+        items,
+        listed: list.len(),
+    }))
 }
 
 /// One challenge as the devil's advocate (or a cross-challenger) wrote it.
@@ -242,24 +328,31 @@ pub struct DevilAnswer {
     pub discoveries: Vec<(Severity, FindingText)>,
     /// Brainstorm: new proposals from cross-domain patterns.
     pub proposals: Vec<ProposalText>,
-    /// What was left out of the answer, and why.
-    pub left_out: Vec<String>,
 }
 
-fn challenge_text(
-    fields: &Fields<'_>,
-    known: &KnownIds<'_>,
-    left_out: &mut Vec<String>,
-) -> Result<Option<ChallengeText>, ParseError> {
+impl DevilAnswer {
+    /// Every item read: challenges, discoveries and proposals.
+    pub fn len(&self) -> usize {
+        self.challenges.len() + self.discoveries.len() + self.proposals.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn challenge_text(fields: &Fields<'_>, known: &KnownIds<'_>) -> Result<ChallengeText, ParseError> {
     let Some(finding_id) = fields.known_id("finding_id", known)? else {
         let written = fields.required_text("finding_id")?;
         let open: Vec<String> = known.ids().iter().map(|id| id.to_string()).collect();
-        left_out.push(format!(
-            "a challenge of {}, which is not an open id ({})",
-            quote(&written),
-            list_capped(&open)
+        return Err(fields.error(
+            "finding_id",
+            format!(
+                "{} is not an open finding (open: {})",
+                quote(&written),
+                list_capped(&open)
+            ),
         ));
-        return Ok(None);
     };
     let fields_about = format!("challenge of {finding_id}");
     let severity_challenge = fields
@@ -281,14 +374,14 @@ fn challenge_text(
             }
         },
     };
-    Ok(Some(ChallengeText {
+    Ok(ChallengeText {
         finding_id,
         to: fields.optional_text("to")?.unwrap_or_default(),
         challenge: fields.required_text("challenge")?,
         severity_challenge,
         proposed_severity,
         basis,
-    }))
+    })
 }
 
 /// The devil's advocate's challenges of the ids in `open` and its
@@ -305,20 +398,26 @@ pub fn read_devil(
     let (list, path) = root.optional_list("challenges")?;
     let challenges =
         document.read_items(list, &path, "challenges", CHALLENGE_SHAPE, |_, fields| {
-            challenge_text(&fields, &open, &mut answer.left_out)
+            challenge_text(&fields, &open)
         })?;
-    answer.challenges = challenges.into_iter().flatten().collect();
+    answer.challenges = unplaced(challenges);
     let (list, path) = root.optional_list("discoveries")?;
     if proposes {
-        answer.proposals =
-            document.read_items(list, &path, "discoveries", PROPOSAL_SHAPE, |_, fields| {
-                proposal_text(&fields)
-            })?;
+        answer.proposals = unplaced(document.read_items(
+            list,
+            &path,
+            "discoveries",
+            PROPOSAL_SHAPE,
+            |_, fields| proposal_text(&fields),
+        )?);
     } else {
-        answer.discoveries =
-            document.read_items(list, &path, "discoveries", FINDING_SHAPE, |_, fields| {
-                finding(&fields, "")
-            })?;
+        answer.discoveries = unplaced(document.read_items(
+            list,
+            &path,
+            "discoveries",
+            FINDING_SHAPE,
+            |_, fields| finding(&fields, ""),
+        )?);
     }
     Ok(document.read(answer))
 }
@@ -343,38 +442,39 @@ pub struct ResponseText {
     pub revision: Option<String>,
 }
 
-/// A round's responses, and what was left out of them and why.
-pub type Responses = (Vec<ResponseText>, Vec<String>);
-
 /// A participant's responses in a challenge round (FP-27); `known` are the
-/// ids it may name.
+/// ids it may name. A response that cannot be read, or names what is not
+/// in `known`, is left out as a slip (issue 59), named by the finding it
+/// is about when that could be read.
 pub fn read_responses(
     text: &str,
     known: &[&str],
     default_domain: &str,
     proposes: bool,
-) -> Result<Read<Responses>, ParseError> {
+) -> Result<Read<Vec<ResponseText>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = main_list(&document, "responses")?;
     let known = KnownIds::new(known.iter().copied());
-    let mut left_out = Vec::new();
     let responses =
         document.read_items(list, &path, "responses", RESPONSE_SHAPE, |_, fields| {
-            response_text(&fields, &known, default_domain, proposes, &mut left_out)
+            response_text(&fields, &known, default_domain, proposes)
         })?;
-    let responses = responses.into_iter().flatten().collect();
-    Ok(document.read((responses, left_out)))
+    Ok(document.read(unplaced(responses)))
 }
 
-/// One response of a round; `None` when it names what is not in `known`,
-/// said in `left_out`.
+/// Items read by [`Document::read_items`], without their places.
+fn unplaced<T>(items: Vec<(usize, T)>) -> Vec<T> {
+    items.into_iter().map(|(_, item)| item).collect()
+}
+
+/// One response of a round; an error when it names what is not in
+/// `known`.
 fn response_text(
     fields: &Fields<'_>,
     known: &KnownIds<'_>,
     default_domain: &str,
     proposes: bool,
-    left_out: &mut Vec<String>,
-) -> Result<Option<ResponseText>, ParseError> {
+) -> Result<ResponseText, ParseError> {
     let kind = fields.required_choice("type", &RESPONSES)?;
     let text = match fields.optional_text("response")? {
         Some(text) => text,
@@ -396,39 +496,52 @@ fn response_text(
         let value = fields.required(if proposes { "proposal" } else { "finding" })?;
         let key = if proposes { "proposal" } else { "finding" };
         if proposes {
-            let inner = Fields::new(fields.document, value, fields.path_of(key), PROPOSAL_SHAPE)?;
+            let inner = Fields::new(
+                fields.document,
+                value,
+                fields.path_of(key),
+                PROPOSAL_SHAPE.what,
+            )?;
             response.proposal = Some(proposal_text(&inner)?);
         } else {
-            let inner = Fields::new(fields.document, value, fields.path_of(key), FINDING_SHAPE)?;
+            let inner = Fields::new(
+                fields.document,
+                value,
+                fields.path_of(key),
+                FINDING_SHAPE.what,
+            )?;
             response.discovery = Some(finding(&inner, default_domain)?);
         }
-        return Ok(Some(response));
+        return Ok(response);
     }
     let Some(id) = fields.known_id("finding_id", known)? else {
         let written = fields.required_text("finding_id")?;
-        left_out.push(format!(
-            "a {} of {}, which is not an id of the inventory",
-            kind.as_str(),
-            quote(&written)
+        return Err(fields.error(
+            "finding_id",
+            format!(
+                "a {} of {}, which is not an id of the inventory",
+                kind.as_str(),
+                quote(&written)
+            ),
         ));
-        return Ok(None);
     };
     response.finding_id = id;
     match kind {
         ResponseKind::MergeProposal => {
             let Some(other) = fields.known_id("merge_with", known)? else {
-                left_out.push(format!(
-                    "a merge proposal of {} with an unknown finding",
-                    response.finding_id
+                return Err(fields.error(
+                    "merge_with",
+                    format!(
+                        "a merge proposal of {} with a finding not in the inventory",
+                        response.finding_id
+                    ),
                 ));
-                return Ok(None);
             };
             if other == response.finding_id {
-                left_out.push(format!(
-                    "a merge proposal of {} with itself",
-                    response.finding_id
+                return Err(fields.error(
+                    "merge_with",
+                    format!("a merge proposal of {} with itself", response.finding_id),
                 ));
-                return Ok(None);
             }
             response.merge_with = Some(other);
         }
@@ -457,7 +570,7 @@ fn response_text(
             }
         }
     }
-    Ok(Some(response))
+    Ok(response)
 }
 
 /// What a participant adds in a brainstorm's Expand stage.
@@ -465,7 +578,17 @@ fn response_text(
 pub struct ExpandAnswer {
     pub expansions: Vec<(String, Expansion)>,
     pub proposals: Vec<ProposalText>,
-    pub left_out: Vec<String>,
+}
+
+impl ExpandAnswer {
+    /// Every item read: expansions and proposals.
+    pub fn len(&self) -> usize {
+        self.expansions.len() + self.proposals.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Expansions of the proposals in `known` and new proposals (FP-43).
@@ -483,71 +606,73 @@ pub fn read_expansions(
         document.read_items(list, &path, "expansions", EXPANSION_SHAPE, |_, fields| {
             let Some(id) = fields.known_id("proposal_id", &known)? else {
                 let written = fields.required_text("proposal_id")?;
-                answer
-                    .left_out
-                    .push(format!("an expansion of unknown {}", quote(&written)));
-                return Ok(None);
+                return Err(fields.error(
+                    "proposal_id",
+                    format!("an expansion of {}, which is no proposal", quote(&written)),
+                ));
             };
             let note = fields.required_text("note")?;
-            Ok(Some((
+            Ok((
                 id,
                 Expansion {
                     by: by.to_string(),
                     note,
                 },
-            )))
+            ))
         })?;
-    answer.expansions = expansions.into_iter().flatten().collect();
+    answer.expansions = unplaced(expansions);
     let (list, path) = root.optional_list("proposals")?;
     answer.proposals =
-        document.read_items(list, &path, "proposals", PROPOSAL_SHAPE, |_, fields| {
-            proposal_text(&fields)
-        })?;
+        unplaced(
+            document.read_items(list, &path, "proposals", PROPOSAL_SHAPE, |_, fields| {
+                proposal_text(&fields)
+            })?,
+        );
     Ok(document.read(answer))
 }
 
 /// A participant's final position on the ids in `known` (FP-37): stances,
-/// merge votes and a summary. Stances on unknown ids are left out.
+/// merge votes and a summary. Item by item (issue 59): a stance or a vote
+/// that cannot be read, or names an id not in `known`, is left out as a
+/// slip named by what it is about; a stance given twice reads once when
+/// both say the same, and not at all when they differ.
 pub fn read_final(
     text: &str,
     participant: &str,
     known: &[&str],
-) -> Result<Read<(FinalPosition, Vec<String>)>, ParseError> {
+) -> Result<Read<FinalPosition>, ParseError> {
     let document = Document::load(text)?;
     let root = document.root_fields("a mapping with `positions:`, `merges:` and `summary:`")?;
     let mut position = FinalPosition {
         participant: participant.to_string(),
         ..FinalPosition::default()
     };
-    let mut left_out = Vec::new();
     let known = KnownIds::new(known.iter().copied());
-    let mut stances_on: HashSet<String> = HashSet::new();
     let (list, path) = root.required_list("positions")?;
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(&document, value, path.index(index), POSITION_SHAPE)?;
+    let stances = document.read_items(list, &path, "positions", POSITION_SHAPE, |_, fields| {
         let Some(id) = fields.known_id("id", &known)? else {
             let written = fields.required_text("id")?;
-            left_out.push(format!("a stance on unknown {}", quote(&written)));
-            continue;
+            return Err(fields.error(
+                "id",
+                format!(
+                    "a stance on {}, which is not in the inventory",
+                    quote(&written)
+                ),
+            ));
         };
-        if !stances_on.insert(id.clone()) {
-            left_out.push(format!("a second stance on {id}"));
-            continue;
-        }
-        position.positions.push(Position {
-            id,
+        Ok(Position {
             stance: fields.required_choice("stance", &STANCES)?,
             note: fields.optional_text("note")?.unwrap_or_default(),
-        });
-    }
+            id,
+        })
+    })?;
+    let stances = document.one_per_id(stances, &path, "a stance on", |position| {
+        position.id.clone()
+    });
+    position.positions = unplaced(stances);
     let (list, path) = root.optional_list("merges")?;
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(
-            &document,
-            value,
-            path.index(index),
-            "a merge vote (a mapping with findings: [two ids] and agree)",
-        )?;
+    let mut unreadable_votes: Vec<[String; 2]> = Vec::new();
+    let votes = document.read_items(list, &path, "merges", MERGE_VOTE_SHAPE, |_, fields| {
         let ids = fields.optional_texts("findings")?;
         let matched: Vec<String> = ids
             .iter()
@@ -557,19 +682,42 @@ pub fn read_final(
             })
             .collect();
         let [a, b] = matched.as_slice() else {
-            left_out.push(format!(
-                "a merge vote on {} (it takes two known ids)",
-                ids.join(", ")
+            return Err(fields.error(
+                "findings",
+                format!(
+                    "a merge vote on {} (it takes two ids of the inventory)",
+                    ids.join(", ")
+                ),
             ));
-            continue;
         };
-        position.merges.push(MergeVote {
-            findings: [a.clone(), b.clone()],
-            agree: fields.optional_flag("agree", false)?,
-        });
-    }
-    position.summary = root.optional_text("summary")?.unwrap_or_default();
-    Ok(document.read((position, left_out)))
+        let findings = [a.clone(), b.clone()];
+        let agree = fields.optional_flag("agree", false).map_err(|error| {
+            unreadable_votes.push(findings.clone());
+            ParseError {
+                message: format!("the vote on merging {a} and {b}: {}", error.message),
+                ..error
+            }
+        })?;
+        Ok(MergeVote { findings, agree })
+    })?;
+    position.unreadable_votes = unreadable_votes;
+    let votes = document.one_per_id(votes, &path, "a vote on merging", |vote| {
+        let [a, b] = &vote.findings;
+        if a <= b {
+            format!("{a} and {b}")
+        } else {
+            format!("{b} and {a}")
+        }
+    });
+    position.merges = unplaced(votes);
+    position.summary = match root.optional_text("summary") {
+        Ok(summary) => summary.unwrap_or_default(),
+        Err(error) => {
+            document.slip(Slip::of("summary", error));
+            String::new()
+        }
+    };
+    Ok(document.read(position))
 }
 
 /// The handoff that ends a brainstorm (FP-44).
@@ -577,9 +725,37 @@ pub fn read_handoff(text: &str) -> Result<Read<Handoff>, ParseError> {
     let document = Document::load(text)?;
     let root = document
         .root_fields("a mapping with `accepted_direction:`, `open_questions:` and `next_step:`")?;
+    // One open question that cannot be read costs that question (issue 59).
+    let open_questions = match root.get("open_questions") {
+        Some((_, Value::Sequence(list))) => {
+            let path = root.path_of("open_questions");
+            let mut questions = Vec::with_capacity(list.len());
+            for (index, value) in list.iter().enumerate() {
+                match crate::parse::scalar_text(value) {
+                    Some(text) if text.is_empty() => {}
+                    Some(text) => questions.push(text),
+                    None => document.slip(Slip::at(
+                        index,
+                        document.error(
+                            &path.index(index),
+                            format!("expected text; found {}", crate::parse::describe(value)),
+                        ),
+                    )),
+                }
+            }
+            questions
+        }
+        _ => match root.optional_texts("open_questions") {
+            Ok(texts) => texts,
+            Err(error) => {
+                document.slip(Slip::of("open_questions", error));
+                Vec::new()
+            }
+        },
+    };
     let handoff = Handoff {
         accepted_direction: root.required_text("accepted_direction")?,
-        open_questions: root.optional_texts("open_questions")?,
+        open_questions,
         next_step: root.required_text("next_step")?,
     };
     Ok(document.read(handoff))

@@ -63,13 +63,34 @@ impl Council {
         Ok(effect)
     }
 
-    /// Keeps an answer that was read.
-    pub(super) fn keep(&mut self, answer: &Answer<'_>, normalised: Vec<String>) {
-        let kept = self.core.calls.keep(answer, normalised);
+    /// Keeps the text of `answer` that was read: its own, or the first
+    /// answer of a repair that read worse (issue 59).
+    pub(super) fn keep_text(&mut self, answer: &Answer<'_>, text: &str, normalised: Vec<String>) {
+        let read = Answer {
+            call: answer.call.clone(),
+            output: text,
+            now: answer.now,
+        };
+        let kept = self.core.calls.keep(&read, normalised);
         let (role, round) = (&kept.role, kept.round);
         self.exchange
             .response(role, round, &kept.file, &kept.call_id);
         self.submissions.push(kept);
+    }
+
+    /// Whether a participant may be asked once about the items of its
+    /// answer that could not be read: only with a call to spare in the
+    /// budget (A20: every call counts), else why not.
+    pub(super) fn may_ask_again(&self) -> Result<(), String> {
+        if self.affords(1) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the budget has no call to spare ({} of {} used)",
+                self.budget_used(),
+                self.config.budget()
+            ))
+        }
     }
 
     /// Keeps an answer that could not be read: on disk with a MALFORMED
@@ -204,27 +225,23 @@ impl Council {
         again.map(Effect::StartCall)
     }
 
-    /// Keeps `answer`, checked against the moderator's rulings:
-    /// unless it is asked once more ([`Self::ask_again`], the call to start),
-    /// what still goes against them is recorded, and what the answer left
-    /// out is logged.
+    /// Keeps `answer` (its `text` that was read), checked against the
+    /// moderator's rulings: unless it is asked once more
+    /// ([`Self::ask_again`], the call to start), what still goes against
+    /// them is recorded.
     pub(super) fn keep_checked(
         &mut self,
         answer: &Answer<'_>,
+        text: &str,
         discrepancies: Vec<String>,
-        read: (Vec<String>, &[String]),
+        notes: Vec<String>,
     ) -> Option<Effect> {
         let now = answer.now;
         if let Some(again) = self.ask_again(answer, &discrepancies) {
             return Some(again);
         }
         self.still_against(&answer.call, discrepancies, now);
-        let (notes, left_out) = read;
-        self.keep(answer, notes);
-        for left in left_out {
-            let message = format!("left out {left}");
-            self.log(now, LogKind::Note, Some(&answer.call.call_id()), message);
-        }
+        self.keep_text(answer, text, notes);
         None
     }
 

@@ -17,25 +17,61 @@ impl Council {
         self.log(now, LogKind::Stage, None, "stage: publication".into());
         let mut renamed: Vec<String> = Vec::new();
         for role in self.participants.clone() {
+            // Every item listed takes the id of its place, read or not, so
+            // one left out moves no other (issue 59).
             let mut board_ids: Vec<String> = Vec::new();
             if self.proposes() {
-                for text in self.proposals_in.remove(&role).unwrap_or_default() {
-                    let id = self.next_proposal_id();
-                    board_ids.push(id.clone());
-                    self.push_proposal(Proposal {
-                        id,
-                        origin: role.clone(),
-                        text,
-                        status: ProposalStatus::Proposed,
-                        stage: "diverge".into(),
-                        expansions: Vec::new(),
-                        withdrawn: None,
-                    });
+                if let Some(held) = self.proposals_in.remove(&role) {
+                    let mut texts = held.read.items.into_iter().peekable();
+                    for place in 0..held.read.listed {
+                        let id = self.next_proposal_id();
+                        board_ids.push(id.clone());
+                        match texts.next_if(|(at, _)| *at == place) {
+                            Some((_, text)) => self.push_proposal(Proposal {
+                                id,
+                                origin: role.clone(),
+                                text,
+                                status: ProposalStatus::Proposed,
+                                stage: "diverge".into(),
+                                expansions: Vec::new(),
+                                withdrawn: None,
+                            }),
+                            None => self.places.last_proposal += 1,
+                        }
+                    }
+                    let effect =
+                        "left out of the inventory: nobody weighed it, and it cannot be accepted";
+                    self.leave_out_listed(
+                        &held.call,
+                        held.at,
+                        &held.slips,
+                        &board_ids,
+                        "proposal",
+                        effect,
+                    );
                 }
-            } else {
-                for (severity, text) in self.findings_in.remove(&role).unwrap_or_default() {
-                    board_ids.push(self.add_finding(&role, severity, text, false));
+            } else if let Some(held) = self.findings_in.remove(&role) {
+                let mut texts = held.read.items.into_iter().peekable();
+                for place in 0..held.read.listed {
+                    match texts.next_if(|(at, _)| *at == place) {
+                        Some((_, (severity, text))) => {
+                            board_ids.push(self.add_finding(&role, severity, text, false));
+                        }
+                        None => {
+                            board_ids.push(self.next_finding_id());
+                            self.places.last_finding += 1;
+                        }
+                    }
                 }
+                let effect = "left out of the inventory: nobody challenged or confirmed it, and it counts for nothing in the verdict";
+                self.leave_out_listed(
+                    &held.call,
+                    held.at,
+                    &held.slips,
+                    &board_ids,
+                    "finding",
+                    effect,
+                );
             }
             let written = self.written_ids.remove(&role).unwrap_or_default();
             let pairs: Vec<String> = written
@@ -119,6 +155,25 @@ impl Council {
             return self.start_round(now);
         }
         self.start_final(now)
+    }
+
+    /// Records the items of a Phase 1 answer left out (`slips`), each
+    /// named by the board id its place gave it (`ids`, in list order).
+    fn leave_out_listed(
+        &mut self,
+        call: &crate::protocol::supervision::LiveCall,
+        at: crate::protocol::Timestamp,
+        slips: &[crate::parse::Slip],
+        ids: &[String],
+        what: &str,
+        effect: &str,
+    ) {
+        let name = |slip: &crate::parse::Slip| match slip.index.and_then(|place| ids.get(place)) {
+            Some(id) => format!("{what} {id}"),
+            None => format!("{what} {}", crate::protocol::reading::slip_name(slip)),
+        };
+        self.core
+            .leave_out(call, at, slips, name, |_| effect.to_string());
     }
 
     pub(super) fn add_finding(

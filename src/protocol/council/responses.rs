@@ -15,7 +15,8 @@ use super::model::{
 };
 use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts, rulings, unordered, verdict};
-use crate::protocol::{Answer, Effect, ItemDecision, LogKind, Timestamp};
+use crate::parse::Read;
+use crate::protocol::{Answer, ByItem, Effect, ItemDecision, LogKind, Timestamp};
 use crate::report::one_line;
 
 impl Council {
@@ -209,13 +210,19 @@ impl Council {
         let known = self.open_ids();
         let refs: Vec<&str> = known.iter().map(String::as_str).collect();
         let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
-        match parse::read_responses(answer.output, &refs, &domain, self.proposes()) {
-            Ok(read) => {
+        let proposes = self.proposes();
+        let read = |text: &str| parse::read_responses(text, &refs, &domain, proposes);
+        let may_ask = self.may_ask_again();
+        let count = |responses: &Vec<parse::ResponseText>| responses.len();
+        match self.core.read_by_item_if(&answer, may_ask, read, count) {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Read(reading) => {
+                let raw = reading.text(&answer).to_string();
+                let read = reading.read;
                 // Every delivered challenge needs a response (a ruling to
                 // address): asked once more when one has none.
                 let answered: Vec<String> = read
                     .value
-                    .0
                     .iter()
                     .filter(|r| {
                         matches!(
@@ -232,11 +239,27 @@ impl Council {
                     .filter_map(|id| self.challenge(id))
                     .collect();
                 let discrepancies = rulings::unanswered(&mine, &answered);
-                let (responses, left_out) = read.value;
-                let read = (read.notes, left_out.as_slice());
-                if let Some(again) = self.keep_checked(&answer, discrepancies, read) {
+                let Read {
+                    value: responses,
+                    notes,
+                    slips,
+                } = read;
+                if let Some(again) = self.keep_checked(&answer, &raw, discrepancies, notes) {
                     return vec![again];
                 }
+                self.core.leave_out(
+                    &answer.call,
+                    now,
+                    &slips,
+                    |slip| match &slip.id {
+                        Some(id) => format!("response on {id}"),
+                        None => format!("response {}", crate::protocol::reading::slip_name(slip)),
+                    },
+                    |_| {
+                        "not taken: a challenge it would have answered counts as unanswered"
+                            .to_string()
+                    },
+                );
                 // The challenges delivered to this participant, by the
                 // finding they are about, in the order delivered.
                 let mut delivered_on: HashMap<String, Vec<String>> = HashMap::new();
@@ -256,7 +279,7 @@ impl Council {
                     self.take_response(&role, response, answering, &answer.call.call_id(), now);
                 }
             }
-            Err(error) => self.malformed(&answer, error.to_string()),
+            ByItem::Unreadable(error) => self.malformed(&answer, error.to_string()),
         }
         let unanswered: Vec<String> = delivered
             .iter()

@@ -238,6 +238,7 @@ mod tests {
                 },
             ],
             merges: Vec::new(),
+            unreadable_votes: Vec::new(),
             summary: "Nothing else.".into(),
         };
         let found = final_discrepancies(&position, &challenges);

@@ -280,6 +280,8 @@ struct Lookup<'a> {
     withdrawals: HashSet<(&'a str, &'a str)>,
     /// Per participant, every pair of findings it agreed to merge.
     agreed: HashMap<&'a str, HashSet<(&'a str, &'a str)>>,
+    /// Per participant, every pair whose vote could not be read.
+    unreadable_votes: HashMap<&'a str, HashSet<(&'a str, &'a str)>>,
     /// `(participant, id)` of every corroboration in the rounds.
     corroborations: HashSet<(&'a str, &'a str)>,
     /// The ids a delivered challenge reached.
@@ -297,6 +299,7 @@ impl<'a> Lookup<'a> {
             stances: HashMap::new(),
             withdrawals: HashSet::new(),
             agreed: HashMap::new(),
+            unreadable_votes: HashMap::new(),
             corroborations: HashSet::new(),
             challenged: HashSet::new(),
         };
@@ -313,6 +316,13 @@ impl<'a> Lookup<'a> {
             let agreed = lookup.agreed.entry(participant.as_str()).or_default();
             for vote in position.merges.iter().filter(|vote| vote.agree) {
                 agreed.insert(pair(&vote.findings[0], &vote.findings[1]));
+            }
+            let unreadable = lookup
+                .unreadable_votes
+                .entry(participant.as_str())
+                .or_default();
+            for [a, b] in &position.unreadable_votes {
+                unreadable.insert(pair(a, b));
             }
         }
         for response in record.responses {
@@ -349,6 +359,13 @@ impl<'a> Lookup<'a> {
         self.agreed
             .get(participant)
             .is_some_and(|agreed| agreed.contains(&pair(a, b)))
+    }
+
+    /// `participant`'s vote on merging `a` and `b` could not be read.
+    fn vote_unreadable(&self, participant: &str, a: &str, b: &str) -> bool {
+        self.unreadable_votes
+            .get(participant)
+            .is_some_and(|pairs| pairs.contains(&pair(a, b)))
     }
 }
 
@@ -473,19 +490,29 @@ fn apply_merges(
                 }
             }
         }
-        let not_agreeing: Vec<&String> = origins
-            .iter()
-            .filter(|origin| !lookup.agreed_to_merge(origin, a, b))
-            .collect();
-        if !not_agreeing.is_empty() {
-            results.push(refused(format!(
-                "{} did not agree",
-                not_agreeing
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            )));
+        // Why each origin's agreement is missing, said as it happened: a
+        // position or a vote quorum could not read is not a refusal
+        // (issue 59).
+        let mut declined: Vec<&str> = Vec::new();
+        let mut missing: Vec<String> = Vec::new();
+        for origin in &origins {
+            if lookup.agreed_to_merge(origin, a, b) {
+                continue;
+            }
+            if !record.positions.contains_key(origin) {
+                missing.push(format!("{origin} has no final position quorum could read"));
+            } else if lookup.vote_unreadable(origin, a, b) {
+                missing.push(format!("{origin}'s vote on it could not be read"));
+            } else {
+                declined.push(origin);
+            }
+        }
+        if !declined.is_empty() || !missing.is_empty() {
+            let mut why = missing;
+            if !declined.is_empty() {
+                why.insert(0, format!("{} did not agree", declined.join(" and ")));
+            }
+            results.push(refused(why.join("; ")));
             continue;
         }
         let id = id_after(highest, 'F');

@@ -17,6 +17,7 @@ use super::{
 };
 use crate::parse::Read;
 use crate::protocol::fairness::rule_with_flags;
+use crate::protocol::reading::slip_name;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Answer, Effect, LogKind, Outcome, Timestamp};
 
@@ -296,14 +297,28 @@ impl DecisionReview {
             .expect("judge slots come from the panel")
             .clone();
         let tree = self.judged_tree().clone();
+        let round = self.round;
+        // What an earlier answer of this judge in this round left unread no
+        // longer stands: this answer (a re-run) replaces it.
+        self.core.forget_unread_of(&answer.call);
         let mut normalised = Vec::new();
         let result = match parse::read_judge(answer.output, &judge, &tree) {
             Ok(Read {
                 value: scores,
                 notes,
+                slips,
             }) => {
                 self.core.calls.note_readings(now, call_id, &notes);
                 normalised = notes;
+                // A judge is never asked again (A14): a rationale missing is
+                // said, and its score counts.
+                self.core.leave_out(
+                    &answer.call,
+                    now,
+                    &slips,
+                    |slip| format!("reason for its {} score", slip_name(slip)),
+                    |_| "the score counts; the judge gave no reason for it".to_string(),
+                );
                 self.push_log(
                     now,
                     LogKind::Note,
@@ -311,7 +326,7 @@ impl DecisionReview {
                     format!(
                         "{role}: {} block scores parsed from {}",
                         scores.block_scores.len(),
-                        judge_file(role, self.round)
+                        judge_file(role, round)
                     ),
                 );
                 JudgeResult::Scored(scores)
@@ -326,6 +341,14 @@ impl DecisionReview {
                         "{role}: output unusable, excluded from scoring (not retried): {error}"
                     ),
                 );
+                let effect = self.without_judge(&judge);
+                let what = if round > 1 {
+                    format!("scores in round {round}")
+                } else {
+                    "scores".to_string()
+                };
+                self.core
+                    .record_unread(&answer.call, what, error.to_string(), effect);
                 JudgeResult::Malformed {
                     reason: error.to_string(),
                 }
@@ -335,6 +358,25 @@ impl DecisionReview {
         record.raw = Some(answer.output.to_string());
         record.normalised = normalised;
         self.conclude_round_if_complete(now)
+    }
+
+    /// What leaving `judge`'s scores out changes, in words: the rest of the
+    /// panel decides, and without a binding judge nothing is adopted (A7).
+    fn without_judge(&self, judge: &JudgeConfig) -> String {
+        let decides = if self.config.mode == ReviewMode::Comparative {
+            "the ranking rests on the other judges"
+        } else {
+            "the verdict rests on the other judges"
+        };
+        if judge.is_binding() && self.config.mode != ReviewMode::Comparative {
+            format!(
+                "its scores are left out: {decides}, and it cannot be ADOPT without this binding judge"
+            )
+        } else if judge.is_binding() {
+            format!("its scores are left out, binding as it is: {decides}")
+        } else {
+            format!("its scores are left out: {decides}")
+        }
     }
 
     pub(super) fn on_judge_given_up(

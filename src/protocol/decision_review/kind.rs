@@ -661,6 +661,7 @@ impl ProtocolKind for DecisionReviewKind {
         let Read {
             value,
             notes: readings,
+            ..
         } = recompute(files)?;
         Ok(match value {
             Recomputation::Verdict(assessment) => Recomputed {
@@ -944,20 +945,25 @@ pub fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, Recompu
                 ));
                 JudgeResult::Malformed { reason }
             }
-            Ok(raw) => match read_judge(&raw, judge, &tree) {
-                Ok(read) => {
-                    readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
-                    JudgeResult::Scored(read.value)
-                }
-                Err(error) => {
-                    excluded.push(format!(
-                        "{file}: excluded: its answer does not read: {error}"
-                    ));
-                    JudgeResult::Malformed {
-                        reason: error.to_string(),
+            Ok(raw) => {
+                match read_judge(&raw, judge, &tree) {
+                    Ok(read) => {
+                        readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
+                        readings.extend(read.slips.iter().map(|slip| {
+                        format!("{file}: could not read {slip}; its score counts, with no reason given")
+                    }));
+                        JudgeResult::Scored(read.value)
+                    }
+                    Err(error) => {
+                        excluded.push(format!(
+                            "{file}: excluded: its answer does not read: {error}"
+                        ));
+                        JudgeResult::Malformed {
+                            reason: error.to_string(),
+                        }
                     }
                 }
-            },
+            }
             Err(_) if live.is_some_and(|status| status.status == "recused") => {
                 JudgeResult::Recused {
                     reason: live
@@ -1024,6 +1030,7 @@ pub fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, Recompu
     Ok(Read {
         value,
         notes: readings,
+        slips: Vec::new(),
     })
 }
 

@@ -13,9 +13,11 @@ use super::{
     Collected, DecisionReview, PROPOSER_ROLE, ReviewMode, Stage, block_ids, moderation_item, parse,
     summarize_items, tree_yaml,
 };
-use crate::parse::Read;
+use crate::parse::{Read, Slip};
+use crate::protocol::ByItem;
+use crate::protocol::reading::slip_name;
 use crate::protocol::supervision::Slot;
-use crate::protocol::{Answer, Effect, LogKind, ModerationItem, Timestamp};
+use crate::protocol::{Answer, Effect, LogKind, ModerationItem, SharedSteps, Timestamp};
 
 impl DecisionReview {
     pub(super) fn start_proposal(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -37,92 +39,78 @@ impl DecisionReview {
     pub(super) fn on_proposal(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let call_id = &answer.call.call_id();
-        let read = parse::read_thesis_tree(answer.output).and_then(|mut read| {
-            self.tag_options(&mut read.value, &mut read.notes)?;
-            Ok(read)
-        });
-        match read {
-            Ok(Read {
-                value: tree,
-                notes: normalised,
-            }) => {
-                self.core.calls.note_readings(now, call_id, &normalised);
-                self.push_log(
-                    now,
-                    LogKind::Note,
-                    Some(call_id),
-                    format!(
-                        "thesis tree with {} blocks: {}",
-                        tree.blocks.len(),
-                        block_ids(&tree).join(", ")
-                    ),
-                );
-                self.proposal = Some(Collected {
-                    call_id: call_id.to_string(),
-                    raw: answer.output.to_string(),
-                    parsed: tree,
-                    normalised,
-                    at: now,
-                });
-                self.start_critique(now)
-            }
-            Err(error) => self.repair_malformed(answer, error.to_string()),
+        let options = self.comparative_options();
+        let read = |text: &str| {
+            parse::read_thesis_tree(text).map(|mut read| {
+                tag_options(options.as_deref(), &mut read);
+                read
+            })
+        };
+        let reading = match self
+            .core
+            .read_by_item(&answer, read, |tree| tree.blocks.len())
+        {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Unreadable(error) => return self.repair_malformed(answer, error.to_string()),
+            ByItem::Read(reading) => reading,
+        };
+        let raw = reading.text(&answer).to_string();
+        let Read {
+            value: tree,
+            notes: normalised,
+            slips,
+        } = reading.read;
+        if tree.blocks.is_empty() {
+            // Not one block could be read, even after the repair: there is
+            // nothing to critique (A18: no verdict is made up).
+            let reason = format!(
+                "the proposer's thesis tree has no block quorum could read ({})",
+                slips
+                    .first()
+                    .map_or_else(String::new, |slip| slip.to_string())
+            );
+            return self.fail(now, reason);
         }
+        self.core.calls.note_readings(now, call_id, &normalised);
+        let comparative = self.config.mode == ReviewMode::Comparative;
+        self.core.leave_out(
+            &answer.call,
+            now,
+            &slips,
+            proposal_part,
+            |slip| {
+                if comparative && slip.id.as_deref().is_some_and(|id| id.starts_with("option ")) {
+                    "no block argues it, so the judges score nothing of it and it ranks without scores".to_string()
+                } else {
+                    "the proposal goes on without it: nobody critiques, revises or scores it".to_string()
+                }
+            },
+        );
+        self.push_log(
+            now,
+            LogKind::Note,
+            Some(call_id),
+            format!(
+                "thesis tree with {} blocks: {}",
+                tree.blocks.len(),
+                block_ids(&tree).join(", ")
+            ),
+        );
+        self.proposal = Some(Collected {
+            call_id: call_id.to_string(),
+            raw,
+            parsed: tree,
+            normalised,
+            at: now,
+        });
+        self.start_critique(now)
     }
 
-    /// In a comparative review every block argues one of the options and
-    /// every option has a block (DR-52): an `option:` in another case is
-    /// read as the option it names (and noted), one naming no option or an
-    /// option left without a block makes the answer unusable.
-    pub(super) fn tag_options(
-        &self,
-        tree: &mut ThesisTree,
-        notes: &mut Vec<String>,
-    ) -> Result<(), parse::ParseError> {
-        if self.config.mode != ReviewMode::Comparative {
-            return Ok(());
-        }
-        let ids: Vec<&str> = self.config.options.iter().map(|o| o.id.as_str()).collect();
-        let refused = |message: String| parse::ParseError {
-            line: None,
-            field: None,
-            message,
-        };
-        for block in &mut tree.blocks {
-            let Some(given) = block.option.clone() else {
-                return Err(refused(format!(
-                    "block {} names no option; give each block `option:` with one of {}",
-                    block.id,
-                    ids.join(", ")
-                )));
-            };
-            let Some(id) = ids.iter().find(|id| id.eq_ignore_ascii_case(given.trim())) else {
-                return Err(refused(format!(
-                    "block {} argues option \"{}\", which is not one of {}",
-                    block.id,
-                    crate::text::excerpt(&given),
-                    ids.join(", ")
-                )));
-            };
-            if given != *id {
-                notes.push(format!("read option {given:?} as {id} ({})", block.id));
-                block.option = Some(id.to_string());
-            }
-        }
-        let bare: Vec<&str> = ids
-            .iter()
-            .copied()
-            .filter(|id| !tree.blocks.iter().any(|b| b.option.as_deref() == Some(*id)))
-            .collect();
-        if !bare.is_empty() {
-            return Err(refused(format!(
-                "option{} {} {} no block: argue every option",
-                if bare.len() == 1 { "" } else { "s" },
-                bare.join(", "),
-                if bare.len() == 1 { "has" } else { "have" }
-            )));
-        }
-        Ok(())
+    /// The option ids of a comparative review, which every block argues
+    /// ([`tag_options`]); `None` in another mode.
+    pub(super) fn comparative_options(&self) -> Option<Vec<String>> {
+        (self.config.mode == ReviewMode::Comparative)
+            .then(|| self.config.options.iter().map(|o| o.id.clone()).collect())
     }
 
     pub(super) fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -187,88 +175,163 @@ impl DecisionReview {
             .expect("critique follows the proposal")
             .parsed
             .clone();
-        match parse::read_critique(answer.output, &tree, self.config.critique_mode) {
-            Ok(Read {
-                value: mut parsed,
-                notes: normalised,
-            }) => {
-                let handed = self.handed_items(&tree);
-                if !handed.is_empty() {
-                    self.push_log(
-                        now,
-                        LogKind::Note,
-                        Some(call_id),
-                        format!(
-                            "{} handed on from the {}: {}",
-                            handed.len(),
-                            self.config
-                                .handed
-                                .as_ref()
-                                .map_or("", |handed| &handed.from),
-                            summarize_items(&handed)
-                        ),
-                    );
-                }
-                parsed.items.extend(handed);
-                self.core.calls.note_readings(now, call_id, &normalised);
-                for dropped in &parsed.dropped {
-                    self.push_log(
-                        now,
-                        LogKind::Note,
-                        Some(call_id),
-                        format!(
-                            "critique #{} dropped: it targets block `{}`, {}",
-                            dropped.index + 1,
-                            dropped.target_block,
-                            dropped.reason
-                        ),
-                    );
-                }
-                let items = parsed.items.clone();
-                self.push_log(
-                    now,
-                    LogKind::Note,
-                    Some(call_id),
-                    format!(
-                        "{} critique items: {}",
-                        items.len(),
-                        summarize_items(&items)
-                    ),
-                );
-                self.critique_ids = items.iter().map(|item| item.id.clone()).collect();
-                self.critique = Some(Collected {
-                    call_id: call_id.to_string(),
-                    raw: answer.output.to_string(),
-                    parsed,
-                    normalised,
-                    at: now,
-                });
-                if items.is_empty() {
-                    self.push_log(
-                        now,
-                        LogKind::Moderation,
-                        None,
-                        "no critique items to moderate".into(),
-                    );
-                    return self.start_revision(1, Vec::new(), now);
-                }
-                self.enter(Stage::Moderation, 1, now);
-                self.push_log(
-                    now,
-                    LogKind::Moderation,
-                    None,
-                    format!(
-                        "needs moderator: {} items to accept, reject or defer",
-                        items.len()
-                    ),
-                );
-                let items: Vec<ModerationItem> = items.iter().map(moderation_item).collect();
-                for item in &items {
-                    self.items.push(item.clone(), (), 1);
-                }
-                vec![Effect::AwaitModeration { items }]
-            }
-            Err(error) => self.repair_malformed(answer, error.to_string()),
+        let mode = self.config.critique_mode;
+        let read = |text: &str| parse::read_critique(text, &tree, mode);
+        let reading = match self
+            .core
+            .read_by_item(&answer, read, |parsed| parsed.items.len())
+        {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Unreadable(error) => return self.repair_malformed(answer, error.to_string()),
+            ByItem::Read(reading) => reading,
+        };
+        let raw = reading.text(&answer).to_string();
+        let Read {
+            value: mut parsed,
+            notes: normalised,
+            slips,
+        } = reading.read;
+        let handed = self.handed_items(&tree);
+        if !handed.is_empty() {
+            self.push_log(
+                now,
+                LogKind::Note,
+                Some(call_id),
+                format!(
+                    "{} handed on from the {}: {}",
+                    handed.len(),
+                    self.config
+                        .handed
+                        .as_ref()
+                        .map_or("", |handed| &handed.from),
+                    summarize_items(&handed)
+                ),
+            );
+        }
+        parsed.items.extend(handed);
+        self.core.calls.note_readings(now, call_id, &normalised);
+        self.core.leave_out(
+            &answer.call,
+            now,
+            &slips,
+            |slip| format!("critique item {}", slip_name(slip)),
+            |_| "it was not put to the moderator, and the revision need not answer it".to_string(),
+        );
+        let items = parsed.items.clone();
+        self.push_log(
+            now,
+            LogKind::Note,
+            Some(call_id),
+            format!(
+                "{} critique items: {}",
+                items.len(),
+                summarize_items(&items)
+            ),
+        );
+        self.critique_ids = items.iter().map(|item| item.id.clone()).collect();
+        self.critique = Some(Collected {
+            call_id: call_id.to_string(),
+            raw,
+            parsed,
+            normalised,
+            at: now,
+        });
+        if items.is_empty() {
+            self.push_log(
+                now,
+                LogKind::Moderation,
+                None,
+                "no critique items to moderate".into(),
+            );
+            return self.start_revision(1, Vec::new(), now);
+        }
+        self.enter(Stage::Moderation, 1, now);
+        self.push_log(
+            now,
+            LogKind::Moderation,
+            None,
+            format!(
+                "needs moderator: {} items to accept, reject or defer",
+                items.len()
+            ),
+        );
+        let items: Vec<ModerationItem> = items.iter().map(moderation_item).collect();
+        for item in &items {
+            self.items.push(item.clone(), (), 1);
+        }
+        vec![Effect::AwaitModeration { items }]
+    }
+}
+
+/// How a part of a proposal left out is named: `block b3`, `option B`.
+fn proposal_part(slip: &Slip) -> String {
+    match &slip.id {
+        Some(id) if id.starts_with("option ") => id.clone(),
+        Some(id) => format!("block {id}"),
+        None => format!("block {}", slip_name(slip)),
+    }
+}
+
+/// In a comparative review (`options` given) every block argues one of the
+/// options and every option has a block (DR-52): an `option:` in another
+/// case is read as the option it names (and noted); a block naming no
+/// option, or one that is not an option, is left out as a slip, and so is
+/// an option left without a block (named `option B`), the rest of the tree
+/// read (issue 59).
+pub(super) fn tag_options(options: Option<&[String]>, read: &mut Read<ThesisTree>) {
+    let Some(ids) = options else {
+        return;
+    };
+    let Read {
+        value: tree,
+        notes,
+        slips,
+    } = read;
+    let refused = |message: String| parse::ParseError {
+        line: None,
+        field: None,
+        message,
+    };
+    tree.blocks.retain_mut(|block| {
+        let Some(given) = block.option.clone() else {
+            slips.push(Slip::of(
+                block.id.clone(),
+                refused(format!(
+                    "block {} names no option; give each block `option:` with one of {}",
+                    block.id,
+                    ids.join(", ")
+                )),
+            ));
+            return false;
+        };
+        let Some(id) = ids.iter().find(|id| id.eq_ignore_ascii_case(given.trim())) else {
+            slips.push(Slip::of(
+                block.id.clone(),
+                refused(format!(
+                    "block {} argues option \"{}\", which is not one of {}",
+                    block.id,
+                    crate::text::excerpt(&given),
+                    ids.join(", ")
+                )),
+            ));
+            return false;
+        };
+        if given != *id {
+            notes.push(format!("read option {given:?} as {id} ({})", block.id));
+            block.option = Some(id.clone());
+        }
+        true
+    });
+    for id in ids {
+        if !tree
+            .blocks
+            .iter()
+            .any(|b| b.option.as_deref() == Some(id.as_str()))
+        {
+            slips.push(Slip::of(
+                format!("option {id}"),
+                refused(format!("option {id} has no block: argue every option")),
+            ));
         }
     }
 }

@@ -178,9 +178,11 @@ pub fn rank(
             )
         })
         .collect();
+    // An option nobody scored (its blocks could not be read) is never
+    // recommended: nothing was weighed for it (issue 59).
     let recommendation = ranking
         .iter()
-        .find(|option| option.dealbreaker.is_none())
+        .find(|option| option.dealbreaker.is_none() && !option.scores.is_empty())
         .map(|option| option.option.clone());
     let conditional_recommendation = condition(&ranking, recommendation.as_deref());
     let dealbreaker = ranking

@@ -12,10 +12,11 @@ use serde_json::json;
 use super::model::{ChangeType, CritiqueItem, ItemDecision, RevisionOutput};
 use super::prompts::Template;
 use super::{DecisionReview, RevisionRound, Stage, change_verb, parse, tree_yaml};
-use crate::parse::Read;
+use crate::parse::{Read, Slip};
 use crate::protocol::fairness::Blindfold;
+use crate::protocol::reading::slip_name;
 use crate::protocol::supervision::Slot;
-use crate::protocol::{Answer, Effect, LogKind, Timestamp};
+use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 
 impl DecisionReview {
     /// Every decided critique item as the agent acting on the rulings reads
@@ -155,76 +156,144 @@ impl DecisionReview {
         let now = answer.now;
         let call_id = &answer.call.call_id();
         let must_address = self.pending_must_address.clone();
-        let read = parse::read_revision(answer.output, &must_address).and_then(|mut read| {
-            self.tag_options(&mut read.value.revised_tree, &mut read.notes)?;
-            Ok(read)
-        });
-        match read {
-            Ok(Read {
-                value: revision,
-                notes: normalised,
-            }) => {
-                let against = if self.config.checks_rulings {
-                    self.against_rulings(&revision)
-                } else {
-                    Vec::new()
+        let options = self.comparative_options();
+        let read = |text: &str| {
+            parse::read_revision(text, &must_address).map(|read| {
+                let Read {
+                    value: revision,
+                    notes,
+                    slips,
+                } = read;
+                let mut tree = Read {
+                    value: revision.revised_tree,
+                    notes,
+                    slips,
                 };
-                if !against.is_empty() {
-                    if let Some(spec) = self.core.recheck(answer.clone(), &against) {
-                        self.push_log(
-                            now,
-                            LogKind::Note,
-                            Some(call_id),
-                            format!(
-                                "revision round {} goes against your rulings: {}",
-                                answer.call.slot.round,
-                                against.join("; ")
-                            ),
-                        );
-                        return vec![Effect::StartCall(spec)];
-                    }
-                    self.push_log(
-                        now,
-                        LogKind::Note,
-                        Some(call_id),
-                        format!(
-                            "revision round {} still goes against your rulings after being asked again: {}",
-                            answer.call.slot.round,
-                            against.join("; ")
-                        ),
-                    );
+                super::proposal::tag_options(options.as_deref(), &mut tree);
+                Read {
+                    value: RevisionOutput {
+                        revised_tree: tree.value,
+                        change_log: revision.change_log,
+                    },
+                    notes: tree.notes,
+                    slips: tree.slips,
                 }
-                self.core.calls.note_readings(now, call_id, &normalised);
+            })
+        };
+        let count = |revision: &RevisionOutput| {
+            revision.revised_tree.blocks.len() + revision.change_log.len()
+        };
+        let reading = match self.core.read_by_item(&answer, read, count) {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Unreadable(error) => return self.repair_malformed(answer, error.to_string()),
+            ByItem::Read(reading) => reading,
+        };
+        let raw = reading.text(&answer).to_string();
+        let Read {
+            value: revision,
+            notes: normalised,
+            slips,
+        } = reading.read;
+        if revision.revised_tree.blocks.is_empty() {
+            let reason = format!(
+                "the proposer's revised tree in round {} has no block quorum could read",
+                answer.call.slot.round
+            );
+            return self.fail(now, reason);
+        }
+        let against = if self.config.checks_rulings {
+            self.against_rulings(&revision)
+        } else {
+            Vec::new()
+        };
+        if !against.is_empty() {
+            if let Some(spec) = self.core.recheck(answer.clone(), &against) {
                 self.push_log(
                     now,
                     LogKind::Note,
                     Some(call_id),
                     format!(
-                        "revision round {}: {} changes, {} blocks in the revised tree",
+                        "revision round {} goes against your rulings: {}",
                         answer.call.slot.round,
-                        revision.change_log.len(),
-                        revision.revised_tree.blocks.len()
+                        against.join("; ")
                     ),
                 );
-                for id in &must_address {
-                    self.addressed
-                        .entry(id.clone())
-                        .or_insert(answer.call.slot.round);
-                }
-                self.revisions.push(RevisionRound {
-                    round: answer.call.slot.round,
-                    call_id: call_id.to_string(),
-                    raw: answer.output.to_string(),
-                    output: revision,
-                    must_address,
-                    directives: std::mem::take(&mut self.pending_directives),
-                    normalised,
-                    against_rulings: against,
-                    at: now,
-                });
-                self.start_evaluation(answer.call.slot.round, now)
+                return vec![Effect::StartCall(spec)];
             }
-            Err(error) => self.repair_malformed(answer, error.to_string()),
+            self.push_log(
+                now,
+                LogKind::Note,
+                Some(call_id),
+                format!(
+                    "revision round {} still goes against your rulings after being asked again: {}",
+                    answer.call.slot.round,
+                    against.join("; ")
+                ),
+            );
         }
+        self.core.calls.note_readings(now, call_id, &normalised);
+        self.core
+            .leave_out(&answer.call, now, &slips, revision_part, revision_effect);
+        self.push_log(
+            now,
+            LogKind::Note,
+            Some(call_id),
+            format!(
+                "revision round {}: {} changes, {} blocks in the revised tree",
+                answer.call.slot.round,
+                revision.change_log.len(),
+                revision.revised_tree.blocks.len()
+            ),
+        );
+        for id in &must_address {
+            if revision
+                .change_log
+                .iter()
+                .any(|entry| entry.addresses_critique == *id)
+            {
+                self.addressed
+                    .entry(id.clone())
+                    .or_insert(answer.call.slot.round);
+            }
+        }
+        self.revisions.push(RevisionRound {
+            round: answer.call.slot.round,
+            call_id: call_id.to_string(),
+            raw,
+            output: revision,
+            must_address,
+            directives: std::mem::take(&mut self.pending_directives),
+            normalised,
+            against_rulings: against,
+            at: now,
+        });
+        self.start_evaluation(answer.call.slot.round, now)
+    }
+}
+
+/// How a part of a revision left out is named: `the answer to c3` (an id
+/// the revision had to address), a block, or a change-log entry.
+fn revision_part(slip: &Slip) -> String {
+    let field = slip.error.field.as_deref().unwrap_or_default();
+    match &slip.id {
+        Some(id) if field.starts_with("change_log") && !field.contains('[') => {
+            format!("answer to {id}")
+        }
+        Some(id) if id.starts_with("option ") => id.clone(),
+        Some(id) => format!("block {id}"),
+        None if field.starts_with("change_log") => format!("change-log entry {}", slip_name(slip)),
+        None => format!("revised block {}", slip_name(slip)),
+    }
+}
+
+/// What leaving a part of a revision out changed.
+fn revision_effect(slip: &Slip) -> String {
+    let field = slip.error.field.as_deref().unwrap_or_default();
+    if field.starts_with("change_log") && !field.contains('[') {
+        "the revision does not answer it; the judges see that it is unanswered".to_string()
+    } else if field.starts_with("change_log") {
+        "the change it records is not credited to any critique item".to_string()
+    } else {
+        "the revised tree goes on without it: the judges do not score it".to_string()
     }
 }

@@ -66,6 +66,7 @@ impl DecisionReview {
                 .last()
                 .and_then(|round| round.agreement.as_ref())
                 .map(|agreement| format!("The panel: {}", agreement.summary())),
+            ..Board::default()
         }
     }
 

@@ -6,8 +6,9 @@
 //! Not responsible for the documents the outcome is written to
 //! (`documents`).
 
-use super::{CRITIC, OPTIMIZER, Plan, SYNTHESIZER, Step, documents, prompts};
-use crate::protocol::{Answer, Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
+use super::{CRITIC, OPTIMIZER, Plan, SYNTHESIZER, Step, documents, parse, prompts};
+use crate::parse::Read;
+use crate::protocol::{Answer, ByItem, Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
 use crate::report::counted;
 use serde_json::json;
 
@@ -68,11 +69,32 @@ impl Plan {
                 }
             };
         }
-        self.keep_checked(&answer, Vec::new());
+        let known: Vec<String> = self.assumptions.iter().map(|a| a.id.clone()).collect();
+        let known: Vec<&str> = known.iter().map(String::as_str).collect();
+        let read = |text: &str| Ok(parse::read_verifications(text, &known));
+        let reading = match self.core.read_by_item(&answer, read, Vec::len) {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Unreadable(error) => return self.repair_or_stop(answer, error.to_string()),
+            ByItem::Read(reading) => reading,
+        };
+        let raw = reading.text(&answer).to_string();
+        let Read {
+            value: checks,
+            notes,
+            slips,
+        } = reading.read;
+        self.keep_checked(&answer, &raw, notes, checks);
+        self.core.leave_out(
+            &answer.call,
+            now,
+            &slips,
+            crate::protocol::reading::slip_name,
+            |_| "the assumption keeps the status it had: this check is not counted".to_string(),
+        );
         if role == CRITIC {
-            self.assessment = Some(answer.output.to_string());
+            self.assessment = Some(raw);
         } else {
-            self.final_proposals = Some(answer.output.to_string());
+            self.final_proposals = Some(raw);
         }
         self.awaiting.remove(&role);
         self.conclude_final(now)

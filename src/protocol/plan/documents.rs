@@ -631,6 +631,10 @@ struct DebateYaml {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     missing: Vec<String>,
     outcome: Option<Outcome>,
+    /// What could not be read of the answers, and what that changed
+    /// (issue 59); absent when everything was read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    unread: Vec<crate::protocol::Unread>,
     usage: Option<UsageYaml>,
 }
 
@@ -752,6 +756,7 @@ impl DebateYaml {
             unchecked: plan.unchecked().to_vec(),
             missing: plan.missing().to_vec(),
             outcome: plan.outcome().cloned(),
+            unread: plan.core.unread.clone(),
             usage: UsageYaml::of(plan.calls().usage()),
         }
     }

@@ -416,7 +416,18 @@ impl Plan {
     }
 
     fn keep(&mut self, answer: &Answer<'_>, normalised: Vec<String>) {
-        let kept = self.core.calls.keep(answer, normalised);
+        self.keep_text(answer, answer.output, normalised);
+    }
+
+    /// Keeps the `text` of `answer` that was read: its own, or the first
+    /// answer of a repair that read worse (issue 59).
+    fn keep_text(&mut self, answer: &Answer<'_>, text: &str, normalised: Vec<String>) {
+        let read = Answer {
+            call: answer.call.clone(),
+            output: text,
+            now: answer.now,
+        };
+        let kept = self.core.calls.keep(&read, normalised);
         self.kept.push(kept);
     }
 
@@ -487,12 +498,16 @@ impl Plan {
     }
 
     /// Records what `by` reported about the tracked assumptions.
-    fn take_checks(&mut self, text: &str, by: &str, now: Timestamp, call_id: &str) {
-        let known: Vec<String> = self.assumptions.iter().map(|a| a.id.clone()).collect();
-        let refs: Vec<&str> = known.iter().map(String::as_str).collect();
+    fn take_checks(
+        &mut self,
+        checks: Vec<parse::Checked>,
+        by: &str,
+        now: Timestamp,
+        call_id: &str,
+    ) {
         let round = self.round;
         let mut seen = Vec::new();
-        for (id, result, note) in parse::read_verifications(text, &refs) {
+        for (id, result, note) in checks {
             let place = self.places.assumptions.get(&id).copied();
             if let Some(assumption) = place.map(|place| &mut self.assumptions[place]) {
                 assumption.checks.push(Check {
@@ -514,13 +529,20 @@ impl Plan {
         }
     }
 
-    /// Keeps `answer` and the assumption checks it reports (under its
-    /// role's name); its call id, for the lines that follow.
-    fn keep_checked(&mut self, answer: &Answer<'_>, notes: Vec<String>) -> String {
+    /// Keeps `answer` (its `text` that was read) and the assumption
+    /// `checks` it reports (under its role's name); its call id, for the
+    /// lines that follow.
+    fn keep_checked(
+        &mut self,
+        answer: &Answer<'_>,
+        text: &str,
+        notes: Vec<String>,
+        checks: Vec<parse::Checked>,
+    ) -> String {
         let call_id = answer.call.call_id();
-        self.keep(answer, notes);
+        self.keep_text(answer, text, notes);
         let role = &answer.call.slot.role;
-        self.take_checks(answer.output, role, answer.now, &call_id);
+        self.take_checks(checks, role, answer.now, &call_id);
         call_id
     }
 
@@ -827,14 +849,20 @@ impl crate::protocol::Rules for Plan {
         }
     }
 
+    /// A person is asked to fix an item quorum cannot read, rather than
+    /// have it left out.
     fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
+        use crate::parse::whole;
+        let raised: Vec<&str> = self.items.iter().map(|item| item.id.as_str()).collect();
         match call.slot.stage.as_str() {
-            "critique" | "review" => parses(parse::read_challenges(answer)),
-            "optimize" => parses(parse::read_proposals(answer)),
+            "critique" | "review" => {
+                parses(parse::read_challenges(answer, &raised).and_then(whole))
+            }
+            "optimize" => parses(parse::read_proposals(answer, &raised).and_then(whole)),
             "respond" => {
                 let ids = self.round_ids();
                 let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-                parses(parse::read_responses(answer, &refs))
+                parses(parse::read_responses(answer, &refs).and_then(whole))
             }
             _ => Ok(()),
         }

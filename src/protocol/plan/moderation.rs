@@ -11,8 +11,8 @@ use super::model::{DecidedBy, Decision, Item, Source};
 use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::{
-    Answer, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, SharedSteps,
-    Suggestion, Timestamp,
+    Answer, ByItem, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled,
+    SharedSteps, Suggestion, Timestamp,
 };
 use serde_json::json;
 
@@ -60,16 +60,30 @@ impl Plan {
     pub(super) fn on_respond(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let ids = self.round_ids();
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-        match parse::read_responses(answer.output, &refs) {
-            Ok(Read { value, notes }) => {
-                self.keep(&answer, notes);
-                for (id, response) in value {
-                    self.responses.insert(id, response);
-                }
-                self.open_moderation(answer.now)
-            }
-            Err(error) => self.repair_or_stop(answer, error.to_string()),
+        let read = |text: &str| parse::read_responses(text, &refs);
+        let reading = match self.core.read_by_item(&answer, read, Vec::len) {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Unreadable(error) => return self.repair_or_stop(answer, error.to_string()),
+            ByItem::Read(reading) => reading,
+        };
+        let raw = reading.text(&answer).to_string();
+        let Read {
+            value,
+            notes,
+            slips,
+        } = reading.read;
+        self.keep_text(&answer, &raw, notes);
+        self.core.leave_out(
+            &answer.call,
+            answer.now,
+            &slips,
+            crate::protocol::reading::slip_name,
+            |_| "the moderator rules on the item with no proposal from the planner".to_string(),
+        );
+        for (id, response) in value {
+            self.responses.insert(id, response);
         }
+        self.open_moderation(answer.now)
     }
 
     pub(super) fn moderation_item(&self, item: &Item) -> ModerationItem {

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 
 use crate::parse::blocks::{self, Block, strip_emphasis};
 use crate::parse::normalise::{IdMatch, KnownIds};
-use crate::parse::{ParseError, Read, over_item_limit, quote};
+use crate::parse::{ParseError, Read, Slip, over_item_limit, quote};
 use crate::protocol::ItemDecision;
 
 use super::model::{Level, Response, Verification};
@@ -125,18 +125,116 @@ fn says_none(text: &str, plural: &str) -> bool {
     .any(|phrase| lower.contains(phrase.as_str()))
 }
 
-/// Every block of `format` in `text`, read, in the answer's order. No
-/// block is an error unless the answer says it has none.
-fn read_items(text: &str, format: &ItemFormat) -> Result<Vec<Written>, ParseError> {
+/// Every block of `format` in `text`, read, in the answer's order, item by
+/// item (issue 59): a block that cannot be read is left out as a slip
+/// named as the answer numbered it (`Challenge 3`), the others read; a
+/// `Reopens:` or `Resolves:` naming no item of `refers_known` is left out
+/// the same way, its item kept. No block is an error unless the answer
+/// says it has none.
+fn read_items(
+    text: &str,
+    format: &ItemFormat,
+    refers_known: &[&str],
+) -> Result<Read<Vec<Written>>, ParseError> {
     let found = blocks::blocks(text, format.heading, format.keys);
     if found.is_empty() && !format.none_of.iter().any(|plural| says_none(text, plural)) {
         return Err(error(1, "", format.no_blocks));
     }
     within_item_limit(&found, format.plural)?;
-    found.iter().map(|block| written(block, format)).collect()
+    let refers = KnownIds::new(refers_known.iter().copied());
+    let mut read = Read::exact(Vec::with_capacity(found.len()));
+    for (index, block) in found.iter().enumerate() {
+        let label = block_label(block, format);
+        let mut notes = Vec::new();
+        match written(block, format, &mut notes) {
+            Ok(mut item) => {
+                if let Some(slip) =
+                    check_refers(&mut item, block, format, &refers, &label, &mut notes)
+                {
+                    read.slips.push(slip);
+                }
+                read.notes.extend(notes);
+                read.value.push(item);
+            }
+            Err(error) => read.slips.push(Slip {
+                index: Some(index),
+                id: Some(label),
+                error,
+            }),
+        }
+    }
+    Ok(read)
 }
 
-fn written(block: &Block, format: &ItemFormat) -> Result<Written, ParseError> {
+/// `Challenge 3`, as the answer numbered the block, or `Challenge` when it
+/// gave no number.
+fn block_label(block: &Block, format: &ItemFormat) -> String {
+    match block.number {
+        Some(number) => format!("{} {number}", format.heading),
+        None => format.heading.to_string(),
+    }
+}
+
+/// Checks what an item's `Reopens:` or `Resolves:` names against
+/// `known`: read as the one item it fits (noted when written otherwise),
+/// or, naming none, dropped from the item as a slip of its own.
+fn check_refers(
+    item: &mut Written,
+    block: &Block,
+    format: &ItemFormat,
+    known: &KnownIds<'_>,
+    label: &str,
+    notes: &mut Vec<String>,
+) -> Option<Slip> {
+    let written = item.refers_to.clone()?;
+    if written.eq_ignore_ascii_case("n/a") || written.eq_ignore_ascii_case("none") {
+        item.refers_to = None;
+        return None;
+    }
+    match known.match_id(&written) {
+        IdMatch::Exact(id) => {
+            item.refers_to = Some(id);
+            None
+        }
+        IdMatch::Read(id) => {
+            notes.push(format!(
+                "read {} {} as {id} ({label})",
+                format.refers_key,
+                quote(&written)
+            ));
+            item.refers_to = Some(id);
+            None
+        }
+        IdMatch::Ambiguous(_) | IdMatch::Unknown => {
+            item.refers_to = None;
+            let known: Vec<String> = known.ids().iter().map(|id| id.to_string()).collect();
+            Some(Slip {
+                index: None,
+                id: Some(format!("{}'s {}", label, format.refers_key)),
+                error: error(
+                    block.line_of(format.refers_key),
+                    &format!("{label}.{}", format.refers_key),
+                    format!(
+                        "{} names no one item of the debate ({}); the {} stands without it",
+                        quote(&written),
+                        if known.is_empty() {
+                            "there is none yet".to_string()
+                        } else {
+                            crate::parse::list_capped(&known)
+                        },
+                        format.heading.to_lowercase()
+                    ),
+                ),
+            })
+        }
+    }
+}
+
+fn written(
+    block: &Block,
+    format: &ItemFormat,
+    notes: &mut Vec<String>,
+) -> Result<Written, ParseError> {
     let ItemFormat {
         heading: kind,
         required,
@@ -177,8 +275,22 @@ fn written(block: &Block, format: &ItemFormat) -> Result<Written, ParseError> {
         }
     }
     let written_level = block.field(level_key).unwrap_or_default();
+    let names: Vec<&str> = allowed.iter().map(|level| level.as_str()).collect();
+    let near = || {
+        let word = strip_emphasis(written_level).to_ascii_uppercase();
+        crate::parse::normalise::near_word(&word, &names).map(|place| allowed[place])
+    };
     let level = match Level::parse(written_level) {
         Some(level) if allowed.contains(&level) => level,
+        None if near().is_some() => {
+            let level = near().expect("checked");
+            notes.push(format!(
+                "read {level_key} {} as {} ({label})",
+                quote(written_level),
+                level.as_str()
+            ));
+            level
+        }
         Some(Level::Low) => {
             return Err(error(
                 block.line_of(level_key),
@@ -187,7 +299,6 @@ fn written(block: &Block, format: &ItemFormat) -> Result<Written, ParseError> {
             ));
         }
         _ => {
-            let names: Vec<&str> = allowed.iter().map(|level| level.as_str()).collect();
             return Err(error(
                 block.line_of(level_key),
                 &format!("{label}.{level_key}"),
@@ -225,81 +336,253 @@ fn written(block: &Block, format: &ItemFormat) -> Result<Written, ParseError> {
 /// The critic's challenges (PC-29), most severe first (PC-09): a stable
 /// sort, noted when the critic's order differed. `No challenges` is a valid
 /// answer; an answer with neither is an error, so a wrong format gets its
-/// repair.
-pub fn read_challenges(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
-    let mut items = read_items(text, &CHALLENGES)?;
-    let mut notes = Vec::new();
-    if items.windows(2).any(|pair| pair[0].level > pair[1].level) {
-        notes.push("put the challenges in severity order, CRITICAL first".to_string());
+/// repair. A `Reopens:` names one of `refers_known`.
+pub fn read_challenges(
+    text: &str,
+    refers_known: &[&str],
+) -> Result<Read<Vec<Written>>, ParseError> {
+    let mut read = read_items(text, &CHALLENGES, refers_known)?;
+    if read
+        .value
+        .windows(2)
+        .any(|pair| pair[0].level > pair[1].level)
+    {
+        read.notes
+            .push("put the challenges in severity order, CRITICAL first".to_string());
     }
-    items.sort_by_key(|item| item.level);
-    Ok(Read {
-        value: items,
-        notes,
-    })
+    read.value.sort_by_key(|item| item.level);
+    Ok(read)
 }
 
 /// The optimizer's proposals (PC-30). `No improvements` is a valid answer.
-pub fn read_proposals(text: &str) -> Result<Read<Vec<Written>>, ParseError> {
-    Ok(Read {
-        value: read_items(text, &PROPOSALS)?,
-        notes: Vec::new(),
-    })
+/// A `Resolves:` names one of `refers_known`.
+pub fn read_proposals(text: &str, refers_known: &[&str]) -> Result<Read<Vec<Written>>, ParseError> {
+    read_items(text, &PROPOSALS, refers_known)
 }
+
+/// One verification of an assumption (PC-25): its id, the result and the
+/// note after the marker.
+pub type Checked = (String, Verification, String);
+
+/// The words a verification's marker may be, and what each reads as.
+const MARKERS: [(&str, Verification); 4] = [
+    ("VERIFIED", Verification::Verified),
+    ("UNVERIFIED", Verification::Unverified),
+    ("REFUTED", Verification::Refuted),
+    ("FALSE", Verification::Refuted),
+];
 
 /// Verification lines for the assumptions in `known` (PC-25):
 /// `U2: [VERIFIED] the docs say ...`, `U3: [UNVERIFIED] no access`,
-/// `U1: [REFUTED] see Challenge 2`. Lines for ids not in `known` are
-/// ignored.
-pub fn read_verifications(text: &str, known: &[&str]) -> Vec<(String, Verification, String)> {
-    let known = KnownIds::new(known.iter().copied());
-    let mut found = Vec::new();
-    for line in text.lines() {
+/// `U1: [REFUTED] see Challenge 2`. Item by item (issue 59): a marker
+/// misspelt by a letter or two (`[UNVERIFID]`) is read as the one it is
+/// near, noted; one that is no marker, or a line about an assumption not in
+/// `known`, is left out as a slip; an assumption checked twice in one
+/// answer reads once when both say the same, and not at all when they
+/// differ. Lines that are not `U…: [...]` are prose, and read past.
+pub fn read_verifications(text: &str, known: &[&str]) -> Read<Vec<Checked>> {
+    let known_ids = KnownIds::new(known.iter().copied());
+    let mut read = Read::exact(Vec::new());
+    let mut lines_of: Vec<(String, usize)> = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line_number = index + 1;
         let body = line.trim().trim_start_matches(['-', '*', '+', ' ']);
         let body = body.trim_start_matches(['*', '_']);
         let id_len = body
             .find(|c: char| !(c.is_ascii_alphanumeric()))
             .unwrap_or(body.len());
-        let (id, rest) = body.split_at(id_len);
-        if !id.to_ascii_uppercase().starts_with('U') {
+        let (written_id, rest) = body.split_at(id_len);
+        let upper = written_id.to_ascii_uppercase();
+        if !upper.starts_with('U')
+            || upper.len() < 2
+            || !upper[1..].bytes().all(|b| b.is_ascii_digit())
+        {
             continue;
         }
-        let (IdMatch::Exact(id) | IdMatch::Read(id)) = known.match_id(id) else {
-            continue;
-        };
         let rest = rest.trim_start_matches(['*', '_', ':', ' ', '-', '—']);
         let Some(open) = rest.find('[') else { continue };
         let Some(close) = rest[open..].find(']') else {
             continue;
         };
-        let word = rest[open + 1..open + close].to_ascii_uppercase();
-        let result = match word.as_str() {
-            "VERIFIED" => Verification::Verified,
-            "UNVERIFIED" => Verification::Unverified,
-            "REFUTED" | "FALSE" => Verification::Refuted,
-            _ => continue,
+        let word = rest[open + 1..open + close].trim().to_ascii_uppercase();
+        let id = match known_ids.match_id(written_id) {
+            IdMatch::Exact(id) => id,
+            IdMatch::Read(id) => {
+                read.notes
+                    .push(format!("read {} as {id}", quote(written_id)));
+                id
+            }
+            _ => {
+                read.slips.push(Slip::of(
+                    format!("check of {}", written_id.trim()),
+                    error(
+                        line_number,
+                        written_id.trim(),
+                        format!(
+                            "{} is no assumption of this plan ({})",
+                            quote(written_id),
+                            if known.is_empty() {
+                                "it has none".to_string()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    ),
+                ));
+                continue;
+            }
+        };
+        let names: Vec<&str> = MARKERS.iter().map(|(name, _)| *name).collect();
+        let result = match names.iter().position(|name| *name == word) {
+            Some(place) => MARKERS[place].1,
+            None => match crate::parse::normalise::near_word(&word, &names) {
+                Some(place) => {
+                    read.notes.push(format!(
+                        "read [{}] as [{}] ({id})",
+                        rest[open + 1..open + close].trim(),
+                        names[place]
+                    ));
+                    MARKERS[place].1
+                }
+                None => {
+                    read.slips.push(Slip::of(
+                        format!("check of {id}"),
+                        error(
+                            line_number,
+                            &id,
+                            format!(
+                                "expected [VERIFIED], [UNVERIFIED] or [REFUTED]; found {}",
+                                quote(&rest[open..=open + close])
+                            ),
+                        ),
+                    ));
+                    continue;
+                }
+            },
         };
         let note = rest[open + close + 1..]
             .trim_start_matches([':', ' ', '-', '—'])
             .trim()
             .to_string();
-        found.push((id, result, note));
+        lines_of.push((id.clone(), line_number));
+        read.value.push((id, result, note));
     }
-    found
+    // One check per assumption an answer: the same twice reads once, two
+    // that differ take neither (issue 59: a conflict is never a pick).
+    let mut kept: Vec<Checked> = Vec::new();
+    let mut conflicted: Vec<String> = Vec::new();
+    for check in std::mem::take(&mut read.value) {
+        match kept.iter().find(|other| other.0 == check.0) {
+            Some(other) if other.1 == check.1 => {
+                read.notes.push(format!(
+                    "read past a second {} check of {}",
+                    check.1.as_str(),
+                    check.0
+                ));
+            }
+            Some(_) => {
+                if !conflicted.contains(&check.0) {
+                    conflicted.push(check.0.clone());
+                }
+            }
+            None => kept.push(check),
+        }
+    }
+    for id in &conflicted {
+        let lines: Vec<String> = lines_of
+            .iter()
+            .filter(|(of, _)| of == id)
+            .map(|(_, line)| line.to_string())
+            .collect();
+        let first = lines_of
+            .iter()
+            .find(|(of, _)| of == id)
+            .map_or(1, |(_, line)| *line);
+        read.slips.push(Slip::of(
+            format!("check of {id}"),
+            error(
+                first,
+                id,
+                format!(
+                    "{id} is checked with different results (lines {}); give it one",
+                    lines.join(", ")
+                ),
+            ),
+        ));
+    }
+    kept.retain(|check| !conflicted.contains(&check.0));
+    read.value = kept;
+    read
+}
+
+/// What a critic or an optimizer raised in one answer, and what it
+/// reported of the assumptions: the answer read whole, item by item.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Contribution {
+    pub items: Vec<Written>,
+    pub checks: Vec<Checked>,
+}
+
+impl Contribution {
+    /// Everything read: items and checks.
+    pub fn len(&self) -> usize {
+        self.items.len() + self.checks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A critic's or an optimizer's answer: its items (`items` reads them, as
+/// [`read_challenges`] or [`read_proposals`] do), and its checks of the
+/// assumptions in `assumptions`.
+pub fn read_contribution(
+    text: &str,
+    items: impl Fn(&str) -> Result<Read<Vec<Written>>, ParseError>,
+    assumptions: &[&str],
+) -> Result<Read<Contribution>, ParseError> {
+    let mut read = items(text)?;
+    let checks = read_verifications(text, assumptions);
+    read.notes.extend(checks.notes);
+    read.slips.extend(checks.slips);
+    Ok(Read {
+        value: Contribution {
+            items: read.value,
+            checks: checks.value,
+        },
+        notes: read.notes,
+        slips: read.slips,
+    })
 }
 
 /// The planner's proposed response to each of `items` (PC-14): one line
 /// each, `C1: accept — what changes`, `I2: reject — why`, `C3: defer —
-/// what the user must decide`. Every item exactly once, each with its
-/// reason.
+/// what the user must decide`. Item by item (issue 59): a decision word
+/// misspelt by a letter or two is read as the one it is near, noted; a line
+/// with no reason, an unknown word, or an item id that is none of `items`
+/// (`C9`) is left out as a slip; an item answered twice reads once when both
+/// say the same, and not at all when they differ; an item with no response
+/// is a slip of its own. What the moderator decides is never taken from
+/// here alone: a response is the planner's proposal.
 pub fn read_responses(
     text: &str,
     items: &[&str],
 ) -> Result<Read<Vec<(String, Response)>>, ParseError> {
+    const DECISIONS: [(&str, ItemDecision); 9] = [
+        ("accept", ItemDecision::Accept),
+        ("accepted", ItemDecision::Accept),
+        ("accepts", ItemDecision::Accept),
+        ("reject", ItemDecision::Reject),
+        ("rejected", ItemDecision::Reject),
+        ("rejects", ItemDecision::Reject),
+        ("defer", ItemDecision::Defer),
+        ("deferred", ItemDecision::Defer),
+        ("defers", ItemDecision::Defer),
+    ];
     let known = KnownIds::new(items.iter().copied());
-    let mut answered: HashSet<String> = HashSet::new();
-    let mut responses: Vec<(String, Response)> = Vec::new();
-    let mut notes = Vec::new();
+    let mut read: Read<Vec<(String, Response)>> = Read::exact(Vec::new());
+    let mut given: Vec<(String, Response, usize)> = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line_number = index + 1;
         let body = line.trim().trim_start_matches(['-', '*', '+', '#', ' ']);
@@ -314,8 +597,24 @@ pub fn read_responses(
         let id = match known.match_id(written_id) {
             IdMatch::Exact(id) => id,
             IdMatch::Read(id) => {
-                notes.push(format!("read {} as {id}", quote(written_id)));
+                read.notes
+                    .push(format!("read {} as {id}", quote(written_id)));
                 id
+            }
+            _ if looks_like_item_id(written_id) => {
+                read.slips.push(Slip::of(
+                    format!("response to {written_id}"),
+                    error(
+                        line_number,
+                        written_id,
+                        format!(
+                            "{} is no challenge or proposal of this round ({})",
+                            quote(written_id),
+                            items.join(", ")
+                        ),
+                    ),
+                ));
+                continue;
             }
             _ => continue,
         };
@@ -324,22 +623,35 @@ pub fn read_responses(
             .find(|c: char| !c.is_ascii_alphabetic())
             .unwrap_or(rest.len());
         let word = rest[..word_len].to_ascii_lowercase();
-        let decision = match word.as_str() {
-            "accept" | "accepted" | "accepts" => ItemDecision::Accept,
-            "reject" | "rejected" | "rejects" => ItemDecision::Reject,
-            "defer" | "deferred" | "defers" => ItemDecision::Defer,
-            _ => {
-                return Err(error(
-                    line_number,
-                    &id,
-                    format!(
-                        "expected accept, reject or defer after {id}; found {}",
-                        // The word, or its first 20 characters: never a
-                        // byte cut inside a character (found by the fuzzer).
-                        quote(&rest.chars().take(word_len.max(20)).collect::<String>())
-                    ),
-                ));
-            }
+        let names: Vec<&str> = DECISIONS.iter().map(|(name, _)| *name).collect();
+        let decision = match names.iter().position(|name| *name == word) {
+            Some(place) => DECISIONS[place].1,
+            None => match crate::parse::normalise::near_word(&word, &names) {
+                Some(place) => {
+                    read.notes.push(format!(
+                        "read {} as {} ({id})",
+                        quote(&rest[..word_len]),
+                        DECISIONS[place].1.as_str()
+                    ));
+                    DECISIONS[place].1
+                }
+                None => {
+                    read.slips.push(Slip::of(
+                        format!("response to {id}"),
+                        error(
+                            line_number,
+                            &id,
+                            format!(
+                                "expected accept, reject or defer after {id}; found {}",
+                                // The word, or its first 20 characters: never a
+                                // byte cut inside a character (found by the fuzzer).
+                                quote(&rest.chars().take(word_len.max(20)).collect::<String>())
+                            ),
+                        ),
+                    ));
+                    continue;
+                }
+            },
         };
         let reason = rest[word_len..]
             .trim_start_matches(['*', '_', ':', ' ', '-', '—', '–', '.'])
@@ -351,40 +663,84 @@ pub fn read_responses(
                 "give the reasoning",
                 "say what the user has to decide",
             );
-            return Err(error(
-                line_number,
-                &id,
-                format!("{what} after `{}`", decision.as_str()),
+            read.slips.push(Slip::of(
+                format!("response to {id}"),
+                error(
+                    line_number,
+                    &id,
+                    format!("{what} after `{}`", decision.as_str()),
+                ),
+            ));
+            continue;
+        }
+        given.push((id, Response { decision, reason }, line_number));
+    }
+    // One response an item: the same twice reads once; two that differ
+    // take neither (issue 59).
+    let mut conflicted: Vec<String> = Vec::new();
+    for (id, response, line_number) in &given {
+        let first_line = given
+            .iter()
+            .find(|(other, _, _)| other == id)
+            .map_or(*line_number, |(_, _, line)| *line);
+        match read.value.iter().find(|(other, _)| other == id) {
+            Some((_, earlier)) if earlier == response => {
+                read.notes.push(format!(
+                    "read past a second, identical response to {id} (line {line_number})"
+                ));
+            }
+            Some(_) => {
+                if !conflicted.contains(id) {
+                    conflicted.push(id.clone());
+                    let lines: Vec<String> = given
+                        .iter()
+                        .filter(|(other, _, _)| other == id)
+                        .map(|(_, _, line)| line.to_string())
+                        .collect();
+                    read.slips.push(Slip::of(
+                        format!("response to {id}"),
+                        error(
+                            first_line,
+                            id,
+                            format!(
+                                "{id} has responses that differ (lines {}); give it one",
+                                lines.join(", ")
+                            ),
+                        ),
+                    ));
+                }
+            }
+            None => read.value.push((id.clone(), response.clone())),
+        }
+    }
+    read.value.retain(|(id, _)| !conflicted.contains(id));
+    for id in items {
+        let answered = read.value.iter().any(|(given, _)| given == id)
+            || read
+                .slips
+                .iter()
+                .any(|slip| slip.id.as_deref() == Some(&format!("response to {id}")));
+        if !answered {
+            read.slips.push(Slip::of(
+                format!("response to {id}"),
+                error(
+                    1,
+                    id,
+                    format!("no response to {id} (`{id}: accept|reject|defer — reason`)"),
+                ),
             ));
         }
-        if !answered.insert(id.clone()) {
-            return Err(error(
-                line_number,
-                &id,
-                format!("{id} has two responses; give it one"),
-            ));
-        }
-        responses.push((id, Response { decision, reason }));
     }
-    let missing: Vec<&str> = items
-        .iter()
-        .copied()
-        .filter(|id| !answered.contains(*id))
-        .collect();
-    if !missing.is_empty() {
-        return Err(error(
-            1,
-            "",
-            format!(
-                "every challenge and proposal needs one response (`ID: accept|reject|defer — reason`); none for {}",
-                missing.join(", ")
-            ),
-        ));
-    }
-    Ok(Read {
-        value: responses,
-        notes,
-    })
+    Ok(read)
+}
+
+/// Whether `word` has the shape of a planning item's id: `C` or `I`, then
+/// digits (`C9`, `i12`).
+fn looks_like_item_id(word: &str) -> bool {
+    let mut chars = word.chars();
+    matches!(chars.next(), Some('C' | 'c' | 'I' | 'i'))
+        && word.len() > 1
+        && chars.all(|c| c.is_ascii_digit())
 }
 
 /// The assumptions a plan marks `[UNVERIFIED]` (PC-24), each as its line's
@@ -481,7 +837,7 @@ mod tests {
     /// PC-29, PC-09: the seed's challenge format, most severe first.
     #[test]
     fn pc_09_pc_29_challenges_are_read_and_ordered_by_severity() {
-        let read = read_challenges(CHALLENGES).unwrap();
+        let read = read_challenges(CHALLENGES, &[]).unwrap();
         let levels: Vec<Level> = read.value.iter().map(|item| item.level).collect();
         assert_eq!(levels, [Level::Critical, Level::High]);
         assert_eq!(
@@ -498,66 +854,125 @@ mod tests {
             )
         );
         assert!(
-            read_challenges("No challenges: the plan holds.")
+            read_challenges("No challenges: the plan holds.", &[])
                 .unwrap()
                 .value
                 .is_empty()
         );
     }
 
-    /// PC-29: no LOW severity; the fields are required; a wrong format is
-    /// an error naming its line, for the repair.
+    /// PC-29: no LOW severity; the fields are required. Item by item
+    /// (issue 59): a challenge that breaks the format is left out as a slip
+    /// named as the critic numbered it, at its line; the others are read.
+    /// An answer with no challenge and no word of none is an error.
     #[test]
     fn pc_06_pc_29_a_challenge_needs_its_fields() {
+        let slip_of = |text: &str| {
+            let read = read_challenges(text, &[]).unwrap();
+            assert_eq!(read.value.len(), 1, "the other challenge is read");
+            assert_eq!(read.slips.len(), 1, "{:?}", read.slips);
+            read.slips[0].clone()
+        };
         let low = CHALLENGES.replace("Severity: HIGH", "Severity: LOW");
-        let error = read_challenges(&low).unwrap_err();
-        assert_eq!(error.line, Some(7));
-        assert_eq!(error.field.as_deref(), Some("Challenge 1.Severity"));
+        let slip = slip_of(&low);
+        assert_eq!(slip.id.as_deref(), Some("Challenge 1"));
+        assert_eq!(slip.error.line, Some(7));
+        assert_eq!(slip.error.field.as_deref(), Some("Challenge 1.Severity"));
         assert!(
-            error.message.starts_with("LOW is not a challenge severity"),
-            "{error}"
+            slip.error
+                .message
+                .starts_with("LOW is not a challenge severity"),
+            "{}",
+            slip.error
         );
         let cut = CHALLENGES.replace("Evidence: db/schema.sql:12\n", "");
-        let error = read_challenges(&cut).unwrap_err();
         assert_eq!(
-            error.to_string(),
+            slip_of(&cut).error.to_string(),
             "line 9, Challenge 2.Evidence: `Evidence:` is missing"
         );
-        let error = read_challenges("```yaml\nchallenges: []\n```").unwrap_err();
+        let error = read_challenges("```yaml\nchallenges: []\n```", &[]).unwrap_err();
         assert!(error.message.starts_with("no `**Challenge N**"), "{error}");
         let nameless = CHALLENGES.replace("Operations - No rollback path", "No rollback path");
-        let error = read_challenges(&nameless).unwrap_err();
-        assert!(error.message.starts_with("name the category"), "{error}");
+        assert!(
+            slip_of(&nameless)
+                .error
+                .message
+                .starts_with("name the category"),
+            "nameless"
+        );
+        // A severity misspelt by a letter is read, noted.
+        let read =
+            read_challenges(&CHALLENGES.replace("Severity: HIGH", "Severity: HIHG"), &[]).unwrap();
+        assert!(read.slips.is_empty(), "{:?}", read.slips);
+        assert!(
+            read.notes
+                .contains(&"read Severity \"HIHG\" as HIGH (Challenge 1)".to_string()),
+            "{:?}",
+            read.notes
+        );
     }
 
-    /// PC-30: the seed's proposal format, `Resolves:` for a third option.
+    /// PC-30: the seed's proposal format, `Resolves:` for a third option,
+    /// naming a challenge of the debate; one naming none is left out of the
+    /// proposal as a slip, the proposal kept (issue 59).
     #[test]
     fn pc_30_proposals_are_read() {
         let text = "**Improvement 1**: Delivery - Ship behind a flag\nCurrent: A big-bang switch.\nProposed: A per-tenant flag.\nBenefit: Rollback in seconds.\nPriority: HIGH\nResolves: c1\n";
-        let read = read_proposals(text).unwrap();
+        let read = read_proposals(text, &["C1", "C2"]).unwrap();
         assert_eq!(read.value[0].refers_to.as_deref(), Some("C1"));
         assert_eq!(read.value[0].level, Level::High);
-        let error =
-            read_proposals(&text.replace("Priority: HIGH", "Priority: urgent")).unwrap_err();
+        assert!(read.notes.is_empty(), "{:?}", read.notes);
+        let decorated = text.replace("Resolves: c1", "Resolves: C2 (the timeout)");
+        let read = read_proposals(&decorated, &["C1", "C2"]).unwrap();
+        assert_eq!(read.value[0].refers_to.as_deref(), Some("C2"));
+        assert_eq!(
+            read.notes,
+            ["read Resolves \"C2 (THE TIMEOUT)\" as C2 (Improvement 1)"]
+        );
+        let read =
+            read_proposals(&text.replace("Priority: HIGH", "Priority: urgent"), &["C1"]).unwrap();
+        assert!(read.value.is_empty());
         assert!(
-            error
+            read.slips[0]
+                .error
                 .message
                 .starts_with("expected one of HIGH, MEDIUM, LOW"),
-            "{error}"
+            "{:?}",
+            read.slips
+        );
+        let read = read_proposals(&text.replace("Resolves: c1", "Resolves: C9"), &["C1"]).unwrap();
+        assert_eq!(read.value.len(), 1, "the proposal stands");
+        assert_eq!(read.value[0].refers_to, None);
+        assert_eq!(
+            read.slips[0].id.as_deref(),
+            Some("Improvement 1's Resolves")
         );
         assert!(
-            read_proposals("No improvements to add.")
+            read.slips[0]
+                .error
+                .message
+                .contains("\"C9\" names no one item"),
+            "{}",
+            read.slips[0].error
+        );
+        assert!(
+            read_proposals("No improvements to add.", &[])
                 .unwrap()
                 .value
                 .is_empty()
         );
     }
 
-    /// PC-14: one response per item, each with its reason.
+    /// PC-14: one response per item, each with its reason. Item by item
+    /// (issue 59): a line without a reason, an item answered twice with
+    /// different words, a response to an item never raised and an item with
+    /// no response are each a slip; an identical second response and a
+    /// misspelt decision word are read, noted.
     #[test]
     fn pc_14_every_item_gets_one_response() {
         let text = "Responses:\n- C1: accept — keep the column for one release\n- **C2**: REJECT: tenants never share a schema here\n- i1: defer - the user picks the flag system\n";
         let read = read_responses(text, &["C1", "C2", "I1"]).unwrap();
+        assert!(read.slips.is_empty());
         let decisions: Vec<ItemDecision> = read.value.iter().map(|(_, r)| r.decision).collect();
         assert_eq!(
             decisions,
@@ -568,15 +983,31 @@ mod tests {
             ]
         );
         assert_eq!(read.value[1].1.reason, "tenants never share a schema here");
-        let error = read_responses(text, &["C1", "C2", "I1", "I2"]).unwrap_err();
-        assert!(error.message.ends_with("none for I2"), "{error}");
-        let error = read_responses("C1: accept\n", &["C1"]).unwrap_err();
+        let slipped = |text: &str, items: &[&str]| -> Vec<String> {
+            let read = read_responses(text, items).unwrap();
+            read.slips.iter().map(|slip| slip.to_string()).collect()
+        };
         assert_eq!(
-            error.to_string(),
-            "line 1, C1: say how the plan changes after `accept`"
+            slipped(text, &["C1", "C2", "I1", "I2"]),
+            ["response to I2: line 1, I2: no response to I2 (`I2: accept|reject|defer — reason`)"]
         );
-        let error = read_responses("C1: accept — x\nC1: reject — y\n", &["C1"]).unwrap_err();
-        assert!(error.message.contains("two responses"), "{error}");
+        assert_eq!(
+            slipped("C1: accept\n", &["C1"]),
+            ["response to C1: line 1, C1: say how the plan changes after `accept`"]
+        );
+        assert_eq!(
+            slipped("C1: accept — x\nC1: reject — y\n", &["C1"]),
+            ["response to C1: line 1, C1: C1 has responses that differ (lines 1, 2); give it one"]
+        );
+        assert_eq!(
+            slipped("C1: accept — x\nC9: reject — y\n", &["C1"]),
+            ["response to C9: line 2, C9: \"C9\" is no challenge or proposal of this round (C1)"]
+        );
+        let read = read_responses("C1: acept — x\nC1: acept — x\n", &["C1"]).unwrap();
+        assert!(read.slips.is_empty(), "{:?}", read.slips);
+        assert_eq!(read.value.len(), 1);
+        assert_eq!(read.value[0].1.decision, ItemDecision::Accept);
+        assert_eq!(read.notes.len(), 3, "{:?}", read.notes);
     }
 
     /// PC-24, PC-25: markers in a plan, and the verification lines.
@@ -588,12 +1019,57 @@ mod tests {
             ["Postgres 14 supports MERGE.", "Use the queue's FIFO mode"]
         );
         let text = "Verification:\n- U1: [REFUTED] MERGE arrived in Postgres 15 (see Challenge 2)\n- **u2**: [VERIFIED] the SQS docs, FIFO queues\n- U9: [VERIFIED] nothing\nU3 [UNVERIFIED] no access to the vendor\n";
-        let found = read_verifications(text, &["U1", "U2", "U3"]);
+        let read = read_verifications(text, &["U1", "U2", "U3"]);
+        let found = &read.value;
         assert_eq!(found.len(), 3);
         assert_eq!(found[0].1, Verification::Refuted);
         assert_eq!(found[1].0, "U2");
         assert_eq!(found[1].2, "the SQS docs, FIFO queues");
         assert_eq!(found[2].1, Verification::Unverified);
+        // Issue 59: a check of an assumption that does not exist is a slip,
+        // not dropped without a trace.
+        assert_eq!(read.slips.len(), 1);
+        assert_eq!(read.slips[0].id.as_deref(), Some("check of U9"));
+    }
+
+    /// Issue 59: a misspelt marker is read as the one it is near, noted; a
+    /// word that is no marker is a slip; an assumption checked twice with
+    /// different results takes neither.
+    #[test]
+    fn issue_59_verification_lines_are_read_item_by_item() {
+        let read = read_verifications("U1: [UNVERIFID] no access\n", &["U1"]);
+        assert_eq!(
+            read.value,
+            [(
+                "U1".to_string(),
+                Verification::Unverified,
+                "no access".to_string()
+            )]
+        );
+        assert_eq!(read.notes, ["read [UNVERIFID] as [UNVERIFIED] (U1)"]);
+        let read = read_verifications("U1: [MAYBE] hm\n", &["U1"]);
+        assert!(read.value.is_empty());
+        assert!(
+            read.slips[0]
+                .error
+                .message
+                .starts_with("expected [VERIFIED]"),
+            "{:?}",
+            read.slips
+        );
+        let read = read_verifications("U1: [VERIFIED] a\nU1: [REFUTED] b\n", &["U1"]);
+        assert!(read.value.is_empty());
+        assert!(
+            read.slips[0]
+                .error
+                .message
+                .contains("checked with different results (lines 1, 2)"),
+            "{:?}",
+            read.slips
+        );
+        let read = read_verifications("U1: [VERIFIED] a\nU1: [VERIFIED] b\n", &["U1"]);
+        assert_eq!(read.value.len(), 1);
+        assert!(read.slips.is_empty());
     }
 
     #[test]
@@ -626,12 +1102,20 @@ mod tests {
     #[test]
     fn a_bad_decision_word_is_quoted_without_cutting_a_character() {
         let crash = "C1::VV\0\u{c}-0otno wuuusdu\u{84284})\nimprovement8!";
-        let error = read_responses(crash, &["C1"]).unwrap_err();
+        let read = read_responses(crash, &["C1"]).unwrap();
         assert!(
-            error.message.contains("expected accept, reject or defer"),
-            "{error}"
+            read.slips[0]
+                .error
+                .message
+                .contains("expected accept, reject or defer"),
+            "{:?}",
+            read.slips
         );
-        let error = read_responses("C1: ééééééééééééééééééééé\n", &["C1"]).unwrap_err();
-        assert!(error.message.contains("ééé"), "{error}");
+        let read = read_responses("C1: ééééééééééééééééééééé\n", &["C1"]).unwrap();
+        assert!(
+            read.slips[0].error.message.contains("ééé"),
+            "{:?}",
+            read.slips
+        );
     }
 }

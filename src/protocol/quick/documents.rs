@@ -115,6 +115,10 @@ fn warning_md(warnings: &[String]) -> String {
 fn challenge_result(quick: &Quick) -> String {
     match quick.bottom_line() {
         Some(line) => format!("**Bottom line:** {line}"),
+        None if quick.bottom_lines_differ() => "**No bottom line.** The critic challenged the \
+                 position (below) but gave bottom lines that say different things, so neither is \
+                 taken."
+            .to_string(),
         None => "**No bottom line.** The critic challenged the position (below) but did not say \
                  whether it holds."
             .to_string(),
@@ -422,6 +426,10 @@ struct DebateYaml {
     stages: Stages,
     #[serialize_always]
     outcome: Option<Outcome>,
+    /// What could not be read of the answers, and what that changed
+    /// (issue 59); absent when everything was read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    unread: Vec<crate::protocol::Unread>,
     usage: Option<UsageYaml>,
 }
 
@@ -603,6 +611,7 @@ impl DebateYaml {
             participants,
             stages,
             outcome: quick.outcome().cloned(),
+            unread: quick.core.unread.clone(),
             usage: UsageYaml::of(quick.calls().usage()),
         }
     }

@@ -522,6 +522,14 @@ impl Quick {
             .and_then(|attack| bottom_line(&attack.raw))
     }
 
+    /// The critic gave bottom lines that say different things, so neither
+    /// is the result (issue 59).
+    pub fn bottom_lines_differ(&self) -> bool {
+        self.attack
+            .as_ref()
+            .is_some_and(|attack| !parse::read_bottom_line(&attack.raw).slips.is_empty())
+    }
+
     fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
         self.core.calls.push_log(now, kind, call_id, message);
     }
@@ -613,15 +621,7 @@ impl crate::protocol::Rules for Quick {
                 self.start_attack(now)
             }
             Step::Attack if empty => self.repair_or_stop(answer, "the answer is empty"),
-            Step::Attack => {
-                self.attack = Some(Collected {
-                    call_id: call_id.clone(),
-                    raw: answer.output.to_string(),
-                    at: now,
-                    normalised: Vec::new(),
-                });
-                self.after_attack(&call_id, answer.output, now)
-            }
+            Step::Attack => self.on_attack(answer),
             Step::Revision if empty => {
                 if answer.call.repaired {
                     self.revision_skipped = Some(

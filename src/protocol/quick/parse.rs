@@ -8,7 +8,7 @@
 
 use yaml_serde::Value;
 
-use crate::parse::{Document, ParseError, Read, describe};
+use crate::parse::{Document, ParseError, Read, Shape, Slip, describe};
 
 /// How severe a vulnerability is, most severe first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -37,7 +37,11 @@ const SEVERITIES: [(&str, Severity); 4] = [
     ("low", Severity::Low),
 ];
 
-const FINDING_SHAPE: &str = "a finding (a mapping with title, severity, description, exploit)";
+const FINDING_SHAPE: Shape = Shape {
+    what: "a finding (a mapping with title, severity, description, exploit)",
+    keys: &["id", "title", "severity", "description", "exploit"],
+    id_key: None,
+};
 
 /// One finding of a red team, numbered by quorum (`v1`, `v2`, …) in the
 /// order the critic listed it.
@@ -53,7 +57,9 @@ pub struct Vulnerability {
 /// Reads the `vulnerabilities:` list of a red-team report (a mapping with
 /// that key, or a bare list). Each needs a `title`, a `severity` from the
 /// closed set and an `exploit` scenario; `description` may be left out.
-/// The notes say what was read other than as written (tabs, emphasised keys).
+/// The notes say what was read other than as written (tabs, emphasised
+/// keys); a finding that cannot be read is left out as a slip named by the
+/// id its place gives it (`v3`), the others keeping theirs (issue 59).
 pub fn parse_vulnerabilities(text: &str) -> Result<Read<Vec<Vulnerability>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = document.main_list(
@@ -62,14 +68,15 @@ pub fn parse_vulnerabilities(text: &str) -> Result<Read<Vec<Vulnerability>>, Par
     )?;
     let found = document.read_items(list, &path, "findings", FINDING_SHAPE, |index, fields| {
         Ok(Vulnerability {
-            id: format!("v{}", index + 1),
+            id: vulnerability_id(index),
             title: fields.required_text("title")?,
             severity: fields.required_choice("severity", &SEVERITIES)?,
             description: fields.optional_text("description")?.unwrap_or_default(),
             exploit: fields.required_text("exploit")?,
         })
     })?;
-    if found.is_empty() {
+    let found: Vec<Vulnerability> = found.into_iter().map(|(_, finding)| finding).collect();
+    if found.is_empty() && list.is_empty() {
         return Err(document.error(
             &path,
             format!(
@@ -78,23 +85,97 @@ pub fn parse_vulnerabilities(text: &str) -> Result<Read<Vec<Vulnerability>>, Par
             ),
         ));
     }
-    Ok(document.read(found))
+    let read = document.read(found);
+    Ok(Read {
+        slips: read
+            .slips
+            .into_iter()
+            .map(|slip| match slip.index {
+                Some(index) => slip.named(vulnerability_id(index)),
+                None => slip,
+            })
+            .collect(),
+        ..read
+    })
 }
 
-/// The text after the last `Bottom line:` of a challenge (markdown bold
-/// around the label allowed), up to the next blank line.
-pub fn bottom_line(text: &str) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines.iter().rposition(|line| label_rest(line).is_some())?;
-    let mut found = vec![label_rest(lines[start])?.to_string()];
-    for line in &lines[start + 1..] {
-        if line.trim().is_empty() {
-            break;
+/// The id quorum gives the finding at `index` of the red team's list.
+fn vulnerability_id(index: usize) -> String {
+    format!("v{}", index + 1)
+}
+
+/// A challenge's bottom line: the text after its `Bottom line:` (markdown
+/// bold around the label allowed), up to the next blank line. Given more
+/// than once, it reads when every one says the same, noted; bottom lines
+/// that differ are a conflict that takes neither, a slip (issue 59: never
+/// the last one silently). An empty one is no bottom line. Never an error
+/// for the whole answer: the challenge itself is prose.
+pub fn read_bottom_line(text: &str) -> Read<Option<String>> {
+    let given = bottom_lines(text);
+    let mut read = Read::exact(None);
+    let mut distinct: Vec<&(usize, String)> = Vec::new();
+    for line in &given {
+        if !distinct.iter().any(|(_, seen)| seen == &line.1) {
+            distinct.push(line);
         }
-        found.push(line.trim().to_string());
     }
-    let joined = found.join(" ").trim().to_string();
-    (!joined.is_empty()).then_some(joined)
+    match distinct.as_slice() {
+        [] => {}
+        [(_, only)] => {
+            if given.len() > 1 {
+                read.notes.push(format!(
+                    "read {} `Bottom line:` lines that say the same as one",
+                    given.len()
+                ));
+            }
+            read.value = Some(only.clone());
+        }
+        several => {
+            let lines: Vec<String> = several.iter().map(|(line, _)| line.to_string()).collect();
+            read.slips.push(Slip::of(
+                "bottom line",
+                ParseError {
+                    line: Some(several[0].0),
+                    field: Some("Bottom line".into()),
+                    message: format!(
+                        "{} `Bottom line:` lines say different things (lines {}); give one",
+                        several.len(),
+                        lines.join(", ")
+                    ),
+                },
+            ));
+        }
+    }
+    read
+}
+
+/// The challenge's bottom line when it has exactly one ([`read_bottom_line`]).
+pub fn bottom_line(text: &str) -> Option<String> {
+    read_bottom_line(text).value
+}
+
+/// Every non-empty `Bottom line:` of `text`, each with its continuation
+/// lines up to the next blank line, with the 1-based line it starts on.
+fn bottom_lines(text: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let Some(rest) = label_rest(line) else {
+            continue;
+        };
+        let mut words = vec![rest.to_string()];
+        for next in &lines[start + 1..] {
+            if next.trim().is_empty() || label_rest(next).is_some() {
+                break;
+            }
+            words.push(next.trim().to_string());
+        }
+        let joined = words.join(" ").trim().to_string();
+        if !joined.is_empty() {
+            found.push((start + 1, joined));
+        }
+    }
+    found
 }
 
 /// What follows `Bottom line:` on `line`, if the line starts with it.
@@ -145,9 +226,16 @@ const READING_HEADING: &str = "your reading";
 /// score of the work, only what shows how alike the reviewers read it.
 /// A lens it did not rate, or rated outside 1..=10, is `None`.
 pub fn reading(review: &str) -> [Option<u8>; 3] {
-    let mut found = [None; 3];
+    read_reading(review).value
+}
+
+/// [`reading`], with a slip for each lens rated twice with different
+/// numbers, which is then `None` (issue 59: a conflict takes neither).
+pub fn read_reading(review: &str) -> Read<[Option<u8>; 3]> {
+    let mut read = Read::exact([None; 3]);
+    let mut rated: [Vec<Option<u8>>; 3] = Default::default();
     let Some(section) = reading_section(review) else {
-        return found;
+        return read;
     };
     for line in section.lines() {
         let line = line
@@ -171,12 +259,36 @@ pub fn reading(review: &str) -> [Option<u8>; 3] {
             .chars()
             .take_while(char::is_ascii_digit)
             .collect();
-        found[lens] = digits
-            .parse::<u8>()
-            .ok()
-            .filter(|score| (1..=10).contains(score));
+        rated[lens].push(
+            digits
+                .parse::<u8>()
+                .ok()
+                .filter(|score| (1..=10).contains(score)),
+        );
     }
-    found
+    for (lens, given) in rated.iter().enumerate() {
+        let mut distinct: Vec<Option<u8>> = given.clone();
+        distinct.dedup();
+        distinct.sort();
+        distinct.dedup();
+        match distinct.as_slice() {
+            [] => {}
+            [only] => read.value[lens] = *only,
+            _ => read.slips.push(Slip::of(
+                format!("reading on {}", LENSES[lens]),
+                ParseError {
+                    line: None,
+                    field: Some(LENSES[lens].into()),
+                    message: format!(
+                        "{} is rated {} times with different numbers",
+                        LENSES[lens],
+                        given.len()
+                    ),
+                },
+            )),
+        }
+    }
+    read
 }
 
 /// `review` without its reading: what a synthesizer reads, since the
@@ -235,34 +347,63 @@ mod tests {
         assert_eq!(found[1].description, "", "a description may be left out");
     }
 
+    /// A finding that breaks the format is left out as a slip named by the
+    /// id its place gives it, located; the others are read (issue 59).
     #[test]
     fn a_bad_severity_or_a_missing_exploit_is_located() {
-        let error = parse_vulnerabilities(
-            "```yaml\nvulnerabilities:\n  - title: x\n    severity: dire\n    exploit: y\n```",
+        let read = parse_vulnerabilities(
+            "```yaml\nvulnerabilities:\n  - title: x\n    severity: dire\n    exploit: y\n  - title: z\n    severity: low\n    exploit: w\n```",
         )
-        .unwrap_err();
-        assert_eq!(error.field.as_deref(), Some("vulnerabilities[0].severity"));
-        assert!(
-            error.message.contains("critical, high, medium, low"),
-            "{error}"
+        .unwrap();
+        assert_eq!(read.value.len(), 1);
+        assert_eq!(read.value[0].id, "v2", "v2 keeps its number");
+        let slip = &read.slips[0];
+        assert_eq!(slip.id.as_deref(), Some("v1"));
+        assert_eq!(
+            slip.error.field.as_deref(),
+            Some("vulnerabilities[0].severity")
         );
-        let error = parse_vulnerabilities(
+        assert!(
+            slip.error.message.contains("critical, high, medium, low"),
+            "{}",
+            slip.error
+        );
+        let read = parse_vulnerabilities(
             "```yaml\nvulnerabilities:\n  - title: x\n    severity: low\n```",
         )
-        .unwrap_err();
-        assert_eq!(error.field.as_deref(), Some("vulnerabilities[0].exploit"));
+        .unwrap();
+        assert_eq!(
+            read.slips[0].error.field.as_deref(),
+            Some("vulnerabilities[0].exploit")
+        );
         assert!(parse_vulnerabilities("No YAML at all, just prose.").is_err());
     }
 
+    /// A bottom line is read with its continuation. Given twice, it reads
+    /// when both say the same; two that differ are a conflict that takes
+    /// neither (issue 59: the last one never silently wins).
     #[test]
     fn the_last_bottom_line_is_read_with_its_continuation() {
-        let text = "Points...\n\nBottom line: an early draft.\n\nMore points.\n\n**Bottom line:** the position holds only with a rollback plan;\nwithout one it does not.\n";
+        let text = "Points...\n\n**Bottom line:** the position holds only with a rollback plan;\nwithout one it does not.\n";
         assert_eq!(
             bottom_line(text).as_deref(),
             Some("the position holds only with a rollback plan; without one it does not.")
         );
         assert_eq!(bottom_line("No verdict here."), None);
         assert_eq!(bottom_line("Bottom line:\n"), None);
+        let two = "Points...\n\nBottom line: an early draft.\n\nMore points.\n\n**Bottom line:** the position holds only with a rollback plan;\nwithout one it does not.\n";
+        let read = read_bottom_line(two);
+        assert_eq!(read.value, None);
+        assert_eq!(read.slips.len(), 1);
+        assert_eq!(
+            read.slips[0].error.to_string(),
+            "line 3, Bottom line: 2 `Bottom line:` lines say different things (lines 3, 7); give one"
+        );
+        let same = "Bottom line: it holds.\n\nBottom line: it holds.\n";
+        let read = read_bottom_line(same);
+        assert_eq!(read.value.as_deref(), Some("it holds."));
+        assert!(read.slips.is_empty());
+        assert_eq!(read.notes.len(), 1);
     }
 
     #[test]

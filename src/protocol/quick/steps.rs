@@ -6,12 +6,13 @@
 //! Not responsible for the moderator's triage (`triage`) nor the
 //! synthesis (`synthesis`).
 
-use super::parse::{bottom_line, parse_vulnerabilities};
-use super::{Quick, QuickMode, ReviewState, Step, documents, parse, prompts};
+use super::parse::{Vulnerability, parse_vulnerabilities, read_bottom_line};
+use super::{Collected, Quick, QuickMode, ReviewState, Step, documents, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::fairness::agreement::{self, Agreement};
 use crate::protocol::judges::JudgeRole;
-use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
+use crate::protocol::reading::slip_name;
+use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 
 impl Quick {
@@ -88,20 +89,44 @@ impl Quick {
         self.start_single(&prompts::ADVERSARY_REVISION, context, "proposer", now)
     }
 
-    pub(super) fn after_attack(
-        &mut self,
-        call_id: &str,
-        output: &str,
-        now: Timestamp,
-    ) -> Vec<Effect> {
+    /// The critic's attack, on disk: a challenge's bottom line, or a red
+    /// team's findings, read item by item (issue 59); the other modes go
+    /// on to what follows.
+    pub(super) fn on_attack(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+        let now = answer.now;
+        let call_id = answer.call.call_id();
+        let keep = |quick: &mut Quick, raw: &str, normalised: Vec<String>| {
+            quick.attack = Some(Collected {
+                call_id: call_id.clone(),
+                raw: raw.to_string(),
+                at: now,
+                normalised,
+            });
+        };
         match self.config.mode {
             QuickMode::Challenge => {
-                let note = match bottom_line(output) {
+                let read = |text: &str| Ok(read_bottom_line(text));
+                let count = |line: &Option<String>| usize::from(line.is_some());
+                let reading = match self.core.read_by_item(&answer, read, count) {
+                    ByItem::Asked(effects) => return effects,
+                    ByItem::Unreadable(_) => unreachable!("a challenge always reads"),
+                    ByItem::Read(reading) => reading,
+                };
+                keep(self, reading.text(&answer), reading.read.notes.clone());
+                self.core
+                    .calls
+                    .note_readings(now, &call_id, &reading.read.notes);
+                self.core
+                    .leave_out(&answer.call, now, &reading.read.slips, slip_name, |_| {
+                        "neither is taken: the result says the critic gave no one bottom line"
+                            .to_string()
+                    });
+                let note = match &reading.read.value {
                     Some(line) => {
                         self.log(
                             now,
                             LogKind::Note,
-                            Some(call_id),
+                            Some(&call_id),
                             format!("bottom line: {line}"),
                         );
                         "the critic's challenge, with its bottom line".to_string()
@@ -110,58 +135,83 @@ impl Quick {
                         self.log(
                             now,
                             LogKind::Note,
-                            Some(call_id),
-                            "the critic gave no `Bottom line:`; the result line says so".into(),
+                            Some(&call_id),
+                            "the critic gave no one `Bottom line:`; the result line says so".into(),
                         );
-                        "the critic's challenge; it gave no bottom line".to_string()
+                        "the critic's challenge; it gave no one bottom line".to_string()
                     }
                 };
                 self.finish(now, note)
             }
-            QuickMode::Premortem => self.start_synthesis(now),
-            QuickMode::Redteam => match parse_vulnerabilities(output) {
-                Ok(Read {
+            QuickMode::Redteam => {
+                let count = |found: &Vec<Vulnerability>| found.len();
+                let reading = match self
+                    .core
+                    .read_by_item(&answer, parse_vulnerabilities, count)
+                {
+                    ByItem::Asked(effects) => return effects,
+                    ByItem::Unreadable(error) => {
+                        // The report is prose first: without a readable list
+                        // there is nothing to triage, and the synthesizer
+                        // works from the report as written.
+                        keep(self, answer.output, Vec::new());
+                        self.log(
+                            now,
+                            LogKind::Note,
+                            Some(&call_id),
+                            format!(
+                                "the vulnerability list could not be read ({error}); no triage, the report goes to the synthesis as written"
+                            ),
+                        );
+                        self.vulnerability_error = Some(error.to_string());
+                        return self.start_synthesis(now);
+                    }
+                    ByItem::Read(reading) => reading,
+                };
+                let Read {
                     value: found,
                     notes,
-                }) => {
-                    self.core.calls.note_readings(now, call_id, &notes);
-                    if let Some(attack) = &mut self.attack {
-                        attack.normalised = notes;
-                    }
-                    self.log(
-                        now,
-                        LogKind::Note,
-                        Some(call_id),
-                        format!(
-                            "{} findings: {}",
-                            found.len(),
-                            found
-                                .iter()
-                                .map(|f| format!("{} {}", f.id, f.severity.as_str()))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    );
-                    self.vulnerability_ids = found.iter().map(|f| f.id.clone()).collect();
-                    self.vulnerabilities = found;
-                    self.start_moderation(now)
-                }
-                Err(error) => {
-                    // The report is prose first: without a readable list
-                    // there is nothing to triage, and the synthesizer works
-                    // from the report as written.
-                    self.log(
-                        now,
-                        LogKind::Note,
-                        Some(call_id),
-                        format!(
-                            "the vulnerability list could not be read ({error}); no triage, the report goes to the synthesis as written"
-                        ),
-                    );
-                    self.vulnerability_error = Some(error.to_string());
-                    self.start_synthesis(now)
-                }
-            },
+                    slips,
+                } = reading.read.clone();
+                keep(self, reading.text(&answer), notes.clone());
+                self.core.calls.note_readings(now, &call_id, &notes);
+                self.core.leave_out(
+                    &answer.call,
+                    now,
+                    &slips,
+                    |slip| format!("finding {}", slip_name(slip)),
+                    |_| "it was not put to you for triage, so the report does not list it among the findings that stand".to_string(),
+                );
+                self.log(
+                    now,
+                    LogKind::Note,
+                    Some(&call_id),
+                    format!(
+                        "{} findings: {}",
+                        found.len(),
+                        found
+                            .iter()
+                            .map(|f| format!("{} {}", f.id, f.severity.as_str()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+                self.vulnerability_ids = found.iter().map(|f| f.id.clone()).collect();
+                self.vulnerabilities = found;
+                self.start_moderation(now)
+            }
+            _ => {
+                keep(self, answer.output, Vec::new());
+                self.after_attack(now)
+            }
+        }
+    }
+
+    /// What follows the attack in a mode that reads nothing of it.
+    fn after_attack(&mut self, now: Timestamp) -> Vec<Effect> {
+        match self.config.mode {
+            QuickMode::Challenge | QuickMode::Redteam => Vec::new(),
+            QuickMode::Premortem => self.start_synthesis(now),
             QuickMode::Adversary if self.config.revision => self.start_revision(now),
             QuickMode::Adversary => {
                 self.revision_skipped =
@@ -198,7 +248,15 @@ impl Quick {
         } else {
             let mut note = format!("{role}: review written to {}", documents::review_file(role));
             if !self.config.seating.fairness.is_legacy() {
-                let reading = parse::reading(answer.output);
+                let read = parse::read_reading(answer.output);
+                let reading = read.value;
+                // A reviewer is never asked again: a lens rated twice with
+                // different numbers is said, and left out.
+                self.core
+                    .leave_out(&answer.call, now, &read.slips, slip_name, |_| {
+                        "left out of the measure of how alike the reviewers read the work"
+                            .to_string()
+                    });
                 self.reviews[index].reading = reading;
                 note.push_str(&format!("; its reading: {}", reading_words(&reading)));
             }

@@ -12,7 +12,7 @@ use super::{
     MAX_ROUNDS, Rca, Step, debugger_name, debugger_slot, documents, hedge, parse, prompts,
 };
 use crate::parse::Read;
-use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{ByItem, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
 
@@ -192,9 +192,40 @@ impl Rca {
             .map(|challenge| challenge.id.clone())
             .collect();
         let refs: Vec<&str> = delivered.iter().map(String::as_str).collect();
-        match parse::read_answers(answer.output, &refs) {
-            Ok(Read { value, notes }) => {
-                self.keep(&answer, notes);
+        let read = |text: &str| parse::read_answers(text, &refs);
+        match self.core.read_by_item(&answer, read, Vec::len) {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Read(reading) => {
+                let raw = reading.text(&answer).to_string();
+                let Read {
+                    value,
+                    notes,
+                    slips,
+                } = reading.read;
+                self.keep_text(&answer, &raw, notes);
+                // A28 (revised 2026-12-06): an answer quorum could not read
+                // counts as that answer failing, as a failed call does, not
+                // as the debugger leaving the challenge unanswered. One whose
+                // challenge cannot be told makes every challenge the answer
+                // leaves out count so.
+                let failed: HashSet<String> = if slips
+                    .iter()
+                    .any(|slip| slip.id.as_deref().is_none_or(|id| !refs.contains(&id)))
+                {
+                    delivered.iter().cloned().collect()
+                } else {
+                    slips.iter().filter_map(|slip| slip.id.clone()).collect()
+                };
+                self.core.leave_out(
+                    &answer.call,
+                    now,
+                    &slips,
+                    |slip| match &slip.id {
+                        Some(id) => format!("answer to {id}"),
+                        None => crate::protocol::reading::slip_name(slip),
+                    },
+                    |_| "the challenge counts as unanswered through no choice of its owner: its hypothesis is weakened, not eliminated".to_string(),
+                );
                 let round = self.round;
                 let mut conceded = Vec::new();
                 for (id, text) in &value {
@@ -236,11 +267,20 @@ impl Rca {
                     .cloned()
                     .collect();
                 for id in &omitted {
+                    let unreadable = failed.contains(id);
                     if let Some(challenge) = self.challenge_mut(id) {
-                        challenge.misses.push(Miss {
-                            round,
-                            kind: MissKind::Omitted,
-                            reason: String::new(),
+                        challenge.misses.push(if unreadable {
+                            Miss {
+                                round,
+                                kind: MissKind::Failed,
+                                reason: "its answer could not be read".to_string(),
+                            }
+                        } else {
+                            Miss {
+                                round,
+                                kind: MissKind::Omitted,
+                                reason: String::new(),
+                            }
                         });
                     }
                 }
@@ -253,7 +293,7 @@ impl Rca {
                 }
                 self.log(now, LogKind::Note, Some(&answer.call.call_id()), message);
             }
-            Err(error) => match self.repair(answer, error.to_string()) {
+            ByItem::Unreadable(error) => match self.repair(answer, error.to_string()) {
                 Ok(effects) => return effects,
                 Err(reason) => self.missed_all(&name, &reason, now),
             },

@@ -13,8 +13,8 @@ use super::{
     CRITIC, CriticIds, ItemSubject, MAX_ROUNDS, Rca, Step, as_refs, count, documents, hedge, parse,
     prompts,
 };
-use crate::parse::Read;
-use crate::protocol::{Answer, Effect, LogKind, ModerationItem, SharedSteps, Timestamp};
+use crate::parse::{ParseError, Read, Slip};
+use crate::protocol::{Answer, ByItem, Effect, LogKind, ModerationItem, SharedSteps, Timestamp};
 use crate::report::one_line;
 use serde_json::json;
 
@@ -42,6 +42,7 @@ impl Rca {
             .collect();
         CriticIds {
             hypotheses,
+            challenges: self.challenges.iter().map(|c| c.id.clone()).collect(),
             settled,
             unchallenged,
             to_rule,
@@ -135,75 +136,55 @@ impl Rca {
         })
     }
 
+    /// Reads the critic's answer item by item against the debate as it
+    /// stands; a recommendation with a hedge word is a slip of its own
+    /// (RC-16), asked about once like any other.
     pub(super) fn read_critic(
         &self,
         output: &str,
         closing: bool,
-    ) -> Result<Read<CriticAnswer>, String> {
-        let ids = self.critic_ids();
-        let (hypotheses, settled, unchallenged, to_rule) = (
-            as_refs(&ids.hypotheses),
-            as_refs(&ids.settled),
-            as_refs(&ids.unchallenged),
-            as_refs(&ids.to_rule),
-        );
-        parse::read_critic(
-            output,
-            &CriticContext {
-                hypotheses: &hypotheses,
-                settled: &settled,
-                unchallenged: &unchallenged,
-                to_rule: &to_rule,
-                closing,
-            },
-        )
-        .map_err(|error| error.to_string())
+    ) -> Result<Read<CriticAnswer>, ParseError> {
+        read_critic_with(output, &self.critic_ids(), closing)
     }
 
     pub(super) fn on_critic(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let closing = self.closing;
         let call_id = answer.call.call_id();
-        let read = match self.read_critic(answer.output, closing) {
-            Ok(read) => read,
-            Err(error) => {
+        let ids = self.critic_ids();
+        let read = |text: &str| read_critic_with(text, &ids, closing);
+        let reading = match self.core.read_by_item(&answer, read, CriticAnswer::len) {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Unreadable(error) => {
                 return match self.repair(answer, error) {
                     Ok(effects) => effects,
                     // The critic is required (A18): no fabricated result.
                     Err(reason) => self.fail(now, reason),
                 };
             }
+            ByItem::Read(reading) => reading,
         };
-        let Read { value, notes } = read;
-        let mut critique = value;
-        if let Some(assessment) = &critique.assessment {
-            let hedged = hedge::hedges(&assessment.recommendation);
-            if !hedged.is_empty() {
-                let problem = format!(
-                    "assessment.recommendation uses hedge words ({}); state what the evidence shows without them, or leave the recommendation out",
-                    hedged.join(", ")
-                );
-                if !answer.call.repaired {
-                    return match self.repair(answer, problem) {
-                        Ok(effects) => effects,
-                        Err(reason) => self.fail(now, reason),
-                    };
-                }
-                // RC-16: a hedged recommendation is refused, not repaired twice.
-                self.log(
-                    now,
-                    LogKind::Note,
-                    Some(&call_id),
-                    format!("the critic's recommendation is left out: {problem}"),
-                );
-                self.assessment_refused = Some(format!(
-                    "the critic's recommendation used hedge words ({}) and was refused",
-                    hedged.join(", ")
-                ));
-                critique.assessment = None;
-            }
+        let raw = reading.text(&answer).to_string();
+        let Read {
+            value: mut critique,
+            notes,
+            slips,
+        } = reading.read;
+        if let Some(slip) = slips
+            .iter()
+            .find(|slip| slip.id.as_deref() == Some("assessment"))
+            && slip.error.message.starts_with("uses hedge words")
+        {
+            // RC-16: a hedged recommendation is refused, not repaired twice.
+            let hedged = slip.error.message.split(';').next().unwrap_or_default();
+            self.assessment_refused = Some(format!(
+                "the critic's recommendation {} and was refused",
+                hedged.replacen("uses", "used", 1)
+            ));
         }
-        self.keep(&answer, notes);
+        self.keep_text(&answer, &raw, notes);
+        self.core
+            .leave_out(&answer.call, now, &slips, critic_item, critic_effect);
         for left_out in &critique.left_out {
             self.log(
                 now,
@@ -377,4 +358,73 @@ fn ruling_item(challenge: &Challenge, owner: &str) -> ModerationItem {
         text,
         ..Default::default()
     }
+}
+
+/// How an item of the critic's answer left out is named: `ruling on X1.2`,
+/// `challenge to H2`, `recommendation`.
+fn critic_item(slip: &Slip) -> String {
+    let field = slip.error.field.as_deref().unwrap_or_default();
+    match &slip.id {
+        Some(id) if id == "assessment" => "recommendation".to_string(),
+        Some(id) if field.starts_with("rulings") => format!("ruling on {id}"),
+        Some(id) if field.starts_with("challenges") => format!("challenge to {id}"),
+        _ => crate::protocol::reading::slip_name(slip),
+    }
+}
+
+/// What leaving an item of the critic's answer out changed.
+fn critic_effect(slip: &Slip) -> String {
+    let field = slip.error.field.as_deref().unwrap_or_default();
+    if slip.id.as_deref() == Some("assessment") {
+        "the final assessment has no recommendation from the critic".to_string()
+    } else if field.starts_with("rulings") {
+        "the answer stays unruled and waits for a ruling next round".to_string()
+    } else {
+        "the challenge was not raised; a hypothesis left with none is challenged next round"
+            .to_string()
+    }
+}
+
+/// [`Rca::read_critic`] against `ids`, gathered before the read.
+fn read_critic_with(
+    output: &str,
+    ids: &super::CriticIds,
+    closing: bool,
+) -> Result<Read<CriticAnswer>, ParseError> {
+    let (hypotheses, challenges, settled, unchallenged, to_rule) = (
+        as_refs(&ids.hypotheses),
+        as_refs(&ids.challenges),
+        as_refs(&ids.settled),
+        as_refs(&ids.unchallenged),
+        as_refs(&ids.to_rule),
+    );
+    let mut read = parse::read_critic(
+        output,
+        &CriticContext {
+            hypotheses: &hypotheses,
+            challenges: &challenges,
+            settled: &settled,
+            unchallenged: &unchallenged,
+            to_rule: &to_rule,
+            closing,
+        },
+    )?;
+    if let Some(assessment) = &read.value.assessment {
+        let hedged = hedge::hedges(&assessment.recommendation);
+        if !hedged.is_empty() {
+            read.slips.push(Slip::of(
+                    "assessment",
+                    ParseError {
+                        line: None,
+                        field: Some("assessment.recommendation".into()),
+                        message: format!(
+                            "uses hedge words ({}); state what the evidence shows without them, or leave the recommendation out",
+                            hedged.join(", ")
+                        ),
+                    },
+                ));
+            read.value.assessment = None;
+        }
+    }
+    Ok(read)
 }

@@ -477,6 +477,10 @@ pub struct RcaYaml {
     pub recommendation: Option<String>,
     pub recommendation_refused: Option<String>,
     pub outcome: Option<Outcome>,
+    /// What could not be read of the answers, and what that changed
+    /// (issue 59); absent when everything was read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<crate::protocol::Unread>,
     pub usage: Option<UsageYaml>,
 }
 
@@ -581,6 +585,7 @@ impl RcaYaml {
             recommendation: rca.assessment().map(|a| a.recommendation.clone()),
             recommendation_refused: rca.assessment_refused().map(str::to_string),
             outcome: rca.outcome().cloned(),
+            unread: rca.core.unread.clone(),
             usage: UsageYaml::of(rca.calls().usage()),
         }
     }

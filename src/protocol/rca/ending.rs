@@ -122,7 +122,7 @@ impl Rca {
     pub(super) fn on_restate(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         match parse::read_restatement(answer.output) {
-            Ok(Read { value, notes }) => {
+            Ok(Read { value, notes, .. }) => {
                 self.keep(&answer, notes);
                 let still: Vec<String> = hedge::hedges(&value)
                     .into_iter()

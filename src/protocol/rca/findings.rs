@@ -12,7 +12,7 @@ use super::{
 };
 use crate::parse::Read;
 use crate::protocol::supervision::LiveCall;
-use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
+use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 use std::collections::BTreeSet;
 
@@ -80,9 +80,32 @@ impl Rca {
     pub(super) fn on_findings(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let name = debugger_name(&answer.call.slot.role).to_string();
-        match parse::read_findings(answer.output) {
-            Ok(Read { value, notes }) => {
-                self.keep(&answer, notes);
+        match self
+            .core
+            .read_by_item(&answer, parse::read_findings, Vec::len)
+        {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Read(reading) => {
+                let raw = reading.text(&answer).to_string();
+                let Read {
+                    value,
+                    notes,
+                    slips,
+                } = reading.read;
+                self.keep_text(&answer, &raw, notes);
+                self.core.leave_out(
+                    &answer.call,
+                    now,
+                    &slips,
+                    |slip| match slip.index {
+                        Some(place) => format!("hypothesis {} as it listed them", place + 1),
+                        None => crate::protocol::reading::slip_name(slip),
+                    },
+                    |_| {
+                        "not numbered or cross-examined: it plays no part in the analysis"
+                            .to_string()
+                    },
+                );
                 self.log(
                     now,
                     LogKind::Note,
@@ -91,7 +114,7 @@ impl Rca {
                 );
                 self.findings_in.insert(name.clone(), value);
             }
-            Err(error) => {
+            ByItem::Unreadable(error) => {
                 return match self.repair(answer.clone(), error.to_string()) {
                     Ok(effects) => effects,
                     Err(reason) => self.presents_none(&answer.call, &reason, now),

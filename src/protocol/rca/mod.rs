@@ -429,14 +429,26 @@ impl Rca {
     }
 
     fn keep(&mut self, answer: &Answer<'_>, normalised: Vec<String>) {
-        let kept = self.core.calls.keep(answer, normalised);
+        self.keep_text(answer, answer.output, normalised);
+    }
+
+    /// Keeps the `text` of `answer` that was read: its own, or the first
+    /// answer of a repair that read worse (issue 59).
+    fn keep_text(&mut self, answer: &Answer<'_>, text: &str, normalised: Vec<String>) {
+        let read = Answer {
+            call: answer.call.clone(),
+            output: text,
+            now: answer.now,
+        };
+        let kept = self.core.calls.keep(&read, normalised);
         self.submissions.push(kept);
     }
 }
 
 /// The ids a critic's answer is read against.
-struct CriticIds {
+pub(super) struct CriticIds {
     hypotheses: Vec<String>,
+    challenges: Vec<String>,
     settled: Vec<String>,
     unchallenged: Vec<String>,
     to_rule: Vec<String>,
@@ -649,16 +661,19 @@ impl crate::protocol::Rules for Rca {
         }
     }
 
+    /// A person is asked to fix an item quorum cannot read, rather than
+    /// have it left out.
     fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
+        use crate::parse::whole;
         match call.slot.stage.as_str() {
-            "findings" => parses(parse::read_findings(answer)),
-            "challenge" => self.read_critic(answer, false).map(drop),
-            "ruling" => self.read_critic(answer, true).map(drop),
+            "findings" => parses(parse::read_findings(answer).and_then(whole)),
+            "challenge" => parses(self.read_critic(answer, false).and_then(whole)),
+            "ruling" => parses(self.read_critic(answer, true).and_then(whole)),
             "restate" => parses(parse::read_restatement(answer)),
             "answers" => {
                 let open = self.open_challenges_of(debugger_name(&call.slot.role));
                 let ids: Vec<&str> = open.iter().map(|challenge| challenge.id.as_str()).collect();
-                parses(parse::read_answers(answer, &ids))
+                parses(parse::read_answers(answer, &ids).and_then(whole))
             }
             _ => Ok(()),
         }

@@ -18,7 +18,9 @@ use yaml_serde::Sequence;
 
 use super::model::{AnswerText, ChallengeText, Finding, RulingText, RulingWord, Test};
 use crate::parse::normalise::KnownIds;
-use crate::parse::{Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read};
+use crate::parse::{
+    Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, Shape, Slip, quote,
+};
 use crate::report::thousands;
 
 /// The words accepted for `test` (RC-08), with the forms models use.
@@ -50,10 +52,41 @@ const RULINGS: [(&str, RulingWord); 3] = [
     ("contradicted", RulingWord::Contradicted),
 ];
 
-const FINDING_SHAPE: &str = "a hypothesis (a mapping with claim, evidence, reasoning)";
-const CHALLENGE_SHAPE: &str = "a challenge (a mapping with hypothesis, test, critical, quote, why, evidence_needed, alternative)";
-const RULING_SHAPE: &str = "a ruling (a mapping with challenge, ruling, reason)";
-const ANSWER_SHAPE: &str = "an answer (a mapping with challenge, answer, evidence)";
+const FINDING_SHAPE: Shape = Shape {
+    what: "a hypothesis (a mapping with claim, evidence, reasoning)",
+    keys: &["id", "claim", "evidence", "reasoning"],
+    id_key: None,
+};
+const CHALLENGE_SHAPE: Shape = Shape {
+    what: "a challenge (a mapping with hypothesis, test, critical, quote, why, evidence_needed, alternative)",
+    keys: &[
+        "hypothesis",
+        "test",
+        "critical",
+        "quote",
+        "why",
+        "evidence_needed",
+        "alternative",
+    ],
+    id_key: Some("hypothesis"),
+};
+const RULING_SHAPE: Shape = Shape {
+    what: "a ruling (a mapping with challenge, ruling, reason)",
+    keys: &[
+        "challenge",
+        "ruling",
+        "reason",
+        "missing",
+        "evidence_needed",
+        "alternative",
+    ],
+    id_key: Some("challenge"),
+};
+const ANSWER_SHAPE: Shape = Shape {
+    what: "an answer (a mapping with challenge, answer, evidence)",
+    keys: &["challenge", "answer", "evidence", "concede"],
+    id_key: Some("challenge"),
+};
 
 /// The list under `key` of a mapping answer, or the bare list.
 fn list_of<'a>(document: &'a Document, key: &str) -> Result<(&'a Sequence, FieldPath), ParseError> {
@@ -70,14 +103,15 @@ fn finding(fields: &Fields<'_>) -> Result<Finding, ParseError> {
 
 /// A debugger's findings: its hypotheses, each a claim with the evidence it
 /// rests on and the reasoning from one to the other. An empty list is a
-/// valid "nothing found".
+/// valid "nothing found"; a hypothesis that cannot be read is left out as a
+/// slip at its place (issue 59).
 pub fn read_findings(text: &str) -> Result<Read<Vec<Finding>>, ParseError> {
     let document = Document::load(text)?;
     let (list, path) = list_of(&document, "hypotheses")?;
     let findings = document.read_items(list, &path, "hypotheses", FINDING_SHAPE, |_, fields| {
         finding(&fields)
     })?;
-    Ok(document.read(findings))
+    Ok(document.read(findings.into_iter().map(|(_, finding)| finding).collect()))
 }
 
 /// A hypothesis a team brings in a hypotheses file, with the debugger that
@@ -105,7 +139,7 @@ pub fn read_hypotheses_file(text: &str) -> Result<Vec<Seeded>, ParseError> {
     }
     let mut seeded = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE)?;
+        let fields = Fields::new(&document, value, path.index(index), FINDING_SHAPE.what)?;
         refuse_unknown_keys(&fields, text)?;
         seeded.push(Seeded {
             owner: fields.optional_text("owner")?,
@@ -213,6 +247,9 @@ pub fn hypotheses_entry_line(text: &str, index: usize) -> Option<usize> {
 pub struct CriticContext<'a> {
     /// Every hypothesis id, for matching.
     pub hypotheses: &'a [&'a str],
+    /// Every challenge raised so far: a ruling on one of them whose answer
+    /// waits for none is read past, not a slip.
+    pub challenges: &'a [&'a str],
     /// Hypotheses that are settled: a challenge to one is left out.
     pub settled: &'a [&'a str],
     /// Hypotheses never challenged yet: each needs one now (RC-03).
@@ -243,6 +280,17 @@ pub struct CriticAnswer {
     pub assessment: Option<CriticAssessment>,
 }
 
+impl CriticAnswer {
+    /// Everything read: rulings, challenges and an assessment.
+    pub fn len(&self) -> usize {
+        self.rulings.len() + self.challenges.len() + usize::from(self.assessment.is_some())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// The critic's rulings on the answers in `context.to_rule`, its new
 /// challenges (every part of RC-09 required, and at least one for each
 /// hypothesis never challenged), and its optional assessment.
@@ -261,55 +309,81 @@ pub fn read_critic(
     };
 
     let to_rule = KnownIds::new(context.to_rule.iter().copied());
+    let raised = KnownIds::new(context.challenges.iter().copied());
     let hypotheses = KnownIds::new(context.hypotheses.iter().copied());
     let settled: HashSet<&str> = context.settled.iter().copied().collect();
-    let mut ruled: HashSet<String> = HashSet::new();
     let (rulings, rulings_path) = root.optional_list("rulings")?;
-    for (index, value) in rulings.iter().enumerate() {
-        let path = rulings_path.index(index);
-        let fields = Fields::new(&document, value, path.clone(), RULING_SHAPE)?;
-        let id = fields.required_known_id("challenge", &to_rule, |written| {
-            let waiting = if context.to_rule.is_empty() {
-                "no answer waits for a ruling".to_string()
-            } else {
-                format!(
-                    "answers waiting for a ruling: {}",
-                    context.to_rule.join(", ")
-                )
+    let rulings = document.read_items(
+        rulings,
+        &rulings_path,
+        "rulings",
+        RULING_SHAPE,
+        |_, fields| {
+            let written = fields.required_text("challenge")?;
+            let Some(id) = fields.known_id("challenge", &to_rule)? else {
+                // A ruling on a challenge nobody answered is read as just
+                // that: there is nothing for it to rule on (issue 59).
+                if let Some(id) = fields.known_id("challenge", &raised)? {
+                    fields.note(format!(
+                        "read past a ruling on {id}: no answer of it waits for a ruling"
+                    ));
+                    return Ok(None);
+                }
+                let waiting = if context.to_rule.is_empty() {
+                    "no answer waits for a ruling".to_string()
+                } else {
+                    format!(
+                        "answers waiting for a ruling: {}",
+                        context.to_rule.join(", ")
+                    )
+                };
+                return Err(fields.error(
+                    "challenge",
+                    format!("no challenge {} ({waiting})", quote(&written)),
+                ));
             };
-            format!("no answer to rule for {written} ({waiting})")
-        })?;
-        if !ruled.insert(id.clone()) {
-            return Err(document.error(&path, format!("{id} is ruled twice; rule it once")));
-        }
-        let fields = fields.about(id.clone());
-        let ruling = fields.required_choice("ruling", &RULINGS)?;
-        let mut text = RulingText {
-            ruling,
-            reason: fields.required_text("reason")?,
-            missing: fields.optional_text("missing")?.unwrap_or_default(),
-            evidence_needed: fields.optional_text("evidence_needed")?.unwrap_or_default(),
-            alternative: fields.optional_text("alternative")?.unwrap_or_default(),
-        };
-        if ruling == RulingWord::Unresolved {
-            // RC-12: a rejection says what is missing, what would satisfy,
-            // and which alternative must be disproved.
-            for key in ["missing", "evidence_needed", "alternative"] {
-                fields.required_text(key).map_err(|error| ParseError {
-                    message: format!("{} (an unresolved ruling says what is missing, what evidence would settle it and which alternative to rule out)", error.message),
-                    ..error
-                })?;
+            let fields = fields.about(id.clone());
+            let ruling = fields.required_choice("ruling", &RULINGS)?;
+            let mut text = RulingText {
+                ruling,
+                reason: fields.required_text("reason")?,
+                missing: fields.optional_text("missing")?.unwrap_or_default(),
+                evidence_needed: fields.optional_text("evidence_needed")?.unwrap_or_default(),
+                alternative: fields.optional_text("alternative")?.unwrap_or_default(),
+            };
+            if ruling == RulingWord::Unresolved {
+                // RC-12: a rejection says what is missing, what would
+                // satisfy, and which alternative must be disproved.
+                for key in ["missing", "evidence_needed", "alternative"] {
+                    fields.required_text(key).map_err(|error| ParseError {
+                        message: format!("{} (an unresolved ruling says what is missing, what evidence would settle it and which alternative to rule out)", error.message),
+                        ..error
+                    })?;
+                }
             }
-        }
-        text.reason = text.reason.trim().to_string();
-        answer.rulings.push((id, text));
-    }
-    document.require_every(
+            text.reason = text.reason.trim().to_string();
+            Ok(Some((id, text)))
+        },
+    )?;
+    let rulings: Vec<(usize, (String, RulingText))> = rulings
+        .into_iter()
+        .filter_map(|(place, ruling)| ruling.map(|ruling| (place, ruling)))
+        .collect();
+    let rulings = document.one_per_id(rulings, &rulings_path, "a ruling on", |(id, _)| id.clone());
+    answer.rulings = rulings.into_iter().map(|(_, ruling)| ruling).collect();
+    let ruled: HashSet<&str> = answer.rulings.iter().map(|(id, _)| id.as_str()).collect();
+    let conflicted: HashSet<String> = document
+        .read(())
+        .slips
+        .iter()
+        .filter_map(|slip| slip.id.clone())
+        .collect();
+    document.slip_each_missing(
         &rulings_path,
         context.to_rule.iter().copied(),
-        |id| ruled.contains(id),
+        |id| ruled.contains(id) || conflicted.contains(id),
         |unruled| format!("no ruling on the answer to {unruled}"),
-    )?;
+    );
 
     let (list, challenges_path) = root.optional_list("challenges")?;
     let challenges = document.read_items(
@@ -348,41 +422,62 @@ pub fn read_critic(
             Ok(Some((hypothesis, challenge)))
         },
     )?;
-    answer.challenges = challenges.into_iter().flatten().collect();
+    answer.challenges = challenges
+        .into_iter()
+        .filter_map(|(_, challenge)| challenge)
+        .collect();
     if !context.closing {
-        let challenged: HashSet<&str> = answer
+        // A hypothesis whose challenge could not be read is not one the
+        // critic left unchallenged: that slip says what happened.
+        let challenged: HashSet<String> = answer
             .challenges
             .iter()
-            .map(|(target, _)| target.as_str())
+            .map(|(target, _)| target.clone())
+            .chain(
+                document
+                    .read(())
+                    .slips
+                    .iter()
+                    .filter_map(|slip| slip.id.clone()),
+            )
             .collect();
-        document.require_every(
+        document.slip_each_missing(
             &challenges_path,
             context.unchallenged.iter().copied(),
             |id| challenged.contains(id),
             |missing| format!("every hypothesis needs at least one challenge; none for {missing}"),
-        )?;
+        );
     }
 
     if let Some((_, value)) = root.get("assessment")
         && !value.is_null()
     {
-        let fields = Fields::new(
+        let assessment = Fields::new(
             &document,
             value,
             root.path_of("assessment"),
             "a mapping with recommendation and open_questions",
-        )?;
-        answer.assessment = Some(CriticAssessment {
-            recommendation: fields.required_text("recommendation")?,
-            open_questions: fields.optional_texts("open_questions")?,
+        )
+        .and_then(|fields| {
+            Ok(CriticAssessment {
+                recommendation: fields.required_text("recommendation")?,
+                open_questions: fields.optional_texts("open_questions")?,
+            })
         });
+        match assessment {
+            Ok(assessment) => answer.assessment = Some(assessment),
+            Err(error) => document.slip(Slip::of("assessment", error)),
+        }
     }
     Ok(document.read(answer))
 }
 
 /// A debugger's answers to the challenges in `delivered`: each answers one
 /// challenge with text and evidence, or concedes it. A challenge left out
-/// is the protocol's to note; one answered twice is an error.
+/// is the protocol's to note. Item by item (issue 59): an answer that cannot
+/// be read, or names a challenge not put to the debugger, is left out as a
+/// slip named by the challenge it names; a challenge answered twice reads
+/// once when both say the same, and not at all when they differ.
 pub fn read_answers(
     text: &str,
     delivered: &[&str],
@@ -390,20 +485,13 @@ pub fn read_answers(
     let document = Document::load(text)?;
     let (list, path) = list_of(&document, "answers")?;
     let known = KnownIds::new(delivered.iter().copied());
-    let mut answered: HashSet<String> = HashSet::new();
-    let mut answers: Vec<(String, AnswerText)> = Vec::with_capacity(list.len());
-    for (index, value) in list.iter().enumerate() {
-        let entry = path.index(index);
-        let fields = Fields::new(&document, value, entry.clone(), ANSWER_SHAPE)?;
+    let answers = document.read_items(list, &path, "answers", ANSWER_SHAPE, |_, fields| {
         let id = fields.required_known_id("challenge", &known, |written| {
             format!(
                 "no challenge {written} was put to you (yours are: {})",
                 delivered.join(", ")
             )
         })?;
-        if !answered.insert(id.clone()) {
-            return Err(document.error(&entry, format!("{id} is answered twice; answer it once")));
-        }
         let concede = fields.optional_flag("concede", false)?;
         let answer = if concede {
             fields.optional_text("answer")?.unwrap_or_default()
@@ -413,21 +501,29 @@ pub fn read_answers(
                 ..error
             })?
         };
-        answers.push((
+        Ok((
             id,
             AnswerText {
                 concede,
                 answer,
                 evidence: fields.optional_texts("evidence")?,
             },
-        ));
-    }
-    Ok(document.read(answers))
+        ))
+    })?;
+    let answers = document.one_per_id(answers, &path, "an answer to", |(id, _)| id.clone());
+    Ok(document.read(answers.into_iter().map(|(_, answer)| answer).collect()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::whole;
+
+    /// The first item `read` left out, as the error that refuses the
+    /// answer whole; or the whole answer's own error.
+    fn refused<T: std::fmt::Debug>(read: Result<Read<T>, ParseError>) -> ParseError {
+        read.and_then(whole).unwrap_err()
+    }
 
     const FINDINGS: &str = "I looked at the traces.\n\n```yaml\nhypotheses:\n  - claim: The 14:02 deploy added a blocking fraud call.\n    evidence:\n      - \"deploy log: v2.31.0 live at 14:02:10Z\"\n      - src/checkout/submit.rs:212\n    reasoning: The call has no timeout.\n  - claim: The pool ran dry.\n    evidence: pg_stat_activity at 14:05 shows 100 of 100 busy\n```\n";
 
@@ -448,7 +544,9 @@ mod tests {
                 .value
                 .is_empty()
         );
-        let error = read_findings("```yaml\nhypotheses:\n  - evidence: [x]\n```").unwrap_err();
+        let error = refused(read_findings(
+            "```yaml\nhypotheses:\n  - evidence: [x]\n```",
+        ));
         assert_eq!(
             error.to_string(),
             "line 3, hypotheses[0].claim: required field is missing"
@@ -458,6 +556,7 @@ mod tests {
     fn context<'a>(to_rule: &'a [&'a str], unchallenged: &'a [&'a str]) -> CriticContext<'a> {
         CriticContext {
             hypotheses: &["H1", "H2", "H3"],
+            challenges: &["X1.1", "X2.1", "X3.1", "X3.2"],
             settled: &["H3"],
             unchallenged,
             to_rule,
@@ -482,7 +581,7 @@ mod tests {
                 .filter(|line| !line.trim_start().starts_with(&format!("{part}:")))
                 .map(|line| format!("{line}\n"))
                 .collect();
-            let error = read_critic(&cut, &context(&[], &["H1"])).unwrap_err();
+            let error = refused(read_critic(&cut, &context(&[], &["H1"])));
             assert_eq!(
                 error.field.as_deref(),
                 Some(format!("challenges[0].{part}").as_str())
@@ -490,7 +589,7 @@ mod tests {
             assert_eq!(error.message, "required field is missing");
         }
         let bad = text.replace("test: timeline", "test: vibes");
-        let error = read_critic(&bad, &context(&[], &["H1"])).unwrap_err();
+        let error = refused(read_critic(&bad, &context(&[], &["H1"])));
         assert!(
             error.message.starts_with("expected one of causation"),
             "{error}"
@@ -504,9 +603,12 @@ mod tests {
     #[test]
     fn rc_03_every_finding_is_challenged() {
         let text = format!("```yaml\nchallenges:\n{CHALLENGE}```\n");
-        let error = read_critic(&text, &context(&[], &["H1", "H2"])).unwrap_err();
+        let read = read_critic(&text, &context(&[], &["H1", "H2"])).unwrap();
+        assert_eq!(read.value.challenges.len(), 1, "H1's challenge is read");
+        assert_eq!(read.slips.len(), 1);
+        assert_eq!(read.slips[0].id.as_deref(), Some("H2"));
         assert_eq!(
-            error.to_string(),
+            read.slips[0].error.to_string(),
             "line 3, challenges: every hypothesis needs at least one challenge; none for H2"
         );
         // A challenge to a settled hypothesis is left out, noted.
@@ -529,16 +631,37 @@ mod tests {
         assert_eq!(read.value.rulings.len(), 2);
         assert_eq!(read.value.rulings[1].0, "X2.1");
         let cut = ruled.replace("    missing: A trace from eu-west.\n", "");
-        let error = read_critic(&cut, &context(&["X1.1", "X2.1"], &[])).unwrap_err();
+        let read = read_critic(&cut, &context(&["X1.1", "X2.1"], &[])).unwrap();
+        assert_eq!(read.value.rulings.len(), 1, "X2.1's ruling is read");
+        let error = &read.slips[0].error;
         assert_eq!(error.field.as_deref(), Some("rulings[0].missing"));
         assert!(error.message.contains("what is missing"), "{error}");
-        let error = read_critic(ruled, &context(&["X1.1", "X2.1", "X3.1"], &[])).unwrap_err();
+        assert_eq!(read.slips[0].id.as_deref(), Some("X1.1"));
+        let error = refused(read_critic(ruled, &context(&["X1.1", "X2.1", "X3.1"], &[])));
         assert_eq!(error.message, "no ruling on the answer to X3.1");
-        let error = read_critic(ruled, &context(&["X1.1"], &[])).unwrap_err();
+        // Issue 59: a ruling on a challenge nobody answered is read as just
+        // that, with a note; one on a challenge that does not exist is a slip.
+        let read = read_critic(ruled, &context(&["X1.1"], &[])).unwrap();
+        assert!(read.slips.is_empty(), "{:?}", read.slips);
+        assert_eq!(read.value.rulings.len(), 1);
+        assert!(
+            read.notes
+                .iter()
+                .any(|note| note.starts_with("read past a ruling on X2.1")),
+            "{:?}",
+            read.notes
+        );
+        let unknown = ruled.replace("x2.1 (pool)", "X7.1");
+        let error = refused(read_critic(&unknown, &context(&["X1.1"], &[])));
         assert_eq!(
             error.message,
-            "no answer to rule for \"x2.1 (pool)\" (answers waiting for a ruling: X1.1)"
+            "no challenge \"X7.1\" (answers waiting for a ruling: X1.1)"
         );
+        // A challenge ruled twice with different words takes neither.
+        let twice = ruled.replace("x2.1 (pool)", "X1.1");
+        let read = read_critic(&twice, &context(&["X1.1"], &[])).unwrap();
+        assert!(read.value.rulings.is_empty());
+        assert_eq!(read.slips.len(), 2, "{:?}", read.slips);
     }
 
     #[test]
@@ -563,14 +686,23 @@ mod tests {
         let read = read_answers(text, &["X1.1", "X1.2"]).unwrap();
         assert_eq!(read.value.len(), 2);
         assert!(read.value[1].1.concede);
-        let error = read_answers(text, &["X1.1"]).unwrap_err();
+        let read = read_answers(text, &["X1.1"]).unwrap();
+        assert_eq!(read.value.len(), 1, "the answer to X1.1 is read");
+        assert_eq!(read.slips[0].id.as_deref(), Some("X1.2"));
         assert_eq!(
-            error.message,
+            read.slips[0].error.message,
             "no challenge \"X1.2\" was put to you (yours are: X1.1)"
         );
         let unanswered = text.replace("    concede: true\n", "    evidence: []\n");
-        let error = read_answers(&unanswered, &["X1.1", "X1.2"]).unwrap_err();
+        let error = refused(read_answers(&unanswered, &["X1.1", "X1.2"]));
         assert!(error.message.contains("set `concede: true`"), "{error}");
+        // Issue 59: one challenge answered twice reads once when both say
+        // the same, and not at all when they differ.
+        let twice = "```yaml\nanswers:\n  - challenge: X1.1\n    answer: A.\n  - challenge: X1.1\n    answer: A.\n```\n";
+        let read = read_answers(twice, &["X1.1"]).unwrap();
+        assert_eq!((read.value.len(), read.slips.len()), (1, 0));
+        let read = read_answers(&twice.replacen("A.", "B.", 1), &["X1.1"]).unwrap();
+        assert_eq!((read.value.len(), read.slips.len()), (0, 2));
     }
 
     #[test]
@@ -625,7 +757,7 @@ mod tests {
             "{error}"
         );
         let answer = format!("```yaml\n{}```\n", file(ITEMS_PER_ANSWER_MAX + 1));
-        let error = read_findings(&answer).unwrap_err();
+        let error = refused(read_findings(&answer));
         assert!(
             error
                 .message

@@ -779,7 +779,7 @@ impl App {
                 }
                 self.progress = progress;
             }
-            Update::Board(board) => self.set_board(board),
+            Update::Board(board) => self.set_board(*board),
             Update::CallStarted {
                 call_id,
                 slot,

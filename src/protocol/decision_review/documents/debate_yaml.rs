@@ -35,6 +35,10 @@ pub struct DebateYaml {
     pub deferred_items: Vec<ItemYaml>,
     pub thresholds: Thresholds,
     pub outcome: Option<Outcome>,
+    /// What could not be read of the answers, and what that changed
+    /// (issue 59); absent when everything was read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<crate::protocol::Unread>,
     /// Tokens, latency and cost; absent until a call has finished.
     pub usage: Option<UsageYaml>,
 }
@@ -513,6 +517,7 @@ impl DebateYaml {
                 .collect(),
             thresholds: config.thresholds.clone(),
             outcome: review.outcome().cloned(),
+            unread: review.core.unread.clone(),
             usage: UsageYaml::of(review.usage_ledger()),
         }
     }

@@ -234,13 +234,13 @@ fn critique_md(review: &DecisionReview) -> Option<String> {
             }
             out.push_str(&format!("{}\n\n", item.description.trim()));
         }
-        for dropped in &critique.parsed.dropped {
-            out.push_str(&format!(
-                "- Dropped critique #{} (target `{}`): {}\n",
-                dropped.index + 1,
-                dropped.target_block,
-                dropped.reason
-            ));
+        for unread in review
+            .core
+            .unread
+            .iter()
+            .filter(|unread| unread.call_id == critique.call_id)
+        {
+            out.push_str(&format!("- Left out, {}: {}\n", unread.what, unread.why));
         }
         out.push_str(&format!(
             "\n## Raw output `{}` ({})\n\n{}",

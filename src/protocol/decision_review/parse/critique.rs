@@ -2,15 +2,17 @@
 //!
 //! Responsible for: reading `critiques:` (or a bare list), checking each item
 //! against the closed sets for `flaw_type` and `severity`, requiring the
-//! steelman in generous-steelman mode, dropping items aimed at blocks the tree
-//! does not have (A10: noted, not fatal) and numbering the kept items
-//! `c1..cN` in the critic's order.
+//! steelman in generous-steelman mode, and numbering the items `c1..cN` by
+//! their place in the critic's list. Item by item (issue 59): an item that
+//! cannot be read, or that aims at a block the tree does not have (A10), is
+//! left out as a slip and keeps its number, so no other item's id moves.
 //!
-//! Not responsible for: the moderator's accept/reject/defer calls, writing
-//! the transcript note about dropped items (the caller gets them in
-//! [`ParsedCritique::dropped`]), or checking that every block was critiqued.
+//! Not responsible for: the moderator's accept/reject/defer calls, asking
+//! the critic about the items left out or recording them (the protocol), or
+//! checking that every block was critiqued.
 
-use super::{Document, Fields, ParseError, Read, list_capped, quote};
+use super::{Document, Fields, ParseError, Read, quote, whole};
+use crate::parse::Shape;
 use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::protocol::decision_review::model::{
     CritiqueItem, CritiqueMode, FlawType, Severity, ThesisTree,
@@ -31,49 +33,54 @@ const SEVERITIES: [(&str, Severity); 3] = [
     ("note", Severity::Note),
 ];
 
-const CRITIQUE_SHAPE: &str =
-    "a critique (a mapping with target_block, flaw_type, severity, description)";
+const CRITIQUE_SHAPE: Shape = Shape {
+    what: "a critique (a mapping with target_block, flaw_type, severity, description)",
+    keys: &[
+        "target_block",
+        "steelman",
+        "flaw_type",
+        "severity",
+        "description",
+        "id",
+    ],
+    id_key: None,
+};
 
-/// A critic's answer: the items kept, and those dropped for aiming at a block
-/// the tree does not have.
+/// A critic's answer: the items read, each numbered by its place in the
+/// critic's list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedCritique {
-    /// Kept items, in the critic's order, with ids `c1..cN` assigned by us.
+    /// Items read, in the critic's order, with ids `c1..cN` assigned by us
+    /// from their places (an item left out leaves its number unused).
     pub items: Vec<CritiqueItem>,
-    /// Items left out under RULES.md A10; the caller notes them in the
-    /// transcript.
-    pub dropped: Vec<DroppedCritique>,
 }
 
-/// One critique item left out because its target block does not exist.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DroppedCritique {
-    /// 0-based position in the critic's list.
-    pub index: usize,
-    /// The block id the critic named.
-    pub target_block: String,
-    /// Why it was left out, for the transcript.
-    pub reason: String,
+/// The id quorum gives the critique item at `index` of the critic's list.
+pub fn critique_id(index: usize) -> String {
+    format!("c{}", index + 1)
 }
 
-/// Parses the critic's answer against `tree`.
+/// Parses the critic's answer against `tree`, refusing it whole on the
+/// first item that cannot be read (an answer a person types).
 ///
 /// Accepts `critiques:` with a list, or a bare list. Each item needs
-/// `target_block`, `flaw_type` (assumption | evidence | risk | feasibility),
-/// `severity` (major | minor | note) and `description`, plus a non-empty
-/// `steelman` in [`CritiqueMode::GenerousSteelman`]. Items aimed at unknown
-/// blocks are dropped (A10); if every item is dropped the answer is an error,
-/// while an explicit empty list is a valid "nothing found".
+/// `target_block` (a block of `tree`), `flaw_type` (assumption | evidence |
+/// risk | feasibility), `severity` (major | minor | note) and `description`,
+/// plus a non-empty `steelman` in [`CritiqueMode::GenerousSteelman`]. An
+/// explicit empty list is a valid "nothing found".
 pub fn parse_critique(
     text: &str,
     tree: &ThesisTree,
     mode: CritiqueMode,
 ) -> Result<ParsedCritique, ParseError> {
-    read_critique(text, tree, mode).map(|read| read.value)
+    read_critique(text, tree, mode)
+        .and_then(whole)
+        .map(|read| read.value)
 }
 
-/// [`parse_critique`], with a note for everything read other than as
-/// written (`read target_block "B2" as b2 (critiques[0])`).
+/// Reads the critic's answer item by item: the items read, a note for
+/// everything read other than as written (`read target_block "B2" as b2
+/// (critiques[0])`), and a slip for each item left out, named by its id.
 pub fn read_critique(
     text: &str,
     tree: &ThesisTree,
@@ -83,77 +90,88 @@ pub fn read_critique(
     let document = Document::load(text)?;
     let (list, list_path) =
         document.main_list("critiques", "`critiques:` with a list of critiques")?;
-    document.within_item_limit(&list_path, list.len(), "critiques")?;
-    let mut parsed = ParsedCritique {
-        items: Vec::new(),
-        dropped: Vec::new(),
-    };
-    for (index, value) in list.iter().enumerate() {
-        let fields = Fields::new(&document, value, list_path.index(index), CRITIQUE_SHAPE)?;
-        let written = fields.required_text("target_block")?;
-        let target_block = match known.match_id(&written) {
-            IdMatch::Exact(id) => id,
-            IdMatch::Read(id) => {
-                document.note(format!(
-                    "read target_block {} as {id} ({})",
-                    quote(&written),
-                    fields.path
-                ));
-                id
-            }
-            IdMatch::Ambiguous(ids) => {
-                parsed.dropped.push(DroppedCritique {
-                    index,
-                    reason: format!("it names several blocks ({})", ids.join(", ")),
-                    target_block: written,
-                });
-                continue;
-            }
-            IdMatch::Unknown => {
-                parsed.dropped.push(DroppedCritique {
-                    index,
-                    reason: format!("no block {} in the thesis tree", quote(&written)),
-                    target_block: written,
-                });
-                continue;
-            }
-        };
-        let steelman = fields.optional_text("steelman")?;
-        if mode == CritiqueMode::GenerousSteelman && steelman.is_none() {
+    let items = document.read_items(
+        list,
+        &list_path,
+        "critiques",
+        CRITIQUE_SHAPE,
+        |index, fields| critique_item(&document, &fields, &known, mode, index),
+    )?;
+    let read = document.read(ParsedCritique {
+        items: items.into_iter().map(|(_, item)| item).collect(),
+    });
+    Ok(Read {
+        slips: read
+            .slips
+            .into_iter()
+            .map(|slip| match slip.index {
+                Some(index) if slip.id.is_none() => slip.named(critique_id(index)),
+                _ => slip,
+            })
+            .collect(),
+        ..read
+    })
+}
+
+/// The critique item at `index`: its block one of `known` (A10), its closed
+/// sets, and its steelman when the mode asks for one.
+fn critique_item(
+    document: &Document,
+    fields: &Fields<'_>,
+    known: &KnownIds<'_>,
+    mode: CritiqueMode,
+    index: usize,
+) -> Result<CritiqueItem, ParseError> {
+    let written = fields.required_text("target_block")?;
+    let target_block = match known.match_id(&written) {
+        IdMatch::Exact(id) => id,
+        IdMatch::Read(id) => {
+            document.note(format!(
+                "read target_block {} as {id} ({})",
+                quote(&written),
+                fields.path
+            ));
+            id
+        }
+        IdMatch::Ambiguous(ids) => {
             return Err(fields.error(
-                "steelman",
-                "required in generous-steelman mode: state the strongest form of the block before its flaw",
+                "target_block",
+                format!(
+                    "{} names several blocks ({}); aim each item at one block",
+                    quote(&written),
+                    ids.join(", ")
+                ),
             ));
         }
-        let flaw_type = fields.required_choice("flaw_type", &FLAW_TYPES)?;
-        let severity = fields.required_choice("severity", &SEVERITIES)?;
-        let description = fields.required_text("description")?;
-        parsed.items.push(CritiqueItem {
-            id: format!("c{}", parsed.items.len() + 1),
-            target_block,
-            flaw_type,
-            severity,
-            description,
-            steelman,
-        });
-    }
-    if parsed.items.is_empty() && !parsed.dropped.is_empty() {
-        let named: Vec<String> = parsed
-            .dropped
-            .iter()
-            .map(|dropped| dropped.target_block.clone())
-            .collect();
-        let known: Vec<String> = tree.block_ids().map(str::to_owned).collect();
-        return Err(document.error(
-            &list_path,
-            format!(
-                "no critique targets a block of the tree (named: {}; blocks are: {})",
-                list_capped(&named),
-                list_capped(&known)
-            ),
+        IdMatch::Unknown => {
+            let blocks: Vec<&str> = known.ids().to_vec();
+            return Err(fields.error(
+                "target_block",
+                format!(
+                    "no block {} in the thesis tree (blocks are: {})",
+                    quote(&written),
+                    crate::parse::list_capped(
+                        &blocks.iter().map(|id| id.to_string()).collect::<Vec<_>>()
+                    )
+                ),
+            ));
+        }
+    };
+    let steelman = fields.optional_text("steelman")?;
+    if mode == CritiqueMode::GenerousSteelman && steelman.is_none() {
+        return Err(fields.error(
+            "steelman",
+            "required in generous-steelman mode: state the strongest form of the block before its flaw",
         ));
     }
-    Ok(document.read(parsed))
+    Ok(CritiqueItem {
+        id: critique_id(index),
+        target_block,
+        flaw_type: fields.required_choice("flaw_type", &FLAW_TYPES)?,
+        severity: fields.required_choice("severity", &SEVERITIES)?,
+        description: fields.required_text("description")?,
+        steelman,
+    })
 }
 
 #[cfg(test)]
@@ -225,8 +243,9 @@ Overall the proposal is sound but b1 needs numbers.
 
     #[test]
     fn dr_12_parses_critiques_with_mixed_case_enums() {
-        let parsed = parse_critique(CRITIQUE, &tree(), steelman()).expect("valid");
-        assert!(parsed.dropped.is_empty());
+        let read = read_critique(CRITIQUE, &tree(), steelman()).expect("valid");
+        assert!(read.slips.is_empty());
+        let parsed = read.value;
         let item = &parsed.items[0];
         assert_eq!(item.target_block, "b1");
         assert_eq!(item.flaw_type, FlawType::Assumption);
@@ -295,8 +314,8 @@ Overall the proposal is sound but b1 needs numbers.
             "```yaml\ncritiques: []\n```",
             "No flaws found.\n```yaml\n[]\n```",
         ] {
-            let parsed = parse_critique(text, &tree(), steelman()).expect("valid");
-            assert!(parsed.items.is_empty() && parsed.dropped.is_empty());
+            let read = read_critique(text, &tree(), steelman()).expect("valid");
+            assert!(read.value.items.is_empty() && read.slips.is_empty());
         }
     }
 
@@ -307,44 +326,76 @@ Overall the proposal is sound but b1 needs numbers.
         assert_eq!(error.field.as_deref(), Some("critiques"));
     }
 
+    /// A10, issue 59: an item aimed at a block the tree does not have is
+    /// left out as a slip named by its id, and the rest is read.
     #[test]
     fn a10_unknown_target_block_is_dropped_not_fatal() {
         let text = CRITIQUE.replace("target_block: b2", "target_block: b9");
-        let parsed = parse_critique(&text, &tree(), steelman()).expect("kept the rest");
+        let read = read_critique(&text, &tree(), steelman()).expect("kept the rest");
+        assert_eq!(read.slips.len(), 1);
+        let slip = &read.slips[0];
+        assert_eq!((slip.index, slip.id.as_deref()), (Some(1), Some("c2")));
         assert_eq!(
-            parsed.dropped,
-            [DroppedCritique {
-                index: 1,
-                target_block: "b9".to_owned(),
-                reason: "no block \"b9\" in the thesis tree".to_owned(),
-            }]
+            slip.error.to_string(),
+            "line 10, critiques[1].target_block: no block \"b9\" in the thesis tree (blocks are: b1, b2, b3)"
         );
-        let targets: Vec<&str> = parsed
+        let kept: Vec<(&str, &str)> = read
+            .value
             .items
             .iter()
-            .map(|i| i.target_block.as_str())
+            .map(|i| (i.id.as_str(), i.target_block.as_str()))
             .collect();
-        assert_eq!(targets, ["b1", "b3"]);
+        assert_eq!(kept, [("c1", "b1"), ("c3", "b3")], "c3 keeps its number");
     }
 
+    /// Issue 59: an item that breaks the format costs that item alone;
+    /// the notes made while reading it are forgotten with it.
     #[test]
-    fn a10_a_dropped_item_is_not_checked_further() {
-        let text = CRITIQUE.replace(
-            "  - target_block: b3\n    steelman: The flag keeps a cheap way back\n    flaw_type: RISK",
-            "  - target_block: b4\n    flaw_type: vibes",
+    fn issue_59_one_bad_item_costs_that_item() {
+        let text = CRITIQUE
+            .replace(
+                "  - target_block: b3\n    steelman: The flag keeps a cheap way back\n    flaw_type: RISK",
+                "  - target_block: B3\n    flaw_type: vibes",
+            );
+        let read = read_critique(&text, &tree(), steelman()).expect("read the rest");
+        assert_eq!(read.slips.len(), 1);
+        assert_eq!(read.slips[0].id.as_deref(), Some("c3"));
+        assert_eq!(read.value.items.len(), 2);
+        assert!(
+            read.notes.iter().all(|note| !note.contains("B3")),
+            "{:?}",
+            read.notes
         );
-        let parsed = parse_critique(&text, &tree(), steelman()).expect("dropped, not failed");
-        assert_eq!(parsed.dropped[0].index, 2);
-        assert_eq!(parsed.items.len(), 2);
+        // Every item bad: nothing kept, each item a slip.
+        let text = "```yaml\ncritiques:\n  - target_block: b9\n    flaw_type: risk\n    severity: major\n    description: d\n  - target_block: block-2\n    flaw_type: risk\n    severity: major\n    description: d\n```\n";
+        let read = read_critique(text, &tree(), CritiqueMode::Strict).expect("all left out");
+        assert!(read.value.items.is_empty());
+        let ids: Vec<&str> = read.slips.iter().filter_map(|s| s.id.as_deref()).collect();
+        assert_eq!(ids, ["c1", "c2"]);
+        // Whole, as for an answer a person types: the first slip refuses it.
+        let error = parse_critique(text, &tree(), CritiqueMode::Strict).expect_err("whole");
+        assert!(error.to_string().contains("no block \"b9\""), "{error}");
     }
 
+    /// Issue 59: a closed-set word misspelt by a letter is read, noted; a
+    /// stray key is read past, noted.
     #[test]
-    fn a10_every_item_dropped_is_an_error() {
-        let text = "```yaml\ncritiques:\n  - target_block: b9\n    flaw_type: risk\n    severity: major\n    description: d\n  - target_block: block-2\n    flaw_type: risk\n    severity: major\n    description: d\n```\n";
-        let error = parse_critique(text, &tree(), CritiqueMode::Strict).expect_err("all dropped");
+    fn issue_59_a_near_word_and_a_stray_key_are_read_with_a_note() {
+        let text = CRITIQUE
+            .replace("severity: MAJOR", "severity: majr")
+            .replace(
+                "flaw_type: evidence",
+                "flaw_type: evidence\n    confidence: high",
+            );
+        let read = read_critique(&text, &tree(), steelman()).expect("read");
+        assert!(read.slips.is_empty(), "{:?}", read.slips);
+        assert_eq!(read.value.items[0].severity, Severity::Major);
         assert_eq!(
-            error.to_string(),
-            "line 3, critiques: no critique targets a block of the tree (named: b9, block-2; blocks are: b1, b2, b3)"
+            read.notes,
+            [
+                "read severity \"majr\" as major (critiques[0])",
+                "ignored the key \"confidence\" (critiques[1])"
+            ]
         );
     }
 
@@ -356,16 +407,17 @@ Overall the proposal is sound but b1 needs numbers.
                 "  - id: x7\n    target_block: b1\n",
             )
             .replace("target_block: b2", "target_block: b8");
-        let parsed = parse_critique(&text, &tree(), steelman()).expect("valid");
-        let ids: Vec<(&str, &str)> = parsed
+        let read = read_critique(&text, &tree(), steelman()).expect("valid");
+        let ids: Vec<(&str, &str)> = read
+            .value
             .items
             .iter()
             .map(|item| (item.id.as_str(), item.target_block.as_str()))
             .collect();
         assert_eq!(
             ids,
-            [("c1", "b1"), ("c2", "b3")],
-            "numbered over kept items"
+            [("c1", "b1"), ("c3", "b3")],
+            "numbered by place: the item left out keeps c2 (issue 59)"
         );
     }
 

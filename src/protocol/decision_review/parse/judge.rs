@@ -13,13 +13,19 @@ use std::collections::{HashMap, HashSet};
 
 use yaml_serde::Value;
 
-use super::{Document, Fields, ParseError, Read, describe, list_capped, quote};
+use super::{Document, Fields, ParseError, Read, describe, quote};
+use crate::parse::Shape;
+use crate::parse::Slip;
 use crate::parse::normalise::KnownIds;
 use crate::protocol::decision_review::model::{
     BlockScore, Criterion, JudgeConfig, JudgeScores, SynthesisScore, ThesisTree,
 };
 
-const SCORE_SHAPE: &str = "a score (a mapping with block_id, criterion, score, rationale)";
+const SCORE_SHAPE: Shape = Shape {
+    what: "a score (a mapping with block_id, criterion, score, rationale)",
+    keys: &["block_id", "criterion", "score", "rationale", "judge"],
+    id_key: None,
+};
 
 const SYNTHESIS_SHAPE: &str = "a mapping with integration, risk_coverage, revision_quality";
 
@@ -39,7 +45,9 @@ pub fn parse_judge(
     judge: &JudgeConfig,
     tree: &ThesisTree,
 ) -> Result<JudgeScores, ParseError> {
-    read_judge(text, judge, tree).map(|read| read.value)
+    read_judge(text, judge, tree)
+        .and_then(super::whole)
+        .map(|read| read.value)
 }
 
 /// [`parse_judge`], with a note for everything read other than as written
@@ -84,46 +92,64 @@ fn block_scores(
 ) -> Result<Vec<BlockScore>, ParseError> {
     let (list, list_path) = root.required_list("block_scores")?;
     let known = KnownIds::new(tree.block_ids());
-    let mut scores = Vec::with_capacity(list.len());
+    let mut scores: Vec<BlockScore> = Vec::with_capacity(list.len());
     let mut first_entry_of: HashMap<(String, Criterion), usize> = HashMap::new();
     for (index, value) in list.iter().enumerate() {
         let entry_path = list_path.index(index);
-        let fields = Fields::new(document, value, entry_path.clone(), SCORE_SHAPE)?;
+        let fields = Fields::new(document, value, entry_path.clone(), SCORE_SHAPE.what)?;
+        fields.note_stray_keys(SCORE_SHAPE.keys);
         let criterion_name = fields.required_text("criterion")?;
         let assigned = Criterion::parse(&criterion_name).filter(|c| judge.criteria.contains(c));
         let Some(criterion) = assigned else {
+            // A14 (revised 2026-12-06): a score on a criterion this judge
+            // does not score is extraneous, read past with a note.
+            document.note(format!(
+                "read past a score on {} ({entry_path}): not one of this judge's criteria",
+                quote(&criterion_name)
+            ));
             continue;
         };
         let written = fields.required_text("block_id")?;
         let path = fields.path_of("block_id");
         let Some((block_id, note)) = document.match_id(&written, &known, &path, "block_id")? else {
-            return Err(fields.error(
-                "block_id",
-                format!(
-                    "no block {} in the tree under review (blocks are: {})",
-                    quote(&written),
-                    list_capped(
-                        &known
-                            .ids()
-                            .iter()
-                            .map(|id| id.to_string())
-                            .collect::<Vec<_>>()
-                    )
-                ),
+            document.note(format!(
+                "read past a score of block {} ({entry_path}): no such block in the tree under review",
+                quote(&written)
             ));
+            continue;
         };
         let fields = fields.about(format!("{block_id} {criterion}"));
         if let Some(note) = note {
             fields.note(note);
         }
         let score = fields.required_score("score")?;
-        let rationale = fields.required_text("rationale")?;
+        let rationale = match fields.optional_text("rationale")? {
+            Some(rationale) => rationale,
+            None => {
+                // The score counts; the reason for it is what is missing,
+                // said in the record rather than costing the judge.
+                let error = fields.error("rationale", "required field is missing");
+                document.slip(Slip::of(format!("{block_id} {criterion}"), error));
+                String::new()
+            }
+        };
         let key = (block_id.clone(), criterion);
         if let Some(first) = first_entry_of.get(&key) {
+            let earlier = scores
+                .iter()
+                .find(|given| given.block_id == block_id && given.criterion == criterion)
+                .map(|given| given.score);
+            if earlier == Some(score) {
+                document.note(format!(
+                    "read past {block_id}/{criterion} scored {score} again ({entry_path}, as at {})",
+                    list_path.index(*first)
+                ));
+                continue;
+            }
             return Err(document.error(
                 &entry_path,
                 format!(
-                    "{block_id}/{criterion} is scored twice (also at {}); score it once",
+                    "{block_id}/{criterion} is scored twice with different scores (also at {}); score it once",
                     list_path.index(*first)
                 ),
             ));
@@ -199,10 +225,11 @@ fn insufficient_information(
         let what = format!("{entry_path}");
         let Some((block_id, note)) = document.match_id(&block_id, &known, &entry_path, &what)?
         else {
-            return Err(document.error(
-                &entry_path,
-                format!("no block {} in the tree under review", quote(&block_id)),
+            document.note(format!(
+                "read past {} in insufficient_information ({entry_path}): no such block in the tree under review",
+                quote(&block_id)
             ));
+            continue;
         };
         if let Some(note) = note {
             document.note(note);
@@ -386,30 +413,62 @@ Overall: ADOPT with minor reservations.
 
     /// DR-26: a score given twice, of a block the tree lacks, or without
     /// a rationale is refused at its line and field.
+    ///
+    /// A14 as revised on 2026-12-06 (issue 59): a required score given
+    /// twice with different values still makes the output malformed, while
+    /// what is extraneous does not: a score of a block the tree does not
+    /// have, and the same score given twice, are read past with a note. A
+    /// rationale left out costs the rationale, said as a slip: the score
+    /// counts.
     #[test]
     fn dr_26_a_bad_score_entry_is_refused_at_its_field() {
-        for (case, from, to, expected) in [
-            (
-                "a score given twice",
-                "  - block_id: b2\n    criterion: risk",
-                "  - block_id: b1\n    criterion: risk",
-                "line 27, block_scores[5]: b1/risk is scored twice (also at block_scores[2]); score it once",
-            ),
-            (
-                "an unknown block id",
-                "  - block_id: b2\n    criterion: risk",
-                "  - block_id: b7\n    criterion: risk",
-                "line 27, block_scores[5].block_id: no block \"b7\" in the tree under review (blocks are: b1, b2)",
-            ),
-            (
-                "the rationale is required",
-                "    rationale: The benchmark supports it\n",
-                "    rationale: \"\"\n",
-                "line 25, block_scores[4].rationale: must not be empty",
-            ),
-        ] {
-            assert_eq!(refused(from, to).to_string(), expected, "{case}");
-        }
+        let error = refused(
+            "  - block_id: b2\n    criterion: risk",
+            "  - block_id: b1\n    criterion: risk",
+        );
+        assert_eq!(
+            error.to_string(),
+            "line 27, block_scores[5]: b1/risk is scored twice with different scores (also at block_scores[2]); score it once"
+        );
+        let read_with = |from: &str, to: &str| {
+            read_judge(&SCORES.replace(from, to), &analyst(), &tree()).expect(to)
+        };
+        let read = read_with(
+            "  - block_id: b2\n    criterion: risk",
+            "  - block_id: b7\n    criterion: risk",
+        );
+        assert_eq!(read.value.block_scores.len(), 5, "b7 is read past");
+        assert!(
+            read.notes
+                .contains(&"read past a score of block \"b7\" (block_scores[5]): no such block in the tree under review".to_string()),
+            "{:?}",
+            read.notes
+        );
+        let again = SCORES.replace(
+            "synthesis:\n",
+            "  - block_id: b2\n    criterion: risk\n    score: 2\n    rationale: Said again\nsynthesis:\n",
+        );
+        let read = read_judge(&again, &analyst(), &tree()).expect("the same score twice");
+        assert_eq!(read.value.block_scores.len(), 6);
+        assert!(read.slips.is_empty());
+        assert!(
+            read.notes
+                .iter()
+                .any(|note| note.starts_with("read past b2/risk scored 2 again")),
+            "{:?}",
+            read.notes
+        );
+        let read = read_with(
+            "    rationale: The benchmark supports it\n",
+            "    rationale: \"\"\n",
+        );
+        assert_eq!(read.value.block_scores.len(), 6, "the score counts");
+        assert_eq!(read.slips.len(), 1);
+        assert_eq!(read.slips[0].id.as_deref(), Some("b2 feasibility"));
+        assert_eq!(
+            read.slips[0].error.to_string(),
+            "line 25, block_scores[4].rationale: required field is missing"
+        );
     }
 
     #[test]
@@ -523,10 +582,17 @@ Overall: ADOPT with minor reservations.
         let text = SCORES.replace("total: 26\n", "insufficient_information: [b2, b2]\n");
         let scores = parse_judge(&text, &analyst(), &tree()).expect("valid");
         assert_eq!(scores.insufficient_information, ["b2"]);
-        let error = refused("total: 26\n", "insufficient_information:\n  - b1\n  - b5\n");
-        assert_eq!(
-            error.to_string(),
-            "line 38, insufficient_information[1]: no block \"b5\" in the tree under review"
+        // A14 (revised): a block the tree does not have is extraneous, read
+        // past with a note.
+        let text = SCORES.replace("total: 26\n", "insufficient_information:\n  - b1\n  - b5\n");
+        let read = read_judge(&text, &analyst(), &tree()).expect("read past b5");
+        assert_eq!(read.value.insufficient_information, ["b1"]);
+        assert!(
+            read.notes.iter().any(|note| note.starts_with(
+                "read past \"b5\" in insufficient_information (insufficient_information[1])"
+            )),
+            "{:?}",
+            read.notes
         );
         let error = refused("total: 26\n", "insufficient_information: yes\n");
         assert_eq!(error.field.as_deref(), Some("insufficient_information"));

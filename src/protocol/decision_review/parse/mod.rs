@@ -7,13 +7,13 @@ mod judge;
 mod revision;
 mod thesis;
 
-pub use critique::{DroppedCritique, ParsedCritique, parse_critique, read_critique};
+pub use critique::{ParsedCritique, critique_id, parse_critique, read_critique};
 pub use judge::{parse_judge, read_judge};
 pub use revision::{parse_revision, read_revision};
 pub use thesis::{parse_thesis_tree, read_thesis_tree};
 
 pub(crate) use crate::parse::{
-    Document, FieldPath, Fields, ParseError, Read, describe, list_capped, quote,
+    Document, FieldPath, Fields, ParseError, Read, describe, quote, whole,
 };
 
 /// A tree of claim blocks with the given ids, for the format tests.

@@ -14,7 +14,8 @@ use std::collections::HashSet;
 use yaml_serde::Value;
 
 use super::thesis::tree_from_value;
-use super::{Document, Fields, ParseError, Read, describe, quote};
+use super::{Document, Fields, ParseError, Read, describe, quote, whole};
+use crate::parse::Shape;
 use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::protocol::decision_review::model::{ChangeEntry, ChangeType, RevisionOutput};
 
@@ -27,8 +28,18 @@ const CHANGE_TYPES: [(&str, ChangeType); 5] = [
     ("decline", ChangeType::Decline),
 ];
 
-const CHANGE_SHAPE: &str =
-    "a change (a mapping with addresses_critique, block_id, change_type, before, after)";
+const CHANGE_SHAPE: Shape = Shape {
+    what: "a change (a mapping with addresses_critique, block_id, change_type, before, after)",
+    keys: &[
+        "addresses_critique",
+        "block_id",
+        "change_type",
+        "before",
+        "after",
+        "rationale",
+    ],
+    id_key: None,
+};
 
 /// Parses the proposer's revision.
 ///
@@ -38,12 +49,19 @@ const CHANGE_SHAPE: &str =
 /// later rounds) must appear as some entry's `addresses_critique`; a
 /// `decline` entry needs a `rationale`; an entry's `block_id` must be in the
 /// revised tree unless its change is `retract`.
+///
+/// Refuses the answer whole on the first block or entry that cannot be
+/// read (an answer a person types); [`read_revision`] leaves it out.
 pub fn parse_revision(text: &str, must_address: &[String]) -> Result<RevisionOutput, ParseError> {
-    read_revision(text, must_address).map(|read| read.value)
+    read_revision(text, must_address)
+        .and_then(whole)
+        .map(|read| read.value)
 }
 
-/// [`parse_revision`], with a note for everything read other than as
-/// written (`read addresses_critique "C1" as c1 (change_log[0])`).
+/// [`parse_revision`] item by item: a note for everything read other than
+/// as written (`read addresses_critique "C1" as c1 (change_log[0])`), and a
+/// slip for each block or entry left out and each id of `must_address` no
+/// entry addresses (named by that id).
 pub fn read_revision(
     text: &str,
     must_address: &[String],
@@ -117,17 +135,18 @@ pub fn read_revision(
                 rationale,
             })
         })?;
+    let change_log: Vec<ChangeEntry> = change_log.into_iter().map(|(_, entry)| entry).collect();
 
     let addressed: HashSet<&str> = change_log
         .iter()
         .map(|entry| entry.addresses_critique.as_str())
         .collect();
-    document.require_every(
+    document.slip_each_missing(
         &log_path,
         must_address.iter().map(String::as_str),
         |id| addressed.contains(id),
         |unaddressed| format!("no entry addresses {unaddressed}"),
-    )?;
+    );
     Ok(document.read(RevisionOutput {
         revised_tree,
         change_log,
@@ -301,9 +320,15 @@ change_log:
 
     #[test]
     fn dr_14_revised_tree_is_checked_like_a_thesis_tree() {
-        let error = refused_with("  - id: b4", "  - id: b2");
-        assert_eq!(error.field.as_deref(), Some("revised_tree[2].id"));
-        assert_eq!(error.line, Some(17));
+        // Two blocks b2 that differ: neither is kept (issue 59).
+        let read = read_revision(&REVISION.replace("  - id: b4", "  - id: b2"), &[]).unwrap();
+        let fields: Vec<&str> = read
+            .slips
+            .iter()
+            .filter_map(|slip| slip.error.field.as_deref())
+            .collect();
+        assert_eq!(fields[..2], ["revised_tree[1]", "revised_tree[2]"]);
+        assert_eq!(read.slips[1].error.line, Some(17));
         let error = refused_with("    type: implementation", "    type: detail");
         assert_eq!(error.field.as_deref(), Some("revised_tree[1].type"));
     }
@@ -371,12 +396,24 @@ change_log:
         }
     }
 
+    /// DR-15, issue 59: an id the revision had to address and did not is a
+    /// slip named by that id, one per id; the entries given are read.
     #[test]
     fn dr_15_every_accepted_item_must_be_addressed() {
-        let error = parse_revision(REVISION, &ids(&["c1", "c3", "c4", "c6"])).expect_err("missing");
+        let read = read_revision(REVISION, &ids(&["c1", "c3", "c4", "c6"])).expect("read");
+        assert_eq!(read.value.change_log.len(), 4);
+        let slipped: Vec<String> = read.slips.iter().map(|slip| slip.to_string()).collect();
+        assert_eq!(
+            slipped,
+            [
+                "c4: line 24, change_log: no entry addresses c4",
+                "c6: line 24, change_log: no entry addresses c6"
+            ]
+        );
+        let error = parse_revision(REVISION, &ids(&["c1", "c3", "c4", "c6"])).expect_err("whole");
         assert_eq!(
             error.to_string(),
-            "line 24, change_log: no entry addresses c4, c6"
+            "line 24, change_log: no entry addresses c4"
         );
     }
 
@@ -405,6 +442,6 @@ change_log:
         let revision = parse_revision(&text, &ids(&["d1"])).expect("valid");
         assert_eq!(revision.change_log[0].addresses_critique, "d1");
         let error = parse_revision(REVISION, &ids(&["d1", "d2"])).expect_err("directives");
-        assert_eq!(error.message, "no entry addresses d1, d2");
+        assert_eq!(error.message, "no entry addresses d1");
     }
 }

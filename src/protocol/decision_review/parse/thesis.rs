@@ -8,11 +8,10 @@
 //! Not responsible for: judging whether the blocks make a good argument, or
 //! comparing a revised tree with the original one.
 
-use std::collections::HashMap;
-
 use yaml_serde::{Sequence, Value};
 
 use super::{Document, FieldPath, Fields, ParseError, Read, describe, quote};
+use crate::parse::Shape;
 use crate::protocol::decision_review::model::{Block, BlockType, ThesisTree};
 
 /// The words accepted for a block's `type`, a closed set (DR-10, A14).
@@ -26,15 +25,29 @@ const BLOCK_TYPES: [(&str, BlockType); 3] = [
 /// and YAML keys, so they stay short and plain.
 const MAX_BLOCK_ID_CHARS: usize = 32;
 
-const BLOCK_SHAPE: &str = "a block (a mapping with id, type, text, evidence, tradeoffs, risks)";
+const BLOCK_SHAPE: Shape = Shape {
+    what: "a block (a mapping with id, type, text, evidence, tradeoffs, risks)",
+    keys: &[
+        "id",
+        "type",
+        "text",
+        "evidence",
+        "tradeoffs",
+        "risks",
+        "option",
+    ],
+    id_key: Some("id"),
+};
 
 /// Parses the proposer's answer into a thesis tree.
 ///
 /// Accepts `blocks:` with a list of blocks, or a bare list. Every block needs
 /// `id`, `type`, `text`, `evidence`, `tradeoffs` and `risks`, all non-empty;
-/// ids are unique and made of 1 to 32 letters, digits, `_` or `-`.
+/// ids are unique and made of 1 to 32 letters, digits, `_` or `-`. A block
+/// that falls short of that is left out as a slip ([`read_thesis_tree`]);
+/// this refuses the answer on the first.
 pub fn parse_thesis_tree(text: &str) -> Result<ThesisTree, ParseError> {
-    read_thesis_tree(text).map(|read| read.value)
+    read_thesis_tree(text).and_then(|read| super::whole(read).map(|read| read.value))
 }
 
 /// [`parse_thesis_tree`], with a note for everything read other than as
@@ -71,7 +84,10 @@ pub(super) fn tree_from_value(
     Ok(ThesisTree { blocks })
 }
 
-/// Reads and checks every block of `list`; at least one, ids unique (DR-09).
+/// Reads and checks every block of `list`; at least one, ids unique
+/// (DR-09). A block that cannot be read is left out as a slip; a block id
+/// given twice reads once when both say the same, and neither when they
+/// differ (issue 59).
 fn blocks_from_list(
     document: &Document,
     list: &Sequence,
@@ -80,26 +96,11 @@ fn blocks_from_list(
     if list.is_empty() {
         return Err(document.error(path, "expected at least one block; found an empty list"));
     }
-    let mut first_index_of_id: HashMap<String, usize> = HashMap::new();
-    document.read_items(list, path, "blocks", BLOCK_SHAPE, |index, fields| {
-        let block = block(&fields)?;
-        if let Some(&first_index) = first_index_of_id.get(&block.id) {
-            let first_path = path.index(first_index);
-            let first_line = document
-                .line_of(&first_path)
-                .map(|line| format!(" on line {line}"))
-                .unwrap_or_default();
-            return Err(document.error(
-                &path.index(index).key("id"),
-                format!(
-                    "duplicate id {}: {first_path} already uses it{first_line}; ids must be unique",
-                    quote(&block.id)
-                ),
-            ));
-        }
-        first_index_of_id.insert(block.id.clone(), index);
-        Ok(block)
-    })
+    let blocks = document.read_items(list, path, "blocks", BLOCK_SHAPE, |_, fields| {
+        block(&fields)
+    })?;
+    let blocks = document.one_per_id(blocks, path, "block", |block| block.id.clone());
+    Ok(blocks.into_iter().map(|(_, block)| block).collect())
 }
 
 fn block(fields: &Fields<'_>) -> Result<Block, ParseError> {
@@ -339,15 +340,37 @@ Let me know if you want more detail on b2.
         );
     }
 
+    /// DR-09, issue 59: a block id given twice with different blocks is a
+    /// conflict that takes neither block, each a slip; the rest is read. The
+    /// same block given twice reads once, noted.
     #[test]
     fn dr_09_duplicate_block_id_is_an_error() {
-        let error = refused_with("  - id: b3", "  - id: b1");
-        assert_eq!(error.field.as_deref(), Some("blocks[2].id"));
-        assert_eq!(error.line, Some(17));
+        let read = read_thesis_tree(&PROPOSAL.replace("  - id: b3", "  - id: b1")).expect("read");
+        let ids: Vec<&str> = read.value.blocks.iter().map(|b| b.id.as_str()).collect();
+        assert_eq!(ids, ["b2"], "neither b1 is kept");
+        let slipped: Vec<(Option<usize>, Option<&str>)> = read
+            .slips
+            .iter()
+            .map(|slip| (slip.index, slip.id.as_deref()))
+            .collect();
+        assert_eq!(slipped, [(Some(0), Some("b1")), (Some(2), Some("b1"))]);
         assert_eq!(
-            error.message,
-            "duplicate id \"b1\": blocks[0] already uses it on line 5; ids must be unique"
+            read.slips[1].error.to_string(),
+            "line 17, blocks[2]: block \"b1\" is given 2 times with different words (blocks[0], blocks[2]); give it once"
         );
+        let error = refused_with("  - id: b3", "  - id: b1");
+        assert_eq!(error.field.as_deref(), Some("blocks[0]"));
+        let block: String = PROPOSAL
+            .lines()
+            .skip_while(|line| !line.starts_with("  - id: b1"))
+            .take_while(|line| !line.starts_with("  - id: b2"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let twice = PROPOSAL.replace("  - id: b2", &format!("{block}  - id: b2"));
+        let read = read_thesis_tree(&twice).expect("the same block twice");
+        assert!(read.slips.is_empty());
+        assert_eq!(read.value.blocks.len(), 3);
+        assert!(read.notes[0].starts_with("read past block \"b1\", given again the same"));
     }
 
     #[test]
@@ -385,8 +408,10 @@ Let me know if you want more detail on b2.
             panic!("mapping")
         };
         let nested = map.get("revised_tree").expect("key");
-        let error = tree_from_value(&document, nested, FieldPath::root().key("revised_tree"))
-            .expect_err("missing type");
+        let tree = tree_from_value(&document, nested, FieldPath::root().key("revised_tree"))
+            .expect("the block is left out, not the tree");
+        assert!(tree.blocks.is_empty());
+        let error = &document.read(()).slips[0].error;
         assert_eq!(error.field.as_deref(), Some("revised_tree[0].type"));
         assert_eq!(error.line, Some(2));
     }

@@ -4,7 +4,8 @@
 //! Not responsible for the rewrites and the merge ([`super::rewrites`]).
 
 use super::*;
-use crate::protocol::Answer;
+use crate::protocol::reading::slip_name;
+use crate::protocol::{Answer, ByItem};
 
 impl WritingReview {
     /// The critic reads the draft first (A16); its answer goes to
@@ -32,14 +33,29 @@ impl WritingReview {
     pub(super) fn on_critique(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let call_id = answer.call.call_id();
+        let count = |items: &Vec<CritiqueItem>| items.len();
+        let reading = match self.core.read_by_item(&answer, parse_critique, count) {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Unreadable(error) => return self.repair_or_stop(answer, error),
+            ByItem::Read(reading) => reading,
+        };
+        let raw = reading.text(&answer).to_string();
         let Read {
             value: items,
             notes,
-        } = match parse_critique(answer.output) {
-            Ok(read) => read,
-            Err(error) => return self.repair_or_stop(answer, error),
-        };
+            slips,
+        } = reading.read;
         self.core.calls.note_readings(now, &call_id, &notes);
+        self.core.leave_out(
+            &answer.call,
+            now,
+            &slips,
+            |slip| format!("critique item {}", slip_name(slip)),
+            |_| {
+                "it was not put to you, and the rewrites and the merge need not answer it"
+                    .to_string()
+            },
+        );
         let listed: Vec<String> = items
             .iter()
             .map(|item| format!("{} {} {}", item.id, item.kind, item.severity))
@@ -65,7 +81,7 @@ impl WritingReview {
         let empty = items.is_empty();
         self.critique = Some(Critique {
             call_id,
-            raw: answer.output.to_string(),
+            raw,
             items,
             readings: notes,
             at: now,

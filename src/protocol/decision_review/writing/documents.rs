@@ -482,6 +482,10 @@ struct DebateYaml {
     decision: Option<DecisionYaml>,
     #[serialize_always]
     outcome: Option<Outcome>,
+    /// What could not be read of the answers, and what that changed
+    /// (issue 59); absent when everything was read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    unread: Vec<crate::protocol::Unread>,
     usage: Option<UsageYaml>,
 }
 
@@ -689,6 +693,7 @@ impl DebateYaml {
                 changes: merged.merge.changes.clone(),
             }),
             outcome: review.outcome().cloned(),
+            unread: review.core.unread.clone(),
             usage: UsageYaml::of(review.calls().usage()),
         }
     }

@@ -1108,7 +1108,9 @@ mod tests {
     }
 
     /// A merge that cannot be read is asked once more; a second failure
-    /// ends the review failed, with no invented result.
+    /// ends the review failed, with no invented result. One change that
+    /// cannot be read costs that change (issue 59): asked about once, then
+    /// left out, and the revised draft is delivered, saying so.
     #[test]
     fn an_unreadable_merge_is_repaired_once_then_fails() {
         let (mut review, calls) = started();
@@ -1122,6 +1124,20 @@ mod tests {
             repair.request.prompt
         );
         let effects = review.handle(&finished(&repair.request.call_id, &bad), now());
+        assert!(matches!(
+            effects.last(),
+            Some(Effect::Finished(Outcome::Completed { .. }))
+        ));
+        let summary = document(&review, DELIVERABLE);
+        assert!(summary.contains("## What could not be read"), "{summary}");
+        assert!(summary.contains("change changes[0].type"), "{summary}");
+
+        let (mut review, calls) = started();
+        let merge = rewrites_from(&mut review, &calls, &JUDGES);
+        let prose = "Merged it all, looks good.";
+        let effects = review.handle(&finished(&merge.request.call_id, prose), now());
+        let repair = merge_call(&effects);
+        let effects = review.handle(&finished(&repair.request.call_id, prose), now());
         assert!(matches!(
             effects.last(),
             Some(Effect::Finished(Outcome::Failed { .. }))

@@ -16,10 +16,25 @@ use serde::{Deserialize, Serialize};
 use yaml_serde::Value;
 
 use crate::parse::normalise::{IdMatch, KnownIds};
-use crate::parse::{Document, Fields, ParseError, Read, describe, quote};
+use crate::parse::{Document, Fields, ParseError, Read, Shape, Slip, describe, quote};
 
-const ITEM_SHAPE: &str = "an item (a mapping with location, type, severity, text)";
-const CHANGE_SHAPE: &str = "a change (a mapping with location, type, before, after, rationale)";
+const ITEM_SHAPE: Shape = Shape {
+    what: "an item (a mapping with location, type, severity, text)",
+    keys: &["id", "location", "type", "severity", "text"],
+    id_key: None,
+};
+const CHANGE_SHAPE: Shape = Shape {
+    what: "a change (a mapping with location, type, before, after, rationale)",
+    keys: &[
+        "location",
+        "type",
+        "before",
+        "after",
+        "rationale",
+        "answers",
+    ],
+    id_key: None,
+};
 
 /// What a change in the merged text is about (DR-60), and the aspects a
 /// writing judge may score the draft on.
@@ -161,53 +176,118 @@ pub struct CritiqueItem {
 /// Reads the critic's answer: `items:`, a list (empty when the draft needs
 /// nothing), each with `location`, `type` (clarity, structure, tone or
 /// evidence), `severity` (major, minor or note) and `text`. An `id:` the
-/// critic wrote is passed over: quorum numbers the items `c1`, `c2`, ...
+/// critic wrote is passed over: quorum numbers the items `c1`, `c2`, ... by
+/// their places, and an item it cannot read is left out as a slip named by
+/// its number, the others keeping theirs (issue 59).
 pub fn parse_critique(text: &str) -> Result<Read<Vec<CritiqueItem>>, ParseError> {
     let document = Document::load(text)?;
     let fields = document.root_fields("a mapping with `items:`")?;
     let (list, path) = fields.required_list("items")?;
     let items = document.read_items(list, &path, "items", ITEM_SHAPE, |index, item| {
         Ok(CritiqueItem {
-            id: format!("c{}", index + 1),
+            id: item_id(index),
             location: item.required_text("location")?,
             kind: item.required_choice("type", &Aspect::choices())?,
             severity: item.required_choice("severity", &Severity::choices())?,
             text: item.required_text("text")?,
         })
     })?;
-    Ok(document.read(items))
+    let read = document.read(items.into_iter().map(|(_, item)| item).collect());
+    Ok(Read {
+        slips: read
+            .slips
+            .into_iter()
+            .map(|slip| match slip.index {
+                Some(index) => slip.named(item_id(index)),
+                None => slip,
+            })
+            .collect(),
+        ..read
+    })
+}
+
+/// The id quorum gives the critique item at `index` of the critic's list.
+fn item_id(index: usize) -> String {
+    format!("c{}", index + 1)
 }
 
 /// Reads a judge's rewrite: `rewrite:` (the full text, required), `notes:`
 /// (text or a list of texts) and `scores:` (a mapping from an aspect to a
-/// whole number from 1 to 5; optional).
+/// whole number from 1 to 5; optional). A score or a note that cannot be
+/// read is left out as a slip, the rewrite kept (issue 59): the scores
+/// decide nothing, and the rewrite is what the judge was asked for.
 pub fn parse_rewrite(text: &str) -> Result<Read<Rewrite>, ParseError> {
     let document = Document::load(text)?;
     let fields = document.root_fields("a mapping with `rewrite:`")?;
     let rewrite = fields.required_text("rewrite")?;
-    let notes = fields.optional_texts("notes")?;
+    let notes = match fields.optional_texts("notes") {
+        Ok(notes) => notes,
+        Err(error) => {
+            document.slip(Slip::of("notes", error));
+            Vec::new()
+        }
+    };
     let mut scores = BTreeMap::new();
     if let Some((_, value)) = fields.get("scores")
         && !matches!(value, Value::Null)
     {
         let path = fields.path_of("scores");
-        let scored = Fields::new(
+        match Fields::new(
             &document,
             value,
             path.clone(),
             "a mapping from clarity, structure, tone or evidence to a score",
-        )?
-        .about("scores");
-        for (key, _) in scored.map.iter() {
-            let Some(name) = key.as_str() else {
-                return Err(document.error(
-                    &path,
-                    format!("expected an aspect's name; found {}", describe(key)),
+        ) {
+            Err(error) => document.slip(Slip::of("scores", error)),
+            Ok(scored) => {
+                let scored = scored.about("scores");
+                for (key, _) in scored.map.iter() {
+                    match aspect_score(&document, &scored, key) {
+                        Ok((aspect, score)) => {
+                            scores.insert(aspect, score);
+                        }
+                        Err(error) => {
+                            let name = key.as_str().map_or_else(|| describe(key), str::to_string);
+                            document.slip(Slip::of(format!("score {name}"), error));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(document.read(Rewrite {
+        text: rewrite,
+        notes,
+        scores,
+    }))
+}
+
+/// One score of a rewrite's `scores:`: its aspect and its value.
+fn aspect_score(
+    document: &Document,
+    scored: &Fields<'_>,
+    key: &Value,
+) -> Result<(Aspect, u8), ParseError> {
+    let Some(name) = key.as_str() else {
+        return Err(document.error(
+            &scored.path,
+            format!("expected an aspect's name; found {}", describe(key)),
+        ));
+    };
+    let word = name.trim().to_ascii_lowercase();
+    let names: Vec<&str> = Aspect::choices().iter().map(|(n, _)| *n).collect();
+    let place = match names.iter().position(|known| *known == word) {
+        Some(place) => place,
+        None => match crate::parse::normalise::near_word(&word, &names) {
+            Some(place) => {
+                scored.note(format!(
+                    "read the aspect {} as {}",
+                    quote(name),
+                    names[place]
                 ));
-            };
-            let word = name.trim().to_ascii_lowercase();
-            let Some(aspect) = Aspect::ALL.into_iter().find(|a| a.as_str() == word) else {
-                let names: Vec<&str> = Aspect::choices().iter().map(|(n, _)| *n).collect();
+                place
+            }
+            None => {
                 return Err(scored.error(
                     name,
                     format!(
@@ -216,15 +296,10 @@ pub fn parse_rewrite(text: &str) -> Result<Read<Rewrite>, ParseError> {
                         describe(key)
                     ),
                 ));
-            };
-            scores.insert(aspect, scored.required_score(name)?);
-        }
-    }
-    Ok(document.read(Rewrite {
-        text: rewrite,
-        notes,
-        scores,
-    }))
+            }
+        },
+    };
+    Ok((Aspect::ALL[place], scored.required_score(name)?))
 }
 
 /// Reads the merge: `revised_draft:` (the full text), `changes:` (a list,
@@ -258,6 +333,7 @@ pub fn parse_merge_naming(text: &str, items: &[&str]) -> Result<Read<Merge>, Par
         }
         Ok(read)
     })?;
+    let changes = changes.into_iter().map(|(_, change)| change).collect();
     let summary = fields.optional_text("summary")?;
     Ok(document.read(Merge {
         revised_draft,
@@ -305,6 +381,13 @@ fn answered_item(change: &Fields<'_>, known: &KnownIds<'_>) -> Result<Option<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::whole;
+
+    /// The first item `read` left out, as the error that refuses the
+    /// answer whole; or the whole answer's own error.
+    fn refused<T: std::fmt::Debug>(read: Result<Read<T>, ParseError>) -> ParseError {
+        read.and_then(whole).unwrap_err()
+    }
 
     const REWRITE: &str = "My rewrite follows.\n\n```yaml\nrewrite: |\n  Failover takes five steps.\n\n  First, fence the old primary.\nnotes:\n  - Cut the preamble.\nscores:\n  clarity: 2\n  Tone: \"3/5\"\n```\n";
 
@@ -335,16 +418,31 @@ mod tests {
         assert_eq!(error.line, Some(2));
     }
 
+    /// A bad score costs that score, located; the rewrite is read (issue
+    /// 59). An aspect misspelt by a letter is read, noted.
     #[test]
     fn a_bad_score_or_aspect_is_located() {
-        let error = parse_rewrite("```yaml\nrewrite: x\nscores:\n  clarity: 7\n```").unwrap_err();
+        let read =
+            parse_rewrite("```yaml\nrewrite: x\nscores:\n  clarity: 7\n  tone: 3\n```").unwrap();
+        assert_eq!(read.value.text, "x");
+        assert_eq!(read.value.scores.len(), 1, "the tone score is read");
+        let error = &read.slips[0].error;
+        assert_eq!(read.slips[0].id.as_deref(), Some("score clarity"));
         assert_eq!(error.field.as_deref(), Some("scores.clarity"));
         assert_eq!(error.line, Some(4));
-        let error = parse_rewrite("```yaml\nrewrite: x\nscores:\n  beauty: 4\n```").unwrap_err();
+        let error = refused(parse_rewrite(
+            "```yaml\nrewrite: x\nscores:\n  beauty: 4\n```",
+        ));
         assert_eq!(error.field.as_deref(), Some("scores.beauty"));
         assert!(
             error.message.contains("clarity, structure, tone, evidence"),
             "{error}"
+        );
+        let read = parse_rewrite("```yaml\nrewrite: x\nscores:\n  clarty: 4\n```").unwrap();
+        assert_eq!(read.value.scores.get(&Aspect::Clarity), Some(&4));
+        assert_eq!(
+            read.notes,
+            ["read the aspect \"clarty\" as clarity (scores)"]
         );
     }
 
@@ -365,7 +463,7 @@ mod tests {
     #[test]
     fn dr_60_changes_have_location_type_before_after_rationale() {
         let bad_type = MERGE.replace("type: Structure", "type: grammar");
-        let error = parse_merge(&bad_type).unwrap_err();
+        let error = refused(parse_merge(&bad_type));
         assert_eq!(error.field.as_deref(), Some("changes[0].type"));
         assert_eq!(error.line, Some(7));
         assert!(
@@ -374,15 +472,15 @@ mod tests {
         );
         let no_rationale =
             MERGE.replace("    rationale: A reader at 3 a.m. needs the steps.\n", "");
-        let error = parse_merge(&no_rationale).unwrap_err();
+        let error = refused(parse_merge(&no_rationale));
         assert_eq!(error.field.as_deref(), Some("changes[0].rationale"));
         let no_location = MERGE.replace("  - location: opening paragraph\n    type", "  - type");
-        let error = parse_merge(&no_location).unwrap_err();
+        let error = refused(parse_merge(&no_location));
         assert_eq!(error.field.as_deref(), Some("changes[0].location"));
         let neither = MERGE
             .replace("    before: Background first.\n", "")
             .replace("    after: Five steps.\n", "");
-        let error = parse_merge(&neither).unwrap_err();
+        let error = refused(parse_merge(&neither));
         assert_eq!(error.field.as_deref(), Some("changes[0].before"));
         let error = parse_merge("```yaml\nchanges: []\n```").unwrap_err();
         assert_eq!(error.field.as_deref(), Some("revised_draft"));

@@ -7,7 +7,8 @@
 //! or the files (the documents module).
 
 use super::*;
-use crate::protocol::Answer;
+use crate::protocol::reading::slip_name;
+use crate::protocol::{Answer, ByItem};
 
 impl WritingReview {
     /// Every judge at once, each blind to the others; each answer goes to
@@ -107,8 +108,16 @@ impl WritingReview {
             Ok(Read {
                 value: rewrite,
                 notes,
+                slips,
             }) => {
                 self.core.calls.note_readings(now, &call_id, &notes);
+                // A judge is never asked again: what of its rewrite cannot
+                // be read is said, and the rewrite is used.
+                self.core
+                    .leave_out(&answer.call, now, &slips, slip_name, |_| {
+                        "left out; the rewrite itself is used, and scores decide nothing here"
+                            .to_string()
+                    });
                 let scored = if rewrite.scores.is_empty() {
                     String::new()
                 } else {
@@ -132,6 +141,12 @@ impl WritingReview {
                     LogKind::Malformed,
                     Some(&call_id),
                     format!("{role}: the rewrite in {file} could not be read ({error}); left out of the merge, not retried"),
+                );
+                self.core.record_unread(
+                    &answer.call,
+                    "rewrite".into(),
+                    error.to_string(),
+                    "left out of the merge: the revised draft rests on the other rewrites".into(),
                 );
                 RewriteState::Malformed(error.to_string())
             }
@@ -181,18 +196,27 @@ impl WritingReview {
     pub(super) fn on_merge(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let call_id = answer.call.call_id();
-        let ids: Vec<&str> = self
+        let ids: Vec<String> = self
             .critique_items()
             .iter()
-            .map(|item| item.id.as_str())
+            .map(|item| item.id.clone())
             .collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let read = |text: &str| parse_merge_naming(text, &ids);
+        let reading = match self
+            .core
+            .read_by_item(&answer, read, |merge| merge.changes.len())
+        {
+            ByItem::Asked(effects) => return effects,
+            ByItem::Unreadable(error) => return self.redo_or_stop(answer, error.to_string()),
+            ByItem::Read(reading) => reading,
+        };
+        let raw = reading.text(&answer).to_string();
         let Read {
             value: merge,
             notes,
-        } = match parse_merge_naming(answer.output, &ids) {
-            Ok(read) => read,
-            Err(error) => return self.redo_or_stop(answer, error.to_string()),
-        };
+            slips,
+        } = reading.read;
         let against = self.against_rulings(&merge);
         if !against.is_empty() {
             let said: Vec<String> = against
@@ -226,6 +250,13 @@ impl WritingReview {
             );
         }
         self.core.calls.note_readings(now, &call_id, &notes);
+        self.core.leave_out(
+            &answer.call,
+            now,
+            &slips,
+            |slip| format!("change {}", slip_name(slip)),
+            |_| "the revised draft is used as written, but this change is not listed or credited to any item".to_string(),
+        );
         let allowed = format!("{} {}", self.config.topic, self.config.draft.text);
         let narrated = merge
             .summary
@@ -268,7 +299,7 @@ impl WritingReview {
         );
         self.merged = Some(Merged {
             call_id,
-            raw: answer.output.to_string(),
+            raw,
             merge,
             summary,
             readings: notes,

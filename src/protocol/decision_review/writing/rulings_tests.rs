@@ -388,8 +388,10 @@ fn a16_a_critique_with_no_items_goes_straight_to_the_rewrites() {
 }
 
 /// A18: the critic is required. An unreadable critique is repaired once,
-/// quoting the error with its field; a second unreadable answer ends the
-/// run failed; so does a critic that times out twice.
+/// quoting the error; a second unreadable answer ends the run failed; so
+/// does a critic that times out twice. One bad item costs that item alone
+/// (issue 59): the critic is asked about it once, and the debate goes on
+/// without it, saying so.
 #[test]
 fn a18_an_unreadable_critique_is_repaired_once_and_a_silent_critic_fails_the_run() {
     let (mut review, critic) = critic_started();
@@ -397,12 +399,29 @@ fn a18_an_unreadable_critique_is_repaired_once_and_a_silent_critic_fails_the_run
     let repair = only_call(&review.handle(&finished(&critic.request.call_id, &bad), now()));
     assert_eq!(repair.request.call_id, "critic/critique/r1/a2");
     assert!(
-        repair.request.prompt.contains("items[0].severity"),
+        repair.request.prompt.contains("c1: line")
+            && repair.request.prompt.contains("items[0].severity"),
         "{}",
         repair.request.prompt
     );
     assert_eq!(repair.raw_output_path.as_deref(), Some("critique.md"));
     let effects = review.handle(&finished(&repair.request.call_id, &bad), now());
+    let Some(Effect::AwaitModeration { items }) = effects.last() else {
+        panic!("the debate goes on: {effects:?}");
+    };
+    let ids: Vec<&str> = items.iter().map(|item| item.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["c2", "c3"],
+        "c1 is left out, the others keep their ids"
+    );
+    let summary = document(&review, "transcript.md");
+    assert!(summary.contains("left out critique item c1"), "{summary}");
+
+    let (mut review, critic) = critic_started();
+    let prose = "I think the draft is fine, mostly.";
+    let repair = only_call(&review.handle(&finished(&critic.request.call_id, prose), now()));
+    let effects = review.handle(&finished(&repair.request.call_id, prose), now());
     assert!(matches!(
         effects.last(),
         Some(Effect::Finished(Outcome::Failed { .. }))
@@ -427,15 +446,17 @@ fn a16_critique_items_are_read_and_a_bad_one_is_located() {
     assert_eq!(read[2].id, "c3");
     assert_eq!(read[2].location, "third sentence, '5 minutes'");
     assert_eq!(read[2].severity, parse::Severity::Note);
-    let error =
-        parse::parse_critique(&CRITIQUE.replace("type: tone", "type: grammar")).unwrap_err();
+    let read = parse::parse_critique(&CRITIQUE.replace("type: tone", "type: grammar")).unwrap();
+    assert_eq!(read.value.len(), 2, "the others are read");
+    let error = &read.slips[0].error;
+    assert_eq!(read.slips[0].id.as_deref(), Some("c2"));
     assert_eq!(error.field.as_deref(), Some("items[1].type"));
     assert_eq!(error.line, Some(8));
-    let error = parse::parse_critique(
+    let read = parse::parse_critique(
         "```yaml\nitems:\n  - location: x\n    type: tone\n    severity: minor\n```",
     )
-    .unwrap_err();
-    assert_eq!(error.field.as_deref(), Some("items[0].text"));
+    .unwrap();
+    assert_eq!(read.slips[0].error.field.as_deref(), Some("items[0].text"));
     let error = parse::parse_critique("```yaml\nfindings: []\n```").unwrap_err();
     assert_eq!(error.field.as_deref(), Some("items"));
 }

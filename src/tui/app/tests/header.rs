@@ -18,7 +18,7 @@ fn waiting_app() -> App {
         "synthesis",
         "verdict",
     ]);
-    app.apply(Update::Board(board), Instant::now());
+    app.apply(Update::Board(Box::new(board)), Instant::now());
     app.progress.stage = "moderation".into();
     app.progress.round = 1;
     app.progress.max_round = 3;

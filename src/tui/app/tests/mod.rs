@@ -154,7 +154,7 @@ fn decided(command: &Command) -> (String, ItemDecision, Option<String>) {
 fn moderating(board: Board) -> App {
     let mut app = app();
     app.progress.stage = "moderation".into();
-    app.apply(Update::Board(board), Instant::now());
+    app.apply(Update::Board(Box::new(board)), Instant::now());
     app
 }
 
@@ -214,7 +214,7 @@ fn decisions_wait_for_the_critique() {
     app.progress.stage = "moderation".into();
     let mut board = items(1);
     board.needs_moderator = false;
-    app.apply(Update::Board(board), Instant::now());
+    app.apply(Update::Board(Box::new(board)), Instant::now());
     app.focus = Focus::Items;
     assert!(key(&mut app, KeyCode::Char('a')).is_empty());
 }
@@ -304,7 +304,7 @@ fn a_held_round_focuses_its_judge_and_m_reruns_it() {
     held.items[0].decision = Some(ItemDecision::Accept);
     held.held_calls = vec!["judge.analyst/evaluation/r1/a1".into()];
     app.focus = Focus::Items;
-    app.apply(Update::Board(held), Instant::now());
+    app.apply(Update::Board(Box::new(held)), Instant::now());
     assert!(!app.moderating(), "a held round is not the items' turn");
     assert_eq!(
         app.focus,
@@ -430,11 +430,11 @@ fn app_with_items(ids: &[&str]) -> App {
     app.progress.stage = "moderation".into();
     let items = ids.iter().map(|id| open_item(id)).collect();
     app.apply(
-        Update::Board(Board {
+        Update::Board(Box::new(Board {
             items,
             needs_moderator: true,
             ..Board::default()
-        }),
+        })),
         Instant::now(),
     );
     app
@@ -474,7 +474,7 @@ fn a_board_sent_before_a_decision_arrived_does_not_undo_it() {
     press(&mut app, 'a');
     press(&mut app, 'r');
     // The board the engine published before it saw either decision.
-    app.apply(Update::Board(stale.clone()), Instant::now());
+    app.apply(Update::Board(Box::new(stale.clone())), Instant::now());
     let shown: Vec<_> = app.board.items.iter().map(|entry| entry.decision).collect();
     assert_eq!(
         shown,
@@ -489,9 +489,9 @@ fn a_board_sent_before_a_decision_arrived_does_not_undo_it() {
     let mut confirmed = stale;
     confirmed.items[0].decision = Some(ItemDecision::Accept);
     confirmed.items[1].decision = Some(ItemDecision::Reject);
-    app.apply(Update::Board(confirmed.clone()), Instant::now());
+    app.apply(Update::Board(Box::new(confirmed.clone())), Instant::now());
     confirmed.items[0].decision = Some(ItemDecision::Defer);
-    app.apply(Update::Board(confirmed), Instant::now());
+    app.apply(Update::Board(Box::new(confirmed)), Instant::now());
     assert_eq!(app.board.items[0].decision, Some(ItemDecision::Defer));
 }
 
@@ -519,7 +519,7 @@ fn a_new_moderation_starts_at_the_first_item_to_decide() {
     for entry in &mut board.items[..2] {
         entry.decision = Some(ItemDecision::Accept);
     }
-    app.apply(Update::Board(board), Instant::now());
+    app.apply(Update::Board(Box::new(board)), Instant::now());
     assert_eq!(app.focus, Focus::Items);
     assert_eq!(app.item_cursor, 2);
 }
@@ -655,7 +655,7 @@ fn the_moderation_layout_sets_idle_panes_aside_until_their_roles_start() {
         "not moderating yet"
     );
 
-    app.apply(Update::Board(items(3)), Instant::now());
+    app.apply(Update::Board(Box::new(items(3))), Instant::now());
     app.prepare(wide);
     assert_eq!(app.focus, Focus::Items);
     assert_eq!(app.layout.rect(Region::Pane(2)), None, "the analyst waits");
@@ -728,7 +728,7 @@ fn a_protocols_words_for_its_decisions_reach_the_footer_the_help_and_the_items()
     let mut app = App::new(info, Theme::builtin("dark").unwrap(), Instant::now());
     app.prepare(Rect::new(0, 0, 120, 40));
     app.progress.stage = "moderation".into();
-    app.apply(Update::Board(items(3)), Instant::now());
+    app.apply(Update::Board(Box::new(items(3))), Instant::now());
     app.focus = Focus::Items;
     press(&mut app, 'd');
     let draw = |app: &App| {
@@ -822,7 +822,7 @@ fn retrying_a_call_that_has_written_text_asks_first() {
 fn messages_about_the_items_stay_true() {
     let mut app = app();
     app.progress.stage = "moderation".into();
-    app.apply(Update::Board(items(3)), Instant::now());
+    app.apply(Update::Board(Box::new(items(3))), Instant::now());
     assert!(key(&mut app, KeyCode::Char('s')).is_empty());
     assert_eq!(
         app.flash.as_ref().unwrap().0,
@@ -856,7 +856,7 @@ fn messages_about_the_items_stay_true() {
     for entry in &mut board.items {
         entry.decision = Some(ItemDecision::Accept);
     }
-    app.apply(Update::Board(board), Instant::now());
+    app.apply(Update::Board(Box::new(board)), Instant::now());
     app.focus = Focus::Items;
     assert!(key(&mut app, KeyCode::Char('a')).is_empty());
     let message = &app.flash.as_ref().unwrap().0;
@@ -903,7 +903,7 @@ fn a_reopened_round_shows_a_settled_item_as_settled() {
         note: None,
         at: chrono::Utc::now(),
     });
-    app.apply(Update::Board(board), Instant::now());
+    app.apply(Update::Board(Box::new(board)), Instant::now());
     app.focus = Focus::Items;
     let screen = draw_text(&mut app, 200, 60);
     let row = screen

@@ -23,7 +23,7 @@ fn adopted() -> Update {
 fn a_replay_neither_offers_nor_acts_on_keys_that_change_a_debate() {
     let mut app = replay_app(2.0);
     app.progress.stage = "moderation".into();
-    app.apply(Update::Board(items(3)), Instant::now());
+    app.apply(Update::Board(Box::new(items(3))), Instant::now());
     assert_eq!(app.focus, Focus::Items, "focus follows the debate");
     for key_char in ['a', 'r', 'd', 'n', 's'] {
         assert!(press(&mut app, key_char).is_empty(), "{key_char}");
@@ -149,7 +149,7 @@ fn archive_app(resolvable: bool) -> App {
         note: None,
         at: chrono::Utc::now(),
     });
-    app.apply(Update::Board(board), Instant::now());
+    app.apply(Update::Board(Box::new(board)), Instant::now());
     app.apply(adopted(), Instant::now());
     app
 }
@@ -217,7 +217,7 @@ fn an_archive_settles_a_deferred_item_with_a_note_written_first() {
         note: Some("finance agreed".into()),
         at: chrono::Utc::now(),
     });
-    app.apply(Update::Board(board), Instant::now());
+    app.apply(Update::Board(Box::new(board)), Instant::now());
     assert!(press(&mut app, 'r').is_empty());
     assert!(
         app.flash
@@ -268,13 +268,13 @@ fn an_archive_refuses_items_that_cannot_be_settled() {
     board.items[3].item.id = "c9".into();
     board.reopen_pending = false;
     let mut answered = answered.archived();
-    answered.apply(Update::Board(board), Instant::now());
+    answered.apply(Update::Board(Box::new(board)), Instant::now());
     assert!(!answered.reopen_pending());
 
     // A live run settles nothing after its verdict.
     let mut live = self::app();
     live.apply(
-        Update::Board(archive_app(true).board.clone()),
+        Update::Board(Box::new(archive_app(true).board.clone())),
         Instant::now(),
     );
     live.apply(adopted(), Instant::now());
@@ -339,7 +339,7 @@ fn a_board_of_rulings_is_drawn_with_its_rules() {
         ],
     };
     app.apply(
-        Update::Board(Board {
+        Update::Board(Box::new(Board {
             view: BoardView::Rulings(vec![
                 ruling(
                     "H1",
@@ -351,7 +351,7 @@ fn a_board_of_rulings_is_drawn_with_its_rules() {
                 ruling("H2", None, None, "a slow disk", ""),
             ]),
             ..Board::default()
-        }),
+        })),
         Instant::now(),
     );
     app.focus = Focus::Board;
