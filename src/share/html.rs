@@ -116,6 +116,19 @@ pub fn render(report: &Report) -> String {
     ));
     out.push_str(&conclusion(report));
     out.push_str(&verdict(report));
+    if !report.unread.is_empty() {
+        out.push_str("<section id=\"unread\">\n<h2>What could not be read</h2>\n<p>quorum could not read these parts of the answers, and went on without them:</p>\n<ul>\n");
+        for entry in &report.unread {
+            out.push_str(&format!(
+                "<li><strong>{}</strong>, {}: {} <span class=\"muted\">({})</span></li>\n",
+                escape(&entry.whose),
+                escape(&entry.what),
+                escape(&entry.effect),
+                escape(&entry.why)
+            ));
+        }
+        out.push_str("</ul>\n</section>\n");
+    }
     if let Some(scoreboard) = &report.scoreboard {
         out.push_str(&scores(scoreboard));
     }

@@ -60,6 +60,19 @@ pub fn render(report: &Report) -> String {
             cell(&report.stage)
         )),
     }
+    if !report.unread.is_empty() {
+        out.push_str("## What could not be read\n\nquorum could not read these parts of the answers, and went on without them:\n\n");
+        for entry in &report.unread {
+            out.push_str(&format!(
+                "- **{}**, {}: {} ({})\n",
+                cell(&entry.whose),
+                cell(&entry.what),
+                cell(&entry.effect),
+                cell(&entry.why)
+            ));
+        }
+        out.push('\n');
+    }
     if let Some(board) = &report.scoreboard {
         out.push_str(&format!("## Scores, round {}\n\n| block |", board.round));
         let mut rule = String::from("|---|");

@@ -21,7 +21,7 @@ pub mod markdown;
 use crate::protocol::usage::UsageReport;
 use crate::protocol::{
     BoardItem, BoardView, ChangedPart, ItemDecision, ItemWords, Outcome, Protocol, RoleInfo,
-    Ruling, Scoreboard,
+    Ruling, Scoreboard, Unread,
 };
 
 /// Everything a report shows, gathered from one debate.
@@ -46,6 +46,9 @@ pub struct Report {
     pub items: Vec<BoardItem>,
     pub item_words: ItemWords,
     pub open_questions: Vec<String>,
+    /// What could not be read of the answers, and what that changed
+    /// (issue 59): shown beside the result it qualifies.
+    pub unread: Vec<Unread>,
     pub usage: Option<UsageReport>,
     /// `transcript.md` as the debate wrote it.
     pub transcript: Option<String>,
@@ -88,6 +91,7 @@ impl Report {
             items: board.items,
             item_words: protocol.item_words(),
             open_questions: protocol.open_questions(),
+            unread: protocol.unread(),
             usage: protocol.usage().map(|ledger| ledger.report()),
             transcript,
             origin: None,
