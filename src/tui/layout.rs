@@ -305,6 +305,10 @@ pub struct ItemsAreas {
 
 /// Splits the items region `rect`. While moderating, the list takes at
 /// most half the rows so the selected item always has room below it.
+/// Most rows the items list gives to what of the answers could not be
+/// read (issue 59), below the items.
+pub const UNREAD_ROWS_MAX: u16 = 4;
+
 pub fn items_areas(app: &App, rect: Rect) -> ItemsAreas {
     let mut body = inner(rect);
     let mut areas = ItemsAreas::default();
@@ -319,7 +323,8 @@ pub fn items_areas(app: &App, rect: Rect) -> ItemsAreas {
     if app.board.items.is_empty() {
         return areas;
     }
-    let mut list_rows = app.board.items.len() as u16;
+    let unread_rows = (app.board.unread.len() as u16).min(UNREAD_ROWS_MAX);
+    let mut list_rows = app.board.items.len() as u16 + unread_rows;
     if app.moderating() {
         list_rows = list_rows.min(body.height / 2).max(1);
     }

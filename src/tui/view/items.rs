@@ -251,6 +251,12 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     if let Some(badge) = badge {
         title.push(Span::styled(badge, theme.status_needs_moderator));
     }
+    if !app.board.unread.is_empty() {
+        title.push(Span::styled(
+            format!(" {} left out ", app.board.unread.len()),
+            theme.severity_high,
+        ));
+    }
     frame.render_widget(frame_block(app, Line::from(title), focused), area);
     let areas = layout::items_areas(app, area);
     if let Some(status) = areas.status {
@@ -260,17 +266,19 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
         );
     }
     if app.board.items.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Line::styled(
-                app.info
-                    .items
-                    .as_ref()
-                    .map(|items| items.placeholder.clone())
-                    .unwrap_or_default(),
-                theme.dim,
-            )),
-            areas.list,
-        );
+        let mut lines = vec![Line::styled(
+            app.info
+                .items
+                .as_ref()
+                .map(|items| items.placeholder.clone())
+                .unwrap_or_default(),
+            theme.dim,
+        )];
+        lines.extend(unread_lines(
+            app,
+            usize::from(areas.list.height).saturating_sub(1),
+        ));
+        frame.render_widget(Paragraph::new(lines), areas.list);
         return;
     }
     // With room to spare, the item under the cursor is shown in full below
@@ -305,10 +313,13 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
         draw_target(app, target, frame, rect);
     }
     let body = areas.list;
-    let height = usize::from(body.height).max(1);
+    // What could not be read takes the list's last rows while the items
+    // leave room for it, so the moderator sees it before ruling.
+    let unread_rows = unread_rows(app, body.height);
+    let height = usize::from(body.height.saturating_sub(unread_rows)).max(1);
     let first = app.item_cursor.saturating_sub(height.saturating_sub(1));
     let columns = Columns::of(app);
-    let lines: Vec<Line> = app
+    let mut lines: Vec<Line> = app
         .board
         .items
         .iter()
@@ -317,7 +328,56 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
         .take(height)
         .map(|row| item_line(app, &columns, row, focused && row.0 == app.item_cursor))
         .collect();
+    if unread_rows > 0 {
+        lines.extend(unread_lines(app, usize::from(unread_rows)));
+    }
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// The rows the items list gives to what could not be read in a list
+/// `height` rows high: some, while the items keep at least as many.
+fn unread_rows(app: &App, height: u16) -> u16 {
+    if app.board.unread.is_empty() {
+        return 0;
+    }
+    let wanted = (app.board.unread.len() as u16).min(layout::UNREAD_ROWS_MAX);
+    let items = (app.board.items.len() as u16).max(1);
+    wanted.min(height.saturating_sub(items.min(height / 2).max(1)))
+}
+
+/// Up to `rows` lines naming what could not be read, whose it was and what
+/// that changed; the last says how many more there are.
+fn unread_lines(app: &App, rows: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let unread = &app.board.unread;
+    if rows == 0 || unread.is_empty() {
+        return Vec::new();
+    }
+    let shown = if unread.len() > rows {
+        rows.saturating_sub(1)
+    } else {
+        unread.len()
+    };
+    let mut lines: Vec<Line<'static>> = unread[..shown]
+        .iter()
+        .map(|entry| {
+            Line::from(vec![
+                Span::styled("✗ left out ", theme.severity_high),
+                Span::styled(format!("{}, {}: ", entry.whose, entry.what), theme.text),
+                Span::styled(crate::report::one_line(&entry.effect), theme.dim),
+            ])
+        })
+        .collect();
+    if shown < unread.len() {
+        lines.push(Line::styled(
+            format!(
+                "✗ and {} more left out: transcript.md and the deliverable list them",
+                unread.len() - shown
+            ),
+            theme.severity_high,
+        ));
+    }
+    lines
 }
 
 /// The rows the selected item takes in full at `width`, as the items

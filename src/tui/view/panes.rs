@@ -167,10 +167,35 @@ pub fn agent_frame(app: &App, index: usize, area: Rect) -> ratatui::widgets::Blo
     }
     let mut block =
         frame_block(app, Line::from(title), focused).title(Line::from(badge).right_aligned());
+    if let Some(slips) = slip_marks(app, &pane.role.slot) {
+        block =
+            block.title_bottom(Line::styled(slips, theme.status_needs_moderator).left_aligned());
+    }
     if !pane.scroll.follow && pane.shown().line_count() > pane.viewport {
         block = block.title_bottom(Line::styled(" paused · G follows ", theme.dim).right_aligned());
     }
     block
+}
+
+/// What of the answers of `slot` could not be read and was left out, and
+/// what only a repair made readable (issue 59), for the bottom of its pane:
+/// ` 1 left out · 2 repaired `; none when everything was read.
+pub fn slip_marks(app: &App, slot: &str) -> Option<String> {
+    let left_out = app.board.unread.iter().filter(|u| u.whose == slot).count();
+    let repaired = app
+        .board
+        .repaired
+        .iter()
+        .filter(|r| r.whose == slot)
+        .count();
+    let mut marks = Vec::new();
+    if left_out > 0 {
+        marks.push(format!("{left_out} left out"));
+    }
+    if repaired > 0 {
+        marks.push(format!("{repaired} repaired"));
+    }
+    (!marks.is_empty()).then(|| format!(" {} ", marks.join(" · ")))
 }
 
 /// What pane `index` shows inside its frame over `area`, its text from
