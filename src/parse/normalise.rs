@@ -339,8 +339,12 @@ pub fn rename_repeated_keys(yaml: &str) -> (String, Vec<String>) {
         let Some(location) = error.location() else {
             break;
         };
-        let Some((renamed, line)) = rename_second(&yaml, &key, location.line(), location.column())
-        else {
+        let renamed = if yaml[location.index()..].starts_with('{') {
+            rename_second_in_flow(&yaml, &key, location.index())
+        } else {
+            rename_second(&yaml, &key, location.line(), location.column())
+        };
+        let Some((renamed, line)) = renamed else {
             break;
         };
         notes.push(format!(
@@ -349,6 +353,85 @@ pub fn rename_repeated_keys(yaml: &str) -> (String, Vec<String>) {
         yaml = renamed;
     }
     (yaml, notes)
+}
+
+/// `yaml` with the second `key` of the flow mapping (JSON's objects) that
+/// opens at byte `start` renamed, and the line it was on; `None` when it
+/// cannot be found. Keys are counted at the mapping's own depth, outside
+/// quoted text.
+fn rename_second_in_flow(yaml: &str, key: &str, start: usize) -> Option<(String, usize)> {
+    let bytes = yaml.as_bytes();
+    let mut depth = 0usize;
+    let mut seen = 0;
+    let mut at = start;
+    // Where the text at depth 1 that may be a key began.
+    let mut candidate: Option<usize> = None;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' | b'\'' => {
+                let quote = bytes[at];
+                let open = at;
+                at += 1;
+                while at < bytes.len() && bytes[at] != quote {
+                    if quote == b'"' && bytes[at] == b'\\' {
+                        at += 1;
+                    }
+                    at += 1;
+                }
+                if depth == 1 && candidate.is_none() {
+                    candidate = Some(open);
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth == 1 {
+                    candidate = None;
+                }
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return None;
+                }
+            }
+            b',' if depth == 1 => candidate = None,
+            b':' if depth == 1 => {
+                if let Some(begin) = candidate.take() {
+                    let written = yaml[begin..at].trim();
+                    let unquoted = written.trim_matches(['"', '\'']);
+                    if unquoted == key {
+                        seen += 1;
+                        if seen == 2 {
+                            // Inside the quotes, or after a plain key.
+                            let end = begin + yaml[begin..at].trim_end().len();
+                            let insert = if written.ends_with(['"', '\'']) {
+                                end - 1
+                            } else {
+                                end
+                            };
+                            let taken = yaml[start..insert]
+                                .matches(&format!("{key}{REPEATED_KEY_MARK}"))
+                                .count();
+                            let renamed = format!(
+                                "{}{REPEATED_KEY_MARK}{}{}",
+                                &yaml[..insert],
+                                taken + 2,
+                                &yaml[insert..]
+                            );
+                            let line = yaml[..insert].matches('\n').count() + 1;
+                            return Some((renamed, line));
+                        }
+                    }
+                }
+            }
+            byte if depth == 1 && candidate.is_none() && !byte.is_ascii_whitespace() => {
+                candidate = Some(at);
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    None
 }
 
 /// `yaml` with the second `key:` of the block mapping that starts at
@@ -685,9 +768,19 @@ mod tests {
         assert_eq!(notes.len(), 2);
         assert_eq!(repeated_key("a__again2"), Some(("a", 2)));
         assert_eq!(repeated_key("a"), None);
+        // JSON and other flow mappings too, at their own depth only.
         let (flow, notes) = rename_repeated_keys("{a: 1, a: 2}\n");
-        assert_eq!(flow, "{a: 1, a: 2}\n");
-        assert!(notes.is_empty());
+        assert_eq!(flow, "{a: 1, a__again2: 2}\n");
+        assert_eq!(notes.len(), 1);
+        let json = "{\"findings\": [\n  {\"id\": \"x\", \"v\": {\"id\": 1}, \"id\": \"y\"}\n]}\n";
+        let (renamed, _) = rename_repeated_keys(json);
+        assert_eq!(
+            renamed,
+            "{\"findings\": [\n  {\"id\": \"x\", \"v\": {\"id\": 1}, \"id__again2\": \"y\"}\n]}\n"
+        );
+        let quoted = "{\"a\": \"x, \\\"a\\\": y\", \"a\": 2}\n";
+        let (renamed, _) = rename_repeated_keys(quoted);
+        assert_eq!(renamed, "{\"a\": \"x, \\\"a\\\": y\", \"a__again2\": 2}\n");
     }
 
     #[test]
