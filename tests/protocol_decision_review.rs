@@ -902,7 +902,7 @@ fn dr_13_a10_items_numbered_in_order_and_unknown_targets_dropped() {
         .collect();
     assert_eq!(ids, [("c1", "b2"), ("c3", "b1")]);
     assert!(h.logged(
-        LogKind::Malformed,
+        LogKind::LeftOut,
         "left out critique item c2 of the critic's answer"
     ));
     assert!(
@@ -931,7 +931,7 @@ fn dr_15_a11_unaddressed_item_gets_one_repair_quoting_the_error() {
         "the error is quoted"
     );
     assert!(repair.request.prompt.starts_with(original.trim()));
-    assert!(h.logged(LogKind::Malformed, "could not be read"));
+    assert!(h.logged(LogKind::LeftOut, "could not be read"));
     assert!(h.started.iter().all(|s| s.request.stage != "evaluation"));
 }
 
@@ -2919,7 +2919,7 @@ fn dr_52_every_block_argues_a_known_option_and_every_option_is_argued() {
     let mut h = Harness::new(comparative_config());
     h.finish("proposer", &proposal_text());
     assert!(
-        h.logged(LogKind::Malformed, "block b1 names no option"),
+        h.logged(LogKind::LeftOut, "block b1 names no option"),
         "{:?}",
         h.review.log()
     );

@@ -307,7 +307,11 @@ pub(super) fn progress_line(entry: &crate::protocol::LogEntry) -> String {
         .map(|id| format!(" {id}"))
         .unwrap_or_default();
     let marker = match entry.kind {
-        LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip => "!",
+        LogKind::Timeout
+        | LogKind::Failure
+        | LogKind::Malformed
+        | LogKind::LeftOut
+        | LogKind::Skip => "!",
         LogKind::Retry | LogKind::Cancel | LogKind::Override => "~",
         LogKind::Verdict | LogKind::Stage => "#",
         _ => " ",

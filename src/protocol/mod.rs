@@ -299,6 +299,9 @@ pub enum LogKind {
     Skip,
     Failure,
     Malformed,
+    /// Items of an answer that could not be read, asked about or left out
+    /// (issue 59): the answer itself was read.
+    LeftOut,
     Moderation,
     Override,
     Verdict,
@@ -317,6 +320,7 @@ impl LogKind {
             LogKind::Skip => "SKIP",
             LogKind::Failure => "FAILURE",
             LogKind::Malformed => "MALFORMED",
+            LogKind::LeftOut => "LEFT OUT",
             LogKind::Moderation => "moderator",
             LogKind::Override => "OVERRIDE",
             LogKind::Verdict => "verdict",

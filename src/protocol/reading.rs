@@ -157,7 +157,7 @@ impl DebateCore {
             problems.join("; ")
         );
         self.calls
-            .push_log(now, LogKind::Malformed, Some(&call_id), message);
+            .push_log(now, LogKind::LeftOut, Some(&call_id), message);
         if let Err(why) = may_ask {
             let message = format!("not asked about them again: {why}");
             self.calls
@@ -304,7 +304,7 @@ impl DebateCore {
                 unread.what, unread.whose, unread.why, unread.effect
             );
             self.calls
-                .push_log(now, LogKind::Malformed, Some(&call_id), message);
+                .push_log(now, LogKind::LeftOut, Some(&call_id), message);
             self.unread.push(unread);
         }
     }
@@ -333,13 +333,26 @@ impl DebateCore {
     }
 }
 
-/// How a slip's item is named in the log: its id, else its place.
+/// How a slip's item is named in the log: its id, else where it stands
+/// (`changes[2]`, the field's path up to its item), else its place.
 pub fn slip_name(slip: &Slip) -> String {
     match (&slip.id, slip.index, &slip.error.field) {
         (Some(id), _, _) => id.clone(),
-        (None, _, Some(field)) => field.clone(),
+        (None, _, Some(field)) => match field.find(']') {
+            Some(end) => field[..=end].to_string(),
+            None => field.clone(),
+        },
         (None, Some(index), None) => format!("item {}", index + 1),
         (None, None, None) => "an item".to_string(),
+    }
+}
+
+/// The item a slip is about by its place in its list, counted from 1 for
+/// people (`change 3`), or as [`slip_name`] names it.
+pub fn numbered(slip: &Slip, what: &str) -> String {
+    match (&slip.id, slip.index) {
+        (None, Some(index)) => format!("{what} {}", index + 1),
+        _ => format!("{what} {}", slip_name(slip)),
     }
 }
 

@@ -78,7 +78,13 @@ impl Plan {
             answer.now,
             &slips,
             crate::protocol::reading::slip_name,
-            |_| "the moderator rules on the item with no proposal from the planner".to_string(),
+            |slip| {
+                if slip.error.message.contains("is no challenge or proposal") {
+                    "there is no such item this round: the response is read past".to_string()
+                } else {
+                    "the moderator rules on the item with no proposal from the planner".to_string()
+                }
+            },
         );
         for (id, response) in value {
             self.responses.insert(id, response);

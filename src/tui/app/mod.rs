@@ -1453,6 +1453,7 @@ pub fn log_mark(kind: LogKind) -> &'static str {
         LogKind::Skip => "⤼",
         LogKind::Failure => "!",
         LogKind::Malformed => "?",
+        LogKind::LeftOut => "✗",
         LogKind::Moderation => "⚖",
         LogKind::Override => "☛",
         LogKind::Verdict => "★",

@@ -1130,7 +1130,7 @@ mod tests {
         ));
         let summary = document(&review, DELIVERABLE);
         assert!(summary.contains("## What could not be read"), "{summary}");
-        assert!(summary.contains("change changes[0].type"), "{summary}");
+        assert!(summary.contains("change 1 ("), "{summary}");
 
         let (mut review, calls) = started();
         let merge = rewrites_from(&mut review, &calls, &JUDGES);

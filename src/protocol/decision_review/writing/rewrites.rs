@@ -254,7 +254,7 @@ impl WritingReview {
             &answer.call,
             now,
             &slips,
-            |slip| format!("change {}", slip_name(slip)),
+            |slip| crate::protocol::reading::numbered(slip, "change"),
             |_| "the revised draft is used as written, but this change is not listed or credited to any item".to_string(),
         );
         let allowed = format!("{} {}", self.config.topic, self.config.draft.text);
