@@ -60,6 +60,7 @@ mod hostile_input;
 mod hostile_items;
 mod lenient_reader;
 mod link_order;
+mod one_slip;
 mod protocol_council;
 mod protocol_decision_review;
 mod protocol_plan;
