@@ -517,8 +517,9 @@ fn json_answer(value: Json) -> String {
 /// FP-43, FP-47 (issue 26), through the engine on the real binary: in the
 /// Expand stage the integration checker splits a proposal that bundles two
 /// ideas into one proposal per idea (`lineage.split_from`). The original
-/// is retired as `split`, is not voted on, and each part converges on its
-/// own: one accepted, one parked.
+/// is retired as `split` once its origin agrees in its final position
+/// (issue 60), is not voted on, and each part converges on its own: one
+/// accepted, one parked.
 #[test]
 fn fp_43_fp_47_a_brainstorm_proposal_is_split_in_two_and_each_part_converges_alone() {
     let sandbox = Sandbox::new();
@@ -572,10 +573,16 @@ fn fp_43_fp_47_a_brainstorm_proposal_is_split_in_two_and_each_part_converges_alo
             "final",
             None,
             None,
-            &position(
-                "expert.architecture",
-                &[("P002", "endorse"), ("P003", "park")],
-            ),
+            &json_answer(serde_json::json!({
+                "participant": "expert.architecture",
+                "positions": [{"id": "P002", "stance": "endorse"}, {"id": "P003", "stance": "park"}],
+                // P001 is its own: the split retires it only with its word (issue 60).
+                "merges": [
+                    {"findings": ["P001", "P002"], "agree": true},
+                    {"findings": ["P001", "P003"], "agree": true},
+                ],
+                "summary": "Two ideas, two proposals.",
+            })),
         )
         .reply(
             "integration-checker",
@@ -641,11 +648,9 @@ fn fp_43_fp_47_a_brainstorm_proposal_is_split_in_two_and_each_part_converges_alo
         serde_json::json!(["P001"])
     );
     let convergence = council["convergence"].as_array().unwrap();
-    assert_eq!(convergence[0]["rule"], "split before the convergence");
+    let retired = "split by P002 (integration-checker) and P003 (integration-checker), with its origin expert.architecture's agreement";
+    assert_eq!(convergence[0]["rule"], retired);
     let summary = read(&dir, "summary.md");
-    assert!(
-        summary.contains("- P001: split before the convergence"),
-        "{summary}"
-    );
+    assert!(summary.contains(&format!("- P001: {retired}")), "{summary}");
     assert!(summary.contains("**Nightly dump**"), "{summary}");
 }

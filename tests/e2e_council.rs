@@ -354,8 +354,10 @@ fn fp_09_a20_quick_intensity_stays_within_its_budget_or_records_exhaustion() {
 
 /// FP-14, FP-37, A20: an expert whose Phase 1 call times out on both
 /// attempts is skipped: TIMEOUT, RETRY and SKIP lines with their call ids
-/// in transcript.md, the participant `out` in council.json and never asked
-/// again, and the council still ends with a verdict.
+/// in transcript.md, the participant `out` in council.json and not asked
+/// in the rounds; it is still asked for a final position on what the
+/// others found (FP-37: every participant, issue 60), and the council
+/// ends with a verdict.
 #[test]
 fn fp_14_a_participant_timing_out_twice_is_skipped_and_the_council_ends() {
     let sandbox = Sandbox::new();
@@ -382,9 +384,19 @@ fn fp_14_a_participant_timing_out_twice_is_skipped_and_the_council_ends() {
     ] {
         assert!(transcript.contains(line), "{line} in\n{transcript}");
     }
+    // Not asked in the rounds; asked for a final position on what the
+    // others found, as every participant is (FP-37, issue 60).
     assert!(
-        !transcript.contains("`expert.performance/final/"),
-        "not asked again"
+        !transcript.contains("`expert.performance/responses/"),
+        "not asked in the rounds"
+    );
+    assert!(
+        transcript.contains("`expert.performance/final/r2/a1`"),
+        "asked for a final position"
+    );
+    assert!(
+        transcript.contains("it takes no part in the rounds and is asked for a final position"),
+        "{transcript}"
     );
     let performance = council["participants"]
         .as_array()
@@ -393,8 +405,8 @@ fn fp_14_a_participant_timing_out_twice_is_skipped_and_the_council_ends() {
         .find(|p| p["id"] == "expert.performance")
         .expect("still on the roster");
     assert_eq!(performance["out"], true, "{performance}");
-    assert!(performance["final_position"].is_null());
-    assert!(!dir.join("phase-5/expert.performance.md").exists());
+    assert!(!performance["final_position"].is_null(), "{performance}");
+    assert!(dir.join("phase-5/expert.performance.md").is_file());
     assert!(!dir.join("phase-1/expert.performance.md").exists());
     assert!(dir.join("phase-5/expert.security.md").is_file());
     // Its findings are not in the inventory.

@@ -1049,6 +1049,199 @@ fn fp_37_38_final_positions_and_dissent() {
     assert_eq!(record["disputed_findings"][0]["id"], "F003");
 }
 
+/// FP-37 (issue 60): every participant submits a final position, one
+/// given up in Phase 1 included: it takes no part in the rounds, is asked
+/// at the end on what the others found, and its word counts.
+#[test]
+fn fp_37_a_participant_given_up_in_phase_one_still_gives_a_final_position() {
+    let mut h = standard();
+    h.answer(
+        "expert.security/independent/r0",
+        &findings(
+            "expert.security",
+            &[finding(
+                "HIGH",
+                "Timing attack",
+                "The comparison leaks.",
+                &[],
+            )],
+        ),
+    );
+    h.time_out("expert.performance/independent/r0");
+    h.answer(
+        "integration-checker/independent/r0",
+        &findings(CHECKER, &[]),
+    );
+    h.answer("devil-advocate/independent/r0", &findings(DEVIL, &[]));
+    assert!(
+        h.log_text()
+            .contains("expert.performance gave no Phase 1 answer"),
+        "{}",
+        h.log_text()
+    );
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[challenge(
+            "expert.security",
+            "F001",
+            "Is the comparison reachable?",
+            "MEDIUM",
+        )]),
+    );
+    h.accept_all();
+    assert!(!h.was_started("expert.performance/responses"));
+    h.answer(
+        "expert.security/responses/r1",
+        &responses(&[
+            json!({"type": "defense", "finding_id": "F001", "response": "Yes, on every request."}),
+        ]),
+    );
+    if h.is_live("integration-checker/responses/r1") {
+        h.answer("integration-checker/responses/r1", &responses(&[]));
+    }
+    if h.is_live("devil-advocate/challenge/r2") {
+        h.answer("devil-advocate/challenge/r2", &devil(&[]));
+    }
+    assert!(
+        h.is_live("expert.performance/final/"),
+        "{:?}\n{}",
+        h.live
+            .iter()
+            .map(|c| c.request.call_id.clone())
+            .collect::<Vec<_>>(),
+        h.log_text()
+    );
+    let prompt = h.prompt_of("expert.performance/final/");
+    assert!(prompt.contains("Timing attack"), "{prompt}");
+    h.answer(
+        "expert.performance/final/",
+        &position("expert.performance", &[("F001", "dispute")], &[]),
+    );
+    finish_with(&mut h, &[("F001", "endorse")]);
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    let performance = record["participants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "expert.performance")
+        .unwrap();
+    assert_eq!(performance["out"], true);
+    assert!(!performance["final_position"].is_null(), "{performance}");
+    let outcome = h
+        .protocol
+        .assessment()
+        .unwrap()
+        .outcome("F001")
+        .unwrap()
+        .clone();
+    // Its dispute is weighed: 2.4 of 3.4, not 2.4 of 2.4.
+    assert!(outcome.rule.contains("2.4 of 3.4"), "{}", outcome.rule);
+}
+
+/// A18, FP-39 (issue 60): a council concludes only from a quorum of usable
+/// answers, a majority of its roster, in Phase 1 and in the final
+/// positions. Below it the council ends as a recorded failure with the
+/// reason in words, never a PASS that nobody reviewed.
+#[test]
+fn a18_fp_39_a_council_without_a_quorum_of_answers_fails_instead_of_passing() {
+    // Phase 1: three of four time out twice; one answer is not a quorum.
+    let mut h = standard();
+    h.time_out("expert.security/independent/r0");
+    h.time_out("expert.performance/independent/r0");
+    h.time_out("integration-checker/independent/r0");
+    h.answer("devil-advocate/independent/r0", &findings(DEVIL, &[]));
+    let Some(Outcome::Failed { reason }) = h.finished.clone() else {
+        panic!("no failure: {:?}", h.finished);
+    };
+    assert_eq!(
+        reason,
+        "only 1 of the 4 participants gave a Phase 1 answer quorum could read, short of the quorum of 3: the council concludes nothing from so few"
+    );
+    let summary = h.document("summary.md");
+    assert!(summary.contains("**No result.**"), "{summary}");
+    assert!(!summary.contains("PASS"), "{summary}");
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    assert!(record["verdict"].is_null(), "{record}");
+
+    // Prose nobody can read counts as no answer.
+    let mut h = standard();
+    for role in ["expert.security", "expert.performance", CHECKER] {
+        h.answer(
+            &format!("{role}/independent/r0"),
+            "I looked and it seemed fine to me.",
+        );
+    }
+    h.answer("devil-advocate/independent/r0", &findings(DEVIL, &[]));
+    assert!(
+        matches!(&h.finished, Some(Outcome::Failed { reason }) if reason.starts_with("only 1 of the 4")),
+        "{:?}",
+        h.finished
+    );
+
+    // Final positions: Phase 1 read, then only two of four final positions.
+    let mut h = published();
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    h.answer(
+        "expert.security/final/",
+        &position("expert.security", &[("F003", "endorse")], &[]),
+    );
+    h.answer(
+        "expert.performance/final/",
+        &position("expert.performance", &[], &[]),
+    );
+    h.time_out("integration-checker/final/");
+    h.time_out("devil-advocate/final/");
+    let Some(Outcome::Failed { reason }) = h.finished.clone() else {
+        panic!("no failure: {:?}", h.finished);
+    };
+    assert!(
+        reason.starts_with("only 2 of the 4 participants gave a final position"),
+        "{reason}"
+    );
+    // Three of four is a quorum.
+    let mut h = published();
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    for role in ["expert.security", "expert.performance", CHECKER] {
+        h.answer(&format!("{role}/final/"), &position(role, &[], &[]));
+    }
+    h.time_out("devil-advocate/final/");
+    assert!(
+        matches!(h.finished, Some(Outcome::Decided { .. })),
+        "{:?}",
+        h.finished
+    );
+}
+
+/// A18, FP-48 (issue 60): a brainstorm below the quorum hands nothing off,
+/// and its summary says so and why.
+#[test]
+fn a18_fp_48_a_brainstorm_without_a_quorum_has_nothing_to_hand_off() {
+    let mut h = harness(config(
+        &["architecture"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Brainstorm,
+    ));
+    h.time_out("expert.architecture/independent/r0");
+    h.time_out("integration-checker/independent/r0");
+    h.answer(
+        "devil-advocate/independent/r0",
+        &json_block(json!({"proposals": [proposal("Do nothing", json!({}))]})),
+    );
+    assert!(
+        matches!(&h.finished, Some(Outcome::Failed { reason }) if reason.starts_with("only 1 of the 3")),
+        "{:?}",
+        h.finished
+    );
+    assert!(!h.was_started("synthesizer/handoff"));
+    let summary = h.document("summary.md");
+    assert!(summary.contains("nothing to hand off"), "{summary}");
+    assert!(
+        summary.contains("only 1 of the 3 participants"),
+        "{summary}"
+    );
+}
+
 fn outcomes(
     list: &[(&str, FindingState, Severity)],
 ) -> (
@@ -1322,7 +1515,8 @@ fn fp_42_fallback() {
     h.time_out("devil-advocate/independent/r0");
     assert!(h.protocol.fallback().unwrap().contains("devil's advocate"));
     assert!(!h.was_started("devil-advocate/challenge"));
-    assert!(!h.is_live("devil-advocate/final/"), "out of the council");
+    // Out of the rounds, but asked for its final position (FP-37).
+    assert!(h.is_live("devil-advocate/final/"));
     assert!(h.is_live("expert.security/final/"));
 }
 
@@ -1383,7 +1577,10 @@ fn fp_43_to_48_brainstorm() {
         &json_block(json!({"expansions": [], "proposals": []})),
     );
     let status = |h: &Harness, id: &str| h.protocol.proposal(id).unwrap().status;
+    // Its own P001 is retired at once; the checker's P002 waits for the
+    // checker's word (issue 60).
     assert_eq!(status(&h, "P001"), ProposalStatus::Merged);
+    assert_eq!(status(&h, "P002"), ProposalStatus::Proposed);
     assert_eq!(status(&h, "P003"), ProposalStatus::Expanded);
     // Challenge: the devil questions P004; the expert revises it.
     h.answer(
@@ -1419,6 +1616,7 @@ fn fp_43_to_48_brainstorm() {
     );
     assert_eq!(status(&h, "P004"), ProposalStatus::Accepted);
     assert_eq!(status(&h, "P003"), ProposalStatus::Parked);
+    assert_ne!(status(&h, "P002"), ProposalStatus::Merged);
     // Handoff.
     h.answer(
         "synthesizer/handoff/",
@@ -1440,6 +1638,89 @@ fn fp_43_to_48_brainstorm() {
     );
     let md = &h.protocol.publications()[0].contents;
     assert!(!md.contains("\nverdict:"), "{md}");
+}
+
+/// FP-43, FP-47 (issue 60): a proposal that would retire another
+/// participant's (merge, supersede or split it) needs that origin's
+/// agreement, asked in its final position as a merge of findings is;
+/// without it both stand and converge on their own, and the rule says so.
+#[test]
+fn fp_47_retiring_anothers_proposal_needs_its_origins_agreement() {
+    let run = |agree: bool| {
+        let mut h = harness(config(
+            &["architecture"],
+            Intensity::Standard,
+            Preset::Default,
+            CouncilMode::Brainstorm,
+        ));
+        let one = |t: &str| json_block(json!({"proposals": [proposal(t, json!({}))]}));
+        h.answer("expert.architecture/independent/r0", &one("Nightly dump"));
+        h.answer("integration-checker/independent/r0", &one("Change feed"));
+        h.answer("devil-advocate/independent/r0", &one("Do nothing"));
+        // The devil's advocate supersedes the checker's P002 with P004.
+        h.answer(
+            "expert.architecture/expand/",
+            &json_block(json!({"expansions": [], "proposals": []})),
+        );
+        h.answer(
+            "integration-checker/expand/",
+            &json_block(json!({"expansions": [], "proposals": []})),
+        );
+        h.answer(
+            "devil-advocate/expand/",
+            &json_block(json!({"expansions": [], "proposals": [proposal("Feed, batched", json!({"supersedes": ["P002"]}))]})),
+        );
+        assert_eq!(
+            h.protocol.proposal("P002").unwrap().status,
+            ProposalStatus::Proposed,
+            "not retired before its origin's word"
+        );
+        h.answer(
+            "devil-advocate/challenge/r1",
+            &json_block(json!({"challenges": [], "discoveries": []})),
+        );
+        let prompt = h.prompt_of("integration-checker/final/");
+        assert!(prompt.contains("P004 supersedes P002"), "{prompt}");
+        let stances = [
+            ("P001", "endorse"),
+            ("P002", "endorse"),
+            ("P004", "endorse"),
+        ];
+        h.answer(
+            "integration-checker/final/",
+            &json_block(json!({
+                "participant": CHECKER,
+                "positions": stances.iter().map(|(id, st)| json!({"id": id, "stance": st})).collect::<Vec<_>>(),
+                "merges": [{"findings": ["P002", "P004"], "agree": agree}],
+                "summary": "done",
+            })),
+        );
+        for role in ["expert.architecture", DEVIL] {
+            h.answer(&format!("{role}/final/"), &position(role, &stances, &[]));
+        }
+        let outcome = h
+            .protocol
+            .proposal_outcomes()
+            .iter()
+            .find(|o| o.id == "P002")
+            .unwrap()
+            .clone();
+        (h.protocol.proposal("P002").unwrap().status, outcome.rule)
+    };
+    let (status, rule) = run(true);
+    assert_eq!(status, ProposalStatus::Superseded);
+    assert_eq!(
+        rule,
+        "superseded by P004 (devil-advocate), with its origin integration-checker's agreement"
+    );
+    let (status, rule) = run(false);
+    assert_eq!(status, ProposalStatus::Accepted, "{rule}");
+    assert!(
+        rule.ends_with(
+            "P004 (devil-advocate) would have it superseded, but its origin integration-checker did not agree, so it stands on its own"
+        ),
+        "{rule}"
+    );
 }
 
 // ---- packets and artifacts ----------------------------------------------------------

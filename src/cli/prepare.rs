@@ -395,6 +395,7 @@ pub fn prepare_in(
             started_at: Utc::now(),
             hold_for_moderator: false,
             fairness,
+            edition: crate::protocol::Edition::CURRENT,
         },
     });
     if let Some((_, handoff)) = &handed {

@@ -80,6 +80,41 @@ pub struct Seating {
     /// (issue 29); absent from a debate journaled before it.
     #[serde(default, skip_serializing_if = "fairness::Fairness::is_legacy")]
     pub fairness: fairness::Fairness,
+    /// Which of quorum's rules the debate runs under ([`Edition`]);
+    /// absent from a debate journaled before the rules changed.
+    #[serde(default, skip_serializing_if = "Edition::is_first")]
+    pub edition: Edition,
+}
+
+/// Which of quorum's rules a debate was started under. A journal folds as
+/// it ran: a rule that changes what a debate concludes applies from the
+/// edition that brought it, so a debate journaled before it resumes,
+/// replays and recomputes with the rules it ran under.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Edition(pub u32);
+
+impl Edition {
+    /// The rules as first written.
+    pub const FIRST: Edition = Edition(0);
+    /// Conclusions no stronger than their rules (issue 60): a council's
+    /// count that adds up, its quorum of usable answers and its findings
+    /// confirmed on evidence; a root cause proven only with every rival
+    /// ruled out; a plan's assumption verified only with evidence.
+    pub const CONCLUSIONS: Edition = Edition(1);
+    /// What a new debate runs under.
+    pub const CURRENT: Edition = Edition::CONCLUSIONS;
+
+    /// Whether a debate of this edition follows the rules `since` brought.
+    pub fn follows(self, since: Edition) -> bool {
+        self >= since
+    }
+
+    pub fn is_first(&self) -> bool {
+        *self == Edition::FIRST
+    }
 }
 
 impl Seating {

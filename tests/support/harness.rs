@@ -18,6 +18,8 @@ pub fn seated(agents: std::collections::BTreeMap<String, String>) -> quorum::pro
     quorum::protocol::Seating {
         agents,
         started_at: t0(),
+        // Under the rules a new debate runs under.
+        edition: quorum::protocol::Edition::CURRENT,
         ..Default::default()
     }
 }

@@ -200,6 +200,9 @@ struct RecordIn {
     /// Families and the recusal policy; none before fair judging.
     #[serde(default)]
     fairness: crate::protocol::fairness::Fairness,
+    /// The rules it ran under; none before issue 60.
+    #[serde(default)]
+    edition: crate::protocol::Edition,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -333,7 +336,15 @@ pub fn companion(council: &Council) -> Value {
         map.remove("disputed_findings");
         map.insert("proposals".into(), json!(council.proposals()));
         map.insert("convergence".into(), json!(council.proposal_outcomes()));
+        if !council.retirements().is_empty() {
+            map.insert("retirements".into(), json!(council.retirements()));
+        }
         map.insert("handoff".into(), json!(council.handoff()));
+    }
+    // The rules it ran under, which `quorum verdict` recomputes with.
+    let edition = config.seating.edition;
+    if let (false, Some(map)) = (edition.is_first(), record.as_object_mut()) {
+        map.insert("edition".into(), json!(edition));
     }
     // What could not be read, and what that changed (issue 59).
     if let (false, Some(map)) = (council.core.unread.is_empty(), record.as_object_mut()) {
@@ -409,6 +420,7 @@ pub fn recompute(
         preset: record.preset,
         params: record.preset.params(),
         fairness: &record.fairness,
+        edition: record.edition,
     });
     let mut rule = assessment.rule.clone();
     for outcome in &assessment.outcomes {
@@ -448,6 +460,10 @@ pub fn summary_lead(council: &Council) -> Option<String> {
 
 fn lead_of_outcome(council: &Council) -> Option<String> {
     match council.outcome()? {
+        Outcome::Failed { reason } if council.proposes() => Some(format!(
+            "**No result.** The council stopped before it finished and has nothing to hand off: {}. What was collected is in {TRANSCRIPT} and {RECORD}.",
+            reason.trim_end_matches('.')
+        )),
         Outcome::Failed { reason } => Some(format!(
             "**No result.** The council stopped before it finished: {}. What was collected is in {TRANSCRIPT} and {RECORD}.",
             reason.trim_end_matches('.')
@@ -827,7 +843,7 @@ fn process_md(council: &Council) -> String {
             .participants()
             .iter()
             .map(|p| if council.out().contains(p) {
-                format!("{p} (out: no Phase 1 answer)")
+                format!("{p} (no Phase 1 answer)")
             } else {
                 p.clone()
             })

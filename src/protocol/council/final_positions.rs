@@ -13,7 +13,7 @@ use super::{Council, Step, documents, parse, pretty, prompts, rulings, verdict};
 use crate::parse::Read;
 use crate::protocol::fairness::Blindfold;
 use crate::protocol::fairness::agreement::{self, Agreement};
-use crate::protocol::{Answer, ByItem, Effect, LogKind, Timestamp};
+use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 
 impl Council {
     /// The inventory and the exchange as `role` reads them for its final
@@ -119,7 +119,7 @@ impl Council {
 
     pub(super) fn start_final(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Step::Final, now);
-        let present = self.present();
+        let present = self.final_roster();
         if present.is_empty() {
             return self.conclude(now);
         }
@@ -165,7 +165,18 @@ impl Council {
             let merges: Vec<serde_json::Value> = self.merge_candidates
                     .iter()
                     .filter(|m| m.findings.iter().any(|id| self.origins_of(id).contains(&role)))
-                    .map(|m| json!({"findings": m.findings, "proposed_by": m.proposed_by, "overlap": m.overlap}))
+                    .map(|m| {
+                        let mut pair = json!({"findings": m.findings, "proposed_by": m.proposed_by, "overlap": m.overlap});
+                        // A new proposal that would retire another's says how.
+                        if let Some(r) = self.retirements.iter().find(|r| m.findings == [r.proposal.clone(), r.by.clone()]) {
+                            pair["would"] = json!(format!("{} {} {}", r.by, match r.status {
+                                model::ProposalStatus::Superseded => "supersedes",
+                                model::ProposalStatus::Split => "splits",
+                                _ => "merges in",
+                            }, r.proposal));
+                        }
+                        pair
+                    })
                     .collect();
             context["merges"] = if merges.is_empty() {
                 json!("")
@@ -277,16 +288,21 @@ impl Council {
             preset: self.config.preset,
             params: self.config.params(),
             fairness: &self.config.seating.fairness,
+            edition: self.config.seating.edition,
         }
     }
 
     pub(super) fn conclude(&mut self, now: Timestamp) -> Vec<Effect> {
+        if let Some(short) = self.short_of_quorum("a final position", self.positions.len()) {
+            return self.fail(now, short);
+        }
         if self.proposes() {
             self.proposal_outcomes = verdict::converge(
                 &self.participants,
                 &self.proposals,
                 &self.positions,
                 &self.config.params(),
+                &self.retirements,
             );
             for outcome in self.proposal_outcomes.clone() {
                 if let Some(p) = self.proposal_mut(&outcome.id) {

@@ -36,8 +36,9 @@
 //! gave no Phase 1 answer) skips phases 3 and 4 and is marked (FP-42, A24).
 //!
 //! A participant whose Phase 1 call is given up (timed out twice, or
-//! skipped by the moderator) is out of the council: it is not asked again
-//! and does not count in the shares. Malformed answers are kept with a
+//! skipped by the moderator) takes no part in the rounds; it is still
+//! asked for a final position on what the others found (FP-37, issue 60),
+//! and counts in the shares only if it gives one. Malformed answers are kept with a
 //! MALFORMED marker, excluded and never retried.
 //!
 //! Not responsible for I/O, timers or retries: every answer here was
@@ -232,6 +233,9 @@ pub struct Council {
     challenges: Vec<Challenge>,
     responses: Vec<Response>,
     merge_candidates: Vec<MergeCandidate>,
+    /// New proposals that would retire another origin's, waiting for its
+    /// agreement (issue 60).
+    retirements: Vec<model::Retirement>,
     positions: Positions,
     /// How far the final positions agreed and how many independent votes
     /// they were worth (fair judging; a council from before it has none).
@@ -313,6 +317,7 @@ impl Council {
             challenges: Vec::new(),
             responses: Vec::new(),
             merge_candidates: Vec::new(),
+            retirements: Vec::new(),
             positions: Positions::new(),
             agreement: None,
             handoff: None,
@@ -350,6 +355,22 @@ impl Council {
             .cloned()
             .collect()
     }
+    /// Who is asked for a final position: every participant, one given up
+    /// in Phase 1 included, answering on what the others found (FP-37: all
+    /// participants submit final positions; issue 60); before that rule,
+    /// only those still present.
+    pub fn final_roster(&self) -> Vec<String> {
+        if self
+            .config
+            .seating
+            .edition
+            .follows(crate::protocol::Edition::CONCLUSIONS)
+        {
+            self.participants.clone()
+        } else {
+            self.present()
+        }
+    }
     pub fn out(&self) -> &BTreeSet<String> {
         &self.out
     }
@@ -367,6 +388,9 @@ impl Council {
     }
     pub fn merge_candidates(&self) -> &[MergeCandidate] {
         &self.merge_candidates
+    }
+    pub fn retirements(&self) -> &[model::Retirement] {
+        &self.retirements
     }
     pub fn positions(&self) -> &Positions {
         &self.positions
@@ -423,14 +447,14 @@ impl Council {
             .count() as u32
     }
 
-    fn proposes(&self) -> bool {
+    pub fn proposes(&self) -> bool {
         self.config.mode.proposes()
     }
 
     /// Calls the closing phases need: a final position per participant,
     /// and a brainstorm's handoff.
     fn reserve(&self) -> u32 {
-        self.present().len() as u32 + u32::from(self.proposes())
+        self.final_roster().len() as u32 + u32::from(self.proposes())
     }
 
     /// Whether `calls` more still leave room for the closing phases.
@@ -618,11 +642,22 @@ impl crate::protocol::Rules for Council {
         match self.step {
             Step::Independent => {
                 self.out.insert(role.clone());
+                let asked_at_the_end = self
+                    .config
+                    .seating
+                    .edition
+                    .follows(crate::protocol::Edition::CONCLUSIONS);
                 self.log(
                     now,
                     LogKind::Skip,
                     Some(&call_id),
-                    format!("{role} gave no Phase 1 answer ({reason}); it is out of the council"),
+                    if asked_at_the_end {
+                        format!(
+                            "{role} gave no Phase 1 answer ({reason}); it takes no part in the rounds and is asked for a final position on what the others found"
+                        )
+                    } else {
+                        format!("{role} gave no Phase 1 answer ({reason}); it is out of the council")
+                    },
                 );
                 self.awaiting.remove(&role);
                 self.after_independent(now)

@@ -513,6 +513,23 @@ pub struct MergeCandidate {
     pub overlap: f64,
 }
 
+/// A new proposal that would retire another participant's (it merges,
+/// supersedes or splits it, FP-47): waits for that origin's agreement in
+/// its final position, as a merge of findings does (issue 60).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Retirement {
+    /// The proposal it would retire.
+    pub proposal: String,
+    /// The new proposal that would retire it.
+    pub by: String,
+    /// What it would become: merged, superseded or split.
+    pub status: ProposalStatus,
+    /// Who wrote the new proposal.
+    pub claimed_by: String,
+    /// The retired proposal's origin, whose agreement it needs.
+    pub origin: String,
+}
+
 /// A participant's closing word on one finding or proposal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

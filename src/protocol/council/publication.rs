@@ -8,7 +8,7 @@
 
 use super::model::{DEVIL, Finding, FindingText, Proposal, ProposalStatus, ProposalText, Severity};
 use super::{Council, count, verdict};
-use crate::protocol::{Effect, LogKind, Timestamp};
+use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 use crate::report::one_line;
 
 impl Council {
@@ -132,6 +132,9 @@ impl Council {
                 "context_packet"
             },
         );
+        if let Some(short) = self.short_of_quorum("a Phase 1 answer", self.phase_one_read()) {
+            return self.fail(now, short);
+        }
         if self.out.contains(DEVIL) && self.fallback.is_none() && self.debating() {
             self.fallback = Some(
                 "the devil's advocate gave no Phase 1 answer and cannot take follow-up rounds"
@@ -155,6 +158,44 @@ impl Council {
             return self.start_round(now);
         }
         self.start_final(now)
+    }
+
+    /// The participants whose Phase 1 answer quorum could read (an empty
+    /// list of findings is an answer).
+    fn phase_one_read(&self) -> usize {
+        let stage = super::Step::Independent.id();
+        self.participants
+            .iter()
+            .filter(|role| {
+                self.submissions.iter().any(|kept| {
+                    kept.role == **role && kept.stage == stage && kept.malformed.is_none()
+                })
+            })
+            .count()
+    }
+
+    /// Why the council cannot conclude when fewer than a quorum of its
+    /// participants gave `what` quorum could read (`read` of them): a
+    /// majority of the roster, in the spirit of a decision review's judge
+    /// quorum (2 of 3, 3 of 5). Below it the council ends as a recorded
+    /// failure, never a verdict made up from the few (issue 60, A18);
+    /// `None` at or above it, or for a council journaled before the rule.
+    pub(super) fn short_of_quorum(&self, what: &str, read: usize) -> Option<String> {
+        if !self
+            .config
+            .seating
+            .edition
+            .follows(crate::protocol::Edition::CONCLUSIONS)
+        {
+            return None;
+        }
+        let roster = self.participants.len();
+        let quorum = roster / 2 + 1;
+        (read < quorum).then(|| {
+            format!(
+                "only {read} of the {roster} participants gave {what} quorum could read, short of the quorum of {quorum}: the council concludes nothing from so few"
+            )
+        })
     }
 
     /// Records the items of a Phase 1 answer left out (`slips`), each
@@ -202,22 +243,45 @@ impl Council {
 
     pub(super) fn add_proposal(&mut self, origin: &str, text: ProposalText, stage: &str) -> String {
         let id = self.next_proposal_id();
-        // A proposal built from others retires them (FP-47).
+        // A proposal built from others retires them (FP-47): its author's
+        // own at once; another origin's only with that origin's agreement,
+        // asked in its final position and applied at the convergence, as a
+        // merge of findings is (issue 60). A part split off a proposal
+        // retires the whole (FP-43).
         let lineage = text.lineage.clone();
-        for merged in &lineage.merged_from {
-            if let Some(p) = self.proposal_mut(merged) {
-                p.status = ProposalStatus::Merged;
-            }
-        }
-        for replaced in &lineage.supersedes {
-            if let Some(p) = self.proposal_mut(replaced) {
-                p.status = ProposalStatus::Superseded;
-            }
-        }
-        // A part split off a proposal retires the whole (FP-43, FP-47).
-        for whole in &lineage.split_from {
-            if let Some(p) = self.proposal_mut(whole) {
-                p.status = ProposalStatus::Split;
+        let retired = [
+            (&lineage.merged_from, ProposalStatus::Merged),
+            (&lineage.supersedes, ProposalStatus::Superseded),
+            (&lineage.split_from, ProposalStatus::Split),
+        ];
+        let agreed = self
+            .config
+            .seating
+            .edition
+            .follows(crate::protocol::Edition::CONCLUSIONS);
+        for (ids, status) in retired {
+            for target in ids {
+                let Some(p) = self.proposal_mut(target) else {
+                    continue;
+                };
+                if p.origin == origin || !agreed {
+                    p.status = status;
+                    continue;
+                }
+                let retirement = super::model::Retirement {
+                    proposal: p.id.clone(),
+                    by: id.clone(),
+                    status,
+                    claimed_by: origin.to_string(),
+                    origin: p.origin.clone(),
+                };
+                // The origin is asked about the pair in its final position.
+                self.propose_merge(super::model::MergeCandidate {
+                    findings: [retirement.proposal.clone(), id.clone()],
+                    proposed_by: origin.to_string(),
+                    overlap: 0.0,
+                });
+                self.retirements.push(retirement);
             }
         }
         self.push_proposal(Proposal {

@@ -32,6 +32,7 @@ use super::model::{
     Challenge, ChallengeState, DEVIL, Finding, FindingState, MergeCandidate, Params, Positions,
     Preset, Proposal, ProposalStatus, Response, ResponseKind, Severity, SeverityChange, Stance,
 };
+use crate::protocol::Edition;
 use crate::protocol::Verdict;
 use crate::protocol::fairness::{Fairness, Family};
 
@@ -168,6 +169,10 @@ pub struct Record<'a> {
     /// Families and the recusal policy; a council from before fair judging
     /// compares no families.
     pub fairness: &'a Fairness,
+    /// The rules the council runs under: from issue 60 on, a participant
+    /// counted in a finding's support is counted in its denominator, and a
+    /// CRITICAL or HIGH finding is confirmed only on evidence.
+    pub edition: crate::protocol::Edition,
 }
 
 impl Record<'_> {
@@ -699,6 +704,13 @@ fn outcome_of(finding: &Finding, record: &Record<'_>, lookup: &Lookup<'_>) -> Fi
                     .any(|id| lookup.corroborations.contains(&(participant.as_str(), *id)));
                 if corroborated {
                     corroborators.push(participant.clone());
+                    // Whoever is counted in the support is counted in the
+                    // denominator (issue 60): one who corroborated in a round
+                    // and gave no usable final position is in both.
+                    if position.is_none() && record.edition.follows(Edition::CONCLUSIONS) {
+                        counted += weight(participant, params);
+                        others += weight(participant, params);
+                    }
                 }
             }
         }
@@ -757,6 +769,14 @@ fn outcome_of(finding: &Finding, record: &Record<'_>, lookup: &Lookup<'_>) -> Fi
                 "unconfirmed: no participant outside its origin's model family was left to confirm it, and its origins alone do not: {tally}"
             ),
         )
+    } else if share + 1e-9 >= threshold && unevidenced(finding, record) {
+        (
+            FindingState::Unconfirmed,
+            format!(
+                "unconfirmed: it gives no evidence, and a {} finding is confirmed only on evidence (its support would be {tally})",
+                finding.severity
+            ),
+        )
     } else if share + 1e-9 >= threshold {
         (FindingState::Confirmed, format!("confirmed: {tally}"))
     } else if !disputers.is_empty() {
@@ -776,6 +796,15 @@ fn outcome_of(finding: &Finding, record: &Record<'_>, lookup: &Lookup<'_>) -> Fi
         share: round2(share),
         ..base(state, rule)
     }
+}
+
+/// A CRITICAL or HIGH finding that gives no evidence, under the rules
+/// that confirm such a finding only on evidence (issue 60: every packet
+/// says `evidence_required`); its parts' evidence counts for a merged one.
+fn unevidenced(finding: &Finding, record: &Record<'_>) -> bool {
+    record.edition.follows(Edition::CONCLUSIONS)
+        && finding.severity.is_grave()
+        && finding.text.evidence.trim().is_empty()
 }
 
 fn ids_of(outcomes: &[&FindingOutcome]) -> String {
@@ -925,7 +954,63 @@ pub fn converge(
     proposals: &[Proposal],
     positions: &Positions,
     params: &Params,
+    retirements: &[super::model::Retirement],
 ) -> Vec<ProposalOutcome> {
+    // A proposal another origin's would retire is retired here only when
+    // its own origin agreed in its final position (issue 60); otherwise
+    // both stand and converge on their own.
+    let mut proposals: Vec<Proposal> = proposals.to_vec();
+    let mut retired_by: HashMap<String, String> = HashMap::new();
+    for proposal in proposals.iter_mut() {
+        let claims: Vec<&super::model::Retirement> = retirements
+            .iter()
+            .filter(|r| r.proposal == proposal.id)
+            .collect();
+        let Some(first) = claims.first() else {
+            continue;
+        };
+        let agreed_to = |r: &super::model::Retirement| {
+            positions.get(&r.origin).is_some_and(|position| {
+                position.merges.iter().any(|vote| {
+                    vote.agree
+                        && pair(&vote.findings[0], &vote.findings[1]) == pair(&r.proposal, &r.by)
+                })
+            })
+        };
+        let (agreed, refused): (Vec<&&super::model::Retirement>, Vec<_>) =
+            claims.iter().partition(|r| agreed_to(r));
+        let by = |list: &[&&super::model::Retirement]| {
+            listed(
+                &list
+                    .iter()
+                    .map(|r| format!("{} ({})", r.by, r.claimed_by))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        if let (Some(taken), false) = (agreed.first(), proposal.status.retired()) {
+            proposal.status = taken.status;
+            retired_by.insert(
+                proposal.id.clone(),
+                format!(
+                    "{} by {}, with its origin {}'s agreement",
+                    taken.status.as_str(),
+                    by(&agreed),
+                    first.origin
+                ),
+            );
+        } else if agreed.is_empty() {
+            retired_by.insert(
+                proposal.id.clone(),
+                format!(
+                    "{} would have it {}, but its origin {} did not agree, so it stands on its own",
+                    by(&refused),
+                    first.status.as_str(),
+                    first.origin
+                ),
+            );
+        }
+    }
+    let proposals = &proposals;
     // Each participant's first stance on each id, looked up per proposal.
     let stances: HashMap<&str, HashMap<&str, Stance>> = positions
         .iter()
@@ -945,7 +1030,9 @@ pub fn converge(
                 status: proposal.status,
                 accept_share: 0.0,
                 reject_share: 0.0,
-                rule: format!("{} before the convergence", proposal.status.as_str()),
+                rule: retired_by.get(&proposal.id).cloned().unwrap_or_else(|| {
+                    format!("{} before the convergence", proposal.status.as_str())
+                }),
             });
             continue;
         }
@@ -1009,6 +1096,10 @@ pub fn converge(
                 format!("; against: {}", listed(&against))
             },
         );
+        let rule = match retired_by.get(&proposal.id) {
+            Some(claim) => format!("{rule}; {claim}"),
+            None => rule,
+        };
         outcomes.push(ProposalOutcome {
             id: proposal.id.clone(),
             status,
@@ -1112,6 +1203,7 @@ mod tests {
             preset: Preset::Default,
             params: Preset::Default.params(),
             fairness: &fairness,
+            edition: crate::protocol::Edition::FIRST,
         })
     }
 
@@ -1131,6 +1223,156 @@ mod tests {
                 ("devil-advocate", "anthropic", Some(devil)),
             ],
         )
+    }
+
+    /// F001 raised by `expert.security` (at `severity`, with `evidence`),
+    /// corroborated in a round by `expert.data`, whose final position is
+    /// missing, and disputed in their final positions by `expert.ops`,
+    /// the integration checker and the devil's advocate; under `edition`.
+    fn corroborated_then_silent(
+        severity: Severity,
+        evidence: &str,
+        edition: Edition,
+    ) -> FindingOutcome {
+        use super::super::model::{FinalPosition, Position};
+        let participants: Vec<String> = [
+            "expert.security",
+            "expert.data",
+            "expert.ops",
+            "integration-checker",
+            DEVIL,
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut finding = finding(1, "tokens never expire", false);
+        finding.severity = severity;
+        finding.text.evidence = evidence.to_string();
+        let findings = [finding];
+        let disputes = ["expert.ops", "integration-checker", DEVIL];
+        let positions: Positions = disputes
+            .iter()
+            .map(|slot| {
+                let position = FinalPosition {
+                    participant: slot.to_string(),
+                    positions: vec![Position {
+                        id: "F001".into(),
+                        stance: Stance::Dispute,
+                        note: String::new(),
+                    }],
+                    ..Default::default()
+                };
+                (slot.to_string(), position)
+            })
+            .collect();
+        let responses = [Response {
+            by: "expert.data".into(),
+            round: 1,
+            kind: ResponseKind::Corroboration,
+            finding_id: "F001".into(),
+            text: "Seen the same in the session store.".into(),
+            evidence: String::new(),
+            accepts_severity: false,
+            merge_with: None,
+            answers: Vec::new(),
+        }];
+        let fairness = Fairness::default();
+        assess(&Record {
+            participants: &participants,
+            findings: &findings,
+            challenges: &[],
+            responses: &responses,
+            merges: &[],
+            positions: &positions,
+            preset: Preset::Default,
+            params: Preset::Default.params(),
+            fairness: &fairness,
+            edition,
+        })
+        .outcome("F001")
+        .unwrap()
+        .clone()
+    }
+
+    /// FP-36 (issue 60): whoever is counted in a finding's support is
+    /// counted in the weight it is divided by. A participant who
+    /// corroborated in a round and gave no usable final position counts
+    /// on both sides: 2 of 4.4, not 2 of 3.4, so three disputes outweigh
+    /// the origin and one corroboration, and the rule shows that tally.
+    #[test]
+    fn fp_36_a_corroborator_without_a_final_position_is_in_the_denominator_too() {
+        let outcome = corroborated_then_silent(Severity::Medium, "", Edition::CURRENT);
+        assert_eq!(outcome.state, FindingState::Disputed, "{}", outcome.rule);
+        assert_eq!(outcome.share, 0.45, "{}", outcome.rule);
+        assert!(outcome.rule.contains("2.0 of 4.4"), "{}", outcome.rule);
+        // A council journaled before the rule recomputes as it ran.
+        let before = corroborated_then_silent(Severity::Medium, "", Edition::FIRST);
+        assert_eq!(before.state, FindingState::Confirmed, "{}", before.rule);
+        assert!(before.rule.contains("2.0 of 3.4"), "{}", before.rule);
+    }
+
+    /// FP-49 (issue 60): every packet asks for evidence, so a CRITICAL or
+    /// HIGH finding that gives none is kept but cannot be confirmed, and
+    /// its rule says why; with evidence, or at MEDIUM, the same support
+    /// confirms it.
+    #[test]
+    fn fp_49_a_grave_finding_without_evidence_cannot_be_confirmed() {
+        use super::super::model::{FinalPosition, Position};
+        let participants: Vec<String> = ["expert.security", "expert.data"]
+            .map(String::from)
+            .to_vec();
+        let assess_one = |severity: Severity, evidence: &str| {
+            let mut finding = finding(1, "tokens never expire", false);
+            finding.severity = severity;
+            finding.text.evidence = evidence.to_string();
+            let findings = [finding];
+            let positions: Positions = [(
+                "expert.data".to_string(),
+                FinalPosition {
+                    participant: "expert.data".into(),
+                    positions: vec![Position {
+                        id: "F001".into(),
+                        stance: Stance::Endorse,
+                        note: String::new(),
+                    }],
+                    ..Default::default()
+                },
+            )]
+            .into_iter()
+            .collect();
+            let fairness = Fairness::default();
+            assess(&Record {
+                participants: &participants,
+                findings: &findings,
+                challenges: &[],
+                responses: &[],
+                merges: &[],
+                positions: &positions,
+                preset: Preset::Default,
+                params: Preset::Default.params(),
+                fairness: &fairness,
+                edition: Edition::CURRENT,
+            })
+            .outcome("F001")
+            .unwrap()
+            .clone()
+        };
+        for severity in [Severity::Critical, Severity::High] {
+            let bare = assess_one(severity, "  ");
+            assert_eq!(bare.state, FindingState::Unconfirmed, "{}", bare.rule);
+            assert!(
+                bare.rule.starts_with(&format!(
+                    "unconfirmed: it gives no evidence, and a {severity} finding is confirmed only on evidence"
+                )),
+                "{}",
+                bare.rule
+            );
+            let cited = assess_one(severity, "auth/session.rs:88 sets no expiry");
+            assert_eq!(cited.state, FindingState::Confirmed, "{}", cited.rule);
+        }
+        assert_eq!(
+            assess_one(Severity::Medium, "").state,
+            FindingState::Confirmed
+        );
     }
 
     /// Issue 29, recusal in the council under `flag`: the kin participant's
