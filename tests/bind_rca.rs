@@ -59,6 +59,18 @@ fn hedged_survivor(restatement: Option<&str>) -> ScriptBuilder {
     }
 }
 
+/// The critic's ruling on the restated claim (issue 60): `word` is
+/// `supported` or `overreaches`.
+fn examined(builder: ScriptBuilder, word: &str, reason: &str) -> ScriptBuilder {
+    builder.reply(
+        "critic",
+        "examine",
+        None,
+        None,
+        &format!("```yaml\nruling: {word}\nreason: \"{reason}\"\n```\n"),
+    )
+}
+
 fn run(sandbox: &Sandbox, script: ScriptBuilder) -> (Ran, PathBuf) {
     let script_path = sandbox.write(
         "script.yaml",
@@ -95,13 +107,18 @@ fn yaml(dir: &Path) -> Value {
 }
 
 /// RC-16, RC-10: the one survivor claims "probably"; asked once, its owner
-/// restates it plainly, and the restated claim is the proven root cause.
+/// restates it plainly, the critic finds the evidence carries the
+/// restatement (issue 60), and the restated claim is the proven root cause.
 #[test]
 fn rc_16_a_hedged_survivor_restated_plainly_is_proven() {
     let sandbox = Sandbox::new();
     let (ran, dir) = run(
         &sandbox,
-        hedged_survivor(Some("The v2.31.0 deploy added a blocking call.")),
+        examined(
+            hedged_survivor(Some("The v2.31.0 deploy added a blocking call.")),
+            "supported",
+            "The first slow trace follows the deploy and carries its call.",
+        ),
     );
     ran.assert_code(0);
     let summary = read(&dir, "summary.md");
@@ -112,11 +129,16 @@ fn rc_16_a_hedged_survivor_restated_plainly_is_proven() {
         ran.stdout
     );
     assert!(
-        summary.contains("restated it without hedge words when asked"),
+        summary.contains("restated it without hedge words when asked; the critic found the restatement carried by the evidence"),
         "{summary}"
     );
     let record = yaml(&dir);
     assert_eq!(record["conclusion"]["verdict"].as_str(), Some("PROVEN"));
+    assert_eq!(
+        record["restatement"]["examination"]["ruling"].as_str(),
+        Some("supported")
+    );
+    assert!(dir.join("rounds/round-2/critic-examine.md").exists());
     assert_eq!(
         record["root_cause"]["claim"].as_str(),
         Some("The v2.31.0 deploy added a blocking call.")
@@ -132,6 +154,46 @@ fn rc_16_a_hedged_survivor_restated_plainly_is_proven() {
     let verdict = sandbox.quorum(&["verdict", dir.to_str().unwrap()], &[]);
     verdict.assert_code(0);
     assert!(verdict.stdout.starts_with("PROVEN\n"), "{}", verdict.stdout);
+}
+
+/// RC-16, issue 60: a plain restatement that says more than the evidence
+/// showed is not printed as the root cause: the critic rules it
+/// overreaching, the original hedged claim stands, the analysis is
+/// unproven with the reason in words, and `quorum verdict` agrees. Before
+/// the rule, the restatement alone proved it.
+#[test]
+fn rc_16_a_restatement_the_critic_finds_overreaching_leaves_the_cause_unproven() {
+    let sandbox = Sandbox::new();
+    let (ran, dir) = run(
+        &sandbox,
+        examined(
+            hedged_survivor(Some(
+                "The v2.31.0 deploy added a blocking call that caused every slow checkout this quarter.",
+            )),
+            "overreaches",
+            "The evidence covers one afternoon, not the quarter.",
+        ),
+    );
+    ran.assert_code(8);
+    let lead = ran.stdout.split("\n\n").next().unwrap();
+    assert_eq!(
+        lead,
+        "**No root cause is proven.** H1 alone survived cross-examination, but its claim says \
+         \"probably\" and the critic found that its owner's restatement says more than the \
+         evidence shows (The evidence covers one afternoon, not the quarter.), so the original \
+         claim stands: a hedged claim is not a proven root cause."
+    );
+    let record = yaml(&dir);
+    assert!(record["root_cause"].is_null(), "no root cause recorded");
+    assert_eq!(
+        record["hypotheses"][0]["claim"].as_str(),
+        Some("The v2.31.0 deploy probably added a blocking call."),
+        "the original claim stays"
+    );
+    let summary = read(&dir, "summary.md");
+    assert!(summary.contains("Not taken: the critic found"), "{summary}");
+    let verdict = sandbox.quorum(&["verdict", dir.to_str().unwrap()], &[]);
+    verdict.assert_code(8);
 }
 
 /// RC-16, RC-10: the restatement still hedges ("likely"): no root cause is

@@ -55,7 +55,6 @@ fn run(sandbox: &Sandbox, name: &str, reject: Option<usize>) -> (Ran, PathBuf) {
         &[],
         Some(&stdin),
     );
-    ran.assert_code(0);
     assert!(
         !ran.stdout.contains("MALFORMED") && !ran.stdout.contains("FAILURE"),
         "{name}: every scripted answer follows the rulings\n{}",
@@ -95,11 +94,13 @@ fn challenge<'a>(record: &'a Value, id: &str) -> &'a Value {
 
 /// For every moderation item of the analysis demo, rejecting it (a
 /// challenge dropped, a ruling overturned) changes summary.md as that
-/// decision means, and the rest of the analysis follows.
+/// decision means, and the rest of the analysis follows (a flip that
+/// leaves a rival standing leaves the cause unproven, A28 as revised).
 #[test]
 fn rca_demo_conformance_every_flip_changes_the_summary() {
     let sandbox = Sandbox::new();
     let (ran, dir) = run(&sandbox, "base", None);
+    ran.assert_code(0);
     assert!(
         ran.stdout
             .starts_with("**Root cause: The checkout-api v2.31.0 deploy")
@@ -110,12 +111,32 @@ fn rca_demo_conformance_every_flip_changes_the_summary() {
         let summary = read(&dir, "summary.md");
         let label = format!("{item} rejected");
         assert_ne!(summary, base, "{label}: summary.md did not change");
-        assert!(
-            ran.stdout
-                .starts_with("**Root cause: The checkout-api v2.31.0 deploy"),
-            "{label}: H1 still stands\n{}",
-            ran.stdout
-        );
+        // A28 (revised): a flip that leaves H2 or H3 WEAKENED leaves a
+        // rival standing (kept so at the closing moderation by the `a`
+        // that follows), so H1 is not proven; every other flip proves it.
+        let rival = match *item {
+            "X3.1" => Some("H3"),
+            "X2.1" | "X2.1-r2" | "X2.1-r3" | "X2.1-r4" | "X2.1-r5" | "X2.1-final" => Some("H2"),
+            _ => None,
+        };
+        if let Some(rival) = rival {
+            ran.assert_code(8);
+            assert!(
+                ran.stdout.starts_with(&format!(
+                    "**No root cause is proven.** H1 alone survived cross-examination, but {rival} was left WEAKENED and not ruled out"
+                )),
+                "{label}: {rival} still stands\n{}",
+                ran.stdout
+            );
+        } else {
+            ran.assert_code(0);
+            assert!(
+                ran.stdout
+                    .starts_with("**Root cause: The checkout-api v2.31.0 deploy"),
+                "{label}: H1 still stands\n{}",
+                ran.stdout
+            );
+        }
         let record: Value = yaml_serde::from_str(&read(&dir, "rca.yaml")).unwrap();
         let id = item.split('-').next().unwrap();
         let lines = challenge_lines(&summary, id);
@@ -152,12 +173,18 @@ fn rca_demo_conformance_every_flip_changes_the_summary() {
                 );
                 assert!(summary.contains("in round 3 → ELIMINATED"), "{label}");
             }
+            // The closing "contradicted" overturned: the challenge stays
+            // open after the last round, and H2 is not eliminated.
+            "X2.1-final" => {
+                assert!(
+                    lines.contains("overturned by the moderator"),
+                    "{label}: {lines}"
+                );
+                assert_eq!(state, "open", "{label}");
+            }
             // "Unresolved" overturned: settled there, never asked again.
             _ => {
-                let round = match *item {
-                    "X2.1-final" => 5,
-                    other => other[other.len() - 1..].parse().unwrap(),
-                };
+                let round: u32 = item[item.len() - 1..].parse().unwrap();
                 assert!(
                     lines.contains(&format!("resolved in round {round}"))
                         && lines.contains("overturned by the moderator"),
@@ -171,9 +198,8 @@ fn rca_demo_conformance_every_flip_changes_the_summary() {
                     .unwrap()["round"]
                     .as_u64()
                     .unwrap();
-                // Ruled in round N on the answer of round N - 1; the closing
-                // ruling rules the answer of round 5.
-                let settled_after = if *item == "X2.1-final" { 5 } else { round - 1 };
+                // Ruled in round N on the answer of round N - 1.
+                let settled_after = u64::from(round - 1);
                 assert_eq!(
                     last_answer, settled_after,
                     "{label}: answered in round {last_answer} after it was settled"

@@ -137,8 +137,14 @@ fn the_demo_proves_its_root_cause_and_verdict_recomputes_it() {
     assert!(summary.contains(lead));
     let record = yaml(&dir);
     assert_eq!(status(&record, "H1"), "SURVIVED");
-    assert_eq!(status(&record, "H2"), "WEAKENED");
+    // Five rounds on, the critic rules beta's own evidence contradicts H2:
+    // every rival is eliminated, so H1 is proven (A28 as revised).
+    assert_eq!(status(&record, "H2"), "ELIMINATED");
     assert_eq!(status(&record, "H3"), "ELIMINATED");
+    assert!(
+        lead.ends_with("The other 2 hypotheses were eliminated."),
+        "{lead}"
+    );
     assert_eq!(
         record["hypotheses"][1]["hedges"][0].as_str(),
         Some("probably"),
@@ -286,7 +292,11 @@ fn rc_15_two_survivors_end_unproven() {
 }
 
 /// A debugger that times out every round: its hypothesis stays active and
-/// is reported, not eliminated; the other is still proven.
+/// is reported, not eliminated. A28 (revised, issue 60): a rival never
+/// examined keeps the other from being proven; headless, the closing
+/// moderation keeps it standing, the analysis ends UNPROVEN saying why,
+/// and `quorum verdict` agrees until the record says the rival was ruled
+/// out.
 #[test]
 fn a_debugger_that_times_out_is_reported_not_eliminated() {
     let sandbox = Sandbox::new();
@@ -314,10 +324,35 @@ fn a_debugger_that_times_out_is_reported_not_eliminated() {
         &["--timeout", "0.3"],
         None,
     );
-    ran.assert_code(0);
+    ran.assert_code(8);
+    assert!(
+        ran.stdout.starts_with(
+            "**No root cause is proven.** H1 alone survived cross-examination, but H2 was left WEAKENED and not ruled out (critical challenge X2.1 unanswered: its owner gave no answer in round 5)"
+        ),
+        "{}",
+        ran.stdout
+    );
     let record = yaml(&dir);
     assert_eq!(status(&record, "H1"), "SURVIVED");
     assert_eq!(status(&record, "H2"), "WEAKENED");
+    let verdict = sandbox.quorum(&["verdict", dir.to_str().unwrap()], &[]);
+    verdict.assert_code(8);
+    // Ruled out on the record: the recomputed verdict proves H1.
+    let text = read(&dir, "rca.yaml");
+    std::fs::write(
+        dir.join("rca.yaml"),
+        format!("{text}ruled_out:\n  H2: The pool graphs were flat all afternoon.\n"),
+    )
+    .unwrap();
+    let verdict = sandbox.quorum(&["verdict", dir.to_str().unwrap()], &[]);
+    verdict.assert_code(0);
+    assert!(
+        verdict.stdout.contains(
+            "H2 WEAKENED, ruled out by the moderator: The pool graphs were flat all afternoon."
+        ),
+        "{}",
+        verdict.stdout
+    );
     let rule = record["hypotheses"][1]["rule"].as_str().unwrap();
     assert_eq!(
         rule,

@@ -362,43 +362,98 @@ fn rc_13_a28_unanswered_critical_challenges_eliminate() {
 
 /// A debugger whose call fails keeps its hypotheses active, and the report
 /// says why they are not settled: a failed call is not a concession.
+/// A28 (revised 2026-12-06, issue 60): such a rival, never examined, keeps
+/// the one survivor from being proven: before the conclusion the moderator
+/// is asked to keep it standing or rule it out. Kept (the headless
+/// default), the analysis is unproven and says which rival and why; ruled
+/// out, with a reason, the survivor is proven and the rule carries it.
 #[test]
-fn a_debugger_that_times_out_keeps_its_hypotheses_active() {
-    let mut harness = two_hypotheses();
-    harness.answer(
-        "debugger.alpha/answers/r1",
-        &answers(&[("X1.1", Some("Shown."))]),
-    );
-    harness.time_out("debugger.beta/answers/r1");
-    assert!(
-        harness
-            .log_text()
-            .contains("beta gave no usable answer in round 1")
-    );
-    harness.answer(
-        "critic/challenge/r2",
-        &critic(&[("X1.1", "resolved")], &[], None),
-    );
-    harness.accept_all();
-    assert!(harness.finished.is_none(), "H2 is still active");
-    // Round 2: beta is asked again, and fails again; every round after too.
-    for round in 2..=5 {
-        harness.time_out(&format!("debugger.beta/answers/r{round}"));
-        if round < 5 {
-            harness.answer(
-                &format!("critic/challenge/r{}", round + 1),
-                &critic(&[], &[], None),
-            );
+fn a28_revised_a_rival_never_examined_leaves_the_cause_unproven_unless_ruled_out() {
+    let run = |rule_out: bool| {
+        let mut harness = two_hypotheses();
+        harness.answer(
+            "debugger.alpha/answers/r1",
+            &answers(&[("X1.1", Some("Shown."))]),
+        );
+        harness.time_out("debugger.beta/answers/r1");
+        assert!(
+            harness
+                .log_text()
+                .contains("beta gave no usable answer in round 1")
+        );
+        harness.answer(
+            "critic/challenge/r2",
+            &critic(&[("X1.1", "resolved")], &[], None),
+        );
+        harness.accept_all();
+        assert!(harness.finished.is_none(), "H2 is still active");
+        // Round 2: beta is asked again, and fails again; every round after too.
+        for round in 2..=5 {
+            harness.time_out(&format!("debugger.beta/answers/r{round}"));
+            if round < 5 {
+                harness.answer(
+                    &format!("critic/challenge/r{}", round + 1),
+                    &critic(&[], &[], None),
+                );
+            }
         }
-    }
-    assert_eq!(status(&harness, "H2"), Status::Weakened);
+        assert_eq!(status(&harness, "H2"), Status::Weakened);
+        assert_eq!(
+            rule(&harness, "H2"),
+            "H2: critical challenge X2.1 unanswered: its owner gave no answer in round 5 → WEAKENED"
+        );
+        assert!(harness.finished.is_none(), "the moderator is asked first");
+        let items = harness.moderation.clone().expect("a closing moderation");
+        assert_eq!(
+            items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+            ["H2-rival"]
+        );
+        if rule_out {
+            harness.moderate(&[(
+                "H2-rival",
+                ItemDecision::Reject,
+                Some("The pool graphs were flat all afternoon; checked by hand."),
+            )]);
+        } else {
+            harness.accept_all();
+        }
+        harness
+    };
+    let kept = run(false);
+    assert_eq!(kept.verdict(), Verdict::Unproven, "a rival still stands");
+    let Some(Outcome::Decided { rule, .. }) = &kept.finished else {
+        panic!("no verdict");
+    };
     assert_eq!(
-        rule(&harness, "H2"),
-        "H2: critical challenge X2.1 unanswered: its owner gave no answer in round 5 → WEAKENED"
+        rule,
+        "H1 is the only hypothesis that SURVIVED, but H2 was left WEAKENED and not ruled out (critical challenge X2.1 unanswered: its owner gave no answer in round 5): a rival neither eliminated nor ruled out leaves the cause unproven → no root cause proven"
     );
-    assert_eq!(harness.verdict(), Verdict::Proven, "H1 alone survived");
-    let summary = harness.document("summary.md");
+    let summary = kept.document("summary.md");
+    assert!(summary.contains("**No root cause is proven.** H1 alone survived cross-examination, but H2 was left WEAKENED and not ruled out"), "{summary}");
     assert!(summary.contains("its owner gave no answer"), "{summary}");
+
+    let ruled = run(true);
+    assert_eq!(
+        ruled.verdict(),
+        Verdict::Proven,
+        "H1 alone survived, H2 ruled out"
+    );
+    let Some(Outcome::Decided { rule, .. }) = &ruled.finished else {
+        panic!("no verdict");
+    };
+    assert!(
+        rule.contains("H2 WEAKENED, ruled out by the moderator: The pool graphs were flat all afternoon; checked by hand."),
+        "{rule}"
+    );
+    let summary = ruled.document("summary.md");
+    assert!(
+        summary.contains(
+            "The moderator ruled out H2 (The pool graphs were flat all afternoon; checked by hand)"
+        ),
+        "{summary}"
+    );
+    let record = ruled.document("rca.yaml");
+    assert!(record.contains("ruled_out:"), "{record}");
 }
 
 /// A debugger that gives no findings at all is left out; the others go on.
@@ -641,6 +696,147 @@ fn rc_14_rc_17_rc_18_a30_the_final_assessment_and_its_files() {
     // Every answer is in the transcript, raw.
     let transcript = harness.document("transcript.md");
     assert!(transcript.contains("First slow trace 14:02:31."));
+}
+
+/// RC-17 (issue 60): the critic's task is marked completed only once it
+/// sent its final assessment; an analysis that ends without one (the
+/// critic's last answer gave no recommendation) says so instead, so the
+/// log line is no longer written whatever happens.
+#[test]
+fn rc_17_the_task_is_completed_only_after_a_final_assessment() {
+    let mut harness = two_hypotheses();
+    harness.answer(
+        "debugger.alpha/answers/r1",
+        &answers(&[("X1.1", Some("First slow trace 14:02:31."))]),
+    );
+    harness.answer(
+        "debugger.beta/answers/r1",
+        &answers(&[("X2.1", Some("Pool wait rose at 14:04."))]),
+    );
+    harness.answer(
+        "critic/challenge/r2",
+        &critic(&[("X1.1", "resolved"), ("X2.1", "contradicted")], &[], None),
+    );
+    harness.accept_all();
+    assert!(harness.finished.is_some());
+    let log = harness.log_text();
+    assert!(!log.contains("task completed"), "{log}");
+    assert!(
+        log.contains("critic: no final assessment was read; the task ends without one"),
+        "{log}"
+    );
+    // With one, as in every other test of the ending.
+    let log = settled_in_round_two().log_text();
+    assert!(log.contains("critic: final assessment delivered; task completed"));
+}
+
+/// A28 (revised, issue 60): SURVIVED needs every challenge that reached the
+/// hypothesis resolved, at least one; evidence in an answer is optional,
+/// so the summary says "answered with evidence" only of answers that cited
+/// some, and says plainly when the critic resolved one on an answer that
+/// cited none.
+#[test]
+fn a28_the_summary_says_with_evidence_only_when_the_answers_gave_some() {
+    let mut harness = two_hypotheses();
+    harness.answer(
+        "debugger.alpha/answers/r1",
+        "```yaml\nanswers:\n  - challenge: X1.1\n    answer: \"The first slow trace is at 14:02:31.\"\n```\n",
+    );
+    harness.answer(
+        "debugger.beta/answers/r1",
+        &answers(&[("X2.1", Some("Pool wait rose at 14:04."))]),
+    );
+    harness.answer(
+        "critic/challenge/r2",
+        &critic(
+            &[("X1.1", "resolved"), ("X2.1", "contradicted")],
+            &[],
+            Some("Roll back v2.31.0."),
+        ),
+    );
+    harness.accept_all();
+    let lead = harness.protocol.summary_lead().unwrap();
+    assert!(
+        lead.contains("1 challenge put to it, resolved on an answer that cited no evidence."),
+        "{lead}"
+    );
+    assert!(!lead.contains("with evidence"), "{lead}");
+    let lead = settled_in_round_two().protocol.summary_lead().unwrap();
+    assert!(
+        lead.contains("1 challenge put to it, every one answered with evidence and resolved."),
+        "{lead}"
+    );
+}
+
+/// RC-16, issue 60: a restated claim is examined before it is printed as
+/// the root cause. The critic rules it; before the conclusion the moderator
+/// upholds or overturns that ruling (and is asked about every rival left
+/// standing, here none). Upheld "supported", the restated claim is the
+/// root cause; overturned, the original hedged claim stands, unproven.
+#[test]
+fn rc_16_the_restatement_is_examined_by_the_critic_and_the_moderator() {
+    let run = |decision: ItemDecision| {
+        let mut harness = of(&["alpha"]);
+        harness.answer(
+            "debugger.alpha/findings/r1",
+            &findings(&["The v2.31.0 deploy probably added a blocking call."]),
+        );
+        harness.answer("critic/challenge/r1", &critic(&[], &[("H1", true)], None));
+        harness.accept_all();
+        harness.answer(
+            "debugger.alpha/answers/r1",
+            &answers(&[("X1.1", Some("First slow trace 14:02:31."))]),
+        );
+        harness.answer(
+            "critic/challenge/r2",
+            &critic(&[("X1.1", "resolved")], &[], Some("Roll back v2.31.0.")),
+        );
+        harness.accept_all();
+        harness.answer(
+            "debugger.alpha/restate/",
+            "```yaml\nclaim: \"The v2.31.0 deploy added a blocking call.\"\n```\n",
+        );
+        let prompt = harness.prompt_of("critic/examine/");
+        assert!(
+            prompt.contains("The v2.31.0 deploy added a blocking call.")
+                && prompt.contains("First slow trace 14:02:31."),
+            "{prompt}"
+        );
+        harness.answer(
+            "critic/examine/",
+            "```yaml\nruling: supported\nreason: \"The trace follows the deploy.\"\n```\n",
+        );
+        assert!(harness.finished.is_none(), "the moderator is asked first");
+        let items = harness.moderation.clone().expect("a closing moderation");
+        assert_eq!(
+            items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+            ["H1-restated"]
+        );
+        harness.moderate(&[("H1-restated", decision, Some("The trace is from staging."))]);
+        harness
+    };
+    let upheld = run(ItemDecision::Accept);
+    assert_eq!(upheld.verdict(), Verdict::Proven);
+    assert_eq!(
+        upheld.protocol.claim_of("H1"),
+        Some("The v2.31.0 deploy added a blocking call.")
+    );
+    let overturned = run(ItemDecision::Reject);
+    assert_eq!(overturned.verdict(), Verdict::Unproven);
+    assert_eq!(
+        overturned.protocol.claim_of("H1"),
+        Some("The v2.31.0 deploy probably added a blocking call."),
+        "the original claim stays"
+    );
+    let lead = overturned.protocol.summary_lead().unwrap();
+    assert!(
+        lead.contains(
+            "the moderator overturned the critic's ruling that its owner's restatement is supported"
+        ),
+        "{lead}"
+    );
+    let record = overturned.document("rca.yaml");
+    assert!(record.contains("examination:"), "{record}");
 }
 
 /// Hypotheses a team brings are on the board from the start; a debugger

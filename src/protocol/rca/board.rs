@@ -60,7 +60,14 @@ impl Rca {
             facts.push(Fact::warning("hedges", &hedges.join(", ")));
         }
         let rule = match &derived {
-            Some(derived) => derived.rule.clone(),
+            Some(derived) => match self.ruled_out().get(&hypothesis.id) {
+                Some(why) => format!(
+                    "{}; ruled out by the moderator: {}",
+                    derived.rule,
+                    one_line(why)
+                ),
+                None => derived.rule.clone(),
+            },
             None => {
                 let pending: Vec<String> = mine
                     .iter()

@@ -6,7 +6,7 @@
 //! proven root cause or says plainly that none is proven and what evidence
 //! would settle it (RC-14, RF-04).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -14,7 +14,7 @@ use super::model::{Challenge, ChallengeState, Restatement, Status};
 use super::status::{Conclusion, Derived};
 use super::{MAX_ROUNDS, Rca};
 use crate::protocol::registry::{RecomputeError, Recomputed};
-use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
+use crate::protocol::{Document, Edition, ItemDecision, Outcome, Protocol};
 use crate::report::{
     Participant, UsageYaml, answer_md, one_line, table_cell, timestamp, transcript_opening,
     with_full_stop,
@@ -76,20 +76,34 @@ fn proven_lead(rca: &Rca, id: &str) -> String {
     let Some(hypothesis) = rca.hypothesis(id) else {
         return format!("**Root cause: {id}.**");
     };
-    let resolved = rca
+    let resolved: Vec<&Challenge> = rca
         .challenges_of(id)
         .filter(|c| c.state == ChallengeState::Resolved)
+        .collect();
+    // Evidence in an answer is optional: say "with evidence" only of
+    // answers that gave some (issue 60).
+    let bare = resolved
+        .iter()
+        .filter(|c| {
+            c.answers
+                .last()
+                .is_none_or(|a| a.text.evidence.iter().all(|e| e.trim().is_empty()))
+        })
         .count();
-    let others = rca.hypotheses().len() - 1;
-    let rest = match others {
-        0 => String::new(),
-        1 => " The other hypothesis did not survive.".to_string(),
-        n => format!(" The other {n} hypotheses did not survive."),
+    let how = match (resolved.len(), bare) {
+        (_, 0) => "every one answered with evidence and resolved".to_string(),
+        (1, _) => "resolved on an answer that cited no evidence".to_string(),
+        (n, b) if b == n => "every one resolved, on answers that cited no evidence".to_string(),
+        (_, b) => format!("every one resolved, {b} of them on an answer that cited no evidence"),
     };
-    let restated = match rca
-        .restatement()
-        .filter(|r| r.hypothesis == id && r.plain())
-    {
+    let rest = others_lead(rca, id);
+    let restated = match rca.restatement().filter(|r| {
+        r.hypothesis == id && super::status::restatement_gap(r, rca.rules().strict()).is_none()
+    }) {
+        Some(r) if rca.rules().strict() => format!(
+            " Its owner first claimed it with {} and restated it without hedge words when asked; the critic found the restatement carried by the evidence.",
+            super::status::quoted_words(&r.hedges)
+        ),
         Some(r) => format!(
             " Its owner first claimed it with {} and restated it without hedge words when asked.",
             super::status::quoted_words(&r.hedges)
@@ -98,15 +112,52 @@ fn proven_lead(rca: &Rca, id: &str) -> String {
     };
     format!(
         "**Root cause: {}** It is the only hypothesis that survived cross-examination: {} {} \
-         put to it, every one answered with evidence and resolved.{restated}{rest}",
+         put to it, {how}.{restated}{rest}",
         sentence(rca.claim_of(id).unwrap_or(&hypothesis.finding.claim)),
-        resolved,
-        if resolved == 1 {
+        resolved.len(),
+        if resolved.len() == 1 {
             "challenge"
         } else {
             "challenges"
         }
     )
+}
+
+/// What became of the proven cause's rivals, in a sentence: eliminated,
+/// or, under the revised rules, ruled out by the moderator with why.
+fn others_lead(rca: &Rca, id: &str) -> String {
+    let others = rca.hypotheses().len().saturating_sub(1);
+    if !rca.rules().strict() {
+        return match others {
+            0 => String::new(),
+            1 => " The other hypothesis did not survive.".to_string(),
+            n => format!(" The other {n} hypotheses did not survive."),
+        };
+    }
+    let ruled_out: Vec<String> = rca
+        .statuses()
+        .iter()
+        .filter(|(other, _)| other != id)
+        .filter_map(|(other, _)| {
+            rca.ruled_out()
+                .get(other)
+                .map(|why| format!("{other} ({})", one_line(why).trim_end_matches('.')))
+        })
+        .collect();
+    let eliminated = others - ruled_out.len();
+    let eliminated = match (others, eliminated) {
+        (0, _) | (_, 0) => String::new(),
+        (1, 1) => " The other hypothesis was eliminated.".to_string(),
+        (n, e) if n == e => format!(" The other {n} hypotheses were eliminated."),
+        (_, 1) => " One other hypothesis was eliminated.".to_string(),
+        (_, e) => format!(" {e} others were eliminated."),
+    };
+    let ruled = if ruled_out.is_empty() {
+        String::new()
+    } else {
+        format!(" The moderator ruled out {}.", ruled_out.join(" and "))
+    };
+    format!("{eliminated}{ruled}")
 }
 
 fn unproven_lead(rca: &Rca) -> String {
@@ -116,28 +167,30 @@ fn unproven_lead(rca: &Rca) -> String {
         .filter(|(_, derived)| derived.status == Status::Survived)
         .map(|(id, _)| id.as_str())
         .collect();
-    let hedged = rca
-        .restatement()
-        .filter(|r| survivors.len() == 1 && survivors[0] == r.hypothesis && !r.plain());
+    let strict = rca.rules().strict();
+    let hedged = rca.restatement().and_then(|r| {
+        let gap = super::status::restatement_gap(r, strict)?;
+        (survivors.len() == 1 && survivors[0] == r.hypothesis).then_some((r, gap))
+    });
+    let rivals = match survivors.as_slice() {
+        [one] => super::status::standing_rivals(rca.statuses(), one, &rca.rules()),
+        _ => Vec::new(),
+    };
     let why = if rca.hypotheses().is_empty() {
         "No debugger presented a hypothesis.".to_string()
-    } else if let Some(r) = hedged {
-        let what = if !r.still_hedged.is_empty() {
-            format!(
-                "its owner's restatement still says {}",
-                super::status::quoted_words(&r.still_hedged)
-            )
-        } else {
-            format!(
-                "its owner gave no restatement without them ({})",
-                r.failed.as_deref().unwrap_or("none was given")
-            )
-        };
+    } else if let Some((r, what)) = hedged {
         format!(
             "{} alone survived cross-examination, but its claim says {} and {what}: a hedged \
              claim is not a proven root cause.",
             r.hypothesis,
             super::status::quoted_words(&r.hedges)
+        )
+    } else if !rivals.is_empty() {
+        format!(
+            "{} alone survived cross-examination, but {}: a rival that was neither eliminated \
+             nor ruled out leaves the cause open.",
+            survivors[0],
+            rivals.join("; ")
         )
     } else if survivors.len() > 1 {
         format!(
@@ -314,6 +367,33 @@ fn hypothesis_md(rca: &Rca, id: &str) -> String {
             )),
             (None, None) => {}
         }
+        if let Some(exam) = &r.examination {
+            let gap = super::status::restatement_gap(r, rca.rules().strict());
+            out.push_str(&match (exam.ruling, gap) {
+                (Some(word), None) => format!(
+                    " The critic ruled the restatement {} ({}){}, and it is the claim proven.",
+                    word.as_str(),
+                    one_line(&exam.reason).trim_end_matches('.'),
+                    if exam
+                        .moderation
+                        .as_ref()
+                        .is_some_and(|m| m.decision == ItemDecision::Reject)
+                    {
+                        "; the moderator overturned that ruling"
+                    } else {
+                        ""
+                    }
+                ),
+                (_, Some(gap)) => format!(" Not taken: {gap}."),
+                (None, None) => String::new(),
+            });
+        }
+    }
+    if let Some(why) = rca.ruled_out().get(id) {
+        out.push_str(&format!(
+            " Ruled out by the moderator as a rival of the root cause: {}",
+            sentence(why)
+        ));
     }
     out.push_str("\n\n");
     for challenge in rca.challenges_of(id) {
@@ -471,6 +551,13 @@ pub struct RcaYaml {
     pub root_cause: Option<RootCause>,
     /// The one survivor's hedged claim restated, or why not (RC-16).
     pub restatement: Option<Restatement>,
+    /// Rivals of the one survivor the moderator ruled out, with why
+    /// (issue 60).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub ruled_out: BTreeMap<String, String>,
+    /// The rules the analysis ran under; absent before issue 60.
+    #[serde(default, skip_serializing_if = "Edition::is_first")]
+    pub edition: Edition,
     pub conclusion: Option<Conclusion>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub open_questions: Vec<String>,
@@ -576,6 +663,8 @@ impl RcaYaml {
             challenges: rca.challenges().to_vec(),
             root_cause,
             restatement: rca.restatement().cloned(),
+            ruled_out: rca.ruled_out().clone(),
+            edition: config.seating.edition,
             conclusion: rca.conclusion().cloned(),
             open_questions: if rca.outcome().is_some() {
                 open_questions(rca)
@@ -620,7 +709,11 @@ pub fn recompute(
         Some(_) => {}
     }
     let ids: Vec<String> = record.hypotheses.iter().map(|h| h.id.clone()).collect();
-    let (statuses, conclusion) = super::assess(&ids, &record.challenges);
+    let rules = super::status::Rules {
+        edition: record.edition,
+        ruled_out: &record.ruled_out,
+    };
+    let (statuses, conclusion) = super::assess(&ids, &record.challenges, &rules);
     // RC-16: a survivor that claims with hedge words is proven only as
     // restated without them.
     let claim_hedges: Vec<String> = conclusion
@@ -634,8 +727,12 @@ pub fn recompute(
                 .collect()
         })
         .unwrap_or_default();
-    let conclusion =
-        super::status::bound_by_hedges(conclusion, &claim_hedges, record.restatement.as_ref());
+    let conclusion = super::status::bound_by_hedges(
+        conclusion,
+        &claim_hedges,
+        record.restatement.as_ref(),
+        &rules,
+    );
     let mut rule = conclusion.rule.clone();
     for (_, derived) in &statuses {
         rule.push_str(&format!("\n{}", derived.rule));

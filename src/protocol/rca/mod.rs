@@ -114,7 +114,10 @@ pub struct RcaConfig {
 /// survivor included: what a script may name.
 pub fn every_stage() -> Vec<&'static str> {
     let mut stages: Vec<&'static str> = Step::ALL.iter().map(|step| step.id()).collect();
-    stages.insert(stages.len() - 1, Step::Restate.id());
+    let done = stages.len() - 1;
+    for step in [Step::Restate, Step::Examine, Step::Closing].iter().rev() {
+        stages.insert(done, step.id());
+    }
     stages
 }
 
@@ -128,6 +131,12 @@ enum Step {
     Ruling,
     /// The owner of the one survivor restates a hedged claim (RC-16).
     Restate,
+    /// The critic rules whether the evidence carries the restated claim
+    /// (issue 60).
+    Examine,
+    /// The moderator rules on the restatement's ruling and on the rivals
+    /// left standing, before the conclusion (issue 60, A28 as revised).
+    Closing,
     Done,
 }
 
@@ -149,6 +158,8 @@ impl Step {
             Step::Answers => "answers",
             Step::Ruling => "ruling",
             Step::Restate => "restate",
+            Step::Examine => "examine",
+            Step::Closing => "closing",
             Step::Done => "done",
         }
     }
@@ -161,14 +172,16 @@ impl Step {
             Step::Answers => "Answers",
             Step::Ruling => "Closing ruling",
             Step::Restate => "Restatement",
+            Step::Examine => "Restatement examined",
+            Step::Closing => "Before the conclusion",
             Step::Done => "Assessment",
         }
     }
 
     fn focus(self) -> StageFocus {
         match self {
-            Step::Challenge | Step::Ruling => StageFocus::Role(CRITIC.into()),
-            Step::Moderation => StageFocus::Items,
+            Step::Challenge | Step::Ruling | Step::Examine => StageFocus::Role(CRITIC.into()),
+            Step::Moderation | Step::Closing => StageFocus::Items,
             Step::Done => StageFocus::Board,
             Step::Findings | Step::Answers | Step::Restate => StageFocus::Stay,
         }
@@ -185,6 +198,12 @@ pub enum ItemSubject {
     /// Uphold, overturn or send back a ruling on this challenge's answer:
     /// its `index` among the challenge's rulings.
     Ruling { challenge: String, index: usize },
+    /// Keep this rival of the one survivor standing, or rule it out
+    /// (issue 60).
+    Rival(String),
+    /// Uphold or overturn the critic's ruling on this hypothesis's
+    /// restated claim (issue 60).
+    Restatement(String),
 }
 
 /// One item the moderator was asked about, with the decision.
@@ -215,6 +234,9 @@ pub struct Rca {
     /// The one survivor's claim restated without hedge words, or why not
     /// (RC-16); asked at most once.
     restatement: Option<Restatement>,
+    /// Rivals of the one survivor the moderator ruled out, with why
+    /// (issue 60, A28 as revised).
+    ruled_out: BTreeMap<String, String>,
     conclusion: Option<Conclusion>,
     places: Places,
 }
@@ -269,6 +291,7 @@ impl Rca {
             stopped: None,
             statuses: Vec::new(),
             restatement: None,
+            ruled_out: BTreeMap::new(),
             conclusion: None,
             places,
         }
@@ -312,11 +335,30 @@ impl Rca {
     pub fn restatement(&self) -> Option<&Restatement> {
         self.restatement.as_ref()
     }
+    /// Rivals of the one survivor the moderator ruled out, with why.
+    pub fn ruled_out(&self) -> &BTreeMap<String, String> {
+        &self.ruled_out
+    }
+    /// What decides the root cause beyond the statuses.
+    pub fn rules(&self) -> status::Rules<'_> {
+        status::Rules {
+            edition: self.config.seating.edition,
+            ruled_out: &self.ruled_out,
+        }
+    }
     /// The claim a hypothesis stands on: restated without hedge words when
-    /// its owner did so (RC-16), else as first written.
+    /// its owner did so (RC-16) and, under the revised rules, the
+    /// restatement was found supported (issue 60); else as first written.
     pub fn claim_of(&self, id: &str) -> Option<&str> {
+        let taken = |r: &Restatement| {
+            if self.rules().strict() {
+                r.confirmed()
+            } else {
+                r.plain()
+            }
+        };
         if let Some(restatement) = self.restatement.as_ref().filter(|r| r.hypothesis == id)
-            && restatement.plain()
+            && taken(restatement)
             && let Some(claim) = &restatement.claim
         {
             return Some(claim);
@@ -495,6 +537,7 @@ impl crate::protocol::Rules for Rca {
             (Step::Challenge | Step::Ruling, CRITIC) => self.on_critic(answer),
             (Step::Answers, _) => self.on_answers(answer),
             (Step::Restate, _) => self.on_restate(answer),
+            (Step::Examine, CRITIC) => self.on_examine(answer),
             _ => Vec::new(),
         }
     }
@@ -513,8 +556,11 @@ impl crate::protocol::Rules for Rca {
             }
             Step::Restate => {
                 self.restate_failed(format!("the call failed ({reason})"), now);
-                self.step = Step::Done;
-                self.conclude(now)
+                self.after_restate(now)
+            }
+            Step::Examine => {
+                self.examine_failed(format!("the call failed ({reason})"), now);
+                self.close(now)
             }
             // The critic is required (A18).
             _ => self.fail(now, call.no_answer(&reason)),
@@ -615,10 +661,8 @@ impl crate::protocol::Rules for Rca {
             return None;
         }
         let id = conclusion.root_cause.as_deref()?;
-        let hypothesis = self
-            .hypotheses
-            .iter()
-            .find(|hypothesis| hypothesis.id == id)?;
+        // The claim it was proven on: restated, when it was (RC-16).
+        let cause = self.claim_of(id)?.to_string();
         Some(Handoff {
             from: "root-cause analysis".into(),
             topic: self.config.topic.clone(),
@@ -626,7 +670,7 @@ impl crate::protocol::Rules for Rca {
             ending: format!("PROVEN: {id}"),
             handed: Handed::Cause {
                 problem: self.config.topic.clone(),
-                cause: hypothesis.finding.claim.clone(),
+                cause,
             },
         })
     }
@@ -655,7 +699,8 @@ impl crate::protocol::Rules for Rca {
             stages: self.stages(),
             view: super::BoardView::Rulings(rows),
             items: self.items.board_items(),
-            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            needs_moderator: matches!(self.step, Step::Moderation | Step::Closing)
+                && self.core.outcome.is_none(),
             required_roles: vec![CRITIC.to_string()],
             ..Board::default()
         }
@@ -670,6 +715,7 @@ impl crate::protocol::Rules for Rca {
             "challenge" => parses(self.read_critic(answer, false).and_then(whole)),
             "ruling" => parses(self.read_critic(answer, true).and_then(whole)),
             "restate" => parses(parse::read_restatement(answer)),
+            "examine" => parses(parse::read_examination(answer).and_then(whole)),
             "answers" => {
                 let open = self.open_challenges_of(debugger_name(&call.slot.role));
                 let ids: Vec<&str> = open.iter().map(|challenge| challenge.id.as_str()).collect();
@@ -683,6 +729,7 @@ impl crate::protocol::Rules for Rca {
         Some(match call.slot.stage.as_str() {
             "findings" => documents::FINDINGS_TEMPLATE.to_string(),
             "restate" => "```yaml\nclaim: \"\"\n```\n".to_string(),
+            "examine" => "```yaml\nruling: supported\nreason: \"\"\n```\n".to_string(),
             "answers" => {
                 let name = debugger_name(&call.slot.role);
                 let mut text = String::from("```yaml\nanswers:\n");
@@ -721,6 +768,7 @@ impl crate::protocol::Rules for Rca {
 pub fn assess(
     hypotheses: &[String],
     challenges: &[Challenge],
+    rules: &status::Rules<'_>,
 ) -> (Vec<(String, Derived)>, Conclusion) {
     let by_hypothesis = status::by_hypothesis(challenges);
     let statuses: Vec<(String, Derived)> = hypotheses
@@ -734,6 +782,6 @@ pub fn assess(
             (id.clone(), status::final_status_among(id, mine))
         })
         .collect();
-    let conclusion = status::conclude(&statuses);
+    let conclusion = status::conclude(&statuses, rules);
     (statuses, conclusion)
 }

@@ -369,11 +369,79 @@ pub struct Restatement {
     pub still_hedged: Vec<String>,
     /// Why there is no usable restatement, when there is none.
     pub failed: Option<String>,
+    /// The critic's ruling on a plain restatement, and the moderator's
+    /// decision on it (issue 60): a restatement can say more than the
+    /// evidence did, so it is examined before it is printed as the root
+    /// cause. Absent from an analysis from before that rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub examination: Option<Examination>,
 }
 
 impl Restatement {
     /// The owner stated the claim without a hedge word.
     pub fn plain(&self) -> bool {
         self.claim.is_some() && self.still_hedged.is_empty() && self.failed.is_none()
+    }
+
+    /// The plain restatement, examined and found supported by the
+    /// evidence: the critic's ruling as the moderator left it.
+    pub fn confirmed(&self) -> bool {
+        self.plain()
+            && self.examination.as_ref().and_then(Examination::effective)
+                == Some(ExamWord::Supported)
+    }
+}
+
+/// The critic's word on a restated claim: does the evidence carry it?
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExamWord {
+    /// The evidence shows what the restatement says.
+    Supported,
+    /// The restatement says more than the evidence shows.
+    Overreaches,
+}
+
+impl ExamWord {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExamWord::Supported => "supported",
+            ExamWord::Overreaches => "overreaches",
+        }
+    }
+
+    fn flipped(self) -> ExamWord {
+        match self {
+            ExamWord::Supported => ExamWord::Overreaches,
+            ExamWord::Overreaches => ExamWord::Supported,
+        }
+    }
+}
+
+/// The critic's examination of a restated claim (issue 60).
+#[serde_with::skip_serializing_none]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Examination {
+    /// The critic's ruling, when it gave one quorum could read.
+    pub ruling: Option<ExamWord>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// Why there is no ruling, when there is none.
+    pub failed: Option<String>,
+    /// Upheld (accept), overturned (reject) or left unconfirmed (defer).
+    pub moderation: Option<Moderated>,
+}
+
+impl Examination {
+    /// The ruling as the moderator left it: upheld or undecided, as the
+    /// critic gave it; overturned, the other way; deferred, none.
+    pub fn effective(&self) -> Option<ExamWord> {
+        use crate::protocol::ItemDecision;
+        let ruling = self.ruling?;
+        match self.moderation.as_ref().map(|moderated| moderated.decision) {
+            None | Some(ItemDecision::Accept) => Some(ruling),
+            Some(ItemDecision::Reject) => Some(ruling.flipped()),
+            Some(ItemDecision::Defer) => None,
+        }
     }
 }

@@ -74,7 +74,7 @@ impl crate::protocol::ItemRules for Rca {
         Moderation::new(
             &mut self.items,
             &mut self.core.calls,
-            self.step == Step::Moderation,
+            matches!(self.step, Step::Moderation | Step::Closing),
         )
     }
 
@@ -86,12 +86,39 @@ impl crate::protocol::ItemRules for Rca {
             (ItemSubject::Ruling { .. }, ItemDecision::Accept) => "ruling upheld",
             (ItemSubject::Ruling { .. }, ItemDecision::Reject) => "ruling overturned",
             (ItemSubject::Ruling { .. }, ItemDecision::Defer) => "ruling sent back to the critic",
+            (ItemSubject::Rival(_), ItemDecision::Accept) => "stands as a rival",
+            (ItemSubject::Rival(_), ItemDecision::Reject) => "ruled out",
+            (ItemSubject::Rival(_), ItemDecision::Defer) => "left standing",
+            (ItemSubject::Restatement(_), ItemDecision::Accept) => "ruling upheld",
+            (ItemSubject::Restatement(_), ItemDecision::Reject) => "ruling overturned",
+            (ItemSubject::Restatement(_), ItemDecision::Defer) => "left unconfirmed",
         }
     }
 
     fn items_settled(&mut self, decided: Vec<Settled<ItemSubject>>, now: Timestamp) -> Vec<Effect> {
         let round = self.round;
         let counts = crate::protocol::items::tally(&decided);
+        if self.step == Step::Closing {
+            for (subject, decision, note) in decided {
+                let moderated = Moderated {
+                    round,
+                    decision,
+                    note,
+                };
+                self.closing_settled(subject, moderated, now);
+            }
+            self.log(
+                now,
+                LogKind::Moderation,
+                None,
+                format!(
+                    "moderation submitted: {} upheld or left standing, {} overturned or ruled out, {} left unconfirmed or standing",
+                    counts[0], counts[1], counts[2]
+                ),
+            );
+            self.step = Step::Done;
+            return self.conclude(now);
+        }
         for (subject, decision, note) in decided {
             let moderated = Moderated {
                 round,
@@ -126,6 +153,8 @@ impl crate::protocol::ItemRules for Rca {
                         }
                     }
                 }
+                // Asked only at the close.
+                ItemSubject::Rival(_) | ItemSubject::Restatement(_) => {}
             }
         }
         self.log(

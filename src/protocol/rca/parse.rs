@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use yaml_serde::Sequence;
 
-use super::model::{AnswerText, ChallengeText, Finding, RulingText, RulingWord, Test};
+use super::model::{AnswerText, ChallengeText, ExamWord, Finding, RulingText, RulingWord, Test};
 use crate::parse::normalise::KnownIds;
 use crate::parse::{
     Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, Shape, Slip, quote,
@@ -161,6 +161,30 @@ pub fn read_restatement(text: &str) -> Result<Read<String>, ParseError> {
     )?;
     let claim = fields.required_text("claim")?;
     Ok(document.read(claim))
+}
+
+/// The words accepted for the critic's ruling on a restated claim.
+const EXAM_WORDS: [(&str, ExamWord); 4] = [
+    ("supported", ExamWord::Supported),
+    ("supports", ExamWord::Supported),
+    ("overreaches", ExamWord::Overreaches),
+    ("overreach", ExamWord::Overreaches),
+];
+
+/// The critic's ruling on a restated claim (issue 60): `ruling:`
+/// supported or overreaches, and a `reason:`.
+pub fn read_examination(text: &str) -> Result<Read<(ExamWord, String)>, ParseError> {
+    let document = Document::load(text)?;
+    let fields = Fields::new(
+        &document,
+        &document.root,
+        FieldPath::root(),
+        "a ruling on the restatement (a mapping with ruling and reason)",
+    )?;
+    let ruling = fields.required_choice("ruling", &EXAM_WORDS)?;
+    let reason = fields.required_text("reason")?;
+    fields.note_stray_keys(&["ruling", "reason"]);
+    Ok(document.read((ruling, reason)))
 }
 
 /// The keys a hypothesis in a hypotheses file may have.

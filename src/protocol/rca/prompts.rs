@@ -59,5 +59,12 @@ pub const RESTATE: TemplateSpec = template!(
     ]
 );
 
+/// The critic rules whether the evidence carries a restated claim before
+/// it is printed as the root cause (issue 60).
+pub const EXAMINE: TemplateSpec = template!(
+    "rca-examine.md.j2",
+    &["problem", "hypothesis", "hedges", "restated", "resolved"]
+);
+
 /// Every template of the root-cause analysis.
-pub const TEMPLATES: &[TemplateSpec] = &[FINDINGS, CRITIC, ANSWERS, RESTATE];
+pub const TEMPLATES: &[TemplateSpec] = &[FINDINGS, CRITIC, ANSWERS, RESTATE, EXAMINE];

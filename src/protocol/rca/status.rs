@@ -15,12 +15,13 @@
 //! (RC-07). The root cause is proven only when exactly one hypothesis
 //! SURVIVED.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{Challenge, ChallengeState, MissKind, Restatement, Status};
-use crate::protocol::Verdict;
+use super::model::{Challenge, ChallengeState, ExamWord, MissKind, Restatement, Status};
+use crate::protocol::{Edition, Verdict};
+use crate::report::one_line;
 
 /// What quorum derived about one hypothesis, with the rule that decided it:
 /// `H2: critical challenge X2.1 conceded in round 3 → ELIMINATED`.
@@ -225,9 +226,39 @@ fn gap(challenge: &Challenge) -> String {
     }
 }
 
+/// What decides the root cause beyond the statuses: the rules the
+/// analysis runs under and the rivals the moderator ruled out, each with
+/// its reason.
+#[derive(Clone, Copy, Debug)]
+pub struct Rules<'a> {
+    pub edition: Edition,
+    pub ruled_out: &'a BTreeMap<String, String>,
+}
+
+impl Rules<'_> {
+    /// The rules an analysis from before issue 60 ran under.
+    pub fn first() -> Rules<'static> {
+        static NONE: BTreeMap<String, String> = BTreeMap::new();
+        Rules {
+            edition: Edition::FIRST,
+            ruled_out: &NONE,
+        }
+    }
+
+    /// A rival must be ELIMINATED or ruled out, and a restatement examined
+    /// (issue 60, A28 as revised).
+    pub fn strict(&self) -> bool {
+        self.edition.follows(Edition::CONCLUSIONS)
+    }
+}
+
 /// The root cause (RC-15, A28): proven only when exactly one hypothesis
-/// SURVIVED. `statuses` pairs each hypothesis with its final status.
-pub fn conclude(statuses: &[(String, Derived)]) -> Conclusion {
+/// SURVIVED and, under the revised A28, every other one was ELIMINATED
+/// or ruled out by the moderator: a rival left WEAKENED (never examined
+/// because its debugger's call failed included) leaves the analysis
+/// unproven, the rule saying which rival and why. `statuses` pairs each
+/// hypothesis with its final status.
+pub fn conclude(statuses: &[(String, Derived)], rules: &Rules<'_>) -> Conclusion {
     let survivors: Vec<&str> = statuses
         .iter()
         .filter(|(_, derived)| derived.status == Status::Survived)
@@ -237,12 +268,28 @@ pub fn conclude(statuses: &[(String, Derived)]) -> Conclusion {
         let rest: Vec<String> = statuses
             .iter()
             .filter(|(id, _)| !except.contains(&id.as_str()))
-            .map(|(id, derived)| format!("{id} {}", derived.status.as_str()))
+            .map(|(id, derived)| match rules.ruled_out.get(id) {
+                Some(why) if rules.strict() && derived.status == Status::Weakened => format!(
+                    "{id} {}, ruled out by the moderator: {}",
+                    derived.status.as_str(),
+                    one_line(why)
+                ),
+                _ => format!("{id} {}", derived.status.as_str()),
+            })
             .collect();
+        // A moderator's note may hold commas of its own.
+        let between = if rest
+            .iter()
+            .any(|r| r.contains("ruled out by the moderator"))
+        {
+            "; "
+        } else {
+            ", "
+        };
         if rest.is_empty() {
             String::new()
         } else {
-            format!(" ({})", rest.join(", "))
+            format!(" ({})", rest.join(between))
         }
     };
     match survivors.as_slice() {
@@ -259,14 +306,28 @@ pub fn conclude(statuses: &[(String, Derived)]) -> Conclusion {
             ),
             root_cause: None,
         },
-        [one] => Conclusion {
-            verdict: Verdict::Proven,
-            rule: format!(
-                "{one} is the only hypothesis that SURVIVED{} → root cause proven",
-                others(&[one])
-            ),
-            root_cause: Some(one.to_string()),
-        },
+        [one] => {
+            let standing = standing_rivals(statuses, one, rules);
+            if standing.is_empty() {
+                Conclusion {
+                    verdict: Verdict::Proven,
+                    rule: format!(
+                        "{one} is the only hypothesis that SURVIVED{} → root cause proven",
+                        others(&[one])
+                    ),
+                    root_cause: Some(one.to_string()),
+                }
+            } else {
+                Conclusion {
+                    verdict: Verdict::Unproven,
+                    rule: format!(
+                        "{one} is the only hypothesis that SURVIVED, but {}: a rival neither eliminated nor ruled out leaves the cause unproven → no root cause proven",
+                        standing.join("; ")
+                    ),
+                    root_cause: None,
+                }
+            }
+        }
         several => Conclusion {
             verdict: Verdict::Unproven,
             rule: format!(
@@ -279,15 +340,33 @@ pub fn conclude(statuses: &[(String, Derived)]) -> Conclusion {
     }
 }
 
+/// Why a rival still stands, in words: `H2 was left WEAKENED (challenge
+/// X2.1 unanswered: its owner gave no answer in round 2)`.
+fn rival_gap(id: &str, derived: &Derived) -> String {
+    let why = derived
+        .rule
+        .strip_prefix(&format!("{id}: "))
+        .unwrap_or(&derived.rule);
+    let why = why.strip_suffix(" → WEAKENED").unwrap_or(why);
+    format!(
+        "{id} was left {} and not ruled out ({why})",
+        derived.status.as_str()
+    )
+}
+
 /// RC-10, RC-16: a root cause is no stronger than its claim. When the one
 /// hypothesis that SURVIVED claims with hedge words (`claim_hedges`), it is
-/// proven only once its owner restated it without them; a restatement
-/// still hedged, one never given, or none asked for leaves it unproven,
-/// with the reason in the rule. Any other conclusion comes back as it was.
+/// proven only once its owner restated it without them, and, under the
+/// revised rules (issue 60), once the critic found the restatement
+/// supported by the evidence and the moderator left that ruling standing;
+/// otherwise the original, hedged claim stands and the analysis is
+/// unproven, with the reason in the rule. Any other conclusion comes back
+/// as it was.
 pub fn bound_by_hedges(
     conclusion: Conclusion,
     claim_hedges: &[String],
     restatement: Option<&Restatement>,
+    rules: &Rules<'_>,
 ) -> Conclusion {
     let Some(id) = conclusion.root_cause.clone() else {
         return conclusion;
@@ -302,31 +381,110 @@ pub fn bound_by_hedges(
         .unwrap_or(&conclusion.rule)
         .to_string();
     let restatement = restatement.filter(|r| r.hypothesis == id);
-    if restatement.is_some_and(Restatement::plain) {
-        return Conclusion {
-            rule: format!(
-                "{survived}; its claim said {said}, and its owner restated it without hedge words → root cause proven"
-            ),
-            ..conclusion
-        };
-    }
-    let why = match restatement {
-        Some(r) if !r.still_hedged.is_empty() => format!(
-            "its owner's restatement still says {}",
-            quoted_words(&r.still_hedged)
+    match restatement.map(|r| (r, restatement_gap(r, rules.strict()))) {
+        Some((r, None)) => {
+            let how = if !rules.strict() {
+                ""
+            } else if r
+                .examination
+                .as_ref()
+                .and_then(|e| e.moderation.as_ref())
+                .is_some_and(|m| m.decision == crate::protocol::ItemDecision::Reject)
+            {
+                ", and the moderator found the restatement supported by the evidence, overturning the critic"
+            } else {
+                ", and the critic found the restatement supported by the evidence"
+            };
+            let and = if rules.strict() { "," } else { ", and" };
+            Conclusion {
+                rule: format!(
+                    "{survived}; its claim said {said}{and} its owner restated it without hedge words{how} → root cause proven"
+                ),
+                ..conclusion
+            }
+        }
+        Some((_, Some(why))) => unproven(&survived, &said, why),
+        None => unproven(
+            &survived,
+            &said,
+            "its owner was never asked to restate it".to_string(),
         ),
-        Some(Restatement {
-            failed: Some(reason),
-            ..
-        }) => format!("its owner gave no restatement without them ({reason})"),
-        _ => "its owner was never asked to restate it".to_string(),
-    };
+    }
+}
+
+fn unproven(survived: &str, said: &str, why: String) -> Conclusion {
     Conclusion {
         verdict: Verdict::Unproven,
         rule: format!(
             "{survived}, but its claim says {said} and {why}: a hedged claim is not a proven cause → no root cause proven"
         ),
         root_cause: None,
+    }
+}
+
+/// Why a restatement is not taken as the claim, in words; `None` when it
+/// is: plain, and under the revised rules (`strict`) examined and found
+/// supported.
+pub fn restatement_gap(restatement: &Restatement, strict: bool) -> Option<String> {
+    if restatement.plain() && (!strict || restatement.confirmed()) {
+        return None;
+    }
+    Some(match restatement {
+        r if r.plain() => unexamined(r),
+        r if !r.still_hedged.is_empty() => format!(
+            "its owner's restatement still says {}",
+            quoted_words(&r.still_hedged)
+        ),
+        Restatement {
+            failed: Some(reason),
+            ..
+        } => format!("its owner gave no restatement without them ({reason})"),
+        _ => "its owner gave no restatement without them".to_string(),
+    })
+}
+
+/// The rivals of `survivor` that keep it from being proven (issue 60, A28
+/// as revised): neither ELIMINATED nor ruled out, each with why, in words.
+pub fn standing_rivals(
+    statuses: &[(String, Derived)],
+    survivor: &str,
+    rules: &Rules<'_>,
+) -> Vec<String> {
+    statuses
+        .iter()
+        .filter(|(id, derived)| {
+            rules.strict()
+                && id != survivor
+                && derived.status != Status::Eliminated
+                && !rules.ruled_out.contains_key(id)
+        })
+        .map(|(id, derived)| rival_gap(id, derived))
+        .collect()
+}
+
+/// Why a plain restatement was not taken as the root cause, in words.
+fn unexamined(restatement: &Restatement) -> String {
+    use crate::protocol::ItemDecision;
+    let Some(exam) = &restatement.examination else {
+        return "its owner's restatement was never examined".to_string();
+    };
+    let decision = exam.moderation.as_ref().map(|m| m.decision);
+    match (exam.ruling, decision) {
+        (None, _) => format!(
+            "the critic gave no ruling on its owner's restatement ({}), so the original claim stands",
+            exam.failed.as_deref().unwrap_or("none was given")
+        ),
+        (Some(_), Some(ItemDecision::Defer)) => {
+            "the moderator left the critic's ruling on its owner's restatement unconfirmed, so the original claim stands".to_string()
+        }
+        (Some(ExamWord::Supported), Some(ItemDecision::Reject)) => format!(
+            "the moderator overturned the critic's ruling that its owner's restatement is supported ({}), so the original claim stands",
+            one_line(&exam.reason)
+        ),
+        (Some(_), _) => format!(
+            "the critic found that its owner's restatement says more than the evidence shows ({}), so the original claim stands",
+            one_line(&exam.reason)
+        ),
     }
 }
 
@@ -538,11 +696,15 @@ mod tests {
             claim: claim.map(str::to_string),
             still_hedged: still.iter().map(|w| w.to_string()).collect(),
             failed: failed.map(str::to_string),
+            examination: None,
         };
         // No hedge: as it was.
-        assert_eq!(bound_by_hedges(survived(), &[], None), survived());
+        assert_eq!(
+            bound_by_hedges(survived(), &[], None, &Rules::first()),
+            survived()
+        );
         let plain = asked(Some("The pool was exhausted."), &[], None);
-        let proven = bound_by_hedges(survived(), &hedges, Some(&plain));
+        let proven = bound_by_hedges(survived(), &hedges, Some(&plain), &Rules::first());
         assert_eq!(proven.verdict, Verdict::Proven);
         assert_eq!(proven.root_cause.as_deref(), Some("H2"));
         assert_eq!(
@@ -550,7 +712,7 @@ mod tests {
             "H2 is the only hypothesis that SURVIVED (H1 WEAKENED); its claim said \"probably\", and its owner restated it without hedge words → root cause proven"
         );
         let still = asked(Some("The pool was likely exhausted."), &["likely"], None);
-        let unproven = bound_by_hedges(survived(), &hedges, Some(&still));
+        let unproven = bound_by_hedges(survived(), &hedges, Some(&still), &Rules::first());
         assert_eq!(unproven.verdict, Verdict::Unproven);
         assert_eq!(unproven.root_cause, None);
         assert_eq!(
@@ -558,7 +720,7 @@ mod tests {
             "H2 is the only hypothesis that SURVIVED (H1 WEAKENED), but its claim says \"probably\" and its owner's restatement still says \"likely\": a hedged claim is not a proven cause → no root cause proven"
         );
         let failed = asked(None, &[], Some("the call failed (timed out)"));
-        let unproven = bound_by_hedges(survived(), &hedges, Some(&failed));
+        let unproven = bound_by_hedges(survived(), &hedges, Some(&failed), &Rules::first());
         assert_eq!(unproven.verdict, Verdict::Unproven);
         assert!(
             unproven.rule.contains(
@@ -567,15 +729,177 @@ mod tests {
             "{}",
             unproven.rule
         );
-        let never = bound_by_hedges(survived(), &hedges, None);
+        let never = bound_by_hedges(survived(), &hedges, None, &Rules::first());
         assert_eq!(never.verdict, Verdict::Unproven);
         assert!(never.rule.contains("never asked"), "{}", never.rule);
         // A restatement of another hypothesis proves nothing here.
         let mut other = plain.clone();
         other.hypothesis = "H1".into();
         assert_eq!(
-            bound_by_hedges(survived(), &hedges, Some(&other)).verdict,
+            bound_by_hedges(survived(), &hedges, Some(&other), &Rules::first()).verdict,
             Verdict::Unproven
+        );
+    }
+
+    /// A28 (revised 2026-12-06, issue 60): the one survivor is proven only
+    /// when every rival was ELIMINATED or ruled out by the moderator; a
+    /// rival left WEAKENED, never examined because its debugger's call
+    /// failed included, leaves the analysis unproven with the reason in
+    /// words. An analysis from before the rule concludes as it did.
+    #[test]
+    fn a28_revised_a_rival_neither_eliminated_nor_ruled_out_keeps_the_cause_unproven() {
+        let derived = |status: Status, rule: &str| Derived {
+            status,
+            rule: rule.to_string(),
+        };
+        let statuses = vec![
+            (
+                "H1".to_string(),
+                derived(
+                    Status::Survived,
+                    "H1: both its challenges resolved → SURVIVED",
+                ),
+            ),
+            (
+                "H2".to_string(),
+                derived(
+                    Status::Weakened,
+                    "H2: critical challenge X2.1 unanswered: its owner gave no answer in round 1 → WEAKENED",
+                ),
+            ),
+            (
+                "H3".to_string(),
+                derived(Status::Eliminated, "H3: … → ELIMINATED"),
+            ),
+        ];
+        let none = BTreeMap::new();
+        let strict = Rules {
+            edition: Edition::CURRENT,
+            ruled_out: &none,
+        };
+        let open = conclude(&statuses, &strict);
+        assert_eq!(open.verdict, Verdict::Unproven);
+        assert_eq!(open.root_cause, None);
+        assert_eq!(
+            open.rule,
+            "H1 is the only hypothesis that SURVIVED, but H2 was left WEAKENED and not ruled out (critical challenge X2.1 unanswered: its owner gave no answer in round 1): a rival neither eliminated nor ruled out leaves the cause unproven → no root cause proven"
+        );
+        // Ruled out by the moderator, with why: proven, and the rule says so.
+        let ruled: BTreeMap<String, String> = [(
+            "H2".to_string(),
+            "The pool graphs were flat, checked by hand.".to_string(),
+        )]
+        .into();
+        let proven = conclude(
+            &statuses,
+            &Rules {
+                edition: Edition::CURRENT,
+                ruled_out: &ruled,
+            },
+        );
+        assert_eq!(proven.verdict, Verdict::Proven);
+        assert_eq!(
+            proven.rule,
+            "H1 is the only hypothesis that SURVIVED (H2 WEAKENED, ruled out by the moderator: The pool graphs were flat, checked by hand.; H3 ELIMINATED) → root cause proven"
+        );
+        // Every rival eliminated: proven without a word from anyone.
+        let mut eliminated = statuses.clone();
+        eliminated[1].1.status = Status::Eliminated;
+        assert_eq!(conclude(&eliminated, &strict).verdict, Verdict::Proven);
+        // Before the rule: proven beside a WEAKENED rival, as it ran.
+        assert_eq!(
+            conclude(&statuses, &Rules::first()).verdict,
+            Verdict::Proven
+        );
+    }
+
+    /// RC-16 (issue 60): a plain restatement is the proven claim only once
+    /// the critic found the evidence carries it and the moderator left
+    /// that standing; overreaching, unexamined, deferred or overturned, the
+    /// original hedged claim stands and the rule says why.
+    #[test]
+    fn rc_16_a_restatement_is_proven_only_once_examined_and_found_supported() {
+        use crate::protocol::rca::model::{ExamWord, Examination};
+        let survived = || Conclusion {
+            verdict: Verdict::Proven,
+            rule: "H2 is the only hypothesis that SURVIVED (H1 ELIMINATED) → root cause proven"
+                .into(),
+            root_cause: Some("H2".into()),
+        };
+        let hedges = vec!["probably".to_string()];
+        let none = BTreeMap::new();
+        let strict = Rules {
+            edition: Edition::CURRENT,
+            ruled_out: &none,
+        };
+        let examined = |ruling: Option<ExamWord>, decision: Option<ItemDecision>| Restatement {
+            hypothesis: "H2".into(),
+            hedges: hedges.clone(),
+            claim: Some("The pool was exhausted by the job.".into()),
+            still_hedged: Vec::new(),
+            failed: None,
+            examination: Some(Examination {
+                ruling,
+                reason: "The answers show waits before the latency.".into(),
+                failed: ruling
+                    .is_none()
+                    .then(|| "the call failed (timed out)".to_string()),
+                moderation: decision.map(|decision| Moderated {
+                    round: 5,
+                    decision,
+                    note: None,
+                }),
+            }),
+        };
+        let conclude_with =
+            |r: &Restatement| bound_by_hedges(survived(), &hedges, Some(r), &strict);
+        let proven = conclude_with(&examined(
+            Some(ExamWord::Supported),
+            Some(ItemDecision::Accept),
+        ));
+        assert_eq!(proven.verdict, Verdict::Proven);
+        assert_eq!(
+            proven.rule,
+            "H2 is the only hypothesis that SURVIVED (H1 ELIMINATED); its claim said \"probably\", its owner restated it without hedge words, and the critic found the restatement supported by the evidence → root cause proven"
+        );
+        let overturned = conclude_with(&examined(
+            Some(ExamWord::Overreaches),
+            Some(ItemDecision::Reject),
+        ));
+        assert_eq!(overturned.verdict, Verdict::Proven);
+        assert!(
+            overturned.rule.contains("overturning the critic"),
+            "{}",
+            overturned.rule
+        );
+        for (restatement, why) in [
+            (
+                examined(Some(ExamWord::Overreaches), Some(ItemDecision::Accept)),
+                "the critic found that its owner's restatement says more than the evidence shows (The answers show waits before the latency.), so the original claim stands",
+            ),
+            (
+                examined(Some(ExamWord::Supported), Some(ItemDecision::Reject)),
+                "the moderator overturned the critic's ruling that its owner's restatement is supported",
+            ),
+            (
+                examined(Some(ExamWord::Supported), Some(ItemDecision::Defer)),
+                "the moderator left the critic's ruling on its owner's restatement unconfirmed",
+            ),
+            (
+                examined(None, None),
+                "the critic gave no ruling on its owner's restatement (the call failed (timed out))",
+            ),
+        ] {
+            let unproven = conclude_with(&restatement);
+            assert_eq!(unproven.verdict, Verdict::Unproven, "{}", unproven.rule);
+            assert!(unproven.rule.contains(why), "{}", unproven.rule);
+        }
+        let mut never = examined(None, None);
+        never.examination = None;
+        assert!(
+            conclude_with(&never)
+                .rule
+                .contains("its owner's restatement was never examined")
         );
     }
 
@@ -591,33 +915,39 @@ mod tests {
                 },
             )
         };
-        let one = conclude(&[
-            status("H1", Status::Survived),
-            status("H2", Status::Weakened),
-            status("H3", Status::Eliminated),
-        ]);
+        let one = conclude(
+            &[
+                status("H1", Status::Survived),
+                status("H2", Status::Weakened),
+                status("H3", Status::Eliminated),
+            ],
+            &Rules::first(),
+        );
         assert_eq!(one.verdict, Verdict::Proven);
         assert_eq!(one.root_cause.as_deref(), Some("H1"));
         assert_eq!(
             one.rule,
             "H1 is the only hypothesis that SURVIVED (H2 WEAKENED, H3 ELIMINATED) → root cause proven"
         );
-        let two = conclude(&[
-            status("H1", Status::Survived),
-            status("H2", Status::Survived),
-        ]);
+        let two = conclude(
+            &[
+                status("H1", Status::Survived),
+                status("H2", Status::Survived),
+            ],
+            &Rules::first(),
+        );
         assert_eq!(two.verdict, Verdict::Unproven);
         assert_eq!(two.root_cause, None);
         assert_eq!(
             two.rule,
             "H1, H2 all SURVIVED: the evidence does not single one out → no root cause proven"
         );
-        let none = conclude(&[status("H1", Status::Weakened)]);
+        let none = conclude(&[status("H1", Status::Weakened)], &Rules::first());
         assert_eq!(none.verdict, Verdict::Unproven);
         assert_eq!(
             none.rule,
             "no hypothesis SURVIVED (H1 WEAKENED) → no root cause proven"
         );
-        assert_eq!(conclude(&[]).verdict, Verdict::Unproven);
+        assert_eq!(conclude(&[], &Rules::first()).verdict, Verdict::Unproven);
     }
 }
