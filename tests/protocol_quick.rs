@@ -30,6 +30,7 @@ fn config(mode: QuickMode) -> QuickConfig {
         revision: true,
         seating: Seating {
             started_at: t0(),
+            edition: quorum::protocol::Edition::CURRENT,
             ..Default::default()
         },
         checks_rulings: true,
@@ -54,6 +55,7 @@ fn config(mode: QuickMode) -> QuickConfig {
                 .map(|(slot, _)| (slot.clone(), format!("script:{slot}")))
                 .collect(),
             started_at: t0(),
+            edition: quorum::protocol::Edition::CURRENT,
             ..Default::default()
         },
         checks_rulings: true,
@@ -610,6 +612,43 @@ fn rf_13_the_premortem_synthesis_prompt_asks_to_lead_with_the_top_failure() {
     assert!(prompt.contains("do not give one"));
 }
 
+/// RF-04, RF-13 (issue 60): quorum checks what a quick-mode deliverable
+/// opens with, not only the prompt: an opening that begins by describing
+/// the document ("This report…") is sent back once, naming the problem;
+/// the second attempt, with the result first, is the document. Still
+/// wrong after that, it is kept with a warning the reader sees first.
+#[test]
+fn rf_04_rf_13_an_opening_that_does_not_lead_with_the_result_is_asked_again() {
+    let framed = "This report sets out how the migration could fail.\n\n## Why\n\nDrift.\n";
+    let mut h = Harness::of(QuickMode::Premortem);
+    h.finish("critic", "It failed because the copies drifted.");
+    h.finish("synthesizer", framed);
+    assert!(h.finished.is_none(), "asked again");
+    let redo = h.call("synthesizer");
+    assert_eq!(redo.request.attempt, 2);
+    assert!(
+        redo.request.prompt.contains(
+            "does not put the bottom line first (it begins \"This report…\", describing the document or the work instead of giving the result)"
+        ),
+        "{}",
+        redo.request.prompt
+    );
+    h.finish("synthesizer", SYNTHESIS);
+    let document = h.file("pre-mortem.md");
+    assert!(!document.contains("**Warning:**"), "{document}");
+    assert!(document.contains("The design holds for two million users"));
+
+    let mut h = Harness::of(QuickMode::Premortem);
+    h.finish("critic", "It failed because the copies drifted.");
+    h.finish("synthesizer", framed);
+    h.finish("synthesizer", framed);
+    let document = h.file("pre-mortem.md");
+    assert!(
+        document.contains("does not put the bottom line first"),
+        "kept with a warning: {document}"
+    );
+}
+
 // ---- red team ------------------------------------------------------------------
 
 /// QM-13, QM-14: one critic call with the red-team prompt and its four
@@ -709,6 +748,41 @@ fn qm_15_rf_14_red_team_findings_are_triaged_then_reported() {
     let yaml = h.file("debate.yaml");
     assert!(yaml.contains("decision: reject"), "{yaml}");
     assert_eq!(h.completed().0, "red-team-report.md");
+}
+
+/// RF-14 (issue 60): a red-team report that leads with a lesser finding
+/// while a more severe one stands is sent back once, naming both.
+#[test]
+fn rf_14_a_red_team_report_leading_with_a_lesser_finding_is_asked_again() {
+    let mut h = Harness::of(QuickMode::Redteam);
+    h.finish("critic", REPORT);
+    for id in ["v1", "v2", "v3"] {
+        h.send(Input::ItemDecided {
+            item_id: id.into(),
+            decision: ItemDecision::Accept,
+            note: None,
+        });
+    }
+    h.send(Input::ModerationSubmitted);
+    h.finish(
+        "synthesizer",
+        "Reset links can be replayed for a day after they are sent.\n\n## Vulnerabilities\n\n### Critical: SQL injection in search [v3]\nx\n\n### High: replayable reset links [v1]\nx\n\n### Medium: user enumeration [v2]\nx\n",
+    );
+    let redo = h.call("synthesizer");
+    assert_eq!(redo.request.attempt, 2, "asked again");
+    assert!(
+        redo.request.prompt.contains(
+            "it leads with \"Replayable reset links\" rather than the most severe finding still standing (\"SQL injection in search\")"
+        ),
+        "{}",
+        redo.request.prompt
+    );
+    h.finish(
+        "synthesizer",
+        "Search is open to SQL injection through its query parameter.\n\n## Vulnerabilities\n\n### Critical: SQL injection in search [v3]\nx\n\n### High: replayable reset links [v1]\nx\n\n### Medium: user enumeration [v2]\nx\n",
+    );
+    let report = h.file("red-team-report.md");
+    assert!(!report.contains("**Warning:**"), "{report}");
 }
 
 /// A red-team report whose list cannot be read still gets its synthesis,

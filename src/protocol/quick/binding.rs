@@ -219,6 +219,132 @@ pub fn ids_in_opening(opening: &str, known: &BTreeSet<String>) -> Vec<String> {
     found
 }
 
+/// How an opening that describes itself, or the work, begins instead of
+/// giving the result: the reader-first rules want the bottom line first
+/// (RF-04, RF-12..RF-15, issue 60). Matched at the start of the opening's
+/// first sentence, in any case.
+const FRAMING_OPENERS: [&str; 28] = [
+    "this report",
+    "this document",
+    "this pre-mortem",
+    "this premortem",
+    "this review",
+    "this analysis",
+    "this summary",
+    "this synthesis",
+    "this memo",
+    "this challenge",
+    "in this report",
+    "in this document",
+    "in this review",
+    "in this analysis",
+    "below",
+    "here is",
+    "here's",
+    "the following",
+    "we ",
+    "i ",
+    "after reviewing",
+    "after reading",
+    "after analysing",
+    "after analyzing",
+    "having reviewed",
+    "to summarise",
+    "to summarize",
+    "in summary",
+];
+
+/// The words of the opening's first sentence that describe the document
+/// or the work rather than the result (`This report`), if it begins so.
+pub fn framing(opening: &str) -> Option<String> {
+    let first = first_sentence(opening);
+    let plain = first.trim_start_matches(['*', '_', '#', ' ', '>']);
+    let lower = plain.to_lowercase();
+    FRAMING_OPENERS
+        .iter()
+        .find(|opener| lower.starts_with(*opener))
+        .map(|opener| plain[..opener.trim_end().len()].to_string())
+}
+
+/// The first sentence of `text`: up to the first `.`, `!` or `?` followed
+/// by a space or the end, or the first line break.
+fn first_sentence(text: &str) -> &str {
+    let text = text.trim_start();
+    let line = text.lines().next().unwrap_or_default();
+    let bytes = line.as_bytes();
+    for (index, byte) in bytes.iter().enumerate() {
+        if matches!(byte, b'.' | b'!' | b'?')
+            && bytes.get(index + 1).is_none_or(|next| *next == b' ')
+        {
+            return &line[..=index];
+        }
+    }
+    line
+}
+
+/// Words too common to show which finding a sentence is about.
+const COMMON: [&str; 24] = [
+    "that", "this", "with", "from", "into", "their", "there", "they", "have", "which", "when",
+    "does", "without", "other", "than", "then", "them", "were", "will", "would", "about", "what",
+    "your", "only",
+];
+
+/// The words of `text` that can tell one finding from another: four
+/// letters or more, lowercased, not among the commonest.
+fn telling_words(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| word.chars().count() >= 4)
+        .map(str::to_lowercase)
+        .filter(|word| !COMMON.contains(&word.as_str()))
+        .collect()
+}
+
+/// A red-team report's opening that leads with a lesser finding than the
+/// most severe one still standing (RF-14, issue 60): the first sentence
+/// that names a standing finding (two or more of its title's telling
+/// words, more than it shares with any other) names one below the top
+/// severity. `standing` is (rank, title), the lowest rank the most
+/// severe. `None` when it leads with a top one, or names none, since
+/// quorum cannot tell then and does not guess.
+pub fn lesser_lead(opening: &str, standing: &[(u8, &str)]) -> Option<String> {
+    let top = standing.iter().map(|(rank, _)| *rank).min()?;
+    let titles: Vec<(u8, &str, BTreeSet<String>)> = standing
+        .iter()
+        .map(|(rank, title)| (*rank, *title, telling_words(title)))
+        .collect();
+    for sentence in opening.split_inclusive(['.', '!', '?']) {
+        let words = telling_words(sentence);
+        let shared: Vec<usize> = titles
+            .iter()
+            .map(|(_, _, title)| title.intersection(&words).count())
+            .collect();
+        let best = shared.iter().copied().max().unwrap_or(0);
+        if best < 2 {
+            continue;
+        }
+        let named: Vec<&(u8, &str, BTreeSet<String>)> = titles
+            .iter()
+            .zip(&shared)
+            .filter(|(_, count)| **count == best)
+            .map(|(title, _)| title)
+            .collect();
+        if named.iter().any(|(rank, _, _)| *rank == top) {
+            return None;
+        }
+        let lead = named.first().map_or("", |(_, title, _)| *title);
+        let most: Vec<String> = titles
+            .iter()
+            .filter(|(rank, _, _)| *rank == top)
+            .map(|(_, title, _)| format!("\"{title}\""))
+            .collect();
+        return Some(format!(
+            "it leads with \"{lead}\" rather than the most severe finding still standing ({})",
+            most.join(" or ")
+        ));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,5 +427,59 @@ mod tests {
             ),
             ["v1", "v2"]
         );
+    }
+
+    /// RF-04, RF-12..RF-15 (issue 60): an opening that begins by
+    /// describing itself is found; one that gives the result is not.
+    #[test]
+    fn rf_04_an_opening_that_describes_the_document_is_found() {
+        assert_eq!(
+            framing("This report summarises what the panel found. The runbook is unsafe."),
+            Some("This report".to_string())
+        );
+        assert_eq!(
+            framing("**Below** are the failure modes."),
+            Some("Below".to_string())
+        );
+        assert_eq!(framing("We reviewed the plan."), Some("We".to_string()));
+        assert_eq!(
+            framing("The most likely way this migration fails is drift."),
+            None
+        );
+        assert_eq!(framing("Weak links everywhere."), None, "a word, not `we `");
+        assert_eq!(framing("Build the fan-out on AWS."), None);
+    }
+
+    /// RF-14 (issue 60): a red-team opening that leads with a lesser
+    /// finding is found; one that leads with the most severe, or names no
+    /// finding quorum can tell, is not.
+    #[test]
+    fn rf_14_a_red_team_opening_that_leads_with_a_lesser_finding_is_found() {
+        let standing = [
+            (
+                0,
+                "Reset links are built from the attacker-controlled Host header",
+            ),
+            (2, "Sign-in requests are not rate limited per address"),
+        ];
+        let lesser = lesser_lead(
+            "Sign-in requests can be flooded: nothing rate limited per address. Reset links also trust the Host header.",
+            &standing,
+        );
+        assert_eq!(
+            lesser.as_deref(),
+            Some(
+                "it leads with \"Sign-in requests are not rate limited per address\" rather than the most severe finding still standing (\"Reset links are built from the attacker-controlled Host header\")"
+            )
+        );
+        assert_eq!(
+            lesser_lead(
+                "Anyone can take over any account. Reset links are built from the Host header.",
+                &standing
+            ),
+            None
+        );
+        assert_eq!(lesser_lead("Everything is on fire.", &standing), None);
+        assert_eq!(lesser_lead("Anything.", &[]), None);
     }
 }

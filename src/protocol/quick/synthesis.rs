@@ -159,6 +159,37 @@ impl Quick {
         found
     }
 
+    /// What keeps the opening from putting the bottom line first (RF-04,
+    /// RF-12..RF-15, issue 60): an opening that begins by describing the
+    /// document or the work, or a red team's that leads with a lesser
+    /// finding than the most severe one still standing. Checked in every
+    /// debate started under the rules that brought it.
+    fn buried_lead(&self, opening: &str) -> Vec<String> {
+        use crate::protocol::Edition;
+        if !self.config.seating.edition.follows(Edition::CONCLUSIONS) {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        if let Some(words) = binding::framing(opening) {
+            found.push(format!(
+                "it begins \"{words}…\", describing the document or the work instead of giving the result"
+            ));
+        }
+        if self.config.mode == QuickMode::Redteam {
+            let standing: Vec<(u8, String)> = self
+                .standing_findings()
+                .into_iter()
+                .map(|(finding, _, _)| (finding.severity as u8, finding.title.clone()))
+                .collect();
+            let standing: Vec<(u8, &str)> = standing
+                .iter()
+                .map(|(rank, title)| (*rank, title.as_str()))
+                .collect();
+            found.extend(binding::lesser_lead(opening, &standing));
+        }
+        found
+    }
+
     /// The synthesizer's document: usable when it is not empty. Its
     /// opening must name none of the debate's machinery and pass no
     /// verdict, and a red team's report must follow the moderator's
@@ -192,17 +223,29 @@ impl Quick {
             );
         }
         let narration = self.narration(&opening);
+        let buried = self.buried_lead(&opening);
         let discrepancies = binding::summarise(&binding::against_rulings(
             answer.output,
             &self.ruled_findings(),
         ));
         if !answer.call.repaired && !answer.call.rechecked {
-            if !narration.is_empty() {
-                let mut problem = format!(
-                    "the opening paragraph names how the result was reached ({}); say the \
-                     result itself, without naming roles, reviewers, scores, ids or a verdict",
-                    narration.join(", ")
-                );
+            if !narration.is_empty() || !buried.is_empty() {
+                let mut problems = Vec::new();
+                if !narration.is_empty() {
+                    problems.push(format!(
+                        "the opening paragraph names how the result was reached ({}); say the \
+                         result itself, without naming roles, reviewers, scores, ids or a verdict",
+                        narration.join(", ")
+                    ));
+                }
+                if !buried.is_empty() {
+                    problems.push(format!(
+                        "the opening paragraph does not put the bottom line first ({}); open \
+                         with the result a reader needs, in plain words",
+                        buried.join("; ")
+                    ));
+                }
+                let mut problem = problems.join("\n\nAlso, ");
                 if !discrepancies.is_empty() {
                     problem.push_str("\n\nThe report also goes against the moderator's rulings:");
                     for discrepancy in &discrepancies {
@@ -264,6 +307,17 @@ impl Quick {
                 "its opening still names how the result was reached ({}), so read it as the \
                  synthesizer's account rather than a plain result",
                 narration.join(", ")
+            ));
+        }
+        for buried in self.buried_lead(&opening) {
+            self.log(
+                now,
+                LogKind::Note,
+                Some(&call_id),
+                format!("reader-first check: {buried}; kept with a warning"),
+            );
+            warnings.push(format!(
+                "its opening does not put the bottom line first: {buried}"
             ));
         }
         let discrepancies = binding::against_rulings(output, &self.ruled_findings());
