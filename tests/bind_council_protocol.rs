@@ -35,6 +35,7 @@ fn config() -> CouncilConfig {
         fallback: false,
         context_summary: "Review the handler that credits balances.".into(),
         context_policy: "minimal-non-leading".into(),
+        task_context: None,
         outputs: "/tmp/quorum-bind-council-tests/.outputs".into(),
         seating: support::harness::seated(Default::default()),
         binds_rulings: true,

@@ -1218,7 +1218,7 @@ fn fp_04_fp_11_fp_13_unknown_domain_intensity_and_preset_are_refused() {
     ran.assert_code(2);
     assert!(
         ran.stderr.contains(
-            "--domain: `astrology` is not a domain quorum knows; the domains are accessibility, api, architecture, compliance, correctness, cost, data,"
+            "--domain: `astrology` is not a domain quorum knows; the domains are accessibility, api, architecture, brand, compliance, content, correctness, cost, data,"
         ),
         "{}",
         ran.stderr

@@ -44,6 +44,7 @@ fn config(
         fallback: false,
         context_summary: "Review the handler that credits balances.".into(),
         context_policy: "minimal-non-leading".into(),
+        task_context: None,
         outputs: "/tmp/quorum-council-tests/.outputs".into(),
         seating: support::harness::seated(Default::default()),
         binds_rulings: true,
@@ -244,6 +245,111 @@ fn fp_01_02_03_04_05_defaults_and_input_fields() {
         assert!(CouncilMode::parse(mode).is_some(), "{mode}");
     }
     assert!(CouncilMode::parse("architecture").is_none());
+}
+
+/// FP-01, FP-05 (issue 60): `context_policy` is an input like the others:
+/// `--context-policy minimal-non-leading` is taken and recorded, and any
+/// other policy is refused naming the flag and why (the first round of
+/// every council mode is discovery or diverging, which must be minimal and
+/// non-leading).
+#[test]
+fn fp_01_fp_05_the_context_policy_can_be_set_and_only_to_what_round_one_allows() {
+    use quorum::protocol::registry::{Configure, FlagValue, ProtocolKind, Setting};
+    let configure = |policy: &str| {
+        let flags = [FlagValue::new(
+            "--context-policy",
+            "context_policy",
+            yaml_serde::Value::String(policy.into()),
+        )];
+        quorum::protocol::council::KIND
+            .configure(&Configure {
+                flags: &flags,
+                ..Configure::default()
+            })
+            .map(|configured| {
+                let definition = configured.define(Setting {
+                    topic: SCOPE.into(),
+                    seating: support::harness::seated(Default::default()),
+                    ..Setting::default()
+                });
+                definition.config::<CouncilConfig>().unwrap()
+            })
+    };
+    let config = configure("minimal-non-leading").expect("taken");
+    assert_eq!(config.context_policy, "minimal-non-leading");
+    let refused = configure("full-context").unwrap_err().to_string();
+    assert!(refused.contains("--context-policy"), "{refused}");
+    assert!(
+        refused.contains("`full-context` is not a context policy quorum can run"),
+        "{refused}"
+    );
+}
+
+/// A22, FP-19 (issue 60): the creative / UX / content task context is
+/// reachable: `--task-context content` gives the devil's advocate and the
+/// integration checker that context's guidance, each its own, seats the
+/// ux, content and accessibility experts when no domain is named (each
+/// with its own domain prompt), and is recorded in council.json.
+#[test]
+fn a22_fp_19_the_creative_ux_content_context_is_chosen_by_a_flag() {
+    use quorum::protocol::registry::{Configure, FlagValue, ProtocolKind, Setting};
+    let flags = [FlagValue::new(
+        "--task-context",
+        "task_context",
+        yaml_serde::Value::String("content".into()),
+    )];
+    let configured = quorum::protocol::council::KIND
+        .configure(&Configure {
+            flags: &flags,
+            ..Configure::default()
+        })
+        .unwrap();
+    let mut config: CouncilConfig = configured
+        .define(Setting {
+            topic: SCOPE.into(),
+            seating: support::harness::seated(Default::default()),
+            ..Setting::default()
+        })
+        .config()
+        .unwrap();
+    assert_eq!(config.domains, ["ux", "content", "accessibility"]);
+    for slot in config.participants() {
+        config.seating.agents.insert(slot, "script:scripted".into());
+    }
+    let h = harness(config);
+    let devil = h.prompt_of("devil-advocate/independent/r0");
+    assert!(
+        devil.contains("This council is a creative / UX / content review."),
+        "{devil}"
+    );
+    assert!(devil.contains("only its most practised users"), "{devil}");
+    let checker = h.prompt_of("integration-checker/independent/r0");
+    assert!(
+        checker.contains("breaks a structure or a wording another part relies on"),
+        "{checker}"
+    );
+    let content = h.prompt_of("expert.content/independent/r0");
+    assert!(content.contains("consistent terms"), "{content}");
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    assert_eq!(record["task_context"], "content");
+    // Unknown contexts are refused with the list.
+    let flags = [FlagValue::new(
+        "--task-context",
+        "task_context",
+        yaml_serde::Value::String("marketing".into()),
+    )];
+    let refused = quorum::protocol::council::KIND
+        .configure(&Configure {
+            flags: &flags,
+            ..Configure::default()
+        })
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        refused.contains("code, security, architecture, research, content"),
+        "{refused}"
+    );
 }
 
 /// FP-06, FP-07, FP-08, FP-09: the intensities' phases, rounds and

@@ -269,6 +269,7 @@ pub fn companion(council: &Council) -> Value {
         "scope": config.topic,
         "context_summary": config.context_summary,
         "context_policy": config.context_policy,
+        "task_context": config.task_context().word(),
         "mode": config.mode.as_str(),
         "intensity": config.intensity.as_str(),
         "phases": config.intensity.phases(),

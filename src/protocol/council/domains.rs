@@ -31,9 +31,19 @@ pub const DOMAINS: &[Domain] = &[
         standards: "the system's stated architecture decisions and their constraints",
     },
     Domain {
+        name: "brand",
+        focus: "whether the work sounds and looks like the organisation: voice, naming, visual identity, the promises it makes to people",
+        standards: "the brand guidelines and voice the scope states",
+    },
+    Domain {
         name: "compliance",
         focus: "regulated data, retention, audit trails, consent, jurisdiction",
         standards: "the obligations the organisation states (GDPR, SOC 2, PCI DSS where they apply)",
+    },
+    Domain {
+        name: "content",
+        focus: "accuracy, structure a reader can scan, consistent terms, tone that fits the reader and the moment",
+        standards: "the style guide and content standards the scope states",
     },
     Domain {
         name: "correctness",
@@ -120,6 +130,19 @@ pub fn find(name: &str) -> Option<&'static Domain> {
 /// Every domain's name, for errors and `--help`.
 pub fn names() -> Vec<&'static str> {
     DOMAINS.iter().map(|domain| domain.name).collect()
+}
+
+/// The domains of a council that names none: by its task context when one
+/// is named (`content`: the people, the words and the reach), else by mode.
+pub fn defaults_for(
+    mode: super::model::CouncilMode,
+    context: Option<super::model::TaskContext>,
+) -> &'static [&'static str] {
+    use super::model::TaskContext;
+    match context {
+        Some(TaskContext::Content) => &["ux", "content", "accessibility"],
+        _ => defaults(mode),
+    }
 }
 
 /// The domains of a council that names none, by mode.

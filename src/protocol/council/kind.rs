@@ -1,6 +1,7 @@
 //! The council's entry in the registry: `quorum council SCOPE`, the spec
 //! keys (`domains`, `mode`, `intensity`, `preset`, `review_id`,
-//! `fallback`, `context_summary`, `outputs`), the role slots
+//! `fallback`, `context_summary`, `outputs`, `task_context`,
+//! `context_policy`), the role slots
 //! (`expert.<domain>`, `devil-advocate`, `integration-checker`, and a
 //! brainstorm's `synthesizer`), the demos and the verdict recomputed from
 //! the files on disk.
@@ -9,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{CHECKER, CouncilMode, DEVIL, Intensity, Preset, SYNTHESIZER, expert_slot};
+use super::model::{
+    CHECKER, CouncilMode, DEVIL, Intensity, Preset, SYNTHESIZER, TaskContext, expert_slot,
+};
 use super::{Council, CouncilConfig, Step, domains};
 use crate::protocol::registry::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
@@ -61,11 +64,18 @@ struct CouncilOptions {
     fallback: bool,
     context_summary: Option<String>,
     outputs: Option<String>,
+    /// The task context, when it is not the mode's own (issue 60).
+    task_context: Option<String>,
+    /// Round 1's context policy (FP-01, FP-05).
+    context_policy: Option<String>,
 }
 
 /// `--domain`'s help, with every domain of the registry (a test keeps
 /// the two together).
-const DOMAIN_HELP: &str = "A domain to seat an expert for (repeatable, at most 6; default by mode): accessibility, api, architecture, compliance, correctness, cost, data, documentation, evidence, maintainability, operations, performance, privacy, product, reliability, scalability, security, testing, ux";
+const DOMAIN_HELP: &str = "A domain to seat an expert for (repeatable, at most 6; default by mode): accessibility, api, architecture, brand, compliance, content, correctness, cost, data, documentation, evidence, maintainability, operations, performance, privacy, product, reliability, scalability, security, testing, ux";
+
+/// The task contexts `--task-context` names.
+const TASK_CONTEXTS: &[&str] = &["code", "security", "architecture", "research", "content"];
 
 /// The council's modes, the first the default.
 const MODES: &[&str] = &[
@@ -97,6 +107,8 @@ const INFO: KindInfo = KindInfo {
             "fallback",
             "context_summary",
             "outputs",
+            "task_context",
+            "context_policy",
         ],
     }],
     options: &[
@@ -155,6 +167,22 @@ const INFO: KindInfo = KindInfo {
             help: "A neutral statement of the task every participant gets (default: the scope)",
             kind: ValueKind::Text,
             values: &[],
+        },
+        OptionSpec {
+            key: "task_context",
+            flag: "task-context",
+            value_name: "CONTEXT",
+            help: "What the devil's advocate and the integration checker look for, when not the mode's own: code, security, architecture, research, or content (creative, UX and content work; default experts ux, content, accessibility)",
+            kind: ValueKind::Text,
+            values: TASK_CONTEXTS,
+        },
+        OptionSpec {
+            key: "context_policy",
+            flag: "context-policy",
+            value_name: "POLICY",
+            help: "How much the first round is told: minimal-non-leading, the one policy the first round may use (the default)",
+            kind: ValueKind::Text,
+            values: super::model::CONTEXT_POLICIES,
         },
         OptionSpec {
             key: "outputs",
@@ -235,8 +263,31 @@ impl ProtocolKind for CouncilKind {
             ))
             .field(field("domains")));
         }
+        let task_context = match &options.task_context {
+            Some(word) => {
+                let word = word.trim().to_ascii_lowercase();
+                let Some(context) = TaskContext::ALL.into_iter().find(|c| c.word() == word) else {
+                    return Err(SpecError::new(format!(
+                        "`{word}` is not a task context; the task contexts are {}",
+                        TASK_CONTEXTS.join(", ")
+                    ))
+                    .field(field("task_context")));
+                };
+                options.task_context = Some(word);
+                Some(context)
+            }
+            None => None,
+        };
+        if let Some(policy) = &options.context_policy
+            && !super::model::CONTEXT_POLICIES.contains(&policy.trim())
+        {
+            return Err(SpecError::new(format!(
+                "`{policy}` is not a context policy quorum can run: a council's first round (discovery, or diverging in a brainstorm) must be minimal-non-leading, so that is the one policy"
+            ))
+            .field(field("context_policy")));
+        }
         if options.domains.is_empty() {
-            options.domains = domains::defaults(options.mode)
+            options.domains = domains::defaults_for(options.mode, task_context)
                 .iter()
                 .map(|d| d.to_string())
                 .collect();
@@ -325,7 +376,17 @@ impl CouncilOptions {
             intensity: self.intensity,
             preset: self.preset,
             fallback: self.fallback,
-            context_policy: "minimal-non-leading".into(),
+            context_policy: self
+                .context_policy
+                .as_deref()
+                .map(str::trim)
+                .unwrap_or(super::model::CONTEXT_POLICIES[0])
+                .to_string(),
+            task_context: self.task_context.as_deref().and_then(|word| {
+                TaskContext::ALL
+                    .into_iter()
+                    .find(|context| context.word() == word)
+            }),
             outputs: self.outputs.clone().unwrap_or_default(),
             seating: setting.seating,
             binds_rulings: true,

@@ -108,8 +108,13 @@ pub struct CouncilConfig {
     pub fallback: bool,
     /// The neutral task statement every participant gets (FP-15).
     pub context_summary: String,
-    /// Always `minimal-non-leading` (FP-05, FP-18).
+    /// Always `minimal-non-leading` (FP-05, FP-18): settable, and refused
+    /// otherwise, since the first round must use it.
     pub context_policy: String,
+    /// The task context named for the council, when it is not the mode's
+    /// own (`--task-context content`, issue 60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_context: Option<model::TaskContext>,
     /// Where the deliverable pair goes: `{outputs}/debate/` (FP-52).
     pub outputs: String,
     /// Who plays each role, at what price, since when, and whether a
@@ -135,6 +140,11 @@ impl CouncilConfig {
             .map(|domain| expert_slot(domain))
             .chain([CHECKER.to_string(), DEVIL.to_string()])
             .collect()
+    }
+
+    /// The task context: named, or the mode's own (A22).
+    pub fn task_context(&self) -> model::TaskContext {
+        self.task_context.unwrap_or_else(|| self.mode.context())
     }
 
     /// The budget in calls (FP-09, A20).

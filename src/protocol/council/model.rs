@@ -59,13 +59,17 @@ pub enum CouncilMode {
 }
 
 /// The task context whose challenge guidance the devil's advocate and the
-/// integration checker get (FP-19, A22).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// integration checker get (FP-19, A22): by the mode, or named with
+/// `--task-context` (the creative / UX / content context has no mode of
+/// its own, issue 60).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TaskContext {
     Code,
     Security,
     Architecture,
     Research,
+    Content,
 }
 
 impl CouncilMode {
@@ -114,15 +118,41 @@ impl CouncilMode {
 }
 
 impl TaskContext {
+    pub const ALL: [TaskContext; 5] = [
+        TaskContext::Code,
+        TaskContext::Security,
+        TaskContext::Architecture,
+        TaskContext::Research,
+        TaskContext::Content,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             TaskContext::Code => "code / technical review",
             TaskContext::Security => "security audit",
             TaskContext::Architecture => "architecture / planning",
             TaskContext::Research => "research synthesis",
+            TaskContext::Content => "creative / UX / content review",
+        }
+    }
+
+    /// The word a spec or `--task-context` names it by.
+    pub fn word(self) -> &'static str {
+        match self {
+            TaskContext::Code => "code",
+            TaskContext::Security => "security",
+            TaskContext::Architecture => "architecture",
+            TaskContext::Research => "research",
+            TaskContext::Content => "content",
         }
     }
 }
+
+/// How much of what is already known the first round's packets carry
+/// (FP-01, FP-05, FP-18). The specification names one policy, and its
+/// first round of discovery or diverging must use it: every council mode's
+/// first round is one of the two, so it is the only value quorum accepts.
+pub const CONTEXT_POLICIES: &[&str] = &["minimal-non-leading"];
 
 /// How much debate a council runs (FP-04, FP-06..FP-09).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -179,7 +179,7 @@ impl Council {
             "scope": self.config.topic,
             "domains": self.config.domains,
             "mode": self.config.mode.as_str(),
-            "task_context": self.config.mode.context().as_str(),
+            "task_context": self.config.task_context().as_str(),
             "context": self.config.context,
             "participants": self.present(),
             "proposes": self.proposes(),
