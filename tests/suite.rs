@@ -70,6 +70,7 @@ mod protocol_rca;
 mod provider_anthropic;
 mod provider_openai;
 mod provider_transport;
+mod reader_terms;
 mod report;
 mod screens;
 mod ui_markdown;

@@ -741,7 +741,7 @@ fn findings_body(assessment: &Assessment) -> String {
         (
             FindingState::Unconfirmed,
             "## Raised but not confirmed",
-            "Nobody argued against these, but too few backed them to count. A critical or high one among them keeps the council from PASS until someone settles it.",
+            "Nobody argued against these, but too few backed them to count. A critical or high one among them keeps the council from PASS (nothing serious left standing) until someone settles it.",
         ),
     ];
     for (state, heading, intro) in sections {

@@ -285,7 +285,13 @@ fn summary_md(rca: &Rca) -> Option<String> {
         }
     }
     if !rca.hypotheses().is_empty() {
-        out.push_str("## Every hypothesis\n\n| | status | claim | from |\n|---|---|---|---|\n");
+        // RF-05: the status words are defined where they first appear.
+        out.push_str(
+            "## Every hypothesis\n\nEach ended SURVIVED (every challenge that reached it was resolved), \
+             WEAKENED (a challenge stayed open, or none reached it) or ELIMINATED (its owner's own \
+             evidence contradicted it, or a critical challenge was conceded or never answered).\n\n\
+             | | status | claim | from |\n|---|---|---|---|\n",
+        );
         for hypothesis in rca.hypotheses() {
             let status = rca
                 .status_of(&hypothesis.id)
