@@ -190,11 +190,12 @@ fn pc_31_pc_33_swapped_resolutions_are_caught_by_id() {
     assert!(plan.contains("a row `C9` that names no item"), "{plan}");
 }
 
-/// A third option counts as a deadlock it broke only when the planner and
-/// the critic disagreed on its challenge: the planner proposed to reject
-/// or defer it. A challenge the planner conceded is no deadlock.
+/// PC-13, PC-32: the optimizer breaks a deadlock with a third option, and
+/// the log's `Deadlocks resolved by Optimizer` counts it only when the
+/// planner and the critic disagreed on its challenge: the planner proposed
+/// to reject or defer it. A challenge the planner conceded is no deadlock.
 #[test]
-fn a_deadlock_is_a_challenge_the_planner_did_not_concede() {
+fn pc_13_pc_32_a_deadlock_is_a_challenge_the_planner_did_not_concede() {
     let deadlocks = |respond: [&str; 4]| {
         let harness = round_one(respond, [ACCEPT, ACCEPT, ACCEPT, ACCEPT]);
         documents::counts(&harness.protocol).deadlocks

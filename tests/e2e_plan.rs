@@ -96,9 +96,10 @@ fn seq_of(records: &[Json], event: &str, call_id: &str) -> u64 {
 }
 
 /// The demo runs in the seed's order, two rounds, and writes plan.md with
-/// the synthesizer's log, which matches the decisions.
+/// the synthesizer's log, which matches the decisions, counts lines
+/// included (PC-32).
 #[test]
-fn pc_11_pc_17_the_demo_runs_in_order_and_writes_a_correct_log() {
+fn pc_11_pc_17_pc_32_the_demo_runs_in_order_and_writes_a_correct_log() {
     let sandbox = Sandbox::new();
     let out = sandbox.out();
     let ran = sandbox.quorum(
@@ -171,6 +172,11 @@ fn pc_11_pc_17_the_demo_runs_in_order_and_writes_a_correct_log() {
     let record = yaml(&dir);
     let u1 = &record["unverified"][0];
     assert_eq!(u1["status"].as_str(), Some("verified"));
+    assert_eq!(
+        u1["checks"][0]["evidence"]["text"].as_str(),
+        Some("https://www.postgresql.org/docs/15/sql-copy.html"),
+        "PC-25: the critic verified it with a link"
+    );
     assert_eq!(
         record["unverified"][1]["status"].as_str(),
         Some("unverified")
@@ -456,4 +462,41 @@ fn malformed_challenges_are_repaired_then_stop() {
         ran.stdout
     );
     assert!(read(&dir, "plan.md").starts_with("# No plan — "));
+}
+
+/// PC-25 (issue 60) on the real binary: the demo's critic verifying U1
+/// without its link, headless under the plan's default moderation (the
+/// suggestions), leaves U1 unverified: nothing turns VERIFIED without
+/// evidence or a person. The record, plan.md and `quorum open` say why.
+#[test]
+fn pc_25_a_bare_verified_stays_unverified_on_the_real_binary() {
+    let sandbox = Sandbox::new();
+    let spec = export_demo(&sandbox);
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let link = " (https://www.postgresql.org/docs/15/sql-copy.html)";
+    assert!(text.contains(link));
+    std::fs::write(&spec, text.replace(link, "")).unwrap();
+    let (ran, dir) = run_spec(&sandbox, &spec, "out", &[], None);
+    ran.assert_code(0);
+    let why = "marked VERIFIED by the critic without an evidence link or quote; the moderator left it to investigate";
+    let record = yaml(&dir);
+    let u1 = &record["unverified"][0];
+    assert_eq!(u1["status"].as_str(), Some("unverified"));
+    assert_eq!(u1["why"].as_str(), Some(why));
+    let plan = read(&dir, "plan.md");
+    assert!(plan.contains(&format!("| Unverified | {why} |")), "{plan}");
+    assert!(plan.contains("(U1)\n"), "an investigation task: {plan}");
+    assert!(
+        ran.stdout.contains("2 assumptions are still unverified"),
+        "{}",
+        ran.stdout
+    );
+    let listed = sandbox.quorum(&["open", dir.to_str().unwrap(), "--headless"], &[]);
+    assert!(
+        listed
+            .stdout
+            .contains("U1 [UNVERIFIED] `COPY ... TO STDOUT` streams"),
+        "{}",
+        listed.stdout
+    );
 }

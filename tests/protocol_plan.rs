@@ -39,8 +39,8 @@ fn start(simple: bool) -> Harness {
 }
 
 /// The draft (U1, U2), the critic's C1 (HIGH) and C2 (CRITICAL) with U1
-/// verified, the optimizer's I1 and a third option I2 for C2, the
-/// planner's responses (C2 rejected, I2 accepted, I1 deferred).
+/// verified by a link, the optimizer's I1 and a third option I2 for C2,
+/// the planner's responses (C2 rejected, I2 accepted, I1 deferred).
 fn round_one() -> Harness {
     let mut harness = start(false);
     harness.answer(
@@ -57,7 +57,7 @@ fn round_one() -> Harness {
                 ("Operations", "No timeout plan", "HIGH"),
                 ("Security", "Tenant leak", "CRITICAL"),
             ],
-            &["U1: [VERIFIED] the COPY docs say rows stream"],
+            &[U1_VERIFIED],
         ),
     );
     harness.answer(
@@ -81,6 +81,9 @@ fn round_one() -> Harness {
     );
     harness
 }
+
+/// The critic's check of U1 in [`round_one`], with its evidence: a link.
+const U1_VERIFIED: &str = "U1: [VERIFIED] the COPY docs say rows stream: https://www.postgresql.org/docs/15/sql-copy.html";
 
 /// Round one through a moderation that takes the planner's responses, the
 /// revision, and a critic's review that raises nothing: one round.
@@ -450,6 +453,12 @@ fn pc_24_pc_25_pc_26_pc_27_unverified_assumptions_are_tracked_to_the_end() {
         u1.rule
             .contains("critic (round 1): the COPY docs say rows stream")
     );
+    // U2 was left unverified with a note: the note is its log row's detail.
+    let u2 = quorum::protocol::plan::documents::log_rows(&harness.protocol)
+        .into_iter()
+        .find(|row| row.id == "U2")
+        .unwrap();
+    assert_eq!(u2.detail, "optimizer: no access to the bucket");
 }
 
 /// PC-21, PC-23, PC-31, PC-32, A27: only the synthesizer's answer becomes a
@@ -490,10 +499,11 @@ fn pc_21_pc_23_pc_31_pc_32_a27_the_plan_keeps_a_correct_log() {
     );
 }
 
-/// PC-33, A27: counts the synthesizer got wrong are recomputed from the
-/// decisions, corrected in plan.md and noted; never trusted.
+/// PC-32, PC-33, A27: the count lines under the table, which the
+/// synthesizer got wrong, are recomputed from the decisions, corrected in
+/// plan.md and noted; never trusted.
 #[test]
-fn pc_33_a27_a_wrong_log_is_corrected_and_noted() {
+fn pc_32_pc_33_a27_a_wrong_log_is_corrected_and_noted() {
     let mut harness = one_round_to_the_end();
     let wrong = correct_log()
         .replace(
@@ -776,4 +786,463 @@ fn issue_26_the_plans_moderation_decides_and_submits_through_the_item_book() {
         harness.protocol.decision("C2").unwrap().decision,
         ItemDecision::Accept
     );
+}
+
+// ---- issue 60: a verification needs evidence; who raised an assumption -----------
+
+/// A debate like [`round_one`] whose critic checks U1 with `u1_check`, up
+/// to the first moderation.
+fn round_one_checking(u1_check: &str) -> Harness {
+    round_one_of(start(false), u1_check)
+}
+
+fn round_one_of(mut harness: Harness, u1_check: &str) -> Harness {
+    harness.answer(
+        "planner/draft/r1",
+        &draft(
+            "Export",
+            &["COPY streams 5 GB in 1 GiB.", "Presigned URLs live 24 h."],
+        ),
+    );
+    harness.answer(
+        "critic/critique/r1",
+        &challenges(
+            &[
+                ("Operations", "No timeout plan", "HIGH"),
+                ("Security", "Tenant leak", "CRITICAL"),
+            ],
+            &[u1_check],
+        ),
+    );
+    harness.answer(
+        "optimizer/optimize/r1",
+        &proposals(
+            &[("Delivery", "One transaction", "HIGH", None)],
+            &["U2: [UNVERIFIED] no access to the bucket"],
+        ),
+    );
+    harness.answer(
+        "planner/respond/r1",
+        &responses(&[("C1", "accept"), ("C2", "reject"), ("I1", "accept")]),
+    );
+    harness
+}
+
+/// From the first moderation (decided by `decide`) to the synthesizer's
+/// call: a revision, a review raising nothing, the optimizer's final
+/// words.
+fn to_the_synthesis(mut harness: Harness, decide: impl FnOnce(&mut Harness)) -> Harness {
+    decide(&mut harness);
+    harness.answer(
+        "planner/revise/r1",
+        &draft(
+            "Export, revised",
+            &["COPY streams 5 GB in 1 GiB.", "Presigned URLs live 24 h."],
+        ),
+    );
+    harness.answer("critic/review/r2", &challenges(&[], &[]));
+    harness.answer("optimizer/final", "Final proposals: I1 accepted.");
+    harness
+}
+
+fn status_of(harness: &Harness, id: &str) -> Verification {
+    harness
+        .protocol
+        .assumptions()
+        .iter()
+        .find(|assumption| assumption.id == id)
+        .unwrap()
+        .status()
+}
+
+fn board_row(harness: &Harness, id: &str) -> quorum::protocol::Ruling {
+    let BoardView::Rulings(rows) = harness.protocol.board().view else {
+        panic!("a critique-log board");
+    };
+    rows.into_iter().find(|row| row.subject == id).unwrap()
+}
+
+fn log_row(harness: &Harness, id: &str) -> Option<quorum::protocol::plan::documents::LogRow> {
+    quorum::protocol::plan::documents::log_rows(&harness.protocol)
+        .into_iter()
+        .find(|row| row.id == id)
+}
+
+/// PC-25 (issue 60): the critic and the optimizer verify, refute or leave
+/// unverified, each as reported: a `[VERIFIED]` with a link, a quoted
+/// passage or a file and line counts, its evidence recorded; a
+/// `[REFUTED]` stands refuted; an `[UNVERIFIED]` keeps its note as the
+/// log's detail. None of them goes before the moderator.
+#[test]
+fn pc_25_verified_with_evidence_refuted_or_left_unverified_each_as_reported() {
+    use quorum::protocol::plan::model::Evidence;
+    for (check, evidence) in [
+        (
+            "U1: [VERIFIED] https://www.postgresql.org/docs/15/sql-copy.html, rows stream",
+            Evidence::Link("https://www.postgresql.org/docs/15/sql-copy.html".into()),
+        ),
+        (
+            "U1: [VERIFIED] the manual: \"COPY TO STDOUT sends rows as they are read\"",
+            Evidence::Quote("\"COPY TO STDOUT sends rows as they are read\"".into()),
+        ),
+        (
+            "U1: [VERIFIED] api/export.py:41-57 streams with copy_expert",
+            Evidence::Place("api/export.py:41-57".into()),
+        ),
+    ] {
+        let harness = round_one_checking(check);
+        assert_eq!(status_of(&harness, "U1"), Verification::Verified, "{check}");
+        let u1 = &harness.protocol.assumptions()[0];
+        assert_eq!(u1.checks[0].evidence.as_ref(), Some(&evidence), "{check}");
+        let items: Vec<String> = harness
+            .moderation
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|item| item.id.clone())
+            .collect();
+        assert_eq!(items, ["C1", "C2", "I1"], "{check}: nothing to confirm");
+    }
+    let harness = round_one_checking("U1: [REFUTED] MERGE came in Postgres 15 (see Challenge 2)");
+    assert_eq!(status_of(&harness, "U1"), Verification::Refuted);
+    assert_eq!(board_row(&harness, "U1").word.as_deref(), Some("REFUTED"));
+    assert!(
+        log_row(&harness, "U1").is_none(),
+        "a refuted one is no open row"
+    );
+    assert_eq!(status_of(&harness, "U2"), Verification::Unverified);
+    assert_eq!(
+        log_row(&harness, "U2").unwrap().detail,
+        "optimizer: no access to the bucket"
+    );
+}
+
+/// PC-25 (issue 60): a `[VERIFIED]` with no link, quote or file and line
+/// verifies nothing. The assumption stays unverified everywhere its status
+/// shows, saying why: the board, the Critique Log, the open questions
+/// (`quorum open`), the record, the prompts that follow. It goes before the
+/// moderator with quorum's suggestion to leave it unverified, which the
+/// headless `planner` policy follows, so nothing turns VERIFIED without
+/// evidence or a person.
+#[test]
+fn pc_25_a_bare_verified_stays_unverified_everywhere_the_status_shows() {
+    const WHY: &str = "marked VERIFIED by the critic without an evidence link or quote";
+    let harness = round_one_checking("U1: [VERIFIED] the COPY docs say rows stream");
+    assert_eq!(status_of(&harness, "U1"), Verification::Unverified);
+    let items = harness.moderation.clone().unwrap();
+    let u1 = items
+        .iter()
+        .find(|item| item.id == "U1")
+        .expect("U1 to confirm");
+    let suggestion = u1.suggestion.as_ref().unwrap();
+    assert_eq!(suggestion.by, "quorum");
+    assert_eq!(suggestion.decision, ItemDecision::Defer);
+    assert!(
+        u1.text.contains("the COPY docs say rows stream"),
+        "{}",
+        u1.text
+    );
+    let mut harness = to_the_synthesis(harness, take_planner);
+    assert_eq!(status_of(&harness, "U1"), Verification::Unverified);
+    let why = format!("{WHY}; the moderator left it to investigate");
+    let row = board_row(&harness, "U1");
+    assert_eq!(row.word.as_deref(), Some("UNVERIFIED"));
+    assert_eq!(row.rule, why);
+    assert_eq!(log_row(&harness, "U1").unwrap().detail, why);
+    assert_eq!(
+        harness.protocol.open_questions()[0],
+        format!("U1 [UNVERIFIED] COPY streams 5 GB in 1 GiB. ({why})")
+    );
+    assert!(
+        harness
+            .prompt_of("synthesizer/synthesis")
+            .contains(&format!(
+                "U1 (UNVERIFIED: {why}): COPY streams 5 GB in 1 GiB."
+            )),
+        "the synthesizer is told"
+    );
+    harness.answer("synthesizer/synthesis", &synthesis(""));
+    let plan = harness.document("plan.md");
+    assert!(
+        plan.contains("- [ ] Investigate: COPY streams 5 GB in 1 GiB. (U1)"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains(&format!("| U1 | Planner | COPY streams 5 GB in 1 GiB. | Unverified assumption | Unverified | {why} |")),
+        "{plan}"
+    );
+    let record = harness.document("debate.yaml");
+    assert!(record.contains(&format!("why: {why}")), "{record}");
+    assert!(record.contains("confirmation: deferred"), "{record}");
+    assert!(
+        harness
+            .log_text()
+            .contains("critic checked U1 VERIFIED without an evidence link or quote")
+    );
+}
+
+/// PC-25 (issue 60): the moderator can confirm a bare `[VERIFIED]`; the
+/// confirmation, with its note, is recorded as the evidence. Rejected, it
+/// stays unverified and says the moderator did not confirm it.
+#[test]
+fn pc_25_the_moderator_confirms_a_bare_verified_or_leaves_it_unverified() {
+    use quorum::protocol::plan::model::Evidence;
+    let harness = round_one_checking("U1: [VERIFIED] the COPY docs say rows stream");
+    let harness = to_the_synthesis(harness, |harness| {
+        harness.moderate(&[
+            ("C2", ItemDecision::Reject, None),
+            ("U1", ItemDecision::Accept, Some("I ran it on staging")),
+        ])
+    });
+    assert_eq!(status_of(&harness, "U1"), Verification::Verified);
+    let check = &harness.protocol.assumptions()[0].checks[0];
+    assert_eq!(
+        check.evidence,
+        Some(Evidence::Moderator(Some("I ran it on staging".into())))
+    );
+    assert!(
+        board_row(&harness, "U1")
+            .rule
+            .ends_with("(confirmed by the moderator: I ran it on staging)")
+    );
+    assert!(log_row(&harness, "U1").is_none());
+    assert!(
+        harness
+            .log_text()
+            .contains("U1 confirmed verified by the moderator: I ran it on staging")
+    );
+
+    let harness = round_one_checking("U1: [VERIFIED] the COPY docs say rows stream");
+    let harness = to_the_synthesis(harness, |harness| {
+        harness.moderate(&[
+            ("C2", ItemDecision::Reject, None),
+            ("U1", ItemDecision::Reject, None),
+        ])
+    });
+    assert_eq!(status_of(&harness, "U1"), Verification::Unverified);
+    assert_eq!(
+        board_row(&harness, "U1").rule,
+        "marked VERIFIED by the critic without an evidence link or quote; the moderator did not confirm it"
+    );
+}
+
+/// PC-25 (issue 60): a bare `[VERIFIED]` in the final words, after the
+/// last round's moderation, gets a moderation of its own before the
+/// synthesizer starts.
+#[test]
+fn pc_25_a_bare_verified_in_the_final_words_is_confirmed_before_the_synthesis() {
+    let mut harness = round_one_checking(U1_VERIFIED);
+    take_planner(&mut harness);
+    harness.answer(
+        "planner/revise/r1",
+        &draft("Export, revised", &["Presigned URLs live 24 h."]),
+    );
+    harness.answer("critic/review/r2", &challenges(&[], &[]));
+    harness.answer(
+        "optimizer/final",
+        "Final proposals: I1 accepted.\n- U2: [VERIFIED] the bucket allows it\n",
+    );
+    assert!(!harness.was_started("synthesizer/"), "the moderator first");
+    let items = harness
+        .moderation
+        .clone()
+        .expect("a moderation before the synthesis");
+    let ids: Vec<&str> = items.iter().map(|item| item.id.as_str()).collect();
+    assert_eq!(ids, ["U2"]);
+    assert!(
+        items[0]
+            .text
+            .contains("The optimizer (round 1) marked it VERIFIED"),
+        "{}",
+        items[0].text
+    );
+    harness.moderate(&[("U2", ItemDecision::Accept, Some("checked the policy"))]);
+    assert!(harness.is_live("synthesizer/synthesis"));
+    assert_eq!(status_of(&harness, "U2"), Verification::Verified);
+    assert!(
+        harness
+            .prompt_of("synthesizer/synthesis")
+            .contains("U2 (VERIFIED): Presigned URLs live 24 h.")
+    );
+}
+
+/// PC-24, PC-31 (issue 60): an assumption the critic or the optimizer
+/// marks `[UNVERIFIED]` in its own answer is tracked like the planner's,
+/// and its Critique Log row names who raised it, not "Planner". A
+/// verification line (`U2: [UNVERIFIED] …`) raises nothing new.
+#[test]
+fn pc_24_pc_31_an_assumption_the_critic_or_optimizer_marks_names_it_in_the_log() {
+    let mut harness = start(false);
+    harness.answer(
+        "planner/draft/r1",
+        &draft("Export", &["Presigned URLs live 24 h."]),
+    );
+    let critic = challenges(
+        &[("Security", "Tenant leak", "CRITICAL")],
+        &["U1: [UNVERIFIED] no access"],
+    ) + "- [UNVERIFIED] Every tenant table enables the tenant_isolation policy.\n";
+    harness.answer("critic/critique/r1", &critic);
+    let optimizer = proposals(&[("Delivery", "One transaction", "HIGH", None)], &[])
+        + "[UNVERIFIED] REPEATABLE READ holds a 5 GB snapshot without bloat.\n";
+    harness.answer("optimizer/optimize/r1", &optimizer);
+    let raised: Vec<(String, String, String)> = harness
+        .protocol
+        .assumptions()
+        .iter()
+        .map(|a| (a.id.clone(), a.raised_by.clone(), a.from.clone()))
+        .collect();
+    assert_eq!(
+        raised,
+        [
+            ("U1".to_string(), "planner".to_string(), "draft".to_string()),
+            (
+                "U2".to_string(),
+                "critic".to_string(),
+                "critique, round 1".to_string()
+            ),
+            (
+                "U3".to_string(),
+                "optimizer".to_string(),
+                "optimize, round 1".to_string()
+            ),
+        ]
+    );
+    let sources: Vec<(String, String)> =
+        quorum::protocol::plan::documents::log_rows(&harness.protocol)
+            .into_iter()
+            .filter(|row| row.id.starts_with('U'))
+            .map(|row| (row.id, row.source))
+            .collect();
+    assert_eq!(
+        sources,
+        [
+            ("U1".to_string(), "Planner".to_string()),
+            ("U2".to_string(), "Critic".to_string()),
+            ("U3".to_string(), "Optimizer".to_string()),
+        ]
+    );
+    assert!(
+        board_row(&harness, "U2")
+            .facts
+            .iter()
+            .any(|fact| fact.value == "critic"),
+        "the board says who raised it"
+    );
+    assert!(
+        harness
+            .log_text()
+            .contains("[UNVERIFIED] marked by the critic (critique, round 1): U2"),
+        "{}",
+        harness.log_text()
+    );
+}
+
+/// PC-31: the Critique Log's Summary, Category and Detail columns, row by
+/// row: the item's summary and category as raised; the planner's reason
+/// when the moderator ruled as it proposed, the moderator's override and
+/// note otherwise, a third option named; an assumption's text, "Unverified
+/// assumption" and why it is still unverified.
+#[test]
+fn pc_31_the_logs_summary_category_and_detail_columns() {
+    use quorum::protocol::plan::documents::LogRow;
+    let harness = round_one_of(start(false), "U1: [VERIFIED] the COPY docs say rows stream");
+    let harness = to_the_synthesis(harness, |harness| {
+        harness.moderate(&[
+            ("C2", ItemDecision::Accept, Some("the 60 s timeout is real")),
+            ("U1", ItemDecision::Defer, None),
+        ])
+    });
+    let row =
+        |id: &str, source: &str, summary: &str, category: &str, resolution: &str, detail: &str| {
+            LogRow {
+                id: id.into(),
+                source: source.into(),
+                summary: summary.into(),
+                category: category.into(),
+                resolution: resolution.into(),
+                detail: detail.into(),
+            }
+        };
+    assert_eq!(
+        quorum::protocol::plan::documents::log_rows(&harness.protocol),
+        [
+            row(
+                "C1",
+                "Critic",
+                "Tenant leak",
+                "Security",
+                "Accepted",
+                "because of C1"
+            ),
+            row(
+                "C2",
+                "Critic",
+                "No timeout plan",
+                "Operations",
+                "Accepted",
+                "decided by the moderator (the planner proposed to reject) — note: the 60 s timeout is real"
+            ),
+            row(
+                "I1",
+                "Optimizer",
+                "One transaction",
+                "Delivery",
+                "Accepted",
+                "because of I1"
+            ),
+            row(
+                "U1",
+                "Planner",
+                "COPY streams 5 GB in 1 GiB.",
+                "Unverified assumption",
+                "Unverified",
+                "marked VERIFIED by the critic without an evidence link or quote; the moderator left it to investigate"
+            ),
+            row(
+                "U2",
+                "Planner",
+                "Presigned URLs live 24 h.",
+                "Unverified assumption",
+                "Unverified",
+                "optimizer: no access to the bucket"
+            ),
+        ]
+    );
+}
+
+/// PC-25 (issue 60): a debate journaled before evidence was asked for
+/// folds as it ran: a bare `[VERIFIED]` verifies, nothing goes before the
+/// moderator, the critic's own markers are not tracked, and the synthesizer
+/// writes plan.md alone.
+#[test]
+fn pc_25_a_debate_from_before_issue_60_verifies_as_it_ran() {
+    let mut config = config(false);
+    config.seating.edition = quorum::protocol::Edition::FIRST;
+    let harness = Harness::start(Plan::new(config, Arc::new(PromptSet::builtin())));
+    let harness = round_one_of(harness, "U1: [VERIFIED] the COPY docs say rows stream");
+    assert_eq!(status_of(&harness, "U1"), Verification::Verified);
+    let ids: Vec<String> = harness
+        .moderation
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|item| item.id.clone())
+        .collect();
+    assert_eq!(ids, ["C1", "C2", "I1"]);
+    let mut harness = to_the_synthesis(harness, take_planner);
+    assert!(
+        !harness
+            .prompt_of("synthesizer/synthesis")
+            .contains("Decision Record"),
+        "it was never asked for one"
+    );
+    harness.answer("synthesizer/synthesis", &synthesis(""));
+    let paths: Vec<String> = harness
+        .protocol
+        .documents()
+        .into_iter()
+        .map(|d| d.path)
+        .collect();
+    assert_eq!(paths, ["plan.md", "transcript.md", "debate.yaml"]);
+    assert!(!harness.document("debate.yaml").contains("why:"));
 }

@@ -116,17 +116,31 @@ impl Plan {
                     Verification::Refuted => Tone::Negative,
                     Verification::Unverified => Tone::Caution,
                 }),
-                rule: last
-                    .map(|check| {
+                rule: match (assumption.why_unverified(), last) {
+                    (Some(why), _) => why,
+                    (None, Some(check)) => {
+                        let confirmed = match &check.evidence {
+                            Some(evidence @ super::model::Evidence::Moderator(_)) => {
+                                format!(" ({})", evidence.describe())
+                            }
+                            _ => String::new(),
+                        };
                         format!(
-                            "{} (round {}): {}",
+                            "{} (round {}): {}{confirmed}",
                             check.by,
                             check.round,
                             one_line(&check.note)
                         )
-                    })
-                    .unwrap_or_else(|| "nobody has checked it yet".into()),
-                facts: vec![Fact::new("from", &assumption.from)],
+                    }
+                    (None, None) => "nobody has checked it yet".into(),
+                },
+                facts: {
+                    let mut facts = vec![Fact::new("from", &assumption.from)];
+                    if assumption.raised_by != super::PLANNER {
+                        facts.push(Fact::new("raised by", &assumption.raised_by));
+                    }
+                    facts
+                },
             }
         }));
         rows

@@ -100,9 +100,15 @@ impl Plan {
         self.conclude_final(now)
     }
 
+    /// Once both final words are in: the moderator confirms or leaves
+    /// unverified what was marked `[VERIFIED]` without evidence and not put
+    /// to a moderation yet (issue 60), then the synthesis.
     pub(super) fn conclude_final(&mut self, now: Timestamp) -> Vec<Effect> {
         if !self.awaiting.is_empty() {
             return Vec::new();
+        }
+        if let Some(moderation) = self.open_confirmations(now) {
+            return moderation;
         }
         self.start_synthesis(now)
     }

@@ -118,14 +118,19 @@ fn rows_as(plan: &Plan, settled: bool) -> Vec<LogRow> {
         })
         .collect();
     rows.extend(plan.open_assumptions().into_iter().map(|assumption| {
-        let note = assumption
-            .checks
-            .last()
-            .map(|check| format!("{}: {}", check.by, one_line(&check.note)))
-            .unwrap_or_else(|| "nobody could check it during the debate".into());
+        let note = match assumption.why_unverified() {
+            Some(why) => why,
+            None => assumption
+                .checks
+                .last()
+                .map(|check| format!("{}: {}", check.by, one_line(&check.note)))
+                .unwrap_or_else(|| "nobody could check it during the debate".into()),
+        };
         LogRow {
             id: assumption.id.clone(),
-            source: "Planner".into(),
+            // Whoever marked it `[UNVERIFIED]`: the planner in a plan, or
+            // the critic or the optimizer in its own answer (issue 60).
+            source: capitalised(&assumption.raised_by),
             summary: one_line(&assumption.text),
             category: "Unverified assumption".into(),
             resolution: "Unverified".into(),
@@ -672,11 +677,14 @@ struct ItemYaml {
     settled: Option<crate::protocol::ItemResolution>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct AssumptionYaml {
     #[serde(flatten)]
     assumption: super::model::Assumption,
     status: Verification,
+    /// Why it is unverified though someone marked it verified (issue 60).
+    why: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -738,6 +746,7 @@ impl DebateYaml {
                 .map(|assumption| AssumptionYaml {
                     assumption: assumption.clone(),
                     status: assumption.status(),
+                    why: assumption.why_unverified(),
                 })
                 .collect(),
             critique_log: LogYaml {

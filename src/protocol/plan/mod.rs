@@ -47,14 +47,16 @@ mod revision;
 
 pub use kind::{KIND, NAME};
 
-use crate::protocol::{Answer, DebateCore, GivenUp, Seating, SharedSteps, parses};
+use crate::protocol::{Answer, DebateCore, Edition, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use self::model::{Assumption, Check, DecidedBy, Decision, Item, Response, Source, Verification};
+use self::model::{
+    Assumption, Check, Confirmation, DecidedBy, Decision, Item, Response, Source, Verification,
+};
 use self::parse::Written;
 use super::Refusals;
 use super::calls::{Calls, Submission, Unusable};
@@ -231,6 +233,9 @@ pub struct Plan {
     /// Answers that cite no item, so were not checked by id: `revision 1`,
     /// `plan`.
     unchecked: Vec<String>,
+    /// The moderation open now is the one before the synthesis, for the
+    /// verifications without evidence the final words brought (issue 60).
+    confirming: bool,
     places: Places,
 }
 
@@ -242,13 +247,25 @@ crate::lend_core!(Plan, core);
 pub struct PlanSubject {
     pub id: String,
     pub proposed: Option<ItemDecision>,
+    /// An assumption marked `[VERIFIED]` without evidence, for the
+    /// moderator to confirm (issue 60), rather than a challenge or a
+    /// proposal.
+    pub verification: bool,
 }
 
 impl PlanSubject {
     /// `accepted as the planner proposed`, `rejected (the planner proposed
-    /// to accept)`: the decision, and whether it confirms the planner.
+    /// to accept)`: the decision, and whether it confirms the planner; for
+    /// a verification, what it does to the assumption.
     fn how(&self, decision: ItemDecision) -> &'static str {
         use ItemDecision::{Accept, Defer, Reject};
+        if self.verification {
+            return match decision {
+                Accept => "confirmed verified by the moderator",
+                Reject => "not confirmed: it stays unverified",
+                Defer => "left unverified, to investigate",
+            };
+        }
         match (self.proposed, decision) {
             (Some(proposed), decision) if proposed == decision => match decision {
                 Accept => "accepted as the planner proposed",
@@ -300,6 +317,7 @@ impl Plan {
             synthesis: None,
             departures: Vec::new(),
             unchecked: Vec::new(),
+            confirming: false,
             places: Places::default(),
         }
     }
@@ -379,6 +397,14 @@ impl Plan {
         self.places.items.get(id).map(|&place| &self.items[place])
     }
 
+    /// Whether the debate follows the rules of issue 60: an assumption is
+    /// verified only with evidence or the moderator's confirmation, and
+    /// the critic and the optimizer may mark assumptions of their own. A
+    /// debate journaled before them folds as it ran.
+    fn follows_conclusions(&self) -> bool {
+        self.config.seating.edition.follows(Edition::CONCLUSIONS)
+    }
+
     fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
         self.core.calls.push_log(now, kind, call_id, message);
     }
@@ -439,6 +465,8 @@ impl Plan {
                     "id": assumption.id,
                     "text": assumption.text,
                     "status": assumption.status().as_str(),
+                    "why": assumption.why_unverified(),
+                    "raised_by": assumption.raised_by,
                     "checks": assumption.checks.iter().map(|check| json!({
                         "by": check.by, "round": check.round, "result": check.result.as_str(), "note": check.note,
                     })).collect::<Vec<_>>(),
@@ -467,10 +495,28 @@ impl Plan {
         })
     }
 
-    /// Adds the `[UNVERIFIED]` markers of `plan` not tracked yet.
+    /// Adds the `[UNVERIFIED]` markers of `plan` not tracked yet, raised
+    /// by the planner.
     fn track_markers(&mut self, plan: &str, from: &str, now: Timestamp) {
+        self.track_assumptions(parse::unverified_markers(plan), PLANNER, from, now);
+    }
+
+    /// Adds the assumptions a critic's or an optimizer's `answer` marks
+    /// `[UNVERIFIED]` at the start of a line (issue 60); a debate journaled
+    /// before it tracked the plan's alone.
+    fn track_raised(&mut self, answer: &Answer<'_>, text: &str) {
+        if !self.follows_conclusions() {
+            return;
+        }
+        let slot = &answer.call.slot;
+        let from = format!("{}, round {}", slot.stage, slot.round);
+        let role = slot.role.clone();
+        self.track_assumptions(parse::raised_markers(text), &role, &from, answer.now);
+    }
+
+    fn track_assumptions(&mut self, texts: Vec<String>, by: &str, from: &str, now: Timestamp) {
         let mut added = Vec::new();
-        for text in parse::unverified_markers(plan) {
+        for text in texts {
             if !self.places.assumption_texts.insert(text.clone()) {
                 continue;
             }
@@ -484,16 +530,20 @@ impl Plan {
                 id,
                 text,
                 from: from.to_string(),
+                raised_by: by.to_string(),
                 checks: Vec::new(),
             });
         }
         if !added.is_empty() {
-            self.log(
-                now,
-                LogKind::Note,
-                None,
-                format!("[UNVERIFIED] in the {from}: {}", added.join(", ")),
-            );
+            let message = if by == PLANNER {
+                format!("[UNVERIFIED] in the {from}: {}", added.join(", "))
+            } else {
+                format!(
+                    "[UNVERIFIED] marked by the {by} ({from}): {}",
+                    added.join(", ")
+                )
+            };
+            self.log(now, LogKind::Note, None, message);
         }
     }
 
@@ -506,17 +556,36 @@ impl Plan {
         call_id: &str,
     ) {
         let round = self.round;
+        let asks_evidence = self.follows_conclusions();
         let mut seen = Vec::new();
         for (id, result, note) in checks {
             let place = self.places.assumptions.get(&id).copied();
             if let Some(assumption) = place.map(|place| &mut self.assumptions[place]) {
+                // Issue 60, PC-25: a `[VERIFIED]` counts with an evidence
+                // link or quote; without one it waits for the moderator.
+                let (evidence, confirmation) = match result {
+                    Verification::Verified if asks_evidence => match parse::evidence_in(&note) {
+                        Some(evidence) => (Some(evidence), None),
+                        None => (None, Some(Confirmation::Pending)),
+                    },
+                    _ => (None, None),
+                };
+                let bare = confirmation.is_some();
                 assumption.checks.push(Check {
                     by: by.to_string(),
                     round,
                     result,
                     note,
+                    evidence,
+                    confirmation,
                 });
-                seen.push(format!("{id} {}", result.as_str()));
+                seen.push(if bare {
+                    format!(
+                        "{id} VERIFIED without an evidence link or quote, so it stays unverified unless the moderator confirms it"
+                    )
+                } else {
+                    format!("{id} {}", result.as_str())
+                });
             }
         }
         if !seen.is_empty() {
@@ -543,6 +612,7 @@ impl Plan {
         self.keep_text(answer, text, notes);
         let role = &answer.call.slot.role;
         self.take_checks(checks, role, answer.now, &call_id);
+        self.track_raised(answer, text);
         call_id
     }
 
@@ -666,7 +736,8 @@ impl crate::protocol::Rules for Plan {
         crate::protocol::ItemWords {
             about: Some(
                 "Each item carries the planner's proposed decision: answering with the same \
-                 decision confirms it, another overrides it.",
+                 decision confirms it, another overrides it. An assumption marked VERIFIED \
+                 without evidence (U…) stays unverified unless you accept it.",
             ),
             ..crate::protocol::ItemWords::default()
         }
@@ -723,7 +794,7 @@ impl crate::protocol::Rules for Plan {
     }
 
     fn board(&self) -> Board {
-        let items = self
+        let mut items: Vec<BoardItem> = self
             .items
             .iter()
             .map(|item| {
@@ -742,6 +813,7 @@ impl crate::protocol::Rules for Plan {
                 }
             })
             .collect();
+        items.extend(self.verification_board_items());
         let mut required_roles = vec![PLANNER.to_string(), SYNTHESIZER.to_string()];
         if !self.config.simple {
             required_roles.push(CRITIC.to_string());
@@ -813,8 +885,12 @@ impl crate::protocol::Rules for Plan {
         self.open_assumptions()
             .iter()
             .map(|assumption| {
+                let why = assumption
+                    .why_unverified()
+                    .map(|why| format!(" ({why})"))
+                    .unwrap_or_default();
                 format!(
-                    "{} [UNVERIFIED] {}",
+                    "{} [UNVERIFIED] {}{why}",
                     assumption.id,
                     one_line(&assumption.text)
                 )

@@ -1,19 +1,24 @@
 //! The planner's proposed response to every challenge and proposal of the
 //! round (PC-12, PC-14), each offered to the moderator as an item to
 //! confirm or override (A26), and the submission that closes the round's
-//! decisions.
+//! decisions. Beside them, every assumption the critic or the optimizer
+//! marked `[VERIFIED]` without an evidence link or quote, for the
+//! moderator to confirm (issue 60, PC-25): accepted, the confirmation is
+//! its evidence; rejected or deferred, it stays unverified. What the final
+//! words bring of those gets a moderation of its own before the synthesis.
 //!
 //! Not responsible for holding later answers to those decisions
 //! (`revision`), nor for settling deferred items after the fact (the
 //! shared item book, with the refusal in `mod.rs`).
 
-use super::model::{DecidedBy, Decision, Item, Source};
+use super::model::{Confirmation, DecidedBy, Decision, Evidence, Item, Source, Verification};
 use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::{
     Answer, ByItem, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled,
     SharedSteps, Suggestion, Timestamp,
 };
+use crate::report::one_line;
 use serde_json::json;
 
 impl Plan {
@@ -121,7 +126,7 @@ impl Plan {
 
     fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
         self.enter(Step::Moderation, now);
-        let items: Vec<ModerationItem> = self
+        let mut items: Vec<ModerationItem> = self
             .items
             .iter()
             .filter(|item| item.round == self.round)
@@ -131,6 +136,7 @@ impl Plan {
             let subject = PlanSubject {
                 id: item.id.clone(),
                 proposed: self.responses.get(&item.id).map(|r| r.decision),
+                verification: false,
             };
             self.book.push(item.clone(), subject, self.round);
         }
@@ -147,7 +153,149 @@ impl Plan {
                 )
             ),
         );
+        items.extend(self.offer_verifications(now));
         vec![Effect::AwaitModeration { items }]
+    }
+
+    /// The moderation before the synthesis, when the final words marked an
+    /// assumption `[VERIFIED]` without evidence (issue 60); `None` when
+    /// there is nothing to confirm.
+    pub(super) fn open_confirmations(&mut self, now: Timestamp) -> Option<Vec<Effect>> {
+        if self.unconfirmed().is_empty() {
+            return None;
+        }
+        self.enter(Step::Moderation, now);
+        self.confirming = true;
+        let items = self.offer_verifications(now);
+        Some(vec![Effect::AwaitModeration { items }])
+    }
+
+    /// The assumptions still unverified that a `[VERIFIED]` without
+    /// evidence waits on the moderator for.
+    fn unconfirmed(&self) -> Vec<usize> {
+        self.assumptions
+            .iter()
+            .enumerate()
+            .filter(|(_, assumption)| {
+                assumption.status() == Verification::Unverified
+                    && assumption
+                        .checks
+                        .iter()
+                        .any(|check| check.confirmation == Some(Confirmation::Pending))
+            })
+            .map(|(place, _)| place)
+            .collect()
+    }
+
+    /// Puts every assumption a bare `[VERIFIED]` waits on before the
+    /// moderator, with quorum's suggestion to leave it unverified (so a
+    /// headless run following suggestions verifies nothing without
+    /// evidence), and returns the items.
+    fn offer_verifications(&mut self, now: Timestamp) -> Vec<ModerationItem> {
+        let mut items = Vec::new();
+        for place in self.unconfirmed() {
+            let assumption = &mut self.assumptions[place];
+            let mut marked = Vec::new();
+            for check in &mut assumption.checks {
+                if check.confirmation == Some(Confirmation::Pending) {
+                    check.confirmation = Some(Confirmation::Asked);
+                    marked.push(format!(
+                        "The {} (round {}) marked it VERIFIED without an evidence link or quote: {}",
+                        check.by,
+                        check.round,
+                        one_line(&check.note)
+                    ));
+                }
+            }
+            let item = ModerationItem {
+                id: assumption.id.clone(),
+                target: "assumption".into(),
+                severity: Verification::Unverified.as_str().into(),
+                category: "Verification without evidence".into(),
+                text: format!(
+                    "{}\n{}\nAccept to confirm it verified: your confirmation is its evidence. Reject or defer to leave it unverified, to investigate.",
+                    one_line(&assumption.text),
+                    marked.join("\n")
+                ),
+                suggestion: Some(Suggestion {
+                    decision: ItemDecision::Defer,
+                    by: "quorum".into(),
+                    reason: "no evidence link or quote was given: it stays unverified, to investigate, unless you know it is true".into(),
+                }),
+                ..Default::default()
+            };
+            let subject = PlanSubject {
+                id: item.id.clone(),
+                proposed: Some(ItemDecision::Defer),
+                verification: true,
+            };
+            self.book.push(item.clone(), subject, self.round);
+            items.push(item);
+        }
+        if !items.is_empty() {
+            let ids: Vec<String> = items.iter().map(|item| item.id.clone()).collect();
+            self.log(
+                now,
+                LogKind::Moderation,
+                None,
+                format!(
+                    "needs moderator: {} marked VERIFIED without an evidence link or quote; accept to confirm, or leave unverified",
+                    listed(&ids, "assumption", "assumptions")
+                ),
+            );
+        }
+        items
+    }
+
+    /// The verifications put to the moderator, each as last offered, for
+    /// the board's items list.
+    pub(super) fn verification_board_items(&self) -> Vec<crate::protocol::BoardItem> {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut items = Vec::new();
+        for record in self.book.records().iter().rev() {
+            if !record.subject.verification || seen.contains(&record.item.id.as_str()) {
+                continue;
+            }
+            seen.push(&record.item.id);
+            items.push(crate::protocol::BoardItem {
+                item: record.item.clone(),
+                decision: record.decision,
+                note: record.note.clone(),
+                resolution: None,
+            });
+        }
+        items.reverse();
+        items
+    }
+
+    /// The moderator's decision on an assumption marked `[VERIFIED]`
+    /// without evidence: accepted, its confirmation is the evidence;
+    /// otherwise it stays unverified. `U1 confirmed`, for the log.
+    fn settle_verification(
+        &mut self,
+        id: &str,
+        decision: ItemDecision,
+        note: Option<String>,
+    ) -> Option<String> {
+        let place = self.places.assumptions.get(id).copied()?;
+        let assumption = &mut self.assumptions[place];
+        for check in &mut assumption.checks {
+            if check.confirmation != Some(Confirmation::Asked) {
+                continue;
+            }
+            check.confirmation = Some(match decision {
+                ItemDecision::Accept => Confirmation::Confirmed,
+                ItemDecision::Reject => Confirmation::Rejected,
+                ItemDecision::Defer => Confirmation::Deferred,
+            });
+            if decision == ItemDecision::Accept {
+                check.evidence = Some(Evidence::Moderator(note.clone()));
+            }
+        }
+        Some(match decision {
+            ItemDecision::Accept => format!("{id} confirmed verified"),
+            _ => format!("{id} left unverified"),
+        })
     }
 }
 
@@ -166,16 +314,40 @@ impl crate::protocol::ItemRules for Plan {
         subject.how(decision)
     }
 
-    /// Only an item of the round under moderation can be decided.
+    /// Only an item of the round under moderation, or an assumption put
+    /// to it to confirm, can be decided.
     fn decision_refusal(&self, item_id: &str) -> Option<String> {
         let open = self.step == Step::Moderation
-            && self
+            && (self
                 .item(item_id)
-                .is_some_and(|item| item.round == self.round);
+                .is_some_and(|item| item.round == self.round)
+                || self
+                    .book
+                    .pending()
+                    .any(|record| record.subject.verification && record.item.id == item_id));
         (!open).then(|| "it is not open".to_string())
     }
 
     fn items_settled(&mut self, decided: Vec<Settled<PlanSubject>>, now: Timestamp) -> Vec<Effect> {
+        let (verifications, decided): (Vec<_>, Vec<_>) = decided
+            .into_iter()
+            .partition(|(subject, _, _)| subject.verification);
+        let confirmed: Vec<String> = verifications
+            .into_iter()
+            .filter_map(|(subject, decision, note)| {
+                self.settle_verification(&subject.id, decision, note)
+            })
+            .collect();
+        if self.confirming {
+            self.confirming = false;
+            self.log(
+                now,
+                LogKind::Moderation,
+                None,
+                format!("moderation submitted: {}", confirmed.join(", ")),
+            );
+            return self.start_synthesis(now);
+        }
         let count = decided.len();
         let mut overridden = 0;
         for (subject, decision, note) in decided {
@@ -200,9 +372,16 @@ impl crate::protocol::ItemRules for Plan {
             now,
             LogKind::Moderation,
             None,
-            format!(
-                "moderation submitted: {count} decided, {overridden} against the planner's proposal"
-            ),
+            if confirmed.is_empty() {
+                format!(
+                    "moderation submitted: {count} decided, {overridden} against the planner's proposal"
+                )
+            } else {
+                format!(
+                    "moderation submitted: {count} decided, {overridden} against the planner's proposal; {}",
+                    confirmed.join(", ")
+                )
+            },
         );
         self.start_revise(now)
     }

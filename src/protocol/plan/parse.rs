@@ -17,7 +17,7 @@ use crate::parse::normalise::{IdMatch, KnownIds};
 use crate::parse::{ParseError, Read, Slip, over_item_limit, quote};
 use crate::protocol::ItemDecision;
 
-use super::model::{Level, Response, Verification};
+use super::model::{Evidence, Level, Response, Verification};
 
 /// A challenge's labelled fields (PC-29); `Reopens` is quorum's addition
 /// for round 2.
@@ -769,6 +769,93 @@ pub fn unverified_markers(plan: &str) -> Vec<String> {
     found
 }
 
+/// The assumptions a critic or an optimizer marks `[UNVERIFIED]` in its
+/// own answer (issue 60): a line that opens with the marker, after any
+/// bullet or number, as the planner's do. A verification line (`U2:
+/// [UNVERIFIED] no access`) reports on an assumption already tracked and
+/// raises none, and neither does a marker in the middle of a sentence
+/// (`the plan's [UNVERIFIED] claim`).
+pub fn raised_markers(answer: &str) -> Vec<String> {
+    let opening: String = answer
+        .lines()
+        .filter(|line| {
+            let body = line
+                .trim()
+                .trim_start_matches(['-', '*', '+', ' '])
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ')')
+                .trim_start_matches(['*', '_', ' ']);
+            body.get(..MARKER.len())
+                .is_some_and(|opening| opening.eq_ignore_ascii_case(MARKER))
+        })
+        .map(|line| format!("{line}\n"))
+        .collect();
+    unverified_markers(&opening)
+}
+
+/// The marker of an assumption nobody has verified (PC-24).
+const MARKER: &str = "[UNVERIFIED]";
+
+/// Words a quoted passage needs to count as evidence: `"yes"` quotes
+/// nothing.
+const QUOTE_WORDS_MIN: usize = 3;
+
+/// The evidence a verification's note gives (PC-25, issue 60), the first
+/// of these found:
+///
+/// - a link: `http://` or `https://` and a host with a dot in it
+///   (`https://www.postgresql.org/docs/15/sql-copy.html`);
+/// - a quoted passage of three words or more, between straight or curly
+///   double quotes (`"COPY TO STDOUT sends rows as they are read"`);
+///   single quotes are apostrophes too often to count;
+/// - a place in a file: a path with a `/` or an extension, then a colon
+///   and a line number or range (`db/policies.sql:8`, `runner.py:40-57`),
+///   or `#L12` as code hosts write it.
+///
+/// `None` when the note gives none of them: a `[VERIFIED]` with nothing to
+/// check it by.
+pub fn evidence_in(note: &str) -> Option<Evidence> {
+    use std::sync::LazyLock;
+    static LINK: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?i)\bhttps?://[^\s/?#<>()\[\]"'`]+\.[^\s/?#<>()\[\]"'`]+[^\s<>()\[\]"'`]*"#,
+        )
+        .expect("a valid pattern")
+    });
+    static QUOTE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r#""([^"]+)"|\x{201C}([^\x{201D}]+)\x{201D}"#).expect("a valid pattern")
+    });
+    static PLACE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        let line = r"(?::\d+(?:[-\x{2013}]\d+)?|#L\d+(?:-L?\d+)?)";
+        let with_extension =
+            r"(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.[A-Za-z][A-Za-z0-9]*";
+        let with_folder = r"(?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]+";
+        regex::Regex::new(&format!(
+            r"(?:^|[^A-Za-z0-9_./-])((?:{with_extension}|{with_folder}){line})"
+        ))
+        .expect("a valid pattern")
+    });
+    if let Some(link) = LINK.find(note) {
+        let link = link
+            .as_str()
+            .trim_end_matches(['.', ',', ';', ':', '!', '?']);
+        return Some(Evidence::Link(link.to_string()));
+    }
+    for quoted in QUOTE.captures_iter(note) {
+        let passage = quoted.get(1).or(quoted.get(2)).map_or("", |m| m.as_str());
+        let words = passage
+            .split_whitespace()
+            .filter(|word| word.chars().any(char::is_alphanumeric))
+            .count();
+        if words >= QUOTE_WORDS_MIN {
+            return Some(Evidence::Quote(quoted[0].to_string()));
+        }
+    }
+    PLACE
+        .captures(note)
+        .and_then(|place| place.get(1))
+        .map(|place| Evidence::Place(place.as_str().to_string()))
+}
+
 /// One row of a synthesizer's critique log, as written: the item id of its
 /// first cell, its source and its resolution.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -1070,6 +1157,71 @@ mod tests {
         let read = read_verifications("U1: [VERIFIED] a\nU1: [VERIFIED] b\n", &["U1"]);
         assert_eq!(read.value.len(), 1);
         assert!(read.slips.is_empty());
+    }
+
+    /// PC-25 (issue 60): what a `[VERIFIED]` needs to count: a link, a
+    /// quoted passage of three words or more, or a file and line. A name
+    /// of a document, a file without a line, a one-word quote, a time or
+    /// an address and port is none of them.
+    #[test]
+    fn pc_25_a_verification_needs_a_link_a_quote_or_a_file_and_line() {
+        let link = |text: &str| Some(Evidence::Link(text.to_string()));
+        let place = |text: &str| Some(Evidence::Place(text.to_string()));
+        assert_eq!(
+            evidence_in("see https://www.postgresql.org/docs/15/sql-copy.html."),
+            link("https://www.postgresql.org/docs/15/sql-copy.html")
+        );
+        assert_eq!(
+            evidence_in("the docs (HTTP://docs.aws.amazon.com/s3/presign)"),
+            link("HTTP://docs.aws.amazon.com/s3/presign")
+        );
+        assert_eq!(
+            evidence_in("the manual says \"COPY TO STDOUT streams rows\" plainly"),
+            Some(Evidence::Quote("\"COPY TO STDOUT streams rows\"".into()))
+        );
+        assert_eq!(
+            evidence_in("\u{201C}URLs may live up to seven days\u{201D}, per the docs"),
+            Some(Evidence::Quote(
+                "\u{201C}URLs may live up to seven days\u{201D}".into()
+            ))
+        );
+        assert_eq!(
+            evidence_in("db/policies.sql:8 enables it"),
+            place("db/policies.sql:8")
+        );
+        assert_eq!(
+            evidence_in("(jobs/runner.py:40-57) retries"),
+            place("jobs/runner.py:40-57")
+        );
+        assert_eq!(evidence_in("`client.rs:41`"), place("client.rs:41"));
+        assert_eq!(evidence_in("src/client.rs#L41"), place("src/client.rs#L41"));
+        for bare in [
+            "The Postgres COPY documentation says so",
+            "src/checkout/pricing.rs: apply writes nothing",
+            "they said \"yes\"",
+            "it's 'fine' I'm told",
+            "checked at 10:30 today",
+            "10.0.0.1:5432 answers",
+            "http://localhost/docs",
+            "",
+        ] {
+            assert_eq!(evidence_in(bare), None, "{bare}");
+        }
+    }
+
+    /// PC-24 (issue 60): a critic or an optimizer marks an assumption of
+    /// its own by opening a line with `[UNVERIFIED]`; its verification
+    /// lines and a marker mid-sentence raise none.
+    #[test]
+    fn pc_24_a_critic_marks_an_assumption_at_the_start_of_a_line() {
+        let answer = "**Challenge 1**: Data - Leak\nAssumes: the plan's [UNVERIFIED] claim holds\n\n- U1: [UNVERIFIED] no access\nU2 [UNVERIFIED] none\n- [UNVERIFIED] Every table enables the policy.\n2. **[UNVERIFIED]** The pool holds 40 connections.\n";
+        assert_eq!(
+            raised_markers(answer),
+            [
+                "Every table enables the policy.",
+                "The pool holds 40 connections."
+            ]
+        );
     }
 
     #[test]
