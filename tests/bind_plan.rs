@@ -28,6 +28,7 @@ fn start() -> Harness {
         simple: false,
         seating: support::harness::seated(agents),
         checks_rulings: true,
+        docs: None,
     };
     Harness::start(Plan::new(config, Arc::new(PromptSet::builtin())))
 }

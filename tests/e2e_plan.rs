@@ -27,6 +27,27 @@ fn yaml(dir: &Path) -> Value {
     yaml_serde::from_str(&read(dir, "debate.yaml")).unwrap()
 }
 
+/// The plan demo's goal as a slug: the names of its docs files.
+const DEMO_SLUG: &str = "let-tenants-export-all-their-data-as-csv-from";
+
+/// Every file under `dir`, relative, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// The demo's spec, exported.
 fn export_demo(sandbox: &Sandbox) -> PathBuf {
     let path = sandbox.path().join("demo.yaml");
@@ -97,9 +118,10 @@ fn seq_of(records: &[Json], event: &str, call_id: &str) -> u64 {
 
 /// The demo runs in the seed's order, two rounds, and writes plan.md with
 /// the synthesizer's log, which matches the decisions, counts lines
-/// included (PC-32).
+/// included (PC-32); besides it only the synthesizer's files under docs/
+/// (PC-21).
 #[test]
-fn pc_11_pc_17_pc_32_the_demo_runs_in_order_and_writes_a_correct_log() {
+fn pc_11_pc_17_pc_21_pc_32_the_demo_runs_in_order_and_writes_a_correct_log() {
     let sandbox = Sandbox::new();
     let out = sandbox.out();
     let ran = sandbox.quorum(
@@ -165,10 +187,25 @@ fn pc_11_pc_17_pc_32_the_demo_runs_in_order_and_writes_a_correct_log() {
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    for name in ["plan.md", "transcript.md", "debate.yaml", "journal.jsonl"] {
+    for name in [
+        "plan.md",
+        "transcript.md",
+        "debate.yaml",
+        "journal.jsonl",
+        "docs",
+    ] {
         assert!(entries.contains(&name.to_string()), "{name} in {entries:?}");
     }
-    assert_eq!(entries.len(), 4, "PC-21: no other file: {entries:?}");
+    assert_eq!(entries.len(), 5, "PC-21: no other file: {entries:?}");
+    let docs = files_under(&dir.join("docs"));
+    assert_eq!(docs.len(), 3, "{docs:?}");
+    assert_eq!(docs[0], format!("adr/0001-{DEMO_SLUG}.md"));
+    assert!(
+        docs[1].starts_with("plans/2") && docs[1].ends_with(&format!("-{DEMO_SLUG}.md")),
+        "PC-21: the synthesizer's plan, its decision record and the index: {docs:?}"
+    );
+    assert_eq!(docs[2], "plans/README.md");
+    assert_eq!(read(&dir.join("docs"), &docs[1]), plan);
     let record = yaml(&dir);
     let u1 = &record["unverified"][0];
     assert_eq!(u1["status"].as_str(), Some("verified"));
@@ -499,4 +536,99 @@ fn pc_25_a_bare_verified_stays_unverified_on_the_real_binary() {
         "{}",
         listed.stdout
     );
+}
+
+/// PC-21, PC-22 (issue 60): `--write-docs DIR` lands the synthesizer's
+/// files in a repository's docs/: the plan under docs/plans/, its line
+/// added to the index there (the rest kept), its decision record numbered
+/// after the ones already under docs/adr/. A docs/ that is a symbolic
+/// link leading out of the folder is refused, and nothing lands through it.
+#[test]
+fn pc_21_pc_22_write_docs_lands_the_synthesizers_files_in_a_repository() {
+    let sandbox = Sandbox::new();
+    let repo = sandbox.path().join("repo");
+    std::fs::create_dir_all(repo.join("docs/adr")).unwrap();
+    std::fs::create_dir_all(repo.join("docs/plans")).unwrap();
+    std::fs::write(
+        repo.join("docs/adr/0003-use-postgres.md"),
+        "# 3. Use Postgres\n",
+    )
+    .unwrap();
+    let index = "# Plans\n\n- 2026-11-02 [Billing](2026-11-02-billing.md)\n";
+    std::fs::write(repo.join("docs/plans/README.md"), index).unwrap();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--protocol",
+            "plan",
+            "--headless",
+            "--speed",
+            "50",
+            "--write-docs",
+            repo.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let dir = only_run(&out);
+    let landed = files_under(&repo.join("docs"));
+    assert_eq!(landed.len(), 4, "{landed:?}");
+    let adr = format!("adr/0004-{DEMO_SLUG}.md");
+    assert!(landed.contains(&adr), "{landed:?}");
+    let plan_file = landed
+        .iter()
+        .find(|path| path.starts_with("plans/2"))
+        .expect("the plan");
+    assert_eq!(read(&repo.join("docs"), plan_file), read(&dir, "plan.md"));
+    assert_eq!(
+        read(&repo.join("docs"), &adr),
+        read(&dir.join("docs"), &adr),
+        "the run folder keeps the same record"
+    );
+    assert!(read(&repo.join("docs"), &adr).starts_with("# 4. Stream small tenant exports"));
+    let written_index = read(&repo.join("docs/plans"), "README.md");
+    let plan_name = plan_file.trim_start_matches("plans/");
+    assert!(written_index.starts_with(index), "{written_index}");
+    assert!(
+        written_index.ends_with(&format!(
+            "[Tenant CSV export]({plan_name}) — decision record [0004](../{adr})\n"
+        )),
+        "{written_index}"
+    );
+    let debate = read(&dir, "journal.jsonl");
+    assert!(debate.contains("\"adr_number\":4"), "journaled, for resume");
+
+    // A docs/ leading out of the folder: nothing lands through it.
+    let sandbox = Sandbox::new();
+    let repo = sandbox.path().join("repo");
+    let elsewhere = sandbox.path().join("elsewhere");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, repo.join("docs")).unwrap();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--protocol",
+            "plan",
+            "--headless",
+            "--speed",
+            "50",
+            "--write-docs",
+            repo.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_ne!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("docs is a symbolic link"),
+        "{}",
+        ran.stderr
+    );
+    assert!(files_under(&elsewhere).is_empty());
 }

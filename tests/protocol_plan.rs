@@ -31,12 +31,18 @@ fn config(simple: bool) -> PlanConfig {
         simple,
         seating: support::harness::seated(agents),
         checks_rulings: true,
+        docs: None,
     }
 }
 
 fn start(simple: bool) -> Harness {
     Harness::start(Plan::new(config(simple), Arc::new(PromptSet::builtin())))
 }
+
+/// The plan's copy under `docs/plans/`, named by the goal and the start.
+const PLAN_FILE: &str = "docs/plans/2026-12-01-let-tenants-export-their-data-as-csv.md";
+/// Its decision record.
+const ADR_FILE: &str = "docs/adr/0001-let-tenants-export-their-data-as-csv.md";
 
 /// The draft (U1, U2), the critic's C1 (HIGH) and C2 (CRITICAL) with U1
 /// verified by a link, the optimizer's I1 and a third option I2 for C2,
@@ -487,11 +493,23 @@ fn pc_21_pc_23_pc_31_pc_32_a27_the_plan_keeps_a_correct_log() {
         .into_iter()
         .map(|d| d.path)
         .collect();
-    assert_eq!(paths, ["plan.md", "transcript.md", "debate.yaml"], "PC-21");
+    assert_eq!(
+        paths,
+        [
+            "plan.md",
+            PLAN_FILE,
+            "docs/plans/README.md",
+            ADR_FILE,
+            "transcript.md",
+            "debate.yaml"
+        ],
+        "PC-21: the synthesizer's files, and the record"
+    );
     assert_eq!(
         harness.document("plan.md"),
         written.trim_end().to_string() + "\n"
     );
+    assert_eq!(harness.document(PLAN_FILE), harness.document("plan.md"));
     let transcript = harness.document("transcript.md");
     assert!(
         transcript.contains("Final proposals: I1 deferred, I2 accepted."),
@@ -1245,4 +1263,201 @@ fn pc_25_a_debate_from_before_issue_60_verifies_as_it_ran() {
         .collect();
     assert_eq!(paths, ["plan.md", "transcript.md", "debate.yaml"]);
     assert!(!harness.document("debate.yaml").contains("why:"));
+}
+
+// ---- PC-21, PC-22: only the synthesizer writes, and only it is told of docs/ --------
+
+/// The synthesizer's answer for [`to_the_synthesis`], with its decision
+/// record.
+const DECIDED: &str = "## Decision Record\n\nTitle: Export with a tenant check\nContext: Tenants' data must never mix.\nDecision: Every export runs in one transaction scoped to its tenant.\nConsequences: Slower exports for the largest tenants.\nAlternatives: A schema per tenant, set aside as too costly.\n";
+
+/// PC-22: the planner, the critic and the optimizer neither read nor write
+/// `docs/plans/`: every prompt of theirs says so, carries the plan quorum
+/// gives them instead, and names no docs file nor the folder the docs go
+/// to. Only the synthesizer's prompt names its files under `docs/plans/`
+/// and `docs/adr/`.
+#[test]
+fn pc_22_only_the_synthesizer_is_told_of_the_docs_the_others_get_the_plan() {
+    let root = "/srv/repositories/billing";
+    let mut config = config(false);
+    config.docs = Some(quorum::protocol::plan::docs::DocsTarget {
+        root: root.into(),
+        adr_number: 7,
+    });
+    let harness = Harness::start(Plan::new(config, Arc::new(PromptSet::builtin())));
+    let mut harness = round_one_of(harness, U1_VERIFIED);
+    let draft_text = draft(
+        "Export",
+        &["COPY streams 5 GB in 1 GiB.", "Presigned URLs live 24 h."],
+    );
+    let harness_calls = |harness: &Harness| -> Vec<(String, String)> {
+        harness
+            .started
+            .iter()
+            .map(|spec| (spec.request.call_id.clone(), spec.request.prompt.clone()))
+            .collect()
+    };
+    harness = to_the_synthesis(harness, take_planner);
+    for (call, prompt) in harness_calls(&harness) {
+        if call.starts_with("synthesizer/") {
+            continue;
+        }
+        assert!(
+            prompt.contains("do not read or write `docs/plans/`"),
+            "{call}: {prompt}"
+        );
+        assert!(!prompt.contains("docs/adr"), "{call}");
+        assert!(!prompt.contains(root), "{call}");
+        assert!(!prompt.contains("Decision Record"), "{call}");
+        if !call.starts_with("planner/draft") {
+            // The orchestrator gives them the plan content they need.
+            assert!(
+                prompt.contains("Ship a CSV export of every tenant table."),
+                "{call}: the plan is in the prompt"
+            );
+        }
+    }
+    assert!(
+        harness
+            .prompt_of("critic/critique/r1")
+            .contains(draft_text.trim()),
+        "the critic has the whole draft from quorum"
+    );
+    let synthesizer = harness.prompt_of("synthesizer/synthesis");
+    assert!(
+        synthesizer.contains(
+            "the plan in `docs/plans/2026-12-01-let-tenants-export-their-data-as-csv.md`"
+        ),
+        "{synthesizer}"
+    );
+    assert!(
+        synthesizer.contains("`docs/adr/0007-let-tenants-export-their-data-as-csv.md`"),
+        "{synthesizer}"
+    );
+    assert!(synthesizer.contains("## Decision Record"));
+    assert!(
+        !synthesizer.contains(root),
+        "the folder is quorum's business"
+    );
+}
+
+/// PC-21, PC-22 (issue 60): what lands under `docs/` is the synthesizer's
+/// answer alone, in the seed's layout: the plan (plan.md, without the
+/// decision record), the index line, and the decision record rendered
+/// whole around the synthesizer's fields; no other role's answer. In the
+/// person's folder (`--write-docs`) the same files land, inside it, the
+/// index by its line alone.
+#[test]
+fn pc_21_pc_22_only_the_synthesizers_answer_lands_in_docs() {
+    let root = tempfile::tempdir().unwrap();
+    let mut config = config(false);
+    config.docs = Some(quorum::protocol::plan::docs::DocsTarget {
+        root: root.path().display().to_string(),
+        adr_number: 7,
+    });
+    let harness = Harness::start(Plan::new(config, Arc::new(PromptSet::builtin())));
+    let harness = round_one_of(harness, U1_VERIFIED);
+    let mut harness = to_the_synthesis(harness, take_planner);
+    let answer = format!("{}\n{DECIDED}", synthesis(""));
+    harness.answer("synthesizer/synthesis", &answer);
+    let adr_file = "docs/adr/0007-let-tenants-export-their-data-as-csv.md";
+    let documents = harness.protocol.documents();
+    let docs: Vec<&quorum::protocol::Document> = documents
+        .iter()
+        .filter(|document| document.path.starts_with("docs/"))
+        .collect();
+    let paths: Vec<&str> = docs.iter().map(|document| document.path.as_str()).collect();
+    assert_eq!(paths, [PLAN_FILE, "docs/plans/README.md", adr_file]);
+    let plan = harness.document("plan.md");
+    assert!(
+        !plan.contains("Decision Record"),
+        "a file of its own: {plan}"
+    );
+    assert_eq!(harness.document(PLAN_FILE), plan);
+    let adr = harness.document(adr_file);
+    for expected in [
+        "# 7. Export with a tenant check\n",
+        "Status: Proposed",
+        "## Context\n\nTenants' data must never mix.",
+        "## Decision\n\nEvery export runs in one transaction scoped to its tenant.",
+        "## Consequences\n\nSlower exports for the largest tenants.",
+        "## Alternatives considered\n\nA schema per tenant, set aside as too costly.",
+        "the plan is [Tenant export](../plans/2026-12-01-let-tenants-export-their-data-as-csv.md)",
+        "- Rejected: C2 No timeout plan.",
+    ] {
+        assert!(adr.contains(expected), "{expected}\n{adr}");
+    }
+    assert!(!adr.contains("quorum filled in"), "{adr}");
+    assert!(
+        harness.document("docs/plans/README.md").contains(
+            "- 2026-12-01 [Tenant export](2026-12-01-let-tenants-export-their-data-as-csv.md) — decision record [0007](../adr/0007-let-tenants-export-their-data-as-csv.md)"
+        )
+    );
+    // No other role's answer: the draft's, the critic's, the optimizer's.
+    let others: Vec<String> = harness
+        .protocol
+        .kept()
+        .iter()
+        .filter(|kept| kept.role != "synthesizer")
+        .flat_map(|kept| kept.raw.lines().map(str::to_string).collect::<Vec<_>>())
+        .filter(|line| line.len() > 20 && !answer.contains(line.as_str()))
+        .collect();
+    assert!(!others.is_empty());
+    for document in &docs {
+        for line in &others {
+            assert!(
+                !document.contents.contains(line.as_str()),
+                "{}: `{line}` is not the synthesizer's",
+                document.path
+            );
+        }
+    }
+    // The person's folder gets the same files, inside it.
+    let publications = harness.protocol.publications();
+    let landed: Vec<String> = publications
+        .iter()
+        .map(|publication| {
+            assert_eq!(publication.within.as_deref(), Some(root.path()));
+            publication
+                .path
+                .strip_prefix(root.path())
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(landed, [PLAN_FILE, "docs/plans/README.md", adr_file]);
+    let index = &publications[1];
+    let existing = "# Plans\n\n- 2026-11-02 [Billing](2026-11-02-billing.md)\n";
+    assert_eq!(
+        index.landed(Some(existing)),
+        format!("{existing}{}\n", index.entry.as_ref().unwrap().line),
+        "an index line is added to the index there, the rest kept"
+    );
+    let again = index.landed(Some(&index.landed(Some(existing))));
+    assert_eq!(again, index.landed(Some(existing)), "and never twice");
+}
+
+/// PC-21 (issue 60): a synthesizer that writes no decision record still
+/// gets a whole one: every field from the debate's record, and the file
+/// says so.
+#[test]
+fn pc_21_a_decision_record_left_out_is_filled_from_the_record_and_said_so() {
+    let harness = round_one_of(start(false), U1_VERIFIED);
+    let mut harness = to_the_synthesis(harness, take_planner);
+    harness.answer("synthesizer/synthesis", &synthesis(""));
+    let adr = harness.document(ADR_FILE);
+    for expected in [
+        "# 1. Tenant export\n",
+        "## Context\n\nThe goal: Let tenants export their data as CSV.",
+        "## Decision\n\nAdmins export their tenant's data as CSV.",
+        "## Consequences\n\n- Tenant leak (C1)\n- One transaction (I1)\n- Still unverified, to investigate before implementing: Presigned URLs live 24 h. (U2)",
+        "*quorum filled in the title, the context, the decision, the consequences from the debate's record: the synthesizer's decision record gave none.*",
+    ] {
+        assert!(adr.contains(expected), "{expected}\n{adr}");
+    }
+    assert!(
+        harness.protocol.publications().is_empty(),
+        "no folder named"
+    );
 }

@@ -224,6 +224,54 @@ pub fn publish(path: &Path, contents: &[u8]) -> Result<(), ArtifactError> {
     write_atomic(path, contents).map_err(ArtifactError::io("write", path))
 }
 
+/// Atomically writes a file below `root`, a folder the person chose
+/// (`--write-docs DIR`), creating the folders between. `path` must lie
+/// below `root` by plain components (no `..`, nothing hidden, nothing but
+/// `[A-Za-z0-9._-]`), and no folder below `root`, nor the file, may be a
+/// symbolic link: the file lands where its path says, inside `root`, or
+/// nowhere.
+pub fn publish_within(root: &Path, path: &Path, contents: &[u8]) -> Result<(), ArtifactError> {
+    let outside = |reason| ArtifactError::UnsafePath {
+        path: path.display().to_string(),
+        reason,
+    };
+    let relative = path
+        .strip_prefix(root)
+        .map_err(|_| outside("not inside the folder chosen for it"))?;
+    let relative = relative
+        .to_str()
+        .ok_or_else(|| outside("not valid UTF-8"))?;
+    let components = checked_components(relative)?;
+    let (file_name, folders) = components
+        .split_last()
+        .expect("checked_components never returns an empty list");
+    let mut folder = root.to_path_buf();
+    for name in folders {
+        folder.push(name);
+        match fs::symlink_metadata(&folder) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(ArtifactError::LinkedFolder { path: folder });
+            }
+            Ok(meta) if !meta.is_dir() => {
+                return Err(ArtifactError::NotAFolder { path: folder });
+            }
+            Ok(_) => {}
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                create_dir_all_durable(&folder)?;
+            }
+            Err(err) => return Err(ArtifactError::io("inspect", &folder)(err)),
+        }
+    }
+    let file = folder.join(file_name);
+    if fs::symlink_metadata(&file).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return Err(ArtifactError::UnsafePath {
+            path: file.display().to_string(),
+            reason: "a symbolic link, which quorum replaces only in its own folders",
+        });
+    }
+    write_atomic(&file, contents).map_err(ArtifactError::io("write", &file))
+}
+
 /// Flushes a folder's entries (files created, renamed or removed in it) to
 /// disk. A no-op where folders cannot be opened for syncing.
 pub(crate) fn sync_dir(path: &Path) -> io::Result<()> {

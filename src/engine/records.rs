@@ -43,10 +43,29 @@ impl ChangedFiles {
             .collect();
         run_dir.write_all(&files)?;
         for publication in &self.publications {
-            crate::artifact::publish(&publication.path, publication.contents.as_bytes())?;
+            land(publication)?;
         }
         Ok(())
     }
+}
+
+/// Writes `publication` where it goes, unless the file already holds what
+/// it would: a whole file, or its entry merged into the index already
+/// there. Whether it wrote.
+pub(super) fn land(publication: &Publication) -> Result<bool, ArtifactError> {
+    // Missing, or not a regular file (the write then refuses it, saying why).
+    let existing = crate::artifact::read_regular(&publication.path).ok();
+    let contents = publication.landed(existing.as_deref());
+    if existing.as_deref() == Some(contents.as_str()) {
+        return Ok(false);
+    }
+    match &publication.within {
+        Some(root) => {
+            crate::artifact::publish_within(root, &publication.path, contents.as_bytes())?
+        }
+        None => crate::artifact::publish(&publication.path, contents.as_bytes())?,
+    }
+    Ok(true)
 }
 
 /// `work` done on this thread while the journal's records are made durable

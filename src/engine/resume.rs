@@ -168,15 +168,9 @@ pub fn rewrite_stale_documents<P: Protocol>(
         rewritten.push(document.path.clone());
     }
     for publication in protocol.publications() {
-        if crate::artifact::read_regular(&publication.path)
-            .ok()
-            .as_deref()
-            == Some(publication.contents.as_str())
-        {
-            continue;
+        if super::records::land(&publication)? {
+            rewritten.push(publication.path.display().to_string());
         }
-        crate::artifact::publish(&publication.path, publication.contents.as_bytes())?;
-        rewritten.push(publication.path.display().to_string());
     }
     Ok(rewritten)
 }

@@ -652,8 +652,12 @@ impl<R: Rules> Protocol for R {
         let core = self.as_ref();
         let mut publications = Rules::publications(self);
         if !core.unread.is_empty() {
+            // An index's entry is one line of someone else's file: it
+            // carries no note.
             for publication in &mut publications {
-                if publication.path.extension().is_some_and(|ext| ext == "md") {
+                if publication.entry.is_none()
+                    && publication.path.extension().is_some_and(|ext| ext == "md")
+                {
                     publication.contents =
                         super::reading::with_unread(&publication.contents, &core.unread);
                 }

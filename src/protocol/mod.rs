@@ -407,13 +407,72 @@ impl Document {
 }
 
 /// A file a protocol delivers outside its run folder once it has ended
-/// (a council's deliverable pair under `.outputs/debate/`): an absolute
-/// path the protocol derived from its journaled definition, never from an
-/// agent's text.
+/// (a council's deliverable pair under `.outputs/debate/`, a plan's files
+/// under `--write-docs DIR`): an absolute path the protocol derived from
+/// its journaled definition, never from an agent's text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Publication {
     pub path: std::path::PathBuf,
+    /// The whole file, or for an [`entry`](Self::entry) the file as first
+    /// written, when there is none yet.
     pub contents: String,
+    /// The folder the person chose for it: the file lands below it and
+    /// through no symbolic link, or not at all. `None`: only the file's
+    /// own folder is checked.
+    pub within: Option<std::path::PathBuf>,
+    /// One entry of an index the file gathers (a plan's line in
+    /// `docs/plans/README.md`): on a file already there, only this lands.
+    pub entry: Option<IndexEntry>,
+}
+
+/// A line of an index file that belongs to one publication: the line that
+/// holds `key` is replaced by `line`, or `line` is appended; every other
+/// line stays as it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub key: String,
+    pub line: String,
+}
+
+impl Publication {
+    /// A whole file at `path`.
+    pub fn whole(path: std::path::PathBuf, contents: String) -> Self {
+        Publication {
+            path,
+            contents,
+            within: None,
+            entry: None,
+        }
+    }
+
+    /// What the file holds once this lands on `existing` (what is there
+    /// now, if anything).
+    pub fn landed(&self, existing: Option<&str>) -> String {
+        let (Some(entry), Some(existing)) = (&self.entry, existing) else {
+            return self.contents.clone();
+        };
+        let mut replaced = false;
+        let mut lines: Vec<&str> = Vec::new();
+        for line in existing.lines() {
+            if line.contains(&entry.key) {
+                if !replaced {
+                    lines.push(&entry.line);
+                    replaced = true;
+                }
+            } else {
+                lines.push(line);
+            }
+        }
+        if !replaced {
+            while lines.last().is_some_and(|line| line.trim().is_empty()) {
+                lines.pop();
+            }
+            lines.push(&entry.line);
+        }
+        let mut text = lines.join("\n");
+        text.push('\n');
+        text
+    }
 }
 
 /// Where a debate stands, for progress display. `Default` is a debate
@@ -1021,6 +1080,7 @@ mod tests {
                 ..Seating::default()
             },
             checks_rulings: true,
+            docs: None,
         };
         let json = serde_json::to_value(&config).unwrap();
         let mut keys: Vec<&str> = json

@@ -111,14 +111,11 @@ pub fn publications(council: &Council) -> Vec<Publication> {
     let markdown = format!("{}{summary}", front_matter(council));
     let json = serde_json::to_string_pretty(&companion(council)).unwrap_or_default() + "\n";
     vec![
-        Publication {
-            path: folder.join(format!("{stem}.md")),
-            contents: crate::text::for_markdown(&markdown),
-        },
-        Publication {
-            path: folder.join(format!("{stem}.json")),
-            contents: json,
-        },
+        Publication::whole(
+            folder.join(format!("{stem}.md")),
+            crate::text::for_markdown(&markdown),
+        ),
+        Publication::whole(folder.join(format!("{stem}.json")), json),
     ]
 }
 

@@ -455,7 +455,7 @@ impl Configured for CouncilOptions {
 
 /// `path` made absolute against the current folder, so the deliverable
 /// lands in the same place when the debate is resumed from elsewhere.
-fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     let path = if path.is_absolute() {
         path.to_path_buf()
     } else {

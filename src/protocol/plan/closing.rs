@@ -132,8 +132,25 @@ impl Plan {
             "counts": counts.lines(),
             "rulings": self.rulings_section(),
             "unverified": self.unverified_json(),
+            "files": self.synthesis_files(),
         });
         self.start_one(&prompts::SYNTHESIS, context, SYNTHESIZER, now)
+    }
+
+    /// The files the synthesizer's answer becomes besides plan.md (issue
+    /// 60, PC-21, PC-22): the plan under `docs/plans/` and its decision
+    /// record under `docs/adr/`; none for a debate from before, which wrote
+    /// plan.md alone.
+    fn synthesis_files(&self) -> serde_json::Value {
+        if !self.follows_conclusions() {
+            return serde_json::Value::Null;
+        }
+        let names = super::docs::Names::of(self);
+        json!({
+            "plan": format!("docs/plans/{}", names.plan),
+            "adr": format!("docs/adr/{}", names.adr),
+            "index": format!("docs/plans/{}", super::docs::INDEX),
+        })
     }
 
     pub(super) fn on_synthesis(&mut self, answer: Answer<'_>) -> Vec<Effect> {

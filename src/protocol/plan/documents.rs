@@ -27,11 +27,18 @@ pub const TRANSCRIPT: &str = "transcript.md";
 /// The structured record.
 pub const DEBATE_YAML: &str = "debate.yaml";
 
-/// Every file of the tree that has content yet.
+/// Every file of the tree that has content yet: with the plan, the
+/// synthesizer's files under `docs/` (issue 60), which carry the plan as
+/// plan.md does.
 pub fn documents(plan: &Plan) -> Vec<Document> {
     let mut documents = Vec::new();
     if let Some(contents) = plan_md(plan) {
-        documents.push(Document::new(PLAN, contents));
+        let unread = &plan.core.unread;
+        for mut document in super::docs::documents(plan, &contents) {
+            document.contents = crate::protocol::reading::with_unread(&document.contents, unread);
+            documents.push(document);
+        }
+        documents.insert(0, Document::new(PLAN, contents));
     }
     documents.push(Document::new(TRANSCRIPT, transcript_md(plan)));
     documents.push(Document::new(
@@ -276,12 +283,24 @@ fn squeezed(text: &str) -> String {
 /// What in the synthesizer's document differs from the record, each as a
 /// sentence; empty when it matches.
 pub fn corrections(plan: &Plan) -> Vec<String> {
-    let Some(document) = plan.synthesis().map(|kept| kept.raw.as_str()) else {
+    let Some(document) = written_plan(plan) else {
         return Vec::new();
     };
-    let mut found = log_corrections(plan, document);
-    found.extend(tracking_corrections(plan, document));
+    let mut found = log_corrections(plan, &document);
+    found.extend(tracking_corrections(plan, &document));
     found
+}
+
+/// The synthesizer's plan as it wrote it, without the decision record that
+/// becomes a file of its own (issue 60; a debate from before had none
+/// asked of it, so kept its answer whole).
+fn written_plan(plan: &Plan) -> Option<String> {
+    let raw = &plan.synthesis()?.raw;
+    Some(if plan.follows_conclusions() {
+        super::docs::without_record(raw)
+    } else {
+        raw.clone()
+    })
 }
 
 fn log_corrections(plan: &Plan, document: &str) -> Vec<String> {
@@ -444,7 +463,7 @@ pub fn plan_md(plan: &Plan) -> Option<String> {
             summary_lead(plan)?
         ));
     }
-    let written = plan.synthesis()?.raw.trim_end().to_string();
+    let written = written_plan(plan)?.trim_end().to_string();
     let mut document = format!("{written}\n");
     let log_fixes = log_corrections(plan, &document);
     let settled = settled_lines(plan);

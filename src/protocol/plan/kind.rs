@@ -1,7 +1,9 @@
 //! The planning debate's entry in the registry: `quorum plan GOAL
-//! [--simple]`, the spec key `simple`, the role slots, the demo, and a
-//! headless run that takes the planner's proposed responses unless
-//! `--moderation` says otherwise.
+//! [--simple] [--write-docs DIR]`, the spec keys `simple` and
+//! `write_docs`, the role slots, the demo, and a headless run that takes
+//! the planner's proposed responses unless `--moderation` says otherwise.
+
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +30,14 @@ struct PlanOptions {
     /// Planner and synthesizer only.
     #[serde(default)]
     simple: bool,
+    /// A repository's folder the synthesizer's files also go to
+    /// (issue 60): its `docs/plans/` and `docs/adr/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    write_docs: Option<String>,
+    /// The decision record's number there, found when the debate is set
+    /// up; not a spec key.
+    #[serde(skip)]
+    adr_number: u32,
 }
 
 /// What a planning debate is.
@@ -41,16 +51,26 @@ const INFO: KindInfo = KindInfo {
         subject: "GOAL",
         subject_help: "What to plan, e.g. \"Let tenants export their data as CSV\"",
         mode: None,
-        options: &["simple"],
+        options: &["simple", "write_docs"],
     }],
-    options: &[OptionSpec {
-        key: "simple",
-        flag: "simple",
-        value_name: "",
-        help: "Simple mode: the planner drafts and the synthesizer writes the plan, with no critic or optimizer",
-        kind: ValueKind::Switch(true),
-        values: &[],
-    }],
+    options: &[
+        OptionSpec {
+            key: "simple",
+            flag: "simple",
+            value_name: "",
+            help: "Simple mode: the planner drafts and the synthesizer writes the plan, with no critic or optimizer",
+            kind: ValueKind::Switch(true),
+            values: &[],
+        },
+        OptionSpec {
+            key: "write_docs",
+            flag: "write-docs",
+            value_name: "DIR",
+            help: "Also write the plan, its decision record and the index line into DIR/docs/plans/ and DIR/docs/adr/ (a repository's own); without it they go only to the run folder's docs/",
+            kind: ValueKind::Text,
+            values: &[],
+        },
+    ],
     templates: super::prompts::TEMPLATES,
     slots: &[PLANNER, CRITIC, OPTIMIZER, SYNTHESIZER],
     // A scripted planning debate.
@@ -98,7 +118,34 @@ impl ProtocolKind for PlanKind {
     }
 
     fn configure(&self, input: &Configure<'_>) -> Result<Box<dyn Configured>, SpecError> {
-        let options: PlanOptions = read_options(input)?;
+        let mut options: PlanOptions = read_options(input)?;
+        if let Some(written) = options.write_docs.clone() {
+            let field = input.field("write_docs");
+            if written.trim().is_empty() {
+                return Err(SpecError::new("the folder to write docs into is empty").field(field));
+            }
+            let from_flag = input.flags.iter().any(|flag| flag.key == "write_docs");
+            // A spec's folder is confined like the files it reads: it lies
+            // in the spec's own folder. Only `--write-docs`, the person's
+            // own word, may name any folder.
+            let root = match input.spec {
+                Some((spec, _)) if !from_flag => {
+                    let folder = spec.parent().unwrap_or(Path::new("."));
+                    crate::input::in_spec_folder(folder, Path::new(&written))
+                        .map_err(|why| {
+                            SpecError::new(format!(
+                                "{why}; a spec's plan writes docs only inside the spec's folder unless --write-docs says otherwise"
+                            ))
+                            .field(field)
+                        })
+                        .map(|inside| crate::protocol::council::kind::absolute(&inside))?
+                }
+                _ => crate::protocol::council::kind::absolute(&PathBuf::from(&written)),
+            };
+            options.adr_number =
+                super::docs::highest_adr(&root.join("docs").join("adr")).saturating_add(1);
+            options.write_docs = Some(root.display().to_string());
+        }
         Ok(Box::new(options))
     }
 
@@ -115,6 +162,10 @@ impl PlanOptions {
             simple: self.simple,
             seating: setting.seating,
             checks_rulings: true,
+            docs: self.write_docs.clone().map(|root| super::docs::DocsTarget {
+                root,
+                adr_number: self.adr_number.max(1),
+            }),
         }
     }
 }

@@ -37,6 +37,7 @@ pub mod binding;
 mod board;
 mod closing;
 mod critique;
+pub mod docs;
 pub mod documents;
 pub mod kind;
 pub mod model;
@@ -100,6 +101,11 @@ pub struct PlanConfig {
     /// call it never had.
     #[serde(default)]
     pub checks_rulings: bool,
+    /// A repository's folder the synthesizer's files also go to
+    /// (`--write-docs DIR`, issue 60); none: the run folder's `docs/`
+    /// alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docs: Option<docs::DocsTarget>,
 }
 
 impl PlanConfig {
@@ -729,6 +735,15 @@ impl crate::protocol::Rules for Plan {
 
     fn documents(&self) -> Vec<Document> {
         documents::documents(self)
+    }
+
+    /// The synthesizer's files in the person's folder, when named
+    /// (`--write-docs DIR`).
+    fn publications(&self) -> Vec<crate::protocol::Publication> {
+        match documents::plan_md(self) {
+            Some(plan) => docs::publications(self, &plan),
+            None => Vec::new(),
+        }
     }
 
     /// Issue 26: the plan's moderator confirms or overrides the planner.

@@ -61,7 +61,8 @@ pub const REVISE: TemplateSpec = template!(
     ]
 );
 
-/// The synthesizer writes `plan.md` (PC-04, PC-20, PC-26, PC-31, PC-32).
+/// The synthesizer writes `plan.md`, and its decision record for
+/// `docs/adr/` (PC-04, PC-20, PC-21, PC-22, PC-26, PC-31, PC-32).
 pub const SYNTHESIS: TemplateSpec = template!(
     "plan-synthesis.md.j2",
     &[
@@ -74,6 +75,7 @@ pub const SYNTHESIS: TemplateSpec = template!(
         "counts",
         "rulings",
         "unverified",
+        "files",
     ]
 );
 
