@@ -67,6 +67,7 @@ const FREE_TEXT: &[(&str, &str, &[&str])] = &[
         &["Review it: is it safe for live traffic?"],
     ),
     ("council", "outputs", &["deliverables"]),
+    ("plan", "write-docs", &["repo"]),
 ];
 
 /// The argument lists that exercise `option` of `kind`: one per listed

@@ -1247,6 +1247,12 @@ fn pc_25_a_debate_from_before_issue_60_verifies_as_it_ran() {
         .map(|item| item.id.clone())
         .collect();
     assert_eq!(ids, ["C1", "C2", "I1"]);
+    assert!(
+        !harness
+            .prompt_of("critic/critique/r1")
+            .contains("verifies nothing"),
+        "the prompts it ran with"
+    );
     let mut harness = to_the_synthesis(harness, take_planner);
     assert!(
         !harness

@@ -40,6 +40,7 @@ impl Plan {
             "earlier": items,
             "unverified": self.unverified_json(),
             "rulings": self.rulings_section(),
+            "asks_evidence": self.follows_conclusions(),
         });
         match self.start_call(&prompts::OPTIMIZER, context, OPTIMIZER, now) {
             Ok(effect) => {

@@ -56,6 +56,7 @@ impl Plan {
             "unverified": self.unverified_json(),
             "items": items,
             "rulings": self.rulings_section(),
+            "asks_evidence": self.follows_conclusions(),
         })
     }
 
@@ -199,6 +200,7 @@ impl Plan {
             "earlier": earlier,
             "unverified": self.unverified_json(),
             "rulings": self.rulings_section(),
+            "asks_evidence": self.follows_conclusions(),
         });
         self.start_one(&prompts::OPTIMIZER, context, OPTIMIZER, now)
     }

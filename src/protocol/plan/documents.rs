@@ -1,6 +1,7 @@
 //! The files of a planning debate: `plan.md`, the synthesizer's document
-//! and the only deliverable (PC-21, A27), with its `## Critique Log` and
-//! Progress Tracking checked against the record; `transcript.md` (every
+//! and the deliverable (PC-21, A27), with its `## Critique Log` and
+//! Progress Tracking checked against the record, and beside it the
+//! synthesizer's files under `docs/` (`docs`); `transcript.md` (every
 //! event and every raw answer); `debate.yaml` for machines.
 //!
 //! quorum never trusts the synthesizer's arithmetic (PC-33, A27): the log's
@@ -618,7 +619,11 @@ fn transcript_md(plan: &Plan) -> String {
         timestamp(config.seating.started_at)
     );
     let mut out = transcript_opening(&config.topic, &about, plan.log());
-    out.push_str("\n## Agent outputs\n\nOnly the synthesizer writes a file; every other answer is kept here, raw.\n\n");
+    out.push_str(if plan.follows_conclusions() {
+        "\n## Agent outputs\n\nOnly the synthesizer's answer becomes files (plan.md and docs/); every other answer is kept here, raw.\n\n"
+    } else {
+        "\n## Agent outputs\n\nOnly the synthesizer writes a file; every other answer is kept here, raw.\n\n"
+    });
     for kept in plan.kept() {
         out.push_str(&answer_md(
             &kept.call_id,

@@ -15,15 +15,19 @@
 //!    a response to each challenge, then each proposal (PC-12, PC-14); the
 //!    moderator confirms or overrides each one (A26); the planner revises
 //!    the plan to the final decisions (PC-15). Critic and optimizer also
-//!    try to verify each `[UNVERIFIED]` assumption (PC-25).
+//!    try to verify each `[UNVERIFIED]` assumption (PC-25): a `[VERIFIED]`
+//!    counts with a link, a quote or a file and line, or once the
+//!    moderator confirms it, offered beside the round's items (issue 60).
 //! 3. **Round 2, if the critic disputes.** The critic reviews the
 //!    planner's responses (PC-16): what it finds unsound it challenges
 //!    again, and the optimizer gets those disputed items to break; the
 //!    planner responds, the moderator decides, the planner revises. Two
 //!    rounds at most (PC-17).
 //! 4. **Final words.** The critic's final assessment and the optimizer's
-//!    final proposals (PC-18, PC-19), then the synthesizer, with all three
-//!    (PC-20), writes `plan.md`; quorum checks its critique log against the
+//!    final proposals (PC-18, PC-19) (a `[VERIFIED]` without evidence in
+//!    them gets a moderation of its own), then the synthesizer, with all
+//!    three (PC-20), writes `plan.md` and its decision record, filed under
+//!    `docs/` (PC-21, PC-22); quorum checks its critique log against the
 //!    recorded decisions, corrects it when it differs, and makes sure every
 //!    assumption still unverified is a task in Progress Tracking (PC-26,
 //!    PC-31..PC-33, A27).
@@ -31,7 +35,10 @@
 //! Simple mode is the planner and the synthesizer only (PC-28).
 //!
 //! Not responsible for I/O, timers or retries: every answer was journaled
-//! before it is read, and only the synthesizer's becomes a file (PC-21).
+//! before it is read, and only the synthesizer's becomes files (PC-21).
+//! A debate journaled before issue 60 ([`Edition::FIRST`]) folds as it
+//! ran: any `[VERIFIED]` verifies, only the plan's markers are tracked, and
+//! `plan.md` is its one file.
 
 pub mod binding;
 mod board;

@@ -22,6 +22,7 @@ pub const CRITIC: TemplateSpec = template!(
         "unverified",
         "items",
         "rulings",
+        "asks_evidence",
     ]
 );
 
@@ -39,6 +40,7 @@ pub const OPTIMIZER: TemplateSpec = template!(
         "earlier",
         "unverified",
         "rulings",
+        "asks_evidence",
     ]
 );
 
