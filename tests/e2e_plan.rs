@@ -632,3 +632,47 @@ fn pc_21_pc_22_write_docs_lands_the_synthesizers_files_in_a_repository() {
     );
     assert!(files_under(&elsewhere).is_empty());
 }
+
+/// PC-22 (issue 60): a spec's `write_docs:` is confined to the spec's own
+/// folder, like the files it reads; a folder outside it is refused before
+/// anything runs, naming the key. Inside it, the docs land there.
+#[test]
+fn pc_22_a_specs_write_docs_stays_inside_the_specs_folder() {
+    let sandbox = Sandbox::new();
+    let spec = export_demo(&sandbox);
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let outside = sandbox.path().parent().unwrap().join("elsewhere");
+    for refused in [outside.display().to_string(), "../elsewhere".to_string()] {
+        std::fs::write(
+            &spec,
+            text.replace(
+                "protocol: plan\n",
+                &format!("protocol: plan\nwrite_docs: {refused}\n"),
+            ),
+        )
+        .unwrap();
+        let ran = quorum_in(
+            sandbox.path(),
+            &["run", spec.to_str().unwrap(), "--headless", "--out", "out"],
+            &[],
+            None,
+        );
+        ran.assert_code(2);
+        assert!(ran.stderr.contains("write_docs"), "{}", ran.stderr);
+        assert!(
+            ran.stderr
+                .contains("a spec's plan writes docs only inside the spec's folder"),
+            "{}",
+            ran.stderr
+        );
+    }
+    assert!(!outside.exists());
+    std::fs::write(
+        &spec,
+        text.replace("protocol: plan\n", "protocol: plan\nwrite_docs: repo\n"),
+    )
+    .unwrap();
+    let (ran, _) = run_spec(&sandbox, &spec, "out-inside", &[], None);
+    ran.assert_code(0);
+    assert_eq!(files_under(&sandbox.path().join("repo/docs")).len(), 3);
+}
