@@ -62,6 +62,10 @@ pub struct Ruling {
     /// An accepted item an earlier round already answered: the agent keeps
     /// that answer rather than answering it again.
     pub answered_in: Option<u32>,
+    /// An accepted item that round [`answered_in`](Self::answered_in)
+    /// declined rather than answered, with the reason given: no change
+    /// answers it, and the section says so rather than "answered".
+    pub declined: Option<String>,
 }
 
 impl Ruling {
@@ -73,12 +77,21 @@ impl Ruling {
                 .map(|note| note.split_whitespace().collect::<Vec<_>>().join(" "))
                 .filter(|note| !note.is_empty()),
             answered_in: None,
+            declined: None,
         }
     }
 
     /// The same ruling on an accepted item that round `round` answered.
     pub fn answered_in(mut self, round: u32) -> Ruling {
         self.answered_in = Some(round);
+        self
+    }
+
+    /// The same ruling on an accepted item that round `round` declined to
+    /// change anything for, giving `reason`.
+    pub fn declined_in(mut self, round: u32, reason: &str) -> Ruling {
+        self.answered_in = Some(round);
+        self.declined = Some(one_line(reason));
         self
     }
 }
@@ -104,11 +117,17 @@ pub fn listing(rulings: &[Ruling], lead: &str) -> String {
     let mut text = format!("{HEADING}\n\n{lead}\n\n");
     for ruling in rulings {
         let id = one_line(&ruling.id);
-        let instruction = match (ruling.ruled, ruling.answered_in) {
-            (Ruled::Accepted, Some(round)) => {
+        let instruction = match (ruling.ruled, ruling.answered_in, &ruling.declined) {
+            (Ruled::Accepted, Some(round), Some(reason)) if reason.is_empty() => {
+                format!("{DECLINED} {round}, so no change answers it")
+            }
+            (Ruled::Accepted, Some(round), Some(reason)) => {
+                format!("{DECLINED} {round}, so no change answers it; the reason given: {reason}")
+            }
+            (Ruled::Accepted, Some(round), None) => {
                 format!("{ANSWERED} {round}: keep that answer")
             }
-            (ruled, _) => ruled.instruction().to_string(),
+            (ruled, _, _) => ruled.instruction().to_string(),
         };
         text.push_str(&format!("- {id}: {} — {instruction}", ruling.ruled.word()));
         if let Some(note) = &ruling.note {
@@ -159,13 +178,19 @@ fn entries(prompt: &str) -> impl Iterator<Item = &str> {
 /// How a line says its accepted item was answered already.
 const ANSWERED: &str = "answered in round";
 
+/// How a line says its accepted item was declined, not answered, already.
+const DECLINED: &str = "declined in round";
+
 /// The accepted items of the section in `prompt` that an earlier round
-/// already answered.
+/// already met: answered, or declined with a reason. Either way that round
+/// had its say, so the item is no longer newly accepted.
 pub fn read_answered(prompt: &str) -> BTreeSet<String> {
     let mut answered = BTreeSet::new();
     for entry in entries(prompt) {
         if let Some((id, rest)) = entry.split_once(':')
-            && rest.starts_with(&format!(" {} — {ANSWERED} ", Ruled::Accepted.word()))
+            && [ANSWERED, DECLINED]
+                .iter()
+                .any(|said| rest.starts_with(&format!(" {} — {said} ", Ruled::Accepted.word())))
         {
             answered.insert(id.trim().to_string());
         }
@@ -231,6 +256,35 @@ mod tests {
         assert_eq!(
             read_answered(&text).into_iter().collect::<Vec<_>>(),
             vec!["c1".to_string()]
+        );
+    }
+
+    /// DR-15, A11: an accepted item an earlier round declined is said to
+    /// be declined, with the reason given, never answered; it is no longer
+    /// newly accepted.
+    #[test]
+    fn dr_15_a11_an_accepted_item_declined_earlier_reads_as_declined_not_answered() {
+        let rulings = vec![
+            Ruling::new("c1", Ruled::Accepted, None)
+                .declined_in(1, "Out of scope:\n  the ledger stays."),
+            Ruling::new("c2", Ruled::Accepted, None).declined_in(2, " "),
+        ];
+        let text = section(&rulings);
+        assert!(
+            text.contains(
+                "- c1: accepted — declined in round 1, so no change answers it; the reason given: Out of scope: the ledger stays.\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("- c2: accepted — declined in round 2, so no change answers it\n"),
+            "{text}"
+        );
+        assert!(!text.contains("answered in round"), "{text}");
+        assert_eq!(read(&text).get("c1"), Some(&Ruled::Accepted));
+        assert_eq!(
+            read_answered(&text).into_iter().collect::<Vec<_>>(),
+            vec!["c1".to_string(), "c2".to_string()]
         );
     }
 

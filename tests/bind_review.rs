@@ -107,10 +107,17 @@ fn issue_26_flipping_any_one_ruling_of_the_demo_changes_its_deliverable_accordin
                         revised.contains(other_marker),
                         "{context}: accepted, so answered\n{revised}"
                     );
-                    assert!(
-                        what_changed.contains(&format!("- {other_id} (accepted): round 1 ")),
-                        "{context}\n{what_changed}"
-                    );
+                    // The demo's reviser declines c6, giving its reason:
+                    // declined is said as such, never as answered (DR-15).
+                    let said = if *other_id == "c6" {
+                        format!(
+                            "- {other_id} (accepted): declined, not answered by any change; \
+                             round 1 declined to change b2, the proposer's reason: "
+                        )
+                    } else {
+                        format!("- {other_id} (accepted): round 1 ")
+                    };
+                    assert!(what_changed.contains(&said), "{context}\n{what_changed}");
                 } else {
                     assert!(
                         !revised.contains(other_marker),

@@ -3026,3 +3026,160 @@ fn a15_a_comparison_ranks_once_and_never_loops_back() {
         Some("A > B · Choose A: every other option has a dealbreaker.")
     );
 }
+
+// ---- a decline is not an answer (issue 60) ----------------------------------------------
+
+/// The proposer's reason for declining, in plain words.
+const DECLINE_REASON: &str = "The ledger already keeps every change for seven years.";
+
+/// [`revision_text`] for `ids`, with each of `declined` declined (no
+/// change, [`DECLINE_REASON`] as its rationale) instead of strengthened.
+fn revision_declining(ids: &[&str], declined: &[&str]) -> String {
+    let mut text = revision_text(ids);
+    for id in declined {
+        let strengthened = format!(
+            "  - addresses_critique: {id}\n    block_id: b1\n    change_type: strengthen\n    \
+             before: \"old\"\n    after: \"new for {id}\"\n"
+        );
+        assert!(text.contains(&strengthened), "{text}");
+        text = text.replace(
+            &strengthened,
+            &format!(
+                "  - addresses_critique: {id}\n    block_id: b1\n    change_type: decline\n    \
+                 rationale: \"{DECLINE_REASON}\"\n"
+            ),
+        );
+    }
+    text
+}
+
+/// DR-15, A11, RF-16, DR-50: an accepted item the revision declined is
+/// declined, with the proposer's reason, never answered: not in the
+/// opening (where it is the strongest objection), not in "What changed in
+/// revision" or debate.yaml's `what_changed`, not in the rulings the judges
+/// read, and not in the report's account of the change log. The items
+/// changed for are still answered.
+#[test]
+fn dr_15_a11_rf_16_a_declined_item_is_reported_declined_with_its_reason_never_answered() {
+    let mut h = Harness::at_moderation(config());
+    h.decide_all(Accept);
+    h.submit();
+    h.finish("proposer", &revision_declining(&ALL_ITEMS, &["c1"]));
+    // The judges read the rulings as the revision met them.
+    let judge = h.started_for("judge.analyst")[0].request.prompt.clone();
+    assert!(
+        judge.contains(&format!(
+            "- c1: accepted — declined in round 1, so no change answers it; the reason given: {DECLINE_REASON}\n"
+        )),
+        "{judge}"
+    );
+    assert!(!judge.contains("- c1: accepted — answered"), "{judge}");
+    assert!(
+        judge.contains("- c2: accepted — answered in round 1: keep that answer\n"),
+        "{judge}"
+    );
+    assert!(
+        judge.contains("`change_type: decline` changes nothing"),
+        "{judge}"
+    );
+    h.finish_judges(all_fours);
+    assert_eq!(h.verdict(), Some(Verdict::Adopt), "{}", h.rule());
+
+    // c1 (b1, major) is the strongest objection.
+    let lead = h.lead();
+    assert!(lead.contains("The hardest objection was that"), "{lead}");
+    assert!(!lead.contains("answers it"), "{lead}");
+    assert!(
+        lead.contains(&format!(
+            "; it was declined rather than answered, for this reason: {}.",
+            DECLINE_REASON.trim_end_matches('.')
+        )),
+        "{lead}"
+    );
+    let declined = format!(
+        "c1 (accepted): declined, not answered by any change; round 1 declined to change b1, \
+         the proposer's reason: {}.",
+        DECLINE_REASON.trim_end_matches('.')
+    );
+    let summary = h.doc("summary.md");
+    let section = &summary[summary.find("## What changed in revision").unwrap()..];
+    assert!(section.contains(&format!("- {declined}")), "{section}");
+    assert!(
+        section.contains("- c2 (accepted): round 1 strengthened b1: new for c2."),
+        "{section}"
+    );
+    let what_changed = h.debate()["decision"]["what_changed"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(what_changed.contains(&declined), "{what_changed}");
+    // The report's account of each block (`quorum report`).
+    let causes: Vec<String> = h
+        .review
+        .changes()
+        .into_iter()
+        .flat_map(|part| part.causes)
+        .collect();
+    let cause = causes
+        .iter()
+        .find(|cause| cause.contains(" c1, "))
+        .expect("the decline is a cause of b1's entry");
+    assert!(
+        cause.starts_with("round 1, decline: declined, not answering c1, major")
+            && cause.ends_with(&format!("— the proposer's reason: {DECLINE_REASON}")),
+        "{cause}"
+    );
+    assert!(
+        causes
+            .iter()
+            .any(|cause| cause.starts_with("round 1, strengthen: answers c2, minor")),
+        "{causes:?}"
+    );
+}
+
+/// DR-15, A11: a deferred item accepted after the verdict that the
+/// reopened round declines is recorded as declined, with the reason, in
+/// critique.md, summary.md and debate.yaml (`declined_in_round`,
+/// `declined_reason`, never `addressed_in_round`); it still cannot be
+/// settled again, and nothing reopens.
+#[test]
+fn dr_15_a11_a_reopened_round_that_declines_an_item_records_it_declined() {
+    let mut h = adopted_with_deferred(config(), &["c3"]);
+    h.resolve("c3", Accept, None);
+    h.reopen();
+    let reviser = h.started_for("proposer").last().unwrap().request.clone();
+    assert_eq!(reviser.round, 2);
+    h.finish("proposer", &revision_declining(&["c3"], &["c3"]));
+    h.finish_judges(all_fours);
+    assert_eq!(h.verdict(), Some(Verdict::Adopt), "{}", h.rule());
+    let said = format!(
+        "declined in revision round 2, not answered; the proposer's reason: {DECLINE_REASON}"
+    );
+    let critique = h.doc("critique.md");
+    assert!(critique.contains(&format!("; {said}")), "{critique}");
+    assert!(
+        !critique.contains("answered in revision round"),
+        "{critique}"
+    );
+    let summary = h.doc("summary.md");
+    let settled = &summary[summary
+        .find("## Deferred items settled after the verdict")
+        .unwrap()..];
+    assert!(settled.contains(&format!("; {said}")), "{settled}");
+    let resolution = &h.debate()["deferred_items"][0]["resolution"];
+    assert!(
+        resolution.get("addressed_in_round").is_none(),
+        "{resolution:?}"
+    );
+    assert_eq!(resolution["declined_in_round"], 2);
+    assert_eq!(resolution["declined_reason"], DECLINE_REASON);
+    assert!(!h.review.reopen_pending());
+    let before = h.review.log().len();
+    h.resolve("c3", Reject, None);
+    assert_eq!(
+        h.notes_since(before),
+        [
+            "Note: ignored a resolution of c3: it was accepted after the verdict and revision round 2 has declined it"
+        ]
+    );
+}

@@ -156,14 +156,24 @@ impl DecisionReview {
                 }
             }
         };
+        let declined = entry.change_type == super::model::ChangeType::Decline;
         let why = entry
             .rationale
             .as_deref()
             .filter(|why| !why.trim().is_empty())
-            .map(|why| format!(" — {}", one_line(why)))
+            .map(|why| match declined {
+                true => format!(" — the proposer's reason: {}", one_line(why)),
+                false => format!(" — {}", one_line(why)),
+            })
             .unwrap_or_default();
+        // A decline leaves the block as it was: it answers nothing.
+        let verb = if declined {
+            "declined, not answering"
+        } else {
+            "answers"
+        };
         format!(
-            "round {round}, {}: answers {answered}{why}",
+            "round {round}, {}: {verb} {answered}{why}",
             word(&entry.change_type)
         )
     }

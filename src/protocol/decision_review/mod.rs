@@ -39,8 +39,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use self::model::{
-    ChangeType, CritiqueItem, CritiqueMode, ItemDecision, JudgeConfig, JudgeResult, JudgeRole,
-    RevisionOutput, ThesisTree, Verdict, Weight,
+    ChangeEntry, ChangeType, CritiqueItem, CritiqueMode, ItemDecision, JudgeConfig, JudgeResult,
+    JudgeRole, RevisionOutput, ThesisTree, Verdict, Weight,
 };
 use self::parse::ParsedCritique;
 use self::prompts::Template;
@@ -380,6 +380,17 @@ impl EvaluationRound {
     }
 }
 
+/// How the revisions met a critique item or directive they had to
+/// address ([`DecisionReview::answer_to`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemAnswer<'a> {
+    /// A change made in revision round `round` answers it.
+    Changed { round: u32 },
+    /// Revision round `round` left the tree as it was for it: the proposer
+    /// declined, giving `reason`. The item stands unanswered.
+    Declined { round: u32, reason: &'a str },
+}
+
 /// The decision fields of an architecture review (DR-50, RULES.md A13),
 /// derived by quorum from the record, never written by an agent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -512,11 +523,35 @@ impl DecisionReview {
     pub fn resolution(&self, item_id: &str) -> Option<&ItemResolution> {
         self.items.resolution(item_id)
     }
-    /// The revision round whose change log answered `item_id`: round 1 for
-    /// an item accepted in moderation, a reopened round for a deferred item
-    /// accepted after a verdict. `None` while no revision has answered it.
+    /// The revision round whose change log first responded to `item_id`,
+    /// with a change or with a decline: round 1 for an item accepted in
+    /// moderation, a reopened round for a deferred item accepted after a
+    /// verdict. `None` while no revision has responded to it. Whether the
+    /// response answered the item is [`answer_to`](Self::answer_to)'s.
     pub fn addressed_in_round(&self, item_id: &str) -> Option<u32> {
         self.addressed.get(item_id).copied()
+    }
+    /// How the revisions met an item they had to address, from that round
+    /// on: a change answers it (the first round that made one), else the
+    /// proposer declined it, with its reason (DR-15, A11). A decline is
+    /// never an answer. `None` while no revision has responded to it.
+    pub fn answer_to(&self, item_id: &str) -> Option<ItemAnswer<'_>> {
+        let from = self.addressed_in_round(item_id)?;
+        let entries: Vec<(u32, &ChangeEntry)> = self
+            .change_entries()
+            .into_iter()
+            .filter(|(round, entry)| *round >= from && entry.addresses_critique == item_id)
+            .collect();
+        if let Some((round, _)) = entries
+            .iter()
+            .find(|(_, entry)| entry.change_type != ChangeType::Decline)
+        {
+            return Some(ItemAnswer::Changed { round: *round });
+        }
+        entries.first().map(|(round, entry)| ItemAnswer::Declined {
+            round: *round,
+            reason: entry.rationale.as_deref().unwrap_or_default().trim(),
+        })
     }
     /// Whether the critique has an item `item_id`.
     fn has_item(&self, item_id: &str) -> bool {

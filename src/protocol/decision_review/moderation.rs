@@ -54,8 +54,13 @@ impl DecisionReview {
         if decision == ItemDecision::Defer {
             return Some("a deferred item is settled by accepting or rejecting it".into());
         }
-        self.addressed_in_round(item_id).map(|round| {
-            format!("it was accepted after the verdict and revision round {round} has answered it")
+        self.answer_to(item_id).map(|answer| match answer {
+            super::ItemAnswer::Changed { round } => format!(
+                "it was accepted after the verdict and revision round {round} has answered it"
+            ),
+            super::ItemAnswer::Declined { round, .. } => format!(
+                "it was accepted after the verdict and revision round {round} has declined it"
+            ),
         })
     }
 

@@ -12,7 +12,9 @@
 //!   then the one whose block scored lowest in the final round.
 //! - `what_changed` says, item by item, where the moderator's ruling left it
 //!   and what the revisions did about it (a change against a ruling is
-//!   called that), then the changes made for the verdict's requirements.
+//!   called that, and an accepted item the proposer only declined is said
+//!   to be declined, with its reason, never answered), then the changes
+//!   made for the verdict's requirements.
 //! - `remaining_uncertainty` gathers the deferred items nobody has settled,
 //!   those accepted after the verdict that no revision has answered yet, the
 //!   uncertainty the verdict found, and the judges that gave no usable output.
@@ -166,20 +168,24 @@ fn strongest_objection<'a>(
 fn what_changed(review: &DecisionReview) -> String {
     let entries = review.change_entries();
     let change = |round: u32, entry: &ChangeEntry| {
-        let detail = match entry.change_type {
-            ChangeType::Decline => entry.rationale.clone().unwrap_or_default(),
-            _ => entry.after.clone(),
-        };
-        let detail = detail.trim().trim_end_matches('.');
         let head = format!(
             "round {round} {} {}",
             change_verb(entry.change_type),
             entry.block_id
         );
+        // A decline changes nothing: what it carries is the reason.
+        let (detail, lead) = match entry.change_type {
+            ChangeType::Decline => (
+                entry.rationale.as_deref().unwrap_or_default(),
+                ", the proposer's reason: ",
+            ),
+            _ => (entry.after.as_str(), ": "),
+        };
+        let detail = detail.trim().trim_end_matches('.');
         if detail.is_empty() {
             head
         } else {
-            format!("{head}: {detail}")
+            format!("{head}{lead}{detail}")
         }
     };
     let mut lines = Vec::new();
@@ -197,6 +203,11 @@ fn what_changed(review: &DecisionReview) -> String {
             Some(ItemDecision::Accept) if made.is_empty() => {
                 format!("{id} (accepted): not answered by any revision yet.")
             }
+            // Declined is not answered (DR-15, A11), and says so first.
+            Some(ItemDecision::Accept) if !acted => format!(
+                "{id} (accepted): declined, not answered by any change; {}.",
+                made.join("; ")
+            ),
             Some(ItemDecision::Accept) => format!("{id} (accepted): {}.", made.join("; ")),
             Some(ItemDecision::Reject) if acted => format!(
                 "{id} (rejected): no change was to be made, but the revision made one anyway, \

@@ -20,7 +20,8 @@ use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 
 impl DecisionReview {
     /// Every decided critique item as the agent acting on the rulings reads
-    /// it, in critique order.
+    /// it, in critique order: an accepted item a revision answered says so,
+    /// and one it declined says that, with the proposer's reason (DR-15).
     pub fn standing_rulings(&self) -> Vec<crate::rulings::Ruling> {
         self.critique_items()
             .iter()
@@ -31,11 +32,16 @@ impl DecisionReview {
                     ruled,
                     self.standing_note(&item.id).as_deref(),
                 );
-                Some(match self.addressed_in_round(&item.id) {
-                    Some(round) if ruled == crate::rulings::Ruled::Accepted => {
-                        ruling.answered_in(round)
+                if ruled != crate::rulings::Ruled::Accepted {
+                    return Some(ruling);
+                }
+                // A decline is said as one, with its reason: never "answered".
+                Some(match self.answer_to(&item.id) {
+                    Some(super::ItemAnswer::Changed { round }) => ruling.answered_in(round),
+                    Some(super::ItemAnswer::Declined { round, reason }) => {
+                        ruling.declined_in(round, reason)
                     }
-                    _ => ruling,
+                    None => ruling,
                 })
             })
             .collect()

@@ -149,8 +149,14 @@ pub struct ResolutionYaml {
     pub decision: ItemDecision,
     pub note: Option<String>,
     pub at: String,
-    /// The reopened revision round that answered an accepted item.
+    /// The reopened revision round that answered an accepted item with a
+    /// change. A decline is no answer: it is in the two fields below.
     pub addressed_in_round: Option<u32>,
+    /// The reopened revision round that declined an accepted item, leaving
+    /// it unanswered (DR-15, A11); absent from a record written before.
+    pub declined_in_round: Option<u32>,
+    /// The proposer's reason for that decline.
+    pub declined_reason: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -325,16 +331,26 @@ pub(super) fn item_yaml(review: &DecisionReview, item: &CritiqueItem) -> ItemYam
         decision: ruling.as_ref().map(|r| r.decision),
         note: ruling.as_ref().and_then(|r| r.note.clone()),
         decided_at: ruling.as_ref().map(|r| timestamp(r.at)),
-        resolution: review
-            .resolution(&item.id)
-            .map(|resolution| ResolutionYaml {
+        resolution: review.resolution(&item.id).map(|resolution| {
+            let answer = (resolution.decision == ItemDecision::Accept)
+                .then(|| review.answer_to(&item.id))
+                .flatten();
+            let (addressed_in_round, declined) = match answer {
+                Some(ItemAnswer::Changed { round }) => (Some(round), None),
+                Some(ItemAnswer::Declined { round, reason }) => (None, Some((round, reason))),
+                None => (None, None),
+            };
+            ResolutionYaml {
                 decision: resolution.decision,
                 note: resolution.note.clone(),
                 at: timestamp(resolution.at),
-                addressed_in_round: (resolution.decision == ItemDecision::Accept)
-                    .then(|| review.addressed_in_round(&item.id))
-                    .flatten(),
-            }),
+                addressed_in_round,
+                declined_in_round: declined.map(|(round, _)| round),
+                declined_reason: declined
+                    .map(|(_, reason)| reason.to_string())
+                    .filter(|reason| !reason.is_empty()),
+            }
+        }),
     }
 }
 

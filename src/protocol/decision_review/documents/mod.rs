@@ -16,8 +16,8 @@ use super::model::{
 use super::record::main_claim;
 use super::verdict::{Assessment, Check, QuorumStatus, Thresholds};
 use super::{
-    CRITIC_ROLE, DecisionRecord, DecisionReview, PROPOSER_ROLE, ReviewConfig, item_ids, judge_file,
-    superseded_judge_file,
+    CRITIC_ROLE, DecisionRecord, DecisionReview, ItemAnswer, PROPOSER_ROLE, ReviewConfig, item_ids,
+    judge_file, superseded_judge_file,
 };
 use crate::protocol::{Document, Outcome, Protocol};
 use crate::report::{
@@ -175,8 +175,13 @@ fn decision_label(review: &DecisionReview, item: &CritiqueItem) -> String {
             label.push_str(&format!(" — note: {}", one_line(note)));
         }
         if resolution.decision == ItemDecision::Accept {
-            match review.addressed_in_round(&item.id) {
-                Some(round) => label.push_str(&format!("; answered in revision round {round}")),
+            match review.answer_to(&item.id) {
+                Some(ItemAnswer::Changed { round }) => {
+                    label.push_str(&format!("; answered in revision round {round}"))
+                }
+                Some(ItemAnswer::Declined { round, reason }) => {
+                    label.push_str(&format!("; {}", declined_in_round(round, reason)))
+                }
                 None => label.push_str("; waits for another revision round"),
             }
         }

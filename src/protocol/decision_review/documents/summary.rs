@@ -77,14 +77,22 @@ pub fn summary_lead(review: &DecisionReview) -> Option<String> {
                 .iter()
                 .find(|item| item.description == record.strongest_objection);
             let answered = match objection_item {
-                None => "",
+                None => String::new(),
                 Some(item) => match review.standing_decision(&item.id) {
-                    Some(ItemDecision::Accept) if review.addressed_in_round(&item.id).is_some() => {
-                        "; the revised proposal answers it"
-                    }
-                    Some(ItemDecision::Reject) => "; you set it aside",
-                    Some(ItemDecision::Defer) => "; you left it open",
-                    _ => "; no revision has answered it yet",
+                    Some(ItemDecision::Accept) => match review.answer_to(&item.id) {
+                        Some(ItemAnswer::Changed { .. }) => {
+                            "; the revised proposal answers it".to_string()
+                        }
+                        // Declined is not answered (DR-15, A11): said with
+                        // the reason, where it reads without process words.
+                        Some(ItemAnswer::Declined { reason, .. }) => {
+                            declined_clause(&plain(reason))
+                        }
+                        None => "; no revision has answered it yet".to_string(),
+                    },
+                    Some(ItemDecision::Reject) => "; you set it aside".to_string(),
+                    Some(ItemDecision::Defer) => "; you left it open".to_string(),
+                    None => "; no revision has answered it yet".to_string(),
                 },
             };
             format!(
@@ -113,6 +121,22 @@ pub fn summary_lead(review: &DecisionReview) -> Option<String> {
         }
     };
     Some(opening)
+}
+
+/// What the opening says of a strongest objection the revision declined
+/// to change anything for: declined, not answered, and why, in the
+/// proposer's words when they name no judge, role, block or score (RF-06),
+/// else pointing to where the reason is.
+pub(super) fn declined_clause(reason: &str) -> String {
+    let reason = reason.trim().trim_end_matches('.');
+    if reason.is_empty() {
+        "; it was declined rather than answered".to_string()
+    } else if reader_first(reason) {
+        format!("; it was declined rather than answered, for this reason: {reason}")
+    } else {
+        "; it was declined rather than answered (the reason is under \"What changed in revision\")"
+            .to_string()
+    }
 }
 
 /// The opening of a finished comparison: the recommendation, the
@@ -425,9 +449,12 @@ pub(super) fn settled_after_verdict(review: &DecisionReview) -> String {
                 .as_deref()
                 .map(|note| format!(" — {}", one_line(note)))
                 .unwrap_or_default();
-            let answered = match (resolution.decision, review.addressed_in_round(&item.id)) {
-                (ItemDecision::Accept, Some(round)) => {
+            let answered = match (resolution.decision, review.answer_to(&item.id)) {
+                (ItemDecision::Accept, Some(ItemAnswer::Changed { round })) => {
                     format!("; answered in revision round {round}")
+                }
+                (ItemDecision::Accept, Some(ItemAnswer::Declined { round, reason })) => {
+                    format!("; {}", declined_in_round(round, reason))
                 }
                 (ItemDecision::Accept, None) => "; not answered by a revision yet".to_string(),
                 _ => String::new(),
@@ -447,6 +474,18 @@ pub(super) fn settled_after_verdict(review: &DecisionReview) -> String {
         "## Deferred items settled after the verdict\n\n{}\n\n",
         lines.join("\n")
     )
+}
+
+/// An accepted item a revision declined, for the audit and the sections
+/// below the opening: `declined in revision round 2, not answered; the
+/// proposer's reason: …`.
+pub(super) fn declined_in_round(round: u32, reason: &str) -> String {
+    let reason = one_line(reason);
+    if reason.is_empty() {
+        format!("declined in revision round {round}, not answered")
+    } else {
+        format!("declined in revision round {round}, not answered; the proposer's reason: {reason}")
+    }
 }
 
 pub(super) fn bullet_lines(text: &str) -> String {
