@@ -109,6 +109,12 @@ fn assert_follows(decisions: &[&str], ran: &Ran, run: &Path) {
         !read(run, "journal.jsonl").contains("synthesizer/merge/r1/a2"),
         "the demo's merge is never asked again ({decisions:?})"
     );
+    assert!(
+        !summary.contains("**Not in the revised text.**")
+            && !summary.contains("not in the revised draft")
+            && !debate.contains("not_in_revised_draft"),
+        "the demo's revised text bears out every change ({decisions:?}):\n{summary}"
+    );
     for (index, (id, answered, untouched)) in ITEMS.iter().enumerate() {
         let context = format!("{id} with {decisions:?}");
         match decisions[index] {
@@ -127,10 +133,16 @@ fn assert_follows(decisions: &[&str], ran: &Ran, run: &Path) {
                     "{context}: no trace of it in the revised text\n{revised}"
                 );
                 assert!(revised.contains(untouched), "{context}\n{revised}");
-                let said = if decision == "r" {
-                    format!("- {id} (rejected): no change, as you ruled.")
-                } else {
-                    format!("- {id} (deferred): left open, as you ruled.")
+                // Every item's location but c1's ("subject line and first
+                // paragraph") quotes the draft, and the revised text is
+                // checked to still hold that wording (issue 60).
+                let said = match (decision, *id) {
+                    ("r", "c1") => format!("- {id} (rejected): no change names it, as you ruled"),
+                    ("r", _) => format!("- {id} (rejected): no change, as you ruled."),
+                    (_, "c1") => {
+                        format!("- {id} (deferred): no change names it, left open as you ruled")
+                    }
+                    _ => format!("- {id} (deferred): left open, as you ruled."),
                 };
                 assert!(list.contains(&said), "{context}\n{list}");
                 assert!(
@@ -344,4 +356,52 @@ fn a18_the_writing_critic_is_required() {
     assert!(summary.contains("**No revised draft.**"), "{summary}");
     assert!(summary.contains("the critic gave no answer"), "{summary}");
     assert!(!run.join("revised-draft.md").exists());
+}
+
+/// DR-60, A16, issue 60, on the real binary: a merge whose every change
+/// names an accepted item, but whose revised draft keeps the first
+/// sentence it claims to replace, is not asked again (its labels follow
+/// the rulings), and is never reported as answering that item: the end of
+/// the run, the change list and debate.yaml say the text does not show it.
+#[test]
+fn dr_60_a16_a_labelled_change_the_revised_draft_does_not_show_is_not_answered() {
+    let sandbox = Sandbox::new();
+    let unshown = CARELESS
+        .replace(
+            "          - location: second sentence\n            type: clarity\n            before: Ask someone if unsure.",
+            "          - location: first sentence\n            type: clarity\n            before: We would prefer that deploys do not happen late on Fridays.\n            after: Deploys stop at 16:00 on Fridays.\n            rationale: A rule, with its time.\n            answers: c1\n          - location: second sentence\n            type: clarity\n            before: Ask someone if unsure.",
+        );
+    assert_ne!(unshown, CARELESS);
+    let spec = sandbox.write("unshown.yaml", &unshown);
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let run = run_folder(&out);
+    assert!(
+        !read(&run, "journal.jsonl").contains("synthesizer/merge/r1/a2"),
+        "by its labels the merge follows the rulings: not asked again"
+    );
+    let said = "the change to “first sentence” is labelled as answering c1, but the revised draft still has the old text";
+    assert!(
+        ran.stdout.contains("**Not in the revised text.**") && ran.stdout.contains(said),
+        "the end of the run says it:\n{}",
+        ran.stdout
+    );
+    let summary = read(&run, "summary.md");
+    let list = change_list(&summary);
+    assert!(
+        list.contains("- c1 (accepted): not answered, although you accepted it:")
+            && list.contains("- c2 (accepted): answered."),
+        "{list}"
+    );
+    assert!(read(&run, "debate.yaml").contains(said));
 }

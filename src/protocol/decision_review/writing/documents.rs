@@ -11,13 +11,17 @@
 //! The change list of `summary.md` is written by quorum from the rulings,
 //! not taken from the merge's word: every critique item says where the
 //! moderator left it and which changes answer it, and a change made
-//! against a ruling is called that.
+//! against a ruling is called that. What the merge says is checked against
+//! the revised draft ([`super::bearing`]): an item is answered only by a
+//! change the text shows, and a change it does not show is said as such,
+//! in the change list, the opening and `debate.yaml`.
 //!
 //! The opening of `summary.md` names no judge and no score (RF-06); those
 //! are in its closing section and in the audit files (RF-02).
 
 use serde::Serialize;
 
+use super::bearing::{self, Bearing, Untouched};
 use super::parse::{Aspect, Change, CritiqueItem};
 use super::{DELIVERABLE, RewriteState, WritingReview};
 use crate::protocol::judges::JudgeRole;
@@ -103,8 +107,19 @@ pub fn summary_lead(review: &WritingReview) -> Option<String> {
                     said.join("; ")
                 )
             };
+            // The merge's word checked against its text (issue 60).
+            let unshown = not_borne_out(review);
+            let unshown = if unshown.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "\n\n**Not in the revised text.** What the changes claim and what the revised \
+                     text shows disagree: {}.",
+                    unshown.join("; ")
+                )
+            };
             Some(format!(
-                "**What changed:** {}{against}\n\n## Revised text\n\n{}",
+                "**What changed:** {}{against}{unshown}\n\n## Revised text\n\n{}",
                 merged.summary.trim(),
                 merged.merge.revised_draft.trim()
             ))
@@ -192,6 +207,7 @@ pub fn changed_parts(review: &WritingReview) -> Vec<crate::protocol::ChangedPart
     let Some(merged) = review.merged() else {
         return Vec::new();
     };
+    let revised = merged.merge.revised_draft.as_str();
     merged
         .merge
         .changes
@@ -210,6 +226,11 @@ pub fn changed_parts(review: &WritingReview) -> Vec<crate::protocol::ChangedPart
                     .map(|item| format!(" ({})", one_line(&item.text)))
                     .unwrap_or_default();
                 cause.push_str(&format!("; answers {id}{item}{ruling}"));
+            }
+            if let Some(said) = bearing::bearing(change, &review.config().draft.text, revised)
+                .against_label(change, change.answers.as_deref())
+            {
+                cause.push_str(&format!("; not in the revised draft: {said}"));
             }
             crate::protocol::ChangedPart {
                 part: one_line(&change.location),
@@ -252,8 +273,9 @@ fn fairness_md(review: &WritingReview) -> String {
     out
 }
 
-/// One change as a list entry indented by `indent` spaces.
-fn change_md(change: &Change, indent: usize) -> String {
+/// One change as a list entry indented by `indent` spaces, with a line
+/// saying so when the revised draft does not show it.
+fn change_md(change: &Change, indent: usize, draft: &str, revised: &str) -> String {
     let pad = " ".repeat(indent);
     let mut out = format!(
         "{pad}- **{}** ({}): {}\n",
@@ -270,24 +292,39 @@ fn change_md(change: &Change, indent: usize) -> String {
     if !change.after.is_empty() {
         out.push_str(&format!("{pad}  - after: “{}”\n", one_line(&change.after)));
     }
+    if let Some(said) =
+        bearing::bearing(change, draft, revised).against_label(change, change.answers.as_deref())
+    {
+        out.push_str(&format!("{pad}  - not in the revised draft: {said}\n"));
+    }
     out
 }
 
-/// The change list, written from the rulings: each critique item with
-/// where the moderator left it and the changes that answer it (a change
-/// against a ruling said as such, an accepted item no change answers said
-/// as unanswered), then the changes that answer no item.
+/// The change list, written from the rulings and checked against the
+/// revised draft ([`bearing`]): each critique item with where the
+/// moderator left it and the changes that name it. An accepted item is
+/// answered only by a change the revised draft shows, and a rejected or
+/// deferred one is left as the draft had it only when the wording it
+/// quotes is still there; a change against a ruling, an accepted item no
+/// change answers and a change the text does not show are said as such.
+/// Then the changes that answer no item.
 fn changes_md(review: &WritingReview, changes: &[Change]) -> String {
     let items = review.critique_items();
     let mut out = String::new();
     if changes.is_empty() && items.is_empty() {
         return "Nothing: the text stands as written.\n".to_string();
     }
+    let draft = review.config().draft.text.as_str();
+    let revised = review
+        .merged()
+        .map_or(draft, |merged| merged.merge.revised_draft.as_str());
+    let made = |change: &Change| bearing::bearing(change, draft, revised) == Bearing::Made;
     for item in items {
-        let made: Vec<&Change> = changes
+        let named: Vec<&Change> = changes
             .iter()
             .filter(|change| change.answers.as_deref() == Some(item.id.as_str()))
             .collect();
+        let shown = named.iter().filter(|change| made(change)).count();
         let what = item_md(item);
         let id = &item.id;
         let ruling = review.ruling(id).map(|(decision, _)| decision);
@@ -295,30 +332,66 @@ fn changes_md(review: &WritingReview, changes: &[Change]) -> String {
             Some(note) => format!("{what} Your note: {}", with_full_stop(&one_line(note))),
             None => what,
         };
-        let line = match (ruling, made.is_empty()) {
-            (Some(ItemDecision::Accept), false) => format!("- {id} (accepted): answered. {what}"),
+        let untouched = || bearing::untouched(item, draft, revised);
+        let line = match (ruling, named.is_empty()) {
+            (Some(ItemDecision::Accept), false) if shown == named.len() => {
+                format!("- {id} (accepted): answered. {what}")
+            }
+            (Some(ItemDecision::Accept), false) if shown > 0 => format!(
+                "- {id} (accepted): answered in part: the revised draft shows {shown} of the {} changes labelled as answering it. {what}",
+                named.len()
+            ),
+            (Some(ItemDecision::Accept), false) => format!(
+                "- {id} (accepted): not answered, although you accepted it: the revised draft does not show the {} labelled as answering it. {what}",
+                if named.len() == 1 {
+                    "change"
+                } else {
+                    "changes"
+                }
+            ),
             (Some(ItemDecision::Accept), true) => {
                 format!("- {id} (accepted): no change answers it, although you accepted it. {what}")
             }
-            (Some(ItemDecision::Reject), true) => {
-                format!("- {id} (rejected): no change, as you ruled. {what}")
-            }
+            (Some(ItemDecision::Reject), true) => match untouched() {
+                Untouched::Yes => format!("- {id} (rejected): no change, as you ruled. {what}"),
+                Untouched::Changed(wording) => format!(
+                    "- {id} (rejected): no change names it, yet the revised draft no longer has “{wording}”, the wording it points at: the text changed there, against your ruling. {what}"
+                ),
+                Untouched::Unchecked => format!(
+                    "- {id} (rejected): no change names it, as you ruled (the item quotes none of the draft's wording, so the text could not be checked). {what}"
+                ),
+            },
+            (Some(ItemDecision::Reject), false) if shown == 0 => format!(
+                "- {id} (rejected): a change is labelled as made for it, against your ruling, but the revised draft does not show it. {what}"
+            ),
             (Some(ItemDecision::Reject), false) => format!(
                 "- {id} (rejected): the merge changed the text for it anyway, against your ruling. {what}"
             ),
-            (Some(ItemDecision::Defer), true) => {
-                format!("- {id} (deferred): left open, as you ruled. {what}")
-            }
+            (Some(ItemDecision::Defer), true) => match untouched() {
+                Untouched::Yes => format!("- {id} (deferred): left open, as you ruled. {what}"),
+                Untouched::Changed(wording) => format!(
+                    "- {id} (deferred): you left it open and no change names it, yet the revised draft no longer has “{wording}”, the wording it points at. {what}"
+                ),
+                Untouched::Unchecked => format!(
+                    "- {id} (deferred): no change names it, left open as you ruled (the item quotes none of the draft's wording, so the text could not be checked). {what}"
+                ),
+            },
+            (Some(ItemDecision::Defer), false) if shown == 0 => format!(
+                "- {id} (deferred): you left it open; a change is labelled as made for it, against your ruling, but the revised draft does not show it. {what}"
+            ),
             (Some(ItemDecision::Defer), false) => format!(
                 "- {id} (deferred): you left it open, but the merge acted on it anyway, against your ruling. {what}"
             ),
             (None, true) => format!("- {id} (not ruled on): no change. {what}"),
+            (None, false) if shown == 0 => format!(
+                "- {id} (not ruled on): not answered: the revised draft does not show the change labelled as answering it. {what}"
+            ),
             (None, false) => format!("- {id} (not ruled on): answered. {what}"),
         };
         out.push_str(&line);
         out.push('\n');
-        for change in made {
-            out.push_str(&change_md(change, 2));
+        for change in named {
+            out.push_str(&change_md(change, 2, draft, revised));
         }
     }
     let known: std::collections::HashSet<&str> =
@@ -339,11 +412,62 @@ fn changes_md(review: &WritingReview, changes: &[Change]) -> String {
         out.push_str("\nChanges that answer no critique item:\n\n");
     }
     for change in others {
-        out.push_str(&change_md(change, 0));
+        out.push_str(&change_md(change, 0, draft, revised));
         if let Some(named) = &change.answers {
             out.push_str(&format!(
                 "  - names {}, which is no item of the critique\n",
                 one_line(named)
+            ));
+        }
+    }
+    out
+}
+
+/// Where the revised draft does not bear out what the merge says of it,
+/// one sentence each, in change-list order: a change the text does not
+/// show (`the change to “third paragraph” is labelled as answering c3, but
+/// the revised draft still has the old text`), and a rejected or deferred
+/// item whose quoted wording changed with no change naming it. Empty for a
+/// review with no merge yet.
+pub fn not_borne_out(review: &WritingReview) -> Vec<String> {
+    let Some(merged) = review.merged() else {
+        return Vec::new();
+    };
+    let draft = review.config().draft.text.as_str();
+    let revised = merged.merge.revised_draft.as_str();
+    let mut out: Vec<String> = merged
+        .merge
+        .changes
+        .iter()
+        .filter_map(|change| {
+            let said = bearing::bearing(change, draft, revised)
+                .against_label(change, change.answers.as_deref())?;
+            Some(format!(
+                "the change to “{}” is {said}",
+                one_line(&change.location)
+            ))
+        })
+        .collect();
+    for item in review.critique_items() {
+        let Some((decision, _)) = review.ruling(&item.id) else {
+            continue;
+        };
+        let named = merged
+            .merge
+            .changes
+            .iter()
+            .any(|change| change.answers.as_deref() == Some(item.id.as_str()));
+        if decision == ItemDecision::Accept || named {
+            continue;
+        }
+        if let Untouched::Changed(wording) = bearing::untouched(item, draft, revised) {
+            out.push(format!(
+                "no change names {}, which you {}, yet the revised draft no longer has “{wording}”",
+                item.id,
+                match decision {
+                    ItemDecision::Defer => "left open",
+                    _ => "rejected",
+                }
             ));
         }
     }
@@ -553,6 +677,11 @@ struct MergeYaml {
     /// asked once more.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     against_rulings: Vec<String>,
+    /// Where the revised draft does not bear out what the merge says of
+    /// it (issue 60): a change it does not show, an item's wording changed
+    /// with no change naming it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_in_revised_draft: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -685,6 +814,7 @@ impl DebateYaml {
                         .iter()
                         .map(|against| against.describe("you"))
                         .collect(),
+                    not_in_revised_draft: not_borne_out(review),
                 }),
             },
             decision: review.merged().map(|merged| DecisionYaml {

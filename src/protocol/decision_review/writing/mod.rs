@@ -37,6 +37,7 @@
 //! what each answer means. Not responsible for I/O, timers or retries (the
 //! engine and the shared call plumbing), nor for drawing.
 
+pub mod bearing;
 mod critique;
 pub mod documents;
 mod fairness;

@@ -221,8 +221,9 @@ fn a16_the_merge_is_bound_by_the_rulings_and_its_changes_name_their_items() {
         list.contains("  - **second sentence (C1)** (clarity): One task beats a plea."),
         "{list}"
     );
+    // c2's location quotes no wording of the draft: nothing to check it by.
     assert!(
-        list.contains("- c2 (rejected): no change, as you ruled. *first sentence* (tone, minor): The welcome is flat; say who the page is for. Your note: Keep it."),
+        list.contains("- c2 (rejected): no change names it, as you ruled (the item quotes none of the draft's wording, so the text could not be checked). *first sentence* (tone, minor): The welcome is flat; say who the page is for. Your note: Keep it."),
         "{list}"
     );
     assert!(
@@ -356,12 +357,118 @@ fn a16_every_item_rejected_and_no_change_is_consistent() {
     review.handle(&finished(&call.request.call_id, &merge(&[])), now());
     assert!(review.merged().unwrap().against_rulings.is_empty());
     let summary = document(&review, "summary.md");
-    for id in ["c1", "c2", "c3"] {
+    // c3 quotes the draft's "5 minutes", still there; c1 and c2 quote
+    // nothing to check.
+    for (id, said) in [
+        (
+            "c1",
+            "no change names it, as you ruled (the item quotes none",
+        ),
+        (
+            "c2",
+            "no change names it, as you ruled (the item quotes none",
+        ),
+        ("c3", "no change, as you ruled."),
+    ] {
         assert!(
-            summary.contains(&format!("- {id} (rejected): no change, as you ruled.")),
+            summary.contains(&format!("- {id} (rejected): {said}")),
             "{summary}"
         );
     }
+}
+
+/// DR-60, A16, RF-18, issue 60: a change is checked against the revised
+/// draft, not taken from its `answers:` label. A change labelled as
+/// answering an accepted item that the revised draft does not show (its
+/// old text still there) never makes the item answered: the change list,
+/// the opening, debate.yaml and the report say it in words. A deferred
+/// item whose quoted wording changed with no change naming it is no longer
+/// "left open, as you ruled"; a rejected one whose quoted wording is
+/// still there is "no change, as you ruled".
+#[test]
+fn dr_60_a16_a_change_the_revised_draft_does_not_show_is_never_reported_as_answered() {
+    let (mut review, judges) = moderated([(Accept, None), (Reject, None), (Defer, None)]);
+    let call = judges_answer(&mut review, &judges);
+    // The label says c1 is answered; the revised draft keeps the old
+    // sentence, and drops the deferred item's "5 minutes" unasked.
+    let unshown = merge(&["c1"]).replace(
+        "Welcome to on-call. Read the first-hour list first. Pages are answered within 5 minutes.",
+        "Welcome to on-call. It is very important that you read everything. Pages are answered at once.",
+    );
+    let effects = review.handle(&finished(&call.request.call_id, &unshown), now());
+    assert!(matches!(
+        effects.last(),
+        Some(Effect::Finished(Outcome::Completed { .. }))
+    ));
+    let merged = review.merged().unwrap();
+    assert!(
+        merged.against_rulings.is_empty(),
+        "by its labels the merge follows the rulings: {:?}",
+        merged.against_rulings
+    );
+    let summary = document(&review, "summary.md");
+    let list = &summary[summary.find("## What changed and why").unwrap()
+        ..summary.find("## How this was made").unwrap()];
+    assert!(!list.contains("(accepted): answered"), "{list}");
+    assert!(
+        list.contains("- c1 (accepted): not answered, although you accepted it: the revised draft does not show the change labelled as answering it."),
+        "{list}"
+    );
+    assert!(
+        list.contains(
+            "    - not in the revised draft: labelled as answering c1, but the revised draft still has the old text\n"
+        ),
+        "{list}"
+    );
+    assert!(
+        list.contains("- c3 (deferred): you left it open and no change names it, yet the revised draft no longer has “5 minutes”, the wording it points at."),
+        "{list}"
+    );
+    let lead = review.summary_lead().unwrap();
+    assert!(
+        lead.contains(
+            "**Not in the revised text.** What the changes claim and what the revised text shows disagree: \
+             the change to “second sentence (c1)” is labelled as answering c1, but the revised draft still has the old text; \
+             no change names c3, which you left open, yet the revised draft no longer has “5 minutes”."
+        ),
+        "{lead}"
+    );
+    let yaml = document(&review, "debate.yaml");
+    assert!(yaml.contains("not_in_revised_draft:"), "{yaml}");
+    assert!(
+        yaml.contains("is labelled as answering c1, but the revised draft still has the old text"),
+        "{yaml}"
+    );
+    let causes: Vec<String> = review
+        .changes()
+        .into_iter()
+        .flat_map(|part| part.causes)
+        .collect();
+    assert!(
+        causes[0].ends_with(
+            "; not in the revised draft: labelled as answering c1, but the revised draft still has the old text"
+        ),
+        "{causes:?}"
+    );
+
+    // The same merge with its text as it says: c1 answered, and nothing
+    // to report; the rejected c2 quotes nothing, the deferred c3's words
+    // are there.
+    let (mut review, judges) = moderated([(Accept, None), (Reject, None), (Defer, None)]);
+    let call = judges_answer(&mut review, &judges);
+    review.handle(&finished(&call.request.call_id, &merge(&["c1"])), now());
+    let summary = document(&review, "summary.md");
+    assert!(summary.contains("- c1 (accepted): answered."), "{summary}");
+    assert!(
+        summary.contains("- c3 (deferred): left open, as you ruled."),
+        "{summary}"
+    );
+    assert!(!summary.contains("not in the revised draft"), "{summary}");
+    assert!(
+        !summary.contains("**Not in the revised text.**"),
+        "{summary}"
+    );
+    assert!(!document(&review, "debate.yaml").contains("not_in_revised_draft"));
 }
 
 /// A16: a critique with no items needs no moderation: the judges start.
@@ -605,6 +712,13 @@ fn a16_every_mix_of_rulings_gives_a_consistent_writing_demo() {
             .map(|index| format!("c{}", index + 1))
             .collect();
         assert_eq!(named, accepted, "{ruled:?}");
+        // The demo's text bears out every change and leaves every other
+        // item's quoted wording as the draft had it (issue 60).
+        assert_eq!(
+            documents::not_borne_out(&review),
+            Vec::<String>::new(),
+            "{ruled:?}"
+        );
         if accepted.is_empty() {
             assert_eq!(merged.merge.revised_draft.trim(), draft.text.trim());
         }
