@@ -312,7 +312,7 @@ fn a16_a_merge_against_the_rulings_is_asked_again_then_stated_plainly() {
         "{debate}"
     );
     assert!(
-        debate.contains("- slot: critic\n"),
+        debate.contains("\n  critic:\n    agent: script:scripted\n    role: mephistopheles\n"),
         "the critic is a participant\n{debate}"
     );
     assert!(

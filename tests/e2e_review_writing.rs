@@ -235,7 +235,8 @@ fn the_writing_demo_reads_blind_and_gives_its_judges_agreement() {
         "{summary}"
     );
     assert!(summary.contains("agreement α"), "{summary}");
-    assert!(read(&dir, "debate.yaml").contains("  agreement:\n    alpha:"));
+    assert!(read(&dir, "debate.yaml").contains("\n  evaluation:\n    judges:"));
+    assert!(read(&dir, "debate.yaml").contains("\n    agreement:\n      alpha:"));
     assert!(
         read(&dir, "transcript.md")
             .contains("fair judging: the merge read blind, the rewrites in its own order")
@@ -259,4 +260,170 @@ fn the_writing_demo_reads_blind_and_gives_its_judges_agreement() {
         "{}",
         refused.stderr
     );
+}
+
+/// DR-16, DR-18, DR-43, on the real binary: `quorum review --mode writing
+/// --critique strict` is accepted, the critic's prompt states the stance,
+/// and debate.yaml and the transcript record it.
+#[test]
+fn dr_16_dr_18_dr_43_review_mode_writing_takes_the_critics_stance() {
+    let sandbox = Sandbox::new();
+    let draft = sandbox.write("friday.md", DRAFT);
+    let script = sandbox.write(
+        "script.yaml",
+        &format!(
+            "{PACE}replies:\n{CRITIC}{}{}{}{MERGE}",
+            rewrite("aesthete"),
+            rewrite("stylist"),
+            rewrite("analyst")
+        ),
+    );
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "review",
+            "The Friday deploy rule",
+            "--mode",
+            "writing",
+            "--draft",
+            draft.to_str().unwrap(),
+            "--critique",
+            "strict",
+            "--script",
+            script.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let dir = sandbox.run_dir();
+    let journal = read(&dir, "journal.jsonl");
+    let critic = journal
+        .lines()
+        .find(|line| {
+            line.contains(r#""call_id":"critic/critique/r1/a1""#) && line.contains("call_started")
+        })
+        .expect("the critic started");
+    assert!(
+        critic.contains(r"\n\nCRITIQUE MODE: strict\n\n"),
+        "{critic}"
+    );
+    assert!(
+        critic.contains("Give the draft no benefit of the doubt."),
+        "{critic}"
+    );
+    let record: yaml_serde::Value = yaml_serde::from_str(&read(&dir, "debate.yaml")).unwrap();
+    assert_eq!(record["meta"]["critique_mode"], "strict");
+    assert!(read(&dir, "transcript.md").contains("critique strict, started"));
+}
+
+/// The keys of a YAML mapping, in order.
+fn keys(value: &yaml_serde::Value) -> Vec<String> {
+    value
+        .as_mapping()
+        .unwrap_or_else(|| panic!("a mapping: {value:?}"))
+        .keys()
+        .map(|key| key.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// DR-43, DR-44, DR-45, on the real binary: the writing demo's debate.yaml
+/// has the layout of the architecture demo's: the same `meta` keys the
+/// seed names, `participants` with `proposer`, `critic` and `judges` (each
+/// judge with its role, agent and weight), `stages` with `proposal`,
+/// `critique`, `revision` and `evaluation`, and the top-level `decision`,
+/// `outcome` and `usage`; what only a writing review has is kept beside
+/// them.
+#[test]
+fn dr_43_dr_44_dr_45_the_writing_record_has_the_architecture_records_layout() {
+    let record = |mode: &str| {
+        let sandbox = Sandbox::new();
+        let out = sandbox.out();
+        sandbox
+            .quorum(
+                &[
+                    "demo",
+                    "--mode",
+                    mode,
+                    "--headless",
+                    "--speed",
+                    "200",
+                    "--out",
+                    out.to_str().unwrap(),
+                ],
+                &[],
+            )
+            .assert_code(0);
+        let yaml: yaml_serde::Value =
+            yaml_serde::from_str(&read(&sandbox.run_dir(), "debate.yaml")).unwrap();
+        yaml
+    };
+    let architecture = record("architecture");
+    let writing = record("writing");
+    let within = |part: &[String], whole: &[String], what: &str| {
+        for key in part {
+            assert!(whole.contains(key), "{what}: {key} missing from {whole:?}");
+        }
+    };
+    for key in [
+        "meta",
+        "participants",
+        "stages",
+        "decision",
+        "outcome",
+        "usage",
+    ] {
+        assert!(
+            architecture.get(key).is_some() && writing.get(key).is_some(),
+            "{key}"
+        );
+    }
+    within(
+        &["topic", "mode", "timestamp", "critique_mode", "protocol"].map(String::from),
+        &keys(&writing["meta"]),
+        "meta",
+    );
+    within(
+        &keys(&architecture["participants"]),
+        &keys(&writing["participants"]),
+        "participants",
+    );
+    assert_eq!(keys(&architecture["stages"]), keys(&writing["stages"]));
+    within(
+        &keys(&architecture["participants"]["critic"]),
+        &keys(&writing["participants"]["critic"]),
+        "the critic",
+    );
+    assert_eq!(
+        architecture["participants"]["critic"]["role"],
+        writing["participants"]["critic"]["role"]
+    );
+    for judge in writing["participants"]["judges"].as_sequence().unwrap() {
+        within(
+            &["role", "agent", "weight"].map(String::from),
+            &keys(judge),
+            "a judge",
+        );
+    }
+    for (stage, key) in [
+        ("critique", "critiques"),
+        ("critique", "raw_output"),
+        ("revision", "raw_output"),
+    ] {
+        assert!(
+            architecture["stages"][stage].get(key).is_some()
+                && writing["stages"][stage].get(key).is_some(),
+            "{stage}.{key}"
+        );
+    }
+    // What only a writing review records stays.
+    assert!(writing["draft"]["text"].is_string());
+    assert!(writing["decision"]["revised_draft"].is_string());
+    assert_eq!(
+        writing["stages"]["evaluation"]["judges"][0]["file"],
+        "judges/judge-aesthete.md"
+    );
+    assert!(writing["stages"]["evaluation"]["agreement"]["summary"].is_string());
 }

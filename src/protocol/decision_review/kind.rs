@@ -125,6 +125,8 @@ enum DraftSource {
 #[derive(Clone, Debug, PartialEq)]
 struct WritingOptions {
     draft: Draft,
+    /// The critic's stance, as in the architecture mode (DR-16, DR-17).
+    critique: CritiqueMode,
 }
 
 /// An option as a spec or `--option` gives it: `"A: Postgres as the
@@ -690,7 +692,8 @@ impl ProtocolKind for DecisionReviewKind {
 }
 
 /// A writing review's options: nothing of the architecture mode's verdict
-/// machinery applies, and the draft is read here, bounded, from inside the
+/// machinery applies (the critic's stance does, as there), and the draft
+/// is read here, bounded, from inside the
 /// spec's folder unless `--allow-outside-context` (or as `--draft` names it).
 fn configure_writing(
     options: &ReviewOptions,
@@ -717,9 +720,6 @@ fn configure_writing(
     }
     if options.thresholds != Thresholds::default() {
         return refuse("thresholds", "`thresholds`");
-    }
-    if options.critique != CritiqueMode::default() {
-        return refuse("critique", "a critique stance");
     }
     if !options.options.is_empty() {
         return Err(SpecError::new(
@@ -753,7 +753,10 @@ fn configure_writing(
     if draft.text.trim().is_empty() {
         return Err(SpecError::new("the draft is empty: there is nothing to revise").field(at));
     }
-    Ok(Box::new(WritingOptions { draft }))
+    Ok(Box::new(WritingOptions {
+        draft,
+        critique: options.critique,
+    }))
 }
 
 impl Configured for WritingOptions {
@@ -793,6 +796,7 @@ impl Configured for WritingOptions {
             draft: self.draft.clone(),
             context: setting.context,
             panel: writing_panel(),
+            critique_mode: Some(self.critique),
             seating: setting.seating,
         };
         DebateDefinition::new(NAME, &config)
@@ -1250,8 +1254,39 @@ held_out: stylist
         assert_eq!(error.line, Some(2), "{error}");
     }
 
-    /// `--mode writing` needs a draft; the architecture mode's options are
-    /// refused by name; a spec's `draft:` stays in the spec's folder.
+    /// DR-16, DR-17, DR-18: the writing critic takes the architecture
+    /// critic's stances, from a spec's `critique:` or `--critique` (the
+    /// flag winning), generous-steelman by default; the stance is
+    /// journaled with the review.
+    #[test]
+    fn dr_16_dr_17_dr_18_the_writing_critic_takes_a_stance_from_the_spec_or_the_flag() {
+        let stance = |spec: &str, flags: &[FlagValue]| {
+            let configured = configure(spec, flags).unwrap();
+            let config: WritingConfig = configured.define(setting(&[])).config().unwrap();
+            config.critique_mode
+        };
+        let writing = "topic: x\nmode: writing\ndraft: {text: hi}\n";
+        assert_eq!(stance(writing, &[]), Some(CritiqueMode::GenerousSteelman));
+        assert_eq!(
+            stance(&format!("{writing}critique: strict\n"), &[]),
+            Some(CritiqueMode::Strict)
+        );
+        assert_eq!(
+            stance(
+                &format!("{writing}critique: strict\n"),
+                &[FlagValue::new("--critique", "critique", "neutral")]
+            ),
+            Some(CritiqueMode::Neutral)
+        );
+        let error = configure(&format!("{writing}critique: harsh\n"), &[])
+            .err()
+            .unwrap();
+        assert!(error.to_string().contains("harsh"), "{error}");
+    }
+
+    /// `--mode writing` needs a draft; the architecture mode's verdict
+    /// options are refused by name; a spec's `draft:` stays in the spec's
+    /// folder.
     #[test]
     fn the_writing_mode_reads_its_draft_and_refuses_verdict_options() {
         let error = configure("topic: x\nmode: writing\n", &[]).err().unwrap();
@@ -1263,13 +1298,6 @@ held_out: stylist
         .err()
         .unwrap();
         assert_eq!(error.field.as_deref(), Some("--high-stakes"));
-        let error = configure(
-            "topic: x\nmode: writing\ncritique: strict\ndraft: {text: hi}\n",
-            &[],
-        )
-        .err()
-        .unwrap();
-        assert_eq!(error.field.as_deref(), Some("critique"));
         let error = configure("topic: x\ndraft: {text: hello}\n", &[])
             .err()
             .unwrap();

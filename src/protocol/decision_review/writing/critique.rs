@@ -16,11 +16,15 @@ impl WritingReview {
             .iter()
             .map(|aspect| json!({"name": aspect.as_str(), "question": aspect.question()}))
             .collect();
+        // A review journaled before the critic took a stance asks it as it
+        // did, with none (the template leaves the stance out).
+        let stance = self.config.stance().map_or("", CritiqueMode::as_str);
         let context = json!({
             "topic": self.config.topic,
             "draft": self.config.draft.text,
             "context": self.config.context,
             "aspects": aspects,
+            "critique_mode": stance,
         });
         let slot = Slot::new(CRITIC, Step::Critique.id(), 1);
         let file = Some(documents::CRITIQUE.to_string());

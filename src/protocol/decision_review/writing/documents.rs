@@ -503,8 +503,13 @@ fn provenance_md(review: &WritingReview) -> String {
                     .filter(|item| review.ruling(&item.id).map(|(d, _)| d) == Some(decision))
                     .count()
             });
+            let stance = review
+                .config()
+                .stance()
+                .map(|stance| format!(", in the {} stance,", stance.as_str()))
+                .unwrap_or_default();
             format!(
-                "A critic read the draft first and raised {} (`{CRITIQUE}`); you accepted \
+                "A critic read the draft first{stance} and raised {} (`{CRITIQUE}`); you accepted \
                  {accepted}, rejected {rejected} and deferred {deferred}, and every judge and the \
                  merge were given your rulings. ",
                 crate::report::counted(critique.items.len(), "item", "items")
@@ -564,8 +569,12 @@ fn provenance_md(review: &WritingReview) -> String {
 
 fn transcript_md(review: &WritingReview) -> String {
     let config = review.config();
+    let stance = config
+        .stance()
+        .map(|stance| format!(", critique {}", stance.as_str()))
+        .unwrap_or_default();
     let about = format!(
-        "A writing review of `{}`, started {}. ",
+        "A writing review of `{}`{stance}, started {}. ",
         one_line(&config.draft.name),
         timestamp(config.seating.started_at)
     );
@@ -594,13 +603,21 @@ fn transcript_md(review: &WritingReview) -> String {
     out
 }
 
-/// `debate.yaml` of a writing review.
+/// `debate.yaml` of a writing review, laid out as every decision review's
+/// (DR-43..DR-45): `meta` (with the critic's `critique_mode`),
+/// `participants` (`proposer`, `critic`, `judges`, and the `synthesizer`
+/// that merges), `stages` (`proposal`, `critique`, `revision`,
+/// `evaluation`) and `decision`, with what only a writing review has kept
+/// in its place. The draft is the person's own, so `proposer` is null and
+/// the proposal stage names the draft, given in full under `draft`; the
+/// judges' rewrites (scores of the draft optional) are the evaluation, and
+/// the merge that turns them into the revised draft is the revision.
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
 struct DebateYaml {
-    meta: ModeMeta,
+    meta: MetaYaml,
     draft: DraftYaml,
-    participants: Vec<Participant>,
+    participants: ParticipantsYaml,
     stages: Stages,
     /// The mode's fields (RULES.md A13): the revised text and the changes.
     decision: Option<DecisionYaml>,
@@ -613,34 +630,77 @@ struct DebateYaml {
     usage: Option<UsageYaml>,
 }
 
+/// `meta`: the mode's, with the critic's stance (DR-43), absent for a
+/// review journaled before the writing critic took one.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct MetaYaml {
+    #[serde(flatten)]
+    mode: ModeMeta,
+    critique_mode: Option<&'static str>,
+}
+
 #[derive(Debug, Serialize)]
 struct DraftYaml {
     name: String,
     text: String,
 }
 
-#[serde_with::skip_serializing_none]
+/// An agent and the role it plays, as every decision review records it.
 #[derive(Debug, Serialize)]
-struct Participant {
-    slot: String,
+struct AgentYaml {
     agent: String,
-    weight: Option<&'static str>,
+    role: &'static str,
+}
+
+/// A judge of the panel: its weight and the aspects it reads for.
+#[derive(Debug, Serialize)]
+struct JudgeYaml {
+    role: JudgeRole,
+    agent: String,
+    weight: &'static str,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     aspects: Vec<Aspect>,
 }
 
-#[serde_with::skip_serializing_none]
+/// `participants` (DR-44): no proposer (the draft is the person's own),
+/// the critic (none in a review journaled before the critique existed),
+/// the judges and the synthesizer who merges their rewrites.
+#[derive(Debug, Serialize)]
+struct ParticipantsYaml {
+    proposer: Option<AgentYaml>,
+    critic: Option<AgentYaml>,
+    judges: Vec<JudgeYaml>,
+    synthesizer: AgentYaml,
+}
+
+/// `stages` (DR-45), each `null` until it has run.
 #[derive(Debug, Serialize)]
 struct Stages {
+    proposal: ProposalYaml,
     critique: Option<CritiqueYaml>,
-    rewrites: Vec<RewriteYaml>,
+    /// The merge: the revised draft and its changes are under `decision`.
+    revision: Option<MergeYaml>,
+    /// The judges' rewrites.
+    evaluation: EvaluationYaml,
+}
+
+/// The proposal is the person's draft, given in full under `draft`.
+#[derive(Debug, Serialize)]
+struct ProposalYaml {
+    draft: String,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct EvaluationYaml {
+    judges: Vec<RewriteYaml>,
     /// How far the judges' scores of the draft agreed (issue 29).
     agreement: Option<AgreementYaml>,
     /// Each self-identification masked in what the judges and the merge
     /// read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     masked: Vec<String>,
-    merge: Option<MergeYaml>,
 }
 
 #[serde_with::skip_serializing_none]
@@ -691,7 +751,10 @@ struct CritiqueYaml {
     file: &'static str,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     normalised: Vec<String>,
-    items: Vec<ItemYaml>,
+    /// The items, each with the moderator's ruling.
+    critiques: Vec<ItemYaml>,
+    /// The critic's answer as it came (also in [`CRITIQUE`]).
+    raw_output: String,
 }
 
 /// A critique item with the moderator's ruling on it.
@@ -714,22 +777,28 @@ struct DecisionYaml {
 impl DebateYaml {
     fn of(review: &WritingReview) -> DebateYaml {
         let config = review.config();
-        let participants = config
-            .slots()
-            .into_iter()
-            .map(|(slot, _)| {
-                let seat = config
-                    .panel
-                    .iter()
-                    .find(|seat| format!("judge.{}", seat.role) == slot);
-                Participant {
-                    agent: review.calls().agent(&slot).unwrap_or_default().to_string(),
-                    weight: seat.map(|seat| seat.weight.as_str()),
-                    aspects: seat.map(|seat| seat.aspects.clone()).unwrap_or_default(),
-                    slot,
-                }
-            })
-            .collect();
+        let agent = |slot: &str| review.calls().agent(slot).unwrap_or_default().to_string();
+        let participants = ParticipantsYaml {
+            proposer: None,
+            critic: config.critiqued().then(|| AgentYaml {
+                agent: agent(super::CRITIC),
+                role: crate::protocol::decision_review::CRITIC_ROLE,
+            }),
+            judges: config
+                .panel
+                .iter()
+                .map(|seat| JudgeYaml {
+                    role: seat.role,
+                    agent: agent(&seat.role.slot()),
+                    weight: seat.weight.as_str(),
+                    aspects: seat.aspects.clone(),
+                })
+                .collect(),
+            synthesizer: AgentYaml {
+                agent: agent(super::SYNTHESIZER),
+                role: super::SYNTHESIZER,
+            },
+        };
         let rewrites = review
             .judges()
             .iter()
@@ -763,13 +832,16 @@ impl DebateYaml {
             })
             .collect();
         DebateYaml {
-            meta: ModeMeta {
-                protocol: super::super::NAME,
-                mode: "writing",
-                topic: config.topic.clone(),
-                timestamp: timestamp(config.seating.started_at),
-                deliverable: DELIVERABLE,
-                constraints: Vec::new(),
+            meta: MetaYaml {
+                mode: ModeMeta {
+                    protocol: super::super::NAME,
+                    mode: "writing",
+                    topic: config.topic.clone(),
+                    timestamp: timestamp(config.seating.started_at),
+                    deliverable: DELIVERABLE,
+                    constraints: Vec::new(),
+                },
+                critique_mode: config.stance().map(|stance| stance.as_str()),
             },
             draft: DraftYaml {
                 name: config.draft.name.clone(),
@@ -777,12 +849,15 @@ impl DebateYaml {
             },
             participants,
             stages: Stages {
+                proposal: ProposalYaml {
+                    draft: config.draft.name.clone(),
+                },
                 critique: review.critique().map(|critique| CritiqueYaml {
                     call_id: critique.call_id.clone(),
                     at: timestamp(critique.at),
                     file: CRITIQUE,
                     normalised: critique.readings.clone(),
-                    items: critique
+                    critiques: critique
                         .items
                         .iter()
                         .map(|item| {
@@ -794,17 +869,9 @@ impl DebateYaml {
                             }
                         })
                         .collect(),
+                    raw_output: critique.raw.clone(),
                 }),
-                rewrites,
-                agreement: review.agreement().map(|agreement| AgreementYaml {
-                    alpha: agreement.alpha,
-                    effective_votes: agreement.effective_votes,
-                    judges: agreement.judges,
-                    aspects: agreement.units,
-                    summary: agreement.summary(),
-                }),
-                masked: review.masked().to_vec(),
-                merge: review.merged().map(|merged| MergeYaml {
+                revision: review.merged().map(|merged| MergeYaml {
                     call_id: merged.call_id.clone(),
                     at: timestamp(merged.at),
                     raw_output: merged.raw.clone(),
@@ -816,6 +883,17 @@ impl DebateYaml {
                         .collect(),
                     not_in_revised_draft: not_borne_out(review),
                 }),
+                evaluation: EvaluationYaml {
+                    judges: rewrites,
+                    agreement: review.agreement().map(|agreement| AgreementYaml {
+                        alpha: agreement.alpha,
+                        effective_votes: agreement.effective_votes,
+                        judges: agreement.judges,
+                        aspects: agreement.units,
+                        summary: agreement.summary(),
+                    }),
+                    masked: review.masked().to_vec(),
+                },
             },
             decision: review.merged().map(|merged| DecisionYaml {
                 summary: merged.summary.clone(),

@@ -13,6 +13,12 @@
 //! | rewrites | every judge at once, blind to each other | `judges/judge-{role}.md`, verbatim, before it is read (INF-11, DR-61) |
 //! | merge | the synthesizer | `revised_draft`, `changes` and a change summary (DR-60) |
 //!
+//! The critic takes the stance the run sets (`critique:`, `--critique`),
+//! as the architecture critic does (DR-16..DR-21): strict,
+//! generous-steelman (the default) or neutral, stated in its prompt and
+//! recorded as `meta.critique_mode`; `debate.yaml` is laid out as every
+//! decision review's (DR-43..DR-45, [`documents`]).
+//!
 //! The critic is required: an unreadable critique is repaired once, and a
 //! critic with no usable answer after its retry and repair ends the run
 //! failed (A18). A judge's answer that cannot be read is kept with a
@@ -55,7 +61,7 @@ use self::parse::{
     Aspect, CritiqueItem, Merge, Rewrite, parse_critique, parse_merge_naming, parse_rewrite,
 };
 use super::ReviewMode;
-use super::model::Weight;
+use super::model::{CritiqueMode, Weight};
 use crate::parse::Read;
 use crate::prompts::PromptSet;
 use crate::protocol::calls::{Calls, Unusable};
@@ -188,6 +194,12 @@ pub struct WritingConfig {
     #[serde(default)]
     pub context: Vec<ContextDoc>,
     pub panel: Vec<WritingSeat>,
+    /// The critic's stance (DR-16..DR-21), as in the architecture mode:
+    /// stated in its prompt and recorded as `meta.critique_mode`. Absent
+    /// from a review journaled before the writing critic took a stance,
+    /// which asks its critic as it did, with no stance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critique_mode: Option<CritiqueMode>,
     /// Who plays each role, at what price, since when, and whether a
     /// person moderates.
     #[serde(flatten)]
@@ -200,6 +212,12 @@ impl WritingConfig {
     /// seats none and runs as it did, rewrites first.
     pub fn critiqued(&self) -> bool {
         self.seating.agents.contains_key(CRITIC)
+    }
+
+    /// The stance the critic takes: none without a critic, or for a review
+    /// journaled before the writing critic took one.
+    pub fn stance(&self) -> Option<CritiqueMode> {
+        self.critique_mode.filter(|_| self.critiqued())
     }
 
     /// The role slots, in the order panes are laid out.

@@ -8,10 +8,12 @@
 
 use crate::prompts::{TemplateSpec, template};
 
-/// The critic reads the draft and lists what should change (A16).
+/// The critic reads the draft and lists what should change (A16), in its
+/// stance (`critique_mode`, DR-18; empty for a review journaled before the
+/// writing critic took one).
 pub const CRITIQUE: TemplateSpec = template!(
     "writing-critique.md.j2",
-    &["topic", "draft", "context", "aspects"]
+    &["topic", "draft", "context", "aspects", "critique_mode"]
 );
 
 /// One judge rewrites the whole draft (DR-59), the accepted items as

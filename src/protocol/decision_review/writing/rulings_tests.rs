@@ -724,3 +724,136 @@ fn a16_every_mix_of_rulings_gives_a_consistent_writing_demo() {
         }
     }
 }
+
+/// DR-16..DR-21, DR-43: the writing critic takes the architecture critic's
+/// stances: its prompt states `CRITIQUE MODE: {mode}` and asks for that
+/// stance's reading, and debate.yaml (`meta.critique_mode`), the
+/// transcript and the summary record it. A review journaled before the
+/// writing critic took a stance asks its critic as it did, with none, and
+/// records none.
+#[test]
+fn dr_16_dr_18_dr_43_the_writing_critic_states_and_records_its_stance() {
+    use crate::protocol::decision_review::model::CritiqueMode;
+    let asks = [
+        (
+            CritiqueMode::Strict,
+            "Give the draft no benefit of the doubt.",
+        ),
+        (
+            CritiqueMode::GenerousSteelman,
+            "Open each item's `text` with that best reading",
+        ),
+        (CritiqueMode::Neutral, "(\"Strength: …\")"),
+    ];
+    for (mode, asked) in asks {
+        let mut config = config(&SLOTS, DRAFT);
+        config.critique_mode = Some(mode);
+        let mut review = WritingReview::new(config, Arc::new(PromptSet::builtin()));
+        let critic = only_call(&review.start(now()));
+        let prompt = &critic.request.prompt;
+        assert!(
+            prompt.contains(&format!("\n\nCRITIQUE MODE: {}\n\n", mode.as_str())),
+            "{prompt}"
+        );
+        assert!(prompt.contains(asked), "{}: {prompt}", mode.as_str());
+        for (other, other_asked) in asks {
+            if other != mode {
+                assert!(!prompt.contains(other_asked), "{}: {prompt}", mode.as_str());
+            }
+        }
+        review.handle(&finished(&critic.request.call_id, CRITIQUE), now());
+        let yaml: yaml_serde::Value =
+            yaml_serde::from_str(&document(&review, "debate.yaml")).unwrap();
+        assert_eq!(yaml["meta"]["critique_mode"], mode.as_str());
+        assert_eq!(yaml["meta"]["mode"], "writing");
+        assert!(
+            document(&review, "transcript.md")
+                .contains(&format!("critique {}, started", mode.as_str()))
+        );
+    }
+
+    // Journaled before the stance: the prompt as it was, no stance recorded.
+    let mut legacy = config(&SLOTS, DRAFT);
+    legacy.critique_mode = None;
+    let journaled = serde_json::to_value(&legacy).unwrap();
+    assert!(journaled.get("critique_mode").is_none(), "{journaled}");
+    let read: WritingConfig = serde_json::from_value(journaled).unwrap();
+    assert_eq!(read.critique_mode, None);
+    let mut review = WritingReview::new(read, Arc::new(PromptSet::builtin()));
+    let critic = only_call(&review.start(now()));
+    let prompt = &critic.request.prompt;
+    assert!(!prompt.contains("CRITIQUE MODE"), "{prompt}");
+    assert!(
+        prompt.contains("make each one easy to decide on its own.\n\n## What the draft is for\n"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("## Your task\n\nList the problems worth fixing"),
+        "{prompt}"
+    );
+    review.handle(&finished(&critic.request.call_id, CRITIQUE), now());
+    let yaml: yaml_serde::Value = yaml_serde::from_str(&document(&review, "debate.yaml")).unwrap();
+    assert!(yaml["meta"].get("critique_mode").is_none(), "{yaml:?}");
+}
+
+/// DR-22, DR-44, DR-45: a writing review's debate.yaml is laid out as
+/// every decision review's: `participants` with `proposer` (none: the
+/// draft is the person's own), `critic` (the mephistopheles role) and
+/// `judges` (role, agent, weight), plus the `synthesizer`; `stages` with
+/// `proposal` (the draft), `critique` (the items with their rulings and
+/// the raw answer), `evaluation` (the judges' rewrites) and `revision`
+/// (the merge), keeping what a writing review records.
+#[test]
+fn dr_22_dr_44_dr_45_the_writing_record_has_every_decision_reviews_layout() {
+    let (mut review, judges) =
+        moderated([(Accept, None), (Reject, Some("Keep it.")), (Defer, None)]);
+    let call = judges_answer(&mut review, &judges);
+    review.handle(&finished(&call.request.call_id, &merge(&["c1"])), now());
+    let yaml: yaml_serde::Value = yaml_serde::from_str(&document(&review, "debate.yaml")).unwrap();
+    let keys = |value: &yaml_serde::Value| -> Vec<String> {
+        value
+            .as_mapping()
+            .unwrap()
+            .keys()
+            .map(|key| key.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        keys(&yaml["participants"]),
+        ["proposer", "critic", "judges", "synthesizer"]
+    );
+    assert!(yaml["participants"]["proposer"].is_null());
+    assert_eq!(yaml["participants"]["critic"]["role"], "mephistopheles");
+    assert_eq!(yaml["participants"]["critic"]["agent"], "script:scripted");
+    let judge = &yaml["participants"]["judges"][2];
+    assert_eq!(judge["role"], "analyst");
+    assert_eq!(judge["weight"], "binding");
+    assert_eq!(judge["agent"], "script:scripted");
+    assert_eq!(judge["aspects"][0], "evidence");
+    assert_eq!(yaml["participants"]["synthesizer"]["role"], "synthesizer");
+    assert_eq!(
+        keys(&yaml["stages"]),
+        ["proposal", "critique", "revision", "evaluation"]
+    );
+    assert_eq!(yaml["stages"]["proposal"]["draft"], "handbook.md");
+    assert_eq!(yaml["draft"]["text"], DRAFT);
+    let critique = &yaml["stages"]["critique"];
+    assert_eq!(critique["critiques"][1]["decision"], "rejected");
+    assert_eq!(critique["critiques"][1]["note"], "Keep it.");
+    assert_eq!(critique["raw_output"], CRITIQUE);
+    assert_eq!(critique["file"], "critique.md");
+    let revision = &yaml["stages"]["revision"];
+    assert_eq!(revision["call_id"], "synthesizer/merge/r1/a1");
+    assert!(
+        revision["raw_output"]
+            .as_str()
+            .unwrap()
+            .contains("revised_draft:")
+    );
+    let evaluation = &yaml["stages"]["evaluation"];
+    assert_eq!(evaluation["judges"][0]["role"], "aesthete");
+    assert_eq!(evaluation["judges"][0]["file"], "judges/judge-aesthete.md");
+    assert_eq!(evaluation["judges"][0]["status"], "rewritten");
+    assert_eq!(yaml["decision"]["changes"][0]["answers"], "c1");
+    assert_eq!(yaml["meta"]["critique_mode"], "generous-steelman");
+}

@@ -37,6 +37,7 @@ pub(super) fn config(slots: &[&str], draft: &str) -> WritingConfig {
         },
         context: Vec::new(),
         panel: writing_panel(),
+        critique_mode: Some(CritiqueMode::GenerousSteelman),
         seating: Seating {
             agents,
             started_at: now(),
