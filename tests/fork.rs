@@ -302,3 +302,37 @@ async fn a_fork_with_another_agent_and_compare_shows_where_they_diverged() {
     );
     assert!(said.contains("Verdict:\n  ADOPT"), "{said}");
 }
+
+/// DR-16, DR-18, issue 60: a writing review forked at its critique with
+/// `--critique` asks its critic again in that stance, and records it.
+#[test]
+fn dr_16_dr_18_a_writing_review_forked_at_its_critique_takes_another_stance() {
+    let sandbox = Sandbox::new();
+    let origin = demo(&sandbox, &["--mode", "writing"]);
+    let ran = sandbox.quorum(
+        &[
+            "fork",
+            origin.to_str().unwrap(),
+            "--at",
+            "critique",
+            "--critique",
+            "neutral",
+            "--headless",
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let forked = forks(&sandbox.out(), &origin);
+    assert_eq!(forked.len(), 1);
+    let journal = std::fs::read_to_string(forked[0].join("journal.jsonl")).unwrap();
+    let critic = journal
+        .lines()
+        .rfind(|line| line.contains("call_started") && line.contains(r#""role":"critic""#))
+        .expect("the critic is asked again");
+    assert!(
+        critic.contains(r"\n\nCRITIQUE MODE: neutral\n\n"),
+        "{critic}"
+    );
+    let record = std::fs::read_to_string(forked[0].join("debate.yaml")).unwrap();
+    assert!(record.contains("\n  critique_mode: neutral\n"), "{record}");
+}
