@@ -303,8 +303,27 @@ fn flag_value(matches: &ArgMatches, option: &OptionSpec) -> Option<FlagValue> {
 
 /// `quorum completions SHELL`.
 pub fn print_completions(shell: clap_complete::Shell) {
-    let mut command = command();
+    let mut command = completable(command());
     clap_complete::generate(shell, &mut command, "quorum", &mut std::io::stdout());
+}
+
+/// `command` with the values a shell should offer where an argument takes
+/// a name rather than a file: `demo --protocol` completes the registry's
+/// protocols and commands. Only completion sees them, so a wrong name is
+/// still answered by quorum's own message, which lists the demos.
+fn completable(command: clap::Command) -> clap::Command {
+    let mut names: Vec<&'static str> = Vec::new();
+    for kind in registry::kinds() {
+        names.push(kind.name());
+        names.extend(kind.commands().iter().map(|command| command.name));
+    }
+    names.sort_unstable();
+    names.dedup();
+    command.mut_subcommand("demo", |demo| {
+        demo.mut_arg("protocol", |arg| {
+            arg.value_parser(clap::builder::PossibleValuesParser::new(names))
+        })
+    })
 }
 
 /// `quorum man`: the manual page, roff, with every command in it.
@@ -338,6 +357,35 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         command().debug_assert();
+        completable(command()).debug_assert();
+    }
+
+    /// `quorum completions bash` offers the demos' names after `demo
+    /// --protocol`, not file names, and every protocol is among them.
+    #[test]
+    fn completions_offer_the_demos_by_name() {
+        let mut script = Vec::new();
+        clap_complete::generate(
+            clap_complete::Shell::Bash,
+            &mut completable(command()),
+            "quorum",
+            &mut script,
+        );
+        let script = String::from_utf8(script).unwrap();
+        let at = script
+            .find("quorum__subcmd__demo)")
+            .expect("a case for the demo subcommand");
+        let demo = &script[at..];
+        let protocol = &demo[demo.find("--protocol)").expect("a case for --protocol")..];
+        let reply = protocol.lines().nth(1).unwrap();
+        assert!(!reply.contains("compgen -f"), "{reply}");
+        for kind in registry::kinds() {
+            assert!(
+                reply.contains(kind.name()),
+                "{} missing: {reply}",
+                kind.name()
+            );
+        }
     }
 
     #[test]
