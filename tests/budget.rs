@@ -148,11 +148,38 @@ fn headless_stops_before_the_step_and_a_raised_resume_reaches_the_unbudgeted_ver
     );
 }
 
+/// The demo's scripted agents carry a made-up price under a money limit,
+/// said on stderr, so `quorum demo --budget 0.10` shows the budget with no
+/// configuration file; the same scripted agents in a spec of one's own
+/// have no price, and a money limit there needs one.
+#[test]
+fn the_demo_can_try_a_money_budget_with_its_made_up_prices() {
+    let sandbox = Sandbox::new();
+    let held = demo(&sandbox, "out", &["--budget", "0.05"]);
+    held.assert_code(EXIT_BUDGET);
+    assert!(held.stderr.contains("made-up $3"), "{}", held.stderr);
+    let dir = support::run::only_run(&sandbox.path().join("out"));
+    let reached = journal(&dir)
+        .into_iter()
+        .find(|event| event["budget"]["kind"] == "reached")
+        .unwrap();
+    assert_eq!(reached["budget"]["crossed"], serde_json::json!(["usd"]));
+    // Without a money limit, the demo is priced as before: not at all.
+    let free = demo(&sandbox, "free", &[]);
+    free.assert_code(0);
+    assert!(!free.stderr.contains("made-up"), "{}", free.stderr);
+}
+
 #[test]
 fn a_money_budget_counts_the_configured_prices_and_needs_them() {
     let sandbox = Sandbox::new();
+    let spec = sandbox.path().join("demo.yaml");
+    sandbox
+        .quorum(&["demo", "--export-script", spec.to_str().unwrap()], &[])
+        .assert_code(0);
+    let spec = spec.to_str().unwrap();
     // Without a price for the scripted agents, a money limit cannot count.
-    let refused = demo(&sandbox, "out", &["--budget", "0.05"]);
+    let refused = sandbox.run_spec(spec, &["--budget", "0.05"]);
     refused.assert_code(2);
     assert!(
         refused.stderr.contains("--budget")
@@ -161,17 +188,18 @@ fn a_money_budget_counts_the_configured_prices_and_needs_them() {
         "{}",
         refused.stderr
     );
-    assert!(!sandbox.path().join("out").exists(), "nothing was written");
+    assert!(!sandbox.out().exists(), "nothing was written");
 
     let config = sandbox.write(
         "config.yaml",
         "prices:\n  script:scripted: { input: 3, output: 15 }\n",
     );
     let config = config.to_str().unwrap();
-    let held = demo(&sandbox, "out", &["--config", config, "--budget", "0.05"]);
+    let held = sandbox.run_spec(spec, &["--config", config, "--budget", "0.05"]);
     held.assert_code(EXIT_BUDGET);
     assert!(held.stderr.contains("$0.05"), "{}", held.stderr);
     assert!(held.stderr.contains("--budget "), "{}", held.stderr);
+    assert!(!held.stderr.contains("made-up"), "{}", held.stderr);
     let dir = sandbox.run_dir();
     let reached = journal(&dir)
         .into_iter()

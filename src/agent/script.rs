@@ -21,6 +21,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The provider name of the scripted agents.
+pub const SCRIPT_PROVIDER: &str = "script";
+
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
@@ -519,7 +522,7 @@ impl ScriptAgent {
 impl Agent for ScriptAgent {
     fn info(&self) -> AgentInfo {
         AgentInfo {
-            provider: "script".to_string(),
+            provider: SCRIPT_PROVIDER.to_string(),
             model: "scripted".to_string(),
         }
     }

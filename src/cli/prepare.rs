@@ -189,6 +189,7 @@ pub fn prepare_in(
         .transpose()?;
     // The file a `--script` came from, and its text, to locate its errors.
     let mut script_file: Option<(PathBuf, String)> = None;
+    let demo = matches!(source, Source::Demo | Source::DemoOf(_));
     let (mut spec, spec_path, source_text) = match source {
         Source::Demo | Source::DemoOf(_) => {
             let mode = mode_flag(flags);
@@ -335,6 +336,10 @@ pub fn prepare_in(
             } else {
                 ModerationPolicy::Accept
             });
+    let mut prices = prices;
+    if demo && wants_money(&spec, flags, &loaded_config) {
+        price_the_demo(&agents, &mut prices);
+    }
     let budget = budget_of(&spec, flags, &loaded_config, &agents, &prices).map_err(locate)?;
     let setup = RunSetup {
         budget: budget.is_set().then_some(budget),
@@ -632,6 +637,49 @@ fn budget_of(
         }
     }
     Ok(budget)
+}
+
+/// What a demo's scripted agents cost under a money limit, per million
+/// tokens in and out: a made-up price, about a large hosted model's, so
+/// that `quorum demo --budget 0.10` shows the budget at work with no
+/// configuration file.
+pub const DEMO_PRICE: Price = Price {
+    input: 3.0,
+    output: 15.0,
+};
+
+/// Whether a money limit is asked for, by the flag, the spec or the
+/// configuration.
+fn wants_money(spec: &DebateSpec, flags: &RunFlags, config: &config::LoadedConfig) -> bool {
+    flags
+        .budget
+        .usd
+        .or(spec.budget)
+        .or(config.config.budget)
+        .is_some()
+}
+
+/// Prices a demo's scripted agents that the configuration does not, at
+/// [`DEMO_PRICE`], and says so on stderr: the figures are not a real
+/// model's.
+fn price_the_demo(agents: &BTreeMap<String, String>, prices: &mut BTreeMap<String, Price>) {
+    let scripted = format!("{}:", crate::agent::script::SCRIPT_PROVIDER);
+    let mut priced = BTreeSet::new();
+    for agent in agents.values() {
+        if agent.starts_with(&scripted) && !prices.contains_key(agent) {
+            prices.insert(agent.clone(), DEMO_PRICE);
+            priced.insert(agent.as_str());
+        }
+    }
+    if !priced.is_empty() {
+        eprintln!(
+            "quorum: the demo's scripted agents ({}) are priced at a made-up ${} per million \
+             tokens in and ${} out, so that the money limit can be tried",
+            priced.into_iter().collect::<Vec<_>>().join(", "),
+            DEMO_PRICE.input,
+            DEMO_PRICE.output
+        );
+    }
 }
 
 /// A person has this long to write a role's answer, in seconds, unless the
