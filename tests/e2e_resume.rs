@@ -254,7 +254,20 @@ fn assert_same_artifacts(
     );
     let mut differences = Vec::new();
     for (name, expected_text) in expected {
-        let actual_text = &actual[name];
+        // The one line an uninterrupted run cannot have: where the record
+        // has its gap (checked by `assert_resumes_said`).
+        let without_resumes;
+        let actual_text = match name.as_str() {
+            "transcript.md" => {
+                without_resumes = actual[name]
+                    .split('\n')
+                    .filter(|line| !line.contains(RESUMED_LINE))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                &without_resumes
+            }
+            _ => &actual[name],
+        };
         if actual_text == expected_text {
             continue;
         }
@@ -274,6 +287,21 @@ fn assert_same_artifacts(
         differences.is_empty(),
         "{context}: artifacts differ from the uninterrupted run's (clock readings blanked):\n{}",
         differences.join("\n")
+    );
+}
+
+/// What `transcript.md` says where a run was interrupted and resumed.
+const RESUMED_LINE: &str = "and is resumed here";
+
+/// `transcript.md` says each resume of the journal, once, where it was
+/// (none when the kill came after the end: nothing was resumed).
+fn assert_resumes_said(dir: &Path, context: &str) {
+    let resumes = count(&records(dir), "resumed");
+    let transcript = std::fs::read_to_string(dir.join("transcript.md")).unwrap();
+    let said = transcript.matches(RESUMED_LINE).count();
+    assert_eq!(
+        said, resumes,
+        "{context}: transcript.md says every resume once:\n{transcript}"
     );
 }
 
@@ -1335,6 +1363,7 @@ fn kill_and_resume(point: &KillPoint) -> Row {
         }
     }
     assert_same_artifacts(&reference.artifacts, &artifacts(&dir), &context);
+    assert_resumes_said(&dir, &context);
 
     let resume_said = ran
         .stderr

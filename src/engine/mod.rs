@@ -477,16 +477,21 @@ impl<P: Protocol> Engine<P> {
         folded: ResumePoint,
         reopen: bool,
     ) -> Result<(Outcome, P), EngineError> {
-        let restarted = folded
+        let restarted: Vec<String> = folded
             .unfinished
             .iter()
             .map(|call| call.request.call_id.clone())
             .collect();
-        self.records
-            .journal
-            .append(self.now(), &JournalEvent::Resumed { restarted })?;
-        self.raise_on_resume()?;
+        let now = self.now();
+        let resumed = JournalEvent::Resumed {
+            restarted: restarted.clone(),
+        };
+        self.records.journal.append(now, &resumed)?;
+        // What came before was shown when it happened (or folded just
+        // now); the line that says the run resumes is new.
         self.log_published = self.protocol.log().len();
+        self.protocol.handle(&Input::Resumed { restarted }, now);
+        self.raise_on_resume()?;
         self.extra_time = folded.extended.into_iter().collect();
         let documents = self.protocol.documents();
         for (path, output) in resume::answer_files(&folded.answers, &documents) {

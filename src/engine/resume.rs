@@ -426,7 +426,13 @@ pub fn fold<P: Protocol>(
                     moderation = None;
                 }
             }
-            JournalEvent::Resumed { .. } | JournalEvent::Budget { .. } => {}
+            JournalEvent::Resumed { restarted } => {
+                let resumed = Input::Resumed {
+                    restarted: restarted.clone(),
+                };
+                protocol.handle(&resumed, at);
+            }
+            JournalEvent::Budget { .. } => {}
             JournalEvent::Finished { outcome } => {
                 finish_journaled = true;
                 (observer.observe)(at, Update::Finished(outcome.clone()));

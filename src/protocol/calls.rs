@@ -621,7 +621,28 @@ impl Calls {
             | Input::ModerationSubmitted
             | Input::ItemResolved { .. }
             | Input::Reopened => Routed::Protocol(input),
+            Input::Resumed { restarted } => {
+                self.note_resumed(restarted, now);
+                Routed::Handled(Vec::new())
+            }
         }
+    }
+
+    /// Logs that the run was interrupted and resumed at `now`, naming the
+    /// calls started again.
+    pub fn note_resumed(&mut self, restarted: &[String], now: Timestamp) {
+        let again = match restarted {
+            [] => "no call was under way".to_string(),
+            calls => format!(
+                "{} started again: {}",
+                crate::report::counted(calls.len(), "unfinished call", "unfinished calls"),
+                calls.join(", ")
+            ),
+        };
+        let message = format!(
+            "the run stopped or was interrupted before this point and is resumed here; {again}"
+        );
+        self.push_log(now, LogKind::Note, None, message);
     }
 
     /// Records a finished call's figures, priced by the agent playing its role.

@@ -492,7 +492,8 @@ fn is_plumbing(input: &Input) -> bool {
         | Input::CallDiagnostic { .. }
         | Input::CallRetrying { .. }
         | Input::CallFailed { .. }
-        | Input::AgentSwitched { .. } => true,
+        | Input::AgentSwitched { .. }
+        | Input::Resumed { .. } => true,
         Input::ItemDecided { .. }
         | Input::ModerationSubmitted
         | Input::Override { .. }
@@ -568,6 +569,12 @@ impl<R: Rules> Protocol for R {
     }
 
     fn handle(&mut self, input: &Input, now: Timestamp) -> Vec<Effect> {
+        if let Input::Resumed { restarted } = input {
+            // Said whether or not the debate has ended (a settlement after
+            // the verdict resumes a finished run).
+            calls_mut(self).note_resumed(restarted, now);
+            return Vec::new();
+        }
         if ended(self).is_some() {
             if !self.applies_after_end(input) {
                 return Vec::new();

@@ -206,6 +206,12 @@ pub enum Input {
     /// A finished debate goes back to revision for the items accepted after
     /// its verdict, then is judged again (`quorum resume --reopen`).
     Reopened,
+    /// The run was interrupted and is picked up again here; `restarted`
+    /// are the calls that had not finished and start again. Given to the
+    /// protocol so its log (and so `transcript.md`) says where the record
+    /// has a gap; journaled as its own record, never as an input.
+    #[serde(skip)]
+    Resumed { restarted: Vec<String> },
 }
 
 /// Why a call produced no answer.
