@@ -203,6 +203,16 @@ fn a_deferred_item_accepted_after_the_verdict_is_recorded_and_reopens_the_debate
     let yaml = read(&dir, "debate.yaml");
     assert!(!yaml.contains("reopened: true"), "the reopen is done");
     assert!(yaml.contains("addressed_in_round: 3"), "{yaml}");
+    // The report calls c2 what it became, not only what it was.
+    let report = sandbox.quorum(&["report", dir.to_str().unwrap(), "-o", "-"], &[]);
+    report.assert_code(0);
+    assert!(
+        report.stdout.contains(
+            "the moderator deferred it, then accepted it after the verdict, noting &quot;replay must never call Avalara&quot;"
+        ),
+        "{}",
+        report.stdout
+    );
     let listed = sandbox.quorum(&["open", dir.to_str().unwrap(), "--headless"], &[]);
     assert!(
         listed.stdout.contains("ADOPT · 5 open deferred items"),

@@ -125,15 +125,26 @@ impl DecisionReview {
         let id = entry.addresses_critique.as_str();
         let answered = match self.critique_items().iter().find(|item| item.id == id) {
             Some(item) => {
-                let ruling = match self.ruling(id) {
-                    Some(ruling) => {
-                        let note = ruling
-                            .note
-                            .map(|note| format!(", noting \"{}\"", one_line(&note)))
-                            .unwrap_or_default();
-                        format!("the moderator {}{note}", ruling.decision.past_tense())
-                    }
-                    None => "no ruling".to_string(),
+                let noting = |note: Option<&str>| {
+                    note.map(|note| format!(", noting \"{}\"", one_line(note)))
+                        .unwrap_or_default()
+                };
+                let ruling = match (self.ruling(id), self.resolution(id)) {
+                    // A deferred item settled after the verdict is called
+                    // what it became, not only what it was.
+                    (Some(ruling), Some(settled)) => format!(
+                        "the moderator {} it{}, then {} it after the verdict{}",
+                        ruling.decision.past_tense(),
+                        noting(ruling.note.as_deref()),
+                        settled.decision.past_tense(),
+                        noting(settled.note.as_deref())
+                    ),
+                    (Some(ruling), None) => format!(
+                        "the moderator {}{}",
+                        ruling.decision.past_tense(),
+                        noting(ruling.note.as_deref())
+                    ),
+                    (None, _) => "no ruling".to_string(),
                 };
                 format!(
                     "{id}, {} ({ruling}): {}",
