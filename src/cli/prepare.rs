@@ -590,18 +590,18 @@ fn budget_of(
     prices: &BTreeMap<String, Price>,
 ) -> Result<Budget, SpecError> {
     if let Some(usd) = spec.budget
-        && !(usd.is_finite() && usd > 0.0)
+        && let Some(why) = crate::protocol::budget::usd_refusal(usd)
     {
         return Err(SpecError::new(format!(
-            "a money limit is US dollars more than zero, got {usd}"
+            "{why}, got {}",
+            crate::text::clipped(&usd.to_string())
         ))
         .field("budget"));
     }
-    if spec.budget_tokens == Some(0) {
-        return Err(
-            SpecError::new("a token limit is a number of tokens more than zero")
-                .field("budget_tokens"),
-        );
+    if let Some(tokens) = spec.budget_tokens
+        && let Some(why) = crate::protocol::budget::tokens_refusal(tokens)
+    {
+        return Err(SpecError::new(why).field("budget_tokens"));
     }
     let budget = Budget {
         usd: flags.budget.usd.or(spec.budget).or(config.config.budget),

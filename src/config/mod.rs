@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 use etcetera::BaseStrategy;
 use serde::{Deserialize, Serialize};
 
+use crate::protocol::budget::{
+    MAX_PRICE_USD_PER_MILLION_TOKENS, price_refusal, tokens_refusal, usd_refusal,
+};
 use crate::protocol::usage::Price;
 use crate::spec::{SpecError, known_role};
 
@@ -339,12 +342,17 @@ fn validate(loaded: &LoadedConfig) -> Result<(), SpecError> {
         })?;
     }
     for (key, price) in &config.prices {
-        let valid = |value: f64| value.is_finite() && value >= 0.0;
-        if key.trim().is_empty() || !valid(price.input) || !valid(price.output) {
+        let refusal = if key.trim().is_empty() {
+            Some("a price is `{ input: USD, output: USD }` per million tokens".to_string())
+        } else {
+            price_refusal(price.input).or_else(|| price_refusal(price.output))
+        };
+        if let Some(why) = refusal {
             return Err(loaded.locate(
-                SpecError::new(
-                    "a price is `{ input: USD, output: USD }` per million tokens, both zero or more",
-                )
+                SpecError::new(format!(
+                    "{why}: write `{{ input: USD, output: USD }}` per million tokens, both from 0 to {}",
+                    crate::report::thousands(MAX_PRICE_USD_PER_MILLION_TOKENS as u64)
+                ))
                 .field(format!("prices.{key}")),
                 "prices",
                 key,
@@ -359,18 +367,17 @@ fn validate(loaded: &LoadedConfig) -> Result<(), SpecError> {
         }
     };
     if let Some(usd) = config.budget
-        && !(usd.is_finite() && usd > 0.0)
+        && let Some(why) = usd_refusal(usd)
     {
         return Err(whole(
             "budget",
-            format!("a money limit is US dollars more than zero, got {usd}"),
+            format!("{why}, got {}", crate::text::clipped(&usd.to_string())),
         ));
     }
-    if config.budget_tokens == Some(0) {
-        return Err(whole(
-            "budget_tokens",
-            "a token limit is a number of tokens more than zero".to_string(),
-        ));
+    if let Some(tokens) = config.budget_tokens
+        && let Some(why) = tokens_refusal(tokens)
+    {
+        return Err(whole("budget_tokens", why));
     }
     for (role, choice) in &config.roles {
         let located = |message: String| {

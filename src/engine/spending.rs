@@ -126,14 +126,17 @@ impl BudgetQuestion {
     pub fn suggested(&self) -> Budget {
         let committed = self.committed();
         Budget {
-            usd: self
-                .limit
-                .usd
-                .map(|_| (committed.usd * 1.5).ceil().max(1.0)),
-            tokens: self
-                .limit
-                .tokens
-                .map(|_| (committed.tokens.saturating_mul(3) / 2).div_ceil(10_000) * 10_000),
+            // Never more than `--budget` takes, so the command quorum
+            // prints with it is one quorum accepts.
+            usd: self.limit.usd.map(|_| {
+                (committed.usd * 1.5)
+                    .ceil()
+                    .clamp(1.0, crate::protocol::budget::MAX_BUDGET_USD)
+            }),
+            tokens: self.limit.tokens.map(|_| {
+                ((committed.tokens.saturating_mul(3) / 2).div_ceil(10_000) * 10_000)
+                    .clamp(1, crate::protocol::budget::MAX_BUDGET_TOKENS)
+            }),
         }
     }
 }

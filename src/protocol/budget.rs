@@ -23,6 +23,60 @@ pub const CHARS_PER_TOKEN: u64 = 4;
 /// a page of markdown.
 pub const FIRST_ANSWER_TOKENS: u64 = 1_000;
 
+/// The largest money limit quorum takes, in US dollars: far above any
+/// debate's spend, and small enough that every sum of it prints as a
+/// figure `--budget` reads back.
+pub const MAX_BUDGET_USD: f64 = 1_000_000.0;
+
+/// The largest token limit quorum takes: a trillion tokens.
+pub const MAX_BUDGET_TOKENS: u64 = 1_000_000_000_000;
+
+/// The largest price quorum takes, in US dollars per million tokens
+/// (input or output): a hundred times today's dearest model.
+pub const MAX_PRICE_USD_PER_MILLION_TOKENS: f64 = 100_000.0;
+
+/// Why `usd` cannot be a money limit, if it cannot.
+pub fn usd_refusal(usd: f64) -> Option<String> {
+    if !(usd.is_finite() && usd > 0.0) {
+        Some("a money limit is US dollars more than zero".to_string())
+    } else if usd > MAX_BUDGET_USD {
+        Some(format!(
+            "a money limit is at most {} US dollars",
+            thousands(MAX_BUDGET_USD as u64)
+        ))
+    } else {
+        None
+    }
+}
+
+/// Why `tokens` cannot be a token limit, if it cannot.
+pub fn tokens_refusal(tokens: u64) -> Option<String> {
+    if tokens == 0 {
+        Some("a token limit is a number of tokens more than zero".to_string())
+    } else if tokens > MAX_BUDGET_TOKENS {
+        Some(format!(
+            "a token limit is at most {} tokens",
+            thousands(MAX_BUDGET_TOKENS)
+        ))
+    } else {
+        None
+    }
+}
+
+/// Why `usd` cannot be a price per million tokens, if it cannot.
+pub fn price_refusal(usd: f64) -> Option<String> {
+    if !(usd.is_finite() && usd >= 0.0) {
+        Some("a price is US dollars per million tokens, zero or more".to_string())
+    } else if usd > MAX_PRICE_USD_PER_MILLION_TOKENS {
+        Some(format!(
+            "a price is at most {} US dollars per million tokens",
+            thousands(MAX_PRICE_USD_PER_MILLION_TOKENS as u64)
+        ))
+    } else {
+        None
+    }
+}
+
 /// A spending limit; a part that is `None` is not limited.
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -240,10 +294,14 @@ pub fn expected_output(role: &str, ledger: &UsageLedger) -> u64 {
 /// A money limit: `2.50` or `$2.50`, more than zero.
 pub fn parse_usd(text: &str) -> Result<f64, String> {
     let figure = text.trim().trim_start_matches('$').trim();
+    let shown = crate::text::clipped(text);
     match figure.parse::<f64>() {
-        Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
-        _ => Err(format!(
-            "`{text}` is not an amount of US dollars more than zero (write 2.50 or $2.50)"
+        Ok(usd) => match usd_refusal(usd) {
+            None => Ok(usd),
+            Some(why) => Err(format!("`{shown}`: {why} (write 2.50 or $2.50)")),
+        },
+        Err(_) => Err(format!(
+            "`{shown}` is not an amount of US dollars (write 2.50 or $2.50)"
         )),
     }
 }
@@ -260,13 +318,26 @@ pub fn parse_tokens(text: &str) -> Result<u64, String> {
         Some((at, 'm' | 'M')) => (&digits[..at], 1_000_000.0),
         _ => (digits.as_str(), 1.0),
     };
-    match figure.trim().parse::<f64>() {
-        Ok(count) if count.is_finite() && count * scale >= 1.0 && count * scale < 1e18 => {
-            Ok((count * scale).round() as u64)
+    let shown = crate::text::clipped(text);
+    let count = match figure.trim().parse::<f64>() {
+        Ok(count) if count.is_finite() => count * scale,
+        _ => {
+            return Err(format!(
+                "`{shown}` is not a number of tokens (write 300000, 300,000 or 300k)"
+            ));
         }
-        _ => Err(format!(
-            "`{text}` is not a number of tokens more than zero (write 300000, 300,000 or 300k)"
-        )),
+    };
+    // Compared as a float first: `1e30` would not fit the count.
+    let refusal = if count < 1.0 {
+        tokens_refusal(0)
+    } else if count > MAX_BUDGET_TOKENS as f64 {
+        tokens_refusal(MAX_BUDGET_TOKENS + 1)
+    } else {
+        tokens_refusal(count.round() as u64)
+    };
+    match refusal {
+        None => Ok(count.round() as u64),
+        Some(why) => Err(format!("`{shown}`: {why} (write 300000, 300,000 or 300k)")),
     }
 }
 
