@@ -177,6 +177,56 @@ pub fn read_regular_file(path: &Path, kind: Kind) -> Result<String, InputError> 
     read_within(file, path, kind, true)
 }
 
+/// What a debate's folder names its neighbours in: `fork.json` (the debate
+/// it was forked from) and `from.json` (the debate it took its input from).
+/// Far more than either holds (a chained debate's `from.json` carries the
+/// items handed on); a bound on what an edited one can cost.
+pub const DEBATE_NOTE: Kind = Kind::new("debate's note file", 4 << 20);
+
+/// The text of `name` in the debate folder `dir`, or `None` when there is
+/// no such file: a folder from someone else, read like a spec's files and
+/// more strictly. `dir` must be a real folder, not a symbolic link; `name`
+/// must be a regular file in it, not a link (none is followed, wherever it
+/// leads), a FIFO, socket or device (refused once open, without waiting on
+/// it); within `kind`'s limit and UTF-8. Each error names the file.
+pub fn read_debate_file(dir: &Path, name: &str, kind: Kind) -> Result<Option<String>, InputError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Err(crate::artifact::ArtifactError::LinkedFolder { .. }) =
+        crate::artifact::RunDir::open(dir)
+    {
+        return Err(InputError::NotAFile {
+            path: dir.to_path_buf(),
+            what: "a symbolic link to a debate's folder (quorum follows no link to one)",
+        });
+    }
+    let path = dir.join(name);
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&path)
+    {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) if error.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(InputError::NotAFile {
+                path,
+                what: "a symbolic link (quorum follows no link in a debate's folder)",
+            });
+        }
+        Err(error) => return Err(InputError::Io { path, error }),
+    };
+    let metadata = file.metadata().map_err(io_error(&path))?;
+    refuse_unreadable(&path, &metadata, true)?;
+    if metadata.len() > kind.limit {
+        return Err(InputError::TooLarge {
+            path,
+            size: Some(metadata.len()),
+            kind,
+        });
+    }
+    read_within(file, &path, kind, true).map(Some)
+}
+
 fn io_error(path: &Path) -> impl Fn(std::io::Error) -> InputError + '_ {
     move |error| InputError::Io {
         path: path.to_path_buf(),
@@ -199,7 +249,7 @@ fn refuse_unreadable(
         if !regular_only {
             return Ok(());
         }
-        "a named pipe (a spec names only regular files)"
+        "a named pipe (only a regular file is read here)"
     } else if file_type.is_dir() {
         "a directory"
     } else if file_type.is_char_device() {

@@ -102,6 +102,26 @@ pub fn excerpt(text: &str) -> String {
     }
 }
 
+/// Characters of a value from a file or a flag that a listing or a
+/// message shows before cutting it ([`clipped`]).
+pub const SHOWN_VALUE_CHARS: usize = 80;
+
+/// `text` to show in a listing or a message: whole up to
+/// [`SHOWN_VALUE_CHARS`], else cut there with its length given
+/// (`evaluation:2aaaa… (100,000 characters)`), so a value someone else
+/// made long cannot flood a terminal or an error.
+pub fn clipped(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= SHOWN_VALUE_CHARS {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(SHOWN_VALUE_CHARS).collect();
+    format!(
+        "{cut}… ({} characters)",
+        crate::report::thousands(count as u64)
+    )
+}
+
 /// What stands in for a secret.
 pub const REDACTED: &str = "[redacted]";
 

@@ -454,7 +454,10 @@ impl RunDir {
     /// folder itself must be a real folder, not a symbolic link to one: a
     /// link shipped inside a shared folder could send every write elsewhere.
     pub fn open(path: &Path) -> Result<RunDir, ArtifactError> {
-        match fs::symlink_metadata(non_empty(path)) {
+        // `link/` would lead through the link: its trailing `/` is dropped
+        // for the look, so the link itself is seen.
+        let looked_at: PathBuf = path.components().collect();
+        match fs::symlink_metadata(non_empty(&looked_at)) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 Err(ArtifactError::LinkedFolder { path: path.into() })
             }

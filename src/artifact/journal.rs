@@ -439,14 +439,33 @@ impl Journal {
     }
 }
 
-/// Reads every record of a journal, checking versions and seq order.
+/// The largest journal quorum reads back, in bytes: far above what any
+/// debate writes (a review of 1,000 items journals a few MiB), and a bound
+/// on what an edited or planted one can cost.
+pub const JOURNAL_LIMIT_BYTES: u64 = 256 << 20;
+
+/// Reads every record of a journal, checking versions and seq order; one
+/// larger than [`JOURNAL_LIMIT_BYTES`] is refused before it is read.
 ///
 /// A last line without `\n` that does not parse is reported as
 /// [`JournalContents::torn_tail`] and left out; one that parses is a record.
 pub fn read_journal<E: DeserializeOwned>(path: &Path) -> Result<JournalContents<E>, JournalError> {
     let mut bytes = Vec::new();
     open_regular(path, OpenOptions::new().read(true))
-        .and_then(|mut file| file.read_to_end(&mut bytes))
+        .and_then(|file| {
+            let size = file.metadata()?.len();
+            if size > JOURNAL_LIMIT_BYTES {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "it is {}, more than a journal may be ({})",
+                        crate::input::bytes(size),
+                        crate::input::bytes(JOURNAL_LIMIT_BYTES)
+                    ),
+                ));
+            }
+            file.take(JOURNAL_LIMIT_BYTES).read_to_end(&mut bytes)
+        })
         .map_err(io_error("read", path))?;
     parse_journal(&bytes, path)
 }

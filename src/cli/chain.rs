@@ -51,8 +51,8 @@ pub fn record(run_dir: &RunDir, dir: &Path, handoff: &Handoff) -> std::io::Resul
     )
 }
 
-/// Where a chained debate came from, if `dir` is one.
-pub fn origin_of(dir: &Path) -> Option<ChainOrigin> {
-    let text = std::fs::read_to_string(dir.join(CHAIN_FILE)).ok()?;
-    serde_json::from_str(&text).ok()
+/// Where a chained debate came from, if `dir` is one: `from.json` read
+/// as `fork.json` is ([`super::fork::origin_of`]).
+pub fn origin_of(dir: &Path) -> Result<Option<ChainOrigin>, String> {
+    super::fork::read_note(dir, CHAIN_FILE)
 }

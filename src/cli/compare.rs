@@ -23,15 +23,21 @@ pub fn run(args: &CompareArgs) -> ExitCode {
     super::exit_code(compare(args))
 }
 
-/// How many journal records two debates share from the start.
-fn shared_records(a: &Recorded, b: &Recorded) -> usize {
-    a.records
+/// How many journal records two debates share from the start. The first
+/// record (the definition) counts as shared when the definitions are the
+/// same, when a later record is shared too, or when one is a fork of the
+/// other (`related`), which may have changed its definition (another
+/// stance); two unrelated debates share none.
+fn shared_records(a: &Recorded, b: &Recorded, related: bool) -> usize {
+    let later = a
+        .records
         .iter()
         .zip(&b.records)
         .skip(1)
         .take_while(|(a, b)| a.event == b.event)
-        .count()
-        + 1
+        .count();
+    let start = related || later > 0 || a.definition == b.definition;
+    if start { later + 1 } else { 0 }
 }
 
 /// Each (block, judge, criterion) score of a report's scoreboard.
@@ -205,40 +211,51 @@ fn compare(args: &CompareArgs) -> Result<ExitCode, Failure> {
             b.recorded.definition.protocol()
         )));
     }
-    let shared = shared_records(&a.recorded, &b.recorded);
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{}\n{}\n", args.dir.display(), args.other.display())?;
-    let relation = [(&args.dir, &args.other), (&args.other, &args.dir)]
-        .into_iter()
-        .find_map(|(origin, fork)| {
-            let from = super::fork::origin_of(fork)?;
-            let same = Path::new(origin).canonicalize().ok()? == from.origin;
-            same.then(|| {
-                format!(
-                    "{} is a fork of {} at {}",
-                    fork.display(),
-                    origin.display(),
-                    from.at
-                )
-            })
-        });
+    let mut relation = None;
+    for (origin, fork) in [(&args.dir, &args.other), (&args.other, &args.dir)] {
+        let Some(from) = super::fork::origin_of(fork).map_err(usage)? else {
+            continue;
+        };
+        if Path::new(origin).canonicalize().ok().as_ref() == Some(&from.origin) {
+            relation = Some(format!(
+                "{} is a fork of {} at {}",
+                fork.display(),
+                origin.display(),
+                crate::text::clipped(&from.at)
+            ));
+            break;
+        }
+    }
+    let shared = shared_records(&a.recorded, &b.recorded, relation.is_some());
+    // Folder names, fork.json and the debates' words are someone else's:
+    // everything is written here, then made inert for a terminal at once.
+    let mut text = String::new();
+    text.push_str(&format!(
+        "{}\n{}\n\n",
+        args.dir.display(),
+        args.other.display()
+    ));
     match relation {
-        Some(relation) => writeln!(stdout, "{relation}")?,
-        None if shared <= 1 => writeln!(
-            stdout,
-            "they share no record but the start: not one origin, or forked at its first stage"
-        )?,
+        Some(relation) => text.push_str(&format!("{relation}\n")),
+        None if shared == 0 => {
+            text.push_str("they share no record: they do not come from one origin\n")
+        }
+        None if shared == 1 => text.push_str(
+            "they share no record but the start: forked at its first stage, or two runs of one definition\n",
+        ),
         None => {}
     }
-    writeln!(
-        stdout,
-        "shared: the first {shared} journal records (of {} and {})\n",
-        a.recorded.records.len(),
-        b.recorded.records.len()
-    )?;
-    let lines = differences(&report_a, &report_b);
-    for line in lines {
-        writeln!(stdout, "{}", sanitize(&line))?;
+    let (of_a, of_b) = (a.recorded.records.len(), b.recorded.records.len());
+    text.push_str(&match shared {
+        0 => format!("shared: none of their journal records (of {of_a} and {of_b})\n\n"),
+        shared => format!("shared: the first {shared} journal records (of {of_a} and {of_b})\n\n"),
+    });
+    for line in differences(&report_a, &report_b) {
+        text.push_str(&line);
+        text.push('\n');
     }
+    std::io::stdout()
+        .lock()
+        .write_all(sanitize(&text).as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

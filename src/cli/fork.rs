@@ -48,26 +48,46 @@ pub struct ForkOrigin {
 /// The file a fork names its origin in.
 pub const FORK_FILE: &str = "fork.json";
 
-/// A fork's origin, if `dir` is a fork.
-pub fn origin_of(dir: &Path) -> Option<ForkOrigin> {
-    let text = std::fs::read_to_string(dir.join(FORK_FILE)).ok()?;
-    serde_json::from_str(&text).ok()
+/// A fork's origin, if `dir` is a fork. `fork.json` is someone else's
+/// file like the rest of the folder: read through the folder's guarded
+/// reader ([`crate::input::read_debate_file`]); the error names the file,
+/// and the line and field where it does not parse.
+pub fn origin_of(dir: &Path) -> Result<Option<ForkOrigin>, String> {
+    read_note(dir, FORK_FILE)
+}
+
+/// `name` in the debate folder `dir`, parsed as JSON, if it is there.
+pub(super) fn read_note<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    name: &str,
+) -> Result<Option<T>, String> {
+    let Some(text) = crate::input::read_debate_file(dir, name, crate::input::DEBATE_NOTE)
+        .map_err(|error| error.to_string())?
+    else {
+        return Ok(None);
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|error| format!("{}: {error}", dir.join(name).display()))
 }
 
 pub async fn run(args: ForkArgs) -> ExitCode {
     super::exit_code(fork(args).await)
 }
 
-/// `STAGE` or `STAGE:ROUND`.
+/// `STAGE` or `STAGE:ROUND`; errors show `at` clipped.
 fn parse_at(at: &str) -> Result<(String, Option<u32>), String> {
-    let (stage, round) = match at.split_once(':') {
+    let original = at;
+    let shown = crate::text::clipped(at);
+    let at = shown.as_str();
+    let (stage, round) = match original.split_once(':') {
         Some((stage, round)) => {
             let round = round.trim().parse::<u32>().map_err(|_| {
                 format!("--at {at}: the round after `:` is a number (`evaluation:2`)")
             })?;
             (stage, Some(round))
         }
-        None => (at, None),
+        None => (original, None),
     };
     let stage = stage.trim();
     if stage.is_empty() {
@@ -109,7 +129,7 @@ fn cut(
     }
     Err(format!(
         "the debate never stood at {}{}; it went through {}",
-        stage,
+        crate::text::clipped(stage),
         round.map(|round| format!(":{round}")).unwrap_or_default(),
         reached.join(", ")
     ))
@@ -117,7 +137,13 @@ fn cut(
 
 async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
     let (stage, round) = parse_at(&args.at).map_err(usage)?;
-    let recorded = Recorded::read(&args.dir).map_err(|error| usage(super::with_causes(&error)))?;
+    // Everything read from the origin is read and checked before anything
+    // is created: its journal, folded whole (an impossible record is
+    // refused), and the `from.json` the fork will name again.
+    let recorded = super::resume::reload(&args.dir)
+        .map_err(|error| usage(super::with_causes(&error)))?
+        .recorded;
+    let chained = super::chain::origin_of(&args.dir).map_err(usage)?;
     let Some(mut setup) = recorded.setup.clone() else {
         return Err(usage(format!(
             "{} was recorded by a quorum that did not keep its agents in the journal; it cannot be forked",
@@ -131,7 +157,7 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
         usage(format!(
             "cannot fork {} at {}: {why}",
             args.dir.display(),
-            args.at
+            crate::text::clipped(&args.at)
         ))
     })?;
     let definition = match &args.critique {
@@ -223,17 +249,27 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
             .unwrap_or_default()
             .as_bytes(),
     )?;
-    // A fork of a chained debate took the same input: it names the same source.
-    if let Ok(source) = std::fs::read(args.dir.join(super::chain::CHAIN_FILE)) {
-        write_atomic(&run_dir.path().join(super::chain::CHAIN_FILE), &source)?;
+    // A fork of a chained debate took the same input: it names the same
+    // source, written anew from what was read and checked above (never a
+    // copy of whatever the origin's file was, or led to).
+    if let Some(source) = &chained {
+        write_atomic(
+            &run_dir.path().join(super::chain::CHAIN_FILE),
+            serde_json::to_string_pretty(source)
+                .unwrap_or_default()
+                .as_bytes(),
+        )?;
     }
     eprintln!(
-        "quorum: forked {} at {} into {} ({} of its {} journal records shared)",
-        args.dir.display(),
-        args.at,
-        run_dir.path().display(),
-        end + 1,
-        recorded.records.len()
+        "{}",
+        crate::text::sanitize(&format!(
+            "quorum: forked {} at {} into {} ({} of its {} journal records shared)",
+            args.dir.display(),
+            crate::text::clipped(&args.at),
+            run_dir.path().display(),
+            end + 1,
+            recorded.records.len()
+        ))
     );
     super::resume::resume(ResumeArgs {
         dir: run_dir.path().to_path_buf(),

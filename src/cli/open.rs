@@ -96,7 +96,9 @@ struct Listing {
 }
 
 impl Listing {
-    fn of(dir: &Path, reloaded: &Reloaded) -> Listing {
+    /// Where the debate in `dir` stands; an error names the file of the
+    /// folder that could not be read (its `fork.json` or `from.json`).
+    fn of(dir: &Path, reloaded: &Reloaded) -> Result<Listing, String> {
         let review = &reloaded.folded.protocol;
         let dir_text = super::shell_path(dir);
         let holder = DebateLock::holder(dir);
@@ -129,7 +131,9 @@ impl Listing {
                 (state, next)
             }
         };
-        Listing {
+        let forked_from = super::fork::origin_of(dir)?;
+        let handed_from = super::chain::origin_of(dir)?;
+        Ok(Listing {
             dir: dir.to_path_buf(),
             topic: review.describe().topic,
             state,
@@ -143,12 +147,20 @@ impl Listing {
                 ),
             open_items: review.open_items(),
             open_questions: review.open_questions(),
-            forked_from: super::fork::origin_of(dir),
-            handed_from: super::chain::origin_of(dir),
-        }
+            forked_from,
+            handed_from,
+        })
     }
 
+    /// The listing as a person reads it, made inert for a terminal: the
+    /// folder's name, its notes and its items are someone else's text.
     fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let mut text = Vec::new();
+        self.write_lines(&mut text)?;
+        out.write_all(sanitize(&String::from_utf8_lossy(&text)).as_bytes())
+    }
+
+    fn write_lines(&self, out: &mut impl Write) -> std::io::Result<()> {
         let items = match (self.open_items.len(), self.settleable) {
             (0, _) => "no open deferred items".to_string(),
             (1, true) => "1 open deferred item".to_string(),
@@ -166,14 +178,14 @@ impl Listing {
                 out,
                 "  fork of {} at {}",
                 fork.origin.display(),
-                sanitize(&fork.at)
+                crate::text::clipped(&fork.at)
             )?;
         }
         if let Some(source) = &self.handed_from {
             writeln!(
                 out,
                 "  takes what {} handed on",
-                sanitize(&source.describe())
+                crate::text::clipped(&source.describe())
             )?;
         }
         writeln!(out, "  {}", sanitize(&self.topic))?;
@@ -226,7 +238,11 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .filter(|path| path.join(crate::engine::resume::JOURNAL_FILE).is_file())
+        // A journal of any kind (a link, a FIFO) marks a debate folder,
+        // which is then listed or named as unreadable, never waited on.
+        .filter(|path| {
+            std::fs::symlink_metadata(path.join(crate::engine::resume::JOURNAL_FILE)).is_ok()
+        })
         .collect();
     dirs.sort_by_key(|dir| {
         let name = dir.file_name().unwrap_or_default().to_string_lossy();
@@ -244,9 +260,12 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
     let mut listings = Vec::new();
     let mut unreadable = Vec::new();
     for dir in &dirs {
-        match reload(dir) {
-            Ok(reloaded) => listings.push(Listing::of(dir, &reloaded)),
-            Err(error) => unreadable.push((dir.clone(), super::with_causes(&error))),
+        match reload(dir).map_err(|error| super::with_causes(&error)) {
+            Ok(reloaded) => match Listing::of(dir, &reloaded) {
+                Ok(listing) => listings.push(listing),
+                Err(error) => unreadable.push((dir.clone(), error)),
+            },
+            Err(error) => unreadable.push((dir.clone(), error)),
         }
     }
     let mut stdout = std::io::stdout().lock();
@@ -270,8 +289,9 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
         .filter(|listing| listing.settleable)
         .map(|listing| listing.open_items.len())
         .sum();
+    let mut text = Vec::new();
     writeln!(
-        stdout,
+        text,
         "{} under {}{}, {open} open deferred item{}\n",
         match listings.len() + unreadable.len() {
             1 => "1 debate".to_string(),
@@ -285,17 +305,19 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
         if open == 1 { "" } else { "s" }
     )?;
     for listing in families(&listings) {
-        listing.print(&mut stdout)?;
-        writeln!(stdout)?;
+        listing.write_lines(&mut text)?;
+        writeln!(text)?;
     }
     for (dir, error) in &unreadable {
         writeln!(
-            stdout,
+            text,
             "{}\n  unreadable: {}\n",
             dir.display(),
             crate::text::for_stderr(error)
         )?;
     }
+    // Folder names and notes are someone else's: inert for a terminal.
+    stdout.write_all(sanitize(&String::from_utf8_lossy(&text)).as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -338,7 +360,7 @@ fn families(listings: &[Listing]) -> Vec<&Listing> {
 /// One debate, without the interface.
 fn show(dir: &Path, json: bool) -> Result<ExitCode, Failure> {
     let reloaded = reload(dir).map_err(|error| usage(super::with_causes(&error)))?;
-    let listing = Listing::of(dir, &reloaded);
+    let listing = Listing::of(dir, &reloaded).map_err(usage)?;
     let mut stdout = std::io::stdout().lock();
     if json {
         let text = serde_json::to_string_pretty(&listing).unwrap_or_default();
@@ -351,7 +373,10 @@ fn show(dir: &Path, json: bool) -> Result<ExitCode, Failure> {
 
 /// `c3=accept` → (`c3`, Accept).
 fn parse_resolution(text: &str) -> Result<(String, ItemDecision), String> {
-    let (id, word) = text
+    let original = text;
+    let shown = crate::text::clipped(text);
+    let text = shown.as_str();
+    let (id, word) = original
         .split_once('=')
         .ok_or_else(|| format!("--resolve {text}: expected ID=accept or ID=reject"))?;
     let decision = match ItemDecision::parse(word.trim()) {
@@ -364,7 +389,7 @@ fn parse_resolution(text: &str) -> Result<(String, ItemDecision), String> {
         None => {
             return Err(format!(
                 "--resolve {text}: `{}` is not accept or reject",
-                word.trim()
+                crate::text::clipped(word.trim())
             ));
         }
     };
@@ -386,7 +411,10 @@ fn refusal(protocol: &dyn Protocol, id: &str, decision: ItemDecision) -> Option<
     } else {
         format!(" (items: {})", ids.join(", "))
     };
-    Some(format!("cannot settle {id}: {reason}{items}"))
+    Some(format!(
+        "cannot settle {}: {reason}{items}",
+        crate::text::clipped(id)
+    ))
 }
 
 /// Why the debate in `dir` cannot take these settlements now, if it
@@ -454,7 +482,8 @@ fn settle(
         match seen.iter().find(|(id, _)| *id == resolution.0) {
             Some((id, earlier)) if *earlier != resolution.1 => {
                 return Err(usage(format!(
-                    "--resolve names {id} twice, as {} and as {}: settle each item once",
+                    "--resolve names {} twice, as {} and as {}: settle each item once",
+                    crate::text::clipped(id),
                     earlier.as_str(),
                     resolution.1.as_str()
                 )));

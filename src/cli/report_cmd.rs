@@ -22,7 +22,14 @@ fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
     let reloaded = reload(&args.dir).map_err(|error| usage(super::with_causes(&error)))?;
     let mut report = Report::of(reloaded.folded.protocol.as_ref());
     report.origin = super::fork::origin_of(&args.dir)
-        .map(|fork| format!("{} at {}", fork.origin.display(), fork.at));
+        .map_err(usage)?
+        .map(|fork| {
+            format!(
+                "{} at {}",
+                fork.origin.display(),
+                crate::text::clipped(&fork.at)
+            )
+        });
     report.budget = reloaded
         .recorded
         .records
@@ -35,13 +42,15 @@ fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
             _ => None,
         })
         .collect();
-    report.handed_from = super::chain::origin_of(&args.dir).map(|origin| {
-        format!(
-            "{} (its report: quorum report {})",
-            origin.describe(),
-            super::shell_path(&origin.source)
-        )
-    });
+    report.handed_from = super::chain::origin_of(&args.dir)
+        .map_err(usage)?
+        .map(|origin| {
+            format!(
+                "{} (its report: quorum report {})",
+                origin.describe(),
+                super::shell_path(&origin.source)
+            )
+        });
     let (text, name) = match args.format {
         ReportFormat::Html => (html::render(&report), "report.html"),
         ReportFormat::Md => (markdown::render(&report), "report.md"),
@@ -50,16 +59,90 @@ fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
         Some(path) if path == Path::new("-") => {
             std::io::stdout().lock().write_all(text.as_bytes())?;
         }
-        output => {
-            let path = output.map_or_else(|| args.dir.join(name), Path::to_path_buf);
+        Some(path) => {
+            write_output(path, text.as_bytes())?;
+            println!(
+                "{}",
+                crate::text::sanitize(&format!("Report written to {}", path.display()))
+            );
+        }
+        None => {
+            // Beside the debate: a file of quorum's own, replaced whole
+            // (a link or a pipe planted there is replaced, never followed).
+            let path = args.dir.join(name);
             crate::artifact::write_atomic(&path, text.as_bytes()).map_err(|error| {
                 Failure::Run(color_eyre::eyre::eyre!(
                     "cannot write {}: {error}",
                     path.display()
                 ))
             })?;
-            println!("Report written to {}", path.display());
+            println!(
+                "{}",
+                crate::text::sanitize(&format!("Report written to {}", path.display()))
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `contents` to `path`, a file the person named with `--output`.
+/// A link is followed to what it names (the person's own choice). A
+/// regular file, or none yet, is replaced whole (a temporary file renamed
+/// over it); when its folder may not be written but the file may, it is
+/// written in place. A FIFO or a character device (`/dev/null`,
+/// `>(gzip > r.gz)`) is written through, never renamed over; a directory,
+/// a block device or a socket is refused before anything is written.
+pub(super) fn write_output(path: &Path, contents: &[u8]) -> Result<(), Failure> {
+    use std::os::unix::fs::FileTypeExt;
+    let cannot = |error: &dyn std::fmt::Display| {
+        Failure::Run(color_eyre::eyre::eyre!(
+            "cannot write {}: {error}",
+            path.display()
+        ))
+    };
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            path.canonicalize().map_err(|error| cannot(&error))?
+        }
+        _ => path.to_path_buf(),
+    };
+    let kind = match std::fs::metadata(&target) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) => return Err(cannot(&error)),
+        Ok(meta) => Some(meta.file_type()),
+    };
+    let refuse = |what: &str| {
+        Err(usage(format!(
+            "--output {}: it is {what}; name a file to write, or `-` to print the report",
+            path.display()
+        )))
+    };
+    match kind {
+        Some(kind) if kind.is_dir() => return refuse("a directory"),
+        Some(kind) if kind.is_block_device() => return refuse("a block device"),
+        Some(kind) if kind.is_socket() => return refuse("a socket"),
+        Some(kind) if kind.is_fifo() || kind.is_char_device() => {
+            let contents = crate::secrets::mask_bytes(contents);
+            return std::fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .and_then(|mut file| file.write_all(&contents))
+                .map_err(|error| cannot(&error));
+        }
+        _ => {}
+    }
+    match crate::artifact::write_atomic(&target, contents) {
+        Ok(()) => Ok(()),
+        // The folder may not be written, the file itself may: in place.
+        Err(error) if error.kind() == std::io::ErrorKind::PermissionDenied && kind.is_some() => {
+            let contents = crate::secrets::mask_bytes(contents);
+            std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(&target)
+                .and_then(|mut file| file.write_all(&contents))
+                .map_err(|in_place| cannot(&in_place))
+        }
+        Err(error) => Err(cannot(&error)),
+    }
 }

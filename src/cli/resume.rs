@@ -50,6 +50,13 @@ pub(super) enum ReloadError {
         path: std::path::PathBuf,
         message: String,
     },
+    /// A record no debate could have written.
+    #[error("journal {} line {line} cannot be: {message}", path.display())]
+    Impossible {
+        path: std::path::PathBuf,
+        line: usize,
+        message: String,
+    },
 }
 
 /// Reads `dir`'s journal and folds it through a fresh protocol.
@@ -76,6 +83,13 @@ pub(super) fn reload(dir: &Path) -> Result<Reloaded, ReloadError> {
     let folded = fold(protocol, &recorded.records, &mut |at, update| {
         history.push((at, update))
     });
+    if let Some((line, message)) = &folded.impossible {
+        return Err(ReloadError::Impossible {
+            path: recorded.journal_path.clone(),
+            line: *line,
+            message: message.clone(),
+        });
+    }
     Ok(Reloaded {
         recorded,
         folded,

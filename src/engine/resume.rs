@@ -42,6 +42,9 @@ pub enum RecordError {
     NoDefinition { path: PathBuf },
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// The folder is a symbolic link to one.
+    #[error(transparent)]
+    Folder(#[from] crate::artifact::ArtifactError),
 }
 
 /// A debate's journal, read and checked.
@@ -60,8 +63,18 @@ pub struct Recorded {
 impl Recorded {
     /// Reads `dir`'s journal. A torn last line is reported, not an error.
     pub fn read(dir: &Path) -> Result<Recorded, RecordError> {
+        // A link to a debate's folder is refused as `quorum resume` refuses
+        // it, by every command: whoever made it chose where quorum reads
+        // (and, for `report`, writes).
+        if let Err(error @ crate::artifact::ArtifactError::LinkedFolder { .. }) =
+            crate::artifact::RunDir::open(dir)
+        {
+            return Err(error.into());
+        }
         let journal_path = dir.join(JOURNAL_FILE);
-        if !journal_path.is_file() {
+        // Only a missing journal makes a folder no debate: a link, a FIFO
+        // or a device in its place is refused by the reader, naming it.
+        if std::fs::symlink_metadata(&journal_path).is_err() {
             return Err(RecordError::NotADebate {
                 dir: dir.to_path_buf(),
             });
@@ -113,6 +126,11 @@ pub struct Folded<P> {
     pub finish_journaled: bool,
     /// Inputs folded, for the resume message.
     pub inputs: usize,
+    /// The first record no debate could have written (a decision on an
+    /// item never raised, a decision after the debate ended), if any: its
+    /// line in the journal and why. It is left out of the fold; a reader
+    /// of someone else's folder refuses the journal for it.
+    pub impossible: Option<(usize, String)>,
     /// Every answer on record whose call had a raw-output file: the file
     /// and the answer, as the live run wrote it when the answer came. A
     /// protocol's documents do not carry them; resume restores them.
@@ -231,8 +249,12 @@ fn take_effects(
     unfinished: &mut Vec<CallSpec>,
     moderation: &mut Option<Vec<ModerationItem>>,
     observer: &mut Observer<'_>,
+    raised: &mut BTreeSet<String>,
 ) {
     for effect in effects {
+        if let Effect::AwaitModeration { items } = &effect {
+            raised.extend(items.iter().map(|item| item.id.clone()));
+        }
         match effect {
             Effect::StartCall(spec) => {
                 unfinished.retain(|call| call.request.call_id != spec.request.call_id);
@@ -281,6 +303,11 @@ pub fn fold<P: Protocol>(
     let mut inputs = 0;
     let mut answers = Vec::new();
 
+    // Every item a moderator was asked about: the only ones a decision or
+    // a settlement can name.
+    let mut raised: BTreeSet<String> = BTreeSet::new();
+    let mut impossible = None;
+
     let mut started = false;
     for (place, record) in records.iter().enumerate() {
         let at = record.at;
@@ -293,7 +320,14 @@ pub fn fold<P: Protocol>(
                 let effects = protocol.start(at);
                 observer.after_step(&protocol, at);
                 observer.show_board(&protocol, at);
-                take_effects(effects, at, &mut unfinished, &mut moderation, &mut observer);
+                take_effects(
+                    effects,
+                    at,
+                    &mut unfinished,
+                    &mut moderation,
+                    &mut observer,
+                    &mut raised,
+                );
             }
             JournalEvent::CallStarted {
                 call_id,
@@ -342,6 +376,10 @@ pub fn fold<P: Protocol>(
                 );
             }
             JournalEvent::Input { input } => {
+                if let Some(why) = impossible_input(input, &protocol, &raised) {
+                    impossible.get_or_insert((place + 1, why));
+                    continue;
+                }
                 inputs += 1;
                 let decided_before = protocol.outcome().is_some();
                 match input {
@@ -419,7 +457,14 @@ pub fn fold<P: Protocol>(
                         },
                     );
                 }
-                take_effects(effects, at, &mut unfinished, &mut moderation, &mut observer);
+                take_effects(
+                    effects,
+                    at,
+                    &mut unfinished,
+                    &mut moderation,
+                    &mut observer,
+                    &mut raised,
+                );
                 // The board just shown is the protocol's now: a decision
                 // never ends a moderation, its submission does.
                 if !run_goes_on && moderation.is_some() && !observer.board.needs_moderator {
@@ -458,7 +503,39 @@ pub fn fold<P: Protocol>(
         finish_journaled,
         inputs,
         answers,
+        impossible,
     }
+}
+
+/// Why no debate could have journaled `input` where it stands, if none
+/// could: a moderator's decision or settlement on an item never raised, or
+/// a decision after the debate ended (a deferred item is settled after the
+/// verdict with `item_resolved`, never `item_decided`). Inputs the
+/// protocol refuses for reasons of timing (a decision that came as a
+/// moderation closed) are a live run's to journal and ignore.
+fn impossible_input<P: Protocol>(
+    input: &Input,
+    protocol: &P,
+    raised: &BTreeSet<String>,
+) -> Option<String> {
+    let (event, item_id) = match input {
+        Input::ItemDecided { item_id, .. } => ("item_decided", item_id),
+        Input::ItemResolved { item_id, .. } => ("item_resolved", item_id),
+        _ => return None,
+    };
+    let shown = crate::text::clipped(item_id);
+    if !raised.contains(item_id) {
+        return Some(format!(
+            "`{event}` names item {shown}, which the debate never raised"
+        ));
+    }
+    if event == "item_decided" && protocol.outcome().is_some() {
+        return Some(format!(
+            "`{event}` on {shown} after the debate ended: a deferred item is settled after \
+             the verdict with `quorum open DIR --resolve`, journaled as `item_resolved`"
+        ));
+    }
+    None
 }
 
 #[cfg(test)]
