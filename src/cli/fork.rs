@@ -66,9 +66,13 @@ pub(super) fn read_note<T: serde::de::DeserializeOwned>(
     else {
         return Ok(None);
     };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|error| format!("{}: {error}", dir.join(name).display()))
+    parse_note(&dir.join(name), &text).map(Some)
+}
+
+/// A debate's note file (`fork.json`, `from.json`) read from `text`; the
+/// error names `path`, and serde's line, column and field.
+pub fn parse_note<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|error| format!("{}: {error}", path.display()))
 }
 
 pub async fn run(args: ForkArgs) -> ExitCode {
