@@ -56,6 +56,7 @@ mod fixtures_smoke;
 mod fork;
 mod hostile_agents;
 mod hostile_files;
+mod hostile_folders;
 mod hostile_input;
 mod hostile_items;
 mod lenient_reader;
