@@ -72,6 +72,7 @@ fuzz_target!(|data: &[u8]| {
         text,
         &rca::parse::CriticContext {
             hypotheses: &["H1", "H2"],
+            challenges: &["X1.1", "X2.1"],
             settled: &["H2"],
             unchallenged: &["H1"],
             to_rule: &["X1.1", "X2.1"],
@@ -83,10 +84,10 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = rca::parse::read_answers(text, &["X1.1", "x1.2"]);
     let _ = rca::hedge::hedges(text);
-    if let Ok(read) = plan::parse::read_challenges(text) {
+    if let Ok(read) = plan::parse::read_challenges(text, &["C1"]) {
         bounded(&read.value);
     }
-    if let Ok(read) = plan::parse::read_proposals(text) {
+    if let Ok(read) = plan::parse::read_proposals(text, &["I1"]) {
         bounded(&read.value);
     }
     let _ = plan::parse::read_responses(text, &["C1", "I1"]);
@@ -100,10 +101,10 @@ fuzz_target!(|data: &[u8]| {
     }
     let ids = ["F001", "F002", "f010"];
     if let Ok(read) = council::parse::read_findings(text, "security") {
-        bounded(&read.value);
+        bounded(&read.value.items);
     }
     if let Ok(read) = council::parse::read_proposals(text) {
-        bounded(&read.value);
+        bounded(&read.value.items);
     }
     for (known, proposes) in [(&ids[..], false), (&["P001"][..], true)] {
         if let Ok(read) = council::parse::read_devil(text, known, proposes) {
@@ -113,7 +114,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(read) = council::parse::read_responses(text, &ids, "data", false) {
-        bounded(&read.value.0);
+        bounded(&read.value);
     }
     let _ = council::parse::read_responses(text, &["P001", "P002"], "", true);
     if let Ok(read) = council::parse::read_expansions(text, "expert.data", &["P001"]) {

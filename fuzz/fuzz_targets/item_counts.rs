@@ -148,6 +148,7 @@ fuzz_target!(|data: &[u8]| {
         &challenges,
         &rca::parse::CriticContext {
             hypotheses: &["H1"],
+            challenges: &[],
             settled: &[],
             unchallenged: &["H1"],
             to_rule: &[],
@@ -166,14 +167,14 @@ fuzz_target!(|data: &[u8]| {
     within(
         "council findings",
         count,
-        read.as_ref().ok().map(|r| r.value.as_slice()),
+        read.as_ref().ok().map(|r| r.value.items.as_slice()),
     );
     let proposal = json!({"title": words, "summary": words, "proposal_type": "architecture"});
     let read = council::parse::read_proposals(&answer("proposals", proposal.clone(), count));
     within(
         "council proposals",
         count,
-        read.as_ref().ok().map(|r| r.value.as_slice()),
+        read.as_ref().ok().map(|r| r.value.items.as_slice()),
     );
     let devil = format!(
         "```json\n{}\n```\n",
@@ -201,7 +202,7 @@ fuzz_target!(|data: &[u8]| {
     within(
         "council responses",
         count,
-        read.as_ref().ok().map(|r| r.value.0.as_slice()),
+        read.as_ref().ok().map(|r| r.value.as_slice()),
     );
     let expand = format!(
         "```json\n{}\n```\n",
@@ -223,7 +224,7 @@ fuzz_target!(|data: &[u8]| {
             format!("**Challenge {number}**: Security - {one_line}\nProblem: {one_line}\nEvidence: e\nSuggestion: s\nSeverity: HIGH\n\n")
         })
         .collect();
-    let read = plan::parse::read_challenges(&plan_challenges);
+    let read = plan::parse::read_challenges(&plan_challenges, &[]);
     within(
         "plan challenges",
         count,
@@ -234,7 +235,7 @@ fuzz_target!(|data: &[u8]| {
             format!("**Improvement {number}**: Delivery - {one_line}\nCurrent: c\nProposed: p\nBenefit: b\nPriority: LOW\n\n")
         })
         .collect();
-    let read = plan::parse::read_proposals(&plan_proposals);
+    let read = plan::parse::read_proposals(&plan_proposals, &[]);
     within(
         "plan proposals",
         count,
