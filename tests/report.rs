@@ -327,3 +327,183 @@ fn an_unfinished_debate_reports_where_it_stands() {
         ran.stdout
     );
 }
+
+/// The fenced block of `markdown` whose info string is `info`.
+fn fence_with_info(markdown: &str, info: &str) -> Option<String> {
+    let mut lines = markdown.lines();
+    while let Some(line) = lines.next() {
+        let ticks: String = line.chars().take_while(|c| *c == '`').collect();
+        if ticks.len() >= 3 && &line[ticks.len()..] == info {
+            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != ticks).collect();
+            return Some(body.join("\n"));
+        }
+    }
+    None
+}
+
+/// Issue 61: the command a report shows to report a debate's source reads
+/// back in a real shell as `quorum report SOURCE`, whatever a forged
+/// `from.json` names: in the Markdown file (in a fence, not escaped as a
+/// table cell) and on the page.
+#[test]
+fn the_command_a_report_shows_reads_back_as_its_words_in_a_shell() {
+    let (sandbox, dir, _) = demo(&[]);
+    let source = "/tmp/x'; touch PWNED; echo '\n$(touch PWNED) `touch PWNED` a\\b | c ```";
+    let from = serde_json::json!({
+        "source": source,
+        "from": "council",
+        "topic": "t",
+        "handed": {"kind": "cause", "problem": "p", "cause": "c"},
+    });
+    std::fs::write(dir.join("from.json"), from.to_string()).unwrap();
+    let read_back = |command: &str| -> Vec<String> {
+        let ran = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("printf '%s\\0' {command}"))
+            .current_dir(sandbox.path())
+            .output()
+            .unwrap();
+        assert!(!sandbox.path().join("PWNED").exists(), "{command}");
+        String::from_utf8(ran.stdout)
+            .unwrap()
+            .split_terminator('\0')
+            .map(str::to_string)
+            .collect()
+    };
+    let ran = sandbox.quorum(
+        &["report", dir.to_str().unwrap(), "--format", "md", "-o", "-"],
+        &[],
+    );
+    ran.assert_code(0);
+    let command = fence_with_info(&ran.stdout, "sh").unwrap_or_else(|| panic!("{}", ran.stdout));
+    assert_eq!(read_back(&command), ["quorum", "report", source]);
+    let ran = sandbox.quorum(&["report", dir.to_str().unwrap(), "-o", "-"], &[]);
+    ran.assert_code(0);
+    let html = Html::parse_document(&ran.stdout);
+    let shown = select(&html, "pre.command").concat();
+    assert_eq!(read_back(&shown), ["quorum", "report", source]);
+}
+
+/// Markdown an agent may write to make a viewer fetch or link something.
+const LIVE: &str = "![pixel](http://evil.example/p.png) [click](javascript:alert(1)) \
+    <http://evil.example/auto> <img src=http://evil.example/i.png> [ref][r] \\![esc](http://evil.example/e.png) \
+    [r]: http://evil.example/ref";
+
+/// Issue 61: agents' links and images are text everywhere in report.md:
+/// the title, the conclusion, a change's heading and causes, the
+/// moderator's table; no Markdown parser finds a link, image or HTML in
+/// it, and the words stay.
+#[test]
+fn agents_links_and_images_are_inert_everywhere_in_report_md() {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let mut report = quorum::share::Report {
+        topic: format!("Topic {LIVE}"),
+        label: LIVE.to_string(),
+        origin: Some(LIVE.to_string()),
+        handed_from: Some(LIVE.to_string()),
+        ..Default::default()
+    };
+    report.conclusion = Some(format!("# Bottom\n\nIt {LIVE}\n\n`[code](x)` stays\n"));
+    report.open_questions = vec![
+        LIVE.to_string(),
+        format!("1. {LIVE}"),
+        format!("- > # {LIVE}"),
+    ];
+    report.budget = vec![(LIVE.to_string(), LIVE.to_string())];
+    report.changes = vec![quorum::protocol::ChangedPart {
+        part: LIVE.to_string(),
+        before: "old".into(),
+        after: "new".into(),
+        causes: vec![LIVE.to_string()],
+    }];
+    let markdown = quorum::share::markdown::render(&report);
+    let live: Vec<String> = Parser::new_ext(&markdown, Options::all())
+        .filter_map(|event| match event {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                Some(dest_url.to_string())
+            }
+            Event::Html(html) | Event::InlineHtml(html)
+                if !matches!(
+                    html.trim(),
+                    "<details>"
+                        | "</details>"
+                        | "<summary>Every event and every raw answer, as recorded</summary>"
+                ) =>
+            {
+                Some(html.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(live, Vec::<String>::new(), "{markdown}");
+    assert!(markdown.contains("`[code](x)` stays"), "{markdown}");
+    let text: String = Parser::new(&markdown)
+        .filter_map(|event| match event {
+            Event::Text(text) => Some(text.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        text.contains("![pixel](http://evil.example/p.png)"),
+        "{text}"
+    );
+}
+
+/// Issue 61: the report cleans agent text exactly as `transcript.md` on
+/// disk does: no bidi control, no escape sequence nor what is left of one,
+/// in report.md, report.html and `-o -`; its copy of the transcript is the
+/// file's.
+#[test]
+fn the_report_cleans_agent_text_as_the_transcript_on_disk_does() {
+    let sandbox = Sandbox::new();
+    let hostile = "safe \\u202etxt.exe \\u001b[31mred\\u001b[0m \\u001b]8;;http://evil.example\\u0007link\\u001b]8;;\\u0007 \\u2066iso\\u2069";
+    let spec = format!(
+        "protocol: quick\nmode: challenge\ntopic: \"Topic {hostile}\"\nagents:\n  default: script\nscript:\n  replies:\n    - role: critic\n      stage: challenge\n      text: \"Bottom line: {hostile}\\n\"\n"
+    );
+    sandbox.write("hostile.yaml", &spec);
+    sandbox.run_spec("hostile.yaml", &[]).assert_code(0);
+    let dir = sandbox.run_dir();
+    let on_disk = std::fs::read_to_string(dir.join("transcript.md")).unwrap();
+    assert!(!on_disk.contains('\u{202e}'), "transcript.md is clean");
+    for format in ["html", "md"] {
+        let ran = sandbox.quorum(
+            &[
+                "report",
+                dir.to_str().unwrap(),
+                "--format",
+                format,
+                "-o",
+                "-",
+            ],
+            &[],
+        );
+        ran.assert_code(0);
+        for bad in ['\u{202e}', '\u{2066}', '\u{2069}', '\u{1b}', '\u{7}'] {
+            assert!(!ran.stdout.contains(bad), "{format}: {bad:?} in the report");
+        }
+        // Raw answers in the transcript show controls as pictures, as
+        // transcript.md does; elsewhere nothing of a sequence is left.
+        let before_transcript = ran
+            .stdout
+            .split("## Transcript")
+            .next()
+            .and_then(|text| text.split("<section id=\"transcript\">").next())
+            .unwrap();
+        for leftover in ["[31m", "[0m", "]8;;", "evil.example"] {
+            assert!(
+                !before_transcript.contains(leftover),
+                "{format}: {leftover} in the report"
+            );
+        }
+        assert!(ran.stdout.contains("txt.exe"), "{format}: the words stay");
+    }
+    let ran = sandbox.quorum(
+        &["report", dir.to_str().unwrap(), "--format", "md", "-o", "-"],
+        &[],
+    );
+    let transcript = on_disk.trim_end();
+    assert!(
+        ran.stdout.contains(transcript),
+        "the report's transcript is transcript.md"
+    );
+}

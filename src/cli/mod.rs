@@ -504,6 +504,25 @@ pub(crate) fn shell_path(dir: &std::path::Path) -> String {
     shell_word(&dir.display().to_string())
 }
 
+/// `words` as one command to copy and paste into a POSIX shell, each word
+/// quoted by [`shell_word`] (the one quoting of every command quorum
+/// shows), so the shell reads back exactly `words`. None when a word holds
+/// a character that cannot be shown as it is (a control other than tab and
+/// newline, a bidi control): the command would not be the one shown.
+pub(crate) fn shell_command(words: &[&str]) -> Option<String> {
+    let shown = |word: &&str| {
+        word.chars()
+            .all(|c| matches!(c, '\n' | '\t') || crate::text::is_displayable(c))
+    };
+    words.iter().all(shown).then(|| {
+        words
+            .iter()
+            .map(|word| shell_word(word))
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
+
 fn parse_moderation(text: &str) -> Result<ModerationPolicy, String> {
     text.parse()
 }
@@ -618,5 +637,57 @@ fn export_demo(
             );
             ExitCode::from(EXIT_USAGE)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// What a real shell reads back from `command`: its words, each ended
+    /// by a NUL.
+    fn words_read_by_sh(command: &str) -> Vec<String> {
+        let ran = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("printf '%s\\0' {command}"))
+            .output()
+            .expect("sh runs");
+        assert!(ran.status.success(), "{command}: {ran:?}");
+        let out = String::from_utf8(ran.stdout).unwrap();
+        out.split_terminator('\0').map(str::to_string).collect()
+    }
+
+    /// Issue 61: a command quorum shows reads back, in a real shell, as the
+    /// words it was made of, whatever a folder's name holds.
+    #[test]
+    fn a_shown_command_reads_back_as_its_words_in_a_real_shell() {
+        let hostile = [
+            "/tmp/plain-folder",
+            "/tmp/it's",
+            "/tmp/x'; touch pwned; '",
+            "/tmp/$(touch pwned)",
+            "/tmp/`touch pwned`",
+            "/tmp/a\nb",
+            "/tmp/back\\slash\\'",
+            "/tmp/pipe | cell",
+            "/tmp/\"double\" & ; > < * ? ~ # !",
+            "",
+            "-n",
+            "/tmp/über ```",
+        ];
+        for word in hostile {
+            let command = super::shell_command(&["quorum", "report", word]).unwrap();
+            assert_eq!(
+                words_read_by_sh(&command),
+                ["quorum", "report", word],
+                "{command}"
+            );
+        }
+        assert_eq!(
+            super::shell_command(&["quorum", "report", "/tmp/\u{1b}[31m"]),
+            None
+        );
+        assert_eq!(
+            super::shell_command(&["quorum", "report", "/tmp/\u{202e}x"]),
+            None
+        );
     }
 }

@@ -42,15 +42,11 @@ fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
             _ => None,
         })
         .collect();
-    report.handed_from = super::chain::origin_of(&args.dir)
-        .map_err(usage)?
-        .map(|origin| {
-            format!(
-                "{} (its report: quorum report {})",
-                origin.describe(),
-                super::shell_path(&origin.source)
-            )
-        });
+    if let Some(origin) = super::chain::origin_of(&args.dir).map_err(usage)? {
+        report.handed_from = Some(origin.describe());
+        report.handed_from_command =
+            super::shell_command(&["quorum", "report", &origin.source.display().to_string()]);
+    }
     let (text, name) = match args.format {
         ReportFormat::Html => (html::render(&report), "report.html"),
         ReportFormat::Md => (markdown::render(&report), "report.md"),

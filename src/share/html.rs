@@ -114,6 +114,12 @@ pub fn render(report: &Report) -> String {
             .map(|source| format!("<br>takes what was handed on from {}", escape(source)))
             .unwrap_or_default()
     ));
+    if let Some(command) = &report.handed_from_command {
+        out.push_str(&format!(
+            "<p class=\"muted\">Its report:</p>\n<pre class=\"command\">{}</pre>\n",
+            escape(command)
+        ));
+    }
     out.push_str(&conclusion(report));
     out.push_str(&verdict(report));
     if !report.unread.is_empty() {
@@ -511,11 +517,13 @@ mod tests {
         assert!(!html.contains("<img") && !html.contains("<a "), "{html}");
     }
 
+    /// Issue 61: what is left of an escape sequence goes with it, and a
+    /// bidi control too, as in transcript.md.
     #[test]
     fn text_is_escaped_for_elements_and_attributes_and_loses_control_characters() {
         assert_eq!(
-            escape("<b a=\"1\" c='2'>&\u{1b}[31m\u{0}"),
-            "&lt;b a=&quot;1&quot; c=&#39;2&#39;&gt;&amp;[31m"
+            escape("<b a=\"1\" c='2'>&\u{1b}[31m\u{0}\u{202e}x"),
+            "&lt;b a=&quot;1&quot; c=&#39;2&#39;&gt;&amp;x"
         );
     }
 

@@ -1,51 +1,164 @@
 //! A report as one Markdown file: the same sections as the page, tables
 //! for the scores and the rulings, and every agent's text either in a
-//! table cell (one line, pipes escaped) or in a fence longer than any run
-//! of backticks it holds, so nothing it says becomes markup.
+//! table cell (one line, every character Markdown could read as markup
+//! escaped), in a fence longer than any run of backticks it holds, or, for
+//! the conclusion, as Markdown whose links, images and raw HTML are shown
+//! as text, so nothing it says becomes markup a viewer acts on.
 //!
 //! Not responsible for what the report says ([`super::Report`]).
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::{Report, dollars, printable};
 use crate::protocol::ChangedPart;
 use crate::report::one_line;
 
-/// `text` on one line, safe in a table cell.
-fn cell(text: &str) -> String {
-    one_line(&printable(text))
-        .replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
+/// `text` on one line, inert in a table cell, a list item, a heading or
+/// emphasis: cleaned as `transcript.md` is, and each character Markdown
+/// could read as markup (a link's or image's brackets, `<` of an autolink
+/// or of raw HTML (written `&lt;`), `&` of an entity, a pipe, emphasis, a code span, and at
+/// the start a list, quote or heading marker) escaped with a backslash, so
+/// a viewer shows it as the agent wrote it and fetches nothing.
+pub fn cell(text: &str) -> String {
+    let line = one_line(&printable(text));
+    let mut out = String::with_capacity(line.len() + line.len() / 8 + 2);
+    // An ordered list's marker at the start: digits, then `.` or `)`.
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    for (at, c) in line.char_indices() {
+        // An entity, not an escape: `\<` reads as raw HTML to a reader
+        // of the file that searches for tags.
+        if c == '<' {
+            out.push_str("&lt;");
+            continue;
+        }
+        let markup = matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '>' | '!' | '|' | '&' | '~' | '#'
+        ) || (at == 0 && matches!(c, '-' | '+' | '='))
+            || (at == digits && digits > 0 && matches!(c, '.' | ')'));
+        if markup {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
-/// `text` in a fence no line of it can close.
+/// `text` in a fence no line of it can close, cleaned as `transcript.md`
+/// is.
 fn fenced(text: &str, info: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat((longest + 1).max(3));
-    format!("{fence}{info}\n{}\n{fence}\n", printable(text).trim_end())
+    crate::report::fenced(printable(text).trim_end(), info)
+}
+
+/// Markdown from an agent as Markdown with nothing live in it: cleaned as
+/// `transcript.md` is, its headings pushed below the report's own and raw
+/// HTML shown as text ([`crate::report::nested_markdown`]), and every `[` and
+/// `]` outside code escaped and `<` written `&lt;`, so no link, image, autolink or tag
+/// is left; emphasis, lists and code stay. What still parses as a link,
+/// an image or HTML (a construct this escaping did not foresee) is shown
+/// fenced, as text.
+pub fn inert_markdown(text: &str) -> String {
+    let nested = crate::report::nested_markdown(&printable(text), 2);
+    let escaped = without_links(&nested);
+    if is_inert(&escaped) {
+        escaped
+    } else {
+        fenced(text, "text")
+    }
+}
+
+fn parser(text: &str) -> Parser<'_> {
+    Parser::new_ext(
+        text,
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS,
+    )
+}
+
+/// `markdown` with `[` and `]` escaped and `<` written `&lt;` wherever they are not code
+/// (a code span or block keeps its text as written) and not escaped
+/// already.
+fn without_links(markdown: &str) -> String {
+    let mut code: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut depth = 0;
+    for (event, range) in parser(markdown).into_offset_iter() {
+        match event {
+            Event::Code(_) if depth == 0 => code.push(range),
+            Event::Start(Tag::CodeBlock(_)) => {
+                if depth == 0 {
+                    code.push(range);
+                }
+                depth += 1;
+            }
+            Event::End(TagEnd::CodeBlock) => depth -= 1,
+            _ => {}
+        }
+    }
+    let mut out = String::with_capacity(markdown.len() + markdown.len() / 16);
+    let mut spans = code.iter().peekable();
+    let mut chars = markdown.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        while spans.peek().is_some_and(|span| span.end <= at) {
+            spans.next();
+        }
+        if spans.peek().is_some_and(|span| span.contains(&at)) {
+            out.push(c);
+            continue;
+        }
+        match c {
+            '\\' if chars
+                .peek()
+                .is_some_and(|(_, next)| next.is_ascii_punctuation()) =>
+            {
+                out.push(c);
+                if let Some((_, next)) = chars.next() {
+                    out.push(next);
+                }
+            }
+            '[' | ']' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whether `markdown` renders without a link, an image or raw HTML.
+pub fn is_inert(markdown: &str) -> bool {
+    !parser(markdown).any(|event| {
+        matches!(
+            event,
+            Event::Html(_)
+                | Event::InlineHtml(_)
+                | Event::Start(Tag::Link { .. } | Tag::Image { .. } | Tag::HtmlBlock)
+        )
+    })
 }
 
 /// The whole file.
 pub fn render(report: &Report) -> String {
     let mut out = format!("# {}\n\n_{}_\n\n", cell(&report.topic), cell(&report.label));
     if let Some(origin) = &report.origin {
-        out.push_str(&format!(
-            "Forked from `{}`.\n\n",
-            cell(origin).replace('`', "'")
-        ));
+        out.push_str(&format!("Forked from {}.\n\n", cell(origin)));
     }
     if let Some(source) = &report.handed_from {
         out.push_str(&format!(
-            "Takes what was handed on from `{}`.\n\n",
-            cell(source).replace('`', "'")
+            "Takes what was handed on from {}.\n\n",
+            cell(source)
         ));
+        // As it is to be pasted: in a fence, where nothing is escaped.
+        if let Some(command) = &report.handed_from_command {
+            out.push_str(&format!(
+                "Its report:\n\n{}\n",
+                crate::report::fenced(command, "sh")
+            ));
+        }
     }
     out.push_str("## Conclusion\n\n");
     match &report.conclusion {
-        // Markdown, but no raw HTML an agent may have written.
-        Some(conclusion) => out.push_str(&format!(
-            "{}\n\n",
-            printable(conclusion).trim().replace('<', "&lt;")
-        )),
+        Some(conclusion) => out.push_str(&format!("{}\n\n", inert_markdown(conclusion).trim())),
         None => out.push_str("This debate has not ended: there is no conclusion yet.\n\n"),
     }
     match report.headline() {

@@ -25,7 +25,7 @@ use crate::protocol::{
 };
 
 /// Everything a report shows, gathered from one debate.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Report {
     pub topic: String,
     /// `decision review · architecture`, as the interface labels it.
@@ -58,6 +58,10 @@ pub struct Report {
     /// What the debate took from another (`--from DIR`): `the council in
     /// DIR`, shown with the command that reports that debate.
     pub handed_from: Option<String>,
+    /// The command that reports the debate [`Self::handed_from`] names,
+    /// quoted for a POSIX shell (`quorum report '/…/council-…'`); none when
+    /// its folder's name could not be shown as it is.
+    pub handed_from_command: Option<String>,
     /// Every budget fact of the journal, in order: `(time, what)`.
     pub budget: Vec<(String, String)>,
 }
@@ -96,6 +100,7 @@ impl Report {
             transcript,
             origin: None,
             handed_from: None,
+            handed_from_command: None,
             budget: Vec::new(),
         }
     }
@@ -130,12 +135,13 @@ impl Report {
     }
 }
 
-/// `text` with control characters other than tab and newline taken out:
-/// what neither a page nor a Markdown file should carry.
+/// Agent text as `transcript.md` on disk has it ([`crate::text::for_markdown`],
+/// the one cleaner of every Markdown file for people): escape sequences,
+/// control characters but tab and newline, and bidi controls taken out, and
+/// inside fences shown as pictures. Everything a report shows goes through
+/// it, so the report holds nothing its debate's own files do not.
 pub fn printable(text: &str) -> String {
-    text.chars()
-        .filter(|c| *c == '\n' || *c == '\t' || !c.is_control())
-        .collect()
+    crate::text::for_markdown(text)
 }
 
 /// Money in dollars, to the cent or, under a cent, to four places.
