@@ -309,3 +309,113 @@ fn change(part: &ChangedPart) -> String {
     out.push('\n');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A link's target, an image's or a piece of HTML a viewer would act
+    /// on, if `markdown` holds one.
+    fn live(markdown: &str) -> Option<String> {
+        Parser::new_ext(markdown, Options::all()).find_map(|event| match event {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                Some(dest_url.to_string())
+            }
+            Event::Html(html) | Event::InlineHtml(html) => Some(html.to_string()),
+            _ => None,
+        })
+    }
+
+    /// The invariants of `fuzz/fuzz_targets/report_cells.rs`: a cell stays
+    /// one cell of one row, holds nothing live and no control character,
+    /// and a list item or heading made of it is that one block.
+    fn assert_inert_cell(text: &str) {
+        let escaped = cell(text);
+        assert!(
+            escaped
+                .chars()
+                .all(|c| crate::text::is_displayable(c) || c == '\t'),
+            "{escaped:?}"
+        );
+        let table =
+            format!("| a | b | c |\n|---|---|---|\n| {escaped} | {escaped} | {escaped} |\n");
+        assert_eq!(live(&table), None, "{table}");
+        let ends = |tag: TagEnd| {
+            Parser::new_ext(&table, Options::all())
+                .filter(|event| *event == Event::End(tag))
+                .count()
+        };
+        assert_eq!(
+            (ends(TagEnd::TableRow), ends(TagEnd::TableCell)),
+            (1, 6),
+            "{table}"
+        );
+        for block in [format!("- {escaped}\n"), format!("# {escaped}\n")] {
+            assert_eq!(live(&block), None, "{block}");
+            let blocks = Parser::new_ext(&block, Options::all())
+                .filter(|event| {
+                    matches!(
+                        event,
+                        Event::Start(
+                            Tag::List(_)
+                                | Tag::Heading { .. }
+                                | Tag::BlockQuote(_)
+                                | Tag::CodeBlock(_)
+                        ) | Event::Rule
+                    )
+                })
+                .count();
+            assert_eq!(blocks, 1, "{block}");
+        }
+    }
+
+    /// Issue 61: what an agent writes to link, fetch or break a table is
+    /// text in a cell, a list item or a heading.
+    #[test]
+    fn hostile_cells_stay_one_inert_cell() {
+        for text in [
+            "![x](http://evil.example/p.png)",
+            "[x](javascript:alert(1))",
+            "<http://evil.example>",
+            "<img src=x>",
+            "a | b \\| c \\\\| d",
+            "\\![x](y) \\\\[x](y)",
+            "[x]: http://evil.example",
+            "1. one",
+            "- - x",
+            "> # quote",
+            "---",
+            "`a | b` ``x`` *em* _u_ ~~s~~ &lt; &#91;x&#93;(y)",
+            "\u{1b}[31mred \u{202e}gnp.exe\u{0}",
+            "",
+        ] {
+            assert_inert_cell(text);
+        }
+    }
+
+    /// Issue 61: an agent's conclusion keeps its emphasis and code and
+    /// loses every link, image and tag.
+    #[test]
+    fn a_conclusion_renders_without_links_images_or_html() {
+        let conclusion = inert_markdown(
+            "# Go\n\n**Yes** ![p](http://evil.example/p.png) [c](javascript:x) <http://e.example> \
+             <b>tag</b> `[code](kept)`\n\n```\n[fenced](kept)\n```\n\n[r]: http://evil.example\n",
+        );
+        assert_eq!(live(&conclusion), None, "{conclusion}");
+        assert!(conclusion.starts_with("### Go\n"), "{conclusion}");
+        assert!(conclusion.contains("**Yes**"), "{conclusion}");
+        assert!(conclusion.contains("`[code](kept)`"), "{conclusion}");
+        assert!(conclusion.contains("\n[fenced](kept)\n"), "{conclusion}");
+    }
+
+    proptest! {
+        #[test]
+        fn any_cell_stays_one_inert_cell(
+            text in "[\\[\\]()!<>|\\\\`*_~#&;:/a-z0-9 .\\-+=\n\t\u{1b}\u{202e}]{0,40}"
+        ) {
+            assert_inert_cell(&text);
+            prop_assert_eq!(live(&inert_markdown(&text)), None);
+        }
+    }
+}
