@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::artifact::{Journal, RunDir, topic_slug, write_atomic};
 use crate::config::detect::SystemEnvironment;
 use crate::engine::JournalEvent;
-use crate::engine::resume::{JOURNAL_FILE, Recorded, fold};
+use crate::engine::resume::{JOURNAL_FILE, Recorded};
 use crate::prompts::PromptSet;
 use crate::protocol::Input;
 
@@ -112,23 +112,24 @@ fn cut(
     stage: &str,
     round: Option<u32>,
 ) -> Result<usize, String> {
+    let stages = crate::engine::resume::stages_reached(
+        || crate::protocol::registry::build(&recorded.definition, prompts.clone()),
+        &recorded.records,
+    )?;
+    if let Some((end, _, _)) = stages
+        .iter()
+        .find(|(_, at, at_round)| at == stage && round.is_none_or(|round| round == *at_round))
+    {
+        return Ok(*end);
+    }
     let mut reached: Vec<String> = Vec::new();
-    for end in 0..recorded.records.len() {
-        if end > 0 && !matches!(recorded.records[end].event, JournalEvent::Input { .. }) {
-            continue;
-        }
-        let protocol = crate::protocol::registry::build(&recorded.definition, prompts.clone())?;
-        let folded = fold(protocol, &recorded.records[..=end], &mut |_, _| {});
-        let progress = folded.protocol.progress();
-        let here = match progress.round {
-            0 => progress.stage.clone(),
-            round => format!("{}:{round}", progress.stage),
+    for (_, at, at_round) in &stages {
+        let here = match at_round {
+            0 => at.clone(),
+            round => format!("{at}:{round}"),
         };
         if !reached.contains(&here) {
             reached.push(here);
-        }
-        if progress.stage == stage && round.is_none_or(|round| round == progress.round) {
-            return Ok(end);
         }
     }
     Err(format!(
