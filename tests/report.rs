@@ -415,6 +415,7 @@ fn agents_links_and_images_are_inert_everywhere_in_report_md() {
         before: "old".into(),
         after: "new".into(),
         causes: vec![LIVE.to_string()],
+        markdown: false,
     }];
     let markdown = quorum::share::markdown::render(&report);
     let live: Vec<String> = Parser::new_ext(&markdown, Options::all())

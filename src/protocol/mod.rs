@@ -800,6 +800,9 @@ pub struct ChangedPart {
     /// What caused the change, one line each: the critique item or
     /// directive, the moderator's ruling and the author's reason.
     pub causes: Vec<String>,
+    /// Whether the part is a Markdown document (a plan, a design), shown
+    /// rendered (inert) rather than as plain text.
+    pub markdown: bool,
 }
 
 /// How a deferred item was settled after the verdict ([`Input::ItemResolved`]).

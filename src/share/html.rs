@@ -38,6 +38,13 @@ th { font-weight: 600; } td.synthesis { text-align: center; } td.num { text-alig
 .before, .after { white-space: pre-wrap; padding: .4rem .6rem; border-radius: 6px; margin: .3rem 0; }
 .before { background: color-mix(in srgb, var(--bad) 12%, transparent); }
 .after { background: color-mix(in srgb, var(--good) 12%, transparent); }
+.document { border-left: 3px solid var(--good); padding: 0 .9rem; margin: .3rem 0; overflow-wrap: anywhere; }
+.lines { font: .85rem/1.45 ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
+.lines del, .lines ins, .lines span { display: block; } .lines del { text-decoration: none; }
+.lines del::before { content: "− "; } .lines ins::before { content: "+ "; } .lines span::before { content: "  "; }
+.hunk { border-top: 1px dashed var(--line); padding: .3rem 0; }
+.diff del { text-decoration: line-through; }
+pre.command { white-space: pre-wrap; overflow-wrap: anywhere; }
 del { color: var(--bad); } ins { color: var(--good); text-decoration: none; font-weight: 600; }
 pre { white-space: pre-wrap; word-break: break-word; background: var(--panel); padding: 1rem;
   border-radius: 8px; font-size: .85rem; }
@@ -63,6 +70,16 @@ pub fn escape(text: &str) -> String {
 /// Markdown as HTML with nothing active in it: raw HTML becomes text,
 /// images their description, links their text (no target).
 pub fn inert_markdown(markdown: &str) -> String {
+    inert_markdown_below(markdown, 0)
+}
+
+/// [`inert_markdown`] with its headings `levels` below their own (`#` an
+/// `<h4>` at 3), to stand under a heading of the page.
+pub fn inert_markdown_below(markdown: &str, levels: usize) -> String {
+    use pulldown_cmark::HeadingLevel;
+    let deeper = |level: HeadingLevel| {
+        HeadingLevel::try_from((level as usize + levels).min(6)).unwrap_or(HeadingLevel::H6)
+    };
     let text = printable(markdown);
     let events = Parser::new_ext(
         &text,
@@ -72,6 +89,18 @@ pub fn inert_markdown(markdown: &str) -> String {
         Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
         Event::Start(Tag::Link { .. }) | Event::End(TagEnd::Link) => None,
         Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => None,
+        Event::Start(Tag::Heading {
+            level,
+            id,
+            classes,
+            attrs,
+        }) => Some(Event::Start(Tag::Heading {
+            level: deeper(level),
+            id,
+            classes,
+            attrs,
+        })),
+        Event::End(TagEnd::Heading(level)) => Some(Event::End(TagEnd::Heading(deeper(level)))),
         other => Some(other),
     });
     let mut out = String::new();
@@ -311,7 +340,9 @@ fn state_mark(state: &JudgeState) -> &'static str {
     }
 }
 
-/// The proposal → revision section, part by part: a word diff, then what
+/// The proposal → revision section, part by part: what changed, sentence
+/// by sentence (or the two texts, where most of a part changed), a
+/// Markdown document (a plan, a design) rendered as it ended, then what
 /// caused the change.
 fn changes(parts: &[ChangedPart]) -> String {
     let mut out =
@@ -321,10 +352,14 @@ fn changes(parts: &[ChangedPart]) -> String {
             "<div class=\"change\">\n<h3>{}</h3>\n",
             escape(&part.part)
         ));
-        out.push_str(&format!(
-            "<div class=\"diff\">{}</div>\n",
-            word_diff(&part.before, &part.after)
-        ));
+        if part.markdown {
+            out.push_str(&document_change(&part.before, &part.after));
+        } else {
+            out.push_str(&format!(
+                "<div class=\"diff\">{}</div>\n",
+                sentence_diff(&part.before, &part.after)
+            ));
+        }
         if !part.causes.is_empty() {
             out.push_str("<ul>\n");
             for cause in &part.causes {
@@ -338,23 +373,107 @@ fn changes(parts: &[ChangedPart]) -> String {
     out
 }
 
-/// `before` → `after` word by word: removed words struck, added words
-/// marked, both escaped.
-pub fn word_diff(before: &str, after: &str) -> String {
+/// Sentences (or lines) a part's diff compares at most on either side; a
+/// longer part is shown as its two texts. Myers' diff takes time in
+/// proportion to the segments times the segments that differ, so this
+/// bounds it: 2,000 sentences is some 40,000 words.
+pub const DIFF_SEGMENTS_MAX: usize = 2_000;
+
+/// Bytes of one text of a part the page shows; the rest is cut, with a
+/// note that says how much and where it is whole.
+pub const PART_SHOWN_MAX_BYTES: usize = 256 * 1024;
+
+/// `text` cut to [`PART_SHOWN_MAX_BYTES`] at a character boundary, and
+/// what was cut, in bytes.
+pub fn shown(text: &str) -> (&str, usize) {
+    if text.len() <= PART_SHOWN_MAX_BYTES {
+        return (text, 0);
+    }
+    let mut end = PART_SHOWN_MAX_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], text.len() - end)
+}
+
+/// The note under a text cut by [`shown`].
+fn cut_note(cut: usize) -> String {
+    if cut == 0 {
+        return String::new();
+    }
+    format!(
+        "<p class=\"muted cut\">… {} more bytes not shown here: the whole text is in the debate's folder.</p>",
+        crate::report::thousands(cut as u64)
+    )
+}
+
+/// One text of a part, escaped, in a block of `class` (`before`, `after`)
+/// under `label`.
+fn whole(label: &str, class: &str, text: &str) -> String {
+    let (text, cut) = shown(text);
+    format!(
+        "<p class=\"muted\">{label}</p><div class=\"{class}\">{}</div>{}",
+        escape(text),
+        cut_note(cut)
+    )
+}
+
+/// `text` as sentences, each with the space after it, and lines, each
+/// with its line break: what [`sentence_diff`] compares. Joined, they are
+/// `text`.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    let mut index = 0;
+    while index < bytes.len() {
+        let byte = bytes[index];
+        let ends = byte == b'\n'
+            || (matches!(byte, b'.' | b'!' | b'?')
+                && bytes.get(index + 1).is_some_and(|next| *next == b' '));
+        index += 1;
+        if ends {
+            while byte != b'\n' && bytes.get(index) == Some(&b' ') {
+                index += 1;
+            }
+            out.push(&text[start..index]);
+            start = index;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// `before` → `after` sentence by sentence: removed sentences struck,
+/// added ones marked, both escaped. Where most of the text changed, or
+/// it is longer than [`DIFF_SEGMENTS_MAX`] sentences, the two texts are
+/// shown one after the other instead.
+pub fn sentence_diff(before: &str, after: &str) -> String {
     if before.is_empty() {
-        return format!("<div class=\"after\"><ins>{}</ins></div>", escape(after));
+        return whole("Added:", "after", after);
     }
     if after.is_empty() {
-        return format!("<div class=\"before\"><del>{}</del></div>", escape(before));
+        return whole("Withdrawn:", "before", before);
     }
-    let diff = similar::TextDiff::from_words(before, after);
+    let both = || whole("Before:", "before", before) + &whole("After:", "after", after);
+    let (old, new) = (sentences(before), sentences(after));
+    if old.len() > DIFF_SEGMENTS_MAX || new.len() > DIFF_SEGMENTS_MAX {
+        return format!(
+            "<p class=\"muted\">Too long to compare sentence by sentence ({} and {} sentences, more than {}): both texts follow.</p>{}",
+            crate::report::thousands(old.len() as u64),
+            crate::report::thousands(new.len() as u64),
+            crate::report::thousands(DIFF_SEGMENTS_MAX as u64),
+            both()
+        );
+    }
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Myers)
+        .diff_slices(&old, &new);
     // A rewrite reads better as the two texts than as a thicket of marks.
     if diff.ratio() < 0.5 {
-        return format!(
-            "<div class=\"before\"><del>{}</del></div><div class=\"after\"><ins>{}</ins></div>",
-            escape(before),
-            escape(after)
-        );
+        return both();
     }
     let mut out = String::from("<div class=\"after\">");
     for change in diff.iter_all_changes() {
@@ -366,6 +485,69 @@ pub fn word_diff(before: &str, after: &str) -> String {
         }
     }
     out.push_str("</div>");
+    out
+}
+
+/// A Markdown document's change: the document as it ended, rendered and
+/// inert, the first draft behind a fold, and what changed line by line
+/// behind another (the two documents side by side where most changed).
+fn document_change(before: &str, after: &str) -> String {
+    let rendered = |label: &str, text: &str| {
+        let (text, cut) = shown(text);
+        format!(
+            "<p class=\"muted\">{label}</p><div class=\"document\">{}</div>{}",
+            inert_markdown_below(text, 3),
+            cut_note(cut)
+        )
+    };
+    if before.is_empty() {
+        return rendered("Added:", after);
+    }
+    if after.is_empty() {
+        return rendered("Withdrawn:", before);
+    }
+    let mut out = rendered("As it ended:", after);
+    let (old, new): (Vec<&str>, Vec<&str>) = (
+        before.split_inclusive('\n').collect(),
+        after.split_inclusive('\n').collect(),
+    );
+    out.push_str(&format!(
+        "<details><summary>As first drafted</summary>{}</details>\n",
+        rendered("", before)
+    ));
+    if old.len() > DIFF_SEGMENTS_MAX || new.len() > DIFF_SEGMENTS_MAX {
+        return out;
+    }
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Myers)
+        .diff_slices(&old, &new);
+    let (removed, added) =
+        diff.iter_all_changes()
+            .fold((0, 0), |(r, a), change| match change.tag() {
+                similar::ChangeTag::Delete => (r + 1, a),
+                similar::ChangeTag::Insert => (r, a + 1),
+                similar::ChangeTag::Equal => (r, a),
+            });
+    out.push_str(&format!(
+        "<details><summary>What changed, line by line ({} out, {} in)</summary><div class=\"lines\">",
+        crate::report::counted(removed, "line", "lines"),
+        added
+    ));
+    for group in diff.grouped_ops(1) {
+        out.push_str("<div class=\"hunk\">");
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let text = escape(change.value());
+                match change.tag() {
+                    similar::ChangeTag::Equal => out.push_str(&format!("<span>{text}</span>")),
+                    similar::ChangeTag::Delete => out.push_str(&format!("<del>{text}</del>")),
+                    similar::ChangeTag::Insert => out.push_str(&format!("<ins>{text}</ins>")),
+                }
+            }
+        }
+        out.push_str("</div>");
+    }
+    out.push_str("</div></details>\n");
     out
 }
 
@@ -527,18 +709,70 @@ mod tests {
         );
     }
 
+    /// Issue 62: a small change is marked sentence by sentence, a rewrite
+    /// shown as its two texts.
     #[test]
-    fn a_small_change_is_marked_word_by_word_and_a_rewrite_shown_whole() {
-        let diff = word_diff("keep the old queue", "keep the new queue");
+    fn a_small_change_is_marked_sentence_by_sentence_and_a_rewrite_shown_whole() {
+        let diff = sentence_diff(
+            "Keep the queue. Use the old broker. Page on errors.",
+            "Keep the queue. Use the new broker. Page on errors.",
+        );
         assert!(
-            diff.contains("<del>old</del>") && diff.contains("<ins>new</ins>"),
+            diff.contains("<del>Use the old broker. </del><ins>Use the new broker. </ins>"),
             "{diff}"
         );
-        let rewrite = word_diff("one thing", "something else entirely different");
-        assert!(rewrite.contains("<div class=\"before\">"), "{rewrite}");
-        assert_eq!(
-            word_diff("", "added"),
-            "<div class=\"after\"><ins>added</ins></div>"
+        assert!(diff.contains("Keep the queue. "), "{diff}");
+        let rewrite = sentence_diff("One thing. Two.", "Something else entirely. Three.");
+        assert!(
+            rewrite.contains("<div class=\"before\">One thing. Two.</div>")
+                && rewrite.contains("<div class=\"after\">Something else entirely. Three.</div>"),
+            "{rewrite}"
         );
+        assert!(!rewrite.contains("<del>"), "{rewrite}");
+        assert_eq!(
+            sentence_diff("", "added"),
+            "<p class=\"muted\">Added:</p><div class=\"after\">added</div>"
+        );
+        assert_eq!(
+            sentences("A b. C? D\nE.  F"),
+            ["A b. ", "C? ", "D\n", "E.  ", "F"]
+        );
+    }
+
+    /// Issue 61: a long part rewritten is not compared word by word (the
+    /// diff that took 42 s for 60,000 words): past the cap it is shown as
+    /// its two texts, each cut to what a page shows, with a note.
+    #[test]
+    fn a_long_rewrite_is_shown_as_two_cut_texts_with_a_note() {
+        let before: String = (0..60_000).map(|n| format!("w{n} ")).collect();
+        let after: String = (0..60_000).map(|n| format!("v{n}. ")).collect();
+        let diff = sentence_diff(&before, &after);
+        assert!(diff.contains("Too long to compare"), "{}", &diff[..200]);
+        assert!(diff.contains("more bytes not shown here"));
+        assert!(
+            diff.len() < 2 * PART_SHOWN_MAX_BYTES + 4_096,
+            "{}",
+            diff.len()
+        );
+    }
+
+    /// Issue 62: a plan is shown as rendered Markdown, inert, with its
+    /// first draft and the lines that changed behind folds.
+    #[test]
+    fn a_document_is_rendered_inert_with_its_draft_and_changed_lines() {
+        let html = document_change(
+            "# Plan\n\n1. Build it\n2. Ship it\n",
+            "# Plan\n\n1. Build it\n2. Test it [here](https://evil.example) <b>x</b>\n3. Ship it\n",
+        );
+        assert!(
+            html.contains("<h4>Plan</h4>") && html.contains("<ol>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<summary>As first drafted</summary>"),
+            "{html}"
+        );
+        assert!(html.contains("(1 line out, 2 in)"), "{html}");
+        assert!(!html.contains("href") && !html.contains("<b>"), "{html}");
     }
 }

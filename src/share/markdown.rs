@@ -58,7 +58,13 @@ fn fenced(text: &str, info: &str) -> String {
 /// an image or HTML (a construct this escaping did not foresee) is shown
 /// fenced, as text.
 pub fn inert_markdown(text: &str) -> String {
-    let nested = crate::report::nested_markdown(&printable(text), 2);
+    inert_markdown_under(text, 2)
+}
+
+/// [`inert_markdown`] under a heading of `level` (3 for `### …`): its own
+/// headings below it.
+pub fn inert_markdown_under(text: &str, level: usize) -> String {
+    let nested = crate::report::nested_markdown(&printable(text), level);
     let escaped = without_links(&nested);
     if is_inert(&escaped) {
         escaped
@@ -295,13 +301,51 @@ pub fn render(report: &Report) -> String {
     out
 }
 
+/// One part's change: a Markdown document (a plan) as it ended, rendered
+/// inert, and as first drafted, fenced; any other part as its two texts,
+/// fenced. Each text cut to what the page shows, with a note.
 fn change(part: &ChangedPart) -> String {
     let mut out = format!("### {}\n\n", cell(&part.part));
-    if !part.before.is_empty() {
-        out.push_str(&format!("Before:\n\n{}\n", fenced(&part.before, "text")));
-    }
-    if !part.after.is_empty() {
-        out.push_str(&format!("After:\n\n{}\n", fenced(&part.after, "text")));
+    let cut_note = |cut: usize| {
+        if cut == 0 {
+            String::new()
+        } else {
+            format!(
+                "_… {} more bytes not shown here: the whole text is in the debate's folder._\n\n",
+                crate::report::thousands(cut as u64)
+            )
+        }
+    };
+    let (before, before_cut) = super::html::shown(&part.before);
+    let (after, after_cut) = super::html::shown(&part.after);
+    if part.markdown && !after.is_empty() {
+        out.push_str(&format!(
+            "As it ended:\n\n{}\n\n{}",
+            inert_markdown_under(after, 3).trim_end(),
+            cut_note(after_cut)
+        ));
+        if !before.is_empty() {
+            out.push_str(&format!(
+                "As first drafted:\n\n{}\n{}",
+                fenced(before, "markdown"),
+                cut_note(before_cut)
+            ));
+        }
+    } else {
+        if !before.is_empty() {
+            out.push_str(&format!(
+                "Before:\n\n{}\n{}",
+                fenced(before, "text"),
+                cut_note(before_cut)
+            ));
+        }
+        if !after.is_empty() {
+            out.push_str(&format!(
+                "After:\n\n{}\n{}",
+                fenced(after, "text"),
+                cut_note(after_cut)
+            ));
+        }
     }
     for cause in &part.causes {
         out.push_str(&format!("- {}\n", cell(cause)));

@@ -114,6 +114,7 @@ impl DecisionReview {
                     before: was_text.unwrap_or_default(),
                     after: is_text.unwrap_or_default(),
                     causes,
+                    markdown: false,
                 })
             })
             .collect()

@@ -900,6 +900,7 @@ impl crate::protocol::Rules for Plan {
             before: draft.raw.clone(),
             after: self.plan.clone(),
             causes,
+            markdown: true,
         }]
     }
 

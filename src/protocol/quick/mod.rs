@@ -781,6 +781,7 @@ impl crate::protocol::Rules for Quick {
                     before: proposal.raw.clone(),
                     after: revision.raw.clone(),
                     causes: vec!["the proposer's answer to the critic's challenge".into()],
+                    markdown: true,
                 }]
             }
             _ => Vec::new(),

@@ -237,6 +237,7 @@ pub fn changed_parts(review: &WritingReview) -> Vec<crate::protocol::ChangedPart
                 before: change.before.clone(),
                 after: change.after.clone(),
                 causes: vec![cause],
+                markdown: false,
             }
         })
         .collect()
