@@ -284,6 +284,56 @@ fn the_report_renders_in_headless_chromium_with_its_verdict() {
         "{dom}"
     );
     assert!(dom.contains("all checks passed"), "{dom}");
+    // Issue 62: a plan's page shows the plan as it ended, rendered, at a
+    // desktop's width and a phone's, as a screenshot.
+    let (sandbox, dir, _) = demo(&["--protocol", "plan"]);
+    sandbox
+        .quorum(&["report", dir.to_str().unwrap()], &[])
+        .assert_code(0);
+    let page = dir.join("report.html").canonicalize().unwrap();
+    for width in [1400, 390] {
+        let shot = sandbox.path().join(format!("plan-{width}.png"));
+        let ran = std::process::Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--hide-scrollbars",
+                &format!("--user-data-dir={}", profile.path().display()),
+                &format!("--window-size={width},2000"),
+                &format!("--screenshot={}", shot.display()),
+                &format!("file://{}", page.display()),
+            ])
+            .output()
+            .expect("chromium runs");
+        assert!(
+            ran.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        let png = std::fs::read(&shot).unwrap();
+        assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{width}");
+    }
+    let dumped = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            &format!("--user-data-dir={}", profile.path().display()),
+            "--dump-dom",
+            &format!("file://{}", page.display()),
+        ])
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&dumped.stdout);
+    let document = dom
+        .split("<div class=\"document\">")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no rendered plan: {dom}"));
+    assert!(document.contains("<li>"), "{document}");
+    assert!(dom.contains("<summary>As first drafted</summary>"), "{dom}");
 }
 
 /// Issue 30: a debate cut short (its journal ends mid-way) reports where it
