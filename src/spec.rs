@@ -47,7 +47,11 @@ pub struct ContextSpec {
 
 /// Who plays a role: `provider`, `provider:model`, or the full form
 /// `{provider: openai, model: gpt-4.1, timeout_secs: 300}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Read by hand rather than as an untagged enum: a typo in the full form
+/// (`timout_secs:`) is reported as that key, on its line, with the keys
+/// there are, not as "did not match any variant".
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AgentSpec {
     /// `provider` or `provider:model`.
@@ -70,6 +74,37 @@ pub struct AgentDetail {
     /// The model family of this role's model, over the built-in table
     /// (fair judging: recusal).
     pub family: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for AgentSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct AgentVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for AgentVisitor {
+            type Value = AgentSpec;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "`provider`, `provider:model`, or a mapping of provider, model, \
+                     timeout_secs, idle_timeout_secs, max_retries, family",
+                )
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<AgentSpec, E> {
+                Ok(AgentSpec::Short(text.to_string()))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<AgentSpec, A::Error> {
+                AgentDetail::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(AgentSpec::Full)
+            }
+        }
+
+        deserializer.deserialize_any(AgentVisitor)
+    }
 }
 
 impl AgentSpec {
@@ -706,6 +741,31 @@ mod tests {
                 .unwrap_err();
         assert_eq!(error.field.as_deref(), Some("agents.critic.model"));
         assert_eq!(error.line, Some(5), "{error}");
+    }
+
+    #[test]
+    fn a_typo_in_an_agent_entry_names_the_key_its_line_and_the_keys_there_are() {
+        let text = "topic: x\nagents:\n  default: script\n  critic:\n    provider: script\n    timout_secs: 6\n";
+        let error = parse_text(text).unwrap_err();
+        let message = error.to_string();
+        assert_eq!(error.line, Some(6), "{message}");
+        assert!(message.contains("`timout_secs`"), "{message}");
+        assert!(
+            message.contains("timeout_secs") && message.contains("family"),
+            "{message}"
+        );
+        assert!(!message.contains("untagged"), "{message}");
+        let text = "topic: x\nagents:\n  critic: { provder: script }\n";
+        let message = parse_text(text).unwrap_err().to_string();
+        assert!(message.starts_with("spec.yaml:3:"), "{message}");
+        assert!(
+            message.contains("`provder`") && message.contains("provider"),
+            "{message}"
+        );
+        let message = parse_text("topic: x\nagents:\n  critic: [script]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("provider:model"), "{message}");
     }
 
     #[test]
