@@ -326,6 +326,45 @@ fn pc_14_pc_15_a26_the_moderator_confirms_or_overrides_the_planner() {
     assert!(revise.contains("the 60 s timeout is real"));
 }
 
+/// Issue 62: the board's reason follows the ruling. An item the moderator
+/// decided against the planner's proposal says so, with the moderator's
+/// note, never the planner's reason (which argues the opposite); the report
+/// titles that column for what it holds.
+#[test]
+fn the_boards_reason_follows_the_ruling_not_the_planners_overruled_reason() {
+    let mut harness = round_one();
+    harness.moderate(&[
+        ("C1", ItemDecision::Reject, None),
+        ("C2", ItemDecision::Accept, Some("the 60 s timeout is real")),
+        ("I1", ItemDecision::Defer, None),
+        ("I2", ItemDecision::Accept, None),
+    ]);
+    let c2 = board_row(&harness, "C2");
+    assert!(!c2.rule.contains("because of C2"), "{}", c2.rule);
+    assert!(
+        c2.rule.contains("the moderator") && c2.rule.contains("the 60 s timeout is real"),
+        "{}",
+        c2.rule
+    );
+    let c1 = board_row(&harness, "C1");
+    assert!(!c1.rule.contains("because of C1"), "{}", c1.rule);
+    assert!(
+        c1.rule.contains("the planner proposed to accept"),
+        "{}",
+        c1.rule
+    );
+    assert_eq!(board_row(&harness, "I2").rule, "because of I2");
+    let report = quorum::share::Report::of(&harness.protocol);
+    let markdown = quorum::share::markdown::render(&report);
+    assert!(!markdown.contains("by the rule"), "{markdown}");
+    assert!(
+        markdown.contains("| id | about | ruling | why |"),
+        "{markdown}"
+    );
+    let html = quorum::share::html::render(&report);
+    assert!(html.contains("<th>why</th>"), "the column's title");
+}
+
 /// PC-13, PC-15, PC-16, PC-17, A26: the critic reviews the responses;
 /// what it disputes starts round 2, where the optimizer gets the disputed
 /// items to break; after round 2 the debate stops.

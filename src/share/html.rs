@@ -553,7 +553,7 @@ fn document_change(before: &str, after: &str) -> String {
 
 fn board(report: &Report) -> String {
     let mut out = String::from(
-        "<section id=\"board\">\n<h2>What quorum derived</h2>\n<table>\n<thead><tr><th>id</th><th>about</th><th>ruling</th><th>by the rule</th></tr></thead>\n<tbody>\n",
+        "<section id=\"board\">\n<h2>What quorum derived</h2>\n<table>\n<thead><tr><th>id</th><th>about</th><th>ruling</th><th>why</th></tr></thead>\n<tbody>\n",
     );
     for ruling in &report.rulings {
         let class = match ruling.tone {

@@ -230,7 +230,7 @@ pub fn render(report: &Report) -> String {
     }
     if !report.rulings.is_empty() {
         out.push_str(
-            "## What quorum derived\n\n| id | about | ruling | by the rule |\n|---|---|---|---|\n",
+            "## What quorum derived\n\n| id | about | ruling | why |\n|---|---|---|---|\n",
         );
         for ruling in &report.rulings {
             out.push_str(&format!(

@@ -90,11 +90,9 @@ impl Plan {
                     title: one_line(&item.summary),
                     word,
                     tone,
-                    rule: self
-                        .responses
-                        .get(&item.id)
-                        .map(|response| one_line(&response.reason))
-                        .unwrap_or_default(),
+                    // What decided it: the planner's reason only when the
+                    // moderator ruled as it proposed.
+                    rule: super::documents::why_ruled(self, &item.id, true),
                     facts,
                 }
             })

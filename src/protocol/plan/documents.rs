@@ -83,35 +83,7 @@ fn rows_as(plan: &Plan, settled: bool) -> Vec<LogRow> {
                 (Some(decision), None) => capital(decision.decision),
                 (None, None) => "Undecided".to_string(),
             };
-            // The detail follows the ruling: the planner's reason only when
-            // the moderator ruled as it proposed, since its reason argues
-            // for its own proposal.
-            let overruled = decision.is_some_and(|d| d.by == DecidedBy::Moderator);
-            let mut detail = if overruled {
-                String::new()
-            } else {
-                plan.response(&item.id)
-                    .map(|response| one_line(&response.reason))
-                    .unwrap_or_default()
-            };
-            if let Some(decision) = decision {
-                if decision.by == DecidedBy::Moderator {
-                    let proposed = plan
-                        .response(&item.id)
-                        .map(|response| response.decision.as_str())
-                        .unwrap_or("nothing");
-                    detail =
-                        format!("decided by the moderator (the planner proposed to {proposed})");
-                }
-                if let Some(note) = &decision.note {
-                    detail.push_str(&format!(" — note: {}", one_line(note)));
-                }
-            }
-            if let Some(settled) = resolution_after
-                && let Some(note) = &settled.note
-            {
-                detail.push_str(&format!(" — settled: {}", one_line(note)));
-            }
+            let mut detail = why_ruled(plan, &item.id, settled);
             if let (Source::Optimizer, Some(other)) = (item.source, &item.refers_to) {
                 detail.push_str(&format!(" — third option for {other}"));
             }
@@ -146,6 +118,38 @@ fn rows_as(plan: &Plan, settled: bool) -> Vec<LogRow> {
         }
     }));
     rows
+}
+
+/// Why an item was ruled as it was, in one line: the planner's reason
+/// only when the moderator ruled as it proposed (its reason argues for its
+/// own proposal), else that the moderator decided otherwise and what the
+/// planner had proposed; then the moderator's note, and the note it was
+/// settled with after the debate (`settled`). The critique log's detail
+/// and the board's reason alike.
+pub fn why_ruled(plan: &Plan, id: &str, settled: bool) -> String {
+    let decision = plan.decision(id);
+    let overruled = decision.is_some_and(|d| d.by == DecidedBy::Moderator);
+    let mut detail = if overruled {
+        let proposed = plan
+            .response(id)
+            .map(|response| response.decision.as_str())
+            .unwrap_or("nothing");
+        format!("decided by the moderator (the planner proposed to {proposed})")
+    } else {
+        plan.response(id)
+            .map(|response| one_line(&response.reason))
+            .unwrap_or_default()
+    };
+    if let Some(note) = decision.and_then(|decision| decision.note.as_ref()) {
+        detail.push_str(&format!(" — note: {}", one_line(note)));
+    }
+    if settled
+        && let Some(resolution) = plan.resolution(id)
+        && let Some(note) = &resolution.note
+    {
+        detail.push_str(&format!(" — settled: {}", one_line(note)));
+    }
+    detail
 }
 
 /// `C3` → 3; anything else (ids are quorum's own, but never trust a slice
