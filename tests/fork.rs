@@ -336,3 +336,66 @@ fn dr_16_dr_18_a_writing_review_forked_at_its_critique_takes_another_stance() {
     let record = std::fs::read_to_string(forked[0].join("debate.yaml")).unwrap();
     assert!(record.contains("\n  critique_mode: neutral\n"), "{record}");
 }
+
+/// Issue 62: a debate a person moderated (here on stdin; in the interface
+/// alike) forked headless at its moderation takes the origin's rulings
+/// for the items it copies, notes and all, and reads nothing from stdin.
+#[test]
+fn a_headless_fork_of_a_person_moderated_debate_takes_the_origins_rulings() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let ran = support::run::quorum_in(
+        sandbox.path(),
+        &[
+            "demo",
+            "--headless",
+            "--speed",
+            "50",
+            "--moderation",
+            "ask",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+        Some("reject: not this quarter\naccept\ndefer: ask finance\naccept\naccept\naccept\n"),
+    );
+    assert!(matches!(ran.code, 0 | 3..=5), "{} {}", ran.code, ran.stderr);
+    let origin = sandbox.run_dir();
+    let origin_critique = std::fs::read_to_string(origin.join("critique.md")).unwrap();
+    assert!(
+        origin_critique.contains("not this quarter"),
+        "{origin_critique}"
+    );
+    // No stdin at all: the fork must not need one.
+    let forked = sandbox.quorum(
+        &[
+            "fork",
+            origin.to_str().unwrap(),
+            "--at",
+            "moderation",
+            "--headless",
+        ],
+        &[],
+    );
+    assert_eq!(forked.code, ran.code, "{}", forked.stderr);
+    assert!(!forked.stderr.contains("stdin closed"), "{}", forked.stderr);
+    let fork = forks(&out, &origin).pop().unwrap();
+    let critique = std::fs::read_to_string(fork.join("critique.md")).unwrap();
+    // The rulings, notes and all; when they were made is the fork's own.
+    let rulings = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|line| line.starts_with("Decision: "))
+            .map(|line| {
+                let (word, rest) = line.split_once(" (").unwrap_or((line, ""));
+                let note = rest.split_once(')').map_or("", |(_, note)| note);
+                format!("{word}{note}")
+            })
+            .collect()
+    };
+    assert_eq!(rulings(&critique), rulings(&origin_critique));
+    assert!(
+        rulings(&critique)
+            .contains(&"Decision: **REJECTED** — moderator's note: not this quarter".to_string()),
+        "{critique}"
+    );
+}

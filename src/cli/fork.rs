@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Journal, RunDir, topic_slug, write_atomic};
 use crate::config::detect::SystemEnvironment;
-use crate::engine::JournalEvent;
-use crate::engine::resume::{JOURNAL_FILE, Recorded};
+use crate::engine::resume::{JOURNAL_FILE, Recorded, fold};
+use crate::engine::{JournalEvent, PastRuling, Update};
 use crate::prompts::PromptSet;
 use crate::protocol::Input;
 
@@ -280,8 +280,50 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
         dir: run_dir.path().to_path_buf(),
         reopen: false,
         on: args.on.clone(),
+        past_rulings: Some(past_rulings(&recorded, &prompts, end)),
     })
     .await
+}
+
+/// The rulings the origin's moderator made after the cut, each with the
+/// text of the item as it was put to them: what a headless fork of a
+/// debate a person moderated decides the same items by.
+fn past_rulings(recorded: &Recorded, prompts: &Arc<PromptSet>, end: usize) -> Vec<PastRuling> {
+    let Ok(protocol) = crate::protocol::registry::build(&recorded.definition, prompts.clone())
+    else {
+        return Vec::new();
+    };
+    let mut offered: Vec<(String, String)> = Vec::new();
+    fold(protocol, &recorded.records, &mut |_, update| {
+        if let Update::ModerationNeeded { items } = update {
+            offered.extend(items.into_iter().map(|item| (item.id, item.text)));
+        }
+    });
+    let mut rulings = Vec::new();
+    for record in &recorded.records[end + 1..] {
+        let JournalEvent::Input {
+            input:
+                Input::ItemDecided {
+                    item_id,
+                    decision,
+                    note,
+                },
+        } = &record.event
+        else {
+            continue;
+        };
+        for (id, text) in &offered {
+            if id == item_id {
+                rulings.push(PastRuling {
+                    item_id: item_id.clone(),
+                    text: text.clone(),
+                    decision: *decision,
+                    note: note.clone(),
+                });
+            }
+        }
+    }
+    rulings
 }
 
 /// The debate's topic, as its protocol describes it.

@@ -265,6 +265,10 @@ pub struct ResumeArgs {
     pub reopen: bool,
     #[command(flatten)]
     pub on: RunOn,
+    /// A fork's: the rulings a person made in its origin, to decide the
+    /// same items again headless (`None` for `quorum resume`).
+    #[arg(skip)]
+    pub past_rulings: Option<Vec<crate::engine::PastRuling>>,
 }
 
 /// How a recorded debate runs on (`quorum resume`, `quorum fork`).

@@ -253,12 +253,25 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         run_dir.path().display()
     );
     eprintln!("quorum: {}", resume_summary(&point, &folded, args.reopen));
+    // A fork of a debate a person moderated decides the items it copies as
+    // they did; only new items need `--moderation`.
+    let past = args
+        .past_rulings
+        .filter(|_| setup.moderation == ModerationPolicy::Ask);
+    let asks_on_stdin = match &past {
+        Some(_) => args.on.moderation == Some(ModerationPolicy::Ask),
+        None => moderation == ModerationPolicy::Ask,
+    };
+    let moderator = match past {
+        Some(rulings) => Moderator::past_rulings(rulings, args.on.moderation),
+        None => Moderator::policy(moderation),
+    };
     let (engine, updates_rx) = super::engine_with_updates(
         folded.protocol,
         run_dir.clone(),
         journal,
         roster,
-        Moderator::policy(moderation),
+        moderator,
         [],
     );
     let engine = engine
@@ -273,7 +286,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
             updates: updates_rx,
             controller,
             run_dir: &run_dir,
-            hold_moderation_lines: moderation == ModerationPolicy::Ask,
+            hold_moderation_lines: asks_on_stdin,
             json: args.on.json,
         },
     )

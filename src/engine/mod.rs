@@ -64,7 +64,7 @@ pub use calls::{
     DIAGNOSTIC_TAIL_BYTES, ESTIMATED_CHARS_PER_TOKEN, STREAM_FORWARD_BYTES, STREAM_FORWARD_MS,
     STREAM_FORWARD_TURNS,
 };
-pub use moderation::Moderator;
+pub use moderation::{Moderator, PastRuling};
 pub use records::{
     DOCUMENTS_COST_SHARE, DOCUMENTS_LAG_MAX_MS, DOCUMENTS_WAIT_MAX_MS, STREAM_BATCH_EARLY_MS,
     STREAM_BATCH_MS,

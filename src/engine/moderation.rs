@@ -30,6 +30,24 @@ enum Kind {
     /// A person at an interface decides; their decisions arrive through the
     /// engine's [`Controller`](super::Controller).
     External,
+    /// The rulings a person made on the same items before (a fork of a
+    /// debate they moderated); the items they never saw by `rest`, or, with
+    /// none, not at all: the run stops naming the option to give.
+    Past {
+        rulings: Vec<PastRuling>,
+        rest: Option<ModerationPolicy>,
+    },
+}
+
+/// A ruling a person made on an item, kept to decide the same item again:
+/// the same id and the same text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PastRuling {
+    pub item_id: String,
+    /// The item as it was put to them.
+    pub text: String,
+    pub decision: ItemDecision,
+    pub note: Option<String>,
 }
 
 /// Longest answer line `--moderation ask` reads from stdin, in bytes, not
@@ -122,6 +140,17 @@ impl Moderator {
         }
     }
 
+    /// Decides each item a person ruled on before (same id, same text) as
+    /// they did, and the others by `rest`; with no `rest`, items nobody
+    /// ruled on stop the run, naming them and `--moderation`.
+    pub fn past_rulings(rulings: Vec<PastRuling>, rest: Option<ModerationPolicy>) -> Self {
+        Moderator {
+            kind: Kind::Past { rulings, rest },
+            task: None,
+            stdin: None,
+        }
+    }
+
     /// Decisions come from an interface through the engine's controller.
     pub fn external() -> Self {
         Moderator {
@@ -152,6 +181,59 @@ impl Moderator {
                 })
                 .collect()
         };
+        if let Kind::Past { rulings, rest } = &self.kind {
+            let ruled = |item: &ModerationItem| {
+                rulings
+                    .iter()
+                    .find(|ruling| ruling.item_id == item.id && ruling.text == item.text)
+                    .cloned()
+            };
+            let (known, new): (Vec<ModerationItem>, Vec<ModerationItem>) =
+                items.into_iter().partition(|item| ruled(item).is_some());
+            let known: Vec<Input> = known
+                .iter()
+                .filter_map(ruled)
+                .map(|ruling| Input::ItemDecided {
+                    item_id: ruling.item_id,
+                    decision: ruling.decision,
+                    note: ruling.note,
+                })
+                .collect();
+            match rest {
+                _ if new.is_empty() => {
+                    for input in known {
+                        send(input);
+                    }
+                    send(Input::ModerationSubmitted);
+                }
+                None => gone(format!(
+                    "{} {} new in this fork, with no ruling of the origin's to take; give --moderation {} to decide {} (ask reads one line per item on stdin)",
+                    new.iter()
+                        .map(|item| item.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if new.len() == 1 { "is" } else { "are" },
+                    ModerationPolicy::ALL
+                        .map(ModerationPolicy::as_str)
+                        .join("|"),
+                    if new.len() == 1 { "it" } else { "them" },
+                )),
+                Some(policy) => {
+                    for input in known {
+                        send(input);
+                    }
+                    let mut rest = Moderator {
+                        kind: Kind::Policy(*policy),
+                        task: None,
+                        stdin: self.stdin.take(),
+                    };
+                    rest.request(new, words, send, gone);
+                    self.task = rest.task.take();
+                    self.stdin = rest.stdin.take();
+                }
+            }
+            return;
+        }
         let inputs = match &self.kind {
             Kind::Policy(ModerationPolicy::Accept) => fixed(ItemDecision::Accept),
             Kind::Policy(ModerationPolicy::Reject) => fixed(ItemDecision::Reject),
@@ -182,7 +264,7 @@ impl Moderator {
                     }
                 })
                 .collect(),
-            Kind::External => return,
+            Kind::External | Kind::Past { .. } => return,
             Kind::Policy(ModerationPolicy::Ask) => {
                 let lines = self
                     .stdin
@@ -326,6 +408,87 @@ async fn ask_on_stdin(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn item(id: &str, text: &str) -> ModerationItem {
+        ModerationItem {
+            id: id.into(),
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Issue 62: a fork decides the items a person ruled on as they did;
+    /// a new one (another id, or the same id worded otherwise) stops the
+    /// run naming it and `--moderation`, or goes to the policy given.
+    #[test]
+    fn past_rulings_decide_the_same_items_and_new_ones_need_a_policy() {
+        let rulings = vec![PastRuling {
+            item_id: "c1".into(),
+            text: "Kafka retention".into(),
+            decision: ItemDecision::Reject,
+            note: Some("wrong premise".into()),
+        }];
+        let run = |rest: Option<ModerationPolicy>, items: Vec<ModerationItem>| {
+            let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let stopped = Arc::new(std::sync::Mutex::new(None));
+            let (sent_to, stopped_with) = (sent.clone(), stopped.clone());
+            let mut moderator = Moderator::past_rulings(rulings.clone(), rest);
+            moderator.request(
+                items,
+                ItemWords::default(),
+                Box::new(move |input| {
+                    sent_to.lock().unwrap().push(input);
+                    true
+                }),
+                Box::new(move |why| *stopped_with.lock().unwrap() = Some(why)),
+            );
+            let sent = sent.lock().unwrap().clone();
+            let stopped = stopped.lock().unwrap().clone();
+            (sent, stopped)
+        };
+        let (sent, stopped) = run(None, vec![item("c1", "Kafka retention")]);
+        assert_eq!(stopped, None);
+        assert_eq!(
+            sent,
+            [
+                Input::ItemDecided {
+                    item_id: "c1".into(),
+                    decision: ItemDecision::Reject,
+                    note: Some("wrong premise".into()),
+                },
+                Input::ModerationSubmitted
+            ]
+        );
+        let items = vec![item("c1", "Kafka retention, again"), item("c2", "new")];
+        let (sent, stopped) = run(None, items.clone());
+        assert!(sent.is_empty(), "{sent:?}");
+        let why = stopped.expect("the run stops");
+        assert!(why.contains("c1, c2 are new in this fork"), "{why}");
+        assert!(
+            why.contains("--moderation accept|reject|defer|ask"),
+            "{why}"
+        );
+        let (sent, stopped) = run(
+            Some(ModerationPolicy::Defer),
+            vec![item("c1", "Kafka retention"), item("c2", "new")],
+        );
+        assert_eq!(stopped, None);
+        assert_eq!(sent.len(), 3, "{sent:?}");
+        assert!(matches!(
+            &sent[0],
+            Input::ItemDecided {
+                decision: ItemDecision::Reject,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &sent[1],
+            Input::ItemDecided {
+                decision: ItemDecision::Defer,
+                ..
+            }
+        ));
+    }
 
     #[test]
     fn answers_parse_with_and_without_notes() {
