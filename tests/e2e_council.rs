@@ -216,8 +216,10 @@ fn fp_52_fp_53_fp_54_the_demo_writes_its_folder_and_the_deliverable_pair() {
         assert_eq!(packet["schema_version"], "1.0", "{line}");
     }
 
-    // The deliverable pair (FP-52, FP-53).
-    let folder = sandbox.path().join(".outputs/debate");
+    // The deliverable pair (FP-52, FP-53), under the artifact root `--out`
+    // names (issue 62), never in the working directory.
+    let folder = sandbox.path().join("out/.outputs/debate");
+    assert!(!sandbox.path().join(".outputs").exists());
     let names = pair_in(&folder);
     let pattern = regex::Regex::new(r"^(\d{8}-\d{6})-debate-demo-webhooks\.(md|json)$").unwrap();
     assert_eq!(names.len(), 2, "{names:?}");
@@ -304,6 +306,7 @@ fn fp_52_fp_53_fp_54_the_demo_writes_its_folder_and_the_deliverable_pair() {
     assert_eq!(moved_names.len(), 2, "{moved_names:?}");
     assert!(moved_names.iter().all(|name| pattern.is_match(name)));
     assert_eq!(pair_in(&folder), names, "the default root is left alone");
+    assert!(!sandbox.path().join("out-moved/.outputs").exists());
     assert_eq!(symlinks_under(sandbox.path()), Vec::<PathBuf>::new());
 }
 
@@ -788,7 +791,7 @@ fn fp_43_fp_48_the_brainstorm_demo_ends_with_a_handoff_not_a_verdict() {
     assert_eq!(council["convergence"].as_array().unwrap().len(), 8);
 
     // The pair: the seed's front matter without `verdict:` (A24).
-    let folder = sandbox.path().join(".outputs/debate");
+    let folder = sandbox.path().join("out/.outputs/debate");
     let names = pair_in(&folder);
     let pattern = regex::Regex::new(r"^\d{8}-\d{6}-debate-demo-tenant-export\.(md|json)$").unwrap();
     assert_eq!(names.len(), 2, "{names:?}");
@@ -946,7 +949,7 @@ fn fp_09_a20_a_tireless_devil_exhausts_the_budget_and_it_is_recorded() {
     assert!(dir.join("phase-3/round-3/devil-advocate.md").is_file());
     assert!(!dir.join("phase-3/round-4").exists());
 
-    let folder = sandbox.path().join(".outputs/debate");
+    let folder = sandbox.path().join("out/.outputs/debate");
     let names = pair_in(&folder);
     let markdown = std::fs::read_to_string(folder.join(&names[1])).unwrap();
     let lines = front_matter(&markdown);

@@ -34,6 +34,8 @@ fn forks(out: &Path, origin: &Path) -> Vec<PathBuf> {
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.file_name() != origin.file_name())
+        // A council's `.outputs/` is no debate.
+        .filter(|path| !path.file_name().unwrap().to_string_lossy().starts_with('.'))
         .collect();
     dirs.sort();
     dirs

@@ -299,6 +299,7 @@ pub fn prepare_in(
             flags: &flags.options,
             allow_outside: flags.allow_outside_context,
             files: &crate::protocol::registry::DiskFiles,
+            artifact_root: Some(&flags.out),
         })
         .map_err(locate)?;
     let base = spec_path

@@ -285,6 +285,10 @@ pub struct Configure<'a> {
     /// given by the command line; a test may give others): the protocol
     /// itself reads nothing.
     pub files: &'a dyn SpecFiles,
+    /// The artifact root (`--out`): what a protocol delivers outside its
+    /// run folder goes below it unless told otherwise (a council's
+    /// `.outputs/debate/`). `None`: the working directory.
+    pub artifact_root: Option<&'a Path>,
 }
 
 impl<'a> Configure<'a> {
@@ -308,6 +312,7 @@ impl Default for Configure<'_> {
             flags: &[],
             allow_outside: false,
             files: &DiskFiles,
+            artifact_root: None,
         }
     }
 }

@@ -186,11 +186,13 @@ impl Sandbox {
     }
 }
 
-/// The one debate folder under the artifact root `out`.
+/// The one debate folder under the artifact root `out` (a council's
+/// `.outputs/` beside it is not one).
 pub fn only_run(out: &Path) -> PathBuf {
     let runs: Vec<PathBuf> = std::fs::read_dir(out)
         .expect("the artifact root exists")
         .map(|entry| entry.expect("entry").path())
+        .filter(|path| !path.file_name().unwrap().to_string_lossy().starts_with('.'))
         .collect();
     assert_eq!(runs.len(), 1, "exactly one run folder: {runs:?}");
     runs.into_iter().next().unwrap()

@@ -188,7 +188,7 @@ const INFO: KindInfo = KindInfo {
             key: "outputs",
             flag: "outputs",
             value_name: "DIR",
-            help: "Where the deliverable pair goes: DIR/debate/ (default: .outputs)",
+            help: "Where the deliverable pair goes: DIR/debate/ (default: .outputs under --out)",
             kind: ValueKind::Text,
             values: &[],
         },
@@ -308,10 +308,18 @@ impl ProtocolKind for CouncilKind {
             options.context_summary = None;
         }
         let options_named_outputs = options.outputs.is_some();
-        let outputs = options
-            .outputs
-            .clone()
-            .unwrap_or_else(|| DEFAULT_OUTPUTS.to_string());
+        // The specification's `.outputs/debate/…`, under the artifact root
+        // (`--out`), not hidden in the working directory.
+        let outputs = options.outputs.clone().unwrap_or_else(|| {
+            input
+                .artifact_root
+                .map_or_else(
+                    || PathBuf::from(DEFAULT_OUTPUTS),
+                    |root| root.join(DEFAULT_OUTPUTS),
+                )
+                .display()
+                .to_string()
+        });
         if outputs.trim().is_empty() {
             return Err(SpecError::new("the outputs folder is empty").field(field("outputs")));
         }
