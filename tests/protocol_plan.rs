@@ -365,6 +365,21 @@ fn the_boards_reason_follows_the_ruling_not_the_planners_overruled_reason() {
     assert!(html.contains("<th>why</th>"), "the column's title");
 }
 
+/// Issue 62: the usage line's time is the time agent calls ran (their
+/// union), never the idle time between them: an hour the moderator took
+/// to decide adds nothing.
+#[test]
+fn usage_time_counts_the_calls_not_an_idle_hour() {
+    let mut harness = round_one();
+    let before = harness.protocol.usage_line().expect("calls finished");
+    harness.now += chrono::Duration::hours(1);
+    harness.moderate(&[]);
+    let after = harness.protocol.usage_line().expect("calls finished");
+    let time = |line: &str| line.rsplit(" · ").next().unwrap().to_string();
+    assert_eq!(time(&after), time(&before), "{before} → {after}");
+    assert!(!after.contains(" h"), "{after}");
+}
+
 /// PC-13, PC-15, PC-16, PC-17, A26: the critic reviews the responses;
 /// what it disputes starts round 2, where the optimizer gets the disputed
 /// items to break; after round 2 the debate stops.

@@ -197,14 +197,6 @@ impl Calls {
         });
     }
 
-    /// Wall time from `started_at` to the latest event, in ms.
-    pub fn duration_ms(&self, started_at: Timestamp) -> u64 {
-        self.log
-            .last()
-            .map(|entry| (entry.at - started_at).num_milliseconds().max(0) as u64)
-            .unwrap_or(0)
-    }
-
     /// Registers the first attempt of a slot; returns the call to start.
     pub fn start(
         &mut self,

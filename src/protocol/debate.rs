@@ -337,12 +337,11 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     fn summary_lead(&self) -> Option<String>;
     /// See [`Protocol::usage_line`]; by default the span is the log's.
     fn usage_line(&self) -> Option<String> {
-        let log = calls(self).log();
-        let span = match (log.first(), log.last()) {
-            (Some(first), Some(last)) => (last.at - first.at).num_milliseconds().max(0) as u64,
-            _ => 0,
-        };
-        crate::report::usage_line(calls(self).usage(), span)
+        let calls = calls(self);
+        crate::report::usage_line(
+            calls.usage(),
+            super::usage::calls_time_ms(calls.log(), calls.usage()),
+        )
     }
     /// What the interfaces show.
     fn board(&self) -> Board {

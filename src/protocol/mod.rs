@@ -919,12 +919,8 @@ pub trait Protocol: Send {
     /// One line on what the debate cost (tokens, money, time), as the end of
     /// a run prints it; `None` before any call finished.
     fn usage_line(&self) -> Option<String> {
-        let log = self.log();
-        let span = match (log.first(), log.last()) {
-            (Some(first), Some(last)) => (last.at - first.at).num_milliseconds().max(0) as u64,
-            _ => 0,
-        };
-        crate::report::usage_line(self.usage()?, span)
+        let ledger = self.usage()?;
+        crate::report::usage_line(ledger, usage::calls_time_ms(self.log(), ledger))
     }
 
     /// Protocol-specific fields of a run's `--json` result (the decision

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::Usage;
+use crate::protocol::{LogEntry, LogKind, Timestamp};
 
 /// Tokens per unit a [`Price`] is quoted for.
 pub const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
@@ -229,6 +230,62 @@ impl UsageLedger {
     }
 }
 
+/// Wall-clock time at least one agent call was running, in milliseconds:
+/// the union of the calls' intervals, so parallel calls count once and the
+/// idle time between calls (a moderator deciding, a debate waiting to be
+/// resumed, settled or forked) not at all. A finished call spans its
+/// measured time up to its `CallFinished` entry; one that ended otherwise
+/// (a timeout, a failure, a cancel) from its start to the last entry about
+/// it.
+pub fn calls_time_ms(log: &[LogEntry], ledger: &UsageLedger) -> u64 {
+    let mut intervals: Vec<(Timestamp, Timestamp)> = Vec::new();
+    let mut running: BTreeMap<&str, (Timestamp, Timestamp)> = BTreeMap::new();
+    for entry in log {
+        let Some(call_id) = entry.call_id.as_deref() else {
+            continue;
+        };
+        match entry.kind {
+            LogKind::CallStarted => {
+                if let Some(interval) = running.insert(call_id, (entry.at, entry.at)) {
+                    intervals.push(interval);
+                }
+            }
+            LogKind::CallFinished => {
+                let started = running.remove(call_id).map(|(start, _)| start);
+                let measured = ledger
+                    .get(call_id)
+                    .map(|call| entry.at - chrono::Duration::milliseconds(call.elapsed_ms as i64));
+                if let Some(start) = measured.or(started) {
+                    intervals.push((start.min(entry.at), entry.at));
+                }
+            }
+            _ => {
+                if let Some((_, last)) = running.get_mut(call_id) {
+                    *last = entry.at.max(*last);
+                }
+            }
+        }
+    }
+    intervals.extend(running.into_values());
+    intervals.sort();
+    let mut total_ms = 0u64;
+    let mut open: Option<(Timestamp, Timestamp)> = None;
+    for (start, end) in intervals {
+        open = match open {
+            Some((from, to)) if start <= to => Some((from, to.max(end))),
+            Some((from, to)) => {
+                total_ms += (to - from).num_milliseconds().max(0) as u64;
+                Some((start, end))
+            }
+            None => Some((start, end)),
+        };
+    }
+    if let Some((from, to)) = open {
+        total_ms += (to - from).num_milliseconds().max(0) as u64;
+    }
+    total_ms
+}
+
 /// Usage as recorded: the total, per agent, and per call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UsageReport {
@@ -262,6 +319,46 @@ mod tests {
             ttft_ms,
             elapsed_ms,
         }
+    }
+
+    /// Issue 62: the union of the calls' intervals, parallel calls once,
+    /// the gaps between them not at all.
+    #[test]
+    fn calls_time_is_the_union_of_the_calls_not_the_gaps() {
+        let t0 = chrono::DateTime::parse_from_rfc3339("2026-01-01T10:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let at = |seconds: i64| t0 + chrono::Duration::seconds(seconds);
+        let entry = |seconds: i64, kind: LogKind, call: &str| LogEntry {
+            at: at(seconds),
+            kind,
+            call_id: Some(call.to_string()),
+            message: String::new(),
+        };
+        let mut ledger = UsageLedger::default();
+        for (call, elapsed_ms) in [("a", 10_000), ("b", 5_000), ("c", 3_000)] {
+            ledger.record(CallUsage::new(
+                call,
+                "critic",
+                "script:scripted",
+                measured(usage(1, 1), true, None, elapsed_ms),
+                None,
+            ));
+        }
+        let log = vec![
+            entry(0, LogKind::CallStarted, "a"),
+            entry(2, LogKind::CallStarted, "b"),
+            entry(7, LogKind::CallFinished, "b"),
+            entry(10, LogKind::CallFinished, "a"),
+            // An hour of nobody calling anyone.
+            entry(3_600, LogKind::Moderation, "x"),
+            entry(3_610, LogKind::CallStarted, "c"),
+            entry(3_613, LogKind::CallFinished, "c"),
+            // A call that timed out: from its start to its last entry.
+            entry(3_700, LogKind::CallStarted, "d"),
+            entry(3_706, LogKind::Timeout, "d"),
+        ];
+        assert_eq!(calls_time_ms(&log, &ledger), 10_000 + 3_000 + 6_000);
     }
 
     #[test]

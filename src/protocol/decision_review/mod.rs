@@ -595,8 +595,10 @@ impl DecisionReview {
         self.core.calls.diagnostics()
     }
     /// Wall time from the start of the debate to its latest event, in ms.
+    /// The time agent calls ran, in ms: the usage line's time (see
+    /// [`crate::protocol::usage::calls_time_ms`]), never idle time.
     pub fn duration_ms(&self) -> u64 {
-        self.core.calls.duration_ms(self.config.started_at)
+        crate::protocol::usage::calls_time_ms(self.core.calls.log(), self.core.calls.usage())
     }
     pub fn live_call_ids(&self) -> Vec<String> {
         self.core.calls.live_call_ids()
