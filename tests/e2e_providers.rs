@@ -649,46 +649,69 @@ async fn judges_split_across_openai_anthropic_and_a_command() {
     assert_no_key(&out, &[&ran.stdout, &ran.stderr]);
 }
 
-/// A refused key: the provider's message is shown, the run stops without a
-/// verdict (exit 1), and the key it echoed never appears anywhere.
+/// A refused key: the provider's message is shown at once (a 401 cannot
+/// succeed, so the identical request is not sent again), the run stops
+/// without a verdict (exit 1), `quorum open` lists the folder as failed with
+/// the reason (issue 62), and the key it echoed never appears anywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_key_is_reported_without_the_key() {
-    let server = ModelServer::start(Behaviour::RefuseKey).await;
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
-    let ran = quorum(
-        dir.path(),
-        &[
-            "review",
-            TOPIC,
-            "--headless",
-            "--out",
-            out.to_str().unwrap(),
-            "--agent",
-            "default=openai:test-model",
-        ],
-        &[
-            ("OPENAI_BASE_URL", &server.openai_base_url()),
+async fn a_refused_key_is_reported_at_once_without_the_key() {
+    for provider in ["openai", "anthropic"] {
+        let server = ModelServer::start(Behaviour::RefuseKey).await;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let agent = format!("default={provider}:test-model");
+        let config = dir.path().join("config.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "providers:\n  openai: {{ base_url: \"{}\" }}\n  anthropic: {{ base_url: \"{}\" }}\n",
+                server.openai_base_url(),
+                server.anthropic_base_url()
+            ),
+        )
+        .unwrap();
+        let env = [
             ("OPENAI_API_KEY", OPENAI_CANARY),
             ("ANTHROPIC_API_KEY", ANTHROPIC_CANARY),
-        ],
-    )
-    .await;
-    ran.assert_code(1);
-    assert!(ran.stderr.contains("401"), "{}", ran.stderr);
-    assert!(
-        ran.stderr.contains("Incorrect API key provided"),
-        "{}",
-        ran.stderr
-    );
-    let transcript = std::fs::read_to_string(only_run(&out).join("transcript.md")).unwrap();
-    assert!(transcript.contains("401"), "{transcript}");
-    assert!(
-        transcript.contains("Incorrect API key provided"),
-        "{transcript}"
-    );
-    assert_eq!(server.seen().len(), 2, "the call and its one retry");
-    assert_no_key(&out, &[&ran.stdout, &ran.stderr]);
+        ];
+        let ran = quorum(
+            dir.path(),
+            &[
+                "review",
+                TOPIC,
+                "--headless",
+                "--out",
+                out.to_str().unwrap(),
+                "--config",
+                config.to_str().unwrap(),
+                "--agent",
+                &agent,
+            ],
+            &env,
+        )
+        .await;
+        ran.assert_code(1);
+        assert!(ran.stderr.contains("401"), "{}", ran.stderr);
+        assert!(
+            ran.stderr.contains("Incorrect API key provided"),
+            "{}",
+            ran.stderr
+        );
+        let transcript = std::fs::read_to_string(only_run(&out).join("transcript.md")).unwrap();
+        assert!(transcript.contains("401"), "{transcript}");
+        assert!(
+            transcript.contains("Incorrect API key provided"),
+            "{transcript}"
+        );
+        assert!(!transcript.contains("identical prompt"), "{transcript}");
+        assert_eq!(server.seen().len(), 1, "{provider}: no retry of a 401");
+        let listed = quorum(dir.path(), &["open", "--out", out.to_str().unwrap()], &env).await;
+        listed.assert_code(0);
+        assert!(listed.stdout.contains("failed: "), "{}", listed.stdout);
+        assert!(listed.stdout.contains("401"), "{}", listed.stdout);
+        assert!(!listed.stdout.contains("no verdict"), "{}", listed.stdout);
+        assert_no_key(&out, &[&ran.stdout, &ran.stderr, &listed.stdout]);
+    }
 }
 
 /// `quorum doctor` probes HTTP providers: answering, refusing the key, and

@@ -103,6 +103,14 @@ pub enum AgentError {
     Http(#[from] http::HttpFailure),
 }
 
+impl AgentError {
+    /// The provider refused the request itself (HTTP 401 or 403: the key,
+    /// or a permission): the identical request cannot succeed.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, AgentError::Http(failure) if matches!(failure.status, Some(401 | 403)))
+    }
+}
+
 /// Which provider and model stand behind a role; shown in panes and recorded
 /// in `debate.yaml`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -72,7 +72,7 @@ fn shortened(text: &str, max: usize) -> String {
 struct Listing {
     dir: PathBuf,
     topic: String,
-    /// `ADOPT`, `REVISE`, ... or `no verdict`, `interrupted`, `running`.
+    /// `ADOPT`, `REVISE`, ... or `failed: <why>`, `interrupted`, `running`.
     state: String,
     /// The other quorum that still has a finished debate open (its
     /// interface shows the result until it quits), if one does.
@@ -112,7 +112,9 @@ impl Listing {
                 let state = match outcome {
                     Outcome::Decided { verdict, .. } => verdict.as_str().to_string(),
                     Outcome::Completed { deliverable, .. } => format!("completed: {deliverable}"),
-                    Outcome::Failed { .. } => "no verdict".to_string(),
+                    Outcome::Failed { reason } => {
+                        format!("failed: {}", sanitize(&crate::report::one_line(reason)))
+                    }
                 };
                 // Another quorum has it open: nothing can be written yet.
                 let next = if holder.is_some() {

@@ -130,9 +130,14 @@ pub(super) async fn run_call(
                     }
                     Ok(output)
                 }
-                Ok(Err(error)) => Err(CallFailure::Error {
-                    message: masker.mask(&error.to_string()).into_owned(),
-                }),
+                Ok(Err(error)) => {
+                    let message = masker.mask(&error.to_string()).into_owned();
+                    Err(if error.is_refusal() {
+                        CallFailure::Refused { message }
+                    } else {
+                        CallFailure::Error { message }
+                    })
+                }
                 Err(panic) => Err(CallFailure::Error {
                     message: format!("the agent crashed: {}", panic_message(panic.as_ref())),
                 }),

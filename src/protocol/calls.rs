@@ -482,6 +482,9 @@ impl Calls {
                         )
                     }
                     CallFailure::Error { message } => format!("failed twice; last: {message}"),
+                    CallFailure::Refused { message } => {
+                        format!("refused, so not asked again: {message}")
+                    }
                 };
                 match self.supervisor.fail(call_id, failure, now, &mut self.log) {
                     None => Routed::Handled(Vec::new()),

@@ -229,6 +229,10 @@ pub enum CallFailure {
     },
     /// The provider reported an error.
     Error { message: String },
+    /// The provider refused the request itself (HTTP 401 or 403: the key,
+    /// or a permission): the identical request cannot succeed, so it is
+    /// not asked again.
+    Refused { message: String },
 }
 
 /// A moderator's override of a call (RULES.md preamble: overrides win over the

@@ -230,6 +230,21 @@ impl Supervisor {
                     format!("{} failed: {message}", call.slot.role),
                 ));
             }
+            CallFailure::Refused { message } => {
+                log.push(entry(
+                    LogKind::Failure,
+                    format!("{} failed: {message}", call.slot.role),
+                ));
+                // A refused key or permission fails the same way every time.
+                log.push(entry(
+                    LogKind::Skip,
+                    format!(
+                        "{} skipped for {} round {}: the provider refused the request (its key or a permission), which asking again cannot change",
+                        call.slot.role, call.slot.stage, call.slot.round
+                    ),
+                ));
+                return Some(AfterFailure::GiveUp(call));
+            }
         }
         if call.retried {
             log.push(entry(
