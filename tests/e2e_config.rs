@@ -444,6 +444,12 @@ fn doctor_reports_providers_roles_and_terminal() {
         ("critic", "--agent critic"),
         ("judge.analyst", "roles.judge.*"),
         ("judge.strategist", "high-stakes only"),
+        // Issue 62: the groups whose members a debate names (a root-cause
+        // analysis's debuggers, a council's experts) have their line too.
+        ("debugger.*", "config: roles.default"),
+        ("debugger.*", "root-cause analysis"),
+        ("expert.*", "config: roles.default"),
+        ("expert.*", "council"),
     ] {
         assert!(
             role_line(report, slot).contains(needle),

@@ -369,10 +369,20 @@ fn roles_section(
     };
     let mut out =
         String::from("\nRoles of every protocol (--agent flag > spec > config > auto-detect)\n");
-    for slot in registry::slot_names()
-        .into_iter()
-        .filter(|slot| !slot.ends_with(".*"))
-    {
+    let slots = registry::slot_names();
+    // A group's wildcard stands for its members where the debate names
+    // them (`debugger.*`, `expert.*`); where the slots are fixed
+    // (`judge.analyst` …), they have their own lines.
+    let named_members = |slot: &str| {
+        slot.strip_suffix(".*").is_some_and(|group| {
+            slots.iter().any(|other| {
+                other
+                    .strip_prefix(group)
+                    .is_some_and(|rest| rest.starts_with('.') && rest != ".*")
+            })
+        })
+    };
+    for slot in slots.iter().copied().filter(|slot| !named_members(slot)) {
         let note = format!("  [{}]", seated_in(slot, &variants).join(", "));
         let leads = defaults_of(slot, &variants);
         if leads.is_empty() || resolver.names(slot) {
