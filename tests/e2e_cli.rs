@@ -1993,3 +1993,22 @@ fn review_without_agents_points_at_the_demo() {
     assert!(ran.stderr.contains("quorum demo"), "{}", ran.stderr);
     assert!(!out.exists());
 }
+
+/// Issue 62: `--help` lists what `--moderation` takes, for a debate and for
+/// `resume` and `fork`.
+#[test]
+fn moderation_help_lists_its_values() {
+    let sandbox = Sandbox::new();
+    for command in ["review", "run", "resume", "fork"] {
+        let ran = sandbox.quorum(&[command, "--help"], &[]);
+        ran.assert_code(0);
+        let help = ran.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        let at = help
+            .find("--moderation")
+            .unwrap_or_else(|| panic!("{command}: {help}"));
+        let option = &help[at..(at + 300).min(help.len())];
+        for value in ["accept", "reject", "defer", "ask", "planner"] {
+            assert!(option.contains(value), "{command}: {value}: {option}");
+        }
+    }
+}

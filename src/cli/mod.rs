@@ -159,8 +159,10 @@ pub struct RunFlags {
     /// plan's goal), a comparison's recommendation (as the topic)
     #[arg(long, value_name = "DIR")]
     pub from: Option<PathBuf>,
-    /// How the moderator's items are decided without a person at the keyboard
-    #[arg(long, value_parser = parse_moderation)]
+    /// How the moderator's items are decided without a person at the
+    /// keyboard: accept, reject or defer them all, ask (one line per item
+    /// on stdin) or planner (what the planner proposed)
+    #[arg(long, value_name = "POLICY", value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
     /// Let judges read an author's self-identification unmasked (judging is
     /// blind by default; each judge still reads in its own order)
@@ -280,9 +282,10 @@ pub struct RunOn {
     /// Print the result as JSON on stdout
     #[arg(long)]
     pub json: bool,
-    /// How the items still undecided are decided (default: as the debate
-    /// was started; at the interface, the person decides)
-    #[arg(long, value_parser = parse_moderation)]
+    /// How the items still undecided are decided: accept, reject, defer,
+    /// ask (on stdin) or planner (default: as the debate was started; at
+    /// the interface, the person decides)
+    #[arg(long, value_name = "POLICY", value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
     /// Colour theme of the interface
     #[arg(long, value_name = "NAME")]
