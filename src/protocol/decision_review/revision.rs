@@ -245,10 +245,10 @@ impl DecisionReview {
             LogKind::Note,
             Some(call_id),
             format!(
-                "revision round {}: {} changes, {} blocks in the revised tree",
+                "revision round {}: {}, {} in the revised tree",
                 answer.call.slot.round,
-                revision.change_log.len(),
-                revision.revised_tree.blocks.len()
+                crate::report::counted(revision.change_log.len(), "change", "changes"),
+                crate::report::counted(revision.revised_tree.blocks.len(), "block", "blocks")
             ),
         );
         for id in &must_address {
