@@ -109,9 +109,18 @@ fn without_what_issue_26_rewrote(bytes: &[u8]) -> Vec<u8> {
         if skipping {
             continue;
         }
-        let line = line
+        let mut line = line
             .replace("; the revised proposal answers it.", ".")
-            .replace("; you left it open.", ".");
+            .replace("; you left it open.", ".")
+            // Counted since issue 62: "1 change", not "1 changes".
+            .replace(": 1 changes, ", ": 1 change, ");
+        // The usage line's time: the time calls ran since issue 62, the
+        // whole span before.
+        if line.starts_with("Usage: ")
+            && let Some(at) = line.rfind(" · ")
+        {
+            line = format!("{} · (time).\n", &line[..at]);
+        }
         kept.push_str(&line);
     }
     kept.into_bytes()

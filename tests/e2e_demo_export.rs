@@ -147,7 +147,12 @@ fn written(sandbox: &Sandbox) -> BTreeMap<String, String> {
         })
         .map(|(name, bytes)| {
             let name = match name.strip_prefix("out/") {
-                Some(rest) => format!("out/<run>/{}", rest.split_once('/').unwrap_or(("", rest)).1),
+                // A council's pair lies under out/.outputs/ (issue 62): its
+                // name holds the start time, which `normal` hides.
+                Some(rest) => format!(
+                    "out/<run>/{}",
+                    normal(sandbox, rest.split_once('/').unwrap_or(("", rest)).1)
+                ),
                 None => normal(sandbox, &name),
             };
             let text = normal(sandbox, &String::from_utf8_lossy(&bytes));
