@@ -158,6 +158,24 @@ pub struct Part {
     pub text: String,
 }
 
+/// What tells replies apart: role, stage, round, attempt, stance, rulings.
+type Selector<'a> = (
+    &'a str,
+    Option<&'a str>,
+    Option<u32>,
+    Option<u32>,
+    Option<&'a str>,
+    &'a When,
+);
+
+/// The stance a critic's prompt states on its `CRITIQUE MODE:` line.
+fn stance_of(prompt: &str) -> Option<&str> {
+    prompt
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("CRITIQUE MODE:"))
+        .map(str::trim)
+}
+
 /// One scripted reply and the calls it answers.
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -171,6 +189,10 @@ pub struct ScriptedReply {
     pub round: Option<u32>,
     /// Absent: any attempt.
     pub attempt: Option<u32>,
+    /// The critic's stance the call's prompt states (`CRITIQUE MODE:
+    /// strict`); absent: any, so a careful scripted critic can answer each
+    /// stance as it asks.
+    pub stance: Option<String>,
     /// The rulings the call's prompt must carry; empty: any.
     #[serde(default, skip_serializing_if = "When::is_empty")]
     pub when: When,
@@ -197,6 +219,7 @@ impl ScriptedReply {
             stage: None,
             round: None,
             attempt: None,
+            stance: None,
             when: When::new(),
             text: Some(text.into()),
             parts: None,
@@ -220,6 +243,10 @@ impl ScriptedReply {
             && self
                 .attempt
                 .is_none_or(|attempt| attempt == request.attempt)
+            && self
+                .stance
+                .as_deref()
+                .is_none_or(|stance| stance_of(&request.prompt) == Some(stance))
     }
 
     /// How many of stage, round, attempt and rulings this reply names.
@@ -228,6 +255,7 @@ impl ScriptedReply {
             self.stage.is_some(),
             self.round.is_some(),
             self.attempt.is_some(),
+            self.stance.is_some(),
         ]
         .into_iter()
         .filter(|present| *present)
@@ -235,12 +263,13 @@ impl ScriptedReply {
             + self.when.len()
     }
 
-    fn selector(&self) -> (&str, Option<&str>, Option<u32>, Option<u32>, &When) {
+    fn selector(&self) -> Selector<'_> {
         (
             &self.role,
             self.stage.as_deref(),
             self.round,
             self.attempt,
+            self.stance.as_deref(),
             &self.when,
         )
     }
@@ -269,11 +298,14 @@ impl ScriptedReply {
         let attempt = self.attempt.map_or("any attempt".to_string(), |attempt| {
             format!("attempt {attempt}")
         });
-        let when: Vec<String> = self
+        let mut when: Vec<String> = self
             .when
             .iter()
             .map(|(id, condition)| format!("{id} {}", condition_word(*condition)))
             .collect();
+        if let Some(stance) = &self.stance {
+            when.insert(0, format!("the stance is {stance}"));
+        }
         if when.is_empty() {
             format!("{} at {stage} {round} {attempt}", self.role)
         } else {
@@ -711,6 +743,32 @@ mod tests {
         assert_eq!(chosen("judge.analyst", "evaluation", 1, 1), "stage");
         assert_eq!(chosen("judge.analyst", "critique", 1, 2), "any");
         assert_eq!(chosen("judge.stylist", "evaluation", 3, 1), "stylist");
+    }
+
+    /// A reply naming a stance answers only a prompt that states it, and
+    /// wins over one that names none; a prompt with no stance line gets
+    /// the reply that names none.
+    #[test]
+    fn a_critic_reply_can_answer_one_stance() {
+        let any = reply("critic", "steelman");
+        let mut strict = reply("critic", "strict");
+        strict.stance = Some("strict".into());
+        let script = Script {
+            pace: Pace::default(),
+            replies: vec![strict, any],
+        };
+        script.validate().unwrap();
+        let chosen = |stance: Option<&str>| {
+            let mut call = request("critic", "critique", 1, 1);
+            if let Some(stance) = stance {
+                call.prompt = format!("You are the critic.\n\nCRITIQUE MODE: {stance}\n\nRead.");
+            }
+            script.reply_for(&call).unwrap().text.clone().unwrap()
+        };
+        assert_eq!(chosen(Some("strict")), "strict");
+        assert_eq!(chosen(Some("neutral")), "steelman");
+        assert_eq!(chosen(Some("generous-steelman")), "steelman");
+        assert_eq!(chosen(None), "steelman");
     }
 
     /// A revision call whose prompt carries the moderator's rulings.

@@ -107,7 +107,7 @@ impl BudgetQuestion {
         let priced = self.priced();
         let mut line = format!(
             "spent {}; the next step, {}, would cross the budget of {}",
-            self.spent.describe(priced),
+            self.spent.describe_against(priced, self.limit.usd),
             self.step.describe(priced),
             self.limit.describe()
         );

@@ -197,8 +197,18 @@ impl Spend {
 
     /// `$0.42 · 12,300 tokens`, or only the tokens when no money was counted.
     pub fn describe(&self, priced: bool) -> String {
+        self.describe_against(priced, None)
+    }
+
+    /// As [`describe`](Self::describe), its money told apart from a money
+    /// `limit` it is close to (see [`usd_against`]).
+    pub fn describe_against(&self, priced: bool, limit: Option<f64>) -> String {
+        let usd = match limit {
+            Some(limit) => usd_against(self.usd, limit),
+            None => usd_text(self.usd),
+        };
         match priced {
-            true => format!("{} · {}", usd_text(self.usd), tokens_text(self.tokens)),
+            true => format!("{usd} · {}", tokens_text(self.tokens)),
             false => tokens_text(self.tokens),
         }
     }
@@ -350,6 +360,20 @@ pub fn usd_text(usd: f64) -> String {
     }
 }
 
+/// `usd` as [`usd_text`] writes it, with as many more decimals (up to six)
+/// as it takes not to read as `limit` when it is not: `$0.0997` spent of
+/// a `$0.10` budget, never `$0.10` of `$0.10`.
+pub fn usd_against(usd: f64, limit: f64) -> String {
+    let shown = usd_text(usd);
+    if usd == limit || shown != usd_text(limit) {
+        return shown;
+    }
+    (3..=6)
+        .map(|decimals| (format!("${usd:.decimals$}"), format!("${limit:.decimals$}")))
+        .find(|(usd, limit)| usd != limit)
+        .map_or(shown, |(usd, _)| usd)
+}
+
 /// `12,300 tokens`.
 pub fn tokens_text(tokens: u64) -> String {
     format!("{} tokens", thousands(tokens))
@@ -358,6 +382,18 @@ pub fn tokens_text(tokens: u64) -> String {
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
+
+    /// What was spent never reads as the budget it has not reached.
+    #[test]
+    fn spent_close_to_the_budget_is_told_apart_from_it() {
+        use super::usd_against;
+        assert_eq!(usd_against(0.0997, 0.10), "$0.0997");
+        assert_eq!(usd_against(0.09997, 0.10), "$0.09997");
+        assert_eq!(usd_against(0.0951, 0.10), "$0.095");
+        assert_eq!(usd_against(0.42, 2.50), "$0.42");
+        assert_eq!(usd_against(0.10, 0.10), "$0.10");
+        assert_eq!(usd_against(0.0042, 2.50), "$0.0042");
+    }
 
     use super::*;
     use crate::agent::Usage;

@@ -301,7 +301,13 @@ fn spending(app: &App) -> Vec<Span<'static>> {
     let tokens_over = app.budget.tokens.is_some_and(|limit| used_tokens > limit);
     spans.push(Span::styled(token_text, over(tokens_over)));
     if totals.cost_usd.is_some() || app.budget.usd.is_some() {
-        let mut money = format!(" · ${used_usd:.2}");
+        let mut money = match app.budget.usd {
+            Some(limit) => format!(
+                " · {}",
+                crate::protocol::budget::usd_against(used_usd, limit)
+            ),
+            None => format!(" · ${used_usd:.2}"),
+        };
         if let Some(limit) = app.budget.usd {
             money.push_str(&format!(" of ${limit:.2}"));
         }

@@ -248,7 +248,10 @@ fn budget_question(
     };
     let mut lines = vec![
         row("budget", question.limit.describe()),
-        row("spent", question.spent.describe(priced)),
+        row(
+            "spent",
+            question.spent.describe_against(priced, question.limit.usd),
+        ),
     ];
     if question.running.tokens > 0 {
         lines.push(row(
