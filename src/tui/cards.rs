@@ -12,9 +12,12 @@
 //! chips, then its long text (the main one, `title`/`text`/`description`,
 //! unlabelled; the others after their key), maps of numbers as one row and
 //! lists as bullets. A top-level key holding a list reads as a section
-//! heading over its items' cards. A ```` ```json ```` fence is read as one
-//! document (or a run of JSON values) when it closes, and a line outside
-//! fences that is a whole JSON object becomes cards at once.
+//! heading over its items' cards. In a ```` ```json ```` fence the same
+//! records are cut out as they complete ([`json`]): each element of a
+//! list, and in a top-level object each element of a member that holds a
+//! list of objects (under the member's key as a heading), the other members
+//! as one card; a line outside fences that is a whole JSON object becomes
+//! cards at once.
 //!
 //! While a record streams, its lines show as written in the document's
 //! trailer ([`StreamDoc::trailer`]), so the view stays live; its card
@@ -28,6 +31,8 @@
 //! protocol's fields (the rules here are about shapes and a few generic key
 //! names), layout or scrolling.
 
+mod json;
+
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -35,6 +40,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::markdown::{FenceOpening, Segment, StreamDoc, fence_opening, yaml_key_end};
 use crate::text::sanitize;
+use json::{JsonRecords, Piece};
 
 /// Bytes a record (or one line) may reach and still become a card; beyond
 /// it the record is shown as written, and the rest of it as it streams.
@@ -61,6 +67,8 @@ pub struct Cards {
     line_spilled: bool,
     block: Block,
     record: Record,
+    /// The records of a JSON fence, cut as they complete.
+    json: JsonRecords,
     /// The last thing written was a card (which ends in a blank line): a
     /// blank prose line after it would only double the gap.
     after_card: bool,
@@ -136,8 +144,6 @@ enum RecordKind {
     Key,
     /// Anything else YAML may hold (a bare scalar, a flow collection).
     Other,
-    /// A JSON fence's text.
-    Json,
 }
 
 /// How a YAML line relates to the record being gathered.
@@ -204,8 +210,15 @@ impl Cards {
             let line = std::mem::take(&mut self.line);
             self.read_line(&line);
         }
-        if let Block::Structured { raw: false, .. } = self.block {
-            self.finish_record();
+        if let Block::Structured {
+            raw: false, json, ..
+        } = self.block
+        {
+            if json {
+                self.finish_json();
+            } else {
+                self.finish_record();
+            }
         }
         self.block = Block::Prose;
         self.record = Record::default();
@@ -263,12 +276,15 @@ impl Cards {
             };
             let language = opening.language.to_ascii_lowercase();
             self.block = match language.as_str() {
-                "yaml" | "yml" | "json" | "jsonl" | "ndjson" => Block::Structured {
-                    fence,
-                    json: language.starts_with('j') || language == "ndjson",
-                    section: None,
-                    raw: false,
-                },
+                "yaml" | "yml" | "json" | "jsonl" | "ndjson" => {
+                    self.json = JsonRecords::default();
+                    Block::Structured {
+                        fence,
+                        json: language.starts_with('j') || language == "ndjson",
+                        section: None,
+                        raw: false,
+                    }
+                }
                 _ => {
                     self.write_line(line);
                     Block::Code(fence)
@@ -311,11 +327,17 @@ impl Cards {
             let closing = fence.closing();
             if raw {
                 self.write_line(&closing);
+            } else if json {
+                self.finish_json();
             } else {
                 self.finish_record();
             }
             self.block = Block::Prose;
             self.reset_trailer();
+            return;
+        }
+        if json && !raw {
+            self.read_json(line);
             return;
         }
         let start = if json {
@@ -336,11 +358,7 @@ impl Cards {
                     // Blank lines and comments before a record show nothing.
                     return;
                 }
-                self.record.kind = if json {
-                    RecordKind::Json
-                } else {
-                    RecordKind::Other
-                };
+                self.record.kind = RecordKind::Other;
             }
             self.record.text.push_str(line);
             self.record.text.push('\n');
@@ -393,6 +411,86 @@ impl Cards {
         };
         self.reset_trailer();
         self.doc.trailer().push(Segment::Answer, &self.record.text);
+    }
+
+    /// A line of a JSON fence: the records it completes become cards; what
+    /// is still streaming shows as written in the trailer.
+    fn read_json(&mut self, line: &str) {
+        let mut pieces = Vec::new();
+        self.json.push(line, &mut pieces);
+        self.json.push("\n", &mut pieces);
+        let shown = !pieces.is_empty();
+        for piece in pieces {
+            self.write_piece(piece);
+        }
+        if self.json.unshown_len() > MAX_RECORD_BYTES {
+            self.spill_record();
+            self.reset_trailer();
+        } else if shown {
+            self.reset_trailer();
+            let unshown = self.json.unshown();
+            if !unshown.is_empty() {
+                self.doc.trailer().push(Segment::Answer, &unshown);
+            }
+        }
+    }
+
+    /// The JSON fence ends: what is left shows as written.
+    fn finish_json(&mut self) {
+        let mut pieces = Vec::new();
+        let rest = self.json.finish(&mut pieces);
+        for piece in pieces {
+            self.write_piece(piece);
+        }
+        if let Some(rest) = rest {
+            let (opening, closing) = self.fence_lines();
+            self.write(&format!("{opening}\n{rest}\n{closing}\n"));
+            self.after_card = false;
+        }
+    }
+
+    /// Writes a piece of a JSON fence: a heading, or the cards of what it
+    /// holds, or the piece as written when it does not parse.
+    fn write_piece(&mut self, piece: Piece) {
+        let mut markdown = String::new();
+        let text = match piece {
+            Piece::Section(key) => {
+                self.write(&format!("### {}\n", inline(&key)));
+                self.after_card = false;
+                return;
+            }
+            Piece::Record(text) => {
+                if let Some(values) = parse_json_values(&text) {
+                    values
+                        .iter()
+                        .for_each(|value| render_item(value, &mut markdown));
+                }
+                text
+            }
+            Piece::Members(text) => {
+                if let Some(values) = parse_json_values(&format!("{{{text}}}")) {
+                    values
+                        .iter()
+                        .for_each(|value| render_top(value, &mut markdown));
+                }
+                text
+            }
+            Piece::Value(text) => {
+                if let Some(values) = parse_json_values(&text) {
+                    values
+                        .iter()
+                        .for_each(|value| render_top(value, &mut markdown));
+                }
+                text
+            }
+        };
+        if markdown.is_empty() {
+            let (opening, closing) = self.fence_lines();
+            self.write(&format!("{opening}\n{text}\n{closing}\n"));
+            self.after_card = false;
+        } else {
+            self.write_card(&markdown);
+        }
     }
 
     /// Whether a YAML line starts a record, in a list of records at
@@ -455,15 +553,6 @@ impl Cards {
                 }
                 _ => false,
             },
-            RecordKind::Json => match parse_json_values(&record.text) {
-                Some(values) => {
-                    values
-                        .iter()
-                        .for_each(|value| render_top(value, &mut markdown));
-                    true
-                }
-                None => false,
-            },
             _ => match parse_yaml(&record.text) {
                 Some(node) => {
                     render_top(&node, &mut markdown);
@@ -488,8 +577,16 @@ impl Cards {
             return;
         }
         let record = std::mem::take(&mut self.record);
+        let text = match self.block {
+            Block::Structured { json: true, .. } => {
+                let unshown = self.json.unshown();
+                self.json = JsonRecords::default();
+                format!("{unshown}\n")
+            }
+            _ => record.text,
+        };
         let (opening, _) = self.fence_lines();
-        self.write(&format!("{opening}\n{}", record.text));
+        self.write(&format!("{opening}\n{text}"));
         self.after_card = false;
         self.set_raw(true);
     }
@@ -999,8 +1096,11 @@ mod tests {
             "a_json_fence_reads_as_one_document_or_a_run_of_values",
             "```json\n{\n  \"participant\": \"expert.data\",\n  \"findings\": [\n    {\"id\": \"d1\", \"severity\": \"LOW\"}\n  ]\n}\n```\n```json\n{\"id\": \"x\"}\n{\"id\": \"y\"}\n```\n",
             &[
-                "`participant` **expert.data**\n\n### findings\n**d1** · `severity` LOW\n\n",
-                "**x**\n\n**y**\n\n",
+                "`participant` **expert.data**\n\n",
+                "### findings\n",
+                "**d1** · `severity` LOW\n\n",
+                "**x**\n\n",
+                "**y**\n\n",
             ],
         ),
         (
@@ -1101,7 +1201,8 @@ mod tests {
 
     #[test]
     fn what_is_laid_out_again_on_every_push_stays_small() {
-        // Many records, and one JSON fence far longer than a record may be.
+        // Many records, and one JSON fence far longer than a record may be,
+        // whose records are as many cards.
         let mut text = String::from("```yaml\nitems:\n");
         for n in 0..2000 {
             text.push_str(&format!("  - id: r{n}\n    text: \"record {n} of many\"\n"));
@@ -1122,12 +1223,9 @@ mod tests {
         assert!(most <= MAX_RECORD_BYTES + 64, "{most}");
         let written = cards.written.concat();
         assert_eq!(written.matches("**r").count(), 2000);
-        assert!(
-            written.contains("```json\n[\n"),
-            "the long fence shows as written"
-        );
-        assert_eq!(written.matches("\"id\": \"j").count(), 3000, "all of it");
-        assert!(written.ends_with("]\n```\nend\n"));
+        assert_eq!(written.matches("**j").count(), 3000, "all of it");
+        assert!(!written.contains("\"id\""), "no record shows as written");
+        assert!(written.ends_with("```json\n{}\n```\nend\n"), "{written}");
     }
 
     #[test]
@@ -1151,5 +1249,76 @@ mod tests {
             MAX_RECORD_BYTES / 5 + 10,
             "nothing dropped"
         );
+    }
+
+    /// A council expert's answer as its prompt asks for it.
+    const EXPERT: &str = "Findings follow.\n```json\n{\n  \"participant\": \"expert.security\",\n  \"phase\": 1,\n  \"findings\": [\n    {\n      \"id\": \"security-1\",\n      \"severity\": \"HIGH\",\n      \"title\": \"Signature check {open} to a \\\"timing\\\" attack\",\n      \"domains\": [\"security\"]\n    },\n    {\n      \"id\": \"security-2\",\n      \"severity\": \"LOW\",\n      \"title\": \"Logs keep the raw payload\"\n    }\n  ]\n}\n```\nDone.\n";
+
+    #[test]
+    fn json_records_become_cards_while_the_answer_streams() {
+        let first_record_ends = EXPERT.find("    },\n").unwrap() + "    },\n".len();
+        let mut cards = cards_of(&EXPERT[..first_record_ends]);
+        assert_eq!(
+            cards.written,
+            [
+                "Findings follow.\n",
+                "`participant` **expert.security** · `phase` 1\n\n",
+                "### findings\n",
+                "**security-1** · `severity` HIGH · `domains` security\n**Signature check {open} to a \"timing\" attack**\n\n",
+            ]
+        );
+        // The record still streaming shows as written, below the cards.
+        let next = "    {\n      \"id\": \"security-2\",\n";
+        assert!(EXPERT[first_record_ends..].starts_with(next));
+        cards.push(Segment::Answer, next);
+        let shown = rows(&mut cards, 60);
+        assert_eq!(
+            shown[shown.len() - 2..],
+            ["    {", "      \"id\": \"security-2\","]
+        );
+        assert!(shown.contains(&"security-1 · severity HIGH · domains security".to_string()));
+        cards.push(Segment::Answer, &EXPERT[first_record_ends + next.len()..]);
+        assert_eq!(
+            cards.written[4..],
+            [
+                "**security-2** · `severity` LOW\n**Logs keep the raw payload**\n\n",
+                "Done.\n"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_json_fence_that_never_closes_shows_its_last_record_as_written() {
+        let mut cards = cards_of("```json\n[{\"id\": \"a\"},\n {\"id\": \"b\",\n");
+        cards.push_notice("retrying");
+        assert_eq!(
+            cards.written,
+            ["**a**\n\n", "```json\n{\"id\": \"b\",\n```\n"]
+        );
+        let cards = cards_of("```json\n[{\"id\": \"a\"}, {not json}]\n```\n");
+        assert_eq!(cards.written, ["**a**\n\n", "```json\n{not json}\n```\n"]);
+    }
+
+    proptest::proptest! {
+        /// Streamed in pieces cut anywhere, an expert's answer gives the
+        /// same cards as whole.
+        #[test]
+        fn a_json_answer_cut_anywhere_gives_the_same_cards(
+            cuts in proptest::collection::vec(0..EXPERT.len(), 0..8),
+        ) {
+            let whole = cards_of(EXPERT).written.concat();
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            let mut cards = Cards::new();
+            let mut from = 0;
+            for cut in cuts.into_iter().chain([EXPERT.len()]) {
+                let cut = (cut..=EXPERT.len()).find(|&at| EXPERT.is_char_boundary(at)).unwrap();
+                if cut > from {
+                    cards.push(Segment::Answer, &EXPERT[from..cut]);
+                    from = cut;
+                }
+            }
+            proptest::prop_assert_eq!(cards.written.concat(), whole);
+        }
     }
 }
