@@ -6,6 +6,7 @@ use super::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::tui::app::playback::speed_label;
 use crate::tui::app::{App, Mode};
@@ -17,15 +18,7 @@ pub const COMPACT_BELOW_COLUMNS: u16 = 110;
 
 pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     let theme = &app.theme;
-    // The topic comes first so that a narrow terminal cuts the protocol
-    // description, not the question being decided.
-    let title = Line::from(vec![
-        Span::styled(" quorum ", theme.title),
-        Span::styled("│ ", theme.dim),
-        Span::styled(app.info.topic.clone(), theme.text),
-        Span::styled(" │ ", theme.dim),
-        Span::styled(app.info.protocol.clone(), theme.header),
-    ]);
+    let title = title_line(app, usize::from(area.width));
     let stages = &app.board.stages;
     // A finished debate stands at the protocol's last stage.
     let current = if app.outcome.is_some() {
@@ -84,6 +77,96 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     strip.extend(figures);
     strip.extend(alerts);
     frame.render_widget(Paragraph::new(vec![title, Line::from(strip)]), area);
+}
+
+/// The fewest columns the topic keeps before the header gives up the
+/// program's name and then the protocol for it.
+const MIN_TOPIC_COLUMNS: usize = 16;
+
+/// The first line: the program, the topic, the protocol and its mode, in
+/// `width` columns. What does not fit goes whole, least needed first: the
+/// protocol's mode and settings from the end, then the end of the topic
+/// (at a word, with an ellipsis), then the program's name, then the
+/// protocol. No word is cut unless one alone is wider than the line.
+fn title_line(app: &App, width: usize) -> Line<'static> {
+    let theme = &app.theme;
+    let topic = app.info.topic.as_str();
+    let parts: Vec<&str> = app.info.protocol.split(" · ").collect();
+    const BRAND: &str = " quorum ";
+    const BRAND_BAR: &str = "│ ";
+    const PROTOCOL_BAR: &str = " │ ";
+    let columns = UnicodeWidthStr::width;
+    let brand_width = columns(BRAND) + columns(BRAND_BAR);
+    // The label with all its parts, then fewer, down to the protocol alone.
+    let fitted = (1..=parts.len()).rev().find_map(|kept| {
+        let label = parts[..kept].join(" · ");
+        let room = width.checked_sub(brand_width + columns(PROTOCOL_BAR) + columns(&label))?;
+        (columns(topic) <= room).then_some(label)
+    });
+    let (brand, topic, label) = match fitted {
+        Some(label) => (true, topic.to_string(), Some(label)),
+        None => {
+            let label = parts.first().copied().unwrap_or_default().to_string();
+            let with_brand =
+                width.saturating_sub(brand_width + columns(PROTOCOL_BAR) + columns(&label));
+            let without_brand = width.saturating_sub(1 + columns(PROTOCOL_BAR) + columns(&label));
+            if with_brand >= MIN_TOPIC_COLUMNS {
+                (true, shorten_at_word(topic, with_brand), Some(label))
+            } else if without_brand >= MIN_TOPIC_COLUMNS {
+                (false, shorten_at_word(topic, without_brand), Some(label))
+            } else {
+                (false, shorten_at_word(topic, width.saturating_sub(1)), None)
+            }
+        }
+    };
+    let mut spans = Vec::new();
+    if brand {
+        spans.push(Span::styled(BRAND, theme.title));
+        spans.push(Span::styled(BRAND_BAR, theme.dim));
+    } else {
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled(topic, theme.text));
+    if let Some(label) = label {
+        spans.push(Span::styled(PROTOCOL_BAR, theme.dim));
+        spans.push(Span::styled(label, theme.header));
+    }
+    Line::from(spans)
+}
+
+/// `text` in at most `room` columns: whole, or its first words and an
+/// ellipsis. A first word wider than `room` is cut, there being no other
+/// way to show anything of it.
+pub(crate) fn shorten_at_word(text: &str, room: usize) -> String {
+    let columns = UnicodeWidthStr::width;
+    if columns(text) <= room {
+        return text.to_string();
+    }
+    let mut kept = String::new();
+    for word in text.split(' ') {
+        let candidate = if kept.is_empty() {
+            word.to_string()
+        } else {
+            format!("{kept} {word}")
+        };
+        if columns(&candidate) + 1 > room {
+            break;
+        }
+        kept = candidate;
+    }
+    let kept = kept.trim_end_matches([',', ';', ':', ' ']);
+    if kept.is_empty() {
+        let mut used = 0;
+        let cut: String = text
+            .chars()
+            .take_while(|c| {
+                used += c.width().unwrap_or(0);
+                used < room
+            })
+            .collect();
+        return format!("{cut}…");
+    }
+    format!("{kept}…")
 }
 
 /// The columns `spans` take.

@@ -98,3 +98,48 @@ fn a_replays_label_stays_whole_in_a_narrow_header() {
         );
     }
 }
+
+/// The header's first row as drawn at `width` columns.
+fn first_row(app: &mut App, width: u16) -> String {
+    let screen = draw_text(app, width, 40);
+    let row = screen.lines().next().expect("a first row");
+    row.trim_matches('"').trim_end().to_string()
+}
+
+/// The first row never cuts a word: the protocol's settings go whole
+/// first, then the end of the topic at a word (with an ellipsis), then
+/// the program's name; the protocol is named down to narrow terminals.
+#[test]
+fn the_header_never_cuts_a_word_of_the_topic_or_the_protocol() {
+    let mut app = waiting_app();
+    app.info.topic =
+        "The payment-provider webhook handler (POST /webhooks/payments) before the launch".into();
+    app.info.protocol = "council cr-12 · review · standard · security preset".into();
+    let (topic, protocol) = (app.info.topic.clone(), app.info.protocol.clone());
+    let words: Vec<&str> = topic
+        .split(' ')
+        .chain(protocol.split([' ', '·']))
+        .chain(["quorum", "│", "·", ""])
+        .collect();
+    for width in 40..=220u16 {
+        let row = first_row(&mut app, width);
+        for word in row.split(' ') {
+            let word = word.strip_suffix('…').unwrap_or(word);
+            assert!(words.contains(&word), "{width}: {word:?} is cut: {row}");
+        }
+        if width >= 50 {
+            assert!(row.contains("│ council cr-12"), "{width}: {row}");
+        }
+        if width >= 80 {
+            assert!(
+                row.starts_with(" quorum │ The payment-provider"),
+                "{width}: {row}"
+            );
+        }
+    }
+    let row = first_row(&mut app, 80);
+    assert_eq!(
+        row,
+        " quorum │ The payment-provider webhook handler (POST… │ council cr-12"
+    );
+}
