@@ -20,6 +20,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget};
+use unicode_width::UnicodeWidthStr;
 
 use super::app::{App, Focus, Layer, Mode};
 use super::keymap::{self, Action};
@@ -184,14 +185,20 @@ fn draw_tabs(app: &App, frame: &mut Buffer, area: Rect) {
             app.focus == Focus::Pane(index) && !app.show_verdict,
         ));
     }
+    // The tab is named as the region it opens is titled.
+    let items_title = app
+        .info
+        .items
+        .as_ref()
+        .map_or("Items", |items| items.title.as_str());
     let items_label = match app.mode {
         Mode::Archive(_) if app.unsettled() > 0 => {
-            format!("Items ({} to settle)", app.unsettled())
+            format!("{items_title} ({} to settle)", app.unsettled())
         }
         Mode::Live | Mode::Replay(_) if app.moderating() => {
-            format!("Items ({} open)", open_items(app))
+            format!("{items_title} ({} open)", open_items(app))
         }
-        _ => "Items".to_string(),
+        _ => items_title.to_string(),
     };
     if app.has_items() {
         tabs.push((
@@ -219,31 +226,64 @@ fn draw_tabs(app: &App, frame: &mut Buffer, area: Rect) {
             app.show_verdict,
         ));
     }
-    let full: usize = tabs
-        .iter()
-        .map(|(label, ..)| label.chars().count() + 1)
-        .sum();
-    let shorten = full > usize::from(area.width);
+    let widths: Vec<usize> = tabs.iter().map(|(label, ..)| label.width()).collect();
+    let active = tabs.iter().position(|(.., active)| *active).unwrap_or(0);
+    let shown = shown_tabs(&widths, active, usize::from(area.width));
     let mut spans = Vec::new();
+    if shown.start > 0 {
+        spans.push(Span::styled(format!("‹{} ", shown.start), theme.dim));
+    }
+    let hidden_after = tabs.len() - shown.end;
     for (index, (label, style, active)) in tabs.into_iter().enumerate() {
-        if index > 0 {
+        if !shown.contains(&index) {
+            continue;
+        }
+        if index > shown.start {
             spans.push(Span::styled("│", theme.dim));
         }
-        let label = if shorten && !active {
-            label.chars().take(TAB_SHORT_CHARS).collect()
-        } else {
-            label
-        };
         spans.push(Span::styled(
             label,
             if active { theme.selection } else { style },
         ));
     }
+    if hidden_after > 0 {
+        spans.push(Span::styled(format!(" {hidden_after}›"), theme.dim));
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Tab labels shrink to this many characters when they do not all fit.
-const TAB_SHORT_CHARS: usize = 4;
+/// The tabs shown in `width` columns, each named in full: all of them when
+/// they fit, else a run of whole tabs around the active one, with room
+/// for the count of those hidden on each side (`‹2 ` and ` 3›`).
+fn shown_tabs(widths: &[usize], active: usize, width: usize) -> std::ops::Range<usize> {
+    let run = |range: &std::ops::Range<usize>| -> usize {
+        let tabs: usize =
+            widths[range.clone()].iter().sum::<usize>() + range.len().saturating_sub(1);
+        let before = if range.start > 0 {
+            2 + range.start.to_string().len()
+        } else {
+            0
+        };
+        let after = match widths.len() - range.end {
+            0 => 0,
+            hidden => 2 + hidden.to_string().len(),
+        };
+        tabs + before + after
+    };
+    let mut range = active.min(widths.len().saturating_sub(1))..(active + 1).min(widths.len());
+    loop {
+        let right = (range.end < widths.len()).then(|| range.start..range.end + 1);
+        let left = (range.start > 0).then(|| range.start - 1..range.end);
+        match right
+            .into_iter()
+            .chain(left)
+            .find(|wider| run(wider) <= width)
+        {
+            Some(wider) => range = wider,
+            None => return range,
+        }
+    }
+}
 
 pub(super) fn open_items(app: &App) -> usize {
     app.board

@@ -143,3 +143,79 @@ fn the_header_never_cuts_a_word_of_the_topic_or_the_protocol() {
         " quorum │ The payment-provider webhook handler (POST… │ council cr-12"
     );
 }
+
+/// At 80 columns the tabs are named in full, as many as fit around the
+/// one in focus, with how many are hidden on each side; the items tab is
+/// named as the region it opens is titled.
+#[test]
+fn tabs_are_never_cut_and_the_items_tab_is_named_as_its_region() {
+    let titles = [
+        "Security expert",
+        "Performance expert",
+        "Reliability expert",
+        "Data expert",
+        "Integration expert",
+        "Devil's advocate",
+    ];
+    let mut roles: Vec<RoleInfo> = titles
+        .iter()
+        .enumerate()
+        .map(|(n, title)| role(&format!("expert.{n}"), title))
+        .collect();
+    roles.insert(0, role("proposer", "Lead"));
+    let mut info = info(roles);
+    info.items.as_mut().unwrap().title = "Challenges".into();
+    let mut app = App::new(info, Theme::builtin("dark").unwrap(), Instant::now());
+    app.apply(Update::Board(Box::new(items(4))), Instant::now());
+    let labels = [
+        "Lead",
+        "Security expert",
+        "Performance expert",
+        "Reliability expert",
+        "Data expert",
+        "Integration expert",
+        "Devil's advocate",
+        "Challenges (4 open)",
+        "Scores",
+        "Transcript",
+    ];
+    for focus in [
+        Focus::Pane(0),
+        Focus::Pane(4),
+        Focus::Items,
+        Focus::Transcript,
+    ] {
+        app.focus = focus;
+        let screen = draw_text(&mut app, 80, 24);
+        let row = screen
+            .lines()
+            .nth(2)
+            .unwrap()
+            .trim_matches('"')
+            .trim_end()
+            .to_string();
+        let mut parts: Vec<&str> = row.split('│').map(str::trim).collect();
+        if let Some(first) = parts.first_mut()
+            && let Some((_, rest)) = first.split_once(' ')
+            && first.starts_with('‹')
+        {
+            *first = rest;
+        }
+        if let Some(last) = parts.last_mut()
+            && last.ends_with('›')
+        {
+            *last = last.rsplit_once(' ').map_or("", |(kept, _)| kept);
+        }
+        for part in &parts {
+            assert!(labels.contains(part), "{focus:?}: {part:?} is cut: {row}");
+        }
+        let active = match focus {
+            Focus::Pane(index) => labels[index],
+            Focus::Items => "Challenges (4 open)",
+            _ => "Transcript",
+        };
+        assert!(parts.contains(&active), "{focus:?}: {row}");
+        assert!(!row.contains("Items"), "{row}");
+        assert!(parts.len() >= 3, "{focus:?}: {row}");
+    }
+}
