@@ -25,6 +25,11 @@ pub fn title(outcome: &Outcome) -> &'static str {
     }
 }
 
+/// Below this many rows inside its frame the view leads with the outcome
+/// and the deliverable: the note on how the outcome was reached is left
+/// out, and the files written take two rows (the folder, and how many).
+pub const SMALL_VIEW_ROWS: u16 = 30;
+
 /// Where the view's parts go inside its frame (`body`): the outcome with
 /// its rule, the panel's agreement and the explanation, wrapped; then the
 /// deliverable, which scrolls; then the files written.
@@ -75,10 +80,21 @@ pub(crate) fn verdict_areas(app: &App, report: &VerdictReport, body: Rect) -> Ve
         .agreement
         .as_deref()
         .map_or(0, |line| rows(line.chars().count()));
-    let explanation_rows = rows(app.info.ending_note.chars().count());
-    // The folder's line, then a row a file, in at most a third of the view.
+    let small = body.height < SMALL_VIEW_ROWS;
+    let explanation_rows = if small {
+        0
+    } else {
+        rows(app.info.ending_note.chars().count())
+    };
+    // The folder's line, then a row a file, in at most a third of the view
+    // (in a small view, the folder and one row more).
+    let most_files_rows = if small {
+        2
+    } else {
+        usize::from(body.height / 3)
+    };
     let files_rows = (written_to(app).line_count(body.width) + report.paths.len() + 1)
-        .min(usize::from(body.height / 3)) as u16;
+        .min(most_files_rows) as u16;
     let [top, summary, files] = Layout::vertical([
         Constraint::Length(headline_rows + agreement_rows + explanation_rows + 1),
         Constraint::Min(3),
@@ -122,7 +138,9 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     ])];
     let agreement = app.board.agreement.as_deref();
     lines.extend(agreement.map(|line| Line::styled(line, theme.text)));
-    lines.push(Line::styled(app.info.ending_note.as_str(), theme.dim));
+    if inner(area).height >= SMALL_VIEW_ROWS {
+        lines.push(Line::styled(app.info.ending_note.as_str(), theme.dim));
+    }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), areas.top);
     super::panes::draw_doc(&report.summary, &report.scroll, frame, areas.summary);
     if let Some(row) = areas.more {

@@ -137,3 +137,26 @@ fn the_prompt_of_a_role_the_person_plays_reads_from_its_start_page_by_page() {
     let screen = draw_text(&mut app, 80, 24);
     assert!(screen.contains("Your answer · Ctrl-S sends it"), "{screen}");
 }
+
+/// At 80×24 the result view leads with the outcome and the deliverable:
+/// most of its rows are the summary's, the note on how the outcome was
+/// reached gives way, and a page down moves by the rows shown.
+#[test]
+fn the_verdict_on_a_small_terminal_is_mostly_the_summary() {
+    let mut app = finished_app();
+    let screen = draw_text(&mut app, 80, 24);
+    let first = shown_lines(&screen);
+    assert!(first.len() >= 7, "{first:?}\n{screen}");
+    assert!(
+        !screen.contains("The decision follows from the scores"),
+        "{screen}"
+    );
+    key(&mut app, KeyCode::PageDown);
+    let next = shown_lines(&draw_text(&mut app, 80, 24));
+    assert!(next[0] >= first[first.len() - 1], "{first:?} then {next:?}");
+    let screen = draw_text(&mut app, 200, 60);
+    assert!(
+        screen.contains("The decision follows from the scores"),
+        "{screen}"
+    );
+}
