@@ -290,7 +290,7 @@ fn resize_during_streaming_keeps_drawing() {
     // (The transcript is a tab there, not a region of its own.)
     run.wait_until("the tab strip on row 3", WAIT, |screen| {
         let tabs = screen.rows(0, 80).nth(2).unwrap_or_default();
-        tabs.contains("Items")
+        tabs.contains("Critique items")
             && tabs.contains("│Transcript")
             && screen.contents().matches("Transcript").count() == 1
     });
