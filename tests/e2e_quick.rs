@@ -374,7 +374,10 @@ fn the_panel_demo_judges_fairly_and_gives_its_agreement() {
         panel.contains("- Analyst: elegance 6 · clarity 6 · rigour 3"),
         "{panel}"
     );
-    assert!(panel.contains("agreement α"), "{panel}");
+    assert!(
+        panel.contains("agreement 0.") || panel.contains("agreement:"),
+        "{panel}"
+    );
     let yaml = read(&dir, "debate.yaml");
     assert!(yaml.contains("  agreement:\n    alpha:"), "{yaml}");
     let transcript = read(&dir, "transcript.md");

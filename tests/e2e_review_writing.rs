@@ -234,7 +234,7 @@ fn the_writing_demo_reads_blind_and_gives_its_judges_agreement() {
         summary.contains("The judges' scores of the draft, asked on every aspect, decide nothing"),
         "{summary}"
     );
-    assert!(summary.contains("agreement α"), "{summary}");
+    assert!(summary.contains("judges' agreement"), "{summary}");
     assert!(read(&dir, "debate.yaml").contains("\n  evaluation:\n    judges:"));
     assert!(read(&dir, "debate.yaml").contains("\n    agreement:\n      alpha:"));
     assert!(

@@ -1359,13 +1359,13 @@ fn issue_29_the_synthesizer_reads_in_its_own_order_and_the_readings_agreement_is
         deliverable.contains("- Analyst: elegance 6 · clarity 6 · rigour 3"),
         "{deliverable}"
     );
-    assert!(deliverable.contains("agreement α"), "{deliverable}");
+    assert!(deliverable.contains("judges' agreement"), "{deliverable}");
     let board = h.quick.board();
     assert!(
         board
             .agreement
             .as_deref()
-            .is_some_and(|line| line.starts_with("The reviewers' readings: agreement α")),
+            .is_some_and(|line| line.starts_with("The reviewers' readings: judges' agreement")),
         "{:?}",
         board.agreement
     );

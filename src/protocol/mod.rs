@@ -662,8 +662,9 @@ pub struct Board {
     /// Items accepted after the verdict wait for another round
     /// ([`Protocol::reopen_pending`]).
     pub reopen_pending: bool,
-    /// How far the panel that decided agreed, in one line (`agreement
-    /// α 0.62 (ordinal), 2.4 of 3 votes independent, on 7 units`), shown
+    /// How far the panel that decided agreed, in one line (`judges'
+    /// agreement 0.62 (1 = full, 0 = chance), worth 2.4 of 3 independent
+    /// judges, on 7 shared scores`), shown
     /// beside the verdict or the result (fair judging); none until it is
     /// measured, and never for a debate from before fair judging.
     pub agreement: Option<String>,
@@ -836,8 +837,9 @@ pub struct Scoreboard {
     /// How the panel was kept fair (`blind · each judge its own order ·
     /// recusal: flag`); none for a debate from before fair judging.
     pub fairness: Option<String>,
-    /// How far the judges agreed, once all are in (`agreement α 0.62
-    /// (ordinal), 2.4 of 3 votes independent, on 7 units`).
+    /// How far the judges agreed, once all are in, as
+    /// [`Agreement::summary`](fairness::agreement::Agreement::summary)
+    /// says it.
     pub agreement: Option<String>,
 }
 

@@ -77,16 +77,19 @@ impl Agreement {
         }
         // With at least one unit scored by two judges, alpha is missing only
         // because every pooled score was the same.
+        // Said for a newcomer: what the figure means, then its name.
         let agreement = match self.alpha {
-            Some(alpha) => format!("agreement α {alpha:.2} (ordinal)"),
+            Some(alpha) => format!("judges' agreement {alpha:.2} (1 = full, 0 = chance)"),
             None => "agreement: all judges gave the same score everywhere".to_string(),
         };
         let votes = match self.effective_votes {
-            Some(votes) => format!("{votes:.1} of {} votes independent", self.judges),
-            None => "too few shared units to count independent votes".to_string(),
+            Some(votes) => format!("worth {votes:.1} of {} independent judges", self.judges),
+            None => "too few shared scores to tell how independent the judges were".to_string(),
         };
-        let plural = if self.units == 1 { "" } else { "s" };
-        format!("{agreement}, {votes}, on {} unit{plural}", self.units)
+        format!(
+            "{agreement}, {votes}, on {}",
+            crate::report::counted(self.units, "shared score", "shared scores")
+        )
     }
 
     /// True when the panel was effectively fewer than two independent votes
@@ -487,7 +490,7 @@ mod tests {
         assert_eq!(
             result.summary(),
             "agreement: all judges gave the same score everywhere, \
-             1.0 of 3 votes independent, on 4 units"
+             worth 1.0 of 3 independent judges, on 4 shared scores"
         );
     }
 
@@ -502,10 +505,12 @@ mod tests {
         assert_eq!(result.effective_votes, None);
         assert!(!result.fewer_than_two_votes());
         let summary = result.summary();
-        assert!(summary.starts_with("agreement α "), "{summary}");
+        assert!(summary.starts_with("judges' agreement "), "{summary}");
         assert!(
-            summary
-                .ends_with("(ordinal), too few shared units to count independent votes, on 1 unit"),
+            summary.ends_with(
+                "(1 = full, 0 = chance), too few shared scores to tell how independent the \
+                 judges were, on 1 shared score"
+            ),
             "{summary}"
         );
     }
@@ -520,7 +525,8 @@ mod tests {
         };
         assert_eq!(
             result.summary(),
-            "agreement α 0.62 (ordinal), 2.4 of 3 votes independent, on 11 units"
+            "judges' agreement 0.62 (1 = full, 0 = chance), worth 2.4 of 3 independent judges, \
+             on 11 shared scores"
         );
     }
 
@@ -590,8 +596,16 @@ mod tests {
             units: 4,
         };
         assert!(!at(1.98).fewer_than_two_votes());
-        assert!(at(1.98).summary().contains("2.0 of 3 votes"));
+        assert!(
+            at(1.98)
+                .summary()
+                .contains("worth 2.0 of 3 independent judges")
+        );
         assert!(at(1.94).fewer_than_two_votes());
-        assert!(at(1.94).summary().contains("1.9 of 3 votes"));
+        assert!(
+            at(1.94)
+                .summary()
+                .contains("worth 1.9 of 3 independent judges")
+        );
     }
 }

@@ -520,14 +520,19 @@ mod tests {
             leader: None,
             fairness: Some("blind · each judge its own order · recusal: flag".into()),
             agreement: Some(
-                "agreement α 0.62 (ordinal), 2.4 of 3 votes independent, on 7 units".into(),
+                "judges' agreement 0.62 (1 = full, 0 = chance), worth 2.4 of 3 independent \
+                 judges, on 7 shared scores"
+                    .into(),
             ),
         };
         let theme = crate::tui::theme::Theme::builtin("dark").unwrap();
         let shown = text(&lines(&theme, &board));
         assert!(shown.contains("analyst★≈"), "{shown}");
         assert!(shown.contains(&format!("≈ {kin}")), "{shown}");
-        assert!(shown.contains("2.4 of 3 votes independent"), "{shown}");
+        assert!(
+            shown.contains("worth 2.4 of 3 independent judges"),
+            "{shown}"
+        );
         assert!(
             shown.contains("blind · each judge its own order · recusal: flag"),
             "{shown}"
