@@ -143,6 +143,18 @@ fn laid_whole(text: &str, width: u16, theme: &Theme) -> Vec<Vec<(String, Style)>
     rows(&doc)
 }
 
+/// An answer with a decision review's score table between two paragraphs.
+const SCORE_TABLE_ANSWER: &str = "\
+The panel scored the draft:
+
+| Criterion | Score | Threshold | Notes |
+|:----------|:-----:|----------:|-------|
+| **Correctness** | 8 | 7 | Handles the `retry` path; one edge case is left. |
+| Clarity | 6 | 7 | Dense in places \\| split the second section. |
+| 漢字 | 5 | 7 | Wide glyphs count two columns. |
+Overall: revise.
+";
+
 /// Markdown-ish text built from the pieces that change how lines are read.
 fn markdownish() -> impl Strategy<Value = String> {
     proptest::collection::vec(
@@ -159,6 +171,10 @@ fn markdownish() -> impl Strategy<Value = String> {
             Just("`".to_string()),
             Just("key: value # note".to_string()),
             Just("漢字".to_string()),
+            Just("| a | b |\n".to_string()),
+            Just("|---|:-:|\n".to_string()),
+            Just("| x \\| y | **z** |".to_string()),
+            Just("|".to_string()),
             "[a-z ]{1,12}",
         ],
         0..40,
@@ -204,6 +220,36 @@ proptest! {
         chunked.layout(width, &theme);
         prop_assert_eq!(rows(&chunked), laid_whole(&text, width, &theme));
         prop_assert_eq!(chunked.source_len(), text.len());
+    }
+
+    #[test]
+    fn a_table_streams_to_the_same_rows_however_split(
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..24),
+        width in 8u16..120,
+        layout_between_chunks in any::<bool>(),
+    ) {
+        let text = SCORE_TABLE_ANSWER;
+        let theme = Theme::builtin("dark").unwrap();
+        let mut chunked = StreamDoc::new();
+        for piece in split_at(text, &cuts) {
+            chunked.push(Segment::Answer, &piece);
+            if layout_between_chunks {
+                chunked.layout(width, &theme);
+            }
+        }
+        chunked.layout(width, &theme);
+        let rows = rows(&chunked);
+        prop_assert_eq!(&rows, &laid_whole(text, width, &theme));
+        let texts: Vec<String> = rows
+            .iter()
+            .map(|row| row.iter().map(|(text, _)| text.as_str()).collect())
+            .collect();
+        // Wide enough for its columns, the table is laid out as one: the
+        // alignment row is not shown and the columns are ruled.
+        if width >= 40 {
+            prop_assert!(texts.iter().all(|row| !row.contains(":--")), "{texts:#?}");
+            prop_assert!(texts.iter().any(|row| row.contains('┼')), "{texts:#?}");
+        }
     }
 
     #[test]

@@ -49,6 +49,9 @@ pub(super) enum LineKind {
         indent: usize,
         content_start: usize,
     },
+    /// A whole table: its rows, header and alignment row first, one to a
+    /// line of the text (see [`super::table`]).
+    Table,
 }
 
 impl LineKind {
@@ -70,12 +73,14 @@ impl LineKind {
                 indent: *indent,
                 content_start: 0,
             },
-            LineKind::Notice | LineKind::Blank | LineKind::Rule | LineKind::Fence => {
-                LineKind::Paragraph {
-                    indent: 0,
-                    content_start: 0,
-                }
-            }
+            LineKind::Notice
+            | LineKind::Blank
+            | LineKind::Rule
+            | LineKind::Fence
+            | LineKind::Table => LineKind::Paragraph {
+                indent: 0,
+                content_start: 0,
+            },
         }
     }
 }
@@ -89,6 +94,12 @@ pub(super) struct BlockState {
 }
 
 impl BlockState {
+    /// Outside any code block, with nothing carried from a line cut for
+    /// length: where a table may start or go on.
+    pub(super) fn is_prose(&self) -> bool {
+        self.fence.is_none() && self.carry.is_none()
+    }
+
     /// Inside a YAML code block.
     pub(super) fn yaml_code() -> BlockState {
         BlockState {
@@ -171,7 +182,7 @@ pub(super) fn classify(state: &BlockState, line: &str) -> (LineKind, BlockState)
     (classify_prose(line), next)
 }
 
-fn classify_prose(line: &str) -> LineKind {
+pub(super) fn classify_prose(line: &str) -> LineKind {
     let trimmed = line.trim_start();
     let content_offset = line.len() - trimmed.len();
     let indent = text_width(&line[..content_offset]);

@@ -19,8 +19,11 @@
 //! The markdown is read one line at a time, so a line's rows never depend on
 //! the lines after it: headings, lists, block quotes, rules and fenced code
 //! blocks are recognised by their own line (plus whether a fence is open);
-//! setext headings and lazy paragraph continuation are not. Inline spans
-//! (code, strong, emphasis, links) are read by pulldown-cmark.
+//! setext headings and lazy paragraph continuation are not. Tables are the
+//! one exception: their rows starting with a pipe are held with the live
+//! tail until a line that is not a row arrives, then kept as one line of
+//! their own, laid out in columns fitted to all their rows ([`table`]).
+//! Inline spans (code, strong, emphasis, links) are read by pulldown-cmark.
 //!
 //! The work is split by job: [`source`] stores the finished source lines and
 //! groups them into chunks, [`blocks`] reads a line's block (heading, list
@@ -33,6 +36,7 @@
 mod blocks;
 mod inline;
 mod source;
+mod table;
 mod wrap;
 
 use ratatui::text::Line;
@@ -43,6 +47,7 @@ use crate::tui::theme::Theme;
 
 use blocks::{BlockState, LineKind, classify};
 use source::{CHUNK_LINES, RowChunk, SourceLines};
+use table::{is_table_row, opens_table};
 use wrap::{Layouter, Rows};
 
 pub use blocks::{FenceOpening, fence_opening};
@@ -84,6 +89,10 @@ pub struct StreamDoc {
     blocks: BlockState,
     tail: String,
     tail_segment: Segment,
+    /// The finished answer lines of a table still open (or of a line that
+    /// may open one), one to a line: held with the live tail until a line
+    /// that is not a row ends it, since every row decides its columns.
+    table: String,
     source_len: usize,
     /// Width and theme of the rows below.
     laid_for: Option<(usize, Theme)>,
@@ -129,6 +138,7 @@ impl StreamDoc {
             if !self.tail.is_empty() {
                 self.finish_tail();
             }
+            self.finish_table();
             self.tail_segment = segment;
         }
         for piece in text.split_inclusive('\n') {
@@ -155,6 +165,7 @@ impl StreamDoc {
         if !self.tail.is_empty() {
             self.finish_tail();
         }
+        self.finish_table();
         let text = text
             .chars()
             .map(|c| if c == '\n' { ' ' } else { c })
@@ -307,11 +318,7 @@ impl StreamDoc {
         if self.tail_changed {
             std::mem::swap(&mut self.tail_rows, &mut self.tail_rows_before);
             self.tail_rows.clear();
-            if !self.tail.is_empty() {
-                let kind = self.tail_kind();
-                layouter.lay_out(&self.tail, &kind, &mut self.tail_rows);
-                laid += 1;
-            }
+            laid += self.lay_out_tail(&mut layouter);
             // Text added to a long live line changes its last rows, not
             // the first: those that come out the same still stand.
             let standing = match lines_added {
@@ -496,15 +503,62 @@ impl StreamDoc {
     pub fn answer_lines(&self) -> Vec<Option<&str>> {
         let tail = (self.tail_segment == Segment::Answer && !self.tail.is_empty())
             .then_some(Some(self.tail.as_str()));
+        let table = self.held_table_lines().map(Some);
         self.finished
             .from(0)
-            .filter_map(|(text, kind)| match kind {
-                LineKind::Reasoning => None,
-                LineKind::Notice => Some(None),
-                _ => Some(Some(text)),
+            .flat_map(|(text, kind)| {
+                let lines: Vec<Option<&str>> = match kind {
+                    LineKind::Reasoning => Vec::new(),
+                    LineKind::Notice => vec![None],
+                    LineKind::Table => text.split('\n').map(Some).collect(),
+                    _ => vec![Some(text)],
+                };
+                lines
             })
+            .chain(table)
             .chain(tail)
             .collect()
+    }
+
+    /// The lines of the table held open, if any.
+    fn held_table_lines(&self) -> impl Iterator<Item = &str> {
+        self.table.split('\n').filter(|_| !self.table.is_empty())
+    }
+
+    /// Lays out the live tail, with the table held open before it; returns
+    /// how many source lines that was.
+    fn lay_out_tail(&mut self, layouter: &mut Layouter<'_>) -> usize {
+        let mut laid = 0;
+        let mut tail_in_table = false;
+        let mut blocks = self.blocks.clone();
+        if !self.table.is_empty() {
+            let held = self.table.split('\n').count();
+            if held >= 2 {
+                // An open table: a partial row already goes in its columns.
+                tail_in_table = !self.tail.is_empty() && is_table_row(&self.tail);
+                if tail_in_table {
+                    let text = format!("{}\n{}", self.table, self.tail);
+                    layouter.lay_out(&text, &LineKind::Table, &mut self.tail_rows);
+                } else {
+                    layouter.lay_out(&self.table, &LineKind::Table, &mut self.tail_rows);
+                }
+            } else {
+                // One line that may yet open a table: shown as written.
+                let (kind, next) = classify(&blocks, &self.table);
+                layouter.lay_out(&self.table, &kind, &mut self.tail_rows);
+                blocks = next;
+            }
+            laid += held;
+        }
+        if !self.tail.is_empty() && !tail_in_table {
+            let kind = match self.tail_segment {
+                Segment::Reasoning => LineKind::Reasoning,
+                Segment::Answer => classify(&blocks, &self.tail).0,
+            };
+            layouter.lay_out(&self.tail, &kind, &mut self.tail_rows);
+            laid += 1;
+        }
+        laid
     }
 
     /// The text of up to `count` rows from row `start`, without their styles.
@@ -539,14 +593,54 @@ impl StreamDoc {
 
     fn finish_tail(&mut self) {
         let text = std::mem::take(&mut self.tail);
-        let kind = self.classify_and_advance(&text);
-        self.finished.push(&text, kind);
+        self.finish_line(&text);
         // The tail's allocation is reused for the next line.
         self.tail = text;
         self.tail.clear();
     }
 
+    /// Stores a finished line, or holds it when it opens or continues a
+    /// table (whose layout needs all its rows).
+    fn finish_line(&mut self, line: &str) {
+        let may_be_row = self.tail_segment == Segment::Answer && self.blocks.is_prose();
+        if may_be_row && !self.table.is_empty() {
+            let opened = self.table.contains('\n');
+            let goes_on = match opened {
+                true => is_table_row(line),
+                false => opens_table(&self.table, line),
+            };
+            if goes_on {
+                self.table.push('\n');
+                self.table.push_str(line);
+                return;
+            }
+            self.finish_table();
+        }
+        if may_be_row && is_table_row(line) {
+            self.table.push_str(line);
+            return;
+        }
+        let kind = self.classify_and_advance(line);
+        self.finished.push(line, kind);
+    }
+
+    /// Stores the table held open as one finished line, or the one line
+    /// held that did not open a table as what it is.
+    fn finish_table(&mut self) {
+        if self.table.is_empty() {
+            return;
+        }
+        let table = std::mem::take(&mut self.table);
+        if table.contains('\n') {
+            self.finished.push(&table, LineKind::Table);
+        } else {
+            let kind = self.classify_and_advance(&table);
+            self.finished.push(&table, kind);
+        }
+    }
+
     fn commit_head_of_long_tail(&mut self) {
+        self.finish_table();
         let cut = long_line_cut(&self.tail);
         let rest = self.tail.split_off(cut);
         let head = std::mem::replace(&mut self.tail, rest);
@@ -565,13 +659,6 @@ impl StreamDoc {
                 self.blocks = next;
                 kind
             }
-        }
-    }
-
-    fn tail_kind(&self) -> LineKind {
-        match self.tail_segment {
-            Segment::Reasoning => LineKind::Reasoning,
-            Segment::Answer => classify(&self.blocks, &self.tail).0,
         }
     }
 }
@@ -1101,6 +1188,109 @@ mod tests {
         let rows = laid_out(&mut doc, 10);
         assert!(rows.iter().all(|row| text_width(row) <= 10), "{rows:?}");
         assert!(rows.iter().any(|row| row.contains("deeply")), "{rows:?}");
+    }
+
+    const SCORE_TABLE: &str = "\
+| Criterion | Score | Threshold | Notes |
+|:----------|:-----:|----------:|-------|
+| **Correctness** | 8 | 7 | Handles the `retry` path and the empty input; one edge case around time zones is left to a follow-up. |
+| Clarity | 6 | 7 | Dense in places \\| split the second section. |
+";
+
+    #[test]
+    fn tables_lay_out_in_columns_within_the_width() {
+        let mut doc = doc_of(SCORE_TABLE);
+        let rows = laid_out(&mut doc, 80);
+        assert_eq!(
+            rows,
+            [
+                "Criterion   │ Score │ Threshold │ Notes",
+                &format!("────────────┼───────┼───────────┼{}", "─".repeat(47)),
+                "Correctness │   8   │         7 │ Handles the retry path and the empty input;",
+                "            │       │           │ one edge case around time zones is left to a",
+                "            │       │           │ follow-up.",
+                "Clarity     │   6   │         7 │ Dense in places | split the second section.",
+            ]
+        );
+        // The header is bold; the alignment row is not shown.
+        let header = styles_of(&doc, 0);
+        assert!(header.iter().any(|(text, style)| text.contains("Criterion")
+            && style.add_modifier.contains(ratatui::style::Modifier::BOLD)));
+        assert!(rows.iter().all(|row| !row.contains("---")));
+        // Inline markup is rendered in the cells.
+        assert!(
+            styles_of(&doc, 2)
+                .iter()
+                .any(|(text, style)| text.contains("Correctness") && *style != theme().text)
+        );
+    }
+
+    #[test]
+    fn narrow_tables_shrink_their_widest_columns_and_wrap_cells() {
+        let mut doc = doc_of(SCORE_TABLE);
+        // The notes give way first, down to their longest word.
+        let rows = laid_out(&mut doc, 48);
+        assert_eq!(
+            rows,
+            [
+                "Criterion   │ Score │ Threshold │ Notes",
+                "────────────┼───────┼───────────┼───────────────",
+                "Correctness │   8   │         7 │ Handles the",
+                "            │       │           │ retry path and",
+                "            │       │           │ the empty",
+                "            │       │           │ input; one",
+                "            │       │           │ edge case",
+                "            │       │           │ around time",
+                "            │       │           │ zones is left",
+                "            │       │           │ to a",
+                "            │       │           │ follow-up.",
+                "Clarity     │   6   │         7 │ Dense in",
+                "            │       │           │ places | split",
+                "            │       │           │ the second",
+                "            │       │           │ section.",
+            ]
+        );
+        // Then every column shrinks, widest first, cutting words.
+        let rows = laid_out(&mut doc, 40);
+        assert!(rows.iter().all(|row| text_width(row) <= 40), "{rows:#?}");
+        assert_eq!(
+            &rows[..5],
+            [
+                "Criterio │ Score │ Threshold │ Notes",
+                "n        │       │           │",
+                "─────────┼───────┼───────────┼──────────",
+                "Correctn │   8   │         7 │ Handles",
+                "ess      │       │           │ the retry",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_table_too_narrow_for_its_columns_is_shown_as_written() {
+        let text = "| a1 | b2 | c3 | d4 | e5 | f6 |\n|---|---|---|---|---|---|\n| 1 | 2 | 3 | 4 | 5 | 6 |\n";
+        let mut doc = doc_of(text);
+        assert_eq!(
+            laid_out(&mut doc, 20),
+            [
+                "| a1 | b2 | c3 | d4",
+                "| e5 | f6 |",
+                "|---|---|---|---|---",
+                "|---|",
+                "| 1 | 2 | 3 | 4 | 5",
+                "| 6 |",
+            ]
+        );
+        assert_eq!(laid_out(&mut doc, 40)[0], "a1 │ b2 │ c3 │ d4 │ e5 │ f6");
+    }
+
+    #[test]
+    fn a_pipe_line_without_an_alignment_row_stays_a_paragraph() {
+        let mut doc = doc_of("| not | a table |\nplain\n");
+        assert_eq!(laid_out(&mut doc, 80), ["| not | a table |", "plain"]);
+        assert_eq!(
+            doc.answer_lines(),
+            [Some("| not | a table |"), Some("plain")]
+        );
     }
 }
 

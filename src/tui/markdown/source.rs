@@ -100,6 +100,7 @@ impl PackedKind {
                 indent,
                 content_start,
             } => packed(9, number(*indent)?, number(*content_start)?),
+            LineKind::Table => packed(10, 0, 0),
         })
     }
 
@@ -133,6 +134,7 @@ impl PackedKind {
             8 => LineKind::Code {
                 yaml: self.flag == 1,
             },
+            10 => LineKind::Table,
             _ => LineKind::Paragraph {
                 indent: first,
                 content_start: second,

@@ -18,8 +18,9 @@ use ratatui::text::{Line, Span};
 
 use crate::tui::theme::Theme;
 
-use super::blocks::{LineKind, without_closing_hashes};
+use super::blocks::{LineKind, classify_prose, without_closing_hashes};
 use super::inline::{Glyph, push_inline, push_plain, push_yaml};
+use super::table::lay_out_table;
 use super::text_width;
 
 /// Columns of text a row keeps when an indent, a list marker or a quote bar
@@ -276,6 +277,23 @@ impl<'t> Layouter<'t> {
                 push_plain(&mut self.rest_prefix, &" ".repeat(hang), theme.text);
                 self.wrap_inline(&text[*content_start..], theme.text, rows);
             }
+            LineKind::Table => match lay_out_table(text, self.width, theme) {
+                Some(table) => {
+                    for row in table {
+                        rows.start_row();
+                        for glyph in row {
+                            rows.push_char(glyph.c, glyph.style);
+                        }
+                        rows.end_row();
+                    }
+                }
+                // Too narrow for its columns: each row as written.
+                None => {
+                    for line in text.split('\n') {
+                        self.lay_out(line, &classify_prose(line), rows);
+                    }
+                }
+            },
             LineKind::Quote {
                 depth,
                 content_start,
