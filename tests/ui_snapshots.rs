@@ -424,6 +424,25 @@ fn verdict_screen() {
     snap("after_verdict_panes", &mut app);
 }
 
+/// A decision review's summary, whose score table of the final round the
+/// result view lays out in columns.
+#[test]
+fn result_view_shows_the_score_table() {
+    let mut app = app_until("dark", |_| false, 1);
+    let summary = "# Should we move billing to event sourcing?\n\n**Go ahead (ADOPT).** \
+                   The panel scored the proposal above every threshold.\n\n\
+                   Scores of the final round (2):\n\n\
+                   | judge | weight | block | criterion | score |\n\
+                   |---|---|---|---|---|\n\
+                   | judge.analyst | binding | b1 | correctness | 4 |\n\
+                   | judge.analyst | binding | b2 | feasibility of the migration plan | 5 |\n\
+                   | judge.skeptic | advisory | b1 | correctness | 3 |\n\
+                   | judge.skeptic | advisory | — | recused (the proposer's model family) | — |\n\
+                   \n- deferred c3: ask finance\n";
+    app.show_report(summary, vec!["summary.md".into(), "transcript.md".into()]);
+    snap("result_score_table", &mut app);
+}
+
 #[test]
 fn human_agent_pane() {
     let mut app = app_until("dark", chunks_of("critic/critique", 5), 1);
