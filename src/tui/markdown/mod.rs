@@ -58,6 +58,11 @@ pub(super) use inline::yaml_key_end;
 /// when an agent writes one very long line; the rest continues the same block.
 pub const LONG_LINE_SPLIT_BYTES: usize = 4096;
 
+/// Bytes of rows a table may hold open with the live tail, all laid out
+/// again on every push: past it the table so far is kept as it stands, and
+/// its further rows are shown as written (a few hundred rows fit).
+pub const TABLE_HOLD_BYTES: usize = 64 * 1024;
+
 /// Bytes of source text the panes of one frame lay out again beyond the rows
 /// they show, after a change of width ([`StreamDoc::layout_from_end`]):
 /// well under a millisecond of work, so several panes catching up at once
@@ -93,6 +98,9 @@ pub struct StreamDoc {
     /// may open one), one to a line: held with the live tail until a line
     /// that is not a row ends it, since every row decides its columns.
     table: String,
+    /// A table went past [`TABLE_HOLD_BYTES`]: its further rows are not
+    /// held, until a line that is not a row.
+    table_overflowed: bool,
     source_len: usize,
     /// Width and theme of the rows below.
     laid_for: Option<(usize, Theme)>,
@@ -166,6 +174,7 @@ impl StreamDoc {
             self.finish_tail();
         }
         self.finish_table();
+        self.table_overflowed = false;
         let text = text
             .chars()
             .map(|c| if c == '\n' { ' ' } else { c })
@@ -603,6 +612,14 @@ impl StreamDoc {
     /// table (whose layout needs all its rows).
     fn finish_line(&mut self, line: &str) {
         let may_be_row = self.tail_segment == Segment::Answer && self.blocks.is_prose();
+        if self.table_overflowed {
+            if may_be_row && is_table_row(line) {
+                let kind = self.classify_and_advance(line);
+                self.finished.push(line, kind);
+                return;
+            }
+            self.table_overflowed = false;
+        }
         if may_be_row && !self.table.is_empty() {
             let opened = self.table.contains('\n');
             let goes_on = match opened {
@@ -612,6 +629,10 @@ impl StreamDoc {
             if goes_on {
                 self.table.push('\n');
                 self.table.push_str(line);
+                if opened && self.table.len() > TABLE_HOLD_BYTES {
+                    self.finish_table();
+                    self.table_overflowed = true;
+                }
                 return;
             }
             self.finish_table();
@@ -1291,6 +1312,31 @@ mod tests {
             doc.answer_lines(),
             [Some("| not | a table |"), Some("plain")]
         );
+    }
+    #[test]
+    fn a_table_past_the_hold_limit_keeps_its_rows_and_shows_the_rest_as_written() {
+        let mut text = String::from("| n | word |\n|---|---|\n");
+        let mut rows = 0;
+        while text.len() <= TABLE_HOLD_BYTES + 100 {
+            text.push_str(&format!("| {rows} | w |\n"));
+            rows += 1;
+        }
+        text.push_str("after\n| a | b |\n|---|---|\n| 1 | 2 |\n");
+        let mut doc = doc_of(&text);
+        let laid = laid_out(&mut doc, 40);
+        // Header, rule, then rows in columns up to the limit.
+        assert_eq!(laid[0], "n    │ word");
+        assert_eq!(laid[2], "0    │ w");
+        // The rows after the limit as written; the next table in columns.
+        let last = laid.len();
+        assert!(laid[last - 5].starts_with("| "), "{:?}", &laid[last - 6..]);
+        assert_eq!(laid[last - 4], "after");
+        assert_eq!(&laid[last - 3..], ["a │ b", "──┼──", "1 │ 2"]);
+        // The held table is bounded: a push lays out little.
+        doc.push(Segment::Answer, "x");
+        doc.layout(40, &theme());
+        assert!(doc.lines_laid_last_layout() < 10);
+        assert_eq!(doc.answer_lines().len(), text.lines().count() + 1);
     }
 }
 
