@@ -1338,6 +1338,17 @@ mod tests {
         assert!(doc.lines_laid_last_layout() < 10);
         assert_eq!(doc.answer_lines().len(), text.lines().count() + 1);
     }
+    #[test]
+    fn table_cells_cannot_smuggle_controls() {
+        let mut doc = doc_of("| a | b |\n|---|---|\n| &#x1b;[31mred | &#7;`x` |\n");
+        let rows = laid_out(&mut doc, 40);
+        assert!(
+            rows.iter()
+                .all(|row| row.chars().all(crate::text::is_displayable)),
+            "{rows:?}"
+        );
+        assert!(rows[2].contains("[31mred"), "{rows:?}");
+    }
 }
 
 #[cfg(test)]
