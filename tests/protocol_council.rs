@@ -2078,14 +2078,17 @@ fn issue_29_the_final_positions_agreement_is_recorded() {
     );
     assert_eq!(agreement["alpha"], 1.0, "{agreement}");
     let summary = h.document("summary.md");
-    assert!(summary.contains("Final positions: agreement"), "{summary}");
+    assert!(
+        summary.contains("Final positions: judges' agreement"),
+        "{summary}"
+    );
     assert!(
         summary.contains("effectively fewer than two independent votes"),
         "{summary}"
     );
     assert!(
         h.document("transcript.md")
-            .contains("the final positions: agreement")
+            .contains("the final positions: judges' agreement")
     );
 
     let mut legacy = published();

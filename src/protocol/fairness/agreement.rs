@@ -68,7 +68,7 @@ pub fn agreement(ratings: &Ratings) -> Agreement {
 
 impl Agreement {
     /// One line for a scoreboard or record, for example
-    /// "agreement α 0.62 (ordinal), 2.4 of 3 votes independent, on 11 units".
+    /// "judges' agreement 0.62 (1 = full, 0 = chance), worth 2.4 of 3 independent judges, on 11 shared scores".
     /// Parts that could not be measured are described in words instead.
     #[must_use]
     pub fn summary(&self) -> String {

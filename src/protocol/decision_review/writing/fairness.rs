@@ -269,12 +269,9 @@ mod tests {
         );
         let agreement = review.agreement().expect("measured");
         assert_eq!((agreement.judges, agreement.units), (3, 4));
-        assert!(
-            review
-                .board()
-                .agreement
-                .is_some_and(|line| line.starts_with("The judges' scores of the draft: agreement")),
-        );
+        assert!(review.board().agreement.is_some_and(|line| {
+            line.starts_with("The judges' scores of the draft: judges' agreement")
+        }),);
         let yaml = document(&review, "debate.yaml");
         // Under the evaluation stage, as every decision review has them.
         assert!(yaml.contains("\n    agreement:\n      alpha:"), "{yaml}");
