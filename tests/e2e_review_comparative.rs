@@ -83,7 +83,7 @@ fn dr_55_rf_17_three_options_one_with_a_dealbreaker() {
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     let opening = summary.lines().nth(2).unwrap();
     assert!(
-        opening.starts_with("**Recommendation: option A, A jobs table"),
+        opening.starts_with("**Recommendation: option A, a jobs table"),
         "{opening}"
     );
     assert!(

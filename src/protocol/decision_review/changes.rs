@@ -68,7 +68,10 @@ impl DecisionReview {
             ending: format!("recommends option {id}"),
             handed: Handed::Recommendation {
                 question: self.config.topic.clone(),
-                option: format!("option {id}, {}", option.text.trim()),
+                option: format!(
+                    "option {id}, {}",
+                    super::documents::summary::continued(option.text.trim())
+                ),
             },
         })
     }

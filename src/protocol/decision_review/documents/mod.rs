@@ -26,7 +26,7 @@ use crate::report::{
 };
 
 mod debate_yaml;
-mod summary;
+pub(super) mod summary;
 
 pub use debate_yaml::*;
 pub use summary::*;

@@ -161,7 +161,7 @@ pub(super) fn comparison_lead(review: &DecisionReview) -> Option<String> {
     let mut lead = match &ranking.recommendation {
         Some(id) => format!(
             "**Recommendation: option {id}, {}.** ",
-            text_of(id).trim_end_matches('.')
+            continued(text_of(id).trim_end_matches('.'))
         ),
         None => "**No option can be recommended.** ".to_string(),
     };
@@ -353,6 +353,16 @@ pub(super) fn plain_block_refs(text: &str, tree: Option<&ThesisTree>) -> String 
 }
 
 /// The first sentence of `text`, without its final period.
+/// `text` as it reads after a comma: an opening article in lower case
+/// (`option A, a jobs table`), any other word as written (`Postgres`).
+pub(in crate::protocol::decision_review) fn continued(text: &str) -> String {
+    let first = text.split_whitespace().next().unwrap_or_default();
+    match first {
+        "A" | "An" | "The" => format!("{}{}", first.to_lowercase(), &text[first.len()..]),
+        _ => text.to_string(),
+    }
+}
+
 pub(super) fn first_sentence(text: &str) -> String {
     let text = one_line(text);
     let end = text
@@ -548,4 +558,25 @@ pub(super) fn yaml_word<T: Serialize>(value: &T) -> String {
         .unwrap_or_default()
         .trim()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    /// An option's text after a comma reads on: its article in lower
+    /// case, a name as written.
+    #[test]
+    fn an_options_text_reads_on_after_a_comma() {
+        use super::continued;
+        assert_eq!(
+            continued("A jobs table in Postgres"),
+            "a jobs table in Postgres"
+        );
+        assert_eq!(continued("The managed Kafka"), "the managed Kafka");
+        assert_eq!(
+            continued("Postgres (SKIP LOCKED)"),
+            "Postgres (SKIP LOCKED)"
+        );
+        assert_eq!(continued("Apache Kafka"), "Apache Kafka");
+        assert_eq!(continued(""), "");
+    }
 }
