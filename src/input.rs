@@ -108,25 +108,7 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// `1.5 MiB`, `300 KiB`, `12 bytes`.
-pub fn bytes(size: u64) -> String {
-    const KIB: f64 = 1024.0;
-    let value = size as f64;
-    if value >= KIB * KIB * KIB {
-        format!("{:.1} GiB", value / (KIB * KIB * KIB))
-    } else if value >= KIB * KIB {
-        let mib = value / (KIB * KIB);
-        if mib.fract() == 0.0 {
-            format!("{mib:.0} MiB")
-        } else {
-            format!("{mib:.1} MiB")
-        }
-    } else if value >= KIB {
-        format!("{:.0} KiB", value / KIB)
-    } else {
-        format!("{size} bytes")
-    }
-}
+pub use crate::text::bytes;
 
 /// The text of `path`, if it is a regular file or a pipe within `kind`'s
 /// limit.

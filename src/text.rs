@@ -456,6 +456,39 @@ impl vte::Perform for Printer {
     }
 }
 
+/// `12,345`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// `1.5 MiB`, `300 KiB`, `12 bytes`.
+pub fn bytes(size: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let value = size as f64;
+    if value >= KIB * KIB * KIB {
+        format!("{:.1} GiB", value / (KIB * KIB * KIB))
+    } else if value >= KIB * KIB {
+        let mib = value / (KIB * KIB);
+        if mib.fract() == 0.0 {
+            format!("{mib:.0} MiB")
+        } else {
+            format!("{mib:.1} MiB")
+        }
+    } else if value >= KIB {
+        format!("{:.0} KiB", value / KIB)
+    } else {
+        format!("{size} bytes")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

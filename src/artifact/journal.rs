@@ -459,8 +459,8 @@ pub fn read_journal<E: DeserializeOwned>(path: &Path) -> Result<JournalContents<
                     std::io::ErrorKind::InvalidData,
                     format!(
                         "it is {}, more than a journal may be ({})",
-                        crate::input::bytes(size),
-                        crate::input::bytes(JOURNAL_LIMIT_BYTES)
+                        crate::text::bytes(size),
+                        crate::text::bytes(JOURNAL_LIMIT_BYTES)
                     ),
                 ));
             }

@@ -13,6 +13,7 @@
 
 pub mod detect;
 pub mod keys;
+pub mod limits;
 pub mod resolve;
 
 use std::collections::BTreeMap;
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use etcetera::BaseStrategy;
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::budget::{
+use crate::config::limits::{
     MAX_PRICE_USD_PER_MILLION_TOKENS, price_refusal, tokens_refusal, usd_refusal,
 };
 use crate::protocol::usage::Price;
@@ -351,7 +352,7 @@ fn validate(loaded: &LoadedConfig) -> Result<(), SpecError> {
             return Err(loaded.locate(
                 SpecError::new(format!(
                     "{why}: write `{{ input: USD, output: USD }}` per million tokens, both from 0 to {}",
-                    crate::report::thousands(MAX_PRICE_USD_PER_MILLION_TOKENS as u64)
+                    crate::text::thousands(MAX_PRICE_USD_PER_MILLION_TOKENS as u64)
                 ))
                 .field(format!("prices.{key}")),
                 "prices",

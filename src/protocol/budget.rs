@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::usage::{Price, TOKENS_PER_PRICE_UNIT, UsageLedger};
-use crate::report::thousands;
+use crate::text::thousands;
 
 /// Characters per token in a forecast, as in quorum's own usage estimates.
 pub const CHARS_PER_TOKEN: u64 = 4;
@@ -23,59 +23,10 @@ pub const CHARS_PER_TOKEN: u64 = 4;
 /// a page of markdown.
 pub const FIRST_ANSWER_TOKENS: u64 = 1_000;
 
-/// The largest money limit quorum takes, in US dollars: far above any
-/// debate's spend, and small enough that every sum of it prints as a
-/// figure `--budget` reads back.
-pub const MAX_BUDGET_USD: f64 = 1_000_000.0;
-
-/// The largest token limit quorum takes: a trillion tokens.
-pub const MAX_BUDGET_TOKENS: u64 = 1_000_000_000_000;
-
-/// The largest price quorum takes, in US dollars per million tokens
-/// (input or output): a hundred times today's dearest model.
-pub const MAX_PRICE_USD_PER_MILLION_TOKENS: f64 = 100_000.0;
-
-/// Why `usd` cannot be a money limit, if it cannot.
-pub fn usd_refusal(usd: f64) -> Option<String> {
-    if !(usd.is_finite() && usd > 0.0) {
-        Some("a money limit is US dollars more than zero".to_string())
-    } else if usd > MAX_BUDGET_USD {
-        Some(format!(
-            "a money limit is at most {} US dollars",
-            thousands(MAX_BUDGET_USD as u64)
-        ))
-    } else {
-        None
-    }
-}
-
-/// Why `tokens` cannot be a token limit, if it cannot.
-pub fn tokens_refusal(tokens: u64) -> Option<String> {
-    if tokens == 0 {
-        Some("a token limit is a number of tokens more than zero".to_string())
-    } else if tokens > MAX_BUDGET_TOKENS {
-        Some(format!(
-            "a token limit is at most {} tokens",
-            thousands(MAX_BUDGET_TOKENS)
-        ))
-    } else {
-        None
-    }
-}
-
-/// Why `usd` cannot be a price per million tokens, if it cannot.
-pub fn price_refusal(usd: f64) -> Option<String> {
-    if !(usd.is_finite() && usd >= 0.0) {
-        Some("a price is US dollars per million tokens, zero or more".to_string())
-    } else if usd > MAX_PRICE_USD_PER_MILLION_TOKENS {
-        Some(format!(
-            "a price is at most {} US dollars per million tokens",
-            thousands(MAX_PRICE_USD_PER_MILLION_TOKENS as u64)
-        ))
-    } else {
-        None
-    }
-}
+pub use crate::config::limits::{
+    MAX_BUDGET_TOKENS, MAX_BUDGET_USD, MAX_PRICE_USD_PER_MILLION_TOKENS, price_refusal,
+    tokens_refusal, usd_refusal,
+};
 
 /// A spending limit; a part that is `None` is not limited.
 #[serde_with::skip_serializing_none]
