@@ -172,10 +172,35 @@ pub fn transcript_opening(topic: &str, about: &str, log: &[LogEntry]) -> String 
     )
 }
 
+/// Most of one agent's answer a document copies, in bytes: far more than
+/// an answer in the format holds, and a bound on what an answer refused
+/// for its size costs every document that shows it. The journal keeps
+/// every answer whole (persist before parse), so a document cuts a longer
+/// one and says so.
+pub const EMBEDDED_ANSWER_MAX_BYTES: usize = 256 * 1024;
+
+/// `raw`, an agent's answer, as a document copies it: whole, or its start
+/// up to [`EMBEDDED_ANSWER_MAX_BYTES`] and a line saying how much is left
+/// out and where it is whole.
+pub fn embedded_answer(raw: &str) -> std::borrow::Cow<'_, str> {
+    let kept = crate::text::head_bytes(raw, EMBEDDED_ANSWER_MAX_BYTES);
+    if kept.len() == raw.len() {
+        return raw.into();
+    }
+    format!(
+        "{kept}\n[... {} more of this answer, not copied here: journal.jsonl holds it whole]\n",
+        bytes((raw.len() - kept.len()) as u64)
+    )
+    .into()
+}
+
 /// A raw answer in a transcript under its `### ` heading, fenced as it
-/// came.
+/// came ([`embedded_answer`]).
 pub fn raw_md(heading: &str, raw: &str) -> String {
-    format!("### {heading}\n\n{}\n", fenced(raw, "text"))
+    format!(
+        "### {heading}\n\n{}\n",
+        fenced(&embedded_answer(raw), "text")
+    )
 }
 
 /// A raw answer in a transcript under its call id and what it was:
@@ -332,7 +357,7 @@ pub fn seconds(ms: u64) -> String {
     format!("{:.1} s", ms as f64 / 1000.0)
 }
 
-pub use crate::text::thousands;
+pub use crate::text::{bytes, thousands};
 
 /// `$0.08`, or more digits for small amounts: `$0.0042`.
 pub fn dollars(amount: f64) -> String {

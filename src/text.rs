@@ -122,6 +122,19 @@ pub fn clipped(text: &str) -> String {
     )
 }
 
+/// The longest start of `text` that is at most `max_bytes` long and ends
+/// between two characters.
+pub fn head_bytes(text: &str, max_bytes: usize) -> &str {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    let mut cut = max_bytes;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &text[..cut]
+}
+
 /// What stands in for a secret.
 pub const REDACTED: &str = "[redacted]";
 

@@ -16,6 +16,12 @@
 //! it. The scan is conservative: it estimates from the text, so what it
 //! lets through the parser still checks.
 //!
+//! [`check_counting_lists`] also counts the entries of the longest list in the same
+//! single pass, so an agent's answer holding more items than one answer
+//! may hold is refused before the parser builds a value for each of them
+//! (the parser keeps every event of a text in memory, some twenty times
+//! its size).
+//!
 //! When the parser refuses a text, [`unclosed`] says whether a flow
 //! collection (`[`, `{`) or a quoted scalar was never closed, named by the
 //! line that opened it: the parser's own message for that misleads
@@ -35,6 +41,100 @@ pub const MAX_EXPANDED_BYTES: usize = 8 << 20;
 pub struct Refused {
     pub line: usize,
     pub message: String,
+}
+
+/// A list of a text, as [`longest_list`] found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct List {
+    /// 1-based line of its first entry.
+    pub line: usize,
+    /// The key it is the value of (`critiques`), when one names it.
+    pub key: Option<String>,
+    /// How many entries it has.
+    pub entries: usize,
+}
+
+/// A list being counted: where it stands and what it has so far.
+struct Counting {
+    /// Indentation of its dashes (a block list), or its flow depth.
+    level: usize,
+    list: List,
+    /// A flow list's entry begun since its last comma, not yet counted.
+    open_entry: bool,
+}
+
+/// What one scan found.
+struct Scanned {
+    /// The flow collection or quoted scalar left open, if any.
+    unclosed: Option<Refused>,
+    /// The list with the most entries, if there is a list.
+    longest: Option<List>,
+}
+
+/// Keeps `ended` when it has more entries than the longest so far.
+fn keep_longest(longest: &mut Option<List>, ended: List) {
+    if longest
+        .as_ref()
+        .is_none_or(|kept| ended.entries > kept.entries)
+    {
+        *longest = Some(ended);
+    }
+}
+
+/// Ends the block lists of `open` whose dashes stand at `deeper_than` or
+/// more (`or_at`: at it too), keeping the longest.
+fn end_block_lists(
+    open: &mut Vec<Counting>,
+    longest: &mut Option<List>,
+    indent: usize,
+    or_at: bool,
+) {
+    while let Some(counting) = open.last() {
+        if counting.level > indent || (or_at && counting.level == indent) {
+            let ended = open.pop().expect("a list is open");
+            keep_longest(longest, ended.list);
+        } else {
+            break;
+        }
+    }
+}
+
+/// The key a line opens a block value for (`critiques:` → `critiques`),
+/// if that is all the line holds after its dashes.
+fn opened_key(content: &str) -> Option<String> {
+    let content = content.trim_start_matches(['-', ' ']);
+    let without_comment = match content.find(" #") {
+        Some(at) => &content[..at],
+        None => content,
+    };
+    let key = without_comment.trim_end().strip_suffix(':')?.trim();
+    let key = key.trim_matches(|c| c == '"' || c == '\'');
+    named(key)
+}
+
+/// The key written before a flow list opened at byte `at` of `line`
+/// (`critiques: [` → `critiques`, `{"phase":1,"findings":[` → `findings`).
+fn key_before(line: &str, at: usize) -> Option<String> {
+    let before = line[..at].trim_end().strip_suffix(':')?;
+    let key = before
+        .rsplit(['{', ',', '['])
+        .next()
+        .unwrap_or(before)
+        .trim_start_matches(['-', ' '])
+        .trim()
+        .trim_matches(|c| c == '"' || c == '\'');
+    named(key)
+}
+
+/// Longest key [`List::key`] holds; a longer one names no list.
+const MAX_KEY_CHARS: usize = 64;
+
+/// `key` as a list's name: a short word, not a line of text.
+fn named(key: &str) -> Option<String> {
+    let plain = !key.is_empty()
+        && !key.contains([':', '"', '\'', '{', '}', '[', ']', ','])
+        && key.chars().count() <= MAX_KEY_CHARS;
+    plain.then(|| key.to_owned())
 }
 
 /// An anchor: where its node's text starts and ends, in bytes.
@@ -76,6 +176,16 @@ pub fn check(text: &str) -> Result<(), Refused> {
     scan(text).map(|_| ())
 }
 
+/// [`check`], and the list of `text` with the most entries, block and
+/// flow lists alike, counted in the same linear scan (`None` when `text`
+/// has no list). The count reads the text, not a parsed value: a line
+/// starting with `- ` inside a plain scalar that runs over several lines
+/// counts as an entry, so what it finds is for refusing a text with far
+/// too many entries, never for reading one.
+pub fn check_counting_lists(text: &str) -> Result<Option<List>, Refused> {
+    scan_all(text).map(|scanned| scanned.longest)
+}
+
 /// The flow collection or quoted scalar `text` leaves open, if it seems to
 /// leave one: what to tell a person whose YAML the parser refused.
 pub fn unclosed(text: &str) -> Option<Refused> {
@@ -84,12 +194,24 @@ pub fn unclosed(text: &str) -> Option<Refused> {
 
 /// Refuses what costs too much; otherwise says what seems left open.
 fn scan(text: &str) -> Result<Option<Refused>, Refused> {
+    scan_all(text).map(|scanned| scanned.unclosed)
+}
+
+/// Refuses what costs too much; otherwise says what seems left open and
+/// which list is the longest.
+fn scan_all(text: &str) -> Result<Scanned, Refused> {
     let mut anchors: Vec<Anchor> = Vec::new();
     let mut aliases: Vec<Alias> = Vec::new();
     // Indentation of each open block level.
     let mut blocks: Vec<usize> = Vec::new();
     // Open flow collections: the bracket and the line it opened on.
     let mut flow: Vec<(char, usize)> = Vec::new();
+    // Block lists being counted, outermost first, and flow lists.
+    let mut block_lists: Vec<Counting> = Vec::new();
+    let mut flow_lists: Vec<Counting> = Vec::new();
+    let mut longest: Option<List> = None;
+    // The key the previous content line opened a block value for.
+    let mut pending_key: Option<String> = None;
     // An open quoted scalar: the quote and the line it opened on.
     let mut quote: Option<(char, usize)> = None;
     // The indentation of the line that opened a block scalar.
@@ -97,8 +219,6 @@ fn scan(text: &str) -> Result<Option<Refused>, Refused> {
     // Anchors of block nodes waiting for their end: (index, indentation).
     let mut open_block_anchors: Vec<(usize, usize)> = Vec::new();
     let mut offset = 0usize;
-    // The characters of the line being read, kept from line to line.
-    let mut bytes: Vec<(usize, char)> = Vec::new();
     for (index, raw) in text.split_inclusive('\n').enumerate() {
         let number = index + 1;
         let line_start = offset;
@@ -137,34 +257,77 @@ fn scan(text: &str) -> Result<Option<Refused>, Refused> {
                     message: format!("the YAML nests deeper than {MAX_DEPTH} levels"),
                 });
             }
+            // `- x` (or a lone `-`) is an entry of the list whose dashes
+            // stand at this indentation; `- - x` one of a list inside it.
+            let dashes = if content == "-" || content.starts_with("-\t") {
+                dashes.max(1)
+            } else {
+                dashes
+            };
+            if dashes == 0 {
+                end_block_lists(&mut block_lists, &mut longest, indent, true);
+            }
+            for dash in 0..dashes {
+                let level = indent + 2 * dash;
+                end_block_lists(&mut block_lists, &mut longest, level, false);
+                match block_lists.last_mut() {
+                    Some(counting) if counting.level == level => counting.list.entries += 1,
+                    _ => block_lists.push(Counting {
+                        level,
+                        list: List {
+                            line: number,
+                            key: if dash == 0 { pending_key.take() } else { None },
+                            entries: 1,
+                        },
+                        open_entry: false,
+                    }),
+                }
+            }
+            pending_key = opened_key(content);
         }
-        bytes.clear();
-        bytes.extend(line.char_indices());
-        let mut position = 0;
+        // Character by character, never collected: an answer may be one
+        // line of megabytes (JSON).
+        let mut chars = line.char_indices().peekable();
         let mut last_significant = None;
-        while position < bytes.len() {
-            let (at, c) = bytes[position];
-            position += 1;
+        while let Some((at, c)) = chars.next() {
             if let Some((open, _)) = quote {
                 match (open, c) {
-                    ('"', '\\') => position += 1,
+                    ('"', '\\') => {
+                        chars.next();
+                    }
                     ('"', '"') => quote = None,
-                    ('\'', '\'') => {
-                        if bytes.get(position).is_some_and(|(_, next)| *next == '\'') {
-                            position += 1;
-                        } else {
-                            quote = None;
-                        }
+                    // `''` is a quote inside the text; a lone `'` ends it.
+                    ('\'', '\'') if chars.next_if(|(_, next)| *next == '\'').is_none() => {
+                        quote = None;
                     }
                     _ => {}
                 }
                 continue;
             }
             let in_flow = !flow.is_empty();
+            if !matches!(c, ' ' | '\t' | ',' | ']')
+                && let Some(counting) = flow_lists
+                    .last_mut()
+                    .filter(|counting| counting.level + 1 == flow.len())
+            {
+                counting.open_entry = true;
+            }
             match c {
                 '#' if at == 0 || line[..at].ends_with([' ', '\t']) => break,
                 '"' | '\'' if at_node_start(line, at, in_flow) => quote = Some((c, number)),
                 '[' | '{' if in_flow || at_node_start(line, at, false) => {
+                    if c == '[' {
+                        let key = key_before(line, at);
+                        flow_lists.push(Counting {
+                            level: flow.len(),
+                            list: List {
+                                line: number,
+                                key,
+                                entries: 0,
+                            },
+                            open_entry: false,
+                        });
+                    }
                     flow.push((c, number));
                     if blocks.len() + flow.len() > MAX_DEPTH {
                         return Err(Refused {
@@ -175,6 +338,22 @@ fn scan(text: &str) -> Result<Option<Refused>, Refused> {
                 }
                 ']' | '}' if in_flow => {
                     flow.pop();
+                    if c == ']'
+                        && let Some(mut ended) =
+                            flow_lists.pop_if(|counting| counting.level == flow.len())
+                    {
+                        ended.list.entries += usize::from(ended.open_entry);
+                        keep_longest(&mut longest, ended.list);
+                    }
+                }
+                ',' if in_flow => {
+                    if let Some(counting) = flow_lists
+                        .last_mut()
+                        .filter(|counting| counting.level + 1 == flow.len())
+                    {
+                        counting.list.entries += usize::from(counting.open_entry);
+                        counting.open_entry = false;
+                    }
                 }
                 '&' | '*' if at_node_start(line, at, in_flow) => {
                     let name: String = line[at + 1..]
@@ -186,7 +365,9 @@ fn scan(text: &str) -> Result<Option<Refused>, Refused> {
                     if name.is_empty() {
                         continue;
                     }
-                    position += name.chars().count();
+                    for _ in 0..name.chars().count() {
+                        chars.next();
+                    }
                     if c == '*' {
                         aliases.push(Alias {
                             name,
@@ -246,7 +427,12 @@ fn scan(text: &str) -> Result<Option<Refused>, Refused> {
             }
         })
     };
-    expansion(text, &anchors, &aliases).map(|()| unclosed)
+    for counting in block_lists.into_iter().chain(flow_lists) {
+        let mut list = counting.list;
+        list.entries += usize::from(counting.open_entry);
+        keep_longest(&mut longest, list);
+    }
+    expansion(text, &anchors, &aliases).map(|()| Scanned { unclosed, longest })
 }
 
 /// Refuses aliases whose expansion would pass [`MAX_EXPANDED_BYTES`].
@@ -349,6 +535,51 @@ mod tests {
         // A block anchor reused a few times is fine.
         let few = "base: &base\n  provider: script\n  timeout_secs: 5\none: *base\ntwo: *base\n";
         assert_eq!(check(few), Ok(()));
+    }
+
+    /// The longest list of `text`: (line, key, entries).
+    fn longest(text: &str) -> Option<(usize, Option<&'static str>, usize)> {
+        check_counting_lists(text).unwrap().map(|list| {
+            let key = list.key.map(|key| &*key.leak());
+            (list.line, key, list.entries)
+        })
+    }
+
+    #[test]
+    fn the_longest_list_is_counted_from_the_text() {
+        let critiques = "critiques:\n  - target_block: b1\n    severity: minor\n    \
+                         evidence:\n      - one\n      - two\n      - three\n  - target_block: b2\n";
+        assert_eq!(longest(critiques), Some((5, Some("evidence"), 3)));
+        let compact = "blocks:\n- id: b1\n- id: b2\n- id: b3\nnext: x\n- stray\n";
+        assert_eq!(longest(compact), Some((2, Some("blocks"), 3)));
+        // Dashes inside a block scalar or a quoted text are text.
+        let scalar = "a:\n  - x\n  - y\nb: |\n  - 1\n  - 2\n  - 3\nc: \"\n  - 1\n  - 2\n  - 3\"\n";
+        assert_eq!(longest(scalar), Some((2, Some("a"), 2)));
+        // A root list, lists inside lists, and flow lists.
+        assert_eq!(longest("- - a\n  - b\n  - c\n- d\n"), Some((1, None, 3)));
+        assert_eq!(
+            longest("findings: [{a: 1, b: [1, 2]}, \"x, y\", 3, [4, 5], ]\n"),
+            Some((1, Some("findings"), 4))
+        );
+        assert_eq!(
+            longest("{\"phase\":1,\"findings\":[{\"a\":[1]},{\"b\":2}, 3]}\n"),
+            Some((1, Some("findings"), 3))
+        );
+        assert_eq!(longest("a: []\nb: [ ]\n").map(|(_, _, n)| n), Some(0));
+        assert_eq!(longest("a: b\n"), None);
+    }
+
+    #[test]
+    fn a_list_of_a_hundred_thousand_entries_is_counted_in_one_pass() {
+        let mut text = String::from("critiques:\n");
+        for index in 0..100_000 {
+            text.push_str(&format!(
+                "  - target_block: b{index}\n    severity: minor\n"
+            ));
+        }
+        assert_eq!(longest(&text), Some((2, Some("critiques"), 100_000)));
+        let flow = format!("items: [{}]\n", vec!["x"; 100_000].join(", "));
+        assert_eq!(longest(&flow), Some((1, Some("items"), 100_000)));
     }
 
     #[test]

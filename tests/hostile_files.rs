@@ -477,6 +477,7 @@ fn defect_11_a_file_size_limit_fails_a_write_with_its_path() {
         code: code.expect("quorum exited with a code, not killed by SIGXFSZ"),
         stdout: String::new(),
         stderr,
+        peak_rss_bytes: 0,
     };
     assert_ne!(ran.code, 0, "{}", ran.stderr);
     assert!(

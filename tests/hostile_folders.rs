@@ -330,6 +330,56 @@ fn class_11_prices_and_budgets_are_finite_and_bounded() {
     args.extend(["--headless", "--config", config.to_str().unwrap()]);
     let resumed = sandbox.quorum(&args, &[]);
     assert_ne!(resumed.code, 2, "{command}: {}", resumed.stderr);
+
+    // A price or a raised budget edited into a journal past what a
+    // configuration may say is refused by every reader, with its line.
+    let dir = support::run::only_run(&out);
+    let journal = dir.join("journal.jsonl");
+    let original = std::fs::read_to_string(&journal).unwrap();
+    let (first, rest) = original.split_once('\n').unwrap();
+    let mut record: serde_json::Value = serde_json::from_str(first).unwrap();
+    // Wherever the protocol keeps its prices (a review under
+    // `participants`).
+    fn dearer(value: &mut serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let Some(price) = map
+                    .get_mut("prices")
+                    .and_then(|prices| prices.get_mut("script:scripted"))
+                {
+                    price["input"] = serde_json::json!(1e308);
+                    return true;
+                }
+                map.values_mut().any(dearer)
+            }
+            _ => false,
+        }
+    }
+    assert!(dearer(&mut record["event"]["definition"]), "{first}");
+    std::fs::write(&journal, format!("{record}\n{rest}")).unwrap();
+    let dir_arg = dir.to_str().unwrap();
+    for args in [
+        vec!["open", dir_arg, "--headless"],
+        vec!["report", dir_arg, "-o", "-"],
+        vec!["resume", dir_arg, "--headless", "--budget", "1"],
+    ] {
+        let ran = sandbox.quorum(&args, &[]);
+        refused_naming(
+            &ran,
+            &[
+                "journal.jsonl line 1",
+                "the price of script:scripted",
+                "at most",
+            ],
+        );
+    }
+    std::fs::write(&journal, &original).unwrap();
+    append_record(
+        &dir,
+        r#"{"v":1,"seq":SEQ,"at":"2026-12-01T12:00:00Z","event":{"event":"budget","budget":{"kind":"decided","decision":{"decision":"raise","limit":{"usd":1e300}}}}}"#,
+    );
+    let ran = sandbox.quorum(&["open", dir_arg, "--headless"], &[]);
+    refused_naming(&ran, &["journal.jsonl line", "a raised budget", "at most"]);
 }
 
 /// `dir`'s journal with `line` appended.
@@ -385,10 +435,13 @@ fn class_13_long_values_are_cut_and_refusals_say_why() {
     let long = "x".repeat(100_000);
     let at = format!("{long}:1");
     let resolve = format!("{long}=accept");
+    // A value clap itself refuses is cut too, and its escapes made inert.
+    let budget = format!("{long}\u{1b}]52;c;aGk=\u{7}");
     for args in [
         vec!["fork", dir.to_str().unwrap(), "--at", &at, "--headless"],
         vec!["fork", dir.to_str().unwrap(), "--at", &long, "--headless"],
         vec!["open", dir.to_str().unwrap(), "--resolve", &resolve],
+        vec!["demo", "--headless", "--budget", &budget],
     ] {
         let ran = sandbox.quorum(&args, &[]);
         ran.assert_code(2);
@@ -398,6 +451,7 @@ fn class_13_long_values_are_cut_and_refusals_say_why() {
             ran.stderr.len(),
             &ran.stderr[..ran.stderr.len().min(300)]
         );
+        assert!(!ran.stderr.contains('\u{1b}'), "{}", ran.stderr);
     }
 
     // Two debates of one protocol that share nothing say so.

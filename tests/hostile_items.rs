@@ -647,3 +647,240 @@ fn defect_7_moderation_ask_with_a_huge_line_on_stdin_ends_cleanly() {
     );
     ran.assert_code(0);
 }
+
+/// Every file under `dir` and their bytes together, largest first.
+fn folder_bytes(dir: &Path) -> (u64, Vec<(u64, String)>) {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                pending.push(entry.path());
+            } else {
+                let name = entry
+                    .path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .display()
+                    .to_string();
+                files.push((meta.len(), name));
+            }
+        }
+    }
+    files.sort_unstable_by(|a, b| b.cmp(a));
+    (files.iter().map(|(size, _)| size).sum(), files)
+}
+
+/// A configuration whose `cli` provider answers every call with the file
+/// at `answer`, and plays every role.
+fn every_role_answers(sandbox: &Sandbox, answer: &Path) {
+    let program = sandbox.write_executable(
+        "answer.sh",
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\nexec cat '{}'\n",
+            answer.display()
+        ),
+    );
+    sandbox.write(
+        "config/quorum/config.yaml",
+        &format!(
+            "providers:\n  cli: {{ kind: command, command: [\"{}\"] }}\n",
+            program.display()
+        ),
+    );
+}
+
+/// Memory a quorum process holds whatever it reads (the binary, its
+/// runtime, the prompts), in bytes: the allowance below is on top of it.
+const BASE_RSS_BYTES: u64 = 48 << 20;
+
+/// Issue 61, class 10: an answer refused for holding far more items than
+/// an answer may costs its size once, not tens of times. Before, a 12 MB
+/// critic answer took 294 MB of memory and a 107 MB folder: its items were
+/// each built as a value before the count refused them, the journal held
+/// it twice (streamed and finished), the repair prompt quoted it whole,
+/// and the critique and the transcript copied it. Now the list is counted
+/// from the text, streamed text is journaled up to a cap, the repair quotes
+/// the answer's start and every document cuts it, saying so. Counted in
+/// bytes on the real binary, never timed.
+#[test]
+fn issue_61_class_10_a_refused_answer_costs_its_size_once() {
+    let sandbox = Sandbox::new();
+    let answer = critiques(50_000);
+    let size = answer.len() as u64;
+    assert!(size > 7 << 20, "an answer of megabytes: {size}");
+    let path = sandbox.write("critic-answer.md", &answer);
+    every_role_answers(&sandbox, &path);
+    let script = script_file(
+        &sandbox,
+        "review.yaml",
+        review_with("unused", &revision_text(&[])),
+    );
+    let out = sandbox.out().display().to_string();
+    let ran = sandbox.quorum(
+        &[
+            "review",
+            "Hostile sizes",
+            "--script",
+            &script,
+            "--agent",
+            "critic=cli",
+            "--headless",
+            "--out",
+            &out,
+        ],
+        &[],
+    );
+    ran.assert_code(1);
+    assert!(
+        ran.stderr
+            .contains("50,000 critiques, more than one answer may hold (1,000)"),
+        "{}",
+        ran.stderr
+    );
+    let dir = sandbox.run_dir();
+    let (total, files) = folder_bytes(&dir);
+    // The critic answered twice (the answer and its repair), each kept
+    // whole once, in the journal; everything else is small.
+    assert!(
+        total < 2 * size * 5 / 4 + (2 << 20),
+        "{total} bytes on disk for two answers of {size}: {files:?}"
+    );
+    for document in ["critique.md", "transcript.md"] {
+        let text = std::fs::read_to_string(dir.join(document)).unwrap();
+        assert!(
+            (text.len() as u64) < 2 * quorum::report::EMBEDDED_ANSWER_MAX_BYTES as u64 + (64 << 10),
+            "{document}: {} bytes",
+            text.len()
+        );
+        assert!(
+            text.contains("more of this answer, not copied here: journal.jsonl holds it whole"),
+            "{document} says what it cut"
+        );
+    }
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    assert_eq!(
+        journal.matches("Weakness number 49999 of").count(),
+        2,
+        "each answer journaled whole once"
+    );
+    let repair = journal
+        .lines()
+        .find(|line| line.contains("\"call_started\"") && line.contains("critic/critique/r1/a2"))
+        .expect("the repair was asked");
+    assert!(
+        repair.len() < quorum::protocol::calls::PREVIOUS_OUTPUT_QUOTED_MAX_BYTES + (64 << 10),
+        "the repair prompt quotes the answer's start only: {} bytes",
+        repair.len()
+    );
+    assert!(repair.contains("more, is not repeated here]"));
+    // Never read item by item: the parser's values for 50,000 items took
+    // some twenty times the answer's size.
+    assert!(
+        ran.peak_rss_bytes < BASE_RSS_BYTES + 12 * size,
+        "{} bytes of memory at the peak for an answer of {size}",
+        ran.peak_rss_bytes
+    );
+}
+
+/// Issue 61, class 10: a council whose every participant answers megabytes
+/// of findings, all refused, keeps each answer in the journal and its raw
+/// file (written before it is read) and nowhere else whole, and its report
+/// is bounded. Before, six 15.5 MB answers made a 790 MB folder and a
+/// 388 MB page.
+#[test]
+fn issue_61_class_10_a_council_of_refused_answers_stays_small() {
+    let sandbox = Sandbox::new();
+    let findings: Vec<serde_json::Value> = (0..12_000)
+        .map(|number| {
+            serde_json::json!({"severity": "MEDIUM", "title": format!("Finding {number}"),
+                "description": format!("Words of finding {number}, padded to a realistic length."),
+                "evidence": format!("handler.go:{number}"), "recommendation": "Fix it."})
+        })
+        .collect();
+    let answer = fenced(
+        "json",
+        &format!(
+            "{}\n",
+            serde_json::json!({"participant": "expert", "phase": 1, "findings": findings})
+        ),
+    );
+    let size = answer.len() as u64;
+    let path = sandbox.write("council-answer.md", &answer);
+    every_role_answers(&sandbox, &path);
+    sandbox.write(
+        "config/quorum/config.yaml",
+        &format!(
+            "{}roles:\n  default: cli\n",
+            std::fs::read_to_string(sandbox.path().join("config/quorum/config.yaml")).unwrap()
+        ),
+    );
+    let out = sandbox.out().display().to_string();
+    let ran = sandbox.quorum(
+        &[
+            "council",
+            "Hostile sizes",
+            "--domain",
+            "security",
+            "--domain",
+            "data",
+            "--headless",
+            "--out",
+            &out,
+        ],
+        &[],
+    );
+    assert_ne!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("12,000 findings, more than one answer may hold (1,000)"),
+        "{}",
+        ran.stderr
+    );
+    let participants = ran
+        .stderr
+        .matches("'s independent answer is malformed")
+        .count() as u64;
+    assert!(participants >= 4, "{}", ran.stderr);
+    let dir = sandbox.run_dir();
+    let (total, files) = folder_bytes(&dir);
+    assert!(
+        // The journal's copy (its JSON escapes a JSON answer's quotes),
+        // the raw file, the start the journal keeps of the stream and the
+        // transcript's cut copy.
+        total < participants * (size * 9 / 4 + (512 << 10)) + (1 << 20),
+        "{total} bytes on disk for {participants} answers of {size}: {files:?}"
+    );
+    let transcript = std::fs::metadata(dir.join("transcript.md")).unwrap().len();
+    assert!(
+        transcript < participants * (quorum::report::EMBEDDED_ANSWER_MAX_BYTES as u64 + (16 << 10)),
+        "transcript.md: {transcript} bytes"
+    );
+    let page = sandbox.path().join("report.html");
+    let reported = sandbox.quorum(
+        &[
+            "report",
+            &dir.display().to_string(),
+            "-o",
+            &page.display().to_string(),
+        ],
+        &[],
+    );
+    reported.assert_code(0);
+    let page_bytes = std::fs::metadata(&page).unwrap().len();
+    assert!(
+        page_bytes < participants * 2 * quorum::report::EMBEDDED_ANSWER_MAX_BYTES as u64,
+        "the page: {page_bytes} bytes"
+    );
+    for (what, peak) in [
+        ("the council", ran.peak_rss_bytes),
+        ("its report", reported.peak_rss_bytes),
+    ] {
+        assert!(
+            peak < BASE_RSS_BYTES + 6 * participants * size,
+            "{what}: {peak} bytes of memory at the peak for {participants} answers of {size}"
+        );
+    }
+}

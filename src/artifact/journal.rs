@@ -450,8 +450,7 @@ pub const JOURNAL_LIMIT_BYTES: u64 = 256 << 20;
 /// A last line without `\n` that does not parse is reported as
 /// [`JournalContents::torn_tail`] and left out; one that parses is a record.
 pub fn read_journal<E: DeserializeOwned>(path: &Path) -> Result<JournalContents<E>, JournalError> {
-    let mut bytes = Vec::new();
-    open_regular(path, OpenOptions::new().read(true))
+    let file = open_regular(path, OpenOptions::new().read(true))
         .and_then(|file| {
             let size = file.metadata()?.len();
             if size > JOURNAL_LIMIT_BYTES {
@@ -464,10 +463,33 @@ pub fn read_journal<E: DeserializeOwned>(path: &Path) -> Result<JournalContents<
                     ),
                 ));
             }
-            file.take(JOURNAL_LIMIT_BYTES).read_to_end(&mut bytes)
+            Ok(file)
         })
         .map_err(io_error("read", path))?;
-    parse_journal(&bytes, path)
+    // Line by line: a record's bytes are let go once it is parsed, so
+    // reading never holds the journal twice (its text and its records).
+    let mut reader = std::io::BufReader::new(file.take(JOURNAL_LIMIT_BYTES));
+    let mut contents = JournalContents {
+        records: Vec::new(),
+        torn_tail: None,
+    };
+    let mut raw = Vec::new();
+    for line in 1.. {
+        raw.clear();
+        std::io::BufRead::read_until(&mut reader, b'\n', &mut raw)
+            .map_err(io_error("read", path))?;
+        let terminated = raw.last() == Some(&b'\n');
+        if terminated {
+            raw.pop();
+        } else if raw.is_empty() {
+            break;
+        }
+        parse_line(&mut contents, &raw, line, terminated, path)?;
+        if !terminated || contents.torn_tail.is_some() {
+            break;
+        }
+    }
+    Ok(contents)
 }
 
 /// [`read_journal`] of `bytes` already read from `path` (named in errors).
@@ -481,56 +503,71 @@ pub fn parse_journal<E: DeserializeOwned>(
         torn_tail: None,
     };
     for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line = index + 1;
         let terminated = index < newlines;
         if !terminated && raw.is_empty() {
             break;
         }
-        let newer_version = |found| JournalError::NewerVersion {
-            path: path.to_path_buf(),
-            line,
-            found,
-            supported: JOURNAL_VERSION,
-        };
-        let record: Record<E> = match serde_json::from_slice(raw) {
-            Ok(record) => record,
-            Err(err) => {
-                // A newer format may not parse as today's events: say so first.
-                if let Ok(probe) = serde_json::from_slice::<VersionProbe>(raw)
-                    && probe.v > JOURNAL_VERSION
-                {
-                    return Err(newer_version(probe.v));
-                }
-                if terminated {
-                    return Err(JournalError::Corrupt {
-                        path: path.to_path_buf(),
-                        line,
-                        message: describe_within_line(&err),
-                    });
-                }
-                contents.torn_tail = Some(TornTail {
-                    line,
-                    bytes: raw.len(),
-                });
-                break;
-            }
-        };
-        if record.v > JOURNAL_VERSION {
-            return Err(newer_version(record.v));
+        parse_line(&mut contents, raw, index + 1, terminated, path)?;
+        if contents.torn_tail.is_some() {
+            break;
         }
-        if let Some(previous) = contents.records.last()
-            && record.seq <= previous.seq
-        {
-            return Err(JournalError::SeqNotIncreasing {
-                path: path.to_path_buf(),
-                line,
-                previous: previous.seq,
-                found: record.seq,
-            });
-        }
-        contents.records.push(record);
     }
     Ok(contents)
+}
+
+/// Reads `raw`, the journal's `line` (`terminated` by a newline or the
+/// file's last), into `contents`: a record, or the torn tail.
+fn parse_line<E: DeserializeOwned>(
+    contents: &mut JournalContents<E>,
+    raw: &[u8],
+    line: usize,
+    terminated: bool,
+    path: &Path,
+) -> Result<(), JournalError> {
+    let newer_version = |found| JournalError::NewerVersion {
+        path: path.to_path_buf(),
+        line,
+        found,
+        supported: JOURNAL_VERSION,
+    };
+    let record: Record<E> = match serde_json::from_slice(raw) {
+        Ok(record) => record,
+        Err(err) => {
+            // A newer format may not parse as today's events: say so first.
+            if let Ok(probe) = serde_json::from_slice::<VersionProbe>(raw)
+                && probe.v > JOURNAL_VERSION
+            {
+                return Err(newer_version(probe.v));
+            }
+            if terminated {
+                return Err(JournalError::Corrupt {
+                    path: path.to_path_buf(),
+                    line,
+                    message: describe_within_line(&err),
+                });
+            }
+            contents.torn_tail = Some(TornTail {
+                line,
+                bytes: raw.len(),
+            });
+            return Ok(());
+        }
+    };
+    if record.v > JOURNAL_VERSION {
+        return Err(newer_version(record.v));
+    }
+    if let Some(previous) = contents.records.last()
+        && record.seq <= previous.seq
+    {
+        return Err(JournalError::SeqNotIncreasing {
+            path: path.to_path_buf(),
+            line,
+            previous: previous.seq,
+            found: record.seq,
+        });
+    }
+    contents.records.push(record);
+    Ok(())
 }
 
 /// Cuts `tail` (as reported by [`read_journal`]) off the end of the journal,

@@ -118,11 +118,50 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let matches = command().get_matches_from(args);
-    match invocation(&matches) {
+    let parsed = command()
+        .try_get_matches_from(args)
+        .and_then(|matches| invocation(&matches));
+    match parsed {
         Ok(invocation) => invocation,
-        Err(error) => error.exit(),
+        Err(error) if !error.use_stderr() => error.exit(),
+        Err(error) => {
+            // clap quotes a refused value whole: a flag's value someone
+            // pasted (100,000 characters, terminal escapes) is shown as
+            // every other value quorum quotes, made inert and cut; an
+            // ordinary message keeps clap's own styling.
+            let plain = error.render().to_string();
+            let bounded = bounded_message(&plain);
+            if bounded == plain {
+                error.exit();
+            }
+            eprint!("{bounded}");
+            std::process::exit(error.exit_code());
+        }
     }
+}
+
+/// Longest line of a usage error shown whole, in characters.
+const USAGE_LINE_CHARS: usize = 300;
+
+/// `message` (clap's, quoting what was typed) with nothing that acts on a
+/// terminal, and each line longer than [`USAGE_LINE_CHARS`] cut there with
+/// its length given.
+fn bounded_message(message: &str) -> String {
+    crate::text::sanitize(message)
+        .split_inclusive('\n')
+        .map(|line| {
+            let body = line.trim_end_matches('\n');
+            let count = body.chars().count();
+            if count <= USAGE_LINE_CHARS {
+                return line.to_owned();
+            }
+            let cut: String = body.chars().take(USAGE_LINE_CHARS).collect();
+            format!(
+                "{cut}… ({} characters)\n",
+                crate::text::thousands(count as u64)
+            )
+        })
+        .collect()
 }
 
 fn invocation(matches: &ArgMatches) -> Result<Invocation, clap::Error> {

@@ -133,7 +133,8 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         // the files it changes.
         let run_dir = RunDir::open(dir)?;
         report_swept(&run_dir, &folded.protocol)?;
-        let rewritten = crate::engine::resume::rewrite_stale_documents(&folded, &run_dir)?;
+        let rewritten =
+            crate::engine::resume::rewrite_stale_documents(&folded, &recorded.records, &run_dir)?;
         if !rewritten.is_empty() {
             eprintln!(
                 "quorum: brought {} up to date with the journal",
@@ -203,7 +204,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     }
 
     let (journal, run_dir) = take_over(&recorded, dir, &folded.protocol)?;
-    let point = ResumePoint::from(&folded);
+    let point = ResumePoint::new(&folded, &recorded.records);
     let budget = crate::engine::spending::recorded_limit(
         setup.budget.unwrap_or_default(),
         recorded.records.iter().map(|record| &record.event),

@@ -49,7 +49,7 @@ use tokio::sync::mpsc;
 
 use crate::agent::human::HumanDesk;
 use crate::agent::{Agent, AgentInfo, CallOutput, StreamEvent, Usage};
-use crate::artifact::{Journal, JournalError, RunDir};
+use crate::artifact::{Journal, JournalError, Record, RunDir};
 use crate::protocol::supervision::Slot;
 use crate::protocol::{
     Board, CallFailure, CallSpec, Effect, Input, LogEntry, ModerationItem, Outcome, OverrideAction,
@@ -232,13 +232,17 @@ pub struct ResumePoint {
     pub answers: Vec<(String, String)>,
 }
 
-impl<P> From<&resume::Folded<P>> for ResumePoint {
-    fn from(folded: &resume::Folded<P>) -> Self {
+impl ResumePoint {
+    /// Where `folded`, folded from `records`, stands.
+    pub fn new<P>(folded: &resume::Folded<P>, records: &[Record<JournalEvent>]) -> Self {
         ResumePoint {
             unfinished: folded.unfinished.clone(),
             moderation: folded.moderation.clone(),
             extended: folded.extended.clone(),
-            answers: folded.answers.clone(),
+            answers: resume::answer_texts(&folded.answers, records)
+                .into_iter()
+                .map(|(path, output)| (path, output.to_owned()))
+                .collect(),
         }
     }
 }

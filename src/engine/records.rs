@@ -152,6 +152,13 @@ pub const DOCUMENTS_COST_SHARE: u32 = 50;
 /// ([`crate::agent::http::paced::start_clock`]).
 pub const STREAM_BATCH_MS: u64 = 128;
 
+/// Most streamed text journaled per call, answer and reasoning each, in
+/// bytes: what a replay shows streaming. The answer itself is journaled
+/// whole when the call finishes, so streamed text past this would only
+/// store it twice (an agent's 16 MiB answer: 32 MiB of journal); a replay
+/// shows the rest of a longer answer at once when its call finishes.
+pub const STREAM_JOURNAL_MAX_BYTES: usize = 256 * 1024;
+
 /// How early a batch is journaled when more text of its call arrives, in
 /// milliseconds. A stream read once every [`STREAM_BATCH_MS`] (a headless
 /// run's paced reads) brings its text as its batch falls due, give or take
@@ -197,6 +204,9 @@ pub(super) struct Records {
     pub(super) documents_held: Option<tokio::time::Instant>,
     /// Streamed text not yet journaled, per call.
     batches: BTreeMap<String, StreamBatch>,
+    /// Streamed text batched so far per call and kind (answer, reasoning),
+    /// in bytes, up to [`STREAM_JOURNAL_MAX_BYTES`].
+    batched_bytes: HashMap<(String, bool), usize>,
     /// The rewrite of the artifact files under way, if any.
     pub(super) rewrite: Option<Rewrite>,
 }
@@ -218,6 +228,7 @@ impl Records {
             streamed_since_documents: 0,
             documents_held: None,
             batches: BTreeMap::new(),
+            batched_bytes: HashMap::new(),
             rewrite: None,
         }
     }
@@ -335,6 +346,16 @@ impl Records {
         if due {
             self.flush_stream(call_id)?;
         }
+        self.streamed_since_documents += text.len();
+        let batched = self
+            .batched_bytes
+            .entry((call_id.to_string(), reasoning))
+            .or_default();
+        let text = crate::text::head_bytes(text, STREAM_JOURNAL_MAX_BYTES.saturating_sub(*batched));
+        if text.is_empty() {
+            return Ok(());
+        }
+        *batched += text.len();
         let batch = self
             .batches
             .entry(call_id.to_string())
@@ -346,7 +367,6 @@ impl Records {
             });
         batch.text.push_str(text);
         batch.last_at = Utc::now();
-        self.streamed_since_documents += text.len();
         Ok(())
     }
 
@@ -608,5 +628,41 @@ mod tests {
         );
         let journal = std::fs::read_to_string(dir.path().join("journal.jsonl")).unwrap();
         assert!(journal.contains(r#""text":"one two ""#), "{journal}");
+    }
+
+    /// Issue 61, class 10: a call's streamed text is journaled up to
+    /// STREAM_JOURNAL_MAX_BYTES, answer and reasoning each, cut between
+    /// two characters; the answer itself is journaled whole when the call
+    /// finishes, so a long answer is not stored twice. Counted in bytes.
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn streamed_text_is_journaled_up_to_its_cap_per_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut records = records(dir.path());
+        let chunk = "é".repeat(100 * 1024);
+        for _ in 0..10 {
+            records.batch("big", &chunk, false).unwrap();
+            records.batch("big", "thinking ", true).unwrap();
+            records.batch("small", "a few words ", false).unwrap();
+        }
+        records.flush_streams().unwrap();
+        let journal = std::fs::read_to_string(dir.path().join("journal.jsonl")).unwrap();
+        let mut kept: BTreeMap<(String, bool), usize> = BTreeMap::new();
+        for line in journal.lines() {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            let event = &record["event"];
+            let reasoning = event["reasoning"].as_bool().unwrap_or(false);
+            let call = event["call_id"].as_str().unwrap().to_owned();
+            *kept.entry((call, reasoning)).or_default() += event["text"].as_str().unwrap().len();
+        }
+        let big = kept[&("big".to_owned(), false)];
+        assert!(
+            big <= STREAM_JOURNAL_MAX_BYTES && big > STREAM_JOURNAL_MAX_BYTES - 2,
+            "{big} bytes of a 2 MB answer"
+        );
+        assert_eq!(kept[&("big".to_owned(), true)], 10 * "thinking ".len());
+        assert_eq!(
+            kept[&("small".to_owned(), false)],
+            10 * "a few words ".len()
+        );
     }
 }

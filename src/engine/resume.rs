@@ -132,9 +132,29 @@ pub struct Folded<P> {
     /// of someone else's folder refuses the journal for it.
     pub impossible: Option<(usize, String)>,
     /// Every answer on record whose call had a raw-output file: the file
-    /// and the answer, as the live run wrote it when the answer came. A
-    /// protocol's documents do not carry them; resume restores them.
-    pub answers: Vec<(String, String)>,
+    /// and the position of the record that holds the answer, as the live
+    /// run wrote it when the answer came ([`answer_texts`] reads them). A
+    /// protocol's documents do not carry them; resume restores them. By
+    /// position, not copied: a reader of the record (a report, a verdict)
+    /// does not hold every answer twice.
+    pub answers: Vec<(String, usize)>,
+}
+
+/// The answers of `answers` (files and record positions, as
+/// [`Folded::answers`] holds them) with their texts in `records`.
+pub fn answer_texts<'r>(
+    answers: &[(String, usize)],
+    records: &'r [Record<JournalEvent>],
+) -> Vec<(String, &'r str)> {
+    answers
+        .iter()
+        .filter_map(|(path, place)| match &records.get(*place)?.event {
+            JournalEvent::Input {
+                input: Input::CallFinished { output, .. },
+            } => Some((path.clone(), output.as_str())),
+            _ => None,
+        })
+        .collect()
 }
 
 impl<P: Protocol> Folded<P> {
@@ -147,13 +167,13 @@ impl<P: Protocol> Folded<P> {
 /// The file of each answer on record with its latest answer, but those a
 /// document of the protocol replaces (the marked copy of an answer that
 /// could not be read): what resume restores.
-pub fn answer_files<'a>(
-    answers: &'a [(String, String)],
+pub fn answer_files<'a, S: AsRef<str>>(
+    answers: &'a [(String, S)],
     documents: &[crate::protocol::Document],
 ) -> BTreeMap<&'a str, &'a str> {
     let mut files: BTreeMap<&str, &str> = answers
         .iter()
-        .map(|(path, output)| (path.as_str(), output.as_str()))
+        .map(|(path, output)| (path.as_str(), output.as_ref()))
         .collect();
     for document in documents {
         files.remove(document.path.as_str());
@@ -166,12 +186,14 @@ pub fn answer_files<'a>(
 /// input and rewriting the files); returns the paths rewritten.
 pub fn rewrite_stale_documents<P: Protocol>(
     folded: &Folded<P>,
+    records: &[Record<JournalEvent>],
     run_dir: &crate::artifact::RunDir,
 ) -> Result<Vec<String>, crate::artifact::ArtifactError> {
     let protocol = &folded.protocol;
     let documents = protocol.documents();
     let mut rewritten = Vec::new();
-    for (path, output) in answer_files(&folded.answers, &documents) {
+    let answers = answer_texts(&folded.answers, records);
+    for (path, output) in answer_files(&answers, &documents) {
         if run_dir.read_to_string(path).ok().as_deref() != Some(output) {
             run_dir.write(path, output.as_bytes())?;
             rewritten.push(path.to_string());
@@ -207,8 +229,10 @@ struct Observer<'a> {
     observe: &'a mut dyn FnMut(Timestamp, Update),
     log_published: usize,
     board: Board,
-    /// Calls whose text was journaled as it streamed.
-    streamed: BTreeSet<String>,
+    /// The answer text each call streamed, as journaled (at most
+    /// [`STREAM_JOURNAL_MAX_BYTES`](super::records::STREAM_JOURNAL_MAX_BYTES)
+    /// of it), until the call finishes.
+    streamed: BTreeMap<String, String>,
 }
 
 impl Observer<'_> {
@@ -326,7 +350,7 @@ fn fold_watching<P: Protocol>(
         observe,
         log_published: 0,
         board: Board::default(),
-        streamed: BTreeSet::new(),
+        streamed: BTreeMap::new(),
     };
     let mut unfinished: Vec<CallSpec> = Vec::new();
     let mut moderation = None;
@@ -345,11 +369,14 @@ fn fold_watching<P: Protocol>(
     for (place, record) in records.iter().enumerate() {
         let at = record.at;
         match &record.event {
-            JournalEvent::DebateStarted { .. } => {
+            JournalEvent::DebateStarted { setup, .. } => {
                 if started {
                     continue;
                 }
                 started = true;
+                if let Some(why) = limits_refusal(&protocol, setup.as_deref()) {
+                    impossible.get_or_insert((place + 1, why));
+                }
                 let effects = protocol.start(at);
                 observer.after_step(&protocol, at);
                 observer.show_board(&protocol, at);
@@ -397,7 +424,10 @@ fn fold_watching<P: Protocol>(
                 text,
                 reasoning,
             } => {
-                observer.streamed.insert(call_id.clone());
+                let streamed = observer.streamed.entry(call_id.clone()).or_default();
+                if !*reasoning {
+                    streamed.push_str(text);
+                }
                 let (call_id, text) = (call_id.clone(), text.clone());
                 (observer.observe)(
                     at,
@@ -419,12 +449,22 @@ fn fold_watching<P: Protocol>(
                     Input::CallFinished {
                         call_id, output, ..
                     } => {
-                        if !observer.streamed.contains(call_id) {
+                        // What the journal did not keep of the stream: all
+                        // of an answer that streamed none of its text, the
+                        // rest of one whose stream it kept the start of.
+                        let shown = observer.streamed.remove(call_id);
+                        let rest = match shown.as_deref() {
+                            None => Some(output.as_str()),
+                            Some(shown) => {
+                                output.strip_prefix(shown).filter(|rest| !rest.is_empty())
+                            }
+                        };
+                        if let Some(rest) = rest {
                             (observer.observe)(
                                 at,
                                 Update::Chunk {
                                     call_id: call_id.clone(),
-                                    text: output.clone(),
+                                    text: rest.to_owned(),
                                 },
                             );
                         }
@@ -433,7 +473,7 @@ fn fold_watching<P: Protocol>(
                             .find(|call| &call.request.call_id == call_id)
                             .and_then(|call| call.raw_output_path.clone())
                         {
-                            answers.push((path, output.clone()));
+                            answers.push((path, place));
                         }
                         unfinished.retain(|call| &call.request.call_id != call_id);
                         extended.remove(call_id);
@@ -510,6 +550,16 @@ fn fold_watching<P: Protocol>(
                 };
                 protocol.handle(&resumed, at);
             }
+            JournalEvent::Budget {
+                budget:
+                    super::spending::BudgetEvent::Decided {
+                        decision: super::spending::BudgetDecision::Raise { limit },
+                    },
+            } => {
+                if let Some(why) = budget_refusal(limit) {
+                    impossible.get_or_insert((place + 1, format!("a raised budget: {why}")));
+                }
+            }
             JournalEvent::Budget { .. } => {}
             JournalEvent::Finished { outcome } => {
                 finish_journaled = true;
@@ -549,6 +599,50 @@ fn fold_watching<P: Protocol>(
 /// verdict with `item_resolved`, never `item_decided`). Inputs the
 /// protocol refuses for reasons of timing (a decision that came as a
 /// moderation closed) are a live run's to journal and ignore.
+/// Why the prices `protocol` was set up with, or the first budget and the
+/// alternatives' prices of `setup`, could not have come from a
+/// configuration or a flag (not finite, negative, past their bound): an
+/// edited journal cannot make `quorum resume` forecast `$inf`, or print a
+/// command its own `--budget` refuses.
+fn limits_refusal<P: Protocol>(protocol: &P, setup: Option<&RunSetup>) -> Option<String> {
+    let priced = |agent: &str, price: &Price| {
+        crate::config::limits::price_refusal(price.input)
+            .or_else(|| crate::config::limits::price_refusal(price.output))
+            .map(|why| format!("the price of {agent}: {why}"))
+    };
+    let seated = protocol.usage().and_then(|ledger| {
+        ledger
+            .prices()
+            .iter()
+            .find_map(|(agent, price)| priced(agent, price))
+    });
+    seated.or_else(|| {
+        let setup = setup?;
+        let first = setup
+            .budget
+            .as_ref()
+            .and_then(budget_refusal)
+            .map(|why| format!("the budget: {why}"));
+        first.or_else(|| {
+            setup.alternatives.iter().find_map(|alternative| {
+                priced(&alternative.agent.label(), alternative.price.as_ref()?)
+            })
+        })
+    })
+}
+
+/// Why `budget` could not have come from a flag, a spec or a configuration.
+fn budget_refusal(budget: &crate::protocol::budget::Budget) -> Option<String> {
+    budget
+        .usd
+        .and_then(crate::config::limits::usd_refusal)
+        .or_else(|| {
+            budget
+                .tokens
+                .and_then(crate::config::limits::tokens_refusal)
+        })
+}
+
 fn impossible_input<P: Protocol>(
     input: &Input,
     protocol: &P,
@@ -960,6 +1054,9 @@ mod tests {
             [
                 (3, "proposer/a1: answer of ".to_string()),
                 (4, "proposer/a1 reasoning: thinking".to_string()),
+                // The rest of an answer whose stream the journal kept only
+                // the start of (STREAM_JOURNAL_MAX_BYTES) comes with it.
+                (5, "proposer/a1: proposer/a1".to_string()),
                 (7, "judge.b/a1: answer of judge.b/a1".to_string()),
             ]
         );

@@ -274,14 +274,28 @@ impl Document {
             );
         }
         let source = YamlDoc { yaml, ..source };
-        // Nesting too deep or aliases that multiply text are refused before
-        // the parser spends time or memory on them.
-        if let Err(refused) = crate::yaml_guard::check(&source.yaml) {
-            return Err(ParseError {
-                line: Some(source.first_line + refused.line - 1),
-                field: None,
-                message: format!("invalid YAML: {}", refused.message),
-            });
+        // Nesting too deep, aliases that multiply text and a list of more
+        // items than an answer may hold are refused before the parser
+        // spends time or memory on them: it keeps every event of the text
+        // in memory, and a value for each item.
+        match crate::yaml_guard::check_counting_lists(&source.yaml) {
+            Err(refused) => {
+                return Err(ParseError {
+                    line: Some(source.first_line + refused.line - 1),
+                    field: None,
+                    message: format!("invalid YAML: {}", refused.message),
+                });
+            }
+            Ok(Some(list)) if list.entries > ITEMS_PER_ANSWER_MAX => {
+                let what = list.key.as_deref().unwrap_or("list entries");
+                let message = over_item_limit(list.entries, what).unwrap_or_default();
+                return Err(ParseError {
+                    line: Some(source.first_line + list.line - 1),
+                    field: list.key,
+                    message: format!("{message}{}", if fenced { "" } else { NO_FENCE_HINT }),
+                });
+            }
+            Ok(_) => {}
         }
         // A key given twice in one mapping is not an unreadable answer: the
         // second is renamed so the YAML reads, and the item it is in says

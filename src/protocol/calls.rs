@@ -661,12 +661,32 @@ fn again_prompt(
 ) -> Result<String, String> {
     let mut context = serde_json::json!({
         "original_prompt": call.prompt,
-        "previous_output": output,
+        "previous_output": previous_output(output),
     });
     context[key] = value;
     prompts
         .render(template, &context)
         .map_err(|e| e.to_string())
+}
+
+/// Most of an agent's previous answer a prompt asking it again quotes, in
+/// bytes: far more than any answer in the format (a thousand items of a
+/// few hundred words), and a bound on what an answer refused for its size
+/// costs the next prompt, the journal and the agent's bill.
+pub const PREVIOUS_OUTPUT_QUOTED_MAX_BYTES: usize = 256 * 1024;
+
+/// `output` as a prompt asking again quotes it: whole, or its start up to
+/// [`PREVIOUS_OUTPUT_QUOTED_MAX_BYTES`] and a line saying how much is left
+/// out.
+fn previous_output(output: &str) -> String {
+    let quoted = crate::text::head_bytes(output, PREVIOUS_OUTPUT_QUOTED_MAX_BYTES);
+    if quoted.len() == output.len() {
+        return output.to_owned();
+    }
+    format!(
+        "{quoted}\n[... the rest of this reply, {} more, is not repeated here]",
+        crate::text::bytes((output.len() - quoted.len()) as u64)
+    )
 }
 
 #[cfg(test)]
@@ -849,5 +869,27 @@ mod tests {
             now(),
         );
         assert!(calls.log().last().unwrap().message.contains("ignored"));
+    }
+
+    /// Issue 61, class 10: a prompt asking an agent again quotes at most
+    /// PREVIOUS_OUTPUT_QUOTED_MAX_BYTES of its previous answer and says
+    /// how much it left out; an answer of an ordinary size is quoted whole.
+    #[test]
+    fn a_prompt_asking_again_quotes_a_huge_answer_only_in_part() {
+        let ordinary = "critiques:\n  - target_block: b1\n".repeat(1000);
+        assert_eq!(previous_output(&ordinary), ordinary);
+        let huge = "é".repeat(1 << 20);
+        let quoted = previous_output(&huge);
+        assert!(
+            quoted.len() < PREVIOUS_OUTPUT_QUOTED_MAX_BYTES + 100,
+            "{}",
+            quoted.len()
+        );
+        assert!(huge.starts_with(quoted.lines().next().unwrap()));
+        assert!(
+            quoted.ends_with("[... the rest of this reply, 1.8 MiB more, is not repeated here]"),
+            "{}",
+            &quoted[quoted.len() - 100..]
+        );
     }
 }

@@ -151,6 +151,7 @@ pub async fn resume(dir: &Path, moderator: Moderator) -> Option<Outcome> {
     if folded.is_finished() {
         return None;
     }
+    let point = ResumePoint::new(&folded, &recorded.records);
     let rebuilt = rebuild(&setup, &recorded.journal_path, None, &SystemEnvironment).unwrap();
     let (tx, _rx) = mpsc::unbounded_channel();
     let engine = Engine::new(
@@ -161,11 +162,5 @@ pub async fn resume(dir: &Path, moderator: Moderator) -> Option<Outcome> {
         moderator,
         tx,
     );
-    let point = ResumePoint {
-        unfinished: folded.unfinished,
-        moderation: folded.moderation,
-        extended: folded.extended,
-        answers: folded.answers,
-    };
     Some(engine.resume(point, false).await.unwrap().0)
 }

@@ -17,6 +17,12 @@ pub struct Ran {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
+    /// The most memory the process was seen to hold at once (its peak
+    /// resident set, `VmHWM`, read every few milliseconds while it ran), in
+    /// bytes: a test of memory counts bytes, never time. Not the kernel's
+    /// `ru_maxrss`, which for a child of the test process starts at the
+    /// test process's own size.
+    pub peak_rss_bytes: u64,
 }
 
 impl Ran {
@@ -62,7 +68,9 @@ pub fn quorum_in(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: Option<
     let stdout = reader(Box::new(child.stdout.take().expect("piped stdout")));
     let stderr = reader(Box::new(child.stderr.take().expect("piped stderr")));
     let started = Instant::now();
+    let mut peak_rss_bytes = 0;
     let status = loop {
+        peak_rss_bytes = peak_rss_bytes.max(high_water_mark(child.id()));
         if let Some(status) = child.try_wait().expect("wait for quorum") {
             break status;
         }
@@ -71,7 +79,7 @@ pub fn quorum_in(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: Option<
             let _ = child.wait();
             panic!("quorum {args:?} still running after {PROCESS_DEADLINE:?}; killed");
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(Duration::from_millis(5));
     };
     Ran {
         code: status
@@ -79,7 +87,21 @@ pub fn quorum_in(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: Option<
             .expect("quorum exited, not killed by a signal"),
         stdout: stdout.join().expect("stdout reader"),
         stderr: stderr.join().expect("stderr reader"),
+        peak_rss_bytes,
     }
+}
+
+/// The peak resident set of process `pid` so far (`VmHWM` in its
+/// `/proc` status), in bytes; 0 once it has exited.
+fn high_water_mark(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        })
+        .unwrap_or(0)
 }
 
 /// [`quorum_in`] from async tests, off the runtime's threads (the test may

@@ -125,17 +125,27 @@ pub struct Seeded {
 /// A hypotheses file: `hypotheses:` (or a bare list) of findings, each with
 /// an optional `owner`; at most [`ITEMS_PER_ANSWER_MAX`] of them.
 pub fn read_hypotheses_file(text: &str) -> Result<Vec<Seeded>, ParseError> {
+    let too_many = |count: usize| {
+        format!(
+            "{} hypotheses, more than a hypotheses file may hold ({}); keep the ones worth a cross-examination",
+            thousands(count as u64),
+            thousands(ITEMS_PER_ANSWER_MAX as u64)
+        )
+    };
+    // Counted before the file is parsed, as an answer's lists are.
+    if let Ok(Some(list)) = crate::yaml_guard::check_counting_lists(text)
+        && list.entries > ITEMS_PER_ANSWER_MAX
+    {
+        return Err(ParseError {
+            line: Some(list.line),
+            field: list.key,
+            message: too_many(list.entries),
+        });
+    }
     let document = Document::load(text)?;
     let (list, path) = list_of(&document, "hypotheses")?;
     if list.len() > ITEMS_PER_ANSWER_MAX {
-        return Err(document.error(
-            &path,
-            format!(
-                "{} hypotheses, more than a hypotheses file may hold ({}); keep the ones worth a cross-examination",
-                thousands(list.len() as u64),
-                thousands(ITEMS_PER_ANSWER_MAX as u64)
-            ),
-        ));
+        return Err(document.error(&path, too_many(list.len())));
     }
     let mut seeded = Vec::with_capacity(list.len());
     for (index, value) in list.iter().enumerate() {

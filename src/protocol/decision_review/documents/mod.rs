@@ -21,8 +21,8 @@ use super::{
 };
 use crate::protocol::{Document, Outcome, Protocol};
 use crate::report::{
-    UsageYaml, answer_md, fenced, one_line, raw_md, table_cell, timestamp, transcript_opening,
-    usage_line,
+    UsageYaml, answer_md, embedded_answer, fenced, one_line, raw_md, table_cell, timestamp,
+    transcript_opening, usage_line,
 };
 
 mod debate_yaml;
@@ -119,7 +119,7 @@ fn malformed_sections(review: &DecisionReview, stage: &str) -> String {
             malformed.call_id,
             timestamp(malformed.at),
             one_line(&malformed.reason).replace("--", "- -"),
-            fenced(&malformed.raw, "text")
+            fenced(&embedded_answer(&malformed.raw), "text")
         ));
     }
     out
@@ -140,7 +140,7 @@ fn proposal_md(review: &DecisionReview) -> Option<String> {
             "## Raw output `{}` ({})\n\n{}\n## Thesis tree\n\n{}",
             proposal.call_id,
             timestamp(proposal.at),
-            fenced(&proposal.raw, "text"),
+            fenced(&embedded_answer(&proposal.raw), "text"),
             tree_md(&proposal.parsed)
         ));
     }
@@ -251,7 +251,7 @@ fn critique_md(review: &DecisionReview) -> Option<String> {
             "\n## Raw output `{}` ({})\n\n{}",
             critique.call_id,
             timestamp(critique.at),
-            fenced(&critique.raw, "text")
+            fenced(&embedded_answer(&critique.raw), "text")
         ));
     }
     out.push_str(&malformed);
@@ -339,7 +339,7 @@ fn revision_md(review: &DecisionReview) -> Option<String> {
                 .replacen("### ", "#### ", 1),
             revision.call_id,
             timestamp(revision.at),
-            fenced(&revision.raw, "text")
+            fenced(&embedded_answer(&revision.raw), "text")
         ));
     }
     out.push_str(&malformed);
