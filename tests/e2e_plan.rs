@@ -356,7 +356,12 @@ fn a_deferred_item_is_settled_with_quorum_open() {
         "{}",
         listed.stdout
     );
-    assert!(listed.stdout.contains("I2  optimizer"), "{}", listed.stdout);
+    // Issue 62: a plan's item is about the plan, raised by a role.
+    assert!(
+        listed.stdout.contains("I2  from the optimizer"),
+        "{}",
+        listed.stdout
+    );
     let refused = sandbox.quorum(
         &["open", dir.to_str().unwrap(), "--resolve", "C1=accept"],
         &[],

@@ -677,6 +677,10 @@ fn open_accepts_a_deferred_item_with_a_note() {
     run.send("\x13"); // Ctrl-S
     run.wait_for("note kept; a accepts c1", WAIT);
     run.send("a");
+    // Issue 62: it asks first, showing what will be recorded.
+    run.wait_for("Record c1 as accepted after the verdict?", WAIT);
+    run.wait_for("with your note: finance", WAIT);
+    run.send("y");
     wait_for_item(&run, "c1", "b1", &["defer", "→accept"]);
     run.wait_for("5 to settle", WAIT);
     run.wait_for("--reopen", WAIT);

@@ -201,7 +201,7 @@ impl Listing {
                 out,
                 "    {}  {} · {} · {}  {}",
                 item.id,
-                sanitize(&item.target),
+                sanitize(&item.about()),
                 item.severity,
                 item.category,
                 sanitize(&shortened(&item.text, LISTED_ITEM_CHARS))

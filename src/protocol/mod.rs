@@ -282,8 +282,13 @@ pub enum Effect {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModerationItem {
     pub id: String,
-    /// What the item is about: a block id, a finding id, a plan section.
+    /// What the item is about: a block id, a finding id; empty for an item
+    /// about the whole text (a plan's challenge).
     pub target: String,
+    /// Who raised it, where the id does not say and the moderator should
+    /// know (a plan's `critic` or `optimizer`); may be empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub raised_by: String,
     /// The protocol's own severity word (`major`, `HIGH`, ...).
     pub severity: String,
     /// The protocol's own kind of item (`assumption`, `security`, ...).
@@ -310,12 +315,23 @@ pub struct Suggestion {
 }
 
 impl ModerationItem {
-    /// `c3 on b2`, or just `v1` for an item with no target.
+    /// `c3 on b2`, `C1 from the critic` for an item about the whole text,
+    /// or just `v1`.
     pub fn heading(&self) -> String {
-        if self.target.is_empty() {
-            self.id.clone()
-        } else {
-            format!("{} on {}", self.id, self.target)
+        match self.about() {
+            about if about.is_empty() => self.id.clone(),
+            about if self.target.is_empty() => format!("{} {about}", self.id),
+            about => format!("{} on {about}", self.id),
+        }
+    }
+
+    /// What a board's column about the item shows: its target (`b2`), or
+    /// who raised an item about the whole text (`from the critic`).
+    pub fn about(&self) -> String {
+        match (self.target.is_empty(), self.raised_by.is_empty()) {
+            (false, _) => self.target.clone(),
+            (true, false) => format!("from the {}", self.raised_by),
+            (true, true) => String::new(),
         }
     }
 }

@@ -602,7 +602,7 @@ fn items(report: &Report) -> String {
         out.push_str(&format!(
             "<tr><td>{}</td><td>{}<br><span class=\"muted\">{} {}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             escape(&item.item.id),
-            escape(&item.item.target),
+            escape(&item.item.about()),
             escape(&item.item.severity),
             escape(&item.item.category),
             escape(&item.item.text),

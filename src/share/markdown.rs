@@ -249,7 +249,7 @@ pub fn render(report: &Report) -> String {
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
                 cell(&item.item.id),
-                cell(&item.item.target),
+                cell(&item.item.about()),
                 cell(&item.item.text),
                 cell(&report.decision_word(item)),
                 cell(item.note.as_deref().unwrap_or(""))

@@ -171,6 +171,11 @@ impl Cards {
         &mut self.doc
     }
 
+    /// The document, once every answer has been read.
+    pub fn into_doc(self) -> StreamDoc {
+        self.doc
+    }
+
     /// Reads more text of the answer (already sanitised), as
     /// [`StreamDoc::push`] takes it. Reasoning passes through.
     pub fn push(&mut self, segment: Segment, text: &str) {

@@ -21,6 +21,8 @@ pub enum Context {
     ItemDetail,
     ConfirmQuit,
     ConfirmRetry,
+    /// Recording a deferred item's settlement after the verdict.
+    ConfirmSettle,
     /// A step held at the budget.
     Budget,
     Help,
@@ -41,6 +43,7 @@ impl Context {
             Context::ItemDetail => "One item in full",
             Context::ConfirmQuit => "Quit?",
             Context::ConfirmRetry => "Retry a call that has written text?",
+            Context::ConfirmSettle => "Record a settlement after the verdict?",
             Context::Budget => "A step that would cross the budget",
             Context::Help => "This help",
             Context::Editor => "Writing a note or an answer",
@@ -256,6 +259,8 @@ pub const BINDINGS: &[Binding] = &[
     bind(C::ConfirmQuit, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "keep going", true).only(LIVE),
     bind(C::ConfirmRetry, &[ch('y'), key(KeyCode::Enter)], A::ConfirmYes, "retry, dropping its text", true).only(LIVE),
     bind(C::ConfirmRetry, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "let it finish", true).only(LIVE),
+    bind(C::ConfirmSettle, &[ch('y'), key(KeyCode::Enter)], A::ConfirmYes, "record it", true).only(Modes::ARCHIVE),
+    bind(C::ConfirmSettle, &[ch('n'), key(KeyCode::Esc)], A::ConfirmNo, "not now", true).only(Modes::ARCHIVE),
     bind(C::Budget, &[ch('r')], A::RaiseBudget, "raise it", true).only(LIVE),
     bind(C::Budget, &[ch('s')], A::StopHere, "stop here", true).only(LIVE),
     bind(C::Budget, &[ch('o')], A::GoOnce, "go on once", true).only(LIVE),
@@ -388,6 +393,7 @@ pub fn help_sections(mode: Mode) -> Vec<(Context, Vec<(String, &'static str)>)> 
         C::Override,
         C::ChooseAgent,
         C::ConfirmRetry,
+        C::ConfirmSettle,
         C::Budget,
         C::BudgetEditor,
         C::ConfirmQuit,

@@ -111,7 +111,7 @@ impl Plan {
         }
         ModerationItem {
             id: item.id.clone(),
-            target: item.source.as_str().to_lowercase(),
+            raised_by: item.source.as_str().to_lowercase(),
             severity: item.level.as_str().to_string(),
             category: item.category.clone(),
             text,

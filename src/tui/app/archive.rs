@@ -3,8 +3,8 @@
 //! acceptance waits for `quorum resume --reopen`.
 //!
 //! Responsible for refusing what the protocol would refuse, with the reason
-//! on screen, and for turning `a` / `r` (with a note written first) into
-//! [`Input::ItemResolved`]. Not responsible for applying a settlement: the
+//! on screen, and for turning `a` / `r` (with a note written first),
+//! confirmed once with what will be recorded, into [`Input::ItemResolved`]. Not responsible for applying a settlement: the
 //! engine journals it and its next board shows it.
 
 use std::collections::HashMap;
@@ -106,11 +106,26 @@ impl App {
             .find(|index| self.settle_refusal(*index).is_none())
     }
 
-    /// `a` / `r` after the verdict: settles the current item.
-    pub(super) fn settle(&mut self, decision: ItemDecision, now: Instant) -> Vec<Command> {
-        let Some(index) = self.current_item() else {
-            return Vec::new();
+    /// `a` / `r` after the verdict: asks whether to record the current
+    /// item's settlement, showing what will be recorded (a settlement is
+    /// journaled for good; only `quorum open DIR --resolve` changes it).
+    pub(super) fn ask_to_settle(&mut self, decision: ItemDecision, now: Instant) {
+        let Some(item) = self.current_item() else {
+            return;
         };
+        match self.settle_refusal(item) {
+            Some(reason) => self.flash(reason, now),
+            None => self.layers.push(Layer::ConfirmSettle { item, decision }),
+        }
+    }
+
+    /// The settlement of item `index` confirmed: sent to the engine.
+    pub(super) fn settle(
+        &mut self,
+        index: usize,
+        decision: ItemDecision,
+        now: Instant,
+    ) -> Vec<Command> {
         if let Some(reason) = self.settle_refusal(index) {
             self.flash(reason, now);
             return Vec::new();

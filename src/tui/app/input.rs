@@ -128,6 +128,9 @@ impl App {
                 Some(Layer::ConfirmRetry { pane }) => {
                     return self.override_pane(pane, OverrideAction::RetryNow, now);
                 }
+                Some(Layer::ConfirmSettle { item, decision }) => {
+                    return self.settle(item, decision, now);
+                }
                 _ => self.quit = true,
             },
             Action::SwitchAgent => {
@@ -165,8 +168,8 @@ impl App {
                     self.item_scroll = 0;
                 }
             }
-            Action::Accept if archive => return self.settle(ItemDecision::Accept, now),
-            Action::Reject if archive => return self.settle(ItemDecision::Reject, now),
+            Action::Accept if archive => self.ask_to_settle(ItemDecision::Accept, now),
+            Action::Reject if archive => self.ask_to_settle(ItemDecision::Reject, now),
             Action::Note if archive => self.open_settlement_note(now),
             Action::Accept => return self.decide(ItemDecision::Accept, now),
             Action::Reject => return self.decide(ItemDecision::Reject, now),

@@ -426,6 +426,12 @@ pub enum Layer {
     ConfirmRetry {
         pane: usize,
     },
+    /// Settling a deferred item after the verdict is journaled for good:
+    /// it asks first, showing what will be recorded.
+    ConfirmSettle {
+        item: usize,
+        decision: crate::protocol::ItemDecision,
+    },
     /// Picking the model a role switches to.
     ChooseAgent {
         pane: usize,
@@ -458,6 +464,7 @@ impl Layer {
             Layer::Help { .. } => Context::Help,
             Layer::ConfirmQuit => Context::ConfirmQuit,
             Layer::ConfirmRetry { .. } => Context::ConfirmRetry,
+            Layer::ConfirmSettle { .. } => Context::ConfirmSettle,
             Layer::Override(_) => Context::Override,
             Layer::ItemDetail { .. } => Context::ItemDetail,
             Layer::ChooseAgent { .. } => Context::ChooseAgent,
@@ -542,9 +549,9 @@ pub struct App {
     /// While moderating, the text the item under the cursor attacks, when
     /// a lead pane has it (brought up to date by [`App::prepare`]).
     pub item_target: Option<ItemTarget>,
-    /// What `item_target` was last looked up for: the target, and how much
-    /// text the lead panes had then.
-    item_target_key: Option<(String, usize)>,
+    /// What `item_target` was last looked up for: the target, how much
+    /// text the lead panes had then, and which of them showed raw text.
+    item_target_key: Option<(String, usize, Vec<bool>)>,
     /// Notes written before the item had a decision, sent with it.
     pending_notes: HashMap<String, String>,
     /// Decisions sent to the engine that its board has not shown yet, by
@@ -1342,13 +1349,13 @@ impl App {
             self.item_target_key = None;
             return;
         };
-        let lead_text: usize = self
-            .panes
-            .iter()
-            .filter(|pane| pane.role.group == crate::protocol::RoleGroup::Lead)
-            .map(|pane| pane.doc.source_len())
-            .sum();
-        let key = (target, lead_text);
+        let lead = || {
+            self.panes
+                .iter()
+                .filter(|pane| pane.role.group == crate::protocol::RoleGroup::Lead)
+        };
+        let lead_text: usize = lead().map(|pane| pane.doc.source_len()).sum();
+        let key = (target, lead_text, lead().map(|pane| pane.raw).collect());
         if self.item_target_key.as_ref() != Some(&key) {
             self.item_target = target::find(&self.panes, &key.0);
             self.item_target_key = Some(key);
@@ -1365,6 +1372,7 @@ fn sanitize_board(board: &mut Board) {
         for field in [
             &mut item.id,
             &mut item.target,
+            &mut item.raised_by,
             &mut item.severity,
             &mut item.category,
             &mut item.text,

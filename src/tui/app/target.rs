@@ -12,7 +12,8 @@
 
 use super::AgentPane;
 use crate::protocol::RoleGroup;
-use crate::tui::markdown::StreamDoc;
+use crate::tui::cards::Cards;
+use crate::tui::markdown::{Segment, StreamDoc};
 
 /// Lines of a target's entry kept at most.
 pub const MAX_TARGET_LINES: usize = 80;
@@ -24,7 +25,8 @@ pub struct ItemTarget {
     pub target: String,
     /// The title of the pane it was found in: `Proposer`.
     pub source: String,
-    /// The entry, laid out as its pane lays YAML.
+    /// The entry, laid out as its pane shows it: a card, or the YAML as
+    /// written when the pane shows the raw text (`t`).
     pub doc: StreamDoc,
 }
 
@@ -38,9 +40,28 @@ pub fn find(panes: &[AgentPane], target: &str) -> Option<ItemTarget> {
             Some(ItemTarget {
                 target: target.to_string(),
                 source: pane.role.title.clone(),
-                doc: StreamDoc::yaml_excerpt(&entry),
+                doc: if pane.raw {
+                    StreamDoc::yaml_excerpt(&entry)
+                } else {
+                    card(&entry)
+                },
             })
         })
+}
+
+/// `entry` (a YAML list entry de-indented to its keys) as the card its
+/// pane shows for it.
+fn card(entry: &str) -> StreamDoc {
+    let mut record = String::from("```yaml\n");
+    for (index, line) in entry.lines().enumerate() {
+        record.push_str(if index == 0 { "- " } else { "  " });
+        record.push_str(line);
+        record.push('\n');
+    }
+    record.push_str("```\n");
+    let mut cards = Cards::new();
+    cards.push(Segment::Answer, &record);
+    cards.into_doc()
 }
 
 /// The YAML entry whose `id:` is `id` (ASCII case ignored, quotes allowed),
@@ -142,6 +163,27 @@ mod tests {
     }
 
     const TREE: &str = "Here is the tree.\n\n```yaml\nblocks:\n  - id: b1\n    type: claim\n    text: \"One table\n      for events.\"\n\n    risks: drift\n  - id: \"B2\"  # the core\n    type: fallback\n    text: keep the log\n```\nThe main bet is b2.\n";
+
+    /// Issue 62: the text an item attacks reads as the card its pane
+    /// shows, not as YAML; as written only when the pane shows raw text.
+    #[test]
+    fn the_target_reads_as_a_card_unless_its_pane_shows_raw_text() {
+        let entry = entry_text(&lines(TREE), "b1").unwrap();
+        let mut doc = card(&entry);
+        doc.layout(60, &crate::tui::theme::Theme::builtin("dark").unwrap());
+        let rows = doc.row_texts(0, doc.line_count()).join("\n");
+        assert!(rows.contains("b1"), "{rows}");
+        assert!(rows.contains("One table for events."), "{rows}");
+        assert!(!rows.contains("text:"), "no raw keys: {rows}");
+        assert!(!rows.contains("id:"), "{rows}");
+        let mut raw = StreamDoc::yaml_excerpt(&entry);
+        raw.layout(60, &crate::tui::theme::Theme::builtin("dark").unwrap());
+        assert!(
+            raw.row_texts(0, raw.line_count())
+                .join("\n")
+                .contains("text:")
+        );
+    }
 
     #[test]
     fn an_entry_runs_from_its_id_to_the_next_entry() {

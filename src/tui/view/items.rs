@@ -158,21 +158,34 @@ fn column_widths(app: &App) -> [usize; 4] {
             .unwrap_or(least)
             .max(least)
     };
-    let has_targets = app
+    let widest_about = app
         .board
         .items
         .iter()
-        .any(|entry| !entry.item.target.is_empty());
+        .map(|entry| column_about(&entry.item).chars().count())
+        .max()
+        .unwrap_or(0);
     [
         widest(|entry| &entry.item.id, 4),
-        if has_targets {
-            widest(|entry| &entry.item.target, 4).min(TARGET_COLUMN_CHARS + 1)
+        if widest_about > 0 {
+            (widest_about + 1).clamp(4, TARGET_COLUMN_CHARS + 1)
         } else {
             0
         },
         widest(|entry| &entry.item.severity, 6),
         widest(|entry| &entry.item.category, 12),
     ]
+}
+
+/// What the list's narrow column says an item is about: its target, or
+/// for an item about the whole text the role that raised it (the item's
+/// heading says `from the critic` in full).
+fn column_about(item: &crate::protocol::ModerationItem) -> &str {
+    if item.target.is_empty() {
+        &item.raised_by
+    } else {
+        &item.target
+    }
 }
 
 /// The decision the list shows: outside an archive (which has a column
@@ -200,7 +213,7 @@ fn item_line<'a>(
         Span::styled(
             format!(
                 "{:<target$}",
-                super::panes::shortened(&entry.item.target, target.saturating_sub(1))
+                super::panes::shortened(column_about(&entry.item), target.saturating_sub(1))
             ),
             theme.dim,
         ),

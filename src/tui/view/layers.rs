@@ -57,6 +57,9 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
             Layer::Override(prompt) => override_modal(app, prompt, frame, area),
             Layer::ItemDetail { item, scroll } => item_detail(app, *item, *scroll, frame, area),
             Layer::ConfirmRetry { pane } => confirm_retry(app, *pane, frame, area),
+            Layer::ConfirmSettle { item, decision } => {
+                confirm_settle(app, *item, *decision, frame, area)
+            }
             Layer::Budget(question) => budget_question(app, question, None, frame, area),
             Layer::BudgetEditor { question, editor } => {
                 budget_question(app, question, Some(editor), frame, area)
@@ -220,6 +223,67 @@ fn confirm_retry(app: &App, pane: usize, frame: &mut Buffer, area: Rect) {
         ),
         Line::raw(""),
         hints(app, Context::ConfirmRetry),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}
+
+/// Settling a deferred item after the verdict: the item, what will be
+/// recorded (the decision and the note, or that there is none) and what it
+/// leads to, before anything is sent.
+fn confirm_settle(
+    app: &App,
+    item: usize,
+    decision: crate::protocol::ItemDecision,
+    frame: &mut Buffer,
+    area: Rect,
+) {
+    let Some(entry) = app.board.items.get(item) else {
+        return;
+    };
+    let rect = centered(area, 72.min(area.width), 13.min(area.height));
+    frame.render_widget(Clear, rect);
+    let id = &entry.item.id;
+    let title = format!(
+        "Record {id} as {} after the verdict?",
+        decision.past_tense()
+    );
+    let block = modal(app, &title);
+    let body = block.inner(rect);
+    frame.render_widget(block, rect);
+    let dir = crate::text::sanitize(&app.info.run_dir.display().to_string());
+    let text = |line: String| Line::styled(line, app.theme.text);
+    let dim = |line: String| Line::styled(line, app.theme.dim);
+    let lines = vec![
+        Line::styled(entry.item.heading(), app.theme.title),
+        text(super::panes::shortened(
+            entry.item.text.lines().next().unwrap_or_default(),
+            usize::from(body.width).saturating_mul(2),
+        )),
+        Line::raw(""),
+        match app.pending_note(id) {
+            Some(note) => text(format!(
+                "Recorded: {id} {} after the verdict, with your note: {}",
+                decision.past_tense(),
+                super::panes::shortened(note, 120)
+            )),
+            None => text(format!(
+                "Recorded: {id} {} after the verdict, without a note (n writes one first).",
+                decision.past_tense()
+            )),
+        },
+        dim(match decision {
+            crate::protocol::ItemDecision::Accept => {
+                format!(
+                    "An acceptance asks for another round: `quorum resume {dir} --reopen` revises for it and derives a new verdict."
+                )
+            }
+            _ => "The verdict stands as it is; the item stays out of it.".into(),
+        }),
+        dim(format!(
+            "It goes into the journal for good; only `quorum open {dir} --resolve` changes it later."
+        )),
+        Line::raw(""),
+        hints(app, Context::ConfirmSettle),
     ];
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
 }

@@ -154,6 +154,22 @@ fn archive_app(resolvable: bool) -> App {
     app
 }
 
+/// What `app` shows on a 100x30 screen, row by row.
+fn drawn(app: &mut App) -> String {
+    let area = Rect::new(0, 0, 100, 30);
+    app.prepare(area);
+    let mut buffer = ratatui::buffer::Buffer::empty(area);
+    crate::tui::view::draw_screen(app, &mut buffer);
+    (0..area.height)
+        .map(|y| {
+            (0..area.width)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn resolved(command: &Command) -> (String, ItemDecision, Option<String>) {
     match command {
         Command::Moderator(Input::ItemResolved {
@@ -187,7 +203,29 @@ fn an_archive_settles_a_deferred_item_with_a_note_written_first() {
     );
     assert!(saved.is_empty(), "the note waits for the settlement");
     assert!(app.layers.is_empty());
-    let sent = press(&mut app, 'a');
+    // Issue 62: one key asks first, showing what will be recorded; `n`
+    // leaves everything as it was.
+    assert!(
+        press(&mut app, 'a').is_empty(),
+        "nothing sent before it is confirmed"
+    );
+    assert_eq!(app.contexts(), vec![Context::ConfirmSettle]);
+    let asked = drawn(&mut app);
+    assert!(
+        asked.contains("Record c2 as accepted after the verdict?"),
+        "{asked}"
+    );
+    assert!(asked.contains("with your note: finance"), "{asked}");
+    assert!(asked.contains("quorum resume /tmp/run --reopen"), "{asked}");
+    assert!(press(&mut app, 'n').is_empty());
+    assert!(app.layers.is_empty());
+    assert_eq!(
+        app.pending_note("c2"),
+        Some("finance agreed"),
+        "the note is kept"
+    );
+    assert!(press(&mut app, 'a').is_empty());
+    let sent = press(&mut app, 'y');
     assert_eq!(
         resolved(&sent[0]),
         (
@@ -201,7 +239,13 @@ fn an_archive_settles_a_deferred_item_with_a_note_written_first() {
         press(&mut app, 'd').is_empty(),
         "nothing is deferred again after the verdict"
     );
-    let sent = press(&mut app, 'r');
+    assert!(press(&mut app, 'r').is_empty());
+    let asked = drawn(&mut app);
+    assert!(asked.contains("without a note (n writes one"), "{asked}");
+    let sent = app.handle_key(
+        KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+        Instant::now(),
+    );
     assert_eq!(
         resolved(&sent[0]),
         ("c3".into(), ItemDecision::Reject, None)
