@@ -5,7 +5,8 @@
 //! protocol family, met through one trait and a registry), persists
 //! everything through `artifact`, and publishes view updates to the headless
 //! printer and the TUI. `parse` is the lenient reader of agent answers every
-//! protocol's parsers share; `report` the helpers their documents share.
+//! protocol's parsers share; `words` the plain words and `protocol::record`
+//! the record their documents share.
 
 pub mod agent;
 pub mod artifact;
@@ -16,11 +17,11 @@ pub mod input;
 pub mod parse;
 pub mod prompts;
 pub mod protocol;
-pub mod report;
 pub mod rulings;
 pub mod secrets;
 pub mod share;
 pub mod spec;
 pub mod text;
 pub mod tui;
+pub mod words;
 pub mod yaml_guard;

@@ -118,7 +118,7 @@ pub fn clipped(text: &str) -> String {
     let cut: String = text.chars().take(SHOWN_VALUE_CHARS).collect();
     format!(
         "{cut}… ({} characters)",
-        crate::report::thousands(count as u64)
+        crate::text::thousands(count as u64)
     )
 }
 

@@ -97,8 +97,11 @@ fn dr_55_rf_17_three_options_one_with_a_dealbreaker() {
         "{opening}"
     );
     assert!(
-        quorum::report::provenance(opening, "Which job queue should the order service use?")
-            .is_empty(),
+        quorum::protocol::record::provenance(
+            opening,
+            "Which job queue should the order service use?"
+        )
+        .is_empty(),
         "{opening}"
     );
     assert!(summary.contains("| 3 | B |"), "{summary}");

@@ -751,7 +751,7 @@ fn issue_61_class_10_a_refused_answer_costs_its_size_once() {
     for document in ["critique.md", "transcript.md"] {
         let text = std::fs::read_to_string(dir.join(document)).unwrap();
         assert!(
-            (text.len() as u64) < 2 * quorum::report::EMBEDDED_ANSWER_MAX_BYTES as u64 + (64 << 10),
+            (text.len() as u64) < 2 * quorum::words::EMBEDDED_ANSWER_MAX_BYTES as u64 + (64 << 10),
             "{document}: {} bytes",
             text.len()
         );
@@ -855,7 +855,7 @@ fn issue_61_class_10_a_council_of_refused_answers_stays_small() {
     );
     let transcript = std::fs::metadata(dir.join("transcript.md")).unwrap().len();
     assert!(
-        transcript < participants * (quorum::report::EMBEDDED_ANSWER_MAX_BYTES as u64 + (16 << 10)),
+        transcript < participants * (quorum::words::EMBEDDED_ANSWER_MAX_BYTES as u64 + (16 << 10)),
         "transcript.md: {transcript} bytes"
     );
     let page = sandbox.path().join("report.html");
@@ -871,7 +871,7 @@ fn issue_61_class_10_a_council_of_refused_answers_stays_small() {
     reported.assert_code(0);
     let page_bytes = std::fs::metadata(&page).unwrap().len();
     assert!(
-        page_bytes < participants * 2 * quorum::report::EMBEDDED_ANSWER_MAX_BYTES as u64,
+        page_bytes < participants * 2 * quorum::words::EMBEDDED_ANSWER_MAX_BYTES as u64,
         "the page: {page_bytes} bytes"
     );
     for (what, peak) in [

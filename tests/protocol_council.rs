@@ -1948,7 +1948,7 @@ fn rf_04_06_07_reader_first_summary() {
     let lead = h.protocol.summary_lead().unwrap();
     assert!(lead.starts_with("**CONCERNS.**"), "{lead}");
     assert!(
-        quorum::report::provenance(&lead, SCOPE).is_empty(),
+        quorum::protocol::record::provenance(&lead, SCOPE).is_empty(),
         "{lead}"
     );
     for word in ["F001", "F003", "expert", "devil", "checker", "0.5"] {

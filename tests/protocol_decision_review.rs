@@ -19,7 +19,7 @@ use quorum::protocol::decision_review::{
 use quorum::protocol::{
     CallFailure, CallSpec, Effect, Input, LogKind, Outcome, OverrideAction, Protocol,
 };
-use quorum::report::timestamp;
+use quorum::words::timestamp;
 use support::*;
 use yaml_serde::Value;
 

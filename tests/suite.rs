@@ -59,6 +59,7 @@ mod hostile_files;
 mod hostile_folders;
 mod hostile_input;
 mod hostile_items;
+mod layers;
 mod lenient_reader;
 mod link_order;
 mod one_slip;

@@ -23,6 +23,15 @@ use serde::{Deserialize, Serialize};
 
 pub use events::EventSender;
 
+/// How long streamed text gathers before the record journals it as one
+/// batch, in milliseconds: fine enough for a replay to look live, coarse
+/// enough that a fast stream costs a handful of writes a second. Two of the
+/// 64 ms slots of tokio's timer wheel, so that a headless run's reads, which
+/// come at this pace, fall where the wheel wakes anyway
+/// ([`http::paced::start_clock`]). Here, below the engine that batches by
+/// it and beside the paced reads that keep to it.
+pub const STREAM_BATCH_MS: u64 = 128;
+
 /// One agent call as the provider sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallRequest {

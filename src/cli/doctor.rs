@@ -114,7 +114,7 @@ async fn report(
             "No provider is usable. Set a key variable, configure a provider, or try `quorum demo` (no key needed)."
                 .to_string()
         } else {
-            let providers = crate::report::counted(usable, "provider", "providers");
+            let providers = crate::words::counted(usable, "provider", "providers");
             format!("{providers} usable.")
         }
     ));
@@ -126,9 +126,9 @@ fn config_section(loaded: &LoadedConfig) -> String {
         Some(path) => format!(
             "Configuration file\n  {} ({}, {}, {})\n",
             path.display(),
-            crate::report::counted(loaded.config.providers.len(), "provider", "providers"),
-            crate::report::counted(loaded.config.roles.len(), "role default", "role defaults"),
-            crate::report::counted(loaded.config.prices.len(), "price", "prices")
+            crate::words::counted(loaded.config.providers.len(), "provider", "providers"),
+            crate::words::counted(loaded.config.roles.len(), "role default", "role defaults"),
+            crate::words::counted(loaded.config.prices.len(), "price", "prices")
         ),
         None => format!(
             "Configuration file\n  none (quorum looks for {})\n",

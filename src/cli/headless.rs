@@ -16,8 +16,8 @@ use crate::engine::{
     Command, Controller, DebateDefinition, EngineError, JournalEvent, ModerationPolicy, Moderator,
     RunSetup, Update, WhenOver,
 };
+use crate::protocol::record::UsageYaml;
 use crate::protocol::{Input, LogKind, Outcome, OverrideAction, Protocol};
-use crate::report::UsageYaml;
 use crate::text::sanitize;
 
 use super::prepare::{Prepared, Source, prepare};
@@ -320,7 +320,7 @@ pub(super) fn progress_line(entry: &crate::protocol::LogEntry) -> String {
         "{marker} {} {:<9}{call} — {}",
         entry.at.with_timezone(&Local).format("%H:%M:%S"),
         entry.kind.label(),
-        sanitize(&crate::report::one_line(&entry.message))
+        sanitize(&crate::words::one_line(&entry.message))
     )
 }
 

@@ -56,7 +56,7 @@ const LISTED_ITEM_CHARS: usize = 100;
 
 /// `text` on one line, cut to `max` characters with an ellipsis.
 fn shortened(text: &str, max: usize) -> String {
-    let line = crate::report::one_line(text);
+    let line = crate::words::one_line(text);
     if line.chars().count() <= max {
         return line;
     }
@@ -113,7 +113,7 @@ impl Listing {
                     Outcome::Decided { verdict, .. } => verdict.as_str().to_string(),
                     Outcome::Completed { deliverable, .. } => format!("completed: {deliverable}"),
                     Outcome::Failed { reason } => {
-                        format!("failed: {}", sanitize(&crate::report::one_line(reason)))
+                        format!("failed: {}", sanitize(&crate::words::one_line(reason)))
                     }
                 };
                 // Another quorum has it open: nothing can be written yet.

@@ -361,7 +361,7 @@ async fn ask_on_stdin(
                 item.id,
                 item.severity,
                 item.category,
-                crate::text::sanitize(&crate::report::one_line(&item.text))
+                crate::text::sanitize(&crate::words::one_line(&item.text))
             );
             let _ = stderr.flush();
             match read_answer_line(&mut *lines, ANSWER_LINE_MAX_BYTES).await {

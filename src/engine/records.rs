@@ -144,13 +144,7 @@ pub const DOCUMENTS_LAG_MAX_MS: u64 = 10_000;
 /// quadratically.
 pub const DOCUMENTS_COST_SHARE: u32 = 50;
 
-/// How long streamed text gathers before it is journaled as one batch, in
-/// milliseconds: fine enough for a replay to look live, coarse enough that a
-/// fast stream costs a handful of writes a second. Two of the 64 ms slots of
-/// tokio's timer wheel, so that a headless run's reads, which come at this
-/// pace, fall where the wheel wakes anyway
-/// ([`crate::agent::http::paced::start_clock`]).
-pub const STREAM_BATCH_MS: u64 = 128;
+pub use crate::agent::STREAM_BATCH_MS;
 
 /// Most streamed text journaled per call, answer and reasoning each, in
 /// bytes: what a replay shows streaming. The answer itself is journaled

@@ -36,7 +36,7 @@ use yaml_serde::{Mapping, Sequence, Value};
 
 use fenced::find_yaml;
 
-use crate::report::thousands;
+use crate::text::thousands;
 pub use fenced::{YamlDoc, extract_yaml};
 
 /// Longest stretch of an agent's own text quoted back in an error, in chars.

@@ -507,7 +507,7 @@ impl Calls {
                     Some(call_id),
                     format!(
                         "the agent wrote {} of diagnostics (stderr); they are at the end of the transcript",
-                        crate::report::counted(lines, "line", "lines")
+                        crate::words::counted(lines, "line", "lines")
                     ),
                 );
                 self.diagnostics.push(CallDiagnostic {
@@ -530,7 +530,7 @@ impl Calls {
                     Some(call_id),
                     format!(
                         "transport retry {retry} of {of} in {}: {reason}",
-                        crate::report::seconds(*wait_ms)
+                        crate::words::seconds(*wait_ms)
                     ),
                 );
                 Routed::Handled(Vec::new())
@@ -630,7 +630,7 @@ impl Calls {
             [] => "no call was under way".to_string(),
             calls => format!(
                 "{} started again: {}",
-                crate::report::counted(calls.len(), "unfinished call", "unfinished calls"),
+                crate::words::counted(calls.len(), "unfinished call", "unfinished calls"),
                 calls.join(", ")
             ),
         };

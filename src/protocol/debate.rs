@@ -104,7 +104,7 @@ pub struct DebateCore {
     /// what leaving it out changed (issue 59), for every deliverable.
     pub unread: Vec<super::Unread>,
     /// Items that only a repair made readable, for the interfaces.
-    pub repaired: Vec<super::reading::Repaired>,
+    pub repaired: Vec<super::unread::Repaired>,
     /// Raw files that hold an answer other than the last one written to
     /// them: the first answer, read because its repair read worse. Written
     /// with the protocol's documents unless those write the file already.
@@ -338,7 +338,7 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     /// See [`Protocol::usage_line`]; by default the span is the log's.
     fn usage_line(&self) -> Option<String> {
         let calls = calls(self);
-        crate::report::usage_line(
+        crate::protocol::record::usage_line(
             calls.usage(),
             super::usage::calls_time_ms(calls.log(), calls.usage()),
         )
@@ -648,7 +648,7 @@ impl<R: Rules> Protocol for R {
             for document in &mut documents {
                 if document.path == deliverable && !document.raw {
                     document.contents =
-                        super::reading::with_unread(&document.contents, &core.unread);
+                        super::unread::with_unread(&document.contents, &core.unread);
                 }
             }
         }
@@ -665,7 +665,7 @@ impl<R: Rules> Protocol for R {
                     && publication.path.extension().is_some_and(|ext| ext == "md")
                 {
                     publication.contents =
-                        super::reading::with_unread(&publication.contents, &core.unread);
+                        super::unread::with_unread(&publication.contents, &core.unread);
                 }
             }
         }

@@ -76,7 +76,7 @@ impl JudgeRole {
 
     /// A slot's pane title: a judge's role (`Analyst`), else the slot.
     pub fn slot_title(slot: &str) -> String {
-        crate::report::capitalised(slot.strip_prefix(SLOT_PREFIX).unwrap_or(slot))
+        crate::words::capitalised(slot.strip_prefix(SLOT_PREFIX).unwrap_or(slot))
     }
 }
 

@@ -40,8 +40,10 @@ pub mod plan;
 pub mod quick;
 pub mod rca;
 pub mod reading;
+pub mod record;
 pub mod registry;
 pub mod supervision;
+pub mod unread;
 pub mod usage;
 
 use chrono::{DateTime, Utc};
@@ -57,7 +59,8 @@ pub use outcome::{
     EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone,
     Verdict,
 };
-pub use reading::{ByItem, ItemReading, Unread};
+pub use reading::{ByItem, ItemReading};
+pub use unread::Unread;
 
 /// Who plays each role of a debate, at what configured price, since when,
 /// and whether a person moderates it: the part of every protocol's
@@ -691,7 +694,7 @@ pub struct Board {
     pub unread: Vec<Unread>,
     /// Items of an answer that only its repair made readable: marked on the
     /// pane of the role, one line each (`critic: c3`).
-    pub repaired: Vec<reading::Repaired>,
+    pub repaired: Vec<unread::Repaired>,
 }
 
 /// The kinds of board the interfaces know how to draw. A protocol picks one;
@@ -942,7 +945,7 @@ pub trait Protocol: Send {
     /// a run prints it; `None` before any call finished.
     fn usage_line(&self) -> Option<String> {
         let ledger = self.usage()?;
-        crate::report::usage_line(ledger, usage::calls_time_ms(self.log(), ledger))
+        crate::protocol::record::usage_line(ledger, usage::calls_time_ms(self.log(), ledger))
     }
 
     /// Protocol-specific fields of a run's `--json` result (the decision

@@ -126,7 +126,7 @@ pub fn render(report: &Report) -> String {
     );
     out.push_str(&format!(
         "<title>{} — quorum report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
-        escape(&crate::report::one_line(&report.topic))
+        escape(&crate::words::one_line(&report.topic))
     ));
     out.push_str(&format!(
         "<header>\n<h1>{}</h1>\n<p class=\"label\">{}{}{}</p>\n</header>\n",
@@ -403,7 +403,7 @@ fn cut_note(cut: usize) -> String {
     }
     format!(
         "<p class=\"muted cut\">… {} more bytes not shown here: the whole text is in the debate's folder.</p>",
-        crate::report::thousands(cut as u64)
+        crate::text::thousands(cut as u64)
     )
 }
 
@@ -462,9 +462,9 @@ pub fn sentence_diff(before: &str, after: &str) -> String {
     if old.len() > DIFF_SEGMENTS_MAX || new.len() > DIFF_SEGMENTS_MAX {
         return format!(
             "<p class=\"muted\">Too long to compare sentence by sentence ({} and {} sentences, more than {}): both texts follow.</p>{}",
-            crate::report::thousands(old.len() as u64),
-            crate::report::thousands(new.len() as u64),
-            crate::report::thousands(DIFF_SEGMENTS_MAX as u64),
+            crate::text::thousands(old.len() as u64),
+            crate::text::thousands(new.len() as u64),
+            crate::text::thousands(DIFF_SEGMENTS_MAX as u64),
             both()
         );
     }
@@ -530,7 +530,7 @@ fn document_change(before: &str, after: &str) -> String {
             });
     out.push_str(&format!(
         "<details><summary>What changed, line by line ({} out, {} in)</summary><div class=\"lines\">",
-        crate::report::counted(removed, "line", "lines"),
+        crate::words::counted(removed, "line", "lines"),
         added
     ));
     for group in diff.grouped_ops(1) {

@@ -11,7 +11,7 @@ use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::{Report, dollars, printable};
 use crate::protocol::ChangedPart;
-use crate::report::one_line;
+use crate::words::one_line;
 
 /// `text` on one line, inert in a table cell, a list item, a heading or
 /// emphasis: cleaned as `transcript.md` is, and each character Markdown
@@ -47,12 +47,12 @@ pub fn cell(text: &str) -> String {
 /// `text` in a fence no line of it can close, cleaned as `transcript.md`
 /// is.
 fn fenced(text: &str, info: &str) -> String {
-    crate::report::fenced(printable(text).trim_end(), info)
+    crate::words::fenced(printable(text).trim_end(), info)
 }
 
 /// Markdown from an agent as Markdown with nothing live in it: cleaned as
 /// `transcript.md` is, its headings pushed below the report's own and raw
-/// HTML shown as text ([`crate::report::nested_markdown`]), and every `[` and
+/// HTML shown as text ([`crate::words::nested_markdown`]), and every `[` and
 /// `]` outside code escaped and `<` written `&lt;`, so no link, image, autolink or tag
 /// is left; emphasis, lists and code stay. What still parses as a link,
 /// an image or HTML (a construct this escaping did not foresee) is shown
@@ -64,7 +64,7 @@ pub fn inert_markdown(text: &str) -> String {
 /// [`inert_markdown`] under a heading of `level` (3 for `### …`): its own
 /// headings below it.
 pub fn inert_markdown_under(text: &str, level: usize) -> String {
-    let nested = crate::report::nested_markdown(&printable(text), level);
+    let nested = crate::words::nested_markdown(&printable(text), level);
     let escaped = without_links(&nested);
     if is_inert(&escaped) {
         escaped
@@ -158,7 +158,7 @@ pub fn render(report: &Report) -> String {
         if let Some(command) = &report.handed_from_command {
             out.push_str(&format!(
                 "Its report:\n\n{}\n",
-                crate::report::fenced(command, "sh")
+                crate::words::fenced(command, "sh")
             ));
         }
     }
@@ -312,7 +312,7 @@ fn change(part: &ChangedPart) -> String {
         } else {
             format!(
                 "_… {} more bytes not shown here: the whole text is in the debate's folder._\n\n",
-                crate::report::thousands(cut as u64)
+                crate::text::thousands(cut as u64)
             )
         }
     };

@@ -42,7 +42,7 @@ impl DebateInfo {
         let description = protocol.describe();
         DebateInfo {
             words: protocol.item_words(),
-            topic: crate::text::sanitize(&crate::report::one_line(&description.topic)),
+            topic: crate::text::sanitize(&crate::words::one_line(&description.topic)),
             protocol: description.label.clone(),
             run_dir,
             roles: description.roles.clone(),
@@ -55,4 +55,4 @@ impl DebateInfo {
     }
 }
 
-pub(crate) use crate::report::capitalised as capitalise;
+pub(crate) use crate::words::capitalised as capitalise;

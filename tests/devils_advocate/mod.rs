@@ -505,7 +505,7 @@ impl Rules for Advocate {
                 format!(
                     "# Transcript: {}\n\n{}",
                     self.config.topic,
-                    quorum::report::log_lines(self.core.calls.log())
+                    quorum::protocol::record::log_lines(self.core.calls.log())
                 ),
             ),
         ];

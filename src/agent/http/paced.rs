@@ -52,9 +52,9 @@ pub const READ_INTERVAL_MS: u64 = 16;
 
 /// The interval of paced reads when nobody watches the answers stream (a
 /// headless run), in milliseconds: the pace at which the record keeps what
-/// streamed ([`crate::engine::STREAM_BATCH_MS`]). Reading a socket
+/// streamed ([`crate::agent::STREAM_BATCH_MS`]). Reading a socket
 /// more often would only wake quorum more often.
-pub const UNWATCHED_READ_INTERVAL_MS: u64 = crate::engine::STREAM_BATCH_MS;
+pub const UNWATCHED_READ_INTERVAL_MS: u64 = crate::agent::STREAM_BATCH_MS;
 
 /// The interval paced connections made from now on use, unless
 /// `QUORUM_READ_INTERVAL_MS` sets one.

@@ -11,7 +11,7 @@ use super::model::{
 };
 use super::verdict::{FindingOutcome, ProposalOutcome};
 use crate::protocol::{Fact, Ruling, StageFocus, StageInfo};
-use crate::report::one_line;
+use crate::words::one_line;
 
 /// What the rows of one board look up, indexed once for all of them: a
 /// row costs what its own finding has, not a scan of every challenge,

@@ -16,7 +16,7 @@ use crate::parse::Read;
 use crate::protocol::{
     Answer, ByItem, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Timestamp,
 };
-use crate::report::one_line;
+use crate::words::one_line;
 
 impl Council {
     /// Grave findings the devil's advocate must challenge: CRITICAL or

@@ -20,9 +20,10 @@ use super::model::{
 };
 use super::verdict::{self, Assessment};
 use super::{Council, Step};
+use crate::protocol::record::transcript_opening;
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, Outcome, Protocol, Publication};
-use crate::report::{one_line, raw_md, timestamp, transcript_opening};
+use crate::words::{one_line, raw_md, timestamp};
 
 /// The reader's document.
 pub const SUMMARY: &str = "summary.md";
@@ -1013,7 +1014,7 @@ fn transcript_md(council: &Council) -> String {
             &submission.raw,
         ));
     }
-    out.push_str(&crate::report::calls_md(council.calls()));
+    out.push_str(&crate::protocol::record::calls_md(council.calls()));
     out
 }
 

@@ -9,7 +9,7 @@
 use super::model::{DEVIL, Finding, FindingText, Proposal, ProposalStatus, ProposalText, Severity};
 use super::{Council, count, verdict};
 use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
-use crate::report::one_line;
+use crate::words::one_line;
 
 impl Council {
     /// Phase 2: numbers what came in, in roster order, and publishes it.

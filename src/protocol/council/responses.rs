@@ -17,7 +17,7 @@ use super::packets::PacketKind;
 use super::{Council, Step, documents, parse, pretty, prompts, rulings, unordered, verdict};
 use crate::parse::Read;
 use crate::protocol::{Answer, ByItem, Effect, ItemDecision, LogKind, Timestamp};
-use crate::report::one_line;
+use crate::words::one_line;
 
 impl Council {
     /// Puts every accepted challenge to its target, and to no one else

@@ -14,7 +14,7 @@ use super::DecisionReview;
 use super::model::{Block, ChangeEntry};
 use crate::protocol::ChangedPart;
 use crate::protocol::handoff::{Handed, Handoff};
-use crate::report::one_line;
+use crate::words::one_line;
 
 /// A value's serde word: `strengthen`, `implementation`.
 fn word<T: Serialize>(value: &T) -> String {

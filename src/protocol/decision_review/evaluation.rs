@@ -559,7 +559,7 @@ impl DecisionReview {
                 None,
                 format!(
                     "REVISE is final: {} allowed and used",
-                    crate::report::counted(
+                    crate::words::counted(
                         self.config.max_rounds as usize,
                         "revision loop",
                         "revision loops"

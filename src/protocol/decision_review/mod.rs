@@ -948,7 +948,7 @@ impl crate::protocol::Rules for DecisionReview {
             roles.push(
                 role(
                     &slot,
-                    &crate::report::capitalised(judge.role.as_str()),
+                    &crate::words::capitalised(judge.role.as_str()),
                     RoleGroup::Panel,
                     participants
                         .judges
@@ -997,7 +997,7 @@ impl crate::protocol::Rules for DecisionReview {
     }
 
     fn usage_line(&self) -> Option<String> {
-        crate::report::usage_line(self.core.calls.usage(), self.duration_ms())
+        crate::protocol::record::usage_line(self.core.calls.usage(), self.duration_ms())
     }
 
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {

@@ -247,8 +247,8 @@ impl DecisionReview {
             format!(
                 "revision round {}: {}, {} in the revised tree",
                 answer.call.slot.round,
-                crate::report::counted(revision.change_log.len(), "change", "changes"),
-                crate::report::counted(revision.revised_tree.blocks.len(), "block", "blocks")
+                crate::words::counted(revision.change_log.len(), "change", "changes"),
+                crate::words::counted(revision.revised_tree.blocks.len(), "block", "blocks")
             ),
         );
         for id in &must_address {

@@ -243,7 +243,7 @@ pub(super) fn stages() -> Vec<StageInfo> {
     .map(|(stage, focus)| {
         StageInfo::new(
             stage.as_str(),
-            &crate::report::capitalised(stage.as_str()),
+            &crate::words::capitalised(stage.as_str()),
             focus,
         )
     })

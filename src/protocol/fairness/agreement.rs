@@ -88,7 +88,7 @@ impl Agreement {
         };
         format!(
             "{agreement}, {votes}, on {}",
-            crate::report::counted(self.units, "shared score", "shared scores")
+            crate::words::counted(self.units, "shared score", "shared scores")
         )
     }
 

@@ -8,7 +8,7 @@
 use super::model::{DecidedBy, Source, Verification};
 use super::{Plan, Step};
 use crate::protocol::{Fact, ItemDecision, Ruling, StageInfo, Tone};
-use crate::report::one_line;
+use crate::words::one_line;
 
 impl Plan {
     pub(super) fn stages(&self) -> Vec<StageInfo> {

@@ -9,7 +9,7 @@
 use super::{CRITIC, OPTIMIZER, Plan, SYNTHESIZER, Step, documents, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::{Answer, ByItem, Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
-use crate::report::counted;
+use crate::words::counted;
 use serde_json::json;
 
 impl Plan {

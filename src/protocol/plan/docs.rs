@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Plan;
 use crate::protocol::{Document, IndexEntry, ItemDecision, Outcome, Protocol, Publication};
-use crate::report::one_line;
+use crate::words::one_line;
 
 /// The index of plans, in `docs/plans/`.
 pub const INDEX: &str = "README.md";
@@ -339,7 +339,7 @@ fn how_it_ran(plan: &Plan) -> String {
     } else {
         format!(
             "A planning debate quorum ran ({} of a planner, a critic and an optimizer, the moderator deciding each item, and a synthesizer)",
-            crate::report::counted(plan.rounds_run() as usize, "round", "rounds")
+            crate::words::counted(plan.rounds_run() as usize, "round", "rounds")
         )
     }
 }

@@ -15,11 +15,9 @@ use serde::Serialize;
 use super::model::{DecidedBy, Source, Verification};
 use super::parse::{WrittenRow, critique_log};
 use super::{PLANNER, Plan};
+use crate::protocol::record::{Participant, UsageYaml, transcript_opening};
 use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
-use crate::report::{
-    Participant, UsageYaml, answer_md, capitalised, one_line, table_cell, timestamp,
-    transcript_opening, with_full_stop,
-};
+use crate::words::{answer_md, capitalised, one_line, table_cell, timestamp, with_full_stop};
 
 /// The deliverable (A27).
 pub const PLAN: &str = "plan.md";
@@ -36,7 +34,7 @@ pub fn documents(plan: &Plan) -> Vec<Document> {
     if let Some(contents) = plan_md(plan) {
         let unread = &plan.core.unread;
         for mut document in super::docs::documents(plan, &contents) {
-            document.contents = crate::protocol::reading::with_unread(&document.contents, unread);
+            document.contents = crate::protocol::unread::with_unread(&document.contents, unread);
             documents.push(document);
         }
         documents.insert(0, Document::new(PLAN, contents));
@@ -161,7 +159,7 @@ fn item_number(id: &str) -> u32 {
 }
 
 fn capital(decision: ItemDecision) -> String {
-    crate::report::capitalised(decision.past_tense())
+    crate::words::capitalised(decision.past_tense())
 }
 
 /// The counts under the table (PC-32), recomputed from the decisions.
@@ -635,8 +633,8 @@ fn transcript_md(plan: &Plan) -> String {
             &kept.raw,
         ));
     }
-    out.push_str(&crate::report::unusable_md(plan.unusable()));
-    out.push_str(&crate::report::calls_md(plan.calls()));
+    out.push_str(&crate::protocol::record::unusable_md(plan.unusable()));
+    out.push_str(&crate::protocol::record::calls_md(plan.calls()));
     out
 }
 

@@ -76,7 +76,7 @@ use super::{
     Timestamp,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
-use crate::report::one_line;
+use crate::words::one_line;
 
 /// At most this many rounds of critic–planner exchange (PC-17).
 pub const MAX_ROUNDS: u32 = 2;
@@ -771,7 +771,7 @@ impl crate::protocol::Rules for Plan {
             .slots()
             .into_iter()
             .map(|(slot, group)| {
-                let title = crate::report::capitalised(slot);
+                let title = crate::words::capitalised(slot);
                 self.core.calls.role_info(slot, title, group)
             })
             .collect();

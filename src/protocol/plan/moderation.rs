@@ -18,7 +18,7 @@ use crate::protocol::{
     Answer, ByItem, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled,
     SharedSteps, Suggestion, Timestamp,
 };
-use crate::report::one_line;
+use crate::words::one_line;
 use serde_json::json;
 
 impl Plan {

@@ -156,7 +156,7 @@ pub fn against_rulings(report: &str, rulings: &[(String, String, Ruled)]) -> Vec
             .filter(|(named, _)| named.eq_ignore_ascii_case(id))
             .map(|(_, line)| *line)
             .collect();
-        let (id, title) = (id.clone(), crate::report::one_line(title));
+        let (id, title) = (id.clone(), crate::words::one_line(title));
         match ruled {
             Ruled::Rejected if !lines.is_empty() => {
                 found.push(Discrepancy::DescribesRejected { id, title })

@@ -22,11 +22,11 @@ use serde::Serialize;
 use super::parse::Vulnerability;
 use super::{Quick, QuickMode, ReviewState};
 use crate::protocol::judges::JudgeRole;
-use crate::protocol::{Document, Outcome, Protocol};
-use crate::report::{
-    EVERY_EVENT, ModeMeta, UsageYaml, answer_md, diagnostics_md, log_lines, nested_markdown,
-    one_line, timestamp, unusable_md, usage_md,
+use crate::protocol::record::{
+    EVERY_EVENT, ModeMeta, UsageYaml, diagnostics_md, log_lines, unusable_md, usage_md,
 };
+use crate::protocol::{Document, Outcome, Protocol};
+use crate::words::{answer_md, nested_markdown, one_line, timestamp};
 
 /// The audit record every quick mode writes.
 pub const TRANSCRIPT: &str = "transcript.md";
@@ -240,7 +240,7 @@ fn provenance_md(quick: &Quick) -> String {
                 };
                 lines.push_str(&format!(
                     "- {} ({}): {status}\n",
-                    crate::report::capitalised(review.role.as_str()),
+                    crate::words::capitalised(review.role.as_str()),
                     review.role.focus()
                 ));
             }
@@ -322,8 +322,8 @@ fn fairness_md(quick: &Quick) -> String {
     {
         out.push_str(&format!(
             "- {}: {}\n",
-            crate::report::capitalised(review.role.as_str()),
-            super::steps::reading_words(&review.reading)
+            crate::words::capitalised(review.role.as_str()),
+            reading_words(&review.reading)
         ));
     }
     if agreement.fewer_than_two_votes() {
@@ -412,7 +412,7 @@ fn transcript_md(quick: &Quick) -> String {
         ));
     }
     out.push_str(&unusable_md(quick.unusable()));
-    out.push_str(&crate::report::calls_md(quick.calls()));
+    out.push_str(&crate::protocol::record::calls_md(quick.calls()));
     out
 }
 
@@ -615,4 +615,17 @@ impl DebateYaml {
             usage: UsageYaml::of(quick.calls().usage()),
         }
     }
+}
+
+/// `elegance 7 · clarity 6 · rigour —`.
+pub(super) fn reading_words(reading: &[Option<u8>; 3]) -> String {
+    super::parse::LENSES
+        .iter()
+        .zip(reading)
+        .map(|(lens, score)| match score {
+            Some(score) => format!("{lens} {score}"),
+            None => format!("{lens} —"),
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
 }

@@ -212,7 +212,7 @@ pub fn split_opening(text: &str) -> (String, String) {
     (opening, rest)
 }
 
-pub use crate::report::provenance;
+pub use crate::protocol::record::provenance;
 
 /// The three angles of a panel review, as a reviewer's reading names them
 /// (issue 29), in the panel's order: the aesthete's, the stylist's, the

@@ -6,6 +6,7 @@
 //! Not responsible for the moderator's triage (`triage`) nor the
 //! synthesis (`synthesis`).
 
+use super::documents::reading_words;
 use super::parse::{Vulnerability, parse_vulnerabilities, read_bottom_line};
 use super::{Collected, Quick, QuickMode, ReviewState, Step, documents, parse, prompts};
 use crate::parse::Read;
@@ -336,17 +337,4 @@ impl Quick {
             units,
         })
     }
-}
-
-/// `elegance 7 · clarity 6 · rigour —`.
-pub(super) fn reading_words(reading: &[Option<u8>; 3]) -> String {
-    parse::LENSES
-        .iter()
-        .zip(reading)
-        .map(|(lens, score)| match score {
-            Some(score) => format!("{lens} {score}"),
-            None => format!("{lens} —"),
-        })
-        .collect::<Vec<_>>()
-        .join(" · ")
 }

@@ -356,7 +356,7 @@ impl Quick {
                 let standing = self.standing_findings().len();
                 format!(
                     "{} standing, {} set aside",
-                    crate::report::counted(standing, "finding", "findings"),
+                    crate::words::counted(standing, "finding", "findings"),
                     self.set_aside().len()
                 )
             }
@@ -373,7 +373,7 @@ impl Quick {
         if warned > 0 {
             note.push_str(&format!(
                 "; WARNING: {} the synthesizer did not fix, stated at the top of the document",
-                crate::report::counted(warned, "problem", "problems")
+                crate::words::counted(warned, "problem", "problems")
             ));
         }
         self.finish(now, note)

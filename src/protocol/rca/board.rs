@@ -7,7 +7,7 @@
 use super::model::{Challenge, ChallengeState, Hypothesis};
 use super::{Rca, Step};
 use crate::protocol::{Fact, StageInfo};
-use crate::report::one_line;
+use crate::words::one_line;
 
 impl Rca {
     /// The stages; the restatement only when one was asked for.

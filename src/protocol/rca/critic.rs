@@ -15,7 +15,7 @@ use super::{
 };
 use crate::parse::{ParseError, Read, Slip};
 use crate::protocol::{Answer, ByItem, Effect, LogKind, ModerationItem, SharedSteps, Timestamp};
-use crate::report::one_line;
+use crate::words::one_line;
 use serde_json::json;
 
 impl Rca {

@@ -13,12 +13,10 @@ use serde::{Deserialize, Serialize};
 use super::model::{Challenge, ChallengeState, Restatement, Status};
 use super::status::{Conclusion, Derived};
 use super::{MAX_ROUNDS, Rca};
+use crate::protocol::record::{Participant, UsageYaml, transcript_opening};
 use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, Edition, ItemDecision, Outcome, Protocol};
-use crate::report::{
-    Participant, UsageYaml, answer_md, one_line, table_cell, timestamp, transcript_opening,
-    with_full_stop,
-};
+use crate::words::{answer_md, one_line, table_cell, timestamp, with_full_stop};
 
 /// The reader's document.
 pub const SUMMARY: &str = "summary.md";
@@ -536,8 +534,8 @@ fn transcript_md(rca: &Rca) -> String {
             &submission.raw,
         ));
     }
-    out.push_str(&crate::report::unusable_md(rca.unusable()));
-    out.push_str(&crate::report::calls_md(rca.calls()));
+    out.push_str(&crate::protocol::record::unusable_md(rca.unusable()));
+    out.push_str(&crate::protocol::record::calls_md(rca.calls()));
     out
 }
 

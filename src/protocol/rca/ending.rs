@@ -15,7 +15,7 @@ use crate::parse::Read;
 use crate::protocol::{
     Answer, ByItem, Effect, ItemDecision, LogKind, ModerationItem, SharedSteps, Timestamp,
 };
-use crate::report::one_line;
+use crate::words::one_line;
 use serde_json::json;
 
 impl Rca {

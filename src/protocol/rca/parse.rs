@@ -21,7 +21,7 @@ use crate::parse::normalise::KnownIds;
 use crate::parse::{
     Document, FieldPath, Fields, ITEMS_PER_ANSWER_MAX, ParseError, Read, Shape, Slip, quote,
 };
-use crate::report::thousands;
+use crate::text::thousands;
 
 /// The words accepted for `test` (RC-08), with the forms models use.
 const TESTS: [(&str, Test); 19] = [

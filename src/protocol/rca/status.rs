@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{Challenge, ChallengeState, ExamWord, MissKind, Restatement, Status};
 use crate::protocol::{Edition, Verdict};
-use crate::report::one_line;
+use crate::words::one_line;
 
 /// What quorum derived about one hypothesis, with the rule that decided it:
 /// `H2: critical challenge X2.1 conceded in round 3 → ELIMINATED`.

@@ -1080,7 +1080,7 @@ impl App {
             entry.kind,
             LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip
         ) {
-            let notice = sanitize(&crate::report::one_line(&entry.message));
+            let notice = sanitize(&crate::words::one_line(&entry.message));
             pane.push_notice(&notice);
             let by_person = self.overridden.contains(call_id);
             let skippable = !self.board.required_roles.contains(&pane.role.slot);

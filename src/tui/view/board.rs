@@ -60,7 +60,7 @@ pub fn title(app: &App) -> String {
         }
         BoardView::Revision(revision) => match &revision.revised {
             Some(_) => {
-                let changes = crate::report::counted(revision.changes.len(), "change", "changes");
+                let changes = crate::words::counted(revision.changes.len(), "change", "changes");
                 format!("{name} · {changes} marked")
             }
             None => format!("{name} · waiting for the merge"),
@@ -267,7 +267,7 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
                 .map(|kin| (format!("≈ {kin}"), theme.dim)),
         };
         if let Some((text, style)) = note {
-            out.push(Line::styled(crate::report::one_line(&text), style));
+            out.push(Line::styled(crate::words::one_line(&text), style));
         }
     }
     if let Some(leader) = &board.leader {
@@ -297,7 +297,7 @@ pub fn lines<'a>(theme: &Theme, board: &'a Scoreboard) -> Vec<Line<'a>> {
         ]));
     }
     for line in [&board.agreement, &board.fairness].into_iter().flatten() {
-        out.push(Line::styled(crate::report::one_line(line), theme.dim));
+        out.push(Line::styled(crate::words::one_line(line), theme.dim));
     }
     out
 }

@@ -226,7 +226,7 @@ fn item_line<'a>(
         decision_span(theme, &app.info.words, shown_decision(app, entry)),
         settlement_span(app, index, entry),
         Span::raw(if entry.note.is_some() { " ✎ " } else { "   " }),
-        Span::styled(crate::report::one_line(&entry.item.text), theme.text),
+        Span::styled(crate::words::one_line(&entry.item.text), theme.text),
     ];
     if selected {
         for span in &mut spans {
@@ -377,7 +377,7 @@ fn unread_lines(app: &App, rows: usize) -> Vec<Line<'static>> {
             Line::from(vec![
                 Span::styled("✗ left out ", theme.severity_high),
                 Span::styled(format!("{}, {}: ", entry.whose, entry.what), theme.text),
-                Span::styled(crate::report::one_line(&entry.effect), theme.dim),
+                Span::styled(crate::words::one_line(&entry.effect), theme.dim),
             ])
         })
         .collect();

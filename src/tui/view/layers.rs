@@ -82,7 +82,7 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
                 ])
                 .areas(body);
                 frame.render_widget(
-                    Paragraph::new(crate::report::one_line(&entry.item.text))
+                    Paragraph::new(crate::words::one_line(&entry.item.text))
                         .style(app.theme.dim)
                         .wrap(Wrap { trim: true }),
                     about,

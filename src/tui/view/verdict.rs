@@ -184,7 +184,7 @@ fn draw_files(app: &App, report: &VerdictReport, frame: &mut Buffer, area: Rect)
         .map(|path| Line::styled(format!("  {path}"), theme.dim))
         .collect();
     if shown < paths.len() && room > 0 {
-        let more = crate::report::counted(paths.len() - shown, "more file", "more files");
+        let more = crate::words::counted(paths.len() - shown, "more file", "more files");
         lines.push(Line::styled(
             format!("  … and {more} in that folder"),
             theme.dim,

@@ -19,11 +19,9 @@ use super::{
     CRITIC_ROLE, DecisionRecord, DecisionReview, ItemAnswer, PROPOSER_ROLE, ReviewConfig, item_ids,
     judge_file, superseded_judge_file,
 };
+use crate::protocol::record::{UsageYaml, transcript_opening, usage_line};
 use crate::protocol::{Document, Outcome, Protocol};
-use crate::report::{
-    UsageYaml, answer_md, embedded_answer, fenced, one_line, raw_md, table_cell, timestamp,
-    transcript_opening, usage_line,
-};
+use crate::words::{answer_md, embedded_answer, fenced, one_line, raw_md, table_cell, timestamp};
 
 mod debate_yaml;
 pub(super) mod summary;
@@ -382,7 +380,7 @@ fn transcript_md(review: &DecisionReview) -> String {
             &malformed.raw,
         ));
     }
-    out.push_str(&crate::report::calls_md(&review.core.calls));
+    out.push_str(&crate::protocol::record::calls_md(&review.core.calls));
     out
 }
 

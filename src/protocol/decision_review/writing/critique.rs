@@ -71,7 +71,7 @@ impl WritingReview {
             format!(
                 "critique read from {}: {}{}",
                 documents::CRITIQUE,
-                crate::report::counted(items.len(), "item", "items"),
+                crate::words::counted(items.len(), "item", "items"),
                 if listed.is_empty() {
                     String::new()
                 } else {

@@ -25,11 +25,9 @@ use super::bearing::{self, Bearing, Untouched};
 use super::parse::{Aspect, Change, CritiqueItem};
 use super::{DELIVERABLE, RewriteState, WritingReview};
 use crate::protocol::judges::JudgeRole;
+use crate::protocol::record::{ModeMeta, UsageYaml, transcript_opening, unusable_md};
 use crate::protocol::{Document, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
-use crate::report::{
-    ModeMeta, UsageYaml, answer_md, fenced, one_line, timestamp, transcript_opening, unusable_md,
-    with_full_stop,
-};
+use crate::words::{answer_md, fenced, one_line, timestamp, with_full_stop};
 
 /// The audit record.
 pub const TRANSCRIPT: &str = "transcript.md";
@@ -71,7 +69,7 @@ pub fn composed_summary(changes: &[Change], allowed: &str) -> String {
     );
     for change in changes.iter().take(2) {
         let reason = one_line(&change.rationale);
-        if crate::report::provenance(&reason, allowed).is_empty() {
+        if crate::protocol::record::provenance(&reason, allowed).is_empty() {
             out.push_str(&format!(
                 " In {}: {}",
                 one_line(&change.location),
@@ -513,7 +511,7 @@ fn provenance_md(review: &WritingReview) -> String {
                 "A critic read the draft first{stance} and raised {} (`{CRITIQUE}`); you accepted \
                  {accepted}, rejected {rejected} and deferred {deferred}, and every judge and the \
                  merge were given your rulings. ",
-                crate::report::counted(critique.items.len(), "item", "items")
+                crate::words::counted(critique.items.len(), "item", "items")
             )
         }
         None => String::new(),
@@ -550,7 +548,7 @@ fn provenance_md(review: &WritingReview) -> String {
         };
         out.push_str(&format!(
             "- {} ({}, reads for {}): {status}\n",
-            crate::report::capitalised(role.as_str()),
+            crate::words::capitalised(role.as_str()),
             judge.seat.weight.as_str(),
             judge
                 .seat
@@ -600,7 +598,7 @@ fn transcript_md(review: &WritingReview) -> String {
         let what = format!("asked again: {}", one_line(&asked.reason));
         out.push_str(&answer_md(&asked.call_id, &what, &asked.raw));
     }
-    out.push_str(&crate::report::calls_md(review.calls()));
+    out.push_str(&crate::protocol::record::calls_md(review.calls()));
     out
 }
 

@@ -160,14 +160,14 @@ pub fn directives(panel: &[WritingSeat]) -> Vec<Directive> {
                 let text = if lead {
                     format!(
                         "{} (follow the {}'s rewrite): {}",
-                        crate::report::capitalised(aspect.as_str()),
+                        crate::words::capitalised(aspect.as_str()),
                         seat.role,
                         aspect.question()
                     )
                 } else {
                     format!(
                         "{} (keep the {}'s corrections): {}",
-                        crate::report::capitalised(aspect.as_str()),
+                        crate::words::capitalised(aspect.as_str()),
                         seat.role,
                         aspect.question()
                     )
@@ -308,7 +308,7 @@ impl Against {
     /// One sentence; `who` is whoever ruled as the reader calls them
     /// (`you` in the deliverables, `the moderator` to the agent).
     pub fn describe(&self, who: &str) -> String {
-        let place = |location: &str| format!("“{}”", crate::report::one_line(location));
+        let place = |location: &str| format!("“{}”", crate::words::one_line(location));
         match self {
             Against::Acted {
                 location,
@@ -323,12 +323,12 @@ impl Against {
             }
             Against::Unanswered { item, location } => format!(
                 "no change answers {item} ({}), which {who} accepted",
-                crate::report::one_line(location)
+                crate::words::one_line(location)
             ),
             Against::Unknown { location, named } => format!(
                 "the change to {} names {}, which is no item of the critique",
                 place(location),
-                crate::report::one_line(named)
+                crate::words::one_line(named)
             ),
         }
     }
@@ -494,7 +494,7 @@ impl WritingReview {
                     blindfold.cover(&mut text);
                     json!({
                         "id": item.id,
-                        "location": crate::report::one_line(&item.location),
+                        "location": crate::words::one_line(&item.location),
                         "type": item.kind.as_str(),
                         "severity": item.severity.as_str(),
                         "text": text,
@@ -594,8 +594,8 @@ impl WritingReview {
         let changes = self.merged.as_ref().map_or(0, |m| m.merge.changes.len());
         let note = format!(
             "{rewritten} of {} merged, {}",
-            crate::report::counted(self.judges.len(), "rewrite", "rewrites"),
-            crate::report::counted(changes, "change", "changes")
+            crate::words::counted(self.judges.len(), "rewrite", "rewrites"),
+            crate::words::counted(changes, "change", "changes")
         );
         let delivers = "a writing review delivers a revised draft";
         vec![self.core.complete(now, delivers, DELIVERABLE, note)]
@@ -796,7 +796,7 @@ fn ruled(decision: ItemDecision) -> Ruled {
 fn moderation_item(item: &CritiqueItem) -> ModerationItem {
     ModerationItem {
         id: item.id.clone(),
-        target: crate::report::one_line(&item.location),
+        target: crate::words::one_line(&item.location),
         severity: item.severity.as_str().to_string(),
         category: item.kind.as_str().to_string(),
         text: item.text.trim().to_string(),
@@ -1021,7 +1021,10 @@ mod tests {
         assert!(lead.starts_with(
             "**What changed:** The first page now says what to do in the first hour.\n\n## Revised text\n\nWelcome to on-call. Read the first-hour list first."
         ), "{lead}");
-        assert!(crate::report::provenance(&lead, "").is_empty(), "{lead}");
+        assert!(
+            crate::protocol::record::provenance(&lead, "").is_empty(),
+            "{lead}"
+        );
         let summary = document(&review, "summary.md");
         assert!(summary.starts_with(
             "# Revised draft — The on-call handbook's first page\n\n**What changed:**"

@@ -121,7 +121,7 @@ impl WritingReview {
                 let scored = if rewrite.scores.is_empty() {
                     String::new()
                 } else {
-                    let scores = crate::report::counted(rewrite.scores.len(), "score", "scores");
+                    let scores = crate::words::counted(rewrite.scores.len(), "score", "scores");
                     format!(", {scores} of the draft")
                 };
                 self.log(
@@ -261,7 +261,7 @@ impl WritingReview {
         let narrated = merge
             .summary
             .as_deref()
-            .map(|summary| crate::report::provenance(summary, &allowed))
+            .map(|summary| crate::protocol::record::provenance(summary, &allowed))
             .unwrap_or_default();
         let summary = match &merge.summary {
             Some(summary) if narrated.is_empty() => summary.clone(),
@@ -294,7 +294,7 @@ impl WritingReview {
             format!(
                 "merge read: revised draft of {} chars, {}",
                 merge.revised_draft.chars().count(),
-                crate::report::counted(merge.changes.len(), "change", "changes")
+                crate::words::counted(merge.changes.len(), "change", "changes")
             ),
         );
         self.merged = Some(Merged {
