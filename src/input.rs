@@ -359,9 +359,46 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     }
 }
 
+/// The largest record `quorum verdict` reads back: far above what any
+/// debate writes, and a bound on what an edited file can cost.
+pub const RECORD_LIMIT: u64 = 256 << 20;
+
+/// The files of a finished debate, as `quorum verdict` hands them to its
+/// protocol. The caller reads them (bounded, regular files inside the
+/// debate's folder: [`RecordFolder`]); a protocol only asks
+/// for them by name, so recomputing a verdict stays pure.
+pub trait RecordFiles {
+    /// The text of `relative`, a path inside the debate's folder; `what`
+    /// names the file in messages (`judge file`).
+    fn read(&self, relative: &str, what: &'static str) -> Result<String, RecordFileError>;
+    /// How a file of the debate is named in messages: the folder and
+    /// `relative`.
+    fn shown(&self, relative: &str) -> String;
+}
+
+/// Why a file of a debate did not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordFileError {
+    /// There is no such file.
+    Missing(String),
+    /// It is there but does not read: too large, not a file, outside the
+    /// folder, not text.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for RecordFileError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordFileError::Missing(message) | RecordFileError::Unreadable(message) => {
+                formatter.write_str(message)
+            }
+        }
+    }
+}
+
 /// The folder of a finished debate, read for `quorum verdict`: each file
 /// asked for must lie inside it (no `..`, no link leading out), be a
-/// regular file and stay under [`crate::protocol::registry::RECORD_LIMIT`].
+/// regular file and stay under [`RECORD_LIMIT`].
 pub struct RecordFolder {
     dir: PathBuf,
 }
@@ -374,16 +411,11 @@ impl RecordFolder {
     }
 }
 
-impl crate::protocol::registry::RecordFiles for RecordFolder {
-    fn read(
-        &self,
-        relative: &str,
-        what: &'static str,
-    ) -> Result<String, crate::protocol::registry::RecordFileError> {
-        use crate::protocol::registry::RecordFileError;
+impl RecordFiles for RecordFolder {
+    fn read(&self, relative: &str, what: &'static str) -> Result<String, RecordFileError> {
         let path =
             in_spec_folder(&self.dir, Path::new(relative)).map_err(RecordFileError::Unreadable)?;
-        let kind = Kind::new(what, crate::protocol::registry::RECORD_LIMIT);
+        let kind = Kind::new(what, RECORD_LIMIT);
         read_regular_file(&path, kind).map_err(|error| match &error {
             InputError::Io { error: io, .. } if io.kind() == std::io::ErrorKind::NotFound => {
                 RecordFileError::Missing(io.to_string())

@@ -118,12 +118,8 @@ pub struct PromptSet {
 }
 
 impl PromptSet {
-    /// The templates of every registered protocol, as shipped in `prompts/`.
-    pub fn builtin() -> PromptSet {
-        PromptSet::of(crate::protocol::registry::templates())
-    }
-
-    /// Exactly `templates`, built in.
+    /// Exactly `templates`, built in. (Those of every registered protocol
+    /// are [`PromptSet::builtin`], beside the registry that knows them.)
     pub fn of(templates: Vec<TemplateSpec>) -> PromptSet {
         let mut env = new_environment();
         for template in &templates {
@@ -142,11 +138,11 @@ impl PromptSet {
         }
     }
 
-    /// The built-in templates, with any file of `override_dir` named like one
-    /// of them taking its place. A missing directory means no overrides; files
+    /// These templates, with any file of `override_dir` named like one of
+    /// them taking its place. A missing directory means no overrides; files
     /// not ending in `.md.j2` are ignored.
-    pub fn load(override_dir: Option<&Path>) -> Result<PromptSet, PromptError> {
-        let mut prompts = PromptSet::builtin();
+    pub fn overridden_from(self, override_dir: Option<&Path>) -> Result<PromptSet, PromptError> {
+        let mut prompts = self;
         let Some(dir) = override_dir else {
             return Ok(prompts);
         };
@@ -216,13 +212,14 @@ impl PromptSet {
         &self.overrides
     }
 
-    /// The built-in templates with `overrides` (file name → source, as a
-    /// journal recorded them) in place; `origin` names where they came from.
-    pub fn with_overrides(
+    /// These templates with `overrides` (file name → source, as a journal
+    /// recorded them) in place; `origin` names where they came from.
+    pub fn overridden_by(
+        self,
         overrides: &BTreeMap<String, String>,
         origin: &Path,
     ) -> Result<PromptSet, PromptError> {
-        let mut prompts = PromptSet::builtin();
+        let mut prompts = self;
         for (file_name, source) in overrides {
             let Some(template) = prompts.template(file_name) else {
                 return Err(PromptError::UnknownTemplate {

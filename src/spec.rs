@@ -200,7 +200,7 @@ pub struct DebateSpec {
     /// (fair judging); true unless the spec says `blind: false`.
     pub blind: Option<bool>,
     /// What happens to a judge of the author's model family.
-    pub recusal: Option<crate::protocol::fairness::Recusal>,
+    pub recusal: Option<crate::config::family::Recusal>,
     /// A money limit, in US dollars at the configured prices.
     pub budget: Option<f64>,
     /// A token limit, input and output together.
@@ -612,7 +612,7 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
                     })?;
                 }
                 if let Some(family) = &detail.family {
-                    crate::protocol::fairness::Family::new(family).map_err(|message| {
+                    crate::config::family::Family::new(family).map_err(|message| {
                         SpecError::new(message).field(format!("{field}.family"))
                     })?;
                 }

@@ -24,8 +24,8 @@ use super::{
     Usage,
 };
 
-/// Anthropic's own API; a proxy or gateway uses its own base URL.
-pub const ANTHROPIC_DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub use crate::config::resolve::ANTHROPIC_DEFAULT_BASE_URL;
+
 /// Default answer cap, in tokens (the API requires one).
 pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// The API version this provider speaks.

@@ -23,8 +23,7 @@ use super::{
     Usage,
 };
 
-/// OpenAI's own API; local servers and gateways use their own base URL.
-pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub use crate::config::resolve::OPENAI_DEFAULT_BASE_URL;
 
 /// Name of this provider in `AgentInfo` and error messages.
 const PROVIDER: &str = "openai";

@@ -2,7 +2,21 @@
 //! may be: read wherever a limit or a price is written (flags, a spec,
 //! the configuration), so every command quorum prints stays one it takes.
 
+use serde::{Deserialize, Serialize};
+
 use crate::text::thousands;
+
+/// What a model costs, in US dollars per million tokens, as configured
+/// (within [`MAX_PRICE_USD_PER_MILLION_TOKENS`]). What a call cost at it
+/// is the protocol's arithmetic (`protocol::usage`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// USD per million input (prompt) tokens.
+    pub input: f64,
+    /// USD per million output (answer) tokens.
+    pub output: f64,
+}
 
 /// The largest money limit quorum takes, in US dollars: far above any
 /// debate's spend, and small enough that every sum of it prints as a

@@ -12,6 +12,7 @@
 //! value.
 
 pub mod detect;
+pub mod family;
 pub mod keys;
 pub mod limits;
 pub mod resolve;
@@ -26,8 +27,8 @@ use serde::{Deserialize, Serialize};
 use crate::config::limits::{
     MAX_PRICE_USD_PER_MILLION_TOKENS, price_refusal, tokens_refusal, usd_refusal,
 };
-use crate::protocol::usage::Price;
 use crate::spec::{SpecError, known_role};
+pub use limits::Price;
 
 /// Provider names that need no `kind:`.
 pub const BUILT_IN_PROVIDERS: [&str; 5] = ["openai", "anthropic", "command", "script", "human"];
@@ -485,8 +486,7 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
         check_model_name(model).map_err(|message| format!("`default_model`: {message}"))?;
     }
     if let Some(family) = &provider.family {
-        crate::protocol::fairness::Family::new(family)
-            .map_err(|message| format!("`family`: {message}"))?;
+        family::Family::new(family).map_err(|message| format!("`family`: {message}"))?;
     }
     if kind == ProviderKind::Command {
         let http_only = [

@@ -20,12 +20,14 @@ use std::fmt;
 use super::detect::{
     self, ANTHROPIC_KEY_VAR, Detected, Environment, OPENAI_BASE_URL_VAR, OPENAI_KEY_VAR,
 };
+use super::family::Family;
 use super::{AgentChoice, Config, LoadedConfig, ProviderKind, unknown_provider};
-use crate::agent::anthropic::ANTHROPIC_DEFAULT_BASE_URL;
-use crate::agent::openai::OPENAI_DEFAULT_BASE_URL;
-use crate::protocol::fairness::Family;
 use crate::spec::{AgentSpec, SpecError, known_role};
 
+/// OpenAI's own API; local servers and gateways use their own base URL.
+pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+/// Anthropic's own API; a proxy or gateway uses its own base URL.
+pub const ANTHROPIC_DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// The model of the built-in `openai` provider unless configured.
 pub const OPENAI_DEFAULT_MODEL: &str = "gpt-4.1";
 /// The model of the built-in `anthropic` provider unless configured.
@@ -141,7 +143,7 @@ impl ResolvedAgent {
         if let Some(family) = &self.provider.family {
             return configured(family, format!("providers.{}.family", self.provider.name));
         }
-        crate::protocol::fairness::family::detect_with_reason(&self.provider.name, &self.model)
+        super::family::detect_with_reason(&self.provider.name, &self.model)
     }
 
     /// `provider:model`, as panes and records show it.

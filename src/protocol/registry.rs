@@ -16,6 +16,7 @@
 //! Not responsible for reading files, building agents or parsing the common
 //! part of a spec (the command line does), nor for any protocol rule.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
@@ -24,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ContextDoc, Protocol, RoleGroup, Seating, Verdict};
 use crate::prompts::{
-    PromptSet, RECHECK_TEMPLATE, REPAIR_ITEMS_TEMPLATE, REPAIR_TEMPLATE, TemplateSpec,
+    PromptError, PromptSet, RECHECK_TEMPLATE, REPAIR_ITEMS_TEMPLATE, REPAIR_TEMPLATE, TemplateSpec,
 };
 use crate::spec::SpecError;
 
@@ -484,40 +485,29 @@ pub enum RecomputeError {
     NotApplicable(String),
 }
 
-/// The largest record `quorum verdict` reads back: far above what any
-/// debate writes, and a bound on what an edited file can cost.
-pub const RECORD_LIMIT: u64 = 256 << 20;
+pub use crate::input::{RECORD_LIMIT, RecordFileError, RecordFiles};
 
-/// The files of a finished debate, as `quorum verdict` hands them to its
-/// protocol. The caller reads them (bounded, regular files inside the
-/// debate's folder: [`crate::input::RecordFolder`]); a protocol only asks
-/// for them by name, so recomputing a verdict stays pure.
-pub trait RecordFiles {
-    /// The text of `relative`, a path inside the debate's folder; `what`
-    /// names the file in messages (`judge file`).
-    fn read(&self, relative: &str, what: &'static str) -> Result<String, RecordFileError>;
-    /// How a file of the debate is named in messages: the folder and
-    /// `relative`.
-    fn shown(&self, relative: &str) -> String;
-}
+/// The prompts of every registered protocol: written beside the registry
+/// that knows them, so the template engine below knows no protocol.
+impl PromptSet {
+    /// The templates of every registered protocol, as shipped in `prompts/`.
+    pub fn builtin() -> PromptSet {
+        PromptSet::of(templates())
+    }
 
-/// Why a file of a debate did not read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RecordFileError {
-    /// There is no such file.
-    Missing(String),
-    /// It is there but does not read: too large, not a file, outside the
-    /// folder, not text.
-    Unreadable(String),
-}
+    /// The built-in templates, with any file of `override_dir` named like
+    /// one of them taking its place ([`PromptSet::overridden_from`]).
+    pub fn load(override_dir: Option<&Path>) -> Result<PromptSet, PromptError> {
+        PromptSet::builtin().overridden_from(override_dir)
+    }
 
-impl std::fmt::Display for RecordFileError {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RecordFileError::Missing(message) | RecordFileError::Unreadable(message) => {
-                formatter.write_str(message)
-            }
-        }
+    /// The built-in templates with `overrides` (file name → source, as a
+    /// journal recorded them) in place ([`PromptSet::overridden_by`]).
+    pub fn with_overrides(
+        overrides: &BTreeMap<String, String>,
+        origin: &Path,
+    ) -> Result<PromptSet, PromptError> {
+        PromptSet::builtin().overridden_by(overrides, origin)
     }
 }
 

@@ -19,15 +19,7 @@ use crate::protocol::{LogEntry, LogKind, Timestamp};
 /// Tokens per unit a [`Price`] is quoted for.
 pub const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
 
-/// What a model costs, in US dollars per million tokens.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Price {
-    /// USD per million input (prompt) tokens.
-    pub input: f64,
-    /// USD per million output (answer) tokens.
-    pub output: f64,
-}
+pub use crate::config::limits::Price;
 
 impl Price {
     /// The cost of `usage`, in US dollars.

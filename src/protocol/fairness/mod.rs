@@ -14,7 +14,7 @@
 //! prompt or a verdict: each protocol does, where it builds them.
 
 pub mod agreement;
-pub mod family;
+pub use crate::config::family;
 pub mod mask;
 pub mod order;
 
@@ -22,51 +22,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use family::Family;
-
-/// What happens to a judge of the same model family as the author of what
-/// it judges.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Recusal {
-    /// It scores, its scores count, and the record and the verdict's rule
-    /// say that it shares the author's family.
-    #[default]
-    Flag,
-    /// It is not asked: the panel is counted without it, and a verdict that
-    /// would need it says so rather than adopt on fewer judges.
-    Recuse,
-    /// Families are not compared.
-    Off,
-}
-
-impl Recusal {
-    pub const ALL: [Recusal; 3] = [Recusal::Flag, Recusal::Recuse, Recusal::Off];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Recusal::Flag => "flag",
-            Recusal::Recuse => "recuse",
-            Recusal::Off => "off",
-        }
-    }
-}
-
-impl std::str::FromStr for Recusal {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        Recusal::ALL
-            .into_iter()
-            .find(|policy| policy.as_str() == text.trim())
-            .ok_or_else(|| {
-                format!(
-                    "`{text}` is not a recusal policy; use {}",
-                    Recusal::ALL.map(Recusal::as_str).join(", ")
-                )
-            })
-    }
-}
+pub use family::{Family, Recusal};
 
 /// A debate's fair-judging setting.
 ///

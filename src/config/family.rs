@@ -11,8 +11,14 @@
 //!
 //! An unrecognised agent has no family, and no family is assumed equal to an
 //! unknown one: a missed match must never make two strangers look related.
+//!
+//! What happens to a judge of the author's family is a setting too
+//! ([`Recusal`]). Both are read from the configuration and specs here; the
+//! fair-judging rules that use them are `protocol::fairness`.
 
 use std::fmt;
+
+use serde::{Deserialize, Serialize};
 
 /// A model family: whose training a model shares. Agents of one family are
 /// assumed to favour each other's text.
@@ -284,6 +290,50 @@ impl<'m> ModelName<'m> {
             vendor: lowered.split_once('/').map(|(vendor, _)| vendor),
             name: lowered.rsplit_once('/').map_or(lowered, |(_, name)| name),
         }
+    }
+}
+
+/// What happens to a judge of the same model family as the author of what
+/// it judges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recusal {
+    /// It scores, its scores count, and the record and the verdict's rule
+    /// say that it shares the author's family.
+    #[default]
+    Flag,
+    /// It is not asked: the panel is counted without it, and a verdict that
+    /// would need it says so rather than adopt on fewer judges.
+    Recuse,
+    /// Families are not compared.
+    Off,
+}
+
+impl Recusal {
+    pub const ALL: [Recusal; 3] = [Recusal::Flag, Recusal::Recuse, Recusal::Off];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recusal::Flag => "flag",
+            Recusal::Recuse => "recuse",
+            Recusal::Off => "off",
+        }
+    }
+}
+
+impl std::str::FromStr for Recusal {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        Recusal::ALL
+            .into_iter()
+            .find(|policy| policy.as_str() == text.trim())
+            .ok_or_else(|| {
+                format!(
+                    "`{text}` is not a recusal policy; use {}",
+                    Recusal::ALL.map(Recusal::as_str).join(", ")
+                )
+            })
     }
 }
 
