@@ -18,6 +18,7 @@ pub mod parse;
 pub mod prompts;
 pub mod protocol;
 pub mod rulings;
+pub mod script;
 pub mod secrets;
 pub mod share;
 pub mod spec;

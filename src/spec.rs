@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::script::Script;
+use crate::script::Script;
 
 /// The seed's default call deadline: 10 minutes (INF-12).
 pub const DEFAULT_TIMEOUT_SECS: f64 = 600.0;
