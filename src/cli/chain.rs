@@ -6,33 +6,13 @@
 //! says where the debate came from; `from.json` says it for the tools that
 //! read a folder without folding it (`quorum report`, `quorum open`).
 
-use std::path::{Path, PathBuf};
-
-use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 use crate::artifact::{RunDir, write_atomic};
-use crate::protocol::handoff::{Handed, Handoff};
+use crate::protocol::handoff::Handoff;
 
-/// The file a chained debate names its source in.
-pub const CHAIN_FILE: &str = "from.json";
-
-/// What `from.json` says.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ChainOrigin {
-    /// The source's folder, absolute.
-    pub source: PathBuf,
-    /// The source's kind: `council`, `red team`, `root-cause analysis`.
-    pub from: String,
-    pub topic: String,
-    pub handed: Handed,
-}
-
-impl ChainOrigin {
-    /// `the council in /…/the-webhook-handler-…`, for a reader.
-    pub fn describe(&self) -> String {
-        format!("the {} in {}", self.from, self.source.display())
-    }
-}
+/// `from.json` as the public paths of this module have named it.
+pub use super::notes::{CHAIN_FILE, ChainOrigin, handed_from as origin_of};
 
 /// Writes `from.json` into `run_dir` for a debate that took `handoff`
 /// from `dir`.
@@ -49,10 +29,4 @@ pub fn record(run_dir: &RunDir, dir: &Path, handoff: &Handoff) -> std::io::Resul
             .unwrap_or_default()
             .as_bytes(),
     )
-}
-
-/// Where a chained debate came from, if `dir` is one: `from.json` read
-/// as `fork.json` is ([`super::fork::origin_of`]).
-pub fn origin_of(dir: &Path) -> Result<Option<ChainOrigin>, String> {
-    super::fork::read_note(dir, CHAIN_FILE)
 }

@@ -213,7 +213,7 @@ fn compare(args: &CompareArgs) -> Result<ExitCode, Failure> {
     }
     let mut relation = None;
     for (origin, fork) in [(&args.dir, &args.other), (&args.other, &args.dir)] {
-        let Some(from) = super::fork::origin_of(fork).map_err(usage)? else {
+        let Some(from) = super::notes::forked_from(fork).map_err(usage)? else {
             continue;
         };
         if Path::new(origin).canonicalize().ok().as_ref() == Some(&from.origin) {

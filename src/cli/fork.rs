@@ -19,7 +19,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use chrono::Utc;
-use serde::{Deserialize, Serialize};
 
 use crate::artifact::{Journal, RunDir, topic_slug, write_atomic};
 use crate::config::detect::SystemEnvironment;
@@ -30,50 +29,8 @@ use crate::protocol::Input;
 
 use super::{Failure, ForkArgs, ResumeArgs, usage};
 
-/// What `fork.json` says: where a fork came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ForkOrigin {
-    /// The origin's folder, absolute.
-    pub origin: PathBuf,
-    /// `evaluation:2`, as given.
-    pub at: String,
-    /// How many of the origin's journal records the fork shares.
-    pub records: usize,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub agents: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub critique: Option<String>,
-}
-
-/// The file a fork names its origin in.
-pub const FORK_FILE: &str = "fork.json";
-
-/// A fork's origin, if `dir` is a fork. `fork.json` is someone else's
-/// file like the rest of the folder: read through the folder's guarded
-/// reader ([`crate::input::read_debate_file`]); the error names the file,
-/// and the line and field where it does not parse.
-pub fn origin_of(dir: &Path) -> Result<Option<ForkOrigin>, String> {
-    read_note(dir, FORK_FILE)
-}
-
-/// `name` in the debate folder `dir`, parsed as JSON, if it is there.
-pub(super) fn read_note<T: serde::de::DeserializeOwned>(
-    dir: &Path,
-    name: &str,
-) -> Result<Option<T>, String> {
-    let Some(text) = crate::input::read_debate_file(dir, name, crate::input::DEBATE_NOTE)
-        .map_err(|error| error.to_string())?
-    else {
-        return Ok(None);
-    };
-    parse_note(&dir.join(name), &text).map(Some)
-}
-
-/// A debate's note file (`fork.json`, `from.json`) read from `text`; the
-/// error names `path`, and serde's line, column and field.
-pub fn parse_note<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, String> {
-    serde_json::from_str(text).map_err(|error| format!("{}: {error}", path.display()))
-}
+/// `fork.json` as the public paths of this module have named it.
+pub use super::notes::{FORK_FILE, ForkOrigin, forked_from as origin_of, parse_note};
 
 pub async fn run(args: ForkArgs) -> ExitCode {
     super::exit_code(fork(args).await)
@@ -148,7 +105,7 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
     let recorded = super::resume::reload(&args.dir)
         .map_err(|error| usage(super::with_causes(&error)))?
         .recorded;
-    let chained = super::chain::origin_of(&args.dir).map_err(usage)?;
+    let chained = super::notes::handed_from(&args.dir).map_err(usage)?;
     let Some(mut setup) = recorded.setup.clone() else {
         return Err(usage(format!(
             "{} was recorded by a quorum that did not keep its agents in the journal; it cannot be forked",
@@ -259,7 +216,7 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
     // copy of whatever the origin's file was, or led to).
     if let Some(source) = &chained {
         write_atomic(
-            &run_dir.path().join(super::chain::CHAIN_FILE),
+            &run_dir.path().join(super::notes::CHAIN_FILE),
             serde_json::to_string_pretty(source)
                 .unwrap_or_default()
                 .as_bytes(),

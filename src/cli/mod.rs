@@ -15,6 +15,7 @@ mod export;
 pub mod fork;
 mod headless;
 mod interactive;
+mod notes;
 mod open;
 mod prepare;
 mod replay;

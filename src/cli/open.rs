@@ -89,10 +89,10 @@ struct Listing {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     open_questions: Vec<String>,
     /// The debate this one was forked from, and where.
-    forked_from: Option<super::fork::ForkOrigin>,
+    forked_from: Option<super::notes::ForkOrigin>,
     /// The debate this one took its input from (`--from DIR`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    handed_from: Option<super::chain::ChainOrigin>,
+    handed_from: Option<super::notes::ChainOrigin>,
 }
 
 impl Listing {
@@ -133,8 +133,8 @@ impl Listing {
                 (state, next)
             }
         };
-        let forked_from = super::fork::origin_of(dir)?;
-        let handed_from = super::chain::origin_of(dir)?;
+        let forked_from = super::notes::forked_from(dir)?;
+        let handed_from = super::notes::handed_from(dir)?;
         Ok(Listing {
             dir: dir.to_path_buf(),
             topic: review.describe().topic,

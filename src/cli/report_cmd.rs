@@ -21,7 +21,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
 fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
     let reloaded = reload(&args.dir).map_err(|error| usage(super::with_causes(&error)))?;
     let mut report = Report::of(reloaded.folded.protocol.as_ref());
-    report.origin = super::fork::origin_of(&args.dir)
+    report.origin = super::notes::forked_from(&args.dir)
         .map_err(usage)?
         .map(|fork| {
             format!(
@@ -42,7 +42,7 @@ fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
             _ => None,
         })
         .collect();
-    if let Some(origin) = super::chain::origin_of(&args.dir).map_err(usage)? {
+    if let Some(origin) = super::notes::handed_from(&args.dir).map_err(usage)? {
         report.handed_from = Some(origin.describe());
         report.handed_from_command =
             super::shell_command(&["quorum", "report", &origin.source.display().to_string()]);
