@@ -25,7 +25,7 @@ use crate::protocol::{ItemResolution, Protocol};
 use crate::text::sanitize;
 use crate::tui::run::Ending;
 
-use super::resume::{Reloaded, reload};
+use super::prepare::{Reloaded, reload};
 use super::{EXIT_FAILURE, EXIT_USAGE};
 
 /// Opens the finished debate in `dir` in the interface until the person

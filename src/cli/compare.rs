@@ -16,7 +16,7 @@ use crate::engine::resume::Recorded;
 use crate::share::Report;
 use crate::text::sanitize;
 
-use super::resume::reload;
+use super::prepare::reload;
 use super::{CompareArgs, Failure, usage};
 
 pub fn run(args: &CompareArgs) -> ExitCode {

@@ -102,7 +102,7 @@ async fn fork(args: ForkArgs) -> Result<ExitCode, Failure> {
     // Everything read from the origin is read and checked before anything
     // is created: its journal, folded whole (an impossible record is
     // refused), and the `from.json` the fork will name again.
-    let recorded = super::resume::reload(&args.dir)
+    let recorded = super::prepare::reload(&args.dir)
         .map_err(|error| usage(super::with_causes(&error)))?
         .recorded;
     let chained = super::notes::handed_from(&args.dir).map_err(usage)?;

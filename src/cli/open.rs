@@ -22,7 +22,7 @@ use crate::engine::{Moderator, Roster};
 use crate::protocol::{Input, ItemDecision, ModerationItem, Outcome, Protocol};
 use crate::text::{sanitize, terminal_safe_json};
 
-use super::resume::{Reloaded, reload};
+use super::prepare::{Reloaded, reload};
 use super::{Failure, OpenArgs, usage};
 
 pub async fn run(args: OpenArgs) -> ExitCode {

@@ -26,7 +26,7 @@ use crate::engine::Update;
 use crate::protocol::{Outcome, Timestamp};
 use crate::tui::app::{MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, Moment};
 
-use super::resume::{Reloaded, reload};
+use super::prepare::{Reloaded, reload};
 use super::{EXIT_FAILURE, EXIT_USAGE, ReplayArgs};
 
 /// Longest pause a replay keeps, in milliseconds of recorded time: a person

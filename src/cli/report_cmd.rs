@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use crate::share::{Report, html, markdown};
 
-use super::resume::reload;
+use super::prepare::reload;
 use super::{Failure, ReportArgs, ReportFormat, usage};
 
 pub fn run(args: &ReportArgs) -> ExitCode {
