@@ -11,65 +11,21 @@ use std::time::Duration;
 use chrono::Local;
 use tokio::sync::mpsc;
 
-use crate::artifact::{DebateLock, Journal, RunDir, topic_slug};
+use crate::artifact::RunDir;
 use crate::engine::{
-    Command, Controller, DebateDefinition, EngineError, JournalEvent, ModerationPolicy, Moderator,
-    RunSetup, Update, WhenOver,
+    Command, Controller, EngineError, ModerationPolicy, Moderator, Update, WhenOver,
 };
 use crate::protocol::record::UsageYaml;
 use crate::protocol::{Input, LogKind, Outcome, OverrideAction, Protocol};
 use crate::text::sanitize;
 
-use super::prepare::{Prepared, Source, prepare};
-use super::{EXIT_FAILURE, EXIT_USAGE, RunFlags};
+use super::prepare::Prepared;
+use super::session::{open_record, resume_hint};
+use super::{EXIT_FAILURE, RunFlags};
 
-/// Prepares and runs one debate; returns the exit code.
-pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
-    let prepared = match prepare(source, &flags) {
-        Ok(prepared) => prepared,
-        Err(error) => {
-            eprintln!("quorum: {}", crate::text::for_stderr(&error.to_string()));
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let interactive = !flags.headless
-        && std::io::IsTerminal::is_terminal(&std::io::stdin())
-        && std::io::IsTerminal::is_terminal(&std::io::stdout());
-    // A theme that does not load is a configuration error in either mode, so
-    // a typo is found before a long headless run, not the next time the
-    // interface opens.
-    if let Err(error) = super::interactive::theme_of(&flags, &prepared) {
-        eprintln!("quorum: {error}");
-        return ExitCode::from(EXIT_USAGE);
-    }
-    if !interactive && !prepared.human_roles.is_empty() {
-        eprintln!(
-            "quorum: {} {} played by a person (`human`), which needs the interactive interface: \
-             drop --headless and run quorum in a terminal",
-            prepared.human_roles.join(", "),
-            if prepared.human_roles.len() == 1 {
-                "is"
-            } else {
-                "are"
-            }
-        );
-        return ExitCode::from(EXIT_USAGE);
-    }
-    let result = if interactive {
-        super::interactive::drive(prepared, &flags).await
-    } else {
-        drive(prepared, &flags).await
-    };
-    match result {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("quorum: {}", crate::text::for_stderr(&format!("{error:#}")));
-            ExitCode::from(EXIT_FAILURE)
-        }
-    }
-}
-
-async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
+/// Runs a prepared debate headless: progress on stderr, the result on
+/// stdout.
+pub(super) async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
     let protocol = prepared.protocol();
     let Prepared {
         definition,
@@ -185,14 +141,6 @@ where
 /// [`crate::agent::command::KILL_GRACE_MS`]).
 const COMMAND_GRACE_MS: u64 = crate::agent::command::KILL_GRACE_MS + 100;
 
-/// The line that tells a person how to pick an interrupted debate up again.
-pub(super) fn resume_hint(dir: &Path) -> String {
-    format!(
-        "quorum: continue it with: quorum resume {}",
-        super::shell_path(dir)
-    )
-}
-
 /// Resolves when SIGINT, SIGTERM or SIGHUP arrives, with its name.
 async fn interrupted() -> &'static str {
     use tokio::signal::unix::{SignalKind, signal};
@@ -210,29 +158,6 @@ async fn interrupted() -> &'static str {
     };
     super::signals::acknowledge();
     name
-}
-
-/// Creates the debate's folder and its journal, whose first line defines
-/// the debate.
-pub(super) fn open_record(
-    definition: &DebateDefinition,
-    setup: &RunSetup,
-    flags: &RunFlags,
-) -> color_eyre::Result<(RunDir, Journal, DebateLock)> {
-    use color_eyre::eyre::WrapErr;
-    let run_dir = RunDir::create(&flags.out, &topic_slug(definition.topic()), Local::now())
-        .wrap_err("creating the debate folder")?;
-    let lock = DebateLock::acquire(run_dir.path(), "a new debate")?;
-    let mut journal =
-        Journal::create(&run_dir.path().join("journal.jsonl")).wrap_err("creating the journal")?;
-    journal.append(
-        chrono::Utc::now(),
-        &JournalEvent::DebateStarted {
-            definition: Box::new(definition.clone()),
-            setup: Some(Box::new(setup.clone())),
-        },
-    )?;
-    Ok((run_dir, journal, lock))
 }
 
 /// Prints log entries as they come; chunks are for the TUI. With

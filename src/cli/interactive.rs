@@ -15,8 +15,8 @@ use crate::protocol::{Outcome, Protocol};
 use crate::tui::run::Ending;
 use crate::tui::theme::{Theme, no_color_requested};
 
-use super::headless::open_record;
 use super::prepare::Prepared;
+use super::session::{open_record, resume_hint};
 use super::{EXIT_FAILURE, EXIT_USAGE, RunFlags};
 
 /// The theme of a prepared debate: `--theme`, else the configuration's;
@@ -211,7 +211,7 @@ where
         Ending::Interrupted => {
             eprintln!(
                 "quorum: stopped before it finished; the record so far is in {record}\n{}",
-                super::headless::resume_hint(run_dir.path())
+                resume_hint(run_dir.path())
             );
             ExitCode::from(EXIT_FAILURE)
         }

@@ -21,7 +21,9 @@ mod prepare;
 mod replay;
 mod report_cmd;
 mod resume;
+mod session;
 pub(crate) mod signals;
+mod start;
 mod verdict_cmd;
 
 use std::path::PathBuf;
@@ -549,7 +551,7 @@ pub async fn run(invocation: Invocation) -> ExitCode {
                 context: args.context,
                 script: args.script,
             };
-            headless::run_debate(source, args.run).await
+            start::run_debate(source, args.run).await
         }
         Invocation::Builtin(Command::Demo(args)) => {
             let source = match &args.protocol {
@@ -559,10 +561,10 @@ pub async fn run(invocation: Invocation) -> ExitCode {
             if let Some(path) = &args.export_script {
                 return export_demo(&source, &args.run, &args.run_flags_given, path);
             }
-            headless::run_debate(source, args.run).await
+            start::run_debate(source, args.run).await
         }
         Invocation::Builtin(Command::Run(args)) => {
-            headless::run_debate(Source::Spec(args.spec), args.run).await
+            start::run_debate(Source::Spec(args.spec), args.run).await
         }
         Invocation::Builtin(Command::Resume(args)) => resume::run(args).await,
         Invocation::Builtin(Command::Open(args)) => open::run(args).await,
