@@ -11,28 +11,22 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use chrono::Utc;
 
-use crate::agent::Agent;
-use crate::agent::factory::{self, BuildContext};
 use crate::agent::human::HumanDesk;
 use crate::agent::script::Script;
+use crate::config;
 use crate::config::detect::{Environment, SystemEnvironment};
-use crate::config::resolve::{Level, ResolvedAgent, Resolver, Sources, parse_agent_flags};
-use crate::config::{self, AgentChoice, LoadedConfig, ProviderKind};
-use crate::engine::{
-    Alternative, AlternativeSetup, ModerationPolicy, RoleAgent, RoleSetup, Roster, RunSetup,
-    recordable,
-};
+use crate::config::resolve::parse_agent_flags;
+use crate::engine::{Alternative, ModerationPolicy, Roster, RunSetup};
 use crate::input;
 use crate::prompts::{PromptSet, default_override_dir};
 use crate::protocol::budget::Budget;
 use crate::protocol::fairness::{Fairness, Family, Recusal};
 use crate::protocol::handoff::Handoff;
 use crate::protocol::registry::{
-    self, Build, Configure, DebateDefinition, ProtocolKind, RoleSlot, Setting,
+    self, Build, Configure, Configured, DebateDefinition, ProtocolKind, Setting,
 };
 use crate::protocol::usage::Price;
 use crate::protocol::{ContextDoc, Seating};
@@ -40,9 +34,12 @@ use crate::spec::{self, AgentSpec, ContextSpec, DebateSpec, SpecError};
 
 use super::RunFlags;
 
+mod agents;
 mod rebuild;
 mod reload;
 
+pub use agents::resolve_alternative;
+use agents::{Assigned, assign_agents, watch_keys};
 pub use rebuild::{Rebuilt, rebuild};
 pub(super) use reload::{Reloaded, reload};
 
@@ -169,11 +166,119 @@ pub fn demo_text(source: &Source, flags: &RunFlags) -> Result<&'static str, Spec
 }
 
 /// [`prepare`] with the environment variables read from `env`.
+///
+/// Each step below is a function of its own, run in this order, every
+/// check before anything is written; a feature that concerns every debate
+/// (a flag, a setting the journal records) adds its step here, or its part
+/// to the step it belongs to.
 pub fn prepare_in(
     source: Source,
     flags: &RunFlags,
     env: &dyn Environment,
 ) -> Result<Prepared, SpecError> {
+    check_speed(flags)?;
+    let handed = handed_on(flags)?;
+    let Read {
+        mut spec,
+        origin,
+        script_file,
+        demo,
+    } = read_source(source, flags, &handed)?;
+    let locate = |error: SpecError| origin.locate(error);
+    take_handoff_as_context(&mut spec, &handed);
+    let kind = protocol_for(&spec, &origin, flags)?;
+    let loaded_config = config::load(flags.config.as_deref())?;
+    watch_keys(&loaded_config);
+    apply_timeout(&mut spec, flags)?;
+    let agent_flags = parse_agent_flags(&flags.agents)?;
+    spec::validate(&spec).map_err(locate)?;
+    let configured = kind
+        .configure(&Configure {
+            spec: origin.path.as_deref().zip(origin.text.as_deref()),
+            flags: &flags.options,
+            allow_outside: flags.allow_outside_context,
+            files: &crate::protocol::registry::DiskFiles,
+            artifact_root: Some(&flags.out),
+        })
+        .map_err(locate)?;
+    let context =
+        load_context(&spec, origin.base(), origin.path.is_some(), flags).map_err(locate)?;
+    let human_desk = HumanDesk::new();
+    let Assigned {
+        roster,
+        agents,
+        prices,
+        families,
+        human_roles,
+        alternatives,
+        roles: role_setups,
+        alternative_setups,
+    } = assign_agents(
+        &spec,
+        &configured.roles(),
+        flags,
+        &agent_flags,
+        &loaded_config,
+        env,
+        &human_desk,
+    )
+    .map_err(locate)?;
+    let prompts = load_prompts(flags)?;
+    let moderation = moderation_of(kind, &spec, flags);
+    let mut prices = prices;
+    if demo && wants_money(&spec, flags, &loaded_config) {
+        price_the_demo(&agents, &mut prices);
+    }
+    let budget = budget_of(&spec, flags, &loaded_config, &agents, &prices).map_err(locate)?;
+    let setup = RunSetup {
+        budget: budget.is_set().then_some(budget),
+        roles: role_setups,
+        alternatives: alternative_setups,
+        script: spec.script.clone(),
+        speed: flags.speed,
+        moderation,
+        prompt_overrides: prompts.overrides().clone(),
+    };
+    let fairness = fairness_of(configured.as_ref(), &spec, flags, families).map_err(locate)?;
+    let definition = define(
+        kind,
+        configured.as_ref(),
+        &spec,
+        context,
+        Seated { agents, prices },
+        fairness,
+        &handed,
+    )?;
+    let prompts = Arc::new(prompts);
+    if let Some(script) = &spec.script {
+        check_script_of(
+            script,
+            kind,
+            configured.as_ref(),
+            &definition,
+            &prompts,
+            script_file.as_ref(),
+            &origin,
+        )?;
+    }
+    Ok(Prepared {
+        definition,
+        label: configured.label(),
+        roster,
+        moderation,
+        prompts,
+        human_desk,
+        human_roles,
+        alternatives,
+        theme: loaded_config.config.theme.clone(),
+        theme_source: loaded_config.key_location("theme"),
+        setup,
+        handed,
+    })
+}
+
+/// Step: `--speed` within [`MIN_SPEED`]..=[`MAX_SPEED`].
+fn check_speed(flags: &RunFlags) -> Result<(), SpecError> {
     if !(MIN_SPEED..=MAX_SPEED).contains(&flags.speed) {
         return Err(SpecError::new(format!(
             "must be a number from {MIN_SPEED} to {MAX_SPEED}, got {}",
@@ -186,18 +291,76 @@ pub fn prepare_in(
         ))
         .field("--speed"));
     }
-    let handed = flags
+    Ok(())
+}
+
+/// Step: what `--from DIR` hands on, with its folder, read before the
+/// spec (a demo and a command's topic depend on it).
+fn handed_on(flags: &RunFlags) -> Result<Option<(PathBuf, Handoff)>, SpecError> {
+    flags
         .from
         .as_deref()
         .map(|dir| handoff_of(dir).map(|handoff| (dir.to_path_buf(), handoff)))
-        .transpose()?;
-    // The file a `--script` came from, and its text, to locate its errors.
+        .transpose()
+}
+
+/// Where the spec came from, to locate errors in it: its file and text
+/// (none for a protocol's command).
+struct SpecOrigin {
+    path: Option<PathBuf>,
+    text: Option<String>,
+}
+
+impl SpecOrigin {
+    /// `error` located in the spec file. Errors about flags name the flag,
+    /// never the spec file; errors about the configuration file already
+    /// name it.
+    fn locate(&self, error: SpecError) -> SpecError {
+        match &self.path {
+            Some(path)
+                if error.file.is_none()
+                    && !error.field.as_deref().is_some_and(|field| {
+                        field.starts_with("--") || field.starts_with("quorum ")
+                    }) =>
+            {
+                error.in_file(path, self.text.as_deref())
+            }
+            _ => error,
+        }
+    }
+
+    /// The folder a spec's context files resolve against.
+    fn base(&self) -> &Path {
+        self.path
+            .as_deref()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("."))
+    }
+}
+
+/// What [`read_source`] read.
+struct Read {
+    spec: DebateSpec,
+    origin: SpecOrigin,
+    /// The file a `--script` came from, and its text, to locate its errors.
+    script_file: Option<(PathBuf, String)>,
+    /// A built-in demo (its scripted agents may be priced).
+    demo: bool,
+}
+
+/// Step: the debate's spec, from a demo, a spec file, or a protocol's
+/// command and its `--script`.
+fn read_source(
+    source: Source,
+    flags: &RunFlags,
+    handed: &Option<(PathBuf, Handoff)>,
+) -> Result<Read, SpecError> {
     let mut script_file: Option<(PathBuf, String)> = None;
     let demo = matches!(source, Source::Demo | Source::DemoOf(_));
-    let (mut spec, spec_path, source_text) = match source {
+    let (spec, path, text) = match source {
         Source::Demo | Source::DemoOf(_) => {
             let mode = mode_flag(flags);
-            let text = match (&source, &handed) {
+            let text = match (&source, handed) {
                 (_, Some((dir, handoff))) => chain_demo(dir, handoff)?,
                 (Source::DemoOf(name), None) => demo_of(Some(name), mode.as_deref())?,
                 _ => demo_of(None, mode.as_deref())?,
@@ -223,7 +386,7 @@ pub fn prepare_in(
                 SpecError::new(format!("`{command}` is not a protocol's command"))
             })?;
             // `quorum plan --from DIR` with no goal: the hand-off's.
-            let subject = match (&handed, subject.trim().is_empty()) {
+            let subject = match (handed, subject.trim().is_empty()) {
                 (Some((_, handoff)), true) => handoff.topic_for_receiver(),
                 _ => subject,
             };
@@ -256,29 +419,35 @@ pub fn prepare_in(
             (spec, None, None)
         }
     };
-    // Errors about flags name the flag, never the spec file; errors about the
-    // configuration file already name it.
-    let locate = |error: SpecError| match &spec_path {
-        Some(path)
-            if error.file.is_none()
-                && !error.field.as_deref().is_some_and(|field| {
-                    field.starts_with("--") || field.starts_with("quorum ")
-                }) =>
-        {
-            error.in_file(path, source_text.as_deref())
-        }
-        _ => error,
-    };
-    if let Some((_, handoff)) = &handed {
-        // The record names its source: the hand-off is a context document.
+    Ok(Read {
+        spec,
+        origin: SpecOrigin { path, text },
+        script_file,
+        demo,
+    })
+}
+
+/// Step: the hand-off (`--from DIR`) as a context document, so that the
+/// record names its source.
+fn take_handoff_as_context(spec: &mut DebateSpec, handed: &Option<(PathBuf, Handoff)>) {
+    if let Some((_, handoff)) = handed {
         spec.context.push(ContextSpec {
             name: Some(handoff.context_name()),
             text: Some(handoff.context_text()),
             path: None,
         });
     }
-    let kind = protocol_of(&spec).map_err(locate)?;
-    if let (Some(path), Some(text)) = (&spec_path, &source_text) {
+}
+
+/// Step: the protocol the spec names, with the spec's keys and the
+/// option flags checked against the options it reads.
+fn protocol_for(
+    spec: &DebateSpec,
+    origin: &SpecOrigin,
+    flags: &RunFlags,
+) -> Result<&'static dyn ProtocolKind, SpecError> {
+    let kind = protocol_of(spec).map_err(|error| origin.locate(error))?;
+    if let (Some(path), Some(text)) = (&origin.path, &origin.text) {
         let keys: Vec<&str> = kind.options().iter().map(|option| option.key).collect();
         spec::check_keys(path, text, kind.name(), &keys)?;
     }
@@ -292,72 +461,31 @@ pub fn prepare_in(
             .field(flag.flag.clone()));
         }
     }
-    let loaded_config = config::load(flags.config.as_deref())?;
-    watch_keys(&loaded_config);
-    apply_timeout(&mut spec, flags)?;
-    let agent_flags = parse_agent_flags(&flags.agents)?;
-    spec::validate(&spec).map_err(locate)?;
-    let configured = kind
-        .configure(&Configure {
-            spec: spec_path.as_deref().zip(source_text.as_deref()),
-            flags: &flags.options,
-            allow_outside: flags.allow_outside_context,
-            files: &crate::protocol::registry::DiskFiles,
-            artifact_root: Some(&flags.out),
+    Ok(kind)
+}
+
+/// Step: who decides the items: `--moderation`, else the spec's, else the
+/// protocol's default.
+fn moderation_of(kind: &dyn ProtocolKind, spec: &DebateSpec, flags: &RunFlags) -> ModerationPolicy {
+    flags
+        .moderation
+        .or(spec.moderation)
+        .unwrap_or(if kind.follows_suggestions() {
+            ModerationPolicy::Planner
+        } else {
+            ModerationPolicy::Accept
         })
-        .map_err(locate)?;
-    let base = spec_path
-        .as_deref()
-        .and_then(Path::parent)
-        .unwrap_or(Path::new("."));
-    let context = load_context(&spec, base, spec_path.is_some(), flags).map_err(locate)?;
-    let human_desk = HumanDesk::new();
-    let Assigned {
-        roster,
-        agents,
-        prices,
-        families,
-        human_roles,
-        alternatives,
-        roles: role_setups,
-        alternative_setups,
-    } = assign_agents(
-        &spec,
-        &configured.roles(),
-        flags,
-        &agent_flags,
-        &loaded_config,
-        env,
-        &human_desk,
-    )
-    .map_err(locate)?;
-    let prompts = load_prompts(flags)?;
-    let moderation =
-        flags
-            .moderation
-            .or(spec.moderation)
-            .unwrap_or(if kind.follows_suggestions() {
-                ModerationPolicy::Planner
-            } else {
-                ModerationPolicy::Accept
-            });
-    let mut prices = prices;
-    if demo && wants_money(&spec, flags, &loaded_config) {
-        price_the_demo(&agents, &mut prices);
-    }
-    let budget = budget_of(&spec, flags, &loaded_config, &agents, &prices).map_err(locate)?;
-    let setup = RunSetup {
-        budget: budget.is_set().then_some(budget),
-        roles: role_setups,
-        alternatives: alternative_setups,
-        script: spec.script.clone(),
-        speed: flags.speed,
-        moderation,
-        prompt_overrides: prompts.overrides().clone(),
-    };
-    // Fair judging is recorded where the debate applies it: a protocol
-    // whose panel does not judge fairly yet keeps no setting it ignores,
-    // and is not asked for one.
+}
+
+/// Step: fair judging, recorded where the debate applies it: a protocol
+/// whose panel does not judge fairly yet keeps no setting it ignores,
+/// and is not asked for one (the error is to be located in the spec).
+fn fairness_of(
+    configured: &dyn Configured,
+    spec: &DebateSpec,
+    flags: &RunFlags,
+    families: BTreeMap<String, Family>,
+) -> Result<Fairness, SpecError> {
     let blind_asked = [
         (flags.no_blind, "--no-blind"),
         (spec.blind.is_some(), "blind"),
@@ -376,15 +504,13 @@ pub fn prepare_in(
         (true, true) => None,
     };
     if let Some((_, field)) = refused {
-        return Err(locate(
-            SpecError::new(format!(
-                "a {} does not apply this part of fair judging yet (see Fair judging in the README)",
-                configured.label()
-            ))
-            .field(*field),
-        ));
+        return Err(SpecError::new(format!(
+            "a {} does not apply this part of fair judging yet (see Fair judging in the README)",
+            configured.label()
+        ))
+        .field(*field));
     }
-    let fairness = match configured.reads_blind() {
+    Ok(match configured.reads_blind() {
         false => Fairness::default(),
         true => Fairness::new(
             !flags.no_blind && spec.blind.unwrap_or(true),
@@ -395,8 +521,27 @@ pub fn prepare_in(
             },
             families,
         ),
-    };
-    let mut definition = configured.define(Setting {
+    })
+}
+
+/// Who plays each slot (`provider:model`), and the prices of those agents.
+struct Seated {
+    agents: BTreeMap<String, String>,
+    prices: BTreeMap<String, Price>,
+}
+
+/// Step: the debate's definition, as the protocol defines it, with what
+/// `--from DIR` hands on received.
+fn define(
+    kind: &dyn ProtocolKind,
+    configured: &dyn Configured,
+    spec: &DebateSpec,
+    context: Vec<ContextDoc>,
+    Seated { agents, prices }: Seated,
+    fairness: Fairness,
+    handed: &Option<(PathBuf, Handoff)>,
+) -> Result<DebateDefinition, SpecError> {
+    let definition = configured.define(Setting {
         topic: spec.topic.trim().to_string(),
         context,
         seating: Seating {
@@ -408,61 +553,58 @@ pub fn prepare_in(
             edition: crate::protocol::Edition::CURRENT,
         },
     });
-    if let Some((_, handoff)) = &handed {
-        definition = kind
+    match handed {
+        Some((_, handoff)) => kind
             .receive(&definition, handoff)
-            .map_err(|message| SpecError::new(message).field("--from"))?;
+            .map_err(|message| SpecError::new(message).field("--from")),
+        None => Ok(definition),
     }
-    let prompts = Arc::new(prompts);
-    if let Some(script) = &spec.script {
-        // The stages a reply may name: the debate's own as configured, and
-        // any its protocol can have in another variant.
-        let mut stages: Vec<String> = kind
-            .build(Build {
-                definition: &definition,
-                prompts: prompts.clone(),
-            })
-            .map(|protocol| {
-                protocol
-                    .board()
-                    .stages
-                    .into_iter()
-                    .map(|stage| stage.id)
-                    .collect()
-            })
-            .unwrap_or_default();
-        for stage in kind.every_stage() {
-            if !stages.iter().any(|known| known == stage) {
-                stages.push(stage.to_string());
-            }
+}
+
+/// Step: every reply of the spec's script can be chosen in this debate
+/// ([`check_script`]); the error names the script's file, else the spec's.
+fn check_script_of(
+    script: &Script,
+    kind: &dyn ProtocolKind,
+    configured: &dyn Configured,
+    definition: &DebateDefinition,
+    prompts: &Arc<PromptSet>,
+    script_file: Option<&(PathBuf, String)>,
+    origin: &SpecOrigin,
+) -> Result<(), SpecError> {
+    // The stages a reply may name: the debate's own as configured, and
+    // any its protocol can have in another variant.
+    let mut stages: Vec<String> = kind
+        .build(Build {
+            definition,
+            prompts: prompts.clone(),
+        })
+        .map(|protocol| {
+            protocol
+                .board()
+                .stages
+                .into_iter()
+                .map(|stage| stage.id)
+                .collect()
+        })
+        .unwrap_or_default();
+    for stage in kind.every_stage() {
+        if !stages.iter().any(|known| known == stage) {
+            stages.push(stage.to_string());
         }
-        let seated: Vec<String> = configured
-            .roles()
-            .into_iter()
-            .map(|role| role.slot)
-            .collect();
-        check_script(script, kind, &seated, &stages).map_err(|(field, message)| {
-            let error = SpecError::new(message);
-            match (&script_file, &spec_path) {
-                (Some((path, text)), _) => error.field(field).in_file(path, Some(text)),
-                (None, Some(_)) => locate(error.field(format!("script.{field}"))),
-                (None, None) => error.field(field),
-            }
-        })?;
     }
-    Ok(Prepared {
-        definition,
-        label: configured.label(),
-        roster,
-        moderation,
-        prompts,
-        human_desk,
-        human_roles,
-        alternatives,
-        theme: loaded_config.config.theme.clone(),
-        theme_source: loaded_config.key_location("theme"),
-        setup,
-        handed,
+    let seated: Vec<String> = configured
+        .roles()
+        .into_iter()
+        .map(|role| role.slot)
+        .collect();
+    check_script(script, kind, &seated, &stages).map_err(|(field, message)| {
+        let error = SpecError::new(message);
+        match (script_file, &origin.path) {
+            (Some((path, text)), _) => error.field(field).in_file(path, Some(text)),
+            (None, Some(_)) => origin.locate(error.field(format!("script.{field}"))),
+            (None, None) => error.field(field),
+        }
     })
 }
 
@@ -565,21 +707,6 @@ fn protocol_of(spec: &DebateSpec) -> Result<&'static dyn ProtocolKind, SpecError
         ))
         .field("protocol")
     })
-}
-
-/// What [`assign_agents`] decided.
-struct Assigned {
-    roster: Roster,
-    /// Who plays each slot, as `provider:model`.
-    agents: BTreeMap<String, String>,
-    /// The configured prices of those agents.
-    prices: BTreeMap<String, Price>,
-    /// The model family of each slot whose family is known.
-    families: BTreeMap<String, Family>,
-    human_roles: Vec<String>,
-    alternatives: Vec<Alternative>,
-    roles: BTreeMap<String, RoleSetup>,
-    alternative_setups: Vec<AlternativeSetup>,
 }
 
 /// The debate's spending limit: each part from `--budget` /
@@ -686,10 +813,6 @@ fn price_the_demo(agents: &BTreeMap<String, String>, prices: &mut BTreeMap<Strin
     }
 }
 
-/// A person has this long to write a role's answer, in seconds, unless the
-/// spec gives the role its own `timeout_secs`.
-const HUMAN_DEADLINE_SECS: u64 = 24 * 60 * 60;
-
 /// Applies `--timeout` over the spec (`--agent` is resolved with the other
 /// agent sources, in `assign_agents`; the protocol's flags are the
 /// protocol's to read).
@@ -777,193 +900,10 @@ fn load_context(
     Ok(documents)
 }
 
-fn assign_agents(
-    spec: &DebateSpec,
-    slots: &[RoleSlot],
-    flags: &RunFlags,
-    agent_flags: &BTreeMap<String, AgentChoice>,
-    loaded_config: &LoadedConfig,
-    env: &dyn Environment,
-    human_desk: &Arc<HumanDesk>,
-) -> Result<Assigned, SpecError> {
-    let mut roster = Roster::default();
-    let mut agents = BTreeMap::new();
-    let mut prices = BTreeMap::new();
-    let mut families = BTreeMap::new();
-    let mut human_roles = Vec::new();
-    let mut alternatives: Vec<(Alternative, AlternativeSetup)> = Vec::new();
-    let mut roles = BTreeMap::new();
-    let priced = |agent: Arc<dyn Agent>, resolved: &ResolvedAgent| {
-        let info = agent.info();
-        let price = loaded_config.config.price_of(&info.provider, &info.model);
-        let setup = AlternativeSetup {
-            agent: recordable(resolved),
-            price,
-        };
-        (Alternative { agent, price }, setup)
-    };
-    let resolver = Resolver::new(Sources {
-        flags: agent_flags,
-        spec: &spec.agents,
-        config: loaded_config,
-        env,
-    });
-    let context = BuildContext {
-        script: spec.script.clone().map(Arc::new),
-        speed: flags.speed,
-        env,
-        human_desk: Some(human_desk.clone()),
-        key_variables: loaded_config.key_variables(),
-    };
-    // A mistake in what names an agent (a provider typo on the critic) is
-    // what to report, before "no agent found" for a role nothing names.
-    for slot in slots.iter().filter(|slot| resolver.names(&slot.slot)) {
-        resolver.resolve(&slot.slot)?;
-    }
-    for RoleSlot {
-        slot: role,
-        defaults_to,
-        ..
-    } in slots
-    {
-        let role = role.clone();
-        let resolved = match defaults_to {
-            // A slot nothing names itself is played by its default's agent
-            // (a synthesizer by the lead's), not by `default` or a wildcard.
-            Some(lead) if !resolver.names(&role) => ResolvedAgent {
-                role: role.clone(),
-                origin: format!("as {lead}: nothing names {role} itself"),
-                ..resolver.resolve(lead)?
-            },
-            _ => resolver.resolve(&role)?,
-        };
-        let agent = factory::build(&resolved, &context)
-            .map_err(|error| choice_error(&resolved, loaded_config, error.to_string()))?;
-        let deadline_secs = resolved.deadline_secs(flags.timeout, spec.timeout_secs);
-        let timeout = match resolved.provider.kind {
-            ProviderKind::Script => scripted_deadline(deadline_secs, flags.speed),
-            ProviderKind::Human => {
-                human_roles.push(role.clone());
-                resolved.role_limits.timeout_secs.map_or(
-                    Duration::from_secs(HUMAN_DEADLINE_SECS),
-                    Duration::from_secs_f64,
-                )
-            }
-            _ => Duration::from_secs_f64(deadline_secs),
-        };
-        if switchable(resolved.provider.kind) {
-            alternatives.push(priced(agent.clone(), &resolved));
-        }
-        roles.insert(
-            role.clone(),
-            RoleSetup {
-                agent: recordable(&resolved),
-                timeout_ms: crate::engine::whole_ms(timeout),
-            },
-        );
-        let info = agent.info();
-        let id = info.to_string();
-        if let Some((family, _)) = resolved.family() {
-            families.insert(role.clone(), family);
-        }
-        if let Some(price) = loaded_config.config.price_of(&info.provider, &info.model) {
-            prices.insert(id.clone(), price);
-        }
-        agents.insert(role.clone(), id);
-        roster.insert(role, RoleAgent { agent, timeout });
-    }
-    // Every configured model that can be built is an alternative too.
-    for setup in resolver.providers().listed() {
-        let Some(model) = setup.default_model.clone() else {
-            continue;
-        };
-        if !switchable(setup.kind)
-            || (setup.key_required && !resolver.providers().key_is_set(&setup))
-        {
-            continue;
-        }
-        let resolved = ResolvedAgent {
-            role: "alternative".into(),
-            level: Level::Config,
-            origin: format!("providers.{}", setup.name),
-            field: String::new(),
-            provider: setup,
-            model,
-            role_limits: Default::default(),
-            family: None,
-        };
-        if let Ok(agent) = factory::build(&resolved, &context) {
-            alternatives.push(priced(agent, &resolved));
-        }
-    }
-    let mut seen = BTreeSet::new();
-    alternatives.retain(|(alternative, _)| seen.insert(alternative.agent.info().to_string()));
-    let (alternatives, alternative_setups) = alternatives.into_iter().unzip();
-    Ok(Assigned {
-        roster,
-        agents,
-        prices,
-        families,
-        human_roles,
-        alternatives,
-        roles,
-        alternative_setups,
-    })
-}
-
-/// Masks the values of every key variable quorum knows in everything a
-/// debate writes and shows ([`crate::secrets`]): the same variables a
-/// command agent is not given ([`config::keys`]).
-fn watch_keys(loaded: &config::LoadedConfig) {
-    let in_effect = config::keys::key_variables(&loaded.config);
-    let by_suffix: Vec<String> = std::env::vars_os()
-        .filter_map(|(name, _)| name.into_string().ok())
-        .filter(|name| config::keys::is_key_variable(name, &in_effect))
-        .collect();
-    crate::secrets::install(in_effect.iter().chain(&by_suffix).map(String::as_str));
-}
-
-/// Providers a stuck role may be switched to: real models, not scripts or
-/// a person.
-fn switchable(kind: ProviderKind) -> bool {
-    !matches!(kind, ProviderKind::Script | ProviderKind::Human)
-}
-
-/// An error about a resolved choice, naming the flag or key that made it.
-fn choice_error(resolved: &ResolvedAgent, loaded: &LoadedConfig, message: String) -> SpecError {
-    let message = match resolved.level {
-        Level::Auto => format!("{message} (chosen automatically: {})", resolved.origin),
-        _ => message,
-    };
-    let error = SpecError::new(message);
-    if resolved.field.is_empty() {
-        return error;
-    }
-    let error = error.field(&resolved.field);
-    match (resolved.level, resolved.field.split_once('.')) {
-        (Level::Config, Some((section, key))) => loaded.locate(error, section, key),
-        _ => error,
-    }
-}
-
 /// Slowest `--speed`: a hundred times slower than scripted.
 const MIN_SPEED: f64 = 0.01;
 /// Fastest `--speed`.
 const MAX_SPEED: f64 = 10_000.0;
-
-/// Shortest deadline that `--speed` may scale a scripted role's deadline
-/// down to, in seconds: real time keeps its own granularity (scheduling, the
-/// timer wheel), and a deadline of a few milliseconds would fail replies that
-/// the script paced well inside it.
-const MIN_SCALED_DEADLINE_SECS: f64 = 1.0;
-
-/// A scripted role's deadline: scripted time runs `speed` times faster,
-/// deadlines included, but scaling never takes a deadline below
-/// [`MIN_SCALED_DEADLINE_SECS`] (or below the configured value, if shorter).
-fn scripted_deadline(timeout_secs: f64, speed: f64) -> Duration {
-    let floor = timeout_secs.min(MIN_SCALED_DEADLINE_SECS);
-    Duration::from_secs_f64((timeout_secs / speed).max(floor))
-}
 
 fn load_prompts(flags: &RunFlags) -> Result<PromptSet, SpecError> {
     let (dir, field) = match &flags.prompts {
@@ -980,53 +920,15 @@ fn load_prompts(flags: &RunFlags) -> Result<PromptSet, SpecError> {
     PromptSet::load(dir.as_deref()).map_err(|error| SpecError::new(error.to_string()).field(field))
 }
 
-/// `choice` for `role`, resolved against today's configuration as a new
-/// run would resolve it, as an alternative a recorded debate can switch to
-/// (`quorum fork --agent`): its setup and the label it answers under
-/// (`openai:gpt-4.1`). `setup` gives the script and pace a `script`
-/// choice plays with.
-pub fn resolve_alternative(
-    role: &str,
-    choice: AgentChoice,
-    setup: &RunSetup,
-    config_path: Option<&Path>,
-    env: &dyn Environment,
-) -> Result<(AlternativeSetup, String), SpecError> {
-    let loaded = config::load(config_path)?;
-    watch_keys(&loaded);
-    let flags = BTreeMap::from([(role.to_string(), choice)]);
-    let no_spec = BTreeMap::new();
-    let resolver = Resolver::new(Sources {
-        flags: &flags,
-        spec: &no_spec,
-        config: &loaded,
-        env,
-    });
-    let resolved = resolver.resolve(role)?;
-    let context = BuildContext {
-        script: setup.script.clone().map(Arc::new),
-        speed: setup.speed,
-        env,
-        human_desk: None,
-        key_variables: loaded.key_variables(),
-    };
-    let agent = factory::build(&resolved, &context)
-        .map_err(|error| choice_error(&resolved, &loaded, error.to_string()))?;
-    let info = agent.info();
-    let price = loaded.config.price_of(&info.provider, &info.model);
-    Ok((
-        AlternativeSetup {
-            agent: recordable(&resolved),
-            price,
-        },
-        info.to_string(),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use super::agents::scripted_deadline;
     use super::*;
+    use crate::config::ProviderKind;
     use crate::config::resolve::ProviderSetup;
+    use crate::engine::recordable;
 
     /// An OpenAI-compatible debate prepared in `env`.
     fn openai_debate(env: &BTreeMap<String, String>) -> Prepared {
