@@ -20,10 +20,15 @@
 //! skipped shrinks to its title row, so the text being written gets the
 //! rows, and in a row shared with such panes a streaming pane is twice as
 //! wide as they are; a focused pane keeps its size.
+//!
+//! Rectangle arithmetic only: the state hands in what the layout needs to
+//! know of it as a [`LayoutInput`] (built by `App::layout_input`), so this
+//! module reads no state and sits below it. The parts of a person's pane
+//! and of the item pop-up are laid out here too, the same for drawing and
+//! for paging.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use super::app::{App, Focus, Mode, PaneStatus};
 use crate::protocol::{BoardView, RoleGroup};
 
 /// Narrower than this, regions collapse into tabs (columns).
@@ -46,6 +51,58 @@ pub const ARCHIVE_STATUS_ROWS: u16 = 2;
 /// Columns the selected item's area needs to show, beside the item, the
 /// text it attacks (each side gets half).
 pub const TARGET_BESIDE_MIN_COLUMNS: u16 = 80;
+
+/// What the layout needs to know of the state, built from it by the
+/// state (`App::layout_input`).
+#[derive(Clone, Debug)]
+pub struct LayoutInput<'a> {
+    /// The region the keys act on: the verdict view when it shows, else
+    /// the focused one (`App::focused_region`).
+    pub focused: Region,
+    /// `z`: the focused region has the whole body.
+    pub zoomed: bool,
+    /// Every pane, in the protocol's order of roles.
+    pub panes: Vec<PaneShape>,
+    /// The moderator's decisions are what the debate waits for: the items
+    /// take the room of the panes set aside (`App::moderation_layout`).
+    pub moderation: bool,
+    /// What the board shows, when the protocol has a board.
+    pub board: Option<&'a BoardView>,
+    /// The protocol raised items and there are some to show.
+    pub has_items: bool,
+    /// How the items region splits.
+    pub items: ItemsShape,
+}
+
+/// What the layout needs to know of one pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PaneShape {
+    /// The row it goes in (see [`group_rows`]).
+    pub group: RoleGroup,
+    /// Its call is under way (or its answer is wanted): while one is, the
+    /// idle rows give it theirs.
+    pub busy: bool,
+    /// Nothing new to show: it waits for its turn, is done or was skipped,
+    /// is no person's and is not focused.
+    pub idle: bool,
+    /// The moderation layout leaves it out: its role has not started.
+    pub set_aside: bool,
+}
+
+/// What the layout needs to know of the items, to split their region.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ItemsShape {
+    /// An archived debate: rows are kept for what is left to settle.
+    pub archive: bool,
+    /// How many items the list shows.
+    pub items: usize,
+    /// How many notes on what of the answers could not be read.
+    pub unread: usize,
+    /// The moderator's decisions are wanted now.
+    pub moderating: bool,
+    /// The text the selected item attacks was found.
+    pub has_target: bool,
+}
 
 /// A part of the body that shows one thing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,29 +149,15 @@ pub fn is_wide(area: Rect) -> bool {
     area.width >= WIDE_MIN_COLUMNS && area.height >= WIDE_MIN_ROWS
 }
 
-/// The region the keys act on: the verdict view when it shows, else the
-/// focused one.
-pub fn focused_region(app: &App) -> Region {
-    if app.show_verdict && app.report.is_some() {
-        return Region::Verdict;
-    }
-    match app.focus {
-        Focus::Pane(index) => Region::Pane(index),
-        Focus::Items => Region::Items,
-        Focus::Board => Region::Board,
-        Focus::Transcript => Region::Transcript,
-    }
-}
-
-/// Lays the screen out for `app` in `area`.
-pub fn compute(app: &App, area: Rect) -> ScreenLayout {
+/// Lays the screen out for `input` in `area`.
+pub fn compute(input: &LayoutInput, area: Rect) -> ScreenLayout {
     let [header, body, footer] = Layout::vertical([
         Constraint::Length(HEADER_ROWS),
         Constraint::Min(1),
         Constraint::Length(1),
     ])
     .areas(area);
-    let focused = focused_region(app);
+    let focused = input.focused;
     let mut layout = ScreenLayout {
         area,
         header,
@@ -122,7 +165,7 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
         regions: Vec::new(),
         footer,
     };
-    if app.zoomed || focused == Region::Verdict {
+    if input.zoomed || focused == Region::Verdict {
         layout.regions.push((focused, body));
         return layout;
     }
@@ -135,12 +178,13 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     }
     let [agents, side] =
         Layout::horizontal([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(body);
-    let moderation = moderation_layout(app);
-    let rows: Vec<Vec<usize>> = pane_rows(app)
+    let moderation = input.moderation;
+    let groups: Vec<RoleGroup> = input.panes.iter().map(|pane| pane.group).collect();
+    let rows: Vec<Vec<usize>> = group_rows(&groups)
         .into_iter()
         .map(|row| {
             row.into_iter()
-                .filter(|index| !set_aside(app, *index))
+                .filter(|index| !input.panes[*index].set_aside)
                 .collect::<Vec<_>>()
         })
         .filter(|row| !row.is_empty())
@@ -163,11 +207,11 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     let rows = wrap_rows(rows, agents.width);
     // While some pane streams, a row of panes that only wait or are done
     // keeps its title row and gives the rest to the rows at work.
-    let busy = app.panes.iter().any(|pane| is_busy(pane.status));
+    let busy = input.panes.iter().any(|pane| pane.busy);
     let row_rects = Layout::vertical(
         rows.iter()
             .map(|row| {
-                if busy && row.iter().all(|index| is_idle(app, *index)) {
+                if busy && row.iter().all(|index| input.panes[*index].idle) {
                     Constraint::Length(IDLE_PANE_ROWS)
                 } else {
                     Constraint::Fill(1)
@@ -179,11 +223,11 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
     for (row, rect) in rows.iter().zip(row_rects.iter()) {
         // In a row where some panes stream and some do not, the ones at
         // work are twice as wide.
-        let mixed = busy && row.iter().any(|index| is_idle(app, *index));
+        let mixed = busy && row.iter().any(|index| input.panes[*index].idle);
         let columns = Layout::horizontal(
             row.iter()
                 .map(|index| {
-                    if mixed && !is_idle(app, *index) {
+                    if mixed && !input.panes[*index].idle {
                         Constraint::Fill(2)
                     } else {
                         Constraint::Fill(1)
@@ -197,8 +241,8 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
         }
     }
     let mut side_regions = Vec::new();
-    if app.info.board.is_some() {
-        let board_rows = match &app.board.view {
+    if let Some(board) = input.board {
+        let board_rows = match board {
             BoardView::Scores(board) => board.blocks.len() as u16 + 8,
             // Room for the placeholder while there is nothing to rule on.
             BoardView::Rulings(rulings) if rulings.is_empty() => EMPTY_BOARD_ROWS,
@@ -216,18 +260,19 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
         };
         side_regions.push((
             Region::Board,
-            Constraint::Length(board_rows.min(match app.board.view {
+            Constraint::Length(board_rows.min(match board {
                 BoardView::Revision(_) => side.height / 2,
                 _ => side.height / 3,
             })),
         ));
     }
-    if app.has_items() && !moderation {
-        let status_rows = match app.mode {
-            Mode::Archive(_) => ARCHIVE_STATUS_ROWS,
-            _ => 0,
+    if input.has_items && !moderation {
+        let status_rows = if input.items.archive {
+            ARCHIVE_STATUS_ROWS
+        } else {
+            0
         };
-        let item_rows = (app.board.items.len() as u16 + 2 + status_rows).clamp(4, side.height / 3);
+        let item_rows = (input.items.items as u16 + 2 + status_rows).clamp(4, side.height / 3);
         side_regions.push((Region::Items, Constraint::Length(item_rows)));
     }
     side_regions.push((Region::Transcript, Constraint::Min(3)));
@@ -247,47 +292,6 @@ pub fn compute(app: &App, area: Rect) -> ScreenLayout {
 /// Height of a pane that is waiting or done while others stream: its title
 /// row only.
 pub const IDLE_PANE_ROWS: u16 = 1;
-
-/// A pane whose call is under way (or whose answer is wanted): while one
-/// is, the idle rows give it theirs.
-fn is_busy(status: PaneStatus) -> bool {
-    matches!(
-        status,
-        PaneStatus::Streaming
-            | PaneStatus::Retrying
-            | PaneStatus::TimedOut
-            | PaneStatus::NeedsAnswer
-    )
-}
-
-/// A pane with nothing new to show: it waits for its turn, is done or was
-/// skipped, and is not focused (a pane whose answer failed keeps its rows
-/// for the reason).
-pub fn is_idle(app: &App, index: usize) -> bool {
-    let pane = &app.panes[index];
-    matches!(
-        pane.status,
-        PaneStatus::Waiting | PaneStatus::Done | PaneStatus::Skipped
-    ) && pane.human.is_none()
-        && app.focus != Focus::Pane(index)
-}
-
-/// The moderator's decisions are what the debate waits for (in a live
-/// debate or a replay of one): the wide screen gives the items the room.
-pub fn moderation_layout(app: &App) -> bool {
-    app.moderating() && app.has_items() && !matches!(app.mode, Mode::Archive(_))
-}
-
-/// A pane the moderation layout leaves out: its role has not started, so
-/// it would show nothing but that it waits (a focused pane always shows).
-pub fn set_aside(app: &App, index: usize) -> bool {
-    let pane = &app.panes[index];
-    moderation_layout(app)
-        && pane.status == PaneStatus::Waiting
-        && pane.doc.source_len() == 0
-        && pane.human.is_none()
-        && app.focus != Focus::Pane(index)
-}
 
 /// The parts of the items region (borders excluded).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -309,10 +313,10 @@ pub struct ItemsAreas {
 /// read (issue 59), below the items.
 pub const UNREAD_ROWS_MAX: u16 = 4;
 
-pub fn items_areas(app: &App, rect: Rect) -> ItemsAreas {
+pub fn items_areas(shape: &ItemsShape, rect: Rect) -> ItemsAreas {
     let mut body = inner(rect);
     let mut areas = ItemsAreas::default();
-    if matches!(app.mode, Mode::Archive(_)) && body.height > ARCHIVE_STATUS_ROWS {
+    if shape.archive && body.height > ARCHIVE_STATUS_ROWS {
         let [list, status] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(ARCHIVE_STATUS_ROWS)])
                 .areas(body);
@@ -320,12 +324,12 @@ pub fn items_areas(app: &App, rect: Rect) -> ItemsAreas {
         areas.status = Some(status);
     }
     areas.list = body;
-    if app.board.items.is_empty() {
+    if shape.items == 0 {
         return areas;
     }
-    let unread_rows = (app.board.unread.len() as u16).min(UNREAD_ROWS_MAX);
-    let mut list_rows = app.board.items.len() as u16 + unread_rows;
-    if app.moderating() {
+    let unread_rows = (shape.unread as u16).min(UNREAD_ROWS_MAX);
+    let mut list_rows = shape.items as u16 + unread_rows;
+    if shape.moderating {
         list_rows = list_rows.min(body.height / 2).max(1);
     }
     if body.height < list_rows.saturating_add(PREVIEW_MIN_ROWS) {
@@ -340,7 +344,7 @@ pub fn items_areas(app: &App, rect: Rect) -> ItemsAreas {
     .areas(body);
     areas.list = list;
     areas.item = Some(preview);
-    if app.item_target.is_some() && preview.width >= TARGET_BESIDE_MIN_COLUMNS {
+    if shape.has_target && preview.width >= TARGET_BESIDE_MIN_COLUMNS {
         let [item, target] =
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
                 .areas(preview);
@@ -385,12 +389,6 @@ pub fn wrap_rows(rows: Vec<Vec<usize>>, width: u16) -> Vec<Vec<usize>> {
     wrapped
 }
 
-/// The panes by row, top to bottom (see [`group_rows`]).
-pub fn pane_rows(app: &App) -> Vec<Vec<usize>> {
-    let groups: Vec<RoleGroup> = app.panes.iter().map(|pane| pane.role.group).collect();
-    group_rows(&groups)
-}
-
 /// Role indices by row, top to bottom: the lead and the challenger side by
 /// side, then the panel, then the synthesizer; empty rows left out. Within
 /// a row, roles keep the order the protocol listed them in.
@@ -411,6 +409,56 @@ pub fn group_rows(groups: &[RoleGroup]) -> Vec<Vec<usize>> {
         })
         .filter(|row| !row.is_empty())
         .collect()
+}
+
+/// Where a role the person plays shows its parts inside the pane (`body`):
+/// the prompt it was given, the answer being written (a title row and the
+/// editor), and why the last answer was refused, if it was.
+pub struct HumanAreas {
+    pub prompt: Rect,
+    pub editor: Rect,
+    pub error: Rect,
+}
+
+/// The parts of a person's pane inside `body`, laid out the same for
+/// drawing and for paging through the prompt.
+pub fn human_areas(body: Rect, has_error: bool) -> HumanAreas {
+    let [prompt, editor, error] = Layout::vertical([
+        Constraint::Percentage(35),
+        Constraint::Min(4),
+        Constraint::Length(u16::from(has_error) * 3),
+    ])
+    .areas(body);
+    HumanAreas {
+        prompt,
+        editor,
+        error,
+    }
+}
+
+/// A rectangle `width` × `height` (clamped to `area`) centred in `area`.
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    }
+}
+
+/// The item pop-up in `area`: its frame, the rows its text scrolls in, and
+/// the row of keys pinned under them.
+pub fn item_detail_areas(area: Rect) -> (Rect, Rect, Rect) {
+    let rect = centered(
+        area,
+        area.width.saturating_sub(6).min(100),
+        area.height.saturating_sub(4),
+    );
+    let body = inner(rect);
+    let [text, keys] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(body);
+    (rect, text, keys)
 }
 
 #[cfg(test)]

@@ -1,9 +1,13 @@
 //! The live moderation interface (ratatui).
 //!
 //! State in, frames out: [`app`] folds the engine's updates and the person's
-//! keys into state and emits [`crate::engine::Command`]s; [`view`] draws that
-//! state through `&App`; [`run`] is the one loop that feeds both and caps the
-//! frame rate, drawing when the runtime goes [`idle`], and reads the
+//! keys into state and emits [`crate::engine::Command`]s; [`layout`] places
+//! the regions from a small [`layout::LayoutInput`] the state builds;
+//! [`view`] draws that state through `&App`; [`prepare`] lays a frame out and
+//! measures its texts before [`screen`] draws it and writes what changed. The
+//! imports run one way: layout, then app, view, prepare, screen (app imports
+//! neither view nor screen). [`run`] is the one loop that feeds them and caps
+//! the frame rate, drawing when the runtime goes [`idle`], and reads the
 //! person's keys through [`events`]; [`terminal`] restores the terminal on
 //! every way out. Keys are data in [`keymap`], which also writes the footer
 //! and the help. Agent text is sanitised on arrival and laid out once per
@@ -22,6 +26,7 @@ pub mod idle;
 pub mod keymap;
 pub mod layout;
 pub mod markdown;
+pub mod prepare;
 pub mod run;
 pub mod screen;
 pub mod svg;

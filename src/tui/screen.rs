@@ -31,46 +31,9 @@ use ratatui::layout::{Rect, Size};
 use ratatui::style::{Color, Modifier};
 
 use super::app::App;
+pub use super::app::Damage;
 use super::layout::{Region, ScreenLayout};
 use super::view;
-
-/// What changed on screen since the last frame.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Damage {
-    /// Nothing: no frame is needed.
-    #[default]
-    None,
-    /// Only text streamed into these panes (by index), and with it the
-    /// header's counts (or only the header, with no panes); a pane's title
-    /// row (its rate) is drawn with it.
-    Streamed(Vec<usize>),
-    /// Anything else.
-    Whole,
-}
-
-impl Damage {
-    /// A frame is needed.
-    pub fn any(&self) -> bool {
-        !matches!(self, Damage::None)
-    }
-
-    /// Only the header changed (its clock): a frame of the header alone,
-    /// or with the panes already damaged.
-    pub fn header(&mut self) {
-        if matches!(self, Damage::None) {
-            *self = Damage::Streamed(Vec::new());
-        }
-    }
-
-    /// Text streamed into pane `index`.
-    pub fn streamed(&mut self, index: usize) {
-        match self {
-            Damage::None => *self = Damage::Streamed(vec![index]),
-            Damage::Streamed(panes) if !panes.contains(&index) => panes.push(index),
-            Damage::Streamed(_) | Damage::Whole => {}
-        }
-    }
-}
 
 /// The terminal's cells as last drawn, and where frames are written.
 pub struct Screen<W: Write> {

@@ -16,8 +16,8 @@ use crate::protocol::budget::Budget;
 use crate::protocol::{Input, OverrideAction};
 
 use super::super::keymap::{self, Action, Context};
-use super::super::layout::{self, Region};
-use super::super::screen::Damage;
+use super::super::layout::Region;
+use super::Damage;
 use super::{App, Focus, Layer, Mode, Scroll, WAIT_LONGER_MS, WHEEL_LINES};
 
 impl App {
@@ -106,7 +106,7 @@ impl App {
                 }
             }
             Action::Help => self.layers.push(Layer::Help { scroll: 0 }),
-            Action::ToggleRaw => match layout::focused_region(self) {
+            Action::ToggleRaw => match self.focused_region() {
                 Region::Pane(index) => self.panes[index].toggle_raw(),
                 _ => self.flash(
                     "t switches an agent's pane between its cards and its raw text".into(),
@@ -244,10 +244,11 @@ impl App {
     /// moderation layout sets aside), then the items and the board when the
     /// protocol has them, then the transcript.
     fn focus_ring(&self) -> Vec<Focus> {
-        let mut ring: Vec<Focus> = layout::pane_rows(self)
+        let mut ring: Vec<Focus> = self
+            .pane_rows()
             .into_iter()
             .flatten()
-            .filter(|index| !layout::set_aside(self, *index))
+            .filter(|index| !self.set_aside(*index))
             .map(Focus::Pane)
             .collect();
         if self.has_items() {
@@ -331,7 +332,7 @@ impl App {
     }
 
     fn focused_viewport(&self) -> usize {
-        match layout::focused_region(self) {
+        match self.focused_region() {
             Region::Pane(index) => self.panes[index].read_rows().1,
             Region::Transcript => self.transcript_viewport,
             Region::Verdict => self.report.as_ref().map_or(0, |r| r.viewport),
@@ -340,7 +341,7 @@ impl App {
     }
 
     fn focused_scroll(&mut self) -> Option<(&mut Scroll, usize, usize)> {
-        let region = layout::focused_region(self);
+        let region = self.focused_region();
         self.region_scroll(region)
     }
 

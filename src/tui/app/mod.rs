@@ -15,10 +15,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 
-use super::screen::Damage;
 use crate::agent::human::HUMAN_PROVIDER;
 use crate::engine::{BudgetDecision, BudgetQuestion, Update};
 use crate::protocol::ItemDecision;
@@ -31,11 +29,12 @@ use crate::text::{Sanitizer, sanitize};
 
 use super::cards::Cards;
 use super::keymap::{self, Context};
-use super::layout::{self, Region, ScreenLayout};
+use super::layout::{self, ItemsShape, LayoutInput, PaneShape, Region, ScreenLayout};
 use super::markdown::{Segment, StreamDoc};
 use super::theme::Theme;
 
 pub mod archive;
+mod damage;
 mod input;
 pub mod playback;
 pub mod target;
@@ -43,6 +42,7 @@ pub mod target;
 mod tests;
 
 pub use archive::Archive;
+pub use damage::Damage;
 pub use playback::{MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, Moment, Playback};
 pub use target::ItemTarget;
 
@@ -108,6 +108,25 @@ pub enum PaneStatus {
     Failed,
     /// A role played by the person: their answer is wanted.
     NeedsAnswer,
+}
+
+impl PaneStatus {
+    /// Its call is under way (or its answer is wanted): while one is, the
+    /// idle rows of panes give it theirs.
+    pub fn is_busy(self) -> bool {
+        matches!(
+            self,
+            PaneStatus::Streaming
+                | PaneStatus::Retrying
+                | PaneStatus::TimedOut
+                | PaneStatus::NeedsAnswer
+        )
+    }
+}
+
+/// A pane's rate of tokens a second as its badge shows it.
+pub fn rate_text(rate: f64) -> String {
+    format!("{rate:.0}")
 }
 
 /// A scroll position that follows the stream while it is at the bottom.
@@ -544,8 +563,8 @@ pub struct App {
     pub item_scroll: usize,
     /// Rows one page of the selected item takes there, and in the item's
     /// pop-up (as last laid out).
-    item_page: usize,
-    detail_page: usize,
+    pub(crate) item_page: usize,
+    pub(crate) detail_page: usize,
     /// While moderating, the text the item under the cursor attacks, when
     /// a lead pane has it (brought up to date by [`App::prepare`]).
     pub item_target: Option<ItemTarget>,
@@ -756,6 +775,86 @@ impl App {
     }
 
     /// The debate is still running.
+    /// The region the keys act on: the verdict view when it shows, else
+    /// the focused one.
+    pub fn focused_region(&self) -> Region {
+        if self.show_verdict && self.report.is_some() {
+            return Region::Verdict;
+        }
+        match self.focus {
+            Focus::Pane(index) => Region::Pane(index),
+            Focus::Items => Region::Items,
+            Focus::Board => Region::Board,
+            Focus::Transcript => Region::Transcript,
+        }
+    }
+
+    /// The moderator's decisions are what the debate waits for (in a live
+    /// debate or a replay of one): the wide screen gives the items the room.
+    pub fn moderation_layout(&self) -> bool {
+        self.moderating() && self.has_items() && !matches!(self.mode, Mode::Archive(_))
+    }
+
+    /// A pane the moderation layout leaves out: its role has not started, so
+    /// it would show nothing but that it waits (a focused pane always shows).
+    pub fn set_aside(&self, index: usize) -> bool {
+        let pane = &self.panes[index];
+        self.moderation_layout()
+            && pane.status == PaneStatus::Waiting
+            && pane.doc.source_len() == 0
+            && pane.human.is_none()
+            && self.focus != Focus::Pane(index)
+    }
+
+    /// A pane with nothing new to show: it waits for its turn, is done or was
+    /// skipped, and is not focused (a pane whose answer failed keeps its rows
+    /// for the reason).
+    pub fn is_idle(&self, index: usize) -> bool {
+        let pane = &self.panes[index];
+        matches!(
+            pane.status,
+            PaneStatus::Waiting | PaneStatus::Done | PaneStatus::Skipped
+        ) && pane.human.is_none()
+            && self.focus != Focus::Pane(index)
+    }
+
+    /// The panes by row, top to bottom (see [`layout::group_rows`]).
+    pub fn pane_rows(&self) -> Vec<Vec<usize>> {
+        let groups: Vec<_> = self.panes.iter().map(|pane| pane.role.group).collect();
+        layout::group_rows(&groups)
+    }
+
+    /// What the layout needs to know of the state.
+    pub fn layout_input(&self) -> LayoutInput<'_> {
+        LayoutInput {
+            focused: self.focused_region(),
+            zoomed: self.zoomed,
+            panes: (0..self.panes.len())
+                .map(|index| PaneShape {
+                    group: self.panes[index].role.group,
+                    busy: self.panes[index].status.is_busy(),
+                    idle: self.is_idle(index),
+                    set_aside: self.set_aside(index),
+                })
+                .collect(),
+            moderation: self.moderation_layout(),
+            board: self.info.board.as_ref().map(|_| &self.board.view),
+            has_items: self.has_items(),
+            items: self.items_shape(),
+        }
+    }
+
+    /// What the layout needs to know of the items to split their region.
+    pub fn items_shape(&self) -> ItemsShape {
+        ItemsShape {
+            archive: matches!(self.mode, Mode::Archive(_)),
+            items: self.board.items.len(),
+            unread: self.board.unread.len(),
+            moderating: self.moderating(),
+            has_target: self.item_target.is_some(),
+        }
+    }
+
     pub fn running(&self) -> bool {
         self.outcome.is_none() && self.engine_error.is_none()
     }
@@ -1228,7 +1327,7 @@ impl App {
                     let rate = pane.streamed_chars as f64 / CHARS_PER_TOKEN / seconds;
                     // The rate shows in the pane's title: its frame is
                     // drawn again where the rate reads differently.
-                    let shown = super::view::rate_text;
+                    let shown = rate_text;
                     if pane.tokens_per_second.map(shown) != Some(shown(rate)) {
                         self.damage.streamed(index);
                     }
@@ -1244,99 +1343,9 @@ impl App {
         }
     }
 
-    /// Lays the screen out for `area` and brings every visible text cache up
-    /// to date, so that drawing is a read of finished layouts.
-    pub fn prepare(&mut self, area: Rect) {
-        self.layout = layout::compute(self, area);
-        self.look_up_item_target();
-        let theme = &self.theme;
-        let mut pending = false;
-        let mut budget = super::markdown::LAYOUT_BUDGET_BYTES;
-        for &(region, rect) in &self.layout.regions {
-            let inner = layout::inner(rect);
-            match region {
-                Region::Items => {
-                    let areas = layout::items_areas(self, rect);
-                    if let (Some(target), Some(rect)) = (&mut self.item_target, areas.target) {
-                        target.doc.layout(layout::target_areas(rect).1.width, theme);
-                    }
-                    self.item_page = 0;
-                    if let Some(preview) = areas.item {
-                        let rows = super::view::item_in_full_rows(self, preview.width);
-                        let height = usize::from(preview.height);
-                        self.item_page = height;
-                        self.item_scroll = self.item_scroll.min(rows.saturating_sub(height));
-                    }
-                }
-                Region::Pane(index) => {
-                    let pane = &mut self.panes[index];
-                    if let Some(human) = &mut pane.human {
-                        human.prompt.layout(inner.width, theme);
-                        let has_error = human.error.is_some();
-                        let areas = super::view::human_areas(inner, has_error);
-                        human.prompt_viewport = usize::from(areas.prompt.height);
-                    }
-                    pane.viewport = usize::from(inner.height);
-                    let doc = if pane.raw {
-                        &mut pane.doc
-                    } else {
-                        pane.cards.doc_mut()
-                    };
-                    pending |= lay_out_from_end(
-                        doc,
-                        &mut pane.scroll,
-                        (inner.width, pane.viewport),
-                        theme,
-                        &mut budget,
-                    );
-                    pane.follow_the_stream(inner.width);
-                    let (scroll, viewport) = (pane.scroll, pane.viewport);
-                    let doc = pane.shown_mut();
-                    let first = scroll.first_line(doc.line_count(), viewport);
-                    doc.keep_rows_near(first, viewport, theme);
-                }
-                Region::Transcript => {
-                    self.transcript_viewport = usize::from(inner.height);
-                    pending |= lay_out_from_end(
-                        &mut self.transcript,
-                        &mut self.transcript_scroll,
-                        (inner.width, self.transcript_viewport),
-                        theme,
-                        &mut budget,
-                    );
-                }
-                Region::Verdict => {
-                    // Pages turn by the rows the deliverable is shown in,
-                    // not the whole view's.
-                    if let Some(report) = &mut self.report {
-                        report.summary.layout(inner.width.saturating_sub(1), theme);
-                    }
-                    let summary = self
-                        .report
-                        .as_ref()
-                        .map(|report| super::view::verdict_areas(self, report, inner).summary);
-                    if let (Some(report), Some(summary)) = (&mut self.report, summary) {
-                        report.viewport = usize::from(summary.height);
-                    }
-                }
-                Region::Board => {}
-            }
-        }
-        self.layout_pending = pending;
-        if let Some(Layer::ItemDetail { item, .. }) = self.layers.last() {
-            let (_, text, _) = super::view::item_detail_areas(area);
-            let rows = super::view::item_detail_text(self, *item).line_count(text.width);
-            let height = usize::from(text.height);
-            self.detail_page = height;
-            if let Some(Layer::ItemDetail { scroll, .. }) = self.layers.last_mut() {
-                *scroll = (*scroll).min(rows.saturating_sub(height));
-            }
-        }
-    }
-
     /// Finds the text the item under the cursor attacks, while moderating,
     /// unless it was looked up already for the same target and text.
-    fn look_up_item_target(&mut self) {
+    pub(crate) fn look_up_item_target(&mut self) {
         let target = self
             .board
             .items
@@ -1467,41 +1476,4 @@ pub fn log_mark(kind: LogKind) -> &'static str {
         LogKind::Verdict => "★",
         LogKind::Note => "·",
     }
-}
-
-/// Lays out a scrolled document for a view `viewport` rows tall: from the
-/// end back, as far as the view and a page above it need and as far as the
-/// frame's `budget` goes (the rest on later frames), keeping a paused
-/// reader's place when rows appear above it. Returns whether rows are still
-/// to be laid out.
-fn lay_out_from_end(
-    doc: &mut StreamDoc,
-    scroll: &mut Scroll,
-    (width, viewport): (u16, usize),
-    theme: &Theme,
-    budget: &mut usize,
-) -> bool {
-    if !scroll.follow && scroll.top == 0 {
-        // Sent to the top (scrolling up always finds two pages laid out
-        // above the view, so only `g` gets here early): the beginning is
-        // wanted, all of it laid out now.
-        doc.layout(width, theme);
-        doc.take_rows_added_above();
-        return false;
-    }
-    let below_top = if scroll.follow {
-        0
-    } else {
-        doc.line_count().saturating_sub(scroll.top)
-    };
-    let complete = doc.layout_from_end(width, theme, below_top + 2 * viewport, budget);
-    let added = doc.take_rows_added_above();
-    if !scroll.follow {
-        scroll.top += added;
-    }
-    // A following view's place counts too where a jump left it.
-    if let Some(held) = &mut scroll.held {
-        *held += added;
-    }
-    !complete
 }

@@ -271,7 +271,7 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
         ));
     }
     frame.render_widget(frame_block(app, Line::from(title), focused), area);
-    let areas = layout::items_areas(app, area);
+    let areas = layout::items_areas(&app.items_shape(), area);
     if let Some(status) = areas.status {
         frame.render_widget(
             Paragraph::new(archive_status(app)).wrap(Wrap { trim: true }),

@@ -13,19 +13,8 @@ use super::items::{decision_span, severity_style};
 use crate::engine::BudgetQuestion;
 use crate::tui::app::{App, Layer, Mode, OverridePrompt, WAIT_LONGER_MS};
 use crate::tui::keymap::{self, Context};
+use crate::tui::layout::{centered, item_detail_areas};
 use ratatui_textarea::TextArea;
-
-/// A rectangle `width` × `height` (clamped to `area`) centred in `area`.
-pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let width = width.min(area.width);
-    let height = height.min(area.height);
-    Rect {
-        x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - height) / 2,
-        width,
-        height,
-    }
-}
 
 fn modal<'a>(app: &App, title: &'a str) -> Block<'a> {
     Block::default()
@@ -478,19 +467,6 @@ fn choose_agent(app: &App, pane: usize, cursor: usize, frame: &mut Buffer, area:
     lines.push(Line::raw(""));
     lines.push(hints(app, Context::ChooseAgent));
     frame.render_widget(Paragraph::new(lines), body);
-}
-
-/// The item pop-up in `area`: its frame, the rows its text scrolls in, and
-/// the row of keys pinned under them.
-pub(crate) fn item_detail_areas(area: Rect) -> (Rect, Rect, Rect) {
-    let rect = centered(
-        area,
-        area.width.saturating_sub(6).min(100),
-        area.height.saturating_sub(4),
-    );
-    let body = crate::tui::layout::inner(rect);
-    let [text, keys] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(body);
-    (rect, text, keys)
 }
 
 /// The item in full, as the pop-up shows it, wrapped to its width.

@@ -10,8 +10,7 @@ mod panes;
 mod verdict;
 
 pub(crate) use items::item_in_full_rows;
-pub(crate) use layers::{item_detail_areas, item_detail_text};
-pub(crate) use panes::{human_areas, rate_text};
+pub(crate) use layers::item_detail_text;
 pub(crate) use verdict::verdict_areas;
 
 use ratatui::Frame;

@@ -3,15 +3,15 @@
 use ratatui::buffer::Buffer;
 
 use super::Canvas;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Borders, Paragraph, Wrap};
 
 use super::{frame_block, is_focused};
 use crate::protocol::RoleGroup;
-use crate::tui::app::{App, PaneStatus, Scroll};
-use crate::tui::layout::{Region, inner};
+use crate::tui::app::{App, PaneStatus, Scroll, rate_text};
+use crate::tui::layout::{Region, human_areas, inner};
 use crate::tui::markdown::StreamDoc;
 use crate::tui::theme::Theme;
 
@@ -39,11 +39,6 @@ pub fn status_mark(status: PaneStatus) -> &'static str {
         PaneStatus::Failed => " !",
         PaneStatus::NeedsAnswer => " ✎",
     }
-}
-
-/// A pane's rate of tokens a second as its badge shows it.
-pub(crate) fn rate_text(rate: f64) -> String {
-    format!("{rate:.0}")
 }
 
 fn badge(
@@ -248,31 +243,6 @@ pub fn draw_agent_body(app: &App, index: usize, frame: &mut Buffer, area: Rect, 
         return;
     }
     draw_doc_from(pane.shown(), &pane.scroll, frame, body, from);
-}
-
-/// Where a role the person plays shows its parts inside the pane (`body`):
-/// the prompt it was given, the answer being written (a title row and the
-/// editor), and why the last answer was refused, if it was.
-pub(crate) struct HumanAreas {
-    pub prompt: Rect,
-    pub editor: Rect,
-    pub error: Rect,
-}
-
-/// The parts of a person's pane inside `body`, laid out the same for
-/// drawing and for paging through the prompt.
-pub(crate) fn human_areas(body: Rect, has_error: bool) -> HumanAreas {
-    let [prompt, editor, error] = Layout::vertical([
-        Constraint::Percentage(35),
-        Constraint::Min(4),
-        Constraint::Length(u16::from(has_error) * 3),
-    ])
-    .areas(body);
-    HumanAreas {
-        prompt,
-        editor,
-        error,
-    }
 }
 
 /// Draws the visible window of a laid-out document, row by row: its lines

@@ -6,6 +6,7 @@ use crate::engine::Command;
 use crate::protocol::{BoardItem, Input, ModerationItem, OverrideAction};
 use crate::tui::keymap::Action;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
 
 mod editors;
 mod header;
@@ -674,7 +675,11 @@ fn the_moderation_layout_sets_idle_panes_aside_until_their_roles_start() {
         (target.target.as_str(), target.source.as_str()),
         ("b1", "Proposer")
     );
-    assert!(layout::items_areas(&app, items_rect).target.is_some());
+    assert!(
+        layout::items_areas(&app.items_shape(), items_rect)
+            .target
+            .is_some()
+    );
     // Tab skips the pane set aside.
     let ring: Vec<Focus> = (0..5)
         .map(|_| {
