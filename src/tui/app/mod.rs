@@ -5,7 +5,11 @@
 //! [`Command`]s for the engine. Not responsible for drawing (`view` reads
 //! this state through `&App`), for the terminal, or for any protocol rule:
 //! decisions and overrides go to the engine, and what the board shows comes
-//! back from the protocol. Key presses and mouse events are in [`input`].
+//! back from the protocol. Key presses and mouse events are in [`input`];
+//! one agent's pane (its text, scroll and badge) is in [`pane`], the fold
+//! of a published board in [`board`], what the layout is told of the
+//! state in [`shape`], and what changed on screen since the last frame in
+//! [`Damage`].
 //!
 //! The same state serves three [`Mode`]s: a debate running now, a recording
 //! played back ([`playback`] keeps its clock), and a finished debate opened
@@ -22,27 +26,28 @@ use crate::engine::{BudgetDecision, BudgetQuestion, Update};
 use crate::protocol::ItemDecision;
 use crate::protocol::budget::{Budget, Forecast};
 use crate::protocol::supervision::Slot;
-use crate::protocol::{
-    Board, BoardView, LogEntry, LogKind, Outcome, Progress, StageFocus, Timestamp,
-};
+use crate::protocol::{Board, LogEntry, LogKind, Outcome, Progress, StageFocus, Timestamp};
 use crate::text::{Sanitizer, sanitize};
 
-use super::cards::Cards;
 use super::keymap::{self, Context};
-use super::layout::{self, ItemsShape, LayoutInput, PaneShape, Region, ScreenLayout};
+use super::layout::{self, ScreenLayout};
 use super::markdown::{Segment, StreamDoc};
 use super::theme::Theme;
 
 pub mod archive;
+mod board;
 mod damage;
 mod input;
+mod pane;
 pub mod playback;
+mod shape;
 pub mod target;
 #[cfg(test)]
 mod tests;
 
 pub use archive::Archive;
 pub use damage::Damage;
+pub use pane::{AgentPane, HumanAnswer, JUMP_EVERY, PaneStatus, Scroll, rate_text};
 pub use playback::{MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, Moment, Playback};
 pub use target::ItemTarget;
 
@@ -55,18 +60,6 @@ pub const FLASH_MS: u64 = 4000;
 /// Rough characters per token, for the live tokens-per-second badge before
 /// the provider reports real counts.
 const CHARS_PER_TOKEN: f64 = 4.0;
-
-/// How often, at most, a following pane scrolls when its text arrives
-/// faster than it can be read: a jump leaves free the rows that this long
-/// of the stream fills (a third of the view at the most), so that the rows
-/// above stand still between jumps. Text slower than ten rows a second
-/// (a model a person reads along with) scrolls a row at a time, as it
-/// arrives.
-pub const JUMP_EVERY: Duration = Duration::from_millis(100);
-
-/// The least stretch of a stream its rate is measured over: text that
-/// came in one burst has no rate, and a jump then leaves no rows free.
-const RATE_WINDOW: Duration = Duration::from_millis(50);
 
 pub use crate::protocol::RoleInfo;
 
@@ -93,318 +86,6 @@ pub struct DebateInfo {
     /// What the protocol calls the moderator's decisions: the footer, the
     /// help and the item list say these words.
     pub words: crate::protocol::ItemWords,
-}
-
-/// An agent pane's badge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PaneStatus {
-    Waiting,
-    Streaming,
-    Done,
-    TimedOut,
-    Retrying,
-    Skipped,
-    Malformed,
-    Failed,
-    /// A role played by the person: their answer is wanted.
-    NeedsAnswer,
-}
-
-impl PaneStatus {
-    /// Its call is under way (or its answer is wanted): while one is, the
-    /// idle rows of panes give it theirs.
-    pub fn is_busy(self) -> bool {
-        matches!(
-            self,
-            PaneStatus::Streaming
-                | PaneStatus::Retrying
-                | PaneStatus::TimedOut
-                | PaneStatus::NeedsAnswer
-        )
-    }
-}
-
-/// A pane's rate of tokens a second as its badge shows it.
-pub fn rate_text(rate: f64) -> String {
-    format!("{rate:.0}")
-}
-
-/// A scroll position that follows the stream while it is at the bottom.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Scroll {
-    /// First visible line when not following.
-    pub top: usize,
-    pub follow: bool,
-    /// Following, the first visible line where the last jump left it
-    /// ([`AgentPane::follow_the_stream`]); `None` for the last page.
-    pub held: Option<usize>,
-}
-
-impl Default for Scroll {
-    fn default() -> Self {
-        Scroll {
-            top: 0,
-            follow: true,
-            held: None,
-        }
-    }
-}
-
-impl Scroll {
-    /// The first visible line for `total` lines in a view `height` tall.
-    /// Following, it is the last page, or up to [`Scroll::free_rows`]
-    /// further on, where a jump left rows free below the text.
-    pub fn first_line(&self, total: usize, height: usize) -> usize {
-        let last_page = total.saturating_sub(height);
-        if self.follow {
-            self.held.map_or(last_page, |held| {
-                held.clamp(last_page, last_page + Self::free_rows(total, height))
-            })
-        } else {
-            self.top.min(last_page)
-        }
-    }
-
-    /// Moves by `delta` lines; reaching the bottom resumes following, leaving
-    /// it stops following.
-    pub fn scroll_by(&mut self, delta: isize, total: usize, height: usize) {
-        let last_page = total.saturating_sub(height);
-        let next = self
-            .first_line(total, height)
-            .saturating_add_signed(delta)
-            .min(last_page);
-        self.top = next;
-        self.follow = next >= last_page;
-        self.held = None;
-    }
-
-    /// The most rows a following view of `height` rows leaves free below
-    /// `total` rows of text: a third of it, once the text fills it.
-    pub fn free_rows(total: usize, height: usize) -> usize {
-        if total > height { height / 3 } else { 0 }
-    }
-
-    pub fn to_top(&mut self) {
-        self.top = 0;
-        self.follow = false;
-        self.held = None;
-    }
-
-    pub fn to_bottom(&mut self) {
-        self.follow = true;
-        self.held = None;
-    }
-}
-
-/// Where a following view last scrolled to the end of its text: when the
-/// newest text then shown had arrived, how many rows there were, and the
-/// width they were laid out for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Jump {
-    at: Option<Instant>,
-    rows: usize,
-    width: u16,
-}
-
-/// A role the person plays, while its answer is wanted.
-pub struct HumanAnswer {
-    pub call_id: String,
-    /// The prompt, to read while writing: from its start, and scrolled
-    /// like a pane while the answer is not being written.
-    pub prompt: StreamDoc,
-    pub prompt_scroll: Scroll,
-    /// The rows the prompt is shown in.
-    pub prompt_viewport: usize,
-    pub editor: TextArea<'static>,
-    /// Why the last submitted answer was not accepted.
-    pub error: Option<String>,
-}
-
-/// One agent's pane.
-pub struct AgentPane {
-    pub role: RoleInfo,
-    /// `provider:model` of the current call.
-    pub agent: String,
-    pub status: PaneStatus,
-    /// The answers as streamed (sanitised, otherwise byte for byte).
-    pub doc: StreamDoc,
-    /// The same answers with their structured records read as cards.
-    pub cards: Cards,
-    /// The pane shows `doc` rather than `cards` (`t` switches).
-    pub raw: bool,
-    /// Where the view scrolled to, in the rows of whichever it shows.
-    pub scroll: Scroll,
-    /// The call whose text the pane shows now.
-    pub call_id: Option<String>,
-    pub attempt: u32,
-    pub stage: String,
-    call_started: Option<Instant>,
-    first_chunk: Option<Instant>,
-    /// When the newest text arrived, in the debate's time.
-    last_chunk: Option<Instant>,
-    /// Where a following view last scrolled to the end.
-    jump: Option<Jump>,
-    streamed_chars: usize,
-    /// Output tokens per second of the live call, as last computed.
-    pub tokens_per_second: Option<f64>,
-    sanitizer: Sanitizer,
-    reasoning_sanitizer: Sanitizer,
-    pub human: Option<HumanAnswer>,
-    /// Lines visible at the last layout.
-    pub viewport: usize,
-}
-
-impl AgentPane {
-    fn new(role: RoleInfo) -> Self {
-        AgentPane {
-            agent: role.agent.clone(),
-            role,
-            status: PaneStatus::Waiting,
-            doc: StreamDoc::new(),
-            cards: Cards::new(),
-            raw: false,
-            scroll: Scroll::default(),
-            call_id: None,
-            attempt: 0,
-            stage: String::new(),
-            call_started: None,
-            first_chunk: None,
-            last_chunk: None,
-            jump: None,
-            streamed_chars: 0,
-            tokens_per_second: None,
-            sanitizer: Sanitizer::new(),
-            reasoning_sanitizer: Sanitizer::new(),
-            human: None,
-            viewport: 0,
-        }
-    }
-
-    /// What the scroll keys read in this pane, as its line count and the
-    /// rows it is shown in: the text, or the prompt of a role the person
-    /// plays.
-    pub fn read_rows(&self) -> (usize, usize) {
-        match &self.human {
-            Some(human) => (human.prompt.line_count(), human.prompt_viewport),
-            None => (self.shown().line_count(), self.viewport),
-        }
-    }
-
-    /// The scroll of what the scroll keys read ([`Self::read_rows`]), with
-    /// its line count and rows.
-    pub fn read_scroll(&mut self) -> (&mut Scroll, usize, usize) {
-        let (total, rows) = self.read_rows();
-        let scroll = match &mut self.human {
-            Some(human) => &mut human.prompt_scroll,
-            None => &mut self.scroll,
-        };
-        (scroll, total, rows)
-    }
-
-    /// The document the pane shows: the raw text or the cards.
-    pub fn shown(&self) -> &StreamDoc {
-        if self.raw {
-            &self.doc
-        } else {
-            self.cards.doc()
-        }
-    }
-
-    pub fn shown_mut(&mut self) -> &mut StreamDoc {
-        if self.raw {
-            &mut self.doc
-        } else {
-            self.cards.doc_mut()
-        }
-    }
-
-    /// Switches between the raw text and the cards. A view following the
-    /// stream goes on following; a paused one keeps its place in
-    /// proportion, the two views' rows being different.
-    pub fn toggle_raw(&mut self) {
-        let before = self.shown().line_count();
-        self.raw = !self.raw;
-        if !self.scroll.follow {
-            let after = self.shown().line_count();
-            self.scroll.top = (self.scroll.top * after).checked_div(before).unwrap_or(0);
-        }
-    }
-
-    /// Keeps a following view's first line where it is while the text
-    /// still fits below it, and once the text runs past the bottom, scrolls
-    /// to the end and beyond it by the rows the stream fills in
-    /// [`JUMP_EVERY`] at the rate it has been arriving since the last such
-    /// jump. The rows of a fast stream then stand still for most frames
-    /// (only the rows it is writing change, which is all a frame then
-    /// draws and sends), and every row of it is on screen as soon as it
-    /// arrives. `width` is the view's: a new width starts afresh at the
-    /// last page. Once no call of the pane runs, no rows are kept free for
-    /// text to come: the view is the last page.
-    pub fn follow_the_stream(&mut self, width: u16) {
-        let running = matches!(self.status, PaneStatus::Streaming | PaneStatus::Retrying);
-        if !self.scroll.follow || self.viewport == 0 || !running {
-            self.jump = None;
-            self.scroll.held = None;
-            return;
-        }
-        let (total, height) = (self.shown().line_count(), self.viewport);
-        let last_page = total.saturating_sub(height);
-        let free = Scroll::free_rows(total, height);
-        let at = self.last_chunk;
-        let top = self.scroll.held.get_or_insert(last_page);
-        match self.jump {
-            Some(jump) if jump.width == width => {
-                if *top > last_page + free {
-                    // The text got shorter (the other view, say).
-                    *top = last_page;
-                } else if *top < last_page {
-                    let seconds = at
-                        .zip(jump.at)
-                        .map(|(now, then)| now.saturating_duration_since(then))
-                        .filter(|seconds| *seconds >= RATE_WINDOW)
-                        .map(|seconds| seconds.as_secs_f64());
-                    let ahead = seconds.map_or(0, |seconds| {
-                        let rows = total.saturating_sub(jump.rows) as f64;
-                        (rows / seconds * JUMP_EVERY.as_secs_f64()) as usize
-                    });
-                    *top = last_page + ahead.min(free);
-                    // A stretch too short to measure counts on into the
-                    // next one.
-                    if seconds.is_some() || jump.at.is_none() {
-                        self.jump = Some(Jump {
-                            at,
-                            rows: total,
-                            width,
-                        });
-                    }
-                }
-            }
-            _ => {
-                *top = last_page;
-                self.jump = Some(Jump {
-                    at,
-                    rows: total,
-                    width,
-                });
-            }
-        }
-    }
-
-    /// A notice (a new attempt, a failure) in both views.
-    fn push_notice(&mut self, text: &str) {
-        self.doc.push_notice(text);
-        self.cards.push_notice(text);
-    }
-
-    /// Whether a call of this pane is running (and so can be overridden).
-    pub fn live_call(&self) -> Option<&str> {
-        matches!(
-            self.status,
-            PaneStatus::Streaming | PaneStatus::Retrying | PaneStatus::NeedsAnswer
-        )
-        .then_some(self.call_id.as_deref())
-        .flatten()
-    }
 }
 
 /// A call that needs the moderator's attention. It closes by itself once
@@ -775,86 +456,6 @@ impl App {
     }
 
     /// The debate is still running.
-    /// The region the keys act on: the verdict view when it shows, else
-    /// the focused one.
-    pub fn focused_region(&self) -> Region {
-        if self.show_verdict && self.report.is_some() {
-            return Region::Verdict;
-        }
-        match self.focus {
-            Focus::Pane(index) => Region::Pane(index),
-            Focus::Items => Region::Items,
-            Focus::Board => Region::Board,
-            Focus::Transcript => Region::Transcript,
-        }
-    }
-
-    /// The moderator's decisions are what the debate waits for (in a live
-    /// debate or a replay of one): the wide screen gives the items the room.
-    pub fn moderation_layout(&self) -> bool {
-        self.moderating() && self.has_items() && !matches!(self.mode, Mode::Archive(_))
-    }
-
-    /// A pane the moderation layout leaves out: its role has not started, so
-    /// it would show nothing but that it waits (a focused pane always shows).
-    pub fn set_aside(&self, index: usize) -> bool {
-        let pane = &self.panes[index];
-        self.moderation_layout()
-            && pane.status == PaneStatus::Waiting
-            && pane.doc.source_len() == 0
-            && pane.human.is_none()
-            && self.focus != Focus::Pane(index)
-    }
-
-    /// A pane with nothing new to show: it waits for its turn, is done or was
-    /// skipped, and is not focused (a pane whose answer failed keeps its rows
-    /// for the reason).
-    pub fn is_idle(&self, index: usize) -> bool {
-        let pane = &self.panes[index];
-        matches!(
-            pane.status,
-            PaneStatus::Waiting | PaneStatus::Done | PaneStatus::Skipped
-        ) && pane.human.is_none()
-            && self.focus != Focus::Pane(index)
-    }
-
-    /// The panes by row, top to bottom (see [`layout::group_rows`]).
-    pub fn pane_rows(&self) -> Vec<Vec<usize>> {
-        let groups: Vec<_> = self.panes.iter().map(|pane| pane.role.group).collect();
-        layout::group_rows(&groups)
-    }
-
-    /// What the layout needs to know of the state.
-    pub fn layout_input(&self) -> LayoutInput<'_> {
-        LayoutInput {
-            focused: self.focused_region(),
-            zoomed: self.zoomed,
-            panes: (0..self.panes.len())
-                .map(|index| PaneShape {
-                    group: self.panes[index].role.group,
-                    busy: self.panes[index].status.is_busy(),
-                    idle: self.is_idle(index),
-                    set_aside: self.set_aside(index),
-                })
-                .collect(),
-            moderation: self.moderation_layout(),
-            board: self.info.board.as_ref().map(|_| &self.board.view),
-            has_items: self.has_items(),
-            items: self.items_shape(),
-        }
-    }
-
-    /// What the layout needs to know of the items to split their region.
-    pub fn items_shape(&self) -> ItemsShape {
-        ItemsShape {
-            archive: matches!(self.mode, Mode::Archive(_)),
-            items: self.board.items.len(),
-            unread: self.board.unread.len(),
-            moderating: self.moderating(),
-            has_target: self.item_target.is_some(),
-        }
-    }
-
     pub fn running(&self) -> bool {
         self.outcome.is_none() && self.engine_error.is_none()
     }
@@ -1005,48 +606,6 @@ impl App {
         if let Some(target) = target {
             self.focus = target;
         }
-    }
-
-    fn set_board(&mut self, mut board: Board) {
-        sanitize_board(&mut board);
-        if board.needs_moderator {
-            for entry in &mut board.items {
-                let Some((decision, note)) = self.unconfirmed.get(&entry.item.id) else {
-                    continue;
-                };
-                if entry.decision == Some(*decision) {
-                    self.unconfirmed.remove(&entry.item.id);
-                } else {
-                    entry.decision = Some(*decision);
-                    entry.note = note.clone();
-                }
-            }
-        } else {
-            self.unconfirmed.clear();
-        }
-        let newly_needed = board.needs_moderator && !self.board.needs_moderator;
-        let newly_resolvable = board.resolvable && !self.board.resolvable;
-        if let Mode::Archive(archive) = &mut self.mode {
-            archive.confirm(&board);
-        }
-        self.board = board;
-        if newly_resolvable && let Some(first) = self.next_settleable(None) {
-            self.item_cursor = first;
-        }
-        if newly_needed {
-            self.zoomed = false;
-            if self.moderating() {
-                // A protocol that moderates every round lists the earlier
-                // rounds' decided items first.
-                self.focus_first_undecided();
-            } else if let Some(held) = (0..self.panes.len()).find(|index| self.held(*index)) {
-                // A held evaluation round: the judge it waits on.
-                self.focus = Focus::Pane(held);
-            }
-        }
-        self.item_cursor = self
-            .item_cursor
-            .min(self.board.items.len().saturating_sub(1));
     }
 
     fn call_started(
@@ -1369,92 +928,6 @@ impl App {
             self.item_target = target::find(&self.panes, &key.0);
             self.item_target_key = Some(key);
         }
-    }
-}
-
-/// Agent text on the board (items, block ids, reasons) made inert once, on
-/// arrival.
-fn sanitize_board(board: &mut Board) {
-    let clean = |text: &mut String| *text = sanitize(text);
-    for entry in &mut board.items {
-        let item = &mut entry.item;
-        for field in [
-            &mut item.id,
-            &mut item.target,
-            &mut item.raised_by,
-            &mut item.severity,
-            &mut item.category,
-            &mut item.text,
-            &mut item.preface,
-        ] {
-            clean(field);
-        }
-        if let Some(suggestion) = &mut item.suggestion {
-            clean(&mut suggestion.by);
-            clean(&mut suggestion.reason);
-        }
-        if let Some(note) = &mut entry.note {
-            clean(note);
-        }
-        if let Some(note) = entry.resolution.as_mut().and_then(|r| r.note.as_mut()) {
-            clean(note);
-        }
-    }
-    for stage in &mut board.stages {
-        clean(&mut stage.title);
-    }
-    match &mut board.view {
-        BoardView::Scores(scoreboard) => {
-            scoreboard.blocks.iter_mut().for_each(clean);
-            for column in &mut scoreboard.judges {
-                if let crate::protocol::JudgeState::Malformed(reason)
-                | crate::protocol::JudgeState::Skipped(reason)
-                | crate::protocol::JudgeState::Recused(reason) = &mut column.state
-                {
-                    clean(reason);
-                }
-            }
-            if let Some(implied) = &mut scoreboard.implied {
-                clean(&mut implied.rule);
-            }
-            if let Some(leader) = &mut scoreboard.leader {
-                clean(leader);
-            }
-            for label in &mut scoreboard.blocks {
-                clean(label);
-            }
-        }
-        BoardView::Rulings(rulings) => {
-            for ruling in rulings {
-                clean(&mut ruling.subject);
-                clean(&mut ruling.title);
-                clean(&mut ruling.rule);
-                if let Some(word) = &mut ruling.word {
-                    clean(word);
-                }
-                for fact in &mut ruling.facts {
-                    clean(&mut fact.label);
-                    clean(&mut fact.value);
-                }
-            }
-        }
-        BoardView::Revision(revision) => {
-            // Texts keep their lines; each line is made inert.
-            let clean_lines = |text: &mut String| {
-                *text = text.lines().map(sanitize).collect::<Vec<_>>().join("\n");
-            };
-            clean_lines(&mut revision.original);
-            if let Some(revised) = &mut revision.revised {
-                clean_lines(revised);
-            }
-            for change in &mut revision.changes {
-                clean(&mut change.location);
-                clean(&mut change.kind);
-                clean(&mut change.before);
-                clean(&mut change.after);
-            }
-        }
-        BoardView::None => {}
     }
 }
 

@@ -5,6 +5,7 @@ use crate::agent::AgentInfo;
 use crate::engine::Command;
 use crate::protocol::{BoardItem, Input, ModerationItem, OverrideAction};
 use crate::tui::keymap::Action;
+use crate::tui::layout::Region;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 
