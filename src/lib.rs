@@ -6,7 +6,8 @@
 //! everything through `artifact`, and publishes view updates to the headless
 //! printer and the TUI. `parse` is the lenient reader of agent answers every
 //! protocol's parsers share; `words` the plain words and `protocol::record`
-//! the record their documents share.
+//! the record their documents share; `signals` the backstop for a signal an
+//! event loop does not take, which the command line and the TUI both install.
 
 pub mod agent;
 pub mod artifact;
@@ -21,6 +22,7 @@ pub mod rulings;
 pub mod script;
 pub mod secrets;
 pub mod share;
+pub mod signals;
 pub mod spec;
 pub mod text;
 pub mod tui;

@@ -538,7 +538,7 @@ fn lock_running() -> std::sync::MutexGuard<'static, Vec<libc::pid_t>> {
 
 /// Sends SIGKILL to every program group quorum started that may still be
 /// running, at once: for a process about to exit without its calls being
-/// dropped (the signal backstop, `crate::cli::signals`), which would
+/// dropped (the signal backstop, `crate::signals`), which would
 /// otherwise leave them behind.
 pub fn kill_every_group_now() {
     let running: Vec<libc::pid_t> = lock_running().clone();

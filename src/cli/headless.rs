@@ -102,7 +102,7 @@ where
         watch.controller,
     ));
     let run_dir = watch.run_dir;
-    let _backstop = super::signals::Backstop::install(false);
+    let _backstop = crate::signals::Backstop::install(crate::agent::command::kill_every_group_now);
     let mut run = tokio::spawn(debate);
     let result = tokio::select! {
         result = &mut run => result.wrap_err("the debate's task")?,
@@ -156,7 +156,7 @@ async fn interrupted() -> &'static str {
         _ = term.recv() => "terminated",
         _ = hup.recv() => "hung up",
     };
-    super::signals::acknowledge();
+    crate::signals::acknowledge();
     name
 }
 

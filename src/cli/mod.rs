@@ -22,7 +22,6 @@ mod replay;
 mod report_cmd;
 mod resume;
 mod session;
-pub(crate) mod signals;
 mod start;
 mod verdict_cmd;
 

@@ -140,7 +140,10 @@ async fn drive<T: Send + 'static>(
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sighup = signal(SignalKind::hangup())?;
-    let _backstop = crate::cli::signals::Backstop::install(true);
+    let _backstop = crate::signals::Backstop::install(|| {
+        crate::agent::command::kill_every_group_now();
+        super::terminal::restore();
+    });
     let mut last_draw: Option<Instant> = None;
     let mut batch = Vec::with_capacity(UPDATE_BATCH);
     let mut updates_open = true;
@@ -213,15 +216,15 @@ async fn drive<T: Send + 'static>(
                 tokio::time::Instant::from_std(next_moment.unwrap_or(now))
             ), if next_moment.is_some() => {}
             _ = sigterm.recv() => {
-                crate::cli::signals::acknowledge();
+                crate::signals::acknowledge();
                 break;
             }
             _ = sigint.recv() => {
-                crate::cli::signals::acknowledge();
+                crate::signals::acknowledge();
                 break;
             }
             _ = sighup.recv() => {
-                crate::cli::signals::acknowledge();
+                crate::signals::acknowledge();
                 break;
             }
             result = &mut engine, if engine_running => {

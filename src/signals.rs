@@ -7,13 +7,17 @@
 //! pathological) would leave a signal unanswered. [`Backstop`] watches the
 //! same signals from a thread of its own: a signal that the event loop has
 //! not taken ([`acknowledge`]) within [`UNANSWERED_SIGNAL_MS`] ends the
-//! process there and then, with the terminal put back when the interface
-//! had it. The journal is written before anything else, so what was
-//! recorded up to that moment is whole and `quorum resume` continues it.
+//! process there and then. The journal is written before anything else, so
+//! what was recorded up to that moment is whole and `quorum resume`
+//! continues it.
 //!
-//! Before it ends the process it kills the process group of every
-//! `command` agent still running, whose calls will never be dropped.
+//! Before it ends the process it runs what its installer handed it: the
+//! command line and the interface both kill the process group of every
+//! `command` agent still running (whose calls will never be dropped), and
+//! the interface puts the terminal back.
 //!
+//! On the ground floor, below both the command line (`cli`) and the
+//! interface (`tui`), which install it: it imports nothing of quorum's.
 //! Not responsible for the clean stop itself (the event loops).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,9 +50,10 @@ pub struct Backstop {
 }
 
 impl Backstop {
-    /// Starts watching. `interface` says whether the terminal is in the
-    /// interface's modes and must be put back before an abrupt exit.
-    pub fn install(interface: bool) -> Backstop {
+    /// Starts watching. `before_exit` runs before an abrupt exit: it stops
+    /// what the process started that would outlive it and, when the
+    /// terminal is in the interface's modes, puts it back.
+    pub fn install(before_exit: fn()) -> Backstop {
         let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
             // Without the backstop the event loops still take signals.
             return Backstop { handle: None };
@@ -58,7 +63,7 @@ impl Backstop {
             .name("signal-backstop".into())
             .spawn(move || {
                 if let Some(signal) = signals.forever().next() {
-                    wait_for_the_event_loop(signal, interface);
+                    wait_for_the_event_loop(signal, before_exit);
                 }
             });
         if spawned.is_err() {
@@ -80,8 +85,8 @@ impl Drop for Backstop {
 }
 
 /// Gives the event loop [`UNANSWERED_SIGNAL_MS`] to take `signal`, and ends
-/// the process if it does not.
-fn wait_for_the_event_loop(signal: i32, interface: bool) {
+/// the process if it does not, after `before_exit`.
+fn wait_for_the_event_loop(signal: i32, before_exit: fn()) {
     let deadline = Instant::now() + Duration::from_millis(UNANSWERED_SIGNAL_MS);
     while Instant::now() < deadline {
         if TAKEN.load(Ordering::SeqCst) {
@@ -92,10 +97,7 @@ fn wait_for_the_event_loop(signal: i32, interface: bool) {
     if TAKEN.load(Ordering::SeqCst) {
         return;
     }
-    crate::agent::command::kill_every_group_now();
-    if interface {
-        crate::tui::terminal::restore();
-    }
+    before_exit();
     let name = match signal {
         SIGINT => "interrupted",
         SIGTERM => "terminated",
