@@ -26,6 +26,7 @@ pub mod idle;
 pub mod keymap;
 pub mod layout;
 pub mod markdown;
+pub mod pacer;
 pub mod prepare;
 pub mod run;
 pub mod screen;

@@ -12,7 +12,8 @@
 //! read on, and its frame is drawn once the runtime has run everything that
 //! was ready ([`super::idle`]): every stream read at that boundary is in the
 //! frame, and the frame needs no wake of its own. A runtime that stays busy
-//! gets its frame [`FRAME_PHASE_MS`] after the boundary.
+//! gets its frame [`FRAME_PHASE_MS`] after the boundary. The loop keeps
+//! that pace through a [`FramePacer`].
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -29,17 +30,11 @@ use crate::protocol::Outcome;
 
 use super::app::{App, Moment};
 use super::events::TerminalEvents;
+use super::pacer::FramePacer;
 use super::screen::{Damage, Screen};
 use super::terminal::TerminalGuard;
 
-/// Shortest time between two frames, in milliseconds (about 60 fps).
-pub const FRAME_INTERVAL_MS: u64 = 16;
-/// How long after each boundary of the clock answer streams are read on
-/// (`agent::http::paced`) a frame is drawn even if the runtime has not gone
-/// idle, in milliseconds: time for the text read at the boundary to reach
-/// the interface, so that it is drawn in that window rather than one frame
-/// later.
-pub const FRAME_PHASE_MS: u64 = 3;
+pub use super::pacer::{FRAME_INTERVAL_MS, FRAME_PHASE_MS};
 /// How often the clock-driven parts (elapsed time, tokens/s) refresh, in
 /// milliseconds.
 pub const TICK_INTERVAL_MS: u64 = 250;
@@ -83,18 +78,6 @@ pub async fn replay(app: App, timeline: Vec<Moment>) -> std::io::Result<Ending> 
         timeline.into(),
     )
     .await
-}
-
-/// When the frame window after the one holding `drawn` opens: at the next
-/// boundary of the read clock. Windows are [`FRAME_INTERVAL_MS`] long and
-/// open with the reads, so each frame's reads are drawn as they arrive, and
-/// a frame drawn between two boundaries (for a key, a tick) does not shift
-/// the frames after it out of step with the reads, which would hold every
-/// later chunk back by up to a frame.
-fn next_frame_window(drawn: Instant) -> Instant {
-    let interval = Duration::from_millis(FRAME_INTERVAL_MS);
-    crate::agent::http::paced::next_frame(tokio::time::Instant::from_std(drawn), interval)
-        .into_std()
 }
 
 /// Shows the moments of `timeline` whose time has come, at most
@@ -144,38 +127,26 @@ async fn drive<T: Send + 'static>(
         crate::agent::command::kill_every_group_now();
         super::terminal::restore();
     });
-    let mut last_draw: Option<Instant> = None;
+    let mut pacer = FramePacer::default();
     let mut batch = Vec::with_capacity(UPDATE_BATCH);
     let mut updates_open = true;
     let mut engine_running = true;
-    let mut person_acted = false;
-    // The runtime went idle while this window's frame waited for it.
-    let mut idle_came = false;
     let mut over_budget = None;
     loop {
         let now = Instant::now();
         let next_moment = play_due(&mut app, &mut timeline, now);
-        let frame_opens = last_draw.map(next_frame_window);
-        let phase = Duration::from_millis(FRAME_PHASE_MS);
-        let window_open = frame_opens.is_none_or(|opens| now >= opens);
-        let frame_late = frame_opens.is_none_or(|opens| now >= opens + phase);
-        if app.damage.any() && (person_acted || frame_late || (window_open && idle_came)) {
+        let window = pacer.window(now);
+        if pacer.frame_due(&window, app.damage.any()) {
             screen.draw(&mut app)?;
-            person_acted = false;
-            last_draw = Some(Instant::now());
+            pacer.drawn(Instant::now());
         }
-        idle_came = false;
         if app.quit {
             break;
         }
         // Damage waits for its window to open, then for the runtime to go
         // idle, or at the latest for the phase after the window opened.
-        let awaiting_idle = app.damage.any() && window_open;
-        let next_frame = tokio::time::Instant::from_std(match frame_opens {
-            Some(opens) if now < opens => opens,
-            Some(opens) => opens + phase,
-            None => now,
-        });
+        let awaiting_idle = app.damage.any() && window.is_open();
+        let next_frame = tokio::time::Instant::from_std(window.next_frame());
         tokio::select! {
             received = updates.recv_many(&mut batch, UPDATE_BATCH), if updates_open => {
                 if received == 0 {
@@ -194,7 +165,7 @@ async fn drive<T: Send + 'static>(
             }
             Some(event) = events.next() => {
                 let now = Instant::now();
-                person_acted = true;
+                pacer.person_acted();
                 match event? {
                     Event::Key(key) if key.kind != KeyEventKind::Release => {
                         for command in app.handle_key(key, now) {
@@ -211,7 +182,7 @@ async fn drive<T: Send + 'static>(
             }
             _ = ticker.tick() => app.tick(Instant::now()),
             () = tokio::time::sleep_until(next_frame), if app.damage.any() => {}
-            () = super::idle::until_idle(), if awaiting_idle => idle_came = true,
+            () = super::idle::until_idle(), if awaiting_idle => pacer.idle_came(),
             () = tokio::time::sleep_until(
                 tokio::time::Instant::from_std(next_moment.unwrap_or(now))
             ), if next_moment.is_some() => {}
@@ -303,7 +274,6 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::http::paced::next_frame;
 
     #[test]
     fn the_files_written_are_listed_for_a_reader() {
@@ -331,26 +301,5 @@ mod tests {
                 "phase-1/raw/expert.data.txt",
             ]
         );
-    }
-
-    #[test]
-    fn frame_windows_open_with_the_read_clock() {
-        let interval = Duration::from_millis(FRAME_INTERVAL_MS);
-        let start = Instant::now();
-        for step in 0..200u64 {
-            let drawn = start + Duration::from_micros(step * 370);
-            let opens = next_frame_window(drawn);
-            assert!(opens > drawn, "the next window opens after the frame drawn");
-            assert!(opens - drawn <= interval, "and within a frame of it");
-            let before = tokio::time::Instant::from_std(opens - Duration::from_nanos(1));
-            assert_eq!(
-                next_frame(before, interval).into_std(),
-                opens,
-                "at a boundary of the read clock"
-            );
-            // A frame drawn for the text read at that boundary (just after
-            // it) leaves the next window to the next boundary.
-            assert_eq!(next_frame_window(opens), opens + interval);
-        }
     }
 }
