@@ -14,6 +14,10 @@
 //! frame, and the frame needs no wake of its own. A runtime that stays busy
 //! gets its frame [`FRAME_PHASE_MS`] after the boundary. The loop keeps
 //! that pace through a [`FramePacer`].
+//!
+//! The loop reads nothing from disk: the result view's deliverable and the
+//! run folder's listing are read on a blocking thread once the outcome
+//! arrives (`ReportReader`), and shown when they are in.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -81,8 +85,14 @@ pub async fn replay(app: App, timeline: Vec<Moment>) -> std::io::Result<Ending> 
 }
 
 /// Shows the moments of `timeline` whose time has come, at most
-/// [`UPDATE_BATCH`] at once; returns when the next one falls due.
-fn play_due(app: &mut App, timeline: &mut VecDeque<Moment>, now: Instant) -> Option<Instant> {
+/// [`UPDATE_BATCH`] at once, starting `report` when the outcome is among
+/// them; returns when the next one falls due.
+fn play_due(
+    app: &mut App,
+    timeline: &mut VecDeque<Moment>,
+    report: &mut ReportReader,
+    now: Instant,
+) -> Option<Instant> {
     let position = app.playback()?.position(now);
     let mut shown = 0;
     while shown < UPDATE_BATCH && timeline.front().is_some_and(|moment| moment.at <= position) {
@@ -93,8 +103,7 @@ fn play_due(app: &mut App, timeline: &mut VecDeque<Moment>, now: Instant) -> Opt
         let finished = matches!(moment.update, Update::Finished(_));
         app.play(moment, now);
         if finished {
-            let (summary, paths) = read_report(&app.info.run_dir, &app.info.deliverable);
-            app.show_report(&summary, paths);
+            report.start(app);
         }
     }
     let Some(next) = timeline.front() else {
@@ -128,13 +137,14 @@ async fn drive<T: Send + 'static>(
         super::terminal::restore();
     });
     let mut pacer = FramePacer::default();
+    let mut report = ReportReader::default();
     let mut batch = Vec::with_capacity(UPDATE_BATCH);
     let mut updates_open = true;
     let mut engine_running = true;
     let mut over_budget = None;
     loop {
         let now = Instant::now();
-        let next_moment = play_due(&mut app, &mut timeline, now);
+        let next_moment = play_due(&mut app, &mut timeline, &mut report, now);
         let window = pacer.window(now);
         if pacer.frame_due(&window, app.damage.any()) {
             screen.draw(&mut app)?;
@@ -157,9 +167,7 @@ async fn drive<T: Send + 'static>(
                     let finished = matches!(update, Update::Finished(_));
                     app.apply(update, now);
                     if finished {
-                        let (summary, paths) =
-                            read_report(&app.info.run_dir, &app.info.deliverable);
-                        app.show_report(&summary, paths);
+                        report.start(&app);
                     }
                 }
             }
@@ -180,6 +188,7 @@ async fn drive<T: Send + 'static>(
                     _ => {}
                 }
             }
+            Some((summary, paths)) = report.read() => app.show_report(&summary, paths),
             _ = ticker.tick() => app.tick(Instant::now()),
             () = tokio::time::sleep_until(next_frame), if app.damage.any() => {}
             () = super::idle::until_idle(), if awaiting_idle => pacer.idle_came(),
@@ -226,6 +235,35 @@ async fn drive<T: Send + 'static>(
         (None, Some(error)) => Ending::Failed(error.clone()),
         (None, None) => Ending::Interrupted,
     })
+}
+
+/// The result view's reading of the run folder, off the loop: started when
+/// the outcome arrives, read on a blocking thread, handed over once.
+#[derive(Default)]
+struct ReportReader {
+    task: Option<JoinHandle<(String, Vec<String>)>>,
+}
+
+impl ReportReader {
+    /// Starts reading `app`'s deliverable and run folder.
+    fn start(&mut self, app: &App) {
+        let run_dir = app.info.run_dir.clone();
+        let deliverable = app.info.deliverable.clone();
+        self.task = Some(tokio::task::spawn_blocking(move || {
+            read_report(&run_dir, &deliverable)
+        }));
+    }
+
+    /// The deliverable and the files, once read; pending while nothing is
+    /// being read. A read that failed to finish shows nothing.
+    async fn read(&mut self) -> Option<(String, Vec<String>)> {
+        let Some(task) = &mut self.task else {
+            return std::future::pending().await;
+        };
+        let read = task.await;
+        self.task = None;
+        read.ok()
+    }
 }
 
 /// The protocol's deliverable (`summary.md`, `panel-review.md`, …) and
