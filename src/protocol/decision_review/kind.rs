@@ -443,7 +443,7 @@ const INFO: KindInfo = KindInfo {
             values: &[],
         },
     ],
-    templates: &super::writing::prompts::WITH_CRITIQUE,
+    templates: &super::prompts::WITH_CRITIQUE,
     slots: &[
         "proposer",
         "critic",

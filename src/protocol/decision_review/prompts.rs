@@ -133,6 +133,20 @@ impl Template {
     }
 }
 
+/// The decision review's templates with the writing critic's after them:
+/// what the decision review's entry in the registry declares, so that the
+/// critic's prompt can be overridden like any other.
+pub const WITH_CRITIQUE: [TemplateSpec; TEMPLATES.len() + 1] = {
+    let templates = TEMPLATES;
+    let mut out = [super::writing::prompts::CRITIQUE; TEMPLATES.len() + 1];
+    let mut index = 0;
+    while index < templates.len() {
+        out[index] = templates[index];
+        index += 1;
+    }
+    out
+};
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Value as Json, json};

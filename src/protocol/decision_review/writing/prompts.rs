@@ -52,17 +52,3 @@ pub const MERGE: TemplateSpec = template!(
         "rulings",
     ]
 );
-
-/// The decision review's templates with the writing critic's after them:
-/// what the decision review's entry in the registry declares, so that the
-/// critic's prompt can be overridden like any other.
-pub const WITH_CRITIQUE: [TemplateSpec; super::super::prompts::TEMPLATES.len() + 1] = {
-    let templates = super::super::prompts::TEMPLATES;
-    let mut out = [CRITIQUE; super::super::prompts::TEMPLATES.len() + 1];
-    let mut index = 0;
-    while index < templates.len() {
-        out[index] = templates[index];
-        index += 1;
-    }
-    out
-};
