@@ -52,6 +52,17 @@ pub struct List {
     pub key: Option<String>,
     /// How many entries it has.
     pub entries: usize,
+    /// It stands inside another list (an item's own list, `evidence:`).
+    pub nested: bool,
+}
+
+/// The longest lists of a text: the longest of those that stand inside no
+/// other list (a format's item lists: `critiques:`, a root list) and the
+/// longest of those inside another.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Longest {
+    pub outermost: Option<List>,
+    pub nested: Option<List>,
 }
 
 /// A list being counted: where it stands and what it has so far.
@@ -67,28 +78,28 @@ struct Counting {
 struct Scanned {
     /// The flow collection or quoted scalar left open, if any.
     unclosed: Option<Refused>,
-    /// The list with the most entries, if there is a list.
-    longest: Option<List>,
+    /// The lists with the most entries.
+    longest: Longest,
 }
 
 /// Keeps `ended` when it has more entries than the longest so far.
-fn keep_longest(longest: &mut Option<List>, ended: List) {
-    if longest
+fn keep_longest(longest: &mut Longest, ended: List) {
+    let kept = if ended.nested {
+        &mut longest.nested
+    } else {
+        &mut longest.outermost
+    };
+    if kept
         .as_ref()
         .is_none_or(|kept| ended.entries > kept.entries)
     {
-        *longest = Some(ended);
+        *kept = Some(ended);
     }
 }
 
 /// Ends the block lists of `open` whose dashes stand at `deeper_than` or
 /// more (`or_at`: at it too), keeping the longest.
-fn end_block_lists(
-    open: &mut Vec<Counting>,
-    longest: &mut Option<List>,
-    indent: usize,
-    or_at: bool,
-) {
+fn end_block_lists(open: &mut Vec<Counting>, longest: &mut Longest, indent: usize, or_at: bool) {
     while let Some(counting) = open.last() {
         if counting.level > indent || (or_at && counting.level == indent) {
             let ended = open.pop().expect("a list is open");
@@ -176,13 +187,14 @@ pub fn check(text: &str) -> Result<(), Refused> {
     scan(text).map(|_| ())
 }
 
-/// [`check`], and the list of `text` with the most entries, block and
-/// flow lists alike, counted in the same linear scan (`None` when `text`
-/// has no list). The count reads the text, not a parsed value: a line
-/// starting with `- ` inside a plain scalar that runs over several lines
-/// counts as an entry, so what it finds is for refusing a text with far
-/// too many entries, never for reading one.
-pub fn check_counting_lists(text: &str) -> Result<Option<List>, Refused> {
+/// [`check`], and the lists of `text` with the most entries, block and
+/// flow lists alike, counted in the same linear scan: the longest that
+/// stands in no other list, and the longest inside another. The count
+/// reads the text, not a parsed value: a line starting with `- ` inside a
+/// plain scalar that runs over several lines counts as an entry, so what it
+/// finds is for refusing a text with far too many entries, never for
+/// reading one.
+pub fn check_counting_lists(text: &str) -> Result<Longest, Refused> {
     scan_all(text).map(|scanned| scanned.longest)
 }
 
@@ -209,7 +221,7 @@ fn scan_all(text: &str) -> Result<Scanned, Refused> {
     // Block lists being counted, outermost first, and flow lists.
     let mut block_lists: Vec<Counting> = Vec::new();
     let mut flow_lists: Vec<Counting> = Vec::new();
-    let mut longest: Option<List> = None;
+    let mut longest = Longest::default();
     // The key the previous content line opened a block value for.
     let mut pending_key: Option<String> = None;
     // An open quoted scalar: the quote and the line it opened on.
@@ -272,15 +284,19 @@ fn scan_all(text: &str) -> Result<Scanned, Refused> {
                 end_block_lists(&mut block_lists, &mut longest, level, false);
                 match block_lists.last_mut() {
                     Some(counting) if counting.level == level => counting.list.entries += 1,
-                    _ => block_lists.push(Counting {
-                        level,
-                        list: List {
-                            line: number,
-                            key: if dash == 0 { pending_key.take() } else { None },
-                            entries: 1,
-                        },
-                        open_entry: false,
-                    }),
+                    _ => {
+                        let nested = !block_lists.is_empty();
+                        block_lists.push(Counting {
+                            level,
+                            list: List {
+                                line: number,
+                                key: if dash == 0 { pending_key.take() } else { None },
+                                entries: 1,
+                                nested,
+                            },
+                            open_entry: false,
+                        });
+                    }
                 }
             }
             pending_key = opened_key(content);
@@ -318,12 +334,14 @@ fn scan_all(text: &str) -> Result<Scanned, Refused> {
                 '[' | '{' if in_flow || at_node_start(line, at, false) => {
                     if c == '[' {
                         let key = key_before(line, at);
+                        let nested = !flow_lists.is_empty() || !block_lists.is_empty();
                         flow_lists.push(Counting {
                             level: flow.len(),
                             list: List {
                                 line: number,
                                 key,
                                 entries: 0,
+                                nested,
                             },
                             open_entry: false,
                         });
@@ -539,7 +557,13 @@ mod tests {
 
     /// The longest list of `text`: (line, key, entries).
     fn longest(text: &str) -> Option<(usize, Option<&'static str>, usize)> {
-        check_counting_lists(text).unwrap().map(|list| {
+        let longest = check_counting_lists(text).unwrap();
+        let longer = match (longest.outermost, longest.nested) {
+            (Some(outer), Some(nested)) if nested.entries > outer.entries => Some(nested),
+            (Some(outer), _) => Some(outer),
+            (None, nested) => nested,
+        };
+        longer.map(|list| {
             let key = list.key.map(|key| &*key.leak());
             (list.line, key, list.entries)
         })

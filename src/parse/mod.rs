@@ -56,6 +56,12 @@ const MAX_LISTED_ITEMS: usize = 12;
 /// carries them all. A hypotheses file may hold as many hypotheses.
 pub const ITEMS_PER_ANSWER_MAX: usize = 1_000;
 
+/// Most entries a list inside an item may have (an item's `evidence:`)
+/// before the answer is refused unread: far past any real item, and a
+/// bound on what one item can cost the parser. A longer one within it is
+/// the item's own business: read, or left out with that item alone.
+pub const NESTED_ENTRIES_MAX: usize = 10 * ITEMS_PER_ANSWER_MAX;
+
 /// Added to errors about an answer that had no fenced block, since the
 /// likeliest fix is to add one.
 pub(crate) const NO_FENCE_HINT: &str =
@@ -278,7 +284,7 @@ impl Document {
         // items than an answer may hold are refused before the parser
         // spends time or memory on them: it keeps every event of the text
         // in memory, and a value for each item.
-        match crate::yaml_guard::check_counting_lists(&source.yaml) {
+        let longest = match crate::yaml_guard::check_counting_lists(&source.yaml) {
             Err(refused) => {
                 return Err(ParseError {
                     line: Some(source.first_line + refused.line - 1),
@@ -286,16 +292,21 @@ impl Document {
                     message: format!("invalid YAML: {}", refused.message),
                 });
             }
-            Ok(Some(list)) if list.entries > ITEMS_PER_ANSWER_MAX => {
-                let what = list.key.as_deref().unwrap_or("list entries");
-                let message = over_item_limit(list.entries, what).unwrap_or_default();
-                return Err(ParseError {
-                    line: Some(source.first_line + list.line - 1),
-                    field: list.key,
-                    message: format!("{message}{}", if fenced { "" } else { NO_FENCE_HINT }),
-                });
-            }
-            Ok(_) => {}
+            Ok(longest) => longest,
+        };
+        let too_long = (longest.outermost)
+            .filter(|list| list.entries > ITEMS_PER_ANSWER_MAX)
+            .or(longest
+                .nested
+                .filter(|list| list.entries > NESTED_ENTRIES_MAX));
+        if let Some(list) = too_long {
+            let what = list.key.as_deref().unwrap_or("list entries");
+            let message = over_item_limit(list.entries, what).unwrap_or_default();
+            return Err(ParseError {
+                line: Some(source.first_line + list.line - 1),
+                field: list.key,
+                message: format!("{message}{}", if fenced { "" } else { NO_FENCE_HINT }),
+            });
         }
         // A key given twice in one mapping is not an unreadable answer: the
         // second is renamed so the YAML reads, and the item it is in says
@@ -999,6 +1010,35 @@ pub(crate) fn list_capped(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 61 and issue 59 together: an answer whose item list is over
+    /// the limit is refused before it is parsed, but a long list inside
+    /// one item is that item's business (read with the rest, or that item
+    /// left out) up to NESTED_ENTRIES_MAX, past which the answer is refused
+    /// unread too, naming the list.
+    #[test]
+    fn only_an_item_list_over_the_limit_or_an_absurd_inner_list_is_refused_unread() {
+        let item_list =
+            |count: usize| format!("critiques:\n{}", "  - target_block: b1\n".repeat(count));
+        assert!(Document::load(&item_list(ITEMS_PER_ANSWER_MAX)).is_ok());
+        let refused = Document::load(&item_list(ITEMS_PER_ANSWER_MAX + 1))
+            .err()
+            .unwrap();
+        assert_eq!(refused.field.as_deref(), Some("critiques"));
+        let inner = |count: usize| {
+            format!(
+                "critiques:\n  - target_block: b1\n    evidence:\n{}  - target_block: b2\n",
+                "      - a trace\n".repeat(count)
+            )
+        };
+        let long_evidence = Document::load(&inner(1_500)).expect("one item's long list is read");
+        assert!(matches!(long_evidence.root, Value::Mapping(_)));
+        let refused = Document::load(&inner(NESTED_ENTRIES_MAX + 1))
+            .err()
+            .unwrap();
+        assert_eq!(refused.field.as_deref(), Some("evidence"));
+        assert!(refused.message.starts_with("10,001 evidence"), "{refused}");
+    }
 
     /// The error for `text`, which does not load.
     fn refused(text: &str) -> ParseError {

@@ -133,7 +133,10 @@ pub fn read_hypotheses_file(text: &str) -> Result<Vec<Seeded>, ParseError> {
         )
     };
     // Counted before the file is parsed, as an answer's lists are.
-    if let Ok(Some(list)) = crate::yaml_guard::check_counting_lists(text)
+    if let Ok(crate::yaml_guard::Longest {
+        outermost: Some(list),
+        ..
+    }) = crate::yaml_guard::check_counting_lists(text)
         && list.entries > ITEMS_PER_ANSWER_MAX
     {
         return Err(ParseError {
