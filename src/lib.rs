@@ -15,6 +15,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod input;
+pub mod located;
 pub mod parse;
 pub mod prompts;
 pub mod protocol;

@@ -6,11 +6,13 @@
 //! is written to disk.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::limits::{SECONDS_RANGE, valid_seconds};
+use crate::config::roles::{AgentSpec, RoleBook, known_role, role_keys, unknown_role};
+use crate::located::{SpecError, guard, yaml_error_in};
 use crate::script::Script;
 
 /// The seed's default call deadline: 10 minutes (INF-12).
@@ -20,7 +22,7 @@ pub const DEFAULT_TIMEOUT_SECS: f64 = 600.0;
 pub const DEFAULT_PROTOCOL: &str = "decision-review";
 
 /// The keys every spec may have, whatever its protocol; each protocol adds
-/// its own ([`crate::protocol::registry::ProtocolKind::options`]).
+/// its own ([`crate::protocol::kind::ProtocolKind::options`]).
 pub const COMMON_KEYS: &[&str] = &[
     "protocol",
     "topic",
@@ -43,84 +45,6 @@ pub struct ContextSpec {
     pub name: Option<String>,
     pub text: Option<String>,
     pub path: Option<PathBuf>,
-}
-
-/// Who plays a role: `provider`, `provider:model`, or the full form
-/// `{provider: openai, model: gpt-4.1, timeout_secs: 300}`.
-///
-/// Read by hand rather than as an untagged enum: a typo in the full form
-/// (`timout_secs:`) is reported as that key, on its line, with the keys
-/// there are, not as "did not match any variant".
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum AgentSpec {
-    /// `provider` or `provider:model`.
-    Short(String),
-    Full(AgentDetail),
-}
-
-#[serde_with::skip_serializing_none]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AgentDetail {
-    pub provider: String,
-    pub model: Option<String>,
-    /// This role's call deadline, in seconds.
-    pub timeout_secs: Option<f64>,
-    /// A stream that sends nothing for this long fails, in seconds (HTTP providers).
-    pub idle_timeout_secs: Option<f64>,
-    /// Transport retries within one call (HTTP providers).
-    pub max_retries: Option<u32>,
-    /// The model family of this role's model, over the built-in table
-    /// (fair judging: recusal).
-    pub family: Option<String>,
-}
-
-impl<'de> Deserialize<'de> for AgentSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct AgentVisitor;
-
-        impl<'de> serde::de::Visitor<'de> for AgentVisitor {
-            type Value = AgentSpec;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(
-                    "`provider`, `provider:model`, or a mapping of provider, model, \
-                     timeout_secs, idle_timeout_secs, max_retries, family",
-                )
-            }
-
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<AgentSpec, E> {
-                Ok(AgentSpec::Short(text.to_string()))
-            }
-
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<AgentSpec, A::Error> {
-                AgentDetail::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(AgentSpec::Full)
-            }
-        }
-
-        deserializer.deserialize_any(AgentVisitor)
-    }
-}
-
-impl AgentSpec {
-    pub fn provider(&self) -> &str {
-        match self {
-            AgentSpec::Short(text) => text.split(':').next().unwrap_or(text),
-            AgentSpec::Full(detail) => &detail.provider,
-        }
-    }
-
-    pub fn timeout_secs(&self) -> Option<f64> {
-        match self {
-            AgentSpec::Short(_) => None,
-            AgentSpec::Full(detail) => detail.timeout_secs,
-        }
-    }
 }
 
 /// Who decides the moderator's items without a person at an interface
@@ -261,213 +185,6 @@ impl DebateSpec {
     }
 }
 
-/// A bad spec, flag or input file, located as precisely as possible.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpecError {
-    pub file: Option<PathBuf>,
-    pub line: Option<usize>,
-    pub column: Option<usize>,
-    pub field: Option<String>,
-    pub message: String,
-}
-
-impl SpecError {
-    pub fn new(message: impl Into<String>) -> Self {
-        SpecError {
-            file: None,
-            line: None,
-            column: None,
-            field: None,
-            message: message.into(),
-        }
-    }
-
-    pub fn field(mut self, field: impl Into<String>) -> Self {
-        self.field = Some(field.into());
-        self
-    }
-
-    pub fn in_file(mut self, file: &Path, source: Option<&str>) -> Self {
-        self.file = Some(file.to_path_buf());
-        if self.line.is_none()
-            && let (Some(source), Some(field)) = (source, &self.field)
-        {
-            self.line = find_field_line(source, field);
-        }
-        self
-    }
-}
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(file) = &self.file {
-            write!(f, "{}", file.display())?;
-            if let Some(line) = self.line {
-                write!(f, ":{line}")?;
-                if let Some(column) = self.column {
-                    write!(f, ":{column}")?;
-                }
-            }
-            write!(f, ": ")?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, "{field}: ")?;
-        }
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for SpecError {}
-
-/// The line of the last path segment of `field` (`agents.judge.x` → the
-/// line that starts the `judge.x` key), for errors found after parsing.
-fn find_field_line(source: &str, field: &str) -> Option<usize> {
-    // `context[1].path`: the key `context`, its item 1, that item's `path`.
-    let (path, index, within) = match field.split_once('[') {
-        Some((path, rest)) => {
-            let (index, within) = rest.split_once(']').unwrap_or((rest, ""));
-            (
-                path,
-                index.parse::<usize>().ok(),
-                within.strip_prefix('.').filter(|key| !key.is_empty()),
-            )
-        }
-        None => (field, None, None),
-    };
-    let segments: Vec<&str> = path.split('.').collect();
-    let lines: Vec<&str> = source.lines().collect();
-    let starts_key = |line: &str, key: &str| {
-        let trimmed = line.trim_start().trim_start_matches("- ");
-        trimmed.starts_with(&format!("{key}:")) || trimmed.starts_with(&format!("\"{key}\":"))
-    };
-    // Longest suffix of the path that names a key: `agents.judge.x` is the key `judge.x`.
-    let key_line = (0..segments.len()).find_map(|start| {
-        let key = segments[start..].join(".");
-        lines.iter().position(|line| starts_key(line, &key))
-    })?;
-    let Some(index) = index else {
-        return Some(key_line + 1);
-    };
-    // A list written on the key's own line (`domains: [a, b]`): its items
-    // are on that line.
-    let after_key = lines[key_line]
-        .split_once(':')
-        .map(|(_, rest)| rest.trim())
-        .unwrap_or_default();
-    if after_key.starts_with('[') {
-        return Some(key_line + 1);
-    }
-    // The index-th list item under the key, within the key's block.
-    // Items are the `- ` lines at the first item's indentation: a `- ` in
-    // a block of text deeper down is not one.
-    let indent = |line: &str| line.len() - line.trim_start().len();
-    let is_item = |line: &str| line.trim_start().starts_with("- ");
-    let key_indent = indent(lines[key_line]);
-    let block_end = (key_line + 1..lines.len())
-        .find(|&number| {
-            let line = lines[number];
-            let blank = line.trim().is_empty() || line.trim_start().starts_with('#');
-            !blank && (indent(line) < key_indent || (indent(line) == key_indent && !is_item(line)))
-        })
-        .unwrap_or(lines.len());
-    let Some(item_indent) = lines[key_line + 1..block_end]
-        .iter()
-        .find(|line| is_item(line))
-        .map(|line| indent(line))
-    else {
-        return Some(key_line + 1);
-    };
-    let items: Vec<usize> = (key_line + 1..block_end)
-        .filter(|&number| is_item(lines[number]) && indent(lines[number]) == item_indent)
-        .collect();
-    let Some(&item) = items.get(index) else {
-        return Some(key_line + 1);
-    };
-    let end = items.get(index + 1).copied().unwrap_or(block_end);
-    let line = within
-        .and_then(|key| (item..end).find(|&number| starts_key(lines[number], key)))
-        .unwrap_or(item);
-    Some(line + 1)
-}
-
-/// Turns a YAML deserialisation error into a located [`SpecError`].
-pub fn yaml_error(file: &Path, error: &yaml_serde::Error) -> SpecError {
-    let text = crate::text::short_quotes(&error.to_string());
-    let (line, column) = match error.location() {
-        Some(location) => (Some(location.line()), Some(location.column())),
-        None => (None, None),
-    };
-    // The message repeats the position at its end; keep it once, up front.
-    let message = match text.rfind(" at line ") {
-        Some(at) if line.is_some() => text[..at].to_string(),
-        _ => text,
-    };
-    let (field, message) = match message.split_once(": ") {
-        Some((path, rest)) if !path.contains(' ') && !path.is_empty() => {
-            (Some(path.to_string()), rest.to_string())
-        }
-        _ => (None, message),
-    };
-    SpecError {
-        file: Some(file.to_path_buf()),
-        line,
-        column,
-        field,
-        message,
-    }
-}
-
-/// [`yaml_error`] for text at hand: a duplicate key, which the parser
-/// reports at the mapping that holds it, is pointed at the key's second
-/// appearance, the line a person must change.
-pub fn yaml_error_in(file: &Path, source: &str, error: &yaml_serde::Error) -> SpecError {
-    if let Some(open) = crate::yaml_guard::unclosed(source) {
-        return SpecError {
-            file: Some(file.to_path_buf()),
-            line: Some(open.line),
-            column: None,
-            field: None,
-            message: open.message,
-        };
-    }
-    let mut located = yaml_error(file, error);
-    let duplicate = located
-        .message
-        .strip_prefix("duplicate field `")
-        .or_else(|| located.message.strip_prefix("duplicate entry with key \""))
-        .and_then(|key| key.split(['`', '"']).next())
-        .map(str::to_string);
-    if let (Some(key), Some(line)) = (duplicate, located.line) {
-        let second = source
-            .lines()
-            .enumerate()
-            .skip(line - 1)
-            .filter(|(_, text)| {
-                let trimmed = text.trim_start().trim_start_matches("- ");
-                trimmed.starts_with(&format!("{key}:"))
-                    || trimmed.starts_with(&format!("\"{key}\":"))
-            })
-            .nth(1);
-        if let Some((number, _)) = second {
-            located.line = Some(number + 1);
-            located.column = None;
-        }
-    }
-    located
-}
-
-/// Refuses YAML too deep, too alias-heavy or too broken to hand to the
-/// parser (see [`crate::yaml_guard`]), naming the file and the line.
-pub fn guard(file: &Path, source: &str) -> Result<(), SpecError> {
-    crate::yaml_guard::check(source).map_err(|refused| SpecError {
-        file: Some(file.to_path_buf()),
-        line: Some(refused.line),
-        column: None,
-        field: None,
-        message: refused.message,
-    })
-}
-
 /// Reads and parses a spec file (its common part; no semantic checks yet).
 pub fn load(path: &Path) -> Result<(DebateSpec, String), SpecError> {
     let kind = crate::input::Kind::new("spec", crate::input::SPEC_LIMIT);
@@ -540,36 +257,9 @@ pub fn check_keys(
     Ok(())
 }
 
-/// Role slots a spec, a flag or the configuration file may name: `default`
-/// and every slot of every registered protocol (with its `group.*`).
-pub fn known_role(role: &str) -> bool {
-    role == "default" || crate::protocol::registry::known_slot(role)
-}
-
-/// The error about a role nobody knows, listing the ones there are.
-pub fn unknown_role(role: &str) -> String {
-    format!(
-        "unknown role `{role}`; roles are default, {}",
-        crate::protocol::registry::slot_names().join(", ")
-    )
-}
-
-/// Longest deadline or timeout quorum accepts, in seconds (a year): beyond
-/// it a value is a typo, and it would not fit a timer.
-pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
-
-/// Whether `value` is a usable number of seconds: positive, finite and at
-/// most [`MAX_SECONDS`].
-pub fn valid_seconds(value: f64) -> bool {
-    value.is_finite() && value > 0.0 && value <= MAX_SECONDS
-}
-
-/// How the errors about seconds describe the valid range.
-pub const SECONDS_RANGE: &str = "a positive number of seconds, at most a year (31536000)";
-
 /// Checks what serde cannot in the common part: ranges, role names, context
 /// sources.
-pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
+pub fn validate(spec: &DebateSpec, book: &dyn RoleBook) -> Result<(), SpecError> {
     if spec.topic.trim().is_empty() {
         return Err(SpecError::new("must not be empty").field("topic"));
     }
@@ -597,8 +287,8 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
     }
     for (role, agent) in &spec.agents {
         let field = format!("agents.{role}");
-        if !known_role(role) {
-            return Err(SpecError::new(unknown_role(role)).field(field));
+        if !known_role(book, role) {
+            return Err(SpecError::new(unknown_role(book, role)).field(field));
         }
         match agent {
             AgentSpec::Short(text) => {
@@ -644,18 +334,6 @@ pub fn validate(spec: &DebateSpec) -> Result<(), SpecError> {
     Ok(())
 }
 
-/// The keys a role slot's agent is looked up by, most specific first: the
-/// exact slot, its group's wildcard (`judge.*` for `judge.analyst`), then
-/// `default`.
-pub fn role_keys(role: &str) -> Vec<String> {
-    let mut keys = vec![role.to_string()];
-    if let Some((group, _)) = role.split_once('.') {
-        keys.push(format!("{group}.*"));
-    }
-    keys.push("default".to_string());
-    keys
-}
-
 /// The agent spec for a role slot and the key it came from (see
 /// [`role_keys`]).
 pub fn agent_for<'a>(spec: &'a DebateSpec, role: &str) -> Option<(&'a str, &'a AgentSpec)> {
@@ -668,22 +346,12 @@ pub fn agent_for<'a>(spec: &'a DebateSpec, role: &str) -> Option<(&'a str, &'a A
 #[cfg(test)]
 mod tests {
 
-    #[test]
-    fn an_item_of_a_flow_list_is_on_its_key_line_and_block_lists_end_with_their_block() {
-        let source = "protocol: council\ndomains: [security, astrology]\nscript:\n  replies:\n    - role: a\n    - role: b\n";
-        assert_eq!(find_field_line(source, "domains[1]"), Some(2));
-        let source = "domains:\n  - security\n  - astrology\nother:\n  - x\n  - y\n  - z\n";
-        assert_eq!(find_field_line(source, "domains[1]"), Some(3));
-        // Past the list's end: the key, not an item of a later list.
-        assert_eq!(find_field_line(source, "domains[2]"), Some(1));
-        let source = "domains:\n- security\n- astrology\nother: 1\n";
-        assert_eq!(find_field_line(source, "domains[1]"), Some(3));
-    }
     use super::*;
 
     fn parse_text(text: &str) -> Result<DebateSpec, SpecError> {
         let spec = parse(Path::new("spec.yaml"), text)?;
-        validate(&spec).map_err(|error| error.in_file(Path::new("spec.yaml"), Some(text)))?;
+        validate(&spec, &crate::protocol::registry::Registered)
+            .map_err(|error| error.in_file(Path::new("spec.yaml"), Some(text)))?;
         Ok(spec)
     }
 

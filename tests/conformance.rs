@@ -49,16 +49,16 @@ fn source(name: &str) -> Source {
 
 /// The flags that pick `name`'s demo besides its source: the decision
 /// review's writing mode is `quorum demo --mode writing`.
-fn demo_flags(name: &str) -> Vec<quorum::protocol::registry::FlagValue> {
+fn demo_flags(name: &str) -> Vec<quorum::protocol::kind::FlagValue> {
     match name {
-        "writing" | "comparative" => vec![quorum::protocol::registry::FlagValue {
+        "writing" | "comparative" => vec![quorum::protocol::kind::FlagValue {
             flag: "--mode".into(),
             key: "mode".into(),
             value: name.into(),
         }],
         // A council's deliverable pair goes to a folder of its own, not
         // into the working directory of the tests.
-        "council" => vec![quorum::protocol::registry::FlagValue {
+        "council" => vec![quorum::protocol::kind::FlagValue {
             flag: "--outputs".into(),
             key: "outputs".into(),
             value: tempfile::tempdir()

@@ -12,8 +12,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use quorum::agent::script::MALFORMED_RAMBLE;
+use quorum::config::roles::{AgentDetail, AgentSpec};
 use quorum::protocol::decision_review::model::{Criterion, JudgeRole};
-use quorum::spec::{AgentDetail, AgentSpec, ContextSpec, DebateSpec};
+use quorum::spec::{ContextSpec, DebateSpec};
 use serde_json::Value as Json;
 use support::run::{Ran, Sandbox, quorum_in};
 use support::{

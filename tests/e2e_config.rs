@@ -11,8 +11,8 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use quorum::config::roles::AgentSpec;
 use quorum::protocol::decision_review::model::JudgeRole;
-use quorum::spec::AgentSpec;
 use serde_json::Value as Json;
 use support::run::Sandbox;
 use support::{ScriptBuilder, flat_judge_text, scripted_spec, spec_yaml};

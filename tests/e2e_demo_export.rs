@@ -9,7 +9,8 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use quorum::protocol::registry::{self, OptionSpec, ProtocolKind, ValueKind};
+use quorum::protocol::kind::{OptionSpec, ProtocolKind, ValueKind};
+use quorum::protocol::registry;
 use support::cuts::without_times;
 use support::run::Sandbox;
 

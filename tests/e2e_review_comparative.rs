@@ -99,7 +99,8 @@ fn dr_55_rf_17_three_options_one_with_a_dealbreaker() {
     assert!(
         quorum::protocol::record::provenance(
             opening,
-            "Which job queue should the order service use?"
+            "Which job queue should the order service use?",
+            &quorum::protocol::decision_review::role_words()
         )
         .is_empty(),
         "{opening}"

@@ -13,7 +13,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use quorum::spec::{AgentDetail, AgentSpec};
+use quorum::config::roles::{AgentDetail, AgentSpec};
 use serde_json::Value as Json;
 use support::pty::{PtyRun, rfind_bytes};
 use support::{ScriptBuilder, scripted_spec, spec_yaml};

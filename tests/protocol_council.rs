@@ -201,7 +201,7 @@ fn outcome_state(h: &Harness, id: &str) -> FindingState {
 /// records every input field in its definition.
 #[test]
 fn fp_01_02_03_04_05_defaults_and_input_fields() {
-    use quorum::protocol::registry::{Configure, ProtocolKind, Setting};
+    use quorum::protocol::kind::{Configure, ProtocolKind, Setting};
     let configured = quorum::protocol::council::KIND
         .configure(&Configure::default())
         .unwrap();
@@ -254,7 +254,7 @@ fn fp_01_02_03_04_05_defaults_and_input_fields() {
 /// non-leading).
 #[test]
 fn fp_01_fp_05_the_context_policy_can_be_set_and_only_to_what_round_one_allows() {
-    use quorum::protocol::registry::{Configure, FlagValue, ProtocolKind, Setting};
+    use quorum::protocol::kind::{Configure, FlagValue, ProtocolKind, Setting};
     let configure = |policy: &str| {
         let flags = [FlagValue::new(
             "--context-policy",
@@ -292,7 +292,7 @@ fn fp_01_fp_05_the_context_policy_can_be_set_and_only_to_what_round_one_allows()
 /// with its own domain prompt), and is recorded in council.json.
 #[test]
 fn a22_fp_19_the_creative_ux_content_context_is_chosen_by_a_flag() {
-    use quorum::protocol::registry::{Configure, FlagValue, ProtocolKind, Setting};
+    use quorum::protocol::kind::{Configure, FlagValue, ProtocolKind, Setting};
     let flags = [FlagValue::new(
         "--task-context",
         "task_context",
@@ -1948,7 +1948,12 @@ fn rf_04_06_07_reader_first_summary() {
     let lead = h.protocol.summary_lead().unwrap();
     assert!(lead.starts_with("**CONCERNS.**"), "{lead}");
     assert!(
-        quorum::protocol::record::provenance(&lead, SCOPE).is_empty(),
+        quorum::protocol::record::provenance(
+            &lead,
+            SCOPE,
+            &quorum::protocol::registry::role_words()
+        )
+        .is_empty(),
         "{lead}"
     );
     for word in ["F001", "F003", "expert", "devil", "checker", "0.5"] {

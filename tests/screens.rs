@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use chrono::TimeZone;
 use quorum::cli::{RunFlags, Source, prepare};
 use quorum::engine::{Engine, ModerationPolicy, Moderator, Update};
-use quorum::protocol::registry::FlagValue;
+use quorum::protocol::kind::FlagValue;
 use quorum::tui::theme::Theme;
 use quorum::tui::{App, DebateInfo};
 use ratatui::Terminal;

@@ -14,7 +14,8 @@ use std::process::ExitCode;
 
 use devils_advocate::{DEMO, INFO, KIND, NAME};
 use quorum::cli::Source;
-use quorum::protocol::registry::{self, CommandSpec, KindInfo, ProtocolKind};
+use quorum::protocol::kind::{CommandSpec, KindInfo, ProtocolKind};
+use quorum::protocol::registry;
 use support::conformance;
 
 /// `quorum ARGS…` in this process, with the seventh protocol registered;
@@ -131,13 +132,13 @@ impl ProtocolKind for Renamed {
     }
     fn configure(
         &self,
-        input: &registry::Configure<'_>,
-    ) -> Result<Box<dyn registry::Configured>, quorum::spec::SpecError> {
+        input: &quorum::protocol::kind::Configure<'_>,
+    ) -> Result<Box<dyn quorum::protocol::kind::Configured>, quorum::located::SpecError> {
         KIND.configure(input)
     }
     fn build(
         &self,
-        input: registry::Build<'_>,
+        input: quorum::protocol::kind::Build<'_>,
     ) -> Result<Box<dyn quorum::protocol::Protocol>, String> {
         KIND.build(input)
     }

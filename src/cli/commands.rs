@@ -14,7 +14,8 @@ use std::path::PathBuf;
 use clap::{Arg, ArgAction, ArgMatches, Args, CommandFactory, FromArgMatches};
 
 use super::{Command, ProtocolArgs, RunFlags};
-use crate::protocol::registry::{self, CommandSpec, FlagValue, OptionSpec, ValueKind};
+use crate::protocol::kind::{CommandSpec, FlagValue, OptionSpec, ValueKind};
+use crate::protocol::registry;
 
 /// What the command line asked for.
 #[derive(Debug)]
@@ -28,7 +29,7 @@ pub enum Invocation {
 /// Adds a protocol family defined outside quorum to the registry
 /// ([`registry::register`]), refusing one whose command is one of quorum's
 /// own (`run`, `resume`, …). Call it before [`parse_from`].
-pub fn register(kind: &'static dyn registry::ProtocolKind) -> Result<(), String> {
+pub fn register(kind: &'static dyn crate::protocol::kind::ProtocolKind) -> Result<(), String> {
     let builtin = super::Cli::command();
     if let Some(command) = kind.commands().iter().find(|command| {
         builtin

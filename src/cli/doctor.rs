@@ -63,13 +63,14 @@ pub async fn run(args: DoctorArgs) -> ExitCode {
 async fn report(
     args: &DoctorArgs,
     env: &dyn Environment,
-) -> Result<(String, bool), spec::SpecError> {
-    let loaded = config::load(args.config.as_deref())?;
-    let agent_flags = parse_agent_flags(&args.agents)?;
+) -> Result<(String, bool), crate::located::SpecError> {
+    let loaded = config::load(args.config.as_deref(), &registry::Registered)?;
+    let agent_flags = parse_agent_flags(&args.agents, &registry::Registered)?;
     let spec = match &args.spec {
         Some(path) => {
             let (spec, text) = spec::load(path)?;
-            spec::validate(&spec).map_err(|error| error.in_file(path, Some(&text)))?;
+            spec::validate(&spec, &registry::Registered)
+                .map_err(|error| error.in_file(path, Some(&text)))?;
             Some(spec)
         }
         None => None,
@@ -239,9 +240,9 @@ fn find_program(program: &str) -> Option<PathBuf> {
 /// none) and the role slots it seats there, read from the protocol's own
 /// configuration of its demo.
 struct Variant {
-    kind: &'static dyn registry::ProtocolKind,
+    kind: &'static dyn crate::protocol::kind::ProtocolKind,
     mode: Option<&'static str>,
-    roles: Vec<registry::RoleSlot>,
+    roles: Vec<crate::protocol::kind::RoleSlot>,
     /// `(judge, author)` pairs the variant judges fairly.
     judged_authors: Vec<(String, String)>,
 }
@@ -259,12 +260,14 @@ fn variants() -> Vec<Variant> {
             let Some(text) = kind.demo(mode) else {
                 continue;
             };
-            let flags: Vec<registry::FlagValue> = mode
-                .map(|mode| registry::FlagValue::new("--mode", "mode", mode))
+            let flags: Vec<crate::protocol::kind::FlagValue> = mode
+                .map(|mode| crate::protocol::kind::FlagValue::new("--mode", "mode", mode))
                 .into_iter()
                 .collect();
             let spec = Path::new(super::DEMO_SPEC_NAME);
-            let configured = kind.configure(&registry::Configure::from_spec(spec, text, &flags));
+            let configured = kind.configure(&crate::protocol::kind::Configure::from_spec(
+                spec, text, &flags,
+            ));
             if let Ok(configured) = configured {
                 variants.push(Variant {
                     kind,
@@ -566,7 +569,11 @@ mod tests {
         }
         assert!(leads.iter().all(|(slot, _)| slot != "default"));
         let loaded = LoadedConfig::default();
-        let flags = parse_agent_flags(&["critic=script".to_string()]).unwrap();
+        let flags = parse_agent_flags(
+            &["critic=script".to_string()],
+            &crate::protocol::registry::Registered,
+        )
+        .unwrap();
         let env = std::collections::BTreeMap::<String, String>::new();
         let report = roles_section(&flags, None, &loaded, &env);
         let synthesizer = report
@@ -584,7 +591,11 @@ mod tests {
         assert!(as_critic.contains("script:scripted"), "{report}");
         assert!(as_critic.contains("--agent critic"), "{report}");
         // Named itself, it is resolved as any slot.
-        let flags = parse_agent_flags(&["synthesizer=script".to_string()]).unwrap();
+        let flags = parse_agent_flags(
+            &["synthesizer=script".to_string()],
+            &crate::protocol::registry::Registered,
+        )
+        .unwrap();
         let report = roles_section(&flags, None, &loaded, &env);
         let line = report
             .lines()

@@ -3,7 +3,7 @@
 //! written into it, so `quorum run FILE` is the debate those flags showed.
 //!
 //! A flag becomes its spec key at the top level of the spec, where every
-//! protocol reads its options (as [`crate::protocol::registry::read_options`]
+//! protocol reads its options (as [`crate::protocol::kind::read_options`]
 //! applies flags over a spec): the key's entry is replaced when the demo
 //! sets it, added after the topic when it does not. Only those lines
 //! change; the demo's comments, script and layout stay as they are, and the
@@ -14,8 +14,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::protocol::registry::{self, FlagValue};
-use crate::spec::SpecError;
+use crate::located::SpecError;
+use crate::protocol::kind::FlagValue;
+use crate::protocol::registry;
 
 /// A demo's spec with the flags written in.
 #[derive(Debug)]

@@ -36,7 +36,7 @@ use crate::artifact::{Journal, RunDir};
 use crate::engine::{Engine, ModerationPolicy, Moderator, Roster, Update};
 use crate::protocol::Protocol;
 use crate::protocol::fairness::Recusal;
-use crate::protocol::registry::FlagValue;
+use crate::protocol::kind::FlagValue;
 
 pub use commands::{Invocation, command, parse_from, register};
 pub use prepare::{DEMO_SPEC_NAME, Prepared, Rebuilt, Source, prepare, rebuild};

@@ -10,7 +10,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::engine::resume::{RecordError, Recorded};
-use crate::protocol::registry::{self, RecomputeError};
+use crate::protocol::kind::RecomputeError;
+use crate::protocol::registry;
 use crate::text::sanitize;
 
 use super::{EXIT_FAILURE, EXIT_USAGE};

@@ -71,3 +71,16 @@ pub fn price_refusal(usd: f64) -> Option<String> {
         None
     }
 }
+
+/// Longest deadline or timeout quorum accepts, in seconds (a year): beyond
+/// it a value is a typo, and it would not fit a timer.
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Whether `value` is a usable number of seconds: positive, finite and at
+/// most [`MAX_SECONDS`].
+pub fn valid_seconds(value: f64) -> bool {
+    value.is_finite() && value > 0.0 && value <= MAX_SECONDS
+}
+
+/// How the errors about seconds describe the valid range.
+pub const SECONDS_RANGE: &str = "a positive number of seconds, at most a year (31536000)";

@@ -16,6 +16,7 @@ pub mod family;
 pub mod keys;
 pub mod limits;
 pub mod resolve;
+pub mod roles;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -27,8 +28,9 @@ use serde::{Deserialize, Serialize};
 use crate::config::limits::{
     MAX_PRICE_USD_PER_MILLION_TOKENS, price_refusal, tokens_refusal, usd_refusal,
 };
-use crate::spec::{SpecError, known_role};
+use crate::located::SpecError;
 pub use limits::Price;
+use roles::{RoleBook, known_role, unknown_role};
 
 /// Provider names that need no `kind:`.
 pub const BUILT_IN_PROVIDERS: [&str; 5] = ["openai", "anthropic", "command", "script", "human"];
@@ -300,7 +302,7 @@ pub fn default_path() -> Option<PathBuf> {
 
 /// Loads `explicit` (which must exist), or the default file if there is one,
 /// or nothing.
-pub fn load(explicit: Option<&Path>) -> Result<LoadedConfig, SpecError> {
+pub fn load(explicit: Option<&Path>, book: &dyn RoleBook) -> Result<LoadedConfig, SpecError> {
     let path = match explicit {
         Some(path) => path.to_path_buf(),
         None => match default_path() {
@@ -311,28 +313,28 @@ pub fn load(explicit: Option<&Path>) -> Result<LoadedConfig, SpecError> {
     let kind = crate::input::Kind::new("configuration file", crate::input::CONFIG_LIMIT);
     let source =
         crate::input::read_text(&path, kind).map_err(|error| SpecError::new(error.to_string()))?;
-    parse(&path, &source)
+    parse(&path, &source, book)
 }
 
 /// Parses and checks configuration text that came from `path`.
-pub fn parse(path: &Path, source: &str) -> Result<LoadedConfig, SpecError> {
+pub fn parse(path: &Path, source: &str, book: &dyn RoleBook) -> Result<LoadedConfig, SpecError> {
     let config: Config = if source.trim().is_empty() {
         Config::default()
     } else {
-        crate::spec::guard(path, source)?;
+        crate::located::guard(path, source)?;
         yaml_serde::from_str(source)
-            .map_err(|error| crate::spec::yaml_error_in(path, source, &error))?
+            .map_err(|error| crate::located::yaml_error_in(path, source, &error))?
     };
     let loaded = LoadedConfig {
         config,
         path: Some(path.to_path_buf()),
         source: Some(source.to_string()),
     };
-    validate(&loaded)?;
+    validate(&loaded, book)?;
     Ok(loaded)
 }
 
-fn validate(loaded: &LoadedConfig) -> Result<(), SpecError> {
+fn validate(loaded: &LoadedConfig, book: &dyn RoleBook) -> Result<(), SpecError> {
     let config = &loaded.config;
     for (name, provider) in &config.providers {
         validate_provider(name, provider).map_err(|message| {
@@ -389,8 +391,8 @@ fn validate(loaded: &LoadedConfig) -> Result<(), SpecError> {
                 role,
             )
         };
-        if !known_role(role) {
-            return Err(located(crate::spec::unknown_role(role)));
+        if !known_role(book, role) {
+            return Err(located(unknown_role(book, role)));
         }
         let choice = AgentChoice::parse(choice).map_err(located)?;
         if !config.providers.contains_key(&choice.provider)
@@ -462,9 +464,9 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
         ));
     }
     let positive = |value: Option<f64>, field: &str| match value {
-        Some(secs) if !crate::spec::valid_seconds(secs) => Err(format!(
+        Some(secs) if !crate::config::limits::valid_seconds(secs) => Err(format!(
             "`{field}` must be {}, got {secs}",
-            crate::spec::SECONDS_RANGE
+            crate::config::limits::SECONDS_RANGE
         )),
         _ => Ok(()),
     };
@@ -608,7 +610,12 @@ mod tests {
     use super::*;
 
     fn parse_text(text: &str) -> Result<Config, SpecError> {
-        parse(Path::new("config.yaml"), text).map(|loaded| loaded.config)
+        parse(
+            Path::new("config.yaml"),
+            text,
+            &crate::protocol::registry::Registered,
+        )
+        .map(|loaded| loaded.config)
     }
 
     const EXAMPLE: &str = r#"

@@ -21,8 +21,9 @@ use super::detect::{
     self, ANTHROPIC_KEY_VAR, Detected, Environment, OPENAI_BASE_URL_VAR, OPENAI_KEY_VAR,
 };
 use super::family::Family;
+use super::roles::{AgentSpec, RoleBook, known_role, role_keys, unknown_role};
 use super::{AgentChoice, Config, LoadedConfig, ProviderKind, unknown_provider};
-use crate::spec::{AgentSpec, SpecError, known_role};
+use crate::located::SpecError;
 
 /// OpenAI's own API; local servers and gateways use their own base URL.
 pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -288,7 +289,10 @@ struct Assignment {
 
 /// Parses `--agent ROLE=PROVIDER[:MODEL]` flags; a later flag for the same
 /// role wins.
-pub fn parse_agent_flags(flags: &[String]) -> Result<BTreeMap<String, AgentChoice>, SpecError> {
+pub fn parse_agent_flags(
+    flags: &[String],
+    book: &dyn RoleBook,
+) -> Result<BTreeMap<String, AgentChoice>, SpecError> {
     let mut choices = BTreeMap::new();
     for assignment in flags {
         let Some((role, agent)) = assignment.split_once('=') else {
@@ -297,8 +301,8 @@ pub fn parse_agent_flags(flags: &[String]) -> Result<BTreeMap<String, AgentChoic
                     .field("--agent"),
             );
         };
-        if !known_role(role) {
-            return Err(SpecError::new(crate::spec::unknown_role(role)).field("--agent"));
+        if !known_role(book, role) {
+            return Err(SpecError::new(unknown_role(book, role)).field("--agent"));
         }
         let choice = AgentChoice::parse(agent)
             .map_err(|message| SpecError::new(message).field("--agent"))?;
@@ -326,7 +330,7 @@ pub struct Resolver<'a> {
 
 /// The exact role, then its group's wildcard (`judge.*`), then `default`.
 fn lookup<'m, V>(map: &'m BTreeMap<String, V>, role: &str) -> Option<(&'m str, &'m V)> {
-    crate::spec::role_keys(role)
+    role_keys(role)
         .iter()
         .find_map(|key| map.get_key_value(key))
         .map(|(key, value)| (key.as_str(), value))
@@ -623,7 +627,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::spec::AgentDetail;
+    use crate::config::roles::AgentDetail;
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         let mut env: BTreeMap<String, String> = pairs
@@ -637,11 +641,20 @@ mod tests {
     }
 
     fn config(yaml: &str) -> LoadedConfig {
-        super::super::parse(Path::new("config.yaml"), yaml).unwrap()
+        super::super::parse(
+            Path::new("config.yaml"),
+            yaml,
+            &crate::protocol::registry::Registered,
+        )
+        .unwrap()
     }
 
     fn flags(values: &[&str]) -> BTreeMap<String, AgentChoice> {
-        parse_agent_flags(&values.iter().map(|v| v.to_string()).collect::<Vec<_>>()).unwrap()
+        parse_agent_flags(
+            &values.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+            &crate::protocol::registry::Registered,
+        )
+        .unwrap()
     }
 
     fn spec_agents(pairs: &[(&str, AgentSpec)]) -> BTreeMap<String, AgentSpec> {
@@ -928,12 +941,24 @@ roles:
 
     #[test]
     fn bad_agent_flags_keep_their_messages() {
-        let error = parse_agent_flags(&["no-equals".into()]).unwrap_err();
+        let error = parse_agent_flags(
+            &["no-equals".into()],
+            &crate::protocol::registry::Registered,
+        )
+        .unwrap_err();
         assert_eq!(error.field.as_deref(), Some("--agent"));
         assert!(error.message.contains("ROLE=PROVIDER"));
-        let error = parse_agent_flags(&["judge.poet=openai".into()]).unwrap_err();
+        let error = parse_agent_flags(
+            &["judge.poet=openai".into()],
+            &crate::protocol::registry::Registered,
+        )
+        .unwrap_err();
         assert!(error.message.contains("judge.poet"));
-        let error = parse_agent_flags(&["critic=openai:".into()]).unwrap_err();
+        let error = parse_agent_flags(
+            &["critic=openai:".into()],
+            &crate::protocol::registry::Registered,
+        )
+        .unwrap_err();
         assert!(error.message.contains("empty model"));
     }
 }

@@ -99,7 +99,7 @@ impl Roster {
     }
 }
 
-pub use crate::protocol::registry::DebateDefinition;
+pub use crate::protocol::kind::DebateDefinition;
 
 /// A journal line's event: the debate's definition, then inputs.
 #[serde_with::skip_serializing_none]

@@ -35,6 +35,7 @@ pub mod fairness;
 pub mod handoff;
 pub mod items;
 pub mod judges;
+pub mod kind;
 pub mod moderated;
 pub mod outcome;
 pub mod plan;

@@ -4,17 +4,14 @@
 //!
 //! Each protocol renders its own files in its own folder with these and the
 //! plain words of [`crate::words`]; nothing here knows one protocol (the
-//! role words an opening must not carry come from the registry). Not
+//! role words an opening must not carry are the caller's). Not
 //! responsible for writing files (the engine writes what
 //! [`super::Protocol::documents`] returns, atomically) or for deciding
 //! anything.
 
-use std::sync::OnceLock;
-
 use serde::{Deserialize, Serialize};
 
 use super::LogEntry;
-use super::registry;
 use super::usage::{Price, UsageLedger, UsageReport, UsageTotals};
 use crate::text::thousands;
 use crate::words::{answer_md, dollars, duration_words, one_line, seconds, timestamp};
@@ -226,10 +223,9 @@ pub fn calls_md(calls: &super::calls::Calls) -> String {
 // ---- reader-first openings ------------------------------------------------------
 
 /// Words that narrate the debate instead of its result and name no role:
-/// the panel's judges, reviewers, scores. With the protocols' role words
-/// ([`registry::role_words`]: a decision review's `proposer`, `critic`,
-/// `oracle`, its judges' names), a reader-first opening carries none
-/// (RF-06, RF-08).
+/// the panel's judges, reviewers, scores. With the debate's own role words
+/// (a decision review's `proposer`, `critic`, `oracle`, its judges'
+/// names), a reader-first opening carries none (RF-06, RF-08).
 const PROCESS_WORDS: &[&str] = &[
     "judge",
     "judges",
@@ -241,20 +237,6 @@ const PROCESS_WORDS: &[&str] = &[
     "scored",
 ];
 
-/// [`PROCESS_WORDS`] and every protocol's role words, once.
-fn provenance_words() -> &'static [&'static str] {
-    static WORDS: OnceLock<Vec<&'static str>> = OnceLock::new();
-    WORDS.get_or_init(|| {
-        let mut words = registry::role_words();
-        for word in PROCESS_WORDS {
-            if !words.contains(word) {
-                words.push(word);
-            }
-        }
-        words
-    })
-}
-
 /// Phrases that report one option discarded for another (RF-08).
 const DISCARDED_PHRASES: &[&str] = &[
     "discarded in favour of",
@@ -262,11 +244,12 @@ const DISCARDED_PHRASES: &[&str] = &[
     "was discarded",
 ];
 
-/// What in `opening` narrates the debate rather than its result: role
-/// words (whole words, any case; a word the topic itself uses is allowed),
-/// block ids such as `b2`, scores such as `4/5`, and discarded-in-favour
-/// phrasing. Empty when the opening is reader-first.
-pub fn provenance(opening: &str, topic: &str) -> Vec<String> {
+/// What in `opening` narrates the debate rather than its result: the
+/// debate's `role_words` (its protocol's `role_words`) and the
+/// [`PROCESS_WORDS`] (whole words, any case; a word the topic itself uses
+/// is allowed), block ids such as `b2`, scores such as `4/5`, and
+/// discarded-in-favour phrasing. Empty when the opening is reader-first.
+pub fn provenance(opening: &str, topic: &str, role_words: &[&str]) -> Vec<String> {
     let topic_words: Vec<String> = words(topic).map(str::to_ascii_lowercase).collect();
     let mut found: Vec<String> = Vec::new();
     let mut note = |what: String| {
@@ -276,7 +259,8 @@ pub fn provenance(opening: &str, topic: &str) -> Vec<String> {
     };
     for word in words(opening) {
         let lower = word.to_ascii_lowercase();
-        if provenance_words().contains(&lower.as_str()) && !topic_words.contains(&lower) {
+        let named = role_words.contains(&lower.as_str()) || PROCESS_WORDS.contains(&lower.as_str());
+        if named && !topic_words.contains(&lower) {
             note(format!("`{word}`"));
         }
         let is_block_id = lower.len() >= 2
@@ -315,8 +299,10 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 mod tests {
     #[test]
     fn the_provenance_words_are_the_reviews_roles_and_the_process_words() {
-        let mut words = super::provenance_words().to_vec();
+        let mut words = crate::protocol::decision_review::role_words();
+        words.extend(super::PROCESS_WORDS);
         words.sort_unstable();
+        words.dedup();
         let mut expected = vec![
             "aesthete",
             "stylist",

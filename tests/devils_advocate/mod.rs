@@ -12,11 +12,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use quorum::input::RecordFiles;
+use quorum::located::SpecError;
 use quorum::prompts::{PromptSet, TemplateSpec};
 use quorum::protocol::items::ItemBook;
-use quorum::protocol::registry::{
+use quorum::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, ProtocolKind,
-    RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, read_options, read_record,
+    RecomputeError, Recomputed, RoleSlot, Setting, read_options, read_record,
 };
 use quorum::protocol::supervision::{LiveCall, Slot};
 use quorum::protocol::{
@@ -25,7 +27,6 @@ use quorum::protocol::{
     Rules, Seating, Settled, SharedSteps, StageFocus, StageInfo, Timestamp, Verdict,
 };
 use quorum::rulings::{Ruled, Ruling};
-use quorum::spec::SpecError;
 use serde::{Deserialize, Serialize};
 
 /// What a spec's `protocol:` says.

@@ -14,7 +14,8 @@ use quorum::cli::{RunFlags, Source, prepare};
 use quorum::engine::resume::{Recorded, fold};
 use quorum::engine::{Engine, JournalEvent, ModerationPolicy, Moderator, Update};
 use quorum::prompts::PromptSet;
-use quorum::protocol::registry::{FlagValue, build};
+use quorum::protocol::kind::FlagValue;
+use quorum::protocol::registry::build;
 use quorum::protocol::{
     Board, Description, Document, Effect, Input, LogEntry, Outcome, Progress, Protocol, Timestamp,
 };

@@ -332,7 +332,7 @@ pub fn scripted_spec(topic: &str, script: Script) -> quorum::spec::DebateSpec {
     spec.script = Some(script);
     spec.agents.insert(
         "default".to_string(),
-        quorum::spec::AgentSpec::Short("script".to_string()),
+        quorum::config::roles::AgentSpec::Short("script".to_string()),
     );
     spec
 }

@@ -17,10 +17,12 @@ use crate::config::{self, AgentChoice, LoadedConfig, ProviderKind};
 use crate::engine::{
     Alternative, AlternativeSetup, RoleAgent, RoleSetup, Roster, RunSetup, recordable,
 };
+use crate::located::SpecError;
 use crate::protocol::fairness::Family;
-use crate::protocol::registry::RoleSlot;
+use crate::protocol::kind::RoleSlot;
+use crate::protocol::registry::Registered;
 use crate::protocol::usage::Price;
-use crate::spec::{DebateSpec, SpecError};
+use crate::spec::DebateSpec;
 
 use crate::cli::RunFlags;
 
@@ -242,7 +244,7 @@ pub fn resolve_alternative(
     config_path: Option<&Path>,
     env: &dyn Environment,
 ) -> Result<(AlternativeSetup, String), SpecError> {
-    let loaded = config::load(config_path)?;
+    let loaded = config::load(config_path, &Registered)?;
     watch_keys(&loaded);
     let flags = BTreeMap::from([(role.to_string(), choice)]);
     let no_spec = BTreeMap::new();

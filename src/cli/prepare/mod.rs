@@ -19,18 +19,21 @@ use crate::agent::script::Script;
 use crate::config;
 use crate::config::detect::{Environment, SystemEnvironment};
 use crate::config::resolve::parse_agent_flags;
+use crate::config::roles::AgentSpec;
 use crate::engine::{Alternative, ModerationPolicy, Roster, RunSetup};
 use crate::input;
+use crate::located::SpecError;
 use crate::prompts::{PromptSet, default_override_dir};
 use crate::protocol::budget::Budget;
 use crate::protocol::fairness::{Fairness, Family, Recusal};
 use crate::protocol::handoff::Handoff;
-use crate::protocol::registry::{
-    self, Build, Configure, Configured, DebateDefinition, ProtocolKind, Setting,
+use crate::protocol::kind::{
+    Build, Configure, Configured, DebateDefinition, ProtocolKind, Setting,
 };
+use crate::protocol::registry::{self, Registered};
 use crate::protocol::usage::Price;
 use crate::protocol::{ContextDoc, Seating};
-use crate::spec::{self, AgentSpec, ContextSpec, DebateSpec, SpecError};
+use crate::spec::{self, ContextSpec, DebateSpec};
 
 use super::RunFlags;
 
@@ -187,17 +190,17 @@ pub fn prepare_in(
     let locate = |error: SpecError| origin.locate(error);
     take_handoff_as_context(&mut spec, &handed);
     let kind = protocol_for(&spec, &origin, flags)?;
-    let loaded_config = config::load(flags.config.as_deref())?;
+    let loaded_config = config::load(flags.config.as_deref(), &Registered)?;
     watch_keys(&loaded_config);
     apply_timeout(&mut spec, flags)?;
-    let agent_flags = parse_agent_flags(&flags.agents)?;
-    spec::validate(&spec).map_err(locate)?;
+    let agent_flags = parse_agent_flags(&flags.agents, &Registered)?;
+    spec::validate(&spec, &Registered).map_err(locate)?;
     let configured = kind
         .configure(&Configure {
             spec: origin.path.as_deref().zip(origin.text.as_deref()),
             flags: &flags.options,
             allow_outside: flags.allow_outside_context,
-            files: &crate::protocol::registry::DiskFiles,
+            files: &crate::protocol::kind::DiskFiles,
             artifact_root: Some(&flags.out),
         })
         .map_err(locate)?;
@@ -403,9 +406,9 @@ fn read_source(
             if let Some(path) = script {
                 let text = input::read_text(&path, input::Kind::new("script", input::SCRIPT_LIMIT))
                     .map_err(|error| SpecError::new(error.to_string()).field("--script"))?;
-                spec::guard(&path, &text)?;
+                crate::located::guard(&path, &text)?;
                 let script: Script = yaml_serde::from_str(&text)
-                    .map_err(|error| spec::yaml_error_in(&path, &text, &error))?;
+                    .map_err(|error| crate::located::yaml_error_in(&path, &text, &error))?;
                 script.validate().map_err(|message| {
                     SpecError::new(message)
                         .field("script")
@@ -818,11 +821,12 @@ fn price_the_demo(agents: &BTreeMap<String, String>, prices: &mut BTreeMap<Strin
 /// protocol's to read).
 fn apply_timeout(spec: &mut DebateSpec, flags: &RunFlags) -> Result<(), SpecError> {
     if let Some(timeout) = flags.timeout {
-        if !spec::valid_seconds(timeout) {
-            return Err(
-                SpecError::new(format!("must be {}, got {timeout}", spec::SECONDS_RANGE))
-                    .field("--timeout"),
-            );
+        if !crate::config::limits::valid_seconds(timeout) {
+            return Err(SpecError::new(format!(
+                "must be {}, got {timeout}",
+                crate::config::limits::SECONDS_RANGE
+            ))
+            .field("--timeout"));
         }
         spec.timeout_secs = timeout;
     }

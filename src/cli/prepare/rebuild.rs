@@ -12,7 +12,7 @@ use crate::config::detect::Environment;
 use crate::config::resolve::{ProviderSetup, ResolvedAgent, Resolver, Sources};
 use crate::config::{self, ProviderKind};
 use crate::engine::{Alternative, RoleAgent, Roster, RunSetup};
-use crate::spec::SpecError;
+use crate::located::SpecError;
 
 use super::watch_keys;
 
@@ -40,7 +40,7 @@ pub fn rebuild(
     config: Option<&Path>,
     env: &dyn Environment,
 ) -> Result<Rebuilt, SpecError> {
-    let loaded = config::load(config)?;
+    let loaded = config::load(config, &crate::protocol::registry::Registered)?;
     watch_keys(&loaded);
     let (no_flags, no_spec) = (BTreeMap::new(), BTreeMap::new());
     let resolver = Resolver::new(Sources {

@@ -20,8 +20,8 @@ use super::model::{
 };
 use super::verdict::{self, Assessment};
 use super::{Council, Step};
+use crate::protocol::kind::{RecomputeError, Recomputed};
 use crate::protocol::record::transcript_opening;
-use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, Outcome, Protocol, Publication};
 use crate::words::{one_line, raw_md, timestamp};
 
@@ -354,12 +354,10 @@ pub fn companion(council: &Council) -> Value {
 
 /// The verdict derived again from `council.json` and the final-position
 /// files on disk: editing a final position changes it.
-pub fn recompute(
-    files: &dyn crate::protocol::registry::RecordFiles,
-) -> Result<Recomputed, RecomputeError> {
+pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, RecomputeError> {
     let shown = files.shown(RECORD);
     let record: RecordIn =
-        crate::protocol::registry::read_record(files, RECORD, "a quorum council folder")?;
+        crate::protocol::kind::read_record(files, RECORD, "a quorum council folder")?;
     if let Some(reason) = &record.failed {
         return Err(RecomputeError::NoVerdict {
             path: shown,

@@ -10,20 +10,18 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::NAME;
 use super::model::{
     CHECKER, CouncilMode, DEVIL, Intensity, Preset, SYNTHESIZER, TaskContext, expert_slot,
 };
 use super::{Council, CouncilConfig, Step, domains};
-use crate::protocol::registry::{
+use crate::input::RecordFiles;
+use crate::located::SpecError;
+use crate::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
-    ProtocolKind, RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, ValueKind,
-    read_options,
+    ProtocolKind, RecomputeError, Recomputed, RoleSlot, Setting, ValueKind, read_options,
 };
 use crate::protocol::{Protocol, RoleGroup};
-use crate::spec::SpecError;
-
-/// What a spec's `protocol:` says for a council.
-pub const NAME: &str = "council";
 
 /// The registry's entry for the council.
 pub struct CouncilKind;
@@ -508,7 +506,7 @@ mod tests {
 
     #[test]
     fn a_definition_with_an_unsafe_review_id_does_not_build() {
-        use crate::protocol::registry::{Configure, Setting};
+        use crate::protocol::kind::{Configure, Setting};
         let configured = KIND.configure(&Configure::default()).unwrap();
         let definition = configured.define(Setting {
             topic: "t".into(),

@@ -62,7 +62,10 @@ mod responses;
 pub mod rulings;
 pub mod verdict;
 
-pub use kind::{KIND, NAME};
+pub use kind::KIND;
+
+/// What a spec's `protocol:` says for a council.
+pub const NAME: &str = "council";
 
 use crate::protocol::fairness::agreement::Agreement;
 use crate::protocol::{Answer, DebateCore, GivenUp, Seating};

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::NAME;
 use super::documents::DebateYaml;
 use super::model::{
     Criterion, CritiqueMode, JudgeConfig, JudgeResult, JudgeRole, ThesisTree, Weight,
@@ -21,18 +22,16 @@ use super::writing::{
 use super::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption, block_ids, judge_file,
 };
+use crate::input::{RecordFileError, RecordFiles};
+use crate::located::SpecError;
 use crate::parse::Read;
 use crate::prompts::PromptSet;
-use crate::protocol::registry::{
+use crate::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
-    ProtocolKind, RecomputeError, Recomputed, RecordFileError, RecordFiles, RoleSlot, Setting,
-    ValueKind, read_options, read_record,
+    ProtocolKind, RecomputeError, Recomputed, RoleSlot, Setting, ValueKind, read_options,
+    read_record,
 };
 use crate::protocol::{Outcome, Protocol, RoleGroup};
-use crate::spec::SpecError;
-
-/// What a spec's `protocol:` says for a decision review.
-pub const NAME: &str = "decision-review";
 
 /// Default number of REVISE loops (RULES.md A8).
 pub const DEFAULT_MAX_ROUNDS: u32 = 2;
@@ -444,17 +443,7 @@ const INFO: KindInfo = KindInfo {
         },
     ],
     templates: &super::prompts::WITH_CRITIQUE,
-    slots: &[
-        "proposer",
-        "critic",
-        "judge.analyst",
-        "judge.stylist",
-        "judge.aesthete",
-        "judge.strategist",
-        "judge.empiricist",
-        "judge.*",
-        "synthesizer",
-    ],
+    slots: super::SLOTS,
     demos: &[DEMO_SPEC, COMPARATIVE_DEMO, WRITING_DEMO_SPEC],
 };
 
@@ -464,8 +453,7 @@ impl ProtocolKind for DecisionReviewKind {
     }
 
     fn role_words(&self) -> Vec<&'static str> {
-        let roles = [super::PROPOSER_ROLE, super::CRITIC_ROLE];
-        crate::protocol::registry::slot_words(self.slots(), &roles)
+        super::role_words()
     }
 
     fn slot_note(&self, slot: &str) -> Option<&'static str> {
@@ -1068,7 +1056,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::protocol::registry::FlagValue;
+    use crate::protocol::kind::FlagValue;
 
     fn configure(spec: &str, flags: &[FlagValue]) -> Result<Box<dyn Configured>, SpecError> {
         KIND.configure(&Configure::from_spec(Path::new("spec.yaml"), spec, flags))
@@ -1356,7 +1344,7 @@ held_out: stylist
         asked: std::sync::Mutex<Vec<(std::path::PathBuf, bool)>>,
     }
 
-    impl crate::protocol::registry::SpecFiles for MemoryFiles {
+    impl crate::protocol::kind::SpecFiles for MemoryFiles {
         fn read(
             &self,
             path: &Path,

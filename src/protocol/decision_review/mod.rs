@@ -27,7 +27,10 @@ mod scoreboard;
 pub mod verdict;
 pub mod writing;
 
-pub use kind::{KIND, NAME};
+pub use kind::KIND;
+
+/// What a spec's `protocol:` says for a decision review.
+pub const NAME: &str = "decision-review";
 pub use model::HandedItems;
 
 use crate::protocol::fairness::{self, Blindfold, Fairness, Kinship, agreement::Agreement};
@@ -63,6 +66,27 @@ pub use super::calls::CallDiagnostic;
 pub const PROPOSER_ROLE: &str = "oracle";
 /// The role the critic plays in the record (DR-22).
 pub const CRITIC_ROLE: &str = "mephistopheles";
+
+/// The role slots a decision review seats, as a spec, a flag or the configuration
+/// names them.
+pub const SLOTS: &[&str] = &[
+    "proposer",
+    "critic",
+    "judge.analyst",
+    "judge.stylist",
+    "judge.aesthete",
+    "judge.strategist",
+    "judge.empiricist",
+    "judge.*",
+    "synthesizer",
+];
+
+/// The words its roles go by (its slots' words and the record's `oracle`
+/// and `mephistopheles`), which a reader-first opening does not carry
+/// (RF-06, RF-08).
+pub fn role_words() -> Vec<&'static str> {
+    crate::protocol::kind::slot_words(SLOTS, &[PROPOSER_ROLE, CRITIC_ROLE])
+}
 
 /// The decision-review modes (DR-43): one proposal judged for a verdict
 /// (architecture), several options compared and ranked (comparative,

@@ -7,16 +7,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::NAME;
 use super::{CRITIC, OPTIMIZER, PLANNER, Plan, PlanConfig, SYNTHESIZER};
+use crate::located::SpecError;
 use crate::protocol::Protocol;
-use crate::protocol::registry::{
+use crate::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
     ProtocolKind, RoleSlot, Setting, ValueKind, read_options,
 };
-use crate::spec::SpecError;
-
-/// What a spec's `protocol:` says for a planning debate.
-pub const NAME: &str = "plan";
 
 /// The registry's entry for the planning debate.
 pub struct PlanKind;

@@ -53,7 +53,10 @@ pub mod parse;
 pub mod prompts;
 mod revision;
 
-pub use kind::{KIND, NAME};
+pub use kind::KIND;
+
+/// What a spec's `protocol:` says for a planning debate.
+pub const NAME: &str = "plan";
 
 use crate::protocol::{Answer, DebateCore, Edition, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};

@@ -5,16 +5,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::NAME;
 use super::{Quick, QuickConfig, QuickMode};
+use crate::located::SpecError;
 use crate::protocol::Protocol;
-use crate::protocol::registry::{
+use crate::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
     ProtocolKind, RoleSlot, Setting, ValueKind, read_options,
 };
-use crate::spec::SpecError;
-
-/// What a spec's `protocol:` says for a quick mode.
-pub const NAME: &str = "quick";
 
 /// The registry's entry for the quick modes.
 pub struct QuickKind;
@@ -120,15 +118,7 @@ const INFO: KindInfo = KindInfo {
         },
     ],
     templates: super::prompts::TEMPLATES,
-    slots: &[
-        "critic",
-        "proposer",
-        "judge.aesthete",
-        "judge.stylist",
-        "judge.analyst",
-        "judge.*",
-        "synthesizer",
-    ],
+    slots: super::SLOTS,
     demos: &[
         include_str!("../../../demo/quick-challenge.yaml"),
         include_str!("../../../demo/quick-panel.yaml"),
@@ -144,8 +134,7 @@ impl ProtocolKind for QuickKind {
     }
 
     fn role_words(&self) -> Vec<&'static str> {
-        let roles = [super::PROPOSER_ROLE, super::CRITIC_ROLE];
-        crate::protocol::registry::slot_words(self.slots(), &roles)
+        super::role_words()
     }
 
     fn every_stage(&self) -> Vec<&'static str> {
@@ -241,7 +230,7 @@ mod tests {
 
     use super::*;
     use crate::prompts::PromptSet;
-    use crate::protocol::registry::FlagValue;
+    use crate::protocol::kind::FlagValue;
 
     fn configure(spec: &str, flags: &[FlagValue]) -> Result<Box<dyn Configured>, SpecError> {
         KIND.configure(&Configure::from_spec(Path::new("spec.yaml"), spec, flags))

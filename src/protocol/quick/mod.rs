@@ -32,7 +32,10 @@ mod steps;
 mod synthesis;
 mod triage;
 
-pub use kind::{KIND, NAME};
+pub use kind::KIND;
+
+/// What a spec's `protocol:` says for a quick mode.
+pub const NAME: &str = "quick";
 
 use crate::protocol::{Answer, DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, HashSet};
@@ -58,6 +61,25 @@ use crate::prompts::{PromptSet, TemplateSpec};
 pub const PROPOSER_ROLE: &str = "oracle";
 /// The role the critic plays in the record.
 pub const CRITIC_ROLE: &str = "mephistopheles";
+
+/// The role slots a quick mode seats, as a spec, a flag or the configuration
+/// names them.
+pub const SLOTS: &[&str] = &[
+    "critic",
+    "proposer",
+    "judge.aesthete",
+    "judge.stylist",
+    "judge.analyst",
+    "judge.*",
+    "synthesizer",
+];
+
+/// The words its roles go by (its slots' words and the record's `oracle`
+/// and `mephistopheles`), which a reader-first opening does not carry
+/// (RF-06, RF-08).
+pub fn role_words() -> Vec<&'static str> {
+    crate::protocol::kind::slot_words(SLOTS, &[PROPOSER_ROLE, CRITIC_ROLE])
+}
 
 /// The reviewers of a panel review, in the order they are laid out
 /// (INF-26, QM-04).

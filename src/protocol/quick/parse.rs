@@ -212,8 +212,6 @@ pub fn split_opening(text: &str) -> (String, String) {
     (opening, rest)
 }
 
-pub use crate::protocol::record::provenance;
-
 /// The three angles of a panel review, as a reviewer's reading names them
 /// (issue 29), in the panel's order: the aesthete's, the stylist's, the
 /// analyst's.
@@ -421,6 +419,9 @@ mod tests {
     /// block id or score, and no option "discarded in favour of" another.
     #[test]
     fn rf_06_rf_08_process_words_in_an_opening_are_found() {
+        let provenance = |opening: &str, topic: &str| {
+            crate::protocol::record::provenance(opening, topic, &super::super::role_words())
+        };
         assert!(provenance("The design holds if the queue is bounded.", "Queue?").is_empty());
         let found = provenance(
             "All three reviewers agree; the Analyst gave b2 a 2/5 and REST was discarded in favour of gRPC.",

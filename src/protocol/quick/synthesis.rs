@@ -7,10 +7,11 @@
 //! Not responsible for the calls before it (`steps`, `triage`), nor for the
 //! documents it ends up in (`documents`).
 
-use super::parse::{provenance, split_opening, without_reading};
+use super::parse::{split_opening, without_reading};
 use super::{Quick, QuickMode, ReviewState, SentBack, Step, Synthesis, binding, prompts};
 use crate::protocol::calls::Unusable;
 use crate::protocol::fairness::Blindfold;
+use crate::protocol::record::provenance;
 use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
 use crate::rulings::{self};
 use serde_json::json;
@@ -147,7 +148,7 @@ impl Quick {
     /// roles, scores, block or finding ids (RF-06, RF-08), a verdict
     /// (QS-01, RF-13, RF-14).
     fn narration(&self, opening: &str) -> Vec<String> {
-        let mut found = provenance(opening, &self.config.topic);
+        let mut found = provenance(opening, &self.config.topic, &super::role_words());
         if !self.config.checks_rulings {
             return found;
         }

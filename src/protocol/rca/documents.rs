@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::model::{Challenge, ChallengeState, Restatement, Status};
 use super::status::{Conclusion, Derived};
 use super::{MAX_ROUNDS, Rca};
+use crate::protocol::kind::{RecomputeError, Recomputed};
 use crate::protocol::record::{Participant, UsageYaml, transcript_opening};
-use crate::protocol::registry::{RecomputeError, Recomputed};
 use crate::protocol::{Document, Edition, ItemDecision, Outcome, Protocol};
 use crate::words::{answer_md, one_line, table_cell, timestamp, with_full_stop};
 
@@ -687,15 +687,10 @@ impl RcaYaml {
 /// The verdict of the analysis in `dir`, derived again from the
 /// challenges `rca.yaml` records (A28): editing a challenge's outcome there
 /// changes it.
-pub fn recompute(
-    files: &dyn crate::protocol::registry::RecordFiles,
-) -> Result<Recomputed, RecomputeError> {
+pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, RecomputeError> {
     let shown = files.shown(RCA_YAML);
-    let record: RcaYaml = crate::protocol::registry::read_record(
-        files,
-        RCA_YAML,
-        "a quorum root-cause analysis folder",
-    )?;
+    let record: RcaYaml =
+        crate::protocol::kind::read_record(files, RCA_YAML, "a quorum root-cause analysis folder")?;
     match &record.outcome {
         Some(Outcome::Failed { reason }) => {
             return Err(RecomputeError::NoVerdict {

@@ -5,18 +5,16 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::NAME;
 use super::parse::{Seeded, read_hypotheses_file};
 use super::{CRITIC, Rca, RcaConfig, SeededHypothesis, debugger_slot};
-use crate::protocol::registry::{
+use crate::input::RecordFiles;
+use crate::located::SpecError;
+use crate::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
-    ProtocolKind, RecomputeError, Recomputed, RecordFiles, RoleSlot, Setting, ValueKind,
-    read_options,
+    ProtocolKind, RecomputeError, Recomputed, RoleSlot, Setting, ValueKind, read_options,
 };
 use crate::protocol::{Protocol, RoleGroup};
-use crate::spec::SpecError;
-
-/// What a spec's `protocol:` says for a root-cause analysis.
-pub const NAME: &str = "rca";
 
 /// The registry's entry for the root-cause analysis.
 pub struct RcaKind;
@@ -182,7 +180,7 @@ fn read_seeded(
             let (path, text) = input
                 .read_named(path, field, kind)
                 .map_err(|why| SpecError::new(why).field(field.to_string()))?;
-            crate::spec::guard(&path, &text)?;
+            crate::located::guard(&path, &text)?;
             (Some(path), text)
         }
         HypothesesSource::Inline(value) => (

@@ -45,7 +45,10 @@ pub mod parse;
 pub mod prompts;
 pub mod status;
 
-pub use kind::{KIND, NAME};
+pub use kind::KIND;
+
+/// What a spec's `protocol:` says for a root-cause analysis.
+pub const NAME: &str = "rca";
 
 use crate::protocol::{Answer, DebateCore, GivenUp, Seating, SharedSteps, parses};
 use std::collections::{BTreeMap, BTreeSet, HashMap};

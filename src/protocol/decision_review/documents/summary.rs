@@ -293,7 +293,7 @@ pub(super) fn reject_reason(review: &DecisionReview, plain: &dyn Fn(&str) -> Str
 /// no judge, role, block id or score (RF-06). One that does is left to the
 /// sections below, and the opening says the same thing in general words.
 pub(super) fn reader_first(text: &str) -> bool {
-    crate::protocol::record::provenance(text, "").is_empty()
+    crate::protocol::record::provenance(text, "", &super::super::role_words()).is_empty()
         && !text
             .to_ascii_lowercase()
             .split(|c: char| !c.is_ascii_alphanumeric())

@@ -69,7 +69,9 @@ pub fn composed_summary(changes: &[Change], allowed: &str) -> String {
     );
     for change in changes.iter().take(2) {
         let reason = one_line(&change.rationale);
-        if crate::protocol::record::provenance(&reason, allowed).is_empty() {
+        if crate::protocol::record::provenance(&reason, allowed, &super::super::role_words())
+            .is_empty()
+        {
             out.push_str(&format!(
                 " In {}: {}",
                 one_line(&change.location),

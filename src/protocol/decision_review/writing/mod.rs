@@ -1022,7 +1022,12 @@ mod tests {
             "**What changed:** The first page now says what to do in the first hour.\n\n## Revised text\n\nWelcome to on-call. Read the first-hour list first."
         ), "{lead}");
         assert!(
-            crate::protocol::record::provenance(&lead, "").is_empty(),
+            crate::protocol::record::provenance(
+                &lead,
+                "",
+                &crate::protocol::decision_review::role_words()
+            )
+            .is_empty(),
             "{lead}"
         );
         let summary = document(&review, "summary.md");

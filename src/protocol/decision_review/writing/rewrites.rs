@@ -261,7 +261,9 @@ impl WritingReview {
         let narrated = merge
             .summary
             .as_deref()
-            .map(|summary| crate::protocol::record::provenance(summary, &allowed))
+            .map(|summary| {
+                crate::protocol::record::provenance(summary, &allowed, &super::super::role_words())
+            })
             .unwrap_or_default();
         let summary = match &merge.summary {
             Some(summary) if narrated.is_empty() => summary.clone(),
