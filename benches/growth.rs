@@ -227,7 +227,7 @@ async fn debate(root: &std::path::Path) -> String {
     // An interface would read the updates; here they are only drained.
     tokio::spawn(async move { while watch.recv().await.is_some() {} });
     let engine = Engine::new(
-        DecisionReview::new(config, Arc::new(PromptSet::builtin())),
+        Box::new(DecisionReview::new(config, Arc::new(PromptSet::builtin()))),
         run_dir,
         journal,
         roster,

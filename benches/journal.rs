@@ -96,11 +96,13 @@ async fn demo_records(root: &std::path::Path) -> (Duration, BTreeMap<String, usi
     let (tx, _rx) = mpsc::unbounded_channel();
     let started = Instant::now();
     Engine::new(
-        quorum::protocol::decision_review::DecisionReview::from_definition(
-            &prepared.definition,
-            prepared.prompts,
-        )
-        .unwrap(),
+        Box::new(
+            quorum::protocol::decision_review::DecisionReview::from_definition(
+                &prepared.definition,
+                prepared.prompts,
+            )
+            .unwrap(),
+        ),
         run_dir,
         journal,
         prepared.roster,

@@ -262,7 +262,7 @@ async fn one_debate(high_stakes: bool, wait: Wait, root: &std::path::Path) -> Ru
     let journal = Journal::create(&journal_path).expect("journal");
     let (updates, _keep) = tokio::sync::mpsc::unbounded_channel();
     let engine = Engine::new(
-        DecisionReview::new(config, Arc::new(PromptSet::builtin())),
+        Box::new(DecisionReview::new(config, Arc::new(PromptSet::builtin()))),
         run_dir,
         journal,
         roster,

@@ -123,7 +123,7 @@ async fn every_finished_call_publishes_its_usage_and_command_stderr_is_journaled
         .unwrap();
     let (updates_tx, mut updates_rx) = mpsc::unbounded_channel();
     let engine = Engine::new(
-        DecisionReview::new(config, Arc::new(PromptSet::builtin())),
+        Box::new(DecisionReview::new(config, Arc::new(PromptSet::builtin()))),
         run_dir.clone(),
         journal,
         roster,

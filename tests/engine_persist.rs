@@ -362,7 +362,7 @@ async fn run_controlled(
     );
     let (updates_tx, mut updates_rx) = mpsc::unbounded_channel();
     let engine = Engine::new(
-        protocol,
+        Box::new(protocol),
         run_dir.clone(),
         journal,
         roster,

@@ -51,7 +51,7 @@ async fn record_whole(out: &Path, moderator: Moderator) -> (RunDir, Outcome) {
         .unwrap();
     let (tx, _rx) = mpsc::unbounded_channel();
     let engine = Engine::new(
-        DecisionReview::from_definition(&definition, prompts).unwrap(),
+        Box::new(DecisionReview::from_definition(&definition, prompts).unwrap()),
         run_dir.clone(),
         journal,
         roster,

@@ -250,7 +250,7 @@ fn record(screen: &Screen) -> (Vec<Update>, DebateInfo) {
         let prepared = prepare(source, &flags).unwrap();
         let protocol = prepared.protocol();
         let info = DebateInfo::of(
-            &protocol,
+            &*protocol,
             PathBuf::from(format!("/tmp/quorum/{}", screen.file)),
         );
         let run_dir =

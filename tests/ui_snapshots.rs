@@ -80,7 +80,10 @@ fn record_demo(
                 quorum::artifact::Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
             let (tx, mut rx) = mpsc::unbounded_channel();
             let engine = Engine::new(
-                DecisionReview::from_definition(&prepared.definition, prepared.prompts).unwrap(),
+                Box::new(
+                    DecisionReview::from_definition(&prepared.definition, prepared.prompts)
+                        .unwrap(),
+                ),
                 run_dir,
                 journal,
                 prepared.roster,
@@ -149,7 +152,7 @@ fn info() -> quorum::tui::DebateInfo {
         ..RunFlags::default()
     };
     let prepared = prepare(quorum::cli::Source::Demo, &flags).unwrap();
-    quorum::tui::DebateInfo::of(&prepared.protocol(), PathBuf::from(RUN_DIR))
+    quorum::tui::DebateInfo::of(&*prepared.protocol(), PathBuf::from(RUN_DIR))
 }
 
 fn theme(name: &str) -> Theme {

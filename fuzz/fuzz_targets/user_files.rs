@@ -12,8 +12,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let path = Path::new("fuzz.yaml");
     if let Ok(spec) = quorum::spec::parse(path, text) {
-        let _ = quorum::spec::validate(&spec);
+        let _ = quorum::spec::validate(&spec, &quorum::protocol::registry::Registered);
     }
-    let _ = quorum::config::parse(path, text);
+    let _ = quorum::config::parse(path, text, &quorum::protocol::registry::Registered);
     let _ = quorum::tui::theme::Theme::parse("fuzz.yaml", text);
 });

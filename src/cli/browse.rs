@@ -61,8 +61,8 @@ pub(super) async fn open_interactive(
             super::shell_path(dir)
         ));
     }
-    let review = &folded.protocol;
-    let before = resolutions(review.as_ref());
+    let review = &*folded.protocol;
+    let before = resolutions(review);
     let info = crate::tui::DebateInfo::of(review, dir.to_path_buf());
     let recorded_duration = recorded
         .records
@@ -71,7 +71,7 @@ pub(super) async fn open_interactive(
         .and_then(|duration| duration.to_std().ok())
         .unwrap_or_default();
 
-    let (journal, run_dir) = super::resume::take_over(&recorded, dir, &folded.protocol)?;
+    let (journal, run_dir) = super::resume::take_over(&recorded, dir, &*folded.protocol)?;
     // What was recorded first; the engine then publishes only what changes.
     let (engine, updates_rx) = super::engine_with_updates(
         folded.protocol,

@@ -145,13 +145,13 @@ pub(super) struct Session<'a> {
 /// interface attached, in the theme `--theme` names (or the default), until
 /// the person quits; prints how it ended.
 pub(super) async fn attach<F, Fut>(
-    engine: Engine<Box<dyn Protocol>>,
+    engine: Engine,
     start: F,
     session: Session<'_>,
     theme: Option<&str>,
 ) -> color_eyre::Result<ExitCode>
 where
-    F: FnOnce(Engine<Box<dyn Protocol>>) -> Fut,
+    F: FnOnce(Engine) -> Fut,
     Fut: Future<Output = Result<(Outcome, Box<dyn Protocol>), EngineError>> + Send + 'static,
 {
     let theme = match choose_theme(theme, None) {
@@ -169,13 +169,13 @@ where
 }
 
 async fn attach_with_theme<F, Fut>(
-    engine: Engine<Box<dyn Protocol>>,
+    engine: Engine,
     start: F,
     session: Session<'_>,
     theme: Theme,
 ) -> color_eyre::Result<ExitCode>
 where
-    F: FnOnce(Engine<Box<dyn Protocol>>) -> Fut,
+    F: FnOnce(Engine) -> Fut,
     Fut: Future<Output = Result<(Outcome, Box<dyn Protocol>), EngineError>> + Send + 'static,
 {
     let Session {

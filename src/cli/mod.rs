@@ -452,8 +452,8 @@ impl<E: Into<color_eyre::Report>> From<E> for Failure {
 
 /// An engine for `protocol` that records into `run_dir`, and the receiver of
 /// what it publishes, holding `earlier` (what was recorded before) first.
-fn engine_with_updates<P: Protocol>(
-    protocol: P,
+fn engine_with_updates<P: Protocol + ?Sized>(
+    protocol: Box<P>,
     run_dir: RunDir,
     journal: Journal,
     roster: Roster,

@@ -424,10 +424,10 @@ fn refusal(protocol: &dyn Protocol, id: &str, decision: ItemDecision) -> Option<
 /// refuses.
 fn settleable(
     dir: &Path,
-    folded: &crate::engine::resume::Folded<Box<dyn Protocol>>,
+    folded: &crate::engine::resume::Folded,
     parsed: &[(String, ItemDecision)],
 ) -> Result<(), Failure> {
-    let review = &folded.protocol;
+    let review = &*folded.protocol;
     match review.outcome() {
         Some(Outcome::Decided { .. }) if folded.finish_journaled => {}
         Some(Outcome::Decided { .. }) | None => {
@@ -460,7 +460,7 @@ fn settleable(
     }
     let refusals: Vec<String> = parsed
         .iter()
-        .filter_map(|(id, decision)| refusal(review.as_ref(), id, *decision))
+        .filter_map(|(id, decision)| refusal(review, id, *decision))
         .collect();
     if !refusals.is_empty() {
         return Err(usage(refusals.join("; ")));
@@ -510,7 +510,7 @@ fn settle(
     settleable(dir, &folded, &parsed)?;
 
     let (journal, run_dir) =
-        super::resume::take_over(&recorded, dir, &folded.protocol).map_err(Failure::Run)?;
+        super::resume::take_over(&recorded, dir, &*folded.protocol).map_err(Failure::Run)?;
     let (mut engine, _) = super::engine_with_updates(
         folded.protocol,
         run_dir,

@@ -82,7 +82,7 @@ async fn replay(args: ReplayArgs) -> color_eyre::Result<ExitCode> {
         };
     }
     let _log = super::interactive::log_to_file();
-    let info = crate::tui::DebateInfo::of(&folded.protocol, args.dir.clone());
+    let info = crate::tui::DebateInfo::of(&*folded.protocol, args.dir.clone());
     let deliverable = info.deliverable.clone();
     let now = Instant::now();
     let app = crate::tui::App::new(info, theme, now).replaying(args.speed, now);

@@ -59,7 +59,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         // A crash may have come between a settlement's journal line and
         // the files it changes.
         let run_dir = RunDir::open(dir)?;
-        report_swept(&run_dir, &folded.protocol)?;
+        report_swept(&run_dir, &*folded.protocol)?;
         let rewritten =
             crate::engine::resume::rewrite_stale_documents(&folded, &recorded.records, &run_dir)?;
         if !rewritten.is_empty() {
@@ -130,7 +130,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         )));
     }
 
-    let (journal, run_dir) = take_over(&recorded, dir, &folded.protocol)?;
+    let (journal, run_dir) = take_over(&recorded, dir, &*folded.protocol)?;
     let point = ResumePoint::new(&folded, &recorded.records);
     let budget = crate::engine::spending::recorded_limit(
         setup.budget.unwrap_or_default(),
@@ -245,7 +245,7 @@ pub(super) fn lock_and_reload(dir: &Path, purpose: &str) -> Result<(DebateLock, 
 pub(super) fn take_over(
     recorded: &Recorded,
     dir: &Path,
-    protocol: &impl Protocol,
+    protocol: &dyn Protocol,
 ) -> color_eyre::Result<(Journal, RunDir)> {
     if let Some(tail) = &recorded.torn_tail {
         eprintln!(
@@ -265,7 +265,7 @@ pub(super) fn take_over(
 /// Removes what writes cut short by the interruption left, and says so.
 pub(super) fn report_swept(
     run_dir: &RunDir,
-    protocol: &impl Protocol,
+    protocol: &dyn Protocol,
 ) -> Result<(), crate::artifact::ArtifactError> {
     let artifacts: Vec<String> = protocol
         .documents()
@@ -279,7 +279,7 @@ pub(super) fn report_swept(
 }
 
 /// One line on what the journal held and what happens next.
-fn resume_summary(point: &ResumePoint, folded: &Folded<Box<dyn Protocol>>, reopen: bool) -> String {
+fn resume_summary(point: &ResumePoint, folded: &Folded, reopen: bool) -> String {
     let finished = folded
         .protocol
         .usage()

@@ -453,7 +453,7 @@ pub(super) fn coalesce(events: impl Iterator<Item = StreamEvent>) -> Vec<StreamE
     merged
 }
 
-impl<P: Protocol> Engine<P> {
+impl<P: Protocol + ?Sized> Engine<P> {
     pub(super) fn start_call(&mut self, spec: CallSpec) -> Result<(), EngineError> {
         let request = spec.request;
         let role_agent = self

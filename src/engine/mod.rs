@@ -234,7 +234,7 @@ pub struct ResumePoint {
 
 impl ResumePoint {
     /// Where `folded`, folded from `records`, stands.
-    pub fn new<P>(folded: &resume::Folded<P>, records: &[Record<JournalEvent>]) -> Self {
+    pub fn new<P: ?Sized>(folded: &resume::Folded<P>, records: &[Record<JournalEvent>]) -> Self {
         ResumePoint {
             unfinished: folded.unfinished.clone(),
             moderation: folded.moderation.clone(),
@@ -346,9 +346,12 @@ pub(crate) fn whole_ms(duration: Duration) -> u64 {
     duration.as_millis().min(u128::from(u64::MAX)) as u64
 }
 
-/// The engine of one debate.
-pub struct Engine<P: Protocol> {
-    protocol: P,
+/// The engine of one debate: any protocol, held in a box (`Engine`, of
+/// `dyn Protocol`, runs one from the registry; a test may hold its own
+/// type), so every call reaches the protocol's own method and no
+/// hand-written forward can leave one out.
+pub struct Engine<P: Protocol + ?Sized = dyn Protocol> {
+    protocol: Box<P>,
     /// The journal, the raw answer files and the run folder's documents.
     records: Records,
     roster: Roster,
@@ -385,9 +388,9 @@ pub struct Engine<P: Protocol> {
     spending: Spending,
 }
 
-impl<P: Protocol> Engine<P> {
+impl<P: Protocol + ?Sized> Engine<P> {
     pub fn new(
-        protocol: P,
+        protocol: Box<P>,
         run_dir: RunDir,
         journal: Journal,
         roster: Roster,
@@ -460,7 +463,7 @@ impl<P: Protocol> Engine<P> {
     }
 
     /// Runs the debate to its outcome.
-    pub async fn run(mut self) -> Result<(Outcome, P), EngineError> {
+    pub async fn run(mut self) -> Result<(Outcome, Box<P>), EngineError> {
         // The protocol starts when its definition was journaled, as a fold
         // of the journal will start it.
         let now = self.records.journal.last_at().unwrap_or_else(|| self.now());
@@ -480,7 +483,7 @@ impl<P: Protocol> Engine<P> {
         mut self,
         folded: ResumePoint,
         reopen: bool,
-    ) -> Result<(Outcome, P), EngineError> {
+    ) -> Result<(Outcome, Box<P>), EngineError> {
         let restarted: Vec<String> = folded
             .unfinished
             .iter()
@@ -505,7 +508,7 @@ impl<P: Protocol> Engine<P> {
             self.records.note_written(path, output);
         }
         self.after_step()?;
-        self.records.write_documents(&self.protocol)?;
+        self.records.write_documents(&*self.protocol)?;
         let mut queue = Vec::new();
         if reopen {
             queue = self.step(Input::Reopened)?;
@@ -535,18 +538,18 @@ impl<P: Protocol> Engine<P> {
     pub fn settle(&mut self, input: Input) -> Result<(), EngineError> {
         self.step(input)?;
         self.publish_board();
-        self.records.write_documents(&self.protocol)
+        self.records.write_documents(&*self.protocol)
     }
 
     /// Serves an interface that settles deferred items of a finished
     /// debate: each [`Input::ItemResolved`] it sends is applied with
     /// [`settle`](Self::settle); other commands are ignored. Runs until
     /// aborted.
-    pub async fn serve_settlements(mut self) -> Result<(Outcome, P), EngineError> {
+    pub async fn serve_settlements(mut self) -> Result<(Outcome, Box<P>), EngineError> {
         self.log_published = self.protocol.log().len();
         self.after_step()?;
         self.publish_board();
-        self.records.write_documents(&self.protocol)?;
+        self.records.write_documents(&*self.protocol)?;
         loop {
             let Some(message) = self.inbox_rx.recv().await else {
                 unreachable!("the engine holds a sender of its own inbox");
@@ -561,7 +564,7 @@ impl<P: Protocol> Engine<P> {
     /// Runs the debate to its outcome ([`drive_loop`](Self::drive_loop));
     /// however it ended, a rewrite under way finishes before this returns,
     /// so no file changes after the engine has given up the run folder.
-    async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, P), EngineError> {
+    async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, Box<P>), EngineError> {
         let ended = self.drive_loop(effects).await;
         if let Some(rewrite) = self.records.rewrite.take() {
             let _ = rewrite.await;
@@ -589,7 +592,7 @@ impl<P: Protocol> Engine<P> {
                     };
                     self.records.record(self.now(), &finished)?;
                     self.records
-                        .write_documents_beside_sync(&self.protocol, true)?;
+                        .write_documents_beside_sync(&*self.protocol, true)?;
                     self.shutdown();
                     self.publish_board();
                     self.publish(Update::Finished(outcome.clone()));
@@ -601,7 +604,7 @@ impl<P: Protocol> Engine<P> {
                     let ended = rewrite.await;
                     self.records.rewrite_done(ended)?;
                 }
-                self.records.write_documents(&self.protocol)?;
+                self.records.write_documents(&*self.protocol)?;
                 let stop = self.stop_for_budget();
                 self.shutdown();
                 self.publish_board();
@@ -633,7 +636,7 @@ impl<P: Protocol> Engine<P> {
                 if self.inbox_is_empty()
                     || now >= held + Duration::from_millis(DOCUMENTS_WAIT_MAX_MS)
                 {
-                    self.records.start_rewrite(&self.protocol)?;
+                    self.records.start_rewrite(&*self.protocol)?;
                 }
             }
             // Streamed text waits at most STREAM_BATCH_MS for its batch to

@@ -464,7 +464,10 @@ impl Records {
     /// Rewrites the artifact files whose documents changed since they were
     /// last written, when a step has happened since the last call, and
     /// returns when they are on disk.
-    pub(super) fn write_documents(&mut self, protocol: &impl Protocol) -> Result<(), EngineError> {
+    pub(super) fn write_documents(
+        &mut self,
+        protocol: &(impl Protocol + ?Sized),
+    ) -> Result<(), EngineError> {
         self.write_documents_beside_sync(protocol, false)
     }
 
@@ -472,7 +475,7 @@ impl Records {
     /// the journal's records made durable while the files are written.
     pub(super) fn write_documents_beside_sync(
         &mut self,
-        protocol: &impl Protocol,
+        protocol: &(impl Protocol + ?Sized),
         sync_journal: bool,
     ) -> Result<(), EngineError> {
         debug_assert!(self.rewrite.is_none(), "a rewrite is still under way");
@@ -502,7 +505,10 @@ impl Records {
     /// meanwhile is journaled and parsed at once, and streamed text keeps
     /// flowing however large the files have grown).
     /// [`rewrite_done`](Self::rewrite_done) takes the result.
-    pub(super) fn start_rewrite(&mut self, protocol: &impl Protocol) -> Result<(), EngineError> {
+    pub(super) fn start_rewrite(
+        &mut self,
+        protocol: &(impl Protocol + ?Sized),
+    ) -> Result<(), EngineError> {
         let Some(changed) = self.changed_files(protocol)? else {
             return Ok(());
         };
@@ -540,7 +546,7 @@ impl Records {
     /// file shows an input it could still lose.
     pub(super) fn changed_files(
         &mut self,
-        protocol: &impl Protocol,
+        protocol: &(impl Protocol + ?Sized),
     ) -> Result<Option<ChangedFiles>, EngineError> {
         self.documents_held = None;
         if self.documents_due.take().is_none() {

@@ -111,8 +111,8 @@ impl Recorded {
 }
 
 /// A protocol with the journal folded into it, and what was left undone.
-pub struct Folded<P> {
-    pub protocol: P,
+pub struct Folded<P: ?Sized = dyn Protocol> {
+    pub protocol: Box<P>,
     /// Calls started and never ended, in the order they were started.
     pub unfinished: Vec<CallSpec>,
     /// Items the moderator was asked about and had not all submitted.
@@ -157,7 +157,7 @@ pub fn answer_texts<'r>(
         .collect()
 }
 
-impl<P: Protocol> Folded<P> {
+impl<P: Protocol + ?Sized> Folded<P> {
     /// The debate has its outcome and the outcome is on record.
     pub fn is_finished(&self) -> bool {
         self.protocol.outcome().is_some() && self.finish_journaled
@@ -184,7 +184,7 @@ pub fn answer_files<'a, S: AsRef<str>>(
 /// Rewrites every raw answer and every document of a folded debate whose
 /// file on disk says something else (a crash came between journaling an
 /// input and rewriting the files); returns the paths rewritten.
-pub fn rewrite_stale_documents<P: Protocol>(
+pub fn rewrite_stale_documents<P: Protocol + ?Sized>(
     folded: &Folded<P>,
     records: &[Record<JournalEvent>],
     run_dir: &crate::artifact::RunDir,
@@ -236,7 +236,7 @@ struct Observer<'a> {
 }
 
 impl Observer<'_> {
-    fn after_step<P: Protocol>(&mut self, protocol: &P, at: Timestamp) {
+    fn after_step<P: Protocol + ?Sized>(&mut self, protocol: &P, at: Timestamp) {
         let log = protocol.log();
         for entry in &log[self.log_published.min(log.len())..] {
             (self.observe)(at, Update::Log(entry.clone()));
@@ -246,7 +246,7 @@ impl Observer<'_> {
     }
 
     /// Shows the board, if it changed since it was last shown.
-    fn show_board<P: Protocol>(&mut self, protocol: &P, at: Timestamp) {
+    fn show_board<P: Protocol + ?Sized>(&mut self, protocol: &P, at: Timestamp) {
         let board = protocol.board();
         if board != self.board {
             self.board = board.clone();
@@ -308,8 +308,8 @@ fn take_effects(
 /// Folds `records` (a whole journal, definition first) into `protocol`, a
 /// fresh protocol built from that definition. `observe` receives the
 /// updates an interface would have seen, with their journaled times.
-pub fn fold<P: Protocol>(
-    protocol: P,
+pub fn fold<P: Protocol + ?Sized>(
+    protocol: Box<P>,
     records: &[Record<JournalEvent>],
     observe: &mut dyn FnMut(Timestamp, Update),
 ) -> Folded<P> {
@@ -321,8 +321,8 @@ pub fn fold<P: Protocol>(
 /// input) after which it stood at `stage` in `round`. The journal is
 /// folded once, into the one protocol `build` makes (`quorum fork --at`
 /// looks its stage up here, instead of folding every prefix again).
-pub fn stages_reached<P: Protocol, E>(
-    mut build: impl FnMut() -> Result<P, E>,
+pub fn stages_reached<P: Protocol + ?Sized, E>(
+    mut build: impl FnMut() -> Result<Box<P>, E>,
     records: &[Record<JournalEvent>],
 ) -> Result<Vec<(usize, String, u32)>, E> {
     let mut reached: Vec<(usize, String, u32)> = Vec::new();
@@ -340,8 +340,8 @@ pub fn stages_reached<P: Protocol, E>(
 
 /// [`fold`], showing `after` the protocol as it stands after the first
 /// record and after each input, with the record's place.
-fn fold_watching<P: Protocol>(
-    mut protocol: P,
+fn fold_watching<P: Protocol + ?Sized>(
+    mut protocol: Box<P>,
     records: &[Record<JournalEvent>],
     observe: &mut dyn FnMut(Timestamp, Update),
     after: &mut dyn FnMut(usize, &P),
@@ -374,12 +374,12 @@ fn fold_watching<P: Protocol>(
                     continue;
                 }
                 started = true;
-                if let Some(why) = limits_refusal(&protocol, setup.as_deref()) {
+                if let Some(why) = limits_refusal(&*protocol, setup.as_deref()) {
                     impossible.get_or_insert((place + 1, why));
                 }
                 let effects = protocol.start(at);
-                observer.after_step(&protocol, at);
-                observer.show_board(&protocol, at);
+                observer.after_step(&*protocol, at);
+                observer.show_board(&*protocol, at);
                 take_effects(
                     effects,
                     at,
@@ -439,7 +439,7 @@ fn fold_watching<P: Protocol>(
                 );
             }
             JournalEvent::Input { input } => {
-                if let Some(why) = impossible_input(input, &protocol, &raised) {
+                if let Some(why) = impossible_input(input, &*protocol, &raised) {
                     impossible.get_or_insert((place + 1, why));
                     continue;
                 }
@@ -499,7 +499,7 @@ fn fold_watching<P: Protocol>(
                     // Decided (its `finished` record follows) or reopened.
                     finish_journaled = false;
                 }
-                observer.after_step(&protocol, at);
+                observer.after_step(&*protocol, at);
                 // A decision another decision follows changes no more than
                 // its item: the board waits for the last of the run.
                 let run_goes_on = is_decision(&record.event)
@@ -507,7 +507,7 @@ fn fold_watching<P: Protocol>(
                         .get(place + 1)
                         .is_some_and(|next| is_decision(&next.event));
                 if !run_goes_on {
-                    observer.show_board(&protocol, at);
+                    observer.show_board(&*protocol, at);
                 }
                 if let Input::CallFinished {
                     call_id,
@@ -604,7 +604,7 @@ fn fold_watching<P: Protocol>(
 /// configuration or a flag (not finite, negative, past their bound): an
 /// edited journal cannot make `quorum resume` forecast `$inf`, or print a
 /// command its own `--budget` refuses.
-fn limits_refusal<P: Protocol>(protocol: &P, setup: Option<&RunSetup>) -> Option<String> {
+fn limits_refusal<P: Protocol + ?Sized>(protocol: &P, setup: Option<&RunSetup>) -> Option<String> {
     let priced = |agent: &str, price: &Price| {
         crate::config::limits::price_refusal(price.input)
             .or_else(|| crate::config::limits::price_refusal(price.output))
@@ -643,7 +643,7 @@ fn budget_refusal(budget: &crate::protocol::budget::Budget) -> Option<String> {
         })
 }
 
-fn impossible_input<P: Protocol>(
+fn impossible_input<P: Protocol + ?Sized>(
     input: &Input,
     protocol: &P,
     raised: &BTreeSet<String>,
@@ -793,6 +793,16 @@ mod tests {
             self.outcome.as_ref()
         }
 
+        fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
+            vec![crate::protocol::ChangedPart {
+                part: "the one part".into(),
+                before: "as proposed".into(),
+                after: "as revised".into(),
+                causes: vec!["c1 accepted".into()],
+                markdown: false,
+            }]
+        }
+
         fn board(&self) -> Board {
             Board {
                 needs_moderator: self.needs_moderator,
@@ -849,10 +859,27 @@ mod tests {
 
     fn fold_events(events: Vec<JournalEvent>) -> (Folded<Fixed>, Vec<(Timestamp, Update)>) {
         let mut seen = Vec::new();
-        let folded = fold(Fixed::default(), &records(events), &mut |at, update| {
-            seen.push((at, update))
-        });
+        let folded = fold(
+            Box::new(Fixed::default()),
+            &records(events),
+            &mut |at, update| seen.push((at, update)),
+        );
         (folded, seen)
+    }
+
+    /// Issue 63: a protocol from the registry is a `Box<dyn Protocol>`,
+    /// and the fold holds it as it is (so does the engine): each question
+    /// reaches the protocol's own method. A hand-written `impl Protocol for
+    /// Box<dyn Protocol>` once forwarded every method but `changes`, which
+    /// then answered nothing through the box.
+    #[test]
+    fn a_boxed_protocol_answers_with_its_own_methods() {
+        let boxed: Box<dyn Protocol> = Box::new(Fixed::default());
+        let folded = fold(boxed, &records(Vec::new()), &mut |_, _| {});
+        let own = Fixed::default();
+        assert_eq!(folded.protocol.changes(), own.changes());
+        assert_eq!(folded.protocol.changes().len(), 1);
+        assert_eq!(folded.protocol.describe(), own.describe());
     }
 
     fn unfinished(folded: &Folded<Fixed>) -> Vec<&str> {
@@ -885,10 +912,10 @@ mod tests {
         let stages = stages_reached(
             || {
                 built.set(built.get() + 1);
-                Ok::<_, ()>(Fixed {
+                Ok::<_, ()>(Box::new(Fixed {
                     handled_by_all: handled.clone(),
                     ..Fixed::default()
-                })
+                }))
             },
             &records,
         )

@@ -176,7 +176,7 @@ impl Spending {
     }
 }
 
-impl<P: Protocol> Engine<P> {
+impl<P: Protocol + ?Sized> Engine<P> {
     /// Sets the budget and who answers when a step would cross it.
     pub fn with_budget(mut self, limit: Budget, when_over: WhenOver) -> Self {
         self.spending.limit = limit;

@@ -204,7 +204,7 @@ pub async fn record_whole(name: &str, source: Source, options: Vec<FlagValue>) -
     };
     let (tx, mut rx) = mpsc::unbounded_channel();
     let engine = Engine::new(
-        spy,
+        Box::new(spy),
         run_dir.clone(),
         journal,
         prepared.roster,
@@ -220,7 +220,7 @@ pub async fn record_whole(name: &str, source: Source, options: Vec<FlagValue>) -
         dir: run_dir.path().to_path_buf(),
         _out: out,
         outcome,
-        spy,
+        spy: *spy,
         updates,
     }
 }
@@ -315,7 +315,7 @@ pub fn check_replay(name: &str, whole: &Whole, mut shown: impl FnMut(&str, &mut 
         &records_of(&whole.dir),
         &mut |at, update| history.push((at, update)),
     );
-    let info = DebateInfo::of(&folded.protocol, PathBuf::from("/tmp/run"));
+    let info = DebateInfo::of(&*folded.protocol, PathBuf::from("/tmp/run"));
     let now = Instant::now();
     let mut app = App::new(info.clone(), Default::default(), now).replaying(1000.0, now);
     let start = history.first().map(|(at, _)| *at).unwrap();

@@ -407,7 +407,7 @@ pub fn review_engine(
     )
     .unwrap();
     let engine = Engine::new(
-        review,
+        Box::new(review),
         run_dir.clone(),
         journal,
         prepared.roster,

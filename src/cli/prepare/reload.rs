@@ -10,12 +10,12 @@ use std::sync::Arc;
 use crate::engine::Update;
 use crate::engine::resume::{Folded, Recorded, fold};
 use crate::prompts::PromptSet;
-use crate::protocol::{Protocol, Timestamp};
+use crate::protocol::Timestamp;
 
 /// A debate read back and folded, ready to carry on.
 pub(in crate::cli) struct Reloaded {
     pub recorded: Recorded,
-    pub folded: Folded<Box<dyn Protocol>>,
+    pub folded: Folded,
     /// What an interface would have shown, with the times it happened.
     pub history: Vec<(Timestamp, Update)>,
 }
