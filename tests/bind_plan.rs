@@ -9,9 +9,10 @@ use crate::support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
+use quorum::protocol::Questions;
 use quorum::protocol::plan::documents;
 use quorum::protocol::plan::{Plan, PlanConfig};
-use quorum::protocol::{ItemDecision, Outcome, Protocol};
+use quorum::protocol::{ItemDecision, Outcome};
 use support::harness::t0;
 use support::plan::{challenges, draft, proposals, responses, synthesis};
 

@@ -239,7 +239,9 @@ impl Protocol for Spy {
     fn outcome(&self) -> Option<&Outcome> {
         self.inner.outcome()
     }
+}
 
+impl quorum::protocol::Questions for Spy {
     fn describe(&self) -> quorum::protocol::Description {
         self.inner.describe()
     }

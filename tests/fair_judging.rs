@@ -10,6 +10,7 @@ use std::sync::Arc;
 use chrono::{DateTime, TimeZone, Utc};
 use proptest::prelude::*;
 use quorum::prompts::PromptSet;
+use quorum::protocol::Questions;
 use quorum::protocol::decision_review::model::{
     CritiqueMode, ItemDecision, JudgeRole, Verdict, architecture_panel,
 };

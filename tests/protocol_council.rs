@@ -8,6 +8,7 @@ use crate::support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
+use quorum::protocol::Questions;
 use quorum::protocol::council::model::{
     CHECKER, ChallengeState, CouncilMode, DEVIL, FindingState, Intensity, Preset, ProposalStatus,
     Severity,

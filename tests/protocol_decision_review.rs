@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeZone, Utc};
 use quorum::prompts::PromptSet;
+use quorum::protocol::Questions;
 use quorum::protocol::decision_review::documents::summary_lead;
 use quorum::protocol::decision_review::model::{
     Criterion, CritiqueMode, ItemDecision, JudgeRole, Verdict, Weight, architecture_panel,

@@ -7,6 +7,7 @@ use crate::support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
+use quorum::protocol::Questions;
 use quorum::protocol::plan::model::{Source, Verification};
 use quorum::protocol::plan::{Plan, PlanConfig};
 use quorum::protocol::{BoardView, ContextDoc, Input, ItemDecision, Outcome, Protocol, RoleGroup};

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, TimeZone, Utc};
 use quorum::prompts::PromptSet;
+use quorum::protocol::Questions;
 use quorum::protocol::Seating;
 use quorum::protocol::fairness::{Fairness, Recusal};
 use quorum::protocol::quick::{PANEL, Quick, QuickConfig, QuickMode};

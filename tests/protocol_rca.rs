@@ -8,6 +8,7 @@ use crate::support;
 use std::sync::Arc;
 
 use quorum::prompts::PromptSet;
+use quorum::protocol::Questions;
 use quorum::protocol::rca::model::{ChallengeState, Finding, Status};
 use quorum::protocol::rca::{Rca, RcaConfig, SeededHypothesis};
 use quorum::protocol::{BoardView, ContextDoc, ItemDecision, Outcome, Protocol, Verdict};

@@ -675,7 +675,7 @@ mod tests {
     use super::*;
     use crate::agent::CallRequest;
     use crate::artifact::JOURNAL_VERSION;
-    use crate::protocol::{Document, LogEntry, Outcome, Progress};
+    use crate::protocol::{Document, LogEntry, Outcome, Progress, Questions};
 
     /// A protocol whose every step is fixed, to watch the fold's bookkeeping:
     /// start → proposer; its answer → moderation; submission → two judges;
@@ -772,6 +772,19 @@ mod tests {
             Vec::new()
         }
 
+        fn outcome(&self) -> Option<&Outcome> {
+            self.outcome.as_ref()
+        }
+
+        fn board(&self) -> Board {
+            Board {
+                needs_moderator: self.needs_moderator,
+                ..Board::default()
+            }
+        }
+    }
+
+    impl crate::protocol::Questions for Fixed {
         fn describe(&self) -> crate::protocol::Description {
             crate::protocol::Description {
                 topic: "fixed".into(),
@@ -789,10 +802,6 @@ mod tests {
             None
         }
 
-        fn outcome(&self) -> Option<&Outcome> {
-            self.outcome.as_ref()
-        }
-
         fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
             vec![crate::protocol::ChangedPart {
                 part: "the one part".into(),
@@ -801,13 +810,6 @@ mod tests {
                 causes: vec!["c1 accepted".into()],
                 markdown: false,
             }]
-        }
-
-        fn board(&self) -> Board {
-            Board {
-                needs_moderator: self.needs_moderator,
-                ..Board::default()
-            }
         }
     }
 

@@ -30,9 +30,8 @@ use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::UsageLedger;
 use super::{
-    Board, CallSpec, Description, Document, Effect, Input, ItemDecision, ItemWords, LogEntry,
-    LogKind, ModerationItem, Outcome, OverrideAction, Progress, Protocol, Publication, Timestamp,
-    Verdict,
+    Board, CallSpec, Document, Effect, Input, ItemDecision, LogEntry, LogKind, Outcome,
+    OverrideAction, Progress, Protocol, Publication, Questions, Timestamp, Verdict,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 
@@ -263,7 +262,7 @@ pub trait ItemRules {
 /// A protocol's own decisions. Implementing it (and lending its
 /// [`DebateCore`]) makes a type a [`Protocol`]: the skeleton routes the
 /// inputs and answers for the rest.
-pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
+pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules + Questions {
     /// The first effects of a new debate.
     fn begin(&mut self, now: Timestamp) -> Vec<Effect>;
     /// A live call answered; its usage is already recorded.
@@ -331,10 +330,6 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     fn progress(&self) -> Progress;
     /// The artifact files as they should read now.
     fn documents(&self) -> Vec<Document>;
-    /// The topic, the roles with who plays them now, the deliverable.
-    fn describe(&self) -> Description;
-    /// The opening of the reader deliverable, once the debate has ended.
-    fn summary_lead(&self) -> Option<String>;
     /// See [`Protocol::usage_line`]; by default the span is the log's.
     fn usage_line(&self) -> Option<String> {
         let calls = calls(self);
@@ -351,38 +346,14 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules {
     fn publications(&self) -> Vec<Publication> {
         Vec::new()
     }
-    /// See [`Protocol::item_words`].
-    fn item_words(&self) -> ItemWords {
-        ItemWords::default()
-    }
     /// See [`Protocol::result_fields`].
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         serde_json::Map::new()
-    }
-    /// See [`Protocol::open_items`].
-    fn open_items(&self) -> Vec<ModerationItem> {
-        Vec::new()
-    }
-    /// See [`Protocol::open_questions`].
-    fn open_questions(&self) -> Vec<String> {
-        Vec::new()
-    }
-    /// See [`Protocol::changes`].
-    fn changes(&self) -> Vec<super::ChangedPart> {
-        Vec::new()
-    }
-    /// See [`Protocol::handoff`].
-    fn handoff(&self) -> Option<super::handoff::Handoff> {
-        None
     }
     /// See [`Protocol::resolution_refusal`].
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         let _ = (item_id, decision);
         Some(self.refusals().resolution)
-    }
-    /// See [`Protocol::reopen_pending`].
-    fn reopen_pending(&self) -> bool {
-        false
     }
     /// Checks an answer a person typed for `call`, a call of this debate
     /// that waits for one, before it is taken as that call's output; the
@@ -644,7 +615,7 @@ impl<R: Rules> Protocol for R {
         // The reader-first deliverable says what could not be read, and
         // what that changed (issue 59), whichever protocol wrote it.
         if !core.unread.is_empty() {
-            let deliverable = Rules::describe(self).deliverable;
+            let deliverable = Questions::describe(self).deliverable;
             for document in &mut documents {
                 if document.path == deliverable && !document.raw {
                     document.contents =
@@ -674,15 +645,6 @@ impl<R: Rules> Protocol for R {
     fn outcome(&self) -> Option<&Outcome> {
         ended(self)
     }
-    fn describe(&self) -> Description {
-        Rules::describe(self)
-    }
-    fn item_words(&self) -> ItemWords {
-        Rules::item_words(self)
-    }
-    fn summary_lead(&self) -> Option<String> {
-        Rules::summary_lead(self)
-    }
     fn usage(&self) -> Option<&UsageLedger> {
         Some(calls(self).usage())
     }
@@ -708,23 +670,8 @@ impl<R: Rules> Protocol for R {
             ..Rules::board(self)
         }
     }
-    fn open_items(&self) -> Vec<ModerationItem> {
-        Rules::open_items(self)
-    }
-    fn open_questions(&self) -> Vec<String> {
-        Rules::open_questions(self)
-    }
-    fn changes(&self) -> Vec<super::ChangedPart> {
-        Rules::changes(self)
-    }
-    fn handoff(&self) -> Option<super::handoff::Handoff> {
-        Rules::handoff(self)
-    }
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         Rules::resolution_refusal(self, item_id, decision)
-    }
-    fn reopen_pending(&self) -> bool {
-        Rules::reopen_pending(self)
     }
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
         let Some(call) = self.as_ref().calls.live_call(call_id) else {

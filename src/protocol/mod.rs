@@ -666,9 +666,60 @@ fn is_zero(value: &u32) -> bool {
     *value == 0
 }
 
+/// The questions anyone may ask a debate without changing it, answered
+/// the same whether they are asked of the [`Protocol`] or of its
+/// [`Rules`]: both build on this one trait, so the skeleton forwards none of
+/// them and no forward can leave one out.
+pub trait Questions {
+    /// The topic, the roles with who plays them now, the deliverable.
+    fn describe(&self) -> Description;
+
+    /// The opening of the reader deliverable, word for word: what the end of
+    /// a run prints (RF-07..RF-09). `None` until the debate has ended.
+    fn summary_lead(&self) -> Option<String>;
+
+    /// What this protocol calls the moderator's decisions (issue 26).
+    fn item_words(&self) -> ItemWords {
+        ItemWords::default()
+    }
+
+    /// Items the moderator deferred that nobody has settled since, in the
+    /// order they were raised.
+    fn open_items(&self) -> Vec<ModerationItem> {
+        Vec::new()
+    }
+
+    /// What the debate leaves to find out, one line each (a planning
+    /// debate's unverified assumptions): shown at the end and by
+    /// `quorum open`.
+    fn open_questions(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Each part of what the debate proposed, as it was and as it ended,
+    /// with what changed it (`quorum report`'s proposal → revision
+    /// section); empty for a protocol that revises no text.
+    fn changes(&self) -> Vec<ChangedPart> {
+        Vec::new()
+    }
+
+    /// What this debate hands to the next (`--from DIR`): a council's
+    /// confirmed and disputed findings, a proven cause, a recommendation;
+    /// `None` for a protocol with nothing to hand on, or before its end.
+    fn handoff(&self) -> Option<handoff::Handoff> {
+        None
+    }
+
+    /// Items accepted after the verdict wait for another revision and
+    /// evaluation round, which [`Input::Reopened`] starts.
+    fn reopen_pending(&self) -> bool {
+        false
+    }
+}
+
 /// The interface every protocol family shares with the engine, the journal
 /// and the user interfaces.
-pub trait Protocol: Send {
+pub trait Protocol: Send + Questions {
     /// The first effects of a new debate.
     fn start(&mut self, now: Timestamp) -> Vec<Effect>;
 
@@ -689,18 +740,6 @@ pub trait Protocol: Send {
     }
 
     fn outcome(&self) -> Option<&Outcome>;
-
-    /// The topic, the roles with who plays them now, the deliverable.
-    fn describe(&self) -> Description;
-
-    /// What this protocol calls the moderator's decisions (issue 26).
-    fn item_words(&self) -> ItemWords {
-        ItemWords::default()
-    }
-
-    /// The opening of the reader deliverable, word for word: what the end of
-    /// a run prints (RF-07..RF-09). `None` until the debate has ended.
-    fn summary_lead(&self) -> Option<String>;
 
     /// Token, latency and cost figures of the finished calls.
     fn usage(&self) -> Option<&usage::UsageLedger> {
@@ -726,44 +765,11 @@ pub trait Protocol: Send {
         Board::default()
     }
 
-    /// Items the moderator deferred that nobody has settled since, in the
-    /// order they were raised.
-    fn open_items(&self) -> Vec<ModerationItem> {
-        Vec::new()
-    }
-
-    /// Each part of what the debate proposed, as it was and as it ended,
-    /// with what changed it (`quorum report`'s proposal → revision
-    /// section); empty for a protocol that revises no text.
-    fn changes(&self) -> Vec<ChangedPart> {
-        Vec::new()
-    }
-
-    /// What this debate hands to the next (`--from DIR`): a council's
-    /// confirmed and disputed findings, a proven cause, a recommendation;
-    /// `None` for a protocol with nothing to hand on, or before its end.
-    fn handoff(&self) -> Option<handoff::Handoff> {
-        None
-    }
-
-    /// What the debate leaves to find out, one line each (a planning
-    /// debate's unverified assumptions): shown at the end and by
-    /// `quorum open`.
-    fn open_questions(&self) -> Vec<String> {
-        Vec::new()
-    }
-
     /// Why settling `item_id` with `decision` after the verdict would be
     /// refused, or `None` when [`Input::ItemResolved`] would apply it.
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         let _ = (item_id, decision);
         Some("this debate has no deferred items to settle".into())
-    }
-
-    /// Items accepted after the verdict wait for another revision and
-    /// evaluation round, which [`Input::Reopened`] starts.
-    fn reopen_pending(&self) -> bool {
-        false
     }
 
     /// Checks an answer typed by a person playing `call_id`'s role before it

@@ -23,8 +23,8 @@ use quorum::protocol::kind::{
 use quorum::protocol::supervision::{LiveCall, Slot};
 use quorum::protocol::{
     Answer, Board, DebateCore, Description, Document, Effect, GivenUp, ItemRules, LogKind,
-    Moderation, ModerationItem, Outcome, Progress, Protocol, Refusals, RegionInfo, RoleGroup,
-    Rules, Seating, Settled, SharedSteps, StageFocus, StageInfo, Timestamp, Verdict,
+    Moderation, ModerationItem, Outcome, Progress, Protocol, Questions, Refusals, RegionInfo,
+    RoleGroup, Rules, Seating, Settled, SharedSteps, StageFocus, StageInfo, Timestamp, Verdict,
 };
 use quorum::rulings::{Ruled, Ruling};
 use serde::{Deserialize, Serialize};
@@ -510,7 +510,7 @@ impl Rules for Advocate {
                 ),
             ),
         ];
-        if let Some(lead) = Rules::summary_lead(self) {
+        if let Some(lead) = Questions::summary_lead(self) {
             documents.push(Document::new("summary.md", format!("{lead}\n")));
         }
         documents.extend(
@@ -521,6 +521,21 @@ impl Rules for Advocate {
         documents
     }
 
+    fn board(&self) -> Board {
+        Board {
+            stages: Step::ALL
+                .iter()
+                .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
+                .collect(),
+            items: self.objections.board_items(),
+            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            required_roles: SLOTS.iter().map(|slot| slot.to_string()).collect(),
+            ..Board::default()
+        }
+    }
+}
+
+impl quorum::protocol::Questions for Advocate {
     fn describe(&self) -> Description {
         let role = |slot: &str, title: &str, group| {
             let info = self.core.calls.role_info(slot, title, group);
@@ -563,19 +578,6 @@ impl Rules for Advocate {
             }
             Outcome::Completed { note, .. } => note.clone(),
         })
-    }
-
-    fn board(&self) -> Board {
-        Board {
-            stages: Step::ALL
-                .iter()
-                .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
-                .collect(),
-            items: self.objections.board_items(),
-            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
-            required_roles: SLOTS.iter().map(|slot| slot.to_string()).collect(),
-            ..Board::default()
-        }
     }
 }
 

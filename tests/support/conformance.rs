@@ -151,14 +151,42 @@ impl Protocol for Spy {
     fn outcome(&self) -> Option<&Outcome> {
         self.inner.outcome()
     }
+    fn board(&self) -> Board {
+        self.inner.board()
+    }
+}
+
+impl quorum::protocol::Questions for Spy {
     fn describe(&self) -> Description {
         self.inner.describe()
     }
+
     fn summary_lead(&self) -> Option<String> {
         self.inner.summary_lead()
     }
-    fn board(&self) -> Board {
-        self.inner.board()
+
+    fn item_words(&self) -> quorum::protocol::ItemWords {
+        self.inner.item_words()
+    }
+
+    fn open_items(&self) -> Vec<quorum::protocol::ModerationItem> {
+        self.inner.open_items()
+    }
+
+    fn open_questions(&self) -> Vec<String> {
+        self.inner.open_questions()
+    }
+
+    fn changes(&self) -> Vec<quorum::protocol::ChangedPart> {
+        self.inner.changes()
+    }
+
+    fn handoff(&self) -> Option<quorum::protocol::handoff::Handoff> {
+        self.inner.handoff()
+    }
+
+    fn reopen_pending(&self) -> bool {
+        self.inner.reopen_pending()
     }
 }
 

@@ -790,116 +790,6 @@ impl crate::protocol::Rules for Council {
         documents::publications(self)
     }
 
-    /// Issue 26: a council's moderator routes challenges.
-    fn item_words(&self) -> crate::protocol::ItemWords {
-        crate::protocol::ItemWords {
-            accept: "deliver",
-            reject: "drop",
-            defer: "hold back",
-            about: Some(
-                "Each item is a challenge to a finding or a proposal: deliver it to its author, \
-                 drop it as no real challenge, or hold it back for a later round.",
-            ),
-        }
-    }
-
-    fn describe(&self) -> Description {
-        let roles = self
-            .participants
-            .iter()
-            .map(|slot| {
-                let group = match slot.as_str() {
-                    DEVIL => RoleGroup::Challenger,
-                    CHECKER => RoleGroup::Lead,
-                    _ => RoleGroup::Panel,
-                };
-                self.core
-                    .calls
-                    .role_info(slot, participant_title(slot), group)
-                    .marked(self.fairness_marks(slot))
-            })
-            .chain(self.proposes().then(|| {
-                let title = participant_title(SYNTHESIZER);
-                self.core
-                    .calls
-                    .role_info(SYNTHESIZER, title, RoleGroup::Synthesizer)
-            }))
-            .collect();
-        let what = if self.proposes() {
-            "Proposals"
-        } else {
-            "Findings"
-        };
-        Description {
-            topic: self.config.topic.clone(),
-            label: format!(
-                "council {} · {} · {} · {} preset{}",
-                self.config.review_id,
-                self.config.mode.as_str(),
-                self.config.intensity.as_str(),
-                self.config.preset.as_str(),
-                if self.fallback.is_some() { " · fallback" } else { "" }
-            ),
-            roles,
-            deliverable: documents::SUMMARY.into(),
-            items: self.debating().then(|| RegionInfo {
-                title: "Challenges".into(),
-                placeholder: "The devil's advocate's challenges appear here for you to deliver, hold back or drop.".into(),
-            }),
-            board: Some(RegionInfo {
-                title: what.into(),
-                placeholder: format!("{what} appear here once the participants' Phase 1 answers are published."),
-            }),
-            about: if self.proposes() {
-                "A five-phase brainstorm: every participant proposes on its own (Diverge); the inventory is published and improved (Expand); the devil's advocate challenges assumptions, complexity, feasibility and coupling, and you deliver, hold back or drop each challenge; every participant accepts, rejects or parks each proposal (Converge); a synthesizer writes the handoff: the accepted direction, open questions and the next step. No verdict.".into()
-            } else {
-                "A five-phase adversarial council: domain experts, a devil's advocate and an integration checker each investigate alone; quorum numbers and publishes the findings; the devil's advocate challenges every CRITICAL and HIGH finding it did not bring, you deliver, hold back or drop each challenge, and each goes to its target alone; findings that overlap are merged when both origins agree; every participant gives a final position, and quorum derives confirmed, disputed and withdrawn findings and PASS, CONCERNS or FAIL from them.".into()
-            },
-            ending_note: if self.proposes() {
-                "quorum derived each proposal's status from the weighted final positions; the handoff is the synthesizer's.".into()
-            } else {
-                "quorum derived each finding's state from the weighted final positions and the verdict from the confirmed and disputed findings.".into()
-            },
-        }
-    }
-
-    fn summary_lead(&self) -> Option<String> {
-        documents::summary_lead(self)
-    }
-
-    /// The confirmed and disputed findings, in the inventory's order: what
-    /// a decision review's moderator then rules on as critique items.
-    fn handoff(&self) -> Option<crate::protocol::handoff::Handoff> {
-        use crate::protocol::handoff::{Handed, HandedFinding, Handoff};
-        let assessment = self.assessment.as_ref()?;
-        let outcomes = assessment.outcomes_by_id();
-        let findings = assessment
-            .findings
-            .iter()
-            .filter_map(|finding| {
-                let outcome = outcomes.get(finding.id.as_str())?;
-                matches!(
-                    outcome.state,
-                    model::FindingState::Confirmed | model::FindingState::Disputed
-                )
-                .then(|| HandedFinding {
-                    source_id: finding.id.clone(),
-                    standing: outcome.state.as_str().to_string(),
-                    severity: outcome.severity.as_str().to_lowercase(),
-                    title: finding.text.title.clone(),
-                    detail: finding.text.description.clone(),
-                })
-            })
-            .collect();
-        Some(Handoff {
-            from: "council".into(),
-            topic: self.describe().topic,
-            dir: String::new(),
-            ending: assessment.verdict.as_str().to_string(),
-            handed: Handed::Findings { findings },
-        })
-    }
-
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = serde_json::Map::new();
         fields.insert("review_id".into(), json!(self.config.review_id));
@@ -1000,5 +890,117 @@ impl crate::protocol::Rules for Council {
             &call.slot.stage,
             &call.slot.role,
         ))
+    }
+}
+
+impl crate::protocol::Questions for Council {
+    fn describe(&self) -> Description {
+        let roles = self
+            .participants
+            .iter()
+            .map(|slot| {
+                let group = match slot.as_str() {
+                    DEVIL => RoleGroup::Challenger,
+                    CHECKER => RoleGroup::Lead,
+                    _ => RoleGroup::Panel,
+                };
+                self.core
+                    .calls
+                    .role_info(slot, participant_title(slot), group)
+                    .marked(self.fairness_marks(slot))
+            })
+            .chain(self.proposes().then(|| {
+                let title = participant_title(SYNTHESIZER);
+                self.core
+                    .calls
+                    .role_info(SYNTHESIZER, title, RoleGroup::Synthesizer)
+            }))
+            .collect();
+        let what = if self.proposes() {
+            "Proposals"
+        } else {
+            "Findings"
+        };
+        Description {
+            topic: self.config.topic.clone(),
+            label: format!(
+                "council {} · {} · {} · {} preset{}",
+                self.config.review_id,
+                self.config.mode.as_str(),
+                self.config.intensity.as_str(),
+                self.config.preset.as_str(),
+                if self.fallback.is_some() { " · fallback" } else { "" }
+            ),
+            roles,
+            deliverable: documents::SUMMARY.into(),
+            items: self.debating().then(|| RegionInfo {
+                title: "Challenges".into(),
+                placeholder: "The devil's advocate's challenges appear here for you to deliver, hold back or drop.".into(),
+            }),
+            board: Some(RegionInfo {
+                title: what.into(),
+                placeholder: format!("{what} appear here once the participants' Phase 1 answers are published."),
+            }),
+            about: if self.proposes() {
+                "A five-phase brainstorm: every participant proposes on its own (Diverge); the inventory is published and improved (Expand); the devil's advocate challenges assumptions, complexity, feasibility and coupling, and you deliver, hold back or drop each challenge; every participant accepts, rejects or parks each proposal (Converge); a synthesizer writes the handoff: the accepted direction, open questions and the next step. No verdict.".into()
+            } else {
+                "A five-phase adversarial council: domain experts, a devil's advocate and an integration checker each investigate alone; quorum numbers and publishes the findings; the devil's advocate challenges every CRITICAL and HIGH finding it did not bring, you deliver, hold back or drop each challenge, and each goes to its target alone; findings that overlap are merged when both origins agree; every participant gives a final position, and quorum derives confirmed, disputed and withdrawn findings and PASS, CONCERNS or FAIL from them.".into()
+            },
+            ending_note: if self.proposes() {
+                "quorum derived each proposal's status from the weighted final positions; the handoff is the synthesizer's.".into()
+            } else {
+                "quorum derived each finding's state from the weighted final positions and the verdict from the confirmed and disputed findings.".into()
+            },
+        }
+    }
+
+    fn summary_lead(&self) -> Option<String> {
+        documents::summary_lead(self)
+    }
+
+    /// Issue 26: a council's moderator routes challenges.
+    fn item_words(&self) -> crate::protocol::ItemWords {
+        crate::protocol::ItemWords {
+            accept: "deliver",
+            reject: "drop",
+            defer: "hold back",
+            about: Some(
+                "Each item is a challenge to a finding or a proposal: deliver it to its author, \
+                 drop it as no real challenge, or hold it back for a later round.",
+            ),
+        }
+    }
+
+    /// The confirmed and disputed findings, in the inventory's order: what
+    /// a decision review's moderator then rules on as critique items.
+    fn handoff(&self) -> Option<crate::protocol::handoff::Handoff> {
+        use crate::protocol::handoff::{Handed, HandedFinding, Handoff};
+        let assessment = self.assessment.as_ref()?;
+        let outcomes = assessment.outcomes_by_id();
+        let findings = assessment
+            .findings
+            .iter()
+            .filter_map(|finding| {
+                let outcome = outcomes.get(finding.id.as_str())?;
+                matches!(
+                    outcome.state,
+                    model::FindingState::Confirmed | model::FindingState::Disputed
+                )
+                .then(|| HandedFinding {
+                    source_id: finding.id.clone(),
+                    standing: outcome.state.as_str().to_string(),
+                    severity: outcome.severity.as_str().to_lowercase(),
+                    title: finding.text.title.clone(),
+                    detail: finding.text.description.clone(),
+                })
+            })
+            .collect();
+        Some(Handoff {
+            from: "council".into(),
+            topic: self.describe().topic,
+            dir: String::new(),
+            ending: assessment.verdict.as_str().to_string(),
+            handed: Handed::Findings { findings },
+        })
     }
 }

@@ -945,6 +945,57 @@ impl crate::protocol::Rules for DecisionReview {
         documents::documents(self)
     }
 
+    fn usage_line(&self) -> Option<String> {
+        crate::protocol::record::usage_line(self.core.calls.usage(), self.duration_ms())
+    }
+
+    fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut fields = serde_json::Map::new();
+        fields.insert(
+            "decision".into(),
+            serde_json::to_value(self.decision_record()).unwrap_or_default(),
+        );
+        fields
+    }
+
+    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
+        self.settle_refusal(item_id, decision)
+    }
+
+    fn board(&self) -> Board {
+        self.board_now()
+    }
+
+    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
+        let error = match call.slot.stage.as_str() {
+            "proposal" => parse::parse_thesis_tree(answer).err(),
+            "critique" => {
+                let tree = self
+                    .proposal
+                    .as_ref()
+                    .map(|p| &p.parsed)
+                    .ok_or("no proposal yet")?;
+                parse::parse_critique(answer, tree, self.config.critique_mode).err()
+            }
+            "revision" => parse::parse_revision(answer, &self.pending_must_address).err(),
+            "evaluation" => {
+                let judge = JudgeRole::of_slot(&call.slot.role)
+                    .and_then(|role| self.judge_config(role))
+                    .ok_or("not a judge of this panel")?;
+                let tree = self.current_tree().ok_or("no revised tree yet")?;
+                parse::parse_judge(answer, judge, tree).err()
+            }
+            other => return Err(format!("no answer is expected in stage {other}")),
+        };
+        error.map_or(Ok(()), |error| Err(error.to_string()))
+    }
+
+    fn answer_template(&self, call: &LiveCall) -> Option<String> {
+        last_yaml_fence(&call.prompt)
+    }
+}
+
+impl crate::protocol::Questions for DecisionReview {
     fn describe(&self) -> Description {
         let config = &self.config;
         let participants = &config.participants;
@@ -1020,21 +1071,11 @@ impl crate::protocol::Rules for DecisionReview {
         documents::summary_lead(self)
     }
 
-    fn usage_line(&self) -> Option<String> {
-        crate::protocol::record::usage_line(self.core.calls.usage(), self.duration_ms())
-    }
-
-    fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
-        let mut fields = serde_json::Map::new();
-        fields.insert(
-            "decision".into(),
-            serde_json::to_value(self.decision_record()).unwrap_or_default(),
-        );
-        fields
-    }
-
-    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
-        self.settle_refusal(item_id, decision)
+    fn open_items(&self) -> Vec<ModerationItem> {
+        self.open_deferred_items()
+            .into_iter()
+            .map(moderation_item)
+            .collect()
     }
 
     fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
@@ -1046,50 +1087,11 @@ impl crate::protocol::Rules for DecisionReview {
         self.recommendation_handed_on()
     }
 
-    fn board(&self) -> Board {
-        self.board_now()
-    }
-
-    fn open_items(&self) -> Vec<ModerationItem> {
-        self.open_deferred_items()
-            .into_iter()
-            .map(moderation_item)
-            .collect()
-    }
-
     /// Once a debate has ended (with a verdict, or failed in a reopened
     /// round), items accepted after its verdict that no revision has
     /// answered reopen it.
     fn reopen_pending(&self) -> bool {
         self.core.outcome.is_some() && !self.awaiting_reopen().is_empty()
-    }
-
-    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
-        let error = match call.slot.stage.as_str() {
-            "proposal" => parse::parse_thesis_tree(answer).err(),
-            "critique" => {
-                let tree = self
-                    .proposal
-                    .as_ref()
-                    .map(|p| &p.parsed)
-                    .ok_or("no proposal yet")?;
-                parse::parse_critique(answer, tree, self.config.critique_mode).err()
-            }
-            "revision" => parse::parse_revision(answer, &self.pending_must_address).err(),
-            "evaluation" => {
-                let judge = JudgeRole::of_slot(&call.slot.role)
-                    .and_then(|role| self.judge_config(role))
-                    .ok_or("not a judge of this panel")?;
-                let tree = self.current_tree().ok_or("no revised tree yet")?;
-                parse::parse_judge(answer, judge, tree).err()
-            }
-            other => return Err(format!("no answer is expected in stage {other}")),
-        };
-        error.map_or(Ok(()), |error| Err(error.to_string()))
-    }
-
-    fn answer_template(&self, call: &LiveCall) -> Option<String> {
-        last_yaml_fence(&call.prompt)
     }
 }
 

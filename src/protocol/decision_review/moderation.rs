@@ -6,7 +6,7 @@
 
 use super::model::ItemDecision;
 use super::{DecisionReview, ReviewMode, Stage, item_ids};
-use crate::protocol::{Effect, LogKind, Moderation, Outcome, Protocol, Settled, Timestamp};
+use crate::protocol::{Effect, LogKind, Moderation, Outcome, Questions, Settled, Timestamp};
 
 impl DecisionReview {
     /// Where `item_id` stands now: settled after a verdict, else as the

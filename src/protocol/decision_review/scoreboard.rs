@@ -60,7 +60,7 @@ impl DecisionReview {
                     .items_decided(ItemDecision::Defer)
                     .iter()
                     .any(|item| self.addressed_in_round(&item.id).is_none()),
-            reopen_pending: crate::protocol::Rules::reopen_pending(self),
+            reopen_pending: crate::protocol::Questions::reopen_pending(self),
             agreement: self
                 .evaluations
                 .last()

@@ -756,68 +756,6 @@ impl crate::protocol::Rules for Plan {
         }
     }
 
-    /// Issue 26: the plan's moderator confirms or overrides the planner.
-    fn item_words(&self) -> crate::protocol::ItemWords {
-        crate::protocol::ItemWords {
-            about: Some(
-                "Each item carries the planner's proposed decision: answering with the same \
-                 decision confirms it, another overrides it. An assumption marked VERIFIED \
-                 without evidence (U…) stays unverified unless you accept it.",
-            ),
-            ..crate::protocol::ItemWords::default()
-        }
-    }
-
-    fn describe(&self) -> Description {
-        let roles = self
-            .config
-            .slots()
-            .into_iter()
-            .map(|(slot, group)| {
-                let title = crate::words::capitalised(slot);
-                self.core.calls.role_info(slot, title, group)
-            })
-            .collect();
-        let complex = !self.config.simple;
-        Description {
-            topic: self.config.topic.clone(),
-            label: if complex {
-                "planning debate".into()
-            } else {
-                "planning debate · simple".into()
-            },
-            roles,
-            deliverable: documents::PLAN.into(),
-            items: complex.then(|| RegionInfo {
-                title: "Critique items".into(),
-                placeholder: "The critic's challenges and the optimizer's proposals appear here, with the planner's proposed response, for your decision.".into(),
-            }),
-            board: Some(RegionInfo {
-                title: "Critique log".into(),
-                placeholder: "Challenges, proposals and [UNVERIFIED] assumptions appear here as the debate raises them.".into(),
-            }),
-            about: if complex {
-                "A planning debate: the planner drafts (marking unsure assumptions [UNVERIFIED]), the \
-                 critic raises problems, then the optimizer proposes improvements and third options; \
-                 the planner proposes a response to each item and you confirm or override it (a / r / d, \
-                 n for a note) before the planner revises. Up to two rounds; then the critic's final \
-                 assessment, the optimizer's final proposals, and the synthesizer writes plan.md with \
-                 its critique log, which quorum checks against your decisions."
-                    .into()
-            } else {
-                "A simple planning debate: the planner drafts and the synthesizer writes plan.md; every \
-                 [UNVERIFIED] assumption becomes a task to investigate."
-                    .into()
-            },
-            ending_note: "No verdict: a planning debate delivers a plan. Below is the opening of plan.md."
-                .into(),
-        }
-    }
-
-    fn summary_lead(&self) -> Option<String> {
-        documents::summary_lead(self)
-    }
-
     fn board(&self) -> Board {
         let mut items: Vec<BoardItem> = self
             .items
@@ -850,78 +788,9 @@ impl crate::protocol::Rules for Plan {
             needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
             required_roles,
             resolvable: matches!(self.core.outcome, Some(Outcome::Completed { .. }))
-                && !crate::protocol::Rules::open_items(self).is_empty(),
+                && !crate::protocol::Questions::open_items(self).is_empty(),
             ..Board::default()
         }
-    }
-
-    fn open_items(&self) -> Vec<ModerationItem> {
-        self.items
-            .iter()
-            .filter(|item| {
-                self.decisions
-                    .get(&item.id)
-                    .is_some_and(|d| d.decision == ItemDecision::Defer)
-                    && self.book.resolution(&item.id).is_none()
-            })
-            .map(|item| self.moderation_item(item))
-            .collect()
-    }
-
-    /// The plan as first drafted and as it ended, with every item the
-    /// planner took on and your ruling on it.
-    fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
-        let Some(draft) = self.kept.iter().find(|kept| kept.stage == "draft") else {
-            return Vec::new();
-        };
-        if draft.raw == self.plan {
-            return Vec::new();
-        }
-        let causes = self
-            .items
-            .iter()
-            .filter_map(|item| {
-                let decision = self.decisions.get(&item.id)?;
-                (decision.decision == ItemDecision::Accept).then(|| {
-                    let note = decision
-                        .note
-                        .as_deref()
-                        .map(|note| format!(", noting \"{}\"", one_line(note)))
-                        .unwrap_or_default();
-                    format!(
-                        "{} ({}, round {}), accepted{note}: {}",
-                        item.id,
-                        one_line(&item.category),
-                        item.round,
-                        one_line(&item.summary)
-                    )
-                })
-            })
-            .collect();
-        vec![crate::protocol::ChangedPart {
-            part: "the plan".into(),
-            before: draft.raw.clone(),
-            after: self.plan.clone(),
-            causes,
-            markdown: true,
-        }]
-    }
-
-    fn open_questions(&self) -> Vec<String> {
-        self.open_assumptions()
-            .iter()
-            .map(|assumption| {
-                let why = assumption
-                    .why_unverified()
-                    .map(|why| format!(" ({why})"))
-                    .unwrap_or_default();
-                format!(
-                    "{} [UNVERIFIED] {}{why}",
-                    assumption.id,
-                    one_line(&assumption.text)
-                )
-            })
-            .collect()
     }
 
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
@@ -986,5 +855,138 @@ impl crate::protocol::Rules for Plan {
             ),
             _ => None,
         }
+    }
+}
+
+impl crate::protocol::Questions for Plan {
+    fn describe(&self) -> Description {
+        let roles = self
+            .config
+            .slots()
+            .into_iter()
+            .map(|(slot, group)| {
+                let title = crate::words::capitalised(slot);
+                self.core.calls.role_info(slot, title, group)
+            })
+            .collect();
+        let complex = !self.config.simple;
+        Description {
+            topic: self.config.topic.clone(),
+            label: if complex {
+                "planning debate".into()
+            } else {
+                "planning debate · simple".into()
+            },
+            roles,
+            deliverable: documents::PLAN.into(),
+            items: complex.then(|| RegionInfo {
+                title: "Critique items".into(),
+                placeholder: "The critic's challenges and the optimizer's proposals appear here, with the planner's proposed response, for your decision.".into(),
+            }),
+            board: Some(RegionInfo {
+                title: "Critique log".into(),
+                placeholder: "Challenges, proposals and [UNVERIFIED] assumptions appear here as the debate raises them.".into(),
+            }),
+            about: if complex {
+                "A planning debate: the planner drafts (marking unsure assumptions [UNVERIFIED]), the \
+                 critic raises problems, then the optimizer proposes improvements and third options; \
+                 the planner proposes a response to each item and you confirm or override it (a / r / d, \
+                 n for a note) before the planner revises. Up to two rounds; then the critic's final \
+                 assessment, the optimizer's final proposals, and the synthesizer writes plan.md with \
+                 its critique log, which quorum checks against your decisions."
+                    .into()
+            } else {
+                "A simple planning debate: the planner drafts and the synthesizer writes plan.md; every \
+                 [UNVERIFIED] assumption becomes a task to investigate."
+                    .into()
+            },
+            ending_note: "No verdict: a planning debate delivers a plan. Below is the opening of plan.md."
+                .into(),
+        }
+    }
+
+    fn summary_lead(&self) -> Option<String> {
+        documents::summary_lead(self)
+    }
+
+    /// Issue 26: the plan's moderator confirms or overrides the planner.
+    fn item_words(&self) -> crate::protocol::ItemWords {
+        crate::protocol::ItemWords {
+            about: Some(
+                "Each item carries the planner's proposed decision: answering with the same \
+                 decision confirms it, another overrides it. An assumption marked VERIFIED \
+                 without evidence (U…) stays unverified unless you accept it.",
+            ),
+            ..crate::protocol::ItemWords::default()
+        }
+    }
+
+    fn open_items(&self) -> Vec<ModerationItem> {
+        self.items
+            .iter()
+            .filter(|item| {
+                self.decisions
+                    .get(&item.id)
+                    .is_some_and(|d| d.decision == ItemDecision::Defer)
+                    && self.book.resolution(&item.id).is_none()
+            })
+            .map(|item| self.moderation_item(item))
+            .collect()
+    }
+
+    fn open_questions(&self) -> Vec<String> {
+        self.open_assumptions()
+            .iter()
+            .map(|assumption| {
+                let why = assumption
+                    .why_unverified()
+                    .map(|why| format!(" ({why})"))
+                    .unwrap_or_default();
+                format!(
+                    "{} [UNVERIFIED] {}{why}",
+                    assumption.id,
+                    one_line(&assumption.text)
+                )
+            })
+            .collect()
+    }
+
+    /// The plan as first drafted and as it ended, with every item the
+    /// planner took on and your ruling on it.
+    fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
+        let Some(draft) = self.kept.iter().find(|kept| kept.stage == "draft") else {
+            return Vec::new();
+        };
+        if draft.raw == self.plan {
+            return Vec::new();
+        }
+        let causes = self
+            .items
+            .iter()
+            .filter_map(|item| {
+                let decision = self.decisions.get(&item.id)?;
+                (decision.decision == ItemDecision::Accept).then(|| {
+                    let note = decision
+                        .note
+                        .as_deref()
+                        .map(|note| format!(", noting \"{}\"", one_line(note)))
+                        .unwrap_or_default();
+                    format!(
+                        "{} ({}, round {}), accepted{note}: {}",
+                        item.id,
+                        one_line(&item.category),
+                        item.round,
+                        one_line(&item.summary)
+                    )
+                })
+            })
+            .collect();
+        vec![crate::protocol::ChangedPart {
+            part: "the plan".into(),
+            before: draft.raw.clone(),
+            after: self.plan.clone(),
+            causes,
+            markdown: true,
+        }]
     }
 }

@@ -761,73 +761,34 @@ impl crate::protocol::Rules for Quick {
         documents::documents(self)
     }
 
-    /// A red team's findings still standing after triage, most severe
-    /// first; a pre-mortem's root causes, as its synthesizer listed them.
-    /// Both once the document is written.
-    fn handoff(&self) -> Option<super::handoff::Handoff> {
-        use super::handoff::{Handed, HandedFinding, Handoff};
-        let synthesis = self.synthesis.as_ref()?;
-        let (from, findings) = match self.config.mode {
-            QuickMode::Redteam => (
-                "red team",
-                self.standing_findings()
-                    .into_iter()
-                    .map(|(finding, standing, _)| HandedFinding {
-                        source_id: finding.id.clone(),
-                        standing: standing.to_string(),
-                        severity: finding.severity.as_str().to_string(),
-                        title: finding.title.clone(),
-                        detail: finding.description.clone(),
-                    })
-                    .collect(),
-            ),
-            QuickMode::Premortem => ("pre-mortem", failure_modes(&synthesis.body)),
-            _ => return None,
-        };
-        Some(Handoff {
-            from: from.into(),
-            topic: self.config.topic.clone(),
-            dir: String::new(),
-            ending: String::new(),
-            handed: Handed::Findings { findings },
-        })
-    }
-
-    /// An architecture challenge's design as proposed and as the proposer
-    /// answered the challenge.
-    fn changes(&self) -> Vec<super::ChangedPart> {
-        match (&self.proposal, &self.revision) {
-            (Some(proposal), Some(revision)) if proposal.raw != revision.raw => {
-                vec![super::ChangedPart {
-                    part: "the design".into(),
-                    before: proposal.raw.clone(),
-                    after: revision.raw.clone(),
-                    causes: vec!["the proposer's answer to the critic's challenge".into()],
-                    markdown: true,
-                }]
-            }
-            _ => Vec::new(),
+    fn board(&self) -> Board {
+        let items = self.book.board_items();
+        let mut required_roles = vec!["critic".to_string(), "synthesizer".to_string()];
+        if self.step != Step::Revision {
+            required_roles.push("proposer".to_string());
+        }
+        Board {
+            stages: self.stages(),
+            items,
+            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            required_roles,
+            agreement: self
+                .agreement
+                .as_ref()
+                .map(|agreement| format!("The reviewers' readings: {}", agreement.summary())),
+            ..Board::default()
         }
     }
 
-    /// Issue 26: the red team's moderator confirms a finding, sets it aside
-    /// or leaves it open, the words its report uses too.
-    fn item_words(&self) -> super::ItemWords {
-        if self.config.mode != QuickMode::Redteam {
-            return super::ItemWords::default();
+    fn check_answer(&self, _: &LiveCall, answer: &str) -> Result<(), String> {
+        if self.step == Step::Attack && self.config.mode == QuickMode::Redteam {
+            return parses(parse_vulnerabilities(answer));
         }
-        super::ItemWords {
-            accept: "confirm",
-            reject: "set aside",
-            defer: "leave open",
-            about: Some(
-                "Each item is a finding of the red team: confirm it as a real weakness, set it \
-                 aside as not one (the report leaves it out), or leave it open (the report keeps \
-                 it, marked unconfirmed).",
-            ),
-        }
+        Ok(())
     }
+}
 
+impl crate::protocol::Questions for Quick {
     fn describe(&self) -> Description {
         let mode = self.config.mode;
         let roles = self
@@ -866,30 +827,71 @@ impl crate::protocol::Rules for Quick {
         documents::summary_lead(self)
     }
 
-    fn board(&self) -> Board {
-        let items = self.book.board_items();
-        let mut required_roles = vec!["critic".to_string(), "synthesizer".to_string()];
-        if self.step != Step::Revision {
-            required_roles.push("proposer".to_string());
+    /// Issue 26: the red team's moderator confirms a finding, sets it aside
+    /// or leaves it open, the words its report uses too.
+    fn item_words(&self) -> super::ItemWords {
+        if self.config.mode != QuickMode::Redteam {
+            return super::ItemWords::default();
         }
-        Board {
-            stages: self.stages(),
-            items,
-            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
-            required_roles,
-            agreement: self
-                .agreement
-                .as_ref()
-                .map(|agreement| format!("The reviewers' readings: {}", agreement.summary())),
-            ..Board::default()
+        super::ItemWords {
+            accept: "confirm",
+            reject: "set aside",
+            defer: "leave open",
+            about: Some(
+                "Each item is a finding of the red team: confirm it as a real weakness, set it \
+                 aside as not one (the report leaves it out), or leave it open (the report keeps \
+                 it, marked unconfirmed).",
+            ),
         }
     }
 
-    fn check_answer(&self, _: &LiveCall, answer: &str) -> Result<(), String> {
-        if self.step == Step::Attack && self.config.mode == QuickMode::Redteam {
-            return parses(parse_vulnerabilities(answer));
+    /// An architecture challenge's design as proposed and as the proposer
+    /// answered the challenge.
+    fn changes(&self) -> Vec<super::ChangedPart> {
+        match (&self.proposal, &self.revision) {
+            (Some(proposal), Some(revision)) if proposal.raw != revision.raw => {
+                vec![super::ChangedPart {
+                    part: "the design".into(),
+                    before: proposal.raw.clone(),
+                    after: revision.raw.clone(),
+                    causes: vec!["the proposer's answer to the critic's challenge".into()],
+                    markdown: true,
+                }]
+            }
+            _ => Vec::new(),
         }
-        Ok(())
+    }
+
+    /// A red team's findings still standing after triage, most severe
+    /// first; a pre-mortem's root causes, as its synthesizer listed them.
+    /// Both once the document is written.
+    fn handoff(&self) -> Option<super::handoff::Handoff> {
+        use super::handoff::{Handed, HandedFinding, Handoff};
+        let synthesis = self.synthesis.as_ref()?;
+        let (from, findings) = match self.config.mode {
+            QuickMode::Redteam => (
+                "red team",
+                self.standing_findings()
+                    .into_iter()
+                    .map(|(finding, standing, _)| HandedFinding {
+                        source_id: finding.id.clone(),
+                        standing: standing.to_string(),
+                        severity: finding.severity.as_str().to_string(),
+                        title: finding.title.clone(),
+                        detail: finding.description.clone(),
+                    })
+                    .collect(),
+            ),
+            QuickMode::Premortem => ("pre-mortem", failure_modes(&synthesis.body)),
+            _ => return None,
+        };
+        Some(Handoff {
+            from: from.into(),
+            topic: self.config.topic.clone(),
+            dir: String::new(),
+            ending: String::new(),
+            handed: Handed::Findings { findings },
+        })
     }
 }
 

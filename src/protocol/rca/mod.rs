@@ -605,79 +605,6 @@ impl crate::protocol::Rules for Rca {
         documents::documents(self)
     }
 
-    fn describe(&self) -> Description {
-        let mut roles: Vec<RoleInfo> = self
-            .config
-            .debuggers
-            .iter()
-            .map(|name| {
-                let (slot, title) = (debugger_slot(name), format!("Debugger {name}"));
-                self.core.calls.role_info(&slot, title, RoleGroup::Lead)
-            })
-            .collect();
-        let critic = self
-            .core
-            .calls
-            .role_info(CRITIC, "Critic", RoleGroup::Challenger);
-        roles.push(critic);
-        Description {
-            topic: self.config.topic.clone(),
-            label: format!(
-                "root-cause analysis · {} debuggers",
-                self.config.debuggers.len()
-            ),
-            roles,
-            deliverable: documents::SUMMARY.into(),
-            items: Some(RegionInfo {
-                title: "Challenges & rulings".into(),
-                placeholder: "The critic's challenges and rulings appear here for your decision."
-                    .into(),
-            }),
-            board: Some(RegionInfo {
-                title: "Hypotheses".into(),
-                placeholder: "Hypotheses appear here once the debuggers present them.".into(),
-            }),
-            about: "A root-cause analysis: debuggers present hypotheses with evidence; a critic \
-                    who never investigates challenges each one (causation, alternatives, \
-                    confounders, contradictions, timeline, reachability, sufficiency, the culprit \
-                    change, release timing); owners answer; the critic rules each answer. You \
-                    deliver, hold back or drop each challenge and uphold or overturn each ruling. \
-                    At most five rounds; each hypothesis ends SURVIVED, WEAKENED or ELIMINATED by \
-                    a stated rule, and the root cause is proven only when exactly one survives."
-                .into(),
-            ending_note: "quorum derived each status from what happened to its challenges; the \
-                          root cause is proven only when exactly one hypothesis SURVIVED."
-                .into(),
-        }
-    }
-
-    fn summary_lead(&self) -> Option<String> {
-        documents::summary_lead(self)
-    }
-
-    /// The proven root cause (a PROVEN analysis only): the goal of a
-    /// planning debate.
-    fn handoff(&self) -> Option<crate::protocol::handoff::Handoff> {
-        use crate::protocol::handoff::{Handed, Handoff};
-        let conclusion = self.conclusion.as_ref()?;
-        if conclusion.verdict != crate::protocol::Verdict::Proven {
-            return None;
-        }
-        let id = conclusion.root_cause.as_deref()?;
-        // The claim it was proven on: restated, when it was (RC-16).
-        let cause = self.claim_of(id)?.to_string();
-        Some(Handoff {
-            from: "root-cause analysis".into(),
-            topic: self.config.topic.clone(),
-            dir: String::new(),
-            ending: format!("PROVEN: {id}"),
-            handed: Handed::Cause {
-                problem: self.config.topic.clone(),
-                cause,
-            },
-        })
-    }
-
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = serde_json::Map::new();
         if let Some(conclusion) = &self.conclusion {
@@ -762,6 +689,81 @@ impl crate::protocol::Rules for Rca {
                 text.push_str("```\n");
                 text
             }
+        })
+    }
+}
+
+impl crate::protocol::Questions for Rca {
+    fn describe(&self) -> Description {
+        let mut roles: Vec<RoleInfo> = self
+            .config
+            .debuggers
+            .iter()
+            .map(|name| {
+                let (slot, title) = (debugger_slot(name), format!("Debugger {name}"));
+                self.core.calls.role_info(&slot, title, RoleGroup::Lead)
+            })
+            .collect();
+        let critic = self
+            .core
+            .calls
+            .role_info(CRITIC, "Critic", RoleGroup::Challenger);
+        roles.push(critic);
+        Description {
+            topic: self.config.topic.clone(),
+            label: format!(
+                "root-cause analysis · {} debuggers",
+                self.config.debuggers.len()
+            ),
+            roles,
+            deliverable: documents::SUMMARY.into(),
+            items: Some(RegionInfo {
+                title: "Challenges & rulings".into(),
+                placeholder: "The critic's challenges and rulings appear here for your decision."
+                    .into(),
+            }),
+            board: Some(RegionInfo {
+                title: "Hypotheses".into(),
+                placeholder: "Hypotheses appear here once the debuggers present them.".into(),
+            }),
+            about: "A root-cause analysis: debuggers present hypotheses with evidence; a critic \
+                    who never investigates challenges each one (causation, alternatives, \
+                    confounders, contradictions, timeline, reachability, sufficiency, the culprit \
+                    change, release timing); owners answer; the critic rules each answer. You \
+                    deliver, hold back or drop each challenge and uphold or overturn each ruling. \
+                    At most five rounds; each hypothesis ends SURVIVED, WEAKENED or ELIMINATED by \
+                    a stated rule, and the root cause is proven only when exactly one survives."
+                .into(),
+            ending_note: "quorum derived each status from what happened to its challenges; the \
+                          root cause is proven only when exactly one hypothesis SURVIVED."
+                .into(),
+        }
+    }
+
+    fn summary_lead(&self) -> Option<String> {
+        documents::summary_lead(self)
+    }
+
+    /// The proven root cause (a PROVEN analysis only): the goal of a
+    /// planning debate.
+    fn handoff(&self) -> Option<crate::protocol::handoff::Handoff> {
+        use crate::protocol::handoff::{Handed, Handoff};
+        let conclusion = self.conclusion.as_ref()?;
+        if conclusion.verdict != crate::protocol::Verdict::Proven {
+            return None;
+        }
+        let id = conclusion.root_cause.as_deref()?;
+        // The claim it was proven on: restated, when it was (RC-16).
+        let cause = self.claim_of(id)?.to_string();
+        Some(Handoff {
+            from: "root-cause analysis".into(),
+            topic: self.config.topic.clone(),
+            dir: String::new(),
+            ending: format!("PROVEN: {id}"),
+            handed: Handed::Cause {
+                problem: self.config.topic.clone(),
+                cause,
+            },
         })
     }
 }

@@ -5,6 +5,7 @@
 //! module and [`super::summary`]).
 
 use super::*;
+use crate::protocol::Questions;
 use crate::protocol::fairness::{Kinship, agreement::Agreement};
 
 /// The top-level `decision` block of debate.yaml: the fields of the

@@ -19,6 +19,7 @@ use super::{
     CRITIC_ROLE, DecisionRecord, DecisionReview, ItemAnswer, PROPOSER_ROLE, ReviewConfig, item_ids,
     judge_file, superseded_judge_file,
 };
+use crate::protocol::Questions;
 use crate::protocol::record::{UsageYaml, transcript_opening, usage_line};
 use crate::protocol::{Document, Outcome, Protocol};
 use crate::words::{answer_md, embedded_answer, fenced, one_line, raw_md, table_cell, timestamp};

@@ -155,6 +155,7 @@ mod tests {
 
     use super::super::test_support::{SLOTS, calls, config, document, finished, now, only_call};
     use super::super::*;
+    use crate::protocol::Questions;
     use crate::protocol::fairness::{Fairness, Recusal};
     use crate::protocol::{Input, Protocol};
 

@@ -685,6 +685,49 @@ impl crate::protocol::Rules for WritingReview {
         documents::documents(self)
     }
 
+    fn board(&self) -> Board {
+        let required_roles = if self.config.critiqued() {
+            vec![CRITIC.to_string(), SYNTHESIZER.to_string()]
+        } else {
+            vec![SYNTHESIZER.to_string()]
+        };
+        Board {
+            stages: self.stages(),
+            view: BoardView::Revision(documents::revision_view(self)),
+            items: self.items.board_items(),
+            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            required_roles,
+            agreement: self.agreement.as_ref().map(|agreement| {
+                format!("The judges' scores of the draft: {}", agreement.summary())
+            }),
+            ..Board::default()
+        }
+    }
+
+    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
+        if call.slot.role == SYNTHESIZER {
+            let items = self.critique_items();
+            let ids: Vec<&str> = items.iter().map(|item| item.id.as_str()).collect();
+            parses(parse_merge_naming(answer, &ids))
+        } else if call.slot.role == CRITIC {
+            parses(parse_critique(answer))
+        } else {
+            parses(parse_rewrite(answer))
+        }
+    }
+
+    fn answer_template(&self, call: &LiveCall) -> Option<String> {
+        Some(if call.slot.role == SYNTHESIZER {
+            "```yaml\nsummary: \nrevised_draft: |\n  \nchanges:\n  - location: \n    type: clarity\n    before: \n    after: \n    rationale: \n    answers: \n```\n".to_string()
+        } else if call.slot.role == CRITIC {
+            "```yaml\nitems:\n  - location: \n    type: clarity\n    severity: major\n    text: \n```\n".to_string()
+        } else {
+            "```yaml\nrewrite: |\n  \nnotes:\n  - \n```\n".to_string()
+        })
+    }
+}
+
+impl crate::protocol::Questions for WritingReview {
     fn describe(&self) -> Description {
         let roles = self
             .config
@@ -744,47 +787,6 @@ impl crate::protocol::Rules for WritingReview {
     fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
         documents::changed_parts(self)
     }
-
-    fn board(&self) -> Board {
-        let required_roles = if self.config.critiqued() {
-            vec![CRITIC.to_string(), SYNTHESIZER.to_string()]
-        } else {
-            vec![SYNTHESIZER.to_string()]
-        };
-        Board {
-            stages: self.stages(),
-            view: BoardView::Revision(documents::revision_view(self)),
-            items: self.items.board_items(),
-            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
-            required_roles,
-            agreement: self.agreement.as_ref().map(|agreement| {
-                format!("The judges' scores of the draft: {}", agreement.summary())
-            }),
-            ..Board::default()
-        }
-    }
-
-    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
-        if call.slot.role == SYNTHESIZER {
-            let items = self.critique_items();
-            let ids: Vec<&str> = items.iter().map(|item| item.id.as_str()).collect();
-            parses(parse_merge_naming(answer, &ids))
-        } else if call.slot.role == CRITIC {
-            parses(parse_critique(answer))
-        } else {
-            parses(parse_rewrite(answer))
-        }
-    }
-
-    fn answer_template(&self, call: &LiveCall) -> Option<String> {
-        Some(if call.slot.role == SYNTHESIZER {
-            "```yaml\nsummary: \nrevised_draft: |\n  \nchanges:\n  - location: \n    type: clarity\n    before: \n    after: \n    rationale: \n    answers: \n```\n".to_string()
-        } else if call.slot.role == CRITIC {
-            "```yaml\nitems:\n  - location: \n    type: clarity\n    severity: major\n    text: \n```\n".to_string()
-        } else {
-            "```yaml\nrewrite: |\n  \nnotes:\n  - \n```\n".to_string()
-        })
-    }
 }
 
 /// What the moderator decided, as the acting agent reads it.
@@ -815,7 +817,7 @@ fn merge_into(context: &mut serde_json::Value, extra: serde_json::Value) {
 mod tests {
     use super::test_support::{config, document, finished, now, timed_out};
     use super::*;
-    use crate::protocol::{CallSpec, Outcome, Protocol};
+    use crate::protocol::{CallSpec, Outcome, Protocol, Questions};
 
     /// The draft under review; this review runs without a critic.
     const DRAFT: &str = "Welcome to on-call. It is very important that you read everything.";

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::test_support::{SLOTS, calls, config, document, finished, now, only_call, timed_out};
 use super::*;
-use crate::protocol::{CallSpec, Input, Outcome, Protocol};
+use crate::protocol::{CallSpec, Input, Outcome, Protocol, Questions};
 
 /// The draft under review, with a figure for the critic to question.
 const DRAFT: &str = "Welcome to on-call. It is very important that you read everything. Pages \
