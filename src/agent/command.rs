@@ -730,11 +730,15 @@ mod tests {
 
     /// An agent that runs a new executable `#!/bin/sh` script, written into
     /// `dir`, with `args`.
+    /// An agent running `body` as a shell script. The shell reads the
+    /// file rather than the kernel executing it: a script just written
+    /// can be refused as busy (ETXTBSY) while another test's child, forked
+    /// in that instant, still holds its write handle.
     fn script_agent(dir: &Path, name: &str, body: &str, args: &[&str]) -> CommandAgent {
         let path = dir.join(name);
         std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let mut argv = vec![path.to_str().unwrap()];
+        let mut argv = vec!["/bin/sh", path.to_str().unwrap()];
         argv.extend_from_slice(args);
         agent(&argv)
     }

@@ -31,7 +31,8 @@ use super::supervision::{LiveCall, Slot};
 use super::usage::UsageLedger;
 use super::{
     Board, CallSpec, Document, Effect, Input, ItemDecision, LogEntry, LogKind, Outcome,
-    OverrideAction, Progress, Protocol, Publication, Questions, Timestamp, Verdict,
+    OverrideAction, Progress, Protocol, Publication, Questions, StageFocus, StageInfo, Timestamp,
+    Verdict,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 
@@ -88,12 +89,49 @@ pub struct GivenUp {
 /// decision and the moderator's note.
 pub type Settled<S> = (S, ItemDecision, Option<String>);
 
-/// What every debate holds the same way: the call plumbing (with the log
-/// and the usage), the prompts its calls are rendered from and how the
-/// debate ended. A protocol keeps one and lends it to the skeleton through
-/// `AsRef`/`AsMut` ([`lend_core!`](crate::lend_core)).
+/// One stage of a protocol, as its own type (an enum, usually): what the
+/// skeleton needs to know of where a debate stands. The protocol decides
+/// when to move on; its [`DebateCore`] holds the stage and the round, logs
+/// each entry, names the calls it starts and answers the questions that
+/// follow from it (is a moderation open, what the strip shows).
+pub trait Stage: Copy + Eq + std::fmt::Debug + Send + Sync + 'static {
+    /// Where a debate that has ended, or stopped, stands.
+    const DONE: Self;
+    /// What progress, the log and its calls' ids say while it runs:
+    /// `critique`.
+    fn id(self) -> &'static str;
+    /// How the stage strip shows it: `Critique`.
+    fn title(self) -> &'static str;
+    /// What it wants in front of the person while it runs.
+    fn focus(self) -> StageFocus;
+    /// The moderator's items are open while the debate stands here.
+    fn moderates(self) -> bool {
+        false
+    }
+    /// Entering it says the round (`stage: challenge (round 2 of 5)`).
+    fn counts_rounds(self) -> bool {
+        false
+    }
+    /// Its entry on the stage strip.
+    fn info(self) -> StageInfo {
+        StageInfo::new(self.id(), self.title(), self.focus())
+    }
+}
+
+/// What every debate holds the same way: where it stands (its stage and
+/// round), the call plumbing (with the log and the usage), the prompts its
+/// calls are rendered from and how the debate ended. A protocol keeps one
+/// and lends it to the skeleton ([`Lends`], [`lend_core!`](crate::lend_core)).
 #[derive(Debug)]
-pub struct DebateCore {
+pub struct DebateCore<S> {
+    /// The stage the debate stands at ([`DebateCore::enter`]).
+    pub stage: S,
+    /// The round it is in: the first is 1; a protocol without rounds
+    /// leaves it as it began.
+    pub round: u32,
+    /// The most rounds the debate holds, as the log says them (`round 2
+    /// of 5`); `None`: the log says the round alone.
+    pub max_round: Option<u32>,
     pub calls: Calls,
     /// The templates every prompt of the debate is rendered from.
     pub prompts: Arc<PromptSet>,
@@ -112,10 +150,14 @@ pub struct DebateCore {
     pub outcome: Option<Outcome>,
 }
 
-impl DebateCore {
-    /// A debate that has not ended, with its plumbing and its prompts.
-    pub fn new(calls: Calls, prompts: Arc<PromptSet>) -> Self {
+impl<S: Stage> DebateCore<S> {
+    /// A debate that has not ended, standing at `first` in round 1, with
+    /// its plumbing and its prompts.
+    pub fn new(first: S, calls: Calls, prompts: Arc<PromptSet>) -> Self {
         DebateCore {
+            stage: first,
+            round: 1,
+            max_round: None,
             calls,
             prompts,
             unusable: Vec::new(),
@@ -124,6 +166,39 @@ impl DebateCore {
             kept_files: Vec::new(),
             outcome: None,
         }
+    }
+
+    /// The same debate holding at most `rounds` rounds, as its log says
+    /// them.
+    pub fn with_rounds(self, rounds: u32) -> Self {
+        DebateCore {
+            max_round: Some(rounds),
+            ..self
+        }
+    }
+
+    /// Moves the debate to `stage`, logged as `stage: critique`, with the
+    /// round where the stage counts them.
+    pub fn enter(&mut self, stage: S, now: Timestamp) {
+        self.stage = stage;
+        let message = match (stage.counts_rounds(), self.max_round) {
+            (false, _) => format!("stage: {}", stage.id()),
+            (true, Some(most)) => format!("stage: {} (round {} of {most})", stage.id(), self.round),
+            (true, None) => format!("stage: {} (round {})", stage.id(), self.round),
+        };
+        self.calls.push_log(now, LogKind::Stage, None, message);
+    }
+
+    /// The slot of `role`'s call in the stage and round the debate stands
+    /// at.
+    pub fn slot(&self, role: &str) -> Slot {
+        Slot::new(role, self.stage.id(), self.round)
+    }
+
+    /// A moderation is open: the debate stands at a stage that moderates,
+    /// and has not ended.
+    pub fn moderating(&self) -> bool {
+        self.stage.moderates() && self.outcome.is_none()
     }
 
     /// Notes that `answer` could not be used (`error` says why), keeps it
@@ -206,22 +281,30 @@ impl DebateCore {
     }
 }
 
+/// A protocol's [`DebateCore`], lent to the skeleton; written by
+/// [`lend_core!`](crate::lend_core).
+pub trait Lends {
+    /// The protocol's stages.
+    type Stage: Stage;
+    fn core(&self) -> &DebateCore<Self::Stage>;
+    fn core_mut(&mut self) -> &mut DebateCore<Self::Stage>;
+}
+
 /// Lends a protocol's [`DebateCore`] field to the skeleton: implements
-/// `AsRef<DebateCore>` and `AsMut<DebateCore>` for the type.
+/// [`Lends`] for the type, with its stage type.
 ///
 /// ```ignore
-/// quorum::lend_core!(Advocate, core);
+/// quorum::lend_core!(Advocate, core, Step);
 /// ```
 #[macro_export]
 macro_rules! lend_core {
-    ($type:ty, $field:ident) => {
-        impl ::core::convert::AsRef<$crate::protocol::DebateCore> for $type {
-            fn as_ref(&self) -> &$crate::protocol::DebateCore {
+    ($type:ty, $field:ident, $stage:ty) => {
+        impl $crate::protocol::Lends for $type {
+            type Stage = $stage;
+            fn core(&self) -> &$crate::protocol::DebateCore<$stage> {
                 &self.$field
             }
-        }
-        impl ::core::convert::AsMut<$crate::protocol::DebateCore> for $type {
-            fn as_mut(&mut self) -> &mut $crate::protocol::DebateCore {
+            fn core_mut(&mut self) -> &mut $crate::protocol::DebateCore<$stage> {
                 &mut self.$field
             }
         }
@@ -262,7 +345,7 @@ pub trait ItemRules {
 /// A protocol's own decisions. Implementing it (and lending its
 /// [`DebateCore`]) makes a type a [`Protocol`]: the skeleton routes the
 /// inputs and answers for the rest.
-pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules + Questions {
+pub trait Rules: Send + Lends + ItemRules + Questions {
     /// The first effects of a new debate.
     fn begin(&mut self, now: Timestamp) -> Vec<Effect>;
     /// A live call answered; its usage is already recorded.
@@ -270,9 +353,11 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules + Ques
     /// A slot is given up: its retry failed too, or the moderator skipped
     /// it.
     fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect>;
-    /// The debate is stopping ([`SharedSteps::fail`]): the protocol's own
-    /// stage moves to its end, so its progress shows the debate over.
-    fn stopping(&mut self);
+    /// The debate is stopping ([`SharedSteps::fail`]): by default its
+    /// stage moves to [`Stage::DONE`], so its progress shows it over.
+    fn stopping(&mut self) {
+        self.core_mut().stage = Self::Stage::DONE;
+    }
 
     /// How the log names the end after which a deferred item is settled
     /// (`c3 deferred → accepted after the verdict`).
@@ -326,7 +411,8 @@ pub trait Rules: Send + AsRef<DebateCore> + AsMut<DebateCore> + ItemRules + Ques
     fn refusals(&self) -> Refusals {
         Refusals::default()
     }
-    /// Where the debate stands; the skeleton fills in whether it has ended.
+    /// Where the debate stands; the skeleton fills in its stage and whether
+    /// it has ended.
     fn progress(&self) -> Progress;
     /// The artifact files as they should read now.
     fn documents(&self) -> Vec<Document>;
@@ -383,7 +469,7 @@ pub trait SharedSteps: Rules {
     /// what is missing).
     fn fail(&mut self, now: Timestamp, reason: String) -> Vec<Effect> {
         self.stopping();
-        self.as_mut().fail(now, reason)
+        self.core_mut().fail(now, reason)
     }
 
     /// Renders `template` with `context` and starts the first attempt of
@@ -398,7 +484,7 @@ pub trait SharedSteps: Rules {
         now: Timestamp,
     ) -> Result<CallSpec, Vec<Effect>> {
         let started = self
-            .as_mut()
+            .core_mut()
             .start(slot, template, context, raw_output_path, now);
         started.map_err(|reason| self.fail(now, reason))
     }
@@ -428,7 +514,7 @@ pub trait SharedSteps: Rules {
         error: impl std::fmt::Display,
     ) -> Result<Vec<Effect>, String> {
         let (error, template) = (error.to_string(), Self::REPAIR);
-        let spec = self.as_mut().refuse_answer(answer, &error, template);
+        let spec = self.core_mut().refuse_answer(answer, &error, template);
         spec.map(|spec| vec![Effect::StartCall(spec)])
     }
     /// [`repair`](Self::repair) a required role's answer: when there is no
@@ -443,15 +529,15 @@ pub trait SharedSteps: Rules {
 impl<R: Rules> SharedSteps for R {}
 
 fn calls<R: Rules + ?Sized>(rules: &R) -> &Calls {
-    &AsRef::<DebateCore>::as_ref(rules).calls
+    &rules.core().calls
 }
 
 fn calls_mut<R: Rules + ?Sized>(rules: &mut R) -> &mut Calls {
-    &mut AsMut::<DebateCore>::as_mut(rules).calls
+    &mut rules.core_mut().calls
 }
 
 fn ended<R: Rules + ?Sized>(rules: &R) -> Option<&Outcome> {
-    AsRef::<DebateCore>::as_ref(rules).outcome.as_ref()
+    rules.core().outcome.as_ref()
 }
 
 /// An input about calls rather than about the debate. Every kind of input
@@ -596,8 +682,10 @@ impl<R: Rules> Protocol for R {
     }
 
     fn progress(&self) -> Progress {
+        let core = self.core();
         Progress {
-            finished: self.as_ref().outcome.is_some(),
+            stage: core.stage.id().to_string(),
+            finished: core.outcome.is_some(),
             ..Rules::progress(self)
         }
     }
@@ -605,7 +693,7 @@ impl<R: Rules> Protocol for R {
         calls(self).log()
     }
     fn documents(&self) -> Vec<Document> {
-        let core = self.as_ref();
+        let core = self.core();
         let mut documents = Rules::documents(self);
         for kept in &core.kept_files {
             if !documents.iter().any(|document| document.path == kept.path) {
@@ -626,7 +714,7 @@ impl<R: Rules> Protocol for R {
         documents
     }
     fn publications(&self) -> Vec<Publication> {
-        let core = self.as_ref();
+        let core = self.core();
         let mut publications = Rules::publications(self);
         if !core.unread.is_empty() {
             // An index's entry is one line of someone else's file: it
@@ -653,7 +741,7 @@ impl<R: Rules> Protocol for R {
     }
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = Rules::result_fields(self);
-        let unread = &self.as_ref().unread;
+        let unread = &self.core().unread;
         if !unread.is_empty() {
             fields.insert(
                 "unread".into(),
@@ -663,7 +751,7 @@ impl<R: Rules> Protocol for R {
         fields
     }
     fn board(&self) -> Board {
-        let core = self.as_ref();
+        let core = self.core();
         Board {
             unread: core.unread.clone(),
             repaired: core.repaired.clone(),
@@ -674,7 +762,7 @@ impl<R: Rules> Protocol for R {
         Rules::resolution_refusal(self, item_id, decision)
     }
     fn check_answer(&self, call_id: &str, answer: &str) -> Result<(), String> {
-        let Some(call) = self.as_ref().calls.live_call(call_id) else {
+        let Some(call) = self.core().calls.live_call(call_id) else {
             return Err(format!("{call_id} is not waiting for an answer"));
         };
         if answer.trim().is_empty() {
@@ -683,10 +771,10 @@ impl<R: Rules> Protocol for R {
         Rules::check_answer(self, call, answer)
     }
     fn answer_template(&self, call_id: &str) -> Option<String> {
-        Rules::answer_template(self, self.as_ref().calls.live_call(call_id)?)
+        Rules::answer_template(self, self.core().calls.live_call(call_id)?)
     }
     fn unread(&self) -> Vec<super::Unread> {
-        self.as_ref().unread.clone()
+        self.core().unread.clone()
     }
 }
 

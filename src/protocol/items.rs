@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::calls::Calls;
 use super::{BoardItem, ItemDecision, ItemResolution, LogKind, ModerationItem, Timestamp};
+use crate::rulings::{Ruled, Ruling};
 
 /// One item the moderator was asked about, with the decision.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +56,32 @@ impl<S> Default for ItemBook<S> {
 impl<S: Clone> ItemBook<S> {
     pub fn records(&self) -> &[ItemRecord<S>] {
         &self.records
+    }
+
+    /// The moderator's rulings as an acting agent reads them
+    /// ([`crate::rulings::section`]): each item's latest settled decision,
+    /// with its note, in the order the items were first raised. A decision
+    /// not yet submitted is no ruling.
+    pub fn rulings(&self) -> Vec<Ruling> {
+        let mut order: Vec<&str> = Vec::new();
+        let mut latest: HashMap<&str, &ItemRecord<S>> = HashMap::new();
+        for record in self.records.iter().filter(|record| record.settled) {
+            if record.decision.is_none() {
+                continue;
+            }
+            let id = record.item.id.as_str();
+            if latest.insert(id, record).is_none() {
+                order.push(id);
+            }
+        }
+        order
+            .iter()
+            .filter_map(|id| {
+                let record = latest[id];
+                let ruled = Ruled::from(record.decision?);
+                Some(Ruling::new(id.to_string(), ruled, record.note.as_deref()))
+            })
+            .collect()
     }
 
     /// Asks about `item` at the next moderation.
@@ -274,6 +301,52 @@ mod tests {
         chrono::Utc
             .with_ymd_and_hms(2026, 1, 1, 0, 0, second)
             .unwrap()
+    }
+
+    /// Issue 63: the rulings an agent reads come from the book alone: each
+    /// item's latest submitted decision, in the order the items were first
+    /// raised; a decision not yet submitted is none.
+    #[test]
+    fn the_rulings_are_each_items_latest_submitted_decision_in_order() {
+        let mut calls = Calls::new(BTreeMap::new(), BTreeMap::new());
+        let mut book = ItemBook::default();
+        let item = |id: &str| ModerationItem {
+            id: id.into(),
+            ..ModerationItem::default()
+        };
+        let verb = |_: &(), decision: ItemDecision| decision.past_tense();
+        book.push(item("c1"), (), 1);
+        book.push(item("c2"), (), 1);
+        book.decide(
+            &mut calls,
+            at(1),
+            true,
+            ("c2", ItemDecision::Reject, None),
+            verb,
+        );
+        book.decide(
+            &mut calls,
+            at(2),
+            true,
+            ("c1", ItemDecision::Defer, Some(" later ")),
+            verb,
+        );
+        assert!(book.rulings().is_empty(), "nothing is submitted yet");
+        book.submit(&mut calls, at(3)).expect("every item decided");
+        book.reoffer("c1", 2);
+        book.decide(
+            &mut calls,
+            at(4),
+            true,
+            ("c1", ItemDecision::Accept, None),
+            verb,
+        );
+        book.submit(&mut calls, at(5)).expect("every item decided");
+        let rulings = book.rulings();
+        let ids: Vec<&str> = rulings.iter().map(|ruling| ruling.id.as_str()).collect();
+        assert_eq!(ids, ["c1", "c2"]);
+        assert_eq!(rulings[0].ruled, Ruled::Accepted);
+        assert_eq!(rulings[1].ruled, Ruled::Rejected);
     }
 
     /// A deferred item settled after the end is kept in the book, shown on

@@ -59,7 +59,8 @@ pub use board::{
 };
 pub use calls::Answer;
 pub use debate::{
-    DebateCore, GivenUp, ItemRules, Moderation, Refusals, Rules, Settled, SharedSteps, parses,
+    DebateCore, GivenUp, ItemRules, Lends, Moderation, Refusals, Rules, Settled, SharedSteps,
+    Stage, parses,
 };
 pub use outcome::{
     EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone,

@@ -5,9 +5,18 @@
 //! rulings; one referee scores the defended case from 1 to 5, and the
 //! verdict follows from the score by a stated rule.
 //!
-//! It exists to prove that a protocol is its rules and nothing else: its
-//! [`Rules`] carry its decisions, its [`ProtocolKind`] its entry, and
-//! `quorum::cli::register` makes every command know it.
+//! It exists to prove that a protocol is its rules and nothing else, and
+//! it is the file a new protocol's author copies:
+//!
+//! - its stages are one enum that implements [`Stage`] (id, title, focus,
+//!   which one moderates), and its [`DebateCore`] holds where it stands:
+//!   `core.enter` moves on and logs it, `core.slot` names a call of the
+//!   stage and round, `core.moderating` says whether items are open, and a
+//!   stopped debate's stage moves to [`Stage::DONE`] by itself;
+//! - the moderator's rulings come from its item book ([`ItemBook::rulings`]);
+//! - [`Rules`] carry its decisions, [`Questions`] what it says of itself,
+//!   its [`ProtocolKind`] its entry, and `quorum::cli::register` makes
+//!   every command know it.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,13 +29,13 @@ use quorum::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, ProtocolKind,
     RecomputeError, Recomputed, RoleSlot, Setting, read_options, read_record,
 };
-use quorum::protocol::supervision::{LiveCall, Slot};
+use quorum::protocol::supervision::LiveCall;
 use quorum::protocol::{
     Answer, Board, DebateCore, Description, Document, Effect, GivenUp, ItemRules, LogKind,
     Moderation, ModerationItem, Outcome, Progress, Protocol, Questions, Refusals, RegionInfo,
-    RoleGroup, Rules, Seating, Settled, SharedSteps, StageFocus, StageInfo, Timestamp, Verdict,
+    RoleGroup, Rules, Seating, Settled, SharedSteps, Stage, StageFocus, Timestamp, Verdict,
 };
-use quorum::rulings::{Ruled, Ruling};
+use quorum::rulings::Ruled;
 use serde::{Deserialize, Serialize};
 
 /// What a spec's `protocol:` says.
@@ -137,8 +146,9 @@ pub struct Config {
     pub seating: Seating,
 }
 
+/// Where a devil's advocate debate stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
+pub enum Step {
     Case,
     Attack,
     Moderation,
@@ -156,6 +166,10 @@ impl Step {
         Step::Judgement,
         Step::Done,
     ];
+}
+
+impl Stage for Step {
+    const DONE: Step = Step::Done;
 
     fn id(self) -> &'static str {
         match self {
@@ -188,6 +202,16 @@ impl Step {
             Step::Done => StageFocus::Stay,
         }
     }
+
+    fn moderates(self) -> bool {
+        self == Step::Moderation
+    }
+
+    /// The case and the objections are round 1, the defence and its
+    /// judgement round 2.
+    fn counts_rounds(self) -> bool {
+        self != Step::Done
+    }
 }
 
 /// The referee's reading of the defended case.
@@ -200,10 +224,9 @@ pub struct Score {
 /// One devil's advocate debate.
 pub struct Advocate {
     config: Config,
-    /// The call plumbing, the prompts and the outcome, which the skeleton
-    /// shares.
-    core: DebateCore,
-    step: Step,
+    /// Where it stands (its step and round), the call plumbing, the
+    /// prompts and the outcome, which the skeleton shares.
+    core: DebateCore<Step>,
     case: Option<String>,
     objections: ItemBook<String>,
     defence: Option<String>,
@@ -212,14 +235,13 @@ pub struct Advocate {
     raw: BTreeMap<String, String>,
 }
 
-quorum::lend_core!(Advocate, core);
+quorum::lend_core!(Advocate, core, Step);
 
 impl Advocate {
     pub fn new(config: Config, prompts: Arc<PromptSet>) -> Self {
         Advocate {
-            core: DebateCore::new(config.seating.calls(), prompts),
+            core: DebateCore::new(Step::Case, config.seating.calls(), prompts).with_rounds(2),
             config,
-            step: Step::Case,
             case: None,
             objections: ItemBook::default(),
             defence: None,
@@ -228,36 +250,26 @@ impl Advocate {
         }
     }
 
-    /// Moves to `step` and asks `role` for its turn.
+    /// Moves to `step` of `round` and asks `role` for its turn, its
+    /// answer kept in `rounds/` before it is read.
     fn turn(
         &mut self,
         role: &str,
-        step: Step,
-        round: u32,
+        (step, round): (Step, u32),
         template: &TemplateSpec,
         context: serde_json::Value,
         now: Timestamp,
     ) -> Vec<Effect> {
-        self.step = step;
-        self.core
-            .calls
-            .push_log(now, LogKind::Stage, None, step.title().to_string());
-        let (slot, raw) = (
-            Slot::new(role, step.id(), round),
-            format!("rounds/{}-{role}.md", step.id()),
-        );
+        self.core.round = round;
+        self.core.enter(step, now);
+        let raw = format!("rounds/{}-{role}.md", step.id());
+        let slot = self.core.slot(role);
         self.ask(slot, template, &context, Some(raw), now)
     }
 
-    fn rulings(&self) -> Vec<Ruling> {
-        self.objections
-            .records()
-            .iter()
-            .filter_map(|record| {
-                let ruled: Ruled = record.decision?.into();
-                Some(Ruling::new(&record.item.id, ruled, record.note.as_deref()))
-            })
-            .collect()
+    /// The rulings section of a prompt: what the moderator decided.
+    fn rulings(&self) -> String {
+        quorum::rulings::section(&self.objections.rulings())
     }
 
     fn objections_text(&self) -> String {
@@ -374,28 +386,21 @@ impl ItemRules for Advocate {
     type Subject = String;
 
     fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation::new(
-            &mut self.objections,
-            &mut self.core.calls,
-            self.step == Step::Moderation,
-        )
+        let open = self.core.moderating();
+        Moderation::new(&mut self.objections, &mut self.core.calls, open)
     }
 
     fn items_settled(&mut self, _settled: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
         let context = serde_json::json!({
             "topic": self.config.topic,
             "case": self.case,
-            "rulings": quorum::rulings::section(&self.rulings()),
+            "rulings": self.rulings(),
         });
-        self.turn(PROPOSER, Step::Defence, 2, &DEFENCE, context, now)
+        self.turn(PROPOSER, (Step::Defence, 2), &DEFENCE, context, now)
     }
 }
 
 impl Rules for Advocate {
-    fn stopping(&mut self) {
-        self.step = Step::Done;
-    }
-
     fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
         let topic = self.config.topic.clone();
         self.core.calls.push_log(
@@ -404,14 +409,8 @@ impl Rules for Advocate {
             None,
             format!("devil's advocate debate: {topic}"),
         );
-        self.turn(
-            PROPOSER,
-            Step::Case,
-            1,
-            &CASE,
-            serde_json::json!({ "topic": topic }),
-            now,
-        )
+        let context = serde_json::json!({ "topic": topic });
+        self.turn(PROPOSER, (Step::Case, 1), &CASE, context, now)
     }
 
     fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
@@ -420,11 +419,11 @@ impl Rules for Advocate {
             self.raw.insert(path.clone(), answer.output.to_string());
         }
         let topic = self.config.topic.clone();
-        match self.step {
+        match self.core.stage {
             Step::Case => {
                 self.case = Some(answer.output.trim().to_string());
                 let context = serde_json::json!({ "topic": topic, "case": self.case });
-                self.turn(DEVIL, Step::Attack, 1, &ATTACK, context, now)
+                self.turn(DEVIL, (Step::Attack, 1), &ATTACK, context, now)
             }
             Step::Attack => match read_objections(answer.output) {
                 Ok(objections) => {
@@ -437,7 +436,7 @@ impl Rules for Advocate {
                         };
                         self.objections.push(item, objection.text, 1);
                     }
-                    self.step = Step::Moderation;
+                    self.core.enter(Step::Moderation, now);
                     vec![Effect::AwaitModeration {
                         items: self.objections.pending_items(),
                     }]
@@ -450,16 +449,16 @@ impl Rules for Advocate {
                     "topic": topic,
                     "case": self.case,
                     "objections": self.objections_text(),
-                    "rulings": quorum::rulings::section(&self.rulings()),
+                    "rulings": self.rulings(),
                     "defence": self.defence,
                 });
-                self.turn(REFEREE, Step::Judgement, 2, &JUDGEMENT, context, now)
+                self.turn(REFEREE, (Step::Judgement, 2), &JUDGEMENT, context, now)
             }
             Step::Judgement => match read_score(answer.output) {
                 Ok(score) => {
                     self.score = Some(score);
                     let (verdict, rule) = self.verdict().expect("scored");
-                    self.step = Step::Done;
+                    self.core.enter(Step::Done, now);
                     vec![self.core.decide(now, verdict, rule)]
                 }
                 Err(error) => self.repair_or_stop(answer, error),
@@ -484,12 +483,7 @@ impl Rules for Advocate {
 
     fn progress(&self) -> Progress {
         Progress {
-            stage: self.step.id().into(),
-            round: if matches!(self.step, Step::Case | Step::Attack | Step::Moderation) {
-                1
-            } else {
-                2
-            },
+            round: self.core.round,
             max_round: 2,
             ..Progress::default()
         }
@@ -523,12 +517,9 @@ impl Rules for Advocate {
 
     fn board(&self) -> Board {
         Board {
-            stages: Step::ALL
-                .iter()
-                .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
-                .collect(),
+            stages: Step::ALL.iter().map(|step| step.info()).collect(),
             items: self.objections.board_items(),
-            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            needs_moderator: self.core.moderating(),
             required_roles: SLOTS.iter().map(|slot| slot.to_string()).collect(),
             ..Board::default()
         }

@@ -16,7 +16,7 @@ impl Council {
     /// Expand: every participant still in the council gets the inventory,
     /// as far as the budget allows.
     pub(super) fn start_expand(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Expand, now);
+        self.core.enter(Step::Expand, now);
         let mut effects = Vec::new();
         for role in self.present() {
             if !self.affords(1) {
@@ -124,14 +124,14 @@ impl Council {
         if self.budget_exhausted.is_some() {
             return self.start_final(now);
         }
-        self.round = 1;
+        self.core.round = 1;
         self.start_round(now)
     }
 
     /// Handoff: the synthesizer gets the proposals with how each ended and
     /// the participants' closing summaries.
     pub(super) fn start_handoff(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Handoff, now);
+        self.core.enter(Step::Handoff, now);
         let mut context = self.base_context(SYNTHESIZER);
         context["inventory"] = pretty(self.inventory());
         context["outcomes"] = pretty(json!(self.proposal_outcomes));
@@ -205,7 +205,7 @@ impl Council {
 
     /// Ends a brainstorm: a deliverable, no verdict.
     pub(super) fn complete(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Done, now);
+        self.core.enter(Step::Done, now);
         let accepted: Vec<String> = self
             .proposals
             .iter()

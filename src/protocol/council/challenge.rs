@@ -13,6 +13,7 @@ use super::packets::PacketKind;
 use super::parse::ChallengeText;
 use super::{Council, RoundRecord, Step, count, documents, parse, pretty, prompts};
 use crate::parse::Read;
+use crate::protocol::Stage as _;
 use crate::protocol::{
     Answer, ByItem, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Timestamp,
 };
@@ -51,7 +52,7 @@ impl Council {
         }
         let reason = format!(
             "budget exhausted in round {} {when}: {} of {} calls used, {} kept for the closing phases",
-            self.round,
+            self.core.round,
             self.budget_used(),
             self.config.budget(),
             self.reserve()
@@ -65,21 +66,21 @@ impl Council {
             self.exhaust(now, "before the devil's advocate was asked");
             return self.end_rounds(now, "the budget ran out".into());
         }
-        self.enter(Step::Challenge, now);
+        self.core.enter(Step::Challenge, now);
         let mandatory = self.mandatory();
         self.rounds.push(RoundRecord {
-            round: self.round,
+            round: self.core.round,
             mandatory: mandatory.clone(),
             ..RoundRecord::default()
         });
         let mut context = self.base_context(DEVIL);
-        context["round"] = json!(self.round);
+        context["round"] = json!(self.core.round);
         context["max_rounds"] = json!(self.config.intensity.max_rounds());
         context["inventory"] = pretty(self.inventory());
         context["mandatory"] = json!(mandatory);
         context["history"] = pretty(self.history());
         self.put_rulings(&mut context, self.challenges.iter());
-        let file = documents::round_file(self.round, DEVIL);
+        let file = documents::round_file(self.core.round, DEVIL);
         match self.start_call(
             &prompts::DEVIL_ROUND,
             context,
@@ -122,7 +123,7 @@ impl Council {
         let call_id = answer.call.call_id();
         self.core
             .leave_out(&answer.call, now, &slips, devil_item, devil_effect);
-        let round = self.round;
+        let round = self.core.round;
         let mut raised = Vec::new();
         for text in devil.challenges {
             if let Some(id) = self.raise(DEVIL, text, round, &call_id, now) {
@@ -330,7 +331,7 @@ impl Council {
 
     pub(super) fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
         // Challenges held back earlier are offered again.
-        let round = self.round;
+        let round = self.core.round;
         let held: Vec<String> = self
             .challenges
             .iter()
@@ -347,7 +348,7 @@ impl Council {
         if pending.is_empty() {
             return self.deliver(now);
         }
-        self.enter(Step::Moderation, now);
+        self.core.enter(Step::Moderation, now);
         self.log(
             now,
             LogKind::Moderation,
@@ -368,7 +369,7 @@ impl crate::protocol::ItemRules for Council {
         Moderation::new(
             &mut self.items,
             &mut self.core.calls,
-            self.step == Step::Moderation,
+            self.core.stage.moderates(),
         )
     }
 
@@ -377,7 +378,7 @@ impl crate::protocol::ItemRules for Council {
     }
 
     fn items_settled(&mut self, decided: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {
-        let round = self.round;
+        let round = self.core.round;
         let counts = crate::protocol::items::tally(&decided);
         for (id, decision, note) in decided {
             if let Some(challenge) = self.challenge_mut(&id) {

@@ -20,6 +20,7 @@ use super::model::{
 };
 use super::verdict::{self, Assessment};
 use super::{Council, Step};
+use crate::protocol::Stage as _;
 use crate::protocol::kind::{RecomputeError, Recomputed};
 use crate::protocol::record::transcript_opening;
 use crate::protocol::{Document, Outcome, Protocol, Publication};

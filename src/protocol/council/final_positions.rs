@@ -118,7 +118,7 @@ impl Council {
     }
 
     pub(super) fn start_final(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Final, now);
+        self.core.enter(Step::Final, now);
         let present = self.final_roster();
         if present.is_empty() {
             return self.conclude(now);
@@ -317,7 +317,7 @@ impl Council {
             }
             return self.start_handoff(now);
         }
-        self.enter(Step::Done, now);
+        self.core.enter(Step::Done, now);
         let assessment = verdict::assess(&self.record());
         for merge in &assessment.merges {
             let message = match (&merge.into, &merge.refused) {

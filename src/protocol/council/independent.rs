@@ -14,7 +14,7 @@ use crate::protocol::{Answer, ByItem, Effect, LogKind, Timestamp};
 
 impl Council {
     pub(super) fn start_independent(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Independent, now);
+        self.core.enter(Step::Independent, now);
         let mut effects = Vec::new();
         for role in self.participants.clone() {
             let mut context = self.base_context(&role);

@@ -68,7 +68,7 @@ pub use kind::KIND;
 pub const NAME: &str = "council";
 
 use crate::protocol::fairness::agreement::Agreement;
-use crate::protocol::{Answer, DebateCore, GivenUp, Seating};
+use crate::protocol::{Answer, DebateCore, GivenUp, Seating, StageFocus};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -173,8 +173,10 @@ pub enum Step {
     Done,
 }
 
-impl Step {
-    pub fn id(self) -> &'static str {
+impl crate::protocol::Stage for Step {
+    const DONE: Step = Step::Done;
+
+    fn id(self) -> &'static str {
         match self {
             Step::Independent => "independent",
             Step::Expand => "expand",
@@ -187,6 +189,42 @@ impl Step {
         }
     }
 
+    /// A council's titles; a brainstorm names some stages its own way
+    /// (its board's `stages`).
+    fn title(self) -> &'static str {
+        match self {
+            Step::Independent => "Independent",
+            Step::Expand => "Expand",
+            Step::Challenge => "Challenge",
+            Step::Moderation => "Moderation",
+            Step::Responses => "Responses",
+            Step::Final => "Final positions",
+            Step::Handoff => "Synthesis",
+            Step::Done => "Verdict",
+        }
+    }
+
+    fn focus(self) -> StageFocus {
+        match self {
+            Step::Challenge => StageFocus::Role(DEVIL.into()),
+            Step::Moderation => StageFocus::Items,
+            Step::Handoff => StageFocus::Role(SYNTHESIZER.into()),
+            Step::Expand | Step::Done => StageFocus::Board,
+            Step::Independent | Step::Responses | Step::Final => StageFocus::Stay,
+        }
+    }
+
+    fn moderates(self) -> bool {
+        self == Step::Moderation
+    }
+
+    /// The challenge, its moderation and the responses are a round's.
+    fn counts_rounds(self) -> bool {
+        matches!(self, Step::Challenge | Step::Moderation | Step::Responses)
+    }
+}
+
+impl Step {
     /// Every stage id a council can be in, for scripts.
     pub const IDS: [&'static str; 7] = [
         "independent",
@@ -228,9 +266,9 @@ pub type ItemRecord = super::items::ItemRecord<String>;
 /// A running council.
 pub struct Council {
     config: CouncilConfig,
-    core: DebateCore,
-    step: Step,
-    round: u32,
+    /// Where it stands: its step, and the challenge round (0 before the
+    /// first).
+    core: DebateCore<Step>,
     participants: Vec<String>,
     /// Participants given up in Phase 1: not asked again (see the module).
     out: BTreeSet<String>,
@@ -271,7 +309,7 @@ pub struct Council {
     against_rulings: Vec<String>,
 }
 
-crate::lend_core!(Council, core);
+crate::lend_core!(Council, core, Step);
 
 /// A Phase 1 answer read item by item, held until every participant's is
 /// in: the items with their places, and the items left out, which the
@@ -308,7 +346,11 @@ fn unordered(a: &str, b: &str) -> (String, String) {
 
 impl Council {
     pub fn new(config: CouncilConfig, prompts: Arc<PromptSet>) -> Self {
-        let calls = config.seating.calls();
+        let rounds = config.intensity.max_rounds();
+        let mut core =
+            DebateCore::new(Step::Independent, config.seating.calls(), prompts).with_rounds(rounds);
+        // Round 0 until the first challenge.
+        core.round = 0;
         let participants = config.participants();
         let fallback = config
             .fallback
@@ -316,9 +358,7 @@ impl Council {
         let exchange = Exchange::new(&config);
         Council {
             config,
-            core: DebateCore::new(calls, prompts),
-            step: Step::Independent,
-            round: 0,
+            core,
             participants,
             out: BTreeSet::new(),
             findings: Vec::new(),
@@ -352,10 +392,10 @@ impl Council {
         &self.config
     }
     pub fn step(&self) -> Step {
-        self.step
+        self.core.stage
     }
     pub fn round(&self) -> u32 {
-        self.round
+        self.core.round
     }
     pub fn participants(&self) -> &[String] {
         &self.participants
@@ -596,17 +636,6 @@ impl Council {
         self.core.calls.push_log(now, kind, call_id, message);
     }
 
-    fn enter(&mut self, step: Step, now: Timestamp) {
-        self.step = step;
-        let round_of = match step {
-            Step::Challenge | Step::Moderation | Step::Responses => {
-                Some((self.round, self.config.intensity.max_rounds()))
-            }
-            _ => None,
-        };
-        self.core.calls.log_stage(now, step.id(), round_of);
-    }
-
     // ---- routing -----------------------------------------------------------
 }
 
@@ -631,12 +660,8 @@ pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
 }
 
 impl crate::protocol::Rules for Council {
-    fn stopping(&mut self) {
-        self.step = Step::Done;
-    }
-
     fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match (self.step, answer.call.slot.role.as_str()) {
+        match (self.core.stage, answer.call.slot.role.as_str()) {
             (Step::Independent, _) => self.on_independent(answer),
             (Step::Expand, _) => self.on_expand(answer),
             (Step::Challenge, DEVIL) => self.on_devil(answer),
@@ -652,7 +677,7 @@ impl crate::protocol::Rules for Council {
 
         let role = call.slot.role.clone();
         let call_id = call.call_id();
-        match self.step {
+        match self.core.stage {
             Step::Independent => {
                 self.out.insert(role.clone());
                 let asked_at_the_end = self
@@ -692,7 +717,7 @@ impl crate::protocol::Rules for Council {
                     Some(&call_id),
                     format!(
                         "the devil's advocate gave no challenges in round {} ({reason})",
-                        self.round
+                        self.core.round
                     ),
                 );
                 self.open_moderation(now)
@@ -707,7 +732,7 @@ impl crate::protocol::Rules for Council {
                     now,
                     LogKind::Skip,
                     Some(&call_id),
-                    format!("{role} gave no answer in round {} ({reason}); its challenges stay unanswered", self.round),
+                    format!("{role} gave no answer in round {} ({reason}); its challenges stay unanswered", self.core.round),
                 );
                 self.awaiting.remove(&role);
                 if self.awaiting.is_empty() {
@@ -774,8 +799,7 @@ impl crate::protocol::Rules for Council {
 
     fn progress(&self) -> Progress {
         Progress {
-            stage: self.step.id().to_string(),
-            round: self.round,
+            round: self.core.round,
             max_round: self.config.intensity.max_rounds(),
             budget: Some((self.budget_used(), self.config.budget())),
             ..Default::default()
@@ -840,7 +864,7 @@ impl crate::protocol::Rules for Council {
             stages: self.stages(),
             view: super::BoardView::Rulings(rows),
             items,
-            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            needs_moderator: self.core.moderating(),
             agreement: self
                 .agreement
                 .as_ref()

@@ -14,7 +14,7 @@ use super::model::{CHECKER, Challenge, DEVIL, Response, participant_title};
 use super::packets::PacketKind;
 use super::{Council, Submission, domains, pretty, rulings};
 use crate::prompts::TemplateSpec;
-use crate::protocol::supervision::{LiveCall, Slot};
+use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
 
 impl Council {
@@ -36,13 +36,13 @@ impl Council {
             &self.config,
             packet,
             role,
-            self.round,
+            self.core.round,
             &finding_ids,
             &proposal_ids,
             &file,
         );
         context["packet"] = pretty(packet);
-        let slot = Slot::new(role, self.step.id(), self.round);
+        let slot = self.core.slot(role);
         let started = self.start_or_stop(slot, template, &context, Some(file), now);
         started.map(Effect::StartCall)
     }

@@ -8,6 +8,7 @@
 
 use super::model::{DEVIL, Finding, FindingText, Proposal, ProposalStatus, ProposalText, Severity};
 use super::{Council, count, verdict};
+use crate::protocol::Stage as _;
 use crate::protocol::{Effect, LogKind, SharedSteps, Timestamp};
 use crate::words::one_line;
 
@@ -154,7 +155,7 @@ impl Council {
             return self.start_expand(now);
         }
         if self.debating() {
-            self.round = 1;
+            self.core.round = 1;
             return self.start_round(now);
         }
         self.start_final(now)
@@ -232,7 +233,7 @@ impl Council {
             reported_severity: severity,
             text,
             discovered,
-            round: if discovered { self.round } else { 0 },
+            round: if discovered { self.core.round } else { 0 },
             severity_changes: Vec::new(),
             withdrawn: None,
             merged_from: Vec::new(),

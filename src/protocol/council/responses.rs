@@ -23,7 +23,7 @@ impl Council {
     /// Puts every accepted challenge to its target, and to no one else
     /// (FP-26), as far as the budget allows.
     pub(super) fn deliver(&mut self, now: Timestamp) -> Vec<Effect> {
-        let round = self.round;
+        let round = self.core.round;
         let ready: Vec<String> = self
             .challenges
             .iter()
@@ -47,7 +47,7 @@ impl Council {
         }
         targets.sort_by_key(|t| self.participants.iter().position(|p| p == t));
         if !targets.is_empty() {
-            self.enter(Step::Responses, now);
+            self.core.enter(Step::Responses, now);
         }
         let mut effects = Vec::new();
         for target in targets {
@@ -200,7 +200,7 @@ impl Council {
     pub(super) fn on_responses(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let role = answer.call.slot.role.clone();
-        let round = self.round;
+        let round = self.core.round;
         let delivered: Vec<String> = self
             .challenges
             .iter()
@@ -320,7 +320,7 @@ impl Council {
         call_id: &str,
         now: Timestamp,
     ) {
-        let round = self.round;
+        let round = self.core.round;
         let mut record = Response {
             by: role.to_string(),
             round,
@@ -514,7 +514,7 @@ impl Council {
 
     /// After a round's answers: another round, or the end of the rounds.
     pub(super) fn end_round(&mut self, now: Timestamp) -> Vec<Effect> {
-        let round = self.round;
+        let round = self.core.round;
         let delivered = self.rounds.last().is_some_and(|r| !r.delivered.is_empty());
         let pending = self.challenges.iter().any(|c| {
             c.state == ChallengeState::Held
@@ -538,7 +538,7 @@ impl Council {
                 ),
             );
         }
-        self.round += 1;
+        self.core.round += 1;
         self.start_round(now)
     }
 

@@ -237,7 +237,7 @@ impl DecisionReview {
             );
             return Vec::new();
         };
-        let round = self.round;
+        let round = self.core.round;
         let evaluation = self
             .evaluations
             .last_mut()
@@ -297,7 +297,7 @@ impl DecisionReview {
             .expect("judge slots come from the panel")
             .clone();
         let tree = self.judged_tree().clone();
-        let round = self.round;
+        let round = self.core.round;
         // What an earlier answer of this judge in this round left unread no
         // longer stands: this answer (a re-run) replaces it.
         self.core.forget_unread_of(&answer.call);

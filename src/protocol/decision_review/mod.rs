@@ -34,7 +34,7 @@ pub const NAME: &str = "decision-review";
 pub use model::HandedItems;
 
 use crate::protocol::fairness::{self, Blindfold, Fairness, Kinship, agreement::Agreement};
-use crate::protocol::{Answer, DebateCore, GivenUp, SharedSteps};
+use crate::protocol::{Answer, DebateCore, GivenUp, SharedSteps, StageFocus};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -218,6 +218,14 @@ pub enum Stage {
 
 impl Stage {
     pub fn as_str(self) -> &'static str {
+        crate::protocol::Stage::id(self)
+    }
+}
+
+impl crate::protocol::Stage for Stage {
+    const DONE: Stage = Stage::Done;
+
+    fn id(self) -> &'static str {
         match self {
             Stage::Proposal => "proposal",
             Stage::Critique => "critique",
@@ -226,6 +234,37 @@ impl Stage {
             Stage::Evaluation => "evaluation",
             Stage::Done => "verdict",
         }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Stage::Proposal => "Proposal",
+            Stage::Critique => "Critique",
+            Stage::Moderation => "Moderation",
+            Stage::Revision => "Revision",
+            Stage::Evaluation => "Evaluation",
+            Stage::Done => "Verdict",
+        }
+    }
+
+    fn focus(self) -> StageFocus {
+        match self {
+            Stage::Proposal | Stage::Revision => StageFocus::Role("proposer".into()),
+            Stage::Critique => StageFocus::Role("critic".into()),
+            Stage::Moderation => StageFocus::Items,
+            Stage::Evaluation => StageFocus::Board,
+            Stage::Done => StageFocus::Stay,
+        }
+    }
+
+    fn moderates(self) -> bool {
+        self == Stage::Moderation
+    }
+
+    /// A revision and its evaluation are a round's (DR-01); the rounds
+    /// have no fixed maximum in the log.
+    fn counts_rounds(self) -> bool {
+        matches!(self, Stage::Revision | Stage::Evaluation)
     }
 }
 
@@ -457,9 +496,8 @@ pub fn judge_slot_role(role: JudgeRole) -> String {
 /// A running decision review.
 pub struct DecisionReview {
     config: ReviewConfig,
-    stage: Stage,
-    round: u32,
-    core: DebateCore,
+    /// Where it stands: its stage and round (DR-01).
+    core: DebateCore<Stage>,
     proposal: Option<Collected<ThesisTree>>,
     critique: Option<Collected<ParsedCritique>>,
     /// The ids of the critique's items, to look one up without a scan.
@@ -485,7 +523,7 @@ pub struct DecisionReview {
     pending_must_address: Vec<String>,
 }
 
-crate::lend_core!(DecisionReview, core);
+crate::lend_core!(DecisionReview, core, Stage);
 
 impl DecisionReview {
     pub fn new(config: ReviewConfig, prompts: Arc<PromptSet>) -> Self {
@@ -495,9 +533,7 @@ impl DecisionReview {
         );
         DecisionReview {
             config,
-            stage: Stage::Proposal,
-            round: 1,
-            core: DebateCore::new(calls, prompts),
+            core: DebateCore::new(Stage::Proposal, calls, prompts),
             proposal: None,
             critique: None,
             critique_ids: HashSet::new(),
@@ -517,10 +553,10 @@ impl DecisionReview {
         &self.config
     }
     pub fn stage(&self) -> Stage {
-        self.stage
+        self.core.stage
     }
     pub fn round(&self) -> u32 {
-        self.round
+        self.core.round
     }
     pub fn proposal(&self) -> Option<&Collected<ThesisTree>> {
         self.proposal.as_ref()
@@ -705,18 +741,8 @@ impl DecisionReview {
     }
 
     fn enter(&mut self, stage: Stage, round: u32, now: Timestamp) {
-        self.stage = stage;
-        self.round = round;
-        let message = match stage {
-            Stage::Proposal | Stage::Critique | Stage::Moderation => {
-                format!("stage: {}", stage.as_str())
-            }
-            Stage::Revision | Stage::Evaluation => {
-                format!("stage: {} (round {round})", stage.as_str())
-            }
-            Stage::Done => "stage: verdict".to_string(),
-        };
-        self.push_log(now, LogKind::Stage, None, message);
+        self.core.round = round;
+        self.core.enter(stage, now);
     }
 
     /// Renders `template` and registers a call with the result; a template
@@ -836,10 +862,6 @@ impl DecisionReview {
 }
 
 impl crate::protocol::Rules for DecisionReview {
-    fn stopping(&mut self) {
-        self.stage = Stage::Done;
-    }
-
     fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         match answer.call.slot.stage.as_str() {
             "proposal" => self.on_proposal(answer),
@@ -858,7 +880,7 @@ impl crate::protocol::Rules for DecisionReview {
             reason,
             by_moderator,
         } = why;
-        if by_moderator && self.stage == Stage::Evaluation {
+        if by_moderator && self.core.stage == Stage::Evaluation {
             // The moderator chose to go on without this judge; a held
             // round would only ask them again.
             if let Some(evaluation) = self.evaluations.last_mut() {
@@ -935,8 +957,7 @@ impl crate::protocol::Rules for DecisionReview {
 
     fn progress(&self) -> Progress {
         Progress {
-            stage: self.stage.as_str().to_string(),
-            round: self.round,
+            round: self.core.round,
             ..Default::default()
         }
     }

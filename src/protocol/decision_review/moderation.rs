@@ -110,7 +110,7 @@ impl DecisionReview {
             .into_iter()
             .map(|item| item.id.clone())
             .collect();
-        let round = self.round + 1;
+        let round = self.core.round + 1;
         self.push_log(
             now,
             LogKind::Note,
@@ -133,14 +133,14 @@ impl crate::protocol::ItemRules for DecisionReview {
         Moderation::new(
             &mut self.items,
             &mut self.core.calls,
-            self.stage == Stage::Moderation,
+            crate::protocol::Stage::moderates(self.core.stage),
         )
     }
 
     /// A decision outside the moderation, or on an item the debate does
     /// not have, is refused.
     fn decision_refusal(&self, item_id: &str) -> Option<String> {
-        if self.stage != Stage::Moderation {
+        if self.core.stage != Stage::Moderation {
             return Some("moderation is over".into());
         }
         (!self.has_item(item_id)).then(|| "it is not an item of this debate".into())

@@ -9,8 +9,7 @@ use crate::protocol::fairness::agreement::Agreement;
 use super::model::{ItemDecision, JudgeResult};
 use super::{DecisionReview, ReviewMode, Stage, block_ids, moderation_item, verdict};
 use crate::protocol::{
-    Board, BoardItem, BoardView, ImpliedVerdict, JudgeState, ScoreColumn, Scoreboard, StageFocus,
-    StageInfo,
+    Board, BoardItem, BoardView, ImpliedVerdict, JudgeState, ScoreColumn, Scoreboard, StageInfo,
 };
 
 impl DecisionReview {
@@ -34,7 +33,7 @@ impl DecisionReview {
             stages: stages(),
             view: self.scoreboard().map_or(BoardView::None, BoardView::Scores),
             items,
-            needs_moderator: self.stage == Stage::Moderation
+            needs_moderator: self.core.stage == Stage::Moderation
                 || self.evaluations.last().is_some_and(|round| round.held),
             held_calls: self
                 .evaluations
@@ -232,20 +231,14 @@ impl DecisionReview {
 /// the verdict included.
 pub(super) fn stages() -> Vec<StageInfo> {
     [
-        (Stage::Proposal, StageFocus::Role("proposer".into())),
-        (Stage::Critique, StageFocus::Role("critic".into())),
-        (Stage::Moderation, StageFocus::Items),
-        (Stage::Revision, StageFocus::Role("proposer".into())),
-        (Stage::Evaluation, StageFocus::Board),
-        (Stage::Done, StageFocus::Stay),
+        Stage::Proposal,
+        Stage::Critique,
+        Stage::Moderation,
+        Stage::Revision,
+        Stage::Evaluation,
+        Stage::Done,
     ]
     .into_iter()
-    .map(|(stage, focus)| {
-        StageInfo::new(
-            stage.as_str(),
-            &crate::words::capitalised(stage.as_str()),
-            focus,
-        )
-    })
+    .map(crate::protocol::Stage::info)
     .collect()
 }

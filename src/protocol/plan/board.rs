@@ -7,6 +7,7 @@
 
 use super::model::{DecidedBy, Source, Verification};
 use super::{Plan, Step};
+use crate::protocol::Stage as _;
 use crate::protocol::{Fact, ItemDecision, Ruling, StageInfo, Tone};
 use crate::words::one_line;
 
@@ -17,10 +18,7 @@ impl Plan {
         } else {
             Step::COMPLEX.to_vec()
         };
-        steps
-            .into_iter()
-            .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
-            .collect()
+        steps.into_iter().map(|step| step.info()).collect()
     }
 
     /// The final decision on `id`, a deferred one settled afterwards

@@ -16,7 +16,7 @@ impl Plan {
     /// The critic's final assessment (unless its review was one) and the
     /// optimizer's final proposals, at once (PC-18, PC-19).
     pub(super) fn start_final(&mut self, with_critic: bool, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Final, now);
+        self.core.enter(Step::Final, now);
         let items: Vec<serde_json::Value> =
             self.items.iter().map(|item| self.item_json(item)).collect();
         let mut effects = Vec::new();
@@ -34,7 +34,7 @@ impl Plan {
             "goal": self.config.topic,
             "context": self.config.context,
             "plan": self.plan,
-            "round": self.round,
+            "round": self.core.round,
             "stage": "final",
             "challenges": Vec::<serde_json::Value>::new(),
             "earlier": items,
@@ -117,7 +117,7 @@ impl Plan {
     /// The synthesizer starts only with the final plan, the critic's final
     /// assessment and the optimizer's final proposals (PC-20).
     pub(super) fn start_synthesis(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Synthesis, now);
+        self.core.enter(Step::Synthesis, now);
         let log = documents::log_rows(self);
         let counts = documents::counts(self);
         let context = json!({
@@ -172,7 +172,7 @@ impl Plan {
     }
 
     fn finish(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Done, now);
+        self.core.enter(Step::Done, now);
         let open = self.open_assumptions().len();
         let deferred = self
             .decisions

@@ -14,7 +14,7 @@ use serde_json::json;
 
 impl Plan {
     pub(super) fn start_draft(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Draft, now);
+        self.core.enter(Step::Draft, now);
         let context = json!({
             "goal": self.config.topic,
             "context": self.config.context,
@@ -38,7 +38,7 @@ impl Plan {
     }
 
     fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Critique, now);
+        self.core.enter(Step::Critique, now);
         let context = self.critic_prompt("critique");
         self.start_one(&prompts::CRITIC, context, CRITIC, now)
     }
@@ -50,7 +50,7 @@ impl Plan {
             "goal": self.config.topic,
             "context": self.config.context,
             "plan": self.plan,
-            "round": self.round,
+            "round": self.core.round,
             "max_rounds": MAX_ROUNDS,
             "stage": stage,
             "unverified": self.unverified_json(),
@@ -134,8 +134,8 @@ impl Plan {
     /// challenges again starts round 2; nothing, and its answer is its
     /// final assessment.
     pub(super) fn start_review(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.round = 2;
-        self.enter(Step::Review, now);
+        self.core.round = 2;
+        self.core.enter(Step::Review, now);
         let context = self.critic_prompt("review");
         self.start_one(&prompts::CRITIC, context, CRITIC, now)
     }
@@ -159,7 +159,7 @@ impl Plan {
                     .into(),
             );
             self.assessment = Some(raw);
-            self.round = 1;
+            self.core.round = 1;
             return self.start_final(false, now);
         }
         let ids = self.take_items(value, Source::Critic);
@@ -178,7 +178,7 @@ impl Plan {
     /// The optimizer starts only with the plan and the critic's challenges
     /// in hand (PC-10, PC-11); in round 2 it gets the disputed items.
     fn start_optimize(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Optimize, now);
+        self.core.enter(Step::Optimize, now);
         let challenges: Vec<serde_json::Value> = self
             .round_items(Source::Critic)
             .into_iter()
@@ -187,14 +187,14 @@ impl Plan {
         let earlier: Vec<serde_json::Value> = self
             .items
             .iter()
-            .filter(|item| item.round < self.round)
+            .filter(|item| item.round < self.core.round)
             .map(|item| self.item_json(item))
             .collect();
         let context = json!({
             "goal": self.config.topic,
             "context": self.config.context,
             "plan": self.plan,
-            "round": self.round,
+            "round": self.core.round,
             "stage": "optimize",
             "challenges": challenges,
             "earlier": earlier,
@@ -230,7 +230,7 @@ impl Plan {
     pub(super) fn optimizer_missing(&mut self, reason: String, now: Timestamp) -> Vec<Effect> {
         let message = format!(
             "round {}: no proposals from the optimizer ({reason})",
-            self.round
+            self.core.round
         );
         self.log(now, LogKind::Skip, None, message.clone());
         self.missing.push(message);

@@ -79,6 +79,7 @@ use super::{
     Timestamp,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
+use crate::protocol::Stage as _;
 use crate::words::one_line;
 
 /// At most this many rounds of critic–planner exchange (PC-17).
@@ -139,7 +140,7 @@ impl PlanConfig {
 
 /// Where a planning debate is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
+pub enum Step {
     Draft,
     Critique,
     Optimize,
@@ -170,6 +171,10 @@ impl Step {
         Step::Synthesis,
         Step::Done,
     ];
+}
+
+impl crate::protocol::Stage for Step {
+    const DONE: Step = Step::Done;
 
     fn id(self) -> &'static str {
         match self {
@@ -211,14 +216,26 @@ impl Step {
             Step::Final | Step::Done => StageFocus::Stay,
         }
     }
+
+    fn moderates(self) -> bool {
+        self == Step::Moderation
+    }
+
+    /// The critique, the responses, the moderation, the revision and its
+    /// review are a round's (PL-03).
+    fn counts_rounds(self) -> bool {
+        !matches!(
+            self,
+            Step::Draft | Step::Final | Step::Synthesis | Step::Done
+        )
+    }
 }
 
 /// A running planning debate.
 pub struct Plan {
     config: PlanConfig,
-    core: DebateCore,
-    step: Step,
-    round: u32,
+    /// Where it stands: its step, and the round of critique (PL-03).
+    core: DebateCore<Step>,
     /// Rounds of exchange that ran to a revision.
     rounds_run: u32,
     /// The plan as it stands: the draft, then each revision.
@@ -255,7 +272,7 @@ pub struct Plan {
     places: Places,
 }
 
-crate::lend_core!(Plan, core);
+crate::lend_core!(Plan, core, Step);
 
 /// What the plan's item book knows of an item: its id and what the planner
 /// proposed for it, so a decision says whether it confirms or overrides.
@@ -315,9 +332,7 @@ impl Plan {
         let calls = config.seating.calls();
         Plan {
             config,
-            core: DebateCore::new(calls, prompts),
-            step: Step::Draft,
-            round: 1,
+            core: DebateCore::new(Step::Draft, calls, prompts).with_rounds(MAX_ROUNDS),
             rounds_run: 0,
             plan: String::new(),
             items: Vec::new(),
@@ -425,15 +440,6 @@ impl Plan {
         self.core.calls.push_log(now, kind, call_id, message);
     }
 
-    fn enter(&mut self, step: Step, now: Timestamp) {
-        self.step = step;
-        let round_of = match step {
-            Step::Draft | Step::Final | Step::Synthesis | Step::Done => None,
-            _ => Some((self.round, MAX_ROUNDS)),
-        };
-        self.core.calls.log_stage(now, step.id(), round_of);
-    }
-
     fn start_call(
         &mut self,
         template: &TemplateSpec,
@@ -441,7 +447,7 @@ impl Plan {
         role: &str,
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
-        let slot = Slot::new(role, self.step.id(), self.round);
+        let slot = self.core.slot(role);
         let started = self.start_or_stop(slot, template, &context, None, now);
         started.map(Effect::StartCall)
     }
@@ -453,7 +459,7 @@ impl Plan {
         role: &str,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let slot = Slot::new(role, self.step.id(), self.round);
+        let slot = Slot::new(role, self.core.stage.id(), self.core.round);
         self.ask(slot, template, &context, None, now)
     }
 
@@ -571,7 +577,7 @@ impl Plan {
         now: Timestamp,
         call_id: &str,
     ) {
-        let round = self.round;
+        let round = self.core.round;
         let asks_evidence = self.follows_conclusions();
         let mut seen = Vec::new();
         for (id, result, note) in checks {
@@ -651,7 +657,7 @@ impl Plan {
             self.items.push(Item {
                 id,
                 source,
-                round: self.round,
+                round: self.core.round,
                 category: item.category,
                 summary: item.summary,
                 level: item.level,
@@ -665,7 +671,7 @@ impl Plan {
     fn round_items(&self, source: Source) -> Vec<&Item> {
         self.items
             .iter()
-            .filter(|item| item.round == self.round && item.source == source)
+            .filter(|item| item.round == self.core.round && item.source == source)
             .collect()
     }
 }
@@ -680,12 +686,8 @@ fn listed(ids: &[String], one: &str, many: &str) -> String {
 }
 
 impl crate::protocol::Rules for Plan {
-    fn stopping(&mut self) {
-        self.step = Step::Done;
-    }
-
     fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match self.step {
+        match self.core.stage {
             Step::Draft => self.on_draft(answer),
             Step::Critique => self.on_critique(answer),
             Step::Review => self.on_review(answer),
@@ -703,7 +705,7 @@ impl crate::protocol::Rules for Plan {
 
         let role = call.slot.role.clone();
         if role == OPTIMIZER {
-            if self.step == Step::Final {
+            if self.core.stage == Step::Final {
                 self.missing
                     .push(format!("no final proposals from the optimizer ({reason})"));
                 self.awaiting.remove(OPTIMIZER);
@@ -736,8 +738,11 @@ impl crate::protocol::Rules for Plan {
 
     fn progress(&self) -> Progress {
         Progress {
-            stage: self.step.id().to_string(),
-            round: if self.config.simple { 0 } else { self.round },
+            round: if self.config.simple {
+                0
+            } else {
+                self.core.round
+            },
             max_round: if self.config.simple { 0 } else { MAX_ROUNDS },
             ..Default::default()
         }
@@ -785,7 +790,7 @@ impl crate::protocol::Rules for Plan {
             stages: self.stages(),
             view: BoardView::Rulings(self.board_rows()),
             items,
-            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            needs_moderator: self.core.moderating(),
             required_roles,
             resolvable: matches!(self.core.outcome, Some(Outcome::Completed { .. }))
                 && !crate::protocol::Questions::open_items(self).is_empty(),

@@ -14,6 +14,7 @@
 use super::model::{Confirmation, DecidedBy, Decision, Evidence, Item, Source, Verification};
 use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};
 use crate::parse::Read;
+use crate::protocol::Stage as _;
 use crate::protocol::{
     Answer, ByItem, Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled,
     SharedSteps, Suggestion, Timestamp,
@@ -38,16 +39,16 @@ impl Plan {
                 now,
                 LogKind::Note,
                 None,
-                format!("round {}: nothing to respond to", self.round),
+                format!("round {}: nothing to respond to", self.core.round),
             );
-            self.rounds_run = self.rounds_run.max(self.round);
+            self.rounds_run = self.rounds_run.max(self.core.round);
             return self.after_round(now);
         }
-        self.enter(Step::Respond, now);
+        self.core.enter(Step::Respond, now);
         let context = json!({
             "goal": self.config.topic,
             "plan": self.plan,
-            "round": self.round,
+            "round": self.core.round,
             "challenges": challenges,
             "proposals": proposals,
         });
@@ -57,7 +58,7 @@ impl Plan {
     pub(super) fn round_ids(&self) -> Vec<String> {
         self.items
             .iter()
-            .filter(|item| item.round == self.round)
+            .filter(|item| item.round == self.core.round)
             .map(|item| item.id.clone())
             .collect()
     }
@@ -125,11 +126,11 @@ impl Plan {
     }
 
     fn open_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Moderation, now);
+        self.core.enter(Step::Moderation, now);
         let mut items: Vec<ModerationItem> = self
             .items
             .iter()
-            .filter(|item| item.round == self.round)
+            .filter(|item| item.round == self.core.round)
             .map(|item| self.moderation_item(item))
             .collect();
         for item in &items {
@@ -138,7 +139,7 @@ impl Plan {
                 proposed: self.responses.get(&item.id).map(|r| r.decision),
                 verification: false,
             };
-            self.book.push(item.clone(), subject, self.round);
+            self.book.push(item.clone(), subject, self.core.round);
         }
         self.log(
             now,
@@ -164,7 +165,7 @@ impl Plan {
         if self.unconfirmed().is_empty() {
             return None;
         }
-        self.enter(Step::Moderation, now);
+        self.core.enter(Step::Moderation, now);
         self.confirming = true;
         let items = self.offer_verifications(now);
         Some(vec![Effect::AwaitModeration { items }])
@@ -229,7 +230,7 @@ impl Plan {
                 proposed: Some(ItemDecision::Defer),
                 verification: true,
             };
-            self.book.push(item.clone(), subject, self.round);
+            self.book.push(item.clone(), subject, self.core.round);
             items.push(item);
         }
         if !items.is_empty() {
@@ -306,7 +307,7 @@ impl crate::protocol::ItemRules for Plan {
         Moderation::new(
             &mut self.book,
             &mut self.core.calls,
-            self.step == Step::Moderation,
+            self.core.stage.moderates(),
         )
     }
 
@@ -317,10 +318,10 @@ impl crate::protocol::ItemRules for Plan {
     /// Only an item of the round under moderation, or an assumption put
     /// to it to confirm, can be decided.
     fn decision_refusal(&self, item_id: &str) -> Option<String> {
-        let open = self.step == Step::Moderation
+        let open = self.core.stage == Step::Moderation
             && (self
                 .item(item_id)
-                .is_some_and(|item| item.round == self.round)
+                .is_some_and(|item| item.round == self.core.round)
                 || self
                     .book
                     .pending()
@@ -364,7 +365,7 @@ impl crate::protocol::ItemRules for Plan {
                     decision,
                     by,
                     note,
-                    round: self.round,
+                    round: self.core.round,
                 },
             );
         }

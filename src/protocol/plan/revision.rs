@@ -91,17 +91,17 @@ impl Plan {
 
     /// The planner revises the plan to the final decisions (PC-15).
     pub(super) fn start_revise(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Revise, now);
+        self.core.enter(Step::Revise, now);
         let decided: Vec<serde_json::Value> = self
             .items
             .iter()
-            .filter(|item| item.round == self.round)
+            .filter(|item| item.round == self.core.round)
             .map(|item| self.item_json(item))
             .collect();
         let context = json!({
             "goal": self.config.topic,
             "plan": self.plan,
-            "round": self.round,
+            "round": self.core.round,
             "decisions": decided,
             "rulings": self.rulings_section(),
             "unverified": self.unverified_json(),
@@ -114,22 +114,22 @@ impl Plan {
         if answer.output.trim().is_empty() {
             return self.repair_or_stop(answer, "the revised plan is empty");
         }
-        let what = format!("revision {}", self.round);
+        let what = format!("revision {}", self.core.round);
         if let Err(asked) = self.bind(&answer, &what) {
             return asked;
         }
         self.keep(&answer, Vec::new());
         self.plan = answer.output.to_string();
-        let from = format!("revision {}", self.round);
+        let from = format!("revision {}", self.core.round);
         self.track_markers(answer.output, &from, now);
-        self.rounds_run = self.round;
+        self.rounds_run = self.core.round;
         self.after_round(now)
     }
 
     /// After round 1 the critic reviews the responses; after round 2 the
     /// final words.
     pub(super) fn after_round(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.round < MAX_ROUNDS {
+        if self.core.round < MAX_ROUNDS {
             return self.start_review(now);
         }
         self.start_final(true, now)

@@ -50,12 +50,13 @@ use super::calls::{Calls, Unusable};
 use super::fairness::agreement::Agreement;
 use super::items::{ItemBook, ItemRecord};
 use super::judges::JudgeRole;
-use super::supervision::{LiveCall, Slot};
+use super::supervision::LiveCall;
 use super::{
     Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Progress, RegionInfo,
     RoleGroup, StageFocus, StageInfo, Timestamp,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
+use crate::protocol::Stage as _;
 
 /// The role the proposer plays in the record.
 pub const PROPOSER_ROLE: &str = "oracle";
@@ -153,29 +154,40 @@ impl QuickMode {
     /// debate runs its revision.
     fn steps(self, revision: bool) -> Vec<Step> {
         match self {
-            QuickMode::Challenge => vec![Step::Attack, Step::Done],
+            QuickMode::Challenge => vec![Step::Attack(self.angle()), Step::Done],
             QuickMode::Panel => vec![Step::Reviews, Step::Synthesis, Step::Done],
-            QuickMode::Premortem => vec![Step::Attack, Step::Synthesis, Step::Done],
-            QuickMode::Redteam => vec![Step::Attack, Step::Moderation, Step::Synthesis, Step::Done],
+            QuickMode::Premortem => vec![Step::Attack(self.angle()), Step::Synthesis, Step::Done],
+            QuickMode::Redteam => vec![
+                Step::Attack(self.angle()),
+                Step::Moderation,
+                Step::Synthesis,
+                Step::Done,
+            ],
             QuickMode::Adversary if revision => vec![
                 Step::Proposal,
-                Step::Attack,
+                Step::Attack(self.angle()),
                 Step::Revision,
                 Step::Synthesis,
                 Step::Done,
             ],
             QuickMode::Adversary => {
-                vec![Step::Proposal, Step::Attack, Step::Synthesis, Step::Done]
+                vec![
+                    Step::Proposal,
+                    Step::Attack(self.angle()),
+                    Step::Synthesis,
+                    Step::Done,
+                ]
             }
         }
     }
 
-    /// The stage the critic's call runs in (its call ids say it).
-    fn attack_stage(self) -> &'static str {
+    /// How its critic attacks: the stage its call runs in (its call ids
+    /// say it).
+    fn angle(self) -> Angle {
         match self {
-            QuickMode::Premortem => "pre-mortem",
-            QuickMode::Redteam => "red-team",
-            _ => "challenge",
+            QuickMode::Premortem => Angle::Premortem,
+            QuickMode::Redteam => Angle::Redteam,
+            _ => Angle::Challenge,
         }
     }
 
@@ -266,14 +278,23 @@ impl QuickConfig {
 
 /// Where a quick debate is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
+pub enum Step {
     Proposal,
-    Attack,
+    /// The critic's attack, from the mode's angle.
+    Attack(Angle),
     Reviews,
     Moderation,
     Revision,
     Synthesis,
     Done,
+}
+
+/// The angle of a critic's attack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Angle {
+    Challenge,
+    Premortem,
+    Redteam,
 }
 
 /// Every stage a quick debate can be in, in any mode.
@@ -282,26 +303,30 @@ pub fn every_stage() -> Vec<&'static str> {
     for mode in QuickMode::ALL {
         for step in [
             Step::Proposal,
-            Step::Attack,
+            Step::Attack(mode.angle()),
             Step::Reviews,
             Step::Moderation,
             Step::Revision,
             Step::Synthesis,
             Step::Done,
         ] {
-            if !stages.contains(&step.id(mode)) {
-                stages.push(step.id(mode));
+            if !stages.contains(&step.id()) {
+                stages.push(step.id());
             }
         }
     }
     stages
 }
 
-impl Step {
-    fn id(self, mode: QuickMode) -> &'static str {
+impl crate::protocol::Stage for Step {
+    const DONE: Step = Step::Done;
+
+    fn id(self) -> &'static str {
         match self {
             Step::Proposal => "proposal",
-            Step::Attack => mode.attack_stage(),
+            Step::Attack(Angle::Challenge) => "challenge",
+            Step::Attack(Angle::Premortem) => "pre-mortem",
+            Step::Attack(Angle::Redteam) => "red-team",
             Step::Reviews => "reviews",
             Step::Moderation => "moderation",
             Step::Revision => "revision",
@@ -310,14 +335,12 @@ impl Step {
         }
     }
 
-    fn title(self, mode: QuickMode) -> &'static str {
+    fn title(self) -> &'static str {
         match self {
             Step::Proposal => "Proposal",
-            Step::Attack => match mode {
-                QuickMode::Premortem => "Pre-mortem",
-                QuickMode::Redteam => "Red team",
-                _ => "Challenge",
-            },
+            Step::Attack(Angle::Challenge) => "Challenge",
+            Step::Attack(Angle::Premortem) => "Pre-mortem",
+            Step::Attack(Angle::Redteam) => "Red team",
             Step::Reviews => "Reviews",
             Step::Moderation => "Triage",
             Step::Revision => "Revision",
@@ -329,11 +352,15 @@ impl Step {
     fn focus(self) -> StageFocus {
         match self {
             Step::Proposal | Step::Revision => StageFocus::Role("proposer".into()),
-            Step::Attack => StageFocus::Role("critic".into()),
+            Step::Attack(_) => StageFocus::Role("critic".into()),
             Step::Moderation => StageFocus::Items,
             Step::Synthesis => StageFocus::Role("synthesizer".into()),
             Step::Reviews | Step::Done => StageFocus::Stay,
         }
+    }
+
+    fn moderates(self) -> bool {
+        self == Step::Moderation
     }
 }
 
@@ -408,8 +435,8 @@ struct SentBack {
 /// A running quick debate.
 pub struct Quick {
     config: QuickConfig,
-    core: DebateCore,
-    step: Step,
+    /// Where it stands: its step (a quick debate has one round).
+    core: DebateCore<Step>,
     proposal: Option<Collected>,
     attack: Option<Collected>,
     revision: Option<Collected>,
@@ -435,7 +462,7 @@ pub struct Quick {
     masked: Vec<String>,
 }
 
-crate::lend_core!(Quick, core);
+crate::lend_core!(Quick, core, Step);
 
 impl Quick {
     pub fn new(config: QuickConfig, prompts: Arc<PromptSet>) -> Self {
@@ -454,10 +481,10 @@ impl Quick {
         } else {
             Vec::new()
         };
+        let first = config.mode.steps(config.revision)[0];
         Quick {
-            step: config.mode.steps(config.revision)[0],
             config,
-            core: DebateCore::new(calls, prompts),
+            core: DebateCore::new(first, calls, prompts),
             proposal: None,
             attack: None,
             revision: None,
@@ -556,13 +583,6 @@ impl Quick {
         self.core.calls.push_log(now, kind, call_id, message);
     }
 
-    fn enter(&mut self, step: Step, now: Timestamp) {
-        self.step = step;
-        self.core
-            .calls
-            .log_stage(now, step.id(self.config.mode), None);
-    }
-
     fn context_json(&self) -> serde_json::Value {
         json!(self.config.context)
     }
@@ -576,8 +596,7 @@ impl Quick {
         raw_output_path: Option<String>,
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
-        let stage = self.step.id(self.config.mode);
-        let slot = Slot::new(role, stage, 1);
+        let slot = self.core.slot(role);
         let started = self.start_or_stop(slot, template, &context, raw_output_path, now);
         started.map(Effect::StartCall)
     }
@@ -589,23 +608,20 @@ impl Quick {
         role: &str,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let slot = Slot::new(role, self.step.id(self.config.mode), 1);
+        let slot = self.core.slot(role);
         self.ask(slot, template, &context, None, now)
     }
 
     fn finish(&mut self, now: Timestamp, note: String) -> Vec<Effect> {
-        self.enter(Step::Done, now);
+        self.core.enter(Step::Done, now);
         let delivers = format!("{} delivers a document", self.config.mode.a_title());
         let deliverable = self.config.mode.deliverable();
         vec![self.core.complete(now, &delivers, deliverable, note)]
     }
 
     fn stages(&self) -> Vec<StageInfo> {
-        let mode = self.config.mode;
-        mode.steps(self.config.revision)
-            .into_iter()
-            .map(|step| StageInfo::new(step.id(mode), step.title(mode), step.focus()))
-            .collect()
+        let steps = self.config.mode.steps(self.config.revision);
+        steps.into_iter().map(|step| step.info()).collect()
     }
 }
 
@@ -622,15 +638,11 @@ impl crate::protocol::Rules for Quick {
     /// is wrong with it (A18: the role is required).
     const REPAIR: &'static TemplateSpec = &prompts::REDO;
 
-    fn stopping(&mut self) {
-        self.step = Step::Done;
-    }
-
     fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let call_id = answer.call.call_id();
         let empty = answer.output.trim().is_empty();
-        match self.step {
+        match self.core.stage {
             Step::Reviews => self.on_review(&answer),
             Step::Proposal if empty => self.repair_or_stop(answer, "the answer is empty"),
             Step::Proposal => {
@@ -642,8 +654,8 @@ impl crate::protocol::Rules for Quick {
                 });
                 self.start_attack(now)
             }
-            Step::Attack if empty => self.repair_or_stop(answer, "the answer is empty"),
-            Step::Attack => self.on_attack(answer),
+            Step::Attack(_) if empty => self.repair_or_stop(answer, "the answer is empty"),
+            Step::Attack(_) => self.on_attack(answer),
             Step::Revision if empty => {
                 if answer.call.repaired {
                     self.revision_skipped = Some(
@@ -682,7 +694,7 @@ impl crate::protocol::Rules for Quick {
         } = why;
 
         let call_id = call.call_id();
-        match self.step {
+        match self.core.stage {
             Step::Reviews => {
                 if let Some(index) = self.review_index(&call.slot.role) {
                     let review = &mut self.reviews[index];
@@ -751,7 +763,6 @@ impl crate::protocol::Rules for Quick {
 
     fn progress(&self) -> Progress {
         Progress {
-            stage: self.step.id(self.config.mode).to_string(),
             round: 0,
             ..Default::default()
         }
@@ -764,13 +775,13 @@ impl crate::protocol::Rules for Quick {
     fn board(&self) -> Board {
         let items = self.book.board_items();
         let mut required_roles = vec!["critic".to_string(), "synthesizer".to_string()];
-        if self.step != Step::Revision {
+        if self.core.stage != Step::Revision {
             required_roles.push("proposer".to_string());
         }
         Board {
             stages: self.stages(),
             items,
-            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            needs_moderator: self.core.moderating(),
             required_roles,
             agreement: self
                 .agreement
@@ -781,7 +792,7 @@ impl crate::protocol::Rules for Quick {
     }
 
     fn check_answer(&self, _: &LiveCall, answer: &str) -> Result<(), String> {
-        if self.step == Step::Attack && self.config.mode == QuickMode::Redteam {
+        if self.core.stage == Step::Attack(Angle::Redteam) {
             return parses(parse_vulnerabilities(answer));
         }
         Ok(())

@@ -18,7 +18,7 @@ use serde_json::json;
 
 impl Quick {
     pub(super) fn start_proposal(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Proposal, now);
+        self.core.enter(Step::Proposal, now);
         let context = json!({
             "topic": self.config.topic,
             "context": self.context_json(),
@@ -28,7 +28,7 @@ impl Quick {
     }
 
     pub(super) fn start_attack(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Attack, now);
+        self.core.enter(Step::Attack(self.config.mode.angle()), now);
         let mut context = json!({
             "topic": self.config.topic,
             "context": self.context_json(),
@@ -49,7 +49,7 @@ impl Quick {
 
     /// Starts every reviewer at once, each blind to the others (QM-04).
     pub(super) fn start_reviews(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Reviews, now);
+        self.core.enter(Step::Reviews, now);
         let mut effects = Vec::new();
         for index in 0..self.reviews.len() {
             let role = self.reviews[index].role;
@@ -81,7 +81,7 @@ impl Quick {
     }
 
     fn start_revision(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Revision, now);
+        self.core.enter(Step::Revision, now);
         let context = json!({
             "topic": self.config.topic,
             "proposal": self.proposal.as_ref().map(|p| p.raw.clone()).unwrap_or_default(),

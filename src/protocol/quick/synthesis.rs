@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 
 impl Quick {
     pub(super) fn start_synthesis(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Synthesis, now);
+        self.core.enter(Step::Synthesis, now);
         let topic = self.config.topic.clone();
         let (template, context) = match self.config.mode {
             QuickMode::Panel => {

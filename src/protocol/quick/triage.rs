@@ -9,6 +9,7 @@
 
 use super::parse::Vulnerability;
 use super::{Quick, Step};
+use crate::protocol::Stage as _;
 use crate::protocol::items::tally;
 use crate::protocol::{
     Effect, ItemDecision, LogKind, Moderation, ModerationItem, Settled, Timestamp,
@@ -17,7 +18,7 @@ use crate::rulings::{self, Ruled};
 
 impl Quick {
     pub(super) fn start_moderation(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Moderation, now);
+        self.core.enter(Step::Moderation, now);
         self.log(
             now,
             LogKind::Moderation,
@@ -142,7 +143,7 @@ impl crate::protocol::ItemRules for Quick {
         Moderation::new(
             &mut self.book,
             &mut self.core.calls,
-            self.step == Step::Moderation,
+            self.core.stage.moderates(),
         )
     }
 

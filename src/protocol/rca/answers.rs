@@ -14,7 +14,7 @@ use super::{
 use crate::parse::Read;
 use crate::protocol::{ByItem, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 impl Rca {
     /// The open challenges of `owner`, in the order they were raised.
@@ -27,7 +27,7 @@ impl Rca {
     }
 
     pub(super) fn start_answers(&mut self, now: Timestamp) -> Vec<Effect> {
-        let round = self.round;
+        let round = self.core.round;
         let owners: Vec<String> = self
             .config
             .debuggers
@@ -44,7 +44,7 @@ impl Rca {
             );
             return self.next_round(now);
         }
-        self.enter(Step::Answers, now);
+        self.core.enter(Step::Answers, now);
         let mut effects = Vec::new();
         for name in owners {
             let ids: Vec<String> = self
@@ -132,7 +132,7 @@ impl Rca {
             "problem": self.config.topic,
             "context": self.config.context,
             "debugger": name,
-            "round": self.round,
+            "round": self.core.round,
             "max_rounds": MAX_ROUNDS,
             "hypotheses": hypotheses,
             "challenges": challenges,
@@ -145,22 +145,7 @@ impl Rca {
     /// dropped or held back) and on every ruling it made (upheld,
     /// overturned or sent back), by item id (`X2.1`, `X2.1-r3`).
     pub(super) fn moderator_rulings(&self) -> String {
-        use crate::rulings::{Ruled, Ruling};
-        let mut order: Vec<String> = Vec::new();
-        let mut latest: HashMap<String, Ruling> = HashMap::new();
-        for record in self.items.records().iter().filter(|r| r.settled) {
-            let Some(decision) = record.decision else {
-                continue;
-            };
-            let ruled = Ruled::from(decision);
-            let id = record.item.id.clone();
-            if !latest.contains_key(&id) {
-                order.push(id.clone());
-            }
-            latest.insert(id.clone(), Ruling::new(id, ruled, record.note.as_deref()));
-        }
-        let rulings: Vec<Ruling> = order.iter().filter_map(|id| latest.remove(id)).collect();
-        crate::rulings::section(&rulings)
+        crate::rulings::section(&self.items.rulings())
     }
 
     /// The rulings section of `name`'s answers prompt (issue 26): the
@@ -226,7 +211,7 @@ impl Rca {
                     },
                     |_| "the challenge counts as unanswered through no choice of its owner: its hypothesis is weakened, not eliminated".to_string(),
                 );
-                let round = self.round;
+                let round = self.core.round;
                 let mut conceded = Vec::new();
                 for (id, text) in &value {
                     let hedges: Vec<String> = hedge::hedges(&text.answer)
@@ -305,7 +290,7 @@ impl Rca {
     /// Every challenge put to `name` this round went unanswered, through
     /// no choice of its owner: its hypotheses stay active.
     pub(super) fn missed_all(&mut self, name: &str, reason: &str, now: Timestamp) {
-        let round = self.round;
+        let round = self.core.round;
         let ids: Vec<String> = self
             .open_challenges_of(name)
             .iter()
@@ -341,8 +326,8 @@ impl Rca {
     /// The next round, or after the last one the closing ruling of what
     /// is still unruled.
     fn next_round(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.round < MAX_ROUNDS {
-            self.round += 1;
+        if self.core.round < MAX_ROUNDS {
+            self.core.round += 1;
             return self.start_challenge(now);
         }
         let to_rule = self

@@ -6,6 +6,7 @@
 
 use super::model::{Challenge, ChallengeState, Hypothesis};
 use super::{Rca, Step};
+use crate::protocol::Stage as _;
 use crate::protocol::{Fact, StageInfo};
 use crate::words::one_line;
 
@@ -16,10 +17,7 @@ impl Rca {
         if self.restatement.is_some() {
             steps.insert(steps.len() - 1, Step::Restate);
         }
-        steps
-            .iter()
-            .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
-            .collect()
+        steps.iter().map(|step| step.info()).collect()
     }
 
     /// One row of the hypotheses board.

@@ -50,20 +50,20 @@ impl Rca {
     }
 
     pub(super) fn start_challenge(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Challenge, now);
+        self.core.enter(Step::Challenge, now);
         self.start_critic(false, now)
     }
 
     pub(super) fn start_closing(&mut self, now: Timestamp) -> Vec<Effect> {
         self.closing = true;
-        self.enter(Step::Ruling, now);
+        self.core.enter(Step::Ruling, now);
         self.start_critic(true, now)
     }
 
     fn start_critic(&mut self, closing: bool, now: Timestamp) -> Vec<Effect> {
         let context = self.critic_prompt(closing);
         let file = documents::round_file(
-            self.round,
+            self.core.round,
             CRITIC,
             if closing { "ruling" } else { "challenge" },
         );
@@ -125,7 +125,7 @@ impl Rca {
             "rulings": self.moderator_rulings(),
             "problem": self.config.topic,
             "debuggers": self.config.debuggers,
-            "round": self.round,
+            "round": self.core.round,
             "max_rounds": MAX_ROUNDS,
             "closing": closing,
             "hypotheses": hypotheses,
@@ -215,7 +215,7 @@ impl Rca {
     }
 
     fn take_rulings(&mut self, answer: &CriticAnswer) {
-        let (round, closing) = (self.round, self.closing);
+        let (round, closing) = (self.core.round, self.closing);
         for (id, text) in &answer.rulings {
             let Some(challenge) = self.challenge_mut(id) else {
                 continue;
@@ -241,7 +241,7 @@ impl Rca {
     }
 
     fn take_challenges(&mut self, answer: &CriticAnswer) {
-        let round = self.round;
+        let round = self.core.round;
         for (hypothesis, text) in &answer.challenges {
             let number = hypothesis.trim_start_matches(['H', 'h']);
             let count = self.challenges_of(hypothesis).count();

@@ -21,7 +21,7 @@ use serde_json::json;
 impl Rca {
     pub(super) fn finish(&mut self, now: Timestamp, stopped: String) -> Vec<Effect> {
         self.stopped = Some(stopped.clone());
-        self.enter(Step::Done, now);
+        self.core.enter(Step::Done, now);
         self.log(
             now,
             LogKind::Note,
@@ -94,7 +94,7 @@ impl Rca {
             failed: None,
             examination: None,
         });
-        self.enter(Step::Restate, now);
+        self.core.enter(Step::Restate, now);
         self.log(
             now,
             LogKind::Note,
@@ -130,7 +130,7 @@ impl Rca {
             "hedge_words": hedge::HEDGE_WORDS,
         });
         let slot = debugger_slot(&hypothesis.owner);
-        let file = documents::round_file(self.round, &slot, "restate");
+        let file = documents::round_file(self.core.round, &slot, "restate");
         Some(
             match self.start_call(&prompts::RESTATE, context, &slot, file, now) {
                 Ok(effect) => vec![effect],
@@ -192,7 +192,7 @@ impl Rca {
         let Some(hypothesis) = self.hypothesis(&restatement.hypothesis).cloned() else {
             return self.close(now);
         };
-        self.enter(Step::Examine, now);
+        self.core.enter(Step::Examine, now);
         self.log(
             now,
             LogKind::Note,
@@ -229,7 +229,7 @@ impl Rca {
             "restated": restatement.claim.clone().unwrap_or_default(),
             "resolved": resolved,
         });
-        let file = documents::round_file(self.round, CRITIC, "examine");
+        let file = documents::round_file(self.core.round, CRITIC, "examine");
         match self.start_call(&prompts::EXAMINE, context, CRITIC, file, now) {
             Ok(effect) => vec![effect],
             Err(failed) => failed,
@@ -305,15 +305,15 @@ impl Rca {
     /// rival the one survivor still has (issue 60); then the verdict.
     pub(super) fn close(&mut self, now: Timestamp) -> Vec<Effect> {
         if !self.rules().strict() {
-            self.step = Step::Done;
+            self.core.stage = Step::Done;
             return self.conclude(now);
         }
         let items = self.closing_items();
         if items.is_empty() {
-            self.step = Step::Done;
+            self.core.stage = Step::Done;
             return self.conclude(now);
         }
-        self.enter(Step::Closing, now);
+        self.core.enter(Step::Closing, now);
         let rivals = items
             .iter()
             .filter(|(_, subject)| matches!(subject, ItemSubject::Rival(_)))
@@ -337,7 +337,7 @@ impl Rca {
             None,
             format!("needs moderator before the conclusion: {}", asks.join("; ")),
         );
-        let round = self.round;
+        let round = self.core.round;
         for (item, subject) in items {
             self.items.push(item, subject, round);
         }

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 
 impl Rca {
     pub(super) fn start_findings(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Findings, now);
+        self.core.enter(Step::Findings, now);
         let owners: BTreeSet<&str> = self.hypotheses.iter().map(|h| h.owner.as_str()).collect();
         let asked: Vec<String> = self
             .config

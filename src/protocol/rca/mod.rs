@@ -62,12 +62,13 @@ use self::parse::CriticAssessment;
 use self::status::{Conclusion, Derived};
 use super::calls::{Calls, Unusable};
 use super::items::ItemBook;
-use super::supervision::{LiveCall, Slot};
+use super::supervision::LiveCall;
 use super::{
     Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Refusals, RegionInfo,
     RoleGroup, RoleInfo, StageFocus, Timestamp,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
+use crate::protocol::Stage as _;
 
 /// At most this many challenge-and-answer rounds (RC-06).
 pub const MAX_ROUNDS: u32 = 5;
@@ -126,7 +127,7 @@ pub fn every_stage() -> Vec<&'static str> {
 
 /// Where an analysis is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
+pub enum Step {
     Findings,
     Challenge,
     Moderation,
@@ -152,6 +153,10 @@ impl Step {
         Step::Ruling,
         Step::Done,
     ];
+}
+
+impl crate::protocol::Stage for Step {
+    const DONE: Step = Step::Done;
 
     fn id(self) -> &'static str {
         match self {
@@ -189,6 +194,15 @@ impl Step {
             Step::Findings | Step::Answers | Step::Restate => StageFocus::Stay,
         }
     }
+
+    fn moderates(self) -> bool {
+        matches!(self, Step::Moderation | Step::Closing)
+    }
+
+    /// Every stage but the findings and the end is within a round (RC-06).
+    fn counts_rounds(self) -> bool {
+        !matches!(self, Step::Findings | Step::Done)
+    }
 }
 
 pub use crate::protocol::calls::Submission;
@@ -215,9 +229,8 @@ pub type ItemRecord = super::items::ItemRecord<ItemSubject>;
 /// A running root-cause analysis.
 pub struct Rca {
     config: RcaConfig,
-    core: DebateCore,
-    step: Step,
-    round: u32,
+    /// Where it stands: its step, and the round of challenges (RC-06).
+    core: DebateCore<Step>,
     hypotheses: Vec<Hypothesis>,
     challenges: Vec<Challenge>,
     /// Findings in so far, by debugger, before they are numbered.
@@ -244,7 +257,7 @@ pub struct Rca {
     places: Places,
 }
 
-crate::lend_core!(Rca, core);
+crate::lend_core!(Rca, core, Step);
 
 /// Where each hypothesis, challenge and final status stands in its list,
 /// and which challenges each hypothesis has, in the order raised: every
@@ -279,9 +292,7 @@ impl Rca {
         };
         Rca {
             config,
-            core: DebateCore::new(calls, prompts),
-            step: Step::Findings,
-            round: 1,
+            core: DebateCore::new(Step::Findings, calls, prompts).with_rounds(MAX_ROUNDS),
             hypotheses,
             challenges: Vec::new(),
             findings_in: BTreeMap::new(),
@@ -372,7 +383,7 @@ impl Rca {
         &self.core.calls
     }
     pub fn round(&self) -> u32 {
-        self.round
+        self.core.round
     }
 
     /// `id`'s status now: final once the analysis ended, else settled (or
@@ -439,15 +450,6 @@ impl Rca {
         self.core.calls.push_log(now, kind, call_id, message);
     }
 
-    fn enter(&mut self, step: Step, now: Timestamp) {
-        self.step = step;
-        let round_of = match step {
-            Step::Findings | Step::Done => None,
-            _ => Some((self.round, MAX_ROUNDS)),
-        };
-        self.core.calls.log_stage(now, step.id(), round_of);
-    }
-
     /// Renders `template` and starts a call of `role` in the current step,
     /// its answer written to `file` before it is read.
     fn start_call(
@@ -458,7 +460,7 @@ impl Rca {
         file: String,
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
-        let slot = Slot::new(role, self.step.id(), self.round);
+        let slot = self.core.slot(role);
         let started = self.start_or_stop(slot, template, &context, Some(file), now);
         started.map(Effect::StartCall)
     }
@@ -530,12 +532,8 @@ fn hypothesis(number: usize, owner: &str, finding: &Finding, source: &str) -> Hy
 }
 
 impl crate::protocol::Rules for Rca {
-    fn stopping(&mut self) {
-        self.step = Step::Done;
-    }
-
     fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match (self.step, answer.call.slot.role.as_str()) {
+        match (self.core.stage, answer.call.slot.role.as_str()) {
             (Step::Findings, _) => self.on_findings(answer),
             (Step::Challenge | Step::Ruling, CRITIC) => self.on_critic(answer),
             (Step::Answers, _) => self.on_answers(answer),
@@ -549,7 +547,7 @@ impl crate::protocol::Rules for Rca {
         let reason = why.reason;
 
         let role = call.slot.role.clone();
-        match self.step {
+        match self.core.stage {
             Step::Findings => self.presents_none(&call, &reason, now),
             Step::Answers => {
                 let name = debugger_name(&role).to_string();
@@ -594,8 +592,7 @@ impl crate::protocol::Rules for Rca {
 
     fn progress(&self) -> Progress {
         Progress {
-            stage: self.step.id().to_string(),
-            round: self.round,
+            round: self.core.round,
             max_round: MAX_ROUNDS,
             ..Default::default()
         }
@@ -629,7 +626,7 @@ impl crate::protocol::Rules for Rca {
             stages: self.stages(),
             view: super::BoardView::Rulings(rows),
             items: self.items.board_items(),
-            needs_moderator: matches!(self.step, Step::Moderation | Step::Closing)
+            needs_moderator: matches!(self.core.stage, Step::Moderation | Step::Closing)
                 && self.core.outcome.is_none(),
             required_roles: vec![CRITIC.to_string()],
             ..Board::default()

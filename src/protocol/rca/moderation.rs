@@ -8,6 +8,7 @@
 
 use super::model::{ChallengeState, Moderated, RulingWord};
 use super::{ItemSubject, MAX_ROUNDS, Rca, Step, count};
+use crate::protocol::Stage as _;
 use crate::protocol::{Effect, ItemDecision, LogKind, Moderation, Settled, Timestamp};
 
 impl Rca {
@@ -16,7 +17,7 @@ impl Rca {
         if pending.is_empty() {
             return self.after_moderation(now);
         }
-        self.enter(Step::Moderation, now);
+        self.core.enter(Step::Moderation, now);
         let challenges = self
             .items
             .pending()
@@ -50,7 +51,7 @@ impl Rca {
                 now,
                 format!(
                     "every hypothesis SURVIVED or was ELIMINATED by round {} of {MAX_ROUNDS}",
-                    self.round
+                    self.core.round
                 ),
             );
         }
@@ -74,7 +75,7 @@ impl crate::protocol::ItemRules for Rca {
         Moderation::new(
             &mut self.items,
             &mut self.core.calls,
-            matches!(self.step, Step::Moderation | Step::Closing),
+            self.core.stage.moderates(),
         )
     }
 
@@ -96,9 +97,9 @@ impl crate::protocol::ItemRules for Rca {
     }
 
     fn items_settled(&mut self, decided: Vec<Settled<ItemSubject>>, now: Timestamp) -> Vec<Effect> {
-        let round = self.round;
+        let round = self.core.round;
         let counts = crate::protocol::items::tally(&decided);
-        if self.step == Step::Closing {
+        if self.core.stage == Step::Closing {
             for (subject, decision, note) in decided {
                 let moderated = Moderated {
                     round,
@@ -116,7 +117,7 @@ impl crate::protocol::ItemRules for Rca {
                     counts[0], counts[1], counts[2]
                 ),
             );
-            self.step = Step::Done;
+            self.core.stage = Step::Done;
             return self.conclude(now);
         }
         for (subject, decision, note) in decided {

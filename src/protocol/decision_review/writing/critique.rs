@@ -4,6 +4,7 @@
 //! Not responsible for the rewrites and the merge ([`super::rewrites`]).
 
 use super::*;
+use crate::protocol::Stage as _;
 use crate::protocol::reading::slip_name;
 use crate::protocol::{Answer, ByItem};
 
@@ -11,7 +12,7 @@ impl WritingReview {
     /// The critic reads the draft first (A16); its answer goes to
     /// [`documents::CRITIQUE`] before it is read.
     pub(super) fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Critique, now);
+        self.core.enter(Step::Critique, now);
         let aspects: Vec<_> = Aspect::ALL
             .iter()
             .map(|aspect| json!({"name": aspect.as_str(), "question": aspect.question()}))
@@ -99,7 +100,7 @@ impl WritingReview {
             );
             return self.start_rewrites(now);
         }
-        self.enter(Step::Moderation, now);
+        self.core.enter(Step::Moderation, now);
         let pending = self.items.pending_items();
         self.log(
             now,
@@ -118,11 +119,8 @@ impl crate::protocol::ItemRules for WritingReview {
     type Subject = String;
 
     fn moderation(&mut self) -> Moderation<'_, String> {
-        Moderation::new(
-            &mut self.items,
-            &mut self.core.calls,
-            self.step == Step::Moderation && self.core.outcome.is_none(),
-        )
+        let open = self.core.moderating();
+        Moderation::new(&mut self.items, &mut self.core.calls, open)
     }
 
     fn items_settled(&mut self, decided: Vec<Settled<String>>, now: Timestamp) -> Vec<Effect> {

@@ -64,6 +64,7 @@ use super::ReviewMode;
 use super::model::{CritiqueMode, Weight};
 use crate::parse::Read;
 use crate::prompts::PromptSet;
+use crate::protocol::Stage as _;
 use crate::protocol::calls::{Calls, Unusable};
 use crate::protocol::fairness::agreement::Agreement;
 use crate::protocol::items::ItemBook;
@@ -247,8 +248,10 @@ pub enum Step {
     Done,
 }
 
-impl Step {
-    pub fn id(self) -> &'static str {
+impl crate::protocol::Stage for Step {
+    const DONE: Step = Step::Done;
+
+    fn id(self) -> &'static str {
         match self {
             Step::Critique => "critique",
             Step::Moderation => "moderation",
@@ -275,6 +278,10 @@ impl Step {
             Step::Rewrites | Step::Done => StageFocus::Stay,
             Step::Merge => StageFocus::Role(SYNTHESIZER.into()),
         }
+    }
+
+    fn moderates(self) -> bool {
+        self == Step::Moderation
     }
 }
 
@@ -379,8 +386,8 @@ pub struct Merged {
 /// A running writing review.
 pub struct WritingReview {
     config: WritingConfig,
-    core: DebateCore,
-    step: Step,
+    /// Where it stands: its step (a writing review has one round).
+    core: DebateCore<Step>,
     critique: Option<Critique>,
     /// The critique's items and the moderator's decisions, by item id.
     items: ItemBook<String>,
@@ -396,7 +403,7 @@ pub struct WritingReview {
     masked: Vec<String>,
 }
 
-crate::lend_core!(WritingReview, core);
+crate::lend_core!(WritingReview, core, Step);
 
 impl WritingReview {
     pub fn new(config: WritingConfig, prompts: Arc<PromptSet>) -> Self {
@@ -419,8 +426,7 @@ impl WritingReview {
         };
         WritingReview {
             config,
-            core: DebateCore::new(calls, prompts),
-            step,
+            core: DebateCore::new(step, calls, prompts),
             critique: None,
             items: ItemBook::default(),
             judges,
@@ -572,20 +578,15 @@ impl WritingReview {
         &self.core.calls
     }
     pub fn step(&self) -> Step {
-        self.step
+        self.core.stage
     }
 
     fn log(&mut self, now: Timestamp, kind: LogKind, call_id: Option<&str>, message: String) {
         self.core.calls.push_log(now, kind, call_id, message);
     }
 
-    fn enter(&mut self, step: Step, now: Timestamp) {
-        self.step = step;
-        self.core.calls.log_stage(now, step.id(), None);
-    }
-
     fn finish(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Done, now);
+        self.core.enter(Step::Done, now);
         let rewritten = self
             .judges
             .iter()
@@ -611,18 +612,14 @@ impl WritingReview {
             .iter()
             .copied()
             .chain([Step::Rewrites, Step::Merge, Step::Done])
-            .map(|step| StageInfo::new(step.id(), step.title(), step.focus()))
+            .map(|step| step.info())
             .collect()
     }
 }
 
 impl crate::protocol::Rules for WritingReview {
-    fn stopping(&mut self) {
-        self.step = Step::Done;
-    }
-
     fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match self.step {
+        match self.core.stage {
             Step::Critique => self.on_critique(answer),
             Step::Rewrites => self.on_rewrite(&answer),
             Step::Merge => self.on_merge(answer),
@@ -633,7 +630,7 @@ impl crate::protocol::Rules for WritingReview {
     fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
         let reason = why.reason;
 
-        match self.step {
+        match self.core.stage {
             // The critic is required, as the merge is (A18).
             Step::Critique => self.fail(now, call.no_answer(&reason)),
             Step::Rewrites => {
@@ -675,7 +672,6 @@ impl crate::protocol::Rules for WritingReview {
 
     fn progress(&self) -> Progress {
         Progress {
-            stage: self.step.id().to_string(),
             round: 0,
             ..Default::default()
         }
@@ -695,7 +691,7 @@ impl crate::protocol::Rules for WritingReview {
             stages: self.stages(),
             view: BoardView::Revision(documents::revision_view(self)),
             items: self.items.board_items(),
-            needs_moderator: self.step == Step::Moderation && self.core.outcome.is_none(),
+            needs_moderator: self.core.moderating(),
             required_roles,
             agreement: self.agreement.as_ref().map(|agreement| {
                 format!("The judges' scores of the draft: {}", agreement.summary())

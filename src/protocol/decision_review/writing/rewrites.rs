@@ -7,6 +7,7 @@
 //! or the files (the documents module).
 
 use super::*;
+use crate::protocol::Stage as _;
 use crate::protocol::reading::slip_name;
 use crate::protocol::{Answer, ByItem};
 
@@ -14,7 +15,7 @@ impl WritingReview {
     /// Every judge at once, each blind to the others; each answer goes to
     /// its judge file before it is read (INF-11, DR-61).
     pub(super) fn start_rewrites(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Rewrites, now);
+        self.core.enter(Step::Rewrites, now);
         self.note_fair_reading("the judges", now);
         let mut effects = Vec::new();
         for index in 0..self.judges.len() {
@@ -59,7 +60,7 @@ impl WritingReview {
 
     /// The merge of the rewrites there are, under the directives (A16, DR-58).
     pub(super) fn start_merge(&mut self, now: Timestamp) -> Vec<Effect> {
-        self.enter(Step::Merge, now);
+        self.core.enter(Step::Merge, now);
         self.note_fair_reading("the merge", now);
         let slot = Slot::new(SYNTHESIZER, Step::Merge.id(), 1);
         let context = self.merge_context();
@@ -162,7 +163,7 @@ impl WritingReview {
     /// Once every judge rewrote or was left out, the merge starts with the
     /// rewrites there are; with none there is nothing to merge.
     pub(super) fn conclude_rewrites_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
-        if self.step != Step::Rewrites
+        if self.core.stage != Step::Rewrites
             || self
                 .judges
                 .iter()
