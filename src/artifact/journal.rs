@@ -174,6 +174,7 @@ pub struct Journal {
     /// Set when an append failed part-way; further appends are refused.
     broken: bool,
     /// See [`STOP_AFTER_RECORD_ENV`].
+    #[cfg(feature = "crash-test")]
     stop_after: Option<TestStop>,
     /// Time of the last record this handle appended.
     last_at: Option<DateTime<Utc>>,
@@ -183,16 +184,20 @@ pub struct Journal {
 /// stops itself (SIGSTOP) right after that record is written, so a test
 /// harness can `kill -9` it at an exact point of a debate; `busy:SEQ`
 /// instead keeps the thread busy there for good, as an engine stuck in
-/// endless work would (the signal backstop's test). Unset in normal use.
+/// endless work would (the signal backstop's test). Only a build with the
+/// `crash-test` feature has the hook: the test builds (the package lists
+/// itself as a dev-dependency with it), never a build people run.
 pub const STOP_AFTER_RECORD_ENV: &str = "QUORUM_TEST_STOP_AFTER_RECORD";
 
 /// What the crash-test hook does at its record.
+#[cfg(feature = "crash-test")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TestStop {
     Stop(u64),
     Busy(u64),
 }
 
+#[cfg(feature = "crash-test")]
 impl TestStop {
     fn seq(self) -> u64 {
         match self {
@@ -201,6 +206,7 @@ impl TestStop {
     }
 }
 
+#[cfg(feature = "crash-test")]
 fn stop_after_from_env() -> Option<TestStop> {
     let value = std::env::var(STOP_AFTER_RECORD_ENV).ok()?;
     match value.trim().strip_prefix("busy:") {
@@ -211,6 +217,7 @@ fn stop_after_from_env() -> Option<TestStop> {
 
 /// Stops this process until it is killed or continued, or keeps its
 /// thread busy for good.
+#[cfg(feature = "crash-test")]
 fn crash_test_stop(how: TestStop) {
     match how {
         // SAFETY: raise only sends a signal to the calling process.
@@ -234,6 +241,7 @@ impl Journal {
             fsync_count: 0,
             unsynced: false,
             broken: false,
+            #[cfg(feature = "crash-test")]
             stop_after: stop_after_from_env(),
             last_at: None,
         }
@@ -410,6 +418,7 @@ impl Journal {
         self.unsynced = !durable;
         self.next_seq += 1;
         self.last_at = Some(at);
+        #[cfg(feature = "crash-test")]
         if let Some(how) = self.stop_after
             && how.seq() == seq
         {
