@@ -295,6 +295,11 @@ pub struct ModerationItem {
     /// What the item is about: a block id, a finding id; empty for an item
     /// about the whole text (a plan's challenge).
     pub target: String,
+    /// The target itself as the protocol read it, its keys as YAML (`id:
+    /// b2`, `type:`, `text:` …), for the moderator to read beside the item;
+    /// empty when the target is the whole text or has no entry of its own.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub target_text: String,
     /// Who raised it, where the id does not say and the moderator should
     /// know (a plan's `critic` or `optimizer`); may be empty.
     #[serde(default, skip_serializing_if = "String::is_empty")]

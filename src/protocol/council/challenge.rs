@@ -316,9 +316,36 @@ impl Council {
                 "\nNo basis stated: a valid challenge names a missing assumption, an alternative explanation or a case where the finding does not apply. Reject it if it gives no reason.",
             );
         }
+        // The finding (or proposal) as the council holds it, for the
+        // moderator to read beside the challenge: its id, severity or kind,
+        // and what its origin wrote.
+        #[derive(serde::Serialize)]
+        struct Entry<'a, T: serde::Serialize> {
+            id: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            severity: Option<&'a str>,
+            #[serde(flatten)]
+            text: &'a T,
+        }
+        let target_text = match self.finding(&challenge.finding_id) {
+            Some(finding) => yaml_serde::to_string(&Entry {
+                id: &finding.id,
+                severity: Some(finding.severity.as_str()),
+                text: &finding.text,
+            }),
+            None => match self.proposal(&challenge.finding_id) {
+                Some(proposal) => yaml_serde::to_string(&Entry {
+                    id: &proposal.id,
+                    severity: None,
+                    text: &proposal.text,
+                }),
+                None => Ok(String::new()),
+            },
+        };
         ModerationItem {
             id: challenge.id.clone(),
             target: challenge.finding_id.clone(),
+            target_text: target_text.unwrap_or_default(),
             severity,
             category: challenge
                 .basis

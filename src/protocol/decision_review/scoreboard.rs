@@ -9,10 +9,24 @@ use crate::protocol::fairness::agreement::Agreement;
 use super::model::{ItemDecision, JudgeResult};
 use super::{DecisionReview, ReviewMode, Stage, block_ids, moderation_item, verdict};
 use crate::protocol::{
-    Board, BoardItem, BoardView, ImpliedVerdict, JudgeState, ScoreColumn, Scoreboard, StageInfo,
+    Board, BoardItem, BoardView, ImpliedVerdict, JudgeState, ModerationItem, ScoreColumn,
+    Scoreboard, StageInfo,
 };
 
 impl DecisionReview {
+    /// The proposal's block `id` as the moderator reads it beside an item
+    /// that attacks it: its keys as YAML; empty when there is no such block.
+    fn block_entry(&self, id: &str) -> String {
+        let proposal = self.proposal.as_ref();
+        let block = proposal.and_then(|proposal| {
+            let blocks = &proposal.parsed.blocks;
+            blocks.iter().find(|block| block.id == id)
+        });
+        block
+            .and_then(|block| yaml_serde::to_string(block).ok())
+            .unwrap_or_default()
+    }
+
     /// What the interfaces show now: the stage strip, the scoreboard, every
     /// critique item with its ruling, and what the moderator may do.
     pub(super) fn board_now(&self) -> Board {
@@ -22,7 +36,10 @@ impl DecisionReview {
             .map(|item| {
                 let ruling = self.ruling(&item.id);
                 BoardItem {
-                    item: moderation_item(item),
+                    item: ModerationItem {
+                        target_text: self.block_entry(&item.target_block),
+                        ..moderation_item(item)
+                    },
                     decision: ruling.as_ref().map(|ruling| ruling.decision),
                     note: ruling.and_then(|ruling| ruling.note),
                     resolution: self.resolution(&item.id).cloned(),

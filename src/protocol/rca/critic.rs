@@ -229,8 +229,12 @@ impl Rca {
             let index = challenge.rulings.len() - 1;
             let challenge = challenge.clone();
             let owner = self.owner_of(&challenge);
+            let item = ModerationItem {
+                target_text: self.hypothesis_entry(&challenge.hypothesis),
+                ..ruling_item(&challenge, &owner)
+            };
             self.items.push(
-                ruling_item(&challenge, &owner),
+                item,
                 ItemSubject::Ruling {
                     challenge: id.clone(),
                     index,
@@ -257,11 +261,12 @@ impl Rca {
                 misses: Vec::new(),
                 rulings: Vec::new(),
             };
-            self.items.push(
-                challenge_item(&challenge),
-                ItemSubject::Challenge(challenge.id.clone()),
-                round,
-            );
+            let item = ModerationItem {
+                target_text: self.hypothesis_entry(&challenge.hypothesis),
+                ..challenge_item(&challenge)
+            };
+            self.items
+                .push(item, ItemSubject::Challenge(challenge.id.clone()), round);
             self.push_challenge(challenge);
         }
         // Challenges held back at an earlier moderation are offered again.

@@ -339,7 +339,15 @@ impl Rca {
         );
         let round = self.core.round;
         for (item, subject) in items {
-            self.items.push(item, subject, round);
+            let target_text = self.hypothesis_entry(&item.target);
+            self.items.push(
+                ModerationItem {
+                    target_text,
+                    ..item
+                },
+                subject,
+                round,
+            );
         }
         vec![Effect::AwaitModeration {
             items: self.items.pending_items(),

@@ -465,6 +465,27 @@ impl Rca {
         started.map(Effect::StartCall)
     }
 
+    /// Hypothesis `id` as the moderator reads it beside an item about it:
+    /// its id, owner and finding as YAML; empty for no such hypothesis.
+    fn hypothesis_entry(&self, id: &str) -> String {
+        let Some(hypothesis) = self.hypothesis(id) else {
+            return String::new();
+        };
+        #[derive(Serialize)]
+        struct Entry<'a> {
+            id: &'a str,
+            owner: &'a str,
+            #[serde(flatten)]
+            finding: &'a Finding,
+        }
+        let entry = Entry {
+            id: &hypothesis.id,
+            owner: &hypothesis.owner,
+            finding: &hypothesis.finding,
+        };
+        yaml_serde::to_string(&entry).unwrap_or_default()
+    }
+
     /// The hypotheses with their owners: `h1 by debugger.alpha, h2 by …`.
     fn listed(&self) -> String {
         let listed: Vec<String> = self

@@ -69,6 +69,13 @@ fn sanitize_board(board: &mut Board) {
         ] {
             clean(field);
         }
+        // The target's entry keeps its lines; each is made inert.
+        item.target_text = item
+            .target_text
+            .lines()
+            .map(sanitize)
+            .collect::<Vec<_>>()
+            .join("\n");
         if let Some(suggestion) = &mut item.suggestion {
             clean(&mut suggestion.by);
             clean(&mut suggestion.reason);

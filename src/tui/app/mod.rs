@@ -247,11 +247,11 @@ pub struct App {
     pub(crate) item_page: usize,
     pub(crate) detail_page: usize,
     /// While moderating, the text the item under the cursor attacks, when
-    /// a lead pane has it (brought up to date by [`App::prepare`]).
+    /// the item carries it (brought up to date by [`App::prepare`]).
     pub item_target: Option<ItemTarget>,
-    /// What `item_target` was last looked up for: the target, how much
-    /// text the lead panes had then, and which of them showed raw text.
-    item_target_key: Option<(String, usize, Vec<bool>)>,
+    /// What `item_target` was last laid out for: the item, the length of
+    /// its target's entry, and whether a lead pane showed raw text.
+    item_target_key: Option<(String, usize, bool)>,
     /// Notes written before the item had a decision, sent with it.
     pending_notes: HashMap<String, String>,
     /// Decisions sent to the engine that its board has not shown yet, by
@@ -902,30 +902,29 @@ impl App {
         }
     }
 
-    /// Finds the text the item under the cursor attacks, while moderating,
-    /// unless it was looked up already for the same target and text.
+    /// Lays out the text the item under the cursor attacks, while
+    /// moderating, unless it was laid out already for the same item, entry
+    /// and raw view.
     pub(crate) fn look_up_item_target(&mut self) {
-        let target = self
+        let item = self
             .board
             .items
             .get(self.item_cursor)
             .filter(|_| self.moderating())
-            .map(|entry| entry.item.target.clone())
-            .filter(|target| !target.is_empty());
-        let Some(target) = target else {
+            .map(|entry| &entry.item);
+        let Some(item) = item else {
             self.item_target = None;
             self.item_target_key = None;
             return;
         };
-        let lead = || {
-            self.panes
-                .iter()
-                .filter(|pane| pane.role.group == crate::protocol::RoleGroup::Lead)
-        };
-        let lead_text: usize = lead().map(|pane| pane.doc.source_len()).sum();
-        let key = (target, lead_text, lead().map(|pane| pane.raw).collect());
+        // As a lead pane shows its answer: raw text or cards (`t`).
+        let raw = self
+            .panes
+            .iter()
+            .any(|pane| pane.role.group == crate::protocol::RoleGroup::Lead && pane.raw);
+        let key = (item.id.clone(), item.target_text.len(), raw);
         if self.item_target_key.as_ref() != Some(&key) {
-            self.item_target = target::find(&self.panes, &key.0);
+            self.item_target = target::of(item, raw);
             self.item_target_key = Some(key);
         }
     }

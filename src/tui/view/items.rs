@@ -462,7 +462,7 @@ fn draw_target(app: &App, target: &ItemTarget, frame: &mut Buffer, rect: Rect) {
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled(target.target.clone(), theme.title),
-            Span::styled(format!(", as the {} wrote it", target.source), theme.dim),
+            Span::styled(", as quorum read it", theme.dim),
         ])),
         heading,
     );
