@@ -13,7 +13,8 @@ use quorum::protocol::council::model::{
     CHECKER, ChallengeState, CouncilMode, DEVIL, FindingState, Intensity, Preset, ProposalStatus,
     Severity,
 };
-use quorum::protocol::council::verdict::{self, overlap};
+use quorum::protocol::council::verdict;
+use quorum::protocol::council::verdict::similarity::{MERGE_OVERLAP, overlap};
 use quorum::protocol::council::{Council, CouncilConfig, Step};
 use quorum::protocol::fairness::{Fairness, Family, Recusal};
 use quorum::protocol::{ContextDoc, ItemDecision, Outcome, Protocol, Verdict};
@@ -984,11 +985,11 @@ fn fp_34_overlap_is_word_jaccard_above_seventy_percent() {
     assert_eq!(overlap("", ""), 0.0);
     let eight = "one two three four five six seven eight";
     // 8 shared of 9 words: 0.89 > 0.70.
-    assert!(overlap(eight, &format!("{eight} nine")) > verdict::MERGE_OVERLAP);
+    assert!(overlap(eight, &format!("{eight} nine")) > MERGE_OVERLAP);
     // 7 shared of 10 words: exactly 0.70 is not above it.
     let seven_of_ten = overlap("a b c d e f g h i", "a b c d e f g j");
     assert!((seven_of_ten - 0.7).abs() < 1e-9, "{seven_of_ten}");
-    assert!(seven_of_ten <= verdict::MERGE_OVERLAP);
+    assert!(seven_of_ten <= MERGE_OVERLAP);
 }
 
 /// A finished council where security's F001 and performance's F003 say

@@ -123,5 +123,5 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = council::parse::read_final(text, "expert.data", &ids);
     let _ = council::parse::read_handoff(text);
-    let _ = council::verdict::overlap(text, "a b c");
+    let _ = council::verdict::similarity::overlap(text, "a b c");
 });

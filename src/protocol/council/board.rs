@@ -9,7 +9,7 @@ use super::Council;
 use super::model::{
     self, Challenge, ChallengeState, DEVIL, Finding, Proposal, Response, ResponseKind, SYNTHESIZER,
 };
-use super::verdict::{FindingOutcome, ProposalOutcome};
+use super::verdict::{FindingOutcome, convergence::ProposalOutcome};
 use crate::protocol::{Fact, Ruling, StageFocus, StageInfo};
 use crate::words::one_line;
 

@@ -297,7 +297,7 @@ impl Council {
             return self.fail(now, short);
         }
         if self.proposes() {
-            self.proposal_outcomes = verdict::converge(
+            self.proposal_outcomes = verdict::convergence::converge(
                 &self.participants,
                 &self.proposals,
                 &self.positions,

@@ -81,7 +81,7 @@ use self::model::{
     SYNTHESIZER, Severity, expert_slot, participant_title,
 };
 use self::packets::Exchange;
-use self::verdict::{Assessment, ProposalOutcome};
+use self::verdict::{Assessment, convergence::ProposalOutcome};
 use super::Refusals;
 use super::calls::Calls;
 use super::items::ItemBook;
@@ -979,7 +979,7 @@ impl crate::protocol::Questions for Council {
     }
 
     fn summary_lead(&self) -> Option<String> {
-        documents::summary_lead(self)
+        documents::summary::summary_lead(self)
     }
 
     /// Issue 26: a council's moderator routes challenges.

@@ -300,7 +300,7 @@ impl Council {
     /// Phase 4: proposes the merges the origins will vote on.
     pub(super) fn synthesise(&mut self, now: Timestamp) {
         self.log(now, LogKind::Stage, None, "stage: synthesis".into());
-        for candidate in verdict::overlapping(&self.findings) {
+        for candidate in verdict::similarity::overlapping(&self.findings) {
             self.propose_merge(candidate);
         }
         let listed: Vec<String> = self

@@ -14,7 +14,8 @@ use super::model::{
     SeverityChange,
 };
 use super::packets::PacketKind;
-use super::{Council, Step, documents, parse, pretty, prompts, rulings, unordered, verdict};
+use super::verdict::similarity;
+use super::{Council, Step, documents, parse, pretty, prompts, rulings, unordered};
 use crate::parse::Read;
 use crate::protocol::{Answer, ByItem, Effect, ItemDecision, LogKind, Timestamp};
 use crate::words::one_line;
@@ -487,7 +488,7 @@ impl Council {
                     if !known && !self.proposes() {
                         let overlap = match (self.finding(&pair[0]), self.finding(&pair[1])) {
                             (Some(a), Some(b)) => {
-                                verdict::overlap(&a.text.description, &b.text.description)
+                                similarity::overlap(&a.text.description, &b.text.description)
                             }
                             _ => 0.0,
                         };

@@ -22,132 +22,30 @@
 //! that finding's count, and a finding that every other counted participant
 //! was recused from stays unconfirmed: its origins alone never confirm it.
 //!
-//! Not responsible for reading answers or files: it takes the record.
+//! Not responsible for reading answers or files: it takes the record; nor
+//! for the merges quorum proposes by word overlap ([`similarity`]) or how
+//! a brainstorm's proposals converge ([`convergence`]).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+pub mod convergence;
+pub mod similarity;
+
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::model::{
     Challenge, ChallengeState, DEVIL, Finding, FindingState, MergeCandidate, Params, Positions,
-    Preset, Proposal, ProposalStatus, Response, ResponseKind, Severity, SeverityChange, Stance,
+    Preset, Proposal, Response, ResponseKind, Severity, SeverityChange, Stance,
 };
 use crate::protocol::Edition;
 use crate::protocol::Verdict;
 use crate::protocol::fairness::{Fairness, Family};
-
-/// Word overlap above which two findings are proposed for a merge (A22).
-pub const MERGE_OVERLAP: f64 = 0.70;
 
 /// Confirmed MEDIUM findings that make "multiple" (A23).
 pub const MULTIPLE_MEDIUM: usize = 2;
 
 /// Confirmed HIGH findings that FAIL a council (FP-39).
 pub const FAILING_HIGHS: usize = 3;
-
-/// The lowercase words of `text`: runs of letters and digits.
-pub fn tokens(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// The Jaccard similarity of the words of two descriptions (A22): shared
-/// words ÷ words in either, from 0 to 1.
-pub fn overlap(a: &str, b: &str) -> f64 {
-    let (a, b) = (tokens(a), tokens(b));
-    let union = a.union(&b).count();
-    if union == 0 {
-        return 0.0;
-    }
-    a.intersection(&b).count() as f64 / union as f64
-}
-
-/// Pairs of active findings whose descriptions overlap by more than
-/// [`MERGE_OVERLAP`], in inventory order.
-///
-/// Comparing every pair would cost the square of the inventory. Two word
-/// sets can overlap that much only if they share a word among their rarest
-/// few (prefix filtering): with the words of every description ordered
-/// rarest first, a set of `n` words whose overlap with another reaches
-/// `t` shares at least `⌈t·n⌉` words with it, so the two share one of
-/// their first `n − ⌊t·n⌋ + 1` words. Only pairs that do are compared,
-/// exactly as [`overlap`] does.
-pub fn overlapping(findings: &[Finding]) -> Vec<MergeCandidate> {
-    let active: Vec<&Finding> = findings.iter().filter(|f| f.active()).collect();
-    // Every description's words, as numbers, each word once.
-    let mut numbers: HashMap<String, usize> = HashMap::new();
-    let sets: Vec<Vec<usize>> = active
-        .iter()
-        .map(|finding| {
-            tokens(&finding.text.description)
-                .into_iter()
-                .map(|word| {
-                    let next = numbers.len();
-                    *numbers.entry(word).or_insert(next)
-                })
-                .collect()
-        })
-        .collect();
-    // Rarest first: by how many descriptions use a word, then its number.
-    let mut used_by = vec![0usize; numbers.len()];
-    for set in &sets {
-        for &word in set {
-            used_by[word] += 1;
-        }
-    }
-    let ordered: Vec<Vec<usize>> = sets
-        .iter()
-        .map(|set| {
-            let mut set = set.clone();
-            set.sort_unstable_by_key(|&word| (used_by[word], word));
-            set
-        })
-        .collect();
-    // Who has each word among its first few, and the pairs that share one.
-    let mut holders: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut candidates: Vec<(usize, usize)> = Vec::new();
-    let mut met_by = vec![usize::MAX; active.len()];
-    for (later, set) in ordered.iter().enumerate() {
-        let prefix = set.len() - (MERGE_OVERLAP * set.len() as f64).floor() as usize + 1;
-        for &word in &set[..prefix.min(set.len())] {
-            let earlier = holders.entry(word).or_default();
-            for &other in earlier.iter() {
-                if met_by[other] != later {
-                    met_by[other] = later;
-                    candidates.push((other, later));
-                }
-            }
-            earlier.push(later);
-        }
-    }
-    candidates.sort_unstable();
-    let mut pairs = Vec::new();
-    for (a, b) in candidates {
-        let share = share_of(&sets[a], &sets[b]);
-        if share > MERGE_OVERLAP {
-            pairs.push(MergeCandidate {
-                findings: [active[a].id.clone(), active[b].id.clone()],
-                proposed_by: "quorum".into(),
-                overlap: round2(share),
-            });
-        }
-    }
-    pairs
-}
-
-/// [`overlap`] of two sets of word numbers, each word once in each.
-fn share_of(a: &[usize], b: &[usize]) -> f64 {
-    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let large: std::collections::HashSet<usize> = large.iter().copied().collect();
-    let shared = small.iter().filter(|word| large.contains(word)).count();
-    let union = a.len() + b.len() - shared;
-    if union == 0 {
-        return 0.0;
-    }
-    shared as f64 / union as f64
-}
 
 fn round2(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
@@ -932,185 +830,6 @@ pub fn verdict_of(
     (Verdict::Pass, rule)
 }
 
-// ---- brainstorm -----------------------------------------------------------
-
-/// How one proposal ended, and why.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ProposalOutcome {
-    pub id: String,
-    pub status: ProposalStatus,
-    pub accept_share: f64,
-    pub reject_share: f64,
-    pub rule: String,
-}
-
-/// Converges a brainstorm: each proposal still in the running is accepted
-/// when its weighted accept share reaches the consensus threshold,
-/// rejected when its reject share does, and parked otherwise; its origin
-/// counts as accepting unless it says otherwise. Retired proposals
-/// (merged, split, superseded) keep their status.
-pub fn converge(
-    participants: &[String],
-    proposals: &[Proposal],
-    positions: &Positions,
-    params: &Params,
-    retirements: &[super::model::Retirement],
-) -> Vec<ProposalOutcome> {
-    // A proposal another origin's would retire is retired here only when
-    // its own origin agreed in its final position (issue 60); otherwise
-    // both stand and converge on their own.
-    let mut proposals: Vec<Proposal> = proposals.to_vec();
-    let mut retired_by: HashMap<String, String> = HashMap::new();
-    for proposal in proposals.iter_mut() {
-        let claims: Vec<&super::model::Retirement> = retirements
-            .iter()
-            .filter(|r| r.proposal == proposal.id)
-            .collect();
-        let Some(first) = claims.first() else {
-            continue;
-        };
-        let agreed_to = |r: &super::model::Retirement| {
-            positions.get(&r.origin).is_some_and(|position| {
-                position.merges.iter().any(|vote| {
-                    vote.agree
-                        && pair(&vote.findings[0], &vote.findings[1]) == pair(&r.proposal, &r.by)
-                })
-            })
-        };
-        let (agreed, refused): (Vec<&&super::model::Retirement>, Vec<_>) =
-            claims.iter().partition(|r| agreed_to(r));
-        let by = |list: &[&&super::model::Retirement]| {
-            listed(
-                &list
-                    .iter()
-                    .map(|r| format!("{} ({})", r.by, r.claimed_by))
-                    .collect::<Vec<_>>(),
-            )
-        };
-        if let (Some(taken), false) = (agreed.first(), proposal.status.retired()) {
-            proposal.status = taken.status;
-            retired_by.insert(
-                proposal.id.clone(),
-                format!(
-                    "{} by {}, with its origin {}'s agreement",
-                    taken.status.as_str(),
-                    by(&agreed),
-                    first.origin
-                ),
-            );
-        } else if agreed.is_empty() {
-            retired_by.insert(
-                proposal.id.clone(),
-                format!(
-                    "{} would have it {}, but its origin {} did not agree, so it stands on its own",
-                    by(&refused),
-                    first.status.as_str(),
-                    first.origin
-                ),
-            );
-        }
-    }
-    let proposals = &proposals;
-    // Each participant's first stance on each id, looked up per proposal.
-    let stances: HashMap<&str, HashMap<&str, Stance>> = positions
-        .iter()
-        .map(|(participant, position)| {
-            let mut first: HashMap<&str, Stance> = HashMap::new();
-            for stance in &position.positions {
-                first.entry(stance.id.as_str()).or_insert(stance.stance);
-            }
-            (participant.as_str(), first)
-        })
-        .collect();
-    let mut outcomes = Vec::new();
-    for proposal in proposals {
-        if proposal.status.retired() {
-            outcomes.push(ProposalOutcome {
-                id: proposal.id.clone(),
-                status: proposal.status,
-                accept_share: 0.0,
-                reject_share: 0.0,
-                rule: retired_by.get(&proposal.id).cloned().unwrap_or_else(|| {
-                    format!("{} before the convergence", proposal.status.as_str())
-                }),
-            });
-            continue;
-        }
-        let (mut accept, mut reject, mut counted) = (0.0, 0.0, 0.0);
-        let mut for_it = Vec::new();
-        let mut against = Vec::new();
-        for participant in participants {
-            let position = positions.get(participant);
-            let origin = proposal.origin == *participant;
-            if position.is_none() && !origin {
-                continue;
-            }
-            let w = weight(participant, params);
-            counted += w;
-            let stance = position
-                .and_then(|_| stances.get(participant.as_str()))
-                .and_then(|first| first.get(proposal.id.as_str()).copied());
-            let withdrawn = origin && proposal.withdrawn.is_some();
-            match (stance, origin) {
-                _ if withdrawn && stance != Some(Stance::Endorse) => {
-                    reject += w;
-                    against.push(participant.clone());
-                }
-                (Some(Stance::Endorse), _) | (None, true) => {
-                    accept += w;
-                    for_it.push(participant.clone());
-                }
-                (Some(Stance::Dispute | Stance::Withdraw), _) => {
-                    reject += w;
-                    against.push(participant.clone());
-                }
-                _ => {}
-            }
-        }
-        let (accept_share, reject_share) = if counted > 0.0 {
-            (accept / counted, reject / counted)
-        } else {
-            (0.0, 0.0)
-        };
-        let threshold = params.consensus_threshold;
-        let status = if accept_share + 1e-9 >= threshold {
-            ProposalStatus::Accepted
-        } else if reject_share + 1e-9 >= threshold {
-            ProposalStatus::Rejected
-        } else {
-            ProposalStatus::Parked
-        };
-        let rule = format!(
-            "{}: accept {accept:.1} of {counted:.1} ({:.2}), reject {reject:.1} ({:.2}), threshold {threshold:.2}{}{}",
-            status.as_str(),
-            accept_share,
-            reject_share,
-            if for_it.is_empty() {
-                String::new()
-            } else {
-                format!("; for: {}", listed(&for_it))
-            },
-            if against.is_empty() {
-                String::new()
-            } else {
-                format!("; against: {}", listed(&against))
-            },
-        );
-        let rule = match retired_by.get(&proposal.id) {
-            Some(claim) => format!("{rule}; {claim}"),
-            None => rule,
-        };
-        outcomes.push(ProposalOutcome {
-            id: proposal.id.clone(),
-            status,
-            accept_share: round2(accept_share),
-            reject_share: round2(reject_share),
-            rule,
-        });
-    }
-    outcomes
-}
-
 /// Whether `challenge` was answered by a defense that accepted its
 /// severity: the only way a severity moves in the rounds (A21).
 pub fn accepted_severity(challenge: &Challenge, responses: &[Response]) -> Option<Severity> {
@@ -1504,44 +1223,5 @@ mod tests {
             &findings,
         );
         assert_eq!(verdict, Verdict::Pass);
-    }
-
-    /// Every pair compared, as before prefix filtering.
-    fn overlapping_by_every_pair(findings: &[Finding]) -> Vec<MergeCandidate> {
-        let active: Vec<&Finding> = findings.iter().filter(|f| f.active()).collect();
-        let mut pairs = Vec::new();
-        for (index, a) in active.iter().enumerate() {
-            for b in &active[index + 1..] {
-                let share = overlap(&a.text.description, &b.text.description);
-                if share > MERGE_OVERLAP {
-                    pairs.push(MergeCandidate {
-                        findings: [a.id.clone(), b.id.clone()],
-                        proposed_by: "quorum".into(),
-                        overlap: round2(share),
-                    });
-                }
-            }
-        }
-        pairs
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn prefix_filtering_proposes_the_merges_every_pair_would(
-            descriptions in proptest::collection::vec(
-                (proptest::collection::vec("[a-f]|[A-F][0-9]|the", 0..12), proptest::bool::weighted(0.1)),
-                0..24,
-            ),
-        ) {
-            let findings: Vec<Finding> = descriptions
-                .iter()
-                .enumerate()
-                .map(|(index, (words, withdrawn))| finding(index + 1, &words.join(" "), *withdrawn))
-                .collect();
-            proptest::prop_assert_eq!(
-                overlapping(&findings),
-                overlapping_by_every_pair(&findings)
-            );
-        }
     }
 }
