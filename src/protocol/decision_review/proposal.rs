@@ -16,7 +16,6 @@ use super::{
 use crate::parse::{Read, Slip};
 use crate::protocol::ByItem;
 use crate::protocol::reading::slip_name;
-use crate::protocol::supervision::Slot;
 use crate::protocol::{Answer, Effect, LogKind, ModerationItem, SharedSteps, Timestamp};
 
 impl DecisionReview {
@@ -31,7 +30,7 @@ impl DecisionReview {
         self.start_single(
             Template::Proposer,
             context,
-            Slot::new("proposer", "proposal", 1),
+            self.core.slot("proposer"),
             now,
         )
     }
@@ -133,7 +132,7 @@ impl DecisionReview {
             "critique_mode": self.config.critique_mode.as_str(),
         });
         let template = Template::Critic(self.config.critique_mode);
-        self.start_single(template, context, Slot::new("critic", "critique", 1), now)
+        self.start_single(template, context, self.core.slot("critic"), now)
     }
 
     /// The findings another debate handed on, as critique items `f1`,

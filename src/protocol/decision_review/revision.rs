@@ -15,7 +15,6 @@ use super::{DecisionReview, RevisionRound, Stage, change_verb, parse, tree_yaml}
 use crate::parse::{Read, Slip};
 use crate::protocol::fairness::Blindfold;
 use crate::protocol::reading::slip_name;
-use crate::protocol::supervision::Slot;
 use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 
 impl DecisionReview {
@@ -153,7 +152,7 @@ impl DecisionReview {
         self.start_single(
             Template::Reviser,
             context,
-            Slot::new("proposer", "revision", round),
+            self.core.slot("proposer"),
             now,
         )
     }
