@@ -129,7 +129,12 @@ impl PtyRun {
             let mut buffer = vec![0u8; READ_CHUNK_BYTES];
             loop {
                 // Linux reports the far side closing as EIO, not as 0 bytes.
-                let read = source.read(&mut buffer).unwrap_or(0);
+                // A read a signal interrupted is no end: it is tried again
+                // (the suite's other tests install signal handlers).
+                let read = match source.read(&mut buffer) {
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                    read => read.unwrap_or(0),
+                };
                 let read_at = Instant::now();
                 let mut output = feed.output.lock().unwrap_or_else(|e| e.into_inner());
                 if read == 0 {
