@@ -285,6 +285,30 @@ impl DecisionReview {
         vec![Effect::StartCall(spec)]
     }
 
+    /// The inputs that are the decision review's own, not call plumbing.
+    /// A held judge left out by the moderator: the round goes on without it.
+    pub(super) fn on_skip_held(&mut self, call_id: &str, now: Timestamp) -> Vec<Effect> {
+        if self.held_judge(call_id).is_none() {
+            self.push_log(
+                now,
+                LogKind::Note,
+                Some(call_id),
+                "override ignored: the call is not live".into(),
+            );
+            return Vec::new();
+        }
+        self.push_log(
+            now,
+            LogKind::Override,
+            Some(call_id),
+            "moderator: go on without this judge".into(),
+        );
+        if let Some(evaluation) = self.evaluations.last_mut() {
+            evaluation.released = true;
+        }
+        self.conclude_round_if_complete(now)
+    }
+
     pub(super) fn judge_config(&self, role: JudgeRole) -> Option<&JudgeConfig> {
         self.config.panel.iter().find(|judge| judge.role == role)
     }

@@ -2,27 +2,23 @@
 //! spec keys, its role slots, its demo, how a debate is defined from them,
 //! and how its verdict is recomputed from the files on disk.
 
+mod recompute;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use self::recompute::{Recomputation, recompute};
 use super::NAME;
-use super::documents::DebateYaml;
-use super::model::{
-    Criterion, CritiqueMode, JudgeConfig, JudgeResult, JudgeRole, ThesisTree, Weight,
-    architecture_panel,
-};
-use super::parse::read_judge;
-use super::verdict::{Thresholds, derive_with_held_out};
+use super::model::{Criterion, CritiqueMode, JudgeConfig, JudgeRole, Weight, architecture_panel};
+use super::verdict::Thresholds;
 use super::writing::{
     CRITIC as WRITING_CRITIC, Draft, SYNTHESIZER as WRITING_SYNTHESIZER, WritingConfig,
     WritingReview, writing_panel,
 };
-use super::{
-    DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption, block_ids, judge_file,
-};
-use crate::input::{RecordFileError, RecordFiles};
+use super::{DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption};
+use crate::input::RecordFiles;
 use crate::located::SpecError;
 use crate::parse::Read;
 use crate::prompts::PromptSet;
@@ -31,7 +27,7 @@ use crate::protocol::kind::{
     ProtocolKind, RecomputeError, Recomputed, RoleSlot, Setting, ValueKind, read_options,
     read_record,
 };
-use crate::protocol::{Outcome, Protocol, RoleGroup};
+use crate::protocol::{Protocol, RoleGroup};
 
 /// Default number of REVISE loops (RULES.md A8).
 pub const DEFAULT_MAX_ROUNDS: u32 = 2;
@@ -882,156 +878,6 @@ impl From<ReviewConfig> for DebateDefinition {
     fn from(config: ReviewConfig) -> Self {
         DebateDefinition::new(NAME, &config)
     }
-}
-
-/// Recomputes the assessment of the final round of the debate in `dir`:
-/// the panel, thresholds and final tree come from `debate.yaml`, the scores
-/// from the judge files themselves, parsed again, so editing a judge file
-/// changes the verdict (INF-04, INF-06). A file that starts with the
-/// MALFORMED marker, or no longer parses, is excluded as malformed. The
-/// judge files are read as the live run read them; the notes say what was
-/// read other than as written, file by file.
-pub fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, RecomputeError> {
-    let shown = files.shown("debate.yaml");
-    let record: DebateYaml = read_record(files, "debate.yaml", "a quorum debate folder")?;
-    if let Some(Outcome::Failed { reason }) = &record.outcome {
-        return Err(RecomputeError::NoVerdict {
-            path: shown,
-            reason: format!("this debate failed before it reached a verdict: {reason}"),
-        });
-    }
-    let (Some(evaluation), Some(revision)) = (&record.stages.evaluation, &record.stages.revision)
-    else {
-        return Err(RecomputeError::NoVerdict {
-            path: shown,
-            reason: "this debate has no evaluation yet, so there is no verdict to recompute".into(),
-        });
-    };
-    let round = evaluation.latest.round;
-    let tree = ThesisTree {
-        blocks: revision.revised_tree.clone(),
-    };
-    let panel = record.participants.panel();
-    let mut results = BTreeMap::new();
-    let mut readings = Vec::new();
-    let mut excluded = Vec::new();
-    for judge in &panel {
-        let file = judge_file(judge.role, round);
-        let live = evaluation
-            .latest
-            .judges
-            .iter()
-            .find(|status| status.role == judge.role);
-        let result = match files.read(&file, "judge file") {
-            Ok(raw) if raw.starts_with("<!-- MALFORMED") => {
-                let reason = raw
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .trim_start_matches("<!-- MALFORMED:")
-                    .trim_end_matches("-->")
-                    .trim()
-                    .to_string();
-                excluded.push(format!(
-                    "{file}: excluded, as in the live run: its answer was malformed ({reason})"
-                ));
-                JudgeResult::Malformed { reason }
-            }
-            Ok(raw) => {
-                match read_judge(&raw, judge, &tree) {
-                    Ok(read) => {
-                        readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
-                        readings.extend(read.slips.iter().map(|slip| {
-                        format!("{file}: could not read {slip}; its score counts, with no reason given")
-                    }));
-                        JudgeResult::Scored(read.value)
-                    }
-                    Err(error) => {
-                        excluded.push(format!(
-                            "{file}: excluded: its answer does not read: {error}"
-                        ));
-                        JudgeResult::Malformed {
-                            reason: error.to_string(),
-                        }
-                    }
-                }
-            }
-            Err(_) if live.is_some_and(|status| status.status == "recused") => {
-                JudgeResult::Recused {
-                    reason: live
-                        .and_then(|status| status.reason.clone())
-                        .unwrap_or_default(),
-                }
-            }
-            Err(error) => {
-                let reason = live
-                    .and_then(|status| status.reason.clone())
-                    .unwrap_or_else(|| "no judge file".to_string());
-                let scored_live = live.is_some_and(|status| status.status == "scored");
-                excluded.push(match &error {
-                    RecordFileError::Missing(_) if !scored_live => {
-                        format!("{file}: excluded, as in the live run: {reason}")
-                    }
-                    _ => format!(
-                        "{file}: excluded: cannot read it: {error}{}",
-                        if scored_live {
-                            " (the live run had its scores; the verdict may differ)"
-                        } else {
-                            ""
-                        }
-                    ),
-                });
-                JudgeResult::Skipped { reason }
-            }
-        };
-        results.insert(judge.role, result);
-    }
-    readings.extend(excluded);
-    let value = if record.meta.mode == ReviewMode::Comparative.as_str() {
-        let block_option: BTreeMap<String, String> = tree
-            .blocks
-            .iter()
-            .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
-            .collect();
-        let ids: Vec<String> = record.options.iter().map(|o| o.id.clone()).collect();
-        Recomputation::Ranking(super::ranking::rank(
-            &ids,
-            &block_option,
-            &panel,
-            &results,
-            &record.thresholds,
-        ))
-    } else {
-        let mut assessment = derive_with_held_out(
-            &panel,
-            &results,
-            &block_ids(&tree),
-            &record.thresholds,
-            record.participants.held_out(),
-        );
-        assessment.rule = crate::protocol::fairness::rule_with_flags(
-            assessment.rule,
-            evaluation
-                .latest
-                .judges
-                .iter()
-                .filter_map(|status| status.kinship.as_ref()),
-        );
-        Recomputation::Verdict(assessment)
-    };
-    Ok(Read {
-        value,
-        notes: readings,
-        slips: Vec::new(),
-    })
-}
-
-/// What the files of a decision review imply again: a verdict, or a
-/// comparison's ranking (which has none, A15).
-#[derive(Debug)]
-pub enum Recomputation {
-    Verdict(super::verdict::Assessment),
-    Ranking(super::ranking::Ranking),
 }
 
 /// The time a fresh definition starts at, for tests of the entry alone.

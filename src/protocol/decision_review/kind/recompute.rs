@@ -1,0 +1,167 @@
+//! `quorum recompute` for a decision review: the verdict (or a comparison's
+//! ranking) derived again from the files on disk, the judge files parsed
+//! anew so an edited file changes the result (INF-04, INF-06). Not
+//! responsible for refusing a writing review or for the shape of the
+//! answer: the parent's `ProtocolKind::recompute` does both.
+
+use std::collections::BTreeMap;
+
+use crate::input::{RecordFileError, RecordFiles};
+use crate::parse::Read;
+use crate::protocol::Outcome;
+use crate::protocol::decision_review::documents::DebateYaml;
+use crate::protocol::decision_review::model::{JudgeResult, ThesisTree};
+use crate::protocol::decision_review::parse::read_judge;
+use crate::protocol::decision_review::verdict::derive_with_held_out;
+use crate::protocol::decision_review::{ReviewMode, block_ids, judge_file};
+use crate::protocol::kind::{RecomputeError, read_record};
+
+/// Recomputes the assessment of the final round of the debate in `dir`:
+/// the panel, thresholds and final tree come from `debate.yaml`, the scores
+/// from the judge files themselves, parsed again, so editing a judge file
+/// changes the verdict (INF-04, INF-06). A file that starts with the
+/// MALFORMED marker, or no longer parses, is excluded as malformed. The
+/// judge files are read as the live run read them; the notes say what was
+/// read other than as written, file by file.
+pub(super) fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, RecomputeError> {
+    let shown = files.shown("debate.yaml");
+    let record: DebateYaml = read_record(files, "debate.yaml", "a quorum debate folder")?;
+    if let Some(Outcome::Failed { reason }) = &record.outcome {
+        return Err(RecomputeError::NoVerdict {
+            path: shown,
+            reason: format!("this debate failed before it reached a verdict: {reason}"),
+        });
+    }
+    let (Some(evaluation), Some(revision)) = (&record.stages.evaluation, &record.stages.revision)
+    else {
+        return Err(RecomputeError::NoVerdict {
+            path: shown,
+            reason: "this debate has no evaluation yet, so there is no verdict to recompute".into(),
+        });
+    };
+    let round = evaluation.latest.round;
+    let tree = ThesisTree {
+        blocks: revision.revised_tree.clone(),
+    };
+    let panel = record.participants.panel();
+    let mut results = BTreeMap::new();
+    let mut readings = Vec::new();
+    let mut excluded = Vec::new();
+    for judge in &panel {
+        let file = judge_file(judge.role, round);
+        let live = evaluation
+            .latest
+            .judges
+            .iter()
+            .find(|status| status.role == judge.role);
+        let result = match files.read(&file, "judge file") {
+            Ok(raw) if raw.starts_with("<!-- MALFORMED") => {
+                let reason = raw
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim_start_matches("<!-- MALFORMED:")
+                    .trim_end_matches("-->")
+                    .trim()
+                    .to_string();
+                excluded.push(format!(
+                    "{file}: excluded, as in the live run: its answer was malformed ({reason})"
+                ));
+                JudgeResult::Malformed { reason }
+            }
+            Ok(raw) => {
+                match read_judge(&raw, judge, &tree) {
+                    Ok(read) => {
+                        readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
+                        readings.extend(read.slips.iter().map(|slip| {
+                        format!("{file}: could not read {slip}; its score counts, with no reason given")
+                    }));
+                        JudgeResult::Scored(read.value)
+                    }
+                    Err(error) => {
+                        excluded.push(format!(
+                            "{file}: excluded: its answer does not read: {error}"
+                        ));
+                        JudgeResult::Malformed {
+                            reason: error.to_string(),
+                        }
+                    }
+                }
+            }
+            Err(_) if live.is_some_and(|status| status.status == "recused") => {
+                JudgeResult::Recused {
+                    reason: live
+                        .and_then(|status| status.reason.clone())
+                        .unwrap_or_default(),
+                }
+            }
+            Err(error) => {
+                let reason = live
+                    .and_then(|status| status.reason.clone())
+                    .unwrap_or_else(|| "no judge file".to_string());
+                let scored_live = live.is_some_and(|status| status.status == "scored");
+                excluded.push(match &error {
+                    RecordFileError::Missing(_) if !scored_live => {
+                        format!("{file}: excluded, as in the live run: {reason}")
+                    }
+                    _ => format!(
+                        "{file}: excluded: cannot read it: {error}{}",
+                        if scored_live {
+                            " (the live run had its scores; the verdict may differ)"
+                        } else {
+                            ""
+                        }
+                    ),
+                });
+                JudgeResult::Skipped { reason }
+            }
+        };
+        results.insert(judge.role, result);
+    }
+    readings.extend(excluded);
+    let value = if record.meta.mode == ReviewMode::Comparative.as_str() {
+        let block_option: BTreeMap<String, String> = tree
+            .blocks
+            .iter()
+            .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
+            .collect();
+        let ids: Vec<String> = record.options.iter().map(|o| o.id.clone()).collect();
+        Recomputation::Ranking(crate::protocol::decision_review::ranking::rank(
+            &ids,
+            &block_option,
+            &panel,
+            &results,
+            &record.thresholds,
+        ))
+    } else {
+        let mut assessment = derive_with_held_out(
+            &panel,
+            &results,
+            &block_ids(&tree),
+            &record.thresholds,
+            record.participants.held_out(),
+        );
+        assessment.rule = crate::protocol::fairness::rule_with_flags(
+            assessment.rule,
+            evaluation
+                .latest
+                .judges
+                .iter()
+                .filter_map(|status| status.kinship.as_ref()),
+        );
+        Recomputation::Verdict(assessment)
+    };
+    Ok(Read {
+        value,
+        notes: readings,
+        slips: Vec::new(),
+    })
+}
+
+/// What the files of a decision review imply again: a verdict, or a
+/// comparison's ranking (which has none, A15).
+#[derive(Debug)]
+pub(super) enum Recomputation {
+    Verdict(crate::protocol::decision_review::verdict::Assessment),
+    Ranking(crate::protocol::decision_review::ranking::Ranking),
+}
