@@ -285,7 +285,6 @@ impl DecisionReview {
         vec![Effect::StartCall(spec)]
     }
 
-    /// The inputs that are the decision review's own, not call plumbing.
     /// A held judge left out by the moderator: the round goes on without it.
     pub(super) fn on_skip_held(&mut self, call_id: &str, now: Timestamp) -> Vec<Effect> {
         if self.held_judge(call_id).is_none() {

@@ -27,12 +27,7 @@ impl DecisionReview {
             "context": self.context_json(),
             "mode": self.config.mode.as_str(),
         });
-        self.start_single(
-            Template::Proposer,
-            context,
-            self.core.slot("proposer"),
-            now,
-        )
+        self.start_single(Template::Proposer, context, self.core.slot("proposer"), now)
     }
 
     pub(super) fn on_proposal(&mut self, answer: Answer<'_>) -> Vec<Effect> {

@@ -149,12 +149,7 @@ impl DecisionReview {
             "must_address": must_address,
         });
         self.pending_must_address = must_address;
-        self.start_single(
-            Template::Reviser,
-            context,
-            self.core.slot("proposer"),
-            now,
-        )
+        self.start_single(Template::Reviser, context, self.core.slot("proposer"), now)
     }
 
     pub(super) fn on_revision(&mut self, answer: Answer<'_>) -> Vec<Effect> {
