@@ -241,17 +241,6 @@ impl Calls {
         }
     }
 
-    /// Logs the debate entering `stage`, with its round out of the most it
-    /// may have when it is one of several (`stage: critique (round 2 of
-    /// 3)`).
-    pub fn log_stage(&mut self, now: Timestamp, stage: &str, round_of: Option<(u32, u32)>) {
-        let message = match round_of {
-            Some((round, most)) => format!("stage: {stage} (round {round} of {most})"),
-            None => format!("stage: {stage}"),
-        };
-        self.push_log(now, LogKind::Stage, None, message);
-    }
-
     /// Keeps `answer`, read with `normalised` noted (and logged, see
     /// [`Self::note_readings`]).
     pub fn keep(&mut self, answer: &Answer<'_>, normalised: Vec<String>) -> Submission {
