@@ -99,7 +99,9 @@ mod tests {
         let loaded = super::super::parse(
             Path::new("config.yaml"),
             "providers:\n  local: { kind: openai, base_url: \"http://h/v1\", api_key_env: LOCAL_SECRET }\n  \
-             openai: { api_key_env: OPENAI_API_KEY }\n", &crate::protocol::registry::Registered)
+             openai: { api_key_env: OPENAI_API_KEY }\n",
+            &crate::protocol::registry::Registered,
+        )
         .unwrap();
         let names = key_variables(&loaded.config);
         assert!(names.contains(&"LOCAL_SECRET".to_string()));

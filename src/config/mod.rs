@@ -26,7 +26,8 @@ use etcetera::BaseStrategy;
 use serde::{Deserialize, Serialize};
 
 use crate::config::limits::{
-    MAX_PRICE_USD_PER_MILLION_TOKENS, price_refusal, tokens_refusal, usd_refusal,
+    MAX_PRICE_USD_PER_MILLION_TOKENS, SECONDS_RANGE, price_refusal, tokens_refusal, usd_refusal,
+    valid_seconds,
 };
 use crate::located::SpecError;
 pub use limits::Price;
@@ -464,10 +465,9 @@ fn validate_provider(name: &str, provider: &ProviderConfig) -> Result<(), String
         ));
     }
     let positive = |value: Option<f64>, field: &str| match value {
-        Some(secs) if !crate::config::limits::valid_seconds(secs) => Err(format!(
-            "`{field}` must be {}, got {secs}",
-            crate::config::limits::SECONDS_RANGE
-        )),
+        Some(secs) if !valid_seconds(secs) => {
+            Err(format!("`{field}` must be {}, got {secs}", SECONDS_RANGE))
+        }
         _ => Ok(()),
     };
     positive(provider.timeout_secs, "timeout_secs")?;

@@ -850,7 +850,8 @@ mod tests {
     use super::*;
     use crate::protocol::council::model::FindingText;
 
-    fn finding(number: usize, description: &str, withdrawn: bool) -> Finding {
+    /// A medium finding `F00n` of one expert (its merge tests use it too).
+    pub(super) fn finding(number: usize, description: &str, withdrawn: bool) -> Finding {
         Finding {
             id: format!("F{number:03}"),
             origins: vec!["expert.security".into()],

@@ -159,7 +159,11 @@ impl DecisionReview {
         } else {
             Default::default()
         };
-        let slot = Slot::new(slot_role, Stage::Evaluation.as_str(), round);
+        let slot = Slot::new(
+            slot_role,
+            crate::protocol::Stage::id(Stage::Evaluation),
+            round,
+        );
         let raw_output_path = Some(judge_file(judge.role, round));
         let spec = self.start_rendered(Template::Judge, context, slot, raw_output_path, now)?;
         let record = JudgeRecord {
@@ -269,7 +273,11 @@ impl DecisionReview {
             format!("moderator: re-run {role} with the same prompt"),
         );
         let spec = self.core.calls.relaunch(
-            Slot::new(judge_slot_role(role), Stage::Evaluation.as_str(), round),
+            Slot::new(
+                judge_slot_role(role),
+                crate::protocol::Stage::id(Stage::Evaluation),
+                round,
+            ),
             attempt + 1,
             prompt,
             Some(judge_file(role, round)),

@@ -213,12 +213,6 @@ pub enum Stage {
     Done,
 }
 
-impl Stage {
-    pub fn as_str(self) -> &'static str {
-        crate::protocol::Stage::id(self)
-    }
-}
-
 impl crate::protocol::Stage for Stage {
     const DONE: Stage = Stage::Done;
 
@@ -932,6 +926,29 @@ fn directive_source(directive: &verdict::Directive) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// RF-06, RF-08: a decision review's role words, which its reader-first
+    /// openings do not carry: its slots' words and the record's role names.
+    #[test]
+    fn the_role_words_are_the_slots_and_the_record_names() {
+        let mut words = role_words();
+        words.sort_unstable();
+        let mut expected = vec![
+            "aesthete",
+            "stylist",
+            "analyst",
+            "strategist",
+            "empiricist",
+            "judge",
+            "critic",
+            "proposer",
+            "oracle",
+            "mephistopheles",
+            "synthesizer",
+        ];
+        expected.sort_unstable();
+        assert_eq!(words, expected);
+    }
 
     /// INF-05, INF-11, RULES.md A8: round 1 has no suffix, later rounds do.
     #[test]

@@ -119,30 +119,8 @@ fn share_of(a: &[usize], b: &[usize]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::finding;
     use super::*;
-    use crate::protocol::council::model::{FindingText, Severity};
-
-    fn finding(number: usize, description: &str, withdrawn: bool) -> Finding {
-        Finding {
-            id: format!("F{number:03}"),
-            origins: vec!["expert.security".into()],
-            severity: Severity::Medium,
-            reported_severity: Severity::Medium,
-            text: FindingText {
-                title: format!("Finding {number}"),
-                description: description.to_string(),
-                evidence: String::new(),
-                recommendation: String::new(),
-                domains: Vec::new(),
-            },
-            discovered: false,
-            round: 0,
-            severity_changes: Vec::new(),
-            withdrawn: withdrawn.then(|| "withdrawn".to_string()),
-            merged_from: Vec::new(),
-            merged_into: None,
-        }
-    }
 
     /// Every pair compared, as before prefix filtering.
     fn overlapping_by_every_pair(findings: &[Finding]) -> Vec<MergeCandidate> {
