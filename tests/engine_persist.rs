@@ -27,8 +27,9 @@ use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{
     DecisionReview, Participants, ReviewConfig, ReviewMode, judge_slot_role,
 };
+use quorum::protocol::documents::Documents;
 use quorum::protocol::{
-    Document, Effect, Input, LogEntry, LogKind, Outcome, Progress, Protocol, Timestamp,
+    AnswerFile, Effect, Input, LogEntry, LogKind, Outcome, Progress, Protocol, Timestamp,
 };
 use serde_json::Value as Json;
 use support::{ScriptBuilder, judge_config, judge_text, revision_text, scores};
@@ -97,11 +98,11 @@ impl Spy {
         }
     }
 
-    fn document(&self, path: &str) -> Option<Document> {
+    fn answer_file(&self, path: &str) -> Option<AnswerFile> {
         self.inner
-            .documents()
+            .answer_files()
             .into_iter()
-            .find(|document| document.path == path)
+            .find(|file| file.path == path)
     }
 
     /// The answer the protocol holds for the judge of `call_id`.
@@ -181,8 +182,8 @@ impl Spy {
     }
 
     /// The protocol has applied the judge's answer: it holds it verbatim,
-    /// and a marked file it renders (an answer that could not be read)
-    /// shows it verbatim too.
+    /// and a file it keeps marked (an answer that could not be read) shows
+    /// it verbatim too.
     fn after_judge_input(&self, call_id: &str, output: &str) {
         assert_eq!(
             self.held(call_id).as_deref(),
@@ -190,11 +191,11 @@ impl Spy {
             "the protocol did not take {call_id}'s answer as persisted"
         );
         let relative = judge_file_of(call_id);
-        if let Some(document) = self.document(&relative) {
+        if let Some(file) = self.answer_file(&relative) {
+            let contents = file.for_disk();
             assert!(
-                shows_verbatim(&document.contents, output),
-                "{relative} as the protocol marks it is not the persisted output:\n{}",
-                document.contents
+                shows_verbatim(&contents, output),
+                "{relative} as the protocol marks it is not the persisted output:\n{contents}"
             );
         }
     }
@@ -232,8 +233,12 @@ impl Protocol for Spy {
         self.inner.log()
     }
 
-    fn documents(&self) -> Vec<Document> {
-        self.inner.documents()
+    fn render_documents(&self, out: &mut Documents<'_>) {
+        self.inner.render_documents(out)
+    }
+
+    fn answer_files(&self) -> Vec<AnswerFile> {
+        self.inner.answer_files()
     }
 
     fn outcome(&self) -> Option<&Outcome> {

@@ -339,14 +339,20 @@ impl Harness {
             || self.answers.contains_key(path)
     }
 
-    /// `path` as the run folder holds it: the protocol's document (a marked
-    /// answer included) over the answer the engine wrote.
+    /// `path` as the run folder holds it: the protocol's document, or the
+    /// answer it keeps otherwise (marked), over the answer the engine wrote.
     fn doc(&self, path: &str) -> String {
+        let kept = self.review.answer_files();
         self.review
             .documents()
             .into_iter()
             .find(|doc| doc.path == path)
             .map(|doc| doc.contents)
+            .or_else(|| {
+                kept.into_iter()
+                    .find(|file| file.path == path)
+                    .map(|file| file.for_disk().into_owned())
+            })
             .or_else(|| self.answers.get(path).cloned())
             .unwrap_or_else(|| panic!("no file {path}"))
     }

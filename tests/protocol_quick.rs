@@ -168,11 +168,17 @@ impl Harness {
         })
     }
 
+    /// `path` as the protocol has it: a document, or an answer it keeps
+    /// marked.
     fn document(&self, path: &str) -> Option<Document> {
+        let kept = self.quick.answer_files().into_iter().find_map(|file| {
+            (file.path == path).then(|| Document::new(path, file.for_disk().into_owned()))
+        });
         self.quick
             .documents()
             .into_iter()
             .find(|document| document.path == path)
+            .or(kept)
     }
 
     fn file(&self, path: &str) -> String {

@@ -30,8 +30,9 @@
 //!
 //! Its rooms: this module holds the loop; `intake` turns each message the
 //! loop takes into inputs; `calls` runs the call tasks and batches their
-//! streams; `records` writes the record (the journal's group commit, raw
-//! answer files, the documents' rewrite schedule).
+//! streams; `records` writes the record (the journal's group commit, the
+//! answers' files, the documents' rewrite schedule), a scheduler the loop
+//! asks when it next has work and hands the time to.
 
 mod calls;
 mod intake;
@@ -459,7 +460,7 @@ impl<P: Protocol + ?Sized> Engine<P> {
     pub async fn run(mut self) -> Result<(Outcome, Box<P>), EngineError> {
         // The protocol starts when its definition was journaled, as a fold
         // of the journal will start it.
-        let now = self.records.journal.last_at().unwrap_or_else(|| self.now());
+        let now = self.records.last_at().unwrap_or_else(|| self.now());
         let effects = self.protocol.start(now);
         // The documents are written once the first calls are under way.
         self.after_step()?;
@@ -486,20 +487,16 @@ impl<P: Protocol + ?Sized> Engine<P> {
         let resumed = JournalEvent::Resumed {
             restarted: restarted.clone(),
         };
-        self.records.journal.append(now, &resumed)?;
+        self.records.record_durable(now, &resumed)?;
         // What came before was shown when it happened (or folded just
         // now); the line that says the run resumes is new.
         self.log_published = self.protocol.log().len();
         self.protocol.handle(&Input::Resumed { restarted }, now);
         self.raise_on_resume()?;
         self.extra_time = folded.extended.into_iter().collect();
-        let documents = self.protocol.documents();
-        for (path, output) in resume::answer_files(&folded.answers, &documents) {
-            if self.records.run_dir.read_to_string(path).ok().as_deref() != Some(output) {
-                self.records.run_dir.write(path, output.as_bytes())?;
-            }
-            self.records.note_written(path, output);
-        }
+        let kept = self.protocol.answer_files();
+        self.records
+            .restore_answers(resume::answer_files(&folded.answers, &kept))?;
         self.after_step()?;
         self.records.write_documents(&*self.protocol)?;
         let mut queue = Vec::new();
@@ -559,9 +556,7 @@ impl<P: Protocol + ?Sized> Engine<P> {
     /// so no file changes after the engine has given up the run folder.
     async fn drive(mut self, effects: Vec<Effect>) -> Result<(Outcome, Box<P>), EngineError> {
         let ended = self.drive_loop(effects).await;
-        if let Some(rewrite) = self.records.rewrite.take() {
-            let _ = rewrite.await;
-        }
+        self.records.close().await;
         ended.map(|outcome| (outcome, self.protocol))
     }
 
@@ -572,20 +567,12 @@ impl<P: Protocol + ?Sized> Engine<P> {
         loop {
             for effect in self.admit(std::mem::take(&mut queue))? {
                 if let Some(outcome) = self.apply(effect)? {
-                    if let Some(rewrite) = self.records.rewrite.as_mut() {
-                        let ended = rewrite.await;
-                        self.records.rewrite_done(ended)?;
-                    }
-                    // The end record's fsync runs beside the last writes of
-                    // the files: a crash between the two leaves a finished
-                    // journal, and `quorum resume` brings the files up to
-                    // date with it.
                     let finished = JournalEvent::Finished {
                         outcome: outcome.clone(),
                     };
-                    self.records.record(self.now(), &finished)?;
-                    self.records
-                        .write_documents_beside_sync(&*self.protocol, true)?;
+                    let now = self.now();
+                    self.records.settle().await?;
+                    self.records.finish(now, &finished, &*self.protocol)?;
                     self.shutdown();
                     self.publish_board();
                     self.publish(Update::Finished(outcome.clone()));
@@ -593,52 +580,24 @@ impl<P: Protocol + ?Sized> Engine<P> {
                 }
             }
             if self.spending.stops_now(!self.running.is_empty()) {
-                if let Some(rewrite) = self.records.rewrite.as_mut() {
-                    let ended = rewrite.await;
-                    self.records.rewrite_done(ended)?;
-                }
+                self.records.settle().await?;
                 self.records.write_documents(&*self.protocol)?;
                 let stop = self.stop_for_budget();
                 self.shutdown();
                 self.publish_board();
                 return Err(stop);
             }
-            if let Some(rewrite) = self.records.rewrite.as_mut()
-                && rewrite.is_finished()
-            {
-                let ended = futures::FutureExt::now_or_never(rewrite)
-                    .expect("a finished task has its output");
-                self.records.rewrite_done(ended)?;
-            }
+            self.records.poll_rewrite()?;
             let now = tokio::time::Instant::now();
-            let documents_at = self.records.documents_at();
-            if !self.running.is_empty() && documents_at.is_some_and(|at| at <= now) {
+            if !self.running.is_empty() && self.records.documents_due(now) {
                 // Let the calls just spawned begin, and answers that are in
                 // (the other judges of a round) reach the inbox, before the
                 // documents are written: on this thread they would wait.
                 tokio::task::yield_now().await;
             }
-            // Inputs already waiting (the other judges of a round finishing
-            // together, a policy's decisions) are taken first and the
-            // documents written once for all of them, unless the documents
-            // have been held back for DOCUMENTS_WAIT_MAX_MS.
-            if let Some(at) = documents_at
-                && at <= now
-            {
-                let held = *self.records.documents_held.get_or_insert(now);
-                if self.inbox_is_empty()
-                    || now >= held + Duration::from_millis(DOCUMENTS_WAIT_MAX_MS)
-                {
-                    self.records.start_rewrite(&*self.protocol)?;
-                }
-            }
-            // Streamed text waits at most STREAM_BATCH_MS for its batch to
-            // be journaled, even when nothing else happens meanwhile; the
-            // documents wait for their interval.
-            let wake = [self.records.batch_at(), self.records.documents_at()]
-                .into_iter()
-                .flatten()
-                .min();
+            let inbox_empty = self.inbox_is_empty();
+            self.records
+                .handle_timeout(now, &*self.protocol, inbox_empty)?;
             // A message already waiting is taken without arming a timer;
             // otherwise the one timer is moved only when its deadline changes.
             let message = match self
@@ -650,22 +609,18 @@ impl<P: Protocol + ?Sized> Engine<P> {
                 Err(mpsc::error::TryRecvError::Disconnected) => None,
                 Err(mpsc::error::TryRecvError::Empty) => {
                     self.publish_board();
-                    self.records.sync_inputs()?;
-                    self.records.make_raw_folders();
+                    self.records.before_wait()?;
+                    let wake = self.records.poll_timeout();
                     if let Some(at) = wake {
                         calls::move_timer(timer.as_mut(), at);
                     }
-                    let rewrite = self.records.rewrite.as_mut();
-                    let rewriting = rewrite.is_some();
+                    let rewriting = self.records.rewriting();
                     tokio::select! {
                         message = self.inbox_rx.recv() => message,
-                        () = &mut timer, if wake.is_some() => {
-                            tracing::debug_span!("quorum_stream_flush")
-                                .in_scope(|| self.records.flush_due_streams())?;
-                            continue;
-                        }
-                        ended = async { rewrite.expect("a rewrite is under way").await }, if rewriting => {
-                            self.records.rewrite_done(ended)?;
+                        // What fell due is done at the top of the loop.
+                        () = &mut timer, if wake.is_some() => continue,
+                        ended = self.records.rewrite_ended(), if rewriting => {
+                            ended?;
                             continue;
                         }
                     }

@@ -1,9 +1,17 @@
 //! The record writer, [`Records`]: it owns the journal and its group commit
 //! (inputs appended without a fsync of their own while more wait, made
-//! durable together), streamed text journaled in batches, the raw answer
-//! files (their folders, paths, and the write beside the journal's fsync
-//! before an answer is parsed), and the schedule and off-thread rewrite of
-//! the run folder's documents.
+//! durable together), streamed text journaled in batches, the answers'
+//! files (their folders, paths, the write beside the journal's fsync before
+//! an answer is parsed, and the MALFORMED mark of one the protocol could
+//! not use), and the schedule and off-thread rewrite of the run folder's
+//! documents (only those whose inputs changed are rendered).
+//!
+//! It is a small scheduler the engine's loop drives and does not reach
+//! into: [`poll_timeout`](Records::poll_timeout) says when it next has
+//! work of its own, [`handle_timeout`](Records::handle_timeout) does what
+//! fell due, [`before_wait`](Records::before_wait) what is owed before the
+//! loop sleeps, [`rewrite_ended`](Records::rewrite_ended) takes a rewrite
+//! that finished, and [`finish`](Records::finish) ends the record.
 //!
 //! Not responsible for what is recorded or when an input is taken (the loop
 //! in [`super`] decides), for call tasks ([`super::calls`]) or for what the
@@ -19,6 +27,7 @@ use tokio::task::JoinHandle;
 
 use super::{EngineError, JournalEvent};
 use crate::artifact::{ArtifactError, Journal, JournalError, RunDir};
+use crate::protocol::documents::{Documents, Planned};
 use crate::protocol::{Input, Protocol, Publication, Timestamp};
 
 /// Files to write after a step: the run folder's documents that changed,
@@ -165,8 +174,8 @@ pub const STREAM_BATCH_EARLY_MS: u64 = 10;
 /// folder's documents (which are due, when to rewrite them, the rewrite
 /// under way and the fingerprint each file was last written from).
 pub(super) struct Records {
-    pub(super) journal: Journal,
-    pub(super) run_dir: RunDir,
+    journal: Journal,
+    run_dir: RunDir,
     /// Raw-output files of calls that persist on collect, by call id.
     raw_paths: HashMap<String, String>,
     /// Raw-output files of calls just started, whose folders are made
@@ -195,18 +204,21 @@ pub(super) struct Records {
     streamed_since_documents: usize,
     /// Since when a rewrite that was due has waited for the inputs already
     /// in the inbox (at most [`DOCUMENTS_WAIT_MAX_MS`]).
-    pub(super) documents_held: Option<tokio::time::Instant>,
+    documents_held: Option<tokio::time::Instant>,
     /// Streamed text not yet journaled, per call.
     batches: BTreeMap<String, StreamBatch>,
+    /// What each document rendered from a part of the debate was last
+    /// rendered from ([`Documents::add_from`]), by path.
+    inputs: HashMap<String, u64>,
     /// Streamed text batched so far per call and kind (answer, reasoning),
     /// in bytes, up to [`STREAM_JOURNAL_MAX_BYTES`].
     batched_bytes: HashMap<(String, bool), usize>,
     /// The rewrite of the artifact files under way, if any.
-    pub(super) rewrite: Option<Rewrite>,
+    rewrite: Option<Rewrite>,
 }
 
 /// A rewrite of the artifact files on tokio's blocking pool.
-pub(super) type Rewrite = JoinHandle<(ChangedFiles, Result<(), ArtifactError>)>;
+type Rewrite = JoinHandle<(ChangedFiles, Result<(), ArtifactError>)>;
 
 impl Records {
     pub(super) fn new(run_dir: RunDir, journal: Journal) -> Self {
@@ -216,6 +228,7 @@ impl Records {
             raw_paths: HashMap::new(),
             raw_folders_due: Vec::new(),
             written: HashMap::new(),
+            inputs: HashMap::new(),
             documents_due: None,
             inputs_unsynced: false,
             documents_written: None,
@@ -236,7 +249,7 @@ impl Records {
 
     /// Notes that `path` holds `text` as written, so an unchanged document
     /// of that path is not written again.
-    pub(super) fn note_written(&mut self, path: &str, text: &str) {
+    fn note_written(&mut self, path: &str, text: &str) {
         self.written.insert(path.to_string(), Fingerprint::of(text));
     }
 
@@ -247,7 +260,7 @@ impl Records {
     }
 
     /// When the next streamed batch is due to be journaled.
-    pub(super) fn batch_at(&self) -> Option<tokio::time::Instant> {
+    fn batch_at(&self) -> Option<tokio::time::Instant> {
         self.batches
             .values()
             .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
@@ -313,7 +326,7 @@ impl Records {
     /// Makes the folders of the raw files due ([`raw_folders_due`](Self::raw_folders_due)).
     /// A folder that cannot be made is left to the raw file's own write,
     /// which reports it with the file's path.
-    pub(super) fn make_raw_folders(&mut self) {
+    fn make_raw_folders(&mut self) {
         for path in std::mem::take(&mut self.raw_folders_due) {
             let _ = self.run_dir.make_folders_for(&path);
         }
@@ -321,6 +334,154 @@ impl Records {
 
     pub(super) fn raw_output_path(&self, call_id: &str) -> Option<String> {
         self.raw_paths.get(call_id).cloned()
+    }
+
+    // ---- the schedule: what the loop asks before it waits, and after ----
+
+    /// When the record writer next has something to do on its own: a
+    /// streamed batch falls due ([`STREAM_BATCH_MS`]), or the documents a
+    /// step changed are to be rewritten ([`documents_at`](Self::documents_at)).
+    /// `None`: nothing until the next input.
+    pub(super) fn poll_timeout(&self) -> Option<tokio::time::Instant> {
+        [self.batch_at(), self.documents_at()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Whether documents a step changed fall due to be rewritten by `now`.
+    pub(super) fn documents_due(&self, now: tokio::time::Instant) -> bool {
+        self.documents_at().is_some_and(|at| at <= now)
+    }
+
+    /// Does what is due by `now`: journals the streamed batches that have
+    /// waited [`STREAM_BATCH_MS`], and starts the rewrite of the documents
+    /// when it falls due. While inputs wait in the inbox (`inbox_empty`
+    /// false: the other judges of a round finishing together, a policy's
+    /// decisions), a due rewrite waits for them, so the documents are
+    /// written once for all of them, but never more than
+    /// [`DOCUMENTS_WAIT_MAX_MS`].
+    pub(super) fn handle_timeout(
+        &mut self,
+        now: tokio::time::Instant,
+        protocol: &(impl Protocol + ?Sized),
+        inbox_empty: bool,
+    ) -> Result<(), EngineError> {
+        if self.batch_at().is_some_and(|at| at <= now) {
+            tracing::debug_span!("quorum_stream_flush").in_scope(|| self.flush_due_streams())?;
+        }
+        if self.documents_due(now) {
+            let held = *self.documents_held.get_or_insert(now);
+            if inbox_empty || now >= held + Duration::from_millis(DOCUMENTS_WAIT_MAX_MS) {
+                self.start_rewrite(protocol)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What is owed before the engine waits for its inbox: the inputs
+    /// journaled without a fsync made durable, and the folders of the raw
+    /// answers of the calls just started made.
+    pub(super) fn before_wait(&mut self) -> Result<(), EngineError> {
+        self.sync_inputs()?;
+        self.make_raw_folders();
+        Ok(())
+    }
+
+    /// Whether a rewrite of the documents is under way.
+    pub(super) fn rewriting(&self) -> bool {
+        self.rewrite.is_some()
+    }
+
+    /// Takes the result of the rewrite under way if it has ended; never
+    /// waits.
+    pub(super) fn poll_rewrite(&mut self) -> Result<(), EngineError> {
+        match self.rewrite.as_mut() {
+            Some(rewrite) if rewrite.is_finished() => {
+                let ended = futures::FutureExt::now_or_never(rewrite)
+                    .expect("a finished task has its output");
+                self.rewrite_done(ended)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Waits until the rewrite under way ends and takes its result; never
+    /// resolves when there is none. Cancel-safe: dropped before the rewrite
+    /// ends, it leaves the rewrite under way.
+    pub(super) async fn rewrite_ended(&mut self) -> Result<(), EngineError> {
+        let Some(rewrite) = self.rewrite.as_mut() else {
+            return std::future::pending().await;
+        };
+        let ended = rewrite.await;
+        self.rewrite_done(ended)
+    }
+
+    /// Waits for the rewrite under way, if any, and takes its result.
+    pub(super) async fn settle(&mut self) -> Result<(), EngineError> {
+        if self.rewriting() {
+            self.rewrite_ended().await?;
+        }
+        Ok(())
+    }
+
+    /// Ends the record, once any rewrite under way has ended
+    /// ([`settle`](Self::settle)): journals `end` and writes the documents
+    /// that changed while its fsync runs. A crash between the two leaves a
+    /// finished journal, and `quorum resume` brings the files up to date
+    /// with it.
+    pub(super) fn finish(
+        &mut self,
+        now: Timestamp,
+        end: &JournalEvent,
+        protocol: &(impl Protocol + ?Sized),
+    ) -> Result<(), EngineError> {
+        self.record(now, end)?;
+        self.write_documents_beside_sync(protocol, true)
+    }
+
+    /// Gives the run folder up however the run ended: a rewrite under way
+    /// finishes first (its result no longer matters), so no file changes
+    /// after this returns.
+    pub(super) async fn close(&mut self) {
+        if let Some(rewrite) = self.rewrite.take() {
+            let _ = rewrite.await;
+        }
+    }
+
+    // ---- the journal, the raw answers and the streamed text ----
+
+    /// When the journal's last record was written, if it holds any.
+    pub(super) fn last_at(&self) -> Option<Timestamp> {
+        self.journal.last_at()
+    }
+
+    /// Journals `event` (after any streamed text before it) and makes it
+    /// durable before returning.
+    pub(super) fn record_durable(
+        &mut self,
+        now: Timestamp,
+        event: &JournalEvent,
+    ) -> Result<(), EngineError> {
+        self.record(now, event)?;
+        self.journal.sync()?;
+        self.inputs_unsynced = false;
+        Ok(())
+    }
+
+    /// Puts back the answers of a resumed debate whose files say something
+    /// else than the journal (`(path, answer)`), and notes them written.
+    pub(super) fn restore_answers<'a>(
+        &mut self,
+        answers: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<(), EngineError> {
+        for (path, answer) in answers {
+            if self.run_dir.read_to_string(path).ok().as_deref() != Some(answer) {
+                self.run_dir.write(path, answer.as_bytes())?;
+            }
+            self.note_written(path, answer);
+        }
+        Ok(())
     }
 
     /// Adds streamed text to its call's batch, journaling the batch first
@@ -365,7 +526,7 @@ impl Records {
     }
 
     /// Journals the batches that have waited [`STREAM_BATCH_MS`].
-    pub(super) fn flush_due_streams(&mut self) -> Result<(), EngineError> {
+    fn flush_due_streams(&mut self) -> Result<(), EngineError> {
         let age = Duration::from_millis(STREAM_BATCH_MS);
         let due: Vec<String> = self
             .batches
@@ -379,7 +540,7 @@ impl Records {
         Ok(())
     }
 
-    pub(super) fn flush_stream(&mut self, call_id: &str) -> Result<(), EngineError> {
+    fn flush_stream(&mut self, call_id: &str) -> Result<(), EngineError> {
         if let Some(batch) = self.batches.remove(call_id) {
             self.journal.append_unsynced(
                 batch.last_at,
@@ -395,7 +556,7 @@ impl Records {
 
     /// Journals every pending batch, so streamed text precedes the input or
     /// call that follows it.
-    pub(super) fn flush_streams(&mut self) -> Result<(), EngineError> {
+    fn flush_streams(&mut self) -> Result<(), EngineError> {
         let call_ids: Vec<String> = self.batches.keys().cloned().collect();
         for call_id in call_ids {
             self.flush_stream(&call_id)?;
@@ -433,7 +594,7 @@ impl Records {
     }
 
     /// Makes the inputs journaled without their own fsync durable.
-    pub(super) fn sync_inputs(&mut self) -> Result<(), EngineError> {
+    fn sync_inputs(&mut self) -> Result<(), EngineError> {
         if std::mem::take(&mut self.inputs_unsynced) {
             self.journal.sync()?;
         }
@@ -444,7 +605,7 @@ impl Records {
     /// [`DOCUMENTS_COST_SHARE`] allows, [`DOCUMENTS_LAG_MAX_MS`] after the
     /// last rewrite at the latest (and at once when the debate ends). Never
     /// while a rewrite is under way: the next waits for it.
-    pub(super) fn documents_at(&self) -> Option<tokio::time::Instant> {
+    fn documents_at(&self) -> Option<tokio::time::Instant> {
         if self.rewrite.is_some() {
             return None;
         }
@@ -473,7 +634,7 @@ impl Records {
 
     /// [`write_documents`](Self::write_documents), and with `sync_journal`
     /// the journal's records made durable while the files are written.
-    pub(super) fn write_documents_beside_sync(
+    fn write_documents_beside_sync(
         &mut self,
         protocol: &(impl Protocol + ?Sized),
         sync_journal: bool,
@@ -505,10 +666,7 @@ impl Records {
     /// meanwhile is journaled and parsed at once, and streamed text keeps
     /// flowing however large the files have grown).
     /// [`rewrite_done`](Self::rewrite_done) takes the result.
-    pub(super) fn start_rewrite(
-        &mut self,
-        protocol: &(impl Protocol + ?Sized),
-    ) -> Result<(), EngineError> {
+    fn start_rewrite(&mut self, protocol: &(impl Protocol + ?Sized)) -> Result<(), EngineError> {
         let Some(changed) = self.changed_files(protocol)? else {
             return Ok(());
         };
@@ -523,7 +681,7 @@ impl Records {
 
     /// Takes the result of the rewrite [`start_rewrite`](Self::start_rewrite)
     /// began, once its task has ended.
-    pub(super) fn rewrite_done(
+    fn rewrite_done(
         &mut self,
         ended: Result<(ChangedFiles, Result<(), ArtifactError>), tokio::task::JoinError>,
     ) -> Result<(), EngineError> {
@@ -540,11 +698,56 @@ impl Records {
         Ok(())
     }
 
+    /// In a debug build (every test), that each document skipped for
+    /// unchanged inputs would have rendered what its file was last written
+    /// from: inputs that leave out something a document reads stop here.
+    #[cfg(debug_assertions)]
+    fn check_skipped(&self, protocol: &(impl Protocol + ?Sized), skipped: &[String]) {
+        if skipped.is_empty() {
+            return;
+        }
+        for document in protocol.documents() {
+            if skipped.contains(&document.path) {
+                assert_eq!(
+                    self.written.get(&document.path),
+                    Some(&Fingerprint::of(&document.contents)),
+                    "{} was not rendered again, but it changed: its inputs leave out something it reads",
+                    document.path
+                );
+            }
+        }
+    }
+
+    /// Adds `path` to `files`, to be written as `for_disk` makes it, unless
+    /// it was last written from `contents` already, or (the first time the
+    /// engine sees it: a resumed or reopened debate) its file on disk is up
+    /// to date; from here on it counts as written.
+    fn note_changed(
+        &mut self,
+        files: &mut Vec<(String, String)>,
+        path: &str,
+        contents: &str,
+        for_disk: impl FnOnce() -> String,
+    ) {
+        let fingerprint = Fingerprint::of(contents);
+        match self.written.get(path) {
+            Some(written) if *written == fingerprint => return,
+            Some(_) => files.push((path.to_string(), for_disk())),
+            None => {
+                let for_disk = for_disk();
+                if self.run_dir.read_to_string(path).ok().as_deref() != Some(&for_disk) {
+                    files.push((path.to_string(), for_disk));
+                }
+            }
+        }
+        self.written.insert(path.to_string(), fingerprint);
+    }
+
     /// The documents and publications that changed since they were last
     /// written, as they go to disk, when a step has happened since; from
     /// here on they count as written. The journal is made durable first: no
     /// file shows an input it could still lose.
-    pub(super) fn changed_files(
+    fn changed_files(
         &mut self,
         protocol: &(impl Protocol + ?Sized),
     ) -> Result<Option<ChangedFiles>, EngineError> {
@@ -558,23 +761,35 @@ impl Records {
         self.sync_inputs()?;
         let mut files = Vec::new();
         let mut bytes = 0;
-        for document in protocol.documents() {
+        // Only the documents whose inputs changed are rendered.
+        let mut documents = Documents::since(&self.inputs);
+        protocol.render_documents(&mut documents);
+        let mut skipped = Vec::new();
+        for planned in documents.into_planned() {
+            let (document, inputs) = match planned {
+                Planned::Rendered { document, inputs } => (document, inputs),
+                Planned::Unchanged { path } => {
+                    skipped.push(path);
+                    continue;
+                }
+            };
             bytes += document.contents.len();
-            let fingerprint = Fingerprint::of(&document.contents);
-            if self.written.get(&document.path) == Some(&fingerprint) {
-                continue;
-            }
-            let for_disk = document.for_disk().into_owned();
-            let current = !self.written.contains_key(&document.path)
-                && self
-                    .run_dir
-                    .read_to_string(&document.path)
-                    .is_ok_and(|on_disk| on_disk == for_disk);
-            if !current {
-                // (When current: a resumed or reopened debate, its file up to date.)
-                files.push((document.path.clone(), for_disk));
-            }
-            self.written.insert(document.path, fingerprint);
+            self.note_changed(&mut files, &document.path, &document.contents, || {
+                document.for_disk().into_owned()
+            });
+            match inputs {
+                Some(inputs) => self.inputs.insert(document.path, inputs),
+                None => self.inputs.remove(&document.path),
+            };
+        }
+        #[cfg(debug_assertions)]
+        self.check_skipped(protocol, &skipped);
+        // An answer kept other than as it came: the file is the fact
+        // turned into bytes, the same way for every protocol.
+        for file in protocol.answer_files() {
+            let contents = file.for_disk();
+            bytes += contents.len();
+            self.note_changed(&mut files, &file.path, &contents, || contents.to_string());
         }
         let mut publications = Vec::new();
         for publication in protocol.publications() {

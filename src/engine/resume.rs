@@ -164,19 +164,20 @@ impl<P: Protocol + ?Sized> Folded<P> {
     }
 }
 
-/// The file of each answer on record with its latest answer, but those a
-/// document of the protocol replaces (the marked copy of an answer that
-/// could not be read): what resume restores.
+/// The file of each answer on record with its latest answer, but those
+/// the protocol keeps otherwise (`kept`: the marked copy of an answer that
+/// could not be used, the first answer its repair did not better): what
+/// resume restores.
 pub fn answer_files<'a, S: AsRef<str>>(
     answers: &'a [(String, S)],
-    documents: &[crate::protocol::Document],
+    kept: &[crate::protocol::AnswerFile],
 ) -> BTreeMap<&'a str, &'a str> {
     let mut files: BTreeMap<&str, &str> = answers
         .iter()
         .map(|(path, output)| (path.as_str(), output.as_ref()))
         .collect();
-    for document in documents {
-        files.remove(document.path.as_str());
+    for file in kept {
+        files.remove(file.path.as_str());
     }
     files
 }
@@ -190,22 +191,23 @@ pub fn rewrite_stale_documents<P: Protocol + ?Sized>(
     run_dir: &crate::artifact::RunDir,
 ) -> Result<Vec<String>, crate::artifact::ArtifactError> {
     let protocol = &folded.protocol;
-    let documents = protocol.documents();
+    let kept = protocol.answer_files();
     let mut rewritten = Vec::new();
     let answers = answer_texts(&folded.answers, records);
-    for (path, output) in answer_files(&answers, &documents) {
-        if run_dir.read_to_string(path).ok().as_deref() != Some(output) {
-            run_dir.write(path, output.as_bytes())?;
-            rewritten.push(path.to_string());
-        }
-    }
-    for document in documents {
-        let contents = document.for_disk();
-        if run_dir.read_to_string(&document.path).ok().as_deref() == Some(contents.as_ref()) {
+    let answers = answer_files(&answers, &kept)
+        .into_iter()
+        .map(|(path, output)| (path.to_string(), std::borrow::Cow::Borrowed(output)));
+    let kept = kept.iter().map(|file| (file.path.clone(), file.for_disk()));
+    let documents = protocol.documents();
+    let documents = documents
+        .iter()
+        .map(|document| (document.path.clone(), document.for_disk()));
+    for (path, contents) in answers.chain(kept).chain(documents) {
+        if run_dir.read_to_string(&path).ok().as_deref() == Some(contents.as_ref()) {
             continue;
         }
-        run_dir.write(&document.path, contents.as_bytes())?;
-        rewritten.push(document.path.clone());
+        run_dir.write(&path, contents.as_bytes())?;
+        rewritten.push(path);
     }
     for publication in protocol.publications() {
         if super::records::land(&publication)? {
@@ -675,7 +677,7 @@ mod tests {
     use super::*;
     use crate::agent::CallRequest;
     use crate::artifact::JOURNAL_VERSION;
-    use crate::protocol::{Document, LogEntry, Outcome, Progress, Questions};
+    use crate::protocol::{LogEntry, Outcome, Progress, Questions};
 
     /// A protocol whose every step is fixed, to watch the fold's bookkeeping:
     /// start → proposer; its answer → moderation; submission → two judges;
@@ -768,9 +770,7 @@ mod tests {
             &self.log
         }
 
-        fn documents(&self) -> Vec<Document> {
-            Vec::new()
-        }
+        fn render_documents(&self, _: &mut crate::protocol::documents::Documents<'_>) {}
 
         fn outcome(&self) -> Option<&Outcome> {
             self.outcome.as_ref()
@@ -1109,9 +1109,10 @@ mod tests {
                 "repaired".to_string(),
             ),
         ];
-        let marked = Document::raw(
+        let marked = crate::protocol::AnswerFile::unusable(
             "judges/judge-stylist.md",
-            "<!-- MALFORMED: no scores -->\nunreadable",
+            "unreadable",
+            "no scores",
         );
         let files = answer_files(&answers, &[marked]);
         assert_eq!(

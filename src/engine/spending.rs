@@ -330,10 +330,9 @@ impl<P: Protocol + ?Sized> Engine<P> {
     }
 
     fn record_budget(&mut self, event: BudgetEvent) -> Result<(), EngineError> {
+        let now = self.now();
         self.records
-            .record(self.now(), &JournalEvent::Budget { budget: event })?;
-        self.records.journal.sync()?;
-        Ok(())
+            .record_durable(now, &JournalEvent::Budget { budget: event })
     }
 
     /// `provider:model` of the agent playing `role`, unless a person plays

@@ -26,11 +26,12 @@
 use std::sync::Arc;
 
 use super::calls::{Answer, Calls, Routed, Unusable};
+use super::documents::Documents;
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::usage::UsageLedger;
 use super::{
-    Board, CallSpec, Document, Effect, Input, ItemDecision, LogEntry, LogKind, Outcome,
+    AnswerFile, Board, CallSpec, Effect, Input, ItemDecision, LogEntry, LogKind, Outcome,
     OverrideAction, Progress, Protocol, Publication, Questions, StageFocus, StageInfo, Timestamp,
     Verdict,
 };
@@ -142,10 +143,11 @@ pub struct DebateCore<S> {
     pub unread: Vec<super::Unread>,
     /// Items that only a repair made readable, for the interfaces.
     pub repaired: Vec<super::unread::Repaired>,
-    /// Raw files that hold an answer other than the last one written to
-    /// them: the first answer, read because its repair read worse. Written
-    /// with the protocol's documents unless those write the file already.
-    pub kept_files: Vec<Document>,
+    /// Answers' files that hold an answer other than the last one written
+    /// to them: the first answer, read because its repair read worse.
+    /// Written with the protocol's own [`Rules::answer_files`] unless those
+    /// name the file already.
+    pub kept_files: Vec<AnswerFile>,
     /// How the debate ended, once it has.
     pub outcome: Option<Outcome>,
 }
@@ -414,8 +416,15 @@ pub trait Rules: Send + Lends + ItemRules + Questions {
     /// Where the debate stands; the skeleton fills in its stage and whether
     /// it has ended.
     fn progress(&self) -> Progress;
-    /// The artifact files as they should read now.
-    fn documents(&self) -> Vec<Document>;
+    /// Hands the artifact files to `out` as they should read now, each
+    /// with what it is rendered from (see [`Documents`]).
+    fn documents(&self, out: &mut Documents<'_>);
+    /// The answers' files that are to hold something other than the answer
+    /// written to them when it came: the answers that could not be used.
+    /// See [`Protocol::answer_files`].
+    fn answer_files(&self) -> Vec<AnswerFile> {
+        Vec::new()
+    }
     /// See [`Protocol::usage_line`]; by default the span is the log's.
     fn usage_line(&self) -> Option<String> {
         let calls = calls(self);
@@ -692,26 +701,27 @@ impl<R: Rules> Protocol for R {
     fn log(&self) -> &[LogEntry] {
         calls(self).log()
     }
-    fn documents(&self) -> Vec<Document> {
+    fn render_documents(&self, out: &mut Documents<'_>) {
         let core = self.core();
-        let mut documents = Rules::documents(self);
-        for kept in &core.kept_files {
-            if !documents.iter().any(|document| document.path == kept.path) {
-                documents.push(kept.clone());
-            }
-        }
         // The reader-first deliverable says what could not be read, and
         // what that changed (issue 59), whichever protocol wrote it.
+        let deliverable = Questions::describe(self).deliverable;
+        out.depends(&deliverable, &core.unread);
+        Rules::documents(self, out);
         if !core.unread.is_empty() {
-            let deliverable = Questions::describe(self).deliverable;
-            for document in &mut documents {
-                if document.path == deliverable && !document.raw {
-                    document.contents =
-                        super::unread::with_unread(&document.contents, &core.unread);
-                }
+            out.edit(&deliverable, |contents| {
+                super::unread::with_unread(contents, &core.unread)
+            });
+        }
+    }
+    fn answer_files(&self) -> Vec<AnswerFile> {
+        let mut files = Rules::answer_files(self);
+        for kept in &self.core().kept_files {
+            if !files.iter().any(|file| file.path == kept.path) {
+                files.push(kept.clone());
             }
         }
-        documents
+        files
     }
     fn publications(&self) -> Vec<Publication> {
         let core = self.core();

@@ -31,6 +31,7 @@ pub mod calls;
 pub mod council;
 pub mod debate;
 pub mod decision_review;
+pub mod documents;
 pub mod fairness;
 pub mod handoff;
 pub mod items;
@@ -405,47 +406,105 @@ impl LogKind {
     }
 }
 
-/// A file of the artifact tree, as the protocol would have it now.
+/// A file of the artifact tree quorum writes for people, as the protocol
+/// would have it now. An agent's answer is not one: the engine writes it to
+/// its file as it came ([`AnswerFile`] says when that file must hold
+/// something else).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Document {
-    /// Relative to the run folder, e.g. `judges/judge-analyst-round-2.md`.
+    /// Relative to the run folder, e.g. `transcript.md`.
     pub path: String,
     pub contents: String,
-    /// An agent's answer kept as it came (a judge file, a round file):
-    /// written byte for byte. Anything else quorum writes for people, and a
-    /// Markdown one is made inert on the way to disk ([`Document::for_disk`]).
-    pub raw: bool,
 }
 
 impl Document {
-    /// A document quorum writes for people.
     pub fn new(path: impl Into<String>, contents: impl Into<String>) -> Self {
         Document {
             path: path.into(),
             contents: contents.into(),
-            raw: false,
         }
     }
 
-    /// An agent's answer, kept as it came.
-    pub fn raw(path: impl Into<String>, contents: impl Into<String>) -> Self {
-        Document {
-            raw: true,
-            ..Document::new(path, contents)
-        }
-    }
-
-    /// What goes to disk: a raw answer as it came; a Markdown document for
-    /// people without anything that could act on a terminal (so `cat
-    /// summary.md` is safe), its fenced raw sections left as they are.
+    /// What goes to disk: a Markdown document without anything that could
+    /// act on a terminal (so `cat summary.md` is safe), its fenced raw
+    /// sections left as they are; any other file as it is.
     pub fn for_disk(&self) -> std::borrow::Cow<'_, str> {
-        if self.raw || !self.path.ends_with(".md") {
-            std::borrow::Cow::Borrowed(&self.contents)
-        } else {
+        if self.path.ends_with(".md") {
             std::borrow::Cow::Owned(crate::text::for_markdown(&self.contents))
+        } else {
+            std::borrow::Cow::Borrowed(&self.contents)
         }
     }
 }
+
+/// An answer's file that is to hold something other than the last answer
+/// the engine wrote to it when that answer came: a fact about the answer,
+/// which the engine turns into the file (one way for every protocol).
+///
+/// - An answer that could not be used, kept out of the debate: its file
+///   starts with the MALFORMED marker ([`AnswerFile::for_disk`]).
+/// - An answer a re-run replaced, kept in a file of its own.
+/// - The first answer of a call whose repair read worse: the call's file
+///   holds the answer that was read, not the repair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnswerFile {
+    /// Relative to the run folder, e.g. `judges/judge-analyst-round-2.md`.
+    pub path: String,
+    /// The answer as it came, byte for byte.
+    pub answer: String,
+    /// Why the answer could not be used, when it could not.
+    pub unusable: Option<String>,
+}
+
+impl AnswerFile {
+    /// The file holds `answer`, which was read.
+    pub fn kept(path: impl Into<String>, answer: impl Into<String>) -> Self {
+        AnswerFile {
+            path: path.into(),
+            answer: answer.into(),
+            unusable: None,
+        }
+    }
+
+    /// The file holds `answer`, which could not be used: `reason` says why.
+    pub fn unusable(
+        path: impl Into<String>,
+        answer: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        AnswerFile {
+            unusable: Some(reason.into()),
+            ..AnswerFile::kept(path, answer)
+        }
+    }
+
+    /// The file's bytes: the answer as it came, after the marker
+    /// (`<!-- MALFORMED: reason -->` on a line of its own) when it could
+    /// not be used. The reason is one line, with nothing that acts on a
+    /// terminal and no `--` that would end the comment early.
+    pub fn for_disk(&self) -> std::borrow::Cow<'_, str> {
+        match &self.unusable {
+            None => std::borrow::Cow::Borrowed(&self.answer),
+            Some(reason) => std::borrow::Cow::Owned(format!(
+                "{MALFORMED_MARK} {} -->\n{}",
+                crate::text::sanitize(&crate::words::one_line(reason)).replace("--", "- -"),
+                self.answer
+            )),
+        }
+    }
+
+    /// The reason in the marker `file` starts with, and the answer after
+    /// it; `None` when `file` holds an answer that was used.
+    pub fn read_mark(file: &str) -> Option<(String, &str)> {
+        let rest = file.strip_prefix(MALFORMED_MARK)?;
+        let (line, answer) = rest.split_once('\n').unwrap_or((rest, ""));
+        let reason = line.trim_end().trim_end_matches("-->").trim();
+        Some((reason.to_string(), answer))
+    }
+}
+
+/// How the file of an answer that could not be used begins.
+const MALFORMED_MARK: &str = "<!-- MALFORMED:";
 
 /// A file a protocol delivers outside its run folder once it has ended
 /// (a council's deliverable pair under `.outputs/debate/`, a plan's files
@@ -737,8 +796,23 @@ pub trait Protocol: Send + Questions {
     /// The human-readable record so far, oldest first.
     fn log(&self) -> &[LogEntry];
 
-    /// The artifact files as they should read now.
-    fn documents(&self) -> Vec<Document>;
+    /// Hands the artifact files to `out` as they should read now, each
+    /// with what it is rendered from: `out` renders only those whose inputs
+    /// changed since it last saw them ([`documents::Documents`]).
+    fn render_documents(&self, out: &mut documents::Documents<'_>);
+
+    /// The artifact files as they should read now, every one rendered.
+    fn documents(&self) -> Vec<Document> {
+        let mut out = documents::Documents::all();
+        self.render_documents(&mut out);
+        out.into_documents()
+    }
+
+    /// The answers' files that are to hold something other than the answer
+    /// written to them when it came (see [`AnswerFile`]).
+    fn answer_files(&self) -> Vec<AnswerFile> {
+        Vec::new()
+    }
 
     /// Files delivered outside the run folder once the debate has ended.
     fn publications(&self) -> Vec<Publication> {
@@ -840,5 +914,29 @@ mod tests {
             "started_at":"1970-01-01T00:00:00Z","hold_for_moderator":true,"checks_rulings":true}"#;
         let read: plan::PlanConfig = serde_json::from_str(old).unwrap();
         assert_eq!(read, config);
+    }
+
+    /// Issue 63: an answer that could not be used is marked one way, by
+    /// one function, whichever protocol kept it: the reason on one line,
+    /// with nothing that acts on a terminal and no `--` to end the comment
+    /// early, then the answer byte for byte. A record reader gets both back.
+    #[test]
+    fn an_unusable_answer_is_marked_one_way_and_read_back() {
+        let file = AnswerFile::unusable(
+            "judges/judge-analyst.md",
+            "scores:\n  - \u{1b}]0;x\u{7} 5\n",
+            "no scores\n-- given \u{1b}[31mhere",
+        );
+        let disk = file.for_disk();
+        assert_eq!(
+            disk,
+            "<!-- MALFORMED: no scores - - given here -->\nscores:\n  - \u{1b}]0;x\u{7} 5\n"
+        );
+        let (reason, answer) = AnswerFile::read_mark(&disk).unwrap();
+        assert_eq!(reason, "no scores - - given here");
+        assert_eq!(answer, file.answer);
+        let kept = AnswerFile::kept("critique.md", "as it came");
+        assert_eq!(kept.for_disk(), "as it came");
+        assert_eq!(AnswerFile::read_mark(&kept.for_disk()), None);
     }
 }

@@ -195,7 +195,7 @@ impl<S: super::Stage> DebateCore<S> {
             if let Some(path) = &answer.call.raw_output_path {
                 core.kept_files.retain(|document| &document.path != path);
                 core.kept_files
-                    .push(super::Document::raw(path.clone(), first.to_string()));
+                    .push(super::AnswerFile::kept(path.clone(), first.to_string()));
             }
         };
         match read(answer.output) {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// what leaving it out changed. Every reader-first deliverable lists these
 /// ([`unread_md`]); `debate.yaml` and the JSON outputs
 /// carry them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Unread {
     /// The call whose answer it was.
     pub call_id: String,

@@ -14,16 +14,19 @@
 //!   stage and round, `core.moderating` says whether items are open, and a
 //!   stopped debate's stage moves to [`Stage::DONE`] by itself;
 //! - the moderator's rulings come from its item book ([`ItemBook::rulings`]);
+//! - every answer lands in its file (`rounds/…`) as it came, written by
+//!   the engine before the protocol reads it: the protocol renders only
+//!   the documents it writes for people;
 //! - [`Rules`] carry its decisions, [`Questions`] what it says of itself,
 //!   its [`ProtocolKind`] its entry, and `quorum::cli::register` makes
 //!   every command know it.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use quorum::input::RecordFiles;
 use quorum::located::SpecError;
 use quorum::prompts::{PromptSet, TemplateSpec};
+use quorum::protocol::documents::Documents;
 use quorum::protocol::items::ItemBook;
 use quorum::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, ProtocolKind,
@@ -31,9 +34,9 @@ use quorum::protocol::kind::{
 };
 use quorum::protocol::supervision::LiveCall;
 use quorum::protocol::{
-    Answer, Board, DebateCore, Description, Document, Effect, GivenUp, ItemRules, LogKind,
-    Moderation, ModerationItem, Outcome, Progress, Protocol, Questions, Refusals, RegionInfo,
-    RoleGroup, Rules, Seating, Settled, SharedSteps, Stage, StageFocus, Timestamp, Verdict,
+    Answer, Board, DebateCore, Description, Effect, GivenUp, ItemRules, LogKind, Moderation,
+    ModerationItem, Outcome, Progress, Protocol, Questions, Refusals, RegionInfo, RoleGroup, Rules,
+    Seating, Settled, SharedSteps, Stage, StageFocus, Timestamp, Verdict,
 };
 use quorum::rulings::Ruled;
 use serde::{Deserialize, Serialize};
@@ -231,8 +234,6 @@ pub struct Advocate {
     objections: ItemBook<String>,
     defence: Option<String>,
     score: Option<Score>,
-    /// Every answer as it came, by its raw file.
-    raw: BTreeMap<String, String>,
 }
 
 quorum::lend_core!(Advocate, core, Step);
@@ -246,7 +247,6 @@ impl Advocate {
             objections: ItemBook::default(),
             defence: None,
             score: None,
-            raw: BTreeMap::new(),
         }
     }
 
@@ -415,9 +415,6 @@ impl Rules for Advocate {
 
     fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
-        if let Some(path) = &answer.call.raw_output_path {
-            self.raw.insert(path.clone(), answer.output.to_string());
-        }
         let topic = self.config.topic.clone();
         match self.core.stage {
             Step::Case => {
@@ -489,30 +486,23 @@ impl Rules for Advocate {
         }
     }
 
-    fn documents(&self) -> Vec<Document> {
-        let mut documents = vec![
-            Document::new(
-                "debate.yaml",
-                yaml_serde::to_string(&self.record()).expect("the record serialises"),
-            ),
-            Document::new(
-                "transcript.md",
-                format!(
-                    "# Transcript: {}\n\n{}",
-                    self.config.topic,
-                    quorum::protocol::record::log_lines(self.core.calls.log())
-                ),
-            ),
-        ];
-        if let Some(lead) = Questions::summary_lead(self) {
-            documents.push(Document::new("summary.md", format!("{lead}\n")));
-        }
-        documents.extend(
-            self.raw
-                .iter()
-                .map(|(path, text)| Document::raw(path.clone(), text.clone())),
-        );
-        documents
+    /// Its files for people; each reads the log or the outcome, so each
+    /// is rendered every time (a document rendered from one part of the
+    /// debate would name that part with `out.add_from`).
+    fn documents(&self, out: &mut Documents<'_>) {
+        out.add("debate.yaml", || {
+            yaml_serde::to_string(&self.record()).expect("the record serialises")
+        });
+        out.add("transcript.md", || {
+            format!(
+                "# Transcript: {}\n\n{}",
+                self.config.topic,
+                quorum::protocol::record::log_lines(self.core.calls.log())
+            )
+        });
+        out.add_some("summary.md", || {
+            Questions::summary_lead(self).map(|lead| format!("{lead}\n"))
+        });
     }
 
     fn board(&self) -> Board {

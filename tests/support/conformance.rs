@@ -14,10 +14,12 @@ use quorum::cli::{RunFlags, Source, prepare};
 use quorum::engine::resume::{Recorded, fold};
 use quorum::engine::{Engine, JournalEvent, ModerationPolicy, Moderator, Update};
 use quorum::prompts::PromptSet;
+use quorum::protocol::documents::Documents;
 use quorum::protocol::kind::FlagValue;
 use quorum::protocol::registry::build;
 use quorum::protocol::{
-    Board, Description, Document, Effect, Input, LogEntry, Outcome, Progress, Protocol, Timestamp,
+    AnswerFile, Board, Description, Document, Effect, Input, LogEntry, Outcome, Progress, Protocol,
+    Timestamp,
 };
 use quorum::tui::app::Moment;
 use quorum::tui::{App, DebateInfo};
@@ -29,11 +31,12 @@ use tokio::sync::mpsc;
 use super::cuts::{assert_same_tree, normalised, resume, settled_inputs, tree};
 
 /// What the live protocol was after one input: the journal's length then,
-/// and its documents, board and progress.
+/// and its documents, the answers it keeps marked, its board and progress.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     records: usize,
     documents: Vec<Document>,
+    answer_files: Vec<AnswerFile>,
     board: Board,
     progress: Progress,
 }
@@ -42,6 +45,7 @@ pub fn snapshot(protocol: &dyn Protocol, records: usize) -> Snapshot {
     Snapshot {
         records,
         documents: protocol.documents(),
+        answer_files: protocol.answer_files(),
         board: protocol.board(),
         progress: protocol.progress(),
     }
@@ -145,8 +149,11 @@ impl Protocol for Spy {
     fn log(&self) -> &[LogEntry] {
         self.inner.log()
     }
-    fn documents(&self) -> Vec<Document> {
-        self.inner.documents()
+    fn render_documents(&self, out: &mut Documents<'_>) {
+        self.inner.render_documents(out)
+    }
+    fn answer_files(&self) -> Vec<AnswerFile> {
+        self.inner.answer_files()
     }
     fn outcome(&self) -> Option<&Outcome> {
         self.inner.outcome()

@@ -168,13 +168,21 @@ impl<P: Protocol> Harness<P> {
         }
     }
 
+    /// `path` as the protocol has it: a document, or an answer it keeps
+    /// otherwise (marked).
     pub fn document(&self, path: &str) -> String {
+        let kept = self.protocol.answer_files();
         self.protocol
             .documents()
             .into_iter()
             .find(|document| document.path == path)
+            .map(|document| document.contents)
+            .or_else(|| {
+                kept.into_iter()
+                    .find(|file| file.path == path)
+                    .map(|file| file.for_disk().into_owned())
+            })
             .unwrap_or_else(|| panic!("no {path}"))
-            .contents
     }
 
     pub fn log_text(&self) -> String {

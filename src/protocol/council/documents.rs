@@ -24,9 +24,10 @@ use super::model::{
 use super::verdict;
 use super::{Council, Step};
 use crate::protocol::Stage as _;
+use crate::protocol::documents::Documents;
 use crate::protocol::kind::{RecomputeError, Recomputed};
 use crate::protocol::record::transcript_opening;
-use crate::protocol::{Document, Outcome, Protocol, Publication};
+use crate::protocol::{AnswerFile, Outcome, Protocol, Publication};
 use crate::words::{one_line, raw_md, timestamp};
 use summary::summary_md;
 
@@ -63,35 +64,34 @@ pub fn final_file(role: &str) -> String {
     format!("phase-5/{role}.md")
 }
 
-/// The marker an unusable answer's file starts with.
-pub fn malformed_marker(reason: &str) -> String {
-    format!(
-        "<!-- MALFORMED: {} -->\n",
-        one_line(reason).replace("--", "- -")
-    )
+/// The answers that could not be used, each in its file with the reason
+/// (kept, excluded); every other answer's file is the answer as it came.
+pub fn answer_files(council: &Council) -> Vec<AnswerFile> {
+    council
+        .submissions()
+        .iter()
+        .filter_map(|submission| {
+            let reason = submission.malformed.as_ref()?;
+            Some(AnswerFile::unusable(
+                submission.file.clone(),
+                submission.raw.clone(),
+                reason.clone(),
+            ))
+        })
+        .collect()
 }
 
-/// Every file of the run folder that has content yet.
-pub fn documents(council: &Council) -> Vec<Document> {
-    let mut documents = Vec::new();
-    // An answer is the engine's, written to its file once as it came; a
-    // document only marks one that could not be read.
-    for submission in council.submissions() {
-        if let Some(reason) = &submission.malformed {
-            let contents = format!("{}{}", malformed_marker(reason), submission.raw);
-            documents.push(Document::raw(submission.file.clone(), contents));
-        }
-    }
-    documents.push(Document::new(
-        RECORD,
-        serde_json::to_string_pretty(&companion(council)).unwrap_or_default() + "\n",
-    ));
-    documents.push(Document::new(PACKETS, council.exchange().jsonl()));
-    documents.push(Document::new(TRANSCRIPT, transcript_md(council)));
-    if let Some(summary) = summary_md(council) {
-        documents.push(Document::new(SUMMARY, summary));
-    }
-    documents
+/// Every file of the run folder that has content yet. The packet list
+/// only grows, and is rendered again when it has; the others read the log
+/// or the findings as they stand, and are rendered every time.
+pub fn documents(council: &Council, out: &mut Documents<'_>) {
+    out.add(RECORD, || {
+        serde_json::to_string_pretty(&companion(council)).unwrap_or_default() + "\n"
+    });
+    let packets = council.exchange().records().len();
+    out.add_from(PACKETS, packets, || Some(council.exchange().jsonl()));
+    out.add(TRANSCRIPT, || transcript_md(council));
+    out.add_some(SUMMARY, || summary_md(council));
 }
 
 /// `20261201-143000-debate-{review_id}`: the stem of the deliverable pair,

@@ -11,8 +11,8 @@ use super::model::{self, CHECKER, ChallengeState, DEVIL, SYNTHESIZER, participan
 use super::{Council, Step, documents, parse};
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{
-    Answer, Board, Description, Document, Effect, GivenUp, LogKind, Progress, Publication,
-    Refusals, RegionInfo, RoleGroup, Timestamp,
+    Answer, Board, Description, Effect, GivenUp, LogKind, Progress, Publication, Refusals,
+    RegionInfo, RoleGroup, Timestamp, documents::Documents,
 };
 
 impl crate::protocol::Rules for Council {
@@ -162,8 +162,12 @@ impl crate::protocol::Rules for Council {
         }
     }
 
-    fn documents(&self) -> Vec<Document> {
-        documents::documents(self)
+    fn documents(&self, out: &mut Documents<'_>) {
+        documents::documents(self, out)
+    }
+
+    fn answer_files(&self) -> Vec<crate::protocol::AnswerFile> {
+        documents::answer_files(self)
     }
 
     fn publications(&self) -> Vec<Publication> {

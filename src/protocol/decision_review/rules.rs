@@ -9,8 +9,9 @@ use super::model::{ItemDecision, JudgeRole, Weight};
 use super::{DecisionReview, Stage, documents, judge_slot_role, moderation_item, parse};
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{
-    Answer, Board, Description, Document, Effect, GivenUp, Input, LogKind, ModerationItem,
+    Answer, AnswerFile, Board, Description, Effect, GivenUp, Input, LogKind, ModerationItem,
     OverrideAction, Progress, Refusals, RegionInfo, RoleGroup, RoleInfo, SharedSteps, Timestamp,
+    documents::Documents,
 };
 
 impl crate::protocol::Rules for DecisionReview {
@@ -114,8 +115,12 @@ impl crate::protocol::Rules for DecisionReview {
         }
     }
 
-    fn documents(&self) -> Vec<Document> {
-        documents::documents(self)
+    fn documents(&self, out: &mut Documents<'_>) {
+        documents::documents(self, out)
+    }
+
+    fn answer_files(&self) -> Vec<AnswerFile> {
+        documents::answer_files(self)
     }
 
     fn usage_line(&self) -> Option<String> {

@@ -15,8 +15,9 @@ use serde::Serialize;
 use super::model::{DecidedBy, Source, Verification};
 use super::parse::{WrittenRow, critique_log};
 use super::{PLANNER, Plan};
+use crate::protocol::documents::Documents;
 use crate::protocol::record::{Participant, UsageYaml, transcript_opening};
-use crate::protocol::{Document, ItemDecision, Outcome, Protocol};
+use crate::protocol::{ItemDecision, Outcome, Protocol};
 use crate::words::{answer_md, capitalised, one_line, table_cell, timestamp, with_full_stop};
 
 /// The deliverable (A27).
@@ -29,22 +30,23 @@ pub const DEBATE_YAML: &str = "debate.yaml";
 /// Every file of the tree that has content yet: with the plan, the
 /// synthesizer's files under `docs/` (issue 60), which carry the plan as
 /// plan.md does.
-pub fn documents(plan: &Plan) -> Vec<Document> {
-    let mut documents = Vec::new();
+pub fn documents(plan: &Plan, out: &mut Documents<'_>) {
+    // The plan and the files made from it are rendered together: the
+    // files take the plan's text.
     if let Some(contents) = plan_md(plan) {
         let unread = &plan.core.unread;
-        for mut document in super::docs::documents(plan, &contents) {
-            document.contents = crate::protocol::unread::with_unread(&document.contents, unread);
-            documents.push(document);
+        let files = super::docs::documents(plan, &contents);
+        out.add(PLAN, || contents);
+        for document in files {
+            out.add(&document.path, || {
+                crate::protocol::unread::with_unread(&document.contents, unread)
+            });
         }
-        documents.insert(0, Document::new(PLAN, contents));
     }
-    documents.push(Document::new(TRANSCRIPT, transcript_md(plan)));
-    documents.push(Document::new(
-        DEBATE_YAML,
-        yaml_serde::to_string(&DebateYaml::of(plan)).unwrap_or_default(),
-    ));
-    documents
+    out.add(TRANSCRIPT, || transcript_md(plan));
+    out.add(DEBATE_YAML, || {
+        yaml_serde::to_string(&DebateYaml::of(plan)).unwrap_or_default()
+    });
 }
 
 // ---- the critique log ------------------------------------------------------------

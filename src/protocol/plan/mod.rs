@@ -74,9 +74,9 @@ use super::calls::{Calls, Submission, Unusable};
 use super::items::ItemBook;
 use super::supervision::{LiveCall, Slot};
 use super::{
-    Board, BoardItem, BoardView, ContextDoc, Description, Document, Effect, ItemDecision,
-    ItemResolution, LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, StageFocus,
-    Timestamp,
+    Board, BoardItem, BoardView, ContextDoc, Description, Effect, ItemDecision, ItemResolution,
+    LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, StageFocus, Timestamp,
+    documents::Documents,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::Stage as _;
@@ -748,8 +748,8 @@ impl crate::protocol::Rules for Plan {
         }
     }
 
-    fn documents(&self) -> Vec<Document> {
-        documents::documents(self)
+    fn documents(&self, out: &mut Documents<'_>) {
+        documents::documents(self, out)
     }
 
     /// The synthesizer's files in the person's folder, when named

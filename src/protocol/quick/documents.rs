@@ -21,11 +21,12 @@ use serde::Serialize;
 
 use super::parse::Vulnerability;
 use super::{Quick, QuickMode, ReviewState};
+use crate::protocol::documents::Documents;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::record::{
     EVERY_EVENT, ModeMeta, UsageYaml, diagnostics_md, log_lines, unusable_md, usage_md,
 };
-use crate::protocol::{Document, Outcome, Protocol};
+use crate::protocol::{AnswerFile, Outcome, Protocol};
 use crate::words::{answer_md, nested_markdown, one_line, timestamp};
 
 /// The audit record every quick mode writes.
@@ -37,33 +38,33 @@ pub fn review_file(role: JudgeRole) -> String {
     format!("judges/judge-{role}.md")
 }
 
-/// Every file of the tree that has content yet. An answer is the
-/// engine's, written to its file once as it came; a document only marks
-/// one that could not be read.
-pub fn documents(quick: &Quick) -> Vec<Document> {
-    let mut documents = Vec::new();
-    for review in quick.reviews() {
-        let Some(raw) = &review.raw else { continue };
-        let contents = match &review.state {
-            ReviewState::Malformed(reason) => format!(
-                "<!-- MALFORMED: {} -->\n{raw}",
-                one_line(reason).replace("--", "- -")
-            ),
-            _ => continue,
-        };
-        documents.push(Document::raw(review_file(review.role), contents));
+/// The reviews' files that hold an answer that could not be used; every
+/// other answer's file is the answer as it came.
+pub fn answer_files(quick: &Quick) -> Vec<AnswerFile> {
+    quick
+        .reviews()
+        .iter()
+        .filter_map(|review| match (&review.raw, &review.state) {
+            (Some(raw), ReviewState::Malformed(reason)) => Some(AnswerFile::unusable(
+                review_file(review.role),
+                raw.clone(),
+                reason.clone(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every file of the tree that has content yet: each reads the log or the
+/// reviews as they stand, so each is rendered every time.
+pub fn documents(quick: &Quick, out: &mut Documents<'_>) {
+    out.add(TRANSCRIPT, || transcript_md(quick));
+    if quick.mode() != QuickMode::Challenge {
+        out.add_some(quick.mode().deliverable(), || deliverable_md(quick));
     }
-    documents.push(Document::new(TRANSCRIPT, transcript_md(quick)));
-    if quick.mode() != QuickMode::Challenge
-        && let Some(deliverable) = deliverable_md(quick)
-    {
-        documents.push(Document::new(quick.mode().deliverable(), deliverable));
-    }
-    documents.push(Document::new(
-        "debate.yaml",
-        yaml_serde::to_string(&DebateYaml::of(quick)).unwrap_or_default(),
-    ));
-    documents
+    out.add("debate.yaml", || {
+        yaml_serde::to_string(&DebateYaml::of(quick)).unwrap_or_default()
+    });
 }
 
 /// The opening of the deliverable, word for word: what the end of a run

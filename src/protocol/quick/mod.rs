@@ -52,8 +52,8 @@ use super::items::{ItemBook, ItemRecord};
 use super::judges::JudgeRole;
 use super::supervision::LiveCall;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, ItemDecision, LogKind, Progress, RegionInfo,
-    RoleGroup, StageFocus, StageInfo, Timestamp,
+    Board, ContextDoc, Description, Effect, ItemDecision, LogKind, Progress, RegionInfo, RoleGroup,
+    StageFocus, StageInfo, Timestamp, documents::Documents,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::Stage as _;
@@ -768,8 +768,12 @@ impl crate::protocol::Rules for Quick {
         }
     }
 
-    fn documents(&self) -> Vec<Document> {
-        documents::documents(self)
+    fn documents(&self, out: &mut Documents<'_>) {
+        documents::documents(self, out)
+    }
+
+    fn answer_files(&self) -> Vec<crate::protocol::AnswerFile> {
+        documents::answer_files(self)
     }
 
     fn board(&self) -> Board {

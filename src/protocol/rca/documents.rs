@@ -13,9 +13,10 @@ use serde::{Deserialize, Serialize};
 use super::model::{Challenge, ChallengeState, Restatement, Status};
 use super::status::{Conclusion, Derived};
 use super::{MAX_ROUNDS, Rca};
+use crate::protocol::documents::Documents;
 use crate::protocol::kind::{RecomputeError, Recomputed};
 use crate::protocol::record::{Participant, UsageYaml, transcript_opening};
-use crate::protocol::{Document, Edition, ItemDecision, Outcome, Protocol};
+use crate::protocol::{Edition, ItemDecision, Outcome, Protocol};
 use crate::words::{answer_md, one_line, table_cell, timestamp, with_full_stop};
 
 /// The reader's document.
@@ -36,17 +37,12 @@ pub fn round_file(round: u32, slot: &str, stage: &str) -> String {
 
 /// Every file of the tree that has content yet, but the answers: the
 /// engine writes each to its round file as it comes, once.
-pub fn documents(rca: &Rca) -> Vec<Document> {
-    let mut documents = Vec::new();
-    documents.push(Document::new(
-        RCA_YAML,
-        yaml_serde::to_string(&RcaYaml::of(rca)).unwrap_or_default(),
-    ));
-    documents.push(Document::new(TRANSCRIPT, transcript_md(rca)));
-    if let Some(summary) = summary_md(rca) {
-        documents.push(Document::new(SUMMARY, summary));
-    }
-    documents
+pub fn documents(rca: &Rca, out: &mut Documents<'_>) {
+    out.add(RCA_YAML, || {
+        yaml_serde::to_string(&RcaYaml::of(rca)).unwrap_or_default()
+    });
+    out.add(TRANSCRIPT, || transcript_md(rca));
+    out.add_some(SUMMARY, || summary_md(rca));
 }
 
 // ---- summary.md --------------------------------------------------------------

@@ -64,8 +64,8 @@ use super::calls::{Calls, Unusable};
 use super::items::ItemBook;
 use super::supervision::LiveCall;
 use super::{
-    Board, ContextDoc, Description, Document, Effect, LogKind, Progress, Refusals, RegionInfo,
-    RoleGroup, RoleInfo, StageFocus, Timestamp,
+    Board, ContextDoc, Description, Effect, LogKind, Progress, Refusals, RegionInfo, RoleGroup,
+    RoleInfo, StageFocus, Timestamp, documents::Documents,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::Stage as _;
@@ -619,8 +619,8 @@ impl crate::protocol::Rules for Rca {
         }
     }
 
-    fn documents(&self) -> Vec<Document> {
-        documents::documents(self)
+    fn documents(&self, out: &mut Documents<'_>) {
+        documents::documents(self, out)
     }
 
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {

@@ -20,8 +20,9 @@ use super::{
     judge_file, superseded_judge_file,
 };
 use crate::protocol::Questions;
+use crate::protocol::documents::Documents;
 use crate::protocol::record::{UsageYaml, transcript_opening, usage_line};
-use crate::protocol::{Document, Outcome, Protocol};
+use crate::protocol::{AnswerFile, Outcome, Protocol};
 use crate::words::{answer_md, embedded_answer, fenced, one_line, raw_md, table_cell, timestamp};
 
 mod debate_yaml;
@@ -33,58 +34,52 @@ pub use summary::*;
 /// The decision review's reader-first deliverable (RF-19, RULES.md A19).
 pub const SUMMARY_FILE: &str = "summary.md";
 
-/// Every file of the tree that has content yet.
-pub fn documents(review: &DecisionReview) -> Vec<Document> {
-    let mut documents = Vec::new();
-    let push = |documents: &mut Vec<Document>, path: &str, contents: String| {
-        documents.push(Document::new(path.to_string(), contents))
-    };
-    if let Some(proposal) = proposal_md(review) {
-        push(&mut documents, "proposal.md", proposal);
-    }
-    if let Some(critique) = critique_md(review) {
-        push(&mut documents, "critique.md", critique);
-    }
-    if let Some(revision) = revision_md(review) {
-        push(&mut documents, "revision.md", revision);
-    }
+/// Every file of the tree that has content yet. The proposal's is
+/// rendered from the proposal and the answers that could not be used; the
+/// others read the moderator's rulings or the log, and are rendered every
+/// time.
+pub fn documents(review: &DecisionReview, out: &mut Documents<'_>) {
+    let proposal = review
+        .proposal()
+        .map(|proposal| (&proposal.call_id, proposal.raw.len(), proposal.at));
+    let inputs = (proposal, review.malformed().len());
+    out.add_from("proposal.md", inputs, || proposal_md(review));
+    out.add_some("critique.md", || critique_md(review));
+    out.add_some("revision.md", || revision_md(review));
+    out.add("debate.yaml", || {
+        yaml_serde::to_string(&DebateYaml::of(review)).unwrap_or_default()
+    });
+    out.add("transcript.md", || transcript_md(review));
+    out.add_some("summary.md", || summary_md(review));
+}
+
+/// The judges' files that hold an answer that could not be used: a judge
+/// whose answer was malformed, and every answer a re-run replaced (kept in
+/// a file of its own). Every other judge's file is the answer as it came.
+pub fn answer_files(review: &DecisionReview) -> Vec<AnswerFile> {
+    let mut files = Vec::new();
     for evaluation in review.evaluations() {
         for (role, record) in &evaluation.judges {
             for old in &record.superseded {
                 let Some(raw) = &old.raw else { continue };
-                documents.push(Document::raw(
+                files.push(AnswerFile::unusable(
                     superseded_judge_file(*role, evaluation.round, old.attempt),
-                    format!(
-                        "<!-- MALFORMED: {} (replaced by a re-run) -->\n{raw}",
-                        crate::text::sanitize(&one_line(&old.reason)).replace("--", "- -")
-                    ),
+                    raw.clone(),
+                    format!("{} (replaced by a re-run)", old.reason),
                 ));
             }
-            // A judge's answer is the engine's, written to its file once
-            // as it came; a document only marks one that could not be read.
-            let Some(raw) = &record.raw else { continue };
-            let contents = match &record.result {
-                Some(JudgeResult::Malformed { reason }) => {
-                    format!(
-                        "<!-- MALFORMED: {} -->\n{raw}",
-                        crate::text::sanitize(&one_line(reason)).replace("--", "- -")
-                    )
-                }
-                _ => continue,
-            };
-            documents.push(Document::raw(judge_file(*role, evaluation.round), contents));
+            if let (Some(raw), Some(JudgeResult::Malformed { reason })) =
+                (&record.raw, &record.result)
+            {
+                files.push(AnswerFile::unusable(
+                    judge_file(*role, evaluation.round),
+                    raw.clone(),
+                    reason.clone(),
+                ));
+            }
         }
     }
-    push(
-        &mut documents,
-        "debate.yaml",
-        yaml_serde::to_string(&DebateYaml::of(review)).unwrap_or_default(),
-    );
-    push(&mut documents, "transcript.md", transcript_md(review));
-    if let Some(summary) = summary_md(review) {
-        push(&mut documents, "summary.md", summary);
-    }
-    documents
+    files
 }
 
 // ---- proposal, critique, revision ---------------------------------------

@@ -54,22 +54,20 @@ pub(super) fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, 
             .judges
             .iter()
             .find(|status| status.role == judge.role);
-        let result = match files.read(&file, "judge file") {
-            Ok(raw) if raw.starts_with("<!-- MALFORMED") => {
-                let reason = raw
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .trim_start_matches("<!-- MALFORMED:")
-                    .trim_end_matches("-->")
-                    .trim()
-                    .to_string();
+        let read = files.read(&file, "judge file");
+        let mark = read
+            .as_deref()
+            .ok()
+            .and_then(crate::protocol::AnswerFile::read_mark)
+            .map(|(reason, _)| reason);
+        let result = match (read, mark) {
+            (Ok(_), Some(reason)) => {
                 excluded.push(format!(
                     "{file}: excluded, as in the live run: its answer was malformed ({reason})"
                 ));
                 JudgeResult::Malformed { reason }
             }
-            Ok(raw) => {
+            (Ok(raw), None) => {
                 match read_judge(&raw, judge, &tree) {
                     Ok(read) => {
                         readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
@@ -88,14 +86,14 @@ pub(super) fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, 
                     }
                 }
             }
-            Err(_) if live.is_some_and(|status| status.status == "recused") => {
+            (Err(_), _) if live.is_some_and(|status| status.status == "recused") => {
                 JudgeResult::Recused {
                     reason: live
                         .and_then(|status| status.reason.clone())
                         .unwrap_or_default(),
                 }
             }
-            Err(error) => {
+            (Err(error), _) => {
                 let reason = live
                     .and_then(|status| status.reason.clone())
                     .unwrap_or_else(|| "no judge file".to_string());

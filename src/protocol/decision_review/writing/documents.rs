@@ -24,9 +24,10 @@ use serde::Serialize;
 use super::bearing::{self, Bearing, Untouched};
 use super::parse::{Aspect, Change, CritiqueItem};
 use super::{DELIVERABLE, RewriteState, WritingReview};
+use crate::protocol::documents::Documents;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::record::{ModeMeta, UsageYaml, transcript_opening, unusable_md};
-use crate::protocol::{Document, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
+use crate::protocol::{AnswerFile, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
 use crate::words::{answer_md, fenced, one_line, timestamp, with_full_stop};
 
 /// The audit record.
@@ -152,36 +153,39 @@ pub fn revision_view(review: &WritingReview) -> RevisionView {
     }
 }
 
-/// Every file of the tree that has content yet. The critique and the
-/// judges' rewrites are the engine's, written to their files once as they
-/// came; a document only marks a rewrite that could not be read.
-pub fn documents(review: &WritingReview) -> Vec<Document> {
-    let mut documents = Vec::new();
-    for judge in review.judges() {
-        let Some(raw) = &judge.raw else { continue };
-        let contents = match &judge.state {
-            RewriteState::Malformed(reason) => format!(
-                "<!-- MALFORMED: {} -->\n{raw}",
-                one_line(reason).replace("--", "- -")
-            ),
-            _ => continue,
-        };
-        documents.push(Document::raw(judge_file(judge.seat.role), contents));
-    }
-    documents.push(Document::new(TRANSCRIPT, transcript_md(review)));
-    if let Some(summary) = summary_md(review) {
-        documents.push(Document::new(DELIVERABLE, summary));
-    }
-    if let Some(merged) = review.merged() {
-        let mut text = merged.merge.revised_draft.trim_end().to_string();
+/// The judges' rewrites that could not be read, each in its file with the
+/// reason; the critique and every other rewrite are the answers as they
+/// came.
+pub fn answer_files(review: &WritingReview) -> Vec<AnswerFile> {
+    review
+        .judges()
+        .iter()
+        .filter_map(|judge| match (&judge.raw, &judge.state) {
+            (Some(raw), RewriteState::Malformed(reason)) => Some(AnswerFile::unusable(
+                judge_file(judge.seat.role),
+                raw.clone(),
+                reason.clone(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every file of the tree that has content yet. The revised draft is
+/// rendered from the merge alone; the others read the log or the rulings,
+/// and are rendered every time.
+pub fn documents(review: &WritingReview, out: &mut Documents<'_>) {
+    out.add(TRANSCRIPT, || transcript_md(review));
+    out.add_some(DELIVERABLE, || summary_md(review));
+    let merge = review.merged().map(|merged| &merged.merge.revised_draft);
+    out.add_from(REVISED_DRAFT, merge, || {
+        let mut text = merge?.trim_end().to_string();
         text.push('\n');
-        documents.push(Document::new(REVISED_DRAFT, text));
-    }
-    documents.push(Document::new(
-        "debate.yaml",
-        yaml_serde::to_string(&DebateYaml::of(review)).unwrap_or_default(),
-    ));
-    documents
+        Some(text)
+    });
+    out.add("debate.yaml", || {
+        yaml_serde::to_string(&DebateYaml::of(review)).unwrap_or_default()
+    });
 }
 
 fn summary_md(review: &WritingReview) -> Option<String> {

@@ -71,8 +71,8 @@ use crate::protocol::items::ItemBook;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{
-    Board, BoardView, ContextDoc, Description, Document, Effect, ItemDecision, LogKind,
-    ModerationItem, Progress, RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp,
+    Board, BoardView, ContextDoc, Description, Effect, ItemDecision, LogKind, ModerationItem,
+    Progress, RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp, documents::Documents,
 };
 use crate::protocol::{Moderation, Refusals, Settled};
 use crate::rulings::{Ruled, Ruling};
@@ -677,8 +677,12 @@ impl crate::protocol::Rules for WritingReview {
         }
     }
 
-    fn documents(&self) -> Vec<Document> {
-        documents::documents(self)
+    fn documents(&self, out: &mut Documents<'_>) {
+        documents::documents(self, out)
+    }
+
+    fn answer_files(&self) -> Vec<crate::protocol::AnswerFile> {
+        documents::answer_files(self)
     }
 
     fn board(&self) -> Board {
@@ -1109,17 +1113,13 @@ mod tests {
         let merge = merge_call(&effects);
         assert!(!merge.request.prompt.contains("rewritten by the analyst"));
         let file = review
-            .documents()
+            .answer_files()
             .into_iter()
-            .find(|doc| doc.path == "judges/judge-analyst.md")
+            .find(|file| file.path == "judges/judge-analyst.md")
             .unwrap();
-        assert!(file.raw);
-        assert!(
-            file.contents.starts_with("<!-- MALFORMED: "),
-            "{}",
-            file.contents
-        );
-        assert!(file.contents.ends_with("\nI liked it."));
+        let contents = file.for_disk();
+        assert!(contents.starts_with("<!-- MALFORMED: "), "{contents}");
+        assert!(contents.ends_with("\nI liked it."));
 
         let (mut failing, calls) = started();
         let mut effects = Vec::new();
@@ -1206,11 +1206,12 @@ mod tests {
                 .revised_draft
                 .contains('\u{202e}')
         );
+        let kept = review.answer_files();
+        assert_eq!(kept[0].path, "judges/judge-analyst.md");
+        assert!(kept[0].for_disk().contains('\u{1b}'), "kept verbatim");
         for document in review.documents() {
             let disk = document.for_disk();
-            if document.path == "judges/judge-analyst.md" {
-                assert!(document.raw && disk.contains('\u{1b}'), "kept verbatim");
-            } else if document.path.ends_with(".md") {
+            if document.path.ends_with(".md") {
                 assert!(
                     !disk.contains('\u{1b}') && !disk.contains('\u{202e}'),
                     "{} holds a terminal control",
