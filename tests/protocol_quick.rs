@@ -9,7 +9,7 @@ use quorum::prompts::PromptSet;
 use quorum::protocol::Questions;
 use quorum::protocol::Seating;
 use quorum::protocol::fairness::{Fairness, Recusal};
-use quorum::protocol::quick::{PANEL, Quick, QuickConfig, QuickMode};
+use quorum::protocol::quick::{PANEL, Quick, QuickConfig, QuickMode, roster};
 use quorum::protocol::{
     CallFailure, CallSpec, ContextDoc, Document, Effect, Input, ItemDecision, LogKind, Outcome,
     OverrideAction, Protocol,
@@ -23,20 +23,8 @@ fn t0() -> DateTime<Utc> {
 }
 
 fn config(mode: QuickMode) -> QuickConfig {
-    let slots = QuickConfig {
-        mode,
-        topic: TOPIC.into(),
-        context: Vec::new(),
-        constraints: Vec::new(),
-        revision: true,
-        seating: Seating {
-            started_at: t0(),
-            edition: quorum::protocol::Edition::CURRENT,
-            ..Default::default()
-        },
-        checks_rulings: true,
-    }
-    .slots();
+    let seats = roster(mode);
+    let slots = seats.seats().iter().map(|seat| seat.slot.clone());
     QuickConfig {
         mode,
         topic: TOPIC.into(),
@@ -52,8 +40,7 @@ fn config(mode: QuickMode) -> QuickConfig {
         revision: true,
         seating: Seating {
             agents: slots
-                .into_iter()
-                .map(|(slot, _)| (slot.clone(), format!("script:{slot}")))
+                .map(|slot| (slot.clone(), format!("script:{slot}")))
                 .collect(),
             started_at: t0(),
             edition: quorum::protocol::Edition::CURRENT,

@@ -114,6 +114,47 @@ fn it_joins_the_registry_once_and_clashes_are_refused() {
     }
 }
 
+/// Its roster is where its seats are declared: every seat's slot reads
+/// back into its role and a slot it does not seat into none, and its role
+/// slots are those it declared before the roster (issue 63).
+#[test]
+fn its_roster_reads_slots_back_into_roles_and_gives_its_role_slots() {
+    use devils_advocate::Role;
+    use quorum::protocol::RoleGroup;
+    use quorum::protocol::kind::{Configure, RoleSlot};
+    use quorum::protocol::supervision::Slot;
+
+    let roster = devils_advocate::roster();
+    let seated: Vec<(&str, Option<Role>)> = roster
+        .seats()
+        .iter()
+        .map(|seat| {
+            let slot = Slot::new(seat.slot.clone(), "case", 1);
+            (seat.slot.as_str(), roster.role_of(&slot))
+        })
+        .collect();
+    assert_eq!(
+        seated,
+        [
+            ("proposer", Some(Role::Proposer)),
+            ("devil", Some(Role::Devil)),
+            ("referee", Some(Role::Referee)),
+        ]
+    );
+    for unknown in ["judge.analyst", "critic", ""] {
+        assert_eq!(roster.role_of(&Slot::new(unknown, "case", 1)), None);
+    }
+    let configured = KIND.configure(&Configure::default()).unwrap();
+    assert_eq!(
+        configured.roles(),
+        [
+            RoleSlot::new("proposer", RoleGroup::Lead),
+            RoleSlot::new("devil", RoleGroup::Challenger),
+            RoleSlot::new("referee", RoleGroup::Panel),
+        ]
+    );
+}
+
 /// The seventh protocol under another name, command or templates, to be
 /// refused.
 struct Renamed(KindInfo);

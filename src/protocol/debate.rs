@@ -15,7 +15,11 @@
 //! that still apply after its end; an input a protocol has no use for is
 //! logged as ignored with the protocol's reason; the log and usage come
 //! from the plumbing, and a debate ends or stops through its
-//! [`DebateCore`]. The steps a protocol takes alike from inside its rules
+//! [`DebateCore`]. Its core holds its [`Roster`], the seats it declared
+//! once: the skeleton reads an answer's slot back into the protocol's typed
+//! role ([`Roster::role_of`]) and hands the role on with the answer, so a
+//! protocol matches its stage and its role, never a slot's text. The steps
+//! a protocol takes alike from inside its rules
 //! (stop the debate, start a call or stop when its prompt cannot be built,
 //! repair an unusable answer) are [`SharedSteps`], over its
 //! [`Rules::stopping`].
@@ -28,6 +32,7 @@ use std::sync::Arc;
 use super::calls::{Answer, Calls, Routed, Unusable};
 use super::documents::Documents;
 use super::items::ItemBook;
+use super::roster::Roster;
 use super::supervision::{LiveCall, Slot};
 use super::usage::UsageLedger;
 use super::{
@@ -120,11 +125,12 @@ pub trait Stage: Copy + Eq + std::fmt::Debug + Send + Sync + 'static {
 }
 
 /// What every debate holds the same way: where it stands (its stage and
-/// round), the call plumbing (with the log and the usage), the prompts its
-/// calls are rendered from and how the debate ended. A protocol keeps one
-/// and lends it to the skeleton ([`Lends`], [`lend_core!`](crate::lend_core)).
+/// round), who sits where (its roster of typed roles `R`), the call
+/// plumbing (with the log and the usage), the prompts its calls are
+/// rendered from and how the debate ended. A protocol keeps one and lends
+/// it to the skeleton ([`Lends`], [`lend_core!`](crate::lend_core)).
 #[derive(Debug)]
-pub struct DebateCore<S> {
+pub struct DebateCore<S, R> {
     /// The stage the debate stands at ([`DebateCore::enter`]).
     pub stage: S,
     /// The round it is in: the first is 1; a protocol without rounds
@@ -133,6 +139,9 @@ pub struct DebateCore<S> {
     /// The most rounds the debate holds, as the log says them (`round 2
     /// of 5`); `None`: the log says the round alone.
     pub max_round: Option<u32>,
+    /// Every seat of the debate, built once from its options: what names
+    /// a call's slot ([`DebateCore::slot`]) and reads it back into a role.
+    pub roster: Roster<R>,
     pub calls: Calls,
     /// The templates every prompt of the debate is rendered from.
     pub prompts: Arc<PromptSet>,
@@ -152,14 +161,15 @@ pub struct DebateCore<S> {
     pub outcome: Option<Outcome>,
 }
 
-impl<S: Stage> DebateCore<S> {
+impl<S: Stage, R: Clone + PartialEq> DebateCore<S, R> {
     /// A debate that has not ended, standing at `first` in round 1, with
-    /// its plumbing and its prompts.
-    pub fn new(first: S, calls: Calls, prompts: Arc<PromptSet>) -> Self {
+    /// its roster, its plumbing and its prompts.
+    pub fn new(first: S, roster: Roster<R>, calls: Calls, prompts: Arc<PromptSet>) -> Self {
         DebateCore {
             stage: first,
             round: 1,
             max_round: None,
+            roster,
             calls,
             prompts,
             unusable: Vec::new(),
@@ -192,9 +202,14 @@ impl<S: Stage> DebateCore<S> {
     }
 
     /// The slot of `role`'s call in the stage and round the debate stands
-    /// at.
-    pub fn slot(&self, role: &str) -> Slot {
-        Slot::new(role, self.stage.id(), self.round)
+    /// at, named by the role's seat.
+    ///
+    /// Panics when the roster does not seat `role`: a protocol asks only
+    /// the roles it seated, and a test of any call of it finds the slip.
+    pub fn slot(&self, role: &R) -> Slot {
+        let seat = self.roster.slot_of(role);
+        let seat = seat.expect("a debate asks only the roles its roster seats");
+        Slot::new(seat, self.stage.id(), self.round)
     }
 
     /// A moderation is open: the debate stands at a stage that moderates,
@@ -288,25 +303,29 @@ impl<S: Stage> DebateCore<S> {
 pub trait Lends {
     /// The protocol's stages.
     type Stage: Stage;
-    fn core(&self) -> &DebateCore<Self::Stage>;
-    fn core_mut(&mut self) -> &mut DebateCore<Self::Stage>;
+    /// The protocol's roles, as its roster seats them: what its rules
+    /// match on with the stage.
+    type Role: Clone + Eq + std::fmt::Debug + Send;
+    fn core(&self) -> &DebateCore<Self::Stage, Self::Role>;
+    fn core_mut(&mut self) -> &mut DebateCore<Self::Stage, Self::Role>;
 }
 
 /// Lends a protocol's [`DebateCore`] field to the skeleton: implements
-/// [`Lends`] for the type, with its stage type.
+/// [`Lends`] for the type, with its stage type and its role type.
 ///
 /// ```ignore
-/// quorum::lend_core!(Advocate, core, Step);
+/// quorum::lend_core!(Advocate, core, Step, Role);
 /// ```
 #[macro_export]
 macro_rules! lend_core {
-    ($type:ty, $field:ident, $stage:ty) => {
+    ($type:ty, $field:ident, $stage:ty, $role:ty) => {
         impl $crate::protocol::Lends for $type {
             type Stage = $stage;
-            fn core(&self) -> &$crate::protocol::DebateCore<$stage> {
+            type Role = $role;
+            fn core(&self) -> &$crate::protocol::DebateCore<$stage, $role> {
                 &self.$field
             }
-            fn core_mut(&mut self) -> &mut $crate::protocol::DebateCore<$stage> {
+            fn core_mut(&mut self) -> &mut $crate::protocol::DebateCore<$stage, $role> {
                 &mut self.$field
             }
         }
@@ -350,11 +369,17 @@ pub trait ItemRules {
 pub trait Rules: Send + Lends + ItemRules + Questions {
     /// The first effects of a new debate.
     fn begin(&mut self, now: Timestamp) -> Vec<Effect>;
-    /// A live call answered; its usage is already recorded.
-    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect>;
-    /// A slot is given up: its retry failed too, or the moderator skipped
-    /// it.
-    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect>;
+    /// A live call of `role` answered; its usage is already recorded.
+    fn answered(&mut self, role: Self::Role, answer: Answer<'_>) -> Vec<Effect>;
+    /// `role`'s slot is given up: its retry failed too, or the moderator
+    /// skipped it.
+    fn gave_up(
+        &mut self,
+        role: Self::Role,
+        call: LiveCall,
+        why: GivenUp,
+        now: Timestamp,
+    ) -> Vec<Effect>;
     /// The debate is stopping ([`SharedSteps::fail`]): by default its
     /// stage moves to [`Stage::DONE`], so its progress shows it over.
     fn stopping(&mut self) {
@@ -450,18 +475,18 @@ pub trait Rules: Send + Lends + ItemRules + Questions {
         let _ = (item_id, decision);
         Some(self.refusals().resolution)
     }
-    /// Checks an answer a person typed for `call`, a call of this debate
-    /// that waits for one, before it is taken as that call's output; the
-    /// error says what to fix. The skeleton has already refused an empty
-    /// answer and a call that waits for none ([`Protocol::check_answer`]).
-    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
-        let _ = (call, answer);
+    /// Checks an answer a person typed for `call`, a call of `role` that
+    /// waits for one, before it is taken as that call's output; the error
+    /// says what to fix. The skeleton has already refused an empty answer
+    /// and a call that waits for none ([`Protocol::check_answer`]).
+    fn check_answer(&self, role: Self::Role, call: &LiveCall, answer: &str) -> Result<(), String> {
+        let _ = (role, call, answer);
         Ok(())
     }
-    /// A skeleton of the answer `call` expects, for a person to fill in
-    /// ([`Protocol::answer_template`]).
-    fn answer_template(&self, call: &LiveCall) -> Option<String> {
-        let _ = call;
+    /// A skeleton of the answer `call`, a call of `role`, expects, for a
+    /// person to fill in ([`Protocol::answer_template`]).
+    fn answer_template(&self, role: Self::Role, call: &LiveCall) -> Option<String> {
+        let _ = (role, call);
         None
     }
 }
@@ -547,6 +572,18 @@ fn calls_mut<R: Rules + ?Sized>(rules: &mut R) -> &mut Calls {
 
 fn ended<R: Rules + ?Sized>(rules: &R) -> Option<&Outcome> {
     rules.core().outcome.as_ref()
+}
+
+/// The role `call`'s slot seats in `rules`' roster.
+fn role_of<R: Rules + ?Sized>(rules: &R, call: &LiveCall) -> Option<R::Role> {
+    rules.core().roster.role_of(&call.slot)
+}
+
+/// Why a call whose slot holds no seat is not taken. It cannot come, as
+/// every call is started from a seat ([`DebateCore::slot`]); were one to,
+/// the debate stops rather than guess whose it is (A18).
+fn unseated(call: &LiveCall) -> String {
+    format!("the {} holds no seat in this debate", call.slot.role)
 }
 
 /// An input about calls rather than about the debate. Every kind of input
@@ -653,13 +690,23 @@ impl<R: Rules> Protocol for R {
                 }
                 effects
             }
-            Routed::Answered(answer) => self.answered(answer),
+            Routed::Answered(answer) => match role_of(self, &answer.call) {
+                Some(role) => self.answered(role, answer),
+                None => {
+                    let reason = unseated(&answer.call);
+                    self.fail(answer.now, reason)
+                }
+            },
             Routed::GaveUp {
                 call,
                 reason,
                 by_moderator,
                 mut effects,
             } => {
+                let Some(role) = role_of(self, &call) else {
+                    effects.extend(self.fail(now, unseated(&call)));
+                    return effects;
+                };
                 if let Some(first) = call.first_reply.clone() {
                     // The repair of the items that could not be read never
                     // answered: the first answer is read without them.
@@ -672,18 +719,21 @@ impl<R: Rules> Protocol for R {
                         first_reply: None,
                         ..call
                     };
-                    effects.extend(self.answered(Answer {
-                        call,
-                        output: &first,
-                        now,
-                    }));
+                    effects.extend(self.answered(
+                        role,
+                        Answer {
+                            call,
+                            output: &first,
+                            now,
+                        },
+                    ));
                     return effects;
                 }
                 let why = GivenUp {
                     reason,
                     by_moderator,
                 };
-                effects.extend(self.gave_up(call, why, now));
+                effects.extend(self.gave_up(role, call, why, now));
                 effects
             }
             Routed::Protocol(input) => own(self, input, now),
@@ -778,10 +828,14 @@ impl<R: Rules> Protocol for R {
         if answer.trim().is_empty() {
             return Err("the answer is empty".into());
         }
-        Rules::check_answer(self, call, answer)
+        let Some(role) = role_of(self, call) else {
+            return Err(unseated(call));
+        };
+        Rules::check_answer(self, role, call, answer)
     }
     fn answer_template(&self, call_id: &str) -> Option<String> {
-        Rules::answer_template(self, self.core().calls.live_call(call_id)?)
+        let call = self.core().calls.live_call(call_id)?;
+        Rules::answer_template(self, role_of(self, call)?, call)
     }
     fn unread(&self) -> Vec<super::Unread> {
         self.core().unread.clone()

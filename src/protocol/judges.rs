@@ -73,11 +73,6 @@ impl JudgeRole {
     pub fn of_slot(slot: &str) -> Option<JudgeRole> {
         slot.strip_prefix(SLOT_PREFIX).and_then(JudgeRole::parse)
     }
-
-    /// A slot's pane title: a judge's role (`Analyst`), else the slot.
-    pub fn slot_title(slot: &str) -> String {
-        crate::words::capitalised(slot.strip_prefix(SLOT_PREFIX).unwrap_or(slot))
-    }
 }
 
 /// What a judge's role slot starts with.

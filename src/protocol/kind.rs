@@ -365,7 +365,9 @@ impl Configure<'_> {
     }
 }
 
-/// A role slot a configured debate seats.
+/// A role slot a configured debate seats, as the configuration resolves
+/// its agent: one seat of the protocol's roster
+/// ([`Roster::role_slots`](super::roster::Roster::role_slots)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoleSlot {
     /// `proposer`, `judge.analyst`, `synthesizer`.
@@ -390,21 +392,6 @@ impl RoleSlot {
         self.defaults_to = Some(slot.into());
         self
     }
-
-    /// Each of `slots` in its group, the synthesizer played by `lead`'s
-    /// agent unless it is named itself.
-    pub fn led_by<S: Into<String>>(
-        slots: impl IntoIterator<Item = (S, RoleGroup)>,
-        lead: &str,
-    ) -> Vec<RoleSlot> {
-        slots
-            .into_iter()
-            .map(|(slot, group)| match group {
-                RoleGroup::Synthesizer => RoleSlot::new(slot, group).defaulting_to(lead),
-                _ => RoleSlot::new(slot, group),
-            })
-            .collect()
-    }
 }
 
 /// Everything besides the protocol's options that defines a debate. The
@@ -424,7 +411,9 @@ pub struct Setting {
 pub trait Configured {
     /// `decision review · architecture`, for the first line of a run.
     fn label(&self) -> String;
-    /// Every role slot, in the order the agents are resolved.
+    /// Every role slot, in the order the agents are resolved: the seats of
+    /// the roster these options give a debate
+    /// ([`Roster::role_slots`](super::roster::Roster::role_slots)).
     fn roles(&self) -> Vec<RoleSlot>;
     /// The definition the journal's first line records.
     fn define(&self, setting: Setting) -> DebateDefinition;

@@ -45,6 +45,7 @@ pub mod rca;
 pub mod reading;
 pub mod record;
 pub mod registry;
+pub mod roster;
 pub mod supervision;
 pub mod unread;
 pub mod usage;

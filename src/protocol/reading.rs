@@ -77,7 +77,7 @@ fn same_item(a: &Slip, b: &Slip) -> bool {
     }
 }
 
-impl<S: super::Stage> DebateCore<S> {
+impl<S: super::Stage, R> DebateCore<S, R> {
     /// Reads `answer` with `read`, item by item (see the module): the
     /// reading, a repair asked about the items that could not be read, or
     /// the whole answer's error. `kept` counts the items a reading kept,
@@ -180,7 +180,7 @@ impl<S: super::Stage> DebateCore<S> {
                 };
             }
         };
-        let stands = |core: &mut DebateCore<S>, why: String| {
+        let stands = |core: &mut DebateCore<S, R>, why: String| {
             let message =
                 format!("{why}: the first answer stands, without the items it could not read");
             core.calls

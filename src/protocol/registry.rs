@@ -343,4 +343,246 @@ mod tests {
         assert!(known_slot("judge.analyst") && known_slot("judge.*"));
         assert!(!known_slot("judge.poet"));
     }
+
+    /// A seat as a test writes it: its slot, its group and whom it
+    /// defaults to.
+    type Declared = (
+        &'static str,
+        crate::protocol::RoleGroup,
+        Option<&'static str>,
+    );
+
+    /// The role slots `spec` gives a debate of the protocol `name`.
+    fn role_slots_of(name: &str, spec: &str) -> Vec<super::super::kind::RoleSlot> {
+        use super::super::kind::Configure;
+        let kind = kinds()
+            .into_iter()
+            .find(|kind| kind.name() == name)
+            .expect("a built-in protocol");
+        let input = Configure::from_spec(Path::new("spec.yaml"), spec, &[]);
+        let configured = kind.configure(&input).map_err(|e| e.to_string());
+        configured.expect(spec).roles()
+    }
+
+    /// Every kind's role slots, now derived from its roster, are those it
+    /// declared before the roster existed (issue 63): the same slots in the
+    /// same order, the same groups, the same defaults.
+    #[test]
+    fn every_kinds_role_slots_are_those_it_declared_before_the_roster() {
+        use crate::protocol::RoleGroup::{Challenger, Lead, Panel, Synthesizer};
+        let cases: Vec<(&str, &str, Vec<Declared>)> = vec![
+            (
+                "decision-review",
+                "topic: x\n",
+                vec![
+                    ("proposer", Lead, None),
+                    ("critic", Challenger, None),
+                    ("judge.analyst", Panel, None),
+                    ("judge.stylist", Panel, None),
+                    ("judge.aesthete", Panel, None),
+                ],
+            ),
+            (
+                "decision-review",
+                "topic: x\nhigh_stakes: true\n",
+                vec![
+                    ("proposer", Lead, None),
+                    ("critic", Challenger, None),
+                    ("judge.analyst", Panel, None),
+                    ("judge.stylist", Panel, None),
+                    ("judge.aesthete", Panel, None),
+                    ("judge.strategist", Panel, None),
+                    ("judge.empiricist", Panel, None),
+                ],
+            ),
+            (
+                "decision-review",
+                "topic: x\nmode: comparative\noptions: [a, b]\n",
+                vec![
+                    ("proposer", Lead, None),
+                    ("critic", Challenger, None),
+                    ("judge.analyst", Panel, None),
+                    ("judge.stylist", Panel, None),
+                    ("judge.aesthete", Panel, None),
+                ],
+            ),
+            (
+                "decision-review",
+                "topic: x\nmode: writing\ndraft: {text: hello}\n",
+                vec![
+                    ("critic", Challenger, None),
+                    ("judge.aesthete", Panel, None),
+                    ("judge.stylist", Panel, None),
+                    ("judge.analyst", Panel, None),
+                    ("synthesizer", Synthesizer, Some("judge.analyst")),
+                ],
+            ),
+            ("quick", "topic: x\n", vec![("critic", Challenger, None)]),
+            (
+                "quick",
+                "topic: x\nmode: panel\n",
+                vec![
+                    ("judge.aesthete", Panel, None),
+                    ("judge.stylist", Panel, None),
+                    ("judge.analyst", Panel, None),
+                    ("synthesizer", Synthesizer, Some("judge.analyst")),
+                ],
+            ),
+            (
+                "quick",
+                "topic: x\nmode: premortem\n",
+                vec![
+                    ("critic", Challenger, None),
+                    ("synthesizer", Synthesizer, Some("critic")),
+                ],
+            ),
+            (
+                "quick",
+                "topic: x\nmode: redteam\n",
+                vec![
+                    ("critic", Challenger, None),
+                    ("synthesizer", Synthesizer, Some("critic")),
+                ],
+            ),
+            (
+                "quick",
+                "topic: x\nmode: adversary\n",
+                vec![
+                    ("proposer", Lead, None),
+                    ("critic", Challenger, None),
+                    ("synthesizer", Synthesizer, Some("proposer")),
+                ],
+            ),
+            (
+                "plan",
+                "topic: x\n",
+                vec![
+                    ("planner", Lead, None),
+                    ("critic", Challenger, None),
+                    ("optimizer", Panel, None),
+                    ("synthesizer", Synthesizer, Some("planner")),
+                ],
+            ),
+            (
+                "plan",
+                "topic: x\nsimple: true\n",
+                vec![
+                    ("planner", Lead, None),
+                    ("synthesizer", Synthesizer, Some("planner")),
+                ],
+            ),
+            (
+                "rca",
+                "topic: x\n",
+                vec![
+                    ("debugger.alpha", Lead, None),
+                    ("debugger.beta", Lead, None),
+                    ("critic", Challenger, None),
+                ],
+            ),
+            (
+                "rca",
+                "topic: x\ndebuggers: [gamma, alpha, delta]\n",
+                vec![
+                    ("debugger.gamma", Lead, None),
+                    ("debugger.alpha", Lead, None),
+                    ("debugger.delta", Lead, None),
+                    ("critic", Challenger, None),
+                ],
+            ),
+            (
+                "council",
+                "topic: x\n",
+                vec![
+                    ("expert.correctness", Panel, None),
+                    ("expert.security", Panel, None),
+                    ("expert.maintainability", Panel, None),
+                    ("integration-checker", Lead, None),
+                    ("devil-advocate", Challenger, None),
+                ],
+            ),
+            (
+                "council",
+                "topic: x\nmode: brainstorm\n",
+                vec![
+                    ("expert.architecture", Panel, None),
+                    ("expert.operations", Panel, None),
+                    ("expert.product", Panel, None),
+                    ("integration-checker", Lead, None),
+                    ("devil-advocate", Challenger, None),
+                    ("synthesizer", Synthesizer, Some("integration-checker")),
+                ],
+            ),
+        ];
+        for (name, spec, declared) in cases {
+            let slots: Vec<(String, crate::protocol::RoleGroup, Option<String>)> =
+                role_slots_of(name, spec)
+                    .into_iter()
+                    .map(|role| (role.slot, role.group, role.defaults_to))
+                    .collect();
+            let declared: Vec<(String, crate::protocol::RoleGroup, Option<String>)> = declared
+                .into_iter()
+                .map(|(slot, group, lead)| (slot.into(), group, lead.map(str::to_string)))
+                .collect();
+            assert_eq!(slots, declared, "{name}: {spec}");
+        }
+    }
+
+    /// Every protocol's seats read back into their roles: each seat's slot
+    /// into its own role, a slot the debate does not seat into none; no two
+    /// seats share a slot or a role.
+    #[test]
+    fn every_protocols_seats_read_back_into_their_roles() {
+        use crate::protocol::judges::JudgeRole;
+        use crate::protocol::roster::Roster;
+        use crate::protocol::supervision::Slot;
+        use crate::protocol::{council, decision_review, plan, quick, rca};
+
+        fn read_back<R: Clone + PartialEq + std::fmt::Debug>(roster: &Roster<R>, unknown: &str) {
+            let seats = roster.seats();
+            assert!(!seats.is_empty());
+            for (place, seat) in seats.iter().enumerate() {
+                let slot = Slot::new(seat.slot.clone(), "stage", 1);
+                assert_eq!(roster.role_of(&slot), Some(seat.role.clone()), "{seat:?}");
+                assert_eq!(roster.slot_of(&seat.role), Some(seat.slot.as_str()));
+                for other in &seats[place + 1..] {
+                    assert_ne!(other.slot, seat.slot);
+                    assert_ne!(other.role, seat.role);
+                }
+            }
+            assert_eq!(roster.role_of(&Slot::new(unknown, "stage", 1)), None);
+            assert_eq!(roster.role_of(&Slot::new("", "stage", 1)), None);
+        }
+
+        let debuggers = ["alpha".to_string(), "beta".to_string()];
+        read_back(&rca::roster(&debuggers), "debugger.gamma");
+        read_back(&rca::roster(&debuggers), "alpha");
+        for simple in [false, true] {
+            read_back(&plan::roster(simple), "judge.analyst");
+        }
+        read_back(&plan::roster(true), "critic");
+        for mode in quick::QuickMode::ALL {
+            read_back(&quick::roster(mode), "judge.strategist");
+        }
+        read_back(&quick::roster(quick::QuickMode::Challenge), "synthesizer");
+        read_back(&decision_review::roster(JudgeRole::ALL), "synthesizer");
+        read_back(
+            &decision_review::roster([JudgeRole::Analyst]),
+            "judge.stylist",
+        );
+        let panel = decision_review::writing::writing_panel();
+        for critiqued in [true, false] {
+            read_back(
+                &decision_review::writing::roster(critiqued, &panel),
+                "proposer",
+            );
+        }
+        read_back(&decision_review::writing::roster(false, &panel), "critic");
+        let domains = ["security".to_string(), "data-privacy".to_string()];
+        for proposes in [false, true] {
+            let roster = council::model::roster(&domains, proposes);
+            read_back(&roster, "expert.ux");
+        }
+        read_back(&council::model::roster(&domains, false), "synthesizer");
+    }
 }

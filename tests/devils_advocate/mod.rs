@@ -10,9 +10,17 @@
 //!
 //! - its stages are one enum that implements [`Stage`] (id, title, focus,
 //!   which one moderates), and its [`DebateCore`] holds where it stands:
-//!   `core.enter` moves on and logs it, `core.slot` names a call of the
-//!   stage and round, `core.moderating` says whether items are open, and a
-//!   stopped debate's stage moves to [`Stage::DONE`] by itself;
+//!   `core.enter` moves on and logs it, `core.moderating` says whether
+//!   items are open, and a stopped debate's stage moves to [`Stage::DONE`]
+//!   by itself;
+//! - its roles are one enum too, and its [`Roster`] (built once, by
+//!   [`roster`]) declares each seat: the slot name, the pane's title, the
+//!   group, the typed role. The configuration's role slots
+//!   ([`Configured::roles`]) and the roles the interfaces show
+//!   ([`Questions::describe`]) derive from it; `core.slot(&role)` names a
+//!   call of a role in the stage and round; every answer and given-up call
+//!   comes back with its role, so [`Rules::answered`] matches on the stage
+//!   and the role, never on a slot's text;
 //! - the moderator's rulings come from its item book ([`ItemBook::rulings`]);
 //! - every answer lands in its file (`rounds/…`) as it came, written by
 //!   the engine before the protocol reads it: the protocol renders only
@@ -32,6 +40,7 @@ use quorum::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, ProtocolKind,
     RecomputeError, Recomputed, RoleSlot, Setting, read_options, read_record,
 };
+use quorum::protocol::roster::{Roster, Seat};
 use quorum::protocol::supervision::LiveCall;
 use quorum::protocol::{
     Answer, Board, DebateCore, Description, Effect, GivenUp, ItemRules, LogKind, Moderation,
@@ -46,6 +55,32 @@ pub const NAME: &str = "devils-advocate";
 pub const PROPOSER: &str = "proposer";
 pub const DEVIL: &str = "devil";
 pub const REFEREE: &str = "referee";
+
+/// A seat of a devil's advocate debate, as its rules name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// States the case, then defends it.
+    Proposer,
+    /// Objects to the case, whatever it believes.
+    Devil,
+    /// Scores the defended case.
+    Referee,
+}
+
+/// The seats, declared once: each role's slot (what calls, files and
+/// `--agent` name), its pane's title and its group.
+pub fn roster() -> Roster<Role> {
+    Roster::new([
+        Seat::new(Role::Proposer, PROPOSER, "Proposer", RoleGroup::Lead),
+        Seat::new(
+            Role::Devil,
+            DEVIL,
+            "Devil's advocate",
+            RoleGroup::Challenger,
+        ),
+        Seat::new(Role::Referee, REFEREE, "Referee", RoleGroup::Panel),
+    ])
+}
 
 /// The referee's score from which the case is adopted.
 const ADOPT_FROM: u8 = 4;
@@ -227,21 +262,22 @@ pub struct Score {
 /// One devil's advocate debate.
 pub struct Advocate {
     config: Config,
-    /// Where it stands (its step and round), the call plumbing, the
-    /// prompts and the outcome, which the skeleton shares.
-    core: DebateCore<Step>,
+    /// Where it stands (its step and round), its roster, the call
+    /// plumbing, the prompts and the outcome, which the skeleton shares.
+    core: DebateCore<Step, Role>,
     case: Option<String>,
     objections: ItemBook<String>,
     defence: Option<String>,
     score: Option<Score>,
 }
 
-quorum::lend_core!(Advocate, core, Step);
+quorum::lend_core!(Advocate, core, Step, Role);
 
 impl Advocate {
     pub fn new(config: Config, prompts: Arc<PromptSet>) -> Self {
         Advocate {
-            core: DebateCore::new(Step::Case, config.seating.calls(), prompts).with_rounds(2),
+            core: DebateCore::new(Step::Case, roster(), config.seating.calls(), prompts)
+                .with_rounds(2),
             config,
             case: None,
             objections: ItemBook::default(),
@@ -251,10 +287,11 @@ impl Advocate {
     }
 
     /// Moves to `step` of `round` and asks `role` for its turn, its
-    /// answer kept in `rounds/` before it is read.
+    /// answer kept in `rounds/` (named by the role's slot) before it is
+    /// read.
     fn turn(
         &mut self,
-        role: &str,
+        role: Role,
         (step, round): (Step, u32),
         template: &TemplateSpec,
         context: serde_json::Value,
@@ -262,8 +299,8 @@ impl Advocate {
     ) -> Vec<Effect> {
         self.core.round = round;
         self.core.enter(step, now);
-        let raw = format!("rounds/{}-{role}.md", step.id());
-        let slot = self.core.slot(role);
+        let slot = self.core.slot(&role);
+        let raw = format!("rounds/{}-{}.md", step.id(), slot.role);
         self.ask(slot, template, &context, Some(raw), now)
     }
 
@@ -396,7 +433,7 @@ impl ItemRules for Advocate {
             "case": self.case,
             "rulings": self.rulings(),
         });
-        self.turn(PROPOSER, (Step::Defence, 2), &DEFENCE, context, now)
+        self.turn(Role::Proposer, (Step::Defence, 2), &DEFENCE, context, now)
     }
 }
 
@@ -410,19 +447,21 @@ impl Rules for Advocate {
             format!("devil's advocate debate: {topic}"),
         );
         let context = serde_json::json!({ "topic": topic });
-        self.turn(PROPOSER, (Step::Case, 1), &CASE, context, now)
+        self.turn(Role::Proposer, (Step::Case, 1), &CASE, context, now)
     }
 
-    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+    /// Each answer comes with its role: the rules match on the stage and
+    /// the role.
+    fn answered(&mut self, role: Role, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let topic = self.config.topic.clone();
-        match self.core.stage {
-            Step::Case => {
+        match (self.core.stage, role) {
+            (Step::Case, Role::Proposer) => {
                 self.case = Some(answer.output.trim().to_string());
                 let context = serde_json::json!({ "topic": topic, "case": self.case });
-                self.turn(DEVIL, (Step::Attack, 1), &ATTACK, context, now)
+                self.turn(Role::Devil, (Step::Attack, 1), &ATTACK, context, now)
             }
-            Step::Attack => match read_objections(answer.output) {
+            (Step::Attack, Role::Devil) => match read_objections(answer.output) {
                 Ok(objections) => {
                     for objection in objections {
                         let item = ModerationItem {
@@ -440,7 +479,7 @@ impl Rules for Advocate {
                 }
                 Err(error) => self.repair_or_stop(answer, error),
             },
-            Step::Defence => {
+            (Step::Defence, Role::Proposer) => {
                 self.defence = Some(answer.output.trim().to_string());
                 let context = serde_json::json!({
                     "topic": topic,
@@ -449,9 +488,15 @@ impl Rules for Advocate {
                     "rulings": self.rulings(),
                     "defence": self.defence,
                 });
-                self.turn(REFEREE, (Step::Judgement, 2), &JUDGEMENT, context, now)
+                self.turn(
+                    Role::Referee,
+                    (Step::Judgement, 2),
+                    &JUDGEMENT,
+                    context,
+                    now,
+                )
             }
-            Step::Judgement => match read_score(answer.output) {
+            (Step::Judgement, Role::Referee) => match read_score(answer.output) {
                 Ok(score) => {
                     self.score = Some(score);
                     let (verdict, rule) = self.verdict().expect("scored");
@@ -460,12 +505,15 @@ impl Rules for Advocate {
                 }
                 Err(error) => self.repair_or_stop(answer, error),
             },
-            Step::Moderation | Step::Done => Vec::new(),
+            // No other role answers in a stage; none answers while the
+            // moderator rules or after the end.
+            _ => Vec::new(),
         }
     }
 
-    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
-        // Every role is required: a debate without one has no verdict.
+    fn gave_up(&mut self, _: Role, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+        // Every role is required: a debate without one has no verdict. The
+        // log names it by its slot.
         let role = call.slot.role;
         self.fail(now, format!("the {role} gave no answer ({})", why.reason))
     }
@@ -510,7 +558,13 @@ impl Rules for Advocate {
             stages: Step::ALL.iter().map(|step| step.info()).collect(),
             items: self.objections.board_items(),
             needs_moderator: self.core.moderating(),
-            required_roles: SLOTS.iter().map(|slot| slot.to_string()).collect(),
+            required_roles: self
+                .core
+                .roster
+                .seats()
+                .iter()
+                .map(|seat| seat.slot.clone())
+                .collect(),
             ..Board::default()
         }
     }
@@ -518,18 +572,18 @@ impl Rules for Advocate {
 
 impl quorum::protocol::Questions for Advocate {
     fn describe(&self) -> Description {
-        let role = |slot: &str, title: &str, group| {
-            let info = self.core.calls.role_info(slot, title, group);
-            info.binding(slot == REFEREE)
-        };
+        // The roster's seats, each with who plays it now; the referee's
+        // score decides alone.
+        let roles = self
+            .core
+            .roster
+            .role_infos_with(&self.core.calls, |seat, info| {
+                info.binding(seat.role == Role::Referee)
+            });
         Description {
             topic: self.config.topic.clone(),
             label: "devil's advocate debate".into(),
-            roles: vec![
-                role(PROPOSER, "Proposer", RoleGroup::Lead),
-                role(DEVIL, "Devil's advocate", RoleGroup::Challenger),
-                role(REFEREE, "Referee", RoleGroup::Panel),
-            ],
+            roles,
             deliverable: "summary.md".into(),
             items: Some(RegionInfo {
                 title: "Objections".into(),
@@ -577,11 +631,7 @@ impl Configured for AdvocateOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        vec![
-            RoleSlot::new(PROPOSER, RoleGroup::Lead),
-            RoleSlot::new(DEVIL, RoleGroup::Challenger),
-            RoleSlot::new(REFEREE, RoleGroup::Panel),
-        ]
+        roster().role_slots()
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {

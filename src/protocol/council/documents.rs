@@ -19,7 +19,6 @@ use serde_json::{Value, json};
 
 use super::model::{
     Challenge, ChallengeState, DEVIL, Finding, MergeCandidate, Positions, Preset, Response,
-    participant_title,
 };
 use super::verdict;
 use super::{Council, Step};
@@ -221,18 +220,20 @@ pub fn companion(council: &Council) -> Value {
     let config = council.config();
     let assessment = council.assessment();
     let participants: Vec<ParticipantRecord> = council
-        .participants()
-        .iter()
-        .map(|slot| ParticipantRecord {
-            id: slot.clone(),
-            title: participant_title(slot),
-            agent: council.calls().agent(slot).unwrap_or_default().to_string(),
-            out: council.out().contains(slot),
-            final_position: council
-                .submissions()
-                .iter()
-                .find(|s| s.role == *slot && s.stage == Step::Final.id())
-                .map(|s| s.file.clone()),
+        .participant_seats()
+        .map(|seat| {
+            let slot = &seat.slot;
+            ParticipantRecord {
+                id: slot.clone(),
+                title: seat.title.clone(),
+                agent: council.calls().agent(slot).unwrap_or_default().to_string(),
+                out: council.out().contains(slot),
+                final_position: council
+                    .submissions()
+                    .iter()
+                    .find(|s| s.role == *slot && s.stage == Step::Final.id())
+                    .map(|s| s.file.clone()),
+            }
         })
         .collect();
     let (verdict, rule, failed) = match council.outcome() {

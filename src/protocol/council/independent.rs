@@ -7,18 +7,22 @@
 
 use serde_json::json;
 
+use super::model::Role;
 use super::packets::PacketKind;
 use super::{Council, Held, Step, count, documents, draft_prefix, parse, prompts};
 use crate::parse::Read;
+use crate::protocol::roster::Seat;
 use crate::protocol::{Answer, ByItem, Effect, LogKind, Timestamp};
 
 impl Council {
     pub(super) fn start_independent(&mut self, now: Timestamp) -> Vec<Effect> {
         self.core.enter(Step::Independent, now);
         let mut effects = Vec::new();
-        for role in self.participants.clone() {
+        let seats: Vec<Seat<Role>> = self.participant_seats().cloned().collect();
+        for seat in seats {
+            let role = seat.slot;
             let mut context = self.base_context(&role);
-            context["draft_prefix"] = json!(draft_prefix(&role));
+            context["draft_prefix"] = json!(draft_prefix(&seat.role));
             let file = documents::independent_file(&role);
             let template = if self.proposes() {
                 &prompts::DIVERGE
@@ -33,10 +37,12 @@ impl Council {
         effects
     }
 
-    pub(super) fn on_independent(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+    /// The Phase 1 answer of the participant `seated`.
+    pub(super) fn on_independent(&mut self, seated: &Role, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
+        // The participant, as the council's records name it: its slot.
         let role = answer.call.slot.role.clone();
-        let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
+        let domain = seated.domain().to_string();
         let may_ask = self.may_ask_again();
         let (notes, counted, key, raw) = if self.proposes() {
             let kept = |listed: &parse::Listed<_>| listed.items.len();

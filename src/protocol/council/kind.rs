@@ -12,16 +12,17 @@ use serde::{Deserialize, Serialize};
 
 use super::NAME;
 use super::model::{
-    CHECKER, CouncilMode, DEVIL, Intensity, Preset, SYNTHESIZER, TaskContext, expert_slot,
+    CHECKER, CouncilMode, DEVIL, Intensity, Preset, Role, SYNTHESIZER, TaskContext, roster,
 };
 use super::{Council, CouncilConfig, Step, domains};
 use crate::input::RecordFiles;
 use crate::located::SpecError;
+use crate::protocol::Protocol;
 use crate::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
     ProtocolKind, RecomputeError, Recomputed, RoleSlot, Setting, ValueKind, read_options,
 };
-use crate::protocol::{Protocol, RoleGroup};
+use crate::protocol::roster::Roster;
 
 /// The registry's entry for the council.
 pub struct CouncilKind;
@@ -400,6 +401,13 @@ impl CouncilOptions {
     }
 }
 
+impl CouncilOptions {
+    /// The seats these options give a council ([`roster`]).
+    fn roster(&self) -> Roster<Role> {
+        roster(&self.domains, self.mode.proposes())
+    }
+}
+
 impl Configured for CouncilOptions {
     /// Every participant's final position reads the findings blind and in
     /// its own order (fair judging), a brainstorm's proposals too.
@@ -414,11 +422,11 @@ impl Configured for CouncilOptions {
         if self.mode.proposes() {
             return Vec::new();
         }
-        let slots: Vec<String> = self
-            .roles()
-            .into_iter()
-            .map(|role| role.slot)
-            .filter(|slot| slot != SYNTHESIZER)
+        let roster = self.roster();
+        let seats = roster.seats().iter();
+        let slots: Vec<String> = seats
+            .filter(|seat| seat.role != Role::Synthesizer)
+            .map(|seat| seat.slot.clone())
             .collect();
         slots
             .iter()
@@ -441,17 +449,7 @@ impl Configured for CouncilOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        let mut roles: Vec<RoleSlot> = self
-            .domains
-            .iter()
-            .map(|domain| RoleSlot::new(expert_slot(domain), RoleGroup::Panel))
-            .collect();
-        roles.push(RoleSlot::new(CHECKER, RoleGroup::Lead));
-        roles.push(RoleSlot::new(DEVIL, RoleGroup::Challenger));
-        if self.mode.proposes() {
-            roles.push(RoleSlot::new(SYNTHESIZER, RoleGroup::Synthesizer).defaulting_to(CHECKER));
-        }
-        roles
+        self.roster().role_slots()
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {

@@ -76,14 +76,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use self::model::{
-    CHECKER, Challenge, CouncilMode, DEVIL, Finding, FindingText, Handoff, Intensity,
-    MergeCandidate, Params, Positions, Preset, Proposal, ProposalText, Response, SYNTHESIZER,
-    Severity, expert_slot,
+    Challenge, CouncilMode, DEVIL, Finding, FindingText, Handoff, Intensity, MergeCandidate,
+    Params, Positions, Preset, Proposal, ProposalText, Response, Role, SYNTHESIZER, Severity,
 };
 use self::packets::Exchange;
 use self::verdict::{Assessment, convergence::ProposalOutcome};
 use super::calls::Calls;
 use super::items::ItemBook;
+use super::roster::{Roster, Seat};
 use super::supervision::LiveCall;
 use super::{ContextDoc, LogKind, Timestamp};
 use crate::prompts::PromptSet;
@@ -131,13 +131,18 @@ pub struct CouncilConfig {
 }
 
 impl CouncilConfig {
+    /// Its seats ([`model::roster`]).
+    pub fn roster(&self) -> Roster<Role> {
+        model::roster(&self.domains, self.mode.proposes())
+    }
+
     /// Every participant slot: the experts in domain order, the integration
-    /// checker, then the devil's advocate (FP-13).
+    /// checker, then the devil's advocate (FP-13); every seat but the
+    /// synthesizer's.
     pub fn participants(&self) -> Vec<String> {
-        self.domains
-            .iter()
-            .map(|domain| expert_slot(domain))
-            .chain([CHECKER.to_string(), DEVIL.to_string()])
+        let roster = self.roster();
+        participant_seats(&roster)
+            .map(|seat| seat.slot.clone())
             .collect()
     }
 
@@ -263,8 +268,8 @@ pub type ItemRecord = super::items::ItemRecord<String>;
 pub struct Council {
     config: CouncilConfig,
     /// Where it stands: its step, and the challenge round (0 before the
-    /// first).
-    core: DebateCore<Step>,
+    /// first); its seats.
+    core: DebateCore<Step, Role>,
     participants: Vec<String>,
     /// Participants given up in Phase 1: not asked again (see the module).
     out: BTreeSet<String>,
@@ -305,7 +310,7 @@ pub struct Council {
     against_rulings: Vec<String>,
 }
 
-crate::lend_core!(Council, core, Step);
+crate::lend_core!(Council, core, Step, Role);
 
 /// A Phase 1 answer read item by item, held until every participant's is
 /// in: the items with their places, and the items left out, which the
@@ -343,8 +348,9 @@ fn unordered(a: &str, b: &str) -> (String, String) {
 impl Council {
     pub fn new(config: CouncilConfig, prompts: Arc<PromptSet>) -> Self {
         let rounds = config.intensity.max_rounds();
+        let (roster, calls) = (config.roster(), config.seating.calls());
         let mut core =
-            DebateCore::new(Step::Independent, config.seating.calls(), prompts).with_rounds(rounds);
+            DebateCore::new(Step::Independent, roster, calls, prompts).with_rounds(rounds);
         // Round 0 until the first challenge.
         core.round = 0;
         let participants = config.participants();
@@ -395,6 +401,14 @@ impl Council {
     }
     pub fn participants(&self) -> &[String] {
         &self.participants
+    }
+    /// Its seats.
+    pub fn roster(&self) -> &Roster<Role> {
+        &self.core.roster
+    }
+    /// The participants' seats, in the order of [`Council::participants`].
+    pub fn participant_seats(&self) -> impl Iterator<Item = &Seat<Role>> {
+        participant_seats(&self.core.roster)
     }
     /// Participants taking part now (not given up in Phase 1).
     pub fn present(&self) -> Vec<String> {
@@ -635,13 +649,20 @@ impl Council {
     // ---- routing -----------------------------------------------------------
 }
 
+/// Every seat of `roster` but the synthesizer's: the participants.
+fn participant_seats(roster: &Roster<Role>) -> impl Iterator<Item = &Seat<Role>> {
+    let seats = roster.seats().iter();
+    seats.filter(|seat| seat.role != Role::Synthesizer)
+}
+
 /// The prefix of the ids `role` is asked to number its own Phase 1 items
 /// with (`security-1`), so they are never taken for board ids.
-fn draft_prefix(role: &str) -> &str {
+fn draft_prefix(role: &Role) -> &str {
     match role {
-        DEVIL => "devil",
-        CHECKER => "checker",
-        _ => role.strip_prefix("expert.").unwrap_or(role),
+        Role::Devil => "devil",
+        Role::Checker => "checker",
+        Role::Expert(domain) => domain,
+        Role::Synthesizer => SYNTHESIZER,
     }
 }
 

@@ -11,7 +11,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::Tone;
+use crate::protocol::roster::{Roster, Seat};
+use crate::protocol::{RoleGroup, Tone};
 
 /// One moderator decision on a challenge.
 pub use crate::protocol::moderated::Moderated;
@@ -28,21 +29,66 @@ pub fn expert_slot(domain: &str) -> String {
     format!("expert.{domain}")
 }
 
-/// `Security expert`, `Devil's advocate`: how a participant is introduced.
-pub fn participant_title(slot: &str) -> String {
-    match slot {
-        DEVIL => "Devil's advocate".into(),
-        CHECKER => "Integration checker".into(),
-        SYNTHESIZER => "Synthesizer".into(),
-        other => {
-            let domain = other.strip_prefix("expert.").unwrap_or(other);
-            let mut title: String = domain.replace('-', " ");
-            if let Some(first) = title.get(..1) {
-                title = first.to_uppercase() + &title[1..];
+/// A seat of a council, as its rules name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A domain expert, by its domain: `security` sits in
+    /// `expert.security`.
+    Expert(String),
+    /// The integration checker.
+    Checker,
+    /// The devil's advocate.
+    Devil,
+    /// The role that writes a brainstorm's handoff.
+    Synthesizer,
+}
+
+impl Role {
+    /// `Security expert`, `Devil's advocate`: how a participant is
+    /// introduced.
+    pub fn title(&self) -> String {
+        match self {
+            Role::Devil => "Devil's advocate".into(),
+            Role::Checker => "Integration checker".into(),
+            Role::Synthesizer => "Synthesizer".into(),
+            Role::Expert(domain) => {
+                let mut title: String = domain.replace('-', " ");
+                if let Some(first) = title.get(..1) {
+                    title = first.to_uppercase() + &title[1..];
+                }
+                format!("{title} expert")
             }
-            format!("{title} expert")
         }
     }
+
+    /// An expert's domain (`security`); empty for every other role.
+    pub fn domain(&self) -> &str {
+        match self {
+            Role::Expert(domain) => domain,
+            Role::Checker | Role::Devil | Role::Synthesizer => "",
+        }
+    }
+}
+
+/// The seats of a council of `domains`: one expert per domain, in this
+/// order, the integration checker, the devil's advocate (FP-13), then the
+/// synthesizer of a council that `proposes`, played by the integration
+/// checker's agent unless it is named.
+pub fn roster(domains: &[String], proposes: bool) -> Roster<Role> {
+    let seat = |role: Role, slot: String, group| {
+        let title = role.title();
+        Seat::new(role, slot, title, group)
+    };
+    let experts = domains.iter().map(|domain| {
+        let role = Role::Expert(domain.clone());
+        seat(role, expert_slot(domain), RoleGroup::Panel)
+    });
+    let checker = seat(Role::Checker, CHECKER.into(), RoleGroup::Lead);
+    let devil = seat(Role::Devil, DEVIL.into(), RoleGroup::Challenger);
+    let (role, slot) = (Role::Synthesizer, SYNTHESIZER.to_string());
+    let synthesizer = seat(role, slot, RoleGroup::Synthesizer);
+    let synthesizer = proposes.then(|| synthesizer.defaulting_to(CHECKER));
+    experts.chain([checker, devil]).chain(synthesizer).collect()
 }
 
 /// What the council is asked to do (FP-03).

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::json;
 
-use super::model::{CHECKER, Challenge, DEVIL, Response, participant_title};
+use super::model::{Challenge, Response, Role};
 use super::packets::PacketKind;
 use super::{Council, Submission, domains, pretty, rulings};
 use crate::prompts::TemplateSpec;
@@ -18,9 +18,10 @@ use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp};
 
 impl Council {
-    /// Renders `template` for `role` and starts the call, its answer
-    /// written to `file` before it is read; the packet it carries and the
-    /// envelope that delivers it are issued first (FP-49..FP-51).
+    /// Renders `template` for the participant in the slot `role` and
+    /// starts the call, its answer written to `file` before it is read;
+    /// the packet it carries and the envelope that delivers it are issued
+    /// first (FP-49..FP-51).
     pub(super) fn start_call(
         &mut self,
         template: &TemplateSpec,
@@ -30,6 +31,8 @@ impl Council {
         file: String,
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
+        let seated = self.core.roster.role_named(role);
+        let seated = seated.expect("a council asks only the participants its roster seats");
         let finding_ids: Vec<String> = self.findings.iter().map(|f| f.id.clone()).collect();
         let proposal_ids: Vec<String> = self.proposals.iter().map(|p| p.id.clone()).collect();
         let packet = self.exchange.packet(
@@ -42,7 +45,7 @@ impl Council {
             &file,
         );
         context["packet"] = pretty(packet);
-        let slot = self.core.slot(role);
+        let slot = self.core.slot(&seated);
         let started = self.start_or_stop(slot, template, &context, Some(file), now);
         started.map(Effect::StartCall)
     }
@@ -162,16 +165,19 @@ impl Council {
         json!(findings)
     }
 
-    /// What every prompt shares: who this is, the task and the material.
+    /// What every prompt shares: who this is (the participant in the slot
+    /// `role`), the task and the material.
     pub(super) fn base_context(&self, role: &str) -> serde_json::Value {
-        let domain = role.strip_prefix("expert.").unwrap_or_default();
+        let seat = self.core.roster.seat_named(role);
+        let seat = seat.expect("a council asks only the participants its roster seats");
+        let domain = seat.role.domain();
         let found = domains::find(domain);
         json!({
             "role": role,
-            "title": participant_title(role),
-            "structural": role == DEVIL || role == CHECKER,
-            "devil": role == DEVIL,
-            "checker": role == CHECKER,
+            "title": seat.title,
+            "structural": matches!(seat.role, Role::Devil | Role::Checker),
+            "devil": seat.role == Role::Devil,
+            "checker": seat.role == Role::Checker,
             "domain": domain,
             "focus": found.map(|d| d.focus).unwrap_or_default(),
             "standards": found.map(|d| d.standards).unwrap_or_default(),

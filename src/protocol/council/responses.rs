@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::json;
 
 use super::model::{
-    Challenge, ChallengeState, DEVIL, MergeCandidate, ProposalStatus, Response, ResponseKind,
+    Challenge, ChallengeState, MergeCandidate, ProposalStatus, Response, ResponseKind, Role,
     SeverityChange,
 };
 use super::packets::PacketKind;
@@ -152,7 +152,8 @@ impl Council {
             return Ok(effects);
         }
         for role in self.present() {
-            if role == DEVIL || self.awaiting.contains(&role) {
+            let devil = self.core.roster.role_named(&role) == Some(Role::Devil);
+            if devil || self.awaiting.contains(&role) {
                 continue;
             }
             if !self.affords(1) {
@@ -198,8 +199,10 @@ impl Council {
         Ok(effects)
     }
 
-    pub(super) fn on_responses(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+    /// The answer of the participant `seated` in a round.
+    pub(super) fn on_responses(&mut self, seated: &Role, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
+        // The participant, as the council's records name it: its slot.
         let role = answer.call.slot.role.clone();
         let round = self.core.round;
         let delivered: Vec<String> = self
@@ -210,7 +213,7 @@ impl Council {
             .collect();
         let known = self.open_ids();
         let refs: Vec<&str> = known.iter().map(String::as_str).collect();
-        let domain = role.strip_prefix("expert.").unwrap_or_default().to_string();
+        let domain = seated.domain().to_string();
         let proposes = self.proposes();
         let read = |text: &str| parse::read_responses(text, &refs, &domain, proposes);
         let may_ask = self.may_ask_again();

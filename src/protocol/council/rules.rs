@@ -7,30 +7,31 @@
 
 use serde_json::json;
 
-use super::model::{self, CHECKER, ChallengeState, DEVIL, SYNTHESIZER, participant_title};
+use super::model::{self, ChallengeState, Role};
 use super::{Council, Step, documents, parse};
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{
     Answer, Board, Description, Effect, GivenUp, LogKind, Progress, Publication, Refusals,
-    RegionInfo, RoleGroup, Timestamp, documents::Documents,
+    RegionInfo, Timestamp, documents::Documents,
 };
 
 impl crate::protocol::Rules for Council {
-    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match (self.core.stage, answer.call.slot.role.as_str()) {
-            (Step::Independent, _) => self.on_independent(answer),
+    fn answered(&mut self, role: Role, answer: Answer<'_>) -> Vec<Effect> {
+        match (self.core.stage, role) {
+            (Step::Independent, role) => self.on_independent(&role, answer),
             (Step::Expand, _) => self.on_expand(answer),
-            (Step::Challenge, DEVIL) => self.on_devil(answer),
-            (Step::Responses, _) => self.on_responses(answer),
+            (Step::Challenge, Role::Devil) => self.on_devil(answer),
+            (Step::Responses, role) => self.on_responses(&role, answer),
             (Step::Final, _) => self.on_final(answer),
             (Step::Handoff, _) => self.on_handoff(answer),
             _ => Vec::new(),
         }
     }
 
-    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+    fn gave_up(&mut self, _: Role, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
         let reason = why.reason;
 
+        // The participant, as the council's records name it: its slot.
         let role = call.slot.role.clone();
         let call_id = call.call_id();
         match self.core.stage {
@@ -233,7 +234,7 @@ impl crate::protocol::Rules for Council {
         }
     }
 
-    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
+    fn check_answer(&self, _: Role, call: &LiveCall, answer: &str) -> Result<(), String> {
         let open = self.open_ids();
         let refs: Vec<&str> = open.iter().map(String::as_str).collect();
         let all: Vec<String> = self
@@ -268,7 +269,7 @@ impl crate::protocol::Rules for Council {
         result.map_err(|error| error.to_string())
     }
 
-    fn answer_template(&self, call: &LiveCall) -> Option<String> {
+    fn answer_template(&self, _: Role, call: &LiveCall) -> Option<String> {
         Some(documents::answer_template(
             self,
             &call.slot.stage,
@@ -280,26 +281,12 @@ impl crate::protocol::Rules for Council {
 impl crate::protocol::Questions for Council {
     fn describe(&self) -> Description {
         let roles = self
-            .participants
-            .iter()
-            .map(|slot| {
-                let group = match slot.as_str() {
-                    DEVIL => RoleGroup::Challenger,
-                    CHECKER => RoleGroup::Lead,
-                    _ => RoleGroup::Panel,
-                };
-                self.core
-                    .calls
-                    .role_info(slot, participant_title(slot), group)
-                    .marked(self.fairness_marks(slot))
-            })
-            .chain(self.proposes().then(|| {
-                let title = participant_title(SYNTHESIZER);
-                self.core
-                    .calls
-                    .role_info(SYNTHESIZER, title, RoleGroup::Synthesizer)
-            }))
-            .collect();
+            .core
+            .roster
+            .role_infos_with(&self.core.calls, |seat, info| match seat.role {
+                Role::Synthesizer => info,
+                _ => info.marked(self.fairness_marks(&seat.slot)),
+            });
         let what = if self.proposes() {
             "Proposals"
         } else {

@@ -13,21 +13,18 @@ use self::recompute::{Recomputation, recompute};
 use super::NAME;
 use super::model::{Criterion, CritiqueMode, JudgeConfig, JudgeRole, Weight, architecture_panel};
 use super::verdict::Thresholds;
-use super::writing::{
-    CRITIC as WRITING_CRITIC, Draft, SYNTHESIZER as WRITING_SYNTHESIZER, WritingConfig,
-    WritingReview, writing_panel,
-};
+use super::writing::{Draft, WritingConfig, WritingReview, writing_panel};
 use super::{DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption};
 use crate::input::RecordFiles;
 use crate::located::SpecError;
 use crate::parse::Read;
 use crate::prompts::PromptSet;
+use crate::protocol::Protocol;
 use crate::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
     ProtocolKind, RecomputeError, Recomputed, RoleSlot, Setting, ValueKind, read_options,
     read_record,
 };
-use crate::protocol::{Protocol, RoleGroup};
 
 /// Default number of REVISE loops (RULES.md A8).
 pub const DEFAULT_MAX_ROUNDS: u32 = 2;
@@ -761,16 +758,7 @@ impl Configured for WritingOptions {
     /// by the analyst's agent unless it is named: the analyst chairs the
     /// panel (A17), as in a panel review.
     fn roles(&self) -> Vec<RoleSlot> {
-        [RoleSlot::new(WRITING_CRITIC, RoleGroup::Challenger)]
-            .into_iter()
-            .chain(
-                writing_panel()
-                    .iter()
-                    .map(|seat| RoleSlot::new(super::judge_slot_role(seat.role), RoleGroup::Panel)),
-            )
-            .chain([RoleSlot::new(WRITING_SYNTHESIZER, RoleGroup::Synthesizer)
-                .defaulting_to(super::judge_slot_role(JudgeRole::Analyst))])
-            .collect()
+        super::writing::roster(true, &writing_panel()).role_slots()
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {
@@ -800,18 +788,7 @@ impl Configured for ReviewOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        let slot = RoleSlot::new;
-        [
-            slot("proposer".into(), RoleGroup::Lead),
-            slot("critic".into(), RoleGroup::Challenger),
-        ]
-        .into_iter()
-        .chain(
-            self.panel()
-                .iter()
-                .map(|judge| slot(super::judge_slot_role(judge.role), RoleGroup::Panel)),
-        )
-        .collect()
+        super::roster(self.panel().iter().map(|judge| judge.role)).role_slots()
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {

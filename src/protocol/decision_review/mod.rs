@@ -52,9 +52,12 @@ use self::verdict::{Assessment, Thresholds};
 use crate::prompts::PromptSet;
 
 use super::calls::Calls;
+use super::roster::{Roster, Seat};
 use super::supervision::Slot;
 use super::usage::{Price, UsageLedger};
-use super::{CallSpec, Effect, ItemResolution, LogKind, ModerationItem, Outcome, Timestamp};
+use super::{
+    CallSpec, Effect, ItemResolution, LogKind, ModerationItem, Outcome, RoleGroup, Timestamp,
+};
 
 pub use super::ContextDoc;
 pub use super::calls::CallDiagnostic;
@@ -143,19 +146,6 @@ impl Participants {
                 .map(|(role, agent)| (judge_slot_role(*role), agent.clone())),
         )
         .collect()
-    }
-
-    /// The `provider:model` that plays a role slot (`proposer`, `critic`,
-    /// `judge.analyst`).
-    pub fn agent_for_role(&self, role: &str) -> Option<&str> {
-        match role {
-            "proposer" => Some(&self.proposer),
-            "critic" => Some(&self.critic),
-            _ => self
-                .judges
-                .get(&JudgeRole::of_slot(role)?)
-                .map(String::as_str),
-        }
     }
 }
 
@@ -484,11 +474,35 @@ pub fn judge_slot_role(role: JudgeRole) -> String {
     role.slot()
 }
 
+/// A seat of a decision review that judges a proposal or compares
+/// options, as its rules name it (the writing mode has its own,
+/// [`writing::Role`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Proposer,
+    Critic,
+    /// A judge of the panel.
+    Judge(JudgeRole),
+}
+
+/// The seats of a review whose panel is `judges`: the proposer, the
+/// critic, then each judge in the panel's order.
+pub fn roster(judges: impl IntoIterator<Item = JudgeRole>) -> Roster<Role> {
+    let judges = judges.into_iter().map(|judge| {
+        let title = crate::words::capitalised(judge.as_str());
+        Seat::new(Role::Judge(judge), judge.slot(), title, RoleGroup::Panel)
+    });
+    let proposer = Seat::new(Role::Proposer, "proposer", "Proposer", RoleGroup::Lead);
+    let critic = Seat::new(Role::Critic, "critic", "Critic", RoleGroup::Challenger);
+    [proposer, critic].into_iter().chain(judges).collect()
+}
+
 /// A running decision review.
 pub struct DecisionReview {
     config: ReviewConfig,
-    /// Where it stands: its stage and round (DR-01).
-    core: DebateCore<Stage>,
+    /// Where it stands: its stage and round (DR-01); its proposer, critic
+    /// and judges.
+    core: DebateCore<Stage, Role>,
     proposal: Option<Collected<ThesisTree>>,
     critique: Option<Collected<ParsedCritique>>,
     /// The ids of the critique's items, to look one up without a scan.
@@ -514,7 +528,7 @@ pub struct DecisionReview {
     pending_must_address: Vec<String>,
 }
 
-crate::lend_core!(DecisionReview, core, Stage);
+crate::lend_core!(DecisionReview, core, Stage, Role);
 
 impl DecisionReview {
     pub fn new(config: ReviewConfig, prompts: Arc<PromptSet>) -> Self {
@@ -522,9 +536,10 @@ impl DecisionReview {
             config.participants.by_slot(),
             config.participants.prices.clone(),
         );
+        let roster = roster(config.panel.iter().map(|judge| judge.role));
         DecisionReview {
             config,
-            core: DebateCore::new(Stage::Proposal, calls, prompts),
+            core: DebateCore::new(Stage::Proposal, roster, calls, prompts),
             proposal: None,
             critique: None,
             critique_ids: HashSet::new(),

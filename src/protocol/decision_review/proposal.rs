@@ -10,8 +10,8 @@ use serde_json::json;
 use super::model::ThesisTree;
 use super::prompts::Template;
 use super::{
-    Collected, DecisionReview, PROPOSER_ROLE, ReviewMode, Stage, block_ids, moderation_item, parse,
-    summarize_items, tree_yaml,
+    Collected, DecisionReview, PROPOSER_ROLE, ReviewMode, Role, Stage, block_ids, moderation_item,
+    parse, summarize_items, tree_yaml,
 };
 use crate::parse::{Read, Slip};
 use crate::protocol::ByItem;
@@ -27,7 +27,12 @@ impl DecisionReview {
             "context": self.context_json(),
             "mode": self.config.mode.as_str(),
         });
-        self.start_single(Template::Proposer, context, self.core.slot("proposer"), now)
+        self.start_single(
+            Template::Proposer,
+            context,
+            self.core.slot(&Role::Proposer),
+            now,
+        )
     }
 
     pub(super) fn on_proposal(&mut self, answer: Answer<'_>) -> Vec<Effect> {
@@ -127,7 +132,7 @@ impl DecisionReview {
             "critique_mode": self.config.critique_mode.as_str(),
         });
         let template = Template::Critic(self.config.critique_mode);
-        self.start_single(template, context, self.core.slot("critic"), now)
+        self.start_single(template, context, self.core.slot(&Role::Critic), now)
     }
 
     /// The findings another debate handed on, as critique items `f1`,

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::model::{ChangeType, CritiqueItem, ItemDecision, RevisionOutput};
 use super::prompts::Template;
-use super::{DecisionReview, RevisionRound, Stage, change_verb, parse, tree_yaml};
+use super::{DecisionReview, RevisionRound, Role, Stage, change_verb, parse, tree_yaml};
 use crate::parse::{Read, Slip};
 use crate::protocol::fairness::Blindfold;
 use crate::protocol::reading::slip_name;
@@ -149,7 +149,12 @@ impl DecisionReview {
             "must_address": must_address,
         });
         self.pending_must_address = must_address;
-        self.start_single(Template::Reviser, context, self.core.slot("proposer"), now)
+        self.start_single(
+            Template::Reviser,
+            context,
+            self.core.slot(&Role::Proposer),
+            now,
+        )
     }
 
     pub(super) fn on_revision(&mut self, answer: Answer<'_>) -> Vec<Effect> {

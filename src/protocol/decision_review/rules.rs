@@ -5,30 +5,28 @@
 //! items, changes, hand-off). Not responsible for the stages themselves: the
 //! stage files hold those, and this file only routes to them.
 
-use super::model::{ItemDecision, JudgeRole, Weight};
-use super::{DecisionReview, Stage, documents, judge_slot_role, moderation_item, parse};
+use super::model::{ItemDecision, Weight};
+use super::{DecisionReview, Role, Stage, documents, moderation_item, parse};
 use crate::protocol::supervision::LiveCall;
 use crate::protocol::{
     Answer, AnswerFile, Board, Description, Effect, GivenUp, Input, LogKind, ModerationItem,
-    OverrideAction, Progress, Refusals, RegionInfo, RoleGroup, RoleInfo, SharedSteps, Timestamp,
-    documents::Documents,
+    OverrideAction, Progress, Refusals, RegionInfo, SharedSteps, Timestamp, documents::Documents,
 };
 
 impl crate::protocol::Rules for DecisionReview {
-    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match answer.call.slot.stage.as_str() {
-            "proposal" => self.on_proposal(answer),
-            "critique" => self.on_critique(answer),
-            "revision" => self.on_revision(answer),
-            _ => {
-                let role = JudgeRole::of_slot(&answer.call.slot.role)
-                    .expect("evaluation calls belong to judges");
-                self.on_judge(role, &answer)
+    fn answered(&mut self, role: Role, answer: Answer<'_>) -> Vec<Effect> {
+        match (answer.call.slot.stage.as_str(), role) {
+            ("proposal", _) => self.on_proposal(answer),
+            ("critique", _) => self.on_critique(answer),
+            ("revision", _) => self.on_revision(answer),
+            (_, Role::Judge(judge)) => self.on_judge(judge, &answer),
+            (_, Role::Proposer | Role::Critic) => {
+                unreachable!("evaluation calls belong to judges")
             }
         }
     }
 
-    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+    fn gave_up(&mut self, role: Role, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
         let GivenUp {
             reason,
             by_moderator,
@@ -40,13 +38,11 @@ impl crate::protocol::Rules for DecisionReview {
                 evaluation.released = true;
             }
         }
-        {
-            if let Some(role) = JudgeRole::of_slot(&call.slot.role) {
-                return self.on_judge_given_up(role, &call, reason, now);
-            }
-            // A required agent: no fabricated verdict (RULES.md A18).
-            self.fail(now, call.no_answer(&reason))
+        if let Role::Judge(judge) = role {
+            return self.on_judge_given_up(judge, &call, reason, now);
         }
+        // A required agent: no fabricated verdict (RULES.md A18).
+        self.fail(now, call.no_answer(&reason))
     }
 
     const SETTLED_AFTER: &'static str = "after the verdict";
@@ -144,7 +140,7 @@ impl crate::protocol::Rules for DecisionReview {
         self.board_now()
     }
 
-    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
+    fn check_answer(&self, role: Role, call: &LiveCall, answer: &str) -> Result<(), String> {
         let error = match call.slot.stage.as_str() {
             "proposal" => parse::parse_thesis_tree(answer).err(),
             "critique" => {
@@ -157,9 +153,11 @@ impl crate::protocol::Rules for DecisionReview {
             }
             "revision" => parse::parse_revision(answer, &self.pending_must_address).err(),
             "evaluation" => {
-                let judge = JudgeRole::of_slot(&call.slot.role)
-                    .and_then(|role| self.judge_config(role))
-                    .ok_or("not a judge of this panel")?;
+                let judge = match role {
+                    Role::Judge(judge) => self.judge_config(judge),
+                    Role::Proposer | Role::Critic => None,
+                };
+                let judge = judge.ok_or("not a judge of this panel")?;
                 let tree = self.current_tree().ok_or("no revised tree yet")?;
                 parse::parse_judge(answer, judge, tree).err()
             }
@@ -168,7 +166,7 @@ impl crate::protocol::Rules for DecisionReview {
         error.map_or(Ok(()), |error| Err(error.to_string()))
     }
 
-    fn answer_template(&self, call: &LiveCall) -> Option<String> {
+    fn answer_template(&self, _: Role, call: &LiveCall) -> Option<String> {
         last_yaml_fence(&call.prompt)
     }
 }
@@ -176,43 +174,17 @@ impl crate::protocol::Rules for DecisionReview {
 impl crate::protocol::Questions for DecisionReview {
     fn describe(&self) -> Description {
         let config = &self.config;
-        let participants = &config.participants;
-        let role = |slot: &str, title: &str, group: RoleGroup, agent: &str, binding: bool| {
-            RoleInfo::new(slot, title, group, agent).binding(binding)
-        };
-        let mut roles = vec![
-            role(
-                "proposer",
-                "Proposer",
-                RoleGroup::Lead,
-                &participants.proposer,
-                false,
-            ),
-            role(
-                "critic",
-                "Critic",
-                RoleGroup::Challenger,
-                &participants.critic,
-                false,
-            ),
-        ];
-        for judge in &config.panel {
-            let slot = judge_slot_role(judge.role);
-            roles.push(
-                role(
-                    &slot,
-                    &crate::words::capitalised(judge.role.as_str()),
-                    RoleGroup::Panel,
-                    participants
-                        .judges
-                        .get(&judge.role)
-                        .map(String::as_str)
-                        .unwrap_or_default(),
-                    judge.weight == Weight::Binding,
-                )
-                .marked(config.fairness.marks(&slot, "proposer")),
-            );
-        }
+        let roles = self
+            .core
+            .roster
+            .role_infos_with(&self.core.calls, |seat, info| match seat.role {
+                Role::Judge(judge) => {
+                    let binding = self.judge_config(judge).map(|judge| judge.weight);
+                    info.binding(binding == Some(Weight::Binding))
+                        .marked(config.fairness.marks(&seat.slot, "proposer"))
+                }
+                Role::Proposer | Role::Critic => info,
+            });
         let mut label = format!(
             "decision review · {} · {} critique",
             config.mode.as_str(),

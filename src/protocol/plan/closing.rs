@@ -6,7 +6,7 @@
 //! Not responsible for the documents the outcome is written to
 //! (`documents`).
 
-use super::{CRITIC, OPTIMIZER, Plan, SYNTHESIZER, Step, documents, parse, prompts};
+use super::{Plan, Role, Step, documents, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::{Answer, ByItem, Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
 use crate::words::counted;
@@ -22,9 +22,9 @@ impl Plan {
         let mut effects = Vec::new();
         if with_critic {
             let context = self.critic_prompt("assessment");
-            match self.start_call(&prompts::CRITIC, context, CRITIC, now) {
+            match self.start_call(&prompts::CRITIC, context, Role::Critic, now) {
                 Ok(effect) => {
-                    self.awaiting.insert(CRITIC.into());
+                    self.awaiting.insert(Role::Critic);
                     effects.push(effect);
                 }
                 Err(failed) => return failed,
@@ -42,9 +42,9 @@ impl Plan {
             "rulings": self.rulings_section(),
             "asks_evidence": self.follows_conclusions(),
         });
-        match self.start_call(&prompts::OPTIMIZER, context, OPTIMIZER, now) {
+        match self.start_call(&prompts::OPTIMIZER, context, Role::Optimizer, now) {
             Ok(effect) => {
-                self.awaiting.insert(OPTIMIZER.into());
+                self.awaiting.insert(Role::Optimizer);
                 effects.push(effect);
             }
             Err(failed) => return failed,
@@ -52,11 +52,12 @@ impl Plan {
         effects
     }
 
-    pub(super) fn on_final(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+    /// The final words of `role`: the critic's assessment or the
+    /// optimizer's proposals.
+    pub(super) fn on_final(&mut self, role: Role, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
-        let role = answer.call.slot.role.clone();
         if answer.output.trim().is_empty() {
-            return if role == CRITIC {
+            return if role == Role::Critic {
                 self.repair_or_stop(answer, "the final assessment is empty")
             } else {
                 match self.repair(answer, "the final proposals are empty") {
@@ -64,7 +65,7 @@ impl Plan {
                     Err(reason) => {
                         self.missing
                             .push(format!("no final proposals from the optimizer ({reason})"));
-                        self.awaiting.remove(OPTIMIZER);
+                        self.awaiting.remove(&Role::Optimizer);
                         self.conclude_final(now)
                     }
                 }
@@ -92,7 +93,7 @@ impl Plan {
             crate::protocol::reading::slip_name,
             |_| "the assumption keeps the status it had: this check is not counted".to_string(),
         );
-        if role == CRITIC {
+        if role == Role::Critic {
             self.assessment = Some(raw);
         } else {
             self.final_proposals = Some(raw);
@@ -135,7 +136,7 @@ impl Plan {
             "unverified": self.unverified_json(),
             "files": self.synthesis_files(),
         });
-        self.start_one(&prompts::SYNTHESIS, context, SYNTHESIZER, now)
+        self.start_one(&prompts::SYNTHESIS, context, Role::Synthesizer, now)
     }
 
     /// The files the synthesizer's answer becomes besides plan.md (issue

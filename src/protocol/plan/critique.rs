@@ -7,7 +7,7 @@
 //! (`moderation`), nor for the revision (`revision`).
 
 use super::model::Source;
-use super::{CRITIC, MAX_ROUNDS, OPTIMIZER, PLANNER, Plan, Step, listed, parse, prompts};
+use super::{MAX_ROUNDS, Plan, Role, Step, listed, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
@@ -20,7 +20,7 @@ impl Plan {
             "context": self.config.context,
             "simple": self.config.simple,
         });
-        self.start_one(&prompts::DRAFT, context, PLANNER, now)
+        self.start_one(&prompts::DRAFT, context, Role::Planner, now)
     }
 
     pub(super) fn on_draft(&mut self, answer: Answer<'_>) -> Vec<Effect> {
@@ -40,7 +40,7 @@ impl Plan {
     fn start_critique(&mut self, now: Timestamp) -> Vec<Effect> {
         self.core.enter(Step::Critique, now);
         let context = self.critic_prompt("critique");
-        self.start_one(&prompts::CRITIC, context, CRITIC, now)
+        self.start_one(&prompts::CRITIC, context, Role::Critic, now)
     }
 
     pub(super) fn critic_prompt(&self, stage: &str) -> serde_json::Value {
@@ -137,7 +137,7 @@ impl Plan {
         self.core.round = 2;
         self.core.enter(Step::Review, now);
         let context = self.critic_prompt("review");
-        self.start_one(&prompts::CRITIC, context, CRITIC, now)
+        self.start_one(&prompts::CRITIC, context, Role::Critic, now)
     }
 
     pub(super) fn on_review(&mut self, answer: Answer<'_>) -> Vec<Effect> {
@@ -202,7 +202,7 @@ impl Plan {
             "rulings": self.rulings_section(),
             "asks_evidence": self.follows_conclusions(),
         });
-        self.start_one(&prompts::OPTIMIZER, context, OPTIMIZER, now)
+        self.start_one(&prompts::OPTIMIZER, context, Role::Optimizer, now)
     }
 
     pub(super) fn on_optimize(&mut self, answer: Answer<'_>) -> Vec<Effect> {

@@ -740,10 +740,11 @@ impl DebateYaml {
                 deliverable: PLAN,
                 quorum_version: env!("CARGO_PKG_VERSION"),
             },
-            participants: config
-                .slots()
-                .into_iter()
-                .map(|(slot, _)| Participant::of(plan.calls(), slot))
+            participants: plan
+                .roster()
+                .seats()
+                .iter()
+                .map(|seat| Participant::of(plan.calls(), seat.slot.clone()))
                 .collect(),
             answers: plan
                 .kept()

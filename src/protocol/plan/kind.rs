@@ -178,7 +178,7 @@ impl Configured for PlanOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        RoleSlot::led_by(self.config(Setting::default()).slots(), PLANNER)
+        super::roster(self.simple).role_slots()
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {

@@ -52,13 +52,14 @@ mod moderation;
 pub mod parse;
 pub mod prompts;
 mod revision;
+mod rules;
 
 pub use kind::KIND;
 
 /// What a spec's `protocol:` says for a planning debate.
 pub const NAME: &str = "plan";
 
-use crate::protocol::{Answer, DebateCore, Edition, GivenUp, Seating, SharedSteps, parses};
+use crate::protocol::{Answer, DebateCore, Edition, Seating, SharedSteps};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -69,18 +70,14 @@ use self::model::{
     Assumption, Check, Confirmation, DecidedBy, Decision, Item, Response, Source, Verification,
 };
 use self::parse::Written;
-use super::Refusals;
 use super::calls::{Calls, Submission, Unusable};
 use super::items::ItemBook;
-use super::supervision::{LiveCall, Slot};
+use super::roster::{Roster, Seat};
 use super::{
-    Board, BoardItem, BoardView, ContextDoc, Description, Effect, ItemDecision, ItemResolution,
-    LogKind, ModerationItem, Outcome, Progress, RegionInfo, RoleGroup, StageFocus, Timestamp,
-    documents::Documents,
+    ContextDoc, Effect, ItemDecision, ItemResolution, LogKind, RoleGroup, StageFocus, Timestamp,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::Stage as _;
-use crate::words::one_line;
 
 /// At most this many rounds of critic–planner exchange (PC-17).
 pub const MAX_ROUNDS: u32 = 2;
@@ -119,22 +116,29 @@ pub struct PlanConfig {
     pub docs: Option<docs::DocsTarget>,
 }
 
-impl PlanConfig {
-    /// The role slots it seats, with their groups.
-    pub fn slots(&self) -> Vec<(&'static str, RoleGroup)> {
-        if self.simple {
-            vec![
-                (PLANNER, RoleGroup::Lead),
-                (SYNTHESIZER, RoleGroup::Synthesizer),
-            ]
-        } else {
-            vec![
-                (PLANNER, RoleGroup::Lead),
-                (CRITIC, RoleGroup::Challenger),
-                (OPTIMIZER, RoleGroup::Panel),
-                (SYNTHESIZER, RoleGroup::Synthesizer),
-            ]
-        }
+/// A seat of a planning debate, as its rules name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Planner,
+    Critic,
+    Optimizer,
+    Synthesizer,
+}
+
+/// The seats of a planning debate: the planner, the critic and the
+/// optimizer unless it is `simple` (PC-28), then the synthesizer, played
+/// by the planner's agent unless it is named.
+pub fn roster(simple: bool) -> Roster<Role> {
+    let seat =
+        |role, slot: &str, group| Seat::new(role, slot, crate::words::capitalised(slot), group);
+    let planner = seat(Role::Planner, PLANNER, RoleGroup::Lead);
+    let critic = seat(Role::Critic, CRITIC, RoleGroup::Challenger);
+    let optimizer = seat(Role::Optimizer, OPTIMIZER, RoleGroup::Panel);
+    let synthesizer =
+        seat(Role::Synthesizer, SYNTHESIZER, RoleGroup::Synthesizer).defaulting_to(PLANNER);
+    match simple {
+        true => Roster::new([planner, synthesizer]),
+        false => Roster::new([planner, critic, optimizer, synthesizer]),
     }
 }
 
@@ -234,8 +238,9 @@ impl crate::protocol::Stage for Step {
 /// A running planning debate.
 pub struct Plan {
     config: PlanConfig,
-    /// Where it stands: its step, and the round of critique (PL-03).
-    core: DebateCore<Step>,
+    /// Where it stands: its step, and the round of critique (PL-03); its
+    /// seats.
+    core: DebateCore<Step, Role>,
     /// Rounds of exchange that ran to a revision.
     rounds_run: u32,
     /// The plan as it stands: the draft, then each revision.
@@ -254,7 +259,7 @@ pub struct Plan {
     /// The optimizer's final proposals (PC-19).
     final_proposals: Option<String>,
     /// Roles whose call of the current step has not ended.
-    awaiting: BTreeSet<String>,
+    awaiting: BTreeSet<Role>,
     /// Why a role's part is missing, for the record.
     missing: Vec<String>,
     /// The synthesizer's document, as written.
@@ -272,7 +277,7 @@ pub struct Plan {
     places: Places,
 }
 
-crate::lend_core!(Plan, core, Step);
+crate::lend_core!(Plan, core, Step, Role);
 
 /// What the plan's item book knows of an item: its id and what the planner
 /// proposed for it, so a decision says whether it confirms or overrides.
@@ -330,9 +335,10 @@ struct Places {
 impl Plan {
     pub fn new(config: PlanConfig, prompts: Arc<PromptSet>) -> Self {
         let calls = config.seating.calls();
+        let roster = roster(config.simple);
         Plan {
             config,
-            core: DebateCore::new(Step::Draft, calls, prompts).with_rounds(MAX_ROUNDS),
+            core: DebateCore::new(Step::Draft, roster, calls, prompts).with_rounds(MAX_ROUNDS),
             rounds_run: 0,
             plan: String::new(),
             items: Vec::new(),
@@ -415,6 +421,10 @@ impl Plan {
     pub fn calls(&self) -> &Calls {
         &self.core.calls
     }
+    /// Its seats.
+    pub fn roster(&self) -> &Roster<Role> {
+        &self.core.roster
+    }
 
     /// The assumptions still unverified.
     pub fn open_assumptions(&self) -> Vec<&Assumption> {
@@ -444,10 +454,10 @@ impl Plan {
         &mut self,
         template: &TemplateSpec,
         context: serde_json::Value,
-        role: &str,
+        role: Role,
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
-        let slot = self.core.slot(role);
+        let slot = self.core.slot(&role);
         let started = self.start_or_stop(slot, template, &context, None, now);
         started.map(Effect::StartCall)
     }
@@ -456,10 +466,10 @@ impl Plan {
         &mut self,
         template: &TemplateSpec,
         context: serde_json::Value,
-        role: &str,
+        role: Role,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let slot = Slot::new(role, self.core.stage.id(), self.core.round);
+        let slot = self.core.slot(&role);
         self.ask(slot, template, &context, None, now)
     }
 
@@ -520,7 +530,11 @@ impl Plan {
     /// Adds the `[UNVERIFIED]` markers of `plan` not tracked yet, raised
     /// by the planner.
     fn track_markers(&mut self, plan: &str, from: &str, now: Timestamp) {
-        self.track_assumptions(parse::unverified_markers(plan), PLANNER, from, now);
+        let added = self.track_assumptions(parse::unverified_markers(plan), PLANNER, from);
+        if !added.is_empty() {
+            let message = format!("[UNVERIFIED] in the {from}: {}", added.join(", "));
+            self.log(now, LogKind::Note, None, message);
+        }
     }
 
     /// Adds the assumptions a critic's or an optimizer's `answer` marks
@@ -532,11 +546,20 @@ impl Plan {
         }
         let slot = &answer.call.slot;
         let from = format!("{}, round {}", slot.stage, slot.round);
-        let role = slot.role.clone();
-        self.track_assumptions(parse::raised_markers(text), &role, &from, answer.now);
+        let by = slot.role.clone();
+        let added = self.track_assumptions(parse::raised_markers(text), &by, &from);
+        if !added.is_empty() {
+            let message = format!(
+                "[UNVERIFIED] marked by the {by} ({from}): {}",
+                added.join(", ")
+            );
+            self.log(answer.now, LogKind::Note, None, message);
+        }
     }
 
-    fn track_assumptions(&mut self, texts: Vec<String>, by: &str, from: &str, now: Timestamp) {
+    /// Tracks each of `texts` not tracked yet as an assumption raised `by`
+    /// a role slot `from` a stage; the ids of those added.
+    fn track_assumptions(&mut self, texts: Vec<String>, by: &str, from: &str) -> Vec<String> {
         let mut added = Vec::new();
         for text in texts {
             if !self.places.assumption_texts.insert(text.clone()) {
@@ -556,17 +579,7 @@ impl Plan {
                 checks: Vec::new(),
             });
         }
-        if !added.is_empty() {
-            let message = if by == PLANNER {
-                format!("[UNVERIFIED] in the {from}: {}", added.join(", "))
-            } else {
-                format!(
-                    "[UNVERIFIED] marked by the {by} ({from}): {}",
-                    added.join(", ")
-                )
-            };
-            self.log(now, LogKind::Note, None, message);
-        }
+        added
     }
 
     /// Records what `by` reported about the tracked assumptions.
@@ -682,316 +695,5 @@ fn listed(ids: &[String], one: &str, many: &str) -> String {
         0 => format!("no {many}"),
         1 => format!("1 {one}: {}", ids[0]),
         n => format!("{n} {many}: {}", ids.join(", ")),
-    }
-}
-
-impl crate::protocol::Rules for Plan {
-    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match self.core.stage {
-            Step::Draft => self.on_draft(answer),
-            Step::Critique => self.on_critique(answer),
-            Step::Review => self.on_review(answer),
-            Step::Optimize => self.on_optimize(answer),
-            Step::Respond => self.on_respond(answer),
-            Step::Revise => self.on_revise(answer),
-            Step::Final => self.on_final(answer),
-            Step::Synthesis => self.on_synthesis(answer),
-            Step::Moderation | Step::Done => Vec::new(),
-        }
-    }
-
-    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
-        let reason = why.reason;
-
-        let role = call.slot.role.clone();
-        if role == OPTIMIZER {
-            if self.core.stage == Step::Final {
-                self.missing
-                    .push(format!("no final proposals from the optimizer ({reason})"));
-                self.awaiting.remove(OPTIMIZER);
-                return self.conclude_final(now);
-            }
-            return self.optimizer_missing(reason, now);
-        }
-        // The planner, the critic and the synthesizer are required (A18).
-        self.fail(now, call.no_answer(&reason))
-    }
-
-    fn refusals(&self) -> Refusals {
-        Refusals {
-            rerun: "a planning debate holds no round of judges".into(),
-            reopen: "a planning debate is not reopened".into(),
-            resolution: Refusals::default().resolution,
-        }
-    }
-
-    fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
-        let mode = if self.config.simple {
-            "simple mode: planner and synthesizer"
-        } else {
-            "planner, critic, optimizer and synthesizer, up to 2 rounds"
-        };
-        let message = format!("planning debate ({mode}): {}", self.config.topic);
-        self.log(now, LogKind::Note, None, message);
-        self.start_draft(now)
-    }
-
-    fn progress(&self) -> Progress {
-        Progress {
-            round: if self.config.simple {
-                0
-            } else {
-                self.core.round
-            },
-            max_round: if self.config.simple { 0 } else { MAX_ROUNDS },
-            ..Default::default()
-        }
-    }
-
-    fn documents(&self, out: &mut Documents<'_>) {
-        documents::documents(self, out)
-    }
-
-    /// The synthesizer's files in the person's folder, when named
-    /// (`--write-docs DIR`).
-    fn publications(&self) -> Vec<crate::protocol::Publication> {
-        match documents::plan_md(self) {
-            Some(plan) => docs::publications(self, &plan),
-            None => Vec::new(),
-        }
-    }
-
-    fn board(&self) -> Board {
-        let mut items: Vec<BoardItem> = self
-            .items
-            .iter()
-            .map(|item| {
-                let (decision, note) = match self.decisions.get(&item.id) {
-                    Some(decision) => (Some(decision.decision), decision.note.clone()),
-                    None => match self.book.latest(&item.id) {
-                        Some(record) if !record.settled => (record.decision, record.note.clone()),
-                        _ => (None, None),
-                    },
-                };
-                BoardItem {
-                    item: self.moderation_item(item),
-                    decision,
-                    note,
-                    resolution: self.book.resolution(&item.id).cloned(),
-                }
-            })
-            .collect();
-        items.extend(self.verification_board_items());
-        let mut required_roles = vec![PLANNER.to_string(), SYNTHESIZER.to_string()];
-        if !self.config.simple {
-            required_roles.push(CRITIC.to_string());
-        }
-        Board {
-            stages: self.stages(),
-            view: BoardView::Rulings(self.board_rows()),
-            items,
-            needs_moderator: self.core.moderating(),
-            required_roles,
-            resolvable: matches!(self.core.outcome, Some(Outcome::Completed { .. }))
-                && !crate::protocol::Questions::open_items(self).is_empty(),
-            ..Board::default()
-        }
-    }
-
-    fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
-        match &self.core.outcome {
-            None => return Some("the debate is still running".into()),
-            Some(Outcome::Failed { .. }) => {
-                return Some("the debate stopped without a plan".into());
-            }
-            _ => {}
-        }
-        if self.item(item_id).is_none() {
-            return Some("there is no such item".into());
-        }
-        if decision == ItemDecision::Defer {
-            return Some("it is deferred already; settle it with accept or reject".into());
-        }
-        match self.decisions.get(item_id).map(|d| d.decision) {
-            Some(ItemDecision::Defer) if self.book.resolution(item_id).is_some() => {
-                Some("it was settled already".into())
-            }
-            Some(ItemDecision::Defer) => None,
-            Some(other) => Some(format!(
-                "it was {} in the debate, not deferred",
-                other.past_tense()
-            )),
-            None => Some("it was never decided".into()),
-        }
-    }
-
-    /// A person is asked to fix an item quorum cannot read, rather than
-    /// have it left out.
-    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
-        use crate::parse::whole;
-        let raised: Vec<&str> = self.items.iter().map(|item| item.id.as_str()).collect();
-        match call.slot.stage.as_str() {
-            "critique" | "review" => {
-                parses(parse::read_challenges(answer, &raised).and_then(whole))
-            }
-            "optimize" => parses(parse::read_proposals(answer, &raised).and_then(whole)),
-            "respond" => {
-                let ids = self.round_ids();
-                let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-                parses(parse::read_responses(answer, &refs).and_then(whole))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn answer_template(&self, call: &LiveCall) -> Option<String> {
-        match call.slot.stage.as_str() {
-            "respond" => Some(
-                self.round_ids()
-                    .iter()
-                    .map(|id| format!("- {id}: accept — \n"))
-                    .collect(),
-            ),
-            "critique" | "review" => Some(
-                "**Challenge 1**: Category - One-line summary\nProblem: \nAssumes: \nEvidence: \nSuggestion: \nSeverity: HIGH\n".into(),
-            ),
-            "optimize" => Some(
-                "**Improvement 1**: Category - One-line summary\nCurrent: \nProposed: \nBenefit: \nPriority: MEDIUM\n".into(),
-            ),
-            _ => None,
-        }
-    }
-}
-
-impl crate::protocol::Questions for Plan {
-    fn describe(&self) -> Description {
-        let roles = self
-            .config
-            .slots()
-            .into_iter()
-            .map(|(slot, group)| {
-                let title = crate::words::capitalised(slot);
-                self.core.calls.role_info(slot, title, group)
-            })
-            .collect();
-        let complex = !self.config.simple;
-        Description {
-            topic: self.config.topic.clone(),
-            label: if complex {
-                "planning debate".into()
-            } else {
-                "planning debate · simple".into()
-            },
-            roles,
-            deliverable: documents::PLAN.into(),
-            items: complex.then(|| RegionInfo {
-                title: "Critique items".into(),
-                placeholder: "The critic's challenges and the optimizer's proposals appear here, with the planner's proposed response, for your decision.".into(),
-            }),
-            board: Some(RegionInfo {
-                title: "Critique log".into(),
-                placeholder: "Challenges, proposals and [UNVERIFIED] assumptions appear here as the debate raises them.".into(),
-            }),
-            about: if complex {
-                "A planning debate: the planner drafts (marking unsure assumptions [UNVERIFIED]), the \
-                 critic raises problems, then the optimizer proposes improvements and third options; \
-                 the planner proposes a response to each item and you confirm or override it (a / r / d, \
-                 n for a note) before the planner revises. Up to two rounds; then the critic's final \
-                 assessment, the optimizer's final proposals, and the synthesizer writes plan.md with \
-                 its critique log, which quorum checks against your decisions."
-                    .into()
-            } else {
-                "A simple planning debate: the planner drafts and the synthesizer writes plan.md; every \
-                 [UNVERIFIED] assumption becomes a task to investigate."
-                    .into()
-            },
-            ending_note: "No verdict: a planning debate delivers a plan. Below is the opening of plan.md."
-                .into(),
-        }
-    }
-
-    fn summary_lead(&self) -> Option<String> {
-        documents::summary_lead(self)
-    }
-
-    /// Issue 26: the plan's moderator confirms or overrides the planner.
-    fn item_words(&self) -> crate::protocol::ItemWords {
-        crate::protocol::ItemWords {
-            about: Some(
-                "Each item carries the planner's proposed decision: answering with the same \
-                 decision confirms it, another overrides it. An assumption marked VERIFIED \
-                 without evidence (U…) stays unverified unless you accept it.",
-            ),
-            ..crate::protocol::ItemWords::default()
-        }
-    }
-
-    fn open_items(&self) -> Vec<ModerationItem> {
-        self.items
-            .iter()
-            .filter(|item| {
-                self.decisions
-                    .get(&item.id)
-                    .is_some_and(|d| d.decision == ItemDecision::Defer)
-                    && self.book.resolution(&item.id).is_none()
-            })
-            .map(|item| self.moderation_item(item))
-            .collect()
-    }
-
-    fn open_questions(&self) -> Vec<String> {
-        self.open_assumptions()
-            .iter()
-            .map(|assumption| {
-                let why = assumption
-                    .why_unverified()
-                    .map(|why| format!(" ({why})"))
-                    .unwrap_or_default();
-                format!(
-                    "{} [UNVERIFIED] {}{why}",
-                    assumption.id,
-                    one_line(&assumption.text)
-                )
-            })
-            .collect()
-    }
-
-    /// The plan as first drafted and as it ended, with every item the
-    /// planner took on and your ruling on it.
-    fn changes(&self) -> Vec<crate::protocol::ChangedPart> {
-        let Some(draft) = self.kept.iter().find(|kept| kept.stage == "draft") else {
-            return Vec::new();
-        };
-        if draft.raw == self.plan {
-            return Vec::new();
-        }
-        let causes = self
-            .items
-            .iter()
-            .filter_map(|item| {
-                let decision = self.decisions.get(&item.id)?;
-                (decision.decision == ItemDecision::Accept).then(|| {
-                    let note = decision
-                        .note
-                        .as_deref()
-                        .map(|note| format!(", noting \"{}\"", one_line(note)))
-                        .unwrap_or_default();
-                    format!(
-                        "{} ({}, round {}), accepted{note}: {}",
-                        item.id,
-                        one_line(&item.category),
-                        item.round,
-                        one_line(&item.summary)
-                    )
-                })
-            })
-            .collect();
-        vec![crate::protocol::ChangedPart {
-            part: "the plan".into(),
-            before: draft.raw.clone(),
-            after: self.plan.clone(),
-            causes,
-            markdown: true,
-        }]
     }
 }

@@ -12,7 +12,7 @@
 //! shared item book, with the refusal in `mod.rs`).
 
 use super::model::{Confirmation, DecidedBy, Decision, Evidence, Item, Source, Verification};
-use super::{PLANNER, Plan, PlanSubject, Step, listed, parse, prompts};
+use super::{PLANNER, Plan, PlanSubject, Role, Step, listed, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::Stage as _;
 use crate::protocol::{
@@ -52,7 +52,7 @@ impl Plan {
             "challenges": challenges,
             "proposals": proposals,
         });
-        self.start_one(&prompts::RESPOND, context, PLANNER, now)
+        self.start_one(&prompts::RESPOND, context, Role::Planner, now)
     }
 
     pub(super) fn round_ids(&self) -> Vec<String> {

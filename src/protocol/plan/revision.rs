@@ -7,7 +7,7 @@
 //! Not responsible for how the decisions are taken (`moderation`), nor
 //! for reading the critique log against them (`binding`).
 
-use super::{MAX_ROUNDS, PLANNER, Plan, Step, binding, prompts};
+use super::{MAX_ROUNDS, Plan, Role, Step, binding, prompts};
 use crate::protocol::{Answer, Effect, ItemDecision, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 
@@ -106,7 +106,7 @@ impl Plan {
             "rulings": self.rulings_section(),
             "unverified": self.unverified_json(),
         });
-        self.start_one(&prompts::REVISE, context, PLANNER, now)
+        self.start_one(&prompts::REVISE, context, Role::Planner, now)
     }
 
     pub(super) fn on_revise(&mut self, answer: Answer<'_>) -> Vec<Effect> {

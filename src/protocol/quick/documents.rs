@@ -519,20 +519,24 @@ impl DebateYaml {
             raw_output: collected.raw.clone(),
             normalised: collected.normalised.clone(),
         };
-        let participants = config
-            .slots()
-            .into_iter()
-            .map(|(slot, _)| {
-                let role = match slot.as_str() {
-                    "proposer" => super::PROPOSER_ROLE.to_string(),
-                    "critic" => super::CRITIC_ROLE.to_string(),
-                    other => {
-                        JudgeRole::of_slot(other).map_or(other.to_string(), |role| role.to_string())
-                    }
+        let participants = quick
+            .roster()
+            .seats()
+            .iter()
+            .map(|seat| {
+                let role = match seat.role {
+                    super::Role::Proposer => super::PROPOSER_ROLE.to_string(),
+                    super::Role::Critic => super::CRITIC_ROLE.to_string(),
+                    super::Role::Reviewer(judge) => judge.to_string(),
+                    super::Role::Synthesizer => seat.slot.clone(),
                 };
                 Participant {
-                    agent: quick.calls().agent(&slot).unwrap_or_default().to_string(),
-                    slot,
+                    agent: quick
+                        .calls()
+                        .agent(&seat.slot)
+                        .unwrap_or_default()
+                        .to_string(),
+                    slot: seat.slot.clone(),
                     role,
                 }
             })

@@ -207,15 +207,10 @@ impl Configured for QuickOptions {
         self.mode == QuickMode::Panel
     }
 
+    /// The mode's seats ([`super::roster`]): the synthesizer defaults to
+    /// the lead's agent.
     fn roles(&self) -> Vec<RoleSlot> {
-        // The synthesizer defaults to the lead's agent: the proposer, the
-        // critic, or the panel's chair.
-        let lead = match self.mode {
-            QuickMode::Adversary => "proposer",
-            QuickMode::Panel => "judge.analyst",
-            _ => "critic",
-        };
-        RoleSlot::led_by(self.config(Setting::default()).slots(), lead)
+        super::roster(self.mode).role_slots()
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {

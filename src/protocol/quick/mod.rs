@@ -28,6 +28,7 @@ pub mod documents;
 pub mod kind;
 pub mod parse;
 pub mod prompts;
+mod rules;
 mod steps;
 mod synthesis;
 mod triage;
@@ -37,23 +38,21 @@ pub use kind::KIND;
 /// What a spec's `protocol:` says for a quick mode.
 pub const NAME: &str = "quick";
 
-use crate::protocol::{Answer, DebateCore, GivenUp, Seating, SharedSteps, parses};
+use crate::protocol::{DebateCore, Seating, SharedSteps};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use self::parse::{Vulnerability, bottom_line, parse_vulnerabilities};
-use super::Refusals;
+use self::parse::{Vulnerability, bottom_line};
 use super::calls::{Calls, Unusable};
 use super::fairness::agreement::Agreement;
 use super::items::{ItemBook, ItemRecord};
 use super::judges::JudgeRole;
-use super::supervision::LiveCall;
+use super::roster::{Roster, Seat};
 use super::{
-    Board, ContextDoc, Description, Effect, ItemDecision, LogKind, Progress, RegionInfo, RoleGroup,
-    StageFocus, StageInfo, Timestamp, documents::Documents,
+    ContextDoc, Effect, ItemDecision, LogKind, RoleGroup, StageFocus, StageInfo, Timestamp,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::Stage as _;
@@ -253,27 +252,38 @@ fn yes() -> bool {
     true
 }
 
-impl QuickConfig {
-    /// The role slots of this mode, in the order they are listed.
-    pub fn slots(&self) -> Vec<(String, RoleGroup)> {
-        let mut slots = Vec::new();
-        match self.mode {
-            QuickMode::Adversary => {
-                slots.push(("proposer".to_string(), RoleGroup::Lead));
-                slots.push(("critic".to_string(), RoleGroup::Challenger));
-            }
-            QuickMode::Panel => {
-                for role in PANEL {
-                    slots.push((role.slot(), RoleGroup::Panel));
-                }
-            }
-            _ => slots.push(("critic".to_string(), RoleGroup::Challenger)),
-        }
-        if self.mode != QuickMode::Challenge {
-            slots.push(("synthesizer".to_string(), RoleGroup::Synthesizer));
-        }
-        slots
-    }
+/// A seat of a quick debate, as its rules name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Proposer,
+    Critic,
+    /// A reviewer of a panel review.
+    Reviewer(JudgeRole),
+    /// The role that writes the reader's document (RF-01).
+    Synthesizer,
+}
+
+/// The seats of a quick debate in `mode`, in the order they are listed:
+/// the adversary's proposer and critic, the panel's reviewers, or the
+/// critic; then the synthesizer of every mode but the challenge, played by
+/// the lead's agent unless it is named: the proposer, the panel's chair,
+/// or the critic.
+pub fn roster(mode: QuickMode) -> Roster<Role> {
+    let proposer = Seat::new(Role::Proposer, "proposer", "Proposer", RoleGroup::Lead);
+    let critic = Seat::new(Role::Critic, "critic", "Critic", RoleGroup::Challenger);
+    let reviewer = |judge: JudgeRole| {
+        let title = crate::words::capitalised(judge.as_str());
+        Seat::new(Role::Reviewer(judge), judge.slot(), title, RoleGroup::Panel)
+    };
+    let (seats, lead) = match mode {
+        QuickMode::Adversary => (vec![proposer, critic], "proposer".to_string()),
+        QuickMode::Panel => (PANEL.map(reviewer).to_vec(), JudgeRole::Analyst.slot()),
+        _ => (vec![critic], "critic".to_string()),
+    };
+    let (slot, title) = ("synthesizer", "Synthesizer");
+    let synthesizer = Seat::new(Role::Synthesizer, slot, title, RoleGroup::Synthesizer);
+    let synthesizer = (mode != QuickMode::Challenge).then(|| synthesizer.defaulting_to(lead));
+    seats.into_iter().chain(synthesizer).collect()
 }
 
 /// Where a quick debate is.
@@ -435,8 +445,9 @@ struct SentBack {
 /// A running quick debate.
 pub struct Quick {
     config: QuickConfig,
-    /// Where it stands: its step (a quick debate has one round).
-    core: DebateCore<Step>,
+    /// Where it stands: its step (a quick debate has one round); the
+    /// mode's seats.
+    core: DebateCore<Step, Role>,
     proposal: Option<Collected>,
     attack: Option<Collected>,
     revision: Option<Collected>,
@@ -462,7 +473,7 @@ pub struct Quick {
     masked: Vec<String>,
 }
 
-crate::lend_core!(Quick, core, Step);
+crate::lend_core!(Quick, core, Step, Role);
 
 impl Quick {
     pub fn new(config: QuickConfig, prompts: Arc<PromptSet>) -> Self {
@@ -482,9 +493,10 @@ impl Quick {
             Vec::new()
         };
         let first = config.mode.steps(config.revision)[0];
+        let roster = roster(config.mode);
         Quick {
             config,
-            core: DebateCore::new(first, calls, prompts),
+            core: DebateCore::new(first, roster, calls, prompts),
             proposal: None,
             attack: None,
             revision: None,
@@ -563,6 +575,10 @@ impl Quick {
     pub fn calls(&self) -> &Calls {
         &self.core.calls
     }
+    /// The mode's seats.
+    pub fn roster(&self) -> &Roster<Role> {
+        &self.core.roster
+    }
 
     /// The challenge's bottom line, as the critic wrote it (RF-11).
     pub fn bottom_line(&self) -> Option<String> {
@@ -592,7 +608,7 @@ impl Quick {
         &mut self,
         template: &TemplateSpec,
         context: serde_json::Value,
-        role: &str,
+        role: &Role,
         raw_output_path: Option<String>,
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
@@ -605,7 +621,7 @@ impl Quick {
         &mut self,
         template: &TemplateSpec,
         context: serde_json::Value,
-        role: &str,
+        role: &Role,
         now: Timestamp,
     ) -> Vec<Effect> {
         let slot = self.core.slot(role);
@@ -631,283 +647,6 @@ fn as_ruling(record: &ItemRecord<String>) -> Option<Ruling> {
         decision: record.decision?,
         note: record.note.clone(),
     })
-}
-
-impl crate::protocol::Rules for Quick {
-    /// An answer that cannot be used is asked for once more, quoting what
-    /// is wrong with it (A18: the role is required).
-    const REPAIR: &'static TemplateSpec = &prompts::REDO;
-
-    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        let now = answer.now;
-        let call_id = answer.call.call_id();
-        let empty = answer.output.trim().is_empty();
-        match self.core.stage {
-            Step::Reviews => self.on_review(&answer),
-            Step::Proposal if empty => self.repair_or_stop(answer, "the answer is empty"),
-            Step::Proposal => {
-                self.proposal = Some(Collected {
-                    call_id,
-                    raw: answer.output.to_string(),
-                    at: now,
-                    normalised: Vec::new(),
-                });
-                self.start_attack(now)
-            }
-            Step::Attack(_) if empty => self.repair_or_stop(answer, "the answer is empty"),
-            Step::Attack(_) => self.on_attack(answer),
-            Step::Revision if empty => {
-                if answer.call.repaired {
-                    self.revision_skipped = Some(
-                        "the proposer's answer to the challenge was empty twice; the document \
-                         is written without it"
-                            .into(),
-                    );
-                    self.log(
-                        now,
-                        LogKind::Skip,
-                        Some(&call_id),
-                        "revision left out: its answer was empty twice".into(),
-                    );
-                    return self.start_synthesis(now);
-                }
-                self.repair_or_stop(answer, "the answer is empty")
-            }
-            Step::Revision => {
-                self.revision = Some(Collected {
-                    call_id,
-                    raw: answer.output.to_string(),
-                    at: now,
-                    normalised: Vec::new(),
-                });
-                self.start_synthesis(now)
-            }
-            Step::Synthesis => self.on_synthesis(answer),
-            Step::Moderation | Step::Done => Vec::new(),
-        }
-    }
-
-    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
-        let GivenUp {
-            reason,
-            by_moderator,
-        } = why;
-
-        let call_id = call.call_id();
-        match self.core.stage {
-            Step::Reviews => {
-                if let Some(index) = self.review_index(&call.slot.role) {
-                    let review = &mut self.reviews[index];
-                    review.call_id = Some(call_id);
-                    review.state = ReviewState::Skipped(reason);
-                }
-                self.conclude_reviews_if_complete(now)
-            }
-            Step::Revision => {
-                self.revision_skipped = Some(if by_moderator {
-                    "the moderator skipped the proposer's answer to the challenge".into()
-                } else {
-                    format!("the proposer gave no answer to the challenge ({reason})")
-                });
-                self.log(
-                    now,
-                    LogKind::Note,
-                    Some(&call_id),
-                    "revision left out; the synthesis works from the proposal and the challenge"
-                        .into(),
-                );
-                self.start_synthesis(now)
-            }
-            // The second attempt at a synthesis never came: the first,
-            // readable one stands, with its problems stated.
-            Step::Synthesis if self.config.checks_rulings && self.sent_back.is_some() => {
-                let SentBack { call_id, raw } = self.sent_back.take().expect("checked");
-                self.log(
-                    now,
-                    LogKind::Note,
-                    Some(&call_id),
-                    "the synthesizer's second attempt gave no answer; its first is kept, with a warning"
-                        .into(),
-                );
-                let extra = format!(
-                    "the synthesizer was asked once more to fix this and gave no answer ({})",
-                    reason.trim_end_matches('.')
-                );
-                self.keep_synthesis(call_id, &raw, Some(extra), now)
-            }
-            // A required agent: no fabricated result (RULES.md A18).
-            _ => self.fail(now, call.no_answer(&reason)),
-        }
-    }
-
-    fn refusals(&self) -> Refusals {
-        Refusals {
-            rerun: "a quick mode holds no round".into(),
-            reopen: format!("{} has no verdict", self.config.mode.a_title()),
-            resolution: format!(
-                "{} has no verdict to settle items against",
-                self.config.mode.a_title()
-            ),
-        }
-    }
-
-    fn begin(&mut self, now: Timestamp) -> Vec<Effect> {
-        let message = format!("{}: {}", self.config.mode.title(), self.config.topic);
-        self.log(now, LogKind::Note, None, message);
-        match self.config.mode {
-            QuickMode::Panel => self.start_reviews(now),
-            QuickMode::Adversary => self.start_proposal(now),
-            _ => self.start_attack(now),
-        }
-    }
-
-    fn progress(&self) -> Progress {
-        Progress {
-            round: 0,
-            ..Default::default()
-        }
-    }
-
-    fn documents(&self, out: &mut Documents<'_>) {
-        documents::documents(self, out)
-    }
-
-    fn answer_files(&self) -> Vec<crate::protocol::AnswerFile> {
-        documents::answer_files(self)
-    }
-
-    fn board(&self) -> Board {
-        let items = self.book.board_items();
-        let mut required_roles = vec!["critic".to_string(), "synthesizer".to_string()];
-        if self.core.stage != Step::Revision {
-            required_roles.push("proposer".to_string());
-        }
-        Board {
-            stages: self.stages(),
-            items,
-            needs_moderator: self.core.moderating(),
-            required_roles,
-            agreement: self
-                .agreement
-                .as_ref()
-                .map(|agreement| format!("The reviewers' readings: {}", agreement.summary())),
-            ..Board::default()
-        }
-    }
-
-    fn check_answer(&self, _: &LiveCall, answer: &str) -> Result<(), String> {
-        if self.core.stage == Step::Attack(Angle::Redteam) {
-            return parses(parse_vulnerabilities(answer));
-        }
-        Ok(())
-    }
-}
-
-impl crate::protocol::Questions for Quick {
-    fn describe(&self) -> Description {
-        let mode = self.config.mode;
-        let roles = self
-            .config
-            .slots()
-            .into_iter()
-            .map(|(slot, group)| {
-                let title = JudgeRole::slot_title(&slot);
-                let marks = match group {
-                    RoleGroup::Synthesizer => self.config.seating.fairness.marks(&slot, ""),
-                    _ => Vec::new(),
-                };
-                self.core.calls.role_info(&slot, title, group).marked(marks)
-            })
-            .collect();
-        Description {
-            topic: self.config.topic.clone(),
-            label: format!("quick · {}", mode.title()),
-            roles,
-            deliverable: mode.deliverable().to_string(),
-            items: (mode == QuickMode::Redteam).then(|| RegionInfo {
-                title: "Findings".into(),
-                placeholder: "The red team's findings appear here for your decision.".into(),
-            }),
-            board: None,
-            about: mode.about().to_string(),
-            ending_note: format!(
-                "No verdict: {} delivers a document. Below is what quorum wrote to {}.",
-                mode.a_title(),
-                mode.deliverable()
-            ),
-        }
-    }
-
-    fn summary_lead(&self) -> Option<String> {
-        documents::summary_lead(self)
-    }
-
-    /// Issue 26: the red team's moderator confirms a finding, sets it aside
-    /// or leaves it open, the words its report uses too.
-    fn item_words(&self) -> super::ItemWords {
-        if self.config.mode != QuickMode::Redteam {
-            return super::ItemWords::default();
-        }
-        super::ItemWords {
-            accept: "confirm",
-            reject: "set aside",
-            defer: "leave open",
-            about: Some(
-                "Each item is a finding of the red team: confirm it as a real weakness, set it \
-                 aside as not one (the report leaves it out), or leave it open (the report keeps \
-                 it, marked unconfirmed).",
-            ),
-        }
-    }
-
-    /// An architecture challenge's design as proposed and as the proposer
-    /// answered the challenge.
-    fn changes(&self) -> Vec<super::ChangedPart> {
-        match (&self.proposal, &self.revision) {
-            (Some(proposal), Some(revision)) if proposal.raw != revision.raw => {
-                vec![super::ChangedPart {
-                    part: "the design".into(),
-                    before: proposal.raw.clone(),
-                    after: revision.raw.clone(),
-                    causes: vec!["the proposer's answer to the critic's challenge".into()],
-                    markdown: true,
-                }]
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    /// A red team's findings still standing after triage, most severe
-    /// first; a pre-mortem's root causes, as its synthesizer listed them.
-    /// Both once the document is written.
-    fn handoff(&self) -> Option<super::handoff::Handoff> {
-        use super::handoff::{Handed, HandedFinding, Handoff};
-        let synthesis = self.synthesis.as_ref()?;
-        let (from, findings) = match self.config.mode {
-            QuickMode::Redteam => (
-                "red team",
-                self.standing_findings()
-                    .into_iter()
-                    .map(|(finding, standing, _)| HandedFinding {
-                        source_id: finding.id.clone(),
-                        standing: standing.to_string(),
-                        severity: finding.severity.as_str().to_string(),
-                        title: finding.title.clone(),
-                        detail: finding.description.clone(),
-                    })
-                    .collect(),
-            ),
-            QuickMode::Premortem => ("pre-mortem", failure_modes(&synthesis.body)),
-            _ => return None,
-        };
-        Some(Handoff {
-            from: from.into(),
-            topic: self.config.topic.clone(),
-            dir: String::new(),
-            ending: String::new(),
-            handed: Handed::Findings { findings },
-        })
-    }
 }
 
 /// A pre-mortem's failure modes: the items of the section its synthesizer

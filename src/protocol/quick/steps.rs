@@ -8,10 +8,9 @@
 
 use super::documents::reading_words;
 use super::parse::{Vulnerability, parse_vulnerabilities, read_bottom_line};
-use super::{Collected, Quick, QuickMode, ReviewState, Step, documents, parse, prompts};
+use super::{Collected, Quick, QuickMode, ReviewState, Role, Step, documents, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::fairness::agreement::{self, Agreement};
-use crate::protocol::judges::JudgeRole;
 use crate::protocol::reading::slip_name;
 use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
@@ -24,7 +23,7 @@ impl Quick {
             "context": self.context_json(),
             "constraints": self.config.constraints,
         });
-        self.start_single(&prompts::ADVERSARY_PROPOSAL, context, "proposer", now)
+        self.start_single(&prompts::ADVERSARY_PROPOSAL, context, &Role::Proposer, now)
     }
 
     pub(super) fn start_attack(&mut self, now: Timestamp) -> Vec<Effect> {
@@ -44,7 +43,7 @@ impl Quick {
             }
             QuickMode::Panel => unreachable!("a panel review has no critic"),
         };
-        self.start_single(template, context, "critic", now)
+        self.start_single(template, context, &Role::Critic, now)
     }
 
     /// Starts every reviewer at once, each blind to the others (QM-04).
@@ -64,7 +63,7 @@ impl Quick {
             match self.start_call(
                 &prompts::PANEL_REVIEWER,
                 context,
-                &role.slot(),
+                &Role::Reviewer(role),
                 raw_output_path,
                 now,
             ) {
@@ -87,7 +86,7 @@ impl Quick {
             "proposal": self.proposal.as_ref().map(|p| p.raw.clone()).unwrap_or_default(),
             "critique": self.attack.as_ref().map(|a| a.raw.clone()).unwrap_or_default(),
         });
-        self.start_single(&prompts::ADVERSARY_REVISION, context, "proposer", now)
+        self.start_single(&prompts::ADVERSARY_REVISION, context, &Role::Proposer, now)
     }
 
     /// The critic's attack, on disk: a challenge's bottom line, or a red
@@ -229,11 +228,12 @@ impl Quick {
         }
     }
 
-    /// A reviewer's answer, already on disk in its judge file (QM-06).
-    pub(super) fn on_review(&mut self, answer: &Answer<'_>) -> Vec<Effect> {
+    /// The answer of `role`, a reviewer, already on disk in its judge file
+    /// (QM-06).
+    pub(super) fn on_review(&mut self, role: Role, answer: &Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let call_id = answer.call.call_id();
-        let Some(index) = self.review_index(&answer.call.slot.role) else {
+        let Some(index) = self.review_index(role) else {
             return Vec::new();
         };
         let role = self.reviews[index].role;
@@ -271,8 +271,12 @@ impl Quick {
         self.conclude_reviews_if_complete(now)
     }
 
-    pub(super) fn review_index(&self, slot: &str) -> Option<usize> {
-        let role = JudgeRole::of_slot(slot)?;
+    /// Where `role`'s review stands among the panel's; `None` for a role
+    /// that is no reviewer.
+    pub(super) fn review_index(&self, role: Role) -> Option<usize> {
+        let Role::Reviewer(role) = role else {
+            return None;
+        };
         self.reviews.iter().position(|review| review.role == role)
     }
 

@@ -8,7 +8,7 @@
 //! documents it ends up in (`documents`).
 
 use super::parse::{split_opening, without_reading};
-use super::{Quick, QuickMode, ReviewState, SentBack, Step, Synthesis, binding, prompts};
+use super::{Quick, QuickMode, ReviewState, Role, SentBack, Step, Synthesis, binding, prompts};
 use crate::protocol::calls::Unusable;
 use crate::protocol::fairness::Blindfold;
 use crate::protocol::record::provenance;
@@ -81,7 +81,7 @@ impl Quick {
             ),
             QuickMode::Challenge => unreachable!("a challenge has no synthesis"),
         };
-        self.start_single(template, context, "synthesizer", now)
+        self.start_single(template, context, &Role::Synthesizer, now)
     }
 
     /// The answered reviews as the synthesizer reads them. When the panel

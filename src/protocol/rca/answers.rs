@@ -8,9 +8,7 @@
 //! nor for how the run ends (`ending`).
 
 use super::model::{Answer, Challenge, ChallengeState, Miss, MissKind};
-use super::{
-    MAX_ROUNDS, Rca, Step, debugger_name, debugger_slot, documents, hedge, parse, prompts,
-};
+use super::{MAX_ROUNDS, Rca, Role, Step, debugger_slot, documents, hedge, parse, prompts};
 use crate::parse::Read;
 use crate::protocol::{ByItem, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
@@ -62,7 +60,8 @@ impl Rca {
             let context = self.answers_prompt(&name);
             let slot = debugger_slot(&name);
             let file = documents::round_file(round, &slot, "answers");
-            match self.start_call(&prompts::ANSWERS, context, &slot, file, now) {
+            let role = Role::Debugger(name.clone());
+            match self.start_call(&prompts::ANSWERS, context, &role, file, now) {
                 Ok(effect) => {
                     self.log(
                         now,
@@ -168,9 +167,13 @@ impl Rca {
         crate::rulings::section(&rulings)
     }
 
-    pub(super) fn on_answers(&mut self, answer: crate::protocol::Answer<'_>) -> Vec<Effect> {
+    /// The answers of the debugger `name` to the challenges put to it.
+    pub(super) fn on_answers(
+        &mut self,
+        name: String,
+        answer: crate::protocol::Answer<'_>,
+    ) -> Vec<Effect> {
         let now = answer.now;
-        let name = debugger_name(&answer.call.slot.role).to_string();
         let delivered: Vec<String> = self
             .open_challenges_of(&name)
             .iter()

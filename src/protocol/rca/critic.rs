@@ -10,8 +10,8 @@
 use super::model::{Challenge, ChallengeState, Ruling, RulingWord, Test};
 use super::parse::{CriticAnswer, CriticContext};
 use super::{
-    CRITIC, CriticIds, ItemSubject, MAX_ROUNDS, Rca, Step, as_refs, count, documents, hedge, parse,
-    prompts,
+    CRITIC, CriticIds, ItemSubject, MAX_ROUNDS, Rca, Role, Step, as_refs, count, documents, hedge,
+    parse, prompts,
 };
 use crate::parse::{ParseError, Read, Slip};
 use crate::protocol::{Answer, ByItem, Effect, LogKind, ModerationItem, SharedSteps, Timestamp};
@@ -67,7 +67,7 @@ impl Rca {
             CRITIC,
             if closing { "ruling" } else { "challenge" },
         );
-        match self.start_call(&prompts::CRITIC, context, CRITIC, file, now) {
+        match self.start_call(&prompts::CRITIC, context, &Role::Critic, file, now) {
             Ok(effect) => vec![effect],
             Err(failed) => failed,
         }

@@ -612,13 +612,11 @@ pub struct RootCause {
 impl RcaYaml {
     fn of(rca: &Rca) -> RcaYaml {
         let config = rca.config();
-        let debuggers = config
-            .debuggers
+        let participants = rca
+            .roster()
+            .seats()
             .iter()
-            .map(|name| super::debugger_slot(name));
-        let slots = debuggers.chain([super::CRITIC.to_string()]);
-        let participants = slots
-            .map(|slot| Participant::of(rca.calls(), slot))
+            .map(|seat| Participant::of(rca.calls(), seat.slot.clone()))
             .collect();
         let hypotheses = rca
             .hypotheses()

@@ -9,7 +9,7 @@
 
 use super::model::{ChallengeState, Examination, Moderated, Restatement, Status};
 use super::{
-    CRITIC, ItemSubject, Rca, Step, debugger_slot, documents, hedge, parse, prompts, status,
+    CRITIC, ItemSubject, Rca, Role, Step, debugger_slot, documents, hedge, parse, prompts, status,
 };
 use crate::parse::Read;
 use crate::protocol::{
@@ -131,8 +131,9 @@ impl Rca {
         });
         let slot = debugger_slot(&hypothesis.owner);
         let file = documents::round_file(self.core.round, &slot, "restate");
+        let role = Role::Debugger(hypothesis.owner.clone());
         Some(
-            match self.start_call(&prompts::RESTATE, context, &slot, file, now) {
+            match self.start_call(&prompts::RESTATE, context, &role, file, now) {
                 Ok(effect) => vec![effect],
                 Err(failed) => failed,
             },
@@ -230,7 +231,7 @@ impl Rca {
             "resolved": resolved,
         });
         let file = documents::round_file(self.core.round, CRITIC, "examine");
-        match self.start_call(&prompts::EXAMINE, context, CRITIC, file, now) {
+        match self.start_call(&prompts::EXAMINE, context, &Role::Critic, file, now) {
             Ok(effect) => vec![effect],
             Err(failed) => failed,
         }

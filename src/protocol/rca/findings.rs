@@ -7,11 +7,8 @@
 //! Not responsible for the critic's challenges or the debuggers' answers
 //! to them (`critic`, `answers`), nor for the call plumbing (`mod.rs`).
 
-use super::{
-    Rca, Step, count, debugger_name, debugger_slot, documents, hypothesis, parse, prompts,
-};
+use super::{Rca, Role, Step, count, debugger_slot, documents, hypothesis, parse, prompts};
 use crate::parse::Read;
-use crate::protocol::supervision::LiveCall;
 use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -60,13 +57,8 @@ impl Rca {
                 "known": known,
             });
             let file = documents::round_file(1, &debugger_slot(&name), "findings");
-            match self.start_call(
-                &prompts::FINDINGS,
-                context,
-                &debugger_slot(&name),
-                file,
-                now,
-            ) {
+            let role = Role::Debugger(name.clone());
+            match self.start_call(&prompts::FINDINGS, context, &role, file, now) {
                 Ok(effect) => {
                     self.awaiting.insert(name);
                     effects.push(effect);
@@ -77,9 +69,9 @@ impl Rca {
         effects
     }
 
-    pub(super) fn on_findings(&mut self, answer: Answer<'_>) -> Vec<Effect> {
+    /// The findings of the debugger `name`.
+    pub(super) fn on_findings(&mut self, name: String, answer: Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
-        let name = debugger_name(&answer.call.slot.role).to_string();
         match self
             .core
             .read_by_item(&answer, parse::read_findings, Vec::len)
@@ -117,7 +109,7 @@ impl Rca {
             ByItem::Unreadable(error) => {
                 return match self.repair(answer.clone(), error.to_string()) {
                     Ok(effects) => effects,
-                    Err(reason) => self.presents_none(&answer.call, &reason, now),
+                    Err(reason) => self.presents_none(name, &answer.call.call_id(), &reason, now),
                 };
             }
         }
@@ -129,15 +121,15 @@ impl Rca {
     /// the round goes on without it.
     pub(super) fn presents_none(
         &mut self,
-        call: &LiveCall,
+        name: String,
+        call_id: &str,
         reason: &str,
         now: Timestamp,
     ) -> Vec<Effect> {
-        let name = debugger_name(&call.slot.role).to_string();
         self.log(
             now,
             LogKind::Skip,
-            Some(&call.call_id()),
+            Some(call_id),
             format!("{name} presents no hypotheses: {reason}"),
         );
         self.awaiting.remove(&name);

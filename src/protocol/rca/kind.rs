@@ -7,14 +7,14 @@ use serde::{Deserialize, Serialize};
 
 use super::NAME;
 use super::parse::{Seeded, read_hypotheses_file};
-use super::{CRITIC, Rca, RcaConfig, SeededHypothesis, debugger_slot};
+use super::{Rca, RcaConfig, SeededHypothesis};
 use crate::input::RecordFiles;
 use crate::located::SpecError;
+use crate::protocol::Protocol;
 use crate::protocol::kind::{
     Build, CommandSpec, Configure, Configured, DebateDefinition, KindInfo, OptionSpec,
     ProtocolKind, RecomputeError, Recomputed, RoleSlot, Setting, ValueKind, read_options,
 };
-use crate::protocol::{Protocol, RoleGroup};
 
 /// The registry's entry for the root-cause analysis.
 pub struct RcaKind;
@@ -252,13 +252,7 @@ impl Configured for RcaOptions {
     }
 
     fn roles(&self) -> Vec<RoleSlot> {
-        let mut roles: Vec<RoleSlot> = self
-            .debuggers
-            .iter()
-            .map(|name| RoleSlot::new(debugger_slot(name), RoleGroup::Lead))
-            .collect();
-        roles.push(RoleSlot::new(CRITIC, RoleGroup::Challenger));
-        roles
+        super::roster(&self.debuggers).role_slots()
     }
 
     fn define(&self, setting: Setting) -> DebateDefinition {

@@ -62,10 +62,11 @@ use self::parse::CriticAssessment;
 use self::status::{Conclusion, Derived};
 use super::calls::{Calls, Unusable};
 use super::items::ItemBook;
+use super::roster::{Roster, Seat};
 use super::supervision::LiveCall;
 use super::{
     Board, ContextDoc, Description, Effect, LogKind, Progress, Refusals, RegionInfo, RoleGroup,
-    RoleInfo, StageFocus, Timestamp, documents::Documents,
+    StageFocus, Timestamp, documents::Documents,
 };
 use crate::prompts::{PromptSet, TemplateSpec};
 use crate::protocol::Stage as _;
@@ -79,6 +80,36 @@ pub const CRITIC: &str = "critic";
 /// A debugger's role slot: `debugger.alpha`.
 pub fn debugger_slot(name: &str) -> String {
     format!("debugger.{name}")
+}
+
+/// A seat of a root-cause analysis, as its rules name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A debugger, by its name: `alpha` sits in `debugger.alpha`.
+    Debugger(String),
+    /// The critic, who never investigates.
+    Critic,
+}
+
+impl Role {
+    /// The debugger's name; `None` for the critic.
+    pub fn debugger(&self) -> Option<&str> {
+        match self {
+            Role::Debugger(name) => Some(name),
+            Role::Critic => None,
+        }
+    }
+}
+
+/// The seats of an analysis by `debuggers`: each debugger, in the order
+/// their hypotheses are numbered, then the critic.
+pub fn roster(debuggers: &[String]) -> Roster<Role> {
+    let debuggers = debuggers.iter().map(|name| {
+        let (slot, title) = (debugger_slot(name), format!("Debugger {name}"));
+        Seat::new(Role::Debugger(name.clone()), slot, title, RoleGroup::Lead)
+    });
+    let critic = Seat::new(Role::Critic, CRITIC, "Critic", RoleGroup::Challenger);
+    debuggers.chain([critic]).collect()
 }
 
 /// A hypothesis a team brought, as the definition records it.
@@ -229,8 +260,9 @@ pub type ItemRecord = super::items::ItemRecord<ItemSubject>;
 /// A running root-cause analysis.
 pub struct Rca {
     config: RcaConfig,
-    /// Where it stands: its step, and the round of challenges (RC-06).
-    core: DebateCore<Step>,
+    /// Where it stands: its step, and the round of challenges (RC-06);
+    /// its debuggers and its critic.
+    core: DebateCore<Step, Role>,
     hypotheses: Vec<Hypothesis>,
     challenges: Vec<Challenge>,
     /// Findings in so far, by debugger, before they are numbered.
@@ -257,7 +289,7 @@ pub struct Rca {
     places: Places,
 }
 
-crate::lend_core!(Rca, core, Step);
+crate::lend_core!(Rca, core, Step, Role);
 
 /// Where each hypothesis, challenge and final status stands in its list,
 /// and which challenges each hypothesis has, in the order raised: every
@@ -290,9 +322,10 @@ impl Rca {
                 .collect(),
             ..Places::default()
         };
+        let roster = roster(&config.debuggers);
         Rca {
             config,
-            core: DebateCore::new(Step::Findings, calls, prompts).with_rounds(MAX_ROUNDS),
+            core: DebateCore::new(Step::Findings, roster, calls, prompts).with_rounds(MAX_ROUNDS),
             hypotheses,
             challenges: Vec::new(),
             findings_in: BTreeMap::new(),
@@ -382,6 +415,10 @@ impl Rca {
     pub fn calls(&self) -> &Calls {
         &self.core.calls
     }
+    /// Its debuggers and its critic.
+    pub fn roster(&self) -> &Roster<Role> {
+        &self.core.roster
+    }
     pub fn round(&self) -> u32 {
         self.core.round
     }
@@ -456,7 +493,7 @@ impl Rca {
         &mut self,
         template: &TemplateSpec,
         context: serde_json::Value,
-        role: &str,
+        role: &Role,
         file: String,
         now: Timestamp,
     ) -> Result<Effect, Vec<Effect>> {
@@ -531,11 +568,6 @@ fn as_refs(ids: &[String]) -> Vec<&str> {
     ids.iter().map(String::as_str).collect()
 }
 
-/// `alpha` of `debugger.alpha`.
-pub fn debugger_name(slot: &str) -> &str {
-    slot.strip_prefix("debugger.").unwrap_or(slot)
-}
-
 fn hypothesis(number: usize, owner: &str, finding: &Finding, source: &str) -> Hypothesis {
     let mut hedges = hedge::hedges(&finding.claim);
     for word in hedge::hedges(&finding.reasoning) {
@@ -553,34 +585,34 @@ fn hypothesis(number: usize, owner: &str, finding: &Finding, source: &str) -> Hy
 }
 
 impl crate::protocol::Rules for Rca {
-    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match (self.core.stage, answer.call.slot.role.as_str()) {
-            (Step::Findings, _) => self.on_findings(answer),
-            (Step::Challenge | Step::Ruling, CRITIC) => self.on_critic(answer),
-            (Step::Answers, _) => self.on_answers(answer),
+    fn answered(&mut self, role: Role, answer: Answer<'_>) -> Vec<Effect> {
+        match (self.core.stage, role) {
+            (Step::Findings, Role::Debugger(name)) => self.on_findings(name, answer),
+            (Step::Challenge | Step::Ruling, Role::Critic) => self.on_critic(answer),
+            (Step::Answers, Role::Debugger(name)) => self.on_answers(name, answer),
             (Step::Restate, _) => self.on_restate(answer),
-            (Step::Examine, CRITIC) => self.on_examine(answer),
+            (Step::Examine, Role::Critic) => self.on_examine(answer),
             _ => Vec::new(),
         }
     }
 
-    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+    fn gave_up(&mut self, role: Role, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
         let reason = why.reason;
 
-        let role = call.slot.role.clone();
-        match self.core.stage {
-            Step::Findings => self.presents_none(&call, &reason, now),
-            Step::Answers => {
-                let name = debugger_name(&role).to_string();
+        match (self.core.stage, role) {
+            (Step::Findings, Role::Debugger(name)) => {
+                self.presents_none(name, &call.call_id(), &reason, now)
+            }
+            (Step::Answers, Role::Debugger(name)) => {
                 self.missed_all(&name, &reason, now);
                 self.awaiting.remove(&name);
                 self.conclude_answers_if_complete(now)
             }
-            Step::Restate => {
+            (Step::Restate, _) => {
                 self.restate_failed(format!("the call failed ({reason})"), now);
                 self.after_restate(now)
             }
-            Step::Examine => {
+            (Step::Examine, _) => {
                 self.examine_failed(format!("the call failed ({reason})"), now);
                 self.close(now)
             }
@@ -656,7 +688,7 @@ impl crate::protocol::Rules for Rca {
 
     /// A person is asked to fix an item quorum cannot read, rather than
     /// have it left out.
-    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
+    fn check_answer(&self, role: Role, call: &LiveCall, answer: &str) -> Result<(), String> {
         use crate::parse::whole;
         match call.slot.stage.as_str() {
             "findings" => parses(parse::read_findings(answer).and_then(whole)),
@@ -665,7 +697,7 @@ impl crate::protocol::Rules for Rca {
             "restate" => parses(parse::read_restatement(answer)),
             "examine" => parses(parse::read_examination(answer).and_then(whole)),
             "answers" => {
-                let open = self.open_challenges_of(debugger_name(&call.slot.role));
+                let open = self.open_challenges_of(role.debugger().unwrap_or_default());
                 let ids: Vec<&str> = open.iter().map(|challenge| challenge.id.as_str()).collect();
                 parses(parse::read_answers(answer, &ids).and_then(whole))
             }
@@ -673,13 +705,13 @@ impl crate::protocol::Rules for Rca {
         }
     }
 
-    fn answer_template(&self, call: &LiveCall) -> Option<String> {
+    fn answer_template(&self, role: Role, call: &LiveCall) -> Option<String> {
         Some(match call.slot.stage.as_str() {
             "findings" => documents::FINDINGS_TEMPLATE.to_string(),
             "restate" => "```yaml\nclaim: \"\"\n```\n".to_string(),
             "examine" => "```yaml\nruling: supported\nreason: \"\"\n```\n".to_string(),
             "answers" => {
-                let name = debugger_name(&call.slot.role);
+                let name = role.debugger().unwrap_or_default();
                 let mut text = String::from("```yaml\nanswers:\n");
                 for challenge in self.open_challenges_of(name) {
                     text.push_str(&format!(
@@ -713,20 +745,7 @@ impl crate::protocol::Rules for Rca {
 
 impl crate::protocol::Questions for Rca {
     fn describe(&self) -> Description {
-        let mut roles: Vec<RoleInfo> = self
-            .config
-            .debuggers
-            .iter()
-            .map(|name| {
-                let (slot, title) = (debugger_slot(name), format!("Debugger {name}"));
-                self.core.calls.role_info(&slot, title, RoleGroup::Lead)
-            })
-            .collect();
-        let critic = self
-            .core
-            .calls
-            .role_info(CRITIC, "Critic", RoleGroup::Challenger);
-        roles.push(critic);
+        let roles = self.core.roster.role_infos(&self.core.calls);
         Description {
             topic: self.config.topic.clone(),
             label: format!(

@@ -4,7 +4,6 @@
 //! Not responsible for the rewrites and the merge ([`super::rewrites`]).
 
 use super::*;
-use crate::protocol::Stage as _;
 use crate::protocol::reading::slip_name;
 use crate::protocol::{Answer, ByItem};
 
@@ -27,7 +26,7 @@ impl WritingReview {
             "aspects": aspects,
             "critique_mode": stance,
         });
-        let slot = Slot::new(CRITIC, Step::Critique.id(), 1);
+        let slot = self.core.slot(&Role::Critic);
         let file = Some(documents::CRITIQUE.to_string());
         self.ask(slot, &prompts::CRITIQUE, &context, file, now)
     }

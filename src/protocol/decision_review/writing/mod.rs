@@ -69,7 +69,8 @@ use crate::protocol::calls::{Calls, Unusable};
 use crate::protocol::fairness::agreement::Agreement;
 use crate::protocol::items::ItemBook;
 use crate::protocol::judges::JudgeRole;
-use crate::protocol::supervision::{LiveCall, Slot};
+use crate::protocol::roster::{Roster, Seat};
+use crate::protocol::supervision::LiveCall;
 use crate::protocol::{
     Board, BoardView, ContextDoc, Description, Effect, ItemDecision, LogKind, ModerationItem,
     Progress, RegionInfo, RoleGroup, StageFocus, StageInfo, Timestamp, documents::Documents,
@@ -86,6 +87,44 @@ pub const CRITIC: &str = "critic";
 
 /// The document a writing review delivers.
 pub const DELIVERABLE: &str = "summary.md";
+
+/// A seat of a writing review, as its rules name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The critic who reviews the draft first (A16).
+    Critic,
+    /// A judge of the panel, who rewrites the draft.
+    Judge(JudgeRole),
+    /// The role that merges the rewrites.
+    Synthesizer,
+}
+
+/// The seats of a writing review of `panel`: the critic, when the review
+/// is `critiqued` (A16), each judge of the panel, then the synthesizer who
+/// merges their rewrites. The merge is played by the analyst's agent
+/// unless it is named: the analyst chairs the panel (A17), as in a panel
+/// review.
+pub fn roster(critiqued: bool, panel: &[WritingSeat]) -> Roster<Role> {
+    let critic = Seat::new(Role::Critic, CRITIC, "Critic", RoleGroup::Challenger);
+    let judges = panel.iter().map(|seat| {
+        let title = crate::words::capitalised(seat.role.as_str());
+        Seat::new(
+            Role::Judge(seat.role),
+            seat.role.slot(),
+            title,
+            RoleGroup::Panel,
+        )
+    });
+    let (slot, title) = (SYNTHESIZER, "Synthesizer");
+    let synthesizer = Seat::new(Role::Synthesizer, slot, title, RoleGroup::Synthesizer)
+        .defaulting_to(JudgeRole::Analyst.slot());
+    critiqued
+        .then_some(critic)
+        .into_iter()
+        .chain(judges)
+        .chain([synthesizer])
+        .collect()
+}
 
 /// The draft under review, as the user gave it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -221,20 +260,9 @@ impl WritingConfig {
         self.critique_mode.filter(|_| self.critiqued())
     }
 
-    /// The role slots, in the order panes are laid out.
-    pub fn slots(&self) -> Vec<(String, RoleGroup)> {
-        let critic = self
-            .critiqued()
-            .then(|| (CRITIC.to_string(), RoleGroup::Challenger));
-        critic
-            .into_iter()
-            .chain(
-                self.panel
-                    .iter()
-                    .map(|seat| (seat.role.slot(), RoleGroup::Panel)),
-            )
-            .chain([(SYNTHESIZER.to_string(), RoleGroup::Synthesizer)])
-            .collect()
+    /// Its seats, in the order panes are laid out.
+    pub fn roster(&self) -> Roster<Role> {
+        roster(self.critiqued(), &self.panel)
     }
 }
 
@@ -386,8 +414,9 @@ pub struct Merged {
 /// A running writing review.
 pub struct WritingReview {
     config: WritingConfig,
-    /// Where it stands: its step (a writing review has one round).
-    core: DebateCore<Step>,
+    /// Where it stands: its step (a writing review has one round); its
+    /// critic, judges and synthesizer.
+    core: DebateCore<Step, Role>,
     critique: Option<Critique>,
     /// The critique's items and the moderator's decisions, by item id.
     items: ItemBook<String>,
@@ -403,7 +432,7 @@ pub struct WritingReview {
     masked: Vec<String>,
 }
 
-crate::lend_core!(WritingReview, core, Step);
+crate::lend_core!(WritingReview, core, Step, Role);
 
 impl WritingReview {
     pub fn new(config: WritingConfig, prompts: Arc<PromptSet>) -> Self {
@@ -424,9 +453,10 @@ impl WritingReview {
         } else {
             Step::Rewrites
         };
+        let roster = config.roster();
         WritingReview {
             config,
-            core: DebateCore::new(step, calls, prompts),
+            core: DebateCore::new(step, roster, calls, prompts),
             critique: None,
             items: ItemBook::default(),
             judges,
@@ -618,23 +648,24 @@ impl WritingReview {
 }
 
 impl crate::protocol::Rules for WritingReview {
-    fn answered(&mut self, answer: Answer<'_>) -> Vec<Effect> {
-        match self.core.stage {
-            Step::Critique => self.on_critique(answer),
-            Step::Rewrites => self.on_rewrite(&answer),
-            Step::Merge => self.on_merge(answer),
-            Step::Moderation | Step::Done => Vec::new(),
+    fn answered(&mut self, role: Role, answer: Answer<'_>) -> Vec<Effect> {
+        match (self.core.stage, role) {
+            (Step::Critique, _) => self.on_critique(answer),
+            (Step::Rewrites, Role::Judge(judge)) => self.on_rewrite(judge, &answer),
+            (Step::Merge, _) => self.on_merge(answer),
+            (Step::Rewrites, Role::Critic | Role::Synthesizer)
+            | (Step::Moderation | Step::Done, _) => Vec::new(),
         }
     }
 
-    fn gave_up(&mut self, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
+    fn gave_up(&mut self, role: Role, call: LiveCall, why: GivenUp, now: Timestamp) -> Vec<Effect> {
         let reason = why.reason;
 
-        match self.core.stage {
+        match (self.core.stage, role) {
             // The critic is required, as the merge is (A18).
-            Step::Critique => self.fail(now, call.no_answer(&reason)),
-            Step::Rewrites => {
-                if let Some(index) = self.judge_index(&call.slot.role) {
+            (Step::Critique, _) => self.fail(now, call.no_answer(&reason)),
+            (Step::Rewrites, role) => {
+                if let Some(index) = self.judge_index(role) {
                     let judge = &mut self.judges[index];
                     judge.call_id = Some(call.call_id());
                     judge.state = RewriteState::Skipped(reason);
@@ -704,25 +735,23 @@ impl crate::protocol::Rules for WritingReview {
         }
     }
 
-    fn check_answer(&self, call: &LiveCall, answer: &str) -> Result<(), String> {
-        if call.slot.role == SYNTHESIZER {
-            let items = self.critique_items();
-            let ids: Vec<&str> = items.iter().map(|item| item.id.as_str()).collect();
-            parses(parse_merge_naming(answer, &ids))
-        } else if call.slot.role == CRITIC {
-            parses(parse_critique(answer))
-        } else {
-            parses(parse_rewrite(answer))
+    fn check_answer(&self, role: Role, _: &LiveCall, answer: &str) -> Result<(), String> {
+        match role {
+            Role::Synthesizer => {
+                let items = self.critique_items();
+                let ids: Vec<&str> = items.iter().map(|item| item.id.as_str()).collect();
+                parses(parse_merge_naming(answer, &ids))
+            }
+            Role::Critic => parses(parse_critique(answer)),
+            Role::Judge(_) => parses(parse_rewrite(answer)),
         }
     }
 
-    fn answer_template(&self, call: &LiveCall) -> Option<String> {
-        Some(if call.slot.role == SYNTHESIZER {
-            "```yaml\nsummary: \nrevised_draft: |\n  \nchanges:\n  - location: \n    type: clarity\n    before: \n    after: \n    rationale: \n    answers: \n```\n".to_string()
-        } else if call.slot.role == CRITIC {
-            "```yaml\nitems:\n  - location: \n    type: clarity\n    severity: major\n    text: \n```\n".to_string()
-        } else {
-            "```yaml\nrewrite: |\n  \nnotes:\n  - \n```\n".to_string()
+    fn answer_template(&self, role: Role, _: &LiveCall) -> Option<String> {
+        Some(match role {
+            Role::Synthesizer => "```yaml\nsummary: \nrevised_draft: |\n  \nchanges:\n  - location: \n    type: clarity\n    before: \n    after: \n    rationale: \n    answers: \n```\n".to_string(),
+            Role::Critic => "```yaml\nitems:\n  - location: \n    type: clarity\n    severity: major\n    text: \n```\n".to_string(),
+            Role::Judge(_) => "```yaml\nrewrite: |\n  \nnotes:\n  - \n```\n".to_string(),
         })
     }
 }
@@ -730,28 +759,18 @@ impl crate::protocol::Rules for WritingReview {
 impl crate::protocol::Questions for WritingReview {
     fn describe(&self) -> Description {
         let roles = self
-            .config
-            .slots()
-            .into_iter()
-            .map(|(slot, group)| {
-                let seat = self
-                    .config
-                    .panel
-                    .iter()
-                    .find(|seat| seat.role.slot() == slot);
-                let binding = seat.is_some_and(|seat| seat.weight == Weight::Binding);
-                let title = JudgeRole::slot_title(&slot);
-                let marks = match slot == SYNTHESIZER {
-                    true => self.config.seating.fairness.marks(&slot, ""),
-                    false => Vec::new(),
-                };
-                self.core
-                    .calls
-                    .role_info(&slot, title, group)
-                    .binding(binding)
-                    .marked(marks)
-            })
-            .collect();
+            .core
+            .roster
+            .role_infos_with(&self.core.calls, |seat, info| match seat.role {
+                Role::Judge(judge) => {
+                    let seat = self.config.panel.iter().find(|seat| seat.role == judge);
+                    info.binding(seat.is_some_and(|seat| seat.weight == Weight::Binding))
+                }
+                Role::Synthesizer => {
+                    info.marked(self.config.seating.fairness.marks(&seat.slot, ""))
+                }
+                Role::Critic => info,
+            });
         Description {
             topic: self.config.topic.clone(),
             label: format!("decision review · writing · {}", self.config.draft.name),

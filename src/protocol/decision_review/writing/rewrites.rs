@@ -7,7 +7,6 @@
 //! or the files (the documents module).
 
 use super::*;
-use crate::protocol::Stage as _;
 use crate::protocol::reading::slip_name;
 use crate::protocol::{Answer, ByItem};
 
@@ -46,7 +45,7 @@ impl WritingReview {
                 "every_aspect": every_aspect,
             });
             merge_into(&mut context, self.rulings_context());
-            let slot = Slot::new(seat.role.slot(), Step::Rewrites.id(), 1);
+            let slot = self.core.slot(&Role::Judge(seat.role));
             let file = Some(documents::judge_file(seat.role));
             let spec = match self.start_or_stop(slot, &prompts::REWRITE, &context, file, now) {
                 Ok(spec) => spec,
@@ -62,7 +61,7 @@ impl WritingReview {
     pub(super) fn start_merge(&mut self, now: Timestamp) -> Vec<Effect> {
         self.core.enter(Step::Merge, now);
         self.note_fair_reading("the merge", now);
-        let slot = Slot::new(SYNTHESIZER, Step::Merge.id(), 1);
+        let slot = self.core.slot(&Role::Synthesizer);
         let context = self.merge_context();
         self.ask(slot, &prompts::MERGE, &context, None, now)
     }
@@ -91,16 +90,20 @@ impl WritingReview {
         context
     }
 
-    pub(super) fn judge_index(&self, slot: &str) -> Option<usize> {
-        let role = JudgeRole::of_slot(slot)?;
+    /// Where `role`'s rewrite stands among the panel's; `None` for a role
+    /// that is no judge of it.
+    pub(super) fn judge_index(&self, role: Role) -> Option<usize> {
+        let Role::Judge(role) = role else {
+            return None;
+        };
         self.judges.iter().position(|judge| judge.seat.role == role)
     }
 
-    /// A judge's answer, already on disk in its judge file.
-    pub(super) fn on_rewrite(&mut self, answer: &Answer<'_>) -> Vec<Effect> {
+    /// The answer of `judge`, already on disk in its judge file.
+    pub(super) fn on_rewrite(&mut self, judge: JudgeRole, answer: &Answer<'_>) -> Vec<Effect> {
         let now = answer.now;
         let call_id = answer.call.call_id();
-        let Some(index) = self.judge_index(&answer.call.slot.role) else {
+        let Some(index) = self.judge_index(Role::Judge(judge)) else {
             return Vec::new();
         };
         let role = self.judges[index].seat.role;
