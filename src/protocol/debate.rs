@@ -103,6 +103,14 @@ pub type Settled<S> = (S, ItemDecision, Option<String>);
 pub trait Stage: Copy + Eq + std::fmt::Debug + Send + Sync + 'static {
     /// Where a debate that has ended, or stopped, stands.
     const DONE: Self;
+    /// Every stage, so a call's stage can be read back from its slot
+    /// ([`Stage::of_id`]).
+    const EVERY: &'static [Self];
+    /// The stage whose [`id`](Stage::id) is `id`: the one place a call's
+    /// stage is read back from its slot's text.
+    fn of_id(id: &str) -> Option<Self> {
+        Self::EVERY.iter().copied().find(|stage| stage.id() == id)
+    }
     /// What progress, the log and its calls' ids say while it runs:
     /// `critique`.
     fn id(self) -> &'static str;
@@ -210,6 +218,12 @@ impl<S: Stage, R: Clone + PartialEq> DebateCore<S, R> {
         let seat = self.roster.slot_of(role);
         let seat = seat.expect("a debate asks only the roles its roster seats");
         Slot::new(seat, self.stage.id(), self.round)
+    }
+
+    /// The stage `call` was started in, read back from its slot (`None`
+    /// for a stage this debate does not have).
+    pub fn stage_of(&self, call: &LiveCall) -> Option<S> {
+        S::of_id(&call.slot.stage)
     }
 
     /// A moderation is open: the debate stands at a stage that moderates,

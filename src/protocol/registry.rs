@@ -531,6 +531,32 @@ mod tests {
     /// Every protocol's seats read back into their roles: each seat's slot
     /// into its own role, a slot the debate does not seat into none; no two
     /// seats share a slot or a role.
+    /// Issue 63: a call's stage is read back from its slot in one place,
+    /// [`Stage::of_id`]: every stage of every protocol reads back into
+    /// itself, no two stages of one protocol share an id, and a stage a
+    /// protocol does not have reads as none.
+    #[test]
+    fn every_protocols_stages_read_back_from_their_ids() {
+        use crate::protocol::Stage;
+        fn check<S: Stage>() {
+            for stage in S::EVERY {
+                assert_eq!(S::of_id(stage.id()), Some(*stage), "{stage:?}");
+            }
+            let mut ids: Vec<&str> = S::EVERY.iter().map(|stage| stage.id()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), S::EVERY.len(), "{ids:?}");
+            assert!(S::EVERY.contains(&S::DONE));
+            assert_eq!(S::of_id("no-such-stage"), None);
+        }
+        check::<crate::protocol::decision_review::Stage>();
+        check::<crate::protocol::decision_review::writing::Step>();
+        check::<crate::protocol::quick::Step>();
+        check::<crate::protocol::plan::Step>();
+        check::<crate::protocol::rca::Step>();
+        check::<crate::protocol::council::Step>();
+    }
+
     #[test]
     fn every_protocols_seats_read_back_into_their_roles() {
         use crate::protocol::judges::JudgeRole;

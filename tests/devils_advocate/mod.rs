@@ -208,6 +208,7 @@ impl Step {
 
 impl Stage for Step {
     const DONE: Step = Step::Done;
+    const EVERY: &'static [Step] = &Step::ALL;
 
     fn id(self) -> &'static str {
         match self {

@@ -176,6 +176,16 @@ pub enum Step {
 
 impl crate::protocol::Stage for Step {
     const DONE: Step = Step::Done;
+    const EVERY: &'static [Step] = &[
+        Step::Independent,
+        Step::Expand,
+        Step::Challenge,
+        Step::Moderation,
+        Step::Responses,
+        Step::Final,
+        Step::Handoff,
+        Step::Done,
+    ];
 
     fn id(self) -> &'static str {
         match self {

@@ -248,22 +248,24 @@ impl crate::protocol::Rules for Council {
         // A person is asked to fix an item quorum cannot read, rather than
         // have it left out.
         use crate::parse::whole;
-        let result = match call.slot.stage.as_str() {
-            "independent" if proposes => parse::read_proposals(answer).and_then(whole).map(drop),
-            "independent" => parse::read_findings(answer, "").and_then(whole).map(drop),
-            "expand" => parse::read_expansions(answer, "", &refs)
+        let result = match self.core.stage_of(call) {
+            Some(Step::Independent) if proposes => {
+                parse::read_proposals(answer).and_then(whole).map(drop)
+            }
+            Some(Step::Independent) => parse::read_findings(answer, "").and_then(whole).map(drop),
+            Some(Step::Expand) => parse::read_expansions(answer, "", &refs)
                 .and_then(whole)
                 .map(drop),
-            "challenge" => parse::read_devil(answer, &refs, proposes)
+            Some(Step::Challenge) => parse::read_devil(answer, &refs, proposes)
                 .and_then(whole)
                 .map(drop),
-            "responses" => parse::read_responses(answer, &refs, "", proposes)
+            Some(Step::Responses) => parse::read_responses(answer, &refs, "", proposes)
                 .and_then(whole)
                 .map(drop),
-            "final" => parse::read_final(answer, "", &all_refs)
+            Some(Step::Final) => parse::read_final(answer, "", &all_refs)
                 .and_then(whole)
                 .map(drop),
-            "handoff" => parse::read_handoff(answer).and_then(whole).map(drop),
+            Some(Step::Handoff) => parse::read_handoff(answer).and_then(whole).map(drop),
             _ => Ok(()),
         };
         result.map_err(|error| error.to_string())

@@ -205,6 +205,14 @@ pub enum Stage {
 
 impl crate::protocol::Stage for Stage {
     const DONE: Stage = Stage::Done;
+    const EVERY: &'static [Stage] = &[
+        Stage::Proposal,
+        Stage::Critique,
+        Stage::Moderation,
+        Stage::Revision,
+        Stage::Evaluation,
+        Stage::Done,
+    ];
 
     fn id(self) -> &'static str {
         match self {

@@ -15,10 +15,10 @@ use crate::protocol::{
 
 impl crate::protocol::Rules for DecisionReview {
     fn answered(&mut self, role: Role, answer: Answer<'_>) -> Vec<Effect> {
-        match (answer.call.slot.stage.as_str(), role) {
-            ("proposal", _) => self.on_proposal(answer),
-            ("critique", _) => self.on_critique(answer),
-            ("revision", _) => self.on_revision(answer),
+        match (self.core.stage_of(&answer.call), role) {
+            (Some(Stage::Proposal), _) => self.on_proposal(answer),
+            (Some(Stage::Critique), _) => self.on_critique(answer),
+            (Some(Stage::Revision), _) => self.on_revision(answer),
             (_, Role::Judge(judge)) => self.on_judge(judge, &answer),
             (_, Role::Proposer | Role::Critic) => {
                 unreachable!("evaluation calls belong to judges")
@@ -141,9 +141,9 @@ impl crate::protocol::Rules for DecisionReview {
     }
 
     fn check_answer(&self, role: Role, call: &LiveCall, answer: &str) -> Result<(), String> {
-        let error = match call.slot.stage.as_str() {
-            "proposal" => parse::parse_thesis_tree(answer).err(),
-            "critique" => {
+        let error = match self.core.stage_of(call) {
+            Some(Stage::Proposal) => parse::parse_thesis_tree(answer).err(),
+            Some(Stage::Critique) => {
                 let tree = self
                     .proposal
                     .as_ref()
@@ -151,8 +151,10 @@ impl crate::protocol::Rules for DecisionReview {
                     .ok_or("no proposal yet")?;
                 parse::parse_critique(answer, tree, self.config.critique_mode).err()
             }
-            "revision" => parse::parse_revision(answer, &self.pending_must_address).err(),
-            "evaluation" => {
+            Some(Stage::Revision) => {
+                parse::parse_revision(answer, &self.pending_must_address).err()
+            }
+            Some(Stage::Evaluation) => {
                 let judge = match role {
                     Role::Judge(judge) => self.judge_config(judge),
                     Role::Proposer | Role::Critic => None,
@@ -161,7 +163,10 @@ impl crate::protocol::Rules for DecisionReview {
                 let tree = self.current_tree().ok_or("no revised tree yet")?;
                 parse::parse_judge(answer, judge, tree).err()
             }
-            other => return Err(format!("no answer is expected in stage {other}")),
+            _ => {
+                let stage = &call.slot.stage;
+                return Err(format!("no answer is expected in stage {stage}"));
+            }
         };
         error.map_or(Ok(()), |error| Err(error.to_string()))
     }

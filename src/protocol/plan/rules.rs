@@ -159,12 +159,12 @@ impl crate::protocol::Rules for Plan {
     fn check_answer(&self, _: Role, call: &LiveCall, answer: &str) -> Result<(), String> {
         use crate::parse::whole;
         let raised: Vec<&str> = self.items.iter().map(|item| item.id.as_str()).collect();
-        match call.slot.stage.as_str() {
-            "critique" | "review" => {
+        match self.core.stage_of(call) {
+            Some(Step::Critique | Step::Review) => {
                 parses(parse::read_challenges(answer, &raised).and_then(whole))
             }
-            "optimize" => parses(parse::read_proposals(answer, &raised).and_then(whole)),
-            "respond" => {
+            Some(Step::Optimize) => parses(parse::read_proposals(answer, &raised).and_then(whole)),
+            Some(Step::Respond) => {
                 let ids = self.round_ids();
                 let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
                 parses(parse::read_responses(answer, &refs).and_then(whole))
@@ -174,17 +174,17 @@ impl crate::protocol::Rules for Plan {
     }
 
     fn answer_template(&self, _: Role, call: &LiveCall) -> Option<String> {
-        match call.slot.stage.as_str() {
-            "respond" => Some(
+        match self.core.stage_of(call)? {
+            Step::Respond => Some(
                 self.round_ids()
                     .iter()
                     .map(|id| format!("- {id}: accept — \n"))
                     .collect(),
             ),
-            "critique" | "review" => Some(
+            Step::Critique | Step::Review => Some(
                 "**Challenge 1**: Category - One-line summary\nProblem: \nAssumes: \nEvidence: \nSuggestion: \nSeverity: HIGH\n".into(),
             ),
-            "optimize" => Some(
+            Step::Optimize => Some(
                 "**Improvement 1**: Category - One-line summary\nCurrent: \nProposed: \nBenefit: \nPriority: MEDIUM\n".into(),
             ),
             _ => None,

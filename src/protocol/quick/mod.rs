@@ -330,6 +330,17 @@ pub fn every_stage() -> Vec<&'static str> {
 
 impl crate::protocol::Stage for Step {
     const DONE: Step = Step::Done;
+    const EVERY: &'static [Step] = &[
+        Step::Proposal,
+        Step::Attack(Angle::Challenge),
+        Step::Attack(Angle::Premortem),
+        Step::Attack(Angle::Redteam),
+        Step::Reviews,
+        Step::Moderation,
+        Step::Revision,
+        Step::Synthesis,
+        Step::Done,
+    ];
 
     fn id(self) -> &'static str {
         match self {

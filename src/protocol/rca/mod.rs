@@ -188,6 +188,17 @@ impl Step {
 
 impl crate::protocol::Stage for Step {
     const DONE: Step = Step::Done;
+    const EVERY: &'static [Step] = &[
+        Step::Findings,
+        Step::Challenge,
+        Step::Moderation,
+        Step::Answers,
+        Step::Ruling,
+        Step::Restate,
+        Step::Examine,
+        Step::Closing,
+        Step::Done,
+    ];
 
     fn id(self) -> &'static str {
         match self {
@@ -690,13 +701,13 @@ impl crate::protocol::Rules for Rca {
     /// have it left out.
     fn check_answer(&self, role: Role, call: &LiveCall, answer: &str) -> Result<(), String> {
         use crate::parse::whole;
-        match call.slot.stage.as_str() {
-            "findings" => parses(parse::read_findings(answer).and_then(whole)),
-            "challenge" => parses(self.read_critic(answer, false).and_then(whole)),
-            "ruling" => parses(self.read_critic(answer, true).and_then(whole)),
-            "restate" => parses(parse::read_restatement(answer)),
-            "examine" => parses(parse::read_examination(answer).and_then(whole)),
-            "answers" => {
+        match self.core.stage_of(call) {
+            Some(Step::Findings) => parses(parse::read_findings(answer).and_then(whole)),
+            Some(Step::Challenge) => parses(self.read_critic(answer, false).and_then(whole)),
+            Some(Step::Ruling) => parses(self.read_critic(answer, true).and_then(whole)),
+            Some(Step::Restate) => parses(parse::read_restatement(answer)),
+            Some(Step::Examine) => parses(parse::read_examination(answer).and_then(whole)),
+            Some(Step::Answers) => {
                 let open = self.open_challenges_of(role.debugger().unwrap_or_default());
                 let ids: Vec<&str> = open.iter().map(|challenge| challenge.id.as_str()).collect();
                 parses(parse::read_answers(answer, &ids).and_then(whole))
@@ -706,11 +717,11 @@ impl crate::protocol::Rules for Rca {
     }
 
     fn answer_template(&self, role: Role, call: &LiveCall) -> Option<String> {
-        Some(match call.slot.stage.as_str() {
-            "findings" => documents::FINDINGS_TEMPLATE.to_string(),
-            "restate" => "```yaml\nclaim: \"\"\n```\n".to_string(),
-            "examine" => "```yaml\nruling: supported\nreason: \"\"\n```\n".to_string(),
-            "answers" => {
+        Some(match self.core.stage_of(call)? {
+            Step::Findings => documents::FINDINGS_TEMPLATE.to_string(),
+            Step::Restate => "```yaml\nclaim: \"\"\n```\n".to_string(),
+            Step::Examine => "```yaml\nruling: supported\nreason: \"\"\n```\n".to_string(),
+            Step::Answers => {
                 let name = role.debugger().unwrap_or_default();
                 let mut text = String::from("```yaml\nanswers:\n");
                 for challenge in self.open_challenges_of(name) {

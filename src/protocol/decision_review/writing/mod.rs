@@ -278,6 +278,13 @@ pub enum Step {
 
 impl crate::protocol::Stage for Step {
     const DONE: Step = Step::Done;
+    const EVERY: &'static [Step] = &[
+        Step::Critique,
+        Step::Moderation,
+        Step::Rewrites,
+        Step::Merge,
+        Step::Done,
+    ];
 
     fn id(self) -> &'static str {
         match self {
