@@ -247,15 +247,9 @@ impl DecisionReview {
 /// The stage strip of a decision review (DR-01), the moderator's turn and
 /// the verdict included.
 pub(super) fn stages() -> Vec<StageInfo> {
-    [
-        Stage::Proposal,
-        Stage::Critique,
-        Stage::Moderation,
-        Stage::Revision,
-        Stage::Evaluation,
-        Stage::Done,
-    ]
-    .into_iter()
-    .map(crate::protocol::Stage::info)
-    .collect()
+    <Stage as crate::protocol::Stage>::EVERY
+        .iter()
+        .copied()
+        .map(crate::protocol::Stage::info)
+        .collect()
 }

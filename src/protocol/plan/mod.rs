@@ -179,18 +179,7 @@ impl Step {
 
 impl crate::protocol::Stage for Step {
     const DONE: Step = Step::Done;
-    const EVERY: &'static [Step] = &[
-        Step::Draft,
-        Step::Critique,
-        Step::Optimize,
-        Step::Respond,
-        Step::Moderation,
-        Step::Revise,
-        Step::Review,
-        Step::Final,
-        Step::Synthesis,
-        Step::Done,
-    ];
+    const EVERY: &'static [Step] = &Step::COMPLEX;
 
     fn id(self) -> &'static str {
         match self {
