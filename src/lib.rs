@@ -14,6 +14,7 @@ pub mod artifact;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod evidence;
 pub mod input;
 pub mod located;
 pub mod parse;

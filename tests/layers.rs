@@ -43,6 +43,7 @@ const LAYERS: &[(&str, usize, &[&str])] = &[
         2,
         &[
             "parse/",
+            "evidence/",
             "input.rs",
             "located.rs",
             "spec.rs",

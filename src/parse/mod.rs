@@ -23,6 +23,7 @@
 //! that is not a whole number from 1 to 5 stays an error (RULES.md A14).
 
 pub mod blocks;
+pub mod citations;
 mod fenced;
 mod lines;
 mod lists;
