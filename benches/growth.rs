@@ -220,6 +220,8 @@ async fn debate(root: &std::path::Path) -> String {
         checks_rulings: true,
         fairness: Default::default(),
         handed: None,
+        sources: Vec::new(),
+        checks_evidence: true,
     };
     let run_dir = RunDir::create(root, "growth", chrono::Local::now()).expect("run dir");
     let journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");

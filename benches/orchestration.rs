@@ -256,6 +256,8 @@ async fn one_debate(high_stakes: bool, wait: Wait, root: &std::path::Path) -> Ru
         checks_rulings: true,
         fairness: Default::default(),
         handed: None,
+        sources: Vec::new(),
+        checks_evidence: true,
     };
     let run_dir = RunDir::create(root, "bench", chrono::Local::now()).expect("run dir");
     let journal_path = run_dir.path().join("journal.jsonl");

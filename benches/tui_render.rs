@@ -136,6 +136,8 @@ fn high_stakes_info() -> DebateInfo {
         checks_rulings: true,
         fairness: Default::default(),
         handed: None,
+        sources: Vec::new(),
+        checks_evidence: true,
     };
     let review = quorum::protocol::decision_review::DecisionReview::new(
         config,

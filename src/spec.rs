@@ -27,6 +27,8 @@ pub const COMMON_KEYS: &[&str] = &[
     "protocol",
     "topic",
     "context",
+    "repo",
+    "logs",
     "timeout_secs",
     "moderation",
     "blind",
@@ -117,6 +119,12 @@ pub struct DebateSpec {
     pub topic: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context: Vec<ContextSpec>,
+    /// A read-only source tree the agents may cite (issue 52), relative to
+    /// the spec.
+    pub repo: Option<PathBuf>,
+    /// Log files the agents may cite, relative to the spec.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<PathBuf>,
     #[serde(default = "default_timeout_secs")]
     pub timeout_secs: f64,
     pub moderation: Option<ModerationPolicy>,
@@ -154,6 +162,8 @@ impl DebateSpec {
             protocol: DEFAULT_PROTOCOL.to_string(),
             topic: topic.into(),
             context: Vec::new(),
+            repo: None,
+            logs: Vec::new(),
             timeout_secs: DEFAULT_TIMEOUT_SECS,
             moderation: None,
             blind: None,

@@ -110,6 +110,8 @@ async fn every_finished_call_publishes_its_usage_and_command_stderr_is_journaled
         checks_rulings: true,
         fairness: Default::default(),
         handed: None,
+        sources: Vec::new(),
+        checks_evidence: true,
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
     journal

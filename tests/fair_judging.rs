@@ -65,6 +65,8 @@ fn config(agents: &BTreeMap<String, String>, fairness: Fairness) -> ReviewConfig
         checks_rulings: true,
         fairness,
         handed: None,
+        sources: Vec::new(),
+        checks_evidence: true,
     }
 }
 

@@ -66,6 +66,8 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
         checks_rulings: true,
         fairness: Default::default(),
         handed: None,
+        sources: Vec::new(),
+        checks_evidence: true,
     }
 }
 
@@ -1921,6 +1923,8 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
         checks_rulings: true,
         fairness: Default::default(),
         handed: None,
+        sources: Vec::new(),
+        checks_evidence: true,
         ..config()
     };
     let mut h = Harness::at_evaluation(held);
@@ -1977,6 +1981,8 @@ fn override_release_of_a_held_round_and_ignored_reruns() {
         checks_rulings: true,
         fairness: Default::default(),
         handed: None,
+        sources: Vec::new(),
+        checks_evidence: true,
         ..config()
     };
     let mut h = Harness::at_evaluation(held);

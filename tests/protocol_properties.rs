@@ -77,6 +77,8 @@ fn config(high_stakes: bool, max_rounds: u32) -> ReviewConfig {
         checks_rulings: true,
         fairness: Default::default(),
         handed: None,
+        sources: Vec::new(),
+        checks_evidence: true,
     }
 }
 

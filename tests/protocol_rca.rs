@@ -131,7 +131,7 @@ fn rc_01_rc_02_rc_08_rc_11_the_critic_sees_only_the_findings() {
     assert!(prompt.contains("alpha, beta"), "RC-02: names the debuggers");
     assert!(prompt.contains("The deploy added a blocking call."));
     assert!(
-        prompt.contains("src/checkout/submit.rs:212"),
+        prompt.contains("submit.rs line 212 awaits the fraud call"),
         "with their evidence"
     );
     assert!(!prompt.contains("SECRET-CONTEXT"), "RC-01: no context file");
@@ -639,7 +639,8 @@ fn a_ruling_sent_back_is_ruled_again() {
 /// RC-14, RC-17, RC-18, A30: the final assessment names every hypothesis
 /// with its status and the challenges raised and whether each was
 /// resolved, the root cause and the open questions; the files are the
-/// run's raw answers per round, rca.yaml, transcript.md and summary.md.
+/// run's raw answers per round, rca.yaml, transcript.md and summary.md,
+/// and what its citations were found to be (evidence.yaml, issue 52).
 #[test]
 fn rc_14_rc_17_rc_18_a30_the_final_assessment_and_its_files() {
     let harness = settled_in_round_two();
@@ -649,7 +650,10 @@ fn rc_14_rc_17_rc_18_a30_the_final_assessment_and_its_files() {
         .into_iter()
         .map(|d| d.path)
         .collect();
-    assert_eq!(paths, ["rca.yaml", "transcript.md", "summary.md"]);
+    assert_eq!(
+        paths,
+        ["rca.yaml", "transcript.md", "summary.md", "evidence.yaml"]
+    );
     // Every answer goes to its round file, the engine's to write once as
     // it comes.
     let round_files: Vec<&str> = harness
@@ -920,5 +924,131 @@ fn a_person_playing_a_debugger_gets_a_template_and_a_check() {
     assert!(
         error.contains("no challenge \"X2.1\" was put to you"),
         "{error}"
+    );
+}
+
+// ---- verified evidence (issue 52) --------------------------------------------
+
+/// One debugger's hypothesis whose evidence quotes `quote` from the
+/// context's `incident.md`, challenged once and answered.
+fn one_hypothesis_citing(quote: &str) -> Harness {
+    let mut harness = of(&["alpha"]);
+    let answer = format!(
+        "```yaml\nhypotheses:\n  - claim: \"The v2.31.0 deploy added a blocking call.\"\n    evidence:\n      - '\"{quote}\" — incident.md'\n    reasoning: \"The call blocks the request.\"\n```\n"
+    );
+    harness.answer("debugger.alpha/findings/r1", &answer);
+    harness.answer("critic/challenge/r1", &critic(&[], &[("H1", true)], None));
+    harness.accept_all();
+    harness.answer(
+        "debugger.alpha/answers/r1",
+        &answers(&[("X1.1", Some("First slow trace 14:02:31."))]),
+    );
+    harness
+}
+
+/// Answers every call still live the way a critic with nothing more to
+/// ask would, accepting every moderation, until the analysis ends.
+fn run_out(harness: &mut Harness) {
+    for _ in 0..20 {
+        if harness.finished.is_some() {
+            return;
+        }
+        if harness.moderation.is_some() {
+            harness.accept_all();
+            continue;
+        }
+        let Some(live) = harness
+            .live
+            .first()
+            .map(|spec| spec.request.call_id.clone())
+        else {
+            return;
+        };
+        let reply = if live.starts_with("critic/") {
+            critic(&[], &[], Some("Roll back v2.31.0."))
+        } else {
+            answers(&[])
+        };
+        harness.answer(&live, &reply);
+    }
+}
+
+/// EV-04, EV-07: a hypothesis whose evidence quotes a line that is not in
+/// its source cannot SURVIVE: its one challenge resolved, it stays active
+/// (the critic is told what did not verify) and ends WEAKENED, the rule
+/// naming the citation; the analysis proves no root cause, and the
+/// summary's Evidence section marks the quote ✗.
+#[test]
+fn ev_07_a_hypothesis_misquoting_its_source_ends_weakened() {
+    let mut harness = one_hypothesis_citing("deploy log says v2.31.0 finished 14:09:59");
+    let prompt = harness.call("critic/challenge/r2").request.prompt;
+    assert!(
+        prompt.contains("these did not verify")
+            && prompt.contains("not found in incident.md nor in any other source"),
+        "EV-04: the critic is shown the check: {prompt}"
+    );
+    assert!(!prompt.contains("SECRET-CONTEXT"), "RC-01 still holds");
+    harness.answer(
+        "critic/challenge/r2",
+        &critic(&[("X1.1", "resolved")], &[], Some("Roll back v2.31.0.")),
+    );
+    assert_eq!(harness.protocol.status_of("H1"), None, "not settled");
+    run_out(&mut harness);
+    assert!(harness.finished.is_some());
+    assert_eq!(status(&harness, "H1"), Status::Weakened);
+    assert_eq!(
+        rule(&harness, "H1"),
+        "H1: its one challenge resolved, but it cites \"deploy log says v2.31.0 finished 14:09:59\" — incident.md is not found in incident.md nor in any other source: a cause stands only on evidence that verified → WEAKENED"
+    );
+    assert_eq!(harness.verdict(), Verdict::Unproven);
+    let summary = harness.document("summary.md");
+    assert!(
+        summary.contains("## Evidence")
+            && summary.contains(
+                "- ✗ \"deploy log says v2.31.0 finished 14:09:59\" — incident.md (not found"
+            ),
+        "{summary}"
+    );
+    let evidence = harness.document("evidence.yaml");
+    assert!(evidence.contains("status: not_found"), "{evidence}");
+}
+
+/// EV-03, EV-07: the same analysis quoting its source exactly proves the
+/// root cause, and the Evidence section marks the quote ✓ with its line.
+#[test]
+fn ev_07_a_hypothesis_quoting_its_source_exactly_survives() {
+    let mut harness = one_hypothesis_citing("deploy log says v2.31.0 finished 14:02:10");
+    let prompt = harness.call("critic/challenge/r2").request.prompt;
+    assert!(!prompt.contains("did not verify"), "{prompt}");
+    harness.answer(
+        "critic/challenge/r2",
+        &critic(&[("X1.1", "resolved")], &[], Some("Roll back v2.31.0.")),
+    );
+    run_out(&mut harness);
+    assert_eq!(status(&harness, "H1"), Status::Survived);
+    assert_eq!(harness.verdict(), Verdict::Proven);
+    let summary = harness.document("summary.md");
+    assert!(
+        summary.contains(
+            "- ✓ \"deploy log says v2.31.0 finished 14:02:10\" — incident.md (verified at incident.md:L1)"
+        ),
+        "{summary}"
+    );
+}
+
+/// EV-02: the debuggers' prompts teach the one shape of a citation and
+/// name the sources.
+#[test]
+fn ev_02_the_debuggers_prompts_name_the_sources_and_the_citation_shape() {
+    let harness = of(&["alpha"]);
+    let prompt = harness.call("debugger.alpha/findings/r1").request.prompt;
+    assert!(prompt.contains("## Citing evidence"), "{prompt}");
+    assert!(
+        prompt.contains("- `incident.md` (context, 1 lines)"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("a span: the source and its lines"),
+        "{prompt}"
     );
 }

@@ -197,6 +197,15 @@ pub struct RunFlags {
     /// folder: absolute paths, `..`, links leading out
     #[arg(long)]
     pub allow_outside_context: bool,
+    /// A source tree the agents may cite, read-only (.gitignore honoured,
+    /// links not followed, binary and large files left out); every
+    /// citation of it is checked
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// Log files the agents may cite (repeatable); every citation of them
+    /// is checked
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub logs: Vec<PathBuf>,
     /// The protocol's own options given as flags (`--critique strict`),
     /// by spec key; they win over the spec.
     #[arg(skip)]

@@ -85,13 +85,7 @@ impl SourceRecord {
         };
         match now {
             Ok(hash) if hash == self.sha256 => None,
-            Ok(_) => Some(format!(
-                "{} `{}` ({}) changed since the debate started: its citations were checked \
-                 against the text as it was then",
-                self.kind.as_str(),
-                self.name,
-                path.display()
-            )),
+            Ok(_) => Some(self.changed_words()),
             Err(error) => Some(format!(
                 "{} `{}` ({}) can no longer be read: {error}",
                 self.kind.as_str(),
@@ -99,6 +93,23 @@ impl SourceRecord {
                 path.display()
             )),
         }
+    }
+}
+
+impl SourceRecord {
+    /// That the source changed since the debate started, in words.
+    pub fn changed_words(&self) -> String {
+        let place = self
+            .path
+            .as_deref()
+            .map(|path| format!(" ({})", path.display()))
+            .unwrap_or_default();
+        format!(
+            "{} `{}`{place} changed since the debate started: a citation of it is checked \
+             against the text as it reads now",
+            self.kind.as_str(),
+            self.name,
+        )
     }
 }
 

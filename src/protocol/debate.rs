@@ -153,6 +153,9 @@ pub struct DebateCore<S, R> {
     pub calls: Calls,
     /// The templates every prompt of the debate is rendered from.
     pub prompts: Arc<PromptSet>,
+    /// The debate's sources and every citation its answers made, checked
+    /// (issue 52).
+    pub evidence: super::evidence::Evidence,
     /// Answers that could not be used, each with why, for the record.
     pub unusable: Vec<Unusable>,
     /// What could not be read of the answers the debate went on with, and
@@ -180,12 +183,18 @@ impl<S: Stage, R: Clone + PartialEq> DebateCore<S, R> {
             roster,
             calls,
             prompts,
+            evidence: super::evidence::Evidence::none(),
             unusable: Vec::new(),
             unread: Vec::new(),
             repaired: Vec::new(),
             kept_files: Vec::new(),
             outcome: None,
         }
+    }
+
+    /// The same debate citing `evidence`'s sources.
+    pub fn with_evidence(self, evidence: super::evidence::Evidence) -> Self {
+        DebateCore { evidence, ..self }
     }
 
     /// The same debate holding at most `rounds` rounds, as its log says
@@ -770,12 +779,20 @@ impl<R: Rules> Protocol for R {
         // The reader-first deliverable says what could not be read, and
         // what that changed (issue 59), whichever protocol wrote it.
         let deliverable = Questions::describe(self).deliverable;
-        out.depends(&deliverable, &core.unread);
+        // It says what its citations were found to be, too (issue 52).
+        let evidence = core.evidence.section();
+        out.depends(&deliverable, (&core.unread, &evidence));
         Rules::documents(self, out);
         if !core.unread.is_empty() {
             out.edit(&deliverable, |contents| {
                 super::unread::with_unread(contents, &core.unread)
             });
+        }
+        if let Some(section) = &evidence {
+            out.edit(&deliverable, |contents| {
+                super::evidence::with_section(contents, section)
+            });
+            out.add(super::evidence::EVIDENCE_YAML, || core.evidence.yaml());
         }
     }
     fn answer_files(&self) -> Vec<AnswerFile> {
@@ -790,6 +807,16 @@ impl<R: Rules> Protocol for R {
     fn publications(&self) -> Vec<Publication> {
         let core = self.core();
         let mut publications = Rules::publications(self);
+        if let Some(section) = core.evidence.section() {
+            for publication in &mut publications {
+                if publication.entry.is_none()
+                    && publication.path.extension().is_some_and(|ext| ext == "md")
+                {
+                    publication.contents =
+                        super::evidence::with_section(&publication.contents, &section);
+                }
+            }
+        }
         if !core.unread.is_empty() {
             // An index's entry is one line of someone else's file: it
             // carries no note.

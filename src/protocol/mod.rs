@@ -32,6 +32,7 @@ pub mod council;
 pub mod debate;
 pub mod decision_review;
 pub mod documents;
+pub mod evidence;
 pub mod fairness;
 pub mod handoff;
 pub mod items;
@@ -96,6 +97,10 @@ pub struct Seating {
     /// absent from a debate journaled before the rules changed.
     #[serde(default, skip_serializing_if = "Edition::is_first")]
     pub edition: Edition,
+    /// What the agents may cite, each with its hash at the start (issue
+    /// 52): the context files and logs read from disk, and a source tree.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<crate::evidence::SourceRecord>,
 }
 
 /// Which of quorum's rules a debate was started under. A journal folds as
@@ -116,8 +121,12 @@ impl Edition {
     /// confirmed on evidence; a root cause proven only with every rival
     /// ruled out; a plan's assumption verified only with evidence.
     pub const CONCLUSIONS: Edition = Edition(1);
+    /// Conclusions no stronger than verified evidence (issue 52): a root
+    /// cause, a council's severe finding and a review's ADOPT never rest
+    /// on a citation quorum found wanting.
+    pub const EVIDENCE: Edition = Edition(2);
     /// What a new debate runs under.
-    pub const CURRENT: Edition = Edition::CONCLUSIONS;
+    pub const CURRENT: Edition = Edition::EVIDENCE;
 
     /// Whether a debate of this edition follows the rules `since` brought.
     pub fn follows(self, since: Edition) -> bool {
@@ -133,6 +142,13 @@ impl Seating {
     /// The call plumbing of a debate seated so.
     pub fn calls(&self) -> calls::Calls {
         calls::Calls::new(self.agents.clone(), self.prices.clone())
+    }
+
+    /// The sources of a debate seated so, with `context` among them; inert
+    /// for a debate started before citations were checked (issue 52).
+    pub fn evidence(&self, context: &[ContextDoc]) -> evidence::Evidence {
+        let active = self.edition.follows(Edition::EVIDENCE);
+        evidence::Evidence::open(context, &self.sources, active)
     }
 }
 

@@ -11,7 +11,7 @@ pub fn findings(claims: &[&str]) -> String {
     }
     for claim in claims {
         yaml.push_str(&format!(
-            "  - claim: \"{claim}\"\n    evidence:\n      - \"trace 7f3a at 14:02:31\"\n      - \"src/checkout/submit.rs:212\"\n    reasoning: \"The call blocks the request.\"\n"
+            "  - claim: \"{claim}\"\n    evidence:\n      - \"trace 7f3a at 14:02:31\"\n      - \"submit.rs line 212 awaits the fraud call\"\n    reasoning: \"The call blocks the request.\"\n"
         ));
     }
     format!("My findings.\n\n```yaml\n{yaml}```\n")

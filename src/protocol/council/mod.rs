@@ -359,8 +359,9 @@ impl Council {
     pub fn new(config: CouncilConfig, prompts: Arc<PromptSet>) -> Self {
         let rounds = config.intensity.max_rounds();
         let (roster, calls) = (config.roster(), config.seating.calls());
-        let mut core =
-            DebateCore::new(Step::Independent, roster, calls, prompts).with_rounds(rounds);
+        let mut core = DebateCore::new(Step::Independent, roster, calls, prompts)
+            .with_rounds(rounds)
+            .with_evidence(config.seating.evidence(&[]));
         // Round 0 until the first challenge.
         core.round = 0;
         let participants = config.participants();

@@ -829,6 +829,8 @@ impl Configured for ReviewOptions {
                 .fairness
                 .holding_out(self.held_out.map(super::judge_slot_role)),
             handed: None,
+            sources: setting.seating.sources,
+            checks_evidence: true,
         };
         DebateDefinition::new(NAME, &config)
     }

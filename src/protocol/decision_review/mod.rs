@@ -189,6 +189,14 @@ pub struct ReviewConfig {
     /// `f1`, `f2`, … after the critic's own, ruled on like them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handed: Option<HandedItems>,
+    /// What the agents may cite, each with its hash at the start (issue 52).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<crate::evidence::SourceRecord>,
+    /// Its citations are checked (issue 52). Every review started now is;
+    /// one journaled before (the field absent) files none, so that its
+    /// files rebuild as they were.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checks_evidence: bool,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.
@@ -545,9 +553,14 @@ impl DecisionReview {
             config.participants.prices.clone(),
         );
         let roster = roster(config.panel.iter().map(|judge| judge.role));
+        let evidence = crate::protocol::evidence::Evidence::open(
+            &config.context,
+            &config.sources,
+            config.checks_evidence,
+        );
         DecisionReview {
             config,
-            core: DebateCore::new(Stage::Proposal, roster, calls, prompts),
+            core: DebateCore::new(Stage::Proposal, roster, calls, prompts).with_evidence(evidence),
             proposal: None,
             critique: None,
             critique_ids: HashSet::new(),

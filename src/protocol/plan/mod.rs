@@ -337,9 +337,12 @@ impl Plan {
     pub fn new(config: PlanConfig, prompts: Arc<PromptSet>) -> Self {
         let calls = config.seating.calls();
         let roster = roster(config.simple);
+        let evidence = config.seating.evidence(&config.context);
         Plan {
             config,
-            core: DebateCore::new(Step::Draft, roster, calls, prompts).with_rounds(MAX_ROUNDS),
+            core: DebateCore::new(Step::Draft, roster, calls, prompts)
+                .with_rounds(MAX_ROUNDS)
+                .with_evidence(evidence),
             rounds_run: 0,
             plan: String::new(),
             items: Vec::new(),

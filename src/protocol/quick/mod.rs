@@ -505,9 +505,10 @@ impl Quick {
         };
         let first = config.mode.steps(config.revision)[0];
         let roster = roster(config.mode);
+        let evidence = config.seating.evidence(&config.context);
         Quick {
             config,
-            core: DebateCore::new(first, roster, calls, prompts),
+            core: DebateCore::new(first, roster, calls, prompts).with_evidence(evidence),
             proposal: None,
             attack: None,
             revision: None,

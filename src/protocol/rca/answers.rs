@@ -12,7 +12,7 @@ use super::{MAX_ROUNDS, Rca, Role, Step, debugger_slot, documents, hedge, parse,
 use crate::parse::Read;
 use crate::protocol::{ByItem, Effect, LogKind, SharedSteps, Timestamp};
 use serde_json::json;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 impl Rca {
     /// The open challenges of `owner`, in the order they were raised.
@@ -130,6 +130,7 @@ impl Rca {
         json!({
             "problem": self.config.topic,
             "context": self.config.context,
+            "sources": self.core.evidence.prompt(&self.config.topic),
             "debugger": name,
             "round": self.core.round,
             "max_rounds": MAX_ROUNDS,
@@ -247,6 +248,16 @@ impl Rca {
                             hedges,
                         });
                     }
+                }
+                let answered_hypotheses: BTreeSet<String> = value
+                    .iter()
+                    .filter_map(|(id, _)| {
+                        let place = self.places.challenges.get(id)?;
+                        Some(self.challenges[*place].hypothesis.clone())
+                    })
+                    .collect();
+                for hypothesis in &answered_hypotheses {
+                    self.file_evidence(hypothesis);
                 }
                 let answered: HashSet<&str> = value.iter().map(|(id, _)| id.as_str()).collect();
                 let omitted: Vec<String> = delivered

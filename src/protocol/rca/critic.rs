@@ -94,6 +94,7 @@ impl Rca {
                     "reasoning": h.finding.reasoning,
                     "hedges": h.hedges,
                     "settled": self.settled(&h.id).map(|d| d.status.as_str()),
+                    "checks": self.core.evidence.findings_for([h.id.as_str()]),
                     "challenges": challenges,
                 })
             })

@@ -555,6 +555,11 @@ pub struct RcaYaml {
     /// (issue 60).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ruled_out: BTreeMap<String, String>,
+    /// Hypotheses citing something that did not verify, each with the
+    /// first such citation in words (issue 52); the checks themselves are
+    /// in `evidence.yaml`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unverified: BTreeMap<String, String>,
     /// The rules the analysis ran under; absent before issue 60.
     #[serde(default, skip_serializing_if = "Edition::is_first")]
     pub edition: Edition,
@@ -662,6 +667,7 @@ impl RcaYaml {
             root_cause,
             restatement: rca.restatement().cloned(),
             ruled_out: rca.ruled_out().clone(),
+            unverified: rca.unverified().clone(),
             edition: config.seating.edition,
             conclusion: rca.conclusion().cloned(),
             open_questions: if rca.outcome().is_some() {
@@ -705,6 +711,7 @@ pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, Re
     let rules = super::status::Rules {
         edition: record.edition,
         ruled_out: &record.ruled_out,
+        unverified: &record.unverified,
     };
     let (statuses, conclusion) = super::assess(&ids, &record.challenges, &rules);
     // RC-16: a survivor that claims with hedge words is proven only as

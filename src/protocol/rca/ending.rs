@@ -28,14 +28,19 @@ impl Rca {
             None,
             format!("the analysis stops: {stopped}"),
         );
-        self.statuses = self
+        let rules = self.rules();
+        let statuses = self
             .hypotheses
             .iter()
             .map(|h| {
                 let derived = status::final_status_among(&h.id, self.challenges_of(&h.id));
-                (h.id.clone(), derived)
+                (
+                    h.id.clone(),
+                    status::bound_by_evidence(&h.id, derived, &rules),
+                )
             })
             .collect();
+        self.statuses = statuses;
         self.places.statuses = self
             .statuses
             .iter()

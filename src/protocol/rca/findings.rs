@@ -52,6 +52,7 @@ impl Rca {
             let context = json!({
                 "problem": self.config.topic,
                 "context": self.config.context,
+                "sources": self.core.evidence.prompt(&self.config.topic),
                 "debugger": name,
                 "teammates": teammates,
                 "known": known,

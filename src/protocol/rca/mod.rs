@@ -296,6 +296,9 @@ pub struct Rca {
     /// Rivals of the one survivor the moderator ruled out, with why
     /// (issue 60, A28 as revised).
     ruled_out: BTreeMap<String, String>,
+    /// Hypotheses citing something that did not verify, with the first
+    /// such citation in words (issue 52).
+    unverified: BTreeMap<String, String>,
     conclusion: Option<Conclusion>,
     places: Places,
 }
@@ -334,9 +337,12 @@ impl Rca {
             ..Places::default()
         };
         let roster = roster(&config.debuggers);
+        let evidence = config.seating.evidence(&config.context);
         Rca {
             config,
-            core: DebateCore::new(Step::Findings, roster, calls, prompts).with_rounds(MAX_ROUNDS),
+            core: DebateCore::new(Step::Findings, roster, calls, prompts)
+                .with_rounds(MAX_ROUNDS)
+                .with_evidence(evidence),
             hypotheses,
             challenges: Vec::new(),
             findings_in: BTreeMap::new(),
@@ -350,6 +356,7 @@ impl Rca {
             statuses: Vec::new(),
             restatement: None,
             ruled_out: BTreeMap::new(),
+            unverified: BTreeMap::new(),
             conclusion: None,
             places,
         }
@@ -402,7 +409,39 @@ impl Rca {
         status::Rules {
             edition: self.config.seating.edition,
             ruled_out: &self.ruled_out,
+            unverified: &self.unverified,
         }
+    }
+
+    /// Hypotheses citing something that did not verify, each with the
+    /// first such citation in words (issue 52).
+    pub fn unverified(&self) -> &BTreeMap<String, String> {
+        &self.unverified
+    }
+
+    /// Files what `id` cites, checked: its evidence, its reasoning and
+    /// every answer its owner gave to a challenge of it (issue 52).
+    pub(super) fn file_evidence(&mut self, id: &str) {
+        let Some(hypothesis) = self.hypothesis(id) else {
+            return;
+        };
+        let mut texts: Vec<String> = hypothesis.finding.evidence.clone();
+        texts.push(hypothesis.finding.reasoning.clone());
+        for challenge in self.challenges_of(id) {
+            for answer in &challenge.answers {
+                texts.push(answer.text.answer.clone());
+                texts.extend(answer.text.evidence.iter().cloned());
+            }
+        }
+        let failure = self
+            .core
+            .evidence
+            .file(id, texts.iter().map(String::as_str))
+            .first_failure();
+        match failure {
+            Some(why) => self.unverified.insert(id.to_string(), why),
+            None => self.unverified.remove(id),
+        };
     }
     /// The claim a hypothesis stands on: restated without hedge words when
     /// its owner did so (RC-16) and, under the revised rules, the
@@ -443,9 +482,13 @@ impl Rca {
         }
     }
 
-    /// `id`'s status while the loop runs ([`status::settled`]).
+    /// `id`'s status while the loop runs ([`status::settled`]): a
+    /// hypothesis citing what did not verify never SURVIVES, so it stays
+    /// active until the end (issue 52).
     fn settled(&self, id: &str) -> Option<Derived> {
-        status::settled_among(id, self.challenges_of(id))
+        status::settled_among(id, self.challenges_of(id)).filter(|derived| {
+            derived.status != model::Status::Survived || self.rules().unverified(id).is_none()
+        })
     }
 
     pub fn hypothesis(&self, id: &str) -> Option<&Hypothesis> {
@@ -471,10 +514,12 @@ impl Rca {
     }
 
     fn push_hypothesis(&mut self, hypothesis: Hypothesis) {
+        let id = hypothesis.id.clone();
         self.places
             .hypotheses
             .insert(hypothesis.id.clone(), self.hypotheses.len());
         self.hypotheses.push(hypothesis);
+        self.file_evidence(&id);
     }
 
     fn push_challenge(&mut self, challenge: Challenge) {
@@ -832,7 +877,8 @@ pub fn assess(
                 .into_iter()
                 .flatten()
                 .copied();
-            (id.clone(), status::final_status_among(id, mine))
+            let derived = status::final_status_among(id, mine);
+            (id.clone(), status::bound_by_evidence(id, derived, rules))
         })
         .collect();
     let conclusion = status::conclude(&statuses, rules);

@@ -8,7 +8,14 @@ use crate::prompts::{TemplateSpec, template};
 /// A debugger presents its hypotheses with their evidence.
 pub const FINDINGS: TemplateSpec = template!(
     "rca-findings.md.j2",
-    &["problem", "context", "debugger", "teammates", "known"]
+    &[
+        "problem",
+        "context",
+        "sources",
+        "debugger",
+        "teammates",
+        "known"
+    ]
 );
 
 /// The critic rules the last answers and challenges what is not settled
@@ -36,6 +43,7 @@ pub const ANSWERS: TemplateSpec = template!(
     &[
         "problem",
         "context",
+        "sources",
         "debugger",
         "round",
         "max_rounds",

@@ -233,6 +233,9 @@ fn gap(challenge: &Challenge) -> String {
 pub struct Rules<'a> {
     pub edition: Edition,
     pub ruled_out: &'a BTreeMap<String, String>,
+    /// Hypotheses whose evidence or answers cite something quorum found
+    /// wanting, each with the first such citation in words (issue 52).
+    pub unverified: &'a BTreeMap<String, String>,
 }
 
 impl Rules<'_> {
@@ -242,13 +245,50 @@ impl Rules<'_> {
         Rules {
             edition: Edition::FIRST,
             ruled_out: &NONE,
+            unverified: &NONE,
         }
+    }
+
+    /// A hypothesis SURVIVES only on evidence that verified (issue 52).
+    pub fn evidence(&self) -> bool {
+        self.edition.follows(Edition::EVIDENCE)
+    }
+
+    /// Why `id` cannot SURVIVE on its evidence, under these rules.
+    pub fn unverified(&self, id: &str) -> Option<&str> {
+        self.evidence()
+            .then(|| self.unverified.get(id).map(String::as_str))
+            .flatten()
     }
 
     /// A rival must be ELIMINATED or ruled out, and a restatement examined
     /// (issue 60, A28 as revised).
     pub fn strict(&self) -> bool {
         self.edition.follows(Edition::CONCLUSIONS)
+    }
+}
+
+/// EV-07: a hypothesis that would SURVIVE but whose evidence or answers
+/// cite something that did not verify is WEAKENED instead, the rule
+/// saying which citation; any other status stands.
+pub fn bound_by_evidence(id: &str, derived: Derived, rules: &Rules<'_>) -> Derived {
+    match rules.unverified(id) {
+        Some(why) if derived.status == Status::Survived => {
+            let resolved = derived
+                .rule
+                .strip_suffix(" → SURVIVED")
+                .unwrap_or(&derived.rule);
+            let resolved = resolved
+                .strip_prefix(&format!("{id}: "))
+                .unwrap_or(resolved);
+            Derived {
+                status: Status::Weakened,
+                rule: format!(
+                    "{id}: {resolved}, but it cites {why}: a cause stands only on evidence that verified → WEAKENED"
+                ),
+            }
+        }
+        _ => derived,
     }
 }
 
@@ -638,6 +678,50 @@ mod tests {
     }
 
     /// RC-13, RC-07: SURVIVED once every delivered challenge is resolved and
+    /// EV-07: a hypothesis whose every challenge was resolved, but whose
+    /// evidence cites what did not verify, ends WEAKENED with the citation
+    /// in its rule; before the rule (an older edition) it SURVIVED.
+    #[test]
+    fn ev_07_a_hypothesis_citing_what_did_not_verify_cannot_survive() {
+        let derived = |status: Status, rule: &str| Derived {
+            status,
+            rule: rule.to_string(),
+        };
+        let resolved = derived(
+            Status::Survived,
+            "H1: its one challenge resolved → SURVIVED",
+        );
+        let unverified: BTreeMap<String, String> = [(
+            "H1".to_string(),
+            "\"timeout after 30s\" — app.log, which is not found in app.log nor in any other source"
+                .to_string(),
+        )]
+        .into();
+        let none = BTreeMap::new();
+        let rules = Rules {
+            edition: Edition::CURRENT,
+            ruled_out: &none,
+            unverified: &unverified,
+        };
+        let bound = bound_by_evidence("H1", resolved.clone(), &rules);
+        assert_eq!(bound.status, Status::Weakened);
+        assert_eq!(
+            bound.rule,
+            "H1: its one challenge resolved, but it cites \"timeout after 30s\" — app.log, which is not found in app.log nor in any other source: a cause stands only on evidence that verified → WEAKENED"
+        );
+        let eliminated = derived(Status::Eliminated, "H1: … → ELIMINATED");
+        assert_eq!(
+            bound_by_evidence("H1", eliminated.clone(), &rules),
+            eliminated
+        );
+        assert_eq!(bound_by_evidence("H2", resolved.clone(), &rules), resolved);
+        let before = Rules {
+            edition: Edition::CONCLUSIONS,
+            ..rules
+        };
+        assert_eq!(bound_by_evidence("H1", resolved.clone(), &before), resolved);
+    }
+
     /// nothing is pending; WEAKENED is never final while the loop runs.
     #[test]
     fn rc_07_rc_13_survived_needs_every_challenge_resolved() {
@@ -776,6 +860,7 @@ mod tests {
         let strict = Rules {
             edition: Edition::CURRENT,
             ruled_out: &none,
+            unverified: &none,
         };
         let open = conclude(&statuses, &strict);
         assert_eq!(open.verdict, Verdict::Unproven);
@@ -795,6 +880,7 @@ mod tests {
             &Rules {
                 edition: Edition::CURRENT,
                 ruled_out: &ruled,
+                unverified: &none,
             },
         );
         assert_eq!(proven.verdict, Verdict::Proven);
@@ -831,6 +917,7 @@ mod tests {
         let strict = Rules {
             edition: Edition::CURRENT,
             ruled_out: &none,
+            unverified: &none,
         };
         let examined = |ruling: Option<ExamWord>, decision: Option<ItemDecision>| Restatement {
             hypothesis: "H2".into(),

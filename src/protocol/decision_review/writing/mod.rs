@@ -461,9 +461,10 @@ impl WritingReview {
             Step::Rewrites
         };
         let roster = config.roster();
+        let evidence = config.seating.evidence(&config.context);
         WritingReview {
             config,
-            core: DebateCore::new(step, roster, calls, prompts),
+            core: DebateCore::new(step, roster, calls, prompts).with_evidence(evidence),
             critique: None,
             items: ItemBook::default(),
             judges,

@@ -1,0 +1,407 @@
+//! What a debate's agents cited, checked, for every protocol (issue 52).
+//!
+//! A protocol's [`super::debate::DebateCore`] holds one [`Evidence`]: the
+//! debate's sources ([`crate::evidence::Sources`], loaded once when the
+//! protocol is built) and a ledger of checked citations filed under the
+//! claim they support, in the protocol's own words (`H1`, `block B2`,
+//! `finding F3`). A protocol files a claim's texts when it reads an
+//! answer ([`Evidence::file`]); the same answers file the same checks on a
+//! resume or a replay, so the ledger is never journaled on its own.
+//!
+//! What the ledger changes is each protocol's rule, stated where its
+//! verdict is derived; what is shared is here: the sources block every
+//! evidence-asking prompt carries ([`Evidence::prompt`]), the check
+//! results a judge or critic is shown ([`Evidence::findings_for`]), and
+//! the "Evidence" section every reader-first deliverable carries
+//! ([`Evidence::section`]) with its machine-readable twin
+//! (`evidence.yaml`, [`Evidence::yaml`]).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::ContextDoc;
+use crate::evidence::sources::{LeftOut, Tree};
+use crate::evidence::{Checked, RepoLimits, SourceKind, SourceRecord, Sources};
+use crate::parse::citations::{MAX_CITATIONS, citations};
+
+/// The file every debate folder with sources or citations carries.
+pub const EVIDENCE_YAML: &str = "evidence.yaml";
+
+/// The heading of the deliverable's section.
+pub const EVIDENCE_HEADING: &str = "## Evidence";
+
+/// The most files of a tree a prompt lists by name.
+const LISTED_FILES: usize = 300;
+/// The most files a prompt shows whole because the topic names them.
+const SHOWN_FILES: usize = 4;
+/// The most bytes of one such file a prompt shows.
+const SHOWN_BYTES: usize = 32 << 10;
+
+/// The checked citations of one claim.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Claim {
+    pub checked: Vec<Checked>,
+    /// The texts held more citations than quorum reads: the rest were not
+    /// checked, and count as unverified.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub excess: bool,
+}
+
+impl Claim {
+    /// The first citation that was checked and found wanting, if any; an
+    /// excess of citations counts as one.
+    pub fn first_failure(&self) -> Option<String> {
+        if let Some(checked) = self.checked.iter().find(|c| c.status.failed()) {
+            return Some(format!(
+                "{} is {}",
+                checked.citation.shape(),
+                checked.status.words()
+            ));
+        }
+        self.excess
+            .then(|| format!("it cites more than {MAX_CITATIONS} sources, past what quorum checks"))
+    }
+
+    /// It cites something, and nothing it cites verified.
+    pub fn none_verified(&self) -> bool {
+        (!self.checked.is_empty() || self.excess)
+            && !self.checked.iter().any(|c| c.status.verified())
+            && (self.excess || self.checked.iter().any(|c| c.status.failed()))
+    }
+
+    pub fn verified(&self) -> usize {
+        self.checked.iter().filter(|c| c.status.verified()).count()
+    }
+
+    pub fn failed(&self) -> usize {
+        self.checked.iter().filter(|c| c.status.failed()).count()
+    }
+}
+
+/// A debate's sources and what its agents cited.
+#[derive(Clone, Debug, Default)]
+pub struct Evidence {
+    /// The debate checks its citations: started since issue 52. One
+    /// journaled before files nothing and writes no section, so that its
+    /// files rebuild as they were.
+    active: bool,
+    sources: Arc<Sources>,
+    records: Vec<SourceRecord>,
+    /// Claims in the order first filed, each with its checks.
+    claims: Vec<(String, Claim)>,
+    /// Sources that changed since the debate started, in words.
+    changed: Vec<String>,
+}
+
+impl Evidence {
+    /// A debate with nothing to cite.
+    pub fn none() -> Evidence {
+        Evidence::default()
+    }
+
+    /// The sources of a debate: its context documents (a document a
+    /// record calls a log is one) and the source tree its records name,
+    /// walked again as it was at the start. `active` is false for a debate
+    /// journaled before citations were checked: it gets [`Evidence::none`].
+    pub fn open(context: &[ContextDoc], records: &[SourceRecord], active: bool) -> Evidence {
+        if !active {
+            return Evidence::none();
+        }
+        let kind_of = |name: &str| {
+            records
+                .iter()
+                .find(|record| record.kind == SourceKind::Log && record.name == name)
+                .map_or(SourceKind::Context, |record| record.kind)
+        };
+        let mut documents: Vec<(String, SourceKind, String)> = context
+            .iter()
+            .map(|doc| (doc.name.clone(), kind_of(&doc.name), doc.text.clone()))
+            .collect();
+        // A log the protocol does not paste (a council's context is kept
+        // minimal) is still a source: read again from where it was.
+        for record in records.iter().filter(|r| r.kind == SourceKind::Log) {
+            if context.iter().any(|doc| doc.name == record.name) {
+                continue;
+            }
+            if let Some(text) = record
+                .path
+                .as_deref()
+                .and_then(|path| std::fs::read_to_string(path).ok())
+            {
+                documents.push((record.name.clone(), SourceKind::Log, text));
+            }
+        }
+        let tree = records
+            .iter()
+            .find(|record| record.kind == SourceKind::Repo)
+            .and_then(|record| record.path.as_deref())
+            .map(|root| {
+                Tree::walk(root, RepoLimits::default()).unwrap_or_else(|why| Tree {
+                    record: SourceRecord::of_file(SourceKind::Repo, "repo", Some(root), ""),
+                    files: Vec::new(),
+                    left_out: vec![LeftOut {
+                        name: root.display().to_string(),
+                        why,
+                    }],
+                })
+            });
+        let mut changed = Vec::new();
+        for record in records {
+            let now = match (record.kind, &tree) {
+                (SourceKind::Repo, Some(tree)) => {
+                    (tree.record.sha256 != record.sha256).then(|| record.changed_words())
+                }
+                _ => record.changed(RepoLimits::default()),
+            };
+            changed.extend(now);
+        }
+        Evidence {
+            active: true,
+            sources: Arc::new(Sources::new(documents, tree)),
+            records: records.to_vec(),
+            claims: Vec::new(),
+            changed,
+        }
+    }
+
+    /// Each source that no longer reads as it did when the debate started,
+    /// in words.
+    pub fn changed(&self) -> &[String] {
+        &self.changed
+    }
+
+    pub fn sources(&self) -> &Sources {
+        &self.sources
+    }
+
+    /// The debate has something to cite.
+    pub fn has_sources(&self) -> bool {
+        !self.sources.is_empty()
+    }
+
+    /// What the definition recorded of each source.
+    pub fn records(&self) -> &[SourceRecord] {
+        &self.records
+    }
+
+    /// Reads and checks every citation of `texts`, filed under `claim`
+    /// (replacing what was filed there before: a revised answer stands
+    /// on its own citations).
+    pub fn file<'t>(&mut self, claim: &str, texts: impl IntoIterator<Item = &'t str>) -> &Claim {
+        static NOTHING: Claim = Claim {
+            checked: Vec::new(),
+            excess: false,
+        };
+        if !self.active {
+            return &NOTHING;
+        }
+        let mut found = Claim::default();
+        for text in texts {
+            let cited = citations(text, &|name| self.sources.knows(name));
+            found.excess |= cited.excess;
+            let room = MAX_CITATIONS.saturating_sub(found.checked.len());
+            found.excess |= cited.citations.len() > room;
+            let take = cited.citations.len().min(room);
+            found
+                .checked
+                .extend(self.sources.check(&cited.citations[..take]));
+        }
+        let index = match self.claims.iter().position(|(name, _)| name == claim) {
+            Some(index) => {
+                self.claims[index].1 = found;
+                index
+            }
+            None => {
+                self.claims.push((claim.to_string(), found));
+                self.claims.len() - 1
+            }
+        };
+        &self.claims[index].1
+    }
+
+    /// What `claim` cites, checked; `None` when nothing was filed for it.
+    pub fn of(&self, claim: &str) -> Option<&Claim> {
+        self.claims
+            .iter()
+            .find(|(name, _)| name == claim)
+            .map(|(_, found)| found)
+    }
+
+    /// Every claim filed, in order.
+    pub fn claims(&self) -> &[(String, Claim)] {
+        &self.claims
+    }
+
+    /// Every citation checked so far.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let all: usize = self.claims.iter().map(|(_, c)| c.checked.len()).sum();
+        let verified: usize = self.claims.iter().map(|(_, c)| c.verified()).sum();
+        let failed: usize = self.claims.iter().map(|(_, c)| c.failed()).sum();
+        (all, verified, failed)
+    }
+
+    /// The block every evidence-asking prompt carries: what may be cited,
+    /// under which names, and the one shape of a citation. `topic` picks
+    /// the files of a tree shown whole.
+    pub fn prompt(&self, topic: &str) -> String {
+        if !self.active {
+            return String::new();
+        }
+        let mut out = String::from(
+            "## Citing evidence\n\nquorum checks every citation mechanically against the sources below. A quote or a line that is not in them counts against the point it supports, so cite only what you can see here, in one of two shapes:\n\n- a quote: the exact words in quotation marks, a dash, the source: `\"pool exhausted (size 20)\" — app.log` (add the line if you know it: `— app.log:L212`);\n- a span: the source and its lines, `src/webhooks.go:L17-L22`, optionally followed by the exact words quoted from those lines.\n\n",
+        );
+        if !self.has_sources() {
+            out.push_str("No sources were given to this debate: citations cannot be checked, so say where each piece of evidence comes from.\n");
+            return out;
+        }
+        out.push_str("Sources, by the name a citation uses:\n\n");
+        let mut tree_files = Vec::new();
+        for (name, kind, lines, _) in self.sources.list() {
+            match kind {
+                SourceKind::Repo => tree_files.push((name, lines)),
+                kind => out.push_str(&format!("- `{name}` ({}, {lines} lines)\n", kind.as_str())),
+            }
+        }
+        if !tree_files.is_empty() {
+            let tree = self.sources.tree.as_deref().unwrap_or("repo");
+            out.push_str(&format!(
+                "- the source tree `{tree}`, {} files, each by its path:\n",
+                tree_files.len()
+            ));
+            for (name, lines) in tree_files.iter().take(LISTED_FILES) {
+                out.push_str(&format!("  - `{name}` ({lines} lines)\n"));
+            }
+            if tree_files.len() > LISTED_FILES {
+                out.push_str(&format!(
+                    "  - … and {} more files\n",
+                    tree_files.len() - LISTED_FILES
+                ));
+            }
+            if !self.sources.left_out.is_empty() {
+                out.push_str(&format!(
+                    "  ({} files of the tree were left out: links, binary files, files too large, or past the tree's limit)\n",
+                    self.sources.left_out.len()
+                ));
+            }
+            let shown = self.sources.named_in(topic, SHOWN_FILES);
+            for name in shown {
+                let text = self.sources.text(name).unwrap_or_default();
+                out.push_str(&format!("\n### `{name}`, with its line numbers\n\n"));
+                let mut numbered = String::new();
+                for (at, line) in text.lines().enumerate() {
+                    if numbered.len() > SHOWN_BYTES {
+                        numbered.push_str("…\n");
+                        break;
+                    }
+                    numbered.push_str(&format!("{:>5}  {line}\n", at + 1));
+                }
+                out.push_str(&crate::words::fenced(&numbered, ""));
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// What checking found for `claims`, for a judge's or critic's prompt:
+    /// one line per citation that is not verified, saying so. Empty when
+    /// every citation verified or none was made.
+    pub fn findings_for<'c>(&self, claims: impl IntoIterator<Item = &'c str>) -> String {
+        let mut out = String::new();
+        for claim in claims {
+            let Some(found) = self.of(claim) else {
+                continue;
+            };
+            for checked in found.checked.iter().filter(|c| !c.status.verified()) {
+                out.push_str(&format!(
+                    "- {claim}: {} — {}\n",
+                    checked.citation.shape(),
+                    checked.status.words()
+                ));
+            }
+            if found.excess {
+                out.push_str(&format!(
+                    "- {claim}: more than {MAX_CITATIONS} citations; the rest were not checked\n"
+                ));
+            }
+        }
+        out
+    }
+
+    /// The deliverable's "Evidence" section: each claim's citations with
+    /// their status, and any source that changed. `None` when nothing was
+    /// cited and no source was given.
+    pub fn section(&self) -> Option<String> {
+        if !self.active {
+            return None;
+        }
+        let changed = &self.changed;
+        // Only a protocol that reads citations files claims: one that has
+        // not read them says nothing about them (not "none cited").
+        if self.claims.is_empty() {
+            return None;
+        }
+        let (all, verified, failed) = self.counts();
+        let mut out = format!("{EVIDENCE_HEADING}\n\n");
+        out.push_str(&if all == 0 {
+            "No answer cited a source.".to_string()
+        } else {
+            format!(
+                "quorum checked {} against the sources, mechanically: {verified} verified, {failed} did not, and {} could not be checked.",
+                crate::words::counted(all, "citation", "citations"),
+                all - verified - failed
+            )
+        });
+        out.push_str("\n\n");
+        for note in changed.iter() {
+            out.push_str(&format!("- ⚠ {note}\n"));
+        }
+        for (claim, found) in &self.claims {
+            if found.checked.is_empty() && !found.excess {
+                continue;
+            }
+            out.push_str(&format!("**{claim}**\n\n"));
+            for checked in &found.checked {
+                out.push_str(&format!("- {}\n", crate::words::one_line(&checked.line())));
+            }
+            if found.excess {
+                out.push_str(&format!(
+                    "- ✗ more than {MAX_CITATIONS} citations: the rest were not checked\n"
+                ));
+            }
+            out.push('\n');
+        }
+        Some(out)
+    }
+
+    /// The same as data, for `evidence.yaml`.
+    pub fn yaml(&self) -> String {
+        #[derive(Serialize)]
+        struct File<'a> {
+            sources: &'a [SourceRecord],
+            #[serde(skip_serializing_if = "<[LeftOut]>::is_empty")]
+            left_out: &'a [LeftOut],
+            claims: BTreeMap<&'a str, &'a Claim>,
+        }
+        yaml_serde::to_string(&File {
+            sources: &self.records,
+            left_out: &self.sources.left_out,
+            claims: self
+                .claims
+                .iter()
+                .map(|(name, claim)| (name.as_str(), claim))
+                .collect(),
+        })
+        .unwrap_or_default()
+    }
+}
+
+/// `deliverable` with `section` at its end; unchanged when it carries one
+/// already.
+pub fn with_section(deliverable: &str, section: &str) -> String {
+    if deliverable.contains(EVIDENCE_HEADING) {
+        return deliverable.to_string();
+    }
+    format!("{}\n\n{}", deliverable.trim_end(), section.trim_end()) + "\n"
+}
