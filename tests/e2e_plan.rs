@@ -193,10 +193,11 @@ fn pc_11_pc_17_pc_21_pc_32_the_demo_runs_in_order_and_writes_a_correct_log() {
         "debate.yaml",
         "journal.jsonl",
         "docs",
+        "evidence.yaml",
     ] {
         assert!(entries.contains(&name.to_string()), "{name} in {entries:?}");
     }
-    assert_eq!(entries.len(), 5, "PC-21: no other file: {entries:?}");
+    assert_eq!(entries.len(), 6, "PC-21: no other file: {entries:?}");
     let docs = files_under(&dir.join("docs"));
     assert_eq!(docs.len(), 3, "{docs:?}");
     assert_eq!(docs[0], format!("adr/0001-{DEMO_SLUG}.md"));

@@ -381,9 +381,10 @@ fn text(value: &Value) -> &str {
 }
 
 /// The demo's verdict path: REVISE in round 1, ADOPT in round 2.
-const EXPECTED_FILES: [&str; 13] = [
+const EXPECTED_FILES: [&str; 14] = [
     "critique.md",
     "debate.yaml",
+    "evidence.yaml",
     "journal.jsonl",
     "judges/judge-aesthete-round-2.md",
     "judges/judge-aesthete.md",
@@ -825,5 +826,59 @@ async fn inf_17_a_transport_retry_is_in_the_transcript() {
     assert!(line.contains("in 0.0 s"), "{line}");
     assert!(line.contains("HTTP 429"), "{line}");
     assert!(line.contains("Rate limit reached"), "{line}");
+    assert_no_key(&out, &[&ran.stdout, &ran.stderr]);
+}
+
+/// Issue 52: an OpenAI-compatible agent on a real HTTP server cites the
+/// context; quorum checks each citation against it: the quote that is
+/// there verifies, the one that is not is marked, and both are in the
+/// deliverable's Evidence section and `evidence.yaml`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ev_03_an_http_agents_citations_are_checked_against_the_context() {
+    let server = ModelServer::start(Behaviour::Answer).await;
+    let dir = tempfile::tempdir().unwrap();
+    let demo: serde_json::Value =
+        yaml_serde::from_str(include_str!("../demo/billing-event-sourcing.yaml")).unwrap();
+    let context = demo["context"][0]["text"].as_str().unwrap();
+    let file = dir.path().join("current-billing.md");
+    std::fs::write(&file, context).unwrap();
+    let out = dir.path().join("out");
+    let ran = quorum(
+        dir.path(),
+        &[
+            "review",
+            TOPIC,
+            "--context",
+            file.to_str().unwrap(),
+            "--headless",
+            "--out",
+            out.to_str().unwrap(),
+            "--agent",
+            "default=openai:test-model",
+        ],
+        &[
+            ("OPENAI_BASE_URL", &server.openai_base_url()),
+            ("OPENAI_API_KEY", OPENAI_CANARY),
+        ],
+    )
+    .await;
+    ran.assert_code(0);
+    let run = only_run(&out);
+    let evidence = std::fs::read_to_string(run.join("evidence.yaml")).unwrap();
+    assert!(
+        evidence.contains("kind: context") && evidence.contains("name: current-billing.md"),
+        "the file is recorded with its hash: {evidence}"
+    );
+    let summary = std::fs::read_to_string(run.join("summary.md")).unwrap();
+    assert!(
+        summary.contains(
+            "- ✓ \"takes a median 3h10m each\" — current-billing.md (verified at current-billing.md:L6)"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("- ✗ \"topics kept for 30 days\" — current-billing.md (not found"),
+        "{summary}"
+    );
     assert_no_key(&out, &[&ran.stdout, &ran.stderr]);
 }

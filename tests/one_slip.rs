@@ -593,7 +593,7 @@ fn issue_59_a_planning_debates_slips_cost_one_item() {
             "a missing field",
             CRITIC,
             (
-                "        Evidence: export-notes.md, \"requests time out at the load balancer after 60 s\".\n",
+                "        Evidence: \"requests time out at the load balancer after 60 s\" — export-notes.md.\n",
                 "",
             ),
             Expect::LeftOut("Challenge 2"),

@@ -738,9 +738,16 @@ fn dr_07_dr_41_documents_hold_every_stage_file() {
     let paths =
         |h: &Harness| -> Vec<String> { h.review.documents().into_iter().map(|d| d.path).collect() };
     let h = Harness::at_moderation(config());
+    // What the blocks cite, checked, from the critique on (issue 52).
     assert_eq!(
         paths(&h),
-        ["proposal.md", "critique.md", "debate.yaml", "transcript.md"]
+        [
+            "proposal.md",
+            "critique.md",
+            "debate.yaml",
+            "transcript.md",
+            "evidence.yaml"
+        ]
     );
     let mut h = Harness::at_evaluation(config());
     assert!(h.has_doc("revision.md") && !h.has_doc("summary.md"));
@@ -753,7 +760,8 @@ fn dr_07_dr_41_documents_hold_every_stage_file() {
             "revision.md",
             "debate.yaml",
             "transcript.md",
-            "summary.md"
+            "summary.md",
+            "evidence.yaml"
         ],
         "a judge's answer is no document: the engine wrote it once as it came"
     );

@@ -556,13 +556,21 @@ fn pc_21_pc_23_pc_31_pc_32_a27_the_plan_keeps_a_correct_log() {
             "docs/plans/README.md",
             ADR_FILE,
             "transcript.md",
-            "debate.yaml"
+            "debate.yaml",
+            "evidence.yaml"
         ],
         "PC-21: the synthesizer's files, and the record"
     );
-    assert_eq!(
-        harness.document("plan.md"),
-        written.trim_end().to_string() + "\n"
+    // The plan as written, then what its debate's citations were found
+    // to be (issue 52: the critic cites a file nobody gave).
+    let plan = harness.document("plan.md");
+    assert!(
+        plan.starts_with(&(written.trim_end().to_string() + "\n\n## Evidence\n")),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("- ✗ api/export.py:L12 (unknown source: no source of that name was given)"),
+        "{plan}"
     );
     assert_eq!(harness.document(PLAN_FILE), harness.document("plan.md"));
     let transcript = harness.document("transcript.md");

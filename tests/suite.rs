@@ -51,6 +51,7 @@ mod engine_faults;
 mod engine_human;
 mod engine_persist;
 mod engine_resume;
+mod evidence;
 mod fair_judging;
 mod fixtures_smoke;
 mod fork;

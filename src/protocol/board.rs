@@ -158,6 +158,11 @@ pub struct BoardItem {
     pub note: Option<String>,
     /// How a deferred item was settled after the verdict, if it was.
     pub resolution: Option<ItemResolution>,
+    /// Each citation in the item and the text it targets, checked
+    /// against the debate's sources (issue 52): `✓ "…" — app.log
+    /// (verified at app.log:L3)`. Filled by the skeleton; empty when
+    /// nothing is cited.
+    pub evidence: Vec<String>,
 }
 
 /// One part of what a debate proposed (a block, a paragraph), as it was

@@ -156,6 +156,10 @@ pub struct DebateCore<S, R> {
     /// The debate's sources and every citation its answers made, checked
     /// (issue 52).
     pub evidence: super::evidence::Evidence,
+    /// Every answer's citations are filed under its call, as it comes: for
+    /// a protocol whose claims are its answers (a quick mode, a plan, a
+    /// writing review); one that files per claim leaves it off.
+    pub evidence_by_answer: bool,
     /// Answers that could not be used, each with why, for the record.
     pub unusable: Vec<Unusable>,
     /// What could not be read of the answers the debate went on with, and
@@ -184,6 +188,7 @@ impl<S: Stage, R: Clone + PartialEq> DebateCore<S, R> {
             calls,
             prompts,
             evidence: super::evidence::Evidence::none(),
+            evidence_by_answer: false,
             unusable: Vec::new(),
             unread: Vec::new(),
             repaired: Vec::new(),
@@ -195,6 +200,16 @@ impl<S: Stage, R: Clone + PartialEq> DebateCore<S, R> {
     /// The same debate citing `evidence`'s sources.
     pub fn with_evidence(self, evidence: super::evidence::Evidence) -> Self {
         DebateCore { evidence, ..self }
+    }
+
+    /// The same debate citing `evidence`'s sources, each answer's
+    /// citations filed under its call.
+    pub fn with_evidence_by_answer(self, evidence: super::evidence::Evidence) -> Self {
+        DebateCore {
+            evidence,
+            evidence_by_answer: true,
+            ..self
+        }
     }
 
     /// The same debate holding at most `rounds` rounds, as its log says
@@ -267,6 +282,22 @@ impl<S: Stage, R: Clone + PartialEq> DebateCore<S, R> {
         raw_output_path: Option<String>,
         now: Timestamp,
     ) -> Result<CallSpec, String> {
+        // A template that takes the sources gets them here, unless its
+        // protocol gave them (issue 52): what may be cited, and how.
+        let with_sources;
+        let context = if template.variables.contains(&"sources") && context.get("sources").is_none()
+        {
+            let topic = ["topic", "problem", "scope", "goal"]
+                .iter()
+                .find_map(|key| context.get(*key).and_then(serde_json::Value::as_str))
+                .unwrap_or_default();
+            let mut extended = context.clone();
+            extended["sources"] = serde_json::json!(self.evidence.prompt(topic));
+            with_sources = extended;
+            &with_sources
+        } else {
+            context
+        };
         let template = (self.prompts.as_ref(), template);
         let calls = &mut self.calls;
         calls.start_rendered(slot, template, context, raw_output_path, now)
@@ -593,6 +624,21 @@ fn calls_mut<R: Rules + ?Sized>(rules: &mut R) -> &mut Calls {
     &mut rules.core_mut().calls
 }
 
+/// Files what `answer` cites, checked, under its call (`critic/critique/r1`),
+/// for a protocol whose evidence is its answers (issue 52); a protocol
+/// that files its own claims leaves [`DebateCore::evidence_by_answer`] off.
+fn file_answer<R: Rules + ?Sized>(rules: &mut R, answer: &Answer<'_>) {
+    let core = rules.core_mut();
+    if !core.evidence_by_answer {
+        return;
+    }
+    let call_id = answer.call.call_id();
+    let claim = call_id
+        .rsplit_once("/a")
+        .map_or(call_id.as_str(), |(call, _)| call);
+    core.evidence.file(claim, [answer.output]);
+}
+
 fn ended<R: Rules + ?Sized>(rules: &R) -> Option<&Outcome> {
     rules.core().outcome.as_ref()
 }
@@ -714,7 +760,10 @@ impl<R: Rules> Protocol for R {
                 effects
             }
             Routed::Answered(answer) => match role_of(self, &answer.call) {
-                Some(role) => self.answered(role, answer),
+                Some(role) => {
+                    file_answer(self, &answer);
+                    self.answered(role, answer)
+                }
                 None => {
                     let reason = unseated(&answer.call);
                     self.fail(answer.now, reason)
@@ -742,14 +791,13 @@ impl<R: Rules> Protocol for R {
                         first_reply: None,
                         ..call
                     };
-                    effects.extend(self.answered(
-                        role,
-                        Answer {
-                            call,
-                            output: &first,
-                            now,
-                        },
-                    ));
+                    let answer = Answer {
+                        call,
+                        output: &first,
+                        now,
+                    };
+                    file_answer(self, &answer);
+                    effects.extend(self.answered(role, answer));
                     return effects;
                 }
                 let why = GivenUp {
@@ -807,6 +855,8 @@ impl<R: Rules> Protocol for R {
     fn publications(&self) -> Vec<Publication> {
         let core = self.core();
         let mut publications = Rules::publications(self);
+        // What a deliverable says of its citations goes wherever it is
+        // published (issue 52), as what could not be read does.
         if let Some(section) = core.evidence.section() {
             for publication in &mut publications {
                 if publication.entry.is_none()
@@ -853,11 +903,18 @@ impl<R: Rules> Protocol for R {
     }
     fn board(&self) -> Board {
         let core = self.core();
-        Board {
+        let mut board = Board {
             unread: core.unread.clone(),
             repaired: core.repaired.clone(),
             ..Rules::board(self)
+        };
+        // Whether an item's evidence checked out, beside the item (issue 52).
+        for entry in &mut board.items {
+            let item = &entry.item;
+            let texts = [item.text.as_str(), item.target_text.as_str()];
+            entry.evidence = core.evidence.lines_for(texts);
         }
+        board
     }
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         Rules::resolution_refusal(self, item_id, decision)

@@ -304,6 +304,32 @@ impl Evidence {
         out
     }
 
+    /// Each citation of `texts`, checked, one line each (`✓ "…" — app.log
+    /// (verified at app.log:L3)`), without filing them: what the
+    /// moderator's view of an item shows. Empty for a debate that checks
+    /// nothing.
+    pub fn lines_for<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> Vec<String> {
+        if !self.active {
+            return Vec::new();
+        }
+        let mut lines = Vec::new();
+        for text in texts {
+            let cited = citations(text, &|name| self.sources.knows(name));
+            lines.extend(
+                self.sources
+                    .check(&cited.citations)
+                    .iter()
+                    .map(|checked| crate::words::one_line(&checked.line())),
+            );
+            if cited.excess {
+                lines.push(format!(
+                    "✗ more than {MAX_CITATIONS} citations: the rest were not checked"
+                ));
+            }
+        }
+        lines
+    }
+
     /// What checking found for `claims`, for a judge's or critic's prompt:
     /// one line per citation that is not verified, saying so. Empty when
     /// every citation verified or none was made.
@@ -338,8 +364,13 @@ impl Evidence {
         }
         let changed = &self.changed;
         // Only a protocol that reads citations files claims: one that has
-        // not read them says nothing about them (not "none cited").
-        if self.claims.is_empty() {
+        // not read them says nothing about them (not "none cited"); with no
+        // source and no citation there is nothing to say either.
+        let cited = self
+            .claims
+            .iter()
+            .any(|(_, claim)| !claim.checked.is_empty() || claim.excess);
+        if self.claims.is_empty() || (!cited && !self.has_sources()) {
             return None;
         }
         let (all, verified, failed) = self.counts();
@@ -397,11 +428,54 @@ impl Evidence {
     }
 }
 
-/// `deliverable` with `section` at its end; unchanged when it carries one
-/// already.
+/// `deliverable` with `section` at its end, before what a deliverable
+/// keeps last: its closing pointer to the full record (`Full record: …`)
+/// or the list of its events (`## Events`, `## Log`); unchanged when it
+/// carries one already.
 pub fn with_section(deliverable: &str, section: &str) -> String {
     if deliverable.contains(EVIDENCE_HEADING) {
         return deliverable.to_string();
     }
-    format!("{}\n\n{}", deliverable.trim_end(), section.trim_end()) + "\n"
+    let body = deliverable.trim_end();
+    let last_line = body.rfind('\n').map_or(0, |at| at + 1);
+    let at = ["\n## Events\n", "\n## Log\n"]
+        .iter()
+        .filter_map(|heading| body.rfind(heading).map(|at| at + 1))
+        .min()
+        .or_else(|| {
+            body[last_line..]
+                .starts_with("Full record:")
+                .then_some(last_line)
+        });
+    match at {
+        Some(at) => format!(
+            "{}\n\n{}\n\n{}\n",
+            body[..at].trim_end(),
+            section.trim_end(),
+            &body[at..]
+        ),
+        None => format!("{body}\n\n{}\n", section.trim_end()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_section_goes_before_the_pointer_or_the_events() {
+        let section = "## Evidence\n\nx.\n";
+        assert_eq!(
+            with_section("# T\n\nBody.\n\nFull record: a.md\n", section),
+            "# T\n\nBody.\n\n## Evidence\n\nx.\n\nFull record: a.md\n"
+        );
+        assert_eq!(
+            with_section("# T\n\n## Events\n\n- e\n", section),
+            "# T\n\n## Evidence\n\nx.\n\n## Events\n\n- e\n"
+        );
+        assert_eq!(
+            with_section("# T\n\nBody.\n", section),
+            "# T\n\nBody.\n\n## Evidence\n\nx.\n"
+        );
+    }
 }

@@ -265,6 +265,7 @@ impl<S: Clone> ItemBook<S> {
                 decision: record.decision,
                 note: record.note.clone(),
                 resolution: self.resolution(&record.item.id).cloned(),
+                evidence: Vec::new(),
             })
             .collect()
     }

@@ -67,6 +67,7 @@ impl Council {
             return self.end_rounds(now, "the budget ran out".into());
         }
         self.core.enter(Step::Challenge, now);
+        self.file_evidence();
         let mandatory = self.mandatory();
         self.rounds.push(RoundRecord {
             round: self.core.round,

@@ -205,6 +205,9 @@ struct RecordIn {
     /// The rules it ran under; none before issue 60.
     #[serde(default)]
     edition: crate::protocol::Edition,
+    /// Findings none of whose citations verified (issue 52).
+    #[serde(default)]
+    unverified: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -351,6 +354,11 @@ pub fn companion(council: &Council) -> Value {
     if let (false, Some(map)) = (edition.is_first(), record.as_object_mut()) {
         map.insert("edition".into(), json!(edition));
     }
+    // Findings whose citations all failed, which `quorum verdict` needs
+    // (issue 52).
+    if let (false, Some(map)) = (council.unverified().is_empty(), record.as_object_mut()) {
+        map.insert("unverified".into(), json!(council.unverified()));
+    }
     // What could not be read, and what that changed (issue 59).
     if let (false, Some(map)) = (council.core.unread.is_empty(), record.as_object_mut()) {
         map.insert("unread".into(), json!(council.core.unread));
@@ -424,6 +432,7 @@ pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, Re
         params: record.preset.params(),
         fairness: &record.fairness,
         edition: record.edition,
+        unverified: &record.unverified,
     });
     let mut rule = assessment.rule.clone();
     for outcome in &assessment.outcomes {

@@ -289,6 +289,7 @@ impl Council {
             params: self.config.params(),
             fairness: &self.config.seating.fairness,
             edition: self.config.seating.edition,
+            unverified: &self.unverified,
         }
     }
 
@@ -318,6 +319,7 @@ impl Council {
             return self.start_handoff(now);
         }
         self.core.enter(Step::Done, now);
+        self.file_evidence();
         let assessment = verdict::assess(&self.record());
         for merge in &assessment.merges {
             let message = match (&merge.into, &merge.refused) {

@@ -284,6 +284,9 @@ pub struct Council {
     /// Participants given up in Phase 1: not asked again (see the module).
     out: BTreeSet<String>,
     findings: Vec<Finding>,
+    /// Findings none of whose citations verified, each with the first that
+    /// failed, in words (issue 52).
+    unverified: BTreeMap<String, String>,
     proposals: Vec<Proposal>,
     /// Phase 1 answers in so far, by participant, before they are numbered.
     findings_in: BTreeMap<String, Held<(Severity, FindingText)>>,
@@ -361,7 +364,7 @@ impl Council {
         let (roster, calls) = (config.roster(), config.seating.calls());
         let mut core = DebateCore::new(Step::Independent, roster, calls, prompts)
             .with_rounds(rounds)
-            .with_evidence(config.seating.evidence(&[]));
+            .with_evidence(config.seating.evidence(&config.context));
         // Round 0 until the first challenge.
         core.round = 0;
         let participants = config.participants();
@@ -392,6 +395,7 @@ impl Council {
             items: ItemBook::default(),
             fallback,
             budget_exhausted: None,
+            unverified: BTreeMap::new(),
             stopped: None,
             assessment: None,
             proposal_outcomes: Vec::new(),

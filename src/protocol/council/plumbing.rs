@@ -6,7 +6,7 @@
 //! the rulings. Not responsible for which call a phase starts or what an
 //! answer changes: the phase handlers decide that.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::json;
 
@@ -117,6 +117,43 @@ impl Council {
     }
 
     /// The inventory as every later prompt carries it (FP-21).
+    /// Files every finding's citations, checked (issue 52): its evidence
+    /// and its description; a finding none of whose citations verified is
+    /// noted with the first that failed.
+    pub(super) fn file_evidence(&mut self) {
+        let findings: Vec<(String, String, String)> = self
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.id.clone(),
+                    f.text.evidence.clone(),
+                    f.text.description.clone(),
+                )
+            })
+            .collect();
+        for (id, evidence, description) in findings {
+            let claim = self
+                .core
+                .evidence
+                .file(&id, [evidence.as_str(), description.as_str()]);
+            match claim
+                .none_verified()
+                .then(|| claim.first_failure())
+                .flatten()
+            {
+                Some(why) => self.unverified.insert(id, why),
+                None => self.unverified.remove(&id),
+            };
+        }
+    }
+
+    /// Findings none of whose citations verified, each with the first that
+    /// failed (issue 52).
+    pub fn unverified(&self) -> &BTreeMap<String, String> {
+        &self.unverified
+    }
+
     pub(super) fn inventory(&self) -> serde_json::Value {
         if self.proposes() {
             let proposals: Vec<serde_json::Value> = self
@@ -154,6 +191,7 @@ impl Council {
                     "title": f.text.title,
                     "description": f.text.description,
                     "evidence": f.text.evidence,
+                    "evidence_checks": self.core.evidence.findings_for([f.id.as_str()]),
                     "recommendation": f.text.recommendation,
                     "domains": f.text.domains,
                     "discovered": f.discovered,
@@ -187,6 +225,7 @@ impl Council {
             "mode": self.config.mode.as_str(),
             "task_context": self.config.task_context().as_str(),
             "context": self.config.context,
+            "sources": self.core.evidence.prompt(&self.config.topic),
             "participants": self.present(),
             "proposes": self.proposes(),
         })

@@ -27,6 +27,7 @@ pub const INDEPENDENT: TemplateSpec = template!(
         "structural",
         "task_context",
         "context",
+        "sources",
         "draft_prefix",
         "packet",
     ]
@@ -77,6 +78,7 @@ pub const DEVIL_ROUND: TemplateSpec = template!(
         "proposes",
         "inventory",
         "history",
+        "sources",
         "task_context",
         "mandatory",
         "participants",
@@ -98,6 +100,7 @@ pub const RESPOND: TemplateSpec = template!(
         "scope",
         "proposes",
         "inventory",
+        "sources",
         "own",
         "challenges",
         "addressed",

@@ -29,7 +29,7 @@
 pub mod convergence;
 pub mod similarity;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +71,9 @@ pub struct Record<'a> {
     /// counted in a finding's support is counted in its denominator, and a
     /// CRITICAL or HIGH finding is confirmed only on evidence.
     pub edition: crate::protocol::Edition,
+    /// Findings none of whose citations verified, each with the first
+    /// that failed, in words (issue 52).
+    pub unverified: &'a BTreeMap<String, String>,
 }
 
 impl Record<'_> {
@@ -667,6 +670,14 @@ fn outcome_of(finding: &Finding, record: &Record<'_>, lookup: &Lookup<'_>) -> Fi
                 "unconfirmed: no participant outside its origin's model family was left to confirm it, and its origins alone do not: {tally}"
             ),
         )
+    } else if let Some(why) = unverified(finding, record).filter(|_| share + 1e-9 >= threshold) {
+        (
+            FindingState::Unconfirmed,
+            format!(
+                "unconfirmed: none of its evidence verified ({why}), and a {} finding is confirmed only on evidence that did (its support would be {tally})",
+                finding.severity
+            ),
+        )
     } else if share + 1e-9 >= threshold && unevidenced(finding, record) {
         (
             FindingState::Unconfirmed,
@@ -703,6 +714,25 @@ fn unevidenced(finding: &Finding, record: &Record<'_>) -> bool {
     record.edition.follows(Edition::CONCLUSIONS)
         && finding.severity.is_grave()
         && finding.text.evidence.trim().is_empty()
+}
+
+/// EV-08: a CRITICAL or HIGH finding that cites, and none of whose
+/// citations verified, under the rules that confirm such a finding only on
+/// evidence that did (issue 52): the first citation that failed. A merged
+/// finding is unverified when every part of it is.
+fn unverified<'r>(finding: &Finding, record: &Record<'r>) -> Option<&'r str> {
+    if !record.edition.follows(Edition::EVIDENCE) || !finding.severity.is_grave() {
+        return None;
+    }
+    if let Some(why) = record.unverified.get(&finding.id) {
+        return Some(why.as_str());
+    }
+    let parts: Vec<&str> = finding
+        .merged_from
+        .iter()
+        .map(|part| record.unverified.get(part).map(String::as_str))
+        .collect::<Option<Vec<_>>>()?;
+    parts.first().copied()
 }
 
 fn ids_of(outcomes: &[&FindingOutcome]) -> String {
@@ -924,6 +954,7 @@ mod tests {
             params: Preset::Default.params(),
             fairness: &fairness,
             edition: crate::protocol::Edition::FIRST,
+            unverified: &BTreeMap::new(),
         })
     }
 
@@ -1007,6 +1038,7 @@ mod tests {
             params: Preset::Default.params(),
             fairness: &fairness,
             edition,
+            unverified: &BTreeMap::new(),
         })
         .outcome("F001")
         .unwrap()
@@ -1030,51 +1062,95 @@ mod tests {
         assert!(before.rule.contains("2.0 of 3.4"), "{}", before.rule);
     }
 
+    /// EV-08 (issue 52): a CRITICAL or HIGH finding none of whose
+    /// citations verified cannot be confirmed, whatever its support, and
+    /// its rule names the citation; at MEDIUM, or under the rules before
+    /// issue 52, the same support confirms it.
+    #[test]
+    fn ev_08_a_grave_finding_whose_citations_all_failed_cannot_be_confirmed() {
+        let why = "webhooks.go:L48 is out of range: internal/payments/webhooks.go has 24 lines";
+        let unverified: BTreeMap<String, String> = [("F001".to_string(), why.to_string())].into();
+        let assess_one = |severity: Severity, edition: Edition| {
+            endorsed_by_data(severity, "webhooks.go:L48", edition, &unverified)
+        };
+        for severity in [Severity::Critical, Severity::High] {
+            let failed = assess_one(severity, Edition::CURRENT);
+            assert_eq!(failed.state, FindingState::Unconfirmed, "{}", failed.rule);
+            assert!(
+                failed.rule.starts_with(&format!(
+                    "unconfirmed: none of its evidence verified ({why}), and a {severity} finding is confirmed only on evidence that did"
+                )),
+                "{}",
+                failed.rule
+            );
+            let before = assess_one(severity, Edition::CONCLUSIONS);
+            assert_eq!(before.state, FindingState::Confirmed, "{}", before.rule);
+        }
+        assert_eq!(
+            assess_one(Severity::Medium, Edition::CURRENT).state,
+            FindingState::Confirmed
+        );
+    }
+
+    /// F001 (`severity`, giving `evidence`) of `expert.security`, endorsed
+    /// by `expert.data` in its final position: enough support to confirm
+    /// it, all else being well.
+    fn endorsed_by_data(
+        severity: Severity,
+        evidence: &str,
+        edition: Edition,
+        unverified: &BTreeMap<String, String>,
+    ) -> FindingOutcome {
+        use super::super::model::{FinalPosition, Position};
+        let participants: Vec<String> = ["expert.security", "expert.data"]
+            .map(String::from)
+            .to_vec();
+        let mut finding = finding(1, "tokens never expire", false);
+        finding.severity = severity;
+        finding.text.evidence = evidence.to_string();
+        let findings = [finding];
+        let positions: Positions = [(
+            "expert.data".to_string(),
+            FinalPosition {
+                participant: "expert.data".into(),
+                positions: vec![Position {
+                    id: "F001".into(),
+                    stance: Stance::Endorse,
+                    note: String::new(),
+                }],
+                ..Default::default()
+            },
+        )]
+        .into_iter()
+        .collect();
+        let fairness = Fairness::default();
+        assess(&Record {
+            participants: &participants,
+            findings: &findings,
+            challenges: &[],
+            responses: &[],
+            merges: &[],
+            positions: &positions,
+            preset: Preset::Default,
+            params: Preset::Default.params(),
+            fairness: &fairness,
+            edition,
+            unverified,
+        })
+        .outcome("F001")
+        .unwrap()
+        .clone()
+    }
+
     /// FP-49 (issue 60): every packet asks for evidence, so a CRITICAL or
     /// HIGH finding that gives none is kept but cannot be confirmed, and
     /// its rule says why; with evidence, or at MEDIUM, the same support
     /// confirms it.
     #[test]
     fn fp_49_a_grave_finding_without_evidence_cannot_be_confirmed() {
-        use super::super::model::{FinalPosition, Position};
-        let participants: Vec<String> = ["expert.security", "expert.data"]
-            .map(String::from)
-            .to_vec();
+        let none = BTreeMap::new();
         let assess_one = |severity: Severity, evidence: &str| {
-            let mut finding = finding(1, "tokens never expire", false);
-            finding.severity = severity;
-            finding.text.evidence = evidence.to_string();
-            let findings = [finding];
-            let positions: Positions = [(
-                "expert.data".to_string(),
-                FinalPosition {
-                    participant: "expert.data".into(),
-                    positions: vec![Position {
-                        id: "F001".into(),
-                        stance: Stance::Endorse,
-                        note: String::new(),
-                    }],
-                    ..Default::default()
-                },
-            )]
-            .into_iter()
-            .collect();
-            let fairness = Fairness::default();
-            assess(&Record {
-                participants: &participants,
-                findings: &findings,
-                challenges: &[],
-                responses: &[],
-                merges: &[],
-                positions: &positions,
-                preset: Preset::Default,
-                params: Preset::Default.params(),
-                fairness: &fairness,
-                edition: Edition::CURRENT,
-            })
-            .outcome("F001")
-            .unwrap()
-            .clone()
+            endorsed_by_data(severity, evidence, Edition::CURRENT, &none)
         };
         for severity in [Severity::Critical, Severity::High] {
             let bare = assess_one(severity, "  ");

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::model::{JudgeConfig, JudgeResult, JudgeRole, RevisionOutput, ThesisTree, Verdict};
+use super::model::{
+    JudgeConfig, JudgeResult, JudgeRole, RevisionOutput, ThesisTree, Verdict, Weight,
+};
 use super::prompts::Template;
 use super::{
     CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, NumberedDirective, PROPOSER_ROLE,
@@ -34,6 +36,8 @@ impl DecisionReview {
     /// out for the final revision (issue 29).
     pub(super) fn start_evaluation(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
         self.enter(Stage::Evaluation, round, now);
+        let judged = self.judged_tree().clone();
+        self.file_blocks(&judged, &format!("revision {round}"));
         // What every judge reads alike is masked once for the panel; each
         // judge then reads the blocks in its own order.
         let (reading, masked) = self.judges_reading();
@@ -62,6 +66,7 @@ impl DecisionReview {
             released: false,
             masked,
             agreement: None,
+            unverified_binding: None,
         });
         if effects.is_empty() {
             // Every judge was recused: the round ends at once, on the
@@ -492,15 +497,20 @@ impl DecisionReview {
         if self.config.mode == ReviewMode::Comparative {
             return self.conclude_comparison(round, now);
         }
+        let unverified = self.file_judges(round);
+        if let Some(evaluation) = self.evaluations.last_mut() {
+            evaluation.unverified_binding = unverified.clone();
+        }
         let evaluation = self.evaluations.last().expect("a round is running");
         let tree = self.judged_tree();
-        let mut assessment = verdict::derive_with_held_out(
+        let assessment = verdict::derive_with_held_out(
             &self.config.panel,
             &evaluation.results(),
             &block_ids(tree),
             &self.config.thresholds,
             self.held_out_role(),
         );
+        let mut assessment = verdict::bound_by_evidence(assessment, unverified.as_deref());
         // A judge scored its own family's work: the rule says so.
         assessment.rule = rule_with_flags(
             assessment.rule,
@@ -604,6 +614,47 @@ impl DecisionReview {
     }
 
     /// The judge held out for the final revision, if any (issue 29).
+    /// Files every scored judge's citations of `round` (its rationales),
+    /// checked, as `judge analyst, round 1`; returns, when the binding
+    /// judges cited and none of their citations verified, the first that
+    /// failed (issue 52, EV-09).
+    fn file_judges(&mut self, round: u32) -> Option<String> {
+        let evaluation = self.evaluations.last()?;
+        let scored: Vec<(JudgeRole, Vec<String>)> = evaluation
+            .results()
+            .into_iter()
+            .filter_map(|(role, result)| {
+                let scores = result.scores()?;
+                let texts = scores
+                    .block_scores
+                    .iter()
+                    .map(|score| score.rationale.clone())
+                    .collect();
+                Some((role, texts))
+            })
+            .collect();
+        let mut binding = crate::protocol::evidence::Claim::default();
+        for (role, texts) in scored {
+            let claim = self.core.evidence.file(
+                &format!("judge {}, round {round}", role.as_str()),
+                texts.iter().map(String::as_str),
+            );
+            let binds = self
+                .config
+                .panel
+                .iter()
+                .any(|judge| judge.role == role && judge.weight == Weight::Binding);
+            if binds {
+                binding.checked.extend(claim.checked.iter().cloned());
+                binding.excess |= claim.excess;
+            }
+        }
+        binding
+            .none_verified()
+            .then(|| binding.first_failure())
+            .flatten()
+    }
+
     pub(super) fn held_out_role(&self) -> Option<JudgeRole> {
         self.config
             .panel

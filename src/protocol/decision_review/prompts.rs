@@ -22,13 +22,17 @@ pub enum Template {
     Repair,
 }
 
-const PROPOSER: TemplateSpec =
-    template!("proposer.md.j2", &["topic", "context", "mode", "options"]);
+const PROPOSER: TemplateSpec = template!(
+    "proposer.md.j2",
+    &["topic", "context", "sources", "mode", "options"]
+);
 
 const CRITIC_VARIABLES: &[&str] = &[
     "topic",
     "options",
     "context",
+    "sources",
+    "evidence_checks",
     "proposal_yaml",
     "proposer_label",
     "critique_mode",
@@ -46,6 +50,7 @@ const REVISER: TemplateSpec = template!(
         "topic",
         "options",
         "context",
+        "sources",
         "round",
         "reopened",
         "tree_yaml",
@@ -66,6 +71,8 @@ const JUDGE: TemplateSpec = template!(
         "topic",
         "options",
         "context",
+        "sources",
+        "evidence_checks",
         "role",
         "focus",
         "weight",
@@ -174,6 +181,8 @@ mod tests {
             "topic": "Which database should the ledger use?",
             "options": [],
             "context": attached_documents(),
+            "sources": "",
+            "evidence_checks": "",
             "mode": "architecture",
         })
     }
@@ -183,6 +192,8 @@ mod tests {
             "topic": "Which database should the ledger use?",
             "options": [],
             "context": attached_documents(),
+            "sources": "",
+            "evidence_checks": "",
             "proposal_yaml": PROPOSAL_YAML,
             "proposer_label": "proposer (openai:gpt-test)",
             "critique_mode": mode.as_str(),
@@ -194,6 +205,8 @@ mod tests {
             "topic": "Which database should the ledger use?",
             "options": [],
             "context": attached_documents(),
+            "sources": "",
+            "evidence_checks": "",
             "round": 2,
             "reopened": false,
             "tree_yaml": PROPOSAL_YAML,
@@ -237,6 +250,8 @@ mod tests {
             "topic": "Which database should the ledger use?",
             "options": [],
             "context": attached_documents(),
+            "sources": "",
+            "evidence_checks": "",
             "role": role.as_str(),
             "focus": role.focus(),
             "weight": weight.as_str(),

@@ -120,6 +120,7 @@ impl DecisionReview {
             .expect("critique follows the proposal")
             .parsed
             .clone();
+        self.file_blocks(&tree, "proposal");
         let mut blindfold = self.blindfold();
         super::cover_tree(&mut blindfold, &mut tree);
         self.note_masked(now, "critic", blindfold.into_masked());

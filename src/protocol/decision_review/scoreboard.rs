@@ -43,6 +43,7 @@ impl DecisionReview {
                     decision: ruling.as_ref().map(|ruling| ruling.decision),
                     note: ruling.and_then(|ruling| ruling.note),
                     resolution: self.resolution(&item.id).cloned(),
+                    evidence: Vec::new(),
                 }
             })
             .collect();

@@ -377,6 +377,30 @@ pub fn seated_without(panel: &[JudgeConfig], held_out: Option<JudgeRole>) -> Vec
         .collect()
 }
 
+/// EV-09 (issue 52): an ADOPT whose binding judges cited, and none of
+/// whose citations verified (`unverified`: the first that failed), is
+/// ESCALATE: the panel's case for adopting rests on nothing quorum could
+/// check. Any other verdict stands.
+pub fn bound_by_evidence(mut assessment: Assessment, unverified: Option<&str>) -> Assessment {
+    let Some(why) = unverified else {
+        return assessment;
+    };
+    if assessment.verdict != Verdict::Adopt {
+        return assessment;
+    }
+    let why = format!(
+        "the binding judges' citations all failed to verify ({why}), so the panel's ADOPT rests on nothing quorum could check"
+    );
+    assessment.rule = format!(
+        "{}; {why} → ESCALATE",
+        assessment.rule.trim_end_matches(" → ADOPT")
+    );
+    assessment.verdict = Verdict::Escalate;
+    assessment.check = Check::Uncertainty;
+    assessment.uncertainty.push(why);
+    assessment
+}
+
 /// The verdict of a round with a held-out judge (issue 29): a judge that
 /// scores only the final revision, so that the revise loop is never tuned
 /// to its taste. The rest of the panel decides as [`derive_verdict`] does;
@@ -1034,19 +1058,54 @@ mod tests {
     /// the rule is the panel's; a held-out judge with no usable scores
     /// leaves an ADOPT unconfirmed (ESCALATE); any other verdict of the
     /// rest stands whatever it scored.
+    /// Every judge of `panel` scoring every block `score`.
+    fn every_judge_scoring(
+        panel: &[JudgeConfig],
+        blocks: &[String],
+        score: u8,
+    ) -> BTreeMap<JudgeRole, JudgeResult> {
+        panel
+            .iter()
+            .map(|judge| {
+                let scores = uniform_scores(judge, blocks, score);
+                (judge.role, JudgeResult::Scored(scores))
+            })
+            .collect()
+    }
+
+    /// EV-09 (issue 52): an ADOPT whose binding judges cited, none of it
+    /// verified, is ESCALATE with the citation in its rule; any other
+    /// verdict, or an ADOPT with nothing failed, stands.
+    #[test]
+    fn ev_09_an_adopt_resting_on_citations_that_all_failed_escalates() {
+        let panel = architecture_panel(false);
+        let blocks = block_ids(3);
+        let all = |score: u8| every_judge_scoring(&panel, &blocks, score);
+        let thresholds = Thresholds::default();
+        let adopt = derive_verdict(&panel, &all(4), &blocks, &thresholds);
+        assert_eq!(adopt.verdict, Verdict::Adopt);
+        assert_eq!(bound_by_evidence(adopt.clone(), None), adopt);
+        let why = "\"p99 of 40 ms\" — bench.md is not found in bench.md nor in any other source";
+        let bound = bound_by_evidence(adopt.clone(), Some(why));
+        assert_eq!(bound.verdict, Verdict::Escalate);
+        assert_eq!(bound.check, Check::Uncertainty);
+        assert!(
+            bound.rule.ends_with(&format!(
+                "the binding judges' citations all failed to verify ({why}), so the panel's ADOPT rests on nothing quorum could check → ESCALATE"
+            )),
+            "{}",
+            bound.rule
+        );
+        let reject = derive_verdict(&panel, &all(1), &blocks, &thresholds);
+        assert_ne!(reject.verdict, Verdict::Adopt);
+        assert_eq!(bound_by_evidence(reject.clone(), Some(why)), reject);
+    }
+
     #[test]
     fn issue_29_a_held_out_judge_can_only_stop_an_adopt() {
         let panel = architecture_panel(true);
         let blocks = block_ids(3);
-        let all = |score: u8| -> BTreeMap<JudgeRole, JudgeResult> {
-            panel
-                .iter()
-                .map(|judge| {
-                    let scores = uniform_scores(judge, &blocks, score);
-                    (judge.role, JudgeResult::Scored(scores))
-                })
-                .collect()
-        };
+        let all = |score: u8| every_judge_scoring(&panel, &blocks, score);
         let thresholds = Thresholds::default();
         let plain = derive_verdict(&panel, &all(4), &blocks, &thresholds);
         assert_eq!(

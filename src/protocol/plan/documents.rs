@@ -35,11 +35,21 @@ pub fn documents(plan: &Plan, out: &mut Documents<'_>) {
     // files take the plan's text.
     if let Some(contents) = plan_md(plan) {
         let unread = &plan.core.unread;
+        let evidence = plan.core.evidence.section();
         let files = super::docs::documents(plan, &contents);
         out.add(PLAN, || contents);
         for document in files {
             out.add(&document.path, || {
-                crate::protocol::unread::with_unread(&document.contents, unread)
+                let contents = crate::protocol::unread::with_unread(&document.contents, unread);
+                // As the same file says it where it is published (an
+                // index is published by its line alone).
+                let whole = document.path.ends_with(".md") && !document.path.ends_with("README.md");
+                match (&evidence, whole) {
+                    (Some(section), true) => {
+                        crate::protocol::evidence::with_section(&contents, section)
+                    }
+                    _ => contents,
+                }
             });
         }
     }

@@ -342,7 +342,7 @@ impl Plan {
             config,
             core: DebateCore::new(Step::Draft, roster, calls, prompts)
                 .with_rounds(MAX_ROUNDS)
-                .with_evidence(evidence),
+                .with_evidence_by_answer(evidence),
             rounds_run: 0,
             plan: String::new(),
             items: Vec::new(),

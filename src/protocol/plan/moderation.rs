@@ -263,6 +263,7 @@ impl Plan {
                 decision: record.decision,
                 note: record.note.clone(),
                 resolution: None,
+                evidence: Vec::new(),
             });
         }
         items.reverse();

@@ -6,7 +6,10 @@
 use crate::prompts::{TemplateSpec, template};
 
 /// The planner's draft, `[UNVERIFIED]` marks included (PC-24).
-pub const DRAFT: TemplateSpec = template!("plan-draft.md.j2", &["goal", "context", "simple"]);
+pub const DRAFT: TemplateSpec = template!(
+    "plan-draft.md.j2",
+    &["goal", "context", "sources", "simple"]
+);
 
 /// The critic: challenges (round 1), its review of the responses (round
 /// 2), its final assessment (PC-02, PC-09, PC-16, PC-18, PC-25, PC-29).
@@ -15,6 +18,7 @@ pub const CRITIC: TemplateSpec = template!(
     &[
         "goal",
         "context",
+        "sources",
         "plan",
         "round",
         "max_rounds",
@@ -33,6 +37,7 @@ pub const OPTIMIZER: TemplateSpec = template!(
     &[
         "goal",
         "context",
+        "sources",
         "plan",
         "round",
         "stage",

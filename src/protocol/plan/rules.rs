@@ -107,6 +107,7 @@ impl crate::protocol::Rules for Plan {
                     decision,
                     note,
                     resolution: self.book.resolution(&item.id).cloned(),
+                    evidence: Vec::new(),
                 }
             })
             .collect();

@@ -508,7 +508,7 @@ impl Quick {
         let evidence = config.seating.evidence(&config.context);
         Quick {
             config,
-            core: DebateCore::new(first, roster, calls, prompts).with_evidence(evidence),
+            core: DebateCore::new(first, roster, calls, prompts).with_evidence_by_answer(evidence),
             proposal: None,
             attack: None,
             revision: None,

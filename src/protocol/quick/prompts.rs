@@ -6,32 +6,39 @@
 use crate::prompts::{TemplateSpec, template};
 
 /// 1:1 direct challenge: the critic alone (QM-02).
-pub const CHALLENGE: TemplateSpec = template!("challenge.md.j2", &["topic", "context"]);
+pub const CHALLENGE: TemplateSpec = template!("challenge.md.j2", &["topic", "context", "sources"]);
 
 /// Panel review: one independent reviewer (QM-04, QM-05), who gives its
 /// reading of the work on every lens when the panel is judged fairly
 /// (`readings`, issue 29).
 pub const PANEL_REVIEWER: TemplateSpec = template!(
     "panel-reviewer.md.j2",
-    &["topic", "context", "role", "perspective", "readings"]
+    &[
+        "topic",
+        "context",
+        "sources",
+        "role",
+        "perspective",
+        "readings"
+    ]
 );
 
 /// Pre-mortem: the critic tells the failure before it happens (QM-11).
-pub const PREMORTEM: TemplateSpec = template!("premortem.md.j2", &["topic", "context"]);
+pub const PREMORTEM: TemplateSpec = template!("premortem.md.j2", &["topic", "context", "sources"]);
 
 /// Red team: the critic attacks the target (QM-14).
-pub const REDTEAM: TemplateSpec = template!("redteam.md.j2", &["topic", "context"]);
+pub const REDTEAM: TemplateSpec = template!("redteam.md.j2", &["topic", "context", "sources"]);
 
 /// Architecture adversary, step 1: the proposer designs (QM-18).
 pub const ADVERSARY_PROPOSAL: TemplateSpec = template!(
     "adversary-proposal.md.j2",
-    &["topic", "context", "constraints"]
+    &["topic", "context", "sources", "constraints"]
 );
 
 /// Architecture adversary, step 2: the critic attacks the design (QM-19).
 pub const ADVERSARY_CHALLENGE: TemplateSpec = template!(
     "adversary-challenge.md.j2",
-    &["topic", "context", "proposal"]
+    &["topic", "context", "sources", "proposal"]
 );
 
 /// Architecture adversary, step 3: the proposer defends or revises (QM-20).

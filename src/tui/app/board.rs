@@ -69,6 +69,10 @@ fn sanitize_board(board: &mut Board) {
         ] {
             clean(field);
         }
+        for line in &mut entry.evidence {
+            clean(line);
+        }
+        let item = &mut entry.item;
         // The target's entry keeps its lines; each is made inert.
         item.target_text = item
             .target_text

@@ -436,6 +436,7 @@ fn item_in_full<'a>(app: &App, entry: &'a BoardItem) -> Vec<Line<'a>> {
             .lines()
             .map(|line| Line::styled(line.to_string(), theme.text)),
     );
+    lines.extend(evidence_lines(theme, &entry.evidence));
     if !entry.item.preface.is_empty() {
         lines.push(Line::styled(
             format!("Conceded first: {}", entry.item.preface),
@@ -446,6 +447,23 @@ fn item_in_full<'a>(app: &App, entry: &'a BoardItem) -> Vec<Line<'a>> {
         lines.push(Line::styled(format!("Your note: {note}"), theme.text));
     }
     lines
+}
+
+/// An item's citations as checked (issue 52), one line each, marked in the
+/// tone of what checking found: ✓ verified, ✗ not, ? not checkable.
+pub(super) fn evidence_lines<'a>(
+    theme: &crate::tui::theme::Theme,
+    evidence: &'a [String],
+) -> impl Iterator<Item = Line<'a>> + 'a {
+    let (good, bad, open) = (theme.tone_positive, theme.tone_negative, theme.dim);
+    evidence.iter().map(move |line| {
+        let style = match line.chars().next() {
+            Some('✓') => good,
+            Some('✗') => bad,
+            _ => open,
+        };
+        Line::styled(line.as_str(), style)
+    })
 }
 
 /// The text the selected item attacks, right of a rule, under a heading

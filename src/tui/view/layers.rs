@@ -494,6 +494,14 @@ pub(crate) fn item_detail_text(app: &App, index: usize) -> Paragraph<'_> {
     for paragraph in entry.item.text.lines() {
         lines.push(Line::styled(paragraph.to_string(), theme.text));
     }
+    if !entry.evidence.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "Its citations, checked against the sources:",
+            theme.dim,
+        ));
+        lines.extend(super::items::evidence_lines(theme, &entry.evidence));
+    }
     if !entry.item.preface.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("What the critic conceded first:", theme.dim));

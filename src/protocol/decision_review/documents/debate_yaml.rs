@@ -239,6 +239,11 @@ pub struct EvaluationRoundYaml {
     /// What masking hid of the authors' self-identification.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub masked: Vec<String>,
+    /// The binding judges cited and none of it verified: the first that
+    /// failed (issue 52); what turns an ADOPT into ESCALATE, and what
+    /// `quorum verdict` recomputes with.
+    #[serde(default)]
+    pub unverified_binding: Option<String>,
 }
 
 /// [`Agreement`] as `debate.yaml` writes it, with the sentence a reader
@@ -301,6 +306,8 @@ pub(super) struct FlatEvaluationYaml {
     agreement: Option<AgreementYaml>,
     #[serde(default)]
     masked: Vec<String>,
+    #[serde(default)]
+    unverified_binding: Option<String>,
     rounds: Vec<EvaluationRoundYaml>,
 }
 
@@ -319,6 +326,7 @@ impl From<FlatEvaluationYaml> for EvaluationYaml {
                 judges: flat.judges,
                 agreement: flat.agreement,
                 masked: flat.masked,
+                unverified_binding: flat.unverified_binding,
             },
             rounds: flat.rounds,
         }
@@ -413,6 +421,7 @@ pub(super) fn evaluation_round_yaml(
         judges,
         agreement: evaluation.agreement.as_ref().map(AgreementYaml::from),
         masked: evaluation.masked.clone(),
+        unverified_binding: evaluation.unverified_binding.clone(),
     }
 }
 

@@ -132,12 +132,17 @@ pub(super) fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, 
             &record.thresholds,
         ))
     } else {
-        let mut assessment = derive_with_held_out(
+        let assessment = derive_with_held_out(
             &panel,
             &results,
             &block_ids(&tree),
             &record.thresholds,
             record.participants.held_out(),
+        );
+        // EV-09: the judges' citations as the run checked them.
+        let mut assessment = crate::protocol::decision_review::verdict::bound_by_evidence(
+            assessment,
+            evaluation.latest.unverified_binding.as_deref(),
         );
         assessment.rule = crate::protocol::fairness::rule_with_flags(
             assessment.rule,

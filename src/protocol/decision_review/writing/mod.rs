@@ -464,7 +464,7 @@ impl WritingReview {
         let evidence = config.seating.evidence(&config.context);
         WritingReview {
             config,
-            core: DebateCore::new(step, roster, calls, prompts).with_evidence(evidence),
+            core: DebateCore::new(step, roster, calls, prompts).with_evidence_by_answer(evidence),
             critique: None,
             items: ItemBook::default(),
             judges,

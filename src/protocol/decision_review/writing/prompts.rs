@@ -13,7 +13,14 @@ use crate::prompts::{TemplateSpec, template};
 /// writing critic took one).
 pub const CRITIQUE: TemplateSpec = template!(
     "writing-critique.md.j2",
-    &["topic", "draft", "context", "aspects", "critique_mode"]
+    &[
+        "topic",
+        "draft",
+        "context",
+        "sources",
+        "aspects",
+        "critique_mode"
+    ]
 );
 
 /// One judge rewrites the whole draft (DR-59), the accepted items as

@@ -102,6 +102,7 @@ fn open_item(id: &str) -> BoardItem {
         decision: None,
         note: None,
         resolution: None,
+        evidence: Vec::new(),
     }
 }
 
