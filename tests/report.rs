@@ -460,6 +460,7 @@ fn agents_links_and_images_are_inert_everywhere_in_report_md() {
         format!("- > # {LIVE}"),
     ];
     report.budget = vec![(LIVE.to_string(), LIVE.to_string())];
+    report.evidence = vec![(LIVE.to_string(), vec![format!("✗ \"{LIVE}\" — a.log")])];
     report.changes = vec![quorum::protocol::ChangedPart {
         part: LIVE.to_string(),
         before: "old".into(),

@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::ContextDoc;
 use crate::evidence::sources::{LeftOut, Tree};
@@ -40,13 +40,51 @@ const SHOWN_FILES: usize = 4;
 const SHOWN_BYTES: usize = 32 << 10;
 
 /// The checked citations of one claim.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Claim {
+    #[serde(default)]
     pub checked: Vec<Checked>,
     /// The texts held more citations than quorum reads: the rest were not
     /// checked, and count as unverified.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub excess: bool,
+}
+
+impl Claim {
+    /// Each citation as one line (`✓ "…" — app.log (verified at …)`), and
+    /// the excess, if any.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .checked
+            .iter()
+            .map(|checked| crate::words::one_line(&checked.line()))
+            .collect();
+        if self.excess {
+            lines.push(format!(
+                "✗ more than {MAX_CITATIONS} citations: the rest were not checked"
+            ));
+        }
+        lines
+    }
+}
+
+/// `evidence.yaml`: the sources' records, what a tree left out, and every
+/// claim's checked citations.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct EvidenceRecord {
+    #[serde(default)]
+    pub sources: Vec<SourceRecord>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
+    #[serde(default)]
+    pub claims: BTreeMap<String, Claim>,
+}
+
+impl EvidenceRecord {
+    /// `evidence.yaml` read back; `None` when it does not read.
+    pub fn read(yaml: &str) -> Option<EvidenceRecord> {
+        yaml_serde::from_str(yaml).ok()
+    }
 }
 
 impl Claim {
@@ -315,17 +353,11 @@ impl Evidence {
         let mut lines = Vec::new();
         for text in texts {
             let cited = citations(text, &|name| self.sources.knows(name));
-            lines.extend(
-                self.sources
-                    .check(&cited.citations)
-                    .iter()
-                    .map(|checked| crate::words::one_line(&checked.line())),
-            );
-            if cited.excess {
-                lines.push(format!(
-                    "✗ more than {MAX_CITATIONS} citations: the rest were not checked"
-                ));
-            }
+            let claim = Claim {
+                checked: self.sources.check(&cited.citations),
+                excess: cited.excess,
+            };
+            lines.extend(claim.lines());
         }
         lines
     }
@@ -393,13 +425,8 @@ impl Evidence {
                 continue;
             }
             out.push_str(&format!("**{claim}**\n\n"));
-            for checked in &found.checked {
-                out.push_str(&format!("- {}\n", crate::words::one_line(&checked.line())));
-            }
-            if found.excess {
-                out.push_str(&format!(
-                    "- ✗ more than {MAX_CITATIONS} citations: the rest were not checked\n"
-                ));
+            for line in found.lines() {
+                out.push_str(&format!("- {line}\n"));
             }
             out.push('\n');
         }
@@ -408,21 +435,10 @@ impl Evidence {
 
     /// The same as data, for `evidence.yaml`.
     pub fn yaml(&self) -> String {
-        #[derive(Serialize)]
-        struct File<'a> {
-            sources: &'a [SourceRecord],
-            #[serde(skip_serializing_if = "<[LeftOut]>::is_empty")]
-            left_out: &'a [LeftOut],
-            claims: BTreeMap<&'a str, &'a Claim>,
-        }
-        yaml_serde::to_string(&File {
-            sources: &self.records,
-            left_out: &self.sources.left_out,
-            claims: self
-                .claims
-                .iter()
-                .map(|(name, claim)| (name.as_str(), claim))
-                .collect(),
+        yaml_serde::to_string(&EvidenceRecord {
+            sources: self.records.clone(),
+            left_out: self.sources.left_out.clone(),
+            claims: self.claims.iter().cloned().collect(),
         })
         .unwrap_or_default()
     }

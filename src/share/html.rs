@@ -194,6 +194,7 @@ pub fn render(report: &Report) -> String {
         }
         out.push_str("</ul>\n</section>\n");
     }
+    out.push_str(&evidence(report));
     out.push_str(&usage(report));
     out.push_str(&participants(report));
     if let Some(transcript) = &report.transcript {
@@ -611,6 +612,26 @@ fn items(report: &Report) -> String {
         ));
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
+    out
+}
+
+/// Each claim's citations, checked against the sources (issue 52), each
+/// marked ✓ (verified), ✗ (not) or ? (not checkable).
+fn evidence(report: &Report) -> String {
+    if report.evidence.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<section id=\"evidence\">\n<h2>Evidence</h2>\n<p>quorum checked each citation against the sources, mechanically.</p>\n",
+    );
+    for (claim, lines) in &report.evidence {
+        out.push_str(&format!("<h3>{}</h3>\n<ul>\n", escape(claim)));
+        for line in lines {
+            out.push_str(&format!("<li>{}</li>\n", escape(line)));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("</section>\n");
     out
 }
 

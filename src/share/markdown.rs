@@ -271,6 +271,18 @@ pub fn render(report: &Report) -> String {
         }
         out.push('\n');
     }
+    if !report.evidence.is_empty() {
+        out.push_str(
+            "## Evidence\n\nquorum checked each citation against the sources, mechanically.\n\n",
+        );
+        for (claim, lines) in &report.evidence {
+            out.push_str(&format!("**{}**\n\n", cell(claim)));
+            for line in lines {
+                out.push_str(&format!("- {}\n", cell(line)));
+            }
+            out.push('\n');
+        }
+    }
     if let Some(usage) = &report.usage {
         let count = |tokens: Option<u64>| tokens.map_or("–".to_string(), |n| n.to_string());
         out.push_str("## What each call used\n\n| call | agent | tokens in | tokens out | time | cost |\n|---|---|---:|---:|---:|---:|\n");

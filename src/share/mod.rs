@@ -64,6 +64,10 @@ pub struct Report {
     pub handed_from_command: Option<String>,
     /// Every budget fact of the journal, in order: `(time, what)`.
     pub budget: Vec<(String, String)>,
+    /// Each claim's citations as checked against the sources (issue 52),
+    /// one line each, read from the debate's `evidence.yaml`; empty when
+    /// it checked none.
+    pub evidence: Vec<(String, Vec<String>)>,
 }
 
 impl Report {
@@ -76,11 +80,25 @@ impl Report {
             BoardView::Rulings(rulings) => (None, rulings),
             BoardView::None | BoardView::Revision(_) => (None, Vec::new()),
         };
-        let transcript = protocol
-            .documents()
-            .into_iter()
-            .find(|document| document.path == "transcript.md")
-            .map(|document| document.contents);
+        let documents = protocol.documents();
+        let document = |path: &str| {
+            documents
+                .iter()
+                .find(|document| document.path == path)
+                .map(|document| document.contents.clone())
+        };
+        let transcript = document("transcript.md");
+        let evidence = document(crate::protocol::evidence::EVIDENCE_YAML)
+            .and_then(|yaml| crate::protocol::evidence::EvidenceRecord::read(&yaml))
+            .map(|record| {
+                record
+                    .claims
+                    .into_iter()
+                    .map(|(claim, found)| (claim, found.lines()))
+                    .filter(|(_, lines)| !lines.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
         Report {
             topic: description.topic,
             label: description.label,
@@ -102,6 +120,7 @@ impl Report {
             handed_from: None,
             handed_from_command: None,
             budget: Vec::new(),
+            evidence,
         }
     }
 
