@@ -129,6 +129,20 @@ impl Sources {
             .collect()
     }
 
+    /// [`Sources::check`] without looking for a missing quote elsewhere:
+    /// each citation costs a search of the one source it names, however
+    /// large the tree, for what is checked again and again (the items the
+    /// moderator reads, on every change of the board).
+    pub fn check_where_cited(&self, citations: &[Citation]) -> Vec<Checked> {
+        citations
+            .iter()
+            .map(|citation| Checked {
+                citation: citation.clone(),
+                status: self.check_one(citation),
+            })
+            .collect()
+    }
+
     fn check_one(&self, citation: &Citation) -> Status {
         if self.is_empty() {
             return Status::NotCheckable {
@@ -321,6 +335,16 @@ mod tests {
                 elsewhere: Some("app-log:L3".into())
             }],
             "on other lines than cited"
+        );
+        // Where cited only: the one source named is searched, nothing else.
+        let sources = sources();
+        let cited = citations(r#""return err" — app-log"#, &|_| false);
+        assert_eq!(
+            sources.check_where_cited(&cited.citations)[0].status,
+            Status::NotFound {
+                source: "app-log".into(),
+                elsewhere: None
+            }
         );
     }
 

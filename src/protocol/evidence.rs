@@ -354,7 +354,7 @@ impl Evidence {
         for text in texts {
             let cited = citations(text, &|name| self.sources.knows(name));
             let claim = Claim {
-                checked: self.sources.check(&cited.citations),
+                checked: self.sources.check_where_cited(&cited.citations),
                 excess: cited.excess,
             };
             lines.extend(claim.lines());
