@@ -8,10 +8,9 @@ use crate::support;
 
 use support::run::Sandbox;
 
-/// The rca demo run headless with a log and a small tree as sources.
-#[test]
-fn ev_01_repo_and_logs_are_recorded_with_their_hashes_and_cited_against() {
-    let sandbox = Sandbox::new();
+/// The rca demo run headless in `sandbox` with a log and a small tree as
+/// sources: its debate folder.
+fn rca_with_sources(sandbox: &Sandbox) -> std::path::PathBuf {
     sandbox.write("svc/.gitignore", "build/\n");
     sandbox.write(
         "svc/src/submit.rs",
@@ -38,11 +37,20 @@ fn ev_01_repo_and_logs_are_recorded_with_their_hashes_and_cited_against() {
         &[],
     );
     ran.assert_code(0);
-    let dir = std::fs::read_dir(&out)
+    std::fs::read_dir(&out)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .find(|path| path.join("journal.jsonl").exists())
-        .expect("a debate folder");
+        .expect("a debate folder")
+}
+
+/// EV-01: the tree and the log are recorded with their hashes in the
+/// journal's first line, a git-ignored file is never read, and the record
+/// carries the checks.
+#[test]
+fn ev_01_repo_and_logs_are_recorded_with_their_hashes_and_cited_against() {
+    let sandbox = Sandbox::new();
+    let dir = rca_with_sources(&sandbox);
     let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
     let first = journal.lines().next().unwrap();
     for part in [
@@ -63,6 +71,37 @@ fn ev_01_repo_and_logs_are_recorded_with_their_hashes_and_cited_against() {
     assert!(evidence.contains("kind: repo"), "{evidence}");
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(summary.contains("## Evidence"), "{summary}");
+}
+
+/// EV-04: a source that changed since the debate started is reported by
+/// `quorum verdict` and `quorum open`, naming it; unchanged, nothing is said.
+#[test]
+fn ev_04_a_source_changed_since_the_debate_is_reported_by_verdict_and_open() {
+    let sandbox = Sandbox::new();
+    let dir = rca_with_sources(&sandbox);
+    let dir_text = dir.to_str().unwrap();
+    let before = sandbox.quorum(&["verdict", dir_text], &[]);
+    assert!(
+        !before.stderr.contains("changed since"),
+        "{}",
+        before.stderr
+    );
+    sandbox.write("logs/checkout.log", "14:02:10 deploy v2.31.1\n");
+    sandbox.write("svc/src/submit.rs", "fn submit() {}\n");
+    let verdict = sandbox.quorum(&["verdict", dir_text], &[]);
+    for part in [
+        "note: log `checkout.log`",
+        "note: source tree `svc`",
+        "changed since the debate started",
+    ] {
+        assert!(verdict.stderr.contains(part), "{part}: {}", verdict.stderr);
+    }
+    let open = sandbox.quorum(&["open", dir_text, "--headless"], &[]);
+    assert!(
+        open.stderr.contains("note: log `checkout.log`"),
+        "{}",
+        open.stderr
+    );
 }
 
 /// EV-06: a spec's repo outside its folder is refused with file, line and

@@ -362,6 +362,9 @@ fn families(listings: &[Listing]) -> Vec<&Listing> {
 /// One debate, without the interface.
 fn show(dir: &Path, json: bool) -> Result<ExitCode, Failure> {
     let reloaded = reload(dir).map_err(|error| usage(super::with_causes(&error)))?;
+    if let Ok(recorded) = crate::engine::resume::Recorded::read(dir) {
+        super::verdict_cmd::note_changed_sources(&recorded.definition);
+    }
     let listing = Listing::of(dir, &reloaded).map_err(usage)?;
     let mut stdout = std::io::stdout().lock();
     if json {

@@ -16,9 +16,23 @@ use crate::text::sanitize;
 
 use super::{EXIT_FAILURE, EXIT_USAGE};
 
+/// Says on stderr which of the debate's sources no longer read as they did
+/// when it started (issue 52): its citations were checked against them as
+/// they were then.
+pub(super) fn note_changed_sources(definition: &crate::protocol::kind::DebateDefinition) {
+    for record in definition.sources() {
+        if let Some(changed) = record.changed(crate::evidence::RepoLimits::default()) {
+            eprintln!("quorum: note: {}", crate::text::for_stderr(&changed));
+        }
+    }
+}
+
 pub fn run(dir: &Path, json: bool) -> ExitCode {
     let protocol = match Recorded::read(dir) {
-        Ok(recorded) => recorded.definition.protocol().to_string(),
+        Ok(recorded) => {
+            note_changed_sources(&recorded.definition);
+            recorded.definition.protocol().to_string()
+        }
         // A folder with no journal (copied without it): its debate.yaml
         // is a decision review's, the only protocol that wrote one then.
         Err(RecordError::NotADebate { .. }) => crate::spec::DEFAULT_PROTOCOL.to_string(),

@@ -81,6 +81,16 @@ impl DebateDefinition {
             .unwrap_or_default()
     }
 
+    /// What the agents could cite, as recorded when the debate started
+    /// (issue 52): every protocol keeps the records under `sources`.
+    pub fn sources(&self) -> Vec<crate::evidence::SourceRecord> {
+        self.config
+            .get("sources")
+            .cloned()
+            .and_then(|value| serde_json::from_value(value).ok())
+            .unwrap_or_default()
+    }
+
     /// A person moderates live: rounds that need a decision wait for them.
     pub fn moderated(&self) -> bool {
         self.config
