@@ -862,6 +862,9 @@ impl<R: Rules> Protocol for R {
                 if publication.entry.is_none()
                     && publication.path.extension().is_some_and(|ext| ext == "md")
                 {
+                    // A publication is written as it is: the section's
+                    // quotes are agent text, made inert here.
+                    let section = crate::text::for_markdown(&section);
                     publication.contents =
                         super::evidence::with_section(&publication.contents, &section);
                 }
