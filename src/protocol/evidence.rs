@@ -141,8 +141,10 @@ impl Evidence {
 
     /// The sources of a debate: its context documents (a document a
     /// record calls a log is one) and the source tree its records name,
-    /// walked again as it was at the start. `active` is false for a debate
-    /// journaled before citations were checked: it gets [`Evidence::none`].
+    /// walked again as it is now; each source whose hash differs from the
+    /// one recorded at the start is noted ([`Evidence::changed`]). `active`
+    /// is false for a debate journaled before citations were checked: it
+    /// gets [`Evidence::none`].
     pub fn open(context: &[ContextDoc], records: &[SourceRecord], active: bool) -> Evidence {
         if !active {
             return Evidence::none();
