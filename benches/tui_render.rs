@@ -222,6 +222,7 @@ impl Scenario {
                     at: chrono::Utc::now(),
                     kind: LogKind::Note,
                     call_id: None,
+                    details: Vec::new(),
                     message: format!(
                         "judge.analyst: {} bytes streamed so far; 12 block scores parsed",
                         self.streamed_bytes

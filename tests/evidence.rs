@@ -164,3 +164,47 @@ fn ev_06_a_repo_outside_the_spec_folder_or_missing_is_refused() {
     ran.assert_code(2);
     assert!(ran.stderr.contains("--logs"), "{}", ran.stderr);
 }
+
+/// EV-05: each answer's citations, checked, are a line of the transcript
+/// and of the headless progress (`!` when one failed), naming the first
+/// that failed; the live pane lists each under the answer (the app's own
+/// test).
+#[test]
+fn ev_05_each_answers_citations_are_tallied_in_the_transcript_and_progress() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--protocol",
+            "rca",
+            "--headless",
+            "--speed",
+            "50",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let failed = ran
+        .stderr
+        .lines()
+        .find(|line| line.starts_with('!') && line.contains(" cited "))
+        .unwrap_or_else(|| panic!("a failed citation's tally: {}", ran.stderr));
+    assert!(failed.contains("failed (\""), "names the first: {failed}");
+    assert!(
+        ran.stderr
+            .lines()
+            .any(|line| line.starts_with(' ') && line.contains("verified")),
+        "{}",
+        ran.stderr
+    );
+    let dir = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.join("rca.yaml").exists())
+        .expect("the rca's folder");
+    let transcript = std::fs::read_to_string(dir.join("transcript.md")).unwrap();
+    assert!(transcript.contains("**cited**"), "{transcript}");
+}

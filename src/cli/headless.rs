@@ -231,7 +231,9 @@ pub(super) fn progress_line(entry: &crate::protocol::LogEntry) -> String {
         .as_deref()
         .map(|id| format!(" {id}"))
         .unwrap_or_default();
+    let failed = entry.details.iter().any(|line| line.starts_with('✗'));
     let marker = match entry.kind {
+        LogKind::Cited if failed => "!",
         LogKind::Timeout
         | LogKind::Failure
         | LogKind::Malformed

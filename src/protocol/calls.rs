@@ -189,11 +189,25 @@ impl Calls {
         call_id: Option<&str>,
         message: String,
     ) {
+        self.push_log_details(now, kind, call_id, message, Vec::new());
+    }
+
+    /// [`push_log`](Self::push_log) with the lines that go with the
+    /// message ([`LogEntry::details`]).
+    pub fn push_log_details(
+        &mut self,
+        now: Timestamp,
+        kind: LogKind,
+        call_id: Option<&str>,
+        message: String,
+        details: Vec<String>,
+    ) {
         self.log.push(LogEntry {
             at: now,
             kind,
             call_id: call_id.map(str::to_string),
             message,
+            details,
         });
     }
 

@@ -624,15 +624,27 @@ fn calls_mut<R: Rules + ?Sized>(rules: &mut R) -> &mut Calls {
     &mut rules.core_mut().calls
 }
 
-/// Files what `answer` cites, checked, under its call (`critic/critique/r1`),
-/// for a protocol whose evidence is its answers (issue 52); a protocol
+/// Checks what `answer` cites (issue 52): in every protocol the tally and
+/// each citation's line go into the transcript and under the answer in its
+/// pane ([`LogKind::Cited`]); for a protocol whose evidence is its answers
+/// they are also filed, under the call (`critic/critique/r1`). A protocol
 /// that files its own claims leaves [`DebateCore::evidence_by_answer`] off.
 fn file_answer<R: Rules + ?Sized>(rules: &mut R, answer: &Answer<'_>) {
     let core = rules.core_mut();
+    let call_id = answer.call.call_id();
+    if let Some((tally, lines)) = core.evidence.marks(answer.output) {
+        let whose = &answer.call.slot.role;
+        core.calls.push_log_details(
+            answer.now,
+            LogKind::Cited,
+            Some(&call_id),
+            format!("{whose} {tally}"),
+            lines,
+        );
+    }
     if !core.evidence_by_answer {
         return;
     }
-    let call_id = answer.call.call_id();
     let claim = call_id
         .rsplit_once("/a")
         .map_or(call_id.as_str(), |(call, _)| call);

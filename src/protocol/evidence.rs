@@ -102,6 +102,27 @@ impl Claim {
             .then(|| format!("it cites more than {MAX_CITATIONS} sources, past what quorum checks"))
     }
 
+    /// How many citations it makes and how they fared, in words, with the
+    /// first that failed: `cited 4: 3 verified, 1 failed ("…" — app.log is
+    /// not found in app.log nor in any other source)`.
+    pub fn tally(&self) -> String {
+        let all = self.checked.len();
+        let (verified, failed) = (self.verified(), self.failed());
+        let unchecked = all - verified - failed;
+        let mut parts = vec![format!("{verified} verified")];
+        if failed > 0 {
+            parts.push(format!("{failed} failed"));
+        }
+        if unchecked > 0 {
+            parts.push(format!("{unchecked} not checkable"));
+        }
+        let mut tally = format!("cited {all}: {}", parts.join(", "));
+        if let Some(first) = self.first_failure() {
+            tally.push_str(&format!(" ({first})"));
+        }
+        tally
+    }
+
     /// It cites something, and nothing it cites verified.
     pub fn none_verified(&self) -> bool {
         (!self.checked.is_empty() || self.excess)
@@ -362,6 +383,26 @@ impl Evidence {
             lines.extend(claim.lines());
         }
         lines
+    }
+
+    /// What one answer cites, checked, without filing it: a tally in words
+    /// (`cites 4: 3 verified, 1 not found or out of range`) and each
+    /// citation's line, for the transcript and the answer's pane. `None`
+    /// when the answer cites nothing or the debate checks nothing.
+    pub fn marks(&self, answer: &str) -> Option<(String, Vec<String>)> {
+        if !self.active {
+            return None;
+        }
+        let cited = citations(answer, &|name| self.sources.knows(name));
+        let take = cited.citations.len().min(MAX_CITATIONS);
+        let claim = Claim {
+            checked: self.sources.check(&cited.citations[..take]),
+            excess: cited.excess || cited.citations.len() > take,
+        };
+        if claim.checked.is_empty() && !claim.excess {
+            return None;
+        }
+        Some((claim.tally(), claim.lines()))
     }
 
     /// What checking found for `claims`, for a judge's or critic's prompt:

@@ -378,6 +378,11 @@ pub struct LogEntry {
     /// The call this entry is about, if any.
     pub call_id: Option<String>,
     pub message: String,
+    /// Lines that go with the message where there is room for them: each
+    /// citation of an answer with its check ([`LogKind::Cited`]), shown in
+    /// the answer's pane under it. The transcript keeps the message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
 }
 
 /// What a log entry records; supervision events are called out (INF-17).
@@ -396,6 +401,9 @@ pub enum LogKind {
     /// Items of an answer that could not be read, asked about or left out
     /// (issue 59): the answer itself was read.
     LeftOut,
+    /// What an answer cited, checked against the debate's sources (issue
+    /// 52): a tally, with each citation in [`LogEntry::details`].
+    Cited,
     Moderation,
     Override,
     Verdict,
@@ -415,6 +423,7 @@ impl LogKind {
             LogKind::Failure => "FAILURE",
             LogKind::Malformed => "MALFORMED",
             LogKind::LeftOut => "LEFT OUT",
+            LogKind::Cited => "cited",
             LogKind::Moderation => "moderator",
             LogKind::Override => "OVERRIDE",
             LogKind::Verdict => "verdict",

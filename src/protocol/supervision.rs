@@ -169,6 +169,7 @@ impl Supervisor {
             at: now,
             kind: LogKind::CallStarted,
             call_id: Some(spec.request.call_id.clone()),
+            details: Vec::new(),
             message: format!(
                 "{} started ({}, round {}, attempt {})",
                 call.slot.role, call.slot.stage, call.slot.round, call.attempt
@@ -209,6 +210,7 @@ impl Supervisor {
             at: now,
             kind,
             call_id: Some(call_id.to_string()),
+            details: Vec::new(),
             message,
         };
         match failure {
@@ -318,6 +320,7 @@ impl Supervisor {
             at: now,
             kind: LogKind::Retry,
             call_id: Some(call.slot.call_id(call.attempt)),
+            details: Vec::new(),
             message: format!("asking {} once {why}", call.slot.role),
         });
         self.launch(call, now, log)
@@ -337,6 +340,7 @@ impl Supervisor {
             at: now,
             kind: LogKind::Override,
             call_id: Some(call_id.to_string()),
+            details: Vec::new(),
             message: if retry {
                 format!("moderator: retry {} now", call.slot.role)
             } else {
@@ -347,6 +351,7 @@ impl Supervisor {
             at: now,
             kind: LogKind::Cancel,
             call_id: Some(call_id.to_string()),
+            details: Vec::new(),
             message: format!("{call_id} cancelled by the moderator"),
         });
         if retry {
@@ -360,6 +365,7 @@ impl Supervisor {
                 at: now,
                 kind: LogKind::Skip,
                 call_id: Some(call_id.to_string()),
+                details: Vec::new(),
                 message: format!(
                     "{} skipped for {} round {} by the moderator",
                     call.slot.role, call.slot.stage, call.slot.round

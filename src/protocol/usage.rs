@@ -325,6 +325,7 @@ mod tests {
             at: at(seconds),
             kind,
             call_id: Some(call.to_string()),
+            details: Vec::new(),
             message: String::new(),
         };
         let mut ledger = UsageLedger::default();

@@ -648,6 +648,7 @@ impl App {
         pane.sanitizer = Sanitizer::new();
         pane.reasoning_sanitizer = Sanitizer::new();
         pane.call_id = Some(call_id.clone());
+        pane.cited = None;
         self.pane_by_call.insert(call_id, index);
     }
 
@@ -734,6 +735,12 @@ impl App {
             return;
         }
         let pane = &mut self.panes[index];
+        if entry.kind == LogKind::Cited {
+            if current {
+                pane.mark_citations(&entry.details);
+            }
+            return;
+        }
         if matches!(
             entry.kind,
             LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip
@@ -943,6 +950,7 @@ pub fn log_mark(kind: LogKind) -> &'static str {
         LogKind::Failure => "!",
         LogKind::Malformed => "?",
         LogKind::LeftOut => "✗",
+        LogKind::Cited => "§",
         LogKind::Moderation => "⚖",
         LogKind::Override => "☛",
         LogKind::Verdict => "★",

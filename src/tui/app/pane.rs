@@ -10,7 +10,7 @@ use ratatui_textarea::TextArea;
 use super::RoleInfo;
 use crate::text::Sanitizer;
 use crate::tui::cards::Cards;
-use crate::tui::markdown::StreamDoc;
+use crate::tui::markdown::{Segment, StreamDoc};
 
 /// How often, at most, a following pane scrolls when its text arrives
 /// faster than it can be read: a jump leaves free the rows that this long
@@ -181,6 +181,9 @@ pub struct AgentPane {
     pub human: Option<HumanAnswer>,
     /// Lines visible at the last layout.
     pub viewport: usize,
+    /// How the citations of the pane's latest answer checked out, verified
+    /// and failed (issue 52); `None` until an answer cites something.
+    pub cited: Option<(usize, usize)>,
 }
 
 impl AgentPane {
@@ -206,6 +209,7 @@ impl AgentPane {
             reasoning_sanitizer: Sanitizer::new(),
             human: None,
             viewport: 0,
+            cited: None,
         }
     }
 
@@ -323,6 +327,23 @@ impl AgentPane {
     pub(super) fn push_notice(&mut self, text: &str) {
         self.doc.push_notice(text);
         self.cards.push_notice(text);
+    }
+
+    /// Marks each citation of the answer just read (`✓ "…" — app.log
+    /// (verified at app.log:L3)`, one line each, as quorum checked them)
+    /// under the answer, in both views.
+    pub(super) fn mark_citations(&mut self, lines: &[String]) {
+        let count = |mark: char| lines.iter().filter(|l| l.starts_with(mark)).count();
+        self.cited = Some((count('✓'), count('✗')));
+        self.push_notice("its citations, as quorum checked them");
+        let mut list = String::new();
+        for line in lines {
+            list.push_str("- ");
+            list.push_str(&crate::text::sanitize(&crate::words::one_line(line)));
+            list.push('\n');
+        }
+        self.doc.push(Segment::Answer, &list);
+        self.cards.push(Segment::Answer, &list);
     }
 
     /// Whether a call of this pane is running (and so can be overridden).

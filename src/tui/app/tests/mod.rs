@@ -535,6 +535,7 @@ fn log(app: &mut App, kind: LogKind, call_id: &str, message: &str) {
             at: chrono::Utc::now(),
             kind,
             call_id: (!call_id.is_empty()).then(|| call_id.to_string()),
+            details: Vec::new(),
             message: message.into(),
         }),
         Instant::now(),
@@ -1070,4 +1071,67 @@ fn a_step_held_at_the_budget_asks_raise_stop_or_go_on_once() {
         key(&mut app, KeyCode::Char('s')),
         vec![Command::Budget(BudgetDecision::Stop)]
     );
+}
+
+/// EV-05: what an answer cited is marked under it in its pane, each
+/// citation with its check, and tallied at the pane's foot; a tally for a
+/// call the pane no longer shows is not drawn into the new one.
+#[test]
+fn ev_05_an_answers_citations_are_marked_under_it_in_its_pane() {
+    let mut app = app();
+    let call = "critic/critique/r1/a1";
+    start(&mut app, call, "critic");
+    app.apply(
+        Update::Chunk {
+            call_id: call.into(),
+            text: "The pool \"ran dry\" — app.log\n".into(),
+        },
+        Instant::now(),
+    );
+    let cited = |app: &mut App, call_id: &str| {
+        app.apply(
+            Update::Log(LogEntry {
+                at: chrono::Utc::now(),
+                kind: LogKind::Cited,
+                call_id: Some(call_id.into()),
+                message: "critic cited 2: 1 verified, 1 failed".into(),
+                details: vec![
+                    "✓ \"ran dry\" — app.log (verified at app.log:L3)".into(),
+                    "✗ \"pool 900\" — app.log (not found in app.log nor in any other source)"
+                        .into(),
+                ],
+            }),
+            Instant::now(),
+        )
+    };
+    cited(&mut app, call);
+    let index = app.pane_index("critic").unwrap();
+    assert_eq!(app.panes[index].cited, Some((1, 1)));
+    app.prepare(Rect::new(0, 0, 200, 50));
+    let doc = app.panes[index].shown();
+    let rows = doc.row_texts(0, doc.line_count()).join("\n");
+    assert!(rows.contains("as quorum checked them"), "{rows}");
+    assert!(
+        rows.contains("✓ \"ran dry\" — app.log (verified at app.log:L3)"),
+        "{rows}"
+    );
+    assert!(rows.contains("✗ \"pool 900\""), "{rows}");
+    assert!(
+        transcript_rows(&mut app)
+            .iter()
+            .any(|row| row.contains("§ critic cited 2")),
+        "the transcript keeps the tally"
+    );
+    let mut screen = ratatui::buffer::Buffer::empty(Rect::new(0, 0, 200, 50));
+    crate::tui::view::draw_screen(&app, &mut screen);
+    let drawn: String = screen.content().iter().map(|cell| cell.symbol()).collect();
+    // The pane is narrow here: its foot shows the tally's start.
+    assert!(drawn.contains("cited 1 ✓ ·"), "at the pane's foot");
+
+    // The next round starts: the tally is the new answer's to make, and a
+    // late tally of the old call does not mark the new one.
+    start(&mut app, "critic/critique/r2/a1", "critic");
+    assert_eq!(app.panes[index].cited, None);
+    cited(&mut app, call);
+    assert_eq!(app.panes[index].cited, None);
 }
