@@ -352,7 +352,7 @@ fn the_interface_asks_and_keeps_each_answer() {
     // Over the limit, the header says so beside the figures.
     assert!(
         run.screen_text()
-            .contains("of 12.0k tok · step ≈ 16.9k tok"),
+            .contains("of 12.0k tok · step ≈ 17.2k tok"),
         "{}",
         run.screen_text()
     );

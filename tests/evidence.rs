@@ -208,3 +208,79 @@ fn ev_05_each_answers_citations_are_tallied_in_the_transcript_and_progress() {
     let transcript = std::fs::read_to_string(dir.join("transcript.md")).unwrap();
     assert!(transcript.contains("**cited**"), "{transcript}");
 }
+
+/// EV-10: an agent that asks to be shown sources in a `request` block is
+/// shown them, numbered, in its next prompt (journaled with the call); a
+/// name quorum did not load is refused in the transcript and never opened.
+#[test]
+fn ev_10_a_debugger_asking_for_a_file_is_shown_it_in_its_next_prompt() {
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        "svc/src/submit.rs",
+        "fn submit() {\n    fraud::score();\n}\n",
+    );
+    let spec = sandbox.path().join("rca.yaml");
+    sandbox
+        .quorum(
+            &[
+                "demo",
+                "--protocol",
+                "rca",
+                "--export-script",
+                spec.to_str().unwrap(),
+            ],
+            &[],
+        )
+        .assert_code(0);
+    let exported = std::fs::read_to_string(&spec).unwrap();
+    let opening =
+        "        One hypothesis. The timing and the code both point at the 14:02 deploy.\n";
+    assert!(exported.contains(opening), "the demo's first answer");
+    let asking = format!(
+        "{opening}        ```request\n        - src/submit.rs:L2\n        - ../../etc/passwd\n        ```\n"
+    );
+    sandbox.write("rca.yaml", &exported.replacen(opening, &asking, 1));
+    let out = sandbox.out();
+    let ran = sandbox.quorum(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--headless",
+            "--speed",
+            "50",
+            "--repo",
+            sandbox.path().join("svc").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ran.assert_code(0);
+    let dir = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.join("rca.yaml").exists())
+        .expect("the rca's folder");
+    let transcript = std::fs::read_to_string(dir.join("transcript.md")).unwrap();
+    assert!(
+        transcript.contains("debugger.alpha asked to be shown src/submit.rs:L2"),
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("../../etc/passwd: no source of that name"),
+        "{transcript}"
+    );
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let shown: Vec<&str> = journal
+        .lines()
+        .filter(|line| line.contains("The sources you asked for"))
+        .collect();
+    assert_eq!(shown.len(), 1, "shown once, in the next prompt");
+    assert!(shown[0].contains("debugger.alpha/answers"), "{}", shown[0]);
+    assert!(
+        shown[0].contains("    2      fraud::score();"),
+        "{}",
+        shown[0]
+    );
+    assert!(!journal.contains("root:x:0"), "never opened");
+}

@@ -399,6 +399,15 @@ impl Sources {
             .map(|&index| self.files[index].text.as_str())
     }
 
+    /// The name and text of the source `name` stands for (as
+    /// [`Sources::resolve`] reads it), if any.
+    pub fn found(&self, name: &str) -> Option<(&str, &str)> {
+        self.resolve(name).map(|index| {
+            let file = &self.files[index];
+            (file.name.as_str(), file.text.as_str())
+        })
+    }
+
     /// Whether `name` names a source (as [`Sources::resolve`] reads it).
     pub fn knows(&self, name: &str) -> bool {
         self.resolve(name).is_some()

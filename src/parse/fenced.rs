@@ -54,16 +54,10 @@ pub(super) struct Found {
 /// fence.
 pub(super) fn find_yaml(text: &str) -> Result<Found, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut finished: Vec<FencedBlock> = Vec::new();
-    let mut open: Option<FencedBlock> = None;
-    for (index, line) in text.lines().enumerate() {
-        let line_number = index + 1;
-        match open.as_mut() {
-            None => open = FencedBlock::open(line, line_number),
-            Some(block) if block.is_closed_by(line) => finished.extend(open.take()),
-            Some(block) => block.push_content(line),
-        }
-    }
+    let (mut finished, open) = fenced_blocks(text);
+    // A request for sources is never the answer's YAML (issue 52).
+    finished.retain(|block| !block.is_request);
+    let open = open.filter(|block| !block.is_request);
     // A block still open runs to the end of the answer: the last block of
     // all, so the one taken when it is tagged yaml or no closed block is.
     let mut unclosed = None;
@@ -102,6 +96,34 @@ pub(super) fn find_yaml(text: &str) -> Result<Found, ParseError> {
     })
 }
 
+/// Every fenced block of `text`, in order, and the one left open at its end.
+fn fenced_blocks(text: &str) -> (Vec<FencedBlock>, Option<FencedBlock>) {
+    let mut finished: Vec<FencedBlock> = Vec::new();
+    let mut open: Option<FencedBlock> = None;
+    for (index, line) in text.lines().enumerate() {
+        let line_number = index + 1;
+        match open.as_mut() {
+            None => open = FencedBlock::open(line, line_number),
+            Some(block) if block.is_closed_by(line) => finished.extend(open.take()),
+            Some(block) => block.push_content(line),
+        }
+    }
+    (finished, open)
+}
+
+/// The insides of every block fenced as `request` in `text` (one left
+/// open at the end is read to it), in order: an agent asking for sources
+/// to be shown (issue 52).
+pub fn request_blocks(text: &str) -> Vec<String> {
+    let (finished, open) = fenced_blocks(text);
+    finished
+        .into_iter()
+        .chain(open)
+        .filter(|block| block.is_request)
+        .map(|block| block.content)
+        .collect()
+}
+
 fn joined_lines<'a>(lines: impl Iterator<Item = &'a str>) -> String {
     let mut joined = String::new();
     for line in lines {
@@ -120,6 +142,8 @@ struct FencedBlock {
     fence_len: usize,
     info: String,
     is_yaml: bool,
+    /// Fenced as `request`: an agent asking to be shown sources.
+    is_request: bool,
     /// The lines inside the fences, each ended by a line feed.
     content: String,
 }
@@ -151,6 +175,7 @@ impl FencedBlock {
             fence_len,
             info: info.to_owned(),
             is_yaml: language == "yaml" || language == "yml",
+            is_request: language == "request",
             content: String::new(),
         })
     }
@@ -224,6 +249,17 @@ mod tests {
     fn without_a_yaml_tag_the_last_fenced_block_wins() {
         let text = "```json\n{\"a\": 1}\n```\nthen\n```\na: 2\n```\n";
         assert_extracts(text, "a: 2\n", 6);
+    }
+
+    /// EV-10: a block asking for sources is never the answer's YAML, even
+    /// after a bare fence or left open at the end.
+    #[test]
+    fn ev_10_a_request_block_is_never_the_yaml() {
+        let text = "```\na: 2\n```\n```request\n- src/retry.go\n```\n";
+        assert_extracts(text, "a: 2\n", 2);
+        let open = "```\na: 2\n```\n```request\n- src/retry.go\n";
+        assert_extracts(open, "a: 2\n", 2);
+        assert_eq!(request_blocks(open), vec!["- src/retry.go\n".to_string()]);
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod lines;
 mod lists;
 pub(crate) use lists::Shape;
 pub mod normalise;
+pub mod requests;
 
 use std::cell::RefCell;
 use std::fmt;

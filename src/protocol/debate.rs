@@ -283,16 +283,28 @@ impl<S: Stage, R: Clone + PartialEq> DebateCore<S, R> {
         now: Timestamp,
     ) -> Result<CallSpec, String> {
         // A template that takes the sources gets them here, unless its
-        // protocol gave them (issue 52): what may be cited, and how.
+        // protocol gave them (issue 52): what may be cited, and how; and
+        // what the role asked to be shown in its last answer.
+        let takes_sources = template.variables.contains(&"sources");
+        let asked = takes_sources
+            .then(|| self.evidence.take_requested(&slot.role))
+            .flatten();
         let with_sources;
-        let context = if template.variables.contains(&"sources") && context.get("sources").is_none()
-        {
+        let context = if takes_sources && (context.get("sources").is_none() || asked.is_some()) {
             let topic = ["topic", "problem", "scope", "goal"]
                 .iter()
                 .find_map(|key| context.get(*key).and_then(serde_json::Value::as_str))
                 .unwrap_or_default();
+            let mut sources = match context.get("sources") {
+                Some(given) => given.as_str().unwrap_or_default().to_string(),
+                None => self.evidence.prompt(topic),
+            };
+            if let Some(asked) = asked {
+                sources.push('\n');
+                sources.push_str(&asked);
+            }
             let mut extended = context.clone();
-            extended["sources"] = serde_json::json!(self.evidence.prompt(topic));
+            extended["sources"] = serde_json::json!(sources);
             with_sources = extended;
             &with_sources
         } else {
@@ -641,6 +653,11 @@ fn file_answer<R: Rules + ?Sized>(rules: &mut R, answer: &Answer<'_>) {
             format!("{whose} {tally}"),
             lines,
         );
+    }
+    let whose = &answer.call.slot.role;
+    if let Some(line) = core.evidence.file_requests(whose, answer.output) {
+        core.calls
+            .push_log(answer.now, LogKind::Note, Some(&call_id), line);
     }
     if !core.evidence_by_answer {
         return;

@@ -16,6 +16,8 @@
 //! ([`Evidence::section`]) with its machine-readable twin
 //! (`evidence.yaml`, [`Evidence::yaml`]).
 
+mod requests;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -152,6 +154,9 @@ pub struct Evidence {
     claims: Vec<(String, Claim)>,
     /// Sources that changed since the debate started, in words.
     changed: Vec<String>,
+    /// What each role asked to be shown, for its next prompt
+    /// ([`Evidence::file_requests`]).
+    asked: Vec<(String, requests::Asked)>,
 }
 
 impl Evidence {
@@ -224,6 +229,7 @@ impl Evidence {
             records: records.to_vec(),
             claims: Vec::new(),
             changed,
+            asked: Vec::new(),
         }
     }
 
@@ -317,7 +323,8 @@ impl Evidence {
             out.push_str("No sources were given to this debate: citations cannot be checked, so say where each piece of evidence comes from.\n");
             return out;
         }
-        out.push_str("Sources, by the name a citation uses:\n\n");
+        out.push_str(&Evidence::how_to_ask());
+        out.push_str("\nSources, by the name a citation uses:\n\n");
         let mut tree_files = Vec::new();
         for (name, kind, lines, _) in self.sources.list() {
             match kind {
