@@ -284,3 +284,70 @@ fn ev_10_a_debugger_asking_for_a_file_is_shown_it_in_its_next_prompt() {
     );
     assert!(!journal.contains("root:x:0"), "never opened");
 }
+
+/// EV-04: `quorum verdict` checks every recorded citation again against
+/// the sources: a record edited to drop a hypothesis's failed citation
+/// from `unverified`, or to mark it verified in `evidence.yaml`, changes
+/// nothing, and the reading says the fresh check counts.
+#[test]
+fn ev_04_verdict_checks_the_citations_again_and_an_edited_record_does_not_count() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    sandbox
+        .quorum(
+            &[
+                "demo",
+                "--protocol",
+                "rca",
+                "--headless",
+                "--speed",
+                "50",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        )
+        .assert_code(0);
+    let dir = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.join("rca.yaml").exists())
+        .expect("the rca's folder");
+    let dir_text = dir.to_str().unwrap();
+    let before = sandbox.quorum(&["verdict", dir_text], &[]);
+    assert!(!before.stderr.contains("checks now"), "{}", before.stderr);
+
+    let rca = std::fs::read_to_string(dir.join("rca.yaml")).unwrap();
+    let mut record: yaml_serde::Value = yaml_serde::from_str(&rca).unwrap();
+    let unverified = record.get_mut("unverified").expect("a failed citation");
+    let (id, _) = unverified
+        .as_mapping()
+        .and_then(|map| map.iter().next())
+        .map(|(id, why)| (id.as_str().unwrap().to_string(), why.clone()))
+        .expect("one hypothesis");
+    *unverified = yaml_serde::Value::Mapping(Default::default());
+    std::fs::write(
+        dir.join("rca.yaml"),
+        yaml_serde::to_string(&record).unwrap(),
+    )
+    .unwrap();
+    let evidence = std::fs::read_to_string(dir.join("evidence.yaml")).unwrap();
+    std::fs::write(
+        dir.join("evidence.yaml"),
+        evidence.replace(
+            "      status: not_found\n      source: checkout-api.log\n",
+            "      status: verified\n      source: checkout-api.log\n      lines:\n        first: 1\n        last: 1\n",
+        ),
+    )
+    .unwrap();
+
+    let after = sandbox.quorum(&["verdict", dir_text], &[]);
+    assert_eq!(after.stdout, before.stdout, "the verdict stands");
+    assert_eq!(after.code, before.code);
+    for part in [
+        "and checks now as not found",
+        &format!("rca.yaml: {id} counts as unverified, as its citations check now"),
+    ] {
+        assert!(after.stderr.contains(part), "{part}: {}", after.stderr);
+    }
+}

@@ -274,7 +274,7 @@ async fn every_command_knows_it() {
 
     assert_eq!(quorum(&["verdict", dir_arg]).await, ExitCode::SUCCESS);
     let recomputed = KIND
-        .recompute(&quorum::input::RecordFolder::new(&dir))
+        .recompute(&quorum::input::RecordFolder::new(&dir), None)
         .unwrap();
     assert_eq!(recomputed.verdict, Some(quorum::protocol::Verdict::Adopt));
     assert!(

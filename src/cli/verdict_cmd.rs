@@ -28,9 +28,23 @@ pub(super) fn note_changed_sources(definition: &crate::protocol::kind::DebateDef
 }
 
 pub fn run(dir: &Path, json: bool) -> ExitCode {
+    let folder = crate::input::RecordFolder::new(dir);
+    let mut rechecked = None;
     let protocol = match Recorded::read(dir) {
         Ok(recorded) => {
             note_changed_sources(&recorded.definition);
+            // Every citation checked again against the sources as they
+            // are now (issue 52): the protocol's evidence rule counts these.
+            let readings;
+            let definition = &recorded.definition;
+            (rechecked, readings) = crate::protocol::evidence::recheck::recheck(
+                &definition.context(),
+                &definition.sources(),
+                &folder,
+            );
+            for reading in readings {
+                eprintln!("quorum: {}", crate::text::for_stderr(&reading));
+            }
             recorded.definition.protocol().to_string()
         }
         // A folder with no journal (copied without it): its debate.yaml
@@ -48,7 +62,7 @@ pub fn run(dir: &Path, json: bool) -> ExitCode {
         );
         return ExitCode::from(EXIT_USAGE);
     };
-    match kind.recompute(&crate::input::RecordFolder::new(dir)) {
+    match kind.recompute(&folder, rechecked.as_ref()) {
         Ok(recomputed) => {
             for reading in &recomputed.readings {
                 eprintln!("quorum: {}", sanitize(reading));

@@ -14,7 +14,9 @@
 //!   exist and hold its quoted text. Nothing is sent to a model.
 
 pub mod check;
+pub mod claim;
 pub mod sources;
 
 pub use check::{Checked, Status};
+pub use claim::Claim;
 pub use sources::{RepoLimits, SourceKind, SourceRecord, Sources};

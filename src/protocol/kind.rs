@@ -20,6 +20,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::evidence::recheck::Rechecked;
 use super::{ContextDoc, Protocol, RoleGroup, Seating, Verdict};
 use crate::input::{RecordFileError, RecordFiles};
 use crate::located::SpecError;
@@ -71,6 +72,15 @@ impl DebateDefinition {
     pub fn read_config<T: DeserializeOwned>(&self, what: &str) -> Result<T, String> {
         self.config()
             .map_err(|error| format!("the {what}'s definition does not read: {error}"))
+    }
+
+    /// The context documents the agents were given, as recorded.
+    pub fn context(&self) -> Vec<ContextDoc> {
+        self.config
+            .get("context")
+            .cloned()
+            .and_then(|value| serde_json::from_value(value).ok())
+            .unwrap_or_default()
     }
 
     /// What is debated.
@@ -640,9 +650,15 @@ pub trait ProtocolKind: Sync {
         info.demos.get(index).copied()
     }
 
-    /// The verdict recomputed from the files of a finished debate.
-    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
-        let _ = files;
+    /// The verdict recomputed from the files of a finished debate, its
+    /// evidence rules from `rechecked` (its citations checked again, issue
+    /// 52) when given, else from its record.
+    fn recompute(
+        &self,
+        files: &dyn RecordFiles,
+        rechecked: Option<&Rechecked>,
+    ) -> Result<Recomputed, RecomputeError> {
+        let _ = (files, rechecked);
         Err(RecomputeError::NotApplicable(format!(
             "a {} ends with a deliverable, not a verdict: there is no verdict to recompute",
             self.title()

@@ -679,7 +679,11 @@ impl ProtocolKind for AdvocateKind {
         input.protocol(INFO.title, Advocate::new)
     }
 
-    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
+    fn recompute(
+        &self,
+        files: &dyn RecordFiles,
+        _rechecked: Option<&quorum::protocol::evidence::recheck::Rechecked>,
+    ) -> Result<Recomputed, RecomputeError> {
         let record: DebateRecord = read_record(files, "debate.yaml", "a quorum debate folder")?;
         let Some(referee) = record.referee else {
             return Err(RecomputeError::NoVerdict {

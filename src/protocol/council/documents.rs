@@ -368,7 +368,10 @@ pub fn companion(council: &Council) -> Value {
 
 /// The verdict derived again from `council.json` and the final-position
 /// files on disk: editing a final position changes it.
-pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, RecomputeError> {
+pub fn recompute(
+    files: &dyn crate::input::RecordFiles,
+    rechecked: Option<&crate::protocol::evidence::recheck::Rechecked>,
+) -> Result<Recomputed, RecomputeError> {
     let shown = files.shown(RECORD);
     let record: RecordIn =
         crate::protocol::kind::read_record(files, RECORD, "a quorum council folder")?;
@@ -421,6 +424,20 @@ pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, Re
         }
     }
     let ids: Vec<String> = record.participants.iter().map(|p| p.id.clone()).collect();
+    // EV-08 from the citations checked again, when `verdict` could.
+    let unverified = crate::protocol::evidence::recheck::unverified_now(
+        rechecked,
+        RECORD,
+        &record.unverified,
+        record.inventory.iter().map(|f| f.id.clone()),
+        |claim| {
+            claim
+                .none_verified()
+                .then(|| claim.first_failure())
+                .flatten()
+        },
+        &mut readings,
+    );
     let assessment = verdict::assess(&verdict::Record {
         participants: &ids,
         findings: &record.inventory,
@@ -432,7 +449,7 @@ pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, Re
         params: record.preset.params(),
         fairness: &record.fairness,
         edition: record.edition,
-        unverified: &record.unverified,
+        unverified: &unverified,
     });
     let mut rule = assessment.rule.clone();
     for outcome in &assessment.outcomes {

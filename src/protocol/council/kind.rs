@@ -358,8 +358,12 @@ impl ProtocolKind for CouncilKind {
         Ok(Box::new(Council::new(config, input.prompts)))
     }
 
-    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
-        super::documents::recompute(files)
+    fn recompute(
+        &self,
+        files: &dyn RecordFiles,
+        rechecked: Option<&crate::protocol::evidence::recheck::Rechecked>,
+    ) -> Result<Recomputed, RecomputeError> {
+        super::documents::recompute(files, rechecked)
     }
 }
 

@@ -621,7 +621,11 @@ impl ProtocolKind for DecisionReviewKind {
         Ok(DebateDefinition::new(NAME, &config))
     }
 
-    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
+    fn recompute(
+        &self,
+        files: &dyn RecordFiles,
+        rechecked: Option<&crate::protocol::evidence::recheck::Rechecked>,
+    ) -> Result<Recomputed, RecomputeError> {
         #[derive(Deserialize)]
         struct MetaOnly {
             #[serde(default)]
@@ -645,7 +649,7 @@ impl ProtocolKind for DecisionReviewKind {
             value,
             notes: readings,
             ..
-        } = recompute(files)?;
+        } = recompute(files, rechecked)?;
         Ok(match value {
             Recomputation::Verdict(assessment) => Recomputed {
                 verdict: Some(assessment.verdict),
@@ -1256,7 +1260,7 @@ held_out: stylist
         )
         .unwrap();
         let error = KIND
-            .recompute(&crate::input::RecordFolder::new(folder.path()))
+            .recompute(&crate::input::RecordFolder::new(folder.path()), None)
             .err()
             .unwrap();
         assert!(matches!(error, RecomputeError::NotApplicable(_)), "{error}");

@@ -687,7 +687,10 @@ impl RcaYaml {
 /// The verdict of the analysis in `dir`, derived again from the
 /// challenges `rca.yaml` records (A28): editing a challenge's outcome there
 /// changes it.
-pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, RecomputeError> {
+pub fn recompute(
+    files: &dyn crate::input::RecordFiles,
+    rechecked: Option<&crate::protocol::evidence::recheck::Rechecked>,
+) -> Result<Recomputed, RecomputeError> {
     let shown = files.shown(RCA_YAML);
     let record: RcaYaml =
         crate::protocol::kind::read_record(files, RCA_YAML, "a quorum root-cause analysis folder")?;
@@ -708,10 +711,20 @@ pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, Re
         Some(_) => {}
     }
     let ids: Vec<String> = record.hypotheses.iter().map(|h| h.id.clone()).collect();
+    // EV-07 from the citations checked again, when `verdict` could.
+    let mut readings = Vec::new();
+    let unverified = crate::protocol::evidence::recheck::unverified_now(
+        rechecked,
+        RCA_YAML,
+        &record.unverified,
+        ids.iter().cloned(),
+        crate::evidence::Claim::first_failure,
+        &mut readings,
+    );
     let rules = super::status::Rules {
         edition: record.edition,
         ruled_out: &record.ruled_out,
-        unverified: &record.unverified,
+        unverified: &unverified,
     };
     let (statuses, conclusion) = super::assess(&ids, &record.challenges, &rules);
     // RC-16: a survivor that claims with hedge words is proven only as
@@ -748,6 +761,6 @@ pub fn recompute(files: &dyn crate::input::RecordFiles) -> Result<Recomputed, Re
                 "id": id, "status": d.status, "rule": d.rule,
             })).collect::<Vec<_>>(),
         }),
-        readings: Vec::new(),
+        readings,
     })
 }

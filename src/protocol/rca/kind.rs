@@ -161,8 +161,12 @@ impl ProtocolKind for RcaKind {
         input.protocol("root-cause analysis", Rca::new)
     }
 
-    fn recompute(&self, files: &dyn RecordFiles) -> Result<Recomputed, RecomputeError> {
-        super::documents::recompute(files)
+    fn recompute(
+        &self,
+        files: &dyn RecordFiles,
+        rechecked: Option<&crate::protocol::evidence::recheck::Rechecked>,
+    ) -> Result<Recomputed, RecomputeError> {
+        super::documents::recompute(files, rechecked)
     }
 }
 

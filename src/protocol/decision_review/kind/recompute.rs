@@ -23,7 +23,10 @@ use crate::protocol::kind::{RecomputeError, read_record};
 /// MALFORMED marker, or no longer parses, is excluded as malformed. The
 /// judge files are read as the live run read them; the notes say what was
 /// read other than as written, file by file.
-pub(super) fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, RecomputeError> {
+pub(super) fn recompute(
+    files: &dyn RecordFiles,
+    rechecked: Option<&crate::protocol::evidence::recheck::Rechecked>,
+) -> Result<Read<Recomputation>, RecomputeError> {
     let shown = files.shown("debate.yaml");
     let record: DebateYaml = read_record(files, "debate.yaml", "a quorum debate folder")?;
     if let Some(Outcome::Failed { reason }) = &record.outcome {
@@ -139,10 +142,18 @@ pub(super) fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, 
             &record.thresholds,
             record.participants.held_out(),
         );
-        // EV-09: the judges' citations as the run checked them.
+        // EV-09: the binding judges' citations, checked again when
+        // `verdict` could, else as the run checked them.
+        let unverified = binding_unverified(
+            rechecked,
+            &panel,
+            round,
+            evaluation.latest.unverified_binding.clone(),
+            &mut readings,
+        );
         let mut assessment = crate::protocol::decision_review::verdict::bound_by_evidence(
             assessment,
-            evaluation.latest.unverified_binding.as_deref(),
+            unverified.as_deref(),
         );
         assessment.rule = crate::protocol::fairness::rule_with_flags(
             assessment.rule,
@@ -167,4 +178,45 @@ pub(super) fn recompute(files: &dyn RecordFiles) -> Result<Read<Recomputation>, 
 pub(super) enum Recomputation {
     Verdict(crate::protocol::decision_review::verdict::Assessment),
     Ranking(crate::protocol::decision_review::ranking::Ranking),
+}
+
+/// Why the binding judges' citations of `round` leave an ADOPT resting on
+/// nothing checked (EV-09): from the citations checked again when there
+/// are any (`rechecked`), else `recorded`; a reading says where the two
+/// differ.
+fn binding_unverified(
+    rechecked: Option<&crate::protocol::evidence::recheck::Rechecked>,
+    panel: &[crate::protocol::decision_review::JudgeConfig],
+    round: u32,
+    recorded: Option<String>,
+    readings: &mut Vec<String>,
+) -> Option<String> {
+    let Some(claims) = rechecked else {
+        return recorded;
+    };
+    let mut binding = crate::evidence::Claim::default();
+    let binds = panel
+        .iter()
+        .filter(|judge| judge.weight == crate::protocol::decision_review::model::Weight::Binding);
+    for judge in binds {
+        if let Some(claim) = claims.get(&format!("judge {}, round {round}", judge.role.as_str())) {
+            binding.checked.extend(claim.checked.iter().cloned());
+            binding.excess |= claim.excess;
+        }
+    }
+    let fresh = binding
+        .none_verified()
+        .then(|| binding.first_failure())
+        .flatten();
+    match (&recorded, &fresh) {
+        (None, Some(why)) => readings.push(format!(
+            "debate.yaml: the binding judges' citations check now as all failed ({why}); that counts"
+        )),
+        (Some(_), None) => readings.push(
+            "debate.yaml: the binding judges' citations are recorded as all failed, but some check now; that counts"
+                .into(),
+        ),
+        _ => {}
+    }
+    fresh
 }
