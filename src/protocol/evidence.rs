@@ -48,6 +48,10 @@ pub struct Claim {
     /// checked, and count as unverified.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub excess: bool,
+    /// A place kept for a claim nothing was filed under yet
+    /// ([`Evidence::reserve`]): shown nowhere until it is filed.
+    #[serde(skip)]
+    pub pending: bool,
 }
 
 impl Claim {
@@ -233,6 +237,7 @@ impl Evidence {
         static NOTHING: Claim = Claim {
             checked: Vec::new(),
             excess: false,
+            pending: false,
         };
         if !self.active {
             return &NOTHING;
@@ -261,15 +266,34 @@ impl Evidence {
         &self.claims[index].1
     }
 
+    /// Keeps `claim`'s place in the order claims are shown before anything
+    /// is filed under it: a protocol whose answers are its claims reserves
+    /// each one when it starts the call, so that answers arriving in any
+    /// order (a panel's reviewers, a writing review's judges) are shown in
+    /// the order they were asked for, the same in every run.
+    pub fn reserve(&mut self, claim: &str) {
+        if !self.active || self.claims.iter().any(|(name, _)| name == claim) {
+            return;
+        }
+        self.claims.push((
+            claim.to_string(),
+            Claim {
+                pending: true,
+                ..Claim::default()
+            },
+        ));
+    }
+
     /// What `claim` cites, checked; `None` when nothing was filed for it.
     pub fn of(&self, claim: &str) -> Option<&Claim> {
         self.claims
             .iter()
-            .find(|(name, _)| name == claim)
+            .find(|(name, found)| name == claim && !found.pending)
             .map(|(_, found)| found)
     }
 
-    /// Every claim filed, in order.
+    /// Every claim filed, in order (a place reserved and not yet filed is
+    /// marked `pending`).
     pub fn claims(&self) -> &[(String, Claim)] {
         &self.claims
     }
@@ -358,6 +382,7 @@ impl Evidence {
             let claim = Claim {
                 checked: self.sources.check_where_cited(&cited.citations),
                 excess: cited.excess,
+                pending: false,
             };
             lines.extend(claim.lines());
         }
@@ -404,7 +429,8 @@ impl Evidence {
             .claims
             .iter()
             .any(|(_, claim)| !claim.checked.is_empty() || claim.excess);
-        if self.claims.is_empty() || (!cited && !self.has_sources()) {
+        let filed = self.claims.iter().any(|(_, claim)| !claim.pending);
+        if !filed || (!cited && !self.has_sources()) {
             return None;
         }
         let (all, verified, failed) = self.counts();
@@ -440,7 +466,12 @@ impl Evidence {
         yaml_serde::to_string(&EvidenceRecord {
             sources: self.records.clone(),
             left_out: self.sources.left_out.clone(),
-            claims: self.claims.iter().cloned().collect(),
+            claims: self
+                .claims
+                .iter()
+                .filter(|(_, claim)| !claim.pending)
+                .cloned()
+                .collect(),
         })
         .unwrap_or_default()
     }
@@ -495,5 +526,28 @@ mod tests {
             with_section("# T\n\nBody.\n", section),
             "# T\n\nBody.\n\n## Evidence\n\nx.\n"
         );
+    }
+
+    /// Answers that arrive in any order are shown in the order their calls
+    /// were started; a place reserved and never filed shows nowhere.
+    #[test]
+    fn reserved_claims_keep_the_order_asked_whatever_order_they_are_filed_in() {
+        let context = [ContextDoc {
+            name: "notes.md".into(),
+            text: "pool exhausted (size 20)\n".into(),
+        }];
+        let mut evidence = Evidence::open(&context, &[], true);
+        for claim in ["a/reviews/r1", "b/reviews/r1", "c/reviews/r1"] {
+            evidence.reserve(claim);
+        }
+        evidence.file("c/reviews/r1", ["\"pool exhausted (size 20)\" — notes.md"]);
+        evidence.file("a/reviews/r1", ["\"pool exhausted (size 99)\" — notes.md"]);
+        let section = evidence.section().unwrap();
+        let a = section.find("**a/reviews/r1**").unwrap();
+        let c = section.find("**c/reviews/r1**").unwrap();
+        assert!(a < c, "{section}");
+        assert!(!section.contains("b/reviews/r1"), "{section}");
+        assert!(!evidence.yaml().contains("b/reviews/r1"));
+        assert!(evidence.of("b/reviews/r1").is_none());
     }
 }
