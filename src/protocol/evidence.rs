@@ -414,6 +414,31 @@ impl Evidence {
         out
     }
 
+    /// What checking found wanting in every claim filed so far, for the
+    /// prompt of a synthesizer who writes the reader's document from those
+    /// answers: one line per citation that is not verified, saying so,
+    /// without the call it came from (the synthesizer reads the answers
+    /// by what they say, not by who said them). Empty when every citation
+    /// verified or none was made.
+    pub fn findings_in_all(&self) -> String {
+        let mut out = String::new();
+        for (_, found) in &self.claims {
+            for checked in found.checked.iter().filter(|c| !c.status.verified()) {
+                out.push_str(&format!(
+                    "- {} — {}\n",
+                    checked.citation.shape(),
+                    checked.status.words()
+                ));
+            }
+            if found.excess {
+                out.push_str(&format!(
+                    "- more than {MAX_CITATIONS} citations in one answer; the rest were not checked\n"
+                ));
+            }
+        }
+        out
+    }
+
     /// The deliverable's "Evidence" section: each claim's citations with
     /// their status, and any source that changed. `None` when nothing was
     /// cited and no source was given.
