@@ -26,7 +26,7 @@ const ITEMS: [(&str, &str, &str); 5] = [
     ),
     (
         "c3",
-        "track repeat incidents for two quarters",
+        "3 repeat incidents in the six months after the change",
         "by 40% at other companies",
     ),
     (

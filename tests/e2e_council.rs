@@ -1434,7 +1434,7 @@ fn fp_47_a_withdrawn_proposal_is_not_backed_by_its_origin() {
     let text = demo_text(&sandbox, Some("brainstorm"));
     let text = replace_once(
         &text,
-        "{\"type\": \"defense\", \"finding_id\": \"P002\", \"response\": \"Agreed that it is not needed for the first release; it stays worth having once exports are used for continuous backup, so I keep it on the table for later rather than drop it.\",",
+        "{\"type\": \"defense\", \"finding_id\": \"P002\", \"response\": \"Agreed that it is not needed for the first release, and the 9-day wait was my estimate, not the notes'; I withdraw it. The stream stays worth having once exports are used for continuous backup, so I keep it on the table for later rather than drop it.\",",
         "{\"type\": \"withdrawal\", \"finding_id\": \"P002\", \"response\": \"Agreed: not needed; I take it back.\",",
     );
     let text = replace_once(

@@ -6,7 +6,9 @@
 
 use crate::support;
 
-use support::run::Sandbox;
+use quorum::protocol::evidence::EvidenceRecord;
+use quorum::protocol::registry;
+use support::run::{Sandbox, only_run};
 
 /// The rca demo run headless in `sandbox` with a log and a small tree as
 /// sources: its debate folder.
@@ -349,5 +351,86 @@ fn ev_04_verdict_checks_the_citations_again_and_an_edited_record_does_not_count(
         &format!("rca.yaml: {id} counts as unverified, as its citations check now"),
     ] {
         assert!(after.stderr.contains(part), "{part}: {}", after.stderr);
+    }
+}
+
+/// Every built-in demo, once each: the protocol's name and the mode that
+/// picks it (none for a protocol without modes); modes that share a demo
+/// run it once.
+fn every_demo() -> Vec<(&'static str, Option<&'static str>)> {
+    let mut seen: Vec<&'static str> = Vec::new();
+    let mut demos = Vec::new();
+    for kind in registry::BUILT_IN {
+        let modes: Vec<Option<&'static str>> = match kind.modes() {
+            [] => vec![None],
+            modes => modes.iter().copied().map(Some).collect(),
+        };
+        for mode in modes {
+            let text = kind.demo(mode).expect("every mode has a demo");
+            if seen.contains(&text) {
+                continue;
+            }
+            seen.push(text);
+            demos.push((kind.name(), mode));
+        }
+    }
+    demos
+}
+
+/// EV-05 (the README names no rule for what the demos show; EV-05 is the
+/// one id the evidence rules leave free): every built-in demo cites its
+/// sources, and what it shows a newcomer includes both outcomes, at least
+/// one citation that verified and one that did not, in `evidence.yaml`
+/// and in the Evidence section of what it delivers.
+#[test]
+fn ev_05_every_demo_cites_a_source_that_verifies_and_one_that_does_not() {
+    let sandbox = Sandbox::new();
+    let demos = every_demo();
+    assert!(demos.len() >= 12, "{demos:?}");
+    for (index, (protocol, mode)) in demos.iter().enumerate() {
+        let label = match mode {
+            Some(mode) => format!("{protocol} --mode {mode}"),
+            None => protocol.to_string(),
+        };
+        let root = format!("demo-{index}");
+        let mut args = vec!["--protocol", protocol];
+        if let Some(mode) = mode {
+            args.extend(["--mode", mode]);
+        }
+        let ran = sandbox.demo_into(&root, &args);
+        assert!(
+            ![1, 2].contains(&ran.code),
+            "{label}: the demo ran (exit {})\n{}",
+            ran.code,
+            ran.stderr
+        );
+        let dir = only_run(&sandbox.path().join(&root));
+        let yaml = std::fs::read_to_string(dir.join("evidence.yaml"))
+            .unwrap_or_else(|_| panic!("{label}: evidence.yaml is written"));
+        let record = EvidenceRecord::read(&yaml).expect("evidence.yaml reads");
+        let verified: usize = record.claims.values().map(|c| c.verified()).sum();
+        let failed: usize = record.claims.values().map(|c| c.failed()).sum();
+        assert!(
+            verified >= 1 && failed >= 1,
+            "{label}: {verified} verified, {failed} failed\n{yaml}"
+        );
+        let sections: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+            .filter_map(|path| std::fs::read_to_string(path).ok())
+            .filter_map(|text| {
+                let at = text.find("\n## Evidence\n")?;
+                let rest = &text[at + 1..];
+                let end = rest[3..].find("\n## ").map_or(rest.len(), |end| end + 3);
+                Some(rest[..end].to_string())
+            })
+            .collect();
+        assert!(
+            sections
+                .iter()
+                .any(|section| section.contains("- ✓ ") && section.contains("- ✗ ")),
+            "{label}: a deliverable's Evidence section shows both\n{sections:?}"
+        );
     }
 }

@@ -15,6 +15,10 @@ pub struct Claim {
     /// checked, and count as unverified.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub excess: bool,
+    /// A place kept for a claim nothing was filed under yet
+    /// (`Evidence::reserve`): shown nowhere until it is filed.
+    #[serde(skip)]
+    pub pending: bool,
 }
 
 impl Claim {

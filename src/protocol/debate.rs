@@ -312,7 +312,12 @@ impl<S: Stage, R: Clone + PartialEq> DebateCore<S, R> {
         };
         let template = (self.prompts.as_ref(), template);
         let calls = &mut self.calls;
-        calls.start_rendered(slot, template, context, raw_output_path, now)
+        let spec = calls.start_rendered(slot, template, context, raw_output_path, now)?;
+        if self.evidence_by_answer {
+            // Its answer's claim takes its place now, in the order asked.
+            self.evidence.reserve(claim_of(&spec.request.call_id));
+        }
+        Ok(spec)
     }
 
     /// Asks `answer`'s agent once more, naming `discrepancies` with the
@@ -662,10 +667,13 @@ fn file_answer<R: Rules + ?Sized>(rules: &mut R, answer: &Answer<'_>) {
     if !core.evidence_by_answer {
         return;
     }
-    let claim = call_id
-        .rsplit_once("/a")
-        .map_or(call_id.as_str(), |(call, _)| call);
-    core.evidence.file(claim, [answer.output]);
+    core.evidence.file(claim_of(&call_id), [answer.output]);
+}
+
+/// The claim an answer is filed under: its call without the attempt
+/// (`critic/critique/r1` for `critic/critique/r1/a2`).
+fn claim_of(call_id: &str) -> &str {
+    call_id.rsplit_once("/a").map_or(call_id, |(call, _)| call)
 }
 
 fn ended<R: Rules + ?Sized>(rules: &R) -> Option<&Outcome> {

@@ -132,6 +132,8 @@ impl Council {
     /// the participants' closing summaries.
     pub(super) fn start_handoff(&mut self, now: Timestamp) -> Vec<Effect> {
         self.core.enter(Step::Handoff, now);
+        // The proposals as they ended, revisions included (issue 52).
+        self.file_evidence();
         let mut context = self.base_context(SYNTHESIZER);
         context["inventory"] = pretty(self.inventory());
         context["outcomes"] = pretty(json!(self.proposal_outcomes));

@@ -116,10 +116,11 @@ impl Council {
         });
     }
 
-    /// The inventory as every later prompt carries it (FP-21).
     /// Files every finding's citations, checked (issue 52): its evidence
     /// and its description; a finding none of whose citations verified is
-    /// noted with the first that failed.
+    /// noted with the first that failed. A brainstorm's proposals are filed
+    /// the same way (their summary and rationale), binding nothing: the
+    /// devil's advocate is shown what did not verify.
     pub(super) fn file_evidence(&mut self) {
         let findings: Vec<(String, String, String)> = self
             .findings
@@ -146,6 +147,22 @@ impl Council {
                 None => self.unverified.remove(&id),
             };
         }
+        let proposals: Vec<(String, String, String)> = self
+            .proposals
+            .iter()
+            .map(|p| {
+                (
+                    p.id.clone(),
+                    p.text.summary.clone(),
+                    p.text.rationale.clone(),
+                )
+            })
+            .collect();
+        for (id, summary, rationale) in proposals {
+            self.core
+                .evidence
+                .file(&id, [summary.as_str(), rationale.as_str()]);
+        }
     }
 
     /// Findings none of whose citations verified, each with the first that
@@ -154,6 +171,7 @@ impl Council {
         &self.unverified
     }
 
+    /// The inventory as every later prompt carries it (FP-21).
     pub(super) fn inventory(&self) -> serde_json::Value {
         if self.proposes() {
             let proposals: Vec<serde_json::Value> = self
@@ -175,6 +193,7 @@ impl Council {
                         "risks": p.text.risks,
                         "lineage": p.text.lineage,
                         "expansions": p.expansions,
+                        "evidence_checks": self.core.evidence.findings_for([p.id.as_str()]),
                     })
                 })
                 .collect();

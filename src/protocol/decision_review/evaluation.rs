@@ -494,10 +494,12 @@ impl DecisionReview {
                 format!("round {round}: {}", agreement.summary()),
             );
         }
+        // Every judge's rationales are checked (issue 52); only a verdict
+        // they could make an ADOPT is bound by them (EV-09).
+        let unverified = self.file_judges(round);
         if self.config.mode == ReviewMode::Comparative {
             return self.conclude_comparison(round, now);
         }
-        let unverified = self.file_judges(round);
         if let Some(evaluation) = self.evaluations.last_mut() {
             evaluation.unverified_binding = unverified.clone();
         }

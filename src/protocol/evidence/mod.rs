@@ -181,6 +181,7 @@ impl Evidence {
         static NOTHING: Claim = Claim {
             checked: Vec::new(),
             excess: false,
+            pending: false,
         };
         if !self.active {
             return &NOTHING;
@@ -209,15 +210,34 @@ impl Evidence {
         &self.claims[index].1
     }
 
+    /// Keeps `claim`'s place in the order claims are shown before anything
+    /// is filed under it: a protocol whose answers are its claims reserves
+    /// each one when it starts the call, so that answers arriving in any
+    /// order (a panel's reviewers, a writing review's judges) are shown in
+    /// the order they were asked for, the same in every run.
+    pub fn reserve(&mut self, claim: &str) {
+        if !self.active || self.claims.iter().any(|(name, _)| name == claim) {
+            return;
+        }
+        self.claims.push((
+            claim.to_string(),
+            Claim {
+                pending: true,
+                ..Claim::default()
+            },
+        ));
+    }
+
     /// What `claim` cites, checked; `None` when nothing was filed for it.
     pub fn of(&self, claim: &str) -> Option<&Claim> {
         self.claims
             .iter()
-            .find(|(name, _)| name == claim)
+            .find(|(name, found)| name == claim && !found.pending)
             .map(|(_, found)| found)
     }
 
-    /// Every claim filed, in order.
+    /// Every claim filed, in order (a place reserved and not yet filed is
+    /// marked `pending`).
     pub fn claims(&self) -> &[(String, Claim)] {
         &self.claims
     }
@@ -307,6 +327,7 @@ impl Evidence {
             let claim = Claim {
                 checked: self.sources.check_where_cited(&cited.citations),
                 excess: cited.excess,
+                pending: false,
             };
             lines.extend(claim.lines());
         }
@@ -326,6 +347,7 @@ impl Evidence {
         let claim = Claim {
             checked: self.sources.check(&cited.citations[..take]),
             excess: cited.excess || cited.citations.len() > take,
+            pending: false,
         };
         if claim.checked.is_empty() && !claim.excess {
             return None;
@@ -358,6 +380,31 @@ impl Evidence {
         out
     }
 
+    /// What checking found wanting in every claim filed so far, for the
+    /// prompt of a synthesizer who writes the reader's document from those
+    /// answers: one line per citation that is not verified, saying so,
+    /// without the call it came from (the synthesizer reads the answers
+    /// by what they say, not by who said them). Empty when every citation
+    /// verified or none was made.
+    pub fn findings_in_all(&self) -> String {
+        let mut out = String::new();
+        for (_, found) in &self.claims {
+            for checked in found.checked.iter().filter(|c| !c.status.verified()) {
+                out.push_str(&format!(
+                    "- {} — {}\n",
+                    checked.citation.shape(),
+                    checked.status.words()
+                ));
+            }
+            if found.excess {
+                out.push_str(&format!(
+                    "- more than {MAX_CITATIONS} citations in one answer; the rest were not checked\n"
+                ));
+            }
+        }
+        out
+    }
+
     /// The deliverable's "Evidence" section: each claim's citations with
     /// their status, and any source that changed. `None` when nothing was
     /// cited and no source was given.
@@ -373,7 +420,8 @@ impl Evidence {
             .claims
             .iter()
             .any(|(_, claim)| !claim.checked.is_empty() || claim.excess);
-        if self.claims.is_empty() || (!cited && !self.has_sources()) {
+        let filed = self.claims.iter().any(|(_, claim)| !claim.pending);
+        if !filed || (!cited && !self.has_sources()) {
             return None;
         }
         let (all, verified, failed) = self.counts();
@@ -409,7 +457,12 @@ impl Evidence {
         yaml_serde::to_string(&EvidenceRecord {
             sources: self.records.clone(),
             left_out: self.sources.left_out.clone(),
-            claims: self.claims.iter().cloned().collect(),
+            claims: self
+                .claims
+                .iter()
+                .filter(|(_, claim)| !claim.pending)
+                .cloned()
+                .collect(),
         })
         .unwrap_or_default()
     }
@@ -464,5 +517,28 @@ mod tests {
             with_section("# T\n\nBody.\n", section),
             "# T\n\nBody.\n\n## Evidence\n\nx.\n"
         );
+    }
+
+    /// Answers that arrive in any order are shown in the order their calls
+    /// were started; a place reserved and never filed shows nowhere.
+    #[test]
+    fn reserved_claims_keep_the_order_asked_whatever_order_they_are_filed_in() {
+        let context = [ContextDoc {
+            name: "notes.md".into(),
+            text: "pool exhausted (size 20)\n".into(),
+        }];
+        let mut evidence = Evidence::open(&context, &[], true);
+        for claim in ["a/reviews/r1", "b/reviews/r1", "c/reviews/r1"] {
+            evidence.reserve(claim);
+        }
+        evidence.file("c/reviews/r1", ["\"pool exhausted (size 20)\" — notes.md"]);
+        evidence.file("a/reviews/r1", ["\"pool exhausted (size 99)\" — notes.md"]);
+        let section = evidence.section().unwrap();
+        let a = section.find("**a/reviews/r1**").unwrap();
+        let c = section.find("**c/reviews/r1**").unwrap();
+        assert!(a < c, "{section}");
+        assert!(!section.contains("b/reviews/r1"), "{section}");
+        assert!(!evidence.yaml().contains("b/reviews/r1"));
+        assert!(evidence.of("b/reviews/r1").is_none());
     }
 }

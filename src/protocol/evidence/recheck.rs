@@ -66,6 +66,7 @@ pub fn recheck(
         let claim = Claim {
             checked: evidence.sources().check(&citations),
             excess: recorded.excess,
+            pending: false,
         };
         for (was, now) in recorded.checked.iter().zip(&claim.checked) {
             if was.status != now.status {

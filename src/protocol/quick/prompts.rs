@@ -48,23 +48,41 @@ pub const ADVERSARY_REVISION: TemplateSpec = template!(
 );
 
 /// The synthesizer of a panel review (RF-12).
-pub const SYNTHESIS_PANEL: TemplateSpec =
-    template!("synthesis-panel.md.j2", &["topic", "reviews", "missing"]);
+pub const SYNTHESIS_PANEL: TemplateSpec = template!(
+    "synthesis-panel.md.j2",
+    &["topic", "reviews", "missing", "evidence_checks"]
+);
 
 /// The synthesizer of a pre-mortem (RF-13).
-pub const SYNTHESIS_PREMORTEM: TemplateSpec =
-    template!("synthesis-premortem.md.j2", &["topic", "analysis"]);
+pub const SYNTHESIS_PREMORTEM: TemplateSpec = template!(
+    "synthesis-premortem.md.j2",
+    &["topic", "analysis", "evidence_checks"]
+);
 
 /// The synthesizer of a red-team report (RF-14).
 pub const SYNTHESIS_REDTEAM: TemplateSpec = template!(
     "synthesis-redteam.md.j2",
-    &["topic", "report", "findings", "set_aside", "rulings"]
+    &[
+        "topic",
+        "report",
+        "findings",
+        "set_aside",
+        "rulings",
+        "evidence_checks"
+    ]
 );
 
 /// The synthesizer of an architecture challenge (RF-15).
 pub const SYNTHESIS_ADVERSARY: TemplateSpec = template!(
     "synthesis-adversary.md.j2",
-    &["topic", "proposal", "critique", "revision", "revision_note"]
+    &[
+        "topic",
+        "proposal",
+        "critique",
+        "revision",
+        "revision_note",
+        "evidence_checks"
+    ]
 );
 
 /// A second attempt after an answer could not be used (empty, or a

@@ -81,6 +81,10 @@ impl Quick {
             ),
             QuickMode::Challenge => unreachable!("a challenge has no synthesis"),
         };
+        // What the answers cite that did not verify (issue 52), so the
+        // reader's document does not pass it on as fact.
+        let mut context = context;
+        context["evidence_checks"] = json!(self.core.evidence.findings_in_all());
         self.start_single(template, context, &Role::Synthesizer, now)
     }
 
