@@ -124,6 +124,44 @@ pub fn request_blocks(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// `text` without its `request` blocks, fences included: what an agent
+/// asked to be shown is not a citation (issue 52). `text` itself when it
+/// has none.
+pub fn without_request_blocks(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("request") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut kept = String::with_capacity(text.len());
+    let mut open: Option<FencedBlock> = None;
+    let mut dropped = false;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        let in_request = match open.as_ref() {
+            None => {
+                open = FencedBlock::open(bare, index + 1);
+                open.as_ref().is_some_and(|block| block.is_request)
+            }
+            Some(block) => {
+                let request = block.is_request;
+                if block.is_closed_by(bare) {
+                    open = None;
+                }
+                request
+            }
+        };
+        if in_request {
+            dropped = true;
+        } else {
+            kept.push_str(line);
+        }
+    }
+    if dropped {
+        std::borrow::Cow::Owned(kept)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 fn joined_lines<'a>(lines: impl Iterator<Item = &'a str>) -> String {
     let mut joined = String::new();
     for line in lines {
@@ -260,6 +298,23 @@ mod tests {
         let open = "```\na: 2\n```\n```request\n- src/retry.go\n";
         assert_extracts(open, "a: 2\n", 2);
         assert_eq!(request_blocks(open), vec!["- src/retry.go\n".to_string()]);
+    }
+
+    /// EV-10: what a request block names is no citation: the block goes,
+    /// fences and all, and the rest of the answer stays as written.
+    #[test]
+    fn ev_10_a_request_block_is_taken_out_before_citations_are_read() {
+        let text =
+            "See \"pool\" — app.log.\n```request\n- src/retry.go:L1-L9\n```\n```yaml\na: 1\n```\n";
+        assert_eq!(
+            without_request_blocks(text),
+            "See \"pool\" — app.log.\n```yaml\na: 1\n```\n"
+        );
+        let plain = "no block, a request in words";
+        assert!(matches!(
+            without_request_blocks(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -40,7 +40,7 @@ use fenced::find_yaml;
 use lines::syntax_error;
 
 use crate::text::thousands;
-pub use fenced::{YamlDoc, extract_yaml};
+pub use fenced::{YamlDoc, extract_yaml, without_request_blocks};
 
 /// Longest stretch of an agent's own text quoted back in an error, in chars.
 const MAX_QUOTED_CHARS: usize = 40;

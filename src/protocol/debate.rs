@@ -649,8 +649,16 @@ fn calls_mut<R: Rules + ?Sized>(rules: &mut R) -> &mut Calls {
 fn file_answer<R: Rules + ?Sized>(rules: &mut R, answer: &Answer<'_>) {
     let core = rules.core_mut();
     let call_id = answer.call.call_id();
-    if let Some((tally, lines)) = core.evidence.marks(answer.output) {
-        let whose = &answer.call.slot.role;
+    let whose = &answer.call.slot.role;
+    // What the agent asked to be shown is no citation of it.
+    let cited = crate::parse::without_request_blocks(answer.output);
+    let marks = if core.evidence_by_answer {
+        let claim = core.evidence.file(claim_of(&call_id), [cited.as_ref()]);
+        (!claim.checked.is_empty() || claim.excess).then(|| (claim.tally(), claim.lines()))
+    } else {
+        core.evidence.marks(&cited)
+    };
+    if let Some((tally, lines)) = marks {
         core.calls.push_log_details(
             answer.now,
             LogKind::Cited,
@@ -659,15 +667,10 @@ fn file_answer<R: Rules + ?Sized>(rules: &mut R, answer: &Answer<'_>) {
             lines,
         );
     }
-    let whose = &answer.call.slot.role;
     if let Some(line) = core.evidence.file_requests(whose, answer.output) {
         core.calls
             .push_log(answer.now, LogKind::Note, Some(&call_id), line);
     }
-    if !core.evidence_by_answer {
-        return;
-    }
-    core.evidence.file(claim_of(&call_id), [answer.output]);
 }
 
 /// The claim an answer is filed under: its call without the attempt
