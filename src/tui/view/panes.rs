@@ -162,8 +162,10 @@ pub fn agent_frame(app: &App, index: usize, area: Rect) -> ratatui::widgets::Blo
     }
     let mut block =
         frame_block(app, Line::from(title), focused).title(Line::from(badge).right_aligned());
+    // A pane folded to its title row has no foot to mark: the marks
+    // would be drawn over its title.
     let foot = foot_marks(app, index);
-    if !foot.is_empty() {
+    if !foot.is_empty() && area.height > 2 {
         block = block.title_bottom(Line::from(foot).left_aligned());
     }
     if !pane.scroll.follow && pane.shown().line_count() > pane.viewport {
