@@ -261,6 +261,8 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
     });
     let mut listings = Vec::new();
     let mut unreadable = Vec::new();
+    // Debates citing the same source tree walk it once here (issue 52).
+    let _walks = crate::evidence::sources::SharedWalks::begin();
     for dir in &dirs {
         match reload(dir).map_err(|error| super::with_causes(&error)) {
             Ok(reloaded) => match Listing::of(dir, &reloaded) {

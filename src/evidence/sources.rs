@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -162,7 +163,69 @@ pub struct Tree {
     pub left_out: Vec<LeftOut>,
 }
 
+/// Documents as [`Sources::new`] takes them: name, kind, text.
+type Documents = Vec<(String, SourceKind, String)>;
+
+/// Sources indexed in a [`SharedWalks`] scope: their documents, the hash of
+/// their tree, the index.
+type Indexed = Vec<(Documents, Option<String>, Arc<Sources>)>;
+
+thread_local! {
+    /// The trees walked in the current [`SharedWalks`] scope, if one is open.
+    static SHARED: std::cell::RefCell<Option<Vec<(PathBuf, RepoLimits, Tree)>>> =
+        const { std::cell::RefCell::new(None) };
+    /// The sources indexed in the current scope, by their documents and the
+    /// hash of their tree.
+    static INDEXED: std::cell::RefCell<Option<Indexed>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A scope in which a tree is walked once per root, however many debates
+/// cite it: `quorum open`'s listing rebuilds every debate one after the
+/// other, and each would otherwise walk and hash the same tree again. Only
+/// for a short, one-thread pass: inside it a tree reads as it was when
+/// first walked. The scope ends when this is dropped.
+pub struct SharedWalks(());
+
+impl SharedWalks {
+    pub fn begin() -> SharedWalks {
+        SHARED.with(|shared| *shared.borrow_mut() = Some(Vec::new()));
+        INDEXED.with(|indexed| *indexed.borrow_mut() = Some(Vec::new()));
+        SharedWalks(())
+    }
+}
+
+impl Drop for SharedWalks {
+    fn drop(&mut self) {
+        SHARED.with(|shared| *shared.borrow_mut() = None);
+        INDEXED.with(|indexed| *indexed.borrow_mut() = None);
+    }
+}
+
 impl Tree {
+    /// [`Tree::walk`], once per root and limits inside a [`SharedWalks`]
+    /// scope; outside one, every call walks.
+    pub fn walk_shared(root: &Path, limits: RepoLimits) -> Result<Tree, String> {
+        let found = SHARED.with(|shared| {
+            let shared = shared.borrow();
+            let walked = shared.as_ref()?;
+            walked
+                .iter()
+                .find(|(at, with, _)| at == root && *with == limits)
+                .map(|(_, _, tree)| tree.clone())
+        });
+        if let Some(tree) = found {
+            return Ok(tree);
+        }
+        let tree = Tree::walk(root, limits)?;
+        SHARED.with(|shared| {
+            if let Some(walked) = shared.borrow_mut().as_mut() {
+                walked.push((root.to_path_buf(), limits, tree.clone()));
+            }
+        });
+        Ok(tree)
+    }
+
     /// Walks `root` within `limits`. The error says why the tree cannot be
     /// read at all (not a folder, unreadable).
     pub fn walk(root: &Path, limits: RepoLimits) -> Result<Tree, String> {
@@ -385,6 +448,34 @@ impl Sources {
         self.files.is_empty()
     }
 
+    /// [`Sources::new`], indexed once per documents and tree inside a
+    /// [`SharedWalks`] scope (the same documents and a tree of the same
+    /// hash give the same index); outside one, indexed every time.
+    pub fn shared(documents: Documents, tree: Option<Tree>) -> Arc<Sources> {
+        let hash = tree.as_ref().map(|tree| tree.record.sha256.clone());
+        let found = INDEXED.with(|indexed| {
+            let indexed = indexed.borrow();
+            indexed
+                .as_ref()?
+                .iter()
+                .find(|(docs, tree, _)| *docs == documents && *tree == hash)
+                .map(|(_, _, sources)| Arc::clone(sources))
+        });
+        if let Some(sources) = found {
+            return sources;
+        }
+        let key = INDEXED.with(|indexed| indexed.borrow().is_some().then(|| documents.clone()));
+        let sources = Arc::new(Sources::new(documents, tree));
+        if let Some(documents) = key {
+            INDEXED.with(|indexed| {
+                if let Some(indexed) = indexed.borrow_mut().as_mut() {
+                    indexed.push((documents, hash, Arc::clone(&sources)));
+                }
+            });
+        }
+        sources
+    }
+
     /// Every source's name, kind, lines and bytes, in the order loaded.
     pub fn list(&self) -> impl Iterator<Item = (&str, SourceKind, u32, usize)> {
         self.files
@@ -529,6 +620,32 @@ mod tests {
             std::fs::write(path, bytes).unwrap();
         }
         dir
+    }
+
+    /// EV-01: inside a shared-walk scope a tree is walked once per root
+    /// (it reads as it was then); outside one, every walk reads it anew.
+    #[test]
+    fn ev_01_a_tree_is_walked_once_per_root_inside_a_shared_scope_only() {
+        let dir = tree_with(&[("a.go", b"package a\n")]);
+        let limits = RepoLimits::default();
+        let first = {
+            let _scope = SharedWalks::begin();
+            let first = Tree::walk_shared(dir.path(), limits).unwrap();
+            std::fs::write(dir.path().join("a.go"), b"package b\n").unwrap();
+            let again = Tree::walk_shared(dir.path(), limits).unwrap();
+            assert_eq!(again.record.sha256, first.record.sha256, "walked once");
+            let documents = || vec![("a.log".to_string(), SourceKind::Log, "x\n".to_string())];
+            let one = Sources::shared(documents(), Some(first.clone()));
+            let two = Sources::shared(documents(), Some(again));
+            assert!(Arc::ptr_eq(&one, &two), "indexed once");
+            first
+        };
+        let documents = vec![("a.log".to_string(), SourceKind::Log, "x\n".to_string())];
+        let one = Sources::shared(documents.clone(), None);
+        assert!(!Arc::ptr_eq(&one, &Sources::shared(documents, None)));
+        let after = Tree::walk_shared(dir.path(), limits).unwrap();
+        assert_ne!(after.record.sha256, first.record.sha256, "read anew");
+        assert_eq!(after.files[0].1, "package b\n");
     }
 
     #[test]

@@ -125,7 +125,7 @@ impl Evidence {
             .find(|record| record.kind == SourceKind::Repo)
             .and_then(|record| record.path.as_deref())
             .map(|root| {
-                Tree::walk(root, RepoLimits::default()).unwrap_or_else(|why| Tree {
+                Tree::walk_shared(root, RepoLimits::default()).unwrap_or_else(|why| Tree {
                     record: SourceRecord::of_file(SourceKind::Repo, "repo", Some(root), ""),
                     files: Vec::new(),
                     left_out: vec![LeftOut {
@@ -146,7 +146,7 @@ impl Evidence {
         }
         Evidence {
             active: true,
-            sources: Arc::new(Sources::new(documents, tree)),
+            sources: Sources::shared(documents, tree),
             records: records.to_vec(),
             claims: Vec::new(),
             changed,
