@@ -20,30 +20,21 @@ fn rca_with_sources(sandbox: &Sandbox) -> std::path::PathBuf {
     );
     sandbox.write("svc/build/generated.rs", "IGNORED-BY-GIT\n");
     sandbox.write("logs/checkout.log", "14:02:10 deploy v2.31.0\n");
-    let out = sandbox.out();
-    let ran = sandbox.quorum(
+    let repo = sandbox.path().join("svc");
+    let log = sandbox.path().join("logs/checkout.log");
+    let ran = sandbox.demo_into(
+        "out",
         &[
-            "demo",
             "--protocol",
             "rca",
-            "--headless",
-            "--speed",
-            "50",
             "--repo",
-            sandbox.path().join("svc").to_str().unwrap(),
+            repo.to_str().unwrap(),
             "--logs",
-            sandbox.path().join("logs/checkout.log").to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
+            log.to_str().unwrap(),
         ],
-        &[],
     );
     ran.assert_code(0);
-    std::fs::read_dir(&out)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| path.join("journal.jsonl").exists())
-        .expect("a debate folder")
+    sandbox.run_dir()
 }
 
 /// EV-01: the tree and the log are recorded with their hashes in the
@@ -174,20 +165,7 @@ fn ev_06_a_repo_outside_the_spec_folder_or_missing_is_refused() {
 #[test]
 fn ev_05_each_answers_citations_are_tallied_in_the_transcript_and_progress() {
     let sandbox = Sandbox::new();
-    let out = sandbox.out();
-    let ran = sandbox.quorum(
-        &[
-            "demo",
-            "--protocol",
-            "rca",
-            "--headless",
-            "--speed",
-            "50",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let ran = sandbox.demo_into("out", &["--protocol", "rca"]);
     ran.assert_code(0);
     let failed = ran
         .stderr
@@ -202,12 +180,7 @@ fn ev_05_each_answers_citations_are_tallied_in_the_transcript_and_progress() {
         "{}",
         ran.stderr
     );
-    let dir = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| path.join("rca.yaml").exists())
-        .expect("the rca's folder");
-    let transcript = std::fs::read_to_string(dir.join("transcript.md")).unwrap();
+    let transcript = std::fs::read_to_string(sandbox.run_dir().join("transcript.md")).unwrap();
     assert!(transcript.contains("**cited**"), "{transcript}");
 }
 
@@ -242,27 +215,10 @@ fn ev_10_a_debugger_asking_for_a_file_is_shown_it_in_its_next_prompt() {
         "{opening}        ```request\n        - src/submit.rs:L2\n        - ../../etc/passwd\n        ```\n"
     );
     sandbox.write("rca.yaml", &exported.replacen(opening, &asking, 1));
-    let out = sandbox.out();
-    let ran = sandbox.quorum(
-        &[
-            "run",
-            spec.to_str().unwrap(),
-            "--headless",
-            "--speed",
-            "50",
-            "--repo",
-            sandbox.path().join("svc").to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let repo = sandbox.path().join("svc");
+    let ran = sandbox.run_spec("rca.yaml", &["--repo", repo.to_str().unwrap()]);
     ran.assert_code(0);
-    let dir = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| path.join("rca.yaml").exists())
-        .expect("the rca's folder");
+    let dir = sandbox.run_dir();
     let transcript = std::fs::read_to_string(dir.join("transcript.md")).unwrap();
     assert!(
         transcript.contains("debugger.alpha asked to be shown src/submit.rs:L2"),
@@ -294,27 +250,10 @@ fn ev_10_a_debugger_asking_for_a_file_is_shown_it_in_its_next_prompt() {
 #[test]
 fn ev_04_verdict_checks_the_citations_again_and_an_edited_record_does_not_count() {
     let sandbox = Sandbox::new();
-    let out = sandbox.out();
     sandbox
-        .quorum(
-            &[
-                "demo",
-                "--protocol",
-                "rca",
-                "--headless",
-                "--speed",
-                "50",
-                "--out",
-                out.to_str().unwrap(),
-            ],
-            &[],
-        )
+        .demo_into("out", &["--protocol", "rca"])
         .assert_code(0);
-    let dir = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| path.join("rca.yaml").exists())
-        .expect("the rca's folder");
+    let dir = sandbox.run_dir();
     let dir_text = dir.to_str().unwrap();
     let before = sandbox.quorum(&["verdict", dir_text], &[]);
     assert!(!before.stderr.contains("checks now"), "{}", before.stderr);

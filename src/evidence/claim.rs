@@ -75,6 +75,20 @@ impl Claim {
         tally
     }
 
+    /// Why nothing it cites can be counted on: it cites, none of it
+    /// verified, and this is the first that failed. `None` when something
+    /// verified or nothing was cited.
+    pub fn all_failed(&self) -> Option<String> {
+        self.none_verified().then(|| self.first_failure()).flatten()
+    }
+
+    /// Adds `other`'s checks to this claim's (the binding judges' reasons
+    /// read as one claim).
+    pub fn absorb(&mut self, other: &Claim) {
+        self.checked.extend(other.checked.iter().cloned());
+        self.excess |= other.excess;
+    }
+
     /// It cites something, and nothing it cites verified.
     pub fn none_verified(&self) -> bool {
         (!self.checked.is_empty() || self.excess)

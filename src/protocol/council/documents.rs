@@ -430,12 +430,7 @@ pub fn recompute(
         RECORD,
         &record.unverified,
         record.inventory.iter().map(|f| f.id.clone()),
-        |claim| {
-            claim
-                .none_verified()
-                .then(|| claim.first_failure())
-                .flatten()
-        },
+        crate::evidence::Claim::all_failed,
         &mut readings,
     );
     let assessment = verdict::assess(&verdict::Record {

@@ -138,11 +138,7 @@ impl Council {
                 .core
                 .evidence
                 .file(&id, [evidence.as_str(), description.as_str()]);
-            match claim
-                .none_verified()
-                .then(|| claim.first_failure())
-                .flatten()
-            {
+            match claim.all_failed() {
                 Some(why) => self.unverified.insert(id, why),
                 None => self.unverified.remove(&id),
             };

@@ -647,14 +647,10 @@ impl DecisionReview {
                 .iter()
                 .any(|judge| judge.role == role && judge.weight == Weight::Binding);
             if binds {
-                binding.checked.extend(claim.checked.iter().cloned());
-                binding.excess |= claim.excess;
+                binding.absorb(claim);
             }
         }
-        binding
-            .none_verified()
-            .then(|| binding.first_failure())
-            .flatten()
+        binding.all_failed()
     }
 
     pub(super) fn held_out_role(&self) -> Option<JudgeRole> {

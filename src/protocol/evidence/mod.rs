@@ -43,6 +43,27 @@ const SHOWN_FILES: usize = 4;
 /// The most bytes of one such file a prompt shows.
 const SHOWN_BYTES: usize = 32 << 10;
 
+/// Lines `first..=last` of `text` (counted from 1), each after its number,
+/// as prompts show a source, within `room` bytes (what they take is taken
+/// from it); and whether the lines were cut short for want of room.
+fn numbered(text: &str, first: u32, last: u32, room: &mut usize) -> (String, bool) {
+    let mut rows = String::new();
+    let wanted = text
+        .lines()
+        .enumerate()
+        .skip(first.saturating_sub(1) as usize)
+        .take((last.saturating_add(1)).saturating_sub(first) as usize);
+    for (at, line) in wanted {
+        let row = format!("{:>5}  {line}\n", at + 1);
+        if row.len() > *room {
+            return (rows, true);
+        }
+        *room -= row.len();
+        rows.push_str(&row);
+    }
+    (rows, false)
+}
+
 /// `evidence.yaml`: the sources' records, what a tree left out, and every
 /// claim's checked citations.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -186,17 +207,7 @@ impl Evidence {
         if !self.active {
             return &NOTHING;
         }
-        let mut found = Claim::default();
-        for text in texts {
-            let cited = citations(text, &|name| self.sources.knows(name));
-            found.excess |= cited.excess;
-            let room = MAX_CITATIONS.saturating_sub(found.checked.len());
-            found.excess |= cited.citations.len() > room;
-            let take = cited.citations.len().min(room);
-            found
-                .checked
-                .extend(self.sources.check(&cited.citations[..take]));
-        }
+        let found = self.checked(texts);
         let index = match self.claims.iter().position(|(name, _)| name == claim) {
             Some(index) => {
                 self.claims[index].1 = found;
@@ -226,6 +237,23 @@ impl Evidence {
                 ..Claim::default()
             },
         ));
+    }
+
+    /// Every citation of `texts` read and checked, at most
+    /// [`MAX_CITATIONS`] in all; the rest are counted as excess.
+    fn checked<'t>(&self, texts: impl IntoIterator<Item = &'t str>) -> Claim {
+        let mut found = Claim::default();
+        for text in texts {
+            let cited = citations(text, &|name| self.sources.knows(name));
+            found.excess |= cited.excess;
+            let room = MAX_CITATIONS.saturating_sub(found.checked.len());
+            found.excess |= cited.citations.len() > room;
+            let take = cited.citations.len().min(room);
+            found
+                .checked
+                .extend(self.sources.check(&cited.citations[..take]));
+        }
+        found
     }
 
     /// What `claim` cites, checked; `None` when nothing was filed for it.
@@ -298,15 +326,12 @@ impl Evidence {
             for name in shown {
                 let text = self.sources.text(name).unwrap_or_default();
                 out.push_str(&format!("\n### `{name}`, with its line numbers\n\n"));
-                let mut numbered = String::new();
-                for (at, line) in text.lines().enumerate() {
-                    if numbered.len() > SHOWN_BYTES {
-                        numbered.push_str("…\n");
-                        break;
-                    }
-                    numbered.push_str(&format!("{:>5}  {line}\n", at + 1));
+                let mut room = SHOWN_BYTES;
+                let (mut rows, cut) = numbered(text, 1, u32::MAX, &mut room);
+                if cut {
+                    rows.push_str("…\n");
                 }
-                out.push_str(&crate::words::fenced(&numbered, ""));
+                out.push_str(&crate::words::fenced(&rows, ""));
                 out.push('\n');
             }
         }
@@ -342,13 +367,7 @@ impl Evidence {
         if !self.active {
             return None;
         }
-        let cited = citations(answer, &|name| self.sources.knows(name));
-        let take = cited.citations.len().min(MAX_CITATIONS);
-        let claim = Claim {
-            checked: self.sources.check(&cited.citations[..take]),
-            excess: cited.excess || cited.citations.len() > take,
-            pending: false,
-        };
+        let claim = self.checked([answer]);
         if claim.checked.is_empty() && !claim.excess {
             return None;
         }

@@ -97,26 +97,15 @@ impl Evidence {
             out.push_str(&format!(
                 "\n### `{name}`, lines {first} to {last} of {length}\n\n"
             ));
-            let mut numbered = String::new();
-            for (at, line) in text
-                .lines()
-                .enumerate()
-                .skip(first.saturating_sub(1) as usize)
-                .take((last + 1).saturating_sub(first) as usize)
-            {
-                let row = format!("{:>5}  {line}\n", at + 1);
-                if row.len() > room {
-                    numbered.push_str(&format!(
-                        "… (cut here: a prompt shows at most {} KiB of what was asked; ask for fewer lines)\n",
-                        MAX_SHOWN_BYTES >> 10
-                    ));
-                    room = 0;
-                    break;
-                }
-                room -= row.len();
-                numbered.push_str(&row);
+            let (mut rows, cut) = super::numbered(text, first, last, &mut room);
+            if cut {
+                rows.push_str(&format!(
+                    "… (cut here: a prompt shows at most {} KiB of what was asked; ask for fewer lines)\n",
+                    MAX_SHOWN_BYTES >> 10
+                ));
+                room = 0;
             }
-            out.push_str(&crate::words::fenced(&numbered, ""));
+            out.push_str(&crate::words::fenced(&rows, ""));
             out.push('\n');
             if room == 0 {
                 break;

@@ -200,14 +200,10 @@ fn binding_unverified(
         .filter(|judge| judge.weight == crate::protocol::decision_review::model::Weight::Binding);
     for judge in binds {
         if let Some(claim) = claims.get(&format!("judge {}, round {round}", judge.role.as_str())) {
-            binding.checked.extend(claim.checked.iter().cloned());
-            binding.excess |= claim.excess;
+            binding.absorb(claim);
         }
     }
-    let fresh = binding
-        .none_verified()
-        .then(|| binding.first_failure())
-        .flatten();
+    let fresh = binding.all_failed();
     match (&recorded, &fresh) {
         (None, Some(why)) => readings.push(format!(
             "debate.yaml: the binding judges' citations check now as all failed ({why}); that counts"
