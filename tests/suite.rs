@@ -63,6 +63,7 @@ mod hostile_items;
 mod layers;
 mod lenient_reader;
 mod link_order;
+mod mcp_client;
 mod one_slip;
 mod protocol_council;
 mod protocol_decision_review;

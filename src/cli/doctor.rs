@@ -109,6 +109,7 @@ async fn report(
 
     out.push_str(&roles_section(&agent_flags, spec.as_ref(), &loaded, env));
     out.push_str(&terminal_section(env));
+    out.push_str(&mcp_section(env, find_program("quorum").is_some()));
     out.push_str(&format!(
         "\n{}\n",
         if usable == 0 {
@@ -508,9 +509,98 @@ fn terminal_section(env: &dyn Environment) -> String {
     )
 }
 
+/// Whether the coding agents' MCP clients know `quorum mcp` (issue 54):
+/// Claude Code's `~/.claude.json` (any scope) or a project's `.mcp.json`
+/// naming a `quorum` server, Codex's `config.toml` with an
+/// `[mcp_servers.quorum]` table; with the line that adds it where it is
+/// missing, and whether `quorum` is on the PATH a client starts it from.
+fn mcp_section(env: &dyn Environment, on_path: bool) -> String {
+    let home = env.var("HOME").map(PathBuf::from);
+    let read = |path: &Path| std::fs::read_to_string(path).ok();
+    let names_quorum = |text: &str| {
+        serde_json::from_str::<serde_json::Value>(text).is_ok_and(|json| {
+            json["mcpServers"].get("quorum").is_some()
+                || json["projects"].as_object().is_some_and(|projects| {
+                    projects
+                        .values()
+                        .any(|project| project["mcpServers"].get("quorum").is_some())
+                })
+        })
+    };
+    let claude = home
+        .as_ref()
+        .map(|home| home.join(".claude.json"))
+        .into_iter()
+        .chain([PathBuf::from(".mcp.json")])
+        .find(|path| read(path).is_some_and(|text| names_quorum(&text)));
+    let codex_config = env
+        .var("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|home| home.join(".codex")))
+        .map(|dir| dir.join("config.toml"));
+    let codex = codex_config.as_ref().filter(|path| {
+        read(path).is_some_and(|text| {
+            text.lines()
+                .any(|line| line.trim() == "[mcp_servers.quorum]")
+        })
+    });
+    let tools: Vec<String> = super::mcp::tool_names();
+    let mut out = format!(
+        "\nMCP server (quorum mcp)\n  tools: {}\n  quorum on PATH: {}\n",
+        tools.join(", "),
+        if on_path {
+            "yes"
+        } else {
+            "no (a client starts `quorum mcp` by name: put quorum on PATH or give the client its full path)"
+        }
+    );
+    out.push_str(&match claude {
+        Some(path) => format!("  Claude Code: registered in {}\n", path.display()),
+        None => "  Claude Code: not registered; add it with: claude mcp add quorum -- quorum mcp\n"
+            .to_string(),
+    });
+    out.push_str(&match codex {
+        Some(path) => format!("  Codex CLI: registered in {}\n", path.display()),
+        None => "  Codex CLI: not registered; add to ~/.codex/config.toml: [mcp_servers.quorum] command = \"quorum\", args = [\"mcp\"]\n"
+            .to_string(),
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 54: the doctor says whether each client knows `quorum mcp`,
+    /// with the line that adds it where it does not.
+    #[test]
+    fn the_doctor_checks_the_mcp_set_up() {
+        let home = tempfile::tempdir().unwrap();
+        let env: std::collections::BTreeMap<String, String> =
+            [("HOME".to_string(), home.path().display().to_string())].into();
+        let report = mcp_section(&env, false);
+        assert!(report.contains("decision_review"), "{report}");
+        assert!(
+            report.contains("claude mcp add quorum -- quorum mcp"),
+            "{report}"
+        );
+        assert!(report.contains("[mcp_servers.quorum]"), "{report}");
+        assert!(report.contains("quorum on PATH: no"), "{report}");
+        std::fs::write(
+            home.path().join(".claude.json"),
+            r#"{"projects": {"/p": {"mcpServers": {"quorum": {"command": "quorum", "args": ["mcp"]}}}}}"#,
+        )
+        .unwrap();
+        std::fs::create_dir(home.path().join(".codex")).unwrap();
+        std::fs::write(
+            home.path().join(".codex/config.toml"),
+            "[mcp_servers.quorum]\ncommand = \"quorum\"\nargs = [\"mcp\"]\n",
+        )
+        .unwrap();
+        let report = mcp_section(&env, true);
+        assert!(report.contains("Claude Code: registered in"), "{report}");
+        assert!(report.contains("Codex CLI: registered in"), "{report}");
+    }
 
     /// Every mode of every protocol configures from its demo, so the
     /// labels come from what the protocols seat, not from a list.

@@ -251,6 +251,40 @@ pub(super) fn progress_line(entry: &crate::protocol::LogEntry) -> String {
     )
 }
 
+/// The result of a finished debate as `--json` prints it (and `quorum
+/// mcp`'s `result` tool returns it): the verdict and its rule, or the
+/// failure, the exit code, the folder and deliverable, the summary's lead,
+/// and what the protocol adds of its own.
+pub(super) fn result_json(
+    outcome: &Outcome,
+    protocol: &dyn Protocol,
+    dir: &Path,
+) -> serde_json::Value {
+    let description = protocol.describe();
+    let deliverable = dir.join(&description.deliverable);
+    let (verdict, rule, reason) = match outcome {
+        Outcome::Decided { verdict, rule } => (Some(verdict.as_str()), Some(rule.as_str()), None),
+        Outcome::Completed { .. } => (None, None, None),
+        Outcome::Failed { reason } => (None, None, Some(reason.as_str())),
+    };
+    let mut value = serde_json::json!({
+        "protocol": description.label,
+        "verdict": verdict,
+        "rule": rule,
+        "failure": reason,
+        "exit_code": outcome.exit_code(),
+        "run_dir": dir.display().to_string(),
+        "deliverable": deliverable.display().to_string(),
+        "summary": protocol.summary_lead().unwrap_or_default(),
+        "progress": protocol.progress(),
+        "usage": protocol.usage().and_then(UsageYaml::of),
+    });
+    if let serde_json::Value::Object(map) = &mut value {
+        map.extend(protocol.result_fields());
+    }
+    value
+}
+
 fn print_result(
     outcome: &Outcome,
     protocol: &dyn Protocol,
@@ -262,28 +296,7 @@ fn print_result(
     let description = protocol.describe();
     let deliverable = dir.join(&description.deliverable);
     if json {
-        let (verdict, rule, reason) = match outcome {
-            Outcome::Decided { verdict, rule } => {
-                (Some(verdict.as_str()), Some(rule.as_str()), None)
-            }
-            Outcome::Completed { .. } => (None, None, None),
-            Outcome::Failed { reason } => (None, None, Some(reason.as_str())),
-        };
-        let mut value = serde_json::json!({
-            "protocol": description.label,
-            "verdict": verdict,
-            "rule": rule,
-            "failure": reason,
-            "exit_code": outcome.exit_code(),
-            "run_dir": dir.display().to_string(),
-            "deliverable": deliverable.display().to_string(),
-            "summary": lead,
-            "progress": protocol.progress(),
-            "usage": protocol.usage().and_then(UsageYaml::of),
-        });
-        if let serde_json::Value::Object(map) = &mut value {
-            map.extend(protocol.result_fields());
-        }
+        let value = result_json(outcome, protocol, dir);
         writeln!(
             stdout,
             "{}",

@@ -15,6 +15,7 @@ mod export;
 pub mod fork;
 mod headless;
 mod interactive;
+mod mcp;
 mod notes;
 mod open;
 mod prepare;
@@ -132,6 +133,39 @@ pub enum Command {
     /// Print the manual page (roff) on stdout
     #[command(display_order = 27)]
     Man,
+    /// Serve the protocols as Model Context Protocol tools over stdio, for
+    /// coding agents (Claude Code, Codex CLI): start a debate, follow it,
+    /// rule on its items, read its result and deliverables
+    #[command(
+        display_order = 28,
+        after_help = "Add it to Claude Code:  claude mcp add quorum -- quorum mcp\n\
+                      Add it to Codex CLI (~/.codex/config.toml):\n  \
+                      [mcp_servers.quorum]\n  command = \"quorum\"\n  args = [\"mcp\"]\n\
+                      `quorum doctor` says whether each client knows it."
+    )]
+    Mcp(McpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Artifact root: where the debates the tools start are recorded, and
+    /// what `list`, `result`, `resume` and the resources read
+    #[arg(long, value_name = "DIR", default_value = ".sisyphus/debates")]
+    pub out: PathBuf,
+    /// Configuration file: providers, prices, role defaults
+    /// (default: $XDG_CONFIG_HOME/quorum/config.yaml, if it exists)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Folder of prompt templates that replace the built-in ones
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+    /// Pace multiplier for scripted agents (2 = twice as fast)
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub speed: f64,
+    /// Let a tool call's context, repo and log paths lie outside the folder
+    /// the server was started in
+    #[arg(long)]
+    pub allow_outside_context: bool,
 }
 
 /// Flags shared by every command that runs a debate.
@@ -586,6 +620,7 @@ pub async fn run(invocation: Invocation) -> ExitCode {
             commands::print_completions(args.shell);
             ExitCode::SUCCESS
         }
+        Invocation::Builtin(Command::Mcp(args)) => mcp::run(args).await,
         Invocation::Builtin(Command::Man) => match commands::print_man_page() {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {

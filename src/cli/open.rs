@@ -69,7 +69,7 @@ fn shortened(text: &str, max: usize) -> String {
 /// Where a debate stands, as `quorum open` lists it.
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Serialize)]
-struct Listing {
+pub(super) struct Listing {
     dir: PathBuf,
     topic: String,
     /// `ADOPT`, `REVISE`, ... or `failed: <why>`, `interrupted`, `running`.
@@ -224,9 +224,13 @@ impl Listing {
     }
 }
 
-/// Every debate folder directly under `out`, oldest first (their names end
-/// in the start time).
-fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
+/// A folder that looked like a debate and could not be read, with why.
+pub(super) type Unreadable = (PathBuf, String);
+
+/// Where every debate folder directly under `out` stands, oldest first
+/// (their names end in the start time), and the folders that could not be
+/// read, each with why.
+pub(super) fn listings(out: &Path) -> Result<(Vec<Listing>, Vec<Unreadable>), Failure> {
     let entries = match std::fs::read_dir(out) {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -272,6 +276,12 @@ fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
             Err(error) => unreadable.push((dir.clone(), error)),
         }
     }
+    Ok((listings, unreadable))
+}
+
+/// Every debate folder directly under `out`, oldest first.
+fn list(out: &Path, json: bool) -> Result<ExitCode, Failure> {
+    let (listings, unreadable) = listings(out)?;
     let mut stdout = std::io::stdout().lock();
     if json {
         let value = serde_json::json!({

@@ -88,38 +88,11 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
         )));
     };
     let Rebuilt {
-        mut roster,
+        roster,
         alternatives,
         human_roles,
         human_desk,
-    } = rebuild(
-        setup,
-        &recorded.journal_path,
-        args.on.config.as_deref(),
-        &SystemEnvironment,
-    )
-    .map_err(|error| usage(super::with_causes(&error)))?;
-    for (role, label, _) in &folded.switches {
-        let Some(alternative) = alternatives
-            .iter()
-            .find(|alternative| alternative.agent.info().to_string() == *label)
-        else {
-            return Err(usage(format!(
-                "the moderator had switched {role} to {label}, which cannot be built now (is its key set?)"
-            )));
-        };
-        let timeout = roster
-            .get(role)
-            .map(|current| current.timeout)
-            .unwrap_or_default();
-        roster.insert(
-            role.clone(),
-            RoleAgent {
-                agent: alternative.agent.clone(),
-                timeout,
-            },
-        );
-    }
+    } = rebuild_agents(setup, &recorded, &folded, args.on.config.as_deref())?;
     let interactive = !args.on.headless
         && std::io::IsTerminal::is_terminal(&std::io::stdin())
         && std::io::IsTerminal::is_terminal(&std::io::stdout());
@@ -221,6 +194,134 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     .await?;
     drop(lock);
     Ok(code)
+}
+
+/// The agents of a debate taken up again, as its journal recorded them,
+/// with every switch the moderator made since applied.
+fn rebuild_agents(
+    setup: &crate::engine::RunSetup,
+    recorded: &Recorded,
+    folded: &Folded,
+    config: Option<&Path>,
+) -> Result<Rebuilt, Failure> {
+    let Rebuilt {
+        mut roster,
+        alternatives,
+        human_roles,
+        human_desk,
+    } = rebuild(setup, &recorded.journal_path, config, &SystemEnvironment)
+        .map_err(|error| usage(super::with_causes(&error)))?;
+    for (role, label, _) in &folded.switches {
+        let Some(alternative) = alternatives
+            .iter()
+            .find(|alternative| alternative.agent.info().to_string() == *label)
+        else {
+            return Err(usage(format!(
+                "the moderator had switched {role} to {label}, which cannot be built now (is its key set?)"
+            )));
+        };
+        let timeout = roster
+            .get(role)
+            .map(|current| current.timeout)
+            .unwrap_or_default();
+        roster.insert(
+            role.clone(),
+            RoleAgent {
+                agent: alternative.agent.clone(),
+                timeout,
+            },
+        );
+    }
+    Ok(Rebuilt {
+        roster,
+        alternatives,
+        human_roles,
+        human_desk,
+    })
+}
+
+/// An interrupted debate taken up again with no person at a terminal,
+/// ready to run: what `quorum mcp`'s `resume` tool drives. Nothing is
+/// printed on stdout (the tool's transport); a finished debate, one
+/// recorded before agents were journaled, or one with a role a person
+/// plays is refused in words.
+pub(super) struct TakenUp {
+    pub lock: DebateLock,
+    pub run_dir: RunDir,
+    pub engine: crate::engine::Engine,
+    pub updates: tokio::sync::mpsc::UnboundedReceiver<crate::engine::Update>,
+    pub point: ResumePoint,
+    pub label: String,
+}
+
+pub(super) fn take_up(
+    dir: &Path,
+    config: Option<&Path>,
+    moderator: impl FnOnce(ModerationPolicy) -> Moderator,
+) -> Result<TakenUp, String> {
+    let message = |failure: Failure| match failure {
+        Failure::Usage(message) => message,
+        Failure::Run(error) => format!("{error:#}"),
+    };
+    let (
+        lock,
+        Reloaded {
+            recorded, folded, ..
+        },
+    ) = lock_and_reload(dir, "quorum mcp resume")?;
+    if folded.is_finished() {
+        return Err(format!(
+            "{} is finished: {}; nothing to resume",
+            dir.display(),
+            outcome_words(folded.protocol.outcome())
+        ));
+    }
+    let Some(setup) = recorded.setup.as_ref() else {
+        return Err(format!(
+            "{} was recorded by a quorum that did not keep its agents in the journal; it cannot be resumed",
+            recorded.journal_path.display()
+        ));
+    };
+    let Rebuilt {
+        roster,
+        alternatives,
+        human_roles,
+        ..
+    } = rebuild_agents(setup, &recorded, &folded, config).map_err(message)?;
+    if !human_roles.is_empty() {
+        return Err(format!(
+            "{} played by a person (`human`): resume it in a terminal with quorum resume",
+            human_roles.join(", ")
+        ));
+    }
+    let label = folded.protocol.describe().label;
+    let (journal, run_dir) =
+        take_over(&recorded, dir, &*folded.protocol).map_err(|error| format!("{error:#}"))?;
+    let point = ResumePoint::new(&folded, &recorded.records);
+    let budget = crate::engine::spending::recorded_limit(
+        setup.budget.unwrap_or_default(),
+        recorded.records.iter().map(|record| &record.event),
+    );
+    let (engine, updates) = super::engine_with_updates(
+        folded.protocol,
+        run_dir.clone(),
+        journal,
+        roster,
+        moderator(setup.moderation),
+        [],
+    );
+    let engine = engine
+        .with_alternatives(alternatives)
+        .without_stream_updates()
+        .with_budget(budget, WhenOver::Stop);
+    Ok(TakenUp {
+        lock,
+        run_dir,
+        engine,
+        updates,
+        point,
+        label,
+    })
 }
 
 /// Takes the lock of the debate in `dir` for `purpose`, then reads the

@@ -68,6 +68,10 @@ pub enum Source {
     },
     /// `quorum run SPEC`.
     Spec(PathBuf),
+    /// A spec that never was a file (a tool call of `quorum mcp`): its
+    /// text, and the name its errors are located in, whose folder its
+    /// relative paths resolve against and are confined to.
+    Inline { name: PathBuf, text: String },
 }
 
 /// A debate ready to run.
@@ -389,6 +393,7 @@ fn read_source(
             let (spec, text) = spec::load(&path)?;
             (spec, Some(path), Some(text))
         }
+        Source::Inline { name, text } => (spec::parse(&name, &text)?, Some(name), Some(text)),
         Source::Command {
             command,
             subject,

@@ -1,0 +1,166 @@
+//! Issue 54: `quorum mcp` driven by a client nobody here wrote, the
+//! official MCP Python SDK (`mcp` on PyPI, installed by .ci/run), through
+//! tests/mcp/client.py: a scripted decision review started with moderator
+//! `caller`, followed with `status` and its progress notifications, its
+//! items ruled on through `rule`, its result, list and resources read, and
+//! bad input refused naming the field.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::isolate;
+use crate::support::run::{QUORUM, Sandbox};
+
+/// A Python that imports the MCP SDK and PyYAML: `QUORUM_MCP_PYTHON`, or
+/// `python3` when it has them; its real path, so the test's isolated HOME
+/// does not get in the way of a version manager's shim.
+fn python_with_the_sdk() -> Option<PathBuf> {
+    let candidate = std::env::var_os("QUORUM_MCP_PYTHON").unwrap_or_else(|| "python3".into());
+    let found = Command::new(candidate)
+        .args(["-c", "import mcp, yaml, sys; print(sys.executable)"])
+        .output()
+        .ok()
+        .filter(|ran| ran.status.success())?;
+    let path = String::from_utf8(found.stdout).ok()?;
+    Some(PathBuf::from(path.trim()))
+}
+
+#[test]
+fn a_real_mcp_client_starts_a_review_rules_on_its_items_and_reads_the_result() {
+    let Some(python) = python_with_the_sdk() else {
+        assert!(
+            std::env::var_os("QUORUM_REQUIRE_MCP_CLIENT").is_none(),
+            "QUORUM_REQUIRE_MCP_CLIENT is set and no Python with the `mcp` SDK was found \
+             (set QUORUM_MCP_PYTHON)"
+        );
+        eprintln!("no Python with the MCP SDK here: the client test is left to .ci/run");
+        return;
+    };
+    let sandbox = Sandbox::new();
+    sandbox
+        .quorum(&["demo", "--export-script", "review.yaml"], &[])
+        .assert_code(0);
+    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = sandbox.path().join("seen.json");
+    let mut command = Command::new(&python);
+    isolate(&mut command, sandbox.path()).args([
+        client.to_str().unwrap(),
+        QUORUM,
+        "review.yaml",
+        out.to_str().unwrap(),
+    ]);
+    let ran = command.output().expect("run the MCP client");
+    assert!(
+        ran.status.success(),
+        "client failed:\n{}\n{}",
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+
+    // One tool a protocol, and the tools on debates.
+    let tools: Vec<&str> = seen["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool.as_str().unwrap())
+        .collect();
+    for tool in [
+        "decision_review",
+        "quick",
+        "council",
+        "plan",
+        "rca",
+        "status",
+        "result",
+        "rule",
+        "resume",
+        "list",
+    ] {
+        assert!(tools.contains(&tool), "{tool} in {tools:?}");
+    }
+    // Progress went out while the caller waited.
+    let progress = seen["progress"].as_array().unwrap();
+    assert!(
+        progress
+            .iter()
+            .any(|line| line.as_str().unwrap().contains("proposer answered")),
+        "{progress:?}"
+    );
+    // A ruling on an item that does not wait is refused, naming the items.
+    let wrong = seen["wrong_item"].as_str().unwrap();
+    assert!(wrong.contains("`nope` is not an item waiting"), "{wrong}");
+    // The caller's rulings bind: the result and the journal hold them.
+    let rounds = seen["rounds"].as_array().unwrap();
+    assert!(!rounds.is_empty(), "no items were put to the caller");
+    let first = &rounds[0][0];
+    let first_id = first["item"].as_str().unwrap();
+    assert_eq!(first["decision"], "reject");
+    let result = &seen["result"];
+    assert_eq!(seen["result_error"], false);
+    assert!(result["verdict"].is_string(), "{result}");
+    let item = result["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["id"] == first_id)
+        .unwrap_or_else(|| panic!("{first_id} in {result}"));
+    assert_eq!(item["ruling"], "reject");
+    assert_eq!(item["note"], "ruled by the caller");
+    let dir = PathBuf::from(seen["started"]["dir"].as_str().unwrap());
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let decided: Vec<Value> = journal
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line.to_string().contains("\"item_decided\""))
+        .collect();
+    assert!(
+        decided.iter().any(|line| {
+            let text = line.to_string();
+            text.contains(&format!("\"{first_id}\"")) && text.contains("\"reject\"")
+        }),
+        "the journal holds the caller's ruling on {first_id}"
+    );
+    // The deliverables are resources, and read as the files on disk.
+    let id = seen["started"]["debate"].as_str().unwrap();
+    assert_eq!(seen["list"], serde_json::json!([id]));
+    assert_eq!(
+        seen["summary_md"].as_str().unwrap(),
+        std::fs::read_to_string(dir.join("summary.md")).unwrap()
+    );
+    // Bad input names the field, and no path leaves the server's folder.
+    let bad = &seen["bad_input"];
+    assert_eq!(bad["error"], true);
+    assert!(bad["text"].as_str().unwrap().contains("critique"), "{bad}");
+    let outside = &seen["outside"];
+    assert_eq!(outside["error"], true);
+    assert!(
+        outside["text"]
+            .as_str()
+            .unwrap()
+            .contains("context[0].path"),
+        "{outside}"
+    );
+    // A client that leaves loses nothing: the debate waiting on it stops
+    // there, and the next server's `resume` carries it to its end.
+    assert_eq!(seen["left_waiting"], "caller");
+    let not_here = seen["not_here"].as_str().unwrap();
+    assert!(
+        not_here.contains("not running in this server"),
+        "{not_here}"
+    );
+    let resumed = &seen["resumed_result"];
+    assert!(resumed["verdict"].is_string(), "{resumed}");
+    assert!(
+        resumed["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|item| item["ruling"] == "accept"),
+        "{resumed}"
+    );
+    let again = seen["resume_ended"].as_str().unwrap();
+    assert!(again.contains("nothing to resume"), "{again}");
+}
