@@ -164,3 +164,65 @@ fn a_real_mcp_client_starts_a_review_rules_on_its_items_and_reads_the_result() {
     let again = seen["resume_ended"].as_str().unwrap();
     assert!(again.contains("nothing to resume"), "{again}");
 }
+
+/// Issue 54: every protocol is callable: each protocol's built-in demo,
+/// its spec's keys as the arguments of the protocol's tool, runs to its
+/// end under the `accept` policy, with its deliverable on disk.
+#[test]
+fn every_protocol_runs_through_its_tool() {
+    let Some(python) = python_with_the_sdk() else {
+        assert!(
+            std::env::var_os("QUORUM_REQUIRE_MCP_CLIENT").is_none(),
+            "QUORUM_REQUIRE_MCP_CLIENT is set and no Python with the `mcp` SDK was found"
+        );
+        eprintln!("no Python with the MCP SDK here: the client test is left to .ci/run");
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let demos = [
+        ("decision_review", "review"),
+        ("quick", "quick"),
+        ("council", "council"),
+        ("plan", "plan"),
+        ("rca", "rca"),
+    ];
+    let mut pairs = Vec::new();
+    for (tool, protocol) in demos {
+        let file = format!("{protocol}.yaml");
+        sandbox
+            .quorum(
+                &["demo", "--protocol", protocol, "--export-script", &file],
+                &[],
+            )
+            .assert_code(0);
+        pairs.push(format!("{tool}={file}"));
+    }
+    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/every_protocol.py");
+    let out = sandbox.path().join("seen.json");
+    let mut command = Command::new(&python);
+    isolate(&mut command, sandbox.path())
+        .args([client.to_str().unwrap(), QUORUM, out.to_str().unwrap()])
+        .args(&pairs);
+    let ran = command.output().expect("run the MCP client");
+    assert!(
+        ran.status.success(),
+        "client failed:\n{}\n{}",
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    for (_, protocol) in demos {
+        let result = &seen[format!("{protocol}.yaml")];
+        assert!(result["failure"].is_null(), "{protocol}: {result}");
+        let deliverable = PathBuf::from(result["deliverable"].as_str().unwrap());
+        assert!(
+            deliverable.is_file(),
+            "{protocol}: {}",
+            deliverable.display()
+        );
+        assert!(
+            !result["deliverables"].as_array().unwrap().is_empty(),
+            "{protocol}: {result}"
+        );
+    }
+}

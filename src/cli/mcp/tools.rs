@@ -28,7 +28,8 @@ pub(super) enum Who {
 }
 
 impl Who {
-    pub(super) const WORDS: [&'static str; 5] = ["person", "caller", "accept", "reject", "defer"];
+    pub(super) const WORDS: [&'static str; 6] =
+        ["person", "caller", "accept", "reject", "defer", "planner"];
 
     pub(super) fn parse(word: &str) -> Option<Who> {
         use crate::spec::ModerationPolicy;
@@ -38,6 +39,7 @@ impl Who {
             "accept" => Who::Policy(ModerationPolicy::Accept),
             "reject" => Who::Policy(ModerationPolicy::Reject),
             "defer" => Who::Policy(ModerationPolicy::Defer),
+            "planner" => Who::Policy(ModerationPolicy::Planner),
             _ => return None,
         })
     }
@@ -158,7 +160,7 @@ fn common_properties(kind: &dyn ProtocolKind) -> Map<String, Value> {
             "type": "string",
             "enum": Who::WORDS,
             "default": "person",
-            "description": "Who rules on the items: `person` (in `quorum attach DIR`), `caller` (you, through the `rule` tool), or a fixed policy: `accept`, `reject`, `defer`"
+            "description": "Who rules on the items: `person` (in `quorum attach DIR`), `caller` (you, through the `rule` tool), or a fixed policy: `accept`, `reject`, `defer`, or `planner` (a planning debate: what the planner proposed)"
         }
     });
     match json {
