@@ -890,6 +890,43 @@ fn a_bad_theme_is_a_configuration_error_in_either_mode() {
     assert!(!out.exists(), "nothing is written");
 }
 
+/// Issue 56: the pace of streamed text (`--stream-fps`, the
+/// configuration's `stream_fps`) out of 1..=60 stops any run before
+/// anything is written, naming where it was given.
+#[test]
+fn a_stream_pace_out_of_range_is_a_configuration_error() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let out_arg = out.to_str().unwrap();
+    let ran = sandbox.quorum(
+        &["demo", "--headless", "--stream-fps", "0", "--out", out_arg],
+        &[],
+    );
+    ran.assert_code(2);
+    assert!(
+        ran.stderr.contains("--stream-fps: 0 is not a frame rate"),
+        "{}",
+        ran.stderr
+    );
+    sandbox.write("config/quorum/config.yaml", "stream_fps: 500\n");
+    let ran = sandbox.quorum(&["demo", "--headless", "--out", out_arg], &[]);
+    ran.assert_code(2);
+    assert!(
+        ran.stderr
+            .contains("config/quorum/config.yaml:1: stream_fps: 500 is not a frame rate"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!out.exists(), "nothing is written");
+    sandbox.write("config/quorum/config.yaml", "stream_fps: 20\n");
+    sandbox
+        .quorum(
+            &["demo", "--headless", "--speed", "50", "--out", out_arg],
+            &[],
+        )
+        .assert_code(0);
+}
+
 /// Ctrl-C (SIGINT) during a headless run whose proposer is a command that
 /// started a helper of its own: quorum says where the record is, exits 1,
 /// and the program's whole process group is gone.

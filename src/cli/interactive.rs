@@ -33,6 +33,27 @@ pub fn theme_of(flags: &RunFlags, prepared: &Prepared) -> Result<Theme, String> 
     })
 }
 
+/// The pace of streamed text a prepared debate's interface draws at:
+/// `--stream-fps`, else the configuration's `stream_fps`, else the default
+/// (`None`); out of range is an error naming where it was given.
+pub fn stream_fps_of(flags: &RunFlags, prepared: &Prepared) -> Result<Option<f64>, String> {
+    let (fps, source) = match (flags.stream_fps, &prepared.stream_fps) {
+        (Some(fps), _) => (fps, "--stream-fps".to_string()),
+        (None, Some((fps, source))) => (*fps, source.clone()),
+        (None, None) => return Ok(None),
+    };
+    let (min, max) = (
+        crate::tui::pacer::MIN_STREAM_FPS,
+        crate::tui::pacer::MAX_STREAM_FPS,
+    );
+    if !(min..=max).contains(&fps) {
+        return Err(format!(
+            "{source}: {fps} is not a frame rate from {min} to {max}"
+        ));
+    }
+    Ok(Some(fps))
+}
+
 /// Default theme name.
 pub const DEFAULT_THEME: &str = "dark";
 
@@ -81,6 +102,16 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
+    match stream_fps_of(flags, &prepared) {
+        Ok(Some(fps)) => {
+            let _ = crate::tui::pacer::set_stream_fps(fps);
+        }
+        Ok(None) => {}
+        Err(error) => {
+            eprintln!("quorum: {error}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    }
     let Prepared {
         mut definition,
         roster,

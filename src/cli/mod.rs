@@ -215,6 +215,11 @@ pub struct RunFlags {
     /// Pace multiplier for scripted agents (2 = twice as fast)
     #[arg(long, value_name = "X", default_value_t = 1.0)]
     pub speed: f64,
+    /// Frames a second the interface draws streamed text at, 1 to 60
+    /// (default about 31; keys are drawn at once; slower while the terminal
+    /// is not focused)
+    #[arg(long, value_name = "FPS")]
+    pub stream_fps: Option<f64>,
     /// Folder of prompt templates that replace the built-in ones
     /// (default: $XDG_CONFIG_HOME/quorum/prompts)
     #[arg(long, value_name = "DIR")]

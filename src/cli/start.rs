@@ -25,6 +25,10 @@ pub async fn run_debate(source: Source, flags: RunFlags) -> ExitCode {
         eprintln!("quorum: {error}");
         return ExitCode::from(EXIT_USAGE);
     }
+    if let Err(error) = super::interactive::stream_fps_of(&flags, &prepared) {
+        eprintln!("quorum: {error}");
+        return ExitCode::from(EXIT_USAGE);
+    }
     if !interactive && !prepared.human_roles.is_empty() {
         eprintln!(
             "quorum: {} {} played by a person (`human`), which needs the interactive interface: \

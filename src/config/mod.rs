@@ -135,6 +135,10 @@ pub struct Config {
     /// Colour theme of the interactive interface.
     #[serde(default)]
     pub theme: Option<String>,
+    /// Frames a second the interface draws streamed text at (keys are drawn
+    /// at once); `--stream-fps` wins.
+    #[serde(default)]
+    pub stream_fps: Option<f64>,
     /// Every debate's money limit, in US dollars at the prices above,
     /// unless its spec or `--budget` says otherwise.
     #[serde(default)]

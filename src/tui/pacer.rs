@@ -1,19 +1,61 @@
-//! When the event loop draws a frame: at most one per frame window, the
-//! windows opening with the boundaries of the clock answer streams are read
-//! on, and the frame of a window drawn once the runtime has gone idle (every
-//! stream read at the boundary is then in it) or, if it stays busy,
-//! [`FRAME_PHASE_MS`] after the boundary. What the person does is drawn at
-//! once. The loop (`tui::run`) tells the pacer what happened — a frame
-//! drawn, the person acting, the runtime going idle — and asks it whether
-//! to draw now and when to wake for the frame it holds back.
+//! When the event loop draws a frame, at two paces (issue 56). What the
+//! person does (a key, the mouse, a resize) is drawn at once. Streamed text
+//! is drawn at most once per frame window of the text's pace
+//! ([`TEXT_INTERVAL_MS`], `--stream-fps`), slower
+//! ([`BACKGROUND_INTERVAL_MS`]) while the terminal is not focused or the
+//! only new text is in panes off the screen: people read streamed text, and
+//! a line that appears within a few tens of milliseconds looks instant. The
+//! windows open with the boundaries of the clock answer streams are read on
+//! (the same pace: reads follow it), and a window's frame is drawn once the
+//! runtime has gone idle (every stream read at the boundary is then in it)
+//! or, if it stays busy, [`FRAME_PHASE_MS`] after the boundary. The loop
+//! (`tui::run`) tells the pacer what happened — a frame drawn, the person
+//! acting, the runtime going idle, the focus coming and going — and asks it
+//! whether to draw now and when to wake for the frame it holds back.
 //!
 //! Not responsible for what a frame draws (the state's damage says that)
 //! nor for the waiting itself (the loop's `select!`).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Shortest time between two frames, in milliseconds (about 60 fps).
+/// The longest a key waits for its frame, in milliseconds (a frame at 60
+/// fps): it is drawn at once, so this is the frame's own time.
 pub const FRAME_INTERVAL_MS: u64 = 16;
+/// The default pace of streamed text, in milliseconds between frames
+/// (about 31 fps): a divisor of tokio's 64 ms timer slot, so the read clock
+/// costs one wake per read (see `agent::http::paced::start_clock`).
+pub const TEXT_INTERVAL_MS: u64 = crate::agent::http::paced::READ_INTERVAL_MS;
+/// The pace of streamed text while the terminal is not focused, or the
+/// only new text is in panes off the screen, in milliseconds (about 16 fps;
+/// also a divisor of the timer's slot).
+pub const BACKGROUND_INTERVAL_MS: u64 = 64;
+/// Fastest and slowest text paces `--stream-fps` takes.
+pub const MAX_STREAM_FPS: f64 = 60.0;
+pub const MIN_STREAM_FPS: f64 = 1.0;
+
+/// The text pace of this process's interface, in milliseconds.
+static TEXT_PACE_MS: AtomicU64 = AtomicU64::new(TEXT_INTERVAL_MS);
+
+/// Sets the pace of streamed text to `fps` frames a second (`--stream-fps`,
+/// the configuration's `stream_fps`), and the paced reads with it. Out of
+/// [`MIN_STREAM_FPS`]..=[`MAX_STREAM_FPS`] is refused in words.
+pub fn set_stream_fps(fps: f64) -> Result<(), String> {
+    if !(MIN_STREAM_FPS..=MAX_STREAM_FPS).contains(&fps) {
+        return Err(format!(
+            "{fps} is not a frame rate from {MIN_STREAM_FPS} to {MAX_STREAM_FPS}"
+        ));
+    }
+    let ms = (1000.0 / fps).round() as u64;
+    TEXT_PACE_MS.store(ms, Ordering::Relaxed);
+    crate::agent::http::paced::set_read_interval(Duration::from_millis(ms));
+    Ok(())
+}
+
+/// The text pace set for this process.
+pub fn text_interval() -> Duration {
+    Duration::from_millis(TEXT_PACE_MS.load(Ordering::Relaxed))
+}
 /// How long after each boundary of the clock answer streams are read on
 /// (`agent::http::paced`) a frame is drawn even if the runtime has not gone
 /// idle, in milliseconds: time for the text read at the boundary to reach
@@ -22,7 +64,7 @@ pub const FRAME_INTERVAL_MS: u64 = 16;
 pub const FRAME_PHASE_MS: u64 = 3;
 
 /// The pacing of the loop's frames.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct FramePacer {
     /// When the last frame was drawn.
     last_draw: Option<Instant>,
@@ -30,6 +72,25 @@ pub struct FramePacer {
     person_acted: bool,
     /// The runtime went idle while this window's frame waited for it.
     idle_came: bool,
+    /// The pace of streamed text when the person is looking.
+    text: Duration,
+    /// The terminal said it lost the focus.
+    unfocused: bool,
+    /// The text waiting to be drawn is all in panes off the screen.
+    hidden_only: bool,
+}
+
+impl Default for FramePacer {
+    fn default() -> Self {
+        FramePacer {
+            last_draw: None,
+            person_acted: false,
+            idle_came: false,
+            text: text_interval(),
+            unfocused: false,
+            hidden_only: false,
+        }
+    }
 }
 
 /// The frame window at one turn of the loop, as it stood before the
@@ -69,10 +130,40 @@ impl Window {
 impl FramePacer {
     /// The window the loop is in at `now`.
     pub fn window(&self, now: Instant) -> Window {
+        let interval = self.interval();
         Window {
             now,
-            opens: self.last_draw.map(next_frame_window),
+            opens: self
+                .last_draw
+                .map(|drawn| next_frame_window(drawn, interval)),
         }
+    }
+
+    /// The pace streamed text is drawn at now.
+    pub fn interval(&self) -> Duration {
+        if self.unfocused || self.hidden_only {
+            self.text.max(Duration::from_millis(BACKGROUND_INTERVAL_MS))
+        } else {
+            self.text
+        }
+    }
+
+    /// The terminal gained (`true`) or lost the focus: the text's pace, and
+    /// the reads', follow.
+    pub fn focus(&mut self, focused: bool) {
+        self.unfocused = !focused;
+        let reads = if self.unfocused {
+            self.text.max(Duration::from_millis(BACKGROUND_INTERVAL_MS))
+        } else {
+            self.text
+        };
+        crate::agent::http::paced::set_read_interval(reads);
+    }
+
+    /// Whether the text waiting to be drawn is all in panes off the screen
+    /// (a folded region, a zoomed pane's neighbours).
+    pub fn hidden_only(&mut self, hidden_only: bool) {
+        self.hidden_only = hidden_only;
     }
 
     /// Whether to draw now, in `window`, with the state `damaged` or not:
@@ -104,13 +195,12 @@ impl FramePacer {
 }
 
 /// When the frame window after the one holding `drawn` opens: at the next
-/// boundary of the read clock. Windows are [`FRAME_INTERVAL_MS`] long and
-/// open with the reads, so each frame's reads are drawn as they arrive, and
-/// a frame drawn between two boundaries (for a key, a tick) does not shift
+/// boundary of the read clock at `interval` (the text's pace). Windows open
+/// with the reads, so each frame's reads are drawn as they arrive, and a
+/// frame drawn between two boundaries (for a key, a tick) does not shift
 /// the frames after it out of step with the reads, which would hold every
 /// later chunk back by up to a frame.
-pub fn next_frame_window(drawn: Instant) -> Instant {
-    let interval = Duration::from_millis(FRAME_INTERVAL_MS);
+pub fn next_frame_window(drawn: Instant, interval: Duration) -> Instant {
     crate::agent::http::paced::next_frame(tokio::time::Instant::from_std(drawn), interval)
         .into_std()
 }
@@ -161,7 +251,7 @@ mod tests {
         assert!(!pacer.frame_due(&window, true));
         let opens = window.next_frame();
         assert!(opens > drawn);
-        assert!(opens - drawn <= Duration::from_millis(FRAME_INTERVAL_MS));
+        assert!(opens - drawn <= Duration::from_millis(TEXT_INTERVAL_MS));
         tokio::time::sleep_until(tokio::time::Instant::from_std(opens)).await;
         let window = pacer.window(now());
         assert!(window.is_open() && !window.is_late());
@@ -212,7 +302,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn frames_keep_in_step_with_the_read_clock() {
         let mut pacer = start().await;
-        let interval = Duration::from_millis(FRAME_INTERVAL_MS);
+        let interval = pacer.interval();
         pacer.drawn(now());
         let first = pacer.window(now()).next_frame();
         // A frame drawn between two boundaries (a key) leaves the next
@@ -225,16 +315,16 @@ mod tests {
             next == first || next == first + interval,
             "{next:?} {first:?}"
         );
-        assert_eq!(next_frame_window(next), next + interval);
+        assert_eq!(next_frame_window(next, interval), next + interval);
     }
 
     #[test]
     fn frame_windows_open_with_the_read_clock() {
-        let interval = Duration::from_millis(FRAME_INTERVAL_MS);
+        let interval = Duration::from_millis(TEXT_INTERVAL_MS);
         let start = Instant::now();
         for step in 0..200u64 {
             let drawn = start + Duration::from_micros(step * 370);
-            let opens = next_frame_window(drawn);
+            let opens = next_frame_window(drawn, interval);
             assert!(opens > drawn, "the next window opens after the frame drawn");
             assert!(opens - drawn <= interval, "and within a frame of it");
             let before = tokio::time::Instant::from_std(opens - Duration::from_nanos(1));
@@ -245,7 +335,40 @@ mod tests {
             );
             // A frame drawn for the text read at that boundary (just after
             // it) leaves the next window to the next boundary.
-            assert_eq!(next_frame_window(opens), opens + interval);
+            assert_eq!(next_frame_window(opens, interval), opens + interval);
         }
+    }
+
+    /// Issue 56: text is drawn at its own pace, slower while the terminal
+    /// is not focused or the text is off the screen; a key at once.
+    #[tokio::test(start_paused = true)]
+    async fn text_waits_for_its_pace_and_slows_when_nobody_looks() {
+        let mut pacer = start().await;
+        let text = Duration::from_millis(TEXT_INTERVAL_MS);
+        let background = Duration::from_millis(BACKGROUND_INTERVAL_MS);
+        assert_eq!(pacer.interval(), text);
+        pacer.drawn(now());
+        let opens = pacer.window(now()).next_frame();
+        assert!(opens - now() <= text);
+        pacer.focus(false);
+        assert_eq!(pacer.interval(), background);
+        let later = pacer.window(now()).next_frame();
+        assert!(later - now() <= background);
+        // A key is drawn at once, whatever the pace.
+        pacer.person_acted();
+        assert!(pacer.frame_due(&pacer.window(now()), true));
+        pacer.focus(true);
+        assert_eq!(pacer.interval(), text);
+        pacer.hidden_only(true);
+        assert_eq!(pacer.interval(), background);
+        pacer.hidden_only(false);
+        assert_eq!(pacer.interval(), text);
+    }
+
+    #[test]
+    fn a_stream_fps_out_of_range_is_refused() {
+        assert!(set_stream_fps(0.0).is_err());
+        assert!(set_stream_fps(240.0).is_err());
+        assert!(set_stream_fps(f64::NAN).is_err());
     }
 }

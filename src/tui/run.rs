@@ -145,6 +145,7 @@ async fn drive<T: Send + 'static>(
     loop {
         let now = Instant::now();
         let next_moment = play_due(&mut app, &mut timeline, &mut report, now);
+        pacer.hidden_only(app.damage_is_off_screen());
         let window = pacer.window(now);
         if pacer.frame_due(&window, app.damage.any()) {
             screen.draw(&mut app)?;
@@ -173,8 +174,14 @@ async fn drive<T: Send + 'static>(
             }
             Some(event) = events.next() => {
                 let now = Instant::now();
-                pacer.person_acted();
-                match event? {
+                let event = event?;
+                match event {
+                    // The focus sets the text's pace; it draws nothing.
+                    Event::FocusGained => pacer.focus(true),
+                    Event::FocusLost => pacer.focus(false),
+                    _ => pacer.person_acted(),
+                }
+                match event {
                     Event::Key(key) if key.kind != KeyEventKind::Release => {
                         for command in app.handle_key(key, now) {
                             controller.send(command);

@@ -1,12 +1,14 @@
-//! The terminal's modes: alternate screen, raw mode and mouse capture on the
-//! way in; all three undone on every way out — normal exit, error (the guard's
+//! The terminal's modes: alternate screen, raw mode, mouse capture and focus
+//! reports on the way in; all undone on every way out — normal exit, error (the guard's
 //! `Drop`), panic (a hook that restores before the report prints) and SIGTERM
 //! (the event loop stops and the guard drops).
 
 use std::io::{self, Write};
 use std::sync::Once;
 
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::event::{
+    DisableFocusChange, DisableMouseCapture, EnableFocusChange, EnableMouseCapture,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -21,6 +23,7 @@ pub fn restore() {
     let mut stdout = io::stdout();
     let _ = execute!(
         stdout,
+        DisableFocusChange,
         DisableMouseCapture,
         LeaveAlternateScreen,
         crossterm::cursor::Show
@@ -56,7 +59,14 @@ impl TerminalGuard {
         install_panic_hook();
         enable_raw_mode()?;
         let mut stdout = io::stdout();
-        if let Err(error) = execute!(stdout, EnterAlternateScreen, EnableMouseCapture) {
+        if let Err(error) = execute!(
+            stdout,
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            // Focus reports slow the text's pace while the person looks
+            // elsewhere (`tui::pacer`); a terminal without them ignores it.
+            EnableFocusChange
+        ) {
             restore();
             return Err(error);
         }

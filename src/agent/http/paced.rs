@@ -46,9 +46,10 @@ use tokio::time::{Instant, Sleep};
 /// is read at the next frame boundary.
 pub const LOW_WATER: usize = 32 * 1024;
 
-/// The default frame interval of paced reads, in milliseconds: about one
-/// frame of the interface at 60 frames a second.
-pub const READ_INTERVAL_MS: u64 = 16;
+/// The default frame interval of paced reads, in milliseconds: the pace the
+/// interface draws streamed text at (`tui::pacer`), about 31 frames a
+/// second. Keys are drawn at once whatever this is.
+pub const READ_INTERVAL_MS: u64 = 32;
 
 /// The interval of paced reads when nobody watches the answers stream (a
 /// headless run), in milliseconds: the pace at which the record keeps what
@@ -80,6 +81,17 @@ pub fn frame_interval() -> Duration {
 /// ([`UNWATCHED_READ_INTERVAL_MS`]).
 pub fn read_unwatched() {
     DEFAULT_INTERVAL_MS.store(UNWATCHED_READ_INTERVAL_MS, Ordering::Relaxed);
+}
+
+/// Paces every paced connection at `interval` from its next read on (the
+/// interface's text pace, slower while the terminal is not focused);
+/// `QUORUM_READ_INTERVAL_MS` still wins. An interval under a millisecond
+/// is taken as one.
+pub fn set_read_interval(interval: Duration) {
+    let ms = u64::try_from(interval.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1);
+    DEFAULT_INTERVAL_MS.store(ms, Ordering::Relaxed);
 }
 
 /// A TCP stream that reads what has arrived at frame boundaries, or when at
@@ -141,6 +153,9 @@ impl AsyncRead for PacedTcp {
                 // This frame's read, however the task was woken for it: the
                 // next waits for the next boundary.
                 this.drained = false;
+                // The pace may have changed since (the terminal lost its
+                // focus): reads follow the interface's clock.
+                this.interval = frame_interval().max(Duration::from_millis(1));
                 let next = next_frame(Instant::now(), this.interval);
                 this.tick.as_mut().reset(next);
             }

@@ -94,6 +94,8 @@ pub struct Prepared {
     pub theme: Option<String>,
     /// Where that theme is named (`config.yaml:3: theme`), for errors.
     pub theme_source: String,
+    /// The configuration's pace of streamed text, and where it is named.
+    pub stream_fps: Option<(f64, String)>,
     /// How the agents were put together, for the journal (resume).
     pub setup: RunSetup,
     /// What another debate handed on (`--from DIR`), with its folder.
@@ -289,6 +291,10 @@ pub fn prepare_in(
         alternatives,
         theme: loaded_config.config.theme.clone(),
         theme_source: loaded_config.key_location("theme"),
+        stream_fps: loaded_config
+            .config
+            .stream_fps
+            .map(|fps| (fps, loaded_config.key_location("stream_fps"))),
         setup,
         handed,
     })
