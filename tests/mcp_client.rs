@@ -89,6 +89,13 @@ fn a_real_mcp_client_starts_a_review_rules_on_its_items_and_reads_the_result() {
             .any(|line| line.as_str().unwrap().contains("proposer answered")),
         "{progress:?}"
     );
+    // And when the items wait, the progress says so.
+    assert!(
+        progress
+            .iter()
+            .any(|line| line.as_str().unwrap().contains("needs a ruling on")),
+        "{progress:?}"
+    );
     // A ruling on an item that does not wait is refused, naming the items.
     let wrong = seen["wrong_item"].as_str().unwrap();
     assert!(wrong.contains("`nope` is not an item waiting"), "{wrong}");

@@ -52,6 +52,8 @@ pub(super) struct State {
     /// What the items waiting ask of whom, in a line (`… needs a ruling on
     /// 3 items (c1, c2, c3): call `rule` …`); none when nothing waits.
     pub asked: Option<String>,
+    /// A judge's call held for the person's decision, in a line.
+    pub held: Option<String>,
 }
 
 impl State {
@@ -422,6 +424,19 @@ async fn follow(
                 state.send_modify(|state| state.waiting = items);
             }
             Update::Board(board) => {
+                if live.who == Who::Person && !board.held_calls.is_empty() {
+                    // A judge's call is held: the person decides in
+                    // `attach` whether to run it again or go on without it.
+                    let line = format!(
+                        "{} holds {} for a person's decision (run it again or go on without it): quorum attach {}",
+                        live.id,
+                        board.held_calls.join(", "),
+                        super::super::shell_path(&live.dir)
+                    );
+                    state.send_modify(|state| state.held = Some(line));
+                } else {
+                    state.send_modify(|state| state.held = None);
+                }
                 if live.who != Who::Person {
                     for call_id in &board.held_calls {
                         if released.insert(call_id.clone()) {
@@ -478,7 +493,17 @@ pub(super) async fn wait_for_news(
             said = now.line_count;
             let needs_caller =
                 !now.waiting.is_empty() && matches!(live.who, Who::Caller | Who::Person);
-            if now.ended() || needs_caller {
+            if now.ended() || needs_caller || now.held.is_some() {
+                // What it waits for, said as progress too.
+                let needs = now.asked.as_ref().filter(|_| needs_caller).or(now.held.as_ref());
+                if let (Some(token), Some(needs)) = (&token, needs) {
+                    let _ = peer
+                        .notify_progress(
+                            ProgressNotificationParam::new(token.clone(), now.line_count as f64)
+                                .with_message(crate::text::sanitize(needs)),
+                        )
+                        .await;
+                }
                 return;
             }
         }

@@ -487,6 +487,11 @@ fn status_answer(live: &Live, lines: usize) -> CallToolResponse {
             "verdict": state.result.as_ref().map(|result| result["verdict"].clone()),
             "failure": state.failure,
             "waiting_for": waiting_for,
+            "needs": state
+                .asked
+                .as_deref()
+                .filter(|_| waiting_for.is_some())
+                .or(state.held.as_deref()),
             "items": items,
             "lines": shown,
             "line_count": state.line_count,

@@ -309,10 +309,10 @@ pub(super) fn spec_text(
         Some(other) => return Err(format!("moderator: expected a string, got {other}")),
     };
     if spec.contains_key("moderation") {
-        return Err(
-            "moderation: who rules on the items is the `moderator` argument (person, caller, accept, reject, defer)"
-                .into(),
-        );
+        return Err(format!(
+            "moderation: who rules on the items is the `moderator` argument ({})",
+            Who::WORDS.join(", ")
+        ));
     }
     if spec.contains_key("protocol") {
         return Err(
