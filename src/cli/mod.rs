@@ -163,7 +163,8 @@ pub struct RunFlags {
     pub from: Option<PathBuf>,
     /// How the moderator's items are decided without a person at the
     /// keyboard: accept, reject or defer them all, ask (one line per item
-    /// on stdin) or planner (what the planner proposed)
+    /// on stdin), planner (what the planner proposed) or person (a person
+    /// in another terminal, with `quorum attach DIR`)
     #[arg(long, value_name = "POLICY", value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
     /// Let judges read an author's self-identification unmasked (judging is
@@ -294,8 +295,9 @@ pub struct RunOn {
     #[arg(long)]
     pub json: bool,
     /// How the items still undecided are decided: accept, reject, defer,
-    /// ask (on stdin) or planner (default: as the debate was started; at
-    /// the interface, the person decides)
+    /// ask (on stdin), planner or person (from another terminal, with
+    /// `quorum attach DIR`) (default: as the debate was started; at the
+    /// interface, the person decides)
     #[arg(long, value_name = "POLICY", value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
     /// Colour theme of the interface

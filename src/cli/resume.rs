@@ -139,7 +139,10 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     let moderation = args.on.moderation.unwrap_or(setup.moderation);
 
     if interactive {
-        let person_moderates = matches!(args.on.moderation, None | Some(ModerationPolicy::Ask));
+        let person_moderates = matches!(
+            args.on.moderation,
+            None | Some(ModerationPolicy::Ask | ModerationPolicy::Person)
+        );
         let moderator = if person_moderates {
             Moderator::external()
         } else {
@@ -186,13 +189,15 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     let past = args
         .past_rulings
         .filter(|_| setup.moderation == ModerationPolicy::Ask);
-    let asks_on_stdin = match &past {
-        Some(_) => args.on.moderation == Some(ModerationPolicy::Ask),
-        None => moderation == ModerationPolicy::Ask,
+    let policy = match &past {
+        Some(_) => args.on.moderation,
+        None => Some(moderation),
     };
+    let asks_on_stdin = policy == Some(ModerationPolicy::Ask);
+    let person = policy == Some(ModerationPolicy::Person);
     let moderator = match past {
         Some(rulings) => Moderator::past_rulings(rulings, args.on.moderation),
-        None => Moderator::policy(moderation),
+        None => super::headless::moderator_for(moderation),
     };
     let (engine, updates_rx) = super::engine_with_updates(
         folded.protocol,
@@ -205,7 +210,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     let engine = engine
         .with_alternatives(alternatives)
         .without_stream_updates()
-        .with_budget(budget, WhenOver::Stop)
+        .with_budget(budget, super::headless::when_over(person))
         .with_budget_raised(args.on.budget.limit());
     let controller = engine.controller();
     let code = watch(
@@ -215,6 +220,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
             controller,
             run_dir: &run_dir,
             hold_moderation_lines: asks_on_stdin,
+            person,
             json: args.on.json,
         },
     )
