@@ -1,9 +1,10 @@
 //! Telling a person whose eyes are elsewhere that a debate needs them
 //! (issue 54): `quorum attach` watches the updates of the debate it shows
 //! ([`RulingWatch`]) and, once for each thing the debate waits on them for,
-//! writes a terminal notification ([`notification`]): OSC 9 (iTerm2,
-//! WezTerm, kitty, foot, Windows Terminal), OSC 777 (rxvt, Ghostty, foot,
-//! VTE terminals) and a bell for the terminals that show neither.
+//! writes a terminal notification ([`notification`]): OSC 9 and OSC 777
+//! (each taken by some terminals as a desktop notification: iTerm2,
+//! WezTerm, foot, Ghostty, rxvt-unicode's extension…) and a bell for the
+//! terminals that show neither.
 //!
 //! What the debate waits on a person for: items to rule on, a step held at
 //! the budget, a round held for a judge to be re-run or let go. A call
