@@ -50,7 +50,8 @@ pub struct ContextSpec {
 }
 
 /// Who decides the moderator's items without a person at an interface
-/// (`--moderation`).
+/// (`--moderation`), or, with `person`, that a person decides them from
+/// another terminal (`quorum attach DIR`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModerationPolicy {
@@ -66,15 +67,20 @@ pub enum ModerationPolicy {
     /// Take what a participant proposed for each item (the planning
     /// debate's planner); accept an item nobody proposed anything for.
     Planner,
+    /// A person decides, from another terminal: the run waits for the
+    /// rulings `quorum attach DIR` sends (issue 54), and for their word on
+    /// a held round or a step held at the budget.
+    Person,
 }
 
 impl ModerationPolicy {
-    pub const ALL: [ModerationPolicy; 5] = [
+    pub const ALL: [ModerationPolicy; 6] = [
         ModerationPolicy::Accept,
         ModerationPolicy::Reject,
         ModerationPolicy::Defer,
         ModerationPolicy::Ask,
         ModerationPolicy::Planner,
+        ModerationPolicy::Person,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -84,6 +90,7 @@ impl ModerationPolicy {
             ModerationPolicy::Defer => "defer",
             ModerationPolicy::Ask => "ask",
             ModerationPolicy::Planner => "planner",
+            ModerationPolicy::Person => "person",
         }
     }
 }
@@ -371,6 +378,18 @@ mod tests {
         assert_eq!(spec.protocol, "decision-review");
         assert_eq!(spec.timeout_secs, 600.0);
         assert!(spec.agents.is_empty());
+    }
+
+    /// Issue 54: `person` is a policy like the others, as a flag's value
+    /// and as a spec's `moderation:` key.
+    #[test]
+    fn person_moderation_parses_from_a_flag_and_a_spec() {
+        assert_eq!("person".parse(), Ok(ModerationPolicy::Person));
+        assert_eq!(ModerationPolicy::Person.as_str(), "person");
+        let refused = "someone".parse::<ModerationPolicy>().unwrap_err();
+        assert!(refused.ends_with("ask, planner, person"), "{refused}");
+        let spec = parse_text("topic: Should we?\nmoderation: person\n").unwrap();
+        assert_eq!(spec.moderation, Some(ModerationPolicy::Person));
     }
 
     #[test]

@@ -11,7 +11,11 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::isolate;
+use crate::support::pty::PtyRun;
 use crate::support::run::{QUORUM, Sandbox};
+
+/// Longest any step of the attach test waits.
+const WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// A Python that imports the MCP SDK and PyYAML: `QUORUM_MCP_PYTHON`, or
 /// `python3` when it has them; its real path, so the test's isolated HOME
@@ -231,5 +235,99 @@ fn every_protocol_runs_through_its_tool() {
             !result["deliverables"].as_array().unwrap().is_empty(),
             "{protocol}: {result}"
         );
+    }
+}
+
+/// Issue 54: a debate the server drives with moderator `person` waits for
+/// the person, who moderates it in `quorum attach` in another terminal (a
+/// pty here); the caller cannot rule in their place, and what it receives
+/// carries the person's rulings.
+#[test]
+fn a_person_in_attach_rules_on_a_debate_the_server_drives() {
+    let Some(python) = python_with_the_sdk() else {
+        assert!(
+            std::env::var_os("QUORUM_REQUIRE_MCP_CLIENT").is_none(),
+            "QUORUM_REQUIRE_MCP_CLIENT is set and no Python with the `mcp` SDK was found"
+        );
+        eprintln!("no Python with the MCP SDK here: the client test is left to .ci/run");
+        return;
+    };
+    let sandbox = Sandbox::new();
+    sandbox
+        .quorum(&["demo", "--export-script", "review.yaml"], &[])
+        .assert_code(0);
+    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/person.py");
+    let started = sandbox.path().join("started.json");
+    let out = sandbox.path().join("seen.json");
+    let mut command = Command::new(&python);
+    isolate(&mut command, sandbox.path()).args([
+        client.to_str().unwrap(),
+        QUORUM,
+        "review.yaml",
+        started.to_str().unwrap(),
+        out.to_str().unwrap(),
+    ]);
+    let mut driver = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run the MCP client");
+    let deadline = std::time::Instant::now() + WAIT;
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the debate never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let started: Value = serde_json::from_str(&std::fs::read_to_string(&started).unwrap()).unwrap();
+    let dir = started["dir"].as_str().unwrap().to_string();
+
+    let mut attach = PtyRun::spawn(&["attach", &dir], sandbox.path(), 120, 40);
+    attach.wait_for("attached", WAIT);
+    attach.wait_for("6 to decide", WAIT);
+    attach.send("r");
+    attach.wait_until("c1 rejected", WAIT, |screen| {
+        screen
+            .contents()
+            .lines()
+            .any(|line| line.contains("c1  b") && line.contains("reject"))
+    });
+    for _ in 1..6 {
+        attach.send("a");
+    }
+    attach.wait_for("all decided", WAIT);
+    attach.send("s");
+    attach.wait_for("Written to", WAIT);
+    attach.send("q");
+    attach.wait_exit(WAIT);
+
+    let ran = driver.wait_with_output().expect("the client ends");
+    assert!(
+        ran.status.success(),
+        "client failed:\n{}\n{}",
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let waiting = seen["waiting"].as_array().unwrap();
+    assert!(
+        waiting
+            .iter()
+            .any(|line| line.as_str().unwrap().contains("quorum attach")),
+        "status told the caller a person is waited for: {waiting:?}"
+    );
+    let refused = seen["caller_refused"].as_str().unwrap();
+    assert!(refused.contains("a person moderates"), "{refused}");
+    let items = seen["result"]["items"].as_array().unwrap();
+    let ruling = |id: &str| {
+        items
+            .iter()
+            .find(|item| item["id"] == id)
+            .map(|item| item["ruling"].clone())
+    };
+    assert_eq!(ruling("c1"), Some(Value::from("reject")), "{items:?}");
+    for id in ["c2", "c3", "c4", "c5", "c6"] {
+        assert_eq!(ruling(id), Some(Value::from("accept")), "{id}: {items:?}");
     }
 }

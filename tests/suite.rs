@@ -29,6 +29,7 @@ mod budget;
 mod chain;
 mod compat_legacy;
 mod conformance;
+mod e2e_attach;
 mod e2e_cli;
 mod e2e_config;
 mod e2e_council;

@@ -349,8 +349,9 @@ pub fn print_completions(shell: clap_complete::Shell) {
 
 /// `command` with the values a shell should offer where an argument takes
 /// a name rather than a file: `demo --protocol` completes the registry's
-/// protocols and commands. Only completion sees them, so a wrong name is
-/// still answered by quorum's own message, which lists the demos.
+/// protocols and commands, `--moderation` its policies. Only completion
+/// sees them, so a wrong name is still answered by quorum's own message,
+/// which lists the demos (or the policies).
 fn completable(command: clap::Command) -> clap::Command {
     let mut names: Vec<&'static str> = Vec::new();
     for kind in registry::kinds() {
@@ -359,11 +360,22 @@ fn completable(command: clap::Command) -> clap::Command {
     }
     names.sort_unstable();
     names.dedup();
-    command.mut_subcommand("demo", |demo| {
-        demo.mut_arg("protocol", |arg| {
-            arg.value_parser(clap::builder::PossibleValuesParser::new(names))
+    let policies = crate::spec::ModerationPolicy::ALL.map(crate::spec::ModerationPolicy::as_str);
+    command
+        .mut_subcommand("demo", |demo| {
+            demo.mut_arg("protocol", |arg| {
+                arg.value_parser(clap::builder::PossibleValuesParser::new(names))
+            })
         })
-    })
+        .mut_subcommands(|sub| {
+            if sub.get_arguments().any(|arg| arg.get_id() == "moderation") {
+                sub.mut_arg("moderation", |arg| {
+                    arg.value_parser(clap::builder::PossibleValuesParser::new(policies))
+                })
+            } else {
+                sub
+            }
+        })
 }
 
 /// `quorum man`: the manual page, roff, with every command in it.
@@ -426,6 +438,37 @@ mod tests {
                 kind.name()
             );
         }
+    }
+
+    /// Issue 54: `--moderation` completes to the policies, `person`
+    /// among them, wherever it is taken.
+    #[test]
+    fn completions_offer_the_moderation_policies() {
+        let mut script = Vec::new();
+        clap_complete::generate(
+            clap_complete::Shell::Bash,
+            &mut completable(command()),
+            "quorum",
+            &mut script,
+        );
+        let script = String::from_utf8(script).unwrap();
+        for subcommand in ["run", "resume", "review"] {
+            let at = script
+                .find(&format!("quorum__subcmd__{subcommand})"))
+                .unwrap_or_else(|| panic!("a case for {subcommand}"));
+            let case = &script[at..];
+            let moderation = &case[case.find("--moderation)").expect("a case for --moderation")..];
+            let reply = moderation.lines().nth(1).unwrap();
+            assert!(
+                reply.contains("accept") && reply.contains("person"),
+                "{subcommand}: {reply}"
+            );
+        }
+        let attach = command();
+        let attach = attach
+            .find_subcommand("attach")
+            .expect("quorum attach is a command");
+        assert!(attach.get_arguments().any(|arg| arg.get_id() == "dir"));
     }
 
     #[test]

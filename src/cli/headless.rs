@@ -24,8 +24,16 @@ use super::session::{open_record, resume_hint};
 use super::{EXIT_FAILURE, RunFlags};
 
 /// Runs a prepared debate headless: progress on stderr, the result on
-/// stdout.
-pub(super) async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<ExitCode> {
+/// stdout. With `--moderation person` the rulings come from `quorum attach`
+/// in another terminal: the run waits for them (and for the person's word
+/// on a held round or a step held at the budget), and says so.
+pub(super) async fn drive(
+    mut prepared: Prepared,
+    flags: &RunFlags,
+) -> color_eyre::Result<ExitCode> {
+    let person = prepared.moderation == ModerationPolicy::Person;
+    // A person moderates live: a round that needs their word waits for it.
+    prepared.definition.set_moderated(person);
     let protocol = prepared.protocol();
     let Prepared {
         definition,
@@ -55,12 +63,12 @@ pub(super) async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::R
         run_dir.clone(),
         journal,
         roster,
-        Moderator::policy(moderation),
+        moderator_for(moderation),
         [],
     );
     let engine = engine
         .without_stream_updates()
-        .with_budget(setup.budget.unwrap_or_default(), WhenOver::Stop);
+        .with_budget(setup.budget.unwrap_or_default(), when_over(person));
     let controller = engine.controller();
     watch(
         engine.run(),
@@ -69,10 +77,30 @@ pub(super) async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::R
             controller,
             run_dir: &run_dir,
             hold_moderation_lines: moderation == ModerationPolicy::Ask,
+            person,
             json: flags.json,
         },
     )
     .await
+}
+
+/// The moderator of a headless run under `policy`: with `person`, nobody
+/// here (the rulings come through the inbox [`watch`] tails).
+pub(super) fn moderator_for(policy: ModerationPolicy) -> Moderator {
+    match policy {
+        ModerationPolicy::Person => Moderator::external(),
+        policy => Moderator::policy(policy),
+    }
+}
+
+/// Who answers for a step held at the budget: the person moderating from
+/// another terminal, or nobody (the run stops before the step).
+pub(super) fn when_over(person: bool) -> WhenOver {
+    if person {
+        WhenOver::Ask
+    } else {
+        WhenOver::Stop
+    }
 }
 
 /// What a headless run shows and steers while the engine runs.
@@ -82,6 +110,9 @@ pub(super) struct Watch<'a> {
     pub run_dir: &'a RunDir,
     /// `--moderation ask`: hold moderation lines until the questions are done.
     pub hold_moderation_lines: bool,
+    /// `--moderation person`: the rulings come from `quorum attach` through
+    /// the debate's inbox, which is watched while the debate runs.
+    pub person: bool,
     pub json: bool,
 }
 
@@ -96,12 +127,18 @@ where
     // Nobody watches the answers stream here: their sockets are read at the
     // pace the record is written, not a frame's.
     crate::agent::http::paced::read_unwatched();
+    let run_dir = watch.run_dir;
+    let inbox = watch
+        .person
+        .then(|| crate::engine::inbox::watch_inbox(run_dir.path(), watch.controller.clone()));
     let printer = tokio::spawn(print_progress(
         watch.updates,
-        watch.hold_moderation_lines,
+        Printing {
+            hold_during_moderation: watch.hold_moderation_lines,
+            attach: watch.person.then(|| super::shell_path(run_dir.path())),
+        },
         watch.controller,
     ));
-    let run_dir = watch.run_dir;
     let _backstop = crate::signals::Backstop::install(crate::agent::command::kill_every_group_now);
     let mut run = tokio::spawn(debate);
     let result = tokio::select! {
@@ -121,6 +158,9 @@ where
         }
     };
     let _ = printer.await;
+    if let Some(inbox) = inbox {
+        inbox.abort();
+    }
     let (outcome, protocol) = match result {
         Ok(ended) => ended,
         Err(EngineError::OverBudget(question)) => {
@@ -160,33 +200,51 @@ async fn interrupted() -> &'static str {
     name
 }
 
+/// How the progress lines are printed.
+struct Printing {
+    /// `--moderation ask`: the lines of the moderation stage wait until
+    /// the person has answered.
+    hold_during_moderation: bool,
+    /// `--moderation person`: the debate's folder as a shell word, for the
+    /// line that says a person is waited for and how they can answer.
+    attach: Option<String>,
+}
+
 /// Prints log entries as they come; chunks are for the TUI. With
 /// `--moderation ask` the lines of the moderation stage wait until the
 /// person has answered, so they never land in the middle of a question.
 ///
 /// Nobody is at a keyboard to decide about a held evaluation round (one
 /// recorded by an interactive run and resumed here), so its missing judges
-/// are let go, as a headless run would have done from the start.
+/// are let go, as a headless run would have done from the start; unless a
+/// person moderates from another terminal: then the run waits for them,
+/// and a line says so once for each thing it waits on them for.
 async fn print_progress(
     mut updates: mpsc::UnboundedReceiver<Update>,
-    hold_during_moderation: bool,
+    printing: Printing,
     controller: Controller,
 ) {
     let mut stderr = std::io::stderr();
     let mut held: Vec<String> = Vec::new();
     let mut moderating = false;
     let mut released = std::collections::BTreeSet::new();
+    let mut waits = crate::tui::notify::RulingWatch::default();
     while let Some(update) = updates.recv().await {
+        if let Some(attach) = &printing.attach
+            && let Some(wanted) = waits.see(&update)
+        {
+            let _ = writeln!(stderr, "{}", waiting_line(&wanted, attach));
+        }
         match update {
             Update::Progress(progress) => {
-                moderating = hold_during_moderation && progress.stage == "moderation";
+                moderating = printing.hold_during_moderation && progress.stage == "moderation";
                 if !moderating {
                     for line in held.drain(..) {
                         let _ = writeln!(stderr, "{line}");
                     }
                 }
             }
-            Update::Board(board) => {
+            Update::Board(board) if printing.attach.is_none() => {
                 for call_id in board.held_calls {
                     if released.insert(call_id.clone()) {
                         controller.send(Command::Moderator(Input::Override {
@@ -205,16 +263,20 @@ async fn print_progress(
                 }
             }
             Update::BudgetReached(question) => {
+                let then = match printing.attach {
+                    Some(_) => "",
+                    None => "; stopping once the calls under way have answered",
+                };
                 let _ = writeln!(
                     stderr,
-                    "$ budget: {}; stopping once the calls under way have answered",
+                    "$ budget: {}{then}",
                     crate::text::for_stderr(&question.describe())
                 );
             }
-            Update::BudgetDecided {
-                decision: crate::engine::BudgetDecision::Raise { limit },
-            } => {
-                let _ = writeln!(stderr, "$ budget raised: {}", limit.describe());
+            Update::BudgetDecided { decision } => {
+                if let Some(line) = budget_decided_line(&decision, printing.attach.is_some()) {
+                    let _ = writeln!(stderr, "{line}");
+                }
             }
             _ => {}
         }
@@ -222,6 +284,44 @@ async fn print_progress(
     for line in held {
         let _ = writeln!(stderr, "{line}");
     }
+}
+
+/// The line that says a person's decision about a held step took effect:
+/// a raised limit always; going on once or stopping when a person chose it
+/// from another terminal.
+fn budget_decided_line(decision: &crate::engine::BudgetDecision, person: bool) -> Option<String> {
+    use crate::engine::BudgetDecision;
+    match decision {
+        BudgetDecision::Raise { limit } => Some(format!("$ budget raised: {}", limit.describe())),
+        BudgetDecision::GoOnce if person => {
+            Some("$ budget: the held step goes on once, over the budget".into())
+        }
+        BudgetDecision::Stop if person => {
+            Some("$ budget: stopping once the calls under way have answered".into())
+        }
+        _ => None,
+    }
+}
+
+/// `? 14:03:11 waiting   — 6 items wait for a person: run quorum attach
+/// DIR`: what a run under `--moderation person` waits for, and how to give
+/// it (`attach` is the debate's folder as a shell word).
+fn waiting_line(wanted: &crate::tui::notify::Wanted, attach: &str) -> String {
+    use crate::tui::notify::Wanted;
+    let what = match wanted {
+        Wanted::Items(1) => "1 item waits for a person".to_string(),
+        Wanted::Items(count) => format!("{count} items wait for a person"),
+        Wanted::Budget => "a step held at the budget waits for a person".to_string(),
+        Wanted::Held(1) => "a round waits for a person to re-run a judge or go on".to_string(),
+        Wanted::Held(count) => {
+            format!("a round waits for a person to re-run {count} judges or go on")
+        }
+    };
+    format!(
+        "? {} {:<9} — {what}: run quorum attach {attach}",
+        Local::now().format("%H:%M:%S"),
+        "waiting"
+    )
 }
 
 /// One stderr line for a transcript entry.

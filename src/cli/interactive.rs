@@ -125,9 +125,13 @@ pub async fn drive(prepared: Prepared, flags: &RunFlags) -> color_eyre::Result<E
     } = prepared;
     // A person at the keyboard decides whether a malformed or skipped judge
     // is re-run; with an automatic policy nobody would answer.
-    // `ask` means "a person decides": at the interface that is the items
-    // list, not stdin (which the interface reads as keys).
-    let person_moderates = matches!(flags.moderation, None | Some(ModerationPolicy::Ask));
+    // `ask` and `person` mean "a person decides": at the interface that is
+    // the items list, not stdin (which the interface reads as keys), nor
+    // another terminal.
+    let person_moderates = matches!(
+        flags.moderation,
+        None | Some(ModerationPolicy::Ask | ModerationPolicy::Person)
+    );
     definition.set_moderated(person_moderates);
     let protocol = crate::protocol::registry::build(&definition, prompts)
         .map_err(|error| color_eyre::eyre::eyre!(error))?;

@@ -1,11 +1,13 @@
 //! The command line: argument parsing (each protocol's commands come from
 //! the registry), turning flags and spec files into a ready-to-run debate
 //! of any protocol, and the drivers that run, resume, open, replay and
-//! recompute one, headless or in the interface.
+//! recompute one, headless or in the interface, or attach the interface to
+//! one another process runs.
 //!
 //! Every configuration problem is found here, before the run folder exists,
 //! and exits with code 2; nothing is written for a bad invocation.
 
+mod attach;
 mod browse;
 pub mod chain;
 mod commands;
@@ -105,6 +107,11 @@ pub enum Command {
     /// browse it and settle its deferred items
     #[command(display_order = 22)]
     Open(OpenArgs),
+    /// Moderate, from this terminal, a debate another process drives
+    /// (started with --moderation person): the live interface, its rulings
+    /// sent to that process
+    #[command(display_order = 22)]
+    Attach(AttachArgs),
     /// Play a recorded debate back as it happened
     #[command(display_order = 23)]
     Replay(ReplayArgs),
@@ -197,7 +204,8 @@ pub struct RunFlags {
     pub from: Option<PathBuf>,
     /// How the moderator's items are decided without a person at the
     /// keyboard: accept, reject or defer them all, ask (one line per item
-    /// on stdin) or planner (what the planner proposed)
+    /// on stdin), planner (what the planner proposed) or person (a person
+    /// in another terminal, with `quorum attach DIR`)
     #[arg(long, value_name = "POLICY", value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
     /// Let judges read an author's self-identification unmasked (judging is
@@ -333,8 +341,9 @@ pub struct RunOn {
     #[arg(long)]
     pub json: bool,
     /// How the items still undecided are decided: accept, reject, defer,
-    /// ask (on stdin) or planner (default: as the debate was started; at
-    /// the interface, the person decides)
+    /// ask (on stdin), planner or person (from another terminal, with
+    /// `quorum attach DIR`) (default: as the debate was started; at the
+    /// interface, the person decides)
     #[arg(long, value_name = "POLICY", value_parser = parse_moderation)]
     pub moderation: Option<ModerationPolicy>,
     /// Colour theme of the interface
@@ -390,6 +399,16 @@ pub struct OpenArgs {
     /// Print as JSON on stdout
     #[arg(long)]
     pub json: bool,
+    /// Colour theme of the interface
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// The folder of a debate another process is running (the one holding
+    /// journal.jsonl)
+    pub dir: PathBuf,
     /// Colour theme of the interface
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
@@ -615,6 +634,7 @@ pub async fn run(invocation: Invocation) -> ExitCode {
         }
         Invocation::Builtin(Command::Resume(args)) => resume::run(args).await,
         Invocation::Builtin(Command::Open(args)) => open::run(args).await,
+        Invocation::Builtin(Command::Attach(args)) => attach::run(args).await,
         Invocation::Builtin(Command::Replay(args)) => replay::run(args).await,
         Invocation::Builtin(Command::Verdict(args)) => verdict_cmd::run(&args.dir, args.json),
         Invocation::Builtin(Command::Report(args)) => report_cmd::run(&args),

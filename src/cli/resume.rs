@@ -112,7 +112,10 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     let moderation = args.on.moderation.unwrap_or(setup.moderation);
 
     if interactive {
-        let person_moderates = matches!(args.on.moderation, None | Some(ModerationPolicy::Ask));
+        let person_moderates = matches!(
+            args.on.moderation,
+            None | Some(ModerationPolicy::Ask | ModerationPolicy::Person)
+        );
         let moderator = if person_moderates {
             Moderator::external()
         } else {
@@ -159,13 +162,15 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     let past = args
         .past_rulings
         .filter(|_| setup.moderation == ModerationPolicy::Ask);
-    let asks_on_stdin = match &past {
-        Some(_) => args.on.moderation == Some(ModerationPolicy::Ask),
-        None => moderation == ModerationPolicy::Ask,
+    let policy = match &past {
+        Some(_) => args.on.moderation,
+        None => Some(moderation),
     };
+    let asks_on_stdin = policy == Some(ModerationPolicy::Ask);
+    let person = policy == Some(ModerationPolicy::Person);
     let moderator = match past {
         Some(rulings) => Moderator::past_rulings(rulings, args.on.moderation),
-        None => Moderator::policy(moderation),
+        None => super::headless::moderator_for(moderation),
     };
     let (engine, updates_rx) = super::engine_with_updates(
         folded.protocol,
@@ -178,7 +183,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
     let engine = engine
         .with_alternatives(alternatives)
         .without_stream_updates()
-        .with_budget(budget, WhenOver::Stop)
+        .with_budget(budget, super::headless::when_over(person))
         .with_budget_raised(args.on.budget.limit());
     let controller = engine.controller();
     let code = watch(
@@ -188,6 +193,7 @@ pub(super) async fn resume(args: ResumeArgs) -> Result<ExitCode, Failure> {
             controller,
             run_dir: &run_dir,
             hold_moderation_lines: asks_on_stdin,
+            person,
             json: args.on.json,
         },
     )
@@ -258,6 +264,7 @@ pub(super) fn take_up(
     dir: &Path,
     config: Option<&Path>,
     moderator: impl FnOnce(ModerationPolicy) -> Moderator,
+    when_over: WhenOver,
 ) -> Result<TakenUp, String> {
     let message = |failure: Failure| match failure {
         Failure::Usage(message) => message,
@@ -313,7 +320,7 @@ pub(super) fn take_up(
     let engine = engine
         .with_alternatives(alternatives)
         .without_stream_updates()
-        .with_budget(budget, WhenOver::Stop);
+        .with_budget(budget, when_over);
     Ok(TakenUp {
         lock,
         run_dir,

@@ -177,6 +177,13 @@ impl<P: Protocol + ?Sized> Engine<P> {
                 }
                 Ok(effects)
             }
+            Inbox::Command(Command::Moderator(input)) if self.names_no_item_to_decide(&input) => {
+                tracing::warn!(
+                    ?input,
+                    "a decision on no item the debate put to the moderator"
+                );
+                Ok(Vec::new())
+            }
             Inbox::Moderator(input) | Inbox::Command(Command::Moderator(input)) => {
                 if let Input::Override {
                     call_id,
@@ -237,6 +244,26 @@ impl<P: Protocol + ?Sized> Engine<P> {
             Inbox::Command(Command::Budget(decision)) => self.decide_budget(decision),
             Inbox::ModeratorGone(reason) => Err(EngineError::Moderation(reason)),
         }
+    }
+
+    /// Whether `input`, sent from outside the engine (an interface, or a
+    /// person's line in the attach inbox), decides or settles an item the
+    /// debate never put to the moderator, or decides one after the debate
+    /// ended. No debate could journal such a record (a reader of the
+    /// journal refuses it), so it is dropped before it is journaled.
+    fn names_no_item_to_decide(&self, input: &Input) -> bool {
+        let (item_id, decided) = match input {
+            Input::ItemDecided { item_id, .. } => (item_id, true),
+            Input::ItemResolved { item_id, .. } => (item_id, false),
+            _ => return false,
+        };
+        (decided && self.protocol.outcome().is_some())
+            || !self
+                .protocol
+                .board()
+                .items
+                .iter()
+                .any(|entry| entry.item.id == *item_id)
     }
 
     /// Persist-on-collect (INF-02..04) for answers that arrived together

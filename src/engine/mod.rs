@@ -32,9 +32,11 @@
 //! loop takes into inputs; `calls` runs the call tasks and batches their
 //! streams; `records` writes the record (the journal's group commit, the
 //! answers' files, the documents' rewrite schedule), a scheduler the loop
-//! asks when it next has work and hands the time to.
+//! asks when it next has work and hands the time to; `inbox` brings a
+//! person's rulings in from another terminal (`quorum attach`).
 
 mod calls;
+pub mod inbox;
 mod intake;
 pub mod moderation;
 mod records;
@@ -290,9 +292,41 @@ impl Controller {
         Controller { inbox }
     }
 
+    /// A controller whose commands go to the receiver handed back, not to
+    /// an engine of this process: for an interface over a debate another
+    /// process drives (`quorum attach`), which passes them on.
+    pub fn channel() -> (Controller, CommandReceiver) {
+        let (inbox, receiver) = mpsc::unbounded_channel();
+        (Controller { inbox }, CommandReceiver { receiver })
+    }
+
     /// Sends a command; false once the engine has stopped.
     pub fn send(&self, command: Command) -> bool {
         self.inbox.send(Inbox::Command(command)).is_ok()
+    }
+
+    /// The engine (or the receiver of [`Controller::channel`]) is gone:
+    /// nothing sent from now on arrives.
+    pub fn is_closed(&self) -> bool {
+        self.inbox.is_closed()
+    }
+}
+
+/// The receiving end of [`Controller::channel`].
+pub struct CommandReceiver {
+    receiver: mpsc::UnboundedReceiver<Inbox>,
+}
+
+impl CommandReceiver {
+    /// The next command sent, or `None` once every controller is gone.
+    pub async fn recv(&mut self) -> Option<Command> {
+        loop {
+            match self.receiver.recv().await? {
+                Inbox::Command(command) => return Some(command),
+                // A controller sends nothing else.
+                _ => continue,
+            }
+        }
     }
 }
 
@@ -314,6 +348,10 @@ pub enum EngineError {
     /// Stopped before a step that would cross the budget; resumable.
     #[error("stopped before a step that would cross the budget: {}", .0.describe())]
     OverBudget(Box<BudgetQuestion>),
+    /// The process that drives a debate watched from another (`quorum
+    /// attach`) stopped, or its record could not be read: why.
+    #[error("{0}")]
+    Elsewhere(String),
 }
 
 /// Messages into the engine loop.

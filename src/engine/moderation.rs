@@ -1,5 +1,8 @@
 //! Who decides critique items when no TUI is attached: a fixed policy, a
-//! person answering on stdin, or a list of decisions (tests and scripts).
+//! person answering on stdin, or a list of decisions (tests and scripts);
+//! or nobody here, when a person decides through the engine's controller
+//! (an interface, or `quorum attach` from another terminal: see
+//! [`super::inbox`]).
 //!
 //! A moderator only produces [`Input::ItemDecided`] and
 //! [`Input::ModerationSubmitted`] inputs; the engine journals them and the
@@ -264,7 +267,9 @@ impl Moderator {
                     }
                 })
                 .collect(),
-            Kind::External | Kind::Past { .. } => return,
+            // A person decides elsewhere: their rulings come through the
+            // engine's controller (an interface, or `quorum attach`'s inbox).
+            Kind::External | Kind::Past { .. } | Kind::Policy(ModerationPolicy::Person) => return,
             Kind::Policy(ModerationPolicy::Ask) => {
                 let lines = self
                     .stdin

@@ -228,7 +228,9 @@ pub fn agent_info(label: &str) -> AgentInfo {
 
 /// What the engine would have published while the journal was written.
 struct Observer<'a> {
-    observe: &'a mut dyn FnMut(Timestamp, Update),
+    observe: &'a mut dyn FnMut(usize, Timestamp, Update),
+    /// The record being folded, by its position in the journal.
+    place: usize,
     log_published: usize,
     board: Board,
     /// The answer text each call streamed, as journaled (at most
@@ -238,13 +240,18 @@ struct Observer<'a> {
 }
 
 impl Observer<'_> {
+    /// Hands `update` to the watcher, with the record it comes from.
+    fn emit(&mut self, at: Timestamp, update: Update) {
+        (self.observe)(self.place, at, update);
+    }
+
     fn after_step<P: Protocol + ?Sized>(&mut self, protocol: &P, at: Timestamp) {
         let log = protocol.log();
         for entry in &log[self.log_published.min(log.len())..] {
-            (self.observe)(at, Update::Log(entry.clone()));
+            self.emit(at, Update::Log(entry.clone()));
         }
         self.log_published = log.len();
-        (self.observe)(at, Update::Progress(protocol.progress()));
+        self.emit(at, Update::Progress(protocol.progress()));
     }
 
     /// Shows the board, if it changed since it was last shown.
@@ -252,7 +259,7 @@ impl Observer<'_> {
         let board = protocol.board();
         if board != self.board {
             self.board = board.clone();
-            (self.observe)(at, Update::Board(Box::new(board)));
+            self.emit(at, Update::Board(Box::new(board)));
         }
     }
 }
@@ -290,7 +297,7 @@ fn take_effects(
                 unfinished.retain(|call| call.request.call_id != call_id);
             }
             Effect::AwaitModeration { items } => {
-                (observer.observe)(
+                observer.emit(
                     at,
                     Update::ModerationNeeded {
                         items: items.clone(),
@@ -315,6 +322,26 @@ pub fn fold<P: Protocol + ?Sized>(
     records: &[Record<JournalEvent>],
     observe: &mut dyn FnMut(Timestamp, Update),
 ) -> Folded<P> {
+    fold_watching(
+        protocol,
+        records,
+        &mut |_, at, update| observe(at, update),
+        &mut |_, _| {},
+    )
+}
+
+/// [`fold`], each update handed over with the position in `records` of
+/// the record it comes from: a watcher of a journal that grows (`quorum
+/// attach`) folds it again and takes the updates of the records it had
+/// not seen. The updates of a record are the same in every fold of a
+/// journal that holds it, but for a board a decision shows: it waits for
+/// the last decision of a run of them, so a later fold may show it with a
+/// later record instead.
+pub fn fold_by_record<P: Protocol + ?Sized>(
+    protocol: Box<P>,
+    records: &[Record<JournalEvent>],
+    observe: &mut dyn FnMut(usize, Timestamp, Update),
+) -> Folded<P> {
     fold_watching(protocol, records, observe, &mut |_, _| {})
 }
 
@@ -328,15 +355,20 @@ pub fn stages_reached<P: Protocol + ?Sized, E>(
     records: &[Record<JournalEvent>],
 ) -> Result<Vec<(usize, String, u32)>, E> {
     let mut reached: Vec<(usize, String, u32)> = Vec::new();
-    fold_watching(build()?, records, &mut |_, _| {}, &mut |place, protocol| {
-        let progress = protocol.progress();
-        if !reached
-            .iter()
-            .any(|(_, stage, round)| *stage == progress.stage && *round == progress.round)
-        {
-            reached.push((place, progress.stage, progress.round));
-        }
-    });
+    fold_watching(
+        build()?,
+        records,
+        &mut |_, _, _| {},
+        &mut |place, protocol| {
+            let progress = protocol.progress();
+            if !reached
+                .iter()
+                .any(|(_, stage, round)| *stage == progress.stage && *round == progress.round)
+            {
+                reached.push((place, progress.stage, progress.round));
+            }
+        },
+    );
     Ok(reached)
 }
 
@@ -345,11 +377,12 @@ pub fn stages_reached<P: Protocol + ?Sized, E>(
 fn fold_watching<P: Protocol + ?Sized>(
     mut protocol: Box<P>,
     records: &[Record<JournalEvent>],
-    observe: &mut dyn FnMut(Timestamp, Update),
+    observe: &mut dyn FnMut(usize, Timestamp, Update),
     after: &mut dyn FnMut(usize, &P),
 ) -> Folded<P> {
     let mut observer = Observer {
         observe,
+        place: 0,
         log_published: 0,
         board: Board::default(),
         streamed: BTreeMap::new(),
@@ -369,6 +402,7 @@ fn fold_watching<P: Protocol + ?Sized>(
 
     let mut started = false;
     for (place, record) in records.iter().enumerate() {
+        observer.place = place;
         let at = record.at;
         match &record.event {
             JournalEvent::DebateStarted { setup, .. } => {
@@ -411,7 +445,7 @@ fn fold_watching<P: Protocol + ?Sized>(
                             (slot, request.attempt)
                         },
                     );
-                (observer.observe)(
+                observer.emit(
                     at,
                     Update::CallStarted {
                         call_id: call_id.clone(),
@@ -431,7 +465,7 @@ fn fold_watching<P: Protocol + ?Sized>(
                     streamed.push_str(text);
                 }
                 let (call_id, text) = (call_id.clone(), text.clone());
-                (observer.observe)(
+                observer.emit(
                     at,
                     if *reasoning {
                         Update::Reasoning { call_id, text }
@@ -462,7 +496,7 @@ fn fold_watching<P: Protocol + ?Sized>(
                             }
                         };
                         if let Some(rest) = rest {
-                            (observer.observe)(
+                            observer.emit(
                                 at,
                                 Update::Chunk {
                                     call_id: call_id.clone(),
@@ -520,7 +554,7 @@ fn fold_watching<P: Protocol + ?Sized>(
                 } = input
                 {
                     let figures = protocol.usage().and_then(|ledger| ledger.get(call_id));
-                    (observer.observe)(
+                    observer.emit(
                         at,
                         Update::CallUsage {
                             call_id: call_id.clone(),
@@ -565,7 +599,7 @@ fn fold_watching<P: Protocol + ?Sized>(
             JournalEvent::Budget { .. } => {}
             JournalEvent::Finished { outcome } => {
                 finish_journaled = true;
-                (observer.observe)(at, Update::Finished(outcome.clone()));
+                observer.emit(at, Update::Finished(outcome.clone()));
             }
         }
         if place == 0 || matches!(record.event, JournalEvent::Input { .. }) {
@@ -967,6 +1001,60 @@ mod tests {
         ]);
         assert_eq!(folded.moderation, None);
         assert_eq!(unfinished(&folded), ["judge.a/a1", "judge.b/a1"]);
+    }
+
+    /// Issue 54: a watcher of a growing journal (`quorum attach`) folds it
+    /// again and shows the updates of the records it had not shown yet.
+    /// Wherever the journal was cut, that shows what one fold of the whole
+    /// journal shows, each update once, but for a board a later decision
+    /// shows instead; the last board shown is the same.
+    #[test]
+    fn a_journal_folded_again_as_it_grows_shows_each_update_once() {
+        let decided = || {
+            input(Input::ItemDecided {
+                item_id: "c1".into(),
+                decision: crate::protocol::ItemDecision::Accept,
+                note: None,
+            })
+        };
+        let all = records(vec![
+            started(),
+            finished("proposer/a1"),
+            decided(),
+            decided(),
+            input(Input::ModerationSubmitted),
+            finished("judge.a/a1"),
+            finished("judge.b/a1"),
+        ]);
+        let placed = |upto: usize| {
+            let mut seen = Vec::new();
+            fold_by_record(
+                Box::new(Fixed::default()),
+                &all[..upto],
+                &mut |place, _, update| seen.push((place, update)),
+            );
+            seen
+        };
+        let whole: Vec<Update> = placed(all.len()).into_iter().map(|(_, u)| u).collect();
+        let board = |update: &&Update| matches!(update, Update::Board(_));
+        let others = |updates: &[Update]| -> Vec<Update> {
+            updates.iter().filter(|u| !board(u)).cloned().collect()
+        };
+        for cut in 1..all.len() {
+            let mut shown: Vec<Update> = placed(cut).into_iter().map(|(_, u)| u).collect();
+            shown.extend(
+                placed(all.len())
+                    .into_iter()
+                    .filter(|(place, _)| *place >= cut)
+                    .map(|(_, u)| u),
+            );
+            assert_eq!(others(&shown), others(&whole), "cut after record {cut}");
+            assert_eq!(
+                shown.iter().rev().find(board),
+                whole.iter().rev().find(board),
+                "cut after record {cut}"
+            );
+        }
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //! width by [`markdown`]; [`cards`] reads the same text a second time, its
 //! structured records as cards, for the pane's default view; colours come
 //! from [`theme`]; [`svg`] turns a drawn screen into the pictures of the
-//! documentation.
+//! documentation; [`notify`] tells a person in another window that a
+//! debate they moderate from here (`quorum attach`) needs them.
 //!
 //! Not responsible for protocol rules or I/O of the debate: decisions and
 //! overrides go to the engine, which journals them before anything happens.
@@ -26,6 +27,7 @@ pub mod idle;
 pub mod keymap;
 pub mod layout;
 pub mod markdown;
+pub mod notify;
 pub mod pacer;
 pub mod prepare;
 pub mod run;

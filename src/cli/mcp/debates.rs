@@ -26,6 +26,16 @@ use super::super::RunFlags;
 use super::super::prepare::{Source, prepare};
 use super::tools::{Who, spec_text};
 
+/// Who answers for a step held at the budget: a person in `attach`, or
+/// nobody (the debate stops before the step, resumable with more).
+fn when_over(who: Who) -> WhenOver {
+    if who == Who::Person {
+        WhenOver::Ask
+    } else {
+        WhenOver::Stop
+    }
+}
+
 /// How many transcript lines a debate keeps for `status`.
 const KEPT_LINES: usize = 200;
 
@@ -54,6 +64,15 @@ pub(super) struct State {
     pub asked: Option<String>,
     /// A judge's call held for the person's decision, in a line.
     pub held: Option<String>,
+    /// A step held at the budget for the person's decision, in a line.
+    pub budget: Option<String>,
+}
+
+impl State {
+    /// What the debate waits on a person for besides items, in a line.
+    pub(super) fn held_for(&self) -> Option<&String> {
+        self.held.as_ref().or(self.budget.as_ref())
+    }
 }
 
 impl State {
@@ -143,7 +162,7 @@ impl Debates {
             flags.moderation = Some(policy);
         }
         let name = self.cwd.join("arguments");
-        let prepared = prepare(Source::Inline { name, text }, &flags).map_err(|error| {
+        let mut prepared = prepare(Source::Inline { name, text }, &flags).map_err(|error| {
             // The arguments are not a file the caller has: the field and
             // the line of the arguments as JSON say where.
             let mut error = error;
@@ -167,6 +186,10 @@ impl Debates {
                 prepared.human_roles.join(", ")
             ));
         }
+        // A person moderates live: a round that needs their word (a held
+        // judge, a step at the budget) waits for it, as headless
+        // `--moderation person` does.
+        prepared.definition.set_moderated(who == Who::Person);
         let label = prepared.label.clone();
         let (run_dir, journal, lock) =
             super::super::session::open_record(&prepared.definition, &prepared.setup, &flags)
@@ -186,7 +209,7 @@ impl Debates {
         );
         let engine = engine
             .without_stream_updates()
-            .with_budget(prepared.setup.budget.unwrap_or_default(), WhenOver::Stop);
+            .with_budget(prepared.setup.budget.unwrap_or_default(), when_over(who));
         let controller = engine.controller();
         Ok(self.launch(
             Launch {
@@ -204,11 +227,15 @@ impl Debates {
     /// Takes an interrupted debate under the root up again and runs it
     /// here, moderated by `who`.
     pub(super) fn resume(&self, dir: &Path, who: Who) -> Result<Started, String> {
-        let taken =
-            super::super::resume::take_up(dir, self.flags.config.as_deref(), |_| match who {
+        let taken = super::super::resume::take_up(
+            dir,
+            self.flags.config.as_deref(),
+            |_| match who {
                 Who::Policy(policy) => Moderator::policy(policy),
                 Who::Person | Who::Caller => Moderator::external(),
-            })?;
+            },
+            when_over(who),
+        )?;
         let super::super::resume::TakenUp {
             lock,
             run_dir,
@@ -261,9 +288,16 @@ impl Debates {
             state: state_rx,
         });
         let follower = tokio::spawn(follow(updates, state_tx.clone(), live.clone()));
+        // A person's rulings arrive from `quorum attach` through the
+        // debate's inbox.
+        let inbox = (who == Who::Person)
+            .then(|| crate::engine::inbox::watch_inbox(&dir, live.controller.clone()));
         let run_dir_path = dir.clone();
         tokio::spawn(async move {
             let result = debate.await;
+            if let Some(inbox) = inbox {
+                inbox.abort();
+            }
             // The record is complete; another quorum may take it now.
             drop(lock);
             // Every update the engine sent is in the state first.
@@ -398,6 +432,16 @@ async fn follow(
                     }
                 });
             }
+            Update::BudgetReached(question) => {
+                let line = format!(
+                    "{} waits at its budget ({}): a person decides in quorum attach {}",
+                    live.id,
+                    question.describe(),
+                    super::super::shell_path(&live.dir)
+                );
+                state.send_modify(|state| state.budget = Some(line));
+            }
+            Update::BudgetDecided { .. } => state.send_modify(|state| state.budget = None),
             Update::ModerationNeeded { items } => {
                 let asked = match live.who {
                     Who::Caller => Some("call `rule` with a ruling on each".to_string()),
@@ -493,9 +537,13 @@ pub(super) async fn wait_for_news(
             said = now.line_count;
             let needs_caller =
                 !now.waiting.is_empty() && matches!(live.who, Who::Caller | Who::Person);
-            if now.ended() || needs_caller || now.held.is_some() {
+            if now.ended() || needs_caller || now.held_for().is_some() {
                 // What it waits for, said as progress too.
-                let needs = now.asked.as_ref().filter(|_| needs_caller).or(now.held.as_ref());
+                let needs = now
+                    .asked
+                    .as_ref()
+                    .filter(|_| needs_caller)
+                    .or(now.held_for());
                 if let (Some(token), Some(needs)) = (&token, needs) {
                     let _ = peer
                         .notify_progress(

@@ -491,7 +491,7 @@ fn status_answer(live: &Live, lines: usize) -> CallToolResponse {
                 .asked
                 .as_deref()
                 .filter(|_| waiting_for.is_some())
-                .or(state.held.as_deref()),
+                .or(state.held_for().map(String::as_str)),
             "items": items,
             "lines": shown,
             "line_count": state.line_count,

@@ -46,7 +46,7 @@ mod sources;
 pub use agents::resolve_alternative;
 use agents::{Assigned, assign_agents, watch_keys};
 pub use rebuild::{Rebuilt, rebuild};
-pub(super) use reload::{Reloaded, reload};
+pub(super) use reload::{Followed, Reloaded, follow, reload};
 use sources::load_sources;
 
 /// How errors and records name a built-in demo.

@@ -70,6 +70,15 @@ impl App {
         if !keymap::allowed(action, self.key_mode()) {
             return Vec::new();
         }
+        // What a replay's keys cannot do changes the debate: refused where
+        // another person moderates it.
+        if let Some(why) = self.read_only()
+            && !keymap::allowed(action, keymap::Mode::Replay)
+        {
+            let message = format!("read-only: {why}");
+            self.flash(message, now);
+            return Vec::new();
+        }
         let archive = matches!(self.mode, Mode::Archive(_));
         match action {
             Action::FocusNext => self.move_focus(1),
@@ -114,8 +123,9 @@ impl App {
                 ),
             },
             Action::Quit => {
-                // Only a running debate is stopped by quitting.
-                if self.running() && matches!(self.mode, Mode::Live) {
+                // Only a running debate is stopped by quitting, and only
+                // when it runs here: leaving `quorum attach` stops nothing.
+                if self.running() && matches!(self.mode, Mode::Live) && self.attached.is_none() {
                     self.layers.push(Layer::ConfirmQuit);
                 } else {
                     self.quit = true;

@@ -205,6 +205,16 @@ pub enum Mode {
     Archive(Archive),
 }
 
+/// A debate another process drives, shown here (`quorum attach`): the
+/// person's rulings go to that process, and quitting leaves the debate
+/// running.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attached {
+    /// Why this interface only watches (another `quorum attach` moderates
+    /// the debate), when it does: keys that would rule are refused with it.
+    pub read_only: Option<String>,
+}
+
 /// Token and cost totals for the header.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Totals {
@@ -283,6 +293,8 @@ pub struct App {
     /// The engine stopped with an error; shown instead of a verdict.
     pub engine_error: Option<String>,
     pub mode: Mode,
+    /// Set when another process drives the debate (`quorum attach`).
+    pub attached: Option<Attached>,
 }
 
 impl App {
@@ -356,7 +368,21 @@ impl App {
             layout_pending: false,
             engine_error: None,
             mode: Mode::Live,
+            attached: None,
         }
+    }
+
+    /// The interface over a debate another process drives (`quorum
+    /// attach`); with `read_only`, the reason it only watches.
+    pub fn attached(mut self, read_only: Option<String>) -> Self {
+        self.attached = Some(Attached { read_only });
+        self
+    }
+
+    /// Why the person's rulings are not taken here, when they are not:
+    /// another `quorum attach` moderates the debate.
+    pub fn read_only(&self) -> Option<&str> {
+        self.attached.as_ref()?.read_only.as_deref()
     }
 
     /// The interface as a replay at `speed`, starting at `now`.
@@ -565,7 +591,15 @@ impl App {
             }
             Update::BudgetReached(question) => {
                 self.layers.retain(|layer| !layer.is_budget());
-                self.layers.push(Layer::Budget(Box::new(question)));
+                if self.read_only().is_some() {
+                    let message = format!(
+                        "{}; whoever moderates this debate decides",
+                        question.describe()
+                    );
+                    self.flash(message, now);
+                } else {
+                    self.layers.push(Layer::Budget(Box::new(question)));
+                }
             }
             Update::BudgetDecided { decision } => {
                 self.layers.retain(|layer| !layer.is_budget());
@@ -799,7 +833,7 @@ impl App {
     }
 
     fn raise_override(&mut self, prompt: OverridePrompt) {
-        if !self.running() || !matches!(self.mode, Mode::Live) {
+        if !self.running() || !matches!(self.mode, Mode::Live) || self.read_only().is_some() {
             return;
         }
         self.layers

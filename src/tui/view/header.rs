@@ -187,14 +187,25 @@ fn fit(figures: &mut Vec<Span<'static>>, room: usize) {
     }
 }
 
-/// What the screen is, when it is not the live debate: a replay (its
-/// speed, and whether it is paused or has run out) or the archive. It
+/// What the screen is, when it is not the live debate run here: a debate
+/// another process drives (and whether this one only watches it), a
+/// replay (its speed, and whether it is paused or has run out) or the
+/// archive. It
 /// comes before the figures, so a narrow terminal cuts the figures.
 fn status(app: &App) -> Vec<Span<'static>> {
     let theme = &app.theme;
     let mut spans = Vec::new();
     match &app.mode {
-        Mode::Live => {}
+        Mode::Live => {
+            if let Some(attached) = &app.attached {
+                let label = match attached.read_only {
+                    Some(_) => " attached · read-only ",
+                    None => " attached ",
+                };
+                spans.push(Span::raw(" "));
+                spans.push(Span::styled(label, theme.selection));
+            }
+        }
         Mode::Replay(playback) => {
             spans.push(Span::raw(" "));
             spans.push(Span::styled(

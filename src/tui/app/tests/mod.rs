@@ -1135,3 +1135,50 @@ fn ev_05_an_answers_citations_are_marked_under_it_in_its_pane() {
     cited(&mut app, call);
     assert_eq!(app.panes[index].cited, None);
 }
+
+/// Issue 54: attached to a debate another process drives, the keys rule
+/// as at a live run, and quitting leaves at once: the debate goes on there.
+#[test]
+fn attached_the_keys_rule_and_quitting_leaves_the_debate_running() {
+    let mut app = app_with_items(&["c1"]);
+    app.attached = Some(Attached::default());
+    assert!(matches!(
+        press(&mut app, 'a').as_slice(),
+        [Command::Moderator(Input::ItemDecided { .. })]
+    ));
+    press(&mut app, 'q');
+    assert!(app.quit, "no question: quitting stops nothing");
+    assert!(app.layers.is_empty());
+}
+
+/// Issue 54: a second attach only watches: the keys that would rule are
+/// refused with the reason, nothing goes out, and no question about a
+/// held step or a stuck call opens; reading keys still work.
+#[test]
+fn a_read_only_attach_refuses_the_keys_that_rule() {
+    let why = "another quorum attach (pid 7) moderates this debate";
+    let mut app = app_with_items(&["c1", "c2"]);
+    app.attached = Some(Attached {
+        read_only: Some(why.into()),
+    });
+    for c in ['a', 'r', 'd', 'n', 's'] {
+        assert!(press(&mut app, c).is_empty(), "{c}");
+        let (message, _) = app.flash.as_ref().expect("a flash says why");
+        assert_eq!(message, &format!("read-only: {why}"));
+    }
+    assert_eq!(
+        app.board.items[0].decision, None,
+        "nothing shown as decided"
+    );
+    press(&mut app, 'j');
+    assert_eq!(app.item_cursor, 1, "moving about still works");
+    let question = crate::engine::BudgetQuestion {
+        limit: Budget::default(),
+        spent: Default::default(),
+        running: Default::default(),
+        step: Default::default(),
+        crossed: Vec::new(),
+    };
+    app.apply(Update::BudgetReached(question), Instant::now());
+    assert!(app.layers.is_empty(), "no budget question to answer here");
+}
