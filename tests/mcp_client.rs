@@ -267,7 +267,7 @@ fn a_person_in_attach_rules_on_a_debate_the_server_drives() {
         started.to_str().unwrap(),
         out.to_str().unwrap(),
     ]);
-    let mut driver = command
+    let driver = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
