@@ -158,24 +158,27 @@ impl Debates {
     ) -> Result<Started, String> {
         let (text, who) = spec_text(kind, arguments)?;
         let mut flags = self.flags.clone();
-        if let Who::Policy(policy) = who {
-            flags.moderation = Some(policy);
-        }
+        // What the journal records as the debate's moderation, for a later
+        // `quorum resume`: the policy, or, where someone rules (the person
+        // or the caller), `person`, so that a resume waits for a ruling
+        // rather than deciding the items by itself.
+        flags.moderation = Some(match who {
+            Who::Policy(policy) => policy,
+            Who::Person | Who::Caller => crate::spec::ModerationPolicy::Person,
+        });
         let name = self.cwd.join("arguments");
-        let mut prepared = prepare(Source::Inline { name, text }, &flags).map_err(|error| {
+        let mut prepared = prepare(
+            Source::Inline {
+                name: name.clone(),
+                text,
+            },
+            &flags,
+        )
+        .map_err(|mut error| {
             // The arguments are not a file the caller has: the field and
             // the line of the arguments as JSON say where.
-            let mut error = error;
-            if error
-                .file
-                .as_deref()
-                .is_some_and(|file| file.starts_with(&self.cwd))
-            {
-                error.file = error
-                    .file
-                    .as_deref()
-                    .and_then(Path::file_name)
-                    .map(PathBuf::from);
+            if error.file.as_deref() == Some(name.as_path()) {
+                error.file = Some(PathBuf::from("arguments"));
             }
             error.to_string()
         })?;
