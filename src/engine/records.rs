@@ -259,11 +259,23 @@ impl Records {
             .get_or_insert_with(tokio::time::Instant::now);
     }
 
-    /// When the next streamed batch is due to be journaled.
+    /// When the next streamed batch is due to be journaled: about
+    /// [`STREAM_BATCH_MS`] after its first text, on a boundary of the clock
+    /// answer streams are read on, so that journaling it wakes the process
+    /// with a read rather than on its own (issue 56).
     fn batch_at(&self) -> Option<tokio::time::Instant> {
+        let read = crate::agent::http::paced::frame_interval();
         self.batches
             .values()
-            .map(|batch| batch.since + Duration::from_millis(STREAM_BATCH_MS))
+            .map(|batch| {
+                let due = batch.since + Duration::from_millis(STREAM_BATCH_MS);
+                match due.checked_sub(Duration::from_millis(1)) {
+                    Some(before) if !read.is_zero() => {
+                        crate::agent::http::paced::next_frame(before, read)
+                    }
+                    _ => due,
+                }
+            })
             .min()
     }
 

@@ -40,8 +40,10 @@ use super::terminal::TerminalGuard;
 
 pub use super::pacer::{FRAME_INTERVAL_MS, FRAME_PHASE_MS};
 /// How often the clock-driven parts (elapsed time, tokens/s) refresh, in
-/// milliseconds.
-pub const TICK_INTERVAL_MS: u64 = 250;
+/// milliseconds: a whole number of the read clock's frames, on its
+/// boundaries, so that a tick wakes the process with the reads rather than
+/// on its own (issue 56).
+pub const TICK_INTERVAL_MS: u64 = 256;
 /// Most engine updates applied per batch before input is looked at again.
 pub const UPDATE_BATCH: usize = 1024;
 
@@ -124,7 +126,11 @@ async fn drive<T: Send + 'static>(
     let (columns, rows) = crossterm::terminal::size()?;
     let mut screen = Screen::new(std::io::stdout(), Size::new(columns, rows));
     let mut events = TerminalEvents::default();
-    let mut ticker = tokio::time::interval(Duration::from_millis(TICK_INTERVAL_MS));
+    let tick = Duration::from_millis(TICK_INTERVAL_MS);
+    let mut ticker = tokio::time::interval_at(
+        crate::agent::http::paced::next_frame(tokio::time::Instant::now(), tick),
+        tick,
+    );
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     use tokio::signal::unix::{SignalKind, signal};
     // In raw mode Ctrl-C arrives as a key; these come from elsewhere (kill,
