@@ -983,6 +983,23 @@ fn note_headings(screen: &vt100::Screen, at: Instant, seen: &mut Seen) {
     }
 }
 
+/// The arguments and environment of `quorum review` in a pty against the
+/// bench server, moderated by the accept policy.
+fn interface_command(
+    dir: &Path,
+    base_url: &str,
+    shape: Shape,
+    read_interval_ms: Option<u64>,
+) -> (Vec<String>, Vec<(String, String)>) {
+    let (env, extra) = quorum_setup(dir, base_url, shape, read_interval_ms);
+    let mut args: Vec<String> = ["review", TOPIC, "--out", "out", "--moderation", "accept"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    args.extend(extra);
+    (args, env)
+}
+
 /// What the key probe saw: when the help was last seen shown and hidden.
 #[derive(Default)]
 struct HelpSeen {
@@ -995,13 +1012,9 @@ struct HelpSeen {
 /// milliseconds from each key to the first screen showing its effect.
 fn run_quorum_keys(base_url: &str, shape: Shape) -> Vec<f64> {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (env, extra) = quorum_setup(dir.path(), base_url, shape, None);
-    let mut args = vec!["review", TOPIC, "--out", "out", "--moderation", "accept"];
-    args.extend(extra.iter().map(String::as_str));
-    let env: Vec<(&str, &str)> = env
-        .iter()
-        .map(|(name, value)| (name.as_str(), value.as_str()))
-        .collect();
+    let (args, env) = interface_command(dir.path(), base_url, shape, None);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let env: Vec<(&str, &str)> = env.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
     let help = Arc::new(Mutex::new(HelpSeen::default()));
     let watch = {
         let help = Arc::clone(&help);
@@ -1062,13 +1075,9 @@ fn run_quorum_interface(
     read_interval_ms: Option<u64>,
 ) -> (Cost, Seen) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (env, extra) = quorum_setup(dir.path(), base_url, shape, read_interval_ms);
-    let mut args = vec!["review", TOPIC, "--out", "out", "--moderation", "accept"];
-    args.extend(extra.iter().map(String::as_str));
-    let env: Vec<(&str, &str)> = env
-        .iter()
-        .map(|(name, value)| (name.as_str(), value.as_str()))
-        .collect();
+    let (args, env) = interface_command(dir.path(), base_url, shape, read_interval_ms);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let env: Vec<(&str, &str)> = env.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
     let seen = Arc::new(Mutex::new(Seen::new()));
     let watch = {
         let seen = Arc::clone(&seen);

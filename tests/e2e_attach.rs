@@ -37,6 +37,15 @@ struct PersonRun {
 }
 
 impl PersonRun {
+    /// The demo started in `sandbox` at speed 50, once it waits for a
+    /// person, with its folder.
+    fn waiting(sandbox: &Sandbox) -> (PersonRun, PathBuf) {
+        let mut run = PersonRun::start(sandbox, "50");
+        run.wait_for_line("wait for a person");
+        let folder = run.run_dir();
+        (run, folder)
+    }
+
     /// Starts the demo in `sandbox` at `speed`, recording under its `out`.
     fn start(sandbox: &Sandbox, speed: &str) -> PersonRun {
         let out = sandbox.out();
@@ -260,9 +269,7 @@ fn issue_54_a_person_run_takes_the_rulings_appended_to_its_inbox() {
 #[test]
 fn issue_54_quorum_attach_moderates_a_run_from_another_terminal() {
     let sandbox = Sandbox::new();
-    let mut run = PersonRun::start(&sandbox, "50");
-    run.wait_for_line("wait for a person");
-    let folder = run.run_dir();
+    let (mut run, folder) = PersonRun::waiting(&sandbox);
     let dir = relative(&folder, &sandbox);
     let mut attach = PtyRun::spawn(&["attach", &dir], sandbox.path(), 120, 40);
     attach.wait_for("attached", WAIT);
@@ -333,9 +340,7 @@ fn item_row<'a>(screen: &'a str, item_id: &str) -> Option<&'a str> {
 #[test]
 fn issue_54_a_second_attach_only_watches() {
     let sandbox = Sandbox::new();
-    let mut run = PersonRun::start(&sandbox, "50");
-    run.wait_for_line("wait for a person");
-    let folder = run.run_dir();
+    let (_run, folder) = PersonRun::waiting(&sandbox);
     let dir = relative(&folder, &sandbox);
     let mut first = PtyRun::spawn(&["attach", &dir], sandbox.path(), 120, 40);
     first.wait_for("6 to decide", WAIT);
@@ -392,9 +397,7 @@ fn issue_54_attach_refuses_what_is_not_a_running_debate() {
         );
     }
 
-    let mut run = PersonRun::start(&sandbox, "50");
-    run.wait_for_line("wait for a person");
-    let folder = run.run_dir();
+    let (mut run, folder) = PersonRun::waiting(&sandbox);
     // Killed outright: its lock file stays, its lock does not.
     run.child.kill().expect("kill the run");
     run.child.wait().expect("the run ends");

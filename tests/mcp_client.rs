@@ -5,7 +5,7 @@
 //! items ruled on through `rule`, its result, list and resources read, and
 //! bad input refused naming the field.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -31,38 +31,65 @@ fn python_with_the_sdk() -> Option<PathBuf> {
     Some(PathBuf::from(path.trim()))
 }
 
-#[test]
-fn a_real_mcp_client_starts_a_review_rules_on_its_items_and_reads_the_result() {
-    let Some(python) = python_with_the_sdk() else {
+/// The SDK's Python, or `None` when there is none here, which fails the
+/// test under QUORUM_REQUIRE_MCP_CLIENT (.ci/run sets it).
+fn the_sdk() -> Option<PathBuf> {
+    let python = python_with_the_sdk();
+    if python.is_none() {
         assert!(
             std::env::var_os("QUORUM_REQUIRE_MCP_CLIENT").is_none(),
             "QUORUM_REQUIRE_MCP_CLIENT is set and no Python with the `mcp` SDK was found \
              (set QUORUM_MCP_PYTHON)"
         );
         eprintln!("no Python with the MCP SDK here: the client test is left to .ci/run");
-        return;
-    };
-    let sandbox = Sandbox::new();
-    sandbox
-        .quorum(&["demo", "--export-script", "review.yaml"], &[])
-        .assert_code(0);
-    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    let out = sandbox.path().join("seen.json");
-    let mut command = Command::new(&python);
-    isolate(&mut command, sandbox.path()).args([
-        client.to_str().unwrap(),
-        QUORUM,
-        "review.yaml",
-        out.to_str().unwrap(),
-    ]);
-    let ran = command.output().expect("run the MCP client");
+    }
+    python
+}
+
+/// `python tests/mcp/SCRIPT QUORUM ARGS…` in the sandbox, isolated as
+/// quorum's own runs are (the server it starts inherits that).
+fn client(python: &Path, sandbox: &Sandbox, script: &str, args: &[&str]) -> Command {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp")
+        .join(script);
+    let mut command = Command::new(python);
+    isolate(&mut command, sandbox.path())
+        .arg(script)
+        .arg(QUORUM)
+        .args(args);
+    command
+}
+
+/// What the client wrote to `out`, once it ended well.
+fn seen_by(ran: &std::process::Output, out: &Path) -> Value {
     assert!(
         ran.status.success(),
         "client failed:\n{}\n{}",
         String::from_utf8_lossy(&ran.stdout),
         String::from_utf8_lossy(&ran.stderr)
     );
-    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+#[test]
+fn a_real_mcp_client_starts_a_review_rules_on_its_items_and_reads_the_result() {
+    let Some(python) = the_sdk() else {
+        return;
+    };
+    let sandbox = Sandbox::new();
+    sandbox
+        .quorum(&["demo", "--export-script", "review.yaml"], &[])
+        .assert_code(0);
+    let out = sandbox.path().join("seen.json");
+    let ran = client(
+        &python,
+        &sandbox,
+        "client.py",
+        &["review.yaml", out.to_str().unwrap()],
+    )
+    .output()
+    .expect("run the MCP client");
+    let seen = seen_by(&ran, &out);
 
     // One tool a protocol, and the tools on debates.
     let tools: Vec<&str> = seen["tools"]
@@ -181,12 +208,7 @@ fn a_real_mcp_client_starts_a_review_rules_on_its_items_and_reads_the_result() {
 /// end under the `accept` policy, with its deliverable on disk.
 #[test]
 fn every_protocol_runs_through_its_tool() {
-    let Some(python) = python_with_the_sdk() else {
-        assert!(
-            std::env::var_os("QUORUM_REQUIRE_MCP_CLIENT").is_none(),
-            "QUORUM_REQUIRE_MCP_CLIENT is set and no Python with the `mcp` SDK was found"
-        );
-        eprintln!("no Python with the MCP SDK here: the client test is left to .ci/run");
+    let Some(python) = the_sdk() else {
         return;
     };
     let sandbox = Sandbox::new();
@@ -208,20 +230,17 @@ fn every_protocol_runs_through_its_tool() {
             .assert_code(0);
         pairs.push(format!("{tool}={file}"));
     }
-    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/every_protocol.py");
     let out = sandbox.path().join("seen.json");
-    let mut command = Command::new(&python);
-    isolate(&mut command, sandbox.path())
-        .args([client.to_str().unwrap(), QUORUM, out.to_str().unwrap()])
-        .args(&pairs);
-    let ran = command.output().expect("run the MCP client");
-    assert!(
-        ran.status.success(),
-        "client failed:\n{}\n{}",
-        String::from_utf8_lossy(&ran.stdout),
-        String::from_utf8_lossy(&ran.stderr)
-    );
-    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let ran = client(
+        &python,
+        &sandbox,
+        "every_protocol.py",
+        &[out.to_str().unwrap()],
+    )
+    .args(&pairs)
+    .output()
+    .expect("run the MCP client");
+    let seen = seen_by(&ran, &out);
     for (_, protocol) in demos {
         let result = &seen[format!("{protocol}.yaml")];
         assert!(result["failure"].is_null(), "{protocol}: {result}");
@@ -244,29 +263,25 @@ fn every_protocol_runs_through_its_tool() {
 /// carries the person's rulings.
 #[test]
 fn a_person_in_attach_rules_on_a_debate_the_server_drives() {
-    let Some(python) = python_with_the_sdk() else {
-        assert!(
-            std::env::var_os("QUORUM_REQUIRE_MCP_CLIENT").is_none(),
-            "QUORUM_REQUIRE_MCP_CLIENT is set and no Python with the `mcp` SDK was found"
-        );
-        eprintln!("no Python with the MCP SDK here: the client test is left to .ci/run");
+    let Some(python) = the_sdk() else {
         return;
     };
     let sandbox = Sandbox::new();
     sandbox
         .quorum(&["demo", "--export-script", "review.yaml"], &[])
         .assert_code(0);
-    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/person.py");
     let started = sandbox.path().join("started.json");
     let out = sandbox.path().join("seen.json");
-    let mut command = Command::new(&python);
-    isolate(&mut command, sandbox.path()).args([
-        client.to_str().unwrap(),
-        QUORUM,
-        "review.yaml",
-        started.to_str().unwrap(),
-        out.to_str().unwrap(),
-    ]);
+    let mut command = client(
+        &python,
+        &sandbox,
+        "person.py",
+        &[
+            "review.yaml",
+            started.to_str().unwrap(),
+            out.to_str().unwrap(),
+        ],
+    );
     let driver = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -303,13 +318,7 @@ fn a_person_in_attach_rules_on_a_debate_the_server_drives() {
     attach.wait_exit(WAIT);
 
     let ran = driver.wait_with_output().expect("the client ends");
-    assert!(
-        ran.status.success(),
-        "client failed:\n{}\n{}",
-        String::from_utf8_lossy(&ran.stdout),
-        String::from_utf8_lossy(&ran.stderr)
-    );
-    let seen: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let seen = seen_by(&ran, &out);
     let waiting = seen["waiting"].as_array().unwrap();
     assert!(
         waiting

@@ -90,6 +90,19 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     file.commit()
 }
 
+/// A lock file at `path`, opened (made if missing, never truncated) to be
+/// locked and written: a debate's lock, an attach's seat.
+pub fn open_lock_file(path: &Path) -> io::Result<fs::File> {
+    open_regular(
+        path,
+        fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+}
+
 /// Opens `path` with `options` only if it is a regular file: a symbolic
 /// link in its last component is refused, not followed (`O_NOFOLLOW`), and a
 /// FIFO, device or socket is refused once open without blocking on it

@@ -66,15 +66,7 @@ impl DebateLock {
             source,
         };
         for attempt in 0..LOCK_ATTEMPTS {
-            let mut file = super::fs::open_regular(
-                &path,
-                OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false),
-            )
-            .map_err(io_error)?;
+            let mut file = super::fs::open_lock_file(&path).map_err(io_error)?;
             match file.try_lock() {
                 Ok(()) => {}
                 Err(fs::TryLockError::WouldBlock) if attempt + 1 < LOCK_ATTEMPTS => {

@@ -23,8 +23,8 @@ mod slug;
 
 pub(crate) use fs::side_by_side;
 pub use fs::{
-    ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, open_regular, publish, publish_within,
-    read_regular, write_atomic,
+    ArtifactError, MAX_RUN_DIR_ATTEMPTS, RunDir, open_lock_file, open_regular, publish,
+    publish_within, read_regular, write_atomic,
 };
 pub use journal::{
     FIRST_SEQ, JOURNAL_VERSION, Journal, JournalContents, JournalError, Record,

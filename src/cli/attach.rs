@@ -23,7 +23,7 @@
 //! Not responsible for running anything: a debate nobody drives is
 //! refused, naming `quorum resume`.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -231,15 +231,7 @@ fn claim_moderation(dir: &Path) -> Result<File, String> {
     let path = inbox::attach_folder(dir)
         .map_err(cannot)?
         .join(ATTACH_LOCK_FILE);
-    let mut file = crate::artifact::open_regular(
-        &path,
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false),
-    )
-    .map_err(cannot)?;
+    let mut file = crate::artifact::open_lock_file(&path).map_err(cannot)?;
     match file.try_lock() {
         Ok(()) => {
             // Who holds it, for the next attach's header.

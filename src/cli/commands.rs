@@ -412,10 +412,8 @@ mod tests {
         completable(command()).debug_assert();
     }
 
-    /// `quorum completions bash` offers the demos' names after `demo
-    /// --protocol`, not file names, and every protocol is among them.
-    #[test]
-    fn completions_offer_the_demos_by_name() {
+    /// The script `quorum completions bash` prints.
+    fn bash_completions() -> String {
         let mut script = Vec::new();
         clap_complete::generate(
             clap_complete::Shell::Bash,
@@ -423,7 +421,14 @@ mod tests {
             "quorum",
             &mut script,
         );
-        let script = String::from_utf8(script).unwrap();
+        String::from_utf8(script).unwrap()
+    }
+
+    /// `quorum completions bash` offers the demos' names after `demo
+    /// --protocol`, not file names, and every protocol is among them.
+    #[test]
+    fn completions_offer_the_demos_by_name() {
+        let script = bash_completions();
         let at = script
             .find("quorum__subcmd__demo)")
             .expect("a case for the demo subcommand");
@@ -444,14 +449,7 @@ mod tests {
     /// among them, wherever it is taken.
     #[test]
     fn completions_offer_the_moderation_policies() {
-        let mut script = Vec::new();
-        clap_complete::generate(
-            clap_complete::Shell::Bash,
-            &mut completable(command()),
-            "quorum",
-            &mut script,
-        );
-        let script = String::from_utf8(script).unwrap();
+        let script = bash_completions();
         for subcommand in ["run", "resume", "review"] {
             let at = script
                 .find(&format!("quorum__subcmd__{subcommand})"))

@@ -151,7 +151,7 @@ async fn drive<T: Send + 'static>(
     loop {
         let now = Instant::now();
         let next_moment = play_due(&mut app, &mut timeline, &mut report, now);
-        pacer.hidden_only(app.damage_is_off_screen());
+        pacer.hidden_only(app.damage.is_off_screen(&app.layout));
         let window = pacer.window(now);
         if pacer.frame_due(&window, app.damage.any()) {
             screen.draw(&mut app)?;

@@ -18,7 +18,7 @@ use rmcp::service::{Peer, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
-use crate::engine::{Command, Controller, EngineError, Moderator, Update, WhenOver};
+use crate::engine::{Command, Controller, Engine, EngineError, Moderator, Update, WhenOver};
 use crate::protocol::kind::ProtocolKind;
 use crate::protocol::{Input, ItemDecision, ModerationItem, OverrideAction, Protocol};
 
@@ -100,10 +100,9 @@ pub(super) struct Started {
 
 /// What [`Debates::launch`] runs a debate with.
 struct Launch {
-    dir: PathBuf,
+    run_dir: crate::artifact::RunDir,
     who: Who,
     label: String,
-    controller: Controller,
     updates: mpsc::UnboundedReceiver<Update>,
     lock: crate::artifact::DebateLock,
 }
@@ -213,17 +212,16 @@ impl Debates {
         let engine = engine
             .without_stream_updates()
             .with_budget(prepared.setup.budget.unwrap_or_default(), when_over(who));
-        let controller = engine.controller();
         Ok(self.launch(
             Launch {
-                dir: run_dir.path().to_path_buf(),
+                run_dir,
                 who,
                 label,
-                controller,
                 updates,
                 lock,
             },
-            engine.run(),
+            engine,
+            Engine::run,
         ))
     }
 
@@ -247,36 +245,38 @@ impl Debates {
             point,
             label,
         } = taken;
-        let controller = engine.controller();
         Ok(self.launch(
             Launch {
-                dir: run_dir.path().to_path_buf(),
+                run_dir,
                 who,
                 label,
-                controller,
                 updates,
                 lock,
             },
-            engine.resume(point, false),
+            engine,
+            move |engine| engine.resume(point, false),
         ))
     }
 
-    /// Runs `debate` in a task of the server, a second task following its
-    /// updates, and keeps it under its id.
-    fn launch<F>(&self, launch: Launch, debate: F) -> Started
+    /// Runs `engine` (as `run` drives it: from the start, or from where its
+    /// journal left off) in a task of the server, a second task following
+    /// its updates, and keeps it under its id.
+    fn launch<F>(&self, launch: Launch, engine: Engine, run: impl FnOnce(Engine) -> F) -> Started
     where
         F: Future<Output = Result<(crate::protocol::Outcome, Box<dyn Protocol>), EngineError>>
             + Send
             + 'static,
     {
         let Launch {
-            dir,
+            run_dir,
             who,
             label,
-            controller,
             updates,
             lock,
         } = launch;
+        let dir = run_dir.path().to_path_buf();
+        let controller = engine.controller();
+        let debate = run(engine);
         let id = dir
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())

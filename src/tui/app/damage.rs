@@ -31,6 +31,20 @@ impl Damage {
         }
     }
 
+    /// Whether all it holds is text streamed into panes `layout` does not
+    /// show (a folded region, a zoomed pane's neighbours): the pacer draws
+    /// it at its slower pace.
+    pub fn is_off_screen(&self, layout: &crate::tui::layout::ScreenLayout) -> bool {
+        match self {
+            Damage::Streamed(panes) if !panes.is_empty() => panes.iter().all(|index| {
+                layout
+                    .rect(crate::tui::layout::Region::Pane(*index))
+                    .is_none()
+            }),
+            _ => false,
+        }
+    }
+
     /// Text streamed into pane `index`.
     pub fn streamed(&mut self, index: usize) {
         match self {

@@ -298,20 +298,6 @@ pub struct App {
 }
 
 impl App {
-    /// Whether all that waits to be drawn is text streamed into panes the
-    /// screen does not show (a folded region, a zoomed pane's neighbours):
-    /// the pacer draws it at its slower pace.
-    pub fn damage_is_off_screen(&self) -> bool {
-        match &self.damage {
-            Damage::Streamed(panes) if !panes.is_empty() => panes.iter().all(|index| {
-                self.layout
-                    .rect(crate::tui::layout::Region::Pane(*index))
-                    .is_none()
-            }),
-            _ => false,
-        }
-    }
-
     pub fn new(mut info: DebateInfo, theme: Theme, now: Instant) -> Self {
         for role in &mut info.roles {
             role.agent = sanitize(&role.agent);
