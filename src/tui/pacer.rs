@@ -219,9 +219,16 @@ mod tests {
     /// (so at the real time or before it, for the tests that read the real
     /// clock), then moves this test's clock an hour on: its boundaries are
     /// then counted from an epoch behind it, whichever test started it.
+    ///
+    /// The clock may have been started by any test, at any time: the test
+    /// then waits for one of its boundaries at the slowest pace (a boundary
+    /// of every pace), so that what it checks does not depend on where in
+    /// a window the shared clock happens to put it.
     async fn start() -> FramePacer {
         crate::agent::http::paced::start_clock();
         tokio::time::advance(Duration::from_secs(3600)).await;
+        let slowest = Duration::from_millis(BACKGROUND_INTERVAL_MS);
+        tokio::time::sleep_until(next_frame(tokio::time::Instant::now(), slowest)).await;
         FramePacer::default()
     }
 
