@@ -17,6 +17,7 @@ use quorum::protocol::council::verdict;
 use quorum::protocol::council::verdict::similarity::{MERGE_OVERLAP, overlap};
 use quorum::protocol::council::{Council, CouncilConfig, Step};
 use quorum::protocol::fairness::{Fairness, Family, Recusal};
+use quorum::protocol::payoff::Preceded;
 use quorum::protocol::{ContextDoc, ItemDecision, Outcome, Protocol, Verdict};
 use serde_json::{Value, json};
 use support::harness::t0;
@@ -967,6 +968,137 @@ fn fp_32_severity_moves_only_when_the_origin_accepts() {
             .contains("C1 accepted by expert.security")
     );
     assert_eq!(h.protocol.finding("F003").unwrap().severity, Severity::High);
+}
+
+/// JM-30, JM-33 (issue 55, did the debate pay): each participant's own
+/// verdict from its Phase 1 findings (the council's verdict rule, every one
+/// of its findings confirmed as reported), the plain vote they make, and
+/// every word that moved after it with what preceded it: a severity
+/// conceded to a challenge that brought no evidence is pressure; a devil's
+/// advocate won over by a defense that brought evidence moved on evidence;
+/// a word nobody else spoke to in between moved on nothing new.
+#[test]
+fn jm_30_33_a_council_shows_the_plain_vote_and_what_moved_each_word() {
+    let mut h = published();
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[
+            challenge(
+                "expert.security",
+                "F001",
+                "constant-time",
+                "MEDIUM not HIGH because it needs local access",
+            ),
+            challenge(
+                "expert.performance",
+                "F003",
+                "fast",
+                "LOW not HIGH because cached",
+            ),
+        ]),
+    );
+    h.accept_all();
+    h.answer(
+        "expert.security/responses/r1",
+        &responses(&[json!({"type": "defense", "finding_id": "F001", "response": "yes, local only", "accept_severity": true})]),
+    );
+    h.answer(
+        "expert.performance/responses/r1",
+        &responses(&[json!({"type": "defense", "finding_id": "F003", "response": "no, it is slow", "evidence": "the trace shows 9 s on line 14"})]),
+    );
+    if h.is_live("integration-checker/responses/r1") {
+        h.answer(
+            "integration-checker/responses/r1",
+            &responses(&[
+                json!({"type": "corroboration", "finding_id": "F004", "response": "seen it"}),
+            ]),
+        );
+    }
+    if h.is_live("devil-advocate/challenge/r2") {
+        h.answer("devil-advocate/challenge/r2", &devil(&[]));
+    }
+    let finals = [
+        ("expert.security", vec![("F003", "endorse")]),
+        ("expert.performance", vec![("F001", "endorse")]),
+        (CHECKER, vec![("F004", "dispute")]),
+        (DEVIL, vec![("F001", "endorse"), ("F003", "endorse")]),
+    ];
+    for (role, stances) in finals {
+        let prefix = format!("{role}/final/");
+        assert!(h.is_live(&prefix), "{role}");
+        h.answer(&prefix, &position(role, &stances, &[]));
+    }
+    let Some(Outcome::Decided { verdict, .. }) = h.finished.clone() else {
+        panic!("no verdict: {:?}", h.finished);
+    };
+    let payoff = h
+        .protocol
+        .payoff()
+        .expect("a council with a verdict has the section");
+    let votes: Vec<(&str, &str)> = payoff
+        .votes
+        .iter()
+        .map(|vote| (vote.voter.as_str(), vote.decision.as_str()))
+        .collect();
+    assert_eq!(
+        votes,
+        [
+            ("expert.security", "CONCERNS"),
+            ("expert.performance", "CONCERNS"),
+            (CHECKER, "PASS"),
+            (DEVIL, "PASS"),
+        ]
+    );
+    assert_eq!(payoff.votes[0].why, "F001 HIGH, F002 MEDIUM");
+    assert_eq!(payoff.plain_vote, None, "two against two is no majority");
+    assert_eq!(payoff.decided, verdict.to_string());
+    let moved = |who: &str, on: &str| {
+        payoff
+            .changes
+            .iter()
+            .find(|change| change.who == who && change.on == on)
+            .unwrap_or_else(|| panic!("{who} on {on}: {:?}", payoff.changes))
+    };
+    let conceded = moved("expert.security", "F001");
+    assert_eq!(
+        (conceded.from.as_str(), conceded.to.as_str()),
+        ("HIGH", "MEDIUM")
+    );
+    assert_eq!(conceded.preceded_by, Preceded::Pressure);
+    assert!(
+        conceded.why.contains("C1 from devil-advocate"),
+        "{}",
+        conceded.why
+    );
+    let won_over = moved(DEVIL, "F003");
+    assert_eq!(
+        (won_over.from.as_str(), won_over.to.as_str()),
+        ("dispute", "endorse")
+    );
+    assert_eq!(won_over.preceded_by, Preceded::Evidence);
+    assert!(
+        won_over
+            .why
+            .contains("expert.performance's defense on F003")
+    );
+    let turned = moved(CHECKER, "F004");
+    assert_eq!(
+        (turned.from.as_str(), turned.to.as_str()),
+        ("endorse", "dispute")
+    );
+    assert_eq!(turned.preceded_by, Preceded::Nothing);
+    // The devil's advocate challenged F001 and endorsed it at the end,
+    // after a defense that brought no evidence.
+    assert_eq!(moved(DEVIL, "F001").preceded_by, Preceded::Pressure);
+    // In council.json, the summary's later sections and the board.
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    assert_eq!(record["payoff"]["votes"][2]["decision"], "PASS");
+    assert!(record["payoff"]["plain_vote"].is_null());
+    let summary = h.document("summary.md");
+    let section = summary.find("## Did the debate pay?").expect("the section");
+    assert!(section > summary.find("## How this was decided").unwrap());
+    assert!(summary[section..].contains("would have had no majority (CONCERNS: 2, PASS: 2)"));
+    assert_eq!(h.protocol.board().payoff, payoff.lines());
 }
 
 // ---- phase 4 -------------------------------------------------------------------

@@ -17,6 +17,7 @@ use quorum::protocol::decision_review::verdict::Thresholds;
 use quorum::protocol::decision_review::{
     ContextDoc, DecisionReview, Participants, ReviewConfig, ReviewMode, ReviewOption, judge_file,
 };
+use quorum::protocol::payoff::Preceded;
 use quorum::protocol::{
     CallFailure, CallSpec, Effect, Input, LogKind, Outcome, OverrideAction, Protocol,
 };
@@ -68,6 +69,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        weighs_payoff: true,
     }
 }
 
@@ -1344,6 +1346,90 @@ fn dr_35_dr_39_a8_binding_failure_loops_to_revision_with_directives() {
     );
 }
 
+/// JM-30, JM-31 (issue 55, did the debate pay): beside the verdict, each
+/// judge's own vote from its round-1 scores (the verdict rules on that
+/// judge alone), the plain vote they make, and every judge whose vote moved
+/// in a later round: after pressure alone when the revision left the
+/// blocks behind its low scores as they were.
+#[test]
+fn jm_30_31_a_review_shows_the_plain_vote_and_a_judge_moved_by_pressure() {
+    let mut h = Harness::judged(config(), one_judge(Analyst, &[("b2", Feasibility, 2)]));
+    h.finish("proposer", &revision_text(&["d1"]));
+    h.finish_judges(all_fours);
+    assert_eq!(h.verdict(), Some(Verdict::Adopt));
+    let payoff = h.review.payoff().expect("a decided review has the section");
+    let votes: Vec<(&str, &str)> = payoff
+        .votes
+        .iter()
+        .map(|vote| (vote.voter.as_str(), vote.decision.as_str()))
+        .collect();
+    assert_eq!(
+        votes,
+        [
+            ("judge.analyst", "REVISE"),
+            ("judge.stylist", "ADOPT"),
+            ("judge.aesthete", "ADOPT")
+        ]
+    );
+    assert_eq!(payoff.votes[0].why, "b2 feasibility 2");
+    assert_eq!(payoff.plain_vote.as_deref(), Some("ADOPT"));
+    assert!(payoff.agrees());
+    assert_eq!(payoff.changes.len(), 1);
+    let change = &payoff.changes[0];
+    assert_eq!(
+        (
+            change.who.as_str(),
+            change.from.as_str(),
+            change.to.as_str()
+        ),
+        ("judge.analyst", "REVISE", "ADOPT")
+    );
+    assert_eq!(change.when, "round 2");
+    assert_eq!(change.preceded_by, Preceded::Pressure);
+    assert!(change.why.contains("b2 unchanged"), "{}", change.why);
+    // In debate.yaml, the summary's later sections and the board.
+    assert_eq!(h.debate()["payoff"]["plain_vote"], "ADOPT");
+    assert_eq!(
+        h.debate()["payoff"]["changes"][0]["preceded_by"],
+        "pressure"
+    );
+    let summary = h.doc("summary.md");
+    let section = summary.find("## Did the debate pay?").expect("the section");
+    assert!(section > summary.find("## How this was decided").unwrap());
+    assert!(summary[section..].contains("1 after pressure alone"));
+    assert_eq!(h.review.board().payoff, payoff.lines());
+}
+
+/// JM-31: a judge whose vote moved after the revision rewrote a block
+/// behind its low score moved on new evidence; a plain vote the debate
+/// overturned says so.
+#[test]
+fn jm_31_a_judge_moved_by_a_rewritten_block_moved_on_evidence() {
+    // Round 1: the analyst (binding) and the stylist (advisory) each score
+    // b2 low on a criterion of their own; the aesthete passes it.
+    let judges = |role: JudgeRole| match role {
+        Analyst => scored(role, &[("b2", Feasibility, 2)]),
+        Stylist => scored(role, &[("b2", Clarity, 2)]),
+        other => all_fours(other),
+    };
+    let mut h = Harness::judged(config(), judges);
+    let rewritten = revision_text(&["d1"]).replace("Revised claim of b2.", "b2, rewritten.");
+    h.finish("proposer", &rewritten);
+    h.finish_judges(all_fours);
+    assert_eq!(h.verdict(), Some(Verdict::Adopt));
+    let payoff = h.review.payoff().expect("the section");
+    assert_eq!(payoff.plain_vote.as_deref(), Some("REVISE"));
+    assert!(!payoff.agrees());
+    assert!(payoff.lines()[0].contains("would have decided REVISE"));
+    let moved: Vec<&str> = payoff.changes.iter().map(|c| c.who.as_str()).collect();
+    assert_eq!(moved, ["judge.analyst", "judge.stylist"]);
+    for change in &payoff.changes {
+        assert_eq!(change.preceded_by, Preceded::Evidence);
+        assert!(change.why.contains("rewrote b2"), "{}", change.why);
+    }
+    assert!(payoff.lines()[1].contains("2 positions changed"));
+}
+
 /// DR-39, A11: a round-2 revision that ignores its directive is repaired.
 #[test]
 fn dr_39_round_two_revision_must_answer_its_directives() {
@@ -1933,6 +2019,7 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        weighs_payoff: true,
         ..config()
     };
     let mut h = Harness::at_evaluation(held);
@@ -1991,6 +2078,7 @@ fn override_release_of_a_held_round_and_ignored_reruns() {
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        weighs_payoff: true,
         ..config()
     };
     let mut h = Harness::at_evaluation(held);

@@ -92,6 +92,7 @@ fn demos() -> Vec<Vec<String>> {
 /// parses, opens with the conclusion, gives the verdict or result with its
 /// rule, holds nothing that fetches, runs or links, and as Markdown with
 /// the same sections; writing the report changes nothing of the debate.
+/// JM-34: a panel's verdict has its "did the debate pay" beside it.
 #[test]
 fn every_demo_reports_as_one_self_contained_page_and_as_markdown() {
     let cases = demos();
@@ -153,9 +154,21 @@ fn every_demo_reports_as_one_self_contained_page_and_as_markdown() {
         if case.contains(&"council".to_string()) && case.contains(&"review".to_string()) {
             assert!(sections.contains(&"board".to_string()), "{sections:?}");
         }
+        // JM-34: did the debate pay, beside the verdict of every panel
+        // that decides one by scores or votes, and nowhere else.
+        let has = |word: &str| case.iter().any(|arg| arg == word);
+        let pays = (has("decision-review") && !has("writing"))
+            || (has("council") && !has("brainstorm") && !has("design"));
+        let payoff = select(&html, "#verdict .payoff h3");
+        assert_eq!(!payoff.is_empty(), pays, "{case:?}: {payoff:?}");
         let ran = sandbox.quorum(&["report", dir.to_str().unwrap(), "--format", "md"], &[]);
         ran.assert_code(0);
         let markdown = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert_eq!(
+            markdown.contains("### Did the debate pay?\n\nA plain vote of "),
+            pays,
+            "{case:?}"
+        );
         assert!(markdown.contains("\n## Conclusion\n"), "{case:?}");
         assert!(markdown.contains(&format!("**{}**", word[0])), "{case:?}");
         assert!(markdown.contains("<details>"), "{case:?}");
@@ -558,4 +571,51 @@ fn the_report_cleans_agent_text_as_the_transcript_on_disk_does() {
         ran.stdout.contains(transcript),
         "the report's transcript is transcript.md"
     );
+}
+
+/// JM-34 (issue 55): the `--json` result of a panel that decides by scores
+/// or votes says whether the debate paid (the plain vote beside the
+/// verdict, the changes, the cost), and a protocol whose panel decides no
+/// verdict says nothing of it.
+#[test]
+fn jm_34_the_json_result_says_whether_the_debate_paid() {
+    for (protocol, pays) in [
+        ("decision-review", true),
+        ("council", true),
+        ("plan", false),
+    ] {
+        let sandbox = Sandbox::new();
+        let out = sandbox.out();
+        let ran = sandbox.quorum(
+            &[
+                "demo",
+                "--protocol",
+                protocol,
+                "--headless",
+                "--json",
+                "--speed",
+                "50",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        );
+        let result: serde_json::Value = serde_json::from_str(&ran.stdout)
+            .unwrap_or_else(|error| panic!("{protocol}: {error}: {}", ran.stdout));
+        let payoff = &result["payoff"];
+        assert_eq!(!payoff.is_null(), pays, "{protocol}: {result}");
+        if pays {
+            assert_eq!(payoff["decided"], result["verdict"], "{protocol}");
+            assert!(
+                payoff["votes"]
+                    .as_array()
+                    .is_some_and(|votes| !votes.is_empty())
+            );
+            assert!(
+                payoff["after_vote"]["calls"]
+                    .as_u64()
+                    .is_some_and(|calls| calls > 0)
+            );
+        }
+    }
 }

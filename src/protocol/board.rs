@@ -40,6 +40,11 @@ pub struct Board {
     /// beside the verdict or the result (fair judging); none until it is
     /// measured, and never for a debate from before fair judging.
     pub agreement: Option<String>,
+    /// Did the debate pay (issue 55): the plain vote of the panel's first
+    /// round against the verdict, the positions that changed after it and
+    /// their cost, a line each; empty until the verdict, and for a protocol
+    /// whose panel decides no verdict.
+    pub payoff: Vec<String>,
     /// What of the answers could not be read and was left out, with what
     /// that changed (issue 59): shown beside the items, so the moderator
     /// sees it before ruling, and marked on the pane of the role whose

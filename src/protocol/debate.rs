@@ -541,6 +541,10 @@ pub trait Rules: Send + Lends + ItemRules + Questions {
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         serde_json::Map::new()
     }
+    /// See [`Protocol::payoff`].
+    fn payoff(&self) -> Option<crate::protocol::payoff::Payoff> {
+        None
+    }
     /// See [`Protocol::resolution_refusal`].
     fn resolution_refusal(&self, item_id: &str, decision: ItemDecision) -> Option<String> {
         let _ = (item_id, decision);
@@ -942,13 +946,25 @@ impl<R: Rules> Protocol for R {
                 serde_json::to_value(unread).unwrap_or_default(),
             );
         }
+        if let Some(payoff) = Rules::payoff(self) {
+            fields.insert(
+                "payoff".into(),
+                serde_json::to_value(payoff).unwrap_or_default(),
+            );
+        }
         fields
+    }
+    fn payoff(&self) -> Option<crate::protocol::payoff::Payoff> {
+        Rules::payoff(self)
     }
     fn board(&self) -> Board {
         let core = self.core();
         let mut board = Board {
             unread: core.unread.clone(),
             repaired: core.repaired.clone(),
+            payoff: Rules::payoff(self)
+                .map(|payoff| payoff.lines())
+                .unwrap_or_default(),
             ..Rules::board(self)
         };
         // Whether an item's evidence checked out, beside the item (issue 52).

@@ -40,6 +40,7 @@ pub mod judges;
 pub mod kind;
 pub mod moderated;
 pub mod outcome;
+pub mod payoff;
 pub mod plan;
 pub mod quick;
 pub mod rca;
@@ -125,8 +126,11 @@ impl Edition {
     /// cause, a council's severe finding and a review's ADOPT never rest
     /// on a citation quorum found wanting.
     pub const EVIDENCE: Edition = Edition(2);
+    /// A verdict beside what a plain vote would have said (issue 55): a
+    /// council's record and summary say whether the debate paid.
+    pub const PAYOFF: Edition = Edition(3);
     /// What a new debate runs under.
-    pub const CURRENT: Edition = Edition::EVIDENCE;
+    pub const CURRENT: Edition = Edition::PAYOFF;
 
     /// Whether a debate of this edition follows the rules `since` brought.
     pub fn follows(self, since: Edition) -> bool {
@@ -857,6 +861,14 @@ pub trait Protocol: Send + Questions {
     fn usage_line(&self) -> Option<String> {
         let ledger = self.usage()?;
         crate::protocol::record::usage_line(ledger, usage::calls_time_ms(self.log(), ledger))
+    }
+
+    /// Did the debate pay (issue 55): the plain vote of the panel's first
+    /// round beside the verdict, the positions that changed after it and
+    /// what they cost; none for a protocol whose panel decides no verdict
+    /// by scores or votes, or before the verdict.
+    fn payoff(&self) -> Option<payoff::Payoff> {
+        None
     }
 
     /// Protocol-specific fields of a run's `--json` result (the decision

@@ -205,8 +205,13 @@ impl UsageLedger {
     }
 
     pub fn total(&self) -> UsageTotals {
+        self.total_of(|_| true)
+    }
+
+    /// Totals of the calls `keep` keeps.
+    pub fn total_of(&self, keep: impl Fn(&CallUsage) -> bool) -> UsageTotals {
         let mut total = UsageTotals::default();
-        for call in &self.calls {
+        for call in self.calls.iter().filter(|call| keep(call)) {
             total.add(call);
         }
         total

@@ -240,7 +240,37 @@ fn verdict(report: &Report) -> String {
             escape(agreement)
         ));
     }
+    if let Some(payoff) = &report.payoff {
+        out.push_str(&payoff_html(payoff));
+    }
     out.push_str("</section>\n");
+    out
+}
+
+/// Did the debate pay (issue 55): the plain vote against the verdict, the
+/// changes after it, their cost, then each vote and change.
+fn payoff_html(payoff: &crate::protocol::payoff::Payoff) -> String {
+    let mut out = String::from("<div class=\"payoff\">\n<h3>Did the debate pay?</h3>\n");
+    for line in payoff.lines() {
+        out.push_str(&format!("<p>{}</p>\n", escape(&line)));
+    }
+    if !payoff.changes.is_empty() {
+        out.push_str("<ul>\n");
+        for change in &payoff.changes {
+            out.push_str(&format!(
+                "<li>{} on {}: {} → {} ({}), after {}: {}</li>\n",
+                escape(&change.who),
+                escape(&change.on),
+                escape(&change.from),
+                escape(&change.to),
+                escape(&change.when),
+                escape(change.preceded_by.as_str()),
+                escape(&change.why)
+            ));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("</div>\n");
     out
 }
 

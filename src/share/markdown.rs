@@ -173,6 +173,27 @@ pub fn render(report: &Report) -> String {
             if let Some(agreement) = &report.agreement {
                 out.push_str(&format!("{}\n\n", cell(agreement)));
             }
+            if let Some(payoff) = &report.payoff {
+                out.push_str("### Did the debate pay?\n\n");
+                for line in payoff.lines() {
+                    out.push_str(&format!("{}\n\n", cell(&line)));
+                }
+                for change in &payoff.changes {
+                    out.push_str(&format!(
+                        "- {} on {}: {} → {} ({}), after {}: {}\n",
+                        cell(&change.who),
+                        cell(&change.on),
+                        cell(&change.from),
+                        cell(&change.to),
+                        cell(&change.when),
+                        change.preceded_by.as_str(),
+                        cell(&change.why)
+                    ));
+                }
+                if !payoff.changes.is_empty() {
+                    out.push('\n');
+                }
+            }
         }
         None => out.push_str(&format!(
             "## Where it stands\n\n**NOT ENDED** — stopped at {}: `quorum resume` on its folder runs it on\n\n",

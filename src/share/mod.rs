@@ -39,6 +39,9 @@ pub struct Report {
     pub stage: String,
     /// How far the panel that decided agreed, in one line.
     pub agreement: Option<String>,
+    /// Did the debate pay (issue 55): the plain vote of the panel's first
+    /// round beside the verdict, the changes after it and their cost.
+    pub payoff: Option<crate::protocol::payoff::Payoff>,
     pub scoreboard: Option<Scoreboard>,
     /// What quorum derived about each finding or hypothesis.
     pub rulings: Vec<Ruling>,
@@ -107,6 +110,7 @@ impl Report {
             outcome: protocol.outcome().cloned(),
             stage: protocol.progress().stage,
             agreement: board.agreement,
+            payoff: protocol.payoff(),
             scoreboard,
             rulings,
             changes: protocol.changes(),

@@ -336,6 +336,10 @@ pub fn companion(council: &Council) -> Value {
             }),
         );
     }
+    // Did the council pay (issue 55): beside the verdict, once there is one.
+    if let (Some(payoff), Some(map)) = (council.payoff_section(), record.as_object_mut()) {
+        map.insert("payoff".into(), json!(payoff));
+    }
     if council.config().mode.proposes()
         && let Some(map) = record.as_object_mut()
     {

@@ -110,6 +110,7 @@ impl Council {
         );
         let written = parse::written_ids(&raw, key);
         self.written_ids.insert(role.clone(), written);
+        self.read_in_phase_one.insert(role.clone());
         self.after_answer(&role, now)
     }
 

@@ -55,6 +55,7 @@ pub mod kind;
 pub mod model;
 pub mod packets;
 pub mod parse;
+mod payoff;
 mod plumbing;
 pub mod prompts;
 mod publication;
@@ -294,6 +295,9 @@ pub struct Council {
     /// The ids each participant wrote on its Phase 1 items, to say which
     /// board id each became.
     written_ids: BTreeMap<String, Vec<String>>,
+    /// Participants whose Phase 1 answer could be read: the voters of a
+    /// plain vote of Phase 1 (`payoff`).
+    read_in_phase_one: BTreeSet<String>,
     awaiting: BTreeSet<String>,
     challenges: Vec<Challenge>,
     responses: Vec<Response>,
@@ -382,6 +386,7 @@ impl Council {
             findings_in: BTreeMap::new(),
             proposals_in: BTreeMap::new(),
             written_ids: BTreeMap::new(),
+            read_in_phase_one: BTreeSet::new(),
             awaiting: BTreeSet::new(),
             challenges: Vec::new(),
             responses: Vec::new(),

@@ -175,6 +175,10 @@ impl crate::protocol::Rules for Council {
         documents::publications(self)
     }
 
+    fn payoff(&self) -> Option<crate::protocol::payoff::Payoff> {
+        self.payoff_section()
+    }
+
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = serde_json::Map::new();
         fields.insert("review_id".into(), json!(self.config.review_id));

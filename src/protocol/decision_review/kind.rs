@@ -835,6 +835,7 @@ impl Configured for ReviewOptions {
             handed: None,
             sources: setting.seating.sources,
             checks_evidence: true,
+            weighs_payoff: true,
         };
         DebateDefinition::new(NAME, &config)
     }

@@ -19,6 +19,7 @@ pub mod kind;
 pub mod model;
 mod moderation;
 pub mod parse;
+mod payoff;
 pub mod prompts;
 mod proposal;
 pub mod ranking;
@@ -198,6 +199,11 @@ pub struct ReviewConfig {
     /// files rebuild as they were.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub checks_evidence: bool,
+    /// Its verdict says whether the debate paid (issue 55, `payoff`).
+    /// Every review started now does; one journaled before (the field
+    /// absent) does not, so that its files rebuild as they were.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub weighs_payoff: bool,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.

@@ -123,6 +123,10 @@ impl crate::protocol::Rules for DecisionReview {
         crate::protocol::record::usage_line(self.core.calls.usage(), self.duration_ms())
     }
 
+    fn payoff(&self) -> Option<crate::protocol::payoff::Payoff> {
+        self.payoff_section()
+    }
+
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = serde_json::Map::new();
         fields.insert(

@@ -62,6 +62,16 @@ fn headline(app: &App, outcome: &Outcome) -> (Span<'static>, String) {
     }
 }
 
+/// Did the debate pay (issue 55): the plain vote against the verdict, the
+/// positions that changed and their cost; in a small view, only the vote.
+fn payoff_lines(app: &App, small: bool) -> &[String] {
+    let payoff = app.board.payoff.as_slice();
+    match small {
+        true => &payoff[..payoff.len().min(1)],
+        false => payoff,
+    }
+}
+
 /// The line that says where the files went; a long path wraps.
 fn written_to(app: &App) -> Paragraph<'static> {
     let line = format!("Written to {}", app.info.run_dir.display());
@@ -75,12 +85,14 @@ pub(crate) fn verdict_areas(app: &App, report: &VerdictReport, body: Rect) -> Ve
     let (badge, rule) = headline(app, &report.outcome);
     let rows = |chars: usize| chars.div_ceil(usize::from(body.width.max(1))) as u16;
     let headline_rows = rows(badge.content.chars().count() + 2 + rule.chars().count());
+    let small = body.height < SMALL_VIEW_ROWS;
     let agreement_rows = app
         .board
         .agreement
-        .as_deref()
-        .map_or(0, |line| rows(line.chars().count()));
-    let small = body.height < SMALL_VIEW_ROWS;
+        .iter()
+        .chain(payoff_lines(app, small))
+        .map(|line| rows(line.chars().count()))
+        .sum::<u16>();
     let explanation_rows = if small {
         0
     } else {
@@ -138,7 +150,13 @@ pub fn draw(app: &App, frame: &mut Buffer, area: Rect) {
     ])];
     let agreement = app.board.agreement.as_deref();
     lines.extend(agreement.map(|line| Line::styled(line, theme.text)));
-    if inner(area).height >= SMALL_VIEW_ROWS {
+    let small = inner(area).height < SMALL_VIEW_ROWS;
+    lines.extend(
+        payoff_lines(app, small)
+            .iter()
+            .map(|line| Line::styled(line.as_str(), theme.text)),
+    );
+    if !small {
         lines.push(Line::styled(app.info.ending_note.as_str(), theme.dim));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), areas.top);

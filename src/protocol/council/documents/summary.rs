@@ -188,6 +188,9 @@ pub(super) fn summary_md(council: &Council) -> Option<String> {
     }
     out.push_str(&rulings_md(council));
     out.push_str(&process_md(council));
+    if let Some(payoff) = council.payoff_section() {
+        out.push_str(&format!("\n{}", payoff.markdown()));
+    }
     Some(out)
 }
 

@@ -42,6 +42,11 @@ pub struct DebateYaml {
     pub unread: Vec<crate::protocol::Unread>,
     /// Tokens, latency and cost; absent until a call has finished.
     pub usage: Option<UsageYaml>,
+    /// Did the debate pay (issue 55): the plain vote of the judges' first
+    /// round beside the verdict, the changes after it and their cost;
+    /// absent until the review decides, and in the writing mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payoff: Option<crate::protocol::payoff::Payoff>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -545,6 +550,7 @@ impl DebateYaml {
             outcome: review.outcome().cloned(),
             unread: review.core.unread.clone(),
             usage: UsageYaml::of(review.usage_ledger()),
+            payoff: review.payoff_section(),
         }
     }
 }

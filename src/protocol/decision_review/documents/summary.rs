@@ -242,6 +242,9 @@ pub(super) fn comparison_summary(review: &DecisionReview) -> Option<String> {
          level) ranks last; the rest are ordered by their scores on the binding judges' criteria. The \
          ranking is derived mechanically from the judges' scores, never taken from an agent.\n",
     );
+    if let Some(payoff) = review.payoff_section() {
+        out.push_str(&format!("\n{}", payoff.markdown()));
+    }
     if let Some(usage) = usage_line(review.usage_ledger(), review.duration_ms()) {
         out.push_str(&format!("\nUsage: {usage}.\n"));
     }
@@ -431,6 +434,9 @@ pub(super) fn summary_md(review: &DecisionReview) -> Option<String> {
                 out.push_str(&format!("Panel {}.\n\n", agreement.summary()));
             }
             out.push_str(&scores_table(review, evaluation));
+        }
+        if let Some(payoff) = review.payoff_section() {
+            out.push_str(&format!("\n{}", payoff.markdown()));
         }
     }
     if let Some(usage) = usage_line(review.usage_ledger(), review.duration_ms()) {
