@@ -11,6 +11,7 @@ use serde_json::json;
 use super::model::{
     JudgeConfig, JudgeResult, JudgeRole, RevisionOutput, ThesisTree, Verdict, Weight,
 };
+use super::stability::missing_sentence;
 use super::prompts::Template;
 use super::{
     CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, NumberedDirective, PROPOSER_ROLE,
@@ -18,17 +19,16 @@ use super::{
     judge_file, judge_slot_role, parse, ranking, tree_yaml, verdict,
 };
 use crate::parse::Read;
-use crate::protocol::fairness::rule_with_flags;
 use crate::protocol::reading::slip_name;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Answer, Effect, LogKind, Outcome, Timestamp};
 
 /// What every judge of a round reads alike.
-struct JudgesReading {
-    tree: ThesisTree,
-    change_log_yaml: String,
-    rulings: String,
-    context: serde_json::Value,
+pub(super) struct JudgesReading {
+    pub(super) tree: ThesisTree,
+    pub(super) change_log_yaml: String,
+    pub(super) rulings: String,
+    pub(super) context: serde_json::Value,
 }
 
 impl DecisionReview {
@@ -67,6 +67,7 @@ impl DecisionReview {
             masked,
             agreement: None,
             unverified_binding: None,
+            stability: None,
         });
         if effects.is_empty() {
             // Every judge was recused: the round ends at once, on the
@@ -78,7 +79,7 @@ impl DecisionReview {
 
     /// What every judge of a round reads alike, masked once, and each
     /// masking made.
-    fn judges_reading(&self) -> (JudgesReading, Vec<String>) {
+    pub(super) fn judges_reading(&self) -> (JudgesReading, Vec<String>) {
         let (
             RevisionOutput {
                 revised_tree: tree,
@@ -177,6 +178,7 @@ impl DecisionReview {
             block_order,
             criteria_order,
             kinship,
+            started_at: Some(now),
             ..JudgeRecord::default()
         };
         Ok((record, Some(spec)))
@@ -271,6 +273,8 @@ impl DecisionReview {
             reason,
         });
         record.normalised.clear();
+        record.started_at = Some(now);
+        record.finished_at = None;
         self.push_log(
             now,
             LogKind::Override,
@@ -390,7 +394,7 @@ impl DecisionReview {
                 }
             }
         };
-        let record = self.judge_answered(role, &answer.call, result);
+        let record = self.judge_answered(role, &answer.call, result, now);
         record.raw = Some(answer.output.to_string());
         record.normalised = normalised;
         self.conclude_round_if_complete(now)
@@ -422,7 +426,7 @@ impl DecisionReview {
         reason: String,
         now: Timestamp,
     ) -> Vec<Effect> {
-        self.judge_answered(role, call, JudgeResult::Skipped { reason });
+        self.judge_answered(role, call, JudgeResult::Skipped { reason }, now);
         self.conclude_round_if_complete(now)
     }
 
@@ -433,6 +437,7 @@ impl DecisionReview {
         role: JudgeRole,
         call: &LiveCall,
         result: JudgeResult,
+        now: Timestamp,
     ) -> &mut JudgeRecord {
         let evaluation = self
             .evaluations
@@ -442,6 +447,7 @@ impl DecisionReview {
         record.call_id = Some(call.call_id());
         record.attempt = call.attempt;
         record.result = Some(result);
+        record.finished_at = Some(now);
         record
     }
 
@@ -504,22 +510,28 @@ impl DecisionReview {
             evaluation.unverified_binding = unverified.clone();
         }
         let evaluation = self.evaluations.last().expect("a round is running");
-        let tree = self.judged_tree();
-        let assessment = verdict::derive_with_held_out(
+        let missing = self
+            .config
+            .stability
+            .names_missing
+            .then(|| missing_sentence(&evaluation.judges))
+            .flatten();
+        let kinships: Vec<_> = evaluation
+            .judges
+            .values()
+            .filter_map(|record| record.kinship.clone())
+            .collect();
+        let assessment = verdict::derive_round(
             &self.config.panel,
             &evaluation.results(),
-            &block_ids(tree),
+            &block_ids(self.judged_tree()),
             &self.config.thresholds,
-            self.held_out_role(),
-        );
-        let mut assessment = verdict::bound_by_evidence(assessment, unverified.as_deref());
-        // A judge scored its own family's work: the rule says so.
-        assessment.rule = rule_with_flags(
-            assessment.rule,
-            evaluation
-                .judges
-                .values()
-                .filter_map(|record| record.kinship.as_ref()),
+            verdict::RoundFacts {
+                held_out: self.held_out_role(),
+                unverified: unverified.as_deref(),
+                kinships: &kinships,
+                missing: missing.as_deref(),
+            },
         );
         if !assessment.quorum.met {
             self.push_log(
@@ -610,9 +622,7 @@ impl DecisionReview {
                 ),
             );
         }
-        self.enter(Stage::Done, round, now);
-        let outcome = Outcome::Decided { verdict, rule };
-        vec![self.core.finish(outcome)]
+        self.end_with_verdict(round, verdict, rule, now)
     }
 
     /// The judge held out for the final revision, if any (issue 29).
