@@ -196,18 +196,20 @@ impl Variant {
         self.arrange(criteria, &order::criteria_slot(slot))
     }
 
-    /// `variant 2 (orders reversed, labels "the first writer" / "the second writer")`.
+    /// `variant 2 (each judge reads variant 1's order back to front; the
+    /// authors called "the first writer" and "the second writer")`.
     pub fn describe(&self) -> String {
+        let order = if self.reversed {
+            format!(
+                "each judge reads variant {}'s order back to front",
+                self.number - 1
+            )
+        } else {
+            "each judge reads in an order drawn afresh".to_string()
+        };
         format!(
-            "variant {} ({} order, the authors called \"{}\" and \"{}\")",
-            self.number,
-            if self.reversed {
-                "the previous variant's reading order reversed as each judge's"
-            } else {
-                "a fresh reading order for each judge"
-            },
-            self.author_label,
-            self.challenger_label
+            "variant {} ({order}; the authors called \"{}\" and \"{}\")",
+            self.number, self.author_label, self.challenger_label
         )
     }
 }

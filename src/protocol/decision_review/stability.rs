@@ -151,6 +151,43 @@ impl DecisionReview {
                 (*role, copy)
             })
             .collect();
+        // The whole receipt is forecast, and said, before any of it is
+        // asked: each variant's prompt is its judge's prompt of the round
+        // in another order, as long within a few labels.
+        let forecast = {
+            let planned: Vec<PlannedCall<'_>> = scored
+                .iter()
+                .flat_map(|role| std::iter::repeat_n(role, count as usize))
+                .map(|role| PlannedCall {
+                    role: self
+                        .core
+                        .roster
+                        .slot_of(&super::Role::Judge(*role))
+                        .unwrap_or_default(),
+                    agent: self
+                        .config
+                        .participants
+                        .judges
+                        .get(role)
+                        .map_or("", String::as_str),
+                    prompt_chars: evaluation.judges[role]
+                        .prompt
+                        .as_deref()
+                        .map_or(0, |prompt| prompt.chars().count()),
+                })
+                .collect();
+            Forecast::of(&planned, self.core.calls.usage())
+        };
+        self.push_log(
+            now,
+            LogKind::Note,
+            None,
+            format!(
+                "round {round}: {verdict}; the stability receipt judges it again under {}: {}",
+                crate::words::counted(count as usize, "variant", "variants"),
+                forecast.describe(forecast.usd > 0.0)
+            ),
+        );
         let (reading, _) = self.judges_reading();
         let mut specs = Vec::new();
         let mut variants = Vec::new();
@@ -183,34 +220,6 @@ impl DecisionReview {
                 assessment: None,
             });
         }
-        let forecast = {
-            let planned: Vec<PlannedCall<'_>> = specs
-                .iter()
-                .map(|spec| PlannedCall {
-                    role: spec.request.role.as_str(),
-                    agent: self
-                        .config
-                        .participants
-                        .judges
-                        .iter()
-                        .find(|(role, _)| judge_slot_role(**role) == spec.request.role)
-                        .map_or("", |(_, agent)| agent.as_str()),
-                    prompt_chars: spec.request.prompt.chars().count(),
-                })
-                .collect();
-            Forecast::of(&planned, self.core.calls.usage())
-        };
-        let priced = forecast.usd > 0.0;
-        self.push_log(
-            now,
-            LogKind::Note,
-            None,
-            format!(
-                "round {round}: {verdict}; the stability receipt re-judges it under {}: {}",
-                crate::words::counted(count as usize, "variant", "variants"),
-                forecast.describe(priced)
-            ),
-        );
         for variant in &variants {
             self.push_log(
                 now,
@@ -436,15 +445,13 @@ impl DecisionReview {
         let mut rule = rule;
         let mut verdict = verdict;
         if let Some(assessment) = evaluation.assessment.take() {
-            let bound = verdict::bound_by_stability(assessment, &made, required);
-            if bound.verdict != verdict {
-                self.push_log(
-                    now,
-                    LogKind::Verdict,
-                    None,
-                    format!("round {round}: {} — {}", bound.verdict, bound.rule),
-                );
-            }
+            let bound = verdict::with_stability(assessment, &made, required);
+            self.push_log(
+                now,
+                LogKind::Verdict,
+                None,
+                format!("round {round}: {} — {}", bound.verdict, bound.rule),
+            );
             (verdict, rule) = (bound.verdict, bound.rule.clone());
             let evaluation = self.evaluations.last_mut().expect("a round is running");
             evaluation.assessment = Some(bound);

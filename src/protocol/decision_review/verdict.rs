@@ -504,18 +504,19 @@ pub fn derive_round(
     assessment
 }
 
-/// `assessment` under the stability receipt's requirement (issue 55): an
-/// ADOPT that did not hold in every variant is ESCALATE, the rule saying
-/// why. Anything else, or an ADOPT that held, stands as it is.
-pub fn bound_by_stability(
+/// `assessment` with the stability receipt (issue 55): its rule says in
+/// how many variants the verdict held; under the requirement an ADOPT
+/// that did not hold in every variant is ESCALATE, the rule saying why.
+pub fn with_stability(
     mut assessment: Assessment,
     receipt: &crate::protocol::stability::Receipt,
     required: bool,
 ) -> Assessment {
-    if !required || assessment.verdict != Verdict::Adopt {
-        return assessment;
-    }
-    let Some(requirement) = receipt.requirement_rule(&Verdict::Escalate.to_string()) else {
+    let requirement = (required && assessment.verdict == Verdict::Adopt)
+        .then(|| receipt.requirement_rule(&Verdict::Escalate.to_string()))
+        .flatten();
+    let Some(requirement) = requirement else {
+        assessment.rule = crate::protocol::stability::rule_with(&assessment.rule, &receipt.summary());
         return assessment;
     };
     assessment.rule = crate::protocol::stability::rule_turned(&assessment.rule, &requirement);

@@ -15,7 +15,7 @@ use crate::protocol::decision_review::model::{JudgeResult, ThesisTree};
 use crate::protocol::decision_review::parse::read_judge;
 use crate::protocol::decision_review::model::JudgeRole;
 use crate::protocol::decision_review::stability::{timed, variant_file};
-use crate::protocol::decision_review::verdict::{RoundFacts, bound_by_stability, derive_round};
+use crate::protocol::decision_review::verdict::{RoundFacts, with_stability, derive_round};
 use crate::protocol::stability::{Receipt, VariantVerdict};
 use crate::protocol::decision_review::{ReviewMode, block_ids, judge_file};
 use crate::protocol::kind::{RecomputeError, read_record};
@@ -152,7 +152,7 @@ pub(super) fn recompute(
             };
             readings.extend(excluded.drain(..));
             readings.push(format!("stability receipt: {}", made.summary()));
-            assessment = bound_by_stability(assessment, &made, stability.required);
+            assessment = with_stability(assessment, &made, stability.required);
         }
         Recomputation::Verdict(assessment)
     };
