@@ -3341,7 +3341,11 @@ fn jm_11_a_variant_prompt_differs_only_in_order_and_labels() {
         let differing: Vec<&&str> = ours.iter().filter(|line| !theirs.contains(line)).collect();
         for line in &differing {
             assert!(
-                line.contains("Score every block (") || line.contains("- block_id: b"),
+                // The answer's example starts with the first block and
+                // criterion read.
+                line.contains("Score every block (")
+                    || line.contains("- block_id: b")
+                    || line.trim_start().starts_with("criterion: "),
                 "variant {k} changed more than the order: {line}"
             );
         }
@@ -3459,7 +3463,13 @@ fn jm_14_a_missing_judge_is_named_with_whether_it_was_the_slowest() {
     let variant = h.variant_rule(1);
     assert!(variant.contains("without the stylist (skipped: "), "{variant}");
     assert_eq!(h.verdict(), Some(Verdict::Adopt), "not required: {}", h.rule());
-    assert!(h.rule().contains("verdict stable in 0 of 1 (variant 1 gave ESCALATE)"));
+    // The stylist is advisory: without it the variant still adopts.
+    assert!(variant.ends_with("→ ADOPT"), "{variant}");
+    assert!(
+        h.rule().contains("verdict stable in 1 of 1"),
+        "{}",
+        h.rule()
+    );
 }
 
 /// JM-16: a malformed answer in a variant is kept, marked, at its own file

@@ -49,7 +49,7 @@ async fn jm_16_jm_18_the_receipt_persists_folds_and_resumes_from_any_cut() {
     let variant_files: Vec<&String> = whole
         .spy
         .raw_paths
-        .iter()
+        .values()
         .filter(|path| path.starts_with("judges/stability/"))
         .collect();
     assert_eq!(variant_files.len(), 9, "{:?}", whole.spy.raw_paths);

@@ -309,7 +309,16 @@ pub(super) fn escalate_reason(review: &DecisionReview, assessment: &Assessment) 
         .flat_map(|evaluation| evaluation.judges.values())
         .filter_map(|record| record.result.as_ref()?.scores())
         .any(|scores| !scores.insufficient_information.is_empty());
-    if !assessment.quorum.met || !assessment.missing_binding.is_empty() {
+    // The receipt's requirement turned an ADOPT (issue 55).
+    let unstable = review.config().stability.required
+        && review
+            .stability_run()
+            .is_some_and(|run| run.verdict == Verdict::Adopt)
+        && review.receipt().is_some_and(|receipt| !receipt.holds());
+    if unstable {
+        "Read again with the plan's parts in other orders, the assessment did not come out the \
+         same every time, and this review asks that it does before going ahead"
+    } else if !assessment.quorum.met || !assessment.missing_binding.is_empty() {
         "Too few of the required assessments came back usable to decide"
     } else if lacked_information {
         "The reviewers lacked the information to assess part of the plan"
@@ -462,7 +471,7 @@ pub(super) fn stability_lines(review: &DecisionReview) -> String {
     if review.config().stability.required {
         out.push_str(if receipt.holds() {
             " Stability was required, and it held."
-        } else if run.verdict.as_str() == "ADOPT" {
+        } else if run.verdict == Verdict::Adopt {
             " Stability was required for an ADOPT, so the verdict is ESCALATE."
         } else {
             " Stability was required for an ADOPT; this verdict stands as it is."
