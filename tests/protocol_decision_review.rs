@@ -3303,12 +3303,19 @@ fn jm_10_the_receipt_runs_after_the_final_verdict_and_only_when_asked() {
             Some(format!("judges/stability/variant-{k}/judge-{role}.md").as_str())
         );
     }
-    assert!(h.logged(LogKind::Note, "the stability receipt judges it again under 2 variants: 6 calls ≈"));
+    assert!(h.logged(
+        LogKind::Note,
+        "the stability receipt judges it again under 2 variants: 6 calls ≈"
+    ));
     h.finish_variant(1, all_fours);
     assert_eq!(h.verdict(), None, "variant 2 is still out");
     h.finish_variant(2, all_fours);
     assert_eq!(h.verdict(), Some(Verdict::Adopt));
-    assert!(h.rule().ends_with("; verdict stable in 2 of 2 → ADOPT"), "{}", h.rule());
+    assert!(
+        h.rule().ends_with("; verdict stable in 2 of 2 → ADOPT"),
+        "{}",
+        h.rule()
+    );
 }
 
 /// JM-11: a variant's prompt is the deciding round's in another order and
@@ -3461,8 +3468,16 @@ fn jm_14_a_missing_judge_is_named_with_whether_it_was_the_slowest() {
     }
     h.finish_variant(1, all_fours);
     let variant = h.variant_rule(1);
-    assert!(variant.contains("without the stylist (skipped: "), "{variant}");
-    assert_eq!(h.verdict(), Some(Verdict::Adopt), "not required: {}", h.rule());
+    assert!(
+        variant.contains("without the stylist (skipped: "),
+        "{variant}"
+    );
+    assert_eq!(
+        h.verdict(),
+        Some(Verdict::Adopt),
+        "not required: {}",
+        h.rule()
+    );
     // The stylist is advisory: without it the variant still adopts.
     assert!(variant.ends_with("→ ADOPT"), "{variant}");
     assert!(

@@ -43,8 +43,7 @@ fn result_of(ran: &support::run::Ran) -> Json {
 /// record (mid-receipt included) and resumed, it ends with the same files.
 #[tokio::test(start_paused = true)]
 async fn jm_16_jm_18_the_receipt_persists_folds_and_resumes_from_any_cut() {
-    let whole =
-        conformance::record_whole("stability", Source::Demo, receipt_flags(true)).await;
+    let whole = conformance::record_whole("stability", Source::Demo, receipt_flags(true)).await;
     conformance::check_persisted("stability", &whole);
     let variant_files: Vec<&String> = whole
         .spy
@@ -146,10 +145,10 @@ fn jm_17_the_budget_holds_the_receipt_and_a_raised_resume_runs_it() {
         .expect("the budget held a step");
     assert_eq!(reached["budget"]["step"]["calls"], 9, "{reached}");
     assert!(
-        !events
-            .iter()
-            .any(|event| event["event"] == "call_started"
-                && event["call_id"].as_str().is_some_and(|id| id.contains("/stability-"))),
+        !events.iter().any(|event| event["event"] == "call_started"
+            && event["call_id"]
+                .as_str()
+                .is_some_and(|id| id.contains("/stability-"))),
         "no variant call was sent before the budget stop"
     );
 
@@ -167,8 +166,7 @@ fn jm_17_the_budget_holds_the_receipt_and_a_raised_resume_runs_it() {
     resumed.assert_code(0);
     let result = result_of(&resumed);
     assert_eq!(
-        result["stability"]["summary"],
-        "verdict stable in 2 of 3 (variant 2 gave REVISE)",
+        result["stability"]["summary"], "verdict stable in 2 of 3 (variant 2 gave REVISE)",
         "{result}"
     );
 }
@@ -187,7 +185,9 @@ fn jm_19_quorum_verdict_recomputes_the_receipt_from_the_variant_files() {
     let again = sandbox.quorum(&["verdict", dir_arg], &[]);
     assert!(again.stdout.starts_with("ESCALATE\n"), "{}", again.stdout);
     assert!(
-        again.stderr.contains("verdict stable in 2 of 3 (variant 2 gave REVISE)"),
+        again
+            .stderr
+            .contains("verdict stable in 2 of 3 (variant 2 gave REVISE)"),
         "{}",
         again.stderr
     );

@@ -410,7 +410,10 @@ mod tests {
         assert_eq!(key, "require_stability");
         let (key, problem) = check(3, false, Some("a comparison ranks options")).unwrap_err();
         assert_eq!(key, "stability");
-        assert!(problem.starts_with("a comparison ranks options"), "{problem}");
+        assert!(
+            problem.starts_with("a comparison ranks options"),
+            "{problem}"
+        );
     }
 
     /// JM-11: variants differ only in how the judges read: each pair shares

@@ -11,8 +11,8 @@ use serde_json::json;
 use super::model::{
     JudgeConfig, JudgeResult, JudgeRole, RevisionOutput, ThesisTree, Verdict, Weight,
 };
-use super::stability::missing_sentence;
 use super::prompts::Template;
+use super::stability::missing_sentence;
 use super::{
     CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, NumberedDirective, PROPOSER_ROLE,
     ReviewMode, Stage, SupersededAnswer, block_ids, cover_tree, directive_source, documents,

@@ -198,8 +198,7 @@ impl DecisionReview {
                     .judge_config(*role)
                     .expect("judges come from the panel")
                     .clone();
-                let spec = match self.start_variant_judge(&judge, round, &variant, &reading, now)
-                {
+                let spec = match self.start_variant_judge(&judge, round, &variant, &reading, now) {
                     Ok(spec) => spec,
                     Err(failed) => return failed,
                 };
@@ -277,11 +276,7 @@ impl DecisionReview {
             "critic_label": variant.challenger_label,
             "round": round,
         });
-        let slot = Slot::new(
-            slot_role,
-            receipt::stage_of_variant(variant.number),
-            round,
-        );
+        let slot = Slot::new(slot_role, receipt::stage_of_variant(variant.number), round);
         let path = Some(variant_file(judge.role, round, variant.number));
         self.start_rendered(Template::Judge, context, slot, path, now)
     }
@@ -461,7 +456,12 @@ impl DecisionReview {
 
     /// The receipt of the deciding round, once it is done.
     pub fn receipt(&self) -> Option<&Receipt> {
-        self.evaluations.last()?.stability.as_ref()?.receipt.as_ref()
+        self.evaluations
+            .last()?
+            .stability
+            .as_ref()?
+            .receipt
+            .as_ref()
     }
 
     /// The stability run of the deciding round, running or done.

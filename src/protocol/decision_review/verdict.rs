@@ -516,7 +516,8 @@ pub fn with_stability(
         .then(|| receipt.requirement_rule(&Verdict::Escalate.to_string()))
         .flatten();
     let Some(requirement) = requirement else {
-        assessment.rule = crate::protocol::stability::rule_with(&assessment.rule, &receipt.summary());
+        assessment.rule =
+            crate::protocol::stability::rule_with(&assessment.rule, &receipt.summary());
         return assessment;
     };
     assessment.rule = crate::protocol::stability::rule_turned(&assessment.rule, &requirement);

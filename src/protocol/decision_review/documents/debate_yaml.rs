@@ -426,7 +426,9 @@ pub(super) fn evaluation_round_yaml(
             Some(JudgeResult::Recused { reason }) => ("recused".to_string(), Some(reason.clone())),
         };
         let file = judge_file(judge.role, evaluation.round);
-        judges.push(judge_status(review, judge.role, status, reason, record, file));
+        judges.push(judge_status(
+            review, judge.role, status, reason, record, file,
+        ));
     }
     let assessment = evaluation.assessment.as_ref();
     EvaluationRoundYaml {

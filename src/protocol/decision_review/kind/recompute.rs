@@ -11,14 +11,14 @@ use crate::parse::Read;
 use crate::protocol::Outcome;
 use crate::protocol::decision_review::documents::DebateYaml;
 use crate::protocol::decision_review::documents::JudgeStatusYaml;
+use crate::protocol::decision_review::model::JudgeRole;
 use crate::protocol::decision_review::model::{JudgeResult, ThesisTree};
 use crate::protocol::decision_review::parse::read_judge;
-use crate::protocol::decision_review::model::JudgeRole;
 use crate::protocol::decision_review::stability::{timed, variant_file};
-use crate::protocol::decision_review::verdict::{RoundFacts, with_stability, derive_round};
-use crate::protocol::stability::{Receipt, VariantVerdict};
+use crate::protocol::decision_review::verdict::{RoundFacts, derive_round, with_stability};
 use crate::protocol::decision_review::{ReviewMode, block_ids, judge_file};
 use crate::protocol::kind::{RecomputeError, read_record};
+use crate::protocol::stability::{Receipt, VariantVerdict};
 
 /// Recomputes the assessment of the final round of the debate in `dir`:
 /// the panel, thresholds and final tree come from `debate.yaml`, the scores
@@ -61,7 +61,15 @@ pub(super) fn recompute(
             .judges
             .iter()
             .find(|status| status.role == judge.role);
-        let result = read_judge_file(files, judge, &tree, &file, live, &mut readings, &mut excluded);
+        let result = read_judge_file(
+            files,
+            judge,
+            &tree,
+            &file,
+            live,
+            &mut readings,
+            &mut excluded,
+        );
         results.insert(judge.role, result);
     }
     let value = if record.meta.mode == ReviewMode::Comparative.as_str() {
@@ -150,7 +158,7 @@ pub(super) fn recompute(
                 verdict: assessment.verdict.to_string(),
                 variants,
             };
-            readings.extend(excluded.drain(..));
+            readings.append(&mut excluded);
             readings.push(format!("stability receipt: {}", made.summary()));
             assessment = with_stability(assessment, &made, stability.required);
         }
@@ -190,25 +198,23 @@ fn read_judge_file(
             ));
             JudgeResult::Malformed { reason }
         }
-        (Ok(raw), None) => {
-            match read_judge(&raw, judge, tree) {
-                Ok(read) => {
-                    readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
-                    readings.extend(read.slips.iter().map(|slip| {
+        (Ok(raw), None) => match read_judge(&raw, judge, tree) {
+            Ok(read) => {
+                readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
+                readings.extend(read.slips.iter().map(|slip| {
                     format!("{file}: could not read {slip}; its score counts, with no reason given")
                 }));
-                    JudgeResult::Scored(read.value)
-                }
-                Err(error) => {
-                    excluded.push(format!(
-                        "{file}: excluded: its answer does not read: {error}"
-                    ));
-                    JudgeResult::Malformed {
-                        reason: error.to_string(),
-                    }
+                JudgeResult::Scored(read.value)
+            }
+            Err(error) => {
+                excluded.push(format!(
+                    "{file}: excluded: its answer does not read: {error}"
+                ));
+                JudgeResult::Malformed {
+                    reason: error.to_string(),
                 }
             }
-        }
+        },
         (Err(_), _) if live.is_some_and(|status| status.status == "recused") => {
             JudgeResult::Recused {
                 reason: live
