@@ -14,22 +14,14 @@ use super::model::{
 use super::prompts::Template;
 use super::stability::missing_sentence;
 use super::{
-    CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, NumberedDirective, PROPOSER_ROLE,
-    ReviewMode, Stage, SupersededAnswer, block_ids, cover_tree, directive_source, documents,
-    judge_file, judge_slot_role, parse, ranking, tree_yaml, verdict,
+    CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, JudgesReading, NumberedDirective,
+    PROPOSER_ROLE, ReviewMode, Stage, SupersededAnswer, block_ids, cover_tree, directive_source,
+    documents, judge_file, judge_slot_role, parse, ranking, tree_yaml, verdict,
 };
 use crate::parse::Read;
 use crate::protocol::reading::slip_name;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Answer, Effect, LogKind, Outcome, Timestamp};
-
-/// What every judge of a round reads alike.
-pub(super) struct JudgesReading {
-    pub(super) tree: ThesisTree,
-    pub(super) change_log_yaml: String,
-    pub(super) rulings: String,
-    pub(super) context: serde_json::Value,
-}
 
 impl DecisionReview {
     /// Starts every judge of the panel at once (DR-03), but a judge held

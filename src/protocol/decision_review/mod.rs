@@ -368,6 +368,15 @@ impl JudgeRecord {
     }
 }
 
+/// What every judge of a round reads alike (and every variant of its
+/// stability receipt, in its own order).
+struct JudgesReading {
+    tree: ThesisTree,
+    change_log_yaml: String,
+    rulings: String,
+    context: serde_json::Value,
+}
+
 /// A judge's answer that a re-run replaced.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SupersededAnswer {

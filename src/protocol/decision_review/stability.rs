@@ -248,7 +248,7 @@ impl DecisionReview {
         judge: &super::model::JudgeConfig,
         round: u32,
         variant: &Variant,
-        reading: &super::evaluation::JudgesReading,
+        reading: &super::JudgesReading,
         now: Timestamp,
     ) -> Result<CallSpec, Vec<Effect>> {
         let slot_role = judge_slot_role(judge.role);
