@@ -171,7 +171,7 @@ impl Variant {
         Variant {
             number,
             seed,
-            reversed: number % 2 == 0,
+            reversed: number.is_multiple_of(2),
             author_label: author.to_string(),
             challenger_label: challenger.to_string(),
         }
