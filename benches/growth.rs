@@ -223,6 +223,7 @@ async fn debate(root: &std::path::Path) -> String {
         sources: Vec::new(),
         checks_evidence: true,
         weighs_payoff: true,
+        stability: Default::default(),
     };
     let run_dir = RunDir::create(root, "growth", chrono::Local::now()).expect("run dir");
     let journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");

@@ -139,6 +139,7 @@ fn high_stakes_info() -> DebateInfo {
         sources: Vec::new(),
         checks_evidence: true,
         weighs_payoff: true,
+        stability: Default::default(),
     };
     let review = quorum::protocol::decision_review::DecisionReview::new(
         config,

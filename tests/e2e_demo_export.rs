@@ -35,9 +35,17 @@ const MODE_OF: &[(&str, &str, &str)] = &[
     ("quick", "no-revision", "adversary"),
 ];
 
+/// Flags that mean something only beside another: the other, given first.
+const GIVEN_WITH: &[(&str, &str, &[&str])] = &[(
+    "decision-review",
+    "require-stability",
+    &["--stability", "3"],
+)];
+
 /// A value for each flag that takes free text, by protocol and flag.
 const FREE_TEXT: &[(&str, &str, &[&str])] = &[
     ("decision-review", "max-rounds", &["1"]),
+    ("decision-review", "stability", &["3"]),
     ("decision-review", "draft", &["draft.md"]),
     (
         "decision-review",
@@ -81,6 +89,12 @@ fn cases(kind: &dyn ProtocolKind, option: &OptionSpec) -> Vec<Vec<String>> {
         .find(|(name, flag, _)| *name == kind.name() && *flag == option.flag)
     {
         context = vec!["--mode".to_string(), mode.to_string()];
+    }
+    if let Some((_, _, others)) = GIVEN_WITH
+        .iter()
+        .find(|(name, flag, _)| *name == kind.name() && *flag == option.flag)
+    {
+        context.extend(others.iter().map(|other| other.to_string()));
     }
     let with = |extra: Vec<String>| [context.clone(), extra].concat();
     if !option.values.is_empty() {

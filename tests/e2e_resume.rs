@@ -76,10 +76,11 @@ const LAST_ANSWERS: &str = "accept\naccept\naccept\naccept\n";
 // ---------------------------------------------------------------------------
 
 /// Keys of `debate.yaml` whose values are clock readings.
-const MEASURED_YAML_KEYS: [&str; 4] = [
+const MEASURED_YAML_KEYS: [&str; 5] = [
     "call_time_ms",
     "ttft_ms",
     "elapsed_ms",
+    "took_ms",
     "output_tokens_per_second",
 ];
 /// `transcript.md`'s per-call table, whose `first token`, `tok/s` and

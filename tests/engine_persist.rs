@@ -355,6 +355,7 @@ async fn run_controlled(
         sources: Vec::new(),
         checks_evidence: true,
         weighs_payoff: true,
+        stability: Default::default(),
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");
     journal

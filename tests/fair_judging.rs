@@ -68,6 +68,7 @@ fn config(agents: &BTreeMap<String, String>, fairness: Fairness) -> ReviewConfig
         sources: Vec::new(),
         checks_evidence: true,
         weighs_payoff: true,
+        stability: Default::default(),
     }
 }
 

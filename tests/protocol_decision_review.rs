@@ -70,6 +70,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
         sources: Vec::new(),
         checks_evidence: true,
         weighs_payoff: true,
+        stability: Default::default(),
     }
 }
 
@@ -2020,6 +2021,7 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
         sources: Vec::new(),
         checks_evidence: true,
         weighs_payoff: true,
+        stability: Default::default(),
         ..config()
     };
     let mut h = Harness::at_evaluation(held);
@@ -2079,6 +2081,7 @@ fn override_release_of_a_held_round_and_ignored_reruns() {
         sources: Vec::new(),
         checks_evidence: true,
         weighs_payoff: true,
+        stability: Default::default(),
         ..config()
     };
     let mut h = Harness::at_evaluation(held);
@@ -3291,4 +3294,311 @@ fn dr_15_a11_a_reopened_round_that_declines_an_item_records_it_declined() {
             "Note: ignored a resolution of c3: it was accepted after the verdict and revision round 2 has declined it"
         ]
     );
+}
+
+// ---- the stability receipt (issue 55, JM-10..JM-19) ---------------------------------
+
+/// A one-round review that asks for a receipt of `variants`, required or
+/// not, and names its missing judges.
+fn receipt_config(variants: u32, required: bool) -> ReviewConfig {
+    ReviewConfig {
+        stability: quorum::protocol::stability::Stability {
+            variants,
+            required,
+            names_missing: true,
+        },
+        ..final_round_config()
+    }
+}
+
+impl Harness {
+    /// The live calls of the receipt's variant `k`.
+    fn variant_calls(&self, k: u32) -> Vec<CallSpec> {
+        let stage = quorum::protocol::stability::stage_of_variant(k);
+        self.live
+            .iter()
+            .filter(|spec| spec.request.stage == stage)
+            .cloned()
+            .collect()
+    }
+
+    /// Answers every live judge of variant `k` with `text(role)`.
+    fn finish_variant(&mut self, k: u32, text: impl Fn(JudgeRole) -> String) -> Vec<Effect> {
+        let calls = self.variant_calls(k);
+        assert!(!calls.is_empty(), "no judge of variant {k} is working");
+        let mut effects = Vec::new();
+        for spec in calls {
+            let role = JudgeRole::parse(spec.request.role.trim_start_matches("judge.")).unwrap();
+            effects.extend(self.finish_id(&spec.request.call_id, &text(role)));
+        }
+        effects
+    }
+
+    fn variant_rule(&self, k: usize) -> String {
+        let debate = self.debate();
+        debate["stages"]["evaluation"]["stability"]["variants"][k - 1]["rule"]
+            .as_str()
+            .unwrap_or_else(|| panic!("variant {k} has no rule"))
+            .to_string()
+    }
+}
+
+/// JM-10: the receipt runs only when asked, only after the verdict that
+/// ends the debate (a REVISE with a loop left goes back to revision), with
+/// the judges of the deciding round, each variant's answer to a file of
+/// its own; until it is in, the debate has not ended.
+#[test]
+fn jm_10_the_receipt_runs_after_the_final_verdict_and_only_when_asked() {
+    let plain = Harness::judged(final_round_config(), all_fours);
+    assert_eq!(plain.verdict(), Some(Verdict::Adopt));
+    assert!(
+        !plain
+            .started
+            .iter()
+            .any(|spec| spec.request.stage.starts_with("stability-")),
+        "no receipt was asked for"
+    );
+
+    let looping = ReviewConfig {
+        max_rounds: 2,
+        ..receipt_config(2, false)
+    };
+    let mut h = Harness::at_evaluation(looping);
+    let effects = h.finish_judges(one_judge(Analyst, &[("b2", Feasibility, 2)]));
+    assert_eq!(slots(&effects), ["proposer/revision"], "a loop is left");
+
+    let mut h = Harness::at_evaluation(receipt_config(2, false));
+    let effects = h.finish_judges(all_fours);
+    assert!(finished(&effects).is_none(), "the receipt comes first");
+    let mut started = slots(&effects);
+    started.sort();
+    assert_eq!(
+        started,
+        [
+            "judge.aesthete/stability-1",
+            "judge.aesthete/stability-2",
+            "judge.analyst/stability-1",
+            "judge.analyst/stability-2",
+            "judge.stylist/stability-1",
+            "judge.stylist/stability-2",
+        ]
+    );
+    for spec in starts(&effects) {
+        let k = &spec.request.stage["stability-".len()..];
+        let role = spec.request.role.trim_start_matches("judge.");
+        assert_eq!(
+            spec.raw_output_path.as_deref(),
+            Some(format!("judges/stability/variant-{k}/judge-{role}.md").as_str())
+        );
+    }
+    assert!(h.logged(
+        LogKind::Note,
+        "the stability receipt judges it again under 2 variants: 6 calls ≈"
+    ));
+    h.finish_variant(1, all_fours);
+    assert_eq!(h.verdict(), None, "variant 2 is still out");
+    h.finish_variant(2, all_fours);
+    assert_eq!(h.verdict(), Some(Verdict::Adopt));
+    assert!(
+        h.rule().ends_with("; verdict stable in 2 of 2 → ADOPT"),
+        "{}",
+        h.rule()
+    );
+}
+
+/// JM-11: a variant's prompt is the deciding round's in another order and
+/// with other, neutral labels for the authors: no line but those that list
+/// the blocks in order differs once the labels are put back.
+#[test]
+fn jm_11_a_variant_prompt_differs_only_in_order_and_labels() {
+    let mut h = Harness::at_evaluation(receipt_config(2, false));
+    let real = h.prompt("judge.analyst");
+    h.finish_judges(all_fours);
+    for k in [1, 2] {
+        let variant = quorum::protocol::stability::Variant::new(0, k);
+        let call = h
+            .variant_calls(k)
+            .into_iter()
+            .find(|spec| spec.request.role == "judge.analyst")
+            .unwrap();
+        let prompt = call.request.prompt;
+        assert!(prompt.contains(&format!("written by the {}", variant.author_label)));
+        for name in ["oracle", "mephistopheles"] {
+            assert!(!prompt.contains(name), "variant {k} names the {name}");
+        }
+        let back = prompt
+            .replace(&variant.author_label, "proposer (oracle)")
+            .replace(&variant.challenger_label, "critic (mephistopheles)");
+        let mut ours: Vec<&str> = back.lines().collect();
+        let mut theirs: Vec<&str> = real.lines().collect();
+        ours.sort_unstable();
+        theirs.sort_unstable();
+        let differing: Vec<&&str> = ours.iter().filter(|line| !theirs.contains(line)).collect();
+        for line in &differing {
+            assert!(
+                // The answer's example starts with the first block and
+                // criterion read.
+                line.contains("Score every block (")
+                    || line.contains("- block_id: b")
+                    || line.trim_start().starts_with("criterion: "),
+                "variant {k} changed more than the order: {line}"
+            );
+        }
+        assert_eq!(ours.len(), theirs.len(), "variant {k} reads as much");
+    }
+}
+
+/// JM-12: each variant's verdict is derived by the code of the real one:
+/// the same answers give the same rule, word for word.
+#[test]
+fn jm_12_a_variant_is_judged_by_the_real_verdicts_code() {
+    let low = one_judge(Analyst, &[("b2", Feasibility, 2)]);
+    let real = Harness::judged(final_round_config(), &low).rule();
+    let mut h = Harness::at_evaluation(receipt_config(2, false));
+    h.finish_judges(all_fours);
+    h.finish_variant(1, &low);
+    h.finish_variant(2, all_fours);
+    assert_eq!(h.variant_rule(1), real);
+    assert_eq!(h.verdict(), Some(Verdict::Adopt), "not required: it stands");
+    assert!(
+        h.rule()
+            .contains("verdict stable in 1 of 2 (variant 1 gave REVISE)"),
+        "{}",
+        h.rule()
+    );
+}
+
+/// JM-15: under `require_stability` an ADOPT that flipped in a variant is
+/// ESCALATE, the rule in words; a verdict other than ADOPT is never turned.
+#[test]
+fn jm_15_require_stability_turns_an_unstable_adopt_to_escalate() {
+    let mut h = Harness::at_evaluation(receipt_config(2, true));
+    h.finish_judges(all_fours);
+    h.finish_variant(1, all_fours);
+    h.finish_variant(2, one_judge(Analyst, &[("b2", Feasibility, 2)]));
+    assert_eq!(h.verdict(), Some(Verdict::Escalate));
+    assert!(
+        h.rule().ends_with(
+            "; the ADOPT held in only 1 of 2 re-judged variants, and require_stability asks for all 2 (variant 2 gave REVISE) → ESCALATE"
+        ),
+        "{}",
+        h.rule()
+    );
+    assert_eq!(h.debate()["stages"]["evaluation"]["verdict"], "ESCALATE");
+
+    let mut steady = Harness::at_evaluation(receipt_config(2, true));
+    steady.finish_judges(all_fours);
+    steady.finish_variant(1, all_fours);
+    steady.finish_variant(2, all_fours);
+    assert_eq!(steady.verdict(), Some(Verdict::Adopt), "{}", steady.rule());
+
+    let mut revise = Harness::at_evaluation(receipt_config(1, true));
+    revise.finish_judges(one_judge(Analyst, &[("b2", Feasibility, 2)]));
+    revise.finish_variant(1, all_fours);
+    assert_eq!(revise.verdict(), Some(Verdict::Revise), "{}", revise.rule());
+}
+
+/// JM-14: a verdict reached with a judge missing names it and says
+/// whether it was the slowest, from when each call started and ended; a
+/// variant with a judge missing says so in its own rule.
+#[test]
+fn jm_14_a_missing_judge_is_named_with_whether_it_was_the_slowest() {
+    // The aesthete times out after the others answered: the slowest.
+    let mut h = Harness::at_evaluation(receipt_config(0, false));
+    h.finish("judge.analyst", &all_fours(Analyst));
+    h.finish("judge.stylist", &all_fours(Stylist));
+    h.give_up("judge.aesthete");
+    let rule = h.rule();
+    assert!(
+        rule.contains("without the aesthete (skipped: ") && rule.contains("it was the slowest"),
+        "{rule}"
+    );
+
+    // It gives up first: the others took longer.
+    let mut h = Harness::at_evaluation(receipt_config(0, false));
+    h.give_up("judge.aesthete");
+    h.finish("judge.analyst", &all_fours(Analyst));
+    h.finish("judge.stylist", &all_fours(Stylist));
+    assert!(h.rule().contains("it was not the slowest"), "{}", h.rule());
+
+    // A debate from before issue 55 keeps its rule as it was.
+    let mut legacy = Harness::at_evaluation(final_round_config());
+    legacy.give_up("judge.aesthete");
+    legacy.finish_judges(all_fours);
+    assert!(!legacy.rule().contains("without the"), "{}", legacy.rule());
+
+    // In a variant: the stylist of variant 1 gives no answer.
+    let mut h = Harness::at_evaluation(receipt_config(1, false));
+    h.finish_judges(all_fours);
+    let calls = h.variant_calls(1);
+    let stylist = calls
+        .iter()
+        .find(|spec| spec.request.role == "judge.stylist")
+        .unwrap();
+    for _ in 0..2 {
+        let call_id = h
+            .live
+            .iter()
+            .find(|spec| spec.request.role == stylist.request.role)
+            .unwrap()
+            .request
+            .call_id
+            .clone();
+        h.send(Input::CallFailed {
+            call_id,
+            failure: CallFailure::TimedOut {
+                after_ms: 600_000,
+                staged: false,
+            },
+            partial_chars: 0,
+            elapsed_ms: 600_000,
+        });
+    }
+    h.finish_variant(1, all_fours);
+    let variant = h.variant_rule(1);
+    assert!(
+        variant.contains("without the stylist (skipped: "),
+        "{variant}"
+    );
+    assert_eq!(
+        h.verdict(),
+        Some(Verdict::Adopt),
+        "not required: {}",
+        h.rule()
+    );
+    // The stylist is advisory: without it the variant still adopts.
+    assert!(variant.ends_with("→ ADOPT"), "{variant}");
+    assert!(
+        h.rule().contains("verdict stable in 1 of 1"),
+        "{}",
+        h.rule()
+    );
+}
+
+/// JM-16: a malformed answer in a variant is kept, marked, at its own file
+/// and left out of that variant, as a malformed judge of the real round is.
+#[test]
+fn jm_16_a_malformed_variant_answer_is_kept_and_left_out() {
+    let mut h = Harness::at_evaluation(receipt_config(1, false));
+    h.finish_judges(all_fours);
+    h.finish_variant(1, |role| match role {
+        Analyst => "Everything looks fine. 5/5.".to_string(),
+        other => all_fours(other),
+    });
+    let kept = h.doc("judges/stability/variant-1/judge-analyst.md");
+    assert!(kept.contains("Everything looks fine. 5/5."), "{kept}");
+    assert!(
+        h.review
+            .answer_files()
+            .iter()
+            .any(|file| file.path == "judges/stability/variant-1/judge-analyst.md"),
+        "the malformed answer is kept with its mark"
+    );
+    assert!(
+        h.variant_rule(1)
+            .contains("analyst is missing (malformed), a binding judge"),
+        "{}",
+        h.variant_rule(1)
+    );
+    assert!(h.logged(LogKind::Malformed, "left out of that variant"));
 }

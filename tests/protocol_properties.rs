@@ -80,6 +80,7 @@ fn config(high_stakes: bool, max_rounds: u32) -> ReviewConfig {
         sources: Vec::new(),
         checks_evidence: true,
         weighs_payoff: true,
+        stability: Default::default(),
     }
 }
 

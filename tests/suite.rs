@@ -78,6 +78,7 @@ mod provider_transport;
 mod reader_terms;
 mod report;
 mod screens;
+mod stability_receipt;
 mod ui_markdown;
 mod ui_snapshots;
 mod yaml_tabs;

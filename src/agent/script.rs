@@ -63,6 +63,16 @@ impl Script {
                 best = Some(reply);
             }
         }
+        if best.is_none() && request.stage.starts_with(STABILITY_STAGE) {
+            // A variant of the stability receipt re-judges the deciding
+            // round: a careful judge scores the same revision as it did
+            // there, unless the script says how the variant differs.
+            let deciding = CallRequest {
+                stage: DECIDING_STAGE.to_string(),
+                ..request.clone()
+            };
+            return self.reply_for(&deciding);
+        }
         best.ok_or_else(|| {
             AgentError::Script(format!(
                 "no scripted reply for {} at {} round {} attempt {}",
@@ -71,6 +81,14 @@ impl Script {
         })
     }
 }
+
+/// The stages of the stability receipt's variants: `stability-1`, … (the
+/// protocol names them; see `crate::protocol::stability`).
+const STABILITY_STAGE: &str = "stability-";
+
+/// The stage whose reply a variant falls back to: the decision review's
+/// judges score in `evaluation`.
+const DECIDING_STAGE: &str = "evaluation";
 
 /// An agent that answers from a [`Script`].
 pub struct ScriptAgent {

@@ -48,6 +48,7 @@ pub mod reading;
 pub mod record;
 pub mod registry;
 pub mod roster;
+pub mod stability;
 pub mod supervision;
 pub mod unread;
 pub mod usage;

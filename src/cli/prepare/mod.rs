@@ -685,7 +685,7 @@ fn chain_demo(dir: &Path, handoff: &Handoff) -> Result<&'static str, SpecError> 
 /// Whether every reply of `script` can ever be chosen in this debate: its
 /// role one the debate seats (or one the protocol can seat, so one script
 /// serves a protocol's variants: a high-stakes judge), its stage one of
-/// the protocol's. A reply that names neither would be silently unused
+/// the protocol's or a stability variant's. A reply that names neither would be silently unused
 /// and its role left to fail; the error is `(field, message)`.
 fn check_script(
     script: &Script,
@@ -698,9 +698,16 @@ fn check_script(
         if !seated.iter().any(|slot| slot == role) && !kind.slots().contains(&role) {
             return Err(unknown_in_reply(index, "role", role, kind, seated));
         }
+        // A variant of the stability receipt (`stability-2`) is a stage
+        // of every protocol whose panel decides a verdict.
+        let variant = |stage: &str| {
+            crate::protocol::stability::variant_of_stage(stage)
+                .is_some_and(|k| (1..=crate::protocol::stability::MAX_VARIANTS).contains(&k))
+        };
         if let Some(stage) = &reply.stage
             && !stages.is_empty()
             && !stages.iter().any(|known| known == stage)
+            && !variant(stage)
         {
             return Err(unknown_in_reply(index, "stage", stage, kind, stages));
         }

@@ -12,24 +12,16 @@ use super::model::{
     JudgeConfig, JudgeResult, JudgeRole, RevisionOutput, ThesisTree, Verdict, Weight,
 };
 use super::prompts::Template;
+use super::stability::missing_sentence;
 use super::{
-    CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, NumberedDirective, PROPOSER_ROLE,
-    ReviewMode, Stage, SupersededAnswer, block_ids, cover_tree, directive_source, documents,
-    judge_file, judge_slot_role, parse, ranking, tree_yaml, verdict,
+    CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, JudgesReading, NumberedDirective,
+    PROPOSER_ROLE, ReviewMode, Stage, SupersededAnswer, block_ids, cover_tree, directive_source,
+    documents, judge_file, judge_slot_role, parse, ranking, tree_yaml, verdict,
 };
 use crate::parse::Read;
-use crate::protocol::fairness::rule_with_flags;
 use crate::protocol::reading::slip_name;
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Answer, Effect, LogKind, Outcome, Timestamp};
-
-/// What every judge of a round reads alike.
-struct JudgesReading {
-    tree: ThesisTree,
-    change_log_yaml: String,
-    rulings: String,
-    context: serde_json::Value,
-}
 
 impl DecisionReview {
     /// Starts every judge of the panel at once (DR-03), but a judge held
@@ -67,6 +59,7 @@ impl DecisionReview {
             masked,
             agreement: None,
             unverified_binding: None,
+            stability: None,
         });
         if effects.is_empty() {
             // Every judge was recused: the round ends at once, on the
@@ -78,7 +71,7 @@ impl DecisionReview {
 
     /// What every judge of a round reads alike, masked once, and each
     /// masking made.
-    fn judges_reading(&self) -> (JudgesReading, Vec<String>) {
+    pub(super) fn judges_reading(&self) -> (JudgesReading, Vec<String>) {
         let (
             RevisionOutput {
                 revised_tree: tree,
@@ -177,6 +170,7 @@ impl DecisionReview {
             block_order,
             criteria_order,
             kinship,
+            started_at: Some(now),
             ..JudgeRecord::default()
         };
         Ok((record, Some(spec)))
@@ -271,6 +265,8 @@ impl DecisionReview {
             reason,
         });
         record.normalised.clear();
+        record.started_at = Some(now);
+        record.finished_at = None;
         self.push_log(
             now,
             LogKind::Override,
@@ -390,7 +386,7 @@ impl DecisionReview {
                 }
             }
         };
-        let record = self.judge_answered(role, &answer.call, result);
+        let record = self.judge_answered(role, &answer.call, result, now);
         record.raw = Some(answer.output.to_string());
         record.normalised = normalised;
         self.conclude_round_if_complete(now)
@@ -422,7 +418,7 @@ impl DecisionReview {
         reason: String,
         now: Timestamp,
     ) -> Vec<Effect> {
-        self.judge_answered(role, call, JudgeResult::Skipped { reason });
+        self.judge_answered(role, call, JudgeResult::Skipped { reason }, now);
         self.conclude_round_if_complete(now)
     }
 
@@ -433,6 +429,7 @@ impl DecisionReview {
         role: JudgeRole,
         call: &LiveCall,
         result: JudgeResult,
+        now: Timestamp,
     ) -> &mut JudgeRecord {
         let evaluation = self
             .evaluations
@@ -442,6 +439,7 @@ impl DecisionReview {
         record.call_id = Some(call.call_id());
         record.attempt = call.attempt;
         record.result = Some(result);
+        record.finished_at = Some(now);
         record
     }
 
@@ -504,22 +502,28 @@ impl DecisionReview {
             evaluation.unverified_binding = unverified.clone();
         }
         let evaluation = self.evaluations.last().expect("a round is running");
-        let tree = self.judged_tree();
-        let assessment = verdict::derive_with_held_out(
+        let missing = self
+            .config
+            .stability
+            .names_missing
+            .then(|| missing_sentence(&evaluation.judges))
+            .flatten();
+        let kinships: Vec<_> = evaluation
+            .judges
+            .values()
+            .filter_map(|record| record.kinship.clone())
+            .collect();
+        let assessment = verdict::derive_round(
             &self.config.panel,
             &evaluation.results(),
-            &block_ids(tree),
+            &block_ids(self.judged_tree()),
             &self.config.thresholds,
-            self.held_out_role(),
-        );
-        let mut assessment = verdict::bound_by_evidence(assessment, unverified.as_deref());
-        // A judge scored its own family's work: the rule says so.
-        assessment.rule = rule_with_flags(
-            assessment.rule,
-            evaluation
-                .judges
-                .values()
-                .filter_map(|record| record.kinship.as_ref()),
+            verdict::RoundFacts {
+                held_out: self.held_out_role(),
+                unverified: unverified.as_deref(),
+                kinships: &kinships,
+                missing: missing.as_deref(),
+            },
         );
         if !assessment.quorum.met {
             self.push_log(
@@ -610,9 +614,7 @@ impl DecisionReview {
                 ),
             );
         }
-        self.enter(Stage::Done, round, now);
-        let outcome = Outcome::Decided { verdict, rule };
-        vec![self.core.finish(outcome)]
+        self.end_with_verdict(round, verdict, rule, now)
     }
 
     /// The judge held out for the final revision, if any (issue 29).

@@ -96,6 +96,17 @@ struct ReviewOptions {
     draft: Option<DraftSource>,
     /// A judge of the panel that scores only the final revision (issue 29).
     held_out: Option<JudgeRole>,
+    /// How many variants of the deciding round the stability receipt
+    /// re-judges after the verdict (issue 55); 0 or absent: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    stability: u32,
+    /// An ADOPT must hold in every variant of the receipt, else ESCALATE.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    require_stability: bool,
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 /// Where a writing review's draft comes from.
@@ -359,6 +370,8 @@ const INFO: KindInfo = KindInfo {
             "high_stakes",
             "max_rounds",
             "options",
+            "stability",
+            "require_stability",
         ],
     }],
     options: &[
@@ -410,6 +423,8 @@ const INFO: KindInfo = KindInfo {
             kind: ValueKind::List,
             values: &[],
         },
+        crate::protocol::stability::STABILITY_OPTION,
+        crate::protocol::stability::REQUIRE_STABILITY_OPTION,
         OptionSpec {
             key: "panel",
             flag: "",
@@ -526,6 +541,12 @@ impl ProtocolKind for DecisionReviewKind {
             check_held_out(role, options.mode, &options.panel())
                 .map_err(|problem| SpecError::new(problem).field(field("held_out")))?;
         }
+        crate::protocol::stability::check(
+            options.stability,
+            options.require_stability,
+            (options.mode == ReviewMode::Comparative).then_some("a comparison ranks options"),
+        )
+        .map_err(|(key, problem)| SpecError::new(problem).field(field(key)))?;
         Ok(Box::new(options))
     }
 
@@ -703,6 +724,12 @@ fn configure_writing(
     if options.max_rounds != DEFAULT_MAX_ROUNDS {
         return refuse("max_rounds", "`max_rounds`");
     }
+    if options.stability != 0 {
+        return refuse("stability", "a stability receipt");
+    }
+    if options.require_stability {
+        return refuse("require_stability", "`require_stability`");
+    }
     if options.thresholds != Thresholds::default() {
         return refuse("thresholds", "`thresholds`");
     }
@@ -836,6 +863,11 @@ impl Configured for ReviewOptions {
             sources: setting.seating.sources,
             checks_evidence: true,
             weighs_payoff: true,
+            stability: crate::protocol::stability::Stability {
+                variants: self.stability,
+                required: self.require_stability,
+                names_missing: true,
+            },
         };
         DebateDefinition::new(NAME, &config)
     }

@@ -27,6 +27,7 @@ pub mod record;
 mod revision;
 mod rules;
 mod scoreboard;
+pub mod stability;
 pub mod verdict;
 pub mod writing;
 
@@ -204,6 +205,10 @@ pub struct ReviewConfig {
     /// absent) does not, so that its files rebuild as they were.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub weighs_payoff: bool,
+    /// The stability receipt asked for (issue 55): `stability: K` and
+    /// `require_stability`, flat beside the rest; absent: none.
+    #[serde(flatten)]
+    pub stability: crate::protocol::stability::Stability,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.
@@ -355,6 +360,27 @@ pub struct JudgeRecord {
     pub criteria_order: Vec<String>,
     /// It shares the proposer's model family (flagged or recused).
     pub kinship: Option<Kinship>,
+    /// When its latest call started, and when that call answered or was
+    /// given up: how long it took, for the missing judges' sentence.
+    pub started_at: Option<Timestamp>,
+    pub finished_at: Option<Timestamp>,
+}
+
+impl JudgeRecord {
+    /// How long its latest call ran, when both ends are known.
+    pub fn elapsed_ms(&self) -> Option<u64> {
+        let ms = (self.finished_at? - self.started_at?).num_milliseconds();
+        u64::try_from(ms).ok()
+    }
+}
+
+/// What every judge of a round reads alike (and every variant of its
+/// stability receipt, in its own order).
+struct JudgesReading {
+    tree: ThesisTree,
+    change_log_yaml: String,
+    rulings: String,
+    context: serde_json::Value,
 }
 
 /// A judge's answer that a re-run replaced.
@@ -391,6 +417,9 @@ pub struct EvaluationRound {
     /// first that failed, in words (issue 52). An ADOPT of this round is
     /// ESCALATE instead.
     pub unverified_binding: Option<String>,
+    /// The stability receipt of this round, when it gave the verdict that
+    /// ends the debate and the debate asked for one (issue 55).
+    pub stability: Option<stability::StabilityRun>,
 }
 
 impl EvaluationRound {

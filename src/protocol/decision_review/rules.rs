@@ -15,6 +15,9 @@ use crate::protocol::{
 
 impl crate::protocol::Rules for DecisionReview {
     fn answered(&mut self, role: Role, answer: Answer<'_>) -> Vec<Effect> {
+        if let (Some(_), Role::Judge(judge)) = (variant_of(&answer.call), role) {
+            return self.on_variant_judge(judge, &answer);
+        }
         match (self.core.stage_of(&answer.call), role) {
             (Some(Stage::Proposal), _) => self.on_proposal(answer),
             (Some(Stage::Critique), _) => self.on_critique(answer),
@@ -37,6 +40,9 @@ impl crate::protocol::Rules for DecisionReview {
             if let Some(evaluation) = self.evaluations.last_mut() {
                 evaluation.released = true;
             }
+        }
+        if let (Some(_), Role::Judge(judge)) = (variant_of(&call), role) {
+            return self.on_variant_given_up(judge, &call, reason, now);
         }
         if let Role::Judge(judge) = role {
             return self.on_judge_given_up(judge, &call, reason, now);
@@ -133,6 +139,13 @@ impl crate::protocol::Rules for DecisionReview {
             "decision".into(),
             serde_json::to_value(self.decision_record()).unwrap_or_default(),
         );
+        if let Some(receipt) = self.receipt() {
+            let mut value = serde_json::to_value(receipt).unwrap_or_default();
+            value["summary"] = receipt.summary().into();
+            value["stable"] = receipt.stable().into();
+            value["required"] = self.config.stability.required.into();
+            fields.insert("stability".into(), value);
+        }
         fields
     }
 
@@ -159,6 +172,17 @@ impl crate::protocol::Rules for DecisionReview {
                 parse::parse_revision(answer, &self.pending_must_address).err()
             }
             Some(Stage::Evaluation) => {
+                let judge = match role {
+                    Role::Judge(judge) => self.judge_config(judge),
+                    Role::Proposer | Role::Critic => None,
+                };
+                let judge = judge.ok_or("not a judge of this panel")?;
+                let tree = self.current_tree().ok_or("no revised tree yet")?;
+                parse::parse_judge(answer, judge, tree).err()
+            }
+            // A variant of the stability receipt re-judges the tree the
+            // deciding round judged.
+            None if variant_of(call).is_some() => {
                 let judge = match role {
                     Role::Judge(judge) => self.judge_config(judge),
                     Role::Proposer | Role::Critic => None,
@@ -252,6 +276,11 @@ impl crate::protocol::Questions for DecisionReview {
     fn reopen_pending(&self) -> bool {
         self.core.outcome.is_some() && !self.awaiting_reopen().is_empty()
     }
+}
+
+/// The variant of the stability receipt `call` is for, if any.
+fn variant_of(call: &LiveCall) -> Option<u32> {
+    crate::protocol::stability::variant_of_stage(&call.slot.stage)
 }
 
 /// The last fenced YAML block of a prompt: every prompt ends with the shape

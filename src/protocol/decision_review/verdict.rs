@@ -469,6 +469,64 @@ pub fn derive_with_held_out(
     whole
 }
 
+/// What a deciding round's verdict is derived from, beyond the scores:
+/// the held-out judge, the binding judges' unverified citations, the
+/// judges that scored their own family's work, and the sentence naming
+/// the judges missing (issue 55).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RoundFacts<'a> {
+    pub held_out: Option<JudgeRole>,
+    /// Why the binding judges' citations all failed (EV-09), if they did.
+    pub unverified: Option<&'a str>,
+    pub kinships: &'a [crate::protocol::fairness::Kinship],
+    /// [`crate::protocol::stability::missing_judges`]'s sentence.
+    pub missing: Option<&'a str>,
+}
+
+/// The verdict of a round as the debate gives it: [`derive_with_held_out`],
+/// bound by the evidence (EV-09), the kinships flagged, the missing judges
+/// named. The one function the live round, every variant of the stability
+/// receipt and `quorum verdict DIR` derive a verdict with.
+pub fn derive_round(
+    panel: &[JudgeConfig],
+    results: &BTreeMap<JudgeRole, JudgeResult>,
+    blocks: &[String],
+    thresholds: &Thresholds,
+    facts: RoundFacts<'_>,
+) -> Assessment {
+    let assessment = derive_with_held_out(panel, results, blocks, thresholds, facts.held_out);
+    let mut assessment = bound_by_evidence(assessment, facts.unverified);
+    assessment.rule =
+        crate::protocol::fairness::rule_with_flags(assessment.rule, facts.kinships.iter());
+    if let Some(sentence) = facts.missing {
+        assessment.rule = crate::protocol::stability::rule_with(&assessment.rule, sentence);
+    }
+    assessment
+}
+
+/// `assessment` with the stability receipt (issue 55): its rule says in
+/// how many variants the verdict held; under the requirement an ADOPT
+/// that did not hold in every variant is ESCALATE, the rule saying why.
+pub fn with_stability(
+    mut assessment: Assessment,
+    receipt: &crate::protocol::stability::Receipt,
+    required: bool,
+) -> Assessment {
+    let requirement = (required && assessment.verdict == Verdict::Adopt)
+        .then(|| receipt.requirement_rule(&Verdict::Escalate.to_string()))
+        .flatten();
+    let Some(requirement) = requirement else {
+        assessment.rule =
+            crate::protocol::stability::rule_with(&assessment.rule, &receipt.summary());
+        return assessment;
+    };
+    assessment.rule = crate::protocol::stability::rule_turned(&assessment.rule, &requirement);
+    assessment.verdict = Verdict::Escalate;
+    assessment.check = Check::Uncertainty;
+    assessment.uncertainty.push(receipt.summary());
+    assessment
+}
+
 /// The blocks, in order, that held up under judging (DR-51, A13): every score
 /// a binding judge gave on its own criteria is at least `thresholds.binding`,
 /// and no risk score is a dealbreaker. A block without a single binding score

@@ -223,6 +223,38 @@ pub struct JudgeStatusYaml {
     pub read_criteria: Vec<String>,
     /// It shares the proposer's model family: flagged or recused.
     pub kinship: Option<Kinship>,
+    /// How long its call ran, to its answer or to giving up: what says
+    /// whether a missing judge was the slowest (issue 55).
+    #[serde(default)]
+    pub took_ms: Option<u64>,
+}
+
+/// The stability receipt of the deciding round (issue 55), as
+/// `quorum verdict` reads it back.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize, Deserialize)]
+pub struct StabilityYaml {
+    /// `verdict stable in 2 of 3 (variant 2 gave REVISE)`, once done.
+    pub summary: Option<String>,
+    /// An ADOPT must hold in every variant.
+    #[serde(default)]
+    pub required: bool,
+    /// The round's verdict and rule before the receipt.
+    pub verdict: Verdict,
+    pub rule: String,
+    pub variants: Vec<VariantYaml>,
+}
+
+/// One variant of the receipt.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize, Deserialize)]
+pub struct VariantYaml {
+    pub variant: u32,
+    /// What it changed: the reading order drawn (or reversed) and labels.
+    pub changed: String,
+    pub verdict: Option<Verdict>,
+    pub rule: Option<String>,
+    pub judges: Vec<JudgeStatusYaml>,
 }
 
 #[serde_with::skip_serializing_none]
@@ -249,6 +281,10 @@ pub struct EvaluationRoundYaml {
     /// `quorum verdict` recomputes with.
     #[serde(default)]
     pub unverified_binding: Option<String>,
+    /// The stability receipt, when this round ended the debate and one
+    /// was asked for.
+    #[serde(default)]
+    pub stability: Option<StabilityYaml>,
 }
 
 /// [`Agreement`] as `debate.yaml` writes it, with the sentence a reader
@@ -313,6 +349,8 @@ pub(super) struct FlatEvaluationYaml {
     masked: Vec<String>,
     #[serde(default)]
     unverified_binding: Option<String>,
+    #[serde(default)]
+    stability: Option<StabilityYaml>,
     rounds: Vec<EvaluationRoundYaml>,
 }
 
@@ -332,6 +370,7 @@ impl From<FlatEvaluationYaml> for EvaluationYaml {
                 agreement: flat.agreement,
                 masked: flat.masked,
                 unverified_binding: flat.unverified_binding,
+                stability: flat.stability,
             },
             rounds: flat.rounds,
         }
@@ -391,25 +430,10 @@ pub(super) fn evaluation_round_yaml(
             Some(JudgeResult::Skipped { reason }) => ("skipped".to_string(), Some(reason.clone())),
             Some(JudgeResult::Recused { reason }) => ("recused".to_string(), Some(reason.clone())),
         };
-        judges.push(JudgeStatusYaml {
-            role: judge.role,
-            status,
-            reason,
-            file: record
-                .and_then(|record| record.raw.as_ref())
-                .map(|_| judge_file(judge.role, evaluation.round)),
-            call_id: record.and_then(|record| record.call_id.clone()),
-            normalised: record
-                .map(|record| record.normalised.clone())
-                .unwrap_or_default(),
-            read_blocks: record
-                .map(|record| record.block_order.clone())
-                .unwrap_or_default(),
-            read_criteria: record
-                .map(|record| record.criteria_order.clone())
-                .unwrap_or_default(),
-            kinship: record.and_then(|record| record.kinship.clone()),
-        });
+        let file = judge_file(judge.role, evaluation.round);
+        judges.push(judge_status(
+            review, judge.role, status, reason, record, file,
+        ));
     }
     let assessment = evaluation.assessment.as_ref();
     EvaluationRoundYaml {
@@ -427,6 +451,87 @@ pub(super) fn evaluation_round_yaml(
         agreement: evaluation.agreement.as_ref().map(AgreementYaml::from),
         masked: evaluation.masked.clone(),
         unverified_binding: evaluation.unverified_binding.clone(),
+        stability: evaluation
+            .stability
+            .as_ref()
+            .map(|run| stability_yaml(review, evaluation.round, run)),
+    }
+}
+
+/// A judge's status as debate.yaml keeps it; `file` is where its answer
+/// is, named when it has one.
+fn judge_status(
+    review: &DecisionReview,
+    role: crate::protocol::decision_review::model::JudgeRole,
+    status: String,
+    reason: Option<String>,
+    record: Option<&crate::protocol::decision_review::JudgeRecord>,
+    file: String,
+) -> JudgeStatusYaml {
+    JudgeStatusYaml {
+        role,
+        status,
+        reason,
+        file: record.and_then(|record| record.raw.as_ref()).map(|_| file),
+        call_id: record.and_then(|record| record.call_id.clone()),
+        normalised: record
+            .map(|record| record.normalised.clone())
+            .unwrap_or_default(),
+        read_blocks: record
+            .map(|record| record.block_order.clone())
+            .unwrap_or_default(),
+        read_criteria: record
+            .map(|record| record.criteria_order.clone())
+            .unwrap_or_default(),
+        kinship: record.and_then(|record| record.kinship.clone()),
+        // A debate journaled before issue 55 keeps the record it had.
+        took_ms: record
+            .filter(|_| review.config().stability.names_missing)
+            .and_then(|record| record.elapsed_ms()),
+    }
+}
+
+/// `status` and `reason` of a judge's result, as debate.yaml words them.
+fn status_of(result: Option<&JudgeResult>) -> (String, Option<String>) {
+    match result {
+        None => ("pending".to_string(), None),
+        Some(JudgeResult::Scored(_)) => ("scored".to_string(), None),
+        Some(JudgeResult::Malformed { reason }) => ("malformed".to_string(), Some(reason.clone())),
+        Some(JudgeResult::Skipped { reason }) => ("skipped".to_string(), Some(reason.clone())),
+        Some(JudgeResult::Recused { reason }) => ("recused".to_string(), Some(reason.clone())),
+    }
+}
+
+fn stability_yaml(
+    review: &DecisionReview,
+    round: u32,
+    run: &crate::protocol::decision_review::stability::StabilityRun,
+) -> StabilityYaml {
+    use crate::protocol::decision_review::stability::variant_file;
+    StabilityYaml {
+        summary: run.receipt.as_ref().map(|receipt| receipt.summary()),
+        required: review.config().stability.required,
+        verdict: run.verdict,
+        rule: run.rule.clone(),
+        variants: run
+            .variants
+            .iter()
+            .map(|variant| VariantYaml {
+                variant: variant.variant.number,
+                changed: variant.variant.describe(),
+                verdict: variant.assessment.as_ref().map(|a| a.verdict),
+                rule: variant.assessment.as_ref().map(|a| a.rule.clone()),
+                judges: variant
+                    .judges
+                    .iter()
+                    .map(|(role, record)| {
+                        let (status, reason) = status_of(record.result.as_ref());
+                        let file = variant_file(*role, round, variant.variant.number);
+                        judge_status(review, *role, status, reason, Some(record), file)
+                    })
+                    .collect(),
+            })
+            .collect(),
     }
 }
 

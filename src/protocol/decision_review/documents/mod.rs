@@ -78,6 +78,24 @@ pub fn answer_files(review: &DecisionReview) -> Vec<AnswerFile> {
                 ));
             }
         }
+        let variants = evaluation.stability.iter().flat_map(|run| &run.variants);
+        for variant in variants {
+            for (role, record) in &variant.judges {
+                if let (Some(raw), Some(JudgeResult::Malformed { reason })) =
+                    (&record.raw, &record.result)
+                {
+                    files.push(AnswerFile::unusable(
+                        super::stability::variant_file(
+                            *role,
+                            evaluation.round,
+                            variant.variant.number,
+                        ),
+                        raw.clone(),
+                        reason.clone(),
+                    ));
+                }
+            }
+        }
     }
     files
 }

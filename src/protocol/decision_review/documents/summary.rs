@@ -312,7 +312,16 @@ pub(super) fn escalate_reason(review: &DecisionReview, assessment: &Assessment) 
         .flat_map(|evaluation| evaluation.judges.values())
         .filter_map(|record| record.result.as_ref()?.scores())
         .any(|scores| !scores.insufficient_information.is_empty());
-    if !assessment.quorum.met || !assessment.missing_binding.is_empty() {
+    // The receipt's requirement turned an ADOPT (issue 55).
+    let unstable = review.config().stability.required
+        && review
+            .stability_run()
+            .is_some_and(|run| run.verdict == Verdict::Adopt)
+        && review.receipt().is_some_and(|receipt| !receipt.holds());
+    if unstable {
+        "Read again with the plan's parts in other orders, the assessment did not come out the \
+         same every time, and this review asks that it does before going ahead"
+    } else if !assessment.quorum.met || !assessment.missing_binding.is_empty() {
         "Too few of the required assessments came back usable to decide"
     } else if lacked_information {
         "The reviewers lacked the information to assess part of the plan"
@@ -433,6 +442,7 @@ pub(super) fn summary_md(review: &DecisionReview) -> Option<String> {
             if let Some(agreement) = &evaluation.agreement {
                 out.push_str(&format!("Panel {}.\n\n", agreement.summary()));
             }
+            out.push_str(&stability_lines(review));
             out.push_str(&scores_table(review, evaluation));
         }
         if let Some(payoff) = review.payoff_section() {
@@ -446,6 +456,46 @@ pub(super) fn summary_md(review: &DecisionReview) -> Option<String> {
         "\nFull record: `debate.yaml` (structured), `transcript.md` (every event), `judges/` (raw judge output).\n",
     );
     Some(out)
+}
+
+/// The stability receipt in "How this was decided" (issue 55): in how
+/// many variants the verdict held, what each that flipped gave, and what
+/// the requirement did; empty when none was asked for.
+pub(super) fn stability_lines(review: &DecisionReview) -> String {
+    let Some(run) = review.stability_run() else {
+        return String::new();
+    };
+    let Some(receipt) = &run.receipt else {
+        return "Stability receipt: not finished.\n\n".to_string();
+    };
+    let mut out = format!(
+        "Stability receipt: the deciding round was judged again under {} (each judge reading in \
+         another order, the authors under other neutral labels): {}.",
+        crate::words::counted(receipt.variants.len(), "variant", "variants"),
+        receipt.summary()
+    );
+    if review.config().stability.required {
+        out.push_str(if receipt.holds() {
+            " Stability was required, and it held."
+        } else if run.verdict == Verdict::Adopt {
+            " Stability was required for an ADOPT, so the verdict is ESCALATE."
+        } else {
+            " Stability was required for an ADOPT; this verdict stands as it is."
+        });
+    }
+    out.push_str("\n\n");
+    for variant in receipt.flipped() {
+        out.push_str(&format!(
+            "- Variant {}: {} — {}\n",
+            variant.variant,
+            variant.verdict,
+            one_line(&variant.rule)
+        ));
+    }
+    if !receipt.holds() {
+        out.push('\n');
+    }
+    out
 }
 
 /// The deferred items settled after the verdict, with their times.

@@ -10,11 +10,15 @@ use crate::input::{RecordFileError, RecordFiles};
 use crate::parse::Read;
 use crate::protocol::Outcome;
 use crate::protocol::decision_review::documents::DebateYaml;
+use crate::protocol::decision_review::documents::JudgeStatusYaml;
+use crate::protocol::decision_review::model::JudgeRole;
 use crate::protocol::decision_review::model::{JudgeResult, ThesisTree};
 use crate::protocol::decision_review::parse::read_judge;
-use crate::protocol::decision_review::verdict::derive_with_held_out;
+use crate::protocol::decision_review::stability::{timed, variant_file};
+use crate::protocol::decision_review::verdict::{RoundFacts, derive_round, with_stability};
 use crate::protocol::decision_review::{ReviewMode, block_ids, judge_file};
 use crate::protocol::kind::{RecomputeError, read_record};
+use crate::protocol::stability::{Receipt, VariantVerdict};
 
 /// Recomputes the assessment of the final round of the debate in `dir`:
 /// the panel, thresholds and final tree come from `debate.yaml`, the scores
@@ -57,69 +61,17 @@ pub(super) fn recompute(
             .judges
             .iter()
             .find(|status| status.role == judge.role);
-        let read = files.read(&file, "judge file");
-        let mark = read
-            .as_deref()
-            .ok()
-            .and_then(crate::protocol::AnswerFile::read_mark)
-            .map(|(reason, _)| reason);
-        let result = match (read, mark) {
-            (Ok(_), Some(reason)) => {
-                excluded.push(format!(
-                    "{file}: excluded, as in the live run: its answer was malformed ({reason})"
-                ));
-                JudgeResult::Malformed { reason }
-            }
-            (Ok(raw), None) => {
-                match read_judge(&raw, judge, &tree) {
-                    Ok(read) => {
-                        readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
-                        readings.extend(read.slips.iter().map(|slip| {
-                        format!("{file}: could not read {slip}; its score counts, with no reason given")
-                    }));
-                        JudgeResult::Scored(read.value)
-                    }
-                    Err(error) => {
-                        excluded.push(format!(
-                            "{file}: excluded: its answer does not read: {error}"
-                        ));
-                        JudgeResult::Malformed {
-                            reason: error.to_string(),
-                        }
-                    }
-                }
-            }
-            (Err(_), _) if live.is_some_and(|status| status.status == "recused") => {
-                JudgeResult::Recused {
-                    reason: live
-                        .and_then(|status| status.reason.clone())
-                        .unwrap_or_default(),
-                }
-            }
-            (Err(error), _) => {
-                let reason = live
-                    .and_then(|status| status.reason.clone())
-                    .unwrap_or_else(|| "no judge file".to_string());
-                let scored_live = live.is_some_and(|status| status.status == "scored");
-                excluded.push(match &error {
-                    RecordFileError::Missing(_) if !scored_live => {
-                        format!("{file}: excluded, as in the live run: {reason}")
-                    }
-                    _ => format!(
-                        "{file}: excluded: cannot read it: {error}{}",
-                        if scored_live {
-                            " (the live run had its scores; the verdict may differ)"
-                        } else {
-                            ""
-                        }
-                    ),
-                });
-                JudgeResult::Skipped { reason }
-            }
-        };
+        let result = read_judge_file(
+            files,
+            judge,
+            &tree,
+            &file,
+            live,
+            &mut readings,
+            &mut excluded,
+        );
         results.insert(judge.role, result);
     }
-    readings.extend(excluded);
     let value = if record.meta.mode == ReviewMode::Comparative.as_str() {
         let block_option: BTreeMap<String, String> = tree
             .blocks
@@ -135,13 +87,6 @@ pub(super) fn recompute(
             &record.thresholds,
         ))
     } else {
-        let assessment = derive_with_held_out(
-            &panel,
-            &results,
-            &block_ids(&tree),
-            &record.thresholds,
-            record.participants.held_out(),
-        );
         // EV-09: the binding judges' citations, checked again when
         // `verdict` could, else as the run checked them.
         let unverified = binding_unverified(
@@ -151,25 +96,172 @@ pub(super) fn recompute(
             evaluation.latest.unverified_binding.clone(),
             &mut readings,
         );
-        let mut assessment = crate::protocol::decision_review::verdict::bound_by_evidence(
-            assessment,
-            unverified.as_deref(),
-        );
-        assessment.rule = crate::protocol::fairness::rule_with_flags(
-            assessment.rule,
-            evaluation
-                .latest
-                .judges
-                .iter()
-                .filter_map(|status| status.kinship.as_ref()),
-        );
+        let kinships: Vec<_> = evaluation
+            .latest
+            .judges
+            .iter()
+            .filter_map(|status| status.kinship.clone())
+            .collect();
+        let blocks = block_ids(&tree);
+        // A debate that times its judges names the missing ones (issue 55).
+        let names_missing = evaluation.latest.judges.iter().any(|s| s.took_ms.is_some());
+        let derive = |results: &BTreeMap<JudgeRole, JudgeResult>, statuses: &[JudgeStatusYaml]| {
+            let missing = names_missing
+                .then(|| missing_sentence(results, statuses))
+                .flatten();
+            derive_round(
+                &panel,
+                results,
+                &blocks,
+                &record.thresholds,
+                RoundFacts {
+                    held_out: record.participants.held_out(),
+                    unverified: unverified.as_deref(),
+                    kinships: &kinships,
+                    missing: missing.as_deref(),
+                },
+            )
+        };
+        let mut assessment = derive(&results, &evaluation.latest.judges);
+        // Issue 55: each variant of the receipt from its own files, by the
+        // same derivation; its requirement applied as the run applied it.
+        if let Some(stability) = &evaluation.latest.stability
+            && stability.summary.is_some()
+        {
+            let mut variants = Vec::new();
+            for variant in &stability.variants {
+                let mut results = BTreeMap::new();
+                for status in &variant.judges {
+                    let Some(judge) = panel.iter().find(|judge| judge.role == status.role) else {
+                        continue;
+                    };
+                    let file = variant_file(judge.role, round, variant.variant);
+                    let result = read_judge_file(
+                        files,
+                        judge,
+                        &tree,
+                        &file,
+                        Some(status),
+                        &mut readings,
+                        &mut excluded,
+                    );
+                    results.insert(judge.role, result);
+                }
+                let given = derive(&results, &variant.judges);
+                variants.push(VariantVerdict {
+                    variant: variant.variant,
+                    verdict: given.verdict.to_string(),
+                    rule: given.rule,
+                });
+            }
+            let made = Receipt {
+                verdict: assessment.verdict.to_string(),
+                variants,
+            };
+            readings.append(&mut excluded);
+            readings.push(format!("stability receipt: {}", made.summary()));
+            assessment = with_stability(assessment, &made, stability.required);
+        }
         Recomputation::Verdict(assessment)
     };
+    readings.extend(excluded);
     Ok(Read {
         value,
         notes: readings,
         slips: Vec::new(),
     })
+}
+
+/// The result of `judge` from its answer in `file`, parsed again; `live`
+/// is its status in debate.yaml, which says why a judge without a file
+/// had none. What was read other than as written goes to `readings`, a
+/// judge left out to `excluded`.
+fn read_judge_file(
+    files: &dyn RecordFiles,
+    judge: &crate::protocol::decision_review::JudgeConfig,
+    tree: &ThesisTree,
+    file: &str,
+    live: Option<&JudgeStatusYaml>,
+    readings: &mut Vec<String>,
+    excluded: &mut Vec<String>,
+) -> JudgeResult {
+    let read = files.read(file, "judge file");
+    let mark = read
+        .as_deref()
+        .ok()
+        .and_then(crate::protocol::AnswerFile::read_mark)
+        .map(|(reason, _)| reason);
+    match (read, mark) {
+        (Ok(_), Some(reason)) => {
+            excluded.push(format!(
+                "{file}: excluded, as in the live run: its answer was malformed ({reason})"
+            ));
+            JudgeResult::Malformed { reason }
+        }
+        (Ok(raw), None) => match read_judge(&raw, judge, tree) {
+            Ok(read) => {
+                readings.extend(read.notes.iter().map(|note| format!("{file}: {note}")));
+                readings.extend(read.slips.iter().map(|slip| {
+                    format!("{file}: could not read {slip}; its score counts, with no reason given")
+                }));
+                JudgeResult::Scored(read.value)
+            }
+            Err(error) => {
+                excluded.push(format!(
+                    "{file}: excluded: its answer does not read: {error}"
+                ));
+                JudgeResult::Malformed {
+                    reason: error.to_string(),
+                }
+            }
+        },
+        (Err(_), _) if live.is_some_and(|status| status.status == "recused") => {
+            JudgeResult::Recused {
+                reason: live
+                    .and_then(|status| status.reason.clone())
+                    .unwrap_or_default(),
+            }
+        }
+        (Err(error), _) => {
+            let reason = live
+                .and_then(|status| status.reason.clone())
+                .unwrap_or_else(|| "no judge file".to_string());
+            let scored_live = live.is_some_and(|status| status.status == "scored");
+            excluded.push(match &error {
+                RecordFileError::Missing(_) if !scored_live => {
+                    format!("{file}: excluded, as in the live run: {reason}")
+                }
+                _ => format!(
+                    "{file}: excluded: cannot read it: {error}{}",
+                    if scored_live {
+                        " (the live run had its scores; the verdict may differ)"
+                    } else {
+                        ""
+                    }
+                ),
+            });
+            JudgeResult::Skipped { reason }
+        }
+    }
+}
+
+/// The missing-judges sentence of a round read back: each judge's result
+/// as recomputed, its time as debate.yaml recorded it.
+fn missing_sentence(
+    results: &BTreeMap<JudgeRole, JudgeResult>,
+    statuses: &[JudgeStatusYaml],
+) -> Option<String> {
+    let timed: Vec<_> = results
+        .iter()
+        .filter_map(|(role, result)| {
+            let took = statuses
+                .iter()
+                .find(|status| status.role == *role)
+                .and_then(|status| status.took_ms);
+            timed(*role, result, took)
+        })
+        .collect();
+    crate::protocol::stability::missing_judges(&timed)
 }
 
 /// What the files of a decision review imply again: a verdict, or a

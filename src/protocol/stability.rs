@@ -1,0 +1,519 @@
+//! The stability receipt (issue 55): after a panel's verdict, the deciding
+//! round judged again under K counterbalanced variants, and whether the
+//! verdict holds in each. Also how a verdict reached with judges missing
+//! names them, and says whether they were the slowest.
+//!
+//! Responsible for what every protocol's receipt shares: its two spec keys
+//! and flags ([`STABILITY_OPTION`], [`REQUIRE_STABILITY_OPTION`]) and their
+//! check, what a variant may change ([`Variant`]: each judge's reading
+//! order, the order of its criteria, the neutral labels of the authors),
+//! the receipt itself ([`Receipt`]: stable in k of K, the variants that
+//! flipped), the rule in words when `require_stability` turns a verdict
+//! down, and the sentence on missing judges ([`missing_judges`]). Not
+//! responsible for asking the judges or deriving any verdict: each
+//! protocol asks its judges as in its deciding round and derives each
+//! variant's verdict with the very code of its real one.
+
+use serde::{Deserialize, Serialize};
+
+use super::fairness::order;
+use super::kind::{OptionSpec, ValueKind};
+
+/// The most variants a receipt takes: each is a whole panel's calls again.
+pub const MAX_VARIANTS: u32 = 9;
+
+/// The stage name of variant `k`'s calls (`stability-2`): each variant's
+/// calls have a slot of their own, so a resumed or reopened debate never
+/// takes one variant's answer for another's.
+pub fn stage_of_variant(k: u32) -> String {
+    format!("{STAGE_PREFIX}{k}")
+}
+
+/// The variant a call's stage names (`stability-2` → 2); `None` for a
+/// call of any other stage.
+pub fn variant_of_stage(stage: &str) -> Option<u32> {
+    stage.strip_prefix(STAGE_PREFIX)?.parse().ok()
+}
+
+const STAGE_PREFIX: &str = "stability-";
+
+/// `--stability K` / `stability: K`.
+pub const STABILITY_OPTION: OptionSpec = OptionSpec {
+    key: "stability",
+    flag: "stability",
+    value_name: "K",
+    help: "After the verdict, judge the deciding round again under K variants (each judge's order and the authors' labels changed; 1 to 9, off by default: it costs K panels of calls, forecast first) and report \"verdict stable in k of K\"",
+    kind: ValueKind::Integer,
+    values: &[],
+};
+
+/// `--require-stability` / `require_stability: true`.
+pub const REQUIRE_STABILITY_OPTION: OptionSpec = OptionSpec {
+    key: "require_stability",
+    flag: "require-stability",
+    value_name: "",
+    help: "With --stability: an ADOPT (review) or PASS (council) that does not hold in all K variants becomes ESCALATE (CONCERNS)",
+    kind: ValueKind::Switch(true),
+    values: &[],
+};
+
+/// A debate's receipt setting, journaled in its definition. The default
+/// (no variants, nothing required) is a debate without a receipt, and
+/// one journaled before receipts existed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stability {
+    /// How many variants are judged after the verdict; 0: no receipt.
+    #[serde(default, rename = "stability", skip_serializing_if = "is_zero")]
+    pub variants: u32,
+    /// The verdict that would adopt (or pass) must hold in all of them.
+    #[serde(
+        default,
+        rename = "require_stability",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub required: bool,
+    /// A verdict reached with judges missing names them and says whether
+    /// they were the slowest ([`missing_judges`]). Every debate started
+    /// now does; one journaled before (the field absent) folds with the
+    /// rules it ran with, so its transcript rebuilds as it was.
+    #[serde(
+        default,
+        rename = "names_missing_judges",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub names_missing: bool,
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
+}
+
+impl Stability {
+    pub fn is_on(&self) -> bool {
+        self.variants > 0
+    }
+}
+
+/// Why `variants` and `required` make no receipt setting: `(key,
+/// problem)`. `not_here` says why this debate has no verdict to
+/// re-judge (a comparison), if it has none.
+pub fn check(
+    variants: u32,
+    required: bool,
+    not_here: Option<&str>,
+) -> Result<(), (&'static str, String)> {
+    if variants > MAX_VARIANTS {
+        return Err((
+            STABILITY_OPTION.key,
+            format!(
+                "a stability receipt takes 1 to {MAX_VARIANTS} variants (each is the whole panel's calls again), got {variants}"
+            ),
+        ));
+    }
+    if let Some(why) = not_here
+        && (variants > 0 || required)
+    {
+        let key = if variants > 0 {
+            STABILITY_OPTION.key
+        } else {
+            REQUIRE_STABILITY_OPTION.key
+        };
+        return Err((
+            key,
+            format!("{why}: it has no verdict for a stability receipt to re-judge"),
+        ));
+    }
+    if required && variants == 0 {
+        return Err((
+            REQUIRE_STABILITY_OPTION.key,
+            "`require_stability` needs a receipt to read: add `stability: K` (or --stability K), K from 1 to 9".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The neutral labels the variants give the authors, in turn: none of
+/// them is a role's name, so a judge that favours a name favours none.
+const LABELS: &[(&str, &str)] = &[
+    ("author A", "reviewer B"),
+    ("the first writer", "the second writer"),
+    ("party P", "party Q"),
+    ("contributor 1", "contributor 2"),
+    ("the drafting side", "the examining side"),
+];
+
+/// What variant `number` of a receipt changes: nothing a judge scores,
+/// only how it reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variant {
+    pub number: u32,
+    /// Each judge's order of what it reads (and of its criteria) is drawn
+    /// from this seed, not the debate's.
+    pub seed: u64,
+    /// The judge reads its order back to front: variant 2 reads variant
+    /// 1's order reversed, 4 reads 3's, so every pair puts what one read
+    /// first last.
+    pub reversed: bool,
+    /// What the author of the work (the proposer) is called.
+    pub author_label: String,
+    /// What its challenger (the critic) is called.
+    pub challenger_label: String,
+}
+
+impl Variant {
+    /// Variant `number` (from 1) of a debate whose own order seed is
+    /// `debate_seed` (0 for a debate read in the order written).
+    pub fn new(debate_seed: u64, number: u32) -> Variant {
+        // Variants 2k-1 and 2k share a draw; the second reads it reversed.
+        let pair = number.div_ceil(2);
+        let seed = order::seed_of(&format!("{debate_seed:016x}/stability/{pair}"));
+        let (author, challenger) = LABELS[(number as usize - 1) % LABELS.len()];
+        Variant {
+            number,
+            seed,
+            reversed: number.is_multiple_of(2),
+            author_label: author.to_string(),
+            challenger_label: challenger.to_string(),
+        }
+    }
+
+    /// The first `count` variants.
+    pub fn all(debate_seed: u64, count: u32) -> Vec<Variant> {
+        (1..=count).map(|k| Variant::new(debate_seed, k)).collect()
+    }
+
+    /// `items` in the order the judge in `slot` reads them in this variant.
+    pub fn arrange<T: Clone>(&self, items: &[T], slot: &str) -> Vec<T> {
+        let mut arranged = order::arrange(items, self.seed, slot);
+        if self.reversed {
+            arranged.reverse();
+        }
+        arranged
+    }
+
+    /// The judge's criteria in the order it reads them in this variant.
+    pub fn arrange_criteria<T: Clone>(&self, criteria: &[T], slot: &str) -> Vec<T> {
+        self.arrange(criteria, &order::criteria_slot(slot))
+    }
+
+    /// `variant 2 (each judge reads variant 1's order back to front; the
+    /// authors called "the first writer" and "the second writer")`.
+    pub fn describe(&self) -> String {
+        let order = if self.reversed {
+            format!(
+                "each judge reads variant {}'s order back to front",
+                self.number - 1
+            )
+        } else {
+            "each judge reads in an order drawn afresh".to_string()
+        };
+        format!(
+            "variant {} ({order}; the authors called \"{}\" and \"{}\")",
+            self.number, self.author_label, self.challenger_label
+        )
+    }
+}
+
+/// What one variant of the receipt gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariantVerdict {
+    pub variant: u32,
+    /// `ADOPT`, `REVISE`, …: the word the protocol's verdict prints.
+    pub verdict: String,
+    /// The rule that derived it, as the real verdict's rule reads.
+    pub rule: String,
+}
+
+/// The receipt: the real verdict and what each variant gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// The verdict the deciding round gave, before any requirement.
+    pub verdict: String,
+    pub variants: Vec<VariantVerdict>,
+}
+
+impl Receipt {
+    /// How many variants gave the same verdict.
+    pub fn stable(&self) -> usize {
+        self.variants
+            .iter()
+            .filter(|variant| variant.verdict == self.verdict)
+            .count()
+    }
+
+    /// The variants that gave another verdict.
+    pub fn flipped(&self) -> Vec<&VariantVerdict> {
+        self.variants
+            .iter()
+            .filter(|variant| variant.verdict != self.verdict)
+            .collect()
+    }
+
+    /// It held in every variant.
+    pub fn holds(&self) -> bool {
+        self.flipped().is_empty()
+    }
+
+    /// `verdict stable in 2 of 3 (variant 2 gave REVISE)`.
+    pub fn summary(&self) -> String {
+        let mut line = format!(
+            "verdict stable in {} of {}",
+            self.stable(),
+            self.variants.len()
+        );
+        let flipped = self.flipped();
+        if !flipped.is_empty() {
+            let gave: Vec<String> = flipped
+                .iter()
+                .map(|variant| format!("variant {} gave {}", variant.variant, variant.verdict))
+                .collect();
+            line.push_str(&format!(" ({})", gave.join(", ")));
+        }
+        line
+    }
+
+    /// The rule that turns `verdict` down to `instead` under
+    /// `require_stability`, `None` when it holds: `the ADOPT held in only 2
+    /// of 3 variants, and require_stability asks for all 3 (variant 2 gave
+    /// REVISE) → ESCALATE`.
+    pub fn requirement_rule(&self, instead: &str) -> Option<String> {
+        if self.holds() {
+            return None;
+        }
+        let gave: Vec<String> = self
+            .flipped()
+            .iter()
+            .map(|variant| format!("variant {} gave {}", variant.variant, variant.verdict))
+            .collect();
+        Some(format!(
+            "the {} held in only {} of {} re-judged variants, and require_stability asks for all {} ({}) → {instead}",
+            self.verdict,
+            self.stable(),
+            self.variants.len(),
+            self.variants.len(),
+            gave.join(", ")
+        ))
+    }
+}
+
+/// `rule` (one line ending in `→ VERDICT`) turned to `instead` by the
+/// receipt's requirement: the reason goes before the new arrow.
+pub fn rule_turned(rule: &str, requirement: &str) -> String {
+    let reason = rule.rsplit_once(" → ").map_or(rule, |(reason, _)| reason);
+    format!("{reason}; {requirement}")
+}
+
+/// One judge of a verdict's round, as the missing-judges sentence reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timed {
+    /// `stylist`.
+    pub who: String,
+    /// Why it does not count (`skipped: timed out`); `None` for a judge
+    /// whose answer counted.
+    pub missing: Option<String>,
+    /// How long its call ran, from its start to its answer or to giving
+    /// up; `None` when that is not known.
+    pub elapsed_ms: Option<u64>,
+}
+
+/// The sentence a verdict reached with judges missing carries: which
+/// judges, why, and whether they were the slowest: `without the stylist
+/// (skipped: timed out; it ran 600.0 s, longer than every judge that
+/// answered, the slowest of which took 41.0 s)`. `None` when no judge is
+/// missing. A judge recused for its model family was never asked and is
+/// not passed here.
+pub fn missing_judges(judges: &[Timed]) -> Option<String> {
+    let missing: Vec<&Timed> = judges.iter().filter(|j| j.missing.is_some()).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let answered: Vec<&Timed> = judges.iter().filter(|j| j.missing.is_none()).collect();
+    let named: Vec<String> = missing
+        .iter()
+        .map(|judge| {
+            format!(
+                "the {} ({})",
+                judge.who,
+                judge.missing.as_deref().unwrap_or_default()
+            )
+        })
+        .collect();
+    let fastest_missing = missing
+        .iter()
+        .map(|judge| judge.elapsed_ms)
+        .collect::<Option<Vec<u64>>>()
+        .and_then(|times| times.into_iter().min());
+    let slowest_answer = answered
+        .iter()
+        .map(|judge| judge.elapsed_ms)
+        .collect::<Option<Vec<u64>>>()
+        .and_then(|times| times.into_iter().max());
+    let they = if missing.len() == 1 { "it" } else { "they" };
+    let slowest = match (answered.is_empty(), fastest_missing, slowest_answer) {
+        (true, _, _) => format!("no judge answered for {they} to be compared with"),
+        (false, Some(missing_ms), Some(answer_ms)) if missing_ms >= answer_ms => format!(
+            "{they} were the slowest: every judge that answered took less (the slowest of them {})",
+            crate::words::seconds(answer_ms)
+        ),
+        (false, Some(missing_ms), Some(answer_ms)) => format!(
+            "{they} were not the slowest: {} ran {}, and a judge that answered took {}",
+            if missing.len() == 1 {
+                "it"
+            } else {
+                "the quickest of them"
+            },
+            crate::words::seconds(missing_ms),
+            crate::words::seconds(answer_ms)
+        ),
+        _ => "the calls' times are not known, so whether they were the slowest is not".to_string(),
+    };
+    // `it were` reads wrong; one missing judge `was`.
+    let slowest = if missing.len() == 1 {
+        slowest.replacen("it were", "it was", 1)
+    } else {
+        slowest
+    };
+    Some(format!("without {}: {slowest}", named.join(", ")))
+}
+
+/// `rule` (one line ending in `→ VERDICT`) with `sentence` before its arrow.
+pub fn rule_with(rule: &str, sentence: &str) -> String {
+    match rule.rsplit_once(" → ") {
+        Some((reason, verdict)) => format!("{reason}; {sentence} → {verdict}"),
+        None => format!("{rule}; {sentence}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(who: &str, missing: Option<&str>, elapsed_ms: Option<u64>) -> Timed {
+        Timed {
+            who: who.into(),
+            missing: missing.map(str::to_string),
+            elapsed_ms,
+        }
+    }
+
+    /// JM-10: a receipt is off unless asked, at most 9 variants, and
+    /// `require_stability` without variants is refused by its key.
+    #[test]
+    fn jm_10_the_receipt_is_off_by_default_and_bounded() {
+        assert!(!Stability::default().is_on());
+        assert_eq!(check(0, false, None), Ok(()));
+        assert_eq!(check(9, true, None), Ok(()));
+        let (key, problem) = check(10, false, None).unwrap_err();
+        assert_eq!(key, "stability");
+        assert!(problem.contains("1 to 9"), "{problem}");
+        let (key, _) = check(0, true, None).unwrap_err();
+        assert_eq!(key, "require_stability");
+        let (key, problem) = check(3, false, Some("a comparison ranks options")).unwrap_err();
+        assert_eq!(key, "stability");
+        assert!(
+            problem.starts_with("a comparison ranks options"),
+            "{problem}"
+        );
+    }
+
+    /// JM-11: variants differ only in how the judges read: each pair shares
+    /// a draw and the second reads it reversed; labels are neutral and
+    /// change from variant to variant; every variant is a permutation.
+    #[test]
+    fn jm_11_variants_change_only_order_and_labels() {
+        let items: Vec<u32> = (0..6).collect();
+        let variants = Variant::all(42, 4);
+        let first = variants[0].arrange(&items, "judge.analyst");
+        let second = variants[1].arrange(&items, "judge.analyst");
+        let mut reversed = first.clone();
+        reversed.reverse();
+        assert_eq!(second, reversed);
+        for variant in &variants {
+            let mut sorted = variant.arrange(&items, "judge.analyst");
+            sorted.sort_unstable();
+            assert_eq!(sorted, items, "a variant leaves nothing out");
+            for label in [&variant.author_label, &variant.challenger_label] {
+                for role in ["proposer", "critic", "oracle", "mephistopheles"] {
+                    assert!(!label.contains(role), "{label}");
+                }
+            }
+        }
+        assert_ne!(variants[0].author_label, variants[1].author_label);
+        // The same debate draws the same variants: a resume asks the same.
+        assert_eq!(Variant::all(42, 4), variants);
+        assert_ne!(Variant::new(43, 1).seed, variants[0].seed);
+    }
+
+    /// JM-13: stable in k of K, naming the variants that flipped and what
+    /// they gave; under the requirement the rule says so in words.
+    #[test]
+    fn jm_13_the_receipt_counts_and_names_the_flips() {
+        let gave = |variant, verdict: &str| VariantVerdict {
+            variant,
+            verdict: verdict.into(),
+            rule: String::new(),
+        };
+        let receipt = Receipt {
+            verdict: "ADOPT".into(),
+            variants: vec![gave(1, "ADOPT"), gave(2, "REVISE"), gave(3, "ADOPT")],
+        };
+        assert_eq!(receipt.stable(), 2);
+        assert_eq!(
+            receipt.summary(),
+            "verdict stable in 2 of 3 (variant 2 gave REVISE)"
+        );
+        assert_eq!(
+            receipt.requirement_rule("ESCALATE").as_deref(),
+            Some(
+                "the ADOPT held in only 2 of 3 re-judged variants, and require_stability asks for all 3 (variant 2 gave REVISE) → ESCALATE"
+            )
+        );
+        assert_eq!(
+            rule_turned("all good → ADOPT", "held in 2 of 3 → ESCALATE"),
+            "all good; held in 2 of 3 → ESCALATE"
+        );
+        let steady = Receipt {
+            verdict: "ADOPT".into(),
+            variants: vec![gave(1, "ADOPT")],
+        };
+        assert!(steady.holds());
+        assert_eq!(steady.requirement_rule("ESCALATE"), None);
+        assert_eq!(steady.summary(), "verdict stable in 1 of 1");
+    }
+
+    /// JM-14: a verdict with judges missing names them and says whether
+    /// they were the slowest, from the calls' times.
+    #[test]
+    fn jm_14_missing_judges_are_named_with_whether_they_were_slowest() {
+        assert_eq!(missing_judges(&[timed("analyst", None, Some(1))]), None);
+        let slowest = missing_judges(&[
+            timed("analyst", None, Some(40_000)),
+            timed("stylist", Some("skipped: timed out"), Some(600_000)),
+            timed("aesthete", None, Some(41_000)),
+        ])
+        .unwrap();
+        assert_eq!(
+            slowest,
+            "without the stylist (skipped: timed out): it was the slowest: every judge that answered took less (the slowest of them 41.0 s)"
+        );
+        let not_slowest = missing_judges(&[
+            timed("analyst", None, Some(40_000)),
+            timed("stylist", Some("malformed: no yaml"), Some(3_000)),
+        ])
+        .unwrap();
+        assert!(
+            not_slowest.contains("it was not the slowest: it ran 3.0 s"),
+            "{not_slowest}"
+        );
+        let unknown = missing_judges(&[
+            timed("analyst", None, None),
+            timed("stylist", Some("skipped"), Some(3_000)),
+        ])
+        .unwrap();
+        assert!(unknown.contains("not known"), "{unknown}");
+        assert_eq!(
+            rule_with("a binding judge is missing → ESCALATE", "without x"),
+            "a binding judge is missing; without x → ESCALATE"
+        );
+    }
+}

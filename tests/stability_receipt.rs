@@ -1,0 +1,209 @@
+//! The stability receipt (issue 55, JM-10..JM-19) through the engine and
+//! the real binary: the decision review's demo with `--stability 3`, whose
+//! scripted analyst reads variant 2 in reverse and marks a block down.
+//! Its answers are persisted before they are read, the fold equals the
+//! live state after every record, a cut at any record resumes to the same
+//! files; the budget holds the whole receipt as one step, and a raised
+//! resume runs it; `quorum verdict DIR` derives the receipt again from the
+//! variant files, so editing one changes it. The sans-IO rules are in
+//! `protocol_decision_review.rs` (`jm_…`).
+
+use crate::support;
+
+use quorum::cli::Source;
+use quorum::protocol::kind::FlagValue;
+use serde_json::Value as Json;
+use support::conformance;
+use support::run::Sandbox;
+
+/// `--stability 3`, and `--require-stability` when `required`.
+fn receipt_flags(required: bool) -> Vec<FlagValue> {
+    let mut flags = vec![FlagValue {
+        flag: "--stability".into(),
+        key: "stability".into(),
+        value: 3.into(),
+    }];
+    if required {
+        flags.push(FlagValue {
+            flag: "--require-stability".into(),
+            key: "require_stability".into(),
+            value: true.into(),
+        });
+    }
+    flags
+}
+
+fn result_of(ran: &support::run::Ran) -> Json {
+    serde_json::from_str(&ran.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}\n{}", ran.stdout, ran.stderr))
+}
+
+/// JM-16, JM-18: the receipt's answers are on disk before they are read;
+/// the fold of any prefix of its journal is the live state; cut at any
+/// record (mid-receipt included) and resumed, it ends with the same files.
+#[tokio::test(start_paused = true)]
+async fn jm_16_jm_18_the_receipt_persists_folds_and_resumes_from_any_cut() {
+    let whole = conformance::record_whole("stability", Source::Demo, receipt_flags(true)).await;
+    conformance::check_persisted("stability", &whole);
+    let variant_files: Vec<&String> = whole
+        .spy
+        .raw_paths
+        .values()
+        .filter(|path| path.starts_with("judges/stability/"))
+        .collect();
+    assert_eq!(variant_files.len(), 9, "{:?}", whole.spy.raw_paths);
+    assert!(
+        whole
+            .dir
+            .join("judges/stability/round-2/variant-2/judge-analyst.md")
+            .exists()
+    );
+    conformance::check_fold("stability", &whole);
+    let resumed = conformance::check_resume("stability", &whole).await;
+    assert!(resumed >= 5, "only {resumed} cuts resumed");
+}
+
+/// JM-10, JM-13, JM-15 on the binary: without the flag no variant is
+/// asked; with it the receipt says stable in 2 of 3, naming the flip; with
+/// the requirement the ADOPT is ESCALATE, and the --json result, summary.md
+/// and debate.yaml all say so.
+#[test]
+fn jm_10_jm_13_jm_15_the_demo_shows_the_receipt_everywhere_the_verdict_is() {
+    let sandbox = Sandbox::new();
+    let plain = sandbox.demo_into("plain", &[]);
+    plain.assert_code(0);
+    assert!(result_of(&plain).get("stability").is_none());
+    assert!(!plain.stderr.contains("stability-1"), "{}", plain.stderr);
+
+    let asked = sandbox.demo_into("asked", &["--stability", "3"]);
+    asked.assert_code(0);
+    let result = result_of(&asked);
+    assert_eq!(result["verdict"], "ADOPT");
+    assert_eq!(
+        result["stability"]["summary"],
+        "verdict stable in 2 of 3 (variant 2 gave REVISE)"
+    );
+    assert!(
+        result["rule"]
+            .as_str()
+            .unwrap()
+            .contains("verdict stable in 2 of 3"),
+        "{result}"
+    );
+    // The forecast of the whole receipt is said before it runs.
+    assert!(
+        asked
+            .stderr
+            .contains("the stability receipt judges it again under 3 variants: 9 calls ≈"),
+        "{}",
+        asked.stderr
+    );
+
+    let required = sandbox.demo_into("required", &["--stability", "3", "--require-stability"]);
+    let result = result_of(&required);
+    assert_eq!(result["verdict"], "ESCALATE", "{result}");
+    let rule = result["rule"].as_str().unwrap();
+    assert!(
+        rule.contains(
+            "the ADOPT held in only 2 of 3 re-judged variants, and require_stability asks for all 3 (variant 2 gave REVISE) → ESCALATE"
+        ),
+        "{rule}"
+    );
+    let dir = support::run::only_run(&sandbox.path().join("required"));
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("Stability was required for an ADOPT, so the verdict is ESCALATE."),
+        "{summary}"
+    );
+    let debate: yaml_serde::Value =
+        yaml_serde::from_str(&std::fs::read_to_string(dir.join("debate.yaml")).unwrap()).unwrap();
+    let stability = &debate["stages"]["evaluation"]["stability"];
+    assert_eq!(stability["verdict"], "ADOPT");
+    assert_eq!(stability["variants"][1]["verdict"], "REVISE");
+    assert_eq!(debate["stages"]["evaluation"]["verdict"], "ESCALATE");
+}
+
+/// JM-17: the budget holds the whole receipt as one step, before any of
+/// it is sent, and a resume with a larger budget runs it to the receipt
+/// an unbudgeted run gives.
+#[test]
+fn jm_17_the_budget_holds_the_receipt_and_a_raised_resume_runs_it() {
+    let sandbox = Sandbox::new();
+    // The demo without the receipt takes about 44,000 tokens, the receipt
+    // about 37,000 more.
+    let held = sandbox.demo_into("held", &["--stability", "3", "--budget-tokens", "60000"]);
+    held.assert_code(quorum::protocol::EXIT_BUDGET);
+    let dir = support::run::only_run(&sandbox.path().join("held"));
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let events: Vec<Json> = journal
+        .lines()
+        .map(|line| serde_json::from_str::<Json>(line).unwrap()["event"].clone())
+        .collect();
+    let reached = events
+        .iter()
+        .find(|event| event["event"] == "budget" && event["budget"]["kind"] == "reached")
+        .expect("the budget held a step");
+    assert_eq!(reached["budget"]["step"]["calls"], 9, "{reached}");
+    assert!(
+        !events.iter().any(|event| event["event"] == "call_started"
+            && event["call_id"]
+                .as_str()
+                .is_some_and(|id| id.contains("/stability-"))),
+        "no variant call was sent before the budget stop"
+    );
+
+    let resumed = sandbox.quorum(
+        &[
+            "resume",
+            dir.to_str().unwrap(),
+            "--headless",
+            "--json",
+            "--budget-tokens",
+            "1M",
+        ],
+        &[],
+    );
+    resumed.assert_code(0);
+    let result = result_of(&resumed);
+    assert_eq!(
+        result["stability"]["summary"], "verdict stable in 2 of 3 (variant 2 gave REVISE)",
+        "{result}"
+    );
+}
+
+/// JM-19: `quorum verdict DIR` derives every variant from its file again,
+/// with the code of the real verdict: the recorded receipt recomputes as
+/// it ran, and an edited variant file changes it.
+#[test]
+fn jm_19_quorum_verdict_recomputes_the_receipt_from_the_variant_files() {
+    let sandbox = Sandbox::new();
+    let ran = sandbox.demo_into("run", &["--stability", "3", "--require-stability"]);
+    assert_eq!(result_of(&ran)["verdict"], "ESCALATE");
+    let dir = support::run::only_run(&sandbox.path().join("run"));
+    let dir_arg = dir.to_str().unwrap();
+
+    let again = sandbox.quorum(&["verdict", dir_arg], &[]);
+    assert!(again.stdout.starts_with("ESCALATE\n"), "{}", again.stdout);
+    assert!(
+        again
+            .stderr
+            .contains("verdict stable in 2 of 3 (variant 2 gave REVISE)"),
+        "{}",
+        again.stderr
+    );
+
+    // The flipped variant's analyst, edited to score as in the real round:
+    // the receipt holds, and the ADOPT stands.
+    let file = dir.join("judges/stability/round-2/variant-2/judge-analyst.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let edited = text.replacen("score: 2", "score: 4", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&file, edited).unwrap();
+    let edited = sandbox.quorum(&["verdict", dir_arg], &[]);
+    assert!(edited.stdout.starts_with("ADOPT\n"), "{}", edited.stdout);
+    assert!(
+        edited.stdout.contains("verdict stable in 3 of 3"),
+        "{}",
+        edited.stdout
+    );
+}
