@@ -41,6 +41,7 @@ pub mod kind;
 pub mod moderated;
 pub mod outcome;
 pub mod plan;
+pub mod probe;
 pub mod quick;
 pub mod rca;
 pub mod reading;
@@ -66,7 +67,7 @@ pub use debate::{
     Stage, parses,
 };
 pub use outcome::{
-    EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone,
+    EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_PROBE_FLOOR, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone,
     Verdict,
 };
 pub use reading::{ByItem, ItemReading};

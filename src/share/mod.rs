@@ -68,6 +68,36 @@ pub struct Report {
     /// one line each, read from the debate's `evidence.yaml`; empty when
     /// it checked none.
     pub evidence: Vec<(String, Vec<String>)>,
+    /// The latest `quorum probe` of each of the debate's judges, when the
+    /// CLI looked for one.
+    pub judge_probes: Option<JudgeProbes>,
+}
+
+/// What `quorum probe` last found about a debate's judges (issue 55).
+#[derive(Clone, Debug, Default)]
+pub struct JudgeProbes {
+    /// The folder the probes were looked for in.
+    pub root: String,
+    /// `(role, provider:model, latest)`, the latest being the probe's date
+    /// and one line a figure; none for a judge never probed.
+    pub judges: Vec<(String, String, Option<(String, Vec<String>)>)>,
+}
+
+impl JudgeProbes {
+    /// `judge.analyst · anthropic:claude… · probed 2026-05-01` and its
+    /// figures, or that it was never probed: the lines both formats show.
+    pub fn lines(&self) -> Vec<(String, Vec<String>)> {
+        self.judges
+            .iter()
+            .map(|(role, agent, latest)| match latest {
+                Some((date, figures)) => (
+                    format!("{role} · {agent} · probed {date}"),
+                    figures.clone(),
+                ),
+                None => (format!("{role} · {agent} · not probed"), Vec::new()),
+            })
+            .collect()
+    }
 }
 
 impl Report {
@@ -121,6 +151,7 @@ impl Report {
             handed_from_command: None,
             budget: Vec::new(),
             evidence,
+            judge_probes: None,
         }
     }
 
