@@ -287,12 +287,18 @@ fn jm_08_doctor_and_report_show_the_latest_probe_of_the_judges() {
         )
         .assert_code(0);
     let after = doctor(&sandbox);
-    assert!(after.stdout.contains("script:script: probed 20"), "{}", after.stdout);
+    assert!(after.stdout.contains("judge.analyst      script:scripted: probed 20"), "{}", after.stdout);
     assert!(after.stdout.contains("position 1.00 [0.51, 1.00] n=4"), "{}", after.stdout);
+    // The script provider's judges share a name; each slot shows its own.
+    assert!(
+        after.stdout.contains("position.first 1.00 [0.51, 1.00] n=4 — prefers the answer it reads first"),
+        "{}",
+        after.stdout
+    );
     let shown = report(&sandbox);
     shown.assert_code(0);
     assert!(shown.stdout.contains("## The judges, probed"), "{}", shown.stdout);
-    assert!(shown.stdout.contains("judge.analyst · script:script · probed 20"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("judge.analyst · script:scripted · probed 20"), "{}", shown.stdout);
 }
 
 #[test]

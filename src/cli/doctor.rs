@@ -419,9 +419,8 @@ fn probe_section(resolver: &Resolver<'_>, probes: &Path) -> String {
         }
     }
     let mut out = format!("\nJudge probes (latest `quorum probe` in {})\n", probes.display());
-    let agents: Vec<String> = judges.iter().map(|(_, agent)| agent.clone()).collect();
-    let latest = super::probe::saved::latest_of(probes, &agents);
-    for ((slot, agent), (_, found)) in judges.iter().zip(latest) {
+    let latest = super::probe::saved::latest_of(probes, &judges);
+    for ((slot, agent), found) in judges.iter().zip(latest) {
         match found {
             None => out.push_str(&format!("  {slot:<18} {agent}: not probed yet (`quorum probe`)\n")),
             Some((date, lines)) => {

@@ -161,14 +161,13 @@ fn judge_probes(args: &ReportArgs, report: &Report) -> crate::share::JudgeProbes
         .filter(|role| role.slot.starts_with("judge."))
         .map(|role| (role.slot.clone(), role.agent.clone()))
         .collect();
-    let agents: Vec<String> = judges.iter().map(|(_, agent)| agent.clone()).collect();
-    let latest = super::probe::saved::latest_of(&root, &agents);
+    let latest = super::probe::saved::latest_of(&root, &judges);
     crate::share::JudgeProbes {
         root: root.display().to_string(),
         judges: judges
             .into_iter()
             .zip(latest)
-            .map(|((role, agent), (_, found))| (role, agent, found))
+            .map(|((role, agent), found)| (role, agent, found))
             .collect(),
     }
 }

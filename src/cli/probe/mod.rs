@@ -69,11 +69,11 @@ pub struct ProbeArgs {
     pub demo: bool,
     /// Questions per judge, 1 to 200 (default 12); each costs ten calls
     /// of each judge whose family is known, six otherwise
-    #[arg(long, value_name = "N", value_parser = parse_trials)]
+    #[arg(long, value_name = "N", value_parser = parse_trials, allow_hyphen_values = true)]
     pub trials: Option<u32>,
     /// Seed of the generated material: the same seed, the same questions
     /// (default 55)
-    #[arg(long, value_name = "N", value_parser = parse_seed)]
+    #[arg(long, value_name = "N", value_parser = parse_seed, allow_hyphen_values = true)]
     pub seed: Option<u64>,
     /// Probe the high-stakes panel too (judge.strategist, judge.empiricist)
     #[arg(long)]

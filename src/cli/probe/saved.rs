@@ -274,29 +274,44 @@ fn read_record(path: &Path) -> Option<ProbeRecord> {
     (record.version == probe::RECORD_VERSION).then_some(record)
 }
 
-/// For each of `agents`, the latest probe of it under `root`: the probe's
-/// date and its lines (`position 0.92 [0.65, 0.99] n=12`, and the biases
-/// found). An agent never probed has none.
-pub fn latest_of(root: &Path, agents: &[String]) -> Vec<(String, Option<(String, Vec<String>)>)> {
+/// For each `(role, agent)` of `judges`, the latest probe of that agent
+/// under `root`: the probe's date and its lines (`position 0.92 [0.65,
+/// 0.99] n=12`, and each bias found). Within a probe, the judge of the
+/// same role is taken first (the `script` provider's judges share one
+/// name and differ by role), else any judge of that agent. An agent never
+/// probed has none.
+pub fn latest_of(root: &Path, judges: &[(String, String)]) -> Vec<Option<(String, Vec<String>)>> {
     let probes = probes_in(root);
-    agents
+    judges
         .iter()
-        .map(|agent| {
-            let latest = probes.iter().rev().find_map(|record| {
-                let judge = record.judges.iter().find(|judge| judge.agent == *agent)?;
+        .map(|(role, agent)| {
+            probes.iter().rev().find_map(|record| {
+                let judge = record
+                    .judges
+                    .iter()
+                    .find(|judge| judge.agent == *agent && judge.role == *role)
+                    .or_else(|| record.judges.iter().find(|judge| judge.agent == *agent))?;
                 let lines = judge
                     .figures
                     .iter()
-                    .filter(|figure| probe::Probe::ALL.iter().any(|p| p.as_str() == figure.metric) || figure.bias().is_some())
+                    .filter(|figure| {
+                        probe::Probe::ALL
+                            .iter()
+                            .any(|probe| probe.as_str() == figure.metric)
+                            || figure.bias().is_some()
+                    })
                     .map(|figure| {
-                        let bias = figure.bias().map(|b| format!(" — {b}")).unwrap_or_default();
+                        let bias = figure
+                            .bias()
+                            .map(|bias| format!(" — {bias}"))
+                            .unwrap_or_default();
                         format!("{} {}{bias}", figure.metric, figure.shown())
                     })
                     .collect();
-                let date = record.at.get(..10).unwrap_or(&record.at).to_string();
-                Some((format!("{date}{}", if record.demo { " (demo)" } else { "" }), lines))
-            });
-            (agent.clone(), latest)
+                let date = record.at.get(..10).unwrap_or(&record.at);
+                let demo = if record.demo { " (demo)" } else { "" };
+                Some((format!("{date}{demo}"), lines))
+            })
         })
         .collect()
 }
