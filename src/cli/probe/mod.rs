@@ -585,3 +585,148 @@ fn print_result(
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{AgentError, AgentInfo, CallOutput, EventSender, FinishReason};
+    use crate::protocol::probe::{Probe, Variant};
+    use futures::future::BoxFuture;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// Fails its first `failures` calls, then answers `SCORE: 7`; never
+    /// answers at all when `hangs`.
+    struct Staged {
+        failures: u32,
+        hangs: bool,
+        calls: AtomicU32,
+    }
+
+    impl Agent for Staged {
+        fn info(&self) -> AgentInfo {
+            AgentInfo {
+                provider: "test".into(),
+                model: "staged".into(),
+            }
+        }
+
+        fn call<'a>(
+            &'a self,
+            _request: CallRequest,
+            _events: EventSender,
+        ) -> BoxFuture<'a, Result<CallOutput, AgentError>> {
+            Box::pin(async move {
+                let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+                if self.hangs {
+                    futures::future::pending::<()>().await;
+                }
+                if n <= self.failures {
+                    return Err(AgentError::Provider(format!("refused call {n}")));
+                }
+                Ok(CallOutput {
+                    text: "Fine.\nSCORE: 7\n".into(),
+                    usage: None,
+                    finish: FinishReason::Stop,
+                })
+            })
+        }
+    }
+
+    fn judge(agent: Staged) -> (Judge, Arc<Staged>) {
+        let agent = Arc::new(agent);
+        let judge = Judge {
+            role: "judge.analyst".into(),
+            agent: agent.clone(),
+            label: "test:staged".into(),
+            family: None,
+            deadline: Duration::from_secs(30),
+            price: None,
+            calls: Vec::new(),
+            kinship: None,
+        };
+        (judge, agent)
+    }
+
+    fn call() -> ProbeCall {
+        ProbeCall {
+            id: "length-001-plain".into(),
+            probe: Probe::Length,
+            trial: 1,
+            variant: Variant::Plain,
+            prompt: "Score this.".into(),
+        }
+    }
+
+    fn folder(root: &std::path::Path) -> saved::ProbeFolder {
+        saved::ProbeFolder::create(root, chrono::Utc::now(), 1).unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn jm_05_a_failed_call_is_retried_once_and_logged() {
+        let root = tempfile::tempdir().unwrap();
+        let folder = folder(root.path());
+        let (judge, agent) = judge(Staged {
+            failures: 1,
+            hangs: false,
+            calls: AtomicU32::new(0),
+        });
+        let mut ledger = UsageLedger::default();
+        let reading = run_call(&judge, &call(), &folder, &mut ledger).await;
+        assert_eq!(reading, Reading::Score { score: 7 });
+        assert_eq!(agent.calls.load(Ordering::SeqCst), 2);
+        let log = std::fs::read_to_string(folder.path().join("calls.log")).unwrap();
+        assert!(log.contains("judge.analyst/length-001-plain attempt 1: failed: refused call 1"), "{log}");
+        assert!(log.contains("retrying once"), "{log}");
+        // The usage is estimated from the text when the provider gives none.
+        assert_eq!(ledger.calls().len(), 1);
+        assert!(ledger.calls()[0].estimated);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn jm_05_a_call_that_times_out_twice_is_skipped_never_retried_again() {
+        let root = tempfile::tempdir().unwrap();
+        let folder = folder(root.path());
+        let (judge, agent) = judge(Staged {
+            failures: 0,
+            hangs: true,
+            calls: AtomicU32::new(0),
+        });
+        let mut ledger = UsageLedger::default();
+        let reading = run_call(&judge, &call(), &folder, &mut ledger).await;
+        assert!(matches!(&reading, Reading::NoAnswer { reason } if reason.contains("timed out")), "{reading:?}");
+        assert_eq!(agent.calls.load(Ordering::SeqCst), 2, "one retry, never a second");
+        let log = std::fs::read_to_string(folder.path().join("calls.log")).unwrap();
+        assert!(log.contains("skipped: no answer after the retry"), "{log}");
+        assert!(!folder.path().join("raw").exists(), "nothing answered, nothing saved");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn jm_05_an_answer_that_cannot_be_saved_is_not_read() {
+        let root = tempfile::tempdir().unwrap();
+        let folder = folder(root.path());
+        // A file where the raw answers' folder would go: the save fails.
+        std::fs::write(folder.path().join("raw"), "in the way").unwrap();
+        let (judge, _agent) = judge(Staged {
+            failures: 0,
+            hangs: false,
+            calls: AtomicU32::new(0),
+        });
+        let mut ledger = UsageLedger::default();
+        let reading = run_call(&judge, &call(), &folder, &mut ledger).await;
+        assert!(
+            matches!(&reading, Reading::NoAnswer { reason } if reason.contains("could not be saved")),
+            "an answer is read only once it is on disk: {reading:?}"
+        );
+    }
+
+    #[test]
+    fn jm_06_trials_and_seed_are_bounded_and_named() {
+        assert_eq!(parse_trials("12"), Ok(12));
+        assert_eq!(parse_trials("200"), Ok(probe::MAX_TRIALS));
+        assert!(parse_trials("0").unwrap_err().contains("from 1 to 200"));
+        assert!(parse_trials("201").is_err());
+        assert!(parse_trials("1e3").is_err());
+        assert_eq!(parse_seed("18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_seed("-1").is_err());
+    }
+}
