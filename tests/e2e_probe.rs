@@ -100,9 +100,9 @@ fn jm_03_the_demo_probe_finds_the_planted_position_bias_and_clears_the_others() 
     let human = probe(&sandbox, &["--demo"]);
     human.assert_code(0);
     assert!(
-        human
-            .stdout
-            .starts_with("1 of 3 judges shows a bias: judge.aesthete prefers the answer it reads first"),
+        human.stdout.starts_with(
+            "1 of 3 judges shows a bias: judge.aesthete prefers the answer it reads first"
+        ),
         "{}",
         human.stdout
     );
@@ -111,14 +111,33 @@ fn jm_03_the_demo_probe_finds_the_planted_position_bias_and_clears_the_others() 
 #[test]
 fn jm_04_a_figure_under_its_floor_exits_10_and_names_the_judge() {
     let sandbox = Sandbox::new();
-    let ran = probe(&sandbox, &["--demo", "--fail-under", "position=0.8", "--json"]);
+    let ran = probe(
+        &sandbox,
+        &["--demo", "--fail-under", "position=0.8", "--json"],
+    );
     ran.assert_code(10);
-    assert!(ran.stderr.contains("judge.aesthete: position is 0.00, under its floor 0.80"), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("judge.aesthete: position is 0.00, under its floor 0.80"),
+        "{}",
+        ran.stderr
+    );
     assert!(!ran.stderr.contains("judge.analyst:"), "{}", ran.stderr);
     assert_eq!(json(&ran)["exit_code"], 10);
     // Floors the panel reaches pass.
-    probe(&sandbox, &["--demo", "--trials", "3", "--fail-under", "leniency=1", "--fail-under", "self=0.5"])
-        .assert_code(0);
+    probe(
+        &sandbox,
+        &[
+            "--demo",
+            "--trials",
+            "3",
+            "--fail-under",
+            "leniency=1",
+            "--fail-under",
+            "self=0.5",
+        ],
+    )
+    .assert_code(0);
 }
 
 #[test]
@@ -158,24 +177,53 @@ fn jm_07_the_forecast_comes_first_and_alone_with_forecast() {
     assert_eq!(forecast["forecast"]["calls"], 360);
     assert_eq!(forecast["judges"].as_array().unwrap().len(), 3);
     assert!(!probes_root(&sandbox).exists(), "a forecast writes nothing");
-    let human = probe(&sandbox, &["--demo", "--dry-run", "--high-stakes", "--trials", "2"]);
+    let human = probe(
+        &sandbox,
+        &["--demo", "--dry-run", "--high-stakes", "--trials", "2"],
+    );
     human.assert_code(0);
-    assert!(human.stdout.contains("5 judges, 2 questions each (seed 55): 100 calls ≈"), "{}", human.stdout);
+    assert!(
+        human
+            .stdout
+            .contains("5 judges, 2 questions each (seed 55): 100 calls ≈"),
+        "{}",
+        human.stdout
+    );
     // A real run says the forecast on stderr before anything else.
     let ran = probe(&sandbox, &["--demo", "--trials", "1"]);
     ran.assert_code(0);
-    assert!(ran.stderr.starts_with("quorum probe: 3 judges, 1 questions each"), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .starts_with("quorum probe: 3 judges, 1 questions each"),
+        "{}",
+        ran.stderr
+    );
 }
 
 #[test]
 fn jm_07_a_token_budget_stops_before_the_call_that_would_cross_it() {
     let sandbox = Sandbox::new();
-    let ran = probe(&sandbox, &["--demo", "--trials", "4", "--budget-tokens", "5000", "--json"]);
+    let ran = probe(
+        &sandbox,
+        &[
+            "--demo",
+            "--trials",
+            "4",
+            "--budget-tokens",
+            "5000",
+            "--json",
+        ],
+    );
     ran.assert_code(9);
     let result = json(&ran);
     let spent = result["probe"]["spent"]["tokens"].as_u64().unwrap();
     assert!(spent <= 5000, "spent {spent}");
-    assert!(result["probe"]["stopped"].as_str().unwrap().contains("budget"));
+    assert!(
+        result["probe"]["stopped"]
+            .as_str()
+            .unwrap()
+            .contains("budget")
+    );
     let not_made: u64 = result["probe"]["judges"]
         .as_array()
         .unwrap()
@@ -207,7 +255,16 @@ fn command_judge(sandbox: &Sandbox, reply: &str) -> PathBuf {
 fn jm_05_answers_are_saved_before_they_are_read_and_unreadable_ones_kept_marked() {
     let sandbox = Sandbox::new();
     let config = command_judge(&sandbox, "Both answers look fine to me.\\n");
-    let ran = probe(&sandbox, &["--config", config.to_str().unwrap(), "--trials", "1", "--json"]);
+    let ran = probe(
+        &sandbox,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--trials",
+            "1",
+            "--json",
+        ],
+    );
     // Not one answer could be read: the probe failed, and says so.
     ran.assert_code(1);
     let result = json(&ran);
@@ -224,14 +281,28 @@ fn jm_05_answers_are_saved_before_they_are_read_and_unreadable_ones_kept_marked(
         assert!(text.ends_with("Both answers look fine to me.\n"), "{text}");
     }
     let log = std::fs::read_to_string(dir.join("calls.log")).unwrap();
-    assert_eq!(log.lines().filter(|line| line.contains("malformed")).count(), 30);
+    assert_eq!(
+        log.lines()
+            .filter(|line| line.contains("malformed"))
+            .count(),
+        30
+    );
 }
 
 #[test]
 fn jm_05_a_command_judge_that_always_picks_the_first_is_found() {
     let sandbox = Sandbox::new();
     let config = command_judge(&sandbox, "PREFER: 1\\nSCORE: 7\\n");
-    let ran = probe(&sandbox, &["--config", config.to_str().unwrap(), "--trials", "6", "--json"]);
+    let ran = probe(
+        &sandbox,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--trials",
+            "6",
+            "--json",
+        ],
+    );
     ran.assert_code(0);
     let result = json(&ran);
     for role in ["judge.analyst", "judge.stylist", "judge.aesthete"] {
@@ -243,10 +314,9 @@ fn jm_05_a_command_judge_that_always_picks_the_first_is_found() {
         assert_eq!(figure(judge, "leniency")["estimate"]["value"], 0.0);
     }
     let dir = only_probe(&sandbox);
-    let answer = std::fs::read_to_string(
-        dir.join("raw/judge.analyst/position-001-better-first.md"),
-    )
-    .unwrap();
+    let answer =
+        std::fs::read_to_string(dir.join("raw/judge.analyst/position-001-better-first.md"))
+            .unwrap();
     assert_eq!(answer, "PREFER: 1\nSCORE: 7\n");
 }
 
@@ -258,47 +328,109 @@ fn jm_08_doctor_and_report_show_the_latest_probe_of_the_judges() {
     let probes = root.join("probes");
     let doctor = |sandbox: &Sandbox| {
         sandbox.quorum(
-            &["doctor", "--agent", "judge.*=script", "--probes", probes.to_str().unwrap()],
+            &[
+                "doctor",
+                "--agent",
+                "judge.*=script",
+                "--probes",
+                probes.to_str().unwrap(),
+            ],
             &[],
         )
     };
     let before = doctor(&sandbox);
     assert!(before.stdout.contains("Judge probes"), "{}", before.stdout);
-    assert!(before.stdout.contains("not probed yet"), "{}", before.stdout);
+    assert!(
+        before.stdout.contains("not probed yet"),
+        "{}",
+        before.stdout
+    );
 
     sandbox
-        .quorum(&["demo", "--headless", "--speed", "50", "--out", debates.to_str().unwrap()], &[])
+        .quorum(
+            &[
+                "demo",
+                "--headless",
+                "--speed",
+                "50",
+                "--out",
+                debates.to_str().unwrap(),
+            ],
+            &[],
+        )
         .assert_code(0);
     let debate = crate::support::run::only_run(&debates);
     let report = |sandbox: &Sandbox| {
         sandbox.quorum(
-            &["report", debate.to_str().unwrap(), "--format", "md", "-o", "-"],
+            &[
+                "report",
+                debate.to_str().unwrap(),
+                "--format",
+                "md",
+                "-o",
+                "-",
+            ],
             &[],
         )
     };
     let none = report(&sandbox);
     none.assert_code(0);
-    assert!(none.stdout.contains("No `quorum probe` of this debate's judges was found"), "{}", none.stdout);
+    assert!(
+        none.stdout
+            .contains("No `quorum probe` of this debate's judges was found"),
+        "{}",
+        none.stdout
+    );
 
     sandbox
         .quorum(
-            &["probe", "--agent", "judge.*=script", "--trials", "4", "--out", probes.to_str().unwrap()],
+            &[
+                "probe",
+                "--agent",
+                "judge.*=script",
+                "--trials",
+                "4",
+                "--out",
+                probes.to_str().unwrap(),
+            ],
             &[],
         )
         .assert_code(0);
     let after = doctor(&sandbox);
-    assert!(after.stdout.contains("judge.analyst      script:scripted: probed 20"), "{}", after.stdout);
-    assert!(after.stdout.contains("position 1.00 [0.51, 1.00] n=4"), "{}", after.stdout);
+    assert!(
+        after
+            .stdout
+            .contains("judge.analyst      script:scripted: probed 20"),
+        "{}",
+        after.stdout
+    );
+    assert!(
+        after.stdout.contains("position 1.00 [0.51, 1.00] n=4"),
+        "{}",
+        after.stdout
+    );
     // The script provider's judges share a name; each slot shows its own.
     assert!(
-        after.stdout.contains("position.first 1.00 [0.51, 1.00] n=4 — prefers the answer it reads first"),
+        after
+            .stdout
+            .contains("position.first 1.00 [0.51, 1.00] n=4 — prefers the answer it reads first"),
         "{}",
         after.stdout
     );
     let shown = report(&sandbox);
     shown.assert_code(0);
-    assert!(shown.stdout.contains("## The judges, probed"), "{}", shown.stdout);
-    assert!(shown.stdout.contains("judge.analyst · script:scripted · probed 20"), "{}", shown.stdout);
+    assert!(
+        shown.stdout.contains("## The judges, probed"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown
+            .stdout
+            .contains("judge.analyst · script:scripted · probed 20"),
+        "{}",
+        shown.stdout
+    );
 }
 
 #[test]
@@ -309,9 +441,14 @@ fn jm_09_exit_code_10_is_in_the_table_and_the_help() {
     let help = sandbox.quorum(&["probe", "--help"], &[]);
     help.assert_code(0);
     for metric in ["position", "length", "self", "leniency"] {
-        assert!(help.stdout.contains(&format!("  {metric} ")), "{}", help.stdout);
+        assert!(
+            help.stdout.contains(&format!("  {metric} ")),
+            "{}",
+            help.stdout
+        );
     }
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     assert!(readme.contains("| 10 | `quorum probe`"));
     assert!(readme.contains("### Probing the judges: `quorum probe`"));
 }

@@ -418,14 +418,19 @@ fn probe_section(resolver: &Resolver<'_>, probes: &Path) -> String {
             judges.push((slot, resolved.label()));
         }
     }
-    let mut out = format!("\nJudge probes (latest `quorum probe` in {})\n", probes.display());
+    let mut out = format!(
+        "\nJudge probes (latest `quorum probe` in {})\n",
+        probes.display()
+    );
     let latest = super::probe::saved::latest_of(probes, &judges);
     for ((slot, agent), found) in judges.iter().zip(latest) {
         match found {
-            None => out.push_str(&format!("  {slot:<18} {agent}: not probed yet (`quorum probe`)\n")),
-            Some((date, lines)) => {
-                out.push_str(&format!("  {slot:<18} {agent}: probed {date}\n"));
-                for line in lines {
+            None => out.push_str(&format!(
+                "  {slot:<18} {agent}: not probed yet (`quorum probe`)\n"
+            )),
+            Some(latest) => {
+                out.push_str(&format!("  {slot:<18} {agent}: probed {}\n", latest.date));
+                for line in latest.lines {
                     out.push_str(&format!("  {:<18}   {line}\n", ""));
                 }
             }

@@ -167,7 +167,11 @@ fn judge_probes(args: &ReportArgs, report: &Report) -> crate::share::JudgeProbes
         judges: judges
             .into_iter()
             .zip(latest)
-            .map(|((role, agent), found)| (role, agent, found))
+            .map(|((role, agent), latest)| crate::share::ProbedJudge {
+                role,
+                agent,
+                latest,
+            })
             .collect(),
     }
 }

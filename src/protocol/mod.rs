@@ -67,8 +67,8 @@ pub use debate::{
     Stage, parses,
 };
 pub use outcome::{
-    EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_PROBE_FLOOR, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone,
-    Verdict,
+    EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_PROBE_FLOOR, EXIT_USAGE, ItemDecision,
+    ItemWords, Outcome, Tone, Verdict,
 };
 pub use reading::{ByItem, ItemReading};
 pub use unread::Unread;

@@ -189,7 +189,7 @@ pub fn render(report: &Report) -> String {
     }
     if let Some(probes) = &report.judge_probes {
         out.push_str("<section id=\"probes\">\n<h2>The judges, probed</h2>\n");
-        if probes.judges.iter().all(|(_, _, latest)| latest.is_none()) {
+        if probes.none_found() {
             out.push_str(&format!(
                 "<p>No <code>quorum probe</code> of this debate's judges was found in {}.</p>\n",
                 escape(&probes.root)

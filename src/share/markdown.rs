@@ -266,7 +266,7 @@ pub fn render(report: &Report) -> String {
     }
     if let Some(probes) = &report.judge_probes {
         out.push_str("## The judges, probed\n\n");
-        if probes.judges.iter().all(|(_, _, latest)| latest.is_none()) {
+        if probes.none_found() {
             out.push_str(&format!(
                 "No `quorum probe` of this debate's judges was found in {}.\n\n",
                 cell(&probes.root)

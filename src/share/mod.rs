@@ -78,23 +78,49 @@ pub struct Report {
 pub struct JudgeProbes {
     /// The folder the probes were looked for in.
     pub root: String,
-    /// `(role, provider:model, latest)`, the latest being the probe's date
-    /// and one line a figure; none for a judge never probed.
-    pub judges: Vec<(String, String, Option<(String, Vec<String>)>)>,
+    pub judges: Vec<ProbedJudge>,
+}
+
+/// One judge of the debate and its latest probe.
+#[derive(Clone, Debug, Default)]
+pub struct ProbedJudge {
+    /// `judge.analyst`.
+    pub role: String,
+    /// `provider:model`.
+    pub agent: String,
+    /// None for a judge never probed.
+    pub latest: Option<LatestProbe>,
+}
+
+/// The latest probe of one agent.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LatestProbe {
+    /// `2026-05-01`, with ` (demo)` for the scripted judges.
+    pub date: String,
+    /// One line a figure: `position 0.92 [0.65, 0.99] n=12`.
+    pub lines: Vec<String>,
 }
 
 impl JudgeProbes {
+    /// Whether no judge of the debate was ever probed.
+    pub fn none_found(&self) -> bool {
+        self.judges.iter().all(|judge| judge.latest.is_none())
+    }
+
     /// `judge.analyst · anthropic:claude… · probed 2026-05-01` and its
     /// figures, or that it was never probed: the lines both formats show.
     pub fn lines(&self) -> Vec<(String, Vec<String>)> {
         self.judges
             .iter()
-            .map(|(role, agent, latest)| match latest {
-                Some((date, figures)) => (
-                    format!("{role} · {agent} · probed {date}"),
-                    figures.clone(),
+            .map(|judge| match &judge.latest {
+                Some(latest) => (
+                    format!("{} · {} · probed {}", judge.role, judge.agent, latest.date),
+                    latest.lines.clone(),
                 ),
-                None => (format!("{role} · {agent} · not probed"), Vec::new()),
+                None => (
+                    format!("{} · {} · not probed", judge.role, judge.agent),
+                    Vec::new(),
+                ),
             })
             .collect()
     }

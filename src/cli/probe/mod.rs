@@ -233,7 +233,10 @@ fn judges(
                         Some(&resolved.model),
                         key.clone(),
                     )),
-                    resolved.family().map(|(family, _)| family).or(demo_family.clone()),
+                    resolved
+                        .family()
+                        .map(|(family, _)| family)
+                        .or(demo_family.clone()),
                     deadline,
                 ),
                 ProviderKind::Human => {
@@ -243,9 +246,8 @@ fn judges(
                     )));
                 }
                 _ => {
-                    let agent = factory::build(&resolved, &context).map_err(|error| {
-                        Stop::Usage(format!("{}: {error}", resolved.field))
-                    })?;
+                    let agent = factory::build(&resolved, &context)
+                        .map_err(|error| Stop::Usage(format!("{}: {error}", resolved.field)))?;
                     (agent, resolved.family().map(|(family, _)| family), deadline)
                 }
             }
@@ -501,14 +503,24 @@ async fn run_call(
                 ));
                 // Persist on collect: the answer is on disk before it is read.
                 if let Err(error) = folder.save_raw(&judge.role, &call.id, &output.text, None) {
-                    folder.log(&judge.role, &call.id, attempt, &format!("cannot save the answer: {error}"));
+                    folder.log(
+                        &judge.role,
+                        &call.id,
+                        attempt,
+                        &format!("cannot save the answer: {error}"),
+                    );
                     return Reading::NoAnswer {
                         reason: format!("the answer could not be saved: {error}"),
                     };
                 }
                 let reading = Reading::of(call, &output.text);
                 if let Reading::Malformed { reason } = &reading {
-                    folder.log(&judge.role, &call.id, attempt, &format!("malformed: {reason}"));
+                    folder.log(
+                        &judge.role,
+                        &call.id,
+                        attempt,
+                        &format!("malformed: {reason}"),
+                    );
                     let _ = folder.save_raw(&judge.role, &call.id, &output.text, Some(reason));
                 }
                 return reading;
@@ -522,10 +534,20 @@ async fn run_call(
         folder.log(&judge.role, &call.id, attempt, &failure);
         last_failure = failure;
         if attempt == 1 {
-            folder.log(&judge.role, &call.id, attempt, "retrying once with the same prompt");
+            folder.log(
+                &judge.role,
+                &call.id,
+                attempt,
+                "retrying once with the same prompt",
+            );
         }
     }
-    folder.log(&judge.role, &call.id, 2, "skipped: no answer after the retry");
+    folder.log(
+        &judge.role,
+        &call.id,
+        2,
+        "skipped: no answer after the retry",
+    );
     Reading::NoAnswer {
         reason: last_failure,
     }
@@ -534,7 +556,9 @@ async fn run_call(
 fn record_of(judge: &Judge, readings: &BTreeMap<String, Reading>, not_made: u32) -> JudgeRecord {
     let mut planned = BTreeMap::new();
     for call in &judge.calls {
-        *planned.entry(call.probe.as_str().to_string()).or_insert(0u32) += 1;
+        *planned
+            .entry(call.probe.as_str().to_string())
+            .or_insert(0u32) += 1;
     }
     for probe in probe::Probe::ALL {
         planned.entry(probe.as_str().to_string()).or_insert(0);
@@ -572,7 +596,11 @@ fn print_result(
         println!("{}", crate::text::terminal_safe_json(&json.to_string()));
     } else {
         let mut out = std::io::stdout().lock();
-        let _ = write!(out, "{}", crate::text::sanitize(&saved::summary(record, priced)));
+        let _ = write!(
+            out,
+            "{}",
+            crate::text::sanitize(&saved::summary(record, priced))
+        );
         let _ = writeln!(out, "Saved in {}", folder.path().display());
     }
     if let Some(stopped) = &record.stopped {
@@ -675,7 +703,10 @@ mod tests {
         assert_eq!(reading, Reading::Score { score: 7 });
         assert_eq!(agent.calls.load(Ordering::SeqCst), 2);
         let log = std::fs::read_to_string(folder.path().join("calls.log")).unwrap();
-        assert!(log.contains("judge.analyst/length-001-plain attempt 1: failed: refused call 1"), "{log}");
+        assert!(
+            log.contains("judge.analyst/length-001-plain attempt 1: failed: refused call 1"),
+            "{log}"
+        );
         assert!(log.contains("retrying once"), "{log}");
         // The usage is estimated from the text when the provider gives none.
         assert_eq!(ledger.calls().len(), 1);
@@ -693,11 +724,21 @@ mod tests {
         });
         let mut ledger = UsageLedger::default();
         let reading = run_call(&judge, &call(), &folder, &mut ledger).await;
-        assert!(matches!(&reading, Reading::NoAnswer { reason } if reason.contains("timed out")), "{reading:?}");
-        assert_eq!(agent.calls.load(Ordering::SeqCst), 2, "one retry, never a second");
+        assert!(
+            matches!(&reading, Reading::NoAnswer { reason } if reason.contains("timed out")),
+            "{reading:?}"
+        );
+        assert_eq!(
+            agent.calls.load(Ordering::SeqCst),
+            2,
+            "one retry, never a second"
+        );
         let log = std::fs::read_to_string(folder.path().join("calls.log")).unwrap();
         assert!(log.contains("skipped: no answer after the retry"), "{log}");
-        assert!(!folder.path().join("raw").exists(), "nothing answered, nothing saved");
+        assert!(
+            !folder.path().join("raw").exists(),
+            "nothing answered, nothing saved"
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::artifact::publish_within;
 use crate::protocol::probe::{self, FigureKind, ProbeRecord};
+use crate::share::LatestProbe;
 
 /// The largest `probe.json` read back, in bytes: far above any probe's
 /// (200 trials of five judges is under 200 KB).
@@ -181,7 +182,11 @@ pub fn markdown(record: &ProbeRecord, priced: bool) -> String {
     let mut out = String::from("# Judge probe\n\n");
     let _ = writeln!(out, "{}\n", headline(record));
     if let Some(stopped) = &record.stopped {
-        let _ = writeln!(out, "**Incomplete:** {}\n", crate::text::for_markdown(stopped));
+        let _ = writeln!(
+            out,
+            "**Incomplete:** {}\n",
+            crate::text::for_markdown(stopped)
+        );
     }
     let _ = writeln!(
         out,
@@ -192,7 +197,11 @@ pub fn markdown(record: &ProbeRecord, priced: bool) -> String {
         record.trials,
         record.seed,
         record.at,
-        if record.demo { ", the built-in scripted judges" } else { "" }
+        if record.demo {
+            ", the built-in scripted judges"
+        } else {
+            ""
+        }
     );
     for judge in &record.judges {
         let _ = writeln!(
@@ -280,7 +289,7 @@ fn read_record(path: &Path) -> Option<ProbeRecord> {
 /// same role is taken first (the `script` provider's judges share one
 /// name and differ by role), else any judge of that agent. An agent never
 /// probed has none.
-pub fn latest_of(root: &Path, judges: &[(String, String)]) -> Vec<Option<(String, Vec<String>)>> {
+pub fn latest_of(root: &Path, judges: &[(String, String)]) -> Vec<Option<LatestProbe>> {
     let probes = probes_in(root);
     judges
         .iter()
@@ -310,7 +319,10 @@ pub fn latest_of(root: &Path, judges: &[(String, String)]) -> Vec<Option<(String
                     .collect();
                 let date = record.at.get(..10).unwrap_or(&record.at);
                 let demo = if record.demo { " (demo)" } else { "" };
-                Some((format!("{date}{demo}"), lines))
+                Some(LatestProbe {
+                    date: format!("{date}{demo}"),
+                    lines,
+                })
             })
         })
         .collect()

@@ -107,7 +107,10 @@ fn item(rng: &mut SplitMix, index: u32) -> Item {
             let days = rng.between(3, 20);
             let end = DAYS[(start + days as usize) % 7];
             (
-                format!("If today is {}, what day is it in {days} days?", DAYS[start]),
+                format!(
+                    "If today is {}, what day is it in {days} days?",
+                    DAYS[start]
+                ),
                 format!("It is {end}"),
                 format!(
                     "A week has 7 days, so only the remainder of {days} ÷ 7 matters: {}; count {} days on from {}.",

@@ -228,13 +228,21 @@ pub fn plan(items: &[Item], kinship: Option<&Kinship>) -> Vec<ProbeCall> {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Reading {
     /// A pair's answer: 1 or 2, the position preferred.
-    Prefer { position: u8 },
-    Score { score: u8 },
+    Prefer {
+        position: u8,
+    },
+    Score {
+        score: u8,
+    },
     /// An answer that could not be read: kept on disk, marked, and left
     /// out of the figures.
-    Malformed { reason: String },
+    Malformed {
+        reason: String,
+    },
     /// No answer: the call and its one retry failed or timed out.
-    NoAnswer { reason: String },
+    NoAnswer {
+        reason: String,
+    },
 }
 
 impl Reading {
@@ -289,14 +297,8 @@ pub const METRICS: &[(&str, &str)] = &[
         "position.first",
         "of the pairs whose choice flipped, those that went to the answer read first",
     ),
-    (
-        "length",
-        "answers whose score padding did not raise",
-    ),
-    (
-        "length.raw",
-        "mean score of the padded answers (raw)",
-    ),
+    ("length", "answers whose score padding did not raise"),
+    ("length.raw", "mean score of the padded answers (raw)"),
     (
         "length.controlled",
         "mean score of the same answers without padding (length-controlled)",
@@ -444,9 +446,7 @@ pub fn figures(calls: &[ProbeCall], readings: &BTreeMap<String, Reading>) -> Vec
     };
     let pair_scores = |probe: Probe, a: Variant, b: Variant| -> Vec<(f64, f64)> {
         of(probe)
-            .filter_map(|variants| {
-                Some((variants.get(&a)?.score()?, variants.get(&b)?.score()?))
-            })
+            .filter_map(|variants| Some((variants.get(&a)?.score()?, variants.get(&b)?.score()?)))
             .collect()
     };
     const NONE_READ: &str = "no trial had every answer it compares read";
@@ -483,13 +483,24 @@ pub fn figures(calls: &[ProbeCall], readings: &BTreeMap<String, Reading>) -> Vec
 
     // Length.
     let length = pair_scores(Probe::Length, Variant::Plain, Variant::Padded);
-    let not_raised = length.iter().filter(|(plain, padded)| padded <= plain).count() as u32;
-    out.push(Figure::share("length", not_raised, length.len() as u32, NONE_READ));
+    let not_raised = length
+        .iter()
+        .filter(|(plain, padded)| padded <= plain)
+        .count() as u32;
+    out.push(Figure::share(
+        "length",
+        not_raised,
+        length.len() as u32,
+        NONE_READ,
+    ));
     let padded: Vec<f64> = length.iter().map(|(_, padded)| *padded).collect();
     let plain: Vec<f64> = length.iter().map(|(plain, _)| *plain).collect();
     out.push(Figure::points("length.raw", &padded, NONE_READ));
     out.push(Figure::points("length.controlled", &plain, NONE_READ));
-    let gains: Vec<f64> = length.iter().map(|(plain, padded)| padded - plain).collect();
+    let gains: Vec<f64> = length
+        .iter()
+        .map(|(plain, padded)| padded - plain)
+        .collect();
     out.push(Figure::points("length.gain", &gains, NONE_READ));
 
     // Self-preference, unblinded, and its blind control.
@@ -498,11 +509,22 @@ pub fn figures(calls: &[ProbeCall], readings: &BTreeMap<String, Reading>) -> Vec
     {
         const UNKNOWN: &str = "the judge's model family is unknown";
         out.push(Figure::not_measured("self", FigureKind::Share, UNKNOWN));
-        out.push(Figure::not_measured("self.gain", FigureKind::Points, UNKNOWN));
-        out.push(Figure::not_measured("self.blind", FigureKind::Points, UNKNOWN));
+        out.push(Figure::not_measured(
+            "self.gain",
+            FigureKind::Points,
+            UNKNOWN,
+        ));
+        out.push(Figure::not_measured(
+            "self.blind",
+            FigureKind::Points,
+            UNKNOWN,
+        ));
     } else {
         let attributed = pair_scores(Probe::SelfPreference, Variant::Own, Variant::Other);
-        let not_favoured = attributed.iter().filter(|(own, other)| own <= other).count() as u32;
+        let not_favoured = attributed
+            .iter()
+            .filter(|(own, other)| own <= other)
+            .count() as u32;
         out.push(Figure::share(
             "self",
             not_favoured,
@@ -519,7 +541,12 @@ pub fn figures(calls: &[ProbeCall], readings: &BTreeMap<String, Reading>) -> Vec
     // Leniency.
     let leniency = pair_scores(Probe::Leniency, Variant::Dummy, Variant::Real);
     let below = leniency.iter().filter(|(dummy, real)| dummy < real).count() as u32;
-    out.push(Figure::share("leniency", below, leniency.len() as u32, NONE_READ));
+    out.push(Figure::share(
+        "leniency",
+        below,
+        leniency.len() as u32,
+        NONE_READ,
+    ));
     let gaps: Vec<f64> = leniency.iter().map(|(dummy, real)| real - dummy).collect();
     out.push(Figure::points("leniency.gap", &gaps, NONE_READ));
     out
@@ -689,9 +716,10 @@ mod tests {
         assert_eq!(calls.len() as u32, 4 * CALLS_PER_TRIAL);
         let ids: std::collections::BTreeSet<_> = calls.iter().map(|c| c.id.clone()).collect();
         assert_eq!(ids.len(), calls.len(), "call ids are unique");
-        assert!(ids.iter().all(|id| id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-')));
+        assert!(
+            ids.iter()
+                .all(|id| id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        );
         // No family: self-preference is left out.
         assert_eq!(plan(&items, None).len() as u32, 4 * (CALLS_PER_TRIAL - 4));
         assert_ne!(kinship().own, kinship().other);
@@ -737,12 +765,21 @@ mod tests {
     fn jm_03_a_fair_judge_is_cleared() {
         let calls = plan(&material::generate(9, 12), Some(&kinship()));
         let score = |call: &ProbeCall| if call.variant == Variant::Dummy { 2 } else { 8 };
-        let prefer = |call: &ProbeCall| if call.variant == Variant::BetterFirst { 1 } else { 2 };
+        let prefer = |call: &ProbeCall| {
+            if call.variant == Variant::BetterFirst {
+                1
+            } else {
+                2
+            }
+        };
         let figures = figures(&calls, &judged(&calls, prefer, score));
         assert_eq!(figure(&figures, "position").estimate.unwrap().value, 1.0);
         assert!(figure(&figures, "position.first").estimate.is_none());
         assert_eq!(figure(&figures, "leniency").estimate.unwrap().value, 1.0);
-        assert_eq!(figure(&figures, "leniency.gap").estimate.unwrap().value, 6.0);
+        assert_eq!(
+            figure(&figures, "leniency.gap").estimate.unwrap().value,
+            6.0
+        );
         assert!(figures.iter().all(|f| f.bias().is_none()), "{figures:?}");
     }
 
@@ -754,11 +791,23 @@ mod tests {
             _ => 6,
         };
         let figures = figures(&calls, &judged(&calls, |_| 1, score));
-        assert_eq!(figure(&figures, "length.gain").bias(), Some("rewards padding"));
+        assert_eq!(
+            figure(&figures, "length.gain").bias(),
+            Some("rewards padding")
+        );
         assert_eq!(figure(&figures, "length.raw").estimate.unwrap().value, 9.0);
-        assert_eq!(figure(&figures, "length.controlled").estimate.unwrap().value, 6.0);
+        assert_eq!(
+            figure(&figures, "length.controlled")
+                .estimate
+                .unwrap()
+                .value,
+            6.0
+        );
         assert_eq!(figure(&figures, "length").estimate.unwrap().value, 0.0);
-        assert_eq!(figure(&figures, "self.gain").bias(), Some("favours its own family"));
+        assert_eq!(
+            figure(&figures, "self.gain").bias(),
+            Some("favours its own family")
+        );
         assert_eq!(figure(&figures, "self.blind").estimate.unwrap().value, 0.0);
         assert!(figure(&figures, "leniency.gap").bias().is_some());
     }
@@ -791,9 +840,21 @@ mod tests {
                 at: 0.8
             })
         );
-        assert!(Floor::parse("position").unwrap_err().contains("METRIC=SHARE"));
-        assert!(Floor::parse("colour=0.5").unwrap_err().contains("position, length, self, leniency"));
-        assert!(Floor::parse("length=1.5").unwrap_err().contains("from 0 to 1"));
+        assert!(
+            Floor::parse("position")
+                .unwrap_err()
+                .contains("METRIC=SHARE")
+        );
+        assert!(
+            Floor::parse("colour=0.5")
+                .unwrap_err()
+                .contains("position, length, self, leniency")
+        );
+        assert!(
+            Floor::parse("length=1.5")
+                .unwrap_err()
+                .contains("from 0 to 1")
+        );
         assert!(Floor::parse("length=nan").is_err());
 
         let calls = plan(&material::generate(9, 12), None);
@@ -811,9 +872,16 @@ mod tests {
         };
         let biased = record("judge.aesthete", |_| 1);
         let fair = record("judge.analyst", |call| {
-            if call.variant == Variant::BetterFirst { 1 } else { 2 }
+            if call.variant == Variant::BetterFirst {
+                1
+            } else {
+                2
+            }
         });
-        let floors = [Floor::parse("position=0.8").unwrap(), Floor::parse("self=0.9").unwrap()];
+        let floors = [
+            Floor::parse("position=0.8").unwrap(),
+            Floor::parse("self=0.9").unwrap(),
+        ];
         let found = breaches(&[fair, biased], &floors);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].role, "judge.aesthete");

@@ -44,7 +44,9 @@ pub fn score(question: &str, answer: &str, author: Option<&str>) -> String {
 /// and surrounding space taken off.
 fn tagged<'a>(text: &'a str, key: &'a str) -> impl Iterator<Item = String> + 'a {
     text.lines().rev().filter_map(move |line| {
-        let line = line.trim().trim_matches(|c| c == '*' || c == '_' || c == '`');
+        let line = line
+            .trim()
+            .trim_matches(|c| c == '*' || c == '_' || c == '`');
         let (head, value) = line.split_once(':')?;
         let head = head.trim().trim_matches(|c| c == '*' || c == '_');
         head.eq_ignore_ascii_case(key).then(|| {
@@ -100,7 +102,10 @@ mod tests {
     fn jm_05_answers_are_read_from_their_last_tagged_line() {
         assert_eq!(read_preference("I think 2 is better.\nPREFER: 2"), Ok(2));
         assert_eq!(read_preference("**PREFER: 1**"), Ok(1));
-        assert_eq!(read_preference("PREFER: 2\nOn reflection:\nprefer: 1."), Ok(1));
+        assert_eq!(
+            read_preference("PREFER: 2\nOn reflection:\nprefer: 1."),
+            Ok(1)
+        );
         assert!(read_preference("Answer 1 is better.").is_err());
         assert!(read_preference("PREFER: both").is_err());
         assert_eq!(read_score("Reasoning…\nSCORE: 7"), Ok(7));

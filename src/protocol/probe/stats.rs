@@ -107,7 +107,10 @@ mod tests {
     fn jm_01_wilson_matches_known_intervals() {
         // 8 of 10: (0.4902, 0.9433), as R's prop.test(correct = FALSE).
         let e = wilson(8, 10).unwrap();
-        assert!(close(e.value, 0.8) && close(e.low, 0.4902) && close(e.high, 0.9433), "{e:?}");
+        assert!(
+            close(e.value, 0.8) && close(e.low, 0.4902) && close(e.high, 0.9433),
+            "{e:?}"
+        );
         // 0 of 10: (0, 0.2775); 10 of 10: (0.7225, 1).
         let none = wilson(0, 10).unwrap();
         assert!(close(none.low, 0.0) && close(none.high, 0.2775), "{none:?}");
@@ -115,7 +118,10 @@ mod tests {
         assert!(close(all.low, 0.7225) && close(all.high, 1.0), "{all:?}");
         // 50 of 100: (0.4038, 0.5962).
         let half = wilson(50, 100).unwrap();
-        assert!(close(half.low, 0.4038) && close(half.high, 0.5962), "{half:?}");
+        assert!(
+            close(half.low, 0.4038) && close(half.high, 0.5962),
+            "{half:?}"
+        );
         assert_eq!(wilson(0, 0), None);
         assert_eq!(wilson(3, 2), None);
     }
@@ -124,7 +130,10 @@ mod tests {
     fn jm_01_t_interval_matches_known_values() {
         // 1..=5: mean 3, sd 1.5811, t(4) = 2.776 → (1.0368, 4.9632).
         let e = mean_t(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
-        assert!(close(e.value, 3.0) && close(e.low, 1.0368) && close(e.high, 4.9632), "{e:?}");
+        assert!(
+            close(e.value, 3.0) && close(e.low, 1.0368) && close(e.high, 4.9632),
+            "{e:?}"
+        );
         assert_eq!(e.count, 5);
         // No spread: the interval is the point.
         let flat = mean_t(&[2.0, 2.0, 2.0]).unwrap();
