@@ -153,12 +153,14 @@ fn jm_06_bad_input_is_refused_naming_its_flag_and_nothing_is_written() {
         (&["--fail-under", "position=2"], "--fail-under"),
         (&["--timeout", "0"], "--timeout"),
         (&["--agent", "critic=script"], "--agent"),
+        (&["--agent", "debugger.*=script"], "--agent"),
+        (&["--demo", "--agent", "judge.*=script"], "--agent"),
         (&["--config", config.to_str().unwrap()], "bad.yaml"),
     ];
     for (args, named) in cases {
         let mut all = vec!["--demo"];
         all.extend(*args);
-        if args[0] == "--agent" || args[0] == "--config" {
+        if matches!(args[0], "--agent" | "--config" | "--demo") {
             all.remove(0);
         }
         let ran = probe(&sandbox, &all);
@@ -194,7 +196,7 @@ fn jm_07_the_forecast_comes_first_and_alone_with_forecast() {
     ran.assert_code(0);
     assert!(
         ran.stderr
-            .starts_with("quorum probe: 3 judges, 1 questions each"),
+            .starts_with("quorum probe: 3 judges, 1 question each"),
         "{}",
         ran.stderr
     );

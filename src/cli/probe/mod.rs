@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -183,8 +183,14 @@ fn judges(
     let loaded = config::load(args.config.as_deref(), &registry::Registered)?;
     let agent_flags = parse_agent_flags(&args.agents, &registry::Registered)?;
     let slots = panel_slots(args.high_stakes);
+    if args.demo && !args.agents.is_empty() {
+        return Err(Stop::Usage(
+            "--agent: --demo probes the built-in scripted judges; drop --agent, or drop --demo to probe the judges it names"
+                .to_string(),
+        ));
+    }
     for role in agent_flags.keys() {
-        if !slots.contains(role) && !role.ends_with(".*") && role != "default" {
+        if !slots.contains(role) && role != "judge.*" && role != "default" {
             return Err(Stop::Usage(format!(
                 "--agent: `{role}` is not a judge quorum probe seats; it probes {}",
                 slots.join(", ")
@@ -275,6 +281,7 @@ fn judges(
 fn ledger_of(judges: &[Judge], budget: Budget, demo: bool) -> Result<UsageLedger, Stop> {
     let mut prices = BTreeMap::new();
     let mut unpriced = Vec::new();
+    let mut demo_priced = Vec::new();
     for judge in judges {
         match judge.price {
             Some(price) => {
@@ -283,6 +290,7 @@ fn ledger_of(judges: &[Judge], budget: Budget, demo: bool) -> Result<UsageLedger
             None if demo || judge.label.starts_with("script:") => {
                 if budget.usd.is_some() {
                     prices.insert(judge.label.clone(), super::prepare::DEMO_PRICE);
+                    demo_priced.push(judge.label.clone());
                 }
             }
             None => unpriced.push(judge.label.clone()),
@@ -295,6 +303,13 @@ fn ledger_of(judges: &[Judge], budget: Budget, demo: bool) -> Result<UsageLedger
              (add it to `prices:` in the configuration, or use --budget-tokens)",
             unpriced.join(", ")
         )));
+    }
+    if !demo_priced.is_empty() {
+        let price = super::prepare::DEMO_PRICE;
+        eprintln!(
+            "quorum probe: the scripted judges are priced at a made-up ${} per million tokens in and ${} out, for the budget",
+            price.input, price.output
+        );
     }
     Ok(UsageLedger::priced(prices))
 }
@@ -335,12 +350,13 @@ async fn probe_judges(args: &ProbeArgs, env: &dyn Environment) -> Result<ExitCod
     let (judges, loaded) = judges(args, env, &items)?;
     super::prepare::watch_keys(&loaded);
     let budget = args.budget.limit();
-    let mut ledger = ledger_of(&judges, budget, args.demo)?;
+    let ledger = ledger_of(&judges, budget, args.demo)?;
     let priced = !ledger.prices().is_empty();
     let forecast = forecast_of(&judges, &ledger);
     let forecast_line = format!(
-        "quorum probe: {} judges, {trials} questions each (seed {seed}): {}{}",
+        "quorum probe: {} judges, {} each (seed {seed}): {}{}",
         judges.len(),
+        crate::words::counted(trials as usize, "question", "questions"),
         forecast.describe(priced),
         match forecast.unpriced {
             n if n > 0 && priced => format!(" ({n} calls without a configured price)"),
@@ -384,47 +400,29 @@ async fn probe_judges(args: &ProbeArgs, env: &dyn Environment) -> Result<ExitCod
     let started = chrono::Utc::now();
     let folder = saved::ProbeFolder::create(&args.out, started, seed)
         .map_err(|error| Stop::Failed(format!("cannot create the probe's folder: {error}")))?;
-    let mut stopped = None;
-    let mut records = Vec::new();
-    for judge in &judges {
-        eprintln!(
-            "quorum probe: {} ({}): {} calls",
-            judge.role,
-            crate::text::for_stderr(&judge.label),
-            judge.calls.len()
-        );
-        let mut readings = BTreeMap::new();
-        let mut not_made = 0u32;
-        for call in &judge.calls {
-            if stopped.is_some() {
-                not_made += 1;
-                continue;
-            }
-            let next = Forecast::with_output(
-                &[PlannedCall {
-                    role: &judge.role,
-                    agent: &judge.label,
-                    prompt_chars: call.prompt.len(),
-                }],
-                &ledger,
-                |role| expected_output(role, &ledger),
-            );
-            let committed = Spend::of(&ledger) + next.spend();
-            if !budget.crossed_by(committed).is_empty() {
-                stopped = Some(format!(
-                    "stopped before a call that would cross the budget {}: spent {}, the next call ≈ {}",
-                    budget.describe(),
-                    Spend::of(&ledger).describe(priced),
-                    next.spend().describe(priced)
-                ));
-                not_made += 1;
-                continue;
-            }
-            let reading = run_call(judge, call, &folder, &mut ledger).await;
-            readings.insert(call.id.clone(), reading);
-        }
-        records.push(record_of(judge, &readings, not_made));
-    }
+    let spending = Spending {
+        ledger: Mutex::new(ledger),
+        reserved: Mutex::new(Spend::default()),
+        stopped: Mutex::new(None),
+        budget,
+        priced,
+    };
+    // The judges are probed side by side, each one call at a time.
+    let records = futures::future::join_all(
+        judges
+            .iter()
+            .map(|judge| probe_one(judge, &folder, &spending)),
+    )
+    .await;
+    let Spending {
+        ledger, stopped, ..
+    } = spending;
+    let ledger = ledger
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let stopped = stopped
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
 
     let record = ProbeRecord {
         version: probe::RECORD_VERSION,
@@ -455,13 +453,101 @@ async fn probe_judges(args: &ProbeArgs, env: &dyn Environment) -> Result<ExitCod
     Ok(ExitCode::from(code))
 }
 
+/// What the judges probed side by side share: the spend, the forecasts of
+/// the calls running now, and why the probe stopped, once it has.
+struct Spending {
+    ledger: Mutex<UsageLedger>,
+    /// The forecast of every call running now: counted against the budget
+    /// with what was spent, so that judges in parallel cannot cross it
+    /// together.
+    reserved: Mutex<Spend>,
+    stopped: Mutex<Option<String>>,
+    budget: Budget,
+    priced: bool,
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Nothing panics while holding these locks; a poisoned one still
+    // holds consistent figures.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Spending {
+    /// Reserves the forecast of `call` of `judge` when it fits in the
+    /// budget with everything spent and reserved; otherwise records why the
+    /// probe stops and returns none.
+    fn reserve(&self, judge: &Judge, call: &ProbeCall) -> Option<Spend> {
+        let ledger = locked(&self.ledger);
+        let next = Forecast::with_output(
+            &[PlannedCall {
+                role: &judge.role,
+                agent: &judge.label,
+                prompt_chars: call.prompt.len(),
+            }],
+            &ledger,
+            |role| expected_output(role, &ledger),
+        )
+        .spend();
+        let mut reserved = locked(&self.reserved);
+        let spent = Spend::of(&ledger);
+        if !self.budget.crossed_by(spent + *reserved + next).is_empty() {
+            locked(&self.stopped).get_or_insert_with(|| {
+                format!(
+                    "stopped before a call that would cross the budget {}: spent {}, the next call ≈ {}",
+                    self.budget.describe(),
+                    spent.describe(self.priced),
+                    next.describe(self.priced)
+                )
+            });
+            return None;
+        }
+        *reserved = *reserved + next;
+        Some(next)
+    }
+
+    fn release(&self, reservation: Spend) {
+        let mut reserved = locked(&self.reserved);
+        reserved.usd = (reserved.usd - reservation.usd).max(0.0);
+        reserved.tokens = reserved.tokens.saturating_sub(reservation.tokens);
+    }
+}
+
+/// Every call of one judge, one at a time, until the budget stops the
+/// probe.
+async fn probe_one(judge: &Judge, folder: &saved::ProbeFolder, spending: &Spending) -> JudgeRecord {
+    eprintln!(
+        "quorum probe: {} ({}): {} calls",
+        judge.role,
+        crate::text::for_stderr(&judge.label),
+        judge.calls.len()
+    );
+    let mut readings = BTreeMap::new();
+    let mut not_made = 0u32;
+    for call in &judge.calls {
+        if locked(&spending.stopped).is_some() {
+            not_made += 1;
+            continue;
+        }
+        let Some(reservation) = spending.reserve(judge, call) else {
+            not_made += 1;
+            continue;
+        };
+        let reading = run_call(judge, call, folder, &spending.ledger).await;
+        spending.release(reservation);
+        readings.insert(call.id.clone(), reading);
+    }
+    record_of(judge, &readings, not_made)
+}
+
 /// One call under its deadline, retried once after a failure or a
 /// timeout, then skipped; its answer saved before it is read.
 async fn run_call(
     judge: &Judge,
     call: &ProbeCall,
     folder: &saved::ProbeFolder,
-    ledger: &mut UsageLedger,
+    ledger: &Mutex<UsageLedger>,
 ) -> Reading {
     let mut last_failure = String::new();
     for attempt in 1..=2u32 {
@@ -489,18 +575,22 @@ async fn run_call(
                             .div_ceil(crate::protocol::budget::CHARS_PER_TOKEN),
                     })
                 });
-                ledger.record(CallUsage::new(
-                    &format!("{}/{}", judge.role, call.id),
-                    &judge.role,
-                    &judge.label,
-                    Measured {
-                        usage,
-                        estimated,
-                        ttft_ms: None,
-                        elapsed_ms,
-                    },
-                    ledger.price_of(&judge.label).copied().as_ref(),
-                ));
+                {
+                    let mut ledger = locked(ledger);
+                    let price = ledger.price_of(&judge.label).copied();
+                    ledger.record(CallUsage::new(
+                        &format!("{}/{}", judge.role, call.id),
+                        &judge.role,
+                        &judge.label,
+                        Measured {
+                            usage,
+                            estimated,
+                            ttft_ms: None,
+                            elapsed_ms,
+                        },
+                        price.as_ref(),
+                    ));
+                }
                 // Persist on collect: the answer is on disk before it is read.
                 if let Err(error) = folder.save_raw(&judge.role, &call.id, &output.text, None) {
                     folder.log(
@@ -698,8 +788,8 @@ mod tests {
             hangs: false,
             calls: AtomicU32::new(0),
         });
-        let mut ledger = UsageLedger::default();
-        let reading = run_call(&judge, &call(), &folder, &mut ledger).await;
+        let ledger = Mutex::new(UsageLedger::default());
+        let reading = run_call(&judge, &call(), &folder, &ledger).await;
         assert_eq!(reading, Reading::Score { score: 7 });
         assert_eq!(agent.calls.load(Ordering::SeqCst), 2);
         let log = std::fs::read_to_string(folder.path().join("calls.log")).unwrap();
@@ -709,6 +799,7 @@ mod tests {
         );
         assert!(log.contains("retrying once"), "{log}");
         // The usage is estimated from the text when the provider gives none.
+        let ledger = ledger.into_inner().unwrap();
         assert_eq!(ledger.calls().len(), 1);
         assert!(ledger.calls()[0].estimated);
     }
@@ -722,8 +813,8 @@ mod tests {
             hangs: true,
             calls: AtomicU32::new(0),
         });
-        let mut ledger = UsageLedger::default();
-        let reading = run_call(&judge, &call(), &folder, &mut ledger).await;
+        let ledger = Mutex::new(UsageLedger::default());
+        let reading = run_call(&judge, &call(), &folder, &ledger).await;
         assert!(
             matches!(&reading, Reading::NoAnswer { reason } if reason.contains("timed out")),
             "{reading:?}"
@@ -752,8 +843,8 @@ mod tests {
             hangs: false,
             calls: AtomicU32::new(0),
         });
-        let mut ledger = UsageLedger::default();
-        let reading = run_call(&judge, &call(), &folder, &mut ledger).await;
+        let ledger = Mutex::new(UsageLedger::default());
+        let reading = run_call(&judge, &call(), &folder, &ledger).await;
         assert!(
             matches!(&reading, Reading::NoAnswer { reason } if reason.contains("could not be saved")),
             "an answer is read only once it is on disk: {reading:?}"
