@@ -426,6 +426,25 @@ fn jm_08_doctor_and_report_show_the_latest_probe_of_the_judges() {
         "{}",
         shown.stdout
     );
+    let page = sandbox.quorum(&["report", debate.to_str().unwrap(), "-o", "-"], &[]);
+    page.assert_code(0);
+    assert!(
+        page.stdout.contains("<section id=\"probes\">"),
+        "{}",
+        page.stdout
+    );
+    // Each slot its own probe: the script provider's judges share a name.
+    assert!(
+        page.stdout
+            .contains("judge.aesthete · script:scripted · probed 20"),
+        "{}",
+        page.stdout
+    );
+    assert!(
+        page.stdout.contains("prefers the answer it reads first"),
+        "{}",
+        page.stdout
+    );
     assert!(
         shown
             .stdout
