@@ -373,6 +373,10 @@ impl Figure {
     /// count can prove*).
     pub fn bias(&self) -> Option<&'static str> {
         let estimate = self.estimate?;
+        if !(estimate.low.is_finite() && estimate.high.is_finite()) {
+            // One trial: no interval, so no claim either way.
+            return None;
+        }
         match self.metric.as_str() {
             "position.first" if estimate.low > 0.5 => Some("prefers the answer it reads first"),
             "position.first" if estimate.high < 0.5 => Some("prefers the answer it reads second"),
@@ -810,6 +814,26 @@ mod tests {
         );
         assert_eq!(figure(&figures, "self.blind").estimate.unwrap().value, 0.0);
         assert!(figure(&figures, "leniency.gap").bias().is_some());
+    }
+
+    #[test]
+    fn jm_03_one_trial_has_no_interval_and_so_claims_no_bias() {
+        let calls = plan(&material::generate(9, 1), Some(&kinship()));
+        let figures = figures(&calls, &judged(&calls, |_| 1, |_| 5));
+        let gap = figure(&figures, "leniency.gap");
+        assert_eq!(gap.estimate.unwrap().count, 1);
+        assert!(
+            gap.shown().contains("no interval from one"),
+            "{}",
+            gap.shown()
+        );
+        assert_eq!(gap.bias(), None);
+        // The shares still have Wilson's interval, and position.first its claim.
+        assert_eq!(
+            figure(&figures, "position.first").bias(),
+            None,
+            "1 of 1 flipped: [0.21, 1.00] holds 0.5"
+        );
     }
 
     #[test]
