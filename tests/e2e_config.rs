@@ -721,10 +721,14 @@ fn doctor_shows_each_roles_family_and_the_recusals_it_would_cause() {
     ] {
         assert!(role_line(report, slot).contains(family), "{slot}: {report}");
     }
+    // The Recusal section, up to the judge probes that follow it.
     let recusal = report
         .split("\nRecusal\n")
         .nth(1)
-        .unwrap_or_else(|| panic!("no Recusal section:\n{report}"));
+        .unwrap_or_else(|| panic!("no Recusal section:\n{report}"))
+        .split("\nJudge probes")
+        .next()
+        .unwrap_or_default();
     assert!(
         recusal.contains(
             "judge.analyst shares the proposer's model family (anthropic) in the decision review (architecture, comparative)"

@@ -38,6 +38,7 @@ mod e2e_engine_usage;
 mod e2e_lenient;
 mod e2e_open;
 mod e2e_plan;
+mod e2e_probe;
 mod e2e_providers;
 mod e2e_quick;
 mod e2e_rca;

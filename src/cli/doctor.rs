@@ -24,7 +24,7 @@ use crate::config::resolve::{
 use crate::config::{self, LoadedConfig, ProviderKind};
 use crate::protocol::fairness::Family;
 use crate::protocol::registry;
-use crate::spec::{self, DebateSpec};
+use crate::spec;
 use crate::text::sanitize;
 
 use super::{DoctorArgs, EXIT_USAGE};
@@ -107,7 +107,15 @@ async fn report(
         out.push_str(&format!("      {line}\n"));
     }
 
-    out.push_str(&roles_section(&agent_flags, spec.as_ref(), &loaded, env));
+    let no_agents = Default::default();
+    let resolver = Resolver::new(Sources {
+        flags: &agent_flags,
+        spec: spec.as_ref().map_or(&no_agents, |spec| &spec.agents),
+        config: &loaded,
+        env,
+    });
+    out.push_str(&roles_section(&resolver));
+    out.push_str(&probe_section(&resolver, &args.probes));
     out.push_str(&terminal_section(env));
     out.push_str(&mcp_section(env, find_program("quorum").is_some()));
     out.push_str(&format!(
@@ -339,19 +347,7 @@ fn defaults_of(slot: &str, variants: &[Variant]) -> Vec<(String, Vec<String>)> {
     leads
 }
 
-fn roles_section(
-    agent_flags: &std::collections::BTreeMap<String, config::AgentChoice>,
-    spec: Option<&DebateSpec>,
-    loaded: &LoadedConfig,
-    env: &dyn Environment,
-) -> String {
-    let no_agents = Default::default();
-    let resolver = Resolver::new(Sources {
-        flags: agent_flags,
-        spec: spec.map_or(&no_agents, |spec| &spec.agents),
-        config: loaded,
-        env,
-    });
+fn roles_section(resolver: &Resolver<'_>) -> String {
     let variants = variants();
     let resolved_line = |slot: &str| match resolver.resolve(slot) {
         Ok(resolved) => {
@@ -408,7 +404,41 @@ fn roles_section(
             ));
         }
     }
-    out.push_str(&kinship_section(&resolver, &variants));
+    out.push_str(&kinship_section(resolver, &variants));
+    out
+}
+
+/// The latest `quorum probe` of each judge a decision review would seat
+/// (the high-stakes panel included), by its `provider:model`: one line a
+/// figure, with the probe's date; or that none was run.
+fn probe_section(resolver: &Resolver<'_>, probes: &Path) -> String {
+    let mut judges: Vec<(String, String)> = Vec::new();
+    for slot in super::probe::panel_slots(true) {
+        if let Ok(resolved) = resolver.resolve(&slot) {
+            judges.push((slot, resolved.label()));
+        }
+    }
+    let mut out = format!(
+        "\nJudge probes (latest `quorum probe` in {})\n",
+        probes.display()
+    );
+    let latest = super::probe::saved::latest_of(probes, &judges);
+    for ((slot, agent), found) in judges.iter().zip(latest) {
+        match found {
+            None => out.push_str(&format!(
+                "  {slot:<18} {agent}: not probed yet (`quorum probe`)\n"
+            )),
+            Some(latest) => {
+                out.push_str(&format!("  {slot:<18} {agent}: probed {}\n", latest.date));
+                for line in latest.lines {
+                    out.push_str(&format!("  {:<18}   {line}\n", ""));
+                }
+            }
+        }
+    }
+    if judges.is_empty() {
+        out.push_str("  no judge resolves to an agent\n");
+    }
     out
 }
 
@@ -571,6 +601,21 @@ fn mcp_section(env: &dyn Environment, on_path: bool) -> String {
 mod tests {
     use super::*;
 
+    /// The roles section as `quorum doctor` shows it for `flags`.
+    fn roles_for(
+        flags: &std::collections::BTreeMap<String, config::AgentChoice>,
+        loaded: &LoadedConfig,
+        env: &dyn Environment,
+    ) -> String {
+        let no_agents = Default::default();
+        roles_section(&Resolver::new(Sources {
+            flags,
+            spec: &no_agents,
+            config: loaded,
+            env,
+        }))
+    }
+
     /// Issue 54: the doctor says whether each client knows `quorum mcp`,
     /// with the line that adds it where it does not.
     #[test]
@@ -665,7 +710,7 @@ mod tests {
         )
         .unwrap();
         let env = std::collections::BTreeMap::<String, String>::new();
-        let report = roles_section(&flags, None, &loaded, &env);
+        let report = roles_for(&flags, &loaded, &env);
         let synthesizer = report
             .split("  synthesizer ")
             .nth(1)
@@ -686,7 +731,7 @@ mod tests {
             &crate::protocol::registry::Registered,
         )
         .unwrap();
-        let report = roles_section(&flags, None, &loaded, &env);
+        let report = roles_for(&flags, &loaded, &env);
         let line = report
             .lines()
             .find(|line| line.trim_start().starts_with("synthesizer "))

@@ -21,6 +21,7 @@ mod mcp;
 mod notes;
 mod open;
 mod prepare;
+mod probe;
 mod replay;
 mod report_cmd;
 mod resume;
@@ -43,6 +44,16 @@ use crate::protocol::kind::FlagValue;
 
 pub use commands::{Invocation, command, parse_from, register};
 pub use prepare::{DEMO_SPEC_NAME, Prepared, Rebuilt, Source, prepare, rebuild};
+
+/// What `quorum probe --help` adds: the metrics and the exit codes.
+const PROBE_HELP: &str = "\
+Metrics for --fail-under (each a share from 0 to 1, higher is better):
+  position  pairs whose preferred answer survived the swap of their order
+  length    answers whose score padding did not raise
+  self      answers not scored higher when named as the judge's own family's
+  leniency  content-free answers scored below a real answer
+Exit codes: 0 done, 1 no answer at all, 2 bad input, 9 stopped at the budget,
+10 a figure under its --fail-under floor";
 
 /// Exit codes, shown in `--help` and the README.
 pub const EXIT_CODES: &str = crate::protocol::EXIT_CODE_TABLE;
@@ -134,6 +145,11 @@ pub enum Command {
     /// each role would get, and the terminal (exit 2 when no provider is usable)
     #[command(display_order = 25)]
     Doctor(DoctorArgs),
+    /// Test the judges a decision review would seat on generated material:
+    /// position, length, self-preference and leniency, each figure with its
+    /// count and 95% interval; saved, and shown in `doctor` and reports
+    #[command(display_order = 25, after_help = PROBE_HELP)]
+    Probe(probe::ProbeArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) on stdout
     #[command(display_order = 26)]
     Completions(CompletionsArgs),
@@ -313,6 +329,9 @@ pub struct DoctorArgs {
     /// A spec file whose `agents:` to take into account
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
+    /// Where `quorum probe` saved its probes (their latest is shown)
+    #[arg(long, value_name = "DIR", default_value = probe::DEFAULT_PROBES_DIR)]
+    pub probes: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -469,6 +488,10 @@ pub struct ReportArgs {
     /// folder); `-` prints it
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Where `quorum probe` saved its probes (default: `probes` beside the
+    /// debate's artifact root, `.sisyphus/probes` for `.sisyphus/debates/…`)
+    #[arg(long, value_name = "DIR")]
+    pub probes: Option<PathBuf>,
 }
 
 /// What `quorum report` writes.
@@ -641,6 +664,7 @@ pub async fn run(invocation: Invocation) -> ExitCode {
         Invocation::Builtin(Command::Fork(args)) => fork::run(args).await,
         Invocation::Builtin(Command::Compare(args)) => compare::run(&args),
         Invocation::Builtin(Command::Doctor(args)) => doctor::run(args).await,
+        Invocation::Builtin(Command::Probe(args)) => probe::run(args).await,
         Invocation::Builtin(Command::Completions(args)) => {
             commands::print_completions(args.shell);
             ExitCode::SUCCESS

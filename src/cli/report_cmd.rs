@@ -47,6 +47,7 @@ fn write(args: &ReportArgs) -> Result<ExitCode, Failure> {
         report.handed_from_command =
             super::shell_command(&["quorum", "report", &origin.source.display().to_string()]);
     }
+    report.judge_probes = Some(judge_probes(args, &report));
     let (text, name) = match args.format {
         ReportFormat::Html => (html::render(&report), "report.html"),
         ReportFormat::Md => (markdown::render(&report), "report.md"),
@@ -140,5 +141,37 @@ pub(super) fn write_output(path: &Path, contents: &[u8]) -> Result<(), Failure> 
                 .map_err(|in_place| cannot(&in_place))
         }
         Err(error) => Err(cannot(&error)),
+    }
+}
+
+/// The latest probe of each of the debate's judges (its role slots
+/// `judge.*`), looked for in `--probes` or in `probes` beside the
+/// debate's artifact root.
+fn judge_probes(args: &ReportArgs, report: &Report) -> crate::share::JudgeProbes {
+    let root = args.probes.clone().unwrap_or_else(|| {
+        let dir = std::path::absolute(&args.dir).unwrap_or_else(|_| args.dir.clone());
+        dir.parent()
+            .and_then(Path::parent)
+            .map(|above| above.join("probes"))
+            .unwrap_or_else(|| Path::new(super::probe::DEFAULT_PROBES_DIR).to_path_buf())
+    });
+    let judges: Vec<(String, String)> = report
+        .roles
+        .iter()
+        .filter(|role| role.slot.starts_with("judge."))
+        .map(|role| (role.slot.clone(), role.agent.clone()))
+        .collect();
+    let latest = super::probe::saved::latest_of(&root, &judges);
+    crate::share::JudgeProbes {
+        root: root.display().to_string(),
+        judges: judges
+            .into_iter()
+            .zip(latest)
+            .map(|((role, agent), latest)| crate::share::ProbedJudge {
+                role,
+                agent,
+                latest,
+            })
+            .collect(),
     }
 }

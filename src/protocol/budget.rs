@@ -195,10 +195,21 @@ impl Forecast {
     /// The forecast of `calls`, with output sizes from the answers in
     /// `ledger` and prices from its table.
     pub fn of(calls: &[PlannedCall<'_>], ledger: &UsageLedger) -> Forecast {
+        Forecast::with_output(calls, ledger, |role| expected_output(role, ledger))
+    }
+
+    /// The forecast of `calls` with each call's output tokens from
+    /// `output` (by role), and prices from `ledger`'s table: for calls
+    /// whose answers are known to be short (`quorum probe`'s one line).
+    pub fn with_output(
+        calls: &[PlannedCall<'_>],
+        ledger: &UsageLedger,
+        output: impl Fn(&str) -> u64,
+    ) -> Forecast {
         let mut forecast = Forecast::default();
         for call in calls {
             let input = (call.prompt_chars as u64).div_ceil(CHARS_PER_TOKEN);
-            let output = expected_output(call.role, ledger);
+            let output = output(call.role);
             forecast.calls += 1;
             forecast.input_tokens += input;
             forecast.output_tokens += output;

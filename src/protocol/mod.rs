@@ -42,6 +42,7 @@ pub mod moderated;
 pub mod outcome;
 pub mod payoff;
 pub mod plan;
+pub mod probe;
 pub mod quick;
 pub mod rca;
 pub mod reading;
@@ -68,8 +69,8 @@ pub use debate::{
     Stage, parses,
 };
 pub use outcome::{
-    EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_USAGE, ItemDecision, ItemWords, Outcome, Tone,
-    Verdict,
+    EXIT_BUDGET, EXIT_CODE_TABLE, EXIT_FAILED, EXIT_PROBE_FLOOR, EXIT_USAGE, ItemDecision,
+    ItemWords, Outcome, Tone, Verdict,
 };
 pub use reading::{ByItem, ItemReading};
 pub use unread::Unread;

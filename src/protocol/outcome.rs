@@ -118,6 +118,8 @@ pub const EXIT_USAGE: i32 = 2;
 /// Exit code of a run stopped before a step that would cross its budget;
 /// `quorum resume DIR --budget X` continues it.
 pub const EXIT_BUDGET: i32 = 9;
+/// `quorum probe`: a judge's figure fell under its `--fail-under` floor.
+pub const EXIT_PROBE_FLOOR: i32 = 10;
 
 /// The exit-code table, as `--help` and the README show it.
 pub const EXIT_CODE_TABLE: &str = "\
@@ -131,7 +133,8 @@ Exit codes:
   6  CONCERNS
   7  FAIL
   8  UNPROVEN (a root-cause analysis that proved no single root cause)
-  9  stopped before a step that would cross the budget (--budget, --budget-tokens); quorum resume DIR --budget X continues";
+  9  stopped before a step that would cross the budget (--budget, --budget-tokens); quorum resume DIR --budget X continues
+ 10  quorum probe: a judge's figure fell under its --fail-under floor";
 
 /// How a debate ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -187,6 +187,30 @@ pub fn render(report: &Report) -> String {
         }
         out.push_str("</ul>\n</section>\n");
     }
+    if let Some(probes) = &report.judge_probes {
+        out.push_str("<section id=\"probes\">\n<h2>The judges, probed</h2>\n");
+        if probes.none_found() {
+            out.push_str(&format!(
+                "<p>No <code>quorum probe</code> of this debate's judges was found in {}.</p>\n",
+                escape(&probes.root)
+            ));
+        } else {
+            out.push_str("<ul>\n");
+            for (head, figures) in probes.lines() {
+                out.push_str(&format!("<li>{}", escape(&head)));
+                if !figures.is_empty() {
+                    out.push_str("<ul>");
+                    for figure in figures {
+                        out.push_str(&format!("<li>{}</li>", escape(&figure)));
+                    }
+                    out.push_str("</ul>");
+                }
+                out.push_str("</li>\n");
+            }
+            out.push_str("</ul>\n");
+        }
+        out.push_str("</section>\n");
+    }
     if !report.open_questions.is_empty() {
         out.push_str("<section id=\"open\">\n<h2>Still to find out</h2>\n<ul>\n");
         for question in &report.open_questions {

@@ -285,6 +285,23 @@ pub fn render(report: &Report) -> String {
         }
         out.push('\n');
     }
+    if let Some(probes) = &report.judge_probes {
+        out.push_str("## The judges, probed\n\n");
+        if probes.none_found() {
+            out.push_str(&format!(
+                "No `quorum probe` of this debate's judges was found in {}.\n\n",
+                cell(&probes.root)
+            ));
+        } else {
+            for (head, figures) in probes.lines() {
+                out.push_str(&format!("- {}\n", cell(&head)));
+                for figure in figures {
+                    out.push_str(&format!("  - {}\n", cell(&figure)));
+                }
+            }
+            out.push('\n');
+        }
+    }
     if !report.open_questions.is_empty() {
         out.push_str("## Still to find out\n\n");
         for question in &report.open_questions {

@@ -71,6 +71,62 @@ pub struct Report {
     /// one line each, read from the debate's `evidence.yaml`; empty when
     /// it checked none.
     pub evidence: Vec<(String, Vec<String>)>,
+    /// The latest `quorum probe` of each of the debate's judges, when the
+    /// CLI looked for one.
+    pub judge_probes: Option<JudgeProbes>,
+}
+
+/// What `quorum probe` last found about a debate's judges (issue 55).
+#[derive(Clone, Debug, Default)]
+pub struct JudgeProbes {
+    /// The folder the probes were looked for in.
+    pub root: String,
+    pub judges: Vec<ProbedJudge>,
+}
+
+/// One judge of the debate and its latest probe.
+#[derive(Clone, Debug, Default)]
+pub struct ProbedJudge {
+    /// `judge.analyst`.
+    pub role: String,
+    /// `provider:model`.
+    pub agent: String,
+    /// None for a judge never probed.
+    pub latest: Option<LatestProbe>,
+}
+
+/// The latest probe of one agent.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LatestProbe {
+    /// `2026-05-01`, with ` (demo)` for the scripted judges.
+    pub date: String,
+    /// One line a figure: `position 0.92 [0.65, 0.99] n=12`.
+    pub lines: Vec<String>,
+}
+
+impl JudgeProbes {
+    /// Whether no judge of the debate was ever probed.
+    pub fn none_found(&self) -> bool {
+        self.judges.iter().all(|judge| judge.latest.is_none())
+    }
+
+    /// `judge.analyst · anthropic:claude… · probed 2026-05-01` and its
+    /// figures, or that it was never probed: the lines both formats show.
+    pub fn lines(&self) -> Vec<(String, Vec<String>)> {
+        self.judges
+            .iter()
+            .map(|judge| match &judge.latest {
+                Some(latest) => (
+                    format!("{} · {} · probed {}", judge.role, judge.agent, latest.date),
+                    latest.lines.clone(),
+                ),
+                None => (
+                    format!("{} · {} · not probed", judge.role, judge.agent),
+                    Vec::new(),
+                ),
+            })
+            .collect()
+    }
 }
 
 impl Report {
@@ -125,6 +181,7 @@ impl Report {
             handed_from_command: None,
             budget: Vec::new(),
             evidence,
+            judge_probes: None,
         }
     }
 

@@ -186,7 +186,7 @@ pub(super) fn assign_agents(
 /// Masks the values of every key variable quorum knows in everything a
 /// debate writes and shows ([`crate::secrets`]): the same variables a
 /// command agent is not given ([`config::keys`]).
-pub(super) fn watch_keys(loaded: &config::LoadedConfig) {
+pub(crate) fn watch_keys(loaded: &config::LoadedConfig) {
     let in_effect = config::keys::key_variables(&loaded.config);
     let by_suffix: Vec<String> = std::env::vars_os()
         .filter_map(|(name, _)| name.into_string().ok())

@@ -44,7 +44,8 @@ mod reload;
 mod sources;
 
 pub use agents::resolve_alternative;
-use agents::{Assigned, assign_agents, watch_keys};
+pub(crate) use agents::watch_keys;
+use agents::{Assigned, assign_agents};
 pub use rebuild::{Rebuilt, rebuild};
 pub(super) use reload::{Followed, Reloaded, follow, reload};
 use sources::load_sources;
