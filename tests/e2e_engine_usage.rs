@@ -112,6 +112,7 @@ async fn every_finished_call_publishes_its_usage_and_command_stderr_is_journaled
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
     journal

@@ -354,6 +354,7 @@ async fn run_controlled(
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");
     journal

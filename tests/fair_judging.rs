@@ -67,6 +67,7 @@ fn config(agents: &BTreeMap<String, String>, fairness: Fairness) -> ReviewConfig
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
     }
 }
 

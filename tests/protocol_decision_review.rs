@@ -68,6 +68,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
     }
 }
 
@@ -1933,6 +1934,7 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
         ..config()
     };
     let mut h = Harness::at_evaluation(held);
@@ -1991,6 +1993,7 @@ fn override_release_of_a_held_round_and_ignored_reruns() {
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
         ..config()
     };
     let mut h = Harness::at_evaluation(held);

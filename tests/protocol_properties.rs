@@ -79,6 +79,7 @@ fn config(high_stakes: bool, max_rounds: u32) -> ReviewConfig {
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
     }
 }
 

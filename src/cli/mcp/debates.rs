@@ -305,6 +305,9 @@ impl Debates {
             drop(lock);
             // Every update the engine sent is in the state first.
             let _ = follower.await;
+            if result.is_ok() {
+                super::super::library::file_ended(&run_dir_path);
+            }
             state_tx.send_modify(|state| match result {
                 Ok((outcome, protocol)) => {
                     state.result = Some(result_value(&outcome, protocol.as_ref(), &run_dir_path));

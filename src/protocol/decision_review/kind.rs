@@ -835,6 +835,7 @@ impl Configured for ReviewOptions {
             handed: None,
             sources: setting.seating.sources,
             checks_evidence: true,
+            calibration: Vec::new(),
         };
         DebateDefinition::new(NAME, &config)
     }

@@ -198,6 +198,11 @@ pub struct ReviewConfig {
     /// files rebuild as they were.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub checks_evidence: bool,
+    /// Binding judges the library's calibration seated advisory (issue
+    /// 55), each with its figure and the floor; their weight in `panel` is
+    /// already advisory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calibration: Vec<model::Reseated>,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.
