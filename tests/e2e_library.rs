@@ -37,8 +37,10 @@ fn demo(sandbox: &Sandbox, root: &str, extra: &[&str], stdin: Option<&str>) -> (
     ];
     args.extend_from_slice(extra);
     let ran = quorum_in(sandbox.path(), &args, &[], stdin);
+    // Any verdict will do (a high-stakes demo escalates: its strategist has
+    // no script); a failed run (1) or a refused one (2) will not.
     assert!(
-        ran.stdout.contains("ADOPT") || ran.stdout.contains("REVISE") || ran.code == 0,
+        ran.code != 1 && ran.code != 2,
         "the demo ran to a verdict: {}\n{}",
         ran.stdout,
         ran.stderr
@@ -345,11 +347,10 @@ fn jm_29_a_judge_below_the_floor_is_seated_advisory_and_the_record_says_why() {
     // The record alone decides: the library gone, the verdict recomputes.
     std::fs::remove_file(library_file(&sandbox)).unwrap();
     let verdict = sandbox.quorum(&["verdict", dir.to_str().unwrap()], &[]);
-    assert!(
-        verdict.code == 0 || verdict.code == 3 || verdict.code == 4,
+    assert_eq!(
+        verdict.code, ran.code,
         "{}\n{}",
-        verdict.stdout,
-        verdict.stderr
+        verdict.stdout, verdict.stderr
     );
 
     // A floor out of range is refused, naming the file and the field.
