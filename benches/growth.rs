@@ -222,6 +222,7 @@ async fn debate(root: &std::path::Path) -> String {
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
     };
     let run_dir = RunDir::create(root, "growth", chrono::Local::now()).expect("run dir");
     let journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");

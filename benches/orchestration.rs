@@ -258,6 +258,7 @@ async fn one_debate(high_stakes: bool, wait: Wait, root: &std::path::Path) -> Ru
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
     };
     let run_dir = RunDir::create(root, "bench", chrono::Local::now()).expect("run dir");
     let journal_path = run_dir.path().join("journal.jsonl");

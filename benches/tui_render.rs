@@ -138,6 +138,7 @@ fn high_stakes_info() -> DebateInfo {
         handed: None,
         sources: Vec::new(),
         checks_evidence: true,
+        calibration: Vec::new(),
     };
     let review = quorum::protocol::decision_review::DecisionReview::new(
         config,
