@@ -343,6 +343,11 @@ fn jm_29_a_judge_below_the_floor_is_seated_advisory_and_the_record_says_why() {
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(summary.contains("Calibration: judge.analyst"), "{summary}");
     assert!(summary.contains("below the floor 0.20"), "{summary}");
+    let transcript = std::fs::read_to_string(dir.join("transcript.md")).unwrap();
+    assert!(
+        transcript.contains("Calibration: judge.analyst"),
+        "{transcript}"
+    );
 
     // The record alone decides: the library gone, the verdict recomputes.
     std::fs::remove_file(library_file(&sandbox)).unwrap();

@@ -35,7 +35,9 @@ pub(super) fn calibrate(
     let Some(floor) = calibration.judge_kappa_floor else {
         return definition;
     };
-    if definition.protocol() != WITH_BINDING_JUDGES {
+    // A writing review derives no verdict: its weights decide nothing.
+    let writing = definition.value("mode").and_then(serde_json::Value::as_str) == Some("writing");
+    if definition.protocol() != WITH_BINDING_JUDGES || writing {
         return definition;
     }
     let Some(mut panel) = definition
