@@ -306,7 +306,11 @@ impl Debates {
             // Every update the engine sent is in the state first.
             let _ = follower.await;
             if result.is_ok() {
-                super::super::library::file_ended(&run_dir_path);
+                // Off the runtime's threads: the server's other debates go on.
+                let filed = run_dir_path.clone();
+                let _ =
+                    tokio::task::spawn_blocking(move || super::super::library::file_ended(&filed))
+                        .await;
             }
             state_tx.send_modify(|state| match result {
                 Ok((outcome, protocol)) => {
