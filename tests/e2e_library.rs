@@ -376,3 +376,36 @@ fn jm_29_a_judge_below_the_floor_is_seated_advisory_and_the_record_says_why() {
         refused.stderr
     );
 }
+
+/// JM-20: what agents wrote (a topic, an item's text) reaches the terminal
+/// inert: no escape sequence, no bidirectional control, in the lines and in
+/// the JSON alike.
+#[test]
+fn jm_20_agent_text_from_the_library_reaches_the_terminal_inert() {
+    let sandbox = Sandbox::new();
+    let mut debate = disagreeing_debate("/hostile", "judge.analyst", "p:m", 2);
+    debate.topic = "Red \u{1b}[31mALERT\u{1b}[0m and \u{202e}reversed".to_string();
+    debate.rulings[0].text = "item \u{1b}]0;title\u{7} with \u{9b}31m".to_string();
+    quorum::store::Library::open(&library_file(&sandbox))
+        .unwrap()
+        .file(&debate)
+        .unwrap();
+    for args in [
+        &["library"][..],
+        &["library", "item"][..],
+        &["library", "--json"][..],
+        &["library", "item", "--json"][..],
+        &["library", "--calibration", "--min-labels", "1"][..],
+    ] {
+        let ran = sandbox.quorum(args, &[]);
+        assert_eq!(ran.code, 0, "{args:?}: {}", ran.stderr);
+        for bad in ['\u{1b}', '\u{202e}', '\u{9b}', '\u{7}'] {
+            assert!(
+                !ran.stdout.contains(bad),
+                "{args:?} printed {bad:?}: {:?}",
+                ran.stdout
+            );
+        }
+        assert!(ran.stdout.contains("ALERT") || args.contains(&"--calibration"));
+    }
+}

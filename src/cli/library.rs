@@ -311,7 +311,7 @@ pub fn run(args: LibraryArgs) -> ExitCode {
             sanitize(&debate.started_at.chars().take(16).collect::<String>()),
             sanitize(&debate.verdict),
             sanitize(&debate.protocol),
-            clipped(&crate::words::one_line(&debate.topic))
+            sanitize(&clipped(&crate::words::one_line(&debate.topic)))
         );
         println!(
             "    {}  ·  {} rulings, {} by a person",
@@ -320,7 +320,10 @@ pub fn run(args: LibraryArgs) -> ExitCode {
             debate.person_rulings
         );
         for item in &debate.matching_items {
-            println!("    · {}", clipped(&crate::words::one_line(item)));
+            println!(
+                "    · {}",
+                sanitize(&clipped(&crate::words::one_line(item)))
+            );
         }
     }
     ExitCode::SUCCESS
@@ -347,7 +350,7 @@ fn refuse(error: &LibraryError) -> ExitCode {
 fn print_json(value: &serde_json::Value) -> ExitCode {
     match serde_json::to_string_pretty(value) {
         Ok(text) => {
-            println!("{text}");
+            println!("{}", crate::text::terminal_safe_json(&text));
             ExitCode::SUCCESS
         }
         Err(error) => {
