@@ -409,3 +409,41 @@ fn jm_20_agent_text_from_the_library_reaches_the_terminal_inert() {
         assert!(ran.stdout.contains("ALERT") || args.contains(&"--calibration"));
     }
 }
+
+/// JM-25 (end to end): while another process holds the library's write
+/// lock, a debate runs to its verdict, says once that the library is
+/// locked, and is not filed; the holder's data is untouched.
+#[test]
+fn jm_25_a_locked_library_never_stops_a_debate() {
+    let sandbox = Sandbox::new();
+    let file = library_file(&sandbox);
+    quorum::store::Library::open(&file)
+        .unwrap()
+        .file(&disagreeing_debate("/held", "judge.analyst", "p:m", 3))
+        .unwrap();
+    let holder = rusqlite::Connection::open(&file).unwrap();
+    holder.execute_batch("BEGIN EXCLUSIVE;").unwrap();
+    let (ran, dir) = demo(&sandbox, "out", &["--moderation", "accept"], None);
+    assert!(dir.join("summary.md").is_file());
+    assert_eq!(
+        ran.stderr.matches("quorum: library:").count(),
+        1,
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("locked by another process"),
+        "{}",
+        ran.stderr
+    );
+    holder.execute_batch("ROLLBACK;").unwrap();
+    drop(holder);
+    let listed = json_of(&sandbox.quorum(&["library", "--json"], &[]));
+    let folders: Vec<&str> = listed["debates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|debate| debate["folder"].as_str().unwrap())
+        .collect();
+    assert_eq!(folders, ["/held"]);
+}
