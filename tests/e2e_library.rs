@@ -164,7 +164,7 @@ fn jm_20_a_persons_rulings_land_in_the_library_and_move_the_figures() {
     let doctor = sandbox.quorum(&["doctor"], &[]);
     assert!(doctor.stdout.contains("\nLibrary\n"), "{}", doctor.stdout);
     assert!(
-        doctor.stdout.contains("schema version 2 · 1 debates"),
+        doctor.stdout.contains("schema version 2 · 1 debate ·"),
         "{}",
         doctor.stdout
     );

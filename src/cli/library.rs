@@ -23,6 +23,7 @@ use crate::engine::{JournalEvent, ModerationPolicy};
 use crate::protocol::{BoardView, Outcome};
 use crate::store::{FiledDebate, FiledRuling, JudgeLabel, Library, LibraryError, Seat};
 use crate::text::{clipped, sanitize};
+use crate::words::counted;
 
 use super::prepare::{Reloaded, reload};
 use super::{EXIT_FAILURE, EXIT_USAGE, LibraryAction, LibraryArgs};
@@ -538,8 +539,15 @@ pub fn doctor_lines() -> Vec<String> {
         Ok(health) => vec![
             format!("  path: {shown}"),
             format!(
-                "  schema version {} · {} debates · {} labels (a person's rulings) · {} judges' labels",
-                health.schema_version, health.debates, health.labels, health.judge_labels
+                "  schema version {} · {} · {} (a person's rulings) · {}",
+                health.schema_version,
+                counted(health.debates as usize, "debate", "debates"),
+                counted(health.labels as usize, "label", "labels"),
+                counted(
+                    health.judge_labels as usize,
+                    "judge's label",
+                    "judges' labels"
+                )
             ),
             "  healthy · nothing in it leaves this machine".to_string(),
         ],

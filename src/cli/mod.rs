@@ -163,7 +163,7 @@ pub enum Command {
 pub struct LibraryArgs {
     #[command(subcommand)]
     pub action: Option<LibraryAction>,
-    /// Only debates whose topic or an item's text holds this (any case)
+    /// Only debates whose topic or an item's text holds this (ASCII letters in any case)
     pub query: Option<String>,
     /// Each critic's acceptance precision and each judge's agreement with
     /// the moderator (Cohen's kappa), per model and prompt hash
