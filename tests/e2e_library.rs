@@ -447,3 +447,55 @@ fn jm_25_a_locked_library_never_stops_a_debate() {
         .collect();
     assert_eq!(folders, ["/held"]);
 }
+
+/// JM-20: a debate that stopped before its end (here at its budget) is not
+/// filed; `quorum resume` that carries it to its verdict files it.
+#[test]
+fn jm_20_a_resumed_debate_is_filed_when_it_ends() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.path().join("out");
+    let ran = sandbox.quorum(
+        &[
+            "demo",
+            "--headless",
+            "--speed",
+            "50",
+            "--moderation",
+            "accept",
+            "--budget",
+            "0.10",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(ran.code, 9, "stopped at its budget: {}", ran.stderr);
+    let dir = only_run(&out);
+    let listed = sandbox.quorum(&["library", "--json"], &[]);
+    let empty = listed.code != 0 || json_of(&listed)["debates"].as_array().unwrap().is_empty();
+    assert!(
+        empty,
+        "an unfinished debate is not filed: {}",
+        listed.stdout
+    );
+    let resumed = sandbox.quorum(
+        &[
+            "resume",
+            dir.to_str().unwrap(),
+            "--headless",
+            "--budget",
+            "5.00",
+        ],
+        &[],
+    );
+    assert!(
+        resumed.code != 1 && resumed.code != 2 && resumed.code != 9,
+        "{}",
+        resumed.stderr
+    );
+    let listed = json_of(&sandbox.quorum(&["library", "--json"], &[]));
+    let debates = listed["debates"].as_array().unwrap();
+    assert_eq!(debates.len(), 1, "{listed}");
+    assert_ne!(debates[0]["verdict"], "unfinished");
+    assert_eq!(debates[0]["person_rulings"], 0, "a policy ruled");
+}

@@ -560,3 +560,47 @@ pub fn doctor_lines() -> Vec<String> {
         ],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// JM-27: a person's rulings are told from a policy's by the record: a
+    /// debate moderated live, or asked on stdin, is a person's; `person`
+    /// without the live mark is an MCP caller's; the other policies decide
+    /// by themselves.
+    #[test]
+    fn jm_27_who_ruled_is_read_from_the_record() {
+        assert!(person_rules(true, Some(ModerationPolicy::Person)));
+        assert!(person_rules(true, None));
+        assert!(person_rules(false, Some(ModerationPolicy::Ask)));
+        assert!(!person_rules(false, Some(ModerationPolicy::Person)));
+        for policy in [
+            ModerationPolicy::Accept,
+            ModerationPolicy::Reject,
+            ModerationPolicy::Defer,
+            ModerationPolicy::Planner,
+        ] {
+            assert!(!person_rules(false, Some(policy)), "{policy:?}");
+        }
+        assert!(!person_rules(false, None));
+    }
+
+    /// JM-27: the prompt hash is the protocol's templates as the debate ran
+    /// them: stable, changed by an override of one of them, blind to a file
+    /// no template of the protocol has, and different per protocol.
+    #[test]
+    fn jm_27_the_prompt_hash_follows_the_templates_a_debate_ran_with() {
+        let none = std::collections::BTreeMap::new();
+        let built_in = prompt_hash("decision-review", &none);
+        assert_eq!(built_in.len(), PROMPT_HASH_HEX);
+        assert_eq!(built_in, prompt_hash("decision-review", &none));
+        let mut changed = none.clone();
+        changed.insert("judge.md.j2".to_string(), "Score {{ topic }}".to_string());
+        assert_ne!(built_in, prompt_hash("decision-review", &changed));
+        let mut elsewhere = none.clone();
+        elsewhere.insert("not-a-template.md.j2".to_string(), "x".to_string());
+        assert_eq!(built_in, prompt_hash("decision-review", &elsewhere));
+        assert_ne!(built_in, prompt_hash("plan", &none));
+    }
+}
