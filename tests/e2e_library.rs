@@ -499,3 +499,25 @@ fn jm_20_a_resumed_debate_is_filed_when_it_ends() {
     assert_ne!(debates[0]["verdict"], "unfinished");
     assert_eq!(debates[0]["person_rulings"], 0, "a policy ruled");
 }
+
+/// JM-20: a deferred item a person settles after the verdict (`quorum open
+/// DIR --resolve`) is a person's ruling: the library files the debate again
+/// with it.
+#[test]
+fn jm_20_a_settlement_after_the_verdict_is_a_persons_ruling() {
+    let sandbox = Sandbox::new();
+    let (_, dir) = demo(&sandbox, "out", &["--moderation", "defer"], None);
+    let person_rulings = |sandbox: &Sandbox| {
+        json_of(&sandbox.quorum(&["library", "--json"], &[]))["debates"][0]["person_rulings"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(person_rulings(&sandbox), 0, "a policy deferred them all");
+    let settled = sandbox.quorum(
+        &["open", dir.to_str().unwrap(), "--resolve", "c1=reject"],
+        &[],
+    );
+    assert_eq!(settled.code, 0, "{}", settled.stderr);
+    assert_eq!(person_rulings(&sandbox), 1);
+    assert_eq!(critic_labels(&sandbox), (0, 1));
+}
