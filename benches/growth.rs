@@ -224,6 +224,7 @@ async fn debate(root: &std::path::Path) -> String {
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
     };
     let run_dir = RunDir::create(root, "growth", chrono::Local::now()).expect("run dir");
     let journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");

@@ -260,6 +260,7 @@ async fn one_debate(high_stakes: bool, wait: Wait, root: &std::path::Path) -> Ru
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
     };
     let run_dir = RunDir::create(root, "bench", chrono::Local::now()).expect("run dir");
     let journal_path = run_dir.path().join("journal.jsonl");

@@ -140,6 +140,7 @@ fn high_stakes_info() -> DebateInfo {
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
     };
     let review = quorum::protocol::decision_review::DecisionReview::new(
         config,

@@ -26,6 +26,7 @@ pub mod secrets;
 pub mod share;
 pub mod signals;
 pub mod spec;
+pub mod store;
 pub mod text;
 pub mod tui;
 pub mod words;

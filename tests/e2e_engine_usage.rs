@@ -114,6 +114,7 @@ async fn every_finished_call_publishes_its_usage_and_command_stderr_is_journaled
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).unwrap();
     journal

@@ -356,6 +356,7 @@ async fn run_controlled(
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
     };
     let mut journal = Journal::create(&run_dir.path().join("journal.jsonl")).expect("journal");
     journal

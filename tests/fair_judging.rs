@@ -69,6 +69,7 @@ fn config(agents: &BTreeMap<String, String>, fairness: Fairness) -> ReviewConfig
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
     }
 }
 

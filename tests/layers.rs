@@ -57,8 +57,9 @@ const LAYERS: &[(&str, usize, &[&str])] = &[
     ("rules", 4, &["protocol/"]),
     ("engine", 5, &["engine/"]),
     ("share", 6, &["share/"]),
-    ("screen", 7, &["tui/"]),
-    ("face", 8, &["cli/", "main.rs"]),
+    ("library", 7, &["store/"]),
+    ("screen", 8, &["tui/"]),
+    ("face", 9, &["cli/", "main.rs"]),
 ];
 
 /// The layer of `file` (a path under src/).

@@ -71,6 +71,7 @@ fn config_with(high_stakes: bool) -> ReviewConfig {
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
     }
 }
 
@@ -2022,6 +2023,7 @@ fn override_rerun_of_a_malformed_judge_while_the_round_is_held() {
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
         ..config()
     };
     let mut h = Harness::at_evaluation(held);
@@ -2082,6 +2084,7 @@ fn override_release_of_a_held_round_and_ignored_reruns() {
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
         ..config()
     };
     let mut h = Harness::at_evaluation(held);

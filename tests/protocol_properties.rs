@@ -81,6 +81,7 @@ fn config(high_stakes: bool, max_rounds: u32) -> ReviewConfig {
         checks_evidence: true,
         weighs_payoff: true,
         stability: Default::default(),
+        calibration: Vec::new(),
     }
 }
 

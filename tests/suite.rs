@@ -36,6 +36,7 @@ mod e2e_council;
 mod e2e_demo_export;
 mod e2e_engine_usage;
 mod e2e_lenient;
+mod e2e_library;
 mod e2e_open;
 mod e2e_plan;
 mod e2e_probe;

@@ -95,8 +95,10 @@ pub(super) async fn open_interactive(
     // What the session settled, read back from the journal under the lock.
     let after = reload(dir).map_err(|error| color_eyre::eyre::eyre!("{error}"))?;
     drop(lock);
+    let mut settled = false;
     for (item_id, resolution) in resolutions(after.folded.protocol.as_ref()) {
         if before.get(&item_id) != Some(&resolution) {
+            settled = true;
             println!(
                 "{item_id} {} after the verdict{}",
                 resolution.decision.past_tense(),
@@ -107,6 +109,10 @@ pub(super) async fn open_interactive(
                     .unwrap_or_default()
             );
         }
+    }
+    if settled {
+        // A person settled them: the library keeps the debate with its new rulings.
+        super::library::file_ended(dir);
     }
     if after.folded.protocol.reopen_pending() {
         println!(

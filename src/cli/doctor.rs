@@ -118,6 +118,7 @@ async fn report(
     out.push_str(&probe_section(&resolver, &args.probes));
     out.push_str(&terminal_section(env));
     out.push_str(&mcp_section(env, find_program("quorum").is_some()));
+    out.push_str(&library_section(&loaded));
     out.push_str(&format!(
         "\n{}\n",
         if usable == 0 {
@@ -544,6 +545,28 @@ fn terminal_section(env: &dyn Environment) -> String {
 /// naming a `quorum` server, Codex's `config.toml` with an
 /// `[mcp_servers.quorum]` table; with the line that adds it where it is
 /// missing, and whether `quorum` is on the PATH a client starts it from.
+/// The library of past debates (issue 55): where, its schema, what it
+/// holds, whether it can be used, and what the calibration floor is.
+fn library_section(loaded: &LoadedConfig) -> String {
+    let mut out = String::from("\nLibrary\n");
+    for line in super::library::doctor_lines() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let floor = loaded.config.calibration.and_then(|calibration| {
+        calibration
+            .judge_kappa_floor
+            .map(|floor| (floor, calibration.min_labels))
+    });
+    out.push_str(&match floor {
+        Some((floor, min_labels)) => format!(
+            "  judge floor: a binding judge with kappa below {floor} over at least {min_labels} labels is seated advisory\n"
+        ),
+        None => "  judge floor: off (calibration.judge_kappa_floor is not set)\n".to_string(),
+    });
+    out
+}
+
 fn mcp_section(env: &dyn Environment, on_path: bool) -> String {
     let home = env.var("HOME").map(PathBuf::from);
     let read = |path: &Path| std::fs::read_to_string(path).ok();

@@ -172,6 +172,7 @@ where
     if let Some(usage) = protocol.usage_line() {
         eprintln!("quorum: usage: {usage}");
     }
+    super::library::file_ended(run_dir.path());
     print_result(&outcome, protocol.as_ref(), run_dir.path(), watch.json)?;
     Ok(ExitCode::from(outcome.exit_code() as u8))
 }

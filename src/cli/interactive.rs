@@ -236,6 +236,7 @@ where
     tracing::info!("interface closed");
     Ok(match ending {
         Ending::Finished(outcome) => {
+            super::library::file_ended(run_dir.path());
             println!(
                 "{}\nFull record: {}",
                 outcome_line(&outcome),

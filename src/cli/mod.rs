@@ -17,6 +17,7 @@ mod export;
 pub mod fork;
 mod headless;
 mod interactive;
+pub mod library;
 mod mcp;
 mod notes;
 mod open;
@@ -167,6 +168,46 @@ pub enum Command {
                       `quorum doctor` says whether each client knows it."
     )]
     Mcp(McpArgs),
+    /// Past debates and rulings, newest first, searched by QUERY (topics
+    /// and item texts); --calibration for each model's figures; `add DIR...`
+    /// files debates already on disk. Nothing leaves this machine
+    #[command(display_order = 25, args_conflicts_with_subcommands = true)]
+    Library(LibraryArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LibraryArgs {
+    #[command(subcommand)]
+    pub action: Option<LibraryAction>,
+    /// Only debates whose topic or an item's text holds this (ASCII letters in any case)
+    pub query: Option<String>,
+    /// Each critic's acceptance precision and each judge's agreement with
+    /// the moderator (Cohen's kappa), per model and prompt hash
+    #[arg(long)]
+    pub calibration: bool,
+    /// Fewest labels a figure needs before it is shown as a number
+    /// (default: the configuration's calibration.min_labels, else 20)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub min_labels: Option<u64>,
+    /// Most debates listed
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+    /// Print JSON instead of lines
+    #[arg(long)]
+    pub json: bool,
+    /// Configuration file (default: $XDG_CONFIG_HOME/quorum/config.yaml)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LibraryAction {
+    /// File debates already on disk (each a folder holding journal.jsonl);
+    /// a folder filed before is filed again, replacing what was kept
+    Add {
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -670,6 +711,7 @@ pub async fn run(invocation: Invocation) -> ExitCode {
             ExitCode::SUCCESS
         }
         Invocation::Builtin(Command::Mcp(args)) => mcp::run(args).await,
+        Invocation::Builtin(Command::Library(args)) => library::run(args),
         Invocation::Builtin(Command::Man) => match commands::print_man_page() {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {

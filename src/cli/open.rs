@@ -542,6 +542,8 @@ fn settle(
             note: note.map(str::to_string),
         })?;
     }
+    // A person settled them: the library keeps the debate with its new rulings.
+    super::library::file_ended(dir);
     let review = engine.protocol();
     let reopen = review.reopen_pending();
     let mut stdout = std::io::stdout().lock();

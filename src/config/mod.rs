@@ -147,6 +147,63 @@ pub struct Config {
     /// spec or `--budget-tokens` says otherwise.
     #[serde(default)]
     pub budget_tokens: Option<u64>,
+    /// What the library of past debates (issue 55) may change: a binding
+    /// judge whose agreement with the moderator is below a floor is seated
+    /// advisory. Off when absent.
+    #[serde(default)]
+    pub calibration: Option<Calibration>,
+}
+
+/// The `calibration:` section: the judge floor and how many labels a
+/// figure needs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Calibration {
+    /// Cohen's kappa (from -1 to 1) below which a binding judge of a
+    /// decision review is seated advisory; none: no judge is reseated.
+    #[serde(default)]
+    pub judge_kappa_floor: Option<f64>,
+    /// Fewest labels a figure needs before it counts: below it the floor
+    /// does nothing and `quorum library --calibration` prints no number.
+    #[serde(default = "Calibration::default_min_labels")]
+    pub min_labels: u64,
+}
+
+impl Calibration {
+    /// Labels a figure needs when `min_labels` is not given.
+    pub const DEFAULT_MIN_LABELS: u64 = 20;
+    /// Most labels `min_labels` may ask for.
+    pub const MAX_MIN_LABELS: u64 = 1_000_000;
+
+    fn default_min_labels() -> u64 {
+        Calibration::DEFAULT_MIN_LABELS
+    }
+
+    /// Why the section cannot be, with the field it is about.
+    fn refusal(&self) -> Option<(&'static str, String)> {
+        if let Some(floor) = self.judge_kappa_floor
+            && !(floor.is_finite() && (-1.0..=1.0).contains(&floor))
+        {
+            return Some((
+                "judge_kappa_floor",
+                format!(
+                    "a kappa floor is a number from -1 to 1 (0 is chance agreement), got {}",
+                    crate::text::clipped(&floor.to_string())
+                ),
+            ));
+        }
+        if !(1..=Calibration::MAX_MIN_LABELS).contains(&self.min_labels) {
+            return Some((
+                "min_labels",
+                format!(
+                    "min_labels is a count from 1 to {}, got {}",
+                    crate::text::thousands(Calibration::MAX_MIN_LABELS),
+                    self.min_labels
+                ),
+            ));
+        }
+        None
+    }
 }
 
 impl Config {
@@ -387,6 +444,15 @@ fn validate(loaded: &LoadedConfig, book: &dyn RoleBook) -> Result<(), SpecError>
         && let Some(why) = tokens_refusal(tokens)
     {
         return Err(whole("budget_tokens", why));
+    }
+    if let Some(calibration) = &config.calibration
+        && let Some((key, message)) = calibration.refusal()
+    {
+        return Err(loaded.locate(
+            SpecError::new(message).field(format!("calibration.{key}")),
+            "calibration",
+            key,
+        ));
     }
     for (role, choice) in &config.roles {
         let located = |message: String| {

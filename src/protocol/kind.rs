@@ -101,6 +101,18 @@ impl DebateDefinition {
             .unwrap_or_default()
     }
 
+    /// The protocol's configuration value at `key`, if it has one.
+    pub fn value(&self, key: &str) -> Option<&serde_json::Value> {
+        self.config.get(key)
+    }
+
+    /// Sets the configuration value at `key`: for a step that adjusts a
+    /// new debate before its journal is written (the library's
+    /// calibration), never for a recorded one.
+    pub fn set_value(&mut self, key: &str, value: serde_json::Value) {
+        self.config.insert(key.to_string(), value);
+    }
+
     /// A person moderates live: rounds that need a decision wait for them.
     pub fn moderated(&self) -> bool {
         self.config

@@ -368,7 +368,8 @@ pub const AGENT_VARIABLES: [&str; 3] = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "
 
 /// Runs `command` (the quorum binary) in `dir` with nothing of the
 /// developer's environment that could choose an agent or a prompt: an empty
-/// config home, no key variables, and an `OLLAMA_HOST` where nothing listens.
+/// config home, a library of its own (under `dir/data`), no key variables,
+/// and an `OLLAMA_HOST` where nothing listens.
 pub fn isolate<'c>(
     command: &'c mut std::process::Command,
     dir: &std::path::Path,
@@ -376,6 +377,8 @@ pub fn isolate<'c>(
     command
         .current_dir(dir)
         .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .env_remove(quorum::store::LIBRARY_ENV)
         .env("HOME", dir.join("home"))
         .env("OLLAMA_HOST", closed_address());
     for variable in AGENT_VARIABLES {

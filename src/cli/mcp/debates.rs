@@ -305,6 +305,13 @@ impl Debates {
             drop(lock);
             // Every update the engine sent is in the state first.
             let _ = follower.await;
+            if result.is_ok() {
+                // Off the runtime's threads: the server's other debates go on.
+                let filed = run_dir_path.clone();
+                let _ =
+                    tokio::task::spawn_blocking(move || super::super::library::file_ended(&filed))
+                        .await;
+            }
             state_tx.send_modify(|state| match result {
                 Ok((outcome, protocol)) => {
                     state.result = Some(result_value(&outcome, protocol.as_ref(), &run_dir_path));

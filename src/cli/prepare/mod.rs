@@ -39,6 +39,7 @@ use crate::spec::{self, ContextSpec, DebateSpec};
 use super::RunFlags;
 
 mod agents;
+mod calibration;
 mod rebuild;
 mod reload;
 mod sources;
@@ -256,6 +257,7 @@ pub fn prepare_in(
         prompt_overrides: prompts.overrides().clone(),
     };
     let fairness = fairness_of(configured.as_ref(), &spec, flags, families).map_err(locate)?;
+    let seated_agents = agents.clone();
     let definition = define(
         kind,
         configured.as_ref(),
@@ -269,6 +271,12 @@ pub fn prepare_in(
         fairness,
         &handed,
     )?;
+    let definition = calibration::calibrate(
+        definition,
+        &loaded_config,
+        &seated_agents,
+        &setup.prompt_overrides,
+    );
     let prompts = Arc::new(prompts);
     if let Some(script) = &spec.script {
         check_script_of(

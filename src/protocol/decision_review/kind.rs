@@ -868,6 +868,7 @@ impl Configured for ReviewOptions {
                 required: self.require_stability,
                 names_missing: true,
             },
+            calibration: Vec::new(),
         };
         DebateDefinition::new(NAME, &config)
     }

@@ -209,6 +209,11 @@ pub struct ReviewConfig {
     /// `require_stability`, flat beside the rest; absent: none.
     #[serde(flatten)]
     pub stability: crate::protocol::stability::Stability,
+    /// Binding judges the library's calibration seated advisory (issue
+    /// 55), each with its figure and the floor; their weight in `panel` is
+    /// already advisory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calibration: Vec<model::Reseated>,
 }
 
 /// The protocol's stages, in order (DR-01), plus the moderator's turn.

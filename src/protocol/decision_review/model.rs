@@ -221,6 +221,96 @@ impl JudgeConfig {
     }
 }
 
+/// A binding judge seated advisory by the library's calibration (issue
+/// 55): its agreement with the moderator, over enough labels, fell below
+/// the configured floor. Decided once when the debate was prepared and
+/// recorded in its definition, so resume and replay seat alike without
+/// reading the library.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reseated {
+    pub judge: JudgeRole,
+    /// Who plays it, `provider:model`.
+    pub agent: String,
+    /// Cohen's kappa of its labels against the moderator's rulings.
+    pub kappa: f64,
+    pub labels: u64,
+    /// The share of those items the person accepted.
+    pub base_rate: f64,
+    /// The configured floor (`calibration.judge_kappa_floor`).
+    pub floor: f64,
+}
+
+impl Reseated {
+    /// Why, in one sentence: `judge.analyst (openai:gpt-x) is seated
+    /// advisory: its agreement with the moderator in the library, kappa
+    /// 0.05 over 24 labels (base rate 0.58), is below the floor 0.20`.
+    pub fn why(&self) -> String {
+        format!(
+            "judge.{} ({}) is seated advisory instead of binding: its agreement with the moderator \
+             in the library, kappa {:.2} over {} labels (base rate {:.2}), is below the floor {:.2}",
+            self.judge.as_str(),
+            self.agent,
+            self.kappa,
+            self.labels,
+            self.base_rate,
+            self.floor
+        )
+    }
+}
+
+/// A judge's figure as the calibration step reads it from the library:
+/// kappa (`None`: not defined), labels, base rate.
+pub type JudgeFigure = (Option<f64>, u64, f64);
+
+/// Seats advisory every binding judge of `panel` whose figure has at least
+/// `min_labels` labels and a kappa below `floor` (JM-28); `figure_of` gives
+/// a judge's figure and agent. A panel keeps one binding judge (DR-37):
+/// when every binding judge falls below the floor, the one that agrees
+/// best stays binding. What was reseated, to record.
+pub fn reseat_below_floor(
+    panel: &mut [JudgeConfig],
+    floor: f64,
+    min_labels: u64,
+    figure_of: &dyn Fn(JudgeRole) -> Option<(String, JudgeFigure)>,
+) -> Vec<Reseated> {
+    let mut below: Vec<Reseated> = panel
+        .iter()
+        .filter(|judge| judge.is_binding())
+        .filter_map(|judge| {
+            let (agent, (kappa, labels, base_rate)) = figure_of(judge.role)?;
+            let kappa = kappa?;
+            (labels >= min_labels && kappa < floor).then_some(Reseated {
+                judge: judge.role,
+                agent,
+                kappa,
+                labels,
+                base_rate,
+                floor,
+            })
+        })
+        .collect();
+    let binding = panel.iter().filter(|judge| judge.is_binding()).count();
+    if !below.is_empty() && below.len() == binding {
+        let best = below
+            .iter()
+            .enumerate()
+            .max_by(|(_, a), (_, b)| a.kappa.total_cmp(&b.kappa))
+            .map(|(place, _)| place);
+        if let Some(place) = best {
+            below.remove(place);
+        }
+    }
+    for reseated in &below {
+        for judge in panel
+            .iter_mut()
+            .filter(|judge| judge.role == reseated.judge)
+        {
+            judge.weight = Weight::Advisory;
+        }
+    }
+    below
+}
+
 /// The panel for an architecture decision review (DR-47, INF-27, INF-28,
 /// RULES.md A1 and A17): the criteria tree decides who scores what.
 pub fn architecture_panel(high_stakes: bool) -> Vec<JudgeConfig> {
@@ -462,5 +552,97 @@ mod tests {
             criteria(JudgeRole::Stylist),
             [Criterion::Reversibility, Criterion::Clarity]
         );
+    }
+}
+
+#[cfg(test)]
+mod calibration_tests {
+    use super::*;
+
+    fn figures(
+        table: &'static [(JudgeRole, Option<f64>, u64)],
+    ) -> impl Fn(JudgeRole) -> Option<(String, JudgeFigure)> {
+        move |role| {
+            table
+                .iter()
+                .find(|(judge, _, _)| *judge == role)
+                .map(|(judge, kappa, labels)| {
+                    (format!("p:{}", judge.as_str()), (*kappa, *labels, 0.6))
+                })
+        }
+    }
+
+    fn weights(panel: &[JudgeConfig]) -> Vec<(JudgeRole, Weight)> {
+        panel
+            .iter()
+            .map(|judge| (judge.role, judge.weight))
+            .collect()
+    }
+
+    /// JM-28: a binding judge whose kappa is below the floor over at least
+    /// `min_labels` labels is seated advisory, with its figure recorded; one
+    /// with too few labels, an undefined kappa, or a kappa at the floor
+    /// keeps its seat; an advisory judge is never touched; and the panel
+    /// keeps one binding judge, the one that agrees best.
+    #[test]
+    fn jm_28_a_binding_judge_below_the_floor_is_seated_advisory() {
+        let mut panel = architecture_panel(true);
+        let reseated = reseat_below_floor(
+            &mut panel,
+            0.2,
+            20,
+            &figures(&[
+                (JudgeRole::Analyst, Some(0.05), 25),
+                (JudgeRole::Strategist, Some(0.9), 25),
+                (JudgeRole::Stylist, Some(-0.5), 99),
+            ]),
+        );
+        assert_eq!(reseated.len(), 1);
+        assert_eq!(reseated[0].judge, JudgeRole::Analyst);
+        assert_eq!(reseated[0].agent, "p:analyst");
+        assert_eq!((reseated[0].labels, reseated[0].floor), (25, 0.2));
+        let why = reseated[0].why();
+        assert!(
+            why.contains("judge.analyst (p:analyst) is seated advisory"),
+            "{why}"
+        );
+        assert!(
+            why.contains("kappa 0.05 over 25 labels (base rate 0.60)"),
+            "{why}"
+        );
+        assert!(why.contains("below the floor 0.20"), "{why}");
+        let after = weights(&panel);
+        assert!(after.contains(&(JudgeRole::Analyst, Weight::Advisory)));
+        assert!(after.contains(&(JudgeRole::Strategist, Weight::Binding)));
+
+        for table in [
+            &[(JudgeRole::Analyst, Some(0.05), 19)][..],
+            &[(JudgeRole::Analyst, None, 50)][..],
+            &[(JudgeRole::Analyst, Some(0.2), 50)][..],
+        ] {
+            let table: &'static [(JudgeRole, Option<f64>, u64)] = Box::leak(table.to_vec().into());
+            let mut panel = architecture_panel(true);
+            let before = weights(&panel);
+            assert!(reseat_below_floor(&mut panel, 0.2, 20, &figures(table)).is_empty());
+            assert_eq!(weights(&panel), before);
+        }
+
+        // Every binding judge below: the best of them stays binding.
+        let mut panel = architecture_panel(true);
+        let reseated = reseat_below_floor(
+            &mut panel,
+            0.5,
+            10,
+            &figures(&[
+                (JudgeRole::Analyst, Some(0.1), 30),
+                (JudgeRole::Strategist, Some(0.3), 30),
+            ]),
+        );
+        assert_eq!(
+            reseated.iter().map(|r| r.judge).collect::<Vec<_>>(),
+            [JudgeRole::Analyst]
+        );
+        assert!(weights(&panel).contains(&(JudgeRole::Strategist, Weight::Binding)));
+        assert!(panel.iter().any(JudgeConfig::is_binding));
     }
 }

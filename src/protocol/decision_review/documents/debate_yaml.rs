@@ -87,6 +87,9 @@ pub struct JudgeYaml {
     /// (issue 29).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub held_out: bool,
+    /// Why the library's calibration seated it advisory (issue 55).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -634,6 +637,11 @@ impl DebateYaml {
                         held_out: config.fairness.holds_out(
                             &crate::protocol::decision_review::judge_slot_role(judge.role),
                         ),
+                        calibration: config
+                            .calibration
+                            .iter()
+                            .find(|reseated| reseated.judge == judge.role)
+                            .map(crate::protocol::decision_review::model::Reseated::why),
                     })
                     .collect(),
             },

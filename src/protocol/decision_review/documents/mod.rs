@@ -362,12 +362,19 @@ fn revision_md(review: &DecisionReview) -> Option<String> {
 
 fn transcript_md(review: &DecisionReview) -> String {
     let config = review.config();
-    let about = format!(
+    let mut about = format!(
         "Decision review, {} mode, critique {}, started {}.\n\n",
         config.mode.as_str(),
         config.critique_mode.as_str(),
         timestamp(config.started_at)
     );
+    // The library's calibration seated these judges (issue 55).
+    for reseated in &config.calibration {
+        about.push_str(&format!(
+            "Calibration: {}.\n\n",
+            crate::words::one_line(&reseated.why())
+        ));
+    }
     let mut out = transcript_opening(&config.topic, &about, review.log());
     out.push_str("\n## Agent outputs\n\n");
     let mut answer = |call_id: &str, raw: &str| out.push_str(&raw_md(&format!("`{call_id}`"), raw));

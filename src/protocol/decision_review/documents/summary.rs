@@ -438,6 +438,12 @@ pub(super) fn summary_md(review: &DecisionReview) -> Option<String> {
         if let Some(fairness) = review.config().fairness.describe() {
             out.push_str(&format!("Fair judging: {fairness}.\n\n"));
         }
+        for reseated in &review.config().calibration {
+            out.push_str(&format!(
+                "Calibration: {}.\n\n",
+                crate::words::one_line(&reseated.why())
+            ));
+        }
         if let Some(evaluation) = review.evaluations().last() {
             if let Some(agreement) = &evaluation.agreement {
                 out.push_str(&format!("Panel {}.\n\n", agreement.summary()));
