@@ -173,6 +173,15 @@ pub fn stage_and_round(call_id: &str) -> Option<(&str, u32)> {
 
 /// What more than half of `votes` decided; none when no decision did.
 pub fn plain_majority(votes: &[Vote]) -> Option<String> {
+    tally(votes)
+        .into_iter()
+        .find(|(_, count)| count * 2 > votes.len())
+        .map(|(decision, _)| decision.to_string())
+}
+
+/// Each decision of `votes` with how many gave it, in the order first
+/// given.
+fn tally(votes: &[Vote]) -> Vec<(&str, usize)> {
     let mut tally: Vec<(&str, usize)> = Vec::new();
     for vote in votes {
         match tally
@@ -184,9 +193,6 @@ pub fn plain_majority(votes: &[Vote]) -> Option<String> {
         }
     }
     tally
-        .into_iter()
-        .find(|(_, count)| count * 2 > votes.len())
-        .map(|(decision, _)| decision.to_string())
 }
 
 impl Payoff {
@@ -234,17 +240,7 @@ impl Payoff {
     }
 
     fn tally(&self) -> String {
-        let mut tally: Vec<(&str, usize)> = Vec::new();
-        for vote in &self.votes {
-            match tally
-                .iter_mut()
-                .find(|(decision, _)| *decision == vote.decision)
-            {
-                Some((_, count)) => *count += 1,
-                None => tally.push((&vote.decision, 1)),
-            }
-        }
-        tally
+        tally(&self.votes)
             .iter()
             .map(|(decision, count)| format!("{decision}: {count}"))
             .collect::<Vec<_>>()

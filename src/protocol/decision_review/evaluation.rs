@@ -778,14 +778,23 @@ impl DecisionReview {
         tree: &ThesisTree,
         results: &BTreeMap<JudgeRole, JudgeResult>,
     ) -> ranking::Ranking {
+        self.rank_options_by(tree, &self.config.panel, results)
+    }
+
+    /// The options ranked by `panel` alone (a judge's own pick, `payoff`).
+    pub(super) fn rank_options_by(
+        &self,
+        tree: &ThesisTree,
+        panel: &[JudgeConfig],
+        results: &BTreeMap<JudgeRole, JudgeResult>,
+    ) -> ranking::Ranking {
         let block_option: BTreeMap<String, String> = tree
             .blocks
             .iter()
             .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
             .collect();
         let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
-        let (panel, thresholds) = (&self.config.panel, &self.config.thresholds);
-        ranking::rank(&ids, &block_option, panel, results, thresholds)
+        ranking::rank(&ids, &block_option, panel, results, &self.config.thresholds)
     }
 
     /// The latest revision as the judges read it, with what masking hid:

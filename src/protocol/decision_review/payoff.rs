@@ -25,7 +25,7 @@
 use std::collections::BTreeMap;
 
 use super::model::{Criterion, JudgeConfig, JudgeResult, ThesisTree, Verdict, Weight};
-use super::{DecisionReview, EvaluationRound, ReviewMode, judge_slot_role, ranking, verdict};
+use super::{DecisionReview, EvaluationRound, ReviewMode, judge_slot_role, verdict};
 use crate::protocol::Protocol;
 use crate::protocol::payoff::{Payoff, PositionChange, Preceded, Spent, Vote};
 
@@ -99,19 +99,7 @@ impl DecisionReview {
         let results = BTreeMap::from([(judge.role, result)]);
         let tree = self.tree_of(round.round)?;
         if self.config.mode == ReviewMode::Comparative {
-            let block_option: BTreeMap<String, String> = tree
-                .blocks
-                .iter()
-                .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
-                .collect();
-            let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
-            let ranked = ranking::rank(
-                &ids,
-                &block_option,
-                &alone,
-                &results,
-                &self.config.thresholds,
-            );
+            let ranked = self.rank_options_by(tree, &alone, &results);
             return Some((
                 option_words(ranked.recommendation.as_deref()),
                 String::new(),
