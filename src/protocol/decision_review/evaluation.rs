@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::model::{
-    JudgeConfig, JudgeResult, JudgeRole, RevisionOutput, ThesisTree, Verdict, Weight,
+    Criterion, JudgeConfig, JudgeResult, JudgeRole, RevisionOutput, ThesisTree, Verdict, Weight,
 };
 use super::prompts::Template;
 use super::stability::missing_sentence;
@@ -127,28 +127,12 @@ impl DecisionReview {
             blocks: fairness.arrange(&reading.tree.blocks, &slot_role),
         };
         let block_ids = block_ids(&blocks);
-        let revised_yaml = tree_yaml(&blocks);
         let own_criteria = fairness.arrange_criteria(&judge.criteria, &slot_role);
-        let criteria: Vec<_> = own_criteria
-            .iter()
-            .map(|criterion| json!({"name": criterion.as_str(), "question": criterion.question()}))
-            .collect();
-        let context = json!({
-            "topic": self.config.topic,
-            "options": self.config.options,
-            "context": reading.context,
-            "role": judge.role.as_str(),
-            "focus": judge.role.focus(),
-            "weight": judge.weight.as_str(),
-            "criteria": criteria,
-            "block_ids": block_ids,
-            "revised_yaml": revised_yaml,
-            "change_log_yaml": reading.change_log_yaml,
-            "rulings": reading.rulings,
-            "proposer_label": format!("proposer ({PROPOSER_ROLE})"),
-            "critic_label": format!("critic ({CRITIC_ROLE})"),
-            "round": round,
-        });
+        let labels = [
+            format!("proposer ({PROPOSER_ROLE})"),
+            format!("critic ({CRITIC_ROLE})"),
+        ];
+        let context = self.judge_context(judge, round, reading, &blocks, &own_criteria, &labels);
         // Orders are the record's when they were drawn: a debate from
         // before fair judging read as written and says nothing.
         let (block_order, criteria_order) = if shuffled {
@@ -768,6 +752,41 @@ impl DecisionReview {
             note,
         };
         vec![self.core.finish(outcome)]
+    }
+
+    /// What the judge template is rendered with for `judge` in `round`:
+    /// the blocks and its criteria in the order it reads them, and what the
+    /// proposer and the critic are called (`labels`). The round's judges
+    /// and a stability receipt's variants read through this one place.
+    pub(super) fn judge_context(
+        &self,
+        judge: &JudgeConfig,
+        round: u32,
+        reading: &JudgesReading,
+        blocks: &ThesisTree,
+        criteria: &[Criterion],
+        labels: &[String; 2],
+    ) -> serde_json::Value {
+        let criteria: Vec<_> = criteria
+            .iter()
+            .map(|criterion| json!({"name": criterion.as_str(), "question": criterion.question()}))
+            .collect();
+        json!({
+            "topic": self.config.topic,
+            "options": self.config.options,
+            "context": reading.context,
+            "role": judge.role.as_str(),
+            "focus": judge.role.focus(),
+            "weight": judge.weight.as_str(),
+            "criteria": criteria,
+            "block_ids": block_ids(blocks),
+            "revised_yaml": tree_yaml(blocks),
+            "change_log_yaml": reading.change_log_yaml,
+            "rulings": reading.rulings,
+            "proposer_label": labels[0],
+            "critic_label": labels[1],
+            "round": round,
+        })
     }
 
     /// The options ranked by the judges' `results`, `tree` saying which

@@ -17,12 +17,10 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
-
 use super::model::{JudgeResult, JudgeRole, ThesisTree, Verdict};
 use super::prompts::Template;
 use super::verdict::{self, Assessment};
-use super::{DecisionReview, JudgeRecord, Stage, block_ids, judge_slot_role, parse, tree_yaml};
+use super::{DecisionReview, JudgeRecord, Stage, block_ids, judge_slot_role, parse};
 use crate::parse::Read;
 use crate::protocol::budget::{Forecast, PlannedCall};
 use crate::protocol::stability::{self as receipt, Receipt, Timed, Variant, VariantVerdict};
@@ -255,27 +253,12 @@ impl DecisionReview {
         let blocks = ThesisTree {
             blocks: variant.arrange(&reading.tree.blocks, &slot_role),
         };
-        let criteria: Vec<_> = variant
-            .arrange_criteria(&judge.criteria, &slot_role)
-            .iter()
-            .map(|criterion| json!({"name": criterion.as_str(), "question": criterion.question()}))
-            .collect();
-        let context = json!({
-            "topic": self.config.topic,
-            "options": self.config.options,
-            "context": reading.context,
-            "role": judge.role.as_str(),
-            "focus": judge.role.focus(),
-            "weight": judge.weight.as_str(),
-            "criteria": criteria,
-            "block_ids": block_ids(&blocks),
-            "revised_yaml": tree_yaml(&blocks),
-            "change_log_yaml": reading.change_log_yaml,
-            "rulings": reading.rulings,
-            "proposer_label": variant.author_label,
-            "critic_label": variant.challenger_label,
-            "round": round,
-        });
+        let criteria = variant.arrange_criteria(&judge.criteria, &slot_role);
+        let labels = [
+            variant.author_label.clone(),
+            variant.challenger_label.clone(),
+        ];
+        let context = self.judge_context(judge, round, reading, &blocks, &criteria, &labels);
         let slot = Slot::new(slot_role, receipt::stage_of_variant(variant.number), round);
         let path = Some(variant_file(judge.role, round, variant.number));
         self.start_rendered(Template::Judge, context, slot, path, now)
