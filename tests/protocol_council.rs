@@ -51,6 +51,7 @@ fn config(
         outputs: "/tmp/quorum-council-tests/.outputs".into(),
         seating: support::harness::seated(Default::default()),
         binds_rulings: true,
+        stability: Default::default(),
     };
     for slot in config.participants() {
         config.seating.agents.insert(slot, "script:scripted".into());
