@@ -2414,7 +2414,11 @@ fn withdrawing(role: &str) -> String {
 /// and every other participant endorses it: a confirmed HIGH, CONCERNS.
 fn keeping_f003(role: &str) -> String {
     let stances: &[(&str, &str)] = match role {
-        "expert.security" => &[("F001", "withdraw"), ("F002", "withdraw"), ("F003", "endorse")],
+        "expert.security" => &[
+            ("F001", "withdraw"),
+            ("F002", "withdraw"),
+            ("F003", "endorse"),
+        ],
         "expert.performance" => &[("F003", "endorse")],
         CHECKER => &[("F004", "withdraw"), ("F003", "endorse")],
         _ => &[("F003", "endorse")],
@@ -2493,7 +2497,10 @@ fn jm_40_the_receipt_runs_after_the_verdict_and_only_when_asked() {
     let Some(Outcome::Decided { rule, .. }) = h.protocol.outcome() else {
         panic!("decided");
     };
-    assert!(rule.ends_with("; verdict stable in 2 of 2 → PASS"), "{rule}");
+    assert!(
+        rule.ends_with("; verdict stable in 2 of 2 → PASS"),
+        "{rule}"
+    );
     assert_eq!(receipt_json(&h)["summary"], "verdict stable in 2 of 2");
 
     use quorum::protocol::kind::{Configure, FlagValue, ProtocolKind};
@@ -2542,11 +2549,17 @@ fn jm_41_a_variant_prompt_differs_only_in_order_and_labels() {
     };
     let (first, second) = (inventory(1), inventory(2));
     let ids = |list: &[Value]| -> Vec<String> {
-        list.iter().map(|f| f["id"].as_str().unwrap().to_string()).collect()
+        list.iter()
+            .map(|f| f["id"].as_str().unwrap().to_string())
+            .collect()
     };
     let mut reversed = ids(&first);
     reversed.reverse();
-    assert_eq!(ids(&second), reversed, "variant 2 reads variant 1 back to front");
+    assert_eq!(
+        ids(&second),
+        reversed,
+        "variant 2 reads variant 1 back to front"
+    );
     let mut sorted = ids(&first);
     sorted.sort();
     assert_eq!(sorted, ids(&real), "the same findings, none left out");
@@ -2578,7 +2591,10 @@ fn jm_42_43_a_variant_is_judged_by_the_real_verdicts_code_and_counted() {
     let mut kept = published();
     final_positions(&mut kept, keeping_f003);
     assert_eq!(kept.verdict(), Verdict::Concerns);
-    let Some(Outcome::Decided { rule: kept_rule, .. }) = kept.protocol.outcome().cloned() else {
+    let Some(Outcome::Decided {
+        rule: kept_rule, ..
+    }) = kept.protocol.outcome().cloned()
+    else {
         panic!("decided");
     };
 
@@ -2586,7 +2602,11 @@ fn jm_42_43_a_variant_is_judged_by_the_real_verdicts_code_and_counted() {
     final_positions(&mut h, withdrawing);
     answer_variant(&mut h, 1, withdrawing);
     answer_variant(&mut h, 2, keeping_f003);
-    assert_eq!(h.verdict(), Verdict::Pass, "without the requirement it stands");
+    assert_eq!(
+        h.verdict(),
+        Verdict::Pass,
+        "without the requirement it stands"
+    );
     let receipt = h.protocol.receipt().expect("the receipt is in").clone();
     assert_eq!(receipt.variants[1].rule, kept_rule);
     assert_eq!(receipt.stable(), 1);
@@ -2632,7 +2652,11 @@ fn jm_44_require_stability_turns_an_unstable_pass_to_concerns() {
     final_positions(&mut steady, keeping_f003);
     answer_variant(&mut steady, 1, keeping_f003);
     answer_variant(&mut steady, 2, withdrawing);
-    assert_eq!(steady.verdict(), Verdict::Concerns, "a CONCERNS is not turned");
+    assert_eq!(
+        steady.verdict(),
+        Verdict::Concerns,
+        "a CONCERNS is not turned"
+    );
     let Some(Outcome::Decided { rule, .. }) = steady.protocol.outcome() else {
         panic!("decided");
     };
@@ -2721,5 +2745,11 @@ fn jm_46_an_unreadable_variant_answer_is_left_out_and_named() {
         "{}",
         receipt.variants[0].rule
     );
-    assert!(h.log_text().contains("left out of that variant (not retried)"));
+    assert!(
+        h.log_text()
+            .contains("left out of that variant (not retried)")
+    );
+    let file = h.document("phase-5/stability/variant-1/devil-advocate.md");
+    assert!(file.starts_with("<!-- MALFORMED: "), "{file}");
+    assert!(file.ends_with("not a position"), "{file}");
 }

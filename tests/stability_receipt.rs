@@ -284,7 +284,9 @@ fn jm_40_jm_43_the_council_demo_shows_the_receipt() {
     let dir = support::run::only_run(&sandbox.path().join("asked"));
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(
-        summary.contains("Stability receipt: the final positions were asked for again under 2 variants"),
+        summary.contains(
+            "Stability receipt: the final positions were asked for again under 2 variants"
+        ),
         "{summary}"
     );
     let record: Json =
@@ -302,7 +304,14 @@ fn jm_47_the_budget_holds_the_councils_receipt_and_a_raised_resume_runs_it() {
     // variants about 37,000 more.
     let held = sandbox.demo_into(
         "held",
-        &["--protocol", "council", "--stability", "2", "--budget-tokens", "50000"],
+        &[
+            "--protocol",
+            "council",
+            "--stability",
+            "2",
+            "--budget-tokens",
+            "50000",
+        ],
     );
     held.assert_code(quorum::protocol::EXIT_BUDGET);
     let dir = support::run::only_run(&sandbox.path().join("held"));

@@ -68,7 +68,7 @@ pub fn final_file(role: &str) -> String {
 /// The answers that could not be used, each in its file with the reason
 /// (kept, excluded); every other answer's file is the answer as it came.
 pub fn answer_files(council: &Council) -> Vec<AnswerFile> {
-    council
+    let mut files: Vec<AnswerFile> = council
         .submissions()
         .iter()
         .filter_map(|submission| {
@@ -79,7 +79,28 @@ pub fn answer_files(council: &Council) -> Vec<AnswerFile> {
                 reason.clone(),
             ))
         })
-        .collect()
+        .collect();
+    // A stability variant's answer that did not read (issue 55).
+    let variants = council
+        .stability_run()
+        .into_iter()
+        .flat_map(|run| &run.variants);
+    for variant in variants {
+        for (role, raw) in &variant.raw {
+            let reason = variant
+                .calls
+                .get(role)
+                .and_then(|call| call.missing.as_ref());
+            if let (Some(reason), Some(file)) = (reason, variant.files.get(role)) {
+                files.push(AnswerFile::unusable(
+                    file.clone(),
+                    raw.clone(),
+                    reason.clone(),
+                ));
+            }
+        }
+    }
+    files
 }
 
 /// Every file of the run folder that has content yet. The packet list
