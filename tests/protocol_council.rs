@@ -2490,6 +2490,13 @@ fn jm_40_the_receipt_runs_after_the_verdict_and_only_when_asked() {
         "{}",
         h.log_text()
     );
+    // A person seated for a participant fills in a final position.
+    let template = quorum::protocol::council::documents::answer_template(
+        &h.protocol,
+        "stability-1",
+        "expert.security",
+    );
+    assert!(template.contains("\"positions\""), "{template}");
     answer_variant(&mut h, 1, withdrawing);
     assert!(h.protocol.outcome().is_none(), "variant 2 is still out");
     answer_variant(&mut h, 2, withdrawing);

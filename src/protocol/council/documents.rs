@@ -655,6 +655,11 @@ fn transcript_md(council: &Council) -> String {
 
 /// What a person answering in place of `role` fills in at `stage`.
 pub fn answer_template(council: &Council, stage: &str, role: &str) -> String {
+    // A stability variant asks for a final position again (issue 55).
+    let stage = match crate::protocol::stability::variant_of_stage(stage) {
+        Some(_) => "final",
+        None => stage,
+    };
     let open = council.open_ids();
     let first = open.first().cloned().unwrap_or_else(|| "F001".into());
     let body = match stage {
