@@ -39,6 +39,7 @@ fn config() -> CouncilConfig {
         outputs: "/tmp/quorum-bind-council-tests/.outputs".into(),
         seating: support::harness::seated(Default::default()),
         binds_rulings: true,
+        stability: Default::default(),
     };
     for slot in config.participants() {
         config.seating.agents.insert(slot, "script:scripted".into());

@@ -36,11 +36,14 @@ const MODE_OF: &[(&str, &str, &str)] = &[
 ];
 
 /// Flags that mean something only beside another: the other, given first.
-const GIVEN_WITH: &[(&str, &str, &[&str])] = &[(
-    "decision-review",
-    "require-stability",
-    &["--stability", "3"],
-)];
+const GIVEN_WITH: &[(&str, &str, &[&str])] = &[
+    (
+        "decision-review",
+        "require-stability",
+        &["--stability", "3"],
+    ),
+    ("council", "require-stability", &["--stability", "2"]),
+];
 
 /// A value for each flag that takes free text, by protocol and flag.
 const FREE_TEXT: &[(&str, &str, &[&str])] = &[
@@ -76,6 +79,7 @@ const FREE_TEXT: &[(&str, &str, &[&str])] = &[
         &["Review it: is it safe for live traffic?"],
     ),
     ("council", "outputs", &["deliverables"]),
+    ("council", "stability", &["2"]),
     ("plan", "write-docs", &["repo"]),
 ];
 

@@ -51,6 +51,7 @@ fn config(
         outputs: "/tmp/quorum-council-tests/.outputs".into(),
         seating: support::harness::seated(Default::default()),
         binds_rulings: true,
+        stability: Default::default(),
     };
     for slot in config.participants() {
         config.seating.agents.insert(slot, "script:scripted".into());
@@ -2375,4 +2376,387 @@ proptest::proptest! {
             }
         }
     }
+}
+
+// ---- the stability receipt and the missing participants (issue 55) ------------
+
+use quorum::protocol::council::stability as council_stability;
+use quorum::protocol::stability::{Stability, Variant};
+
+/// [`standard`] asking for a receipt of `variants`, `required` or not.
+fn receipt_council(variants: u32, required: bool) -> Harness {
+    let mut config = config(
+        &["security", "performance"],
+        Intensity::Standard,
+        Preset::Default,
+        CouncilMode::Review,
+    );
+    config.stability = Stability {
+        variants,
+        required,
+        names_missing: true,
+    };
+    published_from(harness(config))
+}
+
+/// Each origin withdraws what it brought: nothing stands, a PASS.
+fn withdrawing(role: &str) -> String {
+    let own: &[(&str, &str)] = match role {
+        "expert.security" => &[("F001", "withdraw"), ("F002", "withdraw")],
+        "expert.performance" => &[("F003", "withdraw")],
+        CHECKER => &[("F004", "withdraw")],
+        _ => &[],
+    };
+    position(role, own, &[])
+}
+
+/// Every origin withdraws but performance, which keeps its HIGH F003,
+/// and every other participant endorses it: a confirmed HIGH, CONCERNS.
+fn keeping_f003(role: &str) -> String {
+    let stances: &[(&str, &str)] = match role {
+        "expert.security" => &[
+            ("F001", "withdraw"),
+            ("F002", "withdraw"),
+            ("F003", "endorse"),
+        ],
+        "expert.performance" => &[("F003", "endorse")],
+        CHECKER => &[("F004", "withdraw"), ("F003", "endorse")],
+        _ => &[("F003", "endorse")],
+    };
+    position(role, stances, &[])
+}
+
+const PARTICIPANTS: [&str; 4] = ["expert.security", "expert.performance", CHECKER, DEVIL];
+
+/// `h` to its final positions (no challenge delivered), each participant
+/// answering with `answer(role)`.
+fn final_positions(h: &mut Harness, answer: fn(&str) -> String) {
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    for role in PARTICIPANTS {
+        let prefix = format!("{role}/final/");
+        if h.is_live(&prefix) {
+            h.answer(&prefix, &answer(role));
+        }
+    }
+}
+
+/// Variant `k`'s participants, each answering with `answer(role)`.
+fn answer_variant(h: &mut Harness, k: u32, answer: fn(&str) -> String) {
+    for role in PARTICIPANTS {
+        let prefix = format!("{role}/stability-{k}/");
+        if h.is_live(&prefix) {
+            h.answer(&prefix, &answer(role));
+        }
+    }
+}
+
+fn receipt_json(h: &Harness) -> Value {
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    record["stability"].clone()
+}
+
+/// JM-40: the receipt runs only when asked, and only once the final
+/// positions have given their verdict: every participant whose position
+/// counted is asked again under each variant, its answer to a file of its
+/// own, the forecast said first; until every variant is in, the council
+/// has not ended. A brainstorm, which ends with a handoff, refuses it.
+#[test]
+fn jm_40_the_receipt_runs_after_the_verdict_and_only_when_asked() {
+    let mut plain = published();
+    final_positions(&mut plain, withdrawing);
+    assert_eq!(plain.verdict(), Verdict::Pass);
+    assert!(!plain.log_text().contains("stability"));
+    assert!(receipt_json(&plain).is_null());
+
+    let mut h = receipt_council(2, false);
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    for role in PARTICIPANTS {
+        assert!(!h.was_started(&format!("{role}/stability-")), "{role}");
+        h.answer(&format!("{role}/final/"), &withdrawing(role));
+    }
+    assert!(h.protocol.outcome().is_none(), "the receipt comes first");
+    for k in [1, 2] {
+        for role in PARTICIPANTS {
+            let call = h.call(&format!("{role}/stability-{k}/"));
+            assert_eq!(
+                call.raw_output_path.as_deref(),
+                Some(format!("phase-5/stability/variant-{k}/{role}.md").as_str())
+            );
+        }
+    }
+    assert!(
+        h.log_text()
+            .contains("final positions: PASS; the stability receipt asks for them again under 2 variants: 8 calls ≈"),
+        "{}",
+        h.log_text()
+    );
+    // A person seated for a participant fills in a final position.
+    let template = quorum::protocol::council::documents::answer_template(
+        &h.protocol,
+        "stability-1",
+        "expert.security",
+    );
+    assert!(template.contains("\"positions\""), "{template}");
+    answer_variant(&mut h, 1, withdrawing);
+    assert!(h.protocol.outcome().is_none(), "variant 2 is still out");
+    answer_variant(&mut h, 2, withdrawing);
+    assert_eq!(h.verdict(), Verdict::Pass);
+    let Some(Outcome::Decided { rule, .. }) = h.protocol.outcome() else {
+        panic!("decided");
+    };
+    assert!(
+        rule.ends_with("; verdict stable in 2 of 2 → PASS"),
+        "{rule}"
+    );
+    assert_eq!(receipt_json(&h)["summary"], "verdict stable in 2 of 2");
+
+    use quorum::protocol::kind::{Configure, FlagValue, ProtocolKind};
+    let flags = [
+        FlagValue {
+            flag: "--mode".into(),
+            key: "mode".into(),
+            value: "brainstorm".into(),
+        },
+        FlagValue {
+            flag: "--stability".into(),
+            key: "stability".into(),
+            value: 2.into(),
+        },
+    ];
+    let refused = quorum::protocol::council::KIND
+        .configure(&Configure {
+            flags: &flags,
+            ..Configure::default()
+        })
+        .err()
+        .expect("a brainstorm has no verdict to re-judge");
+    assert!(
+        refused.to_string().contains("ends with a handoff"),
+        "{refused}"
+    );
+}
+
+/// JM-41: a variant's prompt is the final position's in another order,
+/// the other participants under neutral labels: the same findings, the
+/// same ids asked about, nothing else; variant 2 reads variant 1's order
+/// back to front.
+#[test]
+fn jm_41_a_variant_prompt_differs_only_in_order_and_labels() {
+    let mut h = receipt_council(2, false);
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    let real = final_inventory(&h, "expert.security");
+    for role in PARTICIPANTS {
+        h.answer(&format!("{role}/final/"), &withdrawing(role));
+    }
+    let inventory = |k: u32| -> Vec<Value> {
+        let prompt = h.prompt_of(&format!("expert.security/stability-{k}/"));
+        let start = prompt.find("```json\n[").expect("the inventory") + "```json\n".len();
+        let end = start + prompt[start..].find("\n```").expect("its end");
+        serde_json::from_str(&prompt[start..end]).expect("the inventory is JSON")
+    };
+    let (first, second) = (inventory(1), inventory(2));
+    let ids = |list: &[Value]| -> Vec<String> {
+        list.iter()
+            .map(|f| f["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut reversed = ids(&first);
+    reversed.reverse();
+    assert_eq!(
+        ids(&second),
+        reversed,
+        "variant 2 reads variant 1 back to front"
+    );
+    let mut sorted = ids(&first);
+    sorted.sort();
+    assert_eq!(sorted, ids(&real), "the same findings, none left out");
+    let variant = Variant::new(0, 1);
+    for finding in &first {
+        let origin = finding["origin"].as_str().unwrap();
+        let real = real.iter().find(|f| f["id"] == finding["id"]).unwrap();
+        if real["origin"] == "expert.security" {
+            assert_eq!(origin, "expert.security", "its own findings keep its name");
+        } else {
+            assert!(
+                origin.starts_with(&variant.author_label),
+                "{origin}: another's name is a neutral label"
+            );
+        }
+        // Only the origin's name differs.
+        let mut relabelled = finding.clone();
+        relabelled["origin"] = real["origin"].clone();
+        assert_eq!(&relabelled, real);
+    }
+}
+
+/// JM-42, JM-43: each variant's verdict is derived by the code of the
+/// real one: the rule of a variant whose positions keep F003 is the rule
+/// a council whose final positions keep it gives; the receipt counts in
+/// how many variants the verdict held and names the one that flipped.
+#[test]
+fn jm_42_43_a_variant_is_judged_by_the_real_verdicts_code_and_counted() {
+    let mut kept = published();
+    final_positions(&mut kept, keeping_f003);
+    assert_eq!(kept.verdict(), Verdict::Concerns);
+    let Some(Outcome::Decided {
+        rule: kept_rule, ..
+    }) = kept.protocol.outcome().cloned()
+    else {
+        panic!("decided");
+    };
+
+    let mut h = receipt_council(2, false);
+    final_positions(&mut h, withdrawing);
+    answer_variant(&mut h, 1, withdrawing);
+    answer_variant(&mut h, 2, keeping_f003);
+    assert_eq!(
+        h.verdict(),
+        Verdict::Pass,
+        "without the requirement it stands"
+    );
+    let receipt = h.protocol.receipt().expect("the receipt is in").clone();
+    assert_eq!(receipt.variants[1].rule, kept_rule);
+    assert_eq!(receipt.stable(), 1);
+    assert_eq!(
+        receipt.summary(),
+        "verdict stable in 1 of 2 (variant 2 gave CONCERNS)"
+    );
+    let json = receipt_json(&h);
+    assert_eq!(json["variants"][1]["verdict"], "CONCERNS");
+    assert_eq!(json["receipt"]["verdict"], "PASS");
+    let summary = h.document("summary.md");
+    assert!(
+        summary.contains("verdict stable in 1 of 2 (variant 2 gave CONCERNS)"),
+        "{summary}"
+    );
+}
+
+/// JM-44: under `require_stability` a PASS that does not hold in every
+/// variant is CONCERNS, the rule saying why in words; a verdict other than
+/// PASS is not turned.
+#[test]
+fn jm_44_require_stability_turns_an_unstable_pass_to_concerns() {
+    let mut h = receipt_council(2, true);
+    final_positions(&mut h, withdrawing);
+    answer_variant(&mut h, 1, withdrawing);
+    answer_variant(&mut h, 2, keeping_f003);
+    assert_eq!(h.verdict(), Verdict::Concerns);
+    let Some(Outcome::Decided { rule, .. }) = h.protocol.outcome() else {
+        panic!("decided");
+    };
+    assert!(
+        rule.ends_with(
+            "the PASS held in only 1 of 2 re-judged variants, and require_stability asks for all 2 (variant 2 gave CONCERNS) → CONCERNS"
+        ),
+        "{rule}"
+    );
+    assert!(
+        h.document("summary.md")
+            .contains("Stability was required for a PASS, so the verdict is CONCERNS."),
+    );
+
+    let mut steady = receipt_council(2, true);
+    final_positions(&mut steady, keeping_f003);
+    answer_variant(&mut steady, 1, keeping_f003);
+    answer_variant(&mut steady, 2, withdrawing);
+    assert_eq!(
+        steady.verdict(),
+        Verdict::Concerns,
+        "a CONCERNS is not turned"
+    );
+    let Some(Outcome::Decided { rule, .. }) = steady.protocol.outcome() else {
+        panic!("decided");
+    };
+    assert!(rule.ends_with("(variant 2 gave PASS) → CONCERNS"), "{rule}");
+    assert!(!rule.contains("require_stability"), "{rule}");
+}
+
+/// JM-45: a verdict reached with participants missing from the final
+/// positions names them, why, and whether they were the slowest; a
+/// council journaled before keeps its old words.
+#[test]
+fn jm_45_missing_participants_are_named_with_whether_they_were_slowest() {
+    let mut h = receipt_council(0, false);
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    for role in ["expert.security", CHECKER, DEVIL] {
+        h.answer(&format!("{role}/final/"), &withdrawing(role));
+    }
+    h.time_out("expert.performance/final/");
+    let Some(Outcome::Decided { rule, .. }) = h.protocol.outcome().cloned() else {
+        panic!("decided: {}", h.log_text());
+    };
+    assert!(
+        rule.contains("without the expert.performance (skipped: "),
+        "{rule}"
+    );
+    assert!(
+        rule.contains("it was the slowest: every participant that answered took less"),
+        "{rule}"
+    );
+    let record: Value = serde_json::from_str(&h.document("council.json")).unwrap();
+    assert!(
+        record["final_calls"]["expert.performance"]["missing"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped"),
+        "{record}"
+    );
+
+    // Unreadable, and answering before the others: not the slowest.
+    let mut h = receipt_council(0, false);
+    h.answer("devil-advocate/challenge/r1", &devil(&[]));
+    h.answer("expert.performance/final/", "no json here at all");
+    for role in ["expert.security", CHECKER, DEVIL] {
+        h.answer(&format!("{role}/final/"), &withdrawing(role));
+    }
+    let Some(Outcome::Decided { rule, .. }) = h.protocol.outcome().cloned() else {
+        panic!("decided: {}", h.log_text());
+    };
+    assert!(
+        rule.contains("without the expert.performance (its final position was unreadable): it was not the slowest"),
+        "{rule}"
+    );
+
+    // A council from before names nobody.
+    let mut legacy = published();
+    legacy.answer("devil-advocate/challenge/r1", &devil(&[]));
+    for role in ["expert.security", CHECKER, DEVIL] {
+        legacy.answer(&format!("{role}/final/"), &withdrawing(role));
+    }
+    legacy.time_out("expert.performance/final/");
+    let Some(Outcome::Decided { rule, .. }) = legacy.protocol.outcome() else {
+        panic!("decided");
+    };
+    assert!(!rule.contains("without"), "{rule}");
+    assert!(council_stability::missing_sentence(&Default::default()).is_none());
+}
+
+/// JM-46: a variant's answer goes to its file before it is read; one that
+/// does not read is left out of its variant (never asked again, never
+/// held for the moderator), and that variant's rule names it.
+#[test]
+fn jm_46_an_unreadable_variant_answer_is_left_out_and_named() {
+    let mut h = receipt_council(1, false);
+    final_positions(&mut h, withdrawing);
+    let started = h.started.len();
+    h.answer("devil-advocate/stability-1/", "not a position");
+    for role in ["expert.security", "expert.performance", CHECKER] {
+        h.answer(&format!("{role}/stability-1/"), &withdrawing(role));
+    }
+    assert_eq!(h.started.len(), started, "nothing asked again");
+    let receipt = h.protocol.receipt().expect("done").clone();
+    assert!(
+        receipt.variants[0]
+            .rule
+            .contains("without the devil-advocate (its answer was unreadable"),
+        "{}",
+        receipt.variants[0].rule
+    );
+    assert!(
+        h.log_text()
+            .contains("left out of that variant (not retried)")
+    );
+    let file = h.document("phase-5/stability/variant-1/devil-advocate.md");
+    assert!(file.starts_with("<!-- MALFORMED: "), "{file}");
+    assert!(file.ends_with("not a position"), "{file}");
 }

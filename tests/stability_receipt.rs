@@ -207,3 +207,190 @@ fn jm_19_quorum_verdict_recomputes_the_receipt_from_the_variant_files() {
         edited.stdout
     );
 }
+
+// ---- the council's receipt (JM-40..JM-49) ---------------------------------------
+
+/// `--stability 2` for the council's demo.
+fn council_flags() -> Vec<FlagValue> {
+    vec![FlagValue {
+        flag: "--stability".into(),
+        key: "stability".into(),
+        value: 2.into(),
+    }]
+}
+
+/// JM-40, JM-43, JM-47 (persisted before parse), JM-48: the council demo's
+/// receipt: every variant answer is on disk under
+/// `phase-5/stability/variant-K/` before it is read; the fold of any
+/// prefix of the journal is the live state; cut at any record (mid-receipt
+/// included) and resumed, it ends with the same files.
+#[tokio::test(start_paused = true)]
+async fn jm_47_jm_48_the_councils_receipt_persists_folds_and_resumes_from_any_cut() {
+    let whole = conformance::record_whole(
+        "council-stability",
+        Source::DemoOf("council".into()),
+        council_flags(),
+    )
+    .await;
+    conformance::check_persisted("council-stability", &whole);
+    let variant_files: Vec<&String> = whole
+        .spy
+        .raw_paths
+        .values()
+        .filter(|path| path.starts_with("phase-5/stability/"))
+        .collect();
+    assert_eq!(variant_files.len(), 12, "{:?}", whole.spy.raw_paths);
+    assert!(
+        whole
+            .dir
+            .join("phase-5/stability/variant-2/devil-advocate.md")
+            .exists()
+    );
+    conformance::check_fold("council-stability", &whole);
+    let resumed = conformance::check_resume("council-stability", &whole).await;
+    assert!(resumed >= 5, "only {resumed} cuts resumed");
+}
+
+/// JM-40, JM-43 on the binary: without the flag the council asks no
+/// variant; with `--stability 2` the careful scripted participants take
+/// the same stances in both variants, and the --json result, council.json
+/// and summary.md say "verdict stable in 2 of 2".
+#[test]
+fn jm_40_jm_43_the_council_demo_shows_the_receipt() {
+    let sandbox = Sandbox::new();
+    let plain = sandbox.demo_into("plain", &["--protocol", "council"]);
+    let result = result_of(&plain);
+    assert!(result.get("stability").is_none(), "{result}");
+    assert!(!plain.stderr.contains("stability-1"), "{}", plain.stderr);
+
+    let asked = sandbox.demo_into("asked", &["--protocol", "council", "--stability", "2"]);
+    let result = result_of(&asked);
+    assert_eq!(result["verdict"], "CONCERNS", "{result}");
+    assert_eq!(result["stability"]["summary"], "verdict stable in 2 of 2");
+    assert!(
+        result["rule"]
+            .as_str()
+            .unwrap()
+            .ends_with("; verdict stable in 2 of 2 → CONCERNS"),
+        "{result}"
+    );
+    assert!(
+        asked
+            .stderr
+            .contains("the stability receipt asks for them again under 2 variants: 12 calls ≈"),
+        "{}",
+        asked.stderr
+    );
+    let dir = support::run::only_run(&sandbox.path().join("asked"));
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains(
+            "Stability receipt: the final positions were asked for again under 2 variants"
+        ),
+        "{summary}"
+    );
+    let record: Json =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("council.json")).unwrap()).unwrap();
+    assert_eq!(record["stability"]["summary"], "verdict stable in 2 of 2");
+    assert_eq!(record["stability"]["variants"][1]["verdict"], "CONCERNS");
+}
+
+/// JM-47: the budget holds the whole receipt as one step, before any of
+/// it is sent, and a resume with a larger budget runs it to the receipt.
+#[test]
+fn jm_47_the_budget_holds_the_councils_receipt_and_a_raised_resume_runs_it() {
+    let sandbox = Sandbox::new();
+    // The council's demo takes about 38,000 tokens, the receipt of two
+    // variants about 37,000 more.
+    let held = sandbox.demo_into(
+        "held",
+        &[
+            "--protocol",
+            "council",
+            "--stability",
+            "2",
+            "--budget-tokens",
+            "50000",
+        ],
+    );
+    held.assert_code(quorum::protocol::EXIT_BUDGET);
+    let dir = support::run::only_run(&sandbox.path().join("held"));
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let events: Vec<Json> = journal
+        .lines()
+        .map(|line| serde_json::from_str::<Json>(line).unwrap()["event"].clone())
+        .collect();
+    let reached = events
+        .iter()
+        .find(|event| event["event"] == "budget" && event["budget"]["kind"] == "reached")
+        .expect("the budget held a step");
+    assert_eq!(reached["budget"]["step"]["calls"], 12, "{reached}");
+    assert!(
+        !events.iter().any(|event| event["event"] == "call_started"
+            && event["call_id"]
+                .as_str()
+                .is_some_and(|id| id.contains("/stability-"))),
+        "no variant call was sent before the budget stop"
+    );
+    let resumed = sandbox.quorum(
+        &[
+            "resume",
+            dir.to_str().unwrap(),
+            "--headless",
+            "--json",
+            "--budget-tokens",
+            "1M",
+        ],
+        &[],
+    );
+    let result = result_of(&resumed);
+    assert_eq!(
+        result["stability"]["summary"], "verdict stable in 2 of 2",
+        "{result}"
+    );
+}
+
+/// JM-49: `quorum verdict DIR` derives every variant of the council's
+/// receipt from its files again, with the code of the real verdict: the
+/// recorded receipt recomputes as it ran, and an edited variant file
+/// changes that variant's rule.
+#[test]
+fn jm_49_quorum_verdict_recomputes_the_councils_receipt_from_the_variant_files() {
+    let sandbox = Sandbox::new();
+    let ran = sandbox.demo_into("run", &["--protocol", "council", "--stability", "2"]);
+    assert_eq!(result_of(&ran)["verdict"], "CONCERNS");
+    let dir = support::run::only_run(&sandbox.path().join("run"));
+    let dir_arg = dir.to_str().unwrap();
+    let again = sandbox.quorum(&["verdict", dir_arg], &[]);
+    assert!(again.stdout.starts_with("CONCERNS\n"), "{}", again.stdout);
+    assert!(
+        again.stdout.contains("verdict stable in 2 of 2 → CONCERNS"),
+        "{}",
+        again.stdout
+    );
+
+    // The two who disputed F003 in variant 2, edited to endorse it.
+    for role in ["devil-advocate", "expert.data"] {
+        let file = dir.join(format!("phase-5/stability/variant-2/{role}.md"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let edited = text.replacen(
+            r#""F003", "stance": "dispute""#,
+            r#""F003", "stance": "endorse""#,
+            1,
+        );
+        assert_ne!(edited, text, "{role}");
+        std::fs::write(&file, edited).unwrap();
+    }
+    let edited = sandbox.quorum(&["verdict", dir_arg, "--json"], &[]);
+    let detail = result_of(&edited);
+    let variant = &detail["stability"]["variants"][1];
+    assert!(
+        variant["rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("2 confirmed HIGH findings (F003, F008)"),
+        "{detail}"
+    );
+    // The real final positions were not edited: the verdict is as it ran.
+    assert_eq!(detail["verdict"], "CONCERNS");
+}

@@ -65,13 +65,25 @@ impl Script {
         }
         if best.is_none() && request.stage.starts_with(STABILITY_STAGE) {
             // A variant of the stability receipt re-judges the deciding
-            // round: a careful judge scores the same revision as it did
-            // there, unless the script says how the variant differs.
-            let deciding = CallRequest {
-                stage: DECIDING_STAGE.to_string(),
+            // round: a careful judge scores the same revision (a careful
+            // participant takes the same stances) as it did there, unless
+            // the script says how the variant differs.
+            let mut deciding = DECIDING_STAGES.iter().map(|stage| CallRequest {
+                stage: stage.to_string(),
                 ..request.clone()
-            };
-            return self.reply_for(&deciding);
+            });
+            return deciding
+                .find_map(|deciding| self.reply_for(&deciding).ok())
+                .ok_or_else(|| {
+                    AgentError::Script(format!(
+                        "no scripted reply for {} at {} (nor at {}) round {} attempt {}",
+                        request.role,
+                        request.stage,
+                        DECIDING_STAGES.join(" or "),
+                        request.round,
+                        request.attempt
+                    ))
+                });
         }
         best.ok_or_else(|| {
             AgentError::Script(format!(
@@ -86,9 +98,10 @@ impl Script {
 /// protocol names them; see `crate::protocol::stability`).
 const STABILITY_STAGE: &str = "stability-";
 
-/// The stage whose reply a variant falls back to: the decision review's
-/// judges score in `evaluation`.
-const DECIDING_STAGE: &str = "evaluation";
+/// The stages whose reply a variant falls back to, the first that has
+/// one: the decision review's judges score in `evaluation`, the council's
+/// participants give their final positions in `final`.
+const DECIDING_STAGES: [&str; 2] = ["evaluation", "final"];
 
 /// An agent that answers from a [`Script`].
 pub struct ScriptAgent {

@@ -321,8 +321,9 @@ pub struct Timed {
 /// (skipped: timed out; it ran 600.0 s, longer than every judge that
 /// answered, the slowest of which took 41.0 s)`. `None` when no judge is
 /// missing. A judge recused for its model family was never asked and is
-/// not passed here.
-pub fn missing_judges(judges: &[Timed]) -> Option<String> {
+/// not passed here. `voter` is what the panel's members are called
+/// (`judge`; a council's `participant`).
+pub fn missing_judges(voter: &str, judges: &[Timed]) -> Option<String> {
     let missing: Vec<&Timed> = judges.iter().filter(|j| j.missing.is_some()).collect();
     if missing.is_empty() {
         return None;
@@ -350,13 +351,13 @@ pub fn missing_judges(judges: &[Timed]) -> Option<String> {
         .and_then(|times| times.into_iter().max());
     let they = if missing.len() == 1 { "it" } else { "they" };
     let slowest = match (answered.is_empty(), fastest_missing, slowest_answer) {
-        (true, _, _) => format!("no judge answered for {they} to be compared with"),
+        (true, _, _) => format!("no {voter} answered for {they} to be compared with"),
         (false, Some(missing_ms), Some(answer_ms)) if missing_ms >= answer_ms => format!(
-            "{they} were the slowest: every judge that answered took less (the slowest of them {})",
+            "{they} were the slowest: every {voter} that answered took less (the slowest of them {})",
             crate::words::seconds(answer_ms)
         ),
         (false, Some(missing_ms), Some(answer_ms)) => format!(
-            "{they} were not the slowest: {} ran {}, and a judge that answered took {}",
+            "{they} were not the slowest: {} ran {}, and a {voter} that answered took {}",
             if missing.len() == 1 {
                 "it"
             } else {
@@ -485,30 +486,42 @@ mod tests {
     /// they were the slowest, from the calls' times.
     #[test]
     fn jm_14_missing_judges_are_named_with_whether_they_were_slowest() {
-        assert_eq!(missing_judges(&[timed("analyst", None, Some(1))]), None);
-        let slowest = missing_judges(&[
-            timed("analyst", None, Some(40_000)),
-            timed("stylist", Some("skipped: timed out"), Some(600_000)),
-            timed("aesthete", None, Some(41_000)),
-        ])
+        assert_eq!(
+            missing_judges("judge", &[timed("analyst", None, Some(1))]),
+            None
+        );
+        let slowest = missing_judges(
+            "judge",
+            &[
+                timed("analyst", None, Some(40_000)),
+                timed("stylist", Some("skipped: timed out"), Some(600_000)),
+                timed("aesthete", None, Some(41_000)),
+            ],
+        )
         .unwrap();
         assert_eq!(
             slowest,
             "without the stylist (skipped: timed out): it was the slowest: every judge that answered took less (the slowest of them 41.0 s)"
         );
-        let not_slowest = missing_judges(&[
-            timed("analyst", None, Some(40_000)),
-            timed("stylist", Some("malformed: no yaml"), Some(3_000)),
-        ])
+        let not_slowest = missing_judges(
+            "judge",
+            &[
+                timed("analyst", None, Some(40_000)),
+                timed("stylist", Some("malformed: no yaml"), Some(3_000)),
+            ],
+        )
         .unwrap();
         assert!(
             not_slowest.contains("it was not the slowest: it ran 3.0 s"),
             "{not_slowest}"
         );
-        let unknown = missing_judges(&[
-            timed("analyst", None, None),
-            timed("stylist", Some("skipped"), Some(3_000)),
-        ])
+        let unknown = missing_judges(
+            "judge",
+            &[
+                timed("analyst", None, None),
+                timed("stylist", Some("skipped"), Some(3_000)),
+            ],
+        )
         .unwrap();
         assert!(unknown.contains("not known"), "{unknown}");
         assert_eq!(

@@ -35,7 +35,7 @@ pub fn without_times(text: &str) -> String {
             .unwrap();
     let clock = regex::Regex::new(r"\b\d{2}:\d{2}:\d{2}\b").unwrap();
     let measured = regex::Regex::new(
-        r"(elapsed_ms|ttft_ms|call_time_ms|duration_ms|took_ms|output_tokens_per_second): [\d.]+",
+        r#""?(elapsed_ms|ttft_ms|call_time_ms|duration_ms|took_ms|output_tokens_per_second)"?: [\d.]+"#,
     )
     .unwrap();
     let seconds = regex::Regex::new(r"\b\d+(\.\d+)? s\b").unwrap();

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use super::model::{
     Challenge, ChallengeState, DEVIL, Finding, MergeCandidate, Positions, Preset, Response,
 };
+use super::stability::{self, FinalCall, VariantRun};
 use super::verdict;
 use super::{Council, Step};
 use crate::protocol::Stage as _;
@@ -28,6 +29,7 @@ use crate::protocol::kind::{RecomputeError, Recomputed};
 use crate::protocol::record::transcript_opening;
 use crate::protocol::{AnswerFile, Outcome, Protocol, Publication};
 use crate::words::{one_line, raw_md, timestamp};
+use std::collections::BTreeMap;
 use summary::summary_md;
 
 /// The reader's document.
@@ -66,7 +68,7 @@ pub fn final_file(role: &str) -> String {
 /// The answers that could not be used, each in its file with the reason
 /// (kept, excluded); every other answer's file is the answer as it came.
 pub fn answer_files(council: &Council) -> Vec<AnswerFile> {
-    council
+    let mut files: Vec<AnswerFile> = council
         .submissions()
         .iter()
         .filter_map(|submission| {
@@ -77,7 +79,28 @@ pub fn answer_files(council: &Council) -> Vec<AnswerFile> {
                 reason.clone(),
             ))
         })
-        .collect()
+        .collect();
+    // A stability variant's answer that did not read (issue 55).
+    let variants = council
+        .stability_run()
+        .into_iter()
+        .flat_map(|run| &run.variants);
+    for variant in variants {
+        for (role, raw) in &variant.raw {
+            let reason = variant
+                .calls
+                .get(role)
+                .and_then(|call| call.missing.as_ref());
+            if let (Some(reason), Some(file)) = (reason, variant.files.get(role)) {
+                files.push(AnswerFile::unusable(
+                    file.clone(),
+                    raw.clone(),
+                    reason.clone(),
+                ));
+            }
+        }
+    }
+    files
 }
 
 /// Every file of the run folder that has content yet. The packet list
@@ -208,6 +231,26 @@ struct RecordIn {
     /// Findings none of whose citations verified (issue 52).
     #[serde(default)]
     unverified: std::collections::BTreeMap<String, String>,
+    /// A verdict with participants missing names them (issue 55); a
+    /// council from before keeps its old words.
+    #[serde(default)]
+    names_missing_participants: bool,
+    /// Each participant's final-position call: how long it ran, and why
+    /// it did not count, if it did not.
+    #[serde(default)]
+    final_calls: BTreeMap<String, FinalCall>,
+    /// The stability receipt, when one was asked for.
+    #[serde(default)]
+    stability: Option<StabilityIn>,
+}
+
+/// The stability receipt as `council.json` keeps it.
+#[derive(Clone, Debug, Deserialize)]
+struct StabilityIn {
+    #[serde(default)]
+    require_stability: bool,
+    #[serde(default)]
+    variants: Vec<VariantRun>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -363,6 +406,15 @@ pub fn companion(council: &Council) -> Value {
     if let (false, Some(map)) = (council.unverified().is_empty(), record.as_object_mut()) {
         map.insert("unverified".into(), json!(council.unverified()));
     }
+    // Who gave a final position, how long each took, and the stability
+    // receipt (issue 55), which `quorum verdict` derives again.
+    if let (true, Some(map)) = (config.stability.names_missing, record.as_object_mut()) {
+        map.insert("names_missing_participants".into(), json!(true));
+        map.insert("final_calls".into(), json!(council.final_calls()));
+    }
+    if let (Some(receipt), Some(map)) = (stability::record_of(council), record.as_object_mut()) {
+        map.insert("stability".into(), receipt);
+    }
     // What could not be read, and what that changed (issue 59).
     if let (false, Some(map)) = (council.core.unread.is_empty(), record.as_object_mut()) {
         map.insert("unread".into(), json!(council.core.unread));
@@ -399,6 +451,7 @@ pub fn recompute(
     let known: Vec<&str> = record.inventory.iter().map(|f| f.id.as_str()).collect();
     let mut positions = Positions::new();
     let mut readings = Vec::new();
+    let mut calls = record.final_calls.clone();
     for participant in &record.participants {
         let Some(file) = &participant.final_position else {
             continue;
@@ -412,6 +465,7 @@ pub fn recompute(
                 })?;
         if text.starts_with("<!-- MALFORMED") {
             readings.push(format!("{file}: marked MALFORMED, left out"));
+            mark(&mut calls, &participant.id, false);
             continue;
         }
         match super::parse::read_final(&text, &participant.id, &known) {
@@ -423,8 +477,12 @@ pub fn recompute(
                     readings.push(format!("{file}: could not read {slip}; left out"));
                 }
                 positions.insert(participant.id.clone(), read.value);
+                mark(&mut calls, &participant.id, true);
             }
-            Err(error) => readings.push(format!("{file}: does not read ({error}), left out")),
+            Err(error) => {
+                readings.push(format!("{file}: does not read ({error}), left out"));
+                mark(&mut calls, &participant.id, false);
+            }
         }
     }
     let ids: Vec<String> = record.participants.iter().map(|p| p.id.clone()).collect();
@@ -437,19 +495,72 @@ pub fn recompute(
         crate::evidence::Claim::all_failed,
         &mut readings,
     );
-    let assessment = verdict::assess(&verdict::Record {
-        participants: &ids,
-        findings: &record.inventory,
-        challenges: &record.challenges,
-        responses: &record.responses,
-        merges: &record.merges.proposed,
-        positions: &positions,
-        preset: record.preset,
-        params: record.preset.params(),
-        fairness: &record.fairness,
-        edition: record.edition,
-        unverified: &unverified,
-    });
+    let assess = |positions: &Positions, calls: &BTreeMap<String, FinalCall>| {
+        let missing = record
+            .names_missing_participants
+            .then(|| stability::missing_sentence(calls))
+            .flatten();
+        stability::decided(
+            &verdict::Record {
+                participants: &ids,
+                findings: &record.inventory,
+                challenges: &record.challenges,
+                responses: &record.responses,
+                merges: &record.merges.proposed,
+                positions,
+                preset: record.preset,
+                params: record.preset.params(),
+                fairness: &record.fairness,
+                edition: record.edition,
+                unverified: &unverified,
+            },
+            missing.as_deref(),
+        )
+    };
+    let mut assessment = assess(&positions, &calls);
+    // Every variant of the stability receipt from its files, by the same
+    // code (issue 55).
+    let mut receipt = None;
+    if let Some(kept) = &record.stability {
+        let mut made = crate::protocol::stability::Receipt {
+            verdict: assessment.verdict.to_string(),
+            variants: Vec::new(),
+        };
+        for variant in &kept.variants {
+            let mut positions = Positions::new();
+            let mut asked = variant.calls.clone();
+            for (participant, file) in &variant.files {
+                let text = match files.read(file, "stability variant") {
+                    Ok(text) => text,
+                    Err(error) => {
+                        readings.push(format!("{file}: {error}; left out of its variant"));
+                        continue;
+                    }
+                };
+                match stability::read_variant(&text, participant, &known) {
+                    Ok(position) => {
+                        positions.insert(participant.clone(), position);
+                        mark(&mut asked, participant, true);
+                    }
+                    Err(why) => {
+                        readings.push(format!("{file}: {why}, left out of its variant"));
+                        mark(&mut asked, participant, false);
+                    }
+                }
+            }
+            let calls = stability::variant_calls(&calls, &asked);
+            let derived = assess(&positions, &calls);
+            made.variants
+                .push(crate::protocol::stability::VariantVerdict {
+                    variant: variant.variant.number,
+                    verdict: derived.verdict.to_string(),
+                    rule: derived.rule,
+                });
+        }
+        readings.push(format!("stability receipt: {}", made.summary()));
+        assessment = stability::with_stability(assessment, &made, kept.require_stability);
+        receipt = Some(made);
+    }
     let mut rule = assessment.rule.clone();
     for outcome in &assessment.outcomes {
         rule.push_str(&format!(
@@ -457,18 +568,41 @@ pub fn recompute(
             outcome.id, outcome.severity, outcome.rule
         ));
     }
+    let mut detail = json!({
+        "verdict": assessment.verdict,
+        "rule": assessment.rule,
+        "findings": assessment.outcomes,
+        "disputed_findings": assessment.disputed_findings,
+        "merges": assessment.merges,
+    });
+    if let Some(receipt) = receipt {
+        detail["stability"] = json!({
+            "summary": receipt.summary(),
+            "stable": receipt.stable(),
+            "variants": receipt.variants,
+        });
+    }
     Ok(Recomputed {
         verdict: Some(assessment.verdict),
         rule,
-        detail: json!({
-            "verdict": assessment.verdict,
-            "rule": assessment.rule,
-            "findings": assessment.outcomes,
-            "disputed_findings": assessment.disputed_findings,
-            "merges": assessment.merges,
-        }),
+        detail,
         readings,
     })
+}
+
+/// `participant`'s call in `calls` as its file reads now: counted, or
+/// left out (with the reason recorded when it ran, else that its answer
+/// does not read).
+fn mark(calls: &mut BTreeMap<String, FinalCall>, participant: &str, counted: bool) {
+    let Some(call) = calls.get_mut(participant) else {
+        return;
+    };
+    call.counted = counted;
+    if counted {
+        call.missing = None;
+    } else if call.missing.is_none() {
+        call.missing = Some("its final position was unreadable".into());
+    }
 }
 
 // ---- transcript.md -----------------------------------------------------------
@@ -500,6 +634,19 @@ fn transcript_md(council: &Council) -> String {
             &submission.raw,
         ));
     }
+    // The stability receipt's answers (issue 55), each under its variant.
+    for variant in council.stability_run().iter().flat_map(|run| &run.variants) {
+        for (role, raw) in &variant.raw {
+            let file = variant.files.get(role).map_or("", String::as_str);
+            out.push_str(&raw_md(
+                &format!(
+                    "{role} (stability variant {}, `{file}`)",
+                    variant.variant.number
+                ),
+                raw,
+            ));
+        }
+    }
     out.push_str(&crate::protocol::record::calls_md(council.calls()));
     out
 }
@@ -508,6 +655,11 @@ fn transcript_md(council: &Council) -> String {
 
 /// What a person answering in place of `role` fills in at `stage`.
 pub fn answer_template(council: &Council, stage: &str, role: &str) -> String {
+    // A stability variant asks for a final position again (issue 55).
+    let stage = match crate::protocol::stability::variant_of_stage(stage) {
+        Some(_) => "final",
+        None => stage,
+    };
     let open = council.open_ids();
     let first = open.first().cloned().unwrap_or_else(|| "F001".into());
     let body = match stage {

@@ -5,14 +5,17 @@
 //! hands off instead). Not responsible for the rules of the assessment
 //! themselves: [`super::verdict`] holds them.
 
+use std::collections::BTreeMap;
+
 use serde_json::json;
 
 use super::model;
 use super::packets::PacketKind;
-use super::{Council, Step, documents, parse, pretty, prompts, rulings, verdict};
+use super::{Council, Step, documents, parse, pretty, prompts, rulings, stability, verdict};
 use crate::parse::Read;
 use crate::protocol::fairness::Blindfold;
 use crate::protocol::fairness::agreement::{self, Agreement};
+use crate::protocol::stability::Variant;
 use crate::protocol::{Answer, ByItem, Effect, LogKind, SharedSteps, Timestamp};
 
 impl Council {
@@ -21,11 +24,14 @@ impl Council {
     /// challenged or answered what (the participant's own are listed apart,
     /// and the merges it is asked about name their origins, which a merge
     /// needs), and an author's naming of itself is masked; each participant
-    /// reads the inventory in its own order.
+    /// reads the inventory in its own order. A variant of the stability
+    /// receipt (issue 55) reads the inventory and the exchange in the
+    /// variant's order instead, the authors under its neutral labels.
     fn final_reading(
         &self,
         role: &str,
         blindfold: &mut Blindfold,
+        variant: Option<&Variant>,
     ) -> (serde_json::Value, serde_json::Value) {
         let fairness = &self.config.seating.fairness;
         let mut inventory = self.inventory();
@@ -36,10 +42,43 @@ impl Council {
             blindfold.cover_json(&mut inventory);
             blindfold.cover_json(&mut history);
         }
+        if let Some(variant) = variant {
+            let labels = self.variant_labels(role, variant);
+            relabelled(&mut inventory, &["origin"], &labels);
+            relabelled(&mut history, &["by", "from", "to"], &labels);
+            if let serde_json::Value::Array(items) = &mut inventory {
+                *items = variant.arrange(items, role);
+            }
+            for list in ["challenges", "other_responses"] {
+                if let Some(serde_json::Value::Array(items)) = history.get_mut(list) {
+                    *items = variant.arrange(items, role);
+                }
+            }
+            return (inventory, history);
+        }
         if let serde_json::Value::Array(items) = &mut inventory {
             *items = fairness.arrange(items, role);
         }
         (inventory, history)
+    }
+
+    /// The neutral label each other participant goes by in `variant` of
+    /// what `role` reads: numbered in the variant's order, so no label is
+    /// a role's name and none keeps its place from variant to variant.
+    /// `role` itself keeps its name: it is asked about its own findings.
+    fn variant_labels(&self, role: &str, variant: &Variant) -> BTreeMap<String, String> {
+        let others: Vec<String> = self
+            .participants
+            .iter()
+            .filter(|p| *p != role)
+            .cloned()
+            .collect();
+        variant
+            .arrange(&others, role)
+            .into_iter()
+            .enumerate()
+            .map(|(n, other)| (other, stability::label_of(variant, n)))
+            .collect()
     }
 
     /// How far the final positions agreed (issue 29): each finding still
@@ -117,6 +156,62 @@ impl Council {
         .sparing(material)
     }
 
+    /// What `role`'s final-position prompt carries (but its packet): the
+    /// inventory and the exchange as it reads them ([`Self::final_reading`]),
+    /// its own findings, the open ids in its order, the merges that touch
+    /// its own, the rulings. `variant`: as a variant of the stability
+    /// receipt reads them.
+    pub(super) fn final_context(&self, role: &str, variant: Option<&Variant>) -> serde_json::Value {
+        let mut blindfold = self.blindfold();
+        self.final_context_with(role, variant, &mut blindfold)
+    }
+
+    fn final_context_with(
+        &self,
+        role: &str,
+        variant: Option<&Variant>,
+        blindfold: &mut Blindfold,
+    ) -> serde_json::Value {
+        let mut context = self.base_context(role);
+        let (inventory, history) = self.final_reading(role, blindfold, variant);
+        context["inventory"] = pretty(inventory);
+        context["history"] = pretty(history);
+        context["own"] = json!(
+            self.open_ids()
+                .into_iter()
+                .filter(|id| self.origins_of(id).iter().any(|origin| origin == role))
+                .collect::<Vec<_>>()
+        );
+        context["open"] = json!(match variant {
+            Some(variant) => variant.arrange(&self.open_ids(), role),
+            None => self.config.seating.fairness.arrange(&self.open_ids(), role),
+        });
+        let merges: Vec<serde_json::Value> = self.merge_candidates
+                .iter()
+                .filter(|m| m.findings.iter().any(|id| self.origins_of(id).iter().any(|origin| origin == role)))
+                .map(|m| {
+                    let mut pair = json!({"findings": m.findings, "proposed_by": m.proposed_by, "overlap": m.overlap});
+                    // A new proposal that would retire another's says how.
+                    if let Some(r) = self.retirements.iter().find(|r| m.findings == [r.proposal.clone(), r.by.clone()]) {
+                        pair["would"] = json!(format!("{} {} {}", r.by, match r.status {
+                            model::ProposalStatus::Superseded => "supersedes",
+                            model::ProposalStatus::Split => "splits",
+                            _ => "merges in",
+                        }, r.proposal));
+                    }
+                    pair
+                })
+                .collect();
+        context["merges"] = if merges.is_empty() {
+            json!("")
+        } else {
+            pretty(json!(merges))
+        };
+        context["fallback"] = json!(self.fallback.is_some());
+        self.put_rulings(&mut context, self.challenges.iter());
+        context
+    }
+
     pub(super) fn start_final(&mut self, now: Timestamp) -> Vec<Effect> {
         self.core.enter(Step::Final, now);
         let present = self.final_roster();
@@ -146,55 +241,24 @@ impl Council {
         }
         let mut blindfold = self.blindfold();
         for role in present {
-            let mut context = self.base_context(&role);
-            let (inventory, history) = self.final_reading(&role, &mut blindfold);
-            context["inventory"] = pretty(inventory);
-            context["history"] = pretty(history);
-            context["own"] = json!(
-                self.open_ids()
-                    .into_iter()
-                    .filter(|id| self.origins_of(id).contains(&role))
-                    .collect::<Vec<_>>()
-            );
-            context["open"] = json!(
-                self.config
-                    .seating
-                    .fairness
-                    .arrange(&self.open_ids(), &role)
-            );
-            let merges: Vec<serde_json::Value> = self.merge_candidates
-                    .iter()
-                    .filter(|m| m.findings.iter().any(|id| self.origins_of(id).contains(&role)))
-                    .map(|m| {
-                        let mut pair = json!({"findings": m.findings, "proposed_by": m.proposed_by, "overlap": m.overlap});
-                        // A new proposal that would retire another's says how.
-                        if let Some(r) = self.retirements.iter().find(|r| m.findings == [r.proposal.clone(), r.by.clone()]) {
-                            pair["would"] = json!(format!("{} {} {}", r.by, match r.status {
-                                model::ProposalStatus::Superseded => "supersedes",
-                                model::ProposalStatus::Split => "splits",
-                                _ => "merges in",
-                            }, r.proposal));
-                        }
-                        pair
-                    })
-                    .collect();
-            context["merges"] = if merges.is_empty() {
-                json!("")
-            } else {
-                pretty(json!(merges))
-            };
-            context["fallback"] = json!(self.fallback.is_some());
-            self.put_rulings(&mut context, self.challenges.iter());
+            let context = self.final_context_with(&role, None, &mut blindfold);
             let file = documents::final_file(&role);
             match self.start_awaited(
                 &prompts::FINAL,
                 context,
-                role,
+                role.clone(),
                 PacketKind::FinalPosition,
                 file,
                 now,
             ) {
-                Ok(effect) => effects.push(effect),
+                Ok(effect) => {
+                    if let Effect::StartCall(spec) = &effect {
+                        self.final_prompts
+                            .insert(role.clone(), spec.request.prompt.chars().count());
+                    }
+                    self.final_started(&role, now);
+                    effects.push(effect)
+                }
                 Err(failed) => return failed,
             }
         }
@@ -258,8 +322,14 @@ impl Council {
                     ),
                 );
                 self.positions.insert(role.clone(), position);
+                self.final_ended(&role, now, None);
             }
             ByItem::Unreadable(error) => {
+                self.final_ended(
+                    &role,
+                    now,
+                    Some("its final position was unreadable".to_string()),
+                );
                 self.malformed(&answer, error.to_string());
                 self.core.record_unread(
                     &answer.call,
@@ -318,9 +388,20 @@ impl Council {
             }
             return self.start_handoff(now);
         }
+        if self.stability.is_none() {
+            self.file_evidence();
+        }
+        // The stability receipt (issue 55), when asked, before the verdict
+        // is given: the council ends once every variant is in.
+        if let Some(effects) = self.start_receipt(now) {
+            return effects;
+        }
         self.core.enter(Step::Done, now);
-        self.file_evidence();
-        let assessment = verdict::assess(&self.record());
+        let mut assessment = self.decide_on(&self.positions, &self.final_calls);
+        if let Some(made) = self.receipt() {
+            assessment =
+                stability::with_stability(assessment, made, self.config.stability.required);
+        }
         for merge in &assessment.merges {
             let message = match (&merge.into, &merge.refused) {
                 (Some(into), _) => format!(
@@ -357,6 +438,32 @@ impl Council {
         self.assessment = Some(assessment);
         self.exchange.final_summary(&self.present());
         vec![self.core.decide(now, verdict, rule)]
+    }
+}
+
+/// `value` with the fields named `keys`, at every depth, naming a
+/// participant of `labels` by its label instead (a list of names, `a, b`,
+/// each in turn).
+fn relabelled(value: &mut serde_json::Value, keys: &[&str], labels: &BTreeMap<String, String>) {
+    match value {
+        serde_json::Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| relabelled(item, keys, labels)),
+        serde_json::Value::Object(fields) => {
+            for (key, field) in fields.iter_mut() {
+                match field {
+                    serde_json::Value::String(names) if keys.contains(&key.as_str()) => {
+                        let named: Vec<&str> = names
+                            .split(", ")
+                            .map(|name| labels.get(name).map_or(name, String::as_str))
+                            .collect();
+                        *names = named.join(", ");
+                    }
+                    _ => relabelled(field, keys, labels),
+                }
+            }
+        }
+        _ => {}
     }
 }
 

@@ -67,6 +67,17 @@ struct CouncilOptions {
     task_context: Option<String>,
     /// Round 1's context policy (FP-01, FP-05).
     context_policy: Option<String>,
+    /// How many variants of the final positions the stability receipt asks
+    /// for after the verdict (issue 55); 0 or absent: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    stability: u32,
+    /// A PASS must hold in every variant of the receipt, else CONCERNS.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    require_stability: bool,
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 /// `--domain`'s help, with every domain of the registry (a test keeps
@@ -108,6 +119,8 @@ const INFO: KindInfo = KindInfo {
             "outputs",
             "task_context",
             "context_policy",
+            "stability",
+            "require_stability",
         ],
     }],
     options: &[
@@ -191,6 +204,8 @@ const INFO: KindInfo = KindInfo {
             kind: ValueKind::Text,
             values: &[],
         },
+        crate::protocol::stability::STABILITY_OPTION,
+        crate::protocol::stability::REQUIRE_STABILITY_OPTION,
     ],
     templates: super::prompts::TEMPLATES,
     slots: &["expert.*", DEVIL, CHECKER, SYNTHESIZER],
@@ -306,6 +321,15 @@ impl ProtocolKind for CouncilKind {
         {
             options.context_summary = None;
         }
+        crate::protocol::stability::check(
+            options.stability,
+            options.require_stability,
+            options
+                .mode
+                .proposes()
+                .then_some("a brainstorm or design council ends with a handoff"),
+        )
+        .map_err(|(key, problem)| SpecError::new(problem).field(field(key)))?;
         let options_named_outputs = options.outputs.is_some();
         // The specification's `.outputs/debate/…`, under the artifact root
         // (`--out`), not hidden in the working directory.
@@ -401,6 +425,11 @@ impl CouncilOptions {
             outputs: self.outputs.clone().unwrap_or_default(),
             seating: setting.seating,
             binds_rulings: true,
+            stability: crate::protocol::stability::Stability {
+                variants: self.stability,
+                required: self.require_stability,
+                names_missing: true,
+            },
         }
     }
 }

@@ -62,6 +62,7 @@ mod publication;
 mod responses;
 mod rules;
 pub mod rulings;
+pub mod stability;
 pub mod verdict;
 
 pub use kind::KIND;
@@ -129,6 +130,12 @@ pub struct CouncilConfig {
     /// call it never had.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub binds_rulings: bool,
+    /// The stability receipt asked for (issue 55): `stability: K` and
+    /// `require_stability`, flat beside the rest, and whether a verdict
+    /// with participants missing names them (every council started now;
+    /// one journaled before keeps its old words).
+    #[serde(flatten)]
+    pub stability: crate::protocol::stability::Stability,
 }
 
 impl CouncilConfig {
@@ -325,6 +332,14 @@ pub struct Council {
     /// Where an answer still went against the moderator's rulings after it
     /// was asked once more, for the deliverable.
     against_rulings: Vec<String>,
+    /// Each participant's final-position call: when it ran, and whether it
+    /// counted (the missing-participants sentence, issue 55).
+    final_calls: BTreeMap<String, stability::FinalCall>,
+    /// The length of each participant's final-position prompt, which the
+    /// stability receipt's forecast reads.
+    final_prompts: BTreeMap<String, usize>,
+    /// The stability receipt, running or done (issue 55).
+    stability: Option<stability::StabilityRun>,
 }
 
 crate::lend_core!(Council, core, Step, Role);
@@ -407,6 +422,9 @@ impl Council {
             exchange,
             places: Places::default(),
             against_rulings: Vec::new(),
+            final_calls: BTreeMap::new(),
+            final_prompts: BTreeMap::new(),
+            stability: None,
         }
     }
 

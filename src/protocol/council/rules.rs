@@ -17,6 +17,10 @@ use crate::protocol::{
 
 impl crate::protocol::Rules for Council {
     fn answered(&mut self, role: Role, answer: Answer<'_>) -> Vec<Effect> {
+        // A variant of the stability receipt, whatever the step.
+        if crate::protocol::stability::variant_of_stage(&answer.call.slot.stage).is_some() {
+            return self.on_variant_final(&answer);
+        }
         match (self.core.stage, role) {
             (Step::Independent, role) => self.on_independent(&role, answer),
             (Step::Expand, _) => self.on_expand(answer),
@@ -34,6 +38,9 @@ impl crate::protocol::Rules for Council {
         // The participant, as the council's records name it: its slot.
         let role = call.slot.role.clone();
         let call_id = call.call_id();
+        if crate::protocol::stability::variant_of_stage(&call.slot.stage).is_some() {
+            return self.on_variant_given_up(&call, &reason, now);
+        }
         match self.core.stage {
             Step::Independent => {
                 self.out.insert(role.clone());
@@ -104,6 +111,8 @@ impl crate::protocol::Rules for Council {
                     Some(&call_id),
                     format!("{role} gave no final position ({reason}); it is not counted"),
                 );
+                let missing = format!("skipped: {}", crate::text::excerpt(reason.trim()));
+                self.final_ended(&role, now, Some(missing));
                 self.awaiting.remove(&role);
                 if self.awaiting.is_empty() {
                     return self.conclude(now);
@@ -182,6 +191,13 @@ impl crate::protocol::Rules for Council {
     fn result_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = serde_json::Map::new();
         fields.insert("review_id".into(), json!(self.config.review_id));
+        if let Some(receipt) = self.receipt() {
+            let mut value = serde_json::to_value(receipt).unwrap_or_default();
+            value["summary"] = receipt.summary().into();
+            value["stable"] = receipt.stable().into();
+            value["required"] = self.config.stability.required.into();
+            fields.insert("stability".into(), value);
+        }
         if let Some(assessment) = &self.assessment {
             let states: serde_json::Map<String, serde_json::Value> = assessment
                 .outcomes

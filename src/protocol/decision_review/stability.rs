@@ -73,7 +73,7 @@ pub(super) fn missing_sentence(judges: &BTreeMap<JudgeRole, JudgeRecord>) -> Opt
         .iter()
         .filter_map(|(role, record)| timed(*role, record.result.as_ref()?, record.elapsed_ms()))
         .collect();
-    receipt::missing_judges(&timed)
+    receipt::missing_judges("judge", &timed)
 }
 
 /// A judge as the missing-judges sentence reads it; `None` for a judge

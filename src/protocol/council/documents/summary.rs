@@ -458,6 +458,7 @@ fn process_md(council: &Council) -> String {
         }
         out.push_str("\n\n");
     }
+    out.push_str(&stability_lines(council));
     if let Some(assessment) = council.assessment() {
         out.push_str("| Finding | Severity | Origin | State | Why |\n|---|---|---|---|---|\n");
         let outcomes = assessment.outcomes_by_id();
@@ -559,4 +560,45 @@ fn challenge_line(challenge: &Challenge) -> String {
     }
     line.push('\n');
     line
+}
+
+/// The stability receipt in "How this was decided" (issue 55): in how
+/// many variants the verdict held, what each that flipped gave, and what
+/// the requirement did; empty when none was asked for.
+fn stability_lines(council: &Council) -> String {
+    let Some(run) = council.stability_run() else {
+        return String::new();
+    };
+    let Some(receipt) = &run.receipt else {
+        return "Stability receipt: not finished.\n\n".to_string();
+    };
+    let mut out = format!(
+        "Stability receipt: the final positions were asked for again under {} (each participant \
+         reading the findings and the exchange in another order, the authors under neutral \
+         labels where named): {}.",
+        crate::words::counted(receipt.variants.len(), "variant", "variants"),
+        receipt.summary()
+    );
+    if council.config().stability.required {
+        out.push_str(if receipt.holds() {
+            " Stability was required, and it held."
+        } else if run.verdict == crate::protocol::Verdict::Pass {
+            " Stability was required for a PASS, so the verdict is CONCERNS."
+        } else {
+            " Stability was required for a PASS; this verdict stands as it is."
+        });
+    }
+    out.push_str("\n\n");
+    for variant in receipt.flipped() {
+        out.push_str(&format!(
+            "- Variant {}: {} — {}\n",
+            variant.variant,
+            variant.verdict,
+            one_line(&variant.rule)
+        ));
+    }
+    if !receipt.holds() {
+        out.push('\n');
+    }
+    out
 }

@@ -261,7 +261,7 @@ fn missing_sentence(
             timed(*role, result, took)
         })
         .collect();
-    crate::protocol::stability::missing_judges(&timed)
+    crate::protocol::stability::missing_judges("judge", &timed)
 }
 
 /// What the files of a decision review imply again: a verdict, or a
