@@ -177,6 +177,35 @@ fn published_from(mut h: Harness) -> Harness {
     h
 }
 
+/// [`published`], then the devil's advocate challenges the severities of
+/// F001 and F003, both delivered, and F001's origin accepts MEDIUM.
+fn severities_challenged() -> Harness {
+    let mut h = published();
+    h.answer(
+        "devil-advocate/challenge/r1",
+        &devil(&[
+            challenge(
+                "expert.security",
+                "F001",
+                "constant-time",
+                "MEDIUM not HIGH because it needs local access",
+            ),
+            challenge(
+                "expert.performance",
+                "F003",
+                "fast",
+                "LOW not HIGH because cached",
+            ),
+        ]),
+    );
+    h.accept_all();
+    h.answer(
+        "expert.security/responses/r1",
+        &responses(&[json!({"type": "defense", "finding_id": "F001", "response": "yes, local only", "accept_severity": true})]),
+    );
+    h
+}
+
 /// Every present participant gives `stances` (the same for all) and the
 /// council ends.
 fn finish_with(h: &mut Harness, stances: &[(&str, &str)]) {
@@ -931,29 +960,7 @@ fn fp_30_rounds_stop_early_or_at_the_limit() {
 /// severity challenge; a defense that does not accept it keeps it.
 #[test]
 fn fp_32_severity_moves_only_when_the_origin_accepts() {
-    let mut h = published();
-    h.answer(
-        "devil-advocate/challenge/r1",
-        &devil(&[
-            challenge(
-                "expert.security",
-                "F001",
-                "constant-time",
-                "MEDIUM not HIGH because it needs local access",
-            ),
-            challenge(
-                "expert.performance",
-                "F003",
-                "fast",
-                "LOW not HIGH because cached",
-            ),
-        ]),
-    );
-    h.accept_all();
-    h.answer(
-        "expert.security/responses/r1",
-        &responses(&[json!({"type": "defense", "finding_id": "F001", "response": "yes, local only", "accept_severity": true})]),
-    );
+    let mut h = severities_challenged();
     h.answer(
         "expert.performance/responses/r1",
         &responses(&[
@@ -980,29 +987,7 @@ fn fp_32_severity_moves_only_when_the_origin_accepts() {
 /// a word nobody else spoke to in between moved on nothing new.
 #[test]
 fn jm_30_33_a_council_shows_the_plain_vote_and_what_moved_each_word() {
-    let mut h = published();
-    h.answer(
-        "devil-advocate/challenge/r1",
-        &devil(&[
-            challenge(
-                "expert.security",
-                "F001",
-                "constant-time",
-                "MEDIUM not HIGH because it needs local access",
-            ),
-            challenge(
-                "expert.performance",
-                "F003",
-                "fast",
-                "LOW not HIGH because cached",
-            ),
-        ]),
-    );
-    h.accept_all();
-    h.answer(
-        "expert.security/responses/r1",
-        &responses(&[json!({"type": "defense", "finding_id": "F001", "response": "yes, local only", "accept_severity": true})]),
-    );
+    let mut h = severities_challenged();
     h.answer(
         "expert.performance/responses/r1",
         &responses(&[json!({"type": "defense", "finding_id": "F003", "response": "no, it is slow", "evidence": "the trace shows 9 s on line 14"})]),
