@@ -17,8 +17,6 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use sha2::{Digest, Sha256};
-
 use crate::engine::{JournalEvent, ModerationPolicy};
 use crate::protocol::{BoardView, Outcome};
 use crate::store::{FiledDebate, FiledRuling, JudgeLabel, Library, LibraryError, Seat};
@@ -28,39 +26,7 @@ use crate::words::counted;
 use super::prepare::{Reloaded, reload};
 use super::{EXIT_FAILURE, EXIT_USAGE, LibraryAction, LibraryArgs};
 
-/// How many hex digits of the SHA-256 a prompt hash keeps.
-pub const PROMPT_HASH_HEX: usize = 12;
-
-/// The hash of the prompts a debate of `protocol` ran with: SHA-256 over
-/// each of the protocol's templates (its file name, then its text: the
-/// debate's override where it had one, else the built-in), in order, cut
-/// to [`PROMPT_HASH_HEX`] digits. A template a person changed, or a quorum
-/// whose built-in prompts changed, starts new figures.
-pub fn prompt_hash(
-    protocol: &str,
-    overrides: &std::collections::BTreeMap<String, String>,
-) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(protocol.as_bytes());
-    if let Some(kind) = crate::protocol::registry::find(protocol) {
-        for template in kind.templates() {
-            let text = overrides
-                .get(template.file_name)
-                .map(String::as_str)
-                .unwrap_or(template.source);
-            hasher.update([0]);
-            hasher.update(template.file_name.as_bytes());
-            hasher.update([0]);
-            hasher.update(text.as_bytes());
-        }
-    }
-    let digest = hasher.finalize();
-    digest
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect::<String>()[..PROMPT_HASH_HEX]
-        .to_string()
-}
+pub use crate::protocol::registry::{PROMPT_HASH_HEX, prompt_hash};
 
 /// Whether a person ruled on the items of a debate: one a person
 /// moderates live (the interface, `--moderation person` with `quorum

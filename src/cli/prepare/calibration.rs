@@ -56,7 +56,8 @@ pub(super) fn calibrate(
             return definition;
         }
     };
-    let prompt_hash = super::super::library::prompt_hash(definition.protocol(), prompt_overrides);
+    let prompt_hash =
+        crate::protocol::registry::prompt_hash(definition.protocol(), prompt_overrides);
     let figure_of = |role: crate::protocol::judges::JudgeRole| {
         let agent = agents.get(&crate::protocol::decision_review::judge_slot_role(role))?;
         let figure = figures
