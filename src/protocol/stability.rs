@@ -272,6 +272,57 @@ impl Receipt {
         line
     }
 
+    /// The receipt's paragraph in a summary's "How this was decided":
+    /// what was judged again and how (`[what, how]`: `the deciding round
+    /// was judged again`, `each judge reading in another order, …`), in
+    /// how many variants the verdict held, what the
+    /// requirement did when `required` (it guards `guarded`, which becomes
+    /// `instead`; `real` is the verdict the deciding round gave), and what
+    /// each variant that flipped gave.
+    pub fn markdown(
+        &self,
+        [what, how]: [&str; 2],
+        required: bool,
+        real: crate::protocol::Verdict,
+        [guarded, instead]: [crate::protocol::Verdict; 2],
+    ) -> String {
+        let mut out = format!(
+            "Stability receipt: {what} under {} ({how}): {}.",
+            crate::words::counted(self.variants.len(), "variant", "variants"),
+            self.summary()
+        );
+        if required {
+            let article = match guarded.as_str().starts_with(['A', 'E', 'I', 'O', 'U']) {
+                true => "an",
+                false => "a",
+            };
+            out.push_str(&if self.holds() {
+                " Stability was required, and it held.".to_string()
+            } else if real == guarded {
+                format!(
+                    " Stability was required for {article} {guarded}, so the verdict is {instead}."
+                )
+            } else {
+                format!(
+                    " Stability was required for {article} {guarded}; this verdict stands as it is."
+                )
+            });
+        }
+        out.push_str("\n\n");
+        for variant in self.flipped() {
+            out.push_str(&format!(
+                "- Variant {}: {} — {}\n",
+                variant.variant,
+                variant.verdict,
+                crate::words::one_line(&variant.rule)
+            ));
+        }
+        if !self.holds() {
+            out.push('\n');
+        }
+        out
+    }
+
     /// The rule that turns `verdict` down to `instead` under
     /// `require_stability`, `None` when it holds: `the ADOPT held in only 2
     /// of 3 variants, and require_stability asks for all 3 (variant 2 gave

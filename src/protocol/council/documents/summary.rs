@@ -572,33 +572,13 @@ fn stability_lines(council: &Council) -> String {
     let Some(receipt) = &run.receipt else {
         return "Stability receipt: not finished.\n\n".to_string();
     };
-    let mut out = format!(
-        "Stability receipt: the final positions were asked for again under {} (each participant \
-         reading the findings and the exchange in another order, the authors under neutral \
-         labels where named): {}.",
-        crate::words::counted(receipt.variants.len(), "variant", "variants"),
-        receipt.summary()
-    );
-    if council.config().stability.required {
-        out.push_str(if receipt.holds() {
-            " Stability was required, and it held."
-        } else if run.verdict == crate::protocol::Verdict::Pass {
-            " Stability was required for a PASS, so the verdict is CONCERNS."
-        } else {
-            " Stability was required for a PASS; this verdict stands as it is."
-        });
-    }
-    out.push_str("\n\n");
-    for variant in receipt.flipped() {
-        out.push_str(&format!(
-            "- Variant {}: {} — {}\n",
-            variant.variant,
-            variant.verdict,
-            one_line(&variant.rule)
-        ));
-    }
-    if !receipt.holds() {
-        out.push('\n');
-    }
-    out
+    receipt.markdown(
+        [
+            "the final positions were asked for again",
+            "each participant reading the findings and the exchange in another order, the authors under neutral labels where named",
+        ],
+        council.config().stability.required,
+        run.verdict,
+        [crate::protocol::Verdict::Pass, crate::protocol::Verdict::Concerns],
+    )
 }

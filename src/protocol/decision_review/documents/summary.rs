@@ -474,34 +474,15 @@ pub(super) fn stability_lines(review: &DecisionReview) -> String {
     let Some(receipt) = &run.receipt else {
         return "Stability receipt: not finished.\n\n".to_string();
     };
-    let mut out = format!(
-        "Stability receipt: the deciding round was judged again under {} (each judge reading in \
-         another order, the authors under other neutral labels): {}.",
-        crate::words::counted(receipt.variants.len(), "variant", "variants"),
-        receipt.summary()
-    );
-    if review.config().stability.required {
-        out.push_str(if receipt.holds() {
-            " Stability was required, and it held."
-        } else if run.verdict == Verdict::Adopt {
-            " Stability was required for an ADOPT, so the verdict is ESCALATE."
-        } else {
-            " Stability was required for an ADOPT; this verdict stands as it is."
-        });
-    }
-    out.push_str("\n\n");
-    for variant in receipt.flipped() {
-        out.push_str(&format!(
-            "- Variant {}: {} — {}\n",
-            variant.variant,
-            variant.verdict,
-            one_line(&variant.rule)
-        ));
-    }
-    if !receipt.holds() {
-        out.push('\n');
-    }
-    out
+    receipt.markdown(
+        [
+            "the deciding round was judged again",
+            "each judge reading in another order, the authors under other neutral labels",
+        ],
+        review.config().stability.required,
+        run.verdict,
+        [Verdict::Adopt, Verdict::Escalate],
+    )
 }
 
 /// The deferred items settled after the verdict, with their times.
