@@ -568,6 +568,11 @@ pub struct KindInfo {
 }
 
 /// A protocol's entry in the registry.
+/// A judge's figure as the library gives it to a calibration: Cohen's
+/// kappa with the moderator (`None`: not defined), its labels, the base
+/// rate.
+pub type JudgeFigure = (Option<f64>, u64, f64);
+
 pub trait ProtocolKind: Sync {
     /// Its name, commands, options, templates, slots and demos.
     fn info(&self) -> &KindInfo;
@@ -675,6 +680,24 @@ pub trait ProtocolKind: Sync {
             "a {} ends with a deliverable, not a verdict: there is no verdict to recompute",
             self.title()
         )))
+    }
+
+    /// Seats advisory each binding judge whose agreement with the moderator
+    /// is below `floor` over at least `min_labels` labels (the library's
+    /// calibration, issue 55), recording who and why in `definition` so
+    /// that resume and replay seat alike; returns each reseating in words.
+    /// `figure_of` gives a judge slot's `provider:model` and its figure.
+    /// A protocol whose panel has no binding judge keeps the default:
+    /// nothing changes.
+    fn calibrate(
+        &self,
+        definition: &mut DebateDefinition,
+        floor: f64,
+        min_labels: u64,
+        figure_of: &dyn Fn(&str) -> Option<(String, JudgeFigure)>,
+    ) -> Vec<String> {
+        let _ = (definition, floor, min_labels, figure_of);
+        Vec::new()
     }
 
     /// `definition` given what another debate handed on (`--from DIR`);

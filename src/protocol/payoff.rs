@@ -15,11 +15,11 @@
 //! majority voting explains most of multi-agent debate's gains, so quorum
 //! shows the comparison instead of assuming the debate helped.
 //!
-//! Pure and protocol-blind: each protocol works out its voters' votes, its
-//! changes and which of its calls came after the vote (decision review:
-//! `decision_review::payoff`; council: `council::payoff`); this module
-//! counts, words and serialises them for debate.yaml, the report, the
-//! result screen and `--json`. Not responsible for deciding anything: the
+//! Pure and protocol-blind: each protocol whose panel decides a verdict
+//! works out, in its own `payoff` module, its voters' votes, its changes and
+//! which of its calls came after the vote; this module counts, words and
+//! serialises them for the debate's record, the report, the result screen
+//! and `--json`. Not responsible for deciding anything: the
 //! verdict stands as the protocol's rules derived it.
 
 use serde::{Deserialize, Serialize};

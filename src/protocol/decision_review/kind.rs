@@ -460,6 +460,42 @@ impl ProtocolKind for DecisionReviewKind {
         &INFO
     }
 
+    /// The binding judges below the floor seated advisory (JM-28), the
+    /// panel and who was reseated recorded in the definition; a writing
+    /// review derives no verdict, so its weights decide nothing.
+    fn calibrate(
+        &self,
+        definition: &mut DebateDefinition,
+        floor: f64,
+        min_labels: u64,
+        figure_of: &dyn Fn(&str) -> Option<(String, super::model::JudgeFigure)>,
+    ) -> Vec<String> {
+        let writing =
+            definition.value("mode").and_then(serde_json::Value::as_str) == Some("writing");
+        let panel = definition
+            .value("panel")
+            .and_then(|panel| serde_json::from_value::<Vec<JudgeConfig>>(panel.clone()).ok());
+        let Some(mut panel) = panel.filter(|_| !writing) else {
+            return Vec::new();
+        };
+        let by_role = |role: JudgeRole| figure_of(&super::judge_slot_role(role));
+        let reseated = super::model::reseat_below_floor(&mut panel, floor, min_labels, &by_role);
+        if reseated.is_empty() {
+            return Vec::new();
+        }
+        match (
+            serde_json::to_value(&panel),
+            serde_json::to_value(&reseated),
+        ) {
+            (Ok(panel), Ok(recorded)) => {
+                definition.set_value("panel", panel);
+                definition.set_value("calibration", recorded);
+                reseated.iter().map(|judge| judge.why()).collect()
+            }
+            _ => vec!["the panel could not be written; it is seated as configured".into()],
+        }
+    }
+
     fn role_words(&self) -> Vec<&'static str> {
         super::role_words()
     }

@@ -258,9 +258,7 @@ impl Reseated {
     }
 }
 
-/// A judge's figure as the calibration step reads it from the library:
-/// kappa (`None`: not defined), labels, base rate.
-pub type JudgeFigure = (Option<f64>, u64, f64);
+pub use crate::protocol::kind::JudgeFigure;
 
 /// Seats advisory every binding judge of `panel` whose figure has at least
 /// `min_labels` labels and a kappa below `floor` (JM-28); `figure_of` gives
