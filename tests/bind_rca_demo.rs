@@ -14,22 +14,46 @@ use yaml_serde::Value;
 
 /// The demo's moderation items in the order asked when every one is
 /// accepted: round 1's challenges, round 2's rulings and new challenge,
-/// then one ruling a round and the closing ruling.
-const ITEMS: [&str; 13] = [
+/// then one ruling a round, the closing ruling, and the rival H4 (which
+/// survived its challenge on a log line that is not in the log, so is
+/// left WEAKENED, EV-07) offered to be ruled out.
+const ITEMS: [&str; 16] = [
     "X1.1",
     "X1.2",
     "X2.1",
     "X3.1",
+    "X4.1",
     "X1.1-r2",
     "X1.2-r2",
     "X2.1-r2",
     "X3.1-r2",
+    "X4.1-r2",
     "X2.2",
     "X2.1-r3",
     "X2.1-r4",
     "X2.1-r5",
     "X2.1-final",
+    "H4-rival",
 ];
+
+/// The opening of the demo's conclusion when `rivals` are left standing
+/// beside the lone survivor H1 (A28 as revised).
+const UNPROVEN: &str = "**No root cause is proven.** H1 alone survived cross-examination, but ";
+
+/// Asserts that `ran` ended unproven with exactly `rivals` standing.
+fn assert_rivals(ran: &Ran, label: &str, rivals: &[&str]) {
+    ran.assert_code(8);
+    let lead = ran.stdout.split("\n\n").next().unwrap();
+    assert!(lead.starts_with(UNPROVEN), "{label}\n{}", ran.stdout);
+    for id in ["H2", "H3", "H4"] {
+        assert_eq!(
+            lead.contains(&format!("{id} was left WEAKENED")),
+            rivals.contains(&id),
+            "{label}: {id} standing should be {}\n{lead}",
+            rivals.contains(&id)
+        );
+    }
+}
 
 /// Runs the demo rejecting the item at `reject` (if any), accepting the
 /// rest.
@@ -93,49 +117,45 @@ fn challenge<'a>(record: &'a Value, id: &str) -> &'a Value {
 }
 
 /// For every moderation item of the analysis demo, rejecting it (a
-/// challenge dropped, a ruling overturned) changes summary.md as that
-/// decision means, and the rest of the analysis follows (a flip that
-/// leaves a rival standing leaves the cause unproven, A28 as revised).
+/// challenge dropped, a ruling overturned, a rival ruled out) changes
+/// summary.md as that decision means, and the rest of the analysis
+/// follows: every rival left WEAKENED and kept standing at the closing
+/// moderation (by the `a` that follows) leaves the cause unproven, A28 as
+/// revised; only ruling H4 out proves H1.
 #[test]
 fn rca_demo_conformance_every_flip_changes_the_summary() {
     let sandbox = Sandbox::new();
     let (ran, dir) = run(&sandbox, "base", None);
-    ran.assert_code(0);
-    assert!(
-        ran.stdout
-            .starts_with("**Root cause: The checkout-api v2.31.0 deploy")
-    );
+    assert_rivals(&ran, "all accepted", &["H4"]);
     let base = read(&dir, "summary.md");
     for (index, item) in ITEMS.iter().enumerate() {
         let (ran, dir) = run(&sandbox, &format!("flip-{item}"), Some(index));
         let summary = read(&dir, "summary.md");
         let label = format!("{item} rejected");
         assert_ne!(summary, base, "{label}: summary.md did not change");
-        // A28 (revised): a flip that leaves H2 or H3 WEAKENED leaves a
-        // rival standing (kept so at the closing moderation by the `a`
-        // that follows), so H1 is not proven; every other flip proves it.
-        let rival = match *item {
-            "X3.1" => Some("H3"),
-            "X2.1" | "X2.1-r2" | "X2.1-r3" | "X2.1-r4" | "X2.1-r5" | "X2.1-final" => Some("H2"),
-            _ => None,
-        };
-        if let Some(rival) = rival {
-            ran.assert_code(8);
-            assert!(
-                ran.stdout.starts_with(&format!(
-                    "**No root cause is proven.** H1 alone survived cross-examination, but {rival} was left WEAKENED and not ruled out"
-                )),
-                "{label}: {rival} still stands\n{}",
-                ran.stdout
-            );
-        } else {
-            ran.assert_code(0);
-            assert!(
-                ran.stdout
-                    .starts_with("**Root cause: The checkout-api v2.31.0 deploy"),
-                "{label}: H1 still stands\n{}",
-                ran.stdout
-            );
+        // A28 (revised): a flip that leaves H2 or H3 WEAKENED leaves that
+        // rival standing beside H4 (each kept so at the closing moderation
+        // by the `a` that follows); ruling H4 out proves H1.
+        match *item {
+            "X3.1" => assert_rivals(&ran, &label, &["H3", "H4"]),
+            "X2.1" | "X2.1-r2" | "X2.1-r3" | "X2.1-r4" | "X2.1-r5" | "X2.1-final" => {
+                assert_rivals(&ran, &label, &["H2", "H4"])
+            }
+            "H4-rival" => {
+                ran.assert_code(0);
+                assert!(
+                    ran.stdout
+                        .starts_with("**Root cause: The checkout-api v2.31.0 deploy"),
+                    "{label}: H1 is proven once H4 is ruled out\n{}",
+                    ran.stdout
+                );
+                assert!(
+                    summary.contains("Ruled out by the moderator as a rival of the root cause"),
+                    "{label}"
+                );
+                continue;
+            }
+            _ => assert_rivals(&ran, &label, &["H4"]),
         }
         let record: Value = yaml_serde::from_str(&read(&dir, "rca.yaml")).unwrap();
         let id = item.split('-').next().unwrap();
@@ -146,7 +166,7 @@ fn rca_demo_conformance_every_flip_changes_the_summary() {
             .to_string();
         match *item {
             // A dropped challenge reaches no one: no answer, no ruling.
-            "X1.1" | "X1.2" | "X2.1" | "X3.1" | "X2.2" => {
+            "X1.1" | "X1.2" | "X2.1" | "X3.1" | "X4.1" | "X2.2" => {
                 assert!(
                     lines.contains("dropped by the moderator, never delivered")
                         && !lines.contains("answer (round")
@@ -156,7 +176,7 @@ fn rca_demo_conformance_every_flip_changes_the_summary() {
                 assert_eq!(state, "withdrawn", "{label}");
             }
             // "Resolved" overturned: asked again and ruled again in round 3.
-            "X1.1-r2" | "X1.2-r2" => {
+            "X1.1-r2" | "X1.2-r2" | "X4.1-r2" => {
                 assert!(
                     lines.contains("resolved in round 3")
                         && lines.contains("answer (round 2)")
@@ -249,7 +269,7 @@ fn rca_demo_conformance_all_dropped_or_held() {
             summary.contains("**No root cause is proven.**"),
             "{policy}: {summary}"
         );
-        for id in ["X1.1", "X1.2", "X2.1", "X3.1"] {
+        for id in ["X1.1", "X1.2", "X2.1", "X3.1", "X4.1"] {
             assert!(
                 challenge_lines(&summary, id).contains(fate),
                 "{policy}: {id}\n{summary}"

@@ -15,7 +15,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
-use support::run::{Ran, Sandbox, only_run};
+use support::run::{Ran, Sandbox, only_run, quorum_in};
 use yaml_serde::Value as Yaml;
 
 /// A source demo run headless under `sandbox/NAME`; its folder.
@@ -291,7 +291,35 @@ fn a_pre_mortems_root_causes_become_critique_items() {
 #[test]
 fn a_proven_cause_becomes_a_planning_debates_goal() {
     let sandbox = Sandbox::new();
-    let analysis = source(&sandbox, "rca", &["--protocol", "rca"]);
+    // Headless with nobody to rule the rival H4 out, the demo proves
+    // nothing (A28 as revised), and an unproven analysis hands nothing on.
+    let unproven = sandbox.demo_into("unproven", &["--protocol", "rca"]);
+    unproven.assert_code(8);
+    let unproven = only_run(&sandbox.path().join("unproven"));
+    let (ran, _) = chained_demo(&sandbox, "refused", &unproven);
+    ran.assert_code(2);
+    assert!(ran.stderr.contains("hands nothing on"), "{}", ran.stderr);
+    // A person who rules H4 out proves H1.
+    let out = sandbox.path().join("rca");
+    let ran = quorum_in(
+        sandbox.path(),
+        &[
+            "demo",
+            "--protocol",
+            "rca",
+            "--headless",
+            "--speed",
+            "50",
+            "--moderation",
+            "ask",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+        Some(&support::rca::demo_ruling_out_h4()),
+    );
+    ran.assert_code(0);
+    let analysis = only_run(&out);
     let cause = proven_claim(&analysis);
     // The demo that receives it.
     let (ran, dir) = chained_demo(&sandbox, "chained", &analysis);

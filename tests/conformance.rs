@@ -150,8 +150,9 @@ fn no_protocol_writes_a_secret() {
                 ("QUORUM_TEST_SECRET", CANARY),
             ],
         );
+        // 8: the rca demo headless leaves a rival standing (EV-07, A28).
         assert!(
-            [0, 3, 5, 6].contains(&ran.code),
+            [0, 3, 5, 6, 8].contains(&ran.code),
             "{name}: {}\n{}",
             ran.stdout,
             ran.stderr

@@ -105,14 +105,56 @@ fn opening() -> ScriptBuilder {
         )
 }
 
-/// The demo writes rca.yaml and summary.md, proves H1, and `quorum
-/// verdict` recomputes the same from rca.yaml, and another verdict when a
-/// challenge's recorded outcome is edited (A28).
+/// EV-07 in the demo: headless, it leaves H4 WEAKENED — H4 survived its
+/// one challenge, but the log line it cites is not in the log — and with
+/// nobody to rule H4 out, H1 is not proven (A28 as revised): exit 8, the
+/// reason in words, and `quorum verdict` derives the same from rca.yaml.
+#[test]
+fn ev_07_the_demo_weakens_a_hypothesis_on_a_quote_not_in_the_log() {
+    let sandbox = Sandbox::new();
+    let ran = sandbox.demo_into("out", &["--protocol", "rca"]);
+    ran.assert_code(8);
+    let dir = only_run(&sandbox.path().join("out"));
+    let record = yaml(&dir);
+    assert_eq!(status(&record, "H1"), "SURVIVED");
+    assert_eq!(status(&record, "H4"), "WEAKENED");
+    let rule = record["hypotheses"][3]["rule"].as_str().unwrap();
+    assert!(
+        rule.contains("\"fraud-svc p99=1.9s baseline=0.21s\" — checkout-api.log is not found"),
+        "{rule}"
+    );
+    let summary = read(&dir, "summary.md");
+    assert!(
+        summary.starts_with("# Root-cause analysis")
+            && summary.contains("**No root cause is proven.** H1 alone survived cross-examination, but H4 was left WEAKENED (neither shown nor eliminated) and not ruled out (its one challenge resolved, but it cites \"fraud-svc p99=1.9s"),
+        "{summary}"
+    );
+    assert!(record["root_cause"].is_null(), "{record:?}");
+    let verdict = sandbox.quorum(&["verdict", dir.to_str().unwrap()], &[]);
+    verdict.assert_code(8);
+    assert!(
+        verdict.stdout.starts_with("UNPROVEN\n"),
+        "{}",
+        verdict.stdout
+    );
+    assert!(
+        verdict
+            .stdout
+            .contains("H4 was left WEAKENED and not ruled out"),
+        "{}",
+        verdict.stdout
+    );
+}
+
+/// The demo moderated on stdin by a person who rules H4 out at the end
+/// proves H1; `quorum verdict` recomputes the same from rca.yaml, and
+/// another verdict when a challenge's recorded outcome is edited (A28).
 #[test]
 fn the_demo_proves_its_root_cause_and_verdict_recomputes_it() {
     let sandbox = Sandbox::new();
     let out = sandbox.out();
-    let ran = sandbox.quorum(
+    let ran = quorum_in(
+        sandbox.path(),
         &[
             "demo",
             "--protocol",
@@ -120,10 +162,13 @@ fn the_demo_proves_its_root_cause_and_verdict_recomputes_it() {
             "--headless",
             "--speed",
             "50",
+            "--moderation",
+            "ask",
             "--out",
             out.to_str().unwrap(),
         ],
         &[],
+        Some(&support::rca::demo_ruling_out_h4()),
     );
     ran.assert_code(0);
     let dir = only_run(&out);
@@ -137,12 +182,16 @@ fn the_demo_proves_its_root_cause_and_verdict_recomputes_it() {
     assert!(summary.contains(lead));
     let record = yaml(&dir);
     assert_eq!(status(&record, "H1"), "SURVIVED");
-    // Five rounds on, the critic rules beta's own evidence contradicts H2:
-    // every rival is eliminated, so H1 is proven (A28 as revised).
+    // Five rounds on, the critic rules beta's own evidence contradicts H2;
+    // H3 falls in round 2, and H4, left WEAKENED by its quote, is ruled
+    // out by the person: H1 is proven (A28 as revised).
     assert_eq!(status(&record, "H2"), "ELIMINATED");
     assert_eq!(status(&record, "H3"), "ELIMINATED");
+    assert_eq!(status(&record, "H4"), "WEAKENED");
     assert!(
-        lead.ends_with("The other 2 hypotheses were eliminated."),
+        lead.contains(
+            "2 others were eliminated. The moderator ruled out H4 (the fraud service's p99"
+        ),
         "{lead}"
     );
     assert_eq!(
@@ -327,7 +376,7 @@ fn a_debugger_that_times_out_is_reported_not_eliminated() {
     ran.assert_code(8);
     assert!(
         ran.stdout.starts_with(
-            "**No root cause is proven.** H1 alone survived cross-examination, but H2 was left WEAKENED and not ruled out (critical challenge X2.1 unanswered: its owner gave no answer in round 5)"
+            "**No root cause is proven.** H1 alone survived cross-examination, but H2 was left WEAKENED (neither shown nor eliminated) and not ruled out (critical challenge X2.1 unanswered: its owner gave no answer in round 5)"
         ),
         "{}",
         ran.stdout
@@ -609,7 +658,8 @@ fn resume_after_a_kill_mid_round() {
         &[],
         None,
     );
-    ran.assert_code(0);
+    // Headless, nobody rules the rival H4 out: unproven (EV-07, A28).
+    ran.assert_code(8);
     let reference = only_run(&reference_out);
     // The record just after beta's round-2 answers were started.
     let journal = read(&reference, "journal.jsonl");
@@ -654,7 +704,7 @@ fn resume_after_a_kill_mid_round() {
     assert!(!dir.join("summary.md").exists(), "killed before the end");
 
     let resumed = sandbox.quorum(&["resume", dir.to_str().unwrap(), "--headless"], &[]);
-    resumed.assert_code(0);
+    resumed.assert_code(8);
     assert_eq!(read(&dir, "summary.md"), read(&reference, "summary.md"));
     let without_clock = |text: String| -> String {
         text.lines()

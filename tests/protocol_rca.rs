@@ -430,7 +430,7 @@ fn a28_revised_a_rival_never_examined_leaves_the_cause_unproven_unless_ruled_out
         "H1 is the only hypothesis that SURVIVED, but H2 was left WEAKENED and not ruled out (critical challenge X2.1 unanswered: its owner gave no answer in round 5): a rival neither eliminated nor ruled out leaves the cause unproven → no root cause proven"
     );
     let summary = kept.document("summary.md");
-    assert!(summary.contains("**No root cause is proven.** H1 alone survived cross-examination, but H2 was left WEAKENED and not ruled out"), "{summary}");
+    assert!(summary.contains("**No root cause is proven.** H1 alone survived cross-examination, but H2 was left WEAKENED (neither shown nor eliminated) and not ruled out"), "{summary}");
     assert!(summary.contains("its owner gave no answer"), "{summary}");
 
     let ruled = run(true);

@@ -72,3 +72,19 @@ pub fn answers(entries: &[(&str, Option<&str>)]) -> String {
     }
     format!("```yaml\n{yaml}```\n")
 }
+
+/// How many moderation items the built-in rca demo asks when every one is
+/// accepted, the last being the rival H4 offered to be ruled out.
+pub const DEMO_ITEMS: usize = 16;
+
+/// Stdin for the built-in rca demo under `--moderation ask`: a person who
+/// delivers every challenge and upholds every ruling, then rules out H4 —
+/// the rival left WEAKENED because the log line it cites is not in the
+/// log (EV-07) — with a note, so H1 is proven (A28 as revised).
+pub fn demo_ruling_out_h4() -> String {
+    let mut lines = "a\n".repeat(DEMO_ITEMS - 1);
+    lines.push_str(
+        "r: the fraud service's p99 is 1.8 to 2.0 s every afternoon; the rollback fixed checkout with the service unchanged\n",
+    );
+    lines
+}

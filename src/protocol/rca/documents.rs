@@ -154,6 +154,10 @@ fn others_lead(rca: &Rca, id: &str) -> String {
     format!("{eliminated}{ruled}")
 }
 
+/// What WEAKENED means, where a reader first meets the word (RF-05).
+const WEAKENED_MEANS: &str =
+    "a challenge stayed open, none reached it, or what it cites did not verify";
+
 fn unproven_lead(rca: &Rca) -> String {
     let survivors: Vec<&str> = rca
         .statuses()
@@ -180,11 +184,16 @@ fn unproven_lead(rca: &Rca) -> String {
             super::status::quoted_words(&r.hedges)
         )
     } else if !rivals.is_empty() {
+        // RF-05: the status word is defined where the reader first meets
+        // it, which here is before the table that defines every status.
+        let rivals =
+            rivals
+                .join("; ")
+                .replacen("WEAKENED", "WEAKENED (neither shown nor eliminated)", 1);
         format!(
-            "{} alone survived cross-examination, but {}: a rival that was neither eliminated \
-             nor ruled out leaves the cause open.",
+            "{} alone survived cross-examination, but {rivals}: a rival that was neither \
+             eliminated nor ruled out leaves the cause open.",
             survivors[0],
-            rivals.join("; ")
         )
     } else if survivors.len() > 1 {
         format!(
@@ -280,12 +289,12 @@ fn summary_md(rca: &Rca) -> Option<String> {
     }
     if !rca.hypotheses().is_empty() {
         // RF-05: the status words are defined where they first appear.
-        out.push_str(
-            "## Every hypothesis\n\nEach ended SURVIVED (every challenge that reached it was resolved), \
-             WEAKENED (a challenge stayed open, or none reached it) or ELIMINATED (its owner's own \
-             evidence contradicted it, or a critical challenge was conceded or never answered).\n\n\
-             | | status | claim | from |\n|---|---|---|---|\n",
-        );
+        out.push_str(&format!(
+            "## Every hypothesis\n\nEach ended SURVIVED (every challenge that reached it was \
+                 resolved, and what it cites verified), WEAKENED ({WEAKENED_MEANS}) or ELIMINATED \
+                 (its owner's own evidence contradicted it, or a critical challenge was conceded \
+                 or never answered).\n\n| | status | claim | from |\n|---|---|---|---|\n"
+        ));
         for hypothesis in rca.hypotheses() {
             let status = rca
                 .status_of(&hypothesis.id)
