@@ -825,10 +825,13 @@ impl crate::protocol::Questions for Rca {
                     change, release timing); owners answer; the critic rules each answer. You \
                     deliver, hold back or drop each challenge and uphold or overturn each ruling. \
                     At most five rounds; each hypothesis ends SURVIVED, WEAKENED or ELIMINATED by \
-                    a stated rule, and the root cause is proven only when exactly one survives."
+                    a stated rule, and the root cause is proven only when exactly one survives \
+                    and you have ruled out every rival that was not eliminated."
                 .into(),
-            ending_note: "quorum derived each status from what happened to its challenges; the \
-                          root cause is proven only when exactly one hypothesis SURVIVED."
+            ending_note: "quorum derived each status from what happened to its challenges and \
+                          whether what each cites verified; the root cause is proven only when \
+                          exactly one hypothesis SURVIVED, its claim does not hedge, and every \
+                          other one was ELIMINATED or ruled out by you."
                 .into(),
         }
     }
