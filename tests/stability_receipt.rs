@@ -12,8 +12,8 @@
 //! comparative demo's careful scripted judges recommend A in every variant;
 //! a copy of it whose analyst marks A down in variant 2 shows the
 //! requirement withdraw the recommendation; `quorum verdict DIR` ranks
-//! every variant again from its files; a cut anywhere resumes to the same
-//! files.
+//! every variant again from its files; the budget holds the receipt as one
+//! step; a cut anywhere resumes to the same files.
 
 use crate::support;
 
@@ -636,6 +636,61 @@ fn jm_52_jm_55_quorum_verdict_recomputes_the_comparisons_receipt() {
     assert_eq!(
         detail["ranking"][0]["option"], "A",
         "the real ranking stays"
+    );
+}
+
+/// JM-58: the budget holds a comparison's whole receipt as one step,
+/// before any of it is sent, and a resume with a larger budget runs it.
+#[test]
+fn jm_58_the_budget_holds_the_comparisons_receipt_and_a_raised_resume_runs_it() {
+    let sandbox = Sandbox::new();
+    // The comparison takes about 16,000 tokens, its receipt about 25,000
+    // more.
+    let held = sandbox.demo_into(
+        "held",
+        &[
+            "--mode",
+            "comparative",
+            "--stability",
+            "3",
+            "--budget-tokens",
+            "25000",
+        ],
+    );
+    held.assert_code(quorum::protocol::EXIT_BUDGET);
+    let dir = support::run::only_run(&sandbox.path().join("held"));
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let events: Vec<Json> = journal
+        .lines()
+        .map(|line| serde_json::from_str::<Json>(line).unwrap()["event"].clone())
+        .collect();
+    let reached = events
+        .iter()
+        .find(|event| event["event"] == "budget" && event["budget"]["kind"] == "reached")
+        .expect("the budget held a step");
+    assert_eq!(reached["budget"]["step"]["calls"], 9, "{reached}");
+    assert!(
+        !events.iter().any(|event| event["event"] == "call_started"
+            && event["call_id"]
+                .as_str()
+                .is_some_and(|id| id.contains("/stability-"))),
+        "no variant call was sent before the budget stop"
+    );
+    let resumed = sandbox.quorum(
+        &[
+            "resume",
+            dir.to_str().unwrap(),
+            "--headless",
+            "--json",
+            "--budget-tokens",
+            "1M",
+        ],
+        &[],
+    );
+    resumed.assert_code(0);
+    assert_eq!(
+        result_of(&resumed)["stability"]["summary"],
+        "recommendation stable in 3 of 3"
     );
 }
 

@@ -8,11 +8,13 @@
 //! check, what a variant may change ([`Variant`]: each judge's reading
 //! order, the order of its criteria, the neutral labels of the authors),
 //! the receipt itself ([`Receipt`]: stable in k of K, the variants that
-//! flipped), the rule in words when `require_stability` turns a verdict
-//! down, and the sentence on missing judges ([`missing_judges`]). Not
-//! responsible for asking the judges or deriving any verdict: each
-//! protocol asks its judges as in its deciding round and derives each
-//! variant's verdict with the very code of its real one.
+//! flipped; what it counts, [`Counted`]: a verdict, or a comparison's
+//! recommended option), what `require_stability` guards ([`Guard`]) and
+//! the rule in words when it turns an outcome down, and the sentence on
+//! missing judges ([`missing_judges`]). Not responsible for asking the
+//! judges or deriving any verdict or ranking: each protocol asks its
+//! judges as in its deciding round and derives each variant's outcome with
+//! the very code of its real one.
 
 use serde::{Deserialize, Serialize};
 
