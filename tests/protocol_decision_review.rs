@@ -3015,7 +3015,12 @@ fn tagged(text: &str, tags: &[(&str, &str)]) -> String {
 const TAGS: [(&str, &str); 4] = [("b1", "A"), ("b2", "A"), ("b3", "B"), ("b4", "B")];
 
 fn comparative_at_evaluation() -> Harness {
-    let mut h = Harness::new(comparative_config());
+    comparative_at_evaluation_with(comparative_config())
+}
+
+/// A comparison of `config`, its revision in, its judges at work.
+fn comparative_at_evaluation_with(config: ReviewConfig) -> Harness {
+    let mut h = Harness::new(config);
     h.finish("proposer", &tagged(&proposal_text(), &TAGS));
     h.finish("critic", &default_critique());
     h.decide_all(Accept);
@@ -3604,4 +3609,156 @@ fn jm_16_a_malformed_variant_answer_is_kept_and_left_out() {
         h.variant_rule(1)
     );
     assert!(h.logged(LogKind::Malformed, "left out of that variant"));
+}
+
+// ---- a comparison's stability receipt (issue 55, JM-50..JM-59) -------------------------
+
+/// A comparison ([`comparative_config`]) that asks for a receipt of
+/// `variants`, required or not, at its evaluation.
+fn comparison_receipt_at_evaluation(variants: u32, required: bool) -> Harness {
+    comparative_at_evaluation_with(ReviewConfig {
+        stability: receipt_config(variants, required).stability,
+        ..comparative_config()
+    })
+}
+
+/// The analyst marks option A's b1 down on feasibility: B ranks first.
+fn b_first(role: JudgeRole) -> String {
+    one_judge(Analyst, &[("b1", Feasibility, 2)])(role)
+}
+
+/// The note a comparison ended with.
+fn completed_note(h: &Harness) -> String {
+    match h.review.outcome() {
+        Some(Outcome::Completed { note, .. }) => note.clone(),
+        other => panic!("a comparison completes: {other:?}"),
+    }
+}
+
+/// JM-50: a comparison's receipt runs once the ranking is in, with the
+/// judges who scored it, each variant's answer to a file of its own; until
+/// it is in the comparison has not ended; then the note says in how many
+/// variants the recommendation held.
+#[test]
+fn jm_50_a_comparison_receipt_runs_after_the_ranking() {
+    let mut h = comparison_receipt_at_evaluation(2, false);
+    let effects = h.finish_judges(all_fours);
+    assert!(finished(&effects).is_none(), "the receipt comes first");
+    let mut started = slots(&effects);
+    started.sort();
+    assert_eq!(
+        started,
+        [
+            "judge.aesthete/stability-1",
+            "judge.aesthete/stability-2",
+            "judge.analyst/stability-1",
+            "judge.analyst/stability-2",
+            "judge.stylist/stability-1",
+            "judge.stylist/stability-2",
+        ]
+    );
+    for spec in starts(&effects) {
+        let k = &spec.request.stage["stability-".len()..];
+        let role = spec.request.role.trim_start_matches("judge.");
+        assert_eq!(
+            spec.raw_output_path.as_deref(),
+            Some(format!("judges/stability/variant-{k}/judge-{role}.md").as_str())
+        );
+    }
+    assert!(h.logged(
+        LogKind::Note,
+        "round 1: recommendation A; the stability receipt judges it again under 2 variants: 6 calls ≈"
+    ));
+    h.finish_variant(1, all_fours);
+    assert!(h.review.outcome().is_none(), "variant 2 is still out");
+    h.finish_variant(2, all_fours);
+    assert_eq!(
+        completed_note(&h),
+        "recommendation: A; recommendation stable in 2 of 2"
+    );
+    let stability = &h.debate()["stages"]["evaluation"]["stability"];
+    assert_eq!(stability["recommendation"], "A");
+    assert!(
+        stability["verdict"].is_null(),
+        "a comparison has no verdict"
+    );
+    assert_eq!(stability["variants"][1]["recommendation"], "A");
+}
+
+/// JM-52: each variant is ranked by the code of the real ranking: the
+/// same answers give the same ranking, word for word; a variant that
+/// recommends another option is counted and named, and, not required,
+/// the recommendation stands.
+#[test]
+fn jm_52_a_variant_is_ranked_by_the_real_rankings_code() {
+    let mut real = comparative_at_evaluation();
+    real.finish_judges(b_first);
+    let decision = &real.debate()["decision"];
+    assert_eq!(decision["recommendation"], "B");
+    let order: Vec<&str> = decision["ranking"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|option| option["option"].as_str().unwrap())
+        .collect();
+    let real_rule = format!(
+        "ranking {}; {}",
+        order.join(" > "),
+        decision["conditional_recommendation"].as_str().unwrap()
+    );
+
+    let mut h = comparison_receipt_at_evaluation(2, false);
+    h.finish_judges(all_fours);
+    h.finish_variant(1, b_first);
+    h.finish_variant(2, all_fours);
+    assert_eq!(h.variant_rule(1), real_rule);
+    let stability = &h.debate()["stages"]["evaluation"]["stability"];
+    assert_eq!(stability["variants"][0]["recommendation"], "B");
+    assert_eq!(
+        completed_note(&h),
+        "recommendation: A; recommendation stable in 1 of 2 (variant 1 recommended B)"
+    );
+    assert_eq!(h.debate()["decision"]["recommendation"], "A");
+}
+
+/// JM-53: under `require_stability` a recommendation that did not hold in
+/// every variant is withdrawn: the comparison ends with no option
+/// recommended and the rule in words, the ranking as the judges' scores
+/// gave it, and nothing to hand on; one that held stands.
+#[test]
+fn jm_53_require_stability_withdraws_an_unstable_recommendation() {
+    let mut h = comparison_receipt_at_evaluation(2, true);
+    h.finish_judges(all_fours);
+    h.finish_variant(1, all_fours);
+    h.finish_variant(2, b_first);
+    let rule = "the recommendation of A held in only 1 of 2 re-judged variants, and require_stability asks for all 2 (variant 2 recommended B) → no option recommended";
+    assert_eq!(completed_note(&h), rule);
+    assert!(h.logged(LogKind::Verdict, rule));
+    let decision = &h.debate()["decision"];
+    assert!(decision["recommendation"].is_null(), "{decision:?}");
+    assert_eq!(decision["withdrawn"], rule);
+    assert_eq!(decision["ranking"][0]["option"], "A", "the ranking stays");
+    assert!(h.review.handoff().is_none(), "nothing to hand on");
+    let lead = summary_lead(&h.review).unwrap();
+    assert!(
+        lead.starts_with("**No option is recommended.** A was recommended in only 1 of 2"),
+        "{lead}"
+    );
+    let summary = h.doc("summary.md");
+    assert!(
+        summary
+            .contains("Stability was required for a recommendation, so no option is recommended."),
+        "{summary}"
+    );
+    assert!(summary.contains("## The ranking"), "{summary}");
+
+    let mut steady = comparison_receipt_at_evaluation(2, true);
+    steady.finish_judges(all_fours);
+    steady.finish_variant(1, all_fours);
+    steady.finish_variant(2, all_fours);
+    assert_eq!(
+        completed_note(&steady),
+        "recommendation: A; recommendation stable in 2 of 2"
+    );
+    assert!(steady.review.handoff().is_some());
 }

@@ -8,11 +8,13 @@
 //! check, what a variant may change ([`Variant`]: each judge's reading
 //! order, the order of its criteria, the neutral labels of the authors),
 //! the receipt itself ([`Receipt`]: stable in k of K, the variants that
-//! flipped), the rule in words when `require_stability` turns a verdict
-//! down, and the sentence on missing judges ([`missing_judges`]). Not
-//! responsible for asking the judges or deriving any verdict: each
-//! protocol asks its judges as in its deciding round and derives each
-//! variant's verdict with the very code of its real one.
+//! flipped; what it counts, [`Counted`]: a verdict, or a comparison's
+//! recommended option), what `require_stability` guards ([`Guard`]) and
+//! the rule in words when it turns an outcome down, and the sentence on
+//! missing judges ([`missing_judges`]). Not responsible for asking the
+//! judges or deriving any verdict or ranking: each protocol asks its
+//! judges as in its deciding round and derives each variant's outcome with
+//! the very code of its real one.
 
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +44,7 @@ pub const STABILITY_OPTION: OptionSpec = OptionSpec {
     key: "stability",
     flag: "stability",
     value_name: "K",
-    help: "After the verdict, judge the deciding round again under K variants (each judge's order and the authors' labels changed; 1 to 9, off by default: it costs K panels of calls, forecast first) and report \"verdict stable in k of K\"",
+    help: "After the verdict (or a comparison's ranking), judge the deciding round again under K variants (each judge's order and the authors' labels changed; 1 to 9, off by default: it costs K panels of calls, forecast first) and report \"verdict stable in k of K\" (\"recommendation stable in k of K\")",
     kind: ValueKind::Integer,
     values: &[],
 };
@@ -52,7 +54,7 @@ pub const REQUIRE_STABILITY_OPTION: OptionSpec = OptionSpec {
     key: "require_stability",
     flag: "require-stability",
     value_name: "",
-    help: "With --stability: an ADOPT (review) or PASS (council) that does not hold in all K variants becomes ESCALATE (CONCERNS)",
+    help: "With --stability: an ADOPT (review) or PASS (council) that does not hold in all K variants becomes ESCALATE (CONCERNS); a comparison's recommendation that does not is withdrawn",
     kind: ValueKind::Switch(true),
     values: &[],
 };
@@ -96,7 +98,7 @@ impl Stability {
 
 /// Why `variants` and `required` make no receipt setting: `(key,
 /// problem)`. `not_here` says why this debate has no verdict to
-/// re-judge (a comparison), if it has none.
+/// re-judge (a council that ends with a handoff), if it has none.
 pub fn check(
     variants: u32,
     required: bool,
@@ -214,26 +216,158 @@ impl Variant {
     }
 }
 
+/// What a receipt counts: whether each variant gave the deciding round's
+/// verdict, or recommended the option its comparison recommended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Counted {
+    /// A panel's verdict: its word (`ADOPT`, `CONCERNS`, …).
+    #[default]
+    Verdict,
+    /// A comparison's recommendation: the option's id, or none when no
+    /// option was ranked first without a dealbreaker.
+    Recommendation,
+}
+
+impl Counted {
+    fn is_verdict(&self) -> bool {
+        *self == Counted::Verdict
+    }
+
+    /// `verdict`, `recommendation`: what is stable in k of K.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Counted::Verdict => "verdict",
+            Counted::Recommendation => "recommendation",
+        }
+    }
+
+    /// What a variant gave, in words: `REVISE`, `recommended B`, `ranked
+    /// no option first`.
+    fn outcome(self, outcome: Option<&str>) -> String {
+        match (self, outcome) {
+            (Counted::Verdict, outcome) => outcome.unwrap_or("no verdict").to_string(),
+            (Counted::Recommendation, Some(option)) => format!("recommended {option}"),
+            (Counted::Recommendation, None) => "ranked no option first".to_string(),
+        }
+    }
+
+    /// What variant `k` gave, in words: `variant 2 gave REVISE`, `variant
+    /// 2 recommended B`, `variant 2 ranked no option first`.
+    fn gave(self, k: u32, outcome: Option<&str>) -> String {
+        match self {
+            Counted::Verdict => format!("variant {k} gave {}", self.outcome(outcome)),
+            Counted::Recommendation => format!("variant {k} {}", self.outcome(outcome)),
+        }
+    }
+
+    /// What held or did not: `the ADOPT`, `the recommendation of A`.
+    fn subject(self, outcome: Option<&str>) -> String {
+        match (self, outcome) {
+            (Counted::Verdict, outcome) => format!("the {}", outcome.unwrap_or("verdict")),
+            (Counted::Recommendation, Some(option)) => format!("the recommendation of {option}"),
+            (Counted::Recommendation, None) => "no recommendation".to_string(),
+        }
+    }
+}
+
+/// What `require_stability` guards in a protocol, and what becomes of an
+/// outcome it guards that did not hold in every variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// A verdict that must hold, and the verdict it becomes when it does
+    /// not: `[ADOPT, ESCALATE]` (a review), `[PASS, CONCERNS]` (a council).
+    /// Any other verdict stands as it is.
+    Verdict([crate::protocol::Verdict; 2]),
+    /// Any recommendation: withdrawn when it does not hold, so no option
+    /// is recommended (a comparison; the ranking stays).
+    Recommendation,
+}
+
+impl Guard {
+    /// Whether it guards `outcome`, what the deciding round gave.
+    pub fn guards(self, outcome: Option<&str>) -> bool {
+        match self {
+            Guard::Verdict([guarded, _]) => outcome == Some(guarded.as_str()),
+            Guard::Recommendation => outcome.is_some(),
+        }
+    }
+
+    /// What a guarded outcome that did not hold becomes, as a rule ends
+    /// (`→ ESCALATE`, `→ no option recommended`).
+    pub fn instead(self) -> &'static str {
+        match self {
+            Guard::Verdict([_, instead]) => instead.as_str(),
+            Guard::Recommendation => "no option recommended",
+        }
+    }
+
+    /// ` Stability was required for an ADOPT, so the verdict is
+    /// ESCALATE.`: what the requirement did to `outcome`, what the
+    /// deciding round gave, for a summary; `held` when it held in every
+    /// variant.
+    fn sentence(self, outcome: Option<&str>, held: bool) -> String {
+        if held {
+            return " Stability was required, and it held.".to_string();
+        }
+        let guarded = self.guards(outcome);
+        match self {
+            Guard::Verdict([guarded_verdict, instead]) => {
+                let word = guarded_verdict.as_str();
+                let article = match word.starts_with(['A', 'E', 'I', 'O', 'U']) {
+                    true => "an",
+                    false => "a",
+                };
+                match guarded {
+                    true => format!(
+                        " Stability was required for {article} {word}, so the verdict is {instead}."
+                    ),
+                    false => format!(
+                        " Stability was required for {article} {word}; this verdict stands as it is."
+                    ),
+                }
+            }
+            Guard::Recommendation => match guarded {
+                true => {
+                    " Stability was required for a recommendation, so no option is recommended."
+                        .to_string()
+                }
+                false => {
+                    " Stability was required for a recommendation; there was none to withdraw."
+                        .to_string()
+                }
+            },
+        }
+    }
+}
+
 /// What one variant of the receipt gave.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VariantVerdict {
     pub variant: u32,
-    /// `ADOPT`, `REVISE`, …: the word the protocol's verdict prints.
-    pub verdict: String,
-    /// The rule that derived it, as the real verdict's rule reads.
+    /// What it gave, as the receipt counts it: the word the protocol's
+    /// verdict prints (`ADOPT`, `REVISE`, …), or the option a comparison
+    /// recommended (`B`; none when it ranked no option first).
+    pub verdict: Option<String>,
+    /// The rule that derived it, as the real verdict's rule reads (a
+    /// comparison's: its ranking and conditional recommendation).
     pub rule: String,
 }
 
-/// The receipt: the real verdict and what each variant gave.
+/// The receipt: what the deciding round gave and what each variant gave.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
-    /// The verdict the deciding round gave, before any requirement.
-    pub verdict: String,
+    /// What the outcomes are: verdicts (left out, as every receipt of a
+    /// verdict was before comparisons had one) or recommendations.
+    #[serde(default, skip_serializing_if = "Counted::is_verdict")]
+    pub counts: Counted,
+    /// What the deciding round gave, before any requirement.
+    pub verdict: Option<String>,
     pub variants: Vec<VariantVerdict>,
 }
 
 impl Receipt {
-    /// How many variants gave the same verdict.
+    /// How many variants gave the same as the deciding round.
     pub fn stable(&self) -> usize {
         self.variants
             .iter()
@@ -241,7 +375,7 @@ impl Receipt {
             .count()
     }
 
-    /// The variants that gave another verdict.
+    /// The variants that gave something else.
     pub fn flipped(&self) -> Vec<&VariantVerdict> {
         self.variants
             .iter()
@@ -254,20 +388,45 @@ impl Receipt {
         self.flipped().is_empty()
     }
 
-    /// `verdict stable in 2 of 3 (variant 2 gave REVISE)`.
+    /// The receipt as a `--json` result gives it: its fields, its
+    /// `summary`, how many variants were `stable`, and whether stability
+    /// was `required`.
+    pub fn json(&self, required: bool) -> serde_json::Value {
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        value["summary"] = self.summary().into();
+        value["stable"] = self.stable().into();
+        value["required"] = required.into();
+        value
+    }
+
+    /// What `variant` gave, in words: `REVISE`, `recommended B`.
+    pub fn outcome_of(&self, variant: &VariantVerdict) -> String {
+        self.counts.outcome(variant.verdict.as_deref())
+    }
+
+    /// What each variant that flipped gave: `variant 2 gave REVISE`.
+    fn flips(&self) -> Vec<String> {
+        self.flipped()
+            .iter()
+            .map(|variant| {
+                self.counts
+                    .gave(variant.variant, variant.verdict.as_deref())
+            })
+            .collect()
+    }
+
+    /// `verdict stable in 2 of 3 (variant 2 gave REVISE)`,
+    /// `recommendation stable in 2 of 3 (variant 2 recommended B)`.
     pub fn summary(&self) -> String {
         let mut line = format!(
-            "verdict stable in {} of {}",
+            "{} stable in {} of {}",
+            self.counts.noun(),
             self.stable(),
             self.variants.len()
         );
-        let flipped = self.flipped();
-        if !flipped.is_empty() {
-            let gave: Vec<String> = flipped
-                .iter()
-                .map(|variant| format!("variant {} gave {}", variant.variant, variant.verdict))
-                .collect();
-            line.push_str(&format!(" ({})", gave.join(", ")));
+        let flips = self.flips();
+        if !flips.is_empty() {
+            line.push_str(&format!(" ({})", flips.join(", ")));
         }
         line
     }
@@ -275,45 +434,23 @@ impl Receipt {
     /// The receipt's paragraph in a summary's "How this was decided":
     /// what was judged again and how (`[what, how]`: `the deciding round
     /// was judged again`, `each judge reading in another order, …`), in
-    /// how many variants the verdict held, what the
-    /// requirement did when `required` (it guards `guarded`, which becomes
-    /// `instead`; `real` is the verdict the deciding round gave), and what
-    /// each variant that flipped gave.
-    pub fn markdown(
-        &self,
-        [what, how]: [&str; 2],
-        required: bool,
-        real: crate::protocol::Verdict,
-        [guarded, instead]: [crate::protocol::Verdict; 2],
-    ) -> String {
+    /// how many variants the outcome held, what the requirement (`guard`,
+    /// when `required`) did, and what each variant that flipped gave.
+    pub fn markdown(&self, [what, how]: [&str; 2], required: bool, guard: Guard) -> String {
         let mut out = format!(
             "Stability receipt: {what} under {} ({how}): {}.",
             crate::words::counted(self.variants.len(), "variant", "variants"),
             self.summary()
         );
         if required {
-            let article = match guarded.as_str().starts_with(['A', 'E', 'I', 'O', 'U']) {
-                true => "an",
-                false => "a",
-            };
-            out.push_str(&if self.holds() {
-                " Stability was required, and it held.".to_string()
-            } else if real == guarded {
-                format!(
-                    " Stability was required for {article} {guarded}, so the verdict is {instead}."
-                )
-            } else {
-                format!(
-                    " Stability was required for {article} {guarded}; this verdict stands as it is."
-                )
-            });
+            out.push_str(&guard.sentence(self.verdict.as_deref(), self.holds()));
         }
         out.push_str("\n\n");
         for variant in self.flipped() {
             out.push_str(&format!(
                 "- Variant {}: {} — {}\n",
                 variant.variant,
-                variant.verdict,
+                self.counts.outcome(variant.verdict.as_deref()),
                 crate::words::one_line(&variant.rule)
             ));
         }
@@ -323,26 +460,23 @@ impl Receipt {
         out
     }
 
-    /// The rule that turns `verdict` down to `instead` under
-    /// `require_stability`, `None` when it holds: `the ADOPT held in only 2
-    /// of 3 variants, and require_stability asks for all 3 (variant 2 gave
-    /// REVISE) → ESCALATE`.
-    pub fn requirement_rule(&self, instead: &str) -> Option<String> {
-        if self.holds() {
+    /// The rule that turns what the deciding round gave under
+    /// `require_stability`, `None` when it held or `guard` does not guard
+    /// it: `the ADOPT held in only 2 of 3 re-judged variants, and
+    /// require_stability asks for all 3 (variant 2 gave REVISE) →
+    /// ESCALATE`.
+    pub fn requirement_rule(&self, guard: Guard) -> Option<String> {
+        if self.holds() || !guard.guards(self.verdict.as_deref()) {
             return None;
         }
-        let gave: Vec<String> = self
-            .flipped()
-            .iter()
-            .map(|variant| format!("variant {} gave {}", variant.variant, variant.verdict))
-            .collect();
         Some(format!(
-            "the {} held in only {} of {} re-judged variants, and require_stability asks for all {} ({}) → {instead}",
-            self.verdict,
+            "{} held in only {} of {} re-judged variants, and require_stability asks for all {} ({}) → {}",
+            self.counts.subject(self.verdict.as_deref()),
             self.stable(),
             self.variants.len(),
             self.variants.len(),
-            gave.join(", ")
+            self.flips().join(", "),
+            guard.instead()
         ))
     }
 }
@@ -439,6 +573,7 @@ pub fn rule_with(rule: &str, sentence: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Verdict;
 
     fn timed(who: &str, missing: Option<&str>, elapsed_ms: Option<u64>) -> Timed {
         Timed {
@@ -460,12 +595,9 @@ mod tests {
         assert!(problem.contains("1 to 9"), "{problem}");
         let (key, _) = check(0, true, None).unwrap_err();
         assert_eq!(key, "require_stability");
-        let (key, problem) = check(3, false, Some("a comparison ranks options")).unwrap_err();
+        let (key, problem) = check(3, false, Some("a brainstorm hands off")).unwrap_err();
         assert_eq!(key, "stability");
-        assert!(
-            problem.starts_with("a comparison ranks options"),
-            "{problem}"
-        );
+        assert!(problem.starts_with("a brainstorm hands off"), "{problem}");
     }
 
     /// JM-11: variants differ only in how the judges read: each pair shares
@@ -502,11 +634,12 @@ mod tests {
     fn jm_13_the_receipt_counts_and_names_the_flips() {
         let gave = |variant, verdict: &str| VariantVerdict {
             variant,
-            verdict: verdict.into(),
+            verdict: Some(verdict.into()),
             rule: String::new(),
         };
         let receipt = Receipt {
-            verdict: "ADOPT".into(),
+            counts: Counted::Verdict,
+            verdict: Some("ADOPT".into()),
             variants: vec![gave(1, "ADOPT"), gave(2, "REVISE"), gave(3, "ADOPT")],
         };
         assert_eq!(receipt.stable(), 2);
@@ -514,8 +647,9 @@ mod tests {
             receipt.summary(),
             "verdict stable in 2 of 3 (variant 2 gave REVISE)"
         );
+        let guard = Guard::Verdict([Verdict::Adopt, Verdict::Escalate]);
         assert_eq!(
-            receipt.requirement_rule("ESCALATE").as_deref(),
+            receipt.requirement_rule(guard).as_deref(),
             Some(
                 "the ADOPT held in only 2 of 3 re-judged variants, and require_stability asks for all 3 (variant 2 gave REVISE) → ESCALATE"
             )
@@ -525,12 +659,81 @@ mod tests {
             "all good; held in 2 of 3 → ESCALATE"
         );
         let steady = Receipt {
-            verdict: "ADOPT".into(),
+            counts: Counted::Verdict,
+            verdict: Some("ADOPT".into()),
             variants: vec![gave(1, "ADOPT")],
         };
         assert!(steady.holds());
-        assert_eq!(steady.requirement_rule("ESCALATE"), None);
+        assert_eq!(steady.requirement_rule(guard), None);
         assert_eq!(steady.summary(), "verdict stable in 1 of 1");
+        let json = serde_json::to_value(&steady).unwrap();
+        assert!(
+            json.get("counts").is_none(),
+            "as before comparisons: {json}"
+        );
+        assert_eq!(json["verdict"], "ADOPT");
+        // Only the guarded verdict is turned: a REVISE that flipped stands.
+        let revise = Receipt {
+            verdict: Some("REVISE".into()),
+            ..receipt.clone()
+        };
+        assert_eq!(revise.requirement_rule(guard), None);
+        assert!(
+            revise
+                .markdown(["x", "y"], true, guard)
+                .contains("Stability was required for an ADOPT; this verdict stands as it is."),
+        );
+    }
+
+    /// JM-51: a comparison's receipt counts the option each variant
+    /// recommended, in its own words; the requirement withdraws a
+    /// recommendation that did not hold in all K, and only a
+    /// recommendation (none has nothing to withdraw).
+    #[test]
+    fn jm_51_a_comparison_receipt_counts_recommendations() {
+        let gave = |variant, option: Option<&str>| VariantVerdict {
+            variant,
+            verdict: option.map(str::to_string),
+            rule: String::new(),
+        };
+        let receipt = Receipt {
+            counts: Counted::Recommendation,
+            verdict: Some("A".into()),
+            variants: vec![gave(1, Some("A")), gave(2, Some("B")), gave(3, None)],
+        };
+        assert_eq!(receipt.stable(), 1);
+        assert_eq!(
+            receipt.summary(),
+            "recommendation stable in 1 of 3 (variant 2 recommended B, variant 3 ranked no option first)"
+        );
+        assert_eq!(
+            receipt.requirement_rule(Guard::Recommendation).as_deref(),
+            Some(
+                "the recommendation of A held in only 1 of 3 re-judged variants, and require_stability asks for all 3 (variant 2 recommended B, variant 3 ranked no option first) → no option recommended"
+            )
+        );
+        let shown = receipt.markdown(["x", "y"], true, Guard::Recommendation);
+        assert!(
+            shown.contains(
+                "Stability was required for a recommendation, so no option is recommended."
+            ),
+            "{shown}"
+        );
+        assert!(shown.contains("- Variant 2: recommended B — "), "{shown}");
+        // Serialized, it says what it counts; a verdict's receipt does not.
+        let json = serde_json::to_value(&receipt).unwrap();
+        assert_eq!(json["counts"], "recommendation");
+        assert_eq!(json["variants"][1]["verdict"], "B");
+        let none = Receipt {
+            verdict: None,
+            variants: vec![gave(1, None), gave(2, Some("B"))],
+            ..receipt
+        };
+        assert_eq!(
+            none.summary(),
+            "recommendation stable in 1 of 2 (variant 2 recommended B)"
+        );
+        assert_eq!(none.requirement_rule(Guard::Recommendation), None);
     }
 
     /// JM-14: a verdict with judges missing names them and says whether

@@ -523,7 +523,8 @@ pub fn recompute(
     let mut receipt = None;
     if let Some(kept) = &record.stability {
         let mut made = crate::protocol::stability::Receipt {
-            verdict: assessment.verdict.to_string(),
+            counts: crate::protocol::stability::Counted::Verdict,
+            verdict: Some(assessment.verdict.to_string()),
             variants: Vec::new(),
         };
         for variant in &kept.variants {
@@ -553,7 +554,7 @@ pub fn recompute(
             made.variants
                 .push(crate::protocol::stability::VariantVerdict {
                     variant: variant.variant.number,
-                    verdict: derived.verdict.to_string(),
+                    verdict: Some(derived.verdict.to_string()),
                     rule: derived.rule,
                 });
         }

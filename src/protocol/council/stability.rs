@@ -31,7 +31,9 @@ use serde_json::json;
 use super::model::{FinalPosition, Positions};
 use super::{Council, parse, pretty, prompts, verdict};
 use crate::protocol::budget::{Forecast, PlannedCall};
-use crate::protocol::stability::{self as receipt, Receipt, Timed, Variant, VariantVerdict};
+use crate::protocol::stability::{
+    self as receipt, Counted, Guard, Receipt, Timed, Variant, VariantVerdict,
+};
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Answer, Effect, LogKind, SharedSteps, Timestamp, Verdict};
 
@@ -110,9 +112,7 @@ pub fn with_stability(
     made: &Receipt,
     required: bool,
 ) -> verdict::Assessment {
-    let requirement = (required && assessment.verdict == Verdict::Pass)
-        .then(|| made.requirement_rule(&Verdict::Concerns.to_string()))
-        .flatten();
+    let requirement = required.then(|| made.requirement_rule(GUARD)).flatten();
     match requirement {
         Some(requirement) => {
             assessment.rule = receipt::rule_turned(&assessment.rule, &requirement);
@@ -122,6 +122,10 @@ pub fn with_stability(
     }
     assessment
 }
+
+/// What `require_stability` guards in a council: a PASS that did not hold
+/// in every variant is CONCERNS.
+pub const GUARD: Guard = Guard::Verdict([Verdict::Pass, Verdict::Concerns]);
 
 /// Where variant `k`'s answer of `role` is kept:
 /// `phase-5/stability/variant-2/expert.security.md`.
@@ -439,14 +443,15 @@ impl Council {
             })
             .collect();
         let made = Receipt {
-            verdict: run.verdict.to_string(),
+            counts: Counted::Verdict,
+            verdict: Some(run.verdict.to_string()),
             variants: run
                 .variants
                 .iter()
                 .zip(&derived)
                 .map(|(variant, assessment)| VariantVerdict {
                     variant: variant.variant.number,
-                    verdict: assessment.verdict.to_string(),
+                    verdict: Some(assessment.verdict.to_string()),
                     rule: assessment.rule.clone(),
                 })
                 .collect(),
@@ -458,7 +463,9 @@ impl Council {
                 None,
                 format!(
                     "stability variant {}: {} — {}",
-                    variant.variant, variant.verdict, variant.rule
+                    variant.variant,
+                    made.outcome_of(variant),
+                    variant.rule
                 ),
             );
         }

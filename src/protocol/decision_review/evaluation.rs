@@ -12,7 +12,7 @@ use super::model::{
     Criterion, JudgeConfig, JudgeResult, JudgeRole, RevisionOutput, ThesisTree, Verdict, Weight,
 };
 use super::prompts::Template;
-use super::stability::missing_sentence;
+use super::stability::{Decided, missing_sentence};
 use super::{
     CRITIC_ROLE, DecisionReview, EvaluationRound, JudgeRecord, JudgesReading, NumberedDirective,
     PROPOSER_ROLE, ReviewMode, Stage, SupersededAnswer, block_ids, cover_tree, directive_source,
@@ -701,6 +701,7 @@ impl DecisionReview {
 
     /// A comparison ends after one evaluation, with the ranking the judges'
     /// scores imply and no verdict (A15); it never loops back to revise.
+    /// With a stability receipt asked for, the receipt comes first.
     fn conclude_comparison(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
         let tree = self.judged_tree();
         let results = self
@@ -709,8 +710,6 @@ impl DecisionReview {
             .expect("a round is running")
             .results();
         let ranked = self.rank_options(tree, &results);
-        let scored = results.values().filter(|r| r.scores().is_some()).count();
-        let needed = verdict::quorum_required(self.config.panel.len());
         let evaluation = self.evaluations.last_mut().expect("a round is running");
         evaluation.ranking = Some(ranked.clone());
         let order: Vec<&str> = ranked.ranking.iter().map(|o| o.option.as_str()).collect();
@@ -736,15 +735,38 @@ impl DecisionReview {
                 ),
             );
         }
-        let mut note = match &ranked.recommendation {
-            Some(id) => format!("recommendation: {id}"),
-            None => "no option can be recommended".to_string(),
+        if self.config.stability.is_on() {
+            return self.start_receipt(round, Decided::Ranking(ranked), now);
+        }
+        self.end_comparison(round, now)
+    }
+
+    /// The end of a comparison, once ranked (and its receipt in, when one
+    /// was asked for): its recommendation, or why there is none.
+    pub(super) fn end_comparison(&mut self, round: u32, now: Timestamp) -> Vec<Effect> {
+        let evaluation = self.evaluations.last().expect("a round is running");
+        let scored = evaluation
+            .results()
+            .values()
+            .filter(|r| r.scores().is_some())
+            .count();
+        let needed = verdict::quorum_required(self.config.panel.len());
+        let ranked = evaluation.ranking.as_ref().expect("ranked before it ends");
+        let mut note = match (&ranked.recommendation, &ranked.withdrawn) {
+            (Some(id), _) => format!("recommendation: {id}"),
+            (None, Some(withdrawn)) => withdrawn.clone(),
+            (None, None) => "no option can be recommended".to_string(),
         };
         if scored < needed {
             note.push_str(&format!(
                 "; only {scored} of {} judges scored, below the quorum of {needed}",
                 self.config.panel.len()
             ));
+        }
+        if let Some(receipt) = self.receipt()
+            && ranked.withdrawn.is_none()
+        {
+            note.push_str(&format!("; {}", receipt.summary()));
         }
         self.enter(Stage::Done, round, now);
         let outcome = Outcome::Completed {
@@ -807,13 +829,8 @@ impl DecisionReview {
         panel: &[JudgeConfig],
         results: &BTreeMap<JudgeRole, JudgeResult>,
     ) -> ranking::Ranking {
-        let block_option: BTreeMap<String, String> = tree
-            .blocks
-            .iter()
-            .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
-            .collect();
         let ids: Vec<String> = self.config.options.iter().map(|o| o.id.clone()).collect();
-        ranking::rank(&ids, &block_option, panel, results, &self.config.thresholds)
+        ranking::rank_tree(&ids, tree, panel, results, &self.config.thresholds)
     }
 
     /// The latest revision as the judges read it, with what masking hid:

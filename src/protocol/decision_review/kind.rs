@@ -577,12 +577,10 @@ impl ProtocolKind for DecisionReviewKind {
             check_held_out(role, options.mode, &options.panel())
                 .map_err(|problem| SpecError::new(problem).field(field("held_out")))?;
         }
-        crate::protocol::stability::check(
-            options.stability,
-            options.require_stability,
-            (options.mode == ReviewMode::Comparative).then_some("a comparison ranks options"),
-        )
-        .map_err(|(key, problem)| SpecError::new(problem).field(field(key)))?;
+        // An architecture review's verdict and a comparison's
+        // recommendation both have a receipt (issue 55).
+        crate::protocol::stability::check(options.stability, options.require_stability, None)
+            .map_err(|(key, problem)| SpecError::new(problem).field(field(key)))?;
         Ok(Box::new(options))
     }
 
@@ -714,21 +712,27 @@ impl ProtocolKind for DecisionReviewKind {
                 detail: serde_json::to_value(&assessment).unwrap_or_default(),
                 readings,
             },
-            Recomputation::Ranking(ranking) => Recomputed {
-                verdict: None,
-                rule: format!(
-                    "ranking {}; {}",
-                    ranking
-                        .ranking
-                        .iter()
-                        .map(|option| option.option.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" > "),
-                    ranking.conditional_recommendation
-                ),
-                detail: serde_json::to_value(&ranking).unwrap_or_default(),
-                readings,
-            },
+            Recomputation::Ranking {
+                ranking,
+                receipt,
+                required,
+            } => {
+                let mut rule = ranking.rule();
+                let mut detail = serde_json::to_value(&ranking).unwrap_or_default();
+                if let Some(receipt) = receipt {
+                    // The receipt's summary, or the rule that withdrew the
+                    // recommendation, which says it in full.
+                    rule.push('\n');
+                    rule.push_str(ranking.withdrawn.as_deref().unwrap_or(&receipt.summary()));
+                    detail["stability"] = receipt.json(required);
+                }
+                Recomputed {
+                    verdict: None,
+                    rule,
+                    detail,
+                    readings,
+                }
+            }
         })
     }
 }
@@ -1065,6 +1069,38 @@ held_out: stylist
         );
         assert_eq!(config.options[1].id, "B");
         assert_eq!(config.options[1].text, "two words: y");
+    }
+
+    /// JM-50: a comparison takes a stability receipt and its requirement
+    /// (it was refused before: its judges score, as an architecture
+    /// review's do); a writing review still refuses both, naming the key.
+    #[test]
+    fn jm_50_a_comparison_takes_a_stability_receipt() {
+        let config = config_of(
+            configure(
+                "topic: Which queue?\nmode: comparative\noptions: [a, b]\nstability: 3\nrequire_stability: true\n",
+                &[],
+            )
+            .unwrap()
+            .as_ref(),
+        );
+        assert_eq!(config.mode, ReviewMode::Comparative);
+        assert_eq!(config.stability.variants, 3);
+        assert!(config.stability.required);
+        let error = configure(
+            "topic: x\nmode: comparative\noptions: [a, b]\nrequire_stability: true\n",
+            &[],
+        )
+        .err()
+        .expect("a requirement needs a receipt");
+        assert_eq!(error.field.as_deref(), Some("require_stability"));
+        let error = configure(
+            "topic: x\nmode: writing\ndraft: {text: hello}\nstability: 2\n",
+            &[],
+        )
+        .err()
+        .expect("a writing review decides nothing by a panel");
+        assert_eq!(error.field.as_deref(), Some("stability"));
     }
 
     #[test]

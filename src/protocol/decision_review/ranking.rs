@@ -22,14 +22,19 @@
 //!   widest margin.
 //!
 //! There is no ADOPT/REVISE/REJECT/ESCALATE here (A15): a comparison ends
-//! with a recommendation, not a verdict.
+//! with a recommendation, not a verdict. [`rank_tree`] is the one
+//! derivation of it: for the real round, for each variant of its stability
+//! receipt (issue 55) and for `quorum verdict DIR`; under
+//! `require_stability` a recommendation that did not hold in every variant
+//! is withdrawn ([`with_stability`]), the ranking kept.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{Criterion, JudgeConfig, JudgeResult, JudgeRole};
+use super::model::{Criterion, JudgeConfig, JudgeResult, JudgeRole, ThesisTree};
 use super::verdict::{SCORE_EPSILON, Thresholds};
+use crate::protocol::stability::{Guard, Receipt};
 
 /// One option's place in the ranking.
 #[serde_with::skip_serializing_none]
@@ -61,11 +66,77 @@ pub struct Ranking {
     pub dealbreaker: Vec<String>,
     /// "Choose A unless …": what would change the recommendation.
     pub conditional_recommendation: String,
+    /// Why no option is recommended though one ranked first without a
+    /// dealbreaker: the stability receipt's requirement, as a rule
+    /// (`the recommendation of A held in only 2 of 3 … → no option
+    /// recommended`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdrawn: Option<String>,
+}
+
+impl Ranking {
+    /// The ranking in one line, as a rule: `ranking A > C > B; Choose A
+    /// unless risk matters most: there C is stronger.`
+    pub fn rule(&self) -> String {
+        let order: Vec<&str> = self
+            .ranking
+            .iter()
+            .map(|option| option.option.as_str())
+            .collect();
+        format!(
+            "ranking {}; {}",
+            order.join(" > "),
+            self.conditional_recommendation
+        )
+    }
+}
+
+/// Ranks `options` (ids, in the order given) from the judges' scores of
+/// `tree`'s blocks, each block arguing the option it names: the
+/// comparison's ranking of its deciding round, of each variant of its
+/// stability receipt, and of `quorum verdict DIR`, all from this one
+/// function.
+pub fn rank_tree(
+    options: &[String],
+    tree: &ThesisTree,
+    panel: &[JudgeConfig],
+    results: &BTreeMap<JudgeRole, JudgeResult>,
+    thresholds: &Thresholds,
+) -> Ranking {
+    let block_option: BTreeMap<String, String> = tree
+        .blocks
+        .iter()
+        .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
+        .collect();
+    rank(options, &block_option, panel, results, thresholds)
+}
+
+/// `ranking` with the stability receipt (issue 55): under the requirement
+/// (`required`) a recommendation that did not hold in every variant is
+/// withdrawn: no option is recommended, the rule says why, and the
+/// ranking itself stays as the judges' scores gave it.
+pub fn with_stability(mut ranking: Ranking, receipt: &Receipt, required: bool) -> Ranking {
+    let Some(rule) = required
+        .then(|| receipt.requirement_rule(Guard::Recommendation))
+        .flatten()
+    else {
+        return ranking;
+    };
+    if let Some(option) = ranking.recommendation.take() {
+        ranking.conditional_recommendation = format!(
+            "{option} was recommended in only {} of {} readings in other orders, and this comparison asked for all {}: no option is recommended.",
+            receipt.stable(),
+            receipt.variants.len(),
+            receipt.variants.len()
+        );
+        ranking.withdrawn = Some(rule);
+    }
+    ranking
 }
 
 /// Ranks `options` (ids, in the order given) from the judges' scores of
 /// the blocks in `block_option` (block id → option id).
-pub fn rank(
+fn rank(
     options: &[String],
     block_option: &BTreeMap<String, String>,
     panel: &[JudgeConfig],
@@ -201,6 +272,7 @@ pub fn rank(
         per_criterion,
         dealbreaker,
         conditional_recommendation,
+        withdrawn: None,
     }
 }
 
@@ -401,6 +473,87 @@ mod tests {
         assert_eq!(ranking.recommendation, None);
         assert_eq!(order(&ranking), ["A", "B", "C"], "given order among equals");
         assert!(ranking.conditional_recommendation.starts_with("No option"));
+    }
+
+    /// JM-52: `rank_tree` reads which option each block argues from the
+    /// tree itself and ranks as `rank` does; the rule names the order and
+    /// the condition.
+    #[test]
+    fn jm_52_the_tree_says_which_option_each_block_argues() {
+        use crate::protocol::decision_review::model::{Block, BlockType};
+        let tree = ThesisTree {
+            blocks: blocks()
+                .into_iter()
+                .map(|(id, option)| Block {
+                    id,
+                    block_type: BlockType::Claim,
+                    text: String::new(),
+                    evidence: String::new(),
+                    tradeoffs: String::new(),
+                    risks: String::new(),
+                    option: Some(option),
+                })
+                .collect(),
+        };
+        let results = results(3, &[(Analyst, "b1", Correctness, 5)]);
+        let from_tree = rank_tree(
+            &options(),
+            &tree,
+            &architecture_panel(false),
+            &results,
+            &Thresholds::default(),
+        );
+        assert_eq!(from_tree, ranked(&results));
+        assert_eq!(
+            from_tree.rule(),
+            "ranking B > A > C; Choose B: A leads it on no criterion."
+        );
+    }
+
+    /// JM-53: under `require_stability` a recommendation that did not hold
+    /// in every variant is withdrawn, the ranking kept and the rule in
+    /// words; one that held, or a receipt not required, leaves it as is.
+    #[test]
+    fn jm_53_require_stability_withdraws_an_unstable_recommendation() {
+        use crate::protocol::stability::{Counted, VariantVerdict};
+        let ranking = ranked(&results(3, &[(Analyst, "b1", Correctness, 5)]));
+        let receipt = |second: Option<&str>| Receipt {
+            counts: Counted::Recommendation,
+            verdict: Some("B".into()),
+            variants: [Some("B"), second]
+                .into_iter()
+                .enumerate()
+                .map(|(index, option)| VariantVerdict {
+                    variant: index as u32 + 1,
+                    verdict: option.map(str::to_string),
+                    rule: String::new(),
+                })
+                .collect(),
+        };
+        let unstable = receipt(Some("A"));
+        assert_eq!(
+            with_stability(ranking.clone(), &unstable, false),
+            ranking,
+            "not required: it stands"
+        );
+        assert_eq!(
+            with_stability(ranking.clone(), &receipt(Some("B")), true),
+            ranking,
+            "it held"
+        );
+        let withdrawn = with_stability(ranking.clone(), &unstable, true);
+        assert_eq!(withdrawn.recommendation, None);
+        assert_eq!(withdrawn.ranking, ranking.ranking, "the ranking stays");
+        assert_eq!(
+            withdrawn.withdrawn.as_deref(),
+            Some(
+                "the recommendation of B held in only 1 of 2 re-judged variants, and require_stability asks for all 2 (variant 2 recommended A) → no option recommended"
+            )
+        );
+        assert_eq!(
+            withdrawn.conditional_recommendation,
+            "B was recommended in only 1 of 2 readings in other orders, and this comparison asked for all 2: no option is recommended."
+        );
     }
 
     /// A missing judge's scores are simply absent; an option no judge

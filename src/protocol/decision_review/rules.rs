@@ -140,11 +140,8 @@ impl crate::protocol::Rules for DecisionReview {
             serde_json::to_value(self.decision_record()).unwrap_or_default(),
         );
         if let Some(receipt) = self.receipt() {
-            let mut value = serde_json::to_value(receipt).unwrap_or_default();
-            value["summary"] = receipt.summary().into();
-            value["stable"] = receipt.stable().into();
-            value["required"] = self.config.stability.required.into();
-            fields.insert("stability".into(), value);
+            let required = self.config.stability.required;
+            fields.insert("stability".into(), receipt.json(required));
         }
         fields
     }

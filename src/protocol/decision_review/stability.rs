@@ -1,49 +1,117 @@
 //! The decision review's stability receipt (issue 55): once the deciding
-//! round has given the verdict that ends the debate, and only when the
-//! debate asked for it (`stability: K`), the judges who scored that round
-//! score the same revision again under K variants, each judge reading in
-//! another order and the authors under other neutral labels; each
-//! variant's verdict is derived by [`verdict::derive_round`], as the real
-//! one is, and the receipt says in how many it held. Under
-//! `require_stability` an ADOPT that did not hold in all K is ESCALATE.
+//! round has given the verdict that ends the debate (a comparison: its
+//! ranking), and only when the debate asked for it (`stability: K`), the
+//! judges who scored that round score the same revision again under K
+//! variants, each judge reading in another order and the authors under
+//! other neutral labels; each variant's verdict is derived by
+//! [`verdict::derive_round`] (its ranking by [`ranking::rank_tree`]
+//! through the review's `rank_options`), as the real one is, and the
+//! receipt says in how many it held. Under `require_stability` an ADOPT
+//! that did not hold in all K is ESCALATE, and a comparison's
+//! recommendation that did not is withdrawn.
 //!
 //! Responsible for starting the variants (all at once: one step the budget
 //! forecasts and holds as a whole), taking their answers (persisted by the
 //! engine before they are read, a malformed or missing judge left out as
 //! in a headless round, never held for the moderator), and ending the
-//! debate with the verdict the receipt leaves. Not responsible for what a
+//! debate with the outcome the receipt leaves. Not responsible for what a
 //! variant may change or how the receipt reads ([`crate::protocol::stability`]),
-//! or for the verdict rules ([`verdict`]).
+//! or for the verdict and ranking rules ([`verdict`], [`ranking`]).
 
 use std::collections::BTreeMap;
 
 use super::model::{JudgeResult, JudgeRole, ThesisTree, Verdict};
 use super::prompts::Template;
+use super::ranking::{self, Ranking};
 use super::verdict::{self, Assessment};
 use super::{DecisionReview, JudgeRecord, Stage, block_ids, judge_slot_role, parse};
 use crate::parse::Read;
 use crate::protocol::budget::{Forecast, PlannedCall};
-use crate::protocol::stability::{self as receipt, Receipt, Timed, Variant, VariantVerdict};
+use crate::protocol::stability::{
+    self as receipt, Counted, Receipt, Timed, Variant, VariantVerdict,
+};
 use crate::protocol::supervision::{LiveCall, Slot};
 use crate::protocol::{Answer, CallSpec, Effect, LogKind, Outcome, Timestamp};
 
 /// The receipt of a deciding round, while it runs and once it is done.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StabilityRun {
-    /// The verdict and rule of the round, before the receipt.
-    pub verdict: Verdict,
-    pub rule: String,
+    /// What the round gave, before the receipt.
+    pub decided: Decided,
     pub variants: Vec<VariantRound>,
     /// Once every variant is in.
     pub receipt: Option<Receipt>,
 }
 
-/// One variant: the judges asked again, and the verdict they gave.
+/// What a round (or a variant of it) gave: an architecture review's
+/// verdict, or a comparison's ranking, which has none (A15).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decided {
+    Verdict(Assessment),
+    Ranking(Ranking),
+}
+
+impl Decided {
+    /// What the receipt counts.
+    pub fn counts(&self) -> Counted {
+        match self {
+            Decided::Verdict(_) => Counted::Verdict,
+            Decided::Ranking(_) => Counted::Recommendation,
+        }
+    }
+
+    /// What the receipt compares: the verdict's word, or the option
+    /// recommended (none when every option has a dealbreaker).
+    pub fn outcome(&self) -> Option<String> {
+        match self {
+            Decided::Verdict(assessment) => Some(assessment.verdict.to_string()),
+            Decided::Ranking(ranking) => ranking.recommendation.clone(),
+        }
+    }
+
+    /// How it was derived, in one line: the verdict's rule, or the
+    /// ranking and its conditional recommendation.
+    pub fn rule(&self) -> String {
+        match self {
+            Decided::Verdict(assessment) => assessment.rule.clone(),
+            Decided::Ranking(ranking) => ranking.rule(),
+        }
+    }
+
+    /// `ADOPT`, `recommendation A`, `no recommendation`: what the
+    /// transcript says the receipt re-judges.
+    fn describe(&self) -> String {
+        match (self, self.outcome()) {
+            (Decided::Verdict(_), outcome) => outcome.unwrap_or_default(),
+            (Decided::Ranking(_), Some(option)) => format!("recommendation {option}"),
+            (Decided::Ranking(_), None) => "no recommendation".to_string(),
+        }
+    }
+
+    /// The verdict; none for a comparison.
+    pub fn verdict(&self) -> Option<Verdict> {
+        match self {
+            Decided::Verdict(assessment) => Some(assessment.verdict),
+            Decided::Ranking(_) => None,
+        }
+    }
+
+    /// The option a comparison recommended; none for a verdict.
+    pub fn recommendation(&self) -> Option<String> {
+        match self {
+            Decided::Verdict(_) => None,
+            Decided::Ranking(ranking) => ranking.recommendation.clone(),
+        }
+    }
+}
+
+/// One variant: the judges asked again, and what they gave.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VariantRound {
     pub variant: Variant,
     pub judges: BTreeMap<JudgeRole, JudgeRecord>,
-    pub assessment: Option<Assessment>,
+    /// Once every judge of the variant is in.
+    pub decided: Option<Decided>,
 }
 
 impl VariantRound {
@@ -106,8 +174,12 @@ impl DecisionReview {
     ) -> Vec<Effect> {
         let asked = self.config.stability.is_on();
         let evaluation = self.evaluations.last().expect("a round is running");
-        if asked && evaluation.stability.is_none() {
-            return self.start_receipt(round, verdict, rule, now);
+        if asked
+            && evaluation.stability.is_none()
+            && let Some(assessment) = &evaluation.assessment
+        {
+            let decided = Decided::Verdict(assessment.clone());
+            return self.start_receipt(round, decided, now);
         }
         self.enter(Stage::Done, round, now);
         vec![self.core.finish(Outcome::Decided { verdict, rule })]
@@ -116,11 +188,10 @@ impl DecisionReview {
     /// Starts every variant's judges at once: the judges who scored the
     /// deciding round, the same revision, each in the variant's order and
     /// under its labels. The forecast of the whole receipt is said first.
-    fn start_receipt(
+    pub(super) fn start_receipt(
         &mut self,
         round: u32,
-        verdict: Verdict,
-        rule: String,
+        decided: Decided,
         now: Timestamp,
     ) -> Vec<Effect> {
         let count = self.config.stability.variants;
@@ -181,7 +252,8 @@ impl DecisionReview {
             LogKind::Note,
             None,
             format!(
-                "round {round}: {verdict}; the stability receipt judges it again under {}: {}",
+                "round {round}: {}; the stability receipt judges it again under {}: {}",
+                decided.describe(),
                 crate::words::counted(count as usize, "variant", "variants"),
                 forecast.describe(forecast.usd > 0.0)
             ),
@@ -214,7 +286,7 @@ impl DecisionReview {
             variants.push(VariantRound {
                 variant,
                 judges,
-                assessment: None,
+                decided: None,
             });
         }
         for variant in &variants {
@@ -227,8 +299,7 @@ impl DecisionReview {
         }
         let evaluation = self.evaluations.last_mut().expect("a round is running");
         evaluation.stability = Some(StabilityRun {
-            verdict,
-            rule,
+            decided,
             variants,
             receipt: None,
         });
@@ -334,8 +405,9 @@ impl DecisionReview {
         self.conclude_receipt_if_complete(now)
     }
 
-    /// Once every variant's judges are in: each variant's verdict, by the
-    /// code of the real one; the receipt; the verdict it leaves.
+    /// Once every variant's judges are in: each variant's verdict (or
+    /// ranking), by the code of the real one; the receipt; the outcome it
+    /// leaves.
     fn conclude_receipt_if_complete(&mut self, now: Timestamp) -> Vec<Effect> {
         let Some(evaluation) = self.evaluations.last() else {
             return Vec::new();
@@ -352,47 +424,22 @@ impl DecisionReview {
         if pending || run.receipt.is_some() {
             return Vec::new();
         }
-        let unverified = evaluation.unverified_binding.clone();
-        let kinships: Vec<_> = evaluation
-            .judges
-            .values()
-            .filter_map(|record| record.kinship.clone())
-            .collect();
-        let names_missing = self.config.stability.names_missing;
-        let blocks = block_ids(self.judged_tree());
-        let held_out = self.held_out_role();
-        let assessments: Vec<Assessment> = run
+        let derived: Vec<Decided> = run
             .variants
             .iter()
-            .map(|variant| {
-                let missing = names_missing
-                    .then(|| missing_sentence(&variant.judges))
-                    .flatten();
-                verdict::derive_round(
-                    &self.config.panel,
-                    &variant.results(),
-                    &blocks,
-                    &self.config.thresholds,
-                    verdict::RoundFacts {
-                        held_out,
-                        unverified: unverified.as_deref(),
-                        kinships: &kinships,
-                        missing: missing.as_deref(),
-                    },
-                )
-            })
+            .map(|variant| self.decide_variant(&run.decided, variant))
             .collect();
-        let (verdict, rule) = (run.verdict, run.rule.clone());
         let made = Receipt {
-            verdict: verdict.to_string(),
+            counts: run.decided.counts(),
+            verdict: run.decided.outcome(),
             variants: run
                 .variants
                 .iter()
-                .zip(&assessments)
-                .map(|(variant, assessment)| VariantVerdict {
+                .zip(&derived)
+                .map(|(variant, decided)| VariantVerdict {
                     variant: variant.variant.number,
-                    verdict: assessment.verdict.to_string(),
-                    rule: assessment.rule.clone(),
+                    verdict: decided.outcome(),
+                    rule: decided.rule(),
                 })
                 .collect(),
         };
@@ -403,7 +450,9 @@ impl DecisionReview {
                 None,
                 format!(
                     "stability variant {}: {} — {}",
-                    variant.variant, variant.verdict, variant.rule
+                    variant.variant,
+                    made.outcome_of(variant),
+                    variant.rule
                 ),
             );
         }
@@ -416,25 +465,78 @@ impl DecisionReview {
         let required = self.config.stability.required;
         let evaluation = self.evaluations.last_mut().expect("a round is running");
         let run = evaluation.stability.as_mut().expect("checked above");
-        for (variant, assessment) in run.variants.iter_mut().zip(assessments) {
-            variant.assessment = Some(assessment);
+        for (variant, decided) in run.variants.iter_mut().zip(derived) {
+            variant.decided = Some(decided);
         }
         run.receipt = Some(made.clone());
-        let mut rule = rule;
-        let mut verdict = verdict;
-        if let Some(assessment) = evaluation.assessment.take() {
-            let bound = verdict::with_stability(assessment, &made, required);
-            self.push_log(
-                now,
-                LogKind::Verdict,
-                None,
-                format!("round {round}: {} — {}", bound.verdict, bound.rule),
-            );
-            (verdict, rule) = (bound.verdict, bound.rule.clone());
-            let evaluation = self.evaluations.last_mut().expect("a round is running");
-            evaluation.assessment = Some(bound);
+        let real = run.decided.clone();
+        match real {
+            Decided::Ranking(_) => {
+                if let Some(ranked) = evaluation.ranking.take() {
+                    let bound = ranking::with_stability(ranked, &made, required);
+                    if let Some(withdrawn) = &bound.withdrawn {
+                        self.push_log(
+                            now,
+                            LogKind::Verdict,
+                            None,
+                            format!("round {round}: {withdrawn}"),
+                        );
+                    }
+                    let evaluation = self.evaluations.last_mut().expect("a round is running");
+                    evaluation.ranking = Some(bound);
+                }
+                self.end_comparison(round, now)
+            }
+            Decided::Verdict(real) => {
+                let (mut verdict, mut rule) = (real.verdict, real.rule);
+                if let Some(assessment) = evaluation.assessment.take() {
+                    let bound = verdict::with_stability(assessment, &made, required);
+                    self.push_log(
+                        now,
+                        LogKind::Verdict,
+                        None,
+                        format!("round {round}: {} — {}", bound.verdict, bound.rule),
+                    );
+                    (verdict, rule) = (bound.verdict, bound.rule.clone());
+                    let evaluation = self.evaluations.last_mut().expect("a round is running");
+                    evaluation.assessment = Some(bound);
+                }
+                self.end_with_verdict(round, verdict, rule, now)
+            }
         }
-        self.end_with_verdict(round, verdict, rule, now)
+    }
+
+    /// What `variant`'s judges gave, derived as the round's `real` was:
+    /// a verdict by [`verdict::derive_round`] with the round's facts (its
+    /// own missing judges named), a ranking by the review's `rank_options`.
+    fn decide_variant(&self, real: &Decided, variant: &VariantRound) -> Decided {
+        if let Decided::Ranking(_) = real {
+            return Decided::Ranking(self.rank_options(self.judged_tree(), &variant.results()));
+        }
+        let evaluation = self.evaluations.last().expect("a round is running");
+        let kinships: Vec<_> = evaluation
+            .judges
+            .values()
+            .filter_map(|record| record.kinship.clone())
+            .collect();
+        let missing = self
+            .config
+            .stability
+            .names_missing
+            .then(|| missing_sentence(&variant.judges))
+            .flatten();
+        Decided::Verdict(verdict::derive_round(
+            &self.config.panel,
+            &variant.results(),
+            &block_ids(self.judged_tree()),
+            &self.config.thresholds,
+            verdict::RoundFacts {
+                held_out: self.held_out_role(),
+                unverified: evaluation.unverified_binding.as_deref(),
+                kinships: &kinships,
+                missing: missing.as_deref(),
+            },
+        ))
     }
 
     /// The receipt of the deciding round, once it is done.

@@ -504,6 +504,12 @@ pub fn derive_round(
     assessment
 }
 
+/// What `require_stability` guards in an architecture review: an ADOPT
+/// that did not hold in every variant of the stability receipt is
+/// ESCALATE; any other verdict stands.
+pub const STABILITY_GUARD: crate::protocol::stability::Guard =
+    crate::protocol::stability::Guard::Verdict([Verdict::Adopt, Verdict::Escalate]);
+
 /// `assessment` with the stability receipt (issue 55): its rule says in
 /// how many variants the verdict held; under the requirement an ADOPT
 /// that did not hold in every variant is ESCALATE, the rule saying why.
@@ -512,8 +518,8 @@ pub fn with_stability(
     receipt: &crate::protocol::stability::Receipt,
     required: bool,
 ) -> Assessment {
-    let requirement = (required && assessment.verdict == Verdict::Adopt)
-        .then(|| receipt.requirement_rule(&Verdict::Escalate.to_string()))
+    let requirement = required
+        .then(|| receipt.requirement_rule(STABILITY_GUARD))
         .flatten();
     let Some(requirement) = requirement else {
         assessment.rule =

@@ -578,7 +578,6 @@ fn stability_lines(council: &Council) -> String {
             "each participant reading the findings and the exchange in another order, the authors under neutral labels where named",
         ],
         council.config().stability.required,
-        run.verdict,
-        [crate::protocol::Verdict::Pass, crate::protocol::Verdict::Concerns],
+        crate::protocol::council::stability::GUARD,
     )
 }

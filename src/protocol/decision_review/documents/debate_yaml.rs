@@ -6,6 +6,7 @@
 
 use super::*;
 use crate::protocol::Questions;
+use crate::protocol::decision_review::stability::Decided;
 use crate::protocol::fairness::{Kinship, agreement::Agreement};
 
 /// The top-level `decision` block of debate.yaml: the fields of the
@@ -239,11 +240,14 @@ pub struct JudgeStatusYaml {
 pub struct StabilityYaml {
     /// `verdict stable in 2 of 3 (variant 2 gave REVISE)`, once done.
     pub summary: Option<String>,
-    /// An ADOPT must hold in every variant.
+    /// An ADOPT must hold in every variant (a comparison's recommendation).
     #[serde(default)]
     pub required: bool,
-    /// The round's verdict and rule before the receipt.
-    pub verdict: Verdict,
+    /// The round's verdict and rule before the receipt; a comparison has
+    /// no verdict (A15), its rule is its ranking.
+    pub verdict: Option<Verdict>,
+    /// A comparison's recommendation before the receipt, when it had one.
+    pub recommendation: Option<String>,
     pub rule: String,
     pub variants: Vec<VariantYaml>,
 }
@@ -256,6 +260,8 @@ pub struct VariantYaml {
     /// What it changed: the reading order drawn (or reversed) and labels.
     pub changed: String,
     pub verdict: Option<Verdict>,
+    /// The option a comparison's variant recommended, when it did.
+    pub recommendation: Option<String>,
     pub rule: Option<String>,
     pub judges: Vec<JudgeStatusYaml>,
 }
@@ -514,16 +520,18 @@ fn stability_yaml(
     StabilityYaml {
         summary: run.receipt.as_ref().map(|receipt| receipt.summary()),
         required: review.config().stability.required,
-        verdict: run.verdict,
-        rule: run.rule.clone(),
+        verdict: run.decided.verdict(),
+        recommendation: run.decided.recommendation(),
+        rule: run.decided.rule(),
         variants: run
             .variants
             .iter()
             .map(|variant| VariantYaml {
                 variant: variant.variant.number,
                 changed: variant.variant.describe(),
-                verdict: variant.assessment.as_ref().map(|a| a.verdict),
-                rule: variant.assessment.as_ref().map(|a| a.rule.clone()),
+                verdict: variant.decided.as_ref().and_then(Decided::verdict),
+                recommendation: variant.decided.as_ref().and_then(Decided::recommendation),
+                rule: variant.decided.as_ref().map(Decided::rule),
                 judges: variant
                     .judges
                     .iter()

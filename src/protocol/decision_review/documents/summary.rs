@@ -6,6 +6,9 @@
 //! and [`super::debate_yaml`]).
 
 use super::*;
+use crate::protocol::decision_review::stability::Decided;
+use crate::protocol::decision_review::verdict::STABILITY_GUARD;
+use crate::protocol::stability::Guard;
 
 /// The opening of `summary.md`: the result in plain language, with no judge
 /// names, block ids or scores (RF-04, RF-06, RF-16). The CLI prints exactly
@@ -158,12 +161,14 @@ pub(super) fn comparison_lead(review: &DecisionReview) -> Option<String> {
             .map(|option| first_sentence(&option.text))
             .unwrap_or_default()
     };
-    let mut lead = match &ranking.recommendation {
-        Some(id) => format!(
+    let mut lead = match (&ranking.recommendation, &ranking.withdrawn) {
+        (Some(id), _) => format!(
             "**Recommendation: option {id}, {}.** ",
             continued(text_of(id).trim_end_matches('.'))
         ),
-        None => "**No option can be recommended.** ".to_string(),
+        // The stability receipt's requirement withdrew it (issue 55).
+        (None, Some(_)) => "**No option is recommended.** ".to_string(),
+        (None, None) => "**No option can be recommended.** ".to_string(),
     };
     lead.push_str(&ranking.conditional_recommendation);
     let tree = review.current_tree();
@@ -242,6 +247,10 @@ pub(super) fn comparison_summary(review: &DecisionReview) -> Option<String> {
          level) ranks last; the rest are ordered by their scores on the binding judges' criteria. The \
          ranking is derived mechanically from the judges' scores, never taken from an agent.\n",
     );
+    let receipt = stability_lines(review);
+    if !receipt.is_empty() {
+        out.push_str(&format!("\n{}\n", receipt.trim_end()));
+    }
     if let Some(payoff) = review.payoff_section() {
         out.push_str(&format!("\n{}", payoff.markdown()));
     }
@@ -315,9 +324,8 @@ pub(super) fn escalate_reason(review: &DecisionReview, assessment: &Assessment) 
     // The receipt's requirement turned an ADOPT (issue 55).
     let unstable = review.config().stability.required
         && review
-            .stability_run()
-            .is_some_and(|run| run.verdict == Verdict::Adopt)
-        && review.receipt().is_some_and(|receipt| !receipt.holds());
+            .receipt()
+            .is_some_and(|receipt| receipt.requirement_rule(STABILITY_GUARD).is_some());
     if unstable {
         "Read again with the plan's parts in other orders, the assessment did not come out the \
          same every time, and this review asks that it does before going ahead"
@@ -464,9 +472,10 @@ pub(super) fn summary_md(review: &DecisionReview) -> Option<String> {
     Some(out)
 }
 
-/// The stability receipt in "How this was decided" (issue 55): in how
-/// many variants the verdict held, what each that flipped gave, and what
-/// the requirement did; empty when none was asked for.
+/// The stability receipt in "How this was decided" (a comparison's "How
+/// this was ranked"; issue 55): in how many variants the verdict (the
+/// recommendation) held, what each that flipped gave, and what the
+/// requirement did; empty when none was asked for.
 pub(super) fn stability_lines(review: &DecisionReview) -> String {
     let Some(run) = review.stability_run() else {
         return String::new();
@@ -474,14 +483,17 @@ pub(super) fn stability_lines(review: &DecisionReview) -> String {
     let Some(receipt) = &run.receipt else {
         return "Stability receipt: not finished.\n\n".to_string();
     };
+    let guard = match run.decided {
+        Decided::Verdict(_) => STABILITY_GUARD,
+        Decided::Ranking(_) => Guard::Recommendation,
+    };
     receipt.markdown(
         [
             "the deciding round was judged again",
             "each judge reading in another order, the authors under other neutral labels",
         ],
         review.config().stability.required,
-        run.verdict,
-        [Verdict::Adopt, Verdict::Escalate],
+        guard,
     )
 }
 

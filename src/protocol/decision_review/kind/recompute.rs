@@ -1,6 +1,7 @@
 //! `quorum recompute` for a decision review: the verdict (or a comparison's
 //! ranking) derived again from the files on disk, the judge files parsed
-//! anew so an edited file changes the result (INF-04, INF-06). Not
+//! anew so an edited file changes the result (INF-04, INF-06), and so is
+//! its stability receipt, each variant from its own files. Not
 //! responsible for refusing a writing review or for the shape of the
 //! answer: the parent's `ProtocolKind::recompute` does both.
 
@@ -10,15 +11,18 @@ use crate::input::{RecordFileError, RecordFiles};
 use crate::parse::Read;
 use crate::protocol::Outcome;
 use crate::protocol::decision_review::documents::DebateYaml;
-use crate::protocol::decision_review::documents::JudgeStatusYaml;
+use crate::protocol::decision_review::documents::{JudgeStatusYaml, VariantYaml};
 use crate::protocol::decision_review::model::JudgeRole;
 use crate::protocol::decision_review::model::{JudgeResult, ThesisTree};
 use crate::protocol::decision_review::parse::read_judge;
+use crate::protocol::decision_review::ranking::{
+    rank_tree, with_stability as with_ranking_stability,
+};
 use crate::protocol::decision_review::stability::{timed, variant_file};
 use crate::protocol::decision_review::verdict::{RoundFacts, derive_round, with_stability};
 use crate::protocol::decision_review::{ReviewMode, block_ids, judge_file};
 use crate::protocol::kind::{RecomputeError, read_record};
-use crate::protocol::stability::{Receipt, VariantVerdict};
+use crate::protocol::stability::{Counted, Receipt, VariantVerdict};
 
 /// Recomputes the assessment of the final round of the debate in `dir`:
 /// the panel, thresholds and final tree come from `debate.yaml`, the scores
@@ -72,20 +76,58 @@ pub(super) fn recompute(
         );
         results.insert(judge.role, result);
     }
+    // Issue 55: the stability receipt, once done, from each variant's own
+    // files, derived by the same code as the round it re-judges.
+    let receipt = evaluation
+        .latest
+        .stability
+        .as_ref()
+        .filter(|stability| stability.summary.is_some());
     let value = if record.meta.mode == ReviewMode::Comparative.as_str() {
-        let block_option: BTreeMap<String, String> = tree
-            .blocks
-            .iter()
-            .filter_map(|block| Some((block.id.clone(), block.option.clone()?)))
-            .collect();
         let ids: Vec<String> = record.options.iter().map(|o| o.id.clone()).collect();
-        Recomputation::Ranking(crate::protocol::decision_review::ranking::rank(
-            &ids,
-            &block_option,
-            &panel,
-            &results,
-            &record.thresholds,
-        ))
+        let rank = |results: &BTreeMap<JudgeRole, JudgeResult>| {
+            rank_tree(&ids, &tree, &panel, results, &record.thresholds)
+        };
+        let ranked = rank(&results);
+        match receipt {
+            None => Recomputation::Ranking {
+                ranking: ranked,
+                receipt: None,
+                required: false,
+            },
+            Some(stability) => {
+                let mut variants = Vec::new();
+                for variant in &stability.variants {
+                    let results = read_variant(
+                        files,
+                        &panel,
+                        &tree,
+                        round,
+                        variant,
+                        &mut readings,
+                        &mut excluded,
+                    );
+                    let given = rank(&results);
+                    variants.push(VariantVerdict {
+                        variant: variant.variant,
+                        verdict: given.recommendation.clone(),
+                        rule: given.rule(),
+                    });
+                }
+                let made = Receipt {
+                    counts: Counted::Recommendation,
+                    verdict: ranked.recommendation.clone(),
+                    variants,
+                };
+                readings.append(&mut excluded);
+                readings.push(format!("stability receipt: {}", made.summary()));
+                Recomputation::Ranking {
+                    ranking: with_ranking_stability(ranked, &made, stability.required),
+                    receipt: Some(made),
+                    required: stability.required,
+                }
+            }
+        }
     } else {
         // EV-09: the binding judges' citations, checked again when
         // `verdict` could, else as the run checked them.
@@ -123,39 +165,28 @@ pub(super) fn recompute(
             )
         };
         let mut assessment = derive(&results, &evaluation.latest.judges);
-        // Issue 55: each variant of the receipt from its own files, by the
-        // same derivation; its requirement applied as the run applied it.
-        if let Some(stability) = &evaluation.latest.stability
-            && stability.summary.is_some()
-        {
+        if let Some(stability) = receipt {
             let mut variants = Vec::new();
             for variant in &stability.variants {
-                let mut results = BTreeMap::new();
-                for status in &variant.judges {
-                    let Some(judge) = panel.iter().find(|judge| judge.role == status.role) else {
-                        continue;
-                    };
-                    let file = variant_file(judge.role, round, variant.variant);
-                    let result = read_judge_file(
-                        files,
-                        judge,
-                        &tree,
-                        &file,
-                        Some(status),
-                        &mut readings,
-                        &mut excluded,
-                    );
-                    results.insert(judge.role, result);
-                }
+                let results = read_variant(
+                    files,
+                    &panel,
+                    &tree,
+                    round,
+                    variant,
+                    &mut readings,
+                    &mut excluded,
+                );
                 let given = derive(&results, &variant.judges);
                 variants.push(VariantVerdict {
                     variant: variant.variant,
-                    verdict: given.verdict.to_string(),
+                    verdict: Some(given.verdict.to_string()),
                     rule: given.rule,
                 });
             }
             let made = Receipt {
-                verdict: assessment.verdict.to_string(),
+                counts: Counted::Verdict,
+                verdict: Some(assessment.verdict.to_string()),
                 variants,
             };
             readings.append(&mut excluded);
@@ -170,6 +201,29 @@ pub(super) fn recompute(
         notes: readings,
         slips: Vec::new(),
     })
+}
+
+/// The results of a receipt's `variant` of `round`, each judge's from its
+/// own file, parsed again as [`read_judge_file`] reads the round's.
+fn read_variant(
+    files: &dyn RecordFiles,
+    panel: &[crate::protocol::decision_review::JudgeConfig],
+    tree: &ThesisTree,
+    round: u32,
+    variant: &VariantYaml,
+    readings: &mut Vec<String>,
+    excluded: &mut Vec<String>,
+) -> BTreeMap<JudgeRole, JudgeResult> {
+    let mut results = BTreeMap::new();
+    for status in &variant.judges {
+        let Some(judge) = panel.iter().find(|judge| judge.role == status.role) else {
+            continue;
+        };
+        let file = variant_file(judge.role, round, variant.variant);
+        let result = read_judge_file(files, judge, tree, &file, Some(status), readings, excluded);
+        results.insert(judge.role, result);
+    }
+    results
 }
 
 /// The result of `judge` from its answer in `file`, parsed again; `live`
@@ -269,7 +323,13 @@ fn missing_sentence(
 #[derive(Debug)]
 pub(super) enum Recomputation {
     Verdict(crate::protocol::decision_review::verdict::Assessment),
-    Ranking(crate::protocol::decision_review::ranking::Ranking),
+    /// A comparison's ranking, and its stability receipt when it had one
+    /// (`required`: under `require_stability`).
+    Ranking {
+        ranking: crate::protocol::decision_review::ranking::Ranking,
+        receipt: Option<Receipt>,
+        required: bool,
+    },
 }
 
 /// Why the binding judges' citations of `round` leave an ADOPT resting on
