@@ -1224,6 +1224,38 @@ fn a_triage_rejecting_everything_tells_the_synthesizer_nothing_stands() {
     assert!(report.contains("None: the moderator set aside every finding"));
 }
 
+/// JM-61: a red team whose findings a person and a policy triaged says who
+/// ruled in its report's closing section; one a single ruler triaged does
+/// not.
+#[test]
+fn jm_61_a_red_team_triaged_by_two_rulers_says_who_ruled() {
+    use quorum::protocol::{Ruler, RulingPolicy};
+    let report = |rulers: [Ruler; 3]| {
+        let mut h = Harness::of(QuickMode::Redteam);
+        h.finish("critic", REPORT);
+        for (id, ruler) in ["v1", "v2", "v3"].into_iter().zip(rulers) {
+            h.send(Input::ItemDecided {
+                item_id: id.into(),
+                decision: ItemDecision::Accept,
+                note: None,
+                ruler: Some(ruler),
+            });
+        }
+        h.send(Input::ModerationSubmitted);
+        h.finish("synthesizer", REDTEAM_SYNTHESIS);
+        h.file("red-team-report.md")
+    };
+    let accept = Ruler::Policy(RulingPolicy::Accept);
+    let mixed = report([Ruler::Person, accept, Ruler::Person]);
+    let closing = &mixed[mixed.find("## How this was made").expect("the closing")..];
+    assert!(
+        closing.contains("Rulings: 2 items ruled by you, 1 by the accept policy.\n"),
+        "{closing}"
+    );
+    let one = report([Ruler::Person; 3]);
+    assert!(!one.contains("Rulings:"), "{one}");
+}
+
 /// A red team journaled before the rulings check (its definition has no
 /// `checks_rulings`) folds as it ran: a synthesis that leaves findings out
 /// is taken as it was, with no call it never had.

@@ -6,6 +6,7 @@
 //! and [`super::debate_yaml`]).
 
 use super::*;
+use crate::protocol::ruler::rulers_md;
 
 /// The opening of `summary.md`: the result in plain language, with no judge
 /// names, block ids or scores (RF-04, RF-06, RF-16). The CLI prints exactly
@@ -242,6 +243,10 @@ pub(super) fn comparison_summary(review: &DecisionReview) -> Option<String> {
          level) ranks last; the rest are ordered by their scores on the binding judges' criteria. The \
          ranking is derived mechanically from the judges' scores, never taken from an agent.\n",
     );
+    let rulers = rulers_md(&review.board_now().items);
+    if !rulers.is_empty() {
+        out.push_str(&format!("\n{}\n", rulers.trim_end()));
+    }
     if let Some(payoff) = review.payoff_section() {
         out.push_str(&format!("\n{}", payoff.markdown()));
     }
@@ -444,6 +449,7 @@ pub(super) fn summary_md(review: &DecisionReview) -> Option<String> {
                 crate::words::one_line(&reseated.why())
             ));
         }
+        out.push_str(&rulers_md(&review.board_now().items));
         if let Some(evaluation) = review.evaluations().last() {
             if let Some(agreement) = &evaluation.agreement {
                 out.push_str(&format!("Panel {}.\n\n", agreement.summary()));
