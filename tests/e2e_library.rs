@@ -521,3 +521,261 @@ fn jm_20_a_settlement_after_the_verdict_is_a_persons_ruling() {
     assert_eq!(person_rulings(&sandbox), 1);
     assert_eq!(critic_labels(&sandbox), (0, 1));
 }
+
+/// A demo moderated on stdin whose person answered only `answers` (one
+/// line each) before stdin closed: the run stops at its moderation,
+/// unfiled; its folder.
+fn stopped_at_moderation(sandbox: &Sandbox, root: &str, answers: &str) -> PathBuf {
+    let out = sandbox.path().join(root);
+    let ran = quorum_in(
+        sandbox.path(),
+        &[
+            "demo",
+            "--headless",
+            "--speed",
+            "50",
+            "--moderation",
+            "ask",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+        Some(answers),
+    );
+    assert!(ran.stderr.contains("stdin closed"), "{}", ran.stderr);
+    only_run(&out)
+}
+
+/// Each item decision of `dir`'s journal: the item and who it records
+/// ruled (`null` when none).
+fn rulers_in_journal(dir: &Path) -> Vec<(String, Json)> {
+    std::fs::read_to_string(dir.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Json>(line).unwrap())
+        .filter(|record| record["event"]["input"]["type"] == "item_decided")
+        .map(|record| {
+            let input = &record["event"]["input"];
+            (
+                input["item_id"].as_str().unwrap().to_string(),
+                input["ruler"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The library's listing of its only debate: (rulings, by a person).
+fn only_debates_rulings(sandbox: &Sandbox) -> (u64, u64) {
+    let listed = json_of(&sandbox.quorum(&["library", "--json"], &[]));
+    let debates = listed["debates"].as_array().unwrap();
+    assert_eq!(debates.len(), 1, "{listed}");
+    (
+        debates[0]["rulings"].as_u64().unwrap(),
+        debates[0]["person_rulings"].as_u64().unwrap(),
+    )
+}
+
+/// JM-66: a debate a person moderated at the interface (its definition
+/// holds rounds for them, its setup asks) and taken up again under
+/// `--moderation accept` is ruled by the policy, item by item: the library
+/// files its rulings and counts none as a label, though the debate as a
+/// whole reads as moderated.
+#[test]
+fn jm_66_the_interface_under_an_accept_policy_files_no_persons_labels() {
+    let sandbox = Sandbox::new();
+    let dir = stopped_at_moderation(&sandbox, "out", "");
+    let journal = dir.join("journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    // As the interface records a debate a person moderates.
+    let first = first.replace(
+        r#""started_at":"#,
+        r#""hold_for_moderator":true,"started_at":"#,
+    );
+    assert!(first.contains(r#""moderation":"ask""#), "{first}");
+    std::fs::write(&journal, format!("{first}\n{rest}")).unwrap();
+    let resumed = sandbox.quorum(
+        &[
+            "resume",
+            dir.to_str().unwrap(),
+            "--headless",
+            "--moderation",
+            "accept",
+        ],
+        &[],
+    );
+    assert!([0, 3].contains(&resumed.code), "{}", resumed.stderr);
+    let rulers = rulers_in_journal(&dir);
+    assert!(!rulers.is_empty());
+    for (item, ruler) in &rulers {
+        assert_eq!(ruler, &serde_json::json!({"policy": "accept"}), "{item}");
+    }
+    let (rulings, by_person) = only_debates_rulings(&sandbox);
+    assert_eq!((rulings, by_person), (rulers.len() as u64, 0));
+    assert_eq!(critic_labels(&sandbox), (0, 0));
+}
+
+/// JM-69: the journal records who made each ruling, and a debate taken up
+/// again keeps it: the person's rulings before the stop stay theirs, the
+/// policy's after it are the policy's, and the library counts only the
+/// person's.
+#[test]
+fn jm_69_a_resumed_debate_keeps_who_ruled_before_the_stop() {
+    let sandbox = Sandbox::new();
+    let dir = stopped_at_moderation(&sandbox, "out", "reject\n");
+    let person = Json::from("person");
+    assert_eq!(
+        rulers_in_journal(&dir),
+        [("c1".to_string(), person.clone())]
+    );
+    let resumed = sandbox.quorum(
+        &[
+            "resume",
+            dir.to_str().unwrap(),
+            "--headless",
+            "--moderation",
+            "accept",
+        ],
+        &[],
+    );
+    assert!([0, 3].contains(&resumed.code), "{}", resumed.stderr);
+    let rulers = rulers_in_journal(&dir);
+    assert_eq!(rulers[0], ("c1".to_string(), person));
+    let policy = serde_json::json!({"policy": "accept"});
+    assert!(rulers.len() > 1, "{rulers:?}");
+    assert!(
+        rulers[1..].iter().all(|(_, ruler)| *ruler == policy),
+        "{rulers:?}"
+    );
+    assert_eq!(only_debates_rulings(&sandbox), (rulers.len() as u64, 1));
+    assert_eq!(critic_labels(&sandbox), (0, 1));
+}
+
+/// JM-67, JM-69: a fork of a debate a person half ruled decides the items
+/// they ruled as they did, still theirs, and the rest by `--moderation
+/// accept`: the journal records each ruling's ruler, the library counts
+/// exactly the person's as labels, and the summary and debate.yaml say who
+/// ruled what.
+#[test]
+fn jm_67_a_fork_files_exactly_the_persons_replayed_rulings_as_labels() {
+    let sandbox = Sandbox::new();
+    let origin = stopped_at_moderation(&sandbox, "out", "reject: not now\naccept\n");
+    let person = Json::from("person");
+    assert_eq!(
+        rulers_in_journal(&origin),
+        [
+            ("c1".to_string(), person.clone()),
+            ("c2".to_string(), person.clone())
+        ]
+    );
+    let forked = sandbox.quorum(
+        &[
+            "fork",
+            origin.to_str().unwrap(),
+            "--at",
+            "moderation",
+            "--headless",
+            "--moderation",
+            "accept",
+        ],
+        &[],
+    );
+    assert!([0, 3].contains(&forked.code), "{}", forked.stderr);
+    let fork = std::fs::read_dir(sandbox.path().join("out"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| *path != origin)
+        .expect("the fork's folder");
+    let rulers = rulers_in_journal(&fork);
+    let policy = serde_json::json!({"policy": "accept"});
+    assert_eq!(
+        &rulers[..2],
+        [
+            ("c1".to_string(), person.clone()),
+            ("c2".to_string(), person)
+        ]
+    );
+    assert!(rulers.len() > 2, "{rulers:?}");
+    assert!(
+        rulers[2..].iter().all(|(_, ruler)| *ruler == policy),
+        "{rulers:?}"
+    );
+    let (rulings, by_person) = only_debates_rulings(&sandbox);
+    assert_eq!((rulings, by_person), (rulers.len() as u64, 2));
+    assert_eq!(critic_labels(&sandbox), (1, 1));
+    let summary = std::fs::read_to_string(fork.join("summary.md")).unwrap();
+    let line = format!(
+        "Rulings: {} items ruled by the accept policy, 2 by you.",
+        rulers.len() - 2
+    );
+    assert!(summary.contains(&line), "{summary}");
+    let record = std::fs::read_to_string(fork.join("debate.yaml")).unwrap();
+    assert_eq!(record.matches("ruled_by: person").count(), 2, "{record}");
+    assert_eq!(
+        record.matches("ruled_by: accept").count(),
+        rulers.len() - 2,
+        "{record}"
+    );
+}
+
+/// JM-68: a journal from before rulers were recorded (no `ruler` on its
+/// decisions) is still read as before: its rulings are the person's when
+/// a person moderated, none when a policy did; and its record names no
+/// ruler.
+#[test]
+fn jm_68_a_journal_without_rulers_still_infers_who_ruled() {
+    let sandbox = Sandbox::new();
+    let (_, asked) = demo(
+        &sandbox,
+        "asked",
+        &["--moderation", "ask"],
+        Some(&answers()),
+    );
+    let (_, accepted) = demo(&sandbox, "accepted", &["--moderation", "accept"], None);
+    let library = library_file(&sandbox);
+    std::fs::remove_file(&library).unwrap();
+    for dir in [&asked, &accepted] {
+        let journal = dir.join("journal.jsonl");
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let legacy = text
+            .replace(r#","ruler":"person""#, "")
+            .replace(r#","ruler":{"policy":"accept"}"#, "");
+        assert_ne!(legacy, text, "the journal recorded its rulers");
+        assert!(!legacy.contains(r#""ruler""#));
+        std::fs::write(&journal, legacy).unwrap();
+        assert!(
+            rulers_in_journal(dir)
+                .iter()
+                .all(|(_, ruler)| ruler.is_null())
+        );
+        sandbox
+            .quorum(&["library", "add", dir.to_str().unwrap()], &[])
+            .assert_code(0);
+        let rebuilt = sandbox.quorum(&["resume", dir.to_str().unwrap(), "--headless"], &[]);
+        assert_eq!(rebuilt.code, 0, "{}", rebuilt.stderr);
+        let record = std::fs::read_to_string(dir.join("debate.yaml")).unwrap();
+        assert!(!record.contains("ruled_by"), "{record}");
+    }
+    let listed = json_of(&sandbox.quorum(&["library", "--json"], &[]));
+    let by_folder = |dir: &Path| {
+        let folder = std::fs::canonicalize(dir).unwrap().display().to_string();
+        listed["debates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|debate| debate["folder"] == folder.as_str())
+            .map(|debate| {
+                (
+                    debate["rulings"].as_u64().unwrap(),
+                    debate["person_rulings"].as_u64().unwrap(),
+                )
+            })
+            .unwrap_or_else(|| panic!("{folder} in {listed}"))
+    };
+    let (rulings, by_person) = by_folder(&asked);
+    assert!(rulings >= 2);
+    assert_eq!(by_person, rulings, "a person moderated on stdin");
+    let (rulings, by_person) = by_folder(&accepted);
+    assert!(rulings >= 2);
+    assert_eq!(by_person, 0, "the accept policy ruled");
+}

@@ -145,6 +145,7 @@ impl Run {
                 item_id: id.into(),
                 decision: ItemDecision::Accept,
                 note: None,
+                ruler: None,
             });
         }
         self.send(Input::ModerationSubmitted);

@@ -277,6 +277,7 @@ impl Harness {
             item_id: item.into(),
             decision,
             note: note.map(str::to_string),
+            ruler: None,
         })
     }
 
@@ -1494,6 +1495,7 @@ fn dr_31_dr_38_dealbreaker_rejects_and_ends_without_more_calls() {
             item_id: "c1".into(),
             decision: Reject,
             note: None,
+            ruler: None,
         },
         Input::Override {
             call_id: "judge.analyst/evaluation/r1/a1".into(),
@@ -2457,6 +2459,7 @@ impl Harness {
             item_id: item.into(),
             decision,
             note: note.map(str::to_string),
+            ruler: None,
         })
     }
 

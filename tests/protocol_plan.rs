@@ -681,6 +681,7 @@ fn a_deferred_item_is_settled_after_the_debate() {
         item_id: "I1".into(),
         decision: ItemDecision::Accept,
         note: Some("product agreed".into()),
+        ruler: None,
     });
     assert!(harness.protocol.open_items().is_empty());
     // The shared item book logs it as every protocol does, and a plan's
@@ -694,6 +695,7 @@ fn a_deferred_item_is_settled_after_the_debate() {
         item_id: "I1".into(),
         decision: ItemDecision::Reject,
         note: None,
+        ruler: None,
     });
     assert_eq!(
         harness
@@ -806,11 +808,13 @@ fn issue_26_the_plans_moderation_decides_and_submits_through_the_item_book() {
         item_id: "C2".into(),
         decision: ItemDecision::Reject,
         note: None,
+        ruler: None,
     });
     harness.send(Input::ItemDecided {
         item_id: "C2".into(),
         decision: ItemDecision::Accept,
         note: Some("  changed my mind  ".into()),
+        ruler: None,
     });
     let board = harness.protocol.board();
     let c2 = board
@@ -847,6 +851,7 @@ fn issue_26_the_plans_moderation_decides_and_submits_through_the_item_book() {
             item_id: (*id).into(),
             decision: ItemDecision::Accept,
             note: None,
+            ruler: None,
         });
     }
     harness.send(Input::ModerationSubmitted);
@@ -858,6 +863,7 @@ fn issue_26_the_plans_moderation_decides_and_submits_through_the_item_book() {
         item_id: "C2".into(),
         decision: ItemDecision::Reject,
         note: None,
+        ruler: None,
     });
     assert!(
         harness.log_text().contains("ignored a decision on C2"),

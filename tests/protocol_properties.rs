@@ -220,7 +220,7 @@ proptest! {
                             1 => ItemDecision::Reject,
                             _ => ItemDecision::Defer,
                         };
-                        run.input(Input::ItemDecided { item_id, decision, note: None });
+                        run.input(Input::ItemDecided { item_id, decision, note: None, ruler: None });
                     }
                     run.input(Input::ModerationSubmitted);
                 }

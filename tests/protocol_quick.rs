@@ -243,6 +243,7 @@ fn run_to_the_end(h: &mut Harness) {
                     item_id: id.into(),
                     decision: ItemDecision::Accept,
                     note: None,
+                    ruler: None,
                 });
             }
             h.send(Input::ModerationSubmitted);
@@ -695,6 +696,7 @@ fn qm_15_rf_14_red_team_findings_are_triaged_then_reported() {
             item_id: id.into(),
             decision,
             note: (id == "v3").then(|| "search uses bound parameters".into()),
+            ruler: None,
         });
     }
     assert!(
@@ -755,6 +757,7 @@ fn rf_14_a_red_team_report_leading_with_a_lesser_finding_is_asked_again() {
             item_id: id.into(),
             decision: ItemDecision::Accept,
             note: None,
+            ruler: None,
         });
     }
     h.send(Input::ModerationSubmitted);
@@ -1051,6 +1054,7 @@ fn a_synthesis_against_the_rulings_is_asked_once_more_then_stated() {
             item_id: id.into(),
             decision,
             note: None,
+            ruler: None,
         });
     }
     h.send(Input::ModerationSubmitted);
@@ -1147,6 +1151,7 @@ fn the_triage_decides_and_submits_as_every_protocol_does() {
             item_id: id.into(),
             decision,
             note: note.map(str::to_string),
+            ruler: None,
         });
     };
     decide(&mut h, "v1", ItemDecision::Accept, None);
@@ -1205,6 +1210,7 @@ fn a_triage_rejecting_everything_tells_the_synthesizer_nothing_stands() {
             item_id: id.into(),
             decision: ItemDecision::Reject,
             note: None,
+            ruler: None,
         });
     }
     h.send(Input::ModerationSubmitted);
@@ -1216,6 +1222,38 @@ fn a_triage_rejecting_everything_tells_the_synthesizer_nothing_stands() {
     let report = h.file("red-team-report.md");
     assert!(!report.contains("**Warning:**"), "{report}");
     assert!(report.contains("None: the moderator set aside every finding"));
+}
+
+/// JM-61: a red team whose findings a person and a policy triaged says who
+/// ruled in its report's closing section; one a single ruler triaged does
+/// not.
+#[test]
+fn jm_61_a_red_team_triaged_by_two_rulers_says_who_ruled() {
+    use quorum::protocol::{Ruler, RulingPolicy};
+    let report = |rulers: [Ruler; 3]| {
+        let mut h = Harness::of(QuickMode::Redteam);
+        h.finish("critic", REPORT);
+        for (id, ruler) in ["v1", "v2", "v3"].into_iter().zip(rulers) {
+            h.send(Input::ItemDecided {
+                item_id: id.into(),
+                decision: ItemDecision::Accept,
+                note: None,
+                ruler: Some(ruler),
+            });
+        }
+        h.send(Input::ModerationSubmitted);
+        h.finish("synthesizer", REDTEAM_SYNTHESIS);
+        h.file("red-team-report.md")
+    };
+    let accept = Ruler::Policy(RulingPolicy::Accept);
+    let mixed = report([Ruler::Person, accept, Ruler::Person]);
+    let closing = &mixed[mixed.find("## How this was made").expect("the closing")..];
+    assert!(
+        closing.contains("Rulings: 2 items ruled by you, 1 by the accept policy.\n"),
+        "{closing}"
+    );
+    let one = report([Ruler::Person; 3]);
+    assert!(!one.contains("Rulings:"), "{one}");
 }
 
 /// A red team journaled before the rulings check (its definition has no
@@ -1245,6 +1283,7 @@ fn a_debate_journaled_before_the_check_folds_as_it_ran() {
             item_id: id.into(),
             decision: ItemDecision::Accept,
             note: None,
+            ruler: None,
         });
     }
     h.send(Input::ModerationSubmitted);

@@ -47,6 +47,7 @@ fn deferred_demo() -> &'static (Vec<Update>, Board) {
                     item_id: "c1".into(),
                     decision: quorum::protocol::decision_review::model::ItemDecision::Accept,
                     note: Some("finance signed off on the ledger comparison".into()),
+                    ruler: None,
                 },
                 pinned_time(),
             );

@@ -256,6 +256,14 @@ fn past_rulings(recorded: &Recorded, prompts: &Arc<PromptSet>, end: usize) -> Ve
             offered.extend(items.into_iter().map(|item| (item.id, item.text)));
         }
     });
+    // A ruling journaled before rulers were recorded was the person's
+    // whose debate this is: past rulings are taken only from a debate a
+    // person moderated (`ask`, as the interface records it).
+    let inferred = crate::engine::moderation::inferred_ruler(
+        recorded.definition.moderated(),
+        recorded.setup.as_ref().map(|setup| setup.moderation),
+    )
+    .unwrap_or(crate::protocol::Ruler::Person);
     let mut rulings = Vec::new();
     for record in &recorded.records[end + 1..] {
         let JournalEvent::Input {
@@ -264,6 +272,7 @@ fn past_rulings(recorded: &Recorded, prompts: &Arc<PromptSet>, end: usize) -> Ve
                     item_id,
                     decision,
                     note,
+                    ruler,
                 },
         } = &record.event
         else {
@@ -276,6 +285,7 @@ fn past_rulings(recorded: &Recorded, prompts: &Arc<PromptSet>, end: usize) -> Ve
                     text: text.clone(),
                     decision: *decision,
                     note: note.clone(),
+                    ruler: ruler.unwrap_or(inferred),
                 });
             }
         }

@@ -5,8 +5,9 @@
 //!
 //! Responsible for reading a debate's folder into what the library keeps
 //! ([`filed`]: its journal folded, each item's ruling with whether a person
-//! gave it, each judge's own label on the item) and for what the command
-//! prints (sanitised: agent text is untrusted). Not responsible for the
+//! gave it, read per ruling from who the journal says ruled, each judge's
+//! own label on the item) and for what the command prints (sanitised:
+//! agent text is untrusted). Not responsible for the
 //! file itself or the arithmetic (`crate::store`), nor for seating a judge
 //! by its figure (`prepare`'s calibration step).
 //!
@@ -17,8 +18,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::engine::{JournalEvent, ModerationPolicy};
-use crate::protocol::{BoardView, Outcome};
+use crate::engine::JournalEvent;
+use crate::engine::moderation::inferred_ruler;
+use crate::protocol::{BoardView, Outcome, Ruler};
 use crate::store::{FiledDebate, FiledRuling, JudgeLabel, Library, LibraryError, Seat};
 use crate::text::{clipped, sanitize};
 use crate::words::counted;
@@ -27,17 +29,6 @@ use super::prepare::{Reloaded, reload};
 use super::{EXIT_FAILURE, EXIT_USAGE, LibraryAction, LibraryArgs};
 
 pub use crate::protocol::registry::{PROMPT_HASH_HEX, prompt_hash};
-
-/// Whether a person ruled on the items of a debate: one a person
-/// moderates live (the interface, `--moderation person` with `quorum
-/// attach`, an MCP debate whose moderator is a person: the definition says
-/// so) or one asked on stdin (`ask`, which the interface records too). A
-/// policy that decides by itself (`accept`, `reject`, `defer`, `planner`)
-/// is not a person, nor is an MCP caller ruling through `rule` (recorded as
-/// `person` for resume's sake, without the definition's mark).
-pub fn person_rules(moderated_live: bool, policy: Option<ModerationPolicy>) -> bool {
-    moderated_live || policy == Some(ModerationPolicy::Ask)
-}
 
 /// `dir`'s debate as the library keeps it.
 pub fn filed(dir: &Path) -> Result<FiledDebate, String> {
@@ -52,14 +43,13 @@ pub fn filed(dir: &Path) -> Result<FiledDebate, String> {
         .map(|setup| setup.prompt_overrides.clone())
         .unwrap_or_default();
     let prompt_hash = prompt_hash(definition.protocol(), &overrides);
-    let policy = recorded.setup.as_ref().map(|setup| setup.moderation);
-    let by_person = person_rules(definition.moderated(), policy);
-    let moderated_by = match policy {
-        _ if by_person => "person".to_string(),
-        Some(ModerationPolicy::Person) => "caller".to_string(),
-        Some(policy) => policy.as_str().to_string(),
-        None => "unknown".to_string(),
-    };
+    // Who ruled where the journal does not say (a debate journaled before
+    // each ruling recorded its ruler): what the debate recorded once for
+    // all its items.
+    let inferred = inferred_ruler(
+        definition.moderated(),
+        recorded.setup.as_ref().map(|setup| setup.moderation),
+    );
     let description = protocol.describe();
     // Who played each slot as the protocol describes it, each switch the
     // moderator made applied: the agent that ended the debate.
@@ -73,18 +63,24 @@ pub fn filed(dir: &Path) -> Result<FiledDebate, String> {
         agents.insert(role.clone(), agent.clone());
     }
     let board = protocol.board();
+    let mut rulers: Vec<&'static str> = Vec::new();
     let rulings: Vec<FiledRuling> = board
         .items
         .iter()
         .filter_map(|entry| {
-            // A deferred item settled after the verdict is settled by a
-            // person (`quorum open`, `quorum attach`): its settlement is
-            // the ruling.
-            let (decision, person) = match (&entry.resolution, entry.decision) {
-                (Some(resolution), _) => (resolution.decision, true),
-                (None, Some(decision)) => (decision, by_person),
-                (None, None) => return None,
+            let (decision, ruler) = entry.standing_ruling()?;
+            // A deferred item settled after the verdict without a recorded
+            // ruler was settled by a person (`quorum open`, `quorum
+            // attach`, the only ways there were).
+            let ruler = match (ruler, &entry.resolution) {
+                (Some(ruler), _) => Some(ruler),
+                (None, Some(_)) => Some(Ruler::Person),
+                (None, None) => inferred,
             };
+            let name = ruler.map_or("unknown", Ruler::as_str);
+            if !rulers.contains(&name) {
+                rulers.push(name);
+            }
             let raised_by = raiser(&entry.item.raised_by, &agents);
             Some(FiledRuling {
                 item_id: entry.item.id.clone(),
@@ -95,7 +91,7 @@ pub fn filed(dir: &Path) -> Result<FiledDebate, String> {
                     .and_then(|slot| agents.get(slot).cloned()),
                 raised_by,
                 decision: decision.choose("accept", "reject", "defer").to_string(),
-                by_person: person,
+                by_person: ruler.is_some_and(Ruler::is_person),
             })
         })
         .collect();
@@ -108,6 +104,11 @@ pub fn filed(dir: &Path) -> Result<FiledDebate, String> {
         Some(Outcome::Completed { .. }) => "completed".to_string(),
         Some(Outcome::Failed { .. }) => "failed".to_string(),
         None => "unfinished".to_string(),
+    };
+    // Who ruled, as one word, or each in the order they first ruled.
+    let moderated_by = match rulers.as_slice() {
+        [] => inferred.map_or("unknown", Ruler::as_str).to_string(),
+        rulers => rulers.join(", "),
     };
     let folder = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     Ok(FiledDebate {
@@ -530,27 +531,6 @@ pub fn doctor_lines() -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// JM-27: a person's rulings are told from a policy's by the record: a
-    /// debate moderated live, or asked on stdin, is a person's; `person`
-    /// without the live mark is an MCP caller's; the other policies decide
-    /// by themselves.
-    #[test]
-    fn jm_27_who_ruled_is_read_from_the_record() {
-        assert!(person_rules(true, Some(ModerationPolicy::Person)));
-        assert!(person_rules(true, None));
-        assert!(person_rules(false, Some(ModerationPolicy::Ask)));
-        assert!(!person_rules(false, Some(ModerationPolicy::Person)));
-        for policy in [
-            ModerationPolicy::Accept,
-            ModerationPolicy::Reject,
-            ModerationPolicy::Defer,
-            ModerationPolicy::Planner,
-        ] {
-            assert!(!person_rules(false, Some(policy)), "{policy:?}");
-        }
-        assert!(!person_rules(false, None));
-    }
 
     /// JM-27: the prompt hash is the protocol's templates as the debate ran
     /// them: stable, changed by an override of one of them, blind to a file

@@ -540,6 +540,7 @@ fn settle(
             item_id: id.clone(),
             decision: *decision,
             note: note.map(str::to_string),
+            ruler: Some(crate::protocol::Ruler::Person),
         })?;
     }
     // A person settled them: the library keeps the debate with its new rulings.

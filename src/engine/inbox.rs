@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 
 use super::{BudgetDecision, Command, Controller};
-use crate::protocol::{Input, ItemDecision, OverrideAction};
+use crate::protocol::{Input, ItemDecision, OverrideAction, Ruler};
 
 /// The folder inside a debate's folder that `quorum attach` writes in.
 pub const ATTACH_FOLDER: &str = "attach";
@@ -48,7 +48,9 @@ pub const INBOX_READ_MAX_BYTES: usize = 256 * 1024;
 
 /// What may arrive in the inbox: the moderator's side of a debate, nothing
 /// else (no answer, no agent switch: those need the driver's own agents).
-/// The first four read as the journal writes the same [`Input`]s.
+/// The first four read as the journal writes the same [`Input`]s, without
+/// who ruled: a line names no ruler, and every ruling that arrives here is
+/// the person's who moderates through `quorum attach` ([`Ruler::Person`]).
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -85,6 +87,7 @@ impl InboxCommand {
                 item_id,
                 decision,
                 note,
+                ..
             }) => InboxCommand::ItemDecided {
                 item_id: item_id.clone(),
                 decision: *decision,
@@ -99,6 +102,7 @@ impl InboxCommand {
                 item_id,
                 decision,
                 note,
+                ..
             }) => InboxCommand::ItemResolved {
                 item_id: item_id.clone(),
                 decision: *decision,
@@ -122,6 +126,7 @@ impl InboxCommand {
                 item_id,
                 decision,
                 note,
+                ruler: Some(Ruler::Person),
             }),
             InboxCommand::ModerationSubmitted => Command::Moderator(Input::ModerationSubmitted),
             InboxCommand::Override { call_id, action } => {
@@ -135,6 +140,7 @@ impl InboxCommand {
                 item_id,
                 decision,
                 note,
+                ruler: Some(Ruler::Person),
             }),
             InboxCommand::BudgetDecided { decision } => Command::Budget(decision),
         }
@@ -399,8 +405,9 @@ mod tests {
         }
     }
 
-    /// Issue 54: a ruling reads as the journal writes the same input, and
-    /// comes back as the command an interface sends.
+    /// Issue 54: a ruling reads as the journal writes the same input (but
+    /// for who ruled, which no line says), and comes back as the command
+    /// an interface sends.
     #[test]
     fn rulings_read_as_the_journal_writes_them() {
         let commands = [
@@ -408,11 +415,13 @@ mod tests {
                 item_id: "c1".into(),
                 decision: ItemDecision::Defer,
                 note: Some("ask finance".into()),
+                ruler: Some(Ruler::Person),
             }),
             Command::Moderator(Input::ItemDecided {
                 item_id: "c2".into(),
                 decision: ItemDecision::Reject,
                 note: None,
+                ruler: Some(Ruler::Person),
             }),
             Command::Moderator(Input::ModerationSubmitted),
             Command::Moderator(Input::Override {
@@ -423,6 +432,7 @@ mod tests {
                 item_id: "c3".into(),
                 decision: ItemDecision::Accept,
                 note: None,
+                ruler: Some(Ruler::Person),
             }),
         ];
         for command in commands {
@@ -430,10 +440,11 @@ mod tests {
                 unreachable!()
             };
             let inbox = InboxCommand::from_command(&command).expect("a moderator's input");
-            assert_eq!(
-                serde_json::to_value(&inbox).unwrap(),
-                serde_json::to_value(input).unwrap()
-            );
+            let mut journaled = serde_json::to_value(input).unwrap();
+            if let Some(fields) = journaled.as_object_mut() {
+                fields.remove("ruler");
+            }
+            assert_eq!(serde_json::to_value(&inbox).unwrap(), journaled);
             let read: InboxCommand = serde_json::from_str(inbox.line().trim_end()).unwrap();
             assert_eq!(read.into_command(), command);
         }
@@ -447,6 +458,37 @@ mod tests {
         assert!(inbox.line().starts_with(r#"{"type":"budget_decided","#));
         let read: InboxCommand = serde_json::from_str(&inbox.line()).unwrap();
         assert_eq!(read.into_command(), budget);
+    }
+
+    /// JM-62: every ruling that arrives through the inbox (`quorum attach`)
+    /// is journaled as a person's; a line cannot say otherwise (one naming
+    /// a ruler is refused), and a ruling an MCP caller or a policy made
+    /// comes back, if ever sent this way, as the person's.
+    #[test]
+    fn jm_62_a_ruling_through_attach_is_the_persons() {
+        let line = r#"{"type":"item_decided","item_id":"c1","decision":"reject","ruler":"caller"}"#;
+        assert!(serde_json::from_str::<InboxCommand>(line).is_err());
+        let by_caller = Command::Moderator(Input::ItemDecided {
+            item_id: "c1".into(),
+            decision: ItemDecision::Reject,
+            note: None,
+            ruler: Some(Ruler::Caller),
+        });
+        let inbox = InboxCommand::from_command(&by_caller).expect("a ruling");
+        assert!(!inbox.line().contains("ruler"), "{}", inbox.line());
+        let Command::Moderator(Input::ItemDecided { ruler, .. }) = inbox.into_command() else {
+            panic!("not a ruling");
+        };
+        assert_eq!(ruler, Some(Ruler::Person));
+        let settled = InboxCommand::ItemResolved {
+            item_id: "c2".into(),
+            decision: ItemDecision::Accept,
+            note: None,
+        };
+        let Command::Moderator(Input::ItemResolved { ruler, .. }) = settled.into_command() else {
+            panic!("not a settlement");
+        };
+        assert_eq!(ruler, Some(Ruler::Person));
     }
 
     /// Issue 54: nothing but a moderator's rulings travels: no answer, no

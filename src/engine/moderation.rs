@@ -5,8 +5,11 @@
 //! [`super::inbox`]).
 //!
 //! A moderator only produces [`Input::ItemDecided`] and
-//! [`Input::ModerationSubmitted`] inputs; the engine journals them and the
-//! protocol enforces that every item is decided before the revision starts.
+//! [`Input::ModerationSubmitted`] inputs, each decision stamped with who
+//! made it ([`Ruler`]: the policy, a person on stdin, a scripted list, or
+//! the person whose past ruling a fork repeats); the engine journals them
+//! and the protocol enforces that every item is decided before the
+//! revision starts.
 //! What it reads from stdin is bounded: one answer line holds at most
 //! [`ANSWER_LINE_MAX_BYTES`]. The policy a run chooses,
 //! [`ModerationPolicy`], is a value of the spec and lives beside it
@@ -21,7 +24,7 @@ use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
 use crate::protocol::{Input, ModerationItem};
-use crate::protocol::{ItemDecision, ItemWords};
+use crate::protocol::{ItemDecision, ItemWords, Ruler, RulingPolicy};
 use crate::spec::ModerationPolicy;
 
 type Send = Box<dyn Fn(Input) -> bool + std::marker::Send>;
@@ -51,6 +54,38 @@ pub struct PastRuling {
     pub text: String,
     pub decision: ItemDecision,
     pub note: Option<String>,
+    /// Who made it in the origin: the fork's ruling is still theirs.
+    pub ruler: Ruler,
+}
+
+/// Who rules when `policy` decides the items: a person asked on stdin
+/// (`ask`), or the policy itself; `None` for `person`, whose rulings come
+/// through the engine's controller and are stamped where they are made.
+pub fn ruler_of(policy: ModerationPolicy) -> Option<Ruler> {
+    Some(match policy {
+        ModerationPolicy::Ask => Ruler::Person,
+        ModerationPolicy::Accept => Ruler::Policy(RulingPolicy::Accept),
+        ModerationPolicy::Reject => Ruler::Policy(RulingPolicy::Reject),
+        ModerationPolicy::Defer => Ruler::Policy(RulingPolicy::Defer),
+        ModerationPolicy::Planner => Ruler::Policy(RulingPolicy::Planner),
+        ModerationPolicy::Person => return None,
+    })
+}
+
+/// Who a debate journaled before rulers were recorded is taken to have had
+/// rule on its items, from what it recorded once for the whole debate: a
+/// person, when one moderated live (the interface, `--moderation person`
+/// with `quorum attach`: the definition says so) or was asked on stdin
+/// (`ask`, which the interface records too); the MCP caller, for `person`
+/// without the definition's mark (recorded so for resume's sake); else the
+/// policy. `None` when the debate does not say.
+pub fn inferred_ruler(moderated_live: bool, policy: Option<ModerationPolicy>) -> Option<Ruler> {
+    match policy {
+        _ if moderated_live => Some(Ruler::Person),
+        Some(ModerationPolicy::Person) => Some(Ruler::Caller),
+        Some(policy) => ruler_of(policy),
+        None => None,
+    }
 }
 
 /// Longest answer line `--moderation ask` reads from stdin, in bytes, not
@@ -174,13 +209,14 @@ impl Moderator {
         send: Send,
         gone: Gone,
     ) {
-        let fixed = |decision: ItemDecision| -> Vec<Input> {
+        let fixed = |decision: ItemDecision, ruler: Option<Ruler>| -> Vec<Input> {
             items
                 .iter()
                 .map(|item| Input::ItemDecided {
                     item_id: item.id.clone(),
                     decision,
                     note: None,
+                    ruler,
                 })
                 .collect()
         };
@@ -200,6 +236,7 @@ impl Moderator {
                     item_id: ruling.item_id,
                     decision: ruling.decision,
                     note: ruling.note,
+                    ruler: Some(ruling.ruler),
                 })
                 .collect();
             match rest {
@@ -238,10 +275,16 @@ impl Moderator {
             return;
         }
         let inputs = match &self.kind {
-            Kind::Policy(ModerationPolicy::Accept) => fixed(ItemDecision::Accept),
-            Kind::Policy(ModerationPolicy::Reject) => fixed(ItemDecision::Reject),
-            Kind::Policy(ModerationPolicy::Defer) => fixed(ItemDecision::Defer),
-            Kind::Policy(ModerationPolicy::Planner) => items
+            Kind::Policy(policy @ ModerationPolicy::Accept) => {
+                fixed(ItemDecision::Accept, ruler_of(*policy))
+            }
+            Kind::Policy(policy @ ModerationPolicy::Reject) => {
+                fixed(ItemDecision::Reject, ruler_of(*policy))
+            }
+            Kind::Policy(policy @ ModerationPolicy::Defer) => {
+                fixed(ItemDecision::Defer, ruler_of(*policy))
+            }
+            Kind::Policy(policy @ ModerationPolicy::Planner) => items
                 .iter()
                 .map(|item| Input::ItemDecided {
                     item_id: item.id.clone(),
@@ -250,6 +293,7 @@ impl Moderator {
                         .as_ref()
                         .map_or(ItemDecision::Accept, |suggestion| suggestion.decision),
                     note: None,
+                    ruler: ruler_of(*policy),
                 })
                 .collect(),
             Kind::Listed(listed) => items
@@ -264,6 +308,7 @@ impl Moderator {
                         item_id: item.id.clone(),
                         decision,
                         note,
+                        ruler: Some(Ruler::Script),
                     }
                 })
                 .collect(),
@@ -376,6 +421,7 @@ async fn ask_on_stdin(
                             item_id: item.id.clone(),
                             decision,
                             note,
+                            ruler: Some(Ruler::Person),
                         }) {
                             return;
                         }
@@ -432,6 +478,7 @@ mod tests {
             text: "Kafka retention".into(),
             decision: ItemDecision::Reject,
             note: Some("wrong premise".into()),
+            ruler: Ruler::Person,
         }];
         let run = |rest: Option<ModerationPolicy>, items: Vec<ModerationItem>| {
             let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -460,6 +507,7 @@ mod tests {
                     item_id: "c1".into(),
                     decision: ItemDecision::Reject,
                     note: Some("wrong premise".into()),
+                    ruler: Some(Ruler::Person),
                 },
                 Input::ModerationSubmitted
             ]
@@ -483,6 +531,7 @@ mod tests {
             &sent[0],
             Input::ItemDecided {
                 decision: ItemDecision::Reject,
+                ruler: Some(Ruler::Person),
                 ..
             }
         ));
@@ -490,9 +539,87 @@ mod tests {
             &sent[1],
             Input::ItemDecided {
                 decision: ItemDecision::Defer,
+                ruler: Some(Ruler::Policy(RulingPolicy::Defer)),
                 ..
             }
         ));
+    }
+
+    /// The rulers `request` stamps on the decisions of `moderator` for
+    /// two items, and whether it submitted them.
+    fn rulers_of(mut moderator: Moderator) -> (Vec<Option<Ruler>>, bool) {
+        let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sent_to = sent.clone();
+        moderator.request(
+            vec![item("c1", "one"), item("c2", "two")],
+            ItemWords::default(),
+            Box::new(move |input| {
+                sent_to.lock().unwrap().push(input);
+                true
+            }),
+            Box::new(|_| {}),
+        );
+        let sent = sent.lock().unwrap().clone();
+        let rulers = sent
+            .iter()
+            .filter_map(|input| match input {
+                Input::ItemDecided { ruler, .. } => Some(*ruler),
+                _ => None,
+            })
+            .collect();
+        (rulers, sent.last() == Some(&Input::ModerationSubmitted))
+    }
+
+    /// JM-63: each policy stamps its decisions as its own, never a
+    /// person's; a scripted list as a script's; the person's policies
+    /// (`ask`, `person`) decide nothing here by themselves.
+    #[test]
+    fn jm_63_a_policy_rules_as_itself_and_a_list_as_a_script() {
+        for (policy, ruling) in [
+            (ModerationPolicy::Accept, RulingPolicy::Accept),
+            (ModerationPolicy::Reject, RulingPolicy::Reject),
+            (ModerationPolicy::Defer, RulingPolicy::Defer),
+            (ModerationPolicy::Planner, RulingPolicy::Planner),
+        ] {
+            let ruler = Some(Ruler::Policy(ruling));
+            assert_eq!(ruler_of(policy), ruler);
+            assert_eq!(
+                rulers_of(Moderator::policy(policy)),
+                (vec![ruler, ruler], true),
+                "{policy:?}"
+            );
+        }
+        let listed = Moderator::listed(vec![("c1".into(), ItemDecision::Reject, None)]);
+        let script = Some(Ruler::Script);
+        assert_eq!(rulers_of(listed), (vec![script, script], true));
+        assert_eq!(ruler_of(ModerationPolicy::Ask), Some(Ruler::Person));
+        assert_eq!(ruler_of(ModerationPolicy::Person), None);
+        assert_eq!(
+            rulers_of(Moderator::policy(ModerationPolicy::Person)),
+            (vec![], false)
+        );
+    }
+
+    /// JM-27, JM-64: a ruling journaled without its ruler (before issue
+    /// 55) is taken to be what the debate recorded once for all its items:
+    /// a person's when moderated live or asked on stdin; `person` without
+    /// the live mark is an MCP caller's; the other policies rule by
+    /// themselves; a debate that says nothing names nobody.
+    #[test]
+    fn jm_64_a_ruling_without_a_recorded_ruler_is_inferred_from_the_debate() {
+        let person = Some(Ruler::Person);
+        assert_eq!(inferred_ruler(true, Some(ModerationPolicy::Person)), person);
+        assert_eq!(inferred_ruler(true, None), person);
+        assert_eq!(inferred_ruler(false, Some(ModerationPolicy::Ask)), person);
+        assert_eq!(
+            inferred_ruler(false, Some(ModerationPolicy::Person)),
+            Some(Ruler::Caller)
+        );
+        assert_eq!(
+            inferred_ruler(false, Some(ModerationPolicy::Planner)),
+            Some(Ruler::Policy(RulingPolicy::Planner))
+        );
+        assert_eq!(inferred_ruler(false, None), None);
     }
 
     #[test]

@@ -938,6 +938,7 @@ mod tests {
                 item_id: "c1".into(),
                 decision: crate::protocol::ItemDecision::Reject,
                 note: None,
+                ruler: None,
             }));
         }
         records.push(input(Input::ModerationSubmitted));
@@ -980,6 +981,7 @@ mod tests {
             item_id: "c1".into(),
             decision: crate::protocol::ItemDecision::Reject,
             note: Some("no".into()),
+            ruler: None,
         });
         let (folded, updates) = fold_events(vec![started(), finished("proposer/a1"), decided]);
         assert!(unfinished(&folded).is_empty());
@@ -1015,6 +1017,7 @@ mod tests {
                 item_id: "c1".into(),
                 decision: crate::protocol::ItemDecision::Accept,
                 note: None,
+                ruler: None,
             })
         };
         let all = records(vec![
@@ -1119,6 +1122,7 @@ mod tests {
             item_id: "c1".into(),
             decision: crate::protocol::ItemDecision::Accept,
             note: None,
+            ruler: None,
         }));
         let (folded, _) = fold_events(whole.clone());
         assert!(folded.is_finished(), "settling an item keeps it finished");

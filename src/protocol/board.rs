@@ -161,6 +161,8 @@ pub struct BoardItem {
     pub item: ModerationItem,
     pub decision: Option<ItemDecision>,
     pub note: Option<String>,
+    /// Who made the decision, where it was recorded.
+    pub ruler: Option<Ruler>,
     /// How a deferred item was settled after the verdict, if it was.
     pub resolution: Option<ItemResolution>,
     /// Each citation in the item and the text it targets, checked
@@ -196,6 +198,9 @@ pub struct ItemResolution {
     pub decision: ItemDecision,
     pub note: Option<String>,
     pub at: Timestamp,
+    /// Who settled it, where it was recorded.
+    #[serde(default)]
+    pub ruler: Option<Ruler>,
 }
 
 /// Blocks × criteria × judges of one evaluation round.

@@ -724,6 +724,7 @@ fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<E
             item_id,
             decision,
             note,
+            ruler,
         } => {
             if let Some(why) = rules.decision_refusal(item_id) {
                 let message = format!("ignored a decision on {item_id}: {why}");
@@ -731,7 +732,7 @@ fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<E
                 return Vec::new();
             }
             let Moderation { book, calls, open } = rules.moderation();
-            let decided = (item_id.as_str(), *decision, note.as_deref());
+            let decided = (item_id.as_str(), *decision, note.as_deref(), *ruler);
             book.decide(calls, now, open, decided, R::decided_verb);
             Vec::new()
         }
@@ -751,6 +752,7 @@ fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<E
             item_id,
             decision,
             note,
+            ruler,
         } => {
             if let Some(why) = rules.resolution_refusal(item_id, *decision) {
                 let message = format!("ignored a resolution of {item_id}: {why}");
@@ -759,7 +761,7 @@ fn own<R: Rules + ?Sized>(rules: &mut R, input: &Input, now: Timestamp) -> Vec<E
             }
             let reopen_was_pending = rules.reopen_pending();
             let Moderation { book, calls, .. } = rules.moderation();
-            let resolved = (item_id.as_str(), *decision, note.as_deref());
+            let resolved = (item_id.as_str(), *decision, note.as_deref(), *ruler);
             book.resolve(calls, now, resolved, R::SETTLED_AFTER);
             rules.item_resolved(item_id, reopen_was_pending, now)
         }

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::calls::Calls;
-use super::{BoardItem, ItemDecision, ItemResolution, LogKind, ModerationItem, Timestamp};
+use super::{BoardItem, ItemDecision, ItemResolution, LogKind, ModerationItem, Ruler, Timestamp};
 use crate::rulings::{Ruled, Ruling};
 
 /// One item the moderator was asked about, with the decision.
@@ -24,6 +24,8 @@ pub struct ItemRecord<S> {
     pub round: u32,
     pub decision: Option<ItemDecision>,
     pub note: Option<String>,
+    /// Who made the decision, where it was recorded.
+    pub ruler: Option<Ruler>,
     /// When the decision was made (the latest, when it was changed).
     pub decided_at: Option<Timestamp>,
     /// The moderation it belongs to was submitted.
@@ -96,6 +98,7 @@ impl<S: Clone> ItemBook<S> {
             round,
             decision: None,
             note: None,
+            ruler: None,
             decided_at: None,
             settled: false,
         });
@@ -117,6 +120,17 @@ impl<S: Clone> ItemBook<S> {
             .map(|&place| &self.records[place])
     }
 
+    /// Who made the latest settled decision on the item `item_id`, where
+    /// it was recorded.
+    pub fn settled_ruler(&self, item_id: &str) -> Option<Ruler> {
+        self.places_of(item_id)
+            .iter()
+            .rev()
+            .map(|&place| &self.records[place])
+            .find(|record| record.settled)
+            .and_then(|record| record.ruler)
+    }
+
     /// The places in `records` of the item `item_id`, first raised first.
     fn places_of(&self, item_id: &str) -> &[usize] {
         self.by_id.get(item_id).map_or(&[], Vec::as_slice)
@@ -130,6 +144,7 @@ impl<S: Clone> ItemBook<S> {
             record.round = round;
             record.decision = None;
             record.note = None;
+            record.ruler = None;
             record.decided_at = None;
             record.settled = false;
         }
@@ -143,8 +158,8 @@ impl<S: Clone> ItemBook<S> {
         }
     }
 
-    /// Records `decision` and `note` on the open item `item_id` and logs
-    /// it, `verb` saying what the decision means for its subject ("held
+    /// Records `decision`, `note` and who ruled on the open item `item_id`
+    /// and logs it, `verb` saying what the decision means for its subject ("held
     /// back"); a decision while no moderation is `open`, or on an item that
     /// is not open, is logged as ignored.
     pub fn decide(
@@ -152,7 +167,7 @@ impl<S: Clone> ItemBook<S> {
         calls: &mut Calls,
         now: Timestamp,
         open: bool,
-        (item_id, decision, note): (&str, ItemDecision, Option<&str>),
+        (item_id, decision, note, ruler): (&str, ItemDecision, Option<&str>, Option<Ruler>),
         verb: impl Fn(&S, ItemDecision) -> &'static str,
     ) {
         let ignored = |calls: &mut Calls, why: &str| {
@@ -173,6 +188,7 @@ impl<S: Clone> ItemBook<S> {
         let note = clean_note(note);
         record.decision = Some(decision);
         record.note = note.clone();
+        record.ruler = ruler;
         record.decided_at = Some(now);
         let verb = verb(&record.subject, decision);
         let message = match note {
@@ -224,7 +240,7 @@ impl<S: Clone> ItemBook<S> {
     }
 
     /// Settles the deferred item `item_id` after the end with `decision`
-    /// (accept or reject) and logs it: `c3 deferred → accepted after the
+    /// (accept or reject), kept with who settled it, and logs it: `c3 deferred → accepted after the
     /// verdict: note`, `after` naming the end. A settlement replaces an
     /// earlier one, and the log says so. Whether it may be settled is the
     /// protocol's to say first.
@@ -232,7 +248,7 @@ impl<S: Clone> ItemBook<S> {
         &mut self,
         calls: &mut Calls,
         now: Timestamp,
-        (item_id, decision, note): (&str, ItemDecision, Option<&str>),
+        (item_id, decision, note, ruler): (&str, ItemDecision, Option<&str>, Option<Ruler>),
         after: &str,
     ) {
         let note = clean_note(note);
@@ -251,6 +267,7 @@ impl<S: Clone> ItemBook<S> {
             decision,
             note,
             at: now,
+            ruler,
         };
         self.resolutions.insert(item_id.to_string(), resolution);
     }
@@ -264,6 +281,7 @@ impl<S: Clone> ItemBook<S> {
                 item: record.item.clone(),
                 decision: record.decision,
                 note: record.note.clone(),
+                ruler: record.ruler,
                 resolution: self.resolution(&record.item.id).cloned(),
                 evidence: Vec::new(),
             })
@@ -322,14 +340,14 @@ mod tests {
             &mut calls,
             at(1),
             true,
-            ("c2", ItemDecision::Reject, None),
+            ("c2", ItemDecision::Reject, None, None),
             verb,
         );
         book.decide(
             &mut calls,
             at(2),
             true,
-            ("c1", ItemDecision::Defer, Some(" later ")),
+            ("c1", ItemDecision::Defer, Some(" later "), None),
             verb,
         );
         assert!(book.rulings().is_empty(), "nothing is submitted yet");
@@ -339,7 +357,7 @@ mod tests {
             &mut calls,
             at(4),
             true,
-            ("c1", ItemDecision::Accept, None),
+            ("c1", ItemDecision::Accept, None, None),
             verb,
         );
         book.submit(&mut calls, at(5)).expect("every item decided");
@@ -365,13 +383,13 @@ mod tests {
         book.resolve(
             &mut calls,
             at(1),
-            ("c3", ItemDecision::Accept, Some("  first thought ")),
+            ("c3", ItemDecision::Accept, Some("  first thought "), None),
             "after the verdict",
         );
         book.resolve(
             &mut calls,
             at(2),
-            ("c3", ItemDecision::Reject, Some(" ")),
+            ("c3", ItemDecision::Reject, Some(" "), Some(Ruler::Person)),
             "after the verdict",
         );
         let messages: Vec<&str> = calls.log().iter().map(|e| e.message.as_str()).collect();
@@ -387,9 +405,10 @@ mod tests {
             (
                 resolution.decision,
                 resolution.note.as_deref(),
-                resolution.at
+                resolution.at,
+                resolution.ruler
             ),
-            (ItemDecision::Reject, None, at(2))
+            (ItemDecision::Reject, None, at(2), Some(Ruler::Person))
         );
         let board = book.board_items();
         assert_eq!(board[0].resolution.as_ref(), Some(resolution));

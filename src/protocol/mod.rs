@@ -49,6 +49,7 @@ pub mod reading;
 pub mod record;
 pub mod registry;
 pub mod roster;
+pub mod ruler;
 pub mod stability;
 pub mod supervision;
 pub mod unread;
@@ -73,6 +74,7 @@ pub use outcome::{
     ItemWords, Outcome, Tone, Verdict,
 };
 pub use reading::{ByItem, ItemReading};
+pub use ruler::{Ruler, RulingPolicy};
 pub use unread::Unread;
 
 /// Who plays each role of a debate, at what configured price, since when,
@@ -214,6 +216,10 @@ pub enum Input {
         item_id: String,
         decision: ItemDecision,
         note: Option<String>,
+        /// Who ruled (issue 55); absent in a debate journaled before it
+        /// was recorded.
+        #[serde(default)]
+        ruler: Option<Ruler>,
     },
     /// The moderator is done with the items; the revision may start.
     ModerationSubmitted,
@@ -236,6 +242,10 @@ pub enum Input {
         item_id: String,
         decision: ItemDecision,
         note: Option<String>,
+        /// Who settled it (issue 55); absent in a debate journaled before
+        /// it was recorded.
+        #[serde(default)]
+        ruler: Option<Ruler>,
     },
     /// A finished debate goes back to revision for the items accepted after
     /// its verdict, then is judged again (`quorum resume --reopen`).

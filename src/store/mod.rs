@@ -209,8 +209,10 @@ pub struct FiledDebate {
     /// RFC 3339.
     pub started_at: String,
     pub ended_at: Option<String>,
-    /// `person`, `caller` (the agent that called `quorum mcp` ruled), or
-    /// the headless policy (`accept`, `planner`, …).
+    /// `person`, `caller` (the agent that called `quorum mcp` ruled),
+    /// `script`, or the headless policy (`accept`, `planner`, …); where
+    /// more than one ruled, each, in the order they first ruled (`person,
+    /// accept`).
     pub moderated_by: String,
     /// The hash of the prompt templates the debate ran with.
     pub prompt_hash: String,

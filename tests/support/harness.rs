@@ -152,6 +152,7 @@ impl<P: Protocol> Harness<P> {
                 item_id: item.id,
                 decision,
                 note,
+                ruler: None,
             });
         }
         self.send(Input::ModerationSubmitted);

@@ -405,6 +405,7 @@ impl Debates {
                 item_id: item.clone(),
                 decision: *decision,
                 note: note.clone(),
+                ruler: Some(crate::protocol::Ruler::Caller),
             }));
         }
         if submit {
@@ -612,4 +613,55 @@ pub(super) fn result_value(
         map.insert("deliverables".into(), json!(deliverables));
     }
     value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Ruler;
+
+    /// JM-65: the rulings an MCP caller gives through `rule` reach the
+    /// debate as the caller's, never a person's, so the library counts
+    /// none of them as a label.
+    #[tokio::test]
+    async fn jm_65_an_mcp_callers_rulings_are_the_callers() {
+        let (controller, mut commands) = Controller::channel();
+        let waiting = ["c1", "c2"].map(|id| ModerationItem {
+            id: id.into(),
+            ..ModerationItem::default()
+        });
+        let (_updates, state) = watch::channel(State {
+            waiting: waiting.to_vec(),
+            ..State::default()
+        });
+        let live = Live {
+            id: "d1".into(),
+            dir: PathBuf::from("d1"),
+            who: Who::Caller,
+            controller,
+            state,
+        };
+        let debates = Debates::new(RunFlags::default(), PathBuf::from("."));
+        let rulings = [
+            ("c1".to_string(), ItemDecision::Reject, None),
+            (
+                "c2".to_string(),
+                ItemDecision::Accept,
+                Some("fine".to_string()),
+            ),
+        ];
+        assert_eq!(debates.rule(&live, &rulings, true), Ok(2));
+        for id in ["c1", "c2"] {
+            match commands.recv().await {
+                Some(Command::Moderator(Input::ItemDecided { item_id, ruler, .. })) => {
+                    assert_eq!((item_id.as_str(), ruler), (id, Some(Ruler::Caller)));
+                }
+                other => panic!("not a ruling: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            commands.recv().await,
+            Some(Command::Moderator(Input::ModerationSubmitted))
+        ));
+    }
 }

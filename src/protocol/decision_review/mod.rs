@@ -312,6 +312,8 @@ pub struct ItemRuling {
     pub decision: ItemDecision,
     pub note: Option<String>,
     pub at: Timestamp,
+    /// Who ruled, where it was recorded.
+    pub ruler: Option<crate::protocol::Ruler>,
 }
 
 /// A requirement a REVISE verdict sends back to the proposer (RULES.md A8).
@@ -648,6 +650,7 @@ impl DecisionReview {
             decision: record.decision?,
             note: record.note.clone(),
             at: record.decided_at?,
+            ruler: record.ruler,
         })
     }
     /// How a deferred item was settled after a verdict; a later resolution

@@ -41,6 +41,7 @@ impl DecisionReview {
                         ..moderation_item(item)
                     },
                     decision: ruling.as_ref().map(|ruling| ruling.decision),
+                    ruler: ruling.as_ref().and_then(|ruling| ruling.ruler),
                     note: ruling.and_then(|ruling| ruling.note),
                     resolution: self.resolution(&item.id).cloned(),
                     evidence: Vec::new(),

@@ -262,6 +262,7 @@ impl Plan {
                 item: record.item.clone(),
                 decision: record.decision,
                 note: record.note.clone(),
+                ruler: record.ruler,
                 resolution: None,
                 evidence: Vec::new(),
             });

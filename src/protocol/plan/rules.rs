@@ -95,17 +95,24 @@ impl crate::protocol::Rules for Plan {
             .items
             .iter()
             .map(|item| {
-                let (decision, note) = match self.decisions.get(&item.id) {
-                    Some(decision) => (Some(decision.decision), decision.note.clone()),
+                let (decision, note, ruler) = match self.decisions.get(&item.id) {
+                    Some(decision) => (
+                        Some(decision.decision),
+                        decision.note.clone(),
+                        self.book.settled_ruler(&item.id),
+                    ),
                     None => match self.book.latest(&item.id) {
-                        Some(record) if !record.settled => (record.decision, record.note.clone()),
-                        _ => (None, None),
+                        Some(record) if !record.settled => {
+                            (record.decision, record.note.clone(), record.ruler)
+                        }
+                        _ => (None, None, None),
                     },
                 };
                 BoardItem {
                     item: self.moderation_item(item),
                     decision,
                     note,
+                    ruler,
                     resolution: self.book.resolution(&item.id).cloned(),
                     evidence: Vec::new(),
                 }

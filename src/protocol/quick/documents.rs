@@ -26,6 +26,7 @@ use crate::protocol::judges::JudgeRole;
 use crate::protocol::record::{
     EVERY_EVENT, ModeMeta, UsageYaml, diagnostics_md, log_lines, unusable_md, usage_md,
 };
+use crate::protocol::ruler::rulers_md;
 use crate::protocol::{AnswerFile, Outcome, Protocol};
 use crate::words::{answer_md, nested_markdown, one_line, timestamp};
 
@@ -173,6 +174,7 @@ fn deliverable_md(quick: &Quick) -> Option<String> {
         }
     }
     out.push_str("## How this was made\n\n");
+    out.push_str(&rulers_md(&Protocol::board(quick).items));
     out.push_str(&provenance_md(quick));
     Some(out)
 }

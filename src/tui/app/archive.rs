@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use crate::engine::Command;
 use crate::protocol::ItemDecision;
-use crate::protocol::{Board, Input, Outcome};
+use crate::protocol::{Board, Input, Outcome, Ruler};
 
 use super::{App, Layer, Mode};
 
@@ -147,6 +147,7 @@ impl App {
             item_id,
             decision,
             note,
+            ruler: Some(Ruler::Person),
         })]
     }
 

@@ -13,7 +13,7 @@ use ratatui_textarea::TextArea;
 use crate::engine::{BudgetDecision, Command};
 use crate::protocol::ItemDecision;
 use crate::protocol::budget::Budget;
-use crate::protocol::{Input, OverrideAction};
+use crate::protocol::{Input, OverrideAction, Ruler};
 
 use super::super::keymap::{self, Action, Context};
 use super::super::layout::Region;
@@ -432,6 +432,7 @@ impl App {
             item_id,
             decision,
             note,
+            ruler: Some(Ruler::Person),
         })]
     }
 
@@ -509,6 +510,7 @@ impl App {
                             item_id: entry.item.id.clone(),
                             decision,
                             note,
+                            ruler: Some(Ruler::Person),
                         })]
                     }
                     None => {

@@ -14,6 +14,7 @@ use crate::protocol::council::model::{
 };
 use crate::protocol::council::rulings::ruling_of;
 use crate::protocol::council::verdict::Assessment;
+use crate::protocol::ruler::rulers_md;
 use crate::protocol::{Outcome, Protocol};
 use crate::words::one_line;
 
@@ -449,6 +450,7 @@ fn process_md(council: &Council) -> String {
     if let Some(fairness) = config.seating.fairness.describe() {
         out.push_str(&format!("The final positions read {fairness}.\n\n"));
     }
+    out.push_str(&rulers_md(&Protocol::board(council).items));
     if let Some(agreement) = council.agreement() {
         out.push_str(&format!("Final positions: {}.", agreement.summary()));
         if agreement.fewer_than_two_votes() {

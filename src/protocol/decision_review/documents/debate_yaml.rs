@@ -8,6 +8,7 @@ use super::*;
 use crate::protocol::Questions;
 use crate::protocol::decision_review::stability::Decided;
 use crate::protocol::fairness::{Kinship, agreement::Agreement};
+use crate::protocol::ruler::{Ruler, several_rulers};
 
 /// The top-level `decision` block of debate.yaml: the fields of the
 /// review's mode (RULES.md A13).
@@ -149,6 +150,9 @@ pub struct ItemYaml {
     pub decision: Option<ItemDecision>,
     pub note: Option<String>,
     pub decided_at: Option<String>,
+    /// Who made the decision (`person`, `caller`, `script` or the policy,
+    /// `accept`, …), said only when not every item was ruled by one.
+    pub ruled_by: Option<String>,
     /// How a deferred item was settled after the verdict.
     pub resolution: Option<ResolutionYaml>,
 }
@@ -159,6 +163,8 @@ pub struct ResolutionYaml {
     pub decision: ItemDecision,
     pub note: Option<String>,
     pub at: String,
+    /// Who settled it, said as the item's `ruled_by` is.
+    pub ruled_by: Option<String>,
     /// The reopened revision round that answered an accepted item with a
     /// change. A decline is no answer: it is in the two fields below.
     pub addressed_in_round: Option<u32>,
@@ -386,13 +392,25 @@ impl From<FlatEvaluationYaml> for EvaluationYaml {
     }
 }
 
-pub(super) fn item_yaml(review: &DecisionReview, item: &CritiqueItem) -> ItemYaml {
+/// `item` as the record keeps it; `name_rulers` when not every item was
+/// ruled by one ruler ([`several_rulers`]): only then is it said who ruled.
+pub(super) fn item_yaml(
+    review: &DecisionReview,
+    item: &CritiqueItem,
+    name_rulers: bool,
+) -> ItemYaml {
     let ruling = review.ruling(&item.id);
+    let named = |ruler: Option<Ruler>| {
+        ruler
+            .filter(|_| name_rulers)
+            .map(|ruler| ruler.as_str().to_string())
+    };
     ItemYaml {
         item: item.clone(),
         decision: ruling.as_ref().map(|r| r.decision),
         note: ruling.as_ref().and_then(|r| r.note.clone()),
         decided_at: ruling.as_ref().map(|r| timestamp(r.at)),
+        ruled_by: named(ruling.as_ref().and_then(|r| r.ruler)),
         resolution: review.resolution(&item.id).map(|resolution| {
             let answer = (resolution.decision == ItemDecision::Accept)
                 .then(|| review.answer_to(&item.id))
@@ -406,6 +424,7 @@ pub(super) fn item_yaml(review: &DecisionReview, item: &CritiqueItem) -> ItemYam
                 decision: resolution.decision,
                 note: resolution.note.clone(),
                 at: timestamp(resolution.at),
+                ruled_by: named(resolution.ruler),
                 addressed_in_round,
                 declined_in_round: declined.map(|(round, _)| round),
                 declined_reason: declined
@@ -549,6 +568,7 @@ fn stability_yaml(
 impl DebateYaml {
     pub fn of(review: &DecisionReview) -> DebateYaml {
         let config: &ReviewConfig = review.config();
+        let name_rulers = several_rulers(&review.board_now().items);
         let revision_rounds: Vec<RevisionRoundYaml> = review
             .revisions()
             .iter()
@@ -579,7 +599,7 @@ impl DebateYaml {
                     .parsed
                     .items
                     .iter()
-                    .map(|item| item_yaml(review, item))
+                    .map(|item| item_yaml(review, item, name_rulers))
                     .collect(),
                 raw_output: critique.raw.clone(),
                 normalised: critique.normalised.clone(),
@@ -665,7 +685,7 @@ impl DebateYaml {
             deferred_items: review
                 .items_decided(ItemDecision::Defer)
                 .into_iter()
-                .map(|item| item_yaml(review, item))
+                .map(|item| item_yaml(review, item, name_rulers))
                 .collect(),
             thresholds: config.thresholds.clone(),
             outcome: review.outcome().cloned(),

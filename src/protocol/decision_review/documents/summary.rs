@@ -8,6 +8,7 @@
 use super::*;
 use crate::protocol::decision_review::stability::Decided;
 use crate::protocol::decision_review::verdict::STABILITY_GUARD;
+use crate::protocol::ruler::rulers_md;
 use crate::protocol::stability::Guard;
 
 /// The opening of `summary.md`: the result in plain language, with no judge
@@ -251,6 +252,10 @@ pub(super) fn comparison_summary(review: &DecisionReview) -> Option<String> {
     if !receipt.is_empty() {
         out.push_str(&format!("\n{}\n", receipt.trim_end()));
     }
+    let rulers = rulers_md(&review.board_now().items);
+    if !rulers.is_empty() {
+        out.push_str(&format!("\n{}\n", rulers.trim_end()));
+    }
     if let Some(payoff) = review.payoff_section() {
         out.push_str(&format!("\n{}", payoff.markdown()));
     }
@@ -452,6 +457,7 @@ pub(super) fn summary_md(review: &DecisionReview) -> Option<String> {
                 crate::words::one_line(&reseated.why())
             ));
         }
+        out.push_str(&rulers_md(&review.board_now().items));
         if let Some(evaluation) = review.evaluations().last() {
             if let Some(agreement) = &evaluation.agreement {
                 out.push_str(&format!("Panel {}.\n\n", agreement.summary()));

@@ -27,6 +27,7 @@ use super::{DELIVERABLE, RewriteState, WritingReview};
 use crate::protocol::documents::Documents;
 use crate::protocol::judges::JudgeRole;
 use crate::protocol::record::{ModeMeta, UsageYaml, transcript_opening, unusable_md};
+use crate::protocol::ruler::rulers_md;
 use crate::protocol::{AnswerFile, ItemDecision, MarkedChange, Outcome, Protocol, RevisionView};
 use crate::words::{answer_md, fenced, one_line, timestamp, with_full_stop};
 
@@ -201,6 +202,7 @@ fn summary_md(review: &WritingReview) -> Option<String> {
     out.push_str("## What changed and why\n\n");
     out.push_str(&changes_md(review, &merged.merge.changes));
     out.push_str("\n## How this was made\n\n");
+    out.push_str(&rulers_md(&Protocol::board(review).items));
     out.push_str(&provenance_md(review));
     Some(out)
 }

@@ -195,6 +195,7 @@ mod tests {
                 item_id: "c1".into(),
                 decision: ItemDecision::Accept,
                 note: None,
+                ruler: None,
             },
             now(),
         );

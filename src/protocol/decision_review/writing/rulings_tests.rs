@@ -51,6 +51,7 @@ fn moderated(decisions: [(ItemDecision, Option<&str>); 3]) -> (WritingReview, Ve
             item_id: format!("c{}", index + 1),
             decision,
             note: note.map(str::to_string),
+            ruler: None,
         };
         assert!(review.handle(&decided, now()).is_empty());
     }
@@ -117,6 +118,7 @@ fn a16_the_critic_reviews_the_draft_and_the_moderator_rules_before_any_rewrite()
         item_id: id.into(),
         decision,
         note: None,
+        ruler: None,
     };
     review.handle(&decide("c1", Accept), now());
     assert!(review.handle(&Input::ModerationSubmitted, now()).is_empty());
@@ -664,6 +666,7 @@ fn a16_every_mix_of_rulings_gives_a_consistent_writing_demo() {
                     item_id: format!("c{}", index + 1),
                     decision: *decision,
                     note: None,
+                    ruler: None,
                 },
                 now(),
             );

@@ -101,6 +101,7 @@ fn open_item(id: &str) -> BoardItem {
         },
         decision: None,
         note: None,
+        ruler: None,
         resolution: None,
         evidence: Vec::new(),
     }
@@ -149,6 +150,7 @@ fn decided(command: &Command) -> (String, ItemDecision, Option<String>) {
             item_id,
             decision,
             note,
+            ruler: Some(crate::protocol::Ruler::Person),
         }) => (item_id.clone(), *decision, note.clone()),
         other => panic!("not a decision: {other:?}"),
     }
@@ -908,6 +910,7 @@ fn a_reopened_round_shows_a_settled_item_as_settled() {
         decision: ItemDecision::Accept,
         note: None,
         at: chrono::Utc::now(),
+        ruler: None,
     });
     app.apply(Update::Board(Box::new(board)), Instant::now());
     app.focus = Focus::Items;

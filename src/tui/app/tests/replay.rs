@@ -148,6 +148,7 @@ fn archive_app(resolvable: bool) -> App {
         decision: ItemDecision::Accept,
         note: None,
         at: chrono::Utc::now(),
+        ruler: None,
     });
     app.apply(Update::Board(Box::new(board)), Instant::now());
     app.apply(adopted(), Instant::now());
@@ -176,6 +177,7 @@ fn resolved(command: &Command) -> (String, ItemDecision, Option<String>) {
             item_id,
             decision,
             note,
+            ruler: Some(crate::protocol::Ruler::Person),
         }) => (item_id.clone(), *decision, note.clone()),
         other => panic!("not a settlement: {other:?}"),
     }
@@ -260,6 +262,7 @@ fn an_archive_settles_a_deferred_item_with_a_note_written_first() {
         decision: ItemDecision::Accept,
         note: Some("finance agreed".into()),
         at: chrono::Utc::now(),
+        ruler: None,
     });
     app.apply(Update::Board(Box::new(board)), Instant::now());
     assert!(press(&mut app, 'r').is_empty());
