@@ -62,23 +62,7 @@ fn run(sandbox: &Sandbox, name: &str, reject: Option<usize>) -> (Ran, PathBuf) {
     let stdin: String = (0..30)
         .map(|index| if Some(index) == reject { "r\n" } else { "a\n" })
         .collect();
-    let ran = quorum_in(
-        sandbox.path(),
-        &[
-            "demo",
-            "--protocol",
-            "rca",
-            "--headless",
-            "--speed",
-            "50",
-            "--moderation",
-            "ask",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-        Some(&stdin),
-    );
+    let ran = support::rca::demo_asked(sandbox.path(), &out, &stdin);
     assert!(
         !ran.stdout.contains("MALFORMED") && !ran.stdout.contains("FAILURE"),
         "{name}: every scripted answer follows the rulings\n{}",

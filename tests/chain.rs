@@ -15,7 +15,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
-use support::run::{Ran, Sandbox, only_run, quorum_in};
+use support::run::{Ran, Sandbox, only_run};
 use yaml_serde::Value as Yaml;
 
 /// A source demo run headless under `sandbox/NAME`; its folder.
@@ -301,23 +301,7 @@ fn a_proven_cause_becomes_a_planning_debates_goal() {
     assert!(ran.stderr.contains("hands nothing on"), "{}", ran.stderr);
     // A person who rules H4 out proves H1.
     let out = sandbox.path().join("rca");
-    let ran = quorum_in(
-        sandbox.path(),
-        &[
-            "demo",
-            "--protocol",
-            "rca",
-            "--headless",
-            "--speed",
-            "50",
-            "--moderation",
-            "ask",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-        Some(&support::rca::demo_ruling_out_h4()),
-    );
+    let ran = support::rca::demo_asked(sandbox.path(), &out, &support::rca::demo_ruling_out_h4());
     ran.assert_code(0);
     let analysis = only_run(&out);
     let cause = proven_claim(&analysis);

@@ -153,23 +153,7 @@ fn ev_07_the_demo_weakens_a_hypothesis_on_a_quote_not_in_the_log() {
 fn the_demo_proves_its_root_cause_and_verdict_recomputes_it() {
     let sandbox = Sandbox::new();
     let out = sandbox.out();
-    let ran = quorum_in(
-        sandbox.path(),
-        &[
-            "demo",
-            "--protocol",
-            "rca",
-            "--headless",
-            "--speed",
-            "50",
-            "--moderation",
-            "ask",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-        Some(&support::rca::demo_ruling_out_h4()),
-    );
+    let ran = support::rca::demo_asked(sandbox.path(), &out, &support::rca::demo_ruling_out_h4());
     ran.assert_code(0);
     let dir = only_run(&out);
     let summary = read(&dir, "summary.md");

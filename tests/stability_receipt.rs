@@ -302,24 +302,11 @@ fn jm_40_jm_43_the_council_demo_shows_the_receipt() {
     assert_eq!(record["stability"]["variants"][1]["verdict"], "CONCERNS");
 }
 
-/// JM-47: the budget holds the whole receipt as one step, before any of
-/// it is sent, and a resume with a larger budget runs it to the receipt.
-#[test]
-fn jm_47_the_budget_holds_the_councils_receipt_and_a_raised_resume_runs_it() {
-    let sandbox = Sandbox::new();
-    // The council's demo takes about 38,000 tokens, the receipt of two
-    // variants about 37,000 more.
-    let held = sandbox.demo_into(
-        "held",
-        &[
-            "--protocol",
-            "council",
-            "--stability",
-            "2",
-            "--budget-tokens",
-            "50000",
-        ],
-    );
+/// The demo run with `args` (a receipt and a budget too small for it):
+/// the budget holds the receipt's `calls` as one step before any variant
+/// is sent (exit 9), and a resume with a larger budget runs it; the resume.
+fn held_then_resumed(sandbox: &Sandbox, args: &[&str], calls: u64) -> support::run::Ran {
+    let held = sandbox.demo_into("held", args);
     held.assert_code(quorum::protocol::EXIT_BUDGET);
     let dir = support::run::only_run(&sandbox.path().join("held"));
     let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
@@ -331,7 +318,7 @@ fn jm_47_the_budget_holds_the_councils_receipt_and_a_raised_resume_runs_it() {
         .iter()
         .find(|event| event["event"] == "budget" && event["budget"]["kind"] == "reached")
         .expect("the budget held a step");
-    assert_eq!(reached["budget"]["step"]["calls"], 12, "{reached}");
+    assert_eq!(reached["budget"]["step"]["calls"], calls, "{reached}");
     assert!(
         !events.iter().any(|event| event["event"] == "call_started"
             && event["call_id"]
@@ -339,7 +326,7 @@ fn jm_47_the_budget_holds_the_councils_receipt_and_a_raised_resume_runs_it() {
                 .is_some_and(|id| id.contains("/stability-"))),
         "no variant call was sent before the budget stop"
     );
-    let resumed = sandbox.quorum(
+    sandbox.quorum(
         &[
             "resume",
             dir.to_str().unwrap(),
@@ -349,6 +336,27 @@ fn jm_47_the_budget_holds_the_councils_receipt_and_a_raised_resume_runs_it() {
             "1M",
         ],
         &[],
+    )
+}
+
+/// JM-47: the budget holds the whole receipt as one step, before any of
+/// it is sent, and a resume with a larger budget runs it to the receipt.
+#[test]
+fn jm_47_the_budget_holds_the_councils_receipt_and_a_raised_resume_runs_it() {
+    let sandbox = Sandbox::new();
+    // The council's demo takes about 38,000 tokens, the receipt of two
+    // variants about 37,000 more.
+    let resumed = held_then_resumed(
+        &sandbox,
+        &[
+            "--protocol",
+            "council",
+            "--stability",
+            "2",
+            "--budget-tokens",
+            "50000",
+        ],
+        12,
     );
     let result = result_of(&resumed);
     assert_eq!(
@@ -646,8 +654,8 @@ fn jm_58_the_budget_holds_the_comparisons_receipt_and_a_raised_resume_runs_it() 
     let sandbox = Sandbox::new();
     // The comparison takes about 16,000 tokens, its receipt about 25,000
     // more.
-    let held = sandbox.demo_into(
-        "held",
+    let resumed = held_then_resumed(
+        &sandbox,
         &[
             "--mode",
             "comparative",
@@ -656,36 +664,7 @@ fn jm_58_the_budget_holds_the_comparisons_receipt_and_a_raised_resume_runs_it() 
             "--budget-tokens",
             "25000",
         ],
-    );
-    held.assert_code(quorum::protocol::EXIT_BUDGET);
-    let dir = support::run::only_run(&sandbox.path().join("held"));
-    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
-    let events: Vec<Json> = journal
-        .lines()
-        .map(|line| serde_json::from_str::<Json>(line).unwrap()["event"].clone())
-        .collect();
-    let reached = events
-        .iter()
-        .find(|event| event["event"] == "budget" && event["budget"]["kind"] == "reached")
-        .expect("the budget held a step");
-    assert_eq!(reached["budget"]["step"]["calls"], 9, "{reached}");
-    assert!(
-        !events.iter().any(|event| event["event"] == "call_started"
-            && event["call_id"]
-                .as_str()
-                .is_some_and(|id| id.contains("/stability-"))),
-        "no variant call was sent before the budget stop"
-    );
-    let resumed = sandbox.quorum(
-        &[
-            "resume",
-            dir.to_str().unwrap(),
-            "--headless",
-            "--json",
-            "--budget-tokens",
-            "1M",
-        ],
-        &[],
+        9,
     );
     resumed.assert_code(0);
     assert_eq!(

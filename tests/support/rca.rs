@@ -1,6 +1,10 @@
 //! Answers in the root-cause analysis's formats, for the state-machine and
 //! end-to-end tests: a debugger's findings and answers, the critic's
-//! rulings and challenges.
+//! rulings and challenges; and the built-in demo moderated on stdin.
+
+use std::path::Path;
+
+use super::run::{Ran, quorum_in};
 
 /// A debugger's findings: one hypothesis per claim, with two pieces of
 /// evidence and a line of reasoning.
@@ -87,4 +91,26 @@ pub fn demo_ruling_out_h4() -> String {
         "r: the fraud service's p99 is 1.8 to 2.0 s every afternoon; the rollback fixed checkout with the service unchanged\n",
     );
     lines
+}
+
+/// The built-in rca demo run headless from `dir` into `out`, its items put
+/// on stderr and answered by `answers` on stdin (`--moderation ask`).
+pub fn demo_asked(dir: &Path, out: &Path, answers: &str) -> Ran {
+    quorum_in(
+        dir,
+        &[
+            "demo",
+            "--protocol",
+            "rca",
+            "--headless",
+            "--speed",
+            "50",
+            "--moderation",
+            "ask",
+            "--out",
+            out.to_str().expect("a UTF-8 path"),
+        ],
+        &[],
+        Some(answers),
+    )
 }
