@@ -120,7 +120,7 @@ fn ev_07_the_demo_weakens_a_hypothesis_on_a_quote_not_in_the_log() {
     assert_eq!(status(&record, "H4"), "WEAKENED");
     let rule = record["hypotheses"][3]["rule"].as_str().unwrap();
     assert!(
-        rule.contains("\"fraud-svc p99=1.9s baseline=0.21s\" — checkout-api.log is not found"),
+        rule.contains("\"fraud-svc p99=1.9s baseline=0.21s\" — checkout-api.log, not found"),
         "{rule}"
     );
     let summary = read(&dir, "summary.md");

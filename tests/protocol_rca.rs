@@ -998,7 +998,7 @@ fn ev_07_a_hypothesis_misquoting_its_source_ends_weakened() {
     assert_eq!(status(&harness, "H1"), Status::Weakened);
     assert_eq!(
         rule(&harness, "H1"),
-        "H1: its one challenge resolved, but it cites \"deploy log says v2.31.0 finished 14:09:59\" — incident.md is not found in incident.md nor in any other source: a cause stands only on evidence that verified → WEAKENED"
+        "H1: its one challenge resolved, but it cites \"deploy log says v2.31.0 finished 14:09:59\" — incident.md, not found in incident.md nor in any other source: a cause stands only on evidence that verified → WEAKENED"
     );
     assert_eq!(harness.verdict(), Verdict::Unproven);
     let summary = harness.document("summary.md");

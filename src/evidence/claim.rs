@@ -44,8 +44,10 @@ impl Claim {
     /// excess of citations counts as one.
     pub fn first_failure(&self) -> Option<String> {
         if let Some(checked) = self.checked.iter().find(|c| c.status.failed()) {
+            // `"…" — app.log, not found in app.log nor in any other
+            // source`: read as "the source is not found", `is` misled.
             return Some(format!(
-                "{} is {}",
+                "{}, {}",
                 checked.citation.shape(),
                 checked.status.words()
             ));
@@ -55,7 +57,7 @@ impl Claim {
     }
 
     /// How many citations it makes and how they fared, in words, with the
-    /// first that failed: `cited 4: 3 verified, 1 failed ("…" — app.log is
+    /// first that failed: `cited 4: 3 verified, 1 failed ("…" — app.log,
     /// not found in app.log nor in any other source)`.
     pub fn tally(&self) -> String {
         let all = self.checked.len();

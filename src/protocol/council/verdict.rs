@@ -1068,7 +1068,7 @@ mod tests {
     /// issue 52, the same support confirms it.
     #[test]
     fn ev_08_a_grave_finding_whose_citations_all_failed_cannot_be_confirmed() {
-        let why = "webhooks.go:L48 is out of range: internal/payments/webhooks.go has 24 lines";
+        let why = "webhooks.go:L48, out of range: internal/payments/webhooks.go has 24 lines";
         let unverified: BTreeMap<String, String> = [("F001".to_string(), why.to_string())].into();
         let assess_one = |severity: Severity, edition: Edition| {
             endorsed_by_data(severity, "webhooks.go:L48", edition, &unverified)

@@ -1149,7 +1149,7 @@ mod tests {
         let adopt = derive_verdict(&panel, &all(4), &blocks, &thresholds);
         assert_eq!(adopt.verdict, Verdict::Adopt);
         assert_eq!(bound_by_evidence(adopt.clone(), None), adopt);
-        let why = "\"p99 of 40 ms\" — bench.md is not found in bench.md nor in any other source";
+        let why = "\"p99 of 40 ms\" — bench.md, not found in bench.md nor in any other source";
         let bound = bound_by_evidence(adopt.clone(), Some(why));
         assert_eq!(bound.verdict, Verdict::Escalate);
         assert_eq!(bound.check, Check::Uncertainty);

@@ -693,7 +693,7 @@ mod tests {
         );
         let unverified: BTreeMap<String, String> = [(
             "H1".to_string(),
-            "\"timeout after 30s\" — app.log, which is not found in app.log nor in any other source"
+            "\"timeout after 30s\" — app.log, not found in app.log nor in any other source"
                 .to_string(),
         )]
         .into();
@@ -707,7 +707,7 @@ mod tests {
         assert_eq!(bound.status, Status::Weakened);
         assert_eq!(
             bound.rule,
-            "H1: its one challenge resolved, but it cites \"timeout after 30s\" — app.log, which is not found in app.log nor in any other source: a cause stands only on evidence that verified → WEAKENED"
+            "H1: its one challenge resolved, but it cites \"timeout after 30s\" — app.log, not found in app.log nor in any other source: a cause stands only on evidence that verified → WEAKENED"
         );
         let eliminated = derived(Status::Eliminated, "H1: … → ELIMINATED");
         assert_eq!(
