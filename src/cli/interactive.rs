@@ -71,6 +71,12 @@ pub fn choose_theme(flag: Option<&str>, configured: Option<&str>) -> Result<Them
     })
 }
 
+/// Lines the log's writer thread may have queued before new ones are
+/// dropped. The crate's default, 128,000, is a channel of 4 MB that is
+/// written through when it is made: a third of the interface's memory at
+/// start, for a log that writes about ten lines a debate.
+const LOG_QUEUE_LINES: usize = 1024;
+
 /// Where the interface's log goes: `$XDG_STATE_HOME/quorum/quorum.log`
 /// (never the screen). The guard flushes it when dropped.
 pub(super) fn log_to_file() -> Option<tracing_appender::non_blocking::WorkerGuard> {
@@ -80,8 +86,9 @@ pub(super) fn log_to_file() -> Option<tracing_appender::non_blocking::WorkerGuar
         .state_dir()?
         .join("quorum");
     std::fs::create_dir_all(&dir).ok()?;
-    let (writer, guard) =
-        tracing_appender::non_blocking(tracing_appender::rolling::never(&dir, "quorum.log"));
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(LOG_QUEUE_LINES)
+        .finish(tracing_appender::rolling::never(&dir, "quorum.log"));
     let filter = tracing_subscriber::EnvFilter::try_from_env("QUORUM_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt()
