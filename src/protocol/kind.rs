@@ -682,6 +682,14 @@ pub trait ProtocolKind: Sync {
         )))
     }
 
+    /// The judge slots this protocol seats that score answers (`judge.analyst`,
+    /// …; `high_stakes` for its largest panel), in seating order: what
+    /// `quorum probe` measures. A protocol without scoring judges has none.
+    fn judge_slots(&self, high_stakes: bool) -> Vec<String> {
+        let _ = high_stakes;
+        Vec::new()
+    }
+
     /// Seats advisory each binding judge whose agreement with the moderator
     /// is below `floor` over at least `min_labels` labels (the library's
     /// calibration, issue 55), recording who and why in `definition` so

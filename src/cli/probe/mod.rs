@@ -41,7 +41,6 @@ use crate::config::resolve::{Resolver, Sources, parse_agent_flags};
 use crate::config::{self, ProviderKind};
 use crate::located::SpecError;
 use crate::protocol::budget::{Budget, Forecast, PlannedCall, Spend};
-use crate::protocol::decision_review::model::architecture_panel;
 use crate::protocol::fairness::Family;
 use crate::protocol::probe::{
     self, Breach, Floor, JudgeRecord, Kinship, ProbeCall, ProbeRecord, Reading, material,
@@ -165,12 +164,19 @@ impl From<SpecError> for Stop {
     }
 }
 
-/// The judge slots a decision review seats.
+/// The judge slots the registered protocols seat, each once, in the
+/// order the first protocol that seats it does.
 pub(crate) fn panel_slots(high_stakes: bool) -> Vec<String> {
-    architecture_panel(high_stakes)
-        .iter()
-        .map(|judge| judge.role.slot())
-        .collect()
+    let mut slots: Vec<String> = Vec::new();
+    for slot in registry::kinds()
+        .into_iter()
+        .flat_map(|kind| kind.judge_slots(high_stakes))
+    {
+        if !slots.contains(&slot) {
+            slots.push(slot);
+        }
+    }
+    slots
 }
 
 /// The judges, resolved and built as a debate's are; the `script`

@@ -460,6 +460,13 @@ impl ProtocolKind for DecisionReviewKind {
         &INFO
     }
 
+    fn judge_slots(&self, high_stakes: bool) -> Vec<String> {
+        super::model::architecture_panel(high_stakes)
+            .iter()
+            .map(|judge| judge.role.slot())
+            .collect()
+    }
+
     /// The binding judges below the floor seated advisory (JM-28), the
     /// panel and who was reseated recorded in the definition; a writing
     /// review derives no verdict, so its weights decide nothing.
