@@ -101,13 +101,13 @@ impl<W: Write> Screen<W> {
         // (a pop-up, a message wrapped up from the footer) may leave the
         // rest of the screen as it is.
         let streamed = match damage {
-            Damage::Streamed(panes)
+            Damage::Streamed { panes, header }
                 if !self.fresh
                     && app.layout == self.layout
                     && app.layers.is_empty()
                     && view::flash_rows(app) == 1 =>
             {
-                Some(panes)
+                Some((panes, header))
             }
             _ => None,
         };
@@ -116,7 +116,11 @@ impl<W: Write> Screen<W> {
         // since, to the last that had or has text. A pane not drawn now
         // goes on counting its changes.
         let panes = app.panes.len();
-        let drawn = (0..panes).filter(|index| streamed.as_ref().is_none_or(|s| s.contains(index)));
+        let drawn = (0..panes).filter(|index| {
+            streamed
+                .as_ref()
+                .is_none_or(|(panes, _)| panes.contains(index))
+        });
         self.pane_drawn.resize(panes, None);
         let mut changed = vec![None; panes];
         for index in drawn {
@@ -141,7 +145,7 @@ impl<W: Write> Screen<W> {
         queue!(self.bytes, BeginSynchronizedUpdate)?;
         let partial = streamed.is_some();
         match streamed {
-            Some(panes) => self.draw_streamed(app, &panes, &changed)?,
+            Some((panes, header)) => self.draw_streamed(app, header, &panes, &changed)?,
             None => self.draw_whole(app)?,
         }
         // A region still laying out its text after a zoom or a resize
@@ -174,19 +178,22 @@ impl<W: Write> Screen<W> {
         Ok(())
     }
 
-    /// The header (where its figures changed) and each pane in `panes`,
-    /// each compared only with its own cells on screen; of a pane with rows
+    /// The header (where `header` says its figures may have changed, and
+    /// they did) and each pane in `panes`, each compared only with its own
+    /// cells on screen; of a pane with rows
     /// `changed[pane]` of its view to draw, only those, and its top and
     /// bottom rows (its title, and a paused view's hint) where its frame
     /// changed.
     fn draw_streamed(
         &mut self,
         app: &App,
+        header: bool,
         panes: &[usize],
         changed: &[Option<std::ops::Range<usize>>],
     ) -> io::Result<()> {
         let layout = &app.layout;
-        let rects = std::iter::once((None, layout.header)).chain(
+        let header = header.then_some((None, layout.header));
+        let rects = header.into_iter().chain(
             panes
                 .iter()
                 .filter_map(|&index| Some((Some(index), layout.rect(Region::Pane(index))?))),
@@ -196,8 +203,8 @@ impl<W: Write> Screen<W> {
             if rect.is_empty() {
                 continue;
             }
-            // The header's tokens are shown to a hundred above a thousand:
-            // most chunks leave its figures, and so the header, as they were.
+            // The clock's second and the tokens' rounded figure change
+            // less often than the tick comes.
             if pane.is_none() {
                 let figures = view::header_figures(app);
                 if figures == self.header_figures {
@@ -482,7 +489,9 @@ impl Kept {
     /// Writes what changed in the screen's rows `rows` from `shown` to
     /// `drawn` into `bytes`, as a whole frame's comparison would (through
     /// the buffers of band `band`), and takes those rows of `drawn` as what
-    /// the terminal shows; returns how many cells it compared.
+    /// the terminal shows; returns how many cells it compared. The rows are
+    /// moved, not copied, to the band's buffers and back: `drawn` is left
+    /// with stale cells there, which no frame reads before it clears them.
     fn send_rows(
         &mut self,
         bytes: &mut Vec<u8>,
@@ -505,12 +514,12 @@ impl Kept {
         drawn.resize(area);
         shown
             .content
-            .clone_from_slice(&self.shown.content[cells.clone()]);
+            .swap_with_slice(&mut self.shown.content[cells.clone()]);
         drawn
             .content
-            .clone_from_slice(&self.drawn.content[cells.clone()]);
+            .swap_with_slice(&mut self.drawn.content[cells.clone()]);
         encode(bytes, shown.diff_iter(drawn))?;
-        self.shown.content[cells].clone_from_slice(&drawn.content);
+        self.shown.content[cells].swap_with_slice(&mut drawn.content);
         Ok(drawn.content.len())
     }
 }

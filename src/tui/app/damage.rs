@@ -9,10 +9,10 @@ pub enum Damage {
     /// Nothing: no frame is needed.
     #[default]
     None,
-    /// Only text streamed into these panes (by index), and with it the
-    /// header's counts (or only the header, with no panes); a pane's title
-    /// row (its rate) is drawn with it.
-    Streamed(Vec<usize>),
+    /// Only text streamed into these panes (by index), a pane's title row
+    /// (its rate) drawn with it, and the header's figures (the clock, the
+    /// tokens) where `header` is set.
+    Streamed { panes: Vec<usize>, header: bool },
     /// Anything else.
     Whole,
 }
@@ -23,11 +23,18 @@ impl Damage {
         !matches!(self, Damage::None)
     }
 
-    /// Only the header changed (its clock): a frame of the header alone,
-    /// or with the panes already damaged.
+    /// The header's figures changed (its clock, the tokens): a frame of the
+    /// header alone, or with the panes already damaged.
     pub fn header(&mut self) {
-        if matches!(self, Damage::None) {
-            *self = Damage::Streamed(Vec::new());
+        match self {
+            Damage::None => {
+                *self = Damage::Streamed {
+                    panes: Vec::new(),
+                    header: true,
+                }
+            }
+            Damage::Streamed { header, .. } => *header = true,
+            Damage::Whole => {}
         }
     }
 
@@ -36,7 +43,10 @@ impl Damage {
     /// it at its slower pace.
     pub fn is_off_screen(&self, layout: &crate::tui::layout::ScreenLayout) -> bool {
         match self {
-            Damage::Streamed(panes) if !panes.is_empty() => panes.iter().all(|index| {
+            Damage::Streamed {
+                panes,
+                header: false,
+            } if !panes.is_empty() => panes.iter().all(|index| {
                 layout
                     .rect(crate::tui::layout::Region::Pane(*index))
                     .is_none()
@@ -48,9 +58,14 @@ impl Damage {
     /// Text streamed into pane `index`.
     pub fn streamed(&mut self, index: usize) {
         match self {
-            Damage::None => *self = Damage::Streamed(vec![index]),
-            Damage::Streamed(panes) if !panes.contains(&index) => panes.push(index),
-            Damage::Streamed(_) | Damage::Whole => {}
+            Damage::None => {
+                *self = Damage::Streamed {
+                    panes: vec![index],
+                    header: false,
+                }
+            }
+            Damage::Streamed { panes, .. } if !panes.contains(&index) => panes.push(index),
+            Damage::Streamed { .. } | Damage::Whole => {}
         }
     }
 }

@@ -278,6 +278,11 @@ pub struct App {
     /// call's whole text, not chunk by chunk, so that how the text was split
     /// on its way does not move the figure.
     estimates: HashMap<String, (usize, u64)>,
+    /// The estimated output tokens as the text streams in; the header's
+    /// `totals.estimated_output` takes it at each tick (and with any other
+    /// update), so that the header, like its clock, is drawn again a few
+    /// times a second while text streams, not at every frame.
+    streamed_estimate: u64,
     pub outcome: Option<Outcome>,
     pub report: Option<VerdictReport>,
     pub flash: Option<(String, Instant)>,
@@ -343,6 +348,7 @@ impl App {
             budget: Budget::default(),
             step: None,
             estimates: HashMap::new(),
+            streamed_estimate: 0,
             outcome: None,
             report: None,
             flash: None,
@@ -492,9 +498,10 @@ impl App {
 
     /// Folds one engine update into the state.
     pub fn apply(&mut self, update: Update, now: Instant) {
-        // Streamed text changes its pane and the header's counts; every
-        // other update may change anything.
-        if !matches!(update, Update::Chunk { .. } | Update::Reasoning { .. }) {
+        // Streamed text changes its pane (and the tokens the header shows,
+        // at the next tick); every other update may change anything.
+        let streamed = matches!(update, Update::Chunk { .. } | Update::Reasoning { .. });
+        if !streamed {
             self.damage = Damage::Whole;
         }
         let now = self.debate_now(now);
@@ -542,8 +549,7 @@ impl App {
                 // Reported figures replace the estimate streamed text gave.
                 let (_, estimate) = self.estimates.remove(&call_id).unwrap_or_default();
                 if let Some(usage) = usage {
-                    self.totals.estimated_output =
-                        self.totals.estimated_output.saturating_sub(estimate);
+                    self.streamed_estimate = self.streamed_estimate.saturating_sub(estimate);
                     self.totals.input_tokens =
                         self.totals.input_tokens.saturating_add(usage.input_tokens);
                     self.totals.output_tokens = self
@@ -615,6 +621,9 @@ impl App {
                 self.layers
                     .retain(|layer| matches!(layer, Layer::Help { .. }));
             }
+        }
+        if !streamed {
+            self.totals.estimated_output = self.streamed_estimate;
         }
     }
 
@@ -707,8 +716,7 @@ impl App {
         let (call_chars, estimate) = self.estimates.entry(call_id.to_string()).or_default();
         *call_chars += chars;
         let now_estimated = (*call_chars as f64 / CHARS_PER_TOKEN).round() as u64;
-        self.totals.estimated_output =
-            (self.totals.estimated_output + now_estimated).saturating_sub(*estimate);
+        self.streamed_estimate = (self.streamed_estimate + now_estimated).saturating_sub(*estimate);
         *estimate = now_estimated;
         self.damage.streamed(index);
     }
@@ -916,6 +924,10 @@ impl App {
                 self.damage.header();
             }
             self.elapsed = elapsed;
+        }
+        if self.totals.estimated_output != self.streamed_estimate {
+            self.totals.estimated_output = self.streamed_estimate;
+            self.damage.header();
         }
         let debate_now = self.debate_now(now);
         for (index, pane) in self.panes.iter_mut().enumerate() {

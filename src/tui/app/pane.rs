@@ -14,11 +14,14 @@ use crate::tui::markdown::{Segment, StreamDoc};
 
 /// How often, at most, a following pane scrolls when its text arrives
 /// faster than it can be read: a jump leaves free the rows that this long
-/// of the stream fills (a third of the view at the most), so that the rows
-/// above stand still between jumps. Text slower than ten rows a second
-/// (a model a person reads along with) scrolls a row at a time, as it
-/// arrives.
-pub const JUMP_EVERY: Duration = Duration::from_millis(100);
+/// of the stream fills (half the view at the most), so that the rows above
+/// stand still between jumps. Text slower than four rows a second (a model
+/// a person reads along with) scrolls a row at a time, as it arrives.
+/// Four moves a second read calmer than ten of a few rows each, and every
+/// jump sends the pane's whole view again: at 100 rows a second in a view
+/// of 57 rows, a jump every 100 ms sent each row of text about six times,
+/// one every 250 ms twice (issue 56).
+pub const JUMP_EVERY: Duration = Duration::from_millis(250);
 
 /// The least stretch of a stream its rate is measured over: text that
 /// came in one burst has no rate, and a jump then leaves no rows free.
@@ -108,9 +111,9 @@ impl Scroll {
     }
 
     /// The most rows a following view of `height` rows leaves free below
-    /// `total` rows of text: a third of it, once the text fills it.
+    /// `total` rows of text: half of it, once the text fills it.
     pub fn free_rows(total: usize, height: usize) -> usize {
-        if total > height { height / 3 } else { 0 }
+        if total > height { height / 2 } else { 0 }
     }
 
     pub fn to_top(&mut self) {

@@ -98,19 +98,26 @@ fn push_inline_parsed(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme
 
 /// Whether `content` holds no markdown at all: it starts with a letter,
 /// neither starts nor ends with a space, and has none of the characters that
-/// open an inline span, an escape, an entity, HTML or a link. Such a line
+/// open an inline span, an escape, an entity, HTML or a link, nor an
+/// underscore other than inside a word (`event_id`: between two letters or
+/// digits an underscore can neither open nor close emphasis). Such a line
 /// reads as a paragraph of exactly its text, without the parser.
 fn is_plain_prose(content: &str) -> bool {
     let bytes = content.as_bytes();
+    let inside_word = |at: usize| {
+        let before = bytes[..at].iter().rev().find(|&&byte| byte != b'_');
+        let after = bytes[at..].iter().find(|&&byte| byte != b'_');
+        before.is_some_and(u8::is_ascii_alphanumeric)
+            && after.is_some_and(u8::is_ascii_alphanumeric)
+    };
     bytes.first().is_some_and(u8::is_ascii_alphabetic)
         && bytes.last().is_some_and(|byte| !byte.is_ascii_whitespace())
-        && bytes.iter().all(|byte| {
+        && bytes.iter().enumerate().all(|(at, byte)| {
             !matches!(
                 byte,
                 b'\\'
                     | b'`'
                     | b'*'
-                    | b'_'
                     | b'~'
                     | b'['
                     | b']'
@@ -121,7 +128,7 @@ fn is_plain_prose(content: &str) -> bool {
                     | b'\t'
                     | b'\n'
                     | b'\r'
-            )
+            ) && (*byte != b'_' || inside_word(at))
         })
 }
 
@@ -257,10 +264,17 @@ mod tests {
             "}",
             "👍",
             "http://x.y",
+            "_",
+            "__",
+            "event_id",
+            "a_",
+            "_b",
+            "9_9",
+            "é_é",
         ];
         let mut random = fastrand::Rng::with_seed(15);
-        let mut plain = 0;
-        for _ in 0..5000 {
+        let (mut plain, mut underscored) = (0, 0);
+        for _ in 0..10_000 {
             let content: String = (0..random.usize(1..12))
                 .map(|_| pieces[random.usize(0..pieces.len())])
                 .collect();
@@ -268,6 +282,7 @@ mod tests {
                 continue;
             }
             plain += 1;
+            underscored += usize::from(content.contains('_'));
             let (mut fast, mut parsed) = (Vec::new(), Vec::new());
             push_plain(&mut fast, &content, theme.text);
             push_inline_parsed(&mut parsed, &content, theme.text, &theme);
@@ -277,6 +292,10 @@ mod tests {
             assert_eq!(shown(&fast), shown(&parsed), "{content:?}");
         }
         assert!(plain > 500, "the sample holds plain lines ({plain})");
+        assert!(
+            underscored > 50,
+            "and plain lines with underscores ({underscored})"
+        );
     }
 
     #[test]

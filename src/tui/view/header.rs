@@ -424,11 +424,40 @@ fn spending(app: &App) -> Vec<Span<'static>> {
     spans
 }
 
-/// `950`, `12.3k`, `4.1M`.
+/// `950`, `12.3k`, `229k`, `4.1M`: three figures at most, the last
+/// rounded. A figure that streams (the tokens out, two thousand a second
+/// from a fast model) then changes a few times a second, not at every
+/// frame, and the header is drawn again only then.
 pub fn compact(count: u64) -> String {
     match count {
         0..1000 => count.to_string(),
-        1000..1_000_000 => format!("{:.1}k", count as f64 / 1000.0),
+        // Below 99,950 one decimal stays under 100.0k.
+        1000..99_950 => format!("{:.1}k", count as f64 / 1000.0),
+        99_950..999_500 => format!("{:.0}k", count as f64 / 1000.0),
         _ => format!("{:.1}M", count as f64 / 1_000_000.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compact;
+
+    #[test]
+    fn counts_show_three_figures_at_most() {
+        for (count, shown) in [
+            (0, "0"),
+            (950, "950"),
+            (999, "999"),
+            (1000, "1.0k"),
+            (12_345, "12.3k"),
+            (99_949, "99.9k"),
+            (99_950, "100k"),
+            (228_640, "229k"),
+            (999_499, "999k"),
+            (999_500, "1.0M"),
+            (4_100_000, "4.1M"),
+        ] {
+            assert_eq!(compact(count), shown, "{count}");
+        }
     }
 }

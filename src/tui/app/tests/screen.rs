@@ -198,7 +198,13 @@ fn streamed_frames_redraw_their_panes_and_leave_the_screen_a_whole_redraw_would(
         let (head, tail) = text.split_at(text.len() / 3);
         chunk(&mut app, "proposer/proposal/r1/a1", head);
         chunk(&mut app, "proposer/proposal/r1/a1", tail);
-        assert_eq!(app.damage, Damage::Streamed(vec![0]));
+        assert_eq!(
+            app.damage,
+            Damage::Streamed {
+                panes: vec![0],
+                header: false
+            }
+        );
         if screen.draw(&mut app).unwrap() {
             partial += 1;
         }
@@ -371,7 +377,10 @@ fn the_clocks_second_redraws_the_header_and_the_rates_alone() {
         app.tick(began + Duration::from_millis(1000 * second + 10));
         assert_eq!(
             app.damage,
-            Damage::Streamed(vec![0]),
+            Damage::Streamed {
+                panes: vec![0],
+                header: true
+            },
             "second {second}: the clock and the proposer's rate"
         );
         assert!(
@@ -398,15 +407,23 @@ fn the_clocks_second_redraws_the_header_and_the_rates_alone() {
     );
     screen.draw(&mut app).unwrap();
     app.tick(began + Duration::from_millis(4010));
-    assert_eq!(app.damage, Damage::Streamed(vec![]));
+    assert_eq!(
+        app.damage,
+        Damage::Streamed {
+            panes: vec![],
+            header: true
+        }
+    );
     assert!(screen.draw(&mut app).unwrap());
     assert!(screen.cells_compared() <= app.layout.header.area() as usize);
     assert_shows_whole(&screen, &app);
 }
 
-/// Issue 32: the header's tokens read to a hundred above a thousand, so
-/// most chunks leave its figures as they were: a frame of streamed text
-/// draws and compares the header only when they changed.
+/// Issues 32 and 56: streamed text moves the tokens the header shows at
+/// the tick, as it moves the clock, not with each chunk; and the figures
+/// read to a hundred above a thousand. A frame of streamed text alone
+/// draws and compares no header; a tick's frame draws it only where its
+/// figures changed.
 #[test]
 fn streamed_text_draws_the_header_only_when_its_figures_change() {
     let (mut app, mut screen) = started_and_drawn("proposer/proposal/r1/a1", "proposer");
@@ -424,21 +441,31 @@ fn streamed_text_draws_the_header_only_when_its_figures_change() {
     let header = app.layout.header.area() as usize;
     let pane = usize::from(app.layout.rect(Region::Pane(0)).unwrap().width);
     let (mut drew_header, mut changed) = (0, 0);
-    // Two tokens a chunk: the figure moves a hundred every 50 chunks.
-    for n in 0..200 {
+    let began = Instant::now();
+    // Two tokens a chunk, a tick every eight chunks (within one second of
+    // the clock): the figure moves a hundred every 50 chunks.
+    for n in 0..200u64 {
         let figures = crate::tui::view::header_figures(&app);
         chunk(&mut app, "proposer/proposal/r1/a1", "word ab ");
+        let ticked = n % 8 == 7;
+        if ticked {
+            app.tick(began + Duration::from_millis(100 + n));
+        }
         assert!(screen.draw(&mut app).unwrap(), "chunk {n}: a partial frame");
         // The pane compares its top and bottom rows where its frame is new
         // to the region, and nothing else.
         match screen.cells_compared() {
             compared if compared <= 2 * pane => {}
-            compared if compared - header <= 2 * pane => drew_header += 1,
+            compared if compared - header <= 2 * pane => {
+                assert!(ticked, "chunk {n}: the header drawn without a tick");
+                drew_header += 1;
+            }
             compared => panic!("chunk {n}: {compared} cells compared"),
         }
         if figures != crate::tui::view::header_figures(&app) {
+            assert!(ticked, "chunk {n}: the figures moved without a tick");
             changed += 1;
-            assert_terminal_shows(&screen, &whole(&app), n);
+            assert_terminal_shows(&screen, &whole(&app), n as usize);
         }
         assert_eq!(screen.shown(), whole(&app), "chunk {n}: the cells kept");
     }
