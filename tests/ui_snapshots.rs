@@ -175,6 +175,9 @@ fn app_until(theme_name: &str, stop: impl Fn(&Update) -> bool, nth: usize) -> Ap
         }
         app.apply(update.clone(), now);
     }
+    // The header's token estimate is the last tick's, and a running
+    // interface ticks four times a second.
+    app.tick(now);
     app
 }
 
@@ -590,6 +593,9 @@ fn replay_until(stop: impl Fn(&Update) -> bool) -> App {
         }
         app.apply(update.clone(), now);
     }
+    // The header's token estimate is the last tick's, and a running
+    // interface ticks four times a second.
+    app.tick(now);
     app
 }
 
