@@ -104,12 +104,14 @@ fn push_inline_parsed(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme
 /// reads as a paragraph of exactly its text, without the parser.
 fn is_plain_prose(content: &str) -> bool {
     let bytes = content.as_bytes();
-    let inside_word = |at: usize| {
-        let before = bytes[..at].iter().rev().find(|&&byte| byte != b'_');
-        let after = bytes[at..].iter().find(|&&byte| byte != b'_');
-        before.is_some_and(u8::is_ascii_alphanumeric)
-            && after.is_some_and(u8::is_ascii_alphanumeric)
+    // A run of underscores lies between two letters or digits when each of
+    // its underscores has a letter, a digit or another underscore on both
+    // sides: one look either way, however long the run.
+    let word_byte = |at: Option<usize>| {
+        at.and_then(|at| bytes.get(at))
+            .is_some_and(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
     };
+    let inside_word = |at: usize| word_byte(at.checked_sub(1)) && word_byte(Some(at + 1));
     bytes.first().is_some_and(u8::is_ascii_alphabetic)
         && bytes.last().is_some_and(|byte| !byte.is_ascii_whitespace())
         && bytes.iter().enumerate().all(|(at, byte)| {
