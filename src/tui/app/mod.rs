@@ -6,7 +6,8 @@
 //! this state through `&App`), for the terminal, or for any protocol rule:
 //! decisions and overrides go to the engine, and what the board shows comes
 //! back from the protocol. Key presses and mouse events are in [`input`];
-//! one agent's pane (its text, scroll and badge) is in [`pane`], the fold
+//! the debate's log (the transcript, the badges and prompts it moves) in
+//! [`log`]; one agent's pane (its text, scroll and badge) is in [`pane`], the fold
 //! of a published board in [`board`], what the layout is told of the
 //! state in [`shape`], and what changed on screen since the last frame in
 //! [`Damage`].
@@ -26,7 +27,7 @@ use crate::engine::{BudgetDecision, BudgetQuestion, Update};
 use crate::protocol::ItemDecision;
 use crate::protocol::budget::{Budget, Forecast};
 use crate::protocol::supervision::Slot;
-use crate::protocol::{Board, LogEntry, LogKind, Outcome, Progress, StageFocus, Timestamp};
+use crate::protocol::{Board, LogKind, Outcome, Progress, StageFocus};
 use crate::text::{Sanitizer, sanitize};
 
 use super::keymap::{self, Context};
@@ -38,6 +39,7 @@ pub mod archive;
 mod board;
 mod damage;
 mod input;
+mod log;
 mod pane;
 pub mod playback;
 mod shape;
@@ -721,111 +723,6 @@ impl App {
         self.damage.streamed(index);
     }
 
-    /// One line in the transcript: the time, a mark for its kind, the text.
-    fn transcript_line(&mut self, at: Timestamp, kind: LogKind, message: &str) {
-        let line = format!(
-            "{} {} {}\n",
-            at.with_timezone(&chrono::Local).format("%H:%M:%S"),
-            log_mark(kind),
-            sanitize(message)
-        );
-        self.transcript.push(Segment::Answer, &line);
-    }
-
-    fn log(&mut self, entry: LogEntry) {
-        self.transcript_line(entry.at, entry.kind, &entry.message);
-        if entry.kind == LogKind::Stage {
-            // A new stage: a prompt about a role with nothing running and no
-            // round held for it offers choices that act on nothing now.
-            self.close_passed_prompts(
-                |app, prompt| {
-                    app.panes[prompt.pane].live_call().is_none() && !app.held(prompt.pane)
-                },
-                "the debate moved on",
-                entry.at,
-            );
-        }
-        let Some(call_id) = entry.call_id.as_deref() else {
-            return;
-        };
-        let Some(&index) = self.pane_by_call.get(call_id) else {
-            return;
-        };
-        let pane = &mut self.panes[index];
-        let current = pane.call_id.as_deref() == Some(call_id);
-        let status = match entry.kind {
-            LogKind::Timeout => Some(PaneStatus::TimedOut),
-            LogKind::Skip => Some(PaneStatus::Skipped),
-            LogKind::Malformed => Some(PaneStatus::Malformed),
-            LogKind::Failure => Some(PaneStatus::Failed),
-            LogKind::CallFinished => Some(PaneStatus::Done),
-            _ => None,
-        };
-        if let Some(status) = status
-            && current
-        {
-            pane.status = status;
-        }
-        if entry.kind == LogKind::CallFinished && current {
-            // The role answered (an automatic retry succeeded, say): a prompt
-            // about its failed or stuck call has nothing left to decide.
-            self.close_passed_prompts(
-                |_, prompt| prompt.pane == index,
-                &format!("{call_id} answered"),
-                entry.at,
-            );
-            return;
-        }
-        let pane = &mut self.panes[index];
-        if entry.kind == LogKind::Cited {
-            if current {
-                pane.mark_citations(&entry.details);
-            }
-            return;
-        }
-        if matches!(
-            entry.kind,
-            LogKind::Timeout | LogKind::Failure | LogKind::Malformed | LogKind::Skip
-        ) {
-            let notice = sanitize(&crate::words::one_line(&entry.message));
-            pane.push_notice(&notice);
-            let by_person = self.overridden.contains(call_id);
-            let skippable = !self.board.required_roles.contains(&pane.role.slot);
-            if entry.kind != LogKind::Skip || (skippable && !by_person) {
-                self.raise_override(OverridePrompt {
-                    pane: index,
-                    what: notice,
-                    kind: entry.kind,
-                });
-            }
-        }
-    }
-
-    /// Closes every override prompt `passed` says is out of date, leaving a
-    /// line in the transcript for each that says why.
-    fn close_passed_prompts(
-        &mut self,
-        passed: impl Fn(&App, &OverridePrompt) -> bool,
-        why: &str,
-        at: Timestamp,
-    ) {
-        let mut closed = Vec::new();
-        let mut index = 0;
-        while index < self.layers.len() {
-            match &self.layers[index] {
-                Layer::Override(prompt) if passed(self, prompt) => {
-                    closed.push(prompt.title(&self.panes[prompt.pane].role.title));
-                    self.layers.remove(index);
-                }
-                _ => index += 1,
-            }
-        }
-        for title in closed {
-            let message = format!("\"{title}\" closed by itself: {why}");
-            self.transcript_line(at, LogKind::Note, &message);
-        }
-    }
-
     fn raise_override(&mut self, prompt: OverridePrompt) {
         if !self.running() || !matches!(self.mode, Mode::Live) || self.read_only().is_some() {
             return;
@@ -980,26 +877,5 @@ impl App {
             self.item_target = target::of(item, raw);
             self.item_target_key = Some(key);
         }
-    }
-}
-
-/// A one-character mark per kind of transcript line.
-pub fn log_mark(kind: LogKind) -> &'static str {
-    match kind {
-        LogKind::Stage => "▸",
-        LogKind::CallStarted => "→",
-        LogKind::CallFinished => "✓",
-        LogKind::Timeout => "⏱",
-        LogKind::Cancel => "✗",
-        LogKind::Retry => "↻",
-        LogKind::Skip => "⤼",
-        LogKind::Failure => "!",
-        LogKind::Malformed => "?",
-        LogKind::LeftOut => "✗",
-        LogKind::Cited => "§",
-        LogKind::Moderation => "⚖",
-        LogKind::Override => "☛",
-        LogKind::Verdict => "★",
-        LogKind::Note => "·",
     }
 }

@@ -3,7 +3,7 @@
 use super::*;
 use crate::agent::AgentInfo;
 use crate::engine::Command;
-use crate::protocol::{BoardItem, Input, ModerationItem, OverrideAction};
+use crate::protocol::{BoardItem, Input, LogEntry, ModerationItem, OverrideAction};
 use crate::tui::keymap::Action;
 use crate::tui::layout::Region;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
