@@ -3381,27 +3381,7 @@ fn jm_10_the_receipt_runs_after_the_final_verdict_and_only_when_asked() {
     let mut h = Harness::at_evaluation(receipt_config(2, false));
     let effects = h.finish_judges(all_fours);
     assert!(finished(&effects).is_none(), "the receipt comes first");
-    let mut started = slots(&effects);
-    started.sort();
-    assert_eq!(
-        started,
-        [
-            "judge.aesthete/stability-1",
-            "judge.aesthete/stability-2",
-            "judge.analyst/stability-1",
-            "judge.analyst/stability-2",
-            "judge.stylist/stability-1",
-            "judge.stylist/stability-2",
-        ]
-    );
-    for spec in starts(&effects) {
-        let k = &spec.request.stage["stability-".len()..];
-        let role = spec.request.role.trim_start_matches("judge.");
-        assert_eq!(
-            spec.raw_output_path.as_deref(),
-            Some(format!("judges/stability/variant-{k}/judge-{role}.md").as_str())
-        );
-    }
+    assert_receipt_started(&effects);
     assert!(h.logged(
         LogKind::Note,
         "the stability receipt judges it again under 2 variants: 6 calls ≈"
@@ -3638,16 +3618,10 @@ fn completed_note(h: &Harness) -> String {
     }
 }
 
-/// JM-50: a comparison's receipt runs once the ranking is in, with the
-/// judges who scored it, each variant's answer to a file of its own; until
-/// it is in the comparison has not ended; then the note says in how many
-/// variants the recommendation held.
-#[test]
-fn jm_50_a_comparison_receipt_runs_after_the_ranking() {
-    let mut h = comparison_receipt_at_evaluation(2, false);
-    let effects = h.finish_judges(all_fours);
-    assert!(finished(&effects).is_none(), "the receipt comes first");
-    let mut started = slots(&effects);
+/// The receipt's calls `effects` started: each of the three judges under
+/// both variants, each answer to its variant's own file.
+fn assert_receipt_started(effects: &[Effect]) {
+    let mut started = slots(effects);
     started.sort();
     assert_eq!(
         started,
@@ -3660,7 +3634,7 @@ fn jm_50_a_comparison_receipt_runs_after_the_ranking() {
             "judge.stylist/stability-2",
         ]
     );
-    for spec in starts(&effects) {
+    for spec in starts(effects) {
         let k = &spec.request.stage["stability-".len()..];
         let role = spec.request.role.trim_start_matches("judge.");
         assert_eq!(
@@ -3668,6 +3642,18 @@ fn jm_50_a_comparison_receipt_runs_after_the_ranking() {
             Some(format!("judges/stability/variant-{k}/judge-{role}.md").as_str())
         );
     }
+}
+
+/// JM-50: a comparison's receipt runs once the ranking is in, with the
+/// judges who scored it, each variant's answer to a file of its own; until
+/// it is in the comparison has not ended; then the note says in how many
+/// variants the recommendation held.
+#[test]
+fn jm_50_a_comparison_receipt_runs_after_the_ranking() {
+    let mut h = comparison_receipt_at_evaluation(2, false);
+    let effects = h.finish_judges(all_fours);
+    assert!(finished(&effects).is_none(), "the receipt comes first");
+    assert_receipt_started(&effects);
     assert!(h.logged(
         LogKind::Note,
         "round 1: recommendation A; the stability receipt judges it again under 2 variants: 6 calls ≈"

@@ -425,9 +425,8 @@ fn spending(app: &App) -> Vec<Span<'static>> {
 }
 
 /// `950`, `12.3k`, `229k`, `4.1M`: three figures at most, the last
-/// rounded. A figure that streams (the tokens out, two thousand a second
-/// from a fast model) then changes a few times a second, not at every
-/// frame, and the header is drawn again only then.
+/// rounded (an estimate of a quarter of a million tokens is not known to
+/// the hundred).
 pub fn compact(count: u64) -> String {
     match count {
         0..1000 => count.to_string(),
