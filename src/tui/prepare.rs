@@ -12,7 +12,7 @@ use ratatui::layout::Rect;
 
 use super::app::{App, Layer, Scroll};
 use super::layout::{self, Region};
-use super::markdown::{self, StreamDoc};
+use super::markdown::StreamDoc;
 use super::theme::Theme;
 use super::view;
 
@@ -23,8 +23,6 @@ impl App {
         self.layout = layout::compute(&self.layout_input(), area);
         self.look_up_item_target();
         let theme = &self.theme;
-        let mut pending = false;
-        let mut budget = markdown::LAYOUT_BUDGET_BYTES;
         for &(region, rect) in &self.layout.regions {
             let inner = layout::inner(rect);
             match region {
@@ -55,13 +53,7 @@ impl App {
                     } else {
                         pane.cards.doc_mut()
                     };
-                    pending |= lay_out_from_end(
-                        doc,
-                        &mut pane.scroll,
-                        (inner.width, pane.viewport),
-                        theme,
-                        &mut budget,
-                    );
+                    lay_out_from_end(doc, &mut pane.scroll, (inner.width, pane.viewport), theme);
                     pane.follow_the_stream(inner.width);
                     let (scroll, viewport) = (pane.scroll, pane.viewport);
                     let doc = pane.shown_mut();
@@ -70,12 +62,11 @@ impl App {
                 }
                 Region::Transcript => {
                     self.transcript_viewport = usize::from(inner.height);
-                    pending |= lay_out_from_end(
+                    lay_out_from_end(
                         &mut self.transcript,
                         &mut self.transcript_scroll,
                         (inner.width, self.transcript_viewport),
                         theme,
-                        &mut budget,
                     );
                 }
                 Region::Verdict => {
@@ -95,7 +86,6 @@ impl App {
                 Region::Board => {}
             }
         }
-        self.layout_pending = pending;
         if let Some(Layer::ItemDetail { item, .. }) = self.layers.last() {
             let (_, text, _) = layout::item_detail_areas(area);
             let rows = view::item_detail_text(self, *item).line_count(text.width);
@@ -109,31 +99,29 @@ impl App {
 }
 
 /// Lays out a scrolled document for a view `viewport` rows tall: from the
-/// end back, as far as the view and a page above it need and as far as the
-/// frame's `budget` goes (the rest on later frames), keeping a paused
-/// reader's place when rows appear above it. Returns whether rows are still
-/// to be laid out.
+/// end back, as far as the view and two pages above it need (scrolling up
+/// lays out more on the next frame, always ahead of the view), keeping a
+/// paused reader's place when rows appear above it.
 fn lay_out_from_end(
     doc: &mut StreamDoc,
     scroll: &mut Scroll,
     (width, viewport): (u16, usize),
     theme: &Theme,
-    budget: &mut usize,
-) -> bool {
+) {
     if !scroll.follow && scroll.top == 0 {
         // Sent to the top (scrolling up always finds two pages laid out
         // above the view, so only `g` gets here early): the beginning is
         // wanted, all of it laid out now.
         doc.layout(width, theme);
         doc.take_rows_added_above();
-        return false;
+        return;
     }
     let below_top = if scroll.follow {
         0
     } else {
         doc.line_count().saturating_sub(scroll.top)
     };
-    let complete = doc.layout_from_end(width, theme, below_top + 2 * viewport, budget);
+    doc.layout_from_end(width, theme, below_top + 2 * viewport);
     let added = doc.take_rows_added_above();
     if !scroll.follow {
         scroll.top += added;
@@ -142,5 +130,4 @@ fn lay_out_from_end(
     if let Some(held) = &mut scroll.held {
         *held += added;
     }
-    !complete
 }

@@ -148,15 +148,6 @@ impl<W: Write> Screen<W> {
             Some((panes, header)) => self.draw_streamed(app, header, &panes, &changed)?,
             None => self.draw_whole(app)?,
         }
-        // A region still laying out its text after a zoom or a resize goes
-        // on at the next frame. The rows it adds are above what its view
-        // shows (a paused view keeps its text, a following one its end), so
-        // that frame draws nothing for them: before issue 56 it drew the
-        // whole screen, each of the 32 frames that lay out a 1 MB answer
-        // after every change of the panes' widths.
-        if app.layout_pending {
-            app.damage.laying_out();
-        }
         self.layout.clone_from(&app.layout);
         queue!(self.bytes, EndSynchronizedUpdate)?;
         self.out.write_all(&self.bytes)?;

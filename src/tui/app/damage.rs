@@ -55,18 +55,6 @@ impl Damage {
         }
     }
 
-    /// A text is still being laid out above what its view shows (after a
-    /// zoom, a resize, a stage that moved the panes): a frame is needed to
-    /// go on with it, but nothing on screen changed for it.
-    pub fn laying_out(&mut self) {
-        if matches!(self, Damage::None) {
-            *self = Damage::Streamed {
-                panes: Vec::new(),
-                header: false,
-            };
-        }
-    }
-
     /// Text streamed into pane `index`.
     pub fn streamed(&mut self, index: usize) {
         match self {

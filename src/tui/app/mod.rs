@@ -294,9 +294,6 @@ pub struct App {
     pub quit: bool,
     /// What changed on screen since the last frame.
     pub damage: Damage,
-    /// A pane's text is still being laid out again after a change of width
-    /// (a budget at a time, from the end back): the next frame carries on.
-    pub layout_pending: bool,
     /// The engine stopped with an error; shown instead of a verdict.
     pub engine_error: Option<String>,
     pub mode: Mode,
@@ -359,7 +356,6 @@ impl App {
             layout: ScreenLayout::default(),
             quit: false,
             damage: Damage::Whole,
-            layout_pending: false,
             engine_error: None,
             mode: Mode::Live,
             attached: None,

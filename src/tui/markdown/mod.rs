@@ -8,8 +8,9 @@
 //! last newline) is laid out again when more text arrives. Rows far from the
 //! view are let go, their count kept, and laid out again when a view comes
 //! near ([`StreamDoc::keep_rows_near`]). After a change of
-//! width a pane may lay out the end of its text first and the rest over later
-//! frames ([`StreamDoc::layout_from_end`]). Handing out a window of rows takes
+//! width a pane lays out its text from the end back only as far as its view
+//! needs, and more only when the view goes up
+//! ([`StreamDoc::layout_from_end`]). Handing out a window of rows takes
 //! `&self` and costs only the size of the window.
 //!
 //! Not responsible for: cleaning the text (it arrives already sanitised, see
@@ -62,12 +63,6 @@ pub const LONG_LINE_SPLIT_BYTES: usize = 4096;
 /// again on every push: past it the table so far is kept as it stands, and
 /// its further rows are shown as written (a few hundred rows fit).
 pub const TABLE_HOLD_BYTES: usize = 64 * 1024;
-
-/// Bytes of source text the panes of one frame lay out again beyond the rows
-/// they show, after a change of width ([`StreamDoc::layout_from_end`]):
-/// well under a millisecond of work, so several panes catching up at once
-/// still leave a frame quick.
-pub const LAYOUT_BUDGET_BYTES: usize = 32 * 1024;
 
 /// Rows either side of a pane's view whose layout is kept
 /// ([`StreamDoc::keep_rows_near`]); rows more than twice as far are let go.
@@ -225,21 +220,18 @@ impl StreamDoc {
 
     /// Like [`layout`](Self::layout), but after a change of width or theme
     /// lays out the text from its end back only until the last `rows` rows
-    /// exist, and then as long as `budget` lasts (bytes of source text,
-    /// shared by the documents of one frame, normally
-    /// [`LAYOUT_BUDGET_BYTES`]): a pane's frame after a zoom costs what it
-    /// shows, not all it holds. Later calls carry on towards the beginning;
-    /// returns whether every row exists. Rows laid out above those already
-    /// there are counted for
+    /// exist: a pane's frame after a zoom costs what it shows, not all it
+    /// holds, and the text above is laid out only when a later call wants
+    /// more rows (a view scrolled up). Returns whether every row exists.
+    /// Rows laid out above those already there are counted for
     /// [`take_rows_added_above`](Self::take_rows_added_above).
-    pub fn layout_from_end(
-        &mut self,
-        width: u16,
-        theme: &Theme,
-        rows: usize,
-        budget: &mut usize,
-    ) -> bool {
-        self.lay_out_rows(width, theme, Some((rows, budget)));
+    ///
+    /// Before issue 56 the rest was laid out too, 32 KB a frame: a 1 MB
+    /// answer was laid out again whole at every change of the panes'
+    /// widths, a fifth of the interface's work after a long proposal, for
+    /// rows nobody had asked to see.
+    pub fn layout_from_end(&mut self, width: u16, theme: &Theme, rows: usize) -> bool {
+        self.lay_out_rows(width, theme, Some(rows));
         self.first_laid == 0
     }
 
@@ -261,7 +253,7 @@ impl StreamDoc {
         std::mem::take(&mut self.rows_added_above)
     }
 
-    fn lay_out_rows(&mut self, width: u16, theme: &Theme, mut wanted: Option<(usize, &mut usize)>) {
+    fn lay_out_rows(&mut self, width: u16, theme: &Theme, wanted: Option<usize>) {
         let width = usize::from(width);
         if width == 0 {
             self.lines_laid_last_layout = 0;
@@ -307,7 +299,7 @@ impl StreamDoc {
                 }
                 self.chunks.push(RowChunk::default());
             } else if self.first_laid == self.chunks.len() {
-                laid += self.lay_out_chunk(self.chunks.len() - 1, &mut layouter).0;
+                laid += self.lay_out_chunk(self.chunks.len() - 1, &mut layouter);
             }
             if self.first_laid == self.chunks.len() {
                 self.first_laid -= 1;
@@ -340,14 +332,10 @@ impl StreamDoc {
             self.tail_changed = false;
         }
         // Chunks without rows at this width, from the end back: all of them,
-        // or those the wanted rows need and then about a budget's worth.
+        // or those the wanted rows need.
         let mut rows_now = self.line_count();
-        while self.first_laid > 0 {
-            let view_filled = wanted.as_ref().is_some_and(|(rows, _)| rows_now >= *rows);
-            if view_filled && wanted.as_ref().is_some_and(|(_, budget)| **budget == 0) {
-                break;
-            }
-            let (lines, bytes) = self.lay_out_chunk(self.first_laid - 1, &mut layouter);
+        while self.first_laid > 0 && wanted.is_none_or(|rows| rows_now < rows) {
+            let lines = self.lay_out_chunk(self.first_laid - 1, &mut layouter);
             self.first_laid -= 1;
             let added = self.chunks[self.first_laid].rows.len();
             rows_now += added;
@@ -356,9 +344,6 @@ impl StreamDoc {
             }
             if added > 0 {
                 self.unchanged_rows = 0;
-            }
-            if view_filled && let Some((_, budget)) = wanted.as_mut() {
-                **budget = budget.saturating_sub(bytes);
             }
             laid += lines;
         }
@@ -375,21 +360,19 @@ impl StreamDoc {
     }
 
     /// Lays out the lines of chunk `index` into its (empty) rows; returns
-    /// how many lines and bytes of text.
-    fn lay_out_chunk(&mut self, index: usize, layouter: &mut Layouter<'_>) -> (usize, usize) {
+    /// how many lines.
+    fn lay_out_chunk(&mut self, index: usize, layouter: &mut Layouter<'_>) -> usize {
         let first = index * CHUNK_LINES;
         let chunk = &mut self.chunks[index];
-        let mut bytes = 0;
         for (text, kind) in self.finished.from(first).take(chunk.lines) {
             layouter.lay_out(text, &kind, &mut chunk.rows);
-            bytes += text.len();
         }
         if chunk.lines == CHUNK_LINES {
             chunk.rows.shrink_to_fit();
         }
         chunk.row_count = chunk.rows.len();
         chunk.let_go = false;
-        (chunk.lines, bytes)
+        chunk.lines
     }
 
     /// Keeps rows only near a view of `count` rows from row `first`, at the
@@ -424,7 +407,7 @@ impl StreamDoc {
             at = end;
             if self.chunks[index].let_go {
                 if overlaps(&near, start, end) {
-                    relaid += self.lay_out_chunk(index, &mut layouter).0;
+                    relaid += self.lay_out_chunk(index, &mut layouter);
                 }
             } else if !overlaps(&kept, start, end) {
                 let chunk = &mut self.chunks[index];
@@ -435,8 +418,8 @@ impl StreamDoc {
         relaid
     }
 
-    /// Rows at the last layout width (after a budgeted layout, those that
-    /// exist so far: the end of the text).
+    /// Rows at the last layout width (after a layout from the end, those
+    /// that exist so far: the end of the text).
     pub fn line_count(&self) -> usize {
         self.own_line_count()
             + self
@@ -1084,26 +1067,21 @@ mod tests {
     }
 
     #[test]
-    fn after_a_width_change_the_end_is_laid_out_first_and_the_rest_on_later_calls() {
+    fn after_a_width_change_only_the_rows_wanted_are_laid_out_from_the_end() {
         let lines = 40 * CHUNK_LINES + 17;
         let text = long_document(lines);
         let mut doc = doc_of(&text);
         doc.layout(90, &theme());
         assert_eq!(doc.lines_laid_last_layout(), lines);
 
-        // Zoomed: the last 40 rows are wanted; only about a budget is done.
-        assert!(!doc.layout_from_end(30, &theme(), 40, &mut LAYOUT_BUDGET_BYTES.clone()));
+        // Zoomed: the last 40 rows are wanted, and about that is laid out.
+        assert!(!doc.layout_from_end(30, &theme(), 40));
         let first = doc.lines_laid_last_layout();
-        // Every line of the document is 7 to 60 bytes long.
-        let most_per_call = LAYOUT_BUDGET_BYTES / 7 + 2 * CHUNK_LINES;
-        assert!(
-            first <= most_per_call && first < lines / 4,
-            "{first} lines laid out"
-        );
+        assert!(first <= 2 * CHUNK_LINES + 1, "{first} lines laid out");
         let mut whole = doc_of(&text);
         let expected = laid_out(&mut whole, 30);
         let partial = doc.row_texts(0, doc.line_count());
-        assert!(partial.len() >= 40 && partial.len() < expected.len());
+        assert!(partial.len() >= 40 && partial.len() < expected.len() / 10);
         assert_eq!(
             partial[..],
             expected[expected.len() - partial.len()..],
@@ -1115,16 +1093,28 @@ mod tests {
             "nothing was there before at 30 columns"
         );
 
-        // Later calls carry on towards the beginning, counting what they add above.
-        let (mut calls, mut added, mut complete) = (1, 0, false);
-        while !complete {
-            complete = doc.layout_from_end(30, &theme(), 40, &mut LAYOUT_BUDGET_BYTES.clone());
-            added += doc.take_rows_added_above();
-            calls += 1;
-            assert!(doc.lines_laid_last_layout() <= most_per_call);
+        // The same view again lays out nothing more: the rest waits until
+        // it is wanted.
+        for _ in 0..5 {
+            assert!(!doc.layout_from_end(30, &theme(), 40));
+            assert_eq!(doc.lines_laid_last_layout(), 0);
+            assert_eq!(doc.row_texts(0, doc.line_count()), partial);
         }
-        assert_eq!(added, expected.len() - partial.len());
-        assert!(calls > 3, "{calls} calls");
+
+        // A view gone up wants more rows: they are laid out above, counted.
+        let wanted = partial.len() + 400;
+        assert!(!doc.layout_from_end(30, &theme(), wanted));
+        let more = doc.line_count();
+        assert!(more >= wanted && more < expected.len(), "{more} rows");
+        assert_eq!(doc.take_rows_added_above(), more - partial.len());
+        assert_eq!(
+            doc.row_texts(0, more)[..],
+            expected[expected.len() - more..]
+        );
+
+        // Wanting them all (a view sent to the top) completes the layout.
+        assert!(doc.layout_from_end(30, &theme(), usize::MAX));
+        assert_eq!(doc.take_rows_added_above(), expected.len() - more);
         assert_eq!(doc.row_texts(0, doc.line_count()), expected);
     }
 
@@ -1133,19 +1123,18 @@ mod tests {
         let text = long_document(12 * CHUNK_LINES);
         let mut doc = doc_of(&text);
         doc.layout(90, &theme());
-        assert!(!doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone()));
+        assert!(!doc.layout_from_end(30, &theme(), 10));
         let more = "\nlate line one\nlate line two, still streaming";
         for piece in more.as_bytes().chunks(7) {
             doc.push(Segment::Answer, std::str::from_utf8(piece).unwrap());
-            doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone());
+            doc.layout_from_end(30, &theme(), 10);
         }
-        while !doc.layout_from_end(30, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone()) {}
         assert_eq!(
-            doc.row_texts(0, doc.line_count()),
+            laid_out(&mut doc, 30),
             laid_out(&mut doc_of(&(text + more)), 30)
         );
         // A complete layout after an unfinished one gives the same rows.
-        doc.layout_from_end(50, &theme(), 10, &mut LAYOUT_BUDGET_BYTES.clone());
+        doc.layout_from_end(50, &theme(), 10);
         assert_eq!(
             laid_out(&mut doc, 50),
             laid_out(&mut doc_of(&(long_document(12 * CHUNK_LINES) + more)), 50)

@@ -203,46 +203,69 @@ fn proposer_with_40_000_lines() -> App {
     app
 }
 
+/// Issue 56: after a change of width a pane lays out its text from the end
+/// as far as its view needs and no further; going up lays out what comes
+/// near, always ahead of the view, and `g` the whole.
 #[test]
-fn a_zoomed_pane_lays_out_what_it_shows_first_and_the_rest_on_later_frames() {
+fn a_zoomed_pane_lays_out_what_it_shows_and_the_rest_only_when_wanted() {
     let mut app = proposer_with_40_000_lines();
     let screen = Rect::new(0, 0, 200, 60);
     app.prepare(screen);
-    assert!(!app.layout_pending, "a first layout is whole");
+    assert_eq!(
+        app.panes[0].shown().lines_laid_last_layout(),
+        40_000,
+        "a first layout is whole"
+    );
     app.focus = Focus::Pane(0);
     key(&mut app, KeyCode::Char('z'));
     app.prepare(screen);
-    assert!(app.layout_pending, "the zoomed frame lays out only the end");
-    assert!(app.panes[0].shown().lines_laid_last_layout() < 10_000);
+    assert!(app.panes[0].shown().lines_laid_last_layout() < 1_000);
     let bottom = visible_rows(&app, 0);
     assert!(
         bottom.last().unwrap().starts_with("line 39999"),
         "{bottom:?}"
     );
-
-    // Paused a page up while the rest is laid out: the view keeps its text.
-    key(&mut app, KeyCode::PageUp);
-    app.prepare(screen);
-    let paused = visible_rows(&app, 0);
-    let mut frames = 0;
-    while app.layout_pending {
+    // Later frames of the same view lay out nothing.
+    for _ in 0..3 {
         app.prepare(screen);
-        frames += 1;
-        assert_eq!(visible_rows(&app, 0), paused, "after {frames} frames");
+        assert_eq!(app.panes[0].shown().lines_laid_last_layout(), 0);
+        assert_eq!(visible_rows(&app, 0), bottom);
     }
-    assert!(frames > 1);
+
+    // Paged up: each page shows the lines above the last, laid out as the
+    // view comes near them.
+    let mut last_first = bottom[0].clone();
+    for page in 0..20 {
+        key(&mut app, KeyCode::PageUp);
+        app.prepare(screen);
+        let rows = visible_rows(&app, 0);
+        let number = |row: &str| -> usize {
+            row.trim_start_matches("line ")
+                .split(':')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!(
+            number(&rows[0]) < number(&last_first),
+            "page {page}: {} after {last_first}",
+            rows[0]
+        );
+        assert!(app.panes[0].shown().lines_laid_last_layout() < 1_000);
+        last_first = rows[0].clone();
+    }
     key(&mut app, KeyCode::Char('g'));
     app.prepare(screen);
     assert!(visible_rows(&app, 0)[0].starts_with("line 0:"));
 
-    // Sent to the top while the text is still being laid out: the top.
+    // Sent to the top straight after a zoom: the top.
     key(&mut app, KeyCode::Char('G'));
     key(&mut app, KeyCode::Char('z'));
     app.prepare(screen);
-    assert!(app.layout_pending);
+    assert!(app.panes[0].shown().lines_laid_last_layout() < 1_000);
     key(&mut app, KeyCode::Char('g'));
     app.prepare(screen);
-    assert!(!app.layout_pending);
     assert!(visible_rows(&app, 0)[0].starts_with("line 0:"));
 }
 
