@@ -30,6 +30,9 @@ pub struct SseEventSizeGuard {
     event_bytes: usize,
     at_line_start: bool,
     after_cr: bool,
+    /// The last byte was a `\r` that ended an event: a `\n` after it
+    /// belongs to the same line break.
+    cr_ended_event: bool,
 }
 
 impl SseEventSizeGuard {
@@ -39,11 +42,23 @@ impl SseEventSizeGuard {
             event_bytes: 0,
             at_line_start: true,
             after_cr: false,
+            cr_ended_event: false,
         }
     }
 
     /// Accounts for the next chunk; `Err` once the current event is too big.
     pub fn check(&mut self, chunk: &[u8]) -> Result<(), EventTooLarge> {
+        self.check_and_find_ends(chunk, &mut Vec::new())
+    }
+
+    /// [`check`](Self::check), noting in `ends` the offset in `chunk` just
+    /// past each event's end: its blank line's `\n` (an event ended by a
+    /// lone `\r` is not noted).
+    fn check_and_find_ends(
+        &mut self,
+        chunk: &[u8],
+        ends: &mut Vec<usize>,
+    ) -> Result<(), EventTooLarge> {
         let mut rest = chunk;
         while !rest.is_empty() {
             // Bytes up to the next line break count as a run, not one by one.
@@ -51,6 +66,7 @@ impl SseEventSizeGuard {
             if run > 0 {
                 self.at_line_start = false;
                 self.after_cr = false;
+                self.cr_ended_event = false;
                 self.event_bytes += run;
                 if self.event_bytes > self.limit {
                     return Err(EventTooLarge { limit: self.limit });
@@ -60,18 +76,30 @@ impl SseEventSizeGuard {
             }
             let byte = rest[0];
             rest = &rest[1..];
+            let past = chunk.len() - rest.len();
             match byte {
-                b'\n' if self.after_cr => self.after_cr = false,
+                b'\n' if self.after_cr => {
+                    if std::mem::take(&mut self.cr_ended_event) {
+                        ends.push(past);
+                    }
+                    self.after_cr = false;
+                }
                 b'\n' | b'\r' => {
-                    if self.at_line_start {
+                    let ends_event = self.at_line_start;
+                    if ends_event {
                         self.event_bytes = 0;
+                        if byte == b'\n' {
+                            ends.push(past);
+                        }
                     }
                     self.at_line_start = true;
                     self.after_cr = byte == b'\r';
+                    self.cr_ended_event = ends_event && byte == b'\r';
                 }
                 _ => {
                     self.at_line_start = false;
                     self.after_cr = false;
+                    self.cr_ended_event = false;
                     self.event_bytes += 1;
                     if self.event_bytes > self.limit {
                         return Err(EventTooLarge { limit: self.limit });
@@ -183,6 +211,8 @@ where
 {
     ByteSupervisor {
         inner,
+        pieces: std::collections::VecDeque::new(),
+        ends: Vec::new(),
         guard: SseEventSizeGuard::new(MAX_SSE_EVENT_BYTES),
         received_bytes: 0,
         max_bytes,
@@ -196,8 +226,16 @@ where
     }
 }
 
+/// It hands the SSE parser one event at a time: the parser keeps what it
+/// has not read in a string and copies the rest of it after every line it
+/// reads, so a read holding many events (a paced read gathers a frame's
+/// worth, dozens) cost it a copy of the read per line.
 struct ByteSupervisor<S> {
     inner: S,
+    /// The rest of the last read, cut after each event's end.
+    pieces: std::collections::VecDeque<Bytes>,
+    /// Where the events of the last read end (kept for its capacity).
+    ends: Vec<usize>,
     guard: SseEventSizeGuard,
     received_bytes: usize,
     max_bytes: usize,
@@ -247,6 +285,9 @@ where
         if state.failed {
             return Poll::Ready(None);
         }
+        if let Some(piece) = state.pieces.pop_front() {
+            return Poll::Ready(Some(Ok(piece)));
+        }
         let item = match state.inner.poll_next_unpin(cx) {
             Poll::Ready(Some(item)) => item,
             Poll::Ready(None) => return Poll::Ready(None),
@@ -280,14 +321,20 @@ where
                         state.max_bytes,
                     ))));
                 }
-                state
-                    .guard
-                    .check(&chunk)
-                    .map(|()| chunk)
-                    .map_err(|too_large| {
-                        state.failed = true;
-                        ByteStreamError::EventTooLarge(too_large)
-                    })
+                state.ends.clear();
+                if let Err(too_large) = state.guard.check_and_find_ends(&chunk, &mut state.ends) {
+                    state.failed = true;
+                    return Poll::Ready(Some(Err(ByteStreamError::EventTooLarge(too_large))));
+                }
+                let mut start = 0;
+                for &end in &state.ends {
+                    state.pieces.push_back(chunk.slice(start..end));
+                    start = end;
+                }
+                if start < chunk.len() {
+                    state.pieces.push_back(chunk.slice(start..));
+                }
+                Ok(state.pieces.pop_front().unwrap_or(chunk))
             }
         }))
     }
@@ -388,4 +435,115 @@ where
         events.push(event);
     }
     RecordedCall { events, outcome }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `supervise_bytes` hands on for `chunks`, piece by piece.
+    fn pieces(chunks: &[&[u8]]) -> Vec<Vec<u8>> {
+        let chunks: Vec<Result<Bytes, std::convert::Infallible>> = chunks
+            .iter()
+            .map(|chunk| Ok(Bytes::copy_from_slice(chunk)))
+            .collect();
+        let supervised = supervise_bytes(futures::stream::iter(chunks), None, usize::MAX);
+        supervised
+            .map(|piece| piece.expect("within the limits").to_vec())
+            .collect::<Vec<_>>()
+            .now_or_never()
+            .expect("nothing waits")
+    }
+
+    /// The SSE events of `chunks`, as the parser reads them after the
+    /// supervisor.
+    fn events(chunks: &[&[u8]]) -> Vec<eventsource_stream::Event> {
+        let chunks: Vec<Result<Bytes, std::convert::Infallible>> = chunks
+            .iter()
+            .map(|chunk| Ok(Bytes::copy_from_slice(chunk)))
+            .collect();
+        EventStream::new(supervise_bytes(
+            futures::stream::iter(chunks),
+            None,
+            usize::MAX,
+        ))
+        .map(|event| event.expect("a well-formed stream"))
+        .collect::<Vec<_>>()
+        .now_or_never()
+        .expect("nothing waits")
+    }
+
+    #[test]
+    fn a_read_of_many_events_reaches_the_parser_one_event_at_a_time() {
+        let read: &[u8] = b"data: a\n\ndata: b\r\n\r\n: comment\nevent: x\ndata: c\n\ndata: d";
+        assert_eq!(
+            pieces(&[read]),
+            [
+                &b"data: a\n\n"[..],
+                b"data: b\r\n\r\n",
+                b": comment\nevent: x\ndata: c\n\n",
+                b"data: d",
+            ]
+        );
+        // An event's end split across reads is found where it completes.
+        assert_eq!(
+            pieces(&[b"data: a\r\n\r", b"\ndata: b\n", b"\ndata: c"]),
+            [
+                &b"data: a\r\n\r"[..],
+                b"\n",
+                b"data: b\n",
+                b"\n",
+                b"data: c",
+            ]
+        );
+        // Events ended by a lone `\r` are not cut (the next byte may be a
+        // `\n` of the same break): the read goes on whole.
+        assert_eq!(
+            pieces(&[b"data: a\r\rdata: b\r\r"]),
+            [&b"data: a\r\rdata: b\r\r"[..]]
+        );
+    }
+
+    /// However a stream is cut into reads, and whatever its line breaks, the
+    /// parser reads through the supervisor the events it reads from one
+    /// read of all of it on its own.
+    #[test]
+    fn events_are_the_same_however_the_reads_fall() {
+        let mut random = fastrand::Rng::with_seed(56);
+        for _ in 0..500 {
+            let breaks = ["\n", "\r\n", "\r"];
+            let mut text = String::new();
+            for event in 0..random.usize(1..8) {
+                let eol = breaks[random.usize(0..3)];
+                if random.bool() {
+                    text.push_str(&format!(": note {event}{eol}"));
+                }
+                if random.bool() {
+                    text.push_str(&format!("event: kind{event}{eol}"));
+                }
+                for line in 0..random.usize(1..3) {
+                    text.push_str(&format!("data: {{\"n\":{event},\"l\":{line}}}{eol}"));
+                }
+                text.push_str(eol);
+            }
+            let bytes = text.as_bytes();
+            let read: Vec<Result<Bytes, std::convert::Infallible>> =
+                vec![Ok(Bytes::copy_from_slice(bytes))];
+            let whole: Vec<_> = EventStream::new(futures::stream::iter(read))
+                .map(|event| event.expect("a well-formed stream"))
+                .collect::<Vec<_>>()
+                .now_or_never()
+                .expect("nothing waits");
+            let mut chunks: Vec<&[u8]> = Vec::new();
+            let mut rest = bytes;
+            while !rest.is_empty() {
+                let (chunk, after) = rest.split_at(random.usize(1..=rest.len().min(40)));
+                chunks.push(chunk);
+                rest = after;
+            }
+            assert_eq!(events(&chunks), whole, "{text:?} in {chunks:?}");
+            let joined: Vec<u8> = pieces(&chunks).concat();
+            assert_eq!(joined, bytes, "every byte handed on, in order");
+        }
+    }
 }
