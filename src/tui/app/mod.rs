@@ -49,7 +49,10 @@ mod tests;
 
 pub use archive::Archive;
 pub use damage::Damage;
-pub use pane::{AgentPane, HumanAnswer, JUMP_EVERY, PaneStatus, Scroll, rate_text};
+pub use pane::{
+    AgentPane, FAST_JUMP_EVERY, HumanAnswer, JUMP_EVERY, PaneStatus, SKIMMED_ROWS_PER_SECOND,
+    Scroll, rate_text,
+};
 pub use playback::{MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, Moment, Playback};
 pub use target::ItemTarget;
 

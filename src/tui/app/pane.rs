@@ -14,14 +14,22 @@ use crate::tui::markdown::{Segment, StreamDoc};
 
 /// How often, at most, a following pane scrolls when its text arrives
 /// faster than it can be read: a jump leaves free the rows that this long
-/// of the stream fills (half the view at the most), so that the rows above
-/// stand still between jumps. Text slower than four rows a second (a model
-/// a person reads along with) scrolls a row at a time, as it arrives.
-/// Four moves a second read calmer than ten of a few rows each, and every
-/// jump sends the pane's whole view again: at 100 rows a second in a view
-/// of 57 rows, a jump every 100 ms sent each row of text about six times,
-/// one every 250 ms twice (issue 56).
+/// of the stream fills (two thirds of the view at the most), so that the
+/// rows above stand still between jumps. Text slower than four rows a
+/// second (a model a person reads along with) scrolls a row at a time, as
+/// it arrives. Four moves a second read calmer than ten of a few rows
+/// each, and every jump sends the pane's whole view again: at 100 rows a
+/// second in a view of 57 rows, a jump every 100 ms sent each row of text
+/// about six times, one every 250 ms twice (issue 56).
 pub const JUMP_EVERY: Duration = Duration::from_millis(250);
+
+/// How often, at most, a pane jumps when its text comes faster than
+/// [`SKIMMED_ROWS_PER_SECOND`]: nobody reads along at that pace, so the
+/// jumps are half as many, each sending the view again for twice the rows.
+pub const FAST_JUMP_EVERY: Duration = Duration::from_millis(500);
+
+/// Rows a second past which a stream is skimmed, not read along with.
+pub const SKIMMED_ROWS_PER_SECOND: f64 = 20.0;
 
 /// The least stretch of a stream its rate is measured over: text that
 /// came in one burst has no rate, and a jump then leaves no rows free.
@@ -111,9 +119,9 @@ impl Scroll {
     }
 
     /// The most rows a following view of `height` rows leaves free below
-    /// `total` rows of text: half of it, once the text fills it.
+    /// `total` rows of text: two thirds of it, once the text fills it.
     pub fn free_rows(total: usize, height: usize) -> usize {
-        if total > height { height / 2 } else { 0 }
+        if total > height { height * 2 / 3 } else { 0 }
     }
 
     pub fn to_top(&mut self) {
@@ -269,8 +277,9 @@ impl AgentPane {
     /// Keeps a following view's first line where it is while the text
     /// still fits below it, and once the text runs past the bottom, scrolls
     /// to the end and beyond it by the rows the stream fills in
-    /// [`JUMP_EVERY`] at the rate it has been arriving since the last such
-    /// jump. The rows of a fast stream then stand still for most frames
+    /// [`JUMP_EVERY`] ([`FAST_JUMP_EVERY`] past
+    /// [`SKIMMED_ROWS_PER_SECOND`]) at the rate it has been arriving since
+    /// the last such jump. The rows of a fast stream then stand still for most frames
     /// (only the rows it is writing change, which is all a frame then
     /// draws and sends), and every row of it is on screen as soon as it
     /// arrives. `width` is the view's: a new width starts afresh at the
@@ -300,8 +309,12 @@ impl AgentPane {
                         .filter(|seconds| *seconds >= RATE_WINDOW)
                         .map(|seconds| seconds.as_secs_f64());
                     let ahead = seconds.map_or(0, |seconds| {
-                        let rows = total.saturating_sub(jump.rows) as f64;
-                        (rows / seconds * JUMP_EVERY.as_secs_f64()) as usize
+                        let rate = total.saturating_sub(jump.rows) as f64 / seconds;
+                        let every = match rate > SKIMMED_ROWS_PER_SECOND {
+                            true => FAST_JUMP_EVERY,
+                            false => JUMP_EVERY,
+                        };
+                        (rate * every.as_secs_f64()) as usize
                     });
                     *top = last_page + ahead.min(free);
                     // A stretch too short to measure counts on into the
