@@ -10,6 +10,7 @@
 //! read), or where rows break (see [`super::wrap`]).
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
@@ -47,13 +48,139 @@ pub(super) fn push_inline(glyphs: &mut Vec<Glyph>, content: &str, base: Style, t
     }
 }
 
-/// [`push_inline`] through the markdown parser.
-fn push_inline_parsed(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme: &Theme) {
+/// What a live line's inline markdown came to up to a point that no text
+/// after it can change: the line's first bytes, ending with spaces before
+/// a letter, in which every span opened closes and no delimiter is left
+/// over (a `*`, `` ` ``, `[`, … shown as written could still pair with one
+/// to come). The glyphs of a line that starts with them are these glyphs
+/// and then those of the rest read on its own, so a line that grows at
+/// every frame is read again from its last such point, not from its start.
+///
+/// Before issue 56 the live line was read whole at every frame: a long
+/// paragraph streaming at 30 frames a second was most of the parser's
+/// work.
+#[derive(Clone, Debug, Default)]
+pub(super) struct InlinePrefix {
+    /// The content covered.
+    text: String,
+    glyphs: Vec<Glyph>,
+    /// The style the line was read over.
+    base: Style,
+}
+
+impl InlinePrefix {
+    /// Forgets the line (its theme changed).
+    pub(super) fn clear(&mut self) {
+        self.text.clear();
+        self.glyphs.clear();
+    }
+}
+
+/// [`push_inline`] for a line that grows, from where `prefix` left it, and
+/// taking `prefix` on to the last point in the line that nothing after can
+/// change. The glyphs are those [`push_inline`] gives.
+pub(super) fn push_inline_resuming(
+    glyphs: &mut Vec<Glyph>,
+    content: &str,
+    base: Style,
+    theme: &Theme,
+    prefix: &mut InlinePrefix,
+) {
+    let resumes = prefix.base == base
+        && !prefix.text.is_empty()
+        && content.starts_with(prefix.text.as_str())
+        && content
+            .as_bytes()
+            .get(prefix.text.len())
+            .is_some_and(u8::is_ascii_alphabetic);
+    if !resumes {
+        prefix.clear();
+        prefix.base = base;
+    }
+    let rest = &content[prefix.text.len()..];
+    glyphs.extend_from_slice(&prefix.glyphs);
+    let before = glyphs.len();
+    let settled = if is_plain_prose(rest) {
+        let at = last_word_start(rest, rest.len());
+        push_plain(glyphs, &rest[..at], base);
+        let settled = glyphs.len() - before;
+        push_plain(glyphs, &rest[at..], base);
+        Some((at, settled))
+    } else {
+        push_inline_parsed(glyphs, rest, base, theme)
+    };
+    if let Some((at, settled)) = settled.filter(|(at, _)| *at > 0) {
+        prefix.text.push_str(&rest[..at]);
+        prefix
+            .glyphs
+            .extend_from_slice(&glyphs[before..before + settled]);
+    }
+}
+
+/// The last place in `text[..end]` where a letter follows a space, or 0.
+fn last_word_start(text: &str, end: usize) -> usize {
+    let bytes = &text.as_bytes()[..end];
+    (1..bytes.len())
+        .rev()
+        .find(|&at| bytes[at - 1] == b' ' && bytes[at].is_ascii_alphabetic())
+        .unwrap_or(0)
+}
+
+/// The first character of `text[span]` shown as written that could still
+/// pair with one after it (a delimiter of emphasis, strikethrough or code,
+/// a bracket of a link, the opening of inline HTML), from the start of the
+/// span, or the span's length. An underscore inside a word (its
+/// neighbours in `text`) cannot pair.
+fn first_open_delimiter(text: &str, span: Range<usize>) -> usize {
+    let bytes = text.as_bytes();
+    let in_word = |at: Option<usize>| {
+        at.and_then(|at| bytes.get(at))
+            .is_some_and(u8::is_ascii_alphanumeric)
+    };
+    let len = span.len();
+    bytes[span.clone()]
+        .iter()
+        .zip(span)
+        .position(|(byte, at)| match byte {
+            b'*' | b'~' | b'`' | b'[' | b']' | b'<' => true,
+            b'_' => !(in_word(at.checked_sub(1)) && in_word(Some(at + 1))),
+            _ => false,
+        })
+        .unwrap_or(len)
+}
+
+/// [`push_inline`] through the markdown parser. Returns the last point of
+/// `content` no text after it could change, if there is one: its offset
+/// and how many of the glyphs pushed come before it (see
+/// [`InlinePrefix`]).
+fn push_inline_parsed(
+    glyphs: &mut Vec<Glyph>,
+    content: &str,
+    base: Style,
+    theme: &Theme,
+) -> Option<(usize, usize)> {
     let source = neutralize_block_syntax(content);
+    // Escaped block syntax moves the offsets: no point is looked for.
+    let mut settling = matches!(source, Cow::Borrowed(_));
+    let mut settled = None;
+    let start = glyphs.len();
     let mut styles = vec![base];
     let mut open_links: Vec<(usize, pulldown_cmark::CowStr<'_>)> = Vec::new();
-    for event in Parser::new_ext(&source, Options::ENABLE_STRIKETHROUGH) {
+    let events = Parser::new_ext(&source, Options::ENABLE_STRIKETHROUGH).into_offset_iter();
+    for (event, range) in events {
         let current = styles.last().copied().unwrap_or(base);
+        match event {
+            Event::Start(
+                Tag::Paragraph
+                | Tag::Strong
+                | Tag::Emphasis
+                | Tag::Strikethrough
+                | Tag::Link { .. },
+            ) => {}
+            // An image or anything else: read whole, every time.
+            Event::Start(_) => settling = false,
+            _ => {}
+        }
         match event {
             Event::Start(Tag::Strong) => styles.push(current.patch(theme.md_strong)),
             Event::Start(Tag::Emphasis) => styles.push(current.patch(theme.md_emphasis)),
@@ -80,9 +207,32 @@ fn push_inline_parsed(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme
                     }
                 }
             }
-            Event::Text(text) | Event::Html(text) | Event::InlineHtml(text) => {
+            Event::Text(text) => {
+                let written_as_read = source.get(range.clone()) == Some(&*text);
+                let open = match written_as_read {
+                    true => first_open_delimiter(&source, range.clone()),
+                    false => first_open_delimiter(&text, 0..text.len()),
+                };
+                if settling && written_as_read && styles.len() == 1 && open_links.is_empty() {
+                    let at = last_word_start(&text, open);
+                    if at > 0 {
+                        push_plain(glyphs, &text[..at], current);
+                        settled = Some((range.start + at, glyphs.len() - start));
+                        push_plain(glyphs, &text[at..], current);
+                    } else {
+                        push_plain(glyphs, &text, current);
+                    }
+                } else {
+                    push_plain(glyphs, &text, current);
+                }
+                // A delimiter shown as written may pair with one to come.
+                settling &= open == text.len();
+            }
+            Event::Html(text) => {
+                settling = false;
                 push_plain(glyphs, &text, current);
             }
+            Event::InlineHtml(text) => push_plain(glyphs, &text, current),
             Event::Code(code) => push_plain(glyphs, &code, current.patch(theme.md_code)),
             Event::SoftBreak | Event::HardBreak => push_plain(glyphs, " ", current),
             Event::FootnoteReference(label) => {
@@ -94,6 +244,7 @@ fn push_inline_parsed(glyphs: &mut Vec<Glyph>, content: &str, base: Style, theme
             _ => {}
         }
     }
+    settled
 }
 
 /// Whether `content` holds no markdown at all: it starts with a letter,
@@ -298,6 +449,135 @@ mod tests {
             underscored > 50,
             "and plain lines with underscores ({underscored})"
         );
+    }
+
+    /// Grows `lines` lines of random `pieces` a few bytes at a time and
+    /// checks at each length that the line read on from where it settled
+    /// shows what the line read whole shows; returns how many layouts, and
+    /// how many of them were read on from a settled point.
+    fn grow_and_compare(pieces: &[&str], lines: usize, seed: u64) -> (usize, usize) {
+        let theme = theme();
+        let separators = [" ", " ", "  ", ""];
+        let shown = |glyphs: &[Glyph]| -> Vec<(char, Style)> {
+            glyphs.iter().map(|glyph| (glyph.c, glyph.style)).collect()
+        };
+        let mut random = fastrand::Rng::with_seed(seed);
+        let (mut layouts, mut resumed) = (0, 0);
+        for line in 0..lines {
+            let base = if line % 4 == 0 {
+                theme.md_quote
+            } else {
+                theme.text
+            };
+            let mut content = String::new();
+            for _ in 0..random.usize(1..20) {
+                content.push_str(pieces[random.usize(0..pieces.len())]);
+                content.push_str(separators[random.usize(0..separators.len())]);
+            }
+            let mut settled = InlinePrefix::default();
+            let mut end = 0;
+            while end < content.len() {
+                end = (end + random.usize(1..12)).min(content.len());
+                while !content.is_char_boundary(end) {
+                    end += 1;
+                }
+                let grown = &content[..end];
+                let (mut whole, mut resuming) = (Vec::new(), Vec::new());
+                push_inline(&mut whole, grown, base, &theme);
+                let from = settled.text.clone();
+                push_inline_resuming(&mut resuming, grown, base, &theme, &mut settled);
+                layouts += 1;
+                resumed += usize::from(!from.is_empty() && grown.starts_with(&from));
+                assert_eq!(
+                    shown(&whole),
+                    shown(&resuming),
+                    "{grown:?} read on from {from:?}"
+                );
+                assert!(grown.starts_with(&settled.text));
+            }
+        }
+        (layouts, resumed)
+    }
+
+    /// A line read on from where it settled shows what the line read whole
+    /// shows, at every length it grows through, whatever its markdown:
+    /// spans closed and left open, delimiters that pair across the whole
+    /// line, escapes, entities, HTML, links, code and underscores.
+    #[test]
+    fn a_growing_line_read_on_from_where_it_settled_reads_as_whole() {
+        let hostile = [
+            "word",
+            "Alpha",
+            "b",
+            "x1",
+            "**bold**",
+            "*it*",
+            "_em_",
+            "__strong__",
+            "snake_case",
+            "`code`",
+            "``a`b``",
+            "[link](http://u)",
+            "[ref]",
+            "<b>",
+            "</b>",
+            "<a href=\"x y\">",
+            "\\*",
+            "&amp;",
+            "~~gone~~",
+            "~",
+            "*",
+            "**",
+            "`",
+            "[",
+            "]",
+            "<",
+            ">",
+            "!",
+            "![i](u)",
+            "a*b*c",
+            "_",
+            "1.",
+            "-",
+            "#",
+            "é",
+            "中文",
+            "(x)",
+            ":",
+            "http://x.y",
+            "*open",
+            "close*",
+            "**open",
+            "close**",
+            "`open",
+            "close`",
+            "_open",
+            "close_",
+            "[open",
+            "close](u)",
+        ];
+        let (layouts, resumed) = grow_and_compare(&hostile, 4000, 56);
+        assert!(resumed > layouts / 10, "{resumed} of {layouts} read on");
+        // Prose whose spans close, as a model writes it: mostly read on.
+        let prose = [
+            "the",
+            "ledger",
+            "keeps",
+            "every",
+            "**invoice**",
+            "*shadow*",
+            "`event_id`",
+            "event_id",
+            "[docs](http://u)",
+            "replay.",
+            "tenant,",
+            "ok:",
+            "é",
+            "(x)",
+            "2026",
+        ];
+        let (layouts, resumed) = grow_and_compare(&prose, 2000, 57);
+        assert!(resumed * 3 > layouts * 2, "{resumed} of {layouts} read on");
     }
 
     #[test]

@@ -116,6 +116,9 @@ pub struct StreamDoc {
     /// first row a layout changed (and for their allocations).
     tail_rows_before: Rows,
     tail_changed: bool,
+    /// How far the live line's inline markdown is settled: it is read on
+    /// from there at the next layout ([`inline::InlinePrefix`]).
+    tail_settled: inline::InlinePrefix,
     lines_laid_last_layout: usize,
     /// Provisional text shown after everything else (see
     /// [`trailer`](Self::trailer)).
@@ -265,6 +268,7 @@ impl StreamDoc {
             .is_some_and(|(laid_width, laid_theme)| *laid_width == width && laid_theme == theme);
         if !unchanged {
             self.laid_for = Some((width, theme.clone()));
+            self.tail_settled.clear();
             for chunk in &mut self.chunks {
                 *chunk = chunk.unlaid();
             }
@@ -547,7 +551,12 @@ impl StreamDoc {
                 Segment::Reasoning => LineKind::Reasoning,
                 Segment::Answer => classify(&blocks, &self.tail).0,
             };
-            layouter.lay_out(&self.tail, &kind, &mut self.tail_rows);
+            layouter.lay_out_live(
+                &self.tail,
+                &kind,
+                &mut self.tail_rows,
+                &mut self.tail_settled,
+            );
             laid += 1;
         }
         laid

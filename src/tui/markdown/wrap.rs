@@ -19,7 +19,9 @@ use ratatui::text::{Line, Span};
 use crate::tui::theme::Theme;
 
 use super::blocks::{LineKind, classify_prose, without_closing_hashes};
-use super::inline::{Glyph, push_inline, push_plain, push_yaml};
+use super::inline::{
+    Glyph, InlinePrefix, push_inline, push_inline_resuming, push_plain, push_yaml,
+};
 use super::table::lay_out_table;
 use super::text_width;
 
@@ -180,6 +182,9 @@ pub(super) struct Layouter<'t> {
     content: Vec<Glyph>,
     first_prefix: Vec<Glyph>,
     rest_prefix: Vec<Glyph>,
+    /// While a live line is laid out: how far its inline markdown is
+    /// settled ([`lay_out_live`](Self::lay_out_live)).
+    live: Option<InlinePrefix>,
 }
 
 impl<'t> Layouter<'t> {
@@ -190,6 +195,24 @@ impl<'t> Layouter<'t> {
             content: Vec::new(),
             first_prefix: Vec::new(),
             rest_prefix: Vec::new(),
+            live: None,
+        }
+    }
+
+    /// [`lay_out`](Self::lay_out) for a line still streaming, whose inline
+    /// markdown is read on from where `settled` says nothing can change
+    /// any more, and `settled` taken on (the rows are the same).
+    pub(super) fn lay_out_live(
+        &mut self,
+        text: &str,
+        kind: &LineKind,
+        rows: &mut Rows,
+        settled: &mut InlinePrefix,
+    ) {
+        self.live = Some(std::mem::take(settled));
+        self.lay_out(text, kind, rows);
+        if let Some(live) = self.live.take() {
+            *settled = live;
         }
     }
 
@@ -309,7 +332,12 @@ impl<'t> Layouter<'t> {
     /// Wraps `content`, read as inline markdown over `base`, after the
     /// prefixes set so far.
     fn wrap_inline(&mut self, content: &str, base: Style, rows: &mut Rows) {
-        push_inline(&mut self.content, content, base, self.theme);
+        match &mut self.live {
+            Some(settled) => {
+                push_inline_resuming(&mut self.content, content, base, self.theme, settled);
+            }
+            None => push_inline(&mut self.content, content, base, self.theme),
+        }
         self.wrap_words(rows);
     }
 
