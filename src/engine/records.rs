@@ -153,8 +153,8 @@ pub const DOCUMENTS_LAG_MAX_MS: u64 = 10_000;
 /// never a sum that grows quadratically.
 ///
 /// It was 50 until issue 56 measured it: after a 1 MB proposal the
-/// rewrites (a few ms each, debate.yaml emitting the proposal verbatim) took a
-/// fifth of the interface's whole work, which is itself about 3% of a core.
+/// rewrites (a few ms each, debate.yaml emitting the proposal verbatim)
+/// took a fifth of the interface's whole work, itself about 3% of a core.
 pub const DOCUMENTS_COST_SHARE: u32 = 200;
 
 pub use crate::agent::STREAM_BATCH_MS;

@@ -226,10 +226,10 @@ where
     }
 }
 
-/// It hands the SSE parser one event at a time: the parser keeps what it
-/// has not read in a string and copies the rest of it after every line it
-/// reads, so a read holding many events (a paced read gathers a frame's
-/// worth, dozens) cost it a copy of the read per line.
+/// The supervisor hands the SSE parser one event at a time: the parser
+/// keeps what it has not read in a string and copies the rest of it after
+/// every line it reads, so a read holding many events (a paced read
+/// gathers a frame's worth, dozens) cost it a copy of the read per line.
 struct ByteSupervisor<S> {
     inner: S,
     /// The rest of the last read, cut after each event's end.

@@ -279,11 +279,11 @@ impl AgentPane {
     /// to the end and beyond it by the rows the stream fills in
     /// [`JUMP_EVERY`] ([`FAST_JUMP_EVERY`] past
     /// [`SKIMMED_ROWS_PER_SECOND`]) at the rate it has been arriving since
-    /// the last such jump. The rows of a fast stream then stand still for most frames
-    /// (only the rows it is writing change, which is all a frame then
-    /// draws and sends), and every row of it is on screen as soon as it
-    /// arrives. `width` is the view's: a new width starts afresh at the
-    /// last page. Once no call of the pane runs, no rows are kept free for
+    /// the last such jump. The rows of a fast stream then stand still for
+    /// most frames (only the rows it is writing change, which is all a
+    /// frame then draws and sends), and every row of it is on screen as
+    /// soon as it arrives. `width` is the view's: a new width starts afresh
+    /// at the last page. Once no call of the pane runs, no rows are kept free for
     /// text to come: the view is the last page.
     pub fn follow_the_stream(&mut self, width: u16) {
         let running = matches!(self.status, PaneStatus::Streaming | PaneStatus::Retrying);
@@ -310,9 +310,10 @@ impl AgentPane {
                         .map(|seconds| seconds.as_secs_f64());
                     let ahead = seconds.map_or(0, |seconds| {
                         let rate = total.saturating_sub(jump.rows) as f64 / seconds;
-                        let every = match rate > SKIMMED_ROWS_PER_SECOND {
-                            true => FAST_JUMP_EVERY,
-                            false => JUMP_EVERY,
+                        let every = if rate > SKIMMED_ROWS_PER_SECOND {
+                            FAST_JUMP_EVERY
+                        } else {
+                            JUMP_EVERY
                         };
                         (rate * every.as_secs_f64()) as usize
                     });

@@ -228,11 +228,9 @@ fn push_inline_parsed(
                 // A delimiter shown as written may pair with one to come.
                 settling &= open == text.len();
             }
-            Event::Html(text) => {
-                settling = false;
-                push_plain(glyphs, &text, current);
-            }
-            Event::InlineHtml(text) => push_plain(glyphs, &text, current),
+            // An HTML block's lines come inside its start, which stops the
+            // settling above.
+            Event::Html(text) | Event::InlineHtml(text) => push_plain(glyphs, &text, current),
             Event::Code(code) => push_plain(glyphs, &code, current.patch(theme.md_code)),
             Event::SoftBreak | Event::HardBreak => push_plain(glyphs, " ", current),
             Event::FootnoteReference(label) => {
