@@ -972,6 +972,92 @@ mod tests {
         assert_eq!(styles_of(&doc, 1)[0].1, theme().md_heading);
     }
 
+    /// Every row, text and style, of `doc` as laid out last.
+    fn all_styled_rows(doc: &StreamDoc) -> Vec<Vec<(String, Style)>> {
+        (0..doc.line_count())
+            .map(|row| styles_of(doc, row))
+            .collect()
+    }
+
+    /// A document streamed a few bytes at a time, laid out after every
+    /// push (its live line read on from where it settled, and a line that
+    /// ends read on from its live line's settled start), has the rows of
+    /// the same text laid out at once, at every point and at the end.
+    #[test]
+    fn a_document_streamed_in_pieces_lays_out_as_it_would_whole() {
+        let pieces = [
+            "word",
+            "**bold**",
+            "*it*",
+            "_em_",
+            "snake_case",
+            "`code`",
+            "[link](http://u)",
+            "<b>",
+            "\\*",
+            "&amp;",
+            "~~gone~~",
+            "*",
+            "**",
+            "`",
+            "[",
+            "]",
+            "<",
+            "*open",
+            "close*",
+            "**open",
+            "close**",
+            "中文",
+            "é",
+        ];
+        let starts = [
+            "",
+            "",
+            "",
+            "# ",
+            "- ",
+            "1. ",
+            "> ",
+            "  ",
+            "```\n",
+            "| a | b |\n",
+        ];
+        let (theme, width) = (theme(), 23);
+        let mut random = fastrand::Rng::with_seed(56);
+        let mut text = String::new();
+        for _ in 0..300 {
+            text.push_str(starts[random.usize(0..starts.len())]);
+            for _ in 0..random.usize(1..24) {
+                text.push_str(pieces[random.usize(0..pieces.len())]);
+                text.push_str([" ", " ", "  ", ""][random.usize(0..4)]);
+            }
+            text.push('\n');
+        }
+        let mut streamed = StreamDoc::new();
+        let mut end = 0;
+        let mut checked = 0;
+        while end < text.len() {
+            let start = end;
+            end = (end + random.usize(1..40)).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            streamed.push(Segment::Answer, &text[start..end]);
+            streamed.layout(width, &theme);
+            if random.usize(0..20) == 0 || end == text.len() {
+                let mut whole = doc_of(&text[..end]);
+                whole.layout(width, &theme);
+                assert_eq!(
+                    all_styled_rows(&streamed),
+                    all_styled_rows(&whole),
+                    "after {end} bytes"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "{checked} points compared");
+    }
+
     #[test]
     fn only_the_tail_is_laid_out_again_after_a_push() {
         let mut doc = doc_of("# Title\nfirst line\nsecond line\npartial");
