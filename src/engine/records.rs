@@ -154,8 +154,11 @@ pub const DOCUMENTS_LAG_MAX_MS: u64 = 10_000;
 ///
 /// It was 50 until issue 56 measured it: after a 1 MB proposal the
 /// rewrites (a few ms each, debate.yaml emitting the proposal verbatim)
-/// took a fifth of the interface's whole work, itself about 3% of a core.
-pub const DOCUMENTS_COST_SHARE: u32 = 200;
+/// took a fifth of the interface's whole work, itself about 3% of a core;
+/// at 200 they were still a fifth of what the interface did after a 1 MB
+/// proposal (debate.yaml, 5 ms a rewrite, once a second), so 1,000: the
+/// 10 s bound decides for a debate that large.
+pub const DOCUMENTS_COST_SHARE: u32 = 1000;
 
 pub use crate::agent::STREAM_BATCH_MS;
 
