@@ -22,7 +22,7 @@ use super::blocks::{is_rule, list_marker, opens_fence};
 use super::{char_width, text_width};
 
 /// One character to place, with its style and display width.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Glyph {
     pub(super) c: char,
     pub(super) width: usize,
@@ -74,18 +74,25 @@ impl InlinePrefix {
         self.text.clear();
         self.glyphs.clear();
     }
+
+    /// How many of the line's first glyphs are settled.
+    pub(super) fn settled_glyphs(&self) -> usize {
+        self.glyphs.len()
+    }
 }
 
 /// [`push_inline`] for a line that grows, from where `prefix` left it, and
 /// taking `prefix` on to the last point in the line that nothing after can
-/// change. The glyphs are those [`push_inline`] gives.
+/// change. The glyphs are those [`push_inline`] gives. Returns how many of
+/// the glyphs pushed are those `prefix` held before: the same as they were
+/// at the last call (0 when the line is not the one `prefix` was of).
 pub(super) fn push_inline_resuming(
     glyphs: &mut Vec<Glyph>,
     content: &str,
     base: Style,
     theme: &Theme,
     prefix: &mut InlinePrefix,
-) {
+) -> usize {
     let resumes = prefix.base == base
         && !prefix.text.is_empty()
         && content.starts_with(prefix.text.as_str())
@@ -97,6 +104,7 @@ pub(super) fn push_inline_resuming(
         prefix.clear();
         prefix.base = base;
     }
+    let resumed = prefix.glyphs.len();
     let rest = &content[prefix.text.len()..];
     glyphs.extend_from_slice(&prefix.glyphs);
     let before = glyphs.len();
@@ -115,6 +123,7 @@ pub(super) fn push_inline_resuming(
             .glyphs
             .extend_from_slice(&glyphs[before..before + settled]);
     }
+    resumed
 }
 
 /// The last place in `text[..end]` where a letter follows a space, or 0.

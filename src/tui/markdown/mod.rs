@@ -119,6 +119,9 @@ pub struct StreamDoc {
     /// How far the live line's inline markdown is settled: it is read on
     /// from there at the next layout ([`inline::InlinePrefix`]).
     tail_settled: inline::InlinePrefix,
+    /// Where the live line's rows (`tail_rows`) can be taken up at its
+    /// next layout ([`wrap::WrapResume`]).
+    tail_resume: Option<wrap::WrapResume>,
     lines_laid_last_layout: usize,
     /// Provisional text shown after everything else (see
     /// [`trailer`](Self::trailer)).
@@ -269,6 +272,7 @@ impl StreamDoc {
         if !unchanged {
             self.laid_for = Some((width, theme.clone()));
             self.tail_settled.clear();
+            self.tail_resume = None;
             for chunk in &mut self.chunks {
                 *chunk = chunk.unlaid();
             }
@@ -527,6 +531,8 @@ impl StreamDoc {
         let mut laid = 0;
         let mut tail_in_table = false;
         let mut blocks = self.blocks.clone();
+        // Taken on below only where the live line is laid out alone.
+        let resume = self.tail_resume.take();
         if !self.table.is_empty() {
             let held = self.table.split('\n').count();
             if held >= 2 {
@@ -551,11 +557,13 @@ impl StreamDoc {
                 Segment::Reasoning => LineKind::Reasoning,
                 Segment::Answer => classify(&blocks, &self.tail).0,
             };
+            self.tail_resume = resume;
             layouter.lay_out_live(
                 &self.tail,
                 &kind,
                 &mut self.tail_rows,
                 &mut self.tail_settled,
+                (&mut self.tail_resume, &self.tail_rows_before),
             );
             laid += 1;
         }
@@ -1056,6 +1064,82 @@ mod tests {
             }
         }
         assert!(checked > 20, "{checked} points compared");
+    }
+
+    /// A long live line is wrapped again at each layout only from its last
+    /// row begun by a settled word: the rows before are kept, and every row
+    /// is what laying the text out at once gives. Paragraphs, list items
+    /// (a hanging indent), quotes and headings; a line that starts as the
+    /// last one did (its settled text read on across the two); a width
+    /// change in the middle.
+    #[test]
+    fn a_long_live_line_is_wrapped_again_only_from_its_last_settled_row() {
+        let words = [
+            "ledger",
+            "**invoice**",
+            "replay",
+            "`event_id`",
+            "snake_case",
+            "*shadow*",
+            "upcaster",
+            "中文",
+            "idempotent",
+            "x",
+            "[link](http://u)",
+            "rollback",
+        ];
+        let mut random = fastrand::Rng::with_seed(5656);
+        let line = |random: &mut fastrand::Rng| {
+            let mut line = String::new();
+            for at in 0..90 {
+                if at > 0 {
+                    line.push_str([" ", " ", "  "][random.usize(0..3)]);
+                }
+                line.push_str(words[random.usize(0..words.len())]);
+            }
+            line
+        };
+        let theme = theme();
+        let (mut pushes, mut taken_up) = (0, 0);
+        for start in ["", "- ", "> ", "## ", "12. "] {
+            let first = line(&mut random);
+            let second = match random.bool() {
+                true => first.clone(),
+                false => line(&mut random),
+            };
+            let text = format!("{start}{first}\n{start}{second}\n");
+            let mut streamed = StreamDoc::new();
+            let mut end = 0;
+            while end < text.len() {
+                let from = end;
+                end = (end + random.usize(1..14)).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                // One width change, in the first line.
+                let width = if end > text.len() / 4 { 31 } else { 44 };
+                streamed.push(Segment::Answer, &text[from..end]);
+                streamed.layout(width, &theme);
+                let mut whole = doc_of(&text[..end]);
+                whole.layout(width, &theme);
+                assert_eq!(
+                    all_styled_rows(&streamed),
+                    all_styled_rows(&whole),
+                    "{start:?}, after {end} bytes"
+                );
+                pushes += 1;
+                taken_up += usize::from(
+                    streamed
+                        .tail_resume
+                        .as_ref()
+                        .is_some_and(|resume| resume.rows_kept() > 0),
+                );
+            }
+        }
+        assert!(
+            taken_up * 2 > pushes,
+            "rows taken up at {taken_up} of {pushes} layouts"
+        );
     }
 
     #[test]

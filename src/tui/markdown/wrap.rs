@@ -58,7 +58,7 @@ pub(super) struct Rows {
 
 /// A span: where its text ends in [`Rows::text`] and its style's index in
 /// [`Rows::styles`]. Eight bytes, for rows that are mostly spans.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct StoredSpan {
     text_end: u32,
     style: u16,
@@ -88,6 +88,25 @@ impl Rows {
 
     pub(super) fn len(&self) -> usize {
         self.row_ends.len()
+    }
+
+    /// Makes these rows the first `count` of `other` (of which there are at
+    /// least as many).
+    fn copy_first_rows(&mut self, other: &Rows, count: usize) {
+        self.clear();
+        let spans = match count {
+            0 => 0,
+            _ => other.row_ends[count - 1] as usize,
+        };
+        let text = match spans {
+            0 => 0,
+            _ => other.spans[spans - 1].text_end as usize,
+        };
+        self.text.push_str(&other.text[..text]);
+        self.spans.extend_from_slice(&other.spans[..spans]);
+        self.styles.extend_from_slice(&other.styles);
+        self.row_ends.extend_from_slice(&other.row_ends[..count]);
+        self.open_row_first_span = spans;
     }
 
     fn start_row(&mut self) {
@@ -175,6 +194,45 @@ fn glyphs_width(glyphs: &[Glyph]) -> usize {
     glyphs.iter().map(|glyph| glyph.width).sum()
 }
 
+/// Where the rows of a live line can be taken up again at its next layout:
+/// the row that begins with glyph `glyph`, the `rows` before it kept as
+/// they are. Word wrapping runs left to right, so the rows before a row
+/// that begins a word depend only on the glyphs up to the end of that word
+/// (whether it fits is decided by its whole width), the width and the
+/// prefixes; where all those glyphs are settled ([`InlinePrefix`]: no text
+/// to come can change them) and the width and prefixes are the same, so
+/// are those rows, and wrapping on from that word gives what wrapping the
+/// whole line would.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct WrapResume {
+    width: usize,
+    first_prefix: Vec<Glyph>,
+    rest_prefix: Vec<Glyph>,
+    rows: usize,
+    glyph: usize,
+    /// The glyphs the rows before depend on: up to the space that ends the
+    /// word at `glyph`.
+    depends_on: usize,
+}
+
+impl WrapResume {
+    /// The rows before the row taken up.
+    #[cfg(test)]
+    pub(super) fn rows_kept(&self) -> usize {
+        self.rows
+    }
+}
+
+/// A live line's layout as [`Layouter::wrap_words`] sees it.
+struct Live<'a> {
+    /// Where to take the rows up again, with the rows of the last layout.
+    resume: Option<(WrapResume, &'a Rows)>,
+    /// The line's first glyphs that are the same as at the last layout.
+    same_as_before: usize,
+    /// The line's first glyphs no text to come can change.
+    settled: usize,
+}
+
 /// Lays out source lines at one width with one theme, reusing its buffers.
 pub(super) struct Layouter<'t> {
     width: usize,
@@ -185,6 +243,9 @@ pub(super) struct Layouter<'t> {
     /// While a live line is laid out: how far its inline markdown is
     /// settled ([`lay_out_live`](Self::lay_out_live)).
     live: Option<InlinePrefix>,
+    /// While a live line is laid out: where its rows were left to be taken
+    /// up again, and the rows they are in; after, where its rows now can be.
+    resume: Option<WrapResume>,
 }
 
 impl<'t> Layouter<'t> {
@@ -196,27 +257,45 @@ impl<'t> Layouter<'t> {
             first_prefix: Vec::new(),
             rest_prefix: Vec::new(),
             live: None,
+            resume: None,
         }
     }
 
-    /// [`lay_out`](Self::lay_out) for a line still streaming, whose inline
-    /// markdown is read on from where `settled` says nothing can change
-    /// any more, and `settled` taken on (the rows are the same).
+    /// [`lay_out`](Self::lay_out) for a line still streaming, into empty
+    /// `rows`, whose inline markdown is read on from where `settled` says
+    /// nothing can change any more, and `settled` taken on; and whose rows
+    /// are taken up from where `resume` says the last layout's rows,
+    /// `before`, can be, and `resume` taken on. The rows are the same.
     pub(super) fn lay_out_live(
         &mut self,
         text: &str,
         kind: &LineKind,
         rows: &mut Rows,
         settled: &mut InlinePrefix,
+        (resume, before): (&mut Option<WrapResume>, &Rows),
     ) {
         self.live = Some(std::mem::take(settled));
-        self.lay_out(text, kind, rows);
+        self.resume = resume.take();
+        self.lay_out_with(text, kind, rows, Some(before));
         if let Some(live) = self.live.take() {
             *settled = live;
         }
+        *resume = self.resume.take();
     }
 
     pub(super) fn lay_out(&mut self, text: &str, kind: &LineKind, rows: &mut Rows) {
+        self.lay_out_with(text, kind, rows, None);
+    }
+
+    /// [`lay_out`](Self::lay_out), with the rows of a live line's last
+    /// layout where it is one.
+    fn lay_out_with(
+        &mut self,
+        text: &str,
+        kind: &LineKind,
+        rows: &mut Rows,
+        before: Option<&Rows>,
+    ) {
         let theme = self.theme;
         self.content.clear();
         self.first_prefix.clear();
@@ -278,14 +357,14 @@ impl<'t> Layouter<'t> {
             }
             LineKind::Heading { content_start } => {
                 let content = without_closing_hashes(&text[*content_start..]);
-                self.wrap_inline(content, theme.md_heading, rows);
+                self.wrap_inline(content, theme.md_heading, rows, before);
             }
             LineKind::Paragraph {
                 indent,
                 content_start,
             } => {
                 self.indent_both(*indent, theme.text);
-                self.wrap_inline(&text[*content_start..], theme.text, rows);
+                self.wrap_inline(&text[*content_start..], theme.text, rows, before);
             }
             LineKind::ListItem {
                 indent,
@@ -298,7 +377,7 @@ impl<'t> Layouter<'t> {
                 let hanging = glyphs_width(&self.first_prefix);
                 let hang = readable_hang(self.width, *indent, hanging);
                 push_plain(&mut self.rest_prefix, &" ".repeat(hang), theme.text);
-                self.wrap_inline(&text[*content_start..], theme.text, rows);
+                self.wrap_inline(&text[*content_start..], theme.text, rows, before);
             }
             LineKind::Table => match lay_out_table(text, self.width, theme) {
                 Some(table) => {
@@ -324,21 +403,28 @@ impl<'t> Layouter<'t> {
                 let bar = "│ ".repeat(*depth);
                 push_plain(&mut self.first_prefix, &bar, theme.md_quote);
                 push_plain(&mut self.rest_prefix, &bar, theme.md_quote);
-                self.wrap_inline(&text[*content_start..], theme.md_quote, rows);
+                self.wrap_inline(&text[*content_start..], theme.md_quote, rows, before);
             }
         }
     }
 
     /// Wraps `content`, read as inline markdown over `base`, after the
-    /// prefixes set so far.
-    fn wrap_inline(&mut self, content: &str, base: Style, rows: &mut Rows) {
-        match &mut self.live {
-            Some(settled) => {
-                push_inline_resuming(&mut self.content, content, base, self.theme, settled);
-            }
-            None => push_inline(&mut self.content, content, base, self.theme),
-        }
-        self.wrap_words(rows);
+    /// prefixes set so far; taking a live line's rows up from its last
+    /// layout's, `before`, where they can be.
+    fn wrap_inline(&mut self, content: &str, base: Style, rows: &mut Rows, before: Option<&Rows>) {
+        let Some(settled) = &mut self.live else {
+            push_inline(&mut self.content, content, base, self.theme);
+            self.wrap_words(rows);
+            return;
+        };
+        let same_as_before =
+            push_inline_resuming(&mut self.content, content, base, self.theme, settled);
+        let live = Live {
+            resume: self.resume.take().zip(before),
+            same_as_before,
+            settled: settled.settled_glyphs(),
+        };
+        self.resume = self.wrap_words_live(rows, live);
     }
 
     fn indent_both(&mut self, indent: usize, style: Style) {
@@ -391,15 +477,47 @@ impl<'t> Layouter<'t> {
     /// Prose: fills rows word by word; a word is broken only when it is wider
     /// than a whole row.
     fn wrap_words(&mut self, rows: &mut Rows) {
+        self.wrap_words_live(
+            rows,
+            Live {
+                resume: None,
+                same_as_before: 0,
+                settled: 0,
+            },
+        );
+    }
+
+    /// [`wrap_words`](Self::wrap_words) for a live line, into empty `rows`:
+    /// from where `live` says its last layout's rows can be taken up, if
+    /// they can. Returns where these rows can be taken up at the next.
+    fn wrap_words_live(&mut self, rows: &mut Rows, live: Live<'_>) -> Option<WrapResume> {
         let width = self.width;
         let max_prefix = width.saturating_sub(MIN_TEXT_COLUMNS);
         fit_prefix(&mut self.first_prefix, max_prefix);
         fit_prefix(&mut self.rest_prefix, max_prefix);
         let fresh_row_room = width.saturating_sub(glyphs_width(&self.rest_prefix));
-        let mut row = RowCursor::begin(rows, &self.first_prefix);
+        // Only rows of the line alone are kept or taken up.
+        let alone = rows.len() == 0;
+        let resume = live.resume.filter(|(resume, before)| {
+            alone
+                && resume.depends_on <= live.same_as_before
+                && resume.rows <= before.len()
+                && resume.width == width
+                && resume.first_prefix == self.first_prefix
+                && resume.rest_prefix == self.rest_prefix
+        });
+        let (mut row, mut at) = match resume {
+            Some((resume, before)) => {
+                rows.copy_first_rows(before, resume.rows);
+                (RowCursor::begin(rows, &self.rest_prefix), resume.glyph)
+            }
+            None => (RowCursor::begin(rows, &self.first_prefix), 0),
+        };
+        // Where the next layout can take these rows up: the last row begun
+        // by a word whose glyphs, and the space after it, are settled.
+        let mut next_resume = None;
         let glyphs = &self.content;
         let mut spaces = 0..0;
-        let mut at = 0;
         while at < glyphs.len() {
             let start = at;
             if glyphs[at].c == ' ' {
@@ -438,12 +556,24 @@ impl<'t> Layouter<'t> {
             } else {
                 if row.has_content {
                     row.next_row(&self.rest_prefix);
+                    if alone && at < live.settled {
+                        next_resume = Some((row.rows.len(), start, at + 1));
+                    }
                 }
                 row.emit(word);
             }
             spaces = 0..0;
         }
         row.finish();
+        let (rows, glyph, depends_on) = next_resume?;
+        Some(WrapResume {
+            width,
+            first_prefix: self.first_prefix.clone(),
+            rest_prefix: self.rest_prefix.clone(),
+            rows,
+            glyph,
+            depends_on,
+        })
     }
 }
 
