@@ -54,8 +54,8 @@ pub const TARGET_BESIDE_MIN_COLUMNS: u16 = 80;
 
 /// What the layout needs to know of the state, built from it by the
 /// state (`App::layout_input`).
-#[derive(Clone, Debug)]
-pub struct LayoutInput<'a> {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayoutInput {
     /// The region the keys act on: the verdict view when it shows, else
     /// the focused one (`App::focused_region`).
     pub focused: Region,
@@ -66,8 +66,8 @@ pub struct LayoutInput<'a> {
     /// The moderator's decisions are what the debate waits for: the items
     /// take the room of the panes set aside (`App::moderation_layout`).
     pub moderation: bool,
-    /// What the board shows, when the protocol has a board.
-    pub board: Option<&'a BoardView>,
+    /// The room the board wants, when the protocol has a board.
+    pub board: Option<BoardRoom>,
     /// The protocol raised items and there are some to show.
     pub has_items: bool,
     /// How the items region splits.
@@ -147,6 +147,38 @@ pub fn inner(rect: Rect) -> Rect {
 /// Whether `area` is large enough to show every region at once.
 pub fn is_wide(area: Rect) -> bool {
     area.width >= WIDE_MIN_COLUMNS && area.height >= WIDE_MIN_ROWS
+}
+
+/// The room a board wants beside the panes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardRoom {
+    /// These rows, up to a third of the side's height.
+    Rows(u16),
+    /// Half the side's height: two texts side by side need the room; the
+    /// panes keep the rest.
+    HalfSide,
+}
+
+impl BoardRoom {
+    /// The room `board` wants; `moderation`: the moderation layout, where an
+    /// empty board keeps room for its placeholder.
+    pub fn of(board: &BoardView, moderation: bool) -> BoardRoom {
+        BoardRoom::Rows(match board {
+            BoardView::Scores(board) => board.blocks.len() as u16 + 8,
+            // Room for the placeholder while there is nothing to rule on.
+            BoardView::Rulings(rulings) if rulings.is_empty() => EMPTY_BOARD_ROWS,
+            BoardView::Rulings(rulings) => {
+                rulings
+                    .iter()
+                    .map(|ruling| 2 + u16::from(!ruling.facts.is_empty()))
+                    .sum::<u16>()
+                    + 2
+            }
+            BoardView::Revision(_) => return BoardRoom::HalfSide,
+            BoardView::None if moderation => EMPTY_BOARD_ROWS,
+            BoardView::None => 6,
+        })
+    }
 }
 
 /// Lays the screen out for `input` in `area`.
@@ -243,28 +275,10 @@ pub fn compute(input: &LayoutInput, area: Rect) -> ScreenLayout {
     let mut side_regions = Vec::new();
     if let Some(board) = input.board {
         let board_rows = match board {
-            BoardView::Scores(board) => board.blocks.len() as u16 + 8,
-            // Room for the placeholder while there is nothing to rule on.
-            BoardView::Rulings(rulings) if rulings.is_empty() => EMPTY_BOARD_ROWS,
-            BoardView::Rulings(rulings) => {
-                rulings
-                    .iter()
-                    .map(|ruling| 2 + u16::from(!ruling.facts.is_empty()))
-                    .sum::<u16>()
-                    + 2
-            }
-            // Two texts side by side need the room; the panes keep the rest.
-            BoardView::Revision(_) => side.height / 2,
-            BoardView::None if moderation => EMPTY_BOARD_ROWS,
-            BoardView::None => 6,
+            BoardRoom::Rows(rows) => rows.min(side.height / 3),
+            BoardRoom::HalfSide => side.height / 2,
         };
-        side_regions.push((
-            Region::Board,
-            Constraint::Length(board_rows.min(match board {
-                BoardView::Revision(_) => side.height / 2,
-                _ => side.height / 3,
-            })),
-        ));
+        side_regions.push((Region::Board, Constraint::Length(board_rows)));
     }
     if input.has_items && !moderation {
         let status_rows = if input.items.archive {

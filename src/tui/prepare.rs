@@ -20,7 +20,13 @@ impl App {
     /// Lays the screen out for `area` and brings every visible text cache up
     /// to date, so that drawing is a read of finished layouts.
     pub fn prepare(&mut self, area: Rect) {
-        self.layout = layout::compute(&self.layout_input(), area);
+        // The regions change only when what they are laid out for does;
+        // most frames only stream text.
+        let input = (self.layout_input(), area);
+        if self.layout_for.as_ref() != Some(&input) {
+            self.layout = layout::compute(&input.0, area);
+            self.layout_for = Some(input);
+        }
         self.look_up_item_target();
         let theme = &self.theme;
         for &(region, rect) in &self.layout.regions {

@@ -294,6 +294,9 @@ pub struct App {
     pub started: Instant,
     pub elapsed: Duration,
     pub layout: ScreenLayout,
+    /// What `layout` was laid out for: a frame of the same input and area
+    /// keeps it.
+    pub layout_for: Option<(layout::LayoutInput, ratatui::layout::Rect)>,
     pub quit: bool,
     /// What changed on screen since the last frame.
     pub damage: Damage,
@@ -357,6 +360,7 @@ impl App {
             started: now,
             elapsed: Duration::ZERO,
             layout: ScreenLayout::default(),
+            layout_for: None,
             quit: false,
             damage: Damage::Whole,
             engine_error: None,

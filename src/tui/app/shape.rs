@@ -4,7 +4,7 @@
 //! layout reads no state.
 
 use super::{App, Focus, Mode, PaneStatus};
-use crate::tui::layout::{self, ItemsShape, LayoutInput, PaneShape, Region};
+use crate::tui::layout::{self, BoardRoom, ItemsShape, LayoutInput, PaneShape, Region};
 
 impl App {
     /// The region the keys act on: the verdict view when it shows, else
@@ -57,7 +57,8 @@ impl App {
     }
 
     /// What the layout needs to know of the state.
-    pub fn layout_input(&self) -> LayoutInput<'_> {
+    pub fn layout_input(&self) -> LayoutInput {
+        let moderation = self.moderation_layout();
         LayoutInput {
             focused: self.focused_region(),
             zoomed: self.zoomed,
@@ -69,8 +70,12 @@ impl App {
                     set_aside: self.set_aside(index),
                 })
                 .collect(),
-            moderation: self.moderation_layout(),
-            board: self.info.board.as_ref().map(|_| &self.board.view),
+            moderation,
+            board: self
+                .info
+                .board
+                .as_ref()
+                .map(|_| BoardRoom::of(&self.board.view, moderation)),
             has_items: self.has_items(),
             items: self.items_shape(),
         }

@@ -1187,3 +1187,34 @@ fn a_read_only_attach_refuses_the_keys_that_rule() {
     app.apply(Update::BudgetReached(question), Instant::now());
     assert!(app.layers.is_empty(), "no budget question to answer here");
 }
+
+/// Issue 56: the regions are laid out again only when what they are laid
+/// out for changes (the panes' shapes, the focus, the board's room, the
+/// area), not at every frame of streamed text.
+#[test]
+fn the_layout_is_kept_while_what_it_is_laid_out_for_stands() {
+    let mut app = app();
+    let area = Rect::new(0, 0, 200, 60);
+    // Marked, to see whether the next frame lays it out again.
+    start(&mut app, "proposer/proposal/r1/a1", "proposer");
+    app.prepare(area);
+    let laid_out = app.layout.clone();
+    app.layout.regions.clear();
+    app.apply(
+        Update::Chunk {
+            call_id: "proposer/proposal/r1/a1".into(),
+            text: "more text".into(),
+        },
+        Instant::now(),
+    );
+    app.prepare(area);
+    assert!(app.layout.regions.is_empty(), "the same input keeps it");
+    app.zoomed = true;
+    app.prepare(area);
+    assert_eq!(app.layout.regions.len(), 1, "zoomed: one region");
+    app.zoomed = false;
+    app.prepare(Rect::new(0, 0, 200, 50));
+    assert_ne!(app.layout, laid_out, "another area");
+    app.prepare(area);
+    assert_eq!(app.layout, laid_out);
+}
