@@ -410,6 +410,27 @@ impl Sanitizer {
         // takes from any state as the end of the sequence and then executes
         // (the printer drops it), so the byte after it is printed as text.
         self.seven_bit.clear();
+        // Most chunks hold no escape and no C1 control (whose UTF-8 starts
+        // with 0xC2), and start outside any string sequence: then every
+        // byte goes through as it is and the tracker stays outside.
+        if self.strings == StringTracker::Outside && !chunk.bytes().any(|b| b == 0x1b || b == 0xc2)
+        {
+            self.seven_bit.extend_from_slice(chunk.as_bytes());
+        } else {
+            self.push_seven_bit(chunk);
+        }
+        let mut printer = Printer {
+            out: String::with_capacity(chunk.len()),
+            column: self.column,
+        };
+        self.parser.advance(&mut printer, &self.seven_bit);
+        self.column = printer.column;
+        printer.out
+    }
+
+    /// Appends `chunk` to `seven_bit` with its C1 controls in their 7-bit
+    /// form and overstaying string sequences cut.
+    fn push_seven_bit(&mut self, chunk: &str) {
         for c in chunk.chars() {
             let mut utf8 = [0u8; 4];
             let bytes: &[u8] = match c {
@@ -427,13 +448,6 @@ impl Sanitizer {
                 self.seven_bit.push(byte);
             }
         }
-        let mut printer = Printer {
-            out: String::with_capacity(chunk.len()),
-            column: self.column,
-        };
-        self.parser.advance(&mut printer, &self.seven_bit);
-        self.column = printer.column;
-        printer.out
     }
 }
 
