@@ -115,6 +115,27 @@ impl Rows {
 
     fn push_char(&mut self, c: char, style: Style) {
         self.text.push(c);
+        self.end_span_with(style);
+    }
+
+    /// [`push_char`](Self::push_char) for each of `glyphs`, a span's style
+    /// looked up once for each run of glyphs that share it.
+    fn push_glyphs(&mut self, glyphs: &[Glyph]) {
+        let mut rest = glyphs;
+        while let Some(first) = rest.first() {
+            let run = rest
+                .iter()
+                .position(|glyph| glyph.style != first.style)
+                .unwrap_or(rest.len());
+            self.text.extend(rest[..run].iter().map(|glyph| glyph.c));
+            self.end_span_with(first.style);
+            rest = &rest[run..];
+        }
+    }
+
+    /// The text pushed last ends a span of `style`: the row's last span
+    /// where it has that style, else a new one.
+    fn end_span_with(&mut self, style: Style) {
         let text_end = stored_offset(self.text.len());
         let row_has_spans = self.spans.len() > self.open_row_first_span;
         match self.spans.last_mut() {
@@ -625,10 +646,8 @@ impl<'r> RowCursor<'r> {
     }
 
     fn place(&mut self, glyphs: &[Glyph]) {
-        for glyph in glyphs {
-            self.rows.push_char(glyph.c, glyph.style);
-            self.column += glyph.width;
-        }
+        self.rows.push_glyphs(glyphs);
+        self.column += glyphs_width(glyphs);
     }
 
     fn emit(&mut self, glyphs: &[Glyph]) {
