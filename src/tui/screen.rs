@@ -248,16 +248,20 @@ impl<W: Write> Screen<W> {
                 self.compared += kept.send_rows(&mut self.bytes, 1, text)?;
                 continue;
             }
+            // The frame's title, badge or hint changed: its top and bottom
+            // rows are drawn again with the rows of text (its sides change
+            // only in whole frames).
             let bands = [
                 rect.top()..rect.top() + 1,
                 text,
                 rect.bottom() - 1..rect.bottom(),
             ];
-            for band in &bands {
-                kept.reset_rows(band.clone());
-            }
+            kept.reset_rows(bands[0].clone());
+            kept.reset_inside(bands[1].clone());
+            kept.reset_rows(bands[2].clone());
             if let Some(block) = &frame {
-                view::draw_pane_framed(app, index, &mut kept.drawn, block, rows.start);
+                view::draw_pane_frame_edges(app, index, &mut kept.drawn, block);
+                view::draw_pane_body(app, index, &mut kept.drawn, rows.start);
             }
             kept.frame = frame;
             for (at, band) in bands.into_iter().enumerate() {

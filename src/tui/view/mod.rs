@@ -76,6 +76,36 @@ pub(crate) fn draw_pane_framed(
     }
 }
 
+/// The top and bottom rows of pane `index`'s frame `block` (its title and
+/// badge, a paused view's hint), as the whole frame draws them, into
+/// `frame`; every other cell is left as it is. The frame is drawn three
+/// rows tall for it: what those two rows show depends on the width alone,
+/// and drawing it whole would visit every cell of the pane. A pane under
+/// three rows tall is left alone.
+pub(crate) fn draw_pane_frame_edges(
+    app: &App,
+    index: usize,
+    frame: &mut Buffer,
+    block: &Block<'_>,
+) {
+    let Some(rect) = app.layout.rect(Region::Pane(index)) else {
+        return;
+    };
+    let rect = rect.intersection(frame.area);
+    if rect.height < 3 {
+        return;
+    }
+    let edges = Rect { height: 3, ..rect };
+    let mut drawn = Buffer::empty(edges);
+    block.render(edges, &mut drawn);
+    let width = usize::from(rect.width);
+    for (row, y) in [(0, rect.top()), (2, rect.bottom() - 1)] {
+        let at = frame.index_of(rect.x, y);
+        frame.content[at..at + width]
+            .clone_from_slice(&drawn.content[row * width..(row + 1) * width]);
+    }
+}
+
 /// What pane `index` shows inside its frame, its text from the view's row
 /// `from` down; the frame's cells are left as they are in `frame`.
 pub(crate) fn draw_pane_body(app: &App, index: usize, frame: &mut Buffer, from: usize) {
