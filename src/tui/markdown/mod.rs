@@ -987,6 +987,28 @@ mod tests {
             .collect()
     }
 
+    /// Where the next piece of `text` pushed after byte `from` ends: fewer
+    /// than `most` bytes on, at a character's boundary.
+    fn next_cut(text: &str, from: usize, random: &mut fastrand::Rng, most: usize) -> usize {
+        let mut end = (from + random.usize(1..most)).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        end
+    }
+
+    /// Holds the rows `streamed` has, text and style, to those of `text`
+    /// laid out at once at `width`.
+    fn assert_lays_out_as_whole(streamed: &StreamDoc, text: &str, width: u16, context: &str) {
+        let mut whole = doc_of(text);
+        whole.layout(width, &theme());
+        assert_eq!(
+            all_styled_rows(streamed),
+            all_styled_rows(&whole),
+            "{context}"
+        );
+    }
+
     /// A document streamed a few bytes at a time, laid out after every
     /// push (its live line read on from where it settled, and a line that
     /// ends read on from its live line's settled start), has the rows of
@@ -1046,19 +1068,15 @@ mod tests {
         let mut checked = 0;
         while end < text.len() {
             let start = end;
-            end = (end + random.usize(1..40)).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
-            }
+            end = next_cut(&text, end, &mut random, 40);
             streamed.push(Segment::Answer, &text[start..end]);
             streamed.layout(width, &theme);
             if random.usize(0..20) == 0 || end == text.len() {
-                let mut whole = doc_of(&text[..end]);
-                whole.layout(width, &theme);
-                assert_eq!(
-                    all_styled_rows(&streamed),
-                    all_styled_rows(&whole),
-                    "after {end} bytes"
+                assert_lays_out_as_whole(
+                    &streamed,
+                    &text[..end],
+                    width,
+                    &format!("after {end} bytes"),
                 );
                 checked += 1;
             }
@@ -1112,21 +1130,13 @@ mod tests {
             let mut end = 0;
             while end < text.len() {
                 let from = end;
-                end = (end + random.usize(1..14)).min(text.len());
-                while !text.is_char_boundary(end) {
-                    end += 1;
-                }
+                end = next_cut(&text, end, &mut random, 14);
                 // One width change, in the first line.
                 let width = if end > text.len() / 4 { 31 } else { 44 };
                 streamed.push(Segment::Answer, &text[from..end]);
                 streamed.layout(width, &theme);
-                let mut whole = doc_of(&text[..end]);
-                whole.layout(width, &theme);
-                assert_eq!(
-                    all_styled_rows(&streamed),
-                    all_styled_rows(&whole),
-                    "{start:?}, after {end} bytes"
-                );
+                let context = format!("{start:?}, after {end} bytes");
+                assert_lays_out_as_whole(&streamed, &text[..end], width, &context);
                 pushes += 1;
                 taken_up += usize::from(
                     streamed
