@@ -264,9 +264,12 @@ pub(super) struct Layouter<'t> {
     /// While a live line is laid out: how far its inline markdown is
     /// settled ([`lay_out_live`](Self::lay_out_live)).
     live: Option<InlinePrefix>,
-    /// While a live line is laid out: where its rows were left to be taken
-    /// up again, and the rows they are in; after, where its rows now can be.
-    resume: Option<WrapResume>,
+    /// While a live line is laid out: where its last layout's rows can be
+    /// taken up again.
+    resume_from: Option<WrapResume>,
+    /// Where the rows of the live line just laid out can be taken up again
+    /// (none where it was not wrapped as inline markdown).
+    resume_next: Option<WrapResume>,
 }
 
 impl<'t> Layouter<'t> {
@@ -278,7 +281,8 @@ impl<'t> Layouter<'t> {
             first_prefix: Vec::new(),
             rest_prefix: Vec::new(),
             live: None,
-            resume: None,
+            resume_from: None,
+            resume_next: None,
         }
     }
 
@@ -296,12 +300,15 @@ impl<'t> Layouter<'t> {
         (resume, before): (&mut Option<WrapResume>, &Rows),
     ) {
         self.live = Some(std::mem::take(settled));
-        self.resume = resume.take();
+        self.resume_from = resume.take();
         self.lay_out_with(text, kind, rows, Some(before));
         if let Some(live) = self.live.take() {
             *settled = live;
         }
-        *resume = self.resume.take();
+        // A line laid out otherwise (it reads as code now) leaves nothing
+        // to take up.
+        self.resume_from = None;
+        *resume = self.resume_next.take();
     }
 
     pub(super) fn lay_out(&mut self, text: &str, kind: &LineKind, rows: &mut Rows) {
@@ -441,11 +448,11 @@ impl<'t> Layouter<'t> {
         let same_as_before =
             push_inline_resuming(&mut self.content, content, base, self.theme, settled);
         let live = Live {
-            resume: self.resume.take().zip(before),
+            resume: self.resume_from.take().zip(before),
             same_as_before,
             settled: settled.settled_glyphs(),
         };
-        self.resume = self.wrap_words_live(rows, live);
+        self.resume_next = self.wrap_words_live(rows, live);
     }
 
     fn indent_both(&mut self, indent: usize, style: Style) {
