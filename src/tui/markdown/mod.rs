@@ -531,7 +531,8 @@ impl StreamDoc {
         let mut laid = 0;
         let mut tail_in_table = false;
         let mut blocks = self.blocks.clone();
-        // Taken on below only where the live line is laid out alone.
+        // Kept only where the live line is laid out as a line of its own
+        // below (not as a row of a table held open).
         let resume = self.tail_resume.take();
         if !self.table.is_empty() {
             let held = self.table.split('\n').count();
