@@ -22,6 +22,7 @@
 
 pub mod app;
 pub mod cards;
+mod cell_diff;
 pub mod events;
 pub mod idle;
 pub mod keymap;

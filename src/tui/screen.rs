@@ -32,6 +32,7 @@ use ratatui::style::{Color, Modifier};
 
 use super::app::App;
 pub use super::app::Damage;
+use super::cell_diff;
 use super::layout::{Region, ScreenLayout};
 use super::view;
 
@@ -168,7 +169,7 @@ impl<W: Write> Screen<W> {
         view::draw_screen(app, &mut self.next);
         self.header_figures = view::header_figures(app);
         self.compared += self.next.content.len();
-        encode(&mut self.bytes, self.shown.diff_iter(&self.next))?;
+        encode(&mut self.bytes, cell_diff::diff(&self.shown, &self.next))?;
         std::mem::swap(&mut self.shown, &mut self.next);
         Ok(())
     }
@@ -229,7 +230,7 @@ impl<W: Write> Screen<W> {
                 }
                 kept.frame = frame;
                 self.compared += kept.drawn.content.len();
-                encode(&mut self.bytes, kept.shown.diff_iter(&kept.drawn))?;
+                encode(&mut self.bytes, cell_diff::diff(&kept.shown, &kept.drawn))?;
                 std::mem::swap(&mut kept.shown, &mut kept.drawn);
                 continue;
             };
@@ -304,17 +305,7 @@ fn encode<'a>(
     bytes: &mut Vec<u8>,
     cells: impl Iterator<Item = (u16, u16, &'a Cell)>,
 ) -> io::Result<()> {
-    const ATTRIBUTES: [(Modifier, Attribute); 9] = [
-        (Modifier::BOLD, Attribute::Bold),
-        (Modifier::DIM, Attribute::Dim),
-        (Modifier::ITALIC, Attribute::Italic),
-        (Modifier::UNDERLINED, Attribute::Underlined),
-        (Modifier::SLOW_BLINK, Attribute::SlowBlink),
-        (Modifier::RAPID_BLINK, Attribute::RapidBlink),
-        (Modifier::REVERSED, Attribute::Reverse),
-        (Modifier::HIDDEN, Attribute::Hidden),
-        (Modifier::CROSSED_OUT, Attribute::CrossedOut),
-    ];
+    let attributes = attribute_sequences();
     // `None`: not known, so the next cell sets it.
     let mut colours: Option<(Color, Color, Color)> =
         Some((Color::Reset, Color::Reset, Color::Reset));
@@ -328,10 +319,10 @@ fn encode<'a>(
         next_at = Some((x.saturating_add(1), y));
         if cell.modifier != modifier {
             // A reset clears the colours too.
-            queue!(bytes, SetAttribute(Attribute::Reset))?;
-            for (flag, attribute) in ATTRIBUTES {
-                if cell.modifier.contains(flag) {
-                    queue!(bytes, SetAttribute(attribute))?;
+            bytes.extend_from_slice(&attributes.reset);
+            for (flag, sequence) in &attributes.set {
+                if cell.modifier.contains(*flag) {
+                    bytes.extend_from_slice(sequence);
                 }
             }
             modifier = cell.modifier;
@@ -358,6 +349,44 @@ fn encode<'a>(
         SetUnderlineColor(crossterm::style::Color::Reset),
         SetAttribute(Attribute::Reset),
     )
+}
+
+/// What crossterm writes to reset the attributes and to set each one a
+/// [`Modifier`] names.
+struct AttributeSequences {
+    reset: Vec<u8>,
+    set: Vec<(Modifier, Vec<u8>)>,
+}
+
+/// [`AttributeSequences`], formatted by crossterm once: text with
+/// emphasis changes them every few cells.
+fn attribute_sequences() -> &'static AttributeSequences {
+    static SEQUENCES: std::sync::OnceLock<AttributeSequences> = std::sync::OnceLock::new();
+    SEQUENCES.get_or_init(|| {
+        let sequence = |attribute: Attribute| {
+            let mut bytes = Vec::new();
+            queue!(bytes, SetAttribute(attribute)).expect("writing to a Vec cannot fail");
+            bytes
+        };
+        let set = [
+            (Modifier::BOLD, Attribute::Bold),
+            (Modifier::DIM, Attribute::Dim),
+            (Modifier::ITALIC, Attribute::Italic),
+            (Modifier::UNDERLINED, Attribute::Underlined),
+            (Modifier::SLOW_BLINK, Attribute::SlowBlink),
+            (Modifier::RAPID_BLINK, Attribute::RapidBlink),
+            (Modifier::REVERSED, Attribute::Reverse),
+            (Modifier::HIDDEN, Attribute::Hidden),
+            (Modifier::CROSSED_OUT, Attribute::CrossedOut),
+        ];
+        AttributeSequences {
+            reset: sequence(Attribute::Reset),
+            set: set
+                .into_iter()
+                .map(|(flag, attribute)| (flag, sequence(attribute)))
+                .collect(),
+        }
+    })
 }
 
 /// What crossterm's `MoveTo(x, y)` writes (`CSI row ; column H`, counted
@@ -517,7 +546,7 @@ impl Kept {
         drawn
             .content
             .swap_with_slice(&mut self.drawn.content[cells.clone()]);
-        encode(bytes, shown.diff_iter(drawn))?;
+        encode(bytes, cell_diff::diff(shown, drawn))?;
         self.shown.content[cells].swap_with_slice(&mut drawn.content);
         Ok(drawn.content.len())
     }
