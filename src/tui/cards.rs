@@ -300,6 +300,8 @@ impl Cards {
             }
         } else if !(trimmed.is_empty() && self.after_card) {
             self.write_line(line);
+            // The trailer showed this line as it streamed.
+            self.doc.take_over_trailer_line();
         }
         self.reset_trailer();
     }
@@ -816,6 +818,61 @@ mod tests {
         assert_eq!(cards.written[0], "**a1**\n\\```\nswallowed?\n\n");
         let shown = rows(&mut cards, 40);
         assert_eq!(shown, ["a1", "```", "swallowed?", "", "a2", ""]);
+    }
+
+    #[test]
+    fn prose_the_trailer_showed_live_is_laid_out_from_its_rows_as_it_would_whole() {
+        let theme = Theme::builtin("dark").unwrap();
+        let words = [
+            "ledger",
+            "**invoice**",
+            "`event_id`",
+            "*shadow*",
+            "upcaster",
+            "中文",
+        ];
+        let mut random = fastrand::Rng::with_seed(5658);
+        let mut text = String::new();
+        for line in 0..24 {
+            text.push_str(["", "- ", "> ", "## "][random.usize(..4)]);
+            for at in 0..random.usize(3..30) {
+                if at > 0 {
+                    text.push(' ');
+                }
+                text.push_str(words[random.usize(..words.len())]);
+            }
+            text.push('\n');
+            if line % 8 == 3 {
+                // A card between the lines of prose.
+                text.push_str("```yaml\n- id: a1\n  text: a card between prose\n```\n");
+            }
+        }
+        let mut streamed = Cards::new();
+        let mut end = 0;
+        while end < text.len() {
+            let from = end;
+            end = (end + random.usize(1..24)).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            let width = if end > text.len() / 2 { 31 } else { 43 };
+            streamed.push(Segment::Answer, &text[from..end]);
+            streamed.doc_mut().layout(width, &theme);
+            let mut whole = Cards::new();
+            whole.push(Segment::Answer, &text[..end]);
+            whole.doc_mut().layout(width, &theme);
+            let (streamed, whole) = (streamed.doc(), whole.doc());
+            assert_eq!(
+                streamed.lines(0, streamed.line_count()),
+                whole.lines(0, whole.line_count()),
+                "after {end} bytes"
+            );
+        }
+        let (taken_up, rows) = (
+            streamed.doc().finished_rows_taken_up(),
+            streamed.doc().line_count(),
+        );
+        assert!(taken_up * 3 > rows, "{taken_up} of {rows} rows taken up");
     }
 
     #[test]

@@ -122,6 +122,16 @@ pub struct StreamDoc {
     /// Where the live line's rows (`tail_rows`) can be taken up at its
     /// next layout ([`wrap::WrapResume`]).
     tail_resume: Option<wrap::WrapResume>,
+    /// The finished line the live line became (or its head, cut from a
+    /// long line) since the last layout: it is laid out from the live
+    /// line's rows, again only from its last settled row, not from its
+    /// start. Without this every streamed line was laid out whole once
+    /// more when it ended (in the card view, a third of the layout work
+    /// of a long answer).
+    tail_finished_as: Option<usize>,
+    /// Rows of finished lines taken up from the live line's layout.
+    #[cfg(test)]
+    finished_rows_taken_up: usize,
     lines_laid_last_layout: usize,
     /// Provisional text shown after everything else (see
     /// [`trailer`](Self::trailer)).
@@ -316,14 +326,37 @@ impl StreamDoc {
             let room = CHUNK_LINES - self.chunks[last].lines;
             let new = (self.finished.len() - self.laid_finished).min(room);
             let chunk = &mut self.chunks[last];
-            for (text, kind) in self.finished.from(self.laid_finished).take(new) {
-                layouter.lay_out(text, &kind, &mut chunk.rows);
+            let lines = self.finished.from(self.laid_finished).take(new);
+            for (line, (text, kind)) in (self.laid_finished..).zip(lines) {
+                if self.tail_finished_as != Some(line) {
+                    layouter.lay_out(text, &kind, &mut chunk.rows);
+                    continue;
+                }
+                // The live line's rows before, and the rows before those
+                // free to lay this line out into on its own.
+                self.tail_rows_before.clear();
+                let _taken_up = layouter.lay_out_live(
+                    text,
+                    &kind,
+                    &mut self.tail_rows_before,
+                    &mut self.tail_settled,
+                    (&mut self.tail_resume, &self.tail_rows),
+                );
+                #[cfg(test)]
+                {
+                    self.finished_rows_taken_up += _taken_up;
+                }
+                // What it leaves to take up belongs to these rows, not to
+                // the live line's.
+                self.tail_resume = None;
+                chunk.rows.append(&self.tail_rows_before);
             }
             chunk.row_count = chunk.rows.len();
             chunk.lines += new;
             self.laid_finished += new;
             laid += new;
         }
+        self.tail_finished_as = None;
         if self.tail_changed {
             std::mem::swap(&mut self.tail_rows, &mut self.tail_rows_before);
             self.tail_rows.clear();
@@ -603,7 +636,9 @@ impl StreamDoc {
 
     fn finish_tail(&mut self) {
         let text = std::mem::take(&mut self.tail);
+        let before = self.finished.len();
         self.finish_line(&text);
+        self.note_tail_finished(before);
         // The tail's allocation is reused for the next line.
         self.tail = text;
         self.tail.clear();
@@ -670,7 +705,48 @@ impl StreamDoc {
         if self.tail_segment == Segment::Answer {
             self.blocks.carry = Some(kind.continuation());
         }
+        let before = self.finished.len();
         self.finished.push(&head, kind);
+        self.note_tail_finished(before);
+    }
+
+    /// The live line as last laid out ended, and lines from `before` on
+    /// were finished: the first time since that layout, the last of them is
+    /// the line it became ([`tail_finished_as`](Self::tail_finished_as)).
+    /// Any line would do (laying out from another line's rows checks what
+    /// it takes up), but only this one gains.
+    fn note_tail_finished(&mut self, before: usize) {
+        if self.finished.len() > before {
+            self.tail_finished_as.get_or_insert(self.finished.len() - 1);
+        }
+    }
+
+    /// Rows of finished lines taken up from a live line's layout.
+    #[cfg(test)]
+    pub(crate) fn finished_rows_taken_up(&self) -> usize {
+        self.finished_rows_taken_up
+    }
+
+    /// This document's last line, just finished, is the line its trailer
+    /// showed live and has just finished too (the card view writes each
+    /// prose line it showed in the trailer): the trailer's layout of it is
+    /// taken over, so that the line is laid out here from its last settled
+    /// row, as a line that streamed here would be. Does nothing unless both
+    /// are laid out for the same width and theme and this line is the
+    /// first finished here since the last layout.
+    pub fn take_over_trailer_line(&mut self) {
+        let Some(trailer) = self.trailer.as_deref_mut() else {
+            return;
+        };
+        let last = self.finished.len().checked_sub(1);
+        let ours = last.is_some() && self.tail_finished_as == last && self.tail.is_empty();
+        let theirs = trailer.tail_finished_as.is_some() && trailer.laid_for == self.laid_for;
+        if ours && theirs {
+            std::mem::swap(&mut self.tail_rows, &mut trailer.tail_rows);
+            self.tail_settled = std::mem::take(&mut trailer.tail_settled);
+            self.tail_resume = trailer.tail_resume.take();
+            trailer.tail_finished_as = None;
+        }
     }
 
     fn classify_and_advance(&mut self, line: &str) -> LineKind {
@@ -1148,8 +1224,75 @@ mod tests {
             }
         }
         assert!(
-            taken_up * 2 > pushes,
+            taken_up * 4 > pushes * 3,
             "rows taken up at {taken_up} of {pushes} layouts"
+        );
+    }
+
+    /// Lines of several rows that end while they stream: prose, list
+    /// items, quotes, headings, a line cut from an overlong one, a table
+    /// row, a fence and code.
+    fn lines_that_end_while_they_stream(random: &mut fastrand::Rng) -> String {
+        let words = [
+            "ledger",
+            "**invoice**",
+            "replay",
+            "`event_id`",
+            "*shadow*",
+            "upcaster",
+            "中文",
+            "idempotent",
+            "[link](http://u)",
+            "snake_case",
+        ];
+        let mut text = String::new();
+        for line in 0..30 {
+            let start = ["", "", "- ", "> ", "## ", "1. "][random.usize(..6)];
+            text.push_str(start);
+            for at in 0..random.usize(3..40) {
+                if at > 0 {
+                    text.push(' ');
+                }
+                text.push_str(words[random.usize(..words.len())]);
+            }
+            text.push('\n');
+            match line % 13 {
+                5 => text.push_str("| a | b |\n|---|---|\n| c | d |\n"),
+                9 => text.push_str("```\nlet x = 1; // a line of code that wraps at spaces\n```\n"),
+                11 => text.push_str(&format!("{}\n", "word ".repeat(LONG_LINE_SPLIT_BYTES / 4))),
+                _ => {}
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn a_line_that_ends_is_laid_out_from_its_live_rows_as_it_would_whole() {
+        let theme = theme();
+        let mut random = fastrand::Rng::with_seed(5657);
+        let (mut taken_up, mut finished_rows) = (0, 0);
+        for round in 0..2 {
+            let text = lines_that_end_while_they_stream(&mut random);
+            let mut streamed = StreamDoc::new();
+            let mut end = 0;
+            while end < text.len() {
+                let from = end;
+                end = next_cut(&text, end, &mut random, 24);
+                // A width change halfway.
+                let width = if end > text.len() / 2 { 29 } else { 41 };
+                streamed.push(Segment::Answer, &text[from..end]);
+                streamed.layout(width, &theme);
+                let context = format!("round {round}, after {end} bytes");
+                assert_lays_out_as_whole(&streamed, &text[..end], width, &context);
+            }
+            taken_up += streamed.finished_rows_taken_up;
+            finished_rows += streamed.line_count();
+        }
+        // A line of a few rows ends with most of them as its last live
+        // layout had them (short lines, code and tables have none).
+        assert!(
+            taken_up * 5 > finished_rows * 3,
+            "{taken_up} of {finished_rows} rows taken up"
         );
     }
 

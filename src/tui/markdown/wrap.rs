@@ -109,6 +109,27 @@ impl Rows {
         self.open_row_first_span = spans;
     }
 
+    /// Appends the rows of `other` after these (whose last row is ended).
+    pub(super) fn append(&mut self, other: &Rows) {
+        let text_base = stored_offset(self.text.len());
+        let span_base = stored_offset(self.spans.len());
+        self.text.push_str(&other.text);
+        for span in &other.spans {
+            let style = self.style_index(other.styles[usize::from(span.style)]);
+            self.spans.push(StoredSpan {
+                text_end: text_base.saturating_add(span.text_end),
+                style,
+            });
+        }
+        self.row_ends.extend(
+            other
+                .row_ends
+                .iter()
+                .map(|end| span_base.saturating_add(*end)),
+        );
+        self.open_row_first_span = self.spans.len();
+    }
+
     fn start_row(&mut self) {
         self.open_row_first_span = self.spans.len();
     }
@@ -267,6 +288,8 @@ pub(super) struct Layouter<'t> {
     /// While a live line is laid out: where its last layout's rows can be
     /// taken up again.
     resume_from: Option<WrapResume>,
+    /// Rows the last live line's layout took up from its last layout.
+    taken_up: usize,
     /// Where the rows of the live line just laid out can be taken up again
     /// (none where it was not wrapped as inline markdown).
     resume_next: Option<WrapResume>,
@@ -282,6 +305,7 @@ impl<'t> Layouter<'t> {
             rest_prefix: Vec::new(),
             live: None,
             resume_from: None,
+            taken_up: 0,
             resume_next: None,
         }
     }
@@ -291,6 +315,7 @@ impl<'t> Layouter<'t> {
     /// nothing can change any more, and `settled` taken on; and whose rows
     /// are taken up from where `resume` says the last layout's rows,
     /// `before`, can be, and `resume` taken on. The rows are the same.
+    /// Returns how many rows were taken up from `before`.
     pub(super) fn lay_out_live(
         &mut self,
         text: &str,
@@ -298,9 +323,10 @@ impl<'t> Layouter<'t> {
         rows: &mut Rows,
         settled: &mut InlinePrefix,
         (resume, before): (&mut Option<WrapResume>, &Rows),
-    ) {
+    ) -> usize {
         self.live = Some(std::mem::take(settled));
         self.resume_from = resume.take();
+        self.taken_up = 0;
         self.lay_out_with(text, kind, rows, Some(before));
         if let Some(live) = self.live.take() {
             *settled = live;
@@ -309,6 +335,7 @@ impl<'t> Layouter<'t> {
         // to take up.
         self.resume_from = None;
         *resume = self.resume_next.take();
+        self.taken_up
     }
 
     pub(super) fn lay_out(&mut self, text: &str, kind: &LineKind, rows: &mut Rows) {
@@ -534,16 +561,22 @@ impl<'t> Layouter<'t> {
                 && resume.first_prefix == self.first_prefix
                 && resume.rest_prefix == self.rest_prefix
         });
+        // Where the next layout can take these rows up: the last row begun
+        // by a word whose glyphs, and the space after it, are settled. The
+        // row taken up from is one (what it depends on is settled for
+        // good); before, a layout that found no later one left the next
+        // nothing to take up, and every other frame wrapped a long live
+        // line whole.
+        let mut next_resume = None;
         let (mut row, mut at) = match resume {
             Some((resume, before)) => {
                 rows.copy_first_rows(before, resume.rows);
+                self.taken_up = resume.rows;
+                next_resume = Some((resume.rows, resume.glyph, resume.depends_on));
                 (RowCursor::begin(rows, &self.rest_prefix), resume.glyph)
             }
             None => (RowCursor::begin(rows, &self.first_prefix), 0),
         };
-        // Where the next layout can take these rows up: the last row begun
-        // by a word whose glyphs, and the space after it, are settled.
-        let mut next_resume = None;
         let glyphs = &self.content;
         let mut spaces = 0..0;
         while at < glyphs.len() {
