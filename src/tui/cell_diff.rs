@@ -1,17 +1,18 @@
 //! Which cells of a frame differ from what the terminal shows: the cells
 //! ratatui's [`Buffer::diff_iter`] yields, in its order, with its rules for
-//! wide characters, at a fraction of its cost.
+//! wide characters, with less work a cell.
 //!
-//! Most cells a frame compares are equal (a pane's band of rows, a whole
-//! pane after a jump, where blanks stay blank). ratatui compares each pair
-//! in full through a call, and measures the width of every cell's symbol
-//! first, equal or not. Here a pair is compared field by field inline, a
-//! one-byte symbol by its byte, and a symbol's width is measured only where
-//! it is needed: for a cell that differs, or an equal one whose symbol is
-//! longer than a byte (a wide character whose next columns are skipped);
-//! and a symbol measured is kept, so a border's `─` is measured once a row,
-//! not once a cell. In the paced bench's frames this was 173 instructions a
-//! cell compared, nearly all of them for equal cells.
+//! A frame compares a pane's changed rows, or all its rows after a jump,
+//! and about half the cells it compares are equal (blanks stay blank, a
+//! row's frame stays). ratatui compares each pair in full through a call,
+//! and measures the width of every cell's symbol first, equal or not. Here
+//! a pair is compared field by field, a one-byte symbol by its byte, and a
+//! symbol's width is measured only where it is needed: for a cell that
+//! differs, or an equal one whose symbol is longer than a byte (a wide
+//! character whose next columns are passed over); and the last symbol
+//! measured is kept, so a border's `─` is measured once, not once a cell.
+//! In the paced bench's frames (release build) that is a sixth less work
+//! comparing than ratatui's diff, and 4% of a frame's.
 //!
 //! The test holds this to ratatui's own diff on random buffers with wide
 //! characters, emoji with VS16, combining marks, skipped and forced-width
