@@ -36,10 +36,23 @@ pub fn diff<'p, 'n>(prev: &'p Buffer, next: &'n Buffer) -> CellDiff<'p, 'n> {
     // ratatui compares buffers of different heights over the rows both
     // have; the screen never needs that.
     assert_eq!(prev.area, next.area, "the buffers compared cover one area");
+    diff_cells(&prev.content, &next.content, prev.area)
+}
+
+/// [`diff`] of the cells of `area`'s rows, in order, where they lie (rows
+/// of a larger buffer, compared without copying them into buffers of their
+/// own).
+pub fn diff_cells<'p, 'n>(prev: &'p [Cell], next: &'n [Cell], area: Rect) -> CellDiff<'p, 'n> {
+    assert!(
+        prev.len() == next.len() && prev.len() == area.area() as usize,
+        "the cells compared are the area's: {} and {} cells for {area:?}",
+        prev.len(),
+        next.len(),
+    );
     CellDiff {
-        next: &next.content,
-        prev: &prev.content,
-        area: prev.area,
+        next,
+        prev,
+        area,
         pos: 0,
         trailing: None,
         measured: Measured::default(),
@@ -311,6 +324,30 @@ mod tests {
             match theirs {
                 Ok(theirs) => assert_eq!(ours, theirs, "case {case}: {prev:?} then {next:?}"),
                 Err(_) => skipped += 1,
+            }
+            // A band of rows compared where it lies, against ratatui's diff
+            // of buffers holding those rows alone.
+            let first = random.u16(..area.height);
+            let band = Rect::new(area.x, area.y + first, width, random.u16(1..=area.height - first));
+            let cells = usize::from(first) * usize::from(width)
+                ..usize::from(first + band.height) * usize::from(width);
+            let alone = |buffer: &Buffer| Buffer {
+                area: band,
+                content: buffer.content[cells.clone()].to_vec(),
+            };
+            let (prev_band, next_band) = (alone(&prev), alone(&next));
+            let ours: Vec<_> =
+                diff_cells(&prev.content[cells.clone()], &next.content[cells.clone()], band)
+                    .map(|(x, y, cell)| (x, y, cell.clone()))
+                    .collect();
+            let theirs = std::panic::catch_unwind(|| {
+                prev_band
+                    .diff_iter(&next_band)
+                    .map(|(x, y, cell)| (x, y, cell.clone()))
+                    .collect::<Vec<_>>()
+            });
+            if let Ok(theirs) = theirs {
+                assert_eq!(ours, theirs, "case {case}, rows {band:?}");
             }
         }
         assert!(skipped < 300, "{skipped} of 3,000 cases not compared");

@@ -246,7 +246,7 @@ impl<W: Write> Screen<W> {
                 // the rows of text alone, inside their border cells.
                 kept.reset_inside(text.clone());
                 view::draw_pane_body(app, index, &mut kept.drawn, rows.start);
-                self.compared += kept.send_rows(&mut self.bytes, 1, text)?;
+                self.compared += kept.send_rows(&mut self.bytes, text)?;
                 continue;
             }
             // The frame's title, badge or hint changed: its top and bottom
@@ -265,8 +265,8 @@ impl<W: Write> Screen<W> {
                 view::draw_pane_body(app, index, &mut kept.drawn, rows.start);
             }
             kept.frame = frame;
-            for (at, band) in bands.into_iter().enumerate() {
-                self.compared += kept.send_rows(&mut self.bytes, at, band)?;
+            for band in bands {
+                self.compared += kept.send_rows(&mut self.bytes, band)?;
             }
         }
         Ok(())
@@ -450,10 +450,6 @@ impl Sequences {
 struct Kept {
     shown: Buffer,
     drawn: Buffer,
-    /// Bands of rows of `shown` and of `drawn`, to compare a band alone
-    /// ([`Kept::send_rows`]): one each for a pane's top row, its changed
-    /// rows of text and its bottom row, so that their sizes hold.
-    bands: [(Buffer, Buffer); 3],
     /// A pane's frame as `shown` has it ([`view::pane_frame`]).
     frame: Option<ratatui::widgets::Block<'static>>,
 }
@@ -471,7 +467,6 @@ impl Kept {
         Kept {
             shown,
             drawn: Buffer::empty(rect),
-            bands: std::array::from_fn(|_| (Buffer::empty(Rect::ZERO), Buffer::empty(Rect::ZERO))),
             frame: None,
         }
     }
@@ -515,17 +510,12 @@ impl Kept {
     }
 
     /// Writes what changed in the screen's rows `rows` from `shown` to
-    /// `drawn` into `bytes`, as a whole frame's comparison would (through
-    /// the buffers of band `band`), and takes those rows of `drawn` as what
-    /// the terminal shows; returns how many cells it compared. The rows are
-    /// moved, not copied, to the band's buffers and back: `drawn` is left
-    /// with stale cells there, which no frame reads before it clears them.
-    fn send_rows(
-        &mut self,
-        bytes: &mut Vec<u8>,
-        band: usize,
-        rows: std::ops::Range<u16>,
-    ) -> io::Result<usize> {
+    /// `drawn` into `bytes`, as a whole frame's comparison would, and takes
+    /// those rows of `drawn` as what the terminal shows; returns how many
+    /// cells it compared. The rows are compared where they lie and then
+    /// swapped, not copied: `drawn` is left with stale cells there, which
+    /// no frame reads before it clears them.
+    fn send_rows(&mut self, bytes: &mut Vec<u8>, rows: std::ops::Range<u16>) -> io::Result<usize> {
         let cells = self.cells_of(&rows);
         let width = self.shown.area.width;
         let Ok(height) = u16::try_from(cells.len() / usize::from(width.max(1))) else {
@@ -537,18 +527,13 @@ impl Kept {
         let top =
             self.shown.area.top() + u16::try_from(cells.start / usize::from(width)).unwrap_or(0);
         let area = Rect::new(self.shown.area.x, top, width, height);
-        let (shown, drawn) = &mut self.bands[band];
-        shown.resize(area);
-        drawn.resize(area);
-        shown
-            .content
-            .swap_with_slice(&mut self.shown.content[cells.clone()]);
-        drawn
-            .content
-            .swap_with_slice(&mut self.drawn.content[cells.clone()]);
-        encode(bytes, cell_diff::diff(shown, drawn))?;
-        self.shown.content[cells].swap_with_slice(&mut drawn.content);
-        Ok(drawn.content.len())
+        let (shown, drawn) = (
+            &mut self.shown.content[cells.clone()],
+            &mut self.drawn.content[cells],
+        );
+        encode(bytes, cell_diff::diff_cells(shown, drawn, area))?;
+        shown.swap_with_slice(drawn);
+        Ok(shown.len())
     }
 }
 
