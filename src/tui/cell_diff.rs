@@ -328,7 +328,12 @@ mod tests {
             // A band of rows compared where it lies, against ratatui's diff
             // of buffers holding those rows alone.
             let first = random.u16(..area.height);
-            let band = Rect::new(area.x, area.y + first, width, random.u16(1..=area.height - first));
+            let band = Rect::new(
+                area.x,
+                area.y + first,
+                width,
+                random.u16(1..=area.height - first),
+            );
             let cells = usize::from(first) * usize::from(width)
                 ..usize::from(first + band.height) * usize::from(width);
             let alone = |buffer: &Buffer| Buffer {
@@ -336,10 +341,13 @@ mod tests {
                 content: buffer.content[cells.clone()].to_vec(),
             };
             let (prev_band, next_band) = (alone(&prev), alone(&next));
-            let ours: Vec<_> =
-                diff_cells(&prev.content[cells.clone()], &next.content[cells.clone()], band)
-                    .map(|(x, y, cell)| (x, y, cell.clone()))
-                    .collect();
+            let ours: Vec<_> = diff_cells(
+                &prev.content[cells.clone()],
+                &next.content[cells.clone()],
+                band,
+            )
+            .map(|(x, y, cell)| (x, y, cell.clone()))
+            .collect();
             let theirs = std::panic::catch_unwind(|| {
                 prev_band
                     .diff_iter(&next_band)
