@@ -49,7 +49,7 @@ use crate::tui::theme::Theme;
 use blocks::{BlockState, LineKind, classify};
 use source::{CHUNK_LINES, RowChunk, SourceLines};
 use table::{is_table_row, opens_table};
-use wrap::{Layouter, Rows};
+use wrap::{GlyphBuffer, Layouter, Rows};
 
 pub use blocks::{FenceOpening, fence_opening};
 pub(super) use inline::yaml_key_end;
@@ -132,6 +132,8 @@ pub struct StreamDoc {
     /// Rows of finished lines taken up from the live line's layout.
     #[cfg(test)]
     finished_rows_taken_up: usize,
+    /// The glyphs' allocation its layouts reuse.
+    glyphs: GlyphBuffer,
     lines_laid_last_layout: usize,
     /// Provisional text shown after everything else (see
     /// [`trailer`](Self::trailer)).
@@ -201,6 +203,9 @@ impl StreamDoc {
     pub fn clear(&mut self) {
         *self = StreamDoc {
             laid_for: self.laid_for.take(),
+            // An allocation, not text: a trailer cleared at every line
+            // keeps it.
+            glyphs: std::mem::take(&mut self.glyphs),
             ..StreamDoc::default()
         };
     }
@@ -302,7 +307,7 @@ impl StreamDoc {
         // at this width.
         let counted = unchanged;
         self.rows_added_above = 0;
-        let mut layouter = Layouter::new(width, theme);
+        let mut layouter = Layouter::reusing(width, theme, &mut self.glyphs);
         let mut laid = 0;
         // Lines finished since the last call go to the last chunk, which
         // must be laid out itself first, or to a new one.
@@ -388,6 +393,7 @@ impl StreamDoc {
             }
             laid += lines;
         }
+        layouter.give_back(&mut self.glyphs);
         if let Some(trailer) = &mut self.trailer {
             trailer.lay_out_rows(u16::try_from(width).unwrap_or(u16::MAX), theme, None);
             laid += trailer.lines_laid_last_layout;
@@ -438,7 +444,7 @@ impl StreamDoc {
         let overlaps = |range: &std::ops::Range<usize>, start: usize, end: usize| {
             start < range.end && end > range.start
         };
-        let mut layouter = Layouter::new(width, theme);
+        let mut layouter = Layouter::reusing(width, theme, &mut self.glyphs);
         let mut relaid = 0;
         let mut at = 0;
         // The last chunk may still be filling: it always keeps its rows.
@@ -456,6 +462,7 @@ impl StreamDoc {
                 chunk.let_go = true;
             }
         }
+        layouter.give_back(&mut self.glyphs);
         relaid
     }
 

@@ -275,6 +275,16 @@ struct Live<'a> {
     settled: usize,
 }
 
+/// The glyphs of the lines a document lays out, kept between its layouts:
+/// a live line's glyphs, hundreds at every frame, go into the allocation
+/// the last layout left, not into a new one grown a doubling at a time.
+#[derive(Debug, Default)]
+pub(super) struct GlyphBuffer(Vec<Glyph>);
+
+/// The glyphs a [`GlyphBuffer`] keeps room for between layouts (a line
+/// longer than this grows it again when laid out).
+const KEPT_GLYPHS: usize = 2048;
+
 /// Lays out source lines at one width with one theme, reusing its buffers.
 pub(super) struct Layouter<'t> {
     width: usize,
@@ -296,6 +306,22 @@ pub(super) struct Layouter<'t> {
 }
 
 impl<'t> Layouter<'t> {
+    /// A layouter whose glyphs go into `buffer`'s allocation; hand it back
+    /// with [`give_back`](Self::give_back).
+    pub(super) fn reusing(width: usize, theme: &'t Theme, buffer: &mut GlyphBuffer) -> Self {
+        let mut layouter = Layouter::new(width, theme);
+        layouter.content = std::mem::take(&mut buffer.0);
+        layouter
+    }
+
+    /// Returns the glyphs' allocation to `buffer` (no more than
+    /// [`KEPT_GLYPHS`] of it).
+    pub(super) fn give_back(mut self, buffer: &mut GlyphBuffer) {
+        self.content.clear();
+        self.content.shrink_to(KEPT_GLYPHS);
+        buffer.0 = self.content;
+    }
+
     pub(super) fn new(width: usize, theme: &'t Theme) -> Self {
         Layouter {
             width,
