@@ -303,10 +303,13 @@ fn put_line(frame: &mut Buffer, x: u16, y: u16, line: &Line, width: u16) {
         let style = line.style.patch(span.style);
         let text = span.content.as_bytes();
         if text.iter().all(|byte| (b' '..=b'~').contains(byte)) {
-            for &byte in text.iter().take(usize::from(right - x)) {
-                frame[(x, y)].set_char(char::from(byte)).set_style(style);
-                x += 1;
+            let count = text.len().min(usize::from(right - x));
+            let start = frame.index_of(x, y);
+            for (cell, &byte) in frame.content[start..start + count].iter_mut().zip(text) {
+                cell.set_char(char::from(byte)).set_style(style);
             }
+            // `count` is at most `right - x`, a u16.
+            x += u16::try_from(count).unwrap_or(u16::MAX);
         } else {
             (x, _) = frame.set_stringn(x, y, &span.content, usize::from(right - x), style);
         }
