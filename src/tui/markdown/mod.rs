@@ -126,8 +126,8 @@ pub struct StreamDoc {
     /// long line) since the last layout: it is laid out from the live
     /// line's rows, again only from its last settled row, not from its
     /// start. Without this every streamed line was laid out whole once
-    /// more when it ended (in the card view, a third of the layout work
-    /// of a long answer).
+    /// more when it ended (in the card view, after the trailer had laid
+    /// it out live).
     tail_finished_as: Option<usize>,
     /// Rows of finished lines taken up from the live line's layout.
     #[cfg(test)]
