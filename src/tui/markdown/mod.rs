@@ -1083,6 +1083,33 @@ mod tests {
 
     /// Holds the rows `streamed` has, text and style, to those of `text`
     /// laid out at once at `width`.
+    /// Streams `text` into a new document in pieces cut by
+    /// [`next_cut`] (up to `most` bytes), lays it out after each at
+    /// `width_at(end)`, holds every layout to the text so far laid out at
+    /// once, and shows `after` the document after each; returns it.
+    fn stream_as_whole(
+        text: &str,
+        (random, most): (&mut fastrand::Rng, usize),
+        width_at: impl Fn(usize) -> u16,
+        label: &str,
+        mut after: impl FnMut(&StreamDoc),
+    ) -> StreamDoc {
+        let theme = theme();
+        let mut streamed = StreamDoc::new();
+        let mut end = 0;
+        while end < text.len() {
+            let from = end;
+            end = next_cut(text, end, random, most);
+            let width = width_at(end);
+            streamed.push(Segment::Answer, &text[from..end]);
+            streamed.layout(width, &theme);
+            let context = format!("{label}, after {end} bytes");
+            assert_lays_out_as_whole(&streamed, &text[..end], width, &context);
+            after(&streamed);
+        }
+        streamed
+    }
+
     fn assert_lays_out_as_whole(streamed: &StreamDoc, text: &str, width: u16, context: &str) {
         let mut whole = doc_of(text);
         whole.layout(width, &theme());
@@ -1201,7 +1228,6 @@ mod tests {
             }
             line
         };
-        let theme = theme();
         let (mut pushes, mut taken_up) = (0, 0);
         for start in ["", "- ", "> ", "## ", "12. "] {
             let first = line(&mut random);
@@ -1210,17 +1236,10 @@ mod tests {
                 false => line(&mut random),
             };
             let text = format!("{start}{first}\n{start}{second}\n");
-            let mut streamed = StreamDoc::new();
-            let mut end = 0;
-            while end < text.len() {
-                let from = end;
-                end = next_cut(&text, end, &mut random, 14);
-                // One width change, in the first line.
-                let width = if end > text.len() / 4 { 31 } else { 44 };
-                streamed.push(Segment::Answer, &text[from..end]);
-                streamed.layout(width, &theme);
-                let context = format!("{start:?}, after {end} bytes");
-                assert_lays_out_as_whole(&streamed, &text[..end], width, &context);
+            // One width change, in the first line.
+            let width_at = |end: usize| if end > text.len() / 4 { 31 } else { 44 };
+            let pieces = (&mut random, 14);
+            stream_as_whole(&text, pieces, width_at, &format!("{start:?}"), |streamed| {
                 pushes += 1;
                 taken_up += usize::from(
                     streamed
@@ -1228,7 +1247,7 @@ mod tests {
                         .as_ref()
                         .is_some_and(|resume| resume.rows_kept() > 0),
                 );
-            }
+            });
         }
         assert!(
             taken_up * 4 > pushes * 3,
@@ -1275,23 +1294,15 @@ mod tests {
 
     #[test]
     fn a_line_that_ends_is_laid_out_from_its_live_rows_as_it_would_whole() {
-        let theme = theme();
         let mut random = fastrand::Rng::with_seed(5657);
         let (mut taken_up, mut finished_rows) = (0, 0);
         for round in 0..2 {
             let text = lines_that_end_while_they_stream(&mut random);
-            let mut streamed = StreamDoc::new();
-            let mut end = 0;
-            while end < text.len() {
-                let from = end;
-                end = next_cut(&text, end, &mut random, 24);
-                // A width change halfway.
-                let width = if end > text.len() / 2 { 29 } else { 41 };
-                streamed.push(Segment::Answer, &text[from..end]);
-                streamed.layout(width, &theme);
-                let context = format!("round {round}, after {end} bytes");
-                assert_lays_out_as_whole(&streamed, &text[..end], width, &context);
-            }
+            // A width change halfway.
+            let width_at = |end: usize| if end > text.len() / 2 { 29 } else { 41 };
+            let pieces = (&mut random, 24);
+            let streamed =
+                stream_as_whole(&text, pieces, width_at, &format!("round {round}"), |_| {});
             taken_up += streamed.finished_rows_taken_up;
             finished_rows += streamed.line_count();
         }
