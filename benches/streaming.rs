@@ -1098,6 +1098,48 @@ fn run_quorum_interface(
     (cost, seen)
 }
 
+/// Prints what the interface itself costs: its CPU per MB less that of
+/// quorum headless reading at the interface's pace, which reads, parses,
+/// journals and runs the debate as the interface's process does, and
+/// neither lays out nor draws. Per run, then the median; printed when both
+/// readers ran (`--readers headless-frames,interface`).
+fn own_share(readers: &[Reader], per_mb: &[Vec<f64>]) {
+    let slot = |wanted: fn(&Reader) -> bool| readers.iter().position(wanted);
+    let (Some(interface), Some(headless)) = (
+        slot(|reader| matches!(reader, Reader::Interface(None))),
+        slot(|reader| {
+            matches!(reader, Reader::Headless(Some(ms))
+                if *ms == quorum::agent::http::paced::READ_INTERVAL_MS)
+        }),
+    ) else {
+        return;
+    };
+    let naive = &per_mb[0];
+    let mut own: Vec<f64> = per_mb[interface]
+        .iter()
+        .zip(&per_mb[headless])
+        .map(|(interface, headless)| interface - headless)
+        .collect();
+    let mut ratios: Vec<f64> = own
+        .iter()
+        .zip(naive)
+        .map(|(own, naive)| own / naive)
+        .collect();
+    let mut floor: Vec<f64> = per_mb[headless]
+        .iter()
+        .zip(naive)
+        .map(|(headless, naive)| headless / naive)
+        .collect();
+    println!(
+        "    {:<42} {:>7.3} CPU s/MB   {:>5.2}× naive   (the interface less headless at its \
+         pace, {:.2}× naive)",
+        "the interface's own work",
+        median(&mut own),
+        median(&mut ratios),
+        median(&mut floor),
+    );
+}
+
 /// Milliseconds from each heading's last byte written to its first showing
 /// on screen, sorted; and how many headings never showed.
 fn arrival_to_drawn(written: &[(u32, Instant)], seen: &Seen) -> (Vec<f64>, usize) {
@@ -1218,6 +1260,12 @@ fn paced(args: &[String]) {
         ("curl", Reader::Curl),
         ("headless-every", Reader::Headless(Some(0))),
         ("headless", Reader::Headless(None)),
+        // Headless at the interface's read pace: everything the interface
+        // process does but the interface itself (see `own_share`).
+        (
+            "headless-frames",
+            Reader::Headless(Some(quorum::agent::http::paced::READ_INTERVAL_MS)),
+        ),
         ("interface-every", Reader::Interface(Some(0))),
         ("interface", Reader::Interface(None)),
         ("keys", Reader::InterfaceKeys),
@@ -1299,6 +1347,7 @@ fn paced(args: &[String]) {
                 median(&mut peaks[slot]),
             );
         }
+        own_share(&readers, &per_mb);
         for (slot, reader) in readers.iter().enumerate() {
             let (latencies, missed) = &mut drawn[slot];
             if latencies.is_empty() {
