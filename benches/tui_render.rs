@@ -548,7 +548,8 @@ const COLD_BYTES: usize = 64 << 20;
 /// warm (the kindest case), and with the caches written over between frames
 /// (`COLD_BYTES`), as in the real process. Reports the time a frame takes to
 /// fold its text in, lay out, draw, compare and encode; its mean, with the
-/// jumps of a following view; the time per MB of text; the bytes written.
+/// jumps of a following view, and the mean of each of those three parts;
+/// the time per MB of text; the bytes written.
 ///
 /// [`READ_INTERVAL_MS`]: quorum::agent::http::paced::READ_INTERVAL_MS
 /// [`TICK_INTERVAL_MS`]: quorum::tui::run::TICK_INTERVAL_MS
@@ -590,6 +591,8 @@ fn paced_frames(cold: bool) {
     let text: Vec<char> = CORPUS.chars().collect();
     let (began, mut at, mut position, mut streamed) = (Instant::now(), Duration::ZERO, 0, 0);
     let mut frames = Vec::with_capacity(FRAMES);
+    // Folding the text in, laying out, drawing (render, compare, encode).
+    let mut parts = [Duration::ZERO; 3];
     let written_before = written.load(std::sync::atomic::Ordering::Relaxed);
     for frame in 0..FRAMES {
         // What the rest of the process and the machine do between frames.
@@ -616,20 +619,31 @@ fn paced_frames(cold: bool) {
         if frame % tick_every == tick_every - 1 {
             app.tick(began + at);
         }
+        // Laid out here to time it apart: the frame's own call then finds
+        // the layout done.
+        let folded = Instant::now();
+        app.prepare(screen.area());
+        let laid_out = Instant::now();
         screen.draw(&mut app).expect("frame");
         frames.push(started.elapsed());
+        parts[0] += folded - started;
+        parts[1] += laid_out - folded;
+        parts[2] += laid_out.elapsed();
     }
     let bytes = written.load(std::sync::atomic::Ordering::Relaxed) - written_before;
     let total: Duration = frames.iter().sum();
     frames.sort();
     println!(
         "  paced through Screen, caches {} ({FRAMES} frames of {frame_ms} ms, {:.0} KB to the \
-         proposer): frame median {:.0} µs, mean {:.0} µs, p99 {:.0} µs; {:.0} ms per MB of text; \
-         {:.0} bytes written per frame",
+         proposer): frame median {:.0} µs, mean {:.0} µs (folding the text in {:.0}, layout {:.0}, \
+         draw {:.0}), p99 {:.0} µs; {:.0} ms per MB of text; {:.0} bytes written per frame",
         if cold { "cold" } else { "warm" },
         streamed as f64 / 1024.0,
         micros(median(&frames)),
         micros(total / FRAMES as u32),
+        micros(parts[0] / FRAMES as u32),
+        micros(parts[1] / FRAMES as u32),
+        micros(parts[2] / FRAMES as u32),
         micros(p99(&frames)),
         total.as_secs_f64() * 1000.0 / megabytes(streamed),
         bytes as f64 / FRAMES as f64,
