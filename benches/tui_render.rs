@@ -533,8 +533,8 @@ impl std::io::Write for Counted {
     }
 }
 
-/// Bytes written over between two frames of the cold run: more than this
-/// machine's last-level cache (32 MB here), so that a frame finds the
+/// Bytes written over between two frames of the cold run: more than the
+/// last-level cache of the machine it was chosen on (32 MB), so that a frame finds the
 /// interface's code and data where a frame of the real process finds them
 /// after the 32 ms between two of its frames: the HTTP stack, the engine,
 /// the terminal emulator and the model server ran meanwhile, and the
