@@ -17,11 +17,11 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde::Deserialize;
 
 use super::http::{
-    ApiKey, DecodeError, Endpoint, HttpFailure, SseDecoder, Transport, json_stream_headers,
+    ApiKey, DecodeError, Endpoint, HttpFailure, Shown, SseDecoder, SseEvent, Transport,
+    json_stream_headers,
 };
 use super::{
-    Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
-    Usage,
+    Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, Usage,
 };
 
 pub use crate::config::resolve::ANTHROPIC_DEFAULT_BASE_URL;
@@ -226,39 +226,40 @@ impl AnthropicStream {
         }
     }
 
-    fn read_block(&mut self, block: WireBlock) -> Option<StreamEvent> {
+    fn read_block(&mut self, block: WireBlock, shown: &mut Shown) {
         match block {
             WireBlock::Text { text } | WireBlock::TextDelta { text } if !text.is_empty() => {
                 self.text.push_str(&text);
-                Some(StreamEvent::Text(text))
+                shown.text(&text);
             }
             WireBlock::Thinking { thinking } | WireBlock::ThinkingDelta { thinking }
                 if !thinking.is_empty() =>
             {
-                Some(StreamEvent::Reasoning(thinking))
+                shown.reasoning(&thinking);
             }
-            _ => None,
+            _ => {}
         }
     }
 }
 
 impl SseDecoder for AnthropicStream {
-    fn feed(&mut self, event: &eventsource_stream::Event) -> Result<Vec<StreamEvent>, DecodeError> {
+    fn feed(&mut self, event: SseEvent<'_>, shown: &mut Shown) -> Result<(), DecodeError> {
         let data = event.data.trim();
         if self.stopped || data.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let wire: WireEvent = serde_json::from_str(data)
             .map_err(|error| DecodeError::malformed_json(&error, data))?;
-        let shown = match wire {
+        match wire {
             WireEvent::MessageStart { message } => {
                 if let Some(usage) = &message.usage {
                     self.record_usage(usage);
                 }
-                None
             }
-            WireEvent::ContentBlockStart { content_block } => self.read_block(content_block),
-            WireEvent::ContentBlockDelta { delta } => self.read_block(delta),
+            WireEvent::ContentBlockStart { content_block } => {
+                self.read_block(content_block, shown);
+            }
+            WireEvent::ContentBlockDelta { delta } => self.read_block(delta, shown),
             WireEvent::MessageDelta { delta, usage } => {
                 if let Some(reason) = delta.and_then(|delta| delta.stop_reason) {
                     self.stop_reason = Some(reason);
@@ -266,21 +267,17 @@ impl SseDecoder for AnthropicStream {
                 if let Some(usage) = &usage {
                     self.record_usage(usage);
                 }
-                None
             }
-            WireEvent::MessageStop => {
-                self.stopped = true;
-                None
-            }
+            WireEvent::MessageStop => self.stopped = true,
             WireEvent::Error { error } => {
                 return Err(DecodeError {
                     error_type: error.error_type,
                     message: error.message.unwrap_or_else(|| "no message".to_string()),
                 });
             }
-            WireEvent::Other => None,
-        };
-        Ok(shown.into_iter().collect())
+            WireEvent::Other => {}
+        }
+        Ok(())
     }
 
     fn is_complete(&self) -> bool {
@@ -305,23 +302,19 @@ impl SseDecoder for AnthropicStream {
 
 #[cfg(test)]
 mod tests {
-    use eventsource_stream::Event;
-
     use super::*;
+    use crate::agent::StreamEvent;
+    use crate::agent::http::FeedOne;
 
-    fn event(name: &str, data: &str) -> Event {
-        Event {
-            event: name.to_string(),
-            data: data.to_string(),
-            ..Event::default()
-        }
+    fn event<'a>(name: &'a str, data: &'a str) -> SseEvent<'a> {
+        SseEvent { event: name, data }
     }
 
     fn feed_all(events: &[(&str, &str)]) -> (AnthropicStream, Vec<StreamEvent>) {
         let mut stream = AnthropicStream::new();
         let mut shown = Vec::new();
         for (name, data) in events {
-            shown.extend(stream.feed(&event(name, data)).expect("event accepted"));
+            shown.extend(stream.feed_one(event(name, data)).expect("event accepted"));
         }
         (stream, shown)
     }
@@ -429,9 +422,9 @@ mod tests {
     #[test]
     fn an_error_event_fails_with_its_message() {
         let mut stream = AnthropicStream::new();
-        stream.feed(&event(START.0, START.1)).unwrap();
+        stream.feed_one(event(START.0, START.1)).unwrap();
         let error = stream
-            .feed(&event(
+            .feed_one(event(
                 "error",
                 r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
             ))
@@ -453,7 +446,7 @@ mod tests {
     fn malformed_json_names_the_problem() {
         let mut stream = AnthropicStream::new();
         let error = stream
-            .feed(&event(
+            .feed_one(event(
                 "content_block_delta",
                 r#"{"type":"content_block_delta","#,
             ))

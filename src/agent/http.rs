@@ -30,7 +30,6 @@ use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
-use eventsource_stream::Event;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
@@ -326,12 +325,76 @@ impl fmt::Display for DecodeError {
     }
 }
 
+/// One SSE event as a decoder reads it, borrowed from the framing's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SseEvent<'a> {
+    /// The event's type: `message` where the stream names none.
+    pub event: &'a str,
+    /// Its data lines, joined by `\n`.
+    pub data: &'a str,
+}
+
+impl<'a> SseEvent<'a> {
+    /// An event of no named type (`message`).
+    pub fn message(data: &'a str) -> Self {
+        SseEvent {
+            event: "message",
+            data,
+        }
+    }
+}
+
+/// What a decoder gives to show, a read's worth at a time: the text pieces
+/// of one read's events joined into one, and the reasoning pieces too, so
+/// that a read of dozens of small events costs one piece downstream, not
+/// one each.
+#[derive(Debug, Default)]
+pub struct Shown(Vec<StreamEvent>);
+
+impl Shown {
+    /// A piece of the answer.
+    pub fn text(&mut self, piece: &str) {
+        match self.0.last_mut() {
+            Some(StreamEvent::Text(text)) => text.push_str(piece),
+            _ => self.0.push(StreamEvent::Text(piece.to_owned())),
+        }
+    }
+
+    /// A piece of reasoning.
+    pub fn reasoning(&mut self, piece: &str) {
+        match self.0.last_mut() {
+            Some(StreamEvent::Reasoning(text)) => text.push_str(piece),
+            _ => self.0.push(StreamEvent::Reasoning(piece.to_owned())),
+        }
+    }
+
+    /// Takes what was given so far, in order.
+    pub fn take(&mut self) -> std::vec::Drain<'_, StreamEvent> {
+        self.0.drain(..)
+    }
+}
+
+/// A decoder fed one event on its own, for tests: what it gives to show.
+#[cfg(test)]
+pub(crate) trait FeedOne {
+    fn feed_one(&mut self, event: SseEvent<'_>) -> Result<Vec<StreamEvent>, DecodeError>;
+}
+
+#[cfg(test)]
+impl<D: SseDecoder> FeedOne for D {
+    fn feed_one(&mut self, event: SseEvent<'_>) -> Result<Vec<StreamEvent>, DecodeError> {
+        let mut shown = Shown::default();
+        self.feed(event, &mut shown)?;
+        Ok(shown.take().collect())
+    }
+}
+
 /// One provider's streaming format as a pure, incremental state machine: SSE
 /// events in, display events out, the whole answer at the end. No I/O, no
 /// clock; the transport drives it.
 pub trait SseDecoder: Send {
-    /// Takes the next SSE event and returns what to show right away.
-    fn feed(&mut self, event: &Event) -> Result<Vec<StreamEvent>, DecodeError>;
+    /// Takes the next SSE event, giving `shown` what to show right away.
+    fn feed(&mut self, event: SseEvent<'_>, shown: &mut Shown) -> Result<(), DecodeError>;
 
     /// True once the stream announced its end (`[DONE]`, `message_stop`);
     /// nothing after that is read.

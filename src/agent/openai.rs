@@ -10,17 +10,18 @@
 //! Not responsible for: retries, timeouts and error statuses (the shared
 //! transport in [`super::http`] does those).
 
+use std::borrow::Cow;
+
 use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::Deserialize;
 
 use super::http::{
-    ApiKey, DecodeError, Endpoint, HttpFailure, MAX_CHUNK_EXCERPT_CHARS, SseDecoder, Transport,
-    error_in_value, excerpt, json_stream_headers,
+    ApiKey, DecodeError, Endpoint, HttpFailure, MAX_CHUNK_EXCERPT_CHARS, Shown, SseDecoder,
+    SseEvent, Transport, error_in_value, excerpt, json_stream_headers,
 };
 use super::{
-    Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, StreamEvent,
-    Usage,
+    Agent, AgentError, AgentInfo, CallOutput, CallRequest, EventSender, FinishReason, Usage,
 };
 
 pub use crate::config::resolve::OPENAI_DEFAULT_BASE_URL;
@@ -97,10 +98,12 @@ pub(crate) fn request_headers(api_key: Option<&ApiKey>) -> Result<HeaderMap, Htt
     Ok(headers)
 }
 
+/// A chunk, its text borrowed from the event's where it can be (a string
+/// without escapes).
 #[derive(Debug, Deserialize)]
-struct Chunk {
-    #[serde(default)]
-    choices: Option<Vec<Choice>>,
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: Option<Vec<Choice<'a>>>,
     #[serde(default)]
     usage: Option<WireUsage>,
 }
@@ -109,35 +112,34 @@ struct Chunk {
 /// ordinary chunk (no error, not an error object) needs nothing more.
 #[derive(Debug, Deserialize)]
 struct PlainChunk<'a> {
-    #[serde(default)]
-    choices: Option<Vec<Choice>>,
+    #[serde(default, borrow)]
+    choices: Option<Vec<Choice<'a>>>,
     #[serde(default)]
     usage: Option<WireUsage>,
     #[serde(default)]
     error: Option<serde::de::IgnoredAny>,
-    /// Borrowed from the event's text when it can be (no escapes in it).
     #[serde(default, borrow)]
-    object: Option<std::borrow::Cow<'a, str>>,
+    object: Option<Cow<'a, str>>,
 }
 
 #[derive(Debug, Deserialize)]
-struct Choice {
+struct Choice<'a> {
     #[serde(default)]
     index: u32,
-    #[serde(default)]
-    delta: Option<Delta>,
-    #[serde(default)]
-    finish_reason: Option<String>,
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
 }
 
 #[derive(Debug, Deserialize)]
-struct Delta {
-    #[serde(default)]
-    content: Option<String>,
-    #[serde(default)]
-    reasoning_content: Option<String>,
-    #[serde(default)]
-    reasoning: Option<String>,
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning: Option<Cow<'a, str>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -162,38 +164,36 @@ impl OpenAiStream {
         OpenAiStream::default()
     }
 
-    fn read_chunk(&mut self, chunk: Chunk) -> Vec<StreamEvent> {
+    fn read_chunk(&mut self, chunk: Chunk<'_>, shown: &mut Shown) {
         if let Some(usage) = chunk.usage {
             self.usage = Some(Usage {
                 input_tokens: usage.prompt_tokens,
                 output_tokens: usage.completion_tokens,
             });
         }
-        let mut shown = Vec::new();
         for choice in chunk.choices.unwrap_or_default() {
             if choice.index == 0 {
-                self.read_choice(choice, &mut shown);
+                self.read_choice(choice, shown);
             }
         }
-        shown
     }
 
-    fn read_choice(&mut self, choice: Choice, shown: &mut Vec<StreamEvent>) {
+    fn read_choice(&mut self, choice: Choice<'_>, shown: &mut Shown) {
         if let Some(delta) = choice.delta {
             let reasoning = delta
                 .reasoning_content
                 .filter(|text| !text.is_empty())
                 .or(delta.reasoning);
             if let Some(reasoning) = reasoning.filter(|text| !text.is_empty()) {
-                shown.push(StreamEvent::Reasoning(reasoning));
+                shown.reasoning(&reasoning);
             }
             if let Some(content) = delta.content.filter(|text| !text.is_empty()) {
                 self.text.push_str(&content);
-                shown.push(StreamEvent::Text(content));
+                shown.text(&content);
             }
         }
         if let Some(reason) = choice.finish_reason {
-            self.finish = Some(match reason.as_str() {
+            self.finish = Some(match &*reason {
                 "length" => FinishReason::Length,
                 _ => FinishReason::Stop,
             });
@@ -202,14 +202,14 @@ impl OpenAiStream {
 }
 
 impl SseDecoder for OpenAiStream {
-    fn feed(&mut self, event: &eventsource_stream::Event) -> Result<Vec<StreamEvent>, DecodeError> {
+    fn feed(&mut self, event: SseEvent<'_>, shown: &mut Shown) -> Result<(), DecodeError> {
         let data = event.data.trim();
         if self.done || data.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
         if data == DONE_MARKER {
             self.done = true;
-            return Ok(Vec::new());
+            return Ok(());
         }
         // The common case in one pass; anything unusual (an error, a chunk
         // that does not read) takes the general path below, which decides.
@@ -218,10 +218,12 @@ impl SseDecoder for OpenAiStream {
             && plain.error.is_none()
             && plain.object.as_deref() != Some("error")
         {
-            return Ok(self.read_chunk(Chunk {
+            let chunk = Chunk {
                 choices: plain.choices,
                 usage: plain.usage,
-            }));
+            };
+            self.read_chunk(chunk, shown);
+            return Ok(());
         }
         let value: serde_json::Value = serde_json::from_str(data)
             .map_err(|error| DecodeError::malformed_json(&error, data))?;
@@ -236,13 +238,14 @@ impl SseDecoder for OpenAiStream {
                 message,
             });
         }
-        let chunk: Chunk = serde_json::from_value(value).map_err(|error| {
+        let chunk = Chunk::deserialize(&value).map_err(|error| {
             DecodeError::new(format!(
                 "unexpected chunk ({error}): {}",
                 excerpt(data, MAX_CHUNK_EXCERPT_CHARS)
             ))
         })?;
-        Ok(self.read_chunk(chunk))
+        self.read_chunk(chunk, shown);
+        Ok(())
     }
 
     fn is_complete(&self) -> bool {
@@ -263,23 +266,19 @@ impl SseDecoder for OpenAiStream {
 
 #[cfg(test)]
 mod tests {
-    use eventsource_stream::Event;
-
     use super::*;
+    use crate::agent::StreamEvent;
+    use crate::agent::http::FeedOne;
 
-    fn data(data: &str) -> Event {
-        Event {
-            event: "message".to_string(),
-            data: data.to_string(),
-            ..Event::default()
-        }
+    fn data(data: &str) -> SseEvent<'_> {
+        SseEvent::message(data)
     }
 
     fn feed_all(lines: &[&str]) -> (OpenAiStream, Vec<StreamEvent>) {
         let mut stream = OpenAiStream::new();
         let mut shown = Vec::new();
         for line in lines {
-            shown.extend(stream.feed(&data(line)).expect("chunk accepted"));
+            shown.extend(stream.feed_one(data(line)).expect("chunk accepted"));
         }
         (stream, shown)
     }
@@ -363,9 +362,9 @@ mod tests {
     #[test]
     fn an_error_object_fails_with_its_message() {
         let mut stream = OpenAiStream::new();
-        stream.feed(&data(HELLO)).unwrap();
+        stream.feed_one(data(HELLO)).unwrap();
         let error = stream
-            .feed(&data(
+            .feed_one(data(
                 r#"{"error":{"message":"The server had an error","type":"server_error","code":null}}"#,
             ))
             .unwrap_err();
@@ -377,7 +376,7 @@ mod tests {
     fn malformed_json_names_the_problem() {
         let mut stream = OpenAiStream::new();
         let error = stream
-            .feed(&data(r#"{"choices":[{"index":0,"#))
+            .feed_one(data(r#"{"choices":[{"index":0,"#))
             .unwrap_err();
         assert!(error.message.starts_with("malformed JSON chunk"), "{error}");
         assert!(error.message.contains(r#"{"choices""#), "{error}");

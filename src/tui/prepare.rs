@@ -10,7 +10,7 @@
 
 use ratatui::layout::Rect;
 
-use super::app::{App, Layer, Scroll};
+use super::app::{App, Damage, Layer, Scroll};
 use super::layout::{self, Region};
 use super::markdown::StreamDoc;
 use super::theme::Theme;
@@ -23,14 +23,31 @@ impl App {
         // The regions change only when what they are laid out for does;
         // most frames only stream text.
         let input = (self.layout_input(), area);
-        if self.layout_for.as_ref() != Some(&input) {
+        let relaid = self.layout_for.as_ref() != Some(&input);
+        if relaid {
             self.layout = layout::compute(&input.0, area);
             self.layout_for = Some(input);
         }
         self.look_up_item_target();
+        // Text streamed into some panes, on the last frame's layout, changes
+        // those panes alone: the other panes and regions stand as last
+        // prepared and are not touched (a frame finds them out of cache).
+        let streamed_into = match (&self.damage, relaid) {
+            (Damage::Streamed { panes, .. }, false) => Some(panes.clone()),
+            _ => None,
+        };
         let theme = &self.theme;
         for &(region, rect) in &self.layout.regions {
             let inner = layout::inner(rect);
+            let prepared = match region {
+                Region::Pane(index) => streamed_into
+                    .as_ref()
+                    .is_none_or(|panes| panes.contains(&index)),
+                _ => streamed_into.is_none(),
+            };
+            if !prepared {
+                continue;
+            }
             match region {
                 Region::Items => {
                     let areas = layout::items_areas(&self.items_shape(), rect);

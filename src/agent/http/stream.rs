@@ -12,12 +12,12 @@ use std::fmt;
 use std::time::Duration;
 
 use bytes::Bytes;
-use eventsource_stream::{EventStream, EventStreamError};
 use futures::{FutureExt, Stream, StreamExt};
+use sse_stream::{Error as SseError, SseByteStream};
 
 use super::{
-    DecodeError, HttpFailure, HttpFailureKind, MAX_ANSWER_STREAM_BYTES, MAX_SSE_EVENT_BYTES,
-    SseDecoder, error_chain, seconds,
+    DecodeError, HttpFailure, HttpFailureKind, MAX_ANSWER_STREAM_BYTES, MAX_SSE_EVENT_BYTES, Shown,
+    SseDecoder, SseEvent, error_chain, seconds,
 };
 use crate::agent::{AgentError, CallOutput, EventSender, StreamEvent};
 
@@ -30,9 +30,6 @@ pub struct SseEventSizeGuard {
     event_bytes: usize,
     at_line_start: bool,
     after_cr: bool,
-    /// The last byte was a `\r` that ended an event: a `\n` after it
-    /// belongs to the same line break.
-    cr_ended_event: bool,
 }
 
 impl SseEventSizeGuard {
@@ -42,23 +39,11 @@ impl SseEventSizeGuard {
             event_bytes: 0,
             at_line_start: true,
             after_cr: false,
-            cr_ended_event: false,
         }
     }
 
     /// Accounts for the next chunk; `Err` once the current event is too big.
     pub fn check(&mut self, chunk: &[u8]) -> Result<(), EventTooLarge> {
-        self.check_and_find_ends(chunk, &mut Vec::new())
-    }
-
-    /// [`check`](Self::check), noting in `ends` the offset in `chunk` just
-    /// past each event's end: its blank line's `\n` (an event ended by a
-    /// lone `\r` is not noted).
-    fn check_and_find_ends(
-        &mut self,
-        chunk: &[u8],
-        ends: &mut Vec<usize>,
-    ) -> Result<(), EventTooLarge> {
         let mut rest = chunk;
         while !rest.is_empty() {
             // Bytes up to the next line break count as a run, not one by one.
@@ -66,7 +51,6 @@ impl SseEventSizeGuard {
             if run > 0 {
                 self.at_line_start = false;
                 self.after_cr = false;
-                self.cr_ended_event = false;
                 self.event_bytes += run;
                 if self.event_bytes > self.limit {
                     return Err(EventTooLarge { limit: self.limit });
@@ -76,34 +60,15 @@ impl SseEventSizeGuard {
             }
             let byte = rest[0];
             rest = &rest[1..];
-            let past = chunk.len() - rest.len();
             match byte {
-                b'\n' if self.after_cr => {
-                    if std::mem::take(&mut self.cr_ended_event) {
-                        ends.push(past);
-                    }
-                    self.after_cr = false;
-                }
-                b'\n' | b'\r' => {
-                    let ends_event = self.at_line_start;
-                    if ends_event {
+                // The `\n` of a `\r\n` belongs to the break already counted.
+                b'\n' if self.after_cr => self.after_cr = false,
+                _ => {
+                    if self.at_line_start {
                         self.event_bytes = 0;
-                        if byte == b'\n' {
-                            ends.push(past);
-                        }
                     }
                     self.at_line_start = true;
                     self.after_cr = byte == b'\r';
-                    self.cr_ended_event = ends_event && byte == b'\r';
-                }
-                _ => {
-                    self.at_line_start = false;
-                    self.after_cr = false;
-                    self.cr_ended_event = false;
-                    self.event_bytes += 1;
-                    if self.event_bytes > self.limit {
-                        return Err(EventTooLarge { limit: self.limit });
-                    }
                 }
             }
         }
@@ -147,6 +112,8 @@ impl fmt::Display for ByteStreamError {
         }
     }
 }
+
+impl StdError for ByteStreamError {}
 
 /// Why reading a stream stopped early.
 #[derive(Debug)]
@@ -211,8 +178,6 @@ where
 {
     ByteSupervisor {
         inner,
-        pieces: std::collections::VecDeque::new(),
-        ends: Vec::new(),
         guard: SseEventSizeGuard::new(MAX_SSE_EVENT_BYTES),
         received_bytes: 0,
         max_bytes,
@@ -226,16 +191,10 @@ where
     }
 }
 
-/// The supervisor hands the SSE parser one event at a time: the parser
-/// keeps what it has not read in a string and copies the rest of it after
-/// every line it reads, so a read holding many events (a paced read
-/// gathers a frame's worth, dozens) cost it a copy of the read per line.
+/// The supervision of one answer's bytes; each read is handed on whole
+/// (the SSE framing reads any number of events from one read in place).
 struct ByteSupervisor<S> {
     inner: S,
-    /// The rest of the last read, cut after each event's end.
-    pieces: std::collections::VecDeque<Bytes>,
-    /// Where the events of the last read end (kept for its capacity).
-    ends: Vec<usize>,
     guard: SseEventSizeGuard,
     received_bytes: usize,
     max_bytes: usize,
@@ -285,9 +244,6 @@ where
         if state.failed {
             return Poll::Ready(None);
         }
-        if let Some(piece) = state.pieces.pop_front() {
-            return Poll::Ready(Some(Ok(piece)));
-        }
         let item = match state.inner.poll_next_unpin(cx) {
             Poll::Ready(Some(item)) => item,
             Poll::Ready(None) => return Poll::Ready(None),
@@ -321,20 +277,11 @@ where
                         state.max_bytes,
                     ))));
                 }
-                state.ends.clear();
-                if let Err(too_large) = state.guard.check_and_find_ends(&chunk, &mut state.ends) {
+                if let Err(too_large) = state.guard.check(&chunk) {
                     state.failed = true;
                     return Poll::Ready(Some(Err(ByteStreamError::EventTooLarge(too_large))));
                 }
-                let mut start = 0;
-                for &end in &state.ends {
-                    state.pieces.push_back(chunk.slice(start..end));
-                    start = end;
-                }
-                if start < chunk.len() {
-                    state.pieces.push_back(chunk.slice(start..));
-                }
-                Ok(state.pieces.pop_front().unwrap_or(chunk))
+                Ok(chunk)
             }
         }))
     }
@@ -355,31 +302,82 @@ where
     E: StdError,
     D: SseDecoder,
 {
-    let sse = EventStream::new(supervise_bytes(bytes, idle_timeout, max_bytes));
+    let sse = SseByteStream::new(supervise_bytes(bytes, idle_timeout, max_bytes));
     let mut sse = std::pin::pin!(sse);
-    while let Some(item) = sse.next().await {
-        let event = match item {
-            Ok(event) => event,
-            Err(EventStreamError::Transport(error)) => return Err(StreamFailure::Bytes(error)),
-            Err(EventStreamError::Utf8(_)) => {
+    let mut shown = Shown::default();
+    let read = read_events(&mut sse, decoder, &mut shown, events).await;
+    // What the events before an end or a failure gave is shown all the same.
+    for event in shown.take() {
+        events.send(event);
+    }
+    read
+}
+
+/// Feeds `decoder` every event of `sse` until it ends, fails or the decoder
+/// is complete; what the events of a read give is sent once the read's
+/// last event is fed (when the stream has no more ready).
+async fn read_events<S, D>(
+    sse: &mut std::pin::Pin<&mut SseByteStream<S>>,
+    decoder: &mut D,
+    shown: &mut Shown,
+    events: &EventSender,
+) -> Result<(), StreamFailure>
+where
+    S: Stream<Item = Result<Bytes, ByteStreamError>>,
+    D: SseDecoder,
+{
+    loop {
+        let next = std::future::poll_fn(|cx| {
+            let next = sse.as_mut().poll_next(cx);
+            if next.is_pending() {
+                for event in shown.take() {
+                    events.send(event);
+                }
+            }
+            next
+        })
+        .await;
+        let Some(item) = next else {
+            return Ok(());
+        };
+        let block = match item {
+            Ok(block) => block,
+            Err(SseError::Body(error)) => {
+                return Err(match error.downcast::<ByteStreamError>() {
+                    Ok(error) => StreamFailure::Bytes(*error),
+                    Err(error) => StreamFailure::Decode(DecodeError::new(format!(
+                        "malformed event stream: {error}"
+                    ))),
+                });
+            }
+            Err(SseError::Utf8Parse(_)) => {
                 return Err(StreamFailure::Decode(DecodeError::new(
                     "the stream is not valid UTF-8",
                 )));
             }
-            Err(EventStreamError::Parser(error)) => {
+            Err(error) => {
                 return Err(StreamFailure::Decode(DecodeError::new(format!(
                     "malformed event stream: {error}"
                 ))));
             }
         };
-        for shown in decoder.feed(&event).map_err(StreamFailure::Decode)? {
-            events.send(shown);
-        }
+        // A block without data (an id or a retry alone) is no event.
+        let Some(data) = block.data.as_deref() else {
+            continue;
+        };
+        let event = SseEvent {
+            event: block
+                .event
+                .as_deref()
+                .filter(|name| !name.is_empty())
+                .unwrap_or("message"),
+            data,
+        };
+        decoder.feed(event, shown).map_err(StreamFailure::Decode)?;
         if decoder.is_complete() {
-            break;
+            return Ok(());
         }
     }
-    Ok(())
 }
 
 /// The result of decoding a recorded stream without any network.
@@ -457,12 +455,12 @@ mod tests {
 
     /// The SSE events of `chunks`, as the parser reads them after the
     /// supervisor.
-    fn events(chunks: &[&[u8]]) -> Vec<eventsource_stream::Event> {
+    fn events(chunks: &[&[u8]]) -> Vec<sse_stream::Sse> {
         let chunks: Vec<Result<Bytes, std::convert::Infallible>> = chunks
             .iter()
             .map(|chunk| Ok(Bytes::copy_from_slice(chunk)))
             .collect();
-        EventStream::new(supervise_bytes(
+        SseByteStream::new(supervise_bytes(
             futures::stream::iter(chunks),
             None,
             usize::MAX,
@@ -474,34 +472,62 @@ mod tests {
     }
 
     #[test]
-    fn a_read_of_many_events_reaches_the_parser_one_event_at_a_time() {
-        let read: &[u8] = b"data: a\n\ndata: b\r\n\r\n: comment\nevent: x\ndata: c\n\ndata: d";
+    fn a_read_of_many_events_is_read_event_by_event_in_order() {
+        let read: &[u8] =
+            b"data: a\n\ndata: b\r\n\r\n: comment\nevent: x\ndata: c\n\nid: 7\n\ndata: d";
+        // Handed on whole; the framing finds every event in it.
+        assert_eq!(pieces(&[read]), [read]);
+        let datas: Vec<_> = events(&[read])
+            .into_iter()
+            .map(|event| (event.event, event.data))
+            .collect();
         assert_eq!(
-            pieces(&[read]),
+            datas,
             [
-                &b"data: a\n\n"[..],
-                b"data: b\r\n\r\n",
-                b": comment\nevent: x\ndata: c\n\n",
-                b"data: d",
-            ]
+                (None, Some("a".to_string())),
+                (None, Some("b".to_string())),
+                (Some("x".to_string()), Some("c".to_string())),
+                (None, None),
+            ],
+            "the last event, unended, is not read"
         );
-        // An event's end split across reads is found where it completes.
-        assert_eq!(
-            pieces(&[b"data: a\r\n\r", b"\ndata: b\n", b"\ndata: c"]),
-            [
-                &b"data: a\r\n\r"[..],
-                b"\n",
-                b"data: b\n",
-                b"\n",
-                b"data: c",
-            ]
-        );
-        // Events ended by a lone `\r` are not cut (the next byte may be a
-        // `\n` of the same break): the read goes on whole.
-        assert_eq!(
-            pieces(&[b"data: a\r\rdata: b\r\r"]),
-            [&b"data: a\r\rdata: b\r\r"[..]]
-        );
+    }
+
+    /// What the events of one read give reaches the engine as one piece, as
+    /// soon as the read's last event is fed: not a piece per event, and
+    /// not held back for the next read.
+    #[test]
+    fn each_read_reaches_the_engine_as_one_piece_at_once() {
+        let event = |text: &str| {
+            format!(
+                "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n"
+            )
+        };
+        let (reads, bytes) =
+            futures::channel::mpsc::unbounded::<Result<Bytes, std::convert::Infallible>>();
+        let (sender, mut receiver) = crate::agent::events::channel();
+        let mut decoder = crate::agent::openai::OpenAiStream::new();
+        let mut pump = Box::pin(pump_events(bytes, None, usize::MAX, &mut decoder, &sender));
+        let mut read = |bytes: String| {
+            reads
+                .unbounded_send(Ok(Bytes::from(bytes)))
+                .expect("the pump reads");
+            pump.as_mut().now_or_never()
+        };
+        let first = event("a") + &event("b") + &event("c");
+        assert!(read(first).is_none(), "the stream goes on");
+        let shown: Vec<_> = std::iter::from_fn(|| receiver.try_recv()).collect();
+        assert_eq!(shown, [StreamEvent::Text("abc".into())]);
+        // An event cut across reads belongs to the read that ends it.
+        let second = event("d") + &event("e")[..9];
+        assert!(read(second).is_none(), "the stream goes on");
+        let shown: Vec<_> = std::iter::from_fn(|| receiver.try_recv()).collect();
+        assert_eq!(shown, [StreamEvent::Text("d".into())]);
+        let third = event("e")[9..].to_string() + "data: [DONE]\n\n";
+        let ended = read(third).expect("[DONE] ends the stream");
+        assert!(ended.is_ok());
+        let shown: Vec<_> = std::iter::from_fn(|| receiver.try_recv()).collect();
+        assert_eq!(shown, [StreamEvent::Text("e".into())]);
     }
 
     /// However a stream is cut into reads, and whatever its line breaks, the
@@ -529,7 +555,7 @@ mod tests {
             let bytes = text.as_bytes();
             let read: Vec<Result<Bytes, std::convert::Infallible>> =
                 vec![Ok(Bytes::copy_from_slice(bytes))];
-            let whole: Vec<_> = EventStream::new(futures::stream::iter(read))
+            let whole: Vec<_> = SseByteStream::new(futures::stream::iter(read))
                 .map(|event| event.expect("a well-formed stream"))
                 .collect::<Vec<_>>()
                 .now_or_never()
