@@ -32,8 +32,11 @@ impl App {
         // Text streamed into some panes, on the last frame's layout, changes
         // those panes alone: the other panes and regions stand as last
         // prepared and are not touched (a frame finds them out of cache).
-        let streamed_into = match (&self.damage, relaid) {
-            (Damage::Streamed { panes, .. }, false) => Some(panes.clone()),
+        // (The damage is set aside meanwhile, not copied: nothing here marks
+        // any.)
+        let damage = std::mem::take(&mut self.damage);
+        let streamed_into = match (&damage, relaid) {
+            (Damage::Streamed { panes, .. }, false) => Some(panes.as_slice()),
             _ => None,
         };
         let theme = &self.theme;
@@ -109,6 +112,7 @@ impl App {
                 Region::Board => {}
             }
         }
+        self.damage = damage;
         if let Some(Layer::ItemDetail { item, .. }) = self.layers.last() {
             let (_, text, _) = layout::item_detail_areas(area);
             let rows = view::item_detail_text(self, *item).line_count(text.width);
